@@ -1,0 +1,71 @@
+// The resource types the simulated API server knows. One table feeds the store (scope,
+// generation), REST routing (plural → kind), discovery and OpenAPI, so they cannot disagree.
+
+export interface ResourceType {
+  kind: string;
+  /** '' for the core group. */
+  group: string;
+  version: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: string[];
+  /** Subresources served under /{plural}/{name}/{sub}. */
+  subresources: string[];
+  /** Kinds whose metadata.generation the API server bumps on spec changes. */
+  hasGeneration: boolean;
+  /** The `all` category is what `kubectl get all` expands to. */
+  categories: string[];
+}
+
+const ALL = ['all'];
+
+export const RESOURCE_TYPES: readonly ResourceType[] = [
+  core('Pod', 'pods', 'pod', true, ['po'], ['log', 'status'], ALL),
+  core('Service', 'services', 'service', true, ['svc'], ['status'], ALL),
+  core('ConfigMap', 'configmaps', 'configmap', true, ['cm'], [], []),
+  core('Secret', 'secrets', 'secret', true, [], [], []),
+  core('Event', 'events', 'event', true, ['ev'], [], []),
+  core('Namespace', 'namespaces', 'namespace', false, ['ns'], ['status'], []),
+  core('Node', 'nodes', 'node', false, ['no'], ['status'], []),
+  core('ResourceQuota', 'resourcequotas', 'resourcequota', true, ['quota'], ['status'], []),
+  apps('Deployment', 'deployments', 'deployment', ['deploy'], ['status', 'scale']),
+  apps('ReplicaSet', 'replicasets', 'replicaset', ['rs'], ['status', 'scale']),
+  apps('StatefulSet', 'statefulsets', 'statefulset', ['sts'], ['status', 'scale']),
+  apps('DaemonSet', 'daemonsets', 'daemonset', ['ds'], ['status']),
+];
+
+function core(
+  kind: string,
+  plural: string,
+  singular: string,
+  namespaced: boolean,
+  shortNames: string[],
+  subresources: string[],
+  categories: string[],
+): ResourceType {
+  return { kind, group: '', version: 'v1', plural, singular, namespaced, shortNames, subresources, hasGeneration: false, categories };
+}
+
+function apps(kind: string, plural: string, singular: string, shortNames: string[], subresources: string[]): ResourceType {
+  return { kind, group: 'apps', version: 'v1', plural, singular, namespaced: true, shortNames, subresources, hasGeneration: true, categories: ALL };
+}
+
+const byKind = new Map(RESOURCE_TYPES.map((type) => [type.kind, type]));
+
+export function resourceTypeForKind(kind: string): ResourceType | undefined {
+  return byKind.get(kind);
+}
+
+export function resourceTypeForPlural(group: string, version: string, plural: string): ResourceType | undefined {
+  return RESOURCE_TYPES.find((type) => type.group === group && type.version === version && type.plural === plural);
+}
+
+export function apiVersionOf(type: ResourceType): string {
+  return type.group === '' ? type.version : `${type.group}/${type.version}`;
+}
+
+/** `deployments.apps` / `pods`: how the API names a resource in error messages. */
+export function qualifiedResource(type: Pick<ResourceType, 'plural' | 'group'>): string {
+  return type.group === '' ? type.plural : `${type.plural}.${type.group}`;
+}

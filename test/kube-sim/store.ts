@@ -1,0 +1,190 @@
+// The simulated cluster's etcd + registry: every object, one global resourceVersion counter,
+// and a synchronous change feed. Callers always get deep copies, so nothing outside can mutate
+// stored state without going through create/update/delete (and thus the feed).
+
+import { randomUUID } from 'node:crypto';
+import type { SimClock } from './clock.js';
+import { ApiError, alreadyExists, conflict, invalid, notFound } from './errors.js';
+import { jsonClone, jsonEqual } from './json.js';
+import { resourceTypeForKind, type ResourceType } from './kinds.js';
+import { matchesRequirements, parseLabelSelector } from './selectors.js';
+import type { KubeObject, StoreEvent, WatchEventType } from './types.js';
+
+export { ApiError } from './errors.js';
+
+type Listener = (event: StoreEvent) => void;
+
+export class Store {
+  /** kind → "namespace/name" → object. Cluster-scoped objects use namespace ''. */
+  private readonly objectsByKind = new Map<string, Map<string, KubeObject>>();
+  private readonly listeners = new Set<Listener>();
+  private resourceVersion = 0;
+
+  constructor(private readonly clock: SimClock) {}
+
+  create(input: KubeObject): KubeObject {
+    const obj = jsonClone(input);
+    const type = typeOf(obj.kind);
+    obj.metadata ??= { name: '' };
+    const metadata = obj.metadata;
+    if (!metadata.name && metadata.generateName) metadata.name = metadata.generateName + randomSuffix();
+    if (!metadata.name) {
+      throw invalid(obj.kind, type.group, '', [
+        { reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
+      ]);
+    }
+    if (type.namespaced) metadata.namespace ||= 'default';
+    else delete metadata.namespace;
+    const objects = this.objectsOf(obj.kind);
+    const key = keyOf(metadata.namespace ?? '', metadata.name);
+    if (objects.has(key)) throw alreadyExists(type, metadata.name);
+
+    metadata.uid = randomUUID();
+    metadata.creationTimestamp = this.clock.nowIso();
+    if (type.hasGeneration) metadata.generation = 1;
+    else delete metadata.generation;
+    metadata.resourceVersion = String(++this.resourceVersion);
+    objects.set(key, obj);
+    this.emit('ADDED', obj);
+    return jsonClone(obj);
+  }
+
+  get(kind: string, namespace: string, name: string): KubeObject | undefined {
+    const found = this.objectsOf(kind).get(keyOf(this.scopedNamespace(kind, namespace), name));
+    return found && jsonClone(found);
+  }
+
+  list(kind: string, namespace?: string, labelSelector?: string): KubeObject[] {
+    const requirements = parseLabelSelector(labelSelector ?? '');
+    const matching: KubeObject[] = [];
+    for (const obj of this.objectsOf(kind).values()) {
+      if (namespace !== undefined && (obj.metadata.namespace ?? '') !== this.scopedNamespace(kind, namespace)) continue;
+      if (!matchesRequirements(requirements, obj.metadata.labels)) continue;
+      matching.push(jsonClone(obj));
+    }
+    // The real API lists in key order (namespace, then name); kubectl output relies on it.
+    return matching.sort((left, right) =>
+      keyOf(left.metadata.namespace ?? '', left.metadata.name).localeCompare(keyOf(right.metadata.namespace ?? '', right.metadata.name)),
+    );
+  }
+
+  update(input: KubeObject): KubeObject {
+    const stored = this.storedFor(input);
+    const next = jsonClone(input);
+    next.metadata = { ...next.metadata, ...serverOwnedMetadata(stored) };
+    return this.commitUpdate(stored, next);
+  }
+
+  updateStatus(input: KubeObject): KubeObject {
+    const stored = this.storedFor(input);
+    const next = jsonClone(stored);
+    if (input.status === undefined) delete next.status;
+    else next.status = jsonClone(input.status);
+    return this.commitUpdate(stored, next);
+  }
+
+  delete(kind: string, namespace: string, name: string): KubeObject | undefined {
+    const objects = this.objectsOf(kind);
+    const key = keyOf(this.scopedNamespace(kind, namespace), name);
+    const stored = objects.get(key);
+    if (!stored) return undefined;
+    objects.delete(key);
+    const deleted = jsonClone(stored);
+    deleted.metadata.resourceVersion = String(++this.resourceVersion);
+    this.emit('DELETED', deleted);
+    this.deleteDependents(deleted);
+    return jsonClone(deleted);
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  currentResourceVersion(): number {
+    return this.resourceVersion;
+  }
+
+  /** Background cascading deletion, done at once: what the garbage collector would do shortly after. */
+  private deleteDependents(owner: KubeObject): void {
+    const dependents: KubeObject[] = [];
+    for (const objects of this.objectsByKind.values()) {
+      for (const obj of objects.values()) {
+        const ownedByIt = obj.metadata.ownerReferences?.some((reference) => reference.uid === owner.metadata.uid);
+        const insideDeletedNamespace = owner.kind === 'Namespace' && obj.metadata.namespace === owner.metadata.name;
+        if (ownedByIt || insideDeletedNamespace) dependents.push(obj);
+      }
+    }
+    for (const dependent of dependents) {
+      this.delete(dependent.kind, dependent.metadata.namespace ?? '', dependent.metadata.name);
+    }
+  }
+
+  private commitUpdate(stored: KubeObject, next: KubeObject): KubeObject {
+    const type = typeOf(stored.kind);
+    const requestedVersion = next.metadata.resourceVersion;
+    if (requestedVersion && requestedVersion !== stored.metadata.resourceVersion) throw conflict(type, stored.metadata.name);
+    next.metadata.resourceVersion = stored.metadata.resourceVersion;
+    if (jsonEqual(next, stored)) return jsonClone(stored);
+
+    if (type.hasGeneration && !jsonEqual(next.spec, stored.spec)) next.metadata.generation = (stored.metadata.generation ?? 0) + 1;
+    next.metadata.resourceVersion = String(++this.resourceVersion);
+    this.objectsOf(stored.kind).set(keyOf(stored.metadata.namespace ?? '', stored.metadata.name), next);
+    this.emit('MODIFIED', next);
+    return jsonClone(next);
+  }
+
+  private storedFor(input: KubeObject): KubeObject {
+    const type = typeOf(input.kind);
+    const name = input.metadata?.name ?? '';
+    const stored = this.objectsOf(input.kind).get(keyOf(this.scopedNamespace(input.kind, input.metadata?.namespace), name));
+    if (!stored) throw notFound(type, name);
+    return stored;
+  }
+
+  private scopedNamespace(kind: string, namespace: string | undefined): string {
+    if (!typeOf(kind).namespaced) return '';
+    return namespace || 'default';
+  }
+
+  private objectsOf(kind: string): Map<string, KubeObject> {
+    let objects = this.objectsByKind.get(kind);
+    if (!objects) {
+      objects = new Map();
+      this.objectsByKind.set(kind, objects);
+    }
+    return objects;
+  }
+
+  private emit(type: WatchEventType, obj: KubeObject): void {
+    const event: StoreEvent = { type, object: obj, resourceVersion: Number(obj.metadata.resourceVersion) };
+    // Each listener gets its own copy so one cannot corrupt what another (or the store) sees.
+    for (const listener of [...this.listeners]) listener({ ...event, object: jsonClone(obj) });
+  }
+}
+
+/** Fields only the server sets; an update cannot change them. */
+function serverOwnedMetadata(stored: KubeObject): Partial<KubeObject['metadata']> {
+  const { name, namespace, uid, creationTimestamp, generation } = stored.metadata;
+  const owned: Partial<KubeObject['metadata']> = { name, uid, creationTimestamp };
+  if (namespace !== undefined) owned.namespace = namespace;
+  if (generation !== undefined) owned.generation = generation;
+  return owned;
+}
+
+function typeOf(kind: string): ResourceType {
+  const type = resourceTypeForKind(kind);
+  if (!type) throw new ApiError(404, 'NotFound', `the server could not find the requested resource (kind ${kind})`);
+  return type;
+}
+
+function keyOf(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function randomSuffix(): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return suffix;
+}
