@@ -1,0 +1,38 @@
+// Errors are for when kguard could not do its job. A failed rollout is a result, not an error.
+// Each error type carries the exit code it maps to; only the CLI entry turns them into exits.
+
+export const ExitCode = {
+  Success: 0,
+  /** Bad usage or input: nothing was applied. */
+  InputError: 1,
+  /** kubectl or the cluster failed before or during apply. */
+  ClusterError: 2,
+  /** A changed workload failed; it was rolled back (or left in place with --no-rollback). */
+  RolledBack: 3,
+  /** A changed workload failed and rollback failed or was impossible: a person must act. */
+  RollbackFailed: 4,
+  /** A changed workload did not become healthy within --timeout (rolled back unless --no-rollback). */
+  TimedOut: 5,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export abstract class KguardError extends Error {
+  abstract readonly exitCode: ExitCode;
+}
+
+/** The user can fix the command line or the manifests. Nothing in the cluster was touched. */
+export class InputError extends KguardError {
+  readonly exitCode = ExitCode.InputError;
+}
+
+/** kubectl is missing, the cluster is unreachable, RBAC denied, or kubectl apply failed. */
+export class KubectlError extends KguardError {
+  readonly exitCode = ExitCode.ClusterError;
+  constructor(
+    message: string,
+    readonly command?: readonly string[],
+    readonly stderr?: string,
+  ) {
+    super(message);
+  }
+}

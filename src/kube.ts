@@ -1,0 +1,158 @@
+// Kubernetes objects, typed by the fields kguard reads. Shapes follow the real API (apps/v1, v1).
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastUpdateTime?: string;
+  lastTransitionTime?: string;
+}
+
+export interface ContainerSpec {
+  name: string;
+  image?: string;
+}
+
+export interface PodTemplate {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { containers?: ContainerSpec[]; initContainers?: ContainerSpec[] };
+}
+
+export interface Deployment {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    replicas?: number;
+    paused?: boolean;
+    progressDeadlineSeconds?: number;
+    selector?: { matchLabels?: Record<string, string> };
+    template?: PodTemplate;
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    unavailableReplicas?: number;
+    conditions?: Condition[];
+  };
+}
+
+export interface ReplicaSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { replicas?: number; template?: PodTemplate };
+  status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number };
+}
+
+export interface ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+
+export interface ContainerStateTerminated {
+  exitCode?: number;
+  reason?: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+export interface ContainerState {
+  waiting?: ContainerStateWaiting;
+  running?: { startedAt?: string };
+  terminated?: ContainerStateTerminated;
+}
+
+export interface ContainerStatus {
+  name: string;
+  image?: string;
+  ready?: boolean;
+  started?: boolean;
+  restartCount?: number;
+  state?: ContainerState;
+  lastState?: ContainerState;
+}
+
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { nodeName?: string; containers?: ContainerSpec[]; initContainers?: ContainerSpec[] };
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    conditions?: Condition[];
+    containerStatuses?: ContainerStatus[];
+    initContainerStatuses?: ContainerStatus[];
+  };
+}
+
+export interface KubeEvent {
+  metadata: ObjectMeta;
+  involvedObject?: { kind?: string; name?: string; namespace?: string; uid?: string; fieldPath?: string };
+  reason?: string;
+  message?: string;
+  type?: string;
+  count?: number;
+  firstTimestamp?: string | null;
+  lastTimestamp?: string | null;
+  eventTime?: string | null;
+  source?: { component?: string; host?: string };
+}
+
+export interface KubeList<T> {
+  apiVersion?: string;
+  kind?: string;
+  items: T[];
+}
+
+/** The revision the deployment controller records on a Deployment and its ReplicaSets. */
+export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
+
+export function revisionOf(object: { metadata: ObjectMeta }): number | undefined {
+  const raw = object.metadata.annotations?.[REVISION_ANNOTATION];
+  if (raw === undefined) return undefined;
+  const revision = Number.parseInt(raw, 10);
+  return Number.isFinite(revision) ? revision : undefined;
+}
+
+export function conditionOf(
+  object: { status?: { conditions?: Condition[] } },
+  type: string,
+): Condition | undefined {
+  return object.status?.conditions?.find((condition) => condition.type === type);
+}
+
+export function isControlledBy(object: { metadata: ObjectMeta }, ownerUid: string | undefined): boolean {
+  if (!ownerUid) return false;
+  return (object.metadata.ownerReferences ?? []).some(
+    (owner) => owner.controller === true && owner.uid === ownerUid,
+  );
+}

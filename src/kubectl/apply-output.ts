@@ -1,0 +1,33 @@
+// Parses what `kubectl apply` prints on stdout: one line per object, e.g.
+//   deployment.apps/web configured
+//   service/web unchanged (server dry run)
+
+export type ApplyAction = 'created' | 'configured' | 'unchanged' | 'serverside-applied';
+
+export interface AppliedObject {
+  /** kubectl's resource name: "deployment.apps", "service", "configmap". */
+  resource: string;
+  name: string;
+  action: ApplyAction;
+}
+
+const APPLY_LINE = /^(?<resource>[a-z0-9.-]+)\/(?<name>\S+) (?<action>created|configured|unchanged|serverside-applied)(?: \(server dry run\))?$/;
+
+export function parseApplyOutput(stdout: string): AppliedObject[] {
+  const applied: AppliedObject[] = [];
+  for (const line of stdout.split('\n')) {
+    const match = APPLY_LINE.exec(line.trim());
+    if (!match?.groups) continue;
+    applied.push({
+      resource: match.groups.resource as string,
+      name: match.groups.name as string,
+      action: match.groups.action as ApplyAction,
+    });
+  }
+  return applied;
+}
+
+/** "deployment.apps/web configured", as kubectl itself says it. */
+export function describeApplied(object: AppliedObject): string {
+  return `${object.resource}/${object.name} ${object.action}`;
+}

@@ -1,0 +1,48 @@
+// Pod templates compared the way the deployment controller compares them: equal but for the
+// pod-template-hash label that the controller adds to each ReplicaSet's copy.
+import type { Deployment, PodTemplate, ReplicaSet } from '../kube.js';
+import { isControlledBy, revisionOf } from '../kube.js';
+
+const HASH_LABEL = 'pod-template-hash';
+
+export function canonicalTemplate(template: PodTemplate | undefined): string {
+  const copy = structuredClone(template ?? {});
+  if (copy.metadata?.labels) delete copy.metadata.labels[HASH_LABEL];
+  return stableStringify(copy);
+}
+
+/** The ReplicaSet that runs the Deployment's current template, if the controller has made it. */
+export function newReplicaSetFor(deployment: Deployment, replicaSets: readonly ReplicaSet[]): ReplicaSet | undefined {
+  const wanted = canonicalTemplate(deployment.spec?.template);
+  const owned = replicaSets.filter((replicaSet) => isControlledBy(replicaSet, deployment.metadata.uid));
+  const matching = owned.filter((replicaSet) => canonicalTemplate(replicaSet.spec?.template) === wanted);
+  // The controller picks the oldest on a (rare) tie; so do we.
+  return matching.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))[0];
+}
+
+/** The ReplicaSet the Deployment had at `revision`, if it still exists. */
+export function replicaSetAtRevision(
+  deployment: Deployment,
+  replicaSets: readonly ReplicaSet[],
+  revision: number,
+): ReplicaSet | undefined {
+  return replicaSets.find(
+    (replicaSet) => isControlledBy(replicaSet, deployment.metadata.uid) && revisionOf(replicaSet) === revision,
+  );
+}
+
+/** The template hash of a ReplicaSet (its pod-template-hash label). */
+export function templateHashOf(replicaSet: ReplicaSet | undefined): string | undefined {
+  return replicaSet?.metadata.labels?.[HASH_LABEL];
+}
+
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, entry]) => entry !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${stableStringify(entry)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

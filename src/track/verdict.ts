@@ -1,0 +1,156 @@
+// Decides, from one observation of a Deployment, its ReplicaSets and its pods, where the rollout
+// stands. Pure: the caller passes the time and what it remembers from earlier polls.
+import { classifyPod, findingKey, type Finding } from '../classify/pod.js';
+import { DEPLOYMENT_CONDITION_REASONS, type FatalPolicy, type ReasonRule } from '../classify/table.js';
+import type { Deployment, Pod, ReplicaSet } from '../kube.js';
+import { conditionOf, isControlledBy, revisionOf } from '../kube.js';
+import { canonicalTemplate, newReplicaSetFor } from './template.js';
+
+/** What kguard expects the Deployment to look like: as it was right after the apply (or the undo). */
+export interface Expectation {
+  uid: string;
+  generation: number;
+  template: string;
+}
+
+export interface Observation {
+  deployment: Deployment | undefined;
+  replicaSets: readonly ReplicaSet[];
+  pods: readonly Pod[];
+}
+
+export interface Moment {
+  now: number;
+  startedAt: number;
+  timeoutMs: number;
+}
+
+/** When each finding (by findingKey) was first seen, in clock milliseconds. */
+export type FirstSeen = ReadonlyMap<string, number>;
+
+export interface Progress {
+  revision?: number;
+  newReplicaSet?: string;
+  desired: number;
+  updated: number;
+  ready: number;
+  available: number;
+}
+
+export type Cause =
+  | { source: 'pod'; finding: Finding }
+  | { source: 'deployment'; reason: string; message: string; rule: ReasonRule };
+
+export type Verdict =
+  | { state: 'progressing'; progress: Progress; findings: Finding[]; waitingFor: string }
+  | { state: 'healthy'; progress: Progress; findings: Finding[] }
+  | { state: 'failed'; progress: Progress; findings: Finding[]; cause: Cause }
+  | { state: 'timed-out'; progress: Progress; findings: Finding[]; waitingFor: string }
+  | { state: 'conflict'; progress: Progress; findings: Finding[]; detail: string }
+  | { state: 'gone'; progress: Progress; findings: Finding[]; detail: string };
+
+export function expectationOf(deployment: Deployment): Expectation {
+  return {
+    uid: deployment.metadata.uid ?? '',
+    generation: deployment.metadata.generation ?? 0,
+    template: canonicalTemplate(deployment.spec?.template),
+  };
+}
+
+export function verdictFor(observation: Observation, expected: Expectation, firstSeen: FirstSeen, moment: Moment): Verdict {
+  const { deployment } = observation;
+  const noProgress: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
+  if (!deployment || deployment.metadata.uid !== expected.uid) {
+    const detail = deployment ? 'it was deleted and created again by someone else' : 'it was deleted';
+    return { state: 'gone', progress: noProgress, findings: [], detail };
+  }
+  const progress = progressOf(deployment, observation.replicaSets);
+  const generation = deployment.metadata.generation ?? 0;
+  if (generation > expected.generation && canonicalTemplate(deployment.spec?.template) !== expected.template) {
+    return {
+      state: 'conflict',
+      progress,
+      findings: [],
+      detail: `someone else changed its pod template while kguard watched (generation ${expected.generation} → ${generation})`,
+    };
+  }
+  const newReplicaSet = newReplicaSetFor(deployment, observation.replicaSets);
+  const findings = newReplicaSet ? newPodFindings(newReplicaSet, observation.pods) : [];
+  const observed = (deployment.status?.observedGeneration ?? 0) >= generation;
+
+  // A deployment condition decides first: ProgressDeadlineExceeded is the controller's own verdict.
+  const condition = observed ? deploymentCause(deployment) : undefined;
+  if (condition && isFatalNow(condition.rule.policy, firstSeen.get(condition.reason), moment.now)) {
+    return { state: 'failed', progress, findings, cause: condition };
+  }
+  const fatal = findings.find((finding) =>
+    isFatalNow(finding.policy, firstSeen.get(findingKey(finding)), moment.now, finding.restartCount),
+  );
+  if (fatal) return { state: 'failed', progress, findings, cause: { source: 'pod', finding: fatal } };
+
+  const waitingFor = observed ? rolloutWait(deployment) : 'the deployment controller to observe the new generation';
+  if (waitingFor === undefined) return { state: 'healthy', progress, findings };
+  if (moment.now - moment.startedAt >= moment.timeoutMs) return { state: 'timed-out', progress, findings, waitingFor };
+  return { state: 'progressing', progress, findings, waitingFor };
+}
+
+/** Remembers when each finding first appeared; forgets findings that went away. */
+export function rememberFindings(firstSeen: FirstSeen, verdict: Verdict, now: number, deployment?: Deployment): Map<string, number> {
+  const next = new Map<string, number>();
+  const keys = verdict.findings.map(findingKey);
+  const cause = deployment ? deploymentCause(deployment) : undefined;
+  if (cause) keys.push(cause.reason);
+  for (const key of keys) next.set(key, firstSeen.get(key) ?? now);
+  return next;
+}
+
+/** What `kubectl rollout status` would still wait for, or undefined when the rollout is complete. */
+export function rolloutWait(deployment: Deployment): string | undefined {
+  const status = deployment.status ?? {};
+  const desired = deployment.spec?.replicas ?? 1;
+  const updated = status.updatedReplicas ?? 0;
+  const total = status.replicas ?? 0;
+  const available = status.availableReplicas ?? 0;
+  // Same checks, in the same order, as kubectl's DeploymentStatusViewer.
+  if (updated < desired) return `${updated} out of ${desired} new replicas have been updated`;
+  if (total > updated) return `${total - updated} old replicas are pending termination`;
+  if (available < updated) return `${available} of ${updated} updated replicas are available`;
+  return undefined;
+}
+
+function progressOf(deployment: Deployment, replicaSets: readonly ReplicaSet[]): Progress {
+  const newReplicaSet = newReplicaSetFor(deployment, replicaSets);
+  const observed = (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0);
+  return {
+    revision: newReplicaSet ? revisionOf(newReplicaSet) : undefined,
+    newReplicaSet: newReplicaSet?.metadata.name,
+    desired: deployment.spec?.replicas ?? 1,
+    updated: observed ? deployment.status?.updatedReplicas ?? 0 : 0,
+    ready: newReplicaSet?.status?.readyReplicas ?? 0,
+    available: newReplicaSet?.status?.availableReplicas ?? 0,
+  };
+}
+
+function newPodFindings(newReplicaSet: ReplicaSet, pods: readonly Pod[]): Finding[] {
+  return pods
+    .filter((pod) => isControlledBy(pod, newReplicaSet.metadata.uid) && !pod.metadata.deletionTimestamp)
+    .flatMap((pod) => classifyPod(pod));
+}
+
+function deploymentCause(deployment: Deployment): (Cause & { source: 'deployment' }) | undefined {
+  const progressing = conditionOf(deployment, 'Progressing');
+  const replicaFailure = conditionOf(deployment, 'ReplicaFailure');
+  const condition =
+    progressing?.status === 'False' ? progressing : replicaFailure?.status === 'True' ? replicaFailure : undefined;
+  const rule = condition?.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : undefined;
+  if (!condition?.reason || !rule) return undefined;
+  return { source: 'deployment', reason: condition.reason, message: condition.message ?? '', rule };
+}
+
+/** Whether a finding or condition, first seen at `since`, has become fatal by `now`. */
+function isFatalNow(policy: FatalPolicy, since: number | undefined, now: number, restartCount = 0): boolean {
+  if (policy.when === 'now') return true;
+  if (policy.when === 'never') return false;
+  if (policy.restarts !== undefined && restartCount >= policy.restarts) return true;
+  return since !== undefined && now - since >= policy.seconds * 1000;
+}
