@@ -132,7 +132,7 @@ export const DEPLOYMENT_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> 
   FailedCreate: {
     category: 'replica-failure',
     policy: { when: 'after', seconds: 30 },
-    cannot: 'be created',
+    cannot: 'create its pods',
     nextStep: 'raise the ResourceQuota or fix what the admission rule refuses: kubectl describe rs -n NAMESPACE',
   },
 };

@@ -94,7 +94,13 @@ export class Kubectl {
     args.push(...request.passThrough);
     const result = await this.run(args, false, request.stdin);
     if (result.exitCode !== 0) {
-      const what = request.dryRunServer ? 'check the manifests with the API server (apply --dry-run=server)' : 'apply';
+      const diagnosis = diagnoseKubectlFailure(result);
+      if (request.dryRunServer && diagnosis.kind === 'invalid') {
+        throw new InputError(
+          `the API server rejected the manifests in a dry run: ${diagnosis.detail}. Fix the manifests; nothing was applied.`,
+        );
+      }
+      const what = request.dryRunServer ? 'check the manifests with the API server (apply --dry-run=server)' : 'apply the manifests';
       throw this.failure(what, result);
     }
     return parseApplyOutput(result.stdout);

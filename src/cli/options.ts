@@ -1,0 +1,71 @@
+// Command-line values → ApplyOptions. Pure, so every rule here is tested without a process.
+import { InputError } from '../errors.js';
+import type { RollbackMode } from '../rollback/plan.js';
+import type { ApplyOptions } from '../run/apply.js';
+
+export interface RawApplyOptions {
+  filename: string[];
+  recursive?: boolean;
+  kustomize?: string;
+  namespace?: string;
+  serverSide?: boolean;
+  fieldManager?: string;
+  timeout: string;
+  rollbackTimeout?: string;
+  pollInterval: string;
+  /** Commander's --no-rollback: false when given. */
+  rollback: boolean | string;
+  output: string;
+}
+
+export type OutputMode = 'text' | 'json';
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go-style durations as kubectl takes them: 300ms, 90s, 5m, 1m30s; a bare number is seconds. */
+export function parseDuration(text: string, flag: string): number {
+  const trimmed = text.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
+  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  const consumed = parts.map((part) => part[0]).join('');
+  if (parts.length === 0 || consumed !== trimmed) {
+    throw new InputError(`${flag} ${JSON.stringify(text)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
+  }
+  return parts.reduce((total, part) => total + Number(part[1]) * (UNITS[part[2] as string] ?? 0), 0);
+}
+
+export function parseRollbackMode(value: boolean | string): RollbackMode {
+  if (value === false) return 'none';
+  if (value === true) return 'all';
+  if (value === 'all' || value === 'failed' || value === 'none') return value;
+  throw new InputError(`--rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
+}
+
+export function parseOutputMode(value: string): OutputMode {
+  if (value === 'text' || value === 'json') return value;
+  throw new InputError(`--output ${JSON.stringify(value)} is not supported; use text or json.`);
+}
+
+export function toApplyOptions(raw: RawApplyOptions, passThrough: readonly string[]): ApplyOptions {
+  const timeoutMs = parseDuration(raw.timeout, '--timeout');
+  const pollIntervalMs = parseDuration(raw.pollInterval, '--poll-interval');
+  if (timeoutMs <= 0) throw new InputError('--timeout must be longer than 0s.');
+  if (pollIntervalMs < 100) throw new InputError('--poll-interval must be at least 100ms, to spare the API server.');
+  const forbidden = passThrough.filter((arg) => /^(-f|--filename|-k|--kustomize|-o|--output)(=|$)/.test(arg));
+  if (forbidden.length > 0) {
+    throw new InputError(
+      `${forbidden.join(' ')} after -- would change what kguard reads or parses; pass -f/-k before --, and use kguard's own --output.`,
+    );
+  }
+  return {
+    manifests: { filenames: raw.filename, recursive: raw.recursive ?? false, kustomize: raw.kustomize },
+    namespace: raw.namespace,
+    serverSide: raw.serverSide ?? false,
+    fieldManager: raw.fieldManager,
+    passThrough,
+    timeoutMs,
+    rollbackTimeoutMs: raw.rollbackTimeout === undefined ? timeoutMs : parseDuration(raw.rollbackTimeout, '--rollback-timeout'),
+    pollIntervalMs,
+    rollback: parseRollbackMode(raw.rollback),
+  };
+}

@@ -1,0 +1,56 @@
+// A person at a terminal: an ora spinner that shows every rollout still in progress, with each
+// finished step printed above it.
+import { Chalk, type ChalkInstance } from 'chalk';
+import ora, { type Ora } from 'ora';
+import { describeWorkload, workloadKey } from '../manifests/parse.js';
+import type { Reporter, RunEvent } from './events.js';
+import { formatEvent } from './format.js';
+import { paint } from './plain.js';
+
+export class TtyReporter implements Reporter {
+  private readonly chalk: ChalkInstance;
+  private readonly spinner: Ora;
+  private readonly inProgress = new Map<string, string>();
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    colour: boolean,
+  ) {
+    this.chalk = new Chalk({ level: colour ? 1 : 0 });
+    this.spinner = ora({ stream, color: 'cyan', discardStdin: false });
+  }
+
+  emit(event: RunEvent): void {
+    if (event.kind === 'progress') {
+      this.inProgress.set(workloadKey(event.workload), formatEvent(event).text);
+      this.refresh();
+      return;
+    }
+    if ('workload' in event && event.kind !== 'pod-problem' && event.kind !== 'rollback-started') {
+      this.inProgress.delete(workloadKey(event.workload));
+    }
+    if (event.kind === 'tracking' || event.kind === 'rollback-started') {
+      const prefix = event.kind === 'rollback-started' ? 'rollback of ' : '';
+      this.inProgress.set(workloadKey(event.workload), `${prefix}${describeWorkload(event.workload)}: starting`);
+    }
+    const wasSpinning = this.spinner.isSpinning;
+    if (wasSpinning) this.spinner.clear();
+    this.stream.write(`${paint(this.chalk, formatEvent(event))}\n`);
+    this.refresh();
+  }
+
+  close(): void {
+    this.inProgress.clear();
+    this.spinner.stop();
+  }
+
+  private refresh(): void {
+    if (this.inProgress.size === 0) {
+      if (this.spinner.isSpinning) this.spinner.stop();
+      return;
+    }
+    this.spinner.text = [...this.inProgress.values()].join('\n  ');
+    if (!this.spinner.isSpinning) this.spinner.start();
+    else this.spinner.render();
+  }
+}

@@ -1,0 +1,235 @@
+// The whole of `kguard apply`, as a list of steps:
+// read manifests → snapshot before → preflight → apply → detect changes → track → roll back → result.
+import type { Clock } from '../clock.js';
+import { InputError } from '../errors.js';
+import type { Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
+import { loadManifests, type LoadDeps, type ManifestInput } from '../manifests/load.js';
+import {
+  namespaceConflicts,
+  parseManifests,
+  workloadKey,
+  workloadsIn,
+  type ManifestObject,
+  type WorkloadRef,
+} from '../manifests/parse.js';
+import { executeRollback } from '../rollback/execute.js';
+import { manualCommands, planRollback, type RollbackMode } from '../rollback/plan.js';
+import type { Reporter } from '../report/events.js';
+import { detectChange, recordBefore, type Before } from '../track/change.js';
+import { trackRollouts, type TrackTarget } from '../track/tracker.js';
+import { expectationOf, type Expectation } from '../track/verdict.js';
+import type { RunResult, WorkloadResult } from './result.js';
+
+export interface ApplyOptions {
+  manifests: ManifestInput;
+  namespace?: string;
+  serverSide: boolean;
+  fieldManager?: string;
+  passThrough: readonly string[];
+  timeoutMs: number;
+  rollbackTimeoutMs: number;
+  pollIntervalMs: number;
+  rollback: RollbackMode;
+}
+
+export interface Deps {
+  kubectl: Kubectl;
+  clock: Clock;
+  reporter: Reporter;
+  load: LoadDeps;
+}
+
+export async function runApply(options: ApplyOptions, deps: Deps): Promise<RunResult> {
+  const startedAt = deps.clock.now();
+  const { objects, stdin } = await readManifests(options, deps);
+  const defaultNamespace = options.namespace ?? (await deps.kubectl.defaultNamespace());
+  const workloads = workloadsIn(objects, defaultNamespace);
+  deps.reporter.emit({
+    kind: 'manifests-read',
+    objects: objects.length,
+    workloads,
+    untracked: untrackedWorkloads(objects),
+  });
+
+  const before = await snapshotBefore(workloads, deps);
+  await preflight(options, stdin, objects, deps);
+  const applyStartedAt = deps.clock.now();
+  const applied = await deps.kubectl.apply(applyRequest(options, stdin));
+  const applyMs = deps.clock.now() - applyStartedAt;
+  deps.reporter.emit({ kind: 'applied', objects: applied, dryRun: false });
+
+  const results = await detectChanges(workloads, before, deps);
+  const changed = results.filter((result) => result.change.changed);
+  const expectations = new Map<string, Expectation>();
+  const targets: TrackTarget[] = [];
+  for (const result of changed) {
+    const expected = result.expected;
+    if (!expected) continue;
+    expectations.set(workloadKey(result.workload), expected);
+    targets.push({ workload: result.workload, expected });
+  }
+
+  const tracked = await trackRollouts(
+    targets,
+    {
+      timeoutMs: options.timeoutMs,
+      pollIntervalMs: options.pollIntervalMs,
+      phase: 'rollout',
+      stopWhenAnyFails: options.rollback === 'all',
+    },
+    deps,
+  );
+  for (const result of changed) {
+    const outcome = tracked.get(workloadKey(result.workload));
+    if (!outcome) continue;
+    result.verdict = outcome.verdict;
+    result.diagnosis = outcome.diagnosis;
+    result.verdictAfterMs = outcome.elapsedMs;
+    reportVerdict(result, outcome.elapsedMs, deps);
+  }
+
+  const steps = planRollback(
+    changed.flatMap((result) => (result.verdict ? [{ workload: result.workload, before: result.before, verdict: result.verdict }] : [])),
+    options.rollback,
+  );
+  const rollbacks = await executeRollback(
+    steps,
+    expectations,
+    { timeoutMs: options.rollbackTimeoutMs, pollIntervalMs: options.pollIntervalMs },
+    deps,
+  );
+  for (const result of results) result.rollback = rollbacks.get(workloadKey(result.workload));
+
+  return {
+    applied,
+    workloads: results.map(({ expected: _expected, ...result }) => result),
+    rollbackMode: options.rollback,
+    applyMs,
+    totalMs: deps.clock.now() - startedAt,
+    kubectlProcesses: deps.kubectl.spawned,
+  };
+}
+
+async function readManifests(options: ApplyOptions, deps: Deps): Promise<{ objects: ManifestObject[]; stdin?: string }> {
+  const sources = await loadManifests(options.manifests, deps.load);
+  const objects = sources.flatMap(parseManifests);
+  if (objects.length === 0) {
+    throw new InputError(
+      `the manifests (${sources.map((source) => source.origin).join(', ')}) hold no Kubernetes objects. Check the -f/-k arguments; nothing was applied.`,
+    );
+  }
+  const conflicts = namespaceConflicts(objects, options.namespace);
+  if (conflicts.length > 0) {
+    throw new InputError(
+      `--namespace ${options.namespace} contradicts the namespace written in ${conflicts.join(', ')}; kubectl would refuse the apply. ` +
+        'Drop --namespace or fix the manifests; nothing was applied.',
+    );
+  }
+  return { objects, stdin: sources.find((source) => source.origin === 'stdin')?.text };
+}
+
+/** Untracked workload kinds, named so the user knows kguard will not watch them. */
+function untrackedWorkloads(objects: readonly ManifestObject[]): string[] {
+  const kinds = new Set(['StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'ReplicaSet']);
+  return objects.filter((object) => kinds.has(object.kind)).map((object) => `${object.kind.toLowerCase()}/${object.metadata.name}`);
+}
+
+async function snapshotBefore(workloads: readonly WorkloadRef[], deps: Deps): Promise<Map<string, Before>> {
+  const before = new Map<string, Before>();
+  const snapshots = await snapshotsByNamespace(workloads, deps);
+  for (const workload of workloads) {
+    const snapshot = snapshots.get(workload.namespace);
+    const deployment = snapshot?.deployments.find((candidate) => candidate.metadata.name === workload.name);
+    before.set(workloadKey(workload), recordBefore(deployment, snapshot?.replicaSets ?? []));
+  }
+  return before;
+}
+
+async function snapshotsByNamespace(workloads: readonly WorkloadRef[], deps: Deps): Promise<Map<string, WorkloadSnapshot>> {
+  const namespaces = [...new Set(workloads.map((workload) => workload.namespace))];
+  const snapshots = await Promise.all(namespaces.map(async (namespace) => [namespace, await deps.kubectl.workloadState(namespace)] as const));
+  return new Map(snapshots);
+}
+
+/**
+ * A server-side dry run first: invalid objects, RBAC refusals and admission errors stop the run
+ * before anything is applied, instead of half-way through the apply.
+ */
+async function preflight(options: ApplyOptions, stdin: string | undefined, objects: readonly ManifestObject[], deps: Deps) {
+  try {
+    await deps.kubectl.apply({ ...applyRequest(options, stdin), dryRunServer: true });
+  } catch (error) {
+    // A dry run cannot see a namespace that the same apply creates; the real apply can.
+    const createdNamespaces = objects.filter((object) => object.kind === 'Namespace').map((object) => object.metadata.name);
+    const message = error instanceof Error ? error.message : String(error);
+    const missing = /namespaces "([^"]+)" not found/.exec(message)?.[1];
+    if (missing !== undefined && createdNamespaces.includes(missing)) return;
+    throw error;
+  }
+}
+
+function applyRequest(options: ApplyOptions, stdin: string | undefined) {
+  return {
+    filenames: options.manifests.filenames,
+    recursive: options.manifests.recursive,
+    kustomize: options.manifests.kustomize,
+    stdin,
+    namespace: options.namespace,
+    serverSide: options.serverSide,
+    fieldManager: options.fieldManager,
+    passThrough: options.passThrough,
+  };
+}
+
+type PendingResult = WorkloadResult & { expected?: Expectation };
+
+async function detectChanges(workloads: readonly WorkloadRef[], before: Map<string, Before>, deps: Deps): Promise<PendingResult[]> {
+  const byNamespace = new Map<string, WorkloadRef[]>();
+  for (const workload of workloads) byNamespace.set(workload.namespace, [...(byNamespace.get(workload.namespace) ?? []), workload]);
+  const after = new Map<string, Awaited<ReturnType<Kubectl['getDeployments']>>>();
+  for (const [namespace, inNamespace] of byNamespace) {
+    after.set(namespace, await deps.kubectl.getDeployments(namespace, inNamespace.map((workload) => workload.name)));
+  }
+  return workloads.map((workload) => {
+    const recorded = before.get(workloadKey(workload)) ?? { exists: false, images: [] };
+    const deployment = after.get(workload.namespace)?.get(workload.name);
+    const change = detectChange(recorded, deployment);
+    if (!change.changed || !deployment) {
+      deps.reporter.emit({ kind: 'unchanged', workload, detail: change.detail });
+      return { workload, before: recorded, change };
+    }
+    deps.reporter.emit({ kind: 'tracking', workload, fromRevision: recorded.revision, detail: change.detail });
+    return { workload, before: recorded, change, expected: expectationOf(deployment) };
+  });
+}
+
+function reportVerdict(result: WorkloadResult, elapsedMs: number, deps: Deps) {
+  const { workload, verdict, diagnosis } = result;
+  if (!verdict) return;
+  const commands = manualCommands(
+    { workload, action: 'skip', reason: 'conflict', toRevision: result.before.revision },
+    (args) => deps.kubectl.commandLine(args),
+  );
+  switch (verdict.state) {
+    case 'healthy':
+      deps.reporter.emit({ kind: 'healthy', workload, progress: verdict.progress, elapsedMs });
+      return;
+    case 'failed':
+    case 'timed-out':
+      if (diagnosis) deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
+      return;
+    case 'conflict':
+    case 'gone':
+      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail, commands });
+      return;
+    case 'progressing':
+      deps.reporter.emit({
+        kind: 'progress',
+        workload,
+        progress: verdict.progress,
+        waitingFor: `${verdict.waitingFor}; stopped watching because another workload of this apply failed`,
+        phase: 'rollout',
+      });
+      return;
+  }
+}
