@@ -14,6 +14,16 @@ export { ApiError } from './errors.js';
 
 type Listener = (event: StoreEvent) => void;
 
+export interface WriteOptions {
+  /** `?dryRun=All`: compute and return the result without storing it, bumping the resourceVersion or notifying anyone. */
+  dryRun?: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  /** `propagationPolicy: Orphan`: leave dependents in place. */
+  orphanDependents?: boolean;
+}
+
 export class Store {
   /** kind → "namespace/name" → object. Cluster-scoped objects use namespace ''. */
   private readonly objectsByKind = new Map<string, Map<string, KubeObject>>();
@@ -22,7 +32,7 @@ export class Store {
 
   constructor(private readonly clock: SimClock) {}
 
-  create(input: KubeObject): KubeObject {
+  create(input: KubeObject, options: WriteOptions = {}): KubeObject {
     const obj = jsonClone(input);
     const type = typeOf(obj.kind);
     obj.metadata ??= { name: '' };
@@ -43,6 +53,7 @@ export class Store {
     metadata.creationTimestamp = this.clock.nowIso();
     if (type.hasGeneration) metadata.generation = 1;
     else delete metadata.generation;
+    if (options.dryRun) return obj;
     metadata.resourceVersion = String(++this.resourceVersion);
     objects.set(key, obj);
     this.emit('ADDED', obj);
@@ -68,31 +79,33 @@ export class Store {
     );
   }
 
-  update(input: KubeObject): KubeObject {
+  update(input: KubeObject, options: WriteOptions = {}): KubeObject {
     const stored = this.storedFor(input);
     const next = jsonClone(input);
     next.metadata = { ...next.metadata, ...serverOwnedMetadata(stored) };
-    return this.commitUpdate(stored, next);
+    return this.commitUpdate(stored, next, options);
   }
 
-  updateStatus(input: KubeObject): KubeObject {
+  updateStatus(input: KubeObject, options: WriteOptions = {}): KubeObject {
     const stored = this.storedFor(input);
     const next = jsonClone(stored);
     if (input.status === undefined) delete next.status;
     else next.status = jsonClone(input.status);
-    return this.commitUpdate(stored, next);
+    if (input.metadata?.resourceVersion) next.metadata.resourceVersion = input.metadata.resourceVersion;
+    return this.commitUpdate(stored, next, options);
   }
 
-  delete(kind: string, namespace: string, name: string): KubeObject | undefined {
+  delete(kind: string, namespace: string, name: string, options: DeleteOptions = {}): KubeObject | undefined {
     const objects = this.objectsOf(kind);
     const key = keyOf(this.scopedNamespace(kind, namespace), name);
     const stored = objects.get(key);
     if (!stored) return undefined;
+    if (options.dryRun) return jsonClone(stored);
     objects.delete(key);
     const deleted = jsonClone(stored);
     deleted.metadata.resourceVersion = String(++this.resourceVersion);
     this.emit('DELETED', deleted);
-    this.deleteDependents(deleted);
+    if (!options.orphanDependents) this.deleteDependents(deleted);
     return jsonClone(deleted);
   }
 
@@ -120,7 +133,7 @@ export class Store {
     }
   }
 
-  private commitUpdate(stored: KubeObject, next: KubeObject): KubeObject {
+  private commitUpdate(stored: KubeObject, next: KubeObject, options: WriteOptions): KubeObject {
     const type = typeOf(stored.kind);
     const requestedVersion = next.metadata.resourceVersion;
     if (requestedVersion && requestedVersion !== stored.metadata.resourceVersion) throw conflict(type, stored.metadata.name);
@@ -128,6 +141,7 @@ export class Store {
     if (jsonEqual(next, stored)) return jsonClone(stored);
 
     if (type.hasGeneration && !jsonEqual(next.spec, stored.spec)) next.metadata.generation = (stored.metadata.generation ?? 0) + 1;
+    if (options.dryRun) return next;
     next.metadata.resourceVersion = String(++this.resourceVersion);
     this.objectsOf(stored.kind).set(keyOf(stored.metadata.namespace ?? '', stored.metadata.name), next);
     this.emit('MODIFIED', next);

@@ -1,0 +1,165 @@
+// The HTTP front of the simulated API server: plain HTTP on 127.0.0.1, no auth. Serves
+// /version, discovery, OpenAPI v3 and the REST resources, with faults applied first.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store.js';
+import {
+  aggregatedContentType,
+  aggregatedDiscovery,
+  isKnownGroupVersion,
+  legacyApiVersions,
+  legacyGroup,
+  legacyGroupList,
+  legacyResourceList,
+  negotiateAggregatedDiscovery,
+} from './discovery.js';
+import { FaultInjector, type Faults } from './faults.js';
+import { openApiDocument, openApiRoot } from './openapi.js';
+import { isWatchRequest, serveResource } from './resources.js';
+import { sendError, sendJson, sendText } from './responses.js';
+import { parseGroupPath, parseGroupVersionPath, parseResourcePath } from './routing.js';
+import { WatchHistory } from './watchHistory.js';
+
+/** kubectl's dispatcher picks the kubectl matching the server's minor version; 1.32 keeps its built-in one. */
+const VERSION_INFO = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2024-12-11T00:00:00Z',
+  goVersion: 'go1.23.3',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+export interface RequestRecord {
+  method: string;
+  url: string;
+  status: number;
+}
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  faults: Faults;
+  /** The most recent requests (up to 1000), oldest first: handy to see what kubectl sent. */
+  requests: RequestRecord[];
+  close(): Promise<void>;
+}
+
+const REQUEST_LOG_SIZE = 1000;
+
+export async function startApiServer(store: Store, options: { port?: number } = {}): Promise<ApiServer> {
+  const history = new WatchHistory(store);
+  const openWatches = new Set<ServerResponse>();
+  const sockets = new Set<Socket>();
+  const requests: RequestRecord[] = [];
+  const watchContext = { store, history, openWatches };
+  let listening = false;
+
+  const server: Server = createServer((req, res) => {
+    res.on('finish', () => {
+      requests.push({ method: req.method ?? '', url: req.url ?? '', status: res.statusCode });
+      if (requests.length > REQUEST_LOG_SIZE) requests.splice(0, requests.length - REQUEST_LOG_SIZE);
+    });
+    handleRequest(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendError(res, error);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  const endWatches = (): void => {
+    for (const res of [...openWatches]) res.end();
+  };
+  const goOffline = async (): Promise<void> => {
+    if (!listening) return;
+    listening = false;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    await closed;
+  };
+  const goOnline = async (): Promise<void> => {
+    if (listening) return;
+    await listen(server, port);
+    listening = true;
+  };
+  const faults = new FaultInjector({ goOffline, goOnline, endWatches });
+
+  await listen(server, options.port ?? 0);
+  listening = true;
+  const port = (server.address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
+
+  async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const parsed = new URL(req.url ?? '/', url);
+    const pathname = parsed.pathname.replace(/\/+$/, '') || '/';
+    const query = parsed.searchParams;
+    const route = parseResourcePath(pathname);
+
+    await faults.delay();
+    const failure = faults.failureFor({ method: req.method ?? 'GET', url: req.url ?? '/', route, isWatch: isWatchRequest(query) });
+    if (failure) return sendError(res, failure);
+
+    if (route) return serveResource(watchContext, route, query, req, res);
+    if (req.method !== 'GET') throw notFoundPath();
+    return serveNonResource(pathname, req, res);
+  }
+
+  function serveNonResource(pathname: string, req: IncomingMessage, res: ServerResponse): void {
+    if (pathname === '/version') return sendJson(res, 200, VERSION_INFO);
+    if (pathname === '/healthz' || pathname === '/livez' || pathname === '/readyz') return sendText(res, 200, 'ok');
+    if (pathname === '/api' || pathname === '/apis') {
+      const aggregated = negotiateAggregatedDiscovery(req.headers.accept);
+      if (aggregated) {
+        res.setHeader('Vary', 'Accept');
+        return sendJson(res, 200, aggregatedDiscovery(aggregated, pathname === '/api'), aggregatedContentType(aggregated));
+      }
+      return sendJson(res, 200, pathname === '/api' ? legacyApiVersions(`127.0.0.1:${port}`) : legacyGroupList());
+    }
+    const groupVersion = parseGroupVersionPath(pathname);
+    if (groupVersion && isKnownGroupVersion(groupVersion.group, groupVersion.version)) {
+      return sendJson(res, 200, legacyResourceList(groupVersion.group));
+    }
+    const group = parseGroupPath(pathname);
+    if (group && isKnownGroupVersion(group, 'v1')) return sendJson(res, 200, legacyGroup(group));
+    if (pathname === '/openapi/v3') return sendJson(res, 200, openApiRoot());
+    const document = pathname.startsWith('/openapi/v3/') ? openApiDocument(pathname) : undefined;
+    if (document) return sendJson(res, 200, document);
+    // /openapi/v2 stays 404 on purpose: kubectl ≥1.29 then uses its compiled-in types.
+    throw notFoundPath();
+  }
+
+  return {
+    url,
+    port,
+    faults,
+    requests,
+    async close() {
+      faults.stop();
+      endWatches();
+      history.stop();
+      await goOffline();
+    },
+  };
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function notFoundPath(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+}

@@ -1,0 +1,174 @@
+// API-level faults for reliability tests: an unreachable server, slow answers, scripted error
+// answers (with the same Status bodies the real server sends), and cut watch streams.
+
+import { ApiError, type StatusDetails } from '../errors.js';
+import { qualifiedResource } from '../kinds.js';
+import type { ResourceRoute } from './routing.js';
+
+export interface Faults {
+  /**
+   * Stop listening and drop every open connection, so kubectl gets "connection refused".
+   * Resolves once the server is down. It comes back after `ms` of wall time, or on restore().
+   */
+  unreachable(ms?: number): Promise<void>;
+  /** Undo every fault: listen again, no latency, no pending failures. */
+  restore(): Promise<void>;
+  /** Delay every answer by `ms` of wall time (0 turns it off). */
+  latency(ms: number): void;
+  /**
+   * Answer the next `count` matching requests with `status` (500, 503, 429, 403, 409, 504…) and the
+   * Status body the real server would send. Without `match` only resource requests count
+   * (not /version, discovery or OpenAPI); with it, `match` is tested against "METHOD /path?query",
+   * e.g. /^PATCH .*\/deployments\/web/.
+   */
+  failNext(status: number, count?: number, match?: RegExp | string): void;
+  /** End every open watch stream (kubectl get -w exits 0; reflectors re-list and re-watch). */
+  cutWatches(): void;
+}
+
+/** What the faults need from the HTTP server. */
+export interface FaultTransport {
+  goOffline(): Promise<void>;
+  goOnline(): Promise<void>;
+  endWatches(): void;
+}
+
+interface PendingFailure {
+  status: number;
+  remaining: number;
+  match?: RegExp;
+}
+
+export interface RequestFacts {
+  method: string;
+  /** Path plus query string, as received. */
+  url: string;
+  route?: ResourceRoute;
+  isWatch: boolean;
+}
+
+export class FaultInjector implements Faults {
+  private delayMs = 0;
+  private failures: PendingFailure[] = [];
+  private comeBackTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly transport: FaultTransport) {}
+
+  async unreachable(ms?: number): Promise<void> {
+    clearTimeout(this.comeBackTimer);
+    await this.transport.goOffline();
+    if (ms !== undefined) {
+      this.comeBackTimer = setTimeout(() => void this.transport.goOnline(), ms);
+      this.comeBackTimer.unref();
+    }
+  }
+
+  async restore(): Promise<void> {
+    clearTimeout(this.comeBackTimer);
+    this.delayMs = 0;
+    this.failures = [];
+    await this.transport.goOnline();
+  }
+
+  latency(ms: number): void {
+    this.delayMs = Math.max(0, ms);
+  }
+
+  failNext(status: number, count = 1, match?: RegExp | string): void {
+    const pattern = typeof match === 'string' ? new RegExp(match) : match;
+    this.failures.push({ status, remaining: count, match: pattern });
+  }
+
+  cutWatches(): void {
+    this.transport.endWatches();
+  }
+
+  /** Called by the server for each request; resolves after the injected latency. */
+  async delay(): Promise<void> {
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+  }
+
+  /** The scripted error for this request, if one is pending (and consumes it). */
+  failureFor(request: RequestFacts): ApiError | undefined {
+    const failure = this.failures.find((candidate) =>
+      candidate.match ? candidate.match.test(`${request.method} ${request.url}`) : request.route !== undefined,
+    );
+    if (!failure) return undefined;
+    failure.remaining--;
+    if (failure.remaining <= 0) this.failures = this.failures.filter((candidate) => candidate !== failure);
+    return errorFor(failure.status, request);
+  }
+
+  stop(): void {
+    clearTimeout(this.comeBackTimer);
+  }
+}
+
+function errorFor(status: number, request: RequestFacts): ApiError {
+  switch (status) {
+    case 403:
+      return forbidden(request);
+    case 409:
+      return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${describe(request)}: the object has been modified; please apply your changes to the latest version and try again`, detailsOf(request));
+    case 429:
+      // client-go retries a 429 carrying Retry-After by itself, as it would against a real server.
+      return new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { ...detailsOf(request), retryAfterSeconds: 1 });
+    case 500:
+      return new ApiError(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out', { ...detailsOf(request), causes: [{ message: 'etcdserver: request timed out' }] });
+    case 503:
+      return new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request', detailsOf(request));
+    case 504:
+      return new ApiError(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout', detailsOf(request));
+    default:
+      return new ApiError(status, 'Unknown', `the server responded with the status code ${status} but did not return more information`, detailsOf(request));
+  }
+}
+
+/** Worded like the RBAC authorizer's denial. */
+function forbidden(request: RequestFacts): ApiError {
+  const route = request.route;
+  const user = 'User "system:anonymous"';
+  if (!route) {
+    const path = request.url.split('?')[0];
+    return new ApiError(403, 'Forbidden', `forbidden: ${user} cannot ${request.method.toLowerCase()} path "${path}"`, {});
+  }
+  const resource = route.subresource ? `${route.type.plural}/${route.subresource}` : route.type.plural;
+  const scope = route.namespace !== undefined ? `in the namespace "${route.namespace}"` : 'at the cluster scope';
+  const subject = route.name !== undefined ? `${qualifiedResource(route.type)} "${route.name}"` : qualifiedResource(route.type);
+  return new ApiError(
+    403,
+    'Forbidden',
+    `${subject} is forbidden: ${user} cannot ${verbOf(request)} resource "${resource}" in API group "${route.type.group}" ${scope}`,
+    detailsOf(request),
+  );
+}
+
+function verbOf(request: RequestFacts): string {
+  const named = request.route?.name !== undefined;
+  switch (request.method) {
+    case 'GET':
+      return request.isWatch ? 'watch' : named ? 'get' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return named ? 'delete' : 'deletecollection';
+    default:
+      return request.method.toLowerCase();
+  }
+}
+
+function describe(request: RequestFacts): string {
+  const route = request.route;
+  if (!route) return 'the object';
+  return route.name !== undefined ? `${qualifiedResource(route.type)} "${route.name}"` : qualifiedResource(route.type);
+}
+
+function detailsOf(request: RequestFacts): StatusDetails {
+  const route = request.route;
+  if (!route) return {};
+  return { name: route.name, group: route.type.group || undefined, kind: route.type.plural };
+}

@@ -1,0 +1,75 @@
+// Dispatches a request on a resource path to the read, write, watch or subresource handler.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../errors.js';
+import type { JsonValue } from '../json.js';
+import { patchTypeOf } from './patch/index.js';
+import { getObject, listObjects } from './reads.js';
+import { parseJson, readBody, sendJson, sendText } from './responses.js';
+import type { ResourceRoute } from './routing.js';
+import { getScale, podLog, writeScale } from './subresources.js';
+import { serveWatch, type WatchContext } from './watch.js';
+import { createObject, deleteCollection, deleteObject, patchObject, replaceObject } from './writes.js';
+
+export function isWatchRequest(query: URLSearchParams): boolean {
+  const watch = query.get('watch');
+  return watch === 'true' || watch === '1';
+}
+
+export async function serveResource(
+  context: WatchContext,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const store = context.store;
+  const dryRun = query.getAll('dryRun').includes('All');
+  const name = route.name;
+
+  if (req.method === 'GET') {
+    if (name === undefined) {
+      if (isWatchRequest(query)) return serveWatch(context, route, query, res);
+      return sendJson(res, 200, listObjects(store, route, query));
+    }
+    const named = { ...route, name };
+    if (route.subresource === 'log') return sendText(res, 200, podLog(store, named, query));
+    if (route.subresource === 'scale') return sendJson(res, 200, getScale(store, named));
+    return sendJson(res, 200, getObject(store, named));
+  }
+
+  const bodyText = await readBody(req);
+  if (req.method === 'DELETE') {
+    const options = deleteOptions(bodyText, query);
+    if (name === undefined) {
+      const result = deleteCollection(store, route, query.get('labelSelector') ?? undefined, { ...options, dryRun: options.dryRun || dryRun });
+      return sendJson(res, result.code, result.body);
+    }
+    const result = deleteObject(store, { ...route, name }, { ...options, dryRun: options.dryRun || dryRun });
+    return sendJson(res, result.code, result.body);
+  }
+  if (req.method === 'POST' && name === undefined) {
+    const result = createObject(store, route, parseJson(bodyText), dryRun);
+    return sendJson(res, result.code, result.body);
+  }
+  if (name === undefined || route.subresource === 'log' || (req.method !== 'PUT' && req.method !== 'PATCH')) {
+    throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+
+  const named = { ...route, name };
+  const patchType = req.method === 'PATCH' ? patchTypeOf(req.headers['content-type']) : undefined;
+  const body = parseJson(bodyText) as JsonValue;
+  if (route.subresource === 'scale') return sendJson(res, 200, writeScale(store, named, { patchType, body }, dryRun));
+  const result = patchType ? patchObject(store, named, patchType, body, dryRun) : replaceObject(store, named, body, dryRun);
+  return sendJson(res, result.code, result.body);
+}
+
+/** DeleteOptions arrive as a JSON body (kubectl) or as query parameters. */
+function deleteOptions(bodyText: string, query: URLSearchParams): { dryRun: boolean; orphanDependents: boolean } {
+  const body = (bodyText.trim() ? parseJson(bodyText) : {}) as { propagationPolicy?: string; orphanDependents?: boolean; dryRun?: string[] };
+  const policy = body.propagationPolicy ?? query.get('propagationPolicy');
+  return {
+    dryRun: Array.isArray(body.dryRun) && body.dryRun.includes('All'),
+    orphanDependents: policy === 'Orphan' || body.orphanDependents === true,
+  };
+}

@@ -1,0 +1,128 @@
+// POST, PUT, PATCH and DELETE on resources (the object itself and its /status). Every write
+// goes through the same admission steps as in the real server: namespace must exist, server-set
+// fields are protected, defaults are applied, then validation; `?dryRun=All` stops before storing.
+
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { apiVersionOf, resourceTypeForKind, type ResourceType } from '../kinds.js';
+import { isJsonObject, type JsonValue } from '../json.js';
+import type { Store } from '../store.js';
+import type { KubeObject } from '../types.js';
+import { applyDefaults } from './defaults.js';
+import { applyPatch, type PatchType } from './patch/index.js';
+import { getObject } from './reads.js';
+import type { ResourceRoute } from './routing.js';
+import { validate } from './validation.js';
+
+export interface WriteResult {
+  code: number;
+  body: object;
+}
+
+type NamedRoute = ResourceRoute & { name: string };
+
+export function createObject(store: Store, route: ResourceRoute, body: unknown, dryRun: boolean): WriteResult {
+  const obj = asObjectFor(route.type, body);
+  const bodyNamespace = obj.metadata.namespace;
+  if (route.type.namespaced) {
+    if (route.namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    if (bodyNamespace && bodyNamespace !== route.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    requireNamespace(store, route.namespace);
+    obj.metadata.namespace = route.namespace;
+  }
+  // The status of a type with a /status subresource is the controllers' to write, not the client's.
+  if (route.type.subresources.includes('status')) delete obj.status;
+  applyDefaults(obj);
+  validate(obj);
+  return { code: 201, body: store.create(obj, { dryRun }) };
+}
+
+export function replaceObject(store: Store, route: NamedRoute, body: unknown, dryRun: boolean): WriteResult {
+  const obj = asObjectFor(route.type, body);
+  if (obj.metadata.name !== route.name) {
+    throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${route.name})`);
+  }
+  const stored = getObject(store, route);
+  obj.metadata.namespace = stored.metadata.namespace;
+  if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun }) };
+  return { code: 200, body: admitUpdate(store, route.type, obj, stored, dryRun) };
+}
+
+export function patchObject(store: Store, route: NamedRoute, patchType: PatchType, patch: JsonValue, dryRun: boolean): WriteResult {
+  const stored = store.get(route.type.kind, route.namespace ?? '', route.name);
+  if (!stored) {
+    // Server-side apply creates what does not exist yet.
+    if (patchType !== 'apply' || route.subresource) throw notFound(route.type, route.name);
+    const skeleton = { apiVersion: apiVersionOf(route.type), kind: route.type.kind, metadata: { name: route.name } };
+    const created = applyPatch('apply', skeleton, patch) as KubeObject;
+    return createObject(store, route, { ...created, metadata: { ...created.metadata, name: route.name } }, dryRun);
+  }
+  const patched = applyPatch(patchType, stored as unknown as JsonValue, patch);
+  if (!isJsonObject(patched)) throw badRequest('the patch did not produce an object');
+  const obj = patched as unknown as KubeObject;
+  obj.kind = stored.kind;
+  obj.apiVersion = stored.apiVersion;
+  obj.metadata = { ...obj.metadata, name: stored.metadata.name };
+  if (stored.metadata.namespace !== undefined) obj.metadata.namespace = stored.metadata.namespace;
+  if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun }) };
+  return { code: 200, body: admitUpdate(store, route.type, obj, stored, dryRun) };
+}
+
+export function deleteObject(store: Store, route: NamedRoute, options: DeleteRequest): WriteResult {
+  const stored = getObject(store, route);
+  const deleted = store.delete(route.type.kind, route.namespace ?? '', route.name, options) ?? stored;
+  // Pods and Namespaces come back as the object; other kinds as a Success Status, like the real registry.
+  if (route.type.kind === 'Pod' || route.type.kind === 'Namespace') return { code: 200, body: deleted };
+  return {
+    code: 200,
+    body: {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: route.name, group: route.type.group || undefined, kind: route.type.plural, uid: stored.metadata.uid },
+    },
+  };
+}
+
+export interface DeleteRequest {
+  dryRun: boolean;
+  orphanDependents: boolean;
+}
+
+/** DELETE on a list path: `kubectl delete pods -l app=web` may send this. Returns the deleted items. */
+export function deleteCollection(store: Store, route: ResourceRoute, labelSelector: string | undefined, options: DeleteRequest): WriteResult {
+  const items = store
+    .list(route.type.kind, route.namespace, labelSelector)
+    .map((obj) => store.delete(obj.kind, obj.metadata.namespace ?? '', obj.metadata.name, options) ?? obj);
+  return { code: 200, body: { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: String(store.currentResourceVersion()) }, items } };
+}
+
+/** The object's spec may change through PUT/PATCH, its status only through /status. */
+function admitUpdate(store: Store, type: ResourceType, obj: KubeObject, stored: KubeObject, dryRun: boolean): KubeObject {
+  if (type.subresources.includes('status')) {
+    if (stored.status === undefined) delete obj.status;
+    else obj.status = stored.status;
+  }
+  applyDefaults(obj);
+  validate(obj, stored);
+  return store.update(obj, { dryRun });
+}
+
+function asObjectFor(type: ResourceType, body: unknown): KubeObject {
+  if (!isJsonObject(body as JsonValue)) throw badRequest('the request body must be a JSON object');
+  const obj = body as unknown as KubeObject;
+  if (obj.kind !== undefined && obj.kind !== type.kind) {
+    const bodyType = resourceTypeForKind(obj.kind);
+    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersionOf(type)})${bodyType ? '' : `: unknown kind ${obj.kind}`}`);
+  }
+  obj.kind = type.kind;
+  obj.apiVersion ??= apiVersionOf(type);
+  if (!isJsonObject(obj.metadata as unknown as JsonValue)) obj.metadata = { name: '' };
+  return obj;
+}
+
+function requireNamespace(store: Store, namespace: string): void {
+  if (!store.get('Namespace', '', namespace)) throw notFound({ plural: 'namespaces', group: '' }, namespace);
+}
