@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { Deployment, Pod } from '../../src/kube.js';
+import { expectationOf, rememberFindings, rolloutWait, verdictFor, type Moment } from '../../src/track/verdict.js';
+import { newReplicaSetFor } from '../../src/track/template.js';
+import { deployment, pod, replicaSet } from '../fixtures/load.js';
+
+const at = (now: number, timeoutMs = 300_000): Moment => ({ now, startedAt: 0, timeoutMs });
+const rollout = (name: string, pods: Pod[] = []) => ({
+  deployment: deployment(name),
+  replicaSets: [replicaSet('progressing-old'), replicaSet('progressing-new')],
+  pods,
+});
+
+describe('newReplicaSetFor', () => {
+  it('finds the ReplicaSet whose template matches the Deployment, ignoring pod-template-hash', () => {
+    const found = newReplicaSetFor(deployment('progressing-new-rs'), [replicaSet('progressing-old'), replicaSet('progressing-new')]);
+    expect(found?.metadata.name).toBe('web-7d9c6b8f4d');
+  });
+
+  it('ignores ReplicaSets owned by another Deployment', () => {
+    const foreign = replicaSet('progressing-new');
+    foreign.metadata.ownerReferences = [{ kind: 'Deployment', name: 'other', uid: 'another-uid', controller: true }];
+    expect(newReplicaSetFor(deployment('progressing-new-rs'), [foreign])).toBeUndefined();
+  });
+});
+
+describe('verdictFor', () => {
+  it('calls a rollout healthy exactly when kubectl rollout status would', () => {
+    const complete = deployment('complete');
+    const verdict = verdictFor(rollout('complete', [pod('running-ready')]), expectationOf(complete), new Map(), at(1000));
+    expect(verdict.state).toBe('healthy');
+    expect(verdict.progress).toMatchObject({ revision: 7, desired: 3 });
+  });
+
+  it('keeps waiting while old replicas are still running, like rollout status', () => {
+    const verdict = verdictFor(rollout('progressing-new-rs'), expectationOf(deployment('progressing-new-rs')), new Map(), at(1000));
+    expect(verdict).toMatchObject({ state: 'progressing', waitingFor: '2 out of 3 new replicas have been updated' });
+  });
+
+  it('fails at the first poll that sees ImagePullBackOff on a pod of the new ReplicaSet', () => {
+    const observation = rollout('progressing-new-rs', [pod('image-pull-backoff')]);
+    const verdict = verdictFor(observation, expectationOf(observation.deployment), new Map(), at(2000));
+    expect(verdict.state).toBe('failed');
+    if (verdict.state !== 'failed' || verdict.cause.source !== 'pod') throw new Error('expected a pod cause');
+    expect(verdict.cause.finding).toMatchObject({ reason: 'ImagePullBackOff', pod: 'web-7d9c6b8f4d-q7r4t' });
+  });
+
+  it('never judges the old ReplicaSet by its pods', () => {
+    const broken = pod('image-pull-backoff');
+    broken.metadata.ownerReferences = [{ kind: 'ReplicaSet', name: 'web-5f8b9c7d6e', uid: '40ccf54f-e0ed-49f9-b59e-380fa3fa300d', controller: true }];
+    const observation = rollout('progressing-new-rs', [broken]);
+    const verdict = verdictFor(observation, expectationOf(observation.deployment), new Map(), at(2000));
+    expect(verdict.state).toBe('progressing');
+    expect(verdict.findings).toEqual([]);
+  });
+
+  it('waits out the grace period of a bare ErrImagePull, then fails', () => {
+    const observation = rollout('progressing-new-rs', [pod('err-image-pull-not-found')]);
+    const expected = expectationOf(observation.deployment);
+    const first = verdictFor(observation, expected, new Map(), at(1000));
+    expect(first.state).toBe('progressing');
+    const seen = rememberFindings(new Map(), first, 1000, observation.deployment);
+    expect(verdictFor(observation, expected, seen, at(10_000)).state).toBe('progressing');
+    expect(verdictFor(observation, expected, seen, at(16_000)).state).toBe('failed');
+  });
+
+  it('fails a crash loop once the container has restarted three times', () => {
+    const observation = rollout('progressing-new-rs', [pod('crash-loop-backoff')]);
+    const verdict = verdictFor(observation, expectationOf(observation.deployment), new Map(), at(1000));
+    expect(verdict.state).toBe('failed');
+  });
+
+  it('takes ProgressDeadlineExceeded as the controller verdict', () => {
+    const observation = { ...rollout('progress-deadline-exceeded'), replicaSets: [replicaSet('deadline-old'), replicaSet('deadline-new')] };
+    const verdict = verdictFor(observation, expectationOf(observation.deployment), new Map(), at(1000));
+    expect(verdict.state).toBe('failed');
+    if (verdict.state !== 'failed' || verdict.cause.source !== 'deployment') throw new Error('expected a deployment cause');
+    expect(verdict.cause.reason).toBe('ProgressDeadlineExceeded');
+  });
+
+  it('ignores a stale deadline condition until the controller has observed the new generation', () => {
+    const stale = deployment('progress-deadline-exceeded');
+    stale.metadata.generation = 13;
+    const observation = { deployment: stale, replicaSets: [replicaSet('deadline-old')], pods: [] };
+    const verdict = verdictFor(observation, { ...expectationOf(stale) }, new Map(), at(1000));
+    expect(verdict).toMatchObject({ state: 'progressing', waitingFor: 'the deployment controller to observe the new generation' });
+  });
+
+  it('reports a conflict when someone else changes the pod template while kguard watches', () => {
+    const applied = deployment('progressing-new-rs');
+    const expected = expectationOf(applied);
+    const theirs: Deployment = structuredClone(applied);
+    theirs.metadata.generation = 13;
+    theirs.spec!.template!.spec!.containers![0]!.image = 'registry.example.com/shop/web:9.9.9';
+    const verdict = verdictFor({ ...rollout('progressing-new-rs'), deployment: theirs }, expected, new Map(), at(1000));
+    expect(verdict).toMatchObject({ state: 'conflict' });
+    if (verdict.state === 'conflict') expect(verdict.detail).toContain('generation 12 → 13');
+  });
+
+  it('keeps tracking when someone only scales the Deployment', () => {
+    const applied = deployment('progressing-new-rs');
+    const expected = expectationOf(applied);
+    const scaled: Deployment = structuredClone(applied);
+    scaled.metadata.generation = 13;
+    scaled.spec!.replicas = 5;
+    const verdict = verdictFor({ ...rollout('progressing-new-rs'), deployment: scaled }, expected, new Map(), at(1000));
+    expect(verdict.state).toBe('progressing');
+  });
+
+  it('says a Deployment deleted during the watch is gone', () => {
+    const expected = expectationOf(deployment('progressing-new-rs'));
+    expect(verdictFor({ deployment: undefined, replicaSets: [], pods: [] }, expected, new Map(), at(1000)).state).toBe('gone');
+  });
+
+  it('times out at the deadline with the last known findings', () => {
+    const observation = rollout('progressing-new-rs', [pod('unschedulable-pending')]);
+    const verdict = verdictFor(observation, expectationOf(observation.deployment), new Map(), at(300_000));
+    expect(verdict.state).toBe('timed-out');
+    expect(verdict.findings.map((finding) => finding.reason)).toEqual(['Unschedulable']);
+  });
+});
+
+describe('rolloutWait', () => {
+  it('words the wait the way kubectl rollout status does', () => {
+    const waiting = deployment('complete');
+    waiting.status = { ...waiting.status, availableReplicas: 0 };
+    expect(rolloutWait(waiting)).toBe('0 of 3 updated replicas are available');
+    expect(rolloutWait(deployment('complete'))).toBeUndefined();
+  });
+});
