@@ -39,6 +39,10 @@ export async function serveResource(
   }
 
   const bodyText = await readBody(req);
+  // Typed kubectl generators (`create configmap`, `create namespace`, `run`…) send protobuf.
+  if ((req.headers['content-type'] ?? '').includes('protobuf')) {
+    throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (kube-sim does not decode protobuf)');
+  }
   if (req.method === 'DELETE') {
     const options = deleteOptions(bodyText, query);
     if (name === undefined) {

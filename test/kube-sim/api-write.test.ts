@@ -1,0 +1,182 @@
+// Writes through the real kubectl: apply (client- and server-side), dry-run, create, scale,
+// patch, delete, and the error answers kubectl turns into its messages.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCluster, type Cluster } from './cluster.js';
+import { deploymentYaml, kubectl } from './testing/kubectl.js';
+
+let cluster: Cluster;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+function storedDeployment(name: string) {
+  return cluster.store.get('Deployment', 'default', name);
+}
+
+describe('kubectl apply', () => {
+  it('creates, then configures with a strategic merge that keeps env and ports, then reports unchanged', async () => {
+    const created = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('apply-web', 'nginx:1.25'));
+    expect(created).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/apply-web created' });
+    expect(storedDeployment('apply-web')?.metadata.generation).toBe(1);
+
+    const configured = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('apply-web', 'nginx:1.26'));
+    expect(configured).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/apply-web configured' });
+    const container = storedDeployment('apply-web')?.spec.template.spec.containers[0];
+    expect(container).toMatchObject({
+      name: 'apply-web',
+      image: 'nginx:1.26',
+      env: [{ name: 'MODE', value: 'production' }],
+      ports: [{ containerPort: 80, protocol: 'TCP' }],
+    });
+    expect(storedDeployment('apply-web')?.metadata.generation).toBe(2);
+    const patch = cluster.requests.findLast((request) => request.method === 'PATCH');
+    expect(patch?.url).toContain('/apis/apps/v1/namespaces/default/deployments/apply-web?fieldManager=kubectl-client-side-apply');
+
+    const resourceVersion = storedDeployment('apply-web')?.metadata.resourceVersion;
+    const unchanged = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('apply-web', 'nginx:1.26'));
+    expect(unchanged).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/apply-web unchanged' });
+    expect(storedDeployment('apply-web')?.metadata.resourceVersion).toBe(resourceVersion);
+  });
+
+  it('defaults a Deployment like the real API server', async () => {
+    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('defaults-web', 'registry.example/app'));
+    const deployment = storedDeployment('defaults-web')!;
+    expect(deployment.spec).toMatchObject({
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
+      template: {
+        spec: {
+          restartPolicy: 'Always',
+          dnsPolicy: 'ClusterFirst',
+          schedulerName: 'default-scheduler',
+          terminationGracePeriodSeconds: 30,
+          securityContext: {},
+          containers: [{ imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {} }],
+        },
+      },
+    });
+  });
+
+  it('applies server-side, creating a missing object', async () => {
+    const created = await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('ssa-web', 'nginx:1.25'));
+    expect(created).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/ssa-web serverside-applied' });
+    const changed = await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('ssa-web', 'nginx:1.27', { replicas: 4 }));
+    expect(changed).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/ssa-web serverside-applied' });
+    expect(storedDeployment('ssa-web')?.spec).toMatchObject({ replicas: 4, template: { spec: { containers: [{ image: 'nginx:1.27' }] } } });
+  });
+
+  it('stores nothing with --dry-run=server but answers as if it had', async () => {
+    const before = cluster.store.currentResourceVersion();
+    const result = await kubectl(cluster, ['apply', '--dry-run=server', '-f', '-'], deploymentYaml('dry-web', 'nginx:1.25'));
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/dry-web created (server dry run)' });
+    expect(storedDeployment('dry-web')).toBeUndefined();
+
+    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('dry-web', 'nginx:1.25'));
+    const afterCreate = cluster.store.currentResourceVersion();
+    expect(afterCreate).toBeGreaterThan(before);
+    const dryChange = await kubectl(cluster, ['apply', '--dry-run=server', '-o', 'json', '-f', '-'], deploymentYaml('dry-web', 'nginx:9'));
+    expect(JSON.parse(dryChange.stdout)).toMatchObject({ spec: { template: { spec: { containers: [{ image: 'nginx:9' }] } } } });
+    expect(storedDeployment('dry-web')?.spec.template.spec.containers[0].image).toBe('nginx:1.25');
+  });
+
+  it('rejects an invalid Deployment with 422 and the real validation messages', async () => {
+    const manifest = deploymentYaml('invalid-web', 'nginx:1.25').replace('      labels:\n        app: invalid-web\n    spec:', '      labels:\n        app: other\n    spec:');
+    const result = await kubectl(cluster, ['apply', '-f', '-'], manifest);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('The Deployment "invalid-web" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`');
+
+    const badName = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('bad-name', 'nginx').replace('name: bad-name', 'name: Bad_Name'));
+    expect(badName.exitCode).toBe(1);
+    expect(badName.stderr).toContain('The Deployment "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain');
+
+    const noImage = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('noimage-web', 'x').replace('        image: x\n', ''));
+    expect(noImage.stderr).toContain('spec.template.spec.containers[0].image: Required value');
+  });
+
+  it('refuses to change an existing Deployment selector', async () => {
+    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('immutable-web', 'nginx:1.25'));
+    const result = await kubectl(cluster, ['patch', 'deployment', 'immutable-web', '--type=merge', '-p', '{"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}}}}}']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('spec.selector: Invalid value');
+    expect(result.stderr).toContain('field is immutable');
+  });
+});
+
+describe('kubectl create, scale, patch, delete', () => {
+  it('answers 409 AlreadyExists to creating an existing object', async () => {
+    const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: twice\ndata:\n  a: "1"\n';
+    const first = await kubectl(cluster, ['create', '-f', '-'], manifest);
+    expect(first).toMatchObject({ exitCode: 0, stdout: 'configmap/twice created' });
+    const second = await kubectl(cluster, ['create', '-f', '-'], manifest);
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr.trim()).toBe('Error from server (AlreadyExists): error when creating "STDIN": configmaps "twice" already exists');
+  });
+
+  it('answers 404 for writes into a namespace that does not exist', async () => {
+    const result = await kubectl(cluster, ['apply', '-n', 'nowhere', '-f', '-'], deploymentYaml('lost-web', 'nginx'));
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('namespaces "nowhere" not found');
+  });
+
+  it('refuses protobuf bodies (typed generators such as `kubectl create configmap`) with 415', async () => {
+    const result = await kubectl(cluster, ['create', 'configmap', 'typed', '--from-literal=a=1']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('kube-sim does not decode protobuf');
+  });
+
+  it('scales through the scale subresource', async () => {
+    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('scale-web', 'nginx:1.25'));
+    const result = await kubectl(cluster, ['scale', 'deployment/scale-web', '--replicas=5']);
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/scale-web scaled' });
+    expect(storedDeployment('scale-web')?.spec.replicas).toBe(5);
+    const scale = (await (await fetch(`${cluster.url}/apis/apps/v1/namespaces/default/deployments/scale-web/scale`)).json()) as object;
+    expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 5 }, status: { selector: 'app=scale-web' } });
+  });
+
+  it('patches with strategic, merge and JSON patches and keeps status out of the main resource', async () => {
+    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('patch-web', 'nginx:1.25'));
+    cluster.store.updateStatus({ ...storedDeployment('patch-web')!, status: { replicas: 2 } });
+    await kubectl(cluster, ['patch', 'deploy', 'patch-web', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"patch-web","image":"nginx:2"}]}}}}']);
+    await kubectl(cluster, ['patch', 'deploy', 'patch-web', '--type=merge', '-p', '{"metadata":{"labels":{"extra":"yes"}},"status":{"replicas":99}}']);
+    await kubectl(cluster, ['patch', 'deploy', 'patch-web', '--type=json', '-p', '[{"op":"replace","path":"/spec/replicas","value":3}]']);
+    const deployment = storedDeployment('patch-web')!;
+    expect(deployment.spec.template.spec.containers[0]).toMatchObject({ image: 'nginx:2', env: [{ name: 'MODE' }] });
+    expect(deployment.metadata.labels).toMatchObject({ extra: 'yes' });
+    expect(deployment.spec.replicas).toBe(3);
+    expect(deployment.status).toEqual({ replicas: 2 });
+
+    const statusPatch = await kubectl(cluster, ['patch', 'deploy', 'patch-web', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":7}}']);
+    expect(statusPatch.exitCode).toBe(0);
+    expect(storedDeployment('patch-web')?.status).toEqual({ replicas: 7 });
+  });
+
+  it('deletes an object and its dependents', async () => {
+    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('delete-web', 'nginx:1.25'));
+    const owner = storedDeployment('delete-web')!;
+    cluster.store.create({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'delete-web-abc', namespace: 'default', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'delete-web', uid: owner.metadata.uid!, controller: true }] },
+      spec: {},
+    });
+    const result = await kubectl(cluster, ['delete', 'deployment', 'delete-web']);
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'deployment.apps "delete-web" deleted' });
+    expect(storedDeployment('delete-web')).toBeUndefined();
+    expect(cluster.store.get('ReplicaSet', 'default', 'delete-web-abc')).toBeUndefined();
+    const again = await kubectl(cluster, ['delete', 'deployment', 'delete-web']);
+    expect(again.stderr.trim()).toBe('Error from server (NotFound): deployments.apps "delete-web" not found');
+  });
+
+  it('answers 400 to a body that is not JSON', async () => {
+    const response = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+  });
+});

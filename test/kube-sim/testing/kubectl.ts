@@ -1,0 +1,65 @@
+// Runs the real kubectl against a simulated cluster, for tests. Never throws on a non-zero exit:
+// tests assert on exit codes and stderr text.
+
+import { execa, type ResultPromise } from 'execa';
+import type { Cluster } from '../cluster.js';
+
+export interface KubectlResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export async function kubectl(cluster: Pick<Cluster, 'env'>, args: string[], input?: string): Promise<KubectlResult> {
+  const result = await execa('kubectl', args, { env: { ...process.env, ...cluster.env }, reject: false, input, timeout: 20_000 });
+  return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1 };
+}
+
+/** A long-running kubectl (e.g. `get -w`); the caller kills it. */
+export function spawnKubectl(cluster: Pick<Cluster, 'env'>, args: string[]): ResultPromise<{ reject: false; env: NodeJS.ProcessEnv }> {
+  return execa('kubectl', args, { env: { ...process.env, ...cluster.env }, reject: false });
+}
+
+/** Resolves once `predicate` holds for the text written so far to the child's stdout. */
+export function waitForOutput(child: { stdout: NodeJS.ReadableStream | null }, predicate: (text: string) => boolean, timeoutMs = 5000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for output; got:\n${text}`)), timeoutMs);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (predicate(text)) {
+        clearTimeout(timer);
+        resolve(text);
+      }
+    });
+  });
+}
+
+/** A Deployment manifest as kubectl users write it. */
+export function deploymentYaml(name: string, image: string, extra: { replicas?: number; namespace?: string } = {}): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+${extra.namespace ? `  namespace: ${extra.namespace}\n` : ''}  labels:
+    app: ${name}
+spec:
+  replicas: ${extra.replicas ?? 2}
+  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+    spec:
+      containers:
+      - name: ${name}
+        image: ${image}
+        ports:
+        - containerPort: 80
+        env:
+        - name: MODE
+          value: production
+`;
+}
