@@ -1,0 +1,88 @@
+// Bad input and broken clusters: a clear one-paragraph error, a documented exit code, and nothing
+// in the cluster touched.
+import { mkdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { sandbox, type Sandbox } from './harness.js';
+
+let env: Sandbox;
+beforeEach(async () => {
+  env = await sandbox();
+});
+afterEach(async () => {
+  await env.stop();
+});
+
+/** Requests that could change the cluster: any write that is not a dry run. */
+function writes(): string[] {
+  return env.cluster.requests
+    .filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url))
+    .map((request) => `${request.method} ${request.url}`);
+}
+
+describe('kguard apply on bad input', () => {
+  it('names a missing file, exits 1 and sends nothing', async () => {
+    const run = await env.kguard(['apply', '-f', 'nope.yaml']);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('kguard: -f nope.yaml: no such file or directory');
+    expect(run.stderr).toContain('nothing was applied');
+    expect(env.cluster.requests).toHaveLength(0);
+  });
+
+  it('names the file and document of invalid YAML, exits 1', async () => {
+    const file = await env.write('bad.yaml', `${deploymentYaml('web', 'nginx:1.25')}\n---\nkind: [oops\n`);
+    const run = await env.kguard(['apply', '-f', file]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/bad\.yaml: document 2 is not valid YAML/);
+    expect(writes()).toEqual([]);
+  });
+
+  it('exits 1 when the API server rejects the manifest in the dry run, before applying anything', async () => {
+    const invalid = deploymentYaml('web', 'nginx:1.25').replace(/matchLabels:\n(\s+)app: web/, 'matchLabels:\n$1app: other');
+    const file = await env.write('invalid.yaml', invalid);
+    const run = await env.kguard(['apply', '-f', file]);
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.stderr).toContain('the API server rejected the manifests in a dry run');
+    expect(env.cluster.store.get('Deployment', 'default', 'web')).toBeUndefined();
+  });
+
+  it('exits 2 with the next step when kubectl is not on PATH', async () => {
+    const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
+    // A PATH that has node (for bin/kguard) and nothing else.
+    const onlyNode = join(env.dir, 'only-node');
+    await mkdir(onlyNode);
+    await symlink(process.execPath, join(onlyNode, 'node'));
+    const run = await env.kguard(['apply', '-f', file], { env: { PATH: onlyNode } });
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.stderr).toMatch(/kubectl could not be started .*install kubectl/);
+  });
+
+  it('exits 2 when the cluster is unreachable, and applies nothing', async () => {
+    const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
+    await env.cluster.faults.unreachable();
+    const run = await env.kguard(['apply', '-f', file]);
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.stderr).toMatch(/refused.*Next: check that the cluster is up/);
+    await env.cluster.faults.restore();
+    expect(env.cluster.store.get('Deployment', 'default', 'web')).toBeUndefined();
+  });
+
+  it('exits 2 when RBAC denies the apply, and nothing changes', async () => {
+    const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
+    expect((await kubectl(env.cluster, ['apply', '-f', file])).exitCode).toBe(0);
+    const generation = env.cluster.store.get('Deployment', 'default', 'web')?.metadata.generation;
+    const changed = await env.write('web2.yaml', deploymentYaml('web', 'nginx:1.26'));
+    env.cluster.faults.failNext(403, 5, /^PATCH .*deployments\/web/);
+    const run = await env.kguard(['apply', '-f', changed]);
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.stderr).toMatch(/forbidden.*RBAC/);
+    expect(env.cluster.store.get('Deployment', 'default', 'web')?.metadata.generation).toBe(generation);
+  });
+
+  it('refuses an unknown flag with exit 1', async () => {
+    const run = await env.kguard(['apply', '--frobnicate']);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain("unknown option '--frobnicate'");
+  });
+});

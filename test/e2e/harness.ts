@@ -1,0 +1,86 @@
+// End-to-end harness: the real bin/kguard, driving the real kubectl, against the simulated cluster.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+export const KGUARD = join(repo, 'bin', 'kguard');
+
+export interface KguardRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** stdout + stderr with ANSI codes stripped and durations replaced by <DURATION>. */
+  output: string;
+  wallMs: number;
+}
+
+export interface Sandbox {
+  cluster: Cluster;
+  dir: string;
+  /** Writes a manifest file into the sandbox and returns its path. */
+  write(name: string, text: string): Promise<string>;
+  kguard(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<KguardRun>;
+  stop(): Promise<void>;
+}
+
+export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
+  if (!existsSync(join(repo, 'dist', 'src', 'cli', 'main.js'))) {
+    throw new Error('dist/ is missing: run "npm run build" (npm test does it) before the end-to-end tests');
+  }
+  const cluster = await startCluster({ timeScale: 10, ...options });
+  const dir = await mkdtemp(join(tmpdir(), 'kguard-e2e-'));
+  return {
+    cluster,
+    dir,
+    async write(name, text) {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      return path;
+    },
+    async kguard(args, runOptions = {}) {
+      const started = performance.now();
+      const result = await execa(KGUARD, args, {
+        cwd: dir,
+        reject: false,
+        input: runOptions.input,
+        stdin: runOptions.input === undefined ? 'ignore' : undefined,
+        env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...runOptions.env },
+        timeout: 120_000,
+      });
+      const stdout = String(result.stdout ?? '');
+      const stderr = String(result.stderr ?? '');
+      return {
+        exitCode: result.exitCode ?? -1,
+        stdout,
+        stderr,
+        output: normalize(`${stdout}\n${stderr}`),
+        wallMs: performance.now() - started,
+      };
+    },
+    async stop() {
+      await cluster.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function normalize(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\b\d+(\.\d+)?(ms|s)\b|\b\d+m\d+s\b/g, '<DURATION>');
+}
+
+/** Polls `probe` until it returns a value that is not undefined (no fixed sleeps). */
+export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

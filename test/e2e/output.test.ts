@@ -1,0 +1,56 @@
+// Machine-readable output and input from stdin, end to end.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JsonReport } from '../../src/report/json.js';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { sandbox, type Sandbox } from './harness.js';
+
+let env: Sandbox;
+beforeEach(async () => {
+  env = await sandbox({ scenario: { registry: { 'xxxxxnginx:1.17': 'missing' } } });
+});
+afterEach(async () => {
+  await env.stop();
+});
+
+describe('kguard apply --output json', () => {
+  it('prints one JSON report on stdout with verdict, reason, pods and rollback; logs go to stderr', async () => {
+    const base = await env.write('base.yaml', deploymentYaml('web', 'nginx:1.25'));
+    expect((await env.kguard(['apply', '-f', base, '--poll-interval', '300ms'])).exitCode).toBe(0);
+    const bad = await env.write('bad.yaml', deploymentYaml('web', 'xxxxxnginx:1.17'));
+    const run = await env.kguard(['apply', '-f', bad, '--poll-interval', '300ms', '--output', 'json']);
+    expect(run.exitCode, run.stderr).toBe(3);
+    const report = JSON.parse(run.stdout) as JsonReport;
+    expect(report).toMatchObject({ reportVersion: 1, outcome: 'rolled-back', exitCode: 3, rollbackMode: 'all' });
+    expect(report.applied).toEqual([{ resource: 'deployment.apps', name: 'web', action: 'configured' }]);
+    const [web] = report.workloads;
+    expect(web).toMatchObject({
+      kind: 'Deployment',
+      name: 'web',
+      namespace: 'default',
+      changed: true,
+      recordedRevision: 1,
+      verdict: 'failed',
+      category: 'image-pull',
+      rollback: { status: 'rolled-back', toRevision: 1 },
+    });
+    expect(['ImagePullBackOff', 'ErrImagePull']).toContain(web?.reason);
+    expect(web?.pods.length).toBeGreaterThan(0);
+    expect(web?.pods[0]?.message).toContain('xxxxxnginx:1.17');
+    expect(run.stderr).toContain('rolling back deployment/web (namespace default) to revision 1');
+  });
+
+  it('prints a JSON error report for bad input, with the same exit code as text mode', async () => {
+    const run = await env.kguard(['apply', '-f', 'missing.yaml', '--output', 'json']);
+    expect(run.exitCode).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'error', exitCode: 1 });
+  });
+});
+
+describe('kguard apply -f -', () => {
+  it('reads manifests from stdin and applies exactly those', async () => {
+    const run = await env.kguard(['apply', '-f', '-', '--poll-interval', '300ms'], { input: deploymentYaml('piped', 'nginx:1.25') });
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).toContain('deployment.apps/piped created');
+    expect(run.output).toContain('deployment/piped (namespace default): rolled out');
+  });
+});
