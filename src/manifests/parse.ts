@@ -32,7 +32,7 @@ export function parseManifests(source: ManifestSource): ManifestObject[] {
     const firstError = document.errors[0];
     if (firstError) {
       throw new InputError(
-        `${source.origin}: document ${index + 1} is not valid YAML: ${firstError.message.split('\n')[0]}. ` +
+        `${source.origin}: document ${index + 1} is not valid YAML: ${firstError.message.split('\n')[0]?.replace(/:$/, '')}. ` +
           'Fix the manifest and run kguard again; nothing was applied.',
       );
     }

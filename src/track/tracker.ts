@@ -86,7 +86,11 @@ export async function trackRollouts(
       }
       break;
     }
-    if (pending.size > 0) await deps.clock.sleep(options.pollIntervalMs);
+    if (pending.size > 0) {
+      // Never sleep past the deadline: the timeout verdict comes at the timeout, not a poll later.
+      const untilDeadline = startedAt + options.timeoutMs - deps.clock.now();
+      await deps.clock.sleep(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
+    }
   }
   return done;
 }
