@@ -1,0 +1,474 @@
+// The deployment controller, following kubernetes/pkg/controller/deployment (sync.go, rolling.go,
+// recreate.go, progress.go): one ReplicaSet per pod template named <deployment>-<pod-template-hash>,
+// revisions max+1 (an old ReplicaSet whose template matches again is reused and moves up: that is
+// what `kubectl rollout undo` relies on), RollingUpdate surge/unavailable arithmetic, Recreate,
+// proportional scaling, pause, progress deadline and revisionHistoryLimit cleanup.
+
+import type { SimClock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import type { Store } from '../../store.js';
+import type { KubeObject, StoreEvent } from '../../types.js';
+import type { EventRecorder } from '../events.js';
+import { POD_TEMPLATE_HASH_LABEL, equalIgnoreHash, templateHash } from '../template-hash.js';
+import { WorkQueue, namespacedKey, splitKey } from '../workqueue.js';
+import { calculateStatus, progressDeadlineAt, rolloutStatus, serializeStatus } from './status.js';
+import {
+  DESIRED_REPLICAS_ANNOTATION,
+  FAILED_RS_CREATE_REASON,
+  FOUND_NEW_RS_REASON,
+  MAX_REPLICAS_ANNOTATION,
+  NEW_RS_REASON,
+  PAUSED_REASON,
+  REVISION_ANNOTATION,
+  RESUMED_REASON,
+  TIMED_OUT_REASON,
+  activeReplicaSets,
+  availableReplicaCount,
+  byCreation,
+  bySizeNewer,
+  bySizeOlder,
+  deploymentComplete,
+  desiredReplicas,
+  getCondition,
+  hasProgressDeadline,
+  isRollingUpdate,
+  maxRevision,
+  maxSurge,
+  maxUnavailable,
+  minReadySeconds,
+  newCondition,
+  newRSNewReplicas,
+  replicaCount,
+  replicasAnnotationsNeedUpdate,
+  revisionHistoryLimit,
+  revisionOf,
+  setCondition,
+  setNewReplicaSetAnnotations,
+  setReplicasAnnotations,
+  specReplicas,
+  type DeploymentStatus,
+} from './util.js';
+
+const SOURCE = { component: 'deployment-controller' };
+
+export class DeploymentController {
+  private readonly queue: WorkQueue;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: SimClock,
+    private readonly recorder: EventRecorder,
+    stepMs: number,
+  ) {
+    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'deployment-controller');
+  }
+
+  start(): void {
+    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    for (const d of this.store.list('Deployment')) this.queue.add(namespacedKey(d.metadata.namespace, d.metadata.name));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.queue.stop();
+  }
+
+  private onEvent({ type, object }: StoreEvent): void {
+    if (object.kind === 'Deployment') {
+      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
+    } else if (object.kind === 'ReplicaSet') {
+      const owner = controllerOf(object, 'Deployment');
+      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner));
+    } else if (object.kind === 'Pod' && type === 'DELETED') {
+      // Recreate waits for the old pods to be gone.
+      const rsName = controllerOf(object, 'ReplicaSet');
+      const rs = rsName ? this.store.get('ReplicaSet', object.metadata.namespace ?? 'default', rsName) : undefined;
+      const owner = rs && controllerOf(rs, 'Deployment');
+      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner));
+    }
+  }
+
+  private sync(key: string): void {
+    const [namespace, name] = splitKey(key);
+    const found = this.store.get('Deployment', namespace, name);
+    if (!found || found.metadata.deletionTimestamp) return;
+    const d = found;
+    const rsList = this.replicaSetsOf(d);
+
+    this.checkPausedConditions(d);
+    if (d.spec?.paused) return this.syncScale(d, rsList);
+    if (this.isScalingEvent(d, rsList)) return this.syncScale(d, rsList);
+    if (isRollingUpdate(d)) this.rolloutRolling(d, rsList);
+    else this.rolloutRecreate(d, rsList);
+  }
+
+  /** ReplicaSets this Deployment controls (adoption of orphans is not simulated). */
+  private replicaSetsOf(d: KubeObject): KubeObject[] {
+    return this.store
+      .list('ReplicaSet', d.metadata.namespace)
+      .filter((rs) => rs.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === d.metadata.uid));
+  }
+
+  // ---- rollout strategies (rolling.go, recreate.go) ----
+
+  private rolloutRolling(d: KubeObject, rsList: KubeObject[]): void {
+    const { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, true);
+    const allRSs = newRS ? [...oldRSs, newRS] : oldRSs;
+    if (newRS && this.reconcileNewReplicaSet(allRSs, newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (this.reconcileOldReplicaSets(allRSs, activeReplicaSets(oldRSs), newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (deploymentComplete(d, d.status ?? {})) this.cleanupDeployment(oldRSs, d);
+    this.syncRolloutStatus(allRSs, newRS, d);
+  }
+
+  private rolloutRecreate(d: KubeObject, rsList: KubeObject[]): void {
+    let { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, false);
+    let allRSs = newRS ? [...oldRSs, newRS] : oldRSs;
+    let scaledDown = false;
+    for (const rs of activeReplicaSets(oldRSs)) {
+      if (this.scaleReplicaSetAndRecordEvent(rs, 0, d)) scaledDown = true;
+    }
+    if (scaledDown) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (this.oldPodsRunning(oldRSs)) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (!newRS) {
+      ({ newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, true));
+      allRSs = newRS ? [...oldRSs, newRS] : oldRSs;
+    }
+    if (newRS) this.scaleReplicaSetAndRecordEvent(newRS, desiredReplicas(d), d);
+    if (deploymentComplete(d, d.status ?? {})) this.cleanupDeployment(oldRSs, d);
+    this.syncRolloutStatus(allRSs, newRS, d);
+  }
+
+  private oldPodsRunning(oldRSs: KubeObject[]): boolean {
+    if (oldRSs.some((rs) => (rs.status?.replicas ?? 0) > 0)) return true;
+    const uids = new Set(oldRSs.map((rs) => rs.metadata.uid));
+    return oldRSs.length > 0 && this.store.list('Pod', oldRSs[0]!.metadata.namespace).some((pod) => {
+      const owned = pod.metadata.ownerReferences?.some((ref) => uids.has(ref.uid));
+      return owned && pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded';
+    });
+  }
+
+  private reconcileNewReplicaSet(allRSs: KubeObject[], newRS: KubeObject, d: KubeObject): boolean {
+    const desired = desiredReplicas(d);
+    if (specReplicas(newRS) === desired) return false;
+    if (specReplicas(newRS) > desired) return this.scaleReplicaSetAndRecordEvent(newRS, desired, d);
+    return this.scaleReplicaSetAndRecordEvent(newRS, newRSNewReplicas(d, allRSs, newRS), d);
+  }
+
+  private reconcileOldReplicaSets(allRSs: KubeObject[], oldRSs: KubeObject[], newRS: KubeObject | undefined, d: KubeObject): boolean {
+    if (replicaCount(oldRSs) === 0) return false;
+    const allPodsCount = replicaCount(allRSs);
+    const minAvailable = desiredReplicas(d) - maxUnavailable(d);
+    const newRSUnavailablePodCount = newRS ? specReplicas(newRS) - (newRS.status?.availableReplicas ?? 0) : 0;
+    const maxScaledDown = allPodsCount - minAvailable - newRSUnavailablePodCount;
+    if (maxScaledDown <= 0) return false;
+    // First clean up old ReplicaSets' unhealthy replicas: they do not count toward availability anyway.
+    const cleanedUp = this.cleanupUnhealthyReplicas(oldRSs, d, maxScaledDown);
+    const scaledDown = this.scaleDownOldReplicaSetsForRollingUpdate(newRS ? [...oldRSs, newRS] : oldRSs, oldRSs, d);
+    return cleanedUp + scaledDown > 0;
+  }
+
+  private cleanupUnhealthyReplicas(oldRSs: KubeObject[], d: KubeObject, maxCleanupCount: number): number {
+    let totalScaledDown = 0;
+    for (const rs of [...oldRSs].sort(byCreation)) {
+      if (totalScaledDown >= maxCleanupCount) break;
+      if (specReplicas(rs) === 0) continue;
+      const unhealthy = specReplicas(rs) - (rs.status?.availableReplicas ?? 0);
+      if (unhealthy <= 0) continue;
+      const scaledDownCount = Math.min(maxCleanupCount - totalScaledDown, unhealthy);
+      this.scaleReplicaSetAndRecordEvent(rs, specReplicas(rs) - scaledDownCount, d);
+      totalScaledDown += scaledDownCount;
+    }
+    return totalScaledDown;
+  }
+
+  private scaleDownOldReplicaSetsForRollingUpdate(allRSs: KubeObject[], oldRSs: KubeObject[], d: KubeObject): number {
+    const minAvailable = desiredReplicas(d) - maxUnavailable(d);
+    const availablePodCount = availableReplicaCount(allRSs);
+    if (availablePodCount <= minAvailable) return 0;
+    const totalScaleDownCount = availablePodCount - minAvailable;
+    let totalScaledDown = 0;
+    for (const rs of [...oldRSs].sort(byCreation)) {
+      if (totalScaledDown >= totalScaleDownCount) break;
+      if (specReplicas(rs) === 0) continue;
+      const scaleDownCount = Math.min(specReplicas(rs), totalScaleDownCount - totalScaledDown);
+      this.scaleReplicaSetAndRecordEvent(rs, specReplicas(rs) - scaleDownCount, d);
+      totalScaledDown += scaleDownCount;
+    }
+    return totalScaledDown;
+  }
+
+  // ---- scaling without a template change (sync.go: sync, scale, isScalingEvent) ----
+
+  private isScalingEvent(d: KubeObject, rsList: KubeObject[]): boolean {
+    const { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, false);
+    const allRSs = newRS ? [...oldRSs, newRS] : oldRSs;
+    return activeReplicaSets(allRSs).some((rs) => {
+      const desired = rs.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION];
+      return desired !== undefined && Number(desired) !== desiredReplicas(d);
+    });
+  }
+
+  private syncScale(d: KubeObject, rsList: KubeObject[]): void {
+    const { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, false);
+    this.scale(d, newRS, oldRSs);
+    if (d.spec?.paused) this.cleanupDeployment(oldRSs, d);
+    const allRSs = newRS ? [...oldRSs, newRS] : oldRSs;
+    const status = calculateStatus(allRSs, newRS, d, this.clock.nowIso());
+    this.writeStatus(d, status);
+  }
+
+  private scale(d: KubeObject, newRS: KubeObject | undefined, oldRSs: KubeObject[]): void {
+    const desired = desiredReplicas(d);
+    const activeOrLatest = findActiveOrLatest(newRS, oldRSs);
+    if (activeOrLatest) {
+      if (specReplicas(activeOrLatest) !== desired) this.scaleReplicaSetAndRecordEvent(activeOrLatest, desired, d);
+      return;
+    }
+    if (newRS && isSaturated(d, newRS)) {
+      for (const old of activeReplicaSets(oldRSs)) this.scaleReplicaSetAndRecordEvent(old, 0, d);
+      return;
+    }
+    if (!isRollingUpdate(d)) return;
+    // Proportional scaling: spread the change over the active ReplicaSets by their share.
+    const allRSs = activeReplicaSets(newRS ? [...oldRSs, newRS] : oldRSs);
+    const allowedSize = desired > 0 ? desired + maxSurge(d) : 0;
+    const toAdd = allowedSize - replicaCount(allRSs);
+    if (toAdd > 0) allRSs.sort(bySizeNewer);
+    else if (toAdd < 0) allRSs.sort(bySizeOlder);
+    let added = 0;
+    const sizes = new Map<string, number>();
+    for (const rs of allRSs) {
+      const proportion = toAdd === 0 ? 0 : this.proportion(rs, d, toAdd, added);
+      sizes.set(rs.metadata.name, specReplicas(rs) + proportion);
+      added += proportion;
+    }
+    allRSs.forEach((rs, index) => {
+      let size = sizes.get(rs.metadata.name)!;
+      if (index === 0 && toAdd !== 0) size = Math.max(0, size + toAdd - added);
+      this.scaleReplicaSet(rs, size, d);
+    });
+  }
+
+  private proportion(rs: KubeObject, d: KubeObject, toAdd: number, added: number): number {
+    if (specReplicas(rs) === 0 || toAdd === 0 || toAdd === added) return 0;
+    const fraction = replicaSetFraction(rs, d);
+    const allowed = toAdd - added;
+    return toAdd > 0 ? Math.min(fraction, allowed) : Math.max(fraction, allowed);
+  }
+
+  // ---- the new ReplicaSet and revisions (sync.go: getNewReplicaSet) ----
+
+  private getAllReplicaSetsAndSyncRevision(d: KubeObject, rsList: KubeObject[], createIfNotExisted: boolean): { newRS?: KubeObject; oldRSs: KubeObject[] } {
+    const existing = [...rsList].sort(byCreation).find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
+    const oldRSs = rsList.filter((rs) => rs !== existing);
+    const newRS = this.getNewReplicaSet(d, existing, oldRSs, createIfNotExisted);
+    return { newRS, oldRSs };
+  }
+
+  private getNewReplicaSet(d: KubeObject, existing: KubeObject | undefined, oldRSs: KubeObject[], createIfNotExisted: boolean): KubeObject | undefined {
+    const newRevision = maxRevision(oldRSs) + 1;
+    if (existing) {
+      const copy = structuredClone(existing);
+      const annotationsUpdated = setNewReplicaSetAnnotations(d, copy, newRevision, true);
+      const minReadyNeedsUpdate = (copy.spec?.minReadySeconds ?? 0) !== minReadySeconds(d);
+      let rs = existing;
+      if (annotationsUpdated || minReadyNeedsUpdate) {
+        setMinReadySeconds(copy, minReadySeconds(d));
+        rs = this.store.update(copy);
+        Object.assign(existing, rs);
+      }
+      let needsUpdate = setDeploymentRevision(d, rs.metadata.annotations?.[REVISION_ANNOTATION] ?? '');
+      const status: DeploymentStatus = structuredClone(d.status ?? {});
+      if (!getCondition(status, 'Progressing')) {
+        setCondition(status, newCondition('Progressing', 'True', FOUND_NEW_RS_REASON, `Found new replica set "${rs.metadata.name}"`, this.clock.nowIso()));
+        needsUpdate = true;
+      }
+      if (needsUpdate) this.writeDeployment(d, status);
+      return existing;
+    }
+    if (!createIfNotExisted) return undefined;
+
+    const template = structuredClone(d.spec.template);
+    const hash = templateHash(template, d.status?.collisionCount ?? 0);
+    template.metadata ??= {};
+    template.metadata.labels = { ...(template.metadata.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
+    const selector = structuredClone(d.spec.selector ?? {});
+    selector.matchLabels = { ...(selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
+    const name = `${d.metadata.name}-${hash}`;
+    const newRS: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name,
+        namespace: d.metadata.namespace,
+        labels: template.metadata.labels,
+        annotations: {},
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata.name, uid: d.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: { replicas: 0, selector, template },
+    };
+    setMinReadySeconds(newRS, minReadySeconds(d));
+    const replicas = newRSNewReplicas(d, [...oldRSs, newRS], newRS);
+    newRS.spec.replicas = replicas;
+    setNewReplicaSetAnnotations(d, newRS, newRevision, false);
+
+    let created: KubeObject;
+    let alreadyExisted = false;
+    try {
+      created = this.store.create(newRS);
+    } catch (error) {
+      if (error instanceof ApiError && error.reason === 'AlreadyExists') {
+        const clash = this.store.get('ReplicaSet', d.metadata.namespace ?? 'default', name);
+        const ours = clash?.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === d.metadata.uid);
+        if (clash && ours && equalIgnoreHash(clash.spec?.template, d.spec.template)) {
+          created = clash;
+          alreadyExisted = true;
+        } else {
+          // A hash collision: bump collisionCount so the next sync computes a different name.
+          const status: DeploymentStatus = structuredClone(d.status ?? {});
+          status.collisionCount = (status.collisionCount ?? 0) + 1;
+          this.writeDeployment(d, status);
+          return undefined;
+        }
+      } else {
+        const message = `Failed to create new replica set "${name}": ${(error as Error).message}`;
+        if (hasProgressDeadline(d)) {
+          const status: DeploymentStatus = structuredClone(d.status ?? {});
+          setCondition(status, newCondition('Progressing', 'False', FAILED_RS_CREATE_REASON, message, this.clock.nowIso()));
+          this.writeDeployment(d, status);
+        }
+        this.recorder.record(d, SOURCE, 'Warning', FAILED_RS_CREATE_REASON, message);
+        return undefined;
+      }
+    }
+    if (!alreadyExisted && replicas > 0) {
+      this.recorder.record(d, SOURCE, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} from 0 to ${replicas}`);
+    }
+    let needsUpdate = setDeploymentRevision(d, String(newRevision));
+    const status: DeploymentStatus = structuredClone(d.status ?? {});
+    if (!alreadyExisted && hasProgressDeadline(d)) {
+      setCondition(status, newCondition('Progressing', 'True', NEW_RS_REASON, `Created new replica set "${name}"`, this.clock.nowIso()));
+      needsUpdate = true;
+    }
+    if (needsUpdate) this.writeDeployment(d, status);
+    return created;
+  }
+
+  // ---- writes ----
+
+  /** Scales and records ScalingReplicaSet; returns whether the size changed. Mutates `rs` to the stored result. */
+  private scaleReplicaSetAndRecordEvent(rs: KubeObject, newScale: number, d: KubeObject): boolean {
+    if (specReplicas(rs) === newScale) return false;
+    return this.scaleReplicaSet(rs, newScale, d);
+  }
+
+  private scaleReplicaSet(rs: KubeObject, newScale: number, d: KubeObject): boolean {
+    const oldScale = specReplicas(rs);
+    const sizeNeedsUpdate = oldScale !== newScale;
+    const max = desiredReplicas(d) + maxSurge(d);
+    if (!sizeNeedsUpdate && !replicasAnnotationsNeedUpdate(rs, desiredReplicas(d), max)) return false;
+    const copy = structuredClone(rs);
+    copy.spec.replicas = newScale;
+    setReplicasAnnotations(copy, desiredReplicas(d), max);
+    const updated = this.store.update(copy);
+    Object.assign(rs, updated);
+    if (sizeNeedsUpdate) {
+      const operation = oldScale < newScale ? 'up' : 'down';
+      this.recorder.record(d, SOURCE, 'Normal', 'ScalingReplicaSet', `Scaled ${operation} replica set ${rs.metadata.name} from ${oldScale} to ${newScale}`);
+    }
+    return sizeNeedsUpdate;
+  }
+
+  private syncRolloutStatus(allRSs: KubeObject[], newRS: KubeObject | undefined, d: KubeObject): void {
+    const status = rolloutStatus(allRSs, newRS, d, this.clock.now(), this.clock.nowIso());
+    this.writeStatus(d, status);
+    // requeueStuckDeployment: look again when the deadline would pass without progress.
+    const deadlineAt = progressDeadlineAt(d, status);
+    if (deadlineAt !== undefined) {
+      this.queue.add(namespacedKey(d.metadata.namespace, d.metadata.name), Math.max(0, deadlineAt - this.clock.now().getTime()) + 1000);
+    }
+  }
+
+  private checkPausedConditions(d: KubeObject): void {
+    if (!hasProgressDeadline(d)) return;
+    const condition = getCondition(d.status ?? {}, 'Progressing');
+    if (condition?.reason === TIMED_OUT_REASON) return;
+    const pausedConditionExists = condition?.reason === PAUSED_REASON;
+    const status: DeploymentStatus = structuredClone(d.status ?? {});
+    if (d.spec?.paused && !pausedConditionExists) {
+      setCondition(status, newCondition('Progressing', 'Unknown', PAUSED_REASON, 'Deployment is paused', this.clock.nowIso()));
+    } else if (!d.spec?.paused && pausedConditionExists) {
+      setCondition(status, newCondition('Progressing', 'Unknown', RESUMED_REASON, 'Deployment is resumed', this.clock.nowIso()));
+    } else {
+      return;
+    }
+    this.writeDeployment(d, status);
+  }
+
+  /** cleanupDeployment: delete the oldest scaled-down ReplicaSets beyond revisionHistoryLimit. */
+  private cleanupDeployment(oldRSs: KubeObject[], d: KubeObject): void {
+    const cleanable = oldRSs.filter((rs) => specReplicas(rs) === 0 && (rs.status?.replicas ?? 0) === 0);
+    const diff = cleanable.length - revisionHistoryLimit(d);
+    if (diff <= 0) return;
+    cleanable.sort((left, right) => revisionOf(left) - revisionOf(right) || byCreation(left, right));
+    for (const rs of cleanable.slice(0, diff)) {
+      if ((rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0)) continue;
+      this.store.delete('ReplicaSet', rs.metadata.namespace ?? 'default', rs.metadata.name);
+    }
+  }
+
+  private writeStatus(d: KubeObject, status: DeploymentStatus): void {
+    this.writeDeployment(d, status);
+  }
+
+  /** One write for annotations (revision) and status, as the real controller's UpdateStatus carries both. */
+  private writeDeployment(d: KubeObject, status: DeploymentStatus): void {
+    const next = structuredClone(d);
+    next.status = serializeStatus(status);
+    const updated = this.store.update(next);
+    Object.assign(d, updated);
+    d.metadata = updated.metadata;
+    d.status = updated.status;
+  }
+}
+
+function controllerOf(obj: KubeObject, kind: string): string | undefined {
+  return obj.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === kind)?.name;
+}
+
+/** SetDeploymentRevision on the in-memory Deployment; the caller writes it. */
+function setDeploymentRevision(d: KubeObject, revision: string): boolean {
+  d.metadata.annotations ??= {};
+  if (d.metadata.annotations[REVISION_ANNOTATION] === revision) return false;
+  d.metadata.annotations[REVISION_ANNOTATION] = revision;
+  return true;
+}
+
+function setMinReadySeconds(rs: KubeObject, seconds: number): void {
+  if (seconds > 0) rs.spec.minReadySeconds = seconds;
+  else delete rs.spec.minReadySeconds;
+}
+
+function findActiveOrLatest(newRS: KubeObject | undefined, oldRSs: KubeObject[]): KubeObject | undefined {
+  if (!newRS && oldRSs.length === 0) return undefined;
+  const newestFirst = [...oldRSs].sort((left, right) => byCreation(right, left));
+  const active = activeReplicaSets(newRS ? [...newestFirst, newRS] : newestFirst);
+  if (active.length === 0) return newRS ?? newestFirst[0];
+  if (active.length === 1) return active[0];
+  return undefined;
+}
+
+function isSaturated(d: KubeObject, rs: KubeObject): boolean {
+  const desired = rs.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION];
+  return specReplicas(rs) === desiredReplicas(d) && Number(desired) === desiredReplicas(d) && (rs.status?.availableReplicas ?? 0) === desiredReplicas(d);
+}
+
+/** getReplicaSetFraction: this ReplicaSet's share of a resize, from its max-replicas annotation. */
+function replicaSetFraction(rs: KubeObject, d: KubeObject): number {
+  if (desiredReplicas(d) === 0) return -specReplicas(rs);
+  const deploymentReplicas = desiredReplicas(d) + maxSurge(d);
+  const annotated = Number(rs.metadata.annotations?.[MAX_REPLICAS_ANNOTATION] ?? d.status?.replicas ?? 0);
+  if (!annotated) return 0;
+  return Math.round((specReplicas(rs) * deploymentReplicas) / annotated) - specReplicas(rs);
+}

@@ -1,0 +1,39 @@
+// Entry point of the controllers half (see ../CONTRACT.md): the deployment and replicaset
+// controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
+// later and to timers on the simulation clock.
+
+import type { SimClock } from '../clock.js';
+import { resolveScenario, type Scenario } from '../scenario.js';
+import type { Store } from '../store.js';
+import { DeploymentController } from './deployment/controller.js';
+import { EventRecorder } from './events.js';
+import { Kubelets } from './kubelet/kubelet.js';
+import { registerNodes } from './nodes.js';
+import { ReplicaSetController } from './replicaset.js';
+import { Scheduler } from './scheduler.js';
+
+export interface Controllers {
+  stop(): void;
+}
+
+export function startControllers(store: Store, clock: SimClock, scenario: Scenario): Controllers {
+  const resolved = resolveScenario(scenario);
+  const recorder = new EventRecorder(store, clock);
+  registerNodes(store, resolved.nodes, clock.nowIso());
+  for (const quota of resolved.quotas) {
+    if (store.get('ResourceQuota', quota.namespace, quota.name)) continue;
+    store.create({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: quota.name, namespace: quota.namespace }, spec: { hard: quota.hard } });
+  }
+  const parts = [
+    new DeploymentController(store, clock, recorder, resolved.timing.controllerStepMs),
+    new ReplicaSetController(store, clock, recorder, resolved.timing.controllerStepMs),
+    new Scheduler(store, clock, recorder, resolved),
+    new Kubelets(store, clock, recorder, resolved),
+  ];
+  for (const part of parts) part.start();
+  return {
+    stop() {
+      for (const part of parts) part.stop();
+    },
+  };
+}

@@ -1,0 +1,177 @@
+// Image references and the simulated registry. Parsing follows docker/distribution's reference
+// grammar closely enough to reject what the kubelet rejects (InvalidImageName); pull failures are
+// worded like containerd 1.7 behind a 1.32 kubelet, which reports the runtime's message without
+// the `rpc error: code = ... desc =` prefix older kubelets showed.
+
+import { createHash } from 'node:crypto';
+import type { ImageAvailability, ImageBehaviour, RegistryEntry, Scenario } from '../../scenario.js';
+
+export interface ImageRef {
+  /** As written in the pod spec. */
+  written: string;
+  domain: string;
+  /** Repository path inside the registry ('library/nginx'). */
+  path: string;
+  tag?: string;
+  digest?: string;
+  /** docker.io/library/nginx:1.25 — what containerd reports as the image. */
+  normalized: string;
+}
+
+const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+const DOMAIN = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*(?::[0-9]+)?$/;
+const TAG = /^[\w][\w.-]{0,127}$/;
+const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-fA-F0-9]{32,}$/;
+
+/** Parses like ParseNormalizedNamed; returns the error text the kubelet would wrap. */
+export function parseImageRef(written: string): ImageRef | { error: string } {
+  let rest = written;
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!DIGEST.test(digest)) return { error: 'invalid reference format' };
+  }
+  let tag: string | undefined;
+  const lastSlash = rest.lastIndexOf('/');
+  const colon = rest.indexOf(':', lastSlash + 1);
+  if (colon >= 0) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+    if (!TAG.test(tag)) return { error: 'invalid reference format' };
+  }
+  if (rest === '') return { error: 'invalid reference format' };
+  const parts = rest.split('/');
+  let domain = 'docker.io';
+  const first = parts[0]!;
+  if (parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase())) {
+    domain = first;
+    parts.shift();
+    if (!DOMAIN.test(domain)) return { error: 'invalid reference format' };
+  }
+  if (domain === 'index.docker.io') domain = 'docker.io';
+  if (domain === 'docker.io' && parts.length === 1) parts.unshift('library');
+  const path = parts.join('/');
+  if (path !== path.toLowerCase()) {
+    return parts.every((part) => COMPONENT.test(part.toLowerCase()))
+      ? { error: 'invalid reference format: repository name must be lowercase' }
+      : { error: 'invalid reference format' };
+  }
+  if (!parts.every((part) => COMPONENT.test(part))) return { error: 'invalid reference format' };
+  if (!tag && !digest) tag = 'latest';
+  const normalized = `${domain}/${path}${tag ? `:${tag}` : ''}${digest ? `@${digest}` : ''}`;
+  return { written, domain, path, tag, digest, normalized };
+}
+
+export type PullOutcome = { ok: true; imageID: string; sizeBytes: number } | { ok: false; error: string };
+
+export class SimulatedRegistry {
+  private readonly attempts = new Map<string, number>();
+
+  constructor(private readonly scenario: Scenario) {}
+
+  pullDurationMs(ref: ImageRef): number {
+    return this.behaviourOf(ref).pullMs ?? this.scenario.timing.pullMs;
+  }
+
+  pull(ref: ImageRef): PullOutcome {
+    const behaviour = this.behaviourOf(ref);
+    const attempt = (this.attempts.get(ref.normalized) ?? 0) + 1;
+    this.attempts.set(ref.normalized, attempt);
+    if (attempt <= (behaviour.rateLimitedPulls ?? 0)) return { ok: false, error: rateLimited(ref) };
+    const state: ImageAvailability = behaviour.state ?? 'present';
+    switch (state) {
+      case 'present':
+        return { ok: true, imageID: imageIdOf(ref), sizeBytes: behaviour.sizeBytes ?? this.scenario.defaultImageSizeBytes };
+      case 'missing':
+        return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found` };
+      case 'auth-required':
+        return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${authError(ref)}` };
+      case 'unreachable': {
+        const host = registryHost(ref);
+        return {
+          ok: false,
+          error: `${unpack(ref)}: ${resolve(ref)}: failed to do request: Head "https://${host}/v2/${ref.path}/manifests/${ref.digest ?? ref.tag}": dial tcp: lookup ${host} on 172.18.0.1:53: no such host`,
+        };
+      }
+    }
+  }
+
+  private behaviourOf(ref: ImageRef): ImageBehaviour {
+    const entry = this.lookup(ref);
+    if (entry === undefined) return { state: this.scenario.defaultImage };
+    return typeof entry === 'string' ? { state: entry } : entry;
+  }
+
+  /** Exact ref as written, normalized ref, repository (any tag), then `*` patterns in order. */
+  private lookup(ref: ImageRef): RegistryEntry | undefined {
+    const registry = this.scenario.registry;
+    const repositoryWritten = ref.written.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
+    const repositoryNormalized = `${ref.domain}/${ref.path}`;
+    for (const key of [ref.written, ref.normalized, repositoryWritten, repositoryNormalized]) {
+      if (Object.prototype.hasOwnProperty.call(registry, key)) return registry[key];
+    }
+    for (const [pattern, entry] of Object.entries(registry)) {
+      if (!pattern.includes('*')) continue;
+      const regex = new RegExp(`^${pattern.split('*').map(escapeRegex).join('.*')}$`);
+      if (regex.test(ref.written) || regex.test(ref.normalized)) return entry;
+    }
+    return undefined;
+  }
+}
+
+export function imageIdOf(ref: ImageRef): string {
+  return `${ref.domain}/${ref.path}@sha256:${sha256(`image:${ref.normalized}`)}`;
+}
+
+function unpack(ref: ImageRef): string {
+  return `failed to pull and unpack image "${ref.normalized}"`;
+}
+
+function resolve(ref: ImageRef): string {
+  return `failed to resolve reference "${ref.normalized}"`;
+}
+
+function authError(ref: ImageRef): string {
+  // Docker Hub answers a private or non-existent repository the same way.
+  if (ref.domain === 'docker.io') {
+    return 'pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed';
+  }
+  const scope = encodeURIComponent(`repository:${ref.path}:pull`);
+  return `failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://${ref.domain}/token?scope=${scope}&service=${ref.domain}: 401 Unauthorized`;
+}
+
+function rateLimited(ref: ImageRef): string {
+  return (
+    `${unpack(ref)}: failed to copy: httpReadSeeker: failed open: unexpected status code ` +
+    `https://${registryHost(ref)}/v2/${ref.path}/manifests/sha256:${sha256(`manifest:${ref.normalized}`)}: ` +
+    '429 Too Many Requests - Server message: toomanyrequests: You have reached your unauthenticated pull rate limit. https://www.docker.com/increase-rate-limit'
+  );
+}
+
+function registryHost(ref: ImageRef): string {
+  return ref.domain === 'docker.io' ? 'registry-1.docker.io' : ref.domain;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Go's time.Duration String() after Truncate(time.Millisecond): 523ms, 1.2s, 1m2.5s. */
+export function goDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms));
+  if (total === 0) return '0s';
+  if (total < 1000) return `${total}ms`;
+  const hours = Math.floor(total / 3_600_000);
+  const minutes = Math.floor((total % 3_600_000) / 60_000);
+  const seconds = (total % 60_000) / 1000;
+  const secondsText = `${Number(seconds.toFixed(3))}s`;
+  if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
+  if (minutes > 0) return `${minutes}m${secondsText}`;
+  return secondsText;
+}

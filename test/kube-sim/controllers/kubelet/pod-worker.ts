@@ -1,0 +1,473 @@
+// One pod's life on its node, driven by the simulation clock: volumes → sandbox → init containers
+// one by one → app containers (pull, create, start, probes, exits, restarts with back-off).
+// Every step writes the pod status only when it changed, and records the kubelet's Events.
+
+import { randomBytes } from 'node:crypto';
+import type { SimClock } from '../../clock.js';
+import { jsonEqual } from '../../json.js';
+import type { Timing } from '../../scenario.js';
+import type { Store } from '../../store.js';
+import type { KubeObject } from '../../types.js';
+import type { EventRecorder, EventSource, EventType } from '../events.js';
+import { defaultPullPolicy } from '../replicaset.js';
+import type { Backoff } from './backoff.js';
+import { containerConfigError, volumeMountErrors } from './config-refs.js';
+import { goDuration, imageIdOf, parseImageRef, type ImageRef, type SimulatedRegistry } from './images.js';
+import { LOGS_ANNOTATION_PREFIX, readKnobs, type ContainerKnobs } from './knobs.js';
+import { buildPodStatus, type ConditionMemory, type ContainerRuntime, type PodRuntimeView } from './status.js';
+
+export interface KubeletServices {
+  store: Store;
+  clock: SimClock;
+  recorder: EventRecorder;
+  registry: SimulatedRegistry;
+  timing: Timing;
+  imageBackoff: Backoff;
+  crashBackoff: Backoff;
+  /** Normalized references of the images already on a node. */
+  imagesOn(node: string): Set<string>;
+}
+
+interface Probe {
+  httpGet?: { path?: string; port?: number | string; scheme?: string };
+  tcpSocket?: { port?: number | string };
+  exec?: { command?: string[] };
+  grpc?: { port?: number };
+  initialDelaySeconds?: number;
+  periodSeconds?: number;
+  failureThreshold?: number;
+}
+
+type ContainerSpec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+interface ContainerTracking {
+  runtime: ContainerRuntime;
+  spec: ContainerSpec;
+  timers: Set<() => void>;
+  finishedAtMs?: number;
+  startedAtMs?: number;
+  lastPullError?: string;
+  onSucceeded?: () => void;
+}
+
+export class PodWorker {
+  private stopped = false;
+  private readonly timers = new Set<() => void>();
+  private readonly memory: ConditionMemory = new Map();
+  private readonly view: PodRuntimeView;
+  private readonly initContainers: ContainerTracking[];
+  private readonly containers: ContainerTracking[];
+  private readonly source: EventSource;
+  private mountAttempts = 0;
+  readonly uid: string;
+
+  constructor(
+    private pod: KubeObject,
+    private readonly nodeName: string,
+    hostIP: string,
+    private readonly podIP: string,
+    private readonly services: KubeletServices,
+  ) {
+    this.uid = pod.metadata.uid ?? '';
+    this.source = { component: 'kubelet', host: nodeName };
+    const track = (spec: ContainerSpec, init: boolean): ContainerTracking => ({
+      spec,
+      timers: new Set(),
+      runtime: {
+        name: spec.name,
+        init,
+        fieldPath: `spec.${init ? 'initContainers' : 'containers'}{${spec.name}}`,
+        state: { waiting: { reason: init ? 'PodInitializing' : 'ContainerCreating' } },
+        lastState: {},
+        restartCount: 0,
+        ready: false,
+        started: false,
+        image: spec.image,
+        imageID: '',
+        instances: 0,
+        succeeded: false,
+      },
+    });
+    this.initContainers = ((pod.spec?.initContainers as ContainerSpec[] | undefined) ?? []).map((spec) => track(spec, true));
+    this.containers = ((pod.spec?.containers as ContainerSpec[] | undefined) ?? []).map((spec) => track(spec, false));
+    // The first init container is being created; app containers wait for initialization.
+    if (this.initContainers[0]) this.initContainers[0].runtime.state = { waiting: { reason: 'PodInitializing' } };
+    if (this.initContainers.length > 0) for (const c of this.containers) c.runtime.state = { waiting: { reason: 'PodInitializing' } };
+    this.view = {
+      sandboxReady: false,
+      hostIP,
+      startTime: services.clock.nowIso(),
+      initContainers: this.initContainers.map((c) => c.runtime),
+      containers: this.containers.map((c) => c.runtime),
+    };
+  }
+
+  start(): void {
+    this.publish();
+    this.mountVolumes();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const cancel of this.timers) cancel();
+    this.timers.clear();
+    for (const c of [...this.initContainers, ...this.containers]) this.cancelContainerTimers(c);
+  }
+
+  /** The pod was deleted: the kubelet stops whatever runs. */
+  onDeleted(deleted: KubeObject): void {
+    this.pod = deleted;
+    for (const c of [...this.initContainers, ...this.containers]) {
+      if ('running' in c.runtime.state) this.event(c, 'Normal', 'Killing', `Stopping container ${c.runtime.name}`);
+    }
+    this.stop();
+  }
+
+  // ---- pod level ----
+
+  private mountVolumes(): void {
+    const errors = volumeMountErrors(this.services.store, this.pod);
+    if (errors.length > 0) {
+      for (const message of errors) this.podEvent('Warning', 'FailedMount', message);
+      const { mountRetryInitialMs, mountRetryMaxMs } = this.services.timing;
+      const delay = Math.min(mountRetryInitialMs * 2 ** this.mountAttempts, mountRetryMaxMs);
+      this.mountAttempts++;
+      this.after(delay, () => this.mountVolumes());
+      return;
+    }
+    this.after(this.services.timing.sandboxMs, () => {
+      this.view.sandboxReady = true;
+      this.view.podIP = this.podIP;
+      this.publish();
+      this.runInit(0);
+    });
+  }
+
+  private runInit(index: number): void {
+    const c = this.initContainers[index];
+    if (!c) {
+      for (const app of this.containers) {
+        if ('waiting' in app.runtime.state && app.runtime.state.waiting.reason === 'PodInitializing') app.runtime.state = { waiting: { reason: 'ContainerCreating' } };
+      }
+      this.publish();
+      for (const app of this.containers) this.startContainer(app);
+      return;
+    }
+    c.onSucceeded = () => this.runInit(index + 1);
+    if ('waiting' in c.runtime.state) c.runtime.state = { waiting: { reason: 'ContainerCreating' } };
+    this.startContainer(c);
+  }
+
+  // ---- container level ----
+
+  /** computePodActions + startContainer for one container: back-off, image, create, start. */
+  private startContainer(c: ContainerTracking): void {
+    if (this.stopped) return;
+    const now = this.now();
+    const key = `${this.pod.metadata.name}_${this.pod.metadata.namespace}_${this.uid}_${c.runtime.name}`;
+    if (c.finishedAtMs !== undefined) {
+      const { crashBackoff } = this.services;
+      if (crashBackoff.isInBackOffSince(key, c.finishedAtMs, now)) {
+        this.toWaiting(c, 'CrashLoopBackOff', `back-off ${goDuration(crashBackoff.get(key))} restarting failed container=${c.runtime.name} pod=${this.podRef()}`);
+        this.event(c, 'Warning', 'BackOff', `Back-off restarting failed container ${c.runtime.name} in pod ${this.podRef()}`);
+        this.publish();
+        const retryAt = c.finishedAtMs + crashBackoff.get(key);
+        this.after(Math.max(1, Math.min(retryAt - now, this.services.timing.errorResyncMs)), () => this.startContainer(c));
+        return;
+      }
+      crashBackoff.next(key, c.finishedAtMs, now);
+    }
+    this.ensureImage(c, (ref) => this.createContainer(c, ref));
+  }
+
+  private ensureImage(c: ContainerTracking, then: (ref: ImageRef) => void): void {
+    const image = String(c.spec.image ?? '');
+    const { timing, registry, imageBackoff } = this.services;
+    const retry = () => this.after(timing.errorResyncMs, () => this.startContainer(c));
+    const parsed = parseImageRef(image);
+    if ('error' in parsed) {
+      const message = `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${parsed.error}`;
+      this.event(c, 'Warning', 'InspectFailed', message);
+      this.toWaiting(c, 'InvalidImageName', message);
+      this.event(c, 'Warning', 'Failed', 'Error: InvalidImageName');
+      this.publish();
+      return retry();
+    }
+    const policy = c.spec.imagePullPolicy ?? defaultPullPolicy(image);
+    const present = this.services.imagesOn(this.nodeName).has(parsed.normalized);
+    if (policy === 'Never' && !present) {
+      const message = `Container image "${image}" is not present with pull policy of Never`;
+      this.event(c, 'Warning', 'ErrImageNeverPull', message);
+      this.toWaiting(c, 'ErrImageNeverPull', message);
+      this.event(c, 'Warning', 'Failed', 'Error: ErrImageNeverPull');
+      this.publish();
+      return retry();
+    }
+    if (present && policy !== 'Always') {
+      this.event(c, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
+      return then(parsed);
+    }
+    const backoffKey = `${this.uid}_${image}`;
+    const now = this.now();
+    if (imageBackoff.isInBackOffSinceUpdate(backoffKey, now)) {
+      const message = `Back-off pulling image "${image}"`;
+      this.event(c, 'Normal', 'BackOff', message);
+      this.toWaiting(c, 'ImagePullBackOff', `${message}: ErrImagePull: ${c.lastPullError ?? ''}`);
+      this.event(c, 'Warning', 'Failed', 'Error: ImagePullBackOff');
+      this.publish();
+      const expiresAt = imageBackoff.expiresAt(backoffKey) ?? now;
+      this.after(Math.max(1, Math.min(expiresAt - now, timing.errorResyncMs)), () => this.startContainer(c));
+      return;
+    }
+    this.event(c, 'Normal', 'Pulling', `Pulling image "${image}"`);
+    const duration = registry.pullDurationMs(parsed);
+    this.after(duration, () => {
+      const outcome = registry.pull(parsed);
+      if (outcome.ok) {
+        this.services.imagesOn(this.nodeName).add(parsed.normalized);
+        const took = goDuration(duration);
+        this.event(c, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${outcome.sizeBytes} bytes.`);
+        return then(parsed);
+      }
+      this.event(c, 'Warning', 'Failed', `Failed to pull image "${image}": ${outcome.error}`);
+      imageBackoff.next(backoffKey, this.now(), this.now());
+      c.lastPullError = outcome.error;
+      this.toWaiting(c, 'ErrImagePull', outcome.error);
+      this.event(c, 'Warning', 'Failed', 'Error: ErrImagePull');
+      this.publish();
+      retry();
+    });
+  }
+
+  private createContainer(c: ContainerTracking, ref: ImageRef): void {
+    const configError = containerConfigError(this.services.store, this.pod, c.spec);
+    if (configError) {
+      this.toWaiting(c, 'CreateContainerConfigError', configError);
+      this.event(c, 'Warning', 'Failed', `Error: ${configError}`);
+      this.publish();
+      this.after(this.services.timing.errorResyncMs, () => this.startContainer(c));
+      return;
+    }
+    const knobs = readKnobs(this.pod.metadata.annotations, c.runtime.name, c.runtime.init);
+    const runtime = c.runtime;
+    if (runtime.instances > 0) runtime.restartCount = runtime.instances;
+    runtime.instances++;
+    runtime.containerID = `containerd://${randomBytes(32).toString('hex')}`;
+    runtime.image = ref.normalized;
+    runtime.imageID = imageIdOf(ref);
+    this.event(c, 'Normal', 'Created', `Created container: ${runtime.name}`);
+    if (knobs.startError) {
+      const message = knobs.startError === 'true' ? defaultStartError(c.spec) : knobs.startError;
+      this.event(c, 'Warning', 'Failed', `Error: ${message}`);
+      const terminated = { exitCode: 128, reason: 'StartError', message, startedAt: '1970-01-01T00:00:00Z', finishedAt: this.nowIso(), containerID: runtime.containerID };
+      runtime.lastState = { terminated };
+      runtime.state = { waiting: { reason: 'RunContainerError', message } };
+      c.finishedAtMs = this.now();
+      this.publish();
+      this.after(this.services.timing.errorResyncMs, () => this.startContainer(c));
+      return;
+    }
+    this.after(this.services.timing.containerStartMs, () => this.run(c, knobs));
+  }
+
+  private run(c: ContainerTracking, knobs: ContainerKnobs): void {
+    const runtime = c.runtime;
+    this.event(c, 'Normal', 'Started', `Started container ${runtime.name}`);
+    if ('terminated' in runtime.state) runtime.lastState = { terminated: runtime.state.terminated };
+    runtime.state = { running: { startedAt: this.nowIso() } };
+    c.startedAtMs = this.now();
+    runtime.started = true;
+    runtime.ready = !runtime.init && !c.spec.readinessProbe;
+    this.writeLogs(runtime.name, knobs.stdout);
+    this.publish();
+
+    const misbehaves = (knobs.exitCode !== undefined || knobs.oomKill) && (knobs.crashCount === undefined || runtime.instances <= knobs.crashCount);
+    const exitCode = knobs.oomKill ? 137 : (knobs.exitCode ?? 0);
+    const reason = knobs.oomKill ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error';
+    if (runtime.init) {
+      const code = misbehaves ? exitCode : 0;
+      this.containerAfter(c, knobs.runMs ?? this.services.timing.initContainerRunMs, () => this.exit(c, code, misbehaves ? reason : 'Completed'));
+      return;
+    }
+    if (misbehaves) this.containerAfter(c, knobs.runMs ?? this.services.timing.crashAfterMs, () => this.exit(c, exitCode, reason));
+    if (c.spec.readinessProbe) this.scheduleReadiness(c, c.spec.readinessProbe as Probe, knobs);
+    if (c.spec.livenessProbe && knobs.liveness === 'fail') this.scheduleLiveness(c, c.spec.livenessProbe as Probe);
+  }
+
+  private exit(c: ContainerTracking, exitCode: number, reason: string): void {
+    this.cancelContainerTimers(c);
+    const runtime = c.runtime;
+    const startedAt = 'running' in runtime.state ? runtime.state.running.startedAt : this.nowIso();
+    runtime.state = { terminated: { exitCode, reason, startedAt, finishedAt: this.nowIso(), containerID: runtime.containerID ?? '' } };
+    runtime.started = false;
+    c.finishedAtMs = this.now();
+    if (runtime.init && exitCode === 0) {
+      runtime.succeeded = true;
+      runtime.ready = true;
+      this.publish();
+      const next = c.onSucceeded;
+      this.after(this.services.timing.containerStartMs, () => next?.());
+      return;
+    }
+    runtime.ready = false;
+    this.publish();
+    // restartPolicy Always (all Deployment pods): the kubelet notices the exit (PLEG) and restarts, subject to back-off.
+    this.after(this.services.timing.containerStartMs, () => this.startContainer(c));
+  }
+
+  private scheduleReadiness(c: ContainerTracking, probe: Probe, knobs: ContainerKnobs): void {
+    const period = (probe.periodSeconds ?? 10) * 1000;
+    const threshold = probe.failureThreshold ?? 3;
+    const readyAfter = (probe.initialDelaySeconds ?? 0) * 1000 + (knobs.readinessDelayMs ?? this.services.timing.readinessDelayMs);
+    let failures = 0;
+    const tick = () => {
+      const elapsed = this.now() - (c.startedAtMs ?? this.now());
+      if (knobs.readiness === 'pass' && elapsed >= readyAfter) {
+        failures = 0;
+        if (!c.runtime.ready) {
+          c.runtime.ready = true;
+          this.publish();
+        }
+      } else {
+        failures++;
+        const text = knobs.readiness === 'fail' ? this.probeFailure(c, probe, 503) : this.probeRefused(c, probe);
+        this.event(c, 'Warning', 'Unhealthy', `Readiness probe failed: ${text}`);
+        if (c.runtime.ready && failures >= threshold) {
+          c.runtime.ready = false;
+          this.publish();
+        }
+      }
+      this.containerAfter(c, period, tick);
+    };
+    this.containerAfter(c, (probe.initialDelaySeconds ?? 0) * 1000, tick);
+  }
+
+  private scheduleLiveness(c: ContainerTracking, probe: Probe): void {
+    const period = (probe.periodSeconds ?? 10) * 1000;
+    const threshold = probe.failureThreshold ?? 3;
+    let failures = 0;
+    const tick = () => {
+      failures++;
+      this.event(c, 'Warning', 'Unhealthy', `Liveness probe failed: ${this.probeFailure(c, probe, 500)}`);
+      if (failures >= threshold) {
+        this.event(c, 'Normal', 'Killing', `Container ${c.runtime.name} failed liveness probe, will be restarted`);
+        this.exit(c, 137, 'Error');
+        return;
+      }
+      this.containerAfter(c, period, tick);
+    };
+    this.containerAfter(c, (probe.initialDelaySeconds ?? 0) * 1000 + period, tick);
+  }
+
+  /** The prober's failure output when the endpoint answers badly. */
+  private probeFailure(c: ContainerTracking, probe: Probe, statusCode: number): string {
+    if (probe.httpGet) return `HTTP probe failed with statuscode: ${statusCode}`;
+    if (probe.tcpSocket) return `dial tcp ${this.podIP}:${this.portOf(c, probe.tcpSocket.port)}: connect: connection refused`;
+    if (probe.grpc) return `timeout: failed to connect service ":${probe.grpc.port}" within 1s`;
+    return '';
+  }
+
+  /** The prober's output while nothing listens yet (slow start). */
+  private probeRefused(c: ContainerTracking, probe: Probe): string {
+    if (probe.httpGet) {
+      const port = this.portOf(c, probe.httpGet.port);
+      const scheme = (probe.httpGet.scheme ?? 'HTTP').toLowerCase();
+      return `Get "${scheme}://${this.podIP}:${port}${probe.httpGet.path ?? '/'}": dial tcp ${this.podIP}:${port}: connect: connection refused`;
+    }
+    return this.probeFailure(c, probe, 503);
+  }
+
+  private portOf(c: ContainerTracking, port: number | string | undefined): string {
+    if (typeof port === 'string') {
+      const named = ((c.spec.ports as { name?: string; containerPort?: number }[] | undefined) ?? []).find((p) => p.name === port);
+      if (named?.containerPort) return String(named.containerPort);
+    }
+    return String(port ?? 80);
+  }
+
+  // ---- plumbing ----
+
+  private toWaiting(c: ContainerTracking, reason: string, message?: string): void {
+    const runtime = c.runtime;
+    if ('terminated' in runtime.state) runtime.lastState = { terminated: runtime.state.terminated };
+    runtime.state = message === undefined ? { waiting: { reason } } : { waiting: { reason, message } };
+    runtime.ready = false;
+    runtime.started = false;
+  }
+
+  private writeLogs(container: string, stdout: string | undefined): void {
+    if (stdout === undefined) return;
+    const fresh = this.fresh();
+    if (!fresh || fresh.metadata.annotations?.[LOGS_ANNOTATION_PREFIX + container] === stdout) return;
+    fresh.metadata.annotations = { ...(fresh.metadata.annotations ?? {}), [LOGS_ANNOTATION_PREFIX + container]: stdout };
+    delete fresh.metadata.resourceVersion;
+    this.pod = this.services.store.update(fresh);
+  }
+
+  private publish(): void {
+    if (this.stopped) return;
+    const fresh = this.fresh();
+    if (!fresh) return this.stop();
+    this.pod = fresh;
+    const status = buildPodStatus(fresh, this.view, this.memory, this.nowIso());
+    if (jsonEqual(status, fresh.status)) return;
+    this.pod = this.services.store.updateStatus({ ...fresh, metadata: { ...fresh.metadata, resourceVersion: undefined }, status });
+  }
+
+  private fresh(): KubeObject | undefined {
+    const found = this.services.store.get('Pod', this.pod.metadata.namespace ?? 'default', this.pod.metadata.name);
+    return found && found.metadata.uid === this.uid ? found : undefined;
+  }
+
+  private event(c: ContainerTracking, type: EventType, reason: string, message: string): void {
+    this.services.recorder.record(this.pod, this.source, type, reason, message, c.runtime.fieldPath);
+  }
+
+  private podEvent(type: EventType, reason: string, message: string): void {
+    this.services.recorder.record(this.pod, this.source, type, reason, message);
+  }
+
+  /** format.Pod: name_namespace(uid). */
+  private podRef(): string {
+    return `${this.pod.metadata.name}_${this.pod.metadata.namespace}(${this.uid})`;
+  }
+
+  private after(ms: number, callback: () => void): void {
+    if (this.stopped) return;
+    const cancel = this.services.clock.after(ms, () => {
+      this.timers.delete(cancel);
+      if (!this.stopped) callback();
+    });
+    this.timers.add(cancel);
+  }
+
+  private containerAfter(c: ContainerTracking, ms: number, callback: () => void): void {
+    if (this.stopped) return;
+    const cancel = this.services.clock.after(ms, () => {
+      c.timers.delete(cancel);
+      if (!this.stopped) callback();
+    });
+    c.timers.add(cancel);
+  }
+
+  private cancelContainerTimers(c: ContainerTracking): void {
+    for (const cancel of c.timers) cancel();
+    c.timers.clear();
+  }
+
+  private now(): number {
+    return this.services.clock.now().getTime();
+  }
+
+  private nowIso(): string {
+    return this.services.clock.nowIso();
+  }
+}
+
+function defaultStartError(spec: ContainerSpec): string {
+  const command = (spec.command as string[] | undefined)?.[0] ?? 'app';
+  return (
+    'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ' +
+    `unable to start container process: exec: "${command}": executable file not found in $PATH: unknown`
+  );
+}

@@ -1,0 +1,219 @@
+// The replicaset controller (kubernetes/pkg/controller/replicaset): keeps spec.replicas active
+// pods, named <rs>-<5 random>, owned by the ReplicaSet; reports replicas / ready / available and a
+// ReplicaFailure condition (reason FailedCreate) when the API refuses a pod, e.g. over quota.
+
+import type { SimClock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store.js';
+import type { KubeObject, StoreEvent } from '../types.js';
+import type { EventRecorder } from './events.js';
+import { availableAt, isOwnedBy, isPodActive, isPodAvailable, isPodReady, podCondition, qosClass } from './pods.js';
+import { admitPod } from './quota.js';
+import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+
+const SOURCE = { component: 'replicaset-controller' };
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export class ReplicaSetController {
+  private readonly queue: WorkQueue;
+  private unsubscribe: (() => void) | undefined;
+  /** Consecutive create failures per ReplicaSet, for the retry back-off. */
+  private readonly failures = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: SimClock,
+    private readonly recorder: EventRecorder,
+    stepMs: number,
+  ) {
+    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'replicaset-controller');
+  }
+
+  start(): void {
+    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    for (const rs of this.store.list('ReplicaSet')) this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.queue.stop();
+  }
+
+  private onEvent({ type, object }: StoreEvent): void {
+    if (object.kind === 'ReplicaSet') {
+      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
+    } else if (object.kind === 'Pod') {
+      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'ReplicaSet');
+      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
+    } else if (object.kind === 'ResourceQuota') {
+      // Quota changes may let a refused pod in now.
+      for (const rs of this.store.list('ReplicaSet', object.metadata.namespace)) {
+        if (rs.status?.conditions?.some((c: { type: string }) => c.type === 'ReplicaFailure')) {
+          this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
+        }
+      }
+    }
+  }
+
+  private sync(key: string): void {
+    const [namespace, name] = splitKey(key);
+    const rs = this.store.get('ReplicaSet', namespace, name);
+    if (!rs || rs.metadata.deletionTimestamp) {
+      this.failures.delete(key);
+      return;
+    }
+    const pods = this.store.list('Pod', namespace).filter((pod) => isOwnedBy(pod, rs) && isPodActive(pod));
+    const manageError = this.manageReplicas(rs, pods);
+    const current = this.store.list('Pod', namespace).filter((pod) => isOwnedBy(pod, rs) && isPodActive(pod));
+    this.updateStatus(rs, current, manageError);
+    if (manageError) {
+      const failures = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, failures);
+      this.queue.add(key, Math.min(1000 * 2 ** (failures - 1), 60_000));
+    } else {
+      this.failures.delete(key);
+    }
+    this.requeueForAvailability(rs, current, key);
+  }
+
+  private manageReplicas(rs: KubeObject, pods: KubeObject[]): Error | undefined {
+    const diff = pods.length - (rs.spec?.replicas ?? 1);
+    if (diff < 0) {
+      for (let i = 0; i < -diff; i++) {
+        const pod = this.podFromTemplate(rs);
+        try {
+          admitPod(this.store, pod);
+          const created = this.store.create(pod);
+          this.recorder.record(rs, SOURCE, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          this.recorder.record(rs, SOURCE, 'Warning', 'FailedCreate', `Error creating: ${error.message}`);
+          return error;
+        }
+      }
+    } else if (diff > 0) {
+      for (const pod of [...pods].sort(deletionRank).slice(0, diff)) {
+        this.store.delete('Pod', pod.metadata.namespace ?? 'default', pod.metadata.name);
+        this.recorder.record(rs, SOURCE, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
+      }
+    }
+    return undefined;
+  }
+
+  private podFromTemplate(rs: KubeObject): KubeObject {
+    const template = structuredClone(rs.spec?.template ?? {});
+    const spec = defaultPodSpec(template.spec ?? { containers: [] });
+    const metadata: KubeObject['metadata'] = {
+      name: `${rs.metadata.name}-${randomSuffix()}`,
+      generateName: `${rs.metadata.name}-`,
+      namespace: rs.metadata.namespace,
+      labels: template.metadata?.labels ?? {},
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+    };
+    if (template.metadata?.annotations) metadata.annotations = template.metadata.annotations;
+    return { apiVersion: 'v1', kind: 'Pod', metadata, spec, status: { phase: 'Pending', qosClass: qosClass(spec) } };
+  }
+
+  private updateStatus(rs: KubeObject, pods: KubeObject[], manageError: Error | undefined): void {
+    const now = this.clock.now();
+    const minReady = rs.spec?.minReadySeconds ?? 0;
+    const templateLabels: Record<string, string> = rs.spec?.template?.metadata?.labels ?? {};
+    const fullyLabeled = pods.filter((pod) => Object.entries(templateLabels).every(([k, v]) => pod.metadata.labels?.[k] === v)).length;
+    const status: Record<string, unknown> = { replicas: pods.length };
+    if (fullyLabeled) status.fullyLabeledReplicas = fullyLabeled;
+    const ready = pods.filter(isPodReady).length;
+    if (ready) status.readyReplicas = ready;
+    const available = pods.filter((pod) => isPodAvailable(pod, minReady, now)).length;
+    if (available) status.availableReplicas = available;
+    status.observedGeneration = rs.metadata.generation ?? 1;
+    let conditions = [...((rs.status?.conditions as Record<string, string>[] | undefined) ?? [])];
+    const existingFailure = conditions.find((c) => c.type === 'ReplicaFailure');
+    if (manageError) {
+      const reason = (rs.spec?.replicas ?? 1) > pods.length ? 'FailedCreate' : 'FailedDelete';
+      if (!existingFailure || existingFailure.reason !== reason || existingFailure.message !== manageError.message) {
+        conditions = conditions.filter((c) => c.type !== 'ReplicaFailure');
+        conditions.push({ type: 'ReplicaFailure', status: 'True', lastTransitionTime: this.clock.nowIso(), reason, message: manageError.message });
+      }
+    } else if (existingFailure) {
+      conditions = conditions.filter((c) => c.type !== 'ReplicaFailure');
+    }
+    if (conditions.length > 0) status.conditions = conditions;
+    const next = { ...rs, status };
+    this.store.updateStatus(next);
+  }
+
+  /** Wake up when a ready pod passes minReadySeconds and becomes available. */
+  private requeueForAvailability(rs: KubeObject, pods: KubeObject[], key: string): void {
+    const minReady = rs.spec?.minReadySeconds ?? 0;
+    if (minReady === 0) return;
+    const now = this.clock.now();
+    const upcoming = pods
+      .filter((pod) => !isPodAvailable(pod, minReady, now))
+      .map((pod) => availableAt(pod, minReady))
+      .filter((at): at is number => at !== undefined);
+    if (upcoming.length > 0) this.queue.add(key, Math.max(0, Math.min(...upcoming) - now.getTime()));
+  }
+}
+
+/** What the API server's defaulting adds to a pod spec created without these fields. */
+export function defaultPodSpec(input: Record<string, unknown>): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const spec = structuredClone(input) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  spec.restartPolicy ??= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.schedulerName ??= 'default-scheduler';
+  spec.securityContext ??= {};
+  spec.serviceAccountName ??= 'default';
+  spec.serviceAccount ??= spec.serviceAccountName;
+  spec.enableServiceLinks ??= true;
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  spec.priority ??= 0;
+  spec.tolerations ??= [
+    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+  ];
+  for (const list of ['containers', 'initContainers']) {
+    for (const container of (spec[list] as Record<string, any>[] | undefined) ?? []) { // eslint-disable-line @typescript-eslint/no-explicit-any
+      container.imagePullPolicy ??= defaultPullPolicy(String(container.image ?? ''));
+      container.terminationMessagePath ??= '/dev/termination-log';
+      container.terminationMessagePolicy ??= 'File';
+      container.resources ??= {};
+    }
+  }
+  return spec;
+}
+
+/** Always for `:latest` or an untagged image, IfNotPresent otherwise (core/v1 defaults). */
+export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
+  if (image.includes('@')) return 'IfNotPresent';
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  const tag = lastSegment.includes(':') ? lastSegment.slice(lastSegment.indexOf(':') + 1) : '';
+  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+/**
+ * ActivePodsWithRanks order for scale-down: delete unscheduled before scheduled, pending before
+ * running, not-ready before ready, recently ready before long ready, more restarts first, newer first.
+ */
+function deletionRank(left: KubeObject, right: KubeObject): number {
+  const assigned = (pod: KubeObject) => (pod.spec?.nodeName ? 1 : 0);
+  if (assigned(left) !== assigned(right)) return assigned(left) - assigned(right);
+  const phaseRank = (pod: KubeObject) => ({ Pending: 0, Unknown: 1, Running: 2 })[pod.status?.phase as string] ?? 0;
+  if (phaseRank(left) !== phaseRank(right)) return phaseRank(left) - phaseRank(right);
+  const ready = (pod: KubeObject) => (isPodReady(pod) ? 1 : 0);
+  if (ready(left) !== ready(right)) return ready(left) - ready(right);
+  if (isPodReady(left) && isPodReady(right)) {
+    const since = (pod: KubeObject) => podCondition(pod, 'Ready')?.lastTransitionTime ?? '';
+    if (since(left) !== since(right)) return since(right).localeCompare(since(left));
+  }
+  const restarts = (pod: KubeObject) =>
+    ((pod.status?.containerStatuses as { restartCount?: number }[] | undefined) ?? []).reduce((max, s) => Math.max(max, s.restartCount ?? 0), 0);
+  if (restarts(left) !== restarts(right)) return restarts(right) - restarts(left);
+  return (right.metadata.creationTimestamp ?? '').localeCompare(left.metadata.creationTimestamp ?? '');
+}
+
+function randomSuffix(): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
+  return suffix;
+}

@@ -1,0 +1,174 @@
+// The default scheduler, reduced to what decides a rollout's fate: fit pods on nodes by CPU and
+// memory requests, pod count and nodeSelector, bind them (spec.nodeName + PodScheduled), and
+// otherwise mark them Unschedulable with the real FailedScheduling message, e.g.
+// `0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No
+// preemption victims found for incoming pod.` Unschedulable pods are retried when a pod goes away
+// (resources freed) and every `unschedulableRetryMs`.
+
+import type { SimClock } from '../clock.js';
+import type { Store } from '../store.js';
+import type { KubeObject, StoreEvent } from '../types.js';
+import type { NodeSpec, Scenario } from '../scenario.js';
+import type { EventRecorder } from './events.js';
+import { isPodActive, type PodCondition } from './pods.js';
+import { podRequest } from './pods.js';
+import { cpuMillis, parseQuantity } from './quantity.js';
+import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+
+const REPORTING_INSTANCE = 'default-scheduler-control-plane';
+
+interface NodeVerdict {
+  reason: string;
+  /** Whether evicting lower-priority pods could help (resources) or not (selector, taints). */
+  resolvable: boolean;
+}
+
+export class Scheduler {
+  private readonly queue: WorkQueue;
+  private unsubscribe: (() => void) | undefined;
+  private readonly unschedulable = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: SimClock,
+    private readonly recorder: EventRecorder,
+    private readonly scenario: Scenario,
+  ) {
+    this.queue = new WorkQueue(clock, scenario.timing.controllerStepMs, (key) => this.schedule(key), 'default-scheduler');
+  }
+
+  start(): void {
+    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    for (const pod of this.store.list('Pod')) if (this.wantsScheduling(pod)) this.queue.add(namespacedKey(pod.metadata.namespace, pod.metadata.name));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.queue.stop();
+  }
+
+  private onEvent({ type, object }: StoreEvent): void {
+    if (object.kind !== 'Pod') return;
+    const key = namespacedKey(object.metadata.namespace, object.metadata.name);
+    if (type === 'DELETED') {
+      this.unschedulable.delete(key);
+      // Freed resources: move every unschedulable pod back to the active queue.
+      for (const waiting of this.unschedulable) this.queue.add(waiting);
+      return;
+    }
+    if (type === 'ADDED' && this.wantsScheduling(object)) this.queue.add(key);
+  }
+
+  private wantsScheduling(pod: KubeObject): boolean {
+    return !pod.spec?.nodeName && (pod.spec?.schedulerName ?? 'default-scheduler') === 'default-scheduler' && isPodActive(pod);
+  }
+
+  private schedule(key: string): void {
+    const [namespace, name] = splitKey(key);
+    const pod = this.store.get('Pod', namespace, name);
+    if (!pod || !this.wantsScheduling(pod)) {
+      this.unschedulable.delete(key);
+      return;
+    }
+    const verdicts = new Map<string, NodeVerdict[]>();
+    const fitting: { node: NodeSpec; score: number }[] = [];
+    for (const node of this.scenario.nodes) {
+      const problems = this.checkNode(pod, node);
+      if (problems.length === 0) fitting.push({ node, score: this.freeFraction(pod, node) });
+      else verdicts.set(node.name, problems);
+    }
+    if (fitting.length > 0) {
+      // NodeResourcesFit LeastAllocated: the node with the most room left wins; ties by name.
+      fitting.sort((a, b) => b.score - a.score || a.node.name.localeCompare(b.node.name));
+      this.bind(pod, fitting[0]!.node.name);
+      this.unschedulable.delete(key);
+      return;
+    }
+    this.markUnschedulable(pod, verdicts);
+    this.unschedulable.add(key);
+    this.queue.add(key, this.scenario.timing.unschedulableRetryMs);
+  }
+
+  private checkNode(pod: KubeObject, node: NodeSpec): NodeVerdict[] {
+    const problems: NodeVerdict[] = [];
+    const selector: Record<string, string> = pod.spec?.nodeSelector ?? {};
+    if (!Object.entries(selector).every(([k, v]) => node.labels[k] === v)) {
+      return [{ reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false }];
+    }
+    const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && isPodActive(other));
+    if (onNode.length + 1 > node.pods) problems.push({ reason: 'Too many pods', resolvable: true });
+    const usedCpu = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'), 0);
+    const usedMemory = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'memory'), 0);
+    if (usedCpu + podRequest(pod.spec ?? {}, 'cpu') > cpuMillis(node.cpu)) problems.push({ reason: 'Insufficient cpu', resolvable: true });
+    if (usedMemory + podRequest(pod.spec ?? {}, 'memory') > parseQuantity(node.memory)) problems.push({ reason: 'Insufficient memory', resolvable: true });
+    return problems;
+  }
+
+  private freeFraction(pod: KubeObject, node: NodeSpec): number {
+    const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && isPodActive(other));
+    const cpu = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'), podRequest(pod.spec ?? {}, 'cpu'));
+    const memory = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'memory'), podRequest(pod.spec ?? {}, 'memory'));
+    const freeCpu = 1 - cpu / Math.max(1, cpuMillis(node.cpu));
+    const freeMemory = 1 - memory / Math.max(1, parseQuantity(node.memory));
+    // With no requests at all, spread by pod count instead.
+    return (freeCpu + freeMemory) / 2 - onNode.length / (node.pods * 1000);
+  }
+
+  private bind(pod: KubeObject, nodeName: string): void {
+    const bound = structuredClone(pod);
+    bound.spec.nodeName = nodeName;
+    delete bound.metadata.resourceVersion;
+    const updated = this.store.update(bound);
+    const conditions = ((updated.status?.conditions as PodCondition[] | undefined) ?? []).filter((c) => c.type !== 'PodScheduled');
+    conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: this.clock.nowIso() });
+    this.store.updateStatus({ ...updated, status: { ...(updated.status ?? {}), conditions } });
+    this.recorder.recordSeries(
+      pod,
+      'default-scheduler',
+      REPORTING_INSTANCE,
+      'Binding',
+      'Normal',
+      'Scheduled',
+      `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${nodeName}`,
+    );
+  }
+
+  private markUnschedulable(pod: KubeObject, verdicts: Map<string, NodeVerdict[]>): void {
+    const total = this.scenario.nodes.length;
+    const message = `${fitErrorMessage(total, verdicts)} ${preemptionMessage(total, verdicts)}`;
+    const current = (pod.status?.conditions as PodCondition[] | undefined)?.find((c) => c.type === 'PodScheduled');
+    if (!(current?.status === 'False' && current.message === message)) {
+      const conditions = ((pod.status?.conditions as PodCondition[] | undefined) ?? []).filter((c) => c.type !== 'PodScheduled');
+      conditions.push({ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: this.clock.nowIso(), reason: 'Unschedulable', message });
+      this.store.updateStatus({ ...pod, metadata: { ...pod.metadata, resourceVersion: undefined }, status: { ...(pod.status ?? {}), phase: 'Pending', conditions } });
+    }
+    this.recorder.recordSeries(pod, 'default-scheduler', REPORTING_INSTANCE, 'Scheduling', 'Warning', 'FailedScheduling', message);
+  }
+}
+
+/** FitError.Error(): `0/N nodes are available: <count reason, ...sorted>.` */
+function fitErrorMessage(total: number, verdicts: Map<string, NodeVerdict[]>): string {
+  if (total === 0) return 'no nodes available to schedule pods';
+  return `0/${total} nodes are available: ${histogram(verdicts, (verdict) => verdict.reason)}.`;
+}
+
+/** The default preemption plugin's postfilter message when no victim helps. */
+function preemptionMessage(total: number, verdicts: Map<string, NodeVerdict[]>): string {
+  const perNode = new Map<string, NodeVerdict[]>();
+  for (const [node, problems] of verdicts) {
+    const resolvable = problems.every((problem) => problem.resolvable);
+    perNode.set(node, [{ reason: resolvable ? 'No preemption victims found for incoming pod' : 'Preemption is not helpful for scheduling', resolvable }]);
+  }
+  return `preemption: 0/${total} nodes are available: ${histogram(perNode, (verdict) => verdict.reason)}.`;
+}
+
+function histogram(verdicts: Map<string, NodeVerdict[]>, reasonOf: (verdict: NodeVerdict) => string): string {
+  const counts = new Map<string, number>();
+  for (const problems of verdicts.values()) {
+    for (const reason of new Set(problems.map(reasonOf))) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return [...counts.entries()]
+    .map(([reason, count]) => `${count} ${reason}`)
+    .sort()
+    .join(', ');
+}

@@ -1,0 +1,193 @@
+// What the simulated cluster looks like and how its registry and timing behave. Everything has a
+// default, so `startControllers(store, clock, defaultScenario())` gives a healthy 3-node cluster
+// where every image pulls. Per-workload failures (crashes, failing probes, OOM kills) are not
+// configured here but with `sim.kguard.dev/*` annotations on the pod template: see README.md,
+// "Controllers & scenario".
+
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+
+/**
+ * How the simulated registry answers a pull of one image:
+ * - `present`: the pull succeeds;
+ * - `missing`: the repository exists but not this tag (containerd: `...: not found`, NotFound);
+ * - `auth-required`: the registry refuses anonymous pulls. On Docker Hub this is also what a
+ *   repository that does not exist looks like (`pull access denied, repository does not exist or
+ *   may require authorization`);
+ * - `unreachable`: the registry host does not resolve (`dial tcp: lookup ...: no such host`);
+ * - an object: `rateLimitedPulls: N` makes the first N pull attempts of this image (cluster-wide)
+ *   fail with Docker Hub's `429 Too Many Requests ... toomanyrequests`, then it behaves as
+ *   `state`; `pullMs` and `sizeBytes` override the defaults for this image.
+ */
+export type ImageAvailability = 'present' | 'missing' | 'auth-required' | 'unreachable';
+
+export interface ImageBehaviour {
+  state?: ImageAvailability;
+  rateLimitedPulls?: number;
+  pullMs?: number;
+  sizeBytes?: number;
+}
+
+export type RegistryEntry = ImageAvailability | ImageBehaviour;
+
+export interface NodeSpec {
+  name: string;
+  /** Allocatable CPU as a Kubernetes quantity ('4', '3500m'). */
+  cpu: string;
+  /** Allocatable memory as a Kubernetes quantity ('8Gi'). */
+  memory: string;
+  /** Maximum pods on the node (the kubelet's default is 110). */
+  pods: number;
+  labels: Record<string, string>;
+}
+
+export interface QuotaSpec {
+  namespace: string;
+  name: string;
+  /** As in ResourceQuota.spec.hard: pods, requests.cpu, requests.memory, limits.cpu, limits.memory. */
+  hard: Record<string, string>;
+}
+
+/** All durations are simulated milliseconds (wall time = simulated / timeScale). */
+export interface Timing {
+  /** Delay before a controller (deployment, replicaset, scheduler) acts on a change. */
+  controllerStepMs: number;
+  /** From binding to the pod sandbox being ready (PodReadyToStartContainers). */
+  sandboxMs: number;
+  /** Default time an image pull takes (per image override: registry `pullMs`). */
+  pullMs: number;
+  /** From "Created" to "Started" for a container. */
+  containerStartMs: number;
+  /** How long an init container runs before exiting 0, unless `sim.kguard.dev/run-seconds.<name>` says otherwise. */
+  initContainerRunMs: number;
+  /** How long a container given an exit code / OOM kill runs before dying, unless `run-seconds` says otherwise. */
+  crashAfterMs: number;
+  /** Default delay before a readiness probe first succeeds, on top of its initialDelaySeconds. */
+  readinessDelayMs: number;
+  /** When the kubelet re-syncs a pod after an error (ErrImagePull, CreateContainerConfigError...). The real kubelet uses 10 s ± jitter. */
+  errorResyncMs: number;
+  /** Image pull back-off: the kubelet's 10 s doubling up to 300 s. */
+  imageBackOffInitialMs: number;
+  imageBackOffMaxMs: number;
+  /** Container restart back-off (CrashLoopBackOff): the kubelet's 10 s doubling up to 300 s. */
+  crashBackOffInitialMs: number;
+  crashBackOffMaxMs: number;
+  /** Volume mount retry (FailedMount): 500 ms doubling up to 2m2s, as the kubelet's volume manager. */
+  mountRetryInitialMs: number;
+  mountRetryMaxMs: number;
+  /** How often the scheduler retries unschedulable pods when nothing frees resources (real: 5 min). */
+  unschedulableRetryMs: number;
+}
+
+export interface Scenario {
+  nodes: NodeSpec[];
+  /** Keyed by image reference as written ('nginx:1.25'), normalized ('docker.io/library/nginx:1.25'),
+   *  repository without tag ('nginx', any tag) or a pattern with `*` ('ghcr.io/acme/*'). */
+  registry: Record<string, RegistryEntry>;
+  /** What images not listed in `registry` do. */
+  defaultImage: ImageAvailability;
+  /** Default image size reported in the Pulled event. */
+  defaultImageSizeBytes: number;
+  /** ResourceQuota objects created at start; the replicaset controller's pod creation honours them
+   *  (and any ResourceQuota created later through the API). */
+  quotas: QuotaSpec[];
+  timing: Timing;
+}
+
+export interface ScenarioInput {
+  /** Either explicit nodes, or a count with one shape for all (names node-1, node-2, ...). */
+  nodes?: { count?: number; cpu?: string; memory?: string; pods?: number } | Partial<NodeSpec>[];
+  registry?: Record<string, RegistryEntry>;
+  defaultImage?: ImageAvailability;
+  defaultImageSizeBytes?: number;
+  quotas?: QuotaSpec[];
+  timing?: Partial<Timing>;
+}
+
+export const DEFAULT_TIMING: Timing = {
+  controllerStepMs: 200,
+  sandboxMs: 1_000,
+  pullMs: 2_000,
+  containerStartMs: 500,
+  initContainerRunMs: 1_000,
+  crashAfterMs: 2_000,
+  readinessDelayMs: 0,
+  errorResyncMs: 5_000,
+  imageBackOffInitialMs: 10_000,
+  imageBackOffMaxMs: 300_000,
+  crashBackOffInitialMs: 10_000,
+  crashBackOffMaxMs: 300_000,
+  mountRetryInitialMs: 500,
+  mountRetryMaxMs: 122_000,
+  unschedulableRetryMs: 300_000,
+};
+
+const IMAGE_STATES: readonly ImageAvailability[] = ['present', 'missing', 'auth-required', 'unreachable'];
+
+export function defaultScenario(): Scenario {
+  return resolveScenario({});
+}
+
+/** Fills every default. Throws a plain Error naming the field when the input is malformed. */
+export function resolveScenario(input: ScenarioInput | Partial<Scenario>): Scenario {
+  const source = input as ScenarioInput;
+  for (const [image, entry] of Object.entries(source.registry ?? {})) checkRegistryEntry(image, entry);
+  const defaultImage = source.defaultImage ?? 'present';
+  if (!IMAGE_STATES.includes(defaultImage)) throw new Error(`scenario.defaultImage: unknown value ${JSON.stringify(defaultImage)}`);
+  for (const [key, value] of Object.entries(source.timing ?? {})) {
+    if (!(key in DEFAULT_TIMING)) throw new Error(`scenario.timing.${key}: unknown setting`);
+    if (typeof value !== 'number' || !(value >= 0)) throw new Error(`scenario.timing.${key}: expected a number of simulated ms`);
+  }
+  return {
+    nodes: resolveNodes(source.nodes),
+    registry: { ...(source.registry ?? {}) },
+    defaultImage,
+    defaultImageSizeBytes: source.defaultImageSizeBytes ?? 67_108_864,
+    quotas: [...(source.quotas ?? [])],
+    timing: { ...DEFAULT_TIMING, ...(source.timing ?? {}) },
+  };
+}
+
+/** Reads a scenario from a JSON or YAML file, or completes an object already in memory. */
+export function loadScenario(fileOrObject: string | ScenarioInput | Partial<Scenario>): Scenario {
+  if (typeof fileOrObject !== 'string') return resolveScenario(fileOrObject);
+  const text = readFileSync(fileOrObject, 'utf8');
+  const parsed: unknown = fileOrObject.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  if (parsed === null || parsed === undefined) return defaultScenario();
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${fileOrObject}: a scenario must be a mapping`);
+  try {
+    return resolveScenario(parsed as ScenarioInput);
+  } catch (error) {
+    throw new Error(`${fileOrObject}: ${(error as Error).message}`);
+  }
+}
+
+function resolveNodes(nodes: ScenarioInput['nodes']): NodeSpec[] {
+  if (Array.isArray(nodes)) {
+    return nodes.map((node, index) => nodeSpec(node.name ?? `node-${index + 1}`, node));
+  }
+  const count = nodes?.count ?? 3;
+  return Array.from({ length: count }, (_, index) => nodeSpec(`node-${index + 1}`, nodes ?? {}));
+}
+
+function nodeSpec(name: string, shape: Partial<NodeSpec> | { cpu?: string; memory?: string; pods?: number }): NodeSpec {
+  const labels = 'labels' in shape && shape.labels ? shape.labels : {};
+  return {
+    name,
+    cpu: String(shape.cpu ?? '4'),
+    memory: String(shape.memory ?? '8Gi'),
+    pods: shape.pods ?? 110,
+    labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', ...labels },
+  };
+}
+
+function checkRegistryEntry(image: string, entry: RegistryEntry): void {
+  if (typeof entry === 'string') {
+    if (!IMAGE_STATES.includes(entry)) throw new Error(`scenario.registry[${JSON.stringify(image)}]: unknown value ${JSON.stringify(entry)}`);
+    return;
+  }
+  if (typeof entry !== 'object' || entry === null) throw new Error(`scenario.registry[${JSON.stringify(image)}]: expected a string or an object`);
+  if (entry.state !== undefined && !IMAGE_STATES.includes(entry.state)) {
+    throw new Error(`scenario.registry[${JSON.stringify(image)}].state: unknown value ${JSON.stringify(entry.state)}`);
+  }
+}
