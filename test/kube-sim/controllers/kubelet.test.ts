@@ -1,0 +1,259 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../types.js';
+import { condition, containerStatus, deployment, eventsFor, getDeployment, startSim, waitFor, type Sim } from './harness.js';
+
+let sim: Sim | undefined;
+afterEach(() => sim?.stop());
+
+function onlyPod(sim: Sim, app: string): KubeObject | undefined {
+  return sim.store.list('Pod', 'default', `app=${app}`)[0];
+}
+
+function waitingReason(pod: KubeObject | undefined, name = 'app', list: 'containerStatuses' | 'initContainerStatuses' = 'containerStatuses'): string | undefined {
+  return (pod?.status?.[list] as { name: string; state: { waiting?: { reason: string } } }[] | undefined)?.find((s) => s.name === name)?.state.waiting?.reason;
+}
+
+function podEvents(sim: Sim, pod: KubeObject): string[] {
+  return eventsFor(sim.store, pod.metadata.name).map((event) => `${event.type} ${event.reason}: ${event.message}`);
+}
+
+describe('kubelet', () => {
+  it('runs a healthy pod: pull, create, start, Ready, with the real container status shape', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1 }));
+    const pod = await waitFor('ready pod', () => {
+      const found = onlyPod(sim!, 'web');
+      return condition(found, 'Ready')?.status === 'True' ? found : undefined;
+    });
+    const status = containerStatus(pod)!;
+    expect(status).toMatchObject({ name: 'app', ready: true, started: true, restartCount: 0, lastState: {}, image: 'docker.io/library/nginx:1.25' });
+    expect(status.state.running.startedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(status.imageID).toMatch(/^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
+    expect(status.containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
+    expect(pod.status.conditions.map((c: { type: string }) => c.type)).toEqual(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+    expect(pod.status).toMatchObject({ phase: 'Running', hostIP: '172.18.0.2', qosClass: 'BestEffort' });
+    expect(pod.status.podIP).toMatch(/^10\.244\.\d+\.\d+$/);
+    const events = podEvents(sim, pod);
+    expect(events).toContain('Normal Pulling: Pulling image "nginx:1.25"');
+    expect(events.some((e) => /^Normal Pulled: Successfully pulled image "nginx:1\.25" in 2s \(2s including waiting\)\. Image size: \d+ bytes\.$/.test(e))).toBe(true);
+    expect(events).toContain('Normal Created: Created container: app');
+    expect(events).toContain('Normal Started: Started container app');
+    const pulling = eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Pulling')!;
+    expect(pulling.involvedObject).toMatchObject({ kind: 'Pod', name: pod.metadata.name, namespace: 'default', uid: pod.metadata.uid, apiVersion: 'v1', fieldPath: 'spec.containers{app}' });
+    expect(pulling).toMatchObject({ source: { component: 'kubelet', host: pod.spec.nodeName }, count: 1, type: 'Normal' });
+    expect(pulling.metadata.name).toMatch(new RegExp(`^${pod.metadata.name}\\.[0-9a-f]+$`));
+    const scheduled = eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Scheduled')!;
+    expect(scheduled).toMatchObject({ reportingComponent: 'default-scheduler', source: {}, firstTimestamp: null, action: 'Binding' });
+  });
+
+  it('reports ErrImagePull then ImagePullBackOff for a missing tag, retrying with a growing back-off', async () => {
+    sim = startSim({ registry: { 'nginx:9.99': 'missing' } });
+    sim.store.create(deployment('web', { replicas: 1, image: 'nginx:9.99' }));
+    const pullTimes: number[] = [];
+    sim.store.subscribe(({ object }) => {
+      if (object.kind === 'Event' && object.reason === 'Pulling' && Number(object.count) > pullTimes.length) pullTimes.push(sim!.clock.now().getTime());
+    });
+    const errPull = await waitFor('ErrImagePull', () => {
+      const pod = onlyPod(sim!, 'web');
+      return waitingReason(pod) === 'ErrImagePull' ? containerStatus(pod) : undefined;
+    });
+    expect(errPull.state.waiting.message).toBe(
+      'failed to pull and unpack image "docker.io/library/nginx:9.99": failed to resolve reference "docker.io/library/nginx:9.99": docker.io/library/nginx:9.99: not found',
+    );
+    const backOff = await waitFor('ImagePullBackOff', () => {
+      const pod = onlyPod(sim!, 'web');
+      return waitingReason(pod) === 'ImagePullBackOff' ? containerStatus(pod) : undefined;
+    });
+    expect(backOff.state.waiting.message).toBe(`Back-off pulling image "nginx:9.99": ErrImagePull: ${errPull.state.waiting.message}`);
+    expect(backOff).toMatchObject({ ready: false, started: false, restartCount: 0, image: 'nginx:9.99', imageID: '' });
+    await waitFor('four pulls', () => pullTimes.length >= 4, 15_000);
+    const gaps = pullTimes.slice(1).map((time, index) => time - pullTimes[index]!);
+    // Pull (2 s) + back-off 10 s, 20 s, 40 s.
+    expect(gaps[0]).toBeGreaterThanOrEqual(11_000);
+    expect(gaps[1]).toBeGreaterThan(gaps[0]! + 5_000);
+    expect(gaps[2]).toBeGreaterThan(gaps[1]! + 10_000);
+    const events = podEvents(sim, onlyPod(sim, 'web')!);
+    expect(events).toContain(`Warning Failed: Failed to pull image "nginx:9.99": ${errPull.state.waiting.message}`);
+    expect(events).toContain('Warning Failed: Error: ErrImagePull');
+    expect(events).toContain('Normal BackOff: Back-off pulling image "nginx:9.99"');
+    expect(events).toContain('Warning Failed: Error: ImagePullBackOff');
+  });
+
+  it('words auth failures like Docker Hub and other registries do', async () => {
+    sim = startSim({ registry: { 'acme/private:1': 'auth-required', 'ghcr.io/acme/*': 'auth-required' } });
+    sim.store.create(deployment('hub', { replicas: 1, image: 'acme/private:1' }));
+    sim.store.create(deployment('gh', { replicas: 1, image: 'ghcr.io/acme/app:2' }));
+    const hub = await waitFor('hub ErrImagePull', () => (waitingReason(onlyPod(sim!, 'hub')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'hub')) : undefined));
+    expect(hub.state.waiting.message).toBe(
+      'failed to pull and unpack image "docker.io/acme/private:1": failed to resolve reference "docker.io/acme/private:1": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed',
+    );
+    const gh = await waitFor('ghcr ErrImagePull', () => (waitingReason(onlyPod(sim!, 'gh')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'gh')) : undefined));
+    expect(gh.state.waiting.message).toContain('failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://ghcr.io/token?scope=repository%3Aacme%2Fapp%3Apull&service=ghcr.io: 401 Unauthorized');
+  });
+
+  it('recovers from a registry rate limit once the limited pulls are used up', async () => {
+    sim = startSim({ registry: { 'nginx:1.25': { rateLimitedPulls: 1 } } });
+    sim.store.create(deployment('web', { replicas: 1 }));
+    const seen = new Set<string>();
+    sim.store.subscribe(({ object }) => {
+      if (object.kind === 'Pod') {
+        const reason = waitingReason(object);
+        if (reason) seen.add(reason);
+      }
+    });
+    await waitFor('ready', () => condition(onlyPod(sim!, 'web'), 'Ready')?.status === 'True');
+    expect(seen).toContain('ErrImagePull');
+    const failed = podEvents(sim, onlyPod(sim, 'web')!).find((e) => e.startsWith('Warning Failed: Failed to pull image'));
+    expect(failed).toContain('429 Too Many Requests - Server message: toomanyrequests: You have reached your unauthenticated pull rate limit.');
+  });
+
+  it('reports InvalidImageName for a reference that does not parse', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1, image: 'Nginx:1.25' }));
+    const status = await waitFor('InvalidImageName', () => (waitingReason(onlyPod(sim!, 'web')) === 'InvalidImageName' ? containerStatus(onlyPod(sim!, 'web')) : undefined));
+    expect(status.state.waiting.message).toBe(
+      'Failed to apply default image tag "Nginx:1.25": couldn\'t parse image name "Nginx:1.25": invalid reference format: repository name must be lowercase',
+    );
+    expect(podEvents(sim, onlyPod(sim, 'web')!)).toContain('Warning Failed: Error: InvalidImageName');
+  });
+
+  it('crash-loops a container that exits 1: restartCount, lastState.terminated, CrashLoopBackOff', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/exit-code': '1', 'sim.kguard.dev/run-seconds': '1', 'sim.kguard.dev/stdout': 'panic: boom' } }));
+    const status = await waitFor('CrashLoopBackOff', () => {
+      const s = containerStatus(onlyPod(sim!, 'web'));
+      return s?.state.waiting?.reason === 'CrashLoopBackOff' && s.restartCount >= 1 ? s : undefined;
+    });
+    const pod = onlyPod(sim, 'web')!;
+    expect(status.state.waiting.message).toBe(`back-off 10s restarting failed container=app pod=${pod.metadata.name}_default(${pod.metadata.uid})`);
+    expect(status.lastState.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+    expect(status.lastState.terminated.containerID).toMatch(/^containerd:\/\//);
+    expect(status.lastState.terminated.startedAt).toBeDefined();
+    expect(status.lastState.terminated.finishedAt).toBeDefined();
+    expect(pod.status.phase).toBe('Running');
+    expect(pod.metadata.annotations!['sim.kguard.dev/logs.app']).toBe('panic: boom');
+    expect(podEvents(sim, pod)).toContain(`Warning BackOff: Back-off restarting failed container app in pod ${pod.metadata.name}_default(${pod.metadata.uid})`);
+    expect(podEvents(sim, pod)).toContain('Normal Pulled: Container image "nginx:1.25" already present on machine');
+    await waitFor('back-off doubles', () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.message?.startsWith('back-off 20s'));
+  });
+
+  it('reports OOMKilled with exit code 137', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/oom-kill.app': 'true', 'sim.kguard.dev/run-seconds.app': '1' } }));
+    const status = await waitFor('OOMKilled', () => containerStatus(onlyPod(sim!, 'web'))?.lastState.terminated);
+    expect(status).toMatchObject({ exitCode: 137, reason: 'OOMKilled' });
+  });
+
+  it('reports CreateContainerConfigError for a missing ConfigMap and heals once it exists', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1, container: { envFrom: [{ configMapRef: { name: 'web-config' } }] } }));
+    const status = await waitFor('CreateContainerConfigError', () => {
+      const s = containerStatus(onlyPod(sim!, 'web'));
+      return s?.state.waiting?.reason === 'CreateContainerConfigError' ? s : undefined;
+    });
+    expect(status.state.waiting.message).toBe('configmap "web-config" not found');
+    expect(podEvents(sim, onlyPod(sim, 'web')!)).toContain('Warning Failed: Error: configmap "web-config" not found');
+    sim.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'default' }, data: { A: '1' } });
+    await waitFor('healed', () => condition(getDeployment(sim!.store, 'web'), 'Available')?.status === 'True');
+  });
+
+  it('reports a missing Secret key as CreateContainerConfigError', async () => {
+    sim = startSim();
+    sim.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'default' }, data: { user: 'eA==' } });
+    sim.store.create(deployment('web', { replicas: 1, container: { env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }] } }));
+    const status = await waitFor('config error', () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.reason === 'CreateContainerConfigError' && containerStatus(onlyPod(sim!, 'web')));
+    expect(status.state.waiting.message).toBe("couldn't find key password in Secret default/db");
+  });
+
+  it('keeps a pod in ContainerCreating with FailedMount for a missing ConfigMap volume', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1, podSpec: { volumes: [{ name: 'config', configMap: { name: 'web-files' } }] } }));
+    const pod = await waitFor('FailedMount', () => {
+      const found = onlyPod(sim!, 'web');
+      return found && eventsFor(sim!.store, found.metadata.name).some((e) => e.reason === 'FailedMount') ? found : undefined;
+    });
+    expect(podEvents(sim, pod)).toContain('Warning FailedMount: MountVolume.SetUp failed for volume "config" : configmap "web-files" not found');
+    expect(waitingReason(onlyPod(sim, 'web'))).toBe('ContainerCreating');
+    sim.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-files', namespace: 'default' }, data: {} });
+    await waitFor('mounted and ready', () => condition(onlyPod(sim!, 'web'), 'Ready')?.status === 'True');
+  });
+
+  it('keeps a pod unready while its readiness probe fails, with Unhealthy events', async () => {
+    sim = startSim();
+    sim.store.create(
+      deployment('web', {
+        replicas: 1,
+        podAnnotations: { 'sim.kguard.dev/readiness': 'fail' },
+        container: { readinessProbe: { httpGet: { path: '/healthz', port: 80 }, periodSeconds: 5 } },
+      }),
+    );
+    const unhealthy = await waitFor('Unhealthy x3', () => {
+      const pod = onlyPod(sim!, 'web');
+      const event = pod && eventsFor(sim!.store, pod.metadata.name).find((e) => e.reason === 'Unhealthy');
+      return event && Number(event.count) >= 3 ? event : undefined;
+    });
+    expect(unhealthy).toMatchObject({ type: 'Warning', message: 'Readiness probe failed: HTTP probe failed with statuscode: 503' });
+    const pod = onlyPod(sim, 'web')!;
+    expect(pod.status.phase).toBe('Running');
+    expect(containerStatus(pod)).toMatchObject({ ready: false, started: true, state: { running: {} } });
+    expect(condition(pod, 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' });
+  });
+
+  it('runs init containers first and reports Init failures with ContainersNotInitialized', async () => {
+    sim = startSim();
+    sim.store.create(
+      deployment('web', {
+        replicas: 1,
+        podAnnotations: { 'sim.kguard.dev/exit-code.migrate': '3' },
+        podSpec: { initContainers: [{ name: 'migrate', image: 'busybox:1.36' }] },
+      }),
+    );
+    const pod = await waitFor('init crash loop', () => {
+      const found = onlyPod(sim!, 'web');
+      return waitingReason(found, 'migrate', 'initContainerStatuses') === 'CrashLoopBackOff' ? found : undefined;
+    });
+    const init = pod.status.initContainerStatuses[0];
+    expect(init.lastState.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
+    expect(pod.status.phase).toBe('Pending');
+    expect(condition(pod, 'Initialized')).toMatchObject({ status: 'False', reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [migrate]' });
+    expect(waitingReason(pod)).toBe('PodInitializing');
+    expect(eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Started')?.involvedObject).toMatchObject({ fieldPath: 'spec.initContainers{migrate}' });
+  });
+
+  it('completes init containers before starting the app', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1, podSpec: { initContainers: [{ name: 'migrate', image: 'busybox:1.36' }] } }));
+    const pod = await waitFor('ready', () => {
+      const found = onlyPod(sim!, 'web');
+      return condition(found, 'Ready')?.status === 'True' ? found : undefined;
+    });
+    expect(pod.status.initContainerStatuses[0]).toMatchObject({ ready: true, state: { terminated: { exitCode: 0, reason: 'Completed' } } });
+  });
+
+  it('reports RunContainerError then CrashLoopBackOff when the process cannot start', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/start-error': 'true' }, container: { command: ['/app/serve'] } }));
+    const status = await waitFor('RunContainerError', () => {
+      const s = containerStatus(onlyPod(sim!, 'web'));
+      return s?.state.waiting?.reason === 'RunContainerError' ? s : undefined;
+    });
+    expect(status.state.waiting.message).toContain('exec: "/app/serve": executable file not found in $PATH');
+    expect(status.lastState.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
+    await waitFor('CrashLoopBackOff', () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.reason === 'CrashLoopBackOff');
+  });
+
+  it('kills and restarts a container whose liveness probe fails', async () => {
+    sim = startSim();
+    sim.store.create(
+      deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/liveness': 'fail' }, container: { livenessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 2, failureThreshold: 2 } } }),
+    );
+    const status = await waitFor('restarted', () => {
+      const s = containerStatus(onlyPod(sim!, 'web'));
+      return s && s.restartCount >= 1 ? s : undefined;
+    });
+    expect(status.lastState.terminated).toMatchObject({ exitCode: 137, reason: 'Error' });
+    const events = podEvents(sim, onlyPod(sim, 'web')!);
+    expect(events).toContain('Warning Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 500');
+    expect(events).toContain('Normal Killing: Container app failed liveness probe, will be restarted');
+  });
+});
