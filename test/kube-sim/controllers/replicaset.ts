@@ -7,7 +7,8 @@ import { ApiError } from '../errors.js';
 import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import type { EventRecorder } from './events.js';
-import { availableAt, isOwnedBy, isPodActive, isPodAvailable, isPodReady, podCondition, qosClass } from './pods.js';
+import { applyDefaults } from '../server/defaults.js';
+import { availableAt, isOwnedBy, isPodActive, isPodAvailable, isPodReady, podCondition } from './pods.js';
 import { admitPod } from './quota.js';
 import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
 
@@ -102,7 +103,6 @@ export class ReplicaSetController {
 
   private podFromTemplate(rs: KubeObject): KubeObject {
     const template = structuredClone(rs.spec?.template ?? {});
-    const spec = defaultPodSpec(template.spec ?? { containers: [] });
     const metadata: KubeObject['metadata'] = {
       name: `${rs.metadata.name}-${randomSuffix()}`,
       generateName: `${rs.metadata.name}-`,
@@ -111,7 +111,10 @@ export class ReplicaSetController {
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid!, controller: true, blockOwnerDeletion: true }],
     };
     if (template.metadata?.annotations) metadata.annotations = template.metadata.annotations;
-    return { apiVersion: 'v1', kind: 'Pod', metadata, spec, status: { phase: 'Pending', qosClass: qosClass(spec) } };
+    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata, spec: template.spec ?? { containers: [] } };
+    // The API server defaults what the replicaset controller POSTs (status.phase, qosClass, ...).
+    applyDefaults(pod);
+    return pod;
   }
 
   private updateStatus(rs: KubeObject, pods: KubeObject[], manageError: Error | undefined): void {
@@ -153,42 +156,6 @@ export class ReplicaSetController {
       .filter((at): at is number => at !== undefined);
     if (upcoming.length > 0) this.queue.add(key, Math.max(0, Math.min(...upcoming) - now.getTime()));
   }
-}
-
-/** What the API server's defaulting adds to a pod spec created without these fields. */
-export function defaultPodSpec(input: Record<string, unknown>): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const spec = structuredClone(input) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  spec.restartPolicy ??= 'Always';
-  spec.terminationGracePeriodSeconds ??= 30;
-  spec.dnsPolicy ??= 'ClusterFirst';
-  spec.schedulerName ??= 'default-scheduler';
-  spec.securityContext ??= {};
-  spec.serviceAccountName ??= 'default';
-  spec.serviceAccount ??= spec.serviceAccountName;
-  spec.enableServiceLinks ??= true;
-  spec.preemptionPolicy ??= 'PreemptLowerPriority';
-  spec.priority ??= 0;
-  spec.tolerations ??= [
-    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-  ];
-  for (const list of ['containers', 'initContainers']) {
-    for (const container of (spec[list] as Record<string, any>[] | undefined) ?? []) { // eslint-disable-line @typescript-eslint/no-explicit-any
-      container.imagePullPolicy ??= defaultPullPolicy(String(container.image ?? ''));
-      container.terminationMessagePath ??= '/dev/termination-log';
-      container.terminationMessagePolicy ??= 'File';
-      container.resources ??= {};
-    }
-  }
-  return spec;
-}
-
-/** Always for `:latest` or an untagged image, IfNotPresent otherwise (core/v1 defaults). */
-export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
-  if (image.includes('@')) return 'IfNotPresent';
-  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
-  const tag = lastSegment.includes(':') ? lastSegment.slice(lastSegment.indexOf(':') + 1) : '';
-  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Timing } from '../../scenario.js';
 import type { Store } from '../../store.js';
 import type { KubeObject } from '../../types.js';
 import type { EventRecorder, EventSource, EventType } from '../events.js';
-import { defaultPullPolicy } from '../replicaset.js';
+import { imagePullPolicyFor } from '../../server/defaults.js';
 import type { Backoff } from './backoff.js';
 import { containerConfigError, volumeMountErrors } from './config-refs.js';
 import { goDuration, imageIdOf, parseImageRef, type ImageRef, type SimulatedRegistry } from './images.js';
@@ -193,7 +193,7 @@ export class PodWorker {
       this.publish();
       return retry();
     }
-    const policy = c.spec.imagePullPolicy ?? defaultPullPolicy(image);
+    const policy = c.spec.imagePullPolicy ?? imagePullPolicyFor(image);
     const present = this.services.imagesOn(this.nodeName).has(parsed.normalized);
     if (policy === 'Never' && !present) {
       const message = `Container image "${image}" is not present with pull policy of Never`;
