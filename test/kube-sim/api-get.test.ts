@@ -9,7 +9,7 @@ import type { KubeObject } from './types.js';
 let cluster: Cluster;
 
 beforeAll(async () => {
-  cluster = await startCluster();
+  cluster = await startCluster({ controllers: false });
   const { store } = cluster;
   store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
   const pod = (name: string, namespace: string, labels: Record<string, string>, phase: string): KubeObject => ({
@@ -140,5 +140,29 @@ describe('discovery and reads with kubectl', () => {
     expect(result.stderr.trim()).toBe('Error from server (NotFound): deployments.apps "nope" not found');
     const pod = await kubectl(cluster, ['get', 'pod', 'nope', '-n', 'shop']);
     expect(pod.stderr.trim()).toBe('Error from server (NotFound): pods "nope" not found');
+  });
+});
+
+describe('server-side printing (kubectl get without -o)', () => {
+  it('shows the real columns for pods, computed from their status', async () => {
+    const result = await kubectl(cluster, ['get', 'pods', '-l', 'app=get-test']);
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
+    expect(lines[1]).toMatch(/^get-a\s+0\/1\s+Running\s+0\s+\d+s$/);
+    expect(lines[2]).toMatch(/^get-b\s+0\/1\s+Pending\s+0\s+\d+s$/);
+  });
+
+  it('shows wide columns and namespaces with -o wide -A', async () => {
+    const result = await kubectl(cluster, ['get', 'pods', '-A', '-o', 'wide', '-l', 'tier=front']);
+    expect(result.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/);
+    expect(result.stdout).toMatch(/\nshop\s+get-c\s+0\/1\s+Running\s+0\s+\d+s\s+<none>\s+node-1\s+<none>\s+<none>/);
+  });
+
+  it('prints events and configmaps with their columns', async () => {
+    const events = await kubectl(cluster, ['get', 'events', '--field-selector', 'involvedObject.name=get-b']);
+    expect(events.stdout).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n\S+\s+Warning\s+Failed\s+pod\/get-b/);
+    const configMaps = await kubectl(cluster, ['get', 'cm', 'get-config']);
+    expect(configMaps.stdout).toMatch(/^NAME\s+DATA\s+AGE\nget-config\s+1\s+\d+s$/);
   });
 });

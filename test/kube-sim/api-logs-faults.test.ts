@@ -7,7 +7,7 @@ import { deploymentYaml, kubectl } from './testing/kubectl.js';
 let cluster: Cluster;
 
 beforeAll(async () => {
-  cluster = await startCluster();
+  cluster = await startCluster({ controllers: false });
   cluster.store.create({
     apiVersion: 'v1',
     kind: 'Pod',

@@ -8,7 +8,7 @@ import type { KubeObject } from './types.js';
 let cluster: Cluster;
 
 beforeAll(async () => {
-  cluster = await startCluster();
+  cluster = await startCluster({ controllers: false });
 });
 
 afterAll(async () => {

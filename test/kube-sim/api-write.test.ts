@@ -8,7 +8,7 @@ import { deploymentYaml, kubectl } from './testing/kubectl.js';
 let cluster: Cluster;
 
 beforeAll(async () => {
-  cluster = await startCluster();
+  cluster = await startCluster({ controllers: false });
 });
 
 afterAll(async () => {

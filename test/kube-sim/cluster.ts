@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSimClock, type SimClock } from './clock.js';
+import { startControllers } from './controllers/index.js';
 import { kubeconfigFor } from './kubeconfig.js';
 import { loadScenario, type Scenario, type ScenarioInput } from './scenario.js';
 import { applyDefaults } from './server/defaults.js';
@@ -22,6 +23,8 @@ export interface ClusterOptions {
   timeScale?: number;
   /** A scenario file (JSON or YAML) or an object; defaults fill the rest. */
   scenario?: Partial<Scenario> | ScenarioInput | string;
+  /** false: API server only, nothing reacts to objects (for tests of the API itself). Default true. */
+  controllers?: boolean;
 }
 
 export interface Cluster {
@@ -39,25 +42,19 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-interface Controllers {
-  stop(): void;
-}
-
-type StartControllers = (store: Store, clock: SimClock, scenario: Scenario) => Controllers;
-
 const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const scenario = loadScenario(options.scenario ?? {});
   const clock = createSimClock(options.timeScale ?? 1);
   const store = new Store(clock);
-  const server = await startApiServer(store, { port: options.port });
+  const server = await startApiServer(store, clock, { port: options.port });
   for (const name of INITIAL_NAMESPACES) {
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
     applyDefaults(namespace);
     store.create(namespace);
   }
-  const controllers = (await loadStartControllers())?.(store, clock, scenario);
+  const controllers = options.controllers === false ? undefined : startControllers(store, clock, scenario);
 
   // The kubectl dispatcher caches /version per host:port, and kubectl caches discovery: a
   // fresh cache directory per cluster keeps a restarted cluster from being served stale answers.
@@ -83,16 +80,4 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       await rm(directory, { recursive: true, force: true });
     },
   };
-}
-
-/** TEMPORARY: the controllers half is written concurrently; run without it until it exists. */
-async function loadStartControllers(): Promise<StartControllers | undefined> {
-  const modulePath = './controllers/index.js';
-  try {
-    const loaded = (await import(modulePath)) as { startControllers: StartControllers };
-    return loaded.startControllers;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return undefined;
-    throw error;
-  }
 }

@@ -100,3 +100,16 @@ function parseRequirement(text: string): Requirement {
   if (exists) return { key: exists[2]!, operator: exists[1] === '!' ? 'DoesNotExist' : 'Exists' };
   throw badRequest(`unable to parse requirement: ${JSON.stringify(text)}`);
 }
+
+/** The query-string form of a spec selector (`app=web,tier in (a,b)`), as `kubectl get -o wide` shows it. */
+export function labelSelectorToString(selector: LabelSelectorObject | undefined): string {
+  const parts = Object.entries(selector?.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const expression of selector?.matchExpressions ?? []) {
+    const values = (expression.values ?? []).join(',');
+    if (expression.operator === 'In') parts.push(`${expression.key} in (${values})`);
+    if (expression.operator === 'NotIn') parts.push(`${expression.key} notin (${values})`);
+    if (expression.operator === 'Exists') parts.push(expression.key);
+    if (expression.operator === 'DoesNotExist') parts.push(`!${expression.key}`);
+  }
+  return parts.join(',');
+}

@@ -4,7 +4,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '../errors.js';
+import type { SimClock } from '../clock.js';
 import type { Store } from '../store.js';
+import type { ApiContext } from './context.js';
 import {
   aggregatedContentType,
   aggregatedDiscovery,
@@ -52,12 +54,12 @@ export interface ApiServer {
 
 const REQUEST_LOG_SIZE = 1000;
 
-export async function startApiServer(store: Store, options: { port?: number } = {}): Promise<ApiServer> {
+export async function startApiServer(store: Store, clock: SimClock, options: { port?: number } = {}): Promise<ApiServer> {
   const history = new WatchHistory(store);
   const openWatches = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const requests: RequestRecord[] = [];
-  const watchContext = { store, history, openWatches };
+  const context: ApiContext = { store, clock, history, openWatches };
   let listening = false;
 
   const server: Server = createServer((req, res) => {
@@ -107,7 +109,7 @@ export async function startApiServer(store: Store, options: { port?: number } = 
     const failure = faults.failureFor({ method: req.method ?? 'GET', url: req.url ?? '/', route, isWatch: isWatchRequest(query) });
     if (failure) return sendError(res, failure);
 
-    if (route) return serveResource(watchContext, route, query, req, res);
+    if (route) return serveResource(context, route, query, req, res);
     if (req.method !== 'GET') throw notFoundPath();
     return serveNonResource(pathname, req, res);
   }

@@ -14,7 +14,14 @@ export function getObject(store: Store, route: ResourceRoute & { name: string })
   return obj;
 }
 
-export function listObjects(store: Store, route: ResourceRoute, query: URLSearchParams): object {
+export interface ObjectList {
+  kind: string;
+  apiVersion: string;
+  metadata: { resourceVersion: string };
+  items: KubeObject[];
+}
+
+export function listObjects(store: Store, route: ResourceRoute, query: URLSearchParams): ObjectList {
   const fieldRequirements = parseFieldSelector(query.get('fieldSelector'));
   const items = store
     .list(route.type.kind, route.namespace, query.get('labelSelector') ?? undefined)

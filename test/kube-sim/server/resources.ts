@@ -3,12 +3,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import type { KubeObject } from '../types.js';
 import { patchTypeOf } from './patch/index.js';
 import { getObject, listObjects } from './reads.js';
 import { parseJson, readBody, sendJson, sendText } from './responses.js';
 import type { ResourceRoute } from './routing.js';
 import { getScale, podLog, writeScale } from './subresources.js';
-import { serveWatch, type WatchContext } from './watch.js';
+import type { ApiContext } from './context.js';
+import { negotiateTable, tableContentType, tableOf } from './tables/index.js';
+import { serveWatch } from './watch.js';
 import { createObject, deleteCollection, deleteObject, patchObject, replaceObject } from './writes.js';
 
 export function isWatchRequest(query: URLSearchParams): boolean {
@@ -17,7 +20,7 @@ export function isWatchRequest(query: URLSearchParams): boolean {
 }
 
 export async function serveResource(
-  context: WatchContext,
+  context: ApiContext,
   route: ResourceRoute,
   query: URLSearchParams,
   req: IncomingMessage,
@@ -28,14 +31,23 @@ export async function serveResource(
   const name = route.name;
 
   if (req.method === 'GET') {
+    const table = negotiateTable(req.headers.accept);
+    const printTable = (objects: KubeObject[], resourceVersion?: string): void => {
+      const options = { version: table!, now: context.clock.now(), includeObject: query.get('includeObject'), resourceVersion };
+      sendJson(res, 200, tableOf(route.type.kind, objects, options), tableContentType(table!));
+    };
     if (name === undefined) {
-      if (isWatchRequest(query)) return serveWatch(context, route, query, res);
-      return sendJson(res, 200, listObjects(store, route, query));
+      if (isWatchRequest(query)) return serveWatch(context, route, query, res, table);
+      const list = listObjects(store, route, query);
+      if (table) return printTable(list.items, list.metadata.resourceVersion);
+      return sendJson(res, 200, list);
     }
     const named = { ...route, name };
     if (route.subresource === 'log') return sendText(res, 200, podLog(store, named, query));
     if (route.subresource === 'scale') return sendJson(res, 200, getScale(store, named));
-    return sendJson(res, 200, getObject(store, named));
+    const obj = getObject(store, named);
+    if (table && route.subresource === undefined) return printTable([obj]);
+    return sendJson(res, 200, obj);
   }
 
   const bodyText = await readBody(req);

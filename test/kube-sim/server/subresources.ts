@@ -2,6 +2,7 @@
 
 import { ApiError, badRequest } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import { labelSelectorToString } from '../selectors.js';
 import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { applyPatch, type PatchType } from './patch/index.js';
@@ -39,20 +40,8 @@ function scaleOf(obj: KubeObject): object {
     apiVersion: 'autoscaling/v1',
     metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
     spec: { replicas: obj.spec?.replicas ?? 0 },
-    status: { replicas: obj.status?.replicas ?? 0, selector: selectorString(obj.spec?.selector) },
+    status: { replicas: obj.status?.replicas ?? 0, selector: labelSelectorToString(obj.spec?.selector) },
   };
-}
-
-function selectorString(selector: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] } | undefined): string {
-  const parts = Object.entries(selector?.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
-  for (const expression of selector?.matchExpressions ?? []) {
-    const values = (expression.values ?? []).join(',');
-    if (expression.operator === 'In') parts.push(`${expression.key} in (${values})`);
-    if (expression.operator === 'NotIn') parts.push(`${expression.key} notin (${values})`);
-    if (expression.operator === 'Exists') parts.push(expression.key);
-    if (expression.operator === 'DoesNotExist') parts.push(`!${expression.key}`);
-  }
-  return parts.join(',');
 }
 
 /** The log text for `kubectl logs`, honouring container= and tailLines=. */

@@ -7,24 +7,18 @@
 import type { ServerResponse } from 'node:http';
 import { resourceTypeForKind, apiVersionOf } from '../kinds.js';
 import { parseLabelSelector, matchesRequirements } from '../selectors.js';
-import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { matchesFields, parseFieldSelector } from './fieldSelector.js';
 import type { ResourceRoute } from './routing.js';
-import type { HistoryEntry, WatchHistory } from './watchHistory.js';
+import type { ApiContext } from './context.js';
+import { tableOf, type TableVersion } from './tables/index.js';
+import type { HistoryEntry } from './watchHistory.js';
 
 const BOOKMARK_INTERVAL_MS = 1000;
 
-export interface WatchContext {
-  store: Store;
-  history: WatchHistory;
-  /** Every open watch response, so the server can end them on stop or on a cut-watches fault. */
-  openWatches: Set<ServerResponse>;
-}
-
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-export function serveWatch(context: WatchContext, route: ResourceRoute, query: URLSearchParams, res: ServerResponse): void {
+export function serveWatch(context: ApiContext, route: ResourceRoute, query: URLSearchParams, res: ServerResponse, table?: TableVersion): void {
   const matches = matcherFor(route, query);
   const requestedVersion = query.get('resourceVersion');
   const replay = requestedVersion && requestedVersion !== '0' ? context.history.since(Number(requestedVersion)) : undefined;
@@ -34,7 +28,13 @@ export function serveWatch(context: WatchContext, route: ResourceRoute, query: U
   // the watch started (and `rollout status` then hangs forever), so send them now.
   res.flushHeaders();
   const send = (type: EventType, object: object): void => {
-    if (!res.writableEnded) res.write(JSON.stringify({ type, object }) + '\n');
+    if (res.writableEnded) return;
+    // `kubectl get -w` without -o asks for Tables: each event then carries a one-row Table.
+    const printed =
+      table && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')
+        ? tableOf(route.type.kind, [object as KubeObject], { version: table, now: context.clock.now(), includeObject: query.get('includeObject') })
+        : object;
+    res.write(JSON.stringify({ type, object: printed }) + '\n');
   };
 
   if (replay === 'expired') {
