@@ -1,0 +1,118 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_TIMING, loadScenario } from '../scenario.js';
+import { condition, containerStatus, deployment, eventsFor, getDeployment, startSim, waitFor, type Sim } from './harness.js';
+
+let sim: Sim | undefined;
+afterEach(() => sim?.stop());
+
+function file(name: string, text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'kube-sim-scenario-')), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('loadScenario', () => {
+  it('defaults to three 4-cpu / 8Gi nodes where every image pulls', () => {
+    const scenario = loadScenario({});
+    expect(scenario.nodes.map((node) => [node.name, node.cpu, node.memory])).toEqual([
+      ['node-1', '4', '8Gi'],
+      ['node-2', '4', '8Gi'],
+      ['node-3', '4', '8Gi'],
+    ]);
+    expect(scenario.defaultImage).toBe('present');
+    expect(scenario.timing).toEqual(DEFAULT_TIMING);
+  });
+
+  it('reads YAML and JSON files and fills what they leave out', () => {
+    const yaml = loadScenario(file('s.yaml', 'nodes: {count: 1, cpu: "2"}\nregistry:\n  nginx:1.99: missing\n  nginx:1.25: {rateLimitedPulls: 2}\ntiming: {pullMs: 500}\n'));
+    expect(yaml.nodes).toHaveLength(1);
+    expect(yaml.nodes[0]).toMatchObject({ name: 'node-1', cpu: '2', memory: '8Gi' });
+    expect(yaml.registry).toEqual({ 'nginx:1.99': 'missing', 'nginx:1.25': { rateLimitedPulls: 2 } });
+    expect(yaml.timing.pullMs).toBe(500);
+    expect(yaml.timing.sandboxMs).toBe(DEFAULT_TIMING.sandboxMs);
+    const json = loadScenario(file('s.json', JSON.stringify({ defaultImage: 'missing', nodes: [{ name: 'gpu', cpu: '16', labels: { gpu: 'yes' } }] })));
+    expect(json.defaultImage).toBe('missing');
+    expect(json.nodes[0]!.labels).toMatchObject({ gpu: 'yes', 'kubernetes.io/hostname': 'gpu' });
+  });
+
+  it('names the field it cannot understand', () => {
+    expect(() => loadScenario({ registry: { 'nginx:1': 'gone' as never } })).toThrow('scenario.registry["nginx:1"]: unknown value "gone"');
+    expect(() => loadScenario({ timing: { pullSeconds: 3 } as never })).toThrow('scenario.timing.pullSeconds: unknown setting');
+    expect(() => loadScenario(file('bad.yaml', '- a\n- b\n'))).toThrow('a scenario must be a mapping');
+  });
+});
+
+describe('scenario behaviour', () => {
+  it('matches registry entries by repository and by pattern, and honours defaultImage', async () => {
+    sim = startSim({ defaultImage: 'missing', registry: { nginx: 'present', 'registry.internal/*': 'unreachable' } });
+    sim.store.create(deployment('any-tag', { replicas: 1, image: 'nginx:1.27' }));
+    sim.store.create(deployment('internal', { replicas: 1, image: 'registry.internal/team/app:3' }));
+    sim.store.create(deployment('unknown', { replicas: 1, image: 'redis:7' }));
+    await waitFor('nginx any tag pulls', () => condition(getDeployment(sim!.store, 'any-tag'), 'Available')?.status === 'True');
+    const internal = await waitFor('unreachable', () => {
+      const s = containerStatus(sim!.store.list('Pod', 'default', 'app=internal')[0]);
+      return s?.state.waiting?.reason === 'ErrImagePull' ? s : undefined;
+    });
+    expect(internal.state.waiting.message).toBe(
+      'failed to pull and unpack image "registry.internal/team/app:3": failed to resolve reference "registry.internal/team/app:3": failed to do request: Head "https://registry.internal/v2/team/app/manifests/3": dial tcp: lookup registry.internal on 172.18.0.1:53: no such host',
+    );
+    await waitFor('redis missing', () => containerStatus(sim!.store.list('Pod', 'default', 'app=unknown')[0])?.state.waiting?.reason === 'ErrImagePull');
+  });
+
+  it('registers the nodes as Node objects', () => {
+    sim = startSim({ nodes: { count: 2, cpu: '8', memory: '16Gi' } });
+    const nodes = sim.store.list('Node');
+    expect(nodes.map((node) => node.metadata.name)).toEqual(['node-1', 'node-2']);
+    expect(nodes[0]!.status.allocatable).toMatchObject({ cpu: '8', memory: '16Gi', pods: '110' });
+    expect(condition(nodes[0], 'Ready')).toMatchObject({ status: 'True', reason: 'KubeletReady' });
+  });
+
+  it('crash-count makes a crash transient: the container keeps running after N failed starts', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/exit-code': '2', 'sim.kguard.dev/run-seconds': '1', 'sim.kguard.dev/crash-count': '1' } }));
+    const status = await waitFor('running after one crash', () => {
+      const s = containerStatus(sim!.store.list('Pod', 'default', 'app=web')[0]);
+      return s?.restartCount === 1 && s.state.running ? s : undefined;
+    });
+    expect(status.lastState.terminated).toMatchObject({ exitCode: 2, reason: 'Error' });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // 10 simulated seconds
+    expect(containerStatus(sim.store.list('Pod', 'default', 'app=web')[0])).toMatchObject({ restartCount: 1, ready: true });
+  });
+
+  it('readiness-delay-seconds keeps a pod unready (connection refused) until the delay passes', async () => {
+    sim = startSim();
+    sim.store.create(
+      deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/readiness-delay-seconds': '15' }, container: { readinessProbe: { httpGet: { path: '/ready', port: 80 }, periodSeconds: 5 } } }),
+    );
+    await waitFor('ready', () => condition(sim!.store.list('Pod', 'default', 'app=web')[0], 'Ready')?.status === 'True');
+    const pod = sim.store.list('Pod', 'default', 'app=web')[0]!;
+    const unhealthy = eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Unhealthy')!;
+    expect(unhealthy.message).toBe(`Readiness probe failed: Get "http://${pod.status.podIP}:80/ready": dial tcp ${pod.status.podIP}:80: connect: connection refused`);
+  });
+
+  it('aggregates repeated events into count and lastTimestamp', async () => {
+    sim = startSim({ registry: { 'nginx:9.99': 'missing' } });
+    sim.store.create(deployment('web', { replicas: 1, image: 'nginx:9.99' }));
+    const event = await waitFor('BackOff x3', () => {
+      const pod = sim!.store.list('Pod', 'default', 'app=web')[0];
+      const found = pod && eventsFor(sim!.store, pod.metadata.name).find((e) => e.reason === 'BackOff');
+      return found && Number(found.count) >= 3 ? found : undefined;
+    });
+    expect(Date.parse(String(event.lastTimestamp))).toBeGreaterThan(Date.parse(String(event.firstTimestamp)));
+    const backOffEvents = sim.store.list('Event').filter((e) => e.reason === 'BackOff');
+    expect(backOffEvents).toHaveLength(1);
+  });
+
+  it('writes nothing once a healthy rollout has settled', async () => {
+    sim = startSim();
+    sim.store.create(deployment('web', { replicas: 3 }));
+    await waitFor('complete', () => condition(getDeployment(sim!.store, 'web'), 'Progressing')?.reason === 'NewReplicaSetAvailable' && getDeployment(sim!.store, 'web')!.status.availableReplicas === 3);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const settled = sim.store.currentResourceVersion();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // 30 simulated seconds
+    expect(sim.store.currentResourceVersion()).toBe(settled);
+  });
+});
