@@ -11,22 +11,19 @@ import type { KubeObject, StoreEvent } from '../../types.js';
 import type { EventRecorder } from '../events.js';
 import { POD_TEMPLATE_HASH_LABEL, equalIgnoreHash, templateHash } from '../template-hash.js';
 import { WorkQueue, namespacedKey, splitKey } from '../workqueue.js';
+import { reconcileNewReplicaSet, reconcileOldReplicaSets, scale, type Scaler } from './scaling.js';
 import { calculateStatus, progressDeadlineAt, rolloutStatus, serializeStatus } from './status.js';
 import {
   DESIRED_REPLICAS_ANNOTATION,
   FAILED_RS_CREATE_REASON,
   FOUND_NEW_RS_REASON,
-  MAX_REPLICAS_ANNOTATION,
   NEW_RS_REASON,
   PAUSED_REASON,
   REVISION_ANNOTATION,
   RESUMED_REASON,
   TIMED_OUT_REASON,
   activeReplicaSets,
-  availableReplicaCount,
   byCreation,
-  bySizeNewer,
-  bySizeOlder,
   deploymentComplete,
   desiredReplicas,
   getCondition,
@@ -34,11 +31,9 @@ import {
   isRollingUpdate,
   maxRevision,
   maxSurge,
-  maxUnavailable,
   minReadySeconds,
   newCondition,
   newRSNewReplicas,
-  replicaCount,
   replicasAnnotationsNeedUpdate,
   revisionHistoryLimit,
   revisionOf,
@@ -53,6 +48,10 @@ const SOURCE = { component: 'deployment-controller' };
 
 export class DeploymentController {
   private readonly queue: WorkQueue;
+  private readonly scaler: Scaler = {
+    scaleAndRecord: (rs, newScale, d) => this.scaleReplicaSetAndRecordEvent(rs, newScale, d),
+    resize: (rs, newScale, d) => this.scaleReplicaSet(rs, newScale, d),
+  };
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -115,8 +114,8 @@ export class DeploymentController {
   private rolloutRolling(d: KubeObject, rsList: KubeObject[]): void {
     const { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, true);
     const allRSs = newRS ? [...oldRSs, newRS] : oldRSs;
-    if (newRS && this.reconcileNewReplicaSet(allRSs, newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
-    if (this.reconcileOldReplicaSets(allRSs, activeReplicaSets(oldRSs), newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (newRS && reconcileNewReplicaSet(this.scaler, allRSs, newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (reconcileOldReplicaSets(this.scaler, allRSs, activeReplicaSets(oldRSs), newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
     if (deploymentComplete(d, d.status ?? {})) this.cleanupDeployment(oldRSs, d);
     this.syncRolloutStatus(allRSs, newRS, d);
   }
@@ -148,56 +147,6 @@ export class DeploymentController {
     });
   }
 
-  private reconcileNewReplicaSet(allRSs: KubeObject[], newRS: KubeObject, d: KubeObject): boolean {
-    const desired = desiredReplicas(d);
-    if (specReplicas(newRS) === desired) return false;
-    if (specReplicas(newRS) > desired) return this.scaleReplicaSetAndRecordEvent(newRS, desired, d);
-    return this.scaleReplicaSetAndRecordEvent(newRS, newRSNewReplicas(d, allRSs, newRS), d);
-  }
-
-  private reconcileOldReplicaSets(allRSs: KubeObject[], oldRSs: KubeObject[], newRS: KubeObject | undefined, d: KubeObject): boolean {
-    if (replicaCount(oldRSs) === 0) return false;
-    const allPodsCount = replicaCount(allRSs);
-    const minAvailable = desiredReplicas(d) - maxUnavailable(d);
-    const newRSUnavailablePodCount = newRS ? specReplicas(newRS) - (newRS.status?.availableReplicas ?? 0) : 0;
-    const maxScaledDown = allPodsCount - minAvailable - newRSUnavailablePodCount;
-    if (maxScaledDown <= 0) return false;
-    // First clean up old ReplicaSets' unhealthy replicas: they do not count toward availability anyway.
-    const cleanedUp = this.cleanupUnhealthyReplicas(oldRSs, d, maxScaledDown);
-    const scaledDown = this.scaleDownOldReplicaSetsForRollingUpdate(newRS ? [...oldRSs, newRS] : oldRSs, oldRSs, d);
-    return cleanedUp + scaledDown > 0;
-  }
-
-  private cleanupUnhealthyReplicas(oldRSs: KubeObject[], d: KubeObject, maxCleanupCount: number): number {
-    let totalScaledDown = 0;
-    for (const rs of [...oldRSs].sort(byCreation)) {
-      if (totalScaledDown >= maxCleanupCount) break;
-      if (specReplicas(rs) === 0) continue;
-      const unhealthy = specReplicas(rs) - (rs.status?.availableReplicas ?? 0);
-      if (unhealthy <= 0) continue;
-      const scaledDownCount = Math.min(maxCleanupCount - totalScaledDown, unhealthy);
-      this.scaleReplicaSetAndRecordEvent(rs, specReplicas(rs) - scaledDownCount, d);
-      totalScaledDown += scaledDownCount;
-    }
-    return totalScaledDown;
-  }
-
-  private scaleDownOldReplicaSetsForRollingUpdate(allRSs: KubeObject[], oldRSs: KubeObject[], d: KubeObject): number {
-    const minAvailable = desiredReplicas(d) - maxUnavailable(d);
-    const availablePodCount = availableReplicaCount(allRSs);
-    if (availablePodCount <= minAvailable) return 0;
-    const totalScaleDownCount = availablePodCount - minAvailable;
-    let totalScaledDown = 0;
-    for (const rs of [...oldRSs].sort(byCreation)) {
-      if (totalScaledDown >= totalScaleDownCount) break;
-      if (specReplicas(rs) === 0) continue;
-      const scaleDownCount = Math.min(specReplicas(rs), totalScaleDownCount - totalScaledDown);
-      this.scaleReplicaSetAndRecordEvent(rs, specReplicas(rs) - scaleDownCount, d);
-      totalScaledDown += scaleDownCount;
-    }
-    return totalScaledDown;
-  }
-
   // ---- scaling without a template change (sync.go: sync, scale, isScalingEvent) ----
 
   private isScalingEvent(d: KubeObject, rsList: KubeObject[]): boolean {
@@ -211,50 +160,11 @@ export class DeploymentController {
 
   private syncScale(d: KubeObject, rsList: KubeObject[]): void {
     const { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, false);
-    this.scale(d, newRS, oldRSs);
+    scale(this.scaler, d, newRS, oldRSs);
     if (d.spec?.paused) this.cleanupDeployment(oldRSs, d);
     const allRSs = newRS ? [...oldRSs, newRS] : oldRSs;
     const status = calculateStatus(allRSs, newRS, d, this.clock.nowIso());
     this.writeStatus(d, status);
-  }
-
-  private scale(d: KubeObject, newRS: KubeObject | undefined, oldRSs: KubeObject[]): void {
-    const desired = desiredReplicas(d);
-    const activeOrLatest = findActiveOrLatest(newRS, oldRSs);
-    if (activeOrLatest) {
-      if (specReplicas(activeOrLatest) !== desired) this.scaleReplicaSetAndRecordEvent(activeOrLatest, desired, d);
-      return;
-    }
-    if (newRS && isSaturated(d, newRS)) {
-      for (const old of activeReplicaSets(oldRSs)) this.scaleReplicaSetAndRecordEvent(old, 0, d);
-      return;
-    }
-    if (!isRollingUpdate(d)) return;
-    // Proportional scaling: spread the change over the active ReplicaSets by their share.
-    const allRSs = activeReplicaSets(newRS ? [...oldRSs, newRS] : oldRSs);
-    const allowedSize = desired > 0 ? desired + maxSurge(d) : 0;
-    const toAdd = allowedSize - replicaCount(allRSs);
-    if (toAdd > 0) allRSs.sort(bySizeNewer);
-    else if (toAdd < 0) allRSs.sort(bySizeOlder);
-    let added = 0;
-    const sizes = new Map<string, number>();
-    for (const rs of allRSs) {
-      const proportion = toAdd === 0 ? 0 : this.proportion(rs, d, toAdd, added);
-      sizes.set(rs.metadata.name, specReplicas(rs) + proportion);
-      added += proportion;
-    }
-    allRSs.forEach((rs, index) => {
-      let size = sizes.get(rs.metadata.name)!;
-      if (index === 0 && toAdd !== 0) size = Math.max(0, size + toAdd - added);
-      this.scaleReplicaSet(rs, size, d);
-    });
-  }
-
-  private proportion(rs: KubeObject, d: KubeObject, toAdd: number, added: number): number {
-    if (specReplicas(rs) === 0 || toAdd === 0 || toAdd === added) return 0;
-    const fraction = replicaSetFraction(rs, d);
-    const allowed = toAdd - added;
-    return toAdd > 0 ? Math.min(fraction, allowed) : Math.max(fraction, allowed);
   }
 
   // ---- the new ReplicaSet and revisions (sync.go: getNewReplicaSet) ----
@@ -448,27 +358,4 @@ function setDeploymentRevision(d: KubeObject, revision: string): boolean {
 function setMinReadySeconds(rs: KubeObject, seconds: number): void {
   if (seconds > 0) rs.spec.minReadySeconds = seconds;
   else delete rs.spec.minReadySeconds;
-}
-
-function findActiveOrLatest(newRS: KubeObject | undefined, oldRSs: KubeObject[]): KubeObject | undefined {
-  if (!newRS && oldRSs.length === 0) return undefined;
-  const newestFirst = [...oldRSs].sort((left, right) => byCreation(right, left));
-  const active = activeReplicaSets(newRS ? [...newestFirst, newRS] : newestFirst);
-  if (active.length === 0) return newRS ?? newestFirst[0];
-  if (active.length === 1) return active[0];
-  return undefined;
-}
-
-function isSaturated(d: KubeObject, rs: KubeObject): boolean {
-  const desired = rs.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION];
-  return specReplicas(rs) === desiredReplicas(d) && Number(desired) === desiredReplicas(d) && (rs.status?.availableReplicas ?? 0) === desiredReplicas(d);
-}
-
-/** getReplicaSetFraction: this ReplicaSet's share of a resize, from its max-replicas annotation. */
-function replicaSetFraction(rs: KubeObject, d: KubeObject): number {
-  if (desiredReplicas(d) === 0) return -specReplicas(rs);
-  const deploymentReplicas = desiredReplicas(d) + maxSurge(d);
-  const annotated = Number(rs.metadata.annotations?.[MAX_REPLICAS_ANNOTATION] ?? d.status?.replicas ?? 0);
-  if (!annotated) return 0;
-  return Math.round((specReplicas(rs) * deploymentReplicas) / annotated) - specReplicas(rs);
 }
