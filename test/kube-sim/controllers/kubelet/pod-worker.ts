@@ -9,11 +9,12 @@ import type { Timing } from '../../scenario.js';
 import type { Store } from '../../store.js';
 import type { KubeObject } from '../../types.js';
 import type { EventRecorder, EventSource, EventType } from '../events.js';
-import { imagePullPolicyFor } from '../../server/defaults.js';
 import type { Backoff } from './backoff.js';
 import { containerConfigError, volumeMountErrors } from './config-refs.js';
-import { goDuration, imageIdOf, parseImageRef, type ImageRef, type SimulatedRegistry } from './images.js';
+import { ensureImage, type PullHost } from './image-pull.js';
+import { goDuration, imageIdOf, type ImageRef, type SimulatedRegistry } from './images.js';
 import { LOGS_ANNOTATION_PREFIX, readKnobs, type ContainerKnobs } from './knobs.js';
+import { startFailingLivenessProbe, startReadinessProbe, type Probe, type ProbeHost } from './probes.js';
 import { buildPodStatus, type ConditionMemory, type ContainerRuntime, type PodRuntimeView } from './status.js';
 
 export interface KubeletServices {
@@ -26,16 +27,6 @@ export interface KubeletServices {
   crashBackoff: Backoff;
   /** Normalized references of the images already on a node. */
   imagesOn(node: string): Set<string>;
-}
-
-interface Probe {
-  httpGet?: { path?: string; port?: number | string; scheme?: string };
-  tcpSocket?: { port?: number | string };
-  exec?: { command?: string[] };
-  grpc?: { port?: number };
-  initialDelaySeconds?: number;
-  periodSeconds?: number;
-  failureThreshold?: number;
 }
 
 type ContainerSpec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -177,66 +168,33 @@ export class PodWorker {
       }
       crashBackoff.next(key, c.finishedAtMs, now);
     }
-    this.ensureImage(c, (ref) => this.createContainer(c, ref));
+    ensureImage(this.pullHost(c), (ref) => this.createContainer(c, ref));
   }
 
-  private ensureImage(c: ContainerTracking, then: (ref: ImageRef) => void): void {
-    const image = String(c.spec.image ?? '');
-    const { timing, registry, imageBackoff } = this.services;
-    const retry = () => this.after(timing.errorResyncMs, () => this.startContainer(c));
-    const parsed = parseImageRef(image);
-    if ('error' in parsed) {
-      const message = `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${parsed.error}`;
-      this.event(c, 'Warning', 'InspectFailed', message);
-      this.toWaiting(c, 'InvalidImageName', message);
-      this.event(c, 'Warning', 'Failed', 'Error: InvalidImageName');
-      this.publish();
-      return retry();
-    }
-    const policy = c.spec.imagePullPolicy ?? imagePullPolicyFor(image);
-    const present = this.services.imagesOn(this.nodeName).has(parsed.normalized);
-    if (policy === 'Never' && !present) {
-      const message = `Container image "${image}" is not present with pull policy of Never`;
-      this.event(c, 'Warning', 'ErrImageNeverPull', message);
-      this.toWaiting(c, 'ErrImageNeverPull', message);
-      this.event(c, 'Warning', 'Failed', 'Error: ErrImageNeverPull');
-      this.publish();
-      return retry();
-    }
-    if (present && policy !== 'Always') {
-      this.event(c, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
-      return then(parsed);
-    }
-    const backoffKey = `${this.uid}_${image}`;
-    const now = this.now();
-    if (imageBackoff.isInBackOffSinceUpdate(backoffKey, now)) {
-      const message = `Back-off pulling image "${image}"`;
-      this.event(c, 'Normal', 'BackOff', message);
-      this.toWaiting(c, 'ImagePullBackOff', `${message}: ErrImagePull: ${c.lastPullError ?? ''}`);
-      this.event(c, 'Warning', 'Failed', 'Error: ImagePullBackOff');
-      this.publish();
-      const expiresAt = imageBackoff.expiresAt(backoffKey) ?? now;
-      this.after(Math.max(1, Math.min(expiresAt - now, timing.errorResyncMs)), () => this.startContainer(c));
-      return;
-    }
-    this.event(c, 'Normal', 'Pulling', `Pulling image "${image}"`);
-    const duration = registry.pullDurationMs(parsed);
-    this.after(duration, () => {
-      const outcome = registry.pull(parsed);
-      if (outcome.ok) {
-        this.services.imagesOn(this.nodeName).add(parsed.normalized);
-        const took = goDuration(duration);
-        this.event(c, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${outcome.sizeBytes} bytes.`);
-        return then(parsed);
-      }
-      this.event(c, 'Warning', 'Failed', `Failed to pull image "${image}": ${outcome.error}`);
-      imageBackoff.next(backoffKey, this.now(), this.now());
-      c.lastPullError = outcome.error;
-      this.toWaiting(c, 'ErrImagePull', outcome.error);
-      this.event(c, 'Warning', 'Failed', 'Error: ErrImagePull');
-      this.publish();
-      retry();
-    });
+  private pullHost(c: ContainerTracking): PullHost {
+    return {
+      image: String(c.spec.image ?? ''),
+      imagePullPolicy: c.spec.imagePullPolicy,
+      podUid: this.uid,
+      imagesOnNode: this.services.imagesOn(this.nodeName),
+      registry: this.services.registry,
+      imageBackoff: this.services.imageBackoff,
+      errorResyncMs: this.services.timing.errorResyncMs,
+      get lastPullError() {
+        return c.lastPullError;
+      },
+      set lastPullError(error) {
+        c.lastPullError = error;
+      },
+      now: () => this.now(),
+      after: (ms, callback) => this.after(ms, callback),
+      event: (type, reason, message) => this.event(c, type, reason, message),
+      wait: (reason, message) => {
+        this.toWaiting(c, reason, message);
+        this.publish();
+      },
+      resync: () => this.startContainer(c),
+    };
   }
 
   private createContainer(c: ContainerTracking, ref: ImageRef): void {
@@ -290,8 +248,8 @@ export class PodWorker {
       return;
     }
     if (misbehaves) this.containerAfter(c, knobs.runMs ?? this.services.timing.crashAfterMs, () => this.exit(c, exitCode, reason));
-    if (c.spec.readinessProbe) this.scheduleReadiness(c, c.spec.readinessProbe as Probe, knobs);
-    if (c.spec.livenessProbe && knobs.liveness === 'fail') this.scheduleLiveness(c, c.spec.livenessProbe as Probe);
+    if (c.spec.readinessProbe) startReadinessProbe(this.probeHost(c), c.spec.readinessProbe as Probe, knobs, this.services.timing.readinessDelayMs);
+    if (c.spec.livenessProbe && knobs.liveness === 'fail') startFailingLivenessProbe(this.probeHost(c), c.spec.livenessProbe as Probe);
   }
 
   private exit(c: ContainerTracking, exitCode: number, reason: string): void {
@@ -315,74 +273,22 @@ export class PodWorker {
     this.after(this.services.timing.containerStartMs, () => this.startContainer(c));
   }
 
-  private scheduleReadiness(c: ContainerTracking, probe: Probe, knobs: ContainerKnobs): void {
-    const period = (probe.periodSeconds ?? 10) * 1000;
-    const threshold = probe.failureThreshold ?? 3;
-    const readyAfter = (probe.initialDelaySeconds ?? 0) * 1000 + (knobs.readinessDelayMs ?? this.services.timing.readinessDelayMs);
-    let failures = 0;
-    const tick = () => {
-      const elapsed = this.now() - (c.startedAtMs ?? this.now());
-      if (knobs.readiness === 'pass' && elapsed >= readyAfter) {
-        failures = 0;
-        if (!c.runtime.ready) {
-          c.runtime.ready = true;
-          this.publish();
-        }
-      } else {
-        failures++;
-        const text = knobs.readiness === 'fail' ? this.probeFailure(c, probe, 503) : this.probeRefused(c, probe);
-        this.event(c, 'Warning', 'Unhealthy', `Readiness probe failed: ${text}`);
-        if (c.runtime.ready && failures >= threshold) {
-          c.runtime.ready = false;
-          this.publish();
-        }
-      }
-      this.containerAfter(c, period, tick);
+  private probeHost(c: ContainerTracking): ProbeHost {
+    return {
+      now: () => this.now(),
+      startedAtMs: c.startedAtMs ?? this.now(),
+      podIP: this.podIP,
+      containerName: c.runtime.name,
+      ports: (c.spec.ports as ProbeHost['ports'] | undefined) ?? [],
+      after: (ms, callback) => this.containerAfter(c, ms, callback),
+      event: (type, reason, message) => this.event(c, type, reason, message),
+      isReady: () => c.runtime.ready,
+      setReady: (ready) => {
+        c.runtime.ready = ready;
+        this.publish();
+      },
+      kill: () => this.exit(c, 137, 'Error'),
     };
-    this.containerAfter(c, (probe.initialDelaySeconds ?? 0) * 1000, tick);
-  }
-
-  private scheduleLiveness(c: ContainerTracking, probe: Probe): void {
-    const period = (probe.periodSeconds ?? 10) * 1000;
-    const threshold = probe.failureThreshold ?? 3;
-    let failures = 0;
-    const tick = () => {
-      failures++;
-      this.event(c, 'Warning', 'Unhealthy', `Liveness probe failed: ${this.probeFailure(c, probe, 500)}`);
-      if (failures >= threshold) {
-        this.event(c, 'Normal', 'Killing', `Container ${c.runtime.name} failed liveness probe, will be restarted`);
-        this.exit(c, 137, 'Error');
-        return;
-      }
-      this.containerAfter(c, period, tick);
-    };
-    this.containerAfter(c, (probe.initialDelaySeconds ?? 0) * 1000 + period, tick);
-  }
-
-  /** The prober's failure output when the endpoint answers badly. */
-  private probeFailure(c: ContainerTracking, probe: Probe, statusCode: number): string {
-    if (probe.httpGet) return `HTTP probe failed with statuscode: ${statusCode}`;
-    if (probe.tcpSocket) return `dial tcp ${this.podIP}:${this.portOf(c, probe.tcpSocket.port)}: connect: connection refused`;
-    if (probe.grpc) return `timeout: failed to connect service ":${probe.grpc.port}" within 1s`;
-    return '';
-  }
-
-  /** The prober's output while nothing listens yet (slow start). */
-  private probeRefused(c: ContainerTracking, probe: Probe): string {
-    if (probe.httpGet) {
-      const port = this.portOf(c, probe.httpGet.port);
-      const scheme = (probe.httpGet.scheme ?? 'HTTP').toLowerCase();
-      return `Get "${scheme}://${this.podIP}:${port}${probe.httpGet.path ?? '/'}": dial tcp ${this.podIP}:${port}: connect: connection refused`;
-    }
-    return this.probeFailure(c, probe, 503);
-  }
-
-  private portOf(c: ContainerTracking, port: number | string | undefined): string {
-    if (typeof port === 'string') {
-      const named = ((c.spec.ports as { name?: string; containerPort?: number }[] | undefined) ?? []).find((p) => p.name === port);
-      if (named?.containerPort) return String(named.containerPort);
-    }
-    return String(port ?? 80);
   }
 
   // ---- plumbing ----
