@@ -81,8 +81,9 @@ function findingLines(findings: readonly Finding[]): string[] {
 
 /** The most recent Warning events, one per reason. */
 function eventLines(events: readonly KubeEvent[]): string[] {
+  // The kubelet's "Error: ImagePullBackOff" events only repeat the reason already shown.
   const warnings = events
-    .filter((event) => event.type === 'Warning')
+    .filter((event) => event.type === 'Warning' && !/^Error: \w+$/.test(event.message ?? ''))
     .sort((a, b) => timeOf(b).localeCompare(timeOf(a)));
   const seen = new Set<string>();
   const lines: string[] = [];

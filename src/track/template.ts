@@ -8,7 +8,26 @@ const HASH_LABEL = 'pod-template-hash';
 export function canonicalTemplate(template: PodTemplate | undefined): string {
   const copy = structuredClone(template ?? {});
   if (copy.metadata?.labels) delete copy.metadata.labels[HASH_LABEL];
-  return stableStringify(copy);
+  return stableStringify(withoutEmpty(copy) ?? {});
+}
+
+/**
+ * The controller compares Go structs, where null, {} and [] are all "unset". JSON clients differ:
+ * `kubectl rollout undo` sends `creationTimestamp: null` and `resources: {}` back, for instance.
+ */
+function withoutEmpty(value: unknown): unknown {
+  if (value === null || value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => withoutEmpty(item) ?? null);
+    return items.length === 0 ? undefined : items;
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .map(([key, entry]) => [key, withoutEmpty(entry)] as const)
+      .filter(([, entry]) => entry !== undefined);
+    return entries.length === 0 ? undefined : Object.fromEntries(entries);
+  }
+  return value;
 }
 
 /** The ReplicaSet that runs the Deployment's current template, if the controller has made it. */

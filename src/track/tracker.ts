@@ -1,7 +1,6 @@
 // Polls every tracked Deployment at once, one kubectl call per namespace per cycle, until each
 // reaches a verdict. Side effects (kubectl, clock, reporter) come in as deps.
 import { diagnose, type Diagnosis } from '../classify/diagnosis.js';
-import { findingKey } from '../classify/pod.js';
 import type { Clock } from '../clock.js';
 import type { Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
 import type { KubeEvent } from '../kube.js';
@@ -122,7 +121,8 @@ function observe(
   watch.firstSeen = rememberFindings(watch.firstSeen, verdict, now, deployment);
   watch.lastVerdict = verdict;
   for (const finding of verdict.findings) {
-    const key = findingKey(finding);
+    // One line per container and reason: ten replicas failing alike are one problem.
+    const key = `${finding.container ?? ''}/${finding.reason}`;
     // Not-ready is normal while pods start; it is only worth saying in a timeout's diagnosis.
     if (watch.reported.has(key) || finding.rule.category === 'not-ready') continue;
     watch.reported.add(key);

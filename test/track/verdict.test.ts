@@ -128,3 +128,16 @@ describe('rolloutWait', () => {
     expect(rolloutWait(deployment('complete'))).toBeUndefined();
   });
 });
+
+describe('canonicalTemplate', () => {
+  it('treats null, {} and [] as unset, as the controller does, so an undone template still matches', async () => {
+    const { canonicalTemplate } = await import('../../src/track/template.js');
+    const stored = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } };
+    const fromUndo = {
+      metadata: { creationTimestamp: null, labels: { app: 'web', 'pod-template-hash': 'abc' } },
+      spec: { containers: [{ name: 'web', image: 'nginx:1.25', resources: {} }], volumes: [] },
+    };
+    expect(canonicalTemplate(fromUndo as never)).toBe(canonicalTemplate(stored));
+    expect(canonicalTemplate({ ...stored, spec: { containers: [{ name: 'web', image: 'nginx:1.26' }] } })).not.toBe(canonicalTemplate(stored));
+  });
+});
