@@ -125,10 +125,34 @@ describe('kubectl create, scale, patch, delete', () => {
     expect(result.stderr).toContain('namespaces "nowhere" not found');
   });
 
-  it('refuses protobuf bodies (typed generators such as `kubectl create configmap`) with 415', async () => {
-    const result = await kubectl(cluster, ['create', 'configmap', 'typed', '--from-literal=a=1']);
+  it('decodes the protobuf bodies of typed generators (kubectl create deployment|namespace|configmap|secret|service)', async () => {
+    expect((await kubectl(cluster, ['create', 'namespace', 'typed'])).stdout).toBe('namespace/typed created');
+    expect(cluster.store.get('Namespace', '', 'typed')?.status).toEqual({ phase: 'Active' });
+
+    const deployment = await kubectl(cluster, ['create', 'deployment', 'typed-web', '-n', 'typed', '--image=nginx:1.25', '--port=8080', '--replicas=3']);
+    expect(deployment.stdout).toBe('deployment.apps/typed-web created');
+    expect(cluster.store.get('Deployment', 'typed', 'typed-web')?.spec).toMatchObject({
+      replicas: 3,
+      selector: { matchLabels: { app: 'typed-web' } },
+      template: { metadata: { labels: { app: 'typed-web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.25', ports: [{ containerPort: 8080, protocol: 'TCP' }] }] } },
+    });
+
+    await kubectl(cluster, ['create', 'configmap', 'typed-config', '-n', 'typed', '--from-literal=alpha=one', '--from-literal=beta=two']);
+    expect(cluster.store.get('ConfigMap', 'typed', 'typed-config')?.['data']).toEqual({ alpha: 'one', beta: 'two' });
+    await kubectl(cluster, ['create', 'secret', 'generic', 'typed-secret', '-n', 'typed', '--from-literal=user=admin']);
+    expect(cluster.store.get('Secret', 'typed', 'typed-secret')).toMatchObject({ type: 'Opaque', data: { user: 'YWRtaW4=' } });
+    await kubectl(cluster, ['create', 'service', 'nodeport', 'typed-svc', '-n', 'typed', '--tcp=80:http']);
+    expect(cluster.store.get('Service', 'typed', 'typed-svc')?.spec).toMatchObject({
+      type: 'NodePort',
+      selector: { app: 'typed-svc' },
+      ports: [{ name: '80-http', port: 80, protocol: 'TCP', targetPort: 'http', nodePort: expect.any(Number) }],
+    });
+  });
+
+  it('answers 415 to protobuf bodies of kinds it cannot decode', async () => {
+    const result = await kubectl(cluster, ['create', 'quota', 'typed-quota', '--hard=pods=1']);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain('kube-sim does not decode protobuf');
+    expect(result.stderr).toContain('kube-sim cannot decode protobuf for kind "ResourceQuota"');
   });
 
   it('scales through the scale subresource', async () => {

@@ -150,16 +150,29 @@ function defaultService(obj: KubeObject): void {
     spec.clusterIP ??= clusterIpFor(`${obj.metadata.namespace}/${obj.metadata.name}`);
     spec.clusterIPs ??= [spec.clusterIP];
   }
+  const exposedOnNodes = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
+  if (exposedOnNodes) spec.externalTrafficPolicy ??= 'Cluster';
   for (const port of (spec.ports ?? []) as Json[]) {
     port.protocol ??= 'TCP';
     port.targetPort ??= port.port;
+    if (exposedOnNodes) port.nodePort ??= nodePortFor(`${obj.metadata.namespace}/${obj.metadata.name}/${port.port}`);
   }
   obj.status ??= { loadBalancer: {} };
 }
 
 /** A stable address in 10.96.0.0/16 derived from the name, so re-creating gives the same IP. */
 function clusterIpFor(key: string): string {
-  let hash = 0;
-  for (const char of key) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  const hash = stringHash(key);
   return `10.96.${(hash >> 8) & 255}.${(hash & 255) || 1}`;
+}
+
+/** A stable port in the default NodePort range 30000-32767. */
+function nodePortFor(key: string): number {
+  return 30000 + (stringHash(key) % 2768);
+}
+
+function stringHash(text: string): number {
+  let hash = 0;
+  for (const char of text) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash;
 }

@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { KubeObject } from '../types.js';
 import { patchTypeOf } from './patch/index.js';
+import { decodeProtobufObject, isProtobuf } from './protobuf.js';
 import { getObject, listObjects } from './reads.js';
 import { parseJson, readBody, sendJson, sendText } from './responses.js';
 import type { ResourceRoute } from './routing.js';
@@ -50,11 +51,11 @@ export async function serveResource(
     return sendJson(res, 200, obj);
   }
 
-  const bodyText = await readBody(req);
-  // Typed kubectl generators (`create configmap`, `create namespace`, `run`…) send protobuf.
-  if ((req.headers['content-type'] ?? '').includes('protobuf')) {
-    throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (kube-sim does not decode protobuf)');
-  }
+  const body = await readBody(req);
+  // Typed kubectl generators (`create deployment|namespace|configmap|secret|service`) send protobuf.
+  const protobuf = isProtobuf(req.headers['content-type']);
+  const bodyText = protobuf ? '' : body.toString('utf8');
+  const parseBody = (): unknown => (protobuf ? decodeProtobufObject(body) : parseJson(bodyText));
   if (req.method === 'DELETE') {
     const options = deleteOptions(bodyText, query);
     if (name === undefined) {
@@ -65,7 +66,7 @@ export async function serveResource(
     return sendJson(res, result.code, result.body);
   }
   if (req.method === 'POST' && name === undefined) {
-    const result = createObject(store, route, parseJson(bodyText), dryRun);
+    const result = createObject(store, route, parseBody(), dryRun);
     return sendJson(res, result.code, result.body);
   }
   if (name === undefined || route.subresource === 'log' || (req.method !== 'PUT' && req.method !== 'PATCH')) {
@@ -74,9 +75,9 @@ export async function serveResource(
 
   const named = { ...route, name };
   const patchType = req.method === 'PATCH' ? patchTypeOf(req.headers['content-type']) : undefined;
-  const body = parseJson(bodyText) as JsonValue;
-  if (route.subresource === 'scale') return sendJson(res, 200, writeScale(store, named, { patchType, body }, dryRun));
-  const result = patchType ? patchObject(store, named, patchType, body, dryRun) : replaceObject(store, named, body, dryRun);
+  const change = (patchType ? parseJson(bodyText) : parseBody()) as JsonValue;
+  if (route.subresource === 'scale') return sendJson(res, 200, writeScale(store, named, { patchType, body: change }, dryRun));
+  const result = patchType ? patchObject(store, named, patchType, change, dryRun) : replaceObject(store, named, change, dryRun);
   return sendJson(res, result.code, result.body);
 }
 

@@ -51,10 +51,10 @@ export function sendError(res: ServerResponse, error: unknown): void {
   res.end(payload);
 }
 
-export async function readBody(req: IncomingMessage): Promise<string> {
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Parses a request body as JSON; the real server answers 400 to undecodable bodies. */
