@@ -58,6 +58,9 @@ export interface Timing {
   pullMs: number;
   /** From "Created" to "Started" for a container. */
   containerStartMs: number;
+  /** How long a deleted pod stays Terminating before it is gone (an app that exits promptly on
+   *  SIGTERM; capped by terminationGracePeriodSeconds). */
+  podTerminationMs: number;
   /** How long an init container runs before exiting 0, unless `sim.kguard.dev/run-seconds.<name>` says otherwise. */
   initContainerRunMs: number;
   /** How long a container given an exit code / OOM kill runs before dying, unless `run-seconds` says otherwise. */
@@ -109,6 +112,7 @@ export const DEFAULT_TIMING: Timing = {
   sandboxMs: 1_000,
   pullMs: 2_000,
   containerStartMs: 500,
+  podTerminationMs: 1_000,
   initContainerRunMs: 1_000,
   crashAfterMs: 2_000,
   readinessDelayMs: 0,

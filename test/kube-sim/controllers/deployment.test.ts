@@ -201,4 +201,22 @@ describe('deployment controller', () => {
     expect(replicaSetsOf(store, created)[0]!.spec.replicas).toBe(5);
     expect(eventsFor(store, 'web').map((e) => e.message)).toContain(`Scaled up replica set ${replicaSetsOf(store, created)[0]!.metadata.name} from 2 to 5`);
   });
+
+  it('terminates scaled-down pods gracefully: deletionTimestamp, Killing, then gone', async () => {
+    sim = startSim();
+    const { store } = sim;
+    store.create(deployment('web', { replicas: 2 }));
+    await waitFor('rollout', () => isComplete(getDeployment(store, 'web')));
+    const terminating: KubeObject[] = [];
+    store.subscribe(({ type, object }) => {
+      if (type === 'MODIFIED' && object.kind === 'Pod' && object.metadata.deletionTimestamp) terminating.push(object);
+    });
+    updateTemplate(store, 'web', (d) => (d.spec.replicas = 1));
+    const pod = await waitFor('a Terminating pod', () => terminating[0]);
+    expect(pod.metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(Date.parse(pod.metadata.deletionTimestamp!) - Date.parse(sim.clock.nowIso())).toBeGreaterThan(25_000);
+    await waitFor('gone', () => !store.get('Pod', 'default', pod.metadata.name));
+    expect(eventsFor(store, pod.metadata.name).map((e) => `${e.reason}: ${e.message}`)).toContain('Killing: Stopping container app');
+    expect(store.list('Pod', 'default', 'app=web')).toHaveLength(1);
+  });
 });

@@ -1,5 +1,6 @@
 // Small readers over Pod JSON shared by the replicaset controller, the scheduler and the kubelet.
 
+import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { cpuMillis, parseQuantity } from './quantity.js';
 
@@ -83,3 +84,26 @@ export function qosClass(spec: { containers?: Container[]; initContainers?: Cont
   );
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
+
+/**
+ * A graceful pod deletion as the API server does it: a pod bound to a node gets deletionTimestamp
+ * (now + grace period) and stays Terminating until its kubelet has stopped it and deletes it; an
+ * unbound pod is removed at once.
+ */
+export function deletePodGracefully(store: Store, pod: KubeObject, now: Date): void {
+  const namespace = pod.metadata.namespace ?? 'default';
+  if (!pod.spec?.nodeName) {
+    store.delete('Pod', namespace, pod.metadata.name);
+    return;
+  }
+  if (pod.metadata.deletionTimestamp) return;
+  const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+  const terminating = structuredClone(pod);
+  terminating.metadata.deletionTimestamp = new Date(now.getTime() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  terminating.metadata.deletionGracePeriodSeconds = grace;
+  delete terminating.metadata.resourceVersion;
+  store.update(terminating);
+}
+
+/** Pods that still hold their node's resources: everything not finished, Terminating included. */
+export const holdsNodeResources = (pod: KubeObject): boolean => pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';

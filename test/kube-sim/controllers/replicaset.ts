@@ -8,7 +8,7 @@ import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import type { EventRecorder } from './events.js';
 import { applyDefaults } from '../server/defaults.js';
-import { availableAt, isOwnedBy, isPodActive, isPodAvailable, isPodReady, podCondition } from './pods.js';
+import { availableAt, deletePodGracefully, isOwnedBy, isPodActive, isPodAvailable, isPodReady, podCondition } from './pods.js';
 import { admitPod } from './quota.js';
 import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
 
@@ -94,7 +94,7 @@ export class ReplicaSetController {
       }
     } else if (diff > 0) {
       for (const pod of [...pods].sort(deletionRank).slice(0, diff)) {
-        this.store.delete('Pod', pod.metadata.namespace ?? 'default', pod.metadata.name);
+        deletePodGracefully(this.store, pod, this.clock.now());
         this.recorder.record(rs, SOURCE, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
       }
     }

@@ -10,8 +10,7 @@ import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import type { NodeSpec, Scenario } from '../scenario.js';
 import type { EventRecorder } from './events.js';
-import { isPodActive, type PodCondition } from './pods.js';
-import { podRequest } from './pods.js';
+import { holdsNodeResources, isPodActive, podRequest, type PodCondition } from './pods.js';
 import { cpuMillis, parseQuantity } from './quantity.js';
 import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
 
@@ -95,7 +94,7 @@ export class Scheduler {
     if (!Object.entries(selector).every(([k, v]) => node.labels[k] === v)) {
       return [{ reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false }];
     }
-    const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && isPodActive(other));
+    const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
     if (onNode.length + 1 > node.pods) problems.push({ reason: 'Too many pods', resolvable: true });
     const usedCpu = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'), 0);
     const usedMemory = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'memory'), 0);
@@ -105,7 +104,7 @@ export class Scheduler {
   }
 
   private freeFraction(pod: KubeObject, node: NodeSpec): number {
-    const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && isPodActive(other));
+    const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
     const cpu = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'), podRequest(pod.spec ?? {}, 'cpu'));
     const memory = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'memory'), podRequest(pod.spec ?? {}, 'memory'));
     const freeCpu = 1 - cpu / Math.max(1, cpuMillis(node.cpu));

@@ -61,6 +61,13 @@ export class Kubelets {
       this.workers.delete(uid);
       return;
     }
+    if (object.metadata.deletionTimestamp) {
+      const worker = this.workers.get(uid);
+      // A pod no kubelet runs has nothing to stop: remove it at once.
+      if (worker) worker.terminate(object);
+      else this.store.delete('Pod', object.metadata.namespace ?? 'default', object.metadata.name);
+      return;
+    }
     this.maybeStart(object);
   }
 

@@ -43,6 +43,8 @@ interface ContainerTracking {
 
 export class PodWorker {
   private stopped = false;
+  /** Being deleted: no more container work, only the final removal. */
+  private terminating = false;
   private readonly timers = new Set<() => void>();
   private readonly memory: ConditionMemory = new Map();
   private readonly view: PodRuntimeView;
@@ -100,16 +102,39 @@ export class PodWorker {
 
   stop(): void {
     this.stopped = true;
+    this.stopTimers();
+  }
+
+  private stopTimers(): void {
     for (const cancel of this.timers) cancel();
     this.timers.clear();
     for (const c of [...this.initContainers, ...this.containers]) this.cancelContainerTimers(c);
   }
 
-  /** The pod was deleted: the kubelet stops whatever runs. */
-  onDeleted(deleted: KubeObject): void {
-    this.pod = deleted;
+  /** Graceful deletion: stop the containers (Killing), then remove the pod object. */
+  terminate(terminating: KubeObject): void {
+    if (this.terminating) return;
+    this.terminating = true;
+    this.pod = terminating;
     for (const c of [...this.initContainers, ...this.containers]) {
       if ('running' in c.runtime.state) this.event(c, 'Normal', 'Killing', `Stopping container ${c.runtime.name}`);
+    }
+    this.stopTimers();
+    const grace = (terminating.metadata.deletionGracePeriodSeconds as number | undefined) ?? 30;
+    const cancel = this.services.clock.after(Math.min(this.services.timing.podTerminationMs, grace * 1000), () => {
+      this.timers.delete(cancel);
+      if (this.fresh()) this.services.store.delete('Pod', this.pod.metadata.namespace ?? 'default', this.pod.metadata.name);
+    });
+    this.timers.add(cancel);
+  }
+
+  /** The pod object is gone (after termination, or deleted outright). */
+  onDeleted(deleted: KubeObject): void {
+    if (!this.terminating) {
+      this.pod = deleted;
+      for (const c of [...this.initContainers, ...this.containers]) {
+        if ('running' in c.runtime.state) this.event(c, 'Normal', 'Killing', `Stopping container ${c.runtime.name}`);
+      }
     }
     this.stop();
   }
@@ -311,7 +336,7 @@ export class PodWorker {
   }
 
   private publish(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.terminating) return;
     const fresh = this.fresh();
     if (!fresh) return this.stop();
     this.pod = fresh;
@@ -339,7 +364,7 @@ export class PodWorker {
   }
 
   private after(ms: number, callback: () => void): void {
-    if (this.stopped) return;
+    if (this.stopped || this.terminating) return;
     const cancel = this.services.clock.after(ms, () => {
       this.timers.delete(cancel);
       if (!this.stopped) callback();
@@ -348,7 +373,7 @@ export class PodWorker {
   }
 
   private containerAfter(c: ContainerTracking, ms: number, callback: () => void): void {
-    if (this.stopped) return;
+    if (this.stopped || this.terminating) return;
     const cancel = this.services.clock.after(ms, () => {
       c.timers.delete(cancel);
       if (!this.stopped) callback();
