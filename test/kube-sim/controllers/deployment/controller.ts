@@ -5,21 +5,17 @@
 // proportional scaling, pause, progress deadline and revisionHistoryLimit cleanup.
 
 import type { SimClock } from '../../clock.js';
-import { ApiError } from '../../errors.js';
 import type { Store } from '../../store.js';
 import type { KubeObject, StoreEvent } from '../../types.js';
 import type { EventRecorder } from '../events.js';
-import { POD_TEMPLATE_HASH_LABEL, equalIgnoreHash, templateHash } from '../template-hash.js';
+import { equalIgnoreHash } from '../template-hash.js';
 import { WorkQueue, namespacedKey, splitKey } from '../workqueue.js';
+import { getNewReplicaSet, type RevisionWriter } from './new-replicaset.js';
 import { reconcileNewReplicaSet, reconcileOldReplicaSets, scale, type Scaler } from './scaling.js';
 import { calculateStatus, progressDeadlineAt, rolloutStatus, serializeStatus } from './status.js';
 import {
   DESIRED_REPLICAS_ANNOTATION,
-  FAILED_RS_CREATE_REASON,
-  FOUND_NEW_RS_REASON,
-  NEW_RS_REASON,
   PAUSED_REASON,
-  REVISION_ANNOTATION,
   RESUMED_REASON,
   TIMED_OUT_REASON,
   activeReplicaSets,
@@ -29,16 +25,12 @@ import {
   getCondition,
   hasProgressDeadline,
   isRollingUpdate,
-  maxRevision,
   maxSurge,
-  minReadySeconds,
   newCondition,
-  newRSNewReplicas,
   replicasAnnotationsNeedUpdate,
   revisionHistoryLimit,
   revisionOf,
   setCondition,
-  setNewReplicaSetAnnotations,
   setReplicasAnnotations,
   specReplicas,
   type DeploymentStatus,
@@ -52,6 +44,7 @@ export class DeploymentController {
     scaleAndRecord: (rs, newScale, d) => this.scaleReplicaSetAndRecordEvent(rs, newScale, d),
     resize: (rs, newScale, d) => this.scaleReplicaSet(rs, newScale, d),
   };
+  private readonly revisionWriter: RevisionWriter;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -61,6 +54,7 @@ export class DeploymentController {
     stepMs: number,
   ) {
     this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'deployment-controller');
+    this.revisionWriter = { store, clock, recorder, writeDeployment: (d, status) => this.writeDeployment(d, status) };
   }
 
   start(): void {
@@ -172,97 +166,8 @@ export class DeploymentController {
   private getAllReplicaSetsAndSyncRevision(d: KubeObject, rsList: KubeObject[], createIfNotExisted: boolean): { newRS?: KubeObject; oldRSs: KubeObject[] } {
     const existing = [...rsList].sort(byCreation).find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
     const oldRSs = rsList.filter((rs) => rs !== existing);
-    const newRS = this.getNewReplicaSet(d, existing, oldRSs, createIfNotExisted);
+    const newRS = getNewReplicaSet(this.revisionWriter, d, existing, oldRSs, createIfNotExisted);
     return { newRS, oldRSs };
-  }
-
-  private getNewReplicaSet(d: KubeObject, existing: KubeObject | undefined, oldRSs: KubeObject[], createIfNotExisted: boolean): KubeObject | undefined {
-    const newRevision = maxRevision(oldRSs) + 1;
-    if (existing) {
-      const copy = structuredClone(existing);
-      const annotationsUpdated = setNewReplicaSetAnnotations(d, copy, newRevision, true);
-      const minReadyNeedsUpdate = (copy.spec?.minReadySeconds ?? 0) !== minReadySeconds(d);
-      let rs = existing;
-      if (annotationsUpdated || minReadyNeedsUpdate) {
-        setMinReadySeconds(copy, minReadySeconds(d));
-        rs = this.store.update(copy);
-        Object.assign(existing, rs);
-      }
-      let needsUpdate = setDeploymentRevision(d, rs.metadata.annotations?.[REVISION_ANNOTATION] ?? '');
-      const status: DeploymentStatus = structuredClone(d.status ?? {});
-      if (!getCondition(status, 'Progressing')) {
-        setCondition(status, newCondition('Progressing', 'True', FOUND_NEW_RS_REASON, `Found new replica set "${rs.metadata.name}"`, this.clock.nowIso()));
-        needsUpdate = true;
-      }
-      if (needsUpdate) this.writeDeployment(d, status);
-      return existing;
-    }
-    if (!createIfNotExisted) return undefined;
-
-    const template = structuredClone(d.spec.template);
-    const hash = templateHash(template, d.status?.collisionCount ?? 0);
-    template.metadata ??= {};
-    template.metadata.labels = { ...(template.metadata.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
-    const selector = structuredClone(d.spec.selector ?? {});
-    selector.matchLabels = { ...(selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
-    const name = `${d.metadata.name}-${hash}`;
-    const newRS: KubeObject = {
-      apiVersion: 'apps/v1',
-      kind: 'ReplicaSet',
-      metadata: {
-        name,
-        namespace: d.metadata.namespace,
-        labels: template.metadata.labels,
-        annotations: {},
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata.name, uid: d.metadata.uid!, controller: true, blockOwnerDeletion: true }],
-      },
-      spec: { replicas: 0, selector, template },
-    };
-    setMinReadySeconds(newRS, minReadySeconds(d));
-    const replicas = newRSNewReplicas(d, [...oldRSs, newRS], newRS);
-    newRS.spec.replicas = replicas;
-    setNewReplicaSetAnnotations(d, newRS, newRevision, false);
-
-    let created: KubeObject;
-    let alreadyExisted = false;
-    try {
-      created = this.store.create(newRS);
-    } catch (error) {
-      if (error instanceof ApiError && error.reason === 'AlreadyExists') {
-        const clash = this.store.get('ReplicaSet', d.metadata.namespace ?? 'default', name);
-        const ours = clash?.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === d.metadata.uid);
-        if (clash && ours && equalIgnoreHash(clash.spec?.template, d.spec.template)) {
-          created = clash;
-          alreadyExisted = true;
-        } else {
-          // A hash collision: bump collisionCount so the next sync computes a different name.
-          const status: DeploymentStatus = structuredClone(d.status ?? {});
-          status.collisionCount = (status.collisionCount ?? 0) + 1;
-          this.writeDeployment(d, status);
-          return undefined;
-        }
-      } else {
-        const message = `Failed to create new replica set "${name}": ${(error as Error).message}`;
-        if (hasProgressDeadline(d)) {
-          const status: DeploymentStatus = structuredClone(d.status ?? {});
-          setCondition(status, newCondition('Progressing', 'False', FAILED_RS_CREATE_REASON, message, this.clock.nowIso()));
-          this.writeDeployment(d, status);
-        }
-        this.recorder.record(d, SOURCE, 'Warning', FAILED_RS_CREATE_REASON, message);
-        return undefined;
-      }
-    }
-    if (!alreadyExisted && replicas > 0) {
-      this.recorder.record(d, SOURCE, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} from 0 to ${replicas}`);
-    }
-    let needsUpdate = setDeploymentRevision(d, String(newRevision));
-    const status: DeploymentStatus = structuredClone(d.status ?? {});
-    if (!alreadyExisted && hasProgressDeadline(d)) {
-      setCondition(status, newCondition('Progressing', 'True', NEW_RS_REASON, `Created new replica set "${name}"`, this.clock.nowIso()));
-      needsUpdate = true;
-    }
-    if (needsUpdate) this.writeDeployment(d, status);
-    return created;
   }
 
   // ---- writes ----
@@ -347,15 +252,4 @@ function controllerOf(obj: KubeObject, kind: string): string | undefined {
   return obj.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === kind)?.name;
 }
 
-/** SetDeploymentRevision on the in-memory Deployment; the caller writes it. */
-function setDeploymentRevision(d: KubeObject, revision: string): boolean {
-  d.metadata.annotations ??= {};
-  if (d.metadata.annotations[REVISION_ANNOTATION] === revision) return false;
-  d.metadata.annotations[REVISION_ANNOTATION] = revision;
-  return true;
-}
 
-function setMinReadySeconds(rs: KubeObject, seconds: number): void {
-  if (seconds > 0) rs.spec.minReadySeconds = seconds;
-  else delete rs.spec.minReadySeconds;
-}
