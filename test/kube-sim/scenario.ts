@@ -11,15 +11,17 @@ import { parse as parseYaml } from 'yaml';
  * How the simulated registry answers a pull of one image:
  * - `present`: the pull succeeds;
  * - `missing`: the repository exists but not this tag (containerd: `...: not found`, NotFound);
- * - `auth-required`: the registry refuses anonymous pulls. On Docker Hub this is also what a
- *   repository that does not exist looks like (`pull access denied, repository does not exist or
- *   may require authorization`);
+ * - `auth-required`: the registry refuses anonymous pulls (`pull access denied ...` on Docker Hub,
+ *   `401 Unauthorized` from the token endpoint elsewhere);
+ * - `no-repository`: the repository does not exist. Docker Hub answers exactly as for
+ *   `auth-required` (`pull access denied, repository does not exist or may require
+ *   authorization`); other registries answer `not found`;
  * - `unreachable`: the registry host does not resolve (`dial tcp: lookup ...: no such host`);
  * - an object: `rateLimitedPulls: N` makes the first N pull attempts of this image (cluster-wide)
  *   fail with Docker Hub's `429 Too Many Requests ... toomanyrequests`, then it behaves as
  *   `state`; `pullMs` and `sizeBytes` override the defaults for this image.
  */
-export type ImageAvailability = 'present' | 'missing' | 'auth-required' | 'unreachable';
+export type ImageAvailability = 'present' | 'missing' | 'no-repository' | 'auth-required' | 'unreachable';
 
 export interface ImageBehaviour {
   state?: ImageAvailability;
@@ -126,7 +128,7 @@ export const DEFAULT_TIMING: Timing = {
   unschedulableRetryMs: 300_000,
 };
 
-const IMAGE_STATES: readonly ImageAvailability[] = ['present', 'missing', 'auth-required', 'unreachable'];
+const IMAGE_STATES: readonly ImageAvailability[] = ['present', 'missing', 'no-repository', 'auth-required', 'unreachable'];
 
 export function defaultScenario(): Scenario {
   return resolveScenario({});

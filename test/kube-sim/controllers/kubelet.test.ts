@@ -79,8 +79,8 @@ describe('kubelet', () => {
     expect(events).toContain('Warning Failed: Error: ImagePullBackOff');
   });
 
-  it('words auth failures like Docker Hub and other registries do', async () => {
-    sim = startSim({ registry: { 'acme/private:1': 'auth-required', 'ghcr.io/acme/*': 'auth-required' } });
+  it('words auth failures and missing repositories like Docker Hub and other registries do', async () => {
+    sim = startSim({ registry: { 'acme/private:1': 'no-repository', 'ghcr.io/acme/*': 'auth-required' } });
     sim.store.create(deployment('hub', { replicas: 1, image: 'acme/private:1' }));
     sim.store.create(deployment('gh', { replicas: 1, image: 'ghcr.io/acme/app:2' }));
     const hub = await waitFor('hub ErrImagePull', () => (waitingReason(onlyPod(sim!, 'hub')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'hub')) : undefined));

@@ -88,6 +88,10 @@ export class SimulatedRegistry {
         return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found` };
       case 'auth-required':
         return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${authError(ref)}` };
+      case 'no-repository':
+        // Docker Hub does not tell a missing repository from a private one.
+        if (ref.domain === 'docker.io') return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${authError(ref)}` };
+        return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found` };
       case 'unreachable': {
         const host = registryHost(ref);
         return {
