@@ -100,6 +100,18 @@ describe('kubectl apply', () => {
     expect(noImage.stderr).toContain('spec.template.spec.containers[0].image: Required value');
   });
 
+  it('rejects unknown fields under kubectl\'s default strict validation, and drops them with a warning otherwise', async () => {
+    const typo = deploymentYaml('typo-web', 'nginx:1.25').replace('        image: nginx:1.25\n', '        imagee: nginx:1.25\n        image: nginx:1.25\n');
+    const strict = await kubectl(cluster, ['apply', '-f', '-'], typo);
+    expect(strict.exitCode).toBe(1);
+    expect(strict.stderr.trim()).toBe(
+      'Error from server (BadRequest): error when creating "STDIN": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.template.spec.containers[0].imagee"',
+    );
+    const warned = await kubectl(cluster, ['apply', '--validate=warn', '-f', '-'], typo);
+    expect(warned).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/typo-web created', stderr: 'Warning: unknown field "spec.template.spec.containers[0].imagee"' });
+    expect(storedDeployment('typo-web')?.spec.template.spec.containers[0]).not.toHaveProperty('imagee');
+  });
+
   it('refuses to change an existing Deployment selector', async () => {
     await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('immutable-web', 'nginx:1.25'));
     const result = await kubectl(cluster, ['patch', 'deployment', 'immutable-web', '--type=merge', '-p', '{"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}}}}}']);

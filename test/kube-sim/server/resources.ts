@@ -13,7 +13,7 @@ import { getScale, podLog, writeScale } from './subresources.js';
 import type { ApiContext } from './context.js';
 import { negotiateTable, tableContentType, tableOf } from './tables/index.js';
 import { serveWatch } from './watch.js';
-import { createObject, deleteCollection, deleteObject, patchObject, replaceObject } from './writes.js';
+import { createObject, deleteCollection, deleteObject, patchObject, replaceObject, type WriteRequest, type WriteResult } from './writes.js';
 
 export function isWatchRequest(query: URLSearchParams): boolean {
   const watch = query.get('watch');
@@ -29,6 +29,7 @@ export async function serveResource(
 ): Promise<void> {
   const store = context.store;
   const dryRun = query.getAll('dryRun').includes('All');
+  const writeRequest: WriteRequest = { dryRun, fieldValidation: fieldValidationOf(query) };
   const name = route.name;
 
   if (req.method === 'GET') {
@@ -66,8 +67,7 @@ export async function serveResource(
     return sendJson(res, result.code, result.body);
   }
   if (req.method === 'POST' && name === undefined) {
-    const result = createObject(store, route, parseBody(), dryRun);
-    return sendJson(res, result.code, result.body);
+    return sendWriteResult(res, createObject(store, route, parseBody(), writeRequest));
   }
   if (name === undefined || route.subresource === 'log' || (req.method !== 'PUT' && req.method !== 'PATCH')) {
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -77,8 +77,19 @@ export async function serveResource(
   const patchType = req.method === 'PATCH' ? patchTypeOf(req.headers['content-type']) : undefined;
   const change = (patchType ? parseJson(bodyText) : parseBody()) as JsonValue;
   if (route.subresource === 'scale') return sendJson(res, 200, writeScale(store, named, { patchType, body: change }, dryRun));
-  const result = patchType ? patchObject(store, named, patchType, change, dryRun) : replaceObject(store, named, change, dryRun);
-  return sendJson(res, result.code, result.body);
+  const result = patchType ? patchObject(store, named, patchType, change, writeRequest) : replaceObject(store, named, change, writeRequest);
+  return sendWriteResult(res, result);
+}
+
+function fieldValidationOf(query: URLSearchParams): WriteRequest['fieldValidation'] {
+  const requested = query.get('fieldValidation');
+  return requested === 'Strict' || requested === 'Ignore' ? requested : 'Warn';
+}
+
+/** Warnings become `Warning: 299 - "…"` headers, which kubectl prints as `Warning: …`. */
+function sendWriteResult(res: ServerResponse, result: WriteResult): void {
+  if (result.warnings?.length) res.setHeader('Warning', result.warnings.map((warning) => `299 - ${JSON.stringify(warning)}`));
+  sendJson(res, result.code, result.body);
 }
 
 /** DeleteOptions arrive as a JSON body (kubectl) or as query parameters. */

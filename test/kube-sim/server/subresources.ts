@@ -29,7 +29,7 @@ export function writeScale(store: Store, route: NamedRoute, change: { patchType?
   }
   const updated = { ...stored, spec: { ...stored.spec, replicas } };
   delete updated.metadata.resourceVersion;
-  const result = replaceObject(store, { ...route, subresource: undefined }, updated, dryRun);
+  const result = replaceObject(store, { ...route, subresource: undefined }, updated, { dryRun, fieldValidation: 'Ignore' });
   return scaleOf(result.body as KubeObject);
 }
 

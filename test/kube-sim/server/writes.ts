@@ -9,6 +9,7 @@ import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { applyDefaults } from './defaults.js';
 import { applyPatch, type PatchType } from './patch/index.js';
+import { strictDecodingMessage, unknownFields } from './knownFields.js';
 import { getObject } from './reads.js';
 import type { ResourceRoute } from './routing.js';
 import { validate } from './validation.js';
@@ -16,12 +17,21 @@ import { validate } from './validation.js';
 export interface WriteResult {
   code: number;
   body: object;
+  /** For `Warning` headers (unknown fields under fieldValidation=Warn). */
+  warnings?: string[];
+}
+
+export interface WriteRequest {
+  dryRun: boolean;
+  /** The `fieldValidation` query parameter; the real server's default is Warn. */
+  fieldValidation: 'Strict' | 'Warn' | 'Ignore';
 }
 
 type NamedRoute = ResourceRoute & { name: string };
 
-export function createObject(store: Store, route: ResourceRoute, body: unknown, dryRun: boolean): WriteResult {
+export function createObject(store: Store, route: ResourceRoute, body: unknown, request: WriteRequest): WriteResult {
   const obj = asObjectFor(route.type, body);
+  const warnings = checkFields(obj, route.type, request);
   const bodyNamespace = obj.metadata.namespace;
   if (route.type.namespaced) {
     if (route.namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -35,28 +45,29 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
   if (route.type.subresources.includes('status')) delete obj.status;
   applyDefaults(obj);
   validate(obj);
-  return { code: 201, body: store.create(obj, { dryRun }) };
+  return { code: 201, body: store.create(obj, { dryRun: request.dryRun }), warnings };
 }
 
-export function replaceObject(store: Store, route: NamedRoute, body: unknown, dryRun: boolean): WriteResult {
+export function replaceObject(store: Store, route: NamedRoute, body: unknown, request: WriteRequest): WriteResult {
   const obj = asObjectFor(route.type, body);
+  const warnings = checkFields(obj, route.type, request);
   if (obj.metadata.name !== route.name) {
     throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${route.name})`);
   }
   const stored = getObject(store, route);
   obj.metadata.namespace = stored.metadata.namespace;
-  if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun }) };
-  return { code: 200, body: admitUpdate(store, route.type, obj, stored, dryRun) };
+  if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun: request.dryRun }), warnings };
+  return { code: 200, body: admitUpdate(store, route.type, obj, stored, request.dryRun), warnings };
 }
 
-export function patchObject(store: Store, route: NamedRoute, patchType: PatchType, patch: JsonValue, dryRun: boolean): WriteResult {
+export function patchObject(store: Store, route: NamedRoute, patchType: PatchType, patch: JsonValue, request: WriteRequest): WriteResult {
   const stored = store.get(route.type.kind, route.namespace ?? '', route.name);
   if (!stored) {
     // Server-side apply creates what does not exist yet.
     if (patchType !== 'apply' || route.subresource) throw notFound(route.type, route.name);
     const skeleton = { apiVersion: apiVersionOf(route.type), kind: route.type.kind, metadata: { name: route.name } };
     const created = applyPatch('apply', skeleton, patch) as KubeObject;
-    return createObject(store, route, { ...created, metadata: { ...created.metadata, name: route.name } }, dryRun);
+    return createObject(store, route, { ...created, metadata: { ...created.metadata, name: route.name } }, request);
   }
   const patched = applyPatch(patchType, stored as unknown as JsonValue, patch);
   if (!isJsonObject(patched)) throw badRequest('the patch did not produce an object');
@@ -65,8 +76,10 @@ export function patchObject(store: Store, route: NamedRoute, patchType: PatchTyp
   obj.apiVersion = stored.apiVersion;
   obj.metadata = { ...obj.metadata, name: stored.metadata.name };
   if (stored.metadata.namespace !== undefined) obj.metadata.namespace = stored.metadata.namespace;
-  if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun }) };
-  return { code: 200, body: admitUpdate(store, route.type, obj, stored, dryRun) };
+  // The stored object has no unknown fields, so any found now came with the patch.
+  const warnings = checkFields(obj, route.type, request);
+  if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun: request.dryRun }), warnings };
+  return { code: 200, body: admitUpdate(store, route.type, obj, stored, request.dryRun), warnings };
 }
 
 export function deleteObject(store: Store, route: NamedRoute, options: DeleteRequest): WriteResult {
@@ -108,6 +121,14 @@ function admitUpdate(store: Store, type: ResourceType, obj: KubeObject, stored: 
   applyDefaults(obj);
   validate(obj, stored);
   return store.update(obj, { dryRun });
+}
+
+/** Strict: 400 for unknown fields. Warn and Ignore: they are dropped (as decoding does), Warn reports them. */
+function checkFields(obj: KubeObject, type: ResourceType, request: WriteRequest): string[] | undefined {
+  const unknown = unknownFields(obj, request.fieldValidation !== 'Strict');
+  if (unknown.length === 0 || request.fieldValidation === 'Ignore') return undefined;
+  if (request.fieldValidation === 'Strict') throw badRequest(strictDecodingMessage(type.kind, type.version, unknown));
+  return unknown.map((field) => `unknown field "${field}"`);
 }
 
 function asObjectFor(type: ResourceType, body: unknown): KubeObject {
