@@ -50,11 +50,11 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
 
 export function replaceObject(store: Store, route: NamedRoute, body: unknown, request: WriteRequest): WriteResult {
   const obj = asObjectFor(route.type, body);
-  const warnings = checkFields(obj, route.type, request);
   if (obj.metadata.name !== route.name) {
     throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${route.name})`);
   }
   const stored = getObject(store, route);
+  const warnings = checkFields(obj, route.type, request, stored);
   obj.metadata.namespace = stored.metadata.namespace;
   if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun: request.dryRun }), warnings };
   return { code: 200, body: admitUpdate(store, route.type, obj, stored, request.dryRun), warnings };
@@ -76,8 +76,7 @@ export function patchObject(store: Store, route: NamedRoute, patchType: PatchTyp
   obj.apiVersion = stored.apiVersion;
   obj.metadata = { ...obj.metadata, name: stored.metadata.name };
   if (stored.metadata.namespace !== undefined) obj.metadata.namespace = stored.metadata.namespace;
-  // The stored object has no unknown fields, so any found now came with the patch.
-  const warnings = checkFields(obj, route.type, request);
+  const warnings = checkFields(obj, route.type, request, stored);
   if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun: request.dryRun }), warnings };
   return { code: 200, body: admitUpdate(store, route.type, obj, stored, request.dryRun), warnings };
 }
@@ -123,9 +122,13 @@ function admitUpdate(store: Store, type: ResourceType, obj: KubeObject, stored: 
   return store.update(obj, { dryRun });
 }
 
-/** Strict: 400 for unknown fields. Warn and Ignore: they are dropped (as decoding does), Warn reports them. */
-function checkFields(obj: KubeObject, type: ResourceType, request: WriteRequest): string[] | undefined {
-  const unknown = unknownFields(obj, request.fieldValidation !== 'Strict');
+/**
+ * Strict: 400 for unknown fields. Warn and Ignore: they are dropped (as decoding does), Warn reports
+ * them. Fields already in the stored object (written by the controllers) are not the client's doing.
+ */
+function checkFields(obj: KubeObject, type: ResourceType, request: WriteRequest, stored?: KubeObject): string[] | undefined {
+  const preexisting = new Set(stored ? unknownFields(stored) : []);
+  const unknown = unknownFields(obj, request.fieldValidation !== 'Strict').filter((field) => !preexisting.has(field));
   if (unknown.length === 0 || request.fieldValidation === 'Ignore') return undefined;
   if (request.fieldValidation === 'Strict') throw badRequest(strictDecodingMessage(type.kind, type.version, unknown));
   return unknown.map((field) => `unknown field "${field}"`);
