@@ -42,7 +42,9 @@ export function classifyPod(pod: Pod): Finding[] {
     if (!waiting?.reason || !rule) continue;
     const message = waiting.message ?? '';
     const lastTerminated = status.lastState?.terminated;
+    const transient = rule.transient && rule.transient.message.test(message) ? rule.transient : undefined;
     const terminationStep = lastTerminated?.reason ? TERMINATION_STEPS[lastTerminated.reason] : undefined;
+    const nextStep = terminationStep ?? transient?.nextStep;
     findings.push({
       pod: pod.metadata.name,
       namespace: pod.metadata.namespace ?? '',
@@ -53,8 +55,8 @@ export function classifyPod(pod: Pod): Finding[] {
       message,
       restartCount: status.restartCount ?? 0,
       lastTermination: lastTerminated ? { exitCode: lastTerminated.exitCode, reason: lastTerminated.reason } : undefined,
-      rule: terminationStep ? { ...rule, nextStep: terminationStep } : rule,
-      policy: rule.transient && rule.transient.message.test(message) ? rule.transient.policy : rule.policy,
+      rule: nextStep ? { ...rule, nextStep } : rule,
+      policy: transient?.policy ?? rule.policy,
     });
   }
   // A container finding already explains why the pod is not ready.

@@ -25,7 +25,7 @@ export interface ReasonRule {
   category: Category;
   policy: FatalPolicy;
   /** Messages that mean the cause is passing (rate limits, network): they get this policy instead. */
-  transient?: { message: RegExp; policy: FatalPolicy };
+  transient?: { message: RegExp; policy: FatalPolicy; nextStep: string };
   /** What the new pods cannot do, for "new pods cannot …". */
   cannot: string;
   /** The next step for a person; NAMESPACE, POD and CONTAINER are filled in. */
@@ -35,6 +35,8 @@ export interface ReasonRule {
 // Registry answers that a retry can fix: Docker Hub's 429, network trouble, registry 5xx.
 // (containerd's texts: "429 Too Many Requests", "toomanyrequests", "i/o timeout", "TLS handshake timeout".)
 const TRANSIENT_PULL = /429|toomanyrequests|too many requests|rate limit|i\/o timeout|TLS handshake timeout|connection reset|connection refused|no route to host|50[234] |Service Unavailable|Bad Gateway|context deadline exceeded/i;
+const TRANSIENT_PULL_STEP =
+  'the registry refused the pull for now (rate limit or network trouble): authenticate pulls (imagePullSecrets), use a registry mirror, or retry later';
 const PULL_STEP =
   'check that the image name and tag exist in the registry and that the pods may pull it (imagePullSecrets); the last pull error is in: kubectl describe pod POD -n NAMESPACE';
 const LOGS_STEP = 'read why it exits: kubectl logs POD -c CONTAINER --previous -n NAMESPACE';
@@ -45,7 +47,7 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
   ImagePullBackOff: {
     category: 'image-pull',
     policy: { when: 'now' },
-    transient: { message: TRANSIENT_PULL, policy: { when: 'after', seconds: 60 } },
+    transient: { message: TRANSIENT_PULL, policy: { when: 'after', seconds: 60 }, nextStep: TRANSIENT_PULL_STEP },
     cannot: 'pull their image',
     nextStep: PULL_STEP,
   },
@@ -53,7 +55,7 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
   ErrImagePull: {
     category: 'image-pull',
     policy: { when: 'after', seconds: 15 },
-    transient: { message: TRANSIENT_PULL, policy: { when: 'after', seconds: 60 } },
+    transient: { message: TRANSIENT_PULL, policy: { when: 'after', seconds: 60 }, nextStep: TRANSIENT_PULL_STEP },
     cannot: 'pull their image',
     nextStep: PULL_STEP,
   },

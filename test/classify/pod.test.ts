@@ -83,3 +83,10 @@ describe('classifyPod', () => {
     expect(finding?.message).toContain('executable file not found');
   });
 });
+
+describe('classifyPod next steps', () => {
+  it('sends a rate-limited pull to credentials or a mirror, not to the image name', () => {
+    const [finding] = classifyPod(pod('err-image-pull-rate-limited'));
+    expect(finding?.rule.nextStep).toMatch(/rate limit/);
+  });
+});
