@@ -256,4 +256,22 @@ describe('kubelet', () => {
     expect(events).toContain('Warning Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 500');
     expect(events).toContain('Normal Killing: Container app failed liveness probe, will be restarted');
   });
+
+  it('runs a bare pod with restartPolicy Never to Succeeded or Failed', async () => {
+    sim = startSim();
+    const pod = (name: string, exitCode: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', annotations: { 'sim.kguard.dev/exit-code': exitCode, 'sim.kguard.dev/run-seconds': '1' } },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox:1.36' }] },
+    });
+    sim.store.create(pod('ok', '0'));
+    sim.store.create(pod('bad', '1'));
+    await waitFor('ok Succeeded', () => sim!.store.get('Pod', 'default', 'ok')?.status?.phase === 'Succeeded');
+    const bad = await waitFor('bad Failed', () => {
+      const found = sim!.store.get('Pod', 'default', 'bad');
+      return found?.status?.phase === 'Failed' ? found : undefined;
+    });
+    expect(containerStatus(bad)).toMatchObject({ restartCount: 0, state: { terminated: { exitCode: 1, reason: 'Error' } } });
+  });
 });

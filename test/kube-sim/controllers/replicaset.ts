@@ -66,7 +66,9 @@ export class ReplicaSetController {
     const pods = this.store.list('Pod', namespace).filter((pod) => isOwnedBy(pod, rs) && isPodActive(pod));
     const manageError = this.manageReplicas(rs, pods);
     const current = this.store.list('Pod', namespace).filter((pod) => isOwnedBy(pod, rs) && isPodActive(pod));
-    this.updateStatus(rs, current, manageError);
+    // One instant for the whole sync: the availability written and the wake-up planned must agree.
+    const now = this.clock.now();
+    this.updateStatus(rs, current, manageError, now);
     if (manageError) {
       const failures = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, failures);
@@ -74,7 +76,7 @@ export class ReplicaSetController {
     } else {
       this.failures.delete(key);
     }
-    this.requeueForAvailability(rs, current, key);
+    this.requeueForAvailability(rs, current, key, now);
   }
 
   private manageReplicas(rs: KubeObject, pods: KubeObject[]): Error | undefined {
@@ -117,8 +119,7 @@ export class ReplicaSetController {
     return pod;
   }
 
-  private updateStatus(rs: KubeObject, pods: KubeObject[], manageError: Error | undefined): void {
-    const now = this.clock.now();
+  private updateStatus(rs: KubeObject, pods: KubeObject[], manageError: Error | undefined, now: Date): void {
     const minReady = rs.spec?.minReadySeconds ?? 0;
     const templateLabels: Record<string, string> = rs.spec?.template?.metadata?.labels ?? {};
     const fullyLabeled = pods.filter((pod) => Object.entries(templateLabels).every(([k, v]) => pod.metadata.labels?.[k] === v)).length;
@@ -146,10 +147,9 @@ export class ReplicaSetController {
   }
 
   /** Wake up when a ready pod passes minReadySeconds and becomes available. */
-  private requeueForAvailability(rs: KubeObject, pods: KubeObject[], key: string): void {
+  private requeueForAvailability(rs: KubeObject, pods: KubeObject[], key: string, now: Date): void {
     const minReady = rs.spec?.minReadySeconds ?? 0;
     if (minReady === 0) return;
-    const now = this.clock.now();
     const upcoming = pods
       .filter((pod) => !isPodAvailable(pod, minReady, now))
       .map((pod) => availableAt(pod, minReady))

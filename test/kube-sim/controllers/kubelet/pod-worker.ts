@@ -294,7 +294,9 @@ export class PodWorker {
     }
     runtime.ready = false;
     this.publish();
-    // restartPolicy Always (all Deployment pods): the kubelet notices the exit (PLEG) and restarts, subject to back-off.
+    const restartPolicy = this.pod.spec?.restartPolicy ?? 'Always';
+    if (restartPolicy === 'Never' || (restartPolicy === 'OnFailure' && exitCode === 0)) return;
+    // The kubelet notices the exit (PLEG) and restarts the container, subject to back-off.
     this.after(this.services.timing.containerStartMs, () => this.startContainer(c));
   }
 

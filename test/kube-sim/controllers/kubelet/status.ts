@@ -78,7 +78,7 @@ export function buildPodStatus(pod: KubeObject, view: PodRuntimeView, memory: Co
   if (scheduled) conditions.push(scheduled);
 
   const status: Record<string, unknown> = {
-    phase: podPhase(view),
+    phase: podPhase(view, pod.spec?.restartPolicy ?? 'Always'),
     conditions,
     hostIP: view.hostIP,
     hostIPs: [{ ip: view.hostIP }],
@@ -109,17 +109,28 @@ function containerStatus(c: ContainerRuntime): Record<string, unknown> {
   return status;
 }
 
-/** getPhase for restartPolicy Always: Pending until every container has started once. */
-function podPhase(view: PodRuntimeView): 'Pending' | 'Running' {
+/** kubelet getPhase: Pending until every container has started once; Succeeded / Failed only
+ *  when nothing will be restarted any more (restartPolicy Never / OnFailure). */
+function podPhase(view: PodRuntimeView, restartPolicy: string): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+  const initFailed = view.initContainers.some((c) => 'terminated' in c.state && c.state.terminated.exitCode !== 0);
+  if (initFailed && restartPolicy === 'Never') return 'Failed';
   if (!view.initContainers.every((c) => c.succeeded)) return 'Pending';
   let waiting = 0;
-  let active = 0;
+  let running = 0;
+  let stopped = 0;
+  let succeeded = 0;
   for (const c of view.containers) {
-    if ('running' in c.state) active++;
-    else if ('terminated' in c.state) active++;
-    else if (c.lastState.terminated) active++;
+    if ('running' in c.state) running++;
+    else if ('terminated' in c.state) {
+      stopped++;
+      if (c.state.terminated.exitCode === 0) succeeded++;
+    } else if (c.lastState.terminated) stopped++;
     else waiting++;
   }
   if (waiting > 0) return 'Pending';
-  return active > 0 ? 'Running' : 'Pending';
+  if (running > 0) return 'Running';
+  if (stopped === 0) return 'Pending';
+  if (restartPolicy === 'Always') return 'Running';
+  if (stopped === succeeded) return 'Succeeded';
+  return restartPolicy === 'Never' ? 'Failed' : 'Running';
 }
