@@ -18,6 +18,7 @@ export type RunEvent =
   | { kind: 'healthy'; workload: WorkloadRef; progress: Progress; elapsedMs: number }
   | { kind: 'failed'; workload: WorkloadRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'timed-out'; workload: WorkloadRef; diagnosis: Diagnosis; elapsedMs: number }
+  | { kind: 'interrupted'; workload: WorkloadRef; progress: Progress; waitingFor: string }
   | { kind: 'conflict'; workload: WorkloadRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: WorkloadRef; detail: string; commands: string[] }
   | { kind: 'rollback-started'; workload: WorkloadRef; toRevision: number }

@@ -79,6 +79,12 @@ export const FORMATTERS: Formatters = {
     text: `${describeWorkload(event.workload)}: timed out after ${seconds(event.elapsedMs)}: ${event.diagnosis.summary}`,
     details: [...event.diagnosis.evidence, `next: ${event.diagnosis.nextStep}`],
   }),
+  interrupted: (event) => ({
+    tone: 'info',
+    text:
+      `${describeWorkload(event.workload)}: stopped watching at ${event.progress.ready}/${event.progress.desired} new pods ready ` +
+      `(waiting for ${event.waitingFor}) because another Deployment of this apply failed`,
+  }),
   conflict: (event) => ({
     tone: 'alarm',
     text: `${describeWorkload(event.workload)}: ${event.detail}; kguard will not undo someone else's change. Inspect it:`,

@@ -223,13 +223,7 @@ function reportVerdict(result: WorkloadResult, elapsedMs: number, deps: Deps) {
       deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail, commands });
       return;
     case 'progressing':
-      deps.reporter.emit({
-        kind: 'progress',
-        workload,
-        progress: verdict.progress,
-        waitingFor: `${verdict.waitingFor}; stopped watching because another workload of this apply failed`,
-        phase: 'rollout',
-      });
+      deps.reporter.emit({ kind: 'interrupted', workload, progress: verdict.progress, waitingFor: verdict.waitingFor });
       return;
   }
 }
