@@ -83,8 +83,7 @@ export class PodWorker {
     });
     this.initContainers = ((pod.spec?.initContainers as ContainerSpec[] | undefined) ?? []).map((spec) => track(spec, true));
     this.containers = ((pod.spec?.containers as ContainerSpec[] | undefined) ?? []).map((spec) => track(spec, false));
-    // The first init container is being created; app containers wait for initialization.
-    if (this.initContainers[0]) this.initContainers[0].runtime.state = { waiting: { reason: 'PodInitializing' } };
+    // Until initialization is done every container waits with PodInitializing, as the kubelet reports it.
     if (this.initContainers.length > 0) for (const c of this.containers) c.runtime.state = { waiting: { reason: 'PodInitializing' } };
     this.view = {
       sandboxReady: false,
