@@ -68,6 +68,11 @@ describe('discovery and reads with kubectl', () => {
       /^replicasets\s+rs\s+apps\/v1\s+true\s+ReplicaSet/m,
       /^statefulsets\s+sts\s+apps\/v1\s+true\s+StatefulSet/m,
       /^daemonsets\s+ds\s+apps\/v1\s+true\s+DaemonSet/m,
+      /^serviceaccounts\s+sa\s+v1\s+true\s+ServiceAccount/m,
+      /^jobs\s+batch\/v1\s+true\s+Job/m,
+      /^horizontalpodautoscalers\s+hpa\s+autoscaling\/v2\s+true\s+HorizontalPodAutoscaler/m,
+      /^ingresses\s+ing\s+networking.k8s.io\/v1\s+true\s+Ingress/m,
+      /^clusterroles\s+rbac.authorization.k8s.io\/v1\s+false\s+ClusterRole/m,
     ]) {
       expect(result.stdout).toMatch(line);
     }
@@ -75,7 +80,11 @@ describe('discovery and reads with kubectl', () => {
 
   it('answers legacy discovery and v2beta1 aggregated discovery to clients that ask for them', async () => {
     const legacy = await fetch(`${cluster.url}/apis`, { headers: { Accept: 'application/json' } });
-    expect(await legacy.json()).toMatchObject({ kind: 'APIGroupList', groups: [{ name: 'apps' }] });
+    const groups = (await legacy.json()) as { kind: string; groups: { name: string; preferredVersion: { groupVersion: string } }[] };
+    expect(groups.kind).toBe('APIGroupList');
+    expect(groups.groups.map((group) => group.preferredVersion.groupVersion)).toEqual(
+      expect.arrayContaining(['apps/v1', 'batch/v1', 'autoscaling/v2', 'networking.k8s.io/v1', 'policy/v1', 'rbac.authorization.k8s.io/v1']),
+    );
     const resources = (await (await fetch(`${cluster.url}/api/v1`)).json()) as { resources: { name: string }[] };
     expect(resources.resources.map((resource) => resource.name)).toContain('pods/log');
     const v2beta1 = await fetch(`${cluster.url}/api`, {

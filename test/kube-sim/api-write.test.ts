@@ -44,6 +44,30 @@ describe('kubectl apply', () => {
     expect(storedDeployment('apply-web')?.metadata.resourceVersion).toBe(resourceVersion);
   });
 
+  it('stores the other kinds a real manifest carries (Ingress, Job, HPA, ServiceAccount, PDB, RBAC)', async () => {
+    const manifest = [
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: extra',
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: extra\nspec:\n  rules:\n  - host: extra.example\n',
+      'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: extra\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: job\n        image: busybox\n',
+      'apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: extra\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: extra}\n  maxReplicas: 3\n',
+      'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: extra\nspec:\n  maxUnavailable: 1\n',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: extra\nrules: []\n',
+    ].join('\n---\n');
+    const result = await kubectl(cluster, ['apply', '-f', '-'], manifest);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.split('\n')).toEqual([
+      'serviceaccount/extra created',
+      'ingress.networking.k8s.io/extra created',
+      'job.batch/extra created',
+      'horizontalpodautoscaler.autoscaling/extra created',
+      'poddisruptionbudget.policy/extra created',
+      'role.rbac.authorization.k8s.io/extra created',
+    ]);
+    const listed = await kubectl(cluster, ['get', 'sa,ing,job,hpa,pdb,role', '-o', 'name']);
+    expect(listed.stdout.split('\n')).toHaveLength(6);
+    expect((await kubectl(cluster, ['apply', '-f', '-'], manifest)).stdout).toContain('job.batch/extra unchanged');
+  });
+
   it('defaults a Deployment like the real API server', async () => {
     await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('defaults-web', 'registry.example/app'));
     const deployment = storedDeployment('defaults-web')!;

@@ -29,10 +29,26 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   core('Namespace', 'namespaces', 'namespace', false, ['ns'], ['status'], []),
   core('Node', 'nodes', 'node', false, ['no'], ['status'], []),
   core('ResourceQuota', 'resourcequotas', 'resourcequota', true, ['quota'], ['status'], []),
+  // Stored and served so manifests that include them apply, but nothing acts on them.
+  core('ServiceAccount', 'serviceaccounts', 'serviceaccount', true, ['sa'], [], []),
+  core('PersistentVolumeClaim', 'persistentvolumeclaims', 'persistentvolumeclaim', true, ['pvc'], ['status'], []),
+  core('PersistentVolume', 'persistentvolumes', 'persistentvolume', false, ['pv'], ['status'], []),
+  core('Endpoints', 'endpoints', 'endpoints', true, ['ep'], [], []),
+  core('LimitRange', 'limitranges', 'limitrange', true, ['limits'], [], []),
   apps('Deployment', 'deployments', 'deployment', ['deploy'], ['status', 'scale']),
   apps('ReplicaSet', 'replicasets', 'replicaset', ['rs'], ['status', 'scale']),
   apps('StatefulSet', 'statefulsets', 'statefulset', ['sts'], ['status', 'scale']),
   apps('DaemonSet', 'daemonsets', 'daemonset', ['ds'], ['status']),
+  other('batch', 'v1', 'Job', 'jobs', 'job', [], ALL),
+  other('batch', 'v1', 'CronJob', 'cronjobs', 'cronjob', ['cj'], ALL),
+  other('autoscaling', 'v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', 'horizontalpodautoscaler', ['hpa'], ALL),
+  other('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', 'poddisruptionbudget', ['pdb'], []),
+  other('networking.k8s.io', 'v1', 'Ingress', 'ingresses', 'ingress', ['ing'], []),
+  other('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', 'networkpolicy', ['netpol'], []),
+  other('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', 'role', [], []),
+  other('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', 'rolebinding', [], []),
+  { ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', 'clusterrole', [], []), namespaced: false, subresources: [] },
+  { ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', 'clusterrolebinding', [], []), namespaced: false, subresources: [] },
 ];
 
 function core(
@@ -49,6 +65,12 @@ function core(
 
 function apps(kind: string, plural: string, singular: string, shortNames: string[], subresources: string[]): ResourceType {
   return { kind, group: 'apps', version: 'v1', plural, singular, namespaced: true, shortNames, subresources, hasGeneration: true, categories: ALL };
+}
+
+/** A namespaced type of another group: a /status subresource and generation, except for RBAC (neither) and NetworkPolicy (no status). */
+function other(group: string, version: string, kind: string, plural: string, singular: string, shortNames: string[], categories: string[]): ResourceType {
+  const subresources = group === 'rbac.authorization.k8s.io' || kind === 'NetworkPolicy' ? [] : ['status'];
+  return { kind, group, version, plural, singular, namespaced: true, shortNames, subresources, hasGeneration: group !== 'rbac.authorization.k8s.io', categories };
 }
 
 const byKind = new Map(RESOURCE_TYPES.map((type) => [type.kind, type]));

@@ -10,6 +10,7 @@ import type { ApiContext } from './context.js';
 import {
   aggregatedContentType,
   aggregatedDiscovery,
+  isKnownGroup,
   isKnownGroupVersion,
   legacyApiVersions,
   legacyGroup,
@@ -130,7 +131,7 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
       return sendJson(res, 200, legacyResourceList(groupVersion.group));
     }
     const group = parseGroupPath(pathname);
-    if (group && isKnownGroupVersion(group, 'v1')) return sendJson(res, 200, legacyGroup(group));
+    if (group && isKnownGroup(group)) return sendJson(res, 200, legacyGroup(group));
     if (pathname === '/openapi/v3') return sendJson(res, 200, openApiRoot());
     const document = pathname.startsWith('/openapi/v3/') ? openApiDocument(pathname) : undefined;
     if (document) return sendJson(res, 200, document);

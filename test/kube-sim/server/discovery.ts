@@ -38,7 +38,7 @@ export function aggregatedDiscovery(version: AggregatedVersion, legacyCore: bool
       metadata: { name: group, creationTimestamp: null },
       versions: [
         {
-          version: 'v1',
+          version: versionOf(group),
           freshness: 'Current',
           resources: typesIn(group).map((type) => ({
             resource: type.plural,
@@ -79,12 +79,16 @@ export function legacyGroupList(): object {
 }
 
 export function legacyGroup(group: string): object {
-  const groupVersion = { groupVersion: `${group}/v1`, version: 'v1' };
+  const groupVersion = { groupVersion: `${group}/${versionOf(group)}`, version: versionOf(group) };
   return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions: [groupVersion], preferredVersion: groupVersion };
 }
 
+export function isKnownGroup(group: string): boolean {
+  return groupNames().includes(group);
+}
+
 export function isKnownGroupVersion(group: string, version: string): boolean {
-  return version === 'v1' && groupNames().includes(group);
+  return isKnownGroup(group) && versionOf(group) === version;
 }
 
 export function legacyResourceList(group: string): object {
@@ -110,11 +114,16 @@ export function legacyResourceList(group: string): object {
       };
     }),
   ]);
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? 'v1' : `${group}/v1`, resources };
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? 'v1' : `${group}/${versionOf(group)}`, resources };
 }
 
 function groupNames(): string[] {
   return [...new Set(RESOURCE_TYPES.map((type) => type.group))];
+}
+
+/** Each group is served in exactly one version here (autoscaling: v2, the rest: v1). */
+function versionOf(group: string): string {
+  return RESOURCE_TYPES.find((type) => type.group === group)?.version ?? 'v1';
 }
 
 function typesIn(group: string): ResourceType[] {
