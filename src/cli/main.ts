@@ -5,10 +5,12 @@ import { systemClock } from '../clock.js';
 import { ExitCode, InputError, KguardError } from '../errors.js';
 import { Kubectl } from '../kubectl/client.js';
 import { execProcess } from '../kubectl/exec.js';
+import { fetchUrl, readStdin } from '../manifests/io.js';
 import type { LoadDeps } from '../manifests/load.js';
 import type { Reporter } from '../report/events.js';
 import { buildReport, REPORT_VERSION } from '../report/json.js';
 import { PlainReporter } from '../report/plain.js';
+import { RunRecorder } from '../report/recorder.js';
 import { TtyReporter } from '../report/tty.js';
 import { runApply } from '../run/apply.js';
 import { exitCodeFor, outcomeOf } from '../run/result.js';
@@ -16,6 +18,8 @@ import { parseOutputMode, toApplyOptions, type OutputMode, type RawApplyOptions 
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
+/** Interrupted by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C). */
+const INTERRUPTED = 130;
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -62,11 +66,11 @@ function buildProgram(): Command {
 
 async function apply(raw: RawApplyOptions & { context?: string; kubeconfig?: string }, passThrough: string[]): Promise<number> {
   let outputMode: OutputMode = 'text';
-  let reporter: Reporter | undefined;
+  let reporter: RunRecorder | undefined;
   try {
     outputMode = parseOutputMode(raw.output);
     const options = toApplyOptions(raw, passThrough);
-    reporter = makeReporter(outputMode);
+    reporter = new RunRecorder(makeReporter(outputMode));
     const kubectl = new Kubectl(execProcess, {
       binary: process.env.KGUARD_KUBECTL || 'kubectl',
       context: raw.context,
@@ -78,7 +82,9 @@ async function apply(raw: RawApplyOptions & { context?: string; kubeconfig?: str
       kustomize: (directory) => kubectl.kustomize(directory),
       fetchUrl,
     };
+    const stopHandling = handleInterrupts(reporter, kubectl);
     const result = await runApply(options, { kubectl, clock: systemClock, reporter, load });
+    stopHandling();
     const exitCode = exitCodeFor(result);
     reporter.emit({
       kind: 'finished',
@@ -87,7 +93,7 @@ async function apply(raw: RawApplyOptions & { context?: string; kubeconfig?: str
       failedWorkloads: result.workloads.filter((workload) => workload.verdict && workload.verdict.state !== 'healthy').length,
     });
     reporter.close();
-    if (outputMode === 'json') process.stdout.write(`${JSON.stringify(buildReport(result), null, 2)}\n`);
+    if (outputMode === 'json') process.stdout.write(`${JSON.stringify(buildReport(result, reporter.messages), null, 2)}\n`);
     return exitCode;
   } catch (error) {
     reporter?.close();
@@ -104,6 +110,33 @@ async function apply(raw: RawApplyOptions & { context?: string; kubeconfig?: str
   }
 }
 
+/**
+ * A cancelled CI job or Ctrl-C leaves the new rollout running: kguard does not roll back on its
+ * way out, but says exactly what is in flight and how to undo it.
+ */
+function handleInterrupts(reporter: RunRecorder, kubectl: Kubectl): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    reporter.close();
+    const lines = reporter.unfinished().map(({ workload, fromRevision }) =>
+      fromRevision === undefined
+        ? `  ${kubectl.commandLine(['delete', `deployment/${workload.name}`, '-n', workload.namespace])}    # created by this apply`
+        : `  ${kubectl.commandLine(['rollout', 'undo', `deployment/${workload.name}`, '-n', workload.namespace, `--to-revision=${fromRevision}`])}`,
+    );
+    const what =
+      lines.length > 0
+        ? `the rollouts it was watching were NOT checked or rolled back. To undo them by hand:\n${lines.join('\n')}`
+        : 'no rollout was in flight.';
+    process.stderr.write(`kguard: interrupted by ${signal}; ${what} (exit ${INTERRUPTED})\n`);
+    process.exit(INTERRUPTED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
 function makeReporter(outputMode: OutputMode): Reporter {
   const colourFor = (stream: NodeJS.WriteStream) =>
     !('NO_COLOR' in process.env) && (Boolean(stream.isTTY) || Boolean(process.env.FORCE_COLOR));
@@ -112,25 +145,6 @@ function makeReporter(outputMode: OutputMode): Reporter {
   return interactive
     ? new TtyReporter(process.stdout, colourFor(process.stdout))
     : new PlainReporter(process.stdout, colourFor(process.stdout));
-}
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) {
-    throw new InputError('-f - reads manifests from stdin, but stdin is a terminal. Pipe the manifests in: cat app.yaml | kguard apply -f -');
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function fetchUrl(url: string): Promise<string> {
-  try {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
-    return await response.text();
-  } catch (error) {
-    throw new InputError(`-f ${url}: could not download the manifests (${error instanceof Error ? error.message : error}). Nothing was applied.`);
-  }
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -13,6 +13,8 @@ export interface JsonReport {
   rollbackMode: RunResult['rollbackMode'];
   timings: { applyMs: number; totalMs: number };
   kubectlProcesses: number;
+  /** Every line kguard logged, in order, without symbols or colour. */
+  messages: string[];
 }
 
 export interface JsonWorkload {
@@ -34,7 +36,7 @@ export interface JsonWorkload {
   timings: { verdictAfterMs: number | null; rollbackMs: number | null };
 }
 
-export function buildReport(result: RunResult): JsonReport {
+export function buildReport(result: RunResult, messages: readonly string[]): JsonReport {
   return {
     reportVersion: REPORT_VERSION,
     outcome: outcomeOf(result),
@@ -44,6 +46,7 @@ export function buildReport(result: RunResult): JsonReport {
     rollbackMode: result.rollbackMode,
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
+    messages: [...messages],
   };
 }
 

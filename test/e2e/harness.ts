@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,6 +25,8 @@ export interface Sandbox {
   /** Writes a manifest file into the sandbox and returns its path. */
   write(name: string, text: string): Promise<string>;
   kguard(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<KguardRun>;
+  /** Starts kguard without waiting: for tests that act while it runs (signals, concurrent changes). */
+  kguardProcess(args: string[]): { child: ResultPromise; output(): string; done: Promise<KguardRun> };
   stop(): Promise<void>;
 }
 
@@ -42,16 +44,27 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       await writeFile(path, text);
       return path;
     },
-    async kguard(args, runOptions = {}) {
-      const started = performance.now();
-      const result = await execa(KGUARD, args, {
-        cwd: dir,
-        reject: false,
-        input: runOptions.input,
-        stdin: runOptions.input === undefined ? 'ignore' : undefined,
-        env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...runOptions.env },
-        timeout: 120_000,
-      });
+    kguard: (args, runOptions = {}) => startKguard(args, runOptions).done,
+    kguardProcess: (args) => startKguard(args),
+    async stop() {
+      await cluster.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+
+  function startKguard(args: string[], runOptions: { input?: string; env?: Record<string, string> } = {}) {
+    const started = performance.now();
+    const child = execa(KGUARD, args, {
+      cwd: dir,
+      reject: false,
+      input: runOptions.input,
+      stdin: runOptions.input === undefined ? 'ignore' : undefined,
+      env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...runOptions.env },
+      timeout: 120_000,
+    });
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    const done = child.then((result) => {
       const stdout = String(result.stdout ?? '');
       const stderr = String(result.stderr ?? '');
       return {
@@ -61,12 +74,9 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
         output: normalize(`${stdout}\n${stderr}`),
         wallMs: performance.now() - started,
       };
-    },
-    async stop() {
-      await cluster.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+    });
+    return { child, output: () => seen, done };
+  }
 }
 
 export function normalize(text: string): string {

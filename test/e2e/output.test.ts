@@ -37,6 +37,8 @@ describe('kguard apply --output json', () => {
     expect(web?.pods.length).toBeGreaterThan(0);
     expect(web?.pods[0]?.message).toContain('xxxxxnginx:1.17');
     expect(run.stderr).toContain('rolling back deployment/web (namespace default) to revision 1');
+    expect(report.messages).toContain('rolling back deployment/web (namespace default) to revision 1');
+    expect(report.kubectlProcesses).toBeGreaterThan(4);
   });
 
   it('prints a JSON error report for bad input, with the same exit code as text mode', async () => {

@@ -28,12 +28,12 @@ describe('kguard safety rules', () => {
   it("does not undo someone else's change made while it watched: exit 4, their image stays", async () => {
     await deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
-    const running = env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
-    // Wait until the new rollout is under way, then change the template by hand.
-    await eventually(() => (imageOf('web') === THROTTLED && env.cluster.store.list('ReplicaSet', 'default').length === 2 ? true : undefined));
+    const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
+    // Wait until kguard watches the new rollout, then change the template by hand.
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
     const theirs = await kubectl(env.cluster, ['set', 'image', 'deployment/web', 'web=nginx:1.27']);
     expect(theirs.exitCode, theirs.stderr).toBe(0);
-    const run = await running;
+    const run = await running.done;
     expect(run.exitCode, run.output).toBe(4);
     expect(run.output).toMatch(/deployment\/web \(namespace default\): someone else changed its pod template while kguard watched \(generation 2 → 3\)/);
     expect(run.output).not.toContain('rolling back');
@@ -73,5 +73,17 @@ describe('kguard safety rules', () => {
     expect(run.output).toContain('    kubectl rollout undo deployment/web -n default --to-revision=1');
     expect(run.output).toContain('kguard: rollout failed and was NOT fully rolled back');
     expect(imageOf('web')).toBe(MISSING);
+  });
+
+  it('on SIGTERM (a cancelled CI job) says what was in flight and how to undo it, exit 130', async () => {
+    await deployHealthy('web');
+    const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
+    const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    running.child.kill('SIGTERM');
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(130);
+    expect(run.stderr).toContain('kguard: interrupted by SIGTERM; the rollouts it was watching were NOT checked or rolled back');
+    expect(run.stderr).toContain('kubectl rollout undo deployment/web -n default --to-revision=1');
   });
 });
