@@ -96,6 +96,18 @@ describe('kubectl apply', () => {
     expect(storedDeployment('ssa-web')?.spec).toMatchObject({ replicas: 4, template: { spec: { containers: [{ image: 'nginx:1.27' }] } } });
   });
 
+  it('removes on server-side apply what the same field manager no longer applies', async () => {
+    const withExtraEnv = deploymentYaml('ssa-prune', 'nginx:1.25').replace('          value: production\n', '          value: production\n        - name: DEBUG\n          value: "1"\n');
+    await kubectl(cluster, ['apply', '--server-side', '-f', '-'], withExtraEnv);
+    expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].env).toHaveLength(2);
+    const dryRun = await kubectl(cluster, ['apply', '--server-side', '--dry-run=server', '-f', '-'], deploymentYaml('ssa-prune', 'nginx:1.25'));
+    expect(dryRun.exitCode).toBe(0);
+    expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].env).toHaveLength(2);
+    await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('ssa-prune', 'nginx:1.25'));
+    expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].env).toEqual([{ name: 'MODE', value: 'production' }]);
+    expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].ports).toEqual([{ containerPort: 80, protocol: 'TCP' }]);
+  });
+
   it('stores nothing with --dry-run=server but answers as if it had', async () => {
     const before = cluster.store.currentResourceVersion();
     const result = await kubectl(cluster, ['apply', '--dry-run=server', '-f', '-'], deploymentYaml('dry-web', 'nginx:1.25'));

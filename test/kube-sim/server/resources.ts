@@ -29,7 +29,11 @@ export async function serveResource(
 ): Promise<void> {
   const store = context.store;
   const dryRun = query.getAll('dryRun').includes('All');
-  const writeRequest: WriteRequest = { dryRun, fieldValidation: fieldValidationOf(query) };
+  const writeRequest: WriteRequest = {
+    dryRun,
+    fieldValidation: fieldValidationOf(query),
+    serverSideApply: { applied: context.appliedConfigurations, fieldManager: query.get('fieldManager') ?? '' },
+  };
   const name = route.name;
 
   if (req.method === 'GET') {

@@ -9,6 +9,7 @@ import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { applyDefaults } from './defaults.js';
 import { applyPatch, type PatchType } from './patch/index.js';
+import type { AppliedConfigurations } from './patch/serverSideApply.js';
 import { strictDecodingMessage, unknownFields } from './knownFields.js';
 import { getObject } from './reads.js';
 import type { ResourceRoute } from './routing.js';
@@ -25,6 +26,8 @@ export interface WriteRequest {
   dryRun: boolean;
   /** The `fieldValidation` query parameter; the real server's default is Warn. */
   fieldValidation: 'Strict' | 'Warn' | 'Ignore';
+  /** For server-side apply: what each field manager applied before, and this request's manager. */
+  serverSideApply?: { applied: AppliedConfigurations; fieldManager: string };
 }
 
 type NamedRoute = ResourceRoute & { name: string };
@@ -62,14 +65,19 @@ export function replaceObject(store: Store, route: NamedRoute, body: unknown, re
 
 export function patchObject(store: Store, route: NamedRoute, patchType: PatchType, patch: JsonValue, request: WriteRequest): WriteResult {
   const stored = store.get(route.type.kind, route.namespace ?? '', route.name);
+  const ssa = patchType === 'apply' && !route.subresource ? request.serverSideApply : undefined;
   if (!stored) {
     // Server-side apply creates what does not exist yet.
     if (patchType !== 'apply' || route.subresource) throw notFound(route.type, route.name);
     const skeleton = { apiVersion: apiVersionOf(route.type), kind: route.type.kind, metadata: { name: route.name } };
     const created = applyPatch('apply', skeleton, patch) as KubeObject;
-    return createObject(store, route, { ...created, metadata: { ...created.metadata, name: route.name } }, request);
+    const result = createObject(store, route, { ...created, metadata: { ...created.metadata, name: route.name } }, request);
+    rememberApplied(ssa, result.body as KubeObject, patch, request.dryRun);
+    return result;
   }
-  const patched = applyPatch(patchType, stored as unknown as JsonValue, patch);
+  const removal = ssa && ssa.applied.removalPatch(stored.metadata.uid!, ssa.fieldManager, patch);
+  const base = removal ? applyPatch('strategic', stored as unknown as JsonValue, removal) : (stored as unknown as JsonValue);
+  const patched = applyPatch(patchType, base, patch);
   if (!isJsonObject(patched)) throw badRequest('the patch did not produce an object');
   const obj = patched as unknown as KubeObject;
   obj.kind = stored.kind;
@@ -78,7 +86,13 @@ export function patchObject(store: Store, route: NamedRoute, patchType: PatchTyp
   if (stored.metadata.namespace !== undefined) obj.metadata.namespace = stored.metadata.namespace;
   const warnings = checkFields(obj, route.type, request, stored);
   if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun: request.dryRun }), warnings };
-  return { code: 200, body: admitUpdate(store, route.type, obj, stored, request.dryRun), warnings };
+  const updated = admitUpdate(store, route.type, obj, stored, request.dryRun);
+  rememberApplied(ssa, updated, patch, request.dryRun);
+  return { code: 200, body: updated, warnings };
+}
+
+function rememberApplied(ssa: WriteRequest['serverSideApply'], obj: KubeObject, configuration: JsonValue, dryRun: boolean): void {
+  if (ssa && !dryRun && obj.metadata?.uid) ssa.applied.remember(obj.metadata.uid, ssa.fieldManager, configuration);
 }
 
 export function deleteObject(store: Store, route: NamedRoute, options: DeleteRequest): WriteResult {

@@ -125,7 +125,8 @@ function reorder(list: JsonValue[], order: JsonValue[], mergeKey: string | undef
     .map(({ item }) => item);
 }
 
-function mergeKeyFor(field: string, parentPath: string[]): string | undefined {
+/** The patch merge key of a list field, given the path of the map holding it. */
+export function mergeKeyFor(field: string, parentPath: string[]): string | undefined {
   if (field === 'ports') {
     // Container ports merge by containerPort, Service ports by port.
     return parentPath.includes('containers') || parentPath.includes('initContainers') || parentPath.includes('ephemeralContainers')
