@@ -22,30 +22,23 @@ function deploymentNow(name: string) {
   if (!deployment) throw new Error(`deployment ${name} is missing`);
   return deployment;
 }
-const imageOf = (name: string): string => deploymentNow(name).spec.template.spec.containers[0].image;
 const revisionOf = (name: string): string | undefined => deploymentNow(name).metadata.annotations?.['deployment.kubernetes.io/revision'];
-
-async function deployHealthy(name: string, image = GOOD): Promise<void> {
-  const file = await env.write(`${name}-base.yaml`, deploymentYaml(name, image));
-  const run = await env.kguard(['apply', '-f', file, ...fast]);
-  expect(run.exitCode, run.output).toBe(0);
-}
 
 describe('kguard apply', () => {
   it('exits 0 for a healthy rollout and undoes nothing', async () => {
-    await deployHealthy('web');
+    await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', BETTER));
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain('deployment.apps/web configured');
     expect(run.output).toContain('deployment/web (namespace default): rolled out, 2/2 new pods ready (revision 2)');
     expect(run.output).not.toContain('rolling back');
-    expect(imageOf('web')).toBe(BETTER);
+    expect(env.imageOf('web')).toBe(BETTER);
     expect(revisionOf('web')).toBe('2');
   });
 
   it('rolls a bad image back to the recorded revision well before the timeout, exit 3', async () => {
-    await deployHealthy('web');
+    await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5m']);
     expect(run.exitCode, run.output).toBe(3);
@@ -53,7 +46,7 @@ describe('kguard apply', () => {
     expect(run.output).toContain('rolled back deployment/web (namespace default) to revision 1: done, 2/2 pods ready');
     expect(run.output).toContain('kguard: rollout failed and was rolled back (exit 3)');
     expect(run.wallMs).toBeLessThan(60_000);
-    expect(imageOf('web')).toBe(GOOD);
+    expect(env.imageOf('web')).toBe(GOOD);
     // The undo reused revision 1's ReplicaSet, which the controller renumbers to 3.
     expect(revisionOf('web')).toBe('3');
     const replicaSets = env.cluster.store.list('ReplicaSet', 'default');
@@ -63,8 +56,8 @@ describe('kguard apply', () => {
   });
 
   it('rolls back to the revision live before the apply, not to the previous one', async () => {
-    await deployHealthy('web', GOOD); // revision 1
-    await deployHealthy('web', BETTER); // revision 2
+    await env.deployHealthy('web', GOOD); // revision 1
+    await env.deployHealthy('web', BETTER); // revision 2
     // Someone rolls back by hand: revision 1's template is live again, as revision 3.
     const undo = await kubectl(env.cluster, ['rollout', 'undo', 'deployment/web', '--to-revision=1']);
     expect(undo.exitCode, undo.stderr).toBe(0);
@@ -74,7 +67,7 @@ describe('kguard apply', () => {
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('to revision 3');
     // "The previous one" would have been nginx:1.26; the live one before the apply was nginx:1.25.
-    expect(imageOf('web')).toBe(GOOD);
+    expect(env.imageOf('web')).toBe(GOOD);
   });
 
   it('leaves an unchanged Deployment alone even when it is failing, exit 0', async () => {
@@ -94,7 +87,7 @@ describe('kguard apply', () => {
     expect(run.output).toContain('deployment/web (namespace default): unchanged by this apply');
     expect(run.output).not.toContain('rolling back');
     expect(deploymentNow('web').metadata.generation).toBe(generationBefore);
-    expect(imageOf('web')).toBe(MISSING);
+    expect(env.imageOf('web')).toBe(MISSING);
   });
 
   it('does not delete a brand-new failing Deployment: exit 4 with the command to remove it', async () => {
@@ -107,28 +100,28 @@ describe('kguard apply', () => {
   });
 
   it('undoes every changed Deployment when one of them fails, by default', async () => {
-    await deployHealthy('web');
-    await deployHealthy('api');
+    await env.deployHealthy('web');
+    await env.deployHealthy('api');
     const file = await env.write('both.yaml', `${deploymentYaml('web', BETTER)}\n---\n${deploymentYaml('api', MISSING)}`);
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment/api (namespace default): new pods cannot pull their image');
     expect(run.output).toContain('rolled back deployment/web (namespace default) to revision 1');
     expect(run.output).toContain('rolled back deployment/api (namespace default) to revision 1');
-    expect(imageOf('web')).toBe(GOOD);
-    expect(imageOf('api')).toBe(GOOD);
+    expect(env.imageOf('web')).toBe(GOOD);
+    expect(env.imageOf('api')).toBe(GOOD);
   });
 
   it('undoes only the failing Deployment with --rollback failed', async () => {
-    await deployHealthy('web');
-    await deployHealthy('api');
+    await env.deployHealthy('web');
+    await env.deployHealthy('api');
     const file = await env.write('both.yaml', `${deploymentYaml('web', BETTER)}\n---\n${deploymentYaml('api', MISSING)}`);
     const run = await env.kguard(['apply', '-f', file, ...fast, '--rollback', 'failed']);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment/web (namespace default): rolled out');
     expect(run.output).toContain('rolled back deployment/api (namespace default) to revision 1');
     expect(run.output).not.toContain('rolling back deployment/web');
-    expect(imageOf('web')).toBe(BETTER);
-    expect(imageOf('api')).toBe(GOOD);
+    expect(env.imageOf('web')).toBe(BETTER);
+    expect(env.imageOf('api')).toBe(GOOD);
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 export const KGUARD = join(repo, 'bin', 'kguard');
@@ -27,6 +28,10 @@ export interface Sandbox {
   kguard(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<KguardRun>;
   /** Starts kguard without waiting: for tests that act while it runs (signals, concurrent changes). */
   kguardProcess(args: string[]): { child: ResultPromise; output(): string; done: Promise<KguardRun> };
+  /** Deploys `name` with kguard and fails the test unless the rollout is healthy (exit 0). */
+  deployHealthy(name: string, image?: string): Promise<void>;
+  /** The first container image of a Deployment as the simulator stores it now. */
+  imageOf(name: string, namespace?: string): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -46,6 +51,13 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
     },
     kguard: (args, runOptions = {}) => startKguard(args, runOptions).done,
     kguardProcess: (args) => startKguard(args),
+    async deployHealthy(name, image = 'nginx:1.25') {
+      const file = join(dir, `${name}-${image.replace(/[^a-z0-9]/gi, '-')}.yaml`);
+      await writeFile(file, deploymentYaml(name, image));
+      const run = await startKguard(['apply', '-f', file, '--poll-interval', '300ms']).done;
+      if (run.exitCode !== 0) throw new Error(`deploying ${name} with ${image} did not roll out (exit ${run.exitCode}):\n${run.output}`);
+    },
+    imageOf: (name, namespace = 'default') => cluster.store.get('Deployment', namespace, name)?.spec.template.spec.containers[0].image,
     async stop() {
       await cluster.stop();
       await rm(dir, { recursive: true, force: true });

@@ -15,9 +15,6 @@ afterEach(async () => {
 });
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
-const imageOf = (namespace: string, name: string): string | undefined =>
-  env.cluster.store.get('Deployment', namespace, name)?.spec.template.spec.containers[0].image;
-
 describe('kguard apply inputs', () => {
   it('reads a directory recursively with -R and tracks every Deployment in it', async () => {
     await mkdir(join(env.dir, 'k8s', 'api'), { recursive: true });
@@ -38,7 +35,7 @@ describe('kguard apply inputs', () => {
     const run = await env.kguard(['apply', '-k', 'overlay', ...fast]);
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain('deployment/web (namespace shop): rolled out');
-    expect(imageOf('shop', 'web')).toBe('nginx:1.26');
+    expect(env.imageOf('web', 'shop')).toBe('nginx:1.26');
   });
 
   it('tracks and rolls back a server-side apply', async () => {
@@ -48,7 +45,7 @@ describe('kguard apply inputs', () => {
     const run = await env.kguard(['apply', '--server-side', '-f', bad, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment.apps/web serverside-applied');
-    expect(imageOf('default', 'web')).toBe('nginx:1.25');
+    expect(env.imageOf('web', 'default')).toBe('nginx:1.25');
   });
 
   it('uses --kubeconfig for every call and puts it in the commands it prints', async () => {
@@ -67,6 +64,6 @@ describe('kguard apply inputs', () => {
     const run = await env.kguard(['apply', '-f', file, '-n', 'team-a', ...fast]);
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain('deployment/web (namespace team-a): rolled out');
-    expect(imageOf('team-a', 'web')).toBe('nginx:1.25');
+    expect(env.imageOf('web', 'team-a')).toBe('nginx:1.25');
   });
 });

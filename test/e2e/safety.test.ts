@@ -15,18 +15,9 @@ afterEach(async () => {
   await env.stop();
 });
 
-const imageOf = (name: string): string | undefined =>
-  env.cluster.store.get('Deployment', 'default', name)?.spec.template.spec.containers[0].image;
-
-async function deployHealthy(name: string): Promise<void> {
-  const file = await env.write(`${name}-base.yaml`, deploymentYaml(name, 'nginx:1.25'));
-  const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
-  expect(run.exitCode, run.output).toBe(0);
-}
-
 describe('kguard safety rules', () => {
   it("does not undo someone else's change made while it watched: exit 4, their image stays", async () => {
-    await deployHealthy('web');
+    await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
     // Wait until kguard watches the new rollout, then change the template by hand.
@@ -37,11 +28,11 @@ describe('kguard safety rules', () => {
     expect(run.exitCode, run.output).toBe(4);
     expect(run.output).toMatch(/deployment\/web \(namespace default\): someone else changed its pod template while kguard watched \(generation 2 → 3\)/);
     expect(run.output).not.toContain('rolling back');
-    expect(imageOf('web')).toBe('nginx:1.27');
+    expect(env.imageOf('web')).toBe('nginx:1.27');
   });
 
   it('rolls back a rollout that is still not healthy at --timeout, exit 5', async () => {
-    await deployHealthy('web');
+    await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '4s']);
     expect(run.exitCode, run.output).toBe(5);
@@ -49,21 +40,21 @@ describe('kguard safety rules', () => {
     expect(run.output).toMatch(/429 Too Many Requests|toomanyrequests/);
     expect(run.output).toContain('rolled back deployment/web (namespace default) to revision 1');
     expect(run.output).toContain('kguard: rollout timed out (exit 5)');
-    expect(imageOf('web')).toBe('nginx:1.25');
+    expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 
   it('leaves a failed rollout in place with --no-rollback and prints the undo command, exit 3', async () => {
-    await deployHealthy('web');
+    await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--no-rollback']);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('not rolled back because of --no-rollback');
     expect(run.output).toContain('kubectl rollout undo deployment/web -n default --to-revision=1');
-    expect(imageOf('web')).toBe(MISSING);
+    expect(env.imageOf('web')).toBe(MISSING);
   });
 
   it('makes a failed undo the loudest message, with the exact command to finish by hand, exit 4', async () => {
-    await deployHealthy('web');
+    await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     // Refuse the undo (a JSON patch without the apply's field manager), not the apply itself.
     env.cluster.faults.failNext(403, 100, /^PATCH [^?]*\/deployments\/web(?!.*fieldManager=kubectl-client-side-apply)/);
@@ -72,11 +63,11 @@ describe('kguard safety rules', () => {
     expect(run.output).toMatch(/‼ ROLLBACK FAILED: deployment\/web \(namespace default\) is not back at revision 1: kubectl rollout undo failed: .*forbidden/);
     expect(run.output).toContain('    kubectl rollout undo deployment/web -n default --to-revision=1');
     expect(run.output).toContain('kguard: rollout failed and was NOT fully rolled back');
-    expect(imageOf('web')).toBe(MISSING);
+    expect(env.imageOf('web')).toBe(MISSING);
   });
 
   it('on SIGTERM (a cancelled CI job) says what was in flight and how to undo it, exit 130', async () => {
-    await deployHealthy('web');
+    await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
     await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
