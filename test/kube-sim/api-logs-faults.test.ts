@@ -50,6 +50,12 @@ describe('kubectl logs', () => {
     expect(result.stderr.trim()).toBe('Error from server (BadRequest): container "app" in pod "pulling" is waiting to start: trying and failing to pull image');
   });
 
+  it('has no previous log for a container that never restarted', async () => {
+    const result = await kubectl(cluster, ['logs', 'logger', '-c', 'app', '--previous']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim()).toBe('Error from server (BadRequest): previous terminated container "app" in pod "logger" not found');
+  });
+
   it('rejects an unknown container', async () => {
     const result = await kubectl(cluster, ['logs', 'logger', '-c', 'nope']);
     expect(result.exitCode).toBe(1);

@@ -59,6 +59,9 @@ export function podLog(store: Store, route: NamedRoute, query: URLSearchParams):
   if (!containers.includes(container) && !initContainers.includes(container)) {
     throw badRequest(`container ${container} is not valid for pod ${route.name}`);
   }
+  if (query.get('previous') === 'true' && restartCountOf(pod, container) === 0) {
+    throw badRequest(`previous terminated container "${container}" in pod "${route.name}" not found`);
+  }
   const text = pod.metadata.annotations?.[LOG_ANNOTATION_PREFIX + container];
   if (text === undefined) {
     const waiting = waitingReason(pod, container);
@@ -79,6 +82,11 @@ function waitingReason(pod: KubeObject, container: string): string | undefined {
   if (!status) return pod.status?.phase === 'Pending' ? 'ContainerCreating' : undefined;
   if (reason === undefined || reason === 'CrashLoopBackOff') return undefined;
   return reason === 'ErrImagePull' || reason === 'ImagePullBackOff' ? 'trying and failing to pull image' : reason;
+}
+
+function restartCountOf(pod: KubeObject, container: string): number {
+  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])] as { name: string; restartCount?: number }[];
+  return statuses.find((candidate) => candidate.name === container)?.restartCount ?? 0;
 }
 
 function tail(text: string, tailLines: string | null): string {
