@@ -4,13 +4,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { KubeObject } from '../types.js';
+import type { ApiContext } from './context.js';
 import { patchTypeOf } from './patch/index.js';
 import { decodeProtobufObject, isProtobuf } from './protobuf.js';
 import { getObject, listObjects } from './reads.js';
 import { parseJson, readBody, sendJson, sendText } from './responses.js';
 import type { ResourceRoute } from './routing.js';
 import { getScale, podLog, writeScale } from './subresources.js';
-import type { ApiContext } from './context.js';
 import { negotiateTable, tableContentType, tableOf } from './tables/index.js';
 import { serveWatch } from './watch.js';
 import { createObject, deleteCollection, deleteObject, patchObject, replaceObject, type WriteRequest, type WriteResult } from './writes.js';
@@ -27,61 +27,64 @@ export async function serveResource(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const store = context.store;
+  if (req.method === 'GET') return serveRead(context, route, query, req, res);
+  return serveWrite(context, route, query, req, res);
+}
+
+function serveRead(context: ApiContext, route: ResourceRoute, query: URLSearchParams, req: IncomingMessage, res: ServerResponse): void {
+  const { store } = context;
+  const table = negotiateTable(req.headers.accept);
+  const printTable = (objects: KubeObject[], resourceVersion?: string): void => {
+    const options = { version: table!, now: context.clock.now(), includeObject: query.get('includeObject'), resourceVersion };
+    sendJson(res, 200, tableOf(route.type.kind, objects, options), tableContentType(table!));
+  };
+  if (route.name === undefined) {
+    if (isWatchRequest(query)) return serveWatch(context, route, query, res, table);
+    const list = listObjects(store, route, query);
+    if (table) return printTable(list.items, list.metadata.resourceVersion);
+    return sendJson(res, 200, list);
+  }
+  const named = { ...route, name: route.name };
+  if (route.subresource === 'log') return sendText(res, 200, podLog(store, named, query));
+  if (route.subresource === 'scale') return sendJson(res, 200, getScale(store, named));
+  const obj = getObject(store, named);
+  if (table && route.subresource === undefined) return printTable([obj]);
+  return sendJson(res, 200, obj);
+}
+
+async function serveWrite(context: ApiContext, route: ResourceRoute, query: URLSearchParams, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { store } = context;
   const dryRun = query.getAll('dryRun').includes('All');
-  const writeRequest: WriteRequest = {
+  const request: WriteRequest = {
     dryRun,
     fieldValidation: fieldValidationOf(query),
     serverSideApply: { applied: context.appliedConfigurations, fieldManager: query.get('fieldManager') ?? '' },
   };
-  const name = route.name;
-
-  if (req.method === 'GET') {
-    const table = negotiateTable(req.headers.accept);
-    const printTable = (objects: KubeObject[], resourceVersion?: string): void => {
-      const options = { version: table!, now: context.clock.now(), includeObject: query.get('includeObject'), resourceVersion };
-      sendJson(res, 200, tableOf(route.type.kind, objects, options), tableContentType(table!));
-    };
-    if (name === undefined) {
-      if (isWatchRequest(query)) return serveWatch(context, route, query, res, table);
-      const list = listObjects(store, route, query);
-      if (table) return printTable(list.items, list.metadata.resourceVersion);
-      return sendJson(res, 200, list);
-    }
-    const named = { ...route, name };
-    if (route.subresource === 'log') return sendText(res, 200, podLog(store, named, query));
-    if (route.subresource === 'scale') return sendJson(res, 200, getScale(store, named));
-    const obj = getObject(store, named);
-    if (table && route.subresource === undefined) return printTable([obj]);
-    return sendJson(res, 200, obj);
-  }
-
   const body = await readBody(req);
   // Typed kubectl generators (`create deployment|namespace|configmap|secret|service`) send protobuf.
   const protobuf = isProtobuf(req.headers['content-type']);
   const bodyText = protobuf ? '' : body.toString('utf8');
   const parseBody = (): unknown => (protobuf ? decodeProtobufObject(body) : parseJson(bodyText));
+
   if (req.method === 'DELETE') {
     const options = deleteOptions(bodyText, query);
-    if (name === undefined) {
-      const result = deleteCollection(store, route, query.get('labelSelector') ?? undefined, { ...options, dryRun: options.dryRun || dryRun });
-      return sendJson(res, result.code, result.body);
-    }
-    const result = deleteObject(store, { ...route, name }, { ...options, dryRun: options.dryRun || dryRun });
+    const deleteRequest = { ...options, dryRun: options.dryRun || dryRun };
+    const result =
+      route.name === undefined
+        ? deleteCollection(store, route, query.get('labelSelector') ?? undefined, deleteRequest)
+        : deleteObject(store, { ...route, name: route.name }, deleteRequest);
     return sendJson(res, result.code, result.body);
   }
-  if (req.method === 'POST' && name === undefined) {
-    return sendWriteResult(res, createObject(store, route, parseBody(), writeRequest));
-  }
-  if (name === undefined || route.subresource === 'log' || (req.method !== 'PUT' && req.method !== 'PATCH')) {
+  if (req.method === 'POST' && route.name === undefined) return sendWriteResult(res, createObject(store, route, parseBody(), request));
+  if (route.name === undefined || route.subresource === 'log' || (req.method !== 'PUT' && req.method !== 'PATCH')) {
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   }
 
-  const named = { ...route, name };
+  const named = { ...route, name: route.name };
   const patchType = req.method === 'PATCH' ? patchTypeOf(req.headers['content-type']) : undefined;
   const change = (patchType ? parseJson(bodyText) : parseBody()) as JsonValue;
   if (route.subresource === 'scale') return sendJson(res, 200, writeScale(store, named, { patchType, body: change }, dryRun));
-  const result = patchType ? patchObject(store, named, patchType, change, writeRequest) : replaceObject(store, named, change, writeRequest);
+  const result = patchType ? patchObject(store, named, patchType, change, request) : replaceObject(store, named, change, request);
   return sendWriteResult(res, result);
 }
 
