@@ -90,14 +90,21 @@ describe('faults', () => {
     expect(Date.now() - began).toBeGreaterThanOrEqual(900);
   });
 
-  it('refuses connections while unreachable and comes back after the given time', async () => {
+  it('refuses connections while unreachable, until restored', async () => {
     await kubectl(cluster, ['get', 'pods']); // warm the discovery cache, as a running kguard would have
-    await cluster.faults.unreachable(1500);
+    await cluster.faults.unreachable();
     const result = await kubectl(cluster, ['get', 'pods']);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`The connection to the server ${cluster.url.replace('http://', '')} was refused - did you specify the right host or port?`);
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    await cluster.faults.restore();
     expect((await kubectl(cluster, ['get', 'deployment', 'faulty', '-o', 'name'])).exitCode).toBe(0);
+  });
+
+  it('comes back by itself after the given unreachable time', async () => {
+    await cluster.faults.unreachable(300);
+    await expect(fetch(`${cluster.url}/version`)).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await fetch(`${cluster.url}/version`)).status).toBe(200);
   });
 
   it('delays every answer by the injected latency', async () => {
