@@ -246,6 +246,23 @@ describe('kubectl create, scale, patch, delete', () => {
     expect(again.stderr.trim()).toBe('Error from server (NotFound): deployments.apps "delete-web" not found');
   });
 
+  it('deletes a pod bound to a node gracefully: Terminating until its kubelet removes it, unless forced', async () => {
+    const boundPod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: 'node-1', terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'nginx' }] } });
+    cluster.store.create(boundPod('graceful'));
+    // No kubelet runs in this API-only cluster, so kubectl must not wait for the removal.
+    const graceful = await kubectl(cluster, ['delete', 'pod', 'graceful', '--wait=false']);
+    expect(graceful).toMatchObject({ exitCode: 0, stdout: 'pod "graceful" deleted' });
+    const terminating = cluster.store.get('Pod', 'default', 'graceful')!;
+    expect(terminating.metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(Date.parse(terminating.metadata.deletionTimestamp!) - Date.parse(terminating.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(29_000);
+    expect((await kubectl(cluster, ['get', 'pod', 'graceful'])).stdout).toMatch(/graceful\s+0\/1\s+Terminating/);
+
+    cluster.store.create(boundPod('forced'));
+    const forced = await kubectl(cluster, ['delete', 'pod', 'forced', '--grace-period=0', '--force']);
+    expect(forced).toMatchObject({ exitCode: 0, stdout: 'pod "forced" force deleted' });
+    expect(cluster.store.get('Pod', 'default', 'forced')).toBeUndefined();
+  });
+
   it('answers 400 to a body that is not JSON', async () => {
     const response = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } });
     expect(response.status).toBe(400);

@@ -83,4 +83,19 @@ describe('kubectl rollout against the simulated cluster', () => {
     expect(deployment.metadata.generation).toBe(generation);
     expect(deployment.spec.template.spec.containers[0].image).toBe('nginx:1.26');
   });
+
+  it('lets the kubelet finish a graceful pod deletion, so `kubectl delete pod` returns once it is gone', async () => {
+    await rollOut('grace', 'nginx:1.25', 'one');
+    const [pod] = cluster.store.list('Pod', 'default', 'app=grace');
+    const seen: string[] = [];
+    const unsubscribe = cluster.store.subscribe((event) => {
+      if (event.object.metadata.name === pod!.metadata.name) seen.push(event.object.metadata.deletionTimestamp ? `${event.type} terminating` : event.type);
+    });
+    const result = await kubectl(cluster, ['delete', 'pod', pod!.metadata.name, '--timeout=10s']);
+    unsubscribe();
+    expect(result).toMatchObject({ exitCode: 0, stdout: `pod "${pod!.metadata.name}" deleted` });
+    expect(seen[0]).toBe('MODIFIED terminating');
+    expect(seen[seen.length - 1]).toBe('DELETED terminating');
+    expect(cluster.store.get('Pod', 'default', pod!.metadata.name)).toBeUndefined();
+  });
 });

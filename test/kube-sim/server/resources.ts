@@ -13,7 +13,8 @@ import type { ResourceRoute } from './routing.js';
 import { getScale, podLog, writeScale } from './subresources.js';
 import { negotiateTable, tableContentType, tableOf } from './tables/index.js';
 import { serveWatch } from './watch.js';
-import { createObject, deleteCollection, deleteObject, patchObject, replaceObject, type WriteRequest, type WriteResult } from './writes.js';
+import { deleteCollection, deleteObject, deleteRequestOf } from './deletes.js';
+import { createObject, patchObject, replaceObject, type WriteRequest, type WriteResult } from './writes.js';
 
 export function isWatchRequest(query: URLSearchParams): boolean {
   const watch = query.get('watch');
@@ -67,8 +68,7 @@ async function serveWrite(context: ApiContext, route: ResourceRoute, query: URLS
   const parseBody = (): unknown => (protobuf ? decodeProtobufObject(body) : parseJson(bodyText));
 
   if (req.method === 'DELETE') {
-    const options = deleteOptions(bodyText, query);
-    const deleteRequest = { ...options, dryRun: options.dryRun || dryRun };
+    const deleteRequest = deleteRequestOf(bodyText, query, context.clock.now());
     const result =
       route.name === undefined
         ? deleteCollection(store, route, query.get('labelSelector') ?? undefined, deleteRequest)
@@ -97,14 +97,4 @@ function fieldValidationOf(query: URLSearchParams): WriteRequest['fieldValidatio
 function sendWriteResult(res: ServerResponse, result: WriteResult): void {
   if (result.warnings?.length) res.setHeader('Warning', result.warnings.map((warning) => `299 - ${JSON.stringify(warning)}`));
   sendJson(res, result.code, result.body);
-}
-
-/** DeleteOptions arrive as a JSON body (kubectl) or as query parameters. */
-function deleteOptions(bodyText: string, query: URLSearchParams): { dryRun: boolean; orphanDependents: boolean } {
-  const body = (bodyText.trim() ? parseJson(bodyText) : {}) as { propagationPolicy?: string; orphanDependents?: boolean; dryRun?: string[] };
-  const policy = body.propagationPolicy ?? query.get('propagationPolicy');
-  return {
-    dryRun: Array.isArray(body.dryRun) && body.dryRun.includes('All'),
-    orphanDependents: policy === 'Orphan' || body.orphanDependents === true,
-  };
 }

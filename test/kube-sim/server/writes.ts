@@ -95,36 +95,6 @@ function rememberApplied(ssa: WriteRequest['serverSideApply'], obj: KubeObject, 
   if (ssa && !dryRun && obj.metadata?.uid) ssa.applied.remember(obj.metadata.uid, ssa.fieldManager, configuration);
 }
 
-export function deleteObject(store: Store, route: NamedRoute, options: DeleteRequest): WriteResult {
-  const stored = getObject(store, route);
-  const deleted = store.delete(route.type.kind, route.namespace ?? '', route.name, options) ?? stored;
-  // Pods and Namespaces come back as the object; other kinds as a Success Status, like the real registry.
-  if (route.type.kind === 'Pod' || route.type.kind === 'Namespace') return { code: 200, body: deleted };
-  return {
-    code: 200,
-    body: {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Success',
-      details: { name: route.name, group: route.type.group || undefined, kind: route.type.plural, uid: stored.metadata.uid },
-    },
-  };
-}
-
-export interface DeleteRequest {
-  dryRun: boolean;
-  orphanDependents: boolean;
-}
-
-/** DELETE on a list path: `kubectl delete pods -l app=web` may send this. Returns the deleted items. */
-export function deleteCollection(store: Store, route: ResourceRoute, labelSelector: string | undefined, options: DeleteRequest): WriteResult {
-  const items = store
-    .list(route.type.kind, route.namespace, labelSelector)
-    .map((obj) => store.delete(obj.kind, obj.metadata.namespace ?? '', obj.metadata.name, options) ?? obj);
-  return { code: 200, body: { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: String(store.currentResourceVersion()) }, items } };
-}
-
 /** The object's spec may change through PUT/PATCH, its status only through /status. */
 function admitUpdate(store: Store, type: ResourceType, obj: KubeObject, stored: KubeObject, dryRun: boolean): KubeObject {
   if (type.subresources.includes('status')) {
