@@ -12,7 +12,7 @@ const kguard = fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
 const MISSING_IMAGE = 'xxxxxnginx:1.17';
 
 async function main(): Promise<number> {
-  const cluster = await startCluster({ timeScale: 10, scenario: { registry: { [MISSING_IMAGE]: 'missing' } } });
+  const cluster = await startCluster({ timeScale: 10, scenario: { registry: { [MISSING_IMAGE]: 'no-repository' } } });
   const dir = await mkdtemp(join(tmpdir(), 'kguard-demo-'));
   const env = { ...process.env, ...cluster.env };
   try {

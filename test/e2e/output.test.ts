@@ -6,7 +6,7 @@ import { sandbox, type Sandbox } from './harness.js';
 
 let env: Sandbox;
 beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { 'xxxxxnginx:1.17': 'missing' } } });
+  env = await sandbox({ scenario: { registry: { 'xxxxxnginx:1.17': 'no-repository' } } });
 });
 afterEach(async () => {
   await env.stop();
