@@ -5,7 +5,7 @@ import { systemClock } from '../clock.js';
 import { ExitCode, InputError, KguardError } from '../errors.js';
 import { Kubectl } from '../kubectl/client.js';
 import { execProcess } from '../kubectl/exec.js';
-import { fetchUrl, readStdin } from '../manifests/io.js';
+import { fetchUrl, inClusterNamespace, readStdin } from './environment.js';
 import type { LoadDeps } from '../manifests/load.js';
 import type { Reporter } from '../report/events.js';
 import { buildReport, REPORT_VERSION } from '../report/json.js';
@@ -76,6 +76,7 @@ async function apply(raw: RawApplyOptions & { context?: string; kubeconfig?: str
       context: raw.context,
       kubeconfig: raw.kubeconfig,
       requestTimeout: '30s',
+      inClusterNamespace,
     });
     const load: LoadDeps = {
       readStdin,

@@ -12,6 +12,11 @@ export interface Connection {
   kubeconfig?: string;
   /** Bound on each read-only request, so one hung call cannot stall a poll cycle. */
   requestTimeout: string;
+  /**
+   * Inside a pod without a kubeconfig (CI runners on Kubernetes) kubectl uses the in-cluster
+   * service account and its namespace; this says which, or undefined when not in a pod.
+   */
+  inClusterNamespace?: () => string | undefined;
 }
 
 export interface ApplyRequest {
@@ -48,7 +53,11 @@ export class Kubectl {
   /** The namespace kubectl uses for objects that name none: the context's, else "default". */
   async defaultNamespace(): Promise<string> {
     const result = await this.run(['config', 'view', '--minify', '-o', 'jsonpath={..namespace}']);
-    if (result.exitCode !== 0) throw this.failure('read the kubeconfig context', result);
+    if (result.exitCode !== 0) {
+      const inCluster = this.connection.context ? undefined : this.connection.inClusterNamespace?.();
+      if (inCluster !== undefined && diagnoseKubectlFailure(result).kind === 'no-context') return inCluster;
+      throw this.failure('read the kubeconfig context', result);
+    }
     return result.stdout.trim() || 'default';
   }
 

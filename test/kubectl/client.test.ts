@@ -73,4 +73,12 @@ describe('Kubectl', () => {
     const kubectl = new Kubectl(recordingExec(() => ok('')).exec, { ...connection, kubeconfig: '/my configs/k' });
     expect(kubectl.commandLine(['rollout', 'undo', 'deployment/web'])).toBe("kubectl '--kubeconfig=/my configs/k' --context=prod rollout undo deployment/web");
   });
+
+  it('falls back to the in-cluster namespace when kguard runs in a pod without a kubeconfig', async () => {
+    const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr: kubectlStderr('no-context') }));
+    const inPod = new Kubectl(exec, { binary: 'kubectl', requestTimeout: '30s', inClusterNamespace: () => 'ci-runner' });
+    expect(await inPod.defaultNamespace()).toBe('ci-runner');
+    const outside = new Kubectl(exec, { binary: 'kubectl', requestTimeout: '30s', inClusterNamespace: () => undefined });
+    await expect(outside.defaultNamespace()).rejects.toThrow(/pick a context with --context/);
+  });
 });
