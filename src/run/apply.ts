@@ -1,10 +1,11 @@
 // The whole of `kguard apply`, as a list of steps:
 // read manifests → snapshot before → preflight → apply → detect changes → track → roll back → result.
 import type { Clock } from '../clock.js';
-import { InputError } from '../errors.js';
+import { InputError, KubectlError } from '../errors.js';
 import type { Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
 import { loadManifests, type LoadDeps, type ManifestInput } from '../manifests/load.js';
 import {
+  describeWorkload,
   namespaceConflicts,
   parseManifests,
   workloadKey,
@@ -13,7 +14,7 @@ import {
   type WorkloadRef,
 } from '../manifests/parse.js';
 import { executeRollback } from '../rollback/execute.js';
-import { manualCommands, planRollback, type RollbackMode } from '../rollback/plan.js';
+import { manualCommands, planRollback, type RollbackMode, type RollbackStep } from '../rollback/plan.js';
 import type { Reporter } from '../report/events.js';
 import { detectChange, recordBefore, type Before } from '../track/change.js';
 import { trackRollouts, type TrackTarget } from '../track/tracker.js';
@@ -54,7 +55,9 @@ export async function runApply(options: ApplyOptions, deps: Deps): Promise<RunRe
   const before = await snapshotBefore(workloads, deps);
   await preflight(options, stdin, objects, deps);
   const applyStartedAt = deps.clock.now();
-  const applied = await deps.kubectl.apply(applyRequest(options, stdin));
+  const applied = await deps.kubectl.apply(applyRequest(options, stdin)).catch(async (error: unknown) => {
+    throw await withPartialChanges(error, workloads, before, deps);
+  });
   const applyMs = deps.clock.now() - applyStartedAt;
   deps.reporter.emit({ kind: 'applied', objects: applied, dryRun: false });
 
@@ -166,6 +169,35 @@ async function preflight(options: ApplyOptions, stdin: string | undefined, objec
     if (missing !== undefined && createdNamespaces.includes(missing)) return;
     throw error;
   }
+}
+
+/**
+ * kubectl apply stops at the first object it cannot apply; the ones before it are applied. Name
+ * the Deployments that changed anyway, with the command to undo each, so nothing is left silent.
+ */
+async function withPartialChanges(error: unknown, workloads: readonly WorkloadRef[], before: Map<string, Before>, deps: Deps) {
+  if (!(error instanceof KubectlError)) return error;
+  const changed: string[] = [];
+  for (const workload of workloads) {
+    const after = await deps.kubectl
+      .getDeployments(workload.namespace, [workload.name])
+      .then((found) => found.get(workload.name))
+      .catch(() => undefined);
+    const recorded = before.get(workloadKey(workload)) ?? { exists: false, images: [] };
+    if (!detectChange(recorded, after).changed) continue;
+    const step: RollbackStep = !recorded.exists
+      ? { workload, action: 'skip', reason: 'created-by-apply' }
+      : recorded.revision === undefined
+        ? { workload, action: 'skip', reason: 'no-recorded-revision' }
+        : { workload, action: 'undo', toRevision: recorded.revision };
+    changed.push(`${describeWorkload(workload)}: ${manualCommands(step, (args) => deps.kubectl.commandLine(args)).join('; ')}`);
+  }
+  if (changed.length === 0) return error;
+  return new KubectlError(
+    `${error.message} The apply stopped part-way: these Deployments were already changed and kguard did not watch or undo them:\n  ${changed.join('\n  ')}`,
+    error.command,
+    error.stderr,
+  );
 }
 
 function applyRequest(options: ApplyOptions, stdin: string | undefined) {

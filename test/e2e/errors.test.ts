@@ -4,7 +4,7 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -84,5 +84,18 @@ describe('kguard apply on bad input', () => {
     const run = await env.kguard(['apply', '--frobnicate']);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain("unknown option '--frobnicate'");
+  });
+
+  it('names the Deployments a half-failed apply already changed, with the undo command, exit 2', async () => {
+    const both = (image: string) => `${deploymentYaml('web', image)}\n---\n${deploymentYaml('api', image)}`;
+    expect((await kubectl(env.cluster, ['apply', '-f', await env.write('base.yaml', both('nginx:1.25'))])).exitCode).toBe(0);
+    await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.metadata.annotations?.['deployment.kubernetes.io/revision'] === '1' ? true : undefined));
+    // The dry run passes; the real PATCH of the second Deployment is refused.
+    env.cluster.faults.failNext(403, 5, /^PATCH [^?]*\/deployments\/api\?(?!.*dryRun=All)/);
+    const run = await env.kguard(['apply', '-f', await env.write('next.yaml', both('nginx:1.26'))]);
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.stderr).toContain('The apply stopped part-way: these Deployments were already changed');
+    expect(run.stderr).toContain('deployment/web (namespace default): kubectl rollout undo deployment/web -n default --to-revision=1');
+    expect(run.stderr).not.toContain('deployment/api (namespace default): kubectl');
   });
 });
