@@ -17,7 +17,7 @@ import { executeRollback } from '../rollback/execute.js';
 import { manualCommands, planRollback, type RollbackMode, type RollbackStep } from '../rollback/plan.js';
 import type { Reporter } from '../report/events.js';
 import { detectChange, recordBefore, type Before } from '../track/change.js';
-import { trackRollouts, type TrackTarget } from '../track/tracker.js';
+import { trackRollouts } from '../track/tracker.js';
 import { expectationOf, type Expectation } from '../track/verdict.js';
 import type { RunResult, WorkloadResult } from './result.js';
 
@@ -42,38 +42,43 @@ export interface Deps {
 
 export async function runApply(options: ApplyOptions, deps: Deps): Promise<RunResult> {
   const startedAt = deps.clock.now();
-  const { objects, stdin } = await readManifests(options, deps);
-  const defaultNamespace = options.namespace ?? (await deps.kubectl.defaultNamespace());
-  const workloads = workloadsIn(objects, defaultNamespace);
-  deps.reporter.emit({
-    kind: 'manifests-read',
-    objects: objects.length,
-    workloads,
-    untracked: untrackedWorkloads(objects),
-  });
-
+  const { objects, stdin, workloads } = await readManifests(options, deps);
   const before = await snapshotBefore(workloads, deps);
   await preflight(options, stdin, objects, deps);
+  const { applied, applyMs } = await applyManifests(options, stdin, workloads, before, deps);
+  const results = await detectChanges(workloads, before, deps);
+  await watchRollouts(results, options, deps);
+  await rollBackFailures(results, options, deps);
+  return {
+    applied,
+    workloads: results.map(({ expected: _expected, ...result }) => result),
+    rollbackMode: options.rollback,
+    applyMs,
+    totalMs: deps.clock.now() - startedAt,
+    kubectlProcesses: deps.kubectl.spawned,
+  };
+}
+
+async function applyManifests(
+  options: ApplyOptions,
+  stdin: string | undefined,
+  workloads: readonly WorkloadRef[],
+  before: Map<string, Before>,
+  deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>,
+) {
   const applyStartedAt = deps.clock.now();
   const applied = await deps.kubectl.apply(applyRequest(options, stdin)).catch(async (error: unknown) => {
     throw await withPartialChanges(error, workloads, before, deps);
   });
-  const applyMs = deps.clock.now() - applyStartedAt;
   deps.reporter.emit({ kind: 'applied', objects: applied, dryRun: false });
+  return { applied, applyMs: deps.clock.now() - applyStartedAt };
+}
 
-  const results = await detectChanges(workloads, before, deps);
-  const changed = results.filter((result) => result.change.changed);
-  const expectations = new Map<string, Expectation>();
-  const targets: TrackTarget[] = [];
-  for (const result of changed) {
-    const expected = result.expected;
-    if (!expected) continue;
-    expectations.set(workloadKey(result.workload), expected);
-    targets.push({ workload: result.workload, expected });
-  }
-
+/** Watches every changed Deployment and records its verdict on its result. */
+async function watchRollouts(results: PendingResult[], options: ApplyOptions, deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>) {
+  const changed = results.filter((result): result is PendingResult & { expected: Expectation } => result.expected !== undefined);
   const tracked = await trackRollouts(
-    targets,
+    changed.map(({ workload, expected }) => ({ workload, expected })),
     {
       timeoutMs: options.timeoutMs,
       pollIntervalMs: options.pollIntervalMs,
@@ -90,9 +95,14 @@ export async function runApply(options: ApplyOptions, deps: Deps): Promise<RunRe
     result.verdictAfterMs = outcome.elapsedMs;
     reportVerdict(result, outcome.elapsedMs, deps);
   }
+}
 
+/** Plans and carries out the rollback, recording each workload's rollback result. */
+async function rollBackFailures(results: PendingResult[], options: ApplyOptions, deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>) {
+  const expectations = new Map<string, Expectation>();
+  for (const result of results) if (result.expected) expectations.set(workloadKey(result.workload), result.expected);
   const steps = planRollback(
-    changed.flatMap((result) => (result.verdict ? [{ workload: result.workload, before: result.before, verdict: result.verdict }] : [])),
+    results.flatMap(({ workload, before, verdict }) => (verdict ? [{ workload, before, verdict }] : [])),
     options.rollback,
   );
   const rollbacks = await executeRollback(
@@ -102,18 +112,12 @@ export async function runApply(options: ApplyOptions, deps: Deps): Promise<RunRe
     deps,
   );
   for (const result of results) result.rollback = rollbacks.get(workloadKey(result.workload));
-
-  return {
-    applied,
-    workloads: results.map(({ expected: _expected, ...result }) => result),
-    rollbackMode: options.rollback,
-    applyMs,
-    totalMs: deps.clock.now() - startedAt,
-    kubectlProcesses: deps.kubectl.spawned,
-  };
 }
 
-async function readManifests(options: ApplyOptions, deps: Deps): Promise<{ objects: ManifestObject[]; stdin?: string }> {
+async function readManifests(
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'reporter' | 'load'>,
+): Promise<{ objects: ManifestObject[]; stdin?: string; workloads: WorkloadRef[] }> {
   const sources = await loadManifests(options.manifests, deps.load);
   const objects = sources.flatMap(parseManifests);
   if (objects.length === 0) {
@@ -128,7 +132,10 @@ async function readManifests(options: ApplyOptions, deps: Deps): Promise<{ objec
         'Drop --namespace or fix the manifests; nothing was applied.',
     );
   }
-  return { objects, stdin: sources.find((source) => source.origin === 'stdin')?.text };
+  const defaultNamespace = options.namespace ?? (await deps.kubectl.defaultNamespace());
+  const workloads = workloadsIn(objects, defaultNamespace);
+  deps.reporter.emit({ kind: 'manifests-read', objects: objects.length, workloads, untracked: untrackedWorkloads(objects) });
+  return { objects, stdin: sources.find((source) => source.origin === 'stdin')?.text, workloads };
 }
 
 /** Untracked workload kinds, named so the user knows kguard will not watch them. */
@@ -137,7 +144,7 @@ function untrackedWorkloads(objects: readonly ManifestObject[]): string[] {
   return objects.filter((object) => kinds.has(object.kind)).map((object) => `${object.kind.toLowerCase()}/${object.metadata.name}`);
 }
 
-async function snapshotBefore(workloads: readonly WorkloadRef[], deps: Deps): Promise<Map<string, Before>> {
+async function snapshotBefore(workloads: readonly WorkloadRef[], deps: Pick<Deps, 'kubectl'>): Promise<Map<string, Before>> {
   const before = new Map<string, Before>();
   const snapshots = await snapshotsByNamespace(workloads, deps);
   for (const workload of workloads) {
@@ -148,7 +155,7 @@ async function snapshotBefore(workloads: readonly WorkloadRef[], deps: Deps): Pr
   return before;
 }
 
-async function snapshotsByNamespace(workloads: readonly WorkloadRef[], deps: Deps): Promise<Map<string, WorkloadSnapshot>> {
+async function snapshotsByNamespace(workloads: readonly WorkloadRef[], deps: Pick<Deps, 'kubectl'>): Promise<Map<string, WorkloadSnapshot>> {
   const namespaces = [...new Set(workloads.map((workload) => workload.namespace))];
   const snapshots = await Promise.all(namespaces.map(async (namespace) => [namespace, await deps.kubectl.workloadState(namespace)] as const));
   return new Map(snapshots);
@@ -158,7 +165,7 @@ async function snapshotsByNamespace(workloads: readonly WorkloadRef[], deps: Dep
  * A server-side dry run first: invalid objects, RBAC refusals and admission errors stop the run
  * before anything is applied, instead of half-way through the apply.
  */
-async function preflight(options: ApplyOptions, stdin: string | undefined, objects: readonly ManifestObject[], deps: Deps) {
+async function preflight(options: ApplyOptions, stdin: string | undefined, objects: readonly ManifestObject[], deps: Pick<Deps, 'kubectl'>) {
   try {
     await deps.kubectl.apply({ ...applyRequest(options, stdin), dryRunServer: true });
   } catch (error) {
@@ -175,7 +182,12 @@ async function preflight(options: ApplyOptions, stdin: string | undefined, objec
  * kubectl apply stops at the first object it cannot apply; the ones before it are applied. Name
  * the Deployments that changed anyway, with the command to undo each, so nothing is left silent.
  */
-async function withPartialChanges(error: unknown, workloads: readonly WorkloadRef[], before: Map<string, Before>, deps: Deps) {
+async function withPartialChanges(
+  error: unknown,
+  workloads: readonly WorkloadRef[],
+  before: Map<string, Before>,
+  deps: Pick<Deps, 'kubectl'>,
+) {
   if (!(error instanceof KubectlError)) return error;
   const changed: string[] = [];
   for (const workload of workloads) {
@@ -215,7 +227,11 @@ function applyRequest(options: ApplyOptions, stdin: string | undefined) {
 
 type PendingResult = WorkloadResult & { expected?: Expectation };
 
-async function detectChanges(workloads: readonly WorkloadRef[], before: Map<string, Before>, deps: Deps): Promise<PendingResult[]> {
+async function detectChanges(
+  workloads: readonly WorkloadRef[],
+  before: Map<string, Before>,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+): Promise<PendingResult[]> {
   const byNamespace = new Map<string, WorkloadRef[]>();
   for (const workload of workloads) byNamespace.set(workload.namespace, [...(byNamespace.get(workload.namespace) ?? []), workload]);
   const after = new Map<string, Awaited<ReturnType<Kubectl['getDeployments']>>>();
@@ -235,7 +251,7 @@ async function detectChanges(workloads: readonly WorkloadRef[], before: Map<stri
   });
 }
 
-function reportVerdict(result: WorkloadResult, elapsedMs: number, deps: Deps) {
+function reportVerdict(result: WorkloadResult, elapsedMs: number, deps: Pick<Deps, 'kubectl' | 'reporter'>) {
   const { workload, verdict, diagnosis } = result;
   if (!verdict) return;
   const commands = manualCommands(
