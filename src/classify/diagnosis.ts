@@ -25,7 +25,7 @@ export function diagnose(verdict: Verdict, events: readonly KubeEvent[], workloa
     case 'timed-out': {
       const worst = worstFinding(verdict.findings);
       return {
-        summary: `new pods did not become ready in time (waiting for ${verdict.waitingFor})`,
+        summary: `new pods did not become ready in time (at the deadline: ${verdict.waitingFor})`,
         evidence: [...findingLines(verdict.findings), ...eventLines(events)],
         nextStep: worst ? fillStep(worst.rule.nextStep, worst, namespace) : 'raise --timeout if the rollout is just slow, or check the pods: kubectl get pods -n ' + namespace,
         pod: worst?.pod,

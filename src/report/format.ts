@@ -51,7 +51,7 @@ export const FORMATTERS: Formatters = {
     text:
       `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeWorkload(event.workload)}: ` +
       `${event.progress.ready}/${event.progress.desired} ${event.phase === 'rollback' ? '' : 'new '}pods ready` +
-      `${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''}; waiting for ${event.waitingFor}`,
+      `${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''}: ${event.waitingFor}`,
   }),
   'pod-problem': (event) => {
     const { finding } = event;
@@ -83,7 +83,7 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text:
       `${describeWorkload(event.workload)}: stopped watching at ${event.progress.ready}/${event.progress.desired} new pods ready ` +
-      `(waiting for ${event.waitingFor}) because another Deployment of this apply failed`,
+      `(${event.waitingFor}) because another Deployment of this apply failed`,
   }),
   conflict: (event) => ({
     tone: 'alarm',

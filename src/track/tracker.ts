@@ -146,7 +146,7 @@ function unreachableVerdict(watch: Watch, error: Error | undefined, timedOut: bo
     state: 'timed-out',
     progress: last?.progress ?? { desired: 0, updated: 0, ready: 0, available: 0 },
     findings: last?.findings ?? [],
-    waitingFor: `the API server to answer (${error?.message ?? 'no answer'})`,
+    waitingFor: `no answer from the API server (${error?.message ?? 'no answer'})`,
   };
 }
 

@@ -88,7 +88,7 @@ export function verdictFor(observation: Observation, expected: Expectation, firs
   );
   if (fatal) return { state: 'failed', progress, findings, cause: { source: 'pod', finding: fatal } };
 
-  const waitingFor = observed ? rolloutWait(deployment) : 'the deployment controller to observe the new generation';
+  const waitingFor = observed ? rolloutWait(deployment) : 'waiting for the deployment controller to observe the new generation';
   if (waitingFor === undefined) return { state: 'healthy', progress, findings };
   if (moment.now - moment.startedAt >= moment.timeoutMs) return { state: 'timed-out', progress, findings, waitingFor };
   return { state: 'progressing', progress, findings, waitingFor };

@@ -83,7 +83,7 @@ describe('verdictFor', () => {
     stale.metadata.generation = 13;
     const observation = { deployment: stale, replicaSets: [replicaSet('deadline-old')], pods: [] };
     const verdict = verdictFor(observation, { ...expectationOf(stale) }, new Map(), at(1000));
-    expect(verdict).toMatchObject({ state: 'progressing', waitingFor: 'the deployment controller to observe the new generation' });
+    expect(verdict).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the deployment controller to observe the new generation' });
   });
 
   it('reports a conflict when someone else changes the pod template while kguard watches', () => {
