@@ -9,6 +9,7 @@ import { fetchUrl, inClusterNamespace, readStdin } from './environment.js';
 import type { LoadDeps } from '../manifests/load.js';
 import type { Reporter } from '../report/events.js';
 import { buildReport, REPORT_VERSION } from '../report/json.js';
+import { GithubActionsReporter } from '../report/github.js';
 import { PlainReporter } from '../report/plain.js';
 import { RunRecorder } from '../report/recorder.js';
 import { TtyReporter } from '../report/tty.js';
@@ -141,11 +142,12 @@ function handleInterrupts(reporter: RunRecorder, kubectl: Kubectl): () => void {
 function makeReporter(outputMode: OutputMode): Reporter {
   const colourFor = (stream: NodeJS.WriteStream) =>
     !('NO_COLOR' in process.env) && (Boolean(stream.isTTY) || Boolean(process.env.FORCE_COLOR));
-  if (outputMode === 'json') return new PlainReporter(process.stderr, colourFor(process.stderr));
-  const interactive = Boolean(process.stdout.isTTY) && !process.env.CI;
-  return interactive
-    ? new TtyReporter(process.stdout, colourFor(process.stdout))
-    : new PlainReporter(process.stdout, colourFor(process.stdout));
+  const logStream = outputMode === 'json' ? process.stderr : process.stdout;
+  const interactive = outputMode === 'text' && Boolean(process.stdout.isTTY) && !process.env.CI;
+  const reporter = interactive ? new TtyReporter(process.stdout, colourFor(process.stdout)) : new PlainReporter(logStream, colourFor(logStream));
+  if (process.env.GITHUB_ACTIONS !== 'true') return reporter;
+  // Annotations are read from either stream; stderr keeps stdout clean for --output json.
+  return new GithubActionsReporter(reporter, process.stderr, process.env.GITHUB_STEP_SUMMARY || undefined);
 }
 
 async function main(argv: string[]): Promise<void> {

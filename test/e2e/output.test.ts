@@ -1,4 +1,6 @@
 // Machine-readable output and input from stdin, end to end.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
@@ -56,3 +58,20 @@ describe('kguard apply -f -', () => {
     expect(run.output).toContain('deployment/piped (namespace default): rolled out');
   });
 });
+
+describe('kguard apply in GitHub Actions', () => {
+  it('annotates the failure with ::error and writes a job summary', async () => {
+    await env.deployHealthy('web');
+    const bad = await env.write('bad.yaml', deploymentYaml('web', 'xxxxxnginx:1.17'));
+    const summary = join(env.dir, 'step-summary.md');
+    const run = await env.kguard(['apply', '-f', bad, '--poll-interval', '300ms'], {
+      env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.stderr).toMatch(/^::error title=kguard::deployment\/web \(namespace default\): new pods cannot pull their image "xxxxxnginx:1.17"/m);
+    const markdown = await readFile(summary, 'utf8');
+    expect(markdown).toContain('### kguard apply');
+    expect(markdown).toContain('rolled back deployment/web (namespace default) to revision 1');
+  });
+});
+
