@@ -214,9 +214,16 @@ describe('deployment controller', () => {
     updateTemplate(store, 'web', (d) => (d.spec.replicas = 1));
     const pod = await waitFor('a Terminating pod', () => terminating[0]);
     expect(pod.metadata.deletionGracePeriodSeconds).toBe(30);
-    expect(Date.parse(pod.metadata.deletionTimestamp!) - Date.parse(sim.clock.nowIso())).toBeGreaterThan(25_000);
     await waitFor('gone', () => !store.get('Pod', 'default', pod.metadata.name));
     expect(eventsFor(store, pod.metadata.name).map((e) => `${e.reason}: ${e.message}`)).toContain('Killing: Stopping container app');
+    // deletionTimestamp is "now + grace period" at the deletion: compare it with the Killing Event the
+    // kubelet wrote as it saw the deletion (same instant, both second precision), not with when this
+    // test looked. Killing comes no earlier than the deletion, so at most 30 s apart; a deletionTimestamp
+    // of "now" (no grace) would be ~0 s.
+    const killing = eventsFor(store, pod.metadata.name).find((e) => e.reason === 'Killing')!;
+    const ahead = Date.parse(pod.metadata.deletionTimestamp!) - Date.parse(String(killing.firstTimestamp));
+    expect(ahead).toBeGreaterThan(25_000);
+    expect(ahead).toBeLessThanOrEqual(30_000);
     expect(store.list('Pod', 'default', 'app=web')).toHaveLength(1);
   });
 });

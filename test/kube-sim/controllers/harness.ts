@@ -66,6 +66,42 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | fals
   }
 }
 
+/**
+ * Like waitFor, but evaluates `probe` on the current state and then synchronously after every
+ * committed store write, so it returns the first state that matches even if that state lasts only
+ * a moment. Use it for transient states (ErrImagePull between back-offs, RunContainerError before
+ * CrashLoopBackOff): a timer-based poll can miss those when the machine is loaded, because at time
+ * scale 100 every 10 ms of delay is a simulated second.
+ */
+export function firstSeen<T>(store: Store, what: string, probe: () => T | undefined | false | null, timeoutMs = 10_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    const finish = (settle: () => void) => {
+      done = true;
+      unsubscribe();
+      clearTimeout(timer);
+      settle();
+    };
+    const check = () => {
+      if (done) return;
+      try {
+        const value = probe();
+        if (value) finish(() => resolve(value));
+      } catch (error) {
+        finish(() => reject(error));
+      }
+    };
+    const unsubscribe = store.subscribe(check);
+    const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${what}`))), timeoutMs);
+    check();
+  });
+}
+
+/** Waits (polling, wall time bounded by `timeoutMs`) until the simulated clock reads at least `simulatedMs`. */
+export async function untilSimTime(clock: SimClock, simulatedMs: number, timeoutMs = 10_000): Promise<void> {
+  await waitFor(`simulated time ${new Date(simulatedMs).toISOString()}`, () => clock.now().getTime() >= simulatedMs, timeoutMs);
+}
+
 export function condition(obj: KubeObject | undefined, type: string): Record<string, string> | undefined {
   return (obj?.status?.conditions as Record<string, string>[] | undefined)?.find((c) => c.type === type);
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../types.js';
-import { condition, containerStatus, deployment, eventsFor, getDeployment, startSim, waitFor, type Sim } from './harness.js';
+import { condition, containerStatus, deployment, eventsFor, firstSeen, getDeployment, startSim, waitFor, type Sim } from './harness.js';
 
 let sim: Sim | undefined;
 afterEach(() => sim?.stop());
@@ -49,29 +49,40 @@ describe('kubelet', () => {
   it('reports ErrImagePull then ImagePullBackOff for a missing tag, retrying with a growing back-off', async () => {
     sim = startSim({ registry: { 'nginx:9.99': 'missing' } });
     sim.store.create(deployment('web', { replicas: 1, image: 'nginx:9.99' }));
-    const pullTimes: number[] = [];
+    // The simulator's own timestamps of each pull attempt and each failed pull, indexed by the
+    // aggregated Event's count (each repeat bumps count and rewrites lastTimestamp).
+    const pulledAt = new Map<number, number>();
+    const failedAt = new Map<number, number>();
     sim.store.subscribe(({ object }) => {
-      if (object.kind === 'Event' && object.reason === 'Pulling' && Number(object.count) > pullTimes.length) pullTimes.push(sim!.clock.now().getTime());
+      if (object.kind !== 'Event') return;
+      if (object.reason === 'Pulling') pulledAt.set(Number(object.count), Date.parse(String(object.lastTimestamp)));
+      if (object.reason === 'Failed' && String(object.message).startsWith('Failed to pull image')) failedAt.set(Number(object.count), Date.parse(String(object.lastTimestamp)));
     });
-    const errPull = await waitFor('ErrImagePull', () => {
+    // ErrImagePull lasts one resync (5 simulated seconds = 50 ms here): catch it as it is written.
+    const errPull = await firstSeen(sim.store, 'ErrImagePull', () => {
       const pod = onlyPod(sim!, 'web');
       return waitingReason(pod) === 'ErrImagePull' ? containerStatus(pod) : undefined;
     });
     expect(errPull.state.waiting.message).toBe(
       'failed to pull and unpack image "docker.io/library/nginx:9.99": failed to resolve reference "docker.io/library/nginx:9.99": docker.io/library/nginx:9.99: not found',
     );
-    const backOff = await waitFor('ImagePullBackOff', () => {
+    const backOff = await firstSeen(sim.store, 'ImagePullBackOff', () => {
       const pod = onlyPod(sim!, 'web');
       return waitingReason(pod) === 'ImagePullBackOff' ? containerStatus(pod) : undefined;
     });
     expect(backOff.state.waiting.message).toBe(`Back-off pulling image "nginx:9.99": ErrImagePull: ${errPull.state.waiting.message}`);
     expect(backOff).toMatchObject({ ready: false, started: false, restartCount: 0, image: 'nginx:9.99', imageID: '' });
-    await waitFor('four pulls', () => pullTimes.length >= 4, 15_000);
-    const gaps = pullTimes.slice(1).map((time, index) => time - pullTimes[index]!);
-    // Pull (2 s) + back-off 10 s, 20 s, 40 s.
-    expect(gaps[0]).toBeGreaterThanOrEqual(11_000);
-    expect(gaps[1]).toBeGreaterThan(gaps[0]! + 5_000);
-    expect(gaps[2]).toBeGreaterThan(gaps[1]! + 10_000);
+    await waitFor('four pulls', () => pulledAt.has(4), 15_000);
+    // The kubelet may pull again only once the back-off since the previous failure has passed:
+    // 10 s, then 20 s, then 40 s. These are lower bounds on the simulator's own timestamps, which
+    // load can only stretch; a back-off that does not grow pulls again ~10 s after every failure.
+    // (Second-precision timestamps: floor(a) - floor(b) >= floor(a - b), so the bounds are exact.)
+    const waits = [1, 2, 3].map((attempt) => pulledAt.get(attempt + 1)! - failedAt.get(attempt)!);
+    expect(waits[0]).toBeGreaterThanOrEqual(10_000);
+    expect(waits[1]).toBeGreaterThanOrEqual(20_000);
+    expect(waits[2]).toBeGreaterThanOrEqual(40_000);
+    // Each failure comes after its own pull (the pull itself takes 2 s).
+    for (const attempt of [1, 2, 3]) expect(failedAt.get(attempt)!).toBeGreaterThan(pulledAt.get(attempt)!);
     const events = podEvents(sim, onlyPod(sim, 'web')!);
     expect(events).toContain(`Warning Failed: Failed to pull image "nginx:9.99": ${errPull.state.waiting.message}`);
     expect(events).toContain('Warning Failed: Error: ErrImagePull');
@@ -83,11 +94,11 @@ describe('kubelet', () => {
     sim = startSim({ registry: { 'acme/private:1': 'no-repository', 'ghcr.io/acme/*': 'auth-required' } });
     sim.store.create(deployment('hub', { replicas: 1, image: 'acme/private:1' }));
     sim.store.create(deployment('gh', { replicas: 1, image: 'ghcr.io/acme/app:2' }));
-    const hub = await waitFor('hub ErrImagePull', () => (waitingReason(onlyPod(sim!, 'hub')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'hub')) : undefined));
+    const hub = await firstSeen(sim.store, 'hub ErrImagePull', () => (waitingReason(onlyPod(sim!, 'hub')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'hub')) : undefined));
     expect(hub.state.waiting.message).toBe(
       'failed to pull and unpack image "docker.io/acme/private:1": failed to resolve reference "docker.io/acme/private:1": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed',
     );
-    const gh = await waitFor('ghcr ErrImagePull', () => (waitingReason(onlyPod(sim!, 'gh')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'gh')) : undefined));
+    const gh = await firstSeen(sim.store, 'ghcr ErrImagePull', () => (waitingReason(onlyPod(sim!, 'gh')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'gh')) : undefined));
     expect(gh.state.waiting.message).toContain('failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://ghcr.io/token?scope=repository%3Aacme%2Fapp%3Apull&service=ghcr.io: 401 Unauthorized');
   });
 
@@ -120,21 +131,41 @@ describe('kubelet', () => {
   it('crash-loops a container that exits 1: restartCount, lastState.terminated, CrashLoopBackOff', async () => {
     sim = startSim();
     sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/exit-code': '1', 'sim.kguard.dev/run-seconds': '1', 'sim.kguard.dev/stdout': 'panic: boom' } }));
-    const status = await waitFor('CrashLoopBackOff', () => {
+    // Every CrashLoopBackOff status the kubelet writes, as written.
+    const backOffs: { restartCount: number; message: string }[] = [];
+    sim.store.subscribe(({ object }) => {
+      const s = object.kind === 'Pod' ? containerStatus(object) : undefined;
+      if (s?.state.waiting?.reason === 'CrashLoopBackOff') backOffs.push({ restartCount: s.restartCount, message: s.state.waiting.message });
+    });
+    const status = await firstSeen(sim.store, 'CrashLoopBackOff', () => {
       const s = containerStatus(onlyPod(sim!, 'web'));
       return s?.state.waiting?.reason === 'CrashLoopBackOff' && s.restartCount >= 1 ? s : undefined;
     });
     const pod = onlyPod(sim, 'web')!;
-    expect(status.state.waiting.message).toBe(`back-off 10s restarting failed container=app pod=${pod.metadata.name}_default(${pod.metadata.uid})`);
+    const ref = `${pod.metadata.name}_default(${pod.metadata.uid})`;
+    // The first restart is immediate, then the back-off starts at 10 s and doubles with every
+    // restart: while waiting after restart n the kubelet reports 10 s * 2^(n-1). Normally the first
+    // CrashLoopBackOff is restartCount 1 / 10s; on a loaded machine the kubelet can come back after
+    // the back-off already ran out, restart at once and report the next step (restartCount 2 / 20s),
+    // so the back-off is checked against the restartCount the same status reports.
+    const backOffAfter = ['', '10s', '20s', '40s', '1m20s', '2m40s'];
+    const expected = (restartCount: number) => `back-off ${backOffAfter[restartCount] ?? '5m0s'} restarting failed container=app pod=${ref}`;
+    expect(status.state.waiting.message).toBe(expected(status.restartCount));
     expect(status.lastState.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     expect(status.lastState.terminated.containerID).toMatch(/^containerd:\/\//);
     expect(status.lastState.terminated.startedAt).toBeDefined();
     expect(status.lastState.terminated.finishedAt).toBeDefined();
     expect(pod.status.phase).toBe('Running');
     expect(pod.metadata.annotations!['sim.kguard.dev/logs.app']).toBe('panic: boom');
-    expect(podEvents(sim, pod)).toContain(`Warning BackOff: Back-off restarting failed container app in pod ${pod.metadata.name}_default(${pod.metadata.uid})`);
+    expect(podEvents(sim, pod)).toContain(`Warning BackOff: Back-off restarting failed container app in pod ${ref}`);
     expect(podEvents(sim, pod)).toContain('Normal Pulled: Container image "nginx:1.25" already present on machine');
-    await waitFor('back-off doubles', () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.message?.startsWith('back-off 20s'));
+    // The back-off doubles: wait for a later restart's CrashLoopBackOff and check every one seen.
+    await firstSeen(sim.store, 'back-off doubles', () => {
+      const s = containerStatus(onlyPod(sim!, 'web'));
+      return s?.state.waiting?.reason === 'CrashLoopBackOff' && s.restartCount > status.restartCount;
+    });
+    expect(new Set(backOffs.map((seen) => seen.restartCount)).size).toBeGreaterThanOrEqual(2);
+    for (const seen of backOffs) expect(seen.message).toBe(expected(seen.restartCount));
   });
 
   it('reports OOMKilled with exit code 137', async () => {
@@ -208,7 +239,7 @@ describe('kubelet', () => {
         podSpec: { initContainers: [{ name: 'migrate', image: 'busybox:1.36' }] },
       }),
     );
-    const pod = await waitFor('init crash loop', () => {
+    const pod = await firstSeen(sim.store, 'init crash loop', () => {
       const found = onlyPod(sim!, 'web');
       return waitingReason(found, 'migrate', 'initContainerStatuses') === 'CrashLoopBackOff' ? found : undefined;
     });
@@ -233,13 +264,13 @@ describe('kubelet', () => {
   it('reports RunContainerError then CrashLoopBackOff when the process cannot start', async () => {
     sim = startSim();
     sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/start-error': 'true' }, container: { command: ['/app/serve'] } }));
-    const status = await waitFor('RunContainerError', () => {
+    const status = await firstSeen(sim.store, 'RunContainerError', () => {
       const s = containerStatus(onlyPod(sim!, 'web'));
       return s?.state.waiting?.reason === 'RunContainerError' ? s : undefined;
     });
     expect(status.state.waiting.message).toContain('exec: "/app/serve": executable file not found in $PATH');
     expect(status.lastState.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
-    await waitFor('CrashLoopBackOff', () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.reason === 'CrashLoopBackOff');
+    await firstSeen(sim.store, 'CrashLoopBackOff', () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.reason === 'CrashLoopBackOff');
   });
 
   it('kills and restarts a container whose liveness probe fails', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, loadScenario } from '../scenario.js';
-import { condition, containerStatus, deployment, eventsFor, getDeployment, startSim, waitFor, type Sim } from './harness.js';
+import { condition, containerStatus, deployment, eventsFor, firstSeen, getDeployment, startSim, untilSimTime, waitFor, type Sim } from './harness.js';
 
 let sim: Sim | undefined;
 afterEach(() => sim?.stop());
@@ -52,14 +52,14 @@ describe('scenario behaviour', () => {
     sim.store.create(deployment('internal', { replicas: 1, image: 'registry.internal/team/app:3' }));
     sim.store.create(deployment('unknown', { replicas: 1, image: 'redis:7' }));
     await waitFor('nginx any tag pulls', () => condition(getDeployment(sim!.store, 'any-tag'), 'Available')?.status === 'True');
-    const internal = await waitFor('unreachable', () => {
+    const internal = await firstSeen(sim.store, 'unreachable', () => {
       const s = containerStatus(sim!.store.list('Pod', 'default', 'app=internal')[0]);
       return s?.state.waiting?.reason === 'ErrImagePull' ? s : undefined;
     });
     expect(internal.state.waiting.message).toBe(
       'failed to pull and unpack image "registry.internal/team/app:3": failed to resolve reference "registry.internal/team/app:3": failed to do request: Head "https://registry.internal/v2/team/app/manifests/3": dial tcp: lookup registry.internal on 172.18.0.1:53: no such host',
     );
-    await waitFor('redis missing', () => containerStatus(sim!.store.list('Pod', 'default', 'app=unknown')[0])?.state.waiting?.reason === 'ErrImagePull');
+    await firstSeen(sim.store, 'redis missing', () => containerStatus(sim!.store.list('Pod', 'default', 'app=unknown')[0])?.state.waiting?.reason === 'ErrImagePull');
   });
 
   it('registers the nodes as Node objects', () => {
@@ -78,17 +78,25 @@ describe('scenario behaviour', () => {
       return s?.restartCount === 1 && s.state.running ? s : undefined;
     });
     expect(status.lastState.terminated).toMatchObject({ exitCode: 2, reason: 'Error' });
-    await new Promise((resolve) => setTimeout(resolve, 100)); // 10 simulated seconds
-    expect(containerStatus(sim.store.list('Pod', 'default', 'app=web')[0])).toMatchObject({ restartCount: 1, ready: true });
+    // Let 10 simulated seconds pass from the moment the simulator says this instance started (it
+    // crashed after 1 s before): it must still be the same, running, ready instance.
+    await untilSimTime(sim.clock, Date.parse(status.state.running.startedAt) + 10_000);
+    const later = containerStatus(sim.store.list('Pod', 'default', 'app=web')[0]);
+    expect(later).toMatchObject({ restartCount: 1, ready: true, state: { running: { startedAt: status.state.running.startedAt } } });
   });
 
   it('readiness-delay-seconds keeps a pod unready (connection refused) until the delay passes', async () => {
-    sim = startSim();
+    // Time scale 25, not 100: the first probe must run within the 15 s delay for a refused probe to
+    // exist at all, i.e. within 600 ms of wall time rather than 150 ms on a loaded machine.
+    sim = startSim({}, 25);
     sim.store.create(
       deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/readiness-delay-seconds': '15' }, container: { readinessProbe: { httpGet: { path: '/ready', port: 80 }, periodSeconds: 5 } } }),
     );
     await waitFor('ready', () => condition(sim!.store.list('Pod', 'default', 'app=web')[0], 'Ready')?.status === 'True');
     const pod = sim.store.list('Pod', 'default', 'app=web')[0]!;
+    // Ready only once the delay has passed since the container started, by the simulator's own timestamps.
+    const startedAt = Date.parse(containerStatus(pod)!.state.running.startedAt);
+    expect(Date.parse(condition(pod, 'Ready')!.lastTransitionTime!) - startedAt).toBeGreaterThanOrEqual(15_000);
     const unhealthy = eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Unhealthy')!;
     expect(unhealthy.message).toBe(`Readiness probe failed: Get "http://${pod.status.podIP}:80/ready": dial tcp ${pod.status.podIP}:80: connect: connection refused`);
   });
@@ -108,11 +116,18 @@ describe('scenario behaviour', () => {
 
   it('writes nothing once a healthy rollout has settled', async () => {
     sim = startSim();
+    // When (simulated time) each write was committed, read as it is committed.
+    let lastWriteAt = sim.clock.now().getTime();
+    sim.store.subscribe(() => (lastWriteAt = sim!.clock.now().getTime()));
     sim.store.create(deployment('web', { replicas: 3 }));
     await waitFor('complete', () => condition(getDeployment(sim!.store, 'web'), 'Progressing')?.reason === 'NewReplicaSetAvailable' && getDeployment(sim!.store, 'web')!.status.availableReplicas === 3);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Settled: 5 simulated seconds without a write (instead of a fixed wall-clock pause, which a
+    // loaded machine can make too short for the last status writes).
+    await waitFor('no write for 5 simulated seconds', () => sim!.clock.now().getTime() - lastWriteAt >= 5_000);
     const settled = sim.store.currentResourceVersion();
-    await new Promise((resolve) => setTimeout(resolve, 300)); // 30 simulated seconds
+    const settledAt = sim.clock.now().getTime();
+    await untilSimTime(sim.clock, settledAt + 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // timers due by now get to run
     expect(sim.store.currentResourceVersion()).toBe(settled);
   });
 });
