@@ -5,6 +5,7 @@
 //   plain application/json, followed by one request per group version.
 
 import { RESOURCE_TYPES, type ResourceType } from '../kinds.js';
+import { acceptedMediaTypeParams } from './mediaTypes.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -12,13 +13,7 @@ export type AggregatedVersion = 'v2' | 'v2beta1';
 
 /** The aggregated discovery version the Accept header asks for first, if any. */
 export function negotiateAggregatedDiscovery(accept: string | undefined): AggregatedVersion | undefined {
-  for (const mediaType of (accept ?? '').split(',')) {
-    const params = new Map(
-      mediaType
-        .split(';')
-        .slice(1)
-        .map((param) => param.trim().split('=') as [string, string]),
-    );
+  for (const params of acceptedMediaTypeParams(accept)) {
     if (params.get('g') !== 'apidiscovery.k8s.io' || params.get('as') !== 'APIGroupDiscoveryList') continue;
     const version = params.get('v');
     if (version === 'v2' || version === 'v2beta1') return version;

@@ -3,18 +3,13 @@
 // shows the same columns as against a real cluster (READY, STATUS, RESTARTS…).
 
 import type { KubeObject } from '../../types.js';
+import { acceptedMediaTypeParams } from '../mediaTypes.js';
 import { printerFor } from './columns.js';
 
 export type TableVersion = 'v1' | 'v1beta1';
 
 export function negotiateTable(accept: string | undefined): TableVersion | undefined {
-  for (const mediaType of (accept ?? '').split(',')) {
-    const params = new Map(
-      mediaType
-        .split(';')
-        .slice(1)
-        .map((param) => param.trim().split('=') as [string, string]),
-    );
+  for (const params of acceptedMediaTypeParams(accept)) {
     if (params.get('as') !== 'Table' || params.get('g') !== 'meta.k8s.io') continue;
     const version = params.get('v');
     if (version === 'v1' || version === 'v1beta1') return version;
