@@ -111,6 +111,8 @@ export function rolloutWait(deployment: Deployment): string | undefined {
   const updated = status.updatedReplicas ?? 0;
   const total = status.replicas ?? 0;
   const available = status.availableReplicas ?? 0;
+  // A paused Deployment never progresses: say so rather than wait silently (kubectl does wait).
+  if (deployment.spec?.paused) return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
   // Same checks, in the same order, as kubectl's DeploymentStatusViewer.
   if (updated < desired) return `${updated} out of ${desired} new replicas have been updated`;
   if (total > updated) return `${total - updated} old replicas are pending termination`;

@@ -127,6 +127,12 @@ describe('rolloutWait', () => {
     expect(rolloutWait(waiting)).toBe('0 of 3 updated replicas are available');
     expect(rolloutWait(deployment('complete'))).toBeUndefined();
   });
+
+  it('says a paused Deployment is paused instead of waiting silently', () => {
+    const paused = deployment('progressing-new-rs');
+    paused.spec = { ...paused.spec, paused: true };
+    expect(rolloutWait(paused)).toBe('the Deployment is paused: kubectl rollout resume deployment/web');
+  });
 });
 
 describe('canonicalTemplate', () => {
