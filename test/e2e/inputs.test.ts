@@ -1,5 +1,7 @@
 // The ways of naming manifests and clusters that kubectl users expect, end to end.
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
@@ -66,4 +68,25 @@ describe('kguard apply inputs', () => {
     expect(run.output).toContain('deployment/web (namespace team-a): rolled out');
     expect(env.imageOf('web', 'team-a')).toBe('nginx:1.25');
   });
+
+  it('reads a manifest from a URL and lets kubectl apply the same URL', async () => {
+    const manifest = deploymentYaml('remote', 'nginx:1.25');
+    const server = createServer((request, response) => {
+      response.writeHead(request.url === '/app.yaml' ? 200 : 404, { 'content-type': 'application/yaml' });
+      response.end(request.url === '/app.yaml' ? manifest : 'not found');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const run = await env.kguard(['apply', '-f', `http://127.0.0.1:${port}/app.yaml`, ...fast]);
+      expect(run.exitCode, run.output).toBe(0);
+      expect(run.output).toContain('deployment/remote (namespace default): rolled out');
+      const missing = await env.kguard(['apply', '-f', `http://127.0.0.1:${port}/nope.yaml`, ...fast]);
+      expect(missing.exitCode).toBe(1);
+      expect(missing.stderr).toContain('could not download the manifests (HTTP 404');
+    } finally {
+      server.close();
+    }
+  });
 });
+
