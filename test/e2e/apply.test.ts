@@ -124,4 +124,21 @@ describe('kguard apply', () => {
     expect(env.imageOf('web')).toBe(BETTER);
     expect(env.imageOf('api')).toBe(GOOD);
   });
+
+  it('rolls back a crash loop once the new container has restarted three times, with the exit code', async () => {
+    await env.deployHealthy('web');
+    // The simulator's documented knobs: the container exits with code 1 as soon as it starts.
+    const crashing = deploymentYaml('web', BETTER).replace(
+      /template:\n(\s+)metadata:\n/,
+      'template:\n$1metadata:\n$1  annotations:\n$1    sim.kguard.dev/exit-code: "1"\n$1    sim.kguard.dev/run-seconds: "0"\n',
+    );
+    const file = await env.write('crash.yaml', crashing);
+    const run = await env.kguard(['apply', '-f', file, ...fast]);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).toContain('deployment/web (namespace default): new pods cannot stay running (crash loop): CrashLoopBackOff');
+    expect(run.output).toMatch(/restarted [3-9] times, last exit code 1 \(Error\)/);
+    expect(run.output).toMatch(/next: read why it exits: kubectl logs web-\S+ -c web --previous -n default/);
+    expect(env.imageOf('web')).toBe(GOOD);
+  });
 });
+
