@@ -45,6 +45,7 @@ function buildProgram(): Command {
     .option('--timeout <duration>', 'how long each rollout may take to become healthy', '5m')
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
     .option('--poll-interval <duration>', 'time between status polls', '2s')
+    .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', '0s')
     .addOption(
       new Option('--rollback <mode>', 'on failure undo every changed Deployment (all), only failing ones (failed), or none')
         .choices(['all', 'failed', 'none'])

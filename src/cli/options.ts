@@ -13,6 +13,7 @@ export interface RawApplyOptions {
   timeout: string;
   rollbackTimeout?: string;
   pollInterval: string;
+  settle: string;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   output: string;
@@ -66,6 +67,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThrough: readonly strin
     timeoutMs,
     rollbackTimeoutMs: raw.rollbackTimeout === undefined ? timeoutMs : parseDuration(raw.rollbackTimeout, '--rollback-timeout'),
     pollIntervalMs,
+    settleMs: parseDuration(raw.settle, '--settle'),
     rollback: parseRollbackMode(raw.rollback),
   };
 }

@@ -83,7 +83,7 @@ export async function executeRollback(
   if (undone.length === 0) return results;
   const tracked = await trackRollouts(
     undone.map(({ target }) => target),
-    { ...options, phase: 'rollback', stopWhenAnyFails: false },
+    { ...options, phase: 'rollback', stopWhenAnyFails: false, settleMs: 0 },
     deps,
   );
   for (const { step, target, startedAt } of undone) {

@@ -30,6 +30,8 @@ export interface ApplyOptions {
   timeoutMs: number;
   rollbackTimeoutMs: number;
   pollIntervalMs: number;
+  /** How long a rollout must stay healthy before kguard calls it healthy. */
+  settleMs: number;
   rollback: RollbackMode;
 }
 
@@ -84,6 +86,7 @@ async function watchRollouts(results: PendingResult[], options: ApplyOptions, de
       pollIntervalMs: options.pollIntervalMs,
       phase: 'rollout',
       stopWhenAnyFails: options.rollback === 'all',
+      settleMs: options.settleMs,
     },
     deps,
   );

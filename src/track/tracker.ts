@@ -19,6 +19,11 @@ export interface TrackOptions {
   phase: Phase;
   /** Stop watching the others as soon as one fails: they will all be undone anyway. */
   stopWhenAnyFails: boolean;
+  /**
+   * How long a rollout must stay healthy before it counts as healthy: catches containers that
+   * crash some seconds after becoming ready (0: healthy at the first healthy poll, like rollout status).
+   */
+  settleMs: number;
 }
 
 export interface Tracked {
@@ -40,6 +45,8 @@ interface Watch {
   reported: Set<string>;
   lastProgress: string;
   lastVerdict?: Verdict;
+  /** When the rollout was first seen healthy in the current unbroken run of healthy polls. */
+  healthySince?: number;
 }
 
 const FINAL_STATES = new Set<Verdict['state']>(['healthy', 'failed', 'timed-out', 'conflict', 'gone']);
@@ -72,6 +79,7 @@ export async function trackRollouts(
         reportedErrors.add(snapshot.message);
         deps.reporter.emit({ kind: 'poll-error', namespace: watch.target.workload.namespace, message: snapshot.message });
       }
+      if (verdict?.state === 'healthy' && !settled(watch, now, options.settleMs)) continue;
       if (verdict && FINAL_STATES.has(verdict.state)) {
         done.set(key, await finish(watch, verdict, now - startedAt, deps));
         pending.delete(key);
@@ -92,6 +100,12 @@ export async function trackRollouts(
     }
   }
   return done;
+}
+
+/** Healthy for settleMs without a break; a poll that is not healthy starts the wait again. */
+function settled(watch: Watch, now: number, settleMs: number): boolean {
+  watch.healthySince ??= now;
+  return now - watch.healthySince >= settleMs;
 }
 
 async function snapshotOrError(kubectl: TrackDeps['kubectl'], namespace: string): Promise<WorkloadSnapshot | Error> {
@@ -120,6 +134,7 @@ function observe(
   );
   watch.firstSeen = rememberFindings(watch.firstSeen, verdict, now, deployment);
   watch.lastVerdict = verdict;
+  if (verdict.state !== 'healthy') watch.healthySince = undefined;
   for (const finding of verdict.findings) {
     // One line per container and reason: ten replicas failing alike are one problem.
     const key = `${finding.container ?? ''}/${finding.reason}`;
@@ -128,11 +143,17 @@ function observe(
     watch.reported.add(key);
     reporter.emit({ kind: 'pod-problem', workload, finding, phase: options.phase });
   }
-  if (verdict.state === 'progressing') {
-    const text = `${verdict.progress.revision ?? ''}|${verdict.progress.ready}/${verdict.progress.desired}|${verdict.waitingFor}`;
+  const waitingFor =
+    verdict.state === 'progressing'
+      ? verdict.waitingFor
+      : verdict.state === 'healthy' && options.settleMs > 0
+        ? `healthy; checking that it stays healthy for ${options.settleMs / 1000}s (--settle)`
+        : undefined;
+  if (waitingFor !== undefined) {
+    const text = `${verdict.progress.revision ?? ''}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
     if (text !== watch.lastProgress) {
       watch.lastProgress = text;
-      reporter.emit({ kind: 'progress', workload, progress: verdict.progress, waitingFor: verdict.waitingFor, phase: options.phase });
+      reporter.emit({ kind: 'progress', workload, progress: verdict.progress, waitingFor, phase: options.phase });
     }
   }
   return verdict;

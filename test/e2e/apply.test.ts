@@ -140,5 +140,20 @@ describe('kguard apply', () => {
     expect(run.output).toMatch(/next: read why it exits: kubectl logs web-\S+ -c web --previous -n default/);
     expect(env.imageOf('web')).toBe(GOOD);
   });
+
+  it('with --settle, catches a container that crashes after it became ready', async () => {
+    await env.deployHealthy('web');
+    // Runs 5 simulated seconds (ready meanwhile: there is no readiness probe), then exits 1.
+    const lateCrash = deploymentYaml('web', BETTER).replace(
+      /template:\n(\s+)metadata:\n/,
+      'template:\n$1metadata:\n$1  annotations:\n$1    sim.kguard.dev/exit-code: "1"\n$1    sim.kguard.dev/run-seconds: "5"\n',
+    );
+    const file = await env.write('late-crash.yaml', lateCrash);
+    const run = await env.kguard(['apply', '-f', file, ...fast, '--settle', '5s']);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).toContain('healthy; checking that it stays healthy for <DURATION> (--settle)');
+    expect(run.output).toContain('new pods cannot stay running (crash loop): CrashLoopBackOff');
+    expect(env.imageOf('web')).toBe(GOOD);
+  });
 });
 
