@@ -33,8 +33,7 @@ export class TtyReporter implements Reporter {
       const prefix = event.kind === 'rollback-started' ? 'rollback of ' : '';
       this.inProgress.set(workloadKey(event.workload), `${prefix}${describeWorkload(event.workload)}: starting`);
     }
-    const wasSpinning = this.spinner.isSpinning;
-    if (wasSpinning) this.spinner.clear();
+    if (this.spinner.isSpinning) this.spinner.clear();
     this.stream.write(`${paint(this.chalk, formatEvent(event))}\n`);
     this.refresh();
   }
