@@ -17,7 +17,6 @@ export interface KguardRun {
   stderr: string;
   /** stdout + stderr with ANSI codes stripped and durations replaced by <DURATION>. */
   output: string;
-  wallMs: number;
 }
 
 export interface Sandbox {
@@ -65,8 +64,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
   };
 
   function startKguard(args: string[], runOptions: { input?: string; env?: Record<string, string> } = {}) {
-    const started = performance.now();
-    const child = execa(KGUARD, args, {
+      const child = execa(KGUARD, args, {
       cwd: dir,
       reject: false,
       input: runOptions.input,
@@ -84,7 +82,6 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
         stdout,
         stderr,
         output: normalize(`${stdout}\n${stderr}`),
-        wallMs: performance.now() - started,
       };
     });
     return { child, output: () => seen, done };
