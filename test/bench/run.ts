@@ -95,7 +95,19 @@ function stats(values: number[]): string {
   return `min ${Math.round(sorted[0] ?? NaN)} ms, median ${Math.round(median)} ms, max ${Math.round(sorted.at(-1) ?? NaN)} ms (n=${values.length})`;
 }
 
+async function clusterStartTimes(runs: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const began = performance.now();
+    const cluster = await startCluster();
+    times.push(performance.now() - began);
+    await cluster.stop();
+  }
+  return times;
+}
+
 async function main(): Promise<void> {
+  console.log(`simulated cluster start (startCluster): ${stats(await clusterStartTimes(20))}`);
   for (const [pollInterval, timeScale] of [
     ['2s', 1],
     ['500ms', 1],

@@ -106,7 +106,8 @@ describe('watch', () => {
   it('sends bookmarks when allowed and ends the stream after timeoutSeconds', async () => {
     const began = Date.now();
     const events = await readWatch('/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&fieldSelector=metadata.name%3Dnobody', 10);
-    expect(Date.now() - began).toBeLessThan(3500);
+    // The stream ended by itself (the await returned), and not before timeoutSeconds.
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1900);
     expect(events.length).toBeGreaterThan(0);
     expect(events.every((event) => event.type === 'BOOKMARK')).toBe(true);
     expect(events[0]!.object).toMatchObject({ kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: String(cluster.store.currentResourceVersion()) } });

@@ -4,12 +4,10 @@ import { startCluster } from './cluster.js';
 import { kubectl } from './testing/kubectl.js';
 
 describe('startCluster', () => {
-  it('starts in well under a second with the standard namespaces and a kubeconfig', async () => {
-    const began = performance.now();
+  // How fast it starts is measured by the benchmark (npm run bench), not asserted here.
+  it('starts with the standard namespaces and a kubeconfig', async () => {
     const cluster = await startCluster();
-    const elapsed = performance.now() - began;
     try {
-      expect(elapsed).toBeLessThan(500);
       expect(cluster.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(readFileSync(cluster.kubeconfigPath, 'utf8')).toContain(`server: ${cluster.url}`);
       expect(cluster.env).toEqual({ KUBECONFIG: cluster.kubeconfigPath, KUBECACHEDIR: expect.stringContaining('kguard-sim-') });
