@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     ['500ms', 1],
   ] as const) {
     const latencies: number[] = [];
-    for (let run = 0; run < 3; run += 1) latencies.push(await verdictLatency(pollInterval, timeScale));
+    for (let run = 0; run < 5; run += 1) latencies.push(await verdictLatency(pollInterval, timeScale));
     console.log(`first ImagePullBackOff → kguard verdict, --poll-interval ${pollInterval}, sim time scale ${timeScale}: ${stats(latencies)}`);
   }
   for (const count of [1, 10]) {
