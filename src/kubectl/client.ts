@@ -91,6 +91,11 @@ export class Kubectl {
     return found;
   }
 
+  /** One Deployment as it is now, or undefined when it does not exist. */
+  async getDeployment(namespace: string, name: string): Promise<Deployment | undefined> {
+    return (await this.getDeployments(namespace, [name])).get(name);
+  }
+
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
     const args = ['apply'];
     for (const filename of request.filenames) args.push('-f', filename);

@@ -6,7 +6,7 @@ import { describeWorkload, workloadKey } from '../manifests/parse.js';
 import type { Reporter } from '../report/events.js';
 import type { RollbackResult } from '../run/result.js';
 import { trackRollouts, type TrackTarget } from '../track/tracker.js';
-import { expectationOf, verdictFor, type Expectation } from '../track/verdict.js';
+import { expectationOf, someoneElsesChange, type Expectation } from '../track/verdict.js';
 import { manualCommands, type RollbackStep } from './plan.js';
 
 export interface RollbackOptions {
@@ -15,7 +15,7 @@ export interface RollbackOptions {
 }
 
 export interface RollbackDeps {
-  kubectl: Pick<Kubectl, 'getDeployments' | 'rolloutUndo' | 'workloadState' | 'events' | 'commandLine'>;
+  kubectl: Pick<Kubectl, 'getDeployment' | 'rolloutUndo' | 'workloadState' | 'events' | 'commandLine'>;
   clock: Clock;
   reporter: Reporter;
 }
@@ -43,32 +43,18 @@ export async function executeRollback(
     const commands = manualCommands(step, commandLine);
     const expected = applied.get(key);
     // Look once more right before undoing: someone may have changed it since the last poll.
-    const current = await deps.kubectl
-      .getDeployments(workload.namespace, [workload.name])
-      .then((found) => found.get(workload.name))
-      .catch(() => undefined);
-    if (expected && current) {
-      const state = verdictFor({ deployment: current, replicaSets: [], pods: [] }, expected, new Map(), {
-        now: 0,
-        startedAt: 0,
-        timeoutMs: Number.POSITIVE_INFINITY,
-      }).state;
-      if (state === 'conflict' || state === 'gone') {
-        const skipCommands = manualCommands({ ...step, action: 'skip', reason: state }, commandLine);
-        results.set(key, { status: 'skipped', reason: state, commands: skipCommands });
-        deps.reporter.emit({ kind: 'rollback-skipped', workload, reason: state, commands: skipCommands });
-        continue;
-      }
+    const current = await deps.kubectl.getDeployment(workload.namespace, workload.name).catch(() => undefined);
+    const change = expected && current ? someoneElsesChange(current, expected) : undefined;
+    if (change) {
+      const skipCommands = manualCommands({ ...step, action: 'skip', reason: change.state }, commandLine);
+      results.set(key, { status: 'skipped', reason: change.state, commands: skipCommands });
+      deps.reporter.emit({ kind: 'rollback-skipped', workload, reason: change.state, commands: skipCommands });
+      continue;
     }
     deps.reporter.emit({ kind: 'rollback-started', workload, toRevision: step.toRevision });
     const startedAt = deps.clock.now();
     const undo = await deps.kubectl.rolloutUndo(workload.namespace, workload.name, step.toRevision);
-    const afterUndo = undo.ok
-      ? await deps.kubectl
-          .getDeployments(workload.namespace, [workload.name])
-          .then((found) => found.get(workload.name))
-          .catch(() => undefined)
-      : undefined;
+    const afterUndo = undo.ok ? await deps.kubectl.getDeployment(workload.namespace, workload.name).catch(() => undefined) : undefined;
     if (!undo.ok || !afterUndo) {
       const reason = undo.ok
         ? `${describeWorkload(workload)} could not be read after the undo`

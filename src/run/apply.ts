@@ -194,10 +194,7 @@ async function withPartialChanges(
   if (!(error instanceof KubectlError)) return error;
   const changed: string[] = [];
   for (const workload of workloads) {
-    const after = await deps.kubectl
-      .getDeployments(workload.namespace, [workload.name])
-      .then((found) => found.get(workload.name))
-      .catch(() => undefined);
+    const after = await deps.kubectl.getDeployment(workload.namespace, workload.name).catch(() => undefined);
     const recorded = before.get(workloadKey(workload)) ?? { exists: false, images: [] };
     if (!detectChange(recorded, after).changed) continue;
     const step: RollbackStep = !recorded.exists
@@ -257,10 +254,6 @@ async function detectChanges(
 function reportVerdict(result: WorkloadResult, elapsedMs: number, deps: Pick<Deps, 'kubectl' | 'reporter'>) {
   const { workload, verdict, diagnosis } = result;
   if (!verdict) return;
-  const commands = manualCommands(
-    { workload, action: 'skip', reason: 'conflict', toRevision: result.before.revision },
-    (args) => deps.kubectl.commandLine(args),
-  );
   switch (verdict.state) {
     case 'healthy':
       deps.reporter.emit({ kind: 'healthy', workload, progress: verdict.progress, elapsedMs });
@@ -270,9 +263,14 @@ function reportVerdict(result: WorkloadResult, elapsedMs: number, deps: Pick<Dep
       if (diagnosis) deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
       return;
     case 'conflict':
-    case 'gone':
+    case 'gone': {
+      const commands = manualCommands(
+        { workload, action: 'skip', reason: verdict.state, toRevision: result.before.revision },
+        (args) => deps.kubectl.commandLine(args),
+      );
       deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail, commands });
       return;
+    }
     case 'progressing':
       deps.reporter.emit({ kind: 'interrupted', workload, progress: verdict.progress, waitingFor: verdict.waitingFor });
       return;

@@ -57,23 +57,38 @@ export function expectationOf(deployment: Deployment): Expectation {
   };
 }
 
-export function verdictFor(observation: Observation, expected: Expectation, firstSeen: FirstSeen, moment: Moment): Verdict {
-  const { deployment } = observation;
-  const noProgress: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
-  if (!deployment || deployment.metadata.uid !== expected.uid) {
-    const detail = deployment ? 'it was deleted and created again by someone else' : 'it was deleted';
-    return { state: 'gone', progress: noProgress, findings: [], detail };
-  }
-  const progress = progressOf(deployment, observation.replicaSets);
+/**
+ * Whether the Deployment is no longer the one kguard applied: deleted, replaced, or its pod template
+ * changed by someone else (a replicas-only change, e.g. an autoscaler, is not a conflict).
+ */
+export function someoneElsesChange(
+  deployment: Deployment | undefined,
+  expected: Expectation,
+): { state: 'gone' | 'conflict'; detail: string } | undefined {
+  if (!deployment) return { state: 'gone', detail: 'it was deleted' };
+  if (deployment.metadata.uid !== expected.uid) return { state: 'gone', detail: 'it was deleted and created again by someone else' };
   const generation = deployment.metadata.generation ?? 0;
   if (generation > expected.generation && canonicalTemplate(deployment.spec?.template) !== expected.template) {
     return {
       state: 'conflict',
-      progress,
-      findings: [],
       detail: `someone else changed its pod template while kguard watched (generation ${expected.generation} → ${generation})`,
     };
   }
+  return undefined;
+}
+
+export function verdictFor(observation: Observation, expected: Expectation, firstSeen: FirstSeen, moment: Moment): Verdict {
+  const { deployment } = observation;
+  const change = someoneElsesChange(deployment, expected);
+  if (change || !deployment) {
+    const progress =
+      change?.state === 'conflict' && deployment
+        ? progressOf(deployment, observation.replicaSets)
+        : { desired: 0, updated: 0, ready: 0, available: 0 };
+    return { state: change?.state ?? 'gone', progress, findings: [], detail: change?.detail ?? 'it was deleted' };
+  }
+  const progress = progressOf(deployment, observation.replicaSets);
+  const generation = deployment.metadata.generation ?? 0;
   const newReplicaSet = newReplicaSetFor(deployment, observation.replicaSets);
   const findings = newReplicaSet ? newPodFindings(newReplicaSet, observation.pods) : [];
   const observed = (deployment.status?.observedGeneration ?? 0) >= generation;
