@@ -36,20 +36,10 @@ export class EventRecorder {
     const namespace = involved.metadata.namespace ?? 'default';
     const key = JSON.stringify([source.component, source.host ?? '', involvedObject.kind, namespace, involvedObject.name, involvedObject.uid, fieldPath ?? '', type, reason, message]);
     const now = this.clock.nowIso();
-    const existingName = this.recorded.get(key);
-    const existing = existingName ? this.store.get('Event', namespace, existingName) : undefined;
-    if (existing) {
+    this.aggregate(key, involved, (existing) => {
       existing.count = Number(existing.count ?? 1) + 1;
       existing.lastTimestamp = now;
-      delete existing.metadata.resourceVersion;
-      this.store.update(existing);
-      return;
-    }
-    const name = this.newName(involved.metadata.name);
-    this.store.create({
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name, namespace },
+    }, {
       involvedObject,
       reason,
       message,
@@ -62,28 +52,16 @@ export class EventRecorder {
       reportingComponent: source.component,
       reportingInstance: source.host ?? '',
     });
-    this.recorded.set(key, name);
   }
 
   /** events.k8s.io/v1 Event as core/v1 shows it (the scheduler). Repeats become a `series`. */
   recordSeries(involved: KubeObject, reportingComponent: string, reportingInstance: string, action: string, type: EventType, reason: string, message: string): void {
     const involvedObject = referenceTo(involved);
-    const namespace = involved.metadata.namespace ?? 'default';
     const key = JSON.stringify([reportingComponent, involvedObject.uid, action, type, reason, message]);
-    const existingName = this.recorded.get(key);
-    const existing = existingName ? this.store.get('Event', namespace, existingName) : undefined;
-    if (existing) {
+    this.aggregate(key, involved, (existing) => {
       const previous = existing.series as { count?: number } | undefined;
       existing.series = { count: (previous?.count ?? 1) + 1, lastObservedTime: microTime(this.clock.now()) };
-      delete existing.metadata.resourceVersion;
-      this.store.update(existing);
-      return;
-    }
-    const name = this.newName(involved.metadata.name);
-    this.store.create({
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name, namespace },
+    }, {
       involvedObject,
       reason,
       message,
@@ -96,6 +74,21 @@ export class EventRecorder {
       reportingComponent,
       reportingInstance,
     });
+  }
+
+  /** A repeat of an Event already recorded under `key` updates it; a new one is created. */
+  private aggregate(key: string, involved: KubeObject, repeat: (existing: KubeObject) => void, fields: Record<string, unknown>): void {
+    const namespace = involved.metadata.namespace ?? 'default';
+    const existingName = this.recorded.get(key);
+    const existing = existingName ? this.store.get('Event', namespace, existingName) : undefined;
+    if (existing) {
+      repeat(existing);
+      delete existing.metadata.resourceVersion;
+      this.store.update(existing);
+      return;
+    }
+    const name = this.newName(involved.metadata.name);
+    this.store.create({ apiVersion: 'v1', kind: 'Event', metadata: { name, namespace }, ...fields });
     this.recorded.set(key, name);
   }
 
