@@ -1,3 +1,5 @@
+import type { AppliedObject as AppliedObjectLine } from './kubectl/apply-output.js';
+
 // Errors are for when kguard could not do its job. A failed rollout is a result, not an error.
 // Each error type carries the exit code it maps to; only the CLI entry turns them into exits.
 
@@ -32,6 +34,8 @@ export class KubectlError extends KguardError {
     message: string,
     readonly command?: readonly string[],
     readonly stderr?: string,
+    /** What kubectl apply reported as applied before it failed (a partial apply). */
+    readonly applied: readonly AppliedObjectLine[] = [],
   ) {
     super(message);
   }

@@ -5,8 +5,10 @@ import { systemClock } from '../clock.js';
 import { ExitCode, InputError, KguardError } from '../errors.js';
 import { Kubectl } from '../kubectl/client.js';
 import { execProcess } from '../kubectl/exec.js';
-import { fetchUrl, inClusterNamespace, readStdin } from './environment.js';
-import type { LoadDeps } from '../manifests/load.js';
+import { readStdin } from './environment.js';
+import { download } from '../manifests/download.js';
+import type { InputDeps } from '../manifests/inputs.js';
+import { privateCopies } from '../rollback/restore.js';
 import type { Reporter } from '../report/events.js';
 import { buildReport, REPORT_VERSION } from '../report/json.js';
 import { GithubActionsReporter } from '../report/github.js';
@@ -33,7 +35,7 @@ function buildProgram(): Command {
     .exitOverride();
   program
     .command('apply')
-    .description('apply manifests, watch every changed Deployment, roll back on failure')
+    .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
     .option('-f, --filename <file|dir|url|->', 'manifests to apply (repeatable); - reads stdin', collect, [])
     .option('-R, --recursive', 'read directories given with -f recursively')
     .option('-k, --kustomize <dir>', 'apply a kustomization directory')
@@ -41,20 +43,22 @@ function buildProgram(): Command {
     .option('--context <name>', 'kubeconfig context to use')
     .option('--kubeconfig <path>', 'kubeconfig file to use')
     .option('--server-side', 'use server-side apply')
+    .option('--dry-run [strategy]', 'preview: say what would be created, changed or left alone; nothing changes (server, client)')
+    .option('--keep-created', 'when restoring, keep objects this apply created (they are reported with their delete command)')
     .option('--field-manager <name>', 'field manager name for the apply')
     .option('--timeout <duration>', 'how long each rollout may take to become healthy', '5m')
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
     .option('--poll-interval <duration>', 'time between status polls', '2s')
     .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', '0s')
     .addOption(
-      new Option('--rollback <mode>', 'on failure undo every changed Deployment (all), only failing ones (failed), or none')
+      new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
         .choices(['all', 'failed', 'none'])
         .default('all'),
     )
     .option('--no-rollback', 'never roll back (same as --rollback none)')
     .addOption(new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'))
     .argument('[kubectl-args...]', 'after --: passed to kubectl apply untouched')
-    .action(async (kubectlArgs: string[], raw: RawApplyOptions & { context?: string; kubeconfig?: string }) => {
+    .action(async (kubectlArgs: string[], raw: RawApplyOptions) => {
       const dashDash = process.argv.indexOf('--');
       if (kubectlArgs.length > 0 && dashDash === -1) {
         throw new InputError(
@@ -66,7 +70,7 @@ function buildProgram(): Command {
   return program;
 }
 
-async function apply(raw: RawApplyOptions & { context?: string; kubeconfig?: string }, passThrough: string[]): Promise<number> {
+async function apply(raw: RawApplyOptions, passThrough: string[]): Promise<number> {
   let outputMode: OutputMode = 'text';
   let reporter: RunRecorder | undefined;
   try {
@@ -75,25 +79,24 @@ async function apply(raw: RawApplyOptions & { context?: string; kubeconfig?: str
     reporter = new RunRecorder(makeReporter(outputMode));
     const kubectl = new Kubectl(execProcess, {
       binary: process.env.KGUARD_KUBECTL || 'kubectl',
-      context: raw.context,
-      kubeconfig: raw.kubeconfig,
+      connectionArgs: options.connectionArgs,
       requestTimeout: '30s',
-      inClusterNamespace,
+      readDeadlineMs: 60_000,
     });
-    const load: LoadDeps = {
+    const inputs: InputDeps = {
       readStdin,
       kustomize: (directory) => kubectl.kustomize(directory),
-      fetchUrl,
+      download: (url) => download(url),
     };
     const stopHandling = handleInterrupts(reporter, kubectl);
-    const result = await runApply(options, { kubectl, clock: systemClock, reporter, load });
+    const result = await runApply(options, { kubectl, clock: systemClock, reporter, inputs, keepCopy: privateCopies() });
     stopHandling();
     const exitCode = exitCodeFor(result);
     reporter.emit({
       kind: 'finished',
       outcome: outcomeOf(result),
       exitCode,
-      failedWorkloads: result.workloads.filter((workload) => workload.verdict && workload.verdict.state !== 'healthy').length,
+      failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
     });
     reporter.close();
     if (outputMode === 'json') process.stdout.write(`${JSON.stringify(buildReport(result, reporter.messages), null, 2)}\n`);
@@ -122,8 +125,8 @@ function handleInterrupts(reporter: RunRecorder, kubectl: Kubectl): () => void {
     reporter.close();
     const lines = reporter.unfinished().map(({ workload, fromRevision }) =>
       fromRevision === undefined
-        ? `  ${kubectl.commandLine(['delete', `deployment/${workload.name}`, '-n', workload.namespace])}    # created by this apply`
-        : `  ${kubectl.commandLine(['rollout', 'undo', `deployment/${workload.name}`, '-n', workload.namespace, `--to-revision=${fromRevision}`])}`,
+        ? `  ${kubectl.commandLine(['delete', `deployment.apps/${workload.name}`, '-n', workload.namespace])}    # created by this apply`
+        : `  ${kubectl.commandLine(['rollout', 'undo', `deployment.apps/${workload.name}`, '-n', workload.namespace, `--to-revision=${fromRevision}`])}`,
     );
     const what =
       lines.length > 0

@@ -2,9 +2,15 @@
 import { InputError } from '../errors.js';
 import type { RollbackMode } from '../rollback/plan.js';
 import type { ApplyOptions } from '../run/apply.js';
+import { splitPassThrough } from './passthrough.js';
 
 export interface RawApplyOptions {
   filename: string[];
+  context?: string;
+  kubeconfig?: string;
+  /** --dry-run: true for the bare flag, or the strategy. */
+  dryRun?: boolean | string;
+  keepCreated?: boolean;
   recursive?: boolean;
   kustomize?: string;
   namespace?: string;
@@ -47,27 +53,54 @@ export function parseOutputMode(value: string): OutputMode {
   throw new InputError(`--output ${JSON.stringify(value)} is not supported; use text or json.`);
 }
 
-export function toApplyOptions(raw: RawApplyOptions, passThrough: readonly string[]): ApplyOptions {
+/** What the CLI needs beyond the run's options: the connection flags for every kubectl call. */
+export interface CliApplyOptions extends ApplyOptions {
+  connectionArgs: string[];
+}
+
+export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly string[]): CliApplyOptions {
   const timeoutMs = parseDuration(raw.timeout, '--timeout');
   const pollIntervalMs = parseDuration(raw.pollInterval, '--poll-interval');
   if (timeoutMs <= 0) throw new InputError('--timeout must be longer than 0s.');
   if (pollIntervalMs < 100) throw new InputError('--poll-interval must be at least 100ms, to spare the API server.');
-  const forbidden = passThrough.filter((arg) => /^(-f|--filename|-k|--kustomize|-o|--output)(=|$)/.test(arg));
-  if (forbidden.length > 0) {
-    throw new InputError(
-      `${forbidden.join(' ')} after -- would change what kguard reads or parses; pass -f/-k before --, and use kguard's own --output.`,
-    );
+  const passThrough = splitPassThrough(passThroughArgs);
+  if (raw.namespace !== undefined && passThrough.namespace !== undefined && raw.namespace !== passThrough.namespace) {
+    throw new InputError(`-n ${raw.namespace} and -n ${passThrough.namespace} after -- contradict each other; give the namespace once, before --.`);
   }
+  const connectionArgs = [
+    ...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []),
+    ...(raw.context ? [`--context=${raw.context}`] : []),
+    ...passThrough.connection,
+  ];
+  for (const flag of ['--kubeconfig', '--context']) {
+    const values = new Set(connectionArgs.filter((arg) => arg.startsWith(`${flag}=`)));
+    if (values.size > 1) throw new InputError(`${[...values].join(' and ')} contradict each other; give ${flag} once, before --.`);
+  }
+  const applyArgs = [
+    ...(raw.serverSide ? ['--server-side'] : []),
+    ...(raw.fieldManager ? [`--field-manager=${raw.fieldManager}`] : []),
+    ...passThrough.apply,
+  ];
+  const rollbackTimeoutMs = raw.rollbackTimeout === undefined ? timeoutMs : parseDuration(raw.rollbackTimeout, '--rollback-timeout');
   return {
     manifests: { filenames: raw.filename, recursive: raw.recursive ?? false, kustomize: raw.kustomize },
-    namespace: raw.namespace,
-    serverSide: raw.serverSide ?? false,
-    fieldManager: raw.fieldManager,
-    passThrough,
+    namespace: raw.namespace ?? passThrough.namespace,
+    applyArgs: [...new Set(applyArgs)],
+    selectionArgs: passThrough.selection,
+    dryRun: parseDryRun(raw.dryRun) ?? passThrough.dryRun,
+    connectionArgs: [...new Set(connectionArgs)],
     timeoutMs,
-    rollbackTimeoutMs: raw.rollbackTimeout === undefined ? timeoutMs : parseDuration(raw.rollbackTimeout, '--rollback-timeout'),
+    rollbackTimeoutMs,
     pollIntervalMs,
     settleMs: parseDuration(raw.settle, '--settle'),
     rollback: parseRollbackMode(raw.rollback),
+    keepCreated: raw.keepCreated ?? false,
   };
+}
+
+function parseDryRun(value: boolean | string | undefined): 'client' | 'server' | undefined {
+  if (value === undefined || value === false || value === 'none') return undefined;
+  if (value === true || value === 'server') return 'server';
+  if (value === 'client') return 'client';
+  throw new InputError(`--dry-run=${value} is not one of none, client, server.`);
 }

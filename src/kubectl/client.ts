@@ -1,36 +1,33 @@
-// The typed face of kubectl: every method runs the real binary through `exec` and returns
-// parsed results. Failures become KubectlError with a one-paragraph diagnosis.
+// The typed face of kubectl: every method runs the real binary through `exec`, with a deadline,
+// and returns parsed results. Failures become KubectlError with a one-paragraph diagnosis.
 import { KubectlError, InputError } from '../errors.js';
 import type { Deployment, KubeEvent, KubeList, Pod, ReplicaSet } from '../kube.js';
+import type { KubeObject } from '../objects/model.js';
 import { parseApplyOutput, type AppliedObject } from './apply-output.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
 import type { Exec, ExecResult } from './exec.js';
 
 export interface Connection {
   binary: string;
-  context?: string;
-  kubeconfig?: string;
-  /** Bound on each read-only request, so one hung call cannot stall a poll cycle. */
+  /** Flags that say which cluster and who (--context, --kubeconfig, --as, --server...), for every call. */
+  connectionArgs: readonly string[];
+  /** Bound on each request kubectl makes (its --request-timeout). */
   requestTimeout: string;
-  /**
-   * Inside a pod without a kubeconfig (CI runners on Kubernetes) kubectl uses the in-cluster
-   * service account and its namespace; this says which, or undefined when not in a pod.
-   */
-  inClusterNamespace?: () => string | undefined;
+  /** Deadline for a read-only kubectl process, so one hung call cannot stall the run. */
+  readDeadlineMs: number;
 }
 
 export interface ApplyRequest {
+  /** `-f` values kubectl reads: paths, directories, or "-" for `stdin`. */
   filenames: readonly string[];
   recursive: boolean;
-  kustomize?: string;
-  /** What was read from stdin, passed on to kubectl for `-f -`. */
+  /** The bytes for `-f -`, read once and sent to every kubectl call. */
   stdin?: string;
   namespace?: string;
-  serverSide: boolean;
-  fieldManager?: string;
-  /** Everything after `--`, passed to kubectl apply untouched. */
-  passThrough: readonly string[];
-  dryRunServer?: boolean;
+  /** kubectl apply flags (after `--`, and --server-side/--field-manager), in order. */
+  applyArgs: readonly string[];
+  /** How long the whole kubectl apply may take before it is stopped. */
+  deadlineMs: number;
 }
 
 export interface WorkloadSnapshot {
@@ -39,7 +36,19 @@ export interface WorkloadSnapshot {
   pods: Pod[];
 }
 
-export type UndoResult = { ok: true; output: string } | { ok: false; output: string };
+export type DryRunResult =
+  | { ok: true; objects: KubeObject[]; pruned: KubeObject[]; warnings: string }
+  | { ok: false; stderr: string; timedOut: boolean };
+
+export type WriteResult =
+  | { ok: true; object?: KubeObject }
+  | { ok: false; conflict: boolean; notFound: boolean; message: string; stderr: string };
+
+export interface ApiResource {
+  /** Plural resource name, e.g. "deployments". */
+  name: string;
+  namespaced: boolean;
+}
 
 export class Kubectl {
   /** How many kubectl processes this object started: reported in measurements and --output json. */
@@ -50,81 +59,130 @@ export class Kubectl {
     private readonly connection: Connection,
   ) {}
 
-  /** The namespace kubectl uses for objects that name none: the context's, else "default". */
-  async defaultNamespace(): Promise<string> {
-    const result = await this.run(['config', 'view', '--minify', '-o', 'jsonpath={..namespace}']);
-    if (result.exitCode !== 0) {
-      const inCluster = this.connection.context ? undefined : this.connection.inClusterNamespace?.();
-      if (inCluster !== undefined && diagnoseKubectlFailure(result).kind === 'no-context') return inCluster;
-      throw this.failure('read the kubeconfig context', result);
-    }
-    return result.stdout.trim() || 'default';
-  }
-
   async kustomize(directory: string): Promise<string> {
-    const result = await this.run(['kustomize', directory], false);
+    const result = await this.run(['kustomize', directory], { deadlineMs: this.connection.readDeadlineMs, bounded: false });
     if (result.exitCode !== 0) {
       const diagnosis = diagnoseKubectlFailure(result);
       if (diagnosis.kind === 'missing-binary') throw this.failure('render the kustomization', result);
-      throw new InputError(
-        `kubectl kustomize ${directory} failed: ${diagnosis.detail}. Fix the kustomization; nothing was applied.`,
-      );
+      throw new InputError(`kubectl kustomize ${directory} failed: ${diagnosis.detail}. Fix the kustomization; nothing was applied.`);
     }
     return result.stdout;
+  }
+
+  /**
+   * kubectl's own reading of the manifests: `kubectl apply --dry-run=client|server -o json` over
+   * the same inputs. The client run names every object with its namespace resolved as kubectl
+   * resolves it; the server run returns each object as the API server would store it.
+   * With -o json kubectl prints the applied objects as one document (a List when there are
+   * several), then one document per pruned object (apply.go printObjects, prune.go).
+   */
+  async dryRun(request: ApplyRequest, strategy: 'client' | 'server'): Promise<DryRunResult> {
+    const result = await this.run([...this.applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], {
+      deadlineMs: request.deadlineMs,
+      input: request.stdin,
+    });
+    if (result.exitCode !== 0) {
+      if (diagnoseKubectlFailure(result).kind === 'missing-binary') throw this.failure('run kubectl', result);
+      return { ok: false, stderr: result.stderr, timedOut: result.timedOut === true };
+    }
+    const documents = jsonDocuments(result.stdout);
+    const [first, ...rest] = documents;
+    return { ok: true, objects: first ? itemsOfValue<KubeObject>(first) : [], pruned: rest as KubeObject[], warnings: result.stderr };
+  }
+
+  async apply(request: ApplyRequest): Promise<AppliedObject[]> {
+    const result = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
+    if (result.exitCode !== 0) throw this.failure('apply the manifests', result, parseApplyOutput(result.stdout));
+    return parseApplyOutput(result.stdout);
+  }
+
+  /**
+   * Full copies of objects of the given types in one namespace ('' for cluster-scoped types),
+   * one list request per type, with managedFields (kubectl hides them unless asked).
+   */
+  async listObjects(namespace: string, types: readonly string[]): Promise<KubeObject[]> {
+    if (types.length === 0) return [];
+    const result = await this.run(['get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json', '--show-managed-fields'], {
+      deadlineMs: this.connection.readDeadlineMs,
+    });
+    if (result.exitCode !== 0) throw this.failure(`read ${types.join(', ')}${namespace ? ` in namespace ${namespace}` : ''}`, result);
+    return itemsOf<KubeObject>(result.stdout);
+  }
+
+  /** One object as it is now, or undefined when it does not exist. */
+  async getObject(type: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const result = await this.run(
+      ['get', type, name, ...(namespace ? ['-n', namespace] : []), '-o', 'json', '--show-managed-fields', '--ignore-not-found'],
+      { deadlineMs: this.connection.readDeadlineMs },
+    );
+    if (result.exitCode !== 0) throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ''}`, result);
+    return itemsOf<KubeObject>(result.stdout)[0];
+  }
+
+  /**
+   * PUT the whole object to its REST path (`kubectl replace --raw PATH -f -`). The raw form
+   * sends the body untouched: plain `kubectl replace` rewrites an existing
+   * last-applied-configuration annotation from the object it sends (kubectl replace.go →
+   * util.CreateOrUpdateAnnotation), which would corrupt the copy being restored.
+   * metadata.resourceVersion makes the write conditional (409 Conflict if the object moved);
+   * non-empty managedFields in the body replace the stored ones (apimachinery fieldmanager.go).
+   */
+  async replace(object: KubeObject, path: string, deadlineMs: number): Promise<WriteResult> {
+    return this.rawWrite('replace', withFieldManager(path), object, deadlineMs);
+  }
+
+  /** POST a new object to its collection path (`kubectl create --raw PATH -f -`), body untouched. */
+  async create(object: KubeObject, collectionPath: string, deadlineMs: number): Promise<WriteResult> {
+    return this.rawWrite('create', withFieldManager(collectionPath), object, deadlineMs);
+  }
+
+  private async rawWrite(verb: 'replace' | 'create', path: string, object: KubeObject, deadlineMs: number): Promise<WriteResult> {
+    const result = await this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) });
+    if (result.exitCode === 0) return { ok: true, object: itemsOf<KubeObject>(result.stdout)[0] };
+    return writeFailure(result);
+  }
+
+  /**
+   * DELETE with preconditions (`kubectl delete --raw PATH -f -` sends the file as the request
+   * body: kubectl delete.go → rawhttp.RawDelete). A uid precondition deletes exactly the object
+   * this run created, never a namesake created since.
+   */
+  async deleteExact(path: string, preconditions: { uid: string; resourceVersion?: string }, deadlineMs: number): Promise<WriteResult> {
+    const body = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', preconditions };
+    const result = await this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) });
+    if (result.exitCode === 0) return { ok: true };
+    return writeFailure(result);
+  }
+
+  /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
+  async apiResources(): Promise<Map<string, ApiResource>> {
+    const result = await this.run(['api-resources', '-o', 'wide', '--no-headers=false'], { deadlineMs: this.connection.readDeadlineMs });
+    if (result.exitCode !== 0) throw this.failure('read the API resources (kubectl api-resources)', result);
+    return parseApiResources(result.stdout);
   }
 
   /** The named Deployments of one namespace as they are now; missing ones are absent from the map. */
   async getDeployments(namespace: string, names: readonly string[]): Promise<Map<string, Deployment>> {
     const found = new Map<string, Deployment>();
     if (names.length === 0) return found;
-    const result = await this.run([
-      'get',
-      ...names.map((name) => `deployments.apps/${name}`),
-      '-n',
-      namespace,
-      '-o',
-      'json',
-      '--ignore-not-found',
-    ]);
-    if (result.exitCode !== 0) throw this.failure(`read deployments in namespace ${namespace}`, result);
-    for (const deployment of itemsOf<Deployment>(result.stdout)) found.set(deployment.metadata.name, deployment);
+    for (const deployment of (await this.listObjects(namespace, ['Deployment.v1.apps'])) as unknown as Deployment[]) {
+      if (names.includes(deployment.metadata.name)) found.set(deployment.metadata.name, deployment);
+    }
     return found;
   }
 
   /** One Deployment as it is now, or undefined when it does not exist. */
   async getDeployment(namespace: string, name: string): Promise<Deployment | undefined> {
-    return (await this.getDeployments(namespace, [name])).get(name);
-  }
-
-  async apply(request: ApplyRequest): Promise<AppliedObject[]> {
-    const args = ['apply'];
-    for (const filename of request.filenames) args.push('-f', filename);
-    if (request.recursive) args.push('-R');
-    if (request.kustomize !== undefined) args.push('-k', request.kustomize);
-    if (request.namespace) args.push('-n', request.namespace);
-    if (request.serverSide) args.push('--server-side');
-    if (request.fieldManager) args.push(`--field-manager=${request.fieldManager}`);
-    if (request.dryRunServer) args.push('--dry-run=server');
-    args.push(...request.passThrough);
-    const result = await this.run(args, false, request.stdin);
-    if (result.exitCode !== 0) {
-      const diagnosis = diagnoseKubectlFailure(result);
-      if (request.dryRunServer && diagnosis.kind === 'invalid') {
-        throw new InputError(
-          `the API server rejected the manifests in a dry run: ${diagnosis.detail}. Fix the manifests; nothing was applied.`,
-        );
-      }
-      const what = request.dryRunServer ? 'check the manifests with the API server (apply --dry-run=server)' : 'apply the manifests';
-      throw this.failure(what, result);
-    }
-    return parseApplyOutput(result.stdout);
+    return (await this.getObject('Deployment.v1.apps', namespace, name)) as unknown as Deployment | undefined;
   }
 
   /** One namespace's Deployments, ReplicaSets and Pods in a single kubectl call. */
   async workloadState(namespace: string): Promise<WorkloadSnapshot> {
-    const result = await this.run(['get', 'deployments.apps,replicasets.apps,pods', '-n', namespace, '-o', 'json']);
-    if (result.exitCode !== 0) throw this.failure(`read workloads in namespace ${namespace}`, result);
     const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: [] };
+    const result = await this.run(['get', 'deployments.apps,replicasets.apps,pods', '-n', namespace, '-o', 'json'], {
+      deadlineMs: this.connection.readDeadlineMs,
+    });
+    if (result.exitCode !== 0) throw this.failure(`read workloads in namespace ${namespace}`, result);
     for (const item of itemsOf<{ kind?: string }>(result.stdout)) {
       if (item.kind === 'Deployment') snapshot.deployments.push(item as Deployment);
       else if (item.kind === 'ReplicaSet') snapshot.replicaSets.push(item as ReplicaSet);
@@ -135,61 +193,132 @@ export class Kubectl {
 
   /** Events about one object (a pod or a deployment), oldest first. */
   async events(namespace: string, objectName: string): Promise<KubeEvent[]> {
-    const result = await this.run([
-      'get',
-      'events',
-      '-n',
-      namespace,
-      '--field-selector',
-      `involvedObject.name=${objectName}`,
-      '-o',
-      'json',
-    ]);
+    const result = await this.run(
+      ['get', 'events', '-n', namespace, '--field-selector', `involvedObject.name=${objectName}`, '-o', 'json'],
+      { deadlineMs: this.connection.readDeadlineMs },
+    );
     if (result.exitCode !== 0) throw this.failure(`read events of ${objectName}`, result);
     return itemsOf<KubeEvent>(result.stdout);
   }
 
-  async rolloutUndo(namespace: string, name: string, revision: number): Promise<UndoResult> {
-    const result = await this.run(
-      ['rollout', 'undo', `deployment/${name}`, '-n', namespace, `--to-revision=${revision}`],
-      false,
-    );
-    const output = (result.stdout + result.stderr).trim();
-    return result.exitCode === 0 ? { ok: true, output } : { ok: false, output: output || diagnoseKubectlFailure(result).detail };
-  }
-
-  /** The exact command a person would type, with this run's --context/--kubeconfig. */
+  /** The exact command a person would type, with this run's connection flags. */
   commandLine(args: readonly string[]): string {
-    return [this.connection.binary, ...this.connectionArgs(), ...args].map(shellQuote).join(' ');
+    return [this.connection.binary, ...this.connection.connectionArgs, ...args].map(shellQuote).join(' ');
   }
 
-  private connectionArgs(): string[] {
-    const args: string[] = [];
-    if (this.connection.kubeconfig) args.push(`--kubeconfig=${this.connection.kubeconfig}`);
-    if (this.connection.context) args.push(`--context=${this.connection.context}`);
+  private applyCommand(request: ApplyRequest): string[] {
+    const args = ['apply'];
+    for (const filename of request.filenames) args.push('-f', filename);
+    if (request.recursive) args.push('-R');
+    if (request.namespace) args.push('-n', request.namespace);
+    args.push(...request.applyArgs);
     return args;
   }
 
-  private async run(args: readonly string[], boundedRequest = true, input?: string): Promise<ExecResult> {
+  private async run(
+    args: readonly string[],
+    options: { deadlineMs: number; input?: string; bounded?: boolean },
+  ): Promise<ExecResult> {
     this.spawned += 1;
-    const timeoutArgs = boundedRequest ? [`--request-timeout=${this.connection.requestTimeout}`] : [];
-    return this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], { input });
+    const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${this.connection.requestTimeout}`];
+    return this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
+      input: options.input,
+      timeoutMs: options.deadlineMs,
+    });
   }
 
-  private failure(what: string, result: ExecResult): KubectlError {
+  private failure(what: string, result: ExecResult, applied: AppliedObject[] = []): KubectlError {
+    if (result.timedOut) {
+      return new KubectlError(
+        `kubectl did not ${what} in time and was stopped. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
+        undefined,
+        result.stderr,
+        applied,
+      );
+    }
     const diagnosis = diagnoseKubectlFailure(result);
-    return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, undefined, result.stderr);
+    return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, undefined, result.stderr, applied);
   }
+}
+
+/** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
+export const RESTORE_FIELD_MANAGER = 'kguard-restore';
+
+function withFieldManager(path: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}fieldManager=${RESTORE_FIELD_MANAGER}`;
+}
+
+function writeFailure(result: ExecResult): WriteResult {
+  const stderr = result.stderr;
+  const message = result.timedOut ? 'kubectl did not finish in time and was stopped' : diagnoseKubectlFailure(result).detail;
+  return {
+    ok: false,
+    conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
+    notFound: /\(NotFound\)/.test(stderr),
+    message,
+    stderr,
+  };
+}
+
+/** `kubectl api-resources -o wide`: NAME SHORTNAMES APIVERSION NAMESPACED KIND VERBS CATEGORIES. */
+export function parseApiResources(stdout: string): Map<string, ApiResource> {
+  const resources = new Map<string, ApiResource>();
+  const [header, ...rows] = stdout.split('\n').filter((line) => line.trim() !== '');
+  if (!header) return resources;
+  const columns = ['APIVERSION', 'NAMESPACED', 'KIND'].map((name) => header.indexOf(name));
+  const [apiVersionAt, namespacedAt, kindAt] = columns as [number, number, number];
+  for (const row of rows) {
+    const name = row.split(/\s+/)[0] ?? '';
+    const apiVersion = row.slice(apiVersionAt).split(/\s+/)[0] ?? '';
+    const namespaced = row.slice(namespacedAt).split(/\s+/)[0] === 'true';
+    const kind = row.slice(kindAt).split(/\s+/)[0] ?? '';
+    const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+    resources.set(`${group}/${kind}`, { name, namespaced });
+  }
+  return resources;
+}
+
+/** Every JSON value in a stream of concatenated documents (kubectl -o json prints one per object). */
+export function jsonDocuments(text: string): unknown[] {
+  const documents: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  let escaped = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === '\\') escaped = true;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    else if (char === '{' || char === '[') {
+      if (depth === 0) start = index;
+      depth += 1;
+    } else if (char === '}' || char === ']') {
+      depth -= 1;
+      if (depth === 0 && start !== -1) {
+        documents.push(JSON.parse(text.slice(start, index + 1)));
+        start = -1;
+      }
+    }
+  }
+  return documents;
+}
+
+function itemsOfValue<T>(parsed: unknown): T[] {
+  // Only a List wraps objects: a custom resource may have a top-level `items` field of its own.
+  const list = parsed as KubeList<T>;
+  if (typeof parsed === 'object' && parsed !== null && list.kind === 'List' && Array.isArray(list.items)) return list.items;
+  return [parsed as T];
 }
 
 function itemsOf<T>(stdout: string): T[] {
   const text = stdout.trim();
   if (text === '') return [];
-  const parsed = JSON.parse(text) as KubeList<T> | T;
-  if (typeof parsed === 'object' && parsed !== null && Array.isArray((parsed as KubeList<T>).items)) {
-    return (parsed as KubeList<T>).items;
-  }
-  return [parsed as T];
+  return itemsOfValue<T>(JSON.parse(text));
 }
 
 function shellQuote(word: string): string {

@@ -3,15 +3,21 @@ import type { Diagnosis } from '../classify/diagnosis.js';
 import type { Finding } from '../classify/pod.js';
 import type { AppliedObject } from '../kubectl/apply-output.js';
 import type { WorkloadRef } from '../manifests/parse.js';
-import type { SkipReason } from '../rollback/plan.js';
+import type { KeepReason } from '../rollback/plan.js';
+import type { ObjectChange } from '../objects/compare.js';
+import type { ObjectRef } from '../objects/model.js';
 import type { Outcome } from '../run/result.js';
 import type { Progress } from '../track/verdict.js';
 
 export type RunEvent =
-  | { kind: 'manifests-read'; objects: number; workloads: WorkloadRef[]; untracked: string[] }
+  | { kind: 'understood'; objects: ObjectRef[] }
+  | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
+  | { kind: 'changes'; objects: ChangedObject[] }
+  | { kind: 'preview'; strategy: 'client' | 'server'; objects: ChangedObject[] }
   | { kind: 'unchanged'; workload: WorkloadRef; detail: string }
   | { kind: 'tracking'; workload: WorkloadRef; fromRevision?: number; detail: string }
+  | { kind: 'unverified'; workload: WorkloadRef; detail: string }
   | { kind: 'progress'; workload: WorkloadRef; progress: Progress; waitingFor: string; phase: Phase }
   | { kind: 'pod-problem'; workload: WorkloadRef; finding: Finding; phase: Phase }
   | { kind: 'poll-error'; namespace: string; message: string }
@@ -21,11 +27,20 @@ export type RunEvent =
   | { kind: 'interrupted'; workload: WorkloadRef; progress: Progress; waitingFor: string }
   | { kind: 'conflict'; workload: WorkloadRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: WorkloadRef; detail: string; commands: string[] }
-  | { kind: 'rollback-started'; workload: WorkloadRef; toRevision: number }
-  | { kind: 'rolled-back'; workload: WorkloadRef; toRevision: number; progress: Progress; elapsedMs: number }
-  | { kind: 'rollback-failed'; workload: WorkloadRef; toRevision: number; reason: string; commands: string[] }
-  | { kind: 'rollback-skipped'; workload: WorkloadRef; reason: SkipReason; commands: string[] }
+  | { kind: 'restoring'; objects: ObjectRef[] }
+  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated'; differences: string[] }
+  | { kind: 'restore-kept'; object: ObjectRef; reason: KeepReason; detail?: string; commands: string[] }
+  | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
+  | { kind: 'rolled-back'; workload: WorkloadRef; progress: Progress; elapsedMs: number }
+  | { kind: 'rollback-unhealthy'; workload: WorkloadRef; reason: string; commands: string[] }
   | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number };
+
+/** One object of the apply and what the apply did (or would do) to it. */
+export interface ChangedObject {
+  ref: ObjectRef;
+  change: ObjectChange['change'];
+  changedFields: string[];
+}
 
 /** Whether an event is about the new rollout or about undoing it. */
 export type Phase = 'rollout' | 'rollback';

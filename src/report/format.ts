@@ -3,7 +3,9 @@
 import { describeWorkload } from '../manifests/parse.js';
 import { describeApplied } from '../kubectl/apply-output.js';
 import type { Outcome } from '../run/result.js';
-import type { RunEvent, RunEventKind } from './events.js';
+import type { ChangedObject, RunEvent, RunEventKind } from './events.js';
+import { summarizePaths } from '../objects/compare.js';
+import { describeObject, type ObjectRef } from '../objects/model.js';
 
 export type Tone = 'ok' | 'fail' | 'warn' | 'info' | 'undo' | 'alarm';
 
@@ -17,26 +19,43 @@ export interface Line {
 type Formatters = { [K in RunEventKind]: (event: Extract<RunEvent, { kind: K }>) => Line };
 
 const OUTCOME_TEXT: Record<Outcome, string> = {
-  succeeded: 'every changed workload rolled out',
-  'rolled-back': 'rollout failed and was rolled back',
+  succeeded: 'every changed object was applied and every changed workload rolled out',
+  unverified: 'applied, but some changed workloads were NOT verified (see "not verified" above)',
+  previewed: 'dry run: nothing was changed',
+  'rolled-back': 'the apply failed and the cluster was restored to its state before the apply',
   failed: 'rollout failed and was left in place (--no-rollback)',
   'timed-out': 'rollout timed out',
-  'needs-attention': 'rollout failed and was NOT fully rolled back: finish by hand with the commands above',
+  'needs-attention': 'the apply failed and was NOT fully undone: finish by hand with the commands above',
 };
 
 export const FORMATTERS: Formatters = {
-  'manifests-read': (event) => ({
+  understood: (event) => ({
     tone: 'info',
-    text:
-      `read ${event.objects} object${plural(event.objects)}; ` +
-      (event.workloads.length > 0
-        ? `deployments in play: ${event.workloads.map(describeWorkload).join(', ')}`
-        : 'no Deployments in play, so there is no rollout to watch'),
-    details: event.untracked.map((object) => `${object} is applied but not tracked (kguard tracks Deployments)`),
+    text: `read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
+  }),
+  'dry-run-waived': (event) => ({
+    tone: 'info',
+    text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects(event.objects)}`,
   }),
   applied: (event) => ({
     tone: 'ok',
     text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? ' (server dry run)' : ''} (${event.objects.map(describeApplied).join(', ')})`,
+  }),
+  changes: (event) => {
+    const changed = event.objects.filter((object) => object.change !== 'unchanged' && object.change !== 'absent');
+    return {
+      tone: 'info',
+      text:
+        changed.length === 0
+          ? 'the apply changed nothing: there is nothing to watch'
+          : `the apply changed ${changed.length} of ${event.objects.length} object${plural(event.objects.length)}`,
+      details: changed.map(describeChange),
+    };
+  },
+  preview: (event) => ({
+    tone: 'info',
+    text: `dry run (${event.strategy}): nothing was changed. The apply would:`,
+    details: event.objects.map(describeChange),
   }),
   unchanged: (event) => ({
     tone: 'info',
@@ -95,22 +114,37 @@ export const FORMATTERS: Formatters = {
     text: `${describeWorkload(event.workload)}: ${event.detail} while kguard watched; there is nothing kguard may undo. Inspect it:`,
     details: event.commands,
   }),
-  'rollback-started': (event) => ({
+  unverified: (event) => ({
+    tone: 'warn',
+    text: `${describeWorkload(event.workload)}: changed but NOT verified: ${event.detail}`,
+  }),
+  restoring: (event) => ({
     tone: 'undo',
-    text: `rolling back ${describeWorkload(event.workload)} to revision ${event.toRevision}`,
+    text: `restoring ${event.objects.length} object${plural(event.objects.length)} to their copies from before the apply: ${listObjects(event.objects)}`,
+  }),
+  restored: (event) => ({
+    tone: 'undo',
+    text: `${describeObject(event.object)}: ${RESTORED_TEXT[event.action]}${event.differences.length > 0 ? ` (differs from the copy in ${event.differences.join(', ')})` : ''}`,
+  }),
+  'restore-kept': (event) => ({
+    tone: event.reason === 'no-rollback' || event.reason === 'not-failed' ? 'warn' : 'alarm',
+    text: `${describeObject(event.object)}: ${KEPT_TEXT[event.reason]}${event.detail ? ` (${event.detail})` : ''}`,
+    details: event.commands,
+  }),
+  'restore-failed': (event) => ({
+    tone: 'alarm',
+    text:
+      `ROLLBACK FAILED: ${describeObject(event.object)} is not back as it was before the apply: ${event.reason}.` +
+      `${event.copyFile ? ` Its pre-apply copy is in ${event.copyFile} (readable only by you).` : ''} Finish by hand:`,
+    details: event.commands,
   }),
   'rolled-back': (event) => ({
     tone: 'undo',
-    text: `rolled back ${describeWorkload(event.workload)} to revision ${event.toRevision}: done, ${event.progress.ready}/${event.progress.desired} pods ready in ${seconds(event.elapsedMs)}`,
+    text: `${describeWorkload(event.workload)}: restored and healthy again, ${event.progress.ready}/${event.progress.desired} pods ready in ${seconds(event.elapsedMs)}`,
   }),
-  'rollback-failed': (event) => ({
+  'rollback-unhealthy': (event) => ({
     tone: 'alarm',
-    text: `ROLLBACK FAILED: ${describeWorkload(event.workload)} is not back at revision ${event.toRevision}: ${event.reason}. Finish by hand:`,
-    details: event.commands,
-  }),
-  'rollback-skipped': (event) => ({
-    tone: event.reason === 'no-rollback' ? 'warn' : 'alarm',
-    text: `${describeWorkload(event.workload)}: ${SKIP_TEXT[event.reason]}`,
+    text: `ROLLBACK FAILED: ${describeWorkload(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
     details: event.commands,
   }),
   finished: (event) => ({
@@ -119,15 +153,40 @@ export const FORMATTERS: Formatters = {
   }),
 };
 
-const SKIP_TEXT: Record<Extract<RunEvent, { kind: 'rollback-skipped' }>['reason'], string> = {
-  'no-rollback': 'not rolled back because of --no-rollback. To roll back by hand:',
-  'created-by-apply':
-    'NOT rolled back: this apply created it, so there is no earlier revision to return to. kguard does not delete it; to remove it:',
-  'no-recorded-revision':
-    'NOT rolled back: it had no deployment.kubernetes.io/revision before the apply, so there is no revision to return to. Inspect its history:',
-  conflict: "NOT rolled back: someone else changed it while kguard watched, and kguard does not undo other people's changes. Inspect and decide:",
-  gone: 'NOT rolled back: it was deleted or replaced while kguard watched. Inspect:',
+const RESTORED_TEXT: Record<Extract<RunEvent, { kind: 'restored' }>['action'], string> = {
+  restored: 'put back as it was before the apply',
+  deleted: 'deleted (this apply created it)',
+  recreated: 'created again (this apply deleted it)',
 };
+
+const KEPT_TEXT: Record<Extract<RunEvent, { kind: 'restore-kept' }>['reason'], string> = {
+  'no-rollback': 'left as applied because of --rollback none. To restore it by hand:',
+  'not-failed': 'left as applied (--rollback failed restores only what failed)',
+  'keep-created': 'NOT deleted (--keep-created): this apply created it. To remove it:',
+  'protected-kind': 'NOT deleted: this apply created it, and kguard never deletes a Namespace, CRD or PersistentVolumeClaim. To remove it:',
+  'controller-owned': 'NOT deleted: a controller owns it. Inspect it:',
+  conflict: "NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:",
+  gone: 'NOT restored: it was deleted or replaced by someone else after the apply. Inspect:',
+};
+
+const CHANGE_TEXT: Record<ChangedObject['change'], string> = {
+  created: 'created',
+  configured: 'changed',
+  unchanged: 'unchanged',
+  recreated: 'deleted and created again',
+  deleted: 'deleted',
+  absent: 'absent',
+};
+
+function describeChange(object: ChangedObject): string {
+  const fields = object.changedFields.length > 0 ? `: ${summarizePaths(object.changedFields)}` : '';
+  return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
+}
+
+function listObjects(objects: readonly ObjectRef[]): string {
+  const shown = objects.slice(0, 8).map(describeObject).join(', ');
+  return objects.length > 8 ? `${shown} and ${objects.length - 8} more` : shown;
+}
 
 export function formatEvent(event: RunEvent): Line {
   return (FORMATTERS[event.kind] as (event: RunEvent) => Line)(event);

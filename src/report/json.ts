@@ -1,15 +1,19 @@
 // The machine-readable report of --output json: built from the run's result, printed once on stdout.
 import type { Finding } from '../classify/pod.js';
-import { exitCodeFor, outcomeOf, type RunResult, type WorkloadResult } from '../run/result.js';
+import { exitCodeFor, outcomeOf, type ObjectResult, type RunResult } from '../run/result.js';
 
-export const REPORT_VERSION = 1;
+/** Bumped whenever the shape below changes. 2: one entry per object of the apply, restore instead of undo. */
+export const REPORT_VERSION = 2;
 
 export interface JsonReport {
   reportVersion: number;
   outcome: ReturnType<typeof outcomeOf>;
   exitCode: number;
+  dryRun: boolean;
+  /** kubectl apply's own lines (created/configured/unchanged). */
   applied: Array<{ resource: string; name: string; action: string }>;
-  workloads: JsonWorkload[];
+  applyError: string | null;
+  objects: JsonObject[];
   rollbackMode: RunResult['rollbackMode'];
   timings: { applyMs: number; totalMs: number };
   kubectlProcesses: number;
@@ -17,23 +21,31 @@ export interface JsonReport {
   messages: string[];
 }
 
-export interface JsonWorkload {
+export interface JsonObject {
+  apiVersion: string;
   kind: string;
+  namespace: string | null;
   name: string;
-  namespace: string;
-  changed: boolean;
-  change: string;
-  recordedRevision: number | null;
-  newRevision: number | null;
-  verdict: 'unchanged' | 'healthy' | 'failed' | 'timed-out' | 'conflict' | 'gone' | 'interrupted';
+  /** What the apply did (or, with --dry-run, would do). */
+  change: ObjectResult['changeKind'];
+  changedFields: string[];
+  tracked: boolean;
+  verdict: string;
   reason: string | null;
   category: string | null;
   summary: string | null;
   nextStep: string | null;
   evidence: string[];
   pods: Array<{ pod: string; container: string | null; reason: string; message: string; restartCount: number }>;
-  rollback: { status: string; toRevision: number | null; reason: string | null; commands: string[] } | null;
-  timings: { verdictAfterMs: number | null; rollbackMs: number | null };
+  restore: {
+    status: string;
+    reason: string | null;
+    commands: string[];
+    copyFile: string | null;
+    differences: string[];
+    healthyAfterRestore: boolean | null;
+  } | null;
+  timings: { verdictAfterMs: number | null; restoreHealthyAfterMs: number | null };
 }
 
 export function buildReport(result: RunResult, messages: readonly string[]): JsonReport {
@@ -41,8 +53,10 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
     reportVersion: REPORT_VERSION,
     outcome: outcomeOf(result),
     exitCode: exitCodeFor(result),
+    dryRun: result.mode === 'preview',
     applied: result.applied.map(({ resource, name, action }) => ({ resource, name, action })),
-    workloads: result.workloads.map(workloadReport),
+    applyError: result.applyError ?? null,
+    objects: result.objects.map(objectReport),
     rollbackMode: result.rollbackMode,
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
@@ -50,40 +64,43 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
   };
 }
 
-function workloadReport(result: WorkloadResult): JsonWorkload {
-  const { workload, verdict, diagnosis, rollback } = result;
+function objectReport(result: ObjectResult): JsonObject {
+  const { ref, verdict, diagnosis, restore } = result;
   const cause = verdict?.state === 'failed' ? verdict.cause : undefined;
+  const unchanged = result.changeKind === 'unchanged' || result.changeKind === 'absent';
   return {
-    kind: workload.kind,
-    name: workload.name,
-    namespace: workload.namespace,
-    changed: result.change.changed,
-    change: result.change.detail,
-    recordedRevision: result.before.revision ?? null,
-    newRevision: verdict?.progress.revision ?? null,
-    verdict: verdict === undefined ? 'unchanged' : verdict.state === 'progressing' ? 'interrupted' : verdict.state,
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    namespace: ref.namespace || null,
+    name: ref.name,
+    change: result.changeKind,
+    changedFields: result.changedFields,
+    tracked: result.tracked ?? false,
+    verdict: verdict?.state ?? (unchanged ? 'unchanged' : 'applied'),
     reason: cause ? (cause.source === 'pod' ? cause.finding.reason : cause.reason) : null,
     category: cause ? (cause.source === 'pod' ? cause.finding.rule.category : cause.rule.category) : null,
-    summary: diagnosis?.summary ?? (verdict && 'detail' in verdict ? verdict.detail : null),
+    summary: diagnosis?.summary ?? verdict?.detail ?? null,
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict?.findings ?? []).map(podReport),
-    rollback: rollback
+    restore: restore
       ? {
-          status: rollback.status,
-          toRevision: 'toRevision' in rollback ? rollback.toRevision : null,
-          reason: 'reason' in rollback ? rollback.reason : null,
-          commands: 'commands' in rollback ? rollback.commands : [],
+          status: restore.status,
+          reason: restore.status === 'kept' ? restore.reason : restore.status === 'failed' ? restore.reason : null,
+          commands: 'commands' in restore ? restore.commands : [],
+          copyFile: 'copyFile' in restore ? (restore.copyFile ?? null) : null,
+          differences: 'differences' in restore ? restore.differences : [],
+          healthyAfterRestore: result.afterRestore ? result.afterRestore.state === 'healthy' : null,
         }
       : null,
     timings: {
       verdictAfterMs: result.verdictAfterMs === undefined ? null : Math.round(result.verdictAfterMs),
-      rollbackMs: rollback?.status === 'rolled-back' ? Math.round(rollback.durationMs) : null,
+      restoreHealthyAfterMs: result.afterRestore ? Math.round(result.afterRestore.elapsedMs) : null,
     },
   };
 }
 
-function podReport(finding: Finding): JsonWorkload['pods'][number] {
+function podReport(finding: Finding): JsonObject['pods'][number] {
   return {
     pod: finding.pod,
     container: finding.container ?? null,

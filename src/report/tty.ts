@@ -26,13 +26,8 @@ export class TtyReporter implements Reporter {
       this.refresh();
       return;
     }
-    if ('workload' in event && event.kind !== 'pod-problem' && event.kind !== 'rollback-started') {
-      this.inProgress.delete(workloadKey(event.workload));
-    }
-    if (event.kind === 'tracking' || event.kind === 'rollback-started') {
-      const prefix = event.kind === 'rollback-started' ? 'rollback of ' : '';
-      this.inProgress.set(workloadKey(event.workload), `${prefix}${describeWorkload(event.workload)}: starting`);
-    }
+    if ('workload' in event && event.kind !== 'pod-problem') this.inProgress.delete(workloadKey(event.workload));
+    if (event.kind === 'tracking') this.inProgress.set(workloadKey(event.workload), `${describeWorkload(event.workload)}: starting`);
     if (this.spinner.isSpinning) this.spinner.clear();
     this.stream.write(`${paint(this.chalk, formatEvent(event))}\n`);
     this.refresh();

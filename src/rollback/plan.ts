@@ -1,69 +1,149 @@
-// Which changed Deployments to undo, to which revision, and what to tell a person about the rest.
-import type { WorkloadRef } from '../manifests/parse.js';
-import type { Before } from '../track/change.js';
-import type { Verdict } from '../track/verdict.js';
+// What to put back after a failed apply, decided from the pre-apply copies alone. Pure.
+// The pre-apply copy of each object is the truth a restore returns to: an object the apply changed
+// is written back whole (every field, annotations and managedFields included); an object it
+// created is deleted by uid; an object it deleted (--prune) is created again from its copy.
+import type { ObjectChange } from '../objects/compare.js';
+import { describeObject, isControllerOwned, kubectlName, namespaceArgs, type KubeObject, type ObjectRef } from '../objects/model.js';
 
 export type RollbackMode = 'all' | 'failed' | 'none';
 
-export interface RolloutOutcome {
-  workload: WorkloadRef;
-  before: Before;
-  verdict: Verdict;
+/** Where a tracked object's rollout ended; objects kguard does not track have no verdict. */
+export type VerdictState = 'healthy' | 'failed' | 'timed-out' | 'conflict' | 'gone' | 'progressing' | 'unverified';
+
+export interface PlannedObject {
+  ref: ObjectRef;
+  change: ObjectChange;
+  verdict?: VerdictState;
 }
 
-export type SkipReason = 'no-rollback' | 'created-by-apply' | 'no-recorded-revision' | 'conflict' | 'gone';
+export type KeepReason = 'no-rollback' | 'not-failed' | 'keep-created' | 'protected-kind' | 'controller-owned' | 'conflict' | 'gone';
 
-export type RollbackStep =
-  | { workload: WorkloadRef; action: 'undo'; toRevision: number }
-  | { workload: WorkloadRef; action: 'skip'; reason: SkipReason; toRevision?: number };
+export type RestoreStep =
+  | { ref: ObjectRef; action: 'put-back'; before: KubeObject; applied: KubeObject }
+  | { ref: ObjectRef; action: 'delete'; applied: KubeObject }
+  | { ref: ObjectRef; action: 'recreate'; before: KubeObject }
+  | { ref: ObjectRef; action: 'keep'; reason: KeepReason; before?: KubeObject; applied?: KubeObject };
 
-export function needsRollback(verdict: Verdict): boolean {
-  return verdict.state === 'failed' || verdict.state === 'timed-out';
+/**
+ * Never deleted, even when this run created them: deleting a Namespace deletes everything in
+ * it, a CRD every custom resource of its kind, a PersistentVolumeClaim possibly its data.
+ */
+const NEVER_DELETED = new Set(['/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', '/PersistentVolumeClaim']);
+
+export function needsRestore(verdict: VerdictState | undefined): boolean {
+  return verdict === 'failed' || verdict === 'timed-out';
 }
 
 /**
- * The apply is one unit: when any changed Deployment failed or timed out, mode "all" undoes every
- * changed one (healthy ones too), "failed" only the failing ones, "none" nothing. A Deployment that
- * someone else changed, or that did not exist before, is never undone: it is reported instead.
+ * The apply is one unit: when any tracked object failed or timed out, mode "all" restores every
+ * object the apply changed, "failed" only the failing ones, "none" nothing. Objects someone else
+ * changed since the apply are never written: they are kept and reported.
+ * Order: objects put back and created again first (configuration before the workloads that read
+ * it, in apply order), deletions last, newest first.
  */
-export function planRollback(outcomes: readonly RolloutOutcome[], mode: RollbackMode): RollbackStep[] {
-  const anyFailed = outcomes.some((outcome) => needsRollback(outcome.verdict));
-  if (!anyFailed) return [];
-  const steps: RollbackStep[] = [];
-  for (const { workload, before, verdict } of outcomes) {
-    if (verdict.state === 'conflict' || verdict.state === 'gone') {
-      steps.push({ workload, action: 'skip', reason: verdict.state, toRevision: before.revision });
+export function planRestore(objects: readonly PlannedObject[], mode: RollbackMode, options: { keepCreated: boolean }): RestoreStep[] {
+  if (!objects.some((object) => needsRestore(object.verdict))) return [];
+  const writes: RestoreStep[] = [];
+  const deletes: RestoreStep[] = [];
+  for (const object of objects) {
+    const { ref, change } = object;
+    if (change.change === 'unchanged' || change.change === 'absent') continue;
+    if (object.verdict === 'conflict' || object.verdict === 'gone') {
+      writes.push({ ref, action: 'keep', reason: object.verdict, ...copies(change) });
       continue;
     }
-    const selected = mode === 'all' || (mode === 'failed' && needsRollback(verdict));
-    if (mode === 'none' && needsRollback(verdict)) {
-      steps.push({ workload, action: 'skip', reason: 'no-rollback', toRevision: before.revision });
+    if (mode === 'none') {
+      writes.push({ ref, action: 'keep', reason: 'no-rollback', ...copies(change) });
+      continue;
     }
-    if (!selected) continue;
-    if (!before.exists) steps.push({ workload, action: 'skip', reason: 'created-by-apply' });
-    else if (before.revision === undefined) steps.push({ workload, action: 'skip', reason: 'no-recorded-revision' });
-    else steps.push({ workload, action: 'undo', toRevision: before.revision });
+    if (mode === 'failed' && !needsRestore(object.verdict)) {
+      writes.push({ ref, action: 'keep', reason: 'not-failed', ...copies(change) });
+      continue;
+    }
+    switch (change.change) {
+      case 'configured':
+        writes.push({ ref, action: 'put-back', before: change.before, applied: change.after });
+        break;
+      case 'deleted':
+        writes.push({ ref, action: 'recreate', before: change.before });
+        break;
+      case 'recreated':
+        deletes.push(deleteOrKeep(ref, change.after, options));
+        writes.push({ ref, action: 'recreate', before: change.before });
+        break;
+      case 'created':
+        deletes.push(deleteOrKeep(ref, change.after, options));
+        break;
+    }
   }
-  return steps;
+  return [...orderWrites(writes), ...deletes.reverse()];
 }
 
-/** The commands a person runs to finish what kguard did not do. */
-export function manualCommands(step: RollbackStep, kubectl: (args: string[]) => string): string[] {
-  const { name, namespace } = step.workload;
-  const undo = (revision: number) =>
-    kubectl(['rollout', 'undo', `deployment/${name}`, '-n', namespace, `--to-revision=${revision}`]);
-  if (step.action === 'undo') return [undo(step.toRevision)];
-  switch (step.reason) {
-    case 'created-by-apply':
-      return [kubectl(['delete', `deployment/${name}`, '-n', namespace])];
-    case 'no-recorded-revision':
-      return [kubectl(['rollout', 'history', `deployment/${name}`, '-n', namespace])];
-    case 'conflict':
-    case 'gone':
-    case 'no-rollback':
-      return [
-        kubectl(['rollout', 'history', `deployment/${name}`, '-n', namespace]),
-        ...(step.toRevision !== undefined ? [undo(step.toRevision)] : []),
-      ];
+function deleteOrKeep(ref: ObjectRef, applied: KubeObject, options: { keepCreated: boolean }): RestoreStep {
+  if (NEVER_DELETED.has(`${groupKind(ref)}`)) return { ref, action: 'keep', reason: 'protected-kind', applied };
+  if (isControllerOwned(applied)) return { ref, action: 'keep', reason: 'controller-owned', applied };
+  if (options.keepCreated) return { ref, action: 'keep', reason: 'keep-created', applied };
+  return { ref, action: 'delete', applied };
+}
+
+function groupKind(ref: ObjectRef): string {
+  const slash = ref.apiVersion.indexOf('/');
+  return `${slash === -1 ? '' : ref.apiVersion.slice(0, slash)}/${ref.kind}`;
+}
+
+function copies(change: ObjectChange): { before?: KubeObject; applied?: KubeObject } {
+  return {
+    before: 'before' in change ? change.before : undefined,
+    applied: 'after' in change ? change.after : undefined,
+  };
+}
+
+/** Configuration (anything without pods) before workloads, so restored pods read restored config. */
+function orderWrites(steps: RestoreStep[]): RestoreStep[] {
+  const isWorkload = (step: RestoreStep) => WORKLOAD_KINDS.has(step.ref.kind);
+  return [...steps.filter((step) => !isWorkload(step)), ...steps.filter(isWorkload)];
+}
+
+const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod']);
+
+/** A copy a person can `kubectl replace -f` or `kubectl create -f`: no resourceVersion precondition. */
+export function manualCopy(object: KubeObject, forCreate: boolean): KubeObject {
+  const { resourceVersion: _rv, ...metadata } = object.metadata;
+  if (forCreate) {
+    delete (metadata as Record<string, unknown>).uid;
+    delete (metadata as Record<string, unknown>).creationTimestamp;
+    delete (metadata as Record<string, unknown>).managedFields;
   }
+  const { status: _status, ...rest } = object;
+  return { ...rest, metadata } as KubeObject;
+}
+
+/**
+ * The commands that finish a step by hand. `copyFile` is the private file holding the pre-apply
+ * copy (written only when a person needs it).
+ */
+export function manualCommands(step: RestoreStep, kubectl: (args: string[]) => string, copyFile?: string): string[] {
+  const name = kubectlName(step.ref);
+  const ns = namespaceArgs(step.ref);
+  switch (step.action) {
+    case 'put-back':
+      return copyFile ? [kubectl(['replace', '-f', copyFile])] : [kubectl(['get', name, ...ns, '-o', 'yaml'])];
+    case 'recreate':
+      return copyFile ? [kubectl(['create', '-f', copyFile])] : [];
+    case 'delete':
+      return [kubectl(['delete', name, ...ns])];
+    case 'keep':
+      if (step.reason === 'conflict' || step.reason === 'gone') {
+        return [
+          kubectl(['get', name, ...ns, '-o', 'yaml']),
+          ...(copyFile && step.before ? [`${kubectl(['replace', '-f', copyFile])}    # only if you decide the pre-apply copy should win`] : []),
+        ];
+      }
+      if (!step.before) return [kubectl(['delete', name, ...ns])];
+      return copyFile ? [kubectl(['replace', '-f', copyFile])] : [];
+  }
+}
+
+export function describeStep(step: RestoreStep): string {
+  return describeObject(step.ref);
 }

@@ -1,62 +1,91 @@
 // What a run found, as plain data, and the one function that maps it to an exit code.
+import type { Cause, Progress } from '../track/verdict.js';
 import type { Diagnosis } from '../classify/diagnosis.js';
+import type { Finding } from '../classify/pod.js';
 import { ExitCode } from '../errors.js';
 import type { AppliedObject } from '../kubectl/apply-output.js';
-import type { WorkloadRef } from '../manifests/parse.js';
-import type { RollbackMode, SkipReason } from '../rollback/plan.js';
-import type { Before, Change } from '../track/change.js';
-import type { Verdict } from '../track/verdict.js';
+import type { ObjectChange } from '../objects/compare.js';
+import type { ObjectRef } from '../objects/model.js';
+import type { RollbackMode } from '../rollback/plan.js';
+import type { RestoreResult } from '../rollback/restore.js';
 
-export type RollbackResult =
-  | { status: 'rolled-back'; toRevision: number; durationMs: number }
-  | { status: 'failed'; toRevision: number; reason: string; commands: string[] }
-  | { status: 'skipped'; reason: SkipReason; commands: string[] };
+/**
+ * Where one object ended. Tracked workloads end healthy, failed, timed-out (or progressing when
+ * the watch stopped because another object failed); someone else's change ends in conflict or
+ * gone; "unverified" is a changed workload kguard cannot judge; "applied" an object with no
+ * status to judge (a ConfigMap, a Service).
+ */
+export interface ObjectVerdict {
+  state: 'healthy' | 'failed' | 'timed-out' | 'conflict' | 'gone' | 'progressing' | 'unverified' | 'applied';
+  detail?: string;
+  progress?: Progress;
+  findings?: Finding[];
+  cause?: Cause;
+  waitingFor?: string;
+}
 
-export interface WorkloadResult {
-  workload: WorkloadRef;
-  before: Before;
-  change: Change;
-  /** The rollout's final verdict; absent when the apply did not change the workload. */
-  verdict?: Verdict;
+export interface ObjectResult {
+  ref: ObjectRef;
+  /** What the apply did to it. */
+  changeKind: ObjectChange['change'];
+  /** The fields the apply changed (for "configured"). */
+  changedFields: string[];
+  /** Whether kguard watched it to a verdict. */
+  tracked?: boolean;
+  verdict?: ObjectVerdict;
   diagnosis?: Diagnosis;
-  rollback?: RollbackResult;
   /** From the end of the apply to the verdict. */
   verdictAfterMs?: number;
+  restore?: RestoreResult;
+  /** A restored workload, tracked until healthy again. */
+  afterRestore?: { state: ObjectVerdict['state']; summary?: string; elapsedMs: number };
 }
 
 export interface RunResult {
+  /** "preview" for --dry-run: nothing was changed. */
+  mode: 'apply' | 'preview';
+  objects: ObjectResult[];
   applied: AppliedObject[];
-  workloads: WorkloadResult[];
+  /** Set when kubectl apply failed part-way (what it had changed was restored). */
+  applyError?: string;
   rollbackMode: RollbackMode;
   applyMs: number;
   totalMs: number;
   kubectlProcesses: number;
 }
 
-export type Outcome = 'succeeded' | 'rolled-back' | 'failed' | 'timed-out' | 'needs-attention';
+export type Outcome = 'succeeded' | 'unverified' | 'previewed' | 'rolled-back' | 'failed' | 'timed-out' | 'needs-attention';
 
 /** The loudest thing that happened decides: a person must act (4) > failed (3) > timed out (5) > ok. */
-export function outcomeOf(result: Pick<RunResult, 'workloads'>): Outcome {
-  const states = result.workloads.map((workload) => workload.verdict?.state);
-  const rollbacks = result.workloads.map((workload) => workload.rollback);
+export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyError'>): Outcome {
+  if (result.mode === 'preview') return 'previewed';
+  const states = result.objects.map((object) => object.verdict?.state);
+  const restores = result.objects.map((object) => object.restore);
   const needsPerson =
     states.some((state) => state === 'conflict' || state === 'gone') ||
-    rollbacks.some((rollback) => rollback?.status === 'failed' || (rollback?.status === 'skipped' && rollback.reason !== 'no-rollback'));
+    restores.some(
+      (restore) =>
+        restore?.status === 'failed' || (restore?.status === 'kept' && restore.reason !== 'no-rollback' && restore.reason !== 'not-failed'),
+    ) ||
+    result.objects.some((object) => object.afterRestore !== undefined && object.afterRestore.state !== 'healthy');
   if (needsPerson) return 'needs-attention';
-  const rolledBack = rollbacks.some((rollback) => rollback?.status === 'rolled-back');
-  if (states.includes('failed')) return rolledBack ? 'rolled-back' : 'failed';
+  const restored = restores.some((restore) => restore !== undefined && restore.status !== 'kept');
+  if (states.includes('failed') || result.applyError !== undefined) return restored ? 'rolled-back' : 'failed';
   if (states.includes('timed-out')) return 'timed-out';
+  if (states.includes('unverified')) return 'unverified';
   return 'succeeded';
 }
 
 const EXIT_CODES: Record<Outcome, ExitCode> = {
   succeeded: ExitCode.Success,
+  unverified: ExitCode.Success,
+  previewed: ExitCode.Success,
   'rolled-back': ExitCode.RolledBack,
   failed: ExitCode.RolledBack,
   'timed-out': ExitCode.TimedOut,
   'needs-attention': ExitCode.RollbackFailed,
 };
 
-export function exitCodeFor(result: Pick<RunResult, 'workloads'>): ExitCode {
+export function exitCodeFor(result: Pick<RunResult, 'objects' | 'mode' | 'applyError'>): ExitCode {
   return EXIT_CODES[outcomeOf(result)];
 }

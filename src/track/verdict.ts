@@ -4,6 +4,8 @@ import { classifyPod, findingKey, type Finding } from '../classify/pod.js';
 import { DEPLOYMENT_CONDITION_REASONS, type FatalPolicy, type ReasonRule } from '../classify/table.js';
 import type { Deployment, Pod, ReplicaSet } from '../kube.js';
 import { conditionOf, isControlledBy, revisionOf } from '../kube.js';
+import { changeSinceApply } from '../objects/compare.js';
+import type { KubeObject } from '../objects/model.js';
 import { canonicalTemplate, newReplicaSetFor } from './template.js';
 
 /** What kguard expects the Deployment to look like: as it was right after the apply (or the undo). */
@@ -11,6 +13,8 @@ export interface Expectation {
   uid: string;
   generation: number;
   template: string;
+  /** The object as kguard left it (applied or restored): any other change is someone else's. */
+  applied: KubeObject;
 }
 
 export interface Observation {
@@ -54,27 +58,21 @@ export function expectationOf(deployment: Deployment): Expectation {
     uid: deployment.metadata.uid ?? '',
     generation: deployment.metadata.generation ?? 0,
     template: canonicalTemplate(deployment.spec?.template),
+    applied: deployment as unknown as KubeObject,
   };
 }
 
 /**
- * Whether the Deployment is no longer the one kguard applied: deleted, replaced, or its pod template
- * changed by someone else (a replicas-only change, e.g. an autoscaler, is not a conflict).
+ * Whether the Deployment is no longer the one kguard applied: deleted, replaced, or changed by
+ * someone else (spec, labels or annotations; status and controller metadata do not count).
+ * Someone else's change wins: kguard never overwrites it.
  */
 export function someoneElsesChange(
   deployment: Deployment | undefined,
   expected: Expectation,
 ): { state: 'gone' | 'conflict'; detail: string } | undefined {
-  if (!deployment) return { state: 'gone', detail: 'it was deleted' };
-  if (deployment.metadata.uid !== expected.uid) return { state: 'gone', detail: 'it was deleted and created again by someone else' };
-  const generation = deployment.metadata.generation ?? 0;
-  if (generation > expected.generation && canonicalTemplate(deployment.spec?.template) !== expected.template) {
-    return {
-      state: 'conflict',
-      detail: `someone else changed its pod template while kguard watched (generation ${expected.generation} → ${generation})`,
-    };
-  }
-  return undefined;
+  const change = changeSinceApply(expected.applied, deployment as unknown as KubeObject | undefined);
+  return change ? { state: change.state, detail: `${change.detail} while kguard watched` } : undefined;
 }
 
 export function verdictFor(observation: Observation, expected: Expectation, firstSeen: FirstSeen, moment: Moment): Verdict {

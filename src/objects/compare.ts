@@ -1,0 +1,122 @@
+// Pure comparisons of two copies of one object: did the apply change it, did anyone else change
+// it since, and how a restored object differs from its pre-apply copy.
+import type { KubeObject } from './model.js';
+
+/**
+ * Metadata the API server or a controller writes, never the user: comparing it would call every
+ * status heartbeat a change. `deployment.kubernetes.io/revision` is written by the deployment
+ * controller (pkg/controller/deployment/sync.go, SetNewReplicaSetAnnotations) after any template
+ * change, so it follows the content rather than being part of it.
+ */
+const SERVER_METADATA = ['resourceVersion', 'managedFields', 'generation', 'creationTimestamp', 'uid', 'selfLink'];
+const CONTROLLER_ANNOTATIONS = new Set(['deployment.kubernetes.io/revision']);
+
+/** What a user or a manifest decides about an object: everything but status and server metadata. */
+export function contentOf(object: KubeObject): Record<string, unknown> {
+  const { status: _status, metadata, ...rest } = object;
+  const meta: Record<string, unknown> = { ...metadata };
+  for (const key of SERVER_METADATA) delete meta[key];
+  const annotations = Object.entries(metadata.annotations ?? {}).filter(([key]) => !CONTROLLER_ANNOTATIONS.has(key));
+  if (annotations.length > 0) meta.annotations = Object.fromEntries(annotations);
+  else delete meta.annotations;
+  if (meta.labels && Object.keys(meta.labels as object).length === 0) delete meta.labels;
+  return { ...rest, metadata: meta };
+}
+
+/** Stable JSON: object keys sorted, so two copies compare equal whatever order the server used. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
+}
+
+export function sameContent(a: KubeObject, b: KubeObject): boolean {
+  return canonicalJson(contentOf(a)) === canonicalJson(contentOf(b));
+}
+
+/**
+ * Server-side-apply ownership (managers of operation Apply, without their timestamps): an apply
+ * that sets the same values under a new field manager changes only this, and a restore must
+ * put it back, or the next `kubectl apply --server-side` conflicts.
+ */
+export function applyOwnership(object: KubeObject): string {
+  const entries = (object.metadata.managedFields ?? []) as Array<Record<string, unknown>>;
+  return canonicalJson(
+    entries
+      .filter((entry) => entry.operation === 'Apply' && entry.subresource === undefined)
+      .map(({ time: _time, ...entry }) => entry),
+  );
+}
+
+export type ObjectChange =
+  | { change: 'created'; after: KubeObject }
+  | { change: 'configured'; before: KubeObject; after: KubeObject; paths: string[] }
+  | { change: 'unchanged'; before: KubeObject; after: KubeObject }
+  | { change: 'recreated'; before: KubeObject; after: KubeObject }
+  | { change: 'deleted'; before: KubeObject }
+  | { change: 'absent' };
+
+/** What the apply did to one object, from its copies before and after. */
+export function changeOf(before: KubeObject | undefined, after: KubeObject | undefined): ObjectChange {
+  if (!before) return after ? { change: 'created', after } : { change: 'absent' };
+  if (!after) return { change: 'deleted', before };
+  if (before.metadata.uid !== after.metadata.uid) return { change: 'recreated', before, after };
+  const paths = changedPaths(contentOf(before), contentOf(after));
+  if (paths.length === 0 && applyOwnership(before) !== applyOwnership(after)) {
+    return { change: 'configured', before, after, paths: ['metadata.managedFields'] };
+  }
+  return paths.length > 0 ? { change: 'configured', before, after, paths } : { change: 'unchanged', before, after };
+}
+
+/**
+ * Someone else's change since kguard's apply: the object is gone, was replaced, or its content
+ * moved. Status and server metadata are not a change (controllers write them all the time).
+ */
+export function changeSinceApply(
+  applied: KubeObject,
+  live: KubeObject | undefined,
+): { state: 'gone' | 'conflict'; detail: string; paths: string[] } | undefined {
+  if (!live) return { state: 'gone', detail: 'it was deleted by someone else', paths: [] };
+  if (live.metadata.uid !== applied.metadata.uid) {
+    return { state: 'gone', detail: 'it was deleted and created again by someone else', paths: [] };
+  }
+  const paths = changedPaths(contentOf(applied), contentOf(live));
+  if (paths.length === 0) return undefined;
+  return { state: 'conflict', detail: `someone else changed ${summarizePaths(paths)} after kguard applied it`, paths };
+}
+
+/** Dotted paths (lists by index) whose values differ between two JSON values, at most `limit`. */
+export function changedPaths(a: unknown, b: unknown, prefix = '', limit = 20): string[] {
+  const out: string[] = [];
+  walk(a, b, prefix, out, limit);
+  return out;
+}
+
+function walk(a: unknown, b: unknown, path: string, out: string[], limit: number): void {
+  if (out.length >= limit) return;
+  if (canonicalJson(a) === canonicalJson(b)) return;
+  const bothObjects =
+    a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b);
+  if (!bothObjects || (Array.isArray(a) && Array.isArray(b) && a.length !== b.length)) {
+    out.push(path || '(whole object)');
+    return;
+  }
+  const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
+  for (const key of [...keys].sort()) {
+    const child = Array.isArray(a) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    walk((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], child, out, limit);
+  }
+}
+
+export function summarizePaths(paths: readonly string[]): string {
+  const shown = paths.slice(0, 3).join(', ');
+  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
+}

@@ -1,0 +1,92 @@
+// Any Kubernetes object, as kubectl prints it with -o json, and the identity kguard keys it by.
+// The set of objects an apply holds always comes from kubectl itself (see manifests/understand.ts).
+import type { ObjectMeta } from '../kube.js';
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta & { managedFields?: unknown[]; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** Who an object is: group/version/kind, namespace ('' for cluster-scoped objects) and name. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export function refOf(object: KubeObject): ObjectRef {
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace ?? '',
+    name: object.metadata.name,
+  };
+}
+
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash === -1 ? '' : apiVersion.slice(0, slash);
+}
+
+export function versionOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
+}
+
+/**
+ * The key of an object across versions: the API server stores one object per group, kind,
+ * namespace and name, whichever version the manifest names.
+ */
+export function objectKey(ref: Pick<ObjectRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
+/**
+ * The fully qualified type argument kubectl takes for `get`: KIND.VERSION.GROUP (kubectl's
+ * schema.ParseResourceArg reads three dot-separated parts; the core group is the empty third part).
+ */
+export function typeArg(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): string {
+  return `${ref.kind}.${versionOf(ref.apiVersion)}.${groupOf(ref.apiVersion)}`;
+}
+
+/** "deployment/web (namespace shop)", "namespace/shop", "certificate.cert-manager.io/tls (namespace shop)". */
+export function describeObject(ref: Pick<ObjectRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
+  const group = groupOf(ref.apiVersion ?? '');
+  const type = group === '' || BUILT_IN_GROUPS.has(group) ? ref.kind.toLowerCase() : `${ref.kind.toLowerCase()}.${group}`;
+  return `${type}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ''}`;
+}
+
+/** Groups whose kinds kubectl users name without the group (deployment, job, ingress). */
+const BUILT_IN_GROUPS = new Set([
+  'apps',
+  'batch',
+  'autoscaling',
+  'policy',
+  'networking.k8s.io',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'coordination.k8s.io',
+  'scheduling.k8s.io',
+  'apiextensions.k8s.io',
+  'admissionregistration.k8s.io',
+  'discovery.k8s.io',
+  'node.k8s.io',
+]);
+
+/** kubectl's own name for an object in commands: `deployment.apps/web`, `configmap/cfg`. */
+export function kubectlName(ref: Pick<ObjectRef, 'apiVersion' | 'kind' | 'name'>): string {
+  const group = groupOf(ref.apiVersion);
+  return `${ref.kind.toLowerCase()}${group ? `.${group}` : ''}/${ref.name}`;
+}
+
+/** Namespace flags for a command about this object (none for cluster-scoped objects). */
+export function namespaceArgs(ref: Pick<ObjectRef, 'namespace'>): string[] {
+  return ref.namespace ? ['-n', ref.namespace] : [];
+}
+
+export function isControllerOwned(object: KubeObject): boolean {
+  return (object.metadata.ownerReferences ?? []).some((owner) => owner.controller === true);
+}

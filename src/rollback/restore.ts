@@ -1,0 +1,200 @@
+// Carries out a restore plan: each object the apply changed is written back to its pre-apply copy
+// with a conditional write, objects it created are deleted by uid, then the restored workloads
+// are tracked until healthy. Someone else's change always wins: checked right before each write,
+// and the write itself is conditional, so a change in between is caught too.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Clock } from '../clock.js';
+import type { ApiResource, Kubectl, WriteResult } from '../kubectl/client.js';
+import { canonicalJson, changeSinceApply, changedPaths, contentOf } from '../objects/compare.js';
+import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
+import type { Reporter } from '../report/events.js';
+import { manualCommands, manualCopy, type KeepReason, type RestoreStep } from './plan.js';
+
+export type RestoreResult =
+  | { status: 'restored' | 'deleted' | 'recreated'; restored?: KubeObject; differences: string[] }
+  | { status: 'kept'; reason: KeepReason; detail?: string; commands: string[]; copyFile?: string }
+  | { status: 'failed'; reason: string; commands: string[]; copyFile?: string };
+
+export interface RestoreDeps {
+  kubectl: Pick<Kubectl, 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine'>;
+  clock: Clock;
+  reporter: Reporter;
+  /** Writes a pre-apply copy where only this user can read it; returns the path. */
+  keepCopy(ref: ObjectRef, object: KubeObject): Promise<string>;
+}
+
+/** How many times a write is tried again after a transient API answer (500, 503, 429, etcd timeout). */
+const TRANSIENT_RETRIES = 3;
+
+export async function executeRestore(
+  steps: readonly RestoreStep[],
+  options: { deadlineMs: number },
+  deps: RestoreDeps,
+): Promise<Map<string, RestoreResult>> {
+  const results = new Map<string, RestoreResult>();
+  let resources: Promise<Map<string, ApiResource>> | undefined;
+  const apiResources = () => (resources ??= deps.kubectl.apiResources());
+  const writes = steps.filter((step) => step.action !== 'keep');
+  if (writes.length > 0) deps.reporter.emit({ kind: 'restoring', objects: writes.map((step) => step.ref) });
+  for (const step of steps) {
+    const result = await restoreOne(step, options, deps, apiResources).catch(
+      async (error: unknown): Promise<RestoreResult> => failed(step, error instanceof Error ? error.message : String(error), deps),
+    );
+    results.set(objectKey(step.ref), result);
+    reportResult(step, result, deps.reporter);
+  }
+  return results;
+}
+
+async function restoreOne(
+  step: RestoreStep,
+  options: { deadlineMs: number },
+  deps: RestoreDeps,
+  apiResources: () => Promise<Map<string, ApiResource>>,
+): Promise<RestoreResult> {
+  const commandLine = (args: string[]) => deps.kubectl.commandLine(args);
+  if (step.action === 'keep') {
+    const copy = step.before ?? undefined;
+    const copyFile = copy ? await deps.keepCopy(step.ref, manualCopy(copy, false)) : undefined;
+    return { status: 'kept', reason: step.reason, commands: manualCommands(step, commandLine, copyFile), copyFile };
+  }
+  const read = () => deps.kubectl.getObject(typeArg(step.ref), step.ref.namespace, step.ref.name);
+
+  if (step.action === 'recreate') {
+    const live = await read();
+    if (live) return keepBecause(step, 'conflict', 'someone else created it again after the apply', deps);
+    const collection = (await apiPath(step.ref, apiResources)).replace(/\/[^/]+$/, '');
+    const written = await withRetries(() => deps.kubectl.create(manualCopy(step.before, true), collection, options.deadlineMs), deps.clock);
+    if (!written.ok) return failed(step, `the API server refused to create it again: ${written.message}`, deps);
+    return { status: 'recreated', restored: written.object, differences: [] };
+  }
+
+  if (step.action === 'delete') {
+    const live = await read();
+    if (!live) return { status: 'deleted', differences: [] };
+    const change = changeSinceApply(step.applied, live);
+    if (change) return keepBecause(step, change.state, change.detail, deps);
+    const deleted = await withRetries(
+      async () => deps.kubectl.deleteExact(await apiPath(step.ref, apiResources), { uid: live.metadata.uid ?? '' }, options.deadlineMs),
+      deps.clock,
+    );
+    if (!deleted.ok && deleted.notFound) return { status: 'deleted', differences: [] };
+    if (!deleted.ok && deleted.conflict) return keepBecause(step, 'gone', 'it was replaced by someone else before kguard could delete it', deps);
+    if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
+    return { status: 'deleted', differences: [] };
+  }
+
+  // put-back: a conditional PUT of the pre-apply copy; a 409 means it moved between the check
+  // and the write, so look again.
+  const path = await apiPath(step.ref, apiResources);
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const live = await read();
+    const change = changeSinceApply(step.applied, live);
+    if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps);
+    const first = await withRetries(() => deps.kubectl.replace(conditional(step.before, live), path, options.deadlineMs), deps.clock);
+    if (!first.ok && first.conflict) continue;
+    if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`, deps);
+    let restored = first.object;
+    // On an update the server starts from the managedFields sent and then gives the updating
+    // manager every field whose value changed (apimachinery fieldmanager.go), so the owners
+    // need a second write, with the values already equal.
+    if (ownership(restored) !== ownership(step.before) && step.before.metadata.managedFields !== undefined) {
+      const second = await withRetries(() => deps.kubectl.replace(conditional(step.before, restored), path, options.deadlineMs), deps.clock);
+      if (!second.ok || !second.object) {
+        return failed(step, `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}`, deps);
+      }
+      restored = second.object;
+    }
+    return { status: 'restored', restored, differences: differencesFromCopy(step.before, restored) };
+  }
+  return keepBecause(step, 'conflict', 'it kept changing while kguard tried to restore it', deps);
+}
+
+/** The pre-apply copy, made conditional on the version just read. */
+function conditional(before: KubeObject, live: KubeObject): KubeObject {
+  return { ...before, metadata: { ...before.metadata, resourceVersion: live.metadata.resourceVersion } };
+}
+
+function ownership(object: KubeObject): string {
+  return canonicalJson((object.metadata.managedFields ?? []).map((entry) => ({ ...(entry as object), time: undefined })));
+}
+
+/** Fields of the restored object that differ from the pre-apply copy (content and owners). */
+export function differencesFromCopy(before: KubeObject, restored: KubeObject): string[] {
+  const paths = changedPaths(contentOf(before), contentOf(restored));
+  if (ownership(before) !== ownership(restored)) paths.push('metadata.managedFields');
+  return paths;
+}
+
+async function keepBecause(
+  step: RestoreStep,
+  reason: 'conflict' | 'gone',
+  detail: string,
+  deps: RestoreDeps,
+): Promise<RestoreResult> {
+  const before = 'before' in step ? step.before : undefined;
+  const keep: RestoreStep = { ref: step.ref, action: 'keep', reason, before };
+  const copyFile = before ? await deps.keepCopy(step.ref, manualCopy(before, false)) : undefined;
+  return { status: 'kept', reason, detail, commands: manualCommands(keep, (args) => deps.kubectl.commandLine(args), copyFile), copyFile };
+}
+
+async function failed(step: RestoreStep, reason: string, deps: RestoreDeps): Promise<RestoreResult> {
+  const before = 'before' in step ? step.before : undefined;
+  const copyFile = before ? await deps.keepCopy(step.ref, manualCopy(before, step.action === 'recreate')) : undefined;
+  return { status: 'failed', reason, commands: manualCommands(step, (args) => deps.kubectl.commandLine(args), copyFile), copyFile };
+}
+
+function reportResult(step: RestoreStep, result: RestoreResult, reporter: Reporter): void {
+  switch (result.status) {
+    case 'restored':
+    case 'deleted':
+    case 'recreated':
+      reporter.emit({ kind: 'restored', object: step.ref, action: result.status, differences: result.differences });
+      return;
+    case 'kept':
+      reporter.emit({ kind: 'restore-kept', object: step.ref, reason: result.reason, detail: result.detail, commands: result.commands });
+      return;
+    case 'failed':
+      reporter.emit({ kind: 'restore-failed', object: step.ref, reason: result.reason, commands: result.commands, copyFile: result.copyFile });
+  }
+}
+
+/** Transient answers (a busy or restarting API server) are tried again, with a short back-off. */
+async function withRetries(write: () => Promise<WriteResult>, clock: Clock): Promise<WriteResult> {
+  let result = await write();
+  for (let retry = 1; retry <= TRANSIENT_RETRIES && !result.ok && isTransient(result.stderr); retry += 1) {
+    await clock.sleep(250 * 2 ** retry);
+    result = await write();
+  }
+  return result;
+}
+
+/** kube-apiserver Status reasons a retry can fix (apimachinery errors.go: IsServerTimeout, IsTooManyRequests...). */
+export function isTransient(stderr: string): boolean {
+  return /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)|etcdserver: request timed out|connection refused|connection reset|i\/o timeout/.test(
+    stderr,
+  );
+}
+
+/** The REST path of an object, from discovery: /api/v1/namespaces/NS/PLURAL/NAME or /apis/G/V/... */
+async function apiPath(ref: ObjectRef, apiResources: () => Promise<Map<string, ApiResource>>): Promise<string> {
+  const group = groupOf(ref.apiVersion);
+  const resource = (await apiResources()).get(`${group}/${ref.kind}`);
+  if (!resource) throw new Error(`the API server does not list the kind ${ref.kind} (${ref.apiVersion}) any more`);
+  const base = group === '' ? `/api/${versionOf(ref.apiVersion)}` : `/apis/${group}/${versionOf(ref.apiVersion)}`;
+  const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';
+  return `${base}${scope}/${resource.name}/${encodeURIComponent(ref.name)}`;
+}
+
+/** A private directory for pre-apply copies a person needs; created on first use. */
+export function privateCopies(): (ref: ObjectRef, object: KubeObject) => Promise<string> {
+  let directory: Promise<string> | undefined;
+  return async (ref, object) => {
+    directory ??= mkdtemp(path.join(tmpdir(), 'kguard-restore-'));
+    const file = path.join(await directory, `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join('-').toLowerCase()}.json`);
+    await writeFile(file, `${JSON.stringify(object, null, 2)}\n`, { mode: 0o600 });
+    return file;
+  };
+}
