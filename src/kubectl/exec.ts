@@ -11,7 +11,7 @@ export interface ExecResult {
 }
 
 export interface ExecOptions {
-  input?: string;
+  input?: string | Uint8Array;
   timeoutMs?: number;
 }
 

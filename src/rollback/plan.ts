@@ -8,7 +8,7 @@ import { describeObject, isControllerOwned, kubectlName, namespaceArgs, type Kub
 export type RollbackMode = 'all' | 'failed' | 'none';
 
 /** Where a tracked object's rollout ended; objects kguard does not track have no verdict. */
-export type VerdictState = 'healthy' | 'failed' | 'timed-out' | 'conflict' | 'gone' | 'progressing' | 'unverified';
+export type VerdictState = 'healthy' | 'failed' | 'timed-out' | 'conflict' | 'gone' | 'progressing' | 'unverified' | 'applied';
 
 export interface PlannedObject {
   ref: ObjectRef;

@@ -34,7 +34,31 @@ describe('toApplyOptions', () => {
     expect(() => toApplyOptions(raw, ['-f', 'other.yaml'])).toThrow(/after --/);
   });
 
-  it('passes other kubectl flags through untouched', () => {
-    expect(toApplyOptions(raw, ['--prune', '-l', 'app=web']).passThrough).toEqual(['--prune', '-l', 'app=web']);
+  it('passes kubectl apply flags to the apply and the selector to kubectl\'s reading too', () => {
+    const options = toApplyOptions(raw, ['--prune', '-l', 'app=web']);
+    expect(options.applyArgs).toEqual(['--prune', '-l=app=web']);
+    expect(options.selectionArgs).toEqual(['-l=app=web']);
+  });
+
+  it('sends flags that choose the cluster or the user to every kubectl call', () => {
+    const options = toApplyOptions(raw, ['--as', 'deployer', '--context=prod', '--namespace', 'other']);
+    expect(options.connectionArgs).toEqual(['--as=deployer', '--context=prod']);
+    expect(options.namespace).toBe('other');
+    expect(options.applyArgs).toEqual([]);
+  });
+
+  it('refuses contradicting namespaces or contexts before and after --', () => {
+    expect(() => toApplyOptions({ ...raw, namespace: 'shop' }, ['-n', 'other'])).toThrow(/contradict/);
+    expect(() => toApplyOptions({ ...raw, context: 'a' }, ['--context', 'b'])).toThrow(/contradict/);
+  });
+
+  it('turns --dry-run after -- into a preview', () => {
+    expect(toApplyOptions(raw, ['--dry-run=server']).dryRun).toBe('server');
+    expect(toApplyOptions({ ...raw, dryRun: true }, []).dryRun).toBe('server');
+    expect(toApplyOptions(raw, ['--dry-run=none']).dryRun).toBeUndefined();
+  });
+
+  it('refuses -o after -- because kguard reads kubectl output itself', () => {
+    expect(() => toApplyOptions(raw, ['-o', 'yaml'])).toThrow(/--output json/);
   });
 });

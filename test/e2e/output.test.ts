@@ -22,24 +22,26 @@ describe('kguard apply --output json', () => {
     const run = await env.kguard(['apply', '-f', bad, '--poll-interval', '300ms', '--output', 'json']);
     expect(run.exitCode, run.stderr).toBe(3);
     const report = JSON.parse(run.stdout) as JsonReport;
-    expect(report).toMatchObject({ reportVersion: 1, outcome: 'rolled-back', exitCode: 3, rollbackMode: 'all' });
+    expect(report).toMatchObject({ reportVersion: 2, outcome: 'rolled-back', exitCode: 3, rollbackMode: 'all', dryRun: false });
     expect(report.applied).toEqual([{ resource: 'deployment.apps', name: 'web', action: 'configured' }]);
-    const [web] = report.workloads;
+    const [web] = report.objects;
     expect(web).toMatchObject({
+      apiVersion: 'apps/v1',
       kind: 'Deployment',
       name: 'web',
       namespace: 'default',
-      changed: true,
-      recordedRevision: 1,
+      change: 'configured',
+      tracked: true,
       verdict: 'failed',
       category: 'image-pull',
-      rollback: { status: 'rolled-back', toRevision: 1 },
+      restore: { status: 'restored', differences: [], healthyAfterRestore: true },
     });
+    expect(web?.changedFields).toContain('spec.template.spec.containers[0].image');
     expect(['ImagePullBackOff', 'ErrImagePull']).toContain(web?.reason);
     expect(web?.pods.length).toBeGreaterThan(0);
     expect(web?.pods[0]?.message).toContain('xxxxxnginx:1.17');
-    expect(run.stderr).toContain('rolling back deployment/web (namespace default) to revision 1');
-    expect(report.messages).toContain('rolling back deployment/web (namespace default) to revision 1');
+    expect(run.stderr).toContain('deployment/web (namespace default): put back as it was before the apply');
+    expect(report.messages).toContain('deployment/web (namespace default): put back as it was before the apply');
     expect(report.kubectlProcesses).toBeGreaterThan(4);
   });
 

@@ -1,23 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { InputError, KubectlError } from '../../src/errors.js';
-import { Kubectl } from '../../src/kubectl/client.js';
+import { KubectlError } from '../../src/errors.js';
+import { jsonDocuments, Kubectl, parseApiResources } from '../../src/kubectl/client.js';
 import type { Exec, ExecResult } from '../../src/kubectl/exec.js';
 import { deployment, kubectlStderr } from '../fixtures/load.js';
 
 function recordingExec(answer: (args: readonly string[]) => ExecResult) {
-  const calls: Array<{ file: string; args: readonly string[]; input?: string }> = [];
+  const calls: Array<{ file: string; args: readonly string[]; input?: string | Uint8Array; timeoutMs?: number }> = [];
   const exec: Exec = async (file, args, options) => {
-    calls.push({ file, args, input: options?.input });
+    calls.push({ file, args, input: options?.input, timeoutMs: options?.timeoutMs });
     return answer(args);
   };
   return { exec, calls };
 }
 
 const ok = (stdout: string): ExecResult => ({ exitCode: 0, stdout, stderr: '' });
-const connection = { binary: 'kubectl', context: 'prod', kubeconfig: '/k/config', requestTimeout: '30s' };
+const connection = {
+  binary: 'kubectl',
+  connectionArgs: ['--kubeconfig=/k/config', '--context=prod'],
+  requestTimeout: '30s',
+  readDeadlineMs: 45_000,
+};
+const request = { filenames: ['app.yaml'], recursive: false, applyArgs: ['--server-side', '-l=app=web'], deadlineMs: 60_000 };
 
 describe('Kubectl', () => {
-  it('reads a namespace in one call with context, kubeconfig and a request timeout', async () => {
+  it('reads a namespace in one call with the connection flags, a request timeout and a process deadline', async () => {
     const { exec, calls } = recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [deployment('complete')] })));
     const snapshot = await new Kubectl(exec, connection).workloadState('shop');
     expect(snapshot.deployments.map((item) => item.metadata.name)).toEqual(['web']);
@@ -26,33 +32,62 @@ describe('Kubectl', () => {
         file: 'kubectl',
         args: ['--kubeconfig=/k/config', '--context=prod', 'get', 'deployments.apps,replicasets.apps,pods', '-n', 'shop', '-o', 'json', '--request-timeout=30s'],
         input: undefined,
+        timeoutMs: 45_000,
       },
     ]);
   });
 
-  it('undoes to an exact revision', async () => {
-    const { exec, calls } = recordingExec(() => ok('deployment.apps/web rolled back\n'));
-    const result = await new Kubectl(exec, connection).rolloutUndo('shop', 'web', 6);
-    expect(result).toEqual({ ok: true, output: 'deployment.apps/web rolled back' });
-    expect(calls[0]?.args).toEqual(['--kubeconfig=/k/config', '--context=prod', 'rollout', 'undo', 'deployment/web', '-n', 'shop', '--to-revision=6']);
+  it('asks kubectl for its reading of the manifests with the same flags as the apply', async () => {
+    const list = { kind: 'List', apiVersion: 'v1', items: [deployment('complete')] };
+    const { exec, calls } = recordingExec(() => ok(JSON.stringify(list)));
+    const result = await new Kubectl(exec, connection).dryRun(request, 'server');
+    expect(result).toMatchObject({ ok: true, pruned: [] });
+    expect(result.ok && result.objects.map((object) => object.metadata.name)).toEqual(['web']);
+    expect(calls[0]?.args).toEqual([
+      '--kubeconfig=/k/config', '--context=prod', 'apply', '-f', 'app.yaml', '--server-side', '-l=app=web', '--dry-run=server', '-o', 'json', '--request-timeout=30s',
+    ]);
+    expect(calls[0]?.timeoutMs).toBe(60_000);
   });
 
-  it('passes stdin manifests and flags through to kubectl apply', async () => {
-    const { exec, calls } = recordingExec(() => ok('deployment.apps/web configured\n'));
-    const applied = await new Kubectl(exec, { binary: 'kubectl', requestTimeout: '30s' }).apply({
-      filenames: ['-'],
-      recursive: false,
-      stdin: 'apiVersion: v1',
-      serverSide: true,
-      fieldManager: 'ci',
-      passThrough: ['--prune', '-l', 'app=web'],
-    });
-    expect(applied).toEqual([{ resource: 'deployment.apps', name: 'web', action: 'configured' }]);
-    expect(calls[0]).toEqual({
-      file: 'kubectl',
-      args: ['apply', '-f', '-', '--server-side', '--field-manager=ci', '--prune', '-l', 'app=web'],
-      input: 'apiVersion: v1',
-    });
+  it('separates pruned objects (printed after the applied ones) from the applied ones', async () => {
+    const applied = deployment('complete');
+    const pruned = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old' } };
+    const { exec } = recordingExec(() => ok(`${JSON.stringify(applied, null, 4)}\n${JSON.stringify(pruned, null, 4)}\n`));
+    const result = await new Kubectl(exec, connection).dryRun(request, 'server');
+    expect(result.ok && result.objects.map((object) => object.kind)).toEqual(['Deployment']);
+    expect(result.ok && result.pruned.map((object) => object.metadata.name)).toEqual(['old']);
+  });
+
+  it('does not mistake an object with a top-level items field for a List', async () => {
+    const custom = { apiVersion: 'example.com/v1', kind: 'Basket', metadata: { name: 'b' }, items: [{ name: 'apple' }] };
+    const { exec } = recordingExec(() => ok(JSON.stringify(custom)));
+    const result = await new Kubectl(exec, connection).dryRun(request, 'client');
+    expect(result.ok && result.objects).toEqual([custom]);
+  });
+
+  it('writes a restore with a raw PUT under its own field manager, so kubectl leaves the body untouched', async () => {
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', resourceVersion: '7' } };
+    const { exec, calls } = recordingExec(() => ok(JSON.stringify(object)));
+    const result = await new Kubectl(exec, connection).replace(object, '/api/v1/namespaces/shop/configmaps/cfg', 20_000);
+    expect(result).toEqual({ ok: true, object });
+    expect(calls[0]?.args).toEqual([
+      '--kubeconfig=/k/config', '--context=prod', 'replace', '--raw', '/api/v1/namespaces/shop/configmaps/cfg?fieldManager=kguard-restore', '-f', '-', '--request-timeout=30s',
+    ]);
+    expect(JSON.parse(String(calls[0]?.input))).toEqual(object);
+  });
+
+  it('reports a 409 from a conditional write as a conflict, not a failure to retry blindly', async () => {
+    const stderr = 'Error from server (Conflict): Operation cannot be fulfilled on configmaps "cfg": the object has been modified; please apply your changes to the latest version and try again\n';
+    const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr }));
+    const result = await new Kubectl(exec, connection).replace({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' } }, '/api/v1/namespaces/shop/configmaps/cfg', 1000);
+    expect(result).toMatchObject({ ok: false, conflict: true, notFound: false });
+  });
+
+  it('deletes with a uid precondition in the request body', async () => {
+    const { exec, calls } = recordingExec(() => ok('{"kind":"Status","status":"Success"}'));
+    await new Kubectl(exec, connection).deleteExact('/api/v1/namespaces/shop/services/web', { uid: 'u-1' }, 1000);
+    expect(calls[0]?.args.slice(2, 7)).toEqual(['delete', '--raw', '/api/v1/namespaces/shop/services/web', '-f', '-']);
+    expect(JSON.parse(String(calls[0]?.input))).toMatchObject({ kind: 'DeleteOptions', preconditions: { uid: 'u-1' } });
   });
 
   it('turns an unreachable cluster into a KubectlError that says what to do', async () => {
@@ -62,23 +97,34 @@ describe('Kubectl', () => {
     await expect(failure).rejects.toThrow(/was refused.*Next: check that the cluster is up/);
   });
 
-  it('calls manifests the API server rejects in the dry run an input error', async () => {
-    const stderr = 'The Deployment "web" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`\n';
-    const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr }));
-    const failure = new Kubectl(exec, connection).apply({ filenames: ['a.yaml'], recursive: false, serverSide: false, passThrough: [], dryRunServer: true });
-    await expect(failure).rejects.toBeInstanceOf(InputError);
+  it('says a kubectl call that ran past its deadline was stopped', async () => {
+    const { exec } = recordingExec(() => ({ exitCode: 124, stdout: '', stderr: '', timedOut: true }));
+    await expect(new Kubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests in time and was stopped/);
   });
 
   it('quotes manual commands so they can be pasted into a shell', () => {
-    const kubectl = new Kubectl(recordingExec(() => ok('')).exec, { ...connection, kubeconfig: '/my configs/k' });
-    expect(kubectl.commandLine(['rollout', 'undo', 'deployment/web'])).toBe("kubectl '--kubeconfig=/my configs/k' --context=prod rollout undo deployment/web");
+    const kubectl = new Kubectl(recordingExec(() => ok('')).exec, { ...connection, connectionArgs: ['--kubeconfig=/my configs/k', '--context=prod'] });
+    expect(kubectl.commandLine(['replace', '-f', '/tmp/x.json'])).toBe("kubectl '--kubeconfig=/my configs/k' --context=prod replace -f /tmp/x.json");
   });
+});
 
-  it('falls back to the in-cluster namespace when kguard runs in a pod without a kubeconfig', async () => {
-    const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr: kubectlStderr('no-context') }));
-    const inPod = new Kubectl(exec, { binary: 'kubectl', requestTimeout: '30s', inClusterNamespace: () => 'ci-runner' });
-    expect(await inPod.defaultNamespace()).toBe('ci-runner');
-    const outside = new Kubectl(exec, { binary: 'kubectl', requestTimeout: '30s', inClusterNamespace: () => undefined });
-    await expect(outside.defaultNamespace()).rejects.toThrow(/pick a context with --context/);
+describe('jsonDocuments', () => {
+  it('splits concatenated JSON values, braces inside strings included', () => {
+    expect(jsonDocuments('{"a":"}{"}\n{"b":[1,{"c":"]"}]}')).toEqual([{ a: '}{' }, { b: [1, { c: ']' }] }]);
+  });
+});
+
+describe('parseApiResources', () => {
+  it('reads plural names and scope by group and kind from kubectl api-resources -o wide', () => {
+    const stdout = [
+      'NAME          SHORTNAMES   APIVERSION   NAMESPACED   KIND         VERBS                                                        CATEGORIES',
+      'configmaps    cm           v1           true         ConfigMap    create,delete,deletecollection,get,list,patch,update,watch   ',
+      'namespaces    ns           v1           false        Namespace    create,delete,get,list,patch,update,watch                    ',
+      'deployments   deploy       apps/v1      true         Deployment   create,delete,deletecollection,get,list,patch,update,watch   all',
+    ].join('\n');
+    const resources = parseApiResources(stdout);
+    expect(resources.get('/ConfigMap')).toEqual({ name: 'configmaps', namespaced: true });
+    expect(resources.get('/Namespace')).toEqual({ name: 'namespaces', namespaced: false });
+    expect(resources.get('apps/Deployment')).toEqual({ name: 'deployments', namespaced: true });
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { escapeData, GithubActionsReporter } from '../../src/report/github.js';
 import { RecordingReporter } from '../fakes.js';
 
-const workload = { kind: 'Deployment' as const, name: 'web', namespace: 'shop' };
+const workload = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' };
 
 function capture() {
   const stream = new PassThrough();
@@ -34,13 +34,13 @@ describe('GithubActionsReporter', () => {
   it('writes a Markdown job summary of the steps at the end', () => {
     const written: string[] = [];
     const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (path, text) => written.push(`${path}\n${text}`));
-    reporter.emit({ kind: 'rollback-started', workload, toRevision: 6 });
+    reporter.emit({ kind: 'restoring', objects: [workload] });
     reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 1 });
     reporter.close();
     expect(written).toHaveLength(1);
     expect(written[0]).toContain('/summary.md\n### kguard apply');
-    expect(written[0]).toContain('| ↩ | rolling back deployment/web (namespace shop) to revision 6 |');
-    expect(written[0]).toContain('| ✖ | kguard: rollout failed and was rolled back (exit 3) |');
+    expect(written[0]).toContain('| ↩ | restoring 1 object to their copies from before the apply: deployment/web (namespace shop) |');
+    expect(written[0]).toContain('| ✖ | kguard: the apply failed and the cluster was restored to its state before the apply (exit 3) |');
   });
 
   it('escapes workflow command data as @actions/core does', () => {

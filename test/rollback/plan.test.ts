@@ -1,62 +1,120 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkloadRef } from '../../src/manifests/parse.js';
-import { manualCommands, planRollback, type RolloutOutcome } from '../../src/rollback/plan.js';
-import type { Before } from '../../src/track/change.js';
-import type { Verdict } from '../../src/track/verdict.js';
+import { changeOf } from '../../src/objects/compare.js';
+import type { KubeObject } from '../../src/objects/model.js';
+import { refOf } from '../../src/objects/model.js';
+import { manualCommands, planRestore, type PlannedObject, type VerdictState } from '../../src/rollback/plan.js';
+import { deployment } from '../fixtures/load.js';
 
-const progress = { desired: 2, updated: 0, ready: 0, available: 0 };
-const ref = (name: string): WorkloadRef => ({ kind: 'Deployment', name, namespace: 'shop' });
-const existed = (revision: number): Before => ({ exists: true, revision, generation: 4, images: [] });
-const healthy: Verdict = { state: 'healthy', progress, findings: [] };
-const failed = { state: 'timed-out', progress, findings: [], waitingFor: 'x' } satisfies Verdict;
-const outcome = (name: string, before: Before, verdict: Verdict): RolloutOutcome => ({ workload: ref(name), before, verdict });
+const web = deployment('complete') as unknown as KubeObject;
+const webApplied: KubeObject = { ...web, metadata: { ...web.metadata, generation: 12, resourceVersion: '900' } };
+const configMap = (data: Record<string, string>, uid = 'cm-uid', rv = '10'): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'shop', uid, resourceVersion: rv },
+  data,
+});
+const planned = (before: KubeObject | undefined, after: KubeObject | undefined, verdict?: VerdictState): PlannedObject => ({
+  ref: refOf((after ?? before) as KubeObject),
+  change: changeOf(before, after),
+  verdict,
+});
 
-describe('planRollback', () => {
-  it('plans nothing when every changed Deployment is healthy', () => {
-    expect(planRollback([outcome('web', existed(6), healthy)], 'all')).toEqual([]);
+describe('planRestore', () => {
+  it('plans nothing when nothing failed', () => {
+    expect(planRestore([planned(web, webApplied, 'healthy')], 'all', { keepCreated: false })).toEqual([]);
   });
 
-  it('rolls back to the recorded revision, not the previous one', () => {
-    expect(planRollback([outcome('web', existed(6), failed)], 'all')).toEqual([
-      { workload: ref('web'), action: 'undo', toRevision: 6 },
+  it('puts back every object the apply changed, configuration before workloads', () => {
+    const failedWeb = { ...webApplied, spec: { ...(webApplied.spec as object), replicas: 5 } };
+    const steps = planRestore(
+      [planned(web, failedWeb, 'failed'), planned(configMap({ a: '1' }), configMap({ a: '2' }, 'cm-uid', '11'), 'applied')],
+      'all',
+      { keepCreated: false },
+    );
+    expect(steps.map((step) => [step.ref.kind, step.action])).toEqual([
+      ['ConfigMap', 'put-back'],
+      ['Deployment', 'put-back'],
+    ]);
+    expect(steps[1]).toMatchObject({ before: web });
+  });
+
+  it('leaves untouched an object the apply did not change', () => {
+    const steps = planRestore(
+      [planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'), planned(configMap({ a: '1' }), configMap({ a: '1' }), 'applied')],
+      'all',
+      { keepCreated: false },
+    );
+    expect(steps.map((step) => step.ref.kind)).toEqual(['Deployment']);
+  });
+
+  it('restores only the failing objects with --rollback failed', () => {
+    const steps = planRestore(
+      [planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'), planned(configMap({ a: '1' }), configMap({ a: '2' }), 'applied')],
+      'failed',
+      { keepCreated: false },
+    );
+    expect(steps.map((step) => [step.ref.kind, step.action, step.action === 'keep' ? step.reason : ''])).toEqual([
+      ['ConfigMap', 'keep', 'not-failed'],
+      ['Deployment', 'put-back', ''],
     ]);
   });
 
-  it('undoes every changed Deployment by default, healthy ones too', () => {
-    const steps = planRollback([outcome('web', existed(6), failed), outcome('api', existed(3), healthy)], 'all');
-    expect(steps.map((step) => [step.workload.name, step.action])).toEqual([
-      ['web', 'undo'],
-      ['api', 'undo'],
+  it('deletes what the apply created, by the uid it got, newest first', () => {
+    const service: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop', uid: 'svc-uid' } };
+    const created = { ...configMap({ a: '1' }, 'new-cm') };
+    const steps = planRestore([planned(undefined, created, 'applied'), planned(undefined, service, 'applied'), planned(web, { ...webApplied, spec: {} }, 'failed')], 'all', {
+      keepCreated: false,
+    });
+    expect(steps.map((step) => [step.ref.kind, step.action])).toEqual([
+      ['Deployment', 'put-back'],
+      ['Service', 'delete'],
+      ['ConfigMap', 'delete'],
     ]);
   });
 
-  it('undoes only the failing ones with --rollback failed', () => {
-    const steps = planRollback([outcome('web', existed(6), failed), outcome('api', existed(3), healthy)], 'failed');
-    expect(steps.map((step) => step.workload.name)).toEqual(['web']);
-  });
-
-  it('undoes nothing with --no-rollback, but says how to', () => {
-    const steps = planRollback([outcome('web', existed(6), failed)], 'none');
-    expect(steps).toEqual([{ workload: ref('web'), action: 'skip', reason: 'no-rollback', toRevision: 6 }]);
-  });
-
-  it('never deletes a Deployment the apply created', () => {
-    const steps = planRollback([outcome('new', { exists: false, images: [] }, failed)], 'all');
-    expect(steps).toEqual([{ workload: ref('new'), action: 'skip', reason: 'created-by-apply' }]);
-    expect(manualCommands(steps[0]!, (args) => ['kubectl', ...args].join(' '))).toEqual(['kubectl delete deployment/new -n shop']);
-  });
-
-  it('does not undo a Deployment someone else changed', () => {
-    const conflict: Verdict = { state: 'conflict', progress, findings: [], detail: 'someone else' };
-    const steps = planRollback([outcome('web', existed(6), failed), outcome('api', existed(3), conflict)], 'all');
-    expect(steps).toContainEqual({ workload: ref('api'), action: 'skip', reason: 'conflict', toRevision: 3 });
-    expect(steps).toContainEqual({ workload: ref('web'), action: 'undo', toRevision: 6 });
-  });
-
-  it('gives the exact undo command for a manual rollback', () => {
-    const [step] = planRollback([outcome('web', existed(6), failed)], 'all');
-    expect(manualCommands(step!, (args) => ['kubectl', ...args].join(' '))).toEqual([
-      'kubectl rollout undo deployment/web -n shop --to-revision=6',
+  it('never deletes a Namespace, CRD or PersistentVolumeClaim, nor anything with --keep-created', () => {
+    const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', uid: 'ns' } };
+    const pvc: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'shop', uid: 'pvc' } };
+    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com', uid: 'crd' } };
+    const failing = planned(undefined, webApplied, 'failed');
+    const steps = planRestore([planned(undefined, namespace), planned(undefined, pvc), planned(undefined, crd), failing], 'all', { keepCreated: false });
+    expect(steps.map((step) => (step.action === 'keep' ? step.reason : step.action))).toEqual([
+      'delete',
+      'protected-kind',
+      'protected-kind',
+      'protected-kind',
     ]);
+    const kept = planRestore([failing], 'all', { keepCreated: true });
+    expect(kept).toMatchObject([{ action: 'keep', reason: 'keep-created' }]);
+  });
+
+  it('never writes an object someone else changed while kguard watched', () => {
+    const steps = planRestore(
+      [planned(web, { ...webApplied, spec: {} }, 'conflict'), planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed')],
+      'all',
+      { keepCreated: false },
+    );
+    expect(steps.map((step) => [step.ref.kind, step.action])).toEqual([
+      ['ConfigMap', 'put-back'],
+      ['Deployment', 'keep'],
+    ]);
+  });
+
+  it('creates again an object the apply deleted (--prune)', () => {
+    const steps = planRestore([planned(configMap({ a: '1' }), undefined), planned(web, { ...webApplied, spec: {} }, 'failed')], 'all', { keepCreated: false });
+    expect(steps[0]).toMatchObject({ action: 'recreate', before: configMap({ a: '1' }) });
+  });
+
+  it('with --rollback none keeps everything and says how to restore it by hand', () => {
+    const [step] = planRestore([planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed')], 'none', { keepCreated: false });
+    expect(step).toMatchObject({ action: 'keep', reason: 'no-rollback' });
+    expect(manualCommands(step!, (args) => ['kubectl', ...args].join(' '), '/tmp/k/configmap-shop-settings.json')).toEqual([
+      'kubectl replace -f /tmp/k/configmap-shop-settings.json',
+    ]);
+  });
+
+  it('gives the exact delete command for a created object that is kept', () => {
+    const [step] = planRestore([planned(undefined, webApplied, 'failed')], 'all', { keepCreated: true });
+    expect(manualCommands(step!, (args) => ['kubectl', ...args].join(' '))).toEqual(['kubectl delete deployment.apps/web -n shop']);
   });
 });

@@ -1,43 +1,51 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { exitCodeFor, type RollbackResult, type WorkloadResult } from '../../src/run/result.js';
-import type { Verdict } from '../../src/track/verdict.js';
+import type { RestoreResult } from '../../src/rollback/restore.js';
+import { exitCodeFor, outcomeOf, type ObjectResult, type ObjectVerdict } from '../../src/run/result.js';
 
-const progress = { desired: 1, updated: 0, ready: 0, available: 0 };
-function workload(verdict: Verdict | undefined, rollback?: RollbackResult): WorkloadResult {
-  return {
-    workload: { kind: 'Deployment', name: 'web', namespace: 'shop' },
-    before: { exists: true, revision: 6, images: [] },
-    change: verdict ? { changed: true, how: 'updated', detail: '' } : { changed: false, detail: '' },
-    verdict,
-    rollback,
-  };
+const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
+function object(verdict: ObjectVerdict | undefined, restore?: RestoreResult, afterRestore?: ObjectResult['afterRestore']): ObjectResult {
+  return { ref, changeKind: verdict ? 'configured' : 'unchanged', changedFields: [], tracked: true, verdict, restore, afterRestore };
 }
-const failedVerdict = { state: 'failed', progress, findings: [], cause: { source: 'deployment', reason: 'ProgressDeadlineExceeded', message: '', rule: { category: 'progress-deadline', policy: { when: 'now' }, cannot: '', nextStep: '' } } } satisfies Verdict;
-const timedOut = { state: 'timed-out', progress, findings: [], waitingFor: '' } satisfies Verdict;
-const rolledBack: RollbackResult = { status: 'rolled-back', toRevision: 6, durationMs: 1 };
+const failed: ObjectVerdict = { state: 'failed', detail: 'ImagePullBackOff' };
+const timedOut: ObjectVerdict = { state: 'timed-out' };
+const restored: RestoreResult = { status: 'restored', differences: [] };
+const run = (...objects: ObjectResult[]) => ({ mode: 'apply' as const, objects });
 
 describe('exitCodeFor', () => {
   it('is 0 when nothing changed or everything is healthy', () => {
-    expect(exitCodeFor({ workloads: [workload(undefined), workload({ state: 'healthy', progress, findings: [] })] })).toBe(ExitCode.Success);
+    expect(exitCodeFor(run(object(undefined), object({ state: 'healthy' })))).toBe(ExitCode.Success);
   });
-  it('is 3 for a failed rollout that was rolled back', () => {
-    expect(exitCodeFor({ workloads: [workload(failedVerdict, rolledBack)] })).toBe(3);
+  it('is 0 for a preview, whatever it shows', () => {
+    expect(outcomeOf({ mode: 'preview', objects: [object(failed)] })).toBe('previewed');
   });
-  it('is 3 for a failed rollout left in place by --no-rollback', () => {
-    expect(exitCodeFor({ workloads: [workload(failedVerdict, { status: 'skipped', reason: 'no-rollback', commands: [] })] })).toBe(3);
+  it('is 0 but says "unverified" when a changed workload could not be judged', () => {
+    const result = run(object({ state: 'unverified', detail: 'no tracker' }));
+    expect([outcomeOf(result), exitCodeFor(result)]).toEqual(['unverified', 0]);
+  });
+  it('is 3 for a failed rollout whose apply was restored', () => {
+    expect(exitCodeFor(run(object(failed, restored, { state: 'healthy', elapsedMs: 1 })))).toBe(3);
+  });
+  it('is 3 for a failed rollout left in place by --rollback none', () => {
+    expect(exitCodeFor(run(object(failed, { status: 'kept', reason: 'no-rollback', commands: [] })))).toBe(3);
+  });
+  it('is 3 when kubectl apply failed part-way and what it changed was restored', () => {
+    expect(exitCodeFor({ ...run(object(failed, restored)), applyError: 'kubectl could not apply' })).toBe(3);
   });
   it('is 5 for a timeout', () => {
-    expect(exitCodeFor({ workloads: [workload(timedOut, rolledBack)] })).toBe(5);
+    expect(exitCodeFor(run(object(timedOut, restored)))).toBe(5);
   });
-  it('is 4 when a rollback failed, whatever else happened', () => {
-    const failedRollback: RollbackResult = { status: 'failed', toRevision: 6, reason: 'x', commands: [] };
-    expect(exitCodeFor({ workloads: [workload(timedOut, failedRollback), workload(failedVerdict, rolledBack)] })).toBe(4);
+  it('is 4 when a restore failed, whatever else happened', () => {
+    const failedRestore: RestoreResult = { status: 'failed', reason: 'x', commands: [] };
+    expect(exitCodeFor(run(object(timedOut, failedRestore), object(failed, restored)))).toBe(4);
   });
-  it('is 4 when a created Deployment failed and could not be rolled back', () => {
-    expect(exitCodeFor({ workloads: [workload(failedVerdict, { status: 'skipped', reason: 'created-by-apply', commands: [] })] })).toBe(4);
+  it('is 4 when a restored workload did not become healthy again', () => {
+    expect(exitCodeFor(run(object(failed, restored, { state: 'timed-out', elapsedMs: 1 })))).toBe(4);
   });
-  it('is 4 when someone else changed a workload during the watch', () => {
-    expect(exitCodeFor({ workloads: [workload({ state: 'conflict', progress, findings: [], detail: '' })] })).toBe(4);
+  it('is 4 when a created object was kept (--keep-created, or a Namespace)', () => {
+    expect(exitCodeFor(run(object(failed, { status: 'kept', reason: 'keep-created', commands: [] })))).toBe(4);
+  });
+  it('is 4 when someone else changed an object during the watch', () => {
+    expect(exitCodeFor(run(object({ state: 'conflict', detail: '' })))).toBe(4);
   });
 });

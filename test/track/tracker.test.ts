@@ -25,7 +25,7 @@ function scriptedKubectl(snapshots: WorkloadSnapshot[], podEvents: KubeEvent[] =
 }
 
 const web = deployment('progressing-new-rs');
-const target: TrackTarget = { workload: { kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
+const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
 const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
 const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0 };
 
@@ -34,7 +34,7 @@ describe('trackRollouts', () => {
     const clock = new FakeClock();
     const { kubectl, calls } = scriptedKubectl([{ deployments: [web], replicaSets, pods: [pod('container-creating')] }]);
     const tracked = await trackRollouts([target], options, { kubectl, clock, reporter: new RecordingReporter() });
-    const result = tracked.get('shop/deployment/web');
+    const result = tracked.get('apps/Deployment/shop/web');
     expect(result?.verdict.state).toBe('timed-out');
     expect(result?.elapsedMs).toBe(600_000);
     expect(calls.filter((call) => call.startsWith('workloadState'))).toHaveLength(301);
@@ -51,7 +51,7 @@ describe('trackRollouts', () => {
     );
     const reporter = new RecordingReporter();
     const tracked = await trackRollouts([target], options, { kubectl, clock, reporter });
-    const result = tracked.get('shop/deployment/web');
+    const result = tracked.get('apps/Deployment/shop/web');
     expect(result?.verdict.state).toBe('failed');
     expect(clock.now()).toBe(2000);
     expect(calls).toContain('events shop web-7d9c6b8f4d-q7r4t');
@@ -63,11 +63,11 @@ describe('trackRollouts', () => {
   it('polls each namespace once per cycle, however many Deployments it holds', async () => {
     const clock = new FakeClock();
     const complete = deployment('complete');
-    const targets: TrackTarget[] = ['a', 'b', 'c'].map((name) => ({
-      workload: { kind: 'Deployment', name, namespace: 'shop' },
-      expected: expectationOf(complete),
-    }));
     const deployments = ['a', 'b', 'c'].map((name) => ({ ...complete, metadata: { ...complete.metadata, name } }));
+    const targets: TrackTarget[] = deployments.map((applied) => ({
+      workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: applied.metadata.name, namespace: 'shop' },
+      expected: expectationOf(applied),
+    }));
     const { kubectl, calls } = scriptedKubectl([{ deployments, replicaSets: [replicaSet('complete-new')], pods: [] }]);
     const tracked = await trackRollouts(targets, options, { kubectl, clock, reporter: new RecordingReporter() });
     expect([...tracked.values()].map((result) => result.verdict.state)).toEqual(['healthy', 'healthy', 'healthy']);
@@ -86,7 +86,7 @@ describe('trackRollouts', () => {
       },
     };
     const tracked = await trackRollouts([target], { ...options, timeoutMs: 10_000 }, { kubectl, clock, reporter });
-    const verdict = tracked.get('shop/deployment/web')?.verdict;
+    const verdict = tracked.get('apps/Deployment/shop/web')?.verdict;
     expect(verdict?.state).toBe('timed-out');
     if (verdict?.state === 'timed-out') expect(verdict.waitingFor).toContain('connection refused');
     expect(reporter.kinds().filter((kind) => kind === 'poll-error')).toHaveLength(1);
@@ -107,14 +107,14 @@ describe('trackRollouts', () => {
       clock: new FakeClock(),
       reporter: new RecordingReporter(),
     });
-    expect(quick.get('shop/deployment/web')?.verdict.state).toBe('healthy');
+    expect(quick.get('apps/Deployment/shop/web')?.verdict.state).toBe('healthy');
 
     const careful = await trackRollouts([settledTarget], { ...options, settleMs: 10_000 }, {
       ...scriptedKubectl(healthyThenCrashing),
       clock: new FakeClock(),
       reporter: new RecordingReporter(),
     });
-    expect(careful.get('shop/deployment/web')?.verdict.state).toBe('failed');
+    expect(careful.get('apps/Deployment/shop/web')?.verdict.state).toBe('failed');
   });
 
   it('with --settle, a rollout that stays healthy is healthy once the settle time has passed', async () => {
@@ -126,7 +126,7 @@ describe('trackRollouts', () => {
       clock,
       reporter: new RecordingReporter(),
     });
-    expect(tracked.get('shop/deployment/web')?.verdict.state).toBe('healthy');
+    expect(tracked.get('apps/Deployment/shop/web')?.verdict.state).toBe('healthy');
     expect(clock.now()).toBe(10_000);
   });
 });

@@ -94,17 +94,28 @@ describe('verdictFor', () => {
     theirs.spec!.template!.spec!.containers![0]!.image = 'registry.example.com/shop/web:9.9.9';
     const verdict = verdictFor({ ...rollout('progressing-new-rs'), deployment: theirs }, expected, new Map(), at(1000));
     expect(verdict).toMatchObject({ state: 'conflict' });
-    if (verdict.state === 'conflict') expect(verdict.detail).toContain('generation 12 → 13');
+    if (verdict.state === 'conflict') expect(verdict.detail).toContain('spec.template.spec.containers[0].image');
   });
 
-  it('keeps tracking when someone only scales the Deployment', () => {
+  it('calls scaling by someone else a conflict too: a restore would overwrite their replicas', () => {
     const applied = deployment('progressing-new-rs');
     const expected = expectationOf(applied);
     const scaled: Deployment = structuredClone(applied);
     scaled.metadata.generation = 13;
     scaled.spec!.replicas = 5;
     const verdict = verdictFor({ ...rollout('progressing-new-rs'), deployment: scaled }, expected, new Map(), at(1000));
-    expect(verdict.state).toBe('progressing');
+    expect(verdict).toMatchObject({ state: 'conflict', detail: expect.stringContaining('spec.replicas') });
+  });
+
+  it('does not call status or controller bookkeeping someone else\'s change', () => {
+    const applied = deployment('progressing-new-rs');
+    const expected = expectationOf(applied);
+    const observed: Deployment = structuredClone(applied);
+    observed.status = { ...observed.status, observedGeneration: 12, updatedReplicas: 3 };
+    observed.metadata.resourceVersion = '99999';
+    observed.metadata.annotations = { ...observed.metadata.annotations, 'deployment.kubernetes.io/revision': '8' };
+    const verdict = verdictFor({ ...rollout('progressing-new-rs'), deployment: observed }, expected, new Map(), at(1000));
+    expect(verdict.state).not.toBe('conflict');
   });
 
   it('says a Deployment deleted during the watch is gone', () => {
