@@ -59,6 +59,15 @@ export function conflict(resource: Resource, name: string): ApiError {
   );
 }
 
+/**
+ * apimachinery errors.NewConflict around a failed precondition: `Operation cannot be fulfilled on
+ * <resource> "<name>": <why>`. `resource` is what the caller passed upstream (a plural resource
+ * for updates, a Kind for registry/rest/delete.go BeforeDelete).
+ */
+export function preconditionConflict(resource: Resource, name: string, why: string): ApiError {
+  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource)} "${name}": ${why}`, detailsFor(resource, name));
+}
+
 /** 422 with one cause per bad field, worded like the real validation messages. */
 export function invalid(kind: string, group: string, name: string, causes: StatusCause[]): ApiError {
   const qualifiedKind = group === '' ? kind : `${kind}.${group}`;

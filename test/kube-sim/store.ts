@@ -17,6 +17,12 @@ type Listener = (event: StoreEvent) => void;
 export interface WriteOptions {
   /** `?dryRun=All`: compute and return the result without storing it, bumping the resourceVersion or notifying anyone. */
   dryRun?: boolean;
+  /**
+   * update/updateStatus: the object's new metadata.managedFields, computed by the API layer
+   * (server/managedFields). Without it the stored ones stay: the simulated controllers write
+   * through the store and own no fields.
+   */
+  managedFields?: unknown;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -83,6 +89,7 @@ export class Store {
     const stored = this.storedFor(input);
     const next = jsonClone(input);
     next.metadata = { ...next.metadata, ...serverOwnedMetadata(stored) };
+    this.setManagedFields(next, stored, options);
     return this.commitUpdate(stored, next, options);
   }
 
@@ -92,6 +99,7 @@ export class Store {
     if (input.status === undefined) delete next.status;
     else next.status = jsonClone(input.status);
     if (input.metadata?.resourceVersion) next.metadata.resourceVersion = input.metadata.resourceVersion;
+    this.setManagedFields(next, stored, options);
     return this.commitUpdate(stored, next, options);
   }
 
@@ -146,6 +154,12 @@ export class Store {
     this.objectsOf(stored.kind).set(keyOf(stored.metadata.namespace ?? '', stored.metadata.name), next);
     this.emit('MODIFIED', next);
     return jsonClone(next);
+  }
+
+  private setManagedFields(next: KubeObject, stored: KubeObject, options: WriteOptions): void {
+    const managedFields = 'managedFields' in options ? options.managedFields : stored.metadata.managedFields;
+    if (managedFields === undefined) delete next.metadata.managedFields;
+    else next.metadata.managedFields = jsonClone(managedFields);
   }
 
   private storedFor(input: KubeObject): KubeObject {

@@ -20,7 +20,6 @@ import {
 } from './discovery.js';
 import { FaultInjector, type Faults } from './faults.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
-import { AppliedConfigurations } from './patch/serverSideApply.js';
 import { isWatchRequest, serveResource } from './resources.js';
 import { sendError, sendJson, sendText } from './responses.js';
 import { parseGroupPath, parseGroupVersionPath, parseResourcePath } from './routing.js';
@@ -61,7 +60,7 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
   const openWatches = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const requests: RequestRecord[] = [];
-  const context: ApiContext = { store, clock, history, openWatches, appliedConfigurations: new AppliedConfigurations() };
+  const context: ApiContext = { store, clock, history, openWatches };
   let listening = false;
 
   const server: Server = createServer((req, res) => {

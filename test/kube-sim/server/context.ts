@@ -3,7 +3,6 @@
 import type { ServerResponse } from 'node:http';
 import type { SimClock } from '../clock.js';
 import type { Store } from '../store.js';
-import type { AppliedConfigurations } from './patch/serverSideApply.js';
 import type { WatchHistory } from './watchHistory.js';
 
 export interface ApiContext {
@@ -13,6 +12,4 @@ export interface ApiContext {
   history: WatchHistory;
   /** Every open watch response, so the server can end them on stop or on a cut-watches fault. */
   openWatches: Set<ServerResponse>;
-  /** Server-side apply's memory of what each field manager applied to each object. */
-  appliedConfigurations: AppliedConfigurations;
 }

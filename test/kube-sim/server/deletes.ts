@@ -2,6 +2,7 @@
 // bound to a node: as in the real API server it only gets a deletionTimestamp (now + grace
 // period) and stays Terminating until its kubelet has stopped it and removes it.
 
+import { preconditionConflict } from '../errors.js';
 import { apiVersionOf } from '../kinds.js';
 import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
@@ -16,6 +17,8 @@ export interface DeleteRequest {
   orphanDependents: boolean;
   /** DeleteOptions.gracePeriodSeconds (`kubectl delete --grace-period`); 0 = at once. */
   gracePeriodSeconds?: number;
+  /** DeleteOptions.preconditions: delete only this incarnation (uid) or this version (resourceVersion). */
+  preconditions?: { uid?: string; resourceVersion?: string };
   now: Date;
 }
 
@@ -26,6 +29,7 @@ export function deleteRequestOf(bodyText: string, query: URLSearchParams, now: D
     orphanDependents?: boolean;
     dryRun?: string[];
     gracePeriodSeconds?: number;
+    preconditions?: { uid?: string; resourceVersion?: string };
   };
   const policy = body.propagationPolicy ?? query.get('propagationPolicy');
   const graceText = query.get('gracePeriodSeconds');
@@ -33,12 +37,14 @@ export function deleteRequestOf(bodyText: string, query: URLSearchParams, now: D
     dryRun: (Array.isArray(body.dryRun) && body.dryRun.includes('All')) || query.getAll('dryRun').includes('All'),
     orphanDependents: policy === 'Orphan' || body.orphanDependents === true,
     gracePeriodSeconds: body.gracePeriodSeconds ?? (graceText === null ? undefined : Number(graceText)),
+    preconditions: body.preconditions ?? undefined,
     now,
   };
 }
 
 export function deleteObject(store: Store, route: ResourceRoute & { name: string }, request: DeleteRequest): WriteResult {
   const stored = getObject(store, route);
+  checkPreconditions(route, stored, request);
   const deleted = deleteOne(store, stored, request);
   // Pods and Namespaces come back as the object; other kinds as a Success Status, like the real registry.
   if (route.type.kind === 'Pod' || route.type.kind === 'Namespace') return { code: 200, body: deleted };
@@ -52,6 +58,21 @@ export function deleteObject(store: Store, route: ResourceRoute & { name: string
       details: { name: route.name, group: route.type.group || undefined, kind: route.type.plural, uid: stored.metadata.uid },
     },
   };
+}
+
+/**
+ * registry/rest/delete.go BeforeDelete: a Conflict naming the Kind (GroupResource{Group, Resource: Kind}),
+ * uid first, then resourceVersion.
+ */
+function checkPreconditions(route: ResourceRoute & { name: string }, stored: KubeObject, request: DeleteRequest): void {
+  const { uid, resourceVersion } = request.preconditions ?? {};
+  const resource = { plural: route.type.kind, group: route.type.group };
+  if (uid != null && uid !== stored.metadata.uid) {
+    throw preconditionConflict(resource, stored.metadata.name, `the UID in the precondition (${uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`);
+  }
+  if (resourceVersion != null && resourceVersion !== stored.metadata.resourceVersion) {
+    throw preconditionConflict(resource, stored.metadata.name, `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`);
+  }
 }
 
 /** DELETE on a list path (`kubectl delete pods -l app=web` may send this). Returns the deleted items. */

@@ -59,7 +59,11 @@ async function serveWrite(context: ApiContext, route: ResourceRoute, query: URLS
   const request: WriteRequest = {
     dryRun,
     fieldValidation: fieldValidationOf(query),
-    serverSideApply: { applied: context.appliedConfigurations, fieldManager: query.get('fieldManager') ?? '' },
+    fieldManager: {
+      manager: query.get('fieldManager') || managerFromUserAgent(req.headers['user-agent']),
+      now: context.clock.nowIso(),
+      force: query.get('force') === 'true',
+    },
   };
   const body = await readBody(req);
   // Typed kubectl generators (`create deployment|namespace|configmap|secret|service`) send protobuf.
@@ -83,9 +87,14 @@ async function serveWrite(context: ApiContext, route: ResourceRoute, query: URLS
   const named = { ...route, name: route.name };
   const patchType = req.method === 'PATCH' ? patchTypeOf(req.headers['content-type']) : undefined;
   const change = (patchType ? parseJson(bodyText) : parseBody()) as JsonValue;
-  if (route.subresource === 'scale') return sendJson(res, 200, writeScale(store, named, { patchType, body: change }, dryRun));
+  if (route.subresource === 'scale') return sendJson(res, 200, writeScale(store, named, { patchType, body: change }, request));
   const result = patchType ? patchObject(store, named, patchType, change, request) : replaceObject(store, named, change, request);
   return sendWriteResult(res, result);
+}
+
+/** apiserver handlers/rest.go prefixFromUserAgent: what precedes the first `/` (kubectl sends `kubectl/v1.32.4 (…)`). */
+function managerFromUserAgent(userAgent: string | undefined): string {
+  return (userAgent ?? '').split('/')[0]!.slice(0, 128);
 }
 
 function fieldValidationOf(query: URLSearchParams): WriteRequest['fieldValidation'] {

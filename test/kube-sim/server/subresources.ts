@@ -8,7 +8,7 @@ import type { KubeObject } from '../types.js';
 import { applyPatch, type PatchType } from './patch/index.js';
 import { getObject } from './reads.js';
 import type { ResourceRoute } from './routing.js';
-import { replaceObject } from './writes.js';
+import { replaceObject, type WriteRequest } from './writes.js';
 
 type NamedRoute = ResourceRoute & { name: string };
 
@@ -20,7 +20,7 @@ export function getScale(store: Store, route: NamedRoute): object {
 }
 
 /** PUT or PATCH of a Scale: only spec.replicas carries over to the object. */
-export function writeScale(store: Store, route: NamedRoute, change: { patchType?: PatchType; body: JsonValue }, dryRun: boolean): object {
+export function writeScale(store: Store, route: NamedRoute, change: { patchType?: PatchType; body: JsonValue }, request: WriteRequest): object {
   const stored = getObject(store, route);
   const scale = change.patchType ? applyPatch(change.patchType, scaleOf(stored) as JsonValue, change.body) : change.body;
   const replicas = (scale as { spec?: { replicas?: unknown } })?.spec?.replicas;
@@ -29,7 +29,11 @@ export function writeScale(store: Store, route: NamedRoute, change: { patchType?
   }
   const updated = { ...stored, spec: { ...stored.spec, replicas } };
   delete updated.metadata.resourceVersion;
-  const result = replaceObject(store, { ...route, subresource: undefined }, updated, { dryRun, fieldValidation: 'Ignore' });
+  const result = replaceObject(store, { ...route, subresource: undefined }, updated, {
+    ...request,
+    fieldValidation: 'Ignore',
+    fieldManager: { ...request.fieldManager, subresource: 'scale' },
+  });
   return scaleOf(result.body as KubeObject);
 }
 

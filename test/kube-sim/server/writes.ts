@@ -2,14 +2,14 @@
 // goes through the same admission steps as in the real server: namespace must exist, server-set
 // fields are protected, defaults are applied, then validation; `?dryRun=All` stops before storing.
 
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest, notFound, preconditionConflict } from '../errors.js';
 import { apiVersionOf, resourceTypeForKind, type ResourceType } from '../kinds.js';
-import { isJsonObject, type JsonValue } from '../json.js';
+import { isJsonObject, jsonClone, type JsonObject, type JsonValue } from '../json.js';
 import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { applyDefaults } from './defaults.js';
 import { applyPatch, type PatchType } from './patch/index.js';
-import type { AppliedConfigurations } from './patch/serverSideApply.js';
+import { recordApply, recordUpdate, type FieldManagerRequest } from './managedFields/index.js';
 import { strictDecodingMessage, unknownFields } from './knownFields.js';
 import { getObject } from './reads.js';
 import type { ResourceRoute } from './routing.js';
@@ -26,8 +26,18 @@ export interface WriteRequest {
   dryRun: boolean;
   /** The `fieldValidation` query parameter; the real server's default is Warn. */
   fieldValidation: 'Strict' | 'Warn' | 'Ignore';
-  /** For server-side apply: what each field manager applied before, and this request's manager. */
-  serverSideApply?: { applied: AppliedConfigurations; fieldManager: string };
+  /** Who is writing, for metadata.managedFields. */
+  fieldManager: FieldManagerIdentity;
+}
+
+export interface FieldManagerIdentity {
+  /** `?fieldManager=`, or what the User-Agent gives (handlers/rest.go managerOrUserAgent). */
+  manager: string;
+  now: string;
+  /** `?force=true` (`kubectl apply --server-side --force-conflicts`). */
+  force: boolean;
+  /** Set by the /scale handler, which writes the parent object. */
+  subresource?: string;
 }
 
 type NamedRoute = ResourceRoute & { name: string };
@@ -46,9 +56,25 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
   }
   // The status of a type with a /status subresource is the controllers' to write, not the client's.
   if (route.type.subresources.includes('status')) delete obj.status;
+  admitCreate(obj);
+  recordUpdate(undefined, obj, managerOf(route, request));
+  return { code: 201, body: store.create(obj, { dryRun: request.dryRun }), warnings };
+}
+
+function admitCreate(obj: KubeObject): void {
   applyDefaults(obj);
   validate(obj);
-  return { code: 201, body: store.create(obj, { dryRun: request.dryRun }), warnings };
+}
+
+function managerOf(route: ResourceRoute, request: WriteRequest): FieldManagerRequest {
+  const subresource = route.subresource ?? request.fieldManager.subresource;
+  return {
+    manager: request.fieldManager.manager,
+    apiVersion: apiVersionOf(route.type),
+    subresource,
+    hasStatusSubresource: route.type.subresources.includes('status'),
+    now: request.fieldManager.now,
+  };
 }
 
 export function replaceObject(store: Store, route: NamedRoute, body: unknown, request: WriteRequest): WriteResult {
@@ -59,25 +85,40 @@ export function replaceObject(store: Store, route: NamedRoute, body: unknown, re
   const stored = getObject(store, route);
   const warnings = checkFields(obj, route.type, request, stored);
   obj.metadata.namespace = stored.metadata.namespace;
-  if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun: request.dryRun }), warnings };
-  return { code: 200, body: admitUpdate(store, route.type, obj, stored, request.dryRun), warnings };
+  requireUid(route, obj, stored);
+  if (route.subresource === 'status') return { code: 200, body: updateStatus(store, route, obj, stored, request), warnings };
+  return { code: 200, body: admitUpdate(store, route, obj, stored, request), warnings };
+}
+
+/**
+ * A uid in the body is a precondition (registry/rest/update.go defaultUpdatedObjectInfo.Preconditions),
+ * checked by the storage before the resourceVersion (storage/etcd3/store.go checkPreconditions) and
+ * reported through storage/errors InterpretUpdateError as a Conflict around the StorageError text.
+ */
+function requireUid(route: NamedRoute, obj: KubeObject, stored: KubeObject): void {
+  const uid = obj.metadata.uid;
+  if (!uid || uid === stored.metadata.uid) return;
+  const key = `/registry/${route.type.plural}/${stored.metadata.namespace ? `${stored.metadata.namespace}/` : ''}${stored.metadata.name}`;
+  const storageError = `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stored.metadata.uid}`;
+  throw preconditionConflict(route.type, stored.metadata.name, storageError);
+}
+
+function updateStatus(store: Store, route: NamedRoute, obj: KubeObject, stored: KubeObject, request: WriteRequest): KubeObject {
+  const next = { ...jsonClone(stored), status: obj.status };
+  recordUpdate(stored, next, managerOf(route, request));
+  return store.updateStatus(obj, { dryRun: request.dryRun, managedFields: next.metadata.managedFields });
 }
 
 export function patchObject(store: Store, route: NamedRoute, patchType: PatchType, patch: JsonValue, request: WriteRequest): WriteResult {
   const stored = store.get(route.type.kind, route.namespace ?? '', route.name);
-  const ssa = patchType === 'apply' && !route.subresource ? request.serverSideApply : undefined;
+  const apply = patchType === 'apply' && !route.subresource;
+  if (patchType === 'apply' && !isJsonObject(patch)) throw badRequest('the apply configuration must be an object');
   if (!stored) {
     // Server-side apply creates what does not exist yet.
-    if (patchType !== 'apply' || route.subresource) throw notFound(route.type, route.name);
-    const skeleton = { apiVersion: apiVersionOf(route.type), kind: route.type.kind, metadata: { name: route.name } };
-    const created = applyPatch('apply', skeleton, patch) as KubeObject;
-    const result = createObject(store, route, { ...created, metadata: { ...created.metadata, name: route.name } }, request);
-    rememberApplied(ssa, result.body as KubeObject, patch, request.dryRun);
-    return result;
+    if (!apply) throw notFound(route.type, route.name);
+    return applyToMissing(store, route, patch as JsonObject, request);
   }
-  const removal = ssa && ssa.applied.removalPatch(stored.metadata.uid!, ssa.fieldManager, patch);
-  const base = removal ? applyPatch('strategic', stored as unknown as JsonValue, removal) : (stored as unknown as JsonValue);
-  const patched = applyPatch(patchType, base, patch);
+  const patched = applyPatch(patchType, stored as unknown as JsonValue, patch);
   if (!isJsonObject(patched)) throw badRequest('the patch did not produce an object');
   const obj = patched as unknown as KubeObject;
   obj.kind = stored.kind;
@@ -85,25 +126,47 @@ export function patchObject(store: Store, route: NamedRoute, patchType: PatchTyp
   obj.metadata = { ...obj.metadata, name: stored.metadata.name };
   if (stored.metadata.namespace !== undefined) obj.metadata.namespace = stored.metadata.namespace;
   const warnings = checkFields(obj, route.type, request, stored);
-  if (route.subresource === 'status') return { code: 200, body: store.updateStatus(obj, { dryRun: request.dryRun }), warnings };
-  const updated = admitUpdate(store, route.type, obj, stored, request.dryRun);
-  rememberApplied(ssa, updated, patch, request.dryRun);
-  return { code: 200, body: updated, warnings };
+  if (route.subresource === 'status') return { code: 200, body: updateStatus(store, route, obj, stored, request), warnings };
+  if (!apply) return { code: 200, body: admitUpdate(store, route, obj, stored, request), warnings };
+  const applied = recordApply(stored, obj, patch as JsonObject, managerOf(route, request), request.fieldManager.force, (merged) => {
+    keepStoredStatus(route.type, merged, stored);
+    applyDefaults(merged);
+    validate(merged, stored);
+    return merged;
+  });
+  return { code: 200, body: store.update(applied, { dryRun: request.dryRun, managedFields: applied.metadata.managedFields }), warnings };
 }
 
-function rememberApplied(ssa: WriteRequest['serverSideApply'], obj: KubeObject, configuration: JsonValue, dryRun: boolean): void {
-  if (ssa && !dryRun && obj.metadata?.uid) ssa.applied.remember(obj.metadata.uid, ssa.fieldManager, configuration);
+function applyToMissing(store: Store, route: NamedRoute, patch: JsonObject, request: WriteRequest): WriteResult {
+  const skeleton = { apiVersion: apiVersionOf(route.type), kind: route.type.kind, metadata: { name: route.name } };
+  const merged = applyPatch('apply', skeleton, patch) as unknown as KubeObject;
+  const obj = asObjectFor(route.type, { ...merged, metadata: { ...merged.metadata, name: route.name } });
+  const warnings = checkFields(obj, route.type, request);
+  if (route.type.namespaced && route.namespace !== undefined) {
+    requireNamespace(store, route.namespace);
+    obj.metadata.namespace = route.namespace;
+  }
+  if (route.type.subresources.includes('status')) delete obj.status;
+  const created = recordApply(undefined, obj, patch, managerOf(route, request), request.fieldManager.force, (merged) => {
+    admitCreate(merged);
+    return merged;
+  });
+  return { code: 201, body: store.create(created, { dryRun: request.dryRun }), warnings };
 }
 
 /** The object's spec may change through PUT/PATCH, its status only through /status. */
-function admitUpdate(store: Store, type: ResourceType, obj: KubeObject, stored: KubeObject, dryRun: boolean): KubeObject {
-  if (type.subresources.includes('status')) {
-    if (stored.status === undefined) delete obj.status;
-    else obj.status = stored.status;
-  }
+function admitUpdate(store: Store, route: NamedRoute, obj: KubeObject, stored: KubeObject, request: WriteRequest): KubeObject {
+  keepStoredStatus(route.type, obj, stored);
   applyDefaults(obj);
   validate(obj, stored);
-  return store.update(obj, { dryRun });
+  recordUpdate(stored, obj, managerOf(route, request));
+  return store.update(obj, { dryRun: request.dryRun, managedFields: obj.metadata.managedFields });
+}
+
+function keepStoredStatus(type: ResourceType, obj: KubeObject, stored: KubeObject): void {
+  if (!type.subresources.includes('status')) return;
+  if (stored.status === undefined) delete obj.status;
+  else obj.status = stored.status;
 }
 
 /**

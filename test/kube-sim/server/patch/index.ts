@@ -32,9 +32,8 @@ export function applyPatch(type: PatchType, target: JsonValue, patch: JsonValue)
     case 'merge':
       return applyMergePatch(target, patch);
     case 'strategic':
-    // Server-side apply without field ownership: merging the applied configuration like a
-    // strategic merge patch gives the same result for a single field manager, except that
-    // fields dropped from the configuration are not removed.
+    // Server-side apply merges the configuration like a strategic merge patch (lists by their
+    // keys); removing what the manager stopped applying and ownership are server/managedFields.
     case 'apply':
       return applyStrategicMergePatch(target, patch);
   }

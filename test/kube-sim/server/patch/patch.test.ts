@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../json.js';
 import { applyPatch } from './index.js';
-import { AppliedConfigurations } from './serverSideApply.js';
 
 const deploymentSpec = {
   spec: {
@@ -99,23 +98,5 @@ describe('JSON patch', () => {
   it('rejects a failed test and a replace of a missing path with 422', () => {
     expect(() => applyPatch('json', { a: 1 }, [{ op: 'test', path: '/a', value: 2 }])).toThrow(/test failed/);
     expect(() => applyPatch('json', { a: 1 }, [{ op: 'replace', path: '/b', value: 2 }])).toThrow(/missing value/);
-  });
-});
-
-describe('server-side apply removal of fields a manager stopped applying', () => {
-  it('deletes dropped keys, keyed list elements and nested fields, but only for the same manager', () => {
-    const applied = new AppliedConfigurations();
-    const first: JsonObject = { metadata: { labels: { a: '1', b: '2' } }, spec: { containers: [{ name: 'web', image: 'x', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }, { name: 'side', image: 'y' }] } };
-    const second = { metadata: { labels: { a: '1' } }, spec: { containers: [{ name: 'web', image: 'x', env: [{ name: 'A', value: '1' }] }] } };
-    applied.remember('uid-1', 'kubectl', first);
-    const removal = applied.removalPatch('uid-1', 'kubectl', second)!;
-    expect(removal).toEqual({
-      metadata: { labels: { b: null } },
-      spec: { containers: [{ env: [{ name: 'B', $patch: 'delete' }], name: 'web' }, { name: 'side', $patch: 'delete' }] },
-    });
-    const live = applyPatch('strategic', { ...first, status: { ready: true } }, removal) as any;
-    expect(live.spec.containers).toEqual([{ name: 'web', image: 'x', env: [{ name: 'A', value: '1' }] }]);
-    expect(live.metadata.labels).toEqual({ a: '1' });
-    expect(applied.removalPatch('uid-1', 'someone-else', second)).toBeUndefined();
   });
 });
