@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import type { ApiResource, Kubectl, WriteResult } from '../kubectl/client.js';
-import { canonicalJson, changeSinceApply, changedPaths, contentOf } from '../objects/compare.js';
+import { canonicalJson, changeSinceApply, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../report/events.js';
 import { manualCommands, manualCopy, type KeepReason, type RestoreStep } from './plan.js';
@@ -99,22 +99,40 @@ async function restoreOne(
     let restored = first.object;
     // On an update the server starts from the managedFields sent and then gives the updating
     // manager every field whose value changed (apimachinery fieldmanager.go), so the owners
-    // need a second write, with the values already equal.
-    if (ownership(restored) !== ownership(step.before) && step.before.metadata.managedFields !== undefined) {
-      const second = await withRetries(() => deps.kubectl.replace(conditional(step.before, restored), path, options.deadlineMs), deps.clock);
-      if (!second.ok || !second.object) {
+    // need a second write of the values now stored (a controller may have touched its own
+    // bookkeeping in between) with the pre-apply owners.
+    for (let ownerAttempt = 0; ownerAttempt < 3 && needsOwners(step.before, restored); ownerAttempt += 1) {
+      const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
+      const second = await withRetries(() => deps.kubectl.replace(owners, path, options.deadlineMs), deps.clock);
+      if (second.ok && second.object) {
+        restored = second.object;
+        break;
+      }
+      if (second.ok || !second.conflict) {
         return failed(step, `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}`, deps);
       }
-      restored = second.object;
+      const moved = await read();
+      const change = changeSinceApply(restored, moved);
+      if (change || !moved) return keepBecause(step, change?.state ?? 'gone', `${change?.detail ?? 'it was deleted'} while kguard restored it`, deps);
+      restored = moved;
     }
     return { status: 'restored', restored, differences: differencesFromCopy(step.before, restored) };
   }
   return keepBecause(step, 'conflict', 'it kept changing while kguard tried to restore it', deps);
 }
 
-/** The pre-apply copy, made conditional on the version just read. */
+/**
+ * The pre-apply copy, made conditional on the version just read. Annotations a controller keeps
+ * (the Deployment's revision) are taken from the live object: they describe the controller's
+ * state now, and the controller would only write them again.
+ */
 function conditional(before: KubeObject, live: KubeObject): KubeObject {
-  return { ...before, metadata: { ...before.metadata, resourceVersion: live.metadata.resourceVersion } };
+  return { ...before, metadata: { ...before.metadata, annotations: withControllerAnnotations(before, live), resourceVersion: live.metadata.resourceVersion } };
+}
+
+/** Owners, timestamps included: the next apply's conflicts depend on who owns what, and when. */
+function needsOwners(before: KubeObject, restored: KubeObject): boolean {
+  return before.metadata.managedFields !== undefined && canonicalJson(before.metadata.managedFields) !== canonicalJson(restored.metadata.managedFields);
 }
 
 function ownership(object: KubeObject): string {
