@@ -39,6 +39,8 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   apps('ReplicaSet', 'replicasets', 'replicaset', ['rs'], ['status', 'scale']),
   apps('StatefulSet', 'statefulsets', 'statefulset', ['sts'], ['status', 'scale']),
   apps('DaemonSet', 'daemonsets', 'daemonset', ['ds'], ['status']),
+  // Written by the statefulset and daemonset controllers (pkg/controller/history): no spec, no status.
+  { ...apps('ControllerRevision', 'controllerrevisions', 'controllerrevision', [], []), hasGeneration: false, categories: [] },
   other('batch', 'v1', 'Job', 'jobs', 'job', [], ALL),
   other('batch', 'v1', 'CronJob', 'cronjobs', 'cronjob', ['cj'], ALL),
   other('autoscaling', 'v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', 'horizontalpodautoscaler', ['hpa'], ALL),

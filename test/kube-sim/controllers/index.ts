@@ -1,5 +1,5 @@
-// Entry point of the controllers half (see ../CONTRACT.md): the deployment and replicaset
-// controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
+// Entry point of the controllers half (see ../CONTRACT.md): the deployment, replicaset and
+// statefulset controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
 // later and to timers on the simulation clock.
 
 import type { SimClock } from '../clock.js';
@@ -11,6 +11,7 @@ import { Kubelets } from './kubelet/kubelet.js';
 import { registerNodes } from './nodes.js';
 import { ReplicaSetController } from './replicaset.js';
 import { Scheduler } from './scheduler.js';
+import { StatefulSetController } from './statefulset/controller.js';
 
 export interface Controllers {
   stop(): void;
@@ -27,6 +28,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
   const parts = [
     new DeploymentController(store, clock, recorder, resolved.timing.controllerStepMs),
     new ReplicaSetController(store, clock, recorder, resolved.timing.controllerStepMs),
+    new StatefulSetController(store, clock, recorder, resolved.timing.controllerStepMs),
     new Scheduler(store, clock, recorder, resolved),
     new Kubelets(store, clock, recorder, resolved),
   ];

@@ -63,3 +63,32 @@ spec:
           value: production
 `;
 }
+
+/** A StatefulSet manifest as kubectl users write it (RollingUpdate unless told otherwise). */
+export function statefulSetYaml(name: string, image: string, options: { replicas?: number; partition?: number; strategy?: 'RollingUpdate' | 'OnDelete'; policy?: 'OrderedReady' | 'Parallel' } = {}): string {
+  const strategy =
+    options.strategy === 'OnDelete'
+      ? '  updateStrategy:\n    type: OnDelete\n'
+      : options.partition !== undefined
+        ? `  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      partition: ${options.partition}\n`
+        : '';
+  return `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: ${name}
+spec:
+  serviceName: ${name}
+  replicas: ${options.replicas ?? 3}
+${options.policy ? `  podManagementPolicy: ${options.policy}\n` : ''}${strategy}  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+    spec:
+      containers:
+      - name: ${name}
+        image: ${image}
+`;
+}
