@@ -1,5 +1,5 @@
-// Entry point of the controllers half (see ../CONTRACT.md): the deployment, replicaset and
-// statefulset controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
+// Entry point of the controllers half (see ../CONTRACT.md): the deployment, replicaset,
+// statefulset and job controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
 // later and to timers on the simulation clock.
 
 import type { SimClock } from '../clock.js';
@@ -7,6 +7,7 @@ import { resolveScenario, type Scenario } from '../scenario.js';
 import type { Store } from '../store.js';
 import { DeploymentController } from './deployment/controller.js';
 import { EventRecorder } from './events.js';
+import { JobController } from './job.js';
 import { Kubelets } from './kubelet/kubelet.js';
 import { registerNodes } from './nodes.js';
 import { ReplicaSetController } from './replicaset.js';
@@ -29,6 +30,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new DeploymentController(store, clock, recorder, resolved.timing.controllerStepMs),
     new ReplicaSetController(store, clock, recorder, resolved.timing.controllerStepMs),
     new StatefulSetController(store, clock, recorder, resolved.timing.controllerStepMs),
+    new JobController(store, clock, recorder, resolved.timing.controllerStepMs),
     new Scheduler(store, clock, recorder, resolved),
     new Kubelets(store, clock, recorder, resolved),
   ];

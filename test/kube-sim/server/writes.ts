@@ -2,6 +2,7 @@
 // goes through the same admission steps as in the real server: namespace must exist, server-set
 // fields are protected, defaults are applied, then validation; `?dryRun=All` stops before storing.
 
+import { randomUUID } from 'node:crypto';
 import { ApiError, badRequest, notFound, preconditionConflict } from '../errors.js';
 import { apiVersionOf, resourceTypeForKind, type ResourceType } from '../kinds.js';
 import { isJsonObject, jsonClone, type JsonObject, type JsonValue } from '../json.js';
@@ -11,6 +12,7 @@ import { applyDefaults } from './defaults.js';
 import { applyPatch, type PatchType } from './patch/index.js';
 import { recordApply, recordUpdate, type FieldManagerRequest } from './managedFields/index.js';
 import { strictDecodingMessage, unknownFields } from './knownFields.js';
+import { prepareJobForCreate } from './jobs.js';
 import { getObject } from './reads.js';
 import type { ResourceRoute } from './routing.js';
 import { validate } from './validation.js';
@@ -56,14 +58,22 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
   }
   // The status of a type with a /status subresource is the controllers' to write, not the client's.
   if (route.type.subresources.includes('status')) delete obj.status;
-  admitCreate(obj);
+  applyDefaults(obj);
   recordUpdate(undefined, obj, managerOf(route, request));
-  return { code: 201, body: store.create(obj, { dryRun: request.dryRun }), warnings };
+  const uid = prepareForCreate(obj);
+  validate(obj);
+  return { code: 201, body: store.create(obj, { dryRun: request.dryRun, uid }), warnings };
 }
 
-function admitCreate(obj: KubeObject): void {
-  applyDefaults(obj);
-  validate(obj);
+/**
+ * The registry strategy's PrepareForCreate, after defaulting and the field manager (as the real
+ * create handler orders them, so a Job's generated selector is owned by no one). The uid is
+ * given here, as rest.FillObjectMetaSystemFields does before the strategy runs.
+ */
+function prepareForCreate(obj: KubeObject): string {
+  const uid = randomUUID();
+  if (obj.kind === 'Job') prepareJobForCreate(obj, uid);
+  return uid;
 }
 
 function managerOf(route: ResourceRoute, request: WriteRequest): FieldManagerRequest {
@@ -148,10 +158,12 @@ function applyToMissing(store: Store, route: NamedRoute, patch: JsonObject, requ
   }
   if (route.type.subresources.includes('status')) delete obj.status;
   const created = recordApply(undefined, obj, patch, managerOf(route, request), request.fieldManager.force, (merged) => {
-    admitCreate(merged);
+    applyDefaults(merged);
     return merged;
   });
-  return { code: 201, body: store.create(created, { dryRun: request.dryRun }), warnings };
+  const uid = prepareForCreate(created);
+  validate(created);
+  return { code: 201, body: store.create(created, { dryRun: request.dryRun, uid }), warnings };
 }
 
 /** The object's spec may change through PUT/PATCH, its status only through /status. */

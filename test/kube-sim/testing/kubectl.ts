@@ -92,3 +92,33 @@ ${options.policy ? `  podManagementPolicy: ${options.policy}\n` : ''}${strategy}
         image: ${image}
 `;
 }
+
+/**
+ * A Job manifest. Its container exits with `exitCode` after `runSeconds` (the simulator's
+ * `sim.kguard.dev/exit-code` and `run-seconds` knobs); restartPolicy Never unless told otherwise.
+ */
+export function jobYaml(name: string, image: string, options: { exitCode?: number; runSeconds?: number; backoffLimit?: number; completions?: number; parallelism?: number; restartPolicy?: 'Never' | 'OnFailure'; activeDeadlineSeconds?: number } = {}): string {
+  const spec = [
+    options.completions !== undefined ? `  completions: ${options.completions}\n` : '',
+    options.parallelism !== undefined ? `  parallelism: ${options.parallelism}\n` : '',
+    options.backoffLimit !== undefined ? `  backoffLimit: ${options.backoffLimit}\n` : '',
+    options.activeDeadlineSeconds !== undefined ? `  activeDeadlineSeconds: ${options.activeDeadlineSeconds}\n` : '',
+  ].join('');
+  return `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+spec:
+${spec}  template:
+    metadata:
+      annotations:
+        sim.kguard.dev/exit-code: "${options.exitCode ?? 0}"
+        sim.kguard.dev/run-seconds: "${options.runSeconds ?? 3}"
+    spec:
+      restartPolicy: ${options.restartPolicy ?? 'Never'}
+      containers:
+      - name: ${name}
+        image: ${image}
+        command: ["sh", "-c", "echo working"]
+`;
+}
