@@ -7,7 +7,9 @@ export type Category =
   | 'unschedulable'
   | 'not-ready'
   | 'replica-failure'
-  | 'progress-deadline';
+  | 'progress-deadline'
+  /** The object's own controller says it cannot go on (kstatus Stalled, a lost volume, a failed Job). */
+  | 'stalled';
 
 /**
  * When a finding makes the rollout fail:

@@ -10,15 +10,17 @@ import type { ApiResource, Kubectl, WriteResult } from '../kubectl/client.js';
 import { canonicalJson, changeSinceApply, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../report/events.js';
+import { adapterFor } from '../track/adapters.js';
 import { manualCommands, manualCopy, type KeepReason, type RestoreStep } from './plan.js';
 
 export type RestoreResult =
-  | { status: 'restored' | 'deleted' | 'recreated'; restored?: KubeObject; differences: string[] }
+  /** notes: what a kind's restore hook did besides the write (adapters.ts afterRestore). */
+  | { status: 'restored' | 'deleted' | 'recreated'; restored?: KubeObject; differences: string[]; notes?: string[] }
   | { status: 'kept'; reason: KeepReason; detail?: string; commands: string[]; copyFile?: string }
   | { status: 'failed'; reason: string; commands: string[]; copyFile?: string };
 
 export interface RestoreDeps {
-  kubectl: Pick<Kubectl, 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine'>;
+  kubectl: Pick<Kubectl, 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine' | 'workloadState'>;
   clock: Clock;
   reporter: Reporter;
   /** Writes a pre-apply copy where only this user can read it; returns the path. */
@@ -116,9 +118,29 @@ async function restoreOne(
       if (change || !moved) return keepBecause(step, change?.state ?? 'gone', `${change?.detail ?? 'it was deleted'} while kguard restored it`, deps);
       restored = moved;
     }
-    return { status: 'restored', restored, differences: differencesFromCopy(step.before, restored) };
+    const notes = await afterPutBack(step, live, restored, options, deps);
+    return { status: 'restored', restored, differences: differencesFromCopy(step.before, restored), notes };
   }
   return keepBecause(step, 'conflict', 'it kept changing while kguard tried to restore it', deps);
+}
+
+/**
+ * The kind's extra step after its copy is back (a StatefulSet's stuck pods of the failed
+ * revision). It cannot undo the write: a failure is said, and the restored object's own
+ * tracking tells whether it became healthy.
+ */
+async function afterPutBack(
+  step: Extract<RestoreStep, { action: 'put-back' }>,
+  failed: KubeObject,
+  restored: KubeObject,
+  options: { deadlineMs: number },
+  deps: RestoreDeps,
+): Promise<string[] | undefined> {
+  const hook = adapterFor(step.ref).afterRestore;
+  if (!hook) return undefined;
+  return hook({ failed, before: step.before, restored }, { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }).catch(
+    (error: unknown) => [`its extra restore step failed: ${error instanceof Error ? error.message : String(error)}`],
+  );
 }
 
 /**
@@ -169,7 +191,7 @@ function reportResult(step: RestoreStep, result: RestoreResult, reporter: Report
     case 'restored':
     case 'deleted':
     case 'recreated':
-      reporter.emit({ kind: 'restored', object: step.ref, action: result.status, differences: result.differences });
+      reporter.emit({ kind: 'restored', object: step.ref, action: result.status, differences: result.differences, notes: result.notes });
       return;
     case 'kept':
       reporter.emit({ kind: 'restore-kept', object: step.ref, reason: result.reason, detail: result.detail, commands: result.commands });
