@@ -32,6 +32,8 @@ export function overridesOf(object: Pick<KubeObject, 'metadata'>): Overrides {
     problems.push(`${name}: ${JSON.stringify(value)} is not "true" or "false"; ignored`);
     return fallback;
   };
+  const track = flag(TRACK_ANNOTATION, true);
+  const mustSucceed = flag(MUST_SUCCEED_ANNOTATION, true);
   let timeoutMs: number | undefined;
   const timeout = annotations[TIMEOUT_ANNOTATION];
   if (timeout !== undefined) {
@@ -42,5 +44,5 @@ export function overridesOf(object: Pick<KubeObject, 'metadata'>): Overrides {
       problems.push(`${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`);
     }
   }
-  return { track: flag(TRACK_ANNOTATION, true), timeoutMs, mustSucceed: flag(MUST_SUCCEED_ANNOTATION, true), problems };
+  return { track, timeoutMs, mustSucceed, problems };
 }
