@@ -87,7 +87,11 @@ describe('DaemonSet (kubectl DaemonSetStatusViewer)', () => {
 
 describe('Job (Complete condition; Failed from the job controller)', () => {
   it('waits while it runs and is done at Complete', () => {
-    expect(poll(fixture('jobs/running'))).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the job to complete: 0 of 1 completions succeeded, 1 running' });
+    expect(poll(fixture('jobs/running'))).toMatchObject({
+      state: 'progressing',
+      waitingFor: 'waiting for the job to complete',
+      progress: { summary: '0/1 completions succeeded, 1 running' },
+    });
     const done = poll(fixture('jobs/complete'));
     expect(done).toMatchObject({ state: 'healthy', progress: { summary: '1/1 completions succeeded' } });
   });

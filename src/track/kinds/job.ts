@@ -17,13 +17,13 @@ export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRule
     newPods: (job, snapshot) => podsControlledBy(job, snapshot.pods),
     wait(job, snapshot) {
       if (conditionOf(job, 'Complete')?.status === 'True') return undefined;
-      const status = job.status ?? {};
       if (!overrides.mustSucceed) {
         const running = podsControlledBy(job, snapshot.pods).some((pod) => pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded');
-        if (running || (status.succeeded ?? 0) > 0) return undefined;
+        if (running || (job.status?.succeeded ?? 0) > 0) return undefined;
         return 'waiting for a pod of the job to run (kguard.dev/must-succeed: "false")';
       }
-      return `waiting for the job to complete: ${status.succeeded ?? 0} of ${completionsOf(job)} completions succeeded${(status.active ?? 0) > 0 ? `, ${status.active} running` : ''}`;
+      // The counts are in the progress summary.
+      return 'waiting for the job to complete';
     },
     failure: jobFailure,
     progress(job) {
