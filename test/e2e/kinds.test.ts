@@ -3,7 +3,7 @@
 // --output json report; the cluster is checked through the simulator's store.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonReport } from '../../src/report/json.js';
-import { deploymentYaml, jobYaml, kubectl, statefulSetYaml } from '../kube-sim/testing/kubectl.js';
+import { daemonSetYaml, deploymentYaml, jobYaml, kubectl, statefulSetYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 import { sandbox, type KguardRun, type Sandbox } from './harness.js';
 
@@ -115,6 +115,40 @@ describe('kguard apply: StatefulSets', () => {
   });
 });
 
+describe('kguard apply: DaemonSets', () => {
+  it('a healthy rollout: exit 0, a new pod on every node', async () => {
+    await applyHealthy('agent.yaml', daemonSetYaml('agent', GOOD));
+    const run = await applyHealthy('agent-2.yaml', daemonSetYaml('agent', BETTER));
+    expect(run.object('DaemonSet', 'agent')).toMatchObject({ change: 'configured', tracked: true, verdict: 'healthy' });
+    expect(pods('app=agent').map(imageOf)).toEqual([BETTER, BETTER, BETTER]);
+  });
+
+  it('a bad image: the new pod fails it, the template is put back and every node runs the old one, exit 3', async () => {
+    await applyHealthy('agent.yaml', daemonSetYaml('agent', GOOD));
+    const run = await kguard('agent-bad.yaml', daemonSetYaml('agent', MISSING));
+    expect(run.exitCode, run.output).toBe(3);
+    const agent = run.object('DaemonSet', 'agent');
+    expect(agent).toMatchObject({ verdict: 'failed', category: 'image-pull', restore: { status: 'restored', healthyAfterRestore: true, differences: [] } });
+    expect(agent.pods).toHaveLength(1);
+    await until('every node on the old image', () => pods('app=agent').filter((pod) => !pod.metadata.deletionTimestamp).map(imageOf).join() === [GOOD, GOOD, GOOD].join());
+  });
+
+  it('unchanged but failing: untouched, exit 0', async () => {
+    expect((await kubectl(env.cluster, ['apply', '-f', '-'], daemonSetYaml('agent', MISSING))).exitCode).toBe(0);
+    await until('a pod failing to pull', () => pods('app=agent').some((pod) => pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff'));
+    const run = await kguard('agent.yaml', daemonSetYaml('agent', MISSING));
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.object('DaemonSet', 'agent')).toMatchObject({ change: 'unchanged', tracked: false, restore: null });
+  });
+
+  it('OnDelete: applied, nothing rolls, nothing watched', async () => {
+    await applyHealthy('agent.yaml', daemonSetYaml('agent', GOOD, { strategy: 'OnDelete' }));
+    const run = await applyHealthy('agent-2.yaml', daemonSetYaml('agent', MISSING, { strategy: 'OnDelete' }));
+    expect(run.object('DaemonSet', 'agent')).toMatchObject({ tracked: false, verdict: 'applied' });
+    expect(pods('app=agent').map(imageOf)).toEqual([GOOD, GOOD, GOOD]);
+  });
+});
+
 describe('kguard apply: Jobs', () => {
   it('a Job that succeeds: exit 0 once it is Complete', async () => {
     const run = await applyHealthy('job.yaml', jobYaml('migrate', GOOD));
@@ -166,19 +200,34 @@ describe('kguard apply: bare Pods', () => {
 
 describe('kguard apply: one apply of many kinds', () => {
   const configMap = (mode: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-config\ndata:\n  mode: ${mode}\n`;
-  const all = (dbImage: string, mode: string) =>
-    [deploymentYaml('web', GOOD), statefulSetYaml('db', dbImage), jobYaml('migrate', GOOD, { runSeconds: 1 }), configMap(mode)].join('---\n');
+  const v1 = [deploymentYaml('web', GOOD), statefulSetYaml('db', GOOD), daemonSetYaml('agent', GOOD), configMap('one')].join('---\n');
+  const v2 = (dbImage: string) =>
+    [deploymentYaml('web', BETTER), statefulSetYaml('db', dbImage), daemonSetYaml('agent', BETTER), jobYaml('migrate', GOOD, { runSeconds: 1 }), configMap('two')].join('---\n');
+
+  it('all healthy: exit 0, every kind judged by its own rule', async () => {
+    await applyHealthy('v1.yaml', v1);
+    const run = await applyHealthy('v2.yaml', v2(BETTER));
+    expect(run.report.objects.map((object) => `${object.kind}/${object.name}: ${object.verdict}`)).toEqual([
+      'Deployment/web: healthy',
+      'StatefulSet/db: healthy',
+      'DaemonSet/agent: healthy',
+      'Job/migrate: healthy',
+      'ConfigMap/shop-config: applied',
+    ]);
+  });
 
   it('one bad image restores the whole apply: every changed object back, created ones deleted, exit 3', async () => {
-    await applyHealthy('v1.yaml', [deploymentYaml('web', GOOD), statefulSetYaml('db', GOOD), configMap('one')].join('---\n'));
-    const run = await kguard('v2.yaml', all(MISSING, 'two'));
+    await applyHealthy('v1.yaml', v1);
+    const run = await kguard('v2.yaml', v2(MISSING));
     expect(run.exitCode, run.output).toBe(3);
     expect(run.object('StatefulSet', 'db')).toMatchObject({ verdict: 'failed', restore: { status: 'restored', healthyAfterRestore: true } });
+    for (const kind of ['Deployment', 'DaemonSet']) expect(run.object(kind, kind === 'Deployment' ? 'web' : 'agent').restore).toMatchObject({ status: 'restored', healthyAfterRestore: true });
     expect(run.object('ConfigMap', 'shop-config')).toMatchObject({ change: 'configured', restore: { status: 'restored' } });
     expect(run.object('Job', 'migrate').restore?.status).toBe('deleted');
-    expect(run.object('Deployment', 'web')).toMatchObject({ change: 'unchanged', restore: null });
     expect(get('ConfigMap', 'shop-config')!['data']).toEqual({ mode: 'one' });
     expect(get('StatefulSet', 'db')!.spec.template.spec.containers[0].image).toBe(GOOD);
+    expect(get('DaemonSet', 'agent')!.spec.template.spec.containers[0].image).toBe(GOOD);
+    expect(get('Deployment', 'web')!.spec.template.spec.containers[0].image).toBe(GOOD);
     await until('the Job gone', () => !get('Job', 'migrate'));
   });
 });

@@ -1,10 +1,11 @@
 // Entry point of the controllers half (see ../CONTRACT.md): the deployment, replicaset,
-// statefulset and job controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
+// statefulset, daemonset and job controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
 // later and to timers on the simulation clock.
 
 import type { SimClock } from '../clock.js';
 import { resolveScenario, type Scenario } from '../scenario.js';
 import type { Store } from '../store.js';
+import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment/controller.js';
 import { EventRecorder } from './events.js';
 import { JobController } from './job.js';
@@ -31,6 +32,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new ReplicaSetController(store, clock, recorder, resolved.timing.controllerStepMs),
     new StatefulSetController(store, clock, recorder, resolved.timing.controllerStepMs),
     new JobController(store, clock, recorder, resolved.timing.controllerStepMs),
+    new DaemonSetController(store, clock, recorder, resolved),
     new Scheduler(store, clock, recorder, resolved),
     new Kubelets(store, clock, recorder, resolved),
   ];

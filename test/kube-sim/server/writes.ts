@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, badRequest, notFound, preconditionConflict } from '../errors.js';
 import { apiVersionOf, resourceTypeForKind, type ResourceType } from '../kinds.js';
-import { isJsonObject, jsonClone, type JsonObject, type JsonValue } from '../json.js';
+import { isJsonObject, jsonClone, jsonEqual, type JsonObject, type JsonValue } from '../json.js';
 import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { applyDefaults } from './defaults.js';
@@ -73,7 +73,25 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
 function prepareForCreate(obj: KubeObject): string {
   const uid = randomUUID();
   if (obj.kind === 'Job') prepareJobForCreate(obj, uid);
+  if (obj.kind === 'DaemonSet') setTemplateGeneration(obj, 1);
   return uid;
+}
+
+/**
+ * The registry strategy's PrepareForUpdate: a DaemonSet's template generation (kept in the
+ * deprecated.daemonset.template.generation annotation in apps/v1) goes up when its template
+ * changes, and is the server's, whatever the client sent (pkg/registry/apps/daemonset/strategy.go).
+ */
+function prepareForUpdate(obj: KubeObject, stored: KubeObject): void {
+  if (obj.kind !== 'DaemonSet') return;
+  const current = Number(stored.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION] ?? 1) || 1;
+  setTemplateGeneration(obj, jsonEqual(obj.spec?.template, stored.spec?.template) ? current : current + 1);
+}
+
+const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+
+function setTemplateGeneration(obj: KubeObject, generation: number): void {
+  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: String(generation) };
 }
 
 function managerOf(route: ResourceRoute, request: WriteRequest): FieldManagerRequest {
@@ -141,6 +159,7 @@ export function patchObject(store: Store, route: NamedRoute, patchType: PatchTyp
   const applied = recordApply(stored, obj, patch as JsonObject, managerOf(route, request), request.fieldManager.force, (merged) => {
     keepStoredStatus(route.type, merged, stored);
     applyDefaults(merged);
+    prepareForUpdate(merged, stored);
     validate(merged, stored);
     return merged;
   });
@@ -170,6 +189,7 @@ function applyToMissing(store: Store, route: NamedRoute, patch: JsonObject, requ
 function admitUpdate(store: Store, route: NamedRoute, obj: KubeObject, stored: KubeObject, request: WriteRequest): KubeObject {
   keepStoredStatus(route.type, obj, stored);
   applyDefaults(obj);
+  prepareForUpdate(obj, stored);
   validate(obj, stored);
   recordUpdate(stored, obj, managerOf(route, request));
   return store.update(obj, { dryRun: request.dryRun, managedFields: obj.metadata.managedFields });

@@ -122,3 +122,33 @@ ${spec}  template:
         command: ["sh", "-c", "echo working"]
 `;
 }
+
+/** A DaemonSet manifest (RollingUpdate, maxUnavailable 1 by default; OnDelete if asked). */
+export function daemonSetYaml(name: string, image: string, options: { strategy?: 'RollingUpdate' | 'OnDelete'; maxUnavailable?: number | string; nodeSelector?: Record<string, string> } = {}): string {
+  const strategy =
+    options.strategy === 'OnDelete'
+      ? '  updateStrategy:\n    type: OnDelete\n'
+      : options.maxUnavailable !== undefined
+        ? `  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxUnavailable: ${typeof options.maxUnavailable === 'string' ? JSON.stringify(options.maxUnavailable) : options.maxUnavailable}\n`
+        : '';
+  const selector = options.nodeSelector
+    ? `      nodeSelector:\n${Object.entries(options.nodeSelector).map(([key, value]) => `        ${key}: ${JSON.stringify(value)}\n`).join('')}`
+    : '';
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: ${name}
+spec:
+${strategy}  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+    spec:
+${selector}      containers:
+      - name: ${name}
+        image: ${image}
+`;
+}
