@@ -3,7 +3,7 @@
 // --output json report; the cluster is checked through the simulator's store.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonReport } from '../../src/report/json.js';
-import { daemonSetYaml, deploymentYaml, jobYaml, kubectl, statefulSetYaml } from '../kube-sim/testing/kubectl.js';
+import { daemonSetYaml, deploymentYaml, jobYaml, kubectl, statefulSetYaml, WIDGET_CRD_YAML, widgetYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 import { sandbox, type KguardRun, type Sandbox } from './harness.js';
 
@@ -195,6 +195,36 @@ describe('kguard apply: bare Pods', () => {
     const run = await kguard('pod.yaml', podYaml(MISSING));
     expect(run.exitCode, run.output).toBe(3);
     expect(run.object('Pod', 'tool')).toMatchObject({ verdict: 'failed', category: 'image-pull', restore: { status: 'deleted' } });
+  });
+});
+
+describe('kguard apply: custom resources (kstatus conventions)', () => {
+  beforeEach(async () => {
+    expect((await kubectl(env.cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).exitCode).toBe(0);
+    expect((await kubectl(env.cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s'])).exitCode).toBe(0);
+    await applyHealthy('gear.yaml', widgetYaml('gear', 1));
+  });
+
+  it('a new generation its controller reports Ready: exit 0', async () => {
+    const run = await applyHealthy('gear-2.yaml', widgetYaml('gear', 2));
+    expect(run.object('Widget', 'gear')).toMatchObject({ change: 'configured', tracked: true, verdict: 'healthy' });
+  });
+
+  it('Ready goes False: waited for until its own deadline (kguard.dev/timeout), then restored, exit 5', async () => {
+    const run = await kguard('gear-2.yaml', widgetYaml('gear', 2, 'false', { 'kguard.dev/timeout': '3s' }));
+    expect(run.exitCode, run.output).toBe(5);
+    const gear = run.object('Widget', 'gear');
+    expect(gear).toMatchObject({ verdict: 'timed-out', restore: { status: 'restored', healthyAfterRestore: true } });
+    expect(gear.summary).toContain('waiting for Ready to be True (it is False: ReconcileFailed: the simulated controller cannot reconcile generation 2)');
+    const restored = get('Widget', 'gear')!;
+    expect(restored.spec).toEqual({ size: 1 });
+    expect(restored.status.conditions[0]).toMatchObject({ type: 'Ready', status: 'True' });
+  });
+
+  it('Stalled: failed at once, restored, exit 3', async () => {
+    const run = await kguard('gear-2.yaml', widgetYaml('gear', 2, 'stalled', { 'sim.kguard.dev/ready-reason': 'InvalidSize' }));
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.object('Widget', 'gear')).toMatchObject({ verdict: 'failed', reason: 'InvalidSize', category: 'stalled', restore: { status: 'restored' } });
   });
 });
 

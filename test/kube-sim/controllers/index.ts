@@ -5,6 +5,7 @@
 import type { SimClock } from '../clock.js';
 import { resolveScenario, type Scenario } from '../scenario.js';
 import type { Store } from '../store.js';
+import { CustomResourceReconciler } from './custom-resources.js';
 import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment/controller.js';
 import { EventRecorder } from './events.js';
@@ -33,6 +34,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new StatefulSetController(store, clock, recorder, resolved.timing.controllerStepMs),
     new JobController(store, clock, recorder, resolved.timing.controllerStepMs),
     new DaemonSetController(store, clock, recorder, resolved),
+    new CustomResourceReconciler(store, clock, resolved.timing.controllerStepMs),
     new Scheduler(store, clock, recorder, resolved),
     new Kubelets(store, clock, recorder, resolved),
   ];

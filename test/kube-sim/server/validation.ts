@@ -33,6 +33,12 @@ export function validate(obj: KubeObject, previous?: KubeObject): void {
     case 'Pod':
       causes.push(...validateContainers(spec.containers, 'spec.containers'));
       break;
+    case 'CustomResourceDefinition':
+      // apiextensions validation: the name is fixed by the names it serves.
+      if (obj.metadata?.name !== `${spec.names?.plural}.${spec.group}`) {
+        causes.push(valueCause('metadata.name', obj.metadata?.name ?? '', 'must be spec.names.plural+"."+spec.group'));
+      }
+      break;
     case 'Job':
       causes.push(...validateContainers(spec.template?.spec?.containers, 'spec.template.spec.containers'), ...validateJob(obj, previous));
       break;

@@ -152,3 +152,42 @@ ${selector}      containers:
         image: ${image}
 `;
 }
+
+/** A CustomResourceDefinition for `widgets.example.com` (kind Widget, namespaced, with a status subresource). */
+export const WIDGET_CRD_YAML = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    kind: Widget
+    listKind: WidgetList
+    plural: widgets
+    singular: widget
+    shortNames: [wdg]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+
+/** A Widget; `ready` sets what the simulated controller reports (sim.kguard.dev/ready). */
+export function widgetYaml(name: string, size: number, ready: 'true' | 'false' | 'stalled' = 'true', annotations: Record<string, string> = {}): string {
+  const all = { 'sim.kguard.dev/ready': ready, ...annotations };
+  return `apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: ${name}
+  annotations:
+${Object.entries(all).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}\n`).join('')}spec:
+  size: ${size}
+`;
+}
