@@ -18,7 +18,8 @@ export class RunRecorder implements Reporter {
 
   emit(event: RunEvent): void {
     this.messages.push(formatEvent(event).text);
-    if (event.kind === 'tracking') {
+    // The interrupt message (cli/main.ts) prints Deployment undo commands; other kinds are restored from their copies.
+    if (event.kind === 'tracking' && event.workload.kind === 'Deployment') {
       this.inFlight.set(workloadKey(event.workload), { workload: event.workload, fromRevision: event.fromRevision });
     }
     if (event.kind === 'rolled-back' || event.kind === 'healthy') this.inFlight.delete(workloadKey(event.workload));
