@@ -53,6 +53,8 @@ export interface ApiResource {
 export class Kubectl {
   /** How many kubectl processes this object started: reported in measurements and --output json. */
   spawned = 0;
+  /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
+  private cancel: AbortSignal | undefined;
 
   constructor(
     private readonly exec: Exec,
@@ -215,6 +217,15 @@ export class Kubectl {
     return args;
   }
 
+  /** Calls made until `stopCancelling()` end at once when `signal` aborts: only safe for reads. */
+  cancelReadsOn(signal: AbortSignal | undefined): void {
+    this.cancel = signal;
+  }
+
+  stopCancelling(): void {
+    this.cancel = undefined;
+  }
+
   private async run(
     args: readonly string[],
     options: { deadlineMs: number; input?: string; bounded?: boolean },
@@ -224,6 +235,7 @@ export class Kubectl {
     return this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
       input: options.input,
       timeoutMs: options.deadlineMs,
+      cancelSignal: this.cancel,
     });
   }
 
