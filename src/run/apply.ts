@@ -107,8 +107,14 @@ async function understand(
 ): Promise<Understood> {
   // The client run is only for identities: flags of the server-side apply would be refused by a
   // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
-  const identityRequest = { ...request, applyArgs: options.selectionArgs };
-  const [client, server] = await Promise.all([deps.kubectl.dryRun(identityRequest, 'client'), deps.kubectl.dryRun(request, 'server')]);
+  // A client-side preview (--dry-run=client) asks the API server nothing, as kubectl does: the
+  // client run over the whole request is both the reading and the answer.
+  const clientOnly = options.dryRun === 'client';
+  const identityRequest = clientOnly ? request : { ...request, applyArgs: options.selectionArgs };
+  const [client, server] = await Promise.all([
+    deps.kubectl.dryRun(identityRequest, 'client'),
+    clientOnly ? undefined : deps.kubectl.dryRun(request, 'server'),
+  ]);
   if (!client.ok) {
     const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
@@ -122,7 +128,7 @@ async function understand(
     throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
   }
   deps.reporter.emit({ kind: 'understood', objects: refs });
-  return { refs, server };
+  return { refs, server: server ?? client };
 }
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
