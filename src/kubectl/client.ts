@@ -92,6 +92,17 @@ export class Kubectl {
     return { ok: true, objects: first ? itemsOfValue<KubeObject>(first) : [], pruned: rest as KubeObject[], warnings: result.stderr };
   }
 
+  /**
+   * What a client-side dry run says it would do to each object, in kubectl's order. Its -o json
+   * output cannot tell: for an object that exists it prints the live object, since the patch is
+   * never sent (apply.go, DryRunClient).
+   */
+  async dryRunActions(request: ApplyRequest): Promise<AppliedObject[]> {
+    const result = await this.run([...this.applyCommand(request), '--dry-run=client'], { deadlineMs: request.deadlineMs, input: request.stdin });
+    if (result.exitCode !== 0) throw this.failure('preview the apply', result);
+    return parseApplyOutput(result.stdout);
+  }
+
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
     const result = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
     if (result.exitCode !== 0) throw this.failure('apply the manifests', result, parseApplyOutput(result.stdout));

@@ -69,7 +69,10 @@ export const FORMATTERS: Formatters = {
   },
   preview: (event) => ({
     tone: 'info',
-    text: `dry run (${event.strategy}): nothing was changed. The apply would:`,
+    text:
+      event.strategy === 'client'
+        ? 'dry run (client): nothing was changed. kubectl\'s client dry run calls every existing object "configured", changed or not; --dry-run=server names the fields. The apply would:'
+        : `dry run (${event.strategy}): nothing was changed. The apply would:`,
     details: event.objects.map(describeChange),
   }),
   unchanged: (event) => ({

@@ -4,6 +4,7 @@
 import type { Diagnosis } from '../classify/diagnosis.js';
 import { interruptible, type Clock } from '../clock.js';
 import { InputError, InterruptedError, KubectlError } from '../errors.js';
+import type { AppliedObject } from '../kubectl/apply-output.js';
 import type { ApplyRequest, Kubectl } from '../kubectl/client.js';
 import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
 import { prepareInputs, withOrigins, type InputDeps, type ManifestInput, type PreparedInputs } from '../manifests/inputs.js';
@@ -55,19 +56,19 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const request = applyRequest(options, inputs);
     const { understood, before } = await (async () => {
       const understood = await understand(request, options, inputs, deps);
-      const before = await snapshot(understood.refs, deps);
+      const before = await snapshot([...understood.refs, ...understood.pruned], deps);
       checkServerDryRun(understood, before, inputs, deps);
       return { understood, before };
     })().catch(interruptedBeforeApply(deps.signal));
-    if (options.dryRun) return preview(understood, before, options, deps, startedAt);
+    if (options.dryRun) return await preview(understood, before, request, options, deps, startedAt);
     if (deps.signal?.aborted) interruptedBeforeApply(deps.signal)(undefined);
     deps.kubectl.stopCancelling();
 
     const applyStartedAt = deps.clock.now();
     const { applied, applyError } = await applyManifests(request, inputs, deps);
     const applyMs = deps.clock.now() - applyStartedAt;
-    const after = await snapshot(understood.refs, deps);
-    const objects = detectChanges(understood.refs, before, after, deps);
+    const after = await snapshot([...understood.refs, ...understood.pruned], deps);
+    const objects = detectChanges([...understood.refs, ...understood.pruned], before, after, deps);
     if (applyError && !objects.some(isChanged)) throw applyError;
     if (!applyError && !deps.signal?.aborted) await track(objects, options, deps);
     else if (applyError) for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', detail: 'the apply failed part-way' };
@@ -90,6 +91,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
 
 interface Understood {
   refs: ObjectRef[];
+  /** Objects --prune would delete (they are snapshotted, and created again by a restore). */
+  pruned: ObjectRef[];
   /** The server's answer to the dry run: objects as it would store them, or its refusal. */
   server: Awaited<ReturnType<Kubectl['dryRun']>>;
 }
@@ -128,7 +131,11 @@ async function understand(
     throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
   }
   deps.reporter.emit({ kind: 'understood', objects: refs });
-  return { refs, server: server ?? client };
+  // What --prune would delete, in the server's answer (kubectl prints one document per pruned object).
+  const answer = server ?? client;
+  const applied = new Set(refs.map(objectKey));
+  const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
+  return { refs, pruned, server: answer };
 }
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
@@ -307,25 +314,33 @@ async function restore(objects: PendingObject[], options: ApplyOptions, deps: De
   }
 }
 
-/** --dry-run: what the apply would create, change or leave alone, from the server's own answer. */
-function preview(
+/**
+ * --dry-run: what the apply would create, change or leave alone. Server strategy: from the
+ * server's answer, field by field. Client strategy: kubectl's own verdict per object (its JSON
+ * shows the live object, not the patched one), without fields.
+ */
+async function preview(
   understood: Understood,
   before: Map<string, KubeObject>,
+  request: ApplyRequest,
   options: ApplyOptions,
   deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>,
   startedAt: number,
-): RunResult {
+): Promise<RunResult> {
   const wouldBe = new Map<string, KubeObject>();
   if (understood.server.ok) for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
+  const actions = options.dryRun === 'client' ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request)) : undefined;
   const objects: ObjectResult[] = understood.refs.map((ref) => {
     const key = objectKey(ref);
+    const action = actions?.get(key);
+    if (action) return { ref, changeKind: action === 'configured' ? 'configured' : action === 'created' ? 'created' : 'unchanged', changedFields: [] };
     const wouldBeObject = wouldBe.get(key);
     // An object missing from the server's answer had its dry run waived (its namespace is new).
     if (!wouldBeObject) return { ref, changeKind: before.has(key) ? 'unchanged' : 'created', changedFields: [] };
     const change = changeOf(before.get(key), wouldBeObject);
     return { ref, changeKind: change.change, changedFields: change.change === 'configured' ? change.paths : [] };
   });
-  const pruned = understood.server.ok ? understood.server.pruned.map(refOf) : [];
+  const pruned = understood.pruned;
   for (const ref of pruned) objects.push({ ref, changeKind: 'deleted', changedFields: [] });
   deps.reporter.emit({
     kind: 'preview',
@@ -341,6 +356,19 @@ function preview(
     totalMs: deps.clock.now() - startedAt,
     kubectlProcesses: deps.kubectl.spawned,
   };
+}
+
+/** kubectl prints one line per object in the order of its -o json output: pair them by name. */
+function clientActions(refs: readonly ObjectRef[], lines: readonly AppliedObject[]): Map<string, AppliedObject['action']> {
+  const actions = new Map<string, AppliedObject['action']>();
+  let next = 0;
+  for (const ref of refs) {
+    const index = lines.findIndex((line, position) => position >= next && line.name === ref.name);
+    if (index === -1) continue;
+    actions.set(objectKey(ref), lines[index]!.action);
+    next = index + 1;
+  }
+  return actions;
 }
 
 /** A signal before the apply: whatever failed on the way (a stopped read), nothing was applied. */

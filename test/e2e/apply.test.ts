@@ -172,7 +172,9 @@ describe('kguard apply', () => {
     const file = await env.write('late-crash.yaml', lateCrash);
     const run = await env.kguard(['apply', '-f', file, ...fast, '--settle', '5s']);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toContain('healthy; checking that it stays healthy for <DURATION> (--settle)');
+    // Not asserted: the "healthy; checking that it stays healthy" progress line. It marks a state that
+    // lasts about one poll, and a test must not depend on catching it; the verdict is what counts.
+    expect(run.output).not.toContain('rolled out');
     expect(run.output).toContain('new pods cannot stay running (crash loop): CrashLoopBackOff');
     expect(env.imageOf('web')).toBe(GOOD);
   });

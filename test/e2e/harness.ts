@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { differencesFrom, peopleMadeObjects } from './restored.js';
+import { differencesFrom, peopleMadeObjects, recreatedObjects } from './restored.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 export const KGUARD = join(repo, 'bin', 'kguard');
@@ -93,7 +93,11 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       const stderr = String(result.stderr ?? '');
       const run = { exitCode: result.exitCode ?? -1, stdout, stderr, output: normalize(`${stdout}\n${stderr}`) };
       if (run.exitCode === 3 && restoresAll && runOptions.checkRestore !== false) {
-        const differences = differencesFrom(before, peopleMadeObjects(cluster.store));
+        const now = peopleMadeObjects(cluster.store);
+        const differences = differencesFrom(before, now);
+        const recreated = recreatedObjects(before, now);
+        const createdAgain = run.output.split('\n').filter((line) => line.includes(': created again (this apply deleted it)')).length;
+        if (recreated.length !== createdAgain) differences.push(`new uids for ${recreated.join(', ') || 'nothing'}, but kguard said it created ${createdAgain} object(s) again`);
         if (differences.length > 0) {
           throw new Error(`kguard exited 3 (restored), but the cluster is not as it was before the run:\n${differences.join('\n')}\n\n${run.output}`);
         }

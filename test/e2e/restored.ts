@@ -10,13 +10,16 @@ const MADE_BY_THE_CLUSTER = new Set(['Pod', 'ReplicaSet', 'ControllerRevision', 
 /**
  * What may differ after a restore, with the reason:
  * - status: the controllers' report, not the object;
+ * - uid and creationTimestamp of an object the apply deleted (--prune) and the restore created again;
  * - metadata.resourceVersion and generation: every write moves them, a restore is a write;
  * - the Deployment's deployment.kubernetes.io/revision annotation: the deployment controller
  *   numbers revisions itself and renumbers the restored one (deployment/util/deployment_util.go).
  */
 function comparable(object: KubeObject): unknown {
   const { status: _status, ...rest } = object as KubeObject & { status?: unknown };
-  const { resourceVersion: _rv, generation: _generation, ...metadata } = object.metadata;
+  // uid and creationTimestamp are checked apart (recreatedObjects): only an object the apply
+  // deleted and the restore created again may have new ones.
+  const { resourceVersion: _rv, generation: _generation, uid: _uid, creationTimestamp: _created, ...metadata } = object.metadata;
   const annotations = { ...(metadata.annotations ?? {}) };
   delete annotations['deployment.kubernetes.io/revision'];
   return sortKeys({ ...rest, metadata: { ...metadata, annotations: Object.keys(annotations).length > 0 ? annotations : undefined } });
@@ -60,4 +63,9 @@ function sortKeys(value: unknown): unknown {
       .sort(([left], [right]) => left.localeCompare(right))
       .map(([key, entry]) => [key, sortKeys(entry)]),
   );
+}
+
+/** Objects that exist before and after under the same name but with a new uid. */
+export function recreatedObjects(before: ClusterState, now: ClusterState): string[] {
+  return [...before].filter(([key, object]) => now.has(key) && now.get(key)!.metadata.uid !== object.metadata.uid).map(([key]) => key);
 }

@@ -34,6 +34,9 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   core('PersistentVolumeClaim', 'persistentvolumeclaims', 'persistentvolumeclaim', true, ['pvc'], ['status'], []),
   core('PersistentVolume', 'persistentvolumes', 'persistentvolume', false, ['pv'], ['status'], []),
   core('Endpoints', 'endpoints', 'endpoints', true, ['ep'], [], []),
+  // kubectl apply --prune lists every kind of its default allowlist, ReplicationController
+  // included (kubectl apply/prune.go), and fails when the server does not serve one.
+  { ...core('ReplicationController', 'replicationcontrollers', 'replicationcontroller', true, ['rc'], ['status', 'scale'], ALL), hasGeneration: true },
   core('LimitRange', 'limitranges', 'limitrange', true, ['limits'], [], []),
   apps('Deployment', 'deployments', 'deployment', ['deploy'], ['status', 'scale']),
   apps('ReplicaSet', 'replicasets', 'replicaset', ['rs'], ['status', 'scale']),
