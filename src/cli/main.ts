@@ -46,6 +46,8 @@ function buildProgram(): Command {
     .option('--dry-run [strategy]', 'preview: say what would be created, changed or left alone; nothing changes (server, client)')
     .option('--keep-created', 'when restoring, keep objects this apply created (they are reported with their delete command)')
     .option('--field-manager <name>', 'field manager name for the apply')
+    .option('--no-journal', 'do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)')
+    .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', '5m')
     .option('--timeout <duration>', 'how long each rollout may take to become healthy', '5m')
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
     .option('--poll-interval <duration>', 'time between status polls', '2s')

@@ -167,6 +167,15 @@ export class Kubectl {
     return writeFailure(result);
   }
 
+  /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
+  async listJournals(namespace: string | undefined, selector: string): Promise<KubeObject[]> {
+    const result = await this.run(['get', 'secrets', ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json'], {
+      deadlineMs: this.connection.readDeadlineMs,
+    });
+    if (result.exitCode !== 0) throw this.failure(`list kguard's run journals${namespace ? ` in namespace ${namespace}` : ''}`, result);
+    return itemsOf<KubeObject>(result.stdout);
+  }
+
   /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
   async apiResources(): Promise<Map<string, ApiResource>> {
     const result = await this.run(['api-resources', '-o', 'wide', '--no-headers=false'], { deadlineMs: this.connection.readDeadlineMs });

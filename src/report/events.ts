@@ -34,6 +34,10 @@ export type RunEvent =
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: WorkloadRef; progress: Progress; elapsedMs: number }
   | { kind: 'rollback-unhealthy'; workload: WorkloadRef; reason: string; commands: string[] }
+  | { kind: 'journal'; runId: string; namespace: string }
+  | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
+  | { kind: 'journal-warning'; message: string }
+  | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean };
 
 /** One object of the apply and what the apply did (or would do) to it. */

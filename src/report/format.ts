@@ -165,6 +165,23 @@ export const FORMATTERS: Formatters = {
     text: `ROLLBACK FAILED: ${describeWorkload(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
     details: event.commands,
   }),
+  journal: (event) => ({
+    tone: 'info',
+    text: `run ${event.runId}: pre-apply copies journalled in secret/${event.runId}-journal (namespace ${event.namespace}) until the run ends`,
+  }),
+  'journal-kept': (event) => ({
+    tone: 'alarm',
+    text: `run ${event.runId} is not finished: its journal stays in namespace ${event.namespace}. When you have looked, restore what is left with:`,
+    details: [event.command],
+  }),
+  'journal-warning': (event) => ({
+    tone: 'warn',
+    text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`,
+  }),
+  'lock-wait': (event) => ({
+    tone: 'warn',
+    text: `${describeObject(event.object)}: another kguard run holds it (${event.holder}); waiting for it to finish (--lock-timeout)`,
+  }),
   finished: (event) => ({
     tone: event.exitCode === 0 ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
     text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,

@@ -15,7 +15,8 @@ import { planRestore, type RollbackMode, type VerdictState } from '../rollback/p
 import { executeRestore, type RestoreDeps } from '../rollback/restore.js';
 import type { Reporter } from '../report/events.js';
 import { trackWorkloads, type TrackedOutcome } from '../track/workloads.js';
-import type { ObjectResult, RunResult } from './result.js';
+import { acquireLeases, deleteExpiredJournals, journalExpiry, makeRunId, RunJournal, type HeldLeases } from '../journal/store.js';
+import { outcomeOf, type ObjectResult, type RunResult } from './result.js';
 
 export interface ApplyOptions {
   manifests: ManifestInput;
@@ -34,6 +35,12 @@ export interface ApplyOptions {
   rollback: RollbackMode;
   /** Keep objects this run created when restoring (they are reported with their delete command). */
   keepCreated: boolean;
+  /** Journal the run in the cluster and lease its objects (--no-journal turns both off). */
+  journal: boolean;
+  /** How long to wait for objects another run holds. */
+  lockTimeoutMs: number;
+  /** kguard's own command line, recorded in the journal for `kguard status`. */
+  commandLine?: string;
 }
 
 export interface Deps {
@@ -52,28 +59,52 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
   // Before the apply every kubectl call is a read: a signal stops them at once.
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
+  let leases: HeldLeases | undefined;
   try {
     const request = applyRequest(options, inputs);
-    const { understood, before } = await (async () => {
-      const understood = await understand(request, options, inputs, deps);
-      const before = await snapshot([...understood.refs, ...understood.pruned], deps);
+    const understood = await understand(request, options, inputs, deps).catch(interruptedBeforeApply(deps.signal));
+    const refs = [...understood.refs, ...understood.pruned];
+    const runId = makeRunId();
+    const home = homeNamespace(refs, options.namespace);
+    // One run per object at a time: the leases come before the snapshot, so a run never records
+    // another run's unverified state as its "before".
+    if (options.journal && !options.dryRun) {
+      leases = await acquireLeases(
+        deps.kubectl,
+        refs,
+        { home, runId, durationSeconds: leaseSeconds(options), lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
+        deps,
+      ).catch(interruptedBeforeApply(deps.signal));
+    }
+    const before = await (async () => {
+      const before = await snapshot(refs, deps);
       checkServerDryRun(understood, before, inputs, deps);
-      return { understood, before };
+      return before;
     })().catch(interruptedBeforeApply(deps.signal));
     if (options.dryRun) return await preview(understood, before, request, options, deps, startedAt);
-    if (deps.signal?.aborted) interruptedBeforeApply(deps.signal)(undefined);
+    const journal = options.journal ? await startJournal(runId, home, refs, before, options, deps) : undefined;
+    if (deps.signal?.aborted) {
+      await journal?.finish().catch(() => undefined);
+      interruptedBeforeApply(deps.signal)(undefined);
+    }
     deps.kubectl.stopCancelling();
 
     const applyStartedAt = deps.clock.now();
     const { applied, applyError } = await applyManifests(request, inputs, deps);
     const applyMs = deps.clock.now() - applyStartedAt;
-    const after = await snapshot([...understood.refs, ...understood.pruned], deps);
-    const objects = detectChanges([...understood.refs, ...understood.pruned], before, after, deps);
-    if (applyError && !objects.some(isChanged)) throw applyError;
+    const after = await snapshot(refs, deps);
+    const objects = detectChanges(refs, before, after, deps);
+    if (applyError && !objects.some(isChanged)) {
+      await journal?.finish().catch(() => undefined);
+      throw applyError;
+    }
+    await journal
+      ?.update({ state: 'applied', objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null, applied: after.get(objectKey(ref)) ?? null })) })
+      .catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
     if (!applyError && !deps.signal?.aborted) await track(objects, options, deps);
     else if (applyError) for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', detail: 'the apply failed part-way' };
     await restore(objects, options, deps);
-    return {
+    const result: RunResult = {
       mode: 'apply',
       objects: objects.map(({ change: _change, ...object }) => object),
       applied,
@@ -84,9 +115,62 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned,
     };
+    if (journal) await endJournal(journal, result, deps);
+    return result;
   } finally {
+    await leases?.release();
     await inputs.cleanup();
   }
+}
+
+/** Where the journal lives: the namespace of the apply's first namespaced object. */
+function homeNamespace(refs: readonly ObjectRef[], namespace: string | undefined): string {
+  return refs.find((ref) => ref.namespace !== '')?.namespace ?? namespace ?? 'default';
+}
+
+/** A lease lasts as long as the run may: apply and watch, restore, and a margin. */
+function leaseSeconds(options: ApplyOptions): number {
+  return Math.ceil((options.timeoutMs + options.rollbackTimeoutMs) / 1000) + 120;
+}
+
+async function startJournal(
+  runId: string,
+  home: string,
+  refs: readonly ObjectRef[],
+  before: Map<string, KubeObject>,
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+): Promise<RunJournal> {
+  const now = new Date();
+  await deleteExpiredJournals(deps.kubectl, home, options.timeoutMs);
+  const journal = await RunJournal.start(
+    deps.kubectl,
+    {
+      runId,
+      namespace: home,
+      startedAt: now.toISOString(),
+      expiresAt: journalExpiry(now),
+      state: 'applying',
+      command: options.commandLine ?? 'kguard apply',
+      objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null })),
+    },
+    options.timeoutMs,
+  );
+  deps.reporter.emit({ kind: 'journal', runId, namespace: home });
+  return journal;
+}
+
+/**
+ * A run that needs no person is over: its journal goes. One that does keeps its journal, and
+ * says how `kguard rollback` finishes it.
+ */
+async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
+  if (outcomeOf(result) !== 'needs-attention') {
+    await journal.finish().catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
+    return;
+  }
+  const command = ['kguard', 'rollback', journal.runId, ...deps.kubectl.commandLine([]).split(' ').slice(1)].filter(Boolean).join(' ');
+  deps.reporter.emit({ kind: 'journal-kept', runId: journal.runId, namespace: journal.namespace, command });
 }
 
 interface Understood {

@@ -5,7 +5,7 @@ import type { KubeObject } from '../kube-sim/types.js';
 import type { Store } from '../kube-sim/store.js';
 
 /** Kinds the cluster makes for itself; a restore is judged on the objects people apply. */
-const MADE_BY_THE_CLUSTER = new Set(['Pod', 'ReplicaSet', 'ControllerRevision', 'Event', 'Endpoints', 'EndpointSlice', 'Node', 'Lease']);
+const MADE_BY_THE_CLUSTER = new Set(['Pod', 'ReplicaSet', 'ControllerRevision', 'Event', 'Endpoints', 'EndpointSlice', 'Node']);
 
 /**
  * What may differ after a restore, with the reason:

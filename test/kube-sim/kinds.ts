@@ -45,6 +45,8 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   other('batch', 'v1', 'Job', 'jobs', 'job', [], ALL),
   other('batch', 'v1', 'CronJob', 'cronjobs', 'cronjob', ['cj'], ALL),
   other('autoscaling', 'v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', 'horizontalpodautoscaler', ['hpa'], ALL),
+  // Leases: kguard holds one per object while a run may change it (leader election's API).
+  other('coordination.k8s.io', 'v1', 'Lease', 'leases', 'lease', [], []),
   other('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', 'poddisruptionbudget', ['pdb'], []),
   other('networking.k8s.io', 'v1', 'Ingress', 'ingresses', 'ingress', ['ing'], []),
   other('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', 'networkpolicy', ['netpol'], []),
