@@ -16,7 +16,7 @@ import { PlainReporter } from '../report/plain.js';
 import { RunRecorder } from '../report/recorder.js';
 import { TtyReporter } from '../report/tty.js';
 import { runApply } from '../run/apply.js';
-import { exitCodeFor, outcomeOf } from '../run/result.js';
+import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
 import { parseOutputMode, toApplyOptions, type OutputMode, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
@@ -46,6 +46,8 @@ function buildProgram(): Command {
     .option('--dry-run [strategy]', 'preview: say what would be created, changed or left alone; nothing changes (server, client)')
     .option('--keep-created', 'when restoring, keep objects this apply created (they are reported with their delete command)')
     .option('--field-manager <name>', 'field manager name for the apply')
+    .option('--no-journal', 'do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)')
+    .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', '5m')
     .option('--timeout <duration>', 'how long each rollout may take to become healthy', '5m')
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
     .option('--poll-interval <duration>', 'time between status polls', '2s')
@@ -88,14 +90,16 @@ async function apply(raw: RawApplyOptions, passThrough: string[]): Promise<numbe
       kustomize: (directory) => kubectl.kustomize(directory),
       download: (url) => download(url),
     };
-    const stopHandling = handleInterrupts(reporter, kubectl);
-    const result = await runApply(options, { kubectl, clock: systemClock, reporter, inputs, keepCopy: privateCopies() });
+    const cancel = new AbortController();
+    const stopHandling = handleInterrupts(reporter, cancel);
+    const result = await runApply(options, { kubectl, clock: systemClock, reporter, inputs, keepCopy: privateCopies(), signal: cancel.signal });
     stopHandling();
     const exitCode = exitCodeFor(result);
     reporter.emit({
       kind: 'finished',
       outcome: outcomeOf(result),
       exitCode,
+      restored: anythingRestored(result),
       failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
     });
     reporter.close();
@@ -117,22 +121,26 @@ async function apply(raw: RawApplyOptions, passThrough: string[]): Promise<numbe
 }
 
 /**
- * A cancelled CI job or Ctrl-C leaves the new rollout running: kguard does not roll back on its
- * way out, but says exactly what is in flight and how to undo it.
+ * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C: the first
+ * signal stops the watch and restores what the apply changed (before the apply: nothing is
+ * applied); a second one exits at once, saying what was left.
  */
-function handleInterrupts(reporter: RunRecorder, kubectl: Kubectl): () => void {
+function handleInterrupts(reporter: RunRecorder, cancel: AbortController): () => void {
+  let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals === 1) {
+      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (a second signal exits at once)\n`);
+      cancel.abort(`interrupted by ${signal}`);
+      return;
+    }
     reporter.close();
-    const lines = reporter.unfinished().map(({ workload, fromRevision }) =>
-      fromRevision === undefined
-        ? `  ${kubectl.commandLine(['delete', `deployment.apps/${workload.name}`, '-n', workload.namespace])}    # created by this apply`
-        : `  ${kubectl.commandLine(['rollout', 'undo', `deployment.apps/${workload.name}`, '-n', workload.namespace, `--to-revision=${fromRevision}`])}`,
-    );
+    const inFlight = reporter.notRestored().map((name) => `  ${name}`);
     const what =
-      lines.length > 0
-        ? `the rollouts it was watching were NOT checked or rolled back. To undo them by hand:\n${lines.join('\n')}`
-        : 'no rollout was in flight.';
-    process.stderr.write(`kguard: interrupted by ${signal}; ${what} (exit ${INTERRUPTED})\n`);
+      inFlight.length > 0
+        ? `the restore was NOT finished; these objects may still be as the apply left them:\n${inFlight.join('\n')}`
+        : 'the restore was NOT finished.';
+    process.stderr.write(`kguard: ${signal} again: exiting at once (exit ${INTERRUPTED}); ${what}\n`);
     process.exit(INTERRUPTED);
   };
   process.on('SIGINT', onSignal);

@@ -11,6 +11,9 @@ export interface RawApplyOptions {
   /** --dry-run: true for the bare flag, or the strategy. */
   dryRun?: boolean | string;
   keepCreated?: boolean;
+  /** --no-journal sets it false. */
+  journal?: boolean;
+  lockTimeout?: string;
   recursive?: boolean;
   kustomize?: string;
   namespace?: string;
@@ -95,6 +98,8 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     settleMs: parseDuration(raw.settle, '--settle'),
     rollback: parseRollbackMode(raw.rollback),
     keepCreated: raw.keepCreated ?? false,
+    journal: raw.journal ?? true,
+    lockTimeoutMs: raw.lockTimeout === undefined ? 5 * 60_000 : parseDuration(raw.lockTimeout, '--lock-timeout'),
   };
 }
 

@@ -1,6 +1,7 @@
 // Parses what `kubectl apply` prints on stdout: one line per object, e.g.
 //   deployment.apps/web configured
 //   service/web unchanged (server dry run)
+//   configmap/probe configured (dry run)
 
 export type ApplyAction = 'created' | 'configured' | 'unchanged' | 'serverside-applied';
 
@@ -11,7 +12,7 @@ export interface AppliedObject {
   action: ApplyAction;
 }
 
-const APPLY_LINE = /^(?<resource>[a-z0-9.-]+)\/(?<name>\S+) (?<action>created|configured|unchanged|serverside-applied)(?: \(server dry run\))?$/;
+const APPLY_LINE = /^(?<resource>[a-z0-9.-]+)\/(?<name>\S+) (?<action>created|configured|unchanged|serverside-applied)(?: \((?:server )?dry run\))?$/;
 
 export function parseApplyOutput(stdout: string): AppliedObject[] {
   const applied: AppliedObject[] = [];

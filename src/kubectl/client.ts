@@ -58,6 +58,8 @@ export interface ApiResource {
 export class Kubectl {
   /** How many kubectl processes this object started: reported in measurements and --output json. */
   spawned = 0;
+  /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
+  private cancel: AbortSignal | undefined;
 
   constructor(
     private readonly exec: Exec,
@@ -93,6 +95,17 @@ export class Kubectl {
     const documents = jsonDocuments(result.stdout);
     const [first, ...rest] = documents;
     return { ok: true, objects: first ? itemsOfValue<KubeObject>(first) : [], pruned: rest as KubeObject[], warnings: result.stderr };
+  }
+
+  /**
+   * What a client-side dry run says it would do to each object, in kubectl's order. Its -o json
+   * output cannot tell: for an object that exists it prints the live object, since the patch is
+   * never sent (apply.go, DryRunClient).
+   */
+  async dryRunActions(request: ApplyRequest): Promise<AppliedObject[]> {
+    const result = await this.run([...this.applyCommand(request), '--dry-run=client'], { deadlineMs: request.deadlineMs, input: request.stdin });
+    if (result.exitCode !== 0) throw this.failure('preview the apply', result);
+    return parseApplyOutput(result.stdout);
   }
 
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
@@ -157,6 +170,15 @@ export class Kubectl {
     const result = await this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) });
     if (result.exitCode === 0) return { ok: true };
     return writeFailure(result);
+  }
+
+  /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
+  async listJournals(namespace: string | undefined, selector: string): Promise<KubeObject[]> {
+    const result = await this.run(['get', 'secrets', ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json'], {
+      deadlineMs: this.connection.readDeadlineMs,
+    });
+    if (result.exitCode !== 0) throw this.failure(`list kguard's run journals${namespace ? ` in namespace ${namespace}` : ''}`, result);
+    return itemsOf<KubeObject>(result.stdout);
   }
 
   /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
@@ -225,6 +247,15 @@ export class Kubectl {
     return args;
   }
 
+  /** Calls made until `stopCancelling()` end at once when `signal` aborts: only safe for reads. */
+  cancelReadsOn(signal: AbortSignal | undefined): void {
+    this.cancel = signal;
+  }
+
+  stopCancelling(): void {
+    this.cancel = undefined;
+  }
+
   private async run(
     args: readonly string[],
     options: { deadlineMs: number; input?: string; bounded?: boolean },
@@ -234,6 +265,7 @@ export class Kubectl {
     return this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
       input: options.input,
       timeoutMs: options.deadlineMs,
+      cancelSignal: this.cancel,
     });
   }
 

@@ -46,7 +46,7 @@ const FAILURE_PATTERNS: ReadonlyArray<{ kind: KubectlFailureKind; pattern: RegEx
   {
     kind: 'invalid',
     pattern: /error validating|is invalid|strict decoding error|unknown field|error converting YAML|error parsing|cannot unmarshal|\(BadRequest\)|\(Invalid\)/,
-    nextStep: 'fix the manifest; kubectl rejected it, so nothing was applied',
+    nextStep: 'fix the manifest',
   },
   {
     kind: 'not-found',

@@ -13,6 +13,8 @@ export interface ExecResult {
 export interface ExecOptions {
   input?: string | Uint8Array;
   timeoutMs?: number;
+  /** Aborting it stops the process at once (SIGTERM): a cancelled run does not wait for reads. */
+  cancelSignal?: AbortSignal;
 }
 
 /** Runs a program to completion. Never throws for a non-zero exit: callers read the result. */
@@ -25,11 +27,12 @@ export const execProcess: Exec = async (file, args, options = {}) => {
     input: options.input,
     stdin: options.input === undefined ? 'ignore' : undefined,
     timeout: options.timeoutMs,
+    cancelSignal: options.cancelSignal,
     env: { ...process.env },
   });
-  const spawnFailed = result.failed && result.exitCode === undefined && !result.timedOut;
+  const spawnFailed = result.failed && result.exitCode === undefined && !result.timedOut && !result.isCanceled;
   return {
-    exitCode: result.exitCode ?? (result.timedOut ? 124 : 127),
+    exitCode: result.exitCode ?? (result.timedOut ? 124 : result.isCanceled ? 130 : 127),
     stdout: typeof result.stdout === 'string' ? result.stdout : '',
     stderr: typeof result.stderr === 'string' ? result.stderr : '',
     spawnError: spawnFailed ? ((result as { code?: string }).code ?? result.shortMessage) : undefined,

@@ -19,14 +19,24 @@ export interface Line {
 type Formatters = { [K in RunEventKind]: (event: Extract<RunEvent, { kind: K }>) => Line };
 
 const OUTCOME_TEXT: Record<Outcome, string> = {
+  interrupted: 'cancelled: what the apply changed was restored to its state before the apply (not waited for health)',
   succeeded: 'every changed object was applied and every changed workload rolled out',
+  unchanged: 'the apply changed nothing',
   unverified: 'applied, but some changed workloads were NOT verified (see "not verified" above)',
   previewed: 'dry run: nothing was changed',
   'rolled-back': 'the apply failed and the cluster was restored to its state before the apply',
   failed: 'rollout failed and was left in place (--no-rollback)',
-  'timed-out': 'rollout timed out',
-  'needs-attention': 'the apply failed and was NOT fully undone: finish by hand with the commands above',
+  'timed-out': 'a changed workload was not healthy within --timeout; it was left as applied',
+  'needs-attention': 'the apply was neither verified healthy nor fully undone: finish by hand with the commands above',
 };
+
+function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
+  if (event.outcome === 'timed-out' && event.restored) return TIMED_OUT_RESTORED;
+  if (event.outcome === 'interrupted' && !event.restored) return 'cancelled after the apply; nothing was restored (see above)';
+  return OUTCOME_TEXT[event.outcome];
+}
+
+const TIMED_OUT_RESTORED = 'a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply';
 
 export const FORMATTERS: Formatters = {
   understood: (event) => ({
@@ -41,6 +51,11 @@ export const FORMATTERS: Formatters = {
     tone: 'ok',
     text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? ' (server dry run)' : ''} (${event.objects.map(describeApplied).join(', ')})`,
   }),
+  'apply-failed': (event) => ({
+    tone: 'fail',
+    text: `kubectl apply failed part-way: ${event.message}`,
+    details: event.applied.length > 0 ? [`kubectl had already applied: ${event.applied.map(describeApplied).join(', ')}; kguard restores what changed`] : [],
+  }),
   changes: (event) => {
     const changed = event.objects.filter((object) => object.change !== 'unchanged' && object.change !== 'absent');
     return {
@@ -54,7 +69,10 @@ export const FORMATTERS: Formatters = {
   },
   preview: (event) => ({
     tone: 'info',
-    text: `dry run (${event.strategy}): nothing was changed. The apply would:`,
+    text:
+      event.strategy === 'client'
+        ? 'dry run (client): nothing was changed. kubectl\'s client dry run calls every existing object "configured", changed or not; --dry-run=server names the fields. The apply would:'
+        : `dry run (${event.strategy}): nothing was changed. The apply would:`,
     details: event.objects.map(describeChange),
   }),
   unchanged: (event) => ({
@@ -106,12 +124,12 @@ export const FORMATTERS: Formatters = {
   }),
   conflict: (event) => ({
     tone: 'alarm',
-    text: `${describeWorkload(event.workload)}: ${event.detail}; kguard will not undo someone else's change. Inspect it:`,
+    text: `${describeWorkload(event.workload)}: ${event.detail}; kguard will not undo someone else's change${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
   gone: (event) => ({
     tone: 'alarm',
-    text: `${describeWorkload(event.workload)}: ${event.detail} while kguard watched; there is nothing kguard may undo. Inspect it:`,
+    text: `${describeWorkload(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
   unverified: (event) => ({
@@ -152,9 +170,26 @@ export const FORMATTERS: Formatters = {
     text: `ROLLBACK FAILED: ${describeWorkload(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
     details: event.commands,
   }),
+  journal: (event) => ({
+    tone: 'info',
+    text: `run ${event.runId}: pre-apply copies journalled in secret/${event.runId}-journal (namespace ${event.namespace}) until the run ends`,
+  }),
+  'journal-kept': (event) => ({
+    tone: 'alarm',
+    text: `run ${event.runId} is not finished: its journal stays in namespace ${event.namespace}. When you have looked, restore what is left with:`,
+    details: [event.command],
+  }),
+  'journal-warning': (event) => ({
+    tone: 'warn',
+    text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`,
+  }),
+  'lock-wait': (event) => ({
+    tone: 'warn',
+    text: `${describeObject(event.object)}: another kguard run holds it (${event.holder}); waiting for it to finish (--lock-timeout)`,
+  }),
   finished: (event) => ({
     tone: event.exitCode === 0 ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
-    text: `kguard: ${OUTCOME_TEXT[event.outcome]} (exit ${event.exitCode})`,
+    text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,
   }),
 };
 

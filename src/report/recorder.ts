@@ -1,28 +1,24 @@
 // Passes events on to the real reporter and remembers what the end of a run needs: the log lines
-// for the JSON report, and which rollouts are in flight if the run is interrupted.
-import { workloadKey, type WorkloadRef } from '../manifests/parse.js';
+// for the JSON report, and which objects the apply changed that are not restored yet, in case a
+// second signal ends the run at once.
+import { describeObject, objectKey, type ObjectRef } from '../objects/model.js';
 import type { Reporter, RunEvent } from './events.js';
 import { formatEvent } from './format.js';
 
-export interface InFlight {
-  workload: WorkloadRef;
-  /** The revision live before the apply; undefined for a Deployment the apply created. */
-  fromRevision?: number;
-}
-
 export class RunRecorder implements Reporter {
   readonly messages: string[] = [];
-  private readonly inFlight = new Map<string, InFlight>();
+  private readonly changed = new Map<string, ObjectRef>();
 
   constructor(private readonly inner: Reporter) {}
 
   emit(event: RunEvent): void {
     this.messages.push(formatEvent(event).text);
-    // The interrupt message (cli/main.ts) prints Deployment undo commands; other kinds are restored from their copies.
-    if (event.kind === 'tracking' && event.workload.kind === 'Deployment') {
-      this.inFlight.set(workloadKey(event.workload), { workload: event.workload, fromRevision: event.fromRevision });
+    if (event.kind === 'changes') {
+      for (const object of event.objects) {
+        if (object.change !== 'unchanged' && object.change !== 'absent') this.changed.set(objectKey(object.ref), object.ref);
+      }
     }
-    if (event.kind === 'rolled-back' || event.kind === 'healthy') this.inFlight.delete(workloadKey(event.workload));
+    if (event.kind === 'restored') this.changed.delete(objectKey(event.object));
     this.inner.emit(event);
   }
 
@@ -30,8 +26,8 @@ export class RunRecorder implements Reporter {
     this.inner.close();
   }
 
-  /** Rollouts started by this run that have not ended healthy or rolled back. */
-  unfinished(): InFlight[] {
-    return [...this.inFlight.values()];
+  /** Objects this run changed and has not put back, as a person reads them. */
+  notRestored(): string[] {
+    return [...this.changed.values()].map(describeObject);
   }
 }

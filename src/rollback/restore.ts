@@ -70,7 +70,11 @@ async function restoreOne(
     const collection = (await apiPath(step.ref, apiResources)).replace(/\/[^/]+$/, '');
     const written = await withRetries(() => deps.kubectl.create(manualCopy(step.before, true), collection, options.deadlineMs), deps.clock);
     if (!written.ok) return failed(step, `the API server refused to create it again: ${written.message}`, deps);
-    return { status: 'recreated', restored: written.object, differences: [] };
+    if (!written.object) return { status: 'recreated', differences: [] };
+    // A new object: a new uid and creation time; its values and field owners are the copy's.
+    const owned = await restoreOwners(step, written.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read);
+    if ('status' in owned) return owned;
+    return { status: 'recreated', restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
   }
 
   if (step.action === 'delete') {
@@ -98,28 +102,10 @@ async function restoreOne(
     const first = await withRetries(() => deps.kubectl.replace(conditional(step.before, live), path, options.deadlineMs), deps.clock);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`, deps);
-    let restored = first.object;
-    // On an update the server starts from the managedFields sent and then gives the updating
-    // manager every field whose value changed (apimachinery fieldmanager.go), so the owners
-    // need a second write of the values now stored (a controller may have touched its own
-    // bookkeeping in between) with the pre-apply owners.
-    for (let ownerAttempt = 0; ownerAttempt < 3 && needsOwners(step.before, restored); ownerAttempt += 1) {
-      const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
-      const second = await withRetries(() => deps.kubectl.replace(owners, path, options.deadlineMs), deps.clock);
-      if (second.ok && second.object) {
-        restored = second.object;
-        break;
-      }
-      if (second.ok || !second.conflict) {
-        return failed(step, `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}`, deps);
-      }
-      const moved = await read();
-      const change = changeSinceApply(restored, moved);
-      if (change || !moved) return keepBecause(step, change?.state ?? 'gone', `${change?.detail ?? 'it was deleted'} while kguard restored it`, deps);
-      restored = moved;
-    }
-    const notes = await afterPutBack(step, live, restored, options, deps);
-    return { status: 'restored', restored, differences: differencesFromCopy(step.before, restored), notes };
+    const owned = await restoreOwners(step, first.object, path, options, deps, read);
+    if ('status' in owned) return owned;
+    const notes = await afterPutBack(step, live, owned.object, options, deps);
+    return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
   }
   return keepBecause(step, 'conflict', 'it kept changing while kguard tried to restore it', deps);
 }
@@ -141,6 +127,36 @@ async function afterPutBack(
   return hook({ failed, before: step.before, restored }, { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }).catch(
     (error: unknown) => [`its extra restore step failed: ${error instanceof Error ? error.message : String(error)}`],
   );
+}
+
+/**
+ * On a write the server starts from the managedFields sent and then gives the writing manager
+ * every field whose value changed (apimachinery fieldmanager.go), so the pre-apply owners need a
+ * second write of the values now stored (a controller may have touched its own bookkeeping in
+ * between) with the copy's managedFields.
+ */
+async function restoreOwners(
+  step: Extract<RestoreStep, { before: KubeObject }>,
+  written: KubeObject,
+  path: string,
+  options: { deadlineMs: number },
+  deps: RestoreDeps,
+  read: () => Promise<KubeObject | undefined>,
+): Promise<{ object: KubeObject } | RestoreResult> {
+  let restored = written;
+  for (let attempt = 0; attempt < 3 && needsOwners(step.before, restored); attempt += 1) {
+    const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
+    const second = await withRetries(() => deps.kubectl.replace(owners, path, options.deadlineMs), deps.clock);
+    if (second.ok && second.object) return { object: second.object };
+    if (second.ok || !second.conflict) {
+      return failed(step, `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}`, deps);
+    }
+    const moved = await read();
+    const change = changeSinceApply(restored, moved);
+    if (change || !moved) return keepBecause(step, change?.state ?? 'gone', `${change?.detail ?? 'it was deleted'} while kguard restored it`, deps);
+    restored = moved;
+  }
+  return { object: restored };
 }
 
 /**

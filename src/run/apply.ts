@@ -2,8 +2,9 @@
 // read inputs once → understand (kubectl's reading) → snapshot every object → apply → detect what
 // changed → track → restore → result.
 import type { Diagnosis } from '../classify/diagnosis.js';
-import type { Clock } from '../clock.js';
-import { InputError, KubectlError } from '../errors.js';
+import { interruptible, type Clock } from '../clock.js';
+import { InputError, InterruptedError, KubectlError } from '../errors.js';
+import type { AppliedObject } from '../kubectl/apply-output.js';
 import type { ApplyRequest, Kubectl } from '../kubectl/client.js';
 import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
 import { prepareInputs, withOrigins, type InputDeps, type ManifestInput, type PreparedInputs } from '../manifests/inputs.js';
@@ -14,7 +15,8 @@ import { planRestore, type RollbackMode, type VerdictState } from '../rollback/p
 import { executeRestore, type RestoreDeps } from '../rollback/restore.js';
 import type { Reporter } from '../report/events.js';
 import { trackWorkloads, type TrackedOutcome } from '../track/workloads.js';
-import type { ObjectResult, RunResult } from './result.js';
+import { acquireLeases, deleteExpiredJournals, journalExpiry, makeRunId, RunJournal, type HeldLeases } from '../journal/store.js';
+import { outcomeOf, type ObjectResult, type RunResult } from './result.js';
 
 export interface ApplyOptions {
   manifests: ManifestInput;
@@ -33,52 +35,148 @@ export interface ApplyOptions {
   rollback: RollbackMode;
   /** Keep objects this run created when restoring (they are reported with their delete command). */
   keepCreated: boolean;
+  /** Journal the run in the cluster and lease its objects (--no-journal turns both off). */
+  journal: boolean;
+  /** How long to wait for objects another run holds. */
+  lockTimeoutMs: number;
+  /** kguard's own command line, recorded in the journal for `kguard status`. */
+  commandLine?: string;
 }
 
 export interface Deps {
   kubectl: Kubectl;
   clock: Clock;
   reporter: Reporter;
+  /** Aborted by SIGINT/SIGTERM: before the apply nothing is changed; after it, everything it changed is restored. */
+  signal?: AbortSignal;
   inputs: InputDeps;
   keepCopy: RestoreDeps['keepCopy'];
 }
 
-export async function runApply(options: ApplyOptions, deps: Deps): Promise<RunResult> {
+export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
+  const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
   const startedAt = deps.clock.now();
-  const inputs = await prepareInputs(options.manifests, deps.inputs);
+  // Before the apply every kubectl call is a read: a signal stops them at once.
+  deps.kubectl.cancelReadsOn(deps.signal);
+  const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
+  let leases: HeldLeases | undefined;
   try {
     const request = applyRequest(options, inputs);
-    const understood = await understand(request, options, inputs, deps);
-    const before = await snapshot(understood.refs, deps);
-    checkServerDryRun(understood, before, inputs, deps);
-    if (options.dryRun) return preview(understood, before, options, deps, startedAt);
+    const understood = await understand(request, options, inputs, deps).catch(interruptedBeforeApply(deps.signal));
+    const refs = [...understood.refs, ...understood.pruned];
+    const runId = makeRunId();
+    const home = homeNamespace(refs, options.namespace);
+    // One run per object at a time: the leases come before the snapshot, so a run never records
+    // another run's unverified state as its "before".
+    if (options.journal && !options.dryRun) {
+      leases = await acquireLeases(
+        deps.kubectl,
+        refs,
+        { home, runId, durationSeconds: leaseSeconds(options), lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
+        deps,
+      ).catch(interruptedBeforeApply(deps.signal));
+    }
+    const before = await (async () => {
+      const before = await snapshot(refs, deps);
+      checkServerDryRun(understood, before, inputs, deps);
+      return before;
+    })().catch(interruptedBeforeApply(deps.signal));
+    if (options.dryRun) return await preview(understood, before, request, options, deps, startedAt);
+    const journal = options.journal ? await startJournal(runId, home, refs, before, options, deps) : undefined;
+    if (deps.signal?.aborted) {
+      await journal?.finish().catch(() => undefined);
+      interruptedBeforeApply(deps.signal)(undefined);
+    }
+    deps.kubectl.stopCancelling();
 
     const applyStartedAt = deps.clock.now();
     const { applied, applyError } = await applyManifests(request, inputs, deps);
     const applyMs = deps.clock.now() - applyStartedAt;
-    const after = await snapshot(understood.refs, deps);
-    const objects = detectChanges(understood.refs, before, after, deps);
-    if (applyError && !objects.some(isChanged)) throw applyError;
-    if (!applyError) await track(objects, options, deps);
-    else for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', detail: 'the apply failed part-way' };
+    const after = await snapshot(refs, deps);
+    const objects = detectChanges(refs, before, after, deps);
+    if (applyError && !objects.some(isChanged)) {
+      await journal?.finish().catch(() => undefined);
+      throw applyError;
+    }
+    await journal
+      ?.update({ state: 'applied', objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null, applied: after.get(objectKey(ref)) ?? null })) })
+      .catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
+    if (!applyError && !deps.signal?.aborted) await track(objects, options, deps);
+    else if (applyError) for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', detail: 'the apply failed part-way' };
     await restore(objects, options, deps);
-    return {
+    const result: RunResult = {
       mode: 'apply',
       objects: objects.map(({ change: _change, ...object }) => object),
       applied,
       applyError: applyError?.message,
+      cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
       rollbackMode: options.rollback,
       applyMs,
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned,
     };
+    if (journal) await endJournal(journal, result, deps);
+    return result;
   } finally {
+    await leases?.release();
     await inputs.cleanup();
   }
 }
 
+/** Where the journal lives: the namespace of the apply's first namespaced object. */
+function homeNamespace(refs: readonly ObjectRef[], namespace: string | undefined): string {
+  return refs.find((ref) => ref.namespace !== '')?.namespace ?? namespace ?? 'default';
+}
+
+/** A lease lasts as long as the run may: apply and watch, restore, and a margin. */
+function leaseSeconds(options: ApplyOptions): number {
+  return Math.ceil((options.timeoutMs + options.rollbackTimeoutMs) / 1000) + 120;
+}
+
+async function startJournal(
+  runId: string,
+  home: string,
+  refs: readonly ObjectRef[],
+  before: Map<string, KubeObject>,
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+): Promise<RunJournal> {
+  const now = new Date();
+  await deleteExpiredJournals(deps.kubectl, home, options.timeoutMs);
+  const journal = await RunJournal.start(
+    deps.kubectl,
+    {
+      runId,
+      namespace: home,
+      startedAt: now.toISOString(),
+      expiresAt: journalExpiry(now),
+      state: 'applying',
+      command: options.commandLine ?? 'kguard apply',
+      objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null })),
+    },
+    options.timeoutMs,
+  );
+  deps.reporter.emit({ kind: 'journal', runId, namespace: home });
+  return journal;
+}
+
+/**
+ * A run that needs no person is over: its journal goes. One that does keeps its journal, and
+ * says how `kguard rollback` finishes it.
+ */
+async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
+  if (outcomeOf(result) !== 'needs-attention') {
+    await journal.finish().catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
+    return;
+  }
+  const command = ['kguard', 'rollback', journal.runId, ...deps.kubectl.commandLine([]).split(' ').slice(1)].filter(Boolean).join(' ');
+  deps.reporter.emit({ kind: 'journal-kept', runId: journal.runId, namespace: journal.namespace, command });
+}
+
 interface Understood {
   refs: ObjectRef[];
+  /** Objects --prune would delete (they are snapshotted, and created again by a restore). */
+  pruned: ObjectRef[];
   /** The server's answer to the dry run: objects as it would store them, or its refusal. */
   server: Awaited<ReturnType<Kubectl['dryRun']>>;
 }
@@ -96,8 +194,14 @@ async function understand(
 ): Promise<Understood> {
   // The client run is only for identities: flags of the server-side apply would be refused by a
   // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
-  const identityRequest = { ...request, applyArgs: options.selectionArgs };
-  const [client, server] = await Promise.all([deps.kubectl.dryRun(identityRequest, 'client'), deps.kubectl.dryRun(request, 'server')]);
+  // A client-side preview (--dry-run=client) asks the API server nothing, as kubectl does: the
+  // client run over the whole request is both the reading and the answer.
+  const clientOnly = options.dryRun === 'client';
+  const identityRequest = clientOnly ? request : { ...request, applyArgs: options.selectionArgs };
+  const [client, server] = await Promise.all([
+    deps.kubectl.dryRun(identityRequest, 'client'),
+    clientOnly ? undefined : deps.kubectl.dryRun(request, 'server'),
+  ]);
   if (!client.ok) {
     const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
@@ -111,7 +215,11 @@ async function understand(
     throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
   }
   deps.reporter.emit({ kind: 'understood', objects: refs });
-  return { refs, server };
+  // What --prune would delete, in the server's answer (kubectl prints one document per pruned object).
+  const answer = server ?? client;
+  const applied = new Set(refs.map(objectKey));
+  const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
+  return { refs, pruned, server: answer };
 }
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
@@ -160,6 +268,7 @@ async function applyManifests(request: ApplyRequest, inputs: PreparedInputs, dep
   } catch (error) {
     if (!(error instanceof KubectlError)) throw error;
     const applyError = new KubectlError(withOrigins(error.message, inputs.origins), error.command, error.stderr, error.applied);
+    deps.reporter.emit({ kind: 'apply-failed', message: applyError.message, applied: [...error.applied] });
     return { applied: [...error.applied], applyError };
   }
 }
@@ -202,7 +311,36 @@ async function track(objects: PendingObject[], options: ApplyOptions, deps: Pick
     },
     deps,
   );
-  for (const object of objects) recordOutcome(object, outcomes.get(objectKey(object.ref)));
+  for (const object of objects) {
+    const outcome = outcomes.get(objectKey(object.ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps);
+  }
+}
+
+/** The one line that says where a tracked workload's rollout ended. */
+function reportVerdict(object: PendingObject, outcome: TrackedOutcome, deps: Pick<Deps, 'reporter'>) {
+  const { verdict, diagnosis, elapsedMs } = outcome;
+  const workload = object.ref;
+  switch (verdict.state) {
+    case 'healthy':
+      if (verdict.progress) deps.reporter.emit({ kind: 'healthy', workload, progress: verdict.progress, elapsedMs });
+      return;
+    case 'failed':
+    case 'timed-out':
+      if (diagnosis) deps.reporter.emit({ kind: verdict.state, workload, diagnosis: diagnosis as Diagnosis, elapsedMs });
+      return;
+    case 'conflict':
+    case 'gone':
+      // The restore step names what to do by hand; this line says what happened.
+      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? '', commands: [] });
+      return;
+    case 'progressing':
+      if (verdict.progress) {
+        deps.reporter.emit({ kind: 'interrupted', workload, progress: verdict.progress, waitingFor: verdict.waitingFor ?? '' });
+      }
+      return;
+  }
 }
 
 function beforeOf(change: ObjectChange): KubeObject | undefined {
@@ -221,11 +359,13 @@ async function restore(objects: PendingObject[], options: ApplyOptions, deps: De
   const steps = planRestore(
     objects.map((object) => ({ ref: object.ref, change: object.change, verdict: object.verdict?.state as VerdictState | undefined })),
     options.rollback,
-    { keepCreated: options.keepCreated },
+    { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted },
   );
   if (steps.length === 0) return;
   const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs }, deps);
   for (const object of objects) object.restore = results.get(objectKey(object.ref));
+  // Cancelled: the writes are what counts before the CI runner's SIGKILL; health is not waited for.
+  if (deps.signal?.aborted) return;
   // Restored workloads are tracked until healthy again: the restore is done when they are.
   const restored = objects.filter((object) => object.restore?.status === 'restored' || object.restore?.status === 'recreated');
   const outcomes = await trackWorkloads(
@@ -258,25 +398,33 @@ async function restore(objects: PendingObject[], options: ApplyOptions, deps: De
   }
 }
 
-/** --dry-run: what the apply would create, change or leave alone, from the server's own answer. */
-function preview(
+/**
+ * --dry-run: what the apply would create, change or leave alone. Server strategy: from the
+ * server's answer, field by field. Client strategy: kubectl's own verdict per object (its JSON
+ * shows the live object, not the patched one), without fields.
+ */
+async function preview(
   understood: Understood,
   before: Map<string, KubeObject>,
+  request: ApplyRequest,
   options: ApplyOptions,
   deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>,
   startedAt: number,
-): RunResult {
+): Promise<RunResult> {
   const wouldBe = new Map<string, KubeObject>();
   if (understood.server.ok) for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
+  const actions = options.dryRun === 'client' ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request)) : undefined;
   const objects: ObjectResult[] = understood.refs.map((ref) => {
     const key = objectKey(ref);
+    const action = actions?.get(key);
+    if (action) return { ref, changeKind: action === 'configured' ? 'configured' : action === 'created' ? 'created' : 'unchanged', changedFields: [] };
     const wouldBeObject = wouldBe.get(key);
     // An object missing from the server's answer had its dry run waived (its namespace is new).
     if (!wouldBeObject) return { ref, changeKind: before.has(key) ? 'unchanged' : 'created', changedFields: [] };
     const change = changeOf(before.get(key), wouldBeObject);
     return { ref, changeKind: change.change, changedFields: change.change === 'configured' ? change.paths : [] };
   });
-  const pruned = understood.server.ok ? understood.server.pruned.map(refOf) : [];
+  const pruned = understood.pruned;
   for (const ref of pruned) objects.push({ ref, changeKind: 'deleted', changedFields: [] });
   deps.reporter.emit({
     kind: 'preview',
@@ -292,6 +440,31 @@ function preview(
     totalMs: deps.clock.now() - startedAt,
     kubectlProcesses: deps.kubectl.spawned,
   };
+}
+
+/** kubectl prints one line per object in the order of its -o json output: pair them by name. */
+function clientActions(refs: readonly ObjectRef[], lines: readonly AppliedObject[]): Map<string, AppliedObject['action']> {
+  const actions = new Map<string, AppliedObject['action']>();
+  let next = 0;
+  for (const ref of refs) {
+    const index = lines.findIndex((line, position) => position >= next && line.name === ref.name);
+    if (index === -1) continue;
+    actions.set(objectKey(ref), lines[index]!.action);
+    next = index + 1;
+  }
+  return actions;
+}
+
+/** A signal before the apply: whatever failed on the way (a stopped read), nothing was applied. */
+function interruptedBeforeApply(signal: AbortSignal | undefined): (error: unknown) => never {
+  return (error) => {
+    if (signal?.aborted) throw new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`);
+    throw error;
+  };
+}
+
+function cancelReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
 }
 
 function applyRequest(options: ApplyOptions, inputs: PreparedInputs): ApplyRequest {

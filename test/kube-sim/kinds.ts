@@ -36,6 +36,9 @@ const types: ResourceType[] = [
   core('PersistentVolumeClaim', 'persistentvolumeclaims', 'persistentvolumeclaim', true, ['pvc'], ['status'], []),
   core('PersistentVolume', 'persistentvolumes', 'persistentvolume', false, ['pv'], ['status'], []),
   core('Endpoints', 'endpoints', 'endpoints', true, ['ep'], [], []),
+  // kubectl apply --prune lists every kind of its default allowlist, ReplicationController
+  // included (kubectl apply/prune.go), and fails when the server does not serve one.
+  { ...core('ReplicationController', 'replicationcontrollers', 'replicationcontroller', true, ['rc'], ['status', 'scale'], ALL), hasGeneration: true },
   core('LimitRange', 'limitranges', 'limitrange', true, ['limits'], [], []),
   apps('Deployment', 'deployments', 'deployment', ['deploy'], ['status', 'scale']),
   apps('ReplicaSet', 'replicasets', 'replicaset', ['rs'], ['status', 'scale']),
@@ -46,6 +49,8 @@ const types: ResourceType[] = [
   other('batch', 'v1', 'Job', 'jobs', 'job', [], ALL),
   other('batch', 'v1', 'CronJob', 'cronjobs', 'cronjob', ['cj'], ALL),
   other('autoscaling', 'v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', 'horizontalpodautoscaler', ['hpa'], ALL),
+  // Leases: kguard holds one per object while a run may change it (leader election's API).
+  other('coordination.k8s.io', 'v1', 'Lease', 'leases', 'lease', [], []),
   other('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', 'poddisruptionbudget', ['pdb'], []),
   other('networking.k8s.io', 'v1', 'Ingress', 'ingresses', 'ingress', ['ing'], []),
   other('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', 'networkpolicy', ['netpol'], []),

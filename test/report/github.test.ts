@@ -35,7 +35,7 @@ describe('GithubActionsReporter', () => {
     const written: string[] = [];
     const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (path, text) => written.push(`${path}\n${text}`));
     reporter.emit({ kind: 'restoring', objects: [workload] });
-    reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 1 });
+    reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 1, restored: true });
     reporter.close();
     expect(written).toHaveLength(1);
     expect(written[0]).toContain('/summary.md\n### kguard apply');
