@@ -120,7 +120,7 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text:
       `${describeWorkload(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} ` +
-      `(${event.waitingFor}) because another Deployment of this apply failed`,
+      `(${event.waitingFor}) because another workload of this apply failed`,
   }),
   conflict: (event) => ({
     tone: 'alarm',
