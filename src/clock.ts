@@ -2,7 +2,8 @@
 export interface Clock {
   /** Milliseconds since an arbitrary origin; only differences matter. */
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`, or at once when `signal` aborts (its timer is then cleared). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** A clock whose sleeps end early once `signal` aborts: a cancelled run stops waiting at once. */
@@ -10,21 +11,22 @@ export function interruptible(clock: Clock, signal: AbortSignal | undefined): Cl
   if (!signal) return clock;
   return {
     now: () => clock.now(),
-    sleep: (ms) =>
-      signal.aborted
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            const done = () => {
-              signal.removeEventListener('abort', done);
-              resolve();
-            };
-            signal.addEventListener('abort', done);
-            void clock.sleep(ms).then(done);
-          }),
+    sleep: (ms, own) => clock.sleep(ms, own ? AbortSignal.any([signal, own]) : signal),
   };
 }
 
 export const systemClock: Clock = {
   now: () => performance.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      // A pending timer would keep the process alive after the run: it is cleared on abort.
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    }),
 };

@@ -4,7 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { ExitCode, InputError, KguardError } from '../errors.js';
 import { Kubectl } from '../kubectl/client.js';
-import { execProcess } from '../kubectl/exec.js';
+import { execProcess, stopRunningProcesses, streamProcess } from '../kubectl/exec.js';
 import { readStdin } from './environment.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
@@ -50,7 +50,8 @@ function buildProgram(): Command {
     .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', '5m')
     .option('--timeout <duration>', 'how long each rollout may take to become healthy', '5m')
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
-    .option('--poll-interval <duration>', 'time between status polls', '2s')
+    .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', '2s')
+    .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
     .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', '0s')
     .addOption(
       new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
@@ -79,12 +80,16 @@ async function apply(raw: RawApplyOptions, passThrough: string[]): Promise<numbe
     outputMode = parseOutputMode(raw.output);
     const options = toApplyOptions(raw, passThrough);
     reporter = new RunRecorder(makeReporter(outputMode));
-    const kubectl = new Kubectl(execProcess, {
-      binary: process.env.KGUARD_KUBECTL || 'kubectl',
-      connectionArgs: options.connectionArgs,
-      requestTimeout: '30s',
-      readDeadlineMs: 60_000,
-    });
+    const kubectl = new Kubectl(
+      execProcess,
+      {
+        binary: process.env.KGUARD_KUBECTL || 'kubectl',
+        connectionArgs: options.connectionArgs,
+        requestTimeout: '30s',
+        readDeadlineMs: 60_000,
+      },
+      streamProcess,
+    );
     const inputs: InputDeps = {
       readStdin,
       kustomize: (directory) => kubectl.kustomize(directory),
@@ -141,6 +146,7 @@ function handleInterrupts(reporter: RunRecorder, cancel: AbortController): () =>
         ? `the restore was NOT finished; these objects may still be as the apply left them:\n${inFlight.join('\n')}`
         : 'the restore was NOT finished.';
     process.stderr.write(`kguard: ${signal} again: exiting at once (exit ${INTERRUPTED}); ${what}\n`);
+    stopRunningProcesses();
     process.exit(INTERRUPTED);
   };
   process.on('SIGINT', onSignal);

@@ -22,6 +22,8 @@ export interface RawApplyOptions {
   timeout: string;
   rollbackTimeout?: string;
   pollInterval: string;
+  /** --poll: poll instead of watching. */
+  poll?: boolean;
   settle: string;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
@@ -96,6 +98,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     rollbackTimeoutMs,
     pollIntervalMs,
     settleMs: parseDuration(raw.settle, '--settle'),
+    poll: raw.poll ?? false,
     rollback: parseRollbackMode(raw.rollback),
     keepCreated: raw.keepCreated ?? false,
     journal: raw.journal ?? true,

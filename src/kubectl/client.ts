@@ -5,7 +5,9 @@ import type { Deployment, KubeEvent, KubeList, Pod, ReplicaSet } from '../kube.j
 import type { KubeObject } from '../objects/model.js';
 import { parseApplyOutput, type AppliedObject } from './apply-output.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
-import type { Exec, ExecResult } from './exec.js';
+import type { Exec, ExecResult, StreamExec } from './exec.js';
+import { collectionPath, groupVersionPath, resourceNameIn, resourceTypeOf, snapshotOf } from './resources.js';
+import { WatchEventReader, type WatchEvent } from './watch-events.js';
 
 export interface Connection {
   binary: string;
@@ -49,6 +51,27 @@ export type WriteResult =
   | { ok: true; object?: KubeObject }
   | { ok: false; conflict: boolean; notFound: boolean; message: string; stderr: string };
 
+/** A collection as the API server listed it: its objects and the list's resourceVersion. */
+export type CollectionList =
+  | { ok: true; items: KubeObject[]; resourceVersion: string }
+  | { ok: false; message: string; transient: boolean };
+
+/** A running watch (`kubectl get --raw '…?watch=1'`). */
+export interface WatchStream {
+  /** How it ended: `ended` when the server closed it (its timeout, a cut); never rejects. */
+  done: Promise<{ ended: true } | { ended: false; message: string; transient: boolean }>;
+  /** Stops its kubectl at once. */
+  stop(): void;
+}
+
+/** What to list or watch: a type argument as the tracker names it, where, and which objects. */
+export interface CollectionQuery {
+  type: string;
+  namespace: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
 export interface ApiResource {
   /** Plural resource name, e.g. "deployments". */
   name: string;
@@ -61,9 +84,13 @@ export class Kubectl {
   /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
   private cancel: AbortSignal | undefined;
 
+  /** Plural resource names found by discovery, by group/version/kind. */
+  private readonly resourceNames = new Map<string, Promise<string>>();
+
   constructor(
     private readonly exec: Exec,
     private readonly connection: Connection,
+    private readonly stream?: StreamExec,
   ) {}
 
   async kustomize(directory: string): Promise<string> {
@@ -209,18 +236,87 @@ export class Kubectl {
    * resource's `kind.version.group`...). Namespace '' reads cluster-scoped types.
    */
   async workloadState(namespace: string, types: readonly string[] = DEPLOYMENT_TYPES): Promise<WorkloadSnapshot> {
-    const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: [], others: [] };
     const result = await this.run(['get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
     });
     if (result.exitCode !== 0) throw this.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    for (const item of itemsOf<{ kind?: string; apiVersion?: string }>(result.stdout)) {
-      if (item.kind === 'Deployment' && item.apiVersion === 'apps/v1') snapshot.deployments.push(item as Deployment);
-      else if (item.kind === 'ReplicaSet' && item.apiVersion === 'apps/v1') snapshot.replicaSets.push(item as ReplicaSet);
-      else if (item.kind === 'Pod' && item.apiVersion === 'v1') snapshot.pods.push(item as Pod);
-      else snapshot.others?.push(item as KubeObject);
+    return snapshotOf(itemsOf<{ kind?: string; apiVersion?: string }>(result.stdout));
+  }
+
+  /**
+   * One collection as the API server lists it (`kubectl get --raw`), with the list's
+   * resourceVersion, which kubectl's own `get -o json` of several types does not keep: a watch
+   * started from it misses nothing. Items get back the kind the API server leaves out of lists.
+   */
+  async listCollection(query: CollectionQuery): Promise<CollectionList> {
+    const path = await this.collectionPathOf(query).catch((error: unknown) => error as Error);
+    if (path instanceof Error) return { ok: false, message: path.message, transient: false };
+    const result = await this.run(['get', '--raw', withQuery(path, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
+    if (result.exitCode !== 0) return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
+    const list = JSON.parse(result.stdout) as { apiVersion?: string; kind?: string; metadata?: { resourceVersion?: string }; items?: KubeObject[] };
+    const kind = (list.kind ?? '').replace(/List$/, '');
+    const items = (list.items ?? []).map((item) => ({ ...item, apiVersion: item.apiVersion ?? list.apiVersion ?? '', kind: item.kind ?? kind }));
+    return { ok: true, items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+  }
+
+  /**
+   * Watches one collection from `resourceVersion` (`kubectl get --raw '…?watch=1'`, which copies
+   * the server's stream as it arrives), with bookmarks, until the server ends it after
+   * `timeoutSeconds`. No --request-timeout: it would cut the stream.
+   */
+  watchCollection(query: CollectionQuery, from: { resourceVersion: string; timeoutSeconds: number }, onEvent: (event: WatchEvent) => void): WatchStream {
+    const stream = this.stream;
+    if (!stream) return { done: Promise.resolve({ ended: false, message: 'watching is not available', transient: false }), stop: () => undefined };
+    let stopRequested = false;
+    let running: ReturnType<StreamExec> | undefined;
+    const done = (async () => {
+      const path = await this.collectionPathOf(query).catch((error: unknown) => error as Error);
+      if (path instanceof Error) return { ended: false as const, message: path.message, transient: false };
+      if (stopRequested) return { ended: true as const };
+      const params = { ...selectorsOf(query), watch: '1', resourceVersion: from.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(from.timeoutSeconds) };
+      const reader = new WatchEventReader();
+      this.spawned += 1;
+      running = stream(this.connection.binary, [...this.connection.connectionArgs, 'get', '--raw', withQuery(path, params)], (text) => {
+        for (const event of reader.push(text)) onEvent(event);
+      });
+      const result = await running.done;
+      if (result.exitCode === 0 || stopRequested) return { ended: true as const };
+      return { ended: false as const, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
+    })();
+    return {
+      done,
+      stop: () => {
+        stopRequested = true;
+        running?.stop();
+      },
+    };
+  }
+
+  /** The REST path of a collection; a custom kind's plural is looked up once in discovery. */
+  private async collectionPathOf(query: CollectionQuery): Promise<string> {
+    const type = resourceTypeOf(query.type);
+    if (!type) throw new Error(`kguard cannot watch ${query.type}: not a type it knows the path of`);
+    const resource = type.resource ?? (await this.resourceNameOf(type.group, type.version, type.kind));
+    return collectionPath(type, resource, query.namespace);
+  }
+
+  private resourceNameOf(group: string, version: string, kind: string): Promise<string> {
+    const key = `${group}/${version}/${kind}`;
+    let found = this.resourceNames.get(key);
+    if (!found) {
+      found = (async () => {
+        const path = groupVersionPath({ group, version });
+        const result = await this.run(['get', '--raw', path], { deadlineMs: this.connection.readDeadlineMs });
+        if (result.exitCode !== 0) throw new Error(`kubectl could not read the API server's discovery of ${path}: ${diagnoseKubectlFailure(result).detail}`);
+        const name = resourceNameIn(JSON.parse(result.stdout), kind);
+        if (!name) throw new Error(`the API server does not serve ${kind} in ${group}/${version}`);
+        return name;
+      })();
+      // A failed lookup is asked again next time.
+      found.catch(() => this.resourceNames.delete(key));
+      this.resourceNames.set(key, found);
     }
-    return snapshot;
+    return found;
   }
 
   /** Events about one object (a pod or a deployment), oldest first. */
@@ -300,6 +396,27 @@ function writeFailure(result: ExecResult): WriteResult {
     message,
     stderr,
   };
+}
+
+function selectorsOf(query: CollectionQuery): Record<string, string> {
+  return {
+    ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}),
+    ...(query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}),
+  };
+}
+
+function withQuery(path: string, params: Record<string, string>): string {
+  const query = new URLSearchParams(params).toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/**
+ * Worth asking again after a pause: the API server is unreachable, slow or busy (5xx, 429), as
+ * client-go's reflector backs off on connection refused and 429 and relists.
+ */
+function isRetryable(result: ExecResult): boolean {
+  const kind = diagnoseKubectlFailure(result).kind;
+  return kind === 'unreachable' || kind === 'timeout' || /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)|connection reset|unexpected EOF|http2: client connection lost/.test(result.stderr);
 }
 
 /** `kubectl api-resources -o wide`: NAME SHORTNAMES APIVERSION NAMESPACED KIND VERBS CATEGORIES. */

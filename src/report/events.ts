@@ -24,6 +24,8 @@ export type RunEvent =
   | { kind: 'progress'; workload: WorkloadRef; progress: Progress; waitingFor: string; phase: Phase }
   | { kind: 'pod-problem'; workload: WorkloadRef; finding: Finding; phase: Phase }
   | { kind: 'poll-error'; namespace: string; message: string }
+  /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
+  | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }
   | { kind: 'healthy'; workload: WorkloadRef; progress: Progress; elapsedMs: number }
   | { kind: 'failed'; workload: WorkloadRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'timed-out'; workload: WorkloadRef; diagnosis: Diagnosis; elapsedMs: number }

@@ -102,6 +102,10 @@ export const FORMATTERS: Formatters = {
     tone: 'warn',
     text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`,
   }),
+  'watch-fallback': (event) => ({
+    tone: 'warn',
+    text: `cannot watch namespace ${event.namespace || '(cluster-scoped objects)'} (${event.reason}); polling it every ${seconds(event.pollIntervalMs)} instead`,
+  }),
   healthy: (event) => ({
     tone: 'ok',
     text: `${describeWorkload(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,

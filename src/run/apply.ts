@@ -32,6 +32,8 @@ export interface ApplyOptions {
   pollIntervalMs: number;
   /** How long a rollout must stay healthy before kguard calls it healthy. */
   settleMs: number;
+  /** Poll instead of watching (--poll); watching falls back to polling by itself when it must. */
+  poll?: boolean;
   rollback: RollbackMode;
   /** Keep objects this run created when restoring (they are reported with their delete command). */
   keepCreated: boolean;
@@ -308,6 +310,7 @@ async function track(objects: PendingObject[], options: ApplyOptions, deps: Pick
       phase: 'rollout',
       stopWhenAnyFails: options.rollback === 'all',
       settleMs: options.settleMs,
+      watch: !options.poll,
     },
     deps,
   );
@@ -374,7 +377,7 @@ async function restore(objects: PendingObject[], options: ApplyOptions, deps: De
         ? [{ ref: object.ref, applied: object.restore.restored, before: undefined }]
         : [],
     ),
-    { timeoutMs: options.rollbackTimeoutMs, pollIntervalMs: options.pollIntervalMs, phase: 'rollback', stopWhenAnyFails: false, settleMs: 0 },
+    { timeoutMs: options.rollbackTimeoutMs, pollIntervalMs: options.pollIntervalMs, phase: 'rollback', stopWhenAnyFails: false, settleMs: 0, watch: !options.poll },
     deps,
   );
   for (const object of restored) {

@@ -1,6 +1,7 @@
-// Polls every tracked object at once, one kubectl call per namespace per cycle, until each
-// reaches a verdict; what a poll means for each kind comes from its adapter (adapters.ts). Side
-// effects (kubectl, clock, reporter) come in as deps.
+// Judges every tracked object until each reaches a verdict: at every change its watches see (or
+// at every poll when it polls, sources.ts), and at least every poll interval, since some rules
+// depend on time alone. What the objects mean for each kind comes from its adapter (adapters.ts).
+// Side effects (kubectl, clock, reporter) come in as deps.
 import { diagnose, type Diagnosis } from '../classify/diagnosis.js';
 import type { Clock } from '../clock.js';
 import type { Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
@@ -9,6 +10,8 @@ import { workloadKey, type WorkloadRef } from '../manifests/parse.js';
 import type { Phase, Reporter } from '../report/events.js';
 import { adapterFor, findObject, type KindAdapter } from './adapters.js';
 import { NO_OVERRIDES, type Overrides } from './overrides.js';
+import { pollingSource, WatchSource, WATCH_SOURCE_DEFAULTS, type WorkloadSource } from './sources.js';
+import { watchQueries } from './watch-scope.js';
 import type { Expectation, FirstSeen, Verdict } from './verdict.js';
 
 export interface TrackTarget {
@@ -18,6 +21,8 @@ export interface TrackTarget {
   adapter?: KindAdapter;
   /** Its annotations' overrides (its own timeout, must-succeed). */
   overrides?: Overrides;
+  /** Its label selector (spec.selector) as a query string: its watches take only its objects. */
+  selector?: string;
 }
 
 export interface TrackOptions {
@@ -31,6 +36,8 @@ export interface TrackOptions {
    * crash some seconds after becoming ready (0: healthy at the first healthy poll, like rollout status).
    */
   settleMs: number;
+  /** Watch the objects (the default in the CLI); without it, or when watches fail, poll. */
+  watch?: boolean;
 }
 
 export interface Tracked {
@@ -41,7 +48,7 @@ export interface Tracked {
 }
 
 export interface TrackDeps {
-  kubectl: Pick<Kubectl, 'workloadState' | 'events'>;
+  kubectl: Pick<Kubectl, 'workloadState' | 'events'> & Partial<Pick<Kubectl, 'listCollection' | 'watchCollection'>>;
   clock: Clock;
   reporter: Reporter;
   /** Aborted when the run is cancelled: tracking stops and each rollout keeps its last verdict. */
@@ -65,6 +72,21 @@ export async function trackRollouts(
   options: TrackOptions,
   deps: TrackDeps,
 ): Promise<Map<string, Tracked>> {
+  const source = sourceFor(targets, options, deps);
+  try {
+    return await trackFrom(source, targets, options, deps);
+  } finally {
+    // No kubectl of this tracking outlives it.
+    await source.close();
+  }
+}
+
+async function trackFrom(
+  source: WorkloadSource,
+  targets: readonly TrackTarget[],
+  options: TrackOptions,
+  deps: TrackDeps,
+): Promise<Map<string, Tracked>> {
   const startedAt = deps.clock.now();
   const pending = new Map<string, Watch>(
     targets.map((target) => [workloadKey(target.workload), { target, firstSeen: new Map(), reported: new Set(), lastProgress: '' }]),
@@ -79,11 +101,7 @@ export async function trackRollouts(
       for (const type of adapterOf(target).reads(target.workload)) types.add(type);
       typesByNamespace.set(target.workload.namespace, types);
     }
-    const snapshots = new Map(
-      await Promise.all(
-        [...typesByNamespace].map(async ([namespace, types]) => [namespace, await snapshotOrError(deps.kubectl, namespace, [...types])] as const),
-      ),
-    );
+    const snapshots = await source.read(new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])));
     const now = deps.clock.now();
     for (const [key, watch] of pending) {
       const snapshot = snapshots.get(watch.target.workload.namespace);
@@ -113,7 +131,7 @@ export async function trackRollouts(
       // Never sleep past a deadline: the timeout verdict comes at the timeout, not a poll later.
       const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
       const untilDeadline = startedAt + deadline - deps.clock.now();
-      await deps.clock.sleep(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
+      await source.changed(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
     }
   }
   for (const [key, watch] of pending) {
@@ -139,12 +157,13 @@ function timeoutOf(target: TrackTarget, options: TrackOptions): number {
   return target.overrides?.timeoutMs ?? options.timeoutMs;
 }
 
-async function snapshotOrError(kubectl: TrackDeps['kubectl'], namespace: string, types: string[]): Promise<WorkloadSnapshot | Error> {
-  try {
-    return await kubectl.workloadState(namespace, types);
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
-  }
+/** Watches when asked to and kubectl can; the queries cover every type each target's adapter reads. */
+function sourceFor(targets: readonly TrackTarget[], options: TrackOptions, deps: TrackDeps): WorkloadSource {
+  const { listCollection, watchCollection } = deps.kubectl;
+  if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
+  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: adapterOf(target).reads(target.workload), selector: target.selector })));
+  const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
+  return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
 }
 
 function observe(

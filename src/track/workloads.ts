@@ -11,6 +11,7 @@ import { adapterFor } from './adapters.js';
 import { overridesOf, TRACK_ANNOTATION } from './overrides.js';
 import { trackRollouts, type TrackDeps, type TrackOptions, type TrackTarget } from './tracker.js';
 import { expectationOf } from './verdict.js';
+import { labelSelectorString, type LabelSelector } from './watch-scope.js';
 import { revisionOf } from '../kube.js';
 
 export interface WorkloadTarget {
@@ -46,7 +47,15 @@ export async function trackWorkloads(
       if (options.phase === 'rollout' && planned.detail) deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
       continue;
     }
-    watched.push({ workload: target.ref, expected: expectationOf(target.applied as unknown as Deployment), adapter, overrides, source: target, problems: overrides.problems });
+    watched.push({
+      workload: target.ref,
+      expected: expectationOf(target.applied as unknown as Deployment),
+      adapter,
+      overrides,
+      selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
+      source: target,
+      problems: overrides.problems,
+    });
   }
   if (watched.length === 0) return outcomes;
   if (options.phase === 'rollout') {

@@ -1,0 +1,61 @@
+// REST collection paths for the types the tracker reads, so it can list and watch them with
+// `kubectl get --raw`. The tracker names types as kubectl's `get` takes them: `pods`,
+// `deployments.apps`... for the built-in kinds it judges, and KIND.VERSION.GROUP (objects/model.ts
+// typeArg) for any other kind, whose plural comes from the API server's discovery document.
+import type { WorkloadSnapshot } from './client.js';
+
+export interface ResourceType {
+  group: string;
+  version: string;
+  kind: string;
+  /** The plural resource name of the path, when known without discovery. */
+  resource?: string;
+}
+
+/** The built-in types the kind adapters read (track/adapters.ts). */
+const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
+  pods: { group: '', version: 'v1', kind: 'Pod', resource: 'pods' },
+  persistentvolumeclaims: { group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
+  'deployments.apps': { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' },
+  'replicasets.apps': { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets' },
+  'statefulsets.apps': { group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets' },
+  'daemonsets.apps': { group: 'apps', version: 'v1', kind: 'DaemonSet', resource: 'daemonsets' },
+  'jobs.batch': { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs' },
+};
+
+/** What a type argument names; undefined when it is neither built in nor KIND.VERSION.GROUP. */
+export function resourceTypeOf(type: string): ResourceType | undefined {
+  const builtIn = BUILT_IN[type];
+  if (builtIn) return builtIn;
+  const [kind, version, ...group] = type.split('.');
+  if (!kind || !version || !/^[A-Z]/.test(kind)) return undefined;
+  return { kind, version, group: group.join('.') };
+}
+
+/** `/api/v1` or `/apis/GROUP/VERSION`: where a group version's resources and discovery live. */
+export function groupVersionPath(type: Pick<ResourceType, 'group' | 'version'>): string {
+  return type.group === '' ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
+}
+
+/** The collection of a resource in one namespace ('' for a cluster-scoped one). */
+export function collectionPath(type: Pick<ResourceType, 'group' | 'version'>, resource: string, namespace: string): string {
+  return `${groupVersionPath(type)}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${resource}`;
+}
+
+/** The plural of `kind` in a discovery document (`GET /apis/GROUP/VERSION`), subresources aside. */
+export function resourceNameIn(discovery: unknown, kind: string): string | undefined {
+  const resources = (discovery as { resources?: Array<{ name?: string; kind?: string }> } | undefined)?.resources ?? [];
+  return resources.find((entry) => entry.kind === kind && typeof entry.name === 'string' && !entry.name.includes('/'))?.name;
+}
+
+/** Sorts objects read by type into a snapshot, as one `kubectl get A,B,C -o json` would give them. */
+export function snapshotOf(objects: Iterable<{ kind?: string; apiVersion?: string }>): WorkloadSnapshot {
+  const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: [], others: [] };
+  for (const item of objects) {
+    if (item.kind === 'Deployment' && item.apiVersion === 'apps/v1') snapshot.deployments.push(item as WorkloadSnapshot['deployments'][number]);
+    else if (item.kind === 'ReplicaSet' && item.apiVersion === 'apps/v1') snapshot.replicaSets.push(item as WorkloadSnapshot['replicaSets'][number]);
+    else if (item.kind === 'Pod' && item.apiVersion === 'v1') snapshot.pods.push(item as WorkloadSnapshot['pods'][number]);
+    else snapshot.others?.push(item as NonNullable<WorkloadSnapshot['others']>[number]);
+  }
+  return snapshot;
+}
