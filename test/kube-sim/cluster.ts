@@ -42,6 +42,8 @@ export interface Cluster {
   requests: RequestRecord[];
   /** "METHOD /path?query" of each request as it arrives, before it is answered. */
   arrivals: string[];
+  /** How many watch streams are open now (a client that went away has closed its own). */
+  openWatches(): number;
   stop(): Promise<void>;
 }
 
@@ -76,6 +78,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     faults: server.faults,
     requests: server.requests,
     arrivals: server.arrivals,
+    openWatches: () => server.openWatchCount(),
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -52,6 +52,8 @@ export interface ApiServer {
   requests: RequestRecord[];
   /** "METHOD /path?query" of each request as it arrives, before any answer (or injected latency). */
   arrivals: string[];
+  /** How many watch streams are open now. */
+  openWatchCount(): number;
   close(): Promise<void>;
 }
 
@@ -150,6 +152,7 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
     faults,
     requests,
     arrivals,
+    openWatchCount: () => openWatches.size,
     async close() {
       faults.stop();
       endWatches();
