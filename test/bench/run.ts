@@ -1,26 +1,37 @@
-// Benchmarks (timing belongs here, not in tests). Run with `npm run bench`.
-// 1. Verdict latency: wall time from the simulator's first ImagePullBackOff on a new pod to
-//    kguard printing its failure verdict, at the default and a short poll interval.
-// 2. kubectl processes per poll cycle with 1 and with 10 tracked Deployments.
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// Benchmarks (timing belongs here, not in tests): `npm run bench`, about two minutes.
+// `npm run bench -- --kguard PATH` measures another build of bin/kguard (e.g. an older commit's)
+// with the same harness, for before/after figures.
+//   1. start-up: `kguard --version` against `node -e 0`
+//   2. status write → verdict: from the simulator's first ImagePullBackOff write to kguard's
+//      verdict line, watching (the default) and polling (--poll, default --poll-interval 2s)
+//   3. a healthy rollout: kguard against `kubectl apply && kubectl rollout status`
+//   4. 2,000 pods in the namespace: one namespace-wide poll against the selected list a watch
+//      starts from (bytes and time per read)
+//   5. kubectl processes per run, 10 Deployments in 10 namespaces
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 
-const kguard = fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
+const { values: flags } = parseArgs({ options: { kguard: { type: 'string' }, runs: { type: 'string' } } });
+const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
+const RUNS = Number(flags.runs ?? 5);
 const MISSING = 'xxxxxnginx:1.17';
 
 interface Run {
   exitCode: number;
   stdout: string;
+  wallMs: number;
   verdictAt?: number;
 }
 
 async function runKguard(cluster: Cluster, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  const began = performance.now();
   const child = execa(kguard, args, { env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...extraEnv }, reject: false });
   let stdout = '';
   let verdictAt: number | undefined;
@@ -29,7 +40,58 @@ async function runKguard(cluster: Cluster, args: string[], extraEnv: Record<stri
     if (verdictAt === undefined && /✖ deployment\//.test(stdout)) verdictAt = performance.now();
   });
   const result = await child;
-  return { exitCode: result.exitCode ?? -1, stdout, verdictAt };
+  return { exitCode: result.exitCode ?? -1, stdout, wallMs: performance.now() - began, verdictAt };
+}
+
+function stats(values: readonly number[], unit = 'ms'): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  const shown = (value: number) => (unit === 'ms' ? `${Math.round(value)}` : value.toFixed(2));
+  return `${shown(sorted[0]!)} / ${shown(median)} / ${shown(sorted.at(-1)!)} ${unit}`;
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+};
+
+function table(title: string, rows: Array<[string, string]>): void {
+  console.log(`\n${title}`);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  for (const [name, value] of rows) console.log(`  ${name.padEnd(width)}  ${value}`);
+}
+
+/** Modes the build under test knows: builds from before watching have no --poll. */
+async function modes(): Promise<Array<{ name: string; args: string[] }>> {
+  const help = await execa(kguard, ['apply', '--help'], { reject: false });
+  return help.stdout.includes('--poll ')
+    ? [
+        { name: 'watch (default)', args: [] },
+        { name: '--poll (2s)', args: ['--poll'] },
+      ]
+    : [{ name: 'default (polls, 2s)', args: [] }];
+}
+
+async function startUp(): Promise<void> {
+  const kguardMs: number[] = [];
+  const nodeMs: number[] = [];
+  for (let run = 0; run < RUNS * 2 + 1; run += 1) {
+    let began = performance.now();
+    await execa(kguard, ['--version']);
+    const kguardRun = performance.now() - began;
+    began = performance.now();
+    await execa(process.execPath, ['-e', '0']);
+    // The first pair warms the file cache.
+    if (run > 0) {
+      kguardMs.push(kguardRun);
+      nodeMs.push(performance.now() - began);
+    }
+  }
+  table('1. start-up, wall time of the whole process (min / median / max)', [
+    ['kguard --version', stats(kguardMs)],
+    ['node -e 0', stats(nodeMs)],
+    ['ratio of medians', `${(median(kguardMs) / median(nodeMs)).toFixed(2)}×`],
+  ]);
 }
 
 function firstBackOff(cluster: Cluster): { at: () => number | undefined; stop: () => void } {
@@ -42,87 +104,157 @@ function firstBackOff(cluster: Cluster): { at: () => number | undefined; stop: (
   return { at: () => at, stop };
 }
 
-async function verdictLatency(pollInterval: string, timeScale: number): Promise<number> {
-  const cluster = await startCluster({ timeScale, scenario: { registry: { [MISSING]: 'missing' } } });
+async function withDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'kguard-bench-'));
   try {
-    await writeFile(join(dir, 'good.yaml'), deploymentYaml('web', 'nginx:1.25', { replicas: 3 }));
-    await writeFile(join(dir, 'bad.yaml'), deploymentYaml('web', MISSING, { replicas: 3 }));
-    const base = await runKguard(cluster, ['apply', '-f', join(dir, 'good.yaml'), '--poll-interval', '200ms']);
-    if (base.exitCode !== 0) throw new Error(`healthy deploy failed:\n${base.stdout}`);
-    const probe = firstBackOff(cluster);
-    const bad = await runKguard(cluster, ['apply', '-f', join(dir, 'bad.yaml'), '--poll-interval', pollInterval]);
-    probe.stop();
-    const backOffAt = probe.at();
-    if (bad.exitCode !== 3 || backOffAt === undefined || bad.verdictAt === undefined) {
-      throw new Error(`unexpected run (exit ${bad.exitCode}):\n${bad.stdout}`);
+    return await use(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function verdictLatency(args: string[]): Promise<number[]> {
+  const cluster = await startCluster({ timeScale: 10, scenario: { registry: { [MISSING]: 'missing' } } });
+  try {
+    return await withDir(async (dir) => {
+      await writeFile(join(dir, 'good.yaml'), deploymentYaml('web', 'nginx:1.25', { replicas: 3 }));
+      await writeFile(join(dir, 'bad.yaml'), deploymentYaml('web', MISSING, { replicas: 3 }));
+      const base = await runKguard(cluster, ['apply', '-f', join(dir, 'good.yaml')]);
+      if (base.exitCode !== 0) throw new Error(`healthy deploy failed:\n${base.stdout}`);
+      const latencies: number[] = [];
+      for (let run = 0; run < RUNS; run += 1) {
+        // Each failed run restores web to nginx:1.25, so the next one is a fresh rollout.
+        const probe = firstBackOff(cluster);
+        const bad = await runKguard(cluster, ['apply', '-f', join(dir, 'bad.yaml'), ...args]);
+        probe.stop();
+        const backOffAt = probe.at();
+        if (bad.exitCode !== 3 || backOffAt === undefined || bad.verdictAt === undefined) throw new Error(`unexpected run (exit ${bad.exitCode}):\n${bad.stdout}`);
+        latencies.push(bad.verdictAt - backOffAt);
+      }
+      return latencies;
+    });
+  } finally {
+    await cluster.stop();
+  }
+}
+
+async function healthyRollouts(kguardArgs: readonly string[][]): Promise<{ kubectl: number[]; kguard: number[][] }> {
+  // 3 replicas at 4× simulated time: a rollout of about 2.5 s.
+  const cluster = await startCluster({ timeScale: 4 });
+  try {
+    return await withDir(async (dir) => {
+      const images = ['nginx:1.25', 'nginx:1.26'];
+      const files = await Promise.all(
+        images.map(async (image, index) => {
+          const file = join(dir, `web-${index}.yaml`);
+          await writeFile(file, deploymentYaml('web', image, { replicas: 3 }));
+          return file;
+        }),
+      );
+      let next = 0;
+      const flip = () => files[(next += 1) % 2]!;
+      const env = { ...process.env, ...cluster.env };
+      await execa('kubectl', ['apply', '-f', files[0]!], { env });
+      await execa('kubectl', ['rollout', 'status', 'deployment/web'], { env });
+      const kubectlMs: number[] = [];
+      const kguardMs: number[][] = kguardArgs.map(() => []);
+      for (let run = 0; run < RUNS; run += 1) {
+        // In turn, so a drift of the machine's speed hits both alike.
+        let began = performance.now();
+        await execa('sh', ['-c', 'kubectl apply -f "$1" && kubectl rollout status deployment/web', 'sh', flip()], { env });
+        kubectlMs.push(performance.now() - began);
+        for (const [index, args] of kguardArgs.entries()) {
+          began = performance.now();
+          const result = await runKguard(cluster, ['apply', '-f', flip(), ...args]);
+          if (result.exitCode !== 0) throw new Error(`healthy rollout failed:\n${result.stdout}`);
+          kguardMs[index]!.push(performance.now() - began);
+        }
+      }
+      return { kubectl: kubectlMs, kguard: kguardMs };
+    });
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** 2,000 pods of other workloads plus web's 3: what one read costs either way. */
+async function manyPods(): Promise<void> {
+  const cluster = await startCluster({ controllers: false });
+  try {
+    const podOf = (name: string, app: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', labels: { app, 'pod-template-hash': '5d4f8c7b9' } },
+      spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'nginx:1.25', ports: [{ containerPort: 80 }], env: [{ name: 'MODE', value: 'production' }] }] },
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'app', ready: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } }] },
+    });
+    for (let index = 0; index < 2000; index += 1) cluster.store.create(podOf(`other-${index}`, `other-${index % 40}`));
+    for (let index = 0; index < 3; index += 1) cluster.store.create(podOf(`web-${index}`, 'web'));
+    const env = { ...process.env, ...cluster.env };
+    const reads = {
+      'namespace-wide poll (--poll)': ['get', 'deployments.apps,replicasets.apps,pods', '-n', 'default', '-o', 'json'],
+      'selected list (a watch starts from it)': ['get', '--raw', '/api/v1/namespaces/default/pods?labelSelector=app%3Dweb'],
+    };
+    const rows: Array<[string, string]> = [];
+    for (const [name, args] of Object.entries(reads)) {
+      const times: number[] = [];
+      let bytes = 0;
+      for (let run = 0; run < RUNS + 1; run += 1) {
+        const began = performance.now();
+        const result = await execa('kubectl', args, { env, encoding: 'buffer' });
+        if (run > 0) times.push(performance.now() - began);
+        bytes = result.stdout.length;
+      }
+      rows.push([name, `${(bytes / 1e6).toFixed(2)} MB per read, ${stats(times)}`]);
     }
-    return bad.verdictAt - backOffAt;
+    table('4. one read with 2,000 other pods in the namespace (min / median / max)', rows);
   } finally {
     await cluster.stop();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
-async function processesPerCycle(deployments: number): Promise<{ cycles: number; polling: number; total: number }> {
-  // Slow image pulls keep the rollout going for several poll cycles.
-  const cluster = await startCluster({ timeScale: 1, scenario: { timing: { pullMs: 4000 } } });
-  const dir = await mkdtemp(join(tmpdir(), 'kguard-bench-'));
+async function processesPerRun(args: string[]): Promise<number> {
+  const cluster = await startCluster({ timeScale: 4 });
   try {
-    const log = join(dir, 'kubectl.log');
-    const wrapper = join(dir, 'kubectl-counting');
-    await writeFile(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec kubectl "$@"\n`);
-    await chmod(wrapper, 0o755);
-    const manifest = Array.from({ length: deployments }, (_, index) => deploymentYaml(`app-${index}`, 'nginx:1.25', { replicas: 2 })).join('\n---\n');
-    await writeFile(join(dir, 'apps.yaml'), manifest);
-    const run = await runKguard(cluster, ['apply', '-f', join(dir, 'apps.yaml'), '--poll-interval', '500ms'], { KGUARD_KUBECTL: wrapper });
-    if (run.exitCode !== 0) throw new Error(`rollout failed:\n${run.stdout}`);
-    const calls = (await readFile(log, 'utf8')).trim().split('\n');
-    const applyIndex = calls.findIndex((line) => / apply /.test(` ${line} `) && !line.includes('--dry-run'));
-    const afterApply = calls.slice(applyIndex + 1);
-    const cycles = afterApply.filter((line) => line.includes('get deployments.apps,replicasets.apps,pods')).length;
-    const polling = afterApply.filter((line) => line.includes('get deployments.apps,replicasets.apps,pods') || line.includes('get events')).length;
-    return { cycles, polling, total: calls.length };
+    return await withDir(async (dir) => {
+      const manifest = Array.from({ length: 10 }, (_, index) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-${index}\n---\n${deploymentYaml('app', 'nginx:1.25', { replicas: 2, namespace: `team-${index}` })}`).join('\n---\n');
+      await writeFile(join(dir, 'apps.yaml'), manifest);
+      await execa('kubectl', ['apply', '-f', join(dir, 'apps.yaml')], { env: { ...process.env, ...cluster.env } });
+      await writeFile(join(dir, 'apps.yaml'), manifest.replaceAll('nginx:1.25', 'nginx:1.26'));
+      const run = await runKguard(cluster, ['apply', '-f', join(dir, 'apps.yaml'), '-o', 'json', ...args]);
+      if (run.exitCode !== 0) throw new Error(`rollout failed:\n${run.stdout}`);
+      return (JSON.parse(run.stdout) as { kubectlProcesses: number }).kubectlProcesses;
+    });
   } finally {
     await cluster.stop();
-    await rm(dir, { recursive: true, force: true });
   }
-}
-
-function stats(values: number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
-  return `min ${Math.round(sorted[0] ?? NaN)} ms, median ${Math.round(median)} ms, max ${Math.round(sorted.at(-1) ?? NaN)} ms (n=${values.length})`;
-}
-
-async function clusterStartTimes(runs: number): Promise<number[]> {
-  const times: number[] = [];
-  for (let run = 0; run < runs; run += 1) {
-    const began = performance.now();
-    const cluster = await startCluster();
-    times.push(performance.now() - began);
-    await cluster.stop();
-  }
-  return times;
 }
 
 async function main(): Promise<void> {
-  console.log(`simulated cluster start (startCluster): ${stats(await clusterStartTimes(20))}`);
-  for (const [pollInterval, timeScale] of [
-    ['2s', 1],
-    ['500ms', 1],
-  ] as const) {
-    const latencies: number[] = [];
-    for (let run = 0; run < 5; run += 1) latencies.push(await verdictLatency(pollInterval, timeScale));
-    console.log(`first ImagePullBackOff → kguard verdict, --poll-interval ${pollInterval}, sim time scale ${timeScale}: ${stats(latencies)}`);
-  }
-  for (const count of [1, 10]) {
-    const { cycles, polling, total } = await processesPerCycle(count);
-    console.log(
-      `${count} tracked Deployment(s): ${cycles} poll cycles, ${polling} kubectl processes while polling ` +
-        `(${(polling / cycles).toFixed(2)} per cycle), ${total} kubectl processes in the whole run`,
-    );
-  }
+  const began = performance.now();
+  console.log(`kguard: ${kguard}; ${RUNS} runs each`);
+  const known = await modes();
+  await startUp();
+
+  const latency: Array<[string, string]> = [];
+  for (const mode of known) latency.push([mode.name, stats(await verdictLatency(mode.args))]);
+  table('2. first ImagePullBackOff written → kguard verdict line (min / median / max)', latency);
+
+  const healthy = await healthyRollouts(known.map((mode) => mode.args));
+  table('3. healthy rollout of 3 replicas, wall time of the whole command (min / median / max)', [
+    ['kubectl apply && kubectl rollout status', stats(healthy.kubectl)],
+    ...known.map((mode, index): [string, string] => [
+      `kguard apply, ${mode.name}`,
+      `${stats(healthy.kguard[index]!)}; ${(median(healthy.kguard[index]!) / median(healthy.kubectl)).toFixed(2)}× kubectl, +${((median(healthy.kguard[index]!) - median(healthy.kubectl)) / 1000).toFixed(2)} s`,
+    ]),
+  ]);
+
+  await manyPods();
+
+  const processes: Array<[string, string]> = [];
+  for (const mode of known) processes.push([mode.name, `${await processesPerRun(mode.args)} kubectl processes`]);
+  table('5. one healthy run over 10 Deployments in 10 namespaces', processes);
+  console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 
 await main();
