@@ -71,7 +71,9 @@ describe('Kubectl', () => {
     const result = await new Kubectl(exec, connection).replace(object, '/api/v1/namespaces/shop/configmaps/cfg', 20_000);
     expect(result).toEqual({ ok: true, object });
     expect(calls[0]?.args).toEqual([
-      '--kubeconfig=/k/config', '--context=prod', 'replace', '--raw', '/api/v1/namespaces/shop/configmaps/cfg?fieldManager=kguard-restore', '-f', '-', '--request-timeout=30s',
+      '--kubeconfig=/k/config', '--context=prod', 'replace', '--raw', '/api/v1/namespaces/shop/configmaps/cfg?fieldManager=kguard-restore', '-f', '-',
+      // A request may not outlive its process: the 20 s deadline bounds it, not the 30 s default.
+      '--request-timeout=20s',
     ]);
     expect(JSON.parse(String(calls[0]?.input))).toEqual(object);
   });
@@ -97,9 +99,9 @@ describe('Kubectl', () => {
     await expect(failure).rejects.toThrow(/was refused.*Next: check that the cluster is up/);
   });
 
-  it('says a kubectl call that ran past its deadline was stopped', async () => {
+  it('says a kubectl call that ran past its deadline was killed, naming the deadline and its flag', async () => {
     const { exec } = recordingExec(() => ({ exitCode: 124, stdout: '', stderr: '', timedOut: true }));
-    await expect(new Kubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests in time and was stopped/);
+    await expect(new Kubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests within \S+ \(--timeout\) and was killed/);
   });
 
   it('quotes manual commands so they can be pasted into a shell', () => {
