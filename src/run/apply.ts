@@ -96,7 +96,9 @@ async function understand(
 ): Promise<Understood> {
   // The client run is only for identities: flags of the server-side apply would be refused by a
   // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
-  const identityRequest = { ...request, applyArgs: options.selectionArgs };
+  // Validation is the server dry run's job; without it here, an unknown kind fails on kubectl's
+  // own mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
+  const identityRequest = { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
   const [client, server] = await Promise.all([deps.kubectl.dryRun(identityRequest, 'client'), deps.kubectl.dryRun(request, 'server')]);
   if (!client.ok) {
     const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
@@ -147,7 +149,7 @@ function checkServerDryRun(understood: Understood, before: Map<string, KubeObjec
   const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: judgement.errors.join('\n'), timedOut: understood.server.timedOut });
   const quoted = withOrigins(judgement.errors.join('; '), inputs.origins);
   if (failure.kind === 'invalid' || failure.kind === 'not-found' || failure.kind === 'other') {
-    throw new InputError(`the API server refused the manifests in a dry run: ${quoted}. Fix the manifests; nothing was applied.`);
+    throw new InputError(`the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`);
   }
   throw new KubectlError(`kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`, undefined, understood.server.stderr);
 }
