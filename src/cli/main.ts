@@ -1,39 +1,55 @@
 // The CLI entry: wires options, kubectl, the clock and a reporter together, and is the only place
-// that turns results and errors into exit codes.
+// that turns results and errors into exit codes and exits.
 import { Command, CommanderError, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { ExitCode, InputError, KguardError } from '../errors.js';
 import { Kubectl } from '../kubectl/client.js';
-import { execProcess } from '../kubectl/exec.js';
-import { readStdin } from './environment.js';
+import { execProcess, stopRunningProcesses } from '../kubectl/exec.js';
+import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
 import { privateCopies } from '../rollback/restore.js';
 import type { Reporter } from '../report/events.js';
-import { buildReport, REPORT_VERSION } from '../report/json.js';
+import { reportFailure, type Failure } from '../report/failure.js';
 import { GithubActionsReporter } from '../report/github.js';
+import { buildReport } from '../report/json.js';
 import { PlainReporter } from '../report/plain.js';
 import { RunRecorder } from '../report/recorder.js';
+import { Redactor, secretValuesIn } from '../report/redact.js';
+import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
 import { runApply } from '../run/apply.js';
 import { exitCodeFor, outcomeOf } from '../run/result.js';
-import { parseOutputMode, toApplyOptions, type OutputMode, type RawApplyOptions } from './options.js';
+import { canAnimate, manifestTexts, missingKubeconfig, readStdin, useColour } from './environment.js';
+import { interruptMessage } from './interrupt.js';
+import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
 /** Interrupted by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C). */
 const INTERRUPTED = 130;
 
+/** What the exits need to know about the run in progress, whichever path it ends on. */
+interface Session {
+  json: boolean;
+  githubActions: boolean;
+  /** Every Secret value of the apply, learned before kubectl reads the manifests. */
+  redactor: Redactor;
+  recorder?: RunRecorder;
+  kubectl?: Kubectl;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function buildProgram(): Command {
+function buildProgram(session: Session): Command {
   const program = new Command('kguard')
     .description('kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision')
     .version('0.1.0')
     .exitOverride();
-  program
+  const rollbackFlags: string[] = [];
+  const apply = program
     .command('apply')
     .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
     .option('-f, --filename <file|dir|url|->', 'manifests to apply (repeatable); - reads stdin', collect, [])
@@ -65,111 +81,170 @@ function buildProgram(): Command {
           `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`,
         );
       }
-      process.exitCode = await apply(raw, kubectlArgs);
+      process.exitCode = await runCommand({ ...raw, rollbackFlags }, kubectlArgs, session);
     });
+  // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
+  apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
+  apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
   return program;
 }
 
-async function apply(raw: RawApplyOptions, passThrough: string[]): Promise<number> {
-  let outputMode: OutputMode = 'text';
-  let reporter: RunRecorder | undefined;
+async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {
   try {
-    outputMode = parseOutputMode(raw.output);
+    const outputMode = parseOutputMode(raw.output);
+    session.json = outputMode === 'json';
     const options = toApplyOptions(raw, passThrough);
-    reporter = new RunRecorder(makeReporter(outputMode));
+    const missing = missingKubeconfig(options.connectionArgs, process.env);
+    if (missing) throw new InputError(missing);
+    const learn = (text: string) => {
+      for (const value of secretValuesIn(text)) session.redactor.addValue(value);
+    };
+    for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
+
+    const recorder = new RunRecorder(makeReporter(session), session.redactor);
+    session.recorder = recorder;
     const kubectl = new Kubectl(execProcess, {
       binary: process.env.KGUARD_KUBECTL || 'kubectl',
       connectionArgs: options.connectionArgs,
       requestTimeout: '30s',
-      readDeadlineMs: 60_000,
+      readDeadlineMs: readDeadlineMs(options),
+      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
     });
+    session.kubectl = kubectl;
+    // Manifests read here (stdin, URLs, kustomize output) are learned before kubectl sees them.
     const inputs: InputDeps = {
-      readStdin,
-      kustomize: (directory) => kubectl.kustomize(directory),
-      download: (url) => download(url),
+      readStdin: async () => learnt(await readStdin(), (bytes) => learn(Buffer.from(bytes).toString('utf8'))),
+      kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
+      download: async (url) => learnt(await download(url), (bytes) => learn(Buffer.from(bytes).toString('utf8'))),
     };
-    const stopHandling = handleInterrupts(reporter, kubectl);
-    const result = await runApply(options, { kubectl, clock: systemClock, reporter, inputs, keepCopy: privateCopies() });
-    stopHandling();
+    const result = await runApply(options, { kubectl, clock: systemClock, reporter: recorder, inputs, keepCopy: privateCopies() });
     const exitCode = exitCodeFor(result);
-    reporter.emit({
+    recorder.emit({
       kind: 'finished',
       outcome: outcomeOf(result),
       exitCode,
       failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
     });
-    reporter.close();
-    if (outputMode === 'json') process.stdout.write(`${JSON.stringify(buildReport(result, reporter.messages), null, 2)}\n`);
-    return exitCode;
-  } catch (error) {
-    reporter?.close();
-    const exitCode = error instanceof KguardError ? error.exitCode : INTERNAL_ERROR;
-    const message =
-      error instanceof KguardError
-        ? error.message
-        : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}. This is a bug in kguard; please report it with the command you ran.`;
-    process.stderr.write(`kguard: ${message} (exit ${exitCode})\n`);
-    if (outputMode === 'json') {
-      process.stdout.write(`${JSON.stringify({ reportVersion: REPORT_VERSION, outcome: 'error', exitCode, error: message }, null, 2)}\n`);
+    recorder.close();
+    if (session.json) {
+      const report = sanitizeDeep(buildReport(result, recorder.messages), session.redactor);
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     }
     return exitCode;
+  } catch (error) {
+    session.recorder?.close();
+    return fail(session, error);
   }
 }
 
+function learnt<T>(value: T, learn: (value: T) => void): T {
+  learn(value);
+  return value;
+}
+
 /**
- * A cancelled CI job or Ctrl-C leaves the new rollout running: kguard does not roll back on its
- * way out, but says exactly what is in flight and how to undo it.
+ * Every read has a deadline, so one hung kubectl cannot stall the run: the shorter of the two
+ * timeouts, between 5 s (kubectl needs some to start and discover) and 60 s. The apply and the
+ * dry runs get --timeout, the restore's writes --rollback-timeout (run/apply.ts).
  */
-function handleInterrupts(reporter: RunRecorder, kubectl: Kubectl): () => void {
+function readDeadlineMs(options: Pick<CliApplyOptions, 'timeoutMs' | 'rollbackTimeoutMs'>): number {
+  return Math.min(60_000, Math.max(5_000, Math.min(options.timeoutMs, options.rollbackTimeoutMs)));
+}
+
+/** Turns anything that stopped the run into its exit code, reported on every output. */
+function fail(session: Session, error: unknown): number {
+  const failure = failureOf(error);
+  if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
+  reportFailure(
+    { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages },
+    { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions },
+  );
+  return failure.exitCode;
+}
+
+function failureOf(error: unknown): Failure {
+  if (error instanceof CommanderError) {
+    // Commander printed the usage error itself (or the help or version text, exit 0).
+    if (error.exitCode === 0) return { outcome: 'error', exitCode: ExitCode.Success, message: '' };
+    const message = error.message === '(outputHelp)' ? 'no command given: use kguard apply -f FILE' : error.message.replace(/^error: /, '');
+    return { outcome: 'error', exitCode: ExitCode.InputError, message, printed: true };
+  }
+  if (error instanceof KguardError) return { outcome: 'error', exitCode: error.exitCode, message: error.message };
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return {
+    outcome: 'error',
+    exitCode: INTERNAL_ERROR,
+    message: `internal error: ${detail}. This is a bug in kguard; please report it with the command you ran.`,
+  };
+}
+
+/**
+ * A cancelled CI job or Ctrl-C: the kubectl processes still running are stopped, and kguard says
+ * how far it got and exactly what is in flight, then exits at once. It does not roll back on its
+ * way out: a second signal (or the CI's kill) could cut a restore in half.
+ */
+function handleInterrupts(session: Session): void {
+  let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    reporter.close();
-    const lines = reporter.unfinished().map(({ workload, fromRevision }) =>
-      fromRevision === undefined
-        ? `  ${kubectl.commandLine(['delete', `deployment.apps/${workload.name}`, '-n', workload.namespace])}    # created by this apply`
-        : `  ${kubectl.commandLine(['rollout', 'undo', `deployment.apps/${workload.name}`, '-n', workload.namespace, `--to-revision=${fromRevision}`])}`,
+    if (interrupted) return;
+    interrupted = true;
+    stopRunningProcesses();
+    session.recorder?.close();
+    const { recorder, kubectl } = session;
+    const message = interruptMessage(
+      signal,
+      recorder && kubectl
+        ? {
+            seen: recorder.seen,
+            applyStarted: kubectl.applyStarted,
+            inFlight: recorder.unfinished(),
+            commandLine: (args) => kubectl.commandLine(args),
+          }
+        : undefined,
     );
-    const what =
-      lines.length > 0
-        ? `the rollouts it was watching were NOT checked or rolled back. To undo them by hand:\n${lines.join('\n')}`
-        : 'no rollout was in flight.';
-    process.stderr.write(`kguard: interrupted by ${signal}; ${what} (exit ${INTERRUPTED})\n`);
+    reportFailure(
+      { outcome: 'interrupted', exitCode: INTERRUPTED, message: sanitizeText(message, session.redactor), messages: recorder?.messages },
+      { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions },
+    );
     process.exit(INTERRUPTED);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
 }
 
-function makeReporter(outputMode: OutputMode): Reporter {
-  const colourFor = (stream: NodeJS.WriteStream) =>
-    !('NO_COLOR' in process.env) && (Boolean(stream.isTTY) || Boolean(process.env.FORCE_COLOR));
-  const logStream = outputMode === 'json' ? process.stderr : process.stdout;
-  const interactive = outputMode === 'text' && Boolean(process.stdout.isTTY) && !process.env.CI;
-  const reporter = interactive ? new TtyReporter(process.stdout, colourFor(process.stdout)) : new PlainReporter(logStream, colourFor(logStream));
-  if (process.env.GITHUB_ACTIONS !== 'true') return reporter;
+/**
+ * A reader that goes away (`kguard apply -f x | head -2`) makes the next write fail with EPIPE,
+ * and an unhandled stream error would end kguard in the middle of a watch or a restore. The
+ * output is lost; the run, the restore and the exit code are not.
+ */
+function keepWorkingWithoutReaders(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+}
+
+function makeReporter(session: Session): Reporter {
+  const env = process.env;
+  const logStream = session.json ? process.stderr : process.stdout;
+  const reporter =
+    !session.json && canAnimate(process.stdout, env)
+      ? new TtyReporter(process.stdout, useColour(env, true))
+      : new PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  if (!session.githubActions) return reporter;
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
-  return new GithubActionsReporter(reporter, process.stderr, process.env.GITHUB_STEP_SUMMARY || undefined);
+  return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined);
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  keepWorkingWithoutReaders();
+  const session: Session = {
+    json: wantsJsonOutput(argv.slice(2)),
+    githubActions: process.env.GITHUB_ACTIONS === 'true',
+    redactor: new Redactor(),
+  };
+  handleInterrupts(session);
   try {
-    await program.parseAsync(argv);
+    await buildProgram(session).parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // Commander already printed the usage error (or the help/version text).
-      process.exitCode = error.exitCode === 0 ? ExitCode.Success : ExitCode.InputError;
-      return;
-    }
-    if (error instanceof KguardError) {
-      process.stderr.write(`kguard: ${error.message} (exit ${error.exitCode})\n`);
-      process.exitCode = error.exitCode;
-      return;
-    }
-    throw error;
+    process.exitCode = fail(session, error);
   }
 }
 
