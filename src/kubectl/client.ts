@@ -85,10 +85,10 @@ export class Kubectl {
    * several), then one document per pruned object (apply.go printObjects, prune.go).
    */
   async dryRun(request: ApplyRequest, strategy: 'client' | 'server'): Promise<DryRunResult> {
-    const result = await this.run([...this.applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], {
-      deadlineMs: request.deadlineMs,
-      input: request.stdin,
-    });
+    // A dry run changes nothing, so a transient failure is simply asked again.
+    const result = await this.retrying(() =>
+      this.run([...this.applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], { deadlineMs: request.deadlineMs, input: request.stdin }),
+    );
     if (result.exitCode !== 0) {
       if (diagnoseKubectlFailure(result).kind === 'missing-binary') throw this.failure('run kubectl', result);
       return { ok: false, stderr: result.stderr, timedOut: result.timedOut === true };
@@ -107,7 +107,7 @@ export class Kubectl {
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
     this.applyStarted = true;
     const applied = new Map<string, AppliedObject>();
-    const result = await this.write(async () => {
+    const result = await this.retrying(async () => {
       const attempt = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
       for (const object of parseApplyOutput(attempt.stdout)) {
         const key = `${object.resource}/${object.name}`;
@@ -162,7 +162,7 @@ export class Kubectl {
   private async rawWrite(verb: 'replace' | 'create', path: string, object: KubeObject, deadlineMs: number): Promise<WriteResult> {
     // Safe to repeat: the body carries metadata.resourceVersion (a PUT) or the object must not
     // exist yet (a POST), so a write that did land answers the retry with 409, never twice.
-    const result = await this.write(() => this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) }));
+    const result = await this.retrying(() => this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) }));
     if (result.exitCode === 0) return { ok: true, object: itemsOf<KubeObject>(result.stdout)[0] };
     return writeFailure(result, deadlineMs);
   }
@@ -175,7 +175,7 @@ export class Kubectl {
   async deleteExact(path: string, preconditions: { uid: string; resourceVersion?: string }, deadlineMs: number): Promise<WriteResult> {
     const body = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', preconditions };
     // Safe to repeat: the uid precondition; a delete that did land answers the retry with 404.
-    const result = await this.write(() => this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) }));
+    const result = await this.retrying(() => this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) }));
     if (result.exitCode === 0) return { ok: true };
     return writeFailure(result, deadlineMs);
   }
@@ -241,7 +241,7 @@ export class Kubectl {
     return args;
   }
 
-  private async write(attempt: () => Promise<ExecResult>): Promise<ExecResult> {
+  private async retrying(attempt: () => Promise<ExecResult>): Promise<ExecResult> {
     const retry = this.connection.retry;
     return retry ? retryTransient(attempt, retry.delaysMs, retry.sleep) : attempt();
   }

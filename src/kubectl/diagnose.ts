@@ -10,6 +10,7 @@ export type KubectlFailureKind =
   | 'not-found'
   | 'no-context'
   | 'unknown-kind'
+  | 'server-error'
   | 'timeout'
   | 'other';
 
@@ -46,6 +47,13 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
     kind: 'forbidden',
     pattern: /\(Forbidden\)|is forbidden: User/,
     nextStep: 'ask for RBAC rights to get, patch and apply these objects (kubectl auth can-i patch deployments -n NAMESPACE)',
+  },
+  {
+    // The API server failed to answer, not refused the request: 500, 503, 504, 429 Status
+    // reasons as kubectl prints them (apimachinery StatusReason).
+    kind: 'server-error',
+    pattern: /\((InternalError|ServiceUnavailable|ServerTimeout|Timeout|TooManyRequests)\)|the server is currently unable to handle the request/,
+    nextStep: 'the API server is failing or overloaded (kubectl get --raw /readyz); run kguard again when it answers',
   },
   {
     // kubectl --kubeconfig=PATH with no such file: client-go's loader stats it first.

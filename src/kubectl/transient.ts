@@ -16,7 +16,7 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
   /too many requests/i,
   /etcdserver: (request timed out|leader changed|too many requests)/,
   // Transport: the connection dropped or never came (an API server restarting, a load balancer).
-  /connection reset by peer|connection refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/,
+  /connection reset by peer|connection refused|The connection to the server \S+ was refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/,
 ];
 
 export function isTransientFailure(result: Pick<ExecResult, 'exitCode' | 'stderr' | 'timedOut' | 'spawnError'>): boolean {
