@@ -15,7 +15,7 @@ import { GithubActionsReporter } from '../report/github.js';
 import { buildReport } from '../report/json.js';
 import { PlainReporter } from '../report/plain.js';
 import { RunRecorder } from '../report/recorder.js';
-import { Redactor, secretValuesIn } from '../report/redact.js';
+import { Redactor, secretValuesIn, secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
 import { runApply } from '../run/apply.js';
@@ -109,6 +109,10 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       requestTimeout: '30s',
       readDeadlineMs: readDeadlineMs(options),
       retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+      // Secrets as the cluster holds them (before the apply, and as a restore reads them).
+      observe: (objects) => {
+        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+      },
     });
     session.kubectl = kubectl;
     // Manifests read here (stdin, URLs, kustomize output) are learned before kubectl sees them.

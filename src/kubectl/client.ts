@@ -21,6 +21,11 @@ export interface Connection {
    * waits; none when absent.
    */
   retry?: { delaysMs: readonly number[]; sleep(ms: number): Promise<void> };
+  /**
+   * Sees every object kubectl returns (snapshots, dry-run results, restore reads): the CLI learns
+   * the values of Secrets, old and new, to redact them from everything it prints.
+   */
+  observe?: (objects: readonly KubeObject[]) => void;
 }
 
 export interface ApplyRequest {
@@ -95,7 +100,9 @@ export class Kubectl {
     }
     const documents = jsonDocuments(result.stdout);
     const [first, ...rest] = documents;
-    return { ok: true, objects: first ? itemsOfValue<KubeObject>(first) : [], pruned: rest as KubeObject[], warnings: result.stderr };
+    const objects = first ? itemsOfValue<KubeObject>(first) : [];
+    this.connection.observe?.([...objects, ...(rest as KubeObject[])]);
+    return { ok: true, objects, pruned: rest as KubeObject[], warnings: result.stderr };
   }
 
   /**
@@ -129,7 +136,7 @@ export class Kubectl {
       deadlineMs: this.connection.readDeadlineMs,
     });
     if (result.exitCode !== 0) throw this.failure(`read ${types.join(', ')}${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return itemsOf<KubeObject>(result.stdout);
+    return this.observed(itemsOf<KubeObject>(result.stdout));
   }
 
   /** One object as it is now, or undefined when it does not exist. */
@@ -139,7 +146,7 @@ export class Kubectl {
       { deadlineMs: this.connection.readDeadlineMs },
     );
     if (result.exitCode !== 0) throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return itemsOf<KubeObject>(result.stdout)[0];
+    return this.observed(itemsOf<KubeObject>(result.stdout))[0];
   }
 
   /**
@@ -163,7 +170,7 @@ export class Kubectl {
     // Safe to repeat: the body carries metadata.resourceVersion (a PUT) or the object must not
     // exist yet (a POST), so a write that did land answers the retry with 409, never twice.
     const result = await this.retrying(() => this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) }));
-    if (result.exitCode === 0) return { ok: true, object: itemsOf<KubeObject>(result.stdout)[0] };
+    if (result.exitCode === 0) return { ok: true, object: this.observed(itemsOf<KubeObject>(result.stdout))[0] };
     return writeFailure(result, deadlineMs);
   }
 
@@ -239,6 +246,11 @@ export class Kubectl {
     if (request.namespace) args.push('-n', request.namespace);
     args.push(...request.applyArgs);
     return args;
+  }
+
+  private observed(objects: KubeObject[]): KubeObject[] {
+    this.connection.observe?.(objects);
+    return objects;
   }
 
   private async retrying(attempt: () => Promise<ExecResult>): Promise<ExecResult> {

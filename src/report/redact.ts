@@ -28,11 +28,12 @@ export class Redactor {
     const escapedTwice = JSON.stringify(escapedOnce).slice(1, -1);
     const forms = [value, encoded, escapedOnce, escapedTwice];
     for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_LINE_LENGTH) forms.push(line);
+    const before = this.size;
     for (const form of forms) {
       if (form.length >= MIN_FREE_TEXT_LENGTH) this.anywhere.add(form);
       else this.quotedOnly.add(form);
     }
-    this.pattern = undefined;
+    if (this.size !== before) this.pattern = undefined;
   }
 
   get size(): number {
@@ -79,6 +80,13 @@ export function secretValuesIn(text: string): string[] {
     }
     collect(content, values);
   }
+  return values;
+}
+
+/** Every value of the Secrets among objects as kubectl printed them (snapshots, dry-run results). */
+export function secretValuesOfObjects(objects: readonly unknown[]): string[] {
+  const values: string[] = [];
+  for (const object of objects) collect(object, values);
   return values;
 }
 

@@ -104,6 +104,18 @@ describe('Kubectl', () => {
     await expect(new Kubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests within \S+ \(--timeout\) and was killed/);
   });
 
+  it('shows every object it reads to the observer, so Secret values already in the cluster can be redacted', async () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'shop' }, data: { k: 'c2VjcmV0' } };
+    const seen: unknown[] = [];
+    const kubectl = new Kubectl(recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [secret] }))).exec, {
+      ...connection,
+      observe: (objects) => seen.push(...objects),
+    });
+    await kubectl.listObjects('shop', ['Secret.v1.']);
+    await kubectl.getObject('Secret.v1.', 'shop', 's');
+    expect(seen).toEqual([secret, secret]);
+  });
+
   it('quotes manual commands so they can be pasted into a shell', () => {
     const kubectl = new Kubectl(recordingExec(() => ok('')).exec, { ...connection, connectionArgs: ['--kubeconfig=/my configs/k', '--context=prod'] });
     expect(kubectl.commandLine(['replace', '-f', '/tmp/x.json'])).toBe("kubectl '--kubeconfig=/my configs/k' --context=prod replace -f /tmp/x.json");

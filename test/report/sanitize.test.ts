@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor, REDACTED, secretValuesIn } from '../../src/report/redact.js';
+import { Redactor, REDACTED, secretValuesIn, secretValuesOfObjects } from '../../src/report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../../src/report/sanitize.js';
 
 describe('sanitizeText', () => {
@@ -112,5 +112,16 @@ items:
   it('reads JSON manifests and skips documents it cannot parse', () => {
     expect(secretValuesIn('{"kind":"Secret","stringData":{"k":"json-value"}}')).toEqual(['json-value']);
     expect(secretValuesIn('kind: [oops')).toEqual([]);
+  });
+});
+
+describe('secretValuesOfObjects', () => {
+  it('finds the values of Secrets among objects kubectl returned', () => {
+    const objects = [
+      { kind: 'Secret', data: { k: Buffer.from('from-cluster').toString('base64') } },
+      { kind: 'ConfigMap', data: { k: 'plain' } },
+    ];
+    expect(secretValuesOfObjects(objects)).toContain('from-cluster');
+    expect(secretValuesOfObjects(objects)).not.toContain('plain');
   });
 });
