@@ -15,6 +15,8 @@ export const ExitCode = {
   RollbackFailed: 4,
   /** A changed workload did not become healthy within --timeout (rolled back unless --no-rollback). */
   TimedOut: 5,
+  /** Cancelled by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C); what the apply changed was restored. */
+  Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -25,6 +27,11 @@ export abstract class KguardError extends Error {
 /** The user can fix the command line or the manifests. Nothing in the cluster was touched. */
 export class InputError extends KguardError {
   readonly exitCode = ExitCode.InputError;
+}
+
+/** A signal arrived before the apply: nothing in the cluster was touched. */
+export class InterruptedError extends KguardError {
+  readonly exitCode = ExitCode.Interrupted;
 }
 
 /** kubectl is missing, the cluster is unreachable, RBAC denied, or kubectl apply failed. */

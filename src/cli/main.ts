@@ -2,7 +2,7 @@
 // that turns results and errors into exit codes and exits.
 import { Command, CommanderError, Option } from 'commander';
 import { systemClock } from '../clock.js';
-import { ExitCode, InputError, KguardError } from '../errors.js';
+import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { Kubectl } from '../kubectl/client.js';
 import { execProcess, stopRunningProcesses } from '../kubectl/exec.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
@@ -19,9 +19,9 @@ import { Redactor, secretValuesIn, secretValuesOfObjects } from '../report/redac
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
 import { runApply } from '../run/apply.js';
-import { exitCodeFor, outcomeOf } from '../run/result.js';
+import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
 import { canAnimate, manifestTexts, missingKubeconfig, readStdin, useColour } from './environment.js';
-import { interruptMessage } from './interrupt.js';
+import { secondSignalMessage } from './interrupt.js';
 import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
@@ -35,8 +35,11 @@ interface Session {
   githubActions: boolean;
   /** Every Secret value of the apply, learned before kubectl reads the manifests. */
   redactor: Redactor;
+  /** Aborted by the first SIGINT/SIGTERM: the run stops and restores what the apply changed. */
+  cancel: AbortController;
   recorder?: RunRecorder;
-  kubectl?: Kubectl;
+  /** The result is in: a late signal changes nothing. */
+  finished?: boolean;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -114,19 +117,27 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
         for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
       },
     });
-    session.kubectl = kubectl;
     // Manifests read here (stdin, URLs, kustomize output) are learned before kubectl sees them.
     const inputs: InputDeps = {
       readStdin: async () => learnt(await readStdin(), (bytes) => learn(Buffer.from(bytes).toString('utf8'))),
       kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
       download: async (url) => learnt(await download(url), (bytes) => learn(Buffer.from(bytes).toString('utf8'))),
     };
-    const result = await runApply(options, { kubectl, clock: systemClock, reporter: recorder, inputs, keepCopy: privateCopies() });
+    const result = await runApply(options, {
+      kubectl,
+      clock: systemClock,
+      reporter: recorder,
+      inputs,
+      keepCopy: privateCopies(),
+      signal: session.cancel.signal,
+    });
+    session.finished = true;
     const exitCode = exitCodeFor(result);
     recorder.emit({
       kind: 'finished',
       outcome: outcomeOf(result),
       exitCode,
+      restored: anythingRestored(result),
       failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
     });
     recorder.close();
@@ -173,6 +184,7 @@ function failureOf(error: unknown): Failure {
     const message = error.message === '(outputHelp)' ? 'no command given: use kguard apply -f FILE' : error.message.replace(/^error: /, '');
     return { outcome: 'error', exitCode: ExitCode.InputError, message, printed: true };
   }
+  if (error instanceof InterruptedError) return { outcome: 'interrupted', exitCode: error.exitCode, message: error.message };
   if (error instanceof KguardError) return { outcome: 'error', exitCode: error.exitCode, message: error.message };
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return {
@@ -183,31 +195,27 @@ function failureOf(error: unknown): Failure {
 }
 
 /**
- * A cancelled CI job or Ctrl-C: the kubectl processes still running are stopped, and kguard says
- * how far it got and exactly what is in flight, then exits at once. It does not roll back on its
- * way out: a second signal (or the CI's kill) could cut a restore in half.
+ * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C, in any
+ * state, from the first line of main on: the first signal stops the watch and restores what the
+ * apply changed (before the apply: stops the reads, nothing is applied); a second one stops every
+ * kubectl still running and exits at once, saying what was left, on every output.
  */
 function handleInterrupts(session: Session): void {
-  let interrupted = false;
+  let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) return;
-    interrupted = true;
+    if (session.finished) return;
+    signals += 1;
+    if (signals === 1) {
+      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (a second signal exits at once)\n`);
+      session.cancel.abort(`interrupted by ${signal}`);
+      return;
+    }
     stopRunningProcesses();
     session.recorder?.close();
-    const { recorder, kubectl } = session;
-    const message = interruptMessage(
-      signal,
-      recorder && kubectl
-        ? {
-            seen: recorder.seen,
-            applyStarted: kubectl.applyStarted,
-            inFlight: recorder.unfinished(),
-            commandLine: (args) => kubectl.commandLine(args),
-          }
-        : undefined,
-    );
+    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED), session.redactor);
+    process.stderr.write(`kguard: ${message}\n`);
     reportFailure(
-      { outcome: 'interrupted', exitCode: INTERRUPTED, message: sanitizeText(message, session.redactor), messages: recorder?.messages },
+      { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true },
       { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions },
     );
     process.exit(INTERRUPTED);
@@ -243,6 +251,7 @@ async function main(argv: string[]): Promise<void> {
     json: wantsJsonOutput(argv.slice(2)),
     githubActions: process.env.GITHUB_ACTIONS === 'true',
     redactor: new Redactor(),
+    cancel: new AbortController(),
   };
   handleInterrupts(session);
   try {

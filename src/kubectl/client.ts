@@ -64,8 +64,8 @@ export interface ApiResource {
 export class Kubectl {
   /** How many kubectl processes this object started: reported in measurements and --output json. */
   spawned = 0;
-  /** Whether the real (not dry-run) apply was started: an interrupt after it must say so. */
-  applyStarted = false;
+  /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
+  private cancel: AbortSignal | undefined;
 
   constructor(
     private readonly exec: Exec,
@@ -112,7 +112,6 @@ export class Kubectl {
    * failed is kept (a later attempt reports those objects as unchanged).
    */
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
-    this.applyStarted = true;
     const applied = new Map<string, AppliedObject>();
     const result = await this.retrying(async () => {
       const attempt = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
@@ -258,6 +257,15 @@ export class Kubectl {
     return retry ? retryTransient(attempt, retry.delaysMs, retry.sleep) : attempt();
   }
 
+  /** Calls made until `stopCancelling()` end at once when `signal` aborts: only safe for reads. */
+  cancelReadsOn(signal: AbortSignal | undefined): void {
+    this.cancel = signal;
+  }
+
+  stopCancelling(): void {
+    this.cancel = undefined;
+  }
+
   private async run(
     args: readonly string[],
     options: { deadlineMs: number; input?: string; bounded?: boolean },
@@ -267,6 +275,7 @@ export class Kubectl {
     return this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
       input: options.input,
       timeoutMs: options.deadlineMs,
+      cancelSignal: this.cancel,
     });
   }
 

@@ -92,7 +92,7 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
   {
     kind: 'invalid',
     pattern: /error validating|is invalid|strict decoding error|unknown field|error converting YAML|error parsing|cannot unmarshal|\(BadRequest\)|\(Invalid\)/,
-    nextStep: 'fix the manifest: kubectl rejected it',
+    nextStep: 'fix the manifest',
   },
   {
     // Objects for a namespace that does not exist (NamespaceLifecycle admission, or the REST

@@ -18,6 +18,8 @@ export interface ExecResult {
 export interface ExecOptions {
   input?: string | Uint8Array;
   timeoutMs?: number;
+  /** Aborting it stops the process group at once: a cancelled run does not wait for reads. */
+  cancelSignal?: AbortSignal;
 }
 
 /** Runs a program to completion. Never throws for a non-zero exit: callers read the result. */
@@ -43,28 +45,39 @@ export const execProcess: Exec = async (file, args, options = {}) => {
   const pid = child.pid;
   if (pid !== undefined) running.add(pid);
   let timedOut = false;
+  let canceled = false;
   const timers: NodeJS.Timeout[] = [];
-  if (options.timeoutMs !== undefined && pid !== undefined) {
+  const stop = () => {
+    if (pid === undefined) return;
+    killGroup(pid, 'SIGTERM');
+    timers.push(
+      setTimeout(() => {
+        killGroup(pid, 'SIGKILL');
+        // A process that left the group may still hold the pipes: stop waiting for them.
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, KILL_GRACE_MS),
+    );
+  };
+  if (options.timeoutMs !== undefined) {
     timers.push(
       setTimeout(() => {
         timedOut = true;
-        killGroup(pid, 'SIGTERM');
-        timers.push(
-          setTimeout(() => {
-            killGroup(pid, 'SIGKILL');
-            // A process that left the group may still hold the pipes: stop waiting for them.
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-          }, KILL_GRACE_MS),
-        );
+        stop();
       }, options.timeoutMs),
     );
   }
+  const onCancel = () => {
+    canceled = true;
+    stop();
+  };
+  if (options.cancelSignal?.aborted) onCancel();
+  else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
   try {
     const result = await child;
-    const spawnFailed = result.failed && result.exitCode === undefined && !timedOut && result.signal === undefined;
+    const spawnFailed = result.failed && result.exitCode === undefined && !timedOut && !canceled && result.signal === undefined;
     return {
-      exitCode: result.exitCode ?? (timedOut ? 124 : 127),
+      exitCode: result.exitCode ?? (timedOut ? 124 : canceled ? 130 : 127),
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
       stderr: typeof result.stderr === 'string' ? result.stderr : '',
       spawnError: spawnFailed ? ((result as { code?: string }).code ?? result.shortMessage) : undefined,
@@ -72,6 +85,7 @@ export const execProcess: Exec = async (file, args, options = {}) => {
     };
   } finally {
     for (const timer of timers) clearTimeout(timer);
+    options.cancelSignal?.removeEventListener('abort', onCancel);
     if (pid !== undefined) running.delete(pid);
   }
 };

@@ -13,6 +13,7 @@ export type RunEvent =
   | { kind: 'understood'; objects: ObjectRef[] }
   | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
+  | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }
   | { kind: 'preview'; strategy: 'client' | 'server'; objects: ChangedObject[] }
   | { kind: 'unchanged'; workload: WorkloadRef; detail: string }
@@ -33,7 +34,7 @@ export type RunEvent =
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: WorkloadRef; progress: Progress; elapsedMs: number }
   | { kind: 'rollback-unhealthy'; workload: WorkloadRef; reason: string; commands: string[] }
-  | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number };
+  | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean };
 
 /** One object of the apply and what the apply did (or would do) to it. */
 export interface ChangedObject {

@@ -19,14 +19,24 @@ export interface Line {
 type Formatters = { [K in RunEventKind]: (event: Extract<RunEvent, { kind: K }>) => Line };
 
 const OUTCOME_TEXT: Record<Outcome, string> = {
+  interrupted: 'cancelled: what the apply changed was restored to its state before the apply (not waited for health)',
   succeeded: 'every changed object was applied and every changed workload rolled out',
+  unchanged: 'the apply changed nothing',
   unverified: 'applied, but some changed workloads were NOT verified (see "not verified" above)',
   previewed: 'dry run: nothing was changed',
   'rolled-back': 'the apply failed and the cluster was restored to its state before the apply',
   failed: 'rollout failed and was left in place (--no-rollback)',
-  'timed-out': 'rollout timed out',
-  'needs-attention': 'the apply failed and was NOT fully undone: finish by hand with the commands above',
+  'timed-out': 'a changed workload was not healthy within --timeout; it was left as applied',
+  'needs-attention': 'the apply was neither verified healthy nor fully undone: finish by hand with the commands above',
 };
+
+function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
+  if (event.outcome === 'timed-out' && event.restored) return TIMED_OUT_RESTORED;
+  if (event.outcome === 'interrupted' && !event.restored) return 'cancelled after the apply; nothing was restored (see above)';
+  return OUTCOME_TEXT[event.outcome];
+}
+
+const TIMED_OUT_RESTORED = 'a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply';
 
 export const FORMATTERS: Formatters = {
   understood: (event) => ({
@@ -40,6 +50,11 @@ export const FORMATTERS: Formatters = {
   applied: (event) => ({
     tone: 'ok',
     text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? ' (server dry run)' : ''} (${event.objects.map(describeApplied).join(', ')})`,
+  }),
+  'apply-failed': (event) => ({
+    tone: 'fail',
+    text: `kubectl apply failed part-way: ${event.message}`,
+    details: event.applied.length > 0 ? [`kubectl had already applied: ${event.applied.map(describeApplied).join(', ')}; kguard restores what changed`] : [],
   }),
   changes: (event) => {
     const changed = event.objects.filter((object) => object.change !== 'unchanged' && object.change !== 'absent');
@@ -106,12 +121,12 @@ export const FORMATTERS: Formatters = {
   }),
   conflict: (event) => ({
     tone: 'alarm',
-    text: `${describeWorkload(event.workload)}: ${event.detail}; kguard will not undo someone else's change. Inspect it:`,
+    text: `${describeWorkload(event.workload)}: ${event.detail}; kguard will not undo someone else's change${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
   gone: (event) => ({
     tone: 'alarm',
-    text: `${describeWorkload(event.workload)}: ${event.detail} while kguard watched; there is nothing kguard may undo. Inspect it:`,
+    text: `${describeWorkload(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
   unverified: (event) => ({
@@ -149,7 +164,7 @@ export const FORMATTERS: Formatters = {
   }),
   finished: (event) => ({
     tone: event.exitCode === 0 ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
-    text: `kguard: ${OUTCOME_TEXT[event.outcome]} (exit ${event.exitCode})`,
+    text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,
   }),
 };
 

@@ -13,6 +13,8 @@ export interface JsonReport {
   /** kubectl apply's own lines (created/configured/unchanged). */
   applied: Array<{ resource: string; name: string; action: string }>;
   applyError: string | null;
+  /** "interrupted by SIGTERM" when a signal cancelled the run after the apply. */
+  cancelled: string | null;
   objects: JsonObject[];
   rollbackMode: RunResult['rollbackMode'];
   timings: { applyMs: number; totalMs: number };
@@ -56,6 +58,7 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
     dryRun: result.mode === 'preview',
     applied: result.applied.map(({ resource, name, action }) => ({ resource, name, action })),
     applyError: result.applyError ?? null,
+    cancelled: result.cancelled ?? null,
     objects: result.objects.map(objectReport),
     rollbackMode: result.rollbackMode,
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },

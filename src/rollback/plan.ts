@@ -41,8 +41,20 @@ export function needsRestore(verdict: VerdictState | undefined): boolean {
  * Order: objects put back and created again first (configuration before the workloads that read
  * it, in apply order), deletions last, newest first.
  */
-export function planRestore(objects: readonly PlannedObject[], mode: RollbackMode, options: { keepCreated: boolean }): RestoreStep[] {
-  if (!objects.some((object) => needsRestore(object.verdict))) return [];
+export function planRestore(
+  objects: readonly PlannedObject[],
+  mode: RollbackMode,
+  options: { keepCreated: boolean; /** The run was cancelled: the apply is undone whatever its verdicts. */ cancelled?: boolean },
+): RestoreStep[] {
+  if (options.cancelled && mode === 'failed') mode = 'all';
+  if (!options.cancelled && !objects.some((object) => needsRestore(object.verdict))) {
+    // Nothing to undo, but someone else's change still needs a person: say what and how.
+    return objects.flatMap((object): RestoreStep[] =>
+      object.verdict === 'conflict' || object.verdict === 'gone'
+        ? [{ ref: object.ref, action: 'keep', reason: object.verdict, ...copies(object.change) }]
+        : [],
+    );
+  }
   const writes: RestoreStep[] = [];
   const deletes: RestoreStep[] = [];
   for (const object of objects) {

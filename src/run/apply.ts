@@ -2,8 +2,8 @@
 // read inputs once → understand (kubectl's reading) → snapshot every object → apply → detect what
 // changed → track → restore → result.
 import type { Diagnosis } from '../classify/diagnosis.js';
-import type { Clock } from '../clock.js';
-import { InputError, KubectlError } from '../errors.js';
+import { interruptible, type Clock } from '../clock.js';
+import { InputError, InterruptedError, KubectlError } from '../errors.js';
 import type { ApplyRequest, Kubectl } from '../kubectl/client.js';
 import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
 import { prepareInputs, withOrigins, type InputDeps, type ManifestInput, type PreparedInputs } from '../manifests/inputs.js';
@@ -39,19 +39,29 @@ export interface Deps {
   kubectl: Kubectl;
   clock: Clock;
   reporter: Reporter;
+  /** Aborted by SIGINT/SIGTERM: before the apply nothing is changed; after it, everything it changed is restored. */
+  signal?: AbortSignal;
   inputs: InputDeps;
   keepCopy: RestoreDeps['keepCopy'];
 }
 
-export async function runApply(options: ApplyOptions, deps: Deps): Promise<RunResult> {
+export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
+  const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
   const startedAt = deps.clock.now();
-  const inputs = await prepareInputs(options.manifests, deps.inputs);
+  // Before the apply every kubectl call is a read: a signal stops them at once.
+  deps.kubectl.cancelReadsOn(deps.signal);
+  const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
   try {
     const request = applyRequest(options, inputs);
-    const understood = await understand(request, options, inputs, deps);
-    const before = await snapshot(understood.refs, deps);
-    checkServerDryRun(understood, before, inputs, deps);
+    const { understood, before } = await (async () => {
+      const understood = await understand(request, options, inputs, deps);
+      const before = await snapshot(understood.refs, deps);
+      checkServerDryRun(understood, before, inputs, deps);
+      return { understood, before };
+    })().catch(interruptedBeforeApply(deps.signal));
     if (options.dryRun) return preview(understood, before, options, deps, startedAt);
+    if (deps.signal?.aborted) interruptedBeforeApply(deps.signal)(undefined);
+    deps.kubectl.stopCancelling();
 
     const applyStartedAt = deps.clock.now();
     const { applied, applyError } = await applyManifests(request, inputs, deps);
@@ -59,14 +69,15 @@ export async function runApply(options: ApplyOptions, deps: Deps): Promise<RunRe
     const after = await snapshot(understood.refs, deps);
     const objects = detectChanges(understood.refs, before, after, deps);
     if (applyError && !objects.some(isChanged)) throw applyError;
-    if (!applyError) await track(objects, options, deps);
-    else for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', detail: 'the apply failed part-way' };
+    if (!applyError && !deps.signal?.aborted) await track(objects, options, deps);
+    else if (applyError) for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', detail: 'the apply failed part-way' };
     await restore(objects, options, deps);
     return {
       mode: 'apply',
       objects: objects.map(({ change: _change, ...object }) => object),
       applied,
       applyError: applyError?.message,
+      cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
       rollbackMode: options.rollback,
       applyMs,
       totalMs: deps.clock.now() - startedAt,
@@ -96,10 +107,16 @@ async function understand(
 ): Promise<Understood> {
   // The client run is only for identities: flags of the server-side apply would be refused by a
   // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
-  // Validation is the server dry run's job; without it here, an unknown kind fails on kubectl's
-  // own mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
-  const identityRequest = { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
-  const [client, server] = await Promise.all([deps.kubectl.dryRun(identityRequest, 'client'), deps.kubectl.dryRun(request, 'server')]);
+  // A client-side preview (--dry-run=client) asks the API server nothing, as kubectl does: the
+  // client run over the whole request is both the reading and the answer. Otherwise validation is
+  // the server dry run's job; without it in the client run, an unknown kind fails on kubectl's own
+  // mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
+  const clientOnly = options.dryRun === 'client';
+  const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
+  const [client, server] = await Promise.all([
+    deps.kubectl.dryRun(identityRequest, 'client'),
+    clientOnly ? undefined : deps.kubectl.dryRun(request, 'server'),
+  ]);
   if (!client.ok) {
     const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
@@ -113,7 +130,7 @@ async function understand(
     throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
   }
   deps.reporter.emit({ kind: 'understood', objects: refs });
-  return { refs, server };
+  return { refs, server: server ?? client };
 }
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
@@ -162,6 +179,7 @@ async function applyManifests(request: ApplyRequest, inputs: PreparedInputs, dep
   } catch (error) {
     if (!(error instanceof KubectlError)) throw error;
     const applyError = new KubectlError(withOrigins(error.message, inputs.origins), error.command, error.stderr, error.applied);
+    deps.reporter.emit({ kind: 'apply-failed', message: applyError.message, applied: [...error.applied] });
     return { applied: [...error.applied], applyError };
   }
 }
@@ -204,7 +222,36 @@ async function track(objects: PendingObject[], options: ApplyOptions, deps: Pick
     },
     deps,
   );
-  for (const object of objects) recordOutcome(object, outcomes.get(objectKey(object.ref)));
+  for (const object of objects) {
+    const outcome = outcomes.get(objectKey(object.ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps);
+  }
+}
+
+/** The one line that says where a tracked workload's rollout ended. */
+function reportVerdict(object: PendingObject, outcome: TrackedOutcome, deps: Pick<Deps, 'reporter'>) {
+  const { verdict, diagnosis, elapsedMs } = outcome;
+  const workload = object.ref;
+  switch (verdict.state) {
+    case 'healthy':
+      if (verdict.progress) deps.reporter.emit({ kind: 'healthy', workload, progress: verdict.progress, elapsedMs });
+      return;
+    case 'failed':
+    case 'timed-out':
+      if (diagnosis) deps.reporter.emit({ kind: verdict.state, workload, diagnosis: diagnosis as Diagnosis, elapsedMs });
+      return;
+    case 'conflict':
+    case 'gone':
+      // The restore step names what to do by hand; this line says what happened.
+      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? '', commands: [] });
+      return;
+    case 'progressing':
+      if (verdict.progress) {
+        deps.reporter.emit({ kind: 'interrupted', workload, progress: verdict.progress, waitingFor: verdict.waitingFor ?? '' });
+      }
+      return;
+  }
 }
 
 function beforeOf(change: ObjectChange): KubeObject | undefined {
@@ -223,11 +270,13 @@ async function restore(objects: PendingObject[], options: ApplyOptions, deps: De
   const steps = planRestore(
     objects.map((object) => ({ ref: object.ref, change: object.change, verdict: object.verdict?.state as VerdictState | undefined })),
     options.rollback,
-    { keepCreated: options.keepCreated },
+    { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted },
   );
   if (steps.length === 0) return;
   const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs }, deps);
   for (const object of objects) object.restore = results.get(objectKey(object.ref));
+  // Cancelled: the writes are what counts before the CI runner's SIGKILL; health is not waited for.
+  if (deps.signal?.aborted) return;
   // Restored workloads are tracked until healthy again: the restore is done when they are.
   const restored = objects.filter((object) => object.restore?.status === 'restored' || object.restore?.status === 'recreated');
   const outcomes = await trackWorkloads(
@@ -294,6 +343,18 @@ function preview(
     totalMs: deps.clock.now() - startedAt,
     kubectlProcesses: deps.kubectl.spawned,
   };
+}
+
+/** A signal before the apply: whatever failed on the way (a stopped read), nothing was applied. */
+function interruptedBeforeApply(signal: AbortSignal | undefined): (error: unknown) => never {
+  return (error) => {
+    if (signal?.aborted) throw new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`);
+    throw error;
+  };
+}
+
+function cancelReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
 }
 
 function applyRequest(options: ApplyOptions, inputs: PreparedInputs): ApplyRequest {

@@ -48,16 +48,18 @@ export interface RunResult {
   applied: AppliedObject[];
   /** Set when kubectl apply failed part-way (what it had changed was restored). */
   applyError?: string;
+  /** Set when a signal cancelled the run after the apply ("interrupted by SIGTERM"). */
+  cancelled?: string;
   rollbackMode: RollbackMode;
   applyMs: number;
   totalMs: number;
   kubectlProcesses: number;
 }
 
-export type Outcome = 'succeeded' | 'unverified' | 'previewed' | 'rolled-back' | 'failed' | 'timed-out' | 'needs-attention';
+export type Outcome = 'interrupted' | 'succeeded' | 'unchanged' | 'unverified' | 'previewed' | 'rolled-back' | 'failed' | 'timed-out' | 'needs-attention';
 
 /** The loudest thing that happened decides: a person must act (4) > failed (3) > timed out (5) > ok. */
-export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyError'>): Outcome {
+export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled'>): Outcome {
   if (result.mode === 'preview') return 'previewed';
   const states = result.objects.map((object) => object.verdict?.state);
   const restores = result.objects.map((object) => object.restore);
@@ -69,15 +71,19 @@ export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyErr
     ) ||
     result.objects.some((object) => object.afterRestore !== undefined && object.afterRestore.state !== 'healthy');
   if (needsPerson) return 'needs-attention';
+  if (result.cancelled !== undefined) return 'interrupted';
   const restored = restores.some((restore) => restore !== undefined && restore.status !== 'kept');
   if (states.includes('failed') || result.applyError !== undefined) return restored ? 'rolled-back' : 'failed';
   if (states.includes('timed-out')) return 'timed-out';
   if (states.includes('unverified')) return 'unverified';
+  if (!result.objects.some((object) => object.changeKind !== 'unchanged' && object.changeKind !== 'absent')) return 'unchanged';
   return 'succeeded';
 }
 
 const EXIT_CODES: Record<Outcome, ExitCode> = {
+  interrupted: ExitCode.Interrupted,
   succeeded: ExitCode.Success,
+  unchanged: ExitCode.Success,
   unverified: ExitCode.Success,
   previewed: ExitCode.Success,
   'rolled-back': ExitCode.RolledBack,
@@ -86,6 +92,11 @@ const EXIT_CODES: Record<Outcome, ExitCode> = {
   'needs-attention': ExitCode.RollbackFailed,
 };
 
-export function exitCodeFor(result: Pick<RunResult, 'objects' | 'mode' | 'applyError'>): ExitCode {
+/** Whether anything was written back (put back, deleted or created again) by the restore. */
+export function anythingRestored(result: Pick<RunResult, 'objects'>): boolean {
+  return result.objects.some((object) => object.restore !== undefined && object.restore.status !== 'kept' && object.restore.status !== 'failed');
+}
+
+export function exitCodeFor(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled'>): ExitCode {
   return EXIT_CODES[outcomeOf(result)];
 }

@@ -37,6 +37,8 @@ export interface TrackDeps {
   kubectl: Pick<Kubectl, 'workloadState' | 'events'>;
   clock: Clock;
   reporter: Reporter;
+  /** Aborted when the run is cancelled: tracking stops and each rollout keeps its last verdict. */
+  signal?: AbortSignal;
 }
 
 interface Watch {
@@ -63,7 +65,7 @@ export async function trackRollouts(
   const done = new Map<string, Tracked>();
   const reportedErrors = new Set<string>();
 
-  while (pending.size > 0) {
+  while (pending.size > 0 && !deps.signal?.aborted) {
     const namespaces = [...new Set([...pending.values()].map((watch) => watch.target.workload.namespace))];
     const snapshots = new Map(
       await Promise.all(namespaces.map(async (namespace) => [namespace, await snapshotOrError(deps.kubectl, namespace)] as const)),
@@ -93,11 +95,16 @@ export async function trackRollouts(
       }
       break;
     }
-    if (pending.size > 0) {
+    if (pending.size > 0 && !deps.signal?.aborted) {
       // Never sleep past the deadline: the timeout verdict comes at the timeout, not a poll later.
       const untilDeadline = startedAt + options.timeoutMs - deps.clock.now();
       await deps.clock.sleep(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
     }
+  }
+  for (const [key, watch] of pending) {
+    // Cancelled: where each rollout stood when kguard stopped watching.
+    const stoodAt = watch.lastVerdict ?? { state: 'progressing', progress: { desired: 0, updated: 0, ready: 0, available: 0 }, findings: [], waitingFor: 'not observed yet' };
+    done.set(key, { target: watch.target, verdict: stoodAt, elapsedMs: deps.clock.now() - startedAt });
   }
   return done;
 }

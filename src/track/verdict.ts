@@ -72,7 +72,7 @@ export function someoneElsesChange(
   expected: Expectation,
 ): { state: 'gone' | 'conflict'; detail: string } | undefined {
   const change = changeSinceApply(expected.applied, deployment as unknown as KubeObject | undefined);
-  return change ? { state: change.state, detail: `${change.detail} while kguard watched` } : undefined;
+  return change ? { state: change.state, detail: change.detail } : undefined;
 }
 
 export function verdictFor(observation: Observation, expected: Expectation, firstSeen: FirstSeen, moment: Moment): Verdict {

@@ -1,6 +1,7 @@
 // kguard apply end to end: bin/kguard → real kubectl → simulated cluster.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { serviceYaml } from './manifests.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 
 const GOOD = 'nginx:1.25';
@@ -43,11 +44,12 @@ describe('kguard apply', () => {
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5m']);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toMatch(/deployment\/web \(namespace default\): new pods cannot pull their image "xxxxxnginx:1.17": (ImagePullBackOff|ErrImagePull)/);
-    expect(run.output).toContain('rolled back deployment/web (namespace default) to revision 1: done, 2/2 pods ready');
-    // Exit 3 (failed), not 5 (timed out): the verdict came from ImagePullBackOff, long before --timeout 5m.
-    expect(run.output).toContain('kguard: rollout failed and was rolled back (exit 3)');
+    expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
+    expect(run.output).toContain('deployment/web (namespace default): restored and healthy again, 2/2 pods ready');
+    // Exit 3 (failed), not 5 (timed out): the verdict came from the pull error, long before --timeout 5m.
+    expect(run.output).toContain('kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
     expect(env.imageOf('web')).toBe(GOOD);
-    // The undo reused revision 1's ReplicaSet, which the controller renumbers to 3.
+    // Putting the old template back reuses revision 1's ReplicaSet, which the controller renumbers to 3.
     expect(revisionOf('web')).toBe('3');
     const replicaSets = env.cluster.store.list('ReplicaSet', 'default');
     expect(replicaSets).toHaveLength(2);
@@ -65,7 +67,7 @@ describe('kguard apply', () => {
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toContain('to revision 3');
+    expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
     // "The previous one" would have been nginx:1.26; the live one before the apply was nginx:1.25.
     expect(env.imageOf('web')).toBe(GOOD);
   });
@@ -84,19 +86,38 @@ describe('kguard apply', () => {
     const generationBefore = deploymentNow('web').metadata.generation;
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(0);
-    expect(run.output).toContain('deployment/web (namespace default): unchanged by this apply');
+    expect(run.output).toContain('applied 1 object (deployment.apps/web unchanged)');
+    expect(run.output).toContain('kguard: the apply changed nothing (exit 0)');
     expect(run.output).not.toContain('rolling back');
     expect(deploymentNow('web').metadata.generation).toBe(generationBefore);
     expect(env.imageOf('web')).toBe(MISSING);
   });
 
-  it('does not delete a brand-new failing Deployment: exit 4 with the command to remove it', async () => {
-    const file = await env.write('new.yaml', deploymentYaml('fresh', MISSING));
+  it('deletes a brand-new failing Deployment and the Service created with it, exit 3', async () => {
+    const file = await env.write('new.yaml', `${deploymentYaml('fresh', MISSING)}\n---\n${serviceYaml('fresh', 80)}`);
     const run = await env.kguard(['apply', '-f', file, ...fast]);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).toContain('deployment/fresh (namespace default): deleted (this apply created it)');
+    expect(run.output).toContain('service/fresh (namespace default): deleted (this apply created it)');
+    expect(env.cluster.store.get('Deployment', 'default', 'fresh')).toBeUndefined();
+    expect(env.cluster.store.get('Service', 'default', 'fresh')).toBeUndefined();
+  });
+
+  it('with --keep-created keeps what the apply created: exit 4 with the commands to remove it', async () => {
+    const file = await env.write('new.yaml', `${deploymentYaml('fresh', MISSING)}\n---\n${serviceYaml('fresh', 80)}`);
+    const run = await env.kguard(['apply', '-f', file, ...fast, '--keep-created']);
     expect(run.exitCode, run.output).toBe(4);
-    expect(run.output).toContain('deployment/fresh (namespace default): NOT rolled back: this apply created it');
-    expect(run.output).toContain('    kubectl delete deployment/fresh -n default');
+    expect(run.output).toContain('deployment/fresh (namespace default): NOT deleted (--keep-created): this apply created it. To remove it:');
+    expect(run.output).toContain('    kubectl delete deployment.apps/fresh -n default');
+    expect(run.output).toContain('    kubectl delete service/fresh -n default');
     expect(env.cluster.store.get('Deployment', 'default', 'fresh')).toBeDefined();
+    // Pasted, the printed commands finish the job.
+    for (const line of run.output.split('\n').filter((text) => /^ {4}kubectl delete /.test(text))) {
+      const pasted = await kubectl(env.cluster, line.trim().split(/\s+/).slice(1));
+      expect(pasted.exitCode, pasted.stderr).toBe(0);
+    }
+    expect(env.cluster.store.get('Deployment', 'default', 'fresh')).toBeUndefined();
+    expect(env.cluster.store.get('Service', 'default', 'fresh')).toBeUndefined();
   });
 
   it('undoes every changed Deployment when one of them fails, by default', async () => {
@@ -106,8 +127,8 @@ describe('kguard apply', () => {
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment/api (namespace default): new pods cannot pull their image');
-    expect(run.output).toContain('rolled back deployment/web (namespace default) to revision 1');
-    expect(run.output).toContain('rolled back deployment/api (namespace default) to revision 1');
+    expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
+    expect(run.output).toContain('deployment/api (namespace default): put back as it was before the apply');
     expect(env.imageOf('web')).toBe(GOOD);
     expect(env.imageOf('api')).toBe(GOOD);
   });
@@ -119,8 +140,9 @@ describe('kguard apply', () => {
     const run = await env.kguard(['apply', '-f', file, ...fast, '--rollback', 'failed']);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment/web (namespace default): rolled out');
-    expect(run.output).toContain('rolled back deployment/api (namespace default) to revision 1');
-    expect(run.output).not.toContain('rolling back deployment/web');
+    expect(run.output).toContain('deployment/api (namespace default): put back as it was before the apply');
+    expect(run.output).toContain('deployment/web (namespace default): left as applied (--rollback failed restores only what failed)');
+    expect(run.output).not.toContain('deployment/web (namespace default): put back');
     expect(env.imageOf('web')).toBe(BETTER);
     expect(env.imageOf('api')).toBe(GOOD);
   });
@@ -137,7 +159,6 @@ describe('kguard apply', () => {
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment/web (namespace default): new pods cannot stay running (crash loop): CrashLoopBackOff');
     expect(run.output).toMatch(/restarted [3-9] times, last exit code 1 \(Error\)/);
-    expect(run.output).toMatch(/next: read why it exits: kubectl logs web-\S+ -c web --previous -n default/);
     expect(env.imageOf('web')).toBe(GOOD);
   });
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { differencesFrom, peopleMadeObjects } from './restored.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 export const KGUARD = join(repo, 'bin', 'kguard');
@@ -24,7 +25,12 @@ export interface Sandbox {
   dir: string;
   /** Writes a manifest file into the sandbox and returns its path. */
   write(name: string, text: string): Promise<string>;
-  kguard(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<KguardRun>;
+  /**
+   * Runs kguard to the end. When it exits 3 ("restored") with the default --rollback all, the
+   * run fails unless every object is back as it was before the run (see restored.ts); pass
+   * checkRestore: false only for a test that changes the cluster itself while kguard runs.
+   */
+  kguard(args: string[], options?: RunOptions): Promise<KguardRun>;
   /** Starts kguard without waiting: for tests that act while it runs (signals, concurrent changes). */
   kguardProcess(args: string[]): { child: ResultPromise; output(): string; done: Promise<KguardRun> };
   /** Deploys `name` with kguard and fails the test unless the rollout is healthy (exit 0). */
@@ -32,6 +38,12 @@ export interface Sandbox {
   /** The first container image of a Deployment as the simulator stores it now. */
   imageOf(name: string, namespace?: string): string | undefined;
   stop(): Promise<void>;
+}
+
+export interface RunOptions {
+  input?: string;
+  env?: Record<string, string>;
+  checkRestore?: boolean;
 }
 
 export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
@@ -49,7 +61,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       return path;
     },
     kguard: (args, runOptions = {}) => startKguard(args, runOptions).done,
-    kguardProcess: (args) => startKguard(args),
+    kguardProcess: (args) => startKguard(args, { checkRestore: false }),
     async deployHealthy(name, image = 'nginx:1.25') {
       const file = join(dir, `${name}-${image.replace(/[^a-z0-9]/gi, '-')}.yaml`);
       await writeFile(file, deploymentYaml(name, image));
@@ -63,8 +75,10 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
     },
   };
 
-  function startKguard(args: string[], runOptions: { input?: string; env?: Record<string, string> } = {}) {
-      const child = execa(KGUARD, args, {
+  function startKguard(args: string[], runOptions: RunOptions = {}) {
+    const before = peopleMadeObjects(cluster.store);
+    const restoresAll = !args.some((arg, index) => /^--rollback(=|$)/.test(arg) && /(failed|none)$/.test(arg === '--rollback' ? args[index + 1] ?? '' : arg)) && !args.includes('--no-rollback');
+    const child = execa(KGUARD, args, {
       cwd: dir,
       reject: false,
       input: runOptions.input,
@@ -77,12 +91,14 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
     const done = child.then((result) => {
       const stdout = String(result.stdout ?? '');
       const stderr = String(result.stderr ?? '');
-      return {
-        exitCode: result.exitCode ?? -1,
-        stdout,
-        stderr,
-        output: normalize(`${stdout}\n${stderr}`),
-      };
+      const run = { exitCode: result.exitCode ?? -1, stdout, stderr, output: normalize(`${stdout}\n${stderr}`) };
+      if (run.exitCode === 3 && restoresAll && runOptions.checkRestore !== false) {
+        const differences = differencesFrom(before, peopleMadeObjects(cluster.store));
+        if (differences.length > 0) {
+          throw new Error(`kguard exited 3 (restored), but the cluster is not as it was before the run:\n${differences.join('\n')}\n\n${run.output}`);
+        }
+      }
+      return run;
     });
     return { child, output: () => seen, done };
   }

@@ -55,8 +55,16 @@ describe('kguard apply inputs', () => {
     const run = await env.kguard(['apply', '-f', file, '--kubeconfig', env.cluster.kubeconfigPath, ...fast], {
       env: { KUBECONFIG: join(env.dir, 'no-such-kubeconfig') },
     });
-    expect(run.exitCode, run.output).toBe(4);
-    expect(run.output).toContain(`kubectl --kubeconfig=${env.cluster.kubeconfigPath} delete deployment/fresh -n default`);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).toContain('deployment/fresh (namespace default): deleted (this apply created it)');
+    expect(env.cluster.store.get('Deployment', 'default', 'fresh')).toBeUndefined();
+    // Kept instead of deleted, the command printed to remove it carries the same kubeconfig.
+    await env.write('again.yaml', deploymentYaml('fresh', MISSING));
+    const kept = await env.kguard(['apply', '-f', join(env.dir, 'again.yaml'), '--kubeconfig', env.cluster.kubeconfigPath, '--keep-created', ...fast], {
+      env: { KUBECONFIG: join(env.dir, 'no-such-kubeconfig') },
+    });
+    expect(kept.exitCode, kept.output).toBe(4);
+    expect(kept.output).toContain(`kubectl --kubeconfig=${env.cluster.kubeconfigPath} delete deployment.apps/fresh -n default`);
   });
 
   it('applies to -n NAMESPACE and watches the Deployment there', async () => {

@@ -73,7 +73,8 @@ describe('kguard apply in GitHub Actions', () => {
     expect(run.stderr).toMatch(/^::error title=kguard::deployment\/web \(namespace default\): new pods cannot pull their image "xxxxxnginx:1.17"/m);
     const markdown = await readFile(summary, 'utf8');
     expect(markdown).toContain('### kguard apply');
-    expect(markdown).toContain('rolled back deployment/web (namespace default) to revision 1');
+    expect(markdown).toContain('| ↩ | deployment/web (namespace default): put back as it was before the apply |');
+    expect(markdown).toContain('kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
   });
 });
 

@@ -39,6 +39,8 @@ export interface Cluster {
   faults: Faults;
   /** The most recent API requests (oldest first), to check what kubectl sent. */
   requests: RequestRecord[];
+  /** "METHOD /path?query" of each request as it arrives, before it is answered. */
+  arrivals: string[];
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     clock,
     faults: server.faults,
     requests: server.requests,
+    arrivals: server.arrivals,
     async stop() {
       if (stopped) return;
       stopped = true;

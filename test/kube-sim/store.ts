@@ -126,6 +126,11 @@ export class Store {
     return this.resourceVersion;
   }
 
+  /** Every stored object, of every kind (copies): for tests that compare whole cluster states. */
+  everything(): KubeObject[] {
+    return [...this.objectsByKind.values()].flatMap((objects) => [...objects.values()].map((obj) => jsonClone(obj)));
+  }
+
   /** Background cascading deletion, done at once: what the garbage collector would do shortly after. */
   private deleteDependents(owner: KubeObject): void {
     const dependents: KubeObject[] = [];

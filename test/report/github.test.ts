@@ -35,7 +35,7 @@ describe('GithubActionsReporter', () => {
     const written: string[] = [];
     const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (path, text) => written.push(`${path}\n${text}`));
     reporter.emit({ kind: 'restoring', objects: [workload] });
-    reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 1 });
+    reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 1, restored: true });
     reporter.close();
     expect(written).toHaveLength(1);
     expect(written[0]).toContain('/summary.md\n### kguard apply');
@@ -48,7 +48,7 @@ describe('GithubActionsReporter', () => {
     const reporter = new GithubActionsReporter(new RecordingReporter(), out.stream, '/nope/summary.md', () => {
       throw new Error("ENOENT: no such file or directory, open '/nope/summary.md'");
     });
-    reporter.emit({ kind: 'finished', outcome: 'succeeded', exitCode: 0, failedWorkloads: 0 });
+    reporter.emit({ kind: 'finished', outcome: 'succeeded', exitCode: 0, failedWorkloads: 0, restored: false });
     expect(() => reporter.close()).not.toThrow();
     expect(out.text()).toMatch(/^::warning title=kguard::could not write the job summary to \$GITHUB_STEP_SUMMARY \(ENOENT/);
   });

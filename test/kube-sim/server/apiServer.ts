@@ -50,6 +50,8 @@ export interface ApiServer {
   faults: Faults;
   /** The most recent requests (up to 1000), oldest first: handy to see what kubectl sent. */
   requests: RequestRecord[];
+  /** "METHOD /path?query" of each request as it arrives, before any answer (or injected latency). */
+  arrivals: string[];
   close(): Promise<void>;
 }
 
@@ -60,10 +62,13 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
   const openWatches = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const requests: RequestRecord[] = [];
+  const arrivals: string[] = [];
   const context: ApiContext = { store, clock, history, openWatches };
   let listening = false;
 
   const server: Server = createServer((req, res) => {
+    arrivals.push(`${req.method ?? ''} ${req.url ?? ''}`);
+    if (arrivals.length > REQUEST_LOG_SIZE) arrivals.splice(0, arrivals.length - REQUEST_LOG_SIZE);
     res.on('finish', () => {
       requests.push({ method: req.method ?? '', url: req.url ?? '', status: res.statusCode });
       if (requests.length > REQUEST_LOG_SIZE) requests.splice(0, requests.length - REQUEST_LOG_SIZE);
@@ -145,6 +150,7 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
     port,
     faults,
     requests,
+    arrivals,
     async close() {
       faults.stop();
       endWatches();
