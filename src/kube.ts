@@ -48,6 +48,7 @@ export interface Deployment {
     replicas?: number;
     paused?: boolean;
     progressDeadlineSeconds?: number;
+    minReadySeconds?: number;
     selector?: { matchLabels?: Record<string, string> };
     template?: PodTemplate;
   };

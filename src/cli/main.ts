@@ -1,39 +1,58 @@
 // The CLI entry: wires options, kubectl, the clock and a reporter together, and is the only place
-// that turns results and errors into exit codes.
+// that turns results and errors into exit codes and exits.
 import { Command, CommanderError, Option } from 'commander';
 import { systemClock } from '../clock.js';
-import { ExitCode, InputError, KguardError } from '../errors.js';
+import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { Kubectl } from '../kubectl/client.js';
-import { execProcess } from '../kubectl/exec.js';
-import { readStdin } from './environment.js';
+import { execProcess, stopRunningProcesses } from '../kubectl/exec.js';
+import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
 import { privateCopies } from '../rollback/restore.js';
 import type { Reporter } from '../report/events.js';
-import { buildReport, REPORT_VERSION } from '../report/json.js';
+import { reportFailure, type Failure } from '../report/failure.js';
 import { GithubActionsReporter } from '../report/github.js';
+import { buildReport } from '../report/json.js';
 import { PlainReporter } from '../report/plain.js';
 import { RunRecorder } from '../report/recorder.js';
+import { Redactor, secretValuesIn, secretValuesOfObjects } from '../report/redact.js';
+import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
 import { runApply } from '../run/apply.js';
 import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
-import { parseOutputMode, toApplyOptions, type OutputMode, type RawApplyOptions } from './options.js';
+import { canAnimate, manifestTexts, missingKubeconfig, readStdin, useColour } from './environment.js';
+import { secondSignalMessage } from './interrupt.js';
+import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
 /** Interrupted by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C). */
 const INTERRUPTED = 130;
 
+/** What the exits need to know about the run in progress, whichever path it ends on. */
+interface Session {
+  json: boolean;
+  githubActions: boolean;
+  /** Every Secret value of the apply, learned before kubectl reads the manifests. */
+  redactor: Redactor;
+  /** Aborted by the first SIGINT/SIGTERM: the run stops and restores what the apply changed. */
+  cancel: AbortController;
+  recorder?: RunRecorder;
+  /** The result is in: a late signal changes nothing. */
+  finished?: boolean;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function buildProgram(): Command {
+function buildProgram(session: Session): Command {
   const program = new Command('kguard')
     .description('kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision')
     .version('0.1.0')
     .exitOverride();
-  program
+  const rollbackFlags: string[] = [];
+  const apply = program
     .command('apply')
     .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
     .option('-f, --filename <file|dir|url|->', 'manifests to apply (repeatable); - reads stdin', collect, [])
@@ -67,117 +86,180 @@ function buildProgram(): Command {
           `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`,
         );
       }
-      process.exitCode = await apply(raw, kubectlArgs);
+      process.exitCode = await runCommand({ ...raw, rollbackFlags }, kubectlArgs, session);
     });
+  // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
+  apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
+  apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
   return program;
 }
 
-async function apply(raw: RawApplyOptions, passThrough: string[]): Promise<number> {
-  let outputMode: OutputMode = 'text';
-  let reporter: RunRecorder | undefined;
+async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {
   try {
-    outputMode = parseOutputMode(raw.output);
+    const outputMode = parseOutputMode(raw.output);
+    session.json = outputMode === 'json';
     const options = toApplyOptions(raw, passThrough);
-    reporter = new RunRecorder(makeReporter(outputMode));
+    const missing = missingKubeconfig(options.connectionArgs, process.env);
+    if (missing) throw new InputError(missing);
+    const learn = (text: string) => {
+      for (const value of secretValuesIn(text)) session.redactor.addValue(value);
+    };
+    for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
+
+    const recorder = new RunRecorder(makeReporter(session), session.redactor);
+    session.recorder = recorder;
     const kubectl = new Kubectl(execProcess, {
       binary: process.env.KGUARD_KUBECTL || 'kubectl',
       connectionArgs: options.connectionArgs,
       requestTimeout: '30s',
-      readDeadlineMs: 60_000,
+      readDeadlineMs: readDeadlineMs(options),
+      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+      // Secrets as the cluster holds them (before the apply, and as a restore reads them).
+      observe: (objects) => {
+        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+      },
     });
+    // Manifests read here (stdin, URLs, kustomize output) are learned before kubectl sees them.
     const inputs: InputDeps = {
-      readStdin,
-      kustomize: (directory) => kubectl.kustomize(directory),
-      download: (url) => download(url),
+      readStdin: async () => learnt(await readStdin(), (bytes) => learn(Buffer.from(bytes).toString('utf8'))),
+      kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
+      download: async (url) => learnt(await download(url), (bytes) => learn(Buffer.from(bytes).toString('utf8'))),
     };
-    const cancel = new AbortController();
-    const stopHandling = handleInterrupts(reporter, cancel);
-    const result = await runApply(options, { kubectl, clock: systemClock, reporter, inputs, keepCopy: privateCopies(), signal: cancel.signal });
-    stopHandling();
+    const result = await runApply(options, {
+      kubectl,
+      clock: systemClock,
+      reporter: recorder,
+      inputs,
+      keepCopy: privateCopies(),
+      signal: session.cancel.signal,
+    });
+    session.finished = true;
     const exitCode = exitCodeFor(result);
-    reporter.emit({
+    recorder.emit({
       kind: 'finished',
       outcome: outcomeOf(result),
       exitCode,
       restored: anythingRestored(result),
       failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
     });
-    reporter.close();
-    if (outputMode === 'json') process.stdout.write(`${JSON.stringify(buildReport(result, reporter.messages), null, 2)}\n`);
-    return exitCode;
-  } catch (error) {
-    reporter?.close();
-    const exitCode = error instanceof KguardError ? error.exitCode : INTERNAL_ERROR;
-    const message =
-      error instanceof KguardError
-        ? error.message
-        : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}. This is a bug in kguard; please report it with the command you ran.`;
-    process.stderr.write(`kguard: ${message} (exit ${exitCode})\n`);
-    if (outputMode === 'json') {
-      process.stdout.write(`${JSON.stringify({ reportVersion: REPORT_VERSION, outcome: 'error', exitCode, error: message }, null, 2)}\n`);
+    recorder.close();
+    if (session.json) {
+      const report = sanitizeDeep(buildReport(result, recorder.messages), session.redactor);
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     }
     return exitCode;
+  } catch (error) {
+    session.recorder?.close();
+    return fail(session, error);
   }
 }
 
+function learnt<T>(value: T, learn: (value: T) => void): T {
+  learn(value);
+  return value;
+}
+
 /**
- * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C: the first
- * signal stops the watch and restores what the apply changed (before the apply: nothing is
- * applied); a second one exits at once, saying what was left.
+ * Every read has a deadline, so one hung kubectl cannot stall the run: the shorter of the two
+ * timeouts, between 5 s (kubectl needs some to start and discover) and 60 s. The apply and the
+ * dry runs get --timeout, the restore's writes --rollback-timeout (run/apply.ts).
  */
-function handleInterrupts(reporter: RunRecorder, cancel: AbortController): () => void {
+function readDeadlineMs(options: Pick<CliApplyOptions, 'timeoutMs' | 'rollbackTimeoutMs'>): number {
+  return Math.min(60_000, Math.max(5_000, Math.min(options.timeoutMs, options.rollbackTimeoutMs)));
+}
+
+/** Turns anything that stopped the run into its exit code, reported on every output. */
+function fail(session: Session, error: unknown): number {
+  const failure = failureOf(error);
+  if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
+  reportFailure(
+    { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages },
+    { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions },
+  );
+  return failure.exitCode;
+}
+
+function failureOf(error: unknown): Failure {
+  if (error instanceof CommanderError) {
+    // Commander printed the usage error itself (or the help or version text, exit 0).
+    if (error.exitCode === 0) return { outcome: 'error', exitCode: ExitCode.Success, message: '' };
+    const message = error.message === '(outputHelp)' ? 'no command given: use kguard apply -f FILE' : error.message.replace(/^error: /, '');
+    return { outcome: 'error', exitCode: ExitCode.InputError, message, printed: true };
+  }
+  if (error instanceof InterruptedError) return { outcome: 'interrupted', exitCode: error.exitCode, message: error.message };
+  if (error instanceof KguardError) return { outcome: 'error', exitCode: error.exitCode, message: error.message };
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return {
+    outcome: 'error',
+    exitCode: INTERNAL_ERROR,
+    message: `internal error: ${detail}. This is a bug in kguard; please report it with the command you ran.`,
+  };
+}
+
+/**
+ * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C, in any
+ * state, from the first line of main on: the first signal stops the watch and restores what the
+ * apply changed (before the apply: stops the reads, nothing is applied); a second one stops every
+ * kubectl still running and exits at once, saying what was left, on every output.
+ */
+function handleInterrupts(session: Session): void {
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (session.finished) return;
     signals += 1;
     if (signals === 1) {
       process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (a second signal exits at once)\n`);
-      cancel.abort(`interrupted by ${signal}`);
+      session.cancel.abort(`interrupted by ${signal}`);
       return;
     }
-    reporter.close();
-    const inFlight = reporter.notRestored().map((name) => `  ${name}`);
-    const what =
-      inFlight.length > 0
-        ? `the restore was NOT finished; these objects may still be as the apply left them:\n${inFlight.join('\n')}`
-        : 'the restore was NOT finished.';
-    process.stderr.write(`kguard: ${signal} again: exiting at once (exit ${INTERRUPTED}); ${what}\n`);
+    stopRunningProcesses();
+    session.recorder?.close();
+    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED), session.redactor);
+    process.stderr.write(`kguard: ${message}\n`);
+    reportFailure(
+      { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true },
+      { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions },
+    );
     process.exit(INTERRUPTED);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
 }
 
-function makeReporter(outputMode: OutputMode): Reporter {
-  const colourFor = (stream: NodeJS.WriteStream) =>
-    !('NO_COLOR' in process.env) && (Boolean(stream.isTTY) || Boolean(process.env.FORCE_COLOR));
-  const logStream = outputMode === 'json' ? process.stderr : process.stdout;
-  const interactive = outputMode === 'text' && Boolean(process.stdout.isTTY) && !process.env.CI;
-  const reporter = interactive ? new TtyReporter(process.stdout, colourFor(process.stdout)) : new PlainReporter(logStream, colourFor(logStream));
-  if (process.env.GITHUB_ACTIONS !== 'true') return reporter;
+/**
+ * A reader that goes away (`kguard apply -f x | head -2`) makes the next write fail with EPIPE,
+ * and an unhandled stream error would end kguard in the middle of a watch or a restore. The
+ * output is lost; the run, the restore and the exit code are not.
+ */
+function keepWorkingWithoutReaders(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+}
+
+function makeReporter(session: Session): Reporter {
+  const env = process.env;
+  const logStream = session.json ? process.stderr : process.stdout;
+  const reporter =
+    !session.json && canAnimate(process.stdout, env)
+      ? new TtyReporter(process.stdout, useColour(env, true))
+      : new PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  if (!session.githubActions) return reporter;
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
-  return new GithubActionsReporter(reporter, process.stderr, process.env.GITHUB_STEP_SUMMARY || undefined);
+  return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined);
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  keepWorkingWithoutReaders();
+  const session: Session = {
+    json: wantsJsonOutput(argv.slice(2)),
+    githubActions: process.env.GITHUB_ACTIONS === 'true',
+    redactor: new Redactor(),
+    cancel: new AbortController(),
+  };
+  handleInterrupts(session);
   try {
-    await program.parseAsync(argv);
+    await buildProgram(session).parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // Commander already printed the usage error (or the help/version text).
-      process.exitCode = error.exitCode === 0 ? ExitCode.Success : ExitCode.InputError;
-      return;
-    }
-    if (error instanceof KguardError) {
-      process.stderr.write(`kguard: ${error.message} (exit ${error.exitCode})\n`);
-      process.exitCode = error.exitCode;
-      return;
-    }
-    throw error;
+    process.exitCode = fail(session, error);
   }
 }
 

@@ -6,6 +6,7 @@ import type { KubeObject } from '../objects/model.js';
 import { parseApplyOutput, type AppliedObject } from './apply-output.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
 import type { Exec, ExecResult } from './exec.js';
+import { retryTransient } from './transient.js';
 
 export interface Connection {
   binary: string;
@@ -15,6 +16,16 @@ export interface Connection {
   requestTimeout: string;
   /** Deadline for a read-only kubectl process, so one hung call cannot stall the run. */
   readDeadlineMs: number;
+  /**
+   * Writes answered with a transient error (kubectl/transient.ts) are tried again after these
+   * waits; none when absent.
+   */
+  retry?: { delaysMs: readonly number[]; sleep(ms: number): Promise<void> };
+  /**
+   * Sees every object kubectl returns (snapshots, dry-run results, restore reads): the CLI learns
+   * the values of Secrets, old and new, to redact them from everything it prints.
+   */
+  observe?: (objects: readonly KubeObject[]) => void;
 }
 
 export interface ApplyRequest {
@@ -79,17 +90,19 @@ export class Kubectl {
    * several), then one document per pruned object (apply.go printObjects, prune.go).
    */
   async dryRun(request: ApplyRequest, strategy: 'client' | 'server'): Promise<DryRunResult> {
-    const result = await this.run([...this.applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], {
-      deadlineMs: request.deadlineMs,
-      input: request.stdin,
-    });
+    // A dry run changes nothing, so a transient failure is simply asked again.
+    const result = await this.retrying(() =>
+      this.run([...this.applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], { deadlineMs: request.deadlineMs, input: request.stdin }),
+    );
     if (result.exitCode !== 0) {
       if (diagnoseKubectlFailure(result).kind === 'missing-binary') throw this.failure('run kubectl', result);
       return { ok: false, stderr: result.stderr, timedOut: result.timedOut === true };
     }
     const documents = jsonDocuments(result.stdout);
     const [first, ...rest] = documents;
-    return { ok: true, objects: first ? itemsOfValue<KubeObject>(first) : [], pruned: rest as KubeObject[], warnings: result.stderr };
+    const objects = first ? itemsOfValue<KubeObject>(first) : [];
+    this.connection.observe?.([...objects, ...(rest as KubeObject[])]);
+    return { ok: true, objects, pruned: rest as KubeObject[], warnings: result.stderr };
   }
 
   /**
@@ -103,10 +116,24 @@ export class Kubectl {
     return parseApplyOutput(result.stdout);
   }
 
+  /**
+   * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
+   * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
+   * already wrote come out unchanged the second time. What an attempt reported applied before it
+   * failed is kept (a later attempt reports those objects as unchanged).
+   */
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
-    const result = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
-    if (result.exitCode !== 0) throw this.failure('apply the manifests', result, parseApplyOutput(result.stdout));
-    return parseApplyOutput(result.stdout);
+    const applied = new Map<string, AppliedObject>();
+    const result = await this.retrying(async () => {
+      const attempt = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
+      for (const object of parseApplyOutput(attempt.stdout)) {
+        const key = `${object.resource}/${object.name}`;
+        if (!applied.has(key) || applied.get(key)?.action === 'unchanged') applied.set(key, object);
+      }
+      return attempt;
+    });
+    if (result.exitCode !== 0) throw this.failure('apply the manifests', result, [...applied.values()], { ms: request.deadlineMs, flag: '--timeout' });
+    return [...applied.values()];
   }
 
   /**
@@ -119,7 +146,7 @@ export class Kubectl {
       deadlineMs: this.connection.readDeadlineMs,
     });
     if (result.exitCode !== 0) throw this.failure(`read ${types.join(', ')}${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return itemsOf<KubeObject>(result.stdout);
+    return this.observed(itemsOf<KubeObject>(result.stdout));
   }
 
   /** One object as it is now, or undefined when it does not exist. */
@@ -129,7 +156,7 @@ export class Kubectl {
       { deadlineMs: this.connection.readDeadlineMs },
     );
     if (result.exitCode !== 0) throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return itemsOf<KubeObject>(result.stdout)[0];
+    return this.observed(itemsOf<KubeObject>(result.stdout))[0];
   }
 
   /**
@@ -150,9 +177,11 @@ export class Kubectl {
   }
 
   private async rawWrite(verb: 'replace' | 'create', path: string, object: KubeObject, deadlineMs: number): Promise<WriteResult> {
-    const result = await this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) });
-    if (result.exitCode === 0) return { ok: true, object: itemsOf<KubeObject>(result.stdout)[0] };
-    return writeFailure(result);
+    // Safe to repeat: the body carries metadata.resourceVersion (a PUT) or the object must not
+    // exist yet (a POST), so a write that did land answers the retry with 409, never twice.
+    const result = await this.retrying(() => this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) }));
+    if (result.exitCode === 0) return { ok: true, object: this.observed(itemsOf<KubeObject>(result.stdout))[0] };
+    return writeFailure(result, deadlineMs);
   }
 
   /**
@@ -162,9 +191,10 @@ export class Kubectl {
    */
   async deleteExact(path: string, preconditions: { uid: string; resourceVersion?: string }, deadlineMs: number): Promise<WriteResult> {
     const body = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', preconditions };
-    const result = await this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) });
+    // Safe to repeat: the uid precondition; a delete that did land answers the retry with 404.
+    const result = await this.retrying(() => this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) }));
     if (result.exitCode === 0) return { ok: true };
-    return writeFailure(result);
+    return writeFailure(result, deadlineMs);
   }
 
   /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
@@ -237,6 +267,16 @@ export class Kubectl {
     return args;
   }
 
+  private observed(objects: KubeObject[]): KubeObject[] {
+    this.connection.observe?.(objects);
+    return objects;
+  }
+
+  private async retrying(attempt: () => Promise<ExecResult>): Promise<ExecResult> {
+    const retry = this.connection.retry;
+    return retry ? retryTransient(attempt, retry.delaysMs, retry.sleep) : attempt();
+  }
+
   /** Calls made until `stopCancelling()` end at once when `signal` aborts: only safe for reads. */
   cancelReadsOn(signal: AbortSignal | undefined): void {
     this.cancel = signal;
@@ -251,7 +291,7 @@ export class Kubectl {
     options: { deadlineMs: number; input?: string; bounded?: boolean },
   ): Promise<ExecResult> {
     this.spawned += 1;
-    const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${this.connection.requestTimeout}`];
+    const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
     return this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
       input: options.input,
       timeoutMs: options.deadlineMs,
@@ -259,10 +299,11 @@ export class Kubectl {
     });
   }
 
-  private failure(what: string, result: ExecResult, applied: AppliedObject[] = []): KubectlError {
+  private failure(what: string, result: ExecResult, applied: AppliedObject[] = [], deadline?: { ms: number; flag: string }): KubectlError {
     if (result.timedOut) {
+      const within = deadline ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(this.connection.readDeadlineMs);
       return new KubectlError(
-        `kubectl did not ${what} in time and was stopped. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
+        `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
         undefined,
         result.stderr,
         applied,
@@ -280,9 +321,9 @@ function withFieldManager(path: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}fieldManager=${RESTORE_FIELD_MANAGER}`;
 }
 
-function writeFailure(result: ExecResult): WriteResult {
+function writeFailure(result: ExecResult, deadlineMs: number): WriteResult {
   const stderr = result.stderr;
-  const message = result.timedOut ? 'kubectl did not finish in time and was stopped' : diagnoseKubectlFailure(result).detail;
+  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
   return {
     ok: false,
     conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
@@ -290,6 +331,20 @@ function writeFailure(result: ExecResult): WriteResult {
     message,
     stderr,
   };
+}
+
+/**
+ * kubectl's --request-timeout bounds each HTTP request; a call's deadline bounds the process. A
+ * request may not outlive its process: with a shorter deadline, the request gets the deadline.
+ */
+function requestTimeoutWithin(requestTimeout: string, deadlineMs: number): string {
+  const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1000 : undefined;
+  if (requestMs === undefined || deadlineMs >= requestMs) return requestTimeout;
+  return `${Math.max(1, Math.floor(deadlineMs / 1000))}s`;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`;
 }
 
 /** `kubectl api-resources -o wide`: NAME SHORTNAMES APIVERSION NAMESPACED KIND VERBS CATEGORIES. */

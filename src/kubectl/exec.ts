@@ -1,4 +1,8 @@
 // The only place kguard spawns processes. Argv is always an array, never a shell string.
+//
+// Every process runs in a process group of its own, and a deadline kills the whole group: a
+// KGUARD_KUBECTL wrapper script (or a credential plugin kubectl starts) would otherwise keep
+// the output pipes open after the direct child died, and the run would wait for the grandchild.
 import { execa } from 'execa';
 
 export interface ExecResult {
@@ -7,35 +11,97 @@ export interface ExecResult {
   stderr: string;
   /** Set when the process could not be started at all (e.g. ENOENT: kubectl not on PATH). */
   spawnError?: string;
+  /** The deadline passed and the process group was killed. */
   timedOut?: boolean;
 }
 
 export interface ExecOptions {
   input?: string | Uint8Array;
   timeoutMs?: number;
-  /** Aborting it stops the process at once (SIGTERM): a cancelled run does not wait for reads. */
+  /** Aborting it stops the process group at once: a cancelled run does not wait for reads. */
   cancelSignal?: AbortSignal;
 }
 
 /** Runs a program to completion. Never throws for a non-zero exit: callers read the result. */
 export type Exec = (file: string, args: readonly string[], options?: ExecOptions) => Promise<ExecResult>;
 
+/** After SIGTERM, how long a process group gets before SIGKILL and before its pipes are abandoned. */
+const KILL_GRACE_MS = 1000;
+
+/** Process groups (by leader pid) still running: an interrupted kguard stops them on its way out. */
+const running = new Set<number>();
+
 export const execProcess: Exec = async (file, args, options = {}) => {
-  const result = await execa(file, [...args], {
+  const child = execa(file, [...args], {
     reject: false,
     stripFinalNewline: false,
     input: options.input,
     stdin: options.input === undefined ? 'ignore' : undefined,
-    timeout: options.timeoutMs,
-    cancelSignal: options.cancelSignal,
     env: { ...process.env },
+    // A group of its own: the deadline and an interrupt can kill the whole tree. It also keeps a
+    // terminal's Ctrl-C away from kubectl, so kguard alone decides what to stop (and says so).
+    detached: true,
   });
-  const spawnFailed = result.failed && result.exitCode === undefined && !result.timedOut && !result.isCanceled;
-  return {
-    exitCode: result.exitCode ?? (result.timedOut ? 124 : result.isCanceled ? 130 : 127),
-    stdout: typeof result.stdout === 'string' ? result.stdout : '',
-    stderr: typeof result.stderr === 'string' ? result.stderr : '',
-    spawnError: spawnFailed ? ((result as { code?: string }).code ?? result.shortMessage) : undefined,
-    timedOut: result.timedOut,
+  const pid = child.pid;
+  if (pid !== undefined) running.add(pid);
+  let timedOut = false;
+  let canceled = false;
+  const timers: NodeJS.Timeout[] = [];
+  const stop = () => {
+    if (pid === undefined) return;
+    killGroup(pid, 'SIGTERM');
+    timers.push(
+      setTimeout(() => {
+        killGroup(pid, 'SIGKILL');
+        // A process that left the group may still hold the pipes: stop waiting for them.
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, KILL_GRACE_MS),
+    );
   };
+  if (options.timeoutMs !== undefined) {
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, options.timeoutMs),
+    );
+  }
+  const onCancel = () => {
+    canceled = true;
+    stop();
+  };
+  if (options.cancelSignal?.aborted) onCancel();
+  else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
+  try {
+    const result = await child;
+    const spawnFailed = result.failed && result.exitCode === undefined && !timedOut && !canceled && result.signal === undefined;
+    return {
+      exitCode: result.exitCode ?? (timedOut ? 124 : canceled ? 130 : 127),
+      stdout: typeof result.stdout === 'string' ? result.stdout : '',
+      stderr: typeof result.stderr === 'string' ? result.stderr : '',
+      spawnError: spawnFailed ? ((result as { code?: string }).code ?? result.shortMessage) : undefined,
+      timedOut,
+    };
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+    options.cancelSignal?.removeEventListener('abort', onCancel);
+    if (pid !== undefined) running.delete(pid);
+  }
 };
+
+/** Stops every process group kguard started that is still running (on SIGINT/SIGTERM). */
+export function stopRunningProcesses(): number {
+  const count = running.size;
+  for (const pid of running) killGroup(pid, 'SIGKILL');
+  running.clear();
+  return count;
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}

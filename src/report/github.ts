@@ -33,7 +33,13 @@ export class GithubActionsReporter implements Reporter {
       const details = (line.details ?? []).map((detail) => `<br>\`${escapeCell(detail)}\``).join('');
       return `| ${SYMBOLS[line.tone]} | ${escapeCell(line.text)}${details} |`;
     });
-    this.append(this.summaryPath, ['### kguard apply', '', '| | |', '|---|---|', ...rows, ''].join('\n'));
+    try {
+      this.append(this.summaryPath, ['### kguard apply', '', '| | |', '|---|---|', ...rows, ''].join('\n'));
+    } catch (error) {
+      // The summary is a courtesy: the run's result and exit code stand without it.
+      const why = error instanceof Error ? error.message : String(error);
+      this.stream.write(`::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}\n`);
+    }
   }
 }
 
@@ -42,6 +48,7 @@ export function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
+/** A Markdown table cell that shows the text as it is: no HTML from the cluster is rendered. */
 function escapeCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }

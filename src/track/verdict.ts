@@ -101,7 +101,7 @@ export function verdictFor(observation: Observation, expected: Expectation, firs
   );
   if (fatal) return { state: 'failed', progress, findings, cause: { source: 'pod', finding: fatal } };
 
-  const waitingFor = observed ? rolloutWait(deployment) : 'waiting for the deployment controller to observe the new generation';
+  const waitingFor = observed ? rolloutWait(deployment, newReplicaSet) : 'waiting for the deployment controller to observe the new generation';
   if (waitingFor === undefined) return { state: 'healthy', progress, findings };
   if (moment.now - moment.startedAt >= moment.timeoutMs) return { state: 'timed-out', progress, findings, waitingFor };
   return { state: 'progressing', progress, findings, waitingFor };
@@ -118,7 +118,7 @@ export function rememberFindings(firstSeen: FirstSeen, verdict: Verdict, now: nu
 }
 
 /** What `kubectl rollout status` would still wait for, or undefined when the rollout is complete. */
-export function rolloutWait(deployment: Deployment): string | undefined {
+export function rolloutWait(deployment: Deployment, newReplicaSet?: ReplicaSet): string | undefined {
   const status = deployment.status ?? {};
   const desired = deployment.spec?.replicas ?? 1;
   const updated = status.updatedReplicas ?? 0;
@@ -129,7 +129,19 @@ export function rolloutWait(deployment: Deployment): string | undefined {
   // Same checks, in the same order, as kubectl's DeploymentStatusViewer.
   if (updated < desired) return `${updated} out of ${desired} new replicas have been updated`;
   if (total > updated) return `${total - updated} old replicas are pending termination`;
-  if (available < updated) return `${available} of ${updated} updated replicas are available`;
+  if (available < updated) {
+    // The progress line counts ready pods of the new ReplicaSet; "available" is the Deployment's
+    // count, which trails readiness by minReadySeconds and by the controller's next status
+    // update. Say which, rather than print "2/2 ready: 0 of 2 available" as a contradiction.
+    const ready = newReplicaSet?.status?.readyReplicas ?? 0;
+    if (ready >= updated) {
+      const minReady = deployment.spec?.minReadySeconds ?? 0;
+      return minReady > 0
+        ? `${available} of ${updated} updated replicas are available: ready pods count as available after minReadySeconds (${minReady}s)`
+        : `${available} of ${updated} updated replicas counted available so far: waiting for the deployment controller to count the ready pods`;
+    }
+    return `${available} of ${updated} updated replicas are available`;
+  }
   return undefined;
 }
 

@@ -43,6 +43,16 @@ describe('GithubActionsReporter', () => {
     expect(written[0]).toContain('| ✖ | kguard: the apply failed and the cluster was restored to its state before the apply (exit 3) |');
   });
 
+  it('warns instead of failing when $GITHUB_STEP_SUMMARY cannot be written', () => {
+    const out = capture();
+    const reporter = new GithubActionsReporter(new RecordingReporter(), out.stream, '/nope/summary.md', () => {
+      throw new Error("ENOENT: no such file or directory, open '/nope/summary.md'");
+    });
+    reporter.emit({ kind: 'finished', outcome: 'succeeded', exitCode: 0, failedWorkloads: 0, restored: false });
+    expect(() => reporter.close()).not.toThrow();
+    expect(out.text()).toMatch(/^::warning title=kguard::could not write the job summary to \$GITHUB_STEP_SUMMARY \(ENOENT/);
+  });
+
   it('escapes workflow command data as @actions/core does', () => {
     expect(escapeData('50% done\r\nnext')).toBe('50%25 done%0D%0Anext');
   });

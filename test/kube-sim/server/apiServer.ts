@@ -111,8 +111,9 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
     const query = parsed.searchParams;
     const route = parseResourcePath(pathname);
 
-    await faults.delay();
-    const failure = faults.failureFor({ method: req.method ?? 'GET', url: req.url ?? '/', route, isWatch: isWatchRequest(query) });
+    const facts = { method: req.method ?? 'GET', url: req.url ?? '/', route, isWatch: isWatchRequest(query) };
+    await faults.delay(facts);
+    const failure = faults.failureFor(facts);
     if (failure) return sendError(res, failure);
 
     if (route) return serveResource(context, route, query, req, res);
