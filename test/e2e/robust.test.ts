@@ -11,7 +11,7 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClusterOptions } from '../kube-sim/cluster.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, KGUARD, sandbox, type KguardRun, type Sandbox } from './harness.js';
+import { checkJsonReport, eventually, KGUARD, sandbox, type KguardRun, type Sandbox } from './harness.js';
 
 const MISSING_IMAGE = 'nginx:9.99';
 const SCENARIO: ClusterOptions = { scenario: { registry: { [MISSING_IMAGE]: 'missing' } } };
@@ -34,15 +34,17 @@ function kguardEnv(changes: Record<string, string | undefined> = {}): Record<str
 function start(args: string[], changes: Record<string, string | undefined> = {}) {
   const began = Date.now();
   const child = execa(KGUARD, args, { cwd: env.dir, reject: false, stdin: 'ignore', env: kguardEnv(changes), extendEnv: false, timeout: 120_000 });
-  const done = child.then(
-    (result): KguardRun & { seconds: number } => ({
+  const done = child.then((result): KguardRun & { seconds: number } => {
+    const run = {
       exitCode: result.exitCode ?? -1,
       stdout: String(result.stdout ?? ''),
       stderr: String(result.stderr ?? ''),
       output: `${String(result.stdout ?? '')}\n${String(result.stderr ?? '')}`,
       seconds: (Date.now() - began) / 1000,
-    }),
-  );
+    };
+    checkJsonReport(args, run);
+    return run;
+  });
   return { child, done };
 }
 
