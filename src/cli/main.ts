@@ -1,28 +1,20 @@
 // The CLI entry: wires options, kubectl, the clock and a reporter together, and is the only place
 // that turns results and errors into exit codes and exits.
 import { Command, CommanderError, Option } from 'commander';
-import { systemClock } from '../clock.js';
+import { guardedApply } from '../api/apply.js';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
-import { Kubectl } from '../kubectl/client.js';
-import { execProcess, stopRunningProcesses } from '../kubectl/exec.js';
-import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
-import { download } from '../manifests/download.js';
-import type { InputDeps } from '../manifests/inputs.js';
-import { privateCopies } from '../rollback/restore.js';
+import { stopRunningProcesses } from '../kubectl/exec.js';
 import type { Reporter } from '../report/events.js';
 import { reportFailure, type Failure } from '../report/failure.js';
 import { GithubActionsReporter } from '../report/github.js';
-import { buildReport } from '../report/json.js';
 import { PlainReporter } from '../report/plain.js';
-import { RunRecorder } from '../report/recorder.js';
-import { Redactor, secretValuesIn, secretValuesOfObjects } from '../report/redact.js';
-import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
+import type { RunRecorder } from '../report/recorder.js';
+import { Redactor } from '../report/redact.js';
+import { sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
-import { runApply } from '../run/apply.js';
-import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
-import { canAnimate, manifestTexts, missingKubeconfig, readStdin, useColour } from './environment.js';
+import { canAnimate, readStdin, useColour } from './environment.js';
 import { secondSignalMessage } from './interrupt.js';
-import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
+import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
@@ -99,73 +91,22 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     const outputMode = parseOutputMode(raw.output);
     session.json = outputMode === 'json';
     const options = toApplyOptions(raw, passThrough);
-    const missing = missingKubeconfig(options.connectionArgs, process.env);
-    if (missing) throw new InputError(missing);
-    const learn = (text: string) => {
-      for (const value of secretValuesIn(text)) session.redactor.addValue(value);
-    };
-    for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
-
-    const recorder = new RunRecorder(makeReporter(session), session.redactor);
-    session.recorder = recorder;
-    const kubectl = new Kubectl(execProcess, {
-      binary: process.env.KGUARD_KUBECTL || 'kubectl',
-      connectionArgs: options.connectionArgs,
-      requestTimeout: '30s',
-      readDeadlineMs: readDeadlineMs(options),
-      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
-      // Secrets as the cluster holds them (before the apply, and as a restore reads them).
-      observe: (objects) => {
-        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
-      },
-    });
-    // Manifests read here (stdin, URLs, kustomize output) are learned before kubectl sees them.
-    const inputs: InputDeps = {
-      readStdin: async () => learnt(await readStdin(), (bytes) => learn(Buffer.from(bytes).toString('utf8'))),
-      kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
-      download: async (url) => learnt(await download(url), (bytes) => learn(Buffer.from(bytes).toString('utf8'))),
-    };
-    const result = await runApply(options, {
-      kubectl,
-      clock: systemClock,
-      reporter: recorder,
-      inputs,
-      keepCopy: privateCopies(),
+    const { report, exitCode } = await guardedApply(options, {
+      redactor: session.redactor,
+      reporter: makeReporter(session),
       signal: session.cancel.signal,
+      readStdin,
+      kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
+      env: process.env,
+      onRecorder: (recorder) => (session.recorder = recorder),
+      onResult: () => (session.finished = true),
     });
-    session.finished = true;
-    const exitCode = exitCodeFor(result);
-    recorder.emit({
-      kind: 'finished',
-      outcome: outcomeOf(result),
-      exitCode,
-      restored: anythingRestored(result),
-      failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
-    });
-    recorder.close();
-    if (session.json) {
-      const report = sanitizeDeep(buildReport(result, recorder.messages), session.redactor);
-      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    }
+    if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return exitCode;
   } catch (error) {
     session.recorder?.close();
     return fail(session, error);
   }
-}
-
-function learnt<T>(value: T, learn: (value: T) => void): T {
-  learn(value);
-  return value;
-}
-
-/**
- * Every read has a deadline, so one hung kubectl cannot stall the run: the shorter of the two
- * timeouts, between 5 s (kubectl needs some to start and discover) and 60 s. The apply and the
- * dry runs get --timeout, the restore's writes --rollback-timeout (run/apply.ts).
- */
-function readDeadlineMs(options: Pick<CliApplyOptions, 'timeoutMs' | 'rollbackTimeoutMs'>): number {
-  return Math.min(60_000, Math.max(5_000, Math.min(options.timeoutMs, options.rollbackTimeoutMs)));
 }
 
 /** Turns anything that stopped the run into its exit code, reported on every output. */

@@ -12,6 +12,7 @@ import { sanitizeDeep } from './sanitize.js';
 export class RunRecorder implements Reporter {
   readonly messages: string[] = [];
   private readonly changed = new Map<string, ObjectRef>();
+  private closed = false;
 
   constructor(
     private readonly inner: Reporter,
@@ -30,7 +31,10 @@ export class RunRecorder implements Reporter {
     this.inner.emit(event);
   }
 
+  /** Once: every path that ends a run closes it, and a job summary must not be written twice. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.inner.close();
   }
 
