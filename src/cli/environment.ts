@@ -85,3 +85,11 @@ export function useColour(env: NodeJS.ProcessEnv, isTty: boolean): boolean {
 export function canAnimate(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): boolean {
   return Boolean(stream.isTTY) && !env.CI && typeof stream.columns === 'number' && stream.columns > 0;
 }
+
+/**
+ * The name to show in help and usage: "kubectl guard" when kubectl runs kguard as its plugin
+ * (kubectl execs the `kubectl-guard` it finds on PATH, a symlink in node_modules/.bin included).
+ */
+export function programName(launcher: string | undefined): string {
+  return launcher !== undefined && path.basename(launcher) === 'kubectl-guard' ? 'kubectl guard' : 'kguard';
+}

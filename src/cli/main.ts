@@ -12,7 +12,7 @@ import type { RunRecorder } from '../report/recorder.js';
 import { Redactor } from '../report/redact.js';
 import { sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
-import { canAnimate, readStdin, useColour } from './environment.js';
+import { canAnimate, programName, readStdin, useColour } from './environment.js';
 import { secondSignalMessage } from './interrupt.js';
 import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
 
@@ -39,7 +39,7 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 function buildProgram(session: Session): Command {
-  const program = new Command('kguard')
+  const program = new Command(programName(process.argv[1]))
     .description('kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision')
     .version('0.1.0')
     .exitOverride();
