@@ -1,6 +1,6 @@
 // The CLI entry: wires options, kubectl, the clock and a reporter together, and is the only place
 // that turns results and errors into exit codes and exits.
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { guardedApply } from '../api/apply.js';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { stopRunningProcesses } from '../kubectl/exec.js';
@@ -12,6 +12,7 @@ import type { RunRecorder } from '../report/recorder.js';
 import { Redactor } from '../report/redact.js';
 import { sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
+import { completionScript } from './completion.js';
 import { canAnimate, programName, readStdin, useColour } from './environment.js';
 import { secondSignalMessage } from './interrupt.js';
 import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
@@ -83,6 +84,13 @@ function buildProgram(session: Session): Command {
   // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
   apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
   apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
+  program
+    .command('completion')
+    .description('print the shell completion script: source <(kguard completion bash)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action((shell: 'bash' | 'zsh') => {
+      process.stdout.write(completionScript(program, shell));
+    });
   return program;
 }
 
