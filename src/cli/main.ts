@@ -1,12 +1,16 @@
 // The CLI entry: wires options, kubectl, the clock and a reporter together, and is the only place
 // that turns results and errors into exit codes and exits.
+import { writeFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { guardedApply } from '../api/apply.js';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { stopRunningProcesses } from '../kubectl/exec.js';
 import type { Reporter } from '../report/events.js';
-import { reportFailure, type Failure } from '../report/failure.js';
+import { failureReport, reportFailure, type Failure, type FailureReport } from '../report/failure.js';
 import { GithubActionsReporter } from '../report/github.js';
+import { GitlabCiReporter } from '../report/gitlab.js';
+import type { JsonReport } from '../report/json.js';
+import { junitXml } from '../report/junit.js';
 import { PlainReporter } from '../report/plain.js';
 import type { RunRecorder } from '../report/recorder.js';
 import { Redactor } from '../report/redact.js';
@@ -33,6 +37,8 @@ interface Session {
   recorder?: RunRecorder;
   /** The result is in: a late signal changes nothing. */
   finished?: boolean;
+  /** --junit FILE: written at the end of every apply, failed ones included. */
+  junitFile?: string;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -71,6 +77,7 @@ function buildProgram(session: Session): Command {
     )
     .option('--no-rollback', 'never roll back (same as --rollback none)')
     .addOption(new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'))
+    .option('--junit <file>', 'also write a JUnit XML report to FILE: one test case per object of the apply')
     .argument('[kubectl-args...]', 'after --: passed to kubectl apply untouched')
     .action(async (kubectlArgs: string[], raw: RawApplyOptions) => {
       const dashDash = process.argv.indexOf('--');
@@ -98,6 +105,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
   try {
     const outputMode = parseOutputMode(raw.output);
     session.json = outputMode === 'json';
+    session.junitFile = raw.junit;
     const options = toApplyOptions(raw, passThrough);
     const { report, exitCode } = await guardedApply(options, {
       redactor: session.redactor,
@@ -110,6 +118,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       onResult: () => (session.finished = true),
     });
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    writeJunit(session, report);
     return exitCode;
   } catch (error) {
     session.recorder?.close();
@@ -121,11 +130,21 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
 function fail(session: Session, error: unknown): number {
   const failure = failureOf(error);
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
-  reportFailure(
-    { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages },
-    { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions },
-  );
+  const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
+  reportFailure(sanitized, { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions });
+  writeJunit(session, failureReport(sanitized));
   return failure.exitCode;
+}
+
+/** The JUnit report is a courtesy, like the job summary: a file that cannot be written is a warning; the exit code stands. */
+function writeJunit(session: Session, report: JsonReport | FailureReport): void {
+  if (!session.junitFile) return;
+  try {
+    writeFileSync(session.junitFile, junitXml(report, new Date()));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`kguard: could not write the JUnit report to ${session.junitFile} (${why}); the exit code stands\n`);
+  }
 }
 
 function failureOf(error: unknown): Failure {
@@ -165,10 +184,9 @@ function handleInterrupts(session: Session): void {
     session.recorder?.close();
     const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED), session.redactor);
     process.stderr.write(`kguard: ${message}\n`);
-    reportFailure(
-      { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true },
-      { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions },
-    );
+    const failure: Failure = { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
+    reportFailure(failure, { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions });
+    writeJunit(session, failureReport(failure));
     process.exit(INTERRUPTED);
   };
   process.on('SIGINT', onSignal);
@@ -187,10 +205,11 @@ function keepWorkingWithoutReaders(): void {
 function makeReporter(session: Session): Reporter {
   const env = process.env;
   const logStream = session.json ? process.stderr : process.stdout;
-  const reporter =
+  const terminal =
     !session.json && canAnimate(process.stdout, env)
       ? new TtyReporter(process.stdout, useColour(env, true))
       : new PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  const reporter = env.GITLAB_CI === 'true' ? new GitlabCiReporter(terminal, logStream) : terminal;
   if (!session.githubActions) return reporter;
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
   return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined);

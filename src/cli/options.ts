@@ -31,6 +31,8 @@ export interface RawApplyOptions {
    */
   rollbackFlags?: string[];
   output: string;
+  /** --junit FILE (the CLI writes it; the run does not need it). */
+  junit?: string;
 }
 
 export type OutputMode = 'text' | 'json';
