@@ -5,8 +5,10 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { guardedApply } from '../api/apply.js';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { stopRunningProcesses } from '../kubectl/exec.js';
+import type { ManifestInput } from '../manifests/inputs.js';
+import { manifestLocator } from '../manifests/locate.js';
 import type { Reporter } from '../report/events.js';
-import { failureReport, reportFailure, type Failure, type FailureReport } from '../report/failure.js';
+import { failureReport, reportFailure, type Failure, type FailureOutputs, type FailureReport } from '../report/failure.js';
 import { GithubActionsReporter } from '../report/github.js';
 import { GitlabCiReporter } from '../report/gitlab.js';
 import type { JsonReport } from '../report/json.js';
@@ -109,7 +111,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     const options = toApplyOptions(raw, passThrough);
     const { report, exitCode } = await guardedApply(options, {
       redactor: session.redactor,
-      reporter: makeReporter(session),
+      reporter: makeReporter(session, options.manifests),
       signal: session.cancel.signal,
       readStdin,
       kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
@@ -131,9 +133,14 @@ function fail(session: Session, error: unknown): number {
   const failure = failureOf(error);
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
   const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
-  reportFailure(sanitized, { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions });
+  reportFailure(sanitized, failureOutputs(session));
   writeJunit(session, failureReport(sanitized));
   return failure.exitCode;
+}
+
+function failureOutputs(session: Session): FailureOutputs {
+  const summaryPath = process.env.GITHUB_STEP_SUMMARY || undefined;
+  return { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions, summaryPath };
 }
 
 /** The JUnit report is a courtesy, like the job summary: a file that cannot be written is a warning; the exit code stands. */
@@ -185,7 +192,7 @@ function handleInterrupts(session: Session): void {
     const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED), session.redactor);
     process.stderr.write(`kguard: ${message}\n`);
     const failure: Failure = { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
-    reportFailure(failure, { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions });
+    reportFailure(failure, failureOutputs(session));
     writeJunit(session, failureReport(failure));
     process.exit(INTERRUPTED);
   };
@@ -202,7 +209,7 @@ function keepWorkingWithoutReaders(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 }
 
-function makeReporter(session: Session): Reporter {
+function makeReporter(session: Session, manifests: ManifestInput): Reporter {
   const env = process.env;
   const logStream = session.json ? process.stderr : process.stdout;
   const terminal =
@@ -212,7 +219,9 @@ function makeReporter(session: Session): Reporter {
   const reporter = env.GITLAB_CI === 'true' ? new GitlabCiReporter(terminal, logStream) : terminal;
   if (!session.githubActions) return reporter;
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
-  return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined);
+  // Annotations point at the manifest line of the failing object, relative to the checkout.
+  const locate = manifestLocator(manifests.filenames, manifests.recursive, env.GITHUB_WORKSPACE || process.cwd());
+  return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined, undefined, locate);
 }
 
 async function main(argv: string[]): Promise<void> {

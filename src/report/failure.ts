@@ -2,7 +2,7 @@
 // error, an internal error, an interrupt. The same three outputs on every such path: the message
 // on stderr, an `::error` annotation in GitHub Actions, and with --output json one report on
 // stdout, so a script reading it never gets nothing.
-import { escapeData } from './github.js';
+import { appendSummary, escapeData, failureSummary } from './github.js';
 import { REPORT_VERSION } from './json.js';
 
 export interface FailureOutputs {
@@ -10,6 +10,8 @@ export interface FailureOutputs {
   stderr: NodeJS.WritableStream;
   json: boolean;
   githubActions: boolean;
+  /** $GITHUB_STEP_SUMMARY in GitHub Actions: the job summary gets the verdict and the log so far. */
+  summaryPath?: string;
 }
 
 export interface Failure {
@@ -44,5 +46,8 @@ export function failureReport(failure: Failure): FailureReport {
 export function reportFailure(failure: Failure, outputs: FailureOutputs): void {
   if (!failure.printed) outputs.stderr.write(`kguard: ${failure.message} (exit ${failure.exitCode})\n`);
   if (outputs.githubActions) outputs.stderr.write(`::error title=kguard::${escapeData(`${failure.message} (exit ${failure.exitCode})`)}\n`);
+  if (outputs.githubActions && outputs.summaryPath) {
+    appendSummary(outputs.summaryPath, failureSummary(failure.message, failure.exitCode, failure.messages ?? []), outputs.stderr);
+  }
   if (outputs.json) outputs.stdout.write(`${JSON.stringify(failureReport(failure), null, 2)}\n`);
 }

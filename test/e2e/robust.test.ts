@@ -201,7 +201,7 @@ describe('bullet 7: text from the cluster is sanitised, Secret values never prin
     expect(everything).not.toContain('##[');
     expect(everything).not.toContain('section_start:');
     for (const line of everything.split('\n')) {
-      if (/^\s*::/.test(line)) expect(line).toMatch(/^::(error|warning) title=kguard::/);
+      if (/^\s*::/.test(line)) expect(line).toMatch(/^::(error|warning) (file=hostile\.yaml,line=1,title=kguard%3A deployment\/web \(namespace default\)|title=kguard)::/);
     }
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
