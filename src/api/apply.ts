@@ -35,6 +35,8 @@ export interface GuardedApplyDeps {
   env: NodeJS.ProcessEnv;
   /** Called as soon as the run's recorder exists: the CLI needs its log and what is not restored yet on a second signal. */
   onRecorder?(recorder: RunRecorder): void;
+  /** The preview of --confirm: more follows it, so it prints no final line. */
+  quietEnd?: boolean;
   /** Called as soon as the pipeline has its result: a signal after this changes nothing. */
   onResult?(): void;
 }
@@ -83,7 +85,7 @@ export async function guardedApply(options: CliApplyOptions, deps: GuardedApplyD
     });
     deps.onResult?.();
     const exitCode = exitCodeFor(result);
-    recorder.emit({
+    if (!deps.quietEnd) recorder.emit({
       kind: 'finished',
       outcome: outcomeOf(result),
       exitCode,

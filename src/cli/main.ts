@@ -19,9 +19,10 @@ import { Redactor } from '../report/redact.js';
 import { sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
 import { completionScript } from './completion.js';
+import { askYesNo, requireTerminal } from './confirm.js';
 import { canAnimate, programName, readStdin, useColour } from './environment.js';
 import { secondSignalMessage } from './interrupt.js';
-import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
+import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
@@ -80,6 +81,9 @@ function buildProgram(session: Session): Command {
     .option('--no-rollback', 'never roll back (same as --rollback none)')
     .addOption(new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'))
     .option('--junit <file>', 'also write a JUnit XML report to FILE: one test case per object of the apply')
+    .option('--diff', 'preview with kubectl diff for every object the apply would create or change; nothing changes')
+    .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')
+    .option('-y, --yes', 'answer yes to --confirm (apply without asking)')
     .argument('[kubectl-args...]', 'after --: passed to kubectl apply untouched')
     .action(async (kubectlArgs: string[], raw: RawApplyOptions) => {
       const dashDash = process.argv.indexOf('--');
@@ -109,6 +113,10 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     session.json = outputMode === 'json';
     session.junitFile = raw.junit;
     const options = toApplyOptions(raw, passThrough);
+    if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
+      throw new InputError('not applied: the answer was not yes. Nothing was changed.');
+    }
+    session.finished = false;
     const { report, exitCode } = await guardedApply(options, {
       redactor: session.redactor,
       reporter: makeReporter(session, options.manifests),
@@ -136,6 +144,27 @@ function fail(session: Session, error: unknown): number {
   reportFailure(sanitized, failureOutputs(session));
   writeJunit(session, failureReport(sanitized));
   return failure.exitCode;
+}
+
+/**
+ * --confirm: the preview (a server dry run with kubectl diff) on the terminal, then the question.
+ * A preview in which nothing would change needs no answer.
+ */
+async function confirmed(options: CliApplyOptions, session: Session): Promise<boolean> {
+  const output = session.json ? process.stderr : process.stdout;
+  requireTerminal(Boolean(process.stdin.isTTY), Boolean(output.isTTY));
+  const { report } = await guardedApply({ ...options, dryRun: 'server', diff: true }, {
+    redactor: session.redactor,
+    reporter: makeReporter({ ...session, githubActions: false }, options.manifests),
+    signal: session.cancel.signal,
+    readStdin,
+    kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
+    env: process.env,
+    onRecorder: (recorder) => (session.recorder = recorder),
+    quietEnd: true,
+  });
+  if (report.objects.every((object) => object.change === 'unchanged' || object.change === 'absent')) return true;
+  return askYesNo('Apply these changes? [y/N] ', process.stdin, output);
 }
 
 function failureOutputs(session: Session): FailureOutputs {

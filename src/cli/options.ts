@@ -31,6 +31,11 @@ export interface RawApplyOptions {
    */
   rollbackFlags?: string[];
   output: string;
+  /** --diff: a server preview with kubectl diff per object. */
+  diff?: boolean;
+  /** --confirm: preview, then ask on the terminal before applying; --yes answers for the user. */
+  confirm?: boolean;
+  yes?: boolean;
   /** --junit FILE (the CLI writes it; the run does not need it). */
   junit?: string;
 }
@@ -114,12 +119,16 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
   ];
   const rollbackTimeoutMs = raw.rollbackTimeout === undefined ? timeoutMs : parseDuration(raw.rollbackTimeout, '--rollback-timeout');
   if (rollbackTimeoutMs <= 0) throw new InputError('--rollback-timeout must be longer than 0s.');
+  const dryRun = parseDryRun(raw.dryRun) ?? passThrough.dryRun;
+  if (raw.diff && dryRun === 'client') throw new InputError('--diff shows what the API server would make of the apply; --dry-run=client asks it nothing. Drop one of them.');
+  if (raw.confirm && dryRun) throw new InputError('--confirm asks before applying, and --dry-run applies nothing: drop one of them (--diff alone previews).');
   return {
     manifests: { filenames: raw.filename, recursive: raw.recursive ?? false, kustomize: raw.kustomize },
     namespace: raw.namespace ?? passThrough.namespace,
     applyArgs: [...new Set(applyArgs)],
     selectionArgs: passThrough.selection,
-    dryRun: parseDryRun(raw.dryRun) ?? passThrough.dryRun,
+    dryRun: raw.diff ? 'server' : dryRun,
+    diff: raw.diff ?? false,
     connectionArgs: [...new Set(connectionArgs)],
     timeoutMs,
     rollbackTimeoutMs,

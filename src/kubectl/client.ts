@@ -2,9 +2,10 @@
 // and returns parsed results. Failures become KubectlError with a one-paragraph diagnosis.
 import { KubectlError, InputError } from '../errors.js';
 import type { Deployment, KubeEvent, KubeList, Pod, ReplicaSet } from '../kube.js';
-import type { KubeObject } from '../objects/model.js';
+import type { KubeObject, ObjectRef } from '../objects/model.js';
 import { parseApplyOutput, type AppliedObject } from './apply-output.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
+import { diffsByObject } from './diff-output.js';
 import type { Exec, ExecResult } from './exec.js';
 import { retryTransient } from './transient.js';
 
@@ -122,6 +123,22 @@ export class Kubectl {
    * already wrote come out unchanged the second time. What an attempt reported applied before it
    * failed is kept (a later attempt reports those objects as unchanged).
    */
+  /**
+   * `kubectl diff` over the same inputs: the live objects against what the apply would make of
+   * them, split per object. kubectl diff exits 1 when there are differences: that is an answer,
+   * not a failure; above 1 it failed.
+   */
+  async diff(request: ApplyRequest, refs: readonly ObjectRef[]): Promise<Map<string, string[]>> {
+    const args = ['diff', ...request.filenames.flatMap((filename) => ['-f', filename])];
+    if (request.recursive) args.push('-R');
+    if (request.namespace) args.push('-n', request.namespace);
+    // Only the apply flags kubectl diff takes: it refuses the others.
+    args.push(...request.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
+    const result = await this.retrying(() => this.run(args, { deadlineMs: request.deadlineMs, input: request.stdin }));
+    if (result.exitCode !== 0 && result.exitCode !== 1) throw this.failure('show the differences (kubectl diff)', result);
+    return diffsByObject(result.stdout, refs);
+  }
+
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
     const applied = new Map<string, AppliedObject>();
     const result = await this.retrying(async () => {
@@ -315,6 +332,9 @@ export class Kubectl {
 }
 
 /** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
+/** kubectl apply flags that kubectl diff takes as well. */
+const DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
+
 export const RESTORE_FIELD_MANAGER = 'kguard-restore';
 
 function withFieldManager(path: string): string {

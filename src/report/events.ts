@@ -16,6 +16,7 @@ export type RunEvent =
   | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }
   | { kind: 'preview'; strategy: 'client' | 'server'; objects: ChangedObject[] }
+  | { kind: 'diff'; object: ObjectRef; lines: string[] }
   | { kind: 'unchanged'; workload: WorkloadRef; detail: string }
   | { kind: 'tracking'; workload: WorkloadRef; fromRevision?: number; detail: string }
   | { kind: 'unverified'; workload: WorkloadRef; detail: string }

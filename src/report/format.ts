@@ -75,6 +75,11 @@ export const FORMATTERS: Formatters = {
         : `dry run (${event.strategy}): nothing was changed. The apply would:`,
     details: event.objects.map(describeChange),
   }),
+  diff: (event) => ({
+    tone: 'info',
+    text: `${describeObject(event.object)}: kubectl diff (live object → after the apply):`,
+    details: event.lines,
+  }),
   unchanged: (event) => ({
     tone: 'info',
     text: `${describeWorkload(event.workload)}: unchanged by this apply (${event.detail}); not watched, never rolled back`,

@@ -75,7 +75,7 @@ export class GithubActionsReporter implements Reporter {
     }
     const subject = subjectOf(event);
     const row = subject && this.rows.get(objectKey(subject));
-    if (!row || event.kind === 'pod-problem' || event.kind === 'progress' || event.kind === 'lock-wait') return;
+    if (!row || event.kind === 'pod-problem' || event.kind === 'progress' || event.kind === 'lock-wait' || event.kind === 'diff') return;
     const own = { ...line, text: withoutSubject(line.text, row.ref) };
     if (RESTORE_KINDS.has(event.kind)) row.restore.push(own);
     else row.verdict = own;

@@ -25,6 +25,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'apply-failed': 'apply',
   changes: 'apply',
   preview: 'preview',
+  diff: 'preview',
   unchanged: 'watch',
   tracking: 'watch',
   unverified: 'watch',

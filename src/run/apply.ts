@@ -27,6 +27,8 @@ export interface ApplyOptions {
   selectionArgs: readonly string[];
   /** A preview: nothing changes. */
   dryRun?: 'client' | 'server';
+  /** With a server preview: `kubectl diff` of every object the apply would create or change. */
+  diff?: boolean;
   timeoutMs: number;
   rollbackTimeoutMs: number;
   pollIntervalMs: number;
@@ -433,6 +435,13 @@ async function preview(
     strategy: options.dryRun ?? 'server',
     objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields })),
   });
+  if (options.diff) {
+    const diffs = await deps.kubectl.diff(request, understood.refs);
+    for (const object of objects) {
+      const lines = diffs.get(objectKey(object.ref));
+      if (lines && (object.changeKind === 'created' || object.changeKind === 'configured')) deps.reporter.emit({ kind: 'diff', object: object.ref, lines });
+    }
+  }
   return {
     mode: 'preview',
     objects,
