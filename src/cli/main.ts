@@ -19,10 +19,12 @@ import { Redactor, secretValuesIn, secretValuesOfObjects } from '../report/redac
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
 import { runApply } from '../run/apply.js';
+import { runRollback, statusLines } from '../run/rollback.js';
+import { listJournals } from '../journal/store.js';
 import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
 import { canAnimate, manifestTexts, missingKubeconfig, readStdin, useColour } from './environment.js';
 import { secondSignalMessage } from './interrupt.js';
-import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
+import { parseDuration, parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
@@ -91,7 +93,89 @@ function buildProgram(session: Session): Command {
   // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
   apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
   apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
+  program
+    .command('rollback')
+    .description('restore an unfinished or failed run from its journal in the cluster (someone else\'s change still wins)')
+    .argument('[run]', 'the run to restore (kguard status lists them); default: the only unfinished one')
+    .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--kubeconfig <path>', 'kubeconfig file to use')
+    .option('--rollback-timeout <duration>', 'how long the restore may take', '5m')
+    .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
+    .action(async (run: string | undefined, raw: JournalCommandOptions) => {
+      process.exitCode = await journalCommand('rollback', run, raw, session);
+    });
+  program
+    .command('status')
+    .description('list unfinished kguard runs: their journals, objects, age and what is left to do')
+    .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--kubeconfig <path>', 'kubeconfig file to use')
+    .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
+    .action(async (raw: JournalCommandOptions) => {
+      process.exitCode = await journalCommand('status', undefined, raw, session);
+    });
   return program;
+}
+
+interface JournalCommandOptions {
+  namespace?: string;
+  context?: string;
+  kubeconfig?: string;
+  rollbackTimeout?: string;
+  output?: string;
+}
+
+/** `kguard rollback` and `kguard status`: read the journals the cluster holds. */
+async function journalCommand(command: 'rollback' | 'status', runId: string | undefined, raw: JournalCommandOptions, session: Session): Promise<number> {
+  try {
+    session.json = parseOutputMode(raw.output ?? 'text') === 'json';
+    const deadlineMs = parseDuration(raw.rollbackTimeout ?? '5m', '--rollback-timeout');
+    const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
+    const missing = missingKubeconfig(connectionArgs, process.env);
+    if (missing) throw new InputError(missing);
+    const recorder = new RunRecorder(makeReporter(session), session.redactor);
+    session.recorder = recorder;
+    const kubectl = new Kubectl(execProcess, {
+      binary: process.env.KGUARD_KUBECTL || 'kubectl',
+      connectionArgs,
+      requestTimeout: '30s',
+      readDeadlineMs: 60_000,
+      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+      observe: (objects) => {
+        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+      },
+    });
+    if (command === 'status') {
+      const listings = await listJournals(kubectl, raw.namespace);
+      session.finished = true;
+      recorder.close();
+      const report = listings.map(({ journal, expired }) => ({
+        runId: journal.runId,
+        namespace: journal.namespace,
+        state: journal.state,
+        startedAt: journal.startedAt,
+        expired,
+        objects: journal.objects.map(({ ref }) => ref),
+        command: journal.command,
+      }));
+      process.stdout.write(session.json ? `${JSON.stringify({ runs: report }, null, 2)}\n` : `${sanitizeText(statusLines(listings, new Date()).join('\n'), session.redactor)}\n`);
+      return ExitCode.Success;
+    }
+    const result = await runRollback({ runId, namespace: raw.namespace, deadlineMs }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: privateCopies() });
+    session.finished = true;
+    const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
+    recorder.emit({ kind: 'rollback-finished', runId: result.runId, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, exitCode });
+    recorder.close();
+    if (session.json) {
+      const objects = [...result.results].map(([key, restore]) => ({ object: key, ...restore, restored: undefined }));
+      process.stdout.write(`${JSON.stringify(sanitizeDeep({ runId: result.runId, exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects, messages: recorder.messages }, session.redactor), null, 2)}\n`);
+    }
+    return exitCode;
+  } catch (error) {
+    session.recorder?.close();
+    return fail(session, error);
+  }
 }
 
 async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {

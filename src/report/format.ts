@@ -178,6 +178,13 @@ export const FORMATTERS: Formatters = {
     tone: 'warn',
     text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`,
   }),
+  'rollback-finished': (event) => ({
+    tone: event.needsPerson > 0 ? 'alarm' : 'ok',
+    text:
+      event.needsPerson > 0
+        ? `kguard rollback ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} restored; the journal stays (exit ${event.exitCode})`
+        : `kguard rollback ${event.runId}: ${event.restored} object(s) restored, ${event.untouched} already as before the run; journal removed (exit ${event.exitCode})`,
+  }),
   'lock-wait': (event) => ({
     tone: 'warn',
     text: `${describeObject(event.object)}: another kguard run holds it (${event.holder}); waiting for it to finish (--lock-timeout)`,
