@@ -20,6 +20,8 @@ export interface RawApplyOptions {
   rollbackTimeout?: string;
   pollInterval: string;
   settle: string;
+  /** --log-lines: how many of a failing container's last lines to print. */
+  logLines?: string;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   output: string;
@@ -95,7 +97,14 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     settleMs: parseDuration(raw.settle, '--settle'),
     rollback: parseRollbackMode(raw.rollback),
     keepCreated: raw.keepCreated ?? false,
+    logLines: parseLogLines(raw.logLines),
   };
+}
+
+function parseLogLines(value: string | undefined): number {
+  if (value === undefined) return 5;
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  return Number(value.trim());
 }
 
 function parseDryRun(value: boolean | string | undefined): 'client' | 'server' | undefined {

@@ -33,6 +33,8 @@ export interface ApplyOptions {
   rollback: RollbackMode;
   /** Keep objects this run created when restoring (they are reported with their delete command). */
   keepCreated: boolean;
+  /** How many of a failing container's last lines the text output shows (default 5; 0 reads no logs). */
+  logLines?: number;
 }
 
 export interface Deps {
@@ -199,6 +201,7 @@ async function track(objects: PendingObject[], options: ApplyOptions, deps: Pick
       phase: 'rollout',
       stopWhenAnyFails: options.rollback === 'all',
       settleMs: options.settleMs,
+      logLines: options.logLines,
     },
     deps,
   );
