@@ -5,7 +5,7 @@
 import type { KubeEvent, Pod } from '../kube.js';
 import { isBareBackOff, judgePullError } from './pull-errors.js';
 import { STARTING_REASONS, WAITING_REASONS } from './table.js';
-import { sanitize } from './text.js';
+import { oneLine } from './text.js';
 
 export interface VolumeClue {
   /** FailedMount (kubelet volume manager) or FailedAttachVolume (attachdetach-controller). */
@@ -47,11 +47,11 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
     for (const event of own) {
       // kubelet image manager: `Failed to pull image "x": <error>` (the `Error: ErrImagePull` event names no cause).
       const pulled = /^Failed to pull image "([^"]*)": ([\s\S]*)$/.exec(event.message ?? '');
-      if (event.reason === 'Failed' && pulled?.[1] && pulled[2]) pullErrors.set(pulled[1], sanitize(pulled[2]));
+      if (event.reason === 'Failed' && pulled?.[1] && pulled[2]) pullErrors.set(pulled[1], oneLine(pulled[2]));
       if (event.reason && VOLUME_REASONS.has(event.reason)) {
         latest.set(event.reason, {
           reason: event.reason as VolumeClue['reason'],
-          message: sanitize(event.message ?? ''),
+          message: oneLine(event.message ?? ''),
           count: event.count ?? event.series?.count ?? 1,
         });
       }
@@ -65,7 +65,7 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
     for (const status of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
       const waiting = status.state?.waiting;
       const image = images.get(status.name);
-      if (waiting?.reason === 'ErrImagePull' && waiting.message && image) pullErrors.set(image, sanitize(waiting.message));
+      if (waiting?.reason === 'ErrImagePull' && waiting.message && image) pullErrors.set(image, oneLine(waiting.message));
     }
   }
   return { pullErrors, volumes };

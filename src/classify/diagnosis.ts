@@ -7,7 +7,7 @@ import type { Cause, Verdict } from '../track/verdict.js';
 import { timeOf } from './clues.js';
 import type { Finding } from './pod.js';
 import { pullErrorGist } from './pull-errors.js';
-import { sanitize } from './text.js';
+import { oneLine } from './text.js';
 
 /** What one container printed last, read when the verdict was reached (before any rollback). */
 export interface ContainerLog {
@@ -90,7 +90,7 @@ function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: read
   }
   const worst = worstFinding(findings);
   return {
-    summary: `the rollout cannot ${cause.rule.cannot}: ${cause.reason}${cause.message ? ` (${sanitize(cause.message, 300)})` : ''}`,
+    summary: `the rollout cannot ${cause.rule.cannot}: ${cause.reason}${cause.message ? ` (${oneLine(cause.message, 300)})` : ''}`,
     evidence: [...findingLines(findings), ...eventLines(events, findings)],
     nextStep: worst
       ? fillStep(stepFor(worst, logs), worst, workload)
@@ -148,7 +148,7 @@ function eventLines(events: readonly KubeEvent[], findings: readonly Finding[]):
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const event of warnings) {
-    const message = sanitize(event.message ?? '', 300);
+    const message = oneLine(event.message ?? '', 300);
     const key = `${event.reason}/${message}`;
     if (seen.has(key) || lines.length >= MAX_EVENTS) continue;
     seen.add(key);

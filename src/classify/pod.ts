@@ -15,7 +15,7 @@ import {
   type FatalPolicy,
   type ReasonRule,
 } from './table.js';
-import { sanitize } from './text.js';
+import { oneLine } from './text.js';
 
 export interface Finding {
   pod: string;
@@ -67,7 +67,7 @@ export function classifyPod(pod: Pod, clues: Clues = NO_CLUES): Finding[] {
   for (const [status, initContainer] of statuses) {
     const waiting = status.state?.waiting;
     if (!waiting?.reason || STARTING_REASONS.has(waiting.reason)) continue;
-    const message = sanitize(waiting.message ?? '');
+    const message = oneLine(waiting.message ?? '');
     const lastTerminated = status.lastState?.terminated;
     let rule = WAITING_REASONS[waiting.reason] ?? unknownWaitingRule(waiting.reason);
     // A back-off after the runtime could not start the process belongs with RunContainerError.
@@ -121,7 +121,7 @@ function podFinding(pod: Pod, rule: ReasonRule, reason: string, message: string,
     container,
     initContainer: false,
     reason,
-    message: sanitize(message),
+    message: oneLine(message),
     restartCount: 0,
     ran: false,
     running: false,

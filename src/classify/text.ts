@@ -1,21 +1,18 @@
-// The one sanitising function for text the cluster says (waiting and event messages, container
-// logs): a container can print anything, and a terminal would obey it. Pure.
+// Shapes text the cluster says (waiting and event messages, container logs) for a line-oriented
+// report: one line per message, one entry per log line, long ones cut. Making it safe to print
+// (escape sequences, control characters, CI workflow commands, Secret values) is not done here but
+// by the one sanitising pass every event and the JSON report go through before a reporter sees them.
+// Pure.
 
-// CSI/OSC escape sequences (colours, cursor moves, window titles), then any other control byte.
-// eslint-disable-next-line no-control-regex
-const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** One line of cluster text, safe to print: no escapes, no control bytes, at most `maxLength` characters. */
-export function sanitize(text: string, maxLength = 2000): string {
-  const clean = text.replace(ESCAPES, '').replace(/\r?\n|\t/g, ' ').replace(CONTROL, '').trim();
-  return clean.length > maxLength ? `${clean.slice(0, maxLength - 1)}…` : clean;
+/** One line: newlines and tabs become spaces, at most `maxLength` characters. */
+export function oneLine(text: string, maxLength = 2000): string {
+  const flat = text.replace(/\r?\n|\r|\t/g, ' ').trim();
+  return flat.length > maxLength ? `${flat.slice(0, maxLength - 1)}…` : flat;
 }
 
-/** Log output as lines, each sanitised; trailing empty lines dropped. */
-export function sanitizeLines(text: string, maxLength = 500): string[] {
-  const lines = text.replace(/\r\n/g, '\n').split('\n').map((line) => sanitize(line.replace(/\r/g, ''), maxLength));
+/** Log output as lines, each at most `maxLength` characters; trailing empty lines dropped. */
+export function splitLines(text: string, maxLength = 500): string[] {
+  const lines = text.split(/\r?\n/).map((line) => oneLine(line, maxLength));
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines;
 }

@@ -2,7 +2,7 @@
 // reaches a verdict. Side effects (kubectl, clock, reporter) come in as deps.
 import { NO_CLUES, podsNeedingEvents, podUid, rememberClues, type Clues } from '../classify/clues.js';
 import { diagnose, logTargets, type ContainerLog, type Diagnosis } from '../classify/diagnosis.js';
-import { sanitizeLines } from '../classify/text.js';
+import { splitLines } from '../classify/text.js';
 import type { Clock } from '../clock.js';
 import type { Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
 import { isControlledBy, type Deployment, type KubeEvent } from '../kube.js';
@@ -250,8 +250,8 @@ async function readLogs(verdict: Verdict, namespace: string, shown: number, kube
         error: error instanceof Error ? error.message : String(error),
       }));
       return result.ok
-        ? { pod, container, previous, lines: sanitizeLines(result.text).slice(-tail), shown }
-        : { pod, container, previous, lines: [], shown, error: sanitizeLines(result.error)[0] ?? '' };
+        ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown }
+        : { pod, container, previous, lines: [], shown, error: splitLines(result.error)[0] ?? '' };
     }),
   );
 }
