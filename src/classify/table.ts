@@ -178,12 +178,13 @@ export const POD_REASONS = {
     cannot: 'be scheduled (not enough room on any node)',
     nextStep: 'free capacity, add nodes or lower the pod requests (the scheduler says which resource is short)',
   },
-  // scheduler: no node satisfies a constraint of the pod (node selector/affinity, taints).
-  // Nothing a rollout waits for will change that; a minute covers a node being labelled meanwhile.
+  // scheduler: no node satisfies a constraint of the pod (node selector/affinity, taints); it
+  // says so itself ("Preemption is not helpful for scheduling"). Nothing the rollout waits for
+  // changes that; half a minute covers a node being labelled by the same deploy.
   UnschedulableConstraint: {
     category: 'unschedulable',
     family: 'schedule',
-    policy: { when: 'after', seconds: 60 },
+    policy: { when: 'after', seconds: 30 },
     cannot: 'be scheduled (no node satisfies its constraints)',
     nextStep: 'no node matches the pod: compare its nodeSelector/affinity and tolerations with the nodes (kubectl get nodes --show-labels) and fix the pod template',
   },

@@ -122,13 +122,13 @@ describe('classifyPod: evictions', () => {
 describe('classifyPod: scheduling', () => {
   it('a node selector no node matches is a constraint: fatal after a grace', () => {
     const [finding] = classifyPod(pod('unschedulable-node-selector'));
-    expect(finding).toMatchObject({ reason: 'Unschedulable', family: 'schedule', policy: { when: 'after', seconds: 60 } });
+    expect(finding).toMatchObject({ reason: 'Unschedulable', family: 'schedule', policy: { when: 'after', seconds: 30 } });
     expect(finding?.rule.nextStep).toMatch(/nodeSelector/);
   });
 
   it('an untolerated taint on every node is a constraint, with the taint in the next step', () => {
     const [finding] = classifyPod(pod('unschedulable-taint'));
-    expect(finding?.policy).toEqual({ when: 'after', seconds: 60 });
+    expect(finding?.policy).toEqual({ when: 'after', seconds: 30 });
     expect(finding?.rule.nextStep).toMatch(/toleration/);
   });
 

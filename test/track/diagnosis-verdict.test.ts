@@ -119,8 +119,8 @@ describe('families and grace periods', () => {
     const selector = rollout('progressing-new-rs', [pod('unschedulable-node-selector')]);
     const expected = expectationOf(selector.deployment);
     const seen = rememberFindings(new Map(), verdictFor(selector, expected, new Map(), at(0)), 0, selector.deployment, selector.pods);
-    expect(verdictFor(selector, expected, seen, at(59_000)).state).toBe('progressing');
-    expect(verdictFor(selector, expected, seen, at(60_000)).state).toBe('failed');
+    expect(verdictFor(selector, expected, seen, at(29_000)).state).toBe('progressing');
+    expect(verdictFor(selector, expected, seen, at(30_000)).state).toBe('failed');
     const room = rollout('progressing-new-rs', [pod('unschedulable-pending')]);
     const roomSeen = rememberFindings(new Map(), verdictFor(room, expected, new Map(), at(0)), 0, room.deployment, room.pods);
     expect(verdictFor(room, expected, roomSeen, at(590_000)).state).toBe('progressing');

@@ -123,7 +123,7 @@ describe('sidecars (restartable init containers)', () => {
       return proxy?.state.waiting?.reason === 'CrashLoopBackOff' ? found : undefined;
     });
     expect(condition(pod, 'Ready')).toMatchObject({ status: 'False', message: 'containers with unready status: [proxy]' });
-    expect(pod.metadata.annotations['sim.kguard.dev/logs.proxy']).toBe('config error: no listeners\n');
+    expect(pod.metadata.annotations?.['sim.kguard.dev/logs.proxy']).toBe('config error: no listeners\n');
   });
 });
 
