@@ -14,15 +14,26 @@ export interface VolumeClue {
   count: number;
 }
 
+/** Why a container's last start failed (RunContainerError, PostStartHookError, ...). */
+export interface StartFailure {
+  reason: string;
+  message: string;
+}
+
 export interface Clues {
   /** The last pull error of each image, by the image as the pod spec writes it: the registry
    *  answers the same for every pod that pulls it. */
   pullErrors: ReadonlyMap<string, string>;
   /** The latest volume problem of each kind, by pod uid. */
   volumes: ReadonlyMap<string, readonly VolumeClue[]>;
+  /**
+   * The last start failure of each container, by `<pod uid>/<container>`: the kubelet shows it
+   * only until the next sync, then CrashLoopBackOff for the whole back-off, which names no cause.
+   */
+  startFailures: ReadonlyMap<string, StartFailure>;
 }
 
-export const NO_CLUES: Clues = { pullErrors: new Map(), volumes: new Map() };
+export const NO_CLUES: Clues = { pullErrors: new Map(), volumes: new Map(), startFailures: new Map() };
 
 const VOLUME_REASONS = new Set(['FailedMount', 'FailedAttachVolume']);
 
@@ -37,10 +48,13 @@ export function podUid(pod: Pod): string {
 export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { pod: Pod; events: readonly KubeEvent[] }): Clues {
   const pullErrors = new Map(previous.pullErrors);
   const volumes = new Map<string, readonly VolumeClue[]>();
+  const startFailures = new Map<string, StartFailure>();
+  const uids = new Set(pods.map(podUid));
   for (const pod of pods) {
     const known = previous.volumes.get(podUid(pod));
     if (known) volumes.set(podUid(pod), known);
   }
+  for (const [key, failure] of previous.startFailures) if (uids.has(key.split('/')[0] ?? '')) startFailures.set(key, failure);
   if (read) {
     const own = read.events.filter((event) => event.type === 'Warning' && isAbout(event, read.pod)).sort((a, b) => timeOf(a).localeCompare(timeOf(b)));
     const latest = new Map<string, VolumeClue>();
@@ -48,6 +62,11 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
       // kubelet image manager: `Failed to pull image "x": <error>` (the `Error: ErrImagePull` event names no cause).
       const pulled = /^Failed to pull image "([^"]*)": ([\s\S]*)$/.exec(event.message ?? '');
       if (event.reason === 'Failed' && pulled?.[1] && pulled[2]) pullErrors.set(pulled[1], oneLine(pulled[2]));
+      // kuberuntime_container.go: a failed postStart hook, whose waiting state may have passed unseen.
+      const container = containerOf(event.involvedObject?.fieldPath);
+      if (event.reason === 'FailedPostStartHook' && container) {
+        startFailures.set(`${podUid(read.pod)}/${container}`, { reason: 'PostStartHookError', message: oneLine(event.message ?? '') });
+      }
       if (event.reason && VOLUME_REASONS.has(event.reason)) {
         latest.set(event.reason, {
           reason: event.reason as VolumeClue['reason'],
@@ -59,16 +78,19 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
     // The read shows the pod's wait as it is now: no volume events means no volume trouble.
     volumes.set(podUid(read.pod), [...latest.values()]);
   }
-  // An ErrImagePull seen in a poll names the cause; keep it for the back-off that follows.
+  // An ErrImagePull or a start failure seen in a poll names the cause; keep it for the back-off that follows.
   for (const pod of pods) {
     const images = imagesOf(pod);
     for (const status of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
       const waiting = status.state?.waiting;
       const image = images.get(status.name);
       if (waiting?.reason === 'ErrImagePull' && waiting.message && image) pullErrors.set(image, oneLine(waiting.message));
+      if (waiting?.reason && WAITING_REASONS[waiting.reason]?.family === 'start') {
+        startFailures.set(`${podUid(pod)}/${status.name}`, { reason: waiting.reason, message: oneLine(waiting.message ?? '') });
+      }
     }
   }
-  return { pullErrors, volumes };
+  return { pullErrors, volumes, startFailures };
 }
 
 /**
@@ -110,6 +132,11 @@ function isAbout(event: KubeEvent, pod: Pod): boolean {
   if (!involved || (involved.kind !== undefined && involved.kind !== 'Pod')) return false;
   if (involved.uid && pod.metadata.uid) return involved.uid === pod.metadata.uid;
   return involved.name === pod.metadata.name;
+}
+
+/** `spec.containers{app}` / `spec.initContainers{migrate}` → the container name. */
+export function containerOf(fieldPath: string | undefined): string | undefined {
+  return /^spec\.(?:initContainers|containers)\{(.+)\}$/.exec(fieldPath ?? '')?.[1];
 }
 
 /** When an event last happened: core/v1 events carry lastTimestamp, the scheduler's a series or eventTime. */

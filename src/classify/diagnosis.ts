@@ -4,9 +4,10 @@
 import type { KubeEvent } from '../kube.js';
 import type { WorkloadRef } from '../manifests/parse.js';
 import type { Cause, Verdict } from '../track/verdict.js';
-import { timeOf } from './clues.js';
+import { containerOf, timeOf } from './clues.js';
 import type { Finding } from './pod.js';
 import { pullErrorGist } from './pull-errors.js';
+import { WAITING_REASONS } from './table.js';
 import { oneLine } from './text.js';
 
 /** What one container printed last, read when the verdict was reached (before any rollback). */
@@ -79,7 +80,7 @@ export function logTargets(verdict: Verdict): Array<{ pod: string; container: st
 
 function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: readonly KubeEvent[], workload: WorkloadRef, logs: readonly ContainerLog[]): Diagnosis {
   if (cause.source === 'pod') {
-    const { finding } = cause;
+    const finding = withEventCause(cause.finding, events);
     return {
       summary: `new pods cannot ${fillStep(finding.rule.cannot, finding, workload)}: ${finding.reason}`,
       evidence: [...findingLines([finding, ...findings]), ...eventLines(events, findings)],
@@ -98,6 +99,19 @@ function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: read
     pod: worst?.pod,
     logs: [...logs],
   };
+}
+
+/**
+ * A crash loop whose container was killed because its postStart hook failed: the kubelet shows
+ * PostStartHookError only until the next sync, but its FailedPostStartHook events stay.
+ */
+function withEventCause(finding: Finding, events: readonly KubeEvent[]): Finding {
+  const rule = WAITING_REASONS.PostStartHookError;
+  if (finding.family !== 'crash' || !rule) return finding;
+  const hookFailed = events.some(
+    (event) => event.reason === 'FailedPostStartHook' && event.involvedObject?.name === finding.pod && containerOf(event.involvedObject.fieldPath) === finding.container,
+  );
+  return hookFailed ? { ...finding, reason: 'PostStartHookError', family: 'start', rule } : finding;
 }
 
 /**

@@ -67,11 +67,20 @@ export function classifyPod(pod: Pod, clues: Clues = NO_CLUES): Finding[] {
   for (const [status, initContainer] of statuses) {
     const waiting = status.state?.waiting;
     if (!waiting?.reason || STARTING_REASONS.has(waiting.reason)) continue;
-    const message = oneLine(waiting.message ?? '');
     const lastTerminated = status.lastState?.terminated;
-    let rule = WAITING_REASONS[waiting.reason] ?? unknownWaitingRule(waiting.reason);
-    // A back-off after the runtime could not start the process belongs with RunContainerError.
-    if (waiting.reason === 'CrashLoopBackOff' && lastTerminated?.reason === 'StartError') rule = WAITING_REASONS.RunContainerError ?? rule;
+    let reason = waiting.reason;
+    let message = oneLine(waiting.message ?? '');
+    let rule = WAITING_REASONS[reason] ?? unknownWaitingRule(reason);
+    // A back-off after a failed start (the process could not start, its postStart hook failed) is
+    // that failure again: the kubelet shows the cause until the next sync, then CrashLoopBackOff.
+    const startFailure = clues.startFailures.get(`${podUid(pod)}/${status.name}`);
+    if (reason === 'CrashLoopBackOff' && startFailure && WAITING_REASONS[startFailure.reason]) {
+      reason = startFailure.reason;
+      message = startFailure.message;
+      rule = WAITING_REASONS[startFailure.reason] ?? rule;
+    } else if (reason === 'CrashLoopBackOff' && lastTerminated?.reason === 'StartError') {
+      rule = WAITING_REASONS.RunContainerError ?? rule;
+    }
     let policy = rule.policy;
     let pullCause: PullCause | undefined;
     let pullError: string | undefined;
@@ -90,7 +99,7 @@ export function classifyPod(pod: Pod, clues: Clues = NO_CLUES): Finding[] {
       container: status.name,
       initContainer,
       image: specs.get(status.name)?.image ?? status.image,
-      reason: waiting.reason,
+      reason,
       message,
       restartCount: status.restartCount ?? 0,
       lastTermination: lastTerminated ? { exitCode: lastTerminated.exitCode, reason: lastTerminated.reason } : undefined,

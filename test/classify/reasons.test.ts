@@ -56,6 +56,24 @@ describe('classifyPod: starting and running', () => {
     expect(finding?.rule.nextStep).toMatch(/lifecycle.postStart hook of CONTAINER/);
   });
 
+  it('keeps calling a back-off after a failed postStart hook a PostStartHookError: the kubelet shows the cause only until its next sync', () => {
+    const hook = pod('post-start-hook-error');
+    const clues = rememberClues(NO_CLUES, [hook]);
+    const backOff = structuredClone(hook);
+    backOff.status!.containerStatuses![0]!.state = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=x' } };
+    expect(classifyPod(backOff, clues)[0]).toMatchObject({ reason: 'PostStartHookError', family: 'start', message: expect.stringContaining('Exec lifecycle hook') });
+    expect(classifyPod(backOff)[0]).toMatchObject({ reason: 'CrashLoopBackOff', family: 'crash' });
+  });
+
+  it('learns a failed postStart hook from its FailedPostStartHook event when no poll saw the waiting state', () => {
+    const backOff = pod('post-start-hook-error');
+    backOff.status!.containerStatuses![0]!.state = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=x' } };
+    const event = { ...events('crash-loop-backoff')[0]!, type: 'Warning', reason: 'FailedPostStartHook', message: 'PostStartHook failed' };
+    event.involvedObject = { kind: 'Pod', name: backOff.metadata.name, uid: backOff.metadata.uid, fieldPath: 'spec.containers{app}' };
+    const clues = rememberClues(NO_CLUES, [backOff], { pod: backOff, events: [event] });
+    expect(classifyPod(backOff, clues)[0]).toMatchObject({ reason: 'PostStartHookError', family: 'start' });
+  });
+
   it('reports PreStartHookError (the kubelet refused the container) after a grace', () => {
     expect(classifyPod(pod('pre-start-hook-error'))[0]).toMatchObject({ reason: 'PreStartHookError', family: 'start', policy: { when: 'after', seconds: 30 } });
   });
