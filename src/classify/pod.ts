@@ -183,7 +183,10 @@ function readinessFinding(pod: Pod): Finding | undefined {
   if (ready.reason === 'ContainersNotReady') {
     // `containers with unready status: [app sidecar]` (kubelet status/generate.go).
     const unready = /\[([^\]]*)\]/.exec(ready.message ?? '')?.[1]?.split(' ')[0];
-    return podFinding(pod, POD_REASONS.ContainersNotReady, 'ContainersNotReady', ready.message ?? '', unready || undefined);
+    const finding = podFinding(pod, POD_REASONS.ContainersNotReady, 'ContainersNotReady', ready.message ?? '', unready || undefined);
+    // It runs but fails its probe: what it printed may say why.
+    const status = pod.status?.containerStatuses?.find((candidate) => candidate.name === unready);
+    return status?.state?.running ? { ...finding, ran: true, running: true, restartCount: status.restartCount ?? 0 } : finding;
   }
   if (ready.reason === 'ReadinessGatesNotReady') return podFinding(pod, POD_REASONS.ReadinessGatesNotReady, 'ReadinessGatesNotReady', ready.message ?? '');
   return undefined;

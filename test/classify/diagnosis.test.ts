@@ -60,6 +60,12 @@ describe('diagnose', () => {
     expect(logTargets(failed([pod('image-pull-backoff')]))).toEqual([]);
   });
 
+  it('reads the logs of a running container that fails its readiness probe, for a timeout', () => {
+    const findings = classifyPod(pod('running-not-ready-readiness'));
+    const verdict: Verdict = { state: 'timed-out', progress, findings, waitingFor: '0 of 3 updated replicas are available' };
+    expect(logTargets(verdict)).toEqual([{ pod: findings[0]!.pod, container: 'app', previous: false }]);
+  });
+
   it('shows the last lines the crashed container printed, and says so in the next step', () => {
     const logs: ContainerLog[] = [
       { pod: 'web-7d9c6b8f4d-h6s9k', container: 'app', previous: false, lines: ['1', '2', 'starting', 'Error: DATABASE_URL is not set', 'exiting'], shown: 3 },

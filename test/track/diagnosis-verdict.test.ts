@@ -68,6 +68,28 @@ describe('deployment conditions belong to this rollout or do not count', () => {
     expect(belongsToRollout(webhook('2026-11-30T10:15:03Z'), expected, 'web-7d9c6b8f4d', 'web')).toBe(true);
   });
 
+  it('fails a ReplicaSetCreateError of this rollout after its grace', () => {
+    const refused = deployment('progressing-new-rs');
+    refused.status!.conditions = [
+      {
+        type: 'Progressing',
+        status: 'False',
+        reason: 'ReplicaSetCreateError',
+        message: 'Failed to create new replica set "web-7d9c6b8f4d": replicasets.apps "web-7d9c6b8f4d" is forbidden: exceeded quota: objects, requested: count/replicasets.apps=1, used: count/replicasets.apps=10, limited: count/replicasets.apps=10',
+        lastUpdateTime: '2026-11-30T10:15:02Z',
+        lastTransitionTime: '2026-11-30T10:15:02Z',
+      },
+    ];
+    const observation = { deployment: refused, replicaSets: [replicaSet('progressing-old'), replicaSet('progressing-new')], pods: [] };
+    const expected = expectationOf(refused);
+    const first = verdictFor(observation, expected, new Map(), at(0));
+    expect(first.state).toBe('progressing');
+    const seen = rememberFindings(new Map(), first, 0, refused, []);
+    const later = verdictFor(observation, expected, seen, at(30_000));
+    expect(later.state).toBe('failed');
+    if (later.state === 'failed' && later.cause.source === 'deployment') expect(later.cause.reason).toBe('ReplicaSetCreateError');
+  });
+
   it('does not fail a rollout on a stale deadline from the rollout before it', () => {
     const stale = deployment('progress-deadline-exceeded');
     const progressing = stale.status!.conditions!.find((condition) => condition.type === 'Progressing')!;
