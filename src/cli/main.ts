@@ -73,6 +73,7 @@ function buildProgram(session: Session): Command {
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
     .option('--poll-interval <duration>', 'time between status polls', '2s')
     .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', '0s')
+    .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", '5')
     .addOption(
       new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
         .choices(['all', 'failed', 'none'])

@@ -70,7 +70,7 @@ describe('kguard apply in GitHub Actions', () => {
       env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
     });
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.stderr).toMatch(/^::error title=kguard::deployment\/web \(namespace default\): new pods cannot pull their image "xxxxxnginx:1.17"/m);
+    expect(run.stderr).toMatch(/^::error title=kguard::deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17"/m);
     const markdown = await readFile(summary, 'utf8');
     expect(markdown).toContain('### kguard apply');
     expect(markdown).toContain('| ↩ | deployment/web (namespace default): put back as it was before the apply |');
