@@ -299,7 +299,7 @@ function handleInterrupts(session: Session): void {
     }
     stopRunningProcesses();
     session.recorder?.close();
-    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED), session.redactor);
+    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId), session.redactor);
     process.stderr.write(`kguard: ${message}\n`);
     reportFailure(
       { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true },
