@@ -57,6 +57,8 @@ export interface ApplyInput {
   settle?: Duration;
   /** Default "all". */
   rollback?: RollbackMode;
+  /** How many of a failing container's last lines the log events quote (the report keeps up to 50). Default 5. */
+  logLines?: number;
   /** More `kubectl apply` flags, as after `--` on the command line. */
   kubectlArgs?: string[];
   /** The kubectl binary. Default: $KGUARD_KUBECTL, or `kubectl` from PATH. */
@@ -114,6 +116,7 @@ function rawOptions(input: ApplyInput): RawApplyOptions {
     pollInterval: durationText(input.pollInterval) ?? '2s',
     settle: durationText(input.settle) ?? '0s',
     rollback: input.rollback ?? 'all',
+    logLines: input.logLines === undefined ? undefined : String(input.logLines),
     output: 'json',
   };
 }

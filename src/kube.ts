@@ -33,6 +33,8 @@ export interface Condition {
 export interface ContainerSpec {
   name: string;
   image?: string;
+  /** `Always` on an init container makes it a sidecar (restartable init container). */
+  restartPolicy?: string;
 }
 
 export interface PodTemplate {
@@ -125,6 +127,8 @@ export interface KubeEvent {
   firstTimestamp?: string | null;
   lastTimestamp?: string | null;
   eventTime?: string | null;
+  /** events.k8s.io repeats (the scheduler's events), read through core/v1. */
+  series?: { count?: number; lastObservedTime?: string } | null;
   source?: { component?: string; host?: string };
 }
 

@@ -4,9 +4,13 @@ import { writeFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { guardedApply } from '../api/apply.js';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
-import { stopRunningProcesses } from '../kubectl/exec.js';
+import { systemClock } from '../clock.js';
+import { Kubectl } from '../kubectl/client.js';
+import { execProcess, stopRunningProcesses } from '../kubectl/exec.js';
+import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import type { ManifestInput } from '../manifests/inputs.js';
 import { manifestLocator } from '../manifests/locate.js';
+import { privateCopies } from '../rollback/restore.js';
 import type { Reporter } from '../report/events.js';
 import { failureReport, reportFailure, type Failure, type FailureOutputs, type FailureReport } from '../report/failure.js';
 import { GithubActionsReporter } from '../report/github.js';
@@ -14,15 +18,17 @@ import { GitlabCiReporter } from '../report/gitlab.js';
 import type { JsonReport } from '../report/json.js';
 import { junitXml } from '../report/junit.js';
 import { PlainReporter } from '../report/plain.js';
-import type { RunRecorder } from '../report/recorder.js';
-import { Redactor } from '../report/redact.js';
-import { sanitizeText } from '../report/sanitize.js';
+import { RunRecorder } from '../report/recorder.js';
+import { Redactor, secretValuesOfObjects } from '../report/redact.js';
+import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
+import { listJournals } from '../journal/store.js';
+import { runRollback, statusLines } from '../run/rollback.js';
 import { completionScript } from './completion.js';
 import { askYesNo, requireTerminal } from './confirm.js';
-import { canAnimate, programName, readStdin, useColour } from './environment.js';
+import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from './environment.js';
 import { secondSignalMessage } from './interrupt.js';
-import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
+import { parseDuration, parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
@@ -73,6 +79,7 @@ function buildProgram(session: Session): Command {
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
     .option('--poll-interval <duration>', 'time between status polls', '2s')
     .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', '0s')
+    .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", '5')
     .addOption(
       new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
         .choices(['all', 'failed', 'none'])
@@ -98,6 +105,28 @@ function buildProgram(session: Session): Command {
   apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
   apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
   program
+    .command('rollback')
+    .description('restore an unfinished or failed run from its journal in the cluster (someone else\'s change still wins)')
+    .argument('[run]', 'the run to restore (kguard status lists them); default: the only unfinished one')
+    .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--kubeconfig <path>', 'kubeconfig file to use')
+    .option('--rollback-timeout <duration>', 'how long the restore may take', '5m')
+    .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
+    .action(async (run: string | undefined, raw: JournalCommandOptions) => {
+      process.exitCode = await journalCommand('rollback', run, raw, session);
+    });
+  program
+    .command('status')
+    .description('list unfinished kguard runs: their journals, objects, age and what is left to do')
+    .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--kubeconfig <path>', 'kubeconfig file to use')
+    .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
+    .action(async (raw: JournalCommandOptions) => {
+      process.exitCode = await journalCommand('status', undefined, raw, session);
+    });
+  program
     .command('completion')
     .description('print the shell completion script: source <(kguard completion bash)')
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
@@ -105,6 +134,66 @@ function buildProgram(session: Session): Command {
       process.stdout.write(completionScript(program, shell));
     });
   return program;
+}
+
+interface JournalCommandOptions {
+  namespace?: string;
+  context?: string;
+  kubeconfig?: string;
+  rollbackTimeout?: string;
+  output?: string;
+}
+
+/** `kguard rollback` and `kguard status`: read the journals the cluster holds. */
+async function journalCommand(command: 'rollback' | 'status', runId: string | undefined, raw: JournalCommandOptions, session: Session): Promise<number> {
+  try {
+    session.json = parseOutputMode(raw.output ?? 'text') === 'json';
+    const deadlineMs = parseDuration(raw.rollbackTimeout ?? '5m', '--rollback-timeout');
+    const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
+    const missing = missingKubeconfig(connectionArgs, process.env);
+    if (missing) throw new InputError(missing);
+    const recorder = new RunRecorder(makeReporter(session), session.redactor);
+    session.recorder = recorder;
+    const kubectl = new Kubectl(execProcess, {
+      binary: process.env.KGUARD_KUBECTL || 'kubectl',
+      connectionArgs,
+      requestTimeout: '30s',
+      readDeadlineMs: 60_000,
+      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+      observe: (objects) => {
+        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+      },
+    });
+    if (command === 'status') {
+      const listings = await listJournals(kubectl, raw.namespace);
+      session.finished = true;
+      recorder.close();
+      const report = listings.map(({ journal, expired }) => ({
+        runId: journal.runId,
+        namespace: journal.namespace,
+        state: journal.state,
+        startedAt: journal.startedAt,
+        expired,
+        objects: journal.objects.map(({ ref }) => ref),
+        command: journal.command,
+      }));
+      process.stdout.write(session.json ? `${JSON.stringify({ runs: report }, null, 2)}\n` : `${sanitizeText(statusLines(listings, new Date()).join('\n'), session.redactor)}\n`);
+      return ExitCode.Success;
+    }
+    const result = await runRollback({ runId, namespace: raw.namespace, deadlineMs }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: privateCopies() });
+    session.finished = true;
+    const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
+    recorder.emit({ kind: 'rollback-finished', runId: result.runId, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, exitCode });
+    recorder.close();
+    if (session.json) {
+      const objects = [...result.results].map(([key, restore]) => ({ object: key, ...restore, restored: undefined }));
+      process.stdout.write(`${JSON.stringify(sanitizeDeep({ runId: result.runId, exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects, messages: recorder.messages }, session.redactor), null, 2)}\n`);
+    }
+    return exitCode;
+  } catch (error) {
+    session.recorder?.close();
+    return fail(session, error);
+  }
 }
 
 async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {
@@ -218,7 +307,7 @@ function handleInterrupts(session: Session): void {
     }
     stopRunningProcesses();
     session.recorder?.close();
-    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED), session.redactor);
+    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId), session.redactor);
     process.stderr.write(`kguard: ${message}\n`);
     const failure: Failure = { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
     reportFailure(failure, failureOutputs(session));
@@ -238,7 +327,7 @@ function keepWorkingWithoutReaders(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 }
 
-function makeReporter(session: Session, manifests: ManifestInput): Reporter {
+function makeReporter(session: Session, manifests?: ManifestInput): Reporter {
   const env = process.env;
   const logStream = session.json ? process.stderr : process.stdout;
   const terminal =
@@ -249,7 +338,7 @@ function makeReporter(session: Session, manifests: ManifestInput): Reporter {
   if (!session.githubActions) return reporter;
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
   // Annotations point at the manifest line of the failing object, relative to the checkout.
-  const locate = manifestLocator(manifests.filenames, manifests.recursive, env.GITHUB_WORKSPACE || process.cwd());
+  const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, env.GITHUB_WORKSPACE || process.cwd()) : undefined;
   return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined, undefined, locate);
 }
 

@@ -23,6 +23,8 @@ export interface RawApplyOptions {
   rollbackTimeout?: string;
   pollInterval: string;
   settle: string;
+  /** --log-lines: how many of a failing container's last lines to print. */
+  logLines?: string;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   /**
@@ -138,7 +140,14 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     keepCreated: raw.keepCreated ?? false,
     journal: raw.journal ?? true,
     lockTimeoutMs: raw.lockTimeout === undefined ? 5 * 60_000 : parseDuration(raw.lockTimeout, '--lock-timeout'),
+    logLines: parseLogLines(raw.logLines),
   };
+}
+
+function parseLogLines(value: string | undefined): number {
+  if (value === undefined) return 5;
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  return Number(value.trim());
 }
 
 function parseDryRun(value: boolean | string | undefined): 'client' | 'server' | undefined {

@@ -329,7 +329,21 @@ export class Kubectl {
     const diagnosis = diagnoseKubectlFailure(result);
     return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, undefined, result.stderr, applied);
   }
+
+  /**
+   * The last `tail` lines one container printed (`kubectl logs`); with `previous`, those of its run
+   * before the last restart. Evidence, not a verdict: a failure comes back as kubectl's own words.
+   */
+  async logs(namespace: string, pod: string, container: string, options: { tail: number; previous: boolean }): Promise<LogsResult> {
+    const args = ['logs', pod, '-n', namespace, '-c', container, `--tail=${options.tail}`, ...(options.previous ? ['--previous'] : [])];
+    const result = await this.run(args, { deadlineMs: this.connection.readDeadlineMs });
+    if (result.exitCode === 0) return { ok: true, text: result.stdout };
+    const said = result.stderr.split('\n').find((line) => line.trim() !== '') ?? '';
+    return { ok: false, error: result.timedOut ? 'kubectl did not answer in time' : said.replace(/^error: /, '').trim() || `kubectl exited ${result.exitCode}` };
+  }
 }
+
+export type LogsResult = { ok: true; text: string } | { ok: false; error: string };
 
 /** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
 /** kubectl apply flags that kubectl diff takes as well. */

@@ -38,6 +38,7 @@ export type RunEvent =
   | { kind: 'journal'; runId: string; namespace: string }
   | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
   | { kind: 'journal-warning'; message: string }
+  | { kind: 'rollback-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean };
 

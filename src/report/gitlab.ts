@@ -47,6 +47,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'rollback-unhealthy': 'restore',
   'journal-kept': undefined,
   'journal-warning': undefined,
+  'rollback-finished': 'restore',
   finished: undefined,
 };
 

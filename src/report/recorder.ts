@@ -11,6 +11,8 @@ import { sanitizeDeep } from './sanitize.js';
 
 export class RunRecorder implements Reporter {
   readonly messages: string[] = [];
+  /** The run's id once its journal is written: what `kguard rollback` needs. */
+  runId: string | undefined;
   private readonly changed = new Map<string, ObjectRef>();
   private closed = false;
 
@@ -28,6 +30,7 @@ export class RunRecorder implements Reporter {
       }
     }
     if (event.kind === 'restored') this.changed.delete(objectKey(event.object));
+    if (event.kind === 'journal') this.runId = event.runId;
     this.inner.emit(event);
   }
 

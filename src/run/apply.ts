@@ -43,6 +43,8 @@ export interface ApplyOptions {
   lockTimeoutMs: number;
   /** kguard's own command line, recorded in the journal for `kguard status`. */
   commandLine?: string;
+  /** How many of a failing container's last lines the text output shows (default 5; 0 reads no logs). */
+  logLines?: number;
 }
 
 export interface Deps {
@@ -312,6 +314,7 @@ async function track(objects: PendingObject[], options: ApplyOptions, deps: Pick
       phase: 'rollout',
       stopWhenAnyFails: options.rollback === 'all',
       settleMs: options.settleMs,
+      logLines: options.logLines,
     },
     deps,
   );
@@ -332,7 +335,7 @@ function reportVerdict(object: PendingObject, outcome: TrackedOutcome, deps: Pic
       return;
     case 'failed':
     case 'timed-out':
-      if (diagnosis) deps.reporter.emit({ kind: verdict.state, workload, diagnosis: diagnosis as Diagnosis, elapsedMs });
+      // The tracker says it, with the logs it read, when it reaches the verdict (track/tracker.ts).
       return;
     case 'conflict':
     case 'gone':

@@ -12,6 +12,9 @@ const pullFailure: Finding = {
   reason: 'ImagePullBackOff',
   message: 'Back-off pulling image "xxxxxnginx:1.17"',
   restartCount: 0,
+  ran: false,
+  running: false,
+  family: 'image-pull',
   rule: WAITING_REASONS.ImagePullBackOff!,
   policy: WAITING_REASONS.ImagePullBackOff!.policy,
 };
