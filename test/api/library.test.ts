@@ -85,6 +85,6 @@ describe('the README library example', () => {
     await env.write('web.yaml', deploymentYaml('web', 'xxxxxnginx:1.17'));
     const failed = await execa('node', ['example.mjs'], { cwd: env.dir, env: { ...env.cluster.env }, reject: false });
     expect(failed.exitCode, failed.stderr).toBe(3);
-    expect(failed.stdout).toMatch(/^rolled-back \(exit 3\)\nDeployment\/web: failed - new pods cannot pull their image "xxxxxnginx:1.17"/);
+    expect(failed.stdout).toMatch(/^rolled-back \(exit 3\)\nDeployment\/web: failed - new pods cannot pull image "xxxxxnginx:1.17"/);
   });
 });

@@ -34,7 +34,7 @@ describe('kguard apply in GitLab CI', () => {
       'end kguard_restore',
     ]);
     const afterWatch = run.stdout.split(/section_end:\d+:kguard_watch\r\u001b\[0K\n/)[1] ?? '';
-    expect(afterWatch.split('\n')[0]).toMatch(/^✖ deployment\/web \(namespace default\): new pods cannot pull their image "xxxxxnginx:1.17"/);
+    expect(afterWatch.split('\n')[0]).toMatch(/^✖ deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17"/);
     expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
   });
 
@@ -56,7 +56,7 @@ describe('kguard apply --junit FILE', () => {
     const xml = await readFile(junit, 'utf8');
     expect(await junitSchemaErrors(xml)).toEqual([]);
     expect(xml).toContain('<testsuite name="kguard apply" tests="2" failures="1" errors="0" skipped="0"');
-    expect(xml).toMatch(/<testcase name="deployment\/web \(namespace default\)" classname="kguard.Deployment" time="[\d.]+">\n {6}<failure message="new pods cannot pull their image &quot;xxxxxnginx:1.17&quot;/);
+    expect(xml).toMatch(/<testcase name="deployment\/web \(namespace default\)" classname="kguard.Deployment" time="[\d.]+">\n {6}<failure message="new pods cannot pull image &quot;xxxxxnginx:1.17&quot;/);
     expect(xml).toContain('restore: restored');
     expect(xml).toMatch(/<testcase name="configmap\/settings \(namespace default\)" classname="kguard.ConfigMap" time="[\d.]+"\/>/);
   });
