@@ -21,6 +21,8 @@ interface CommandSpec {
   flags: FlagSpec[];
   /** Positional arguments: their choices (completion bash|zsh), or none (apply's kubectl flags after --). */
   argumentChoices: string[];
+  /** zsh _arguments specs of the positional arguments. */
+  positional: string[];
 }
 
 export interface CompletionSpec {
@@ -42,6 +44,13 @@ export function completionSpec(program: Command): CompletionSpec {
       description: command.description(),
       flags: [...command.options.map(flagSpec), { names: ['-h', '--help'], description: 'display help', value: 'none', choices: [], optionalValue: false }],
       argumentChoices: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
+      positional: command.registeredArguments.map((argument, index) => {
+        const label = argument.description || argument.name();
+        if (argument.argChoices) return `${index + 1}:${argument.name()}:(${argument.argChoices.join(' ')})`;
+        // apply's kubectl flags after --: whatever kubectl takes, files included.
+        if (argument.variadic) return `*::${argument.name()}:_files`;
+        return `${index + 1}::${label.replace(/[:'\\]/g, ' ')}: `;
+      }),
     })),
   };
 }
@@ -128,9 +137,8 @@ export function zshCompletion(spec: CompletionSpec): string {
   const described = spec.commands.map((command) => `    ${zshQuote(`${command.name}:${command.description}`)}`);
   const commandCases = spec.commands.map((command) => {
     const specs = command.flags.map((flag) => `        ${zshFlag(flag)}`);
-    const positional =
-      command.argumentChoices.length > 0 ? `        '1:${command.name}:(${command.argumentChoices.join(' ')})'` : `        '*::kubectl apply flags:_files'`;
-    return [`    ${command.name})`, `      _arguments -s -S \\`, ...specs.map((line) => `${line} \\`), positional, '      ;;'].join('\n');
+    const lines = [...specs, ...command.positional.map((spec) => `        ${zshQuote(spec)}`)];
+    return [`    ${command.name})`, `      _arguments -s -S \\`, ...lines.map((line, index) => (index < lines.length - 1 ? `${line} \\` : line)), '      ;;'].join('\n');
   });
   return `#compdef kguard kubectl-guard
 # zsh completion for kguard (and kubectl-guard). Load it now with
