@@ -88,3 +88,30 @@ describe('the README library example', () => {
     expect(failed.stdout).toMatch(/^rolled-back \(exit 3\)\nDeployment\/web: failed - new pods cannot pull image "xxxxxnginx:1.17"/);
   });
 });
+
+describe('the typed entry point', () => {
+  it('type-checks a TypeScript consumer through package.json exports and types (dist/src/index.d.ts)', async () => {
+    const project = join(env.dir, 'consumer');
+    await mkdir(join(project, 'node_modules'), { recursive: true });
+    await symlink(repo, join(project, 'node_modules', 'kguard'), 'dir');
+    await writeFile(join(project, 'package.json'), '{"type":"module"}');
+    await writeFile(
+      join(project, 'deploy.ts'),
+      [
+        "import { apply, KguardError, type ApplyReport, type ApplyEvent } from 'kguard';",
+        "const seen: ApplyEvent['kind'][] = [];",
+        "const report: ApplyReport = await apply({ files: ['web.yaml'], timeout: 120_000, rollback: 'failed', onEvent: (event) => seen.push(event.kind) });",
+        'const code: number = report.exitCode;',
+        "const verdicts: string[] = report.objects.map((object) => object.verdict);",
+        'export { code, verdicts, KguardError };',
+        '// @ts-expect-error: a rollback mode that does not exist',
+        "await apply({ files: ['x'], rollback: 'sometimes' });",
+      ].join('\n'),
+    );
+    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+    const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(repo, 'node_modules', '@types'), 'deploy.ts'];
+    const result = await execa('node', [tsc, ...flags], { cwd: project, reject: false });
+    expect(result.exitCode, `${result.stdout}${result.stderr}`).toBe(0);
+  });
+});
+
