@@ -27,6 +27,13 @@ export interface RestoreDeps {
   keepCopy(ref: ObjectRef, object: KubeObject): Promise<string>;
 }
 
+/**
+ * How often the owners' write is tried when it loses a race. A conflict here is a controller's
+ * status write (a content change ends the loop as someone else's change): a DaemonSet or
+ * StatefulSet that starts rolling back writes its status several times a second.
+ */
+const OWNER_ATTEMPTS = 10;
+
 /** How many times a write is tried again after a transient API answer (500, 503, 429, etcd timeout). */
 const TRANSIENT_RETRIES = 3;
 
@@ -144,7 +151,7 @@ async function restoreOwners(
   read: () => Promise<KubeObject | undefined>,
 ): Promise<{ object: KubeObject } | RestoreResult> {
   let restored = written;
-  for (let attempt = 0; attempt < 3 && needsOwners(step.before, restored); attempt += 1) {
+  for (let attempt = 0; attempt < OWNER_ATTEMPTS && needsOwners(step.before, restored); attempt += 1) {
     const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
     const second = await withRetries(() => deps.kubectl.replace(owners, path, options.deadlineMs), deps.clock);
     if (second.ok && second.object) return { object: second.object };
