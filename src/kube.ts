@@ -73,6 +73,73 @@ export interface ReplicaSet {
   status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number };
 }
 
+export interface RollingStrategy {
+  type?: string;
+  rollingUpdate?: { partition?: number; maxUnavailable?: number | string; maxSurge?: number | string } | null;
+}
+
+/** apps/v1 StatefulSet, by the fields kguard reads (status as the statefulset controller writes it). */
+export interface StatefulSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { replicas?: number; updateStrategy?: RollingStrategy; podManagementPolicy?: string; template?: PodTemplate };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    currentReplicas?: number;
+    updatedReplicas?: number;
+    currentRevision?: string;
+    updateRevision?: string;
+  };
+}
+
+/** apps/v1 DaemonSet (status as the daemonset controller writes it). */
+export interface DaemonSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { updateStrategy?: RollingStrategy; template?: PodTemplate };
+  status?: {
+    observedGeneration?: number;
+    desiredNumberScheduled?: number;
+    currentNumberScheduled?: number;
+    updatedNumberScheduled?: number;
+    numberReady?: number;
+    numberAvailable?: number;
+    numberUnavailable?: number;
+    numberMisscheduled?: number;
+  };
+}
+
+/** batch/v1 Job (status as the job controller writes it). */
+export interface Job {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { completions?: number | null; parallelism?: number; backoffLimit?: number; suspend?: boolean; template?: PodTemplate & { spec?: { restartPolicy?: string } } };
+  status?: {
+    active?: number;
+    succeeded?: number;
+    failed?: number;
+    ready?: number;
+    startTime?: string;
+    completionTime?: string;
+    conditions?: Condition[];
+  };
+}
+
+/** Any object by the status conventions kstatus reads: observedGeneration and conditions. */
+export interface StatusConventions {
+  metadata: ObjectMeta;
+  status?: { observedGeneration?: number; conditions?: Condition[]; phase?: string };
+}
+
+/** The label a StatefulSet or DaemonSet pod carries for its ControllerRevision (apps.ControllerRevisionHashLabelKey). */
+export const REVISION_HASH_LABEL = 'controller-revision-hash';
+
 export interface ContainerStateWaiting {
   reason?: string;
   message?: string;

@@ -13,7 +13,9 @@ export type Category =
   | 'not-ready'
   | 'unknown'
   | 'replica-failure'
-  | 'progress-deadline';
+  | 'progress-deadline'
+  /** The object's own controller says it cannot go on (kstatus Stalled, a lost volume, a failed Job). */
+  | 'stalled';
 
 /**
  * Findings of one container (or pod) that belong together: the kubelet alternates between the

@@ -46,7 +46,12 @@ export interface WorkloadSnapshot {
   deployments: Deployment[];
   replicaSets: ReplicaSet[];
   pods: Pod[];
+  /** Objects of every other type read (StatefulSets, Jobs, custom resources...). */
+  others?: KubeObject[];
 }
+
+/** What the tracker reads of a namespace when only Deployments are watched. */
+export const DEPLOYMENT_TYPES = ['deployments.apps', 'replicasets.apps', 'pods'] as const;
 
 export type DryRunResult =
   | { ok: true; objects: KubeObject[]; pruned: KubeObject[]; warnings: string }
@@ -245,17 +250,22 @@ export class Kubectl {
     return (await this.getObject('Deployment.v1.apps', namespace, name)) as unknown as Deployment | undefined;
   }
 
-  /** One namespace's Deployments, ReplicaSets and Pods in a single kubectl call. */
-  async workloadState(namespace: string): Promise<WorkloadSnapshot> {
-    const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: [] };
-    const result = await this.run(['get', 'deployments.apps,replicasets.apps,pods', '-n', namespace, '-o', 'json'], {
+  /**
+   * One namespace's workloads in a single kubectl call: by default its Deployments, ReplicaSets
+   * and Pods; `types` names what to read instead (`statefulsets.apps`, `jobs.batch`, a custom
+   * resource's `kind.version.group`...). Namespace '' reads cluster-scoped types.
+   */
+  async workloadState(namespace: string, types: readonly string[] = DEPLOYMENT_TYPES): Promise<WorkloadSnapshot> {
+    const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: [], others: [] };
+    const result = await this.run(['get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
     });
-    if (result.exitCode !== 0) throw this.failure(`read workloads in namespace ${namespace}`, result);
-    for (const item of itemsOf<{ kind?: string }>(result.stdout)) {
-      if (item.kind === 'Deployment') snapshot.deployments.push(item as Deployment);
-      else if (item.kind === 'ReplicaSet') snapshot.replicaSets.push(item as ReplicaSet);
-      else if (item.kind === 'Pod') snapshot.pods.push(item as Pod);
+    if (result.exitCode !== 0) throw this.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ''}`, result);
+    for (const item of itemsOf<{ kind?: string; apiVersion?: string }>(result.stdout)) {
+      if (item.kind === 'Deployment' && item.apiVersion === 'apps/v1') snapshot.deployments.push(item as Deployment);
+      else if (item.kind === 'ReplicaSet' && item.apiVersion === 'apps/v1') snapshot.replicaSets.push(item as ReplicaSet);
+      else if (item.kind === 'Pod' && item.apiVersion === 'v1') snapshot.pods.push(item as Pod);
+      else snapshot.others?.push(item as KubeObject);
     }
     return snapshot;
   }

@@ -9,7 +9,11 @@ import type { KubeObject } from './model.js';
  * change, so it follows the content rather than being part of it.
  */
 const SERVER_METADATA = ['resourceVersion', 'managedFields', 'generation', 'creationTimestamp', 'uid', 'selfLink'];
-const CONTROLLER_ANNOTATIONS = new Set(['deployment.kubernetes.io/revision']);
+const CONTROLLER_ANNOTATIONS = new Set([
+  'deployment.kubernetes.io/revision',
+  // The API server's daemonset strategy (pkg/registry/apps/daemonset/strategy.go) counts template changes here.
+  'deprecated.daemonset.template.generation',
+]);
 
 /** What a user or a manifest decides about an object: everything but status and server metadata. */
 export function contentOf(object: KubeObject): Record<string, unknown> {

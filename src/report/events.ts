@@ -20,6 +20,8 @@ export type RunEvent =
   | { kind: 'unchanged'; workload: WorkloadRef; detail: string }
   | { kind: 'tracking'; workload: WorkloadRef; fromRevision?: number; detail: string }
   | { kind: 'unverified'; workload: WorkloadRef; detail: string }
+  /** Changed, but with nothing to watch: an OnDelete StatefulSet, a CronJob, kguard.dev/track: "false". */
+  | { kind: 'not-watched'; workload: WorkloadRef; detail: string }
   | { kind: 'progress'; workload: WorkloadRef; progress: Progress; waitingFor: string; phase: Phase }
   | { kind: 'pod-problem'; workload: WorkloadRef; finding: Finding; phase: Phase }
   | { kind: 'poll-error'; namespace: string; message: string }
@@ -30,7 +32,7 @@ export type RunEvent =
   | { kind: 'conflict'; workload: WorkloadRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: WorkloadRef; detail: string; commands: string[] }
   | { kind: 'restoring'; objects: ObjectRef[] }
-  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated'; differences: string[] }
+  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated'; differences: string[]; notes?: string[] }
   | { kind: 'restore-kept'; object: ObjectRef; reason: KeepReason; detail?: string; commands: string[] }
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: WorkloadRef; progress: Progress; elapsedMs: number }

@@ -93,7 +93,7 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text:
       `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeWorkload(event.workload)}: ` +
-      `${event.progress.ready}/${event.progress.desired} ${event.phase === 'rollback' ? '' : 'new '}pods ready` +
+      `${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === 'rollback' ? '' : 'new '}pods ready`}` +
       `${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''}: ${event.waitingFor}`,
   }),
   'pod-problem': (event) => ({
@@ -106,7 +106,7 @@ export const FORMATTERS: Formatters = {
   }),
   healthy: (event) => ({
     tone: 'ok',
-    text: `${describeWorkload(event.workload)}: rolled out, ${event.progress.ready}/${event.progress.desired} new pods ready${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,
+    text: `${describeWorkload(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,
   }),
   failed: (event) => ({
     tone: 'fail',
@@ -121,8 +121,8 @@ export const FORMATTERS: Formatters = {
   interrupted: (event) => ({
     tone: 'info',
     text:
-      `${describeWorkload(event.workload)}: stopped watching at ${event.progress.ready}/${event.progress.desired} new pods ready ` +
-      `(${event.waitingFor}) because another Deployment of this apply failed`,
+      `${describeWorkload(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} ` +
+      `(${event.waitingFor}) because another workload of this apply failed`,
   }),
   conflict: (event) => ({
     tone: 'alarm',
@@ -138,6 +138,10 @@ export const FORMATTERS: Formatters = {
     tone: 'warn',
     text: `${describeWorkload(event.workload)}: changed but NOT verified: ${event.detail}`,
   }),
+  'not-watched': (event) => ({
+    tone: 'info',
+    text: `${describeWorkload(event.workload)}: applied, not watched: ${event.detail}`,
+  }),
   restoring: (event) => ({
     tone: 'undo',
     text: `restoring ${event.objects.length} object${plural(event.objects.length)} to their copies from before the apply: ${listObjects(event.objects)}`,
@@ -145,6 +149,7 @@ export const FORMATTERS: Formatters = {
   restored: (event) => ({
     tone: 'undo',
     text: `${describeObject(event.object)}: ${RESTORED_TEXT[event.action]}${event.differences.length > 0 ? ` (differs from the copy in ${event.differences.join(', ')})` : ''}`,
+    details: event.notes,
   }),
   'restore-kept': (event) => ({
     tone: event.reason === 'no-rollback' || event.reason === 'not-failed' ? 'warn' : 'alarm',
@@ -160,7 +165,7 @@ export const FORMATTERS: Formatters = {
   }),
   'rolled-back': (event) => ({
     tone: 'undo',
-    text: `${describeWorkload(event.workload)}: restored and healthy again, ${event.progress.ready}/${event.progress.desired} pods ready in ${seconds(event.elapsedMs)}`,
+    text: `${describeWorkload(event.workload)}: restored and healthy again, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} pods ready`} in ${seconds(event.elapsedMs)}`,
   }),
   'rollback-unhealthy': (event) => ({
     tone: 'alarm',

@@ -29,6 +29,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   unchanged: 'watch',
   tracking: 'watch',
   unverified: 'watch',
+  'not-watched': 'watch',
   // Progress and pod problems belong to the watch or to the restore, by their phase.
   progress: 'phase',
   'pod-problem': 'phase',

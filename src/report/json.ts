@@ -47,6 +47,8 @@ export interface JsonObject {
     commands: string[];
     copyFile: string | null;
     differences: string[];
+    /** What a kind's restore step did besides the write (a StatefulSet's stuck pods deleted). */
+    notes: string[];
     healthyAfterRestore: boolean | null;
   } | null;
   timings: { verdictAfterMs: number | null; restoreHealthyAfterMs: number | null };
@@ -96,6 +98,7 @@ function objectReport(result: ObjectResult): JsonObject {
           commands: 'commands' in restore ? restore.commands : [],
           copyFile: 'copyFile' in restore ? (restore.copyFile ?? null) : null,
           differences: 'differences' in restore ? restore.differences : [],
+          notes: 'notes' in restore ? (restore.notes ?? []) : [],
           healthyAfterRestore: result.afterRestore ? result.afterRestore.state === 'healthy' : null,
         }
       : null,

@@ -12,20 +12,29 @@ import type { ApiResource, Kubectl } from '../kubectl/client.js';
 import { canonicalJson, changeSinceApply, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../report/events.js';
+import { adapterFor } from '../track/adapters.js';
 import { manualCommands, manualCopy, type KeepReason, type RestoreStep } from './plan.js';
 
 export type RestoreResult =
-  | { status: 'restored' | 'deleted' | 'recreated'; restored?: KubeObject; differences: string[] }
+  /** notes: what a kind's restore hook did besides the write (adapters.ts afterRestore). */
+  | { status: 'restored' | 'deleted' | 'recreated'; restored?: KubeObject; differences: string[]; notes?: string[] }
   | { status: 'kept'; reason: KeepReason; detail?: string; commands: string[]; copyFile?: string }
   | { status: 'failed'; reason: string; commands: string[]; copyFile?: string };
 
 export interface RestoreDeps {
-  kubectl: Pick<Kubectl, 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine'>;
+  kubectl: Pick<Kubectl, 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine' | 'workloadState'>;
   clock: Clock;
   reporter: Reporter;
   /** Writes a pre-apply copy where only this user can read it; returns the path. */
   keepCopy(ref: ObjectRef, object: KubeObject): Promise<string>;
 }
+
+/**
+ * How often the owners' write is tried when it loses a race. A conflict here is a controller's
+ * status write (a content change ends the loop as someone else's change): a DaemonSet or
+ * StatefulSet that starts rolling back writes its status several times a second.
+ */
+const OWNER_ATTEMPTS = 10;
 
 export async function executeRestore(
   steps: readonly RestoreStep[],
@@ -98,9 +107,29 @@ async function restoreOne(
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`, deps);
     const owned = await restoreOwners(step, first.object, path, options, deps, read);
     if ('status' in owned) return owned;
-    return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
+    const notes = await afterPutBack(step, live, owned.object, options, deps);
+    return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
   }
   return keepBecause(step, 'conflict', 'it kept changing while kguard tried to restore it', deps);
+}
+
+/**
+ * The kind's extra step after its copy is back (a StatefulSet's stuck pods of the failed
+ * revision). It cannot undo the write: a failure is said, and the restored object's own
+ * tracking tells whether it became healthy.
+ */
+async function afterPutBack(
+  step: Extract<RestoreStep, { action: 'put-back' }>,
+  failed: KubeObject,
+  restored: KubeObject,
+  options: { deadlineMs: number },
+  deps: RestoreDeps,
+): Promise<string[] | undefined> {
+  const hook = adapterFor(step.ref).afterRestore;
+  if (!hook) return undefined;
+  return hook({ failed, before: step.before, restored }, { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }).catch(
+    (error: unknown) => [`its extra restore step failed: ${error instanceof Error ? error.message : String(error)}`],
+  );
 }
 
 /**
@@ -118,7 +147,7 @@ async function restoreOwners(
   read: () => Promise<KubeObject | undefined>,
 ): Promise<{ object: KubeObject } | RestoreResult> {
   let restored = written;
-  for (let attempt = 0; attempt < 3 && needsOwners(step.before, restored); attempt += 1) {
+  for (let attempt = 0; attempt < OWNER_ATTEMPTS && needsOwners(step.before, restored); attempt += 1) {
     const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
     const second = await deps.kubectl.replace(owners, path, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
@@ -181,7 +210,7 @@ function reportResult(step: RestoreStep, result: RestoreResult, reporter: Report
     case 'restored':
     case 'deleted':
     case 'recreated':
-      reporter.emit({ kind: 'restored', object: step.ref, action: result.status, differences: result.differences });
+      reporter.emit({ kind: 'restored', object: step.ref, action: result.status, differences: result.differences, notes: result.notes });
       return;
     case 'kept':
       reporter.emit({ kind: 'restore-kept', object: step.ref, reason: result.reason, detail: result.detail, commands: result.commands });

@@ -1,5 +1,6 @@
-// Polls every tracked Deployment at once, one kubectl call per namespace per cycle, until each
-// reaches a verdict. Side effects (kubectl, clock, reporter) come in as deps.
+// Polls every tracked object at once, one kubectl call per namespace per cycle, until each
+// reaches a verdict; what a poll means for each kind comes from its adapter (adapters.ts). Side
+// effects (kubectl, clock, reporter) come in as deps.
 import { NO_CLUES, podsNeedingEvents, podUid, rememberClues, type Clues } from '../classify/clues.js';
 import { diagnose, logTargets, type ContainerLog, type Diagnosis } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
@@ -8,12 +9,18 @@ import type { Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
 import { isControlledBy, type Deployment, type KubeEvent } from '../kube.js';
 import { workloadKey, type WorkloadRef } from '../manifests/parse.js';
 import type { Phase, Reporter } from '../report/events.js';
+import { adapterFor, findObject, type KindAdapter } from './adapters.js';
+import { NO_OVERRIDES, type Overrides } from './overrides.js';
 import { newReplicaSetFor } from './template.js';
-import { rememberFindings, verdictFor, type Expectation, type FirstSeen, type Verdict } from './verdict.js';
+import type { Expectation, FirstSeen, Verdict } from './verdict.js';
 
 export interface TrackTarget {
   workload: WorkloadRef;
   expected: Expectation;
+  /** How to judge it; by default the adapter of its kind. */
+  adapter?: KindAdapter;
+  /** Its annotations' overrides (its own timeout, must-succeed). */
+  overrides?: Overrides;
 }
 
 export interface TrackOptions {
@@ -86,9 +93,16 @@ export async function trackRollouts(
   const reportedErrors = new Set<string>();
 
   while (pending.size > 0 && !deps.signal?.aborted) {
-    const namespaces = [...new Set([...pending.values()].map((watch) => watch.target.workload.namespace))];
+    const typesByNamespace = new Map<string, Set<string>>();
+    for (const { target } of pending.values()) {
+      const types = typesByNamespace.get(target.workload.namespace) ?? new Set<string>();
+      for (const type of adapterOf(target).reads(target.workload)) types.add(type);
+      typesByNamespace.set(target.workload.namespace, types);
+    }
     const snapshots = new Map(
-      await Promise.all(namespaces.map(async (namespace) => [namespace, await snapshotOrError(deps.kubectl, namespace)] as const)),
+      await Promise.all(
+        [...typesByNamespace].map(async ([namespace, types]) => [namespace, await snapshotOrError(deps.kubectl, namespace, [...types])] as const),
+      ),
     );
     const now = deps.clock.now();
     for (const watch of pending.values()) {
@@ -99,7 +113,7 @@ export async function trackRollouts(
       const snapshot = snapshots.get(watch.target.workload.namespace);
       const verdict =
         snapshot === undefined || snapshot instanceof Error
-          ? unreachableVerdict(watch, snapshot, now - startedAt >= options.timeoutMs)
+          ? unreachableVerdict(watch, snapshot, now - startedAt >= timeoutOf(watch.target, options))
           : observe(watch, snapshot, now, startedAt, options, deps.reporter);
       if (snapshot instanceof Error && !reportedErrors.has(snapshot.message)) {
         reportedErrors.add(snapshot.message);
@@ -120,8 +134,9 @@ export async function trackRollouts(
       break;
     }
     if (pending.size > 0 && !deps.signal?.aborted) {
-      // Never sleep past the deadline: the timeout verdict comes at the timeout, not a poll later.
-      const untilDeadline = startedAt + options.timeoutMs - deps.clock.now();
+      // Never sleep past a deadline: the timeout verdict comes at the timeout, not a poll later.
+      const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
+      const untilDeadline = startedAt + deadline - deps.clock.now();
       await deps.clock.sleep(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
     }
   }
@@ -139,9 +154,18 @@ function settled(watch: Watch, now: number, settleMs: number): boolean {
   return now - watch.healthySince >= settleMs;
 }
 
-async function snapshotOrError(kubectl: TrackDeps['kubectl'], namespace: string): Promise<WorkloadSnapshot | Error> {
+function adapterOf(target: TrackTarget): KindAdapter {
+  return target.adapter ?? adapterFor(target.workload);
+}
+
+/** An object's own deadline (kguard.dev/timeout) or the run's. */
+function timeoutOf(target: TrackTarget, options: TrackOptions): number {
+  return target.overrides?.timeoutMs ?? options.timeoutMs;
+}
+
+async function snapshotOrError(kubectl: TrackDeps['kubectl'], namespace: string, types: string[]): Promise<WorkloadSnapshot | Error> {
   try {
-    return await kubectl.workloadState(namespace);
+    return await kubectl.workloadState(namespace, types);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
@@ -156,14 +180,12 @@ function observe(
   reporter: Reporter,
 ): Verdict {
   const { workload } = watch.target;
-  const deployment = snapshot.deployments.find((candidate) => candidate.metadata.name === workload.name);
-  const verdict = verdictFor(
-    { deployment, replicaSets: snapshot.replicaSets, pods: snapshot.pods, clues: watch.clues },
-    watch.target.expected,
-    watch.firstSeen,
-    { now, startedAt, timeoutMs: options.timeoutMs },
-  );
-  watch.firstSeen = rememberFindings(watch.firstSeen, verdict, now, deployment, snapshot.pods);
+  const adapter = adapterOf(watch.target);
+  const overrides = watch.target.overrides ?? NO_OVERRIDES;
+  const observation = { object: findObject(snapshot, workload), snapshot, clues: watch.clues };
+  const moment = { now, startedAt, timeoutMs: timeoutOf(watch.target, options) };
+  const verdict = adapter.verdict(observation, watch.target.expected, watch.firstSeen, moment, overrides);
+  watch.firstSeen = adapter.remember(watch.firstSeen, verdict, now, observation, overrides);
   watch.lastVerdict = verdict;
   if (verdict.state !== 'healthy') watch.healthySince = undefined;
   // A verdict reached at this poll says it all in its own block; earlier warnings are for waits.

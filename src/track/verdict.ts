@@ -36,8 +36,11 @@ export interface Moment {
 export type FirstSeen = ReadonlyMap<string, number>;
 
 export interface Progress {
-  revision?: number;
+  /** The Deployment's revision number, or the name of a StatefulSet's or DaemonSet's ControllerRevision. */
+  revision?: number | string;
   newReplicaSet?: string;
+  /** How far it is, in the kind's own words ("2/3 pods updated", "0/1 completions"); without it, ready/desired pods. */
+  summary?: string;
   desired: number;
   updated: number;
   ready: number;
@@ -46,7 +49,9 @@ export interface Progress {
 
 export type Cause =
   | { source: 'pod'; finding: Finding }
-  | { source: 'deployment'; reason: string; message: string; rule: ReasonRule };
+  | { source: 'deployment'; reason: string; message: string; rule: ReasonRule }
+  /** A condition or phase of another kind that ends its rollout (a Job's Failed, kstatus Stalled). */
+  | { source: 'condition'; reason: string; message: string; rule: ReasonRule };
 
 export type Verdict =
   | { state: 'progressing'; progress: Progress; findings: Finding[]; waitingFor: string }
@@ -247,7 +252,7 @@ function appliedTime(applied: KubeObject): string | undefined {
 }
 
 /** Whether a finding or condition, first seen at `since`, has become fatal by `now`. */
-function isFatalNow(policy: FatalPolicy, since: number | undefined, now: number, restartCount = 0, pods = 1): boolean {
+export function isFatalNow(policy: FatalPolicy, since: number | undefined, now: number, restartCount = 0, pods = 1): boolean {
   if (policy.when === 'now') return true;
   if (policy.when === 'never') return false;
   if (policy.restarts !== undefined && restartCount >= policy.restarts) return true;

@@ -1,11 +1,15 @@
-// Which changed objects kguard can judge, and how: every object gets an outcome. Deployments are
-// tracked to a verdict; a workload kind kguard cannot track yet is "unverified" (never "rolled
-// out"); an object with no status to judge (ConfigMap, Service, RBAC) is "applied".
+// Every object the apply changed gets an outcome, by one mechanism: its kind's adapter
+// (adapters.ts) says whether there is anything to watch; what there is, the tracker watches to a
+// verdict; the rest is "applied" (with the reason when there is one: an OnDelete StatefulSet, a
+// CronJob, kguard.dev/track: "false"). Objects with no status to judge (ConfigMap, Service,
+// RBAC) are simply "applied".
 import type { Diagnosis } from '../classify/diagnosis.js';
-import { groupOf, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Deployment } from '../kube.js';
 import type { ObjectVerdict } from '../run/result.js';
-import { trackRollouts, type TrackDeps, type TrackOptions } from './tracker.js';
+import { adapterFor } from './adapters.js';
+import { overridesOf, TRACK_ANNOTATION } from './overrides.js';
+import { trackRollouts, type TrackDeps, type TrackOptions, type TrackTarget } from './tracker.js';
 import { expectationOf } from './verdict.js';
 import { revisionOf } from '../kube.js';
 
@@ -24,47 +28,43 @@ export interface TrackedOutcome {
   elapsedMs: number;
 }
 
-/** Kinds that run pods: an apply that changes one is not done until its pods are judged. */
-const POD_RUNNING_KINDS = new Set(['apps/StatefulSet', 'apps/DaemonSet', 'apps/ReplicaSet', 'batch/Job', 'batch/CronJob', '/Pod']);
-
 export async function trackWorkloads(
   targets: readonly WorkloadTarget[],
   options: TrackOptions,
   deps: TrackDeps,
 ): Promise<Map<string, TrackedOutcome>> {
   const outcomes = new Map<string, TrackedOutcome>();
-  const deployments = targets.filter((target) => target.ref.kind === 'Deployment' && groupOf(target.ref.apiVersion) === 'apps');
+  const watched: Array<TrackTarget & { source: WorkloadTarget; problems: string[] }> = [];
   for (const target of targets) {
-    if (deployments.includes(target)) continue;
-    const groupKind = `${groupOf(target.ref.apiVersion)}/${target.ref.kind}`;
-    const verdict: ObjectVerdict = POD_RUNNING_KINDS.has(groupKind)
-      ? { state: 'unverified', detail: `kguard does not track ${target.ref.kind} rollouts yet` }
-      : { state: 'applied' };
-    outcomes.set(objectKey(target.ref), { tracked: false, verdict, elapsedMs: 0 });
-    if (options.phase === 'rollout' && verdict.state === 'unverified') {
-      deps.reporter.emit({ kind: 'unverified', workload: target.ref, detail: verdict.detail ?? '' });
+    const adapter = adapterFor(target.ref);
+    const overrides = overridesOf(target.applied);
+    const planned = overrides.track
+      ? adapter.plan(target.applied, overrides)
+      : { state: 'applied' as const, detail: `${TRACK_ANNOTATION}: "false": not watched` };
+    if (planned) {
+      outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
+      if (options.phase === 'rollout' && planned.detail) deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
+      continue;
     }
+    watched.push({ workload: target.ref, expected: expectationOf(target.applied as unknown as Deployment), adapter, overrides, source: target, problems: overrides.problems });
   }
-  if (deployments.length === 0) return outcomes;
+  if (watched.length === 0) return outcomes;
   if (options.phase === 'rollout') {
-    for (const target of deployments) {
+    for (const { source, problems } of watched) {
+      const isDeployment = source.ref.kind === 'Deployment' && source.ref.apiVersion === 'apps/v1';
       deps.reporter.emit({
         kind: 'tracking',
-        workload: target.ref,
-        fromRevision: target.before ? revisionOf(target.before as unknown as Deployment) : undefined,
-        detail: target.before ? 'changed by this apply' : 'created by this apply',
+        workload: source.ref,
+        fromRevision: isDeployment && source.before ? revisionOf(source.before as unknown as Deployment) : undefined,
+        detail: [source.before ? 'changed by this apply' : 'created by this apply', ...problems].join('; '),
       });
     }
   }
-  const tracked = await trackRollouts(
-    deployments.map((target) => ({ workload: target.ref, expected: expectationOf(target.applied as unknown as Deployment) })),
-    options,
-    deps,
-  );
-  for (const target of deployments) {
-    const outcome = tracked.get(objectKey(target.ref));
+  const tracked = await trackRollouts(watched, options, deps);
+  for (const { source } of watched) {
+    const outcome = tracked.get(objectKey(source.ref));
     if (!outcome) continue;
-    outcomes.set(objectKey(target.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs });
+    outcomes.set(objectKey(source.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs });
   }
   return outcomes;
 }

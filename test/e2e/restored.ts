@@ -13,7 +13,10 @@ const MADE_BY_THE_CLUSTER = new Set(['Pod', 'ReplicaSet', 'ControllerRevision', 
  * - uid and creationTimestamp of an object the apply deleted (--prune) and the restore created again;
  * - metadata.resourceVersion and generation: every write moves them, a restore is a write;
  * - the Deployment's deployment.kubernetes.io/revision annotation: the deployment controller
- *   numbers revisions itself and renumbers the restored one (deployment/util/deployment_util.go).
+ *   numbers revisions itself and renumbers the restored one (deployment/util/deployment_util.go);
+ * - the DaemonSet's deprecated.daemonset.template.generation annotation: the API server counts
+ *   every template change there, whatever the client sends (pkg/registry/apps/daemonset/strategy.go),
+ *   and putting the old template back is one.
  */
 function comparable(object: KubeObject): unknown {
   const { status: _status, ...rest } = object as KubeObject & { status?: unknown };
@@ -22,6 +25,7 @@ function comparable(object: KubeObject): unknown {
   const { resourceVersion: _rv, generation: _generation, uid: _uid, creationTimestamp: _created, ...metadata } = object.metadata;
   const annotations = { ...(metadata.annotations ?? {}) };
   delete annotations['deployment.kubernetes.io/revision'];
+  delete annotations['deprecated.daemonset.template.generation'];
   return sortKeys({ ...rest, metadata: { ...metadata, annotations: Object.keys(annotations).length > 0 ? annotations : undefined } });
 }
 

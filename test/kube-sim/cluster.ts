@@ -11,6 +11,7 @@ import { kubeconfigFor } from './kubeconfig.js';
 import { loadScenario, type Scenario, type ScenarioInput } from './scenario.js';
 import { applyDefaults } from './server/defaults.js';
 import { startApiServer, type RequestRecord } from './server/apiServer.js';
+import { serveCustomResourceDefinitions } from './server/crds.js';
 import type { Faults } from './server/faults.js';
 import { Store } from './store.js';
 
@@ -51,6 +52,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const clock = createSimClock(options.timeScale ?? 1);
   const store = new Store(clock);
   const server = await startApiServer(store, clock, { port: options.port });
+  const customResources = serveCustomResourceDefinitions(store, clock);
   for (const name of INITIAL_NAMESPACES) {
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
     applyDefaults(namespace);
@@ -78,6 +80,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       if (stopped) return;
       stopped = true;
       controllers?.stop();
+      customResources.stop();
       clock.stopAll();
       await server.close();
       await rm(directory, { recursive: true, force: true });

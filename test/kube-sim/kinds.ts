@@ -16,11 +16,13 @@ export interface ResourceType {
   hasGeneration: boolean;
   /** The `all` category is what `kubectl get all` expands to. */
   categories: string[];
+  /** Served because a CustomResourceDefinition says so (server/crds.ts). */
+  custom?: boolean;
 }
 
 const ALL = ['all'];
 
-export const RESOURCE_TYPES: readonly ResourceType[] = [
+const types: ResourceType[] = [
   core('Pod', 'pods', 'pod', true, ['po'], ['log', 'status'], ALL),
   core('Service', 'services', 'service', true, ['svc'], ['status'], ALL),
   core('ConfigMap', 'configmaps', 'configmap', true, ['cm'], [], []),
@@ -42,6 +44,8 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   apps('ReplicaSet', 'replicasets', 'replicaset', ['rs'], ['status', 'scale']),
   apps('StatefulSet', 'statefulsets', 'statefulset', ['sts'], ['status', 'scale']),
   apps('DaemonSet', 'daemonsets', 'daemonset', ['ds'], ['status']),
+  // Written by the statefulset and daemonset controllers (pkg/controller/history): no spec, no status.
+  { ...apps('ControllerRevision', 'controllerrevisions', 'controllerrevision', [], []), hasGeneration: false, categories: [] },
   other('batch', 'v1', 'Job', 'jobs', 'job', [], ALL),
   other('batch', 'v1', 'CronJob', 'cronjobs', 'cronjob', ['cj'], ALL),
   other('autoscaling', 'v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', 'horizontalpodautoscaler', ['hpa'], ALL),
@@ -54,7 +58,14 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   other('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', 'rolebinding', [], []),
   { ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', 'clusterrole', [], []), namespaced: false, subresources: [] },
   { ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', 'clusterrolebinding', [], []), namespaced: false, subresources: [] },
+  {
+    ...other('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', 'customresourcedefinition', ['crd', 'crds'], []),
+    namespaced: false,
+  },
 ];
+
+/** Every type served now: the built-in ones, then those custom resource definitions added. */
+export const RESOURCE_TYPES: readonly ResourceType[] = types;
 
 function core(
   kind: string,
@@ -78,7 +89,25 @@ function other(group: string, version: string, kind: string, plural: string, sin
   return { kind, group, version, plural, singular, namespaced: true, shortNames, subresources, hasGeneration: group !== 'rbac.authorization.k8s.io', categories };
 }
 
-const byKind = new Map(RESOURCE_TYPES.map((type) => [type.kind, type]));
+const byKind = new Map(types.map((type) => [type.kind, type]));
+
+/**
+ * Serves a custom resource type (or replaces the one of the same group and kind). Types are
+ * process-wide, like this table: every simulated cluster in the process sees them until
+ * unregistered (server/crds.ts does when the CRD goes or its cluster stops).
+ */
+export function registerResourceType(type: ResourceType): void {
+  unregisterResourceType(type.group, type.kind);
+  types.push(type);
+  byKind.set(type.kind, type);
+}
+
+export function unregisterResourceType(group: string, kind: string): void {
+  const index = types.findIndex((type) => type.custom && type.group === group && type.kind === kind);
+  if (index === -1) return;
+  types.splice(index, 1);
+  byKind.delete(kind);
+}
 
 export function resourceTypeForKind(kind: string): ResourceType | undefined {
   return byKind.get(kind);

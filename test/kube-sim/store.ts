@@ -23,6 +23,8 @@ export interface WriteOptions {
    * through the store and own no fields.
    */
   managedFields?: unknown;
+  /** create: the uid the API layer already gave the object (a Job's generated selector names it). */
+  uid?: string;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -55,7 +57,7 @@ export class Store {
     const key = keyOf(metadata.namespace ?? '', metadata.name);
     if (objects.has(key)) throw alreadyExists(type, metadata.name);
 
-    metadata.uid = randomUUID();
+    metadata.uid = options.uid ?? randomUUID();
     metadata.creationTimestamp = this.clock.nowIso();
     if (type.hasGeneration) metadata.generation = 1;
     else delete metadata.generation;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { failureReport } from '../../src/report/failure.js';
 import { buildReport } from '../../src/report/json.js';
@@ -31,3 +32,17 @@ describe('schema/report.schema.json', () => {
     expect(reportSchemaErrors({ ...report, objects: [report.objects[0], kept, report.objects[2]] }).join('\n')).toMatch(/restore\/reason/);
   });
 });
+
+describe('the schema follows the code', () => {
+  it('lists every Category of src/classify/table.ts, and nothing else', () => {
+    const table = readFileSync(new URL('../../src/classify/table.ts', import.meta.url), 'utf8');
+    const union = /export type Category =([^;]*);/.exec(table)?.[1] ?? '';
+    const categories = [...union.matchAll(/\| '([a-z-]+)'/g)].map((match) => match[1]);
+    const schema = JSON.parse(readFileSync(new URL('../../schema/report.schema.json', import.meta.url), 'utf8')) as {
+      $defs: { ObjectReport: { properties: { category: { enum: Array<string | null> } } } };
+    };
+    expect(categories.length).toBeGreaterThan(5);
+    expect(schema.$defs.ObjectReport.properties.category.enum.filter((value) => value !== null).sort()).toEqual(categories.sort());
+  });
+});
+

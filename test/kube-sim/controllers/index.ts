@@ -1,16 +1,20 @@
-// Entry point of the controllers half (see ../CONTRACT.md): the deployment and replicaset
-// controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
+// Entry point of the controllers half (see ../CONTRACT.md): the deployment, replicaset,
+// statefulset, daemonset and job controllers, the scheduler and the kubelets, all reacting to store changes a simulated step
 // later and to timers on the simulation clock.
 
 import type { SimClock } from '../clock.js';
 import { resolveScenario, type Scenario } from '../scenario.js';
 import type { Store } from '../store.js';
+import { CustomResourceReconciler } from './custom-resources.js';
+import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment/controller.js';
 import { EventRecorder } from './events.js';
+import { JobController } from './job.js';
 import { Kubelets } from './kubelet/kubelet.js';
 import { registerNodes } from './nodes.js';
 import { ReplicaSetController } from './replicaset.js';
 import { Scheduler } from './scheduler.js';
+import { StatefulSetController } from './statefulset/controller.js';
 
 export interface Controllers {
   stop(): void;
@@ -27,6 +31,10 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
   const parts = [
     new DeploymentController(store, clock, recorder, resolved.timing.controllerStepMs),
     new ReplicaSetController(store, clock, recorder, resolved.timing.controllerStepMs),
+    new StatefulSetController(store, clock, recorder, resolved.timing.controllerStepMs),
+    new JobController(store, clock, recorder, resolved.timing.controllerStepMs),
+    new DaemonSetController(store, clock, recorder, resolved),
+    new CustomResourceReconciler(store, clock, resolved.timing.controllerStepMs),
     new Scheduler(store, clock, recorder, resolved),
     new Kubelets(store, clock, recorder, resolved),
   ];

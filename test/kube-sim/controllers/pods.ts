@@ -88,11 +88,12 @@ export function qosClass(spec: { containers?: Container[]; initContainers?: Cont
 /**
  * A graceful pod deletion as the API server does it: a pod bound to a node gets deletionTimestamp
  * (now + grace period) and stays Terminating until its kubelet has stopped it and deletes it; an
- * unbound pod is removed at once.
+ * unbound or finished (Succeeded, Failed) pod is removed at once.
  */
 export function deletePodGracefully(store: Store, pod: KubeObject, now: Date): void {
   const namespace = pod.metadata.namespace ?? 'default';
-  if (!pod.spec?.nodeName) {
+  // pkg/registry/core/pod/strategy.go CheckGracefulDelete: an unscheduled or finished pod has nothing to stop.
+  if (!pod.spec?.nodeName || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') {
     store.delete('Pod', namespace, pod.metadata.name);
     return;
   }

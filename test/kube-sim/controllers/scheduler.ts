@@ -95,7 +95,7 @@ export class Scheduler {
     const taint = untoleratedTaint(node, (pod.spec?.tolerations as Toleration[] | undefined) ?? []);
     if (taint) return [{ reason: `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`, resolvable: false }];
     const selector: Record<string, string> = pod.spec?.nodeSelector ?? {};
-    if (!Object.entries(selector).every(([k, v]) => node.labels[k] === v)) {
+    if (!Object.entries(selector).every(([k, v]) => node.labels[k] === v) || !matchesRequiredAffinity(pod, node)) {
       return [{ reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false }];
     }
     const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
@@ -166,6 +166,45 @@ function untoleratedTaint(node: NodeSpec, tolerations: readonly Toleration[]): N
         if ((toleration.operator ?? 'Equal') === 'Exists') return !toleration.key || toleration.key === taint.key;
         return toleration.key === taint.key && (toleration.value ?? '') === (taint.value ?? '');
       }),
+  );
+}
+
+interface NodeSelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+/**
+ * NodeAffinity requiredDuringSchedulingIgnoredDuringExecution: any term matches when all its
+ * matchExpressions (node labels) and matchFields (only metadata.name, as the daemonset controller
+ * writes) hold (component-helpers nodeaffinity). No affinity: every node.
+ */
+function matchesRequiredAffinity(pod: KubeObject, node: NodeSpec): boolean {
+  const terms = (pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) as {
+    matchExpressions?: NodeSelectorRequirement[];
+    matchFields?: NodeSelectorRequirement[];
+  }[];
+  if (terms.length === 0) return true;
+  const holds = (requirement: NodeSelectorRequirement, value: string | undefined): boolean => {
+    switch (requirement.operator) {
+      case 'In':
+        return value !== undefined && (requirement.values ?? []).includes(value);
+      case 'NotIn':
+        return value === undefined || !(requirement.values ?? []).includes(value);
+      case 'Exists':
+        return value !== undefined;
+      case 'DoesNotExist':
+        return value === undefined;
+      default:
+        return false;
+    }
+  };
+  return terms.some(
+    (term) =>
+      (term.matchExpressions ?? []).every((requirement) => holds(requirement, node.labels[requirement.key])) &&
+      (term.matchFields ?? []).every((requirement) => holds(requirement, requirement.key === 'metadata.name' ? node.name : undefined)) &&
+      ((term.matchExpressions ?? []).length > 0 || (term.matchFields ?? []).length > 0),
   );
 }
 

@@ -23,6 +23,12 @@ export function applyDefaults(obj: KubeObject): void {
     case 'DaemonSet':
       defaultDaemonSet(obj);
       break;
+    case 'Job':
+      defaultJob(obj);
+      break;
+    case 'CronJob':
+      defaultCronJob(obj);
+      break;
     case 'Pod':
       defaultPod(obj);
       break;
@@ -83,6 +89,35 @@ function defaultDaemonSet(obj: KubeObject): void {
   }
   spec.revisionHistoryLimit ??= 10;
   defaultPodTemplate(spec);
+}
+
+/** batch/v1 SetDefaults_Job (podReplacementPolicy: the JobPodReplacementPolicy gate is on in 1.32). */
+function defaultJob(obj: KubeObject): void {
+  const spec: Json = (obj.spec ??= {});
+  if (spec.completions == null && spec.parallelism == null) {
+    spec.completions = 1;
+    spec.parallelism = 1;
+  }
+  spec.parallelism ??= 1;
+  spec.backoffLimit ??= spec.backoffLimitPerIndex != null ? 2147483647 : 6;
+  const templateLabels = spec.template?.metadata?.labels;
+  if (templateLabels && Object.keys(obj.metadata.labels ?? {}).length === 0) obj.metadata.labels = { ...templateLabels };
+  spec.completionMode ??= 'NonIndexed';
+  spec.suspend ??= false;
+  spec.podReplacementPolicy ??= spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed';
+  defaultPodTemplate(spec);
+}
+
+/** batch/v1 SetDefaults_CronJob; the job template's pod spec is defaulted like any other. */
+function defaultCronJob(obj: KubeObject): void {
+  const spec: Json = (obj.spec ??= {});
+  spec.concurrencyPolicy ??= 'Allow';
+  spec.suspend ??= false;
+  spec.successfulJobsHistoryLimit ??= 3;
+  spec.failedJobsHistoryLimit ??= 1;
+  spec.jobTemplate ??= {};
+  spec.jobTemplate.spec ??= {};
+  defaultPodTemplate(spec.jobTemplate.spec);
 }
 
 function defaultPodTemplate(spec: Json): void {

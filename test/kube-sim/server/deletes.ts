@@ -87,7 +87,9 @@ export function deleteCollection(store: Store, route: ResourceRoute, labelSelect
 function deleteOne(store: Store, obj: KubeObject, request: DeleteRequest): KubeObject {
   const namespace = obj.metadata.namespace ?? '';
   const grace = request.gracePeriodSeconds ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
-  if (obj.kind === 'Pod' && obj.spec?.nodeName && grace > 0) return startGracefulDeletion(store, obj, grace, request);
+  // pkg/registry/core/pod/strategy.go CheckGracefulDelete: a finished pod has nothing to stop, so it goes at once.
+  const finished = obj.status?.phase === 'Succeeded' || obj.status?.phase === 'Failed';
+  if (obj.kind === 'Pod' && obj.spec?.nodeName && grace > 0 && !finished) return startGracefulDeletion(store, obj, grace, request);
   return store.delete(obj.kind, namespace, obj.metadata.name, request) ?? obj;
 }
 

@@ -11,14 +11,18 @@ function groupVersionKey(type: ResourceType): string {
   return type.group === '' ? `api/${type.version}` : `apis/${type.group}/${type.version}`;
 }
 
-const documents = new Map<string, object>();
-for (const key of new Set(RESOURCE_TYPES.map(groupVersionKey))) {
-  documents.set(key, groupVersionDocument(RESOURCE_TYPES.filter((type) => groupVersionKey(type) === key)));
+/** One document per group version, from the types served now (custom resources come and go). */
+function documents(): Map<string, object> {
+  const byKey = new Map<string, object>();
+  for (const key of new Set(RESOURCE_TYPES.map(groupVersionKey))) {
+    byKey.set(key, groupVersionDocument(RESOURCE_TYPES.filter((type) => groupVersionKey(type) === key)));
+  }
+  return byKey;
 }
 
 export function openApiRoot(): object {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const [key, document] of documents) {
+  for (const [key, document] of documents()) {
     // The hash lets kubectl's HTTP cache keep a per-GV document until it changes.
     const hash = createHash('sha512').update(JSON.stringify(document)).digest('hex').slice(0, 32).toUpperCase();
     paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
@@ -28,7 +32,7 @@ export function openApiRoot(): object {
 
 /** The document for "/openapi/v3/apis/apps/v1" etc., or undefined for unknown paths. */
 export function openApiDocument(pathname: string): object | undefined {
-  return documents.get(pathname.replace(/^\/openapi\/v3\//, ''));
+  return documents().get(pathname.replace(/^\/openapi\/v3\//, ''));
 }
 
 function groupVersionDocument(types: ResourceType[]): object {

@@ -1,5 +1,6 @@
 // The validation the real API server does that kguard's users can trip over: names, the
-// Deployment selector/template relationship, required container fields, immutable selectors.
+// Deployment selector/template relationship, required container fields, immutable selectors, a
+// Job's restart policy and immutable template (jobs.ts).
 // Messages follow k8s.io/apimachinery/pkg/util/validation/field so kubectl prints the same text.
 
 import { invalid, type StatusCause } from '../errors.js';
@@ -7,6 +8,7 @@ import { resourceTypeForKind } from '../kinds.js';
 import { jsonEqual } from '../json.js';
 import { matchesLabelSelector, type LabelSelectorObject } from '../selectors.js';
 import type { KubeObject } from '../types.js';
+import { validateJob } from './jobs.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -30,6 +32,15 @@ export function validate(obj: KubeObject, previous?: KubeObject): void {
       break;
     case 'Pod':
       causes.push(...validateContainers(spec.containers, 'spec.containers'));
+      break;
+    case 'CustomResourceDefinition':
+      // apiextensions validation: the name is fixed by the names it serves.
+      if (obj.metadata?.name !== `${spec.names?.plural}.${spec.group}`) {
+        causes.push(valueCause('metadata.name', obj.metadata?.name ?? '', 'must be spec.names.plural+"."+spec.group'));
+      }
+      break;
+    case 'Job':
+      causes.push(...validateContainers(spec.template?.spec?.containers, 'spec.template.spec.containers'), ...validateJob(obj, previous));
       break;
   }
   if (causes.length > 0) {

@@ -2,15 +2,17 @@
 // goes through the same admission steps as in the real server: namespace must exist, server-set
 // fields are protected, defaults are applied, then validation; `?dryRun=All` stops before storing.
 
+import { randomUUID } from 'node:crypto';
 import { ApiError, badRequest, notFound, preconditionConflict } from '../errors.js';
 import { apiVersionOf, resourceTypeForKind, type ResourceType } from '../kinds.js';
-import { isJsonObject, jsonClone, type JsonObject, type JsonValue } from '../json.js';
+import { isJsonObject, jsonClone, jsonEqual, type JsonObject, type JsonValue } from '../json.js';
 import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { applyDefaults } from './defaults.js';
 import { applyPatch, type PatchType } from './patch/index.js';
 import { recordApply, recordUpdate, type FieldManagerRequest } from './managedFields/index.js';
 import { strictDecodingMessage, unknownFields } from './knownFields.js';
+import { prepareJobForCreate } from './jobs.js';
 import { getObject } from './reads.js';
 import type { ResourceRoute } from './routing.js';
 import { validate } from './validation.js';
@@ -56,14 +58,40 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
   }
   // The status of a type with a /status subresource is the controllers' to write, not the client's.
   if (route.type.subresources.includes('status')) delete obj.status;
-  admitCreate(obj);
+  applyDefaults(obj);
   recordUpdate(undefined, obj, managerOf(route, request));
-  return { code: 201, body: store.create(obj, { dryRun: request.dryRun }), warnings };
+  const uid = prepareForCreate(obj);
+  validate(obj);
+  return { code: 201, body: store.create(obj, { dryRun: request.dryRun, uid }), warnings };
 }
 
-function admitCreate(obj: KubeObject): void {
-  applyDefaults(obj);
-  validate(obj);
+/**
+ * The registry strategy's PrepareForCreate, after defaulting and the field manager (as the real
+ * create handler orders them, so a Job's generated selector is owned by no one). The uid is
+ * given here, as rest.FillObjectMetaSystemFields does before the strategy runs.
+ */
+function prepareForCreate(obj: KubeObject): string {
+  const uid = randomUUID();
+  if (obj.kind === 'Job') prepareJobForCreate(obj, uid);
+  if (obj.kind === 'DaemonSet') setTemplateGeneration(obj, 1);
+  return uid;
+}
+
+/**
+ * The registry strategy's PrepareForUpdate: a DaemonSet's template generation (kept in the
+ * deprecated.daemonset.template.generation annotation in apps/v1) goes up when its template
+ * changes, and is the server's, whatever the client sent (pkg/registry/apps/daemonset/strategy.go).
+ */
+function prepareForUpdate(obj: KubeObject, stored: KubeObject): void {
+  if (obj.kind !== 'DaemonSet') return;
+  const current = Number(stored.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION] ?? 1) || 1;
+  setTemplateGeneration(obj, jsonEqual(obj.spec?.template, stored.spec?.template) ? current : current + 1);
+}
+
+const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+
+function setTemplateGeneration(obj: KubeObject, generation: number): void {
+  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: String(generation) };
 }
 
 function managerOf(route: ResourceRoute, request: WriteRequest): FieldManagerRequest {
@@ -131,6 +159,7 @@ export function patchObject(store: Store, route: NamedRoute, patchType: PatchTyp
   const applied = recordApply(stored, obj, patch as JsonObject, managerOf(route, request), request.fieldManager.force, (merged) => {
     keepStoredStatus(route.type, merged, stored);
     applyDefaults(merged);
+    prepareForUpdate(merged, stored);
     validate(merged, stored);
     return merged;
   });
@@ -148,16 +177,19 @@ function applyToMissing(store: Store, route: NamedRoute, patch: JsonObject, requ
   }
   if (route.type.subresources.includes('status')) delete obj.status;
   const created = recordApply(undefined, obj, patch, managerOf(route, request), request.fieldManager.force, (merged) => {
-    admitCreate(merged);
+    applyDefaults(merged);
     return merged;
   });
-  return { code: 201, body: store.create(created, { dryRun: request.dryRun }), warnings };
+  const uid = prepareForCreate(created);
+  validate(created);
+  return { code: 201, body: store.create(created, { dryRun: request.dryRun, uid }), warnings };
 }
 
 /** The object's spec may change through PUT/PATCH, its status only through /status. */
 function admitUpdate(store: Store, route: NamedRoute, obj: KubeObject, stored: KubeObject, request: WriteRequest): KubeObject {
   keepStoredStatus(route.type, obj, stored);
   applyDefaults(obj);
+  prepareForUpdate(obj, stored);
   validate(obj, stored);
   recordUpdate(stored, obj, managerOf(route, request));
   return store.update(obj, { dryRun: request.dryRun, managedFields: obj.metadata.managedFields });

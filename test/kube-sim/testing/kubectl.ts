@@ -63,3 +63,131 @@ spec:
           value: production
 `;
 }
+
+/** A StatefulSet manifest as kubectl users write it (RollingUpdate unless told otherwise). */
+export function statefulSetYaml(name: string, image: string, options: { replicas?: number; partition?: number; strategy?: 'RollingUpdate' | 'OnDelete'; policy?: 'OrderedReady' | 'Parallel' } = {}): string {
+  const strategy =
+    options.strategy === 'OnDelete'
+      ? '  updateStrategy:\n    type: OnDelete\n'
+      : options.partition !== undefined
+        ? `  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      partition: ${options.partition}\n`
+        : '';
+  return `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: ${name}
+spec:
+  serviceName: ${name}
+  replicas: ${options.replicas ?? 3}
+${options.policy ? `  podManagementPolicy: ${options.policy}\n` : ''}${strategy}  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+    spec:
+      containers:
+      - name: ${name}
+        image: ${image}
+`;
+}
+
+/**
+ * A Job manifest. Its container exits with `exitCode` after `runSeconds` (the simulator's
+ * `sim.kguard.dev/exit-code` and `run-seconds` knobs); restartPolicy Never unless told otherwise.
+ */
+export function jobYaml(name: string, image: string, options: { exitCode?: number; runSeconds?: number; backoffLimit?: number; completions?: number; parallelism?: number; restartPolicy?: 'Never' | 'OnFailure'; activeDeadlineSeconds?: number } = {}): string {
+  const spec = [
+    options.completions !== undefined ? `  completions: ${options.completions}\n` : '',
+    options.parallelism !== undefined ? `  parallelism: ${options.parallelism}\n` : '',
+    options.backoffLimit !== undefined ? `  backoffLimit: ${options.backoffLimit}\n` : '',
+    options.activeDeadlineSeconds !== undefined ? `  activeDeadlineSeconds: ${options.activeDeadlineSeconds}\n` : '',
+  ].join('');
+  return `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+spec:
+${spec}  template:
+    metadata:
+      annotations:
+        sim.kguard.dev/exit-code: "${options.exitCode ?? 0}"
+        sim.kguard.dev/run-seconds: "${options.runSeconds ?? 3}"
+    spec:
+      restartPolicy: ${options.restartPolicy ?? 'Never'}
+      containers:
+      - name: ${name}
+        image: ${image}
+        command: ["sh", "-c", "echo working"]
+`;
+}
+
+/** A DaemonSet manifest (RollingUpdate, maxUnavailable 1 by default; OnDelete if asked). */
+export function daemonSetYaml(name: string, image: string, options: { strategy?: 'RollingUpdate' | 'OnDelete'; maxUnavailable?: number | string; nodeSelector?: Record<string, string> } = {}): string {
+  const strategy =
+    options.strategy === 'OnDelete'
+      ? '  updateStrategy:\n    type: OnDelete\n'
+      : options.maxUnavailable !== undefined
+        ? `  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxUnavailable: ${typeof options.maxUnavailable === 'string' ? JSON.stringify(options.maxUnavailable) : options.maxUnavailable}\n`
+        : '';
+  const selector = options.nodeSelector
+    ? `      nodeSelector:\n${Object.entries(options.nodeSelector).map(([key, value]) => `        ${key}: ${JSON.stringify(value)}\n`).join('')}`
+    : '';
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: ${name}
+spec:
+${strategy}  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+    spec:
+${selector}      containers:
+      - name: ${name}
+        image: ${image}
+`;
+}
+
+/** A CustomResourceDefinition for `widgets.example.com` (kind Widget, namespaced, with a status subresource). */
+export const WIDGET_CRD_YAML = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    kind: Widget
+    listKind: WidgetList
+    plural: widgets
+    singular: widget
+    shortNames: [wdg]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+
+/** A Widget; `ready` sets what the simulated controller reports (sim.kguard.dev/ready). */
+export function widgetYaml(name: string, size: number, ready: 'true' | 'false' | 'stalled' = 'true', annotations: Record<string, string> = {}): string {
+  const all = { 'sim.kguard.dev/ready': ready, ...annotations };
+  return `apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: ${name}
+  annotations:
+${Object.entries(all).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}\n`).join('')}spec:
+  size: ${size}
+`;
+}

@@ -1,0 +1,40 @@
+// Any other kind with a status, custom resources included, by the kstatus conventions
+// (sigs.k8s.io/cli-utils/pkg/kstatus/status, checkGenericProperties): in progress while
+// status.observedGeneration (where it is written) is behind metadata.generation or a Reconciling
+// condition is True; failed when a Stalled condition is True; done when its Ready condition (or,
+// without one, Available) is True, or when it has neither. A Ready that stays False is waited for
+// until the deadline: many controllers report False while they work.
+import { STALLED } from '../../classify/conditions.js';
+import { conditionOf, type Condition, type StatusConventions } from '../../kube.js';
+import type { RolloutRules } from '../judge.js';
+
+export function genericRules(kind: string): RolloutRules<StatusConventions> {
+  return {
+    controller: `${kind} controller`,
+    observed: (object) => object.status?.observedGeneration === undefined || object.status.observedGeneration >= (object.metadata.generation ?? 0),
+    newPods: () => [],
+    wait(object) {
+      const reconciling = conditionOf(object, 'Reconciling');
+      if (reconciling?.status === 'True') return `reconciling${said(reconciling)}`;
+      const readiness = conditionOf(object, 'Ready') ?? conditionOf(object, 'Available');
+      if (readiness && readiness.status !== 'True') return `waiting for ${readiness.type} to be True (it is ${readiness.status}${said(readiness)})`;
+      return undefined;
+    },
+    failure(object) {
+      const stalled = conditionOf(object, 'Stalled');
+      if (stalled?.status !== 'True') return undefined;
+      const rule = { ...STALLED, nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE` };
+      return { source: 'condition', reason: stalled.reason ?? 'Stalled', message: stalled.message ?? '', rule };
+    },
+    progress(object) {
+      const readiness = conditionOf(object, 'Ready') ?? conditionOf(object, 'Available');
+      const summary = readiness ? `${readiness.type} ${readiness.status}` : `generation ${object.metadata.generation ?? '?'} observed`;
+      return { desired: 0, updated: 0, ready: 0, available: 0, summary };
+    },
+  };
+}
+
+function said(condition: Condition): string {
+  const reason = condition.reason ? `: ${condition.reason}` : '';
+  return condition.message ? `${reason}: ${condition.message}` : reason;
+}

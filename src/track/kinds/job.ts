@@ -1,0 +1,89 @@
+// Job: all its pods are new (a Job's template is immutable); it is done at its Complete condition
+// (what `kubectl wait --for=condition=complete` waits for) and failed at Failed (or, from 1.31,
+// the FailureTarget that precedes it) with the job controller's reason. Its pods' crashes are the
+// Job's backoffLimit's to judge, so they are evidence; pods that cannot start (image, config) fail
+// it at once. With kguard.dev/must-succeed: "false" it is done once a pod runs.
+import { CONTAINER_FAILED, JOB_CONDITION_REASONS, JOB_FAILED } from '../../classify/conditions.js';
+import type { Finding } from '../../classify/pod.js';
+import { conditionOf, type Job, type Pod } from '../../kube.js';
+import type { ObjectVerdict } from '../../run/result.js';
+import { podsControlledBy, type ConditionCause, type RolloutRules } from '../judge.js';
+import type { Overrides } from '../overrides.js';
+
+export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRules<Job> {
+  return {
+    controller: 'job controller',
+    observed: () => true,
+    newPods: (job, snapshot) => podsControlledBy(job, snapshot.pods),
+    wait(job, snapshot) {
+      if (conditionOf(job, 'Complete')?.status === 'True') return undefined;
+      if (!overrides.mustSucceed) {
+        const running = podsControlledBy(job, snapshot.pods).some((pod) => pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded');
+        if (running || (job.status?.succeeded ?? 0) > 0) return undefined;
+        return 'waiting for a pod of the job to run (kguard.dev/must-succeed: "false")';
+      }
+      // The counts are in the progress summary.
+      return 'waiting for the job to complete';
+    },
+    failure: jobFailure,
+    progress(job) {
+      const status = job.status ?? {};
+      const completions = completionsOf(job);
+      const parts = [`${status.succeeded ?? 0}/${completions} completions succeeded`];
+      if ((status.active ?? 0) > 0) parts.push(`${status.active} running`);
+      if ((status.failed ?? 0) > 0) parts.push(`${status.failed} failed`);
+      return { desired: completions, updated: status.active ?? 0, ready: status.succeeded ?? 0, available: status.succeeded ?? 0, summary: parts.join(', ') };
+    },
+    judgesItself: (finding) => finding.rule.category === 'crash-loop',
+    evidence: failedContainers,
+  };
+}
+
+/** The Failed condition, or the FailureTarget the 1.31+ controller writes first (job_controller.go delayTerminalCondition). */
+export function jobFailure(job: Job): ConditionCause | undefined {
+  const condition = [conditionOf(job, 'Failed'), conditionOf(job, 'FailureTarget')].find((candidate) => candidate?.status === 'True');
+  if (!condition) return undefined;
+  const reason = condition.reason ?? 'Failed';
+  return { source: 'condition', reason, message: condition.message ?? '', rule: JOB_CONDITION_REASONS[reason] ?? JOB_FAILED };
+}
+
+/** A suspended Job runs nothing until someone resumes it. */
+export function planJob(applied: Job): ObjectVerdict | undefined {
+  if (applied.spec?.suspend !== true) return undefined;
+  return { state: 'applied', detail: 'spec.suspend is true: it runs nothing until it is resumed, so there is nothing to watch' };
+}
+
+/** completions unset: one success completes it (parallelism pods may run). */
+function completionsOf(job: Job): number {
+  return job.spec?.completions ?? 1;
+}
+
+/** Containers of failed pods that exited with an error: why the Job's pods fail, for the diagnosis. */
+function failedContainers(_job: Job, pods: readonly Pod[]): Finding[] {
+  return pods
+    .filter((pod) => pod.status?.phase === 'Failed')
+    .flatMap((pod) =>
+      (pod.status?.containerStatuses ?? []).flatMap((status): Finding[] => {
+        const terminated = status.state?.terminated;
+        if (!terminated || terminated.exitCode === 0) return [];
+        return [
+          {
+            pod: pod.metadata.name,
+            namespace: pod.metadata.namespace ?? '',
+            container: status.name,
+            initContainer: false,
+            image: pod.spec?.containers?.find((container) => container.name === status.name)?.image,
+            reason: terminated.reason ?? 'Error',
+            message: `exited with code ${terminated.exitCode ?? '?'}${terminated.message ? `: ${terminated.message}` : ''}`,
+            restartCount: status.restartCount ?? 0,
+            // It exited with an error: it ran, and its logs say why.
+            ran: true,
+            running: false,
+            family: 'crash',
+            rule: CONTAINER_FAILED,
+            policy: CONTAINER_FAILED.policy,
+          },
+        ];
+      }),
+    );
+}

@@ -1,0 +1,48 @@
+// Per-object overrides, as annotations on the object in the manifest. Pure.
+//   kguard.dev/track: "false"        applied but never watched (it is still restored with the apply)
+//   kguard.dev/timeout: "10m"        this object's own --timeout (Go duration, as the flag)
+//   kguard.dev/must-succeed: "false" Jobs: done once their pods run, not when they complete
+import { InputError } from '../errors.js';
+import { parseDuration } from '../cli/options.js';
+import type { KubeObject } from '../objects/model.js';
+
+export const TRACK_ANNOTATION = 'kguard.dev/track';
+export const TIMEOUT_ANNOTATION = 'kguard.dev/timeout';
+export const MUST_SUCCEED_ANNOTATION = 'kguard.dev/must-succeed';
+
+export interface Overrides {
+  track: boolean;
+  /** This object's deadline; undefined: --timeout (or --rollback-timeout after a restore). */
+  timeoutMs?: number;
+  /** Jobs: wait for Complete (true, the default) or only for their pods to run. */
+  mustSucceed: boolean;
+  /** Annotations kguard could not read; they are ignored and said. */
+  problems: string[];
+}
+
+export const NO_OVERRIDES: Overrides = { track: true, mustSucceed: true, problems: [] };
+
+export function overridesOf(object: Pick<KubeObject, 'metadata'>): Overrides {
+  const annotations = object.metadata.annotations ?? {};
+  const problems: string[] = [];
+  const flag = (name: string, fallback: boolean): boolean => {
+    const value = annotations[name];
+    if (value === undefined) return fallback;
+    if (value === 'true' || value === 'false') return value === 'true';
+    problems.push(`${name}: ${JSON.stringify(value)} is not "true" or "false"; ignored`);
+    return fallback;
+  };
+  const track = flag(TRACK_ANNOTATION, true);
+  const mustSucceed = flag(MUST_SUCCEED_ANNOTATION, true);
+  let timeoutMs: number | undefined;
+  const timeout = annotations[TIMEOUT_ANNOTATION];
+  if (timeout !== undefined) {
+    try {
+      timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      problems.push(`${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`);
+    }
+  }
+  return { track, timeoutMs, mustSucceed, problems };
+}

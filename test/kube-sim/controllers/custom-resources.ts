@@ -1,0 +1,78 @@
+// A stand-in for the controllers custom resources have (cert-manager, Flux, an operator): it
+// reconciles every object of a kind a CustomResourceDefinition serves and reports in its status
+// what the kstatus conventions read: observedGeneration, and a Ready condition (metav1.Condition
+// shape, with observedGeneration). What it reports is set per object by an annotation:
+//   sim.kguard.dev/ready: "true" (default) | "false" | "stalled"   (stalled: Stalled True, Ready False)
+//   sim.kguard.dev/ready-reason, sim.kguard.dev/ready-message       (the reason and message of a False)
+
+import type { SimClock } from '../clock.js';
+import { resourceTypeForKind } from '../kinds.js';
+import type { Store } from '../store.js';
+import type { KubeObject, StoreEvent } from '../types.js';
+import { WorkQueue } from './workqueue.js';
+
+const READY_KNOB = 'sim.kguard.dev/ready';
+
+interface Condition {
+  type: string;
+  status: 'True' | 'False';
+  observedGeneration: number;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+export class CustomResourceReconciler {
+  private readonly queue: WorkQueue;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: SimClock,
+    stepMs: number,
+  ) {
+    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'custom-resource-reconciler');
+  }
+
+  start(): void {
+    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.queue.stop();
+  }
+
+  private onEvent({ type, object }: StoreEvent): void {
+    if (type === 'DELETED' || !resourceTypeForKind(object.kind)?.custom) return;
+    this.queue.add(JSON.stringify([object.kind, object.metadata.namespace ?? '', object.metadata.name]));
+  }
+
+  private sync(key: string): void {
+    const [kind, namespace, name] = JSON.parse(key) as [string, string, string];
+    if (!resourceTypeForKind(kind)?.custom) return;
+    const object = this.store.get(kind, namespace, name);
+    if (!object) return;
+    const generation = object.metadata.generation ?? 1;
+    const conditions = this.conditionsFor(object, generation);
+    const status = { ...(object.status ?? {}), observedGeneration: generation, conditions };
+    if (JSON.stringify(object.status ?? {}) === JSON.stringify(status)) return;
+    this.store.updateStatus({ ...object, metadata: { ...object.metadata, resourceVersion: undefined }, status });
+  }
+
+  /** Conditions keep their lastTransitionTime while their status stays. */
+  private conditionsFor(object: KubeObject, generation: number): Condition[] {
+    const knob = object.metadata.annotations?.[READY_KNOB] ?? 'true';
+    const reason = object.metadata.annotations?.['sim.kguard.dev/ready-reason'] ?? 'ReconcileFailed';
+    const message = object.metadata.annotations?.['sim.kguard.dev/ready-message'] ?? `the simulated controller cannot reconcile generation ${generation}`;
+    const previous = (object.status?.conditions ?? []) as Condition[];
+    const condition = (type: string, status: 'True' | 'False', why: string, text: string): Condition => {
+      const before = previous.find((candidate) => candidate.type === type);
+      const since = before && before.status === status ? before.lastTransitionTime : this.clock.nowIso();
+      return { type, status, observedGeneration: generation, lastTransitionTime: since, reason: why, message: text };
+    };
+    if (knob === 'stalled') return [condition('Stalled', 'True', reason, message), condition('Ready', 'False', reason, message)];
+    if (knob === 'false') return [condition('Ready', 'False', reason, message)];
+    return [condition('Ready', 'True', 'Reconciled', `generation ${generation} reconciled`)];
+  }
+}

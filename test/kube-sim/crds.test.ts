@@ -1,0 +1,49 @@
+// CustomResourceDefinitions under the real kubectl: the kind is served once the CRD is
+// Established, objects of it get a status from the simulated controller, and deleting the
+// CRD removes the kind.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCluster, type Cluster } from './cluster.js';
+import { kubectl, WIDGET_CRD_YAML, widgetYaml } from './testing/kubectl.js';
+
+let cluster: Cluster | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+describe('custom resources', () => {
+  it('serves a CRD\'s kind once it is Established, and kubectl waits on its objects\' conditions', async () => {
+    cluster = await startCluster({ timeScale: 20 });
+    expect((await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).stdout).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
+    const established = await kubectl(cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s']);
+    expect(established.exitCode, established.stderr).toBe(0);
+    const crd = cluster.store.get('CustomResourceDefinition', '', 'widgets.example.com')!;
+    expect(crd.status.acceptedNames).toEqual({ kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget', shortNames: ['wdg'] });
+
+    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 1))).stdout).toBe('widget.example.com/gear created');
+    const ready = await kubectl(cluster, ['wait', '--for=condition=Ready', 'widget/gear', '--timeout=10s']);
+    expect(ready.exitCode, ready.stderr).toBe(0);
+    expect(cluster.store.get('Widget', 'default', 'gear')!.status).toMatchObject({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] });
+    expect((await kubectl(cluster, ['get', 'wdg', '-o', 'name'])).stdout).toBe('widget.example.com/gear');
+
+    // A new generation the controller cannot reconcile.
+    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 2, 'false'))).stdout).toBe('widget.example.com/gear configured');
+    const notReady = await kubectl(cluster, ['wait', '--for=condition=Ready=False', 'widget/gear', '--timeout=10s']);
+    expect(notReady.exitCode, notReady.stderr).toBe(0);
+    expect(cluster.store.get('Widget', 'default', 'gear')!.status).toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Ready', status: 'False', reason: 'ReconcileFailed' }] });
+
+    expect((await kubectl(cluster, ['delete', 'crd', 'widgets.example.com'])).exitCode).toBe(0);
+    const gone = await kubectl(cluster, ['get', 'widgets']);
+    expect(gone.exitCode).toBe(1);
+    // kubectl's discovery cache still knows the kind; the server does not any more.
+    expect(gone.stderr).toContain('the server could not find the requested resource');
+  });
+
+  it('refuses a CRD whose name is not plural.group', async () => {
+    cluster = await startCluster({ timeScale: 20 });
+    const result = await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML.replace('name: widgets.example.com', 'name: widget.example.com'));
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('metadata.name: Invalid value: "widget.example.com": must be spec.names.plural+"."+spec.group');
+  });
+});
