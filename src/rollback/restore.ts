@@ -30,7 +30,8 @@ export interface RestoreDeps {
 }
 
 /**
- * How often the owners' write is tried when it loses a race. A conflict here is a controller's
+ * How often the owners' write is tried at once when it loses a race; after that it is tried with a
+ * short pause until --rollback-timeout. A conflict here is a controller's
  * status write (a content change ends the loop as someone else's change): a DaemonSet or
  * StatefulSet that starts rolling back writes its status several times a second.
  */
@@ -147,7 +148,13 @@ async function restoreOwners(
   read: () => Promise<KubeObject | undefined>,
 ): Promise<{ object: KubeObject } | RestoreResult> {
   let restored = written;
-  for (let attempt = 0; attempt < OWNER_ATTEMPTS && needsOwners(step.before, restored); attempt += 1) {
+  const giveUpAt = deps.clock.now() + options.deadlineMs;
+  for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
+    if (attempt >= OWNER_ATTEMPTS && deps.clock.now() >= giveUpAt) {
+      return failed(step, `its values were restored but its field owners were not: it kept changing for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`, deps);
+    }
+    // A controller writing status several times a second wins races: give it a moment.
+    if (attempt >= OWNER_ATTEMPTS) await deps.clock.sleep(100 * Math.min(attempt - OWNER_ATTEMPTS + 1, 5));
     const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
     const second = await deps.kubectl.replace(owners, path, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
