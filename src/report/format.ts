@@ -238,8 +238,13 @@ function diagnosisDetails(diagnosis: Diagnosis): string[] {
   return [...diagnosis.evidence, ...logLines, `next: ${diagnosis.nextStep}`];
 }
 
+/** kubectl's bookkeeping of a client-side apply: it changes with every other field, so it says nothing. */
+const LAST_APPLIED = 'metadata.annotations.kubectl.kubernetes.io/last-applied-configuration';
+
 function describeChange(object: ChangedObject): string {
-  const fields = object.changedFields.length > 0 ? `: ${summarizePaths(object.changedFields)}` : '';
+  const meaningful = object.changedFields.filter((path) => path !== LAST_APPLIED);
+  const shown = meaningful.length > 0 ? meaningful : object.changedFields;
+  const fields = shown.length > 0 ? `: ${summarizePaths(shown)}` : '';
   return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
 }
 
