@@ -33,6 +33,8 @@ export interface Condition {
 export interface ContainerSpec {
   name: string;
   image?: string;
+  /** `Always` on an init container makes it a sidecar (restartable init container). */
+  restartPolicy?: string;
 }
 
 export interface PodTemplate {
@@ -48,6 +50,7 @@ export interface Deployment {
     replicas?: number;
     paused?: boolean;
     progressDeadlineSeconds?: number;
+    minReadySeconds?: number;
     selector?: { matchLabels?: Record<string, string> };
     template?: PodTemplate;
   };
@@ -191,6 +194,8 @@ export interface KubeEvent {
   firstTimestamp?: string | null;
   lastTimestamp?: string | null;
   eventTime?: string | null;
+  /** events.k8s.io repeats (the scheduler's events), read through core/v1. */
+  series?: { count?: number; lastObservedTime?: string } | null;
   source?: { component?: string; host?: string };
 }
 

@@ -12,6 +12,7 @@ export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
   // restartPolicy OnFailure that many container restarts.
   BackoffLimitExceeded: {
     category: 'stalled',
+    family: 'other',
     policy: { when: 'now' },
     cannot: 'complete: its pods failed more often than backoffLimit allows',
     nextStep: JOB_LOGS_STEP,
@@ -19,6 +20,7 @@ export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
   // job controller: the Job was active longer than spec.activeDeadlineSeconds.
   DeadlineExceeded: {
     category: 'progress-deadline',
+    family: 'other',
     policy: { when: 'now' },
     cannot: 'complete within activeDeadlineSeconds',
     nextStep: 'see what its pods were doing: kubectl describe job NAME -n NAMESPACE; raise activeDeadlineSeconds if the work is just slow',
@@ -26,6 +28,7 @@ export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
   // job controller: a pod failure matched a FailJob rule of spec.podFailurePolicy.
   PodFailurePolicy: {
     category: 'stalled',
+    family: 'other',
     policy: { when: 'now' },
     cannot: 'complete: a pod failure matched a FailJob rule of its podFailurePolicy',
     nextStep: JOB_LOGS_STEP,
@@ -33,6 +36,7 @@ export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
   // job controller (Indexed Jobs with backoffLimitPerIndex): too many indexes failed.
   MaxFailedIndexesExceeded: {
     category: 'stalled',
+    family: 'other',
     policy: { when: 'now' },
     cannot: 'complete: more indexes failed than maxFailedIndexes allows',
     nextStep: JOB_LOGS_STEP,
@@ -40,6 +44,7 @@ export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
   // job controller (Indexed Jobs with backoffLimitPerIndex): every index ended and some failed.
   FailedIndexes: {
     category: 'stalled',
+    family: 'other',
     policy: { when: 'now' },
     cannot: 'complete: some of its indexes failed',
     nextStep: JOB_LOGS_STEP,
@@ -47,7 +52,8 @@ export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
 };
 
 /** A Job Failed condition whose reason the table does not know (a newer controller's). */
-export const JOB_FAILED: ReasonRule = { category: 'stalled', policy: { when: 'now' }, cannot: 'complete', nextStep: JOB_LOGS_STEP };
+export const JOB_FAILED: ReasonRule = { category: 'stalled',
+    family: 'other', policy: { when: 'now' }, cannot: 'complete', nextStep: JOB_LOGS_STEP };
 
 /**
  * kstatus (sigs.k8s.io/cli-utils/pkg/kstatus/status, checkGenericProperties): a Stalled condition
@@ -55,6 +61,7 @@ export const JOB_FAILED: ReasonRule = { category: 'stalled', policy: { when: 'no
  */
 export const STALLED: ReasonRule = {
   category: 'stalled',
+    family: 'other',
   policy: { when: 'now' },
   cannot: 'be reconciled (its controller says Stalled)',
   nextStep: 'read its conditions and events: kubectl describe KIND NAME -n NAMESPACE',
@@ -63,6 +70,7 @@ export const STALLED: ReasonRule = {
 /** persistentvolume controller: phase Lost, the claim's PersistentVolume is gone. */
 export const CLAIM_LOST: ReasonRule = {
   category: 'stalled',
+    family: 'other',
   policy: { when: 'now' },
   cannot: 'keep its volume (phase Lost: the PersistentVolume is gone)',
   nextStep: 'find out what happened to its volume: kubectl describe pvc NAME -n NAMESPACE',
@@ -74,6 +82,7 @@ export const CLAIM_LOST: ReasonRule = {
  */
 export const POD_FAILED: ReasonRule = {
   category: 'crash-loop',
+    family: 'crash',
   policy: { when: 'now' },
   cannot: 'run: it failed',
   nextStep: 'read why it exited: kubectl logs POD -n NAMESPACE, and kubectl describe pod POD -n NAMESPACE',
@@ -85,6 +94,7 @@ export const POD_FAILED: ReasonRule = {
  */
 export const CONTAINER_FAILED: ReasonRule = {
   category: 'crash-loop',
+    family: 'crash',
   policy: { when: 'never' },
   cannot: 'finish their work',
   nextStep: 'read why it failed: kubectl logs POD -c CONTAINER -n NAMESPACE',

@@ -1,142 +1,286 @@
 // What each Kubernetes reason means for a rollout. A table, so new reasons slot in as rows.
+// Every reason string names where it comes from; the exact texts and their sources are listed in
+// test/fixtures/README.md.
 
 export type Category =
   | 'image-pull'
   | 'crash-loop'
+  | 'start'
   | 'config'
+  | 'volume'
+  | 'evicted'
   | 'unschedulable'
   | 'not-ready'
+  | 'unknown'
   | 'replica-failure'
   | 'progress-deadline'
   /** The object's own controller says it cannot go on (kstatus Stalled, a lost volume, a failed Job). */
   | 'stalled';
 
 /**
+ * Findings of one container (or pod) that belong together: the kubelet alternates between the
+ * reasons of one family (ErrImagePull ↔ ImagePullBackOff, RunContainerError ↔ CrashLoopBackOff),
+ * so a grace period runs from the first time the container failed for the family, not the reason.
+ */
+export type Family = 'image-pull' | 'start' | 'crash' | 'config' | 'volume' | 'eviction' | 'schedule' | 'readiness' | 'other';
+
+/**
  * When a finding makes the rollout fail:
  * - now: the first time it is seen;
- * - after: once it has been seen for `seconds` (or the container restarted `restarts` times), so a
- *   hiccup the kubelet retries away is not a rollback;
+ * - after: once its family has been seen for `seconds`, or the container restarted `restarts`
+ *   times, or `pods` pods of the new revision show it; a hiccup the kubelet retries away is not
+ *   a rollback;
  * - never: it is reported (and explains a timeout) but does not fail the rollout by itself.
  */
 export type FatalPolicy =
   | { when: 'now' }
-  | { when: 'after'; seconds: number; restarts?: number }
+  | { when: 'after'; seconds: number; restarts?: number; pods?: number }
   | { when: 'never' };
 
 export interface ReasonRule {
   category: Category;
+  family: Family;
   policy: FatalPolicy;
-  /** Messages that mean the cause is passing (rate limits, network): they get this policy instead. */
-  transient?: { message: RegExp; policy: FatalPolicy; nextStep: string };
+  /** The policy depends on what the pull error says (pull-errors.ts), not on the reason alone. */
+  judgedByPullError?: boolean;
   /** What the new pods cannot do, for "new pods cannot …". */
   cannot: string;
-  /** The next step for a person; NAMESPACE, POD and CONTAINER are filled in. */
+  /** The next step for a person; IMAGE, CONTAINER, REASON, NAMESPACE and POD are filled in. It never
+   *  sends them to a pod the rollback removes: what such a command would show is printed instead. */
   nextStep: string;
 }
 
-// Registry answers that a retry can fix: Docker Hub's 429, network trouble, registry 5xx.
-// (containerd's texts: "429 Too Many Requests", "toomanyrequests", "i/o timeout", "TLS handshake timeout".)
-const TRANSIENT_PULL = /429|toomanyrequests|too many requests|rate limit|i\/o timeout|TLS handshake timeout|connection reset|connection refused|no route to host|50[234] |Service Unavailable|Bad Gateway|context deadline exceeded/i;
-const TRANSIENT_PULL_STEP =
-  'the registry refused the pull for now (rate limit or network trouble): authenticate pulls (imagePullSecrets), use a registry mirror, or retry later';
-const PULL_STEP =
-  'check that the image name and tag exist in the registry and that the pods may pull it (imagePullSecrets); the last pull error is in: kubectl describe pod POD -n NAMESPACE';
-const LOGS_STEP = 'read why it exits: kubectl logs POD -c CONTAINER --previous -n NAMESPACE';
+const PULL_STEP = 'check that image IMAGE exists (name and tag) and that the pods may pull it (imagePullSecrets for a private registry)';
+
+/** Image-pull policies by what the pull error says (pull-errors.ts judgePullError). */
+export const PULL_CAUSE_RULES = {
+  // The registry says the image, the tag or the right to pull it does not exist: no retry helps,
+  // so the first ErrImagePull decides, without waiting out the back-off.
+  final: { policy: { when: 'now' }, nextStep: PULL_STEP },
+  // Rate limit, DNS, network, registry 5xx: the pull may succeed later. Explains a timeout.
+  transient: {
+    policy: { when: 'never' },
+    nextStep:
+      'the registry could not serve IMAGE for now (rate limit, DNS or network trouble); it may recover by itself: retry later, authenticate pulls (imagePullSecrets) or use a registry mirror',
+  },
+  // A text kguard cannot judge, or none at all: one back-off cycle (10 s) and a retry first.
+  unknown: { policy: { when: 'after', seconds: 20 }, nextStep: PULL_STEP },
+} as const satisfies Record<string, { policy: FatalPolicy; nextStep: string }>;
+
+const CRASH_STEP = 'CONTAINER exits soon after it starts; its last lines are shown above. Fix the app or its configuration';
+const START_STEP = 'the runtime cannot start CONTAINER: check its command and args against the image (the error is above)';
 
 /** Container waiting reasons, as the kubelet sets them in containerStatuses[].state.waiting.reason. */
 export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
-  // kubelet image manager: the back-off after a failed pull. A second failure: the image is not coming.
-  ImagePullBackOff: {
+  // kubelet image manager (images/types.go ErrImagePull): a pull failed.
+  ErrImagePull: { category: 'image-pull', family: 'image-pull', policy: PULL_CAUSE_RULES.unknown.policy, judgedByPullError: true, cannot: 'pull image IMAGE', nextStep: PULL_STEP },
+  // kubelet image manager: in the back-off after a failed pull. Its message names the last error
+  // from 1.32 on (`Back-off pulling image "x": ErrImagePull: …`), only the image before.
+  ImagePullBackOff: { category: 'image-pull', family: 'image-pull', policy: PULL_CAUSE_RULES.unknown.policy, judgedByPullError: true, cannot: 'pull image IMAGE', nextStep: PULL_STEP },
+  // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable…`.
+  RegistryUnavailable: { category: 'image-pull', family: 'image-pull', policy: PULL_CAUSE_RULES.transient.policy, cannot: 'pull image IMAGE', nextStep: PULL_CAUSE_RULES.transient.nextStep },
+  // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the signature validation failed…`.
+  SignatureValidationFailed: {
     category: 'image-pull',
+    family: 'image-pull',
     policy: { when: 'now' },
-    transient: { message: TRANSIENT_PULL, policy: { when: 'after', seconds: 60 }, nextStep: TRANSIENT_PULL_STEP },
-    cannot: 'pull their image',
-    nextStep: PULL_STEP,
+    cannot: 'pull image IMAGE (signature validation failed)',
+    nextStep: 'sign IMAGE as the node policy requires, or use a signed image',
   },
-  // kubelet image manager: the first failed pull. Wait one back-off cycle (10 s) before judging.
-  ErrImagePull: {
-    category: 'image-pull',
-    policy: { when: 'after', seconds: 15 },
-    transient: { message: TRANSIENT_PULL, policy: { when: 'after', seconds: 60 }, nextStep: TRANSIENT_PULL_STEP },
-    cannot: 'pull their image',
-    nextStep: PULL_STEP,
-  },
-  // kubelet image manager: the reference cannot be parsed; no retry can fix it.
-  InvalidImageName: {
-    category: 'image-pull',
-    policy: { when: 'now' },
-    cannot: 'use their image name',
-    nextStep: 'fix the image reference in the pod template (lowercase, registry/name:tag)',
-  },
-  // kubelet image manager: imagePullPolicy Never and the image is not on the node.
+  // kubelet image manager: `Failed to apply default image tag "x": couldn't parse image name …`. No retry can fix it.
+  InvalidImageName: { category: 'image-pull', family: 'image-pull', policy: { when: 'now' }, cannot: 'use image name IMAGE', nextStep: 'fix the image reference in the pod template (lowercase, registry/name:tag)' },
+  // kubelet image manager: `Container image "x" is not present with pull policy of Never`.
   ErrImageNeverPull: {
     category: 'image-pull',
+    family: 'image-pull',
     policy: { when: 'now' },
-    cannot: 'find their image on the node (imagePullPolicy: Never)',
-    nextStep: 'set imagePullPolicy to IfNotPresent or preload the image',
+    cannot: 'find image IMAGE on the node (imagePullPolicy: Never)',
+    nextStep: 'set imagePullPolicy to IfNotPresent or preload the image on every node',
   },
-  // kubelet: restart back-off after the container exited. One crash can be a slow dependency.
-  CrashLoopBackOff: {
-    category: 'crash-loop',
-    policy: { when: 'after', seconds: 60, restarts: 3 },
-    cannot: 'stay running (crash loop)',
-    nextStep: LOGS_STEP,
+  // kubelet image manager imagePullPrecheck: `Failed to inspect image "x": …` (the node's image store).
+  ImageInspectError: {
+    category: 'image-pull',
+    family: 'image-pull',
+    policy: { when: 'after', seconds: 30 },
+    cannot: 'inspect image IMAGE on the node',
+    nextStep: "the node's container runtime cannot read the image: check the runtime on the nodes the pods landed on",
   },
-  // kubelet: a ConfigMap/Secret/key the container needs is missing. It may be created soon.
+  // kubelet (kuberuntime_manager.go doBackOff): restart back-off after the container exited.
+  // One crash can be a slow dependency; three restarts or a minute of it is a crash loop.
+  CrashLoopBackOff: { category: 'crash-loop', family: 'crash', policy: { when: 'after', seconds: 60, restarts: 3 }, cannot: 'stay running (crash loop)', nextStep: CRASH_STEP },
+  // kubelet (kuberuntime_container.go startContainer, ErrRunContainer): the runtime could not
+  // start the process, e.g. the command is not in the image.
+  RunContainerError: { category: 'start', family: 'start', policy: { when: 'after', seconds: 15, restarts: 2 }, cannot: 'start container CONTAINER', nextStep: START_STEP },
+  // kubelet (ErrPostStartHook): the postStart hook failed and the container was killed. The
+  // event says only "PostStartHook failed"; the waiting message has the hook's output.
+  PostStartHookError: {
+    category: 'start',
+    family: 'start',
+    policy: { when: 'after', seconds: 30, restarts: 3 },
+    cannot: 'run the postStart hook of CONTAINER',
+    nextStep: 'fix the lifecycle.postStart hook of CONTAINER (its error is above) or remove it',
+  },
+  // kubelet (ErrPreStartHook / ErrPreCreateHook): `Internal PreStartContainer hook failed: …`,
+  // the kubelet's own resource managers (CPU, memory, devices) refused the container.
+  PreStartHookError: {
+    category: 'start',
+    family: 'start',
+    policy: { when: 'after', seconds: 30 },
+    cannot: 'start CONTAINER (the kubelet refused it)',
+    nextStep: 'the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes',
+  },
+  PreCreateHookError: {
+    category: 'start',
+    family: 'start',
+    policy: { when: 'after', seconds: 30 },
+    cannot: 'create CONTAINER (the kubelet refused it)',
+    nextStep: 'the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes',
+  },
+  // kubelet (ErrCreateContainerConfig): a ConfigMap/Secret/key the container needs is missing.
+  // It may be created by the same deploy a moment later.
   CreateContainerConfigError: {
     category: 'config',
+    family: 'config',
     policy: { when: 'after', seconds: 30 },
     cannot: 'be configured',
-    nextStep: 'create the missing ConfigMap or Secret, or fix the reference in the pod template',
+    nextStep: 'create the missing ConfigMap or Secret (named above), or fix the reference in the pod template',
   },
-  // kubelet: the runtime refused to create the container (bad mount, bad security context).
+  // kubelet (ErrCreateContainer): the runtime refused to create the container (bad mount, security context).
   CreateContainerError: {
     category: 'config',
+    family: 'config',
     policy: { when: 'after', seconds: 30 },
-    cannot: 'be created',
-    nextStep: 'kubectl describe pod POD -n NAMESPACE shows the runtime error; fix the pod template',
-  },
-  // kubelet: the runtime could not start the process (e.g. the command is not in the image).
-  RunContainerError: {
-    category: 'crash-loop',
-    policy: { when: 'after', seconds: 15 },
-    cannot: 'start their container',
-    nextStep: 'check the command and args against the image: kubectl describe pod POD -n NAMESPACE',
+    cannot: 'create container CONTAINER',
+    nextStep: 'the runtime refused the container (its error is above): fix the pod template',
   },
 };
 
-/** Pod-level conditions that explain a stuck rollout. */
-export const POD_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
-  // scheduler: PodScheduled False. A cluster autoscaler may still add a node, so not fatal alone.
+/** Waiting reasons that are the normal way to start (kubelet_pods.go defaults), never a problem by themselves. */
+export const STARTING_REASONS: ReadonlySet<string> = new Set(['ContainerCreating', 'PodInitializing']);
+
+/** A waiting reason not in the table: reported by name; if it persists, the rollout fails. */
+export function unknownWaitingRule(reason: string): ReasonRule {
+  return {
+    category: 'unknown',
+    family: 'other',
+    policy: { when: 'after', seconds: 60 },
+    cannot: `start container CONTAINER (it keeps waiting: ${reason})`,
+    nextStep: 'the kubelet says REASON (message above); its events outlive the pod: kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD',
+  };
+}
+
+/** Pod-level problems: scheduling, readiness, volumes, evictions. */
+export const POD_REASONS = {
+  // scheduler (FitError): every node lacks room for the pod. Pods leaving or a cluster autoscaler
+  // can fix that, so it only explains a timeout.
   Unschedulable: {
     category: 'unschedulable',
+    family: 'schedule',
     policy: { when: 'never' },
-    cannot: 'be scheduled',
-    nextStep: 'free capacity or lower the pod requests; kubectl describe pod POD -n NAMESPACE shows the scheduler message',
+    cannot: 'be scheduled (not enough room on any node)',
+    nextStep: 'free capacity, add nodes or lower the pod requests (the scheduler says which resource is short)',
   },
-  // kubelet: running but a readiness probe fails (Ready False, ContainersNotReady).
+  // scheduler: no node satisfies a constraint of the pod (node selector/affinity, taints); it
+  // says so itself ("Preemption is not helpful for scheduling"). Nothing the rollout waits for
+  // changes that; half a minute covers a node being labelled by the same deploy.
+  UnschedulableConstraint: {
+    category: 'unschedulable',
+    family: 'schedule',
+    policy: { when: 'after', seconds: 30 },
+    cannot: 'be scheduled (no node satisfies its constraints)',
+    nextStep: 'no node matches the pod: compare its nodeSelector/affinity and tolerations with the nodes (kubectl get nodes --show-labels) and fix the pod template',
+  },
+  // kubelet status/generate.go: running but a readiness probe fails (Ready False, ContainersNotReady).
   ContainersNotReady: {
     category: 'not-ready',
+    family: 'readiness',
     policy: { when: 'never' },
     cannot: 'become ready',
-    nextStep: 'check the readiness probe and the app: kubectl describe pod POD -n NAMESPACE shows Unhealthy events',
+    nextStep: 'the readiness probe of CONTAINER keeps failing: check the probe (path, port) and the app',
   },
-};
+  // kubelet status/generate.go: containers are ready but a readiness gate's condition is missing
+  // or not True; another controller (a load balancer's) sets it.
+  ReadinessGatesNotReady: {
+    category: 'not-ready',
+    family: 'readiness',
+    policy: { when: 'never' },
+    cannot: 'pass their readiness gates',
+    nextStep: 'the controller that sets the readiness gate condition has not set it to True: check that controller',
+  },
+  // kubelet volume manager (event FailedMount, pod stuck ContainerCreating): e.g.
+  // `MountVolume.SetUp failed for volume "config" : configmap "x" not found`. The source may be created soon.
+  FailedMount: {
+    category: 'volume',
+    family: 'volume',
+    policy: { when: 'after', seconds: 30 },
+    cannot: 'mount their volumes',
+    nextStep: "create the volume's source (the ConfigMap, Secret or PersistentVolumeClaim named above), or fix the volume in the pod template",
+  },
+  // attachdetach-controller (event FailedAttachVolume): e.g. `Multi-Attach error for volume "pvc-…"
+  // Volume is already used by pod(s) web-old-…` — a ReadWriteOnce volume still held by an old pod.
+  FailedAttachVolume: {
+    category: 'volume',
+    family: 'volume',
+    policy: { when: 'after', seconds: 60 },
+    cannot: 'attach their volumes',
+    nextStep:
+      'a ReadWriteOnce volume cannot be attached to the new pods while the old ones hold it: use strategy Recreate (or maxSurge 0) for this Deployment, or a ReadWriteMany volume',
+  },
+  // kubelet eviction manager (status.reason Evicted): the pod went over its own ephemeral-storage
+  // limit (`Container app exceeded its local ephemeral storage limit "1Gi". `). Every replacement
+  // will too: two evicted pods of the new revision are enough.
+  Evicted: {
+    category: 'evicted',
+    family: 'eviction',
+    policy: { when: 'after', seconds: 120, pods: 2 },
+    cannot: 'stay within their ephemeral-storage limit (evicted)',
+    nextStep: "raise the container's ephemeral-storage limit, or write less to its filesystem (use a volume)",
+  },
+  // kubelet eviction manager under node pressure (`The node was low on resource: memory. `): the
+  // node's trouble, not the release's.
+  EvictedByNodePressure: {
+    category: 'evicted',
+    family: 'eviction',
+    policy: { when: 'never' },
+    cannot: 'stay on their nodes (evicted under node pressure)',
+    nextStep: 'the nodes ran low on a resource and evicted pods: set requests that match the usage, or add capacity',
+  },
+} as const satisfies Record<string, ReasonRule>;
 
 /** Deployment conditions, as the deployment controller sets them. */
 export const DEPLOYMENT_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
   // deployment controller (progress.go): Progressing False after progressDeadlineSeconds without progress.
   ProgressDeadlineExceeded: {
     category: 'progress-deadline',
+    family: 'other',
     policy: { when: 'now' },
     cannot: 'make progress before progressDeadlineSeconds',
     nextStep: 'see why the new pods are not available: kubectl describe deployment NAME -n NAMESPACE',
   },
-  // deployment controller: ReplicaFailure True, FailedCreate (quota, admission webhook, PodSecurity).
+  // deployment controller (sync.go, FailedRSCreateReason): Progressing False
+  // `Failed to create new replica set "x": …` (a quota on ReplicaSets, an admission webhook).
+  ReplicaSetCreateError: {
+    category: 'replica-failure',
+    family: 'other',
+    policy: { when: 'after', seconds: 30 },
+    cannot: 'create its new ReplicaSet',
+    nextStep: 'fix what refuses the ReplicaSet (the message above: a quota or an admission rule): kubectl get resourcequota -n NAMESPACE',
+  },
+  // replicaset controller, copied by the deployment controller: ReplicaFailure True, FailedCreate
+  // (pod quota, admission webhook, PodSecurity).
   FailedCreate: {
     category: 'replica-failure',
+    family: 'other',
     policy: { when: 'after', seconds: 30 },
     cannot: 'create its pods',
-    nextStep: 'raise the ResourceQuota or fix what the admission rule refuses: kubectl describe rs -n NAMESPACE',
+    nextStep: 'raise the ResourceQuota or fix what the admission rule refuses (the message above): kubectl describe resourcequota -n NAMESPACE',
+  },
+  // replicaset controller: ReplicaFailure True, FailedDelete.
+  FailedDelete: {
+    category: 'replica-failure',
+    family: 'other',
+    policy: { when: 'after', seconds: 30 },
+    cannot: 'delete its surplus pods',
+    nextStep: 'check what refuses pod deletion in namespace NAMESPACE (a webhook, RBAC of the controller)',
   },
 };

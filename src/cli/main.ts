@@ -1,39 +1,66 @@
 // The CLI entry: wires options, kubectl, the clock and a reporter together, and is the only place
-// that turns results and errors into exit codes.
-import { Command, CommanderError, Option } from 'commander';
+// that turns results and errors into exit codes and exits.
+import { writeFileSync } from 'node:fs';
+import { Argument, Command, CommanderError, Option } from 'commander';
+import { guardedApply } from '../api/apply.js';
+import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { systemClock } from '../clock.js';
-import { ExitCode, InputError, KguardError } from '../errors.js';
 import { Kubectl } from '../kubectl/client.js';
-import { execProcess, stopRunningProcesses, streamProcess } from '../kubectl/exec.js';
-import { readStdin } from './environment.js';
-import { download } from '../manifests/download.js';
-import type { InputDeps } from '../manifests/inputs.js';
+import { execProcess, stopRunningProcesses } from '../kubectl/exec.js';
+import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
+import type { ManifestInput } from '../manifests/inputs.js';
+import { manifestLocator } from '../manifests/locate.js';
 import { privateCopies } from '../rollback/restore.js';
 import type { Reporter } from '../report/events.js';
-import { buildReport, REPORT_VERSION } from '../report/json.js';
+import { failureReport, reportFailure, type Failure, type FailureOutputs, type FailureReport } from '../report/failure.js';
 import { GithubActionsReporter } from '../report/github.js';
+import { GitlabCiReporter } from '../report/gitlab.js';
+import type { JsonReport } from '../report/json.js';
+import { junitXml } from '../report/junit.js';
 import { PlainReporter } from '../report/plain.js';
 import { RunRecorder } from '../report/recorder.js';
+import { Redactor, secretValuesOfObjects } from '../report/redact.js';
+import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { TtyReporter } from '../report/tty.js';
-import { runApply } from '../run/apply.js';
-import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
-import { parseOutputMode, toApplyOptions, type OutputMode, type RawApplyOptions } from './options.js';
+import { listJournals } from '../journal/store.js';
+import { runRollback, statusLines } from '../run/rollback.js';
+import { completionScript } from './completion.js';
+import { askYesNo, requireTerminal } from './confirm.js';
+import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from './environment.js';
+import { secondSignalMessage } from './interrupt.js';
+import { parseDuration, parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
 /** Interrupted by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C). */
 const INTERRUPTED = 130;
 
+/** What the exits need to know about the run in progress, whichever path it ends on. */
+interface Session {
+  json: boolean;
+  githubActions: boolean;
+  /** Every Secret value of the apply, learned before kubectl reads the manifests. */
+  redactor: Redactor;
+  /** Aborted by the first SIGINT/SIGTERM: the run stops and restores what the apply changed. */
+  cancel: AbortController;
+  recorder?: RunRecorder;
+  /** The result is in: a late signal changes nothing. */
+  finished?: boolean;
+  /** --junit FILE: written at the end of every apply, failed ones included. */
+  junitFile?: string;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function buildProgram(): Command {
-  const program = new Command('kguard')
+function buildProgram(session: Session): Command {
+  const program = new Command(programName(process.argv[1]))
     .description('kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision')
     .version('0.1.0')
     .exitOverride();
-  program
+  const rollbackFlags: string[] = [];
+  const apply = program
     .command('apply')
     .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
     .option('-f, --filename <file|dir|url|->', 'manifests to apply (repeatable); - reads stdin', collect, [])
@@ -53,6 +80,7 @@ function buildProgram(): Command {
     .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', '2s')
     .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
     .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', '0s')
+    .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", '5')
     .addOption(
       new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
         .choices(['all', 'failed', 'none'])
@@ -60,6 +88,10 @@ function buildProgram(): Command {
     )
     .option('--no-rollback', 'never roll back (same as --rollback none)')
     .addOption(new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'))
+    .option('--junit <file>', 'also write a JUnit XML report to FILE: one test case per object of the apply')
+    .option('--diff', 'preview with kubectl diff for every object the apply would create or change; nothing changes')
+    .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')
+    .option('-y, --yes', 'answer yes to --confirm (apply without asking)')
     .argument('[kubectl-args...]', 'after --: passed to kubectl apply untouched')
     .action(async (kubectlArgs: string[], raw: RawApplyOptions) => {
       const dashDash = process.argv.indexOf('--');
@@ -68,122 +100,262 @@ function buildProgram(): Command {
           `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`,
         );
       }
-      process.exitCode = await apply(raw, kubectlArgs);
+      process.exitCode = await runCommand({ ...raw, rollbackFlags }, kubectlArgs, session);
+    });
+  // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
+  apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
+  apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
+  program
+    .command('rollback')
+    .description('restore an unfinished or failed run from its journal in the cluster (someone else\'s change still wins)')
+    .argument('[run]', 'the run to restore (kguard status lists them); default: the only unfinished one')
+    .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--kubeconfig <path>', 'kubeconfig file to use')
+    .option('--rollback-timeout <duration>', 'how long the restore may take', '5m')
+    .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
+    .action(async (run: string | undefined, raw: JournalCommandOptions) => {
+      process.exitCode = await journalCommand('rollback', run, raw, session);
+    });
+  program
+    .command('status')
+    .description('list unfinished kguard runs: their journals, objects, age and what is left to do')
+    .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--kubeconfig <path>', 'kubeconfig file to use')
+    .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
+    .action(async (raw: JournalCommandOptions) => {
+      process.exitCode = await journalCommand('status', undefined, raw, session);
+    });
+  program
+    .command('completion')
+    .description('print the shell completion script: source <(kguard completion bash)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action((shell: 'bash' | 'zsh') => {
+      process.stdout.write(completionScript(program, shell));
     });
   return program;
 }
 
-async function apply(raw: RawApplyOptions, passThrough: string[]): Promise<number> {
-  let outputMode: OutputMode = 'text';
-  let reporter: RunRecorder | undefined;
+interface JournalCommandOptions {
+  namespace?: string;
+  context?: string;
+  kubeconfig?: string;
+  rollbackTimeout?: string;
+  output?: string;
+}
+
+/** `kguard rollback` and `kguard status`: read the journals the cluster holds. */
+async function journalCommand(command: 'rollback' | 'status', runId: string | undefined, raw: JournalCommandOptions, session: Session): Promise<number> {
   try {
-    outputMode = parseOutputMode(raw.output);
-    const options = toApplyOptions(raw, passThrough);
-    reporter = new RunRecorder(makeReporter(outputMode));
-    const kubectl = new Kubectl(
-      execProcess,
-      {
-        binary: process.env.KGUARD_KUBECTL || 'kubectl',
-        connectionArgs: options.connectionArgs,
-        requestTimeout: '30s',
-        readDeadlineMs: 60_000,
+    session.json = parseOutputMode(raw.output ?? 'text') === 'json';
+    const deadlineMs = parseDuration(raw.rollbackTimeout ?? '5m', '--rollback-timeout');
+    const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
+    const missing = missingKubeconfig(connectionArgs, process.env);
+    if (missing) throw new InputError(missing);
+    const recorder = new RunRecorder(makeReporter(session), session.redactor);
+    session.recorder = recorder;
+    const kubectl = new Kubectl(execProcess, {
+      binary: process.env.KGUARD_KUBECTL || 'kubectl',
+      connectionArgs,
+      requestTimeout: '30s',
+      readDeadlineMs: 60_000,
+      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+      observe: (objects) => {
+        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
       },
-      streamProcess,
-    );
-    const inputs: InputDeps = {
-      readStdin,
-      kustomize: (directory) => kubectl.kustomize(directory),
-      download: (url) => download(url),
-    };
-    const cancel = new AbortController();
-    const stopHandling = handleInterrupts(reporter, cancel);
-    const result = await runApply(options, { kubectl, clock: systemClock, reporter, inputs, keepCopy: privateCopies(), signal: cancel.signal });
-    stopHandling();
-    const exitCode = exitCodeFor(result);
-    reporter.emit({
-      kind: 'finished',
-      outcome: outcomeOf(result),
-      exitCode,
-      restored: anythingRestored(result),
-      failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
     });
-    reporter.close();
-    if (outputMode === 'json') process.stdout.write(`${JSON.stringify(buildReport(result, reporter.messages), null, 2)}\n`);
-    return exitCode;
-  } catch (error) {
-    reporter?.close();
-    const exitCode = error instanceof KguardError ? error.exitCode : INTERNAL_ERROR;
-    const message =
-      error instanceof KguardError
-        ? error.message
-        : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}. This is a bug in kguard; please report it with the command you ran.`;
-    process.stderr.write(`kguard: ${message} (exit ${exitCode})\n`);
-    if (outputMode === 'json') {
-      process.stdout.write(`${JSON.stringify({ reportVersion: REPORT_VERSION, outcome: 'error', exitCode, error: message }, null, 2)}\n`);
+    if (command === 'status') {
+      const listings = await listJournals(kubectl, raw.namespace);
+      session.finished = true;
+      recorder.close();
+      const report = listings.map(({ journal, expired }) => ({
+        runId: journal.runId,
+        namespace: journal.namespace,
+        state: journal.state,
+        startedAt: journal.startedAt,
+        expired,
+        objects: journal.objects.map(({ ref }) => ref),
+        command: journal.command,
+      }));
+      process.stdout.write(session.json ? `${JSON.stringify({ runs: report }, null, 2)}\n` : `${sanitizeText(statusLines(listings, new Date()).join('\n'), session.redactor)}\n`);
+      return ExitCode.Success;
+    }
+    const result = await runRollback({ runId, namespace: raw.namespace, deadlineMs }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: privateCopies() });
+    session.finished = true;
+    const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
+    recorder.emit({ kind: 'rollback-finished', runId: result.runId, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, exitCode });
+    recorder.close();
+    if (session.json) {
+      const objects = [...result.results].map(([key, restore]) => ({ object: key, ...restore, restored: undefined }));
+      process.stdout.write(`${JSON.stringify(sanitizeDeep({ runId: result.runId, exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects, messages: recorder.messages }, session.redactor), null, 2)}\n`);
     }
     return exitCode;
+  } catch (error) {
+    session.recorder?.close();
+    return fail(session, error);
   }
 }
 
+async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {
+  try {
+    const outputMode = parseOutputMode(raw.output);
+    session.json = outputMode === 'json';
+    session.junitFile = raw.junit;
+    const options = toApplyOptions(raw, passThrough);
+    if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
+      throw new InputError('not applied: the answer was not yes. Nothing was changed.');
+    }
+    session.finished = false;
+    const { report, exitCode } = await guardedApply(options, {
+      redactor: session.redactor,
+      reporter: makeReporter(session, options.manifests),
+      signal: session.cancel.signal,
+      readStdin,
+      kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
+      env: process.env,
+      onRecorder: (recorder) => (session.recorder = recorder),
+      onResult: () => (session.finished = true),
+    });
+    if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    writeJunit(session, report);
+    return exitCode;
+  } catch (error) {
+    session.recorder?.close();
+    return fail(session, error);
+  }
+}
+
+/** Turns anything that stopped the run into its exit code, reported on every output. */
+function fail(session: Session, error: unknown): number {
+  const failure = failureOf(error);
+  if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
+  const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
+  reportFailure(sanitized, failureOutputs(session));
+  writeJunit(session, failureReport(sanitized));
+  return failure.exitCode;
+}
+
 /**
- * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C: the first
- * signal stops the watch and restores what the apply changed (before the apply: nothing is
- * applied); a second one exits at once, saying what was left.
+ * --confirm: the preview (a server dry run with kubectl diff) on the terminal, then the question.
+ * A preview in which nothing would change needs no answer.
  */
-function handleInterrupts(reporter: RunRecorder, cancel: AbortController): () => void {
+async function confirmed(options: CliApplyOptions, session: Session): Promise<boolean> {
+  const output = session.json ? process.stderr : process.stdout;
+  requireTerminal(Boolean(process.stdin.isTTY), Boolean(output.isTTY));
+  const { report } = await guardedApply({ ...options, dryRun: 'server', diff: true }, {
+    redactor: session.redactor,
+    reporter: makeReporter({ ...session, githubActions: false }, options.manifests),
+    signal: session.cancel.signal,
+    readStdin,
+    kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
+    env: process.env,
+    onRecorder: (recorder) => (session.recorder = recorder),
+    quietEnd: true,
+  });
+  if (report.objects.every((object) => object.change === 'unchanged' || object.change === 'absent')) return true;
+  return askYesNo('Apply these changes? [y/N] ', process.stdin, output);
+}
+
+function failureOutputs(session: Session): FailureOutputs {
+  const summaryPath = process.env.GITHUB_STEP_SUMMARY || undefined;
+  return { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions, summaryPath };
+}
+
+/** The JUnit report is a courtesy, like the job summary: a file that cannot be written is a warning; the exit code stands. */
+function writeJunit(session: Session, report: JsonReport | FailureReport): void {
+  if (!session.junitFile) return;
+  try {
+    writeFileSync(session.junitFile, junitXml(report, new Date()));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`kguard: could not write the JUnit report to ${session.junitFile} (${why}); the exit code stands\n`);
+  }
+}
+
+function failureOf(error: unknown): Failure {
+  if (error instanceof CommanderError) {
+    // Commander printed the usage error itself (or the help or version text, exit 0).
+    if (error.exitCode === 0) return { outcome: 'error', exitCode: ExitCode.Success, message: '' };
+    const message = error.message === '(outputHelp)' ? 'no command given: use kguard apply -f FILE' : error.message.replace(/^error: /, '');
+    return { outcome: 'error', exitCode: ExitCode.InputError, message, printed: true };
+  }
+  if (error instanceof InterruptedError) return { outcome: 'interrupted', exitCode: error.exitCode, message: error.message };
+  if (error instanceof KguardError) return { outcome: 'error', exitCode: error.exitCode, message: error.message };
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return {
+    outcome: 'error',
+    exitCode: INTERNAL_ERROR,
+    message: `internal error: ${detail}. This is a bug in kguard; please report it with the command you ran.`,
+  };
+}
+
+/**
+ * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C, in any
+ * state, from the first line of main on: the first signal stops the watch and restores what the
+ * apply changed (before the apply: stops the reads, nothing is applied); a second one stops every
+ * kubectl still running and exits at once, saying what was left, on every output.
+ */
+function handleInterrupts(session: Session): void {
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (session.finished) return;
     signals += 1;
     if (signals === 1) {
       process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (a second signal exits at once)\n`);
-      cancel.abort(`interrupted by ${signal}`);
+      session.cancel.abort(`interrupted by ${signal}`);
       return;
     }
-    reporter.close();
-    const inFlight = reporter.notRestored().map((name) => `  ${name}`);
-    const what =
-      inFlight.length > 0
-        ? `the restore was NOT finished; these objects may still be as the apply left them:\n${inFlight.join('\n')}`
-        : 'the restore was NOT finished.';
-    process.stderr.write(`kguard: ${signal} again: exiting at once (exit ${INTERRUPTED}); ${what}\n`);
     stopRunningProcesses();
+    session.recorder?.close();
+    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId), session.redactor);
+    process.stderr.write(`kguard: ${message}\n`);
+    const failure: Failure = { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
+    reportFailure(failure, failureOutputs(session));
+    writeJunit(session, failureReport(failure));
     process.exit(INTERRUPTED);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
 }
 
-function makeReporter(outputMode: OutputMode): Reporter {
-  const colourFor = (stream: NodeJS.WriteStream) =>
-    !('NO_COLOR' in process.env) && (Boolean(stream.isTTY) || Boolean(process.env.FORCE_COLOR));
-  const logStream = outputMode === 'json' ? process.stderr : process.stdout;
-  const interactive = outputMode === 'text' && Boolean(process.stdout.isTTY) && !process.env.CI;
-  const reporter = interactive ? new TtyReporter(process.stdout, colourFor(process.stdout)) : new PlainReporter(logStream, colourFor(logStream));
-  if (process.env.GITHUB_ACTIONS !== 'true') return reporter;
+/**
+ * A reader that goes away (`kguard apply -f x | head -2`) makes the next write fail with EPIPE,
+ * and an unhandled stream error would end kguard in the middle of a watch or a restore. The
+ * output is lost; the run, the restore and the exit code are not.
+ */
+function keepWorkingWithoutReaders(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+}
+
+function makeReporter(session: Session, manifests?: ManifestInput): Reporter {
+  const env = process.env;
+  const logStream = session.json ? process.stderr : process.stdout;
+  const terminal =
+    !session.json && canAnimate(process.stdout, env)
+      ? new TtyReporter(process.stdout, useColour(env, true))
+      : new PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  const reporter = env.GITLAB_CI === 'true' ? new GitlabCiReporter(terminal, logStream) : terminal;
+  if (!session.githubActions) return reporter;
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
-  return new GithubActionsReporter(reporter, process.stderr, process.env.GITHUB_STEP_SUMMARY || undefined);
+  // Annotations point at the manifest line of the failing object, relative to the checkout.
+  const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, env.GITHUB_WORKSPACE || process.cwd()) : undefined;
+  return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined, undefined, locate);
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  keepWorkingWithoutReaders();
+  const session: Session = {
+    json: wantsJsonOutput(argv.slice(2)),
+    githubActions: process.env.GITHUB_ACTIONS === 'true',
+    redactor: new Redactor(),
+    cancel: new AbortController(),
+  };
+  handleInterrupts(session);
   try {
-    await program.parseAsync(argv);
+    await buildProgram(session).parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // Commander already printed the usage error (or the help/version text).
-      process.exitCode = error.exitCode === 0 ? ExitCode.Success : ExitCode.InputError;
-      return;
-    }
-    if (error instanceof KguardError) {
-      process.stderr.write(`kguard: ${error.message} (exit ${error.exitCode})\n`);
-      process.exitCode = error.exitCode;
-      return;
-    }
-    throw error;
+    process.exitCode = fail(session, error);
   }
 }
 

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ObjectChange } from '../objects/compare.js';
-import { changeOf } from '../objects/compare.js';
+import { canonicalJson, changeOf, sameContent } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 
 export const JOURNAL_LABEL = 'kguard.dev/journal';
@@ -99,6 +99,15 @@ export function readJournalSecret(secret: KubeObject): Journal {
 export function changesToUndo(journal: Journal, live: ReadonlyMap<string, KubeObject | undefined>): Array<{ ref: ObjectRef; change: ObjectChange }> {
   return journal.objects.map((entry) => {
     const now = live.get(objectKey(entry.ref));
+    // Killed mid-restore: the values are back already (the first write landed); what may be
+    // left is the second write, of the field owners, from the live object.
+    if (entry.before && now && now.metadata.uid === entry.before.metadata.uid && sameContent(entry.before, now)) {
+      const owners = canonicalJson(entry.before.metadata.managedFields ?? []) === canonicalJson(now.metadata.managedFields ?? []);
+      const change: ObjectChange = owners
+        ? { change: 'unchanged', before: entry.before, after: now }
+        : { change: 'configured', before: entry.before, after: now, paths: ['metadata.managedFields'] };
+      return { ref: entry.ref, change };
+    }
     const applied = entry.applied === undefined ? now : (entry.applied ?? undefined);
     const change = changeOf(entry.before ?? undefined, applied);
     return { ref: entry.ref, change };

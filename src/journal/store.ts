@@ -64,9 +64,14 @@ export class RunJournal {
     return this.journal.namespace;
   }
 
-  static async start(kubectl: JournalKubectl, journal: Journal, deadlineMs: number): Promise<RunJournal> {
-    const secret = journalSecret(journal);
-    const written = await kubectl.create(secret, secretsPath(journal.namespace), deadlineMs);
+  static async start(kubectl: JournalKubectl, wanted: Journal, deadlineMs: number): Promise<RunJournal> {
+    let journal = wanted;
+    let written = await kubectl.create(journalSecret(journal), secretsPath(journal.namespace), deadlineMs);
+    if (!written.ok && written.notFound && journal.namespace !== 'default') {
+      // The apply creates its namespace: the journal waits in "default" meanwhile.
+      journal = { ...journal, namespace: 'default' };
+      written = await kubectl.create(journalSecret(journal), secretsPath(journal.namespace), deadlineMs);
+    }
     if (!written.ok) throw refusedBecause(written, 'secrets', journal.namespace);
     const store = new RunJournal(kubectl, journal, deadlineMs);
     store.resourceVersion = written.object?.metadata.resourceVersion;
@@ -165,7 +170,7 @@ export async function acquireLeases(
       await inParallel(pending, 8, async (ref) => {
         const outcome = await takeLease(kubectl, ref, options);
         if ('lease' in outcome) held.set(objectKey(ref), outcome.lease);
-        else blocked.push({ ref, holder: outcome.holder });
+        else if ('holder' in outcome) blocked.push({ ref, holder: outcome.holder });
       });
       if (blocked.length === 0) return { release };
       if (deps.clock.now() - startedAt >= options.lockTimeoutMs || deps.signal?.aborted) {
@@ -193,12 +198,15 @@ async function takeLease(
   kubectl: JournalKubectl,
   ref: ObjectRef,
   options: { home: string; runId: string; durationSeconds: number; deadlineMs: number },
-): Promise<{ lease: KubeObject } | { holder: string }> {
+): Promise<{ lease: KubeObject } | { holder: string } | { skipped: true }> {
   const namespace = leaseNamespace(ref, options.home);
   const wanted = leaseFor(ref, options.home, options.runId, options.durationSeconds, new Date());
   const created = await kubectl.create(wanted, leasesPath(namespace), options.deadlineMs);
   if (created.ok && created.object) return { lease: created.object };
   if (created.ok) return { lease: wanted };
+  // A namespace that does not exist yet (this apply creates it) holds no object to protect:
+  // there is no "before" another run could corrupt.
+  if (created.notFound) return { skipped: true };
   if (!/\(AlreadyExists\)/.test(created.stderr)) throw refusedBecause(created, 'leases', namespace);
   const live = await kubectl.getObject('leases.v1.coordination.k8s.io', namespace, leaseName(ref));
   if (!live) return { holder: 'a run that just finished' };

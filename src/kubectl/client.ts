@@ -2,11 +2,13 @@
 // and returns parsed results. Failures become KubectlError with a one-paragraph diagnosis.
 import { KubectlError, InputError } from '../errors.js';
 import type { Deployment, KubeEvent, KubeList, Pod, ReplicaSet } from '../kube.js';
-import type { KubeObject } from '../objects/model.js';
+import type { KubeObject, ObjectRef } from '../objects/model.js';
 import { parseApplyOutput, type AppliedObject } from './apply-output.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
+import { diffsByObject } from './diff-output.js';
 import type { Exec, ExecResult, StreamExec } from './exec.js';
 import { collectionPath, groupVersionPath, resourceNameIn, resourceTypeOf, snapshotOf } from './resources.js';
+import { isTransientFailure, retryTransient } from './transient.js';
 import { WatchEventReader, type WatchEvent } from './watch-events.js';
 
 export interface Connection {
@@ -17,6 +19,16 @@ export interface Connection {
   requestTimeout: string;
   /** Deadline for a read-only kubectl process, so one hung call cannot stall the run. */
   readDeadlineMs: number;
+  /**
+   * Writes answered with a transient error (kubectl/transient.ts) are tried again after these
+   * waits; none when absent.
+   */
+  retry?: { delaysMs: readonly number[]; sleep(ms: number): Promise<void> };
+  /**
+   * Sees every object kubectl returns (snapshots, dry-run results, restore reads): the CLI learns
+   * the values of Secrets, old and new, to redact them from everything it prints.
+   */
+  observe?: (objects: readonly KubeObject[]) => void;
 }
 
 export interface ApplyRequest {
@@ -111,17 +123,19 @@ export class Kubectl {
    * several), then one document per pruned object (apply.go printObjects, prune.go).
    */
   async dryRun(request: ApplyRequest, strategy: 'client' | 'server'): Promise<DryRunResult> {
-    const result = await this.run([...this.applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], {
-      deadlineMs: request.deadlineMs,
-      input: request.stdin,
-    });
+    // A dry run changes nothing, so a transient failure is simply asked again.
+    const result = await this.retrying(() =>
+      this.run([...this.applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], { deadlineMs: request.deadlineMs, input: request.stdin }),
+    );
     if (result.exitCode !== 0) {
       if (diagnoseKubectlFailure(result).kind === 'missing-binary') throw this.failure('run kubectl', result);
       return { ok: false, stderr: result.stderr, timedOut: result.timedOut === true };
     }
     const documents = jsonDocuments(result.stdout);
     const [first, ...rest] = documents;
-    return { ok: true, objects: first ? itemsOfValue<KubeObject>(first) : [], pruned: rest as KubeObject[], warnings: result.stderr };
+    const objects = first ? itemsOfValue<KubeObject>(first) : [];
+    this.connection.observe?.([...objects, ...(rest as KubeObject[])]);
+    return { ok: true, objects, pruned: rest as KubeObject[], warnings: result.stderr };
   }
 
   /**
@@ -135,10 +149,40 @@ export class Kubectl {
     return parseApplyOutput(result.stdout);
   }
 
+  /**
+   * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
+   * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
+   * already wrote come out unchanged the second time. What an attempt reported applied before it
+   * failed is kept (a later attempt reports those objects as unchanged).
+   */
+  /**
+   * `kubectl diff` over the same inputs: the live objects against what the apply would make of
+   * them, split per object. kubectl diff exits 1 when there are differences: that is an answer,
+   * not a failure; above 1 it failed.
+   */
+  async diff(request: ApplyRequest, refs: readonly ObjectRef[]): Promise<Map<string, string[]>> {
+    const args = ['diff', ...request.filenames.flatMap((filename) => ['-f', filename])];
+    if (request.recursive) args.push('-R');
+    if (request.namespace) args.push('-n', request.namespace);
+    // Only the apply flags kubectl diff takes: it refuses the others.
+    args.push(...request.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
+    const result = await this.retrying(() => this.run(args, { deadlineMs: request.deadlineMs, input: request.stdin }));
+    if (result.exitCode !== 0 && result.exitCode !== 1) throw this.failure('show the differences (kubectl diff)', result);
+    return diffsByObject(result.stdout, refs);
+  }
+
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
-    const result = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
-    if (result.exitCode !== 0) throw this.failure('apply the manifests', result, parseApplyOutput(result.stdout));
-    return parseApplyOutput(result.stdout);
+    const applied = new Map<string, AppliedObject>();
+    const result = await this.retrying(async () => {
+      const attempt = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
+      for (const object of parseApplyOutput(attempt.stdout)) {
+        const key = `${object.resource}/${object.name}`;
+        if (!applied.has(key) || applied.get(key)?.action === 'unchanged') applied.set(key, object);
+      }
+      return attempt;
+    });
+    if (result.exitCode !== 0) throw this.failure('apply the manifests', result, [...applied.values()], { ms: request.deadlineMs, flag: '--timeout' });
+    return [...applied.values()];
   }
 
   /**
@@ -151,7 +195,7 @@ export class Kubectl {
       deadlineMs: this.connection.readDeadlineMs,
     });
     if (result.exitCode !== 0) throw this.failure(`read ${types.join(', ')}${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return itemsOf<KubeObject>(result.stdout);
+    return this.observed(itemsOf<KubeObject>(result.stdout));
   }
 
   /** One object as it is now, or undefined when it does not exist. */
@@ -161,7 +205,7 @@ export class Kubectl {
       { deadlineMs: this.connection.readDeadlineMs },
     );
     if (result.exitCode !== 0) throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return itemsOf<KubeObject>(result.stdout)[0];
+    return this.observed(itemsOf<KubeObject>(result.stdout))[0];
   }
 
   /**
@@ -182,9 +226,11 @@ export class Kubectl {
   }
 
   private async rawWrite(verb: 'replace' | 'create', path: string, object: KubeObject, deadlineMs: number): Promise<WriteResult> {
-    const result = await this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) });
-    if (result.exitCode === 0) return { ok: true, object: itemsOf<KubeObject>(result.stdout)[0] };
-    return writeFailure(result);
+    // Safe to repeat: the body carries metadata.resourceVersion (a PUT) or the object must not
+    // exist yet (a POST), so a write that did land answers the retry with 409, never twice.
+    const result = await this.retrying(() => this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) }));
+    if (result.exitCode === 0) return { ok: true, object: this.observed(itemsOf<KubeObject>(result.stdout))[0] };
+    return writeFailure(result, deadlineMs);
   }
 
   /**
@@ -194,9 +240,10 @@ export class Kubectl {
    */
   async deleteExact(path: string, preconditions: { uid: string; resourceVersion?: string }, deadlineMs: number): Promise<WriteResult> {
     const body = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', preconditions };
-    const result = await this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) });
+    // Safe to repeat: the uid precondition; a delete that did land answers the retry with 404.
+    const result = await this.retrying(() => this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) }));
     if (result.exitCode === 0) return { ok: true };
-    return writeFailure(result);
+    return writeFailure(result, deadlineMs);
   }
 
   /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
@@ -343,6 +390,16 @@ export class Kubectl {
     return args;
   }
 
+  private observed(objects: KubeObject[]): KubeObject[] {
+    this.connection.observe?.(objects);
+    return objects;
+  }
+
+  private async retrying(attempt: () => Promise<ExecResult>): Promise<ExecResult> {
+    const retry = this.connection.retry;
+    return retry ? retryTransient(attempt, retry.delaysMs, retry.sleep) : attempt();
+  }
+
   /** Calls made until `stopCancelling()` end at once when `signal` aborts: only safe for reads. */
   cancelReadsOn(signal: AbortSignal | undefined): void {
     this.cancel = signal;
@@ -357,7 +414,7 @@ export class Kubectl {
     options: { deadlineMs: number; input?: string; bounded?: boolean },
   ): Promise<ExecResult> {
     this.spawned += 1;
-    const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${this.connection.requestTimeout}`];
+    const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
     return this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
       input: options.input,
       timeoutMs: options.deadlineMs,
@@ -365,10 +422,11 @@ export class Kubectl {
     });
   }
 
-  private failure(what: string, result: ExecResult, applied: AppliedObject[] = []): KubectlError {
+  private failure(what: string, result: ExecResult, applied: AppliedObject[] = [], deadline?: { ms: number; flag: string }): KubectlError {
     if (result.timedOut) {
+      const within = deadline ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(this.connection.readDeadlineMs);
       return new KubectlError(
-        `kubectl did not ${what} in time and was stopped. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
+        `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
         undefined,
         result.stderr,
         applied,
@@ -377,18 +435,35 @@ export class Kubectl {
     const diagnosis = diagnoseKubectlFailure(result);
     return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, undefined, result.stderr, applied);
   }
+
+  /**
+   * The last `tail` lines one container printed (`kubectl logs`); with `previous`, those of its run
+   * before the last restart. Evidence, not a verdict: a failure comes back as kubectl's own words.
+   */
+  async logs(namespace: string, pod: string, container: string, options: { tail: number; previous: boolean }): Promise<LogsResult> {
+    const args = ['logs', pod, '-n', namespace, '-c', container, `--tail=${options.tail}`, ...(options.previous ? ['--previous'] : [])];
+    const result = await this.run(args, { deadlineMs: this.connection.readDeadlineMs });
+    if (result.exitCode === 0) return { ok: true, text: result.stdout };
+    const said = result.stderr.split('\n').find((line) => line.trim() !== '') ?? '';
+    return { ok: false, error: result.timedOut ? 'kubectl did not answer in time' : said.replace(/^error: /, '').trim() || `kubectl exited ${result.exitCode}` };
+  }
 }
 
+export type LogsResult = { ok: true; text: string } | { ok: false; error: string };
+
 /** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
+/** kubectl apply flags that kubectl diff takes as well. */
+const DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
+
 export const RESTORE_FIELD_MANAGER = 'kguard-restore';
 
 function withFieldManager(path: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}fieldManager=${RESTORE_FIELD_MANAGER}`;
 }
 
-function writeFailure(result: ExecResult): WriteResult {
+function writeFailure(result: ExecResult, deadlineMs: number): WriteResult {
   const stderr = result.stderr;
-  const message = result.timedOut ? 'kubectl did not finish in time and was stopped' : diagnoseKubectlFailure(result).detail;
+  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
   return {
     ok: false,
     conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
@@ -411,12 +486,26 @@ function withQuery(path: string, params: Record<string, string>): string {
 }
 
 /**
- * Worth asking again after a pause: the API server is unreachable, slow or busy (5xx, 429), as
- * client-go's reflector backs off on connection refused and 429 and relists.
+ * Worth asking again after a pause: the API server is unreachable, slow or busy (5xx, 429: the
+ * transient table), as client-go's reflector backs off on connection refused and 429 and relists.
  */
 function isRetryable(result: ExecResult): boolean {
   const kind = diagnoseKubectlFailure(result).kind;
-  return kind === 'unreachable' || kind === 'timeout' || /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)|connection reset|unexpected EOF|http2: client connection lost/.test(result.stderr);
+  return kind === 'unreachable' || kind === 'timeout' || isTransientFailure(result);
+}
+
+/**
+ * kubectl's --request-timeout bounds each HTTP request; a call's deadline bounds the process. A
+ * request may not outlive its process: with a shorter deadline, the request gets the deadline.
+ */
+function requestTimeoutWithin(requestTimeout: string, deadlineMs: number): string {
+  const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1000 : undefined;
+  if (requestMs === undefined || deadlineMs >= requestMs) return requestTimeout;
+  return `${Math.max(1, Math.floor(deadlineMs / 1000))}s`;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`;
 }
 
 /** `kubectl api-resources -o wide`: NAME SHORTNAMES APIVERSION NAMESPACED KIND VERBS CATEGORIES. */

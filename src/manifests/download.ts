@@ -38,12 +38,25 @@ export async function download(url: string, limits: DownloadLimits = DEFAULT_DOW
   return Buffer.concat(chunks);
 }
 
-/** fetch() says only "fetch failed"; the reason is on error.cause (ECONNREFUSED, ENOTFOUND...). */
-function causeOf(error: unknown, deadlineMs: number): string {
+/**
+ * fetch() says only "fetch failed"; the reason is on error.cause (undici): an Error with a code
+ * (ECONNREFUSED, ENOTFOUND), one with only a message ("bad port"), or an AggregateError whose
+ * `errors` hold one failure per address tried.
+ */
+export function causeOf(error: unknown, deadlineMs: number): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return `no complete answer within ${deadlineMs / 1000}s`;
   }
-  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
-  if (cause?.code) return `${cause.code}${cause.message ? `: ${cause.message}` : ''}`;
+  const cause = error instanceof Error ? error.cause : undefined;
+  const described = describeCause(cause);
+  if (described) return described;
   return error instanceof Error ? error.message : String(error);
+}
+
+function describeCause(cause: unknown): string | undefined {
+  if (!(cause instanceof Error)) return typeof cause === 'string' && cause !== '' ? cause : undefined;
+  const code = (cause as { code?: unknown }).code;
+  const message = cause.message || (cause instanceof AggregateError ? cause.errors.map(describeCause).filter(Boolean).join('; ') : '');
+  if (typeof code === 'string' && message) return message.includes(code) ? message : `${code}: ${message}`;
+  return (typeof code === 'string' ? code : message) || describeCause(cause.cause);
 }

@@ -16,6 +16,7 @@ export type RunEvent =
   | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }
   | { kind: 'preview'; strategy: 'client' | 'server'; objects: ChangedObject[] }
+  | { kind: 'diff'; object: ObjectRef; lines: string[] }
   | { kind: 'unchanged'; workload: WorkloadRef; detail: string }
   | { kind: 'tracking'; workload: WorkloadRef; fromRevision?: number; detail: string }
   | { kind: 'unverified'; workload: WorkloadRef; detail: string }
@@ -41,6 +42,7 @@ export type RunEvent =
   | { kind: 'journal'; runId: string; namespace: string }
   | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
   | { kind: 'journal-warning'; message: string }
+  | { kind: 'rollback-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean };
 

@@ -1,5 +1,6 @@
 // How each event reads. An exhaustive Record over the event kinds: a new kind does not compile
 // until it can be printed.
+import { findingLines, type Diagnosis } from '../classify/diagnosis.js';
 import { describeWorkload } from '../manifests/parse.js';
 import { describeApplied } from '../kubectl/apply-output.js';
 import type { Outcome } from '../run/result.js';
@@ -75,6 +76,11 @@ export const FORMATTERS: Formatters = {
         : `dry run (${event.strategy}): nothing was changed. The apply would:`,
     details: event.objects.map(describeChange),
   }),
+  diff: (event) => ({
+    tone: 'info',
+    text: `${describeObject(event.object)}: kubectl diff (live object → after the apply):`,
+    details: event.lines,
+  }),
   unchanged: (event) => ({
     tone: 'info',
     text: `${describeWorkload(event.workload)}: unchanged by this apply (${event.detail}); not watched, never rolled back`,
@@ -90,14 +96,10 @@ export const FORMATTERS: Formatters = {
       `${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === 'rollback' ? '' : 'new '}pods ready`}` +
       `${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''}: ${event.waitingFor}`,
   }),
-  'pod-problem': (event) => {
-    const { finding } = event;
-    const where = finding.container ? `pod ${finding.pod} container ${finding.container}` : `pod ${finding.pod}`;
-    return {
-      tone: 'warn',
-      text: `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeWorkload(event.workload)}: ${where}: ${finding.reason}${finding.message ? `: ${finding.message}` : ''}`,
-    };
-  },
+  'pod-problem': (event) => ({
+    tone: 'warn',
+    text: `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeWorkload(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
+  }),
   'poll-error': (event) => ({
     tone: 'warn',
     text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`,
@@ -113,12 +115,12 @@ export const FORMATTERS: Formatters = {
   failed: (event) => ({
     tone: 'fail',
     text: `${describeWorkload(event.workload)}: ${event.diagnosis.summary} (after ${seconds(event.elapsedMs)})`,
-    details: [...event.diagnosis.evidence, `next: ${event.diagnosis.nextStep}`],
+    details: diagnosisDetails(event.diagnosis),
   }),
   'timed-out': (event) => ({
     tone: 'fail',
     text: `${describeWorkload(event.workload)}: timed out after ${seconds(event.elapsedMs)}: ${event.diagnosis.summary}`,
-    details: [...event.diagnosis.evidence, `next: ${event.diagnosis.nextStep}`],
+    details: diagnosisDetails(event.diagnosis),
   }),
   interrupted: (event) => ({
     tone: 'info',
@@ -187,6 +189,13 @@ export const FORMATTERS: Formatters = {
     tone: 'warn',
     text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`,
   }),
+  'rollback-finished': (event) => ({
+    tone: event.needsPerson > 0 ? 'alarm' : 'ok',
+    text:
+      event.needsPerson > 0
+        ? `kguard rollback ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} restored; the journal stays (exit ${event.exitCode})`
+        : `kguard rollback ${event.runId}: ${event.restored} object(s) restored, ${event.untouched} already as before the run; journal removed (exit ${event.exitCode})`,
+  }),
   'lock-wait': (event) => ({
     tone: 'warn',
     text: `${describeObject(event.object)}: another kguard run holds it (${event.holder}); waiting for it to finish (--lock-timeout)`,
@@ -222,8 +231,24 @@ const CHANGE_TEXT: Record<ChangedObject['change'], string> = {
   absent: 'absent',
 };
 
+/** Evidence, then the last lines the failing containers printed (the pods may be gone by now), then the next step. */
+function diagnosisDetails(diagnosis: Diagnosis): string[] {
+  const logLines = (diagnosis.logs ?? []).flatMap((log) => {
+    const lines = log.lines.slice(-log.shown);
+    if (lines.length === 0) return [];
+    const run = log.previous ? ', run before the restart' : '';
+    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
+  });
+  return [...diagnosis.evidence, ...logLines, `next: ${diagnosis.nextStep}`];
+}
+
+/** kubectl's bookkeeping of a client-side apply: it changes with every other field, so it says nothing. */
+const LAST_APPLIED = 'metadata.annotations.kubectl.kubernetes.io/last-applied-configuration';
+
 function describeChange(object: ChangedObject): string {
-  const fields = object.changedFields.length > 0 ? `: ${summarizePaths(object.changedFields)}` : '';
+  const meaningful = object.changedFields.filter((path) => path !== LAST_APPLIED);
+  const shown = meaningful.length > 0 ? meaningful : object.changedFields;
+  const fields = shown.length > 0 ? `: ${summarizePaths(shown)}` : '';
   return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
 }
 

@@ -39,6 +39,8 @@ export interface JsonObject {
   nextStep: string | null;
   evidence: string[];
   pods: Array<{ pod: string; container: string | null; reason: string; message: string; restartCount: number }>;
+  /** The failing containers' last lines (up to 50 each), read before any rollback removed the pods. */
+  logs: Array<{ pod: string; container: string; previous: boolean; lines: string[]; error: string | null }>;
   restore: {
     status: string;
     reason: string | null;
@@ -88,6 +90,7 @@ function objectReport(result: ObjectResult): JsonObject {
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict?.findings ?? []).map(podReport),
+    logs: (diagnosis?.logs ?? []).map(({ pod, container, previous, lines, error }) => ({ pod, container, previous, lines, error: error ?? null })),
     restore: restore
       ? {
           status: restore.status,

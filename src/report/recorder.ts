@@ -1,17 +1,28 @@
-// Passes events on to the real reporter and remembers what the end of a run needs: the log lines
-// for the JSON report, and which objects the apply changed that are not restored yet, in case a
-// second signal ends the run at once.
+// The first reporter every event meets: it sanitises the event (report/sanitize.ts: Secret values,
+// control characters, CI workflow commands) so the reporters behind it can trust their input,
+// passes it on, and remembers what the end of a run needs: the log lines for the JSON report,
+// and which objects the apply changed that are not restored yet, in case a second signal ends
+// the run at once.
 import { describeObject, objectKey, type ObjectRef } from '../objects/model.js';
 import type { Reporter, RunEvent } from './events.js';
 import { formatEvent } from './format.js';
+import type { Redactor } from './redact.js';
+import { sanitizeDeep } from './sanitize.js';
 
 export class RunRecorder implements Reporter {
   readonly messages: string[] = [];
+  /** The run's id once its journal is written: what `kguard rollback` needs. */
+  runId: string | undefined;
   private readonly changed = new Map<string, ObjectRef>();
+  private closed = false;
 
-  constructor(private readonly inner: Reporter) {}
+  constructor(
+    private readonly inner: Reporter,
+    private readonly redactor?: Redactor,
+  ) {}
 
-  emit(event: RunEvent): void {
+  emit(untrusted: RunEvent): void {
+    const event = sanitizeDeep(untrusted, this.redactor);
     this.messages.push(formatEvent(event).text);
     if (event.kind === 'changes') {
       for (const object of event.objects) {
@@ -19,10 +30,14 @@ export class RunRecorder implements Reporter {
       }
     }
     if (event.kind === 'restored') this.changed.delete(objectKey(event.object));
+    if (event.kind === 'journal') this.runId = event.runId;
     this.inner.emit(event);
   }
 
+  /** Once: every path that ends a run closes it, and a job summary must not be written twice. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.inner.close();
   }
 

@@ -17,7 +17,8 @@ export class TtyReporter implements Reporter {
     colour: boolean,
   ) {
     this.chalk = new Chalk({ level: colour ? 1 : 0 });
-    this.spinner = ora({ stream, color: 'cyan', discardStdin: false });
+    // Without colour (NO_COLOR, FORCE_COLOR=0) the spinner is uncoloured too.
+    this.spinner = ora({ stream, color: colour ? 'cyan' : false, discardStdin: false });
   }
 
   emit(event: RunEvent): void {

@@ -1,12 +1,14 @@
 // Carries out a restore plan: each object the apply changed is written back to its pre-apply copy
 // with a conditional write, objects it created are deleted by uid, then the restored workloads
 // are tracked until healthy. Someone else's change always wins: checked right before each write,
-// and the write itself is conditional, so a change in between is caught too.
+// and the write itself is conditional, so a change in between is caught too. A transient API
+// answer (500, 503, 429, a dropped connection) is retried by the kubectl adapter itself
+// (kubectl/transient.ts), for every write alike.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
-import type { ApiResource, Kubectl, WriteResult } from '../kubectl/client.js';
+import type { ApiResource, Kubectl } from '../kubectl/client.js';
 import { canonicalJson, changeSinceApply, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../report/events.js';
@@ -27,8 +29,13 @@ export interface RestoreDeps {
   keepCopy(ref: ObjectRef, object: KubeObject): Promise<string>;
 }
 
-/** How many times a write is tried again after a transient API answer (500, 503, 429, etcd timeout). */
-const TRANSIENT_RETRIES = 3;
+/**
+ * How often the owners' write is tried at once when it loses a race; after that it is tried with a
+ * short pause until --rollback-timeout. A conflict here is a controller's
+ * status write (a content change ends the loop as someone else's change): a DaemonSet or
+ * StatefulSet that starts rolling back writes its status several times a second.
+ */
+const OWNER_ATTEMPTS = 10;
 
 export async function executeRestore(
   steps: readonly RestoreStep[],
@@ -68,7 +75,7 @@ async function restoreOne(
     const live = await read();
     if (live) return keepBecause(step, 'conflict', 'someone else created it again after the apply', deps);
     const collection = (await apiPath(step.ref, apiResources)).replace(/\/[^/]+$/, '');
-    const written = await withRetries(() => deps.kubectl.create(manualCopy(step.before, true), collection, options.deadlineMs), deps.clock);
+    const written = await deps.kubectl.create(manualCopy(step.before, true), collection, options.deadlineMs);
     if (!written.ok) return failed(step, `the API server refused to create it again: ${written.message}`, deps);
     if (!written.object) return { status: 'recreated', differences: [] };
     // A new object: a new uid and creation time; its values and field owners are the copy's.
@@ -82,10 +89,7 @@ async function restoreOne(
     if (!live) return { status: 'deleted', differences: [] };
     const change = changeSinceApply(step.applied, live);
     if (change) return keepBecause(step, change.state, change.detail, deps);
-    const deleted = await withRetries(
-      async () => deps.kubectl.deleteExact(await apiPath(step.ref, apiResources), { uid: live.metadata.uid ?? '' }, options.deadlineMs),
-      deps.clock,
-    );
+    const deleted = await deps.kubectl.deleteExact(await apiPath(step.ref, apiResources), { uid: live.metadata.uid ?? '' }, options.deadlineMs);
     if (!deleted.ok && deleted.notFound) return { status: 'deleted', differences: [] };
     if (!deleted.ok && deleted.conflict) return keepBecause(step, 'gone', 'it was replaced by someone else before kguard could delete it', deps);
     if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
@@ -99,7 +103,7 @@ async function restoreOne(
     const live = await read();
     const change = changeSinceApply(step.applied, live);
     if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps);
-    const first = await withRetries(() => deps.kubectl.replace(conditional(step.before, live), path, options.deadlineMs), deps.clock);
+    const first = await deps.kubectl.replace(conditional(step.before, live), path, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`, deps);
     const owned = await restoreOwners(step, first.object, path, options, deps, read);
@@ -144,9 +148,15 @@ async function restoreOwners(
   read: () => Promise<KubeObject | undefined>,
 ): Promise<{ object: KubeObject } | RestoreResult> {
   let restored = written;
-  for (let attempt = 0; attempt < 3 && needsOwners(step.before, restored); attempt += 1) {
+  const giveUpAt = deps.clock.now() + options.deadlineMs;
+  for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
+    if (attempt >= OWNER_ATTEMPTS && deps.clock.now() >= giveUpAt) {
+      return failed(step, `its values were restored but its field owners were not: it kept changing for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`, deps);
+    }
+    // A controller writing status several times a second wins races: give it a moment.
+    if (attempt >= OWNER_ATTEMPTS) await deps.clock.sleep(100 * Math.min(attempt - OWNER_ATTEMPTS + 1, 5));
     const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
-    const second = await withRetries(() => deps.kubectl.replace(owners, path, options.deadlineMs), deps.clock);
+    const second = await deps.kubectl.replace(owners, path, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
     if (second.ok || !second.conflict) {
       return failed(step, `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}`, deps);
@@ -215,23 +225,6 @@ function reportResult(step: RestoreStep, result: RestoreResult, reporter: Report
     case 'failed':
       reporter.emit({ kind: 'restore-failed', object: step.ref, reason: result.reason, commands: result.commands, copyFile: result.copyFile });
   }
-}
-
-/** Transient answers (a busy or restarting API server) are tried again, with a short back-off. */
-async function withRetries(write: () => Promise<WriteResult>, clock: Clock): Promise<WriteResult> {
-  let result = await write();
-  for (let retry = 1; retry <= TRANSIENT_RETRIES && !result.ok && isTransient(result.stderr); retry += 1) {
-    await clock.sleep(250 * 2 ** retry);
-    result = await write();
-  }
-  return result;
-}
-
-/** kube-apiserver Status reasons a retry can fix (apimachinery errors.go: IsServerTimeout, IsTooManyRequests...). */
-export function isTransient(stderr: string): boolean {
-  return /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)|etcdserver: request timed out|connection refused|connection reset|i\/o timeout/.test(
-    stderr,
-  );
 }
 
 /** The REST path of an object, from discovery: /api/v1/namespaces/NS/PLURAL/NAME or /apis/G/V/... */

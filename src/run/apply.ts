@@ -27,6 +27,8 @@ export interface ApplyOptions {
   selectionArgs: readonly string[];
   /** A preview: nothing changes. */
   dryRun?: 'client' | 'server';
+  /** With a server preview: `kubectl diff` of every object the apply would create or change. */
+  diff?: boolean;
   timeoutMs: number;
   rollbackTimeoutMs: number;
   pollIntervalMs: number;
@@ -43,6 +45,8 @@ export interface ApplyOptions {
   lockTimeoutMs: number;
   /** kguard's own command line, recorded in the journal for `kguard status`. */
   commandLine?: string;
+  /** How many of a failing container's last lines the text output shows (default 5; 0 reads no logs). */
+  logLines?: number;
 }
 
 export interface Deps {
@@ -68,6 +72,10 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const refs = [...understood.refs, ...understood.pruned];
     const runId = makeRunId();
     const home = homeNamespace(refs, options.namespace);
+    // A refused dry run ends the run before kguard writes anything, its own leases included.
+    if (!understood.server.ok) {
+      await (async () => checkServerDryRun(understood, await snapshot(refs, deps), inputs, deps))().catch(interruptedBeforeApply(deps.signal));
+    }
     // One run per object at a time: the leases come before the snapshot, so a run never records
     // another run's unverified state as its "before".
     if (options.journal && !options.dryRun) {
@@ -78,11 +86,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         deps,
       ).catch(interruptedBeforeApply(deps.signal));
     }
-    const before = await (async () => {
-      const before = await snapshot(refs, deps);
-      checkServerDryRun(understood, before, inputs, deps);
-      return before;
-    })().catch(interruptedBeforeApply(deps.signal));
+    const before = await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal));
     if (options.dryRun) return await preview(understood, before, request, options, deps, startedAt);
     const journal = options.journal ? await startJournal(runId, home, refs, before, options, deps) : undefined;
     if (deps.signal?.aborted) {
@@ -158,7 +162,7 @@ async function startJournal(
     },
     options.timeoutMs,
   );
-  deps.reporter.emit({ kind: 'journal', runId, namespace: home });
+  deps.reporter.emit({ kind: 'journal', runId, namespace: journal.namespace });
   return journal;
 }
 
@@ -197,9 +201,11 @@ async function understand(
   // The client run is only for identities: flags of the server-side apply would be refused by a
   // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
   // A client-side preview (--dry-run=client) asks the API server nothing, as kubectl does: the
-  // client run over the whole request is both the reading and the answer.
+  // client run over the whole request is both the reading and the answer. Otherwise validation is
+  // the server dry run's job; without it in the client run, an unknown kind fails on kubectl's own
+  // mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
   const clientOnly = options.dryRun === 'client';
-  const identityRequest = clientOnly ? request : { ...request, applyArgs: options.selectionArgs };
+  const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
   const [client, server] = await Promise.all([
     deps.kubectl.dryRun(identityRequest, 'client'),
     clientOnly ? undefined : deps.kubectl.dryRun(request, 'server'),
@@ -257,7 +263,7 @@ function checkServerDryRun(understood: Understood, before: Map<string, KubeObjec
   const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: judgement.errors.join('\n'), timedOut: understood.server.timedOut });
   const quoted = withOrigins(judgement.errors.join('; '), inputs.origins);
   if (failure.kind === 'invalid' || failure.kind === 'not-found' || failure.kind === 'other') {
-    throw new InputError(`the API server refused the manifests in a dry run: ${quoted}. Fix the manifests; nothing was applied.`);
+    throw new InputError(`the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`);
   }
   throw new KubectlError(`kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`, undefined, understood.server.stderr);
 }
@@ -310,6 +316,7 @@ async function track(objects: PendingObject[], options: ApplyOptions, deps: Pick
       phase: 'rollout',
       stopWhenAnyFails: options.rollback === 'all',
       settleMs: options.settleMs,
+      logLines: options.logLines,
       watch: !options.poll,
     },
     deps,
@@ -331,7 +338,7 @@ function reportVerdict(object: PendingObject, outcome: TrackedOutcome, deps: Pic
       return;
     case 'failed':
     case 'timed-out':
-      if (diagnosis) deps.reporter.emit({ kind: verdict.state, workload, diagnosis: diagnosis as Diagnosis, elapsedMs });
+      // The tracker says it, with the logs it read, when it reaches the verdict (track/tracker.ts).
       return;
     case 'conflict':
     case 'gone':
@@ -434,6 +441,13 @@ async function preview(
     strategy: options.dryRun ?? 'server',
     objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields })),
   });
+  if (options.diff) {
+    const diffs = await deps.kubectl.diff(request, understood.refs);
+    for (const object of objects) {
+      const lines = diffs.get(objectKey(object.ref));
+      if (lines && (object.changeKind === 'created' || object.changeKind === 'configured')) deps.reporter.emit({ kind: 'diff', object: object.ref, lines });
+    }
+  }
   return {
     mode: 'preview',
     objects,

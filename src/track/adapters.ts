@@ -47,9 +47,15 @@ export interface KindAdapter {
 const DEPLOYMENT: KindAdapter = {
   reads: () => DEPLOYMENT_TYPES,
   plan: () => undefined,
-  verdict: ({ object, snapshot }, expected, firstSeen, moment) =>
-    verdictFor({ deployment: object as unknown as Deployment | undefined, replicaSets: snapshot.replicaSets, pods: snapshot.pods }, expected, firstSeen, moment),
-  remember: (firstSeen, verdict, now, { object }) => rememberFindings(firstSeen, verdict, now, object as unknown as Deployment | undefined),
+  verdict: ({ object, snapshot, clues }, expected, firstSeen, moment) =>
+    verdictFor(
+      { deployment: object as unknown as Deployment | undefined, replicaSets: snapshot.replicaSets, pods: snapshot.pods, clues },
+      expected,
+      firstSeen,
+      moment,
+    ),
+  remember: (firstSeen, verdict, now, { object, snapshot }) =>
+    rememberFindings(firstSeen, verdict, now, object as unknown as Deployment | undefined, snapshot.pods),
 };
 
 function withRules<T>(

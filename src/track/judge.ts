@@ -3,6 +3,7 @@
 // it; otherwise it is done when the kind's rule says so (the rule of its `kubectl rollout status`
 // viewer where there is one), timed out at the deadline, or still progressing. Each kind brings
 // only its rules (kinds/*.ts); Deployment's verdictFor (verdict.ts) takes the same steps. Pure.
+import { NO_CLUES, type Clues } from '../classify/clues.js';
 import { classifyPod, findingKey, type Finding } from '../classify/pod.js';
 import type { Pod } from '../kube.js';
 import type { WorkloadSnapshot } from '../kubectl/client.js';
@@ -14,6 +15,8 @@ import { isFatalNow, type Cause, type Expectation, type FirstSeen, type Moment, 
 export interface KindObservation {
   object: KubeObject | undefined;
   snapshot: WorkloadSnapshot;
+  /** What earlier polls and event reads said about the new pods (classify/clues.ts). */
+  clues?: Clues;
 }
 
 export type ConditionCause = Extract<Cause, { source: 'condition' }>;
@@ -51,7 +54,7 @@ export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, e
   const progress = rules.progress(typed, snapshot);
   const observed = rules.observed(typed);
   const pods = observed ? rules.newPods(typed, snapshot).filter((pod) => !pod.metadata.deletionTimestamp) : [];
-  const findings = [...pods.flatMap((pod) => classifyPod(pod)), ...(rules.evidence?.(typed, pods) ?? [])];
+  const findings = [...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)), ...(rules.evidence?.(typed, pods) ?? [])];
 
   const condition = observed ? rules.failure(typed, snapshot) : undefined;
   if (condition && isFatalNow(condition.rule.policy, firstSeen.get(condition.reason), moment.now)) {

@@ -2,16 +2,19 @@
 // at every poll when it polls, sources.ts), and at least every poll interval, since some rules
 // depend on time alone. What the objects mean for each kind comes from its adapter (adapters.ts).
 // Side effects (kubectl, clock, reporter) come in as deps.
-import { diagnose, type Diagnosis } from '../classify/diagnosis.js';
+import { NO_CLUES, podsNeedingEvents, podUid, rememberClues, type Clues } from '../classify/clues.js';
+import { diagnose, logTargets, type ContainerLog, type Diagnosis } from '../classify/diagnosis.js';
+import { splitLines } from '../classify/text.js';
 import type { Clock } from '../clock.js';
 import type { Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
-import type { KubeEvent } from '../kube.js';
+import { isControlledBy, type Deployment, type KubeEvent } from '../kube.js';
 import { workloadKey, type WorkloadRef } from '../manifests/parse.js';
 import type { Phase, Reporter } from '../report/events.js';
 import { adapterFor, findObject, type KindAdapter } from './adapters.js';
 import { NO_OVERRIDES, type Overrides } from './overrides.js';
 import { pollingSource, WatchSource, WATCH_SOURCE_DEFAULTS, type WorkloadSource } from './sources.js';
 import { watchQueries } from './watch-scope.js';
+import { newReplicaSetFor } from './template.js';
 import type { Expectation, FirstSeen, Verdict } from './verdict.js';
 
 export interface TrackTarget {
@@ -38,7 +41,16 @@ export interface TrackOptions {
   settleMs: number;
   /** Watch the objects (the default in the CLI); without it, or when watches fail, poll. */
   watch?: boolean;
+  /** How many of a failing container's last lines the text output shows (--log-lines); 0 reads none. */
+  logLines?: number;
 }
+
+/** The text shows a few log lines; the JSON report gets up to this many. */
+export const JSON_LOG_LINES = 50;
+/** A pod may wait this long to start its containers before its events are read for volume trouble. */
+const STARTING_LOOK_MS = 5000;
+/** The events of one pod are read again at most this often. */
+const EVENTS_EVERY_MS = 5000;
 
 export interface Tracked {
   target: TrackTarget;
@@ -48,7 +60,7 @@ export interface Tracked {
 }
 
 export interface TrackDeps {
-  kubectl: Pick<Kubectl, 'workloadState' | 'events'> & Partial<Pick<Kubectl, 'listCollection' | 'watchCollection'>>;
+  kubectl: Pick<Kubectl, 'workloadState' | 'events'> & Partial<Pick<Kubectl, 'logs' | 'listCollection' | 'watchCollection'>>;
   clock: Clock;
   reporter: Reporter;
   /** Aborted when the run is cancelled: tracking stops and each rollout keeps its last verdict. */
@@ -58,6 +70,11 @@ export interface TrackDeps {
 interface Watch {
   target: TrackTarget;
   firstSeen: FirstSeen;
+  /** What earlier polls and event reads said about the new pods. */
+  clues: Clues;
+  /** When each new pod's events were last read, and since when it has been waiting to start (by uid). */
+  eventsReadAt: Map<string, number>;
+  startingSince: Map<string, number>;
   reported: Set<string>;
   lastProgress: string;
   lastVerdict?: Verdict;
@@ -89,7 +106,10 @@ async function trackFrom(
 ): Promise<Map<string, Tracked>> {
   const startedAt = deps.clock.now();
   const pending = new Map<string, Watch>(
-    targets.map((target) => [workloadKey(target.workload), { target, firstSeen: new Map(), reported: new Set(), lastProgress: '' }]),
+    targets.map((target) => [
+      workloadKey(target.workload),
+      { target, firstSeen: new Map(), clues: NO_CLUES, eventsReadAt: new Map(), startingSince: new Map(), reported: new Set(), lastProgress: '' },
+    ]),
   );
   const done = new Map<string, Tracked>();
   const reportedErrors = new Set<string>();
@@ -103,6 +123,10 @@ async function trackFrom(
     }
     const snapshots = await source.read(new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])));
     const now = deps.clock.now();
+    for (const watch of pending.values()) {
+      const snapshot = snapshots.get(watch.target.workload.namespace);
+      if (snapshot && !(snapshot instanceof Error)) await gatherClues(watch, snapshot, now, deps.kubectl);
+    }
     for (const [key, watch] of pending) {
       const snapshot = snapshots.get(watch.target.workload.namespace);
       const verdict =
@@ -115,7 +139,7 @@ async function trackFrom(
       }
       if (verdict?.state === 'healthy' && !settled(watch, now, options.settleMs)) continue;
       if (verdict && FINAL_STATES.has(verdict.state)) {
-        done.set(key, await finish(watch, verdict, now - startedAt, deps));
+        done.set(key, await finish(watch, verdict, now - startedAt, options, deps));
         pending.delete(key);
       }
     }
@@ -177,13 +201,15 @@ function observe(
   const { workload } = watch.target;
   const adapter = adapterOf(watch.target);
   const overrides = watch.target.overrides ?? NO_OVERRIDES;
-  const observation = { object: findObject(snapshot, workload), snapshot };
+  const observation = { object: findObject(snapshot, workload), snapshot, clues: watch.clues };
   const moment = { now, startedAt, timeoutMs: timeoutOf(watch.target, options) };
   const verdict = adapter.verdict(observation, watch.target.expected, watch.firstSeen, moment, overrides);
   watch.firstSeen = adapter.remember(watch.firstSeen, verdict, now, observation, overrides);
   watch.lastVerdict = verdict;
   if (verdict.state !== 'healthy') watch.healthySince = undefined;
-  for (const finding of verdict.findings) {
+  // A verdict reached at this poll says it all in its own block; earlier warnings are for waits.
+  const final = verdict.state === 'failed' || verdict.state === 'timed-out';
+  for (const finding of final ? [] : verdict.findings) {
     // One line per container and reason: ten replicas failing alike are one problem.
     const key = `${finding.container ?? ''}/${finding.reason}`;
     // Not-ready is normal while pods start; it is only worth saying in a timeout's diagnosis.
@@ -219,7 +245,32 @@ function unreachableVerdict(watch: Watch, error: Error | undefined, timedOut: bo
   };
 }
 
-async function finish(watch: Watch, verdict: Verdict, elapsedMs: number, deps: TrackDeps): Promise<Tracked> {
+/**
+ * Reads what the status of the new pods cannot tell: the pull errors of a back-off that names none
+ * and the volume events of a pod stuck creating its containers. One pod's events per poll at most,
+ * each pod at most every EVENTS_EVERY_MS; the registry's answer about an image holds for every pod.
+ */
+async function gatherClues(watch: Watch, snapshot: WorkloadSnapshot, now: number, kubectl: TrackDeps['kubectl']): Promise<void> {
+  const deployment = snapshot.deployments.find((candidate) => candidate.metadata.name === watch.target.workload.name) as Deployment | undefined;
+  const newReplicaSet = deployment ? newReplicaSetFor(deployment, snapshot.replicaSets) : undefined;
+  const pods = newReplicaSet ? snapshot.pods.filter((pod) => isControlledBy(pod, newReplicaSet.metadata.uid)) : [];
+  watch.clues = rememberClues(watch.clues, pods);
+  const { unknownPull, starting } = podsNeedingEvents(pods, watch.clues);
+  const startingUids = new Set(starting.map(podUid));
+  for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
+  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now);
+  const candidates = [...unknownPull, ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS)];
+  const due = candidates
+    .filter((pod) => now - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS)
+    .sort((a, b) => (watch.eventsReadAt.get(podUid(a)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity))[0];
+  if (!due) return;
+  watch.eventsReadAt.set(podUid(due), now);
+  const events = await kubectl.events(watch.target.workload.namespace, due.metadata.name).catch(() => undefined);
+  if (events) watch.clues = rememberClues(watch.clues, pods, { pod: due, events });
+}
+
+/** The verdict is final: gather its evidence (events, logs) while the pods still exist, and say it. */
+async function finish(watch: Watch, verdict: Verdict, elapsedMs: number, options: TrackOptions, deps: TrackDeps): Promise<Tracked> {
   const { workload } = watch.target;
   let events: KubeEvent[] = [];
   const firstDiagnosis = diagnose(verdict, [], workload);
@@ -227,5 +278,28 @@ async function finish(watch: Watch, verdict: Verdict, elapsedMs: number, deps: T
     // Events are evidence, not a verdict: without them the diagnosis still stands.
     events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
   }
-  return { target: watch.target, verdict, diagnosis: diagnose(verdict, events, workload), elapsedMs };
+  const logs = await readLogs(verdict, workload.namespace, options.logLines ?? 5, deps.kubectl);
+  const diagnosis = diagnose(verdict, events, workload, logs);
+  if (options.phase === 'rollout' && diagnosis && (verdict.state === 'failed' || verdict.state === 'timed-out')) {
+    deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
+  }
+  return { target: watch.target, verdict, diagnosis, elapsedMs };
+}
+
+/** The last lines of each failing container that ran, read before a rollback removes its pod. */
+async function readLogs(verdict: Verdict, namespace: string, shown: number, kubectl: TrackDeps['kubectl']): Promise<ContainerLog[]> {
+  const read = kubectl.logs?.bind(kubectl);
+  if (!read || shown <= 0) return [];
+  const tail = Math.max(shown, JSON_LOG_LINES);
+  return Promise.all(
+    logTargets(verdict).map(async ({ pod, container, previous }): Promise<ContainerLog> => {
+      const result = await read(namespace, pod, container, { tail, previous }).catch((error: unknown) => ({
+        ok: false as const,
+        error: error instanceof Error ? error.message : String(error),
+      }));
+      return result.ok
+        ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown }
+        : { pod, container, previous, lines: [], shown, error: splitLines(result.error)[0] ?? '' };
+    }),
+  );
 }

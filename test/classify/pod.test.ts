@@ -15,22 +15,21 @@ describe('classifyPod', () => {
     expect(finding?.message).toContain('Back-off pulling image "xxxxxnginx:1.17"');
   });
 
-  it('gives a bare ErrImagePull a grace period before it counts', () => {
+  it('calls an ErrImagePull for a missing tag fatal at once: the registry said it does not exist', () => {
     const [finding] = classifyPod(pod('err-image-pull-not-found'));
-    expect(finding?.reason).toBe('ErrImagePull');
-    expect(finding?.policy).toMatchObject({ when: 'after' });
+    expect(finding).toMatchObject({ reason: 'ErrImagePull', family: 'image-pull', pullCause: 'final', policy: { when: 'now' } });
   });
 
-  it('treats a registry rate limit as passing, with a longer grace', () => {
+  it('treats a registry rate limit as passing: reported, never fatal by itself', () => {
     const [finding] = classifyPod(pod('err-image-pull-rate-limited'));
     expect(finding?.message).toMatch(/429|toomanyrequests/);
-    expect(finding?.policy).toEqual({ when: 'after', seconds: 60 });
+    expect(finding).toMatchObject({ pullCause: 'transient', policy: { when: 'never' } });
   });
 
   it('treats an authorization failure as a real pull failure, not a hiccup', () => {
     const [finding] = classifyPod(pod('err-image-pull-auth'));
     expect(finding?.rule.category).toBe('image-pull');
-    expect(finding?.policy).not.toEqual({ when: 'after', seconds: 60 });
+    expect(finding).toMatchObject({ pullCause: 'final', policy: { when: 'now' } });
   });
 
   it('calls InvalidImageName fatal at once', () => {

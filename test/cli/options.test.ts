@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, toApplyOptions, type RawApplyOptions } from '../../src/cli/options.js';
+import { MAX_DURATION_MS, parseDuration, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from '../../src/cli/options.js';
 import { InputError } from '../../src/errors.js';
 
 const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', settle: '0s', rollback: 'all', output: 'text' };
@@ -15,6 +15,12 @@ describe('parseDuration', () => {
     expect(parseDuration(text, '--timeout')).toBe(ms);
   });
 
+  it('refuses durations beyond what a Node timer can wait, instead of firing after 1 ms', () => {
+    expect(parseDuration('596h', '--timeout')).toBe(596 * 3_600_000);
+    expect(() => parseDuration('597h', '--timeout')).toThrow(/--timeout 597h is too long/);
+    expect(() => parseDuration(String(MAX_DURATION_MS / 1000 + 1), '--settle')).toThrow(InputError);
+  });
+
   it('rejects words that are not durations, naming the flag', () => {
     expect(() => parseDuration('soon', '--timeout')).toThrow(/--timeout "soon" is not a duration/);
     expect(() => parseDuration('5 minutes', '--timeout')).toThrow(InputError);
@@ -24,6 +30,24 @@ describe('parseDuration', () => {
 describe('toApplyOptions', () => {
   it('uses --timeout for the rollback when --rollback-timeout is not given', () => {
     expect(toApplyOptions(raw, [])).toMatchObject({ timeoutMs: 300_000, rollbackTimeoutMs: 300_000, pollIntervalMs: 2000, rollback: 'all' });
+  });
+
+  it('refuses --rollback-timeout 0 as it refuses --timeout 0', () => {
+    expect(() => toApplyOptions({ ...raw, rollbackTimeout: '0' }, [])).toThrow(/--rollback-timeout must be longer than 0s/);
+    expect(() => toApplyOptions({ ...raw, rollbackTimeout: '0s' }, [])).toThrow(InputError);
+    expect(() => toApplyOptions({ ...raw, timeout: '0' }, [])).toThrow(/--timeout must be longer than 0s/);
+  });
+
+  it('refuses --no-rollback with --rollback all or failed as a contradiction, in either order', () => {
+    expect(() => toApplyOptions({ ...raw, rollback: 'all', rollbackFlags: ['--no-rollback', '--rollback all'] }, [])).toThrow(
+      /--no-rollback and --rollback all contradict each other/,
+    );
+    expect(() => toApplyOptions({ ...raw, rollback: false, rollbackFlags: ['--rollback failed', '--no-rollback'] }, [])).toThrow(/contradict/);
+  });
+
+  it('takes flags that agree: --no-rollback with --rollback none, or one flag repeated', () => {
+    expect(toApplyOptions({ ...raw, rollback: 'none', rollbackFlags: ['--no-rollback', '--rollback none'] }, []).rollback).toBe('none');
+    expect(toApplyOptions({ ...raw, rollback: 'all', rollbackFlags: ['--rollback all', '--rollback all'] }, []).rollback).toBe('all');
   });
 
   it('turns --no-rollback into mode none', () => {
@@ -60,5 +84,21 @@ describe('toApplyOptions', () => {
 
   it('refuses -o after -- because kguard reads kubectl output itself', () => {
     expect(() => toApplyOptions(raw, ['-o', 'yaml'])).toThrow(/--output json/);
+  });
+});
+
+describe('wantsJsonOutput', () => {
+  it.each([
+    [['apply', '-o', 'json'], true],
+    [['apply', '-ojson'], true],
+    [['apply', '-o=json'], true],
+    [['apply', '--output', 'json', '--bogus'], true],
+    [['apply', '--output=json'], true],
+    [['apply', '--output=json', '-o', 'text'], false],
+    [['apply', '-o', 'text'], false],
+    [['apply', '--', '-o', 'json'], false],
+    [['apply', '-f', 'x.yaml'], false],
+  ])('reads %j before commander parses it: %s', (argv, json) => {
+    expect(wantsJsonOutput(argv)).toBe(json);
   });
 });

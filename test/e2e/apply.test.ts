@@ -43,7 +43,7 @@ describe('kguard apply', () => {
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5m']);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toMatch(/deployment\/web \(namespace default\): new pods cannot pull their image "xxxxxnginx:1.17": (ImagePullBackOff|ErrImagePull)/);
+    expect(run.output).toMatch(/deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17": (ImagePullBackOff|ErrImagePull)/);
     expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
     expect(run.output).toContain('deployment/web (namespace default): restored and healthy again, 2/2 pods ready');
     // Exit 3 (failed), not 5 (timed out): the verdict came from the pull error, long before --timeout 5m.
@@ -126,7 +126,7 @@ describe('kguard apply', () => {
     const file = await env.write('both.yaml', `${deploymentYaml('web', BETTER)}\n---\n${deploymentYaml('api', MISSING)}`);
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toContain('deployment/api (namespace default): new pods cannot pull their image');
+    expect(run.output).toContain('deployment/api (namespace default): new pods cannot pull image');
     expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
     expect(run.output).toContain('deployment/api (namespace default): put back as it was before the apply');
     expect(env.imageOf('web')).toBe(GOOD);

@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { wantsJsonOutput } from '../../src/cli/options.js';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { assertValidReport } from '../report/schema.js';
 import { differencesFrom, peopleMadeObjects, recreatedObjects } from './restored.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -92,6 +94,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       const stdout = String(result.stdout ?? '');
       const stderr = String(result.stderr ?? '');
       const run = { exitCode: result.exitCode ?? -1, stdout, stderr, output: normalize(`${stdout}\n${stderr}`) };
+      checkJsonReport(args, run);
       if (run.exitCode === 3 && restoresAll && runOptions.checkRestore !== false) {
         const now = peopleMadeObjects(cluster.store);
         const differences = differencesFrom(before, now);
@@ -106,6 +109,15 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
     });
     return { child, output: () => seen, done };
   }
+}
+
+/**
+ * With -o json / --output json / --output=json, stdout must be one report that the shipped
+ * schema (schema/report.schema.json) accepts, whatever the run ended with; a test fails otherwise.
+ */
+export function checkJsonReport(args: readonly string[], run: Pick<KguardRun, 'stdout' | 'exitCode'>): void {
+  // The schema describes apply's report; rollback and status print their own shapes.
+  if (args[0] === 'apply' && wantsJsonOutput(args)) assertValidReport(run.stdout, `kguard ${args.join(' ')} (exit ${run.exitCode})`);
 }
 
 export function normalize(text: string): string {

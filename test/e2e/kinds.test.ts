@@ -162,7 +162,7 @@ describe('kguard apply: Jobs', () => {
     const job = run.object('Job', 'migrate');
     expect(job).toMatchObject({ verdict: 'failed', reason: 'BackoffLimitExceeded', category: 'stalled' });
     expect(job.summary).toBe('the rollout cannot complete: its pods failed more often than backoffLimit allows: BackoffLimitExceeded (Job has reached the specified backoff limit)');
-    expect(job.evidence[0]).toMatch(/^pod migrate-\w+ container migrate: Error: exited with code 1/);
+    expect(job.evidence[0]).toMatch(/^(pod migrate-\S+|\d+ pods),? container migrate: Error: exited with code 1/);
     expect(job.restore).toMatchObject({ status: 'deleted' });
     await until('the Job and its pods gone', () => !get('Job', 'migrate') && pods('job-name=migrate').length === 0);
   });

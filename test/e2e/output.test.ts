@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
+import { normalize, sandbox, type Sandbox } from './harness.js';
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -70,11 +70,14 @@ describe('kguard apply in GitHub Actions', () => {
       env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
     });
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.stderr).toMatch(/^::error title=kguard::deployment\/web \(namespace default\): new pods cannot pull their image "xxxxxnginx:1.17"/m);
-    const markdown = await readFile(summary, 'utf8');
-    expect(markdown).toContain('### kguard apply');
-    expect(markdown).toContain('| ↩ | deployment/web (namespace default): put back as it was before the apply |');
-    expect(markdown).toContain('kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
+    // The annotation points at the manifest line of the failing Deployment (relative to the workspace).
+    expect(run.stderr).toMatch(
+      /^::error file=bad\.yaml,line=1,title=kguard%3A deployment\/web \(namespace default\)::deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17"/m,
+    );
+    const markdown = normalize(await readFile(summary, 'utf8'));
+    expect(markdown.split('\n')[0]).toBe('### ✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
+    expect(markdown).toMatch(/^\| deployment\/web \(namespace default\) \| changed: .*spec\.template\.spec\.containers\[0\]\.image \| ✖ new pods cannot pull image "xxxxxnginx:1\.17"[^|]* \| ↩ put back as it was before the apply<br>↩ restored and healthy again/m);
+    expect(markdown).toContain('<details><summary>kguard log (');
   });
 });
 

@@ -139,5 +139,6 @@ describe('kguard safety rules', () => {
     expect(run.exitCode, run.output).toBe(130);
     expect(run.stderr).toContain('kguard: SIGTERM again: exiting at once (exit 130); the restore was NOT finished; these objects may still be as the apply left them:');
     expect(run.stderr).toContain('  deployment/web (namespace default)');
+    expect(run.stderr).toMatch(/Finish it with: kguard rollback kguard-\S+/);
   });
 });

@@ -1,7 +1,7 @@
-// kubectl is the parser: over real manifests from public repositories (../shared/reference/manifests,
-// sources in its SOURCES.md) and over edge cases of our own, the set of objects kguard says an apply
+// kubectl is the parser: over real manifests from public repositories (test/fixtures/corpus, a copy
+// of the shared reference corpus, sources in its SOURCES.md) and over edge cases of our own, the set of objects kguard says an apply
 // holds must be exactly kubectl's, and what kubectl refuses kguard refuses, quoting kubectl.
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../kube-sim/testing/kubectl.js';
 import { sandbox, type Sandbox } from './harness.js';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/reference/manifests/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 
 interface Input {
   name: string;
@@ -18,7 +18,6 @@ interface Input {
 }
 
 function corpusInputs(): Input[] {
-  if (!existsSync(CORPUS)) return [];
   const inputs: Input[] = [];
   for (const file of readdirSync(join(CORPUS, 'files')).sort()) inputs.push({ name: `files/${file}`, args: ['-f', join(CORPUS, 'files', file)] });
   for (const dir of readdirSync(join(CORPUS, 'dirs')).sort()) inputs.push({ name: `dirs/${dir}`, args: ['-f', join(CORPUS, 'dirs', dir)] });

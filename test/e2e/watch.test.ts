@@ -9,7 +9,7 @@ const MISSING = 'xxxxxnginx:1.17';
 // watches are open, so a test can cut them first.
 const SLOW_MISSING = 'xxxxxnginx:1.18';
 const scenario = { registry: { [MISSING]: 'missing' as const, [SLOW_MISSING]: { state: 'missing' as const, pullMs: 30_000 } } };
-const failing = /deployment\/web \(namespace default\): new pods cannot pull their image "xxxxxnginx:1\.1[78]": (ImagePullBackOff|ErrImagePull)/;
+const failing = /deployment\/web \(namespace default\): new pods cannot pull (their )?image "xxxxxnginx:1\.1[78]": (ImagePullBackOff|ErrImagePull)/;
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -55,7 +55,8 @@ describe('kguard watches the rollout', () => {
 
   it('polls instead when the API server refuses every watch, and says so', async () => {
     env.cluster.faults.failNext(403, 10_000, /[?&]watch=1/);
-    const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
+    // A slow pull: the verdict must come from the polls, after watching was given up.
+    const file = await env.write('web.yaml', deploymentYaml('web', SLOW_MISSING));
     const run = await env.kguard(['apply', '-f', file, '--timeout', '60s', '--poll-interval', '300ms']);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toMatch(/cannot watch namespace default \([a-z.]+: Error from server \(Forbidden\): .* cannot watch resource/);

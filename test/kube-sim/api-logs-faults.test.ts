@@ -90,6 +90,15 @@ describe('faults', () => {
     expect(Date.now() - began).toBeGreaterThanOrEqual(900);
   });
 
+  it('answers only the matching request late with slowNext, so kubectl --request-timeout gives up on it', async () => {
+    cluster.faults.slowNext(5000, 1, /^GET [^?]*\/deployments\/faulty/);
+    const slow = await kubectl(cluster, ['get', 'deployment', 'faulty', '-o', 'name', '--request-timeout=1s']);
+    expect(slow.exitCode).toBe(1);
+    expect(slow.stderr).toMatch(/Client\.Timeout|context deadline exceeded|timeout/i);
+    // Used up: the next one is answered at once.
+    expect(await kubectl(cluster, ['get', 'deployment', 'faulty', '-o', 'name', '--request-timeout=1s'])).toMatchObject({ exitCode: 0 });
+  });
+
   it('refuses connections while unreachable, until restored', async () => {
     await kubectl(cluster, ['get', 'pods']); // warm the discovery cache, as a running kguard would have
     await cluster.faults.unreachable();

@@ -41,6 +41,14 @@ export interface NodeSpec {
   /** Maximum pods on the node (the kubelet's default is 110). */
   pods: number;
   labels: Record<string, string>;
+  /** spec.taints of the node (NoSchedule / NoExecute keep pods without a toleration away). */
+  taints: NodeTaint[];
+}
+
+export interface NodeTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
 export interface QuotaSpec {
@@ -96,6 +104,12 @@ export interface Scenario {
   /** ResourceQuota objects created at start; the replicaset controller's pod creation honours them
    *  (and any ResourceQuota created later through the API). */
   quotas: QuotaSpec[];
+  /**
+   * The kubelets' version, for texts that changed between versions: before 1.32 the
+   * ImagePullBackOff message is only `Back-off pulling image "x"` (image_manager.go before
+   * kubernetes PR #127918); from 1.32 it adds `: ErrImagePull: <last pull error>`.
+   */
+  kubeletVersion: string;
   timing: Timing;
 }
 
@@ -106,6 +120,7 @@ export interface ScenarioInput {
   defaultImage?: ImageAvailability;
   defaultImageSizeBytes?: number;
   quotas?: QuotaSpec[];
+  kubeletVersion?: string;
   timing?: Partial<Timing>;
 }
 
@@ -150,6 +165,7 @@ export function resolveScenario(input: ScenarioInput | Partial<Scenario>): Scena
     defaultImage,
     defaultImageSizeBytes: source.defaultImageSizeBytes ?? 67_108_864,
     quotas: [...(source.quotas ?? [])],
+    kubeletVersion: checkVersion(source.kubeletVersion ?? '1.32'),
     timing: { ...DEFAULT_TIMING, ...(source.timing ?? {}) },
   };
 }
@@ -178,13 +194,25 @@ function resolveNodes(nodes: ScenarioInput['nodes']): NodeSpec[] {
 
 function nodeSpec(name: string, shape: Partial<NodeSpec> | { cpu?: string; memory?: string; pods?: number }): NodeSpec {
   const labels = 'labels' in shape && shape.labels ? shape.labels : {};
+  const taints = 'taints' in shape && shape.taints ? shape.taints : [];
   return {
     name,
     cpu: String(shape.cpu ?? '4'),
     memory: String(shape.memory ?? '8Gi'),
     pods: shape.pods ?? 110,
     labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', ...labels },
+    taints,
   };
+}
+
+function checkVersion(version: string): string {
+  if (!/^1\.\d+$/.test(String(version))) throw new Error(`scenario.kubeletVersion: expected a minor version such as "1.31", not ${JSON.stringify(version)}`);
+  return String(version);
+}
+
+/** Whether the scenario's kubelets are at least version 1.minor. */
+export function kubeletAtLeast(scenario: Pick<Scenario, 'kubeletVersion'>, minor: number): boolean {
+  return Number(scenario.kubeletVersion.split('.')[1]) >= minor;
 }
 
 function checkRegistryEntry(image: string, entry: RegistryEntry): void {

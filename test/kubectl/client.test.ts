@@ -71,7 +71,9 @@ describe('Kubectl', () => {
     const result = await new Kubectl(exec, connection).replace(object, '/api/v1/namespaces/shop/configmaps/cfg', 20_000);
     expect(result).toEqual({ ok: true, object });
     expect(calls[0]?.args).toEqual([
-      '--kubeconfig=/k/config', '--context=prod', 'replace', '--raw', '/api/v1/namespaces/shop/configmaps/cfg?fieldManager=kguard-restore', '-f', '-', '--request-timeout=30s',
+      '--kubeconfig=/k/config', '--context=prod', 'replace', '--raw', '/api/v1/namespaces/shop/configmaps/cfg?fieldManager=kguard-restore', '-f', '-',
+      // A request may not outlive its process: the 20 s deadline bounds it, not the 30 s default.
+      '--request-timeout=20s',
     ]);
     expect(JSON.parse(String(calls[0]?.input))).toEqual(object);
   });
@@ -97,9 +99,21 @@ describe('Kubectl', () => {
     await expect(failure).rejects.toThrow(/was refused.*Next: check that the cluster is up/);
   });
 
-  it('says a kubectl call that ran past its deadline was stopped', async () => {
+  it('says a kubectl call that ran past its deadline was killed, naming the deadline and its flag', async () => {
     const { exec } = recordingExec(() => ({ exitCode: 124, stdout: '', stderr: '', timedOut: true }));
-    await expect(new Kubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests in time and was stopped/);
+    await expect(new Kubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests within \S+ \(--timeout\) and was killed/);
+  });
+
+  it('shows every object it reads to the observer, so Secret values already in the cluster can be redacted', async () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'shop' }, data: { k: 'c2VjcmV0' } };
+    const seen: unknown[] = [];
+    const kubectl = new Kubectl(recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [secret] }))).exec, {
+      ...connection,
+      observe: (objects) => seen.push(...objects),
+    });
+    await kubectl.listObjects('shop', ['Secret.v1.']);
+    await kubectl.getObject('Secret.v1.', 'shop', 's');
+    expect(seen).toEqual([secret, secret]);
   });
 
   it('quotes manual commands so they can be pasted into a shell', () => {

@@ -31,4 +31,49 @@ describe('diagnoseKubectlFailure', () => {
     expect(failure.kind).toBe('missing-binary');
     expect(failure.nextStep).toMatch(/install kubectl/);
   });
+
+  it('names an unknown context and says how to list the real ones', () => {
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: 'error: context "nope" does not exist\n' });
+    expect(failure.kind).toBe('no-context');
+    expect(failure.detail).toBe('context "nope" does not exist');
+    expect(failure.nextStep).toMatch(/no context named nope.*kubectl config get-contexts/);
+  });
+
+  it('says a --kubeconfig file is missing instead of pointing at a context', () => {
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: 'error: stat /k/nope: no such file or directory\n' });
+    expect(failure.nextStep).toMatch(/kubeconfig file \/k\/nope does not exist/);
+  });
+
+  it('says to create a missing namespace', () => {
+    const stderr = 'Error from server (NotFound): error when creating "cm.yaml": namespaces "shop" not found\n';
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr });
+    expect(failure.kind).toBe('not-found');
+    expect(failure.nextStep).toMatch(/create the namespace shop first \(kubectl create namespace shop\)/);
+  });
+
+  it('names the unknown kind, its version and file, and says to install the CRD', () => {
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: kubectlStderr('apply-unknown-kind') });
+    expect(failure.kind).toBe('unknown-kind');
+    expect(failure.detail).toBe('the cluster does not know kind Widget in version example.com/v1 (crd.yaml, Widget "a")');
+    expect(failure.nextStep).toMatch(/install the CustomResourceDefinition that defines Widget/);
+  });
+
+  it('strips the klog header from a kustomize error and unwraps kubectl\'s structured exit line', () => {
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: kubectlStderr('kustomize-missing-resource') });
+    expect(failure.detail).toMatch(/^accumulating resources: accumulation err='accumulating resources from 'missing.yaml'/);
+    expect(failure.detail).not.toMatch(/E1203|run\.go|command failed/);
+  });
+
+  it('never advises a flag kguard does not have', () => {
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: 'error: context deadline exceeded\n' });
+    expect(failure.kind).toBe('timeout');
+    expect(failure.nextStep).not.toContain('--request-timeout');
+  });
+
+  it('quotes an unknown kubectl error instead of pointing at an error "above" that is not printed', () => {
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: 'error: something new\n' });
+    expect(failure.kind).toBe('other');
+    expect(failure.detail).toBe('something new');
+    expect(failure.nextStep).not.toMatch(/error above/);
+  });
 });

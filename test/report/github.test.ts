@@ -21,26 +21,71 @@ describe('GithubActionsReporter', () => {
       kind: 'failed',
       workload,
       elapsedMs: 1200,
-      diagnosis: { summary: 'new pods cannot pull their image "x:1": ImagePullBackOff', evidence: ['pod web-1 container web: ImagePullBackOff'], nextStep: 'fix the tag' },
+      diagnosis: { summary: 'new pods cannot pull image "x:1": ImagePullBackOff', evidence: ['pod web-1 container web: ImagePullBackOff'], nextStep: 'fix the tag' },
     });
     reporter.emit({ kind: 'unchanged', workload, detail: 'generation 3 unchanged' });
     expect(inner.kinds()).toEqual(['failed', 'unchanged']);
     expect(out.text()).toBe(
-      '::error title=kguard::deployment/web (namespace shop): new pods cannot pull their image "x:1": ImagePullBackOff (after 1.2s)' +
+      '::error title=kguard::deployment/web (namespace shop): new pods cannot pull image "x:1": ImagePullBackOff (after 1.2s)' +
         '%0Apod web-1 container web: ImagePullBackOff%0Anext: fix the tag\n',
     );
   });
 
-  it('writes a Markdown job summary of the steps at the end', () => {
+  it('points the annotation at the manifest file and line of the failing object', () => {
+    const out = capture();
+    const locate = (ref: { name: string }) => (ref.name === 'web' ? { file: 'k8s/web, v2.yaml', line: 12 } : undefined);
+    const reporter = new GithubActionsReporter(new RecordingReporter(), out.stream, undefined, undefined, locate);
+    reporter.emit({ kind: 'failed', workload, elapsedMs: 1200, diagnosis: { summary: 'new pods crash', evidence: [], nextStep: 'read the logs' } });
+    expect(out.text()).toMatch(/^::error file=k8s\/web%2C v2.yaml,line=12,title=kguard%3A deployment\/web \(namespace shop\)::deployment\/web \(namespace shop\): new pods crash/);
+  });
+
+  it('writes a job summary at the end: the verdict first, one row per object, the log folded', () => {
     const written: string[] = [];
     const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (path, text) => written.push(`${path}\n${text}`));
+    const settings = { apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', namespace: 'shop' };
+    reporter.emit({
+      kind: 'changes',
+      objects: [
+        { ref: workload, change: 'configured', changedFields: ['spec.template.spec.containers[0].image'] },
+        { ref: settings, change: 'unchanged', changedFields: [] },
+      ],
+    });
+    reporter.emit({ kind: 'failed', workload, elapsedMs: 1200, diagnosis: { summary: 'new pods cannot pull their image "x:1" <b>', evidence: [], nextStep: 'fix the tag' } });
     reporter.emit({ kind: 'restoring', objects: [workload] });
+    reporter.emit({ kind: 'restored', object: workload, action: 'restored', differences: [] });
     reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 1, restored: true });
     reporter.close();
     expect(written).toHaveLength(1);
-    expect(written[0]).toContain('/summary.md\n### kguard apply');
-    expect(written[0]).toContain('| ↩ | restoring 1 object to their copies from before the apply: deployment/web (namespace shop) |');
-    expect(written[0]).toContain('| ✖ | kguard: the apply failed and the cluster was restored to its state before the apply (exit 3) |');
+    const [path, ...lines] = written[0]!.split('\n');
+    expect(path).toBe('/summary.md');
+    expect(lines.slice(0, 6)).toEqual([
+      '### ✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)',
+      '',
+      '| object | change | verdict | restore |',
+      '|---|---|---|---|',
+      '| deployment/web (namespace shop) | changed: spec.template.spec.containers[0].image | ✖ new pods cannot pull their image "x:1" &lt;b&gt; (after 1.2s)<br><code>next: fix the tag</code> | ↩ put back as it was before the apply |',
+      '| configmap/settings (namespace shop) | unchanged | unchanged, not watched |  |',
+    ]);
+    expect(lines).toContain('<details><summary>kguard log (5 lines)</summary>');
+    expect(written[0]).toContain('<pre>• the apply changed 1 of 2 objects\n    deployment/web (namespace shop): changed: spec.template.spec.containers[0].image\n✖ deployment/web');
+  });
+
+  it('writes no summary for a run that did not finish (report/failure.ts writes that one)', () => {
+    const written: string[] = [];
+    const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (_path, text) => written.push(text));
+    reporter.emit({ kind: 'understood', objects: [workload] });
+    reporter.close();
+    expect(written).toEqual([]);
+  });
+
+  it('warns instead of failing when $GITHUB_STEP_SUMMARY cannot be written', () => {
+    const out = capture();
+    const reporter = new GithubActionsReporter(new RecordingReporter(), out.stream, '/nope/summary.md', () => {
+      throw new Error("ENOENT: no such file or directory, open '/nope/summary.md'");
+    });
+    reporter.emit({ kind: 'finished', outcome: 'succeeded', exitCode: 0, failedWorkloads: 0, restored: false });
+    expect(() => reporter.close()).not.toThrow();
+    expect(out.text()).toMatch(/^::warning title=kguard::could not write the job summary to \$GITHUB_STEP_SUMMARY \(ENOENT/);
   });
 
   it('escapes workflow command data as @actions/core does', () => {

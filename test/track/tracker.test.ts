@@ -55,9 +55,13 @@ describe('trackRollouts', () => {
     expect(result?.verdict.state).toBe('failed');
     expect(clock.now()).toBe(2000);
     expect(calls).toContain('events shop web-7d9c6b8f4d-q7r4t');
-    expect(result?.diagnosis?.summary).toBe('new pods cannot pull their image "xxxxxnginx:1.17": ImagePullBackOff');
-    expect(result?.diagnosis?.evidence.some((line) => line.startsWith('event Failed: Failed to pull image "xxxxxnginx:1.17"'))).toBe(true);
-    expect(reporter.kinds()).toContain('pod-problem');
+    expect(result?.diagnosis?.summary).toBe('new pods cannot pull image "xxxxxnginx:1.17": ImagePullBackOff');
+    expect(result?.diagnosis?.evidence[0]).toMatch(/^pod web-7d9c6b8f4d-q7r4t, container app: ImagePullBackOff: pull access denied/);
+    // The Failed event says what the pod line says: it is not repeated.
+    expect(result?.diagnosis?.evidence.some((line) => line.startsWith('event Failed: Failed to pull image'))).toBe(false);
+    // The verdict came at the poll that saw the problem: one failure block, no warning before it.
+    expect(reporter.kinds()).toContain('failed');
+    expect(reporter.kinds()).not.toContain('pod-problem');
   });
 
   it('polls each namespace once per cycle, however many Deployments it holds', async () => {

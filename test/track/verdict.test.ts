@@ -54,14 +54,28 @@ describe('verdictFor', () => {
     expect(verdict.findings).toEqual([]);
   });
 
-  it('waits out the grace period of a bare ErrImagePull, then fails', () => {
+  it('fails at the first ErrImagePull when the registry says the tag does not exist: no back-off wait', () => {
     const observation = rollout('progressing-new-rs', [pod('err-image-pull-not-found')]);
+    const verdict = verdictFor(observation, expectationOf(observation.deployment), new Map(), at(1000));
+    expect(verdict.state).toBe('failed');
+  });
+
+  it('waits out the grace period of a pull error it cannot judge, counted from the first failure of the family', () => {
+    const unknown = pod('err-image-pull-not-found');
+    unknown.status!.containerStatuses![0]!.state = { waiting: { reason: 'ErrImagePull', message: 'failed to pull and unpack image "x": something new' } };
+    const observation = rollout('progressing-new-rs', [unknown]);
     const expected = expectationOf(observation.deployment);
     const first = verdictFor(observation, expected, new Map(), at(1000));
     expect(first.state).toBe('progressing');
-    const seen = rememberFindings(new Map(), first, 1000, observation.deployment);
-    expect(verdictFor(observation, expected, seen, at(10_000)).state).toBe('progressing');
-    expect(verdictFor(observation, expected, seen, at(16_000)).state).toBe('failed');
+    const seen = rememberFindings(new Map(), first, 1000, observation.deployment, observation.pods);
+    // The kubelet moves to ImagePullBackOff (a bare ≤1.31 message): same family, same clock.
+    const backOff = structuredClone(unknown);
+    backOff.status!.containerStatuses![0]!.state = { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:1.17.99"' } };
+    const later = rollout('progressing-new-rs', [backOff]);
+    expect(verdictFor(later, expected, seen, at(10_000)).state).toBe('progressing');
+    const again = rememberFindings(seen, verdictFor(later, expected, seen, at(10_000)), 10_000, later.deployment, later.pods);
+    expect(again.get('web-7d9c6b8f4d-m8n2v/app/image-pull')).toBe(1000);
+    expect(verdictFor(later, expected, again, at(21_000)).state).toBe('failed');
   });
 
   it('fails a crash loop once the container has restarted three times', () => {
@@ -137,6 +151,16 @@ describe('rolloutWait', () => {
     waiting.status = { ...waiting.status, availableReplicas: 0 };
     expect(rolloutWait(waiting)).toBe('0 of 3 updated replicas are available');
     expect(rolloutWait(deployment('complete'))).toBeUndefined();
+  });
+
+  it('does not contradict the ready count when the new pods are ready but not yet counted available', () => {
+    const waiting = deployment('complete');
+    waiting.status = { ...waiting.status, availableReplicas: 0 };
+    const readyNew = replicaSet('complete-new');
+    expect(readyNew.status?.readyReplicas).toBe(3);
+    expect(rolloutWait(waiting, readyNew)).toBe('0 of 3 updated replicas counted available so far: waiting for the deployment controller to count the ready pods');
+    waiting.spec = { ...waiting.spec, minReadySeconds: 10 };
+    expect(rolloutWait(waiting, readyNew)).toBe('0 of 3 updated replicas are available: ready pods count as available after minReadySeconds (10s)');
   });
 
   it('says a paused Deployment is paused instead of waiting silently', () => {

@@ -76,6 +76,10 @@ function failedContainers(_job: Job, pods: readonly Pod[]): Finding[] {
             reason: terminated.reason ?? 'Error',
             message: `exited with code ${terminated.exitCode ?? '?'}${terminated.message ? `: ${terminated.message}` : ''}`,
             restartCount: status.restartCount ?? 0,
+            // It exited with an error: it ran, and its logs say why.
+            ran: true,
+            running: false,
+            family: 'crash',
             rule: CONTAINER_FAILED,
             policy: CONTAINER_FAILED.policy,
           },

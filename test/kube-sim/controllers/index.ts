@@ -23,7 +23,7 @@ export interface Controllers {
 export function startControllers(store: Store, clock: SimClock, scenario: Scenario): Controllers {
   const resolved = resolveScenario(scenario);
   const recorder = new EventRecorder(store, clock);
-  registerNodes(store, resolved.nodes, clock.nowIso());
+  registerNodes(store, resolved.nodes, clock.nowIso(), resolved.kubeletVersion);
   for (const quota of resolved.quotas) {
     if (store.get('ResourceQuota', quota.namespace, quota.name)) continue;
     store.create({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: quota.name, namespace: quota.namespace }, spec: { hard: quota.hard } });

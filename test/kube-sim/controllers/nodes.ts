@@ -6,14 +6,14 @@ import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { hostIpOf } from './kubelet/kubelet.js';
 
-export function registerNodes(store: Store, nodes: NodeSpec[], nowIso: string): void {
+export function registerNodes(store: Store, nodes: NodeSpec[], nowIso: string, kubeletVersion = '1.32'): void {
   nodes.forEach((node, index) => {
     if (store.get('Node', '', node.name)) return;
-    store.create(nodeObject(node, index, nowIso));
+    store.create(nodeObject(node, index, nowIso, kubeletVersion));
   });
 }
 
-function nodeObject(node: NodeSpec, index: number, nowIso: string): KubeObject {
+function nodeObject(node: NodeSpec, index: number, nowIso: string, kubeletVersion: string): KubeObject {
   const resources = { cpu: node.cpu, memory: node.memory, pods: String(node.pods), 'ephemeral-storage': '100Gi' };
   const condition = (type: string, status: string, reason: string, message: string) => ({
     type,
@@ -27,7 +27,7 @@ function nodeObject(node: NodeSpec, index: number, nowIso: string): KubeObject {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: node.name, labels: node.labels },
-    spec: { podCIDR: `10.244.${index + 1}.0/24`, podCIDRs: [`10.244.${index + 1}.0/24`] },
+    spec: { podCIDR: `10.244.${index + 1}.0/24`, podCIDRs: [`10.244.${index + 1}.0/24`], ...(node.taints.length > 0 ? { taints: node.taints } : {}) },
     status: {
       capacity: resources,
       allocatable: resources,
@@ -47,8 +47,8 @@ function nodeObject(node: NodeSpec, index: number, nowIso: string): KubeObject {
         osImage: 'Debian GNU/Linux 12 (bookworm)',
         kernelVersion: '6.8.0-kguard-sim',
         containerRuntimeVersion: 'containerd://1.7.24',
-        kubeletVersion: 'v1.32.0',
-        kubeProxyVersion: 'v1.32.0',
+        kubeletVersion: `v${kubeletVersion}.0`,
+        kubeProxyVersion: `v${kubeletVersion}.0`,
       },
     },
   };

@@ -1,5 +1,5 @@
-// The default scheduler, reduced to what decides a rollout's fate: fit pods on nodes by CPU and
-// memory requests, pod count and nodeSelector, bind them (spec.nodeName + PodScheduled), and
+// The default scheduler, reduced to what decides a rollout's fate: fit pods on nodes by taints
+// and tolerations, nodeSelector, CPU and memory requests and pod count, bind them (spec.nodeName + PodScheduled), and
 // otherwise mark them Unschedulable with the real FailedScheduling message, e.g.
 // `0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No
 // preemption victims found for incoming pod.` Unschedulable pods are retried when a pod goes away
@@ -90,6 +90,10 @@ export class Scheduler {
 
   private checkNode(pod: KubeObject, node: NodeSpec): NodeVerdict[] {
     const problems: NodeVerdict[] = [];
+    // Filter plugins run in the default profile's order and a node fails on the first that
+    // rejects it: TaintToleration before NodeAffinity before NodeResourcesFit.
+    const taint = untoleratedTaint(node, (pod.spec?.tolerations as Toleration[] | undefined) ?? []);
+    if (taint) return [{ reason: `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`, resolvable: false }];
     const selector: Record<string, string> = pod.spec?.nodeSelector ?? {};
     if (!Object.entries(selector).every(([k, v]) => node.labels[k] === v) || !matchesRequiredAffinity(pod, node)) {
       return [{ reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false }];
@@ -143,6 +147,26 @@ export class Scheduler {
     }
     this.recorder.recordSeries(pod, 'default-scheduler', REPORTING_INSTANCE, 'Scheduling', 'Warning', 'FailedScheduling', message);
   }
+}
+
+interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: string;
+}
+
+/** tainttoleration Filter: the first NoSchedule/NoExecute taint no toleration matches (v1helper.ToleratesTaint). */
+function untoleratedTaint(node: NodeSpec, tolerations: readonly Toleration[]): NodeSpec['taints'][number] | undefined {
+  return node.taints.find(
+    (taint) =>
+      (taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') &&
+      !tolerations.some((toleration) => {
+        if (toleration.effect && toleration.effect !== taint.effect) return false;
+        if ((toleration.operator ?? 'Equal') === 'Exists') return !toleration.key || toleration.key === taint.key;
+        return toleration.key === taint.key && (toleration.value ?? '') === (taint.value ?? '');
+      }),
+  );
 }
 
 interface NodeSelectorRequirement {

@@ -71,10 +71,16 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
   const server: Server = createServer((req, res) => {
     arrivals.push(`${req.method ?? ''} ${req.url ?? ''}`);
     if (arrivals.length > REQUEST_LOG_SIZE) arrivals.splice(0, arrivals.length - REQUEST_LOG_SIZE);
-    res.on('finish', () => {
+    // Logged once the server is done with it: answered, or (a watch) its client went away.
+    let logged = false;
+    const log = () => {
+      if (logged) return;
+      logged = true;
       requests.push({ method: req.method ?? '', url: req.url ?? '', status: res.statusCode });
       if (requests.length > REQUEST_LOG_SIZE) requests.splice(0, requests.length - REQUEST_LOG_SIZE);
-    });
+    };
+    res.on('finish', log);
+    res.on('close', log);
     handleRequest(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendError(res, error);
       else res.destroy();
@@ -113,8 +119,9 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
     const query = parsed.searchParams;
     const route = parseResourcePath(pathname);
 
-    await faults.delay();
-    const failure = faults.failureFor({ method: req.method ?? 'GET', url: req.url ?? '/', route, isWatch: isWatchRequest(query) });
+    const facts = { method: req.method ?? 'GET', url: req.url ?? '/', route, isWatch: isWatchRequest(query) };
+    await faults.delay(facts);
+    const failure = faults.failureFor(facts);
     if (failure) return sendError(res, failure);
 
     if (route) return serveResource(context, route, query, req, res);

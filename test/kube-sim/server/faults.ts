@@ -22,6 +22,12 @@ export interface Faults {
    * e.g. /^PATCH .*\/deployments\/web/.
    */
   failNext(status: number, count?: number, match?: RegExp | string): void;
+  /**
+   * Answer the next `count` matching requests `ms` of wall time late (a slow or hung API server
+   * for one kind of request, e.g. /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/ for the apply).
+   * Matching as for failNext; the delay adds to latency().
+   */
+  slowNext(ms: number, count?: number, match?: RegExp | string): void;
   /** End every open watch stream (kubectl get -w exits 0; reflectors re-list and re-watch). */
   cutWatches(): void;
 }
@@ -39,6 +45,12 @@ interface PendingFailure {
   match?: RegExp;
 }
 
+interface PendingDelay {
+  ms: number;
+  remaining: number;
+  match?: RegExp;
+}
+
 export interface RequestFacts {
   method: string;
   /** Path plus query string, as received. */
@@ -50,6 +62,7 @@ export interface RequestFacts {
 export class FaultInjector implements Faults {
   private delayMs = 0;
   private failures: PendingFailure[] = [];
+  private delays: PendingDelay[] = [];
   private comeBackTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly transport: FaultTransport) {}
@@ -67,6 +80,7 @@ export class FaultInjector implements Faults {
     clearTimeout(this.comeBackTimer);
     this.delayMs = 0;
     this.failures = [];
+    this.delays = [];
     await this.transport.goOnline();
   }
 
@@ -79,13 +93,31 @@ export class FaultInjector implements Faults {
     this.failures.push({ status, remaining: count, match: pattern });
   }
 
+  slowNext(ms: number, count = 1, match?: RegExp | string): void {
+    const pattern = typeof match === 'string' ? new RegExp(match) : match;
+    this.delays.push({ ms: Math.max(0, ms), remaining: count, match: pattern });
+  }
+
   cutWatches(): void {
     this.transport.endWatches();
   }
 
   /** Called by the server for each request; resolves after the injected latency. */
-  async delay(): Promise<void> {
-    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+  async delay(request?: RequestFacts): Promise<void> {
+    const slow = request ? this.slowDelayFor(request) : 0;
+    const total = this.delayMs + slow;
+    if (total > 0) await new Promise((resolve) => setTimeout(resolve, total));
+  }
+
+  /** The pending slowNext delay for this request, if any (and consumes it). */
+  private slowDelayFor(request: RequestFacts): number {
+    const delay = this.delays.find((candidate) =>
+      candidate.match ? candidate.match.test(`${request.method} ${request.url}`) : request.route !== undefined,
+    );
+    if (!delay) return 0;
+    delay.remaining--;
+    if (delay.remaining <= 0) this.delays = this.delays.filter((candidate) => candidate !== delay);
+    return delay.ms;
   }
 
   /** The scripted error for this request, if one is pending (and consumes it). */

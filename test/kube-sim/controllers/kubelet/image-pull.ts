@@ -16,6 +16,8 @@ export interface PullHost {
   registry: SimulatedRegistry;
   imageBackoff: Backoff;
   errorResyncMs: number;
+  /** ≤1.31 kubelets: the back-off message names the image only, not the last error. */
+  legacyBackOffMessage?: boolean;
   lastPullError?: string;
   now(): number;
   after(ms: number, callback: () => void): void;
@@ -56,7 +58,8 @@ export function ensureImage(host: PullHost, then: (ref: ImageRef) => void): void
   if (host.imageBackoff.isInBackOffSinceUpdate(backoffKey, now)) {
     const message = `Back-off pulling image "${image}"`;
     host.event('Normal', 'BackOff', message);
-    host.wait('ImagePullBackOff', `${message}: ErrImagePull: ${host.lastPullError ?? ''}`);
+    // 1.32 (kubernetes PR #127918) appends the previous pull error; earlier kubelets did not.
+    host.wait('ImagePullBackOff', host.legacyBackOffMessage ? message : `${message}: ErrImagePull: ${host.lastPullError ?? ''}`);
     host.event('Warning', 'Failed', 'Error: ImagePullBackOff');
     const expiresAt = host.imageBackoff.expiresAt(backoffKey) ?? now;
     host.after(Math.max(1, Math.min(expiresAt - now, host.errorResyncMs)), () => host.resync());

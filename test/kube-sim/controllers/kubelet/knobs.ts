@@ -22,6 +22,10 @@ export interface ContainerKnobs {
   liveness: 'pass' | 'fail';
   /** What the container prints; becomes the pod's `sim.kguard.dev/logs.<container>` annotation. */
   stdout?: string;
+  /** The container's lifecycle.postStart hook fails, printing this (empty for `fail`). */
+  postStartFailure?: string;
+  /** What the container writes to its writable layer, as a quantity ('2Gi'), `run-seconds` after it starts. */
+  ephemeralStorageUsage?: string;
 }
 
 export function readKnobs(annotations: Record<string, string> | undefined, container: string, isInit: boolean): ContainerKnobs {
@@ -38,6 +42,7 @@ export function readKnobs(annotations: Record<string, string> | undefined, conta
     return value === undefined ? undefined : value * 1000;
   };
   const startError = knob('start-error');
+  const postStart = knob('post-start');
   return {
     exitCode: number('exit-code'),
     oomKill: knob('oom-kill') === 'true',
@@ -48,5 +53,7 @@ export function readKnobs(annotations: Record<string, string> | undefined, conta
     readinessDelayMs: seconds('readiness-delay-seconds'),
     liveness: knob('liveness') === 'fail' ? 'fail' : 'pass',
     stdout: knob('stdout'),
+    postStartFailure: postStart === undefined || postStart === 'false' ? undefined : postStart === 'fail' || postStart === 'true' ? '' : postStart,
+    ephemeralStorageUsage: knob('ephemeral-storage-usage'),
   };
 }

@@ -2,7 +2,7 @@
 // state the real kubelet keeps (pulled images, image and restart back-off) lives here.
 
 import type { SimClock } from '../../clock.js';
-import type { Scenario } from '../../scenario.js';
+import { kubeletAtLeast, type Scenario } from '../../scenario.js';
 import type { Store } from '../../store.js';
 import type { KubeObject, StoreEvent } from '../../types.js';
 import type { EventRecorder } from '../events.js';
@@ -31,6 +31,7 @@ export class Kubelets {
       recorder,
       registry: new SimulatedRegistry(scenario),
       timing,
+      legacyBackOffMessage: !kubeletAtLeast(scenario, 32),
       imageBackoff: new Backoff(timing.imageBackOffInitialMs, timing.imageBackOffMaxMs),
       crashBackoff: new Backoff(timing.crashBackOffInitialMs, timing.crashBackOffMaxMs),
       imagesOn: (node) => {
@@ -68,6 +69,9 @@ export class Kubelets {
       else this.store.delete('Pod', object.metadata.namespace ?? 'default', object.metadata.name);
       return;
     }
+    // Someone else wrote the pod (a readiness gate's condition): the status manager syncs again.
+    const worker = this.workers.get(uid);
+    if (worker && type === 'MODIFIED' && object.spec?.readinessGates) worker.refresh();
     this.maybeStart(object);
   }
 

@@ -13,6 +13,7 @@ import type { Backoff } from './backoff.js';
 import { containerConfigError, volumeMountErrors } from './config-refs.js';
 import { ensureImage, type PullHost } from './image-pull.js';
 import { goDuration, imageIdOf, type ImageRef, type SimulatedRegistry } from './images.js';
+import { parseQuantity } from '../quantity.js';
 import { LOGS_ANNOTATION_PREFIX, readKnobs, type ContainerKnobs } from './knobs.js';
 import { startFailingLivenessProbe, startReadinessProbe, type Probe, type ProbeHost } from './probes.js';
 import { buildPodStatus, type ConditionMemory, type ContainerRuntime, type PodRuntimeView } from './status.js';
@@ -23,6 +24,8 @@ export interface KubeletServices {
   recorder: EventRecorder;
   registry: SimulatedRegistry;
   timing: Timing;
+  /** ≤1.31 kubelets word ImagePullBackOff without the last pull error. */
+  legacyBackOffMessage: boolean;
   imageBackoff: Backoff;
   crashBackoff: Backoff;
   /** Normalized references of the images already on a node. */
@@ -30,6 +33,9 @@ export interface KubeletServices {
 }
 
 type ContainerSpec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The kubelet's eviction manager looks at usage this often (evictionMonitoringPeriod, default 10 s). */
+const EVICTION_MONITORING_MS = 10_000;
 
 interface ContainerTracking {
   runtime: ContainerRuntime;
@@ -79,6 +85,7 @@ export class PodWorker {
         imageID: '',
         instances: 0,
         succeeded: false,
+        sidecar: init && spec.restartPolicy === 'Always',
       },
     });
     this.initContainers = ((pod.spec?.initContainers as ContainerSpec[] | undefined) ?? []).map((spec) => track(spec, true));
@@ -97,6 +104,11 @@ export class PodWorker {
   start(): void {
     this.publish();
     this.mountVolumes();
+  }
+
+  /** The pod changed outside the kubelet (a readiness gate's condition): publish the status again. */
+  refresh(): void {
+    this.publish();
   }
 
   stop(): void {
@@ -168,6 +180,8 @@ export class PodWorker {
       for (const app of this.containers) this.startContainer(app);
       return;
     }
+    // A sidecar (restartPolicy Always) lets the next init container start once it has started;
+    // a regular one once it has exited 0.
     c.onSucceeded = () => this.runInit(index + 1);
     if ('waiting' in c.runtime.state) c.runtime.state = { waiting: { reason: 'ContainerCreating' } };
     this.startContainer(c);
@@ -204,6 +218,7 @@ export class PodWorker {
       registry: this.services.registry,
       imageBackoff: this.services.imageBackoff,
       errorResyncMs: this.services.timing.errorResyncMs,
+      legacyBackOffMessage: this.services.legacyBackOffMessage,
       get lastPullError() {
         return c.lastPullError;
       },
@@ -259,21 +274,94 @@ export class PodWorker {
     runtime.state = { running: { startedAt: this.nowIso() } };
     c.startedAtMs = this.now();
     runtime.started = true;
-    runtime.ready = !runtime.init && !c.spec.readinessProbe;
+    const appLike = !runtime.init || runtime.sidecar === true;
+    runtime.ready = appLike && !c.spec.readinessProbe;
     this.writeLogs(runtime.name, knobs.stdout);
+    if (c.spec.lifecycle?.postStart && knobs.postStartFailure !== undefined) return this.failPostStart(c, knobs.postStartFailure);
     this.publish();
 
     const misbehaves = (knobs.exitCode !== undefined || knobs.oomKill) && (knobs.crashCount === undefined || runtime.instances <= knobs.crashCount);
     const exitCode = knobs.oomKill ? 137 : (knobs.exitCode ?? 0);
     const reason = knobs.oomKill ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error';
-    if (runtime.init) {
+    if (runtime.init && !runtime.sidecar) {
       const code = misbehaves ? exitCode : 0;
       this.containerAfter(c, knobs.runMs ?? this.services.timing.initContainerRunMs, () => this.exit(c, code, misbehaves ? reason : 'Completed'));
       return;
     }
+    // A started sidecar lets initialization go on (only once: a restart does not re-run the chain).
+    if (runtime.sidecar && runtime.instances === 1) {
+      const next = c.onSucceeded;
+      this.after(this.services.timing.containerStartMs, () => next?.());
+    }
     if (misbehaves) this.containerAfter(c, knobs.runMs ?? this.services.timing.crashAfterMs, () => this.exit(c, exitCode, reason));
+    if (knobs.ephemeralStorageUsage !== undefined) this.watchEphemeralStorage(c, knobs);
     if (c.spec.readinessProbe) startReadinessProbe(this.probeHost(c), c.spec.readinessProbe as Probe, knobs, this.services.timing.readinessDelayMs);
     if (c.spec.livenessProbe && knobs.liveness === 'fail') startFailingLivenessProbe(this.probeHost(c), c.spec.livenessProbe as Probe);
+  }
+
+  /**
+   * kuberuntime_container.go startContainer step 4: the postStart hook failed, so the kubelet
+   * records FailedPostStartHook ("PostStartHook failed": the output stays out of events), kills
+   * the container (Killing, message FailedPostStartHook) and reports PostStartHookError with the
+   * hook runner's message (lifecycle/handlers.go); the restart goes through the crash back-off.
+   */
+  private failPostStart(c: ContainerTracking, output: string): void {
+    const runtime = c.runtime;
+    const hook = c.spec.lifecycle.postStart as { exec?: { command?: string[] }; httpGet?: { path?: string; port?: number | string } };
+    const pod = this.podRef();
+    let message: string;
+    if (hook.exec) {
+      const command = hook.exec.command ?? [];
+      message =
+        `Exec lifecycle hook ([${command.join(' ')}]) for Container "${runtime.name}" in Pod "${pod}" failed - error: ` +
+        `command '${command.join(' ')}' exited with 1: ${output}, message: ${JSON.stringify(output)}`;
+    } else {
+      const path = hook.httpGet?.path ?? '/';
+      const port = hook.httpGet?.port ?? 80;
+      message = `HTTP lifecycle hook (${path}) for Container "${runtime.name}" in Pod "${pod}" failed - error: Get "http://${this.podIP}:${port}${path}": dial tcp ${this.podIP}:${port}: connect: connection refused`;
+    }
+    this.event(c, 'Warning', 'FailedPostStartHook', 'PostStartHook failed');
+    this.event(c, 'Normal', 'Killing', 'FailedPostStartHook');
+    const startedAt = 'running' in runtime.state ? runtime.state.running.startedAt : this.nowIso();
+    runtime.lastState = { terminated: { exitCode: 137, reason: 'Error', startedAt, finishedAt: this.nowIso(), containerID: runtime.containerID ?? '' } };
+    runtime.state = { waiting: { reason: 'PostStartHookError', message } };
+    runtime.started = false;
+    runtime.ready = false;
+    c.finishedAtMs = this.now();
+    this.publish();
+    this.after(this.services.timing.containerStartMs, () => this.startContainer(c));
+  }
+
+  /**
+   * The eviction manager's local storage check (eviction_manager.go localStorageEviction): a
+   * container writing more than its ephemeral-storage limit gets the whole pod evicted at the next
+   * monitoring tick after it crossed the limit.
+   */
+  private watchEphemeralStorage(c: ContainerTracking, knobs: ContainerKnobs): void {
+    const limit = (c.spec.resources?.limits as Record<string, string> | undefined)?.['ephemeral-storage'];
+    if (limit === undefined || parseQuantity(knobs.ephemeralStorageUsage) <= parseQuantity(limit)) return;
+    const filledAfter = knobs.runMs ?? this.services.timing.crashAfterMs;
+    // eviction/helpers.go containerEphemeralStorageMessageFmt (the limit's String(), %q).
+    this.containerAfter(c, filledAfter + EVICTION_MONITORING_MS, () =>
+      this.evict(`Container ${c.runtime.name} exceeded its local ephemeral storage limit ${JSON.stringify(limit)}. `),
+    );
+  }
+
+  /** eviction_manager.go evictPod: an Evicted event, every container killed, the pod Failed for good. */
+  private evict(message: string): void {
+    this.podEvent('Warning', 'Evicted', message);
+    for (const c of [...this.initContainers, ...this.containers]) {
+      this.cancelContainerTimers(c);
+      const runtime = c.runtime;
+      if (!('running' in runtime.state)) continue;
+      this.event(c, 'Normal', 'Killing', `Stopping container ${runtime.name}`);
+      runtime.state = { terminated: { exitCode: 137, reason: 'Error', startedAt: runtime.state.running.startedAt, finishedAt: this.nowIso(), containerID: runtime.containerID ?? '' } };
+      runtime.ready = false;
+      runtime.started = false;
+    }
+    this.view.evicted = { message, at: this.nowIso() };
+    this.publish();
+    this.stop();
   }
 
   private exit(c: ContainerTracking, exitCode: number, reason: string): void {
@@ -283,7 +371,7 @@ export class PodWorker {
     runtime.state = { terminated: { exitCode, reason, startedAt, finishedAt: this.nowIso(), containerID: runtime.containerID ?? '' } };
     runtime.started = false;
     c.finishedAtMs = this.now();
-    if (runtime.init && exitCode === 0) {
+    if (runtime.init && !runtime.sidecar && exitCode === 0) {
       runtime.succeeded = true;
       runtime.ready = true;
       this.publish();
@@ -293,7 +381,8 @@ export class PodWorker {
     }
     runtime.ready = false;
     this.publish();
-    const restartPolicy = this.pod.spec?.restartPolicy ?? 'Always';
+    // A sidecar is restarted whatever the pod's restartPolicy says.
+    const restartPolicy = runtime.sidecar ? 'Always' : (this.pod.spec?.restartPolicy ?? 'Always');
     if (restartPolicy === 'Never' || (restartPolicy === 'OnFailure' && exitCode === 0)) return;
     // The kubelet notices the exit (PLEG) and restarts the container, subject to back-off.
     this.after(this.services.timing.containerStartMs, () => this.startContainer(c));

@@ -35,6 +35,8 @@ export interface ContainerRuntime {
   instances: number;
   /** Completed successfully (init containers). */
   succeeded: boolean;
+  /** An init container with restartPolicy Always (a sidecar): it keeps running beside the app. */
+  sidecar?: boolean;
 }
 
 export interface PodRuntimeView {
@@ -44,15 +46,19 @@ export interface PodRuntimeView {
   startTime: string;
   initContainers: ContainerRuntime[];
   containers: ContainerRuntime[];
+  /** Set by the eviction manager: the pod failed with this message and will not run again. */
+  evicted?: { message: string; at: string };
 }
 
 /** Condition type → [status, lastTransitionTime], kept across syncs so transition times stay stable. */
 export type ConditionMemory = Map<string, { status: string; since: string }>;
 
 export function buildPodStatus(pod: KubeObject, view: PodRuntimeView, memory: ConditionMemory, now: string): Record<string, unknown> {
-  const initialized = view.initContainers.every((c) => c.succeeded);
-  const unready = view.containers.filter((c) => !c.ready).map((c) => c.name);
-  const incompleteInit = view.initContainers.filter((c) => !c.succeeded).map((c) => c.name);
+  // A sidecar counts as initialized once started; its readiness counts with the app containers'
+  // (status/generate.go, restartable init containers).
+  const initialized = view.initContainers.every((c) => c.succeeded || (c.sidecar && c.started));
+  const unready = [...view.initContainers.filter((c) => c.sidecar), ...view.containers].filter((c) => !c.ready).map((c) => c.name);
+  const incompleteInit = view.initContainers.filter((c) => !c.succeeded && !(c.sidecar && c.started)).map((c) => c.name);
   const condition = (type: string, status: 'True' | 'False', reason?: string, message?: string): PodCondition => {
     const remembered = memory.get(type);
     const since = remembered && remembered.status === status ? remembered.since : now;
@@ -62,27 +68,38 @@ export function buildPodStatus(pod: KubeObject, view: PodRuntimeView, memory: Co
     if (message) result.message = message;
     return result;
   };
-  const scheduled = ((pod.status?.conditions as PodCondition[] | undefined) ?? []).find((c) => c.type === 'PodScheduled');
-  const containersReady = unready.length === 0
-    ? condition('ContainersReady', 'True')
-    : condition('ContainersReady', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
-  const ready = unready.length === 0
-    ? condition('Ready', 'True')
-    : condition('Ready', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
+  const existing = (pod.status?.conditions as PodCondition[] | undefined) ?? [];
+  const scheduled = existing.find((c) => c.type === 'PodScheduled');
+  // Readiness gates: conditions other controllers write into the pod status; the kubelet keeps them.
+  const gates = ((pod.spec?.readinessGates as { conditionType: string }[] | undefined) ?? []).map((gate) => gate.conditionType);
+  const gateConditions = existing.filter((c) => gates.includes(c.type));
+  const containersReady = view.evicted
+    ? condition('ContainersReady', 'False', 'PodFailed')
+    : unready.length === 0
+      ? condition('ContainersReady', 'True')
+      : condition('ContainersReady', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
+  const ready = view.evicted ? condition('Ready', 'False', 'PodFailed') : unready.length === 0 ? gatedReady(gates, gateConditions, condition) : condition('Ready', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
   const conditions: PodCondition[] = [
-    condition('PodReadyToStartContainers', view.sandboxReady ? 'True' : 'False'),
+    ...(view.evicted ? [condition('DisruptionTarget', 'True', 'TerminationByKubelet', view.evicted.message)] : []),
+    condition('PodReadyToStartContainers', view.sandboxReady && !view.evicted ? 'True' : 'False'),
     initialized ? condition('Initialized', 'True') : condition('Initialized', 'False', 'ContainersNotInitialized', `containers with incomplete status: [${incompleteInit.join(' ')}]`),
     ready,
     containersReady,
+    ...gateConditions,
   ];
   if (scheduled) conditions.push(scheduled);
 
   const status: Record<string, unknown> = {
-    phase: podPhase(view, pod.spec?.restartPolicy ?? 'Always'),
+    phase: view.evicted ? 'Failed' : podPhase(view, pod.spec?.restartPolicy ?? 'Always'),
     conditions,
     hostIP: view.hostIP,
     hostIPs: [{ ip: view.hostIP }],
   };
+  // kubelet eviction manager (evictPod): phase Failed, reason Evicted, the eviction message.
+  if (view.evicted) {
+    status.message = view.evicted.message;
+    status.reason = 'Evicted';
+  }
   if (view.podIP) {
     status.podIP = view.podIP;
     status.podIPs = [{ ip: view.podIP }];
@@ -92,6 +109,20 @@ export function buildPodStatus(pod: KubeObject, view: PodRuntimeView, memory: Co
   status.containerStatuses = view.containers.map(containerStatus);
   status.qosClass = pod.status?.qosClass ?? 'BestEffort';
   return status;
+}
+
+/** Ready once the containers are, unless a readiness gate's condition is missing or not True (status/generate.go). */
+function gatedReady(
+  gates: readonly string[],
+  gateConditions: readonly PodCondition[],
+  condition: (type: string, status: 'True' | 'False', reason?: string, message?: string) => PodCondition,
+): PodCondition {
+  const unmet = gates.flatMap((gate) => {
+    const found = gateConditions.find((c) => c.type === gate);
+    if (!found) return [`corresponding condition of pod readiness gate "${gate}" does not exist.`];
+    return found.status === 'True' ? [] : [`the status of pod readiness gate "${gate}" is not "True", but ${found.status}`];
+  });
+  return unmet.length === 0 ? condition('Ready', 'True') : condition('Ready', 'False', 'ReadinessGatesNotReady', unmet.join(', '));
 }
 
 function containerStatus(c: ContainerRuntime): Record<string, unknown> {
@@ -112,9 +143,9 @@ function containerStatus(c: ContainerRuntime): Record<string, unknown> {
 /** kubelet getPhase: Pending until every container has started once; Succeeded / Failed only
  *  when nothing will be restarted any more (restartPolicy Never / OnFailure). */
 function podPhase(view: PodRuntimeView, restartPolicy: string): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
-  const initFailed = view.initContainers.some((c) => 'terminated' in c.state && c.state.terminated.exitCode !== 0);
+  const initFailed = view.initContainers.some((c) => !c.sidecar && 'terminated' in c.state && c.state.terminated.exitCode !== 0);
   if (initFailed && restartPolicy === 'Never') return 'Failed';
-  if (!view.initContainers.every((c) => c.succeeded)) return 'Pending';
+  if (!view.initContainers.every((c) => c.succeeded || (c.sidecar && c.started))) return 'Pending';
   let waiting = 0;
   let running = 0;
   let stopped = 0;

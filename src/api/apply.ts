@@ -1,0 +1,117 @@
+// A whole guarded apply, wired: kubectl, the system clock, inputs read once, Secret values learnt
+// before kubectl sees them, every event sanitised, and the JSON report at the end. Shared by the
+// CLI (which passes a terminal reporter) and the library entry (src/index.ts, which passes a
+// callback); neither this file nor anything it calls writes to stdout or exits.
+import { systemClock } from '../clock.js';
+import { InputError } from '../errors.js';
+import { Kubectl } from '../kubectl/client.js';
+import { execProcess, streamProcess } from '../kubectl/exec.js';
+import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
+import { download } from '../manifests/download.js';
+import type { InputDeps } from '../manifests/inputs.js';
+import { privateCopies } from '../rollback/restore.js';
+import type { Reporter } from '../report/events.js';
+import { buildReport, type JsonReport } from '../report/json.js';
+import { RunRecorder } from '../report/recorder.js';
+import { secretValuesIn, secretValuesOfObjects, type Redactor } from '../report/redact.js';
+import { sanitizeDeep } from '../report/sanitize.js';
+import { runApply } from '../run/apply.js';
+import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
+import { manifestTexts, missingKubeconfig } from '../cli/environment.js';
+import type { CliApplyOptions } from '../cli/options.js';
+
+export interface GuardedApplyDeps {
+  /** Learns every Secret value of the apply; the caller sanitises its own error messages with it. */
+  redactor: Redactor;
+  /** Where the (sanitised) events go: a terminal reporter, or the library's callback. */
+  reporter: Reporter;
+  /** Aborted: before the apply nothing is changed; after it, what it changed is restored. */
+  signal?: AbortSignal;
+  /** The bytes of `-f -`. */
+  readStdin(): Promise<Uint8Array>;
+  /** The kubectl binary to run. */
+  kubectlBinary: string;
+  /** The environment kubectl will see, for the missing-kubeconfig check. */
+  env: NodeJS.ProcessEnv;
+  /** Called as soon as the run's recorder exists: the CLI needs its log and what is not restored yet on a second signal. */
+  onRecorder?(recorder: RunRecorder): void;
+  /** The preview of --confirm: more follows it, so it prints no final line. */
+  quietEnd?: boolean;
+  /** Called as soon as the pipeline has its result: a signal after this changes nothing. */
+  onResult?(): void;
+}
+
+export interface GuardedApplyResult {
+  report: JsonReport;
+  exitCode: number;
+}
+
+export async function guardedApply(options: CliApplyOptions, deps: GuardedApplyDeps): Promise<GuardedApplyResult> {
+  const missing = missingKubeconfig(options.connectionArgs, deps.env);
+  if (missing) throw new InputError(missing);
+  const learn = (text: string) => {
+    for (const value of secretValuesIn(text)) deps.redactor.addValue(value);
+  };
+  const learnBytes = (bytes: Uint8Array) => learn(Buffer.from(bytes).toString('utf8'));
+  for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
+
+  const recorder = new RunRecorder(deps.reporter, deps.redactor);
+  deps.onRecorder?.(recorder);
+  try {
+    const kubectl = new Kubectl(
+      execProcess,
+      {
+        binary: deps.kubectlBinary,
+        connectionArgs: options.connectionArgs,
+        requestTimeout: '30s',
+        readDeadlineMs: readDeadlineMs(options),
+        retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+        // Secrets as the cluster holds them (before the apply, and as a restore reads them).
+        observe: (objects) => {
+          for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
+        },
+      },
+      streamProcess,
+    );
+    // Manifests read here (stdin, URLs, kustomize output) are learnt before kubectl sees them.
+    const inputs: InputDeps = {
+      readStdin: async () => learnt(await deps.readStdin(), learnBytes),
+      kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
+      download: async (url) => learnt(await download(url), learnBytes),
+    };
+    const result = await runApply(options, {
+      kubectl,
+      clock: systemClock,
+      reporter: recorder,
+      inputs,
+      keepCopy: privateCopies(),
+      signal: deps.signal,
+    });
+    deps.onResult?.();
+    const exitCode = exitCodeFor(result);
+    if (!deps.quietEnd) recorder.emit({
+      kind: 'finished',
+      outcome: outcomeOf(result),
+      exitCode,
+      restored: anythingRestored(result),
+      failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
+    });
+    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };
+  } finally {
+    recorder.close();
+  }
+}
+
+function learnt<T>(value: T, learn: (value: T) => void): T {
+  learn(value);
+  return value;
+}
+
+/**
+ * Every read has a deadline, so one hung kubectl cannot stall the run: the shorter of the two
+ * timeouts, between 5 s (kubectl needs some to start and discover) and 60 s. The apply and the
+ * dry runs get --timeout, the restore's writes --rollback-timeout (run/apply.ts).
+ */
+function readDeadlineMs(options: Pick<CliApplyOptions, 'timeoutMs' | 'rollbackTimeoutMs'>): number {
+  return Math.min(60_000, Math.max(5_000, Math.min(options.timeoutMs, options.rollbackTimeoutMs)));
+}

@@ -1,0 +1,60 @@
+// What an image pull error says about the image: gone for good (the release is broken), passing
+// (the registry or the network will recover), or unknown. Pure. Texts and sources are listed in
+// test/fixtures/README.md ("containerd pull error texts"); they are matched as substrings because the
+// kubelet may wrap them in `rpc error: code = X desc = ` (before 1.28) or, from 1.32, in
+// `Back-off pulling image "…": ErrImagePull: `.
+
+export type PullCause = 'final' | 'transient' | 'unknown';
+
+// The registry itself says the image or the right to pull it does not exist.
+const FINAL: readonly RegExp[] = [
+  /code = NotFound/, // containerd resolver: tag or repository not found
+  /: not found\b/, // `failed to resolve reference "…": docker.io/library/nginx:1.99: not found`
+  /manifest unknown/i, // distribution spec error code MANIFEST_UNKNOWN
+  /repository does not exist/i, // Docker Hub: `pull access denied, repository does not exist or may require authorization`
+  /pull access denied/i,
+  /insufficient_scope/i,
+  /requested access to the resource is denied/i,
+  /\b401 Unauthorized\b/i, // token servers and basic-auth registries
+  /\b403 Forbidden\b/i, // ghcr.io without a token
+  /unauthorized: authentication required/i,
+  /failed to authorize/i,
+  /no match for platform in manifest/i, // the image exists, but not for this node's architecture
+];
+
+// The registry or the path to it is in trouble; a retry may succeed.
+const TRANSIENT: readonly RegExp[] = [
+  /\b429\b|toomanyrequests|too many requests|rate limit/i, // Docker Hub pull rate limit
+  /no such host/i, // DNS (also a typo in the registry host: the wait then ends at --timeout)
+  /i\/o timeout|TLS handshake timeout|context deadline exceeded|code = DeadlineExceeded/i,
+  /connection reset by peer|connection refused|no route to host|network is unreachable/i,
+  /code = Canceled|context canceled/i, // a pull the kubelet or containerd cancelled
+  /\bEOF\b/, // `failed to do request: … EOF`
+  /\b50[0234]\b|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout/i,
+  /because the registry is unavailable/i, // kubelet evalCRIPullErr, CRI-O's RegistryUnavailable
+];
+
+/** Judges one pull error text. A final answer wins over a transient one found in the same text. */
+export function judgePullError(text: string | undefined): PullCause {
+  if (!text) return 'unknown';
+  if (FINAL.some((pattern) => pattern.test(text))) return 'final';
+  if (TRANSIENT.some((pattern) => pattern.test(text))) return 'transient';
+  return 'unknown';
+}
+
+/** The pull error inside a waiting message, without the kubelet's and containerd's wrappers. */
+export function pullErrorGist(message: string): string {
+  let text = message;
+  // 1.32 ImagePullBackOff: `Back-off pulling image "x": ErrImagePull: <error>`.
+  text = text.replace(/^Back-off pulling image "[^"]*"(?:: \w+: |$)/, '');
+  text = text.replace(/^rpc error: code = \w+ desc = /, '');
+  // containerd: `failed to pull and unpack image "…": failed to resolve reference "…": <reason>`.
+  text = text.replace(/^failed to pull and unpack image "[^"]*": /, '');
+  text = text.replace(/^failed to resolve reference "[^"]*": /, '');
+  return text.trim();
+}
+
+/** `Back-off pulling image "x"` as ≤1.31 kubelets write it: the message names no cause. */
+export function isBareBackOff(message: string): boolean {
+  return /^Back-off pulling image "[^"]*"$/.test(message.trim());
+}

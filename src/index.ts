@@ -1,0 +1,136 @@
+// The library entry: `import { apply } from 'kguard'`. The same pipeline as `kguard apply`, with
+// a callback for the events instead of a terminal, and the JSON report as the result. It never
+// writes to stdout or stderr and never exits the process: a failed rollout is a report (with
+// the exit code the CLI would use), and what stopped kguard from doing its job is a thrown
+// KguardError carrying that exit code.
+import { guardedApply } from './api/apply.js';
+import { readStdin } from './cli/environment.js';
+import { toApplyOptions, type RawApplyOptions } from './cli/options.js';
+import { KguardError } from './errors.js';
+import type { Reporter, RunEvent } from './report/events.js';
+import { formatEvent, type Line } from './report/format.js';
+import type { JsonReport } from './report/json.js';
+import { Redactor } from './report/redact.js';
+import { sanitizeText } from './report/sanitize.js';
+import type { RollbackMode } from './rollback/plan.js';
+
+export { ExitCode, InputError, InterruptedError, KguardError, KubectlError } from './errors.js';
+export { REPORT_VERSION, type JsonObject as ObjectReport, type JsonReport as ApplyReport } from './report/json.js';
+export type { FailureReport } from './report/failure.js';
+export type { RunEvent as ApplyEvent, RunEventKind as ApplyEventKind } from './report/events.js';
+export type { Line as EventLine, Tone as EventTone } from './report/format.js';
+export type { Outcome } from './run/result.js';
+
+/** A duration: milliseconds, or a Go-style string as on the command line ("90s", "5m", "1m30s"). */
+export type Duration = number | string;
+
+/** What `kguard apply` takes on its command line, as an object. Only `files` or `kustomize` is required. */
+export interface ApplyInput {
+  /** -f: files, directories, URLs, or "-" for `stdin` (below, or process.stdin). */
+  files?: string[];
+  /** -R: read directories in `files` recursively. */
+  recursive?: boolean;
+  /** -k: a kustomization directory. */
+  kustomize?: string;
+  /** The manifests of `-`, instead of reading process.stdin; alone (no `files`, no `kustomize`), they are the whole apply. */
+  stdin?: string | Uint8Array;
+  namespace?: string;
+  context?: string;
+  kubeconfig?: string;
+  serverSide?: boolean;
+  fieldManager?: string;
+  /** A preview: nothing changes. */
+  dryRun?: 'server' | 'client';
+  /** When restoring, keep the objects this apply created. */
+  keepCreated?: boolean;
+  /** false: no journal in the cluster and no leases (--no-journal). Default true. */
+  journal?: boolean;
+  /** Default "5m". */
+  lockTimeout?: Duration;
+  /** How long each changed rollout may take. Default "5m". */
+  timeout?: Duration;
+  /** How long the restore may take. Default: `timeout`. */
+  rollbackTimeout?: Duration;
+  /** The longest wait between two looks at a rollout (or between polls with `poll`). Default "2s". */
+  pollInterval?: Duration;
+  /** true: poll every `pollInterval` instead of watching (--poll). Default false. */
+  poll?: boolean;
+  /** How long a rollout must stay healthy. Default "0s". */
+  settle?: Duration;
+  /** Default "all". */
+  rollback?: RollbackMode;
+  /** How many of a failing container's last lines the log events quote (the report keeps up to 50). Default 5. */
+  logLines?: number;
+  /** More `kubectl apply` flags, as after `--` on the command line. */
+  kubectlArgs?: string[];
+  /** The kubectl binary. Default: $KGUARD_KUBECTL, or `kubectl` from PATH. */
+  kubectl?: string;
+  /** Called with every event, already sanitised (Secret values redacted), and the line the CLI prints for it. */
+  onEvent?: (event: RunEvent, line: Line) => void;
+  /** Abort to cancel: before the apply nothing changes; after it, what it changed is restored. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Applies the manifests, watches every changed workload and restores the pre-apply state of the
+ * whole apply when one fails. Resolves with the report `kguard apply --output json` prints
+ * (schema/report.schema.json); `report.exitCode` is the CLI's exit code. Rejects with an
+ * InputError (exit code 1), KubectlError (2) or InterruptedError (130) when nothing was applied
+ * because of the input, kubectl or the cluster, or a cancel before the apply.
+ */
+export async function apply(input: ApplyInput): Promise<JsonReport> {
+  const redactor = new Redactor();
+  try {
+    const options = toApplyOptions(rawOptions(input), input.kubectlArgs ?? []);
+    const { report } = await guardedApply(options, {
+      redactor,
+      reporter: callbackReporter(input.onEvent),
+      signal: input.signal,
+      readStdin: input.stdin === undefined ? readStdin : async () => Buffer.from(input.stdin as string | Uint8Array),
+      kubectlBinary: input.kubectl ?? (process.env.KGUARD_KUBECTL || 'kubectl'),
+      env: process.env,
+    });
+    return report;
+  } catch (error) {
+    // kubectl's words may quote a Secret of the apply.
+    if (error instanceof KguardError) error.message = sanitizeText(error.message, redactor);
+    throw error;
+  }
+}
+
+function rawOptions(input: ApplyInput): RawApplyOptions {
+  return {
+    // Manifests given as text alone are read as kubectl reads stdin.
+    filename: input.files ?? (input.stdin !== undefined && input.kustomize === undefined ? ['-'] : []),
+    recursive: input.recursive,
+    kustomize: input.kustomize,
+    namespace: input.namespace,
+    context: input.context,
+    kubeconfig: input.kubeconfig,
+    serverSide: input.serverSide,
+    fieldManager: input.fieldManager,
+    dryRun: input.dryRun,
+    keepCreated: input.keepCreated,
+    journal: input.journal,
+    lockTimeout: durationText(input.lockTimeout),
+    timeout: durationText(input.timeout) ?? '5m',
+    rollbackTimeout: durationText(input.rollbackTimeout),
+    pollInterval: durationText(input.pollInterval) ?? '2s',
+    poll: input.poll,
+    settle: durationText(input.settle) ?? '0s',
+    rollback: input.rollback ?? 'all',
+    logLines: input.logLines === undefined ? undefined : String(input.logLines),
+    output: 'json',
+  };
+}
+
+function durationText(duration: Duration | undefined): string | undefined {
+  return typeof duration === 'number' ? `${duration}ms` : duration;
+}
+
+function callbackReporter(onEvent: ApplyInput['onEvent']): Reporter {
+  return {
+    emit: (event) => onEvent?.(event, formatEvent(event)),
+    close: () => undefined,
+  };
+}

@@ -1,0 +1,48 @@
+// Which kubectl failures are worth trying again: a busy, restarting or briefly unreachable API
+// server, as opposed to an answer that will be the same next time (invalid, forbidden, conflict).
+// One table for every write kguard makes: the apply and the restore's PUT, POST and DELETE.
+import type { ExecResult } from './exec.js';
+
+/**
+ * Matched against kubectl's stderr. Status reasons as kubectl prints them (`Error from server
+ * (InternalError)`, apimachinery StatusReason: IsInternalError, IsServiceUnavailable,
+ * IsTooManyRequests, IsServerTimeout, IsTimeout), their messages, and client-go transport errors.
+ */
+const TRANSIENT_PATTERNS: readonly RegExp[] = [
+  /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)/,
+  // 503 without a Status body; also kube-aggregator for an unavailable APIService.
+  /the server is currently unable to handle the request/,
+  // 429: "Too many requests, please try again later." (apiserver max-in-flight filter).
+  /too many requests/i,
+  /etcdserver: (request timed out|leader changed|too many requests)/,
+  // Transport: the connection dropped or never came (an API server restarting, a load balancer).
+  /connection reset by peer|connection refused|The connection to the server \S+ was refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/,
+];
+
+export function isTransientFailure(result: Pick<ExecResult, 'exitCode' | 'stderr' | 'timedOut' | 'spawnError'>): boolean {
+  // A call killed at its deadline has used its time; a missing binary will stay missing.
+  if (result.exitCode === 0 || result.timedOut || result.spawnError) return false;
+  return TRANSIENT_PATTERNS.some((pattern) => pattern.test(result.stderr));
+}
+
+/** Waits between attempts: three retries, 0.5 s, 1 s, 2 s. */
+export const RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000];
+
+/**
+ * Runs `attempt` again after each transient failure, waiting the given delays in between; the
+ * last result is returned either way. Only for writes that are safe to repeat (see callers).
+ */
+export async function retryTransient<T extends Pick<ExecResult, 'exitCode' | 'stderr' | 'timedOut' | 'spawnError'>>(
+  attempt: () => Promise<T>,
+  delaysMs: readonly number[],
+  sleep: (ms: number) => Promise<void>,
+  onRetry?: (result: T, attemptNumber: number) => void,
+): Promise<T> {
+  let result = await attempt();
+  for (let index = 0; index < delaysMs.length && isTransientFailure(result); index += 1) {
+    onRetry?.(result, index + 1);
+    await sleep(delaysMs[index] as number);
+    result = await attempt();
+  }
+  return result;
+}

@@ -1,0 +1,53 @@
+// How a run that could not finish ends on the terminal: a bad command line, an input or kubectl
+// error, an internal error, an interrupt. The same three outputs on every such path: the message
+// on stderr, an `::error` annotation in GitHub Actions, and with --output json one report on
+// stdout, so a script reading it never gets nothing.
+import { appendSummary, escapeData, failureSummary } from './github.js';
+import { REPORT_VERSION } from './json.js';
+
+export interface FailureOutputs {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  json: boolean;
+  githubActions: boolean;
+  /** $GITHUB_STEP_SUMMARY in GitHub Actions: the job summary gets the verdict and the log so far. */
+  summaryPath?: string;
+}
+
+export interface Failure {
+  outcome: 'error' | 'interrupted';
+  exitCode: number;
+  /** Already sanitised: it may quote kubectl. */
+  message: string;
+  /** What the run logged before it stopped, for the JSON report. */
+  messages?: readonly string[];
+  /** Commander printed the message itself (usage errors): do not print it twice. */
+  printed?: boolean;
+}
+
+export interface FailureReport {
+  reportVersion: number;
+  outcome: Failure['outcome'];
+  exitCode: number;
+  error: string;
+  messages: string[];
+}
+
+export function failureReport(failure: Failure): FailureReport {
+  return {
+    reportVersion: REPORT_VERSION,
+    outcome: failure.outcome,
+    exitCode: failure.exitCode,
+    error: failure.message,
+    messages: [...(failure.messages ?? [])],
+  };
+}
+
+export function reportFailure(failure: Failure, outputs: FailureOutputs): void {
+  if (!failure.printed) outputs.stderr.write(`kguard: ${failure.message} (exit ${failure.exitCode})\n`);
+  if (outputs.githubActions) outputs.stderr.write(`::error title=kguard::${escapeData(`${failure.message} (exit ${failure.exitCode})`)}\n`);
+  if (outputs.githubActions && outputs.summaryPath) {
+    appendSummary(outputs.summaryPath, failureSummary(failure.message, failure.exitCode, failure.messages ?? []), outputs.stderr);
+  }
+  if (outputs.json) outputs.stdout.write(`${JSON.stringify(failureReport(failure), null, 2)}\n`);
+}

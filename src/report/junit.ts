@@ -1,0 +1,117 @@
+// --junit FILE: the run as a JUnit XML report, which GitLab (artifacts:reports:junit), Jenkins and
+// most CI systems show as test results. One test case per object of the apply: a tracked workload
+// passes when it rolled out and fails with kguard's diagnosis; what kguard did not judge is
+// skipped with the reason. Built from the JSON report, so both always say the same. Pure.
+import type { FailureReport } from './failure.js';
+import type { JsonObject, JsonReport } from './json.js';
+
+/** Verdicts that fail a test case: the rollout failed or timed out, someone else's change, an object gone. */
+const FAILING_VERDICTS = new Set(['failed', 'timed-out', 'conflict', 'gone']);
+
+/** Why a test case is skipped, by verdict: kguard did not judge the object. */
+const SKIP_REASONS: Record<string, string> = {
+  unchanged: 'unchanged by this apply: not watched, never restored',
+  unverified: 'changed, but kguard cannot judge this kind of workload: NOT verified',
+  progressing: 'stopped watching because another workload of this apply failed',
+};
+
+interface TestCase {
+  name: string;
+  classname: string;
+  seconds: number;
+  failure?: { message: string; type: string; text: string };
+  error?: { message: string; type: string; text: string };
+  skipped?: string;
+}
+
+export function junitXml(report: JsonReport | FailureReport, finishedAt: Date): string {
+  const cases = 'objects' in report ? report.objects.map(objectCase) : [errorCase(report)];
+  const totalMs = 'timings' in report ? report.timings.totalMs : 0;
+  const count = (pick: (test: TestCase) => unknown) => cases.filter(pick).length;
+  const totals = {
+    tests: cases.length,
+    failures: count((test) => test.failure),
+    errors: count((test) => test.error),
+    skipped: count((test) => test.skipped !== undefined),
+  };
+  const time = seconds(totalMs);
+  const properties: Array<[string, string]> = [
+    ['outcome', report.outcome],
+    ['exitCode', String(report.exitCode)],
+    ...('rollbackMode' in report ? ([['rollbackMode', report.rollbackMode], ['dryRun', String(report.dryRun)]] as Array<[string, string]>) : []),
+  ];
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="kguard" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" time="${time}">`,
+    `  <testsuite name="kguard apply" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}"` +
+      ` time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
+    '    <properties>',
+    ...properties.map(([name, value]) => `      <property name="${attribute(name)}" value="${attribute(value)}"/>`),
+    '    </properties>',
+    ...cases.map(testCaseXml),
+    `    <system-out>${text(report.messages.join('\n'))}</system-out>`,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+function objectCase(object: JsonObject): TestCase {
+  const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ''}`;
+  const test: TestCase = { name, classname: `kguard.${object.kind}`, seconds: (object.timings.verdictAfterMs ?? 0) / 1000 };
+  if (FAILING_VERDICTS.has(object.verdict)) {
+    test.failure = { message: object.summary ?? object.verdict, type: object.reason ?? object.verdict, text: diagnosisText(object) };
+  } else if (object.verdict in SKIP_REASONS) {
+    test.skipped = SKIP_REASONS[object.verdict];
+  }
+  return test;
+}
+
+function errorCase(report: FailureReport): TestCase {
+  return {
+    name: 'kguard apply',
+    classname: 'kguard',
+    seconds: 0,
+    error: { message: report.error, type: report.outcome, text: `${report.error}\n(exit ${report.exitCode})` },
+  };
+}
+
+/** What a person needs in the CI's test view: the diagnosis, its evidence, the next step and what the restore did. */
+function diagnosisText(object: JsonObject): string {
+  const restore = object.restore;
+  return [
+    object.summary ?? `ended ${object.verdict}`,
+    ...object.evidence.map((line) => `  ${line}`),
+    ...(object.nextStep ? [`next: ${object.nextStep}`] : []),
+    ...(object.changedFields.length > 0 ? [`changed by the apply: ${object.changedFields.join(', ')}`] : []),
+    ...(restore
+      ? [`restore: ${restore.status}${restore.reason ? ` (${restore.reason})` : ''}`, ...restore.commands.map((command) => `  ${command}`)]
+      : ['restore: none']),
+  ].join('\n');
+}
+
+function testCaseXml(test: TestCase): string {
+  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds(test.seconds * 1000)}"`;
+  const children = [
+    ...(test.skipped !== undefined ? [`      <skipped>${text(test.skipped)}</skipped>`] : []),
+    ...(test.error ? [`      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`] : []),
+    ...(test.failure ? [`      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`] : []),
+  ];
+  return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, '    </testcase>'].join('\n');
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+/** Characters XML 1.0 cannot hold at all (the sanitiser removes them already; this is the format's own rule). */
+// eslint-disable-next-line no-control-regex
+const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+function text(value: string): string {
+  return value.replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function attribute(value: string): string {
+  return text(value).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;').replace(/\r/g, '&#13;');
+}

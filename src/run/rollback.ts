@@ -1,0 +1,101 @@
+// `kguard rollback [RUN]` and `kguard status`: finish a run that could not finish itself (killed,
+// or it needed a person), from its journal in the cluster. The same restore as an apply's, with
+// the same rule: someone else's change wins.
+import type { Clock } from '../clock.js';
+import { InputError } from '../errors.js';
+import type { Kubectl } from '../kubectl/client.js';
+import { changesToUndo, leaseName, leaseNamespace, type Journal } from '../journal/journal.js';
+import { listJournals, removeJournal, type JournalListing } from '../journal/store.js';
+import { objectKey, typeArg, type KubeObject } from '../objects/model.js';
+import { planRestore } from '../rollback/plan.js';
+import { executeRestore, type RestoreDeps, type RestoreResult } from '../rollback/restore.js';
+import type { Reporter } from '../report/events.js';
+
+export interface RollbackDeps {
+  kubectl: Kubectl;
+  clock: Clock;
+  reporter: Reporter;
+  keepCopy: RestoreDeps['keepCopy'];
+}
+
+export interface RollbackResult {
+  runId: string;
+  /** Objects written back, deleted or created again. */
+  restored: number;
+  /** Objects already as they were before the run. */
+  untouched: number;
+  /** Objects a person must look at (someone else's change, a refused write). */
+  needsPerson: number;
+  results: Map<string, RestoreResult>;
+}
+
+/** The run to roll back: the one named, or the only unfinished one. */
+export function pickJournal(listings: readonly JournalListing[], runId: string | undefined): Journal {
+  if (runId) {
+    const found = listings.find(({ journal }) => journal.runId === runId);
+    if (!found) throw new InputError(`no journal of run ${runId} found (kguard status lists the unfinished runs); it may have finished or expired.`);
+    return found.journal;
+  }
+  if (listings.length === 1) return listings[0]!.journal;
+  if (listings.length === 0) throw new InputError('there is no unfinished kguard run to roll back (no journal found).');
+  throw new InputError(`${listings.length} unfinished kguard runs: name one (${listings.map(({ journal }) => journal.runId).join(', ')}).`);
+}
+
+export async function runRollback(
+  options: { runId?: string; namespace?: string; deadlineMs: number },
+  deps: RollbackDeps,
+): Promise<RollbackResult> {
+  const journal = pickJournal(await listJournals(deps.kubectl, options.namespace), options.runId);
+  const live = new Map<string, KubeObject | undefined>(
+    await Promise.all(
+      journal.objects.map(async (entry) => [objectKey(entry.ref), await deps.kubectl.getObject(typeArg(entry.ref), entry.ref.namespace, entry.ref.name)] as const),
+    ),
+  );
+  const changes = changesToUndo(journal, live);
+  const steps = planRestore(
+    changes.map(({ ref, change }) => ({ ref, change, verdict: 'failed' as const })),
+    'all',
+    { keepCreated: false },
+  );
+  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs }, deps);
+  const statuses = [...results.values()].map((result) => result.status);
+  const needsPerson = statuses.filter((status) => status === 'failed' || status === 'kept').length;
+  if (needsPerson === 0) {
+    // Nothing is left to do: the journal and the run's leases go.
+    await removeJournal(deps.kubectl, journal.namespace, journal.runId, options.deadlineMs);
+    await releaseLeasesOf(journal, options.deadlineMs, deps);
+  }
+  return {
+    runId: journal.runId,
+    restored: statuses.filter((status) => status === 'restored' || status === 'deleted' || status === 'recreated').length,
+    untouched: changes.filter(({ change }) => change.change === 'unchanged' || change.change === 'absent').length,
+    needsPerson,
+    results,
+  };
+}
+
+/** The leases a killed run left: only those it still holds. */
+async function releaseLeasesOf(journal: Journal, deadlineMs: number, deps: RollbackDeps): Promise<void> {
+  await Promise.all(
+    journal.objects.map(async ({ ref }) => {
+      const namespace = leaseNamespace(ref, journal.namespace);
+      const lease = await deps.kubectl.getObject('leases.v1.coordination.k8s.io', namespace, leaseName(ref)).catch(() => undefined);
+      if (!lease || (lease as { spec?: { holderIdentity?: string } }).spec?.holderIdentity !== journal.runId) return;
+      const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${leaseName(ref)}`;
+      await deps.kubectl.deleteExact(path, { uid: lease.metadata.uid ?? '' }, deadlineMs).catch(() => undefined);
+    }),
+  );
+}
+
+/** `kguard status`: one line per unfinished run. */
+export function statusLines(listings: readonly JournalListing[], now: Date): string[] {
+  if (listings.length === 0) return ['no unfinished kguard runs'];
+  return listings.map(({ journal, expired }) => {
+    const ageMinutes = Math.max(0, Math.round((now.getTime() - Date.parse(journal.startedAt)) / 60_000));
+    const left = journal.state === 'applying' ? 'killed during the apply' : journal.state === 'applied' ? 'applied, not verified or restored' : 'restoring';
+    return (
+      `${journal.runId}  namespace ${journal.namespace}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${left}` +
+      `${expired ? '  (expired: deleted by the next run)' : ''}  →  kguard rollback ${journal.runId}`
+    );
+  });
+}

@@ -1,0 +1,34 @@
+// Pull error texts from public reports (test/fixtures/README.md, "containerd pull error texts").
+import { describe, expect, it } from 'vitest';
+import { judgePullError, pullErrorGist } from '../../src/classify/pull-errors.js';
+
+describe('judgePullError', () => {
+  it.each([
+    ['rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:1.17.99": failed to resolve reference "docker.io/library/nginx:1.17.99": docker.io/library/nginx:1.17.99: not found', 'final'],
+    ['failed to pull and unpack image "docker.io/library/xxxxxnginx:1.17": failed to resolve reference "docker.io/library/xxxxxnginx:1.17": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed', 'final'],
+    ['failed to resolve reference "ghcr.io/acme/app:1": failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://ghcr.io/token?scope=repository%3Aacme%2Fapp%3Apull&service=ghcr.io: 401 Unauthorized', 'final'],
+    ['Error response from daemon: manifest for registry.example.com/web:9 not found: manifest unknown: manifest unknown', 'final'],
+    ['failed to pull and unpack image "docker.io/library/nginx:1.17": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/nginx/manifests/sha256:0d17: 429 Too Many Requests - Server message: toomanyrequests: You have reached your unauthenticated pull rate limit. https://www.docker.com/increase-rate-limit', 'transient'],
+    ['failed to resolve reference "registry.internal/app:2": failed to do request: Head "https://registry.internal/v2/app/manifests/2": dial tcp: lookup registry.internal on 172.18.0.1:53: no such host', 'transient'],
+    ['failed to resolve reference "docker.io/library/nginx:1.25": failed to do request: Head "https://registry-1.docker.io/v2/library/nginx/manifests/1.25": net/http: TLS handshake timeout', 'transient'],
+    ['rpc error: code = Canceled desc = failed to pull and unpack image "docker.io/library/nginx:1.25": context canceled', 'transient'],
+    ['failed to pull and unpack image "docker.io/library/nginx:1.25": failed to copy: httpReadSeeker: failed open: failed to do request: Get "https://production.cloudflare.docker.com/registry-v2/docker/registry/v2/blobs/sha256/aa/aa": EOF', 'transient'],
+    ['something kguard has never seen', 'unknown'],
+  ])('%s → %s', (text, cause) => {
+    expect(judgePullError(text)).toBe(cause);
+  });
+
+  it('knows nothing without a text', () => {
+    expect(judgePullError(undefined)).toBe('unknown');
+  });
+});
+
+describe('pullErrorGist', () => {
+  it('drops the 1.32 back-off prefix and containerd wrappers, keeping the registry answer', () => {
+    expect(
+      pullErrorGist(
+        'Back-off pulling image "xxxxxnginx:1.17": ErrImagePull: failed to pull and unpack image "docker.io/library/xxxxxnginx:1.17": failed to resolve reference "docker.io/library/xxxxxnginx:1.17": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed',
+      ),
+    ).toBe('pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed');
+  });
+});

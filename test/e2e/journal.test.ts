@@ -1,0 +1,141 @@
+// Crash-safe and concurrency-safe runs: the journal in the cluster lets `kguard rollback` finish a
+// run that was killed at any point; leases keep two runs off the same objects.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
+import { configMapYaml } from './manifests.js';
+import { differencesFrom, peopleMadeObjects } from './restored.js';
+
+const MISSING = 'xxxxxnginx:1.17';
+const THROTTLED = 'registry.example.com/shop/web:2.0';
+const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
+
+let env: Sandbox;
+beforeEach(async () => {
+  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } });
+});
+afterEach(async () => {
+  await env.stop();
+});
+
+/** v1 of a small app: a ConfigMap and a Deployment, healthy. */
+async function deployV1(): Promise<void> {
+  const applied = await kubectl(env.cluster, ['apply', '-f', '-'], `${configMapYaml('settings', { level: 'info' })}---\n${deploymentYaml('web', 'nginx:1.25')}`);
+  expect(applied.exitCode, applied.stderr).toBe(0);
+  await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined));
+}
+
+const v2 = (image: string) => `${configMapYaml('settings', { level: 'debug' })}---\n${deploymentYaml('web', image)}---\n${configMapYaml('brand-new', { a: '1' })}`;
+
+/** kill -9 at a moment chosen by `when`, then `kguard rollback`: the cluster is as before the run. */
+async function killThenRollBack(when: (output: () => string, seen: number) => Promise<void>, image = THROTTLED): Promise<void> {
+  await deployV1();
+  const before = peopleMadeObjects(env.cluster.store);
+  const file = await env.write('v2.yaml', v2(image));
+  const seen = env.cluster.arrivals.length;
+  const running = env.kguardProcess(['apply', '-f', file, ...fast]);
+  await when(running.output, seen);
+  running.child.kill('SIGKILL');
+  await running.done;
+  await env.cluster.faults.restore();
+  // A request the dead run left in flight still lands: wait until the server has answered it.
+  await eventually(() => (env.cluster.requests.length >= env.cluster.arrivals.length ? true : undefined));
+
+  const status = await env.kguard(['status']);
+  expect(status.exitCode, status.output).toBe(0);
+  expect(status.stdout).toMatch(/^kguard-\S+ {2}namespace default {2}3 object\(s\)/m);
+  const run = await env.kguard(['rollback']);
+  expect(run.exitCode, run.output).toBe(0);
+  expect(run.output).toMatch(/kguard rollback kguard-\S+: \d object\(s\) restored, \d already as before the run; journal removed \(exit 0\)/);
+  // Leases and the journal are gone too: the cluster is exactly as before the run.
+  expect(differencesFrom(before, peopleMadeObjects(env.cluster.store))).toEqual([]);
+  expect((await env.kguard(['status'])).stdout).toContain('no unfinished kguard runs');
+}
+
+describe('kill -9, then kguard rollback', () => {
+  it('right after the apply started', async () => {
+    // Hold the apply's PATCH of the Deployment at the server; the kill lands while it is held.
+    env.cluster.faults.slowNext(1500, 1, /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/);
+    await killThenRollBack(async (_output, seen) => {
+      await eventually(() => (env.cluster.arrivals.slice(seen).some((request) => /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/.test(request)) ? true : undefined));
+    });
+  });
+
+  it('in the middle of the watch', async () => {
+    await killThenRollBack(async (output) => {
+      await eventually(() => (output().includes('watching the new rollout') ? true : undefined));
+    });
+  });
+
+  it('in the middle of the restore', async () => {
+    // The restore's first write of the Deployment lands, slowly; the kill comes while it is held.
+    env.cluster.faults.slowNext(1500, 1, /^PUT [^?]*\/deployments\/web/);
+    await killThenRollBack(async (_output, seen) => {
+      await eventually(() => (env.cluster.arrivals.slice(seen).some((request) => /^PUT [^?]*\/deployments\/web/.test(request)) ? true : undefined));
+    }, MISSING);
+  });
+});
+
+describe('one run per object at a time', () => {
+  it('a second run on the same Deployment waits for the first and judges against the right "before"', async () => {
+    await deployV1();
+    const first = env.kguardProcess(['apply', '-f', await env.write('bad.yaml', deploymentYaml('web', MISSING)), ...fast]);
+    await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
+    const second = await env.kguard(['apply', '-f', await env.write('good.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    const firstRun = await first.done;
+    expect(firstRun.exitCode, firstRun.output).toBe(3);
+    expect(second.exitCode, second.output).toBe(0);
+    expect(second.output).toMatch(/deployment\/web \(namespace default\): another kguard run holds it \(kguard-\S+\); waiting/);
+    // The second run's "before" was nginx:1.25 restored by the first, not the first run's broken image.
+    expect(second.output).toContain('deployment/web (namespace default): changed');
+    expect(env.imageOf('web')).toBe('nginx:1.26');
+  });
+
+  it('gives up after --lock-timeout, naming the holder, and changes nothing (exit 2)', async () => {
+    await deployV1();
+    const first = env.kguardProcess(['apply', '-f', await env.write('slow.yaml', deploymentYaml('web', THROTTLED)), ...fast]);
+    await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
+    const second = await env.kguard(['apply', '-f', await env.write('settings.yaml', configMapYaml('other', { a: '1' })), '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), '--lock-timeout', '2s']);
+    expect(second.exitCode, second.output).toBe(2);
+    expect(second.stderr).toMatch(/deployment\/web \(namespace default\) is held by another kguard run \(kguard-\S+\); waited 2s \(--lock-timeout\)/);
+    expect(env.cluster.store.get('ConfigMap', 'default', 'other')).toBeUndefined();
+    first.child.kill('SIGTERM');
+    await first.done;
+  });
+
+  it('takes over the lease of a run that died once it expires', async () => {
+    await deployV1();
+    // A lease left by a run killed long ago: its holder stopped renewing it two minutes back.
+    const lease = JSON.parse(
+      (await kubectl(env.cluster, ['apply', '--dry-run=client', '-o', 'json', '-f', '-'], deploymentYaml('web', 'nginx:1.25'))).stdout,
+    ) as { apiVersion: string; kind: string; metadata: { name: string } };
+    const ref = { apiVersion: lease.apiVersion, kind: lease.kind, namespace: 'default', name: lease.metadata.name };
+    const { leaseFor } = await import('../../src/journal/journal.js');
+    const stale = leaseFor(ref, 'default', 'kguard-dead-run', 30, new Date(Date.now() - 120_000));
+    const created = await kubectl(env.cluster, ['create', '-f', '-'], JSON.stringify(stale));
+    expect(created.exitCode, created.stderr).toBe(0);
+    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast, '--lock-timeout', '3s']);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).not.toContain('another kguard run holds it');
+    expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
+  });
+});
+
+describe('the journal needs permissions, checked before the apply', () => {
+  it('a refused journal Secret stops the run with the RBAC rule to add; nothing is applied (exit 2)', async () => {
+    await deployV1();
+    env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
+    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.stderr).toContain('kguard could not write its run journal (a Secret) in namespace default');
+    expect(run.stderr).toContain('apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "update", "delete"]');
+    expect(run.stderr).toContain('--no-journal');
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+    expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
+    // With --no-journal the run goes ahead.
+    env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
+    const without = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast, '--no-journal']);
+    expect(without.exitCode, without.output).toBe(0);
+    await env.cluster.faults.restore();
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { failureReport } from '../../src/report/failure.js';
+import { buildReport } from '../../src/report/json.js';
+import { junitXml } from '../../src/report/junit.js';
+import { junitSchemaErrors } from './junit-schema.js';
+import { restoredRun } from './runs.js';
+
+const finishedAt = new Date('2026-12-03T10:00:07.160Z');
+
+describe('junitXml', () => {
+  it('writes one test case per object: the failed rollout fails with its diagnosis, unchanged objects are skipped', async () => {
+    const xml = junitXml(buildReport(restoredRun, ['read 3 objects', 'deployment/web: <new> pods & "quotes"']), finishedAt);
+    expect(await junitSchemaErrors(xml)).toEqual([]);
+    expect(xml).toContain(
+      '<testsuite name="kguard apply" tests="3" failures="1" errors="0" skipped="1" time="7.160" timestamp="2026-12-03T10:00:00.000Z">',
+    );
+    expect(xml).toContain('<testcase name="deployment/web (namespace shop)" classname="kguard.Deployment" time="4.214">');
+    expect(xml).toContain('<failure message="new pods cannot pull their image &quot;xxxxxnginx:1.17&quot;: ImagePullBackOff" type="ImagePullBackOff">');
+    expect(xml).toContain('next: check the image\nchanged by the apply: spec.template.spec.containers[0].image\nrestore: restored</failure>');
+    expect(xml).toContain('<testcase name="configmap/settings (namespace shop)" classname="kguard.ConfigMap" time="0.000"/>');
+    expect(xml).toContain('<testcase name="namespace/shop" classname="kguard.Namespace" time="0.000">\n      <skipped>unchanged by this apply: not watched, never restored</skipped>');
+    expect(xml).toContain('<system-out>read 3 objects\ndeployment/web: &lt;new&gt; pods &amp; "quotes"</system-out>');
+  });
+
+  it('writes an error case for a run that could not do its job', async () => {
+    const xml = junitXml(failureReport({ outcome: 'error', exitCode: 2, message: 'the cluster is unreachable <127.0.0.1:1>' }), finishedAt);
+    expect(await junitSchemaErrors(xml)).toEqual([]);
+    expect(xml).toContain('tests="1" failures="0" errors="1"');
+    expect(xml).toContain('<error message="the cluster is unreachable &lt;127.0.0.1:1&gt;" type="error">');
+  });
+
+  it('is refused by the schema when it breaks the format (the validator is not a no-op)', async () => {
+    const xml = junitXml(failureReport({ outcome: 'error', exitCode: 2, message: 'x' }), finishedAt).replace('<testcase name="kguard apply"', '<testcase');
+    expect((await junitSchemaErrors(xml)).join('\n')).toMatch(/name.*required/);
+  });
+});

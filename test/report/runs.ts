@@ -1,0 +1,52 @@
+// Run results shaped like the pipeline's, for the report builders' tests.
+import type { Finding } from '../../src/classify/pod.js';
+import { WAITING_REASONS } from '../../src/classify/table.js';
+import type { RunResult } from '../../src/run/result.js';
+
+const pullFailure: Finding = {
+  pod: 'web-7d9c6b8f4d-x2kqp',
+  namespace: 'shop',
+  container: 'web',
+  initContainer: false,
+  image: 'xxxxxnginx:1.17',
+  reason: 'ImagePullBackOff',
+  message: 'Back-off pulling image "xxxxxnginx:1.17"',
+  restartCount: 0,
+  ran: false,
+  running: false,
+  family: 'image-pull',
+  rule: WAITING_REASONS.ImagePullBackOff!,
+  policy: WAITING_REASONS.ImagePullBackOff!.policy,
+};
+
+const progress = { desired: 3, updated: 1, ready: 0, available: 0, revision: 7 } as never;
+
+/** A run that touches every part of the report: a failed Deployment restored, a created ConfigMap kept, a cluster-scoped Namespace. */
+export const restoredRun: RunResult = {
+  mode: 'apply',
+  applied: [{ resource: 'deployment.apps', name: 'web', action: 'configured' }],
+  rollbackMode: 'all',
+  applyMs: 412.4,
+  totalMs: 7160.2,
+  kubectlProcesses: 14,
+  objects: [
+    {
+      ref: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' },
+      changeKind: 'configured',
+      changedFields: ['spec.template.spec.containers[0].image'],
+      tracked: true,
+      verdict: { state: 'failed', findings: [pullFailure], cause: { source: 'pod', finding: pullFailure }, progress },
+      diagnosis: { summary: 'new pods cannot pull their image "xxxxxnginx:1.17": ImagePullBackOff', evidence: ['pod web-7d9c6b8f4d-x2kqp ...'], nextStep: 'check the image' },
+      verdictAfterMs: 4213.7,
+      restore: { status: 'restored', differences: [] },
+      afterRestore: { state: 'healthy', elapsedMs: 2087.1 },
+    },
+    {
+      ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' },
+      changeKind: 'created',
+      changedFields: [],
+      restore: { status: 'kept', reason: 'keep-created', commands: ['kubectl delete configmap/settings -n shop'], copyFile: undefined },
+    },
+    { ref: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' }, changeKind: 'unchanged', changedFields: [] },
+  ],
+};

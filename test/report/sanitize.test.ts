@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { Redactor, REDACTED, secretValuesIn, secretValuesOfObjects } from '../../src/report/redact.js';
+import { sanitizeDeep, sanitizeText } from '../../src/report/sanitize.js';
+
+describe('sanitizeText', () => {
+  it('removes colour, cursor and OSC sequences (hyperlinks, window titles) and bare control characters', () => {
+    const text = 'Back-off \u001b[31mpulling\u001b[0m image\u001b[2K\u001b]8;;http://evil\u0007link\u001b]8;;\u0007 \u001b]0;title\u001b\\done\u0007\u0000\u009b31m';
+    expect(sanitizeText(text)).toBe('Back-off pulling imagelink done31m');
+  });
+
+  it('keeps newlines and tabs but turns carriage returns into newlines, so a line cannot be overwritten', () => {
+    expect(sanitizeText('a\tb\r\nc\rfake line')).toBe('a\tb\nc\nfake line');
+  });
+
+  it('drops bidirectional overrides that make text read differently from what it says', () => {
+    expect(sanitizeText('pod \u202eevil\u202c ok \u2066x\u2069')).toBe('pod evil ok x');
+  });
+
+  it.each([
+    ['::warning ::pwned', ': :warning ::pwned'],
+    ['::error file=a::x', ': :error file=a::x'],
+    ['   ::stop-commands::token', '   : :stop-commands::token'],
+    ['::add-mask::x', ': :add-mask::x'],
+  ])('neutralises the GitHub workflow command %j at a line start', (input, output) => {
+    expect(sanitizeText(input)).toBe(output);
+    expect(sanitizeText(`ok\n${input}`)).toBe(`ok\n${output}`);
+  });
+
+  it('neutralises a command hidden behind an escape sequence or a carriage return', () => {
+    expect(sanitizeText('\u001b[0m::error::x')).toBe(': :error::x');
+    expect(sanitizeText('harmless\r::error::x')).toBe('harmless\n: :error::x');
+  });
+
+  it('leaves :: inside a line alone (image names, IPv6, messages)', () => {
+    expect(sanitizeText('listen on [::1]:80; a::b')).toBe('listen on [::1]:80; a::b');
+  });
+
+  it('breaks old-style ##[command] and ##vso[ anywhere in a line, and GitLab section markers', () => {
+    expect(sanitizeText('x ##[error]y ##vso[task.setvariable]z')).toBe('x # #[error]y # #vso[task.setvariable]z');
+    expect(sanitizeText('\u001b[0Ksection_start:1560896352:evil\r\u001b[0Kx section_end:1:evil')).toBe(
+      'section_start :1560896352:evil\nx section_end :1:evil',
+    );
+  });
+
+  it('sanitises every string of plain data and keeps its shape', () => {
+    const event = { kind: 'pod-problem', finding: { message: '::error::x\u001b[1m', restartCount: 3, tags: ['a\u0007'] }, gone: undefined };
+    expect(sanitizeDeep(event)).toEqual({ kind: 'pod-problem', finding: { message: ': :error::x', restartCount: 3, tags: ['a'] }, gone: undefined });
+  });
+});
+
+describe('Redactor', () => {
+  it('replaces a value, its base64 form and its JSON-escaped forms (as in a quoted last-applied annotation)', () => {
+    const redactor = new Redactor();
+    redactor.addValue('p"ss\nword-42');
+    const base64 = Buffer.from('p"ss\nword-42').toString('base64');
+    const stderr = `data: ${base64}; patch {"stringData":{"password":"p\\"ss\\nword-42"}}; annotation "{\\"password\\":\\"p\\\\\\"ss\\\\nword-42\\"}"`;
+    const redacted = redactor.redact(stderr);
+    expect(redacted).not.toContain(base64);
+    expect(redacted).not.toContain('word-42');
+    expect(redacted).toContain(REDACTED);
+  });
+
+  it('redacts a long line of a multi-line value (a PEM key) on its own', () => {
+    const redactor = new Redactor();
+    redactor.addValue('-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----');
+    expect(redactor.redact('bad line: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC')).toBe(`bad line: ${REDACTED}`);
+  });
+
+  it('redacts a very short value only as a whole quoted string, not inside every word', () => {
+    const redactor = new Redactor();
+    redactor.addValue('ab');
+    expect(redactor.redact('about {"password":"ab"} and \\"ab\\"')).toBe(`about {"password":"${REDACTED}"} and \\"${REDACTED}\\"`);
+  });
+
+  it('changes nothing when it knows no values', () => {
+    expect(new Redactor().redact('text')).toBe('text');
+  });
+
+  it('is used by sanitizeText before anything else', () => {
+    const redactor = new Redactor();
+    redactor.addValue('hunter2-secret');
+    expect(sanitizeText('::error::hunter2-secret', redactor)).toBe(`: :error::${REDACTED}`);
+  });
+});
+
+describe('secretValuesIn', () => {
+  it('finds stringData values and decoded data values of Secrets, in Lists too, and nothing of other kinds', () => {
+    const yaml = `apiVersion: v1
+kind: Secret
+metadata: {name: a}
+data:
+  token: ${Buffer.from('tok-value-1').toString('base64')}
+stringData:
+  password: hunter2-secret
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+data:
+  plain: not-a-secret
+---
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Secret, metadata: {name: b}, stringData: {key: in-a-list}}
+`;
+    const values = secretValuesIn(yaml);
+    expect(values).toEqual(expect.arrayContaining(['tok-value-1', 'hunter2-secret', 'in-a-list']));
+    expect(values).not.toContain('not-a-secret');
+  });
+
+  it('reads JSON manifests and skips documents it cannot parse', () => {
+    expect(secretValuesIn('{"kind":"Secret","stringData":{"k":"json-value"}}')).toEqual(['json-value']);
+    expect(secretValuesIn('kind: [oops')).toEqual([]);
+  });
+});
+
+describe('secretValuesOfObjects', () => {
+  it('finds the values of Secrets among objects kubectl returned', () => {
+    const objects = [
+      { kind: 'Secret', data: { k: Buffer.from('from-cluster').toString('base64') } },
+      { kind: 'ConfigMap', data: { k: 'plain' } },
+    ];
+    expect(secretValuesOfObjects(objects)).toContain('from-cluster');
+    expect(secretValuesOfObjects(objects)).not.toContain('plain');
+  });
+});
