@@ -49,6 +49,8 @@ function refusedBecause(result: Extract<WriteResult, { ok: false }>, what: 'secr
 /** The journal of one run, in the cluster from before the apply until the run ends cleanly. */
 export class RunJournal {
   private resourceVersion: string | undefined;
+  /** Known from the create: the end deletes exactly this Secret without reading it first. */
+  private uid: string | undefined;
 
   private constructor(
     private readonly kubectl: JournalKubectl,
@@ -75,6 +77,7 @@ export class RunJournal {
     if (!written.ok) throw refusedBecause(written, 'secrets', journal.namespace);
     const store = new RunJournal(kubectl, journal, deadlineMs);
     store.resourceVersion = written.object?.metadata.resourceVersion;
+    store.uid = written.object?.metadata.uid;
     return store;
   }
 
@@ -89,7 +92,10 @@ export class RunJournal {
 
   /** The run ended cleanly: nothing is left to roll back. */
   async finish(): Promise<void> {
-    await removeJournal(this.kubectl, this.journal.namespace, this.journal.runId, this.deadlineMs);
+    if (!this.uid) return removeJournal(this.kubectl, this.journal.namespace, this.journal.runId, this.deadlineMs);
+    const path = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
+    const deleted = await this.kubectl.deleteExact(path, { uid: this.uid }, this.deadlineMs);
+    if (!deleted.ok && !deleted.notFound) throw new Error(`kguard could not delete its run journal: ${deleted.message}`);
   }
 }
 

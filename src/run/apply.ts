@@ -76,6 +76,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     if (!understood.server.ok) {
       await (async () => checkServerDryRun(understood, await snapshot(refs, deps), inputs, deps))().catch(interruptedBeforeApply(deps.signal));
     }
+    // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
+    const tidied = options.journal && !options.dryRun ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => undefined) : undefined;
     // One run per object at a time: the leases come before the snapshot, so a run never records
     // another run's unverified state as its "before".
     if (options.journal && !options.dryRun) {
@@ -88,7 +90,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     }
     const before = await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal));
     if (options.dryRun) return await preview(understood, before, request, options, deps, startedAt);
-    const journal = options.journal ? await startJournal(runId, home, refs, before, options, deps) : undefined;
+    const [journal] = await Promise.all([options.journal ? startJournal(runId, home, refs, before, options, deps) : undefined, tidied]);
     if (deps.signal?.aborted) {
       await journal?.finish().catch(() => undefined);
       interruptedBeforeApply(deps.signal)(undefined);
@@ -104,11 +106,13 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       await journal?.finish().catch(() => undefined);
       throw applyError;
     }
-    await journal
+    // The journal learns the applied copies while the tracking starts; the restore waits for it.
+    const journalled = journal
       ?.update({ state: 'applied', objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null, applied: after.get(objectKey(ref)) ?? null })) })
       .catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
     if (!applyError && !deps.signal?.aborted) await track(objects, options, deps);
     else if (applyError) for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', detail: 'the apply failed part-way' };
+    await journalled;
     await restore(objects, options, deps);
     const result: RunResult = {
       mode: 'apply',
@@ -148,7 +152,6 @@ async function startJournal(
   deps: Pick<Deps, 'kubectl' | 'reporter'>,
 ): Promise<RunJournal> {
   const now = new Date();
-  await deleteExpiredJournals(deps.kubectl, home, options.timeoutMs);
   const journal = await RunJournal.start(
     deps.kubectl,
     {
