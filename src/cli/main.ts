@@ -1,31 +1,19 @@
 // The CLI entry: wires options, kubectl, the clock and a reporter together, and is the only place
 // that turns results and errors into exit codes and exits.
+// Only what parsing the command line needs is loaded up front: `--version`, `--help` and a bad
+// command line never load the pipeline, kubectl's adapter, the reporters, ora or chalk; each
+// command imports what it uses when it runs.
 import { writeFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { guardedApply } from '../api/apply.js';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
-import { systemClock } from '../clock.js';
-import { Kubectl } from '../kubectl/client.js';
-import { execProcess, stopRunningProcesses } from '../kubectl/exec.js';
-import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
+import { stopRunningProcesses } from '../kubectl/exec.js';
 import type { ManifestInput } from '../manifests/inputs.js';
-import { manifestLocator } from '../manifests/locate.js';
-import { privateCopies } from '../rollback/restore.js';
 import type { Reporter } from '../report/events.js';
 import { failureReport, reportFailure, type Failure, type FailureOutputs, type FailureReport } from '../report/failure.js';
-import { GithubActionsReporter } from '../report/github.js';
-import { GitlabCiReporter } from '../report/gitlab.js';
 import type { JsonReport } from '../report/json.js';
-import { junitXml } from '../report/junit.js';
-import { PlainReporter } from '../report/plain.js';
-import { RunRecorder } from '../report/recorder.js';
+import type { RunRecorder } from '../report/recorder.js';
 import { Redactor, secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
-import { TtyReporter } from '../report/tty.js';
-import { listJournals } from '../journal/store.js';
-import { runRollback, statusLines } from '../run/rollback.js';
-import { completionScript } from './completion.js';
-import { askYesNo, requireTerminal } from './confirm.js';
 import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from './environment.js';
 import { secondSignalMessage } from './interrupt.js';
 import { parseDuration, parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
@@ -131,7 +119,8 @@ function buildProgram(session: Session): Command {
     .command('completion')
     .description('print the shell completion script: source <(kguard completion bash)')
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
-    .action((shell: 'bash' | 'zsh') => {
+    .action(async (shell: 'bash' | 'zsh') => {
+      const { completionScript } = await import('./completion.js');
       process.stdout.write(completionScript(program, shell));
     });
   return program;
@@ -153,7 +142,17 @@ async function journalCommand(command: 'rollback' | 'status', runId: string | un
     const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
     const missing = missingKubeconfig(connectionArgs, process.env);
     if (missing) throw new InputError(missing);
-    const recorder = new RunRecorder(makeReporter(session), session.redactor);
+    const [{ RunRecorder }, { Kubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { listJournals }, { runRollback, statusLines }, { privateCopies }] = await Promise.all([
+      import('../report/recorder.js'),
+      import('../kubectl/client.js'),
+      import('../kubectl/exec.js'),
+      import('../kubectl/transient.js'),
+      import('../clock.js'),
+      import('../journal/store.js'),
+      import('../run/rollback.js'),
+      import('../rollback/restore.js'),
+    ]);
+    const recorder = new RunRecorder(await makeReporter(session), session.redactor);
     session.recorder = recorder;
     const kubectl = new Kubectl(execProcess, {
       binary: process.env.KGUARD_KUBECTL || 'kubectl',
@@ -206,10 +205,14 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
       throw new InputError('not applied: the answer was not yes. Nothing was changed.');
     }
+    // Said before the pipeline is even loaded (guardedApply checks it again for the library).
+    const missing = missingKubeconfig(options.connectionArgs, process.env);
+    if (missing) throw new InputError(missing);
     session.finished = false;
+    const { guardedApply } = await import('../api/apply.js');
     const { report, exitCode } = await guardedApply(options, {
       redactor: session.redactor,
-      reporter: makeReporter(session, options.manifests),
+      reporter: await makeReporter(session, options.manifests),
       signal: session.cancel.signal,
       readStdin,
       kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
@@ -218,7 +221,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       onResult: () => (session.finished = true),
     });
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    writeJunit(session, report);
+    await writeJunit(session, report);
     return exitCode;
   } catch (error) {
     session.recorder?.close();
@@ -227,12 +230,12 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
 }
 
 /** Turns anything that stopped the run into its exit code, reported on every output. */
-function fail(session: Session, error: unknown): number {
+async function fail(session: Session, error: unknown): Promise<number> {
   const failure = failureOf(error);
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
   const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
-  reportFailure(sanitized, failureOutputs(session));
-  writeJunit(session, failureReport(sanitized));
+  await reportFailure(sanitized, failureOutputs(session));
+  await writeJunit(session, failureReport(sanitized));
   return failure.exitCode;
 }
 
@@ -242,10 +245,11 @@ function fail(session: Session, error: unknown): number {
  */
 async function confirmed(options: CliApplyOptions, session: Session): Promise<boolean> {
   const output = session.json ? process.stderr : process.stdout;
+  const [{ askYesNo, requireTerminal }, { guardedApply }] = await Promise.all([import('./confirm.js'), import('../api/apply.js')]);
   requireTerminal(Boolean(process.stdin.isTTY), Boolean(output.isTTY));
   const { report } = await guardedApply({ ...options, dryRun: 'server', diff: true }, {
     redactor: session.redactor,
-    reporter: makeReporter({ ...session, githubActions: false }, options.manifests),
+    reporter: await makeReporter({ ...session, githubActions: false }, options.manifests),
     signal: session.cancel.signal,
     readStdin,
     kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
@@ -263,8 +267,9 @@ function failureOutputs(session: Session): FailureOutputs {
 }
 
 /** The JUnit report is a courtesy, like the job summary: a file that cannot be written is a warning; the exit code stands. */
-function writeJunit(session: Session, report: JsonReport | FailureReport): void {
+async function writeJunit(session: Session, report: JsonReport | FailureReport): Promise<void> {
   if (!session.junitFile) return;
+  const { junitXml } = await import('../report/junit.js');
   try {
     writeFileSync(session.junitFile, junitXml(report, new Date()));
   } catch (error) {
@@ -311,9 +316,11 @@ function handleInterrupts(session: Session): void {
     const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId), session.redactor);
     process.stderr.write(`kguard: ${message}\n`);
     const failure: Failure = { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
-    reportFailure(failure, failureOutputs(session));
-    writeJunit(session, failureReport(failure));
-    process.exit(INTERRUPTED);
+    void (async () => {
+      await reportFailure(failure, failureOutputs(session)).catch(() => undefined);
+      await writeJunit(session, failureReport(failure)).catch(() => undefined);
+      process.exit(INTERRUPTED);
+    })();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -328,15 +335,17 @@ function keepWorkingWithoutReaders(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 }
 
-function makeReporter(session: Session, manifests?: ManifestInput): Reporter {
+/** The reporter for this terminal or CI system; only its own module is loaded (ora for a terminal). */
+async function makeReporter(session: Session, manifests?: ManifestInput): Promise<Reporter> {
   const env = process.env;
   const logStream = session.json ? process.stderr : process.stdout;
   const terminal =
     !session.json && canAnimate(process.stdout, env)
-      ? new TtyReporter(process.stdout, useColour(env, true))
-      : new PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
-  const reporter = env.GITLAB_CI === 'true' ? new GitlabCiReporter(terminal, logStream) : terminal;
+      ? new (await import('../report/tty.js')).TtyReporter(process.stdout, useColour(env, true))
+      : new (await import('../report/plain.js')).PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  const reporter = env.GITLAB_CI === 'true' ? new (await import('../report/gitlab.js')).GitlabCiReporter(terminal, logStream) : terminal;
   if (!session.githubActions) return reporter;
+  const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([import('../report/github.js'), import('../manifests/locate.js')]);
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
   // Annotations point at the manifest line of the failing object, relative to the checkout.
   const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, env.GITHUB_WORKSPACE || process.cwd()) : undefined;
@@ -355,7 +364,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram(session).parseAsync(argv);
   } catch (error) {
-    process.exitCode = fail(session, error);
+    process.exitCode = await fail(session, error);
   }
 }
 

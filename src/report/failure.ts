@@ -2,7 +2,6 @@
 // error, an internal error, an interrupt. The same three outputs on every such path: the message
 // on stderr, an `::error` annotation in GitHub Actions, and with --output json one report on
 // stdout, so a script reading it never gets nothing.
-import { appendSummary, escapeData, failureSummary } from './github.js';
 import { REPORT_VERSION } from './json.js';
 
 export interface FailureOutputs {
@@ -43,11 +42,13 @@ export function failureReport(failure: Failure): FailureReport {
   };
 }
 
-export function reportFailure(failure: Failure, outputs: FailureOutputs): void {
+export async function reportFailure(failure: Failure, outputs: FailureOutputs): Promise<void> {
   if (!failure.printed) outputs.stderr.write(`kguard: ${failure.message} (exit ${failure.exitCode})\n`);
-  if (outputs.githubActions) outputs.stderr.write(`::error title=kguard::${escapeData(`${failure.message} (exit ${failure.exitCode})`)}\n`);
-  if (outputs.githubActions && outputs.summaryPath) {
-    appendSummary(outputs.summaryPath, failureSummary(failure.message, failure.exitCode, failure.messages ?? []), outputs.stderr);
+  if (outputs.githubActions) {
+    // Loaded only where it is used: an input error outside GitHub Actions needs none of it.
+    const { appendSummary, escapeData, failureSummary } = await import('./github.js');
+    outputs.stderr.write(`::error title=kguard::${escapeData(`${failure.message} (exit ${failure.exitCode})`)}\n`);
+    if (outputs.summaryPath) appendSummary(outputs.summaryPath, failureSummary(failure.message, failure.exitCode, failure.messages ?? []), outputs.stderr);
   }
   if (outputs.json) outputs.stdout.write(`${JSON.stringify(failureReport(failure), null, 2)}\n`);
 }

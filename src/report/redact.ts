@@ -3,7 +3,10 @@
 // last-applied-configuration annotation holding the Secret's data a second time, JSON-escaped.
 // So kguard learns every value of every Secret the apply holds, before kubectl sees the manifests,
 // and replaces each one wherever it appears, in the forms it can take there.
-import { parseAllDocuments } from 'yaml';
+import { createRequire } from 'node:module';
+
+/** yaml is loaded at the first manifest read, not at start-up: `kguard --version` reads none. */
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 export const REDACTED = '[redacted]';
 
@@ -67,7 +70,7 @@ export function secretValuesIn(text: string): string[] {
   const values: string[] = [];
   let documents;
   try {
-    documents = parseAllDocuments(text, { version: '1.1', uniqueKeys: false });
+    documents = yaml().parseAllDocuments(text, { version: '1.1', uniqueKeys: false });
   } catch {
     return values;
   }

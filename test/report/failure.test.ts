@@ -10,10 +10,10 @@ function capture() {
 }
 
 describe('reportFailure', () => {
-  it('prints the message, a GitHub ::error annotation and the JSON report, each once', () => {
+  it('prints the message, a GitHub ::error annotation and the JSON report, each once', async () => {
     const stdout = capture();
     const stderr = capture();
-    reportFailure(
+    await reportFailure(
       { outcome: 'error', exitCode: 2, message: 'kubectl could not apply:\n100% broken', messages: ['read 1 object'] },
       { stdout: stdout.stream, stderr: stderr.stream, json: true, githubActions: true },
     );
@@ -21,10 +21,10 @@ describe('reportFailure', () => {
     expect(JSON.parse(stdout.text())).toEqual({ reportVersion: 2, outcome: 'error', exitCode: 2, error: 'kubectl could not apply:\n100% broken', messages: ['read 1 object'] });
   });
 
-  it('does not repeat a message commander printed, and prints no JSON in text mode', () => {
+  it('does not repeat a message commander printed, and prints no JSON in text mode', async () => {
     const stdout = capture();
     const stderr = capture();
-    reportFailure({ outcome: 'error', exitCode: 1, message: "unknown option '--x'", printed: true }, { stdout: stdout.stream, stderr: stderr.stream, json: false, githubActions: false });
+    await reportFailure({ outcome: 'error', exitCode: 1, message: "unknown option '--x'", printed: true }, { stdout: stdout.stream, stderr: stderr.stream, json: false, githubActions: false });
     expect(stderr.text()).toBe('');
     expect(stdout.text()).toBe('');
   });
