@@ -66,6 +66,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
   let leases: HeldLeases | undefined;
+  let ending: Promise<void> | undefined;
   try {
     const request = applyRequest(options, inputs);
     const understood = await understand(request, options, inputs, deps).catch(interruptedBeforeApply(deps.signal));
@@ -125,11 +126,11 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned,
     };
-    if (journal) await endJournal(journal, result, deps);
+    // The journal and the leases end together: neither protects the other.
+    ending = journal ? endJournal(journal, result, deps) : undefined;
     return result;
   } finally {
-    await leases?.release();
-    await inputs.cleanup();
+    await Promise.all([ending, leases?.release(), inputs.cleanup()]);
   }
 }
 
