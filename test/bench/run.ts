@@ -241,7 +241,8 @@ async function manyPods(): Promise<void> {
         if (run > 0) times.push(performance.now() - began);
         bytes = result.stdout.length;
       }
-      rows.push([name, `${(bytes / 1e6).toFixed(2)} MB per read, ${stats(times)}`]);
+      const size = bytes >= 100_000 ? `${(bytes / 1e6).toFixed(2)} MB` : `${(bytes / 1000).toFixed(1)} kB`;
+      rows.push([name, `${size} per read, ${stats(times)}`]);
     }
     table('4. one read with 2,000 other pods in the namespace (min / median / max)', rows);
   } finally {
