@@ -1,4 +1,4 @@
-import type { AppliedObject as AppliedObjectLine } from './kubectl/apply-output.js';
+import type { AppliedObject as AppliedObjectLine } from './model/result.js';
 
 // Errors are for when kguard could not do its job. A failed rollout is a result, not an error.
 // Each error type carries the exit code it maps to; only the CLI entry turns them into exits.

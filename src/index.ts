@@ -7,19 +7,19 @@ import { guardedApply } from './api/apply.js';
 import { readStdin } from './cli/environment.js';
 import { toApplyOptions, type RawApplyOptions } from './cli/options.js';
 import { KguardError } from './errors.js';
-import type { Reporter, RunEvent } from './report/events.js';
+import type { Reporter, RunEvent } from './model/events.js';
 import { formatEvent, type Line } from './report/format.js';
 import type { JsonReport } from './report/json.js';
 import { Redactor } from './report/redact.js';
 import { sanitizeText } from './report/sanitize.js';
-import type { RollbackMode } from './rollback/plan.js';
+import type { RollbackMode } from './model/result.js';
 
 export { ExitCode, InputError, InterruptedError, KguardError, KubectlError } from './errors.js';
 export { REPORT_VERSION, type JsonObject as ObjectReport, type JsonReport as ApplyReport } from './report/json.js';
 export type { FailureReport } from './report/failure.js';
-export type { RunEvent as ApplyEvent, RunEventKind as ApplyEventKind } from './report/events.js';
+export type { RunEvent as ApplyEvent, RunEventKind as ApplyEventKind } from './model/events.js';
 export type { Line as EventLine, Tone as EventTone } from './report/format.js';
-export type { Outcome } from './run/result.js';
+export type { Outcome } from './model/result.js';
 
 /** A duration: milliseconds, or a Go-style string as on the command line ("90s", "5m", "1m30s"). */
 export type Duration = number | string;

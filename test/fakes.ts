@@ -1,7 +1,11 @@
 // Test doubles for the pipeline's side effects: a clock that advances instantly and a reporter
 // that records events. (kubectl itself is never faked in end-to-end tests.)
 import type { Clock } from '../src/clock.js';
-import type { Reporter, RunEvent } from '../src/report/events.js';
+import { snapshotOf } from '../src/kubectl/resources.js';
+import type { Reporter, RunEvent } from '../src/model/events.js';
+import type { WorkloadSnapshot } from '../src/model/snapshot.js';
+import type { Expectation } from '../src/model/verdict.js';
+import type { KubeObject } from '../src/objects/model.js';
 
 export class FakeClock implements Clock {
   constructor(private current = 0) {}
@@ -79,4 +83,14 @@ export async function until(ready: () => boolean, rounds = 200): Promise<void> {
 /** Lets every pending promise and I/O callback run (a few event loop turns; no wall-clock wait). */
 export async function flush(rounds = 20): Promise<void> {
   for (let round = 0; round < rounds; round += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A snapshot as one look reads it, from its parts (every object goes into `objects`, pods too). */
+export function snapshotFrom(parts: { deployments?: readonly unknown[]; replicaSets?: readonly unknown[]; pods?: readonly unknown[]; others?: readonly unknown[] }): WorkloadSnapshot {
+  return snapshotOf([...(parts.deployments ?? []), ...(parts.replicaSets ?? []), ...(parts.pods ?? []), ...(parts.others ?? [])] as KubeObject[]);
+}
+
+/** What kguard expects of an object it applied: the object itself. */
+export function expectationOf(applied: unknown): Expectation {
+  return { applied: applied as KubeObject };
 }

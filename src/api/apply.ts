@@ -10,7 +10,7 @@ import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
 import { privateCopies } from '../rollback/restore.js';
-import type { Reporter } from '../report/events.js';
+import type { Reporter } from '../model/events.js';
 import { buildReport, type JsonReport } from '../report/json.js';
 import { RunRecorder } from '../report/recorder.js';
 import { secretValuesIn, secretValuesOfObjects, type Redactor } from '../report/redact.js';

@@ -2,7 +2,7 @@
 // Job's terminal reasons, a pod that failed, a claim that lost its volume, the kstatus Stalled
 // convention. Rows as in table.ts: the controller's own verdict is fatal at once; the evidence
 // rows (a container that exited with an error) explain, they do not decide.
-import type { ReasonRule } from './table.js';
+import type { ReasonRule } from '../model/findings.js';
 
 const JOB_LOGS_STEP = 'read why its pods failed: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE';
 

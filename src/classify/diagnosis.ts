@@ -2,45 +2,20 @@
 // person reads: the cause, the evidence (grouped: ten replicas failing alike are one line), the
 // logs, and a next step that still works after the rollback removed the pods. Pure.
 import type { KubeEvent } from '../kube.js';
-import type { WorkloadRef } from '../manifests/parse.js';
-import type { Cause, Verdict } from '../track/verdict.js';
+import type { ObjectRef } from '../objects/model.js';
+import type { Cause, RolloutVerdict as Verdict } from '../model/verdict.js';
 import { containerOf, timeOf } from './clues.js';
-import type { Finding } from './pod.js';
 import { pullErrorGist } from './pull-errors.js';
 import { WAITING_REASONS } from './table.js';
 import { oneLine } from './text.js';
-
-/** What one container printed last, read when the verdict was reached (before any rollback). */
-export interface ContainerLog {
-  pod: string;
-  container: string;
-  /** From the run before the last restart (`kubectl logs --previous`), not the current one. */
-  previous: boolean;
-  /** Sanitised, oldest first; the text output shows only the last `shown`. */
-  lines: string[];
-  shown: number;
-  /** Why nothing could be read, when nothing could. */
-  error?: string;
-}
-
-export interface Diagnosis {
-  /** One clause: "new pods cannot pull image "x:1": ErrImagePull". */
-  summary: string;
-  /** Evidence, one line each: grouped pod and container states, then events that add something. */
-  evidence: string[];
-  nextStep: string;
-  /** The pod whose events are shown, for the report. */
-  pod?: string;
-  /** The failing containers' last lines (none when none ran, or with --log-lines 0). */
-  logs?: ContainerLog[];
-}
+import type { ContainerLog, Diagnosis, Finding } from '../model/findings.js';
 
 const MAX_GROUPS = 3;
 const MAX_EVENTS = 2;
 /** Containers whose logs are read for one verdict: one per container name, a few names at most. */
 const MAX_LOGGED_CONTAINERS = 3;
 
-export function diagnose(verdict: Verdict, events: readonly KubeEvent[], workload: WorkloadRef, logs: readonly ContainerLog[] = []): Diagnosis | undefined {
+export function diagnose(verdict: Verdict, events: readonly KubeEvent[], workload: ObjectRef, logs: readonly ContainerLog[] = []): Diagnosis | undefined {
   switch (verdict.state) {
     case 'failed':
       return causeDiagnosis(verdict.cause, verdict.findings, events, workload, logs);
@@ -78,7 +53,7 @@ export function logTargets(verdict: Verdict): Array<{ pod: string; container: st
   return targets;
 }
 
-function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: readonly KubeEvent[], workload: WorkloadRef, logs: readonly ContainerLog[]): Diagnosis {
+function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: readonly KubeEvent[], workload: ObjectRef, logs: readonly ContainerLog[]): Diagnosis {
   if (cause.source === 'pod') {
     const finding = withEventCause(cause.finding, events);
     return {
@@ -89,6 +64,7 @@ function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: read
       logs: [...logs],
     };
   }
+  if (cause.source === 'apply') return { summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: 'fix the apply error above and run kguard again', logs: [] };
   const worst = worstFinding(findings);
   return {
     summary: `the rollout cannot ${cause.rule.cannot}: ${cause.reason}${cause.message ? ` (${oneLine(cause.message, 300)})` : ''}`,
@@ -188,7 +164,7 @@ function stepFor(finding: Finding, logs: readonly ContainerLog[]): string {
   return finding.rule.nextStep;
 }
 
-function fillStep(step: string, finding: Finding, workload: WorkloadRef): string {
+function fillStep(step: string, finding: Finding, workload: ObjectRef): string {
   return step
     .replace(/IMAGE/g, finding.image ? `"${finding.image}"` : 'the image')
     .replace(/CONTAINER/g, finding.container ?? 'the container')

@@ -3,46 +3,13 @@
 import type { ContainerStatus, Pod } from '../kube.js';
 import { conditionOf } from '../kube.js';
 import { imagesOf, NO_CLUES, podUid, type Clues } from './clues.js';
-import { isBareBackOff, judgePullError, type PullCause } from './pull-errors.js';
+import { isBareBackOff, judgePullError } from './pull-errors.js';
+import type { PullCause } from '../model/findings.js';
 import { fitReasons, judgeSchedulingMessage } from './scheduling.js';
-import {
-  POD_REASONS,
-  PULL_CAUSE_RULES,
-  STARTING_REASONS,
-  unknownWaitingRule,
-  WAITING_REASONS,
-  type Family,
-  type FatalPolicy,
-  type ReasonRule,
-} from './table.js';
+import { POD_REASONS, PULL_CAUSE_RULES, STARTING_REASONS, unknownWaitingRule, WAITING_REASONS } from './table.js';
+import type { Family, FatalPolicy, ReasonRule } from '../model/findings.js';
 import { oneLine } from './text.js';
-
-export interface Finding {
-  pod: string;
-  namespace: string;
-  /** Absent for pod-level findings (unschedulable, volumes, evictions). */
-  container?: string;
-  initContainer: boolean;
-  image?: string;
-  reason: string;
-  /** The kubelet's, scheduler's or event's message, sanitised. */
-  message: string;
-  restartCount: number;
-  /** The previous run's end, when the container has restarted: exit code and reason (Error, OOMKilled). */
-  lastTermination?: { exitCode?: number; reason?: string };
-  /** Whether the container's process ever ran, so it may have printed something. */
-  ran: boolean;
-  /** Whether it is running right now (its logs are the current run's; --previous has the crashed one). */
-  running: boolean;
-  /** The family this finding's grace period is counted in (table.ts Family). */
-  family: Family;
-  /** For image pulls: what the last known pull error says, and that text. */
-  pullCause?: PullCause;
-  pullError?: string;
-  rule: ReasonRule;
-  /** The policy that applies: the rule's, or the one its pull error or exit reason calls for. */
-  policy: FatalPolicy;
-}
+import type { Finding } from '../model/findings.js';
 
 /** Why a container ended, as the runtime records it in lastState.terminated.reason. */
 const TERMINATION_STEPS: Readonly<Record<string, string>> = {

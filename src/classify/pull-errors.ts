@@ -4,8 +4,6 @@
 // kubelet may wrap them in `rpc error: code = X desc = ` (before 1.28) or, from 1.32, in
 // `Back-off pulling image "…": ErrImagePull: `.
 
-export type PullCause = 'final' | 'transient' | 'unknown';
-
 // The registry itself says the image or the right to pull it does not exist.
 const FINAL: readonly RegExp[] = [
   /code = NotFound/, // containerd resolver: tag or repository not found
@@ -21,6 +19,7 @@ const FINAL: readonly RegExp[] = [
   /failed to authorize/i,
   /no match for platform in manifest/i, // the image exists, but not for this node's architecture
 ];
+import type { PullCause } from '../model/findings.js';
 
 // The registry or the path to it is in trouble; a retry may succeed.
 const TRANSIENT: readonly RegExp[] = [

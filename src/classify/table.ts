@@ -2,55 +2,8 @@
 // Every reason string names where it comes from; the exact texts and their sources are listed in
 // test/fixtures/README.md.
 
-export type Category =
-  | 'image-pull'
-  | 'crash-loop'
-  | 'start'
-  | 'config'
-  | 'volume'
-  | 'evicted'
-  | 'unschedulable'
-  | 'not-ready'
-  | 'unknown'
-  | 'replica-failure'
-  | 'progress-deadline'
-  /** The object's own controller says it cannot go on (kstatus Stalled, a lost volume, a failed Job). */
-  | 'stalled';
-
-/**
- * Findings of one container (or pod) that belong together: the kubelet alternates between the
- * reasons of one family (ErrImagePull ↔ ImagePullBackOff, RunContainerError ↔ CrashLoopBackOff),
- * so a grace period runs from the first time the container failed for the family, not the reason.
- */
-export type Family = 'image-pull' | 'start' | 'crash' | 'config' | 'volume' | 'eviction' | 'schedule' | 'readiness' | 'other';
-
-/**
- * When a finding makes the rollout fail:
- * - now: the first time it is seen;
- * - after: once its family has been seen for `seconds`, or the container restarted `restarts`
- *   times, or `pods` pods of the new revision show it; a hiccup the kubelet retries away is not
- *   a rollback;
- * - never: it is reported (and explains a timeout) but does not fail the rollout by itself.
- */
-export type FatalPolicy =
-  | { when: 'now' }
-  | { when: 'after'; seconds: number; restarts?: number; pods?: number }
-  | { when: 'never' };
-
-export interface ReasonRule {
-  category: Category;
-  family: Family;
-  policy: FatalPolicy;
-  /** The policy depends on what the pull error says (pull-errors.ts), not on the reason alone. */
-  judgedByPullError?: boolean;
-  /** What the new pods cannot do, for "new pods cannot …". */
-  cannot: string;
-  /** The next step for a person; IMAGE, CONTAINER, REASON, NAMESPACE and POD are filled in. It never
-   *  sends them to a pod the rollback removes: what such a command would show is printed instead. */
-  nextStep: string;
-}
-
 const PULL_STEP = 'check that image IMAGE exists (name and tag) and that the pods may pull it (imagePullSecrets for a private registry)';
+import type { FatalPolicy, ReasonRule } from '../model/findings.js';
 
 /** Image-pull policies by what the pull error says (pull-errors.ts judgePullError). */
 export const PULL_CAUSE_RULES = {

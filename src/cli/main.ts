@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { stopRunningProcesses } from '../kubectl/exec.js';
-import type { ManifestInput } from '../manifests/inputs.js';
-import type { Reporter } from '../report/events.js';
+import type { ManifestInput } from '../model/options.js';
+import type { Reporter } from '../model/events.js';
 import { failureReport, reportFailure, type Failure, type FailureOutputs, type FailureReport } from '../report/failure.js';
 import type { JsonReport } from '../report/json.js';
 import type { RunRecorder } from '../report/recorder.js';
@@ -16,7 +16,8 @@ import { Redactor, secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from './environment.js';
 import { secondSignalMessage } from './interrupt.js';
-import { parseDuration, parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
+import { parseDuration } from '../duration.js';
+import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;

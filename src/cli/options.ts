@@ -1,7 +1,7 @@
 // Command-line values → ApplyOptions. Pure, so every rule here is tested without a process.
 import { InputError } from '../errors.js';
-import type { RollbackMode } from '../rollback/plan.js';
-import type { ApplyOptions } from '../run/apply.js';
+import type { RollbackMode } from '../model/result.js';
+import type { ApplyOptions } from '../model/options.js';
 import { splitPassThrough } from './passthrough.js';
 
 export interface RawApplyOptions {

@@ -13,7 +13,7 @@
 // Lease of a run that died expires on its own.
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { ObjectChange } from '../objects/compare.js';
+import type { ObjectChange } from '../model/result.js';
 import { canonicalJson, changeOf, sameContent } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 

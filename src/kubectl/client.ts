@@ -1,9 +1,11 @@
 // The typed face of kubectl: every method runs the real binary through `exec`, with a deadline,
 // and returns parsed results. Failures become KubectlError with a one-paragraph diagnosis.
 import { KubectlError, InputError } from '../errors.js';
-import type { Deployment, KubeEvent, KubeList, Pod, ReplicaSet } from '../kube.js';
+import type { KubeEvent, KubeList } from '../kube.js';
+import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { KubeObject, ObjectRef } from '../objects/model.js';
-import { parseApplyOutput, type AppliedObject } from './apply-output.js';
+import { parseApplyOutput } from './apply-output.js';
+import type { AppliedObject } from '../model/result.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
 import { diffsByObject } from './diff-output.js';
 import type { Exec, ExecResult, StreamExec } from './exec.js';
@@ -43,17 +45,6 @@ export interface ApplyRequest {
   /** How long the whole kubectl apply may take before it is stopped. */
   deadlineMs: number;
 }
-
-export interface WorkloadSnapshot {
-  deployments: Deployment[];
-  replicaSets: ReplicaSet[];
-  pods: Pod[];
-  /** Objects of every other type read (StatefulSets, Jobs, custom resources...). */
-  others?: KubeObject[];
-}
-
-/** What the tracker reads of a namespace when only Deployments are watched. */
-export const DEPLOYMENT_TYPES = ['deployments.apps', 'replicasets.apps', 'pods'] as const;
 
 export type DryRunResult =
   | { ok: true; objects: KubeObject[]; pruned: KubeObject[]; warnings: string }
@@ -262,32 +253,17 @@ export class Kubectl {
     return parseApiResources(result.stdout);
   }
 
-  /** The named Deployments of one namespace as they are now; missing ones are absent from the map. */
-  async getDeployments(namespace: string, names: readonly string[]): Promise<Map<string, Deployment>> {
-    const found = new Map<string, Deployment>();
-    if (names.length === 0) return found;
-    for (const deployment of (await this.listObjects(namespace, ['Deployment.v1.apps'])) as unknown as Deployment[]) {
-      if (names.includes(deployment.metadata.name)) found.set(deployment.metadata.name, deployment);
-    }
-    return found;
-  }
-
-  /** One Deployment as it is now, or undefined when it does not exist. */
-  async getDeployment(namespace: string, name: string): Promise<Deployment | undefined> {
-    return (await this.getObject('Deployment.v1.apps', namespace, name)) as unknown as Deployment | undefined;
-  }
-
   /**
-   * One namespace's workloads in a single kubectl call: by default its Deployments, ReplicaSets
-   * and Pods; `types` names what to read instead (`statefulsets.apps`, `jobs.batch`, a custom
-   * resource's `kind.version.group`...). Namespace '' reads cluster-scoped types.
+   * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
+   * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
+   * reads cluster-scoped types.
    */
-  async workloadState(namespace: string, types: readonly string[] = DEPLOYMENT_TYPES): Promise<WorkloadSnapshot> {
+  async workloadState(namespace: string, types: readonly string[]): Promise<WorkloadSnapshot> {
     const result = await this.run(['get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
     });
     if (result.exitCode !== 0) throw this.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return snapshotOf(itemsOf<{ kind?: string; apiVersion?: string }>(result.stdout));
+    return snapshotOf(itemsOf<KubeObject>(result.stdout));
   }
 
   /**

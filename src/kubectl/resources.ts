@@ -2,7 +2,9 @@
 // `kubectl get --raw`. The tracker names types as kubectl's `get` takes them: `pods`,
 // `deployments.apps`... for the built-in kinds it judges, and KIND.VERSION.GROUP (objects/model.ts
 // typeArg) for any other kind, whose plural comes from the API server's discovery document.
-import type { WorkloadSnapshot } from './client.js';
+import type { Pod } from '../kube.js';
+import type { WorkloadSnapshot } from '../model/snapshot.js';
+import type { KubeObject } from '../objects/model.js';
 
 export interface ResourceType {
   group: string;
@@ -48,14 +50,8 @@ export function resourceNameIn(discovery: unknown, kind: string): string | undef
   return resources.find((entry) => entry.kind === kind && typeof entry.name === 'string' && !entry.name.includes('/'))?.name;
 }
 
-/** Sorts objects read by type into a snapshot, as one `kubectl get A,B,C -o json` would give them. */
-export function snapshotOf(objects: Iterable<{ kind?: string; apiVersion?: string }>): WorkloadSnapshot {
-  const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: [], others: [] };
-  for (const item of objects) {
-    if (item.kind === 'Deployment' && item.apiVersion === 'apps/v1') snapshot.deployments.push(item as WorkloadSnapshot['deployments'][number]);
-    else if (item.kind === 'ReplicaSet' && item.apiVersion === 'apps/v1') snapshot.replicaSets.push(item as WorkloadSnapshot['replicaSets'][number]);
-    else if (item.kind === 'Pod' && item.apiVersion === 'v1') snapshot.pods.push(item as WorkloadSnapshot['pods'][number]);
-    else snapshot.others?.push(item as NonNullable<WorkloadSnapshot['others']>[number]);
-  }
-  return snapshot;
+/** What one look read, as one `kubectl get A,B,C -o json` gives it: every object, and the pods among them. */
+export function snapshotOf(objects: Iterable<KubeObject>): WorkloadSnapshot {
+  const all = [...objects];
+  return { objects: all, pods: all.filter((object) => object.kind === 'Pod' && object.apiVersion === 'v1') as unknown as Pod[] };
 }

@@ -6,14 +6,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-
-export interface ManifestInput {
-  /** -f values as typed: paths, directories, URLs, or "-" for stdin. */
-  filenames: readonly string[];
-  recursive: boolean;
-  /** -k directory, rendered by `kubectl kustomize`. */
-  kustomize?: string;
-}
+import type { ManifestInput } from '../model/options.js';
 
 export interface InputDeps {
   readStdin(): Promise<Uint8Array>;

@@ -1,6 +1,7 @@
 // Pure comparisons of two copies of one object: did the apply change it, did anyone else change
 // it since, and how a restored object differs from its pre-apply copy.
 import type { KubeObject } from './model.js';
+import type { ObjectChange } from '../model/result.js';
 
 /**
  * Metadata the API server or a controller writes, never the user: comparing it would call every
@@ -66,14 +67,6 @@ export function applyOwnership(object: KubeObject): string {
       .map(({ time: _time, ...entry }) => entry),
   );
 }
-
-export type ObjectChange =
-  | { change: 'created'; after: KubeObject }
-  | { change: 'configured'; before: KubeObject; after: KubeObject; paths: string[] }
-  | { change: 'unchanged'; before: KubeObject; after: KubeObject }
-  | { change: 'recreated'; before: KubeObject; after: KubeObject }
-  | { change: 'deleted'; before: KubeObject }
-  | { change: 'absent' };
 
 /** What the apply did to one object, from its copies before and after. */
 export function changeOf(before: KubeObject | undefined, after: KubeObject | undefined): ObjectChange {

@@ -1,10 +1,10 @@
 // How each event reads. An exhaustive Record over the event kinds: a new kind does not compile
 // until it can be printed.
-import { findingLines, type Diagnosis } from '../classify/diagnosis.js';
-import { describeWorkload } from '../manifests/parse.js';
+import { findingLines } from '../classify/diagnosis.js';
+import type { Diagnosis } from '../model/findings.js';
 import { describeApplied } from '../kubectl/apply-output.js';
-import type { Outcome } from '../run/result.js';
-import type { ChangedObject, RunEvent, RunEventKind } from './events.js';
+import type { Outcome } from '../model/result.js';
+import type { ChangedObject, RunEvent, RunEventKind } from '../model/events.js';
 import { summarizePaths } from '../objects/compare.js';
 import { describeObject, type ObjectRef } from '../objects/model.js';
 
@@ -23,7 +23,6 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
   interrupted: 'cancelled: what the apply changed was restored to its state before the apply (not waited for health)',
   succeeded: 'every changed object was applied and every changed workload rolled out',
   unchanged: 'the apply changed nothing',
-  unverified: 'applied, but some changed workloads were NOT verified (see "not verified" above)',
   previewed: 'dry run: nothing was changed',
   'rolled-back': 'the apply failed and the cluster was restored to its state before the apply',
   failed: 'rollout failed and was left in place (--no-rollback)',
@@ -81,24 +80,20 @@ export const FORMATTERS: Formatters = {
     text: `${describeObject(event.object)}: kubectl diff (live object → after the apply):`,
     details: event.lines,
   }),
-  unchanged: (event) => ({
-    tone: 'info',
-    text: `${describeWorkload(event.workload)}: unchanged by this apply (${event.detail}); not watched, never rolled back`,
-  }),
   tracking: (event) => ({
     tone: 'info',
-    text: `${describeWorkload(event.workload)}: watching the new rollout (${event.detail}${event.fromRevision !== undefined ? `; live revision before the apply: ${event.fromRevision}` : ''})`,
+    text: `${describeObject(event.workload)}: watching the new rollout (${event.detail}${event.fromRevision !== undefined ? `; live revision before the apply: ${event.fromRevision}` : ''})`,
   }),
   progress: (event) => ({
     tone: 'info',
     text:
-      `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeWorkload(event.workload)}: ` +
+      `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeObject(event.workload)}: ` +
       `${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === 'rollback' ? '' : 'new '}pods ready`}` +
       `${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''}: ${event.waitingFor}`,
   }),
   'pod-problem': (event) => ({
     tone: 'warn',
-    text: `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeWorkload(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
+    text: `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
   }),
   'poll-error': (event) => ({
     tone: 'warn',
@@ -110,41 +105,41 @@ export const FORMATTERS: Formatters = {
   }),
   healthy: (event) => ({
     tone: 'ok',
-    text: `${describeWorkload(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,
+    text: `${describeObject(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,
   }),
   failed: (event) => ({
     tone: 'fail',
-    text: `${describeWorkload(event.workload)}: ${event.diagnosis.summary} (after ${seconds(event.elapsedMs)})`,
+    text: `${describeObject(event.workload)}: ${event.diagnosis.summary} (after ${seconds(event.elapsedMs)})`,
     details: diagnosisDetails(event.diagnosis),
   }),
   'timed-out': (event) => ({
     tone: 'fail',
-    text: `${describeWorkload(event.workload)}: timed out after ${seconds(event.elapsedMs)}: ${event.diagnosis.summary}`,
+    text: `${describeObject(event.workload)}: timed out after ${seconds(event.elapsedMs)}: ${event.diagnosis.summary}`,
     details: diagnosisDetails(event.diagnosis),
   }),
   interrupted: (event) => ({
     tone: 'info',
     text:
-      `${describeWorkload(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} ` +
+      `${describeObject(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} ` +
       `(${event.waitingFor}) because another workload of this apply failed`,
   }),
   conflict: (event) => ({
     tone: 'alarm',
-    text: `${describeWorkload(event.workload)}: ${event.detail}; kguard will not undo someone else's change${event.commands.length > 0 ? '. Inspect it:' : ''}`,
+    text: `${describeObject(event.workload)}: ${event.detail}; kguard will not undo someone else's change${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
   gone: (event) => ({
     tone: 'alarm',
-    text: `${describeWorkload(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
+    text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
-  unverified: (event) => ({
-    tone: 'warn',
-    text: `${describeWorkload(event.workload)}: changed but NOT verified: ${event.detail}`,
+  'internal-error': (event) => ({
+    tone: 'alarm',
+    text: `kguard failed after the apply (${event.message}): every object the apply changed counts as failed and is restored. Please report this kguard bug`,
   }),
   'not-watched': (event) => ({
     tone: 'info',
-    text: `${describeWorkload(event.workload)}: applied, not watched: ${event.detail}`,
+    text: `${describeObject(event.workload)}: applied, not watched: ${event.detail}`,
   }),
   restoring: (event) => ({
     tone: 'undo',
@@ -169,11 +164,11 @@ export const FORMATTERS: Formatters = {
   }),
   'rolled-back': (event) => ({
     tone: 'undo',
-    text: `${describeWorkload(event.workload)}: restored and healthy again, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} pods ready`} in ${seconds(event.elapsedMs)}`,
+    text: `${describeObject(event.workload)}: restored and healthy again, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} pods ready`} in ${seconds(event.elapsedMs)}`,
   }),
   'rollback-unhealthy': (event) => ({
     tone: 'alarm',
-    text: `ROLLBACK FAILED: ${describeWorkload(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
+    text: `ROLLBACK FAILED: ${describeObject(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
     details: event.commands,
   }),
   journal: (event) => ({

@@ -6,7 +6,7 @@ import { appendFileSync } from 'node:fs';
 import type { ManifestLocation } from '../manifests/locate.js';
 import { summarizePaths } from '../objects/compare.js';
 import { describeObject, objectKey, type ObjectRef } from '../objects/model.js';
-import type { ChangedObject, Reporter, RunEvent } from './events.js';
+import type { ChangedObject, Reporter, RunEvent } from '../model/events.js';
 import { formatEvent, type Line } from './format.js';
 import { SYMBOLS } from './plain.js';
 

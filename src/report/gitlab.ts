@@ -2,7 +2,7 @@
 // (GitLab's section_start/section_end markers), folded by default; the final line stays outside.
 // A failure inside a folded section is printed again after it, so the reason is visible without
 // unfolding anything. Wraps the plain reporter and writes to the same stream.
-import type { Reporter, RunEvent, RunEventKind } from './events.js';
+import type { Reporter, RunEvent, RunEventKind } from '../model/events.js';
 import { formatEvent } from './format.js';
 
 type Section = 'read' | 'apply' | 'preview' | 'watch' | 'restore';
@@ -26,10 +26,9 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   changes: 'apply',
   preview: 'preview',
   diff: 'preview',
-  unchanged: 'watch',
   tracking: 'watch',
-  unverified: 'watch',
   'not-watched': 'watch',
+  'internal-error': 'watch',
   // Progress and pod problems belong to the watch or to the restore, by their phase.
   progress: 'phase',
   'pod-problem': 'phase',

@@ -1,6 +1,7 @@
 // The machine-readable report of --output json: built from the run's result, printed once on stdout.
-import type { Finding } from '../classify/pod.js';
-import { exitCodeFor, outcomeOf, type ObjectResult, type RunResult } from '../run/result.js';
+import type { Finding } from '../model/findings.js';
+import { exitCodeFor, outcomeOf } from '../run/result.js';
+import type { ObjectResult, RunResult } from '../model/result.js';
 
 /** Bumped whenever the shape below changes. 2: one entry per object of the apply, restore instead of undo. */
 export const REPORT_VERSION = 2;
@@ -84,12 +85,12 @@ function objectReport(result: ObjectResult): JsonObject {
     changedFields: result.changedFields,
     tracked: result.tracked ?? false,
     verdict: verdict?.state ?? (unchanged ? 'unchanged' : 'applied'),
-    reason: cause ? (cause.source === 'pod' ? cause.finding.reason : cause.reason) : null,
-    category: cause ? (cause.source === 'pod' ? cause.finding.rule.category : cause.rule.category) : null,
-    summary: diagnosis?.summary ?? verdict?.detail ?? null,
+    reason: cause ? (cause.source === 'pod' ? cause.finding.reason : cause.source === 'condition' ? cause.reason : null) : null,
+    category: cause ? (cause.source === 'pod' ? cause.finding.rule.category : cause.source === 'condition' ? cause.rule.category : null) : null,
+    summary: diagnosis?.summary ?? (verdict && 'detail' in verdict ? verdict.detail : undefined) ?? (cause?.source === 'apply' ? cause.message : null),
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
-    pods: (verdict?.findings ?? []).map(podReport),
+    pods: (verdict && 'findings' in verdict ? verdict.findings : []).map(podReport),
     logs: (diagnosis?.logs ?? []).map(({ pod, container, previous, lines, error }) => ({ pod, container, previous, lines, error: error ?? null })),
     restore: restore
       ? {

@@ -11,7 +11,6 @@ const FAILING_VERDICTS = new Set(['failed', 'timed-out', 'conflict', 'gone']);
 /** Why a test case is skipped, by verdict: kguard did not judge the object. */
 const SKIP_REASONS: Record<string, string> = {
   unchanged: 'unchanged by this apply: not watched, never restored',
-  unverified: 'changed, but kguard cannot judge this kind of workload: NOT verified',
   progressing: 'stopped watching because another workload of this apply failed',
 };
 

@@ -4,7 +4,7 @@
 // and which objects the apply changed that are not restored yet, in case a second signal ends
 // the run at once.
 import { describeObject, objectKey, type ObjectRef } from '../objects/model.js';
-import type { Reporter, RunEvent } from './events.js';
+import type { Reporter, RunEvent } from '../model/events.js';
 import { formatEvent } from './format.js';
 import type { Redactor } from './redact.js';
 import { sanitizeDeep } from './sanitize.js';

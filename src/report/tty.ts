@@ -2,8 +2,8 @@
 // finished step printed above it.
 import { Chalk, type ChalkInstance } from 'chalk';
 import ora, { type Ora } from 'ora';
-import { describeWorkload, workloadKey } from '../manifests/parse.js';
-import type { Reporter, RunEvent } from './events.js';
+import { describeObject, objectKey } from '../objects/model.js';
+import type { Reporter, RunEvent } from '../model/events.js';
 import { formatEvent } from './format.js';
 import { paint } from './plain.js';
 
@@ -23,12 +23,12 @@ export class TtyReporter implements Reporter {
 
   emit(event: RunEvent): void {
     if (event.kind === 'progress') {
-      this.inProgress.set(workloadKey(event.workload), formatEvent(event).text);
+      this.inProgress.set(objectKey(event.workload), formatEvent(event).text);
       this.refresh();
       return;
     }
-    if ('workload' in event && event.kind !== 'pod-problem') this.inProgress.delete(workloadKey(event.workload));
-    if (event.kind === 'tracking') this.inProgress.set(workloadKey(event.workload), `${describeWorkload(event.workload)}: starting`);
+    if ('workload' in event && event.kind !== 'pod-problem') this.inProgress.delete(objectKey(event.workload));
+    if (event.kind === 'tracking') this.inProgress.set(objectKey(event.workload), `${describeObject(event.workload)}: starting`);
     if (this.spinner.isSpinning) this.spinner.clear();
     this.stream.write(`${paint(this.chalk, formatEvent(event))}\n`);
     this.refresh();

@@ -2,21 +2,16 @@
 // The pre-apply copy of each object is the truth a restore returns to: an object the apply changed
 // is written back whole (every field, annotations and managedFields included); an object it
 // created is deleted by uid; an object it deleted (--prune) is created again from its copy.
-import type { ObjectChange } from '../objects/compare.js';
+import type { ObjectChange } from '../model/result.js';
 import { describeObject, isControllerOwned, kubectlName, namespaceArgs, type KubeObject, type ObjectRef } from '../objects/model.js';
-
-export type RollbackMode = 'all' | 'failed' | 'none';
-
-/** Where a tracked object's rollout ended; objects kguard does not track have no verdict. */
-export type VerdictState = 'healthy' | 'failed' | 'timed-out' | 'conflict' | 'gone' | 'progressing' | 'unverified' | 'applied';
+import type { KeepReason, RollbackMode } from '../model/result.js';
+import type { VerdictState } from '../model/verdict.js';
 
 export interface PlannedObject {
   ref: ObjectRef;
   change: ObjectChange;
   verdict?: VerdictState;
 }
-
-export type KeepReason = 'no-rollback' | 'not-failed' | 'keep-created' | 'protected-kind' | 'controller-owned' | 'conflict' | 'gone';
 
 export type RestoreStep =
   | { ref: ObjectRef; action: 'put-back'; before: KubeObject; applied: KubeObject }

@@ -11,15 +11,11 @@ import type { Clock } from '../clock.js';
 import type { ApiResource, Kubectl } from '../kubectl/client.js';
 import { canonicalJson, changeSinceApply, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
-import type { Reporter } from '../report/events.js';
-import { adapterFor } from '../track/adapters.js';
-import { manualCommands, manualCopy, type KeepReason, type RestoreStep } from './plan.js';
-
-export type RestoreResult =
-  /** notes: what a kind's restore hook did besides the write (adapters.ts afterRestore). */
-  | { status: 'restored' | 'deleted' | 'recreated'; restored?: KubeObject; differences: string[]; notes?: string[] }
-  | { status: 'kept'; reason: KeepReason; detail?: string; commands: string[]; copyFile?: string }
-  | { status: 'failed'; reason: string; commands: string[]; copyFile?: string };
+import type { Reporter } from '../model/events.js';
+import { rowFor } from '../kinds/table.js';
+import { manualCommands, manualCopy, type RestoreStep } from './plan.js';
+import type { KeepReason } from '../model/result.js';
+import type { RestoreResult } from '../model/result.js';
 
 export interface RestoreDeps {
   kubectl: Pick<Kubectl, 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine' | 'workloadState'>;
@@ -126,7 +122,7 @@ async function afterPutBack(
   options: { deadlineMs: number },
   deps: RestoreDeps,
 ): Promise<string[] | undefined> {
-  const hook = adapterFor(step.ref).afterRestore;
+  const hook = rowFor(step.ref).afterRestore;
   if (!hook) return undefined;
   return hook({ failed, before: step.before, restored }, { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }).catch(
     (error: unknown) => [`its extra restore step failed: ${error instanceof Error ? error.message : String(error)}`],

@@ -1,53 +1,29 @@
 // The whole of `kguard apply`, as a list of steps:
 // read inputs once → understand (kubectl's reading) → snapshot every object → apply → detect what
 // changed → track → restore → result.
-import type { Diagnosis } from '../classify/diagnosis.js';
+import type { Diagnosis } from '../model/findings.js';
 import { interruptible, type Clock } from '../clock.js';
 import { InputError, InterruptedError, KubectlError } from '../errors.js';
-import type { AppliedObject } from '../kubectl/apply-output.js';
+import type { AppliedObject } from '../model/result.js';
 import type { ApplyRequest, Kubectl } from '../kubectl/client.js';
 import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
-import { prepareInputs, withOrigins, type InputDeps, type ManifestInput, type PreparedInputs } from '../manifests/inputs.js';
+import { prepareInputs, withOrigins, type InputDeps, type PreparedInputs } from '../manifests/inputs.js';
+import type { ManifestInput } from '../model/options.js';
 import { judgeServerDryRun, objectsOfApply } from '../manifests/understand.js';
-import { changeOf, type ObjectChange } from '../objects/compare.js';
+import { changeOf } from '../objects/compare.js';
+import type { ObjectChange } from '../model/result.js';
 import { kubectlName, namespaceArgs, objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
-import { planRestore, type RollbackMode, type VerdictState } from '../rollback/plan.js';
+import { planRestore } from '../rollback/plan.js';
+import type { RollbackMode } from '../model/result.js';
+import type { VerdictState } from '../model/verdict.js';
 import { executeRestore, type RestoreDeps } from '../rollback/restore.js';
-import type { Reporter } from '../report/events.js';
+import type { Reporter } from '../model/events.js';
 import { trackWorkloads, type TrackedOutcome } from '../track/workloads.js';
+import { NO_PROGRESS, verdictText } from '../kinds/engine.js';
 import { acquireLeases, deleteExpiredJournals, journalExpiry, makeRunId, RunJournal, type HeldLeases } from '../journal/store.js';
-import { outcomeOf, type ObjectResult, type RunResult } from './result.js';
-
-export interface ApplyOptions {
-  manifests: ManifestInput;
-  namespace?: string;
-  /** kubectl apply flags: --server-side, --field-manager and whatever came after `--`. */
-  applyArgs: readonly string[];
-  /** The subset of applyArgs that selects objects (-l): kubectl's reading must see it too. */
-  selectionArgs: readonly string[];
-  /** A preview: nothing changes. */
-  dryRun?: 'client' | 'server';
-  /** With a server preview: `kubectl diff` of every object the apply would create or change. */
-  diff?: boolean;
-  timeoutMs: number;
-  rollbackTimeoutMs: number;
-  pollIntervalMs: number;
-  /** How long a rollout must stay healthy before kguard calls it healthy. */
-  settleMs: number;
-  /** Poll instead of watching (--poll); watching falls back to polling by itself when it must. */
-  poll?: boolean;
-  rollback: RollbackMode;
-  /** Keep objects this run created when restoring (they are reported with their delete command). */
-  keepCreated: boolean;
-  /** Journal the run in the cluster and lease its objects (--no-journal turns both off). */
-  journal: boolean;
-  /** How long to wait for objects another run holds. */
-  lockTimeoutMs: number;
-  /** kguard's own command line, recorded in the journal for `kguard status`. */
-  commandLine?: string;
-  /** How many of a failing container's last lines the text output shows (default 5; 0 reads no logs). */
-  logLines?: number;
-}
+import { outcomeOf } from './result.js';
+import type { ObjectResult, RunResult } from '../model/result.js';
+import type { ApplyOptions } from '../model/options.js';
 
 export interface Deps {
   kubectl: Kubectl;
@@ -112,7 +88,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       ?.update({ state: 'applied', objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null, applied: after.get(objectKey(ref)) ?? null })) })
       .catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
     if (!applyError && !deps.signal?.aborted) await track(objects, options, deps);
-    else if (applyError) for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', detail: 'the apply failed part-way' };
+    else if (applyError) for (const object of objects.filter(isChanged)) object.verdict = { state: 'failed', progress: NO_PROGRESS, findings: [], cause: { source: 'apply', message: applyError.message } };
     await journalled;
     await restore(objects, options, deps);
     const result: RunResult = {
@@ -388,7 +364,7 @@ async function restore(objects: PendingObject[], options: ApplyOptions, deps: De
         ? [{ ref: object.ref, applied: object.restore.restored, before: undefined }]
         : [],
     ),
-    { timeoutMs: options.rollbackTimeoutMs, pollIntervalMs: options.pollIntervalMs, phase: 'rollback', stopWhenAnyFails: false, settleMs: 0, watch: !options.poll },
+    { timeoutMs: options.rollbackTimeoutMs, pollIntervalMs: options.pollIntervalMs, phase: 'rollback', stopWhenAnyFails: false, settleMs: 0, watch: !options.poll, logLines: options.logLines },
     deps,
   );
   for (const object of restored) {
@@ -398,7 +374,7 @@ async function restore(objects: PendingObject[], options: ApplyOptions, deps: De
     if (outcome.verdict.state === 'healthy' && outcome.verdict.progress) {
       deps.reporter.emit({ kind: 'rolled-back', workload: object.ref, progress: outcome.verdict.progress, elapsedMs: outcome.elapsedMs });
     } else {
-      const why = outcome.diagnosis?.summary ?? outcome.verdict.detail ?? outcome.verdict.waitingFor ?? `it ended ${outcome.verdict.state}`;
+      const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
       deps.reporter.emit({
         kind: 'rollback-unhealthy',
         workload: object.ref,

@@ -8,8 +8,9 @@ import { changesToUndo, leaseName, leaseNamespace, type Journal } from '../journ
 import { listJournals, removeJournal, type JournalListing } from '../journal/store.js';
 import { objectKey, typeArg, type KubeObject } from '../objects/model.js';
 import { planRestore } from '../rollback/plan.js';
-import { executeRestore, type RestoreDeps, type RestoreResult } from '../rollback/restore.js';
-import type { Reporter } from '../report/events.js';
+import { executeRestore, type RestoreDeps } from '../rollback/restore.js';
+import type { RestoreResult } from '../model/result.js';
+import type { Reporter } from '../model/events.js';
 
 export interface RollbackDeps {
   kubectl: Kubectl;

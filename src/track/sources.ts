@@ -6,9 +6,10 @@
 //     the tracker judges as soon as something changed. A namespace whose watches do not work is
 //     polled instead.
 import type { Clock } from '../clock.js';
-import type { CollectionQuery, Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
+import type { CollectionQuery, Kubectl } from '../kubectl/client.js';
+import type { WorkloadSnapshot } from '../model/snapshot.js';
 import { snapshotOf } from '../kubectl/resources.js';
-import type { Reporter } from '../report/events.js';
+import type { Reporter } from '../model/events.js';
 import { WatchCache, WATCH_CACHE_DEFAULTS, type WatchCacheOptions } from './watch-cache.js';
 
 /** One namespace's objects of the requested types; undefined: not known yet (a watch still starting). */

@@ -1,49 +1,37 @@
 // Judges every tracked object until each reaches a verdict: at every change its watches see (or
 // at every poll when it polls, sources.ts), and at least every poll interval, since some rules
-// depend on time alone. What the objects mean for each kind comes from its adapter (adapters.ts).
+// depend on time alone. What the objects mean for each kind comes from its row (kinds/table.ts), judged by the shared engine (kinds/engine.ts).
 // Side effects (kubectl, clock, reporter) come in as deps.
 import { NO_CLUES, podsNeedingEvents, podUid, rememberClues, type Clues } from '../classify/clues.js';
-import { diagnose, logTargets, type ContainerLog, type Diagnosis } from '../classify/diagnosis.js';
+import { diagnose, logTargets } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
 import type { Clock } from '../clock.js';
-import type { Kubectl, WorkloadSnapshot } from '../kubectl/client.js';
-import { isControlledBy, type Deployment, type KubeEvent } from '../kube.js';
-import { workloadKey, type WorkloadRef } from '../manifests/parse.js';
-import type { Phase, Reporter } from '../report/events.js';
-import { adapterFor, findObject, type KindAdapter } from './adapters.js';
-import { NO_OVERRIDES, type Overrides } from './overrides.js';
+import type { KubeEvent } from '../kube.js';
+import { judge, newPodsOf, NO_PROGRESS, rememberSeen, type RolloutRules } from '../kinds/engine.js';
+import { NO_OVERRIDES, type Overrides } from '../kinds/overrides.js';
+import { findObject, rowFor, type KindRow } from '../kinds/table.js';
+import type { Kubectl } from '../kubectl/client.js';
+import type { Phase, Reporter } from '../model/events.js';
+import type { ContainerLog, Diagnosis } from '../model/findings.js';
+import type { TrackOptions } from '../model/options.js';
+import type { WorkloadSnapshot } from '../model/snapshot.js';
+import type { Expectation, FirstSeen, RolloutVerdict as Verdict } from '../model/verdict.js';
+import { objectKey, type ObjectRef } from '../objects/model.js';
 import { pollingSource, WatchSource, WATCH_SOURCE_DEFAULTS, type WorkloadSource } from './sources.js';
 import { watchQueries } from './watch-scope.js';
-import { newReplicaSetFor } from './template.js';
-import type { Expectation, FirstSeen, Verdict } from './verdict.js';
 
 export interface TrackTarget {
-  workload: WorkloadRef;
+  workload: ObjectRef;
   expected: Expectation;
-  /** How to judge it; by default the adapter of its kind. */
-  adapter?: KindAdapter;
+  /** How to judge it; by default the row of its kind. */
+  row?: KindRow;
   /** Its annotations' overrides (its own timeout, must-succeed). */
   overrides?: Overrides;
   /** Its label selector (spec.selector) as a query string: its watches take only its objects. */
   selector?: string;
 }
 
-export interface TrackOptions {
-  timeoutMs: number;
-  pollIntervalMs: number;
-  phase: Phase;
-  /** Stop watching the others as soon as one fails: they will all be undone anyway. */
-  stopWhenAnyFails: boolean;
-  /**
-   * How long a rollout must stay healthy before it counts as healthy: catches containers that
-   * crash some seconds after becoming ready (0: healthy at the first healthy poll, like rollout status).
-   */
-  settleMs: number;
-  /** Watch the objects (the default in the CLI); without it, or when watches fail, poll. */
-  watch?: boolean;
-  /** How many of a failing container's last lines the text output shows (--log-lines); 0 reads none. */
-  logLines?: number;
-}
+export type { TrackOptions };
 
 /** The text shows a few log lines; the JSON report gets up to this many. */
 export const JSON_LOG_LINES = 50;
@@ -107,7 +95,7 @@ async function trackFrom(
   const startedAt = deps.clock.now();
   const pending = new Map<string, Watch>(
     targets.map((target) => [
-      workloadKey(target.workload),
+      objectKey(target.workload),
       { target, firstSeen: new Map(), clues: NO_CLUES, eventsReadAt: new Map(), startingSince: new Map(), reported: new Set(), lastProgress: '' },
     ]),
   );
@@ -118,7 +106,7 @@ async function trackFrom(
     const typesByNamespace = new Map<string, Set<string>>();
     for (const { target } of pending.values()) {
       const types = typesByNamespace.get(target.workload.namespace) ?? new Set<string>();
-      for (const type of adapterOf(target).reads(target.workload)) types.add(type);
+      for (const type of rowOf(target).reads(target.workload)) types.add(type);
       typesByNamespace.set(target.workload.namespace, types);
     }
     const snapshots = await source.read(new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])));
@@ -160,7 +148,7 @@ async function trackFrom(
   }
   for (const [key, watch] of pending) {
     // Cancelled: where each rollout stood when kguard stopped watching.
-    const stoodAt = watch.lastVerdict ?? { state: 'progressing', progress: { desired: 0, updated: 0, ready: 0, available: 0 }, findings: [], waitingFor: 'not observed yet' };
+    const stoodAt = watch.lastVerdict ?? { state: 'progressing', progress: NO_PROGRESS, findings: [], waitingFor: 'not observed yet' };
     done.set(key, { target: watch.target, verdict: stoodAt, elapsedMs: deps.clock.now() - startedAt });
   }
   return done;
@@ -172,8 +160,15 @@ function settled(watch: Watch, now: number, settleMs: number): boolean {
   return now - watch.healthySince >= settleMs;
 }
 
-function adapterOf(target: TrackTarget): KindAdapter {
-  return target.adapter ?? adapterFor(target.workload);
+function rowOf(target: TrackTarget): KindRow {
+  return target.row ?? rowFor(target.workload);
+}
+
+/** The engine's rules for a watched target (only kinds with rules are ever watched). */
+function rulesOf(target: TrackTarget): RolloutRules<unknown> {
+  const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
+  if (!rules) throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+  return rules;
 }
 
 /** An object's own deadline (kguard.dev/timeout) or the run's. */
@@ -181,11 +176,11 @@ function timeoutOf(target: TrackTarget, options: TrackOptions): number {
   return target.overrides?.timeoutMs ?? options.timeoutMs;
 }
 
-/** Watches when asked to and kubectl can; the queries cover every type each target's adapter reads. */
+/** Watches when asked to and kubectl can; the queries cover every type each target's row reads. */
 function sourceFor(targets: readonly TrackTarget[], options: TrackOptions, deps: TrackDeps): WorkloadSource {
   const { listCollection, watchCollection } = deps.kubectl;
   if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: adapterOf(target).reads(target.workload), selector: target.selector })));
+  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector })));
   const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
   return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
 }
@@ -198,13 +193,12 @@ function observe(
   options: TrackOptions,
   reporter: Reporter,
 ): Verdict {
-  const { workload } = watch.target;
-  const adapter = adapterOf(watch.target);
-  const overrides = watch.target.overrides ?? NO_OVERRIDES;
+  const { workload, expected } = watch.target;
+  const rules = rulesOf(watch.target);
   const observation = { object: findObject(snapshot, workload), snapshot, clues: watch.clues };
   const moment = { now, startedAt, timeoutMs: timeoutOf(watch.target, options) };
-  const verdict = adapter.verdict(observation, watch.target.expected, watch.firstSeen, moment, overrides);
-  watch.firstSeen = adapter.remember(watch.firstSeen, verdict, now, observation, overrides);
+  const verdict = judge(rules, observation, expected, watch.firstSeen, moment);
+  watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now, observation, expected);
   watch.lastVerdict = verdict;
   if (verdict.state !== 'healthy') watch.healthySince = undefined;
   // A verdict reached at this poll says it all in its own block; earlier warnings are for waits.
@@ -239,8 +233,8 @@ function unreachableVerdict(watch: Watch, error: Error | undefined, timedOut: bo
   const last = watch.lastVerdict;
   return {
     state: 'timed-out',
-    progress: last?.progress ?? { desired: 0, updated: 0, ready: 0, available: 0 },
-    findings: last?.findings ?? [],
+    progress: last && 'progress' in last ? last.progress : NO_PROGRESS,
+    findings: last && 'findings' in last ? last.findings : [],
     waitingFor: `no answer from the API server (${error?.message ?? 'no answer'})`,
   };
 }
@@ -251,9 +245,8 @@ function unreachableVerdict(watch: Watch, error: Error | undefined, timedOut: bo
  * each pod at most every EVENTS_EVERY_MS; the registry's answer about an image holds for every pod.
  */
 async function gatherClues(watch: Watch, snapshot: WorkloadSnapshot, now: number, kubectl: TrackDeps['kubectl']): Promise<void> {
-  const deployment = snapshot.deployments.find((candidate) => candidate.metadata.name === watch.target.workload.name) as Deployment | undefined;
-  const newReplicaSet = deployment ? newReplicaSetFor(deployment, snapshot.replicaSets) : undefined;
-  const pods = newReplicaSet ? snapshot.pods.filter((pod) => isControlledBy(pod, newReplicaSet.metadata.uid)) : [];
+  // Every kind's new pods, as its row names them: their events are read the same way for all.
+  const pods = newPodsOf(rulesOf(watch.target), findObject(snapshot, watch.target.workload), snapshot);
   watch.clues = rememberClues(watch.clues, pods);
   const { unknownPull, starting } = podsNeedingEvents(pods, watch.clues);
   const startingUids = new Set(starting.map(podUid));
@@ -278,7 +271,7 @@ async function finish(watch: Watch, verdict: Verdict, elapsedMs: number, options
     // Events are evidence, not a verdict: without them the diagnosis still stands.
     events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
   }
-  const logs = await readLogs(verdict, workload.namespace, options.logLines ?? 5, deps.kubectl);
+  const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
   const diagnosis = diagnose(verdict, events, workload, logs);
   if (options.phase === 'rollout' && diagnosis && (verdict.state === 'failed' || verdict.state === 'timed-out')) {
     deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });

@@ -1,18 +1,15 @@
-// Every object the apply changed gets an outcome, by one mechanism: its kind's adapter
-// (adapters.ts) says whether there is anything to watch; what there is, the tracker watches to a
-// verdict; the rest is "applied" (with the reason when there is one: an OnDelete StatefulSet, a
-// CronJob, kguard.dev/track: "false"). Objects with no status to judge (ConfigMap, Service,
-// RBAC) are simply "applied".
-import type { Diagnosis } from '../classify/diagnosis.js';
+// Every object the apply changed gets an outcome, by one mechanism: its kind's row (kinds/table.ts)
+// says whether there is anything to watch; what there is, the tracker watches to a verdict; the
+// rest is "applied" (with the reason when there is one: an OnDelete StatefulSet, a CronJob,
+// kguard.dev/track: "false"). Objects with no status to judge (ConfigMap, Service, RBAC) are simply "applied".
+import { NO_OVERRIDES, overridesOf, TRACK_ANNOTATION } from '../kinds/overrides.js';
+import { rowFor } from '../kinds/table.js';
+import type { Diagnosis } from '../model/findings.js';
+import type { Verdict } from '../model/verdict.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
-import type { Deployment } from '../kube.js';
-import type { ObjectVerdict } from '../run/result.js';
-import { adapterFor } from './adapters.js';
-import { overridesOf, TRACK_ANNOTATION } from './overrides.js';
-import { trackRollouts, type TrackDeps, type TrackOptions, type TrackTarget } from './tracker.js';
-import { expectationOf } from './verdict.js';
+import { trackRollouts, type TrackDeps, type TrackTarget } from './tracker.js';
+import type { TrackOptions } from '../model/options.js';
 import { labelSelectorString, type LabelSelector } from './watch-scope.js';
-import { revisionOf } from '../kube.js';
 
 export interface WorkloadTarget {
   ref: ObjectRef;
@@ -24,7 +21,7 @@ export interface WorkloadTarget {
 
 export interface TrackedOutcome {
   tracked: boolean;
-  verdict: ObjectVerdict;
+  verdict: Verdict;
   diagnosis?: Diagnosis;
   elapsedMs: number;
 }
@@ -37,10 +34,10 @@ export async function trackWorkloads(
   const outcomes = new Map<string, TrackedOutcome>();
   const watched: Array<TrackTarget & { source: WorkloadTarget; problems: string[] }> = [];
   for (const target of targets) {
-    const adapter = adapterFor(target.ref);
+    const row = rowFor(target.ref);
     const overrides = overridesOf(target.applied);
     const planned = overrides.track
-      ? adapter.plan(target.applied, overrides)
+      ? row.plan(target.applied, overrides)
       : { state: 'applied' as const, detail: `${TRACK_ANNOTATION}: "false": not watched` };
     if (planned) {
       outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
@@ -49,8 +46,8 @@ export async function trackWorkloads(
     }
     watched.push({
       workload: target.ref,
-      expected: expectationOf(target.applied as unknown as Deployment),
-      adapter,
+      expected: { applied: target.applied },
+      row,
       overrides,
       selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
       source: target,
@@ -59,12 +56,11 @@ export async function trackWorkloads(
   }
   if (watched.length === 0) return outcomes;
   if (options.phase === 'rollout') {
-    for (const { source, problems } of watched) {
-      const isDeployment = source.ref.kind === 'Deployment' && source.ref.apiVersion === 'apps/v1';
+    for (const { source, problems, row, overrides } of watched) {
       deps.reporter.emit({
         kind: 'tracking',
         workload: source.ref,
-        fromRevision: isDeployment && source.before ? revisionOf(source.before as unknown as Deployment) : undefined,
+        fromRevision: source.before ? row?.rules(overrides ?? NO_OVERRIDES)?.revision?.(source.before) : undefined,
         detail: [source.before ? 'changed by this apply' : 'created by this apply', ...problems].join('; '),
       });
     }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { diagnose, logTargets, type ContainerLog } from '../../src/classify/diagnosis.js';
+import { diagnose, logTargets } from '../../src/classify/diagnosis.js';
+import type { ContainerLog } from '../../src/model/findings.js';
 import { classifyPod } from '../../src/classify/pod.js';
 import type { Pod } from '../../src/kube.js';
 import { formatEvent } from '../../src/report/format.js';
-import type { Verdict } from '../../src/track/verdict.js';
+import type { RolloutVerdict as Verdict } from '../../src/model/verdict.js';
 import { events, pod } from '../fixtures/load.js';
 
 const workload = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DURATION_MS, parseDuration, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from '../../src/cli/options.js';
+import { MAX_DURATION_MS, parseDuration } from '../../src/duration.js';
+import { toApplyOptions, wantsJsonOutput, type RawApplyOptions } from '../../src/cli/options.js';
 import { InputError } from '../../src/errors.js';
 
 const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', settle: '0s', rollback: 'all', output: 'text' };

@@ -25,8 +25,8 @@ const request = { filenames: ['app.yaml'], recursive: false, applyArgs: ['--serv
 describe('Kubectl', () => {
   it('reads a namespace in one call with the connection flags, a request timeout and a process deadline', async () => {
     const { exec, calls } = recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [deployment('complete')] })));
-    const snapshot = await new Kubectl(exec, connection).workloadState('shop');
-    expect(snapshot.deployments.map((item) => item.metadata.name)).toEqual(['web']);
+    const snapshot = await new Kubectl(exec, connection).workloadState('shop', ['deployments.apps', 'replicasets.apps', 'pods']);
+    expect(snapshot.objects.map((item) => item.metadata.name)).toEqual(['web']);
     expect(calls).toEqual([
       {
         file: 'kubectl',
@@ -94,7 +94,7 @@ describe('Kubectl', () => {
 
   it('turns an unreachable cluster into a KubectlError that says what to do', async () => {
     const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr: kubectlStderr('get-connection-refused') }));
-    const failure = new Kubectl(exec, connection).workloadState('shop');
+    const failure = new Kubectl(exec, connection).workloadState('shop', ['pods']);
     await expect(failure).rejects.toBeInstanceOf(KubectlError);
     await expect(failure).rejects.toThrow(/was refused.*Next: check that the cluster is up/);
   });

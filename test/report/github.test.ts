@@ -23,8 +23,8 @@ describe('GithubActionsReporter', () => {
       elapsedMs: 1200,
       diagnosis: { summary: 'new pods cannot pull image "x:1": ImagePullBackOff', evidence: ['pod web-1 container web: ImagePullBackOff'], nextStep: 'fix the tag' },
     });
-    reporter.emit({ kind: 'unchanged', workload, detail: 'generation 3 unchanged' });
-    expect(inner.kinds()).toEqual(['failed', 'unchanged']);
+    reporter.emit({ kind: 'not-watched', workload, detail: 'a CronJob only schedules Jobs' });
+    expect(inner.kinds()).toEqual(['failed', 'not-watched']);
     expect(out.text()).toBe(
       '::error title=kguard::deployment/web (namespace shop): new pods cannot pull image "x:1": ImagePullBackOff (after 1.2s)' +
         '%0Apod web-1 container web: ImagePullBackOff%0Anext: fix the tag\n',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Diagnosis } from '../../src/classify/diagnosis.js';
-import type { Reporter, RunEvent } from '../../src/report/events.js';
+import type { Diagnosis } from '../../src/model/findings.js';
+import type { Reporter, RunEvent } from '../../src/model/events.js';
 import { formatEvent } from '../../src/report/format.js';
 import { GitlabCiReporter } from '../../src/report/gitlab.js';
 

@@ -1,7 +1,7 @@
 // Run results shaped like the pipeline's, for the report builders' tests.
-import type { Finding } from '../../src/classify/pod.js';
+import type { Finding } from '../../src/model/findings.js';
 import { WAITING_REASONS } from '../../src/classify/table.js';
-import type { RunResult } from '../../src/run/result.js';
+import type { RunResult } from '../../src/model/result.js';
 
 const pullFailure: Finding = {
   pod: 'web-7d9c6b8f4d-x2kqp',

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { changeOf } from '../../src/objects/compare.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { refOf } from '../../src/objects/model.js';
-import { manualCommands, planRestore, type PlannedObject, type VerdictState } from '../../src/rollback/plan.js';
+import { manualCommands, planRestore, type PlannedObject } from '../../src/rollback/plan.js';
+import type { VerdictState } from '../../src/model/verdict.js';
 import { deployment } from '../fixtures/load.js';
 
 const web = deployment('complete') as unknown as KubeObject;

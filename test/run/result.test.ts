@@ -1,27 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import type { RestoreResult } from '../../src/rollback/restore.js';
-import { exitCodeFor, outcomeOf, type ObjectResult, type ObjectVerdict } from '../../src/run/result.js';
+import type { RestoreResult } from '../../src/model/result.js';
+import { exitCodeFor, outcomeOf } from '../../src/run/result.js';
+import type { ObjectResult } from '../../src/model/result.js';
+import type { Verdict } from '../../src/model/verdict.js';
+import { NO_PROGRESS } from '../../src/kinds/engine.js';
 
 const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
-function object(verdict: ObjectVerdict | undefined, restore?: RestoreResult, afterRestore?: ObjectResult['afterRestore']): ObjectResult {
+function object(verdict: Verdict | undefined, restore?: RestoreResult, afterRestore?: ObjectResult['afterRestore']): ObjectResult {
   return { ref, changeKind: verdict ? 'configured' : 'unchanged', changedFields: [], tracked: true, verdict, restore, afterRestore };
 }
-const failed: ObjectVerdict = { state: 'failed', detail: 'ImagePullBackOff' };
-const timedOut: ObjectVerdict = { state: 'timed-out' };
+const failed: Verdict = { state: 'failed', progress: NO_PROGRESS, findings: [], cause: { source: 'apply', message: 'kubectl could not apply' } };
+const timedOut: Verdict = { state: 'timed-out', progress: NO_PROGRESS, findings: [], waitingFor: '0 of 1 updated replicas are available' };
 const restored: RestoreResult = { status: 'restored', differences: [] };
 const run = (...objects: ObjectResult[]) => ({ mode: 'apply' as const, objects });
 
 describe('exitCodeFor', () => {
   it('is 0 when nothing changed or everything is healthy', () => {
-    expect(exitCodeFor(run(object(undefined), object({ state: 'healthy' })))).toBe(ExitCode.Success);
+    expect(exitCodeFor(run(object(undefined), object({ state: 'healthy', progress: NO_PROGRESS, findings: [] })))).toBe(ExitCode.Success);
   });
   it('is 0 for a preview, whatever it shows', () => {
     expect(outcomeOf({ mode: 'preview', objects: [object(failed)] })).toBe('previewed');
-  });
-  it('is 0 but says "unverified" when a changed workload could not be judged', () => {
-    const result = run(object({ state: 'unverified', detail: 'no tracker' }));
-    expect([outcomeOf(result), exitCodeFor(result)]).toEqual(['unverified', 0]);
   });
   it('is 3 for a failed rollout whose apply was restored', () => {
     expect(exitCodeFor(run(object(failed, restored, { state: 'healthy', elapsedMs: 1 })))).toBe(3);
@@ -46,6 +45,6 @@ describe('exitCodeFor', () => {
     expect(exitCodeFor(run(object(failed, { status: 'kept', reason: 'keep-created', commands: [] })))).toBe(4);
   });
   it('is 4 when someone else changed an object during the watch', () => {
-    expect(exitCodeFor(run(object({ state: 'conflict', detail: '' })))).toBe(4);
+    expect(exitCodeFor(run(object({ state: 'conflict', progress: NO_PROGRESS, findings: [], detail: 'spec.replicas changed by kubectl-scale' })))).toBe(4);
   });
 });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { CollectionList, CollectionQuery, WatchStream, WorkloadSnapshot } from '../../src/kubectl/client.js';
+import type { CollectionList, CollectionQuery, WatchStream } from '../../src/kubectl/client.js';
+import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
 import type { WatchEvent } from '../../src/kubectl/watch-events.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { WatchSource, WATCH_SOURCE_DEFAULTS } from '../../src/track/sources.js';
 import { trackRollouts, type TrackTarget } from '../../src/track/tracker.js';
-import { expectationOf } from '../../src/track/verdict.js';
 import { WATCH_CACHE_DEFAULTS } from '../../src/track/watch-cache.js';
-import { flush, ManualClock, RecordingReporter, until } from '../fakes.js';
+import { flush, ManualClock, RecordingReporter, until, snapshotFrom, expectationOf } from '../fakes.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';
 
 type End = Awaited<WatchStream['done']>;
@@ -28,7 +28,7 @@ function watchedCluster(objects: Record<string, KubeObject[]>, listAnswer?: (que
     },
     async workloadState(namespace: string): Promise<WorkloadSnapshot> {
       polls.push(namespace);
-      return { deployments: [], replicaSets: [], pods: [], others: [] };
+      return snapshotFrom({ deployments: [], replicaSets: [], pods: [], others: [] });
     },
     async events() {
       return [];
@@ -49,7 +49,7 @@ describe('WatchSource', () => {
     const types = new Map([['shop', deploymentTypes]]);
     await until(() => watches.size === 3);
     const reading = (await source.read(types)).get('shop') as WorkloadSnapshot;
-    expect(reading.deployments.map((object) => object.metadata.name)).toEqual(['web']);
+    expect(reading.objects.map((object) => object.metadata.name)).toEqual(['web']);
     expect(polls).toEqual([]);
     await source.close();
     expect([...watches.values()].every((watch) => watch.stopped)).toBe(true);
@@ -109,7 +109,7 @@ describe('trackRollouts with watches', () => {
       pods: [pod('container-creating') as unknown as KubeObject],
     });
     const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web), selector: 'app=web' };
-    const tracking = trackRollouts([target], { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout', stopWhenAnyFails: true, settleMs: 0, watch: true }, { kubectl, clock, reporter: new RecordingReporter() });
+    const tracking = trackRollouts([target], { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout', stopWhenAnyFails: true, settleMs: 0, watch: true, logLines: 5 }, { kubectl, clock, reporter: new RecordingReporter() });
     await until(() => watches.size === 3);
     await until(() => clock.sleeping > 3);
     watches.get('pods')!.emit({ type: 'MODIFIED', object: pod('image-pull-backoff') as unknown as KubeObject });

@@ -1,16 +1,15 @@
 // Issue 9: the tracker reads what the pod status cannot say (events, logs) at the right moments.
 import { describe, expect, it } from 'vitest';
-import type { WorkloadSnapshot } from '../../src/kubectl/client.js';
+import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
 import type { KubeEvent } from '../../src/kube.js';
 import { trackRollouts, type TrackTarget } from '../../src/track/tracker.js';
-import { expectationOf } from '../../src/track/verdict.js';
-import { FakeClock, RecordingReporter } from '../fakes.js';
+import { FakeClock, RecordingReporter, snapshotFrom, expectationOf } from '../fakes.js';
 import { deployment, events, pod, replicaSet } from '../fixtures/load.js';
 
 const web = deployment('progressing-new-rs');
 const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
 const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
-const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0 };
+const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0, watch: false, logLines: 5 };
 
 function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[]> = {}, logText = '') {
   const calls: string[] = [];
@@ -37,7 +36,7 @@ function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEv
 describe('trackRollouts evidence', () => {
   it('reads the crashed container\'s last lines when the verdict is reached, and prints them in the failure', async () => {
     const logText = Array.from({ length: 8 }, (_, index) => `line ${index + 1}`).join('\n') + '\nError: connect ECONNREFUSED 10.0.0.5:5432\r\n\n';
-    const { kubectl, calls } = cluster([{ deployments: [web], replicaSets, pods: [pod('crash-loop-backoff')] }], {}, logText);
+    const { kubectl, calls } = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('crash-loop-backoff')] })], {}, logText);
     const reporter = new RecordingReporter();
     const tracked = await trackRollouts([target], { ...options, logLines: 3 }, { kubectl, clock: new FakeClock(), reporter });
     expect(calls).toContain('logs web-7d9c6b8f4d-h6s9k app --tail=50');
@@ -48,10 +47,10 @@ describe('trackRollouts evidence', () => {
   });
 
   it('reads no logs with --log-lines 0, and none for a pull failure', async () => {
-    const crash = cluster([{ deployments: [web], replicaSets, pods: [pod('crash-loop-backoff')] }]);
+    const crash = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('crash-loop-backoff')] })]);
     await trackRollouts([target], { ...options, logLines: 0 }, { kubectl: crash.kubectl, clock: new FakeClock(), reporter: new RecordingReporter() });
     expect(crash.calls.some((call) => call.startsWith('logs'))).toBe(false);
-    const pull = cluster([{ deployments: [web], replicaSets, pods: [pod('image-pull-backoff')] }]);
+    const pull = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('image-pull-backoff')] })]);
     await trackRollouts([target], options, { kubectl: pull.kubectl, clock: new FakeClock(), reporter: new RecordingReporter() });
     expect(pull.calls.some((call) => call.startsWith('logs'))).toBe(false);
   });
@@ -61,20 +60,20 @@ describe('trackRollouts evidence', () => {
     const healthy = deployment('complete');
     const { kubectl, calls } = cluster(
       [
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [web], replicaSets, pods: [backOff] },
-        { deployments: [{ ...web, status: healthy.status, spec: web.spec }], replicaSets: [replicaSet('complete-old'), replicaSet('complete-new')], pods: [pod('running-ready')] },
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        snapshotFrom({ deployments: [{ ...web, status: healthy.status, spec: web.spec }], replicaSets: [replicaSet('complete-old'), replicaSet('complete-new')], pods: [pod('running-ready')] }),
       ],
       { [backOff.metadata.name]: events('image-pull-backoff-1.31') },
     );
@@ -88,7 +87,7 @@ describe('trackRollouts evidence', () => {
 
   it('reads the events of a pod stuck creating its containers and fails a missing volume source after its grace', async () => {
     const creating = pod('container-creating');
-    const { kubectl, calls } = cluster([{ deployments: [web], replicaSets, pods: [creating] }], { [creating.metadata.name]: events('failed-mount') });
+    const { kubectl, calls } = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [creating] })], { [creating.metadata.name]: events('failed-mount') });
     const clock = new FakeClock();
     const tracked = await trackRollouts([target], options, { kubectl, clock, reporter: new RecordingReporter() });
     const result = tracked.get('apps/Deployment/shop/web');

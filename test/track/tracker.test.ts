@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkloadSnapshot } from '../../src/kubectl/client.js';
+import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
 import type { KubeEvent } from '../../src/kube.js';
 import { trackRollouts, type TrackTarget } from '../../src/track/tracker.js';
-import { expectationOf } from '../../src/track/verdict.js';
-import { FakeClock, RecordingReporter } from '../fakes.js';
+import { FakeClock, RecordingReporter, snapshotFrom, expectationOf } from '../fakes.js';
 import { deployment, events, pod, replicaSet } from '../fixtures/load.js';
 
 /** A scripted cluster: each poll returns the next snapshot (the last one repeats). */
@@ -27,12 +26,12 @@ function scriptedKubectl(snapshots: WorkloadSnapshot[], podEvents: KubeEvent[] =
 const web = deployment('progressing-new-rs');
 const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
 const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
-const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0 };
+const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0, watch: false, logLines: 5 };
 
 describe('trackRollouts', () => {
   it('runs a 600 s deadline in no time and reports the timeout with what it waited for', async () => {
     const clock = new FakeClock();
-    const { kubectl, calls } = scriptedKubectl([{ deployments: [web], replicaSets, pods: [pod('container-creating')] }]);
+    const { kubectl, calls } = scriptedKubectl([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('container-creating')] })]);
     const tracked = await trackRollouts([target], options, { kubectl, clock, reporter: new RecordingReporter() });
     const result = tracked.get('apps/Deployment/shop/web');
     expect(result?.verdict.state).toBe('timed-out');
@@ -44,8 +43,8 @@ describe('trackRollouts', () => {
     const clock = new FakeClock();
     const { kubectl, calls } = scriptedKubectl(
       [
-        { deployments: [web], replicaSets, pods: [pod('container-creating')] },
-        { deployments: [web], replicaSets, pods: [pod('image-pull-backoff')] },
+        snapshotFrom({ deployments: [web], replicaSets, pods: [pod('container-creating')] }),
+        snapshotFrom({ deployments: [web], replicaSets, pods: [pod('image-pull-backoff')] }),
       ],
       events('image-pull-backoff'),
     );
@@ -72,7 +71,7 @@ describe('trackRollouts', () => {
       workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: applied.metadata.name, namespace: 'shop' },
       expected: expectationOf(applied),
     }));
-    const { kubectl, calls } = scriptedKubectl([{ deployments, replicaSets: [replicaSet('complete-new')], pods: [] }]);
+    const { kubectl, calls } = scriptedKubectl([snapshotFrom({ deployments, replicaSets: [replicaSet('complete-new')], pods: [] })]);
     const tracked = await trackRollouts(targets, options, { kubectl, clock, reporter: new RecordingReporter() });
     expect([...tracked.values()].map((result) => result.verdict.state)).toEqual(['healthy', 'healthy', 'healthy']);
     expect(calls).toEqual(['workloadState shop']);
@@ -101,8 +100,8 @@ describe('trackRollouts', () => {
     const crashed = deployment('complete');
     crashed.status = { ...crashed.status, availableReplicas: 2, readyReplicas: 2 };
     const healthyThenCrashing = [
-      { deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [] },
-      { deployments: [crashed], replicaSets: [replicaSet('complete-new')], pods: [pod('crash-loop-backoff')] },
+      snapshotFrom({ deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [] }),
+      snapshotFrom({ deployments: [crashed], replicaSets: [replicaSet('complete-new')], pods: [pod('crash-loop-backoff')] }),
     ];
     const settledTarget = { ...target, expected: expectationOf(complete) };
 
@@ -124,7 +123,7 @@ describe('trackRollouts', () => {
   it('with --settle, a rollout that stays healthy is healthy once the settle time has passed', async () => {
     const complete = deployment('complete');
     const clock = new FakeClock();
-    const { kubectl } = scriptedKubectl([{ deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [pod('running-ready')] }]);
+    const { kubectl } = scriptedKubectl([snapshotFrom({ deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [pod('running-ready')] })]);
     const tracked = await trackRollouts([{ ...target, expected: expectationOf(complete) }], { ...options, settleMs: 10_000 }, {
       kubectl,
       clock,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/kube.js';
-import type { WorkloadSnapshot } from '../../src/kubectl/client.js';
+import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { trackWorkloads, type WorkloadTarget } from '../../src/track/workloads.js';
-import { FakeClock, RecordingReporter } from '../fakes.js';
+import { FakeClock, RecordingReporter, snapshotFrom } from '../fakes.js';
 import { fixture } from '../fixtures/load.js';
 
-const options = { timeoutMs: 300_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0 };
+const options = { timeoutMs: 300_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0, watch: false, logLines: 5 };
 
 function target(object: KubeObject): WorkloadTarget {
   return { ref: { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name }, applied: object, before: object };
@@ -20,7 +20,7 @@ function cluster(objects: KubeObject[], pods: Pod[] = []) {
     kubectl: {
       async workloadState(namespace: string, types: readonly string[] = []): Promise<WorkloadSnapshot> {
         reads.push(`${namespace}: ${types.join(',')}`);
-        return { deployments: [], replicaSets: [], pods, others: objects };
+        return snapshotFrom({ deployments: [], replicaSets: [], pods, others: objects });
       },
       async events() {
         return [];

@@ -1,7 +1,7 @@
 // Pod templates compared the way the deployment controller compares them: equal but for the
 // pod-template-hash label that the controller adds to each ReplicaSet's copy.
 import type { Deployment, PodTemplate, ReplicaSet } from '../kube.js';
-import { isControlledBy, revisionOf } from '../kube.js';
+import { isControlledBy } from '../kube.js';
 
 const HASH_LABEL = 'pod-template-hash';
 
@@ -37,22 +37,6 @@ export function newReplicaSetFor(deployment: Deployment, replicaSets: readonly R
   const matching = owned.filter((replicaSet) => canonicalTemplate(replicaSet.spec?.template) === wanted);
   // The controller picks the oldest on a (rare) tie; so do we.
   return matching.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))[0];
-}
-
-/** The ReplicaSet the Deployment had at `revision`, if it still exists. */
-export function replicaSetAtRevision(
-  deployment: Deployment,
-  replicaSets: readonly ReplicaSet[],
-  revision: number,
-): ReplicaSet | undefined {
-  return replicaSets.find(
-    (replicaSet) => isControlledBy(replicaSet, deployment.metadata.uid) && revisionOf(replicaSet) === revision,
-  );
-}
-
-/** The template hash of a ReplicaSet (its pod-template-hash label). */
-export function templateHashOf(replicaSet: ReplicaSet | undefined): string | undefined {
-  return replicaSet?.metadata.labels?.[HASH_LABEL];
 }
 
 function stableStringify(value: unknown): string {

@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment, Pod } from '../../src/kube.js';
 import type { KubeObject } from '../../src/objects/model.js';
-import { belongsToRollout, expectationOf, rememberFindings, verdictFor, type Moment } from '../../src/track/verdict.js';
+import { belongsToRollout } from '../../src/kinds/deployment.js';
+import { expectationOf, rememberFindings, verdictFor } from './judge-deployment.js';
+import type { Moment } from '../../src/model/verdict.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';
 
 const at = (now: number): Moment => ({ now, startedAt: 0, timeoutMs: 600_000 });
@@ -84,10 +86,10 @@ describe('deployment conditions belong to this rollout or do not count', () => {
     const expected = expectationOf(refused);
     const first = verdictFor(observation, expected, new Map(), at(0));
     expect(first.state).toBe('progressing');
-    const seen = rememberFindings(new Map(), first, 0, refused, []);
+    const seen = rememberFindings(new Map(), first, 0, refused, [], observation.replicaSets);
     const later = verdictFor(observation, expected, seen, at(30_000));
     expect(later.state).toBe('failed');
-    if (later.state === 'failed' && later.cause.source === 'deployment') expect(later.cause.reason).toBe('ReplicaSetCreateError');
+    if (later.state === 'failed' && later.cause.source === 'condition') expect(later.cause.reason).toBe('ReplicaSetCreateError');
   });
 
   it('does not fail a rollout on a stale deadline from the rollout before it', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { overridesOf } from '../../src/track/overrides.js';
+import { overridesOf } from '../../src/kinds/overrides.js';
 
 const annotated = (annotations: Record<string, string>) => ({ metadata: { name: 'x', annotations } });
 

@@ -3,7 +3,7 @@
 //   kguard.dev/timeout: "10m"        this object's own --timeout (Go duration, as the flag)
 //   kguard.dev/must-succeed: "false" Jobs: done once their pods run, not when they complete
 import { InputError } from '../errors.js';
-import { parseDuration } from '../cli/options.js';
+import { parseDuration } from '../duration.js';
 import type { KubeObject } from '../objects/model.js';
 
 export const TRACK_ANNOTATION = 'kguard.dev/track';

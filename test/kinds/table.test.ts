@@ -1,12 +1,14 @@
+import { snapshotFrom, expectationOf } from '../fakes.js';
 // The kind adapters' verdicts on real-shaped fixtures (test/fixtures/README.md): what counts as
 // done is what each kind's `kubectl rollout status` viewer (or kubectl wait, or kstatus) says.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/kube.js';
-import type { WorkloadSnapshot } from '../../src/kubectl/client.js';
 import type { KubeObject, ObjectRef } from '../../src/objects/model.js';
-import { adapterFor } from '../../src/track/adapters.js';
-import { NO_OVERRIDES, overridesOf, type Overrides } from '../../src/track/overrides.js';
-import { expectationOf, type Verdict } from '../../src/track/verdict.js';
+import { rowFor } from '../../src/kinds/table.js';
+import { NO_OVERRIDES, overridesOf, type Overrides } from '../../src/kinds/overrides.js';
+import type { RolloutVerdict as Verdict } from '../../src/model/verdict.js';
+import { judge } from '../../src/kinds/engine.js';
+import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
 import { fixture } from '../fixtures/load.js';
 
 const at = (now: number) => ({ now, startedAt: 0, timeoutMs: 300_000 });
@@ -17,9 +19,15 @@ function refOf(object: KubeObject): ObjectRef {
 
 /** One poll of `object` (as applied and as observed), with the pods read beside it. */
 function poll(object: KubeObject, pods: string[] = [], options: { overrides?: Overrides; now?: number; seen?: Map<string, number> } = {}): Verdict {
-  const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: pods.map((name) => fixture<Pod>(name)), others: [object] };
-  const adapter = adapterFor(object);
-  return adapter.verdict({ object, snapshot }, expectationOf(object as never), options.seen ?? new Map(), at(options.now ?? 1000), options.overrides ?? NO_OVERRIDES);
+  const snapshot = snapshotFrom({ pods: pods.map((name) => fixture<Pod>(name)), others: [object] });
+  return judgeRow(object, object, snapshot, options.overrides ?? NO_OVERRIDES, options);
+}
+
+/** The shared engine judging `observed` by the rules of its kind's row, as applied `applied`. */
+function judgeRow(applied: KubeObject, observed: KubeObject | undefined, snapshot: WorkloadSnapshot, overrides: Overrides, options: { now?: number; seen?: Map<string, number> } = {}): Verdict {
+  const rules = rowFor(applied).rules(overrides);
+  if (!rules) throw new Error(`${applied.kind} has no rules: it is never watched`);
+  return judge(rules, { object: observed, snapshot }, expectationOf(applied), options.seen ?? new Map(), at(options.now ?? 1000));
 }
 
 describe('StatefulSet (kubectl StatefulSetStatusViewer)', () => {
@@ -58,9 +66,9 @@ describe('StatefulSet (kubectl StatefulSetStatusViewer)', () => {
   });
 
   it('OnDelete: applied, nothing rolls', () => {
-    const planned = adapterFor(fixture('statefulsets/on-delete')).plan(fixture('statefulsets/on-delete'), NO_OVERRIDES);
+    const planned = rowFor(fixture('statefulsets/on-delete')).plan(fixture('statefulsets/on-delete'), NO_OVERRIDES);
     expect(planned).toEqual({ state: 'applied', detail: expect.stringContaining('updateStrategy OnDelete: nothing rolls out until its pods are deleted') });
-    expect(adapterFor(fixture('statefulsets/complete')).plan(fixture('statefulsets/complete'), NO_OVERRIDES)).toBeUndefined();
+    expect(rowFor(fixture('statefulsets/complete')).plan(fixture('statefulsets/complete'), NO_OVERRIDES)).toBeUndefined();
   });
 });
 
@@ -81,7 +89,7 @@ describe('DaemonSet (kubectl DaemonSetStatusViewer)', () => {
   });
 
   it('OnDelete: applied, nothing rolls', () => {
-    expect(adapterFor(fixture('daemonsets/on-delete')).plan(fixture('daemonsets/on-delete'), NO_OVERRIDES)?.state).toBe('applied');
+    expect(rowFor(fixture('daemonsets/on-delete')).plan(fixture('daemonsets/on-delete'), NO_OVERRIDES)?.state).toBe('applied');
   });
 });
 
@@ -122,14 +130,14 @@ describe('Job (Complete condition; Failed from the job controller)', () => {
     const overrides = overridesOf({ metadata: { name: 'migrate', annotations: { 'kguard.dev/must-succeed': 'false' } } });
     const runningPod = fixture<Pod>('statefulsets/pods/db-0-old-ready');
     runningPod.metadata.ownerReferences = [{ apiVersion: 'batch/v1', kind: 'Job', name: 'migrate', uid: running.metadata.uid!, controller: true }];
-    const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: [runningPod], others: [running] };
-    const verdict = adapterFor(running).verdict({ object: running, snapshot }, expectationOf(running as never), new Map(), at(1000), overrides);
+    const snapshot = snapshotFrom({ deployments: [], replicaSets: [], pods: [runningPod], others: [running] });
+    const verdict = judgeRow(running, running, snapshot, overrides);
     expect(verdict.state).toBe('healthy');
     expect(poll(running, [], { overrides }).state).toBe('progressing');
   });
 
   it('a suspended Job runs nothing: applied', () => {
-    expect(adapterFor(fixture('jobs/suspended')).plan(fixture('jobs/suspended'), NO_OVERRIDES)?.state).toBe('applied');
+    expect(rowFor(fixture('jobs/suspended')).plan(fixture('jobs/suspended'), NO_OVERRIDES)?.state).toBe('applied');
   });
 });
 
@@ -177,21 +185,20 @@ describe('kinds with nothing to watch', () => {
   it('are applied: no status (ConfigMap, Service, RBAC) or only a schedule (CronJob)', () => {
     const object = (apiVersion: string, kind: string): KubeObject => ({ apiVersion, kind, metadata: { name: 'x', namespace: 'shop' } });
     for (const [apiVersion, kind] of [['v1', 'ConfigMap'], ['v1', 'Service'], ['rbac.authorization.k8s.io/v1', 'RoleBinding'], ['networking.k8s.io/v1', 'Ingress']] as const) {
-      expect(adapterFor(object(apiVersion, kind)).plan(object(apiVersion, kind), NO_OVERRIDES)).toEqual({ state: 'applied', detail: undefined });
+      expect(rowFor(object(apiVersion, kind)).plan(object(apiVersion, kind), NO_OVERRIDES)).toEqual({ state: 'applied', detail: undefined });
     }
-    expect(adapterFor(object('batch/v1', 'CronJob')).plan(object('batch/v1', 'CronJob'), NO_OVERRIDES)?.detail).toContain('only schedules Jobs');
+    expect(rowFor(object('batch/v1', 'CronJob')).plan(object('batch/v1', 'CronJob'), NO_OVERRIDES)?.detail).toContain('only schedules Jobs');
   });
 
   it('someone else changing or deleting the object wins, for every kind', () => {
     const applied = fixture('statefulsets/complete');
     const theirs = { ...applied, spec: { ...(applied['spec'] as object), replicas: 5 } } as KubeObject;
-    const snapshot: WorkloadSnapshot = { deployments: [], replicaSets: [], pods: [], others: [theirs] };
-    const adapter = adapterFor(applied);
-    expect(adapter.verdict({ object: theirs, snapshot }, expectationOf(applied as never), new Map(), at(1000), NO_OVERRIDES)).toMatchObject({
+    const snapshot = snapshotFrom({ deployments: [], replicaSets: [], pods: [], others: [theirs] });
+    expect(judgeRow(applied, theirs, snapshot, NO_OVERRIDES)).toMatchObject({
       state: 'conflict',
       detail: 'someone else changed spec.replicas after kguard applied it while kguard watched',
     });
-    expect(adapter.verdict({ object: undefined, snapshot }, expectationOf(applied as never), new Map(), at(1000), NO_OVERRIDES).state).toBe('gone');
+    expect(judgeRow(applied, undefined, snapshot, NO_OVERRIDES).state).toBe('gone');
   });
 });
 

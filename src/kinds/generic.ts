@@ -4,9 +4,9 @@
 // condition is True; failed when a Stalled condition is True; done when its Ready condition (or,
 // without one, Available) is True, or when it has neither. A Ready that stays False is waited for
 // until the deadline: many controllers report False while they work.
-import { STALLED } from '../../classify/conditions.js';
-import { conditionOf, type Condition, type StatusConventions } from '../../kube.js';
-import type { RolloutRules } from '../judge.js';
+import { STALLED } from '../classify/conditions.js';
+import { conditionOf, type Condition, type StatusConventions } from '../kube.js';
+import type { RolloutRules } from './engine.js';
 
 export function genericRules(kind: string): RolloutRules<StatusConventions> {
   return {

@@ -3,12 +3,12 @@
 // the FailureTarget that precedes it) with the job controller's reason. Its pods' crashes are the
 // Job's backoffLimit's to judge, so they are evidence; pods that cannot start (image, config) fail
 // it at once. With kguard.dev/must-succeed: "false" it is done once a pod runs.
-import { CONTAINER_FAILED, JOB_CONDITION_REASONS, JOB_FAILED } from '../../classify/conditions.js';
-import type { Finding } from '../../classify/pod.js';
-import { conditionOf, type Job, type Pod } from '../../kube.js';
-import type { ObjectVerdict } from '../../run/result.js';
-import { podsControlledBy, type ConditionCause, type RolloutRules } from '../judge.js';
-import type { Overrides } from '../overrides.js';
+import { CONTAINER_FAILED, JOB_CONDITION_REASONS, JOB_FAILED } from '../classify/conditions.js';
+import type { Finding } from '../model/findings.js';
+import { conditionOf, type Job, type Pod } from '../kube.js';
+import type { Verdict } from '../model/verdict.js';
+import { podsControlledBy, type ConditionCause, type RolloutRules } from './engine.js';
+import type { Overrides } from './overrides.js';
 
 export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRules<Job> {
   return {
@@ -48,7 +48,7 @@ export function jobFailure(job: Job): ConditionCause | undefined {
 }
 
 /** A suspended Job runs nothing until someone resumes it. */
-export function planJob(applied: Job): ObjectVerdict | undefined {
+export function planJob(applied: Job): Verdict | undefined {
   if (applied.spec?.suspend !== true) return undefined;
   return { state: 'applied', detail: 'spec.suspend is true: it runs nothing until it is resumed, so there is nothing to watch' };
 }

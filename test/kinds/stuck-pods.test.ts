@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod, StatefulSet } from '../../src/kube.js';
-import { deleteStuckPods, stuckPods } from '../../src/rollback/stuck-pods.js';
+import { deleteStuckPods, stuckPods } from '../../src/kinds/stuck-pods.js';
 import type { WriteResult } from '../../src/kubectl/client.js';
 import type { KubeObject } from '../../src/objects/model.js';
-import { FakeClock } from '../fakes.js';
+import { FakeClock, snapshotFrom } from '../fakes.js';
 import { fixture } from '../fixtures/load.js';
 
 const failed = fixture<StatefulSet>('statefulsets/rolling-stuck');
@@ -51,7 +51,7 @@ describe('deleteStuckPods (the StatefulSet restore hook)', () => {
         deadlineMs: 60_000,
         kubectl: {
           getObject: async () => observed.shift() ?? observed[0],
-          workloadState: async () => ({ deployments: [], replicaSets: [], pods }),
+          workloadState: async () => (snapshotFrom({ deployments: [], replicaSets: [], pods })),
           deleteExact: async (path: string, preconditions: { uid: string }): Promise<WriteResult> => {
             deletes.push({ path, uid: preconditions.uid });
             return { ok: true };

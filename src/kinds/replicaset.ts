@@ -1,8 +1,8 @@
 // A ReplicaSet applied by itself: its pods are its own; done when all of them are available
 // (kstatus replicasetConditions); a ReplicaFailure it keeps fails it as it fails a Deployment.
-import { DEPLOYMENT_CONDITION_REASONS } from '../../classify/table.js';
-import { conditionOf, type Condition, type ReplicaSet } from '../../kube.js';
-import { podsControlledBy, type RolloutRules } from '../judge.js';
+import { DEPLOYMENT_CONDITION_REASONS } from '../classify/table.js';
+import { conditionOf, type Condition, type ReplicaSet } from '../kube.js';
+import { podsControlledBy, type RolloutRules } from './engine.js';
 
 type ObservedReplicaSet = ReplicaSet & { spec?: { replicas?: number }; status?: { observedGeneration?: number; conditions?: Condition[] } };
 

@@ -1,9 +1,9 @@
 // StatefulSet: the pods of its update revision are the new ones; it is done when `kubectl rollout
 // status statefulset/NAME` says so (kubectl pkg/polymorphichelpers/rollout_status.go,
 // StatefulSetStatusViewer); nothing but its pods can fail it (the controller sets no condition).
-import { REVISION_HASH_LABEL, type StatefulSet } from '../../kube.js';
-import type { ObjectVerdict } from '../../run/result.js';
-import { podsControlledBy, type RolloutRules } from '../judge.js';
+import { REVISION_HASH_LABEL, type StatefulSet } from '../kube.js';
+import type { Verdict } from '../model/verdict.js';
+import { podsControlledBy, type RolloutRules } from './engine.js';
 
 export const statefulSetRules: RolloutRules<StatefulSet> = {
   controller: 'statefulset controller',
@@ -50,7 +50,7 @@ export function statefulSetWait(set: StatefulSet): string | undefined {
 }
 
 /** kubectl refuses rollout status for OnDelete ("only available for RollingUpdate"): nothing rolls by itself. */
-export function planStatefulSet(applied: StatefulSet): ObjectVerdict | undefined {
+export function planStatefulSet(applied: StatefulSet): Verdict | undefined {
   const type = applied.spec?.updateStrategy?.type ?? 'RollingUpdate';
   if (type === 'RollingUpdate') return undefined;
   return { state: 'applied', detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch` };

@@ -1,8 +1,8 @@
 // A bare Pod: done when Ready, or Succeeded for a pod that runs to completion (kstatus podConditions);
 // failed at phase Failed (kubelet getPhase: nothing will restart) or a fatal reason of its own.
-import { POD_FAILED } from '../../classify/conditions.js';
-import { conditionOf, type Pod } from '../../kube.js';
-import type { RolloutRules } from '../judge.js';
+import { POD_FAILED } from '../classify/conditions.js';
+import { conditionOf, type Pod } from '../kube.js';
+import type { RolloutRules } from './engine.js';
 
 export const podRules: RolloutRules<Pod> = {
   controller: 'kubelet',

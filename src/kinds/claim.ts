@@ -1,9 +1,9 @@
 // PersistentVolumeClaim: done when Bound (kstatus pvcConditions); phase Lost fails it. A claim of
 // a WaitForFirstConsumer StorageClass stays Pending until a pod uses it: annotate it
 // kguard.dev/track: "false" when nothing in the same apply mounts it.
-import { CLAIM_LOST } from '../../classify/conditions.js';
-import type { StatusConventions } from '../../kube.js';
-import type { RolloutRules } from '../judge.js';
+import { CLAIM_LOST } from '../classify/conditions.js';
+import type { StatusConventions } from '../kube.js';
+import type { RolloutRules } from './engine.js';
 
 export const claimRules: RolloutRules<StatusConventions> = {
   controller: 'persistentvolume controller',

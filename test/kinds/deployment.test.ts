@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment, Pod } from '../../src/kube.js';
-import { expectationOf, rememberFindings, rolloutWait, verdictFor, type Moment } from '../../src/track/verdict.js';
-import { newReplicaSetFor } from '../../src/track/template.js';
+import { expectationOf, rememberFindings, verdictFor } from './judge-deployment.js';
+import { rolloutWait } from '../../src/kinds/deployment.js';
+import type { Moment } from '../../src/model/verdict.js';
+import { newReplicaSetFor } from '../../src/kinds/template.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';
 
 const at = (now: number, timeoutMs = 300_000): Moment => ({ now, startedAt: 0, timeoutMs });
@@ -88,7 +90,7 @@ describe('verdictFor', () => {
     const observation = { ...rollout('progress-deadline-exceeded'), replicaSets: [replicaSet('deadline-old'), replicaSet('deadline-new')] };
     const verdict = verdictFor(observation, expectationOf(observation.deployment), new Map(), at(1000));
     expect(verdict.state).toBe('failed');
-    if (verdict.state !== 'failed' || verdict.cause.source !== 'deployment') throw new Error('expected a deployment cause');
+    if (verdict.state !== 'failed' || verdict.cause.source !== 'condition') throw new Error('expected a condition cause');
     expect(verdict.cause.reason).toBe('ProgressDeadlineExceeded');
   });
 
@@ -97,7 +99,7 @@ describe('verdictFor', () => {
     stale.metadata.generation = 13;
     const observation = { deployment: stale, replicaSets: [replicaSet('deadline-old')], pods: [] };
     const verdict = verdictFor(observation, { ...expectationOf(stale) }, new Map(), at(1000));
-    expect(verdict).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the deployment controller to observe the new generation' });
+    expect(verdict).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the deployment controller to observe generation 13' });
   });
 
   it('reports a conflict when someone else changes the pod template while kguard watches', () => {
@@ -172,7 +174,7 @@ describe('rolloutWait', () => {
 
 describe('canonicalTemplate', () => {
   it('treats null, {} and [] as unset, as the controller does, so an undone template still matches', async () => {
-    const { canonicalTemplate } = await import('../../src/track/template.js');
+    const { canonicalTemplate } = await import('../../src/kinds/template.js');
     const stored = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } };
     const fromUndo = {
       metadata: { creationTimestamp: null, labels: { app: 'web', 'pod-template-hash': 'abc' } },

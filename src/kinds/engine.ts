@@ -1,0 +1,161 @@
+// The verdict every kind shares, from one observation: someone else's change wins; the object's
+// own failure (a condition, a phase) ends it; a fatal reason on a pod of its new revision ends
+// it; otherwise it is done when the kind's rule says so (the rule of its `kubectl rollout status`
+// viewer where there is one), timed out at the deadline, or still progressing. Each kind brings
+// only its rules (a row of table.ts); every step is here, once. Pure.
+import { NO_CLUES, type Clues } from '../classify/clues.js';
+import { classifyPod, findingKey } from '../classify/pod.js';
+import { conditionOf, type Pod } from '../kube.js';
+import type { FatalPolicy, Finding } from '../model/findings.js';
+import type { WorkloadSnapshot } from '../model/snapshot.js';
+import type { Cause, Expectation, FirstSeen, Moment, Progress, RolloutVerdict, Verdict } from '../model/verdict.js';
+import { changeSinceApply } from '../objects/compare.js';
+import type { KubeObject } from '../objects/model.js';
+
+/** One look, as a kind sees it: its object (if it still exists) and what else was read in its namespace. */
+export interface KindObservation {
+  object: KubeObject | undefined;
+  snapshot: WorkloadSnapshot;
+  /** What earlier looks and event reads said about the new pods (classify/clues.ts). */
+  clues?: Clues;
+}
+
+export type ConditionCause = Extract<Cause, { source: 'condition' }>;
+
+/** What a kind decides; everything else is shared. `T` is the kind's typed view of the object. */
+export interface RolloutRules<T> {
+  /** Who writes the status, for "waiting for the … to observe generation N". */
+  controller: string;
+  /** Whether the status describes the applied spec (observedGeneration caught up, where the kind has it). */
+  observed(object: T): boolean;
+  /** The pods of the new revision: only their problems count, and only theirs are read for clues. */
+  newPods(object: T, snapshot: WorkloadSnapshot): Pod[];
+  /** What the rollout still waits for, in its viewer's words; undefined when it is done. */
+  wait(object: T, snapshot: WorkloadSnapshot): string | undefined;
+  /**
+   * The object's own word that this rollout failed (a Deployment's ProgressDeadlineExceeded, a
+   * Job's Failed condition, a pod's phase Failed, Stalled). `expected` tells this rollout's from an older one's.
+   */
+  failure(object: T, snapshot: WorkloadSnapshot, expected: Expectation): ConditionCause | undefined;
+  progress(object: T, snapshot: WorkloadSnapshot): Progress;
+  /** Findings this kind's controller judges by itself (a Job's backoffLimit judges crashes): reported, never fatal alone. */
+  judgesItself?(finding: Finding): boolean;
+  /** Findings besides the classifier's, for evidence (a Job's containers that exited with an error). */
+  evidence?(object: T, pods: readonly Pod[]): Finding[];
+  /** The revision live before the apply, said when tracking starts. */
+  revision?(before: T): number | string | undefined;
+}
+
+export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
+
+export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, expected: Expectation, firstSeen: FirstSeen, moment: Moment): RolloutVerdict {
+  const { object, snapshot } = observation;
+  // Someone else's change wins: kguard never overwrites it.
+  const change = changeSinceApply(expected.applied, object);
+  if (change || !object) {
+    const progress = change?.state === 'conflict' && object ? rules.progress(object as unknown as T, snapshot) : NO_PROGRESS;
+    return { state: change?.state ?? 'gone', progress, findings: [], detail: change ? `${change.detail} while kguard watched` : 'it was deleted' };
+  }
+  const typed = object as unknown as T;
+  const progress = rules.progress(typed, snapshot);
+  const observed = rules.observed(typed);
+  const pods = newPodsOf(rules, typed, snapshot);
+  const findings = [...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)), ...(rules.evidence?.(typed, pods) ?? [])];
+
+  const condition = observed ? rules.failure(typed, snapshot, expected) : undefined;
+  if (condition && isFatalNow(condition.rule.policy, firstSeen.get(condition.reason), moment.now)) {
+    return { state: 'failed', progress, findings, cause: condition };
+  }
+  const fatal = findings.find(
+    (finding) =>
+      !rules.judgesItself?.(finding) &&
+      isFatalNow(finding.policy, firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings)),
+  );
+  if (fatal) return { state: 'failed', progress, findings, cause: { source: 'pod', finding: fatal } };
+
+  const generation = object.metadata.generation;
+  const waitingFor = observed ? rules.wait(typed, snapshot) : `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`;
+  if (waitingFor === undefined) return { state: 'healthy', progress, findings };
+  if (moment.now - moment.startedAt >= moment.timeoutMs) return { state: 'timed-out', progress, findings, waitingFor };
+  return { state: 'progressing', progress, findings, waitingFor };
+}
+
+/** The new revision's pods that are not going away, once the controller has observed the applied spec. */
+export function newPodsOf<T>(rules: RolloutRules<T>, object: T | undefined, snapshot: WorkloadSnapshot): Pod[] {
+  if (object === undefined || !rules.observed(object)) return [];
+  return rules.newPods(object, snapshot).filter((pod) => !pod.metadata.deletionTimestamp);
+}
+
+/**
+ * Remembers when each finding's family and failing condition were first seen; forgets a finding
+ * once its pod is gone or its container ready. A container that alternates between failing and
+ * briefly running (a crash loop, a pull retry) keeps its first time, so grace periods cannot
+ * restart with every flap.
+ */
+export function rememberSeen<T>(
+  rules: RolloutRules<T>,
+  firstSeen: FirstSeen,
+  verdict: RolloutVerdict,
+  now: number,
+  observation: KindObservation,
+  expected: Expectation,
+): Map<string, number> {
+  const keys = verdict.findings.map((finding) => findingKey(finding));
+  const object = observation.object as unknown as T | undefined;
+  if (object !== undefined && rules.observed(object)) {
+    const condition = rules.failure(object, observation.snapshot, expected);
+    if (condition) keys.push(condition.reason);
+  }
+  const next = new Map<string, number>();
+  for (const key of keys) next.set(key, firstSeen.get(key) ?? now);
+  for (const [key, since] of firstSeen) {
+    if (!next.has(key) && stillFailing(key, observation.snapshot.pods)) next.set(key, since);
+  }
+  return next;
+}
+
+/** Whether the pod (and container) a remembered finding key names still exists and is not ready. */
+function stillFailing(key: string, pods: readonly Pod[]): boolean {
+  const [podName, container] = key.split('/');
+  const pod = pods.find((candidate) => candidate.metadata.name === podName && !candidate.metadata.deletionTimestamp);
+  if (!pod) return false;
+  if (!container) return conditionOf(pod, 'Ready')?.status !== 'True';
+  const status = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(
+    (candidate) => candidate.name === container,
+  );
+  return status !== undefined && status.ready !== true;
+}
+
+/** How many pods of the new revision show the same problem (for policies that count pods: evictions). */
+function podsShowing(finding: Finding, findings: readonly Finding[]): number {
+  return new Set(findings.filter((other) => other.reason === finding.reason && other.rule === finding.rule).map((other) => other.pod)).size;
+}
+
+/** Whether a finding or condition, first seen at `since`, has become fatal by `now`. */
+export function isFatalNow(policy: FatalPolicy, since: number | undefined, now: number, restartCount = 0, pods = 1): boolean {
+  if (policy.when === 'now') return true;
+  if (policy.when === 'never') return false;
+  if (policy.restarts !== undefined && restartCount >= policy.restarts) return true;
+  if (policy.pods !== undefined && pods >= policy.pods) return true;
+  return since !== undefined && now - since >= policy.seconds * 1000;
+}
+
+/** Pods controlled by the object (the controller's ownerReference), as the tracker read them. */
+export function podsControlledBy(object: { metadata: { uid?: string } }, pods: readonly Pod[]): Pod[] {
+  const uid = object.metadata.uid;
+  if (!uid) return [];
+  return pods.filter((pod) => (pod.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === uid));
+}
+
+/** The objects of one kind among what was read. */
+export function objectsOfKind<T>(snapshot: WorkloadSnapshot, apiVersion: string, kind: string): T[] {
+  return snapshot.objects.filter((object) => object.kind === kind && object.apiVersion === apiVersion) as unknown as T[];
+}
+
+/** What a verdict says in words, when it says anything beyond its state. */
+export function verdictText(verdict: Verdict): string | undefined {
+  if ('detail' in verdict) return verdict.detail;
+  if ('waitingFor' in verdict) return verdict.waitingFor;
+  if (verdict.state === 'failed' && verdict.cause.source === 'apply') return verdict.cause.message;
+  return undefined;
+}

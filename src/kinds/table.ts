@@ -1,0 +1,126 @@
+// The table of kinds: for each kind, what the tracker reads, whether there is anything to watch,
+// the rules the shared engine (engine.ts) judges it by, and any extra step after a restore. A new
+// kind is a row here; the tracker, the classifier, the restore and the reporters never branch on a kind.
+//
+// | kind                  | new pods                               | done (as)                                        | failed by                                  |
+// |-----------------------|----------------------------------------|--------------------------------------------------|--------------------------------------------|
+// | apps Deployment       | the new ReplicaSet's                   | DeploymentStatusViewer                           | ProgressDeadlineExceeded, ReplicaFailure, pods |
+// | apps StatefulSet      | controller-revision-hash = updateRevision | StatefulSetStatusViewer (OnDelete: applied)   | pods                                       |
+// | apps DaemonSet        | pod-template-generation = template gen. | DaemonSetStatusViewer (OnDelete: applied)       | pods                                       |
+// | apps ReplicaSet       | its own                                | every replica available                          | ReplicaFailure, pods                       |
+// | batch Job             | its own                                | Complete (must-succeed "false": a pod runs)      | Failed/FailureTarget, pods that cannot start |
+// | batch CronJob         | -                                      | applied (it only schedules Jobs)                 | -                                          |
+// | core Pod              | itself                                 | Ready, or Succeeded                              | phase Failed, its own reasons              |
+// | core PersistentVolumeClaim | -                                 | Bound                                            | phase Lost                                 |
+// | no status (ConfigMap, Service, RBAC...) | -                    | applied                                          | -                                          |
+// | anything else (CRs)   | -                                      | kstatus: generation observed, Ready/Available True | Stalled True                            |
+import type { WorkloadSnapshot } from '../model/snapshot.js';
+import type { Verdict } from '../model/verdict.js';
+import { groupOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { claimRules } from './claim.js';
+import { daemonSetRules, planDaemonSet } from './daemonset.js';
+import { deploymentRules } from './deployment.js';
+import type { RolloutRules } from './engine.js';
+import { genericRules } from './generic.js';
+import { jobRules, planJob } from './job.js';
+import type { Overrides } from './overrides.js';
+import { podRules } from './pod.js';
+import { replicaSetRules } from './replicaset.js';
+import { planStatefulSet, statefulSetRules } from './statefulset.js';
+import { deleteStuckPods, type RestoreHook } from './stuck-pods.js';
+
+export interface KindRow {
+  /** What one look reads in the object's namespace, as kubectl type arguments (one `kubectl get` for all). */
+  reads(ref: ObjectRef): readonly string[];
+  /** Before any look: an object with nothing to watch gets its verdict now (undefined: watch it). */
+  plan(applied: KubeObject, overrides: Overrides): Extract<Verdict, { state: 'applied' }> | undefined;
+  /** The rules the shared engine judges it by; undefined for a kind that is never watched. */
+  rules(overrides: Overrides): RolloutRules<unknown> | undefined;
+  /** An extra step right after this kind's pre-apply copy was put back. */
+  afterRestore?: RestoreHook;
+  /** It runs pods (or schedules them): restored after the configuration they read. */
+  runsPods?: boolean;
+}
+
+function watched<T>(
+  rules: (overrides: Overrides) => RolloutRules<T>,
+  reads: (ref: ObjectRef) => readonly string[],
+  plan: (applied: T) => Verdict | undefined = () => undefined,
+  afterRestore?: RestoreHook,
+): KindRow {
+  return {
+    reads,
+    plan: (applied) => plan(applied as unknown as T) as Extract<Verdict, { state: 'applied' }> | undefined,
+    rules: (overrides) => rules(overrides) as unknown as RolloutRules<unknown>,
+    afterRestore,
+  };
+}
+
+const applied = (detail?: string): KindRow => ({
+  reads: () => [],
+  plan: () => ({ state: 'applied', detail }),
+  rules: () => undefined,
+});
+
+const NO_STATUS = applied();
+
+const runningPods = (row: KindRow): KindRow => ({ ...row, runsPods: true });
+
+const ROWS: Readonly<Record<string, KindRow>> = {
+  'apps/Deployment': runningPods(watched(() => deploymentRules, () => ['deployments.apps', 'replicasets.apps', 'pods'])),
+  'apps/StatefulSet': runningPods(watched(() => statefulSetRules, () => ['statefulsets.apps', 'pods'], planStatefulSet, deleteStuckPods)),
+  'apps/DaemonSet': runningPods(watched(() => daemonSetRules, () => ['daemonsets.apps', 'pods'], planDaemonSet)),
+  'apps/ReplicaSet': runningPods(watched(() => replicaSetRules, () => ['replicasets.apps', 'pods'])),
+  'batch/Job': runningPods(watched(jobRules, () => ['jobs.batch', 'pods'], planJob)),
+  'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run')),
+  '/Pod': runningPods(watched(() => podRules, () => ['pods'])),
+  '/PersistentVolumeClaim': watched(() => claimRules, () => ['persistentvolumeclaims']),
+  // Objects with no status to judge: applying them is all there is.
+  '/ConfigMap': NO_STATUS,
+  '/Secret': NO_STATUS,
+  '/ServiceAccount': NO_STATUS,
+  '/Service': NO_STATUS,
+  '/Endpoints': NO_STATUS,
+  '/LimitRange': NO_STATUS,
+  '/ResourceQuota': NO_STATUS,
+  '/Namespace': NO_STATUS,
+  '/PersistentVolume': NO_STATUS,
+  'networking.k8s.io/NetworkPolicy': NO_STATUS,
+  'networking.k8s.io/Ingress': NO_STATUS,
+  'networking.k8s.io/IngressClass': NO_STATUS,
+  'policy/PodDisruptionBudget': NO_STATUS,
+  'autoscaling/HorizontalPodAutoscaler': NO_STATUS,
+  'storage.k8s.io/StorageClass': NO_STATUS,
+  'scheduling.k8s.io/PriorityClass': NO_STATUS,
+  'apiextensions.k8s.io/CustomResourceDefinition': NO_STATUS,
+  'discovery.k8s.io/EndpointSlice': NO_STATUS,
+  'coordination.k8s.io/Lease': NO_STATUS,
+  'node.k8s.io/RuntimeClass': NO_STATUS,
+};
+
+/** Groups whose kinds all have no status worth judging (RBAC, admission webhooks). */
+const NO_STATUS_GROUPS = new Set(['rbac.authorization.k8s.io', 'admissionregistration.k8s.io']);
+
+export function rowFor(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): KindRow {
+  const group = groupOf(ref.apiVersion);
+  const row = ROWS[`${group}/${ref.kind}`];
+  if (row) return row;
+  if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
+  return watched(() => genericRules(ref.kind), (target) => [typeArg(target)]);
+}
+
+/** Kinds that run pods: restored after the configuration they read (ConfigMaps, Secrets). */
+export function runsPods(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): boolean {
+  return rowFor(ref).runsPods === true;
+}
+
+/** The object a look read for `ref`, if it is still there. */
+export function findObject(snapshot: WorkloadSnapshot, ref: ObjectRef): KubeObject | undefined {
+  return snapshot.objects.find(
+    (object) =>
+      object.kind === ref.kind &&
+      groupOf(object.apiVersion) === groupOf(ref.apiVersion) &&
+      object.metadata.name === ref.name &&
+      (object.metadata.namespace ?? '') === ref.namespace,
+  );
+}

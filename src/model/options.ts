@@ -1,0 +1,69 @@
+// The options of a guarded apply, typed, with the one table of their defaults. The CLI parses its
+// strings into these; the library passes them straight in.
+import type { RollbackMode } from './result.js';
+
+/** Which manifests: kubectl's -f (files, directories, URLs, "-"), -R and -k. */
+export interface ManifestInput {
+  filenames: readonly string[];
+  recursive: boolean;
+  kustomize?: string;
+}
+
+export interface ApplyOptions {
+  manifests: ManifestInput;
+  namespace?: string;
+  /** kubectl apply flags: --server-side, --field-manager and whatever came after `--`. */
+  applyArgs: readonly string[];
+  /** The subset of applyArgs that selects objects (-l): kubectl's reading must see it too. */
+  selectionArgs: readonly string[];
+  /** A preview: nothing changes. */
+  dryRun?: 'client' | 'server';
+  /** With a server preview: `kubectl diff` of every object the apply would create or change. */
+  diff?: boolean;
+  timeoutMs: number;
+  rollbackTimeoutMs: number;
+  pollIntervalMs: number;
+  /** How long a rollout must stay healthy before kguard calls it healthy. */
+  settleMs: number;
+  /** Poll instead of watching (--poll); watching falls back to polling by itself when it must. */
+  poll: boolean;
+  rollback: RollbackMode;
+  /** Keep objects this run created when restoring (they are reported with their delete command). */
+  keepCreated: boolean;
+  /** Journal the run in the cluster and lease its objects (--no-journal turns both off). */
+  journal: boolean;
+  /** How long to wait for objects another run holds. */
+  lockTimeoutMs: number;
+  /** kguard's own command line, recorded in the journal for `kguard status`. */
+  commandLine?: string;
+  /** How many of a failing container's last lines the text output shows; 0 reads no logs. */
+  logLines: number;
+}
+
+/** Every default, once: the flags' help, the CLI and the library read them here. */
+export const DEFAULTS = {
+  timeoutMs: 5 * 60_000,
+  pollIntervalMs: 2_000,
+  settleMs: 0,
+  rollback: 'all',
+  lockTimeoutMs: 5 * 60_000,
+  logLines: 5,
+} as const satisfies Partial<ApplyOptions>;
+
+/** How one tracking (of the rollout, or of the restore) runs. */
+export interface TrackOptions {
+  timeoutMs: number;
+  pollIntervalMs: number;
+  phase: 'rollout' | 'rollback';
+  /** Stop watching the others as soon as one fails: they will all be undone anyway. */
+  stopWhenAnyFails: boolean;
+  /**
+   * How long a rollout must stay healthy before it counts as healthy: catches containers that
+   * crash some seconds after becoming ready (0: healthy at the first healthy poll, like rollout status).
+   */
+  settleMs: number;
+  /** Watch the objects (the default); without it, or when watches fail, poll. */
+  watch: boolean;
+  /** How many of a failing container's last lines the text output shows (--log-lines); 0 reads none. */
+  logLines: number;
+}

@@ -1,0 +1,69 @@
+// What a run found, as plain data. Types only: run/outcome.ts maps it to an outcome and exit code.
+import type { KubeObject, ObjectRef } from '../objects/model.js';
+import type { Diagnosis } from './findings.js';
+import type { Verdict, VerdictState } from './verdict.js';
+
+/** What the apply did to one object, from its copies before and after. */
+export type ObjectChange =
+  | { change: 'created'; after: KubeObject }
+  | { change: 'configured'; before: KubeObject; after: KubeObject; paths: string[] }
+  | { change: 'unchanged'; before: KubeObject; after: KubeObject }
+  | { change: 'recreated'; before: KubeObject; after: KubeObject }
+  | { change: 'deleted'; before: KubeObject }
+  | { change: 'absent' };
+
+export type ChangeKind = ObjectChange['change'];
+
+export type ApplyAction = 'created' | 'configured' | 'unchanged' | 'serverside-applied';
+
+/** One line of `kubectl apply` output: `deployment.apps/web configured`. */
+export interface AppliedObject {
+  /** kubectl's resource name: "deployment.apps", "service", "configmap". */
+  resource: string;
+  name: string;
+  action: ApplyAction;
+}
+
+export type RollbackMode = 'all' | 'failed' | 'none';
+
+export type KeepReason = 'no-rollback' | 'not-failed' | 'keep-created' | 'protected-kind' | 'controller-owned' | 'conflict' | 'gone';
+
+export type RestoreResult =
+  /** notes: what a kind's restore hook did besides the write (kinds/table.ts afterRestore). */
+  | { status: 'restored' | 'deleted' | 'recreated'; restored?: KubeObject; differences: string[]; notes?: string[] }
+  | { status: 'kept'; reason: KeepReason; detail?: string; commands: string[]; copyFile?: string }
+  | { status: 'failed'; reason: string; commands: string[]; copyFile?: string };
+
+export interface ObjectResult {
+  ref: ObjectRef;
+  /** What the apply did to it. */
+  changeKind: ChangeKind;
+  /** The fields the apply changed (for "configured"). */
+  changedFields: string[];
+  /** Whether kguard watched it to a verdict. */
+  tracked?: boolean;
+  verdict?: Verdict;
+  diagnosis?: Diagnosis;
+  /** From the end of the apply to the verdict. */
+  verdictAfterMs?: number;
+  restore?: RestoreResult;
+  /** A restored workload, tracked until healthy again. */
+  afterRestore?: { state: VerdictState; summary?: string; elapsedMs: number };
+}
+
+export interface RunResult {
+  /** "preview" for --dry-run: nothing was changed. */
+  mode: 'apply' | 'preview';
+  objects: ObjectResult[];
+  applied: AppliedObject[];
+  /** Set when kubectl apply failed part-way (what it had changed was restored). */
+  applyError?: string;
+  /** Set when a signal cancelled the run after the apply ("interrupted by SIGTERM"). */
+  cancelled?: string;
+  rollbackMode: RollbackMode;
+  applyMs: number;
+  totalMs: number;
+  kubectlProcesses: number;
+}
+
+export type Outcome = 'interrupted' | 'succeeded' | 'unchanged' | 'previewed' | 'rolled-back' | 'failed' | 'timed-out' | 'needs-attention';

@@ -1,0 +1,57 @@
+// Where one object's rollout stands: the one verdict union every stage shares. Types only.
+import type { KubeObject } from '../objects/model.js';
+import type { Finding, ReasonRule } from './findings.js';
+
+export interface Progress {
+  /** The Deployment's revision number, or the name of a StatefulSet's or DaemonSet's ControllerRevision. */
+  revision?: number | string;
+  newReplicaSet?: string;
+  /** How far it is, in the kind's own words ("2/3 pods updated", "0/1 completions"); without it, ready/desired pods. */
+  summary?: string;
+  desired: number;
+  updated: number;
+  ready: number;
+  available: number;
+}
+
+export type Cause =
+  | { source: 'pod'; finding: Finding }
+  /** The object's own word that it failed: a Deployment's ProgressDeadlineExceeded, a Job's Failed, kstatus Stalled. */
+  | { source: 'condition'; reason: string; message: string; rule: ReasonRule }
+  /** kubectl apply itself failed part-way: nothing was judged, what it changed is undone. */
+  | { source: 'apply'; message: string };
+
+/**
+ * Where one object ended (or stands, while it is watched):
+ * - progressing, healthy, failed, timed-out: a tracked rollout;
+ * - conflict, gone: someone else changed or deleted it while kguard watched (never overwritten);
+ * - applied: changed, with nothing to watch (a ConfigMap, a CronJob, kguard.dev/track: "false").
+ */
+export type Verdict =
+  | { state: 'progressing'; progress: Progress; findings: Finding[]; waitingFor: string }
+  | { state: 'healthy'; progress: Progress; findings: Finding[] }
+  | { state: 'failed'; progress: Progress; findings: Finding[]; cause: Cause }
+  | { state: 'timed-out'; progress: Progress; findings: Finding[]; waitingFor: string }
+  | { state: 'conflict'; progress: Progress; findings: Finding[]; detail: string }
+  | { state: 'gone'; progress: Progress; findings: Finding[]; detail: string }
+  | { state: 'applied'; detail?: string };
+
+export type VerdictState = Verdict['state'];
+
+/** A verdict of a watched rollout: everything but "applied". */
+export type RolloutVerdict = Exclude<Verdict, { state: 'applied' }>;
+
+/** What kguard expects the object to look like: as it was right after the apply (or the restore). */
+export interface Expectation {
+  /** Any change to it but by its controllers is someone else's. */
+  applied: KubeObject;
+}
+
+export interface Moment {
+  now: number;
+  startedAt: number;
+  timeoutMs: number;
+}
+
+/** When each finding's family (by findingKey) or failing condition was first seen, in clock milliseconds. */
+export type FirstSeen = ReadonlyMap<string, number>;
