@@ -4,7 +4,7 @@
 // callback); neither this file nor anything it calls writes to stdout or exits.
 import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
-import { Kubectl } from '../kubectl/client.js';
+import { createKubectl } from '../kubectl/client.js';
 import { execProcess, streamProcess } from '../kubectl/exec.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
@@ -58,7 +58,7 @@ export async function guardedApply(options: CliApplyOptions, deps: GuardedApplyD
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
   try {
-    const kubectl = new Kubectl(
+    const kubectl = createKubectl(
       execProcess,
       {
         binary: deps.kubectlBinary,

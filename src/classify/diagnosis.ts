@@ -65,6 +65,7 @@ function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: read
     };
   }
   if (cause.source === 'apply') return { summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: 'fix the apply error above and run kguard again', logs: [] };
+  if (cause.source === 'internal') return { summary: `kguard failed while watching it: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: 'report this kguard bug; the apply was restored', logs: [] };
   const worst = worstFinding(findings);
   return {
     summary: `the rollout cannot ${cause.rule.cannot}: ${cause.reason}${cause.message ? ` (${oneLine(cause.message, 300)})` : ''}`,

@@ -3,6 +3,7 @@
 // Only what parsing the command line needs is loaded up front: `--version`, `--help` and a bad
 // command line never load the pipeline, kubectl's adapter, the reporters, ora or chalk; each
 // command imports what it uses when it runs.
+import { isChangeKind } from '../objects/compare.js';
 import { writeFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
@@ -143,7 +144,7 @@ async function journalCommand(command: 'rollback' | 'status', runId: string | un
     const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
     const missing = missingKubeconfig(connectionArgs, process.env);
     if (missing) throw new InputError(missing);
-    const [{ RunRecorder }, { Kubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { listJournals }, { runRollback, statusLines }, { privateCopies }] = await Promise.all([
+    const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { listJournals }, { runRollback, statusLines }, { privateCopies }] = await Promise.all([
       import('../report/recorder.js'),
       import('../kubectl/client.js'),
       import('../kubectl/exec.js'),
@@ -155,7 +156,7 @@ async function journalCommand(command: 'rollback' | 'status', runId: string | un
     ]);
     const recorder = new RunRecorder(await makeReporter(session), session.redactor);
     session.recorder = recorder;
-    const kubectl = new Kubectl(execProcess, {
+    const kubectl = createKubectl(execProcess, {
       binary: process.env.KGUARD_KUBECTL || 'kubectl',
       connectionArgs,
       requestTimeout: '30s',
@@ -258,7 +259,7 @@ async function confirmed(options: CliApplyOptions, session: Session): Promise<bo
     onRecorder: (recorder) => (session.recorder = recorder),
     quietEnd: true,
   });
-  if (report.objects.every((object) => object.change === 'unchanged' || object.change === 'absent')) return true;
+  if (report.objects.every((object) => !isChangeKind(object.change))) return true;
   return askYesNo('Apply these changes? [y/N] ', process.stdin, output);
 }
 

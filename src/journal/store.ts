@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { KubectlError } from '../errors.js';
-import type { Kubectl, WriteResult } from '../kubectl/client.js';
+import type { Kubectl, WriteResult } from '../kubectl/types.js';
 import { describeObject, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
 import { journalName, journalSecret, leaseExpired, leaseFor, leaseHolder, leaseName, leaseNamespace, newRunId, readJournalSecret, JOURNAL_LABEL, JOURNAL_TTL_MS, JOURNAL_VERSION, type Journal } from './journal.js';

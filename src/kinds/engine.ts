@@ -156,6 +156,6 @@ export function objectsOfKind<T>(snapshot: WorkloadSnapshot, apiVersion: string,
 export function verdictText(verdict: Verdict): string | undefined {
   if ('detail' in verdict) return verdict.detail;
   if ('waitingFor' in verdict) return verdict.waitingFor;
-  if (verdict.state === 'failed' && verdict.cause.source === 'apply') return verdict.cause.message;
+  if (verdict.state === 'failed' && (verdict.cause.source === 'apply' || verdict.cause.source === 'internal')) return verdict.cause.message;
   return undefined;
 }

@@ -4,7 +4,7 @@
 // revert the template, then delete the pods that tried to run the bad one). The pure choice of
 // pods, then the small executor hook the restore runs right after the put-back.
 import type { Clock } from '../clock.js';
-import type { Kubectl } from '../kubectl/client.js';
+import type { Kubectl } from '../kubectl/types.js';
 import { conditionOf, isControlledBy, REVISION_HASH_LABEL, type Pod, type StatefulSet } from '../kube.js';
 import type { KubeObject } from '../objects/model.js';
 

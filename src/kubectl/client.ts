@@ -13,75 +13,15 @@ import { collectionPath, groupVersionPath, resourceNameIn, resourceTypeOf, snaps
 import { isTransientFailure, retryTransient } from './transient.js';
 import { WatchEventReader, type WatchEvent } from './watch-events.js';
 
-export interface Connection {
-  binary: string;
-  /** Flags that say which cluster and who (--context, --kubeconfig, --as, --server...), for every call. */
-  connectionArgs: readonly string[];
-  /** Bound on each request kubectl makes (its --request-timeout). */
-  requestTimeout: string;
-  /** Deadline for a read-only kubectl process, so one hung call cannot stall the run. */
-  readDeadlineMs: number;
-  /**
-   * Writes answered with a transient error (kubectl/transient.ts) are tried again after these
-   * waits; none when absent.
-   */
-  retry?: { delaysMs: readonly number[]; sleep(ms: number): Promise<void> };
-  /**
-   * Sees every object kubectl returns (snapshots, dry-run results, restore reads): the CLI learns
-   * the values of Secrets, old and new, to redact them from everything it prints.
-   */
-  observe?: (objects: readonly KubeObject[]) => void;
+import { isRetryable, itemsOf, itemsOfValue, jsonDocuments, parseApiResources, requestTimeoutWithin, seconds, selectorsOf, shellQuote, withQuery, writeFailure } from './parse.js';
+import type { ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, WatchStream, WriteResult } from './types.js';
+
+/** The one way to get a kubectl: the CLI, the journal commands and the library all build it here. */
+export function createKubectl(exec: Exec, connection: Connection, stream?: StreamExec): Kubectl {
+  return new KubectlClient(exec, connection, stream);
 }
 
-export interface ApplyRequest {
-  /** `-f` values kubectl reads: paths, directories, or "-" for `stdin`. */
-  filenames: readonly string[];
-  recursive: boolean;
-  /** The bytes for `-f -`, read once and sent to every kubectl call. */
-  stdin?: string;
-  namespace?: string;
-  /** kubectl apply flags (after `--`, and --server-side/--field-manager), in order. */
-  applyArgs: readonly string[];
-  /** How long the whole kubectl apply may take before it is stopped. */
-  deadlineMs: number;
-}
-
-export type DryRunResult =
-  | { ok: true; objects: KubeObject[]; pruned: KubeObject[]; warnings: string }
-  | { ok: false; stderr: string; timedOut: boolean };
-
-export type WriteResult =
-  | { ok: true; object?: KubeObject }
-  | { ok: false; conflict: boolean; notFound: boolean; message: string; stderr: string };
-
-/** A collection as the API server listed it: its objects and the list's resourceVersion. */
-export type CollectionList =
-  | { ok: true; items: KubeObject[]; resourceVersion: string }
-  | { ok: false; message: string; transient: boolean };
-
-/** A running watch (`kubectl get --raw '…?watch=1'`). */
-export interface WatchStream {
-  /** How it ended: `ended` when the server closed it (its timeout, a cut); never rejects. */
-  done: Promise<{ ended: true } | { ended: false; message: string; transient: boolean }>;
-  /** Stops its kubectl at once. */
-  stop(): void;
-}
-
-/** What to list or watch: a type argument as the tracker names it, where, and which objects. */
-export interface CollectionQuery {
-  type: string;
-  namespace: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-}
-
-export interface ApiResource {
-  /** Plural resource name, e.g. "deployments". */
-  name: string;
-  namespaced: boolean;
-}
-
-export class Kubectl {
+class KubectlClient implements Kubectl {
   /** How many kubectl processes this object started: reported in measurements and --output json. */
   spawned = 0;
   /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
@@ -425,8 +365,6 @@ export class Kubectl {
   }
 }
 
-export type LogsResult = { ok: true; text: string } | { ok: false; error: string };
-
 /** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
 /** kubectl apply flags that kubectl diff takes as well. */
 const DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
@@ -435,116 +373,4 @@ export const RESTORE_FIELD_MANAGER = 'kguard-restore';
 
 function withFieldManager(path: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}fieldManager=${RESTORE_FIELD_MANAGER}`;
-}
-
-function writeFailure(result: ExecResult, deadlineMs: number): WriteResult {
-  const stderr = result.stderr;
-  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
-  return {
-    ok: false,
-    conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
-    notFound: /\(NotFound\)/.test(stderr),
-    message,
-    stderr,
-  };
-}
-
-function selectorsOf(query: CollectionQuery): Record<string, string> {
-  return {
-    ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}),
-    ...(query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}),
-  };
-}
-
-function withQuery(path: string, params: Record<string, string>): string {
-  const query = new URLSearchParams(params).toString();
-  return query ? `${path}?${query}` : path;
-}
-
-/**
- * Worth asking again after a pause: the API server is unreachable, slow or busy (5xx, 429: the
- * transient table), as client-go's reflector backs off on connection refused and 429 and relists.
- */
-function isRetryable(result: ExecResult): boolean {
-  const kind = diagnoseKubectlFailure(result).kind;
-  return kind === 'unreachable' || kind === 'timeout' || isTransientFailure(result);
-}
-
-/**
- * kubectl's --request-timeout bounds each HTTP request; a call's deadline bounds the process. A
- * request may not outlive its process: with a shorter deadline, the request gets the deadline.
- */
-function requestTimeoutWithin(requestTimeout: string, deadlineMs: number): string {
-  const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1000 : undefined;
-  if (requestMs === undefined || deadlineMs >= requestMs) return requestTimeout;
-  return `${Math.max(1, Math.floor(deadlineMs / 1000))}s`;
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`;
-}
-
-/** `kubectl api-resources -o wide`: NAME SHORTNAMES APIVERSION NAMESPACED KIND VERBS CATEGORIES. */
-export function parseApiResources(stdout: string): Map<string, ApiResource> {
-  const resources = new Map<string, ApiResource>();
-  const [header, ...rows] = stdout.split('\n').filter((line) => line.trim() !== '');
-  if (!header) return resources;
-  const columns = ['APIVERSION', 'NAMESPACED', 'KIND'].map((name) => header.indexOf(name));
-  const [apiVersionAt, namespacedAt, kindAt] = columns as [number, number, number];
-  for (const row of rows) {
-    const name = row.split(/\s+/)[0] ?? '';
-    const apiVersion = row.slice(apiVersionAt).split(/\s+/)[0] ?? '';
-    const namespaced = row.slice(namespacedAt).split(/\s+/)[0] === 'true';
-    const kind = row.slice(kindAt).split(/\s+/)[0] ?? '';
-    const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
-    resources.set(`${group}/${kind}`, { name, namespaced });
-  }
-  return resources;
-}
-
-/** Every JSON value in a stream of concatenated documents (kubectl -o json prints one per object). */
-export function jsonDocuments(text: string): unknown[] {
-  const documents: unknown[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  let escaped = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index];
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (char === '\\') escaped = true;
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') inString = true;
-    else if (char === '{' || char === '[') {
-      if (depth === 0) start = index;
-      depth += 1;
-    } else if (char === '}' || char === ']') {
-      depth -= 1;
-      if (depth === 0 && start !== -1) {
-        documents.push(JSON.parse(text.slice(start, index + 1)));
-        start = -1;
-      }
-    }
-  }
-  return documents;
-}
-
-function itemsOfValue<T>(parsed: unknown): T[] {
-  // Only a List wraps objects: a custom resource may have a top-level `items` field of its own.
-  const list = parsed as KubeList<T>;
-  if (typeof parsed === 'object' && parsed !== null && list.kind === 'List' && Array.isArray(list.items)) return list.items;
-  return [parsed as T];
-}
-
-function itemsOf<T>(stdout: string): T[] {
-  const text = stdout.trim();
-  if (text === '') return [];
-  return itemsOfValue<T>(JSON.parse(text));
-}
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

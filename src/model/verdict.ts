@@ -19,7 +19,9 @@ export type Cause =
   /** The object's own word that it failed: a Deployment's ProgressDeadlineExceeded, a Job's Failed, kstatus Stalled. */
   | { source: 'condition'; reason: string; message: string; rule: ReasonRule }
   /** kubectl apply itself failed part-way: nothing was judged, what it changed is undone. */
-  | { source: 'apply'; message: string };
+  | { source: 'apply'; message: string }
+  /** kguard itself failed after the apply: what the apply changed is undone rather than left unwatched. */
+  | { source: 'internal'; message: string };
 
 /**
  * Where one object ended (or stands, while it is watched):

@@ -1,7 +1,7 @@
 // Pure comparisons of two copies of one object: did the apply change it, did anyone else change
 // it since, and how a restored object differs from its pre-apply copy.
 import type { KubeObject } from './model.js';
-import type { ObjectChange } from '../model/result.js';
+import type { ChangeKind, ObjectChange } from '../model/result.js';
 
 /**
  * Metadata the API server or a controller writes, never the user: comparing it would call every
@@ -123,4 +123,13 @@ function walk(a: unknown, b: unknown, path: string, out: string[], limit: number
 export function summarizePaths(paths: readonly string[]): string {
   const shown = paths.slice(0, 3).join(', ');
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
+}
+
+/** Whether the apply changed the object at all: the one definition of "a change". */
+export function isChange(object: { changeKind: ChangeKind }): boolean {
+  return isChangeKind(object.changeKind);
+}
+
+export function isChangeKind(kind: ChangeKind): boolean {
+  return kind !== 'unchanged' && kind !== 'absent';
 }

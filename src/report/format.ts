@@ -1,5 +1,6 @@
 // How each event reads. An exhaustive Record over the event kinds: a new kind does not compile
 // until it can be printed.
+import { isChangeKind } from '../objects/compare.js';
 import { findingLines } from '../classify/diagnosis.js';
 import type { Diagnosis } from '../model/findings.js';
 import { describeApplied } from '../kubectl/apply-output.js';
@@ -57,7 +58,7 @@ export const FORMATTERS: Formatters = {
     details: event.applied.length > 0 ? [`kubectl had already applied: ${event.applied.map(describeApplied).join(', ')}; kguard restores what changed`] : [],
   }),
   changes: (event) => {
-    const changed = event.objects.filter((object) => object.change !== 'unchanged' && object.change !== 'absent');
+    const changed = event.objects.filter((object) => isChangeKind(object.change));
     return {
       tone: 'info',
       text:

@@ -1,4 +1,5 @@
 // The machine-readable report of --output json: built from the run's result, printed once on stdout.
+import { isChange } from '../objects/compare.js';
 import type { Finding } from '../model/findings.js';
 import { exitCodeFor, outcomeOf } from '../run/result.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
@@ -75,7 +76,7 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
 function objectReport(result: ObjectResult): JsonObject {
   const { ref, verdict, diagnosis, restore } = result;
   const cause = verdict?.state === 'failed' ? verdict.cause : undefined;
-  const unchanged = result.changeKind === 'unchanged' || result.changeKind === 'absent';
+  const unchanged = !isChange(result);
   return {
     apiVersion: ref.apiVersion,
     kind: ref.kind,
@@ -87,7 +88,7 @@ function objectReport(result: ObjectResult): JsonObject {
     verdict: verdict?.state ?? (unchanged ? 'unchanged' : 'applied'),
     reason: cause ? (cause.source === 'pod' ? cause.finding.reason : cause.source === 'condition' ? cause.reason : null) : null,
     category: cause ? (cause.source === 'pod' ? cause.finding.rule.category : cause.source === 'condition' ? cause.rule.category : null) : null,
-    summary: diagnosis?.summary ?? (verdict && 'detail' in verdict ? verdict.detail : undefined) ?? (cause?.source === 'apply' ? cause.message : null),
+    summary: diagnosis?.summary ?? (verdict && 'detail' in verdict ? verdict.detail : undefined) ?? (cause?.source === 'apply' || cause?.source === 'internal' ? cause.message : null),
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict && 'findings' in verdict ? verdict.findings : []).map(podReport),

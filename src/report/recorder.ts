@@ -3,6 +3,7 @@
 // passes it on, and remembers what the end of a run needs: the log lines for the JSON report,
 // and which objects the apply changed that are not restored yet, in case a second signal ends
 // the run at once.
+import { isChangeKind } from '../objects/compare.js';
 import { describeObject, objectKey, type ObjectRef } from '../objects/model.js';
 import type { Reporter, RunEvent } from '../model/events.js';
 import { formatEvent } from './format.js';
@@ -26,7 +27,7 @@ export class RunRecorder implements Reporter {
     this.messages.push(formatEvent(event).text);
     if (event.kind === 'changes') {
       for (const object of event.objects) {
-        if (object.change !== 'unchanged' && object.change !== 'absent') this.changed.set(objectKey(object.ref), object.ref);
+        if (isChangeKind(object.change)) this.changed.set(objectKey(object.ref), object.ref);
       }
     }
     if (event.kind === 'restored') this.changed.delete(objectKey(event.object));

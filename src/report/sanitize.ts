@@ -30,7 +30,7 @@ function neutraliseCommands(line: string): string {
 
 /** One piece of text from the cluster, made safe to print anywhere. Newlines and tabs stay. */
 export function sanitizeText(text: string, redactor?: Redactor): string {
-  const redacted = redactor ? redactor.redact(text) : text;
+  const redacted = redactor ? redactSafely(text, redactor) : text;
   return redacted
     .replace(/\r\n?/g, '\n')
     .replace(/[\u2028\u2029]/g, '\n')
@@ -39,6 +39,20 @@ export function sanitizeText(text: string, redactor?: Redactor): string {
     .split('\n')
     .map(neutraliseCommands)
     .join('\n');
+}
+
+/**
+ * Text the redactor could not check is not printed: a Secret value must never slip out because
+ * kguard itself broke, and printing must never break a run after its apply.
+ */
+export const UNCHECKED_TEXT = '[not shown: kguard could not check this text for Secret values]';
+
+function redactSafely(text: string, redactor: Redactor): string {
+  try {
+    return redactor.redact(text);
+  } catch {
+    return UNCHECKED_TEXT;
+  }
 }
 
 /** Every string inside plain data (events, the JSON report), sanitised; the shape is kept. */

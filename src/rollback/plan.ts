@@ -2,6 +2,7 @@
 // The pre-apply copy of each object is the truth a restore returns to: an object the apply changed
 // is written back whole (every field, annotations and managedFields included); an object it
 // created is deleted by uid; an object it deleted (--prune) is created again from its copy.
+import { isChangeKind } from '../objects/compare.js';
 import type { ObjectChange } from '../model/result.js';
 import { describeObject, isControllerOwned, kubectlName, namespaceArgs, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { KeepReason, RollbackMode } from '../model/result.js';
@@ -54,7 +55,7 @@ export function planRestore(
   const deletes: RestoreStep[] = [];
   for (const object of objects) {
     const { ref, change } = object;
-    if (change.change === 'unchanged' || change.change === 'absent') continue;
+    if (!isChangeKind(change.change)) continue;
     if (object.verdict === 'conflict' || object.verdict === 'gone') {
       writes.push({ ref, action: 'keep', reason: object.verdict, ...copies(change) });
       continue;

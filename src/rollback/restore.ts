@@ -8,7 +8,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
-import type { ApiResource, Kubectl } from '../kubectl/client.js';
+import type { ApiResource, Kubectl } from '../kubectl/types.js';
 import { canonicalJson, changeSinceApply, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';

@@ -1,4 +1,5 @@
 // What a run found, as plain data, and the one function that maps it to an exit code.
+import { isChange } from '../objects/compare.js';
 import type { Cause, Progress } from '../model/verdict.js';
 import type { Diagnosis } from '../model/findings.js';
 import type { Finding } from '../model/findings.js';
@@ -27,7 +28,7 @@ export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyErr
   const restored = restores.some((restore) => restore !== undefined && restore.status !== 'kept');
   if (states.includes('failed') || result.applyError !== undefined) return restored ? 'rolled-back' : 'failed';
   if (states.includes('timed-out')) return 'timed-out';
-  if (!result.objects.some((object) => object.changeKind !== 'unchanged' && object.changeKind !== 'absent')) return 'unchanged';
+  if (!result.objects.some(isChange)) return 'unchanged';
   return 'succeeded';
 }
 

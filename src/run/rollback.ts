@@ -1,9 +1,10 @@
 // `kguard rollback [RUN]` and `kguard status`: finish a run that could not finish itself (killed,
 // or it needed a person), from its journal in the cluster. The same restore as an apply's, with
 // the same rule: someone else's change wins.
+import { isChangeKind } from '../objects/compare.js';
 import type { Clock } from '../clock.js';
 import { InputError } from '../errors.js';
-import type { Kubectl } from '../kubectl/client.js';
+import type { Kubectl } from '../kubectl/types.js';
 import { changesToUndo, leaseName, leaseNamespace, type Journal } from '../journal/journal.js';
 import { listJournals, removeJournal, type JournalListing } from '../journal/store.js';
 import { objectKey, typeArg, type KubeObject } from '../objects/model.js';
@@ -69,7 +70,7 @@ export async function runRollback(
   return {
     runId: journal.runId,
     restored: statuses.filter((status) => status === 'restored' || status === 'deleted' || status === 'recreated').length,
-    untouched: changes.filter(({ change }) => change.change === 'unchanged' || change.change === 'absent').length,
+    untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results,
   };

@@ -6,7 +6,7 @@
 //     the tracker judges as soon as something changed. A namespace whose watches do not work is
 //     polled instead.
 import type { Clock } from '../clock.js';
-import type { CollectionQuery, Kubectl } from '../kubectl/client.js';
+import type { CollectionQuery, Kubectl } from '../kubectl/types.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import { snapshotOf } from '../kubectl/resources.js';
 import type { Reporter } from '../model/events.js';

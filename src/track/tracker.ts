@@ -10,7 +10,7 @@ import type { KubeEvent } from '../kube.js';
 import { judge, newPodsOf, NO_PROGRESS, rememberSeen, type RolloutRules } from '../kinds/engine.js';
 import { NO_OVERRIDES, type Overrides } from '../kinds/overrides.js';
 import { findObject, rowFor, type KindRow } from '../kinds/table.js';
-import type { Kubectl } from '../kubectl/client.js';
+import type { Kubectl } from '../kubectl/types.js';
 import type { Phase, Reporter } from '../model/events.js';
 import type { ContainerLog, Diagnosis } from '../model/findings.js';
 import type { TrackOptions } from '../model/options.js';

@@ -11,7 +11,7 @@
 // Failures that will not go away by waiting (RBAC refuses watch, the type is not served) give up
 // after a few tries: the owner then polls instead.
 import type { Clock } from '../clock.js';
-import type { CollectionQuery, Kubectl } from '../kubectl/client.js';
+import type { CollectionQuery, Kubectl } from '../kubectl/types.js';
 import { isExpired, type WatchEvent } from '../kubectl/watch-events.js';
 import type { KubeObject } from '../objects/model.js';
 

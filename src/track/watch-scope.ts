@@ -6,7 +6,7 @@
 // Several objects of one type in a namespace share one watch: names cannot be OR-ed in a field
 // selector, so that watch takes the whole type; label selectors `app=a` and `app=b` become
 // `app in (a,b)`, anything else the whole type.
-import type { CollectionQuery } from '../kubectl/client.js';
+import type { CollectionQuery } from '../kubectl/types.js';
 import { resourceTypeOf } from '../kubectl/resources.js';
 import { groupOf, type ObjectRef } from '../objects/model.js';
 

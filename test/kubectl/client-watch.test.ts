@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Kubectl } from '../../src/kubectl/client.js';
+import { createKubectl } from '../../src/kubectl/client.js';
 import type { Exec, ExecResult, StreamExec } from '../../src/kubectl/exec.js';
 import type { WatchEvent } from '../../src/kubectl/watch-events.js';
 import { fixtureText, kubectlStderr } from '../fixtures/load.js';
@@ -21,7 +21,7 @@ function recording(answer: (args: readonly string[]) => ExecResult, streamEnd: E
     for (let at = 0; at < text.length; at += 1000) onStdout(text.slice(at, at + 1000));
     return { done: Promise.resolve(streamEnd), stop: () => undefined };
   };
-  return { kubectl: new Kubectl(exec, connection, stream), calls, streamed };
+  return { kubectl: createKubectl(exec, connection, stream), calls, streamed };
 }
 
 describe('Kubectl list and watch', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KubectlError } from '../../src/errors.js';
-import { jsonDocuments, Kubectl, parseApiResources } from '../../src/kubectl/client.js';
+import { jsonDocuments, parseApiResources } from '../../src/kubectl/parse.js';
+import { createKubectl } from '../../src/kubectl/client.js';
 import type { Exec, ExecResult } from '../../src/kubectl/exec.js';
 import { deployment, kubectlStderr } from '../fixtures/load.js';
 
@@ -25,7 +26,7 @@ const request = { filenames: ['app.yaml'], recursive: false, applyArgs: ['--serv
 describe('Kubectl', () => {
   it('reads a namespace in one call with the connection flags, a request timeout and a process deadline', async () => {
     const { exec, calls } = recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [deployment('complete')] })));
-    const snapshot = await new Kubectl(exec, connection).workloadState('shop', ['deployments.apps', 'replicasets.apps', 'pods']);
+    const snapshot = await createKubectl(exec, connection).workloadState('shop', ['deployments.apps', 'replicasets.apps', 'pods']);
     expect(snapshot.objects.map((item) => item.metadata.name)).toEqual(['web']);
     expect(calls).toEqual([
       {
@@ -40,7 +41,7 @@ describe('Kubectl', () => {
   it('asks kubectl for its reading of the manifests with the same flags as the apply', async () => {
     const list = { kind: 'List', apiVersion: 'v1', items: [deployment('complete')] };
     const { exec, calls } = recordingExec(() => ok(JSON.stringify(list)));
-    const result = await new Kubectl(exec, connection).dryRun(request, 'server');
+    const result = await createKubectl(exec, connection).dryRun(request, 'server');
     expect(result).toMatchObject({ ok: true, pruned: [] });
     expect(result.ok && result.objects.map((object) => object.metadata.name)).toEqual(['web']);
     expect(calls[0]?.args).toEqual([
@@ -53,7 +54,7 @@ describe('Kubectl', () => {
     const applied = deployment('complete');
     const pruned = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old' } };
     const { exec } = recordingExec(() => ok(`${JSON.stringify(applied, null, 4)}\n${JSON.stringify(pruned, null, 4)}\n`));
-    const result = await new Kubectl(exec, connection).dryRun(request, 'server');
+    const result = await createKubectl(exec, connection).dryRun(request, 'server');
     expect(result.ok && result.objects.map((object) => object.kind)).toEqual(['Deployment']);
     expect(result.ok && result.pruned.map((object) => object.metadata.name)).toEqual(['old']);
   });
@@ -61,14 +62,14 @@ describe('Kubectl', () => {
   it('does not mistake an object with a top-level items field for a List', async () => {
     const custom = { apiVersion: 'example.com/v1', kind: 'Basket', metadata: { name: 'b' }, items: [{ name: 'apple' }] };
     const { exec } = recordingExec(() => ok(JSON.stringify(custom)));
-    const result = await new Kubectl(exec, connection).dryRun(request, 'client');
+    const result = await createKubectl(exec, connection).dryRun(request, 'client');
     expect(result.ok && result.objects).toEqual([custom]);
   });
 
   it('writes a restore with a raw PUT under its own field manager, so kubectl leaves the body untouched', async () => {
     const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', resourceVersion: '7' } };
     const { exec, calls } = recordingExec(() => ok(JSON.stringify(object)));
-    const result = await new Kubectl(exec, connection).replace(object, '/api/v1/namespaces/shop/configmaps/cfg', 20_000);
+    const result = await createKubectl(exec, connection).replace(object, '/api/v1/namespaces/shop/configmaps/cfg', 20_000);
     expect(result).toEqual({ ok: true, object });
     expect(calls[0]?.args).toEqual([
       '--kubeconfig=/k/config', '--context=prod', 'replace', '--raw', '/api/v1/namespaces/shop/configmaps/cfg?fieldManager=kguard-restore', '-f', '-',
@@ -81,33 +82,33 @@ describe('Kubectl', () => {
   it('reports a 409 from a conditional write as a conflict, not a failure to retry blindly', async () => {
     const stderr = 'Error from server (Conflict): Operation cannot be fulfilled on configmaps "cfg": the object has been modified; please apply your changes to the latest version and try again\n';
     const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr }));
-    const result = await new Kubectl(exec, connection).replace({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' } }, '/api/v1/namespaces/shop/configmaps/cfg', 1000);
+    const result = await createKubectl(exec, connection).replace({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' } }, '/api/v1/namespaces/shop/configmaps/cfg', 1000);
     expect(result).toMatchObject({ ok: false, conflict: true, notFound: false });
   });
 
   it('deletes with a uid precondition in the request body', async () => {
     const { exec, calls } = recordingExec(() => ok('{"kind":"Status","status":"Success"}'));
-    await new Kubectl(exec, connection).deleteExact('/api/v1/namespaces/shop/services/web', { uid: 'u-1' }, 1000);
+    await createKubectl(exec, connection).deleteExact('/api/v1/namespaces/shop/services/web', { uid: 'u-1' }, 1000);
     expect(calls[0]?.args.slice(2, 7)).toEqual(['delete', '--raw', '/api/v1/namespaces/shop/services/web', '-f', '-']);
     expect(JSON.parse(String(calls[0]?.input))).toMatchObject({ kind: 'DeleteOptions', preconditions: { uid: 'u-1' } });
   });
 
   it('turns an unreachable cluster into a KubectlError that says what to do', async () => {
     const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr: kubectlStderr('get-connection-refused') }));
-    const failure = new Kubectl(exec, connection).workloadState('shop', ['pods']);
+    const failure = createKubectl(exec, connection).workloadState('shop', ['pods']);
     await expect(failure).rejects.toBeInstanceOf(KubectlError);
     await expect(failure).rejects.toThrow(/was refused.*Next: check that the cluster is up/);
   });
 
   it('says a kubectl call that ran past its deadline was killed, naming the deadline and its flag', async () => {
     const { exec } = recordingExec(() => ({ exitCode: 124, stdout: '', stderr: '', timedOut: true }));
-    await expect(new Kubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests within \S+ \(--timeout\) and was killed/);
+    await expect(createKubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests within \S+ \(--timeout\) and was killed/);
   });
 
   it('shows every object it reads to the observer, so Secret values already in the cluster can be redacted', async () => {
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'shop' }, data: { k: 'c2VjcmV0' } };
     const seen: unknown[] = [];
-    const kubectl = new Kubectl(recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [secret] }))).exec, {
+    const kubectl = createKubectl(recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [secret] }))).exec, {
       ...connection,
       observe: (objects) => seen.push(...objects),
     });
@@ -117,7 +118,7 @@ describe('Kubectl', () => {
   });
 
   it('quotes manual commands so they can be pasted into a shell', () => {
-    const kubectl = new Kubectl(recordingExec(() => ok('')).exec, { ...connection, connectionArgs: ['--kubeconfig=/my configs/k', '--context=prod'] });
+    const kubectl = createKubectl(recordingExec(() => ok('')).exec, { ...connection, connectionArgs: ['--kubeconfig=/my configs/k', '--context=prod'] });
     expect(kubectl.commandLine(['replace', '-f', '/tmp/x.json'])).toBe("kubectl '--kubeconfig=/my configs/k' --context=prod replace -f /tmp/x.json");
   });
 });

@@ -7,7 +7,17 @@ import { ApiError } from '../errors.js';
 import type { SimClock } from '../clock.js';
 import type { Store } from '../store.js';
 import type { ApiContext } from './context.js';
-import { aggregatedContentType, aggregatedDiscovery, isKnownGroup, isKnownGroupVersion, legacyApiVersions, legacyGroup, legacyGroupList, legacyResourceList, negotiateAggregatedDiscovery } from './discovery.js';
+import {
+  aggregatedContentType,
+  aggregatedDiscovery,
+  isKnownGroup,
+  isKnownGroupVersion,
+  legacyApiVersions,
+  legacyGroup,
+  legacyGroupList,
+  legacyResourceList,
+  negotiateAggregatedDiscovery,
+} from './discovery.js';
 import { FaultInjector, type Faults } from './faults.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { isWatchRequest, serveResource } from './resources.js';

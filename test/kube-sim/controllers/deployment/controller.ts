@@ -13,7 +13,28 @@ import { WorkQueue, namespacedKey, splitKey } from '../workqueue.js';
 import { getNewReplicaSet, type RevisionWriter } from './new-replicaset.js';
 import { reconcileNewReplicaSet, reconcileOldReplicaSets, scale, type Scaler } from './scaling.js';
 import { calculateStatus, progressDeadlineAt, rolloutStatus, serializeStatus } from './status.js';
-import { DESIRED_REPLICAS_ANNOTATION, PAUSED_REASON, RESUMED_REASON, TIMED_OUT_REASON, activeReplicaSets, byCreation, deploymentComplete, desiredReplicas, getCondition, hasProgressDeadline, isRollingUpdate, maxSurge, newCondition, replicasAnnotationsNeedUpdate, revisionHistoryLimit, revisionOf, setCondition, setReplicasAnnotations, specReplicas, type DeploymentStatus } from './util.js';
+import {
+  DESIRED_REPLICAS_ANNOTATION,
+  PAUSED_REASON,
+  RESUMED_REASON,
+  TIMED_OUT_REASON,
+  activeReplicaSets,
+  byCreation,
+  deploymentComplete,
+  desiredReplicas,
+  getCondition,
+  hasProgressDeadline,
+  isRollingUpdate,
+  maxSurge,
+  newCondition,
+  replicasAnnotationsNeedUpdate,
+  revisionHistoryLimit,
+  revisionOf,
+  setCondition,
+  setReplicasAnnotations,
+  specReplicas,
+  type DeploymentStatus,
+} from './util.js';
 
 const SOURCE = { component: 'deployment-controller' };
 

@@ -9,7 +9,21 @@ import type { Store } from '../../store.js';
 import type { KubeObject } from '../../types.js';
 import type { EventRecorder } from '../events.js';
 import { POD_TEMPLATE_HASH_LABEL, equalIgnoreHash, templateHash } from '../template-hash.js';
-import { FAILED_RS_CREATE_REASON, FOUND_NEW_RS_REASON, NEW_RS_REASON, REVISION_ANNOTATION, getCondition, hasProgressDeadline, maxRevision, minReadySeconds, newCondition, newRSNewReplicas, setCondition, setNewReplicaSetAnnotations, type DeploymentStatus } from './util.js';
+import {
+  FAILED_RS_CREATE_REASON,
+  FOUND_NEW_RS_REASON,
+  NEW_RS_REASON,
+  REVISION_ANNOTATION,
+  getCondition,
+  hasProgressDeadline,
+  maxRevision,
+  minReadySeconds,
+  newCondition,
+  newRSNewReplicas,
+  setCondition,
+  setNewReplicaSetAnnotations,
+  type DeploymentStatus,
+} from './util.js';
 
 const SOURCE = { component: 'deployment-controller' };
 

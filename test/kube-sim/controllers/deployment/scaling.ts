@@ -3,7 +3,22 @@
 // sync.go (scale: proportional scaling). Writes go through the Scaler the controller passes in.
 
 import type { KubeObject } from '../../types.js';
-import { DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, activeReplicaSets, availableReplicaCount, byCreation, bySizeNewer, bySizeOlder, desiredReplicas, isRollingUpdate, maxSurge, maxUnavailable, newRSNewReplicas, replicaCount, specReplicas } from './util.js';
+import {
+  DESIRED_REPLICAS_ANNOTATION,
+  MAX_REPLICAS_ANNOTATION,
+  activeReplicaSets,
+  availableReplicaCount,
+  byCreation,
+  bySizeNewer,
+  bySizeOlder,
+  desiredReplicas,
+  isRollingUpdate,
+  maxSurge,
+  maxUnavailable,
+  newRSNewReplicas,
+  replicaCount,
+  specReplicas,
+} from './util.js';
 
 export interface Scaler {
   /** Sets spec.replicas (and the desired/max annotations); records ScalingReplicaSet. Returns whether the size changed. */

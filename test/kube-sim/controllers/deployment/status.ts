@@ -2,7 +2,29 @@
 // sync.go (calculateStatus) and progress.go (syncRolloutStatus) of the real deployment controller.
 
 import type { KubeObject } from '../../types.js';
-import { MINIMUM_REPLICAS_AVAILABLE, MINIMUM_REPLICAS_UNAVAILABLE, NEW_RS_AVAILABLE_REASON, RS_UPDATED_REASON, TIMED_OUT_REASON, actualReplicaCount, availableReplicaCount, deploymentComplete, deploymentProgressing, deploymentTimedOut, desiredReplicas, getCondition, hasProgressDeadline, maxUnavailable, newCondition, readyReplicaCount, removeCondition, replicaCount, setCondition, type DeploymentCondition, type DeploymentStatus } from './util.js';
+import {
+  MINIMUM_REPLICAS_AVAILABLE,
+  MINIMUM_REPLICAS_UNAVAILABLE,
+  NEW_RS_AVAILABLE_REASON,
+  RS_UPDATED_REASON,
+  TIMED_OUT_REASON,
+  actualReplicaCount,
+  availableReplicaCount,
+  deploymentComplete,
+  deploymentProgressing,
+  deploymentTimedOut,
+  desiredReplicas,
+  getCondition,
+  hasProgressDeadline,
+  maxUnavailable,
+  newCondition,
+  readyReplicaCount,
+  removeCondition,
+  replicaCount,
+  setCondition,
+  type DeploymentCondition,
+  type DeploymentStatus,
+} from './util.js';
 
 /** calculateStatus. Zero counts are left out, as the API's omitempty fields are. */
 export function calculateStatus(allSets: KubeObject[], newRS: KubeObject | undefined, d: KubeObject, now: string): DeploymentStatus {

@@ -13,11 +13,32 @@ import { ApiError } from '../../errors.js';
 import type { Store } from '../../store.js';
 import type { KubeObject, StoreEvent } from '../../types.js';
 import type { EventRecorder } from '../events.js';
-import { createControllerRevision, equalRevision, findEqualRevisions, newControllerRevision, revisionsOf, templateOf, templatePatch, updateControllerRevision } from '../history.js';
+import {
+  createControllerRevision,
+  equalRevision,
+  findEqualRevisions,
+  newControllerRevision,
+  revisionsOf,
+  templateOf,
+  templatePatch,
+  updateControllerRevision,
+} from '../history.js';
 import { availableAt, deletePodGracefully, isOwnedBy } from '../pods.js';
 import { admitPod } from '../quota.js';
 import { WorkQueue, namespacedKey, splitKey } from '../workqueue.js';
-import { claimName, defaulted, isCreated, isFinished, isRunningAndAvailable, isRunningAndReady, isTerminating, isUnavailable, newVersionedPod, ordinalOf, revisionOfPod } from './pods.js';
+import {
+  claimName,
+  defaulted,
+  isCreated,
+  isFinished,
+  isRunningAndAvailable,
+  isRunningAndReady,
+  isTerminating,
+  isUnavailable,
+  newVersionedPod,
+  ordinalOf,
+  revisionOfPod,
+} from './pods.js';
 
 const SOURCE = { component: 'statefulset-controller' };
 

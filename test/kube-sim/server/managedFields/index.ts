@@ -7,7 +7,22 @@
 import { ApiError } from '../../errors.js';
 import { isJsonObject, jsonClone, jsonEqual, type JsonObject, type JsonValue } from '../../json.js';
 import type { KubeObject } from '../../types.js';
-import { difference, emptySet, fromFieldsV1, hasPath, intersection, insertPath, isEmptySet, memberPaths, pathString, setEqual, toFieldsV1, union, withoutSubtrees, type FieldSet } from './fieldSet.js';
+import {
+  difference,
+  emptySet,
+  fromFieldsV1,
+  hasPath,
+  intersection,
+  insertPath,
+  isEmptySet,
+  memberPaths,
+  pathString,
+  setEqual,
+  toFieldsV1,
+  union,
+  withoutSubtrees,
+  type FieldSet,
+} from './fieldSet.js';
 import { compareObjects, fieldSetOf, removePaths } from './walk.js';
 
 export interface ManagedFieldsEntry {

@@ -1,0 +1,120 @@
+// Pure readings of what kubectl printed (JSON documents, api-resources tables, write failures) and
+// the small pieces of its command lines. No process is started here.
+import type { KubeList } from '../kube.js';
+import { diagnoseKubectlFailure } from './diagnose.js';
+import type { ExecResult } from './exec.js';
+import { isTransientFailure } from './transient.js';
+import type { ApiResource, CollectionQuery, WriteResult } from './types.js';
+
+
+export function writeFailure(result: ExecResult, deadlineMs: number): WriteResult {
+  const stderr = result.stderr;
+  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
+  return {
+    ok: false,
+    conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
+    notFound: /\(NotFound\)/.test(stderr),
+    message,
+    stderr,
+  };
+}
+
+export function selectorsOf(query: CollectionQuery): Record<string, string> {
+  return {
+    ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}),
+    ...(query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}),
+  };
+}
+
+export function withQuery(path: string, params: Record<string, string>): string {
+  const query = new URLSearchParams(params).toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/**
+ * Worth asking again after a pause: the API server is unreachable, slow or busy (5xx, 429: the
+ * transient table), as client-go's reflector backs off on connection refused and 429 and relists.
+ */
+export function isRetryable(result: ExecResult): boolean {
+  const kind = diagnoseKubectlFailure(result).kind;
+  return kind === 'unreachable' || kind === 'timeout' || isTransientFailure(result);
+}
+
+/**
+ * kubectl's --request-timeout bounds each HTTP request; a call's deadline bounds the process. A
+ * request may not outlive its process: with a shorter deadline, the request gets the deadline.
+ */
+export function requestTimeoutWithin(requestTimeout: string, deadlineMs: number): string {
+  const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1000 : undefined;
+  if (requestMs === undefined || deadlineMs >= requestMs) return requestTimeout;
+  return `${Math.max(1, Math.floor(deadlineMs / 1000))}s`;
+}
+
+export function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** `kubectl api-resources -o wide`: NAME SHORTNAMES APIVERSION NAMESPACED KIND VERBS CATEGORIES. */
+export function parseApiResources(stdout: string): Map<string, ApiResource> {
+  const resources = new Map<string, ApiResource>();
+  const [header, ...rows] = stdout.split('\n').filter((line) => line.trim() !== '');
+  if (!header) return resources;
+  const columns = ['APIVERSION', 'NAMESPACED', 'KIND'].map((name) => header.indexOf(name));
+  const [apiVersionAt, namespacedAt, kindAt] = columns as [number, number, number];
+  for (const row of rows) {
+    const name = row.split(/\s+/)[0] ?? '';
+    const apiVersion = row.slice(apiVersionAt).split(/\s+/)[0] ?? '';
+    const namespaced = row.slice(namespacedAt).split(/\s+/)[0] === 'true';
+    const kind = row.slice(kindAt).split(/\s+/)[0] ?? '';
+    const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+    resources.set(`${group}/${kind}`, { name, namespaced });
+  }
+  return resources;
+}
+
+/** Every JSON value in a stream of concatenated documents (kubectl -o json prints one per object). */
+export function jsonDocuments(text: string): unknown[] {
+  const documents: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  let escaped = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === '\\') escaped = true;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    else if (char === '{' || char === '[') {
+      if (depth === 0) start = index;
+      depth += 1;
+    } else if (char === '}' || char === ']') {
+      depth -= 1;
+      if (depth === 0 && start !== -1) {
+        documents.push(JSON.parse(text.slice(start, index + 1)));
+        start = -1;
+      }
+    }
+  }
+  return documents;
+}
+
+export function itemsOfValue<T>(parsed: unknown): T[] {
+  // Only a List wraps objects: a custom resource may have a top-level `items` field of its own.
+  const list = parsed as KubeList<T>;
+  if (typeof parsed === 'object' && parsed !== null && list.kind === 'List' && Array.isArray(list.items)) return list.items;
+  return [parsed as T];
+}
+
+export function itemsOf<T>(stdout: string): T[] {
+  const text = stdout.trim();
+  if (text === '') return [];
+  return itemsOfValue<T>(JSON.parse(text));
+}
+
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

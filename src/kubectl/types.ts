@@ -1,0 +1,124 @@
+// What kubectl's adapter takes and returns: the connection, the apply request, and the results of
+// each capability (dry runs, writes, lists and watches). Types only.
+import type { KubeEvent } from '../kube.js';
+import type { AppliedObject } from '../model/result.js';
+import type { WorkloadSnapshot } from '../model/snapshot.js';
+import type { KubeObject, ObjectRef } from '../objects/model.js';
+import type { WatchEvent } from './watch-events.js';
+
+export interface Connection {
+  binary: string;
+  /** Flags that say which cluster and who (--context, --kubeconfig, --as, --server...), for every call. */
+  connectionArgs: readonly string[];
+  /** Bound on each request kubectl makes (its --request-timeout). */
+  requestTimeout: string;
+  /** Deadline for a read-only kubectl process, so one hung call cannot stall the run. */
+  readDeadlineMs: number;
+  /**
+   * Writes answered with a transient error (kubectl/transient.ts) are tried again after these
+   * waits; none when absent.
+   */
+  retry?: { delaysMs: readonly number[]; sleep(ms: number): Promise<void> };
+  /**
+   * Sees every object kubectl returns (snapshots, dry-run results, restore reads): the CLI learns
+   * the values of Secrets, old and new, to redact them from everything it prints.
+   */
+  observe?: (objects: readonly KubeObject[]) => void;
+}
+
+export interface ApplyRequest {
+  /** `-f` values kubectl reads: paths, directories, or "-" for `stdin`. */
+  filenames: readonly string[];
+  recursive: boolean;
+  /** The bytes for `-f -`, read once and sent to every kubectl call. */
+  stdin?: string;
+  namespace?: string;
+  /** kubectl apply flags (after `--`, and --server-side/--field-manager), in order. */
+  applyArgs: readonly string[];
+  /** How long the whole kubectl apply may take before it is stopped. */
+  deadlineMs: number;
+}
+
+export type DryRunResult =
+  | { ok: true; objects: KubeObject[]; pruned: KubeObject[]; warnings: string }
+  | { ok: false; stderr: string; timedOut: boolean };
+
+export type WriteResult =
+  | { ok: true; object?: KubeObject }
+  | { ok: false; conflict: boolean; notFound: boolean; message: string; stderr: string };
+
+/** A collection as the API server listed it: its objects and the list's resourceVersion. */
+export type CollectionList =
+  | { ok: true; items: KubeObject[]; resourceVersion: string }
+  | { ok: false; message: string; transient: boolean };
+
+/** A running watch (`kubectl get --raw '…?watch=1'`). */
+export interface WatchStream {
+  /** How it ended: `ended` when the server closed it (its timeout, a cut); never rejects. */
+  done: Promise<{ ended: true } | { ended: false; message: string; transient: boolean }>;
+  /** Stops its kubectl at once. */
+  stop(): void;
+}
+
+/** What to list or watch: a type argument as the tracker names it, where, and which objects. */
+export interface CollectionQuery {
+  type: string;
+  namespace: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface ApiResource {
+  /** Plural resource name, e.g. "deployments". */
+  name: string;
+  namespaced: boolean;
+}
+
+
+export type LogsResult = { ok: true; text: string } | { ok: false; error: string };
+
+/** The process side: how many kubectl processes ran, the command a person would type, cancelling reads. */
+export interface KubectlProcess {
+  readonly spawned: number;
+  /** The exact command a person would type, with this run's connection flags. */
+  commandLine(args: readonly string[]): string;
+  /** Calls made until `stopCancelling()` end at once when `signal` aborts: only safe for reads. */
+  cancelReadsOn(signal: AbortSignal | undefined): void;
+  stopCancelling(): void;
+}
+
+/** kubectl's apply family over the same inputs: kustomize, dry runs, diff, apply. */
+export interface ApplyFamily {
+  kustomize(directory: string): Promise<string>;
+  dryRun(request: ApplyRequest, strategy: 'client' | 'server'): Promise<DryRunResult>;
+  dryRunActions(request: ApplyRequest): Promise<AppliedObject[]>;
+  diff(request: ApplyRequest, refs: readonly ObjectRef[]): Promise<Map<string, string[]>>;
+  apply(request: ApplyRequest): Promise<AppliedObject[]>;
+}
+
+/** Reads of objects, events, logs and discovery. */
+export interface ObjectReads {
+  listObjects(namespace: string, types: readonly string[]): Promise<KubeObject[]>;
+  getObject(type: string, namespace: string, name: string): Promise<KubeObject | undefined>;
+  workloadState(namespace: string, types: readonly string[]): Promise<WorkloadSnapshot>;
+  events(namespace: string, objectName: string): Promise<KubeEvent[]>;
+  logs(namespace: string, pod: string, container: string, options: { tail: number; previous: boolean }): Promise<LogsResult>;
+  apiResources(): Promise<Map<string, ApiResource>>;
+  listJournals(namespace: string | undefined, selector: string): Promise<KubeObject[]>;
+}
+
+/** Writes with preconditions: a PUT with resourceVersion, a POST, a DELETE by uid. */
+export interface ConditionalWrites {
+  replace(object: KubeObject, path: string, deadlineMs: number): Promise<WriteResult>;
+  create(object: KubeObject, collectionPath: string, deadlineMs: number): Promise<WriteResult>;
+  deleteExact(path: string, preconditions: { uid: string; resourceVersion?: string }, deadlineMs: number): Promise<WriteResult>;
+}
+
+/** Lists with their resourceVersion, and watches from it. */
+export interface ListWatch {
+  listCollection(query: CollectionQuery): Promise<CollectionList>;
+  watchCollection(query: CollectionQuery, from: { resourceVersion: string; timeoutSeconds: number }, onEvent: (event: WatchEvent) => void): WatchStream;
+}
+
+/** kubectl, by capability; a stage asks only for the capabilities it uses (`Pick`), and tests fake those. */
+export type Kubectl = KubectlProcess & ApplyFamily & ObjectReads & ConditionalWrites & ListWatch;

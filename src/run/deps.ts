@@ -1,0 +1,18 @@
+// What a guarded apply needs from outside: kubectl, a clock, a reporter, a cancel signal, the
+// input readers and where a restore keeps copies a person may need.
+import type { Clock } from '../clock.js';
+import type { Kubectl } from '../kubectl/types.js';
+import type { InputDeps } from '../manifests/inputs.js';
+import type { RestoreDeps } from '../rollback/restore.js';
+import type { Reporter } from '../model/events.js';
+
+export interface Deps {
+  kubectl: Kubectl;
+  clock: Clock;
+  reporter: Reporter;
+  /** Aborted by SIGINT/SIGTERM: before the apply nothing is changed; after it, everything it changed is restored. */
+  signal?: AbortSignal;
+  inputs: InputDeps;
+  keepCopy: RestoreDeps['keepCopy'];
+}
+

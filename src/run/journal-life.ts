@@ -1,0 +1,58 @@
+// The run's journal and its leases, around the apply: where the journal lives, how long a lease
+// lasts, the journal's start, and its end (deleted when no person is needed, kept with the
+// `kguard rollback` command when one is).
+import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { journalExpiry, RunJournal } from '../journal/store.js';
+import { outcomeOf } from './result.js';
+import type { RunResult } from '../model/result.js';
+import type { ApplyOptions } from '../model/options.js';
+import type { Deps } from './deps.js';
+
+export function homeNamespace(refs: readonly ObjectRef[], namespace: string | undefined): string {
+  return refs.find((ref) => ref.namespace !== '')?.namespace ?? namespace ?? 'default';
+}
+
+/** A lease lasts as long as the run may: apply and watch, restore, and a margin. */
+export function leaseSeconds(options: ApplyOptions): number {
+  return Math.ceil((options.timeoutMs + options.rollbackTimeoutMs) / 1000) + 120;
+}
+
+export async function startJournal(
+  runId: string,
+  home: string,
+  refs: readonly ObjectRef[],
+  before: Map<string, KubeObject>,
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+): Promise<RunJournal> {
+  const now = new Date();
+  const journal = await RunJournal.start(
+    deps.kubectl,
+    {
+      runId,
+      namespace: home,
+      startedAt: now.toISOString(),
+      expiresAt: journalExpiry(now),
+      state: 'applying',
+      command: options.commandLine ?? 'kguard apply',
+      objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null })),
+    },
+    options.timeoutMs,
+  );
+  deps.reporter.emit({ kind: 'journal', runId, namespace: journal.namespace });
+  return journal;
+}
+
+/**
+ * A run that needs no person is over: its journal goes. One that does keeps its journal, and
+ * says how `kguard rollback` finishes it.
+ */
+export async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
+  if (outcomeOf(result) !== 'needs-attention') {
+    await journal.finish().catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
+    return;
+  }
+  const command = ['kguard', 'rollback', journal.runId, ...deps.kubectl.commandLine([]).split(' ').slice(1)].filter(Boolean).join(' ');
+  deps.reporter.emit({ kind: 'journal-kept', runId: journal.runId, namespace: journal.namespace, command });
+}
+

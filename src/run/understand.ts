@@ -1,0 +1,111 @@
+// Understand the apply before touching anything: kubectl's own reading of the manifests (client
+// and server dry runs), the pre-apply copies of every object, and the refusal of a dry run the
+// API server would not take (nothing is written then, not even a lease).
+import { InputError, KubectlError } from '../errors.js';
+import type { ApplyRequest, Kubectl } from '../kubectl/types.js';
+import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
+import { withOrigins, type PreparedInputs } from '../manifests/inputs.js';
+import { judgeServerDryRun, objectsOfApply } from '../manifests/understand.js';
+import { objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
+import type { ApplyOptions } from '../model/options.js';
+import type { Deps } from './deps.js';
+
+export interface Understood {
+  refs: ObjectRef[];
+  /** Objects --prune would delete (they are snapshotted, and created again by a restore). */
+  pruned: ObjectRef[];
+  /** The server's answer to the dry run: objects as it would store them, or its refusal. */
+  server: Awaited<ReturnType<Kubectl['dryRun']>>;
+}
+
+/**
+ * kubectl is the parser: a client dry run names every object with its namespace resolved (it
+ * needs no namespace to exist), a server dry run over the same inputs says whether the API
+ * server would take them. Both at once.
+ */
+export async function understand(
+  request: ApplyRequest,
+  options: ApplyOptions,
+  inputs: PreparedInputs,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+): Promise<Understood> {
+  // The client run is only for identities: flags of the server-side apply would be refused by a
+  // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
+  // A client-side preview (--dry-run=client) asks the API server nothing, as kubectl does: the
+  // client run over the whole request is both the reading and the answer. Otherwise validation is
+  // the server dry run's job; without it in the client run, an unknown kind fails on kubectl's own
+  // mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
+  const clientOnly = options.dryRun === 'client';
+  const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
+  const [client, server] = await Promise.all([
+    deps.kubectl.dryRun(identityRequest, 'client'),
+    clientOnly ? undefined : deps.kubectl.dryRun(request, 'server'),
+  ]);
+  if (!client.ok) {
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
+    const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
+    if (failure.kind === 'unreachable' || failure.kind === 'forbidden' || failure.kind === 'unauthorized' || client.timedOut) {
+      throw new KubectlError(message, undefined, client.stderr);
+    }
+    throw new InputError(message);
+  }
+  const refs = objectsOfApply(client.objects);
+  if (refs.length === 0) {
+    throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
+  }
+  deps.reporter.emit({ kind: 'understood', objects: refs });
+  // What --prune would delete, in the server's answer (kubectl prints one document per pruned object).
+  const answer = server ?? client;
+  const applied = new Set(refs.map(objectKey));
+  const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
+  return { refs, pruned, server: answer };
+}
+
+/** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
+export async function snapshot(refs: readonly ObjectRef[], deps: Pick<Deps, 'kubectl'>): Promise<Map<string, KubeObject>> {
+  const typesByNamespace = new Map<string, Set<string>>();
+  for (const ref of refs) {
+    const types = typesByNamespace.get(ref.namespace) ?? new Set<string>();
+    types.add(typeArg(ref));
+    typesByNamespace.set(ref.namespace, types);
+  }
+  const wanted = new Set(refs.map(objectKey));
+  const lists = await Promise.all(
+    [...typesByNamespace].map(([namespace, types]) => deps.kubectl.listObjects(namespace, [...types])),
+  );
+  const copies = new Map<string, KubeObject>();
+  for (const object of lists.flat()) {
+    const key = objectKey(refOf(object));
+    if (wanted.has(key)) copies.set(key, object);
+  }
+  return copies;
+}
+
+export function checkServerDryRun(understood: Understood, before: Map<string, KubeObject>, inputs: PreparedInputs, deps: Pick<Deps, 'reporter'>) {
+  if (understood.server.ok) return;
+  const createdNamespaces = new Set(
+    understood.refs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !before.has(objectKey(ref))).map((ref) => ref.name),
+  );
+  const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces);
+  if (judgement.accepted) {
+    for (const { namespace, objects } of judgement.waived) deps.reporter.emit({ kind: 'dry-run-waived', namespace, objects });
+    return;
+  }
+  const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: judgement.errors.join('\n'), timedOut: understood.server.timedOut });
+  const quoted = withOrigins(judgement.errors.join('; '), inputs.origins);
+  if (failure.kind === 'invalid' || failure.kind === 'not-found' || failure.kind === 'other') {
+    throw new InputError(`the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`);
+  }
+  throw new KubectlError(`kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`, undefined, understood.server.stderr);
+}
+
+export function applyRequest(options: ApplyOptions, inputs: PreparedInputs): ApplyRequest {
+  return {
+    filenames: inputs.filenames,
+    recursive: inputs.recursive,
+    namespace: options.namespace,
+    applyArgs: options.applyArgs,
+    deadlineMs: options.timeoutMs,
+  };
+}
+
