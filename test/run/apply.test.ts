@@ -1,0 +1,117 @@
+// runApply, the whole pipeline, on a Kubectl faked at its interface: the decisions and their order
+// are tested here without processes; test/e2e drives the same code through the real kubectl.
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS, type ApplyOptions } from '../../src/model/options.js';
+import type { KubeObject } from '../../src/objects/model.js';
+import { runApply, type Deps } from '../../src/run/apply.js';
+import { exitCodeFor } from '../../src/run/result.js';
+import { FakeClock, RecordingReporter } from '../fakes.js';
+import { pod } from '../fixtures/load.js';
+import { fakeCluster, type FakeCluster } from './fake-kubectl.js';
+
+const configBefore: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop', uid: 'cm-uid', resourceVersion: '7' }, data: { mode: 'old' } };
+const configAfter: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { mode: 'new' } };
+/** A bare Pod whose image does not exist: the kubelet's ErrImagePull with the registry's "not found". */
+function doomedPod(): KubeObject {
+  const fixture = pod('err-image-pull-not-found') as unknown as KubeObject;
+  return { ...fixture, metadata: { name: 'probe', namespace: 'shop', labels: { app: 'probe' } } };
+}
+
+const options: ApplyOptions = {
+  manifests: { filenames: ['-'], recursive: false },
+  applyArgs: [],
+  selectionArgs: [],
+  timeoutMs: DEFAULTS.timeoutMs,
+  rollbackTimeoutMs: DEFAULTS.timeoutMs,
+  pollIntervalMs: DEFAULTS.pollIntervalMs,
+  settleMs: 0,
+  poll: true,
+  rollback: 'all',
+  keepCreated: false,
+  journal: false,
+  lockTimeoutMs: DEFAULTS.lockTimeoutMs,
+  logLines: DEFAULTS.logLines,
+};
+
+function depsFor(cluster: FakeCluster, reporter = new RecordingReporter()): Deps & { reporter: RecordingReporter } {
+  return {
+    kubectl: cluster.kubectl,
+    clock: new FakeClock(),
+    reporter,
+    inputs: {
+      readStdin: async () => Buffer.from('# the fake reads no manifests: the apply writes what it planned\n'),
+      kustomize: async () => '',
+      download: async () => new Uint8Array(),
+    },
+    keepCopy: async () => '/tmp/kguard-copy.json',
+  };
+}
+
+describe('runApply', () => {
+  it('restores a changed ConfigMap and deletes the created Pod when the Pod cannot pull its image (exit 3)', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
+    const deps = depsFor(cluster);
+    const result = await runApply(options, deps);
+    expect(exitCodeFor(result)).toBe(3);
+    expect(cluster.live.get('/ConfigMap/shop/settings')?.['data']).toEqual({ mode: 'old' });
+    expect(cluster.live.has('/Pod/shop/probe')).toBe(false);
+    expect(result.objects.map((object) => [object.ref.kind, object.changeKind, object.restore?.status])).toEqual([
+      ['ConfigMap', 'configured', 'restored'],
+      ['Pod', 'created', 'deleted'],
+    ]);
+    // Configuration is put back before the workloads that read it.
+    expect(deps.reporter.kinds()).toContain('restoring');
+  });
+
+  it('writes nothing and ends exit 0 when the apply changed nothing', async () => {
+    const cluster = fakeCluster([configBefore], [configBefore]);
+    const result = await runApply(options, depsFor(cluster));
+    expect(exitCodeFor(result)).toBe(0);
+    expect(cluster.calls.filter((call) => ['replace', 'create', 'deleteExact'].includes(call))).toEqual([]);
+  });
+});
+
+describe('runApply after the apply: nothing escapes', () => {
+  it('a throw while tracking fails every changed object and restores them (exit 3, never exit 2)', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
+    cluster.failFrom('workloadState', 1, new TypeError('Cannot read properties of undefined'));
+    const reporter = new RecordingReporter();
+    const originalEmit = reporter.emit.bind(reporter);
+    // The tracker survives a failing read by design (it polls again); a reporter that throws is a bug of kguard's own.
+    reporter.emit = (event) => {
+      if (event.kind === 'tracking') throw new RangeError('Invalid regular expression: Regular expression too large');
+      originalEmit(event);
+    };
+    const result = await runApply(options, depsFor(cluster, reporter));
+    expect(reporter.kinds()).toContain('internal-error');
+    expect(exitCodeFor(result)).toBe(3);
+    expect(cluster.live.get('/ConfigMap/shop/settings')?.['data']).toEqual({ mode: 'old' });
+    expect(cluster.live.has('/Pod/shop/probe')).toBe(false);
+    expect(result.objects.every((object) => object.verdict?.state === 'failed')).toBe(true);
+  });
+
+  it('a read after the apply that keeps failing ends exit 4, every object "restore failed", nothing rolled back blindly', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
+    // The first listObjects is the snapshot before the apply; every later one fails.
+    cluster.failFrom('listObjects', 2, new Error('connection reset by peer'));
+    const result = await runApply(options, depsFor(cluster));
+    expect(exitCodeFor(result)).toBe(4);
+    expect(result.objects.map((object) => object.restore?.status)).toEqual(['failed', 'failed']);
+    expect(cluster.calls.filter((call) => ['replace', 'deleteExact'].includes(call))).toEqual([]);
+  });
+
+  it('a throw inside the restore leaves the run exit 4 with the failure named, never an escaped exception', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
+    cluster.failFrom('apiResources', 1, new TypeError('discovery exploded'));
+    const result = await runApply(options, depsFor(cluster));
+    expect(exitCodeFor(result)).toBe(4);
+    expect(result.objects.some((object) => object.restore?.status === 'failed')).toBe(true);
+  });
+
+  it('a failing journal-free apply that changed nothing still throws its kubectl error (nothing to restore)', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter]);
+    cluster.failFrom('apply', 1, new Error('not a KubectlError'));
+    // Nothing was written: the apply's error is the run's error.
+    await expect(runApply(options, depsFor(cluster))).rejects.toThrow(/kguard failed while kubectl applied: not a KubectlError/);
+  });
+});

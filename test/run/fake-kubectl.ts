@@ -1,0 +1,126 @@
+// A Kubectl faked at its interface, over an in-memory store: the apply writes what it planned,
+// reads return the live copies, restore writes land in the store. For unit tests of runApply;
+// the end-to-end tests drive the real kubectl against kube-sim instead.
+import type { AppliedObject } from '../../src/model/result.js';
+import { snapshotOf } from '../../src/kubectl/resources.js';
+import type { Kubectl, WriteResult } from '../../src/kubectl/types.js';
+import { objectKey, refOf, type KubeObject } from '../../src/objects/model.js';
+
+export interface FakeCluster {
+  kubectl: Kubectl;
+  live: Map<string, KubeObject>;
+  calls: string[];
+  /** Makes a named capability throw from its `after`-th call on (1 = the first call). */
+  failFrom(method: keyof Kubectl, after: number, error?: Error): void;
+}
+
+export function fakeCluster(initial: readonly KubeObject[], planned: readonly KubeObject[]): FakeCluster {
+  const live = new Map(initial.map((object) => [objectKey(refOf(object)), structuredClone(object)]));
+  const calls: string[] = [];
+  const failures = new Map<string, { after: number; error: Error }>();
+  const counts = new Map<string, number>();
+  let version = 100;
+  let uid = 0;
+  const guard = (method: string) => {
+    calls.push(method);
+    const count = (counts.get(method) ?? 0) + 1;
+    counts.set(method, count);
+    const failure = failures.get(method);
+    if (failure && count >= failure.after) throw failure.error;
+  };
+  const store = (object: KubeObject): KubeObject => {
+    version += 1;
+    const copy = structuredClone(object);
+    copy.metadata.resourceVersion = String(version);
+    copy.metadata.uid ??= `uid-${(uid += 1)}`;
+    live.set(objectKey(refOf(copy)), copy);
+    return structuredClone(copy);
+  };
+  const inNamespace = (namespace: string) => [...live.values()].filter((object) => (object.metadata.namespace ?? '') === namespace).map((object) => structuredClone(object));
+  const ok = (object?: KubeObject): WriteResult => ({ ok: true, object });
+  let spawned = 0;
+  const kubectl: Kubectl = {
+    get spawned() {
+      return spawned;
+    },
+    commandLine: (args) => ['kubectl', ...args].join(' '),
+    cancelReadsOn: () => undefined,
+    stopCancelling: () => undefined,
+    kustomize: async () => '',
+    dryRun: async () => {
+      guard('dryRun');
+      spawned += 1;
+      return { ok: true, objects: planned.map((object) => structuredClone(object)), pruned: [], warnings: '' };
+    },
+    dryRunActions: async () => [],
+    diff: async () => new Map(),
+    apply: async () => {
+      guard('apply');
+      spawned += 1;
+      return planned.map((object): AppliedObject => {
+        const existed = live.has(objectKey(refOf(object)));
+        const current = live.get(objectKey(refOf(object)));
+        store({ ...object, metadata: { ...object.metadata, uid: current?.metadata.uid } });
+        return { resource: object.kind.toLowerCase(), name: object.metadata.name, action: existed ? 'configured' : 'created' };
+      });
+    },
+    listObjects: async (namespace) => {
+      guard('listObjects');
+      spawned += 1;
+      return inNamespace(namespace);
+    },
+    getObject: async (_type, namespace, name) => {
+      guard('getObject');
+      spawned += 1;
+      return inNamespace(namespace).find((object) => object.metadata.name === name);
+    },
+    workloadState: async (namespace) => {
+      guard('workloadState');
+      spawned += 1;
+      return snapshotOf(inNamespace(namespace));
+    },
+    events: async () => {
+      guard('events');
+      return [];
+    },
+    logs: async () => ({ ok: false, error: 'no logs here' }),
+    apiResources: async () => {
+      guard('apiResources');
+      return new Map([
+        ['/ConfigMap', { name: 'configmaps', namespaced: true }],
+        ['/Pod', { name: 'pods', namespaced: true }],
+      ]);
+    },
+    listJournals: async () => [],
+    replace: async (object) => {
+      guard('replace');
+      spawned += 1;
+      const current = live.get(objectKey(refOf(object)));
+      if (current && object.metadata.resourceVersion && object.metadata.resourceVersion !== current.metadata.resourceVersion) {
+        return { ok: false, conflict: true, notFound: false, message: 'the object has been modified', stderr: '' };
+      }
+      return ok(store(object));
+    },
+    create: async (object) => {
+      guard('create');
+      spawned += 1;
+      return ok(store(object));
+    },
+    deleteExact: async (path, preconditions) => {
+      guard('deleteExact');
+      spawned += 1;
+      const found = [...live.entries()].find(([, object]) => object.metadata.uid === preconditions.uid);
+      if (!found) return { ok: false, conflict: false, notFound: true, message: `${path} not found`, stderr: '' };
+      live.delete(found[0]);
+      return ok();
+    },
+    listCollection: async () => ({ ok: false, message: 'not watched in this fake', transient: false }),
+    watchCollection: () => ({ done: Promise.resolve({ ended: false as const, message: 'not watched in this fake', transient: false }), stop: () => undefined }),
+  };
+  return {
+    kubectl,
+    live,
+    calls,
+    failFrom: (method, after, error = new TypeError(`${String(method)} broke`)) => failures.set(String(method), { after, error }),
+  };
+}
