@@ -26,3 +26,13 @@ function durationMs(text: string): number | undefined {
   if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text) return undefined;
   return parts.reduce((total, part) => total + Number(part[1]) * (UNITS[part[2] as string] ?? 0), 0);
 }
+
+/** A duration as the flags print it: 5m, 2s, 1m30s, 300ms. */
+export function formatDuration(ms: number): string {
+  if (ms % 1000 !== 0) return `${ms}ms`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor((ms % 3_600_000) / 60_000);
+  const seconds = (ms % 60_000) / 1000;
+  const text = `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${seconds}s` : ''}`;
+  return text || '0s';
+}

@@ -4,8 +4,9 @@
 // the exit code the CLI would use), and what stopped kguard from doing its job is a thrown
 // KguardError carrying that exit code.
 import { guardedApply } from './api/apply.js';
-import { readStdin } from './cli/environment.js';
-import { toApplyOptions, type RawApplyOptions } from './cli/options.js';
+import { readStdin } from './api/environment.js';
+import { resolveApplyOptions, type GuardInput } from './api/options.js';
+import { parseDuration } from './duration.js';
 import { KguardError } from './errors.js';
 import type { Reporter, RunEvent } from './model/events.js';
 import { formatEvent, type Line } from './report/format.js';
@@ -81,7 +82,7 @@ export interface ApplyInput {
 export async function apply(input: ApplyInput): Promise<JsonReport> {
   const redactor = new Redactor();
   try {
-    const options = toApplyOptions(rawOptions(input), input.kubectlArgs ?? []);
+    const options = resolveApplyOptions(guardInput(input));
     const { report } = await guardedApply(options, {
       redactor,
       reporter: callbackReporter(input.onEvent),
@@ -98,10 +99,11 @@ export async function apply(input: ApplyInput): Promise<JsonReport> {
   }
 }
 
-function rawOptions(input: ApplyInput): RawApplyOptions {
+/** The library's input as typed options: numbers are milliseconds, strings Go durations. */
+function guardInput(input: ApplyInput): GuardInput {
   return {
     // Manifests given as text alone are read as kubectl reads stdin.
-    filename: input.files ?? (input.stdin !== undefined && input.kustomize === undefined ? ['-'] : []),
+    filenames: input.files ?? (input.stdin !== undefined && input.kustomize === undefined ? ['-'] : []),
     recursive: input.recursive,
     kustomize: input.kustomize,
     namespace: input.namespace,
@@ -112,20 +114,20 @@ function rawOptions(input: ApplyInput): RawApplyOptions {
     dryRun: input.dryRun,
     keepCreated: input.keepCreated,
     journal: input.journal,
-    lockTimeout: durationText(input.lockTimeout),
-    timeout: durationText(input.timeout) ?? '5m',
-    rollbackTimeout: durationText(input.rollbackTimeout),
-    pollInterval: durationText(input.pollInterval) ?? '2s',
+    lockTimeoutMs: ms(input.lockTimeout, 'lockTimeout'),
+    timeoutMs: ms(input.timeout, 'timeout'),
+    rollbackTimeoutMs: ms(input.rollbackTimeout, 'rollbackTimeout'),
+    pollIntervalMs: ms(input.pollInterval, 'pollInterval'),
     poll: input.poll,
-    settle: durationText(input.settle) ?? '0s',
-    rollback: input.rollback ?? 'all',
-    logLines: input.logLines === undefined ? undefined : String(input.logLines),
-    output: 'json',
+    settleMs: ms(input.settle, 'settle'),
+    rollback: input.rollback,
+    logLines: input.logLines,
+    kubectlArgs: input.kubectlArgs,
   };
 }
 
-function durationText(duration: Duration | undefined): string | undefined {
-  return typeof duration === 'number' ? `${duration}ms` : duration;
+function ms(duration: Duration | undefined, name: string): number | undefined {
+  return typeof duration === 'string' ? parseDuration(duration, name) : duration;
 }
 
 function callbackReporter(onEvent: ApplyInput['onEvent']): Reporter {

@@ -17,8 +17,8 @@ import { secretValuesIn, secretValuesOfObjects, type Redactor } from '../report/
 import { sanitizeDeep } from '../report/sanitize.js';
 import { runApply } from '../run/apply.js';
 import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
-import { manifestTexts, missingKubeconfig } from '../cli/environment.js';
-import type { CliApplyOptions } from '../cli/options.js';
+import { manifestTexts, missingKubeconfig } from './environment.js';
+import type { GuardedApplyOptions } from '../model/options.js';
 
 export interface GuardedApplyDeps {
   /** Learns every Secret value of the apply; the caller sanitises its own error messages with it. */
@@ -46,7 +46,7 @@ export interface GuardedApplyResult {
   exitCode: number;
 }
 
-export async function guardedApply(options: CliApplyOptions, deps: GuardedApplyDeps): Promise<GuardedApplyResult> {
+export async function guardedApply(options: GuardedApplyOptions, deps: GuardedApplyDeps): Promise<GuardedApplyResult> {
   const missing = missingKubeconfig(options.connectionArgs, deps.env);
   if (missing) throw new InputError(missing);
   const learn = (text: string) => {
@@ -112,6 +112,6 @@ function learnt<T>(value: T, learn: (value: T) => void): T {
  * timeouts, between 5 s (kubectl needs some to start and discover) and 60 s. The apply and the
  * dry runs get --timeout, the restore's writes --rollback-timeout (run/apply.ts).
  */
-function readDeadlineMs(options: Pick<CliApplyOptions, 'timeoutMs' | 'rollbackTimeoutMs'>): number {
+function readDeadlineMs(options: Pick<GuardedApplyOptions, 'timeoutMs' | 'rollbackTimeoutMs'>): number {
   return Math.min(60_000, Math.max(5_000, Math.min(options.timeoutMs, options.rollbackTimeoutMs)));
 }

@@ -15,10 +15,12 @@ import type { JsonReport } from '../report/json.js';
 import type { RunRecorder } from '../report/recorder.js';
 import { Redactor, secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
-import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from './environment.js';
+import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from '../api/environment.js';
 import { secondSignalMessage } from './interrupt.js';
-import { parseDuration } from '../duration.js';
-import { parseOutputMode, toApplyOptions, wantsJsonOutput, type CliApplyOptions, type RawApplyOptions } from './options.js';
+import { formatDuration, parseDuration } from '../duration.js';
+import { DEFAULTS } from '../model/options.js';
+import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
+import type { GuardedApplyOptions } from '../model/options.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
@@ -64,13 +66,13 @@ function buildProgram(session: Session): Command {
     .option('--keep-created', 'when restoring, keep objects this apply created (they are reported with their delete command)')
     .option('--field-manager <name>', 'field manager name for the apply')
     .option('--no-journal', 'do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)')
-    .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', '5m')
-    .option('--timeout <duration>', 'how long each rollout may take to become healthy', '5m')
+    .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', formatDuration(DEFAULTS.lockTimeoutMs))
+    .option('--timeout <duration>', 'how long each rollout may take to become healthy', formatDuration(DEFAULTS.timeoutMs))
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
-    .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', '2s')
+    .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', formatDuration(DEFAULTS.pollIntervalMs))
     .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
-    .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', '0s')
-    .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", '5')
+    .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', formatDuration(DEFAULTS.settleMs))
+    .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
     .addOption(
       new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
         .choices(['all', 'failed', 'none'])
@@ -102,7 +104,7 @@ function buildProgram(session: Session): Command {
     .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
     .option('--context <name>', 'kubeconfig context to use')
     .option('--kubeconfig <path>', 'kubeconfig file to use')
-    .option('--rollback-timeout <duration>', 'how long the restore may take', '5m')
+    .option('--rollback-timeout <duration>', 'how long the restore may take', formatDuration(DEFAULTS.timeoutMs))
     .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
     .action(async (run: string | undefined, raw: JournalCommandOptions) => {
       process.exitCode = await journalCommand('rollback', run, raw, session);
@@ -140,7 +142,7 @@ interface JournalCommandOptions {
 async function journalCommand(command: 'rollback' | 'status', runId: string | undefined, raw: JournalCommandOptions, session: Session): Promise<number> {
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
-    const deadlineMs = parseDuration(raw.rollbackTimeout ?? '5m', '--rollback-timeout');
+    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
     const missing = missingKubeconfig(connectionArgs, process.env);
     if (missing) throw new InputError(missing);
@@ -245,7 +247,7 @@ async function fail(session: Session, error: unknown): Promise<number> {
  * --confirm: the preview (a server dry run with kubectl diff) on the terminal, then the question.
  * A preview in which nothing would change needs no answer.
  */
-async function confirmed(options: CliApplyOptions, session: Session): Promise<boolean> {
+async function confirmed(options: GuardedApplyOptions, session: Session): Promise<boolean> {
   const output = session.json ? process.stderr : process.stdout;
   const [{ askYesNo, requireTerminal }, { guardedApply }] = await Promise.all([import('./confirm.js'), import('../api/apply.js')]);
   requireTerminal(Boolean(process.stdin.isTTY), Boolean(output.isTTY));

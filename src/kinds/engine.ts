@@ -54,7 +54,7 @@ export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, e
   const change = changeSinceApply(expected.applied, object);
   if (change || !object) {
     const progress = change?.state === 'conflict' && object ? rules.progress(object as unknown as T, snapshot) : NO_PROGRESS;
-    return { state: change?.state ?? 'gone', progress, findings: [], detail: change ? `${change.detail} while kguard watched` : 'it was deleted' };
+    return { state: change?.state ?? 'gone', progress, findings: [], detail: change?.detail ?? 'it was deleted' };
   }
   const typed = object as unknown as T;
   const progress = rules.progress(typed, snapshot);

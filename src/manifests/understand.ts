@@ -58,7 +58,3 @@ export function errorLines(stderr: string): string[] {
   }
   return errors;
 }
-
-export function namesOf(refs: readonly ObjectRef[]): string {
-  return refs.map(describeObject).join(', ');
-}

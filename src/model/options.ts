@@ -40,6 +40,11 @@ export interface ApplyOptions {
   logLines: number;
 }
 
+/** What a guarded apply needs beyond the run's options: the connection flags for every kubectl call. */
+export interface GuardedApplyOptions extends ApplyOptions {
+  connectionArgs: string[];
+}
+
 /** Every default, once: the flags' help, the CLI and the library read them here. */
 export const DEFAULTS = {
   timeoutMs: 5 * 60_000,

@@ -151,7 +151,3 @@ export function manualCommands(step: RestoreStep, kubectl: (args: string[]) => s
       return copyFile ? [kubectl(['replace', '-f', copyFile])] : [];
   }
 }
-
-export function describeStep(step: RestoreStep): string {
-  return describeObject(step.ref);
-}

@@ -196,7 +196,7 @@ describe('kinds with nothing to watch', () => {
     const snapshot = snapshotFrom({ deployments: [], replicaSets: [], pods: [], others: [theirs] });
     expect(judgeRow(applied, theirs, snapshot, NO_OVERRIDES)).toMatchObject({
       state: 'conflict',
-      detail: 'someone else changed spec.replicas after kguard applied it while kguard watched',
+      detail: 'someone else changed spec.replicas after kguard applied it',
     });
     expect(judgeRow(applied, undefined, snapshot, NO_OVERRIDES).state).toBe('gone');
   });

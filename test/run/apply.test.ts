@@ -71,6 +71,29 @@ describe('runApply', () => {
   });
 });
 
+describe('--log-lines', () => {
+  /** A Pod that crash-loops before and after: its rollout fails, and so does its restore. */
+  function crashingBothWays() {
+    const crashing = pod('crash-loop-backoff') as unknown as KubeObject;
+    const before: KubeObject = { ...crashing, metadata: { name: 'probe', namespace: 'shop', uid: 'pod-uid', resourceVersion: '9', labels: { app: 'probe' } } };
+    const after: KubeObject = { ...crashing, metadata: { name: 'probe', namespace: 'shop', labels: { app: 'probe', release: 'v2' } } };
+    return fakeCluster([before], [after]);
+  }
+
+  it('reads the crashed containers\' last lines at the rollout verdict and after the restore', async () => {
+    const cluster = crashingBothWays();
+    await runApply({ ...options, logLines: 5 }, depsFor(cluster));
+    expect(cluster.calls.filter((call) => call === 'logs').length).toBe(2);
+  });
+
+  it('0 reads no logs in any phase, the restore\'s tracking included', async () => {
+    const cluster = crashingBothWays();
+    const result = await runApply({ ...options, logLines: 0 }, depsFor(cluster));
+    expect(result.objects[0]?.afterRestore?.state).toBe('failed');
+    expect(cluster.calls.filter((call) => call === 'logs')).toEqual([]);
+  });
+});
+
 describe('runApply after the apply: nothing escapes', () => {
   it('a throw while tracking fails every changed object and restores them (exit 3, never exit 2)', async () => {
     const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);

@@ -83,7 +83,10 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
       guard('events');
       return [];
     },
-    logs: async () => ({ ok: false, error: 'no logs here' }),
+    logs: async () => {
+      guard('logs');
+      return { ok: true, text: 'Error: connect ECONNREFUSED 10.0.0.5:5432\n' };
+    },
     apiResources: async () => {
       guard('apiResources');
       return new Map([

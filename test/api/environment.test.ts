@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canAnimate, missingKubeconfig, useColour } from '../../src/cli/environment.js';
+import { canAnimate, missingKubeconfig, useColour } from '../../src/api/environment.js';
 
 const exists = (present: string[]) => (file: string) => present.includes(file);
 

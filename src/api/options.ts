@@ -1,0 +1,82 @@
+// The options of a guarded apply, checked once. The CLI parses its strings at its edge and the
+// library passes typed values; both build the options here, with the defaults of model/options.ts.
+import { InputError } from '../errors.js';
+import { splitPassThrough } from '../kubectl/passthrough.js';
+import { DEFAULTS, type GuardedApplyOptions } from '../model/options.js';
+import type { RollbackMode } from '../model/result.js';
+
+/** A guarded apply as typed values: what `kguard apply` takes, durations in milliseconds. */
+export interface GuardInput {
+  filenames: readonly string[];
+  recursive?: boolean;
+  kustomize?: string;
+  namespace?: string;
+  context?: string;
+  kubeconfig?: string;
+  serverSide?: boolean;
+  fieldManager?: string;
+  dryRun?: 'client' | 'server';
+  diff?: boolean;
+  confirm?: boolean;
+  keepCreated?: boolean;
+  journal?: boolean;
+  lockTimeoutMs?: number;
+  timeoutMs?: number;
+  rollbackTimeoutMs?: number;
+  pollIntervalMs?: number;
+  poll?: boolean;
+  settleMs?: number;
+  rollback?: RollbackMode;
+  logLines?: number;
+  /** More `kubectl apply` flags, as after `--` on the command line. */
+  kubectlArgs?: readonly string[];
+}
+
+export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
+  const timeoutMs = input.timeoutMs ?? DEFAULTS.timeoutMs;
+  const pollIntervalMs = input.pollIntervalMs ?? DEFAULTS.pollIntervalMs;
+  if (timeoutMs <= 0) throw new InputError('--timeout must be longer than 0s.');
+  if (pollIntervalMs < 100) throw new InputError('--poll-interval must be at least 100ms, to spare the API server.');
+  const rollbackTimeoutMs = input.rollbackTimeoutMs ?? timeoutMs;
+  if (rollbackTimeoutMs <= 0) throw new InputError('--rollback-timeout must be longer than 0s.');
+  const settleMs = input.settleMs ?? DEFAULTS.settleMs;
+  if (settleMs < 0) throw new InputError('--settle cannot be negative.');
+  const logLines = input.logLines ?? DEFAULTS.logLines;
+  if (!Number.isInteger(logLines) || logLines < 0) throw new InputError(`--log-lines ${JSON.stringify(String(logLines))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  const passThrough = splitPassThrough(input.kubectlArgs ?? []);
+  if (input.namespace !== undefined && passThrough.namespace !== undefined && input.namespace !== passThrough.namespace) {
+    throw new InputError(`-n ${input.namespace} and -n ${passThrough.namespace} after -- contradict each other; give the namespace once, before --.`);
+  }
+  const connectionArgs = [
+    ...(input.kubeconfig ? [`--kubeconfig=${input.kubeconfig}`] : []),
+    ...(input.context ? [`--context=${input.context}`] : []),
+    ...passThrough.connection,
+  ];
+  for (const flag of ['--kubeconfig', '--context']) {
+    const values = new Set(connectionArgs.filter((arg) => arg.startsWith(`${flag}=`)));
+    if (values.size > 1) throw new InputError(`${[...values].join(' and ')} contradict each other; give ${flag} once, before --.`);
+  }
+  const applyArgs = [...(input.serverSide ? ['--server-side'] : []), ...(input.fieldManager ? [`--field-manager=${input.fieldManager}`] : []), ...passThrough.apply];
+  const dryRun = input.dryRun ?? passThrough.dryRun;
+  if (input.diff && dryRun === 'client') throw new InputError('--diff shows what the API server would make of the apply; --dry-run=client asks it nothing. Drop one of them.');
+  if (input.confirm && dryRun) throw new InputError('--confirm asks before applying, and --dry-run applies nothing: drop one of them (--diff alone previews).');
+  return {
+    manifests: { filenames: [...input.filenames], recursive: input.recursive ?? false, kustomize: input.kustomize },
+    namespace: input.namespace ?? passThrough.namespace,
+    applyArgs: [...new Set(applyArgs)],
+    selectionArgs: passThrough.selection,
+    dryRun: input.diff ? 'server' : dryRun,
+    diff: input.diff ?? false,
+    connectionArgs: [...new Set(connectionArgs)],
+    timeoutMs,
+    rollbackTimeoutMs,
+    pollIntervalMs,
+    settleMs,
+    poll: input.poll ?? false,
+    rollback: input.rollback ?? DEFAULTS.rollback,
+    keepCreated: input.keepCreated ?? false,
+    journal: input.journal ?? true,
+    lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
+    logLines,
+  };
+}
