@@ -16,7 +16,7 @@ import { RunRecorder } from '../report/recorder.js';
 import { secretValuesIn, secretValuesOfObjects, type Redactor } from '../report/redact.js';
 import { sanitizeDeep } from '../report/sanitize.js';
 import { runApply } from '../run/apply.js';
-import { anythingRestored, exitCodeFor, outcomeOf } from '../run/result.js';
+import { anythingRestored, exitCodeOf } from '../run/result.js';
 import { manifestTexts, missingKubeconfig } from './environment.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 
@@ -88,10 +88,10 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       signal: deps.signal,
     });
     deps.onResult?.();
-    const exitCode = exitCodeFor(result);
+    const exitCode = exitCodeOf(result.outcome);
     if (!deps.quietEnd) recorder.emit({
       kind: 'finished',
-      outcome: outcomeOf(result),
+      outcome: result.outcome,
       exitCode,
       restored: anythingRestored(result),
       failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,

@@ -61,6 +61,8 @@ export interface RunResult {
   /** Set when a signal cancelled the run after the apply ("interrupted by SIGTERM"). */
   cancelled?: string;
   rollbackMode: RollbackMode;
+  /** Where the run ended, decided once (run/result.ts outcomeOf) when the run assembles its result. */
+  outcome: Outcome;
   applyMs: number;
   totalMs: number;
   kubectlProcesses: number;

@@ -1,7 +1,8 @@
 // The machine-readable report of --output json: built from the run's result, printed once on stdout.
 import { isChange } from '../objects/compare.js';
 import type { Finding } from '../model/findings.js';
-import { exitCodeFor, outcomeOf } from '../run/result.js';
+import { exitCodeOf } from '../run/result.js';
+import type { Outcome } from '../model/result.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
 
 /** Bumped whenever the shape below changes. 2: one entry per object of the apply, restore instead of undo. */
@@ -9,7 +10,7 @@ export const REPORT_VERSION = 2;
 
 export interface JsonReport {
   reportVersion: number;
-  outcome: ReturnType<typeof outcomeOf>;
+  outcome: Outcome;
   exitCode: number;
   dryRun: boolean;
   /** kubectl apply's own lines (created/configured/unchanged). */
@@ -59,8 +60,8 @@ export interface JsonObject {
 export function buildReport(result: RunResult, messages: readonly string[]): JsonReport {
   return {
     reportVersion: REPORT_VERSION,
-    outcome: outcomeOf(result),
-    exitCode: exitCodeFor(result),
+    outcome: result.outcome,
+    exitCode: exitCodeOf(result.outcome),
     dryRun: result.mode === 'preview',
     applied: result.applied.map(({ resource, name, action }) => ({ resource, name, action })),
     applyError: result.applyError ?? null,

@@ -18,6 +18,7 @@ import type { Deps } from './deps.js';
 import { endJournal, homeNamespace, leaseSeconds, startJournal } from './journal-life.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
+import { withOutcome } from './result.js';
 import { applyRequest, checkServerDryRun, snapshot, understand } from './understand.js';
 
 export type { Deps };
@@ -65,7 +66,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const { applied, applyError } = await applyManifests(request, inputs, deps);
     const applyMs = deps.clock.now() - applyStartedAt;
     const objects = await afterTheApply(refs, before, applyError, journal, options, deps);
-    const result: RunResult = {
+    const result = withOutcome({
       mode: 'apply',
       objects: objects.map(({ change: _change, ...object }): ObjectResult => object),
       applied,
@@ -75,7 +76,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       applyMs,
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned,
-    };
+    });
     // The journal and the leases end together: neither protects the other.
     ending = journal ? endJournal(journal, result, deps) : undefined;
     return result;

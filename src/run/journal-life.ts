@@ -48,7 +48,7 @@ export async function startJournal(
  * says how `kguard rollback` finishes it.
  */
 export async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
-  if (outcomeOf(result) !== 'needs-attention') {
+  if (result.outcome !== 'needs-attention') {
     await journal.finish().catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
     return;
   }

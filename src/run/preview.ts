@@ -48,6 +48,7 @@ export async function preview(
     objects,
     applied: [],
     rollbackMode: options.rollback,
+    outcome: 'previewed',
     applyMs: 0,
     totalMs: deps.clock.now() - startedAt,
     kubectlProcesses: deps.kubectl.spawned,

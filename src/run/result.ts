@@ -51,3 +51,13 @@ export function anythingRestored(result: Pick<RunResult, 'objects'>): boolean {
 export function exitCodeFor(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled'>): ExitCode {
   return EXIT_CODES[outcomeOf(result)];
 }
+
+/** The exit code of an outcome (the table above). */
+export function exitCodeOf(outcome: Outcome): ExitCode {
+  return EXIT_CODES[outcome];
+}
+
+/** The run's result with its outcome, decided once. */
+export function withOutcome(result: Omit<RunResult, 'outcome'>): RunResult {
+  return { ...result, outcome: outcomeOf(result) };
+}

@@ -2,6 +2,7 @@
 import type { Finding } from '../../src/model/findings.js';
 import { WAITING_REASONS } from '../../src/classify/table.js';
 import type { RunResult } from '../../src/model/result.js';
+import { withOutcome } from '../../src/run/result.js';
 
 const pullFailure: Finding = {
   pod: 'web-7d9c6b8f4d-x2kqp',
@@ -22,7 +23,7 @@ const pullFailure: Finding = {
 const progress = { desired: 3, updated: 1, ready: 0, available: 0, revision: 7 } as never;
 
 /** A run that touches every part of the report: a failed Deployment restored, a created ConfigMap kept, a cluster-scoped Namespace. */
-export const restoredRun: RunResult = {
+export const restoredRun: RunResult = withOutcome({
   mode: 'apply',
   applied: [{ resource: 'deployment.apps', name: 'web', action: 'configured' }],
   rollbackMode: 'all',
@@ -49,4 +50,4 @@ export const restoredRun: RunResult = {
     },
     { ref: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' }, changeKind: 'unchanged', changedFields: [] },
   ],
-};
+});

@@ -13,7 +13,7 @@ describe('schema/report.schema.json', () => {
   });
 
   it('accepts a preview and a failure report', () => {
-    expect(reportSchemaErrors(buildReport({ ...restoredRun, mode: 'preview' }, []))).toEqual([]);
+    expect(reportSchemaErrors(buildReport({ ...restoredRun, mode: 'preview', outcome: 'previewed' }, []))).toEqual([]);
     expect(reportSchemaErrors(failureReport({ outcome: 'error', exitCode: 1, message: 'no manifests given' }))).toEqual([]);
     expect(reportSchemaErrors(failureReport({ outcome: 'interrupted', exitCode: 130, message: 'SIGINT again', messages: ['x'] }))).toEqual([]);
   });
