@@ -62,6 +62,8 @@ export interface ApplyInput {
   rollback?: RollbackMode;
   /** How many of a failing container's last lines the log events quote (the report keeps up to 50). Default 5. */
   logLines?: number;
+  /** How many kubectl processes may run at once (watch streams aside). Default 8. */
+  concurrency?: number;
   /** More `kubectl apply` flags, as after `--` on the command line. */
   kubectlArgs?: string[];
   /** The kubectl binary. Default: $KGUARD_KUBECTL, or `kubectl` from PATH. */
@@ -122,6 +124,7 @@ function guardInput(input: ApplyInput): GuardInput {
     settleMs: ms(input.settle, 'settle'),
     rollback: input.rollback,
     logLines: input.logLines,
+    concurrency: input.concurrency,
     kubectlArgs: input.kubectlArgs,
   };
 }

@@ -65,6 +65,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
         connectionArgs: options.connectionArgs,
         requestTimeout: '30s',
         readDeadlineMs: readDeadlineMs(options),
+        concurrency: options.concurrency,
         retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
         // Secrets as the cluster holds them (before the apply, and as a restore reads them).
         observe: (objects) => {

@@ -28,6 +28,8 @@ export interface GuardInput {
   settleMs?: number;
   rollback?: RollbackMode;
   logLines?: number;
+  /** kubectl processes at once (watch streams aside). */
+  concurrency?: number;
   /** More `kubectl apply` flags, as after `--` on the command line. */
   kubectlArgs?: readonly string[];
 }
@@ -43,6 +45,8 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
   if (settleMs < 0) throw new InputError('--settle cannot be negative.');
   const logLines = input.logLines ?? DEFAULTS.logLines;
   if (!Number.isInteger(logLines) || logLines < 0) throw new InputError(`--log-lines ${JSON.stringify(String(logLines))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  const concurrency = input.concurrency ?? DEFAULTS.concurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${JSON.stringify(String(concurrency))} is not a number of processes; use 1 or more, e.g. --concurrency 8.`);
   const passThrough = splitPassThrough(input.kubectlArgs ?? []);
   if (input.namespace !== undefined && passThrough.namespace !== undefined && input.namespace !== passThrough.namespace) {
     throw new InputError(`-n ${input.namespace} and -n ${passThrough.namespace} after -- contradict each other; give the namespace once, before --.`);
@@ -78,5 +82,6 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     journal: input.journal ?? true,
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
     logLines,
+    concurrency,
   };
 }

@@ -72,6 +72,7 @@ function buildProgram(session: Session): Command {
     .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', formatDuration(DEFAULTS.pollIntervalMs))
     .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
     .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', formatDuration(DEFAULTS.settleMs))
+    .option('--concurrency <n>', 'how many kubectl processes may run at once (watch streams aside)', String(DEFAULTS.concurrency))
     .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
     .addOption(
       new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')

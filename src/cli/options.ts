@@ -28,6 +28,8 @@ export interface RawApplyOptions {
   settle: string;
   /** --log-lines: how many of a failing container's last lines to print. */
   logLines?: string;
+  /** --concurrency: kubectl processes at once. */
+  concurrency?: string;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   /**
@@ -92,6 +94,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     settleMs: parseDuration(raw.settle, '--settle'),
     rollback: parseRollbackMode(raw.rollback),
     logLines: parseLogLines(raw.logLines),
+    concurrency: raw.concurrency === undefined ? undefined : parseCount(raw.concurrency, '--concurrency'),
     kubectlArgs: passThroughArgs,
   });
 }
@@ -124,4 +127,10 @@ export function wantsJsonOutput(argv: readonly string[]): boolean {
     else if (arg === '-o' || arg === '--output') json = argv[index + 1] === 'json';
   }
   return json;
+}
+
+/** A whole number on the command line; a malformed one is said as typed. */
+function parseCount(value: string, flag: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`);
+  return Number(value.trim());
 }

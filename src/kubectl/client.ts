@@ -13,6 +13,8 @@ import { collectionPath, groupVersionPath, resourceNameIn, resourceTypeOf, snaps
 import { isTransientFailure, retryTransient } from './transient.js';
 import { WatchEventReader, type WatchEvent } from './watch-events.js';
 
+import { DEFAULTS } from '../model/options.js';
+import { ProcessPool } from './pool.js';
 import { isRetryable, itemsOf, itemsOfValue, jsonDocuments, parseApiResources, requestTimeoutWithin, seconds, selectorsOf, shellQuote, withQuery, writeFailure } from './parse.js';
 import type { ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, WatchStream, WriteResult } from './types.js';
 
@@ -30,11 +32,21 @@ class KubectlClient implements Kubectl {
   /** Plural resource names found by discovery, by group/version/kind. */
   private readonly resourceNames = new Map<string, Promise<string>>();
 
+  /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
+  private readonly pool: ProcessPool;
+
   constructor(
     private readonly exec: Exec,
     private readonly connection: Connection,
     private readonly stream?: StreamExec,
-  ) {}
+  ) {
+    this.pool = new ProcessPool(connection.concurrency ?? DEFAULTS.concurrency);
+  }
+
+  /** The most kubectl processes (watch streams aside) that ran at once. */
+  get peakProcesses(): number {
+    return this.pool.peak;
+  }
 
   async kustomize(directory: string): Promise<string> {
     const result = await this.run(['kustomize', directory], { deadlineMs: this.connection.readDeadlineMs, bounded: false });
@@ -331,11 +343,14 @@ class KubectlClient implements Kubectl {
   ): Promise<ExecResult> {
     this.spawned += 1;
     const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
-    return this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
-      input: options.input,
-      timeoutMs: options.deadlineMs,
-      cancelSignal: this.cancel,
-    });
+    const cancelSignal = this.cancel;
+    return this.pool.use(() =>
+      this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
+        input: options.input,
+        timeoutMs: options.deadlineMs,
+        cancelSignal,
+      }),
+    );
   }
 
   private failure(what: string, result: ExecResult, applied: AppliedObject[] = [], deadline?: { ms: number; flag: string }): KubectlError {

@@ -10,6 +10,8 @@ export interface Connection {
   binary: string;
   /** Flags that say which cluster and who (--context, --kubeconfig, --as, --server...), for every call. */
   connectionArgs: readonly string[];
+  /** How many kubectl processes may run at once (--concurrency); watch streams are not counted. */
+  concurrency?: number;
   /** Bound on each request kubectl makes (its --request-timeout). */
   requestTimeout: string;
   /** Deadline for a read-only kubectl process, so one hung call cannot stall the run. */
@@ -80,6 +82,8 @@ export type LogsResult = { ok: true; text: string } | { ok: false; error: string
 /** The process side: how many kubectl processes ran, the command a person would type, cancelling reads. */
 export interface KubectlProcess {
   readonly spawned: number;
+  /** The most kubectl processes (watch streams aside) that ran at once: never above the connection's concurrency. */
+  readonly peakProcesses: number;
   /** The exact command a person would type, with this run's connection flags. */
   commandLine(args: readonly string[]): string;
   /** Calls made until `stopCancelling()` end at once when `signal` aborts: only safe for reads. */

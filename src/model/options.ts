@@ -38,6 +38,8 @@ export interface ApplyOptions {
   commandLine?: string;
   /** How many of a failing container's last lines the text output shows; 0 reads no logs. */
   logLines: number;
+  /** How many kubectl processes may run at once (--concurrency); watch streams are not counted. */
+  concurrency: number;
 }
 
 /** What a guarded apply needs beyond the run's options: the connection flags for every kubectl call. */
@@ -53,6 +55,7 @@ export const DEFAULTS = {
   rollback: 'all',
   lockTimeoutMs: 5 * 60_000,
   logLines: 5,
+  concurrency: 8,
 } as const satisfies Partial<ApplyOptions>;
 
 /** How one tracking (of the rollout, or of the restore) runs. */

@@ -31,6 +31,7 @@ const options: ApplyOptions = {
   journal: false,
   lockTimeoutMs: DEFAULTS.lockTimeoutMs,
   logLines: DEFAULTS.logLines,
+  concurrency: DEFAULTS.concurrency,
 };
 
 function depsFor(cluster: FakeCluster, reporter = new RecordingReporter()): Deps & { reporter: RecordingReporter } {

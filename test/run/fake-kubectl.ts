@@ -43,6 +43,7 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
     get spawned() {
       return spawned;
     },
+    peakProcesses: 1,
     commandLine: (args) => ['kubectl', ...args].join(' '),
     cancelReadsOn: () => undefined,
     stopCancelling: () => undefined,
