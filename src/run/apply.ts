@@ -19,7 +19,7 @@ import { endJournal, homeNamespace, leaseSeconds, startJournal } from './journal
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
 import { withOutcome } from './result.js';
-import { applyRequest, checkServerDryRun, snapshot, understand } from './understand.js';
+import { applyRequest, changesNothing, checkServerDryRun, snapshot, understand } from './understand.js';
 
 export type { Deps };
 
@@ -39,13 +39,15 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const home = homeNamespace(refs, options.namespace);
     // A refused dry run ends the run before kguard writes anything, its own leases included.
     if (!understood.server.ok) {
-      await (async () => checkServerDryRun(understood, await snapshot(refs, deps), inputs, deps))().catch(interruptedBeforeApply(deps.signal));
+      await (async () => checkServerDryRun(understood, understood.current, inputs, deps))().catch(interruptedBeforeApply(deps.signal));
     }
+    // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
+    const journalled = options.journal && !options.dryRun && !changesNothing(understood);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
-    const tidied = options.journal && !options.dryRun ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => undefined) : undefined;
+    const tidied = journalled ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => undefined) : undefined;
     // One run per object at a time: the leases come before the snapshot, so a run never records
     // another run's unverified state as its "before".
-    if (options.journal && !options.dryRun) {
+    if (journalled) {
       leases = await acquireLeases(
         deps.kubectl,
         refs,
@@ -53,9 +55,10 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         deps,
       ).catch(interruptedBeforeApply(deps.signal));
     }
-    const before = await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal));
+    // Under the leases the copies are read again; without leases, the reading of the dry run stands.
+    const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) return await preview(understood, before, request, options, deps, startedAt);
-    const [journal] = await Promise.all([options.journal ? startJournal(runId, home, refs, before, options, deps) : undefined, tidied]);
+    const [journal] = await Promise.all([journalled ? startJournal(runId, home, refs, before, options, deps) : undefined, tidied]);
     if (deps.signal?.aborted) {
       await journal?.finish().catch(() => undefined);
       interruptedBeforeApply(deps.signal)(undefined);

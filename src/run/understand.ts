@@ -6,6 +6,7 @@ import type { ApplyRequest, Kubectl } from '../kubectl/types.js';
 import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
 import { withOrigins, type PreparedInputs } from '../manifests/inputs.js';
 import { judgeServerDryRun, objectsOfApply } from '../manifests/understand.js';
+import { changeOf } from '../objects/compare.js';
 import { objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { Deps } from './deps.js';
@@ -16,6 +17,11 @@ export interface Understood {
   pruned: ObjectRef[];
   /** The server's answer to the dry run: objects as it would store them, or its refusal. */
   server: Awaited<ReturnType<Kubectl['dryRun']>>;
+  /**
+   * The objects as they are, read while the server dry run runs (not under this run's leases: the
+   * copies a restore returns to are read again once the leases are held).
+   */
+  current: Map<string, KubeObject>;
 }
 
 /**
@@ -37,10 +43,10 @@ export async function understand(
   // mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
   const clientOnly = options.dryRun === 'client';
   const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
-  const [client, server] = await Promise.all([
-    deps.kubectl.dryRun(identityRequest, 'client'),
-    clientOnly ? undefined : deps.kubectl.dryRun(request, 'server'),
-  ]);
+  const serverRun = clientOnly ? undefined : deps.kubectl.dryRun(request, 'server');
+  // Never left unawaited: a failed reading below returns before the server's answer is read.
+  serverRun?.catch(() => undefined);
+  const client = await deps.kubectl.dryRun(identityRequest, 'client');
   if (!client.ok) {
     const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
@@ -54,11 +60,13 @@ export async function understand(
     throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
   }
   deps.reporter.emit({ kind: 'understood', objects: refs });
+  // The objects as they are, read while the API server answers the dry run.
+  const [server, current] = await Promise.all([serverRun, snapshot(refs, deps)]);
   // What --prune would delete, in the server's answer (kubectl prints one document per pruned object).
   const answer = server ?? client;
   const applied = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
-  return { refs, pruned, server: answer };
+  return { refs, pruned, server: answer, current };
 }
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
@@ -109,3 +117,18 @@ export function applyRequest(options: ApplyOptions, inputs: PreparedInputs): App
   };
 }
 
+/**
+ * Whether the API server's dry run says the apply changes nothing: every object it would store
+ * equals the object as it is, and nothing is pruned. A no-op apply then takes no lease and writes
+ * no journal; if something does change after all (another writer in between), it is still
+ * detected, watched and restored, only without a journal.
+ */
+export function changesNothing(understood: Understood): boolean {
+  if (!understood.server.ok || understood.pruned.length > 0) return false;
+  const wouldBe = new Map(understood.server.objects.map((object) => [objectKey(refOf(object)), object]));
+  return understood.refs.every((ref) => {
+    const key = objectKey(ref);
+    const stored = wouldBe.get(key);
+    return stored !== undefined && understood.current.has(key) && changeOf(understood.current.get(key), stored).change === 'unchanged';
+  });
+}

@@ -64,6 +64,19 @@ describe('runApply', () => {
     expect(deps.reporter.kinds()).toContain('restoring');
   });
 
+  it('takes no lease and writes no journal when the server dry run says the apply changes nothing', async () => {
+    const cluster = fakeCluster([configBefore], [configBefore]);
+    const result = await runApply({ ...options, journal: true }, depsFor(cluster));
+    expect(exitCodeFor(result)).toBe(0);
+    expect(cluster.calls.filter((call) => ['create', 'replace', 'deleteExact', 'listJournals'].includes(call))).toEqual([]);
+  });
+
+  it('takes its leases and writes its journal when the apply changes something', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter]);
+    await runApply({ ...options, journal: true }, depsFor(cluster));
+    expect(cluster.calls.filter((call) => call === 'create').length).toBeGreaterThanOrEqual(2);
+  });
+
   it('writes nothing and ends exit 0 when the apply changed nothing', async () => {
     const cluster = fakeCluster([configBefore], [configBefore]);
     const result = await runApply(options, depsFor(cluster));

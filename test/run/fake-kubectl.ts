@@ -95,7 +95,10 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
         ['/Pod', { name: 'pods', namespaced: true }],
       ]);
     },
-    listJournals: async () => [],
+    listJournals: async () => {
+      guard('listJournals');
+      return [];
+    },
     replace: async (object) => {
       guard('replace');
       spawned += 1;
