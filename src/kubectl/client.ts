@@ -93,12 +93,6 @@ class KubectlClient implements Kubectl {
   }
 
   /**
-   * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
-   * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
-   * already wrote come out unchanged the second time. What an attempt reported applied before it
-   * failed is kept (a later attempt reports those objects as unchanged).
-   */
-  /**
    * `kubectl diff` over the same inputs: the live objects against what the apply would make of
    * them, split per object. kubectl diff exits 1 when there are differences: that is an answer,
    * not a failure; above 1 it failed.
@@ -114,6 +108,12 @@ class KubectlClient implements Kubectl {
     return diffsByObject(result.stdout, refs);
   }
 
+  /**
+   * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
+   * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
+   * already wrote come out unchanged the second time. What an attempt reported applied before it
+   * failed is kept (a later attempt reports those objects as unchanged).
+   */
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
     const applied = new Map<string, AppliedObject>();
     const result = await this.retrying(async () => {
@@ -380,10 +380,10 @@ class KubectlClient implements Kubectl {
   }
 }
 
-/** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
 /** kubectl apply flags that kubectl diff takes as well. */
 const DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
 
+/** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
 export const RESTORE_FIELD_MANAGER = 'kguard-restore';
 
 function withFieldManager(path: string): string {

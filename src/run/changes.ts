@@ -8,6 +8,7 @@ import { trackWorkloads, type TrackedOutcome } from '../track/workloads.js';
 import type { ObjectResult } from '../model/result.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { Deps } from './deps.js';
+import { trackOptionsFor } from './track-options.js';
 
 export type PendingObject = ObjectResult & { change: ObjectChange };
 
@@ -35,15 +36,7 @@ export async function track(objects: PendingObject[], options: ApplyOptions, dep
   const changed = objects.filter((object) => isChange(object) && 'after' in object.change);
   const outcomes = await trackWorkloads(
     changed.map((object) => ({ ref: object.ref, applied: (object.change as { after: KubeObject }).after, before: beforeOf(object.change) })),
-    {
-      timeoutMs: options.timeoutMs,
-      pollIntervalMs: options.pollIntervalMs,
-      phase: 'rollout',
-      stopWhenAnyFails: options.rollback === 'all',
-      settleMs: options.settleMs,
-      logLines: options.logLines,
-      watch: !options.poll,
-    },
+    trackOptionsFor(options, 'rollout'),
     deps,
   );
   for (const object of objects) {

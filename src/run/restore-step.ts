@@ -9,6 +9,7 @@ import { verdictText } from '../kinds/engine.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
+import { trackOptionsFor } from './track-options.js';
 
 export async function restore(objects: PendingObject[], options: ApplyOptions, deps: Deps) {
   const steps = planRestore(
@@ -29,7 +30,7 @@ export async function restore(objects: PendingObject[], options: ApplyOptions, d
         ? [{ ref: object.ref, applied: object.restore.restored, before: undefined }]
         : [],
     ),
-    { timeoutMs: options.rollbackTimeoutMs, pollIntervalMs: options.pollIntervalMs, phase: 'rollback', stopWhenAnyFails: false, settleMs: 0, watch: !options.poll, logLines: options.logLines },
+    trackOptionsFor(options, 'rollback'),
     deps,
   );
   for (const object of restored) {

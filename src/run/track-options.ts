@@ -1,0 +1,18 @@
+// How a run tracks, from its options: once for the rollout and once for the restore, built in
+// one place so neither phase drops a field (--log-lines 0 reads no logs in either).
+import type { ApplyOptions, TrackOptions } from '../model/options.js';
+
+export function trackOptionsFor(options: ApplyOptions, phase: TrackOptions['phase']): TrackOptions {
+  const rollout = phase === 'rollout';
+  return {
+    timeoutMs: rollout ? options.timeoutMs : options.rollbackTimeoutMs,
+    pollIntervalMs: options.pollIntervalMs,
+    phase,
+    // The others are undone with a failing one under --rollback all: no need to watch them on.
+    stopWhenAnyFails: rollout && options.rollback === 'all',
+    // A restored workload is healthy when its pre-apply revision is: no settling on the way back.
+    settleMs: rollout ? options.settleMs : 0,
+    watch: !options.poll,
+    logLines: options.logLines,
+  };
+}
