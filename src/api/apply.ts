@@ -87,16 +87,21 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       inputs,
       keepCopy: privateCopies(),
       signal: deps.signal,
+      // The verdict line comes as soon as the result is known; kguard's cleanup follows it.
+      announce: (known) => {
+        deps.onResult?.();
+        if (!deps.quietEnd) {
+          recorder.emit({
+            kind: 'finished',
+            outcome: known.outcome,
+            exitCode: exitCodeOf(known.outcome),
+            restored: anythingRestored(known),
+            failedWorkloads: known.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
+          });
+        }
+      },
     });
-    deps.onResult?.();
     const exitCode = exitCodeOf(result.outcome);
-    if (!deps.quietEnd) recorder.emit({
-      kind: 'finished',
-      outcome: result.outcome,
-      exitCode,
-      restored: anythingRestored(result),
-      failedWorkloads: result.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
-    });
     return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };
   } finally {
     recorder.close();

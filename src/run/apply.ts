@@ -31,6 +31,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
   let leases: HeldLeases | undefined;
   let ending: Promise<void> | undefined;
+  let result: RunResult | undefined;
   try {
     const request = applyRequest(options, inputs);
     const understood = await understand(request, options, inputs, deps).catch(interruptedBeforeApply(deps.signal));
@@ -69,7 +70,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const { applied, applyError } = await applyManifests(request, inputs, deps);
     const applyMs = deps.clock.now() - applyStartedAt;
     const objects = await afterTheApply(refs, before, applyError, journal, options, deps);
-    const result = withOutcome({
+    result = withOutcome({
       mode: 'apply',
       objects: objects.map(({ change: _change, ...object }): ObjectResult => object),
       applied,
@@ -80,11 +81,15 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned,
     });
-    // The journal and the leases end together: neither protects the other.
+    // The journal and the leases end together: neither protects the other. A kept journal is
+    // said before the verdict; deleting one (and letting the leases go) happens after it.
     ending = journal ? endJournal(journal, result, deps) : undefined;
+    deps.announce?.(result);
     return result;
   } finally {
     await Promise.all([ending, leases?.release(), inputs.cleanup()]);
+    // Every kubectl process of the run is counted, the cleanup's included.
+    if (result) result.kubectlProcesses = deps.kubectl.spawned;
   }
 }
 

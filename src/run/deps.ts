@@ -5,6 +5,7 @@ import type { Kubectl } from '../kubectl/types.js';
 import type { InputDeps } from '../manifests/inputs.js';
 import type { RestoreDeps } from '../rollback/restore.js';
 import type { Reporter } from '../model/events.js';
+import type { RunResult } from '../model/result.js';
 
 export interface Deps {
   kubectl: Kubectl;
@@ -14,5 +15,10 @@ export interface Deps {
   signal?: AbortSignal;
   inputs: InputDeps;
   keepCopy: RestoreDeps['keepCopy'];
+  /**
+   * Called once the result is known, before the journal and the leases are let go: the verdict
+   * line does not wait for kguard's own cleanup.
+   */
+  announce?(result: RunResult): void;
 }
 
