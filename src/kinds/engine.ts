@@ -44,6 +44,13 @@ export interface RolloutRules<T> {
   evidence?(object: T, pods: readonly Pod[]): Finding[];
   /** The revision live before the apply, said when tracking starts. */
   revision?(before: T): number | string | undefined;
+  /**
+   * Its new pods serve while it runs (Deployment, StatefulSet, DaemonSet, ReplicaSet): it is not
+   * healthy while one of them is not ready or a container of it is not running, whatever the
+   * controller's counters say (they trail the pods: a container without a readiness probe that
+   * exits a second after it starts is still counted available).
+   */
+  servingPods?: boolean;
 }
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
@@ -74,7 +81,7 @@ export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, e
   if (fatal) return { state: 'failed', progress, findings, cause: { source: 'pod', finding: fatal } };
 
   const generation = object.metadata.generation;
-  const waitingFor = observed ? rules.wait(typed, snapshot) : `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`;
+  const waitingFor = observed ? (rules.wait(typed, snapshot) ?? (rules.servingPods ? notServing(pods) : undefined)) : `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`;
   if (waitingFor === undefined) return { state: 'healthy', progress, findings };
   if (moment.now - moment.startedAt >= moment.timeoutMs) return { state: 'timed-out', progress, findings, waitingFor };
   return { state: 'progressing', progress, findings, waitingFor };
@@ -129,6 +136,17 @@ function stillFailing(key: string, pods: readonly Pod[]): boolean {
 /** How many pods of the new revision show the same problem (for policies that count pods: evictions). */
 function podsShowing(finding: Finding, findings: readonly Finding[]): number {
   return new Set(findings.filter((other) => other.reason === finding.reason && other.rule === finding.rule).map((other) => other.pod)).size;
+}
+
+/** What a new pod still lacks to serve: Ready, and every container running and ready. */
+function notServing(pods: readonly Pod[]): string | undefined {
+  for (const pod of pods) {
+    const containers = pod.status?.containerStatuses ?? [];
+    const down = containers.find((status) => status.state?.running === undefined || status.ready !== true);
+    if (down) return `container ${down.name} of new pod ${pod.metadata.name} is not ${down.state?.running === undefined ? 'running' : 'ready'} (the controller still counts it)`;
+    if (conditionOf(pod, 'Ready')?.status !== 'True') return `new pod ${pod.metadata.name} is not ready (the controller still counts it)`;
+  }
+  return undefined;
 }
 
 /** Whether a finding or condition, first seen at `since`, has become fatal by `now`. */

@@ -8,6 +8,7 @@ type ObservedReplicaSet = ReplicaSet & { spec?: { replicas?: number }; status?: 
 
 export const replicaSetRules: RolloutRules<ObservedReplicaSet> = {
   controller: 'replicaset controller',
+  servingPods: true,
   observed: (set) => (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
   newPods: (set, snapshot) => podsControlledBy(set, snapshot.pods),
   wait(set) {

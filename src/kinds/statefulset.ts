@@ -7,6 +7,7 @@ import { podsControlledBy, type RolloutRules } from './engine.js';
 
 export const statefulSetRules: RolloutRules<StatefulSet> = {
   controller: 'statefulset controller',
+  servingPods: true,
   // The viewer also waits while observedGeneration is 0 (a status never written).
   observed: (set) => (set.status?.observedGeneration ?? 0) !== 0 && (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
   // statefulset controller: every pod carries its revision's name in controller-revision-hash.
