@@ -47,3 +47,29 @@ export class KubectlError extends KguardError {
     super(message);
   }
 }
+
+/**
+ * The pre-apply copies of the objects do not fit in the one Secret that journals the run (the API
+ * server's limit on a Secret), found before the apply: nothing was applied.
+ */
+export class JournalTooLargeError extends KguardError {
+  readonly exitCode = ExitCode.ClusterError;
+  constructor(
+    /** The journal's payload as the Secret would hold it (gzip, then base64). */
+    readonly bytes: number,
+    readonly limitBytes: number,
+    readonly objects: number,
+    readonly namespace: string,
+  ) {
+    super(
+      `kguard cannot journal this apply in namespace ${namespace}: the pre-apply copies of its ${objects} object(s) make a run journal of ${kibibytes(bytes)} KiB ` +
+        `(compressed), more than the ${kibibytes(limitBytes)} KiB kguard writes to the one Secret that holds it (the API server refuses Secrets over 1 MiB). ` +
+        'Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), ' +
+        'or split the apply into smaller ones; nothing was applied.',
+    );
+  }
+}
+
+function kibibytes(bytes: number): number {
+  return Math.ceil(bytes / 1024);
+}

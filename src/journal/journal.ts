@@ -13,13 +13,13 @@
 // Lease of a run that died expires on its own.
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { JournalTooLargeError } from '../errors.js';
 import type { ObjectChange } from '../model/result.js';
 import { canonicalJson, changeOf, sameContent } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from './labels.js';
 
-export const JOURNAL_LABEL = 'kguard.dev/journal';
 export const JOURNAL_VERSION = 'v1';
-export const JOURNAL_TYPE = 'kguard.dev/journal';
 /** A journal older than this is an abandoned run: `kguard status` says so and runs delete it. */
 export const JOURNAL_TTL_MS = 24 * 60 * 60 * 1000;
 /** The API server refuses Secrets over 1 MiB (apimachinery validation: MaxSecretSize). */
@@ -56,14 +56,13 @@ export function journalName(runId: string): string {
   return `${runId}-journal`;
 }
 
-/** The journal as the Secret that holds it: gzip-compressed JSON under data.journal. */
+/**
+ * The journal as the Secret that holds it: gzip-compressed JSON under data.journal. Too big for a
+ * Secret: JournalTooLargeError.
+ */
 export function journalSecret(journal: Journal, resourceVersion?: string): KubeObject {
   const packed = gzipSync(Buffer.from(JSON.stringify(journal))).toString('base64');
-  if (packed.length > MAX_SECRET_BYTES) {
-    throw new Error(
-      `the pre-apply copies of this apply are ${Math.round(packed.length / 1024)} KiB compressed, more than a Secret may hold (1 MiB)`,
-    );
-  }
+  if (packed.length > MAX_SECRET_BYTES) throw new JournalTooLargeError(packed.length, MAX_SECRET_BYTES, journal.objects.length, journal.namespace);
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -71,7 +70,7 @@ export function journalSecret(journal: Journal, resourceVersion?: string): KubeO
     metadata: {
       name: journalName(journal.runId),
       namespace: journal.namespace,
-      labels: { [JOURNAL_LABEL]: JOURNAL_VERSION, 'app.kubernetes.io/managed-by': 'kguard' },
+      labels: { [JOURNAL_LABEL]: JOURNAL_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY },
       annotations: {
         'kguard.dev/run': journal.runId,
         'kguard.dev/state': journal.state,
@@ -132,7 +131,7 @@ export function leaseFor(ref: ObjectRef, home: string, runId: string, durationSe
     metadata: {
       name: leaseName(ref),
       namespace: leaseNamespace(ref, home),
-      labels: { 'app.kubernetes.io/managed-by': 'kguard' },
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY },
       annotations: { 'kguard.dev/object': objectKey(ref) },
     },
     spec: {

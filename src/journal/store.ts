@@ -2,11 +2,12 @@
 // writes. Every refusal that matters is turned into a message naming the RBAC rule to add.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { KubectlError } from '../errors.js';
+import { JournalTooLargeError, KubectlError } from '../errors.js';
 import type { Kubectl, WriteResult } from '../kubectl/types.js';
 import { describeObject, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
-import { journalName, journalSecret, leaseExpired, leaseFor, leaseHolder, leaseName, leaseNamespace, newRunId, readJournalSecret, JOURNAL_LABEL, JOURNAL_TTL_MS, JOURNAL_VERSION, type Journal } from './journal.js';
+import { journalName, journalSecret, leaseExpired, leaseFor, leaseHolder, leaseName, leaseNamespace, newRunId, readJournalSecret, JOURNAL_TTL_MS, JOURNAL_VERSION, type Journal } from './journal.js';
+import { JOURNAL_LABEL } from './labels.js';
 
 type JournalKubectl = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listJournals'>;
 
@@ -71,7 +72,7 @@ export class RunJournal {
   async update(change: Partial<Pick<Journal, 'state' | 'objects'>>): Promise<void> {
     this.journal = { ...this.journal, ...change };
     const path = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
-    const written = await this.kubectl.replace(journalSecret(this.journal, this.resourceVersion), path, this.deadlineMs);
+    const written = await this.kubectl.replace(updatedSecret(this.journal, this.resourceVersion), path, this.deadlineMs);
     if (!written.ok) throw new Error(`kguard could not update its run journal: ${written.message}`);
     this.resourceVersion = written.object?.metadata.resourceVersion;
   }
@@ -82,6 +83,16 @@ export class RunJournal {
     const path = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
     const deleted = await this.kubectl.deleteExact(path, { uid: this.uid }, this.deadlineMs);
     if (!deleted.ok && !deleted.notFound) throw new Error(`kguard could not delete its run journal: ${deleted.message}`);
+  }
+}
+
+/** After the apply, a journal too big says so as a failed update does: the run goes on. */
+function updatedSecret(journal: Journal, resourceVersion: string | undefined): KubeObject {
+  try {
+    return journalSecret(journal, resourceVersion);
+  } catch (error) {
+    if (!(error instanceof JournalTooLargeError)) throw error;
+    throw new Error(`kguard could not update its run journal: it would be ${Math.ceil(error.bytes / 1024)} KiB, more than the ${Math.ceil(error.limitBytes / 1024)} KiB it may be`);
   }
 }
 

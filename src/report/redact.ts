@@ -4,6 +4,8 @@
 // So kguard learns every value of every Secret the apply holds, before kubectl sees the manifests,
 // and replaces each one wherever it appears, in the forms it can take there.
 import { createRequire } from 'node:module';
+import { JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from '../journal/labels.js';
+import { LiteralMatcher } from './literals.js';
 
 /** yaml is loaded at the first manifest read, not at start-up: `kguard --version` reads none. */
 const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
@@ -21,7 +23,8 @@ const MIN_LINE_LENGTH = 8;
 export class Redactor {
   private readonly anywhere = new Set<string>();
   private readonly quotedOnly = new Set<string>();
-  private pattern: RegExp | undefined;
+  /** Built at the first redaction after new values, not at each value: a run learns them in batches. */
+  private matcher: { literals: LiteralMatcher; replacements: string[] } | undefined;
 
   /** Learns one Secret value (the decoded bytes as text) in every form kubectl may print it. */
   addValue(value: string): void {
@@ -36,7 +39,7 @@ export class Redactor {
       if (form.length >= MIN_FREE_TEXT_LENGTH) this.anywhere.add(form);
       else this.quotedOnly.add(form);
     }
-    if (this.size !== before) this.pattern = undefined;
+    if (this.size !== before) this.matcher = undefined;
   }
 
   get size(): number {
@@ -45,19 +48,24 @@ export class Redactor {
 
   redact(text: string): string {
     if (this.size === 0) return text;
-    this.pattern ??= this.compile();
-    // Without quoted alternatives the regex has no group, and the second argument is the offset.
-    return text.replace(this.pattern, (_match, quote: unknown) => (typeof quote === 'string' ? `${quote}${REDACTED}${quote}` : REDACTED));
+    this.matcher ??= this.compile();
+    const { literals, replacements } = this.matcher;
+    return literals.replace(text, (literal) => replacements[literal]!);
   }
 
-  private compile(): RegExp {
-    // Longest first, so a value is replaced whole before any of its lines.
-    const anywhere = [...this.anywhere].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    const quoted = [...this.quotedOnly].map(escapeRegExp);
-    const alternatives = [...anywhere];
-    // `"v"` and `\"v\"` (inside an escaped annotation): the quote is captured and put back.
-    if (quoted.length > 0) alternatives.push(`(\\\\?")(?:${quoted.join('|')})\\1`);
-    return new RegExp(alternatives.join('|'), 'g');
+  /**
+   * Where forms match at the same place, a form found anywhere wins over a quoted one, and a
+   * longer form over a shorter one: a value is replaced whole before any of its lines.
+   */
+  private compile(): { literals: LiteralMatcher; replacements: string[] } {
+    const byLength = (left: string, right: string) => right.length - left.length;
+    const found = [...this.anywhere].sort(byLength).map((form) => ({ form, replacement: REDACTED }));
+    // `"v"` and `\"v\"` (inside an escaped annotation): the quotes stay.
+    const quoted = [...this.quotedOnly]
+      .flatMap((form) => ['"', '\\"'].map((quote) => ({ form: `${quote}${form}${quote}`, replacement: `${quote}${REDACTED}${quote}` })))
+      .sort((left, right) => byLength(left.form, right.form));
+    const all = [...found, ...quoted];
+    return { literals: new LiteralMatcher(all.map(({ form }) => form)), replacements: all.map(({ replacement }) => replacement) };
   }
 }
 
@@ -95,9 +103,9 @@ export function secretValuesOfObjects(objects: readonly unknown[]): string[] {
 
 function collect(object: unknown, values: string[]): void {
   if (object === null || typeof object !== 'object') return;
-  const fields = object as { kind?: unknown; items?: unknown; data?: unknown; stringData?: unknown };
+  const fields = object as { kind?: unknown; type?: unknown; items?: unknown; data?: unknown; stringData?: unknown; metadata?: { labels?: unknown } };
   if (Array.isArray(fields.items)) for (const item of fields.items) collect(item, values);
-  if (fields.kind !== 'Secret') return;
+  if (fields.kind !== 'Secret' || isKguardJournal(fields)) return;
   for (const value of Object.values(asRecord(fields.data))) {
     const encoded = String(value).replace(/\s+/g, '');
     values.push(Buffer.from(encoded, 'base64').toString('utf8'));
@@ -106,10 +114,15 @@ function collect(object: unknown, values: string[]): void {
   for (const value of Object.values(asRecord(fields.stringData))) values.push(String(value));
 }
 
-function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+/**
+ * kguard's own run journal: gzip bytes kguard wrote, not a value anyone chose. Learning them would
+ * only make the matcher bigger (and the Secrets it copies are learned from the cluster anyway).
+ */
+function isKguardJournal(secret: { type?: unknown; metadata?: { labels?: unknown } }): boolean {
+  const labels = asRecord(secret.metadata?.labels);
+  return secret.type === JOURNAL_TYPE && labels[MANAGED_BY_LABEL] === MANAGED_BY && typeof labels[JOURNAL_LABEL] === 'string';
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

@@ -9,12 +9,15 @@
 //   4. 2,000 pods in the namespace: one namespace-wide poll against the selected list a watch
 //      starts from (bytes and time per read)
 //   5. kubectl processes per run, 10 Deployments in 10 namespaces
+//   6. redaction (in this process, this checkout's build): a 1 MiB Secret value and 1,000 others
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import { execa } from 'execa';
+import { Redactor } from '../../src/report/redact.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
@@ -267,6 +270,36 @@ async function processesPerRun(args: string[]): Promise<{ processes: number; wal
   }
 }
 
+/** Learning the values, the first redaction (which builds the matcher) and the next one. */
+function redaction(): void {
+  const learnMs: number[] = [];
+  const firstMs: number[] = [];
+  const againMs: number[] = [];
+  const otherMs: number[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const big = randomBytes(768 * 1024).toString('base64');
+    const values = Array.from({ length: 1000 }, (_, index) => `value-${index}-${randomBytes(12).toString('hex')}`);
+    // Every form of every value, as kubectl may quote them: 2.5 MiB of text.
+    const text = [big, Buffer.from(big).toString('base64'), ...values.map((value) => `${value} ${Buffer.from(value).toString('base64')} ${JSON.stringify(JSON.stringify({ value }))}`)].join('\n');
+    const other = randomBytes(768 * 1024).toString('base64');
+    const redactor = new Redactor();
+    let began = performance.now();
+    for (const value of [big, ...values]) redactor.addValue(value);
+    learnMs.push(performance.now() - began);
+    for (const [times, input] of [[firstMs, text], [againMs, text], [otherMs, other]] as const) {
+      began = performance.now();
+      redactor.redact(input);
+      times.push(performance.now() - began);
+    }
+  }
+  table('6. redaction, a 1 MiB Secret value and 1,000 others (min / median / max)', [
+    ['learning the values', stats(learnMs)],
+    ['first redaction of 2.5 MiB holding every form (builds the matcher)', stats(firstMs)],
+    ['the same again', stats(againMs)],
+    ['1 MiB holding none', stats(otherMs)],
+  ]);
+}
+
 async function main(): Promise<void> {
   const began = performance.now();
   console.log(`kguard: ${kguard}; ${RUNS} runs each`);
@@ -301,6 +334,7 @@ async function main(): Promise<void> {
     processes.push([mode.name, `${count} kubectl processes, ${(wallMs / 1000).toFixed(1)} s`]);
   }
   table('5. one healthy run over 10 Deployments in 10 namespaces', processes);
+  redaction();
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 
