@@ -1,0 +1,45 @@
+// bin/kguard says "run npm run build" only when the build is missing; any other error that reaches
+// it is a bug, said without its message (it may quote cluster data).
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const launchers = ['kguard', 'kubectl-guard'];
+let directory: string | undefined;
+
+async function checkout(mainJs?: string): Promise<string> {
+  directory = await mkdtemp(path.join(tmpdir(), 'kguard-launcher-'));
+  await mkdir(path.join(directory, 'bin'));
+  for (const launcher of launchers) await copyFile(new URL(`../../bin/${launcher}`, import.meta.url), path.join(directory, 'bin', launcher));
+  await writeFile(path.join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
+  if (mainJs !== undefined) {
+    await mkdir(path.join(directory, 'dist/src/cli'), { recursive: true });
+    await writeFile(path.join(directory, 'dist/src/cli/main.js'), mainJs);
+  }
+  return directory;
+}
+
+afterEach(async () => {
+  if (directory) await rm(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+
+describe.each(launchers)('bin/%s', (launcher) => {
+  it('asks for npm run build only when the build is missing (exit 2)', async () => {
+    const root = await checkout();
+    const run = await execa(process.execPath, [path.join(root, 'bin', launcher), '--version'], { reject: false });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/dist\/src\/cli\/main\.js is missing\. Run "npm run build"/);
+  });
+
+  it('calls any other escaped error a bug (exit 70) and never prints its message', async () => {
+    const root = await checkout("throw new RangeError('Invalid regular expression: /hunter2-secret-value|cGFzc3dvcmQ=/');\n");
+    const run = await execa(process.execPath, [path.join(root, 'bin', launcher), '--version'], { reject: false });
+    expect(run.exitCode).toBe(70);
+    expect(run.stderr).toMatch(/internal error \(RangeError\)/);
+    expect(run.stderr).not.toContain('hunter2');
+    expect(run.stderr).not.toContain('npm run build');
+  });
+});
