@@ -9,7 +9,7 @@ import { conditionOf, type Pod } from '../kube.js';
 import type { FatalPolicy, Finding } from '../model/findings.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Cause, Expectation, FirstSeen, Moment, Progress, RolloutVerdict, Verdict } from '../model/verdict.js';
-import { changeSinceApply } from '../objects/compare.js';
+import { changeSinceApply } from '../objects/owners.js';
 import type { KubeObject } from '../objects/model.js';
 
 /** One look, as a kind sees it: its object (if it still exists) and what else was read in its namespace. */
@@ -58,7 +58,7 @@ export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, availab
 export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, expected: Expectation, firstSeen: FirstSeen, moment: Moment): RolloutVerdict {
   const { object, snapshot } = observation;
   // Someone else's change wins: kguard never overwrites it.
-  const change = changeSinceApply(expected.applied, object);
+  const change = changeSinceApply(expected.applied, object, expected.ours);
   if (change || !object) {
     const progress = change?.state === 'conflict' && object ? rules.progress(object as unknown as T, snapshot) : NO_PROGRESS;
     return { state: change?.state ?? 'gone', progress, findings: [], detail: change?.detail ?? 'it was deleted' };

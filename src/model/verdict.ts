@@ -1,5 +1,5 @@
 // Where one object's rollout stands: the one verdict union every stage shares. Types only.
-import type { KubeObject } from '../objects/model.js';
+import type { FieldPath, KubeObject } from '../objects/model.js';
 import type { Finding, ReasonRule } from './findings.js';
 
 export interface Progress {
@@ -45,8 +45,14 @@ export type RolloutVerdict = Exclude<Verdict, { state: 'applied' }>;
 
 /** What kguard expects the object to look like: as it was right after the apply (or the restore). */
 export interface Expectation {
-  /** Any change to it but by its controllers is someone else's. */
+  /** The object as kguard left it. */
   applied: KubeObject;
+  /**
+   * The fields this apply decided (objects/owners.ts fieldsOfApply): another writer's change to
+   * one of them is someone else's change that wins; to any other field it is a crowded
+   * cluster's normal life (an HPA's replicas, a binder's volumeName). Absent: every field counts.
+   */
+  ours?: readonly FieldPath[];
 }
 
 export interface Moment {

@@ -80,23 +80,6 @@ export function changeOf(before: KubeObject | undefined, after: KubeObject | und
   return paths.length > 0 ? { change: 'configured', before, after, paths } : { change: 'unchanged', before, after };
 }
 
-/**
- * Someone else's change since kguard's apply: the object is gone, was replaced, or its content
- * moved. Status and server metadata are not a change (controllers write them all the time).
- */
-export function changeSinceApply(
-  applied: KubeObject,
-  live: KubeObject | undefined,
-): { state: 'gone' | 'conflict'; detail: string; paths: string[] } | undefined {
-  if (!live) return { state: 'gone', detail: 'it was deleted by someone else', paths: [] };
-  if (live.metadata.uid !== applied.metadata.uid) {
-    return { state: 'gone', detail: 'it was deleted and created again by someone else', paths: [] };
-  }
-  const paths = changedPaths(contentOf(applied), contentOf(live));
-  if (paths.length === 0) return undefined;
-  return { state: 'conflict', detail: `someone else changed ${summarizePaths(paths)} after kguard applied it`, paths };
-}
-
 /** Dotted paths (lists by index) whose values differ between two JSON values, at most `limit`. */
 export function changedPaths(a: unknown, b: unknown, prefix = '', limit = 20): string[] {
   const out: string[] = [];

@@ -9,6 +9,9 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
+/** A field, as keys and list indexes from the object's root. */
+export type FieldPath = ReadonlyArray<string | number>;
+
 /** Who an object is: group/version/kind, namespace ('' for cluster-scoped objects) and name. */
 export interface ObjectRef {
   apiVersion: string;

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import type { ApiResource, Kubectl } from '../kubectl/types.js';
-import { canonicalJson, changeSinceApply, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
+import { canonicalJson, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
+import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
 import { rowFor } from '../kinds/table.js';
@@ -83,7 +84,8 @@ async function restoreOne(
   if (step.action === 'delete') {
     const live = await read();
     if (!live) return { status: 'deleted', differences: [] };
-    const change = changeSinceApply(step.applied, live);
+    // Others' writes to fields its manifest left alone (a finalizer, a binding) do not stop the delete.
+    const change = changeSinceApply(step.applied, live, fieldsOfApply(undefined, step.applied));
     if (change) return keepBecause(step, change.state, change.detail, deps);
     const deleted = await deps.kubectl.deleteExact(await apiPath(step.ref, apiResources), { uid: live.metadata.uid ?? '' }, options.deadlineMs);
     if (!deleted.ok && deleted.notFound) return { status: 'deleted', differences: [] };
@@ -95,11 +97,13 @@ async function restoreOne(
   // put-back: a conditional PUT of the pre-apply copy; a 409 means it moved between the check
   // and the write, so look again.
   const path = await apiPath(step.ref, apiResources);
+  const ours = fieldsOfApply(step.before, step.applied);
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const live = await read();
-    const change = changeSinceApply(step.applied, live);
+    const change = changeSinceApply(step.applied, live, ours);
     if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps);
-    const first = await deps.kubectl.replace(conditional(step.before, live), path, options.deadlineMs);
+    // This apply's changes are reverted; others' writes to other fields since (an HPA's replicas) stay.
+    const first = await deps.kubectl.replace(conditional(keepingOthers(step.before, step.applied, live, ours), live), path, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`, deps);
     const owned = await restoreOwners(step, first.object, path, options, deps, read);

@@ -7,6 +7,7 @@ import { rowFor } from '../kinds/table.js';
 import type { Diagnosis } from '../model/findings.js';
 import type { Verdict } from '../model/verdict.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { fieldsOfApply } from '../objects/owners.js';
 import { trackRollouts, type TrackDeps, type TrackTarget } from './tracker.js';
 import type { TrackOptions } from '../model/options.js';
 import { labelSelectorString, type LabelSelector } from './watch-scope.js';
@@ -46,7 +47,7 @@ export async function trackWorkloads(
     }
     watched.push({
       workload: target.ref,
-      expected: { applied: target.applied },
+      expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
       row,
       overrides,
       selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),

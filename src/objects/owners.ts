@@ -1,0 +1,179 @@
+// Whose field is it. A real cluster is crowded: an HPA writes a Deployment's replicas through
+// /scale, the PV binder a claim's volumeName and its pv.kubernetes.io annotations, controllers
+// add finalizers, cert-manager's cainjector writes caBundle, the scheduler binds a bare Pod.
+// Such writes to fields this apply did not change are normal and are kept, by the verdict and by
+// the restore alike; only a change to a field this apply changed is someone else's change that
+// wins (it is never overwritten). Pure.
+import { contentOf, summarizePaths } from './compare.js';
+import type { FieldPath, KubeObject } from './model.js';
+
+export type { FieldPath };
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+/** A cap on the paths one comparison lists: past it, the rest of a difference is its parent. */
+const MAX_PATHS = 500;
+
+/** Where two JSON values differ: leaves where both are objects (lists of equal length by index). */
+export function differingPaths(a: unknown, b: unknown): FieldPath[] {
+  const out: FieldPath[] = [];
+  walk(a, b, [], out);
+  return out;
+}
+
+function walk(a: unknown, b: unknown, path: Array<string | number>, out: FieldPath[]): void {
+  if (same(a, b)) return;
+  const objects = isContainer(a) && isContainer(b) && Array.isArray(a) === Array.isArray(b);
+  if (!objects || out.length >= MAX_PATHS || (Array.isArray(a) && Array.isArray(b) && a.length !== b.length)) {
+    out.push(path);
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    a.forEach((item, index) => walk(item, b[index], [...path, index], out));
+    return;
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  for (const key of [...new Set([...Object.keys(left), ...Object.keys(right)])].sort()) walk(left[key], right[key], [...path, key], out);
+}
+
+/**
+ * The fields this apply decided: for an object it changed, those that differ between the
+ * pre-apply copy and the applied one; for an object it created, those its manifest sets (the
+ * last-applied configuration of a client-side apply, the Apply managers' fields of a server-side
+ * one); the whole object when neither can be told.
+ */
+export function fieldsOfApply(before: KubeObject | undefined, applied: KubeObject): FieldPath[] {
+  if (before) return differingPaths(contentOf(before), contentOf(applied));
+  const lastApplied = applied.metadata.annotations?.[LAST_APPLIED];
+  if (lastApplied) {
+    try {
+      return leafPaths(contentOf(JSON.parse(lastApplied) as KubeObject));
+    } catch {
+      return [[]];
+    }
+  }
+  const applyFields = ((applied.metadata.managedFields ?? []) as Array<{ operation?: string; subresource?: string; fieldsV1?: unknown }>)
+    .filter((entry) => entry.operation === 'Apply' && entry.subresource === undefined)
+    .flatMap((entry) => ownedPaths(entry.fieldsV1, []));
+  return applyFields.length > 0 ? applyFields : [[]];
+}
+
+/** Every leaf of a manifest; a list is one leaf (its items have no identity here). */
+function leafPaths(value: unknown, path: Array<string | number> = []): FieldPath[] {
+  if (!isContainer(value) || Array.isArray(value)) return [path];
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0) return [path];
+  return entries.flatMap(([key, item]) => leafPaths(item, [...path, key]));
+}
+
+/**
+ * A server-side apply manager's fieldsV1 as paths: `f:name` fields are followed; at a list item
+ * (`k:{…}`, `v:…`, `i:N`) the list itself counts as owned, which errs towards a conflict.
+ */
+function ownedPaths(fields: unknown, path: string[]): FieldPath[] {
+  if (!isContainer(fields) || Array.isArray(fields)) return [path];
+  const keys = Object.keys(fields as Record<string, unknown>).filter((key) => key !== '.');
+  if (keys.length === 0) return [path];
+  if (keys.some((key) => !key.startsWith('f:'))) return [path];
+  return keys.flatMap((key) => ownedPaths((fields as Record<string, unknown>)[key], [...path, key.slice(2)]));
+}
+
+/** Whether two fields are the same, or one holds the other. */
+export function overlaps(a: FieldPath, b: FieldPath): boolean {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index += 1) if (a[index] !== b[index]) return false;
+  return true;
+}
+
+/** Others' changes since the apply: all of them, and those that touch a field this apply changed. */
+export function othersChanges(applied: KubeObject, live: KubeObject, ours: readonly FieldPath[] | undefined): { theirs: FieldPath[]; clashing: FieldPath[] } {
+  const theirs = differingPaths(contentOf(applied), contentOf(live));
+  // Without knowing the apply's own fields, every change is someone else's change that wins.
+  const clashing = ours === undefined ? theirs : theirs.filter((field) => ours.some((own) => overlaps(own, field)));
+  return { theirs, clashing };
+}
+
+/**
+ * Someone else's change since kguard's apply: the object is gone or was replaced, or someone
+ * else changed a field this apply changed (`ours`; without it, any field). Status and server
+ * metadata are not a change (controllers write them all the time), nor are others' writes to
+ * fields this apply left alone.
+ */
+export function changeSinceApply(
+  applied: KubeObject,
+  live: KubeObject | undefined,
+  ours?: readonly FieldPath[],
+): { state: 'gone' | 'conflict'; detail: string; paths: string[] } | undefined {
+  if (!live) return { state: 'gone', detail: 'it was deleted by someone else', paths: [] };
+  if (live.metadata.uid !== applied.metadata.uid) {
+    return { state: 'gone', detail: 'it was deleted and created again by someone else', paths: [] };
+  }
+  const { clashing } = othersChanges(applied, live, ours);
+  if (clashing.length === 0) return undefined;
+  const paths = clashing.map(fieldName);
+  return { state: 'conflict', detail: `someone else changed ${summarizePaths(paths)} after kguard applied it`, paths };
+}
+
+/**
+ * The pre-apply copy with others' later writes to other fields kept: what a restore writes, so it
+ * reverts this apply and nothing else (an HPA's replicas and a binder's volumeName stay).
+ */
+export function keepingOthers(before: KubeObject, applied: KubeObject, live: KubeObject, ours: readonly FieldPath[]): KubeObject {
+  const { theirs } = othersChanges(applied, live, ours);
+  const target = structuredClone(before) as unknown as Record<string, unknown>;
+  for (const field of theirs) {
+    if (field.length === 0 || field[0] === 'status') continue;
+    setAt(target, field, getAt(live, field));
+  }
+  return target as unknown as KubeObject;
+}
+
+/** A field in a person's words: spec.template.spec.containers[0].image, metadata.annotations["a.b/c"]. */
+export function fieldName(field: FieldPath): string {
+  if (field.length === 0) return '(whole object)';
+  return field
+    .map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : /^[A-Za-z_][\w-]*$/.test(segment) ? `${index === 0 ? '' : '.'}${segment}` : `[${JSON.stringify(segment)}]`))
+    .join('');
+}
+
+function getAt(root: unknown, field: FieldPath): unknown {
+  let current = root;
+  for (const segment of field) {
+    if (!isContainer(current)) return undefined;
+    current = (current as Record<string | number, unknown>)[segment];
+  }
+  return current;
+}
+
+function setAt(root: Record<string, unknown>, field: FieldPath, value: unknown): void {
+  let current: Record<string | number, unknown> = root;
+  for (const [index, segment] of field.slice(0, -1).entries()) {
+    const next = current[segment];
+    if (!isContainer(next)) {
+      if (value === undefined) return;
+      current[segment] = typeof field[index + 1] === 'number' ? [] : {};
+    }
+    current = current[segment] as Record<string | number, unknown>;
+  }
+  const last = field[field.length - 1]!;
+  if (value === undefined) {
+    if (Array.isArray(current) && typeof last === 'number') current.splice(last, 1);
+    else delete current[last];
+  } else current[last] = structuredClone(value);
+}
+
+function isContainer(value: unknown): value is object {
+  return value !== null && typeof value === 'object';
+}
+
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!isContainer(a) || !isContainer(b)) return false;
+  return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+}
+
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (!isContainer(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]));
+}
