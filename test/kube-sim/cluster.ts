@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createSimClock, type SimClock } from './clock.js';
 import { startControllers } from './controllers/index.js';
 import { kubeconfigFor } from './kubeconfig.js';
-import { loadScenario, type Scenario, type ScenarioInput } from './scenario.js';
+import { loadScenario, type Scenario, type ScenarioFileInput } from './scenario.js';
 import { applyDefaults } from './server/defaults.js';
 import { startApiServer, type RequestRecord } from './server/apiServer.js';
 import { serveCustomResourceDefinitions } from './server/crds.js';
@@ -23,7 +23,7 @@ export interface ClusterOptions {
   /** Simulated time runs this many times faster than wall time. */
   timeScale?: number;
   /** A scenario file (JSON or YAML) or an object; defaults fill the rest. */
-  scenario?: Partial<Scenario> | ScenarioInput | string;
+  scenario?: Partial<Scenario> | ScenarioFileInput | string;
   /** false: API server only, nothing reacts to objects (for tests of the API itself). Default true. */
   controllers?: boolean;
 }

@@ -9,6 +9,7 @@ import { CustomResourceReconciler } from './custom-resources.js';
 import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment/controller.js';
 import { EventRecorder } from './events.js';
+import { FinalizerControllers } from './finalizers.js';
 import { JobController } from './job.js';
 import { Kubelets } from './kubelet/kubelet.js';
 import { registerNodes } from './nodes.js';
@@ -37,6 +38,8 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new CustomResourceReconciler(store, clock, resolved.timing.controllerStepMs),
     new Scheduler(store, clock, recorder, resolved),
     new Kubelets(store, clock, recorder, resolved),
+    // The crowd of a real cluster (scenario-crowd.ts): each does nothing unless asked.
+    new FinalizerControllers(store, clock, resolved.crowd.finalizers),
   ];
   for (const part of parts) part.start();
   return {
