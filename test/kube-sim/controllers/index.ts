@@ -16,6 +16,7 @@ import { registerNodes } from './nodes.js';
 import { ReplicaSetController } from './replicaset.js';
 import { Scheduler } from './scheduler.js';
 import { StatefulSetController } from './statefulset/controller.js';
+import { TtlAfterFinishedController } from './ttl-after-finished.js';
 
 export interface Controllers {
   stop(): void;
@@ -40,6 +41,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new Kubelets(store, clock, recorder, resolved),
     // The crowd of a real cluster (scenario-crowd.ts): each does nothing unless asked.
     new FinalizerControllers(store, clock, resolved.crowd.finalizers),
+    new TtlAfterFinishedController(store, clock, resolved.timing.controllerStepMs),
   ];
   for (const part of parts) part.start();
   return {

@@ -18,7 +18,7 @@ import {
   legacyResourceList,
   negotiateAggregatedDiscovery,
 } from './discovery.js';
-import { FaultInjector, type Faults } from './faults.js';
+import { FaultInjector, requestDeadlineExceeded, type Faults } from './faults.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { isWatchRequest, serveResource } from './resources.js';
 import { sendError, sendJson, sendText } from './responses.js';
@@ -124,9 +124,35 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
     const failure = faults.failureFor(facts);
     if (failure) return sendError(res, failure);
 
+    if (route && faults.timesOutAfterCommit(facts)) return serveThenTimeOut(req, res, () => serveResource(context, route, query, req, res));
     if (route) return serveResource(context, route, query, req, res);
     if (req.method !== 'GET') throw notFoundPath();
     return serveNonResource(pathname, req, res);
+  }
+
+  /**
+   * The write runs to the end (stored, watch events sent) but its answer is dropped: the client
+   * gets the 504 a timed-out request gets, unless the write itself failed.
+   */
+  async function serveThenTimeOut(req: IncomingMessage, res: ServerResponse, serve: () => Promise<void>): Promise<void> {
+    const writeHead = res.writeHead.bind(res);
+    const end = res.end.bind(res);
+    let head: Parameters<typeof res.writeHead> | undefined;
+    let body: Parameters<typeof res.end> | undefined;
+    res.writeHead = ((...args: Parameters<typeof res.writeHead>) => ((head = args), res)) as typeof res.writeHead;
+    res.end = ((...args: Parameters<typeof res.end>) => ((body = args), res)) as typeof res.end;
+    try {
+      await serve();
+    } finally {
+      res.writeHead = writeHead;
+      res.end = end;
+    }
+    if (head && head[0] >= 400) {
+      writeHead(...head);
+      end(...(body ?? []));
+      return;
+    }
+    sendError(res, requestDeadlineExceeded());
   }
 
   function serveNonResource(pathname: string, req: IncomingMessage, res: ServerResponse): void {

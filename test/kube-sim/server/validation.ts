@@ -8,6 +8,7 @@ import { resourceTypeForKind } from '../kinds.js';
 import { jsonEqual } from '../json.js';
 import { matchesLabelSelector, type LabelSelectorObject } from '../selectors.js';
 import type { KubeObject } from '../types.js';
+import { validateImmutability } from './immutability.js';
 import { validateJob } from './jobs.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -18,7 +19,7 @@ const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Throws 422 Invalid listing every problem. `previous` is the stored object on updates. */
 export function validate(obj: KubeObject, previous?: KubeObject): void {
-  const causes: StatusCause[] = [...validateName(obj), ...(previous ? validateNoNewFinalizers(obj, previous) : [])];
+  const causes: StatusCause[] = [...validateName(obj), ...(previous ? [...validateNoNewFinalizers(obj, previous), ...validateImmutability(obj, previous)] : [])];
   const spec = (obj.spec ?? {}) as Json;
   switch (obj.kind) {
     case 'Deployment':

@@ -74,6 +74,7 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
  */
 function prepareForCreate(obj: KubeObject): string {
   const uid = randomUUID();
+  obj.metadata.uid = uid;
   if (obj.kind === 'Job') prepareJobForCreate(obj, uid);
   if (obj.kind === 'DaemonSet') setTemplateGeneration(obj, 1);
   return uid;
