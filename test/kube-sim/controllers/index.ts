@@ -10,6 +10,7 @@ import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment/controller.js';
 import { EventRecorder } from './events.js';
 import { FinalizerControllers } from './finalizers.js';
+import { HorizontalPodAutoscalerController } from './hpa.js';
 import { JobController } from './job.js';
 import { Kubelets } from './kubelet/kubelet.js';
 import { registerNodes } from './nodes.js';
@@ -42,6 +43,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     // The crowd of a real cluster (scenario-crowd.ts): each does nothing unless asked.
     new FinalizerControllers(store, clock, resolved.crowd.finalizers),
     new TtlAfterFinishedController(store, clock, resolved.timing.controllerStepMs),
+    new HorizontalPodAutoscalerController(store, clock, recorder, resolved),
   ];
   for (const part of parts) part.start();
   return {
