@@ -5,6 +5,7 @@
 import type { SimClock } from '../clock.js';
 import { resolveScenario, type Scenario } from '../scenario.js';
 import type { Store } from '../store.js';
+import { CaInjector } from './cainjector.js';
 import { CustomResourceReconciler } from './custom-resources.js';
 import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment/controller.js';
@@ -44,6 +45,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new FinalizerControllers(store, clock, resolved.crowd.finalizers),
     new TtlAfterFinishedController(store, clock, resolved.timing.controllerStepMs),
     new HorizontalPodAutoscalerController(store, clock, recorder, resolved),
+    new CaInjector(store, clock, resolved.crowd.caInjector),
   ];
   for (const part of parts) part.start();
   return {
