@@ -9,13 +9,19 @@ import { resourceTypeForKind } from '../kinds.js';
 import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { writeScale } from '../server/subresources.js';
-import { replaceObject, type WriteRequest } from '../server/writes.js';
+import { createObject, replaceObject, type WriteRequest } from '../server/writes.js';
 
 export class ApiWriter {
   constructor(
     private readonly store: Store,
     private readonly clock: SimClock,
   ) {}
+
+  /** POST of a new object. */
+  create(manager: string, obj: KubeObject): KubeObject {
+    const { name: _name, ...route } = this.routeOf(obj);
+    return createObject(this.store, route, obj, this.request(manager)).body as KubeObject;
+  }
 
   /** PUT of the whole object (its resourceVersion, if set, is the precondition: 409 when stale). */
   update(manager: string, obj: KubeObject): KubeObject {

@@ -19,6 +19,7 @@ import { ReplicaSetController } from './replicaset.js';
 import { Scheduler } from './scheduler.js';
 import { StatefulSetController } from './statefulset/controller.js';
 import { TtlAfterFinishedController } from './ttl-after-finished.js';
+import { VolumeBinder } from './volume-binder.js';
 
 export interface Controllers {
   stop(): void;
@@ -46,6 +47,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new TtlAfterFinishedController(store, clock, resolved.timing.controllerStepMs),
     new HorizontalPodAutoscalerController(store, clock, recorder, resolved),
     new CaInjector(store, clock, resolved.crowd.caInjector),
+    new VolumeBinder(store, clock, recorder, resolved),
   ];
   for (const part of parts) part.start();
   return {

@@ -28,7 +28,8 @@ export function validateImmutability(obj: KubeObject, previous: KubeObject): Sta
  * A claim's spec is immutable except resources.requests (and volumeAttributesClassName) of a bound
  * claim. With RecoverVolumeExpansionFailure (beta, on by default since 1.32) a request may go down
  * to recover from a failed expansion, but never to status.capacity or below; before 1.32 any
- * decrease was "field can not be less than previous value".
+ * decrease was "field can not be less than previous value". An empty volumeName may be set once
+ * (the PV controller binds that way).
  */
 function validateClaimUpdate(obj: KubeObject, previous: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -36,6 +37,8 @@ function validateClaimUpdate(obj: KubeObject, previous: KubeObject): StatusCause
   const storage = (claim: KubeObject): string | undefined => claim.spec?.resources?.requests?.storage;
   const comparable = (claim: KubeObject): unknown => {
     const spec = structuredClone(claim.spec ?? {});
+    // The PV controller sets volumeName once: an empty volumeName may become anything.
+    if (!previous.spec?.volumeName) delete spec.volumeName;
     if (bound && spec.resources?.requests) spec.resources.requests.storage = storage(previous);
     delete spec.volumeAttributesClassName;
     return spec;
