@@ -36,7 +36,7 @@ describe('finalizers added and removed by a controller', () => {
   it('the LB controller guards LoadBalancer Services; kubectl delete waits until it lets go', async () => {
     cluster = await startCluster({
       timeScale: 20,
-      scenario: { finalizers: [{ kind: 'Service', finalizer: LB_FINALIZER, match: { 'spec.type': 'LoadBalancer' }, manager: 'cloud-controller-manager', removeAfterMs: 3000 }] },
+      scenario: { finalizers: [{ kind: 'Service', finalizer: LB_FINALIZER, match: { 'spec.type': 'LoadBalancer' }, manager: 'cloud-controller-manager', removeAfterMs: 40_000 }] },
     });
     await kubectl(cluster, ['apply', '-f', '-'], serviceYaml('web', 'LoadBalancer') + '---\n' + serviceYaml('internal', 'ClusterIP'));
     await waitFor('the finalizer on service/web', () => service('web')?.metadata.finalizers?.includes(LB_FINALIZER));
@@ -52,7 +52,8 @@ describe('finalizers added and removed by a controller', () => {
     expect(terminating.metadata.deletionGracePeriodSeconds).toBe(0);
     expect(terminating.metadata.finalizers).toEqual([LB_FINALIZER]);
 
-    // A second delete (with the default --wait) returns once the controller has removed its finalizer.
+    // A second delete (with the default --wait) returns once the controller has removed its finalizer
+    // (40 simulated seconds after the deletion started: long enough to see it Terminating above).
     const waited = await kubectl(cluster, ['delete', 'service', 'web', '--timeout=20s']);
     expect(waited.exitCode, waited.stderr).toBe(0);
     expect(service('web')).toBeUndefined();
