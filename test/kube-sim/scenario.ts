@@ -247,6 +247,9 @@ function checkRegistryEntry(image: string, entry: RegistryEntry): void {
     return;
   }
   if (typeof entry !== 'object' || entry === null) throw new Error(`scenario.registry[${JSON.stringify(image)}]: expected a string or an object`);
+  if (entry.tokenServer !== undefined && !['dns', 'tls-timeout', '503', '429'].includes(entry.tokenServer)) {
+    throw new Error(`scenario.registry[${JSON.stringify(image)}].tokenServer: unknown value ${JSON.stringify(entry.tokenServer)}`);
+  }
   if (entry.state !== undefined && !IMAGE_STATES.includes(entry.state)) {
     throw new Error(`scenario.registry[${JSON.stringify(image)}].state: unknown value ${JSON.stringify(entry.state)}`);
   }
