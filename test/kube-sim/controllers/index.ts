@@ -14,6 +14,7 @@ import { FinalizerControllers } from './finalizers.js';
 import { HorizontalPodAutoscalerController } from './hpa.js';
 import { JobController } from './job.js';
 import { Kubelets } from './kubelet/kubelet.js';
+import { NodeAutoscaler } from './node-autoscaler.js';
 import { registerNodes } from './nodes.js';
 import { ReplicaSetController } from './replicaset.js';
 import { Scheduler } from './scheduler.js';
@@ -48,6 +49,7 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new HorizontalPodAutoscalerController(store, clock, recorder, resolved),
     new CaInjector(store, clock, resolved.crowd.caInjector),
     new VolumeBinder(store, clock, recorder, resolved),
+    new NodeAutoscaler(store, clock, recorder, resolved, resolved.crowd.nodeAutoscaler),
   ];
   for (const part of parts) part.start();
   return {
