@@ -34,12 +34,10 @@ export interface CaInjectorKnobs {
   delayMs: number;
 }
 
-/** An APIService served by an aggregated API server, e.g. v1beta1.metrics.k8s.io. */
+/** An APIService registered for an aggregated API server whose backend does not answer, e.g. v1beta1.metrics.k8s.io. */
 export interface AggregatedApiService {
   /** `<version>.<group>`. */
   name: string;
-  /** false: registered but its backend does not answer (Available False). */
-  available: boolean;
   /** The Service behind it, for the Available condition's message (default `<group's first label>-apiserver` in kube-system). */
   service?: { namespace: string; name: string };
 }
@@ -63,6 +61,7 @@ export interface CrowdKnobs {
   autoscaling: AutoscalingKnobs;
   /** cainjector: writes caBundle on objects annotated cert-manager.io/inject-ca-from. Off when undefined. */
   caInjector?: CaInjectorKnobs;
+  /** Registered and unavailable: discovery lists them Stale (aggregated) or answers 503 for them (legacy). */
   apiServices: AggregatedApiService[];
   /** false: /api and /apis answer only the legacy documents, as a server before 1.27 (or a proxy) does. */
   aggregatedDiscovery: boolean;
@@ -94,7 +93,7 @@ export function resolveCrowd(input: CrowdInput): CrowdKnobs {
     finalizers: [...(input.finalizers ?? [])],
     autoscaling: { desiredReplicas: { ...(input.autoscaling?.desiredReplicas ?? {}) }, syncPeriodMs: input.autoscaling?.syncPeriodMs ?? 15_000 },
     caInjector: injector ? { caBundle: TEST_CA_BUNDLE, delayMs: 500, ...(injector === true ? {} : injector) } : undefined,
-    apiServices: (input.apiServices ?? []).map((entry) => (typeof entry === 'string' ? { name: entry, available: false } : { ...entry })),
+    apiServices: (input.apiServices ?? []).map((entry) => (typeof entry === 'string' ? { name: entry } : { ...entry })),
     aggregatedDiscovery: input.aggregatedDiscovery ?? true,
     nodeAutoscaler: autoscaler
       ? {
