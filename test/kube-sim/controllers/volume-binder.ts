@@ -1,5 +1,7 @@
 // Dynamic provisioning and binding of claims whose StorageClass exists, as three real actors do
-// it together (so nothing happens until a test creates a StorageClass):
+// it together (so nothing happens until a test creates a StorageClass; a claim naming a class that
+// does not exist only gets the PV controller's Warning ProvisioningFailed
+// `storageclass.storage.k8s.io "x" not found`):
 // - the PV controller (pkg/controller/volume/persistentvolume/pv_controller.go, as
 //   kube-controller-manager / persistentvolume-controller): syncUnboundClaim waits for a pod
 //   (WaitForFirstConsumer) or sets the provisioner annotations (setClaimProvisioner) and says
@@ -71,8 +73,10 @@ export class VolumeBinder {
   private sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const claim = this.store.get('PersistentVolumeClaim', namespace, name);
-    const storageClass = claim?.spec?.storageClassName ? this.store.get('StorageClass', '', claim.spec.storageClassName) : undefined;
-    if (!claim || !storageClass) return;
+    const className: string | undefined = claim?.spec?.storageClassName;
+    const storageClass = className ? this.store.get('StorageClass', '', className) : undefined;
+    if (!claim || !className) return;
+    if (!storageClass) return this.classMissing(claim, className);
     if (claim.metadata.deletionTimestamp) return this.releaseIfUnused(claim);
     if (!(claim.metadata.finalizers ?? []).includes(PVC_PROTECTION)) {
       this.writer.update(CONTROLLER_MANAGER, { ...claim, metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), PVC_PROTECTION] } });
@@ -83,6 +87,15 @@ export class VolumeBinder {
     if (volume) return this.bind(claim, volume);
     if (storageClass['volumeBindingMode'] === 'WaitForFirstConsumer' && !claim.metadata.annotations?.[SELECTED_NODE]) return this.waitForConsumer(claim);
     this.requestProvisioning(claim, storageClass);
+  }
+
+  /**
+   * provisionClaim → findProvisionablePlugin: the class lister's NotFound, as a Warning on a claim
+   * still waiting (a StatefulSet's claims, Bound at once here, are left alone).
+   */
+  private classMissing(claim: KubeObject, className: string): void {
+    if (claim.status?.phase === 'Bound' || claim.spec.volumeName || claim.metadata.deletionTimestamp) return;
+    this.recorder.record(claim, PV_CONTROLLER, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
   }
 
   private waitForConsumer(claim: KubeObject): void {

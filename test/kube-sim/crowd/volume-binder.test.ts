@@ -87,13 +87,25 @@ describe('PV binder', () => {
     expect(managers).toEqual(expect.arrayContaining(['kubectl-client-side-apply', 'kube-controller-manager', 'kube-controller-manager/status']));
     // No class, no binder: the claim stays as applied.
     expect(claim('plain')?.metadata.finalizers).toBeUndefined();
-    expect(claim('plain')?.status?.phase).not.toBe('Bound');
+    expect(claim('plain')?.status?.phase).toBe('Pending');
+    expect(eventsOf('plain')).toEqual([]);
 
     // Deleting it: the protection finalizer goes (no pod uses it), then the claim and its Delete volume.
     const deleted = await kubectl(cluster, ['delete', 'pvc', 'data', '--timeout=20s']);
     expect(deleted.exitCode, deleted.stderr).toBe(0);
     expect(claim('data')).toBeUndefined();
     expect(cluster.store.get('PersistentVolume', '', volumeName)).toBeUndefined();
+  });
+
+  it('warns ProvisioningFailed when the class does not exist, and provisions once it is created', async () => {
+    cluster = await startCluster({ timeScale: 20 });
+    await kubectl(cluster, ['apply', '-f', '-'], claimYaml('data', 'fast'));
+    await waitFor('ProvisioningFailed', () => eventsOf('data').length > 0);
+    expect(eventsOf('data')).toEqual(['ProvisioningFailed: storageclass.storage.k8s.io "fast" not found']);
+    const described = await kubectl(cluster, ['get', 'events', '--field-selector', 'involvedObject.name=data', '-o', 'jsonpath={.items[0].type} {.items[0].source.component}']);
+    expect(described.stdout).toBe('Warning persistentvolume-controller');
+    await kubectl(cluster, ['apply', '-f', '-'], classYaml('fast', 'ebs.csi.aws.com', 'Immediate'));
+    await waitFor('the claim Bound', () => claim('data')?.status?.phase === 'Bound');
   });
 
   it('waits for the first consumer, then provisions on its node', async () => {
