@@ -66,6 +66,10 @@ describe('HPA controller', () => {
       ['SuccessfulRescale', 'New size: 5; reason: cpu resource utilization (percentage of request) above target', 'horizontal-pod-autoscaler'],
     ]);
 
+    const table = await kubectl(cluster, ['get', 'hpa', 'web']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE$/);
+    expect(table.stdout.split('\n')[1]).toMatch(/^web\s+Deployment\/web\s+cpu: <unknown>\/70%\s+2\s+6\s+[25]\s+\d+s$/);
+
     // The next sync finds the count where it wants it.
     await waitFor('ReadyForNewScale', () => conditions('web')['AbleToScale']?.includes('ReadyForNewScale'));
     expect(hpa('web').status).toMatchObject({ currentReplicas: 5, desiredReplicas: 5 });

@@ -83,6 +83,9 @@ describe('PV binder', () => {
       'Provisioning: External provisioner is provisioning volume for claim "default/data"',
       `ProvisioningSucceeded: Successfully provisioned volume ${volumeName}`,
     ]);
+    const table = await kubectl(cluster, ['get', 'pvc', 'data']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE$/);
+    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^data\\s+Bound\\s+${volumeName}\\s+5Gi\\s+RWO\\s+fast\\s+<unset>\\s+\\d+s$`));
     const managers = (bound.metadata['managedFields'] as { manager: string; subresource?: string }[]).map((entry) => `${entry.manager}${entry.subresource ? `/${entry.subresource}` : ''}`);
     expect(managers).toEqual(expect.arrayContaining(['kubectl-client-side-apply', 'kube-controller-manager', 'kube-controller-manager/status']));
     // No class, no binder: the claim stays as applied.
