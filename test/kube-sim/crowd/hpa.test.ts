@@ -93,6 +93,17 @@ describe('HPA controller', () => {
     expect(events.map((event) => event['message'])).toContain('New size: 3; reason: Current number of replicas below Spec.MinReplicas');
   });
 
+  it('owns spec.replicas after scaling, so a server-side apply of other replicas conflicts with it', async () => {
+    cluster = await startCluster({ timeScale: 20, scenario: { autoscaling: { desiredReplicas: { web: 4 } } } });
+    await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('web', 'nginx:1.25', { replicas: 2 }));
+    await kubectl(cluster, ['apply', '-f', '-'], hpaYaml('web', 1, 5));
+    await waitFor('the HPA to scale web to 4', () => replicas('web') === 4);
+    const conflicting = await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('web', 'nginx:1.26', { replicas: 2 }));
+    expect(conflicting.exitCode).toBe(1);
+    expect(conflicting.stderr).toContain('error: Apply failed with 1 conflict: conflict with "kube-controller-manager" with subresource "scale" using apps/v1: .spec.replicas');
+    expect(replicas('web')).toBe(4);
+  });
+
   it('reports a missing target: AbleToScale False FailedGetScale', async () => {
     cluster = await startCluster({ timeScale: 20 });
     await kubectl(cluster, ['apply', '-f', '-'], hpaYaml('ghost', 1, 3));

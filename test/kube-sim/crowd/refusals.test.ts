@@ -85,6 +85,14 @@ data:
     );
     expect(cluster.store.get('Job', 'default', 'migrate')).toBeUndefined();
 
+    // With manualSelector: true the copy is taken as it is (and would adopt the old uid's pods).
+    const manual = structuredClone(copy);
+    (manual.spec as Record<string, unknown>)['manualSelector'] = true;
+    const adopted = await kubectl(cluster, ['create', '-f', '-'], JSON.stringify(manual));
+    expect(adopted.exitCode, adopted.stderr).toBe(0);
+    expect(cluster.store.get('Job', 'default', 'migrate')?.spec.selector).toEqual({ matchLabels: { 'batch.kubernetes.io/controller-uid': oldUid } });
+    await kubectl(cluster, ['delete', 'job', 'migrate']);
+
     // Without the generated selector and labels, the same Job is created again.
     const spec = copy.spec;
     delete spec.selector;
