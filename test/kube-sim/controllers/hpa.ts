@@ -102,9 +102,9 @@ export class HorizontalPodAutoscalerController {
     } else {
       const proposal = this.metricProposal(hpa, current);
       conditions.push(this.condition('ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metric}`, hpa));
-      // A new HPA starts from the current count, so it does not scale down before the window has passed.
-      const known = this.recommendations.get(hpa.metadata.uid ?? '') ?? [{ at: now, replicas: current }];
-      const history = known.filter((entry) => now - entry.at < SCALE_DOWN_STABILIZATION_MS);
+      // stabilizeRecommendationWithBehaviors: the recommendations of the window, this one included
+      // (a new HPA has none yet, so its first recommendation applies at once).
+      const history = (this.recommendations.get(hpa.metadata.uid ?? '') ?? []).filter((entry) => now - entry.at < SCALE_DOWN_STABILIZATION_MS);
       history.push({ at: now, replicas: proposal });
       this.recommendations.set(hpa.metadata.uid ?? '', history);
       const limited = limitedBy(proposal, current, min, max, history);

@@ -104,6 +104,22 @@ describe('HPA controller', () => {
     expect(replicas('web')).toBe(4);
   });
 
+  it('scales down only after the 300 s stabilization window (the annotation knob)', async () => {
+    cluster = await startCluster({ timeScale: 100 });
+    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('web', 'nginx:1.25', { replicas: 2 }) + '---\n' + hpaYaml('web', 1, 6));
+    await kubectl(cluster, ['annotate', 'hpa', 'web', 'sim.kguard.dev/desired-replicas=5']);
+    await waitFor('web at 5', () => replicas('web') === 5);
+    await kubectl(cluster, ['annotate', '--overwrite', 'hpa', 'web', 'sim.kguard.dev/desired-replicas=2']);
+    const loweredAt = cluster.clock.now().getTime();
+    await waitFor('ScaleDownStabilized', () => conditions('web')['AbleToScale']?.includes('ScaleDownStabilized'));
+    expect(conditions('web')['AbleToScale']).toBe('True ScaleDownStabilized: recent recommendations were higher than current one, applying the highest recent recommendation');
+    expect(replicas('web')).toBe(5);
+    await waitFor('web down to 2', () => replicas('web') === 2, 20_000);
+    expect(cluster.clock.now().getTime() - loweredAt).toBeGreaterThanOrEqual(270_000);
+    const messages = cluster.store.list('Event', 'default').filter((event) => event['reason'] === 'SuccessfulRescale').map((event) => event['message']);
+    expect(messages).toContain('New size: 2; reason: All metrics below target');
+  });
+
   it('reports a missing target: AbleToScale False FailedGetScale', async () => {
     cluster = await startCluster({ timeScale: 20 });
     await kubectl(cluster, ['apply', '-f', '-'], hpaYaml('ghost', 1, 3));
