@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { createSimClock, type SimClock } from './clock.js';
 import { startControllers } from './controllers/index.js';
 import { kubeconfigFor } from './kubeconfig.js';
-import { loadScenario, type Scenario, type ScenarioInput } from './scenario.js';
+import { loadScenario, type Scenario, type ScenarioFileInput } from './scenario.js';
 import { applyDefaults } from './server/defaults.js';
 import { startApiServer, type RequestRecord } from './server/apiServer.js';
 import { serveCustomResourceDefinitions } from './server/crds.js';
+import { registerApiServices, unavailableGroupVersions } from './server/aggregation.js';
 import type { Faults } from './server/faults.js';
 import { Store } from './store.js';
 
@@ -23,7 +24,7 @@ export interface ClusterOptions {
   /** Simulated time runs this many times faster than wall time. */
   timeScale?: number;
   /** A scenario file (JSON or YAML) or an object; defaults fill the rest. */
-  scenario?: Partial<Scenario> | ScenarioInput | string;
+  scenario?: Partial<Scenario> | ScenarioFileInput | string;
   /** false: API server only, nothing reacts to objects (for tests of the API itself). Default true. */
   controllers?: boolean;
 }
@@ -53,13 +54,18 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const scenario = loadScenario(options.scenario ?? {});
   const clock = createSimClock(options.timeScale ?? 1);
   const store = new Store(clock);
-  const server = await startApiServer(store, clock, { port: options.port });
+  const server = await startApiServer(store, clock, {
+    port: options.port,
+    aggregatedDiscovery: scenario.crowd.aggregatedDiscovery,
+    unavailableApiServices: scenario.crowd.apiServices,
+  });
   const customResources = serveCustomResourceDefinitions(store, clock);
   for (const name of INITIAL_NAMESPACES) {
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
     applyDefaults(namespace);
     store.create(namespace);
   }
+  registerApiServices(store, unavailableGroupVersions(scenario.crowd.apiServices), clock.nowIso());
   const controllers = options.controllers === false ? undefined : startControllers(store, clock, scenario);
 
   // The kubectl dispatcher caches /version per host:port, and kubectl caches discovery: a

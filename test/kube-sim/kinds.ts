@@ -58,6 +58,12 @@ const types: ResourceType[] = [
   other('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', 'rolebinding', [], []),
   { ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', 'clusterrole', [], []), namespaced: false, subresources: [] },
   { ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', 'clusterrolebinding', [], []), namespaced: false, subresources: [] },
+  // Written by the crowd of a real cluster (scenario-crowd.ts): cainjector fills the caBundle of
+  // webhook configurations and APIServices; the PV binder provisions for a StorageClass.
+  clusterScoped(other('admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', 'validatingwebhookconfiguration', [], ['api-extensions']), []),
+  clusterScoped(other('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', 'mutatingwebhookconfiguration', [], ['api-extensions']), []),
+  clusterScoped(other('apiregistration.k8s.io', 'v1', 'APIService', 'apiservices', 'apiservice', [], ['api-extensions']), ['status']),
+  clusterScoped(other('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', 'storageclass', ['sc'], []), []),
   {
     ...other('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', 'customresourcedefinition', ['crd', 'crds'], []),
     namespaced: false,
@@ -87,6 +93,11 @@ function apps(kind: string, plural: string, singular: string, shortNames: string
 function other(group: string, version: string, kind: string, plural: string, singular: string, shortNames: string[], categories: string[]): ResourceType {
   const subresources = group === 'rbac.authorization.k8s.io' || kind === 'NetworkPolicy' ? [] : ['status'];
   return { kind, group, version, plural, singular, namespaced: true, shortNames, subresources, hasGeneration: group !== 'rbac.authorization.k8s.io', categories };
+}
+
+/** A cluster-scoped type without spec generation (webhook configurations, APIServices, StorageClasses). */
+function clusterScoped(type: ResourceType, subresources: string[]): ResourceType {
+  return { ...type, namespaced: false, subresources, hasGeneration: false };
 }
 
 const byKind = new Map(types.map((type) => [type.kind, type]));

@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { resolveCrowd, type CrowdInput, type CrowdKnobs } from './scenario-crowd.js';
 
 /**
  * How the simulated registry answers a pull of one image:
@@ -23,8 +24,18 @@ import { parse as parseYaml } from 'yaml';
  */
 export type ImageAvailability = 'present' | 'missing' | 'no-repository' | 'auth-required' | 'unreachable';
 
+/**
+ * How containerd's anonymous token request fails (remotes/docker/authorizer.go: `failed to
+ * authorize: failed to fetch anonymous token: <cause>`): the token host does not resolve, its TLS
+ * handshake times out, or it answers 503 / 429.
+ */
+export type TokenServerFailure = 'dns' | 'tls-timeout' | '503' | '429';
+
 export interface ImageBehaviour {
   state?: ImageAvailability;
+  /** The first `tokenFailures` pulls (default 1 when tokenServer is set) fail at the registry's token server. */
+  tokenServer?: TokenServerFailure;
+  tokenFailures?: number;
   rateLimitedPulls?: number;
   pullMs?: number;
   sizeBytes?: number;
@@ -90,6 +101,8 @@ export interface Timing {
   mountRetryMaxMs: number;
   /** How often the scheduler retries unschedulable pods when nothing frees resources (real: 5 min). */
   unschedulableRetryMs: number;
+  /** From a claim's creation to its dynamically provisioned volume (the external provisioner's work). */
+  volumeProvisionMs: number;
 }
 
 export interface Scenario {
@@ -111,6 +124,8 @@ export interface Scenario {
    */
   kubeletVersion: string;
   timing: Timing;
+  /** Other writers and refusals of a crowded cluster (scenario-crowd.ts); all off by default. */
+  crowd: CrowdKnobs;
 }
 
 export interface ScenarioInput {
@@ -122,7 +137,11 @@ export interface ScenarioInput {
   quotas?: QuotaSpec[];
   kubeletVersion?: string;
   timing?: Partial<Timing>;
+  /** The crowded-cluster knobs may also sit at the top level of the input (finalizers:, autoscaling:, …). */
+  crowd?: CrowdInput;
 }
+
+export type ScenarioFileInput = ScenarioInput & CrowdInput;
 
 export const DEFAULT_TIMING: Timing = {
   controllerStepMs: 200,
@@ -141,6 +160,7 @@ export const DEFAULT_TIMING: Timing = {
   mountRetryInitialMs: 500,
   mountRetryMaxMs: 122_000,
   unschedulableRetryMs: 300_000,
+  volumeProvisionMs: 1_000,
 };
 
 const IMAGE_STATES: readonly ImageAvailability[] = ['present', 'missing', 'no-repository', 'auth-required', 'unreachable'];
@@ -150,8 +170,8 @@ export function defaultScenario(): Scenario {
 }
 
 /** Fills every default. Throws a plain Error naming the field when the input is malformed. */
-export function resolveScenario(input: ScenarioInput | Partial<Scenario>): Scenario {
-  const source = input as ScenarioInput;
+export function resolveScenario(input: ScenarioInput | ScenarioFileInput | Partial<Scenario>): Scenario {
+  const source = input as ScenarioFileInput;
   for (const [image, entry] of Object.entries(source.registry ?? {})) checkRegistryEntry(image, entry);
   const defaultImage = source.defaultImage ?? 'present';
   if (!IMAGE_STATES.includes(defaultImage)) throw new Error(`scenario.defaultImage: unknown value ${JSON.stringify(defaultImage)}`);
@@ -167,11 +187,17 @@ export function resolveScenario(input: ScenarioInput | Partial<Scenario>): Scena
     quotas: [...(source.quotas ?? [])],
     kubeletVersion: checkVersion(source.kubeletVersion ?? '1.32'),
     timing: { ...DEFAULT_TIMING, ...(source.timing ?? {}) },
+    crowd: resolveCrowd({ ...pickCrowd(source), ...((source.crowd as CrowdInput | undefined) ?? {}) }),
   };
 }
 
+function pickCrowd(source: ScenarioFileInput): CrowdInput {
+  const { finalizers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler } = source;
+  return { finalizers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler };
+}
+
 /** Reads a scenario from a JSON or YAML file, or completes an object already in memory. */
-export function loadScenario(fileOrObject: string | ScenarioInput | Partial<Scenario>): Scenario {
+export function loadScenario(fileOrObject: string | ScenarioFileInput | Partial<Scenario>): Scenario {
   if (typeof fileOrObject !== 'string') return resolveScenario(fileOrObject);
   const text = readFileSync(fileOrObject, 'utf8');
   const parsed: unknown = fileOrObject.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
@@ -221,6 +247,9 @@ function checkRegistryEntry(image: string, entry: RegistryEntry): void {
     return;
   }
   if (typeof entry !== 'object' || entry === null) throw new Error(`scenario.registry[${JSON.stringify(image)}]: expected a string or an object`);
+  if (entry.tokenServer !== undefined && !['dns', 'tls-timeout', '503', '429'].includes(entry.tokenServer)) {
+    throw new Error(`scenario.registry[${JSON.stringify(image)}].tokenServer: unknown value ${JSON.stringify(entry.tokenServer)}`);
+  }
   if (entry.state !== undefined && !IMAGE_STATES.includes(entry.state)) {
     throw new Error(`scenario.registry[${JSON.stringify(image)}].state: unknown value ${JSON.stringify(entry.state)}`);
   }

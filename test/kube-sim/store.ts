@@ -92,6 +92,14 @@ export class Store {
     const next = jsonClone(input);
     next.metadata = { ...next.metadata, ...serverOwnedMetadata(stored) };
     this.setManagedFields(next, stored, options);
+    // registry/generic/registry/store.go Update (shouldDeleteDuringUpdate): the update that takes
+    // the last finalizer off an object being deleted deletes it instead of storing it.
+    if (stored.metadata.deletionTimestamp && !stored.metadata.deletionGracePeriodSeconds && hasFinalizers(stored) && !hasFinalizers(next)) {
+      const requestedVersion = next.metadata.resourceVersion;
+      if (requestedVersion && requestedVersion !== stored.metadata.resourceVersion) throw conflict(typeOf(stored.kind), stored.metadata.name);
+      if (options.dryRun) return next;
+      return this.removeNow(stored, options);
+    }
     return this.commitUpdate(stored, next, options);
   }
 
@@ -105,18 +113,20 @@ export class Store {
     return this.commitUpdate(stored, next, options);
   }
 
+  /**
+   * Deletes and cascades. An object with finalizers is not removed: as registry/generic/registry/
+   * store.go Delete (updateForGracefulDeletionAndFinalizers) does, it gets deletionTimestamp (now)
+   * and deletionGracePeriodSeconds 0 and stays until an update takes its last finalizer off.
+   * The returned copy tells which happened: it still has finalizers when the object stays.
+   */
   delete(kind: string, namespace: string, name: string, options: DeleteOptions = {}): KubeObject | undefined {
     const objects = this.objectsOf(kind);
     const key = keyOf(this.scopedNamespace(kind, namespace), name);
     const stored = objects.get(key);
     if (!stored) return undefined;
+    if (hasFinalizers(stored)) return this.markDeleting(stored, options);
     if (options.dryRun) return jsonClone(stored);
-    objects.delete(key);
-    const deleted = jsonClone(stored);
-    deleted.metadata.resourceVersion = String(++this.resourceVersion);
-    this.emit('DELETED', deleted);
-    if (!options.orphanDependents) this.deleteDependents(deleted);
-    return jsonClone(deleted);
+    return this.removeNow(stored, options);
   }
 
   subscribe(listener: Listener): () => void {
@@ -131,6 +141,27 @@ export class Store {
   /** Every stored object, of every kind (copies): for tests that compare whole cluster states. */
   everything(): KubeObject[] {
     return [...this.objectsByKind.values()].flatMap((objects) => [...objects.values()].map((obj) => jsonClone(obj)));
+  }
+
+  private markDeleting(stored: KubeObject, options: DeleteOptions): KubeObject {
+    if (stored.metadata.deletionTimestamp) return jsonClone(stored);
+    const next = jsonClone(stored);
+    next.metadata.deletionTimestamp = this.clock.nowIso();
+    next.metadata.deletionGracePeriodSeconds = 0;
+    if (options.dryRun) return next;
+    next.metadata.resourceVersion = String(++this.resourceVersion);
+    this.objectsOf(stored.kind).set(keyOf(stored.metadata.namespace ?? '', stored.metadata.name), next);
+    this.emit('MODIFIED', next);
+    return jsonClone(next);
+  }
+
+  private removeNow(stored: KubeObject, options: DeleteOptions): KubeObject {
+    this.objectsOf(stored.kind).delete(keyOf(stored.metadata.namespace ?? '', stored.metadata.name));
+    const deleted = jsonClone(stored);
+    deleted.metadata.resourceVersion = String(++this.resourceVersion);
+    this.emit('DELETED', deleted);
+    if (!options.orphanDependents) this.deleteDependents(deleted);
+    return jsonClone(deleted);
   }
 
   /** Background cascading deletion, done at once: what the garbage collector would do shortly after. */
@@ -205,6 +236,10 @@ function serverOwnedMetadata(stored: KubeObject): Partial<KubeObject['metadata']
   if (namespace !== undefined) owned.namespace = namespace;
   if (generation !== undefined) owned.generation = generation;
   return owned;
+}
+
+function hasFinalizers(obj: KubeObject): boolean {
+  return Array.isArray(obj.metadata.finalizers) && obj.metadata.finalizers.length > 0;
 }
 
 function typeOf(kind: string): ResourceType {

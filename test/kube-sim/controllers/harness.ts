@@ -2,7 +2,7 @@
 // `kubectl apply` stores, and a polling waitFor (no fixed sleeps).
 
 import { createSimClock, type SimClock } from '../clock.js';
-import { resolveScenario, type ScenarioInput } from '../scenario.js';
+import { resolveScenario, type ScenarioFileInput } from '../scenario.js';
 import { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { startControllers, type Controllers } from './index.js';
@@ -15,7 +15,7 @@ export interface Sim {
 }
 
 /** Default time scale for tests: 100× makes the kubelet's 10 s back-off take 100 ms. */
-export function startSim(scenario: ScenarioInput = {}, timeScale = 100): Sim {
+export function startSim(scenario: ScenarioFileInput = {}, timeScale = 100): Sim {
   const clock = createSimClock(timeScale);
   const store = new Store(clock);
   const controllers = startControllers(store, clock, resolveScenario(scenario));

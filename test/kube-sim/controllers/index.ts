@@ -5,16 +5,22 @@
 import type { SimClock } from '../clock.js';
 import { resolveScenario, type Scenario } from '../scenario.js';
 import type { Store } from '../store.js';
+import { CaInjector } from './cainjector.js';
 import { CustomResourceReconciler } from './custom-resources.js';
 import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment/controller.js';
 import { EventRecorder } from './events.js';
+import { FinalizerControllers } from './finalizers.js';
+import { HorizontalPodAutoscalerController } from './hpa.js';
 import { JobController } from './job.js';
 import { Kubelets } from './kubelet/kubelet.js';
+import { NodeAutoscaler } from './node-autoscaler.js';
 import { registerNodes } from './nodes.js';
 import { ReplicaSetController } from './replicaset.js';
 import { Scheduler } from './scheduler.js';
 import { StatefulSetController } from './statefulset/controller.js';
+import { TtlAfterFinishedController } from './ttl-after-finished.js';
+import { VolumeBinder } from './volume-binder.js';
 
 export interface Controllers {
   stop(): void;
@@ -37,6 +43,13 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new CustomResourceReconciler(store, clock, resolved.timing.controllerStepMs),
     new Scheduler(store, clock, recorder, resolved),
     new Kubelets(store, clock, recorder, resolved),
+    // The crowd of a real cluster (scenario-crowd.ts): each does nothing unless asked.
+    new FinalizerControllers(store, clock, resolved.crowd.finalizers),
+    new TtlAfterFinishedController(store, clock, resolved.timing.controllerStepMs),
+    new HorizontalPodAutoscalerController(store, clock, recorder, resolved),
+    new CaInjector(store, clock, resolved.crowd.caInjector),
+    new VolumeBinder(store, clock, recorder, resolved),
+    new NodeAutoscaler(store, clock, recorder, resolved, resolved.crowd.nodeAutoscaler),
   ];
   for (const part of parts) part.start();
   return {

@@ -47,6 +47,11 @@ export class Scheduler {
   }
 
   private onEvent({ type, object }: StoreEvent): void {
+    // A node joined (an autoscaler's): the NodeAdd cluster event moves every unschedulable pod back to the active queue.
+    if (object.kind === 'Node' && type === 'ADDED') {
+      for (const waiting of this.unschedulable) this.queue.add(waiting);
+      return;
+    }
     if (object.kind !== 'Pod') return;
     const key = namespacedKey(object.metadata.namespace, object.metadata.name);
     if (type === 'DELETED') {
@@ -94,8 +99,7 @@ export class Scheduler {
     // rejects it: TaintToleration before NodeAffinity before NodeResourcesFit.
     const taint = untoleratedTaint(node, (pod.spec?.tolerations as Toleration[] | undefined) ?? []);
     if (taint) return [{ reason: `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`, resolvable: false }];
-    const selector: Record<string, string> = pod.spec?.nodeSelector ?? {};
-    if (!Object.entries(selector).every(([k, v]) => node.labels[k] === v) || !matchesRequiredAffinity(pod, node)) {
+    if (!matchesNodeSelectorAndAffinity(pod, node)) {
       return [{ reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false }];
     }
     const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
@@ -169,6 +173,12 @@ function untoleratedTaint(node: NodeSpec, tolerations: readonly Toleration[]): N
   );
 }
 
+/** The NodeAffinity filter: spec.nodeSelector and required node affinity both hold for the node's labels. */
+export function matchesNodeSelectorAndAffinity(pod: KubeObject, node: Pick<NodeSpec, 'name' | 'labels'>): boolean {
+  const selector: Record<string, string> = pod.spec?.nodeSelector ?? {};
+  return Object.entries(selector).every(([k, v]) => node.labels[k] === v) && matchesRequiredAffinity(pod, node);
+}
+
 interface NodeSelectorRequirement {
   key: string;
   operator: string;
@@ -180,7 +190,7 @@ interface NodeSelectorRequirement {
  * matchExpressions (node labels) and matchFields (only metadata.name, as the daemonset controller
  * writes) hold (component-helpers nodeaffinity). No affinity: every node.
  */
-function matchesRequiredAffinity(pod: KubeObject, node: NodeSpec): boolean {
+function matchesRequiredAffinity(pod: KubeObject, node: Pick<NodeSpec, 'name' | 'labels'>): boolean {
   const terms = (pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) as {
     matchExpressions?: NodeSelectorRequirement[];
     matchFields?: NodeSelectorRequirement[];

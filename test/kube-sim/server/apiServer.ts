@@ -18,7 +18,9 @@ import {
   legacyResourceList,
   negotiateAggregatedDiscovery,
 } from './discovery.js';
-import { FaultInjector, type Faults } from './faults.js';
+import type { AggregatedApiService } from '../scenario-crowd.js';
+import { legacyAggregatedGroups, sendServiceUnavailable, servedByUnavailable, staleDiscoveryItems, unavailableGroupVersions } from './aggregation.js';
+import { FaultInjector, requestDeadlineExceeded, type Faults } from './faults.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { isWatchRequest, serveResource } from './resources.js';
 import { sendError, sendJson, sendText } from './responses.js';
@@ -59,7 +61,16 @@ export interface ApiServer {
 
 const REQUEST_LOG_SIZE = 1000;
 
-export async function startApiServer(store: Store, clock: SimClock, options: { port?: number } = {}): Promise<ApiServer> {
+export interface ApiServerOptions {
+  port?: number;
+  /** false: /api and /apis answer only the legacy documents (a server before 1.27, or a proxy). Default true. */
+  aggregatedDiscovery?: boolean;
+  /** Registered APIServices whose backend does not answer (server/aggregation.ts). */
+  unavailableApiServices?: AggregatedApiService[];
+}
+
+export async function startApiServer(store: Store, clock: SimClock, options: ApiServerOptions = {}): Promise<ApiServer> {
+  const unavailable = unavailableGroupVersions(options.unavailableApiServices ?? []);
   const history = new WatchHistory(store);
   const openWatches = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
@@ -124,21 +135,54 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
     const failure = faults.failureFor(facts);
     if (failure) return sendError(res, failure);
 
+    if (servedByUnavailable(pathname, unavailable)) return sendServiceUnavailable(res);
+    if (route && faults.timesOutAfterCommit(facts)) return serveThenTimeOut(req, res, () => serveResource(context, route, query, req, res));
     if (route) return serveResource(context, route, query, req, res);
     if (req.method !== 'GET') throw notFoundPath();
     return serveNonResource(pathname, req, res);
+  }
+
+  /**
+   * The write runs to the end (stored, watch events sent) but its answer is dropped: the client
+   * gets the 504 a timed-out request gets, unless the write itself failed.
+   */
+  async function serveThenTimeOut(req: IncomingMessage, res: ServerResponse, serve: () => Promise<void>): Promise<void> {
+    const writeHead = res.writeHead.bind(res);
+    const end = res.end.bind(res);
+    let head: Parameters<typeof res.writeHead> | undefined;
+    let body: Parameters<typeof res.end> | undefined;
+    res.writeHead = ((...args: Parameters<typeof res.writeHead>) => ((head = args), res)) as typeof res.writeHead;
+    res.end = ((...args: Parameters<typeof res.end>) => ((body = args), res)) as typeof res.end;
+    try {
+      await serve();
+    } finally {
+      res.writeHead = writeHead;
+      res.end = end;
+    }
+    if (head && head[0] >= 400) {
+      writeHead(...head);
+      end(...(body ?? []));
+      return;
+    }
+    sendError(res, requestDeadlineExceeded());
   }
 
   function serveNonResource(pathname: string, req: IncomingMessage, res: ServerResponse): void {
     if (pathname === '/version') return sendJson(res, 200, VERSION_INFO);
     if (pathname === '/healthz' || pathname === '/livez' || pathname === '/readyz') return sendText(res, 200, 'ok');
     if (pathname === '/api' || pathname === '/apis') {
-      const aggregated = negotiateAggregatedDiscovery(req.headers.accept);
+      const aggregated = options.aggregatedDiscovery === false ? undefined : negotiateAggregatedDiscovery(req.headers.accept);
+      const core = pathname === '/api';
       if (aggregated) {
         res.setHeader('Vary', 'Accept');
-        return sendJson(res, 200, aggregatedDiscovery(aggregated, pathname === '/api'), aggregatedContentType(aggregated));
+        const document = aggregatedDiscovery(aggregated, core) as { items: object[] };
+        if (!core) document.items.push(...staleDiscoveryItems(unavailable));
+        return sendJson(res, 200, document, aggregatedContentType(aggregated));
       }
-      return sendJson(res, 200, pathname === '/api' ? legacyApiVersions(`127.0.0.1:${port}`) : legacyGroupList());
+      if (core) return sendJson(res, 200, legacyApiVersions(`127.0.0.1:${port}`));
+      const groups = legacyGroupList() as { groups: object[] };
+      groups.groups.push(...legacyAggregatedGroups(unavailable));
+      return sendJson(res, 200, groups);
     }
     const groupVersion = parseGroupVersionPath(pathname);
     if (groupVersion && isKnownGroupVersion(groupVersion.group, groupVersion.version)) {
@@ -146,6 +190,8 @@ export async function startApiServer(store: Store, clock: SimClock, options: { p
     }
     const group = parseGroupPath(pathname);
     if (group && isKnownGroup(group)) return sendJson(res, 200, legacyGroup(group));
+    const aggregatedGroup = legacyAggregatedGroups(unavailable).find((candidate) => (candidate as { name: string }).name === group);
+    if (aggregatedGroup) return sendJson(res, 200, aggregatedGroup);
     if (pathname === '/openapi/v3') return sendJson(res, 200, openApiRoot());
     const document = pathname.startsWith('/openapi/v3/') ? openApiDocument(pathname) : undefined;
     if (document) return sendJson(res, 200, document);

@@ -45,6 +45,24 @@ export function applyDefaults(obj: KubeObject): void {
     case 'Secret':
       obj['type'] ??= 'Opaque';
       break;
+    // core/v1 SetDefaults_PersistentVolumeClaim / SetDefaults_PersistentVolume, storage/v1 SetDefaults_StorageClass.
+    case 'PersistentVolumeClaim':
+      obj.spec ??= {};
+      obj.spec.volumeMode ??= 'Filesystem';
+      obj.status ??= {};
+      obj.status.phase ??= 'Pending';
+      break;
+    case 'PersistentVolume':
+      obj.spec ??= {};
+      obj.spec.persistentVolumeReclaimPolicy ??= 'Retain';
+      obj.spec.volumeMode ??= 'Filesystem';
+      obj.status ??= {};
+      obj.status.phase ??= 'Pending';
+      break;
+    case 'StorageClass':
+      obj['reclaimPolicy'] ??= 'Delete';
+      obj['volumeBindingMode'] ??= 'Immediate';
+      break;
   }
 }
 

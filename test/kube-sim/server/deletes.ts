@@ -46,8 +46,12 @@ export function deleteObject(store: Store, route: ResourceRoute & { name: string
   const stored = getObject(store, route);
   checkPreconditions(route, stored, request);
   const deleted = deleteOne(store, stored, request);
-  // Pods and Namespaces come back as the object; other kinds as a Success Status, like the real registry.
-  if (route.type.kind === 'Pod' || route.type.kind === 'Namespace') return { code: 200, body: deleted };
+  // Pods and Namespaces come back as the object; other kinds as a Success Status, like the real
+  // registry, except an object its finalizers keep: that one comes back as it now is, with its
+  // deletionTimestamp (registry/generic/registry/store.go Delete returns the object when it was
+  // not deleted at once; the handler answers 200, as kubectl asks for background propagation).
+  const kept = (deleted.metadata.finalizers ?? []).length > 0;
+  if (route.type.kind === 'Pod' || route.type.kind === 'Namespace' || kept) return { code: 200, body: deleted };
   return {
     code: 200,
     body: {

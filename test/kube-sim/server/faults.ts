@@ -28,6 +28,14 @@ export interface Faults {
    * Matching as for failNext; the delay adds to latency().
    */
   slowNext(ms: number, count?: number, match?: RegExp | string): void;
+  /**
+   * The next `count` matching writes (POST, PUT, PATCH; DELETE with a `match`) are applied to the
+   * store and then answered 504 Timeout, as when the API server's request deadline passes while
+   * the storage write goes on (apiserver endpoints/handlers/finisher/finisher.go FinishRequest:
+   * `Timeout: request did not complete within requested timeout - context deadline exceeded`).
+   * A client that retries then meets its own write: 409 AlreadyExists for a create.
+   */
+  commitThenTimeout(count?: number, match?: RegExp | string): void;
   /** End every open watch stream (kubectl get -w exits 0; reflectors re-list and re-watch). */
   cutWatches(): void;
 }
@@ -63,6 +71,7 @@ export class FaultInjector implements Faults {
   private delayMs = 0;
   private failures: PendingFailure[] = [];
   private delays: PendingDelay[] = [];
+  private lateTimeouts: PendingDelay[] = [];
   private comeBackTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly transport: FaultTransport) {}
@@ -81,6 +90,7 @@ export class FaultInjector implements Faults {
     this.delayMs = 0;
     this.failures = [];
     this.delays = [];
+    this.lateTimeouts = [];
     await this.transport.goOnline();
   }
 
@@ -98,8 +108,25 @@ export class FaultInjector implements Faults {
     this.delays.push({ ms: Math.max(0, ms), remaining: count, match: pattern });
   }
 
+  commitThenTimeout(count = 1, match?: RegExp | string): void {
+    const pattern = typeof match === 'string' ? new RegExp(match) : match;
+    this.lateTimeouts.push({ ms: 0, remaining: count, match: pattern });
+  }
+
   cutWatches(): void {
     this.transport.endWatches();
+  }
+
+  /** Whether this write is to be stored and then answered 504 (and consumes the fault). */
+  timesOutAfterCommit(request: RequestFacts): boolean {
+    const isWrite = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(request.method);
+    const pending = this.lateTimeouts.find((candidate) =>
+      candidate.match ? candidate.match.test(`${request.method} ${request.url}`) : request.route !== undefined && isWrite && request.method !== 'DELETE',
+    );
+    if (!pending || !isWrite) return false;
+    pending.remaining--;
+    if (pending.remaining <= 0) this.lateTimeouts = this.lateTimeouts.filter((candidate) => candidate !== pending);
+    return true;
   }
 
   /** Called by the server for each request; resolves after the injected latency. */
@@ -134,6 +161,11 @@ export class FaultInjector implements Faults {
   stop(): void {
     clearTimeout(this.comeBackTimer);
   }
+}
+
+/** errors.NewTimeoutError(…, 0) from FinishRequest once the request's context is done. */
+export function requestDeadlineExceeded(): ApiError {
+  return new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {});
 }
 
 function errorFor(status: number, request: RequestFacts): ApiError {

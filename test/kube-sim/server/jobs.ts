@@ -6,6 +6,7 @@
 
 import type { StatusCause } from '../errors.js';
 import { jsonEqual } from '../json.js';
+import { matchesLabelSelector, type LabelSelectorObject } from '../selectors.js';
 import type { KubeObject } from '../types.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -50,11 +51,43 @@ export function validateJob(job: KubeObject, previous: KubeObject | undefined): 
       message: `Unsupported value: ${JSON.stringify(restartPolicy ?? '')}: supported values: "OnFailure", "Never"`,
     });
   }
-  if (!previous) return causes;
+  if (!previous) return [...validateGeneratedSelector(job), ...causes];
   const before: Json = previous.spec ?? {};
   if (!jsonEqual(spec.selector, before.selector)) causes.push(immutable('spec.selector', goLabelSelector(spec.selector)));
   if (!jsonEqual(spec.template, before.template)) causes.push(immutable('spec.template', goPodTemplateSpec(spec.template ?? {})));
   if (!jsonEqual(spec.completionMode, before.completionMode)) causes.push(immutable('spec.completionMode', `(*batch.CompletionMode)(${spec.completionMode ? JSON.stringify(spec.completionMode) : 'nil'})`));
+  return causes;
+}
+
+/**
+ * validateGeneratedSelector (validation.go, RequirePrefixedLabels on create): unless
+ * manualSelector is true, the template must carry this Job's own uid and name and the selector
+ * must select them. generateSelector fills only labels that are missing, so a Job created from a
+ * copy of another (its `controller-uid` labels and selector name the old uid) is refused:
+ * `The Job "x" is invalid: [spec.template.metadata.labels[controller-uid]: Invalid value:
+ * map[string]string{…}: must be '<new uid>', …, spec.selector: Invalid value:
+ * v1.LabelSelector{…}: `selector` not auto-generated]`.
+ */
+function validateGeneratedSelector(job: KubeObject): StatusCause[] {
+  const spec: Json = job.spec ?? {};
+  if (spec.manualSelector === true || !spec.selector) return [];
+  const uid = job.metadata.uid ?? '';
+  const name = job.metadata.name;
+  const labels: Record<string, string> | undefined = spec.template?.metadata?.labels;
+  const causes: StatusCause[] = [];
+  const hasLabel = (key: string, expected: string): void => {
+    const field = `spec.template.metadata.labels[${key}]`;
+    if (labels?.[key] === undefined) causes.push({ reason: 'FieldValueRequired', field, message: `Required value: must be '${expected}'` });
+    else if (labels[key] !== expected) causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${goStringMap(labels)}: must be '${expected}'` });
+  };
+  hasLabel(LEGACY_CONTROLLER_UID_LABEL, uid);
+  hasLabel(LEGACY_JOB_NAME_LABEL, name);
+  hasLabel(CONTROLLER_UID_LABEL, uid);
+  hasLabel(JOB_NAME_LABEL, name);
+  const expected: Record<string, string> = { [CONTROLLER_UID_LABEL]: uid, [JOB_NAME_LABEL]: name, [LEGACY_CONTROLLER_UID_LABEL]: uid, [LEGACY_JOB_NAME_LABEL]: name };
+  if (!matchesLabelSelector(spec.selector as LabelSelectorObject, expected)) {
+    causes.push({ reason: 'FieldValueInvalid', field: 'spec.selector', message: `Invalid value: ${goLabelSelector(spec.selector)}: \`selector\` not auto-generated` });
+  }
   return causes;
 }
 
@@ -76,7 +109,8 @@ function goStrings(list: unknown): string {
 
 function goLabelSelector(selector: Json | undefined): string {
   if (!selector) return '(*v1.LabelSelector)(nil)';
-  return `&v1.LabelSelector{MatchLabels:${goStringMap(selector.matchLabels)}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}`;
+  // field.Error prints a pointer's value (ErrorBody dereferences it), hence no `&`.
+  return `v1.LabelSelector{MatchLabels:${goStringMap(selector.matchLabels)}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}`;
 }
 
 /**

@@ -8,6 +8,7 @@ import { resourceTypeForKind } from '../kinds.js';
 import { jsonEqual } from '../json.js';
 import { matchesLabelSelector, type LabelSelectorObject } from '../selectors.js';
 import type { KubeObject } from '../types.js';
+import { validateImmutability } from './immutability.js';
 import { validateJob } from './jobs.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -18,7 +19,7 @@ const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Throws 422 Invalid listing every problem. `previous` is the stored object on updates. */
 export function validate(obj: KubeObject, previous?: KubeObject): void {
-  const causes: StatusCause[] = [...validateName(obj)];
+  const causes: StatusCause[] = [...validateName(obj), ...(previous ? [...validateNoNewFinalizers(obj, previous), ...validateImmutability(obj, previous)] : [])];
   const spec = (obj.spec ?? {}) as Json;
   switch (obj.kind) {
     case 'Deployment':
@@ -47,6 +48,22 @@ export function validate(obj: KubeObject, previous?: KubeObject): void {
     const type = resourceTypeForKind(obj.kind);
     throw invalid(obj.kind, type?.group ?? '', obj.metadata?.name ?? '', causes);
   }
+}
+
+/**
+ * apimachinery pkg/api/validation/objectmeta.go ValidateObjectMetaUpdate → ValidateNoNewFinalizers:
+ * an object being deleted can lose finalizers, never gain one.
+ */
+function validateNoNewFinalizers(obj: KubeObject, previous: KubeObject): StatusCause[] {
+  if (!previous.metadata.deletionTimestamp) return [];
+  const before = new Set(previous.metadata.finalizers ?? []);
+  const extra = [...new Set(obj.metadata.finalizers ?? [])].filter((finalizer) => !before.has(finalizer)).sort();
+  if (extra.length === 0) return [];
+  return [{
+    reason: 'FieldValueForbidden',
+    field: 'metadata.finalizers',
+    message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map((f) => JSON.stringify(f)).join(', ')}}`,
+  }];
 }
 
 function validateName(obj: KubeObject): StatusCause[] {

@@ -58,6 +58,8 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
   }
   // The status of a type with a /status subresource is the controllers' to write, not the client's.
   if (route.type.subresources.includes('status')) delete obj.status;
+  delete obj.metadata.deletionTimestamp;
+  delete obj.metadata.deletionGracePeriodSeconds;
   applyDefaults(obj);
   recordUpdate(undefined, obj, managerOf(route, request));
   const uid = prepareForCreate(obj);
@@ -72,6 +74,7 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
  */
 function prepareForCreate(obj: KubeObject): string {
   const uid = randomUUID();
+  obj.metadata.uid = uid;
   if (obj.kind === 'Job') prepareJobForCreate(obj, uid);
   if (obj.kind === 'DaemonSet') setTemplateGeneration(obj, 1);
   return uid;
@@ -158,6 +161,7 @@ export function patchObject(store: Store, route: NamedRoute, patchType: PatchTyp
   if (!apply) return { code: 200, body: admitUpdate(store, route, obj, stored, request), warnings };
   const applied = recordApply(stored, obj, patch as JsonObject, managerOf(route, request), request.fieldManager.force, (merged) => {
     keepStoredStatus(route.type, merged, stored);
+    keepDeletionState(merged, stored);
     applyDefaults(merged);
     prepareForUpdate(merged, stored);
     validate(merged, stored);
@@ -188,11 +192,23 @@ function applyToMissing(store: Store, route: NamedRoute, patch: JsonObject, requ
 /** The object's spec may change through PUT/PATCH, its status only through /status. */
 function admitUpdate(store: Store, route: NamedRoute, obj: KubeObject, stored: KubeObject, request: WriteRequest): KubeObject {
   keepStoredStatus(route.type, obj, stored);
+  keepDeletionState(obj, stored);
   applyDefaults(obj);
   prepareForUpdate(obj, stored);
   validate(obj, stored);
   recordUpdate(stored, obj, managerOf(route, request));
   return store.update(obj, { dryRun: request.dryRun, managedFields: obj.metadata.managedFields });
+}
+
+/**
+ * Only a DELETE starts a deletion: the client's copy neither sets nor clears deletionTimestamp
+ * (registry/rest/update.go BeforeUpdate keeps the system fields of the stored object).
+ */
+function keepDeletionState(obj: KubeObject, stored: KubeObject): void {
+  delete obj.metadata.deletionTimestamp;
+  delete obj.metadata.deletionGracePeriodSeconds;
+  if (stored.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = stored.metadata.deletionTimestamp;
+  if (stored.metadata.deletionGracePeriodSeconds !== undefined) obj.metadata.deletionGracePeriodSeconds = stored.metadata.deletionGracePeriodSeconds;
 }
 
 function keepStoredStatus(type: ResourceType, obj: KubeObject, stored: KubeObject): void {

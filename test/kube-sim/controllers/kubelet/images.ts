@@ -4,7 +4,7 @@
 // the `rpc error: code = ... desc =` prefix older kubelets showed.
 
 import { createHash } from 'node:crypto';
-import type { ImageAvailability, ImageBehaviour, RegistryEntry, Scenario } from '../../scenario.js';
+import type { ImageAvailability, ImageBehaviour, RegistryEntry, Scenario, TokenServerFailure } from '../../scenario.js';
 
 export interface ImageRef {
   /** As written in the pod spec. */
@@ -79,6 +79,9 @@ export class SimulatedRegistry {
     const behaviour = this.behaviourOf(ref);
     const attempt = (this.attempts.get(ref.normalized) ?? 0) + 1;
     this.attempts.set(ref.normalized, attempt);
+    if (behaviour.tokenServer && attempt <= (behaviour.tokenFailures ?? 1)) {
+      return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${tokenFailure(ref, behaviour.tokenServer)}` };
+    }
     if (attempt <= (behaviour.rateLimitedPulls ?? 0)) return { ok: false, error: rateLimited(ref) };
     const state: ImageAvailability = behaviour.state ?? 'present';
     switch (state) {
@@ -144,6 +147,32 @@ function authError(ref: ImageRef): string {
   }
   const scope = encodeURIComponent(`repository:${ref.path}:pull`);
   return `failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://${ref.domain}/token?scope=${scope}&service=${ref.domain}: 401 Unauthorized`;
+}
+
+/** The anonymous token request as containerd sends it (auth/fetch.go FetchToken: realm?scope=…&service=…). */
+function tokenUrl(ref: ImageRef): string {
+  const scope = encodeURIComponent(`repository:${ref.path}:pull`);
+  return ref.domain === 'docker.io'
+    ? `https://auth.docker.io/token?scope=${scope}&service=registry.docker.io`
+    : `https://${ref.domain}/token?scope=${scope}&service=${ref.domain}`;
+}
+
+/**
+ * containerd remotes/docker/authorizer.go: `failed to authorize: failed to fetch anonymous token:
+ * <err>`, where FetchToken returns the HTTP client's error unwrapped (Go's url.Error: `Get "<url>":
+ * …`) or, for a status of 400 and above, remotes/errors ErrUnexpectedStatus (`unexpected status
+ * from GET request to <url>: 503 Service Unavailable`).
+ */
+function tokenFailure(ref: ImageRef, failure: TokenServerFailure): string {
+  const url = tokenUrl(ref);
+  const host = new URL(url).host;
+  const cause = {
+    dns: `Get "${url}": dial tcp: lookup ${host} on 172.18.0.1:53: no such host`,
+    'tls-timeout': `Get "${url}": net/http: TLS handshake timeout`,
+    '503': `unexpected status from GET request to ${url}: 503 Service Unavailable`,
+    '429': `unexpected status from GET request to ${url}: 429 Too Many Requests`,
+  }[failure];
+  return `failed to authorize: failed to fetch anonymous token: ${cause}`;
 }
 
 function rateLimited(ref: ImageRef): string {

@@ -20,6 +20,8 @@ const LIST_MAP_KEYS: Record<string, string[]> = {
   topologySpreadConstraints: ['topologyKey', 'whenUnsatisfiable'],
   resourceClaims: ['name'],
   schedulingGates: ['name'],
+  // admissionregistration/v1 webhook configurations (+listMapKey=name).
+  webhooks: ['name'],
 };
 
 /** Key fields with an OpenAPI default, used when the element leaves them out (ports' protocol). */

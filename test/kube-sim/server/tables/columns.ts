@@ -4,33 +4,14 @@
 
 import { labelSelectorToString, type LabelSelectorObject } from '../../selectors.js';
 import type { KubeObject } from '../../types.js';
+import { CROWD_PRINTERS } from './crowdColumns.js';
 import { ageOf } from './duration.js';
+import { AGE, NAME, column, integer, wide, type Printer } from './printer.js';
 import { podCells } from './podStatus.js';
 
+export type { ColumnDefinition } from './printer.js';
+
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-export interface ColumnDefinition {
-  name: string;
-  type: 'string' | 'integer';
-  format: string;
-  description: string;
-  priority: number;
-}
-
-interface Printer {
-  columns: ColumnDefinition[];
-  cells(obj: KubeObject, now: Date): (string | number)[];
-}
-
-function column(name: string, options: { type?: 'string' | 'integer'; format?: string; wide?: boolean } = {}): ColumnDefinition {
-  return { name, type: options.type ?? 'string', format: options.format ?? '', description: name, priority: options.wide ? 1 : 0 };
-}
-
-const NAME = column('Name', { format: 'name' });
-const AGE = column('Age');
-const wide = (name: string): ColumnDefinition => column(name, { wide: true });
-const integer = (name: string): ColumnDefinition => column(name, { type: 'integer' });
-
 const DEFAULT_PRINTER: Printer = {
   columns: [NAME, AGE],
   cells: (obj, now) => [obj.metadata.name, ageOf(obj.metadata.creationTimestamp, now)],
@@ -193,7 +174,7 @@ const PRINTERS: Record<string, Printer> = {
 };
 
 export function printerFor(kind: string): Printer {
-  return PRINTERS[kind] ?? DEFAULT_PRINTER;
+  return PRINTERS[kind] ?? CROWD_PRINTERS[kind] ?? DEFAULT_PRINTER;
 }
 
 /** Containers, Images and Selector cells of a workload. */
