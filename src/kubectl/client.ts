@@ -14,6 +14,7 @@ import { isTransientFailure, retryTransient } from './transient.js';
 import { WatchEventReader, type WatchEvent } from './watch-events.js';
 
 import { DEFAULTS } from '../model/options.js';
+import { Discovery } from './discovery.js';
 import { ProcessPool } from './pool.js';
 import { isRetryable, itemsOf, itemsOfValue, jsonDocuments, parseApiResources, requestTimeoutWithin, seconds, selectorsOf, shellQuote, withQuery, writeFailure } from './parse.js';
 import type { ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, WatchStream, WriteResult } from './types.js';
@@ -29,8 +30,8 @@ class KubectlClient implements Kubectl {
   /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
   private cancel: AbortSignal | undefined;
 
-  /** Plural resource names found by discovery, by group/version/kind. */
-  private readonly resourceNames = new Map<string, Promise<string>>();
+  /** Discovery documents by group version, read once each. */
+  private readonly discovery = new Discovery((path) => this.run(['get', '--raw', path], { deadlineMs: this.connection.readDeadlineMs }));
 
   /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
   private readonly pool: ProcessPool;
@@ -199,11 +200,19 @@ class KubectlClient implements Kubectl {
   }
 
   /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
-  async apiResources(): Promise<Map<string, ApiResource>> {
+  async apiResources(apiVersions?: readonly string[]): Promise<Map<string, ApiResource>> {
+    if (apiVersions) return this.discovery.resourcesOf([...new Set(apiVersions)]);
     const result = await this.run(['api-resources', '-o', 'wide', '--no-headers=false'], { deadlineMs: this.connection.readDeadlineMs });
-    if (result.exitCode !== 0) throw this.failure('read the API resources (kubectl api-resources)', result);
-    return parseApiResources(result.stdout);
+    const resources = parseApiResources(result.stdout);
+    // Partial discovery (an APIService that is down, e.g. metrics-server or a KEDA left behind) makes
+    // kubectl exit 1 after printing every group it could read (memcache.go, "unable to retrieve the
+    // complete list of server APIs"): what it printed is still right.
+    if (result.exitCode !== 0 && !(resources.size > 0 && /unable to retrieve the complete list of server APIs/.test(result.stderr))) {
+      throw this.failure('read the API resources (kubectl api-resources)', result);
+    }
+    return resources;
   }
+
 
   /**
    * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
@@ -271,28 +280,10 @@ class KubectlClient implements Kubectl {
   private async collectionPathOf(query: CollectionQuery): Promise<string> {
     const type = resourceTypeOf(query.type);
     if (!type) throw new Error(`kguard cannot watch ${query.type}: not a type it knows the path of`);
-    const resource = type.resource ?? (await this.resourceNameOf(type.group, type.version, type.kind));
+    const resource = type.resource ?? (await this.discovery.resourceNameOf(type.group, type.version, type.kind));
     return collectionPath(type, resource, query.namespace);
   }
 
-  private resourceNameOf(group: string, version: string, kind: string): Promise<string> {
-    const key = `${group}/${version}/${kind}`;
-    let found = this.resourceNames.get(key);
-    if (!found) {
-      found = (async () => {
-        const path = groupVersionPath({ group, version });
-        const result = await this.run(['get', '--raw', path], { deadlineMs: this.connection.readDeadlineMs });
-        if (result.exitCode !== 0) throw new Error(`kubectl could not read the API server's discovery of ${path}: ${diagnoseKubectlFailure(result).detail}`);
-        const name = resourceNameIn(JSON.parse(result.stdout), kind);
-        if (!name) throw new Error(`the API server does not serve ${kind} in ${group}/${version}`);
-        return name;
-      })();
-      // A failed lookup is asked again next time.
-      found.catch(() => this.resourceNames.delete(key));
-      this.resourceNames.set(key, found);
-    }
-    return found;
-  }
 
   /** Events about one object (a pod or a deployment), oldest first. */
   async events(namespace: string, objectName: string): Promise<KubeEvent[]> {

@@ -107,7 +107,8 @@ export interface ObjectReads {
   workloadState(namespace: string, types: readonly string[]): Promise<WorkloadSnapshot>;
   events(namespace: string, objectName: string): Promise<KubeEvent[]>;
   logs(namespace: string, pod: string, container: string, options: { tail: number; previous: boolean }): Promise<LogsResult>;
-  apiResources(): Promise<Map<string, ApiResource>>;
+  /** Resource names and scope by "group/Kind": of the given group versions only (their own discovery documents), or of everything kubectl api-resources lists. */
+  apiResources(apiVersions?: readonly string[]): Promise<Map<string, ApiResource>>;
   listJournals(namespace: string | undefined, selector: string): Promise<KubeObject[]>;
 }
 

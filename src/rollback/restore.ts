@@ -41,7 +41,8 @@ export async function executeRestore(
 ): Promise<Map<string, RestoreResult>> {
   const results = new Map<string, RestoreResult>();
   let resources: Promise<Map<string, ApiResource>> | undefined;
-  const apiResources = () => (resources ??= deps.kubectl.apiResources());
+  // Only the group versions this restore touches: an unavailable APIService elsewhere does not matter.
+  const apiResources = () => (resources ??= deps.kubectl.apiResources(steps.map((step) => step.ref.apiVersion)));
   const writes = steps.filter((step) => step.action !== 'keep');
   if (writes.length > 0) deps.reporter.emit({ kind: 'restoring', objects: writes.map((step) => step.ref) });
   for (const step of steps) {

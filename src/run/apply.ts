@@ -19,7 +19,7 @@ import { endJournal, homeNamespace, leaseSeconds, startJournal } from './journal
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
 import { withOutcome } from './result.js';
-import { applyRequest, changesNothing, checkServerDryRun, snapshot, understand } from './understand.js';
+import { applyRequest, changesNothing, checkRestorable, checkServerDryRun, snapshot, understand } from './understand.js';
 
 export type { Deps };
 
@@ -44,6 +44,10 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     }
     // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
     const journalled = options.journal && !options.dryRun && !changesNothing(understood);
+    // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
+    // applied that kguard could not restore.
+    const restorable = options.rollback !== 'none' && !options.dryRun ? checkRestorable(refs, deps) : undefined;
+    restorable?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
     const tidied = journalled ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => undefined) : undefined;
     // One run per object at a time: the leases come before the snapshot, so a run never records
@@ -59,6 +63,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) return await preview(understood, before, request, options, deps, startedAt);
+    await restorable?.catch(interruptedBeforeApply(deps.signal));
     const [journal] = await Promise.all([journalled ? startJournal(runId, home, refs, before, options, deps) : undefined, tidied]);
     if (deps.signal?.aborted) {
       await journal?.finish().catch(() => undefined);

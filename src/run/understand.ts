@@ -132,3 +132,19 @@ export function changesNothing(understood: Understood): boolean {
     return stored !== undefined && understood.current.has(key) && changeOf(understood.current.get(key), stored).change === 'unchanged';
   });
 }
+
+/**
+ * Whether kguard can restore every kind the apply holds: the resource name and scope of each, from
+ * the discovery of its own group version only (kept for the restore), so an unavailable
+ * APIService elsewhere is no reason to refuse. A group version that cannot be read refuses the run
+ * before anything is applied, unless the apply also creates CRDs (their kinds appear with them).
+ */
+export async function checkRestorable(refs: readonly ObjectRef[], deps: Pick<Deps, 'kubectl'>): Promise<void> {
+  const createsKinds = refs.some((ref) => ref.kind === 'CustomResourceDefinition');
+  const resources = await deps.kubectl.apiResources(refs.map((ref) => ref.apiVersion)).catch((error: unknown) => error as Error);
+  if (createsKinds) return;
+  const next = 'check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied';
+  if (resources instanceof Error) throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
+  const unknown = refs.find((ref) => !resources.has(`${ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : ''}/${ref.kind}`));
+  if (unknown) throw new KubectlError(`kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`);
+}

@@ -85,6 +85,22 @@ describe('runApply', () => {
   });
 });
 
+describe('before the apply', () => {
+  it('refuses an apply whose kinds it could not restore (discovery unreadable), and applies nothing', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
+    cluster.failFrom('apiResources', 1, new Error('the server is currently unable to handle the request'));
+    await expect(runApply(options, depsFor(cluster))).rejects.toThrow(/cannot tell how it would restore this apply.*nothing was applied/);
+    expect(cluster.calls).not.toContain('apply');
+  });
+
+  it('does not ask discovery with --rollback none', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter]);
+    cluster.failFrom('apiResources', 1, new Error('the server is currently unable to handle the request'));
+    const result = await runApply({ ...options, rollback: 'none' }, depsFor(cluster));
+    expect(exitCodeFor(result)).toBe(0);
+  });
+});
+
 describe('--log-lines', () => {
   /** A Pod that crash-loops before and after: its rollout fails, and so does its restore. */
   function crashingBothWays() {
@@ -139,7 +155,8 @@ describe('runApply after the apply: nothing escapes', () => {
 
   it('a throw inside the restore leaves the run exit 4 with the failure named, never an escaped exception', async () => {
     const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
-    cluster.failFrom('apiResources', 1, new TypeError('discovery exploded'));
+    // The first discovery read is the check before the apply; the restore's is the second.
+    cluster.failFrom('apiResources', 2, new TypeError('discovery exploded'));
     const result = await runApply(options, depsFor(cluster));
     expect(exitCodeFor(result)).toBe(4);
     expect(result.objects.some((object) => object.restore?.status === 'failed')).toBe(true);
