@@ -1,0 +1,118 @@
+// A real cluster is crowded: other writers change what kguard applied, and discovery can be
+// partial. Each case drives the real bin/kguard and the real kubectl against kube-sim with the
+// actor that plays the other writer (test/kube-sim/README.md, "A crowded cluster").
+import { afterEach, describe, expect, it } from 'vitest';
+import { kubectl } from '../kube-sim/testing/kubectl.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
+
+let env: Sandbox | undefined;
+afterEach(async () => {
+  await env?.stop();
+  env = undefined;
+});
+
+/** A Deployment as people write it when an HPA owns its size: no replicas in the manifest. */
+const scaledYaml = (image: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: ${image}
+`;
+
+const hpaYaml = `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+  annotations:
+    # kube-sim's stand-in for the metrics: the count the controller computes (controllers/hpa.ts).
+    sim.kguard.dev/desired-replicas: "2"
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  minReplicas: 1
+  maxReplicas: 6
+  metrics:
+  - type: Resource
+    resource:
+      name: cpu
+      target:
+        type: Utilization
+        averageUtilization: 70
+`;
+
+const replicas = () => env!.cluster.store.get('Deployment', 'default', 'web')?.spec.replicas as number | undefined;
+
+/** web at nginx:1.25 under an HPA that has scaled it to 2. */
+async function scaledDeployment(registry: Record<string, unknown>): Promise<Sandbox> {
+  env = await sandbox({ timeScale: 4, scenario: { registry, autoscaling: { syncPeriodMs: 400 } } as never });
+  const first = await kubectl(env.cluster, ['apply', '-f', '-'], `${scaledYaml('nginx:1.25')}---\n${hpaYaml}`);
+  expect(first.exitCode, first.stderr).toBe(0);
+  await eventually(() => (replicas() === 2 ? true : undefined));
+  return env;
+}
+
+describe('an HPA scaling through /scale while kguard watches', () => {
+  it('is not someone else\'s change: a healthy rollout ends exit 0', async () => {
+    const sandboxed = await scaledDeployment({ 'nginx:1.26': { pullMs: 6000 } });
+    const file = await sandboxed.write('web.yaml', scaledYaml('nginx:1.26'));
+    const running = sandboxed.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '90s']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await kubectl(sandboxed.cluster, ['annotate', '--overwrite', 'hpa', 'web', 'sim.kguard.dev/desired-replicas=3']);
+    await eventually(() => (replicas() === 3 ? true : undefined));
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(0);
+    expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
+    expect(run.output).not.toContain('someone else changed');
+  });
+
+  it('a rollout that times out is restored, and the replicas the HPA wrote since stay', async () => {
+    const sandboxed = await scaledDeployment({ 'nginx:1.26': { pullMs: 600_000 } });
+    const file = await sandboxed.write('web.yaml', scaledYaml('nginx:1.26'));
+    const running = sandboxed.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '6s']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await kubectl(sandboxed.cluster, ['annotate', '--overwrite', 'hpa', 'web', 'sim.kguard.dev/desired-replicas=4']);
+    await eventually(() => (replicas() === 4 ? true : undefined));
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(5);
+    expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
+    expect(replicas()).toBe(4);
+  });
+});
+
+describe('the PV binder', () => {
+  it('binding a claim the apply created (volumeName, pv.kubernetes.io annotations, pvc-protection) is not a conflict: exit 0', async () => {
+    env = await sandbox({ timeScale: 4 });
+    const storageClass = await kubectl(env.cluster, ['apply', '-f', '-'], 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: standard\nprovisioner: rancher.io/local-path\nvolumeBindingMode: Immediate\n');
+    expect(storageClass.exitCode, storageClass.stderr).toBe(0);
+    const file = await env.write('claim.yaml', 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  storageClassName: standard\n  resources:\n    requests:\n      storage: 1Gi\n');
+    const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(env.cluster.store.get('PersistentVolumeClaim', 'default', 'data')?.spec.volumeName).toMatch(/^pvc-/);
+  });
+});
+
+describe('partial discovery', () => {
+  it('an unavailable APIService elsewhere (legacy discovery) does not stop the restore: exit 3, restored', async () => {
+    env = await sandbox({ scenario: { registry: { 'nginx:9.99': 'missing' }, apiServices: ['v1beta1.external.metrics.k8s.io'], aggregatedDiscovery: false } as never });
+    await env.deployHealthy('web');
+    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:9.99'));
+    const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+});
