@@ -62,7 +62,11 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     }
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
-    if (options.dryRun) return await preview(understood, before, request, options, deps, startedAt);
+    if (options.dryRun) {
+      result = await preview(understood, before, request, options, deps, startedAt);
+      deps.announce?.(result);
+      return result;
+    }
     await restorable?.catch(interruptedBeforeApply(deps.signal));
     const [journal] = await Promise.all([journalled ? startJournal(runId, home, refs, before, options, deps) : undefined, tidied]);
     if (deps.signal?.aborted) {

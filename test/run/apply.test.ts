@@ -85,6 +85,17 @@ describe('runApply', () => {
   });
 });
 
+describe('announce', () => {
+  it('is called once with the result, for an apply and for a preview alike', async () => {
+    for (const dryRun of [undefined, 'server'] as const) {
+      const cluster = fakeCluster([configBefore], [configAfter]);
+      const announced: string[] = [];
+      const result = await runApply({ ...options, dryRun }, { ...depsFor(cluster), announce: (known) => announced.push(known.outcome) });
+      expect(announced).toEqual([result.outcome]);
+    }
+  });
+});
+
 describe('before the apply', () => {
   it('refuses an apply whose kinds it could not restore (discovery unreadable), and applies nothing', async () => {
     const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
