@@ -16,8 +16,9 @@ import { WatchEventReader, type WatchEvent } from './watch-events.js';
 import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';
 import { ProcessPool } from './pool.js';
+import { targetOf } from './target.js';
 import { isRetryable, itemsOf, itemsOfValue, jsonDocuments, parseApiResources, requestTimeoutWithin, seconds, selectorsOf, shellQuote, withQuery, writeFailure } from './parse.js';
-import type { ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, WatchStream, WriteResult } from './types.js';
+import type { ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, Target, WatchStream, WriteResult } from './types.js';
 
 /** The one way to get a kubectl: the CLI, the journal commands and the library all build it here. */
 export function createKubectl(exec: Exec, connection: Connection, stream?: StreamExec): Kubectl {
@@ -293,6 +294,12 @@ class KubectlClient implements Kubectl {
     );
     if (result.exitCode !== 0) throw this.failure(`read events of ${objectName}`, result);
     return itemsOf<KubeEvent>(result.stdout);
+  }
+
+  async target(): Promise<Target | undefined> {
+    const result = await this.run(['config', 'view', '--minify', '-o', 'json'], { deadlineMs: this.connection.readDeadlineMs, bounded: false });
+    if (result.exitCode !== 0) return undefined;
+    return targetOf(result.stdout);
   }
 
   /** The exact command a person would type, with this run's connection flags. */

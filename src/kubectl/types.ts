@@ -79,6 +79,15 @@ export interface ApiResource {
 
 export type LogsResult = { ok: true; text: string } | { ok: false; error: string };
 
+/** The cluster and identity one run talks to, resolved once from the kubeconfig at its start. */
+export interface Target {
+  context: string;
+  cluster: string;
+  user: string;
+  /** The context's namespace ("default" when it names none). */
+  namespace: string;
+}
+
 /** The process side: how many kubectl processes ran, the command a person would type, cancelling reads. */
 export interface KubectlProcess {
   readonly spawned: number;
@@ -89,6 +98,8 @@ export interface KubectlProcess {
   /** Calls made until `stopCancelling()` end at once when `signal` aborts: only safe for reads. */
   cancelReadsOn(signal: AbortSignal | undefined): void;
   stopCancelling(): void;
+  /** The kubeconfig's context, cluster, user and namespace for this connection (`kubectl config view --minify`); undefined without a kubeconfig context (in a pod). */
+  target(): Promise<Target | undefined>;
 }
 
 /** kubectl's apply family over the same inputs: kustomize, dry runs, diff, apply. */

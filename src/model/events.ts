@@ -5,6 +5,8 @@ import type { AppliedObject, ChangeKind, KeepReason, Outcome } from './result.js
 import type { Progress } from './verdict.js';
 
 export type RunEvent =
+  /** Where every kubectl call of the run goes: resolved once from the kubeconfig, then pinned. */
+  | { kind: 'target'; context: string; cluster: string; user: string; namespace: string }
   | { kind: 'understood'; objects: ObjectRef[] }
   | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }

@@ -134,6 +134,10 @@ export const FORMATTERS: Formatters = {
     text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
+  target: (event) => ({
+    tone: 'info',
+    text: `target: context ${event.context} (cluster ${event.cluster}${event.user ? `, user ${event.user}` : ''}, namespace ${event.namespace}); every kubectl call of this run goes there`,
+  }),
   'internal-error': (event) => ({
     tone: 'alarm',
     text: `kguard failed after the apply (${event.message}): every object the apply changed counts as failed and is restored. Please report this kguard bug`,

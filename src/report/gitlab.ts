@@ -29,6 +29,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   tracking: 'watch',
   'not-watched': 'watch',
   'internal-error': 'watch',
+  target: 'read',
   // Progress and pod problems belong to the watch or to the restore, by their phase.
   progress: 'phase',
   'pod-problem': 'phase',

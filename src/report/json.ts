@@ -2,6 +2,7 @@
 import { isChange } from '../objects/compare.js';
 import type { Finding } from '../model/findings.js';
 import { exitCodeOf } from '../run/result.js';
+import type { Target } from '../kubectl/types.js';
 import type { Outcome } from '../model/result.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
 
@@ -22,6 +23,8 @@ export interface JsonReport {
   rollbackMode: RunResult['rollbackMode'];
   timings: { applyMs: number; totalMs: number };
   kubectlProcesses: number;
+  /** Where every kubectl call went: the kubeconfig's context, cluster, user and namespace, resolved once (null without a kubeconfig context). */
+  target: { context: string; cluster: string; user: string; namespace: string } | null;
   /** Every line kguard logged, in order, without symbols or colour. */
   messages: string[];
 }
@@ -57,7 +60,7 @@ export interface JsonObject {
   timings: { verdictAfterMs: number | null; restoreHealthyAfterMs: number | null };
 }
 
-export function buildReport(result: RunResult, messages: readonly string[]): JsonReport {
+export function buildReport(result: RunResult, messages: readonly string[], target?: Target): JsonReport {
   return {
     reportVersion: REPORT_VERSION,
     outcome: result.outcome,
@@ -70,6 +73,7 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
     rollbackMode: result.rollbackMode,
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
+    target: target ? { ...target } : null,
     messages: [...messages],
   };
 }

@@ -15,7 +15,7 @@ import { isChange } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { detectChanges, track, type PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
-import { endJournal, homeNamespace, leaseSeconds, startJournal } from './journal-life.js';
+import { endJournal, homeNamespace, leaseSeconds, rollbackCommand, startJournal } from './journal-life.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
 import { withOutcome } from './result.js';
@@ -175,7 +175,7 @@ function unreadable(refs: readonly ObjectRef[], before: Map<string, KubeObject>,
 /** The command that finishes a run by hand: its journal holds every pre-apply copy. */
 function finishCommands(journal: RunJournal | undefined, deps: Deps): string[] {
   if (!journal) return [];
-  return [['kguard', 'rollback', journal.runId, ...deps.kubectl.commandLine([]).split(' ').slice(1)].filter(Boolean).join(' ')];
+  return [rollbackCommand(journal.runId, deps.kubectl)];
 }
 
 async function applyManifests(request: ApplyRequest, inputs: PreparedInputs, deps: Pick<Deps, 'kubectl' | 'reporter'>) {

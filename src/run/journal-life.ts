@@ -52,7 +52,19 @@ export async function endJournal(journal: RunJournal, result: RunResult, deps: P
     await journal.finish().catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
     return;
   }
-  const command = ['kguard', 'rollback', journal.runId, ...deps.kubectl.commandLine([]).split(' ').slice(1)].filter(Boolean).join(' ');
+  const command = rollbackCommand(journal.runId, deps.kubectl);
   deps.reporter.emit({ kind: 'journal-kept', runId: journal.runId, namespace: journal.namespace, command });
 }
 
+/**
+ * `kguard rollback RUN` with the flags kguard rollback takes (--context, --kubeconfig): the run's
+ * pinned context included, so the command finds the cluster this run changed.
+ */
+export function rollbackCommand(runId: string, kubectl: Pick<Deps['kubectl'], 'commandLine'>): string {
+  const flags = kubectl
+    .commandLine([])
+    .split(' ')
+    .slice(1)
+    .filter((arg) => /^'?--(context|kubeconfig)=/.test(arg));
+  return ['kguard', 'rollback', runId, ...flags].join(' ');
+}

@@ -116,3 +116,29 @@ describe('partial discovery', () => {
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 });
+
+describe('the run\'s target is pinned', () => {
+  it('a kubeconfig switched to another context while kguard watches does not move the restore: exit 5, restored where it applied', async () => {
+    env = await sandbox({ timeScale: 4, scenario: { registry: { 'nginx:1.26': { pullMs: 600_000 } } } as never });
+    await env.deployHealthy('web');
+    const { readFile, writeFile } = await import('node:fs/promises');
+    const kubeconfig = env.cluster.env.KUBECONFIG!;
+    // A second context that leads nowhere: nothing listens on port 1.
+    const original = await readFile(kubeconfig, 'utf8');
+    await writeFile(
+      kubeconfig,
+      original
+        .replace('contexts:\n', 'contexts:\n- name: elsewhere\n  context:\n    cluster: elsewhere\n    user: kguard-sim\n')
+        .replace('clusters:\n', 'clusters:\n- name: elsewhere\n  cluster:\n    server: http://127.0.0.1:1\n'),
+    );
+    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:1.26'));
+    const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5s']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    const switched = await kubectl(env.cluster, ['config', 'use-context', 'elsewhere']);
+    expect(switched.exitCode, switched.stderr).toBe(0);
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(5);
+    expect(run.output).toContain('target: context kguard-sim (cluster kguard-sim, user kguard-sim, namespace default)');
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+});

@@ -180,3 +180,11 @@ describe('runApply after the apply: nothing escapes', () => {
     await expect(runApply(options, depsFor(cluster))).rejects.toThrow(/kguard failed while kubectl applied: not a KubectlError/);
   });
 });
+
+describe('rollbackCommand', () => {
+  it('keeps only the flags kguard rollback takes, the pinned context included', async () => {
+    const { rollbackCommand } = await import('../../src/run/journal-life.js');
+    const kubectl = { commandLine: () => "kubectl --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot'" };
+    expect(rollbackCommand('kguard-abc', kubectl)).toBe('kguard rollback kguard-abc --kubeconfig=/home/me/.kube/config --context=prod');
+  });
+});

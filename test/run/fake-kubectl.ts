@@ -47,6 +47,7 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
     commandLine: (args) => ['kubectl', ...args].join(' '),
     cancelReadsOn: () => undefined,
     stopCancelling: () => undefined,
+    target: async () => undefined,
     kustomize: async () => '',
     dryRun: async () => {
       guard('dryRun');
