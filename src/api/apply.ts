@@ -74,6 +74,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       {
         binary: deps.kubectlBinary,
         connectionArgs: target ? pinnedArgs(options.connectionArgs, target) : options.connectionArgs,
+        displayArgs: options.connectionArgs,
         requestTimeout: '30s',
         readDeadlineMs: readDeadlineMs(options),
         concurrency: options.concurrency,

@@ -304,7 +304,7 @@ class KubectlClient implements Kubectl {
 
   /** The exact command a person would type, with this run's connection flags. */
   commandLine(args: readonly string[]): string {
-    return [this.connection.binary, ...this.connection.connectionArgs, ...args].map(shellQuote).join(' ');
+    return [this.connection.binary, ...(this.connection.displayArgs ?? this.connection.connectionArgs), ...args].map(shellQuote).join(' ');
   }
 
   private applyCommand(request: ApplyRequest): string[] {

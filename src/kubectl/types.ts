@@ -12,6 +12,11 @@ export interface Connection {
   connectionArgs: readonly string[];
   /** How many kubectl processes may run at once (--concurrency); watch streams are not counted. */
   concurrency?: number;
+  /**
+   * The flags printed in commands for a person, when they differ from connectionArgs: the pinned
+   * --cluster and --user are kguard's own safety, the person's flags are what they typed.
+   */
+  displayArgs?: readonly string[];
   /** Bound on each request kubectl makes (its --request-timeout). */
   requestTimeout: string;
   /** Deadline for a read-only kubectl process, so one hung call cannot stall the run. */

@@ -79,11 +79,13 @@ describe('kill -9, then kguard rollback', () => {
 describe('one run per object at a time', () => {
   it('a second run on the same Deployment waits for the first and judges against the right "before"', async () => {
     await deployV1();
-    const first = env.kguardProcess(['apply', '-f', await env.write('bad.yaml', deploymentYaml('web', MISSING)), ...fast]);
+    // The first run holds web for seconds (its pulls are throttled until --timeout): the second
+    // arrives while it runs, however long the second takes to start.
+    const first = env.kguardProcess(['apply', '-f', await env.write('bad.yaml', deploymentYaml('web', THROTTLED)), ...fast, '--timeout', '4s']);
     await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
     const second = await env.kguard(['apply', '-f', await env.write('good.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
     const firstRun = await first.done;
-    expect(firstRun.exitCode, firstRun.output).toBe(3);
+    expect(firstRun.exitCode, firstRun.output).toBe(5);
     expect(second.exitCode, second.output).toBe(0);
     expect(second.output).toMatch(/deployment\/web \(namespace default\): another kguard run holds it \(kguard-\S+\); waiting/);
     // The second run's "before" was nginx:1.25 restored by the first, not the first run's broken image.
