@@ -33,9 +33,24 @@ const TRANSIENT: readonly RegExp[] = [
   /because the registry is unavailable/i, // kubelet evalCRIPullErr, CRI-O's RegistryUnavailable
 ];
 
+/**
+ * containerd remotes/docker/authorizer.go wraps whatever went wrong at the registry's token
+ * server in `failed to authorize: failed to fetch anonymous token: <cause>` (or `oauth token`):
+ * the HTTP client's own error (`Get "<url>": dial tcp: lookup …: no such host`, `net/http: TLS
+ * handshake timeout`) or, from status 400 up, `unexpected status from GET request to <url>: 503
+ * Service Unavailable`. Only the cause tells a refusal (401, 403) from a blip (DNS, TLS, 5xx, 429).
+ */
+const TOKEN_FETCH = /failed to fetch (?:anonymous|oauth) token: ([\s\S]*)$/;
+const TOKEN_REFUSED = /\b40[13]\b|Unauthorized|Forbidden|denied/i;
+
 /** Judges one pull error text. A final answer wins over a transient one found in the same text. */
 export function judgePullError(text: string | undefined): PullCause {
   if (!text) return 'unknown';
+  const tokenFailure = TOKEN_FETCH.exec(text)?.[1];
+  if (tokenFailure !== undefined) {
+    if (TOKEN_REFUSED.test(tokenFailure)) return 'final';
+    return TRANSIENT.some((pattern) => pattern.test(tokenFailure)) ? 'transient' : 'unknown';
+  }
   if (FINAL.some((pattern) => pattern.test(text))) return 'final';
   if (TRANSIENT.some((pattern) => pattern.test(text))) return 'transient';
   return 'unknown';

@@ -32,3 +32,21 @@ describe('pullErrorGist', () => {
     ).toBe('pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed');
   });
 });
+
+describe('judgePullError at the token server (containerd remotes/docker/authorizer.go)', () => {
+  const url = 'https://auth.docker.io/token?scope=repository%3Alibrary%2Fnginx%3Apull&service=registry.docker.io';
+  const wrapped = (cause: string) => `rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/library/nginx:1.27": failed to resolve reference "docker.io/library/nginx:1.27": failed to authorize: failed to fetch anonymous token: ${cause}`;
+
+  it.each([
+    ['a DNS failure', `Get "${url}": dial tcp: lookup auth.docker.io on 172.18.0.1:53: no such host`],
+    ['a TLS handshake timeout', `Get "${url}": net/http: TLS handshake timeout`],
+    ['a 503', `unexpected status from GET request to ${url}: 503 Service Unavailable`],
+    ['a 429', `unexpected status from GET request to ${url}: 429 Too Many Requests`],
+  ])('calls %s transient: a registry blip is waited out, not rolled back', (_name, cause) => {
+    expect(judgePullError(wrapped(cause))).toBe('transient');
+  });
+
+  it('still calls a refusal final (401 Unauthorized from the token server)', () => {
+    expect(judgePullError(wrapped(`unexpected status from GET request to ${url}: 401 Unauthorized`))).toBe('final');
+  });
+});
