@@ -31,9 +31,18 @@ export interface Clues {
    * only until the next sync, then CrashLoopBackOff for the whole back-off, which names no cause.
    */
   startFailures: ReadonlyMap<string, StartFailure>;
+  /**
+   * Pods (by uid) a node autoscaler is bringing a node for: cluster-autoscaler's TriggeredScaleUp
+   * (`pod triggered scale-up: [{group 0->1 (max: 3)}]`, eventing_scale_up_processor.go) or
+   * Karpenter's Nominated (`Pod should schedule on: nodeclaim/…`). Their "no node matches" is a wait.
+   */
+  scaleUps: ReadonlySet<string>;
 }
 
-export const NO_CLUES: Clues = { pullErrors: new Map(), volumes: new Map(), startFailures: new Map() };
+export const NO_CLUES: Clues = { pullErrors: new Map(), volumes: new Map(), startFailures: new Map(), scaleUps: new Set() };
+
+/** Events of a node autoscaler that is bringing a node for the pod (Normal events). */
+const SCALE_UP_REASONS = new Set(['TriggeredScaleUp', 'Nominated']);
 
 const VOLUME_REASONS = new Set(['FailedMount', 'FailedAttachVolume']);
 
@@ -55,7 +64,9 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
     if (known) volumes.set(podUid(pod), known);
   }
   for (const [key, failure] of previous.startFailures) if (uids.has(key.split('/')[0] ?? '')) startFailures.set(key, failure);
+  const scaleUps = new Set([...previous.scaleUps].filter((uid) => uids.has(uid)));
   if (read) {
+    if (read.events.some((event) => event.reason !== undefined && SCALE_UP_REASONS.has(event.reason) && isAbout(event, read.pod))) scaleUps.add(podUid(read.pod));
     const own = read.events.filter((event) => event.type === 'Warning' && isAbout(event, read.pod)).sort((a, b) => timeOf(a).localeCompare(timeOf(b)));
     const latest = new Map<string, VolumeClue>();
     for (const event of own) {
@@ -90,7 +101,7 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
       }
     }
   }
-  return { pullErrors, volumes, startFailures };
+  return { pullErrors, volumes, startFailures, scaleUps };
 }
 
 /**
@@ -98,11 +109,18 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
  * pull whose cause is unknown, or a scheduled pod that still waits to start its containers (a
  * volume may be failing; the caller decides how long is worth a look).
  */
-export function podsNeedingEvents(pods: readonly Pod[], clues: Clues): { unknownPull: Pod[]; starting: Pod[] } {
+export function podsNeedingEvents(pods: readonly Pod[], clues: Clues): { unknownPull: Pod[]; starting: Pod[]; unplaced: Pod[] } {
   const unknownPull: Pod[] = [];
   const starting: Pod[] = [];
+  const unplaced: Pod[] = [];
   for (const pod of pods) {
-    if (pod.metadata.deletionTimestamp || !pod.spec?.nodeName || pod.status?.phase !== 'Pending') continue;
+    if (pod.metadata.deletionTimestamp || pod.status?.phase !== 'Pending') continue;
+    // No node matches it yet: a node autoscaler may be bringing one (its event says so).
+    if (!pod.spec?.nodeName) {
+      const scheduled = pod.status?.conditions?.find((condition) => condition.type === 'PodScheduled');
+      if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && !clues.scaleUps.has(podUid(pod))) unplaced.push(pod);
+      continue;
+    }
     const images = imagesOf(pod);
     const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
     const pullUnknown = statuses.some((status) => {
@@ -115,7 +133,7 @@ export function podsNeedingEvents(pods: readonly Pod[], clues: Clues): { unknown
     if (pullUnknown) unknownPull.push(pod);
     else if (statuses.length === 0 || statuses.every((status) => STARTING_REASONS.has(status.state?.waiting?.reason ?? ''))) starting.push(pod);
   }
-  return { unknownPull, starting };
+  return { unknownPull, starting, unplaced };
 }
 
 /** Container name → image, as the pod spec writes it. */

@@ -81,7 +81,7 @@ export function classifyPod(pod: Pod, clues: Clues = NO_CLUES): Finding[] {
   }
   // A container finding already explains why the pod is not ready.
   if (findings.length > 0) return findings;
-  const podFinding = schedulingFinding(pod) ?? volumeFinding(pod, clues) ?? readinessFinding(pod);
+  const podFinding = schedulingFinding(pod, clues) ?? volumeFinding(pod, clues) ?? readinessFinding(pod);
   return podFinding ? [podFinding] : [];
 }
 
@@ -113,12 +113,14 @@ function evictionFinding(pod: Pod): Finding {
   return podFinding(pod, rule, 'Evicted', message);
 }
 
-function schedulingFinding(pod: Pod): Finding | undefined {
+function schedulingFinding(pod: Pod, clues: Clues): Finding | undefined {
   const scheduled = conditionOf(pod, 'PodScheduled');
   // scheduler: PodScheduled False, reason Unschedulable, message the FitError.
   if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
   const message = scheduled.message ?? '';
   if (judgeSchedulingMessage(message) === 'capacity') return podFinding(pod, POD_REASONS.Unschedulable, 'Unschedulable', message);
+  // A node autoscaler is bringing a node for it: the constraint is a wait, as a lack of room is.
+  if (clues.scaleUps.has(podUid(pod))) return podFinding(pod, POD_REASONS.UnschedulableScalingUp, 'Unschedulable', message);
   const taints = fitReasons(message).filter((reason) => reason.includes('untolerated taint'));
   const rule: ReasonRule =
     taints.length > 0 && taints.length === fitReasons(message).length

@@ -143,6 +143,15 @@ export const POD_REASONS = {
     cannot: 'be scheduled (no node satisfies its constraints)',
     nextStep: 'no node matches the pod: compare its nodeSelector/affinity and tolerations with the nodes (kubectl get nodes --show-labels) and fix the pod template',
   },
+  // scheduler: no node matches yet, but cluster-autoscaler (TriggeredScaleUp) or Karpenter
+  // (Nominated) said it is bringing one: pods wait for a new node for 1 to 3 minutes.
+  UnschedulableScalingUp: {
+    category: 'unschedulable',
+    family: 'schedule',
+    policy: { when: 'never' },
+    cannot: 'be scheduled yet (a node autoscaler is adding a node for them)',
+    nextStep: 'the node autoscaler did not bring a matching node in time: check its status (cluster-autoscaler status ConfigMap, or the Karpenter NodeClaims)',
+  },
   // kubelet status/generate.go: running but a readiness probe fails (Ready False, ContainersNotReady).
   ContainersNotReady: {
     category: 'not-ready',

@@ -248,11 +248,11 @@ async function gatherClues(watch: Watch, snapshot: WorkloadSnapshot, now: number
   // Every kind's new pods, as its row names them: their events are read the same way for all.
   const pods = newPodsOf(rulesOf(watch.target), findObject(snapshot, watch.target.workload), snapshot);
   watch.clues = rememberClues(watch.clues, pods);
-  const { unknownPull, starting } = podsNeedingEvents(pods, watch.clues);
+  const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
   const startingUids = new Set(starting.map(podUid));
   for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
   for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now);
-  const candidates = [...unknownPull, ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS)];
+  const candidates = [...unknownPull, ...unplaced, ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS)];
   const due = candidates
     .filter((pod) => now - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS)
     .sort((a, b) => (watch.eventsReadAt.get(podUid(a)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity))[0];

@@ -142,3 +142,34 @@ describe('the run\'s target is pinned', () => {
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 });
+
+describe('a node autoscaler', () => {
+  const gpuYaml = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: trainer
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: trainer
+  template:
+    metadata:
+      labels:
+        app: trainer
+    spec:
+      nodeSelector:
+        pool: gpu
+      containers:
+      - name: trainer
+        image: nginx:1.25
+`;
+
+  it.each(['cluster-autoscaler', 'karpenter'] as const)('bringing a node (%s) turns "no node matches" into a wait: the rollout ends healthy, exit 0', async (flavour) => {
+    // The node joins 60 s (simulated) after the scale-up: past the 30 s a constraint is given alone.
+    env = await sandbox({ timeScale: 10, scenario: { nodeAutoscaler: { flavour, nodeGroup: 'gpu-pool', maxSize: 3, joinAfterMs: 60_000, nodes: [{ name: 'gpu-node-1', labels: { pool: 'gpu' } }] } } as never });
+    const file = await env.write('trainer.yaml', gpuYaml);
+    const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5m']);
+    expect(run.exitCode, run.output).toBe(0);
+  });
+});
