@@ -28,6 +28,8 @@ export interface Condition {
   message?: string;
   lastUpdateTime?: string;
   lastTransitionTime?: string;
+  /** The generation the condition was written for (metav1.Condition: cert-manager, Gateway API, most operators). */
+  observedGeneration?: number;
 }
 
 export interface ContainerSpec {

@@ -17,12 +17,15 @@ export function genericRules(kind: string): RolloutRules<StatusConventions> {
       const reconciling = conditionOf(object, 'Reconciling');
       if (reconciling?.status === 'True') return `reconciling${said(reconciling)}`;
       const readiness = conditionOf(object, 'Ready') ?? conditionOf(object, 'Available');
+      // A condition that names the generation it was written for speaks only for that one
+      // (metav1.Condition.observedGeneration): an older Ready True is not this spec's verdict.
+      if (readiness && stale(readiness, object)) return `waiting for the ${kind} controller to write ${readiness.type} for generation ${object.metadata.generation ?? '?'} (it is for ${readiness.observedGeneration})`;
       if (readiness && readiness.status !== 'True') return `waiting for ${readiness.type} to be True (it is ${readiness.status}${said(readiness)})`;
       return undefined;
     },
     failure(object) {
       const stalled = conditionOf(object, 'Stalled');
-      if (stalled?.status !== 'True') return undefined;
+      if (stalled?.status !== 'True' || stale(stalled, object)) return undefined;
       const rule = { ...STALLED, nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE` };
       return { source: 'condition', reason: stalled.reason ?? 'Stalled', message: stalled.message ?? '', rule };
     },
@@ -32,6 +35,10 @@ export function genericRules(kind: string): RolloutRules<StatusConventions> {
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
     },
   };
+}
+
+function stale(condition: Condition, object: StatusConventions): boolean {
+  return condition.observedGeneration !== undefined && condition.observedGeneration < (object.metadata.generation ?? 0);
 }
 
 function said(condition: Condition): string {

@@ -8,6 +8,7 @@ import { pod } from '../fixtures/load.js';
 
 const unplaced = pod('unschedulable-node-selector');
 const event = (reason: string, message: string, component: string): KubeEvent => ({
+  metadata: { name: `${unplaced.metadata.name}.1879a6b3c0d4e5f6`, namespace: unplaced.metadata.namespace },
   type: 'Normal',
   reason,
   message,

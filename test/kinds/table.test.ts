@@ -179,6 +179,14 @@ describe('custom resources (kstatus conventions)', () => {
     expect(poll(issuing, [], { now: 300_000 }).state).toBe('timed-out');
     expect(poll(fixture('custom/certificate-ready')).state).toBe('healthy');
   });
+
+  it('waits when Ready speaks for an older generation (metav1.Condition observedGeneration, as cert-manager writes it)', () => {
+    const ready = fixture('custom/certificate-ready');
+    const changed = { ...ready, metadata: { ...ready.metadata, generation: 3 } } as KubeObject;
+    const conditions = ((changed['status'] as { conditions: Array<Record<string, unknown>> }).conditions).map((condition) => ({ ...condition, observedGeneration: 2 }));
+    const stale = { ...changed, status: { ...(changed['status'] as object), conditions } } as KubeObject;
+    expect(poll(stale)).toMatchObject({ state: 'progressing', waitingFor: expect.stringContaining('for generation 3 (it is for 2)') });
+  });
 });
 
 describe('kinds with nothing to watch', () => {
