@@ -9,6 +9,8 @@ export type RunEvent =
   | { kind: 'target'; context: string; cluster: string; user: string; namespace: string }
   | { kind: 'understood'; objects: ObjectRef[] }
   | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
+  /** What the API server warned about in the server dry run (deprecated APIs, unknown fields…), once. */
+  | { kind: 'kubectl-warnings'; lines: string[] }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
   | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }

@@ -134,6 +134,11 @@ export const FORMATTERS: Formatters = {
     text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
+  'kubectl-warnings': (event) => ({
+    tone: 'warn',
+    text: `the API server warns about this apply (kubectl apply would print it too):`,
+    details: event.lines,
+  }),
   target: (event) => ({
     tone: 'info',
     text: `target: context ${event.context} (cluster ${event.cluster}${event.user ? `, user ${event.user}` : ''}, namespace ${event.namespace}); every kubectl call of this run goes there`,

@@ -30,6 +30,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'not-watched': 'watch',
   'internal-error': 'watch',
   target: 'read',
+  'kubectl-warnings': 'read',
   // Progress and pod problems belong to the watch or to the restore, by their phase.
   progress: 'phase',
   'pod-problem': 'phase',

@@ -62,6 +62,9 @@ export async function understand(
   deps.reporter.emit({ kind: 'understood', objects: refs });
   // The objects as they are, read while the API server answers the dry run.
   const [server, current] = await Promise.all([serverRun, snapshot(refs, deps)]);
+  // The API server's warnings (a deprecated API version, an unknown field): said once, before the apply.
+  const warnings = server?.ok ? kubectlWarnings(server.warnings) : [];
+  if (warnings.length > 0) deps.reporter.emit({ kind: 'kubectl-warnings', lines: warnings });
   // What --prune would delete, in the server's answer (kubectl prints one document per pruned object).
   const answer = server ?? client;
   const applied = new Set(refs.map(objectKey));
@@ -147,4 +150,9 @@ export async function checkRestorable(refs: readonly ObjectRef[], deps: Pick<Dep
   if (resources instanceof Error) throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
   const unknown = refs.find((ref) => !resources.has(`${ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : ''}/${ref.kind}`));
   if (unknown) throw new KubectlError(`kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`);
+}
+
+/** kubectl's `Warning: …` lines (the API server's Warning headers, printed by client-go's warning handler), each once. */
+export function kubectlWarnings(stderr: string): string[] {
+  return [...new Set(stderr.split('\n').map((line) => line.trim()).filter((line) => line.startsWith('Warning: ')))];
 }

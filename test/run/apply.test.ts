@@ -85,6 +85,18 @@ describe('runApply', () => {
   });
 });
 
+describe('the API server\'s warnings', () => {
+  it('are said once, before the apply, from the server dry run', async () => {
+    const warning = 'Warning: autoscaling/v2beta2 HorizontalPodAutoscaler is deprecated in v1.23+, unavailable in v1.26+; use autoscaling/v2 HorizontalPodAutoscaler';
+    const cluster = fakeCluster([configBefore], [configAfter], { warnings: `${warning}\n${warning}\nI1203 12:00:00.000000 1 request.go:700] Waited for 1.0s due to client-side throttling\n` });
+    const reporter = new RecordingReporter();
+    await runApply(options, depsFor(cluster, reporter));
+    const said = reporter.events.filter((event) => event.kind === 'kubectl-warnings');
+    expect(said).toEqual([{ kind: 'kubectl-warnings', lines: [warning] }]);
+    expect(reporter.kinds().indexOf('kubectl-warnings')).toBeLessThan(reporter.kinds().indexOf('applied'));
+  });
+});
+
 describe('announce', () => {
   it('is called once with the result, for an apply and for a preview alike', async () => {
     for (const dryRun of [undefined, 'server'] as const) {

@@ -14,7 +14,7 @@ export interface FakeCluster {
   failFrom(method: keyof Kubectl, after: number, error?: Error): void;
 }
 
-export function fakeCluster(initial: readonly KubeObject[], planned: readonly KubeObject[]): FakeCluster {
+export function fakeCluster(initial: readonly KubeObject[], planned: readonly KubeObject[], options: { warnings?: string } = {}): FakeCluster {
   const live = new Map(initial.map((object) => [objectKey(refOf(object)), structuredClone(object)]));
   const calls: string[] = [];
   const failures = new Map<string, { after: number; error: Error }>();
@@ -52,7 +52,7 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
     dryRun: async () => {
       guard('dryRun');
       spawned += 1;
-      return { ok: true, objects: planned.map((object) => structuredClone(object)), pruned: [], warnings: '' };
+      return { ok: true, objects: planned.map((object) => structuredClone(object)), pruned: [], warnings: options.warnings ?? '' };
     },
     dryRunActions: async () => [],
     diff: async () => new Map(),
