@@ -22,7 +22,9 @@ async function main(): Promise<void> {
   const port = values.port === undefined ? undefined : positiveNumber('--port', values.port);
   const timeScale = values['time-scale'] === undefined ? undefined : positiveNumber('--time-scale', values['time-scale']);
 
-  const cluster = await startCluster({ port, timeScale, scenario: values.scenario });
+  // Without a scenario it behaves like the demo: an image that does not exist fails to pull, so
+  // the README's own `xxxxxnginx:1.17` example fails as it would on a real cluster.
+  const cluster = await startCluster({ port, timeScale, scenario: values.scenario ?? { registry: { xxxxxnginx: 'no-repository', 'nginx:9.99': 'missing' } } });
   console.log(`kube-sim API server listening on ${cluster.url} (time scale ${cluster.clock.timeScale})`);
   console.log(`kubeconfig: ${cluster.kubeconfigPath}`);
   console.log(`export KUBECONFIG=${cluster.env.KUBECONFIG} KUBECACHEDIR=${cluster.env.KUBECACHEDIR}`);
@@ -35,6 +37,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+  // It lives as long as whatever started it (npm run cluster execs it): killing the parent by
+  // its PID does not leave the simulator behind.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) shutdown();
+  }, 500).unref();
 }
 
 function positiveNumber(flag: string, text: string): number {
