@@ -5,7 +5,6 @@
 import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { createKubectl } from '../kubectl/client.js';
-import { pinnedArgs } from '../kubectl/target.js';
 import { execProcess, streamProcess } from '../kubectl/exec.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
@@ -59,22 +58,11 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
   try {
-    const connection = {
-      binary: deps.kubectlBinary,
-      requestTimeout: '30s',
-      readDeadlineMs: readDeadlineMs(options),
-      concurrency: options.concurrency,
-    };
-    // The run's target, resolved once and passed on every call: a context switched while kguard
-    // watches cannot send the restore to another cluster.
-    const target = await createKubectl(execProcess, { ...connection, connectionArgs: options.connectionArgs }).target();
-    if (target) recorder.emit({ kind: 'target', ...target });
     const kubectl = createKubectl(
       execProcess,
       {
         binary: deps.kubectlBinary,
-        connectionArgs: target ? pinnedArgs(options.connectionArgs, target) : options.connectionArgs,
-        displayArgs: options.connectionArgs,
+        connectionArgs: options.connectionArgs,
         requestTimeout: '30s',
         readDeadlineMs: readDeadlineMs(options),
         concurrency: options.concurrency,
@@ -114,7 +102,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       },
     });
     const exitCode = exitCodeOf(result.outcome);
-    return { report: sanitizeDeep(buildReport(result, recorder.messages, target), deps.redactor), exitCode };
+    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };
   } finally {
     recorder.close();
   }

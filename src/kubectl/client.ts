@@ -16,7 +16,7 @@ import { WatchEventReader, type WatchEvent } from './watch-events.js';
 import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';
 import { ProcessPool } from './pool.js';
-import { targetOf } from './target.js';
+import { pinnedArgs, targetOf } from './target.js';
 import { isRetryable, itemsOf, itemsOfValue, jsonDocuments, parseApiResources, requestTimeoutWithin, seconds, selectorsOf, shellQuote, withQuery, writeFailure } from './parse.js';
 import type { ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, Target, WatchStream, WriteResult } from './types.js';
 
@@ -31,6 +31,8 @@ class KubectlClient implements Kubectl {
   /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
   private cancel: AbortSignal | undefined;
 
+  /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
+  private pinned: readonly string[] | undefined;
   /** Discovery documents by group version, read once each. */
   private readonly discovery = new Discovery((path) => this.run(['get', '--raw', path], { deadlineMs: this.connection.readDeadlineMs }));
 
@@ -261,7 +263,7 @@ class KubectlClient implements Kubectl {
       const params = { ...selectorsOf(query), watch: '1', resourceVersion: from.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(from.timeoutSeconds) };
       const reader = new WatchEventReader();
       this.spawned += 1;
-      running = stream(this.connection.binary, [...this.connection.connectionArgs, 'get', '--raw', withQuery(path, params)], (text) => {
+      running = stream(this.connection.binary, [...this.connectionArgs(), 'get', '--raw', withQuery(path, params)], (text) => {
         for (const event of reader.push(text)) onEvent(event);
       });
       const result = await running.done;
@@ -296,15 +298,25 @@ class KubectlClient implements Kubectl {
     return itemsOf<KubeEvent>(result.stdout);
   }
 
+  async pinTarget(): Promise<Target | undefined> {
+    const target = await this.target();
+    if (target) this.pinned = pinnedArgs(this.connection.connectionArgs, target);
+    return target;
+  }
+
   async target(): Promise<Target | undefined> {
     const result = await this.run(['config', 'view', '--minify', '-o', 'json'], { deadlineMs: this.connection.readDeadlineMs, bounded: false });
     if (result.exitCode !== 0) return undefined;
     return targetOf(result.stdout);
   }
 
+  private connectionArgs(): readonly string[] {
+    return this.pinned ?? this.connection.connectionArgs;
+  }
+
   /** The exact command a person would type, with this run's connection flags. */
   commandLine(args: readonly string[]): string {
-    return [this.connection.binary, ...(this.connection.displayArgs ?? this.connection.connectionArgs), ...args].map(shellQuote).join(' ');
+    return [this.connection.binary, ...this.connection.connectionArgs, ...args].map(shellQuote).join(' ');
   }
 
   private applyCommand(request: ApplyRequest): string[] {
@@ -343,7 +355,7 @@ class KubectlClient implements Kubectl {
     const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
     const cancelSignal = this.cancel;
     return this.pool.use(() =>
-      this.exec(this.connection.binary, [...this.connection.connectionArgs, ...args, ...timeoutArgs], {
+      this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
         input: options.input,
         timeoutMs: options.deadlineMs,
         cancelSignal,

@@ -1,7 +1,7 @@
 // What kubectl's adapter takes and returns: the connection, the apply request, and the results of
 // each capability (dry runs, writes, lists and watches). Types only.
 import type { KubeEvent } from '../kube.js';
-import type { AppliedObject } from '../model/result.js';
+import type { AppliedObject, Target } from '../model/result.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { KubeObject, ObjectRef } from '../objects/model.js';
 import type { WatchEvent } from './watch-events.js';
@@ -12,11 +12,7 @@ export interface Connection {
   connectionArgs: readonly string[];
   /** How many kubectl processes may run at once (--concurrency); watch streams are not counted. */
   concurrency?: number;
-  /**
-   * The flags printed in commands for a person, when they differ from connectionArgs: the pinned
-   * --cluster and --user are kguard's own safety, the person's flags are what they typed.
-   */
-  displayArgs?: readonly string[];
+
   /** Bound on each request kubectl makes (its --request-timeout). */
   requestTimeout: string;
   /** Deadline for a read-only kubectl process, so one hung call cannot stall the run. */
@@ -84,14 +80,7 @@ export interface ApiResource {
 
 export type LogsResult = { ok: true; text: string } | { ok: false; error: string };
 
-/** The cluster and identity one run talks to, resolved once from the kubeconfig at its start. */
-export interface Target {
-  context: string;
-  cluster: string;
-  user: string;
-  /** The context's namespace ("default" when it names none). */
-  namespace: string;
-}
+export type { Target };
 
 /** The process side: how many kubectl processes ran, the command a person would type, cancelling reads. */
 export interface KubectlProcess {
@@ -105,6 +94,8 @@ export interface KubectlProcess {
   stopCancelling(): void;
   /** The kubeconfig's context, cluster, user and namespace for this connection (`kubectl config view --minify`); undefined without a kubeconfig context (in a pod). */
   target(): Promise<Target | undefined>;
+  /** Resolves the target and passes it (--context, --cluster, --user) on every later call; undefined when there is none to pin. */
+  pinTarget(): Promise<Target | undefined>;
 }
 
 /** kubectl's apply family over the same inputs: kustomize, dry runs, diff, apply. */

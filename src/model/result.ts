@@ -26,6 +26,15 @@ export interface AppliedObject {
 
 export type RollbackMode = 'all' | 'failed' | 'none';
 
+/** The cluster and identity one run talks to, resolved once from the kubeconfig at its start. */
+export interface Target {
+  context: string;
+  cluster: string;
+  user: string;
+  /** The context's namespace ("default" when it names none). */
+  namespace: string;
+}
+
 export type KeepReason = 'no-rollback' | 'not-failed' | 'keep-created' | 'protected-kind' | 'controller-owned' | 'conflict' | 'gone';
 
 export type RestoreResult =
@@ -61,6 +70,8 @@ export interface RunResult {
   /** Set when a signal cancelled the run after the apply ("interrupted by SIGTERM"). */
   cancelled?: string;
   rollbackMode: RollbackMode;
+  /** Where every kubectl call of the run went, when the kubeconfig names it. */
+  target?: Target;
   /** Where the run ended, decided once (run/result.ts outcomeOf) when the run assembles its result. */
   outcome: Outcome;
   applyMs: number;

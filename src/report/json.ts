@@ -2,7 +2,6 @@
 import { isChange } from '../objects/compare.js';
 import type { Finding } from '../model/findings.js';
 import { exitCodeOf } from '../run/result.js';
-import type { Target } from '../kubectl/types.js';
 import type { Outcome } from '../model/result.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
 
@@ -60,7 +59,7 @@ export interface JsonObject {
   timings: { verdictAfterMs: number | null; restoreHealthyAfterMs: number | null };
 }
 
-export function buildReport(result: RunResult, messages: readonly string[], target?: Target): JsonReport {
+export function buildReport(result: RunResult, messages: readonly string[]): JsonReport {
   return {
     reportVersion: REPORT_VERSION,
     outcome: result.outcome,
@@ -73,7 +72,7 @@ export function buildReport(result: RunResult, messages: readonly string[], targ
     rollbackMode: result.rollbackMode,
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
-    target: target ? { ...target } : null,
+    target: result.target ? { ...result.target } : null,
     messages: [...messages],
   };
 }

@@ -29,6 +29,13 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
   // Before the apply every kubectl call is a read: a signal stops them at once.
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
+  // The run's target, resolved once and passed on every later call: a context switched while
+  // kguard watches cannot send the restore to another cluster.
+  const target = await deps.kubectl.pinTarget().catch(async (error: unknown) => {
+    await inputs.cleanup();
+    return interruptedBeforeApply(deps.signal)(error);
+  });
+  if (target) deps.reporter.emit({ kind: 'target', ...target });
   let leases: HeldLeases | undefined;
   let ending: Promise<void> | undefined;
   let result: RunResult | undefined;
@@ -63,7 +70,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) {
-      result = await preview(understood, before, request, options, deps, startedAt);
+      result = { ...(await preview(understood, before, request, options, deps, startedAt)), target };
       deps.announce?.(result);
       return result;
     }
@@ -81,6 +88,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const objects = await afterTheApply(refs, before, applyError, journal, options, deps);
     result = withOutcome({
       mode: 'apply',
+      target,
       objects: objects.map(({ change: _change, ...object }): ObjectResult => object),
       applied,
       applyError: applyError?.message,

@@ -48,6 +48,7 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
     cancelReadsOn: () => undefined,
     stopCancelling: () => undefined,
     target: async () => undefined,
+    pinTarget: async () => undefined,
     kustomize: async () => '',
     dryRun: async () => {
       guard('dryRun');
