@@ -152,6 +152,8 @@ async function inBatches<T>(items: T[], size: number, each: (item: T) => Promise
 describe("kguard's object set is kubectl's", () => {
   const corpus = corpusInputs();
 
+  // 69 inputs, each read by kubectl and by a whole kguard run (several kubectl processes): on a
+  // loaded 2-core machine that is more than the default 60 s, however it is batched.
   it(`over ${corpus.length} real manifests, files, directories and kustomizations`, async () => {
     expect(corpus.length, `the corpus is missing at ${CORPUS}`).toBeGreaterThan(60);
     const namespaced = await namespacedKinds();
@@ -161,7 +163,7 @@ describe("kguard's object set is kubectl's", () => {
     // Most of the corpus is readable (the rest needs CRDs this cluster lacks, or is refused by kubectl
     // itself): the comparison is of object sets, not only of refusals.
     expect(results.filter((result) => !result.refused).length).toBeGreaterThanOrEqual(45);
-  });
+  }, 150_000);
 
   it(`over ${Object.keys(EDGE_CASES).length} edge cases: JSON streams, duplicate keys, document markers, Lists, YAML 1.1, UTF-16, bad aliases`, async () => {
     const namespaced = await namespacedKinds();
