@@ -9,6 +9,9 @@
 //   4. 2,000 pods in the namespace: one namespace-wide poll against the selected list a watch
 //      starts from (bytes and time per read)
 //   5. kubectl processes per run, 10 Deployments in 10 namespaces
+//   6. at scale: 10, 100 and 1,000 objects (scale.ts): healthy with and without the journal, a
+//      doomed apply restored in full, peak kubectl processes at once, kguard's peak RSS
+// `--only scale` runs section 6 alone; `--sizes 10,100` picks its sizes.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +19,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
+import { scaleCase, scaleRows, type ScaleFigures } from './scale.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 
-const { values: flags } = parseArgs({ options: { kguard: { type: 'string' }, runs: { type: 'string' } } });
+const { values: flags } = parseArgs({ options: { kguard: { type: 'string' }, runs: { type: 'string' }, only: { type: 'string' }, sizes: { type: 'string' } } });
 const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
 const RUNS = Number(flags.runs ?? 5);
+const SIZES = (flags.sizes ?? '10,100,1000').split(',').map(Number);
 const MISSING = 'xxxxxnginx:1.17';
 
 interface Run {
@@ -267,9 +272,20 @@ async function processesPerRun(args: string[]): Promise<{ processes: number; wal
   }
 }
 
+async function atScale(): Promise<void> {
+  const figures: ScaleFigures[] = [];
+  for (const size of SIZES) figures.push(await withDir((dir) => scaleCase(kguard, dir, size)));
+  table('6. N objects in one namespace (⅓ each Deployments, ConfigMaps, Services), time scale 4, one run each', scaleRows(figures));
+}
+
 async function main(): Promise<void> {
   const began = performance.now();
   console.log(`kguard: ${kguard}; ${RUNS} runs each`);
+  if (flags.only === 'scale') {
+    await atScale();
+    console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
+    return;
+  }
   const known = await modes();
   await startUp();
 
@@ -301,6 +317,7 @@ async function main(): Promise<void> {
     processes.push([mode.name, `${count} kubectl processes, ${(wallMs / 1000).toFixed(1)} s`]);
   }
   table('5. one healthy run over 10 Deployments in 10 namespaces', processes);
+  await atScale();
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 
