@@ -1,33 +1,39 @@
 // Bench at scale: N objects in one namespace, a third each Deployments (1 replica), ConfigMaps and
 // Services, on the simulator at time scale 4. For each N:
 //   - a healthy apply that changes every object, with the run journal and with --no-journal (wall);
-//   - a doomed apply (one Deployment's image is missing) that ends restored, exit 3 (wall);
+//   - a doomed apply (one Deployment's image is missing) that ends restored, exit 3 (wall), with
+//     --no-journal and with the journal;
 //   - the most kubectl processes at once, watch streams included and not, seen from outside
 //     kguard (a KGUARD_KUBECTL script that logs each process; every run goes through it);
-//   - kguard's peak resident memory (VmHWM of its node process, sampled from /proc).
+//   - kguard's peak resident memory (VmHWM of its node process, sampled from /proc), over the runs.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
-import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { configMapYaml, serviceYaml } from '../e2e/manifests.js';
+import { objectSet } from '../e2e/manifests.js';
 import { peakConcurrency, recordingKubectl, type RecordingKubectl } from '../e2e/kubectl-log.js';
 
 const MISSING = 'xxxxxnginx:1.17';
 
+/** One kguard run: wall time to its exit, how it exited, what it started. */
+export interface ScaleRun {
+  wallMs: number;
+  exitCode: number;
+  /** kubectl processes it started (its JSON report), when it printed one. */
+  processes?: number;
+  /** Most kubectl processes at once: all, and watch streams aside. */
+  peak: number;
+  peakPooled: number;
+  /** Its node process's peak RSS, MiB. */
+  peakRssMiB: number;
+}
+
 export interface ScaleFigures {
   objects: number;
-  healthyJournalMs: number;
-  healthyNoJournalMs: number;
-  doomedMs: number;
-  doomedExit: number;
-  /** kubectl processes the doomed run started (its JSON report). */
-  doomedProcesses: number;
-  /** Most at once over the three runs: all, and watch streams aside. */
-  peakProcesses: number;
-  peakPooled: number;
-  /** kguard's peak RSS over the three runs, MiB. */
-  peakRssMiB: number;
+  healthyJournal: ScaleRun;
+  healthyNoJournal: ScaleRun;
+  doomedNoJournal: ScaleRun;
+  doomedJournal: ScaleRun;
 }
 
 interface Measured {
@@ -36,18 +42,6 @@ interface Measured {
   stderr: string;
   wallMs: number;
   peakRssKiB: number;
-}
-
-/** One version of the whole set: `image` for every Deployment but `bad`, which gets MISSING. */
-export function scaleManifest(objects: number, version: { image: string; config: string; port: number; bad?: number }, namespace?: string): string {
-  const third = Math.floor(objects / 3);
-  const parts: string[] = [];
-  for (let index = 0; index < objects - 2 * third; index += 1) {
-    parts.push(deploymentYaml(`app-${index}`, index === version.bad ? MISSING : version.image, { replicas: 1, namespace }));
-  }
-  for (let index = 0; index < third; index += 1) parts.push(configMapYaml(`config-${index}`, { version: version.config }, namespace));
-  for (let index = 0; index < third; index += 1) parts.push(serviceYaml(`service-${index}`, version.port, namespace));
-  return parts.join('---\n');
 }
 
 /** Runs kguard to its end, sampling its node process's peak RSS every 50 ms. */
@@ -92,54 +86,62 @@ export async function scaleCase(kguard: string, dir: string, objects: number): P
     const v1 = join(dir, `v1-${objects}.yaml`);
     const v2 = join(dir, `v2-${objects}.yaml`);
     const doomed = join(dir, `doomed-${objects}.yaml`);
-    await writeFile(v1, scaleManifest(objects, { image: 'nginx:1.25', config: 'one', port: 80 }));
-    await writeFile(v2, scaleManifest(objects, { image: 'nginx:1.26', config: 'two', port: 8080 }));
-    await writeFile(doomed, scaleManifest(objects, { image: 'nginx:1.26', config: 'two', port: 8080, bad: 0 }));
-    await execa('kubectl', ['apply', '-f', v1], { env: { ...process.env, ...cluster.env } });
-    await rolledOut(cluster, 10 * 60_000);
+    await writeFile(v1, objectSet(objects, { image: 'nginx:1.25', config: 'one', port: 80 }));
+    await writeFile(v2, objectSet(objects, { image: 'nginx:1.26', config: 'two', port: 8080 }));
+    await writeFile(doomed, objectSet(objects, { image: 'nginx:1.26', config: 'two', port: 8080, bad: 0, badImage: MISSING }));
+    const firstVersion = async () => {
+      await execa('kubectl', ['apply', '-f', v1], { env: { ...process.env, ...cluster.env } });
+      await rolledOut(cluster, 10 * 60_000);
+    };
+    await firstVersion();
     const kubectl = await recordingKubectl(dir);
-    const flags = ['--timeout', '15m', '-o', 'json'];
-    const runs: Measured[] = [];
-    const peaks: number[] = [];
-    const pooledPeaks: number[] = [];
-    const run = async (file: string, extra: string[], exit: number) => {
+    const run = async (file: string, extra: string[]): Promise<ScaleRun> => {
       await kubectl.clear();
-      const measured = await measuredKguard(kguard, cluster, ['apply', '-f', file, ...flags, ...extra], kubectl);
-      if (measured.exitCode !== exit) throw new Error(`${objects} objects, ${file} ${extra.join(' ')}: exit ${measured.exitCode}, not ${exit}:\n${measured.stderr.slice(-4000)}`);
+      const measured = await measuredKguard(kguard, cluster, ['apply', '-f', file, '--timeout', '15m', '-o', 'json', ...extra], kubectl);
       const processes = await kubectl.processes();
-      peaks.push(peakConcurrency(processes));
-      pooledPeaks.push(peakConcurrency(processes.filter((process) => !process.watch)));
-      runs.push(measured);
-      return measured;
+      let report: { kubectlProcesses?: number } = {};
+      try {
+        report = JSON.parse(measured.stdout) as { kubectlProcesses?: number };
+      } catch {
+        // No report: the exit code says what happened.
+      }
+      return {
+        wallMs: measured.wallMs,
+        exitCode: measured.exitCode,
+        processes: report.kubectlProcesses,
+        peak: peakConcurrency(processes),
+        peakPooled: peakConcurrency(processes.filter((process) => !process.watch)),
+        peakRssMiB: measured.peakRssKiB / 1024,
+      };
     };
-    const healthyJournal = await run(v2, [], 0);
-    const healthyNoJournal = await run(v1, ['--no-journal'], 0);
-    const failed = await run(doomed, [], 3);
-    return {
-      objects,
-      healthyJournalMs: healthyJournal.wallMs,
-      healthyNoJournalMs: healthyNoJournal.wallMs,
-      doomedMs: failed.wallMs,
-      doomedExit: failed.exitCode,
-      doomedProcesses: (JSON.parse(failed.stdout) as { kubectlProcesses: number }).kubectlProcesses,
-      peakProcesses: Math.max(...peaks),
-      peakPooled: Math.max(...pooledPeaks),
-      peakRssMiB: Math.max(...runs.map((measured) => measured.peakRssKiB)) / 1024,
-    };
+    const healthyJournal = await run(v2, []);
+    const healthyNoJournal = await run(v1, ['--no-journal']);
+    if (healthyNoJournal.exitCode !== 0) await firstVersion();
+    const doomedNoJournal = await run(doomed, ['--no-journal']);
+    // A doomed run ends with v1 back; one that did not restore leaves something else.
+    if (doomedNoJournal.exitCode !== 3) await firstVersion();
+    const doomedJournal = await run(doomed, []);
+    return { objects, healthyJournal, healthyNoJournal, doomedNoJournal, doomedJournal };
   } finally {
     await cluster.stop();
   }
 }
 
-export function scaleRows(figures: readonly ScaleFigures[]): Array<[string, string]> {
-  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  return figures.map((figure): [string, string] => [
-    `${figure.objects} objects`,
-    [
-      `healthy ${seconds(figure.healthyJournalMs)} (journal), ${seconds(figure.healthyNoJournalMs)} (--no-journal)`,
-      `doomed → exit ${figure.doomedExit} in ${seconds(figure.doomedMs)} (${figure.doomedProcesses} kubectl processes)`,
-      `peak kubectl at once ${figure.peakProcesses} (${figure.peakPooled} without watches)`,
-      `kguard peak RSS ${figure.peakRssMiB.toFixed(0)} MiB`,
-    ].join('; '),
-  ]);
+export const SCALE_HEADER = '| objects | healthy, journal | healthy, --no-journal | doomed, --no-journal | doomed, journal | kubectl processes (doomed: --no-journal / journal) | most kubectl at once (watches aside) | kguard peak RSS |';
+
+/** One Markdown table row; a run that did not end as expected shows its exit code. */
+export function scaleRow(figures: ScaleFigures): string {
+  const wall = (run: ScaleRun, expected: number) => `${(run.wallMs / 1000).toFixed(1)} s${run.exitCode === expected ? '' : ` (exit ${run.exitCode}!)`}`;
+  const runs = [figures.healthyJournal, figures.healthyNoJournal, figures.doomedNoJournal, figures.doomedJournal];
+  const cells = [
+    String(figures.objects),
+    wall(figures.healthyJournal, 0),
+    wall(figures.healthyNoJournal, 0),
+    wall(figures.doomedNoJournal, 3),
+    wall(figures.doomedJournal, 3),
+    `${figures.doomedNoJournal.processes ?? '?'} / ${figures.doomedJournal.processes ?? '?'}`,
+    `${Math.max(...runs.map((run) => run.peak))} (${Math.max(...runs.map((run) => run.peakPooled))})`,
+    `${Math.max(...runs.map((run) => run.peakRssMiB)).toFixed(0)} MiB`,
+  ];
+  return `| ${cells.join(' | ')} |`;
 }

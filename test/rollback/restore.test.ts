@@ -64,10 +64,10 @@ async function restore(cluster: RestoreCluster, planned: PlannedObject[]) {
   return { results, reporter, steps };
 }
 
-const changedConfig = (before: KubeObject) => applied(before, (object) => ((object as { data: Record<string, string> }).data = { value: 'two' }));
-const changedService = (before: KubeObject) => applied(before, (object) => ((object as { spec: { ports: Array<{ port: number }> } }).spec.ports = [{ port: 8080 }]));
+const changedConfig = (before: KubeObject) => applied(before, (object) => ((object as unknown as { data: Record<string, string> }).data = { value: 'two' }));
+const changedService = (before: KubeObject) => applied(before, (object) => ((object as unknown as { spec: { ports: Array<{ port: number }> } }).spec.ports = [{ port: 8080 }]));
 const changedImage = (before: KubeObject) =>
-  applied(before, (object) => ((object as { spec: { template: { spec: { containers: Array<{ image: string }> } } } }).spec.template.spec.containers[0]!.image = 'xxxxxnginx:1.17'));
+  applied(before, (object) => ((object as unknown as { spec: { template: { spec: { containers: Array<{ image: string }> } } } }).spec.template.spec.containers[0]!.image = 'xxxxxnginx:1.17'));
 
 const writesOf = (calls: Call[], names: (name: string) => boolean) =>
   calls.filter((call) => (call.method === 'replace' || call.method === 'create') && names(call.target));
@@ -188,7 +188,7 @@ describe('executeRestore, when writes race', () => {
     });
     const { results, reporter } = await restore(cluster, planned);
 
-    expect((cluster.live.get('ConfigMap/shop/config-1') as { data: unknown }).data).toEqual({ value: 'theirs' });
+    expect((cluster.live.get('ConfigMap/shop/config-1') as unknown as { data: unknown }).data).toEqual({ value: 'theirs' });
     expect(results.get('/ConfigMap/shop/config-1')).toMatchObject({ status: 'kept', reason: 'conflict', copyFile: '/private/ConfigMap-config-1.json' });
     const kept = reporter.events.find((event) => event.kind === 'restore-kept');
     expect(kept).toMatchObject({ object: { name: 'config-1' }, reason: 'conflict' });
@@ -210,6 +210,6 @@ describe('executeRestore, when writes race', () => {
 
     expect(writesOf(cluster.calls, (name) => name === 'config-0')).toEqual([]);
     expect(results.get('/ConfigMap/shop/config-0')).toMatchObject({ status: 'kept', reason: 'conflict' });
-    expect((cluster.live.get('ConfigMap/shop/config-0') as { data: unknown }).data).toEqual({ value: 'theirs' });
+    expect((cluster.live.get('ConfigMap/shop/config-0') as unknown as { data: unknown }).data).toEqual({ value: 'theirs' });
   });
 });
