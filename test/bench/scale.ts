@@ -105,6 +105,8 @@ export async function scaleCase(kguard: string, dir: string, objects: number): P
       } catch {
         // No report: the exit code says what happened.
       }
+      // Said at once: a size takes minutes, and an interrupted bench keeps what it measured.
+      console.error(`  ${objects} objects, ${extra.join(' ') || 'journal'}, ${file.split('/').at(-1)}: exit ${measured.exitCode} in ${(measured.wallMs / 1000).toFixed(1)} s`);
       return {
         wallMs: measured.wallMs,
         exitCode: measured.exitCode,
