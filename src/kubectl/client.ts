@@ -207,9 +207,8 @@ class KubectlClient implements Kubectl {
     if (apiVersions) return this.discovery.resourcesOf([...new Set(apiVersions)]);
     const result = await this.run(['api-resources', '-o', 'wide', '--no-headers=false'], { deadlineMs: this.connection.readDeadlineMs });
     const resources = parseApiResources(result.stdout);
-    // Partial discovery (an APIService that is down, e.g. metrics-server or a KEDA left behind) makes
-    // kubectl exit 1 after printing every group it could read (memcache.go, "unable to retrieve the
-    // complete list of server APIs"): what it printed is still right.
+    // Partial discovery (an APIService down) makes kubectl exit 1 after printing every group it
+    // could read (memcache.go, "unable to retrieve the complete list of server APIs"): still right.
     if (result.exitCode !== 0 && !(resources.size > 0 && /unable to retrieve the complete list of server APIs/.test(result.stderr))) {
       throw this.failure('read the API resources (kubectl api-resources)', result);
     }
@@ -313,7 +312,6 @@ class KubectlClient implements Kubectl {
   private connectionArgs(): readonly string[] {
     return this.pinned ?? this.connection.connectionArgs;
   }
-
   /** The exact command a person would type, with this run's connection flags. */
   commandLine(args: readonly string[]): string {
     return [this.connection.binary, ...this.connection.connectionArgs, ...args].map(shellQuote).join(' ');

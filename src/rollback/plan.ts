@@ -2,6 +2,7 @@
 // The pre-apply copy of each object is the truth a restore returns to: an object the apply changed
 // is written back whole (every field, annotations and managedFields included); an object it
 // created is deleted by uid; an object it deleted (--prune) is created again from its copy.
+import { runsPods } from '../kinds/table.js';
 import { isChangeKind } from '../objects/compare.js';
 import type { ObjectChange } from '../model/result.js';
 import { describeObject, isControllerOwned, kubectlName, namespaceArgs, type KubeObject, type ObjectRef } from '../objects/model.js';
@@ -34,8 +35,9 @@ export function needsRestore(verdict: VerdictState | undefined): boolean {
  * The apply is one unit: when any tracked object failed or timed out, mode "all" restores every
  * object the apply changed, "failed" only the failing ones, "none" nothing. Objects someone else
  * changed since the apply are never written: they are kept and reported.
- * Order: objects put back and created again first (configuration before the workloads that read
- * it, in apply order), deletions last, newest first.
+ * Order, in phases (restorePhases): objects put back and created again first (definitions,
+ * then configuration, then the workloads that read it, in apply order), deletions last, newest
+ * first.
  */
 export function planRestore(
   objects: readonly PlannedObject[],
@@ -84,7 +86,7 @@ export function planRestore(
         break;
     }
   }
-  return [...orderWrites(writes), ...deletes.reverse()];
+  return inPhaseOrder([...writes, ...deletes.reverse()]);
 }
 
 function deleteOrKeep(ref: ObjectRef, applied: KubeObject, options: { keepCreated: boolean }): RestoreStep {
@@ -106,13 +108,40 @@ function copies(change: ObjectChange): { before?: KubeObject; applied?: KubeObje
   };
 }
 
-/** Configuration (anything without pods) before workloads, so restored pods read restored config. */
-function orderWrites(steps: RestoreStep[]): RestoreStep[] {
-  const isWorkload = (step: RestoreStep) => WORKLOAD_KINDS.has(step.ref.kind);
-  return [...steps.filter((step) => !isWorkload(step)), ...steps.filter(isWorkload)];
+/**
+ * The phases of a restore, in order. The objects of one phase do not depend on each other and
+ * are restored at once; a phase starts when the one before it has finished:
+ * - definitions: CRDs and Namespaces, which other objects need to exist at all;
+ * - configuration: anything without pods (ConfigMaps, Secrets, Services, RBAC, custom
+ *   resources...), so restored pods read restored configuration;
+ * - workloads: kinds that run pods (kinds/table.ts runsPods);
+ * - then the deletions of what the apply created: workloads before the configuration they read.
+ * A step that keeps an object writes nothing; it sits where its object's write or delete would.
+ */
+export const RESTORE_PHASES = ['definitions', 'configuration', 'workloads', 'delete workloads', 'delete the rest'] as const;
+
+export type RestorePhase = (typeof RESTORE_PHASES)[number];
+
+const DEFINITIONS = new Set(['/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition']);
+
+/** Keep reasons of an object the apply created: it is kept where its delete would be. */
+const CREATED_AND_KEPT = new Set<KeepReason>(['protected-kind', 'controller-owned', 'keep-created']);
+
+export function phaseOf(step: RestoreStep): RestorePhase {
+  const removing = step.action === 'delete' || (step.action === 'keep' && CREATED_AND_KEPT.has(step.reason));
+  if (removing) return runsPods(step.ref) ? 'delete workloads' : 'delete the rest';
+  if (DEFINITIONS.has(groupKind(step.ref))) return 'definitions';
+  return runsPods(step.ref) ? 'workloads' : 'configuration';
 }
 
-const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod']);
+/** The steps grouped by phase, phases in order, each in plan order; empty phases left out. */
+export function restorePhases(steps: readonly RestoreStep[]): RestoreStep[][] {
+  return RESTORE_PHASES.map((phase) => steps.filter((step) => phaseOf(step) === phase)).filter((group) => group.length > 0);
+}
+
+function inPhaseOrder(steps: readonly RestoreStep[]): RestoreStep[] {
+  return restorePhases(steps).flat();
+}
 
 /** A copy a person can `kubectl replace -f` or `kubectl create -f`: no resourceVersion precondition. */
 export function manualCopy(object: KubeObject, forCreate: boolean): KubeObject {

@@ -1,25 +1,28 @@
-// Carries out a restore plan: each object the apply changed is written back to its pre-apply copy
-// with a conditional write, objects it created are deleted by uid, then the restored workloads
-// are tracked until healthy. Someone else's change always wins: checked right before each write,
-// and the write itself is conditional, so a change in between is caught too. A transient API
-// answer (500, 503, 429, a dropped connection) is retried by the kubectl adapter itself
+// Carries out a restore plan, phase by phase (plan.ts restorePhases): the objects of a phase are
+// restored at once, and kubectl's process pool (kubectl/pool.ts) bounds how many processes that
+// takes. Each phase starts with one list per namespace of its objects' live copies; each object
+// the apply changed is then written back to its pre-apply copy with a write conditional on the
+// copy just read, objects it created are deleted by uid. Someone else's change always wins:
+// checked right before each write, and the write itself is conditional, so a change in between
+// is caught too (a 409: that object alone is read again and looked at). A transient API answer
+// (500, 503, 429, a dropped connection) is retried by the kubectl adapter itself
 // (kubectl/transient.ts), for every write alike.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
+import { readObjects } from '../kubectl/read-objects.js';
 import type { ApiResource, Kubectl } from '../kubectl/types.js';
 import { canonicalJson, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
 import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
 import { rowFor } from '../kinds/table.js';
-import { manualCommands, manualCopy, type RestoreStep } from './plan.js';
-import type { KeepReason } from '../model/result.js';
+import { manualCommands, manualCopy, restorePhases, type RestoreStep } from './plan.js';
 import type { RestoreResult } from '../model/result.js';
 
 export interface RestoreDeps {
-  kubectl: Pick<Kubectl, 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine' | 'workloadState'>;
+  kubectl: Pick<Kubectl, 'listObjects' | 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine' | 'workloadState'>;
   clock: Clock;
   reporter: Reporter;
   /** Writes a pre-apply copy where only this user can read it; returns the path. */
@@ -45,21 +48,58 @@ export async function executeRestore(
   const apiResources = () => (resources ??= deps.kubectl.apiResources(steps.map((step) => step.ref.apiVersion)));
   const writes = steps.filter((step) => step.action !== 'keep');
   if (writes.length > 0) deps.reporter.emit({ kind: 'restoring', objects: writes.map((step) => step.ref) });
-  for (const step of steps) {
-    const result = await restoreOne(step, options, deps, apiResources).catch(
-      async (error: unknown): Promise<RestoreResult> => failed(step, error instanceof Error ? error.message : String(error), deps),
+  for (const phase of restorePhases(steps)) {
+    const reads = await firstReads(phase, deps);
+    // Each result is reported as it comes: the objects of a phase finish in any order.
+    const settled = await Promise.allSettled(
+      phase.map(async (step) => {
+        const result = await restoreOne(step, options, deps, apiResources, reads(step)).catch(
+          async (error: unknown): Promise<RestoreResult> => failed(step, error instanceof Error ? error.message : String(error), deps),
+        );
+        results.set(objectKey(step.ref), result);
+        reportResult(step, result, deps.reporter);
+      }),
     );
-    results.set(objectKey(step.ref), result);
-    reportResult(step, result, deps.reporter);
+    // Only keeping a private copy can fail here: every other step has still finished.
+    const broken = settled.find((outcome) => outcome.status === 'rejected');
+    if (broken) throw broken.reason;
   }
   return results;
 }
+
+/** Reads one object: the first time from the phase's lists, after that on its own. */
+type ObjectReader = () => Promise<KubeObject | undefined>;
+
+/**
+ * The live copies of a phase's objects, one list per namespace. An object whose namespace could
+ * not be listed is read on its own instead, as is every read after the first (a 409).
+ */
+async function firstReads(phase: readonly RestoreStep[], deps: RestoreDeps): Promise<(step: RestoreStep) => ObjectReader> {
+  const listed = await readObjects(
+    deps.kubectl,
+    phase.filter((step) => step.action !== 'keep').map((step) => step.ref),
+  );
+  const unread = new Set(listed.unread.map(({ ref }) => objectKey(ref)));
+  return (step) => {
+    const own = () => deps.kubectl.getObject(typeArg(step.ref), step.ref.namespace, step.ref.name);
+    let first = !unread.has(objectKey(step.ref));
+    return async () => {
+      if (!first) return own();
+      first = false;
+      return listed.live.get(objectKey(step.ref));
+    };
+  };
+}
+
+/** How often a put-back looks again after its conditional write answered 409, on its own reads. */
+const PUT_BACK_LOOKS = 3;
 
 async function restoreOne(
   step: RestoreStep,
   options: { deadlineMs: number },
   deps: RestoreDeps,
   apiResources: () => Promise<Map<string, ApiResource>>,
+  read: ObjectReader,
 ): Promise<RestoreResult> {
   const commandLine = (args: string[]) => deps.kubectl.commandLine(args);
   if (step.action === 'keep') {
@@ -67,7 +107,6 @@ async function restoreOne(
     const copyFile = copy ? await deps.keepCopy(step.ref, manualCopy(copy, false)) : undefined;
     return { status: 'kept', reason: step.reason, commands: manualCommands(step, commandLine, copyFile), copyFile };
   }
-  const read = () => deps.kubectl.getObject(typeArg(step.ref), step.ref.namespace, step.ref.name);
 
   if (step.action === 'recreate') {
     const live = await read();
@@ -95,11 +134,12 @@ async function restoreOne(
     return { status: 'deleted', differences: [] };
   }
 
-  // put-back: a conditional PUT of the pre-apply copy; a 409 means it moved between the check
-  // and the write, so look again.
+  // put-back: a conditional PUT of the pre-apply copy; a 409 means it moved between the look and
+  // the write, so look again. The phase's list is the first look; then up to PUT_BACK_LOOKS
+  // reads of this object alone.
   const path = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
-  for (let attempt = 0; attempt < 3; attempt += 1) {
+  for (let look = 0; look <= PUT_BACK_LOOKS; look += 1) {
     const live = await read();
     const change = changeSinceApply(step.applied, live, ours);
     if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps);

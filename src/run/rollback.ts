@@ -4,6 +4,7 @@
 import { isChangeKind } from '../objects/compare.js';
 import type { Clock } from '../clock.js';
 import { InputError } from '../errors.js';
+import { readObjects } from '../kubectl/read-objects.js';
 import type { Kubectl } from '../kubectl/types.js';
 import { changesToUndo, leaseName, leaseNamespace, type Journal } from '../journal/journal.js';
 import { listJournals, removeJournal, type JournalListing } from '../journal/store.js';
@@ -48,11 +49,10 @@ export async function runRollback(
   deps: RollbackDeps,
 ): Promise<RollbackResult> {
   const journal = pickJournal(await listJournals(deps.kubectl, options.namespace), options.runId);
-  const live = new Map<string, KubeObject | undefined>(
-    await Promise.all(
-      journal.objects.map(async (entry) => [objectKey(entry.ref), await deps.kubectl.getObject(typeArg(entry.ref), entry.ref.namespace, entry.ref.name)] as const),
-    ),
-  );
+  // One list per namespace; an object of a namespace that could not be listed is read alone.
+  const read = await readObjects(deps.kubectl, journal.objects.map((entry) => entry.ref));
+  const live = new Map<string, KubeObject | undefined>(journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))]));
+  await Promise.all(read.unread.map(async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))));
   const changes = changesToUndo(journal, live);
   const steps = planRestore(
     changes.map(({ ref, change }) => ({ ref, change, verdict: 'failed' as const })),

@@ -4,6 +4,7 @@
 import { InputError, KubectlError } from '../errors.js';
 import type { ApplyRequest, Kubectl } from '../kubectl/types.js';
 import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
+import { readObjects } from '../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../manifests/inputs.js';
 import { judgeServerDryRun, objectsOfApply } from '../manifests/understand.js';
 import { changeOf } from '../objects/compare.js';
@@ -74,22 +75,9 @@ export async function understand(
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
 export async function snapshot(refs: readonly ObjectRef[], deps: Pick<Deps, 'kubectl'>): Promise<Map<string, KubeObject>> {
-  const typesByNamespace = new Map<string, Set<string>>();
-  for (const ref of refs) {
-    const types = typesByNamespace.get(ref.namespace) ?? new Set<string>();
-    types.add(typeArg(ref));
-    typesByNamespace.set(ref.namespace, types);
-  }
-  const wanted = new Set(refs.map(objectKey));
-  const lists = await Promise.all(
-    [...typesByNamespace].map(([namespace, types]) => deps.kubectl.listObjects(namespace, [...types])),
-  );
-  const copies = new Map<string, KubeObject>();
-  for (const object of lists.flat()) {
-    const key = objectKey(refOf(object));
-    if (wanted.has(key)) copies.set(key, object);
-  }
-  return copies;
+  const read = await readObjects(deps.kubectl, refs);
+  if (read.unread.length > 0) throw read.unread[0]!.error;
+  return read.live;
 }
 
 export function checkServerDryRun(understood: Understood, before: Map<string, KubeObject>, inputs: PreparedInputs, deps: Pick<Deps, 'reporter'>) {

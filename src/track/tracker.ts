@@ -111,10 +111,14 @@ async function trackFrom(
     }
     const snapshots = await source.read(new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])));
     const now = deps.clock.now();
-    for (const watch of pending.values()) {
-      const snapshot = snapshots.get(watch.target.workload.namespace);
-      if (snapshot && !(snapshot instanceof Error)) await gatherClues(watch, snapshot, now, deps.kubectl);
-    }
+    // Every workload's clues at once: each reads at most one pod's events, through the pool.
+    await Promise.all(
+      [...pending.values()].map(async (watch) => {
+        const snapshot = snapshots.get(watch.target.workload.namespace);
+        if (snapshot && !(snapshot instanceof Error)) await gatherClues(watch, snapshot, now, deps.kubectl);
+      }),
+    );
+    const finals: Array<[string, Watch, Verdict]> = [];
     for (const [key, watch] of pending) {
       const snapshot = snapshots.get(watch.target.workload.namespace);
       const verdict =
@@ -126,11 +130,14 @@ async function trackFrom(
         deps.reporter.emit({ kind: 'poll-error', namespace: watch.target.workload.namespace, message: snapshot.message });
       }
       if (verdict?.state === 'healthy' && !settled(watch, now, options.settleMs)) continue;
-      if (verdict && FINAL_STATES.has(verdict.state)) {
-        done.set(key, await finish(watch, verdict, now - startedAt, options, deps));
-        pending.delete(key);
-      }
+      if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
     }
+    // The evidence of every verdict reached at this look (events, logs), gathered at once.
+    const finished = await Promise.all(finals.map(([, watch, verdict]) => finish(watch, verdict, now - startedAt, options, deps)));
+    finals.forEach(([key], index) => {
+      done.set(key, finished[index]!);
+      pending.delete(key);
+    });
     const anyFailed = [...done.values()].some(({ verdict }) => verdict.state === 'failed' || verdict.state === 'timed-out');
     if (options.stopWhenAnyFails && anyFailed) {
       // The others are undone with the failing one; their last verdict says where they stood.

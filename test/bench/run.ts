@@ -10,6 +10,9 @@
 //      starts from (bytes and time per read)
 //   5. kubectl processes per run, 10 Deployments in 10 namespaces
 //   6. redaction (in this process, this checkout's build): a 1 MiB Secret value and 1,000 others
+//   7. at scale: 10, 100 and 1,000 objects (scale.ts): healthy with and without the journal, a
+//      doomed apply restored in full, peak kubectl processes at once, kguard's peak RSS
+// `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,12 +22,14 @@ import { randomBytes } from 'node:crypto';
 import { execa } from 'execa';
 import { Redactor } from '../../src/report/redact.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
+import { scaleCase, scaleRow, SCALE_HEADER } from './scale.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 
-const { values: flags } = parseArgs({ options: { kguard: { type: 'string' }, runs: { type: 'string' } } });
+const { values: flags } = parseArgs({ options: { kguard: { type: 'string' }, runs: { type: 'string' }, only: { type: 'string' }, sizes: { type: 'string' } } });
 const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
 const RUNS = Number(flags.runs ?? 5);
+const SIZES = (flags.sizes ?? '10,100,1000').split(',').map(Number);
 const MISSING = 'xxxxxnginx:1.17';
 
 interface Run {
@@ -300,9 +305,21 @@ function redaction(): void {
   ]);
 }
 
+async function atScale(): Promise<void> {
+  console.log('\n7. N objects in one namespace (⅓ each Deployments, ConfigMaps, Services), time scale 4, one run each (wall to exit)');
+  console.log(SCALE_HEADER);
+  console.log(`|${'---|'.repeat(SCALE_HEADER.split('|').length - 2)}`);
+  for (const size of SIZES) console.log(await withDir((dir) => scaleCase(kguard, dir, size)).then(scaleRow));
+}
+
 async function main(): Promise<void> {
   const began = performance.now();
   console.log(`kguard: ${kguard}; ${RUNS} runs each`);
+  if (flags.only === 'scale') {
+    await atScale();
+    console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
+    return;
+  }
   const known = await modes();
   await startUp();
 
@@ -335,6 +352,7 @@ async function main(): Promise<void> {
   }
   table('5. one healthy run over 10 Deployments in 10 namespaces', processes);
   redaction();
+  await atScale();
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 

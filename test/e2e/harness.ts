@@ -46,6 +46,8 @@ export interface RunOptions {
   input?: string;
   env?: Record<string, string>;
   checkRestore?: boolean;
+  /** How long kguard may run before it is killed (default 2 minutes). */
+  timeoutMs?: number;
 }
 
 export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
@@ -86,7 +88,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       input: runOptions.input,
       stdin: runOptions.input === undefined ? 'ignore' : undefined,
       env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...runOptions.env },
-      timeout: 120_000,
+      timeout: runOptions.timeoutMs ?? 120_000,
     });
     let seen = '';
     child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString()));

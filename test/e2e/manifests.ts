@@ -1,4 +1,5 @@
 // Small manifests the end-to-end tests apply, beside deploymentYaml (kube-sim/testing/kubectl.ts).
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 
 export function serviceYaml(name: string, port: number, namespace?: string): string {
   return `apiVersion: v1
@@ -26,4 +27,34 @@ metadata:
 ${namespace ? `  namespace: ${namespace}\n` : ''}data:
 ${entries}
 `;
+}
+
+export interface SetVersion {
+  image: string;
+  config: string;
+  port: number;
+  /** The index of the Deployment (counted over every namespace) whose image is `badImage`. */
+  bad?: number;
+  badImage?: string;
+}
+
+/**
+ * Many objects at once: in each namespace (none: the default one) a third each Deployments of one
+ * replica (app-N), ConfigMaps (config-N) and Services (service-N), `count` in all.
+ */
+export function objectSet(count: number, version: SetVersion, namespaces: readonly (string | undefined)[] = [undefined]): string {
+  const parts: string[] = [];
+  let deployments = 0;
+  namespaces.forEach((namespace, at) => {
+    const here = Math.floor(count / namespaces.length) + (at < count % namespaces.length ? 1 : 0);
+    const third = Math.floor(here / 3);
+    for (let index = 0; index < here - 2 * third; index += 1) {
+      const image = deployments === version.bad ? (version.badImage ?? 'xxxxxnginx:1.17') : version.image;
+      parts.push(deploymentYaml(`app-${index}`, image, { replicas: 1, namespace }));
+      deployments += 1;
+    }
+    for (let index = 0; index < third; index += 1) parts.push(configMapYaml(`config-${index}`, { version: version.config }, namespace));
+    for (let index = 0; index < third; index += 1) parts.push(serviceYaml(`service-${index}`, version.port, namespace));
+  });
+  return parts.join('---\n');
 }

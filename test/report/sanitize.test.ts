@@ -72,6 +72,23 @@ describe('Redactor', () => {
     expect(redactor.redact('about {"password":"ab"} and \\"ab\\"')).toBe(`about {"password":"${REDACTED}"} and \\"${REDACTED}\\"`);
   });
 
+  it('redacts values too big for one regex (a certificate bundle, binary data) and still everything else', () => {
+    const redactor = new Redactor();
+    // Random bytes read as UTF-8, as a gzip value decodes: hundreds of KiB in four forms.
+    const big = Buffer.from(Array.from({ length: 300_000 }, (_, index) => (index * 7919 + 13) % 256)).toString('utf8');
+    redactor.addValue(big);
+    redactor.addValue('hunter2-password');
+    redactor.addValue('ab');
+    const redacted = redactor.redact(`a ${big.slice(0, 2000)} b ${big} c hunter2-password d "ab" e journal`);
+    expect(redacted).not.toContain(big);
+    expect(redacted).not.toContain('hunter2-password');
+    expect(redacted).toContain(`c ${REDACTED} d "${REDACTED}" e journal`);
+    // Only long values: nothing else is touched.
+    const onlyBig = new Redactor();
+    onlyBig.addValue(big);
+    expect(onlyBig.redact('deployment/web: put back')).toBe('deployment/web: put back');
+  });
+
   it('changes nothing when it knows no values', () => {
     expect(new Redactor().redact('text')).toBe('text');
   });
@@ -123,5 +140,15 @@ describe('secretValuesOfObjects', () => {
     ];
     expect(secretValuesOfObjects(objects)).toContain('from-cluster');
     expect(secretValuesOfObjects(objects)).not.toContain('plain');
+  });
+
+  it("skips kguard's own run journal: compressed copies whose Secret values were learned when read", () => {
+    const journal = {
+      kind: 'Secret',
+      type: 'kguard.dev/journal',
+      metadata: { name: 'kguard-abc-journal', labels: { 'kguard.dev/journal': 'v1', 'app.kubernetes.io/managed-by': 'kguard' } },
+      data: { journal: Buffer.from('gzip bytes').toString('base64') },
+    };
+    expect(secretValuesOfObjects([journal])).toEqual([]);
   });
 });

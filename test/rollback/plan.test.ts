@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { changeOf } from '../../src/objects/compare.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { refOf } from '../../src/objects/model.js';
-import { manualCommands, planRestore, type PlannedObject } from '../../src/rollback/plan.js';
+import { manualCommands, phaseOf, planRestore, restorePhases, type PlannedObject } from '../../src/rollback/plan.js';
 import type { VerdictState } from '../../src/model/verdict.js';
 import { deployment } from '../fixtures/load.js';
 
@@ -99,6 +99,37 @@ describe('planRestore', () => {
       ['ConfigMap', 'put-back'],
       ['Deployment', 'keep'],
     ]);
+  });
+
+  it('groups the restore in phases: definitions, configuration, workloads, then deletes of workloads before the rest', () => {
+    const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', uid: 'ns', labels: { team: 'a' } } };
+    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com', uid: 'crd' } };
+    const widget: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'shop', uid: 'w' }, spec: { size: 1 } };
+    const job: KubeObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'job' } };
+    const service: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop', uid: 'svc' } };
+    const changed = (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, labels: { changed: 'yes' } } });
+    const steps = planRestore(
+      [
+        planned(web, changed(web), 'failed'),
+        planned(widget, changed(widget)),
+        planned(undefined, service),
+        planned(namespace, changed(namespace)),
+        planned(undefined, job),
+        planned(configMap({ a: '1' }), configMap({ a: '2' })),
+        planned(crd, changed(crd)),
+      ],
+      'all',
+      { keepCreated: false },
+    );
+    expect(restorePhases(steps).map((phase) => phase.map((step) => `${phaseOf(step)}: ${step.ref.kind} ${step.action}`))).toEqual([
+      ['definitions: Namespace put-back', 'definitions: CustomResourceDefinition put-back'],
+      ['configuration: Widget put-back', 'configuration: ConfigMap put-back'],
+      ['workloads: Deployment put-back'],
+      ['delete workloads: Job delete'],
+      ['delete the rest: Service delete'],
+    ]);
+    // The flat plan is the phases in order.
+    expect(steps).toEqual(restorePhases(steps).flat());
   });
 
   it('creates again an object the apply deleted (--prune)', () => {
