@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import type { ApiResource, Kubectl } from '../kubectl/types.js';
-import { canonicalJson, changedPaths, contentOf, withControllerAnnotations } from '../objects/compare.js';
+import { canonicalJson, changedPaths, contentOf, sameContent, withControllerAnnotations } from '../objects/compare.js';
 import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
 import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
@@ -139,12 +139,25 @@ async function restoreOne(
   // reads of this object alone.
   const path = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
+  let lastLive: KubeObject | undefined;
+  let written: KubeObject | undefined;
   for (let look = 0; look <= PUT_BACK_LOOKS; look += 1) {
     const live = await read();
+    // A write answered 504 may have landed all the same (the API server stored it, then timed out
+    // answering: endpoints/handlers/finisher): the retry's 409 is then kguard's own write, not
+    // someone else's change.
+    if (live && written && sameContent(live, written)) {
+      const owned = await restoreOwners(step, live, path, options, deps, read);
+      if ('status' in owned) return owned;
+      const notes = await afterPutBack(step, lastLive ?? live, owned.object, options, deps);
+      return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
+    }
     const change = changeSinceApply(step.applied, live, ours);
     if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps);
     // This apply's changes are reverted; others' writes to other fields since (an HPA's replicas) stay.
-    const first = await deps.kubectl.replace(conditional(keepingOthers(step.before, step.applied, live, ours), live), path, options.deadlineMs);
+    lastLive = live;
+    written = keepingOthers(step.before, step.applied, live, ours);
+    const first = await deps.kubectl.replace(conditional(written, live), path, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`, deps);
     const owned = await restoreOwners(step, first.object, path, options, deps, read);

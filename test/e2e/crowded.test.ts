@@ -173,3 +173,17 @@ spec:
     expect(run.exitCode, run.output).toBe(0);
   });
 });
+
+describe('a write the API server stores and then answers 504', () => {
+  it('is kguard\'s own write when it reads it back, not someone else\'s change: the restore ends exit 3', async () => {
+    env = await sandbox({ scenario: { registry: { 'nginx:9.99': 'missing' } } as never });
+    await env.deployHealthy('web');
+    // The restore's PUT of the pre-apply copy lands, and the answer is a timeout (finisher.go).
+    env.cluster.faults.commitThenTimeout(1, /^PUT .*\/deployments\/web\?fieldManager=kguard-restore/);
+    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:9.99'));
+    const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).not.toContain('someone else changed');
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+});
