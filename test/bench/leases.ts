@@ -1,7 +1,8 @@
 // What a run's leases cost: `node dist/test/bench/leases.js [--objects 100,500] [--kguard PATH]`.
 // For an apply of N new ConfigMaps in one namespace: the kubectl processes of the run (its JSON
 // report, and a wrapper that logs every kubectl it starts, to count those about Leases), the
-// Leases it created, and the Leases left once it exited (0 is the target).
+// Leases it created, and the Leases left once it exited (0 is the target). KEEP_LOG=1 prints every
+// kubectl command line of the run.
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,11 +41,12 @@ async function measure(count: number): Promise<string> {
     if (run.exitCode !== 0) throw new Error(`kguard exited ${run.exitCode}:\n${run.stderr.slice(-3000)}`);
     const report = JSON.parse(run.stdout) as { kubectlProcesses: number };
     const calls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
-    const aboutLeases = calls.filter((call) => /leases/.test(call)).length;
+    const aboutLeases = calls.filter((call) => /coordination\.k8s\.io/.test(call)).length;
     const left = cluster.store.list('Lease').length;
     return `${count} ConfigMaps: ${calls.length} kubectl processes (report says ${report.kubectlProcesses}), ${aboutLeases} about Leases; ${created} Leases created, ${left} left; ${(wallMs / 1000).toFixed(1)} s`;
   } finally {
     await cluster.stop();
+    if (process.env.KEEP_LOG) console.log((await readFile(join(dir, 'kubectl.log'), 'utf8')).split('\n').map((line) => line.slice(0, 160)).join('\n'));
     await rm(dir, { recursive: true, force: true });
   }
 }
