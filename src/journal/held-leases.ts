@@ -9,7 +9,7 @@ import { RUN_LABEL } from './labels.js';
 import { leaseHolder, LEASE_SELECTOR, renewed, runLeases, withTicket } from './lease.js';
 import { refusedBecause } from './store.js';
 
-export type LeaseKubectl = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listCollection' | 'commandLine'>;
+export type LeaseKubectl = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listCollection' | 'commandLine' | 'stopCancelling'>;
 
 /** kubectl's name for Leases (kubectl/resources.ts knows its REST path). */
 export const LEASE_TYPE = 'leases.coordination.k8s.io';
@@ -67,6 +67,8 @@ export class HeldLeases {
     const held = new HeldLeases(kubectl, created, options, deps);
     const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (refused) {
+      // The run ends here: its deletes must land, not be stopped with the reads a signal stops.
+      kubectl.stopCancelling();
       await held.release();
       throw refused.reason;
     }

@@ -104,6 +104,9 @@ export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly Object
       pending = pending.filter((namespace) => !look.clear.includes(namespace));
     }
   } catch (error) {
+    // The run ends here (a signal, the timeout, a refusal): its deletes must land, not be
+    // stopped with the reads a signal stops.
+    kubectl.stopCancelling();
     await leases.release();
     throw error;
   }

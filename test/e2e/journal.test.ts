@@ -103,6 +103,24 @@ describe('one run per object at a time', () => {
     await first.done;
   });
 
+  it('a run stopped by SIGTERM while it waits for another run leaves no Lease of its own (exit 130)', async () => {
+    await deployV1();
+    const first = env.kguardProcess(['apply', '-f', await env.write('slow.yaml', deploymentYaml('web', THROTTLED)), ...fast]);
+    await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
+    const second = env.kguardProcess(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    await eventually(() => (second.output().includes('another kguard run holds it') ? true : undefined));
+    // It waits with a ticket: its own Lease is in the cluster, behind the first run's.
+    expect(env.cluster.store.list('Lease', 'default')).toHaveLength(2);
+    second.child.kill('SIGTERM');
+    const stopped = await second.done;
+    expect(stopped.exitCode, stopped.output).toBe(130);
+    expect(stopped.output).not.toContain('could not delete its Lease');
+    expect(env.cluster.store.list('Lease', 'default')).toHaveLength(1);
+    first.child.kill('SIGTERM');
+    await first.done;
+    expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
+  });
+
   it('takes over the lease of a run that died once it has seen it unrenewed for its duration', async () => {
     await deployV1();
     // A Lease left by a run killed long ago, lasting 1 s. Its renewTime (two minutes back, by a

@@ -6,7 +6,7 @@
 import type { Kubectl, WriteResult } from '../../src/kubectl/types.js';
 import type { KubeObject } from '../../src/objects/model.js';
 
-export type LeaseClient = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listCollection' | 'commandLine'>;
+export type LeaseClient = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listCollection' | 'commandLine' | 'stopCancelling'>;
 
 export interface LeaseCall {
   client: string;
@@ -56,6 +56,7 @@ export class LeaseApi {
     };
     return {
       commandLine: (args) => ['kubectl', ...args].join(' '),
+      stopCancelling: () => undefined,
       async create(object, collectionPath) {
         const namespace = namespaceOf(collectionPath);
         const failed = await call('create', namespace, object.metadata.name);
