@@ -2,6 +2,7 @@
 // renewed every third of their duration, given a ticket when the run must wait, and deleted only
 // while this run still holds them. A Lease that cannot be deleted is said, with the command.
 import type { Clock } from '../clock.js';
+import { KubectlError } from '../errors.js';
 import type { Kubectl, WriteResult } from '../kubectl/types.js';
 import type { Reporter } from '../model/events.js';
 import type { KubeObject, ObjectRef } from '../objects/model.js';
@@ -88,15 +89,20 @@ export class HeldLeases {
     return this.placeInLine;
   }
 
-  /** Writes the run's ticket on each of its Leases (conditional PUTs); a Lease lost meanwhile is an error. */
+  /** Writes the run's ticket on each of its Leases (conditional PUTs). */
   async takeTicket(ticket: number): Promise<void> {
     this.placeInLine = ticket;
     await Promise.all(
-      this.held.map((lease) =>
-        this.rewrite(lease, (current) => withTicket(current, ticket)).then((outcome) => {
-          if (outcome !== 'written') throw new Error(`kguard's Lease ${lease.metadata.name} (namespace ${lease.metadata.namespace}) was ${outcome} while this run waited; run kguard again`);
-        }),
-      ),
+      this.held.map(async (lease) => {
+        const outcome = await this.rewrite(lease, (current) => withTicket(current, ticket));
+        if (outcome.written) return;
+        const what = `its Lease ${lease.metadata.name} (namespace ${lease.metadata.namespace})`;
+        throw new KubectlError(
+          'lost' in outcome
+            ? `kguard lost ${what} while it waited: it was ${outcome.lost}. Next: run kguard again; nothing was applied.`
+            : `kguard could not write its place in line on ${what}: ${outcome.failed}. Next: check that the API server answers and run kguard again; nothing was applied.`,
+        );
+      }),
     );
   }
 
@@ -128,10 +134,10 @@ export class HeldLeases {
       await Promise.all(
         this.held.map(async (lease) => {
           const outcome = await this.rewrite(lease, (current) => renewed(current, new Date()));
-          if (outcome === 'written' || outcome === 'not written') return;
+          if (!('lost' in outcome)) return;
           this.deps.reporter.emit({
             kind: 'journal-warning',
-            message: `kguard's Lease ${lease.metadata.name} (namespace ${lease.metadata.namespace}) was ${outcome} while this run held it: another kguard run may change the same objects now`,
+            message: `kguard's Lease ${lease.metadata.name} (namespace ${lease.metadata.namespace}) was ${outcome.lost} while this run held it: another kguard run may change the same objects now`,
           });
         }),
       );
@@ -144,24 +150,26 @@ export class HeldLeases {
    * run's or gone, the Lease is lost and no longer this run's to renew or delete. A failure that
    * says nothing (the server did not answer) leaves it as it was: a renewal is tried again next time.
    */
-  private rewrite(lease: KubeObject, change: (current: KubeObject) => KubeObject): Promise<'written' | 'not written' | 'deleted' | string> {
+  private rewrite(lease: KubeObject, change: (current: KubeObject) => KubeObject): Promise<{ written: true } | { written: false; lost: string } | { written: false; failed: string }> {
     const id = leasePath(lease);
     const write = async () => {
       const held = this.leases.get(id);
-      if (!held) return 'not written';
+      if (!held) return { written: false as const, failed: 'this run no longer holds it' };
       let current: KubeObject = held;
       for (let attempt = 0; ; attempt += 1) {
         const written: WriteResult = await this.kubectl.replace(change(current), id, this.options.deadlineMs).catch(failedWrite);
         if (written.ok) {
           this.leases.set(id, written.object ?? change(current));
-          return 'written';
+          return { written: true as const };
         }
-        if ((!written.conflict && !written.notFound) || attempt > 0) return 'not written';
-        const live: KubeObject | undefined | null = written.notFound ? undefined : await this.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? '', lease.metadata.name).catch(() => null);
-        if (live === null) return 'not written';
+        if ((!written.conflict && !written.notFound) || attempt > 0) return { written: false as const, failed: written.message };
+        const live: KubeObject | undefined | Error = written.notFound
+          ? undefined
+          : await this.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? '', lease.metadata.name).catch((error: unknown) => new Error(messageOf(error)));
+        if (live instanceof Error) return { written: false as const, failed: live.message };
         if (!live || live.metadata.uid !== lease.metadata.uid || leaseHolder(live) !== this.options.runId) {
           this.leases.delete(id);
-          return live ? `taken over by ${leaseHolder(live)}` : 'deleted';
+          return { written: false as const, lost: live ? `taken over by ${leaseHolder(live)}` : 'deleted' };
         }
         current = live;
       }

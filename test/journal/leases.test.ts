@@ -186,6 +186,20 @@ describe('taking leases', () => {
     await a.release();
   });
 
+  it('a place in line that cannot be written ends the run as a kubectl failure (exit 2), with none of its Leases left', async () => {
+    const api = new LeaseApi(seeded(23));
+    const clock = new ManualClock();
+    const holder = await settle(clock, acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() }));
+    api.fault = (call) => (call.client === 'b' && call.verb === 'replace' ? failure('the server is currently unable to handle the request', { reason: 'ServiceUnavailable' }) : undefined);
+    const error = await refusal(clock, acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b'), { clock, reporter: new RecordingReporter() }));
+    expect(error).toBeInstanceOf(KubectlError);
+    expect(error.message).toBe(
+      'kguard could not write its place in line on its Lease run-b (namespace shop): the server is currently unable to handle the request. Next: check that the API server answers and run kguard again; nothing was applied.',
+    );
+    expect(names(api)).toEqual(['run-a']);
+    await holder.release();
+  });
+
   it('gives up after --lock-timeout naming the object and its holder; none of its Leases is left', async () => {
     const api = new LeaseApi(seeded(4));
     const clock = new ManualClock();
