@@ -80,6 +80,8 @@ export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly Object
   const random = deps.random ?? Math.random;
   const startedAt = deps.clock.now();
   const reported = new Set<string>();
+  let lastHolders = '';
+  let unchanged = 0;
   const leases = await HeldLeases.create(kubectl, claims, options, deps);
   try {
     let pending = leases.namespaces;
@@ -95,7 +97,10 @@ export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly Object
         reported.add(said);
         deps.reporter.emit({ kind: 'lock-wait', object: ref, holder });
       }
-      await waits.sleep(Math.min(options.lockTimeoutMs - waited, pollMs(look.blocked, random)));
+      const holders = [...new Set(look.blocked.map(({ holder }) => holder))].sort().join(' ');
+      unchanged = holders === lastHolders ? unchanged + 1 : 0;
+      lastHolders = holders;
+      await waits.sleep(Math.min(options.lockTimeoutMs - waited, pollMs(look.blocked, unchanged, random)));
       if (deps.signal?.aborted) throw lockTimeout(look.blocked, options);
       look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: leases.ticket }, deps.clock);
       if (look.blocked.length === 0) return leases;
@@ -159,11 +164,12 @@ function lockTimeout(blocked: readonly Blocked[], options: LeaseOptions): Kubect
 }
 
 /**
- * How long until the next look: about 250 ms per run ahead, at most 2 s, so the next in line
- * notices a release soon and the back of a long line reads little; a random ±25 % keeps runs
+ * How long until the next look: about 250 ms per run ahead, so the next in line notices a release
+ * soon and the back of a long line reads little; doubled each time nothing ahead has moved (a
+ * long rollout is not asked after four times a second), at most 4 s. A random ±25 % keeps runs
  * that look together from staying in step.
  */
-function pollMs(blocked: readonly Blocked[], random: () => number): number {
+function pollMs(blocked: readonly Blocked[], unchanged: number, random: () => number): number {
   const ahead = new Set(blocked.map(({ holder }) => holder)).size;
-  return Math.min(2000, 250 * ahead) * (0.75 + random() / 2);
+  return Math.min(4000, 250 * ahead * 2 ** Math.min(unchanged, 4)) * (0.75 + random() / 2);
 }

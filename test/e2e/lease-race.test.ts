@@ -10,9 +10,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJournalSecret } from '../../src/journal/journal.js';
 import { decodeKeys, OBJECTS_ANNOTATION } from '../../src/journal/lease.js';
-import type { JsonReport } from '../../src/report/json.js';
 import type { KubeObject } from '../kube-sim/types.js';
-import { sandbox, type KguardRun, type Sandbox } from './harness.js';
+import { eventually, sandbox, type KguardRun, type Sandbox } from './harness.js';
 import { configMapYaml } from './manifests.js';
 
 let env: Sandbox;
@@ -99,9 +98,9 @@ function writesOutside(changes: readonly Change[], inside: readonly Inside[]): s
     });
 }
 
+/** The run id a run said when it wrote its journal (it went in); undefined when it did not. */
 function runIdOf(run: KguardRun): string | undefined {
-  const report = JSON.parse(run.stdout) as JsonReport;
-  return (report.messages ?? []).map((message) => /^run (kguard-\S+): pre-apply copies journalled/.exec(message)?.[1]).find(Boolean);
+  return /^(?:• )?run (kguard-\S+): pre-apply copies journalled/m.exec(run.output)?.[1];
 }
 
 /** The 20 ways to pick 3 of 6. */
@@ -136,24 +135,44 @@ describe('runs started together on overlapping objects', () => {
     expect(env.cluster.store.list('Secret').filter((secret) => secret.metadata.name.endsWith('-journal'))).toEqual([]);
   });
 
-  it('8 runs on one ConfigMap with a short --lock-timeout: each goes ahead alone or gives up naming the holder (exit 2), changing nothing; no Lease left', async () => {
+  it('behind a run that holds the object: runs with a short --lock-timeout give up naming it (exit 2) and leave nothing; the others go in one at a time once it lets go', async () => {
     const changes = recordChanges();
-    const files = await Promise.all(Array.from({ length: 8 }, (_, index) => env.write(`run-${index}.yaml`, configMapYaml('shared', { run: `run-${index}` }))));
-    const runs = await Promise.all(files.map((file) => env.kguard(['apply', '-f', file, '-o', 'json', '--lock-timeout', '1s'])));
+    // A run of another kguard holds the ConfigMap (its Lease, renewed by the test) until told.
+    const { runLeases } = await import('../../src/journal/lease.js');
+    const [holding] = runLeases('kguard-holder', 'default', ['/ConfigMap/default/shared'], 30, new Date());
+    env.cluster.store.create(holding as KubeObject);
+    const renewing = setInterval(() => {
+      const live = env.cluster.store.get('Lease', 'default', 'kguard-holder');
+      if (live) env.cluster.store.update({ ...live, metadata: { ...live.metadata, annotations: { ...live.metadata.annotations, 'example.com/renewed': String(Date.now()) } } });
+    }, 2000);
+    try {
+      const started = await Promise.all(
+        Array.from({ length: 8 }, async (_, index) => {
+          const file = await env.write(`run-${index}.yaml`, configMapYaml('shared', { run: `run-${index}` }));
+          return env.kguardProcess(['apply', '-f', file, '--lock-timeout', index < 4 ? '1s' : '100s']);
+        }),
+      );
+      const [short, long] = [started.slice(0, 4), started.slice(4)];
+      const gaveUp = await Promise.all(short.map((run) => run.done));
+      await eventually(() => (long.every((run) => run.output().includes('another kguard run holds it')) ? true : undefined), 60_000);
+      clearInterval(renewing);
+      env.cluster.store.delete('Lease', 'default', 'kguard-holder');
+      const wentIn = await Promise.all(long.map((run) => run.done));
 
-    const ahead = runs.flatMap((run, index) => (run.exitCode === 0 ? [[runIdOf(run) ?? '', `run-${index}`] as const] : []));
-    const gaveUp = runs.filter((run) => run.exitCode === 2);
-    expect(ahead.length + gaveUp.length, runs.map((run) => run.output).join('\n')).toBe(8);
-    expect(ahead.length).toBeGreaterThan(0);
-    for (const run of gaveUp) {
-      expect(run.stderr).toMatch(/configmap\/shared \(namespace default\) is held by another kguard run \(kguard-\S+\); waited 1s \(--lock-timeout\)/);
-      expect(runIdOf(run)).toBeUndefined();
+      for (const run of gaveUp) {
+        expect(run.exitCode, run.output).toBe(2);
+        expect(run.stderr).toMatch(/configmap\/shared \(namespace default\) is held by another kguard run \(kguard-holder\); waited 1s \(--lock-timeout\)/);
+        expect(runIdOf(run)).toBeUndefined();
+      }
+      for (const run of wentIn) expect(run.exitCode, run.output).toBe(0);
+      const inside = insides(changes, new Map(wentIn.map((run, index) => [runIdOf(run) ?? `(no run id for run-${index + 4})`, `run-${index + 4}`])));
+      expect(overlapping(inside)).toEqual([]);
+      expect(wrongBefores(inside)).toEqual([]);
+      // Only the runs that went in wrote the ConfigMap, each inside its Lease.
+      expect(writesOutside(changes, inside)).toEqual([]);
+      expect(env.cluster.store.list('Lease')).toEqual([]);
+    } finally {
+      clearInterval(renewing);
     }
-    const inside = insides(changes, new Map(ahead));
-    expect(overlapping(inside)).toEqual([]);
-    expect(wrongBefores(inside)).toEqual([]);
-    // Only the runs that went ahead wrote the ConfigMap, each inside its Lease.
-    expect(writesOutside(changes, inside)).toEqual([]);
-    expect(env.cluster.store.list('Lease')).toEqual([]);
   });
 });
