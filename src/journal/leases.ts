@@ -23,6 +23,8 @@
 // t_A before d_A. At d_A, B's Lease did not go before A, so it was not there yet (a ticketed one
 // would go before A, a ticketless one goes before everyone). So B created it after d_A, and B's
 // first list, later still, showed A's Lease with t_A: B's ticket is above t_A. Contradiction.
+// (A run's deciding list of a namespace is its last before it goes in: once clear in a list made
+// with its ticket, a namespace is not listed again, since whoever comes later queues behind.)
 // The one way past a Lease is its expiry: this run saw it stand still for longer than its
 // leaseDurationSeconds (lease.ts, LeaseObservations): its run stopped renewing it, so it died. It
 // is deleted with the resourceVersion this run saw: a renewal that landed meanwhile wins.
