@@ -1,17 +1,11 @@
-// The run journal and the object leases, as plain data. Pure: src/journal/store.ts writes them.
+// The run journal, as plain data. Pure: src/journal/store.ts writes it (the leases that keep two
+// runs apart are in lease.ts and leases.ts).
 //
 // Journal: before the apply, kguard writes the pre-apply copy of every object the apply holds to
 // the cluster, as a Secret (the copies may hold Secrets, so the journal gets exactly a Secret's
 // protection: whoever may read Secrets in that namespace). After the apply it adds the objects as
 // the apply left them. A run that ends cleanly deletes it; a run killed half-way leaves it for
 // `kguard rollback RUN`; journals expire after a day.
-//
-// Leases: before its snapshot a run holds one coordination.k8s.io/v1 Lease per object it may
-// change (the Kubernetes way to say "mine for now", as leader election does), so a second run on
-// the same object waits instead of recording the first run's unverified state as its "before".
-// A Lease names its holder and lasts as long as the run may (apply + watch + restore), so the
-// Lease of a run that died expires on its own.
-import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { JournalTooLargeError } from '../errors.js';
 import type { ObjectChange } from '../model/result.js';
@@ -111,51 +105,4 @@ export function changesToUndo(journal: Journal, live: ReadonlyMap<string, KubeOb
     const change = changeOf(entry.before ?? undefined, applied);
     return { ref: entry.ref, change };
   });
-}
-
-// --- Leases ---------------------------------------------------------------------------------
-
-/** One Lease per object, in the object's namespace (cluster-scoped objects: the journal's). */
-export function leaseName(ref: ObjectRef): string {
-  return `kguard-lock-${createHash('sha256').update(objectKey(ref)).digest('hex').slice(0, 20)}`;
-}
-
-export function leaseNamespace(ref: ObjectRef, home: string): string {
-  return ref.namespace || home;
-}
-
-export function leaseFor(ref: ObjectRef, home: string, runId: string, durationSeconds: number, now: Date): KubeObject {
-  return {
-    apiVersion: 'coordination.k8s.io/v1',
-    kind: 'Lease',
-    metadata: {
-      name: leaseName(ref),
-      namespace: leaseNamespace(ref, home),
-      labels: { [MANAGED_BY_LABEL]: MANAGED_BY },
-      annotations: { 'kguard.dev/object': objectKey(ref) },
-    },
-    spec: {
-      holderIdentity: runId,
-      leaseDurationSeconds: durationSeconds,
-      acquireTime: microTime(now),
-      renewTime: microTime(now),
-    },
-  };
-}
-
-/** A Lease whose holder stopped renewing it longer ago than its duration is free to take. */
-export function leaseExpired(lease: KubeObject, now: Date): boolean {
-  const spec = (lease as { spec?: { renewTime?: string; acquireTime?: string; leaseDurationSeconds?: number } }).spec ?? {};
-  const since = Date.parse(spec.renewTime ?? spec.acquireTime ?? '');
-  if (Number.isNaN(since)) return true;
-  return now.getTime() > since + (spec.leaseDurationSeconds ?? 0) * 1000;
-}
-
-export function leaseHolder(lease: KubeObject): string {
-  return (lease as { spec?: { holderIdentity?: string } }).spec?.holderIdentity ?? 'an unknown holder';
-}
-
-/** metav1.MicroTime as the API server writes it: RFC 3339 with microseconds. */
-function microTime(date: Date): string {
-  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

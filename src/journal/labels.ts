@@ -9,3 +9,7 @@ export const JOURNAL_TYPE = 'kguard.dev/journal';
 /** On every object kguard writes for itself: the journal and the leases. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'kguard';
+/** On every Lease of kguard's, with the lease format's version: one list finds a namespace's. */
+export const LEASE_LABEL = 'kguard.dev/lease';
+/** On every Lease of kguard's: the run that holds it. */
+export const RUN_LABEL = 'kguard.dev/run';

@@ -14,7 +14,7 @@ export interface ResourceType {
   resource?: string;
 }
 
-/** The built-in types the kind adapters read (track/adapters.ts). */
+/** The built-in types the kind adapters read (track/adapters.ts), and kguard's own Leases (journal/leases.ts). */
 const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   pods: { group: '', version: 'v1', kind: 'Pod', resource: 'pods' },
   persistentvolumeclaims: { group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
@@ -23,6 +23,7 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   'statefulsets.apps': { group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets' },
   'daemonsets.apps': { group: 'apps', version: 'v1', kind: 'DaemonSet', resource: 'daemonsets' },
   'jobs.batch': { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs' },
+  'leases.coordination.k8s.io': { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases' },
 };
 
 /** What a type argument names; undefined when it is neither built in nor KIND.VERSION.GROUP. */

@@ -38,7 +38,8 @@ export type RunEvent =
   | { kind: 'rollback-unhealthy'; workload: ObjectRef; reason: string; commands: string[] }
   | { kind: 'journal'; runId: string; namespace: string }
   | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
-  | { kind: 'journal-warning'; message: string }
+  /** With `commands`: what a person runs to finish what kguard could not (a Lease left behind). */
+  | { kind: 'journal-warning'; message: string; commands?: string[] }
   | { kind: 'rollback-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   /** Something broke after the apply: what the apply changed is restored anyway. */

@@ -190,10 +190,10 @@ export const FORMATTERS: Formatters = {
     text: `run ${event.runId} is not finished: its journal stays in namespace ${event.namespace}. When you have looked, restore what is left with:`,
     details: [event.command],
   }),
-  'journal-warning': (event) => ({
-    tone: 'warn',
-    text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`,
-  }),
+  'journal-warning': (event) =>
+    event.commands
+      ? { tone: 'warn', text: `${event.message}:`, details: event.commands }
+      : { tone: 'warn', text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
   'rollback-finished': (event) => ({
     tone: event.needsPerson > 0 ? 'alarm' : 'ok',
     text:

@@ -5,7 +5,9 @@
 // with exit 4 and the commands that finish it).
 import { interruptible } from '../clock.js';
 import { InterruptedError, KubectlError } from '../errors.js';
-import { acquireLeases, deleteExpiredJournals, makeRunId, type HeldLeases, type RunJournal } from '../journal/store.js';
+import { LEASE_DURATION_SECONDS } from '../journal/lease.js';
+import { acquireLeases, type HeldLeases } from '../journal/leases.js';
+import { deleteExpiredJournals, makeRunId, type RunJournal } from '../journal/store.js';
 import { NO_PROGRESS } from '../kinds/engine.js';
 import type { ApplyRequest } from '../kubectl/types.js';
 import { prepareInputs, withOrigins, type PreparedInputs } from '../manifests/inputs.js';
@@ -15,7 +17,7 @@ import { isChange } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { detectChanges, track, type PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
-import { endJournal, homeNamespace, leaseSeconds, rollbackCommand, startJournal } from './journal-life.js';
+import { endJournal, homeNamespace, rollbackCommand, startJournal } from './journal-life.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
 import { withOutcome } from './result.js';
@@ -60,11 +62,12 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // One run per object at a time: the leases come before the snapshot, so a run never records
     // another run's unverified state as its "before".
     if (journalled) {
+      // The waits for other runs end on a signal; the renewals go on (rawDeps.clock) while the run restores.
       leases = await acquireLeases(
         deps.kubectl,
         refs,
-        { home, runId, durationSeconds: leaseSeconds(options), lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
-        deps,
+        { home, runId, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
+        { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal },
       ).catch(interruptedBeforeApply(deps.signal));
     }
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
@@ -77,6 +80,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     await restorable?.catch(interruptedBeforeApply(deps.signal));
     const [journal] = await Promise.all([journalled ? startJournal(runId, home, refs, before, options, deps) : undefined, tidied]);
     if (deps.signal?.aborted) {
+      // kguard's own cleanup is a write: it must land, not be stopped with the reads.
+      deps.kubectl.stopCancelling();
       await journal?.finish().catch(() => undefined);
       interruptedBeforeApply(deps.signal)(undefined);
     }
@@ -104,6 +109,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     deps.announce?.(result);
     return result;
   } finally {
+    // However the run ended, letting its leases go must land: a signal no longer stops kubectl.
+    deps.kubectl.stopCancelling();
     await Promise.all([ending, leases?.release(), inputs.cleanup()]);
     // Every kubectl process of the run is counted, the cleanup's included.
     if (result) result.kubectlProcesses = deps.kubectl.spawned;

@@ -1,6 +1,5 @@
-// The run's journal and its leases, around the apply: where the journal lives, how long a lease
-// lasts, the journal's start, and its end (deleted when no person is needed, kept with the
-// `kguard rollback` command when one is).
+// The run's journal around the apply: where it lives (the leases' home namespace too), its start,
+// and its end (deleted when no person is needed, kept with the `kguard rollback` command when one is).
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { journalExpiry, RunJournal } from '../journal/store.js';
 import { outcomeOf } from './result.js';
@@ -10,11 +9,6 @@ import type { Deps } from './deps.js';
 
 export function homeNamespace(refs: readonly ObjectRef[], namespace: string | undefined): string {
   return refs.find((ref) => ref.namespace !== '')?.namespace ?? namespace ?? 'default';
-}
-
-/** A lease lasts as long as the run may: apply and watch, restore, and a margin. */
-export function leaseSeconds(options: ApplyOptions): number {
-  return Math.ceil((options.timeoutMs + options.rollbackTimeoutMs) / 1000) + 120;
 }
 
 export async function startJournal(

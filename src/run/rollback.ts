@@ -6,7 +6,9 @@ import type { Clock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import type { Kubectl } from '../kubectl/types.js';
-import { changesToUndo, leaseName, leaseNamespace, type Journal } from '../journal/journal.js';
+import { changesToUndo, type Journal } from '../journal/journal.js';
+import { leaseNamespace } from '../journal/lease.js';
+import { releaseLeftLeases } from '../journal/leases.js';
 import { listJournals, removeJournal, type JournalListing } from '../journal/store.js';
 import { objectKey, typeArg, type KubeObject } from '../objects/model.js';
 import { planRestore } from '../rollback/plan.js';
@@ -76,17 +78,10 @@ export async function runRollback(
   };
 }
 
-/** The leases a killed run left: only those it still holds. */
+/** The leases a killed run left, in each namespace it touched: only those it still holds. */
 async function releaseLeasesOf(journal: Journal, deadlineMs: number, deps: RollbackDeps): Promise<void> {
-  await Promise.all(
-    journal.objects.map(async ({ ref }) => {
-      const namespace = leaseNamespace(ref, journal.namespace);
-      const lease = await deps.kubectl.getObject('leases.v1.coordination.k8s.io', namespace, leaseName(ref)).catch(() => undefined);
-      if (!lease || (lease as { spec?: { holderIdentity?: string } }).spec?.holderIdentity !== journal.runId) return;
-      const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${leaseName(ref)}`;
-      await deps.kubectl.deleteExact(path, { uid: lease.metadata.uid ?? '' }, deadlineMs).catch(() => undefined);
-    }),
-  );
+  const namespaces = [journal.namespace, ...journal.objects.map(({ ref }) => leaseNamespace(ref, journal.namespace))];
+  await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
 }
 
 /** `kguard status`: one line per unfinished run. */

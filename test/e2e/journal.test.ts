@@ -105,21 +105,58 @@ describe('one run per object at a time', () => {
     await first.done;
   });
 
-  it('takes over the lease of a run that died once it expires', async () => {
+  it('a run stopped by SIGTERM while it waits for another run leaves no Lease of its own (exit 130)', async () => {
     await deployV1();
-    // A lease left by a run killed long ago: its holder stopped renewing it two minutes back.
-    const lease = JSON.parse(
-      (await kubectl(env.cluster, ['apply', '--dry-run=client', '-o', 'json', '-f', '-'], deploymentYaml('web', 'nginx:1.25'))).stdout,
-    ) as { apiVersion: string; kind: string; metadata: { name: string } };
-    const ref = { apiVersion: lease.apiVersion, kind: lease.kind, namespace: 'default', name: lease.metadata.name };
-    const { leaseFor } = await import('../../src/journal/journal.js');
-    const stale = leaseFor(ref, 'default', 'kguard-dead-run', 30, new Date(Date.now() - 120_000));
+    const first = env.kguardProcess(['apply', '-f', await env.write('slow.yaml', deploymentYaml('web', THROTTLED)), ...fast]);
+    await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
+    const second = env.kguardProcess(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    await eventually(() => (second.output().includes('another kguard run holds it') ? true : undefined));
+    // It waits with a ticket: its own Lease is in the cluster, behind the first run's.
+    expect(env.cluster.store.list('Lease', 'default')).toHaveLength(2);
+    second.child.kill('SIGTERM');
+    const stopped = await second.done;
+    expect(stopped.exitCode, stopped.output).toBe(130);
+    expect(stopped.output).not.toContain('could not delete its Lease');
+    expect(env.cluster.store.list('Lease', 'default')).toHaveLength(1);
+    first.child.kill('SIGTERM');
+    await first.done;
+    expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
+  });
+
+  it('takes over the lease of a run that died once it has seen it unrenewed for its duration', async () => {
+    await deployV1();
+    // A Lease left by a run killed long ago, lasting 1 s. Its renewTime (two minutes back, by a
+    // clock that may not be this machine's) is not believed: the run waits until it has seen the
+    // Lease stand still for a second itself, then deletes it.
+    const { runLeases } = await import('../../src/journal/lease.js');
+    const [stale] = runLeases('kguard-dead-run', 'default', ['apps/Deployment/default/web'], 1, new Date(Date.now() - 120_000));
     const created = await kubectl(env.cluster, ['create', '-f', '-'], JSON.stringify(stale));
     expect(created.exitCode, created.stderr).toBe(0);
-    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast, '--lock-timeout', '3s']);
+    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast, '--lock-timeout', '20s']);
     expect(run.exitCode, run.output).toBe(0);
-    expect(run.output).not.toContain('another kguard run holds it');
+    expect(run.output).toContain('deployment/web (namespace default): another kguard run holds it (kguard-dead-run); waiting');
+    expect(env.imageOf('web')).toBe('nginx:1.26');
     expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
+  });
+
+  it('takes one Lease per namespace that exists, none in a namespace the apply creates, none with --no-journal', async () => {
+    const leases: string[] = [];
+    env.cluster.store.subscribe((event) => {
+      if (event.type === 'ADDED' && event.object.kind === 'Lease') leases.push(`${event.object.metadata.namespace}/${event.object.metadata.name}`);
+    });
+    const manifests = [
+      'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: fresh\n',
+      configMapYaml('inside', { a: '1' }, 'fresh'),
+      configMapYaml('one', { a: '1' }),
+      configMapYaml('two', { a: '1' }),
+    ].join('---\n');
+    const run = await env.kguard(['apply', '-f', await env.write('all.yaml', manifests), ...fast]);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(leases).toEqual([expect.stringMatching(/^default\/kguard-\S+$/)]);
+    const without = await env.kguard(['apply', '-f', await env.write('more.yaml', configMapYaml('three', { a: '1' })), ...fast, '--no-journal']);
+    expect(without.exitCode, without.output).toBe(0);
+    expect(leases).toHaveLength(1);
+    expect(env.cluster.store.list('Lease')).toEqual([]);
   });
 });
 
@@ -138,6 +175,19 @@ describe('the journal needs permissions, checked before the apply', () => {
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
     const without = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast, '--no-journal']);
     expect(without.exitCode, without.output).toBe(0);
+    await env.cluster.faults.restore();
+  });
+
+  it('a refused Lease stops the run with the RBAC rule to add; nothing is applied (exit 2)', async () => {
+    await deployV1();
+    env.cluster.faults.failNext(403, 10, /^POST [^?]*\/leases/);
+    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.stderr).toContain('kguard could not take a lease on the objects it will change in namespace default');
+    expect(run.stderr).toContain('apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "list", "update", "delete"]');
+    expect(run.stderr).toContain('--no-journal');
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+    expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
     await env.cluster.faults.restore();
   });
 });

@@ -5,7 +5,7 @@ import { DEFAULTS, type ApplyOptions } from '../../src/model/options.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { runApply, type Deps } from '../../src/run/apply.js';
 import { exitCodeFor } from '../../src/run/result.js';
-import { FakeClock, RecordingReporter } from '../fakes.js';
+import { FakeClock, ManualClock, RecordingReporter } from '../fakes.js';
 import { pod } from '../fixtures/load.js';
 import { fakeCluster, type FakeCluster } from './fake-kubectl.js';
 
@@ -71,10 +71,17 @@ describe('runApply', () => {
     expect(cluster.calls.filter((call) => ['create', 'replace', 'deleteExact', 'listJournals'].includes(call))).toEqual([]);
   });
 
-  it('takes its leases and writes its journal when the apply changes something', async () => {
+  it('takes its leases and writes its journal when the apply changes something, and lets both go at the end', async () => {
     const cluster = fakeCluster([configBefore], [configAfter]);
-    await runApply({ ...options, journal: true }, depsFor(cluster));
-    expect(cluster.calls.filter((call) => call === 'create').length).toBeGreaterThanOrEqual(2);
+    // A clock that stands still: the leases' renewals wait for it (a FakeClock would renew without pause).
+    const result = await runApply({ ...options, journal: true }, { ...depsFor(cluster), clock: new ManualClock() });
+    expect(exitCodeFor(result)).toBe(0);
+    // One Lease (one namespace) and the journal; one list of the namespace's Leases.
+    expect(cluster.calls.filter((call) => call === 'create')).toHaveLength(2);
+    expect(cluster.calls.filter((call) => call === 'listCollection')).toHaveLength(1);
+    expect([...cluster.live.values()].filter((object) => object.kind === 'Lease' || object.kind === 'Secret')).toEqual([]);
+    // Every kubectl process is counted, the end's deletes included.
+    expect(result.kubectlProcesses).toBe(cluster.kubectl.spawned);
   });
 
   it('writes nothing and ends exit 0 when the apply changed nothing', async () => {

@@ -108,7 +108,8 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
       if (current && object.metadata.resourceVersion && object.metadata.resourceVersion !== current.metadata.resourceVersion) {
         return { ok: false, conflict: true, notFound: false, message: 'the object has been modified', stderr: '' };
       }
-      return ok(store(object));
+      // A PUT keeps the object's uid, as the API server does.
+      return ok(store({ ...object, metadata: { ...object.metadata, uid: current?.metadata.uid } }));
     },
     create: async (object) => {
       guard('create');
@@ -123,7 +124,15 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
       live.delete(found[0]);
       return ok();
     },
-    listCollection: async () => ({ ok: false, message: 'not watched in this fake', transient: false }),
+    // kguard's Leases are listed (journal/leases.ts); every other collection is read by polls.
+    listCollection: async (query) => {
+      if (query.type !== 'leases.coordination.k8s.io') return { ok: false, message: 'not watched in this fake', transient: false };
+      guard('listCollection');
+      spawned += 1;
+      const wanted = (query.labelSelector ?? '').split(',').filter(Boolean).map((term) => term.split('='));
+      const items = inNamespace(query.namespace).filter((object) => object.kind === 'Lease' && wanted.every(([key, value]) => object.metadata.labels?.[key ?? ''] === value));
+      return { ok: true, items, resourceVersion: String(version) };
+    },
     watchCollection: () => ({ done: Promise.resolve({ ended: false as const, message: 'not watched in this fake', transient: false }), stop: () => undefined }),
   };
   return {
