@@ -20,7 +20,7 @@ export const deploymentRules: RolloutRules<Deployment> = {
   },
   wait: (deployment, snapshot) => rolloutWait(deployment, newReplicaSetIn(deployment, snapshot)),
   failure: (deployment, snapshot, expected) => deploymentCause(deployment, expected, newReplicaSetIn(deployment, snapshot)?.metadata.name),
-  progress: (deployment, snapshot) => progressOf(deployment, newReplicaSetIn(deployment, snapshot)),
+  progress: (deployment, snapshot) => progressOf(deployment, newReplicaSetIn(deployment, snapshot), snapshot),
   revision: (before) => revisionOf(before),
 };
 
@@ -56,14 +56,18 @@ export function rolloutWait(deployment: Deployment, newReplicaSet?: ReplicaSet):
   return undefined;
 }
 
-function progressOf(deployment: Deployment, newReplicaSet: ReplicaSet | undefined): Progress {
+function progressOf(deployment: Deployment, newReplicaSet: ReplicaSet | undefined, snapshot: WorkloadSnapshot): Progress {
   const observed = (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0);
+  // Ready pods as kguard sees them: the ReplicaSet's count trails its pods (the replicaset
+  // controller's next status write), and a verdict must not contradict its own pod count.
+  const pods = newReplicaSet ? podsControlledBy(newReplicaSet, snapshot.pods).filter((pod) => !pod.metadata.deletionTimestamp) : [];
+  const readyPods = pods.filter((pod) => conditionOf(pod, 'Ready')?.status === 'True').length;
   return {
     revision: newReplicaSet ? revisionOf(newReplicaSet) : undefined,
     newReplicaSet: newReplicaSet?.metadata.name,
     desired: deployment.spec?.replicas ?? 1,
     updated: observed ? (deployment.status?.updatedReplicas ?? 0) : 0,
-    ready: newReplicaSet?.status?.readyReplicas ?? 0,
+    ready: pods.length > 0 ? readyPods : (newReplicaSet?.status?.readyReplicas ?? 0),
     available: newReplicaSet?.status?.availableReplicas ?? 0,
   };
 }
