@@ -23,7 +23,8 @@ export class RunRecorder implements Reporter {
   ) {}
 
   emit(untrusted: RunEvent): void {
-    const event = sanitizeDeep(untrusted, this.redactor);
+    // The kind is kguard's own word, never cluster text: it stays as it is, whatever redaction does.
+    const event = { ...sanitizeDeep(untrusted, this.redactor), kind: untrusted.kind } as RunEvent;
     this.messages.push(formatEvent(event).text);
     if (event.kind === 'changes') {
       for (const object of event.objects) {
