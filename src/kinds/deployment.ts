@@ -18,7 +18,7 @@ export const deploymentRules: RolloutRules<Deployment> = {
     const newReplicaSet = newReplicaSetIn(deployment, snapshot);
     return newReplicaSet ? podsControlledBy(newReplicaSet, snapshot.pods) : [];
   },
-  wait: (deployment, snapshot) => rolloutWait(deployment, newReplicaSetIn(deployment, snapshot)),
+  wait: (deployment, snapshot) => rolloutWait(deployment, readyNewPods(newReplicaSetIn(deployment, snapshot), snapshot)),
   failure: (deployment, snapshot, expected) => deploymentCause(deployment, expected, newReplicaSetIn(deployment, snapshot)?.metadata.name),
   progress: (deployment, snapshot) => progressOf(deployment, newReplicaSetIn(deployment, snapshot), snapshot),
   revision: (before) => revisionOf(before),
@@ -29,7 +29,7 @@ function newReplicaSetIn(deployment: Deployment, snapshot: WorkloadSnapshot): Re
 }
 
 /** What `kubectl rollout status` would still wait for, or undefined when the rollout is complete. */
-export function rolloutWait(deployment: Deployment, newReplicaSet?: ReplicaSet): string | undefined {
+export function rolloutWait(deployment: Deployment, readyNew = 0): string | undefined {
   const status = deployment.status ?? {};
   const desired = deployment.spec?.replicas ?? 1;
   const updated = status.updatedReplicas ?? 0;
@@ -44,8 +44,7 @@ export function rolloutWait(deployment: Deployment, newReplicaSet?: ReplicaSet):
     // The progress line counts ready pods of the new ReplicaSet; "available" is the Deployment's
     // count, which trails readiness by minReadySeconds and by the controller's next status
     // update. Say which, rather than print "2/2 ready: 0 of 2 available" as a contradiction.
-    const ready = newReplicaSet?.status?.readyReplicas ?? 0;
-    if (ready >= updated) {
+    if (readyNew >= updated) {
       const minReady = deployment.spec?.minReadySeconds ?? 0;
       return minReady > 0
         ? `${available} of ${updated} updated replicas are available: ready pods count as available after minReadySeconds (${minReady}s)`
@@ -58,18 +57,25 @@ export function rolloutWait(deployment: Deployment, newReplicaSet?: ReplicaSet):
 
 function progressOf(deployment: Deployment, newReplicaSet: ReplicaSet | undefined, snapshot: WorkloadSnapshot): Progress {
   const observed = (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0);
-  // Ready pods as kguard sees them: the ReplicaSet's count trails its pods (the replicaset
-  // controller's next status write), and a verdict must not contradict its own pod count.
-  const pods = newReplicaSet ? podsControlledBy(newReplicaSet, snapshot.pods).filter((pod) => !pod.metadata.deletionTimestamp) : [];
-  const readyPods = pods.filter((pod) => conditionOf(pod, 'Ready')?.status === 'True').length;
   return {
     revision: newReplicaSet ? revisionOf(newReplicaSet) : undefined,
     newReplicaSet: newReplicaSet?.metadata.name,
     desired: deployment.spec?.replicas ?? 1,
     updated: observed ? (deployment.status?.updatedReplicas ?? 0) : 0,
-    ready: pods.length > 0 ? readyPods : (newReplicaSet?.status?.readyReplicas ?? 0),
+    ready: readyNewPods(newReplicaSet, snapshot),
     available: newReplicaSet?.status?.availableReplicas ?? 0,
   };
+}
+
+/**
+ * Ready pods of the new ReplicaSet as kguard sees them: the ReplicaSet's own count trails its pods
+ * (the replicaset controller's next status write), and neither the progress line nor the wait may
+ * contradict the pod count kguard prints.
+ */
+function readyNewPods(newReplicaSet: ReplicaSet | undefined, snapshot: WorkloadSnapshot): number {
+  const pods = newReplicaSet ? podsControlledBy(newReplicaSet, snapshot.pods).filter((pod) => !pod.metadata.deletionTimestamp) : [];
+  if (pods.length === 0) return newReplicaSet?.status?.readyReplicas ?? 0;
+  return pods.filter((pod) => conditionOf(pod, 'Ready')?.status === 'True').length;
 }
 
 function failingCondition(deployment: Deployment): Condition | undefined {

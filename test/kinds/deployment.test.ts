@@ -152,14 +152,15 @@ describe('rolloutWait', () => {
     const waiting = deployment('complete');
     waiting.status = { ...waiting.status, availableReplicas: 0 };
     expect(rolloutWait(waiting)).toBe('0 of 3 updated replicas are available');
+    expect(rolloutWait(waiting, 2)).toBe('0 of 3 updated replicas are available');
     expect(rolloutWait(deployment('complete'))).toBeUndefined();
   });
 
   it('does not contradict the ready count when the new pods are ready but not yet counted available', () => {
     const waiting = deployment('complete');
     waiting.status = { ...waiting.status, availableReplicas: 0 };
-    const readyNew = replicaSet('complete-new');
-    expect(readyNew.status?.readyReplicas).toBe(3);
+    const readyNew = replicaSet('complete-new').status?.readyReplicas;
+    expect(readyNew).toBe(3);
     expect(rolloutWait(waiting, readyNew)).toBe('0 of 3 updated replicas counted available so far: waiting for the deployment controller to count the ready pods');
     waiting.spec = { ...waiting.spec, minReadySeconds: 10 };
     expect(rolloutWait(waiting, readyNew)).toBe('0 of 3 updated replicas are available: ready pods count as available after minReadySeconds (10s)');
