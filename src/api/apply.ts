@@ -63,7 +63,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
-        requestTimeout: '30s',
+        requestTimeout: `${options.requestTimeoutMs / 1000}s`,
         readDeadlineMs: readDeadlineMs(options),
         concurrency: options.concurrency,
         retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },

@@ -104,7 +104,7 @@ async function restoreOne(
   const commandLine = (args: string[]) => deps.kubectl.commandLine(args);
   if (step.action === 'keep') {
     const copy = step.before ?? undefined;
-    const copyFile = copy ? await deps.keepCopy(step.ref, manualCopy(copy, false)) : undefined;
+    const copyFile = copy ? await deps.keepCopy(step.ref, manualCopy(copy, step.reason === 'gone')) : undefined;
     return { status: 'kept', reason: step.reason, commands: manualCommands(step, commandLine, copyFile), copyFile };
   }
 
@@ -256,7 +256,7 @@ async function keepBecause(
 ): Promise<RestoreResult> {
   const before = 'before' in step ? step.before : undefined;
   const keep: RestoreStep = { ref: step.ref, action: 'keep', reason, before };
-  const copyFile = before ? await deps.keepCopy(step.ref, manualCopy(before, false)) : undefined;
+  const copyFile = before ? await deps.keepCopy(step.ref, manualCopy(before, reason === 'gone')) : undefined;
   return { status: 'kept', reason, detail, commands: manualCommands(keep, (args) => deps.kubectl.commandLine(args), copyFile), copyFile };
 }
 

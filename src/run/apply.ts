@@ -5,6 +5,7 @@
 // with exit 4 and the commands that finish it).
 import { interruptible } from '../clock.js';
 import { InterruptedError, KubectlError } from '../errors.js';
+import { thisProcess } from '../journal/holder.js';
 import { LEASE_DURATION_SECONDS } from '../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../journal/leases.js';
 import { deleteExpiredJournals, makeRunId, type RunJournal } from '../journal/store.js';
@@ -66,7 +67,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       leases = await acquireLeases(
         deps.kubectl,
         refs,
-        { home, runId, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
+        { home, runId, holder: thisProcess(), journalNamespace: home, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
         { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal },
       ).catch(interruptedBeforeApply(deps.signal));
     }
