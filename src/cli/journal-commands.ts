@@ -28,7 +28,7 @@ export async function journalCommand(command: RunCommandName, runId: string | un
     const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
     const missing = missingKubeconfig(connectionArgs, process.env);
     if (missing) throw new InputError(missing);
-    const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies }, { releaseLeftLeases }, { removeJournal }] =
+    const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }] =
       await Promise.all([
         import('../report/recorder.js'),
         import('../kubectl/client.js'),
@@ -58,10 +58,12 @@ export async function journalCommand(command: RunCommandName, runId: string | un
       process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);
 
     if (command === 'rollback') {
+      const copies = privateCopies();
       const result = await runRollback(
         { runId, namespace: raw.namespace, deadlineMs, force: raw.force },
-        { kubectl, clock: systemClock, reporter: recorder, keepCopy: privateCopies(), probe: probeHolder },
+        { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies, probe: probeHolder },
       );
+      if (result.needsPerson === 0) await Promise.all([copies.remove(), removeCopiesOf(result.runId)]);
       session.finished = true;
       const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
       recorder.emit({ kind: 'rollback-finished', runId: result.runId, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, exitCode });
@@ -97,7 +99,7 @@ export async function journalCommand(command: RunCommandName, runId: string | un
     const run = runs.pickRun(listed, runId, command, raw.force ?? false);
     const namespaces = run.leases.map((lease) => lease.metadata.namespace ?? '');
     await releaseLeftLeases(kubectl, run.runId, namespaces, deadlineMs, recorder);
-    if (command === 'forget' && run.journal) await removeJournal(kubectl, run.journal.namespace, run.runId, deadlineMs);
+    if (command === 'forget' && run.journal) await Promise.all([removeJournal(kubectl, run.journal.namespace, run.runId, deadlineMs), removeCopiesOf(run.runId)]);
     session.finished = true;
     recorder.close();
     const objects = run.journal?.objects.map(({ ref }) => `${ref.kind.toLowerCase()}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ''}`) ?? [];

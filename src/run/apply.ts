@@ -46,7 +46,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const request = applyRequest(options, inputs);
     const understood = await understand(request, options, inputs, deps).catch(interruptedBeforeApply(deps.signal));
     const refs = [...understood.refs, ...understood.pruned];
-    const runId = makeRunId();
+    const runId = rawDeps.runId ?? makeRunId();
     const home = homeNamespace(refs, options.namespace);
     // A refused dry run ends the run before kguard writes anything, its own leases included.
     if (!understood.server.ok) {

@@ -1,5 +1,8 @@
 // Runs a person finishes by hand: whether a run lives (its process, its Lease renewals), Leases
 // left without a journal, journals of finished runs, and rollbacks that re-judge the live state.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
@@ -135,5 +138,25 @@ describe('runs that end, whatever is left of them', () => {
     expect(ended.output).not.toContain('ROLLBACK FAILED');
     expect(env.imageOf('web')).toBe('nginx:1.25');
     expect((await env.kguard(['status'])).stdout).toContain('no unfinished kguard runs');
+  });
+
+  it('the private copy written for a person is removed once kguard rollback finishes the run', async () => {
+    await deployV1();
+    const temp = await mkdtemp(join(tmpdir(), 'kguard-copies-'));
+    try {
+      const inTemp = { env: { TMPDIR: temp } };
+      // Every restore write of the Deployment is refused: the run needs a person (exit 4) and
+      // keeps its pre-apply copy for the printed command.
+      env.cluster.faults.failNext(403, 5, /^PUT [^?]*\/deployments\/web/);
+      const failing = await env.kguard(['apply', '-f', await env.write('bad.yaml', deploymentYaml('web', MISSING)), ...fast], inTemp);
+      expect(failing.exitCode, failing.output).toBe(4);
+      expect((await readdir(temp)).filter((name) => name.startsWith('kguard-restore-'))).toHaveLength(1);
+      await env.cluster.faults.restore();
+      const finished = await env.kguard(['rollback'], inTemp);
+      expect(finished.exitCode, finished.output).toBe(0);
+      expect((await readdir(temp)).filter((name) => name.startsWith('kguard-restore-'))).toEqual([]);
+    } finally {
+      await rm(temp, { recursive: true, force: true });
+    }
   });
 });
