@@ -6,12 +6,14 @@ import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { createKubectl } from '../kubectl/client.js';
 import { execProcess, streamProcess } from '../kubectl/exec.js';
+import { credentialValues } from '../kubectl/passthrough.js';
+import { tracedExec, tracedStream } from '../kubectl/trace.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
 import { privateCopies } from '../rollback/restore.js';
 import { makeRunId } from '../journal/store.js';
-import type { Reporter } from '../model/events.js';
+import type { KubectlCall, Reporter } from '../model/events.js';
 import { buildReport, type JsonReport } from '../report/json.js';
 import { RunRecorder } from '../report/recorder.js';
 import { secretValuesIn, secretValuesOfObjects, type Redactor } from '../report/redact.js';
@@ -40,6 +42,8 @@ export interface GuardedApplyDeps {
   quietEnd?: boolean;
   /** Called as soon as the pipeline has its result: a signal after this changes nothing. */
   onResult?(): void;
+  /** Emit a `kubectl` event for every kubectl process as it ends (--verbose). */
+  traceKubectl?: boolean;
 }
 
 export interface GuardedApplyResult {
@@ -54,13 +58,17 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
     for (const value of secretValuesIn(text)) deps.redactor.addValue(value);
   };
   const learnBytes = (bytes: Uint8Array) => learn(Buffer.from(bytes).toString('utf8'));
+  // A --token given on the command line is never printed, in commands kguard prints included.
+  for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
   for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
 
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
   try {
+    const onCall = (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call });
+    const now = () => systemClock.now();
     const kubectl = createKubectl(
-      execProcess,
+      deps.traceKubectl ? tracedExec(execProcess, now, onCall) : execProcess,
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
@@ -73,7 +81,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
           for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
         },
       },
-      streamProcess,
+      deps.traceKubectl ? tracedStream(streamProcess, now, onCall) : streamProcess,
     );
     // Manifests read here (stdin, URLs, kustomize output) are learnt before kubectl sees them.
     const inputs: InputDeps = {

@@ -5,9 +5,10 @@
 // command imports what it uses when it runs.
 import { isChangeKind } from '../objects/compare.js';
 import { writeFileSync } from 'node:fs';
-import { Argument, Command, CommanderError, Option } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { stopRunningProcesses } from '../kubectl/exec.js';
+import { credentialValues } from '../kubectl/passthrough.js';
 import type { ManifestInput } from '../model/options.js';
 import type { Reporter } from '../model/events.js';
 import { failureReport, reportFailure, type Failure, type FailureOutputs, type FailureReport } from '../report/failure.js';
@@ -21,7 +22,8 @@ import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
 import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
 import type { GuardedApplyOptions } from '../model/options.js';
-import type { JournalCommandOptions, RunCommandName } from './journal-commands.js';
+import { explainUnknownOption, takeKubectlFlags } from './kubectl-options.js';
+import { buildProgram } from './program.js';
 import type { Session } from './session.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
@@ -29,110 +31,50 @@ const INTERNAL_ERROR = 70;
 /** Interrupted by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C). */
 const INTERRUPTED = 130;
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+/** The command line's words after the program, with the native kubectl flags taken out (kubectl-options.ts). */
+function buildCli(session: Session, argv: readonly string[]): { program: Command; words: string[]; explain(message: string): string } {
+  const name = programName(argv[1]);
+  const typed = argv.slice(2);
+  // A --token typed anywhere on the line is never printed, usage errors included.
+  for (const value of credentialValues(typed)) session.redactor.addValue(value);
+  const { rest, kubectlArgs } = takeKubectlFlags(typed);
+  session.kubectlFlags = kubectlArgs;
+  const program = buildProgram(name, typed, {
+    apply: async (raw, passThrough) => {
+      process.exitCode = await runCommand(raw, passThrough, session);
+    },
+    journal: async (command, run, raw) => {
+      const { journalCommand } = await import('./journal-commands.js');
+      setVerbosity(session, raw);
+      process.exitCode = await journalCommand(command, run, raw, { session, makeReporter, fail });
+    },
+    completion: async (shell, root) => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(root, shell));
+    },
+    kubectlFlag: (arg) => session.kubectlFlags.push(arg),
+  });
+  const apply = program.commands.find((command) => command.name() === 'apply')!;
+  // An unknown option of apply is most often a kubectl apply flag: say where it goes, on the
+  // terminal (commander prints it) and in the JSON report alike.
+  const explain = (message: string) => sanitizeText(explainUsage(message, name, typed, apply), session.redactor);
+  apply.configureOutput({ outputError: (text, write) => write(`${explain(text.trim())}\n`) });
+  return { program, words: rest, explain };
 }
 
-function buildProgram(session: Session): Command {
-  const program = new Command(programName(process.argv[1]))
-    .description('kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision')
-    .version('0.1.0')
-    .exitOverride();
-  const rollbackFlags: string[] = [];
-  const apply = program
-    .command('apply')
-    .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
-    .option('-f, --filename <file|dir|url|->', 'manifests to apply (repeatable); - reads stdin', collect, [])
-    .option('-R, --recursive', 'read directories given with -f recursively')
-    .option('-k, --kustomize <dir>', 'apply a kustomization directory')
-    .option('-n, --namespace <namespace>', 'namespace for objects that name none')
-    .option('--context <name>', 'kubeconfig context to use')
-    .option('--kubeconfig <path>', 'kubeconfig file to use')
-    .option('--server-side', 'use server-side apply')
-    .option('--dry-run [strategy]', 'preview: say what would be created, changed or left alone; nothing changes (server, client)')
-    .option('--keep-created', 'when restoring, keep objects this apply created (they are reported with their delete command)')
-    .option('--field-manager <name>', 'field manager name for the apply')
-    .option('--no-journal', 'do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)')
-    .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', formatDuration(DEFAULTS.lockTimeoutMs))
-    .option('--timeout <duration>', 'how long each rollout may take to become healthy', formatDuration(DEFAULTS.timeoutMs))
-    .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
-    .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', formatDuration(DEFAULTS.pollIntervalMs))
-    .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
-    .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', formatDuration(DEFAULTS.settleMs))
-    .option('--concurrency <n>', 'how many kubectl processes may run at once (watch streams aside)', String(DEFAULTS.concurrency))
-    .option('--request-timeout <duration>', "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs))
-    .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
-    .addOption(
-      new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
-        .choices(['all', 'failed', 'none'])
-        .default('all'),
-    )
-    .option('--no-rollback', 'never roll back (same as --rollback none)')
-    .addOption(new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'))
-    .option('--junit <file>', 'also write a JUnit XML report to FILE: one test case per object of the apply')
-    .option('--diff', 'preview with kubectl diff for every object the apply would create or change; nothing changes')
-    .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')
-    .option('-y, --yes', 'answer yes to --confirm (apply without asking)')
-    .argument('[kubectl-args...]', 'after --: passed to kubectl apply untouched')
-    .action(async (kubectlArgs: string[], raw: RawApplyOptions) => {
-      const dashDash = process.argv.indexOf('--');
-      if (kubectlArgs.length > 0 && dashDash === -1) {
-        throw new InputError(
-          `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`,
-        );
-      }
-      process.exitCode = await runCommand({ ...raw, rollbackFlags }, kubectlArgs, session);
-    });
-  // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
-  apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
-  apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
-  const journalOptions = (command: Command) =>
-    command
-      .option('-n, --namespace <namespace>', 'look for journals and Leases in this namespace only (default: all namespaces)')
-      .option('--context <name>', 'kubeconfig context to use')
-      .option('--kubeconfig <path>', 'kubeconfig file to use')
-      .addOption(new Option('-o, --output <format>', 'text, or json').default('text'));
-  const runAction = (name: RunCommandName) => async (run: string | undefined, raw: JournalCommandOptions) => {
-    const { journalCommand } = await import('./journal-commands.js');
-    process.exitCode = await journalCommand(name, run, raw, { session, makeReporter, fail });
+/** Commander's usage error, with the corrected command when it is an unknown option of apply. */
+function explainUsage(message: string, name: string, typed: readonly string[], apply: Command): string {
+  if (typed[0] !== 'apply' || !/unknown option/.test(message)) return message;
+  const known = (flag: string) => {
+    const option = apply.options.find((candidate) => candidate.short === flag || candidate.long === flag);
+    return option ? { takesValue: option.required || option.optional } : undefined;
   };
-  journalOptions(
-    program
-      .command('rollback')
-      .description("restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)")
-      .argument('[run]', 'the run to restore (kguard status lists them); default: the only unfinished run that is not running'),
-  )
-    .option('--rollback-timeout <duration>', 'how long the restore may take', formatDuration(DEFAULTS.timeoutMs))
-    .option('--force', 'restore the run even if it looks alive (its process runs, or it renews its Leases)')
-    .action(runAction('rollback'));
-  journalOptions(program.command('status').description('list kguard runs in the cluster: running, dead or finished, with what is left to do')).action(
-    async (raw: JournalCommandOptions) => runAction('status')(undefined, raw),
-  );
-  journalOptions(
-    program
-      .command('unlock')
-      .description('release the Leases of a run that died before it wrote its journal, so other runs may change its objects')
-      .argument('<run>', 'the run whose Leases to release (kguard status lists them)'),
-  )
-    .option('--force', 'release them even if the run looks alive or left a journal')
-    .action(runAction('unlock'));
-  journalOptions(
-    program
-      .command('forget')
-      .description('dismiss a run on purpose: remove its journal and Leases and leave its objects as they are')
-      .argument('<run>', 'the run to forget (kguard status lists them)'),
-  )
-    .option('--force', 'forget it even if it looks alive')
-    .action(runAction('forget'));
-  program
-    .command('completion')
-    .description('print the shell completion script: source <(kguard completion bash)')
-    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
-    .action(async (shell: 'bash' | 'zsh') => {
-      const { completionScript } = await import('./completion.js');
-      process.stdout.write(completionScript(program, shell));
-    });
-  return program;
+  return `error: ${explainUnknownOption(message.replace(/^error: /, ''), name, typed, known)}`;
+}
+
+function setVerbosity(session: Session, raw: { verbose?: boolean; quiet?: boolean }): void {
+  if (raw.verbose && raw.quiet) throw new InputError('-v (--verbose) and -q (--quiet) contradict each other; give one of them.');
+  session.verbosity = raw.verbose ? 'verbose' : raw.quiet ? 'quiet' : 'normal';
 }
 
 async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {
@@ -140,7 +82,8 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     const outputMode = parseOutputMode(raw.output);
     session.json = outputMode === 'json';
     session.junitFile = raw.junit;
-    const options = toApplyOptions(raw, passThrough);
+    setVerbosity(session, raw);
+    const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
       throw new InputError('not applied: the answer was not yes. Nothing was changed.');
     }
@@ -158,6 +101,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       env: process.env,
       onRecorder: (recorder) => (session.recorder = recorder),
       onResult: () => (session.finished = true),
+      traceKubectl: session.verbosity === 'verbose',
     });
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     await writeJunit(session, report);
@@ -278,10 +222,15 @@ function keepWorkingWithoutReaders(): void {
 async function makeReporter(session: Session, manifests?: ManifestInput): Promise<Reporter> {
   const env = process.env;
   const logStream = session.json ? process.stderr : process.stdout;
-  const terminal =
-    !session.json && canAnimate(process.stdout, env)
-      ? new (await import('../report/tty.js')).TtyReporter(process.stdout, useColour(env, true))
-      : new (await import('../report/plain.js')).PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  const [{ VerbosityFilter }, reporterModule] = await Promise.all([
+    import('../report/verbosity.js'),
+    !session.json && canAnimate(process.stdout, env) ? import('../report/tty.js') : import('../report/plain.js'),
+  ]);
+  const screen =
+    'TtyReporter' in reporterModule
+      ? new reporterModule.TtyReporter(process.stdout, useColour(env, true))
+      : new reporterModule.PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  const terminal = session.verbosity === 'normal' ? screen : new VerbosityFilter(screen, session.verbosity);
   const reporter = env.GITLAB_CI === 'true' ? new (await import('../report/gitlab.js')).GitlabCiReporter(terminal, logStream) : terminal;
   if (!session.githubActions) return reporter;
   const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([import('../report/github.js'), import('../manifests/locate.js')]);
@@ -298,11 +247,17 @@ async function main(argv: string[]): Promise<void> {
     githubActions: process.env.GITHUB_ACTIONS === 'true',
     redactor: new Redactor(),
     cancel: new AbortController(),
+    kubectlFlags: [],
+    verbosity: 'normal',
   };
   handleInterrupts(session);
+  let explain = (message: string) => message;
   try {
-    await buildProgram(session).parseAsync(argv);
+    const cli = buildCli(session, argv);
+    explain = cli.explain;
+    await cli.program.parseAsync(cli.words, { from: 'user' });
   } catch (error) {
+    if (error instanceof CommanderError && error.code === 'commander.unknownOption') error.message = explain(error.message);
     process.exitCode = await fail(session, error);
   }
 }

@@ -47,6 +47,9 @@ export interface RawApplyOptions {
   yes?: boolean;
   /** --junit FILE (the CLI writes it; the run does not need it). */
   junit?: string;
+  /** -v: every kubectl command too; -q: verdict lines only (the CLI's reporter). */
+  verbose?: boolean;
+  quiet?: boolean;
 }
 
 export type OutputMode = 'text' | 'json';

@@ -17,6 +17,10 @@ export interface Session {
   finished?: boolean;
   /** --junit FILE: written at the end of every apply, failed ones included. */
   junitFile?: string;
+  /** kubectl's flags given natively before `--` (--prune, -l, --as...), as typed, for passthrough.ts to sort. */
+  kubectlFlags: string[];
+  /** -q: verdict lines only; -v: every kubectl command as well. */
+  verbosity: 'quiet' | 'normal' | 'verbose';
 }
 
 /** What a command borrows from main.ts: its reporter and the one way errors become exit codes. */

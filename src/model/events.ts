@@ -46,7 +46,21 @@ export type RunEvent =
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   /** Something broke after the apply: what the apply changed is restored anyway. */
   | { kind: 'internal-error'; message: string }
-  | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean };
+  | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean }
+  /** One kubectl process kguard ran, when it ended (only with --verbose). */
+  | ({ kind: 'kubectl' } & KubectlCall);
+
+/** One kubectl process that ended. */
+export interface KubectlCall {
+  /** kubectl's arguments (the binary aside), credentials masked. */
+  args: string[];
+  durationMs: number;
+  exitCode: number;
+  /** Its deadline passed and kguard killed it. */
+  timedOut: boolean;
+  /** A watch stream (long-lived, stopped by kguard). */
+  stream: boolean;
+}
 
 /** One object of the apply and what the apply did (or would do) to it. */
 export interface ChangedObject {

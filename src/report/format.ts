@@ -4,6 +4,7 @@ import { isChangeKind } from '../objects/compare.js';
 import { findingLines } from '../classify/diagnosis.js';
 import type { Diagnosis } from '../model/findings.js';
 import { describeApplied } from '../kubectl/apply-output.js';
+import { shellQuote } from '../kubectl/parse.js';
 import type { Outcome } from '../model/result.js';
 import type { ChangedObject, RunEvent, RunEventKind } from '../model/events.js';
 import { summarizePaths } from '../objects/compare.js';
@@ -208,6 +209,10 @@ export const FORMATTERS: Formatters = {
   'lock-wait': (event) => ({
     tone: 'warn',
     text: `${describeObject(event.object)}: another kguard run holds it (${event.holder}); waiting for it to finish (--lock-timeout)`,
+  }),
+  kubectl: (event) => ({
+    tone: 'info',
+    text: `kubectl ${event.args.map(shellQuote).join(' ')} (${event.timedOut ? 'killed at its deadline' : `exit ${event.exitCode}`}${event.stream ? ', watch' : ''}, ${seconds(event.durationMs)})`,
   }),
   finished: (event) => ({
     tone: event.exitCode === 0 ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',

@@ -53,6 +53,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'rollback-wait': 'restore',
   'rollback-finished': 'restore',
   finished: undefined,
+  kubectl: undefined,
 };
 
 export class GitlabCiReporter implements Reporter {

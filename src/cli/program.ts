@@ -1,0 +1,147 @@
+// kguard's command line as a commander program: commands, flags, help. It parses and hands the
+// strings to the handlers main.ts passes in; building it starts nothing, so tests (the flag
+// table against kubectl's, completion) read it without running a command.
+import { Argument, Command, Option } from 'commander';
+import { InputError } from '../errors.js';
+import { formatDuration } from '../duration.js';
+import { DEFAULTS } from '../model/options.js';
+import { kguardVersion } from '../version.js';
+import { applyHelp } from './help.js';
+import type { JournalCommandOptions, RunCommandName } from './journal-commands.js';
+import { booleanKubectlFlags, kubectlOptions } from './kubectl-options.js';
+import type { RawApplyOptions } from './options.js';
+
+export type Shell = 'bash' | 'zsh';
+
+export interface ProgramHandlers {
+  apply(raw: RawApplyOptions, passThrough: string[]): Promise<void>;
+  journal(name: RunCommandName, run: string | undefined, raw: JournalCommandOptions): Promise<void>;
+  completion(shell: Shell, program: Command): Promise<void>;
+  /** A native kubectl flag that commander parsed itself (in a group of short flags: -Rl app=web). */
+  kubectlFlag(arg: string): void;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** -v and -q, on every command that runs kubectl. */
+function verbosityOptions(command: Command): Command {
+  return command
+    .option('-v, --verbose', 'also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl\'s own -v goes after --')
+    .option('-q, --quiet', 'print only the verdict lines and what a person must do');
+}
+
+function withKubectlOptions(command: Command, handlers: ProgramHandlers): Command {
+  for (const option of kubectlOptions(command.name(), handlers.kubectlFlag)) command.addOption(option);
+  for (const long of booleanKubectlFlags(command.name())) command.on(`option:${long.slice(2)}`, () => handlers.kubectlFlag(long));
+  return command;
+}
+
+export function buildProgram(name: string, words: readonly string[], handlers: ProgramHandlers): Command {
+  const program = new Command(name)
+    .description('kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision')
+    .version(kguardVersion(), '-V, --version')
+    .addHelpText('after', () => applyHelp(name))
+    .exitOverride();
+  const rollbackFlags: string[] = [];
+  const apply = program
+    .command('apply')
+    .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
+    .option('-f, --filename <file|dir|url|->', 'manifests to apply (repeatable); - reads stdin', collect, [])
+    .option('-R, --recursive', 'read directories given with -f recursively')
+    .option('-k, --kustomize <dir>', 'apply a kustomization directory')
+    .option('-n, --namespace <namespace>', 'namespace for objects that name none')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--kubeconfig <path>', 'kubeconfig file to use')
+    .option('--server-side', 'use server-side apply')
+    .option('--dry-run [strategy]', 'preview: say what would be created, changed or left alone; nothing changes (server, client)')
+    .option('--keep-created', 'when restoring, keep objects this apply created (they are reported with their delete command)')
+    .option('--field-manager <name>', 'field manager name for the apply')
+    .option('--no-journal', 'do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)')
+    .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', formatDuration(DEFAULTS.lockTimeoutMs))
+    .option('--timeout <duration>', 'how long each rollout may take to become healthy (kubectl\'s own --timeout goes after --)', formatDuration(DEFAULTS.timeoutMs))
+    .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
+    .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', formatDuration(DEFAULTS.pollIntervalMs))
+    .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
+    .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', formatDuration(DEFAULTS.settleMs))
+    .option('--concurrency <n>', 'how many kubectl processes may run at once (watch streams aside)', String(DEFAULTS.concurrency))
+    .option('--request-timeout <duration>', "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs))
+    .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
+    .addOption(
+      new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
+        .choices(['all', 'failed', 'none'])
+        .default('all'),
+    )
+    .option('--no-rollback', 'never roll back (same as --rollback none)')
+    .addOption(new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'))
+    .option('--junit <file>', 'also write a JUnit XML report to FILE: one test case per object of the apply')
+    .option('--diff', 'preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)')
+    .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')
+    .option('-y, --yes', 'answer yes to --confirm (apply without asking)')
+    .argument('[kubectl-args...]', 'after --: more kubectl apply flags, passed to kubectl apply')
+    .addHelpText('after', () => applyHelp(name))
+    .action(async (kubectlArgs: string[], raw: RawApplyOptions) => {
+      if (kubectlArgs.length > 0 && !words.includes('--')) {
+        throw new InputError(`unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`);
+      }
+      await handlers.apply({ ...raw, rollbackFlags }, kubectlArgs);
+    });
+  verbosityOptions(apply);
+  withKubectlOptions(apply, handlers);
+  // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
+  apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
+  apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
+  const journalOptions = (command: Command) =>
+    withKubectlOptions(
+      verbosityOptions(
+        command
+          .option('-n, --namespace <namespace>', 'look for journals and Leases in this namespace only (default: all namespaces)')
+          .option('--context <name>', 'kubeconfig context to use')
+          .option('--kubeconfig <path>', 'kubeconfig file to use')
+          .addOption(new Option('-o, --output <format>', 'text, or json').default('text')),
+      ),
+      handlers,
+    );
+  const runAction = (command: RunCommandName) => (run: string | undefined, raw: JournalCommandOptions) => handlers.journal(command, run, raw);
+  journalOptions(
+    program
+      .command('rollback')
+      .description("restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)")
+      .argument('[run]', 'the run to restore (kguard status lists them); default: the only unfinished run that is not running'),
+  )
+    .option('--rollback-timeout <duration>', 'how long the restore may take', formatDuration(DEFAULTS.timeoutMs))
+    .option('--force', 'restore the run even if it looks alive (its process runs, or it renews its Leases)')
+    .action(runAction('rollback'));
+  journalOptions(program.command('status').description('list kguard runs in the cluster: running, dead or finished, with what is left to do')).action(
+    async (raw: JournalCommandOptions) => runAction('status')(undefined, raw),
+  );
+  journalOptions(
+    program
+      .command('unlock')
+      .description('release the Leases of a run that died before it wrote its journal, so other runs may change its objects')
+      .argument('<run>', 'the run whose Leases to release (kguard status lists them)'),
+  )
+    .option('--force', 'release them even if the run looks alive or left a journal')
+    .action(runAction('unlock'));
+  journalOptions(
+    program
+      .command('forget')
+      .description('dismiss a run on purpose: remove its journal and Leases and leave its objects as they are')
+      .argument('<run>', 'the run to forget (kguard status lists them)'),
+  )
+    .option('--force', 'forget it even if it looks alive')
+    .action(runAction('forget'));
+  program
+    .command('completion')
+    .description('print the shell completion script: source <(kguard completion bash)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action(async (shell: Shell) => handlers.completion(shell, program));
+  program
+    .command('version')
+    .description("print kguard's version (as --version)")
+    .action(() => {
+      process.stdout.write(`${kguardVersion()}\n`);
+    });
+  return program;
+}

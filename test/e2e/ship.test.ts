@@ -1,0 +1,78 @@
+// kguard where users are (issue 18), end to end with the real kubectl against the simulator:
+// kubectl's flags taken natively with kubectl's meaning, -v showing every kubectl command with
+// its credentials masked, -q showing only the verdicts, and the version from package.json.
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { sandbox, type Sandbox } from './harness.js';
+import { configMapYaml } from './manifests.js';
+
+const MISSING = 'xxxxxnginx:1.17';
+const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
+const TOKEN = 'tok-3f9a1c77e2';
+
+let env: Sandbox;
+beforeAll(async () => {
+  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing' } } });
+});
+afterAll(async () => {
+  await env.stop();
+});
+
+/** Labels an object team=<team> (and drops the app label), so -l picks it. */
+const labelled = (text: string, team: string) => text.replace(/^metadata:\n/m, `metadata:\n  labels:\n    team: ${team}\n`).replace(/^ {2}labels:\n {4}app: \w+\n/m, '');
+
+describe('kubectl flags before --', () => {
+  it('prunes with -l and --prune as kubectl does, impersonates with --as on every call, and restores what it pruned', async () => {
+    await kubectl(env.cluster, ['apply', '-f', '-'], `${labelled(configMapYaml('old', { a: '1' }), 'shop')}---\n${labelled(deploymentYaml('web', 'nginx:1.25'), 'shop')}`);
+    const file = await env.write('shop.yaml', labelled(deploymentYaml('web', MISSING), 'shop'));
+    const run = await env.kguard(['apply', '-f', file, ...fast, '-l', 'team=shop', '--prune', '--as', 'ci-bot', '--token', TOKEN, '-v']);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).toContain('configmap/old (namespace default): deleted');
+    expect(run.output).toContain('configmap/old (namespace default): created again (this apply deleted it)');
+    expect(env.cluster.store.get('ConfigMap', 'default', 'old')?.data).toEqual({ a: '1' });
+    // -v: every kubectl process, with who it ran as and its token masked.
+    const calls = run.output.split('\n').filter((line) => line.startsWith('• kubectl '));
+    expect(calls.length).toBeGreaterThan(8);
+    for (const call of calls) {
+      expect(call).toContain('--as=ci-bot');
+      expect(call).toContain("'--token=[redacted]'");
+      expect(call).toMatch(/\((exit \d+|killed at its deadline)(, watch)?, <DURATION>\)$/);
+    }
+    expect(calls.find((call) => / apply .*--dry-run=server/.test(call))).toContain('-l=team=shop --prune');
+    expect(calls.some((call) => / apply -f \S+ -l=team=shop --prune --request-timeout/.test(call))).toBe(true);
+    expect(run.output).not.toContain(TOKEN);
+  });
+
+  it('answers an unknown option with the exact command that puts it after --, and runs no kubectl', async () => {
+    const file = await env.write('plain.yaml', deploymentYaml('plain', 'nginx:1.25'));
+    const run = await env.kguard(['apply', '-f', file, '--openapi-patch', 'false', '--token', TOKEN, '-o', 'json'], { env: { KGUARD_KUBECTL: '/nonexistent/kubectl' } });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain(`kubectl apply flag goes after --:\n  kguard apply -f ${file} --token [redacted] -o json -- --openapi-patch=false`);
+    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'error', exitCode: 1, error: expect.stringContaining('-- --openapi-patch=false') });
+    expect(run.output).not.toContain(TOKEN);
+    expect(env.cluster.store.get('Deployment', 'default', 'plain')).toBeUndefined();
+  });
+});
+
+describe('seeing what it does', () => {
+  it('-q prints the verdict lines only', async () => {
+    const file = await env.write('quiet.yaml', deploymentYaml('quiet', 'nginx:1.25'));
+    expect((await env.kguard(['apply', '-f', file, ...fast])).exitCode).toBe(0);
+    const broken = await env.write('quiet-broken.yaml', deploymentYaml('quiet', MISSING));
+    const run = await env.kguard(['apply', '-f', broken, ...fast, '-q']);
+    expect(run.exitCode, run.output).toBe(3);
+    const lines = run.stdout.split('\n').filter((line) => /^\S/.test(line));
+    expect(lines).toEqual([
+      expect.stringMatching(/^✖ deployment\/quiet \(namespace default\): new pods cannot pull image/),
+      expect.stringMatching(/^↩ deployment\/quiet \(namespace default\): restored and healthy again/),
+      '✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)',
+    ]);
+  });
+
+  it('says its version from package.json, as kguard version and --version', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect((await env.kguard(['version'])).stdout.trim()).toBe(version);
+    expect((await env.kguard(['--version'])).stdout.trim()).toBe(version);
+  });
+});
