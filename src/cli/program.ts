@@ -116,22 +116,12 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
   journalOptions(program.command('status').description('list kguard runs in the cluster: running, dead or finished, with what is left to do')).action(
     async (raw: JournalCommandOptions) => runAction('status')(undefined, raw),
   );
-  journalOptions(
-    program
-      .command('unlock')
-      .description('release the Leases of a run that died before it wrote its journal, so other runs may change its objects')
-      .argument('<run>', 'the run whose Leases to release (kguard status lists them)'),
-  )
-    .option('--force', 'release them even if the run looks alive or left a journal')
-    .action(runAction('unlock'));
-  journalOptions(
-    program
-      .command('forget')
-      .description('dismiss a run on purpose: remove its journal and Leases and leave its objects as they are')
-      .argument('<run>', 'the run to forget (kguard status lists them)'),
-  )
-    .option('--force', 'forget it even if it looks alive')
-    .action(runAction('forget'));
+  const byRunId = (command: 'unlock' | 'forget', description: string, force: string) =>
+    journalOptions(program.command(command).description(description).argument('<run>', `the run to ${command} (kguard status lists them)`))
+      .option('--force', force)
+      .action(runAction(command));
+  byRunId('unlock', 'release the Leases of a run that died before it wrote its journal, so other runs may change its objects', 'release them even if the run looks alive or left a journal');
+  byRunId('forget', 'dismiss a run on purpose: remove its journal and Leases and leave its objects as they are', 'forget it even if it looks alive');
   program
     .command('completion')
     .description('print the shell completion script: source <(kguard completion bash)')
