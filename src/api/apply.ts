@@ -19,7 +19,7 @@ import { RunRecorder } from '../report/recorder.js';
 import { secretValuesIn, secretValuesOfObjects, type Redactor } from '../report/redact.js';
 import { sanitizeDeep } from '../report/sanitize.js';
 import { runApply } from '../run/apply.js';
-import { anythingRestored, exitCodeOf } from '../run/result.js';
+import { anythingRestored, exitCodeOfRun } from '../run/result.js';
 import { manifestTexts, missingKubeconfig } from './environment.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 
@@ -106,14 +106,14 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
           recorder.emit({
             kind: 'finished',
             outcome: known.outcome,
-            exitCode: exitCodeOf(known.outcome),
+            exitCode: exitCodeOfRun(known),
             restored: anythingRestored(known),
             failedWorkloads: known.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
           });
         }
       },
     });
-    const exitCode = exitCodeOf(result.outcome);
+    const exitCode = exitCodeOfRun(result);
     // Pre-apply copies written for commands a person may run stay; a run that needs no one leaves none.
     if (result.outcome !== 'needs-attention' && options.rollback === 'all') await copies.remove();
     return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };

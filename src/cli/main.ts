@@ -81,8 +81,15 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
   try {
     const outputMode = parseOutputMode(raw.output);
     session.json = outputMode === 'json';
+    session.logToStderr = session.json;
     session.junitFile = raw.junit;
     setVerbosity(session, raw);
+    if (raw.events !== undefined) {
+      const [{ openEventLines }, { EventStreamReporter }] = await Promise.all([import('./events-output.js'), import('../report/events.js')]);
+      const lines = openEventLines(raw.events, session.json);
+      session.events = new EventStreamReporter(lines.write);
+      session.logToStderr = session.json || lines.toStdout;
+    }
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
       throw new InputError('not applied: the answer was not yes. Nothing was changed.');
@@ -118,6 +125,7 @@ async function fail(session: Session, error: unknown): Promise<number> {
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
   const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
   await reportFailure(sanitized, failureOutputs(session));
+  session.events?.error(failure.exitCode, sanitized.message);
   await writeJunit(session, failureReport(sanitized));
   return failure.exitCode;
 }
@@ -127,12 +135,12 @@ async function fail(session: Session, error: unknown): Promise<number> {
  * A preview in which nothing would change needs no answer.
  */
 async function confirmed(options: GuardedApplyOptions, session: Session): Promise<boolean> {
-  const output = session.json ? process.stderr : process.stdout;
+  const output = session.logToStderr ? process.stderr : process.stdout;
   const [{ askYesNo, requireTerminal }, { guardedApply }] = await Promise.all([import('./confirm.js'), import('../api/apply.js')]);
   requireTerminal(Boolean(process.stdin.isTTY), Boolean(output.isTTY));
   const { report } = await guardedApply({ ...options, dryRun: 'server', diff: true }, {
     redactor: session.redactor,
-    reporter: await makeReporter({ ...session, githubActions: false }, options.manifests),
+    reporter: await makeReporter({ ...session, githubActions: false, events: undefined }, options.manifests),
     signal: session.cancel.signal,
     readStdin,
     kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
@@ -199,6 +207,7 @@ function handleInterrupts(session: Session): void {
     const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId), session.redactor);
     process.stderr.write(`kguard: ${message}\n`);
     const failure: Failure = { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
+    session.events?.error(INTERRUPTED, message);
     void (async () => {
       await reportFailure(failure, failureOutputs(session)).catch(() => undefined);
       await writeJunit(session, failureReport(failure)).catch(() => undefined);
@@ -221,10 +230,10 @@ function keepWorkingWithoutReaders(): void {
 /** The reporter for this terminal or CI system; only its own module is loaded (ora for a terminal). */
 async function makeReporter(session: Session, manifests?: ManifestInput): Promise<Reporter> {
   const env = process.env;
-  const logStream = session.json ? process.stderr : process.stdout;
+  const logStream = session.json || session.logToStderr ? process.stderr : process.stdout;
   const [{ VerbosityFilter }, reporterModule] = await Promise.all([
     import('../report/verbosity.js'),
-    !session.json && canAnimate(process.stdout, env) ? import('../report/tty.js') : import('../report/plain.js'),
+    logStream === process.stdout && canAnimate(process.stdout, env) ? import('../report/tty.js') : import('../report/plain.js'),
   ]);
   const screen =
     'TtyReporter' in reporterModule
@@ -232,7 +241,12 @@ async function makeReporter(session: Session, manifests?: ManifestInput): Promis
       : new reporterModule.PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
   const terminal = session.verbosity === 'normal' ? screen : new VerbosityFilter(screen, session.verbosity);
   const reporter = env.GITLAB_CI === 'true' ? new (await import('../report/gitlab.js')).GitlabCiReporter(terminal, logStream) : terminal;
-  if (!session.githubActions) return reporter;
+  const ci = session.githubActions ? await githubReporter(reporter, manifests) : reporter;
+  return session.events ? (await import('../report/events.js')).alongside(ci, session.events) : ci;
+}
+
+async function githubReporter(reporter: Reporter, manifests: ManifestInput | undefined): Promise<Reporter> {
+  const env = process.env;
   const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([import('../report/github.js'), import('../manifests/locate.js')]);
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
   // Annotations point at the manifest line of the failing object, relative to the checkout.

@@ -35,6 +35,7 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
 function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
   if (event.outcome === 'timed-out' && event.restored) return TIMED_OUT_RESTORED;
   if (event.outcome === 'interrupted' && !event.restored) return 'cancelled after the apply; nothing was restored (see above)';
+  if (event.outcome === 'previewed' && event.exitCode !== 0) return 'dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)';
   return OUTCOME_TEXT[event.outcome];
 }
 
@@ -215,7 +216,8 @@ export const FORMATTERS: Formatters = {
     text: `kubectl ${event.args.map(shellQuote).join(' ')} (${event.timedOut ? 'killed at its deadline' : `exit ${event.exitCode}`}${event.stream ? ', watch' : ''}, ${seconds(event.durationMs)})`,
   }),
   finished: (event) => ({
-    tone: event.exitCode === 0 ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
+    // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.
+    tone: event.exitCode === 0 || event.outcome === 'previewed' ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
     text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,
   }),
 };

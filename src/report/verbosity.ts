@@ -45,6 +45,9 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   kubectl: 'verbose',
 };
 
+/** Every kind of event there is (the table above is exhaustive): the events schema's test reads it. */
+export const EVENT_KINDS = Object.keys(SHOWN_FROM) as RunEventKind[];
+
 const RANK: Record<Verbosity, number> = { quiet: 0, normal: 1, verbose: 2 };
 
 export function shownAt(kind: RunEventKind, verbosity: Verbosity): boolean {

@@ -1,7 +1,8 @@
 // kguard where users are (issue 18), end to end with the real kubectl against the simulator:
 // kubectl's flags taken natively with kubectl's meaning, -v showing every kubectl command with
 // its credentials masked, -q showing only the verdicts, and the version from package.json.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { sandbox, type Sandbox } from './harness.js';
@@ -10,10 +11,11 @@ import { configMapYaml } from './manifests.js';
 const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 const TOKEN = 'tok-3f9a1c77e2';
+const SECRET_IMAGE = 'sekr3t-image-a91f';
 
 let env: Sandbox;
 beforeAll(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing' } } });
+  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing', [`${SECRET_IMAGE}:1.0`]: 'missing' } } });
 });
 afterAll(async () => {
   await env.stop();
@@ -52,6 +54,46 @@ describe('kubectl flags before --', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'error', exitCode: 1, error: expect.stringContaining('-- --openapi-patch=false') });
     expect(run.output).not.toContain(TOKEN);
     expect(env.cluster.store.get('Deployment', 'default', 'plain')).toBeUndefined();
+  });
+});
+
+describe('--events', () => {
+  it('writes every event as one JSON line as it happens, Secret-redacted like the report, ending with the verdict', async () => {
+    // A Secret value that also names the image: the failure's diagnosis quotes it, redacted.
+    const secret = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  image: ${SECRET_IMAGE}\n`;
+    const file = await env.write('events.yaml', `${secret}---\n${deploymentYaml('streamed', `${SECRET_IMAGE}:1.0`)}`);
+    const run = await env.kguard(['apply', '-f', file, ...fast, '--events', 'events.ndjson', '-v']);
+    expect(run.exitCode, run.output).toBe(3);
+    // The harness has validated every line against schema/events.schema.json.
+    const path = join(env.dir, 'events.ndjson');
+    const text = await readFile(path, 'utf8');
+    const events = text.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; seq: number; exitCode?: number });
+    expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
+    const story = events.map((event) => event.kind).filter((kind) => kind !== 'kubectl' && kind !== 'progress' && kind !== 'pod-problem');
+    expect(story).toEqual(['target', 'understood', 'journal', 'applied', 'changes', 'tracking', 'failed', 'restoring', 'restored', 'restored', 'finished']);
+    // The verdict; with -v only kubectl's processes of kguard's cleanup (journal, Leases) follow it.
+    const finished = events.findIndex((event) => event.kind === 'finished');
+    expect(events[finished]).toMatchObject({ kind: 'finished', outcome: 'rolled-back', exitCode: 3 });
+    expect(events.slice(finished + 1).every((event) => event.kind === 'kubectl')).toBe(true);
+    expect(events.filter((event) => event.kind === 'kubectl').length).toBeGreaterThan(5);
+    expect(text).toContain('[redacted]');
+    expect(text).not.toContain(SECRET_IMAGE);
+    expect(run.output).not.toContain(SECRET_IMAGE);
+    expect((await stat(path)).mode & 0o077).toBe(0);
+  });
+
+  it('--events - writes the stream on stdout and the log on stderr; a run that cannot start ends the stream with an error line', async () => {
+    const file = await env.write('events-fine.yaml', deploymentYaml('fine', 'nginx:1.25'));
+    const run = await env.kguard(['apply', '-f', file, ...fast, '--events', '-']);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.stdout.split('\n').every((line) => line === '' || line.startsWith('{"eventsVersion":1,'))).toBe(true);
+    expect(run.stderr).toContain('deployment/fine (namespace default): rolled out');
+    const missing = await env.kguard(['apply', '-f', file, '--events', '-'], { env: { KUBECONFIG: join(env.dir, 'no-such-kubeconfig') } });
+    expect(missing.exitCode).toBe(1);
+    expect(JSON.parse(missing.stdout.trim())).toMatchObject({ seq: 1, kind: 'error', exitCode: 1, message: expect.stringContaining('no-such-kubeconfig') });
+    const both = await env.kguard(['apply', '-f', file, '--events', '-', '-o', 'json']);
+    expect(both.exitCode).toBe(1);
+    expect(JSON.parse(both.stdout)).toMatchObject({ outcome: 'error', error: expect.stringContaining('--events - and --output json both write to stdout') });
   });
 });
 
