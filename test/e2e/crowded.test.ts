@@ -187,3 +187,13 @@ describe('a write the API server stores and then answers 504', () => {
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 });
+
+describe('a layer blob not replicated yet', () => {
+  it('is waited out (a minute\'s grace) while the registry catches up: the rollout ends healthy, exit 0', async () => {
+    env = await sandbox({ scenario: { registry: { 'registry.example.com/shop/web:2': { blobNotFoundPulls: 1 } } } as never });
+    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'registry.example.com/shop/web:2', { replicas: 1 }));
+    const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).toContain('could not fetch content descriptor');
+  });
+});
