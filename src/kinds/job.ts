@@ -5,7 +5,7 @@
 // it at once. With kguard.dev/must-succeed: "false" it is done once a pod runs.
 import { CONTAINER_FAILED, JOB_CONDITION_REASONS, JOB_FAILED } from '../classify/conditions.js';
 import type { Finding } from '../model/findings.js';
-import { conditionOf, type Job, type Pod } from '../kube.js';
+import { conditionOf, type Job, type KubeEvent, type Pod } from '../kube.js';
 import type { Verdict } from '../model/verdict.js';
 import { podsControlledBy, type ConditionCause, type RolloutRules } from './engine.js';
 import type { Overrides } from './overrides.js';
@@ -86,4 +86,28 @@ function failedContainers(_job: Job, pods: readonly Pod[]): Finding[] {
         ];
       }),
     );
+}
+
+/**
+ * A Job that completed and then went: the TTL-after-finished controller deletes a finished Job
+ * ttlSecondsAfterFinished after its Complete or Failed condition (pkg/controller/ttlafterfinished/
+ * ttlafterfinished_controller.go), so once it had completed its disappearance is its success, not
+ * someone else's delete. Complete is known from the last look at it, or, when it went between two
+ * looks, from the job controller's `Completed` event ("Job completed", job_controller.go) about
+ * this uid. A Job without the TTL, or one that never completed, stays someone else's delete.
+ */
+export function completedThenDeleted(applied: Job, lastSeen: Job | undefined, events: readonly KubeEvent[]): string | undefined {
+  const ttl = applied.spec?.ttlSecondsAfterFinished;
+  if (typeof ttl !== 'number' || !applied.metadata.uid) return undefined;
+  const sawComplete = lastSeen?.metadata.uid === applied.metadata.uid && conditionOf(lastSeen, 'Complete')?.status === 'True';
+  const toldComplete = events.some(
+    (event) => event.reason === 'Completed' && (event.involvedObject?.kind ?? 'Job') === 'Job' && event.involvedObject?.uid === applied.metadata.uid,
+  );
+  if (!sawComplete && !toldComplete) return undefined;
+  return `completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: ${ttl})`;
+}
+
+/** Whether a Job's disappearance may be its success: the TTL controller deletes it once finished. */
+export function mayVanishWhenDone(applied: Job): boolean {
+  return typeof applied.spec?.ttlSecondsAfterFinished === 'number';
 }

@@ -16,13 +16,14 @@
 // | anything else (CRs)   | -                                      | kstatus: generation observed, Ready/Available True | Stalled True                            |
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Verdict } from '../model/verdict.js';
+import type { Job, KubeEvent } from '../kube.js';
 import { groupOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimRules } from './claim.js';
 import { daemonSetRules, planDaemonSet } from './daemonset.js';
 import { deploymentRules } from './deployment.js';
 import type { RolloutRules } from './engine.js';
 import { genericRules } from './generic.js';
-import { jobRules, planJob } from './job.js';
+import { completedThenDeleted, jobRules, mayVanishWhenDone, planJob } from './job.js';
 import type { Overrides } from './overrides.js';
 import { podRules } from './pod.js';
 import { replicaSetRules } from './replicaset.js';
@@ -40,6 +41,15 @@ export interface KindRow {
   afterRestore?: RestoreHook;
   /** It runs pods (or schedules them): restored after the configuration they read. */
   runsPods?: boolean;
+  /**
+   * Its disappearance may be its success (a Job the TTL-after-finished controller deleted once it
+   * completed): when it is gone, `mayVanish` says whether its events are worth a read, and `judge`
+   * says how it ended healthy (undefined: someone else deleted it).
+   */
+  goneWhenDone?: {
+    mayVanish(applied: KubeObject): boolean;
+    judge(applied: KubeObject, lastSeen: KubeObject | undefined, events: readonly KubeEvent[]): string | undefined;
+  };
 }
 
 function watched<T>(
@@ -71,7 +81,13 @@ const ROWS: Readonly<Record<string, KindRow>> = {
   'apps/StatefulSet': runningPods(watched(() => statefulSetRules, () => ['statefulsets.apps', 'pods'], planStatefulSet, deleteStuckPods)),
   'apps/DaemonSet': runningPods(watched(() => daemonSetRules, () => ['daemonsets.apps', 'pods'], planDaemonSet)),
   'apps/ReplicaSet': runningPods(watched(() => replicaSetRules, () => ['replicasets.apps', 'pods'])),
-  'batch/Job': runningPods(watched(jobRules, () => ['jobs.batch', 'pods'], planJob)),
+  'batch/Job': {
+    ...runningPods(watched(jobRules, () => ['jobs.batch', 'pods'], planJob)),
+    goneWhenDone: {
+      mayVanish: (applied) => mayVanishWhenDone(applied as unknown as Job),
+      judge: (applied, lastSeen, events) => completedThenDeleted(applied as unknown as Job, lastSeen as unknown as Job | undefined, events),
+    },
+  },
   'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run')),
   '/Pod': runningPods(watched(() => podRules, () => ['pods'])),
   '/PersistentVolumeClaim': watched(() => claimRules, () => ['persistentvolumeclaims']),

@@ -24,7 +24,8 @@ export type RunEvent =
   | { kind: 'poll-error'; namespace: string; message: string }
   /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
   | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }
-  | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number }
+  /** detail: how it ended healthy when that is not a rollout (a Job deleted by its TTL once complete). */
+  | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number; detail?: string }
   | { kind: 'failed'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'timed-out'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'interrupted'; workload: ObjectRef; progress: Progress; waitingFor: string }

@@ -106,7 +106,9 @@ export const FORMATTERS: Formatters = {
   }),
   healthy: (event) => ({
     tone: 'ok',
-    text: `${describeObject(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,
+    text: event.detail
+      ? `${describeObject(event.workload)}: ${event.detail} (after ${seconds(event.elapsedMs)})`
+      : `${describeObject(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,
   }),
   failed: (event) => ({
     tone: 'fail',

@@ -197,3 +197,30 @@ describe('a layer blob not replicated yet', () => {
     expect(run.output).toContain('could not fetch content descriptor');
   });
 });
+
+describe('the TTL-after-finished controller', () => {
+  const withTtl = (yaml: string, seconds: number) => yaml.replace('spec:\n', `spec:\n  ttlSecondsAfterFinished: ${seconds}\n`);
+
+  it('deleting a Job that completed is its success, not someone else\'s delete: exit 0', async () => {
+    env = await sandbox();
+    const { jobYaml } = await import('../kube-sim/testing/kubectl.js');
+    const file = await env.write('migrate.yaml', withTtl(jobYaml('migrate', 'busybox:1.36', { runSeconds: 1 }), 0));
+    // Polls far apart: the Job completes and is deleted between two looks, so kguard never sees it Complete.
+    const run = await env.kguard(['apply', '-f', file, '--poll', '--poll-interval', '2s']);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).toContain('job/migrate (namespace default): completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: 0)');
+    expect(env.cluster.store.get('Job', 'default', 'migrate')).toBeUndefined();
+  });
+
+  it('a Job deleted before it completed is still someone else\'s delete: exit 4', async () => {
+    env = await sandbox();
+    const { jobYaml } = await import('../kube-sim/testing/kubectl.js');
+    const file = await env.write('migrate.yaml', withTtl(jobYaml('migrate', 'busybox:1.36', { runSeconds: 600 }), 0));
+    const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await kubectl(env.cluster, ['delete', 'job', 'migrate', '--wait=false']);
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(4);
+    expect(run.output).toContain('deleted by someone else');
+  });
+});
