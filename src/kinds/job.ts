@@ -9,6 +9,8 @@ import { conditionOf, type Job, type KubeEvent, type Pod } from '../kube.js';
 import type { Verdict } from '../model/verdict.js';
 import { podsControlledBy, type ConditionCause, type RolloutRules } from './engine.js';
 import type { Overrides } from './overrides.js';
+import type { KubeObject } from '../objects/model.js';
+import type { RecreateRule } from './refusals.js';
 
 export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRules<Job> {
   return {
@@ -110,4 +112,38 @@ export function completedThenDeleted(applied: Job, lastSeen: Job | undefined, ev
 /** Whether a Job's disappearance may be its success: the TTL controller deletes it once finished. */
 export function mayVanishWhenDone(applied: Job): boolean {
   return typeof applied.spec?.ttlSecondsAfterFinished === 'number';
+}
+
+/** The labels generateSelector writes with the Job's uid (pkg/registry/batch/job/strategy.go; batch.ControllerUidLabel and its legacy form). */
+const CONTROLLER_UID_LABELS = ['batch.kubernetes.io/controller-uid', 'controller-uid'];
+
+/**
+ * What a restore creates from the pre-apply copy of a Job the apply deleted (--prune, or a
+ * replace). A Job that had finished (Complete or Failed) is never created again: a copy would run
+ * its pods again (a migration twice). Any other is created without the selector and the
+ * controller-uid labels generateSelector wrote for the old uid: with manualSelector unset the API
+ * server generates them anew and refuses a copy that names the old uid
+ * (pkg/apis/batch/validation/validation.go validateGeneratedSelector: `spec.selector: Invalid
+ * value: …: \`selector\` not auto-generated`, `spec.template.metadata.labels[controller-uid]:
+ * Invalid value: …: must be '<new uid>'`).
+ */
+export function jobRecreate(before: KubeObject): RecreateRule {
+  const job = before as unknown as Job;
+  const finished = ['Complete', 'Failed'].find((type) => conditionOf(job, type)?.status === 'True');
+  if (finished) {
+    const what = finished === 'Complete' ? 'completed' : 'failed';
+    return { how: 'never', why: `it had ${what} before the apply, and created again it would run its pods again: a restore never runs a finished Job twice` };
+  }
+  const copy = structuredClone(before) as unknown as Job & KubeObject;
+  if (copy.spec && copy.spec.manualSelector !== true) {
+    delete copy.spec.selector;
+    delete copy.spec.manualSelector;
+    const uid = before.metadata.uid;
+    for (const labels of [copy.spec.template?.metadata?.labels, copy.metadata.labels]) {
+      for (const key of CONTROLLER_UID_LABELS) if (labels && labels[key] === uid) delete labels[key];
+    }
+  }
+  for (const key of ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'generation']) delete (copy.metadata as Record<string, unknown>)[key];
+  delete (copy as { status?: unknown }).status;
+  return { how: 'create', copy };
 }

@@ -32,7 +32,7 @@ export type RunEvent =
   | { kind: 'conflict'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'restoring'; objects: ObjectRef[] }
-  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated'; differences: string[]; notes?: string[] }
+  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated' | 'replaced'; differences: string[]; notes?: string[] }
   | { kind: 'restore-kept'; object: ObjectRef; reason: KeepReason; detail?: string; commands: string[] }
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }

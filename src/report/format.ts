@@ -217,6 +217,7 @@ const RESTORED_TEXT: Record<Extract<RunEvent, { kind: 'restored' }>['action'], s
   restored: 'put back as it was before the apply',
   deleted: 'deleted (this apply created it)',
   recreated: 'created again (this apply deleted it)',
+  replaced: 'put back by deleting it and creating its pre-apply copy again (a new uid)',
 };
 
 const KEPT_TEXT: Record<Extract<RunEvent, { kind: 'restore-kept' }>['reason'], string> = {
@@ -227,6 +228,8 @@ const KEPT_TEXT: Record<Extract<RunEvent, { kind: 'restore-kept' }>['reason'], s
   'controller-owned': 'NOT deleted: a controller owns it. Inspect it:',
   conflict: "NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:",
   gone: 'NOT restored: it was deleted or replaced by someone else after the apply. Inspect:',
+  'cannot-restore': 'NOT restored: no write the API server takes puts it back',
+  'finished-job': 'NOT created again: a Job that had finished is never run a second time by a restore',
 };
 
 const CHANGE_TEXT: Record<ChangedObject['change'], string> = {
