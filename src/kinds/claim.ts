@@ -36,7 +36,7 @@ export function claimPutBack(before: KubeObject, current: KubeObject): PutBackRu
   return {
     how: 'impossible',
     why:
-      `its storage request grew from ${String(was)} to ${String(now)}, and the API server never lets a claim's storage request go down ` +
+      `its storage request cannot go back from ${String(now)} to ${String(was)}: the API server never lets a claim's storage request go down ` +
       '(spec.resources.requests.storage: Forbidden: field can not be less than status.capacity): a volume does not shrink',
     fields: [STORAGE],
   };

@@ -38,7 +38,7 @@ export function immutablePutBack(before: KubeObject, current: KubeObject): PutBa
     return { how: 'delete-and-create', why: `a Secret's type never changes (type: field is immutable): it is ${now.type ?? 'Opaque'} now, ${was.type ?? 'Opaque'} in the pre-apply copy` };
   }
   if (now.immutable !== true) return undefined;
-  if (was.immutable !== true) return { how: 'delete-and-create', why: `it is immutable: true now, and the API server never makes it mutable again (immutable: Forbidden: ${IMMUTABLE_FORBIDDEN})` };
+  if (was.immutable !== true) return { how: 'delete-and-create', why: `immutable: true cannot be undone by a write (immutable: Forbidden: ${IMMUTABLE_FORBIDDEN})` };
   const changed = ['data', 'binaryData'].filter((field) => canonicalJson(contentOf(before)[field] ?? null) !== canonicalJson(contentOf(current)[field] ?? null));
   if (changed.length === 0) return undefined;
   return { how: 'delete-and-create', why: `it is immutable: true, so its ${changed.join(' and ')} cannot change (${changed[0]}: Forbidden: ${IMMUTABLE_FORBIDDEN})` };

@@ -11,6 +11,12 @@ export type RunEvent =
   | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
   /** What the API server warned about in the server dry run (deprecated APIs, unknown fields…), once. */
   | { kind: 'kubectl-warnings'; lines: string[] }
+  /**
+   * Before the apply, and in a preview: what a restore could not put back (cannot-restore: a
+   * claim's storage request that grows; finished-job: a pruned Job that had finished), or would
+   * put back by deleting and creating it (an immutable ConfigMap), by the kind's restore rules.
+   */
+  | { kind: 'restore-limit'; object: ObjectRef; how: 'cannot-restore' | 'finished-job' | 'delete-and-create'; detail: string }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
   | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }

@@ -136,6 +136,10 @@ export const FORMATTERS: Formatters = {
     text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
+  'restore-limit': (event) => ({
+    tone: event.how === 'delete-and-create' ? 'info' : 'warn',
+    text: `${describeObject(event.object)}: ${RESTORE_LIMIT_TEXT[event.how]}: ${event.detail}`,
+  }),
   'kubectl-warnings': (event) => ({
     tone: 'warn',
     text: `the API server warns about this apply (kubectl apply would print it too):`,
@@ -211,6 +215,12 @@ export const FORMATTERS: Formatters = {
     tone: event.exitCode === 0 ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
     text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,
   }),
+};
+
+const RESTORE_LIMIT_TEXT: Record<Extract<RunEvent, { kind: 'restore-limit' }>['how'], string> = {
+  'cannot-restore': 'NOT restorable if this apply fails: a restore cannot put it back',
+  'finished-job': 'NOT restorable if this apply fails: a restore will not create it again',
+  'delete-and-create': 'if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy',
 };
 
 const RESTORED_TEXT: Record<Extract<RunEvent, { kind: 'restored' }>['action'], string> = {

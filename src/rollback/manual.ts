@@ -65,12 +65,20 @@ function backTo(before: KubeObject, current: KubeObject, step: RestoreStep): Man
   if (rule?.how === 'impossible') {
     // Only the rest of the copy can go back; when nothing else differs there is nothing to write.
     const partial = manualCopy(withCurrentValues(before, current, rule.fields), false);
-    if (sameContent(partial, current)) return { commands: (kubectl) => [kubectl(['get', name, ...ns, '-o', 'yaml'])] };
+    // kubectl's own record of the manifest changes with the field that stays: it is no reason to write.
+    if (sameContent(withoutLastApplied(partial), withoutLastApplied(current))) return { commands: (kubectl) => [kubectl(['get', name, ...ns, '-o', 'yaml'])] };
     const kept = rule.fields.map((field) => field.join('.')).join(', ');
     return { copy: partial, commands: (kubectl, file) => (file ? [`${kubectl(['replace', '-f', file])}    # puts back the rest of it; ${kept} stays as it is`] : []) };
   }
   return { copy: manualCopy(before, false), commands: (kubectl, file) => (file ? [kubectl(['replace', '-f', file])] : [kubectl(['get', name, ...ns, '-o', 'yaml'])]) };
 }
+
+function withoutLastApplied(object: KubeObject): KubeObject {
+  const { [LAST_APPLIED]: _lastApplied, ...annotations } = object.metadata.annotations ?? {};
+  return { ...object, metadata: { ...object.metadata, annotations } };
+}
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** It is not there: create the copy (as its kind prepares it), unless its kind never creates it again. */
 function createAgain(step: RestoreStep, before: KubeObject): ManualRestore {

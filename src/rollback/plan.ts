@@ -27,6 +27,11 @@ export type { RestoreStep };
  */
 const NEVER_DELETED = new Set(['/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', '/PersistentVolumeClaim']);
 
+/** Kept because no restore can put them back: `kguard rollback` would only keep them again. */
+export function beyondRollback(reason: KeepReason): boolean {
+  return reason === 'cannot-restore' || reason === 'finished-job';
+}
+
 export function needsRestore(verdict: VerdictState | undefined): boolean {
   return verdict === 'failed' || verdict === 'timed-out';
 }

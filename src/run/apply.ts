@@ -20,6 +20,7 @@ import type { Deps } from './deps.js';
 import { endJournal, homeNamespace, rollbackCommand, startJournal } from './journal-life.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
+import { restoreLimits } from './restore-limits.js';
 import { withOutcome } from './result.js';
 import { applyRequest, changesNothing, checkRestorable, checkServerDryRun, snapshot, understand } from './understand.js';
 
@@ -51,6 +52,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     if (!understood.server.ok) {
       await (async () => checkServerDryRun(understood, understood.current, inputs, deps))().catch(interruptedBeforeApply(deps.signal));
     }
+    // What a restore could not put back, or would put back another way: said before anything changes.
+    for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
     // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
     const journalled = options.journal && !options.dryRun && !changesNothing(understood);
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is

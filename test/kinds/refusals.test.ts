@@ -14,7 +14,7 @@ const grown = (size: string): KubeObject => ({ ...claim, spec: { ...(claim.spec 
 
 describe('immutablePutBack (ValidateConfigMapUpdate, ValidateSecretUpdate)', () => {
   it('takes delete and create for a ConfigMap the apply made immutable: it never becomes mutable again', () => {
-    expect(immutablePutBack(settings, immutableSettings)).toEqual({ how: 'delete-and-create', why: expect.stringMatching(/^it is immutable: true now, and the API server never makes it mutable again \(immutable: Forbidden: field is immutable when `immutable` is set\)$/) });
+    expect(immutablePutBack(settings, immutableSettings)).toEqual({ how: 'delete-and-create', why: expect.stringMatching(/^immutable: true cannot be undone by a write \(immutable: Forbidden: field is immutable when `immutable` is set\)$/) });
   });
 
   it('takes delete and create when an immutable copy would change the data, and a plain write when only metadata differs', () => {
@@ -35,7 +35,7 @@ describe('claimPutBack (ValidatePersistentVolumeClaimUpdate)', () => {
   it('cannot take a grown storage request back down, in any unit', () => {
     expect(claimPutBack(claim, grown('2Gi'))).toEqual({
       how: 'impossible',
-      why: expect.stringMatching(/^its storage request grew from 1Gi to 2Gi, and the API server never lets a claim's storage request go down \(spec\.resources\.requests\.storage: Forbidden: field can not be less than status\.capacity\)/),
+      why: expect.stringMatching(/^its storage request cannot go back from 2Gi to 1Gi: the API server never lets a claim's storage request go down \(spec\.resources\.requests\.storage: Forbidden: field can not be less than status\.capacity\)/),
       fields: [['spec', 'resources', 'requests', 'storage']],
     });
     expect(claimPutBack(grown('1Gi'), grown('1100Mi'))?.how).toBe('impossible');

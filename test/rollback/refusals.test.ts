@@ -25,14 +25,18 @@ const grownClaim: KubeObject = { ...claim, spec: { ...(claim.spec as object), re
 describe('planRestore with the API server\'s refusals', () => {
   it('puts an immutable ConfigMap back by delete and create of its pre-apply copy', () => {
     const [step] = planRestore([planned(settings, immutableSettings), failing], 'all', { keepCreated: false });
-    expect(step).toMatchObject({ action: 'replace', before: settings, applied: immutableSettings, copy: { data: { mode: 'fast', workers: '4' } }, why: expect.stringMatching(/never makes it mutable again/) });
+    expect(step).toMatchObject({ action: 'replace', before: settings, applied: immutableSettings, copy: { data: { mode: 'fast', workers: '4' } }, why: expect.stringMatching(/cannot be undone/) });
     expect(step).not.toHaveProperty('copy.metadata.uid');
     expect(manualRestore(step!).commands(kubectl, '/tmp/k/settings.json')).toEqual(['kubectl delete configmap/settings -n shop', 'kubectl create -f /tmp/k/settings.json']);
   });
 
   it('keeps a claim whose storage request grew: no write takes it back down', () => {
-    const [step] = planRestore([planned(claim, grownClaim), failing], 'all', { keepCreated: false });
-    expect(step).toMatchObject({ action: 'keep', reason: 'cannot-restore', detail: expect.stringMatching(/^its storage request grew from 1Gi to 2Gi/) });
+    // As kubectl apply leaves it: its own record of the manifest changes with the storage request.
+    const lastApplied = (storage: string) => ({ 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ spec: { resources: { requests: { storage } } } }) });
+    const before = { ...claim, metadata: { ...claim.metadata, annotations: { ...claim.metadata.annotations, ...lastApplied('1Gi') } } };
+    const after = { ...grownClaim, metadata: { ...grownClaim.metadata, annotations: { ...claim.metadata.annotations, ...lastApplied('2Gi') } } };
+    const [step] = planRestore([planned(before, after), failing], 'all', { keepCreated: false });
+    expect(step).toMatchObject({ action: 'keep', reason: 'cannot-restore', detail: expect.stringMatching(/^its storage request cannot go back from 2Gi to 1Gi/) });
     // Nothing else differs: there is nothing to write, only to look at.
     expect(manualRestore(step!).commands(kubectl)).toEqual(['kubectl get persistentvolumeclaim/data -n shop -o yaml']);
   });
