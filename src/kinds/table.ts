@@ -44,6 +44,8 @@ export interface KindRow {
   rules(overrides: Overrides): RolloutRules<unknown> | undefined;
   /** An extra step right after this kind's pre-apply copy was put back. */
   afterRestore?: RestoreHook;
+  /** What that extra step writes, in the object's namespace: checked before the apply (run/permissions.ts). */
+  restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
   /** It runs pods (or schedules them): restored after the configuration they read. */
   runsPods?: boolean;
   /**
@@ -91,7 +93,10 @@ const runningPods = (row: KindRow): KindRow => ({ ...row, runsPods: true });
 
 const ROWS: Readonly<Record<string, KindRow>> = {
   'apps/Deployment': runningPods(watched(() => deploymentRules, () => ['deployments.apps', 'replicasets.apps', 'pods'])),
-  'apps/StatefulSet': runningPods(watched(() => statefulSetRules, () => ['statefulsets.apps', 'pods'], planStatefulSet, deleteStuckPods)),
+  'apps/StatefulSet': {
+    ...runningPods(watched(() => statefulSetRules, () => ['statefulsets.apps', 'pods'], planStatefulSet, deleteStuckPods)),
+    restoreNeeds: [{ verb: 'delete', group: '', resource: 'pods', why: 'to delete the pods of the failed revision' }],
+  },
   'apps/DaemonSet': runningPods(watched(() => daemonSetRules, () => ['daemonsets.apps', 'pods'], planDaemonSet)),
   'apps/ReplicaSet': runningPods(watched(() => replicaSetRules, () => ['replicasets.apps', 'pods'])),
   'batch/Job': {

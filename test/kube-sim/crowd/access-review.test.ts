@@ -42,7 +42,8 @@ describe('SelfSubjectAccessReview and denied verbs', () => {
     expect(created.exitCode, created.stderr).toBe(0);
     const answers = created.stdout.split(/\n(?=\{)/).map((text) => JSON.parse(text) as { status: { allowed: boolean; reason?: string }; spec: unknown });
     expect(answers.map((answer) => answer.status.allowed)).toEqual([false, true]);
-    expect(answers[0]!.spec).toEqual(review('delete', 'configmaps', 'default').spec);
+    // Empty attributes are left out, as Go's omitempty leaves them out of the real answer.
+    expect(answers[0]!.spec).toEqual({ resourceAttributes: { namespace: 'default', verb: 'delete', resource: 'configmaps' } });
     expect(answers[1]!.status.reason).toMatch(/^RBAC: allowed by ClusterRoleBinding/);
     // Nothing is stored, and a review is only ever created.
     expect((await kubectl(cluster, ['get', 'selfsubjectaccessreviews'])).stderr).toContain('MethodNotAllowed');

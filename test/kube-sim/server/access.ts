@@ -104,13 +104,15 @@ export function reviewSelfAccess(body: unknown, access: AccessControl): { code: 
         name: resourceAttributes.name,
       })
     : true;
+  // Decoded and encoded again, as the real server does: empty strings go (omitempty).
+  const attributes = (value: object | undefined) => (value ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== '' && field !== undefined)) : undefined);
   return {
     code: 201,
     body: {
       kind: 'SelfSubjectAccessReview',
       apiVersion: 'authorization.k8s.io/v1',
       metadata: { creationTimestamp: null },
-      spec,
+      spec: { resourceAttributes: attributes(spec.resourceAttributes), nonResourceAttributes: attributes(spec.nonResourceAttributes) },
       status: allowed ? { allowed: true, reason: ALLOWED_BY } : { allowed: false },
     },
   };
