@@ -42,10 +42,14 @@ export function manualRestore(step: RestoreStep, live?: KubeObject | null): Manu
       const { before, applied } = step;
       if (!before) return { commands: (kubectl) => [deleteIt(kubectl)] };
       const someoneElse = step.reason === 'conflict' || step.reason === 'gone';
-      // What is there now: the live object when it was read, else the applied one.
-      const current = live === undefined ? applied : (live ?? undefined);
+      // What is there now: the live object when it was read, else the applied one (nothing, when someone else deleted it).
+      const current = live === undefined ? (step.reason === 'gone' ? undefined : applied) : (live ?? undefined);
       const manual = !current ? createAgain(step, before) : current.metadata.uid !== before.metadata.uid ? replaceNew(step, before) : backTo(before, current, step);
       if (!someoneElse) return manual;
+      if (!current) {
+        // Deleted by someone else: there is nothing to look at; the copy comes back only if a person wants it.
+        return { copy: manual.copy, commands: (kubectl, file) => manual.commands(kubectl, file).map((command) => `${command}    # only if you decide the pre-apply copy should come back`) };
+      }
       return {
         copy: manual.copy,
         commands: (kubectl, file) => [kubectl(['get', name, ...ns, '-o', 'yaml']), ...manual.commands(kubectl, file).map(onlyIfYouDecide)],

@@ -7,7 +7,7 @@
 // is caught too (a 409: that object alone is read again and looked at). A transient API answer
 // (500, 503, 429, a dropped connection) is retried by the kubectl adapter itself
 // (kubectl/transient.ts), for every write alike.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
@@ -132,13 +132,16 @@ async function restoreOne(
   }
 
   // put-back: a conditional PUT of the pre-apply copy; a 409 means it moved between the look and
-  // the write, so look again. The phase's list is the first look; then up to PUT_BACK_LOOKS
-  // reads of this object alone.
+  // the write (a controller's status write, under load several a second), so look again. The
+  // phase's list is the first look; then reads of this object alone: PUT_BACK_LOOKS at once,
+  // then with a growing pause until --rollback-timeout, as for the field owners below.
   const path = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive: KubeObject | undefined;
   let written: KubeObject | undefined;
-  for (let look = 0; look <= PUT_BACK_LOOKS; look += 1) {
+  const giveUpAt = deps.clock.now() + options.deadlineMs;
+  for (let look = 0; look <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look += 1) {
+    if (look > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look - PUT_BACK_LOOKS, 5));
     const live = await read();
     // A write answered 504 may have landed all the same (the API server stored it, then timed out
     // answering: endpoints/handlers/finisher): the retry's 409 is then kguard's own write, not
@@ -168,7 +171,7 @@ async function restoreOne(
     const notes = await afterPutBack(step, live, owned.object, options, deps);
     return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
   }
-  return keepBecause(step, 'conflict', 'it kept changing while kguard tried to restore it', deps);
+  return keepBecause(step, 'conflict', `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`, deps);
 }
 
 /**
@@ -286,12 +289,33 @@ async function apiPath(ref: ObjectRef, apiResources: () => Promise<Map<string, A
 }
 
 /** A private directory for pre-apply copies a person needs; created on first use. */
-export function privateCopies(): (ref: ObjectRef, object: KubeObject) => Promise<string> {
+export interface PrivateCopies {
+  (ref: ObjectRef, object: KubeObject): Promise<string>;
+  /** Removes the copies (the run needs no person: no printed command names them). */
+  remove(): Promise<void>;
+}
+
+/** Where a run's copies go: `kguard-restore-<run>-XXXXXX` in the temp directory, mode 0700. */
+const copiesPrefix = (runId: string | undefined) => path.join(tmpdir(), runId ? `kguard-restore-${runId}-` : 'kguard-restore-');
+
+export function privateCopies(runId?: string): PrivateCopies {
   let directory: Promise<string> | undefined;
-  return async (ref, object) => {
-    directory ??= mkdtemp(path.join(tmpdir(), 'kguard-restore-'));
+  const keep = async (ref: ObjectRef, object: KubeObject) => {
+    directory ??= mkdtemp(copiesPrefix(runId));
     const file = path.join(await directory, `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join('-').toLowerCase()}.json`);
     await writeFile(file, `${JSON.stringify(object, null, 2)}\n`, { mode: 0o600 });
     return file;
   };
+  return Object.assign(keep, {
+    async remove() {
+      if (directory) await rm(await directory, { recursive: true, force: true }).catch(() => undefined);
+    },
+  });
+}
+
+/** A run finished later (`kguard rollback`, `forget`): the copies its apply left on this machine go too. */
+export async function removeCopiesOf(runId: string): Promise<void> {
+  const prefix = path.basename(copiesPrefix(runId));
+  const entries = await readdir(tmpdir()).catch(() => [] as string[]);
+  await Promise.all(entries.filter((name) => name.startsWith(prefix)).map((name) => rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined)));
 }

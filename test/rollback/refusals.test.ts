@@ -90,9 +90,9 @@ describe('manualRestore when someone else changed it', () => {
 
   it('creates (not replaces) the copy of an object someone else deleted', () => {
     const keep = { ref: refOf(settings), action: 'keep' as const, reason: 'gone' as const, before: settings, applied: immutableSettings };
-    expect(manualRestore(keep, null).commands(kubectl, '/tmp/k/s.json')).toEqual([
-      'kubectl get configmap/settings -n shop -o yaml',
-      'kubectl create -f /tmp/k/s.json    # only if you decide the pre-apply copy should win',
-    ]);
+    expect(manualRestore(keep, null).commands(kubectl, '/tmp/k/s.json')).toEqual(['kubectl create -f /tmp/k/s.json    # only if you decide the pre-apply copy should come back']);
+    // The tracker saw it go (nothing read since): the same.
+    expect(manualRestore(keep).commands(kubectl, '/tmp/k/s.json')).toEqual(['kubectl create -f /tmp/k/s.json    # only if you decide the pre-apply copy should come back']);
+    expect(manualRestore(keep).copy).not.toHaveProperty('metadata.uid');
   });
 });
