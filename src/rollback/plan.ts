@@ -105,7 +105,11 @@ export function planRestore(
 function putBackStep(ref: ObjectRef, before: KubeObject, applied: KubeObject): RestoreStep {
   const rule = rowFor(ref).putBack?.(before, applied);
   if (rule?.how === 'impossible') return { ref, action: 'keep', reason: 'cannot-restore', before, applied, detail: rule.why };
-  if (rule?.how === 'delete-and-create') return { ref, action: 'replace', before, applied, copy: manualCopy(before, true), why: rule.why };
+  if (rule?.how === 'delete-and-create') {
+    // kguard never deletes what a controller made, not even to create its copy in its place.
+    if (isControllerOwned(applied)) return { ref, action: 'keep', reason: 'cannot-restore', before, applied, detail: `${rule.why}; a controller owns it, and kguard does not delete it` };
+    return { ref, action: 'replace', before, applied, copy: manualCopy(before, true), why: rule.why };
+  }
   return { ref, action: 'put-back', before, applied };
 }
 

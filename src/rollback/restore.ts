@@ -16,7 +16,7 @@ import type { ApiResource, Kubectl } from '../kubectl/types.js';
 import { sameContent } from '../objects/compare.js';
 import { conditional, differencesFromCopy, restoreOwners, type OwnersOutcome } from './field-owners.js';
 import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
-import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { groupOf, isControllerOwned, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
 import { rowFor } from '../kinds/table.js';
 import { manualRestore } from './manual.js';
@@ -190,6 +190,7 @@ async function replaceWithCopy(
   const live = await read();
   const change = changeSinceApply(step.applied, live);
   if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps, live ?? null);
+  if (isControllerOwned(live)) return keepBecause(step, 'cannot-restore', `${step.why}; a controller owns it, and kguard does not delete it`, deps, live);
   const finalizers = (live.metadata.finalizers as string[] | undefined) ?? [];
   if (finalizers.length > 0) {
     return keepBecause(step, 'cannot-restore', `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(', ')})`, deps, live);

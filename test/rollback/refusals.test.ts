@@ -30,6 +30,13 @@ describe('planRestore with the API server\'s refusals', () => {
     expect(manualRestore(step!).commands(kubectl, '/tmp/k/settings.json')).toEqual(['kubectl delete configmap/settings -n shop', 'kubectl create -f /tmp/k/settings.json']);
   });
 
+  it('never deletes an immutable ConfigMap a controller owns, not even to create its copy: kept, said', () => {
+    const owner = [{ apiVersion: 'example.com/v1', kind: 'App', name: 'shop', uid: 'app-uid', controller: true }];
+    const owned = (object: KubeObject): KubeObject => ({ ...object, metadata: { ...object.metadata, ownerReferences: owner } });
+    const [step] = planRestore([planned(owned(settings), owned(immutableSettings)), failing], 'all', { keepCreated: false });
+    expect(step).toMatchObject({ action: 'keep', reason: 'cannot-restore', detail: expect.stringMatching(/a controller owns it, and kguard does not delete it$/) });
+  });
+
   it('keeps a claim whose storage request grew: no write takes it back down', () => {
     // As kubectl apply leaves it: its own record of the manifest changes with the storage request.
     const lastApplied = (storage: string) => ({ 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ spec: { resources: { requests: { storage } } } }) });
