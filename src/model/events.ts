@@ -11,6 +11,12 @@ export type RunEvent =
   | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
   /** What the API server warned about in the server dry run (deprecated APIs, unknown fields…), once. */
   | { kind: 'kubectl-warnings'; lines: string[] }
+  /**
+   * Before the apply, and in a preview: what a restore could not put back (cannot-restore: a
+   * claim's storage request that grows; finished-job: a pruned Job that had finished), or would
+   * put back by deleting and creating it (an immutable ConfigMap), by the kind's restore rules.
+   */
+  | { kind: 'restore-limit'; object: ObjectRef; how: 'cannot-restore' | 'finished-job' | 'delete-and-create'; detail: string }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
   | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }
@@ -24,14 +30,15 @@ export type RunEvent =
   | { kind: 'poll-error'; namespace: string; message: string }
   /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
   | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }
-  | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number }
+  /** detail: how it ended healthy when that is not a rollout (a Job deleted by its TTL once complete). */
+  | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number; detail?: string }
   | { kind: 'failed'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'timed-out'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'interrupted'; workload: ObjectRef; progress: Progress; waitingFor: string }
   | { kind: 'conflict'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'restoring'; objects: ObjectRef[] }
-  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated'; differences: string[]; notes?: string[] }
+  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated' | 'replaced'; differences: string[]; notes?: string[] }
   | { kind: 'restore-kept'; object: ObjectRef; reason: KeepReason; detail?: string; commands: string[] }
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }
@@ -47,20 +54,11 @@ export type RunEvent =
   /** Something broke after the apply: what the apply changed is restored anyway. */
   | { kind: 'internal-error'; message: string }
   | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean }
-  /** One kubectl process kguard ran, when it ended (only with --verbose). */
-  | ({ kind: 'kubectl' } & KubectlCall);
+  /** One kubectl process kguard ran, when it ended (only with --verbose); credentials in args masked. */
+  | { kind: 'kubectl'; args: string[]; durationMs: number; exitCode: number; timedOut: boolean; stream: boolean };
 
-/** One kubectl process that ended. */
-export interface KubectlCall {
-  /** kubectl's arguments (the binary aside), credentials masked. */
-  args: string[];
-  durationMs: number;
-  exitCode: number;
-  /** Its deadline passed and kguard killed it. */
-  timedOut: boolean;
-  /** A watch stream (long-lived, stopped by kguard). */
-  stream: boolean;
-}
+/** One kubectl process that ended: its arguments (the binary aside), how long it ran, how it ended (timedOut: killed at its deadline; stream: a watch). */
+export type KubectlCall = Omit<Extract<RunEvent, { kind: 'kubectl' }>, 'kind'>;
 
 /** One object of the apply and what the apply did (or would do) to it. */
 export interface ChangedObject {

@@ -11,6 +11,7 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   understood: 'normal',
   'dry-run-waived': 'normal',
   'kubectl-warnings': 'normal',
+  'restore-limit': 'normal',
   applied: 'normal',
   'apply-failed': 'quiet',
   changes: 'normal',

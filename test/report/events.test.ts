@@ -1,5 +1,7 @@
 // --events: one JSON line per event, versioned, numbered and timed, described by the shipped
 // schema for every event kind there is.
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/model/events.js';
 import { alongside, EventStreamReporter } from '../../src/report/events.js';
@@ -56,6 +58,26 @@ describe('EventStreamReporter', () => {
 describe('schema/events.schema.json', () => {
   it('describes every kind of the RunEvent union, and the CLI\'s error line', () => {
     expect([...schemaKinds].sort()).toEqual([...EVENT_KINDS, 'error'].sort());
+  });
+
+  it('has exactly the fields of each event in src/model/events.ts, the optional ones not required', () => {
+    const source = ts.createSourceFile('events.ts', readFileSync(new URL('../../src/model/events.ts', import.meta.url), 'utf8'), ts.ScriptTarget.Latest, true);
+    const union = source.statements.find((statement): statement is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(statement) && statement.name.text === 'RunEvent')!;
+    const members = (union.type as ts.UnionTypeNode).types.filter(ts.isTypeLiteralNode);
+    expect(members).toHaveLength(EVENT_KINDS.length);
+    const schema = JSON.parse(readFileSync(new URL('../../schema/events.schema.json', import.meta.url), 'utf8')) as {
+      $defs: Record<string, { properties: Record<string, unknown>; required: string[] }>;
+    };
+    const envelope = ['eventsVersion', 'seq', 'time', 'kind'];
+    for (const member of members) {
+      const fields = member.members.filter(ts.isPropertySignature).map((property) => ({ name: property.name.getText(source), optional: Boolean(property.questionToken) }));
+      const kind = member.members.filter(ts.isPropertySignature).find((property) => property.name.getText(source) === 'kind')!.type!.getText(source).replace(/'/g, '');
+      const described = schema.$defs[`Event_${kind}`];
+      expect(described, kind).toBeDefined();
+      const own = fields.filter((field) => field.name !== 'kind');
+      expect(Object.keys(described!.properties).filter((name) => !envelope.includes(name)).sort(), kind).toEqual(own.map((field) => field.name).sort());
+      expect(described!.required.filter((name) => !envelope.includes(name)).sort(), kind).toEqual(own.filter((field) => !field.optional).map((field) => field.name).sort());
+    }
   });
 
   it('refuses an unknown kind, a missing field and a field the event does not have', () => {
