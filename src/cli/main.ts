@@ -4,26 +4,25 @@
 // command line never load the pipeline, kubectl's adapter, the reporters, ora or chalk; each
 // command imports what it uses when it runs.
 import { isChangeKind } from '../objects/compare.js';
-import { writeFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { stopRunningProcesses } from '../kubectl/exec.js';
 import { credentialValues } from '../kubectl/passthrough.js';
 import type { ManifestInput } from '../model/options.js';
 import type { Reporter } from '../model/events.js';
-import { failureReport, reportFailure, type Failure, type FailureOutputs, type FailureReport } from '../report/failure.js';
-import type { JsonReport } from '../report/json.js';
+import { failureReport, reportFailure, type Failure, type FailureOutputs } from '../report/failure.js';
 import type { RunRecorder } from '../report/recorder.js';
 import { Redactor, secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from '../api/environment.js';
-import { secondSignalMessage } from './interrupt.js';
+import { secondSignalMessage, signalMeaning } from './interrupt.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
 import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import { explainUnknownOption, takeKubectlFlags } from './kubectl-options.js';
 import { buildProgram } from './program.js';
+import { dotenvWhileRunning, workspace, writeDotenv, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
@@ -83,6 +82,8 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     session.json = outputMode === 'json';
     session.logToStderr = session.json;
     session.junitFile = raw.junit;
+    session.dotenvFile = raw.dotenv;
+    await writeDotenv(session, 'running');
     setVerbosity(session, raw);
     if (raw.events !== undefined) {
       const [{ openEventLines }, { EventStreamReporter }] = await Promise.all([import('./events-output.js'), import('../report/events.js')]);
@@ -91,6 +92,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       session.logToStderr = session.json || lines.toStdout;
     }
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
+    session.manifests = options.manifests;
     if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
       throw new InputError('not applied: the answer was not yes. Nothing was changed.');
     }
@@ -111,7 +113,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       traceKubectl: session.verbosity === 'verbose',
     });
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    await writeJunit(session, report);
+    await Promise.all([writeJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
     return exitCode;
   } catch (error) {
     session.recorder?.close();
@@ -126,7 +128,7 @@ async function fail(session: Session, error: unknown): Promise<number> {
   const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
   await reportFailure(sanitized, failureOutputs(session));
   session.events?.error(failure.exitCode, sanitized.message);
-  await writeJunit(session, failureReport(sanitized));
+  await Promise.all([writeJunit(session, failureReport(sanitized)), writeDotenv(session, failure.outcome, failure.exitCode)]);
   return failure.exitCode;
 }
 
@@ -154,19 +156,9 @@ async function confirmed(options: GuardedApplyOptions, session: Session): Promis
 
 function failureOutputs(session: Session): FailureOutputs {
   const summaryPath = process.env.GITHUB_STEP_SUMMARY || undefined;
-  return { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions, summaryPath };
-}
-
-/** The JUnit report is a courtesy, like the job summary: a file that cannot be written is a warning; the exit code stands. */
-async function writeJunit(session: Session, report: JsonReport | FailureReport): Promise<void> {
-  if (!session.junitFile) return;
-  const { junitXml } = await import('../report/junit.js');
-  try {
-    writeFileSync(session.junitFile, junitXml(report, new Date()));
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`kguard: could not write the JUnit report to ${session.junitFile} (${why}); the exit code stands\n`);
-  }
+  // Loaded only for a failure in GitHub Actions: the YAML parser is not needed otherwise.
+  const locateYamlErrors = async (message: string) => (await import('../manifests/yaml-errors.js')).yamlErrorLocations(message, workspace());
+  return { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions, summaryPath, locateYamlErrors };
 }
 
 function failureOf(error: unknown): Failure {
@@ -189,17 +181,24 @@ function failureOf(error: unknown): Failure {
 /**
  * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C, in any
  * state, from the first line of main on: the first signal stops the watch and restores what the
- * apply changed (before the apply: stops the reads, nothing is applied); a second one stops every
- * kubectl still running and exits at once, saying what was left, on every output.
+ * apply changed (before the apply: stops the reads, nothing is applied); the SIGTERM GitHub
+ * Actions sends 7.5 s after its SIGINT is the same cancellation (interrupt.ts); any other second
+ * signal stops every kubectl still running and exits at once, saying what was left, on every output.
  */
 function handleInterrupts(session: Session): void {
-  let signals = 0;
+  const seen: NodeJS.Signals[] = [];
   const onSignal = (signal: NodeJS.Signals) => {
     if (session.finished) return;
-    signals += 1;
-    if (signals === 1) {
-      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (a second signal exits at once)\n`);
+    const meaning = signalMeaning(seen, signal);
+    seen.push(signal);
+    if (meaning === 'cancel') {
+      const again = signal === 'SIGINT' ? 'SIGINT again exits at once' : 'a second signal exits at once';
+      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (${again})\n`);
       session.cancel.abort(`interrupted by ${signal}`);
+      return;
+    }
+    if (meaning === 'same-cancellation') {
+      process.stderr.write(`kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)\n`);
       return;
     }
     stopRunningProcesses();
@@ -211,6 +210,7 @@ function handleInterrupts(session: Session): void {
     void (async () => {
       await reportFailure(failure, failureOutputs(session)).catch(() => undefined);
       await writeJunit(session, failureReport(failure)).catch(() => undefined);
+      await writeDotenv(session, failure.outcome, INTERRUPTED).catch(() => undefined);
       process.exit(INTERRUPTED);
     })();
   };
@@ -242,7 +242,9 @@ async function makeReporter(session: Session, manifests?: ManifestInput): Promis
   const terminal = session.verbosity === 'normal' ? screen : new VerbosityFilter(screen, session.verbosity);
   const reporter = env.GITLAB_CI === 'true' ? new (await import('../report/gitlab.js')).GitlabCiReporter(terminal, logStream) : terminal;
   const ci = session.githubActions ? await githubReporter(reporter, manifests) : reporter;
-  return session.events ? (await import('../report/events.js')).alongside(ci, session.events) : ci;
+  const { alongside } = await import('../report/events.js');
+  const withEvents = session.events ? alongside(ci, session.events) : ci;
+  return session.dotenvFile ? alongside(withEvents, dotenvWhileRunning(session)) : withEvents;
 }
 
 async function githubReporter(reporter: Reporter, manifests: ManifestInput | undefined): Promise<Reporter> {
@@ -250,7 +252,7 @@ async function githubReporter(reporter: Reporter, manifests: ManifestInput | und
   const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([import('../report/github.js'), import('../manifests/locate.js')]);
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
   // Annotations point at the manifest line of the failing object, relative to the checkout.
-  const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, env.GITHUB_WORKSPACE || process.cwd()) : undefined;
+  const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, workspace()) : undefined;
   return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined, undefined, locate);
 }
 

@@ -76,6 +76,7 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .option('--no-rollback', 'never roll back (same as --rollback none)')
     .addOption(new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'))
     .option('--junit <file>', 'also write a JUnit XML report to FILE: one test case per object of the apply')
+    .option('--dotenv <file>', 'also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs')
     .option('--events <file|->', 'write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr')
     .option('--diff', 'preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)')
     .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')

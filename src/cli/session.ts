@@ -16,8 +16,12 @@ export interface Session {
   recorder?: RunRecorder;
   /** The result is in: a late signal changes nothing. */
   finished?: boolean;
+  /** The apply's -f files: the JUnit report names the manifest line of each object. */
+  manifests?: ManifestInput;
   /** --junit FILE: written at the end of every apply, failed ones included. */
   junitFile?: string;
+  /** --dotenv FILE: `running` at the start, the outcome and exit code at the end. */
+  dotenvFile?: string;
   /** kubectl's flags given natively before `--` (--prune, -l, --as...), as typed, for passthrough.ts to sort. */
   kubectlFlags: string[];
   /** --events: the NDJSON stream of the run, beside the terminal's reporter. */

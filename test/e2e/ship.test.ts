@@ -5,17 +5,20 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
+import { gitlabTestCases } from '../report/gitlab-junit.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
 import { configMapYaml } from './manifests.js';
 
 const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 const TOKEN = 'tok-3f9a1c77e2';
 const SECRET_IMAGE = 'sekr3t-image-a91f';
+/** An image whose pulls are throttled for ever: its rollout stays in progress until kguard is stopped. */
+const THROTTLED = 'registry.example.com/shop/web:2.0';
 
 let env: Sandbox;
 beforeAll(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing', [`${SECRET_IMAGE}:1.0`]: 'missing' } } });
+  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing', [`${SECRET_IMAGE}:1.0`]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } });
 });
 afterAll(async () => {
   await env.stop();
@@ -97,13 +100,52 @@ describe('--events', () => {
   });
 });
 
+describe('CI', () => {
+  it('annotates a YAML error on its file and line, counted from the top of the file, not of its document', async () => {
+    const file = await env.write('broken.yaml', `${configMapYaml('fine', { a: '1' })}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n  bad: : x\n`);
+    const line = configMapYaml('fine', { a: '1' }).split('\n').length + 5;
+    const run = await env.kguard(['apply', '-f', file], { env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: env.dir } });
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.stderr).toContain(`::error file=broken.yaml,line=${line},title=kguard%3A YAML error::broken.yaml line ${line}: mapping values are not allowed in this context.`);
+  });
+
+  it('finishes an in-flight restore when SIGTERM follows SIGINT, as GitHub Actions cancels a step (exit 130)', async () => {
+    await env.deployHealthy('sig');
+    // The restore's put-back answers 3 s late, so the SIGTERM arrives while it is in flight.
+    env.cluster.faults.slowNext(3000, 1, /^PUT \/apis\/apps\/v1\/namespaces\/default\/deployments\/sig\b/);
+    const file = await env.write('sig.yaml', deploymentYaml('sig', THROTTLED));
+    const running = env.kguardProcess(['apply', '-f', file, ...fast, '--dotenv', 'sig.env']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    const dotenv = await readFile(join(env.dir, 'sig.env'), 'utf8');
+    expect(dotenv).toMatch(/^KGUARD_OUTCOME=running\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
+    running.child.kill('SIGINT');
+    await eventually(() => (env.cluster.arrivals.some((request) => /^PUT \/apis\/apps\/v1\/namespaces\/default\/deployments\/sig\b/.test(request)) ? true : undefined));
+    running.child.kill('SIGTERM');
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(130);
+    expect(run.stderr).toContain('kguard: SIGTERM after SIGINT: the same cancellation (as GitHub Actions sends it); the restore goes on');
+    expect(run.stderr).not.toContain('exiting at once');
+    expect(run.output).toContain('deployment/sig (namespace default): put back as it was before the apply');
+    expect(env.imageOf('sig')).toBe('nginx:1.25');
+    expect(await readFile(join(env.dir, 'sig.env'), 'utf8')).toMatch(/^KGUARD_OUTCOME=interrupted\nKGUARD_EXIT_CODE=130\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
+  });
+});
+
 describe('seeing what it does', () => {
-  it('-q prints the verdict lines only', async () => {
+  it('-q prints the verdict lines only; --junit and --dotenv tell a CI system the same run', async () => {
     const file = await env.write('quiet.yaml', deploymentYaml('quiet', 'nginx:1.25'));
     expect((await env.kguard(['apply', '-f', file, ...fast])).exitCode).toBe(0);
     const broken = await env.write('quiet-broken.yaml', deploymentYaml('quiet', MISSING));
-    const run = await env.kguard(['apply', '-f', broken, ...fast, '-q']);
+    const run = await env.kguard(['apply', '-f', broken, ...fast, '-q', '--junit', 'kguard.xml', '--dotenv', 'kguard.env']);
     expect(run.exitCode, run.output).toBe(3);
+    expect(await readFile(join(env.dir, 'kguard.env'), 'utf8')).toMatch(/^KGUARD_OUTCOME=rolled-back\nKGUARD_EXIT_CODE=3\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
+    // As GitLab reads the JUnit report: the failed case links to its manifest and shows the diagnosis.
+    const [quiet] = gitlabTestCases(await readFile(join(env.dir, 'kguard.xml'), 'utf8'));
+    expect(quiet).toMatchObject({ suite: 'kguard.Deployment', name: 'deployment/quiet (namespace default)', status: 'failed', file: 'quiet-broken.yaml' });
+    expect(quiet!.systemOutput).toMatch(/^new pods cannot pull image "xxxxxnginx:1.17"/);
+    expect(quiet!.systemOutput).toContain('manifest: quiet-broken.yaml line 1');
+    expect(quiet!.systemOutput).toMatch(/\nnext: check that image "xxxxxnginx:1.17" exists/);
+    expect(quiet!.systemOutput).toContain('restore: restored');
     const lines = run.stdout.split('\n').filter((line) => /^\S/.test(line));
     expect(lines).toEqual([
       expect.stringMatching(/^✖ deployment\/quiet \(namespace default\): new pods cannot pull image/),
