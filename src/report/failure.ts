@@ -4,9 +4,14 @@
 // stdout, so a script reading it never gets nothing.
 import { REPORT_VERSION } from './json.js';
 
+/** Where text goes: process.stdout or stderr, typed by what is used so the published types need no @types/node. */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
 export interface FailureOutputs {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+  stdout: TextSink;
+  stderr: TextSink;
   json: boolean;
   githubActions: boolean;
   /** $GITHUB_STEP_SUMMARY in GitHub Actions: the job summary gets the verdict and the log so far. */

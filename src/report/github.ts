@@ -149,7 +149,7 @@ export function failureSummary(message: string, exitCode: number, messages: read
 export function appendSummary(
   summaryPath: string,
   markdown: string,
-  stream: NodeJS.WritableStream,
+  stream: { write(text: string): unknown },
   append: (path: string, text: string) => void = appendFileSync,
 ): void {
   try {
