@@ -2,8 +2,8 @@
 // workflow runs it with the runner's Node and nothing installed or compiled) and the single
 // executable's script (npm run build:sea). The options live here so the test that fails on a
 // stale committed bundle builds exactly what `npm run build:action` writes.
-//   node dist/build/bundle.js action   (npm run build:action)
-import { readFileSync, writeFileSync } from 'node:fs';
+// build/cli.ts writes them (npm run build:action, npm run build:sea).
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 
@@ -32,6 +32,20 @@ export function actionBuildOptions(): BuildOptions {
   };
 }
 
+/**
+ * The CLI as one ES module for the single executable (sea.ts): Node 20's single executable runs a
+ * CommonJS script, which imports this module from a data: URL, so kguard's top-level await and
+ * lazy imports stay as they are. A data: URL module has no file to resolve require() from: the
+ * require that bundled CommonJS packages use for Node's built-ins comes from the executable's path.
+ */
+export function seaBuildOptions(): BuildOptions {
+  return {
+    ...actionBuildOptions(),
+    entryPoints: ['src/cli/main.ts'],
+    banner: { js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(process.execPath);" },
+  };
+}
+
 /** The bundle's bytes, built in memory. */
 export async function bundleText(options: BuildOptions): Promise<string> {
   const result = await build(options);
@@ -39,14 +53,3 @@ export async function bundleText(options: BuildOptions): Promise<string> {
   if (!output) throw new Error('esbuild wrote nothing');
   return output.text;
 }
-
-async function main(target: string | undefined): Promise<void> {
-  if (target === 'action') {
-    writeFileSync(`${ROOT}${ACTION_BUNDLE}`, await bundleText(actionBuildOptions()));
-    process.stdout.write(`wrote ${ACTION_BUNDLE}\n`);
-    return;
-  }
-  throw new Error(`usage: node dist/build/bundle.js action`);
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main(process.argv[2]);
