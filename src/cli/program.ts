@@ -11,7 +11,7 @@ import type { JournalCommandOptions, RunCommandName } from './journal-commands.j
 import { booleanKubectlFlags, kubectlOptions } from './kubectl-options.js';
 import type { RawApplyOptions } from './options.js';
 
-export type Shell = 'bash' | 'zsh';
+export type Shell = 'bash' | 'zsh' | 'fish';
 
 export interface ProgramHandlers {
   apply(raw: RawApplyOptions, passThrough: string[]): Promise<void>;
@@ -126,8 +126,8 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
   byRunId('forget', 'dismiss a run on purpose: remove its journal and Leases and leave its objects as they are', 'forget it even if it looks alive');
   program
     .command('completion')
-    .description('print the shell completion script: source <(kguard completion bash)')
-    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .description('print the shell completion script: source <(kguard completion bash), or kguard completion fish | source')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
     .action(async (shell: Shell) => handlers.completion(shell, program));
   program
     .command('version')
