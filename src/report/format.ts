@@ -5,18 +5,13 @@ import { findingLines } from '../classify/diagnosis.js';
 import type { Diagnosis } from '../model/findings.js';
 import { describeApplied } from '../kubectl/apply-output.js';
 import type { Outcome } from '../model/result.js';
-import type { ChangedObject, RunEvent, RunEventKind } from '../model/events.js';
+import type { ChangedObject, Phase, RunEvent, RunEventKind } from '../model/events.js';
 import { summarizePaths } from '../objects/compare.js';
 import { describeObject, type ObjectRef } from '../objects/model.js';
+import { VERIFY_FORMATTERS } from './format-verify.js';
+import { containerLogLines, plural, seconds, type Line } from './line.js';
 
-export type Tone = 'ok' | 'fail' | 'warn' | 'info' | 'undo' | 'alarm';
-
-export interface Line {
-  tone: Tone;
-  text: string;
-  /** Indented lines under the main one: evidence, next steps, commands. */
-  details?: string[];
-}
+export { seconds, type Line, type Tone } from './line.js';
 
 type Formatters = { [K in RunEventKind]: (event: Extract<RunEvent, { kind: K }>) => Line };
 
@@ -40,6 +35,7 @@ function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
 const TIMED_OUT_RESTORED = 'a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply';
 
 export const FORMATTERS: Formatters = {
+  ...VERIFY_FORMATTERS,
   understood: (event) => ({
     tone: 'info',
     text: `read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
@@ -88,13 +84,13 @@ export const FORMATTERS: Formatters = {
   progress: (event) => ({
     tone: 'info',
     text:
-      `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeObject(event.workload)}: ` +
+      `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ` +
       `${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === 'rollback' ? '' : 'new '}pods ready`}` +
       `${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''}: ${event.waitingFor}`,
   }),
   'pod-problem': (event) => ({
     tone: 'warn',
-    text: `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
+    text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
   }),
   'poll-error': (event) => ({
     tone: 'warn',
@@ -211,6 +207,9 @@ export const FORMATTERS: Formatters = {
   }),
 };
 
+/** Progress of the restore and of a verify Job is told apart from the rollout's. */
+const PHASE_PREFIX: Record<Phase, string> = { rollout: '', rollback: 'rollback of ', verify: 'verify: ' };
+
 const RESTORED_TEXT: Record<Extract<RunEvent, { kind: 'restored' }>['action'], string> = {
   restored: 'put back as it was before the apply',
   deleted: 'deleted (this apply created it)',
@@ -238,13 +237,7 @@ const CHANGE_TEXT: Record<ChangedObject['change'], string> = {
 
 /** Evidence, then the last lines the failing containers printed (the pods may be gone by now), then the next step. */
 function diagnosisDetails(diagnosis: Diagnosis): string[] {
-  const logLines = (diagnosis.logs ?? []).flatMap((log) => {
-    const lines = log.lines.slice(-log.shown);
-    if (lines.length === 0) return [];
-    const run = log.previous ? ', run before the restart' : '';
-    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
-  });
-  return [...diagnosis.evidence, ...logLines, `next: ${diagnosis.nextStep}`];
+  return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
 }
 
 /** kubectl's bookkeeping of a client-side apply: it changes with every other field, so it says nothing. */
@@ -264,14 +257,4 @@ function listObjects(objects: readonly ObjectRef[]): string {
 
 export function formatEvent(event: RunEvent): Line {
   return (FORMATTERS[event.kind] as (event: RunEvent) => Line)(event);
-}
-
-export function seconds(ms: number): string {
-  const total = ms / 1000;
-  if (total < 60) return `${total.toFixed(1)}s`;
-  return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
-}
-
-function plural(count: number): string {
-  return count === 1 ? '' : 's';
 }

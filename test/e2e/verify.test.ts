@@ -1,0 +1,93 @@
+// Issue 17, end to end: bin/kguard → real kubectl → simulated cluster. Healthy is not yet working:
+// a --verify command, a --verify-job Job and a --bake decide, and a failure restores the apply.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { JsonReport } from '../../src/report/json.js';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { sandbox, type Sandbox } from './harness.js';
+
+const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
+
+/** Each test has its own simulated cluster, so the tests run side by side. */
+async function withCluster(test: (sandboxed: Sandbox) => Promise<void>): Promise<void> {
+  const sandboxed = await sandbox();
+  try {
+    await test(sandboxed);
+  } finally {
+    await sandboxed.stop();
+  }
+}
+
+/** web at nginx:1.25, healthy; then the file that changes it to nginx:1.26. */
+async function webChange(sandboxed: Sandbox): Promise<string> {
+  await sandboxed.deployHealthy('web', 'nginx:1.25');
+  return sandboxed.write('web-1.26.yaml', deploymentYaml('web', 'nginx:1.26'));
+}
+
+/** Whether a process still runs (a zombie waiting for its reaper does not), after it was given up to 2 s to go. */
+async function stillRunning(pid: number): Promise<boolean> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    let state: string | undefined;
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    } catch {
+      return false;
+    }
+    if (state === 'Z') return false;
+    if (Date.now() > deadline) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.concurrent('kguard apply --verify', () => {
+  it('restores the whole apply when a verify command exits 7, and shows the command, its exit code, its last lines and its environment', () =>
+    withCluster(async (sandboxed) => {
+      const file = await webChange(sandboxed);
+      const check = [
+        'env | grep ^KGUARD_ | sort > env.txt',
+        'cp "$KGUARD_REPORT" report-so-far.json',
+        'echo "GET /healthz"',
+        'echo "HTTP 503: upstream db unavailable" >&2',
+        'exit 7',
+      ].join('; ');
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify', check, '--output', 'json']);
+      expect(run.exitCode, run.stderr).toBe(3);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
+      expect(run.stderr).toContain(`✖ verification failed: \`${check}\` exited with code 7 (after`);
+      expect(run.stderr).toMatch(/last lines of its output:\n {6}\| GET \/healthz\n {6}\| HTTP 503: upstream db unavailable\n/);
+      expect(run.stderr).toContain('↩ deployment/web (namespace default): put back as it was before the apply');
+      const report = JSON.parse(run.stdout) as JsonReport;
+      expect(report).toMatchObject({ outcome: 'rolled-back', exitCode: 3, bake: null });
+      expect(report.objects[0]).toMatchObject({ verdict: 'healthy', restore: { status: 'restored' } });
+      expect(report.verify).toEqual([
+        expect.objectContaining({ type: 'command', command: check, during: 'verify', passed: false, exitCode: 7, timedOut: false, lines: ['GET /healthz', 'HTTP 503: upstream db unavailable'] }),
+      ]);
+      // What the command learnt: the run, its context and namespace, and the report so far (gone since).
+      const env = readFileSync(join(sandboxed.dir, 'env.txt'), 'utf8');
+      expect(env).toMatch(/^KGUARD_CONTEXT=kguard-sim$/m);
+      expect(env).toMatch(/^KGUARD_NAMESPACE=default$/m);
+      expect(env).toMatch(/^KGUARD_PHASE=verify$/m);
+      expect(env).toMatch(/^KGUARD_RUN_ID=kguard-/m);
+      const reportPath = /^KGUARD_REPORT=(.+)$/m.exec(env)?.[1] ?? '';
+      expect(existsSync(reportPath)).toBe(false);
+      const sofar = JSON.parse(readFileSync(join(sandboxed.dir, 'report-so-far.json'), 'utf8')) as JsonReport;
+      expect(sofar).toMatchObject({ outcome: 'succeeded', verify: [] });
+      expect(sofar.objects[0]).toMatchObject({ name: 'web', verdict: 'healthy' });
+    }));
+
+  it('stops a verify command that hangs past --verify-timeout, its whole process group, and restores', () =>
+    withCluster(async (sandboxed) => {
+      const file = await webChange(sandboxed);
+      const hang = 'echo "waiting for the canary"; sleep 60 & echo $! > sleeper.pid; wait';
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify', hang, '--verify-timeout', '1s']);
+      expect(run.exitCode, run.output).toBe(3);
+      expect(run.output).toContain(`verification failed: \`${hang}\` did not finish within --verify-timeout <DURATION> and was stopped: SIGTERM to its process group`);
+      expect(run.output).toContain('  | waiting for the canary');
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
+      // The shell's child, in the same process group, went with it.
+      const sleeper = Number(readFileSync(join(sandboxed.dir, 'sleeper.pid'), 'utf8').trim());
+      expect(await stillRunning(sleeper)).toBe(false);
+    }));
+});
