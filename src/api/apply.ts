@@ -10,6 +10,7 @@ import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
 import { privateCopies } from '../rollback/restore.js';
+import { makeRunId } from '../journal/store.js';
 import type { Reporter } from '../model/events.js';
 import { buildReport, type JsonReport } from '../report/json.js';
 import { RunRecorder } from '../report/recorder.js';
@@ -63,7 +64,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
-        requestTimeout: '30s',
+        requestTimeout: `${options.requestTimeoutMs / 1000}s`,
         readDeadlineMs: readDeadlineMs(options),
         concurrency: options.concurrency,
         retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
@@ -80,12 +81,15 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
       download: async (url) => learnt(await download(url), learnBytes),
     };
+    const runId = makeRunId();
+    const copies = privateCopies(runId);
     const result = await runApply(options, {
+      runId,
       kubectl,
       clock: systemClock,
       reporter: recorder,
       inputs,
-      keepCopy: privateCopies(),
+      keepCopy: copies,
       signal: deps.signal,
       verify: {
         runCommand: execCommand,
@@ -109,6 +113,8 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       },
     });
     const exitCode = exitCodeOf(result.outcome);
+    // Pre-apply copies written for commands a person may run stay; a run that needs no one leaves none.
+    if (result.outcome !== 'needs-attention' && options.rollback === 'all') await copies.remove();
     return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };
   } finally {
     recorder.close();

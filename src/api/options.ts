@@ -39,6 +39,8 @@ export interface GuardInput {
   logLines?: number;
   /** kubectl processes at once (watch streams aside). */
   concurrency?: number;
+  /** kubectl's deadline for each API request (whole seconds). */
+  requestTimeoutMs?: number;
   /** More `kubectl apply` flags, as after `--` on the command line. */
   kubectlArgs?: readonly string[];
 }
@@ -53,6 +55,10 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
   const verification = resolveVerification(input);
   const logLines = input.logLines ?? DEFAULTS.logLines;
   if (!Number.isInteger(logLines) || logLines < 0) throw new InputError(`--log-lines ${JSON.stringify(String(logLines))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  const requestTimeoutMs = input.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+  if (!(requestTimeoutMs >= 1000) || requestTimeoutMs % 1000 !== 0) {
+    throw new InputError(`--request-timeout ${JSON.stringify(`${requestTimeoutMs / 1000}s`)} is not a whole number of seconds; use e.g. --request-timeout 30s.`);
+  }
   const concurrency = input.concurrency ?? DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${JSON.stringify(String(concurrency))} is not a number of processes; use 1 or more, e.g. --concurrency 8.`);
   const passThrough = splitPassThrough(input.kubectlArgs ?? []);
@@ -91,6 +97,7 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
     logLines,
     concurrency,
+    requestTimeoutMs,
   };
 }
 

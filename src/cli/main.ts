@@ -21,26 +21,13 @@ import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
 import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
 import type { GuardedApplyOptions } from '../model/options.js';
+import type { JournalCommandOptions, RunCommandName } from './journal-commands.js';
+import type { Session } from './session.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
 const INTERNAL_ERROR = 70;
 /** Interrupted by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C). */
 const INTERRUPTED = 130;
-
-/** What the exits need to know about the run in progress, whichever path it ends on. */
-interface Session {
-  json: boolean;
-  githubActions: boolean;
-  /** Every Secret value of the apply, learned before kubectl reads the manifests. */
-  redactor: Redactor;
-  /** Aborted by the first SIGINT/SIGTERM: the run stops and restores what the apply changed. */
-  cancel: AbortController;
-  recorder?: RunRecorder;
-  /** The result is in: a late signal changes nothing. */
-  finished?: boolean;
-  /** --junit FILE: written at the end of every apply, failed ones included. */
-  junitFile?: string;
-}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -79,6 +66,7 @@ function buildProgram(session: Session): Command {
     .option('--verify-interval <duration>', 'during --bake, run the --verify commands again this often')
     .addOption(new Option('--settle <duration>', 'the old name of --bake').hideHelp())
     .option('--concurrency <n>', 'how many kubectl processes may run at once (watch streams aside)', String(DEFAULTS.concurrency))
+    .option('--request-timeout <duration>', "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs))
     .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
     .addOption(
       new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
@@ -104,28 +92,44 @@ function buildProgram(session: Session): Command {
   // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
   apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
   apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
-  program
-    .command('rollback')
-    .description('restore an unfinished or failed run from its journal in the cluster (someone else\'s change still wins)')
-    .argument('[run]', 'the run to restore (kguard status lists them); default: the only unfinished one')
-    .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
-    .option('--context <name>', 'kubeconfig context to use')
-    .option('--kubeconfig <path>', 'kubeconfig file to use')
+  const journalOptions = (command: Command) =>
+    command
+      .option('-n, --namespace <namespace>', 'look for journals and Leases in this namespace only (default: all namespaces)')
+      .option('--context <name>', 'kubeconfig context to use')
+      .option('--kubeconfig <path>', 'kubeconfig file to use')
+      .addOption(new Option('-o, --output <format>', 'text, or json').default('text'));
+  const runAction = (name: RunCommandName) => async (run: string | undefined, raw: JournalCommandOptions) => {
+    const { journalCommand } = await import('./journal-commands.js');
+    process.exitCode = await journalCommand(name, run, raw, { session, makeReporter, fail });
+  };
+  journalOptions(
+    program
+      .command('rollback')
+      .description("restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)")
+      .argument('[run]', 'the run to restore (kguard status lists them); default: the only unfinished run that is not running'),
+  )
     .option('--rollback-timeout <duration>', 'how long the restore may take', formatDuration(DEFAULTS.timeoutMs))
-    .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
-    .action(async (run: string | undefined, raw: JournalCommandOptions) => {
-      process.exitCode = await journalCommand('rollback', run, raw, session);
-    });
-  program
-    .command('status')
-    .description('list unfinished kguard runs: their journals, objects, age and what is left to do')
-    .option('-n, --namespace <namespace>', 'look for journals in this namespace only (default: all namespaces)')
-    .option('--context <name>', 'kubeconfig context to use')
-    .option('--kubeconfig <path>', 'kubeconfig file to use')
-    .addOption(new Option('-o, --output <format>', 'text, or json').default('text'))
-    .action(async (raw: JournalCommandOptions) => {
-      process.exitCode = await journalCommand('status', undefined, raw, session);
-    });
+    .option('--force', 'restore the run even if it looks alive (its process runs, or it renews its Leases)')
+    .action(runAction('rollback'));
+  journalOptions(program.command('status').description('list kguard runs in the cluster: running, dead or finished, with what is left to do')).action(
+    async (raw: JournalCommandOptions) => runAction('status')(undefined, raw),
+  );
+  journalOptions(
+    program
+      .command('unlock')
+      .description('release the Leases of a run that died before it wrote its journal, so other runs may change its objects')
+      .argument('<run>', 'the run whose Leases to release (kguard status lists them)'),
+  )
+    .option('--force', 'release them even if the run looks alive or left a journal')
+    .action(runAction('unlock'));
+  journalOptions(
+    program
+      .command('forget')
+      .description('dismiss a run on purpose: remove its journal and Leases and leave its objects as they are')
+      .argument('<run>', 'the run to forget (kguard status lists them)'),
+  )
+    .option('--force', 'forget it even if it looks alive')
+    .action(runAction('forget'));
   program
     .command('completion')
     .description('print the shell completion script: source <(kguard completion bash)')
@@ -135,76 +139,6 @@ function buildProgram(session: Session): Command {
       process.stdout.write(completionScript(program, shell));
     });
   return program;
-}
-
-interface JournalCommandOptions {
-  namespace?: string;
-  context?: string;
-  kubeconfig?: string;
-  rollbackTimeout?: string;
-  output?: string;
-}
-
-/** `kguard rollback` and `kguard status`: read the journals the cluster holds. */
-async function journalCommand(command: 'rollback' | 'status', runId: string | undefined, raw: JournalCommandOptions, session: Session): Promise<number> {
-  try {
-    session.json = parseOutputMode(raw.output ?? 'text') === 'json';
-    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
-    const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
-    const missing = missingKubeconfig(connectionArgs, process.env);
-    if (missing) throw new InputError(missing);
-    const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { listJournals }, { runRollback, statusLines }, { privateCopies }] = await Promise.all([
-      import('../report/recorder.js'),
-      import('../kubectl/client.js'),
-      import('../kubectl/exec.js'),
-      import('../kubectl/transient.js'),
-      import('../clock.js'),
-      import('../journal/store.js'),
-      import('../run/rollback.js'),
-      import('../rollback/restore.js'),
-    ]);
-    const recorder = new RunRecorder(await makeReporter(session), session.redactor);
-    session.recorder = recorder;
-    const kubectl = createKubectl(execProcess, {
-      binary: process.env.KGUARD_KUBECTL || 'kubectl',
-      connectionArgs,
-      requestTimeout: '30s',
-      readDeadlineMs: 60_000,
-      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
-      observe: (objects) => {
-        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
-      },
-    });
-    if (command === 'status') {
-      const listings = await listJournals(kubectl, raw.namespace);
-      session.finished = true;
-      recorder.close();
-      const report = listings.map(({ journal, expired }) => ({
-        runId: journal.runId,
-        namespace: journal.namespace,
-        state: journal.state,
-        startedAt: journal.startedAt,
-        expired,
-        objects: journal.objects.map(({ ref }) => ref),
-        command: journal.command,
-      }));
-      process.stdout.write(session.json ? `${JSON.stringify({ runs: report }, null, 2)}\n` : `${sanitizeText(statusLines(listings, new Date()).join('\n'), session.redactor)}\n`);
-      return ExitCode.Success;
-    }
-    const result = await runRollback({ runId, namespace: raw.namespace, deadlineMs }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: privateCopies() });
-    session.finished = true;
-    const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-    recorder.emit({ kind: 'rollback-finished', runId: result.runId, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, exitCode });
-    recorder.close();
-    if (session.json) {
-      const objects = [...result.results].map(([key, restore]) => ({ object: key, ...restore, restored: undefined }));
-      process.stdout.write(`${JSON.stringify(sanitizeDeep({ runId: result.runId, exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects, messages: recorder.messages }, session.redactor), null, 2)}\n`);
-    }
-    return exitCode;
-  } catch (error) {
-    session.recorder?.close();
-    return fail(session, error);
-  }
 }
 
 async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {

@@ -39,6 +39,8 @@ export interface RawApplyOptions {
   logLines?: string;
   /** --concurrency: kubectl processes at once. */
   concurrency?: string;
+  /** --request-timeout: kubectl's deadline for each API request. */
+  requestTimeout?: string;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   /**
@@ -110,6 +112,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     rollback: parseRollbackMode(raw.rollback),
     logLines: parseLogLines(raw.logLines),
     concurrency: raw.concurrency === undefined ? undefined : parseCount(raw.concurrency, '--concurrency'),
+    requestTimeoutMs: raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
     kubectlArgs: passThroughArgs,
   });
 }

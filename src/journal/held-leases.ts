@@ -6,6 +6,7 @@ import { KubectlError } from '../errors.js';
 import type { Kubectl, WriteResult } from '../kubectl/types.js';
 import type { Reporter } from '../model/events.js';
 import type { KubeObject, ObjectRef } from '../objects/model.js';
+import type { RunHolder } from './holder.js';
 import { RUN_LABEL } from './labels.js';
 import { leaseHolder, LEASE_SELECTOR, renewed, runLeases, withTicket } from './lease.js';
 import { refusedBecause } from './store.js';
@@ -19,6 +20,10 @@ const leasePath = (lease: KubeObject) => `${leasesPath(lease.metadata.namespace 
 
 export interface HeldLeaseOptions {
   runId: string;
+  /** The process that holds them, written on each Lease (holder.ts). */
+  holder?: RunHolder;
+  /** Where the run's journal goes, written on each Lease. */
+  journalNamespace?: string;
   durationSeconds: number;
   /** Deadline of each write. */
   deadlineMs: number;
@@ -58,7 +63,7 @@ export class HeldLeases {
     const created: KubeObject[] = [];
     const outcomes = await Promise.allSettled(
       [...claims].map(async ([namespace, keys]) => {
-        for (const lease of runLeases(options.runId, namespace, [...keys.keys()], options.durationSeconds, now)) {
+        for (const lease of runLeases(options.runId, namespace, [...keys.keys()], options.durationSeconds, now, options)) {
           const taken = await createOne(kubectl, lease, options);
           if (!taken) return;
           created.push(taken);

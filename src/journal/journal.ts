@@ -11,6 +11,7 @@ import { JournalTooLargeError } from '../errors.js';
 import type { ObjectChange } from '../model/result.js';
 import { canonicalJson, changeOf, sameContent } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import type { RunHolder } from './holder.js';
 import { JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from './labels.js';
 
 export const JOURNAL_VERSION = 'v1';
@@ -19,7 +20,8 @@ export const JOURNAL_TTL_MS = 24 * 60 * 60 * 1000;
 /** The API server refuses Secrets over 1 MiB (apimachinery validation: MaxSecretSize). */
 const MAX_SECRET_BYTES = 1024 * 1024;
 
-export type JournalState = 'applying' | 'applied' | 'restoring';
+/** `finished`: the run ended and needs no one, but its journal could not be deleted. */
+export type JournalState = 'applying' | 'applied' | 'restoring' | 'finished';
 
 export interface JournalEntry {
   ref: ObjectRef;
@@ -38,6 +40,13 @@ export interface Journal {
   state: JournalState;
   /** kguard's command line, for `kguard status`. */
   command: string;
+  /** The process running the run: `kguard status` and `rollback` tell a live run from a dead one. */
+  holder?: RunHolder;
+  /**
+   * kubectl's per-request deadline in this run (`timeout=` on every request): a request of a run
+   * killed during its apply can land up to this long after the kill, so `kguard rollback` waits it out.
+   */
+  requestTimeoutMs?: number;
   objects: JournalEntry[];
 }
 
@@ -92,6 +101,12 @@ export function readJournalSecret(secret: KubeObject): Journal {
 export function changesToUndo(journal: Journal, live: ReadonlyMap<string, KubeObject | undefined>): Array<{ ref: ObjectRef; change: ObjectChange }> {
   return journal.objects.map((entry) => {
     const now = live.get(objectKey(entry.ref));
+    // Gone is gone: an object the run created that no longer exists has nothing to undo.
+    if (!entry.before && !now) return { ref: entry.ref, change: { change: 'absent' } };
+    // Equal is equal: a person who put the object back exactly (even as a new object) finished it.
+    if (entry.before && now && now.metadata.uid !== entry.before.metadata.uid && sameContent(entry.before, now)) {
+      return { ref: entry.ref, change: { change: 'unchanged', before: entry.before, after: now } };
+    }
     // Killed mid-restore: the values are back already (the first write landed); what may be
     // left is the second write, of the field owners, from the live object.
     if (entry.before && now && now.metadata.uid === entry.before.metadata.uid && sameContent(entry.before, now)) {

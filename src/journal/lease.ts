@@ -9,12 +9,15 @@
 // lives; a run that died stops renewing, and the others see it stand still.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { holderAnnotations, type RunHolder } from './holder.js';
 import { LEASE_LABEL, MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL } from './labels.js';
 
 export const LEASE_VERSION = 'v1';
 export const OBJECTS_ANNOTATION = 'kguard.dev/objects';
 /** A run that had to wait takes a ticket: its place in the line of the runs that want its objects. */
 export const TICKET_ANNOTATION = 'kguard.dev/ticket';
+/** Where the run's journal is (or will be): a dead holder without one left nothing to roll back. */
+export const JOURNAL_NAMESPACE_ANNOTATION = 'kguard.dev/journal-namespace';
 /** The selector of every kguard Lease of this format in a namespace. */
 export const LEASE_SELECTOR = `${LEASE_LABEL}=${LEASE_VERSION}`;
 /**
@@ -57,7 +60,14 @@ export function runLeaseName(runId: string, index: number): string {
 }
 
 /** The Leases of one run in one namespace: as many as its keys need (almost always one). */
-export function runLeases(runId: string, namespace: string, keys: readonly string[], durationSeconds: number, now: Date): KubeObject[] {
+export function runLeases(
+  runId: string,
+  namespace: string,
+  keys: readonly string[],
+  durationSeconds: number,
+  now: Date,
+  owner: { holder?: RunHolder; journalNamespace?: string } = {},
+): KubeObject[] {
   return chunksOf([...keys].sort()).map((chunk, index) => ({
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
@@ -65,7 +75,11 @@ export function runLeases(runId: string, namespace: string, keys: readonly strin
       name: runLeaseName(runId, index),
       namespace,
       labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [LEASE_LABEL]: LEASE_VERSION, [RUN_LABEL]: runId },
-      annotations: { [OBJECTS_ANNOTATION]: encodeKeys(chunk) },
+      annotations: {
+        [OBJECTS_ANNOTATION]: encodeKeys(chunk),
+        ...holderAnnotations(owner.holder),
+        ...(owner.journalNamespace ? { [JOURNAL_NAMESPACE_ANNOTATION]: owner.journalNamespace } : {}),
+      },
     },
     spec: {
       holderIdentity: runId,

@@ -33,7 +33,9 @@ import { KubectlError } from '../errors.js';
 import type { Reporter } from '../model/events.js';
 import { describeObject, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { HeldLeases, LEASE_TYPE, removeExpired, type HeldLeaseOptions, type LeaseKubectl } from './held-leases.js';
-import { claimsOf, goesBefore, heldOf, leaseHolder, LeaseObservations, LEASE_SELECTOR, ticketOf } from './lease.js';
+import { holderOfAnnotations, probeHolder, type HolderProbe } from './holder.js';
+import { journalName } from './journal.js';
+import { claimsOf, goesBefore, heldOf, JOURNAL_NAMESPACE_ANNOTATION, leaseHolder, LeaseObservations, LEASE_SELECTOR, ticketOf } from './lease.js';
 import { refusedBecause } from './store.js';
 
 export { HeldLeases, releaseLeftLeases } from './held-leases.js';
@@ -54,6 +56,8 @@ export interface LeaseDeps {
   signal?: AbortSignal;
   /** [0, 1): the jitter of the waits; Math.random by default. */
   random?: () => number;
+  /** Whether a Lease's holder process still runs (holder.ts); probeHolder by default. */
+  probe?: HolderProbe;
 }
 
 /** An object of this run that another run's Lease goes before. */
@@ -80,6 +84,7 @@ export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly Object
   const observations = new LeaseObservations();
   const waits = interruptible(deps.clock, deps.signal);
   const random = deps.random ?? Math.random;
+  const probe = deps.probe ?? probeHolder;
   const startedAt = deps.clock.now();
   const reported = new Set<string>();
   let lastHolders = '';
@@ -87,7 +92,7 @@ export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly Object
   const leases = await HeldLeases.create(kubectl, claims, options, deps);
   try {
     let pending = leases.namespaces;
-    let look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: undefined }, deps.clock);
+    let look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: undefined }, deps.clock, probe);
     if (look.blocked.length === 0) return leases;
     await leases.takeTicket(look.highestTicket + 1);
     for (;;) {
@@ -104,7 +109,7 @@ export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly Object
       lastHolders = holders;
       await waits.sleep(Math.min(options.lockTimeoutMs - waited, pollMs(look.blocked, unchanged, random)));
       if (deps.signal?.aborted) throw lockTimeout(look.blocked, options);
-      look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: leases.ticket }, deps.clock);
+      look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: leases.ticket }, deps.clock, probe);
       if (look.blocked.length === 0) return leases;
       // A namespace clear in a look made with the ticket stays clear: whoever comes later sees the
       // ticket and queues behind it. (Not so before the ticket was written.)
@@ -127,6 +132,7 @@ async function lookAt(
   observations: LeaseObservations,
   mine: LeaseOptions & { ticket: number | undefined },
   clock: Clock,
+  probe: HolderProbe,
 ): Promise<Look> {
   const listed = await Promise.all(namespaces.map(async (namespace) => ({ namespace, leases: await listLeases(kubectl, namespace) })));
   const look: Look = { blocked: [], clear: [], highestTicket: 0 };
@@ -138,7 +144,8 @@ async function lookAt(
       const now = clock.now();
       observations.see(lease, now);
       const held = heldOf(lease, claims.get(namespace) ?? new Map());
-      if (observations.expired(lease, now) && (await removeExpired(kubectl, lease, mine.deadlineMs))) continue;
+      const gone = observations.expired(lease, now) || (await deadWithoutJournal(kubectl, lease, probe));
+      if (gone && (await removeExpired(kubectl, lease, mine.deadlineMs))) continue;
       look.highestTicket = Math.max(look.highestTicket, ticketOf(lease) ?? 0);
       if (held.length === 0 || !goesBefore(lease, mine)) continue;
       clear = false;
@@ -147,6 +154,20 @@ async function lookAt(
     if (clear) look.clear.push(namespace);
   }
   return look;
+}
+
+/**
+ * A Lease whose holder ran on this machine, has ended, and left no journal: killed while taking
+ * its Leases or right at its end. Nothing of it is left to roll back, so its Leases need not be
+ * waited out (a dead holder with a journal is: its objects may be half-applied until
+ * `kguard rollback` restores them).
+ */
+async function deadWithoutJournal(kubectl: LeaseKubectl, lease: KubeObject, probe: HolderProbe): Promise<boolean> {
+  const holder = holderOfAnnotations(lease.metadata.annotations);
+  if (!holder || probe(holder) !== 'gone') return false;
+  const namespace = lease.metadata.annotations?.[JOURNAL_NAMESPACE_ANNOTATION] ?? lease.metadata.namespace ?? '';
+  const journal = await kubectl.getObject('secrets', namespace, journalName(leaseHolder(lease))).catch(() => null);
+  return journal === undefined;
 }
 
 async function listLeases(kubectl: LeaseKubectl, namespace: string): Promise<KubeObject[]> {

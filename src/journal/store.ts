@@ -8,7 +8,7 @@ import type { KubeObject } from '../objects/model.js';
 import { journalName, journalSecret, newRunId, readJournalSecret, JOURNAL_TTL_MS, JOURNAL_VERSION, type Journal } from './journal.js';
 import { JOURNAL_LABEL } from './labels.js';
 
-type JournalKubectl = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listJournals'>;
+type JournalKubectl = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listLabelled'>;
 
 const secretsPath = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
 
@@ -76,12 +76,30 @@ export class RunJournal {
     this.resourceVersion = written.object?.metadata.resourceVersion;
   }
 
-  /** The run ended cleanly: nothing is left to roll back. */
+  /**
+   * The run ended cleanly: nothing is left to roll back. A journal that cannot be deleted is marked
+   * finished instead, so that `kguard status` never offers to roll back a healthy run and
+   * `kguard rollback` refuses it.
+   */
   async finish(): Promise<void> {
-    if (!this.uid) return removeJournal(this.kubectl, this.journal.namespace, this.journal.runId, this.deadlineMs);
     const path = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
-    const deleted = await this.kubectl.deleteExact(path, { uid: this.uid }, this.deadlineMs);
-    if (!deleted.ok && !deleted.notFound) throw new Error(`kguard could not delete its run journal: ${deleted.message}`);
+    const deleted = this.uid
+      ? await this.kubectl.deleteExact(path, { uid: this.uid }, this.deadlineMs)
+      : await removeJournal(this.kubectl, this.journal.namespace, this.journal.runId, this.deadlineMs).then(
+          () => ({ ok: true as const }),
+          (error: unknown) => ({ ok: false as const, notFound: false, message: error instanceof Error ? error.message : String(error) }),
+        );
+    if (deleted.ok || deleted.notFound) return;
+    const marked = await this.update({ state: 'finished' }).then(
+      () => true,
+      () => false,
+    );
+    const name = `secret/${journalName(this.journal.runId)} (namespace ${this.journal.namespace})`;
+    throw new Error(
+      marked
+        ? `kguard could not delete its run journal ${name}: ${deleted.message}. It is marked finished, so kguard rollback leaves the run alone; remove it with`
+        : `kguard could not delete its run journal ${name}, nor mark it finished: ${deleted.message}. Do not roll this run back: it ended. Remove the journal with`,
+    );
   }
 }
 
@@ -110,7 +128,7 @@ export interface JournalListing {
 
 /** Every journal kguard can see: in one namespace, or in all of them. */
 export async function listJournals(kubectl: JournalKubectl, namespace: string | undefined): Promise<JournalListing[]> {
-  const secrets = await kubectl.listJournals(namespace, `${JOURNAL_LABEL}=${JOURNAL_VERSION}`);
+  const secrets = await kubectl.listLabelled('secrets', namespace, `${JOURNAL_LABEL}=${JOURNAL_VERSION}`);
   const now = Date.now();
   return secrets
     .flatMap((secret) => {

@@ -194,11 +194,11 @@ class KubectlClient implements Kubectl {
   }
 
   /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
-  async listJournals(namespace: string | undefined, selector: string): Promise<KubeObject[]> {
-    const result = await this.run(['get', 'secrets', ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json'], {
+  async listLabelled(type: string, namespace: string | undefined, selector: string): Promise<KubeObject[]> {
+    const result = await this.run(['get', type, ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
     });
-    if (result.exitCode !== 0) throw this.failure(`list kguard's run journals${namespace ? ` in namespace ${namespace}` : ''}`, result);
+    if (result.exitCode !== 0) throw this.failure(`list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ''}`, result);
     return itemsOf<KubeObject>(result.stdout);
   }
 

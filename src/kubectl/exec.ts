@@ -3,7 +3,9 @@
 // Every process runs in a process group of its own, and a deadline kills the whole group: a
 // KGUARD_KUBECTL wrapper script (or a credential plugin kubectl starts) would otherwise keep
 // the output pipes open after the direct child died, and the run would wait for the grandchild.
+// A reaper (reaper.ts) kills the groups still running when kguard itself is killed with SIGKILL.
 import type { execa as Execa } from 'execa';
+import { forgetGroup, reapOnDeath } from './reaper.js';
 
 export interface ExecResult {
   exitCode: number;
@@ -51,7 +53,7 @@ export const execProcess: Exec = async (file, args, options = {}) => {
     detached: true,
   });
   const pid = child.pid;
-  if (pid !== undefined) running.add(pid);
+  if (pid !== undefined) track(pid);
   let timedOut = false;
   let canceled = false;
   const timers: NodeJS.Timeout[] = [];
@@ -94,7 +96,7 @@ export const execProcess: Exec = async (file, args, options = {}) => {
   } finally {
     for (const timer of timers) clearTimeout(timer);
     options.cancelSignal?.removeEventListener('abort', onCancel);
-    if (pid !== undefined) running.delete(pid);
+    if (pid !== undefined) untrack(pid);
   }
 };
 
@@ -129,7 +131,7 @@ export const streamProcess: StreamExec = (file, args, onStdout) => {
       detached: true,
     });
     const pid = child.pid;
-    if (pid !== undefined) running.add(pid);
+    if (pid !== undefined) track(pid);
     // A watch never ends by itself: whatever way kguard exits, its group goes with it.
     if (!stopOnExit) {
       stopOnExit = true;
@@ -158,7 +160,7 @@ export const streamProcess: StreamExec = (file, args, onStdout) => {
       };
     } finally {
       clearTimeout(timer);
-      if (pid !== undefined) running.delete(pid);
+      if (pid !== undefined) untrack(pid);
     }
   })();
   return {
@@ -272,9 +274,22 @@ export const execCommand: CommandExec = async (command, options) => {
 /** Stops every process group kguard started that is still running (on SIGINT/SIGTERM). */
 export function stopRunningProcesses(): number {
   const count = running.size;
-  for (const pid of running) killGroup(pid, 'SIGKILL');
+  for (const pid of running) {
+    killGroup(pid, 'SIGKILL');
+    forgetGroup(pid);
+  }
   running.clear();
   return count;
+}
+
+function track(pid: number): void {
+  running.add(pid);
+  reapOnDeath(pid);
+}
+
+function untrack(pid: number): void {
+  running.delete(pid);
+  forgetGroup(pid);
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

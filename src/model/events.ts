@@ -41,6 +41,8 @@ export type RunEvent =
   | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
   /** With `commands`: what a person runs to finish what kguard could not (a Lease left behind). */
   | { kind: 'journal-warning'; message: string; commands?: string[] }
+  /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */
+  | { kind: 'rollback-wait'; runId: string; waitMs: number }
   | { kind: 'rollback-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   /** A check (--verify, --verify-job) starts, right after the rollout or again during the bake. */

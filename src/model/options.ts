@@ -50,6 +50,8 @@ export interface ApplyOptions {
   logLines: number;
   /** How many kubectl processes may run at once (--concurrency); watch streams are not counted. */
   concurrency: number;
+  /** kubectl's deadline for each API request (--request-timeout; kubectl sends it as `timeout=`). */
+  requestTimeoutMs: number;
 }
 
 /** What a guarded apply needs beyond the run's options: the connection flags for every kubectl call. */
@@ -68,6 +70,7 @@ export const DEFAULTS = {
   lockTimeoutMs: 5 * 60_000,
   logLines: 5,
   concurrency: 8,
+  requestTimeoutMs: 30_000,
 } as const satisfies Partial<ApplyOptions>;
 
 /** How one tracking (of the rollout, or of the restore) runs. */

@@ -190,6 +190,10 @@ export const FORMATTERS: Formatters = {
     event.commands
       ? { tone: 'warn', text: `${event.message}:`, details: event.commands }
       : { tone: 'warn', text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
+  'rollback-wait': (event) => ({
+    tone: 'info',
+    text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,
+  }),
   'rollback-finished': (event) => ({
     tone: event.needsPerson > 0 ? 'alarm' : 'ok',
     text:

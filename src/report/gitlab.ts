@@ -51,6 +51,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'rollback-unhealthy': 'restore',
   'journal-kept': undefined,
   'journal-warning': undefined,
+  'rollback-wait': 'restore',
   'rollback-finished': 'restore',
   'verify-started': 'verify',
   'verify-passed': 'verify',

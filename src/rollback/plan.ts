@@ -178,7 +178,11 @@ export function manualCommands(step: RestoreStep, kubectl: (args: string[]) => s
     case 'delete':
       return [kubectl(['delete', name, ...ns])];
     case 'keep':
-      if (step.reason === 'conflict' || step.reason === 'gone') {
+      if (step.reason === 'gone') {
+        // Deleted by someone else: `replace` would fail NotFound; `create` brings the copy back.
+        return copyFile && step.before ? [`${kubectl(['create', '-f', copyFile])}    # only if you decide the pre-apply copy should come back`] : [];
+      }
+      if (step.reason === 'conflict') {
         return [
           kubectl(['get', name, ...ns, '-o', 'yaml']),
           ...(copyFile && step.before ? [`${kubectl(['replace', '-f', copyFile])}    # only if you decide the pre-apply copy should win`] : []),

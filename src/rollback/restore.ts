@@ -7,7 +7,7 @@
 // is caught too (a 409: that object alone is read again and looked at). A transient API answer
 // (500, 503, 429, a dropped connection) is retried by the kubectl adapter itself
 // (kubectl/transient.ts), for every write alike.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
@@ -104,7 +104,7 @@ async function restoreOne(
   const commandLine = (args: string[]) => deps.kubectl.commandLine(args);
   if (step.action === 'keep') {
     const copy = step.before ?? undefined;
-    const copyFile = copy ? await deps.keepCopy(step.ref, manualCopy(copy, false)) : undefined;
+    const copyFile = copy ? await deps.keepCopy(step.ref, manualCopy(copy, step.reason === 'gone')) : undefined;
     return { status: 'kept', reason: step.reason, commands: manualCommands(step, commandLine, copyFile), copyFile };
   }
 
@@ -256,7 +256,7 @@ async function keepBecause(
 ): Promise<RestoreResult> {
   const before = 'before' in step ? step.before : undefined;
   const keep: RestoreStep = { ref: step.ref, action: 'keep', reason, before };
-  const copyFile = before ? await deps.keepCopy(step.ref, manualCopy(before, false)) : undefined;
+  const copyFile = before ? await deps.keepCopy(step.ref, manualCopy(before, reason === 'gone')) : undefined;
   return { status: 'kept', reason, detail, commands: manualCommands(keep, (args) => deps.kubectl.commandLine(args), copyFile), copyFile };
 }
 
@@ -292,12 +292,33 @@ async function apiPath(ref: ObjectRef, apiResources: () => Promise<Map<string, A
 }
 
 /** A private directory for pre-apply copies a person needs; created on first use. */
-export function privateCopies(): (ref: ObjectRef, object: KubeObject) => Promise<string> {
+export interface PrivateCopies {
+  (ref: ObjectRef, object: KubeObject): Promise<string>;
+  /** Removes the copies (the run needs no person: no printed command names them). */
+  remove(): Promise<void>;
+}
+
+/** Where a run's copies go: `kguard-restore-<run>-XXXXXX` in the temp directory, mode 0700. */
+const copiesPrefix = (runId: string | undefined) => path.join(tmpdir(), runId ? `kguard-restore-${runId}-` : 'kguard-restore-');
+
+export function privateCopies(runId?: string): PrivateCopies {
   let directory: Promise<string> | undefined;
-  return async (ref, object) => {
-    directory ??= mkdtemp(path.join(tmpdir(), 'kguard-restore-'));
+  const keep = async (ref: ObjectRef, object: KubeObject) => {
+    directory ??= mkdtemp(copiesPrefix(runId));
     const file = path.join(await directory, `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join('-').toLowerCase()}.json`);
     await writeFile(file, `${JSON.stringify(object, null, 2)}\n`, { mode: 0o600 });
     return file;
   };
+  return Object.assign(keep, {
+    async remove() {
+      if (directory) await rm(await directory, { recursive: true, force: true }).catch(() => undefined);
+    },
+  });
+}
+
+/** A run finished later (`kguard rollback`, `forget`): the copies its apply left on this machine go too. */
+export async function removeCopiesOf(runId: string): Promise<void> {
+  const prefix = path.basename(copiesPrefix(runId));
+  const entries = await readdir(tmpdir()).catch(() => [] as string[]);
+  await Promise.all(entries.filter((name) => name.startsWith(prefix)).map((name) => rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined)));
 }

@@ -5,6 +5,7 @@
 // with exit 4 and the commands that finish it).
 import { interruptible } from '../clock.js';
 import { InterruptedError, KubectlError } from '../errors.js';
+import { thisProcess } from '../journal/holder.js';
 import { LEASE_DURATION_SECONDS } from '../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../journal/leases.js';
 import { deleteExpiredJournals, makeRunId, type RunJournal } from '../journal/store.js';
@@ -48,7 +49,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const request = applyRequest(options, inputs);
     const understood = await understand(request, options, inputs, deps).catch(interruptedBeforeApply(deps.signal));
     const refs = [...understood.refs, ...understood.pruned];
-    const runId = makeRunId();
+    const runId = rawDeps.runId ?? makeRunId();
     const home = homeNamespace(refs, options.namespace);
     // A refused dry run ends the run before kguard writes anything, its own leases included.
     if (!understood.server.ok) {
@@ -76,7 +77,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       leases = await acquireLeases(
         deps.kubectl,
         refs,
-        { home, runId, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
+        { home, runId, holder: thisProcess(), journalNamespace: home, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
         { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal },
       ).catch(interruptedBeforeApply(deps.signal));
     }

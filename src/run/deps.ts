@@ -16,6 +16,8 @@ export interface Deps {
   signal?: AbortSignal;
   inputs: InputDeps;
   keepCopy: RestoreDeps['keepCopy'];
+  /** The run's id, when the caller made it (its copies' directory is named after it); else made here. */
+  runId?: string;
   /**
    * Called once the result is known, before the journal and the leases are let go: the verdict
    * line does not wait for kguard's own cleanup.

@@ -1,6 +1,7 @@
 // The run's journal around the apply: where it lives (the leases' home namespace too), its start,
 // and its end (deleted when no person is needed, kept with the `kguard rollback` command when one is).
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { thisProcess } from '../journal/holder.js';
 import { journalExpiry, RunJournal } from '../journal/store.js';
 import { outcomeOf } from './result.js';
 import type { RunResult } from '../model/result.js';
@@ -29,6 +30,8 @@ export async function startJournal(
       expiresAt: journalExpiry(now),
       state: 'applying',
       command: options.commandLine ?? 'kguard apply',
+      holder: thisProcess(),
+      requestTimeoutMs: options.requestTimeoutMs,
       objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null })),
     },
     options.timeoutMs,
@@ -43,7 +46,13 @@ export async function startJournal(
  */
 export async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
   if (result.outcome !== 'needs-attention') {
-    await journal.finish().catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }));
+    await journal.finish().catch((error: unknown) =>
+      deps.reporter.emit({
+        kind: 'journal-warning',
+        message: error instanceof Error ? error.message : String(error),
+        commands: [runCommand('forget', journal.runId, deps.kubectl)],
+      }),
+    );
     return;
   }
   const command = rollbackCommand(journal.runId, deps.kubectl);
@@ -55,10 +64,15 @@ export async function endJournal(journal: RunJournal, result: RunResult, deps: P
  * pinned context included, so the command finds the cluster this run changed.
  */
 export function rollbackCommand(runId: string, kubectl: Pick<Deps['kubectl'], 'commandLine'>): string {
+  return runCommand('rollback', runId, kubectl);
+}
+
+/** `kguard COMMAND RUN` with the run's --context and --kubeconfig. */
+export function runCommand(command: 'rollback' | 'forget' | 'unlock', runId: string, kubectl: Pick<Deps['kubectl'], 'commandLine'>): string {
   const flags = kubectl
     .commandLine([])
     .split(' ')
     .slice(1)
     .filter((arg) => /^'?--(context|kubeconfig)=/.test(arg));
-  return ['kguard', 'rollback', runId, ...flags].join(' ');
+  return ['kguard', command, runId, ...flags].join(' ');
 }

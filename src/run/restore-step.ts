@@ -36,6 +36,9 @@ export async function restore(objects: PendingObject[], options: ApplyOptions, d
   for (const object of restored) {
     const outcome = outcomes.get(objectKey(object.ref));
     if (!outcome?.tracked) continue;
+    // A signal while the restored pods start: the writes are done, and a cancelled run does not
+    // wait for health (as above). Not healthy yet is not a failed restore.
+    if (deps.signal?.aborted && outcome.verdict.state !== 'healthy') continue;
     object.afterRestore = { state: outcome.verdict.state, summary: outcome.diagnosis?.summary, elapsedMs: outcome.elapsedMs };
     if (outcome.verdict.state === 'healthy' && outcome.verdict.progress) {
       deps.reporter.emit({ kind: 'rolled-back', workload: object.ref, progress: outcome.verdict.progress, elapsedMs: outcome.elapsedMs });

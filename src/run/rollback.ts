@@ -3,13 +3,16 @@
 // the same rule: someone else's change wins.
 import { isChangeKind } from '../objects/compare.js';
 import type { Clock } from '../clock.js';
-import { InputError } from '../errors.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import type { Kubectl } from '../kubectl/types.js';
 import { changesToUndo, type Journal } from '../journal/journal.js';
 import { leaseNamespace } from '../journal/lease.js';
 import { releaseLeftLeases } from '../journal/leases.js';
-import { listJournals, removeJournal, type JournalListing } from '../journal/store.js';
+import { removeJournal } from '../journal/store.js';
+import type { HolderProbe } from '../journal/holder.js';
+import type { RunLiveness } from '../journal/liveness.js';
+import { DEFAULTS } from '../model/options.js';
+import { listRuns, pickRun } from './runs.js';
 import { objectKey, typeArg, type KubeObject } from '../objects/model.js';
 import { planRestore } from '../rollback/plan.js';
 import { executeRestore, type RestoreDeps } from '../rollback/restore.js';
@@ -21,6 +24,7 @@ export interface RollbackDeps {
   clock: Clock;
   reporter: Reporter;
   keepCopy: RestoreDeps['keepCopy'];
+  probe: HolderProbe;
 }
 
 export interface RollbackResult {
@@ -34,34 +38,40 @@ export interface RollbackResult {
   results: Map<string, RestoreResult>;
 }
 
-/** The run to roll back: the one named, or the only unfinished one. */
-export function pickJournal(listings: readonly JournalListing[], runId: string | undefined): Journal {
-  if (runId) {
-    const found = listings.find(({ journal }) => journal.runId === runId);
-    if (!found) throw new InputError(`no journal of run ${runId} found (kguard status lists the unfinished runs); it may have finished or expired.`);
-    return found.journal;
-  }
-  if (listings.length === 1) return listings[0]!.journal;
-  if (listings.length === 0) throw new InputError('there is no unfinished kguard run to roll back (no journal found).');
-  throw new InputError(`${listings.length} unfinished kguard runs: name one (${listings.map(({ journal }) => journal.runId).join(', ')}).`);
-}
-
+/**
+ * Restores a run that could not finish itself, from its journal: the one named, or the only
+ * unfinished run that is not alive. A live run is refused unless `force` (runs.ts). A run that
+ * died during its apply may have left a request in flight: it can land up to the run's request
+ * timeout after the death, so the restore waits that out first, and reads the objects again
+ * after it before calling the run restored.
+ */
 export async function runRollback(
-  options: { runId?: string; namespace?: string; deadlineMs: number },
+  options: { runId?: string; namespace?: string; deadlineMs: number; force?: boolean },
   deps: RollbackDeps,
 ): Promise<RollbackResult> {
-  const journal = pickJournal(await listJournals(deps.kubectl, options.namespace), options.runId);
-  // One list per namespace; an object of a namespace that could not be listed is read alone.
-  const read = await readObjects(deps.kubectl, journal.objects.map((entry) => entry.ref));
-  const live = new Map<string, KubeObject | undefined>(journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))]));
-  await Promise.all(read.unread.map(async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))));
-  const changes = changesToUndo(journal, live);
+  const runs = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
+  const run = pickRun(runs, options.runId, 'rollback', options.force ?? false);
+  const journal = run.journal!;
+  await waitOutTheApply(journal, run.liveness, deps);
+  const changes = changesToUndo(journal, await readJournalled(journal, deps));
   const steps = planRestore(
     changes.map(({ ref, change }) => ({ ref, change, verdict: 'failed' as const })),
     'all',
     { keepCreated: false },
   );
   const results = await executeRestore(steps, { deadlineMs: options.deadlineMs }, deps);
+  // Read again: a late write (of a run that was not quite dead) would show here, not be called restored.
+  const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
+    const status = results.get(objectKey(ref))?.status;
+    return isChangeKind(change.change) && status !== 'kept' && status !== 'failed';
+  });
+  for (const { ref } of late) {
+    results.set(objectKey(ref), {
+      status: 'failed',
+      reason: 'it changed again after the restore (a late write of the run, or someone else): look at it, then kguard rollback again',
+      commands: [deps.kubectl.commandLine(['get', typeArg(ref), ...(ref.namespace ? ['-n', ref.namespace] : []), ref.name, '-o', 'yaml'])],
+    });
+  }
   const statuses = [...results.values()].map((result) => result.status);
   const needsPerson = statuses.filter((status) => status === 'failed' || status === 'kept').length;
   if (needsPerson === 0) {
@@ -78,21 +88,30 @@ export async function runRollback(
   };
 }
 
+/** Each journalled object as the cluster holds it now (one list per namespace; the rest read alone). */
+async function readJournalled(journal: Journal, deps: RollbackDeps): Promise<Map<string, KubeObject | undefined>> {
+  const read = await readObjects(deps.kubectl, journal.objects.map((entry) => entry.ref));
+  const live = new Map<string, KubeObject | undefined>(journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))]));
+  await Promise.all(read.unread.map(async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))));
+  return live;
+}
+
+/** The grace a request gets beyond its timeout= before the API server has surely answered it. */
+const LANDING_MARGIN_MS = 2_000;
+
+/** A run killed during its apply: wait until any request it had in flight has ended. */
+async function waitOutTheApply(journal: Journal, liveness: RunLiveness, deps: RollbackDeps): Promise<void> {
+  if (journal.state !== 'applying') return;
+  const diedBy = liveness.state === 'dead' ? liveness.diedBy : Date.now();
+  const until = diedBy + (journal.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs) + LANDING_MARGIN_MS;
+  const waitMs = until - Date.now();
+  if (waitMs <= 0) return;
+  deps.reporter.emit({ kind: 'rollback-wait', runId: journal.runId, waitMs });
+  await deps.clock.sleep(waitMs);
+}
+
 /** The leases a killed run left, in each namespace it touched: only those it still holds. */
 async function releaseLeasesOf(journal: Journal, deadlineMs: number, deps: RollbackDeps): Promise<void> {
   const namespaces = [journal.namespace, ...journal.objects.map(({ ref }) => leaseNamespace(ref, journal.namespace))];
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
-}
-
-/** `kguard status`: one line per unfinished run. */
-export function statusLines(listings: readonly JournalListing[], now: Date): string[] {
-  if (listings.length === 0) return ['no unfinished kguard runs'];
-  return listings.map(({ journal, expired }) => {
-    const ageMinutes = Math.max(0, Math.round((now.getTime() - Date.parse(journal.startedAt)) / 60_000));
-    const left = journal.state === 'applying' ? 'killed during the apply' : journal.state === 'applied' ? 'applied, not verified or restored' : 'restoring';
-    return (
-      `${journal.runId}  namespace ${journal.namespace}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${left}` +
-      `${expired ? '  (expired: deleted by the next run)' : ''}  →  kguard rollback ${journal.runId}`
-    );
-  });
 }

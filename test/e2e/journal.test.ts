@@ -8,7 +8,8 @@ import { differencesFrom, peopleMadeObjects } from './restored.js';
 
 const MISSING = 'xxxxxnginx:1.17';
 const THROTTLED = 'registry.example.com/shop/web:2.0';
-const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
+// A short request timeout: a rollback of a run killed during its apply waits that long for its requests.
+const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -27,8 +28,12 @@ async function deployV1(): Promise<void> {
 
 const v2 = (image: string) => `${configMapYaml('settings', { level: 'debug' })}---\n${deploymentYaml('web', image)}---\n${configMapYaml('brand-new', { a: '1' })}`;
 
-/** kill -9 at a moment chosen by `when`, then `kguard rollback`: the cluster is as before the run. */
-async function killThenRollBack(when: (output: () => string, seen: number) => Promise<void>, image = THROTTLED): Promise<void> {
+/**
+ * kill -9 at a moment chosen by `when`, then at once, as a person would, `kguard status` and
+ * `kguard rollback`: the cluster is as before the run, and stays so once every request the dead
+ * run had sent has been answered.
+ */
+async function killThenRollBack(when: (output: () => string, seen: number) => Promise<void>, image = THROTTLED): Promise<string> {
   await deployV1();
   const before = peopleMadeObjects(env.cluster.store);
   const file = await env.write('v2.yaml', v2(image));
@@ -37,28 +42,31 @@ async function killThenRollBack(when: (output: () => string, seen: number) => Pr
   await when(running.output, seen);
   running.child.kill('SIGKILL');
   await running.done;
-  await env.cluster.faults.restore();
-  // A request the dead run left in flight still lands: wait until the server has answered it.
-  await eventually(() => (env.cluster.requests.length >= env.cluster.arrivals.length ? true : undefined));
 
   const status = await env.kguard(['status']);
   expect(status.exitCode, status.output).toBe(0);
-  expect(status.stdout).toMatch(/^kguard-\S+ {2}namespace default {2}3 object\(s\)/m);
+  expect(status.stdout).toMatch(/^kguard-\S+ {2}namespace default {2}3 object\(s\) .* dead: its process \d+ on this machine has ended {2}→ {2}kguard rollback kguard-\S+$/m);
   const run = await env.kguard(['rollback']);
   expect(run.exitCode, run.output).toBe(0);
   expect(run.output).toMatch(/kguard rollback kguard-\S+: \d object\(s\) restored, \d already as before the run; journal removed \(exit 0\)/);
+  // A request the dead run left in flight has been answered by now; nothing it sent landed later.
+  await eventually(() => (env.cluster.requests.length >= env.cluster.arrivals.length ? true : undefined));
+  await env.cluster.faults.restore();
   // Leases and the journal are gone too: the cluster is exactly as before the run.
   expect(differencesFrom(before, peopleMadeObjects(env.cluster.store))).toEqual([]);
   expect((await env.kguard(['status'])).stdout).toContain('no unfinished kguard runs');
+  return run.output;
 }
 
 describe('kill -9, then kguard rollback', () => {
-  it('right after the apply started', async () => {
-    // Hold the apply's PATCH of the Deployment at the server; the kill lands while it is held.
+  it('right after the apply started: the held PATCH lands after the kill, and the rollback waits it out', async () => {
+    // Hold the apply's PATCH of the Deployment at the server; the kill lands while it is held,
+    // and the server applies it 1.5 s later, as an API server finishes a write it has begun.
     env.cluster.faults.slowNext(1500, 1, /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/);
-    await killThenRollBack(async (_output, seen) => {
+    const output = await killThenRollBack(async (_output, seen) => {
       await eventually(() => (env.cluster.arrivals.slice(seen).some((request) => /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/.test(request)) ? true : undefined));
     });
+    expect(output).toMatch(/run kguard-\S+ died during its apply: waiting (<DURATION>|[45]s) \(its request timeout\) for a request it left in flight to end, then restoring/);
   });
 
   it('in the middle of the watch', async () => {

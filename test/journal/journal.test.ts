@@ -25,7 +25,7 @@ function journalOf(objects: KubeObject[]): Journal {
 }
 
 /** Records the writes; every one succeeds. */
-function recordingKubectl(): { kubectl: Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listJournals'>; writes: string[] } {
+function recordingKubectl(): { kubectl: Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listLabelled'>; writes: string[] } {
   const writes: string[] = [];
   const written = async (object: KubeObject) => {
     writes.push(object.metadata.name);
@@ -38,8 +38,8 @@ function recordingKubectl(): { kubectl: Pick<Kubectl, 'create' | 'replace' | 'de
       replace: written,
       deleteExact: async () => ({ ok: true as const }),
       getObject: async () => undefined,
-      listJournals: async () => [],
-    } as unknown as Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listJournals'>,
+      listLabelled: async () => [],
+    } as unknown as Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listLabelled'>,
   };
 }
 

@@ -37,6 +37,7 @@ const options: ApplyOptions = {
   lockTimeoutMs: DEFAULTS.lockTimeoutMs,
   logLines: DEFAULTS.logLines,
   concurrency: DEFAULTS.concurrency,
+  requestTimeoutMs: DEFAULTS.requestTimeoutMs,
 };
 
 function depsFor(cluster: FakeCluster, reporter = new RecordingReporter()): Deps & { reporter: RecordingReporter } {
@@ -73,7 +74,7 @@ describe('runApply', () => {
     const cluster = fakeCluster([configBefore], [configBefore]);
     const result = await runApply({ ...options, journal: true }, depsFor(cluster));
     expect(exitCodeFor(result)).toBe(0);
-    expect(cluster.calls.filter((call) => ['create', 'replace', 'deleteExact', 'listJournals'].includes(call))).toEqual([]);
+    expect(cluster.calls.filter((call) => ['create', 'replace', 'deleteExact', 'listLabelled'].includes(call))).toEqual([]);
   });
 
   it('takes its leases and writes its journal when the apply changes something, and lets both go at the end', async () => {

@@ -97,8 +97,8 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
         ['/Pod', { name: 'pods', namespaced: true }],
       ]);
     },
-    listJournals: async () => {
-      guard('listJournals');
+    listLabelled: async () => {
+      guard('listLabelled');
       return [];
     },
     replace: async (object) => {

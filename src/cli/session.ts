@@ -1,0 +1,27 @@
+// The CLI's state of one invocation, shared by the commands (main.ts, journal-commands.ts).
+import type { Reporter } from '../model/events.js';
+import type { ManifestInput } from '../model/options.js';
+import type { RunRecorder } from '../report/recorder.js';
+import type { Redactor } from '../report/redact.js';
+
+/** What the exits need to know about the run in progress, whichever path it ends on. */
+export interface Session {
+  json: boolean;
+  githubActions: boolean;
+  /** Every Secret value of the apply, learned before kubectl reads the manifests. */
+  redactor: Redactor;
+  /** Aborted by the first SIGINT/SIGTERM: the run stops and restores what the apply changed. */
+  cancel: AbortController;
+  recorder?: RunRecorder;
+  /** The result is in: a late signal changes nothing. */
+  finished?: boolean;
+  /** --junit FILE: written at the end of every apply, failed ones included. */
+  junitFile?: string;
+}
+
+/** What a command borrows from main.ts: its reporter and the one way errors become exit codes. */
+export interface CommandContext {
+  session: Session;
+  makeReporter(session: Session, manifests?: ManifestInput): Promise<Reporter>;
+  fail(session: Session, error: unknown): Promise<number>;
+}
