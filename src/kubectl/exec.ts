@@ -207,7 +207,8 @@ export type CommandExec = (command: string, options: CommandOptions) => Promise<
  * A --verify command: `sh -c COMMAND` (execa's shell option), stdin closed so it can never wait
  * for input, in a process group of its own that its deadline or a cancel stops whole (SIGTERM,
  * then SIGKILL a second later), and that a second signal stops with every kubectl
- * (stopRunningProcesses). Only the end of its output is kept.
+ * (stopRunningProcesses), as the reaper does when kguard dies by SIGKILL. Only the end of its
+ * output is kept.
  */
 export const execCommand: CommandExec = async (command, options) => {
   const { execa } = await loadExeca();
@@ -220,7 +221,7 @@ export const execCommand: CommandExec = async (command, options) => {
     detached: true,
   });
   const pid = child.pid;
-  if (pid !== undefined) running.add(pid);
+  if (pid !== undefined) track(pid);
   let output = '';
   let truncated = false;
   const keep = (text: string) => {
@@ -267,7 +268,7 @@ export const execCommand: CommandExec = async (command, options) => {
   } finally {
     for (const timer of timers) clearTimeout(timer);
     options.cancelSignal?.removeEventListener('abort', onCancel);
-    if (pid !== undefined) running.delete(pid);
+    if (pid !== undefined) untrack(pid);
   }
 };
 
