@@ -29,7 +29,7 @@ export async function runVerifyJob(prepared: PreparedJob, run: JobRun, deps: Job
   const check: Extract<VerifyCheck, { type: 'job' }> = { type: 'job', file: prepared.file, job: prepared.ref };
   deps.reporter.emit({ kind: 'verify-started', check, during: 'verify', timeoutMs: run.timeoutMs });
   const startedAt = deps.clock.now();
-  const context = () => ({ during: 'verify' as const, elapsedMs: deps.clock.now() - startedAt, timeoutMs: run.timeoutMs });
+  const context = () => ({ during: 'verify' as const, elapsedMs: deps.clock.now() - startedAt, timeoutMs: run.timeoutMs, keep: run.keep });
   let created: KubeObject | undefined;
   let outcome: VerifyOutcome | undefined;
   try {

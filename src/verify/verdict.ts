@@ -65,8 +65,11 @@ export function outputLines(result: Pick<CommandResult, 'output' | 'truncated'>)
   return lines.slice(-JSON_LOG_LINES);
 }
 
-/** A verify Job's verdict from its tracking: the shared engine judged it as it judges any Job. */
-export function jobOutcome(check: Extract<VerifyCheck, { type: 'job' }>, tracked: TrackedOutcome | undefined, context: CheckContext): VerifyOutcome {
+/**
+ * A verify Job's verdict from its tracking: the shared engine judged it as it judges any Job.
+ * Its next step never sends a person to a pod that is deleted with the Job (unless --keep-verify).
+ */
+export function jobOutcome(check: Extract<VerifyCheck, { type: 'job' }>, tracked: TrackedOutcome | undefined, context: CheckContext & { keep: boolean }): VerifyOutcome {
   const base = { check, during: context.during, elapsedMs: context.elapsedMs, timedOut: false, lines: [], evidence: [], logs: [] };
   const job = check.job ? describeObject(check.job) : 'the Job';
   const verdict = tracked?.verdict;
@@ -77,7 +80,10 @@ export function jobOutcome(check: Extract<VerifyCheck, { type: 'job' }>, tracked
       return { ...base, passed: true, summary: `completed${verdict.progress.summary ? ` (${verdict.progress.summary})` : ''}` };
     case 'failed': {
       const cause = verdict.cause.source === 'condition' ? `cannot ${verdict.cause.rule.cannot}: ${verdict.cause.reason}` : (diagnosis?.summary ?? 'failed');
-      return { ...base, ...evidence, passed: false, summary: `${job} failed: ${cause}`, nextStep: diagnosis?.nextStep ?? 'read its pods\' logs and events' };
+      const nextStep = context.keep
+        ? (diagnosis?.nextStep ?? "read its pods' logs and events")
+        : 'the check says the new version does not work: its pod\'s last lines are above (the Job is deleted after its check; --keep-verify keeps it). Fix the app (or the check) and apply again';
+      return { ...base, ...evidence, passed: false, summary: `${job} failed: ${cause}`, nextStep };
     }
     case 'timed-out':
       return {

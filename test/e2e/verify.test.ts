@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
@@ -89,5 +89,82 @@ describe.concurrent('kguard apply --verify', () => {
       // The shell's child, in the same process group, went with it.
       const sleeper = Number(readFileSync(join(sandboxed.dir, 'sleeper.pid'), 'utf8').trim());
       expect(await stillRunning(sleeper)).toBe(false);
+    }));
+});
+
+/** A smoke-test Job whose container prints `lines` and exits with `exitCode` after a few simulated seconds. */
+function smokeJob(exitCode: number, lines: string[]): string {
+  return `apiVersion: batch/v1
+kind: Job
+metadata:
+  generateName: smoke-
+spec:
+  backoffLimit: 0
+  template:
+    metadata:
+      annotations:
+        sim.kguard.dev/exit-code: "${exitCode}"
+        sim.kguard.dev/run-seconds: "3"
+        sim.kguard.dev/stdout: ${JSON.stringify(`${lines.join('\n')}\n`)}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: smoke
+        image: curlimages/curl:8.8.0
+`;
+}
+
+function jobsIn(sandboxed: Sandbox): string[] {
+  return sandboxed.cluster.store
+    .everything()
+    .filter((object) => object.kind === 'Job' || (object.kind === 'Pod' && object.metadata.name.startsWith('smoke-')))
+    .map((object) => `${object.kind}/${object.metadata.name}`);
+}
+
+describe.concurrent('kguard apply --verify-job', () => {
+  it('restores the apply when the verify Job fails, shows its pod\'s last lines, and deletes the Job', () =>
+    withCluster(async (sandboxed) => {
+      const file = await webChange(sandboxed);
+      const job = await sandboxed.write('smoke.yaml', smokeJob(1, ['GET /checkout', 'FAIL: /checkout answered 500']));
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify-job', job, '--output', 'json']);
+      expect(run.exitCode, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/• verifying: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*smoke\.yaml \(--verify-job, at most 2m\)/);
+      expect(run.stderr).toMatch(/✖ verification failed: job\/smoke-[a-z0-9]{5} \(namespace default\) failed: cannot complete: its pods failed more often than backoffLimit allows: BackoffLimitExceeded/);
+      expect(run.stderr).toMatch(/last lines of container smoke \(pod smoke-[a-z0-9]{5}-[a-z0-9]+\):\n {6}\| GET \/checkout\n {6}\| FAIL: \/checkout answered 500\n/);
+      expect(run.stderr).toContain("next: the check says the new version does not work: its pod's last lines are above (the Job is deleted after its check; --keep-verify keeps it)");
+      expect(run.stderr).toMatch(/• job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
+      expect(jobsIn(sandboxed)).toEqual([]);
+      const report = JSON.parse(run.stdout) as JsonReport;
+      expect(report.verify).toEqual([
+        expect.objectContaining({ type: 'job', file: job, passed: false, cleanup: { action: 'deleted', detail: null, commands: [] }, job: { namespace: 'default', name: expect.stringMatching(/^smoke-/) } }),
+      ]);
+      expect(report.verify[0]?.logs[0]?.lines).toEqual(['GET /checkout', 'FAIL: /checkout answered 500']);
+    }));
+
+  it('passes when the verify Job completes, and deletes it after', () =>
+    withCluster(async (sandboxed) => {
+      const file = await webChange(sandboxed);
+      const job = await sandboxed.write('smoke.yaml', smokeJob(0, ['all 12 checks passed']));
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify-job', job]);
+      expect(run.exitCode, run.output).toBe(0);
+      expect(run.output).toMatch(/✔ verified: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*smoke\.yaml completed \(1\/1 completions succeeded\) in <DURATION>/);
+      expect(run.output).toMatch(/job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
+      expect(jobsIn(sandboxed)).toEqual([]);
+    }));
+
+  it('deletes the verify Job when a signal stops the run while it runs, and restores (exit 130)', () =>
+    withCluster(async (sandboxed) => {
+      const file = await webChange(sandboxed);
+      const job = await sandboxed.write('slow.yaml', smokeJob(0, ['still checking']).replace('run-seconds: "3"', 'run-seconds: "900"'));
+      const { child, done } = sandboxed.kguardProcess(['apply', '-f', file, ...fast, '--verify-job', job]);
+      await eventually(() => (jobsIn(sandboxed).some((name) => name.startsWith('Pod/')) ? true : undefined));
+      child.kill('SIGTERM');
+      const run = await done;
+      expect(run.exitCode, run.output).toBe(130);
+      expect(run.output).toMatch(/job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
+      expect(jobsIn(sandboxed)).toEqual([]);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     }));
 });

@@ -7,7 +7,7 @@ import { JOB_CONDITION_REASONS } from '../../src/classify/conditions.js';
 import { commandOutcome, jobOutcome, outputLines } from '../../src/verify/verdict.js';
 
 const ended = (result: Partial<CommandResult>): CommandResult => ({ timedOut: false, cancelled: false, output: '', truncated: false, ...result });
-const context = { during: 'verify' as const, elapsedMs: 420, timeoutMs: 120_000 };
+const context = { during: 'verify' as const, elapsedMs: 420, timeoutMs: 120_000, keep: false };
 
 describe('commandOutcome', () => {
   it('passes at exit 0 and keeps what the command printed', () => {
