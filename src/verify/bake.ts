@@ -101,7 +101,8 @@ export async function bake(targets: readonly BakeTarget[], run: BakeRun, deps: T
 
 function checkStop(failed: VerifyOutcome | undefined): Stop | undefined {
   if (!failed) return undefined;
-  return { stoppedBy: 'check', summary: `a check failed during the bake: ${failed.summary}`, evidence: [], logs: [], nextStep: failed.nextStep };
+  const what = failed.check.type === 'command' ? `\`${failed.check.command}\`` : failed.check.file;
+  return { stoppedBy: 'check', summary: `${what}, run again, ${failed.summary}`, evidence: [], logs: [] };
 }
 
 /** One look at every workload: the first that broke (or that someone else changed) stops the bake. */

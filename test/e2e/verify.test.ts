@@ -168,3 +168,60 @@ describe.concurrent('kguard apply --verify-job', () => {
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     }));
 });
+
+/** web at nginx:1.26 whose containers run `runSeconds` simulated seconds (Ready all along: no probe), exit 1 once, then run on. */
+function crashingOnce(runSeconds: number): string {
+  return deploymentYaml('web', 'nginx:1.26').replace(
+    '    spec:\n      containers:',
+    `      annotations:\n        sim.kguard.dev/exit-code: "1"\n        sim.kguard.dev/run-seconds: "${runSeconds}"\n        sim.kguard.dev/crash-count: "1"\n        sim.kguard.dev/stdout: "serving on :80\\npanic: nil map in cache warm-up\\n"\n    spec:\n      containers:`,
+  );
+}
+
+describe.concurrent('kguard apply --bake', () => {
+  it('catches a container that crashes 5 s after it became Ready, and restores the apply', () =>
+    withCluster(async (sandboxed) => {
+      await sandboxed.deployHealthy('web', 'nginx:1.25');
+      // 50 simulated seconds at the harness's time scale of 10: 5 s of wall time after it started.
+      const file = await sandboxed.write('web-crashing.yaml', crashingOnce(50));
+      expect(crashingOnce(50)).toContain('sim.kguard.dev/run-seconds: "50"');
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--bake', '30s', '--output', 'json']);
+      expect(run.exitCode, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/✔ deployment\/web \(namespace default\): rolled out, 2\/2 new pods ready/);
+      expect(run.stderr).toContain('• baking for 30s: watching 1 workload for restarts, pods leaving Ready and evictions');
+      expect(run.stderr).toMatch(
+        /✖ deployment\/web \(namespace default\): (container web of pod web-[a-z0-9-]+ restarted \(exit code 1, Error\)|pod web-[a-z0-9-]+ is no longer Ready: container web ended \(exit code 1, Error\)) \(after \d+\.\ds of the 30s bake\)/,
+      );
+      expect(run.stderr).toMatch(/last lines of container web \(pod web-[a-z0-9-]+(, run before the restart)?\):\n {6}\| serving on :80\n {6}\| panic: nil map in cache warm-up\n/);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
+      const report = JSON.parse(run.stdout) as JsonReport;
+      expect(report).toMatchObject({ outcome: 'rolled-back', exitCode: 3, verify: [] });
+      expect(report.bake).toMatchObject({ durationMs: 30_000, passed: false, stoppedBy: 'workload', workload: { kind: 'Deployment', name: 'web' } });
+      // Caught at the crash, not at the end of the bake.
+      expect(report.bake!.elapsedMs).toBeGreaterThan(2_000);
+      expect(report.bake!.elapsedMs).toBeLessThan(15_000);
+    }));
+
+  it('runs the --verify commands again every --verify-interval, and restores when one fails during the bake', () =>
+    withCluster(async (sandboxed) => {
+      const file = await webChange(sandboxed);
+      // Passes the first time, fails from the second: the canary's second request breaks.
+      const check = 'if [ -f checked-once ]; then echo "second look: 502 from /api" >&2; exit 1; fi; touch checked-once; echo "first look: ok"';
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify', check, '--bake', '20s', '--verify-interval', '1s']);
+      expect(run.exitCode, run.output).toBe(3);
+      expect(run.output).toContain(`✔ verified: \`${check}\` exited 0 in <DURATION>`);
+      expect(run.output).toContain('; the --verify commands run again every <DURATION>');
+      expect(run.output).toContain(`✖ bake: check failed: \`${check}\` exited with code 1 (after <DURATION>)`);
+      expect(run.output).toContain('  | second look: 502 from /api');
+      expect(run.output).toContain(`✖ the bake stopped: \`${check}\`, run again, exited with code 1 (after <DURATION> of the <DURATION> bake)`);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
+    }));
+
+  it('passes a bake in which nothing breaks, the checks passing again, and keeps the apply', () =>
+    withCluster(async (sandboxed) => {
+      const file = await webChange(sandboxed);
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify', 'true', '--bake', '2s', '--verify-interval', '500ms']);
+      expect(run.exitCode, run.output).toBe(0);
+      expect(run.output).toMatch(/✔ baked for <DURATION>: no restart, no pod left Ready, no eviction in 1 workload; the checks passed \d+ more times?/);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
+    }));
+});
