@@ -18,6 +18,8 @@ export type PodMarks = ReadonlyMap<string, PodMark>;
 
 export interface Breach {
   what: 'restarted' | 'left-ready' | 'evicted';
+  /** What it says about the new version: its process ends, it stops answering its readiness probe, or the kubelet evicted it. */
+  why: 'exits' | 'unready' | 'evicted';
   pod: string;
   container?: string;
   /** One clause: "container web of pod web-7d9c-x2k4q restarted (exit code 1, Error)". */
@@ -70,7 +72,7 @@ function evicted(pod: Pod): Breach | undefined {
   const byKubelet = disruption?.status === 'True' && disruption.reason === 'TerminationByKubelet';
   if (!(pod.status?.phase === 'Failed' && pod.status.reason === 'Evicted') && !byKubelet) return undefined;
   const message = (pod.status?.message ?? disruption?.message ?? '').trim();
-  return { what: 'evicted', pod: pod.metadata.name, summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ''}` };
+  return { what: 'evicted', why: 'evicted', pod: pod.metadata.name, summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ''}` };
 }
 
 /** A container whose restartCount went up: it ended (crashed, OOM-killed, failed its liveness probe) and the kubelet started it again. */
@@ -84,6 +86,7 @@ function restarted(pod: Pod, before: PodMark | undefined): Breach | undefined {
     const times = now - was > 1 ? ` ${now - was} times` : '';
     return {
       what: 'restarted',
+      why: 'exits',
       pod: pod.metadata.name,
       container: status.name,
       summary: `container ${status.name} of pod ${pod.metadata.name} restarted${times}${how}`,
@@ -101,6 +104,8 @@ function leftReady(pod: Pod, before: PodMark | undefined): Breach | undefined {
   const why = down ? `container ${down.name} ${stateText(down.state)}` : `${ready?.reason ?? 'not ready'}${ready?.message ? `: ${ready.message}` : ''}`;
   return {
     what: 'left-ready',
+    // A container that ended, or waits to start again (CrashLoopBackOff), exits; a running one fails its probe.
+    why: down && !down.state?.running ? 'exits' : 'unready',
     pod: pod.metadata.name,
     container: down?.name,
     summary: `pod ${pod.metadata.name} is no longer Ready: ${why}`,

@@ -153,12 +153,12 @@ async function judgeOne(entry: Watched, reading: Reading, startedAt: number, run
   const { marks, breach } = bakeLook(entry.marks, newPodsOf(rules, observation.object, snapshot));
   entry.marks = marks;
   if (!breach) return undefined;
-  return { stoppedBy: 'workload', workload, summary: breach.summary, evidence: [], logs: await logsOf(breach, workload, run.logLines, deps), nextStep: NEXT_STEPS[breach.what] };
+  return { stoppedBy: 'workload', workload, summary: breach.summary, evidence: [], logs: await logsOf(breach, workload, run.logLines, deps), nextStep: NEXT_STEPS[breach.why] };
 }
 
-const NEXT_STEPS: Record<Breach['what'], string> = {
-  restarted: 'the new version stops some time after it starts; its last lines are above. Fix the app (or its memory limit, or its liveness probe) and apply again',
-  'left-ready': 'the new version stops answering its readiness probe some time after it starts. Fix the app (or the probe) and apply again',
+const NEXT_STEPS: Record<Breach['why'], string> = {
+  exits: 'the new version stops some time after it starts; its last lines are above. Fix the app (or its memory limit, or its liveness probe) and apply again',
+  unready: 'the new version stops answering its readiness probe some time after it starts. Fix the app (or the probe) and apply again',
   evicted: "the kubelet evicted a new pod (the message says which resource ran short); raise the pod's requests or limits, or find what fills the node",
 };
 

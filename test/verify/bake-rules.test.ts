@@ -36,6 +36,7 @@ describe('bakeLook', () => {
     const { breach } = bakeLook(marksOf([ready]), [crashed]);
     expect(breach).toEqual({
       what: 'restarted',
+      why: 'exits',
       pod: ready.metadata.name,
       container,
       summary: `container ${container} of pod ${ready.metadata.name} restarted (exit code 1, Error)`,
@@ -46,7 +47,7 @@ describe('bakeLook', () => {
   it('catches a pod that leaves Ready, before the kubelet restarts its container', () => {
     const down = variant({ ready: false, state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } });
     const { breach } = bakeLook(marksOf([ready]), [down]);
-    expect(breach).toMatchObject({ what: 'left-ready', summary: `pod ${ready.metadata.name} is no longer Ready: container ${container} ended (exit code 137, OOMKilled)` });
+    expect(breach).toMatchObject({ what: 'left-ready', why: 'exits', summary: `pod ${ready.metadata.name} is no longer Ready: container ${container} ended (exit code 137, OOMKilled)` });
   });
 
   it("catches the kubelet's eviction (phase Failed, reason Evicted)", () => {
