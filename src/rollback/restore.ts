@@ -135,13 +135,16 @@ async function restoreOne(
   }
 
   // put-back: a conditional PUT of the pre-apply copy; a 409 means it moved between the look and
-  // the write, so look again. The phase's list is the first look; then up to PUT_BACK_LOOKS
-  // reads of this object alone.
+  // the write (a controller's status write, under load several a second), so look again. The
+  // phase's list is the first look; then reads of this object alone: PUT_BACK_LOOKS at once,
+  // then with a growing pause until --rollback-timeout, as for the field owners below.
   const path = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive: KubeObject | undefined;
   let written: KubeObject | undefined;
-  for (let look = 0; look <= PUT_BACK_LOOKS; look += 1) {
+  const giveUpAt = deps.clock.now() + options.deadlineMs;
+  for (let look = 0; look <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look += 1) {
+    if (look > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look - PUT_BACK_LOOKS, 5));
     const live = await read();
     // A write answered 504 may have landed all the same (the API server stored it, then timed out
     // answering: endpoints/handlers/finisher): the retry's 409 is then kguard's own write, not
@@ -165,7 +168,7 @@ async function restoreOne(
     const notes = await afterPutBack(step, live, owned.object, options, deps);
     return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
   }
-  return keepBecause(step, 'conflict', 'it kept changing while kguard tried to restore it', deps);
+  return keepBecause(step, 'conflict', `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`, deps);
 }
 
 /**

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
   console.log(`kube-sim API server listening on ${cluster.url} (time scale ${cluster.clock.timeScale})`);
   console.log(`kubeconfig: ${cluster.kubeconfigPath}`);
   console.log(`export KUBECONFIG=${cluster.env.KUBECONFIG} KUBECACHEDIR=${cluster.env.KUBECACHEDIR}`);
+  console.log(`faults (see test/kube-sim/README.md): kubectl create --raw /kube-sim/faults -f - <<<'{"failNext": {"status": 503, "count": 2, "match": "^PATCH"}}'`);
 
   const shutdown = (): void => {
     cluster.stop().then(

@@ -178,6 +178,21 @@ describe('executeRestore, when writes race', () => {
     expectRestored(cluster, configs);
   });
 
+  it('keeps looking while a busy controller moves the object between every look and write, until it lands', async () => {
+    const configs = Array.from({ length: 2 }, (_, index) => configMap(`config-${index}`, 'one'));
+    const { cluster, planned } = scenario(configs.map((before) => ({ before, after: changedConfig(before) })));
+    // Eight status writes in a row land between kguard's look and its write (a controller under
+    // load): each PUT answers 409, the content never changes. A fixed number of looks gives up.
+    cluster.beforeWrite('config-1', (_object, writesBefore) => {
+      if (writesBefore < 8) cluster.live.get('ConfigMap/shop/config-1')!.metadata.resourceVersion = String(6000 + writesBefore);
+    });
+    const { results } = await restore(cluster, planned);
+
+    expect(cluster.calls.filter((call) => call.method === 'getObject' && call.target === 'config-1').length).toBeGreaterThanOrEqual(8);
+    expect(results.get('/ConfigMap/shop/config-1')).toMatchObject({ status: 'restored', differences: [] });
+    expectRestored(cluster, configs);
+  });
+
   it("keeps someone else's change made between the list and the write: never overwritten, kept with commands", async () => {
     const configs = Array.from({ length: 4 }, (_, index) => configMap(`config-${index}`, 'one'));
     const { cluster, planned } = scenario(configs.map((before) => ({ before, after: changedConfig(before) })));

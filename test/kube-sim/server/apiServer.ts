@@ -20,6 +20,7 @@ import {
 } from './discovery.js';
 import type { AggregatedApiService } from '../scenario-crowd.js';
 import { legacyAggregatedGroups, sendServiceUnavailable, servedByUnavailable, staleDiscoveryItems, unavailableGroupVersions } from './aggregation.js';
+import { controlFaults, CONTROL_PATH } from './control.js';
 import { FaultInjector, requestDeadlineExceeded, type Faults } from './faults.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { isWatchRequest, serveResource } from './resources.js';
@@ -130,6 +131,8 @@ export async function startApiServer(store: Store, clock: SimClock, options: Api
     const query = parsed.searchParams;
     const route = parseResourcePath(pathname);
 
+    // The shell's way to inject faults (control.ts): never itself slowed or failed.
+    if (pathname === CONTROL_PATH && req.method === 'POST') return controlFaults(req, res, faults);
     const facts = { method: req.method ?? 'GET', url: req.url ?? '/', route, isWatch: isWatchRequest(query) };
     await faults.delay(facts);
     const failure = faults.failureFor(facts);
