@@ -70,6 +70,8 @@ export interface ApplyInput {
   settle?: Duration;
   /** During the bake, run the `verify` commands again this often. Default: not again. */
   verifyInterval?: Duration;
+  /** Successful runs kept per namespace for `kguard history` and `kguard undo`. Default 10; 0 keeps none. */
+  history?: number;
   /** Default "all". */
   rollback?: RollbackMode;
   /** How many of a failing container's last lines the log events quote (the report keeps up to 50). Default 5. */
@@ -140,6 +142,7 @@ function guardInput(input: ApplyInput): GuardInput {
     verifyTimeoutMs: ms(input.verifyTimeout, 'verifyTimeout'),
     keepVerify: input.keepVerify,
     verifyIntervalMs: ms(input.verifyInterval, 'verifyInterval'),
+    history: input.history,
     rollback: input.rollback,
     logLines: input.logLines,
     concurrency: input.concurrency,

@@ -35,6 +35,8 @@ export interface GuardInput {
   keepVerify?: boolean;
   bakeMs?: number;
   verifyIntervalMs?: number;
+  /** Successful runs kept per namespace for kguard history and undo (--history); 0 keeps none. */
+  history?: number;
   rollback?: RollbackMode;
   logLines?: number;
   /** kubectl processes at once (watch streams aside). */
@@ -59,6 +61,8 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
   if (!(requestTimeoutMs >= 1000) || requestTimeoutMs % 1000 !== 0) {
     throw new InputError(`--request-timeout ${JSON.stringify(`${requestTimeoutMs / 1000}s`)} is not a whole number of seconds; use e.g. --request-timeout 30s.`);
   }
+  const history = input.history ?? DEFAULTS.history;
+  if (!Number.isInteger(history) || history < 0) throw new InputError(`--history ${JSON.stringify(String(history))} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
   const concurrency = input.concurrency ?? DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${JSON.stringify(String(concurrency))} is not a number of processes; use 1 or more, e.g. --concurrency 8.`);
   const passThrough = splitPassThrough(input.kubectlArgs ?? []);
@@ -90,6 +94,7 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     rollbackTimeoutMs,
     pollIntervalMs,
     ...verification,
+    history,
     poll: input.poll ?? false,
     rollback: input.rollback ?? DEFAULTS.rollback,
     keepCreated: input.keepCreated ?? false,

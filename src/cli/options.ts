@@ -35,6 +35,8 @@ export interface RawApplyOptions {
   verifyTimeout?: string;
   keepVerify?: boolean;
   verifyInterval?: string;
+  /** --history N: successful runs kept per namespace. */
+  history?: string;
   /** --log-lines: how many of a failing container's last lines to print. */
   logLines?: string;
   /** --concurrency: kubectl processes at once. */
@@ -109,12 +111,18 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     verifyTimeoutMs: optionalDuration(raw.verifyTimeout, '--verify-timeout'),
     keepVerify: raw.keepVerify,
     verifyIntervalMs: optionalDuration(raw.verifyInterval, '--verify-interval'),
+    history: raw.history === undefined ? undefined : parseHistory(raw.history),
     rollback: parseRollbackMode(raw.rollback),
     logLines: parseLogLines(raw.logLines),
     concurrency: raw.concurrency === undefined ? undefined : parseCount(raw.concurrency, '--concurrency'),
     requestTimeoutMs: raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
     kubectlArgs: passThroughArgs,
   });
+}
+
+function parseHistory(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
+  return Number(value.trim());
 }
 
 function optionalDuration(value: string | undefined, flag: string): number | undefined {

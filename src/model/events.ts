@@ -39,6 +39,11 @@ export type RunEvent =
   | { kind: 'rollback-unhealthy'; workload: ObjectRef; reason: string; commands: string[] }
   | { kind: 'journal'; runId: string; namespace: string }
   | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
+  /** `kguard undo --dry-run`: what undoing a run would do to one object, with the differences `kubectl diff` style. */
+  | { kind: 'undo-preview'; runId: string; object: ObjectRef; action: 'put-back' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] }
+  | { kind: 'undo-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number; dryRun: boolean }
+  /** A successful run is kept in the history (--history): `kguard undo RUN` puts back the state before it. */
+  | { kind: 'history-kept'; runId: string; namespace: string; keep: number }
   /** With `commands`: what a person runs to finish what kguard could not (a Lease left behind). */
   | { kind: 'journal-warning'; message: string; commands?: string[] }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */

@@ -35,6 +35,8 @@ export interface ApplyOptions {
   bakeMs: number;
   /** During the bake, run the --verify commands again this often (--verify-interval). 0: not again. */
   verifyIntervalMs: number;
+  /** How many successful runs' records to keep per namespace (--history), for kguard history and undo; 0 keeps none. */
+  history: number;
   /** Poll instead of watching (--poll); watching falls back to polling by itself when it must. */
   poll: boolean;
   rollback: RollbackMode;
@@ -66,6 +68,7 @@ export const DEFAULTS = {
   verifyTimeoutMs: 2 * 60_000,
   bakeMs: 0,
   verifyIntervalMs: 0,
+  history: 10,
   rollback: 'all',
   lockTimeoutMs: 5 * 60_000,
   logLines: 5,

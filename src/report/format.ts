@@ -181,6 +181,23 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text: `run ${event.runId}: pre-apply copies journalled in secret/${event.runId}-journal (namespace ${event.namespace}) until the run ends`,
   }),
+  'undo-preview': (event) => ({
+    tone: event.action === 'keep' ? 'alarm' : 'info',
+    text: `${describeObject(event.object)}: ${event.detail}`,
+    details: event.lines,
+  }),
+  'undo-finished': (event) => ({
+    tone: event.needsPerson > 0 ? 'alarm' : 'ok',
+    text: event.dryRun
+      ? `kguard undo ${event.runId} --dry-run: ${event.restored} object(s) would be put back, ${event.untouched} already as before the run${event.needsPerson > 0 ? `, ${event.needsPerson} would be left to a person` : ''}; nothing was changed (exit ${event.exitCode})`
+      : event.needsPerson > 0
+        ? `kguard undo ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} put back (exit ${event.exitCode})`
+        : `kguard undo ${event.runId}: ${event.restored} object(s) put back as they were before the run and healthy, ${event.untouched} already so (exit ${event.exitCode})`,
+  }),
+  'history-kept': (event) => ({
+    tone: 'info',
+    text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history, namespace ${event.namespace}; the last ${event.keep} runs there are kept): kguard undo ${event.runId} puts back the state before it`,
+  }),
   'journal-kept': (event) => ({
     tone: 'alarm',
     text: `run ${event.runId} is not finished: its journal stays in namespace ${event.namespace}. When you have looked, restore what is left with:`,

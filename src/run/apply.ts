@@ -25,6 +25,7 @@ import { preview } from './preview.js';
 import { restore } from './restore-step.js';
 import { verificationFailed, withOutcome } from './result.js';
 import { verifyAndBake, type VerifyContext } from './verify-step.js';
+import { historyRecordOf, keptInHistory, writeHistory } from './history-step.js';
 import { applyRequest, changesNothing, checkRestorable, checkServerDryRun, snapshot, understand } from './understand.js';
 
 export type { Deps };
@@ -32,6 +33,7 @@ export type { Deps };
 export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
   const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
   const startedAt = deps.clock.now();
+  const startedAtIso = new Date().toISOString();
   // Before the apply every kubectl call is a read: a signal stops them at once.
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
@@ -118,8 +120,11 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const { objects, verification } = await afterTheApply(refs, before, applyError, journal, { runId, namespace: home, target, jobs: verifyJobs, resultOf }, options, deps);
     result = resultOf(objects, verification);
     // The journal and the leases end together: neither protects the other. A kept journal is
-    // said before the verdict; deleting one (and letting the leases go) happens after it.
-    ending = journal ? endJournal(journal, result, deps) : undefined;
+    // said before the verdict; deleting one (and letting the leases go) happens after it. So is
+    // a successful run's history record: said now, written with the cleanup.
+    const record = keptInHistory(result, journal, options) ? historyRecordOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : undefined;
+    if (record) deps.reporter.emit({ kind: 'history-kept', runId: record.runId, namespace: record.namespace, keep: options.history });
+    ending = journal ? Promise.all([record && writeHistory(record, options, deps), endJournal(journal, result, deps)]).then(() => undefined) : undefined;
     deps.announce?.(result);
     return result;
   } finally {

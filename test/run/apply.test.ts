@@ -30,6 +30,7 @@ const options: ApplyOptions = {
   keepVerify: false,
   bakeMs: 0,
   verifyIntervalMs: 0,
+  history: 0,
   poll: true,
   rollback: 'all',
   keepCreated: false,
