@@ -12,6 +12,12 @@ export type RunEvent =
   | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
   /** What the API server warned about in the server dry run (deprecated APIs, unknown fields…), once. */
   | { kind: 'kubectl-warnings'; lines: string[] }
+  /**
+   * Before the apply, and in a preview: what a restore could not put back (cannot-restore: a
+   * claim's storage request that grows; finished-job: a pruned Job that had finished), or would
+   * put back by deleting and creating it (an immutable ConfigMap), by the kind's restore rules.
+   */
+  | { kind: 'restore-limit'; object: ObjectRef; how: 'cannot-restore' | 'finished-job' | 'delete-and-create'; detail: string }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
   | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }
@@ -25,14 +31,15 @@ export type RunEvent =
   | { kind: 'poll-error'; namespace: string; message: string }
   /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
   | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }
-  | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number }
+  /** detail: how it ended healthy when that is not a rollout (a Job deleted by its TTL once complete). */
+  | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number; detail?: string }
   | { kind: 'failed'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'timed-out'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'interrupted'; workload: ObjectRef; progress: Progress; waitingFor: string }
   | { kind: 'conflict'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'restoring'; objects: ObjectRef[] }
-  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated'; differences: string[]; notes?: string[] }
+  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated' | 'replaced'; differences: string[]; notes?: string[] }
   | { kind: 'restore-kept'; object: ObjectRef; reason: KeepReason; detail?: string; commands: string[] }
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }
@@ -40,7 +47,7 @@ export type RunEvent =
   | { kind: 'journal'; runId: string; namespace: string }
   | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
   /** `kguard undo --dry-run`: what undoing a run would do to one object, with the differences `kubectl diff` style. */
-  | { kind: 'undo-preview'; runId: string; object: ObjectRef; action: 'put-back' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] }
+  | { kind: 'undo-preview'; runId: string; object: ObjectRef; action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] }
   | { kind: 'undo-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number; dryRun: boolean }
   /** A successful run is kept in the history (--history): `kguard undo RUN` puts back the state before it. */
   | { kind: 'history-kept'; runId: string; namespace: string; keep: number }

@@ -21,8 +21,10 @@ import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js'
 import { detectChanges, track, type PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { endJournal, homeNamespace, rollbackCommand, startJournal } from './journal-life.js';
+import { checkPermissions } from './permissions.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
+import { restoreLimits } from './restore-limits.js';
 import { verificationFailed, withOutcome } from './result.js';
 import { verifyAndBake, type VerifyContext } from './verify-step.js';
 import { historyRecordOf, keptInHistory, writeHistory } from './history-step.js';
@@ -57,6 +59,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     if (!understood.server.ok) {
       await (async () => checkServerDryRun(understood, understood.current, inputs, deps))().catch(interruptedBeforeApply(deps.signal));
     }
+    // What a restore could not put back, or would put back another way: said before anything changes.
+    for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
     // The --verify-job files are read and checked now: a Job the API server refuses is refused before the apply.
     const verifyJobs =
       options.verifyJobs.length > 0 && !options.dryRun
@@ -68,7 +72,11 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const journalled = options.journal && !options.dryRun && !changesNothing(understood);
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
     // applied that kguard could not restore.
-    const restorable = options.rollback !== 'none' && !options.dryRun ? checkRestorable(refs, deps) : undefined;
+    // Then whether this user may do what a restore would (one kubectl process; none when nothing changes).
+    const restorable =
+      options.rollback !== 'none' && !options.dryRun
+        ? checkRestorable(refs, deps).then(() => (changesNothing(understood) ? undefined : checkPermissions(understood, options, deps)))
+        : undefined;
     restorable?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
     const tidied = journalled ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => undefined) : undefined;

@@ -132,13 +132,20 @@ function preview(runId: string, steps: readonly RestoreStep[], live: ReadonlyMap
 }
 
 /** One object's preview: the restore's own check (someone else's change wins), then the differences. Pure. */
-export function previewOf(step: RestoreStep, live: KubeObject | undefined, runId: string): { action: 'put-back' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] } {
+export function previewOf(step: RestoreStep, live: KubeObject | undefined, runId: string): { action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] } {
   const labels = { from: `live ${kubectlName(step.ref)}`, to: `before run ${runId}` };
   switch (step.action) {
     case 'put-back': {
       const changed = changeSinceApply(step.applied, live, fieldsOfApply(step.before, step.applied));
       if (changed) return { action: 'keep', detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
       return { action: 'put-back', detail: `would be put back as it was before run ${runId}:`, lines: unifiedDiff(shown(live), shown(step.before), labels) };
+    }
+    case 'replace': {
+      // The API server will not take the copy over it (kinds/refusals.ts): deleted, then created from the copy.
+      const changed = changeSinceApply(step.applied, live, fieldsOfApply(step.before, step.applied));
+      if (changed) return { action: 'keep', detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
+      if (!step.copy) return { action: 'keep', detail: `would NOT be put back: ${step.why}`, lines: [] };
+      return { action: 'replace', detail: `would be deleted and created again as it was before run ${runId} (${step.why}):`, lines: unifiedDiff(shown(live), shown(step.copy), labels) };
     }
     case 'delete': {
       const changed = changeSinceApply(step.applied, live);
@@ -147,9 +154,9 @@ export function previewOf(step: RestoreStep, live: KubeObject | undefined, runId
     }
     case 'recreate':
       if (live) return { action: 'keep', detail: `would NOT be created again: an object of that name exists now (run ${runId} deleted the one before)`, lines: [] };
-      return { action: 'recreate', detail: `would be created again (run ${runId} deleted it):`, lines: unifiedDiff('', shown(step.before), labels) };
+      return { action: 'recreate', detail: `would be created again (run ${runId} deleted it):`, lines: unifiedDiff('', shown(step.copy), labels) };
     case 'keep':
-      return { action: 'keep', detail: `would NOT be restored (${step.reason})`, lines: [] };
+      return { action: 'keep', detail: `would NOT be restored (${step.reason}${step.detail ? `: ${step.detail}` : ''})`, lines: [] };
   }
 }
 

@@ -228,3 +228,56 @@ describe('executeRestore, when writes race', () => {
     expect((cluster.live.get('ConfigMap/shop/config-0') as unknown as { data: unknown }).data).toEqual({ value: 'theirs' });
   });
 });
+
+describe('executeRestore, what the API server refuses to take back', () => {
+  const immutable = (before: KubeObject) => applied(before, (object) => Object.assign(object, { immutable: true, data: { value: 'two' } }));
+
+  it('deletes an immutable ConfigMap by uid and resourceVersion, then creates its pre-apply copy with its field owners', async () => {
+    const before = configMap('settings', 'one');
+    const { cluster, planned } = scenario([{ before, after: immutable(before) }]);
+    const { results, reporter } = await restore(cluster, planned);
+
+    expect(cluster.calls.filter((call) => call.target === 'settings').map((call) => call.method)).toEqual(['deleteExact', 'create', 'replace']);
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({ status: 'replaced', differences: [], notes: [expect.stringMatching(/immutable: true cannot be undone/)] });
+    expect(reporter.events.find((event) => event.kind === 'restored')).toMatchObject({ action: 'replaced' });
+    const live = cluster.live.get('ConfigMap/shop/settings')!;
+    expect(live.metadata.uid).not.toBe(before.metadata.uid);
+    expect(live).toMatchObject({ data: { value: 'one' }, metadata: { managedFields: OWNERS } });
+    expect(live).not.toHaveProperty('immutable');
+  });
+
+  it("never deletes it when someone else changed it since the apply, even a field the apply left alone: kept, with the person's commands", async () => {
+    const before = configMap('settings', 'one');
+    const { cluster, planned } = scenario([{ before, after: immutable(before) }]);
+    const live = cluster.live.get('ConfigMap/shop/settings')!;
+    cluster.live.set('ConfigMap/shop/settings', { ...live, metadata: { ...live.metadata, labels: { owner: 'them' } } });
+    const { results } = await restore(cluster, planned);
+
+    expect(cluster.calls.filter((call) => call.method === 'deleteExact' || call.method === 'create' || call.method === 'replace')).toEqual([]);
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({
+      status: 'kept',
+      reason: 'conflict',
+      commands: [
+        'kubectl get configmap/settings -n shop -o yaml',
+        'kubectl delete configmap/settings -n shop    # only if you decide the pre-apply copy should win',
+        'kubectl create -f /private/ConfigMap-settings.json    # only if you decide the pre-apply copy should win',
+      ],
+    });
+  });
+
+  it('keeps it when it moved between the read and the delete (the resourceVersion precondition)', async () => {
+    const before = configMap('settings', 'one');
+    const { cluster, planned } = scenario([{ before, after: immutable(before) }]);
+    const steps = planRestore(planned, 'all', { keepCreated: false });
+    // A write lands after the phase's list: only the delete's precondition sees it.
+    const list = cluster.kubectl.listObjects.bind(cluster.kubectl);
+    cluster.kubectl.listObjects = async (namespace, types) => {
+      const objects = await list(namespace, types);
+      cluster.live.get('ConfigMap/shop/settings')!.metadata.resourceVersion = '7000';
+      return objects;
+    };
+    const results = await executeRestore(steps, { deadlineMs: 60_000 }, { kubectl: cluster.kubectl, clock: new FakeClock(), reporter: new RecordingReporter(), keepCopy: async (ref) => `/private/${ref.name}.json` });
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({ status: 'kept', reason: 'conflict' });
+    expect(cluster.live.get('ConfigMap/shop/settings')).toMatchObject({ immutable: true, data: { value: 'two' } });
+  });
+});
