@@ -21,11 +21,17 @@ export const VERIFY_FORMATTERS: VerifyFormatters = {
     tone: 'ok',
     text: `${prefix(event.outcome.during, 'verified')}: ${checkName(event.outcome.check)} ${event.outcome.summary} in ${seconds(event.outcome.elapsedMs)}`,
   }),
-  'verify-failed': (event) => ({
-    tone: 'fail',
-    text: `${prefix(event.outcome.during, 'verification failed')}: ${failureText(event.outcome)} (after ${seconds(event.outcome.elapsedMs)})`,
-    details: outcomeDetails(event.outcome, event.shown),
-  }),
+  'verify-failed': (event) =>
+    event.outcome.cancelled
+      ? {
+          tone: 'info',
+          text: `${prefix(event.outcome.during, 'verifying')}: ${checkName(event.outcome.check)} stopped: the run was cancelled (after ${seconds(event.outcome.elapsedMs)})`,
+        }
+      : {
+          tone: 'fail',
+          text: `${prefix(event.outcome.during, 'verification failed')}: ${failureText(event.outcome)} (after ${seconds(event.outcome.elapsedMs)})`,
+          details: outcomeDetails(event.outcome, event.shown),
+        },
   'verify-skipped': (event) => ({
     tone: 'info',
     text: `not verifying: ${event.reason}`,
@@ -70,8 +76,9 @@ function flagOf(check: VerifyCheck): string {
   return check.type === 'command' ? '--verify' : '--verify-job';
 }
 
-function prefix(during: VerifyPhase, word: string): string {
-  return during === 'bake' ? `bake: ${word === 'verified' ? 'checked again' : 'check failed'}` : word;
+function prefix(during: VerifyPhase, word: 'verified' | 'verification failed' | 'verifying'): string {
+  if (during !== 'bake') return word;
+  return `bake: ${word === 'verified' ? 'checked again' : word === 'verifying' ? 'checking again' : 'check failed'}`;
 }
 
 function failureText(outcome: VerifyOutcome): string {

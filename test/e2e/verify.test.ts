@@ -159,10 +159,11 @@ describe.concurrent('kguard apply --verify-job', () => {
       const file = await webChange(sandboxed);
       const job = await sandboxed.write('slow.yaml', smokeJob(0, ['still checking']).replace('run-seconds: "3"', 'run-seconds: "900"'));
       const { child, done } = sandboxed.kguardProcess(['apply', '-f', file, ...fast, '--verify-job', job]);
-      await eventually(() => (jobsIn(sandboxed).some((name) => name.startsWith('Pod/')) ? true : undefined));
+      await eventually(() => (jobsIn(sandboxed).some((name) => name.startsWith('Pod/')) ? true : undefined), 90_000);
       child.kill('SIGTERM');
       const run = await done;
       expect(run.exitCode, run.output).toBe(130);
+      expect(run.output).toMatch(/• verifying: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*slow\.yaml stopped: the run was cancelled/);
       expect(run.output).toMatch(/job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
       expect(jobsIn(sandboxed)).toEqual([]);
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
