@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
-import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
@@ -19,10 +19,24 @@ async function withCluster(test: (sandboxed: Sandbox) => Promise<void>): Promise
   }
 }
 
-/** web at nginx:1.25, healthy; then the file that changes it to nginx:1.26. */
+/**
+ * web at nginx:1.25, rolled out by a plain kubectl apply (one process, where kguard would take a
+ * score: the e2e suite has a time budget); then the file that changes it to nginx:1.26.
+ */
 async function webChange(sandboxed: Sandbox): Promise<string> {
-  await sandboxed.deployHealthy('web', 'nginx:1.25');
+  await webAt(sandboxed, 'nginx:1.25');
   return sandboxed.write('web-1.26.yaml', deploymentYaml('web', 'nginx:1.26'));
+}
+
+async function webAt(sandboxed: Sandbox, image: string): Promise<void> {
+  const applied = await kubectl(sandboxed.cluster, ['apply', '-f', '-'], deploymentYaml('web', image));
+  expect(applied.exitCode, applied.stderr).toBe(0);
+  await eventually(() => {
+    const web = sandboxed.cluster.store.get('Deployment', 'default', 'web');
+    const status = web?.status as { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number } | undefined;
+    const done = status && status.observedGeneration === web?.metadata.generation && status.updatedReplicas === 2 && status.availableReplicas === 2 && status.replicas === 2;
+    return done ? true : undefined;
+  }, 60_000);
 }
 
 /** Whether a process still runs (a zombie waiting for its reaper does not), after it was given up to 2 s to go. */
@@ -181,7 +195,7 @@ function crashingOnce(runSeconds: number): string {
 describe.concurrent('kguard apply --bake', () => {
   it('catches a container that crashes 5 s after it became Ready, and restores the apply', () =>
     withCluster(async (sandboxed) => {
-      await sandboxed.deployHealthy('web', 'nginx:1.25');
+      await webAt(sandboxed, 'nginx:1.25');
       // 50 simulated seconds at the harness's time scale of 10: 5 s of wall time after it started.
       const file = await sandboxed.write('web-crashing.yaml', crashingOnce(50));
       expect(crashingOnce(50)).toContain('sim.kguard.dev/run-seconds: "50"');
