@@ -92,28 +92,28 @@ function changeOf(before, after) {
   }
   return paths.length > 0 ? { change: "configured", before, after, paths } : { change: "unchanged", before, after };
 }
-function changedPaths(a2, b, prefix = "", limit = 20) {
+function changedPaths(a2, b, prefix2 = "", limit = 20) {
   const out = [];
-  walk(a2, b, prefix, out, limit);
+  walk(a2, b, prefix2, out, limit);
   return out;
 }
-function walk(a2, b, path12, out, limit) {
+function walk(a2, b, path13, out, limit) {
   if (out.length >= limit) return;
   if (canonicalJson(a2) === canonicalJson(b)) return;
   const bothObjects = a2 !== null && b !== null && typeof a2 === "object" && typeof b === "object" && Array.isArray(a2) === Array.isArray(b);
   if (!bothObjects || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
-    out.push(path12 || "(whole object)");
+    out.push(path13 || "(whole object)");
     return;
   }
   const keys = /* @__PURE__ */ new Set([...Object.keys(a2), ...Object.keys(b)]);
   for (const key of [...keys].sort()) {
-    const child = Array.isArray(a2) ? `${path12}[${key}]` : path12 ? `${path12}.${key}` : key;
+    const child = Array.isArray(a2) ? `${path13}[${key}]` : path13 ? `${path13}.${key}` : key;
     walk(a2[key], b[key], child, out, limit);
   }
 }
 function summarizePaths(paths) {
-  const shown = paths.slice(0, 3).join(", ");
-  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
+  const shown2 = paths.slice(0, 3).join(", ");
+  return paths.length > 3 ? `${shown2} and ${paths.length - 3} more` : shown2;
 }
 function isChange(object) {
   return isChangeKind(object.changeKind);
@@ -973,8 +973,8 @@ var require_option = __commonJS({
        * @param {(string | string[])} names
        * @return {Option}
        */
-      conflicts(names) {
-        this.conflictsWith = this.conflictsWith.concat(names);
+      conflicts(names2) {
+        this.conflictsWith = this.conflictsWith.concat(names2);
         return this;
       }
       /**
@@ -1297,7 +1297,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter2 = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path12 = __require("node:path");
+    var path13 = __require("node:path");
     var fs = __require("node:fs");
     var process15 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -1601,8 +1601,8 @@ var require_command = __commonJS({
        * @param {string} names
        * @return {Command} `this` command for chaining
        */
-      arguments(names) {
-        names.trim().split(/ +/).forEach((detail) => {
+      arguments(names2) {
+        names2.trim().split(/ +/).forEach((detail) => {
           this.argument(detail);
         });
         return this;
@@ -2310,9 +2310,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path12.resolve(baseDir, baseName);
+          const localBin = path13.resolve(baseDir, baseName);
           if (fs.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path12.extname(baseName))) return void 0;
+          if (sourceExt.includes(path13.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs.existsSync(`${localBin}${ext}`)
           );
@@ -2330,17 +2330,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path12.resolve(
-            path12.dirname(resolvedScriptPath),
+          executableDir = path13.resolve(
+            path13.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path12.basename(
+            const legacyName = path13.basename(
               this._scriptPath,
-              path12.extname(this._scriptPath)
+              path13.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2351,7 +2351,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path12.extname(executableFile));
+        launchWithNode = sourceExt.includes(path13.extname(executableFile));
         let proc;
         if (process15.platform !== "win32") {
           if (launchWithNode) {
@@ -3266,7 +3266,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path12.basename(filename, path12.extname(filename));
+        this._name = path13.basename(filename, path13.extname(filename));
         return this;
       }
       /**
@@ -3280,9 +3280,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path13) {
-        if (path13 === void 0) return this._executableDir;
-        this._executableDir = path13;
+      executableDir(path14) {
+        if (path14 === void 0) return this._executableDir;
+        this._executableDir = path14;
         return this;
       }
       /**
@@ -4677,7 +4677,7 @@ var require_windows = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs = __require("fs");
-    function checkPathExt(path12, options) {
+    function checkPathExt(path13, options) {
       var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -4688,25 +4688,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path12.substr(-p.length).toLowerCase() === p) {
+        if (p && path13.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat3, path12, options) {
+    function checkStat(stat3, path13, options) {
       if (!stat3.isSymbolicLink() && !stat3.isFile()) {
         return false;
       }
-      return checkPathExt(path12, options);
+      return checkPathExt(path13, options);
     }
-    function isexe(path12, options, cb) {
-      fs.stat(path12, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, path12, options));
+    function isexe(path13, options, cb) {
+      fs.stat(path13, function(er, stat3) {
+        cb(er, er ? false : checkStat(stat3, path13, options));
       });
     }
-    function sync(path12, options) {
-      return checkStat(fs.statSync(path12), path12, options);
+    function sync(path13, options) {
+      return checkStat(fs.statSync(path13), path13, options);
     }
   }
 });
@@ -4717,13 +4717,13 @@ var require_mode = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs = __require("fs");
-    function isexe(path12, options, cb) {
-      fs.stat(path12, function(er, stat3) {
+    function isexe(path13, options, cb) {
+      fs.stat(path13, function(er, stat3) {
         cb(er, er ? false : checkStat(stat3, options));
       });
     }
-    function sync(path12, options) {
-      return checkStat(fs.statSync(path12), options);
+    function sync(path13, options) {
+      return checkStat(fs.statSync(path13), options);
     }
     function checkStat(stat3, options) {
       return stat3.isFile() && checkMode(stat3, options);
@@ -4756,7 +4756,7 @@ var require_isexe = __commonJS({
     }
     module.exports = isexe;
     isexe.sync = sync;
-    function isexe(path12, options, cb) {
+    function isexe(path13, options, cb) {
       if (typeof options === "function") {
         cb = options;
         options = {};
@@ -4766,7 +4766,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve, reject) {
-          isexe(path12, options || {}, function(er, is) {
+          isexe(path13, options || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -4775,7 +4775,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path12, options || {}, function(er, is) {
+      core(path13, options || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options && options.ignoreErrors) {
             er = null;
@@ -4785,9 +4785,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path12, options) {
+    function sync(path13, options) {
       try {
-        return core.sync(path12, options || {});
+        return core.sync(path13, options || {});
       } catch (er) {
         if (options && options.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -4803,7 +4803,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports, module) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path12 = __require("path");
+    var path13 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -4841,7 +4841,7 @@ var require_which = __commonJS({
           return opt.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path12.join(pathPart, cmd);
+        const pCmd = path13.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve(subStep(p, i2, 0));
       });
@@ -4868,7 +4868,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path12.join(pathPart, cmd);
+        const pCmd = path13.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -4900,12 +4900,12 @@ var require_path_key = __commonJS({
   "node_modules/path-key/index.js"(exports, module) {
     "use strict";
     var pathKey2 = (options = {}) => {
-      const environment = options.env || process.env;
+      const environment2 = options.env || process.env;
       const platform2 = options.platform || process.platform;
       if (platform2 !== "win32") {
         return "PATH";
       }
-      return Object.keys(environment).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
+      return Object.keys(environment2).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
     };
     module.exports = pathKey2;
     module.exports.default = pathKey2;
@@ -4916,7 +4916,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
     "use strict";
-    var path12 = __require("path");
+    var path13 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function getPathExt(env2) {
@@ -4938,7 +4938,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env2[getPathKey({ env: env2 })],
-          pathExt: withoutPathExt ? path12.delimiter : getPathExt(env2)
+          pathExt: withoutPathExt ? path13.delimiter : getPathExt(env2)
         });
       } catch (e) {
       } finally {
@@ -4947,7 +4947,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path12.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path13.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -5034,8 +5034,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path12, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path12.split("/").pop();
+      const [path13, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path13.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -5076,7 +5076,7 @@ var require_readShebang = __commonJS({
 var require_parse = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports, module) {
     "use strict";
-    var path12 = __require("path");
+    var path13 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -5110,9 +5110,9 @@ var require_parse = __commonJS({
       const commandFile = detectShebang(parsed);
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
-        parsed.command = path12.normalize(parsed.command);
+        parsed.command = path13.normalize(parsed.command);
         if (isBatchFile(parsed, commandFile)) {
-          parsed.command = escape2.batchCommand(commandFile ? path12.normalize(commandFile) : parsed.command);
+          parsed.command = escape2.batchCommand(commandFile ? path13.normalize(commandFile) : parsed.command);
           parsed.args = parsed.args.map((arg) => escape2.batchArgument(arg));
         } else {
           parsed.command = escape2.command(parsed.command);
@@ -7438,7 +7438,7 @@ var init_message = __esm({
       cwd
     }) => {
       const errorCode = originalError?.code;
-      const prefix = getErrorPrefix({
+      const prefix2 = getErrorPrefix({
         originalError,
         timedOut,
         timeout,
@@ -7457,7 +7457,7 @@ var init_message = __esm({
       const originalMessage = getOriginalMessage(originalError, cwd);
       const suffix = originalMessage === void 0 ? "" : `
 ${originalMessage}`;
-      const shortMessage = `${prefix}: ${escapedCommand}${suffix}`;
+      const shortMessage = `${prefix2}: ${escapedCommand}${suffix}`;
       const messageStdio = all === void 0 ? [stdio[2], stdio[1]] : [all];
       const message = [
         shortMessage,
@@ -9246,13 +9246,13 @@ var init_output_sync = __esm({
       }
     };
     writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-      for (const { path: path12, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-        const pathString = typeof path12 === "string" ? path12 : path12.toString();
+      for (const { path: path13, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+        const pathString = typeof path13 === "string" ? path13 : path13.toString();
         if (append || outputFiles.has(pathString)) {
-          appendFileSync(path12, serializedResult);
+          appendFileSync(path13, serializedResult);
         } else {
           outputFiles.add(pathString);
-          writeFileSync(path12, serializedResult);
+          writeFileSync(path13, serializedResult);
         }
       }
     };
@@ -12023,6 +12023,7 @@ var init_execa = __esm({
 // src/kubectl/exec.ts
 var exec_exports = {};
 __export(exec_exports, {
+  execCommand: () => execCommand,
   execProcess: () => execProcess,
   stopRunningProcesses: () => stopRunningProcesses,
   streamProcess: () => streamProcess
@@ -12050,7 +12051,7 @@ function killGroup(pid, signal) {
   } catch {
   }
 }
-var KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess;
+var KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess, execCommand;
 var init_exec = __esm({
   "src/kubectl/exec.ts"() {
     "use strict";
@@ -12169,6 +12170,67 @@ var init_exec = __esm({
           stopGroup?.();
         }
       };
+    };
+    execCommand = async (command, options) => {
+      const { execa: execa2 } = await loadExeca();
+      const child = execa2(command, {
+        shell: true,
+        reject: false,
+        stdin: "ignore",
+        buffer: false,
+        env: { ...process.env, ...options.env },
+        detached: true
+      });
+      const pid = child.pid;
+      if (pid !== void 0) track(pid);
+      let output = "";
+      let truncated = false;
+      const keep = (text2) => {
+        output += text2;
+        if (output.length > 2 * options.tailChars) {
+          output = output.slice(-options.tailChars);
+          truncated = true;
+        }
+      };
+      for (const stream of [child.stdout, child.stderr]) {
+        stream?.setEncoding("utf8");
+        stream?.on("data", keep);
+      }
+      let timedOut = false;
+      let cancelled = false;
+      const timers = [];
+      const stop = () => {
+        if (pid === void 0) return;
+        killGroup(pid, "SIGTERM");
+        timers.push(
+          setTimeout(() => {
+            killGroup(pid, "SIGKILL");
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+          }, KILL_GRACE_MS)
+        );
+      };
+      timers.push(setTimeout(() => (timedOut = true, stop()), options.timeoutMs));
+      const onCancel = () => (cancelled = true, stop());
+      if (options.cancelSignal?.aborted) onCancel();
+      else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
+      try {
+        const result = await child;
+        const spawnFailed = result.failed && result.exitCode === void 0 && result.signal === void 0 && !timedOut && !cancelled;
+        return {
+          exitCode: result.exitCode,
+          signal: result.signal,
+          timedOut,
+          cancelled,
+          spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0,
+          output: output.slice(-options.tailChars),
+          truncated: truncated || output.length > options.tailChars
+        };
+      } finally {
+        for (const timer of timers) clearTimeout(timer);
+        options.cancelSignal?.removeEventListener("abort", onCancel);
+        if (pid !== void 0) untrack(pid);
+      }
     };
   }
 });
@@ -12385,6 +12447,11 @@ var init_passthrough = __esm({
 });
 
 // src/run/result.ts
+function verificationFailed(verification) {
+  if (!verification) return false;
+  const bake2 = verification.bake;
+  return verification.checks.some((check) => !check.passed && !check.cancelled) || bake2 !== void 0 && !bake2.passed && bake2.stoppedBy !== "conflict" && bake2.stoppedBy !== "cancelled";
+}
 function outcomeOf(result) {
   if (result.mode === "preview") return "previewed";
   const states = result.objects.map((object) => object.verdict?.state);
@@ -12395,7 +12462,7 @@ function outcomeOf(result) {
   if (needsPerson) return "needs-attention";
   if (result.cancelled !== void 0) return "interrupted";
   const restored = restores.some((restore2) => restore2 !== void 0 && restore2.status !== "kept");
-  if (states.includes("failed") || result.applyError !== void 0) return restored ? "rolled-back" : "failed";
+  if (states.includes("failed") || result.applyError !== void 0 || verificationFailed(result.verification)) return restored ? "rolled-back" : "failed";
   if (states.includes("timed-out")) return "timed-out";
   if (!result.objects.some(isChange)) return "unchanged";
   return "succeeded";
@@ -12430,6 +12497,57 @@ var init_result2 = __esm({
   }
 });
 
+// src/report/json-verify.ts
+function checksReport(verification) {
+  return (verification?.checks ?? []).map(checkReport);
+}
+function bakeReport(verification) {
+  const bake2 = verification?.bake;
+  if (!bake2) return null;
+  return {
+    durationMs: Math.round(bake2.durationMs),
+    elapsedMs: Math.round(bake2.elapsedMs),
+    passed: bake2.passed,
+    stoppedBy: bake2.stoppedBy ?? null,
+    workload: bake2.workload ? { apiVersion: bake2.workload.apiVersion, kind: bake2.workload.kind, namespace: bake2.workload.namespace || null, name: bake2.workload.name } : null,
+    summary: bake2.summary ?? null,
+    evidence: [...bake2.evidence],
+    logs: bake2.logs.map(logReport),
+    nextStep: bake2.nextStep ?? null,
+    checksRun: bake2.checksRun
+  };
+}
+function checkReport(outcome) {
+  const { check } = outcome;
+  return {
+    type: check.type,
+    command: check.type === "command" ? check.command : null,
+    file: check.type === "job" ? check.file : null,
+    job: check.type === "job" && check.job ? { namespace: check.job.namespace, name: check.job.name } : null,
+    during: outcome.during,
+    passed: outcome.passed,
+    cancelled: outcome.cancelled ?? false,
+    summary: outcome.summary,
+    exitCode: outcome.exitCode ?? null,
+    signal: outcome.signal ?? null,
+    timedOut: outcome.timedOut,
+    durationMs: Math.round(outcome.elapsedMs),
+    lines: [...outcome.lines],
+    evidence: [...outcome.evidence],
+    logs: outcome.logs.map(logReport),
+    nextStep: outcome.nextStep ?? null,
+    cleanup: outcome.cleanup ? { action: outcome.cleanup.action, detail: outcome.cleanup.detail ?? null, commands: [...outcome.cleanup.commands] } : null
+  };
+}
+function logReport({ pod, container, previous, lines, error: error2 }) {
+  return { pod, container, previous, lines: [...lines], error: error2 ?? null };
+}
+var init_json_verify = __esm({
+  "src/report/json-verify.ts"() {
+    "use strict";
+  }
+});
+
 // src/report/json.ts
 function buildReport(result, messages) {
   return {
@@ -12442,6 +12560,8 @@ function buildReport(result, messages) {
     cancelled: result.cancelled ?? null,
     objects: result.objects.map(objectReport),
     rollbackMode: result.rollbackMode,
+    verify: checksReport(result.verification),
+    bake: bakeReport(result.verification),
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
     target: result.target ? { ...result.target } : null,
@@ -12467,7 +12587,7 @@ function objectReport(result) {
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict && "findings" in verdict ? verdict.findings : []).map(podReport),
-    logs: (diagnosis?.logs ?? []).map(({ pod, container, previous, lines, error: error2 }) => ({ pod, container, previous, lines, error: error2 ?? null })),
+    logs: (diagnosis?.logs ?? []).map(logReport),
     restore: restore2 ? {
       status: restore2.status,
       reason: restore2.status === "kept" ? restore2.reason : restore2.status === "failed" ? restore2.reason : null,
@@ -12498,7 +12618,8 @@ var init_json = __esm({
     "use strict";
     init_compare();
     init_result2();
-    REPORT_VERSION = 2;
+    init_json_verify();
+    REPORT_VERSION = 3;
   }
 });
 
@@ -13070,9 +13191,9 @@ function findingLines(findings) {
     const who = pods.size > 1 ? `${pods.size} pods` : `pod ${first.pod}`;
     const where = first.container ? `, ${first.initContainer ? "init container" : "container"} ${first.container}` : "";
     const message = displayMessage(first);
-    const restarted = restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? "" : "s"}` : "";
+    const restarted2 = restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? "" : "s"}` : "";
     const last = first.lastTermination ? `, last exit code ${first.lastTermination.exitCode ?? "?"} (${first.lastTermination.reason ?? "unknown"})` : "";
-    return `${who}${where}: ${first.reason}${message ? `: ${message}` : ""}${restarted}${last}`;
+    return `${who}${where}: ${first.reason}${message ? `: ${message}` : ""}${restarted2}${last}`;
   });
   if (groups.size > MAX_GROUPS) lines.push(`and ${groups.size - MAX_GROUPS} more problems (all in --output json)`);
   return lines;
@@ -13083,8 +13204,8 @@ function displayMessage(finding) {
   return finding.message;
 }
 function eventLines(events, findings) {
-  const shown = findings.flatMap((finding) => [finding.message, finding.pullError ?? ""]).filter((text2) => text2 !== "");
-  const warnings = events.filter((event) => event.type === "Warning" && !/^Error: \w+$/.test(event.message ?? "")).filter((event) => !shown.some((text2) => (event.message ?? "").includes(pullErrorGist(text2)))).filter((event) => !(event.reason === "BackOff" && /^Back-off restarting failed container/.test(event.message ?? ""))).sort((a2, b) => timeOf(b).localeCompare(timeOf(a2)));
+  const shown2 = findings.flatMap((finding) => [finding.message, finding.pullError ?? ""]).filter((text2) => text2 !== "");
+  const warnings = events.filter((event) => event.type === "Warning" && !/^Error: \w+$/.test(event.message ?? "")).filter((event) => !shown2.some((text2) => (event.message ?? "").includes(pullErrorGist(text2)))).filter((event) => !(event.reason === "BackOff" && /^Back-off restarting failed container/.test(event.message ?? ""))).sort((a2, b) => timeOf(b).localeCompare(timeOf(a2)));
   const seen = /* @__PURE__ */ new Set();
   const lines = [];
   for (const event of warnings) {
@@ -13344,9 +13465,9 @@ function selectorsOf(query) {
     ...query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}
   };
 }
-function withQuery(path12, params) {
+function withQuery(path13, params) {
   const query = new URLSearchParams(params).toString();
-  return query ? `${path12}?${query}` : path12;
+  return query ? `${path13}?${query}` : path13;
 }
 function isRetryable(result) {
   const kind = diagnoseKubectlFailure(result).kind;
@@ -13425,35 +13546,40 @@ var init_parse = __esm({
   }
 });
 
-// src/report/format.ts
-function finalText(event) {
-  if (event.outcome === "timed-out" && event.restored) return TIMED_OUT_RESTORED;
-  if (event.outcome === "interrupted" && !event.restored) return "cancelled after the apply; nothing was restored (see above)";
-  if (event.outcome === "previewed" && event.exitCode !== 0) return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
-  return OUTCOME_TEXT[event.outcome];
+// src/duration.ts
+function parseDuration(text2, what) {
+  const ms = durationMs(text2.trim());
+  if (ms === void 0) throw new InputError(`${what} ${JSON.stringify(text2)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
+  if (ms > MAX_DURATION_MS) {
+    throw new InputError(`${what} ${text2} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`);
+  }
+  return ms;
 }
-function diagnosisDetails(diagnosis) {
-  const logLines2 = (diagnosis.logs ?? []).flatMap((log) => {
-    const lines = log.lines.slice(-log.shown);
-    if (lines.length === 0) return [];
-    const run = log.previous ? ", run before the restart" : "";
-    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
-  });
-  return [...diagnosis.evidence, ...logLines2, `next: ${diagnosis.nextStep}`];
+function durationMs(text2) {
+  if (/^\d+(\.\d+)?$/.test(text2)) return Number(text2) * 1e3;
+  const parts = [...text2.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text2) return void 0;
+  return parts.reduce((total, part) => total + Number(part[1]) * (UNITS[part[2]] ?? 0), 0);
 }
-function describeChange(object) {
-  const meaningful = object.changedFields.filter((path12) => path12 !== LAST_APPLIED);
-  const shown = meaningful.length > 0 ? meaningful : object.changedFields;
-  const fields = shown.length > 0 ? `: ${summarizePaths(shown)}` : "";
-  return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
+function formatDuration(ms) {
+  if (ms % 1e3 !== 0) return `${ms}ms`;
+  const hours = Math.floor(ms / 36e5);
+  const minutes = Math.floor(ms % 36e5 / 6e4);
+  const seconds4 = ms % 6e4 / 1e3;
+  const text2 = `${hours ? `${hours}h` : ""}${minutes ? `${minutes}m` : ""}${seconds4 ? `${seconds4}s` : ""}`;
+  return text2 || "0s";
 }
-function listObjects(objects) {
-  const shown = objects.slice(0, 8).map(describeObject).join(", ");
-  return objects.length > 8 ? `${shown} and ${objects.length - 8} more` : shown;
-}
-function formatEvent(event) {
-  return FORMATTERS[event.kind](event);
-}
+var UNITS, MAX_DURATION_MS;
+var init_duration2 = __esm({
+  "src/duration.ts"() {
+    "use strict";
+    init_errors();
+    UNITS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
+    MAX_DURATION_MS = 2 ** 31 - 1;
+  }
+});
+
+// src/report/line.ts
 function seconds2(ms) {
   const total = ms / 1e3;
   if (total < 60) return `${total.toFixed(1)}s`;
@@ -13462,7 +13588,118 @@ function seconds2(ms) {
 function plural(count2) {
   return count2 === 1 ? "" : "s";
 }
-var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
+function containerLogLines(logs) {
+  return logs.flatMap((log) => {
+    const lines = log.lines.slice(-log.shown);
+    if (lines.length === 0) return [];
+    const run = log.previous ? ", run before the restart" : "";
+    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
+  });
+}
+var init_line = __esm({
+  "src/report/line.ts"() {
+    "use strict";
+  }
+});
+
+// src/report/format-verify.ts
+function checkName(check) {
+  if (check.type === "command") return `\`${check.command}\``;
+  return `${check.job ? describeObject(check.job) : "the Job"} from ${check.file}`;
+}
+function flagOf(check) {
+  return check.type === "command" ? "--verify" : "--verify-job";
+}
+function prefix(during, word) {
+  if (during !== "bake") return word;
+  return `bake: ${word === "verified" ? "checked again" : word === "verifying" ? "checking again" : "check failed"}`;
+}
+function failureText(outcome) {
+  return outcome.check.type === "command" ? `${checkName(outcome.check)} ${outcome.summary}` : `${outcome.summary} (${outcome.check.file})`;
+}
+function outcomeDetails(outcome, shown2) {
+  const lines = outcome.check.type === "command" ? outcome.lines.length > 0 && shown2 > 0 ? ["last lines of its output:", ...outcome.lines.slice(-shown2).map((line) => `  | ${line}`)] : shown2 > 0 ? ["it printed nothing"] : [] : [...outcome.evidence, ...containerLogLines(outcome.logs.map((log) => ({ ...log, shown: shown2 })))];
+  return [...lines, ...outcome.nextStep ? [`next: ${outcome.nextStep}`] : []];
+}
+var VERIFY_FORMATTERS, CLEANUP_TEXT;
+var init_format_verify = __esm({
+  "src/report/format-verify.ts"() {
+    "use strict";
+    init_duration2();
+    init_model();
+    init_line();
+    VERIFY_FORMATTERS = {
+      "verify-started": (event) => ({
+        tone: "info",
+        text: event.during === "bake" ? `bake: running ${checkName(event.check)} again (--verify-interval, at most ${formatDuration(event.timeoutMs)})` : `verifying: ${event.check.type === "command" ? "running " : ""}${checkName(event.check)} (${flagOf(event.check)}, at most ${formatDuration(event.timeoutMs)})`
+      }),
+      "verify-passed": (event) => ({
+        tone: "ok",
+        text: `${prefix(event.outcome.during, "verified")}: ${checkName(event.outcome.check)} ${event.outcome.summary} in ${seconds2(event.outcome.elapsedMs)}`
+      }),
+      "verify-failed": (event) => event.outcome.cancelled ? {
+        tone: "info",
+        text: `${prefix(event.outcome.during, "verifying")}: ${checkName(event.outcome.check)} stopped: the run was cancelled (after ${seconds2(event.outcome.elapsedMs)})`
+      } : {
+        tone: "fail",
+        text: `${prefix(event.outcome.during, "verification failed")}: ${failureText(event.outcome)} (after ${seconds2(event.outcome.elapsedMs)})`,
+        details: outcomeDetails(event.outcome, event.shown)
+      },
+      "verify-skipped": (event) => ({
+        tone: "info",
+        text: `not verifying: ${event.reason}`
+      }),
+      "verify-job-cleanup": (event) => ({
+        tone: event.action === "failed" ? "alarm" : "info",
+        text: `${describeObject(event.job)}: ${CLEANUP_TEXT[event.action]}${event.detail ? ` (${event.detail})` : ""}${event.commands.length > 0 ? event.action === "kept" ? ". To remove it:" : ". Delete it:" : ""}`,
+        details: event.commands
+      }),
+      "bake-started": (event) => ({
+        tone: "info",
+        text: `baking for ${formatDuration(event.durationMs)}: watching ${event.workloads.length} workload${plural(event.workloads.length)} for restarts, pods leaving Ready and evictions` + (event.verifyIntervalMs > 0 ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}` : "")
+      }),
+      baked: (event) => ({
+        tone: "ok",
+        text: `baked for ${formatDuration(event.outcome.durationMs)}: no restart, no pod left Ready, no eviction in ${event.workloads} workload${plural(event.workloads)}` + (event.outcome.checksRun > 0 ? `; the checks passed ${event.outcome.checksRun} more time${plural(event.outcome.checksRun)}` : "")
+      }),
+      "bake-failed": (event) => ({
+        tone: "fail",
+        text: `${event.workload ? `${describeObject(event.workload)}: ` : "the bake stopped: "}${event.outcome.summary ?? "it did not stay healthy"} (after ${seconds2(event.outcome.elapsedMs)} of the ${formatDuration(event.outcome.durationMs)} bake)`,
+        details: [...event.outcome.evidence, ...containerLogLines(event.outcome.logs.map((log) => ({ ...log, shown: event.shown }))), ...event.outcome.nextStep ? [`next: ${event.outcome.nextStep}`] : []]
+      })
+    };
+    CLEANUP_TEXT = {
+      deleted: "deleted (the verify Job of this run)",
+      kept: "the verify Job is kept (--keep-verify)",
+      failed: "the verify Job was NOT deleted"
+    };
+  }
+});
+
+// src/report/format.ts
+function finalText(event) {
+  if (event.outcome === "timed-out" && event.restored) return TIMED_OUT_RESTORED;
+  if (event.outcome === "interrupted" && !event.restored) return "cancelled after the apply; nothing was restored (see above)";
+  if (event.outcome === "previewed" && event.exitCode !== 0) return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
+  return OUTCOME_TEXT[event.outcome];
+}
+function diagnosisDetails(diagnosis) {
+  return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
+}
+function describeChange(object) {
+  const meaningful = object.changedFields.filter((path13) => path13 !== LAST_APPLIED);
+  const shown2 = meaningful.length > 0 ? meaningful : object.changedFields;
+  const fields = shown2.length > 0 ? `: ${summarizePaths(shown2)}` : "";
+  return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
+}
+function listObjects(objects) {
+  const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
+  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
+}
+function formatEvent(event) {
+  return FORMATTERS[event.kind](event);
+}
+var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, PHASE_PREFIX, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
 var init_format = __esm({
   "src/report/format.ts"() {
     "use strict";
@@ -13472,6 +13709,9 @@ var init_format = __esm({
     init_parse();
     init_compare();
     init_model();
+    init_format_verify();
+    init_line();
+    init_line();
     OUTCOME_TEXT = {
       interrupted: "cancelled: what the apply changed was restored to its state before the apply (not waited for health)",
       succeeded: "every changed object was applied and every changed workload rolled out",
@@ -13484,6 +13724,7 @@ var init_format = __esm({
     };
     TIMED_OUT_RESTORED = "a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply";
     FORMATTERS = {
+      ...VERIFY_FORMATTERS,
       understood: (event) => ({
         tone: "info",
         text: `read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`
@@ -13525,11 +13766,11 @@ var init_format = __esm({
       }),
       progress: (event) => ({
         tone: "info",
-        text: `${event.phase === "rollback" ? "rollback of " : ""}${describeObject(event.workload)}: ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === "rollback" ? "" : "new "}pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""}: ${event.waitingFor}`
+        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === "rollback" ? "" : "new "}pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""}: ${event.waitingFor}`
       }),
       "pod-problem": (event) => ({
         tone: "warn",
-        text: `${event.phase === "rollback" ? "rollback of " : ""}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
+        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
       }),
       "poll-error": (event) => ({
         tone: "warn",
@@ -13620,6 +13861,19 @@ var init_format = __esm({
         tone: "info",
         text: `run ${event.runId}: pre-apply copies journalled in secret/${event.runId}-journal (namespace ${event.namespace}) until the run ends`
       }),
+      "undo-preview": (event) => ({
+        tone: event.action === "keep" ? "alarm" : "info",
+        text: `${describeObject(event.object)}: ${event.detail}`,
+        details: event.lines
+      }),
+      "undo-finished": (event) => ({
+        tone: event.needsPerson > 0 ? "alarm" : "ok",
+        text: event.dryRun ? `kguard undo ${event.runId} --dry-run: ${event.restored} object(s) would be put back, ${event.untouched} already as before the run${event.needsPerson > 0 ? `, ${event.needsPerson} would be left to a person` : ""}; nothing was changed (exit ${event.exitCode})` : event.needsPerson > 0 ? `kguard undo ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} put back (exit ${event.exitCode})` : `kguard undo ${event.runId}: ${event.restored} object(s) put back as they were before the run and healthy, ${event.untouched} already so (exit ${event.exitCode})`
+      }),
+      "history-kept": (event) => ({
+        tone: "info",
+        text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history, namespace ${event.namespace}; the last ${event.keep} runs there are kept): kguard undo ${event.runId} puts back the state before it`
+      }),
       "journal-kept": (event) => ({
         tone: "alarm",
         text: `run ${event.runId} is not finished: its journal stays in namespace ${event.namespace}. When you have looked, restore what is left with:`,
@@ -13653,6 +13907,7 @@ var init_format = __esm({
       "finished-job": "NOT restorable if this apply fails: a restore will not create it again",
       "delete-and-create": "if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy"
     };
+    PHASE_PREFIX = { rollout: "", rollback: "rollback of ", verify: "verify: " };
     RESTORED_TEXT = {
       restored: "put back as it was before the apply",
       deleted: "deleted (this apply created it)",
@@ -13878,8 +14133,8 @@ import process10 from "node:process";
 import os from "node:os";
 import tty3 from "node:tty";
 function hasFlag(flag, argv = globalThis.Deno ? globalThis.Deno.args : process10.argv) {
-  const prefix = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
-  const position = argv.indexOf(prefix + flag);
+  const prefix2 = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
+  const position = argv.indexOf(prefix2 + flag);
   const terminatorPosition = argv.indexOf("--");
   return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
 }
@@ -14026,12 +14281,12 @@ function stringReplaceAll(string, substring, replacer) {
   returnValue += string.slice(endIndex);
   return returnValue;
 }
-function stringEncaseCRLFWithFirstIndex(string, prefix, postfix, index) {
+function stringEncaseCRLFWithFirstIndex(string, prefix2, postfix, index) {
   let endIndex = 0;
   let returnValue = "";
   do {
     const gotCR = string[index - 1] === "\r";
-    returnValue += string.slice(endIndex, gotCR ? index - 1 : index) + prefix + (gotCR ? "\r\n" : "\n") + postfix;
+    returnValue += string.slice(endIndex, gotCR ? index - 1 : index) + prefix2 + (gotCR ? "\r\n" : "\n") + postfix;
     endIndex = index + 1;
     index = string.indexOf("\n", endIndex);
   } while (index !== -1);
@@ -14263,8 +14518,8 @@ function subjectOf(event) {
   return void 0;
 }
 function withoutSubject(text2, ref) {
-  const prefix = `${describeObject(ref)}: `;
-  return text2.startsWith(prefix) ? text2.slice(prefix.length) : text2;
+  const prefix2 = `${describeObject(ref)}: `;
+  return text2.startsWith(prefix2) ? text2.slice(prefix2.length) : text2;
 }
 function cell(line) {
   const details = (line.details ?? []).filter((detail) => line.tone === "undo" || line.tone === "alarm" || line.tone === "warn" || detail.startsWith("next: ")).map((detail) => `<br><code>${escapeCell(detail)}</code>`).join("");
@@ -14298,7 +14553,7 @@ function escapeHtml(text2) {
 function escapeCell(text2) {
   return escapeHtml(text2).replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
-var CHANGE_WORDS, GithubActionsReporter, RESTORE_KINDS;
+var CHANGE_WORDS, GithubActionsReporter, CHECK_KINDS, RESTORE_KINDS;
 var init_github = __esm({
   "src/report/github.ts"() {
     "use strict";
@@ -14331,6 +14586,8 @@ var init_github = __esm({
       rows = /* @__PURE__ */ new Map();
       verdict;
       preview = false;
+      /** The checks (--verify, --verify-job) and the bake (--bake), one line each. */
+      checks = [];
       emit(event) {
         this.inner.emit(event);
         const line = formatEvent(event);
@@ -14350,6 +14607,10 @@ var init_github = __esm({
       }
       remember(event, line) {
         if (event.kind === "finished") this.verdict = line;
+        if (CHECK_KINDS.has(event.kind)) {
+          this.checks.push(line);
+          return;
+        }
         if (event.kind === "changes" || event.kind === "preview") {
           this.preview = event.kind === "preview";
           for (const object of event.objects) {
@@ -14373,11 +14634,13 @@ var init_github = __esm({
           return `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`;
         });
         const table = rows.length === 0 ? [] : ["| object | change | verdict | restore |", "|---|---|---|---|", ...rows, ""];
+        const checks = this.checks.length === 0 ? [] : ["**Checks**", "", ...this.checks.map((check) => `- ${cell(check)}`), ""];
         const logText = this.log.map((line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join("\n")).join("\n");
         return [
           `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
           "",
           ...table,
+          ...checks,
           `<details><summary>kguard log (${this.log.length} lines)</summary>`,
           "",
           `<pre>${escapeHtml(logText)}</pre>`,
@@ -14391,6 +14654,7 @@ var init_github = __esm({
         return `file=${escapeProperty(location.file)},line=${location.line},title=${escapeProperty(`kguard: ${describeObject(subject)}`)}`;
       }
     };
+    CHECK_KINDS = /* @__PURE__ */ new Set(["verify-passed", "verify-failed", "verify-job-cleanup", "baked", "bake-failed"]);
     RESTORE_KINDS = /* @__PURE__ */ new Set(["restored", "restore-kept", "restore-failed", "rolled-back", "rollback-unhealthy"]);
   }
 });
@@ -14430,7 +14694,7 @@ var init_failure = __esm({
 });
 
 // src/journal/labels.ts
-var JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY_LABEL, MANAGED_BY, LEASE_LABEL, RUN_LABEL;
+var JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY_LABEL, MANAGED_BY, LEASE_LABEL, RUN_LABEL, HISTORY_LABEL, HISTORY_TYPE;
 var init_labels = __esm({
   "src/journal/labels.ts"() {
     "use strict";
@@ -14440,6 +14704,8 @@ var init_labels = __esm({
     MANAGED_BY = "kguard";
     LEASE_LABEL = "kguard.dev/lease";
     RUN_LABEL = "kguard.dev/run";
+    HISTORY_LABEL = "kguard.dev/history";
+    HISTORY_TYPE = "kguard.dev/history";
   }
 });
 
@@ -14683,7 +14949,8 @@ function collectSecretValues(object, values) {
 }
 function isKguardJournal(secret) {
   const labels = asRecord(secret.metadata?.labels);
-  return secret.type === JOURNAL_TYPE && labels[MANAGED_BY_LABEL] === MANAGED_BY && typeof labels[JOURNAL_LABEL] === "string";
+  if (labels[MANAGED_BY_LABEL] !== MANAGED_BY) return false;
+  return secret.type === JOURNAL_TYPE && typeof labels[JOURNAL_LABEL] === "string" || secret.type === HISTORY_TYPE && typeof labels[HISTORY_LABEL] === "string";
 }
 function asRecord(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
@@ -14867,7 +15134,10 @@ var init_options2 = __esm({
     DEFAULTS = {
       timeoutMs: 5 * 6e4,
       pollIntervalMs: 2e3,
-      settleMs: 0,
+      verifyTimeoutMs: 2 * 6e4,
+      bakeMs: 0,
+      verifyIntervalMs: 0,
+      history: 10,
       rollback: "all",
       lockTimeoutMs: 5 * 6e4,
       logLines: 5,
@@ -14885,14 +15155,15 @@ function resolveApplyOptions(input) {
   if (pollIntervalMs < 100) throw new InputError("--poll-interval must be at least 100ms, to spare the API server.");
   const rollbackTimeoutMs = input.rollbackTimeoutMs ?? timeoutMs;
   if (rollbackTimeoutMs <= 0) throw new InputError("--rollback-timeout must be longer than 0s.");
-  const settleMs = input.settleMs ?? DEFAULTS.settleMs;
-  if (settleMs < 0) throw new InputError("--settle cannot be negative.");
+  const verification = resolveVerification(input);
   const logLines2 = input.logLines ?? DEFAULTS.logLines;
   if (!Number.isInteger(logLines2) || logLines2 < 0) throw new InputError(`--log-lines ${JSON.stringify(String(logLines2))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
   const requestTimeoutMs = input.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   if (!(requestTimeoutMs >= 1e3) || requestTimeoutMs % 1e3 !== 0) {
     throw new InputError(`--request-timeout ${JSON.stringify(`${requestTimeoutMs / 1e3}s`)} is not a whole number of seconds; use e.g. --request-timeout 30s.`);
   }
+  const history = input.history ?? DEFAULTS.history;
+  if (!Number.isInteger(history) || history < 0) throw new InputError(`--history ${JSON.stringify(String(history))} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
   const concurrency = input.concurrency ?? DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${JSON.stringify(String(concurrency))} is not a number of processes; use 1 or more, e.g. --concurrency 8.`);
   const passThrough = splitPassThrough(input.kubectlArgs ?? []);
@@ -14923,7 +15194,8 @@ function resolveApplyOptions(input) {
     timeoutMs,
     rollbackTimeoutMs,
     pollIntervalMs,
-    settleMs,
+    ...verification,
+    history,
     poll: input.poll ?? false,
     rollback: input.rollback ?? DEFAULTS.rollback,
     keepCreated: input.keepCreated ?? false,
@@ -14934,45 +15206,30 @@ function resolveApplyOptions(input) {
     requestTimeoutMs
   };
 }
+function resolveVerification(input) {
+  if (input.settleMs !== void 0 && input.bakeMs !== void 0 && input.settleMs !== input.bakeMs) {
+    throw new InputError("--settle is the old name of --bake, and the two give different durations; give --bake once.");
+  }
+  const bakeMs = input.bakeMs ?? input.settleMs ?? DEFAULTS.bakeMs;
+  if (bakeMs < 0) throw new InputError("--bake cannot be negative.");
+  const verifyTimeoutMs = input.verifyTimeoutMs ?? DEFAULTS.verifyTimeoutMs;
+  if (verifyTimeoutMs <= 0) throw new InputError("--verify-timeout must be longer than 0s.");
+  const verifyCommands = [...input.verifyCommands ?? []];
+  if (verifyCommands.some((command) => command.trim() === "")) throw new InputError('--verify needs a command, e.g. --verify "curl -fsS http://web/healthz".');
+  const verifyJobs = [...input.verifyJobs ?? []];
+  if (verifyJobs.some((file) => file.trim() === "")) throw new InputError("--verify-job needs a file with a Job manifest, e.g. --verify-job smoke-test.yaml.");
+  const verifyIntervalMs = input.verifyIntervalMs ?? DEFAULTS.verifyIntervalMs;
+  if (verifyIntervalMs < 0) throw new InputError("--verify-interval cannot be negative.");
+  if (verifyIntervalMs > 0 && bakeMs === 0) throw new InputError("--verify-interval runs the --verify commands again during the bake: give --bake too, e.g. --bake 5m --verify-interval 30s.");
+  if (verifyIntervalMs > 0 && verifyCommands.length === 0) throw new InputError("--verify-interval runs the --verify commands again during the bake, and none is given: add --verify CMD.");
+  return { verifyCommands, verifyJobs, verifyTimeoutMs, keepVerify: input.keepVerify ?? false, bakeMs, verifyIntervalMs };
+}
 var init_options3 = __esm({
   "src/api/options.ts"() {
     "use strict";
     init_errors();
     init_passthrough();
     init_options2();
-  }
-});
-
-// src/duration.ts
-function parseDuration(text2, what) {
-  const ms = durationMs(text2.trim());
-  if (ms === void 0) throw new InputError(`${what} ${JSON.stringify(text2)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
-  if (ms > MAX_DURATION_MS) {
-    throw new InputError(`${what} ${text2} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`);
-  }
-  return ms;
-}
-function durationMs(text2) {
-  if (/^\d+(\.\d+)?$/.test(text2)) return Number(text2) * 1e3;
-  const parts = [...text2.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text2) return void 0;
-  return parts.reduce((total, part) => total + Number(part[1]) * (UNITS[part[2]] ?? 0), 0);
-}
-function formatDuration(ms) {
-  if (ms % 1e3 !== 0) return `${ms}ms`;
-  const hours = Math.floor(ms / 36e5);
-  const minutes = Math.floor(ms % 36e5 / 6e4);
-  const seconds4 = ms % 6e4 / 1e3;
-  const text2 = `${hours ? `${hours}h` : ""}${minutes ? `${minutes}m` : ""}${seconds4 ? `${seconds4}s` : ""}`;
-  return text2 || "0s";
-}
-var UNITS, MAX_DURATION_MS;
-var init_duration2 = __esm({
-  "src/duration.ts"() {
-    "use strict";
-    init_errors();
-    UNITS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
-    MAX_DURATION_MS = 2 ** 31 - 1;
   }
 });
 
@@ -15009,18 +15266,32 @@ function toApplyOptions(raw, passThroughArgs) {
     confirm: raw.confirm,
     keepCreated: raw.keepCreated,
     journal: raw.journal,
-    lockTimeoutMs: raw.lockTimeout === void 0 ? void 0 : parseDuration(raw.lockTimeout, "--lock-timeout"),
+    lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
     timeoutMs: parseDuration(raw.timeout, "--timeout"),
-    rollbackTimeoutMs: raw.rollbackTimeout === void 0 ? void 0 : parseDuration(raw.rollbackTimeout, "--rollback-timeout"),
+    rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, "--rollback-timeout"),
     pollIntervalMs: parseDuration(raw.pollInterval, "--poll-interval"),
     poll: raw.poll,
-    settleMs: parseDuration(raw.settle, "--settle"),
+    settleMs: optionalDuration(raw.settle, "--settle"),
+    bakeMs: optionalDuration(raw.bake, "--bake"),
+    verifyCommands: raw.verify,
+    verifyJobs: raw.verifyJob,
+    verifyTimeoutMs: optionalDuration(raw.verifyTimeout, "--verify-timeout"),
+    keepVerify: raw.keepVerify,
+    verifyIntervalMs: optionalDuration(raw.verifyInterval, "--verify-interval"),
+    history: raw.history === void 0 ? void 0 : parseHistory(raw.history),
     rollback: parseRollbackMode(raw.rollback),
     logLines: parseLogLines(raw.logLines),
     concurrency: raw.concurrency === void 0 ? void 0 : parseCount(raw.concurrency, "--concurrency"),
     requestTimeoutMs: raw.requestTimeout === void 0 ? void 0 : parseDuration(raw.requestTimeout, "--request-timeout"),
     kubectlArgs: passThroughArgs
   });
+}
+function parseHistory(value) {
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
+  return Number(value.trim());
+}
+function optionalDuration(value, flag) {
+  return value === void 0 ? void 0 : parseDuration(value, flag);
 }
 function parseLogLines(value) {
   if (value === void 0) return void 0;
@@ -15061,7 +15332,8 @@ var init_options4 = __esm({
 function nativeFlags(command) {
   const native = KUBECTL_FLAGS.filter((flag) => flag.native);
   if (command === "apply") return native;
-  if (command === "status" || command === "rollback" || command === "unlock" || command === "forget") return native.filter((flag) => flag.role === "connection");
+  const runCommands = ["status", "rollback", "unlock", "forget", "history", "undo"];
+  if (command !== void 0 && runCommands.includes(command)) return native.filter((flag) => flag.role === "connection");
   return [];
 }
 function takeKubectlFlags(words) {
@@ -15247,7 +15519,7 @@ function withKubectlOptions(command, handlers) {
 function buildProgram(name, words, handlers) {
   const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
   const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--settle <duration>", "how long a rollout must stay healthy before it counts as healthy", formatDuration(DEFAULTS.settleMs)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
     new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
   ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
@@ -15275,7 +15547,20 @@ function buildProgram(name, words, handlers) {
   const byRunId = (command, description, force) => journalOptions(program2.command(command).description(description).argument("<run>", `the run to ${command} (kguard status lists them)`)).option("--force", force).action(runAction2(command));
   byRunId("unlock", "release the Leases of a run that died before it wrote its journal, so other runs may change its objects", "release them even if the run looks alive or left a journal");
   byRunId("forget", "dismiss a run on purpose: remove its journal and Leases and leave its objects as they are", "forget it even if it looks alive");
-  program2.command("completion").description("print the shell completion script: source <(kguard completion bash)").addArgument(new Argument("<shell>", "bash or zsh").choices(["bash", "zsh"])).action(async (shell) => handlers.completion(shell, program2));
+  const historyAction = (command) => (run, raw) => handlers.history(command, run, raw);
+  const historyOptions = (command) => withKubectlOptions(
+    verbosityOptions(
+      command.option("-n, --namespace <namespace>", "look for history records in this namespace only (default: all namespaces)").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
+    ),
+    handlers
+  );
+  historyOptions(program2.command("history").description("list the successful runs kept in the cluster (--history): when, who, what they changed")).action(
+    async (raw) => historyAction("history")(void 0, raw)
+  );
+  historyOptions(
+    program2.command("undo").description("put back the state from before a successful run, from its history record (someone else's change since still wins)").argument("[run]", "the run to undo (kguard history lists them); default: the newest kept")
+  ).option("--dry-run", "say what would change, with the differences kubectl diff style; change nothing").option("--rollback-timeout <duration>", "how long the restore and the restored workloads may take", formatDuration(DEFAULTS.timeoutMs)).action(historyAction("undo"));
+  program2.command("completion").description("print the shell completion script: source <(kguard completion bash), or kguard completion fish | source").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).action(async (shell) => handlers.completion(shell, program2));
   program2.command("version").description("print kguard's version (as --version)").action(() => {
     process.stdout.write(`${kguardVersion()}
 `);
@@ -15316,7 +15601,7 @@ __export(junit_exports, {
   junitXml: () => junitXml
 });
 function junitXml(report, finishedAt, locate = () => void 0) {
-  const cases = "objects" in report ? report.objects.map((object) => objectCase(object, locate)) : [errorCase(report)];
+  const cases = "objects" in report ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...report.bake ? [bakeCase(report.bake)] : []] : [errorCase(report)];
   const totalMs = "timings" in report ? report.timings.totalMs : 0;
   const count2 = (pick) => cases.filter(pick).length;
   const totals = {
@@ -15356,6 +15641,29 @@ function objectCase(object, locate) {
   } else if (object.verdict in PASS_OUTPUT) {
     test.output = PASS_OUTPUT[object.verdict];
   }
+  return test;
+}
+function checkCase(check) {
+  const what = check.type === "command" ? `verify: ${check.command}` : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ""} (${check.file})`;
+  const test = { name: check.during === "bake" ? `${what} (during the bake)` : what, classname: "kguard.verify", seconds: check.durationMs / 1e3 };
+  if (check.cancelled) test.skipped = check.summary;
+  else if (!check.passed) {
+    const lines = check.lines.length > 0 ? ["last lines:", ...check.lines.map((line) => `  | ${line}`)] : [];
+    const logs = check.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
+    test.failure = { message: check.summary, type: check.timedOut ? "timed-out" : "verify", text: [check.summary, ...lines, ...check.evidence.map((line) => `  ${line}`), ...logs, ...check.nextStep ? [`next: ${check.nextStep}`] : []].join("\n") };
+  }
+  return test;
+}
+function bakeCase(bake2) {
+  const test = { name: `bake ${bake2.durationMs / 1e3}s`, classname: "kguard.bake", seconds: bake2.elapsedMs / 1e3 };
+  if (bake2.passed) return test;
+  if (bake2.stoppedBy === "cancelled" || bake2.stoppedBy === "conflict") {
+    test.skipped = bake2.summary ?? bake2.stoppedBy;
+    return test;
+  }
+  const where = bake2.workload ? `${bake2.workload.kind.toLowerCase()}/${bake2.workload.name}${bake2.workload.namespace ? ` (namespace ${bake2.workload.namespace})` : ""}: ` : "";
+  const logs = bake2.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
+  test.failure = { message: `${where}${bake2.summary ?? "it did not stay healthy"}`, type: bake2.stoppedBy ?? "bake", text: [`${where}${bake2.summary ?? ""}`, ...bake2.evidence, ...logs, ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []].join("\n") };
   return test;
 }
 function errorCase(report) {
@@ -15497,17 +15805,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path12) {
-      const ctrl = callVisitor(key, node, visitor, path12);
+    function visit_(key, node, visitor, path13) {
+      const ctrl = callVisitor(key, node, visitor, path13);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path12, ctrl);
-        return visit_(key, ctrl, visitor, path12);
+        replaceNode(key, path13, ctrl);
+        return visit_(key, ctrl, visitor, path13);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node)) {
-          path12 = Object.freeze(path12.concat(node));
+          path13 = Object.freeze(path13.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path12);
+            const ci = visit_(i2, node.items[i2], visitor, path13);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -15518,13 +15826,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node)) {
-          path12 = Object.freeze(path12.concat(node));
-          const ck = visit_("key", node.key, visitor, path12);
+          path13 = Object.freeze(path13.concat(node));
+          const ck = visit_("key", node.key, visitor, path13);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path12);
+          const cv = visit_("value", node.value, visitor, path13);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -15545,17 +15853,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path12) {
-      const ctrl = await callVisitor(key, node, visitor, path12);
+    async function visitAsync_(key, node, visitor, path13) {
+      const ctrl = await callVisitor(key, node, visitor, path13);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path12, ctrl);
-        return visitAsync_(key, ctrl, visitor, path12);
+        replaceNode(key, path13, ctrl);
+        return visitAsync_(key, ctrl, visitor, path13);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node)) {
-          path12 = Object.freeze(path12.concat(node));
+          path13 = Object.freeze(path13.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path12);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path13);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -15566,13 +15874,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node)) {
-          path12 = Object.freeze(path12.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path12);
+          path13 = Object.freeze(path13.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path13);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path12);
+          const cv = await visitAsync_("value", node.value, visitor, path13);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -15599,23 +15907,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path12) {
+    function callVisitor(key, node, visitor, path13) {
       if (typeof visitor === "function")
-        return visitor(key, node, path12);
+        return visitor(key, node, path13);
       if (identity3.isMap(node))
-        return visitor.Map?.(key, node, path12);
+        return visitor.Map?.(key, node, path13);
       if (identity3.isSeq(node))
-        return visitor.Seq?.(key, node, path12);
+        return visitor.Seq?.(key, node, path13);
       if (identity3.isPair(node))
-        return visitor.Pair?.(key, node, path12);
+        return visitor.Pair?.(key, node, path13);
       if (identity3.isScalar(node))
-        return visitor.Scalar?.(key, node, path12);
+        return visitor.Scalar?.(key, node, path13);
       if (identity3.isAlias(node))
-        return visitor.Alias?.(key, node, path12);
+        return visitor.Alias?.(key, node, path13);
       return void 0;
     }
-    function replaceNode(key, path12, node) {
-      const parent = path12[path12.length - 1];
+    function replaceNode(key, path13, node) {
+      const parent = path13[path13.length - 1];
       if (identity3.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity3.isPair(parent)) {
@@ -15651,10 +15959,10 @@ var require_directives = __commonJS({
     };
     var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
     var Directives = class _Directives {
-      constructor(yaml, tags) {
+      constructor(yaml3, tags) {
         this.docStart = null;
         this.docEnd = false;
-        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
+        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml3);
         this.tags = Object.assign({}, _Directives.defaultTags, tags);
       }
       clone() {
@@ -15702,8 +16010,8 @@ var require_directives = __commonJS({
               if (parts.length < 2)
                 return false;
             }
-            const [handle, prefix] = parts;
-            this.tags[handle] = prefix;
+            const [handle, prefix2] = parts;
+            this.tags[handle] = prefix2;
             return true;
           }
           case "%YAML": {
@@ -15753,10 +16061,10 @@ var require_directives = __commonJS({
         const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
         if (!suffix)
           onError(`The ${source} tag has no suffix`);
-        const prefix = this.tags[handle];
-        if (prefix) {
+        const prefix2 = this.tags[handle];
+        if (prefix2) {
           try {
-            return prefix + decodeURIComponent(suffix);
+            return prefix2 + decodeURIComponent(suffix);
           } catch (error2) {
             onError(String(error2));
             return null;
@@ -15772,9 +16080,9 @@ var require_directives = __commonJS({
        * taking into account current tag prefixes and defaults.
        */
       tagString(tag) {
-        for (const [handle, prefix] of Object.entries(this.tags)) {
-          if (tag.startsWith(prefix))
-            return handle + escapeTagName(tag.substring(prefix.length));
+        for (const [handle, prefix2] of Object.entries(this.tags)) {
+          if (tag.startsWith(prefix2))
+            return handle + escapeTagName(tag.substring(prefix2.length));
         }
         return tag[0] === "!" ? tag : `!<${tag}>`;
       }
@@ -15791,11 +16099,11 @@ var require_directives = __commonJS({
           tagNames = Object.keys(tags);
         } else
           tagNames = [];
-        for (const [handle, prefix] of tagEntries) {
-          if (handle === "!!" && prefix === "tag:yaml.org,2002:")
+        for (const [handle, prefix2] of tagEntries) {
+          if (handle === "!!" && prefix2 === "tag:yaml.org,2002:")
             continue;
-          if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
-            lines.push(`%TAG ${handle} ${prefix}`);
+          if (!doc || tagNames.some((tn) => tn.startsWith(prefix2)))
+            lines.push(`%TAG ${handle} ${prefix2}`);
         }
         return lines.join("\n");
       }
@@ -15830,14 +16138,14 @@ var require_anchors = __commonJS({
       });
       return anchors;
     }
-    function findNewAnchor(prefix, exclude) {
+    function findNewAnchor(prefix2, exclude) {
       for (let i2 = 1; true; ++i2) {
-        const name = `${prefix}${i2}`;
+        const name = `${prefix2}${i2}`;
         if (!exclude.has(name))
           return name;
       }
     }
-    function createNodeAnchors(doc, prefix) {
+    function createNodeAnchors(doc, prefix2) {
       const aliasObjects = [];
       const sourceObjects = /* @__PURE__ */ new Map();
       let prevAnchors = null;
@@ -15845,7 +16153,7 @@ var require_anchors = __commonJS({
         onAnchor: (source) => {
           aliasObjects.push(source);
           prevAnchors ?? (prevAnchors = anchorNames(doc));
-          const anchor = findNewAnchor(prefix, prevAnchors);
+          const anchor = findNewAnchor(prefix2, prevAnchors);
           prevAnchors.add(anchor);
           return anchor;
         },
@@ -16227,10 +16535,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity3 = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path12, value) {
+    function collectionFromPath(schema, path13, value) {
       let v = value;
-      for (let i2 = path12.length - 1; i2 >= 0; --i2) {
-        const k = path12[i2];
+      for (let i2 = path13.length - 1; i2 >= 0; --i2) {
+        const k = path13[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a2 = [];
           a2[k] = v;
@@ -16249,7 +16557,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path12) => path12 == null || typeof path12 === "object" && !!path12[Symbol.iterator]().next().done;
+    var isEmptyPath = (path13) => path13 == null || typeof path13 === "object" && !!path13[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -16279,11 +16587,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path12, value) {
-        if (isEmptyPath(path12))
+      addIn(path13, value) {
+        if (isEmptyPath(path13))
           this.add(value);
         else {
-          const [key, ...rest] = path12;
+          const [key, ...rest] = path13;
           const node = this.get(key, true);
           if (identity3.isCollection(node))
             node.addIn(rest, value);
@@ -16297,8 +16605,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path12) {
-        const [key, ...rest] = path12;
+      deleteIn(path13) {
+        const [key, ...rest] = path13;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -16312,8 +16620,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path12, keepScalar) {
-        const [key, ...rest] = path12;
+      getIn(path13, keepScalar) {
+        const [key, ...rest] = path13;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node) ? node.value : node;
@@ -16331,8 +16639,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path12) {
-        const [key, ...rest] = path12;
+      hasIn(path13) {
+        const [key, ...rest] = path13;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -16342,8 +16650,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path12, value) {
-        const [key, ...rest] = path12;
+      setIn(path13, value) {
+        const [key, ...rest] = path13;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -17838,10 +18146,10 @@ var require_int = __commonJS({
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
     var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
-    function intStringify(node, radix, prefix) {
+    function intStringify(node, radix, prefix2) {
       const { value } = node;
       if (intIdentify(value) && value >= 0)
-        return prefix + value.toString(radix);
+        return prefix2 + value.toString(radix);
       return stringifyNumber.stringifyNumber(node);
     }
     var intOct = {
@@ -18303,11 +18611,11 @@ var require_int2 = __commonJS({
       const n2 = parseInt(str, radix);
       return sign === "-" ? -1 * n2 : n2;
     }
-    function intStringify(node, radix, prefix) {
+    function intStringify(node, radix, prefix2) {
       const { value } = node;
       if (intIdentify(value)) {
         const str = value.toString(radix);
-        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+        return value < 0 ? "-" + prefix2 + str.substr(1) : prefix2 + str;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -18858,9 +19166,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path12, value) {
+      addIn(path13, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path12, value);
+          this.contents.addIn(path13, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -18935,14 +19243,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path12) {
-        if (Collection.isEmptyPath(path12)) {
+      deleteIn(path13) {
+        if (Collection.isEmptyPath(path13)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path12) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path13) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -18957,10 +19265,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path12, keepScalar) {
-        if (Collection.isEmptyPath(path12))
+      getIn(path13, keepScalar) {
+        if (Collection.isEmptyPath(path13))
           return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity3.isCollection(this.contents) ? this.contents.getIn(path12, keepScalar) : void 0;
+        return identity3.isCollection(this.contents) ? this.contents.getIn(path13, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -18971,10 +19279,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path12) {
-        if (Collection.isEmptyPath(path12))
+      hasIn(path13) {
+        if (Collection.isEmptyPath(path13))
           return this.contents !== void 0;
-        return identity3.isCollection(this.contents) ? this.contents.hasIn(path12) : false;
+        return identity3.isCollection(this.contents) ? this.contents.hasIn(path13) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -18991,13 +19299,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path12, value) {
-        if (Collection.isEmptyPath(path12)) {
+      setIn(path13, value) {
+        if (Collection.isEmptyPath(path13)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path12), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path13), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path12, value);
+          this.contents.setIn(path13, value);
         }
       }
       /**
@@ -20958,9 +21266,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path12) => {
+    visit.itemAtPath = (cst, path13) => {
       let item = cst;
-      for (const [field, index] of path12) {
+      for (const [field, index] of path13) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -20969,23 +21277,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path12) => {
-      const parent = visit.itemAtPath(cst, path12.slice(0, -1));
-      const field = path12[path12.length - 1][0];
+    visit.parentCollection = (cst, path13) => {
+      const parent = visit.itemAtPath(cst, path13.slice(0, -1));
+      const field = path13[path13.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path12, item, visitor) {
-      let ctrl = visitor(item, path12);
+    function _visit(path13, item, visitor) {
+      let ctrl = visitor(item, path13);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path12.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path13.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -20996,10 +21304,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path12);
+            ctrl = ctrl(item, path13);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path12) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path13) : ctrl;
     }
     exports.visit = visit;
   }
@@ -22785,8 +23093,8 @@ function manifestLocator(filenames, recursive, base) {
       } catch {
         continue;
       }
-      const shown = path7.relative(base, path7.resolve(file));
-      const display = shown.startsWith("..") || path7.isAbsolute(shown) ? path7.resolve(file) : shown;
+      const shown2 = path7.relative(base, path7.resolve(file));
+      const display = shown2.startsWith("..") || path7.isAbsolute(shown2) ? path7.resolve(file) : shown2;
       for (const object of objectsWritten(text2)) entries.push({ ...object, file: display });
     }
     return entries;
@@ -23100,10 +23408,10 @@ var init_discovery = __esm({
         let found = this.documents.get(apiVersion);
         if (!found) {
           const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-          const path12 = groupVersionPath({ group, version });
+          const path13 = groupVersionPath({ group, version });
           found = (async () => {
-            const result = await this.readRaw(path12);
-            if (result.exitCode !== 0) throw new Error(`kubectl could not read the API server's discovery of ${path12}: ${diagnoseKubectlFailure(result).detail}`);
+            const result = await this.readRaw(path13);
+            if (result.exitCode !== 0) throw new Error(`kubectl could not read the API server's discovery of ${path13}: ${diagnoseKubectlFailure(result).detail}`);
             return JSON.parse(result.stdout);
           })();
           found.catch(() => this.documents.delete(apiVersion));
@@ -23236,8 +23544,8 @@ __export(client_exports, {
 function createKubectl(exec, connection, stream) {
   return new KubectlClient(exec, connection, stream);
 }
-function withFieldManager(path12) {
-  return `${path12}${path12.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
+function withFieldManager(path13) {
+  return `${path13}${path13.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
 }
 var KubectlClient, DIFF_FLAGS, RESTORE_FIELD_MANAGER;
 var init_client = __esm({
@@ -23273,7 +23581,7 @@ var init_client = __esm({
       /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
       pinned;
       /** Discovery documents by group version, read once each. */
-      discovery = new Discovery((path12) => this.run(["get", "--raw", path12], { deadlineMs: this.connection.readDeadlineMs }));
+      discovery = new Discovery((path13) => this.run(["get", "--raw", path13], { deadlineMs: this.connection.readDeadlineMs }));
       /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
       pool;
       /** The most kubectl processes (watch streams aside) that ran at once. */
@@ -23382,15 +23690,15 @@ var init_client = __esm({
        * metadata.resourceVersion makes the write conditional (409 Conflict if the object moved);
        * non-empty managedFields in the body replace the stored ones (apimachinery fieldmanager.go).
        */
-      async replace(object, path12, deadlineMs) {
-        return this.rawWrite("replace", withFieldManager(path12), object, deadlineMs);
+      async replace(object, path13, deadlineMs) {
+        return this.rawWrite("replace", withFieldManager(path13), object, deadlineMs);
       }
       /** POST a new object to its collection path (`kubectl create --raw PATH -f -`), body untouched. */
       async create(object, collectionPath2, deadlineMs) {
         return this.rawWrite("create", withFieldManager(collectionPath2), object, deadlineMs);
       }
-      async rawWrite(verb, path12, object, deadlineMs) {
-        const result = await this.retrying(() => this.run([verb, "--raw", path12, "-f", "-"], { deadlineMs, input: JSON.stringify(object) }));
+      async rawWrite(verb, path13, object, deadlineMs) {
+        const result = await this.retrying(() => this.run([verb, "--raw", path13, "-f", "-"], { deadlineMs, input: JSON.stringify(object) }));
         if (result.exitCode === 0) return { ok: true, object: this.observed(itemsOf(result.stdout))[0] };
         return writeFailure(result, deadlineMs);
       }
@@ -23399,9 +23707,9 @@ var init_client = __esm({
        * body: kubectl delete.go → rawhttp.RawDelete). A uid precondition deletes exactly the object
        * this run created, never a namesake created since.
        */
-      async deleteExact(path12, preconditions, deadlineMs) {
+      async deleteExact(path13, preconditions, deadlineMs) {
         const body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions };
-        const result = await this.retrying(() => this.run(["delete", "--raw", path12, "-f", "-"], { deadlineMs, input: JSON.stringify(body) }));
+        const result = await this.retrying(() => this.run(["delete", "--raw", path13, "-f", "-"], { deadlineMs, input: JSON.stringify(body) }));
         if (result.exitCode === 0) return { ok: true };
         return writeFailure(result, deadlineMs);
       }
@@ -23441,9 +23749,9 @@ var init_client = __esm({
        * started from it misses nothing. Items get back the kind the API server leaves out of lists.
        */
       async listCollection(query) {
-        const path12 = await this.collectionPathOf(query).catch((error2) => error2);
-        if (path12 instanceof Error) return { ok: false, message: path12.message, transient: false };
-        const result = await this.run(["get", "--raw", withQuery(path12, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
+        const path13 = await this.collectionPathOf(query).catch((error2) => error2);
+        if (path13 instanceof Error) return { ok: false, message: path13.message, transient: false };
+        const result = await this.run(["get", "--raw", withQuery(path13, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
         if (result.exitCode !== 0) return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
         const list = JSON.parse(result.stdout);
         const kind = (list.kind ?? "").replace(/List$/, "");
@@ -23461,13 +23769,13 @@ var init_client = __esm({
         let stopRequested = false;
         let running2;
         const done = (async () => {
-          const path12 = await this.collectionPathOf(query).catch((error2) => error2);
-          if (path12 instanceof Error) return { ended: false, message: path12.message, transient: false };
+          const path13 = await this.collectionPathOf(query).catch((error2) => error2);
+          if (path13 instanceof Error) return { ended: false, message: path13.message, transient: false };
           if (stopRequested) return { ended: true };
           const params = { ...selectorsOf(query), watch: "1", resourceVersion: from.resourceVersion, allowWatchBookmarks: "true", timeoutSeconds: String(from.timeoutSeconds) };
           const reader = new WatchEventReader();
           this.spawned += 1;
-          running2 = stream(this.connection.binary, [...this.connectionArgs(), "get", "--raw", withQuery(path12, params)], (text2) => {
+          running2 = stream(this.connection.binary, [...this.connectionArgs(), "get", "--raw", withQuery(path13, params)], (text2) => {
             for (const event of reader.push(text2)) onEvent(event);
           });
           const result = await running2.done;
@@ -23901,10 +24209,10 @@ function updatedSecret(journal, resourceVersion) {
   }
 }
 async function removeJournal(kubectl, namespace, runId, deadlineMs) {
-  const path12 = `${secretsPath(namespace)}/${journalName(runId)}`;
+  const path13 = `${secretsPath(namespace)}/${journalName(runId)}`;
   const live = await kubectl.getObject("secrets", namespace, journalName(runId));
   if (!live) return;
-  const deleted = await kubectl.deleteExact(path12, { uid: live.metadata.uid ?? "" }, deadlineMs);
+  const deleted = await kubectl.deleteExact(path13, { uid: live.metadata.uid ?? "" }, deadlineMs);
   if (!deleted.ok && !deleted.notFound) throw new Error(`kguard could not delete its run journal: ${deleted.message}`);
 }
 async function listJournals(kubectl, namespace) {
@@ -23969,8 +24277,8 @@ var init_store = __esm({
       /** Records progress; a failure here is reported by the caller and does not stop the run. */
       async update(change) {
         this.journal = { ...this.journal, ...change };
-        const path12 = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
-        const written = await this.kubectl.replace(updatedSecret(this.journal, this.resourceVersion), path12, this.deadlineMs);
+        const path13 = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
+        const written = await this.kubectl.replace(updatedSecret(this.journal, this.resourceVersion), path13, this.deadlineMs);
         if (!written.ok) throw new Error(`kguard could not update its run journal: ${written.message}`);
         this.resourceVersion = written.object?.metadata.resourceVersion;
       }
@@ -23980,8 +24288,8 @@ var init_store = __esm({
        * `kguard rollback` refuses it.
        */
       async finish() {
-        const path12 = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
-        const deleted = this.uid ? await this.kubectl.deleteExact(path12, { uid: this.uid }, this.deadlineMs) : await removeJournal(this.kubectl, this.journal.namespace, this.journal.runId, this.deadlineMs).then(
+        const path13 = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
+        const deleted = this.uid ? await this.kubectl.deleteExact(path13, { uid: this.uid }, this.deadlineMs) : await removeJournal(this.kubectl, this.journal.namespace, this.journal.runId, this.deadlineMs).then(
           () => ({ ok: true }),
           (error2) => ({ ok: false, notFound: false, message: error2 instanceof Error ? error2.message : String(error2) })
         );
@@ -24320,8 +24628,8 @@ function onlyUnfinished(runs) {
   const stopped = journalled.filter((run) => run.liveness.state !== "live");
   if (stopped.length === 1) return stopped[0];
   if (stopped.length === 0) {
-    const names = journalled.map((run) => `${run.runId} (${run.liveness.why})`).join(", ");
-    throw new InputError(`every unfinished kguard run is still running: ${names}. Name one with --force to roll it back anyway.`);
+    const names2 = journalled.map((run) => `${run.runId} (${run.liveness.why})`).join(", ");
+    throw new InputError(`every unfinished kguard run is still running: ${names2}. Name one with --force to roll it back anyway.`);
   }
   throw new InputError(`${stopped.length} unfinished kguard runs: name one (${stopped.map((run) => run.runId).join(", ")}).`);
 }
@@ -24390,26 +24698,26 @@ async function acquireLeases(kubectl, refs, options, deps) {
   const leases = await HeldLeases.create(kubectl, claims, options, deps);
   try {
     let pending = leases.namespaces;
-    let look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: void 0 }, deps.clock, probe);
-    if (look.blocked.length === 0) return leases;
-    await leases.takeTicket(look.highestTicket + 1);
+    let look2 = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: void 0 }, deps.clock, probe);
+    if (look2.blocked.length === 0) return leases;
+    await leases.takeTicket(look2.highestTicket + 1);
     for (; ; ) {
       const waited = deps.clock.now() - startedAt;
-      if (waited >= options.lockTimeoutMs || deps.signal?.aborted) throw lockTimeout(look.blocked, options);
-      for (const { ref, holder } of look.blocked) {
+      if (waited >= options.lockTimeoutMs || deps.signal?.aborted) throw lockTimeout(look2.blocked, options);
+      for (const { ref, holder } of look2.blocked) {
         const said2 = `${objectKey(ref)} ${holder}`;
         if (reported.has(said2)) continue;
         reported.add(said2);
         deps.reporter.emit({ kind: "lock-wait", object: ref, holder });
       }
-      const holders = [...new Set(look.blocked.map(({ holder }) => holder))].sort().join(" ");
+      const holders = [...new Set(look2.blocked.map(({ holder }) => holder))].sort().join(" ");
       unchanged = holders === lastHolders ? unchanged + 1 : 0;
       lastHolders = holders;
-      await waits.sleep(Math.min(options.lockTimeoutMs - waited, pollMs(look.blocked, unchanged, random)));
-      if (deps.signal?.aborted) throw lockTimeout(look.blocked, options);
-      look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: leases.ticket }, deps.clock, probe);
-      if (look.blocked.length === 0) return leases;
-      pending = pending.filter((namespace) => !look.clear.includes(namespace));
+      await waits.sleep(Math.min(options.lockTimeoutMs - waited, pollMs(look2.blocked, unchanged, random)));
+      if (deps.signal?.aborted) throw lockTimeout(look2.blocked, options);
+      look2 = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: leases.ticket }, deps.clock, probe);
+      if (look2.blocked.length === 0) return leases;
+      pending = pending.filter((namespace) => !look2.clear.includes(namespace));
     }
   } catch (error2) {
     kubectl.stopCancelling();
@@ -24419,7 +24727,7 @@ async function acquireLeases(kubectl, refs, options, deps) {
 }
 async function lookAt(kubectl, namespaces, claims, observations, mine, clock, probe) {
   const listed = await Promise.all(namespaces.map(async (namespace) => ({ namespace, leases: await listLeases(kubectl, namespace) })));
-  const look = { blocked: [], clear: [], highestTicket: 0 };
+  const look2 = { blocked: [], clear: [], highestTicket: 0 };
   for (const { namespace, leases } of listed) {
     let clear = true;
     for (const lease of leases) {
@@ -24430,14 +24738,14 @@ async function lookAt(kubectl, namespaces, claims, observations, mine, clock, pr
       const held = heldOf(lease, claims.get(namespace) ?? /* @__PURE__ */ new Map());
       const gone = observations.expired(lease, now) || await deadWithoutJournal(kubectl, lease, probe);
       if (gone && await removeExpired(kubectl, lease, mine.deadlineMs)) continue;
-      look.highestTicket = Math.max(look.highestTicket, ticketOf(lease) ?? 0);
+      look2.highestTicket = Math.max(look2.highestTicket, ticketOf(lease) ?? 0);
       if (held.length === 0 || !goesBefore(lease, mine)) continue;
       clear = false;
-      look.blocked.push(...held.map((ref) => ({ ref, holder, ticket: ticketOf(lease) })));
+      look2.blocked.push(...held.map((ref) => ({ ref, holder, ticket: ticketOf(lease) })));
     }
-    if (clear) look.clear.push(namespace);
+    if (clear) look2.clear.push(namespace);
   }
-  return look;
+  return look2;
 }
 async function deadWithoutJournal(kubectl, lease, probe) {
   const holder = holderOfAnnotations(lease.metadata.annotations);
@@ -24825,20 +25133,20 @@ function differingPaths(a2, b) {
   walk2(a2, b, [], out);
   return out;
 }
-function walk2(a2, b, path12, out) {
+function walk2(a2, b, path13, out) {
   if (same(a2, b)) return;
   const objects = isContainer(a2) && isContainer(b) && Array.isArray(a2) === Array.isArray(b);
   if (!objects || out.length >= MAX_PATHS || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
-    out.push(path12);
+    out.push(path13);
     return;
   }
   if (Array.isArray(a2) && Array.isArray(b)) {
-    a2.forEach((item, index) => walk2(item, b[index], [...path12, index], out));
+    a2.forEach((item, index) => walk2(item, b[index], [...path13, index], out));
     return;
   }
   const left = a2;
   const right = b;
-  for (const key of [.../* @__PURE__ */ new Set([...Object.keys(left), ...Object.keys(right)])].sort()) walk2(left[key], right[key], [...path12, key], out);
+  for (const key of [.../* @__PURE__ */ new Set([...Object.keys(left), ...Object.keys(right)])].sort()) walk2(left[key], right[key], [...path13, key], out);
 }
 function fieldsOfApply(before, applied2) {
   if (before) return differingPaths(contentOf(before), contentOf(applied2));
@@ -24853,18 +25161,18 @@ function fieldsOfApply(before, applied2) {
   const applyFields = (applied2.metadata.managedFields ?? []).filter((entry) => entry.operation === "Apply" && entry.subresource === void 0).flatMap((entry) => ownedPaths(entry.fieldsV1, []));
   return applyFields.length > 0 ? applyFields : [[]];
 }
-function leafPaths(value, path12 = []) {
-  if (!isContainer(value) || Array.isArray(value)) return [path12];
+function leafPaths(value, path13 = []) {
+  if (!isContainer(value) || Array.isArray(value)) return [path13];
   const entries = Object.entries(value);
-  if (entries.length === 0) return [path12];
-  return entries.flatMap(([key, item]) => leafPaths(item, [...path12, key]));
+  if (entries.length === 0) return [path13];
+  return entries.flatMap(([key, item]) => leafPaths(item, [...path13, key]));
 }
-function ownedPaths(fields, path12) {
-  if (!isContainer(fields) || Array.isArray(fields)) return [path12];
+function ownedPaths(fields, path13) {
+  if (!isContainer(fields) || Array.isArray(fields)) return [path13];
   const keys = Object.keys(fields).filter((key) => key !== ".");
-  if (keys.length === 0) return [path12];
-  if (keys.some((key) => !key.startsWith("f:"))) return [path12];
-  return keys.flatMap((key) => ownedPaths(fields[key], [...path12, key.slice(2)]));
+  if (keys.length === 0) return [path13];
+  if (keys.some((key) => !key.startsWith("f:"))) return [path13];
+  return keys.flatMap((key) => ownedPaths(fields[key], [...path13, key.slice(2)]));
 }
 function overlaps(a2, b) {
   const length = Math.min(a2.length, b.length);
@@ -25563,8 +25871,8 @@ var init_stuck_pods = __esm({
       const lines = [];
       const revision = failed2.status?.updateRevision;
       for (const pod of stuckPods(failed2, before, pods)) {
-        const path12 = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
-        const deleted = await deps.kubectl.deleteExact(path12, { uid: pod.metadata.uid ?? "" }, deps.deadlineMs);
+        const path13 = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
+        const deleted = await deps.kubectl.deleteExact(path13, { uid: pod.metadata.uid ?? "" }, deps.deadlineMs);
         lines.push(
           deleted.ok || deleted.notFound ? `deleted pod ${pod.metadata.name} (failed revision ${revision}, not Ready) so the controller recreates it from the restored template` : `could not delete pod ${pod.metadata.name} of the failed revision ${revision}: ${deleted.message}; delete it by hand so the restored template can roll out`
         );
@@ -25695,8 +26003,9 @@ function needsRestore(verdict) {
   return verdict === "failed" || verdict === "timed-out";
 }
 function planRestore(objects, mode, options) {
-  if (options.cancelled && mode === "failed") mode = "all";
-  if (!options.cancelled && !objects.some((object) => needsRestore(object.verdict))) {
+  const asUnit = options.cancelled === true || options.failedAsUnit === true;
+  if (asUnit && mode === "failed") mode = "all";
+  if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
     return objects.flatMap(
       (object) => object.verdict === "conflict" || object.verdict === "gone" ? [{ ref: object.ref, action: "keep", reason: object.verdict, ...copies(object.change) }] : []
     );
@@ -25800,7 +26109,7 @@ var init_plan = __esm({
 });
 
 // src/rollback/field-owners.ts
-async function restoreOwners(step, written, path12, options, deps, read) {
+async function restoreOwners(step, written, path13, options, deps, read) {
   let restored = written;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
   for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
@@ -25809,7 +26118,7 @@ async function restoreOwners(step, written, path12, options, deps, read) {
     }
     if (attempt >= OWNER_ATTEMPTS) await deps.clock.sleep(100 * Math.min(attempt - OWNER_ATTEMPTS + 1, 5));
     const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
-    const second = await deps.kubectl.replace(owners, path12, options.deadlineMs);
+    const second = await deps.kubectl.replace(owners, path13, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
     if (second.ok || !second.conflict) {
       return { failure: `its values were restored but its field owners were not: ${second.ok ? "no object returned" : second.message}` };
@@ -25941,7 +26250,7 @@ async function executeRestore(steps, options, deps) {
   if (writes.length > 0) deps.reporter.emit({ kind: "restoring", objects: writes.map((step) => step.ref) });
   for (const phase of restorePhases(steps)) {
     const reads = await firstReads(phase, deps);
-    const settled2 = await Promise.allSettled(
+    const settled = await Promise.allSettled(
       phase.map(async (step) => {
         const result = await restoreOne(step, options, deps, apiResources, reads(step)).catch(
           async (error2) => failed(step, error2 instanceof Error ? error2.message : String(error2), deps)
@@ -25950,7 +26259,7 @@ async function executeRestore(steps, options, deps) {
         reportResult(step, result, deps.reporter);
       })
     );
-    const broken = settled2.find((outcome) => outcome.status === "rejected");
+    const broken = settled.find((outcome) => outcome.status === "rejected");
     if (broken) throw broken.reason;
   }
   return results;
@@ -26001,16 +26310,16 @@ async function restoreOne(step, options, deps, apiResources, read) {
     if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
     return { status: "deleted", differences: [] };
   }
-  const path12 = await apiPath(step.ref, apiResources);
+  const path13 = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive;
   let written;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
-  for (let look = 0; look <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look += 1) {
-    if (look > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look - PUT_BACK_LOOKS, 5));
+  for (let look2 = 0; look2 <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look2 += 1) {
+    if (look2 > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look2 - PUT_BACK_LOOKS, 5));
     const live = await read();
     if (live && written && sameContent(live, written)) {
-      const owned2 = await ownersOf(step, restoreOwners(step, live, path12, options, deps, read), deps);
+      const owned2 = await ownersOf(step, restoreOwners(step, live, path13, options, deps, read), deps);
       if ("status" in owned2) return owned2;
       const notes2 = await afterPutBack(step, lastLive ?? live, owned2.object, options, deps);
       return { status: "restored", restored: owned2.object, differences: differencesFromCopy(step.before, owned2.object), notes: notes2 };
@@ -26024,10 +26333,10 @@ async function restoreOne(step, options, deps, apiResources, read) {
     }
     lastLive = live;
     written = keepingOthers(step.before, step.applied, live, ours);
-    const first = await deps.kubectl.replace(conditional(written, live), path12, options.deadlineMs);
+    const first = await deps.kubectl.replace(conditional(written, live), path13, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`, deps);
-    const owned = await ownersOf(step, restoreOwners(step, first.object, path12, options, deps, read), deps);
+    const owned = await ownersOf(step, restoreOwners(step, first.object, path13, options, deps, read), deps);
     if ("status" in owned) return owned;
     const notes = await afterPutBack(step, live, owned.object, options, deps);
     return { status: "restored", restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
@@ -26043,21 +26352,21 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
   if (finalizers.length > 0) {
     return keepBecause(step, "cannot-restore", `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(", ")})`, deps, live);
   }
-  const path12 = await apiPath(step.ref, apiResources);
-  const deleted = await deps.kubectl.deleteExact(path12, { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion }, options.deadlineMs);
+  const path13 = await apiPath(step.ref, apiResources);
+  const deleted = await deps.kubectl.deleteExact(path13, { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion }, options.deadlineMs);
   if (!deleted.ok && deleted.conflict) return keepBecause(step, "conflict", "it changed while kguard was about to delete it to create its pre-apply copy", deps, live);
   if (!deleted.ok && !deleted.notFound) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
   if (!step.copy) {
     return { status: "kept", reason: "finished-job", detail: `the object this apply put in its place was deleted; ${step.why}`, commands: [] };
   }
-  const collection = path12.replace(/\/[^/]+$/, "");
+  const collection = path13.replace(/\/[^/]+$/, "");
   const written = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
   if (!written.ok) {
     const recreate = { ref: step.ref, action: "recreate", before: step.before, copy: step.copy };
     return failed(recreate, `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written.message}`, deps);
   }
   if (!written.object) return { status: "replaced", differences: [], notes: [step.why] };
-  const owned = await ownersOf(step, restoreOwners(step, written.object, path12, options, deps, read), deps);
+  const owned = await ownersOf(step, restoreOwners(step, written.object, path13, options, deps, read), deps);
   if ("status" in owned) return owned;
   return { status: "replaced", restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes: [step.why] };
 }
@@ -26125,9 +26434,9 @@ function privateCopies(runId) {
   });
 }
 async function removeCopiesOf(runId) {
-  const prefix = path8.basename(copiesPrefix(runId));
+  const prefix2 = path8.basename(copiesPrefix(runId));
   const entries = await readdir2(tmpdir()).catch(() => []);
-  await Promise.all(entries.filter((name) => name.startsWith(prefix)).map((name) => rm(path8.join(tmpdir(), name), { recursive: true, force: true }).catch(() => void 0)));
+  await Promise.all(entries.filter((name) => name.startsWith(prefix2)).map((name) => rm(path8.join(tmpdir(), name), { recursive: true, force: true }).catch(() => void 0)));
 }
 var PUT_BACK_LOOKS, copiesPrefix;
 var init_restore = __esm({
@@ -26150,6 +26459,7 @@ var init_restore = __esm({
 // src/run/rollback.ts
 var rollback_exports = {};
 __export(rollback_exports, {
+  readJournalled: () => readJournalled,
   runRollback: () => runRollback
 });
 async function runRollback(options, deps) {
@@ -26384,21 +26694,1022 @@ var init_journal_commands = __esm({
   }
 });
 
-// src/cli/completion.ts
-var completion_exports = {};
-__export(completion_exports, {
-  bashCompletion: () => bashCompletion,
-  completionScript: () => completionScript,
-  completionSpec: () => completionSpec,
-  zshCompletion: () => zshCompletion
+// src/journal/history.ts
+import { gunzipSync as gunzipSync3, gzipSync as gzipSync3 } from "node:zlib";
+function historyName(runId) {
+  return `${runId}-history`;
+}
+function historySecret(record) {
+  const packed = gzipSync3(Buffer.from(JSON.stringify(record))).toString("base64");
+  if (packed.length > MAX_SECRET_BYTES2) return void 0;
+  const secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: HISTORY_TYPE,
+    metadata: {
+      name: historyName(record.runId),
+      namespace: record.namespace,
+      labels: { [HISTORY_LABEL]: HISTORY_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: record.runId },
+      annotations: {
+        "kguard.dev/finished-at": record.finishedAt,
+        "kguard.dev/user": record.user,
+        "kguard.dev/objects": String(record.objects.length)
+      }
+    },
+    data: { history: packed }
+  };
+  return { secret, bytes: packed.length };
+}
+function readHistorySecret(secret) {
+  const data = secret.data?.history;
+  if (!data) throw new Error(`secret ${secret.metadata.name} holds no kguard history record`);
+  return JSON.parse(gunzipSync3(Buffer.from(data, "base64")).toString("utf8"));
+}
+function beyondKeep(records, keep) {
+  const newestFirst = [...records].sort((a2, b) => b.finishedAt.localeCompare(a2.finishedAt) || b.runId.localeCompare(a2.runId));
+  return newestFirst.slice(Math.max(0, keep));
+}
+function asJournal(record) {
+  return {
+    runId: record.runId,
+    startedAt: record.startedAt,
+    expiresAt: record.finishedAt,
+    namespace: record.namespace,
+    state: "applied",
+    command: record.command,
+    objects: record.objects.map(({ ref, before, applied: applied2 }) => ({ ref, before, applied: applied2 }))
+  };
+}
+var HISTORY_VERSION, MAX_SECRET_BYTES2;
+var init_history = __esm({
+  "src/journal/history.ts"() {
+    "use strict";
+    init_labels();
+    HISTORY_VERSION = "v1";
+    MAX_SECRET_BYTES2 = 1024 * 1024;
+  }
 });
+
+// src/journal/history-store.ts
+var history_store_exports = {};
+__export(history_store_exports, {
+  keepHistory: () => keepHistory,
+  listHistory: () => listHistory
+});
+async function keepHistory(kubectl, record, keep, deadlineMs) {
+  const packed = historySecret(record);
+  if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
+  const written = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
+  if (!written.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`);
+  const listed = await listHistory(kubectl, record.namespace);
+  const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
+  await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+  return { bytes: packed.bytes, pruned: old.length };
+}
+async function listHistory(kubectl, namespace) {
+  const secrets = await kubectl.listLabelled("secrets", namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
+  return secrets.flatMap((secret) => {
+    try {
+      const record = readHistorySecret(secret);
+      return [{ record, uid: secret.metadata.uid ?? "", bytes: String(secret.data?.history ?? "").length }];
+    } catch {
+      return [];
+    }
+  }).sort((a2, b) => b.record.finishedAt.localeCompare(a2.record.finishedAt) || b.record.runId.localeCompare(a2.record.runId));
+}
+var secretsPath2;
+var init_history_store = __esm({
+  "src/journal/history-store.ts"() {
+    "use strict";
+    init_history();
+    init_labels();
+    secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
+  }
+});
+
+// src/objects/diff.ts
+function unifiedDiff(from, to, labels, context = 3) {
+  const a2 = from.split("\n");
+  const b = to.split("\n");
+  if (a2[a2.length - 1] === "") a2.pop();
+  if (b[b.length - 1] === "") b.pop();
+  const ops = editScript(a2, b);
+  if (ops.every((op) => op.kind === " ")) return [];
+  const lines = [`--- ${labels.from}`, `+++ ${labels.to}`];
+  let index = 0;
+  while (index < ops.length) {
+    while (index < ops.length && ops[index].kind === " ") index += 1;
+    if (index >= ops.length) break;
+    const start = Math.max(0, index - context);
+    let end = index;
+    for (let quiet = 0; end < ops.length && quiet <= 2 * context; end += 1) quiet = ops[end].kind === " " ? quiet + 1 : 0;
+    end = Math.min(ops.length, trimTail(ops, end, context));
+    const hunk = ops.slice(start, end);
+    const fromStart = hunk[0].fromLine;
+    const toStart = hunk[0].toLine;
+    const fromCount = hunk.filter((op) => op.kind !== "+").length;
+    const toCount = hunk.filter((op) => op.kind !== "-").length;
+    lines.push(`@@ -${fromStart + (fromCount > 0 ? 1 : 0)},${fromCount} +${toStart + (toCount > 0 ? 1 : 0)},${toCount} @@`);
+    for (const op of hunk) lines.push(`${op.kind}${op.text}`);
+    index = end;
+  }
+  return lines;
+}
+function trimTail(ops, end, context) {
+  let last = end - 1;
+  while (last >= 0 && ops[last].kind === " ") last -= 1;
+  return last + 1 + context;
+}
+function editScript(a2, b) {
+  const lengths = Array.from({ length: a2.length + 1 }, () => new Uint32Array(b.length + 1));
+  for (let i3 = a2.length - 1; i3 >= 0; i3 -= 1) {
+    for (let j2 = b.length - 1; j2 >= 0; j2 -= 1) {
+      lengths[i3][j2] = a2[i3] === b[j2] ? lengths[i3 + 1][j2 + 1] + 1 : Math.max(lengths[i3 + 1][j2], lengths[i3][j2 + 1]);
+    }
+  }
+  const ops = [];
+  let i2 = 0;
+  let j = 0;
+  while (i2 < a2.length || j < b.length) {
+    if (i2 < a2.length && j < b.length && a2[i2] === b[j]) {
+      ops.push({ kind: " ", text: a2[i2], fromLine: i2, toLine: j });
+      i2 += 1;
+      j += 1;
+    } else if (j < b.length && (i2 >= a2.length || lengths[i2][j + 1] > lengths[i2 + 1][j])) {
+      ops.push({ kind: "+", text: b[j], fromLine: i2, toLine: j });
+      j += 1;
+    } else {
+      ops.push({ kind: "-", text: a2[i2], fromLine: i2, toLine: j });
+      i2 += 1;
+    }
+  }
+  return ops;
+}
+var init_diff = __esm({
+  "src/objects/diff.ts"() {
+    "use strict";
+  }
+});
+
+// src/kinds/overrides.ts
+function overridesOf(object) {
+  const annotations = object.metadata.annotations ?? {};
+  const problems = [];
+  const flag = (name, fallback) => {
+    const value = annotations[name];
+    if (value === void 0) return fallback;
+    if (value === "true" || value === "false") return value === "true";
+    problems.push(`${name}: ${JSON.stringify(value)} is not "true" or "false"; ignored`);
+    return fallback;
+  };
+  const track3 = flag(TRACK_ANNOTATION, true);
+  const mustSucceed = flag(MUST_SUCCEED_ANNOTATION, true);
+  let timeoutMs;
+  const timeout = annotations[TIMEOUT_ANNOTATION];
+  if (timeout !== void 0) {
+    try {
+      timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
+    } catch (error2) {
+      if (!(error2 instanceof InputError)) throw error2;
+      problems.push(`${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`);
+    }
+  }
+  return { track: track3, timeoutMs, mustSucceed, problems };
+}
+var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, NO_OVERRIDES;
+var init_overrides = __esm({
+  "src/kinds/overrides.ts"() {
+    "use strict";
+    init_errors();
+    init_duration2();
+    TRACK_ANNOTATION = "kguard.dev/track";
+    TIMEOUT_ANNOTATION = "kguard.dev/timeout";
+    MUST_SUCCEED_ANNOTATION = "kguard.dev/must-succeed";
+    NO_OVERRIDES = { track: true, mustSucceed: true, problems: [] };
+  }
+});
+
+// src/track/watch-cache.ts
+var WATCH_CACHE_DEFAULTS, WatchCache;
+var init_watch_cache = __esm({
+  "src/track/watch-cache.ts"() {
+    "use strict";
+    init_watch_events();
+    WATCH_CACHE_DEFAULTS = {
+      // client-go picks 5-10 min (reflector minWatchTimeout); one rollout rarely lasts longer.
+      watchSeconds: 300,
+      relistEveryMs: 6e4,
+      backoffMs: [100, 250, 500, 1e3, 2e3, 5e3],
+      giveUpAfter: 3,
+      minWatchMs: 1e3
+    };
+    WatchCache = class {
+      constructor(query, deps, onChange, options = WATCH_CACHE_DEFAULTS) {
+        this.query = query;
+        this.deps = deps;
+        this.onChange = onChange;
+        this.options = options;
+        this.currentHealth = { state: "starting", since: deps.clock.now() };
+      }
+      query;
+      deps;
+      onChange;
+      options;
+      objects = /* @__PURE__ */ new Map();
+      resourceVersion;
+      listedAt = 0;
+      currentHealth;
+      stopping = new AbortController();
+      stopStream;
+      running;
+      get health() {
+        return this.currentHealth;
+      }
+      /** The objects as last seen. */
+      contents() {
+        return [...this.objects.values()];
+      }
+      start() {
+        this.running ??= this.run();
+      }
+      /** Stops the watch and its kubectl; resolves when nothing of it runs any more. */
+      async stop() {
+        this.stopping.abort();
+        this.stopStream?.();
+        await this.running;
+      }
+      get stopped() {
+        return this.stopping.signal.aborted;
+      }
+      async run() {
+        let failures = 0;
+        while (!this.stopped) {
+          if (this.resourceVersion === void 0) {
+            const list = await this.deps.kubectl.listCollection(this.query);
+            if (this.stopped) return;
+            if (!list.ok) {
+              failures += 1;
+              if (this.troubled(list.message, list.transient, failures)) return;
+              await this.pause(failures);
+              continue;
+            }
+            this.objects.clear();
+            for (const object of list.items) this.objects.set(object.metadata.name, object);
+            this.resourceVersion = list.resourceVersion;
+            this.listedAt = this.deps.clock.now();
+            this.currentHealth = { state: "live" };
+            this.onChange();
+          }
+          const startedAt = this.deps.clock.now();
+          const outcome = await this.watchOnce(this.resourceVersion);
+          if (this.stopped) return;
+          if (outcome.kind === "failed") {
+            failures += 1;
+            if (this.troubled(outcome.message, outcome.transient, failures)) return;
+            this.resourceVersion = void 0;
+            await this.pause(failures);
+            continue;
+          }
+          if (outcome.delivered || this.deps.clock.now() - startedAt >= this.options.minWatchMs) failures = 0;
+          else {
+            failures += 1;
+            if (this.troubled("the watch ended as soon as it started", false, failures)) return;
+            await this.pause(failures);
+          }
+          if (outcome.kind !== "ended") this.resourceVersion = void 0;
+        }
+      }
+      /** Records a failure; true when the cache gives up. Transient failures never give up. */
+      troubled(message, transient, failures) {
+        if (!transient && failures >= this.options.giveUpAfter) {
+          this.currentHealth = { state: "failed", error: message };
+          this.onChange();
+          return true;
+        }
+        const health = this.currentHealth;
+        const since = health.state === "starting" || health.state === "reconnecting" ? health.since : this.deps.clock.now();
+        this.currentHealth = health.state === "starting" ? { state: "starting", since, error: message } : { state: "reconnecting", since, error: message };
+        this.onChange();
+        return false;
+      }
+      async pause(failures) {
+        const { backoffMs } = this.options;
+        await this.deps.clock.sleep(backoffMs[Math.min(failures, backoffMs.length) - 1] ?? 0, this.stopping.signal);
+      }
+      /** One watch, from `resourceVersion` until the server ends it, it fails, or a relist is due. */
+      async watchOnce(resourceVersion) {
+        let delivered = false;
+        let expired = false;
+        let error2;
+        const stream = this.deps.kubectl.watchCollection(this.query, { resourceVersion, timeoutSeconds: this.options.watchSeconds }, (event) => {
+          delivered = true;
+          if (this.stopped) return;
+          if (event.type === "ERROR") {
+            if (isExpired(event.status)) expired = true;
+            else error2 = event.status.message ?? `the watch failed (${event.status.reason ?? event.status.code ?? "no reason given"})`;
+            stream.stop();
+            return;
+          }
+          this.apply(event);
+        });
+        this.stopStream = () => stream.stop();
+        const relistDue = new AbortController();
+        let relist = false;
+        const relistAt = this.listedAt + this.options.relistEveryMs;
+        void this.deps.clock.sleep(Math.max(0, relistAt - this.deps.clock.now()), relistDue.signal).then(() => {
+          if (relistDue.signal.aborted || this.deps.clock.now() < relistAt) return;
+          relist = true;
+          stream.stop();
+        });
+        const end = await stream.done;
+        relistDue.abort();
+        this.stopStream = void 0;
+        if (expired) return { kind: "expired", delivered };
+        if (relist) return { kind: "relist", delivered };
+        if (error2 !== void 0) return { kind: "failed", message: error2, transient: true };
+        if (!end.ended) return { kind: "failed", message: end.message, transient: end.transient };
+        return { kind: "ended", delivered };
+      }
+      apply(event) {
+        if (event.type === "BOOKMARK") {
+          this.resourceVersion = event.resourceVersion;
+          return;
+        }
+        const { object } = event;
+        if (event.type === "DELETED") this.objects.delete(object.metadata.name);
+        else this.objects.set(object.metadata.name, object);
+        this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
+        if (this.currentHealth.state !== "live") this.currentHealth = { state: "live" };
+        this.onChange();
+      }
+    };
+  }
+});
+
+// src/track/sources.ts
+function pollingSource(kubectl, clock) {
+  return {
+    read: (typesByNamespace2) => pollAll(kubectl, typesByNamespace2),
+    changed: (ms) => clock.sleep(ms),
+    close: async () => void 0
+  };
+}
+async function pollAll(kubectl, typesByNamespace2) {
+  return new Map(await Promise.all([...typesByNamespace2].map(async ([namespace, types]) => [namespace, await poll(kubectl, namespace, types)])));
+}
+async function poll(kubectl, namespace, types) {
+  try {
+    return await kubectl.workloadState(namespace, types);
+  } catch (error2) {
+    return error2 instanceof Error ? error2 : new Error(String(error2));
+  }
+}
+var WATCH_SOURCE_DEFAULTS, WatchSource;
+var init_sources = __esm({
+  "src/track/sources.ts"() {
+    "use strict";
+    init_resources();
+    init_watch_cache();
+    WATCH_SOURCE_DEFAULTS = {
+      silenceMs: 5e3,
+      // A controller writes a pod, its ReplicaSet and its Deployment within a few ms of each other.
+      debounceMs: 10,
+      cache: WATCH_CACHE_DEFAULTS
+    };
+    WatchSource = class {
+      constructor(queries, deps, options) {
+        this.deps = deps;
+        this.options = options;
+        this.caches = queries.map((query) => new WatchCache(query, deps, () => this.noteChange(), options.cache));
+        for (const cache of this.caches) cache.start();
+      }
+      deps;
+      options;
+      caches;
+      /** Bumped on every change a cache reports; a read remembers the value it saw. */
+      version = 0;
+      seenVersion = 0;
+      waiters = /* @__PURE__ */ new Set();
+      fellBack = /* @__PURE__ */ new Set();
+      async read(typesByNamespace2) {
+        this.seenVersion = this.version;
+        return new Map(await Promise.all([...typesByNamespace2].map(async ([namespace, types]) => [namespace, await this.readNamespace(namespace, types)])));
+      }
+      async readNamespace(namespace, types) {
+        if (this.fellBack.has(namespace)) return poll(this.deps.kubectl, namespace, types);
+        const caches = types.map((type) => this.caches.find((cache) => cache.query.namespace === namespace && cache.query.type === type));
+        const failed2 = caches.find((cache) => cache === void 0 || cache.health.state === "failed");
+        if (caches.some((cache) => cache === void 0) || failed2) {
+          this.fellBack.add(namespace);
+          const reason = failed2?.health.state === "failed" ? `${failed2.query.type}: ${failed2.health.error}` : "a type kguard cannot watch";
+          this.deps.reporter.emit({ kind: "watch-fallback", namespace, reason, pollIntervalMs: this.options.pollIntervalMs });
+          await Promise.all(this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop()));
+          return poll(this.deps.kubectl, namespace, types);
+        }
+        const now = this.deps.clock.now();
+        for (const cache of caches) {
+          const health = cache.health;
+          if ((health.state === "starting" || health.state === "reconnecting") && now - health.since >= this.options.silenceMs) {
+            const seconds4 = Math.round((now - health.since) / 1e3);
+            return new Error(`no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"}); kguard keeps reconnecting.`);
+          }
+        }
+        if (caches.some((cache) => cache.health.state === "starting")) return void 0;
+        return snapshotOf(caches.flatMap((cache) => cache.contents()));
+      }
+      changed(ms) {
+        return new Promise((resolve) => {
+          const waiting = new AbortController();
+          const finish2 = () => {
+            waiting.abort();
+            this.waiters.delete(onChange);
+            resolve();
+          };
+          const onChange = () => {
+            this.waiters.delete(onChange);
+            void this.deps.clock.sleep(this.options.debounceMs, waiting.signal).then(finish2);
+          };
+          void this.deps.clock.sleep(ms, waiting.signal).then(finish2);
+          if (this.version !== this.seenVersion) onChange();
+          else this.waiters.add(onChange);
+        });
+      }
+      async close() {
+        await Promise.all(this.caches.map((cache) => cache.stop()));
+      }
+      noteChange() {
+        this.version += 1;
+        for (const waiter of [...this.waiters]) waiter();
+      }
+    };
+  }
+});
+
+// src/track/watch-scope.ts
+function watchQueries(targets) {
+  const wanted = /* @__PURE__ */ new Map();
+  for (const target of targets) {
+    for (const type of target.reads) {
+      const key = `${target.workload.namespace}\0${type}`;
+      const entry = wanted.get(key) ?? { namespace: target.workload.namespace, type, narrowings: [] };
+      entry.narrowings.push(narrowingFor(type, target));
+      wanted.set(key, entry);
+    }
+  }
+  return [...wanted.values()].map(({ namespace, type, narrowings }) => ({ namespace, type, ...selectorsFor(merged(narrowings)) }));
+}
+function narrowingFor(type, target) {
+  const resource = resourceTypeOf(type);
+  const own = resource !== void 0 && resource.kind === target.workload.kind && resource.group === groupOf(target.workload.apiVersion);
+  if (own) return { by: "name", value: target.workload.name };
+  return target.selector ? { by: "label", value: target.selector } : { by: "all" };
+}
+function merged(narrowings) {
+  const [first, ...rest] = narrowings;
+  if (!first || first.by === "all") return { by: "all" };
+  if (rest.every((other) => other.by === first.by && other.value === first.value)) return first;
+  if (narrowings.every((narrowing) => narrowing.by === "label")) {
+    const pairs = narrowings.map((narrowing) => /^([^=!,\s()]+)=([^=!,\s()]+)$/.exec(narrowing.value));
+    const key = pairs[0]?.[1];
+    if (pairs.every((pair) => pair !== null && pair[1] === key)) {
+      const values = [...new Set(pairs.map((pair) => pair[2]))].sort();
+      return { by: "label", value: `${key} in (${values.join(",")})` };
+    }
+  }
+  return { by: "all" };
+}
+function selectorsFor(narrowing) {
+  if (narrowing.by === "name") return { fieldSelector: `metadata.name=${narrowing.value}` };
+  if (narrowing.by === "label") return { labelSelector: narrowing.value };
+  return {};
+}
+function labelSelectorString(selector) {
+  if (!selector) return void 0;
+  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
+    const list = [...values].sort().join(",");
+    if (operator === "In") parts.push(`${key} in (${list})`);
+    else if (operator === "NotIn") parts.push(`${key} notin (${list})`);
+    else if (operator === "Exists") parts.push(key);
+    else if (operator === "DoesNotExist") parts.push(`!${key}`);
+    else return void 0;
+  }
+  return parts.length > 0 ? parts.sort().join(",") : void 0;
+}
+var init_watch_scope = __esm({
+  "src/track/watch-scope.ts"() {
+    "use strict";
+    init_resources();
+    init_model();
+  }
+});
+
+// src/track/tracker.ts
+async function trackRollouts(targets, options, deps) {
+  const source = sourceFor(targets, options, deps);
+  try {
+    return await trackFrom(source, targets, options, deps);
+  } finally {
+    await source.close();
+  }
+}
+async function trackFrom(source, targets, options, deps) {
+  const startedAt = deps.clock.now();
+  const pending = new Map(
+    targets.map((target) => [
+      objectKey(target.workload),
+      { target, firstSeen: /* @__PURE__ */ new Map(), clues: NO_CLUES, eventsReadAt: /* @__PURE__ */ new Map(), startingSince: /* @__PURE__ */ new Map(), reported: /* @__PURE__ */ new Set(), lastProgress: "", lastPods: [] }
+    ])
+  );
+  const done = /* @__PURE__ */ new Map();
+  const reportedErrors = /* @__PURE__ */ new Set();
+  while (pending.size > 0 && !deps.signal?.aborted) {
+    const typesByNamespace2 = /* @__PURE__ */ new Map();
+    for (const { target } of pending.values()) {
+      const types = typesByNamespace2.get(target.workload.namespace) ?? /* @__PURE__ */ new Set();
+      for (const type of rowOf(target).reads(target.workload)) types.add(type);
+      typesByNamespace2.set(target.workload.namespace, types);
+    }
+    const snapshots = await source.read(new Map([...typesByNamespace2].map(([namespace, types]) => [namespace, [...types]])));
+    const now = deps.clock.now();
+    await Promise.all(
+      [...pending.values()].map(async (watch) => {
+        const snapshot2 = snapshots.get(watch.target.workload.namespace);
+        if (snapshot2 && !(snapshot2 instanceof Error)) await gatherClues(watch, snapshot2, now, deps.kubectl);
+      })
+    );
+    const finals = [];
+    for (const [key, watch] of pending) {
+      const snapshot2 = snapshots.get(watch.target.workload.namespace);
+      const verdict = snapshot2 === void 0 || snapshot2 instanceof Error ? unreachableVerdict(watch, snapshot2, now - startedAt >= timeoutOf(watch.target, options)) : observe(watch, snapshot2, now, startedAt, options, deps.reporter);
+      if (snapshot2 instanceof Error && !reportedErrors.has(snapshot2.message)) {
+        reportedErrors.add(snapshot2.message);
+        deps.reporter.emit({ kind: "poll-error", namespace: watch.target.workload.namespace, message: snapshot2.message });
+      }
+      if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
+    }
+    const finished7 = await Promise.all(finals.map(([, watch, verdict]) => finish(watch, verdict, now - startedAt, options, deps)));
+    finals.forEach(([key], index) => {
+      done.set(key, finished7[index]);
+      pending.delete(key);
+    });
+    const anyFailed = [...done.values()].some(({ verdict }) => verdict.state === "failed" || verdict.state === "timed-out");
+    if (options.stopWhenAnyFails && anyFailed) {
+      for (const [key, watch] of pending) {
+        if (watch.lastVerdict) done.set(key, { target: watch.target, verdict: watch.lastVerdict, elapsedMs: now - startedAt, newPods: watch.lastPods });
+      }
+      break;
+    }
+    if (pending.size > 0 && !deps.signal?.aborted) {
+      const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
+      const untilDeadline = startedAt + deadline - deps.clock.now();
+      await source.changed(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
+    }
+  }
+  for (const [key, watch] of pending) {
+    const stoodAt = watch.lastVerdict ?? { state: "progressing", progress: NO_PROGRESS, findings: [], waitingFor: "not observed yet" };
+    done.set(key, { target: watch.target, verdict: stoodAt, elapsedMs: deps.clock.now() - startedAt, newPods: watch.lastPods });
+  }
+  return done;
+}
+function rowOf(target) {
+  return target.row ?? rowFor(target.workload);
+}
+function rulesOf(target) {
+  const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
+  if (!rules) throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+  return rules;
+}
+function timeoutOf(target, options) {
+  return target.overrides?.timeoutMs ?? options.timeoutMs;
+}
+function sourceFor(targets, options, deps) {
+  const { listCollection, watchCollection } = deps.kubectl;
+  if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
+  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector })));
+  const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
+  return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
+}
+function observe(watch, snapshot2, now, startedAt, options, reporter) {
+  const { workload, expected } = watch.target;
+  const rules = rulesOf(watch.target);
+  const observation = { object: findObject(snapshot2, workload), snapshot: snapshot2, clues: watch.clues };
+  const moment = { now, startedAt, timeoutMs: timeoutOf(watch.target, options) };
+  const verdict = judge(rules, observation, expected, watch.firstSeen, moment);
+  watch.present = observation.object !== void 0;
+  if (observation.object) watch.lastSeen = observation.object;
+  watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now, observation, expected);
+  watch.lastVerdict = verdict;
+  watch.lastPods = newPodsOf(rules, observation.object, snapshot2);
+  const final = verdict.state === "failed" || verdict.state === "timed-out";
+  for (const finding of final ? [] : verdict.findings) {
+    const key = `${finding.container ?? ""}/${finding.reason}`;
+    if (watch.reported.has(key) || finding.rule.category === "not-ready") continue;
+    watch.reported.add(key);
+    reporter.emit({ kind: "pod-problem", workload, finding, phase: options.phase });
+  }
+  const waitingFor = verdict.state === "progressing" ? verdict.waitingFor : void 0;
+  if (waitingFor !== void 0) {
+    const text2 = `${verdict.progress.revision ?? ""}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
+    if (text2 !== watch.lastProgress) {
+      watch.lastProgress = text2;
+      reporter.emit({ kind: "progress", workload, progress: verdict.progress, waitingFor, phase: options.phase });
+    }
+  }
+  return verdict;
+}
+function unreachableVerdict(watch, error2, timedOut) {
+  if (!timedOut) return void 0;
+  const last = watch.lastVerdict;
+  return {
+    state: "timed-out",
+    progress: last && "progress" in last ? last.progress : NO_PROGRESS,
+    findings: last && "findings" in last ? last.findings : [],
+    waitingFor: `no answer from the API server (${error2?.message ?? "no answer"})`
+  };
+}
+async function gatherClues(watch, snapshot2, now, kubectl) {
+  const pods = newPodsOf(rulesOf(watch.target), findObject(snapshot2, watch.target.workload), snapshot2);
+  watch.clues = rememberClues(watch.clues, pods);
+  const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
+  const startingUids = new Set(starting.map(podUid));
+  for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
+  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now);
+  const candidates = [...unknownPull, ...unplaced, ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS)];
+  const due = candidates.filter((pod) => now - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS).sort((a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity))[0];
+  if (!due) return;
+  watch.eventsReadAt.set(podUid(due), now);
+  const events = await kubectl.events(watch.target.workload.namespace, due.metadata.name).catch(() => void 0);
+  if (events) watch.clues = rememberClues(watch.clues, pods, { pod: due, events });
+}
+async function goneWhenDone(watch, verdict, kubectl) {
+  const rule = rowOf(watch.target).goneWhenDone;
+  const { applied: applied2 } = watch.target.expected;
+  if (verdict.state !== "gone" || watch.present !== false || !rule?.mayVanish(applied2)) return verdict;
+  const events = await kubectl.events(watch.target.workload.namespace, watch.target.workload.name).catch(() => []);
+  const detail = rule.judge(applied2, watch.lastSeen, events);
+  return detail ? { state: "healthy", progress: { ...NO_PROGRESS, summary: detail }, findings: [], detail } : verdict;
+}
+async function finish(watch, finalVerdict, elapsedMs, options, deps) {
+  const { workload } = watch.target;
+  const verdict = await goneWhenDone(watch, finalVerdict, deps.kubectl);
+  let events = [];
+  const firstDiagnosis = diagnose(verdict, [], workload);
+  if (firstDiagnosis?.pod) {
+    events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
+  }
+  const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
+  const diagnosis = diagnose(verdict, events, workload, logs);
+  if (options.phase === "rollout" && diagnosis && (verdict.state === "failed" || verdict.state === "timed-out")) {
+    deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
+  }
+  return { target: watch.target, verdict, diagnosis, elapsedMs, newPods: watch.lastPods };
+}
+async function readLogs(verdict, namespace, shown2, kubectl) {
+  const read = kubectl.logs?.bind(kubectl);
+  if (!read || shown2 <= 0) return [];
+  const tail = Math.max(shown2, JSON_LOG_LINES);
+  return Promise.all(
+    logTargets(verdict).map(async ({ pod, container, previous }) => {
+      const result = await read(namespace, pod, container, { tail, previous }).catch((error2) => ({
+        ok: false,
+        error: error2 instanceof Error ? error2.message : String(error2)
+      }));
+      return result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown: shown2 } : { pod, container, previous, lines: [], shown: shown2, error: splitLines(result.error)[0] ?? "" };
+    })
+  );
+}
+var JSON_LOG_LINES, STARTING_LOOK_MS, EVENTS_EVERY_MS, FINAL_STATES;
+var init_tracker = __esm({
+  "src/track/tracker.ts"() {
+    "use strict";
+    init_clues();
+    init_diagnosis();
+    init_text();
+    init_engine();
+    init_overrides();
+    init_table2();
+    init_model();
+    init_sources();
+    init_watch_scope();
+    JSON_LOG_LINES = 50;
+    STARTING_LOOK_MS = 5e3;
+    EVENTS_EVERY_MS = 5e3;
+    FINAL_STATES = /* @__PURE__ */ new Set(["healthy", "failed", "timed-out", "conflict", "gone"]);
+  }
+});
+
+// src/track/workloads.ts
+function trackTargetOf(target) {
+  return {
+    workload: target.ref,
+    expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
+    row: rowFor(target.ref),
+    overrides: overridesOf(target.applied),
+    selector: labelSelectorString(target.applied.spec?.selector)
+  };
+}
+async function trackWorkloads(targets, options, deps) {
+  const outcomes = /* @__PURE__ */ new Map();
+  const watched2 = [];
+  for (const target of targets) {
+    const row = rowFor(target.ref);
+    const overrides = overridesOf(target.applied);
+    const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
+    if (planned) {
+      outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
+      if (options.phase === "rollout" && planned.detail) deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: planned.detail });
+      continue;
+    }
+    watched2.push({ ...trackTargetOf(target), source: target, problems: overrides.problems });
+  }
+  if (watched2.length === 0) return outcomes;
+  if (options.phase === "rollout") {
+    for (const { source, problems, row, overrides } of watched2) {
+      deps.reporter.emit({
+        kind: "tracking",
+        workload: source.ref,
+        fromRevision: source.before ? row?.rules(overrides ?? NO_OVERRIDES)?.revision?.(source.before) : void 0,
+        detail: [source.before ? "changed by this apply" : "created by this apply", ...problems].join("; ")
+      });
+    }
+  }
+  const tracked = await trackRollouts(watched2, options, deps);
+  for (const { source } of watched2) {
+    const outcome = tracked.get(objectKey(source.ref));
+    if (!outcome) continue;
+    outcomes.set(objectKey(source.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs, newPods: outcome.newPods });
+  }
+  return outcomes;
+}
+var init_workloads = __esm({
+  "src/track/workloads.ts"() {
+    "use strict";
+    init_overrides();
+    init_table2();
+    init_model();
+    init_owners();
+    init_tracker();
+    init_watch_scope();
+  }
+});
+
+// src/run/undo.ts
+var undo_exports = {};
+__export(undo_exports, {
+  previewOf: () => previewOf,
+  runUndo: () => runUndo
+});
+import { createRequire } from "node:module";
+async function runUndo(options, deps) {
+  const listed = await listHistory(deps.kubectl, options.namespace);
+  const { record } = pickRecord(listed, options.runId, options.namespace);
+  const journal = asJournal(record);
+  const live = await readJournalled(journal, deps);
+  const changes = changesToUndo(journal, live);
+  const untouched = changes.filter(({ change }) => !isChangeKind(change.change)).length;
+  const steps = planRestore(
+    changes.map(({ ref, change }) => ({ ref, change, verdict: "failed" })),
+    "all",
+    { keepCreated: false }
+  );
+  if (options.dryRun) return preview(record.runId, steps, live, untouched, deps);
+  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs }, deps);
+  const unhealthy = await trackRestored(steps, results, options, deps);
+  const statuses = [...results.values()].map((result) => result.status);
+  const needsPerson = statuses.filter((status) => status === "failed" || status === "kept").length + unhealthy;
+  const exitCode = needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
+  const restored = statuses.filter((status) => status === "restored" || status === "deleted" || status === "recreated").length;
+  deps.reporter.emit({ kind: "undo-finished", runId: record.runId, restored, untouched, needsPerson, exitCode, dryRun: false });
+  return { runId: record.runId, exitCode, restored, untouched, needsPerson, results };
+}
+function pickRecord(listed, runId, namespace) {
+  const where = namespace ? ` in namespace ${namespace}` : "";
+  if (runId) {
+    const found = listed.find((entry) => entry.record.runId === runId);
+    if (!found) throw new InputError(`no history record of run ${runId}${where} (kguard history lists them; the last --history runs of each namespace are kept).`);
+    return found;
+  }
+  const newest = listed[0];
+  if (!newest) throw new InputError(`no run is kept in kguard's history${where}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`);
+  return newest;
+}
+async function trackRestored(steps, results, options, deps) {
+  const targets = steps.flatMap((step) => {
+    const result = results.get(objectKey(step.ref));
+    return result && "restored" in result && result.restored ? [{ ref: step.ref, applied: result.restored, before: void 0 }] : [];
+  });
+  const outcomes = await trackWorkloads(targets, { timeoutMs: options.deadlineMs, pollIntervalMs: options.pollIntervalMs, phase: "rollback", stopWhenAnyFails: false, watch: options.watch, logLines: options.logLines }, deps);
+  let unhealthy = 0;
+  for (const { ref } of targets) {
+    const outcome = outcomes.get(objectKey(ref));
+    if (!outcome?.tracked) continue;
+    if (outcome.verdict.state === "healthy" && outcome.verdict.progress) {
+      deps.reporter.emit({ kind: "rolled-back", workload: ref, progress: outcome.verdict.progress, elapsedMs: outcome.elapsedMs });
+      continue;
+    }
+    unhealthy += 1;
+    deps.reporter.emit({
+      kind: "rollback-unhealthy",
+      workload: ref,
+      reason: outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`,
+      commands: [deps.kubectl.commandLine(["rollout", "status", kubectlName(ref), ...namespaceArgs(ref)]), deps.kubectl.commandLine(["describe", kubectlName(ref), ...namespaceArgs(ref)])]
+    });
+  }
+  return unhealthy;
+}
+function preview(runId, steps, live, untouched, deps) {
+  let writes = 0;
+  let left = 0;
+  for (const step of steps) {
+    const { action, detail, lines } = previewOf(step, live.get(objectKey(step.ref)), runId);
+    if (action === "keep") left += 1;
+    else if (action !== "none") writes += 1;
+    deps.reporter.emit({ kind: "undo-preview", runId, object: step.ref, action, detail, lines });
+  }
+  const exitCode = left > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
+  deps.reporter.emit({ kind: "undo-finished", runId, restored: writes, untouched, needsPerson: left, exitCode, dryRun: true });
+  return { runId, exitCode, restored: writes, untouched, needsPerson: left, results: /* @__PURE__ */ new Map() };
+}
+function previewOf(step, live, runId) {
+  const labels = { from: `live ${kubectlName(step.ref)}`, to: `before run ${runId}` };
+  switch (step.action) {
+    case "put-back": {
+      const changed = changeSinceApply(step.applied, live, fieldsOfApply(step.before, step.applied));
+      if (changed) return { action: "keep", detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
+      return { action: "put-back", detail: `would be put back as it was before run ${runId}:`, lines: unifiedDiff(shown(live), shown(step.before), labels) };
+    }
+    case "replace": {
+      const changed = changeSinceApply(step.applied, live, fieldsOfApply(step.before, step.applied));
+      if (changed) return { action: "keep", detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
+      if (!step.copy) return { action: "keep", detail: `would NOT be put back: ${step.why}`, lines: [] };
+      return { action: "replace", detail: `would be deleted and created again as it was before run ${runId} (${step.why}):`, lines: unifiedDiff(shown(live), shown(step.copy), labels) };
+    }
+    case "delete": {
+      const changed = changeSinceApply(step.applied, live);
+      if (changed?.state === "gone") return { action: "none", detail: `already gone (run ${runId} created it)`, lines: [] };
+      return { action: "delete", detail: `would be deleted (run ${runId} created it)`, lines: unifiedDiff(shown(live), "", labels) };
+    }
+    case "recreate":
+      if (live) return { action: "keep", detail: `would NOT be created again: an object of that name exists now (run ${runId} deleted the one before)`, lines: [] };
+      return { action: "recreate", detail: `would be created again (run ${runId} deleted it):`, lines: unifiedDiff("", shown(step.copy), labels) };
+    case "keep":
+      return { action: "keep", detail: `would NOT be restored (${step.reason}${step.detail ? `: ${step.detail}` : ""})`, lines: [] };
+  }
+}
+function shown(object) {
+  if (!object) return "";
+  const { status: _status, ...rest } = object;
+  const { resourceVersion: _rv, generation: _generation, managedFields: _fields, uid: _uid, creationTimestamp: _created, ...metadata } = object.metadata;
+  const { [REVISION_ANNOTATION]: _revision, ...annotations } = metadata.annotations ?? {};
+  const kept = Object.keys(annotations).length > 0 ? { ...metadata, annotations } : { ...metadata, annotations: void 0 };
+  return yaml().stringify({ ...rest, metadata: kept }, { sortMapEntries: true });
+}
+var yaml;
+var init_undo = __esm({
+  "src/run/undo.ts"() {
+    "use strict";
+    init_kube();
+    init_errors();
+    init_history_store();
+    init_history();
+    init_journal();
+    init_compare();
+    init_diff();
+    init_model();
+    init_owners();
+    init_plan();
+    init_restore();
+    init_workloads();
+    init_engine();
+    init_rollback();
+    yaml = () => createRequire(import.meta.url)("yaml");
+  }
+});
+
+// src/cli/history-commands.ts
+var history_commands_exports = {};
+__export(history_commands_exports, {
+  historyCommand: () => historyCommand,
+  historyLines: () => historyLines
+});
+async function historyCommand(command, runId, raw, context) {
+  const { session } = context;
+  try {
+    session.json = parseOutputMode(raw.output ?? "text") === "json";
+    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
+    const connectionArgs = [
+      ...raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : [],
+      ...raw.context ? [`--context=${raw.context}`] : [],
+      ...splitPassThrough(session.kubectlFlags).connection
+    ];
+    const missing = missingKubeconfig(connectionArgs, process.env);
+    if (missing) throw new InputError(missing);
+    const [{ RunRecorder: RunRecorder2 }, { createKubectl: createKubectl2 }, { execProcess: execProcess2, streamProcess: streamProcess2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }, { tracedExec: tracedExec2, tracedStream: tracedStream2 }] = await Promise.all([
+      Promise.resolve().then(() => (init_recorder(), recorder_exports)),
+      Promise.resolve().then(() => (init_client(), client_exports)),
+      Promise.resolve().then(() => (init_exec(), exec_exports)),
+      Promise.resolve().then(() => (init_transient(), transient_exports)),
+      Promise.resolve().then(() => (init_clock(), clock_exports)),
+      Promise.resolve().then(() => (init_history_store(), history_store_exports)),
+      Promise.resolve().then(() => (init_undo(), undo_exports)),
+      Promise.resolve().then(() => (init_restore(), restore_exports)),
+      Promise.resolve().then(() => (init_trace(), trace_exports))
+    ]);
+    const recorder = new RunRecorder2(await context.makeReporter(session), session.redactor);
+    session.recorder = recorder;
+    const verbose = session.verbosity === "verbose";
+    const onCall = (call) => recorder.emit({ kind: "kubectl", ...call });
+    const now = () => systemClock2.now();
+    const kubectl = createKubectl2(
+      verbose ? tracedExec2(execProcess2, now, onCall) : execProcess2,
+      {
+        binary: process.env.KGUARD_KUBECTL || "kubectl",
+        connectionArgs,
+        requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
+        readDeadlineMs: 6e4,
+        retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
+        observe: (objects) => {
+          for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+        }
+      },
+      verbose ? tracedStream2(streamProcess2, now, onCall) : streamProcess2
+    );
+    const write2 = (text2, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
+` : `${sanitizeText(text2, session.redactor)}
+`);
+    if (command === "history") {
+      const listed = await listHistory2(kubectl, raw.namespace);
+      for (const { record } of listed) for (const value of secretValuesOfObjects(record.objects.flatMap(({ before, applied: applied2 }) => [before, applied2]))) session.redactor.addValue(value);
+      session.finished = true;
+      recorder.close();
+      write2(historyLines(listed).join("\n"), { runs: listed.map(historyReport) });
+      return ExitCode.Success;
+    }
+    const copies2 = privateCopies2();
+    const result = await runUndo2(
+      { runId, namespace: raw.namespace, dryRun: raw.dryRun ?? false, deadlineMs, pollIntervalMs: DEFAULTS.pollIntervalMs, watch: true, logLines: DEFAULTS.logLines },
+      { kubectl, clock: systemClock2, reporter: recorder, keepCopy: copies2, signal: session.cancel.signal }
+    );
+    if (result.needsPerson === 0) await copies2.remove();
+    session.finished = true;
+    recorder.close();
+    if (session.json) {
+      const objects = [...result.results].map(([key, restore2]) => ({ object: key, ...restore2, restored: void 0 }));
+      write2("", { runId: result.runId, dryRun: raw.dryRun ?? false, exitCode: result.exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects, messages: recorder.messages });
+    }
+    return result.exitCode;
+  } catch (error2) {
+    session.recorder?.close();
+    return context.fail(session, error2);
+  }
+}
+function historyReport({ record, bytes }) {
+  return {
+    runId: record.runId,
+    namespace: record.namespace,
+    startedAt: record.startedAt,
+    finishedAt: record.finishedAt,
+    user: record.user,
+    context: record.context,
+    command: record.command,
+    inputsDigest: record.inputsDigest,
+    outcome: record.outcome,
+    objects: record.objects.map(({ ref, change }) => ({ ...ref, change })),
+    bytes
+  };
+}
+function historyLines(listed) {
+  if (listed.length === 0) return ["no run is kept in kguard history here (successful runs are kept unless --history 0 or --no-journal)"];
+  return listed.flatMap(({ record, bytes }) => [
+    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes / 1024)} KiB`,
+    ...record.objects.map(({ ref, change }) => `    ${describeObject(ref)}: ${change}`),
+    `    inputs ${record.inputsDigest}; undo: kguard undo ${record.runId}`
+  ]);
+}
+var init_history_commands = __esm({
+  "src/cli/history-commands.ts"() {
+    "use strict";
+    init_errors();
+    init_environment();
+    init_duration2();
+    init_options2();
+    init_model();
+    init_redact();
+    init_sanitize();
+    init_passthrough();
+    init_options4();
+  }
+});
+
+// src/cli/completion-spec.ts
 function completionSpec(program2) {
   return {
     program: program2.name(),
     commands: program2.commands.map((command) => ({
       name: command.name(),
       description: command.description(),
-      flags: [...command.options.map(flagSpec), { names: ["-h", "--help"], description: "display help", value: "none", choices: [], optionalValue: false }],
+      flags: [...command.options.filter((option) => !option.hidden).map(flagSpec), { names: ["-h", "--help"], description: "display help", value: "none", choices: [], optionalValue: false }],
       argumentChoices: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
       positional: command.registeredArguments.map((argument, index) => {
         const label = argument.description || argument.name();
@@ -26410,7 +27721,7 @@ function completionSpec(program2) {
   };
 }
 function flagSpec(option) {
-  const names = [option.short, option.long].filter((name) => Boolean(name));
+  const names2 = [option.short, option.long].filter((name) => Boolean(name));
   const choices = option.argChoices ?? (option.long ? CHECKED_VALUES[option.long] : void 0) ?? [];
   const takesValue = option.required || option.optional;
   const placeholder = /<([^>]*)>|\[([^\]]*)\]/.exec(option.flags);
@@ -26423,8 +27734,128 @@ function flagSpec(option) {
     else if (/file|dir|path/.test(argument)) value = "files";
     else value = "any";
   }
-  return { names, description: option.description, value, choices, optionalValue: option.optional };
+  return { names: names2, description: option.description, value, choices, optionalValue: option.optional };
 }
+var CHECKED_VALUES, CLUSTER_VALUES, KUBECTL_VALUES;
+var init_completion_spec = __esm({
+  "src/cli/completion-spec.ts"() {
+    "use strict";
+    CHECKED_VALUES = { "--output": ["text", "json"], "--dry-run": ["server", "client", "none"] };
+    CLUSTER_VALUES = { "--namespace": "namespaces", "--context": "contexts" };
+    KUBECTL_VALUES = {
+      namespaces: (contextArgs) => `kubectl ${contextArgs} get namespaces -o name 2>/dev/null | sed 's|^namespace/||'`,
+      contexts: () => "kubectl config get-contexts -o name 2>/dev/null"
+    };
+  }
+});
+
+// src/cli/completion-fish.ts
+function fishCompletion(spec) {
+  const fn = `__${spec.program.replace(/[^a-z0-9]/gi, "_")}`;
+  const commands = spec.commands.map((command) => `complete -c $program -n ${fn}_needs_command -a ${fishQuote(command.name)} -d ${fishQuote(oneLine2(command.description))}`);
+  const flags = spec.commands.flatMap((command) => {
+    const when = `-n ${fishQuote(`${fn}_using_command ${command.name}; and not ${fn}_after_dashdash`)}`;
+    const rules = command.flags.map((flag) => `complete -c $program ${when} ${names(flag)} ${values(flag)}-d ${fishQuote(oneLine2(flag.description))}`);
+    const positional = command.argumentChoices.length > 0 ? [`complete -c $program ${when} -a ${fishQuote(command.argumentChoices.join(" "))}`] : [];
+    return [...rules, ...positional];
+  });
+  return `# fish completion for kguard (and kubectl-guard). Load it now with
+#   kguard completion fish | source
+# or for every shell: kguard completion fish > ~/.config/fish/completions/kguard.fish
+# (and a copy named kubectl-guard.fish for the plugin's name).
+
+# The command (apply, status...) is the first word that is not a flag.
+function ${fn}_command
+    for word in (commandline -opc)[2..-1]
+        switch $word
+            case '-*'
+            case '*'
+                echo $word
+                return 0
+        end
+    end
+    return 1
+end
+function ${fn}_needs_command
+    not ${fn}_command >/dev/null
+end
+function ${fn}_using_command
+    test (${fn}_command) = "$argv[1]"
+end
+# After --, the words are kubectl apply's: files, as kubectl completes them.
+function ${fn}_after_dashdash
+    contains -- -- (commandline -opc)
+end
+# The context typed earlier on the line, as kubectl's flags (--context prod, or --context=prod).
+function ${fn}_context
+    set -l words (commandline -opc)
+    for i in (seq (count $words))
+        switch $words[$i]
+            case '--context=*'
+                printf '%s\\n' --context (string replace -- --context= '' $words[$i])
+            case --context
+                if test $i -lt (count $words)
+                    printf '%s\\n' --context $words[(math $i + 1)]
+                end
+        end
+    end
+end
+function ${fn}_namespaces
+    ${KUBECTL_VALUES.namespaces(`(${fn}_context)`)}
+end
+function ${fn}_contexts
+    ${KUBECTL_VALUES.contexts("")}
+end
+
+for program in kguard kubectl-guard
+    complete -c $program -e
+    complete -c $program -f
+    complete -c $program -n ${fn}_after_dashdash -F
+    complete -c $program -n ${fn}_needs_command -a help -d 'display help for a command'
+    complete -c $program -n ${fn}_needs_command -s V -l version -d 'output the version number'
+    ${commands.join("\n    ")}
+    ${flags.join("\n    ")}
+end
+`;
+  function values(flag) {
+    switch (flag.value) {
+      case "none":
+        return "";
+      case "choices":
+        return `${flag.optionalValue ? "" : "-x "}-a ${fishQuote(flag.choices.join(" "))} `;
+      case "files":
+        return "-r -F ";
+      case "namespaces":
+      case "contexts":
+        return `-x -a ${fishQuote(`(${fn}_${flag.value})`)} `;
+      default:
+        return "-x ";
+    }
+  }
+}
+function names(flag) {
+  return flag.names.map((name) => /^-[^-]$/.test(name) ? `-s ${name.slice(1)}` : name.startsWith("--") ? `-l ${name.slice(2)}` : `-o ${name.slice(1)}`).join(" ");
+}
+function oneLine2(text2) {
+  return text2.replace(/\s+/g, " ").trim();
+}
+function fishQuote(text2) {
+  return `'${text2.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+}
+var init_completion_fish = __esm({
+  "src/cli/completion-fish.ts"() {
+    "use strict";
+    init_completion_spec();
+  }
+});
+
+// src/cli/completion.ts
+var completion_exports = {};
+__export(completion_exports, {
+  bashCompletion: () => bashCompletion,
+  completionScript: () => completionScript,
+  zshCompletion: () => zshCompletion
+});
 function bashCompletion(spec) {
   const fn = `_${spec.program.replace(/[^a-z0-9]/gi, "_")}`;
   const commandCases = spec.commands.map((command) => {
@@ -26446,8 +27877,15 @@ function bashCompletion(spec) {
 # or for every shell: kguard completion bash > ~/.local/share/bash-completion/completions/kguard
 ${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" command="" i
+  local -a context=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "\${COMP_WORDS[i]}" in -*) ;; *) command="\${COMP_WORDS[i]}"; break ;; esac
+  done
+  # The context typed earlier on the line (--context prod, or --context=prod, which bash splits at =).
+  for ((i = 1; i < COMP_CWORD - 1; i++)); do
+    if [[ "\${COMP_WORDS[i]}" == --context ]]; then
+      if [[ "\${COMP_WORDS[i+1]}" == "=" ]]; then context=(--context "\${COMP_WORDS[i+2]}"); else context=(--context "\${COMP_WORDS[i+1]}"); fi
+    fi
   done
   # After --, the words are kubectl apply's: leave them to the default (file) completion.
   for ((i = 1; i < COMP_CWORD; i++)); do [[ "\${COMP_WORDS[i]}" == "--" ]] && return; done
@@ -26469,7 +27907,7 @@ function bashValues(flag) {
       return 'COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null';
     case "namespaces":
     case "contexts":
-      return `COMPREPLY=($(compgen -W "$(${KUBECTL_VALUES[flag.value]})" -- "$cur"))`;
+      return `COMPREPLY=($(compgen -W "$(${KUBECTL_VALUES[flag.value]('"${context[@]}"')})" -- "$cur"))`;
     default:
       return "COMPREPLY=()";
   }
@@ -26487,13 +27925,18 @@ function zshCompletion(spec) {
 #   source <(kguard completion zsh)
 # or for every shell: kguard completion zsh > "\${fpath[1]}/_kguard"
 ${fn}_namespaces() {
-  local -a values
-  values=(\${(f)"$(${KUBECTL_VALUES.namespaces})"})
+  local -a values context
+  # The context typed earlier on the line, if any.
+  local at=\${words[(I)--context]}
+  if (( at > 0 && at < CURRENT - 1 )); then context=(--context "\${words[at+1]}"); fi
+  local given=\${words[(r)--context=*]}
+  [[ -n "$given" ]] && context=(--context "\${given#--context=}")
+  values=(\${(f)"$(${KUBECTL_VALUES.namespaces('"${context[@]}"')})"})
   compadd -a values
 }
 ${fn}_contexts() {
   local -a values
-  values=(\${(f)"$(${KUBECTL_VALUES.contexts})"})
+  values=(\${(f)"$(${KUBECTL_VALUES.contexts("")})"})
   compadd -a values
 }
 ${fn}() {
@@ -26543,18 +27986,13 @@ function zshQuote(text2) {
 }
 function completionScript(program2, shell) {
   const spec = completionSpec(program2);
-  return shell === "bash" ? bashCompletion(spec) : zshCompletion(spec);
+  return shell === "bash" ? bashCompletion(spec) : shell === "zsh" ? zshCompletion(spec) : fishCompletion(spec);
 }
-var CHECKED_VALUES, CLUSTER_VALUES, KUBECTL_VALUES;
 var init_completion = __esm({
   "src/cli/completion.ts"() {
     "use strict";
-    CHECKED_VALUES = { "--output": ["text", "json"], "--dry-run": ["server", "client", "none"] };
-    CLUSTER_VALUES = { "--namespace": "namespaces", "--context": "contexts" };
-    KUBECTL_VALUES = {
-      namespaces: `kubectl get namespaces -o name 2>/dev/null | sed 's|^namespace/||'`,
-      contexts: "kubectl config get-contexts -o name 2>/dev/null"
-    };
+    init_completion_fish();
+    init_completion_spec();
   }
 });
 
@@ -26797,610 +28235,81 @@ var init_inputs = __esm({
   }
 });
 
-// src/kinds/overrides.ts
-function overridesOf(object) {
-  const annotations = object.metadata.annotations ?? {};
-  const problems = [];
-  const flag = (name, fallback) => {
-    const value = annotations[name];
-    if (value === void 0) return fallback;
-    if (value === "true" || value === "false") return value === "true";
-    problems.push(`${name}: ${JSON.stringify(value)} is not "true" or "false"; ignored`);
-    return fallback;
-  };
-  const track3 = flag(TRACK_ANNOTATION, true);
-  const mustSucceed = flag(MUST_SUCCEED_ANNOTATION, true);
-  let timeoutMs;
-  const timeout = annotations[TIMEOUT_ANNOTATION];
-  if (timeout !== void 0) {
-    try {
-      timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
-    } catch (error2) {
-      if (!(error2 instanceof InputError)) throw error2;
-      problems.push(`${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`);
-    }
-  }
-  return { track: track3, timeoutMs, mustSucceed, problems };
+// src/verify/job-manifest.ts
+import { randomInt } from "node:crypto";
+import { readFile as readFile2 } from "node:fs/promises";
+import { createRequire as createRequire2 } from "node:module";
+function generatedName(prefix2, random = randomInt) {
+  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  const suffix = Array.from({ length: 5 }, () => alphabet[random(alphabet.length)]).join("");
+  return `${prefix2.slice(0, 58)}${suffix}`;
 }
-var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, NO_OVERRIDES;
-var init_overrides = __esm({
-  "src/kinds/overrides.ts"() {
+function verifyJobOf(file, text2, context, random) {
+  const refuse = (why) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
+  let documents;
+  try {
+    documents = yaml2().parseAllDocuments(text2, { version: "1.1" }).map((document) => {
+      if (document.errors.length > 0) throw new Error(document.errors[0].message);
+      return document.toJS();
+    }).filter((content) => content !== null && content !== void 0);
+  } catch (error2) {
+    throw refuse(`it is not valid YAML (${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)})`);
+  }
+  if (documents.length !== 1) throw refuse(`it holds ${documents.length} documents; it must hold exactly one Job`);
+  const object = documents[0];
+  if (object?.apiVersion !== "batch/v1" || object.kind !== "Job") {
+    throw refuse(`it holds a ${String(object?.kind ?? "document without kind")} (${String(object?.apiVersion ?? "no apiVersion")}); it must hold one batch/v1 Job`);
+  }
+  if (object.spec?.suspend === true) throw refuse("the Job is suspended (spec.suspend: true), so it would never run");
+  const metadata = { ...object.metadata ?? {} };
+  const name = metadata.name ?? (typeof metadata.generateName === "string" ? generatedName(metadata.generateName, random) : void 0);
+  if (!name) throw refuse("the Job has neither metadata.name nor metadata.generateName (generateName gives each run its own Job)");
+  delete metadata.generateName;
+  const namespace = metadata.namespace ?? context.namespace;
+  const job = {
+    ...object,
+    metadata: { ...metadata, name, namespace, labels: { ...metadata.labels ?? {}, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: context.runId, [VERIFY_LABEL]: "job" } }
+  };
+  return { file, job, ref: { apiVersion: "batch/v1", kind: "Job", namespace, name }, collectionPath: `/apis/batch/v1/namespaces/${encodeURIComponent(namespace)}/jobs` };
+}
+async function checkVerifyJob(prepared, context, kubectl) {
+  const { ref, file } = prepared;
+  const existing = await kubectl.getObject("jobs.batch", ref.namespace, ref.name);
+  if (existing) {
+    throw new InputError(
+      `--verify-job ${file}: job/${ref.name} already exists in namespace ${ref.namespace}, and kguard deletes only the verify Job it creates. Give the Job metadata.generateName instead of a name (each run gets its own), or delete the old one. Nothing was applied.`
+    );
+  }
+  const dryRun = await kubectl.create(prepared.job, `${prepared.collectionPath}?dryRun=All`, context.deadlineMs);
+  if (dryRun.ok || dryRun.notFound && context.createdNamespaces.has(ref.namespace)) return;
+  const why = `--verify-job ${file}: the API server refuses job/${ref.name} in namespace ${ref.namespace}: ${dryRun.message}`;
+  if (/\(Forbidden\)/.test(dryRun.stderr)) {
+    throw new KubectlError(`${why}. Next: grant create, get, list, watch and delete on jobs (group batch) in namespace ${ref.namespace}; nothing was applied.`, void 0, dryRun.stderr);
+  }
+  throw new InputError(`${why}. Fix the Job; nothing was applied.`);
+}
+async function prepareVerifyJobs(files, context, kubectl) {
+  const prepared = [];
+  for (const file of files) {
+    const text2 = await readFile2(file, "utf8").catch((error2) => {
+      throw new InputError(`--verify-job ${file}: cannot read it (${error2 instanceof Error ? error2.message : String(error2)}). Nothing was applied.`);
+    });
+    const job = verifyJobOf(file, text2, context);
+    if (prepared.some((other) => objectKey(other.ref) === objectKey(job.ref))) throw new InputError(`--verify-job ${file}: job/${job.ref.name} is given twice. Nothing was applied.`);
+    await checkVerifyJob(job, context, kubectl);
+    prepared.push(job);
+  }
+  return prepared;
+}
+var yaml2, VERIFY_LABEL;
+var init_job_manifest = __esm({
+  "src/verify/job-manifest.ts"() {
     "use strict";
     init_errors();
-    init_duration2();
-    TRACK_ANNOTATION = "kguard.dev/track";
-    TIMEOUT_ANNOTATION = "kguard.dev/timeout";
-    MUST_SUCCEED_ANNOTATION = "kguard.dev/must-succeed";
-    NO_OVERRIDES = { track: true, mustSucceed: true, problems: [] };
-  }
-});
-
-// src/track/watch-cache.ts
-var WATCH_CACHE_DEFAULTS, WatchCache;
-var init_watch_cache = __esm({
-  "src/track/watch-cache.ts"() {
-    "use strict";
-    init_watch_events();
-    WATCH_CACHE_DEFAULTS = {
-      // client-go picks 5-10 min (reflector minWatchTimeout); one rollout rarely lasts longer.
-      watchSeconds: 300,
-      relistEveryMs: 6e4,
-      backoffMs: [100, 250, 500, 1e3, 2e3, 5e3],
-      giveUpAfter: 3,
-      minWatchMs: 1e3
-    };
-    WatchCache = class {
-      constructor(query, deps, onChange, options = WATCH_CACHE_DEFAULTS) {
-        this.query = query;
-        this.deps = deps;
-        this.onChange = onChange;
-        this.options = options;
-        this.currentHealth = { state: "starting", since: deps.clock.now() };
-      }
-      query;
-      deps;
-      onChange;
-      options;
-      objects = /* @__PURE__ */ new Map();
-      resourceVersion;
-      listedAt = 0;
-      currentHealth;
-      stopping = new AbortController();
-      stopStream;
-      running;
-      get health() {
-        return this.currentHealth;
-      }
-      /** The objects as last seen. */
-      contents() {
-        return [...this.objects.values()];
-      }
-      start() {
-        this.running ??= this.run();
-      }
-      /** Stops the watch and its kubectl; resolves when nothing of it runs any more. */
-      async stop() {
-        this.stopping.abort();
-        this.stopStream?.();
-        await this.running;
-      }
-      get stopped() {
-        return this.stopping.signal.aborted;
-      }
-      async run() {
-        let failures = 0;
-        while (!this.stopped) {
-          if (this.resourceVersion === void 0) {
-            const list = await this.deps.kubectl.listCollection(this.query);
-            if (this.stopped) return;
-            if (!list.ok) {
-              failures += 1;
-              if (this.troubled(list.message, list.transient, failures)) return;
-              await this.pause(failures);
-              continue;
-            }
-            this.objects.clear();
-            for (const object of list.items) this.objects.set(object.metadata.name, object);
-            this.resourceVersion = list.resourceVersion;
-            this.listedAt = this.deps.clock.now();
-            this.currentHealth = { state: "live" };
-            this.onChange();
-          }
-          const startedAt = this.deps.clock.now();
-          const outcome = await this.watchOnce(this.resourceVersion);
-          if (this.stopped) return;
-          if (outcome.kind === "failed") {
-            failures += 1;
-            if (this.troubled(outcome.message, outcome.transient, failures)) return;
-            this.resourceVersion = void 0;
-            await this.pause(failures);
-            continue;
-          }
-          if (outcome.delivered || this.deps.clock.now() - startedAt >= this.options.minWatchMs) failures = 0;
-          else {
-            failures += 1;
-            if (this.troubled("the watch ended as soon as it started", false, failures)) return;
-            await this.pause(failures);
-          }
-          if (outcome.kind !== "ended") this.resourceVersion = void 0;
-        }
-      }
-      /** Records a failure; true when the cache gives up. Transient failures never give up. */
-      troubled(message, transient, failures) {
-        if (!transient && failures >= this.options.giveUpAfter) {
-          this.currentHealth = { state: "failed", error: message };
-          this.onChange();
-          return true;
-        }
-        const health = this.currentHealth;
-        const since = health.state === "starting" || health.state === "reconnecting" ? health.since : this.deps.clock.now();
-        this.currentHealth = health.state === "starting" ? { state: "starting", since, error: message } : { state: "reconnecting", since, error: message };
-        this.onChange();
-        return false;
-      }
-      async pause(failures) {
-        const { backoffMs } = this.options;
-        await this.deps.clock.sleep(backoffMs[Math.min(failures, backoffMs.length) - 1] ?? 0, this.stopping.signal);
-      }
-      /** One watch, from `resourceVersion` until the server ends it, it fails, or a relist is due. */
-      async watchOnce(resourceVersion) {
-        let delivered = false;
-        let expired = false;
-        let error2;
-        const stream = this.deps.kubectl.watchCollection(this.query, { resourceVersion, timeoutSeconds: this.options.watchSeconds }, (event) => {
-          delivered = true;
-          if (this.stopped) return;
-          if (event.type === "ERROR") {
-            if (isExpired(event.status)) expired = true;
-            else error2 = event.status.message ?? `the watch failed (${event.status.reason ?? event.status.code ?? "no reason given"})`;
-            stream.stop();
-            return;
-          }
-          this.apply(event);
-        });
-        this.stopStream = () => stream.stop();
-        const relistDue = new AbortController();
-        let relist = false;
-        const relistAt = this.listedAt + this.options.relistEveryMs;
-        void this.deps.clock.sleep(Math.max(0, relistAt - this.deps.clock.now()), relistDue.signal).then(() => {
-          if (relistDue.signal.aborted || this.deps.clock.now() < relistAt) return;
-          relist = true;
-          stream.stop();
-        });
-        const end = await stream.done;
-        relistDue.abort();
-        this.stopStream = void 0;
-        if (expired) return { kind: "expired", delivered };
-        if (relist) return { kind: "relist", delivered };
-        if (error2 !== void 0) return { kind: "failed", message: error2, transient: true };
-        if (!end.ended) return { kind: "failed", message: end.message, transient: end.transient };
-        return { kind: "ended", delivered };
-      }
-      apply(event) {
-        if (event.type === "BOOKMARK") {
-          this.resourceVersion = event.resourceVersion;
-          return;
-        }
-        const { object } = event;
-        if (event.type === "DELETED") this.objects.delete(object.metadata.name);
-        else this.objects.set(object.metadata.name, object);
-        this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
-        if (this.currentHealth.state !== "live") this.currentHealth = { state: "live" };
-        this.onChange();
-      }
-    };
-  }
-});
-
-// src/track/sources.ts
-function pollingSource(kubectl, clock) {
-  return {
-    read: (typesByNamespace) => pollAll(kubectl, typesByNamespace),
-    changed: (ms) => clock.sleep(ms),
-    close: async () => void 0
-  };
-}
-async function pollAll(kubectl, typesByNamespace) {
-  return new Map(await Promise.all([...typesByNamespace].map(async ([namespace, types]) => [namespace, await poll(kubectl, namespace, types)])));
-}
-async function poll(kubectl, namespace, types) {
-  try {
-    return await kubectl.workloadState(namespace, types);
-  } catch (error2) {
-    return error2 instanceof Error ? error2 : new Error(String(error2));
-  }
-}
-var WATCH_SOURCE_DEFAULTS, WatchSource;
-var init_sources = __esm({
-  "src/track/sources.ts"() {
-    "use strict";
-    init_resources();
-    init_watch_cache();
-    WATCH_SOURCE_DEFAULTS = {
-      silenceMs: 5e3,
-      // A controller writes a pod, its ReplicaSet and its Deployment within a few ms of each other.
-      debounceMs: 10,
-      cache: WATCH_CACHE_DEFAULTS
-    };
-    WatchSource = class {
-      constructor(queries, deps, options) {
-        this.deps = deps;
-        this.options = options;
-        this.caches = queries.map((query) => new WatchCache(query, deps, () => this.noteChange(), options.cache));
-        for (const cache of this.caches) cache.start();
-      }
-      deps;
-      options;
-      caches;
-      /** Bumped on every change a cache reports; a read remembers the value it saw. */
-      version = 0;
-      seenVersion = 0;
-      waiters = /* @__PURE__ */ new Set();
-      fellBack = /* @__PURE__ */ new Set();
-      async read(typesByNamespace) {
-        this.seenVersion = this.version;
-        return new Map(await Promise.all([...typesByNamespace].map(async ([namespace, types]) => [namespace, await this.readNamespace(namespace, types)])));
-      }
-      async readNamespace(namespace, types) {
-        if (this.fellBack.has(namespace)) return poll(this.deps.kubectl, namespace, types);
-        const caches = types.map((type) => this.caches.find((cache) => cache.query.namespace === namespace && cache.query.type === type));
-        const failed2 = caches.find((cache) => cache === void 0 || cache.health.state === "failed");
-        if (caches.some((cache) => cache === void 0) || failed2) {
-          this.fellBack.add(namespace);
-          const reason = failed2?.health.state === "failed" ? `${failed2.query.type}: ${failed2.health.error}` : "a type kguard cannot watch";
-          this.deps.reporter.emit({ kind: "watch-fallback", namespace, reason, pollIntervalMs: this.options.pollIntervalMs });
-          await Promise.all(this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop()));
-          return poll(this.deps.kubectl, namespace, types);
-        }
-        const now = this.deps.clock.now();
-        for (const cache of caches) {
-          const health = cache.health;
-          if ((health.state === "starting" || health.state === "reconnecting") && now - health.since >= this.options.silenceMs) {
-            const seconds4 = Math.round((now - health.since) / 1e3);
-            return new Error(`no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"}); kguard keeps reconnecting.`);
-          }
-        }
-        if (caches.some((cache) => cache.health.state === "starting")) return void 0;
-        return snapshotOf(caches.flatMap((cache) => cache.contents()));
-      }
-      changed(ms) {
-        return new Promise((resolve) => {
-          const waiting = new AbortController();
-          const finish2 = () => {
-            waiting.abort();
-            this.waiters.delete(onChange);
-            resolve();
-          };
-          const onChange = () => {
-            this.waiters.delete(onChange);
-            void this.deps.clock.sleep(this.options.debounceMs, waiting.signal).then(finish2);
-          };
-          void this.deps.clock.sleep(ms, waiting.signal).then(finish2);
-          if (this.version !== this.seenVersion) onChange();
-          else this.waiters.add(onChange);
-        });
-      }
-      async close() {
-        await Promise.all(this.caches.map((cache) => cache.stop()));
-      }
-      noteChange() {
-        this.version += 1;
-        for (const waiter of [...this.waiters]) waiter();
-      }
-    };
-  }
-});
-
-// src/track/watch-scope.ts
-function watchQueries(targets) {
-  const wanted = /* @__PURE__ */ new Map();
-  for (const target of targets) {
-    for (const type of target.reads) {
-      const key = `${target.workload.namespace}\0${type}`;
-      const entry = wanted.get(key) ?? { namespace: target.workload.namespace, type, narrowings: [] };
-      entry.narrowings.push(narrowingFor(type, target));
-      wanted.set(key, entry);
-    }
-  }
-  return [...wanted.values()].map(({ namespace, type, narrowings }) => ({ namespace, type, ...selectorsFor(merged(narrowings)) }));
-}
-function narrowingFor(type, target) {
-  const resource = resourceTypeOf(type);
-  const own = resource !== void 0 && resource.kind === target.workload.kind && resource.group === groupOf(target.workload.apiVersion);
-  if (own) return { by: "name", value: target.workload.name };
-  return target.selector ? { by: "label", value: target.selector } : { by: "all" };
-}
-function merged(narrowings) {
-  const [first, ...rest] = narrowings;
-  if (!first || first.by === "all") return { by: "all" };
-  if (rest.every((other) => other.by === first.by && other.value === first.value)) return first;
-  if (narrowings.every((narrowing) => narrowing.by === "label")) {
-    const pairs = narrowings.map((narrowing) => /^([^=!,\s()]+)=([^=!,\s()]+)$/.exec(narrowing.value));
-    const key = pairs[0]?.[1];
-    if (pairs.every((pair) => pair !== null && pair[1] === key)) {
-      const values = [...new Set(pairs.map((pair) => pair[2]))].sort();
-      return { by: "label", value: `${key} in (${values.join(",")})` };
-    }
-  }
-  return { by: "all" };
-}
-function selectorsFor(narrowing) {
-  if (narrowing.by === "name") return { fieldSelector: `metadata.name=${narrowing.value}` };
-  if (narrowing.by === "label") return { labelSelector: narrowing.value };
-  return {};
-}
-function labelSelectorString(selector) {
-  if (!selector) return void 0;
-  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
-  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
-    const list = [...values].sort().join(",");
-    if (operator === "In") parts.push(`${key} in (${list})`);
-    else if (operator === "NotIn") parts.push(`${key} notin (${list})`);
-    else if (operator === "Exists") parts.push(key);
-    else if (operator === "DoesNotExist") parts.push(`!${key}`);
-    else return void 0;
-  }
-  return parts.length > 0 ? parts.sort().join(",") : void 0;
-}
-var init_watch_scope = __esm({
-  "src/track/watch-scope.ts"() {
-    "use strict";
-    init_resources();
+    init_labels();
     init_model();
-  }
-});
-
-// src/track/tracker.ts
-async function trackRollouts(targets, options, deps) {
-  const source = sourceFor(targets, options, deps);
-  try {
-    return await trackFrom(source, targets, options, deps);
-  } finally {
-    await source.close();
-  }
-}
-async function trackFrom(source, targets, options, deps) {
-  const startedAt = deps.clock.now();
-  const pending = new Map(
-    targets.map((target) => [
-      objectKey(target.workload),
-      { target, firstSeen: /* @__PURE__ */ new Map(), clues: NO_CLUES, eventsReadAt: /* @__PURE__ */ new Map(), startingSince: /* @__PURE__ */ new Map(), reported: /* @__PURE__ */ new Set(), lastProgress: "" }
-    ])
-  );
-  const done = /* @__PURE__ */ new Map();
-  const reportedErrors = /* @__PURE__ */ new Set();
-  while (pending.size > 0 && !deps.signal?.aborted) {
-    const typesByNamespace = /* @__PURE__ */ new Map();
-    for (const { target } of pending.values()) {
-      const types = typesByNamespace.get(target.workload.namespace) ?? /* @__PURE__ */ new Set();
-      for (const type of rowOf(target).reads(target.workload)) types.add(type);
-      typesByNamespace.set(target.workload.namespace, types);
-    }
-    const snapshots = await source.read(new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])));
-    const now = deps.clock.now();
-    await Promise.all(
-      [...pending.values()].map(async (watch) => {
-        const snapshot2 = snapshots.get(watch.target.workload.namespace);
-        if (snapshot2 && !(snapshot2 instanceof Error)) await gatherClues(watch, snapshot2, now, deps.kubectl);
-      })
-    );
-    const finals = [];
-    for (const [key, watch] of pending) {
-      const snapshot2 = snapshots.get(watch.target.workload.namespace);
-      const verdict = snapshot2 === void 0 || snapshot2 instanceof Error ? unreachableVerdict(watch, snapshot2, now - startedAt >= timeoutOf(watch.target, options)) : observe(watch, snapshot2, now, startedAt, options, deps.reporter);
-      if (snapshot2 instanceof Error && !reportedErrors.has(snapshot2.message)) {
-        reportedErrors.add(snapshot2.message);
-        deps.reporter.emit({ kind: "poll-error", namespace: watch.target.workload.namespace, message: snapshot2.message });
-      }
-      if (verdict?.state === "healthy" && !settled(watch, now, options.settleMs)) continue;
-      if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
-    }
-    const finished7 = await Promise.all(finals.map(([, watch, verdict]) => finish(watch, verdict, now - startedAt, options, deps)));
-    finals.forEach(([key], index) => {
-      done.set(key, finished7[index]);
-      pending.delete(key);
-    });
-    const anyFailed = [...done.values()].some(({ verdict }) => verdict.state === "failed" || verdict.state === "timed-out");
-    if (options.stopWhenAnyFails && anyFailed) {
-      for (const [key, watch] of pending) {
-        if (watch.lastVerdict) done.set(key, { target: watch.target, verdict: watch.lastVerdict, elapsedMs: now - startedAt });
-      }
-      break;
-    }
-    if (pending.size > 0 && !deps.signal?.aborted) {
-      const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
-      const untilDeadline = startedAt + deadline - deps.clock.now();
-      await source.changed(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
-    }
-  }
-  for (const [key, watch] of pending) {
-    const stoodAt = watch.lastVerdict ?? { state: "progressing", progress: NO_PROGRESS, findings: [], waitingFor: "not observed yet" };
-    done.set(key, { target: watch.target, verdict: stoodAt, elapsedMs: deps.clock.now() - startedAt });
-  }
-  return done;
-}
-function settled(watch, now, settleMs) {
-  watch.healthySince ??= now;
-  return now - watch.healthySince >= settleMs;
-}
-function rowOf(target) {
-  return target.row ?? rowFor(target.workload);
-}
-function rulesOf(target) {
-  const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
-  if (!rules) throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
-  return rules;
-}
-function timeoutOf(target, options) {
-  return target.overrides?.timeoutMs ?? options.timeoutMs;
-}
-function sourceFor(targets, options, deps) {
-  const { listCollection, watchCollection } = deps.kubectl;
-  if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector })));
-  const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
-  return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
-}
-function observe(watch, snapshot2, now, startedAt, options, reporter) {
-  const { workload, expected } = watch.target;
-  const rules = rulesOf(watch.target);
-  const observation = { object: findObject(snapshot2, workload), snapshot: snapshot2, clues: watch.clues };
-  const moment = { now, startedAt, timeoutMs: timeoutOf(watch.target, options) };
-  const verdict = judge(rules, observation, expected, watch.firstSeen, moment);
-  watch.present = observation.object !== void 0;
-  if (observation.object) watch.lastSeen = observation.object;
-  watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now, observation, expected);
-  watch.lastVerdict = verdict;
-  if (verdict.state !== "healthy") watch.healthySince = void 0;
-  const final = verdict.state === "failed" || verdict.state === "timed-out";
-  for (const finding of final ? [] : verdict.findings) {
-    const key = `${finding.container ?? ""}/${finding.reason}`;
-    if (watch.reported.has(key) || finding.rule.category === "not-ready") continue;
-    watch.reported.add(key);
-    reporter.emit({ kind: "pod-problem", workload, finding, phase: options.phase });
-  }
-  const waitingFor = verdict.state === "progressing" ? verdict.waitingFor : verdict.state === "healthy" && options.settleMs > 0 ? `healthy; checking that it stays healthy for ${options.settleMs / 1e3}s (--settle)` : void 0;
-  if (waitingFor !== void 0) {
-    const text2 = `${verdict.progress.revision ?? ""}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
-    if (text2 !== watch.lastProgress) {
-      watch.lastProgress = text2;
-      reporter.emit({ kind: "progress", workload, progress: verdict.progress, waitingFor, phase: options.phase });
-    }
-  }
-  return verdict;
-}
-function unreachableVerdict(watch, error2, timedOut) {
-  if (!timedOut) return void 0;
-  const last = watch.lastVerdict;
-  return {
-    state: "timed-out",
-    progress: last && "progress" in last ? last.progress : NO_PROGRESS,
-    findings: last && "findings" in last ? last.findings : [],
-    waitingFor: `no answer from the API server (${error2?.message ?? "no answer"})`
-  };
-}
-async function gatherClues(watch, snapshot2, now, kubectl) {
-  const pods = newPodsOf(rulesOf(watch.target), findObject(snapshot2, watch.target.workload), snapshot2);
-  watch.clues = rememberClues(watch.clues, pods);
-  const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
-  const startingUids = new Set(starting.map(podUid));
-  for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
-  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now);
-  const candidates = [...unknownPull, ...unplaced, ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS)];
-  const due = candidates.filter((pod) => now - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS).sort((a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity))[0];
-  if (!due) return;
-  watch.eventsReadAt.set(podUid(due), now);
-  const events = await kubectl.events(watch.target.workload.namespace, due.metadata.name).catch(() => void 0);
-  if (events) watch.clues = rememberClues(watch.clues, pods, { pod: due, events });
-}
-async function goneWhenDone(watch, verdict, kubectl) {
-  const rule = rowOf(watch.target).goneWhenDone;
-  const { applied: applied2 } = watch.target.expected;
-  if (verdict.state !== "gone" || watch.present !== false || !rule?.mayVanish(applied2)) return verdict;
-  const events = await kubectl.events(watch.target.workload.namespace, watch.target.workload.name).catch(() => []);
-  const detail = rule.judge(applied2, watch.lastSeen, events);
-  return detail ? { state: "healthy", progress: { ...NO_PROGRESS, summary: detail }, findings: [], detail } : verdict;
-}
-async function finish(watch, finalVerdict, elapsedMs, options, deps) {
-  const { workload } = watch.target;
-  const verdict = await goneWhenDone(watch, finalVerdict, deps.kubectl);
-  let events = [];
-  const firstDiagnosis = diagnose(verdict, [], workload);
-  if (firstDiagnosis?.pod) {
-    events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
-  }
-  const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
-  const diagnosis = diagnose(verdict, events, workload, logs);
-  if (options.phase === "rollout" && diagnosis && (verdict.state === "failed" || verdict.state === "timed-out")) {
-    deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
-  }
-  return { target: watch.target, verdict, diagnosis, elapsedMs };
-}
-async function readLogs(verdict, namespace, shown, kubectl) {
-  const read = kubectl.logs?.bind(kubectl);
-  if (!read || shown <= 0) return [];
-  const tail = Math.max(shown, JSON_LOG_LINES);
-  return Promise.all(
-    logTargets(verdict).map(async ({ pod, container, previous }) => {
-      const result = await read(namespace, pod, container, { tail, previous }).catch((error2) => ({
-        ok: false,
-        error: error2 instanceof Error ? error2.message : String(error2)
-      }));
-      return result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown } : { pod, container, previous, lines: [], shown, error: splitLines(result.error)[0] ?? "" };
-    })
-  );
-}
-var JSON_LOG_LINES, STARTING_LOOK_MS, EVENTS_EVERY_MS, FINAL_STATES;
-var init_tracker = __esm({
-  "src/track/tracker.ts"() {
-    "use strict";
-    init_clues();
-    init_diagnosis();
-    init_text();
-    init_engine();
-    init_overrides();
-    init_table2();
-    init_model();
-    init_sources();
-    init_watch_scope();
-    JSON_LOG_LINES = 50;
-    STARTING_LOOK_MS = 5e3;
-    EVENTS_EVERY_MS = 5e3;
-    FINAL_STATES = /* @__PURE__ */ new Set(["healthy", "failed", "timed-out", "conflict", "gone"]);
-  }
-});
-
-// src/track/workloads.ts
-async function trackWorkloads(targets, options, deps) {
-  const outcomes = /* @__PURE__ */ new Map();
-  const watched2 = [];
-  for (const target of targets) {
-    const row = rowFor(target.ref);
-    const overrides = overridesOf(target.applied);
-    const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
-    if (planned) {
-      outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
-      if (options.phase === "rollout" && planned.detail) deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: planned.detail });
-      continue;
-    }
-    watched2.push({
-      workload: target.ref,
-      expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
-      row,
-      overrides,
-      selector: labelSelectorString(target.applied.spec?.selector),
-      source: target,
-      problems: overrides.problems
-    });
-  }
-  if (watched2.length === 0) return outcomes;
-  if (options.phase === "rollout") {
-    for (const { source, problems, row, overrides } of watched2) {
-      deps.reporter.emit({
-        kind: "tracking",
-        workload: source.ref,
-        fromRevision: source.before ? row?.rules(overrides ?? NO_OVERRIDES)?.revision?.(source.before) : void 0,
-        detail: [source.before ? "changed by this apply" : "created by this apply", ...problems].join("; ")
-      });
-    }
-  }
-  const tracked = await trackRollouts(watched2, options, deps);
-  for (const { source } of watched2) {
-    const outcome = tracked.get(objectKey(source.ref));
-    if (!outcome) continue;
-    outcomes.set(objectKey(source.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs });
-  }
-  return outcomes;
-}
-var init_workloads = __esm({
-  "src/track/workloads.ts"() {
-    "use strict";
-    init_overrides();
-    init_table2();
-    init_model();
-    init_owners();
-    init_tracker();
-    init_watch_scope();
+    yaml2 = () => createRequire2(import.meta.url)("yaml");
+    VERIFY_LABEL = "kguard.dev/verify";
   }
 });
 
@@ -27413,8 +28322,6 @@ function trackOptionsFor(options, phase) {
     phase,
     // The others are undone with a failing one under --rollback all: no need to watch them on.
     stopWhenAnyFails: rollout && options.rollback === "all",
-    // A restored workload is healthy when its pre-apply revision is: no settling on the way back.
-    settleMs: rollout ? options.settleMs : 0,
     watch: !options.poll,
     logLines: options.logLines
   };
@@ -27481,6 +28388,7 @@ function recordOutcome(object, outcome) {
   object.diagnosis = outcome.diagnosis;
   object.verdictAfterMs = outcome.elapsedMs;
   object.tracked = outcome.tracked;
+  object.newPods = outcome.newPods;
 }
 var init_changes = __esm({
   "src/run/changes.ts"() {
@@ -27643,7 +28551,7 @@ var init_permissions = __esm({
 });
 
 // src/run/preview.ts
-async function preview(understood, before, request, options, deps, startedAt) {
+async function preview2(understood, before, request, options, deps, startedAt) {
   const wouldBe = /* @__PURE__ */ new Map();
   if (understood.server.ok) for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
   const actions = options.dryRun === "client" ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request)) : void 0;
@@ -27702,11 +28610,11 @@ var init_preview = __esm({
 });
 
 // src/run/restore-step.ts
-async function restore(objects, options, deps) {
+async function restore(objects, options, deps, failedAsUnit = false) {
   const steps = planRestore(
     objects.map((object) => ({ ref: object.ref, change: object.change, verdict: object.verdict?.state })),
     options.rollback,
-    { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted }
+    { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted, failedAsUnit }
   );
   if (steps.length === 0) return;
   const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs }, deps);
@@ -27784,6 +28692,525 @@ var init_restore_limits = __esm({
   }
 });
 
+// src/verify/bake-rules.ts
+function marksOf(pods) {
+  return new Map(pods.filter((pod) => !pod.metadata.deletionTimestamp).map((pod) => [keyOf(pod), markOf(pod)]));
+}
+function bakeLook(marks, pods) {
+  const next = /* @__PURE__ */ new Map();
+  for (const pod of pods) {
+    if (pod.metadata.deletionTimestamp) continue;
+    const before = marks.get(keyOf(pod));
+    const breach = evicted(pod) ?? restarted(pod, before) ?? leftReady(pod, before);
+    if (breach) return { marks: next, breach };
+    next.set(keyOf(pod), markOf(pod));
+  }
+  return { marks: next };
+}
+function keyOf(pod) {
+  return pod.metadata.uid ?? pod.metadata.name;
+}
+function markOf(pod) {
+  return { ready: isReady(pod), restarts: Object.fromEntries(statusesOf(pod).map((status) => [status.name, status.restartCount ?? 0])) };
+}
+function isReady(pod) {
+  return conditionOf(pod, "Ready")?.status === "True";
+}
+function statusesOf(pod) {
+  return [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []];
+}
+function evicted(pod) {
+  const disruption = conditionOf(pod, "DisruptionTarget");
+  const byKubelet = disruption?.status === "True" && disruption.reason === "TerminationByKubelet";
+  if (!(pod.status?.phase === "Failed" && pod.status.reason === "Evicted") && !byKubelet) return void 0;
+  const message = (pod.status?.message ?? disruption?.message ?? "").trim();
+  return { what: "evicted", why: "evicted", pod: pod.metadata.name, summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ""}` };
+}
+function restarted(pod, before) {
+  for (const status of statusesOf(pod)) {
+    const was = before?.restarts[status.name] ?? 0;
+    const now = status.restartCount ?? 0;
+    if (now <= was) continue;
+    const ended = status.lastState?.terminated;
+    const how = ended ? ` (${endText(ended)})` : "";
+    const times = now - was > 1 ? ` ${now - was} times` : "";
+    return {
+      what: "restarted",
+      why: "exits",
+      pod: pod.metadata.name,
+      container: status.name,
+      summary: `container ${status.name} of pod ${pod.metadata.name} restarted${times}${how}`,
+      logs: { pod: pod.metadata.name, container: status.name, previous: true }
+    };
+  }
+  return void 0;
+}
+function leftReady(pod, before) {
+  if (!before?.ready || isReady(pod)) return void 0;
+  const down = (pod.status?.containerStatuses ?? []).find((status) => status.ready !== true);
+  const ready = conditionOf(pod, "Ready");
+  const why = down ? `container ${down.name} ${stateText(down.state)}` : `${ready?.reason ?? "not ready"}${ready?.message ? `: ${ready.message}` : ""}`;
+  return {
+    what: "left-ready",
+    // A container that ended, or waits to start again (CrashLoopBackOff), exits; a running one fails its probe.
+    why: down && !down.state?.running ? "exits" : "unready",
+    pod: pod.metadata.name,
+    container: down?.name,
+    summary: `pod ${pod.metadata.name} is no longer Ready: ${why}`,
+    logs: down && (down.state?.running || down.state?.terminated) ? { pod: pod.metadata.name, container: down.name, previous: false } : void 0
+  };
+}
+function endText(ended) {
+  return `exit code ${ended.exitCode ?? "?"}, ${ended.reason ?? "unknown"}`;
+}
+function stateText(state) {
+  if (state?.terminated) return `ended (${endText(state.terminated)})`;
+  if (state?.waiting) return `is waiting (${state.waiting.reason ?? "unknown"})`;
+  if (state?.running) return "is running but not ready (its readiness probe fails)";
+  return "has no state";
+}
+var init_bake_rules = __esm({
+  "src/verify/bake-rules.ts"() {
+    "use strict";
+    init_kube();
+  }
+});
+
+// src/verify/bake.ts
+async function bake(targets, run, deps, checkAgain) {
+  deps.reporter.emit({ kind: "bake-started", workloads: targets.map((target) => target.workload), durationMs: run.durationMs, verifyIntervalMs: run.verifyIntervalMs });
+  const startedAt = deps.clock.now();
+  const watched2 = targets.map((target) => ({ target, marks: marksOf(target.baseline), firstSeen: /* @__PURE__ */ new Map(), seen: false }));
+  const source = sourceFor(targets, run, deps);
+  let checksRun = 0;
+  let checking;
+  let failedCheck;
+  let nextCheckAt = run.verifyIntervalMs > 0 && checkAgain ? startedAt + run.verifyIntervalMs : Infinity;
+  let stop;
+  try {
+    while (!deps.signal?.aborted) {
+      if (!checking && checkAgain && deps.clock.now() >= nextCheckAt && deps.clock.now() - startedAt < run.durationMs) {
+        checksRun += 1;
+        checking = checkAgain().then((failed2) => {
+          failedCheck ??= failed2;
+          checking = void 0;
+          nextCheckAt = deps.clock.now() + run.verifyIntervalMs;
+          return failed2;
+        });
+      }
+      stop = checkStop(failedCheck) ?? await look(watched2, source, startedAt, run, deps);
+      if (stop) break;
+      const elapsed = deps.clock.now() - startedAt;
+      if (elapsed >= run.durationMs) {
+        if (checking) await checking;
+        stop = checkStop(failedCheck) ?? await lastLook(watched2, run, deps);
+        break;
+      }
+      const wait = Math.max(0, Math.min(run.pollIntervalMs, run.durationMs - elapsed, nextCheckAt - deps.clock.now()));
+      await Promise.race([source.changed(wait), ...checking ? [checking] : []]);
+    }
+  } finally {
+    await source.close();
+    if (checking) await checking.catch(() => void 0);
+  }
+  if (!stop && deps.signal?.aborted) stop = { stoppedBy: "cancelled", summary: "stopped: the run was cancelled", evidence: [], logs: [] };
+  const elapsedMs = Math.min(deps.clock.now() - startedAt, stop ? Infinity : run.durationMs);
+  const { verdict, ...rest } = stop ?? { evidence: [], logs: [] };
+  const outcome = { durationMs: run.durationMs, elapsedMs, passed: stop === void 0, checksRun, ...rest };
+  if (!stop) deps.reporter.emit({ kind: "baked", outcome, workloads: targets.length });
+  else if (stop.stoppedBy !== "conflict" && stop.stoppedBy !== "cancelled") deps.reporter.emit({ kind: "bake-failed", workload: stop.workload, outcome, shown: run.logLines });
+  const verdicts = /* @__PURE__ */ new Map();
+  if (verdict && stop?.workload) verdicts.set(objectKey(stop.workload), verdict);
+  return { outcome, verdicts };
+}
+function checkStop(failed2) {
+  if (!failed2) return void 0;
+  const what = failed2.check.type === "command" ? `\`${failed2.check.command}\`` : failed2.check.file;
+  return { stoppedBy: "check", summary: `${what}, run again, ${failed2.summary}`, evidence: [], logs: [] };
+}
+async function look(watched2, source, startedAt, run, deps) {
+  const readings = await source.read(typesByNamespace(watched2));
+  for (const entry of watched2) {
+    const stop = await judgeOne(entry, readings.get(entry.target.workload.namespace), startedAt, run, deps);
+    if (stop) return stop;
+  }
+  return void 0;
+}
+async function lastLook(watched2, run, deps) {
+  const unseen = watched2.filter((entry) => !entry.seen);
+  for (const [namespace, types] of typesByNamespace(unseen)) {
+    const reading = await deps.kubectl.workloadState(namespace, types).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
+    for (const entry of unseen.filter((candidate) => candidate.target.workload.namespace === namespace)) {
+      const stop = await judgeOne(entry, reading, deps.clock.now(), run, deps);
+      if (stop) return stop;
+      if (!entry.seen) {
+        const why = reading instanceof Error ? reading.message : "it was not found";
+        return { stoppedBy: "unobserved", workload: entry.target.workload, summary: `kguard could not watch it during the bake (${why})`, evidence: [], logs: [], nextStep: "check that the API server answers, then run kguard again" };
+      }
+    }
+  }
+  return void 0;
+}
+async function judgeOne(entry, reading, startedAt, run, deps) {
+  if (reading === void 0 || reading instanceof Error) return void 0;
+  const snapshot2 = reading;
+  const { workload, expected } = entry.target;
+  const rules = rulesOf(entry.target);
+  const observation = { object: findObject(snapshot2, workload), snapshot: snapshot2 };
+  const now = deps.clock.now();
+  const verdict = judge(rules, observation, expected, entry.firstSeen, { now, startedAt, timeoutMs: Number.MAX_SAFE_INTEGER });
+  entry.firstSeen = rememberSeen(rules, entry.firstSeen, verdict, now, observation, expected);
+  entry.seen = true;
+  if (verdict.state === "conflict" || verdict.state === "gone") {
+    deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail, commands: [] });
+    return { stoppedBy: "conflict", workload, summary: verdict.detail, evidence: [], logs: [], verdict };
+  }
+  if (verdict.state === "failed") {
+    const diagnosis = diagnose(verdict, [], workload);
+    return { stoppedBy: "workload", workload, summary: diagnosis?.summary ?? "it failed", evidence: diagnosis?.evidence ?? [], logs: [], nextStep: diagnosis?.nextStep };
+  }
+  const { marks, breach } = bakeLook(entry.marks, newPodsOf(rules, observation.object, snapshot2));
+  entry.marks = marks;
+  if (!breach) return void 0;
+  return { stoppedBy: "workload", workload, summary: breach.summary, evidence: [], logs: await logsOf(breach, workload, run.logLines, deps), nextStep: NEXT_STEPS[breach.why] };
+}
+async function logsOf(breach, workload, shown2, deps) {
+  const read = deps.kubectl.logs?.bind(deps.kubectl);
+  if (!breach.logs || !read || shown2 <= 0) return [];
+  const { pod, container, previous } = breach.logs;
+  const tail = Math.max(shown2, JSON_LOG_LINES);
+  const result = await read(workload.namespace, pod, container, { tail, previous }).catch((error2) => ({ ok: false, error: String(error2) }));
+  return [result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown: shown2 } : { pod, container, previous, lines: [], shown: shown2, error: splitLines(result.error)[0] ?? "" }];
+}
+function typesByNamespace(watched2) {
+  const types = /* @__PURE__ */ new Map();
+  for (const { target } of watched2) {
+    const set = types.get(target.workload.namespace) ?? /* @__PURE__ */ new Set();
+    for (const type of rowOf(target).reads(target.workload)) set.add(type);
+    types.set(target.workload.namespace, set);
+  }
+  return new Map([...types].map(([namespace, set]) => [namespace, [...set]]));
+}
+var NEXT_STEPS;
+var init_bake = __esm({
+  "src/verify/bake.ts"() {
+    "use strict";
+    init_diagnosis();
+    init_text();
+    init_engine();
+    init_table2();
+    init_model();
+    init_tracker();
+    init_bake_rules();
+    NEXT_STEPS = {
+      exits: "the new version stops some time after it starts; its last lines are above. Fix the app (or its memory limit, or its liveness probe) and apply again",
+      unready: "the new version stops answering its readiness probe some time after it starts. Fix the app (or the probe) and apply again",
+      evicted: "the kubelet evicted a new pod (the message says which resource ran short); raise the pod's requests or limits, or find what fills the node"
+    };
+  }
+});
+
+// src/verify/verdict.ts
+function commandOutcome(command, result, context) {
+  const check = { type: "command", command };
+  const lines = outputLines(result);
+  const base = { check, during: context.during, elapsedMs: context.elapsedMs, timedOut: result.timedOut, lines, evidence: [], logs: [] };
+  const timeout = formatDuration(context.timeoutMs);
+  if (result.timedOut) {
+    return {
+      ...base,
+      passed: false,
+      signal: result.signal,
+      summary: `did not finish within --verify-timeout ${timeout} and was stopped: SIGTERM to its process group, SIGKILL a second later`,
+      nextStep: `raise --verify-timeout if the check is only slow, or make it give up by itself (e.g. curl --max-time); it runs with sh -c`
+    };
+  }
+  if (result.cancelled) return { ...base, passed: false, cancelled: true, signal: result.signal, summary: "stopped: the run was cancelled" };
+  if (result.spawnError !== void 0) {
+    return { ...base, passed: false, summary: `could not be started (${result.spawnError})`, nextStep: "kguard runs --verify commands with the system shell (sh -c); check that it exists" };
+  }
+  if (result.exitCode === 0) return { ...base, passed: true, exitCode: 0, summary: "exited 0" };
+  if (result.exitCode === void 0) {
+    return { ...base, passed: false, signal: result.signal, summary: `was ended by ${result.signal ?? "a signal"}`, nextStep: "find out what stopped it; its last lines are above" };
+  }
+  const shell = SHELL_CODES[result.exitCode];
+  return {
+    ...base,
+    passed: false,
+    exitCode: result.exitCode,
+    summary: `exited with code ${result.exitCode}${shell ? ` (${shell})` : ""}`,
+    nextStep: shell ? "check the command: kguard runs it with sh -c, in its own working directory, with its PATH" : "the check says the new version does not work: its last lines are above. Fix the app (or the check) and apply again"
+  };
+}
+function outputLines(result) {
+  const lines = splitLines(result.output);
+  if (result.truncated && lines.length > 1) lines.shift();
+  return lines.slice(-JSON_LOG_LINES);
+}
+function jobOutcome(check, tracked, context) {
+  const base = { check, during: context.during, elapsedMs: context.elapsedMs, timedOut: false, lines: [], evidence: [], logs: [] };
+  const job = check.job ? describeObject(check.job) : "the Job";
+  const verdict = tracked?.verdict;
+  const diagnosis = tracked?.diagnosis;
+  const evidence = { evidence: diagnosis?.evidence ?? [], logs: diagnosis?.logs ?? [] };
+  switch (verdict?.state) {
+    case "healthy":
+      return { ...base, passed: true, summary: `completed${verdict.progress.summary ? ` (${verdict.progress.summary})` : ""}` };
+    case "failed": {
+      const cause = verdict.cause.source === "condition" ? `cannot ${verdict.cause.rule.cannot}: ${verdict.cause.reason}` : diagnosis?.summary ?? "failed";
+      const nextStep = context.keep ? diagnosis?.nextStep ?? "read its pods' logs and events" : "the check says the new version does not work: its pod's last lines are above (the Job is deleted after its check; --keep-verify keeps it). Fix the app (or the check) and apply again";
+      return { ...base, ...evidence, passed: false, summary: `${job} failed: ${cause}`, nextStep };
+    }
+    case "timed-out":
+      return {
+        ...base,
+        ...evidence,
+        passed: false,
+        timedOut: true,
+        summary: `${job} did not complete within --verify-timeout ${formatDuration(context.timeoutMs)} (${verdict.waitingFor})`,
+        nextStep: "raise --verify-timeout if the check is only slow; otherwise its pods above say what it waited for"
+      };
+    case "gone":
+      return { ...base, passed: false, summary: `${job} was deleted by someone else before it finished`, nextStep: "do not delete the verify Job (nor give it ttlSecondsAfterFinished: 0) while kguard watches it" };
+    case "conflict":
+      return { ...base, passed: false, summary: `someone else changed ${job} while it ran: ${verdict.detail}` };
+    case "applied":
+      return { ...base, passed: false, summary: `${job} has nothing to run: ${verdict.detail ?? "it is not watched"}`, nextStep: 'remove spec.suspend and kguard.dev/track: "false" from the verify Job' };
+    case "progressing":
+    case void 0:
+      return { ...base, passed: false, cancelled: true, summary: "stopped: the run was cancelled" };
+  }
+}
+var OUTPUT_TAIL_CHARS, SHELL_CODES;
+var init_verdict = __esm({
+  "src/verify/verdict.ts"() {
+    "use strict";
+    init_text();
+    init_duration2();
+    init_model();
+    init_tracker();
+    OUTPUT_TAIL_CHARS = 64 * 1024;
+    SHELL_CODES = {
+      127: "the shell did not find the command",
+      126: "the shell found the command but could not run it"
+    };
+  }
+});
+
+// src/verify/command.ts
+async function runVerifyCommand(command, run, deps) {
+  deps.reporter.emit({ kind: "verify-started", check: { type: "command", command }, during: run.during, timeoutMs: run.timeoutMs });
+  const startedAt = deps.clock.now();
+  const result = await deps.runCommand(command, { env: run.env, timeoutMs: run.timeoutMs, cancelSignal: deps.signal, tailChars: OUTPUT_TAIL_CHARS });
+  const outcome = commandOutcome(command, result, { during: run.during, elapsedMs: deps.clock.now() - startedAt, timeoutMs: run.timeoutMs });
+  deps.reporter.emit(outcome.passed ? { kind: "verify-passed", outcome } : { kind: "verify-failed", outcome, shown: run.logLines });
+  return outcome;
+}
+var init_command3 = __esm({
+  "src/verify/command.ts"() {
+    "use strict";
+    init_verdict();
+  }
+});
+
+// src/verify/job.ts
+async function runVerifyJob(prepared, run, deps) {
+  const check = { type: "job", file: prepared.file, job: prepared.ref };
+  deps.reporter.emit({ kind: "verify-started", check, during: "verify", timeoutMs: run.timeoutMs });
+  const startedAt = deps.clock.now();
+  const context = () => ({ during: "verify", elapsedMs: deps.clock.now() - startedAt, timeoutMs: run.timeoutMs, keep: run.keep });
+  let created;
+  let outcome;
+  try {
+    const made = await createJob(prepared, run, deps);
+    if (typeof made === "string") {
+      outcome = { ...jobOutcome(check, void 0, context()), summary: `kguard could not create ${kubectlName(prepared.ref)}: ${made}`, nextStep: "check the Job and kguard's permissions on jobs there" };
+    } else {
+      created = made;
+      const tracked = await trackWorkloads(
+        [{ ref: prepared.ref, applied: made, before: void 0 }],
+        { timeoutMs: run.timeoutMs, pollIntervalMs: run.pollIntervalMs, phase: "verify", stopWhenAnyFails: false, watch: run.watch, logLines: run.logLines },
+        deps
+      );
+      outcome = jobOutcome(check, tracked.get(objectKey(prepared.ref)), context());
+    }
+    deps.reporter.emit(outcome.passed ? { kind: "verify-passed", outcome } : { kind: "verify-failed", outcome, shown: run.logLines });
+  } finally {
+    const cleanup = await cleanUp(prepared, created, run, deps);
+    if (outcome) outcome.cleanup = cleanup;
+  }
+  return outcome;
+}
+async function createJob(prepared, run, deps) {
+  const written = await deps.kubectl.create(prepared.job, prepared.collectionPath, run.writeDeadlineMs);
+  if (written.ok && written.object) return written.object;
+  const ours = await findOurs(prepared, deps).catch(() => void 0);
+  if (ours) return ours;
+  return written.ok ? "the API server did not return it" : written.message;
+}
+async function findOurs(prepared, deps) {
+  const live = await deps.kubectl.getObject("jobs.batch", prepared.ref.namespace, prepared.ref.name);
+  const runId = prepared.job.metadata.labels?.[RUN_LABEL];
+  return live && live.metadata.labels?.[RUN_LABEL] === runId ? live : void 0;
+}
+async function cleanUp(prepared, created, run, deps) {
+  const job = prepared.ref;
+  const deleteCommand = deps.kubectl.commandLine(["delete", kubectlName(job), ...namespaceArgs(job)]);
+  if (run.keep) {
+    deps.reporter.emit({ kind: "verify-job-cleanup", job, action: "kept", commands: [deleteCommand] });
+    return { action: "kept", commands: [deleteCommand] };
+  }
+  const target = created ?? await findOurs(prepared, deps).catch(() => void 0);
+  const uid = target?.metadata.uid;
+  if (!uid) return { action: "deleted", commands: [] };
+  const deleted = await deps.kubectl.deleteExact(`${prepared.collectionPath}/${encodeURIComponent(job.name)}`, { uid }, run.writeDeadlineMs);
+  if (deleted.ok || deleted.notFound) {
+    deps.reporter.emit({ kind: "verify-job-cleanup", job, action: "deleted", commands: [] });
+    return { action: "deleted", commands: [] };
+  }
+  deps.reporter.emit({ kind: "verify-job-cleanup", job, action: "failed", detail: deleted.message, commands: [deleteCommand] });
+  return { action: "failed", detail: deleted.message, commands: [deleteCommand] };
+}
+var init_job2 = __esm({
+  "src/verify/job.ts"() {
+    "use strict";
+    init_model();
+    init_labels();
+    init_workloads();
+    init_verdict();
+  }
+});
+
+// src/run/verify-step.ts
+import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { tmpdir as tmpdir3 } from "node:os";
+import path10 from "node:path";
+function verifies(options) {
+  return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0;
+}
+async function verifyAndBake(objects, context, options, deps) {
+  if (!verifies(options) || deps.signal?.aborted) return void 0;
+  if (!objects.some(isChange)) {
+    deps.reporter.emit({ kind: "verify-skipped", reason: "the apply changed nothing, so there is nothing a check could send back" });
+    return void 0;
+  }
+  if (objects.some((object) => object.verdict !== void 0 && object.verdict.state !== "healthy" && object.verdict.state !== "applied")) return void 0;
+  const verification = { checks: [] };
+  const reportFile = options.verifyCommands.length > 0 ? privateReportFile() : void 0;
+  try {
+    const commands = async (during) => {
+      const report = reportFile && deps.verify ? await reportFile.write(deps.verify.report(context.resultSoFar(verification))) : void 0;
+      const env2 = environment(context, during, report, deps);
+      for (const command of options.verifyCommands) {
+        if (deps.signal?.aborted) return void 0;
+        const outcome = await runVerifyCommand(command, { during, timeoutMs: options.verifyTimeoutMs, env: env2, logLines: options.logLines }, commandDeps(deps));
+        verification.checks.push(outcome);
+        if (!outcome.passed) return outcome;
+      }
+      return void 0;
+    };
+    if (await commands("verify")) return verification;
+    for (const job of context.jobs) {
+      if (deps.signal?.aborted) return verification;
+      const outcome = await runVerifyJob(job, { timeoutMs: options.verifyTimeoutMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, keep: options.keepVerify, writeDeadlineMs: Math.min(6e4, options.rollbackTimeoutMs) }, deps);
+      verification.checks.push(outcome);
+      if (!outcome.passed) return verification;
+    }
+    if (options.bakeMs > 0 && !deps.signal?.aborted) {
+      const { outcome, verdicts } = await bake(bakeTargets(objects), { durationMs: options.bakeMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, verifyIntervalMs: options.verifyIntervalMs }, deps, () => commands("bake"));
+      verification.bake = outcome;
+      for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
+    }
+    return verification;
+  } finally {
+    await reportFile?.remove();
+  }
+}
+function bakeTargets(objects) {
+  return objects.flatMap((object) => {
+    if (!object.tracked || object.verdict?.state !== "healthy" || !("after" in object.change)) return [];
+    return [{ ...trackTargetOf({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) }), baseline: object.newPods ?? [] }];
+  });
+}
+function commandDeps(deps) {
+  if (!deps.verify) throw new Error("kguard was built without a command runner for --verify");
+  return { runCommand: deps.verify.runCommand, clock: deps.clock, reporter: deps.reporter, signal: deps.signal };
+}
+function environment(context, during, report, deps) {
+  return {
+    ...deps.verify?.env ?? {},
+    KGUARD_RUN_ID: context.runId,
+    KGUARD_NAMESPACE: context.namespace,
+    KGUARD_PHASE: during,
+    ...context.target ? { KGUARD_CONTEXT: context.target.context } : {},
+    ...report ? { KGUARD_REPORT: report } : {}
+  };
+}
+function privateReportFile() {
+  let directory;
+  return {
+    async write(json) {
+      directory ??= mkdtemp3(path10.join(tmpdir3(), "kguard-verify-"));
+      const file = path10.join(await directory, "report.json");
+      await writeFile3(file, `${json}
+`, { mode: 384 });
+      return file;
+    },
+    async remove() {
+      if (directory) await rm3(await directory, { recursive: true, force: true });
+    }
+  };
+}
+var init_verify_step = __esm({
+  "src/run/verify-step.ts"() {
+    "use strict";
+    init_compare();
+    init_model();
+    init_workloads();
+    init_bake();
+    init_command3();
+    init_job2();
+    init_changes();
+  }
+});
+
+// src/run/history-step.ts
+function keptInHistory(result, journal, options) {
+  return journal !== void 0 && options.history > 0 && result.outcome === "succeeded";
+}
+function historyRecordOf(result, objects, journal, context, options) {
+  return {
+    runId: journal.runId,
+    namespace: journal.namespace,
+    startedAt: context.startedAt,
+    finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    user: context.target?.user ?? "",
+    context: context.target?.context ?? "",
+    command: options.commandLine ?? "kguard apply",
+    inputsDigest: context.digest,
+    outcome: result.outcome,
+    objects: objects.filter(isChange).map((object) => ({
+      ref: object.ref,
+      change: object.changeKind,
+      before: beforeOf(object.change) ?? null,
+      applied: "after" in object.change ? object.change.after : null
+    }))
+  };
+}
+async function writeHistory(record, options, deps) {
+  await keepHistory(deps.kubectl, record, options.history, Math.min(6e4, options.timeoutMs)).catch(
+    (error2) => deps.reporter.emit({ kind: "journal-warning", message: error2 instanceof Error ? error2.message : String(error2) })
+  );
+}
+var init_history_step = __esm({
+  "src/run/history-step.ts"() {
+    "use strict";
+    init_history_store();
+    init_compare();
+    init_changes();
+  }
+});
+
 // src/manifests/understand.ts
 function objectsOfApply(objects) {
   const seen = /* @__PURE__ */ new Set();
@@ -27830,6 +29257,7 @@ var init_understand = __esm({
 });
 
 // src/run/understand.ts
+import { createHash } from "node:crypto";
 async function understand(request, options, inputs, deps) {
   const clientOnly = options.dryRun === "client";
   const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, "--validate=false"] };
@@ -27855,7 +29283,8 @@ async function understand(request, options, inputs, deps) {
   const answer = server ?? client;
   const applied2 = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied2.has(objectKey(ref))) : [];
-  return { refs, pruned, server: answer, current };
+  const digest = `sha256:${createHash("sha256").update(canonicalJson(client.objects)).digest("hex")}`;
+  return { refs, pruned, server: answer, current, digest };
 }
 async function snapshot(refs, deps) {
   const read = await readObjects(deps.kubectl, refs);
@@ -27864,10 +29293,10 @@ async function snapshot(refs, deps) {
 }
 function checkServerDryRun(understood, before, inputs, deps) {
   if (understood.server.ok) return;
-  const createdNamespaces = new Set(
+  const createdNamespaces2 = new Set(
     understood.refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !before.has(objectKey(ref))).map((ref) => ref.name)
   );
-  const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces);
+  const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces2);
   if (judgement.accepted) {
     for (const { namespace, objects } of judgement.waived) deps.reporter.emit({ kind: "dry-run-waived", namespace, objects });
     return;
@@ -27926,6 +29355,7 @@ var init_understand2 = __esm({
 async function runApply(options, rawDeps) {
   const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
   const startedAt = deps.clock.now();
+  const startedAtIso = (/* @__PURE__ */ new Date()).toISOString();
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
   const target = await deps.kubectl.pinTarget().catch(async (error2) => {
@@ -27946,6 +29376,9 @@ async function runApply(options, rawDeps) {
       await (async () => checkServerDryRun(understood, understood.current, inputs, deps))().catch(interruptedBeforeApply(deps.signal));
     }
     for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
+    const verifyJobs = options.verifyJobs.length > 0 && !options.dryRun ? await prepareVerifyJobs(options.verifyJobs, { namespace: home, runId, createdNamespaces: createdNamespaces(refs, understood.current), deadlineMs: options.timeoutMs }, deps.kubectl).catch(
+      interruptedBeforeApply(deps.signal)
+    ) : [];
     const journalled = options.journal && !options.dryRun && !changesNothing(understood);
     const restorable = options.rollback !== "none" && !options.dryRun ? checkRestorable(refs, deps).then(() => changesNothing(understood) ? void 0 : checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
@@ -27960,7 +29393,7 @@ async function runApply(options, rawDeps) {
     }
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) {
-      result = { ...await preview(understood, before, request, options, deps, startedAt), target };
+      result = { ...await preview2(understood, before, request, options, deps, startedAt), target };
       deps.announce?.(result);
       return result;
     }
@@ -27975,20 +29408,24 @@ async function runApply(options, rawDeps) {
     const applyStartedAt = deps.clock.now();
     const { applied: applied2, applyError } = await applyManifests(request, inputs, deps);
     const applyMs = deps.clock.now() - applyStartedAt;
-    const objects = await afterTheApply(refs, before, applyError, journal, options, deps);
-    result = withOutcome({
+    const resultOf = (objects2, verification2) => withOutcome({
       mode: "apply",
       target,
-      objects: objects.map(({ change: _change, ...object }) => object),
+      objects: objects2.map(({ change: _change, newPods: _pods, ...object }) => object),
       applied: applied2,
       applyError: applyError?.message,
       cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : void 0,
       rollbackMode: options.rollback,
+      verification: verification2,
       applyMs,
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned
     });
-    ending = journal ? endJournal(journal, result, deps) : void 0;
+    const { objects, verification } = await afterTheApply(refs, before, applyError, journal, { runId, namespace: home, target, jobs: verifyJobs, resultOf }, options, deps);
+    result = resultOf(objects, verification);
+    const record = keptInHistory(result, journal, options) ? historyRecordOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : void 0;
+    if (record) deps.reporter.emit({ kind: "history-kept", runId: record.runId, namespace: record.namespace, keep: options.history });
+    ending = journal ? Promise.all([record && writeHistory(record, options, deps), endJournal(journal, result, deps)]).then(() => void 0) : void 0;
     deps.announce?.(result);
     return result;
   } finally {
@@ -27997,8 +29434,9 @@ async function runApply(options, rawDeps) {
     if (result) result.kubectlProcesses = deps.kubectl.spawned;
   }
 }
-async function afterTheApply(refs, before, applyError, journal, options, deps) {
+async function afterTheApply(refs, before, applyError, journal, context, options, deps) {
   let objects;
+  let verification;
   let journalled;
   try {
     const after = await snapshot(refs, deps).catch(async () => snapshot(refs, deps));
@@ -28010,22 +29448,27 @@ async function afterTheApply(refs, before, applyError, journal, options, deps) {
     journalled = journal?.update({ state: "applied", objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null, applied: after.get(objectKey(ref)) ?? null })) }).catch((error2) => deps.reporter.emit({ kind: "journal-warning", message: messageOf2(error2) }));
     if (!applyError && !deps.signal?.aborted) await track2(objects, options, deps);
     else if (applyError) failUnjudged(objects, { source: "apply", message: applyError.message });
+    const pending = objects;
+    if (!applyError) verification = await verifyAndBake(pending, { ...context, resultSoFar: (sofar) => context.resultOf(pending, sofar) }, options, deps);
   } catch (error2) {
     if (error2 === applyError) throw error2;
     deps.reporter.emit({ kind: "internal-error", message: messageOf2(error2) });
-    if (!objects) return unreadable(refs, before, error2, journal, deps);
+    if (!objects) return { objects: unreadable(refs, before, error2, journal, deps) };
     failUnjudged(objects, { source: "internal", message: messageOf2(error2) });
   }
   await journalled;
   try {
-    await restore(objects, options, deps);
+    await restore(objects, options, deps, verificationFailed(verification));
   } catch (error2) {
     deps.reporter.emit({ kind: "internal-error", message: messageOf2(error2) });
     for (const object of objects.filter(isChange)) {
       object.restore ??= { status: "failed", reason: `kguard failed while restoring it: ${messageOf2(error2)}`, commands: finishCommands(journal, deps) };
     }
   }
-  return objects;
+  return { objects, verification };
+}
+function createdNamespaces(refs, current) {
+  return new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current.has(objectKey(ref))).map((ref) => ref.name));
 }
 function failUnjudged(objects, cause) {
   for (const object of objects.filter(isChange)) {
@@ -28086,6 +29529,7 @@ var init_apply = __esm({
     init_store();
     init_engine();
     init_inputs();
+    init_job_manifest();
     init_compare();
     init_model();
     init_changes();
@@ -28095,6 +29539,8 @@ var init_apply = __esm({
     init_restore_step();
     init_restore_limits();
     init_result2();
+    init_verify_step();
+    init_history_step();
     init_understand2();
   }
 });
@@ -28149,6 +29595,13 @@ async function guardedApply(options, deps) {
       inputs,
       keepCopy: copies2,
       signal: deps.signal,
+      verify: {
+        runCommand: execCommand,
+        // The kubeconfig kguard was told to use is the one a check's kubectl must use too.
+        env: kubeconfigOf(options.connectionArgs),
+        // KGUARD_REPORT: what --output json would print now, sanitised as it would be.
+        report: (sofar) => JSON.stringify(sanitizeDeep(buildReport(sofar, recorder.messages), deps.redactor), null, 2)
+      },
       // The verdict line comes as soon as the result is known; kguard's cleanup follows it.
       announce: (known) => {
         deps.onResult?.();
@@ -28169,6 +29622,10 @@ async function guardedApply(options, deps) {
   } finally {
     recorder.close();
   }
+}
+function kubeconfigOf(connectionArgs) {
+  const file = connectionArgs.find((arg) => arg.startsWith("--kubeconfig="))?.slice("--kubeconfig=".length);
+  return file ? { KUBECONFIG: file } : {};
 }
 function learnt(value, learn) {
   learn(value);
@@ -28246,7 +29703,7 @@ __export(yaml_errors_exports, {
   yamlErrorLocations: () => yamlErrorLocations
 });
 import { readFileSync as readFileSync6 } from "node:fs";
-import path10 from "node:path";
+import path11 from "node:path";
 function yamlErrorLocations(kubectlMessage, base, read = (file) => {
   try {
     return readFileSync6(file, "utf8");
@@ -28258,8 +29715,8 @@ function yamlErrorLocations(kubectlMessage, base, read = (file) => {
     const [, file, lineInDocument, message] = match;
     const text2 = read(file);
     const start = text2 === void 0 ? 1 : failingDocumentStart(text2);
-    const shown = path10.relative(base, path10.resolve(file));
-    return { file: shown.startsWith("..") || path10.isAbsolute(shown) ? path10.resolve(file) : shown, line: start + Number(lineInDocument) - 1, message };
+    const shown2 = path11.relative(base, path11.resolve(file));
+    return { file: shown2.startsWith("..") || path11.isAbsolute(shown2) ? path11.resolve(file) : shown2, line: start + Number(lineInDocument) - 1, message };
   });
 }
 function failingDocumentStart(text2) {
@@ -28334,6 +29791,17 @@ var init_verbosity = __esm({
       "rollback-finished": "quiet",
       "lock-wait": "normal",
       "internal-error": "quiet",
+      "undo-preview": "quiet",
+      "undo-finished": "quiet",
+      "history-kept": "normal",
+      "verify-started": "normal",
+      "verify-passed": "quiet",
+      "verify-failed": "quiet",
+      "verify-skipped": "normal",
+      "verify-job-cleanup": "normal",
+      "bake-started": "normal",
+      baked: "quiet",
+      "bake-failed": "quiet",
       finished: "quiet",
       kubectl: "verbose"
     };
@@ -30822,8 +32290,8 @@ var init_ora = __esm({
       #getFullPrefixText(prefixText = this.#options.prefixText, postfix = " ") {
         return this.#formatAffix(prefixText, postfix, false);
       }
-      #getFullSuffixText(suffixText = this.#options.suffixText, prefix = " ") {
-        return this.#formatAffix(suffixText, prefix, true);
+      #getFullSuffixText(suffixText = this.#options.suffixText, prefix2 = " ") {
+        return this.#formatAffix(suffixText, prefix2, true);
       }
       #computeLineCountFrom(text2, columns) {
         let count2 = 0;
@@ -31101,7 +32569,9 @@ var init_tty = __esm({
           this.refresh();
           return;
         }
-        if ("workload" in event && event.kind !== "pod-problem") this.inProgress.delete(objectKey(event.workload));
+        if ("workload" in event && event.workload && event.kind !== "pod-problem") this.inProgress.delete(objectKey(event.workload));
+        const checked = event.kind === "verify-passed" || event.kind === "verify-failed" ? event.outcome.check : void 0;
+        if (checked?.type === "job" && checked.job) this.inProgress.delete(objectKey(checked.job));
         if (event.kind === "tracking") this.inProgress.set(objectKey(event.workload), `${describeObject(event.workload)}: starting`);
         if (this.spinner.isSpinning) this.spinner.clear();
         this.stream.write(`${paint(this.chalk, formatEvent(event))}
@@ -31133,7 +32603,8 @@ __export(gitlab_exports, {
 function sectionOf(event) {
   const section = SECTION_OF[event.kind];
   if (section !== "phase") return section;
-  return "phase" in event && event.phase === "rollback" ? "restore" : "watch";
+  if (!("phase" in event)) return "watch";
+  return event.phase === "rollback" ? "restore" : event.phase === "verify" ? "verify" : "watch";
 }
 var HEADERS, SECTION_OF, GitlabCiReporter;
 var init_gitlab = __esm({
@@ -31145,6 +32616,7 @@ var init_gitlab = __esm({
       apply: "kguard: kubectl apply and what it changed",
       preview: "kguard: dry run: what the apply would do",
       watch: "kguard: watch the changed workloads",
+      verify: "kguard: verify (--verify, --verify-job) and bake (--bake)",
       restore: "kguard: restore what the apply changed"
     };
     SECTION_OF = {
@@ -31181,9 +32653,20 @@ var init_gitlab = __esm({
       "rolled-back": "restore",
       "rollback-unhealthy": "restore",
       "journal-kept": void 0,
+      "history-kept": void 0,
+      "undo-preview": "preview",
+      "undo-finished": void 0,
       "journal-warning": void 0,
       "rollback-wait": "restore",
       "rollback-finished": "restore",
+      "verify-started": "verify",
+      "verify-passed": "verify",
+      "verify-failed": "verify",
+      "verify-skipped": "verify",
+      "verify-job-cleanup": "verify",
+      "bake-started": "verify",
+      baked: "verify",
+      "bake-failed": "verify",
       finished: void 0,
       kubectl: void 0
     };
@@ -31251,6 +32734,11 @@ function buildCli(session, argv) {
       const { journalCommand: journalCommand2 } = await Promise.resolve().then(() => (init_journal_commands(), journal_commands_exports));
       setVerbosity(session, raw);
       process.exitCode = await journalCommand2(command, run, raw, { session, makeReporter, fail });
+    },
+    history: async (command, run, raw) => {
+      const { historyCommand: historyCommand2 } = await Promise.resolve().then(() => (init_history_commands(), history_commands_exports));
+      setVerbosity(session, raw);
+      process.exitCode = await historyCommand2(command, run, raw, { session, makeReporter, fail });
     },
     completion: async (shell, root) => {
       const { completionScript: completionScript2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
@@ -31575,20 +33063,20 @@ __export(run_exports, {
 });
 import { spawn as spawn3 } from "node:child_process";
 import { appendFileSync as appendFileSync3, closeSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
-import { constants as constants4, tmpdir as tmpdir3 } from "node:os";
-import path11 from "node:path";
+import { constants as constants4, tmpdir as tmpdir4 } from "node:os";
+import path12 from "node:path";
 async function runAction(kguard, env2 = process.env) {
-  const temp = env2.RUNNER_TEMP || tmpdir3();
+  const temp = env2.RUNNER_TEMP || tmpdir4();
   const stamp = `${process.pid}-${Date.now()}`;
   let args;
   let junit;
   try {
     const inputs = readInputs(env2);
-    junit = inputs.junit ?? path11.join(temp, `kguard-junit-${stamp}.xml`);
+    junit = inputs.junit ?? path12.join(temp, `kguard-junit-${stamp}.xml`);
     const kubeconfig = kubeconfigInput(inputs.kubeconfig);
     let kubeconfigPath;
     if (kubeconfig && "content" in kubeconfig) {
-      kubeconfigPath = path11.join(temp, `kguard-kubeconfig-${stamp}`);
+      kubeconfigPath = path12.join(temp, `kguard-kubeconfig-${stamp}`);
       writeFileSync3(kubeconfigPath, `${kubeconfig.content}
 `, { mode: 384 });
     } else if (kubeconfig) {
@@ -31602,7 +33090,7 @@ async function runAction(kguard, env2 = process.env) {
     setOutputs(env2, { outcome: "error", "exit-code": "1", report: "", junit: "" });
     return 1;
   }
-  const report = path11.join(temp, `kguard-report-${stamp}.json`);
+  const report = path12.join(temp, `kguard-report-${stamp}.json`);
   const reportFd = openSync2(report, "w", 384);
   process.stderr.write(`kguard ${args.join(" ")}
 `);

@@ -14,7 +14,8 @@ export const KUBECTL_HELP_GROUP = 'kubectl flags (as for kubectl apply; kguard u
 export function nativeFlags(command: string | undefined): KubectlFlag[] {
   const native = KUBECTL_FLAGS.filter((flag) => flag.native);
   if (command === 'apply') return native;
-  if (command === 'status' || command === 'rollback' || command === 'unlock' || command === 'forget') return native.filter((flag) => flag.role === 'connection');
+  const runCommands = ['status', 'rollback', 'unlock', 'forget', 'history', 'undo'];
+  if (command !== undefined && runCommands.includes(command)) return native.filter((flag) => flag.role === 'connection');
   return [];
 }
 

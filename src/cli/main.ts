@@ -47,6 +47,11 @@ function buildCli(session: Session, argv: readonly string[]): { program: Command
       setVerbosity(session, raw);
       process.exitCode = await journalCommand(command, run, raw, { session, makeReporter, fail });
     },
+    history: async (command, run, raw) => {
+      const { historyCommand } = await import('./history-commands.js');
+      setVerbosity(session, raw);
+      process.exitCode = await historyCommand(command, run, raw, { session, makeReporter, fail });
+    },
     completion: async (shell, root) => {
       const { completionScript } = await import('./completion.js');
       process.stdout.write(completionScript(root, shell));

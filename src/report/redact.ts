@@ -3,7 +3,7 @@
 // last-applied-configuration annotation holding the Secret's data a second time, JSON-escaped.
 // So kguard learns every value of every Secret the apply holds, before kubectl sees the manifests,
 // and replaces each one wherever it appears, in the forms it can take there.
-import { JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from '../journal/labels.js';
+import { HISTORY_LABEL, HISTORY_TYPE, JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from '../journal/labels.js';
 import { LiteralMatcher } from './literals.js';
 
 export const REDACTED = '[redacted]';
@@ -92,7 +92,8 @@ export function collectSecretValues(object: unknown, values: string[]): void {
  */
 function isKguardJournal(secret: { type?: unknown; metadata?: { labels?: unknown } }): boolean {
   const labels = asRecord(secret.metadata?.labels);
-  return secret.type === JOURNAL_TYPE && labels[MANAGED_BY_LABEL] === MANAGED_BY && typeof labels[JOURNAL_LABEL] === 'string';
+  if (labels[MANAGED_BY_LABEL] !== MANAGED_BY) return false;
+  return (secret.type === JOURNAL_TYPE && typeof labels[JOURNAL_LABEL] === 'string') || (secret.type === HISTORY_TYPE && typeof labels[HISTORY_LABEL] === 'string');
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

@@ -14,6 +14,8 @@ import type { ApplyRequest } from '../kubectl/types.js';
 import { prepareInputs, withOrigins, type PreparedInputs } from '../manifests/inputs.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
+import type { Verification } from '../model/verify.js';
+import { prepareVerifyJobs } from '../verify/job-manifest.js';
 import { isChange } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { detectChanges, track, type PendingObject } from './changes.js';
@@ -23,7 +25,9 @@ import { checkPermissions } from './permissions.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
 import { restoreLimits } from './restore-limits.js';
-import { withOutcome } from './result.js';
+import { verificationFailed, withOutcome } from './result.js';
+import { verifyAndBake, type VerifyContext } from './verify-step.js';
+import { historyRecordOf, keptInHistory, writeHistory } from './history-step.js';
 import { applyRequest, changesNothing, checkRestorable, checkServerDryRun, snapshot, understand } from './understand.js';
 
 export type { Deps };
@@ -31,6 +35,7 @@ export type { Deps };
 export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
   const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
   const startedAt = deps.clock.now();
+  const startedAtIso = new Date().toISOString();
   // Before the apply every kubectl call is a read: a signal stops them at once.
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
@@ -56,6 +61,13 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     }
     // What a restore could not put back, or would put back another way: said before anything changes.
     for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
+    // The --verify-job files are read and checked now: a Job the API server refuses is refused before the apply.
+    const verifyJobs =
+      options.verifyJobs.length > 0 && !options.dryRun
+        ? await prepareVerifyJobs(options.verifyJobs, { namespace: home, runId, createdNamespaces: createdNamespaces(refs, understood.current), deadlineMs: options.timeoutMs }, deps.kubectl).catch(
+            interruptedBeforeApply(deps.signal),
+          )
+        : [];
     // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
     const journalled = options.journal && !options.dryRun && !changesNothing(understood);
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
@@ -99,22 +111,28 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const applyStartedAt = deps.clock.now();
     const { applied, applyError } = await applyManifests(request, inputs, deps);
     const applyMs = deps.clock.now() - applyStartedAt;
-    const objects = await afterTheApply(refs, before, applyError, journal, options, deps);
-    result = withOutcome({
-      mode: 'apply',
-      target,
-      objects: objects.map(({ change: _change, ...object }): ObjectResult => object),
-      applied,
-      applyError: applyError?.message,
-      cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
-      rollbackMode: options.rollback,
-      applyMs,
-      totalMs: deps.clock.now() - startedAt,
-      kubectlProcesses: deps.kubectl.spawned,
-    });
+    const resultOf = (objects: readonly PendingObject[], verification: Verification | undefined): RunResult =>
+      withOutcome({
+        mode: 'apply',
+        target,
+        objects: objects.map(({ change: _change, newPods: _pods, ...object }): ObjectResult => object),
+        applied,
+        applyError: applyError?.message,
+        cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
+        rollbackMode: options.rollback,
+        verification,
+        applyMs,
+        totalMs: deps.clock.now() - startedAt,
+        kubectlProcesses: deps.kubectl.spawned,
+      });
+    const { objects, verification } = await afterTheApply(refs, before, applyError, journal, { runId, namespace: home, target, jobs: verifyJobs, resultOf }, options, deps);
+    result = resultOf(objects, verification);
     // The journal and the leases end together: neither protects the other. A kept journal is
-    // said before the verdict; deleting one (and letting the leases go) happens after it.
-    ending = journal ? endJournal(journal, result, deps) : undefined;
+    // said before the verdict; deleting one (and letting the leases go) happens after it. So is
+    // a successful run's history record: said now, written with the cleanup.
+    const record = keptInHistory(result, journal, options) ? historyRecordOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : undefined;
+    if (record) deps.reporter.emit({ kind: 'history-kept', runId: record.runId, namespace: record.namespace, keep: options.history });
+    ending = journal ? Promise.all([record && writeHistory(record, options, deps), endJournal(journal, result, deps)]).then(() => undefined) : undefined;
     deps.announce?.(result);
     return result;
   } finally {
@@ -136,10 +154,12 @@ async function afterTheApply(
   before: Map<string, KubeObject>,
   applyError: KubectlError | undefined,
   journal: RunJournal | undefined,
+  context: Omit<VerifyContext, 'resultSoFar'> & { resultOf(objects: readonly PendingObject[], verification: Verification | undefined): RunResult },
   options: ApplyOptions,
   deps: Deps,
-): Promise<PendingObject[]> {
+): Promise<{ objects: PendingObject[]; verification?: Verification }> {
   let objects: PendingObject[] | undefined;
+  let verification: Verification | undefined;
   let journalled: Promise<unknown> | undefined;
   try {
     const after = await snapshot(refs, deps).catch(async () => snapshot(refs, deps));
@@ -154,22 +174,30 @@ async function afterTheApply(
       .catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: messageOf(error) }));
     if (!applyError && !deps.signal?.aborted) await track(objects, options, deps);
     else if (applyError) failUnjudged(objects, { source: 'apply', message: applyError.message });
+    // Healthy is not yet working: the checks and the bake, when asked for.
+    const pending = objects;
+    if (!applyError) verification = await verifyAndBake(pending, { ...context, resultSoFar: (sofar) => context.resultOf(pending, sofar) }, options, deps);
   } catch (error) {
     if (error === applyError) throw error;
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
-    if (!objects) return unreadable(refs, before, error, journal, deps);
+    if (!objects) return { objects: unreadable(refs, before, error, journal, deps) };
     failUnjudged(objects, { source: 'internal', message: messageOf(error) });
   }
   await journalled;
   try {
-    await restore(objects, options, deps);
+    await restore(objects, options, deps, verificationFailed(verification));
   } catch (error) {
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
     for (const object of objects.filter(isChange)) {
       object.restore ??= { status: 'failed', reason: `kguard failed while restoring it: ${messageOf(error)}`, commands: finishCommands(journal, deps) };
     }
   }
-  return objects;
+  return { objects, verification };
+}
+
+/** Namespaces the apply creates: a verify Job's dry run cannot be asked in them yet. */
+function createdNamespaces(refs: readonly ObjectRef[], current: ReadonlyMap<string, KubeObject>): Set<string> {
+  return new Set(refs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !current.has(objectKey(ref))).map((ref) => ref.name));
 }
 
 /** Every changed object without a final verdict fails with `cause`: it is restored with the others. */

@@ -1,13 +1,14 @@
 // Understand the apply before touching anything: kubectl's own reading of the manifests (client
 // and server dry runs), the pre-apply copies of every object, and the refusal of a dry run the
 // API server would not take (nothing is written then, not even a lease).
+import { createHash } from 'node:crypto';
 import { InputError, KubectlError } from '../errors.js';
 import type { ApplyRequest, Kubectl } from '../kubectl/types.js';
 import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../manifests/inputs.js';
 import { judgeServerDryRun, objectsOfApply } from '../manifests/understand.js';
-import { changeOf } from '../objects/compare.js';
+import { canonicalJson, changeOf } from '../objects/compare.js';
 import { groupOf, objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { Deps } from './deps.js';
@@ -23,6 +24,8 @@ export interface Understood {
    * copies a restore returns to are read again once the leases are held).
    */
   current: Map<string, KubeObject>;
+  /** sha256 of kubectl's reading of the inputs (the client dry run's objects, canonical JSON): the run's history names its inputs by it. */
+  digest: string;
 }
 
 /**
@@ -70,7 +73,8 @@ export async function understand(
   const answer = server ?? client;
   const applied = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
-  return { refs, pruned, server: answer, current };
+  const digest = `sha256:${createHash('sha256').update(canonicalJson(client.objects)).digest('hex')}`;
+  return { refs, pruned, server: answer, current, digest };
 }
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */

@@ -85,7 +85,7 @@ describe("kguard's kubectl flag table", () => {
   });
 
   it("gives kguard apply's options that share a kubectl name kubectl's shorthand and kind, or a reason they differ", () => {
-    const program = buildProgram('kguard', [], { apply: async () => {}, journal: async () => {}, completion: async () => {}, kubectlFlag: () => {} });
+    const program = buildProgram('kguard', [], { apply: async () => {}, journal: async () => {}, history: async () => {}, completion: async () => {}, kubectlFlag: () => {} });
     const apply = program.commands.find((command) => command.name() === 'apply')!;
     const differences = apply.options.flatMap((option) => {
       const real = option.long ? byLong.get(option.long) : undefined;
