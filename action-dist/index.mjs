@@ -15098,12 +15098,17 @@ function canAnimate(stream, env2) {
   return Boolean(stream.isTTY) && !env2.CI && typeof stream.columns === "number" && stream.columns > 0;
 }
 function programName(launcher) {
-  return launcher !== void 0 && path6.basename(launcher) === "kubectl-guard" ? "kubectl guard" : "kguard";
+  const name = launcher === void 0 ? "" : path6.basename(launcher);
+  return name === PLUGIN_BINARY || name === PLUGIN_COMPLETION ? `kubectl ${PLUGIN_NAME}` : "kguard";
 }
+var PLUGIN_NAME, PLUGIN_BINARY, PLUGIN_COMPLETION;
 var init_environment = __esm({
   "src/api/environment.ts"() {
     "use strict";
     init_errors();
+    PLUGIN_NAME = "rollout-guard";
+    PLUGIN_BINARY = "kubectl-rollout_guard";
+    PLUGIN_COMPLETION = "kubectl_complete-rollout_guard";
   }
 });
 
@@ -25425,8 +25430,8 @@ function withoutEmpty(value) {
 function newReplicaSetFor(deployment, replicaSets) {
   const wanted = canonicalTemplate(deployment.spec?.template);
   const owned = replicaSets.filter((replicaSet) => isControlledBy(replicaSet, deployment.metadata.uid));
-  const matching = owned.filter((replicaSet) => canonicalTemplate(replicaSet.spec?.template) === wanted);
-  return matching.sort((a2, b) => (a2.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? ""))[0];
+  const matching2 = owned.filter((replicaSet) => canonicalTemplate(replicaSet.spec?.template) === wanted);
+  return matching2.sort((a2, b) => (a2.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? ""))[0];
 }
 function stableStringify(value) {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
@@ -27703,6 +27708,11 @@ var init_history_commands = __esm({
 });
 
 // src/cli/completion-spec.ts
+var completion_spec_exports = {};
+__export(completion_spec_exports, {
+  KUBECTL_VALUES: () => KUBECTL_VALUES,
+  completionSpec: () => completionSpec
+});
 function completionSpec(program2) {
   return {
     program: program2.name(),
@@ -27743,7 +27753,7 @@ var init_completion_spec = __esm({
     CHECKED_VALUES = { "--output": ["text", "json"], "--dry-run": ["server", "client", "none"] };
     CLUSTER_VALUES = { "--namespace": "namespaces", "--context": "contexts" };
     KUBECTL_VALUES = {
-      namespaces: (contextArgs) => `kubectl ${contextArgs} get namespaces -o name 2>/dev/null | sed 's|^namespace/||'`,
+      namespaces: (contextArgs2) => `kubectl ${contextArgs2} get namespaces -o name 2>/dev/null | sed 's|^namespace/||'`,
       contexts: () => "kubectl config get-contexts -o name 2>/dev/null"
     };
   }
@@ -27759,10 +27769,10 @@ function fishCompletion(spec) {
     const positional = command.argumentChoices.length > 0 ? [`complete -c $program ${when} -a ${fishQuote(command.argumentChoices.join(" "))}`] : [];
     return [...rules, ...positional];
   });
-  return `# fish completion for kguard (and kubectl-guard). Load it now with
+  return `# fish completion for kguard (and kubectl-rollout_guard). Load it now with
 #   kguard completion fish | source
 # or for every shell: kguard completion fish > ~/.config/fish/completions/kguard.fish
-# (and a copy named kubectl-guard.fish for the plugin's name).
+# (and a copy named kubectl-rollout_guard.fish for the plugin's name).
 
 # The command (apply, status...) is the first word that is not a flag.
 function ${fn}_command
@@ -27807,7 +27817,7 @@ function ${fn}_contexts
     ${KUBECTL_VALUES.contexts("")}
 end
 
-for program in kguard kubectl-guard
+for program in kguard kubectl-rollout_guard
     complete -c $program -e
     complete -c $program -f
     complete -c $program -n ${fn}_after_dashdash -F
@@ -27872,7 +27882,7 @@ function bashCompletion(spec) {
       "      return ;;"
     ].join("\n");
   });
-  return `# bash completion for kguard (and kubectl-guard). Load it now with
+  return `# bash completion for kguard (and kubectl-rollout_guard). Load it now with
 #   source <(kguard completion bash)
 # or for every shell: kguard completion bash > ~/.local/share/bash-completion/completions/kguard
 ${fn}() {
@@ -27896,7 +27906,7 @@ ${fn}() {
 ${commandCases.join("\n")}
   esac
 }
-complete -o default -F ${fn} kguard kubectl-guard
+complete -o default -F ${fn} kguard kubectl-rollout_guard
 `;
 }
 function bashValues(flag) {
@@ -27920,8 +27930,8 @@ function zshCompletion(spec) {
     const lines = [...specs, ...command.positional.map((spec2) => `        ${zshQuote(spec2)}`)];
     return [`    ${command.name})`, `      _arguments -s -S \\`, ...lines.map((line, index) => index < lines.length - 1 ? `${line} \\` : line), "      ;;"].join("\n");
   });
-  return `#compdef kguard kubectl-guard
-# zsh completion for kguard (and kubectl-guard). Load it now with
+  return `#compdef kguard kubectl-rollout_guard
+# zsh completion for kguard (and kubectl-rollout_guard). Load it now with
 #   source <(kguard completion zsh)
 # or for every shell: kguard completion zsh > "\${fpath[1]}/_kguard"
 ${fn}_namespaces() {
@@ -27956,7 +27966,7 @@ ${commandCases.join("\n")}
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
   ${fn} "$@"
 else
-  compdef ${fn} kguard kubectl-guard
+  compdef ${fn} kguard kubectl-rollout_guard
 fi
 `;
   function zshFlag(flag) {
@@ -32718,6 +32728,78 @@ var init_gitlab = __esm({
   }
 });
 
+// src/cli/complete-words.ts
+var complete_words_exports = {};
+__export(complete_words_exports, {
+  DIRECTIVE: () => DIRECTIVE,
+  completeWords: () => completeWords,
+  completionOutput: () => completionOutput
+});
+function completeWords(spec, words, list) {
+  const typed = words.slice(0, -1);
+  const current = words.at(-1) ?? "";
+  if (typed.includes("--")) return { candidates: [], directive: DIRECTIVE.default };
+  const commandAt = typed.findIndex((word) => !word.startsWith("-"));
+  if (commandAt === -1) {
+    const commands = [...spec.commands.map((command2) => ({ value: command2.name, description: command2.description })), { value: "help", description: "display help for a command" }];
+    return matching(commands, current);
+  }
+  const command = spec.commands.find((candidate) => candidate.name === typed[commandAt]);
+  if (!command) return { candidates: [], directive: DIRECTIVE.noFileComp };
+  const flagOf2 = (word) => word === void 0 ? void 0 : command.flags.find((flag) => flag.names.includes(word));
+  const previous = flagOf2(typed.at(-1));
+  if (previous && previous.value !== "none" && !previous.optionalValue) return valuesOf(previous, current, contextArgs(typed), list);
+  if (current.startsWith("-")) {
+    const flags = command.flags.flatMap((flag) => flag.names.map((name) => ({ value: name, description: flag.description })));
+    return matching(flags, current);
+  }
+  return matching(
+    command.argumentChoices.map((value) => ({ value })),
+    current
+  );
+}
+function valuesOf(flag, current, context, list) {
+  switch (flag.value) {
+    case "choices":
+      return matching(
+        flag.choices.map((value) => ({ value })),
+        current
+      );
+    case "files":
+      return { candidates: [], directive: DIRECTIVE.default };
+    case "namespaces":
+    case "contexts":
+      return matching(
+        list(flag.value, context).map((value) => ({ value })),
+        current
+      );
+    default:
+      return { candidates: [], directive: DIRECTIVE.noFileComp };
+  }
+}
+function contextArgs(typed) {
+  let context;
+  typed.forEach((word, index) => {
+    if (word.startsWith("--context=")) context = word.slice("--context=".length);
+    else if (word === "--context" && typed[index + 1] !== void 0) context = typed[index + 1];
+  });
+  return context === void 0 ? [] : ["--context", context];
+}
+function matching(candidates, current) {
+  return { candidates: candidates.filter((candidate) => candidate.value.startsWith(current)), directive: DIRECTIVE.noFileComp };
+}
+function completionOutput(completion) {
+  const lines = completion.candidates.map(({ value, description }) => description ? `${value}	${description.replace(/\s+/g, " ")}` : value);
+  return [...lines, `:${completion.directive}`, ""].join("\n");
+}
+var DIRECTIVE;
+var init_complete_words = __esm({
+  "src/cli/complete-words.ts"() {
+    "use strict";
+    DIRECTIVE = { default: 0, noFileComp: 4 };
+  }
+});
+
 // src/cli/main.ts
 var main_exports = {};
 function buildCli(session, argv) {
@@ -32913,6 +32995,22 @@ async function githubReporter(reporter, manifests) {
   const locate = manifests ? manifestLocator2(manifests.filenames, manifests.recursive, workspace()) : void 0;
   return new GithubActionsReporter2(reporter, process.stderr, env2.GITHUB_STEP_SUMMARY || void 0, void 0, locate);
 }
+async function printCompletions(program2, words) {
+  const [{ completeWords: completeWords2, completionOutput: completionOutput2 }, { completionSpec: completionSpec2, KUBECTL_VALUES: KUBECTL_VALUES2 }, { execFileSync }] = await Promise.all([
+    Promise.resolve().then(() => (init_complete_words(), complete_words_exports)),
+    Promise.resolve().then(() => (init_completion_spec(), completion_spec_exports)),
+    import("node:child_process")
+  ]);
+  const list = (kind, contextArgs2) => {
+    try {
+      const command = KUBECTL_VALUES2[kind](contextArgs2.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(" "));
+      return execFileSync("sh", ["-c", command], { encoding: "utf8", timeout: 5e3, stdio: ["ignore", "pipe", "ignore"] }).split("\n").filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  process.stdout.write(completionOutput2(completeWords2(completionSpec2(program2), words, list)));
+}
 async function main(argv) {
   keepWorkingWithoutReaders();
   const session = {
@@ -32923,6 +33021,10 @@ async function main(argv) {
     kubectlFlags: [],
     verbosity: "normal"
   };
+  if (argv[2] === "__complete") {
+    await printCompletions(buildCli(session, [argv[0] ?? "node", argv[1] ?? "kguard"]).program, argv.slice(3));
+    return;
+  }
   handleInterrupts(session);
   let explain = (message) => message;
   try {

@@ -13,10 +13,10 @@ export function fishCompletion(spec: CompletionSpec): string {
     const positional = command.argumentChoices.length > 0 ? [`complete -c $program ${when} -a ${fishQuote(command.argumentChoices.join(' '))}`] : [];
     return [...rules, ...positional];
   });
-  return `# fish completion for kguard (and kubectl-guard). Load it now with
+  return `# fish completion for kguard (and kubectl-rollout_guard). Load it now with
 #   kguard completion fish | source
 # or for every shell: kguard completion fish > ~/.config/fish/completions/kguard.fish
-# (and a copy named kubectl-guard.fish for the plugin's name).
+# (and a copy named kubectl-rollout_guard.fish for the plugin's name).
 
 # The command (apply, status...) is the first word that is not a flag.
 function ${fn}_command
@@ -61,7 +61,7 @@ function ${fn}_contexts
     ${KUBECTL_VALUES.contexts('')}
 end
 
-for program in kguard kubectl-guard
+for program in kguard kubectl-rollout_guard
     complete -c $program -e
     complete -c $program -f
     complete -c $program -n ${fn}_after_dashdash -F

@@ -24,7 +24,7 @@ export function bashCompletion(spec: CompletionSpec): string {
       '      return ;;',
     ].join('\n');
   });
-  return `# bash completion for kguard (and kubectl-guard). Load it now with
+  return `# bash completion for kguard (and kubectl-rollout_guard). Load it now with
 #   source <(kguard completion bash)
 # or for every shell: kguard completion bash > ~/.local/share/bash-completion/completions/kguard
 ${fn}() {
@@ -48,7 +48,7 @@ ${fn}() {
 ${commandCases.join('\n')}
   esac
 }
-complete -o default -F ${fn} kguard kubectl-guard
+complete -o default -F ${fn} kguard kubectl-rollout_guard
 `;
 }
 
@@ -75,8 +75,8 @@ export function zshCompletion(spec: CompletionSpec): string {
     const lines = [...specs, ...command.positional.map((spec) => `        ${zshQuote(spec)}`)];
     return [`    ${command.name})`, `      _arguments -s -S \\`, ...lines.map((line, index) => (index < lines.length - 1 ? `${line} \\` : line)), '      ;;'].join('\n');
   });
-  return `#compdef kguard kubectl-guard
-# zsh completion for kguard (and kubectl-guard). Load it now with
+  return `#compdef kguard kubectl-rollout_guard
+# zsh completion for kguard (and kubectl-rollout_guard). Load it now with
 #   source <(kguard completion zsh)
 # or for every shell: kguard completion zsh > "\${fpath[1]}/_kguard"
 ${fn}_namespaces() {
@@ -111,7 +111,7 @@ ${commandCases.join('\n')}
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
   ${fn} "$@"
 else
-  compdef ${fn} kguard kubectl-guard
+  compdef ${fn} kguard kubectl-rollout_guard
 fi
 `;
 

@@ -261,6 +261,24 @@ async function githubReporter(reporter: Reporter, manifests: ManifestInput | und
   return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined, undefined, locate);
 }
 
+/** Candidates for the words typed after `kubectl rollout-guard`; namespaces and contexts from kubectl, which may take 5 s at most. */
+async function printCompletions(program: Command, words: string[]): Promise<void> {
+  const [{ completeWords, completionOutput }, { completionSpec, KUBECTL_VALUES }, { execFileSync }] = await Promise.all([
+    import('./complete-words.js'),
+    import('./completion-spec.js'),
+    import('node:child_process'),
+  ]);
+  const list = (kind: 'namespaces' | 'contexts', contextArgs: string[]) => {
+    try {
+      const command = KUBECTL_VALUES[kind](contextArgs.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' '));
+      return execFileSync('sh', ['-c', command], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  process.stdout.write(completionOutput(completeWords(completionSpec(program), words, list)));
+}
+
 async function main(argv: string[]): Promise<void> {
   keepWorkingWithoutReaders();
   const session: Session = {
@@ -271,6 +289,11 @@ async function main(argv: string[]): Promise<void> {
     kubectlFlags: [],
     verbosity: 'normal',
   };
+  // kubectl_complete-rollout_guard: `kubectl rollout-guard <TAB>` asks for candidates, cobra's way.
+  if (argv[2] === '__complete') {
+    await printCompletions(buildCli(session, [argv[0] ?? 'node', argv[1] ?? 'kguard']).program, argv.slice(3));
+    return;
+  }
   handleInterrupts(session);
   let explain = (message: string) => message;
   try {

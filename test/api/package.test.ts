@@ -35,7 +35,7 @@ afterAll(async () => {
 
 describe('the npm tarball', () => {
   it('holds the compiled library, its types, the launchers and the schemas, and no source map without its source', () => {
-    expect(files).toEqual(expect.arrayContaining(['bin/kguard', 'bin/kubectl-guard', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'schema/report.schema.json', 'schema/events.schema.json']));
+    expect(files).toEqual(expect.arrayContaining(['bin/kguard', 'bin/kubectl-rollout_guard', 'bin/kubectl_complete-rollout_guard', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'schema/report.schema.json', 'schema/events.schema.json']));
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
     expect(files.filter((file) => /^(src|test|build|action-dist)\//.test(file) || file.startsWith('dist/test/'))).toEqual([]);
   });

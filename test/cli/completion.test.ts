@@ -45,9 +45,9 @@ async function bashComplete(...words: string[]): Promise<string[]> {
 }
 
 describe('kguard completion bash', () => {
-  it('registers for kguard and kubectl-guard', async () => {
-    const result = await execa('bash', ['-c', 'source ./kguard.bash; complete -p kguard kubectl-guard'], { cwd: dir });
-    expect(result.stdout).toBe('complete -o default -F _kguard kguard\ncomplete -o default -F _kguard kubectl-guard');
+  it('registers for kguard and kubectl-rollout_guard', async () => {
+    const result = await execa('bash', ['-c', 'source ./kguard.bash; complete -p kguard kubectl-rollout_guard'], { cwd: dir });
+    expect(result.stdout).toBe('complete -o default -F _kguard kguard\ncomplete -o default -F _kguard kubectl-rollout_guard');
   });
 
   it('completes commands, flags and flag values', async () => {
@@ -77,10 +77,10 @@ describe('kguard completion bash', () => {
 });
 
 describe('kguard completion zsh', () => {
-  it.skipIf(!hasZsh)('loads into zsh and registers _kguard for kguard and kubectl-guard', async () => {
+  it.skipIf(!hasZsh)('loads into zsh and registers _kguard for kguard and kubectl-rollout_guard', async () => {
     await writeFile(join(dir, '_kguard'), (await execa(KGUARD, ['completion', 'zsh'])).stdout);
     expect((await execa('zsh', ['-n', '_kguard'], { cwd: dir, reject: false })).exitCode).toBe(0);
-    const result = await execa('zsh', ['-fc', 'autoload -Uz compinit && compinit -u -d ./zcompdump; source ./_kguard; print -r -- $_comps[kguard] $_comps[kubectl-guard]'], { cwd: dir });
+    const result = await execa('zsh', ['-fc', 'autoload -Uz compinit && compinit -u -d ./zcompdump; source ./_kguard; print -r -- $_comps[kguard] $_comps[kubectl-rollout_guard]'], { cwd: dir });
     expect(result.stdout).toBe('_kguard _kguard');
   });
 });
@@ -109,7 +109,7 @@ describe('kguard completion fish', () => {
     expect(await fishComplete('kguard apply -f we')).toEqual(['web.yaml']);
     expect(await fishComplete('kguard apply --pru')).toEqual(['--prune', '--prune-allowlist']);
     expect(await fishComplete('kguard completion ')).toEqual(['bash', 'zsh', 'fish'].sort());
-    expect(await fishComplete('kubectl-guard status --con')).toEqual(['--context']);
+    expect(await fishComplete('kubectl-rollout_guard status --con')).toEqual(['--context']);
   });
 
   it.skipIf(!hasFish)('asks kubectl for namespaces, of the context typed earlier on the line', async () => {

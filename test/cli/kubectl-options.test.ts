@@ -112,7 +112,7 @@ describe('unknown options', () => {
     expect(text).toBe(
       "unknown option '--bogus'. kguard apply takes its own flags and kubectl's common ones (kguard apply --help lists them); any other kubectl apply flag goes after --:\n  kguard apply -f 'my app.yaml' -- --bogus",
     );
-    expect(explainUnknownOption("unknown option '--bogus'", 'kubectl guard', ['apply', '--bogus'], known)).toMatch(/\n {2}kubectl guard apply -- --bogus$/);
+    expect(explainUnknownOption("unknown option '--bogus'", 'kubectl rollout-guard', ['apply', '--bogus'], known)).toMatch(/\n {2}kubectl rollout-guard apply -- --bogus$/);
   });
 
   it("says why for a flag kguard owns, and keeps commander's suggestion", () => {
