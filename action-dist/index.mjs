@@ -28456,9 +28456,14 @@ function rollbackCommand(runId, kubectl) {
   return runCommand("rollback", runId, kubectl);
 }
 function runCommand(command, runId, kubectl) {
-  const flags = kubectl.commandLine([]).split(" ").slice(1).filter((arg) => /^'?--(context|kubeconfig)=/.test(arg));
+  const words = kubectl.commandLine([]).match(/'(?:[^']|'\\'')*'|\S+/g) ?? [];
+  const flags = words.slice(1).filter((arg) => RUN_COMMAND_FLAGS.has(flagName(arg)));
   return ["kguard", command, runId, ...flags].join(" ");
 }
+function flagName(word) {
+  return (word.replace(/^'/, "").split("=")[0] ?? "").replace(/'$/, "");
+}
+var RUN_COMMAND_FLAGS;
 var init_journal_life = __esm({
   "src/run/journal-life.ts"() {
     "use strict";
@@ -28467,6 +28472,8 @@ var init_journal_life = __esm({
     init_store();
     init_result2();
     init_plan();
+    init_flags();
+    RUN_COMMAND_FLAGS = /* @__PURE__ */ new Set(["--context", "--kubeconfig", ...KUBECTL_FLAGS.filter((flag) => flag.native && flag.role === "connection").flatMap((flag) => [flag.long, ...flag.short ? [flag.short] : []])]);
   }
 });
 
