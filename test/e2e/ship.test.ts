@@ -5,6 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { assertValidEventStream } from '../report/events-schema.js';
 import { gitlabTestCases } from '../report/gitlab-junit.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 import { configMapYaml } from './manifests.js';
@@ -114,8 +115,10 @@ describe('CI', () => {
     // The restore's put-back answers 3 s late, so the SIGTERM arrives while it is in flight.
     env.cluster.faults.slowNext(3000, 1, /^PUT \/apis\/apps\/v1\/namespaces\/default\/deployments\/sig\b/);
     const file = await env.write('sig.yaml', deploymentYaml('sig', THROTTLED));
-    const running = env.kguardProcess(['apply', '-f', file, ...fast, '--dotenv', 'sig.env']);
+    const running = env.kguardProcess(['apply', '-f', file, ...fast, '--dotenv', 'sig.env', '--events', 'sig.ndjson']);
     await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    // The stream is written as events happen: the watch is in it while kguard still runs.
+    expect(await readFile(join(env.dir, 'sig.ndjson'), 'utf8')).toMatch(/"kind":"tracking","workload":\{[^}]*"name":"sig"/);
     const dotenv = await readFile(join(env.dir, 'sig.env'), 'utf8');
     expect(dotenv).toMatch(/^KGUARD_OUTCOME=running\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
     running.child.kill('SIGINT');
@@ -128,6 +131,7 @@ describe('CI', () => {
     expect(run.output).toContain('deployment/sig (namespace default): put back as it was before the apply');
     expect(env.imageOf('sig')).toBe('nginx:1.25');
     expect(await readFile(join(env.dir, 'sig.env'), 'utf8')).toMatch(/^KGUARD_OUTCOME=interrupted\nKGUARD_EXIT_CODE=130\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
+    assertValidEventStream(await readFile(join(env.dir, 'sig.ndjson'), 'utf8'), 'the SIGINT-SIGTERM run');
   });
 });
 
