@@ -24,6 +24,8 @@ export interface HeldLeaseOptions {
   holder?: RunHolder;
   /** Where the run's journal goes, written on each Lease. */
   journalNamespace?: string;
+  /** The name of its Leases (default: the run id); a run leasing more objects later (a phase read only then) takes Leases of another name. */
+  nameBase?: string;
   durationSeconds: number;
   /** Deadline of each write. */
   deadlineMs: number;

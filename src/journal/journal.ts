@@ -29,6 +29,8 @@ export interface JournalEntry {
   before: KubeObject | null;
   /** The object as the apply left it; undefined until the apply is done (null: it deleted it). */
   applied?: KubeObject | null;
+  /** The position of its phase in a phased apply: `kguard rollback` undoes later phases first. */
+  stage?: number;
 }
 
 export interface Journal {

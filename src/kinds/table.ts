@@ -12,12 +12,14 @@
 // | batch CronJob         | -                                      | applied (it only schedules Jobs)                 | -                                          |
 // | core Pod              | itself                                 | Ready, or Succeeded                              | phase Failed, its own reasons              |
 // | core PersistentVolumeClaim | -                                 | Bound                                            | phase Lost                                 |
+// | apiextensions CustomResourceDefinition | -                     | Established (kstatus crdConditions)              | NamesAccepted False                        |
 // | no status (ConfigMap, Service, RBAC...) | -                    | applied                                          | -                                          |
 // | anything else (CRs)   | -                                      | kstatus: generation observed, Ready/Available True | Stalled True                            |
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Verdict } from '../model/verdict.js';
 import { groupOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimRules } from './claim.js';
+import { crdRules } from './crd.js';
 import { daemonSetRules, planDaemonSet } from './daemonset.js';
 import { deploymentRules } from './deployment.js';
 import type { RolloutRules } from './engine.js';
@@ -92,7 +94,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
   'autoscaling/HorizontalPodAutoscaler': NO_STATUS,
   'storage.k8s.io/StorageClass': NO_STATUS,
   'scheduling.k8s.io/PriorityClass': NO_STATUS,
-  'apiextensions.k8s.io/CustomResourceDefinition': NO_STATUS,
+  'apiextensions.k8s.io/CustomResourceDefinition': watched(() => crdRules, () => ['customresourcedefinitions.apiextensions.k8s.io']),
   'discovery.k8s.io/EndpointSlice': NO_STATUS,
   'coordination.k8s.io/Lease': NO_STATUS,
   'node.k8s.io/RuntimeClass': NO_STATUS,

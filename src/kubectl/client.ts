@@ -30,7 +30,6 @@ class KubectlClient implements Kubectl {
   spawned = 0;
   /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
   private cancel: AbortSignal | undefined;
-
   /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
   private pinned: readonly string[] | undefined;
   /** Discovery documents by group version, read once each. */
@@ -215,6 +214,8 @@ class KubectlClient implements Kubectl {
     return resources;
   }
 
+  /** Kinds a CRD of this run just established appear: discovery is read again from now on. */
+  refreshDiscovery(): void { this.discovery.forget(); }
 
   /**
    * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
@@ -285,7 +286,6 @@ class KubectlClient implements Kubectl {
     const resource = type.resource ?? (await this.discovery.resourceNameOf(type.group, type.version, type.kind));
     return collectionPath(type, resource, query.namespace);
   }
-
 
   /** Events about one object (a pod or a deployment), oldest first. */
   async events(namespace: string, objectName: string): Promise<KubeEvent[]> {

@@ -24,6 +24,7 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   'daemonsets.apps': { group: 'apps', version: 'v1', kind: 'DaemonSet', resource: 'daemonsets' },
   'jobs.batch': { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs' },
   'leases.coordination.k8s.io': { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases' },
+  'customresourcedefinitions.apiextensions.k8s.io': { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions' },
 };
 
 /** What a type argument names; undefined when it is neither built in nor KIND.VERSION.GROUP. */

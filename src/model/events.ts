@@ -1,14 +1,21 @@
 // Everything kguard tells a person, as a union of events. Reporters decide how each looks. Types only.
 import type { ObjectRef } from '../objects/model.js';
 import type { Diagnosis, Finding } from './findings.js';
-import type { AppliedObject, ChangeKind, KeepReason, Outcome } from './result.js';
+import type { AppliedObject, ApplyPhase, ChangeKind, KeepReason, Outcome } from './result.js';
 import type { Progress } from './verdict.js';
 
 export type RunEvent =
   /** Where every kubectl call of the run goes: resolved once from the kubeconfig, then pinned. */
   | { kind: 'target'; context: string; cluster: string; user: string; namespace: string }
-  | { kind: 'understood'; objects: ObjectRef[] }
+  /** With `phase`: one part of a phased apply (its objects are applied in that phase). */
+  | { kind: 'understood'; objects: ObjectRef[]; applyPhase?: ApplyPhase }
   | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
+  /** Documents of kinds a CRD of this apply defines: kubectl reads (and dry-runs) them once that CRD is Established. */
+  | { kind: 'phase-deferred'; phase: ApplyPhase; documents: string[]; dryRun: boolean }
+  /** A phase of a phased apply starts (its own kubectl apply). */
+  | { kind: 'phase'; phase: ApplyPhase; number: number; of: number; objects: ObjectRef[] }
+  /** A phase that was not applied because an earlier one failed: its objects are as they were. */
+  | { kind: 'phase-skipped'; phase: ApplyPhase; objects: ObjectRef[]; documents: string[]; because: string }
   /** What the API server warned about in the server dry run (deprecated APIs, unknown fields…), once. */
   | { kind: 'kubectl-warnings'; lines: string[] }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }

@@ -8,6 +8,7 @@ import type { Outcome } from '../model/result.js';
 import type { ChangedObject, RunEvent, RunEventKind } from '../model/events.js';
 import { summarizePaths } from '../objects/compare.js';
 import { describeObject, type ObjectRef } from '../objects/model.js';
+import { PHASE_FORMATTERS } from './format-phases.js';
 
 export type Tone = 'ok' | 'fail' | 'warn' | 'info' | 'undo' | 'alarm';
 
@@ -42,8 +43,9 @@ const TIMED_OUT_RESTORED = 'a changed workload was not healthy within --timeout,
 export const FORMATTERS: Formatters = {
   understood: (event) => ({
     tone: 'info',
-    text: `read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
+    text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ''}read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
   }),
+  ...PHASE_FORMATTERS,
   'dry-run-waived': (event) => ({
     tone: 'info',
     text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects(event.objects)}`,

@@ -1,28 +1,30 @@
 // The whole of `kguard apply`, as a list of steps:
-// read inputs once → understand (kubectl's reading) → snapshot every object → apply → detect what
+// read inputs once → cut them into phases (CRDs first, pre, main, post; one phase for most applies)
+// → understand (kubectl's reading) → snapshot every object → per phase: apply → detect what
 // changed → track → restore → result. Once the apply has run, nothing escapes: whatever breaks
 // after it is a failure of every changed object, and the restore still runs (or the run ends
 // with exit 4 and the commands that finish it).
 import { interruptible } from '../clock.js';
-import { InterruptedError, KubectlError } from '../errors.js';
+import { InterruptedError } from '../errors.js';
 import { thisProcess } from '../journal/holder.js';
 import { LEASE_DURATION_SECONDS } from '../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../journal/leases.js';
 import { deleteExpiredJournals, makeRunId, type RunJournal } from '../journal/store.js';
-import { NO_PROGRESS } from '../kinds/engine.js';
-import type { ApplyRequest } from '../kubectl/types.js';
-import { prepareInputs, withOrigins, type PreparedInputs } from '../manifests/inputs.js';
+import { prepareInputs } from '../manifests/inputs.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
 import { isChange } from '../objects/compare.js';
-import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
-import { detectChanges, track, type PendingObject } from './changes.js';
+import { PHASES } from '../manifests/phases.js';
+import { objectKey, type ObjectRef } from '../objects/model.js';
+import type { PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { endJournal, homeNamespace, rollbackCommand, startJournal } from './journal-life.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
 import { withOutcome } from './result.js';
-import { applyRequest, changesNothing, checkRestorable, checkServerDryRun, snapshot, understand } from './understand.js';
+import { planRun, understandPlan, type RunPlan } from './parts.js';
+import { applyInPhases, failUnjudged, newPhasedApply, type PhaseContext, type PhasedApply } from './phases.js';
+import { changesNothing, checkRestorable, snapshot } from './understand.js';
 
 export type { Deps };
 
@@ -39,21 +41,21 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     return interruptedBeforeApply(deps.signal)(error);
   });
   if (target) deps.reporter.emit({ kind: 'target', ...target });
-  let leases: HeldLeases | undefined;
+  const leases: HeldLeases[] = [];
+  let plan: RunPlan | undefined;
   let ending: Promise<void> | undefined;
   let result: RunResult | undefined;
   try {
-    const request = applyRequest(options, inputs);
-    const understood = await understand(request, options, inputs, deps).catch(interruptedBeforeApply(deps.signal));
+    plan = await planRun(inputs, options).catch(interruptedBeforeApply(deps.signal));
+    // A refused dry run ends the run before kguard writes anything, its own leases included.
+    const understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
     const refs = [...understood.refs, ...understood.pruned];
     const runId = rawDeps.runId ?? makeRunId();
     const home = homeNamespace(refs, options.namespace);
-    // A refused dry run ends the run before kguard writes anything, its own leases included.
-    if (!understood.server.ok) {
-      await (async () => checkServerDryRun(understood, understood.current, inputs, deps))().catch(interruptedBeforeApply(deps.signal));
-    }
+    // Parts kubectl can read only once this apply's CRDs exist cannot be judged unchanged now.
+    const readLater = plan.parts.some((part) => !part.understood);
     // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
-    const journalled = options.journal && !options.dryRun && !changesNothing(understood);
+    const journalled = options.journal && !options.dryRun && (readLater || !changesNothing(understood));
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
     // applied that kguard could not restore.
     const restorable = options.rollback !== 'none' && !options.dryRun ? checkRestorable(refs, deps) : undefined;
@@ -62,24 +64,27 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const tidied = journalled ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => undefined) : undefined;
     // One run per object at a time: the leases come before the snapshot, so a run never records
     // another run's unverified state as its "before".
-    if (journalled) {
+    const lease = async (claimed: readonly ObjectRef[], nameBase?: string) => {
       // The waits for other runs end on a signal; the renewals go on (rawDeps.clock) while the run restores.
-      leases = await acquireLeases(
-        deps.kubectl,
-        refs,
-        { home, runId, holder: thisProcess(), journalNamespace: home, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
-        { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal },
-      ).catch(interruptedBeforeApply(deps.signal));
-    }
+      leases.push(
+        await acquireLeases(
+          deps.kubectl,
+          claimed,
+          { home, runId, nameBase, holder: thisProcess(), journalNamespace: home, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
+          { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal },
+        ),
+      );
+    };
+    if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) {
-      result = { ...(await preview(understood, before, request, options, deps, startedAt)), target };
+      result = { ...(await preview(understood, before, readableRequest(plan), options, deps, startedAt)), target };
       deps.announce?.(result);
       return result;
     }
     await restorable?.catch(interruptedBeforeApply(deps.signal));
-    const [journal] = await Promise.all([journalled ? startJournal(runId, home, refs, before, options, deps) : undefined, tidied]);
+    const [journal] = await Promise.all([journalled ? startJournal(runId, home, refs, before, options, deps, stagesOf(plan)) : undefined, tidied]);
     if (deps.signal?.aborted) {
       // kguard's own cleanup is a write: it must land, not be stopped with the reads.
       deps.kubectl.stopCancelling();
@@ -88,19 +93,24 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     }
     deps.kubectl.stopCancelling();
 
-    const applyStartedAt = deps.clock.now();
-    const { applied, applyError } = await applyManifests(request, inputs, deps);
-    const applyMs = deps.clock.now() - applyStartedAt;
-    const objects = await afterTheApply(refs, before, applyError, journal, options, deps);
+    const state = newPhasedApply();
+    const context: PhaseContext = {
+      plan,
+      before,
+      pruned: understood.pruned,
+      journal,
+      lease: journalled ? (claimed, phase) => lease(claimed, `${runId}-${phase}`) : undefined,
+    };
+    const objects = await afterTheApply(context, state, options, deps);
     result = withOutcome({
       mode: 'apply',
       target,
-      objects: objects.map(({ change: _change, ...object }): ObjectResult => object),
-      applied,
-      applyError: applyError?.message,
+      objects: objects.map(({ change: _change, stage: _stage, ...object }): ObjectResult => object),
+      applied: state.applied,
+      applyError: state.applyError?.message,
       cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
       rollbackMode: options.rollback,
-      applyMs,
+      applyMs: state.applyMs,
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned,
     });
@@ -112,80 +122,50 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
   } finally {
     // However the run ended, letting its leases go must land: a signal no longer stops kubectl.
     deps.kubectl.stopCancelling();
-    await Promise.all([ending, leases?.release(), inputs.cleanup()]);
+    await Promise.all([ending, ...leases.map((held) => held.release()), inputs.cleanup(), plan?.cleanup()]);
     // Every kubectl process of the run is counted, the cleanup's included.
     if (result) result.kubectlProcesses = deps.kubectl.spawned;
   }
 }
 
 /**
- * Detect, track, restore. An error here never escapes while the apply may have changed something:
- * the changed objects fail and are restored; if even what changed cannot be read, each object
- * ends "restore failed" with the command that finishes the job, so the run exits 4.
+ * Apply (phase by phase), detect, track, restore. An error here never escapes while the apply may
+ * have changed something: the changed objects fail and are restored; if even what changed cannot
+ * be read, each object ends "restore failed" with the command that finishes the job, so the run exits 4.
  */
-async function afterTheApply(
-  refs: readonly ObjectRef[],
-  before: Map<string, KubeObject>,
-  applyError: KubectlError | undefined,
-  journal: RunJournal | undefined,
-  options: ApplyOptions,
-  deps: Deps,
-): Promise<PendingObject[]> {
-  let objects: PendingObject[] | undefined;
-  let journalled: Promise<unknown> | undefined;
+async function afterTheApply(context: PhaseContext, state: PhasedApply, options: ApplyOptions, deps: Deps): Promise<PendingObject[]> {
   try {
-    const after = await snapshot(refs, deps).catch(async () => snapshot(refs, deps));
-    objects = detectChanges(refs, before, after, deps);
-    if (applyError && !objects.some(isChange)) {
-      await journal?.finish().catch(() => undefined);
-      throw applyError;
+    await applyInPhases(context, state, options, deps);
+    // Nothing changed: the run ends as one refused before its apply.
+    const refusal = state.refused ?? (state.applyError && !state.objects.some(isChange) ? state.applyError : undefined);
+    if (refusal) {
+      await state.journalled;
+      await context.journal?.finish().catch(() => undefined);
+      throw refusal;
     }
-    // The journal learns the applied copies while the tracking starts; the restore waits for it.
-    journalled = journal
-      ?.update({ state: 'applied', objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null, applied: after.get(objectKey(ref)) ?? null })) })
-      .catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: messageOf(error) }));
-    if (!applyError && !deps.signal?.aborted) await track(objects, options, deps);
-    else if (applyError) failUnjudged(objects, { source: 'apply', message: applyError.message });
+    if (state.unreadable) return unreadable(state, context.journal, deps);
   } catch (error) {
-    if (error === applyError) throw error;
+    if (error === state.applyError || error === state.refused) throw error;
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
-    if (!objects) return unreadable(refs, before, error, journal, deps);
-    failUnjudged(objects, { source: 'internal', message: messageOf(error) });
+    failUnjudged(state.objects, { source: 'internal', message: messageOf(error) });
   }
-  await journalled;
+  await state.journalled;
   try {
-    await restore(objects, options, deps);
+    await restore(state.objects, options, deps);
   } catch (error) {
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
-    for (const object of objects.filter(isChange)) {
-      object.restore ??= { status: 'failed', reason: `kguard failed while restoring it: ${messageOf(error)}`, commands: finishCommands(journal, deps) };
+    for (const object of state.objects.filter(isChange)) {
+      object.restore ??= { status: 'failed', reason: `kguard failed while restoring it: ${messageOf(error)}`, commands: finishCommands(context.journal, deps) };
     }
   }
-  return objects;
-}
-
-/** Every changed object without a final verdict fails with `cause`: it is restored with the others. */
-function failUnjudged(objects: PendingObject[], cause: { source: 'apply' | 'internal'; message: string }): void {
-  for (const object of objects.filter(isChange)) {
-    const state = object.verdict?.state;
-    if (state === 'failed' || state === 'timed-out' || state === 'conflict' || state === 'gone') continue;
-    object.verdict = { state: 'failed', progress: NO_PROGRESS, findings: [], cause };
-  }
+  return state.objects;
 }
 
 /** What the apply changed could not be read: every object may have changed, and a person finishes it. */
-function unreadable(refs: readonly ObjectRef[], before: Map<string, KubeObject>, error: unknown, journal: RunJournal | undefined, deps: Deps): PendingObject[] {
-  const reason = `kguard could not read it after the apply (${messageOf(error)}), so it may or may not have changed`;
-  return refs.map((ref): PendingObject => {
-    const copy = before.get(objectKey(ref));
-    return {
-      ref,
-      change: copy ? { change: 'configured', before: copy, after: copy, paths: [] } : { change: 'absent' },
-      changeKind: copy ? 'configured' : 'created',
-      changedFields: [],
-      restore: { status: 'failed', reason, commands: finishCommands(journal, deps) },
-    };
-  });
+function unreadable(state: PhasedApply, journal: RunJournal | undefined, deps: Deps): PendingObject[] {
+  const reason = `kguard could not read it after the apply (${messageOf(state.unreadable)}), so it may or may not have changed`;
+  for (const object of state.objects.filter(isChange)) object.restore = { status: 'failed', reason, commands: finishCommands(journal, deps) };
+  return state.objects;
 }
 
 /** The command that finishes a run by hand: its journal holds every pre-apply copy. */
@@ -194,18 +174,15 @@ function finishCommands(journal: RunJournal | undefined, deps: Deps): string[] {
   return [rollbackCommand(journal.runId, deps.kubectl)];
 }
 
-async function applyManifests(request: ApplyRequest, inputs: PreparedInputs, deps: Pick<Deps, 'kubectl' | 'reporter'>) {
-  try {
-    const applied = await deps.kubectl.apply(request);
-    deps.reporter.emit({ kind: 'applied', objects: applied, dryRun: false });
-    return { applied, applyError: undefined };
-  } catch (caught) {
-    // Whatever went wrong, kubectl may have written some objects: what changed is read next.
-    const error = caught instanceof KubectlError ? caught : new KubectlError(`kguard failed while kubectl applied: ${messageOf(caught)}`);
-    const applyError = new KubectlError(withOrigins(error.message, inputs.origins), error.command, error.stderr, error.applied);
-    deps.reporter.emit({ kind: 'apply-failed', message: applyError.message, applied: [...error.applied] });
-    return { applied: [...error.applied], applyError };
-  }
+/** What a preview shows: the parts kubectl can read now (the others are said, not dry-run). */
+function readableRequest(plan: RunPlan) {
+  const readable = plan.parts.filter((part) => part.understood);
+  return { ...readable[0]!.request, filenames: readable.flatMap((part) => part.request.filenames) };
+}
+
+/** Each object's phase position, for the journal: `kguard rollback` undoes later phases first. */
+function stagesOf(plan: RunPlan): Map<string, number> {
+  return new Map(plan.parts.flatMap((part) => (part.phase ? (part.understood?.refs ?? []).map((ref) => [objectKey(ref), PHASES.indexOf(part.phase!)] as const) : [])));
 }
 
 function messageOf(error: unknown): string {

@@ -10,7 +10,8 @@ import type { ApplyOptions } from '../model/options.js';
 import type { Deps } from './deps.js';
 import { trackOptionsFor } from './track-options.js';
 
-export type PendingObject = ObjectResult & { change: ObjectChange };
+/** `stage`: the position of its phase in a phased apply (run/phases.ts): the restore undoes later phases first. */
+export type PendingObject = ObjectResult & { change: ObjectChange; stage?: number };
 
 export function detectChanges(
   refs: readonly ObjectRef[],

@@ -19,6 +19,8 @@ export async function startJournal(
   before: Map<string, KubeObject>,
   options: ApplyOptions,
   deps: Pick<Deps, 'kubectl' | 'reporter'>,
+  /** Each object's phase position in a phased apply (run/phases.ts). */
+  stages: ReadonlyMap<string, number> = new Map(),
 ): Promise<RunJournal> {
   const now = new Date();
   const journal = await RunJournal.start(
@@ -32,7 +34,10 @@ export async function startJournal(
       command: options.commandLine ?? 'kguard apply',
       holder: thisProcess(),
       requestTimeoutMs: options.requestTimeoutMs,
-      objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null })),
+      objects: refs.map((ref) => {
+        const stage = stages.get(objectKey(ref));
+        return { ref, before: before.get(objectKey(ref)) ?? null, ...(stage === undefined ? {} : { stage }) };
+      }),
     },
     options.timeoutMs,
   );

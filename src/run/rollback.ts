@@ -59,7 +59,8 @@ export async function runRollback(
     'all',
     { keepCreated: false },
   );
-  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs }, deps);
+  const stages = new Map(journal.objects.flatMap((entry) => (entry.stage === undefined ? [] : [[objectKey(entry.ref), entry.stage] as const])));
+  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
   // Read again: a late write (of a run that was not quite dead) would show here, not be called restored.
   const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
