@@ -20,7 +20,7 @@ export interface DocumentHead {
 }
 
 export interface ManifestDocument {
-  /** 1-based position in its file. */
+  /** 1-based position in its file, among the documents that hold something. */
   index: number;
   /** The document's own bytes, separator lines left out. */
   text: string;
@@ -46,8 +46,8 @@ export function splitDocuments(text: string): ManifestDocument[] | undefined {
   const flush = () => {
     const body = lines.join('');
     lines = [];
-    index += 1;
     if (!hasContent(body)) return;
+    index += 1;
     documents.push({ index, text: body, json: false, head: headOf(body, false) });
   };
   for (const line of text.split(/(?<=\n)/)) {
