@@ -121,7 +121,18 @@ export interface Job {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
-  spec?: { completions?: number | null; parallelism?: number; backoffLimit?: number; suspend?: boolean; template?: PodTemplate & { spec?: { restartPolicy?: string } } };
+  spec?: {
+    completions?: number | null;
+    parallelism?: number;
+    backoffLimit?: number;
+    suspend?: boolean;
+    /** The TTL-after-finished controller deletes the Job this long after it finished. */
+    ttlSecondsAfterFinished?: number;
+    /** Set: the selector and template labels are the user's, not generated from the uid. */
+    manualSelector?: boolean;
+    selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
+    template?: PodTemplate & { spec?: { restartPolicy?: string } };
+  };
   status?: {
     active?: number;
     succeeded?: number;

@@ -43,9 +43,22 @@ const TRANSIENT: readonly RegExp[] = [
 const TOKEN_FETCH = /failed to fetch (?:anonymous|oauth) token: ([\s\S]*)$/;
 const TOKEN_REFUSED = /\b40[13]\b|Unauthorized|Forbidden|denied/i;
 
+/**
+ * The tag resolved, but content its manifest names is not there: containerd
+ * core/remotes/docker/fetcher.go turns a 404 on every host's /blobs/<digest> into `could not fetch
+ * content descriptor <digest> (<media type>) from remote: not found` (a child manifest fetched by
+ * digest: `content at <url> not found: not found`), which httpreadseeker.go wraps as
+ * `httpReadSeeker: failed open: …` (`httpReaderSeeker` before containerd 1.5). Right after a push
+ * this is a geo-replicated registry or a mirror still catching up (containerd#10749, #2840): it
+ * may pass, so it gets a grace before it is final. Checked before FINAL, whose `: not found` and
+ * `code = NotFound` it also carries.
+ */
+const CONTENT_NOT_FOUND = /httpRead(?:er)?Seeker: failed open: (?:could not fetch content descriptor \S+ \([^)]*\) from remote|content at \S+ not found): not found/;
+
 /** Judges one pull error text. A final answer wins over a transient one found in the same text. */
 export function judgePullError(text: string | undefined): PullCause {
   if (!text) return 'unknown';
+  if (CONTENT_NOT_FOUND.test(text)) return 'lag';
   const tokenFailure = TOKEN_FETCH.exec(text)?.[1];
   if (tokenFailure !== undefined) {
     if (TOKEN_REFUSED.test(tokenFailure)) return 'final';

@@ -16,6 +16,14 @@ export const PULL_CAUSE_RULES = {
     nextStep:
       'the registry could not serve IMAGE for now (rate limit, DNS or network trouble); it may recover by itself: retry later, authenticate pulls (imagePullSecrets) or use a registry mirror',
   },
+  // The tag resolves but a layer blob is missing (pull-errors.ts CONTENT_NOT_FOUND): right after a
+  // push a geo-replicated registry or a mirror may still be copying it. The kubelet retries
+  // after 10, 20 and 40 s: a minute covers three pulls; after that the image is broken.
+  lag: {
+    policy: { when: 'after', seconds: 60 },
+    nextStep:
+      "IMAGE's tag exists but a layer it names could not be fetched (not found): a registry or mirror still replicating a fresh push catches up within a minute or so; if it does not, push IMAGE again and check the registry",
+  },
   // A text kguard cannot judge, or none at all: one back-off cycle (10 s) and a retry first.
   unknown: { policy: { when: 'after', seconds: 20 }, nextStep: PULL_STEP },
 } as const satisfies Record<string, { policy: FatalPolicy; nextStep: string }>;

@@ -108,22 +108,12 @@ function buildProgram(session: Session): Command {
   journalOptions(program.command('status').description('list kguard runs in the cluster: running, dead or finished, with what is left to do')).action(
     async (raw: JournalCommandOptions) => runAction('status')(undefined, raw),
   );
-  journalOptions(
-    program
-      .command('unlock')
-      .description('release the Leases of a run that died before it wrote its journal, so other runs may change its objects')
-      .argument('<run>', 'the run whose Leases to release (kguard status lists them)'),
-  )
-    .option('--force', 'release them even if the run looks alive or left a journal')
-    .action(runAction('unlock'));
-  journalOptions(
-    program
-      .command('forget')
-      .description('dismiss a run on purpose: remove its journal and Leases and leave its objects as they are')
-      .argument('<run>', 'the run to forget (kguard status lists them)'),
-  )
-    .option('--force', 'forget it even if it looks alive')
-    .action(runAction('forget'));
+  const byRunId = (name: 'unlock' | 'forget', description: string, force: string) =>
+    journalOptions(program.command(name).description(description).argument('<run>', `the run to ${name} (kguard status lists them)`))
+      .option('--force', force)
+      .action(runAction(name));
+  byRunId('unlock', 'release the Leases of a run that died before it wrote its journal, so other runs may change its objects', 'release them even if the run looks alive or left a journal');
+  byRunId('forget', 'dismiss a run on purpose: remove its journal and Leases and leave its objects as they are', 'forget it even if it looks alive');
   program
     .command('completion')
     .description('print the shell completion script: source <(kguard completion bash)')

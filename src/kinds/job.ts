@@ -5,10 +5,12 @@
 // it at once. With kguard.dev/must-succeed: "false" it is done once a pod runs.
 import { CONTAINER_FAILED, JOB_CONDITION_REASONS, JOB_FAILED } from '../classify/conditions.js';
 import type { Finding } from '../model/findings.js';
-import { conditionOf, type Job, type Pod } from '../kube.js';
+import { conditionOf, type Job, type KubeEvent, type Pod } from '../kube.js';
 import type { Verdict } from '../model/verdict.js';
 import { podsControlledBy, type ConditionCause, type RolloutRules } from './engine.js';
 import type { Overrides } from './overrides.js';
+import type { KubeObject } from '../objects/model.js';
+import type { RecreateRule } from './refusals.js';
 
 export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRules<Job> {
   return {
@@ -86,4 +88,62 @@ function failedContainers(_job: Job, pods: readonly Pod[]): Finding[] {
         ];
       }),
     );
+}
+
+/**
+ * A Job that completed and then went: the TTL-after-finished controller deletes a finished Job
+ * ttlSecondsAfterFinished after its Complete or Failed condition (pkg/controller/ttlafterfinished/
+ * ttlafterfinished_controller.go), so once it had completed its disappearance is its success, not
+ * someone else's delete. Complete is known from the last look at it, or, when it went between two
+ * looks, from the job controller's `Completed` event ("Job completed", job_controller.go) about
+ * this uid. A Job without the TTL, or one that never completed, stays someone else's delete.
+ */
+export function completedThenDeleted(applied: Job, lastSeen: Job | undefined, events: readonly KubeEvent[]): string | undefined {
+  const ttl = applied.spec?.ttlSecondsAfterFinished;
+  if (typeof ttl !== 'number' || !applied.metadata.uid) return undefined;
+  const sawComplete = lastSeen?.metadata.uid === applied.metadata.uid && conditionOf(lastSeen, 'Complete')?.status === 'True';
+  const toldComplete = events.some(
+    (event) => event.reason === 'Completed' && (event.involvedObject?.kind ?? 'Job') === 'Job' && event.involvedObject?.uid === applied.metadata.uid,
+  );
+  if (!sawComplete && !toldComplete) return undefined;
+  return `completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: ${ttl})`;
+}
+
+/** Whether a Job's disappearance may be its success: the TTL controller deletes it once finished. */
+export function mayVanishWhenDone(applied: Job): boolean {
+  return typeof applied.spec?.ttlSecondsAfterFinished === 'number';
+}
+
+/** The labels generateSelector writes with the Job's uid (pkg/registry/batch/job/strategy.go; batch.ControllerUidLabel and its legacy form). */
+const CONTROLLER_UID_LABELS = ['batch.kubernetes.io/controller-uid', 'controller-uid'];
+
+/**
+ * What a restore creates from the pre-apply copy of a Job the apply deleted (--prune, or a
+ * replace). A Job that had finished (Complete or Failed) is never created again: a copy would run
+ * its pods again (a migration twice). Any other is created without the selector and the
+ * controller-uid labels generateSelector wrote for the old uid: with manualSelector unset the API
+ * server generates them anew and refuses a copy that names the old uid
+ * (pkg/apis/batch/validation/validation.go validateGeneratedSelector: `spec.selector: Invalid
+ * value: …: \`selector\` not auto-generated`, `spec.template.metadata.labels[controller-uid]:
+ * Invalid value: …: must be '<new uid>'`).
+ */
+export function jobRecreate(before: KubeObject): RecreateRule {
+  const job = before as unknown as Job;
+  const finished = ['Complete', 'Failed'].find((type) => conditionOf(job, type)?.status === 'True');
+  if (finished) {
+    const what = finished === 'Complete' ? 'completed' : 'failed';
+    return { how: 'never', why: `it had ${what} before the apply, and created again it would run its pods again: a restore never runs a finished Job twice` };
+  }
+  const copy = structuredClone(before) as unknown as Job & KubeObject;
+  if (copy.spec && copy.spec.manualSelector !== true) {
+    delete copy.spec.selector;
+    delete copy.spec.manualSelector;
+    const uid = before.metadata.uid;
+    for (const labels of [copy.spec.template?.metadata?.labels, copy.metadata.labels]) {
+      for (const key of CONTROLLER_UID_LABELS) if (labels && labels[key] === uid) delete labels[key];
+    }
+  }
+  for (const key of ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'generation']) delete (copy.metadata as Record<string, unknown>)[key];
+  delete (copy as { status?: unknown }).status;
+  return { how: 'create', copy };
 }

@@ -14,21 +14,27 @@
 // | core PersistentVolumeClaim | -                                 | Bound                                            | phase Lost                                 |
 // | apiextensions CustomResourceDefinition | -                     | Established (kstatus crdConditions)              | NamesAccepted False                        |
 // | no status (ConfigMap, Service, RBAC...) | -                    | applied                                          | -                                          |
+//
+// Restore rules (refusals.ts): an immutable ConfigMap or Secret goes back by delete and create; a
+// claim's grown storage request cannot go back; a finished Job is never created again, any other
+// Job without its old generated selector.
 // | anything else (CRs)   | -                                      | kstatus: generation observed, Ready/Available True | Stalled True                            |
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Verdict } from '../model/verdict.js';
+import type { Job, KubeEvent } from '../kube.js';
 import { groupOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
-import { claimRules } from './claim.js';
+import { claimPutBack, claimRules } from './claim.js';
 import { crdRules } from './crd.js';
 import { daemonSetRules, planDaemonSet } from './daemonset.js';
 import { deploymentRules } from './deployment.js';
 import type { RolloutRules } from './engine.js';
 import { genericRules } from './generic.js';
-import { jobRules, planJob } from './job.js';
+import { completedThenDeleted, jobRecreate, jobRules, mayVanishWhenDone, planJob } from './job.js';
 import type { Overrides } from './overrides.js';
 import { podRules } from './pod.js';
 import { replicaSetRules } from './replicaset.js';
 import { planStatefulSet, statefulSetRules } from './statefulset.js';
+import { immutablePutBack, type PutBackRule, type RecreateRule } from './refusals.js';
 import { deleteStuckPods, type RestoreHook } from './stuck-pods.js';
 
 export interface KindRow {
@@ -40,8 +46,27 @@ export interface KindRow {
   rules(overrides: Overrides): RolloutRules<unknown> | undefined;
   /** An extra step right after this kind's pre-apply copy was put back. */
   afterRestore?: RestoreHook;
+  /** What that extra step writes, in the object's namespace: checked before the apply (run/permissions.ts). */
+  restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
   /** It runs pods (or schedules them): restored after the configuration they read. */
   runsPods?: boolean;
+  /**
+   * What the API server refuses to write back (refusals.ts): undefined, a plain write of the
+   * pre-apply copy over `current` (the object as applied, or as it is now); otherwise delete and
+   * create, or no write at all.
+   */
+  putBack?(before: KubeObject, current: KubeObject): PutBackRule | undefined;
+  /** What a restore creates from the pre-apply copy of an object the apply deleted; undefined: the copy as it is. */
+  recreate?(before: KubeObject): RecreateRule;
+  /**
+   * Its disappearance may be its success (a Job the TTL-after-finished controller deleted once it
+   * completed): when it is gone, `mayVanish` says whether its events are worth a read, and `judge`
+   * says how it ended healthy (undefined: someone else deleted it).
+   */
+  goneWhenDone?: {
+    mayVanish(applied: KubeObject): boolean;
+    judge(applied: KubeObject, lastSeen: KubeObject | undefined, events: readonly KubeEvent[]): string | undefined;
+  };
 }
 
 function watched<T>(
@@ -70,16 +95,26 @@ const runningPods = (row: KindRow): KindRow => ({ ...row, runsPods: true });
 
 const ROWS: Readonly<Record<string, KindRow>> = {
   'apps/Deployment': runningPods(watched(() => deploymentRules, () => ['deployments.apps', 'replicasets.apps', 'pods'])),
-  'apps/StatefulSet': runningPods(watched(() => statefulSetRules, () => ['statefulsets.apps', 'pods'], planStatefulSet, deleteStuckPods)),
+  'apps/StatefulSet': {
+    ...runningPods(watched(() => statefulSetRules, () => ['statefulsets.apps', 'pods'], planStatefulSet, deleteStuckPods)),
+    restoreNeeds: [{ verb: 'delete', group: '', resource: 'pods', why: 'to delete the pods of the failed revision' }],
+  },
   'apps/DaemonSet': runningPods(watched(() => daemonSetRules, () => ['daemonsets.apps', 'pods'], planDaemonSet)),
   'apps/ReplicaSet': runningPods(watched(() => replicaSetRules, () => ['replicasets.apps', 'pods'])),
-  'batch/Job': runningPods(watched(jobRules, () => ['jobs.batch', 'pods'], planJob)),
+  'batch/Job': {
+    ...runningPods(watched(jobRules, () => ['jobs.batch', 'pods'], planJob)),
+    goneWhenDone: {
+      mayVanish: (applied) => mayVanishWhenDone(applied as unknown as Job),
+      judge: (applied, lastSeen, events) => completedThenDeleted(applied as unknown as Job, lastSeen as unknown as Job | undefined, events),
+    },
+    recreate: jobRecreate,
+  },
   'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run')),
   '/Pod': runningPods(watched(() => podRules, () => ['pods'])),
-  '/PersistentVolumeClaim': watched(() => claimRules, () => ['persistentvolumeclaims']),
+  '/PersistentVolumeClaim': { ...watched(() => claimRules, () => ['persistentvolumeclaims']), putBack: claimPutBack },
   // Objects with no status to judge: applying them is all there is.
-  '/ConfigMap': NO_STATUS,
-  '/Secret': NO_STATUS,
+  '/ConfigMap': { ...NO_STATUS, putBack: immutablePutBack },
+  '/Secret': { ...NO_STATUS, putBack: immutablePutBack },
   '/ServiceAccount': NO_STATUS,
   '/Service': NO_STATUS,
   '/Endpoints': NO_STATUS,

@@ -12,13 +12,13 @@ import type { Exec, ExecResult, StreamExec } from './exec.js';
 import { collectionPath, groupVersionPath, resourceNameIn, resourceTypeOf, snapshotOf } from './resources.js';
 import { isTransientFailure, retryTransient } from './transient.js';
 import { WatchEventReader, type WatchEvent } from './watch-events.js';
-
 import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';
 import { ProcessPool } from './pool.js';
 import { pinnedArgs, targetOf } from './target.js';
-import { isRetryable, itemsOf, itemsOfValue, jsonDocuments, parseApiResources, requestTimeoutWithin, seconds, selectorsOf, shellQuote, withQuery, writeFailure } from './parse.js';
-import type { ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, Target, WatchStream, WriteResult } from './types.js';
+import { isRetryable, itemsOf, itemsOfValue, jsonDocuments, logsResult, parseApiResources, requestTimeoutWithin, seconds, selectorsOf, shellQuote, withQuery, writeFailure } from './parse.js';
+import { readAnswers, REVIEW_ARGS, reviewsList } from './access.js';
+import type { AccessAnswer, AccessQuestion, ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, Target, WatchStream, WriteResult } from './types.js';
 
 /** The one way to get a kubectl: the CLI, the journal commands and the library all build it here. */
 export function createKubectl(exec: Exec, connection: Connection, stream?: StreamExec): Kubectl {
@@ -216,7 +216,6 @@ class KubectlClient implements Kubectl {
 
   /** Kinds a CRD of this run just established appear: discovery is read again from now on. */
   refreshDiscovery(): void { this.discovery.forget(); }
-
   /**
    * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
    * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
@@ -381,10 +380,11 @@ class KubectlClient implements Kubectl {
    */
   async logs(namespace: string, pod: string, container: string, options: { tail: number; previous: boolean }): Promise<LogsResult> {
     const args = ['logs', pod, '-n', namespace, '-c', container, `--tail=${options.tail}`, ...(options.previous ? ['--previous'] : [])];
-    const result = await this.run(args, { deadlineMs: this.connection.readDeadlineMs });
-    if (result.exitCode === 0) return { ok: true, text: result.stdout };
-    const said = result.stderr.split('\n').find((line) => line.trim() !== '') ?? '';
-    return { ok: false, error: result.timedOut ? 'kubectl did not answer in time' : said.replace(/^error: /, '').trim() || `kubectl exited ${result.exitCode}` };
+    return logsResult(await this.run(args, { deadlineMs: this.connection.readDeadlineMs }));
+  }
+
+  async reviewAccess(questions: readonly AccessQuestion[]): Promise<AccessAnswer[]> {
+    return questions.length === 0 ? [] : readAnswers(questions, await this.run(REVIEW_ARGS, { deadlineMs: this.connection.readDeadlineMs, input: reviewsList(questions) }));
   }
 }
 

@@ -4,7 +4,7 @@ import type { KubeList } from '../kube.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
 import type { ExecResult } from './exec.js';
 import { isTransientFailure } from './transient.js';
-import type { ApiResource, CollectionQuery, WriteResult } from './types.js';
+import type { ApiResource, CollectionQuery, LogsResult, WriteResult } from './types.js';
 
 
 export function writeFailure(result: ExecResult, deadlineMs: number): WriteResult {
@@ -17,6 +17,13 @@ export function writeFailure(result: ExecResult, deadlineMs: number): WriteResul
     message,
     stderr,
   };
+}
+
+/** What `kubectl logs` printed, or its own words about why it could not. */
+export function logsResult(result: ExecResult): LogsResult {
+  if (result.exitCode === 0) return { ok: true, text: result.stdout };
+  const said = result.stderr.split('\n').find((line) => line.trim() !== '') ?? '';
+  return { ok: false, error: result.timedOut ? 'kubectl did not answer in time' : said.replace(/^error: /, '').trim() || `kubectl exited ${result.exitCode}` };
 }
 
 export function selectorsOf(query: CollectionQuery): Record<string, string> {

@@ -78,6 +78,18 @@ export interface ApiResource {
 }
 
 
+/** Whether this user may `verb` the `resource` of `group` in `namespace` ('' for cluster-scoped resources). */
+export interface AccessQuestion {
+  verb: string;
+  group: string;
+  resource: string;
+  namespace: string;
+}
+
+export interface AccessAnswer extends AccessQuestion {
+  allowed: boolean;
+}
+
 export type LogsResult = { ok: true; text: string } | { ok: false; error: string };
 
 export type { Target };
@@ -120,6 +132,8 @@ export interface ObjectReads {
   refreshDiscovery(): void;
   /** Objects of one type with a label selector: in one namespace, or in all of them. */
   listLabelled(type: string, namespace: string | undefined, selector: string): Promise<KubeObject[]>;
+  /** What this user may do, each question answered by the API server (SelfSubjectAccessReviews, one kubectl process). */
+  reviewAccess(questions: readonly AccessQuestion[]): Promise<AccessAnswer[]>;
 }
 
 /** Writes with preconditions: a PUT with resourceVersion, a POST, a DELETE by uid. */

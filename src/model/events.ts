@@ -18,6 +18,12 @@ export type RunEvent =
   | { kind: 'phase-skipped'; phase: ApplyPhase; objects: ObjectRef[]; documents: string[]; because: string }
   /** What the API server warned about in the server dry run (deprecated APIs, unknown fields…), once. */
   | { kind: 'kubectl-warnings'; lines: string[] }
+  /**
+   * Before the apply, and in a preview: what a restore could not put back (cannot-restore: a
+   * claim's storage request that grows; finished-job: a pruned Job that had finished), or would
+   * put back by deleting and creating it (an immutable ConfigMap), by the kind's restore rules.
+   */
+  | { kind: 'restore-limit'; object: ObjectRef; how: 'cannot-restore' | 'finished-job' | 'delete-and-create'; detail: string }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
   | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }
@@ -31,14 +37,15 @@ export type RunEvent =
   | { kind: 'poll-error'; namespace: string; message: string }
   /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
   | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }
-  | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number }
+  /** detail: how it ended healthy when that is not a rollout (a Job deleted by its TTL once complete). */
+  | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number; detail?: string }
   | { kind: 'failed'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'timed-out'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'interrupted'; workload: ObjectRef; progress: Progress; waitingFor: string }
   | { kind: 'conflict'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'restoring'; objects: ObjectRef[] }
-  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated'; differences: string[]; notes?: string[] }
+  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated' | 'replaced'; differences: string[]; notes?: string[] }
   | { kind: 'restore-kept'; object: ObjectRef; reason: KeepReason; detail?: string; commands: string[] }
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }

@@ -49,8 +49,11 @@ export interface ReasonRule {
   nextStep: string;
 }
 
-/** What a pull error says about the image: final (not found, denied), transient, or unknown. */
-export type PullCause = 'final' | 'transient' | 'unknown';
+/**
+ * What a pull error says about the image: final (not found, denied), transient, lag (the tag
+ * exists but a layer is not there yet: final only after a grace), or unknown.
+ */
+export type PullCause = 'final' | 'transient' | 'lag' | 'unknown';
 
 export interface Finding {
   pod: string;

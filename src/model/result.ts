@@ -41,11 +41,28 @@ export interface Target {
   namespace: string;
 }
 
-export type KeepReason = 'no-rollback' | 'not-failed' | 'keep-created' | 'protected-kind' | 'controller-owned' | 'conflict' | 'gone';
+/**
+ * Why an object was not written back. cannot-restore: no write the API server takes restores it (a
+ * claim's storage request that grew); finished-job: a Job that had finished is never created again.
+ */
+export type KeepReason =
+  | 'no-rollback'
+  | 'not-failed'
+  | 'keep-created'
+  | 'protected-kind'
+  | 'controller-owned'
+  | 'conflict'
+  | 'gone'
+  | 'cannot-restore'
+  | 'finished-job';
 
 export type RestoreResult =
-  /** notes: what a kind's restore hook did besides the write (kinds/table.ts afterRestore). */
-  | { status: 'restored' | 'deleted' | 'recreated'; restored?: KubeObject; differences: string[]; notes?: string[] }
+  /**
+   * notes: what a kind's restore hook did besides the write (kinds/table.ts afterRestore), or why
+   * it was replaced. replaced: deleted and created again from its pre-apply copy (a new uid),
+   * because the API server refuses to write the copy over it (an immutable ConfigMap).
+   */
+  | { status: 'restored' | 'deleted' | 'recreated' | 'replaced'; restored?: KubeObject; differences: string[]; notes?: string[] }
   | { status: 'kept'; reason: KeepReason; detail?: string; commands: string[]; copyFile?: string }
   | { status: 'failed'; reason: string; commands: string[]; copyFile?: string };
 

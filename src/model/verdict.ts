@@ -31,7 +31,8 @@ export type Cause =
  */
 export type Verdict =
   | { state: 'progressing'; progress: Progress; findings: Finding[]; waitingFor: string }
-  | { state: 'healthy'; progress: Progress; findings: Finding[] }
+  /** detail: how it ended healthy when that is not a rollout (a Job the TTL controller deleted once it completed). */
+  | { state: 'healthy'; progress: Progress; findings: Finding[]; detail?: string }
   | { state: 'failed'; progress: Progress; findings: Finding[]; cause: Cause }
   | { state: 'timed-out'; progress: Progress; findings: Finding[]; waitingFor: string }
   | { state: 'conflict'; progress: Progress; findings: Finding[]; detail: string }

@@ -108,7 +108,9 @@ export const FORMATTERS: Formatters = {
   }),
   healthy: (event) => ({
     tone: 'ok',
-    text: `${describeObject(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,
+    text: event.detail
+      ? `${describeObject(event.workload)}: ${event.detail} (after ${seconds(event.elapsedMs)})`
+      : `${describeObject(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''} in ${seconds(event.elapsedMs)}`,
   }),
   failed: (event) => ({
     tone: 'fail',
@@ -135,6 +137,10 @@ export const FORMATTERS: Formatters = {
     tone: 'alarm',
     text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
+  }),
+  'restore-limit': (event) => ({
+    tone: event.how === 'delete-and-create' ? 'info' : 'warn',
+    text: `${describeObject(event.object)}: ${RESTORE_LIMIT_TEXT[event.how]}: ${event.detail}`,
   }),
   'kubectl-warnings': (event) => ({
     tone: 'warn',
@@ -217,10 +223,17 @@ export const FORMATTERS: Formatters = {
   }),
 };
 
+const RESTORE_LIMIT_TEXT: Record<Extract<RunEvent, { kind: 'restore-limit' }>['how'], string> = {
+  'cannot-restore': 'NOT restorable if this apply fails: a restore cannot put it back',
+  'finished-job': 'NOT restorable if this apply fails: a restore will not create it again',
+  'delete-and-create': 'if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy',
+};
+
 const RESTORED_TEXT: Record<Extract<RunEvent, { kind: 'restored' }>['action'], string> = {
   restored: 'put back as it was before the apply',
   deleted: 'deleted (this apply created it)',
   recreated: 'created again (this apply deleted it)',
+  replaced: 'put back by deleting it and creating its pre-apply copy again (a new uid)',
 };
 
 const KEPT_TEXT: Record<Extract<RunEvent, { kind: 'restore-kept' }>['reason'], string> = {
@@ -231,6 +244,8 @@ const KEPT_TEXT: Record<Extract<RunEvent, { kind: 'restore-kept' }>['reason'], s
   'controller-owned': 'NOT deleted: a controller owns it. Inspect it:',
   conflict: "NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:",
   gone: 'NOT restored: it was deleted or replaced by someone else after the apply. Inspect:',
+  'cannot-restore': 'NOT restored: no write the API server takes puts it back',
+  'finished-job': 'NOT created again: a Job that had finished is never run a second time by a restore',
 };
 
 const CHANGE_TEXT: Record<ChangedObject['change'], string> = {

@@ -34,6 +34,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'internal-error': 'watch',
   target: 'read',
   'kubectl-warnings': 'read',
+  'restore-limit': 'read',
   // Progress and pod problems belong to the watch or to the restore, by their phase.
   progress: 'phase',
   'pod-problem': 'phase',

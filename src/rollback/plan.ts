@@ -1,11 +1,15 @@
 // What to put back after a failed apply, decided from the pre-apply copies alone. Pure.
 // The pre-apply copy of each object is the truth a restore returns to: an object the apply changed
 // is written back whole (every field, annotations and managedFields included); an object it
-// created is deleted by uid; an object it deleted (--prune) is created again from its copy.
-import { runsPods } from '../kinds/table.js';
+// created is deleted by uid; an object it deleted (--prune) is created again from its copy. What
+// the API server refuses to take back is its kind's to say (kinds/refusals.ts): an immutable
+// ConfigMap goes back by delete and create, a claim's grown storage request and a finished Job
+// that was deleted cannot come back (kept, and said).
 import { isChangeKind } from '../objects/compare.js';
 import type { ObjectChange } from '../model/result.js';
-import { describeObject, isControllerOwned, kubectlName, namespaceArgs, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { rowFor, runsPods } from '../kinds/table.js';
+import { isControllerOwned, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { createFor, manualCopy, type RestoreStep } from './steps.js';
 import type { KeepReason, RollbackMode } from '../model/result.js';
 import type { VerdictState } from '../model/verdict.js';
 
@@ -15,17 +19,18 @@ export interface PlannedObject {
   verdict?: VerdictState;
 }
 
-export type RestoreStep =
-  | { ref: ObjectRef; action: 'put-back'; before: KubeObject; applied: KubeObject }
-  | { ref: ObjectRef; action: 'delete'; applied: KubeObject }
-  | { ref: ObjectRef; action: 'recreate'; before: KubeObject }
-  | { ref: ObjectRef; action: 'keep'; reason: KeepReason; before?: KubeObject; applied?: KubeObject };
+export type { RestoreStep };
 
 /**
  * Never deleted, even when this run created them: deleting a Namespace deletes everything in
  * it, a CRD every custom resource of its kind, a PersistentVolumeClaim possibly its data.
  */
 const NEVER_DELETED = new Set(['/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', '/PersistentVolumeClaim']);
+
+/** Kept because no restore can put them back: `kguard rollback` would only keep them again. */
+export function beyondRollback(reason: KeepReason): boolean {
+  return reason === 'cannot-restore' || reason === 'finished-job';
+}
 
 export function needsRestore(verdict: VerdictState | undefined): boolean {
   return verdict === 'failed' || verdict === 'timed-out';
@@ -72,21 +77,46 @@ export function planRestore(
     }
     switch (change.change) {
       case 'configured':
-        writes.push({ ref, action: 'put-back', before: change.before, applied: change.after });
+        writes.push(putBackStep(ref, change.before, change.after));
         break;
       case 'deleted':
-        writes.push({ ref, action: 'recreate', before: change.before });
+        writes.push(recreateStep(ref, change.before));
         break;
-      case 'recreated':
-        deletes.push(deleteOrKeep(ref, change.after, options));
-        writes.push({ ref, action: 'recreate', before: change.before });
+      case 'recreated': {
+        // The apply deleted it and created a new one (apply --force): that one goes, by its uid, and the copy comes back in its place.
+        const removal = deleteOrKeep(ref, change.after, options);
+        if (removal.action === 'keep') {
+          writes.push(removal);
+          break;
+        }
+        const created = createFor(ref, change.before);
+        writes.push({ ref, action: 'replace', before: change.before, applied: change.after, copy: created.copy, why: created.why ?? 'the apply replaced it with a new object' });
         break;
+      }
       case 'created':
         deletes.push(deleteOrKeep(ref, change.after, options));
         break;
     }
   }
   return inPhaseOrder([...writes, ...deletes.reverse()]);
+}
+
+/** A plain write, unless the kind's row says the API server refuses it (kinds/refusals.ts). */
+function putBackStep(ref: ObjectRef, before: KubeObject, applied: KubeObject): RestoreStep {
+  const rule = rowFor(ref).putBack?.(before, applied);
+  if (rule?.how === 'impossible') return { ref, action: 'keep', reason: 'cannot-restore', before, applied, detail: rule.why };
+  if (rule?.how === 'delete-and-create') {
+    // kguard never deletes what a controller made, not even to create its copy in its place.
+    if (isControllerOwned(applied)) return { ref, action: 'keep', reason: 'cannot-restore', before, applied, detail: `${rule.why}; a controller owns it, and kguard does not delete it` };
+    return { ref, action: 'replace', before, applied, copy: manualCopy(before, true), why: rule.why };
+  }
+  return { ref, action: 'put-back', before, applied };
+}
+
+function recreateStep(ref: ObjectRef, before: KubeObject): RestoreStep {
+  const created = createFor(ref, before);
+  if (!created.copy) return { ref, action: 'keep', reason: 'finished-job', before, detail: created.why };
+  return { ref, action: 'recreate', before, copy: created.copy };
 }
 
 function deleteOrKeep(ref: ObjectRef, applied: KubeObject, options: { keepCreated: boolean }): RestoreStep {
@@ -149,46 +179,4 @@ export function restorePhases(steps: readonly RestoreStep[], stages: ReadonlyMap
 
 function inPhaseOrder(steps: readonly RestoreStep[]): RestoreStep[] {
   return restorePhases(steps).flat();
-}
-
-/** A copy a person can `kubectl replace -f` or `kubectl create -f`: no resourceVersion precondition. */
-export function manualCopy(object: KubeObject, forCreate: boolean): KubeObject {
-  const { resourceVersion: _rv, ...metadata } = object.metadata;
-  if (forCreate) {
-    delete (metadata as Record<string, unknown>).uid;
-    delete (metadata as Record<string, unknown>).creationTimestamp;
-    delete (metadata as Record<string, unknown>).managedFields;
-  }
-  const { status: _status, ...rest } = object;
-  return { ...rest, metadata } as KubeObject;
-}
-
-/**
- * The commands that finish a step by hand. `copyFile` is the private file holding the pre-apply
- * copy (written only when a person needs it).
- */
-export function manualCommands(step: RestoreStep, kubectl: (args: string[]) => string, copyFile?: string): string[] {
-  const name = kubectlName(step.ref);
-  const ns = namespaceArgs(step.ref);
-  switch (step.action) {
-    case 'put-back':
-      return copyFile ? [kubectl(['replace', '-f', copyFile])] : [kubectl(['get', name, ...ns, '-o', 'yaml'])];
-    case 'recreate':
-      return copyFile ? [kubectl(['create', '-f', copyFile])] : [];
-    case 'delete':
-      return [kubectl(['delete', name, ...ns])];
-    case 'keep':
-      if (step.reason === 'gone') {
-        // Deleted by someone else: `replace` would fail NotFound; `create` brings the copy back.
-        return copyFile && step.before ? [`${kubectl(['create', '-f', copyFile])}    # only if you decide the pre-apply copy should come back`] : [];
-      }
-      if (step.reason === 'conflict') {
-        return [
-          kubectl(['get', name, ...ns, '-o', 'yaml']),
-          ...(copyFile && step.before ? [`${kubectl(['replace', '-f', copyFile])}    # only if you decide the pre-apply copy should win`] : []),
-        ];
-      }
-      if (!step.before) return [kubectl(['delete', name, ...ns])];
-      return copyFile ? [kubectl(['replace', '-f', copyFile])] : [];
-  }
 }

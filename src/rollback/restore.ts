@@ -13,12 +13,15 @@ import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import type { ApiResource, Kubectl } from '../kubectl/types.js';
-import { canonicalJson, changedPaths, contentOf, sameContent, withControllerAnnotations } from '../objects/compare.js';
+import { sameContent } from '../objects/compare.js';
+import { conditional, differencesFromCopy, restoreOwners, type OwnersOutcome } from './field-owners.js';
 import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
-import { groupOf, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { groupOf, isControllerOwned, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
 import { rowFor } from '../kinds/table.js';
-import { manualCommands, manualCopy, restorePhases, type RestoreStep } from './plan.js';
+import { manualRestore } from './manual.js';
+import { restorePhases } from './plan.js';
+import { manualCopy, type RestoreStep } from './steps.js';
 import type { RestoreResult } from '../model/result.js';
 
 export interface RestoreDeps {
@@ -28,14 +31,6 @@ export interface RestoreDeps {
   /** Writes a pre-apply copy where only this user can read it; returns the path. */
   keepCopy(ref: ObjectRef, object: KubeObject): Promise<string>;
 }
-
-/**
- * How often the owners' write is tried at once when it loses a race; after that it is tried with a
- * short pause until --rollback-timeout. A conflict here is a controller's
- * status write (a content change ends the loop as someone else's change): a DaemonSet or
- * StatefulSet that starts rolling back writes its status several times a second.
- */
-const OWNER_ATTEMPTS = 10;
 
 export async function executeRestore(
   steps: readonly RestoreStep[],
@@ -103,20 +98,22 @@ async function restoreOne(
 ): Promise<RestoreResult> {
   const commandLine = (args: string[]) => deps.kubectl.commandLine(args);
   if (step.action === 'keep') {
-    const copy = step.before ?? undefined;
-    const copyFile = copy ? await deps.keepCopy(step.ref, manualCopy(copy, step.reason === 'gone')) : undefined;
-    return { status: 'kept', reason: step.reason, commands: manualCommands(step, commandLine, copyFile), copyFile };
+    const manual = manualRestore(step);
+    const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
+    return { status: 'kept', reason: step.reason, detail: step.detail, commands: manual.commands(commandLine, copyFile), copyFile };
   }
+
+  if (step.action === 'replace') return replaceWithCopy(step, options, deps, apiResources, read);
 
   if (step.action === 'recreate') {
     const live = await read();
-    if (live) return keepBecause(step, 'conflict', 'someone else created it again after the apply', deps);
+    if (live) return keepBecause(step, 'conflict', 'someone else created it again after the apply', deps, live);
     const collection = (await apiPath(step.ref, apiResources)).replace(/\/[^/]+$/, '');
-    const written = await deps.kubectl.create(manualCopy(step.before, true), collection, options.deadlineMs);
+    const written = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
     if (!written.ok) return failed(step, `the API server refused to create it again: ${written.message}`, deps);
     if (!written.object) return { status: 'recreated', differences: [] };
     // A new object: a new uid and creation time; its values and field owners are the copy's.
-    const owned = await restoreOwners(step, written.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read);
+    const owned = await ownersOf(step, restoreOwners(step, written.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read), deps);
     if ('status' in owned) return owned;
     return { status: 'recreated', restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
   }
@@ -126,7 +123,7 @@ async function restoreOne(
     if (!live) return { status: 'deleted', differences: [] };
     // Others' writes to fields its manifest left alone (a finalizer, a binding) do not stop the delete.
     const change = changeSinceApply(step.applied, live, fieldsOfApply(undefined, step.applied));
-    if (change) return keepBecause(step, change.state, change.detail, deps);
+    if (change) return keepBecause(step, change.state, change.detail, deps, live);
     const deleted = await deps.kubectl.deleteExact(await apiPath(step.ref, apiResources), { uid: live.metadata.uid ?? '' }, options.deadlineMs);
     if (!deleted.ok && deleted.notFound) return { status: 'deleted', differences: [] };
     if (!deleted.ok && deleted.conflict) return keepBecause(step, 'gone', 'it was replaced by someone else before kguard could delete it', deps);
@@ -135,37 +132,87 @@ async function restoreOne(
   }
 
   // put-back: a conditional PUT of the pre-apply copy; a 409 means it moved between the look and
-  // the write, so look again. The phase's list is the first look; then up to PUT_BACK_LOOKS
-  // reads of this object alone.
+  // the write (a controller's status write, under load several a second), so look again. The
+  // phase's list is the first look; then reads of this object alone: PUT_BACK_LOOKS at once,
+  // then with a growing pause until --rollback-timeout, as for the field owners below.
   const path = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive: KubeObject | undefined;
   let written: KubeObject | undefined;
-  for (let look = 0; look <= PUT_BACK_LOOKS; look += 1) {
+  const giveUpAt = deps.clock.now() + options.deadlineMs;
+  for (let look = 0; look <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look += 1) {
+    if (look > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look - PUT_BACK_LOOKS, 5));
     const live = await read();
     // A write answered 504 may have landed all the same (the API server stored it, then timed out
     // answering: endpoints/handlers/finisher): the retry's 409 is then kguard's own write, not
     // someone else's change.
     if (live && written && sameContent(live, written)) {
-      const owned = await restoreOwners(step, live, path, options, deps, read);
+      const owned = await ownersOf(step, restoreOwners(step, live, path, options, deps, read), deps);
       if ('status' in owned) return owned;
       const notes = await afterPutBack(step, lastLive ?? live, owned.object, options, deps);
       return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
     }
     const change = changeSinceApply(step.applied, live, ours);
-    if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps);
+    if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps, live ?? null);
+    // What the API server refuses to take back over the object as it is now (its kind's row).
+    const rule = rowFor(step.ref).putBack?.(step.before, live);
+    if (rule?.how === 'impossible') return keepBecause(step, 'cannot-restore', rule.why, deps, live);
+    if (rule?.how === 'delete-and-create') {
+      return replaceWithCopy({ ...step, action: 'replace', copy: manualCopy(step.before, true), why: rule.why }, options, deps, apiResources, async () => live);
+    }
     // This apply's changes are reverted; others' writes to other fields since (an HPA's replicas) stay.
     lastLive = live;
     written = keepingOthers(step.before, step.applied, live, ours);
     const first = await deps.kubectl.replace(conditional(written, live), path, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`, deps);
-    const owned = await restoreOwners(step, first.object, path, options, deps, read);
+    const owned = await ownersOf(step, restoreOwners(step, first.object, path, options, deps, read), deps);
     if ('status' in owned) return owned;
     const notes = await afterPutBack(step, live, owned.object, options, deps);
     return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
   }
-  return keepBecause(step, 'conflict', 'it kept changing while kguard tried to restore it', deps);
+  return keepBecause(step, 'conflict', `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`, deps);
+}
+
+/**
+ * Delete the object as the apply left it, by uid and resourceVersion, then create the pre-apply
+ * copy (a new uid): what the API server refuses as a write (an immutable ConfigMap's data) it
+ * takes this way. A delete loses every other writer's change, so it is done only when nothing
+ * changed the object since the apply, and nothing holds it (finalizers would keep it).
+ */
+async function replaceWithCopy(
+  step: Extract<RestoreStep, { action: 'replace' }>,
+  options: { deadlineMs: number },
+  deps: RestoreDeps,
+  apiResources: () => Promise<Map<string, ApiResource>>,
+  read: ObjectReader,
+): Promise<RestoreResult> {
+  const live = await read();
+  const change = changeSinceApply(step.applied, live);
+  if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps, live ?? null);
+  if (isControllerOwned(live)) return keepBecause(step, 'cannot-restore', `${step.why}; a controller owns it, and kguard does not delete it`, deps, live);
+  const finalizers = (live.metadata.finalizers as string[] | undefined) ?? [];
+  if (finalizers.length > 0) {
+    return keepBecause(step, 'cannot-restore', `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(', ')})`, deps, live);
+  }
+  const path = await apiPath(step.ref, apiResources);
+  const deleted = await deps.kubectl.deleteExact(path, { uid: live.metadata.uid ?? '', resourceVersion: live.metadata.resourceVersion }, options.deadlineMs);
+  if (!deleted.ok && deleted.conflict) return keepBecause(step, 'conflict', 'it changed while kguard was about to delete it to create its pre-apply copy', deps, live);
+  if (!deleted.ok && !deleted.notFound) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
+  if (!step.copy) {
+    return { status: 'kept', reason: 'finished-job', detail: `the object this apply put in its place was deleted; ${step.why}`, commands: [] };
+  }
+  const collection = path.replace(/\/[^/]+$/, '');
+  const written = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
+  if (!written.ok) {
+    // The delete landed: what is left is the create.
+    const recreate: RestoreStep = { ref: step.ref, action: 'recreate', before: step.before, copy: step.copy };
+    return failed(recreate, `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written.message}`, deps);
+  }
+  if (!written.object) return { status: 'replaced', differences: [], notes: [step.why] };
+  const owned = await ownersOf(step, restoreOwners(step, written.object, path, options, deps, read), deps);
+  if ('status' in owned) return owned;
+  return { status: 'replaced', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes: [step.why] };
 }
 
 /**
@@ -187,83 +234,33 @@ async function afterPutBack(
   );
 }
 
-/**
- * On a write the server starts from the managedFields sent and then gives the writing manager
- * every field whose value changed (apimachinery fieldmanager.go), so the pre-apply owners need a
- * second write of the values now stored (a controller may have touched its own bookkeeping in
- * between) with the copy's managedFields.
- */
-async function restoreOwners(
-  step: Extract<RestoreStep, { before: KubeObject }>,
-  written: KubeObject,
-  path: string,
-  options: { deadlineMs: number },
-  deps: RestoreDeps,
-  read: () => Promise<KubeObject | undefined>,
-): Promise<{ object: KubeObject } | RestoreResult> {
-  let restored = written;
-  const giveUpAt = deps.clock.now() + options.deadlineMs;
-  for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
-    if (attempt >= OWNER_ATTEMPTS && deps.clock.now() >= giveUpAt) {
-      return failed(step, `its values were restored but its field owners were not: it kept changing for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`, deps);
-    }
-    // A controller writing status several times a second wins races: give it a moment.
-    if (attempt >= OWNER_ATTEMPTS) await deps.clock.sleep(100 * Math.min(attempt - OWNER_ATTEMPTS + 1, 5));
-    const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
-    const second = await deps.kubectl.replace(owners, path, options.deadlineMs);
-    if (second.ok && second.object) return { object: second.object };
-    if (second.ok || !second.conflict) {
-      return failed(step, `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}`, deps);
-    }
-    const moved = await read();
-    const change = changeSinceApply(restored, moved);
-    if (change || !moved) return keepBecause(step, change?.state ?? 'gone', `${change?.detail ?? 'it was deleted'} while kguard restored it`, deps);
-    restored = moved;
-  }
-  return { object: restored };
-}
-
-/**
- * The pre-apply copy, made conditional on the version just read. Annotations a controller keeps
- * (the Deployment's revision) are taken from the live object: they describe the controller's
- * state now, and the controller would only write them again.
- */
-function conditional(before: KubeObject, live: KubeObject): KubeObject {
-  return { ...before, metadata: { ...before.metadata, annotations: withControllerAnnotations(before, live), resourceVersion: live.metadata.resourceVersion } };
-}
-
-/** Owners, timestamps included: the next apply's conflicts depend on who owns what, and when. */
-function needsOwners(before: KubeObject, restored: KubeObject): boolean {
-  return before.metadata.managedFields !== undefined && canonicalJson(before.metadata.managedFields) !== canonicalJson(restored.metadata.managedFields);
-}
-
-function ownership(object: KubeObject): string {
-  return canonicalJson((object.metadata.managedFields ?? []).map((entry) => ({ ...(entry as object), time: undefined })));
-}
-
-/** Fields of the restored object that differ from the pre-apply copy (content and owners). */
-export function differencesFromCopy(before: KubeObject, restored: KubeObject): string[] {
-  const paths = changedPaths(contentOf(before), contentOf(restored));
-  if (ownership(before) !== ownership(restored)) paths.push('metadata.managedFields');
-  return paths;
+/** The owners' write as a restore result when it did not end written. */
+async function ownersOf(step: RestoreStep, outcome: Promise<OwnersOutcome>, deps: RestoreDeps): Promise<{ object: KubeObject } | RestoreResult> {
+  const owned = await outcome;
+  if ('failure' in owned) return failed(step, owned.failure, deps);
+  if ('moved' in owned) return keepBecause(step, owned.moved.state, owned.moved.detail, deps, owned.moved.live);
+  return owned;
 }
 
 async function keepBecause(
   step: RestoreStep,
-  reason: 'conflict' | 'gone',
+  reason: 'conflict' | 'gone' | 'cannot-restore',
   detail: string,
   deps: RestoreDeps,
+  /** The object as last read (null: not there); the commands depend on it. */
+  live?: KubeObject | null,
 ): Promise<RestoreResult> {
   const before = 'before' in step ? step.before : undefined;
-  const keep: RestoreStep = { ref: step.ref, action: 'keep', reason, before };
-  const copyFile = before ? await deps.keepCopy(step.ref, manualCopy(before, reason === 'gone')) : undefined;
-  return { status: 'kept', reason, detail, commands: manualCommands(keep, (args) => deps.kubectl.commandLine(args), copyFile), copyFile };
+  const applied = 'applied' in step ? step.applied : undefined;
+  const manual = manualRestore({ ref: step.ref, action: 'keep', reason, before, applied }, live);
+  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
+  return { status: 'kept', reason, detail, commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile), copyFile };
 }
 
 async function failed(step: RestoreStep, reason: string, deps: RestoreDeps): Promise<RestoreResult> {
-  const before = 'before' in step ? step.before : undefined;
-  const copyFile = before ? await deps.keepCopy(step.ref, manualCopy(before, step.action === 'recreate')) : undefined;
-  return { status: 'failed', reason, commands: manualCommands(step, (args) => deps.kubectl.commandLine(args), copyFile), copyFile };
+  const manual = manualRestore(step);
+  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
+  return { status: 'failed', reason, commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile), copyFile };
 }
 
 function reportResult(step: RestoreStep, result: RestoreResult, reporter: Reporter): void {
@@ -271,6 +268,7 @@ function reportResult(step: RestoreStep, result: RestoreResult, reporter: Report
     case 'restored':
     case 'deleted':
     case 'recreated':
+    case 'replaced':
       reporter.emit({ kind: 'restored', object: step.ref, action: result.status, differences: result.differences, notes: result.notes });
       return;
     case 'kept':

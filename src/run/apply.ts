@@ -19,8 +19,10 @@ import { objectKey, type ObjectRef } from '../objects/model.js';
 import type { PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { endJournal, homeNamespace, rollbackCommand, startJournal } from './journal-life.js';
+import { checkPermissions } from './permissions.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
+import { restoreLimits } from './restore-limits.js';
 import { withOutcome } from './result.js';
 import { planRun, understandPlan, type RunPlan } from './parts.js';
 import { applyInPhases, failUnjudged, newPhasedApply, type PhaseContext, type PhasedApply } from './phases.js';
@@ -54,11 +56,17 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const home = homeNamespace(refs, options.namespace);
     // Parts kubectl can read only once this apply's CRDs exist cannot be judged unchanged now.
     const readLater = plan.parts.some((part) => !part.understood);
+    // What a restore could not put back, or would put back another way: said before anything changes.
+    for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
     // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
     const journalled = options.journal && !options.dryRun && (readLater || !changesNothing(understood));
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
     // applied that kguard could not restore.
-    const restorable = options.rollback !== 'none' && !options.dryRun ? checkRestorable(refs, deps) : undefined;
+    // Then whether this user may do what a restore would (one kubectl process; none when nothing changes).
+    const restorable =
+      options.rollback !== 'none' && !options.dryRun
+        ? checkRestorable(refs, deps).then(() => (changesNothing(understood) ? undefined : checkPermissions(understood, options, deps)))
+        : undefined;
     restorable?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
     const tidied = journalled ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => undefined) : undefined;

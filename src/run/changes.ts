@@ -53,7 +53,7 @@ export function reportVerdict(object: PendingObject, outcome: TrackedOutcome, de
   const workload = object.ref;
   switch (verdict.state) {
     case 'healthy':
-      if (verdict.progress) deps.reporter.emit({ kind: 'healthy', workload, progress: verdict.progress, elapsedMs });
+      if (verdict.progress) deps.reporter.emit({ kind: 'healthy', workload, progress: verdict.progress, elapsedMs, detail: verdict.detail });
       return;
     case 'failed':
     case 'timed-out':

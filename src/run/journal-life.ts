@@ -5,6 +5,7 @@ import { thisProcess } from '../journal/holder.js';
 import { journalExpiry, RunJournal } from '../journal/store.js';
 import { outcomeOf } from './result.js';
 import type { RunResult } from '../model/result.js';
+import { beyondRollback } from '../rollback/plan.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { Deps } from './deps.js';
 
@@ -50,7 +51,7 @@ export async function startJournal(
  * says how `kguard rollback` finishes it.
  */
 export async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
-  if (result.outcome !== 'needs-attention') {
+  if (!rollbackCanHelp(result)) {
     await journal.finish().catch((error: unknown) =>
       deps.reporter.emit({
         kind: 'journal-warning',
@@ -62,6 +63,16 @@ export async function endJournal(journal: RunJournal, result: RunResult, deps: P
   }
   const command = rollbackCommand(journal.runId, deps.kubectl);
   deps.reporter.emit({ kind: 'journal-kept', runId: journal.runId, namespace: journal.namespace, command });
+}
+
+/**
+ * Whether `kguard rollback` could still do something: a person is needed for more than what no
+ * restore can put back (a claim's grown storage request, a finished Job that was pruned), which
+ * it would only keep again.
+ */
+function rollbackCanHelp(result: RunResult): boolean {
+  const rest = result.objects.map((object) => (object.restore?.status === 'kept' && beyondRollback(object.restore.reason) ? { ...object, restore: undefined } : object));
+  return result.outcome === 'needs-attention' && outcomeOf({ ...result, objects: rest }) === 'needs-attention';
 }
 
 /**

@@ -19,6 +19,7 @@ import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js'
 import { detectChanges, track, type PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { readLater, type RunPart, type RunPlan } from './parts.js';
+import { checkPermissions } from './permissions.js';
 import { snapshot } from './understand.js';
 
 /** What the phases did so far: kept up to date, so that whatever breaks, the restore knows it. */
@@ -127,6 +128,8 @@ async function readNow(unread: RunPart[], stage: Stage, entries: Map<string, Jou
   for (const part of unread) part.understood = await readLater(part, context.plan, known, options, deps);
   const refs = unread.flatMap((part) => part.understood!.refs);
   if (refs.length === 0) return;
+  // May this user undo them (delete what they create, put back what they change)? Asked as before any apply.
+  if (options.rollback !== 'none') for (const part of unread) await checkPermissions(part.understood!, options, deps);
   await context.lease?.(refs, stage.phase ?? 'main');
   for (const [key, object] of await snapshot(refs, deps)) context.before.set(key, object);
   for (const ref of refs) entries.set(objectKey(ref), entryOf(ref, context.before, stage.phase));

@@ -24,7 +24,7 @@ export async function restore(objects: PendingObject[], options: ApplyOptions, d
   // Cancelled: the writes are what counts before the CI runner's SIGKILL; health is not waited for.
   if (deps.signal?.aborted) return;
   // Restored workloads are tracked until healthy again: the restore is done when they are.
-  const restored = objects.filter((object) => object.restore?.status === 'restored' || object.restore?.status === 'recreated');
+  const restored = objects.filter((object) => object.restore?.status === 'restored' || object.restore?.status === 'recreated' || object.restore?.status === 'replaced');
   const outcomes = await trackWorkloads(
     restored.flatMap((object) =>
       object.restore && 'restored' in object.restore && object.restore.restored

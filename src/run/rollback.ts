@@ -82,7 +82,7 @@ export async function runRollback(
   }
   return {
     runId: journal.runId,
-    restored: statuses.filter((status) => status === 'restored' || status === 'deleted' || status === 'recreated').length,
+    restored: statuses.filter((status) => status === 'restored' || status === 'deleted' || status === 'recreated' || status === 'replaced').length,
     untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results,

@@ -16,7 +16,7 @@ import type { ContainerLog, Diagnosis } from '../model/findings.js';
 import type { TrackOptions } from '../model/options.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Expectation, FirstSeen, RolloutVerdict as Verdict } from '../model/verdict.js';
-import { objectKey, type ObjectRef } from '../objects/model.js';
+import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { pollingSource, WatchSource, WATCH_SOURCE_DEFAULTS, type WorkloadSource } from './sources.js';
 import { watchQueries } from './watch-scope.js';
 
@@ -68,6 +68,9 @@ interface Watch {
   lastVerdict?: Verdict;
   /** When the rollout was first seen healthy in the current unbroken run of healthy polls. */
   healthySince?: number;
+  /** The object at the last look that found it, and whether the last look found it at all. */
+  lastSeen?: KubeObject;
+  present?: boolean;
 }
 
 const FINAL_STATES = new Set<Verdict['state']>(['healthy', 'failed', 'timed-out', 'conflict', 'gone']);
@@ -205,6 +208,8 @@ function observe(
   const observation = { object: findObject(snapshot, workload), snapshot, clues: watch.clues };
   const moment = { now, startedAt, timeoutMs: timeoutOf(watch.target, options) };
   const verdict = judge(rules, observation, expected, watch.firstSeen, moment);
+  watch.present = observation.object !== undefined;
+  if (observation.object) watch.lastSeen = observation.object;
   watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now, observation, expected);
   watch.lastVerdict = verdict;
   if (verdict.state !== 'healthy') watch.healthySince = undefined;
@@ -269,9 +274,23 @@ async function gatherClues(watch: Watch, snapshot: WorkloadSnapshot, now: number
   if (events) watch.clues = rememberClues(watch.clues, pods, { pod: due, events });
 }
 
+/**
+ * A gone object whose kind may vanish once done (a Job its TTL deleted after it completed): its
+ * events, read once now, tell; otherwise it stays someone else's delete.
+ */
+async function goneWhenDone(watch: Watch, verdict: Verdict, kubectl: TrackDeps['kubectl']): Promise<Verdict> {
+  const rule = rowOf(watch.target).goneWhenDone;
+  const { applied } = watch.target.expected;
+  if (verdict.state !== 'gone' || watch.present !== false || !rule?.mayVanish(applied)) return verdict;
+  const events = await kubectl.events(watch.target.workload.namespace, watch.target.workload.name).catch(() => []);
+  const detail = rule.judge(applied, watch.lastSeen, events);
+  return detail ? { state: 'healthy', progress: { ...NO_PROGRESS, summary: detail }, findings: [], detail } : verdict;
+}
+
 /** The verdict is final: gather its evidence (events, logs) while the pods still exist, and say it. */
-async function finish(watch: Watch, verdict: Verdict, elapsedMs: number, options: TrackOptions, deps: TrackDeps): Promise<Tracked> {
+async function finish(watch: Watch, finalVerdict: Verdict, elapsedMs: number, options: TrackOptions, deps: TrackDeps): Promise<Tracked> {
   const { workload } = watch.target;
+  const verdict = await goneWhenDone(watch, finalVerdict, deps.kubectl);
   let events: KubeEvent[] = [];
   const firstDiagnosis = diagnose(verdict, [], workload);
   if (firstDiagnosis?.pod) {

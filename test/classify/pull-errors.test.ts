@@ -13,6 +13,10 @@ describe('judgePullError', () => {
     ['failed to resolve reference "docker.io/library/nginx:1.25": failed to do request: Head "https://registry-1.docker.io/v2/library/nginx/manifests/1.25": net/http: TLS handshake timeout', 'transient'],
     ['rpc error: code = Canceled desc = failed to pull and unpack image "docker.io/library/nginx:1.25": context canceled', 'transient'],
     ['failed to pull and unpack image "docker.io/library/nginx:1.25": failed to copy: httpReadSeeker: failed open: failed to do request: Get "https://production.cloudflare.docker.com/registry-v2/docker/registry/v2/blobs/sha256/aa/aa": EOF', 'transient'],
+    // The tag resolved, a layer blob (or a child manifest) is not there yet: replication lag first.
+    ['failed to pull and unpack image "registry.example.com/shop/web:2": failed to copy: httpReadSeeker: failed open: could not fetch content descriptor sha256:4ec52d61e2c8c5a8b1f0e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2 (application/vnd.oci.image.layer.v1.tar+gzip) from remote: not found', 'lag'],
+    ['rpc error: code = NotFound desc = failed to pull and unpack image "nixery.dev/shell:latest": failed to copy: httpReaderSeeker: failed open: could not fetch content descriptor sha256:55a9a2c9b30579d7b738c4384d2e0f168002ce3fc67667071012c88c41a6669f (application/vnd.docker.distribution.manifest.v2+json) from remote: not found', 'lag'],
+    ['failed to pull and unpack image "docker.io/library/nginx:1.27": failed to copy: httpReadSeeker: failed open: content at https://registry-1.docker.io/v2/library/nginx/manifests/sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31 not found: not found', 'lag'],
     ['something kguard has never seen', 'unknown'],
   ])('%s → %s', (text, cause) => {
     expect(judgePullError(text)).toBe(cause);

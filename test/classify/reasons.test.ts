@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { rememberClues, NO_CLUES } from '../../src/classify/clues.js';
 import { classifyPod, findingKey } from '../../src/classify/pod.js';
+import { isFatalNow } from '../../src/kinds/engine.js';
 import { events, pod } from '../fixtures/load.js';
 
 describe('classifyPod: image pulls', () => {
@@ -25,6 +26,15 @@ describe('classifyPod: image pulls', () => {
     backOff.status!.containerStatuses![0]!.state = { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:1.17.99"' } };
     const clues = rememberClues(NO_CLUES, [notFound]);
     expect(classifyPod(backOff, clues)[0]).toMatchObject({ pullCause: 'final', policy: { when: 'now' } });
+  });
+
+  it('gives a layer blob not found a minute (replication lag after a push), then fails it', () => {
+    const [finding] = classifyPod(pod('err-image-pull-blob-not-found'));
+    expect(finding).toMatchObject({ reason: 'ErrImagePull', family: 'image-pull', pullCause: 'lag', policy: { when: 'after', seconds: 60 } });
+    expect(finding?.rule.nextStep).toMatch(/still replicating/);
+    // Fatal a minute after the family was first seen, not before (kinds/engine.ts isFatalNow).
+    expect(isFatalNow(finding!.policy, 0, 59_000)).toBe(false);
+    expect(isFatalNow(finding!.policy, 0, 60_000)).toBe(true);
   });
 
   it('takes a DNS failure (no such host) as transient', () => {

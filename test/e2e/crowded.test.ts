@@ -187,3 +187,40 @@ describe('a write the API server stores and then answers 504', () => {
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 });
+
+describe('a layer blob not replicated yet', () => {
+  it('is waited out (a minute\'s grace) while the registry catches up: the rollout ends healthy, exit 0', async () => {
+    env = await sandbox({ scenario: { registry: { 'registry.example.com/shop/web:2': { blobNotFoundPulls: 1 } } } as never });
+    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'registry.example.com/shop/web:2', { replicas: 1 }));
+    const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).toContain('could not fetch content descriptor');
+  });
+});
+
+describe('the TTL-after-finished controller', () => {
+  const withTtl = (yaml: string, seconds: number) => yaml.replace('spec:\n', `spec:\n  ttlSecondsAfterFinished: ${seconds}\n`);
+
+  it('deleting a Job that completed is its success, not someone else\'s delete: exit 0', async () => {
+    env = await sandbox();
+    const { jobYaml } = await import('../kube-sim/testing/kubectl.js');
+    const file = await env.write('migrate.yaml', withTtl(jobYaml('migrate', 'busybox:1.36', { runSeconds: 1 }), 0));
+    // Polls far apart: the Job completes and is deleted between two looks, so kguard never sees it Complete.
+    const run = await env.kguard(['apply', '-f', file, '--poll', '--poll-interval', '2s']);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).toContain('job/migrate (namespace default): completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: 0)');
+    expect(env.cluster.store.get('Job', 'default', 'migrate')).toBeUndefined();
+  });
+
+  it('a Job deleted before it completed is still someone else\'s delete: exit 4', async () => {
+    env = await sandbox();
+    const { jobYaml } = await import('../kube-sim/testing/kubectl.js');
+    const file = await env.write('migrate.yaml', withTtl(jobYaml('migrate', 'busybox:1.36', { runSeconds: 600 }), 0));
+    const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await kubectl(env.cluster, ['delete', 'job', 'migrate', '--wait=false']);
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(4);
+    expect(run.output).toContain('deleted by someone else');
+  });
+});

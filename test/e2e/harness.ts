@@ -101,7 +101,8 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
         const now = peopleMadeObjects(cluster.store);
         const differences = differencesFrom(before, now);
         const recreated = recreatedObjects(before, now);
-        const createdAgain = run.output.split('\n').filter((line) => line.includes(': created again (this apply deleted it)')).length;
+        // Created again after a prune, or put back by delete and create (an immutable ConfigMap): a new uid each.
+        const createdAgain = run.output.split('\n').filter((line) => /: (created again \(this apply deleted it\)|put back by deleting it and creating its pre-apply copy again)/.test(line)).length;
         if (recreated.length !== createdAgain) differences.push(`new uids for ${recreated.join(', ') || 'nothing'}, but kguard said it created ${createdAgain} object(s) again`);
         if (differences.length > 0) {
           throw new Error(`kguard exited 3 (restored), but the cluster is not as it was before the run:\n${differences.join('\n')}\n\n${run.output}`);

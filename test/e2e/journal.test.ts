@@ -2,18 +2,14 @@
 // run that was killed at any point; leases keep two runs off the same objects.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, type Sandbox } from './harness.js';
+import { fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
-const MISSING = 'xxxxxnginx:1.17';
-const THROTTLED = 'registry.example.com/shop/web:2.0';
-// A short request timeout: a rollback of a run killed during its apply waits that long for its requests.
-const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];
-
 let env: Sandbox;
 beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } });
+  env = await runSandbox();
 });
 afterEach(async () => {
   await env.stop();

@@ -5,15 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
-
-const MISSING = 'xxxxxnginx:1.17';
-const THROTTLED = 'registry.example.com/shop/web:2.0';
-const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];
+import { eventually, type Sandbox } from './harness.js';
+import { fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
 
 let env: Sandbox;
 beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } });
+  env = await runSandbox();
 });
 afterEach(async () => {
   await env.stop();

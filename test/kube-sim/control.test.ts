@@ -30,6 +30,13 @@ describe('POST /kube-sim/faults', () => {
     expect((await kubectl(cluster, ['get', 'secrets'])).exitCode).toBe(0);
   });
 
+  it('denies a verb as RBAC would, until restore', async () => {
+    expect((await fault('{"deny": {"verb": "delete", "resource": "configmaps", "namespace": "default"}}')).exitCode).toBe(0);
+    expect((await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps'])).stdout.trim()).toBe('no');
+    expect((await fault('{"restore": {}}')).exitCode).toBe(0);
+    expect((await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps'])).stdout.trim()).toBe('yes');
+  });
+
   it('refuses what it does not know, saying which faults there are', async () => {
     const refused = await fault('{"explode": {}}');
     expect(refused.exitCode).toBe(1);

@@ -18,6 +18,8 @@ export interface ResourceType {
   categories: string[];
   /** Served because a CustomResourceDefinition says so (server/crds.ts). */
   custom?: boolean;
+  /** The verbs discovery lists when they are not the usual eight (a review is only created). */
+  verbs?: string[];
 }
 
 const ALL = ['all'];
@@ -64,6 +66,9 @@ const types: ResourceType[] = [
   clusterScoped(other('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', 'mutatingwebhookconfiguration', [], ['api-extensions']), []),
   clusterScoped(other('apiregistration.k8s.io', 'v1', 'APIService', 'apiservices', 'apiservice', [], ['api-extensions']), ['status']),
   clusterScoped(other('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', 'storageclass', ['sc'], []), []),
+  // A question, not an object: POST answers whether the caller may do something and stores
+  // nothing (pkg/registry/authorization/selfsubjectaccessreview/rest.go; server/access.ts).
+  { ...clusterScoped(other('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', 'selfsubjectaccessreview', [], []), []), verbs: ['create'] },
   {
     ...other('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', 'customresourcedefinition', ['crd', 'crds'], []),
     namespaced: false,

@@ -20,7 +20,10 @@ import { resolveCrowd, type CrowdInput, type CrowdKnobs } from './scenario-crowd
  * - `unreachable`: the registry host does not resolve (`dial tcp: lookup ...: no such host`);
  * - an object: `rateLimitedPulls: N` makes the first N pull attempts of this image (cluster-wide)
  *   fail with Docker Hub's `429 Too Many Requests ... toomanyrequests`, then it behaves as
- *   `state`; `pullMs` and `sizeBytes` override the defaults for this image.
+ *   `state`; `blobNotFoundPulls: N` makes the first N pulls find the tag but not a layer blob
+ *   (a geo-replicated registry or mirror still catching up after a push: containerd's
+ *   `failed to copy: httpReadSeeker: failed open: could not fetch content descriptor … from
+ *   remote: not found`); `pullMs` and `sizeBytes` override the defaults for this image.
  */
 export type ImageAvailability = 'present' | 'missing' | 'no-repository' | 'auth-required' | 'unreachable';
 
@@ -37,6 +40,8 @@ export interface ImageBehaviour {
   tokenServer?: TokenServerFailure;
   tokenFailures?: number;
   rateLimitedPulls?: number;
+  /** The first N pulls resolve the tag but miss a layer blob (replication lag), then it behaves as `state`. */
+  blobNotFoundPulls?: number;
   pullMs?: number;
   sizeBytes?: number;
 }

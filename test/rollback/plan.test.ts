@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { changeOf } from '../../src/objects/compare.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { refOf } from '../../src/objects/model.js';
-import { manualCommands, phaseOf, planRestore, restorePhases, type PlannedObject } from '../../src/rollback/plan.js';
+import { manualRestore } from '../../src/rollback/manual.js';
+import { phaseOf, planRestore, restorePhases, type PlannedObject } from '../../src/rollback/plan.js';
 import type { VerdictState } from '../../src/model/verdict.js';
 import { deployment } from '../fixtures/load.js';
 
@@ -134,19 +135,20 @@ describe('planRestore', () => {
 
   it('creates again an object the apply deleted (--prune)', () => {
     const steps = planRestore([planned(configMap({ a: '1' }), undefined), planned(web, { ...webApplied, spec: {} }, 'failed')], 'all', { keepCreated: false });
-    expect(steps[0]).toMatchObject({ action: 'recreate', before: configMap({ a: '1' }) });
+    expect(steps[0]).toMatchObject({ action: 'recreate', before: configMap({ a: '1' }), copy: { metadata: { name: 'settings', namespace: 'shop' }, data: { a: '1' } } });
+    expect(steps[0]).not.toHaveProperty('copy.metadata.uid');
   });
 
   it('with --rollback none keeps everything and says how to restore it by hand', () => {
     const [step] = planRestore([planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed')], 'none', { keepCreated: false });
     expect(step).toMatchObject({ action: 'keep', reason: 'no-rollback' });
-    expect(manualCommands(step!, (args) => ['kubectl', ...args].join(' '), '/tmp/k/configmap-shop-settings.json')).toEqual([
+    expect(manualRestore(step!).commands((args) => ['kubectl', ...args].join(' '), '/tmp/k/configmap-shop-settings.json')).toEqual([
       'kubectl replace -f /tmp/k/configmap-shop-settings.json',
     ]);
   });
 
   it('gives the exact delete command for a created object that is kept', () => {
     const [step] = planRestore([planned(undefined, webApplied, 'failed')], 'all', { keepCreated: true });
-    expect(manualCommands(step!, (args) => ['kubectl', ...args].join(' '))).toEqual(['kubectl delete deployment.apps/web -n shop']);
+    expect(manualRestore(step!).commands((args) => ['kubectl', ...args].join(' '))).toEqual(['kubectl delete deployment.apps/web -n shop']);
   });
 });

@@ -118,6 +118,7 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
         const current = live.get(keyOf(kind, namespace, name));
         if (!current) return { ok: false, conflict: false, notFound: true, message: 'not found', stderr: '' };
         if (current.metadata.uid !== preconditions.uid) return conflict('Precondition failed: UID in precondition');
+        if (preconditions.resourceVersion !== undefined && current.metadata.resourceVersion !== preconditions.resourceVersion) return conflict('the ResourceVersion in the precondition does not match');
         live.delete(keyOf(kind, namespace, name));
         return { ok: true };
       }),

@@ -178,6 +178,21 @@ describe('executeRestore, when writes race', () => {
     expectRestored(cluster, configs);
   });
 
+  it('keeps looking while a busy controller moves the object between every look and write, until it lands', async () => {
+    const configs = Array.from({ length: 2 }, (_, index) => configMap(`config-${index}`, 'one'));
+    const { cluster, planned } = scenario(configs.map((before) => ({ before, after: changedConfig(before) })));
+    // Eight status writes in a row land between kguard's look and its write (a controller under
+    // load): each PUT answers 409, the content never changes. A fixed number of looks gives up.
+    cluster.beforeWrite('config-1', (_object, writesBefore) => {
+      if (writesBefore < 8) cluster.live.get('ConfigMap/shop/config-1')!.metadata.resourceVersion = String(6000 + writesBefore);
+    });
+    const { results } = await restore(cluster, planned);
+
+    expect(cluster.calls.filter((call) => call.method === 'getObject' && call.target === 'config-1').length).toBeGreaterThanOrEqual(8);
+    expect(results.get('/ConfigMap/shop/config-1')).toMatchObject({ status: 'restored', differences: [] });
+    expectRestored(cluster, configs);
+  });
+
   it("keeps someone else's change made between the list and the write: never overwritten, kept with commands", async () => {
     const configs = Array.from({ length: 4 }, (_, index) => configMap(`config-${index}`, 'one'));
     const { cluster, planned } = scenario(configs.map((before) => ({ before, after: changedConfig(before) })));
@@ -211,5 +226,58 @@ describe('executeRestore, when writes race', () => {
     expect(writesOf(cluster.calls, (name) => name === 'config-0')).toEqual([]);
     expect(results.get('/ConfigMap/shop/config-0')).toMatchObject({ status: 'kept', reason: 'conflict' });
     expect((cluster.live.get('ConfigMap/shop/config-0') as unknown as { data: unknown }).data).toEqual({ value: 'theirs' });
+  });
+});
+
+describe('executeRestore, what the API server refuses to take back', () => {
+  const immutable = (before: KubeObject) => applied(before, (object) => Object.assign(object, { immutable: true, data: { value: 'two' } }));
+
+  it('deletes an immutable ConfigMap by uid and resourceVersion, then creates its pre-apply copy with its field owners', async () => {
+    const before = configMap('settings', 'one');
+    const { cluster, planned } = scenario([{ before, after: immutable(before) }]);
+    const { results, reporter } = await restore(cluster, planned);
+
+    expect(cluster.calls.filter((call) => call.target === 'settings').map((call) => call.method)).toEqual(['deleteExact', 'create', 'replace']);
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({ status: 'replaced', differences: [], notes: [expect.stringMatching(/immutable: true cannot be undone/)] });
+    expect(reporter.events.find((event) => event.kind === 'restored')).toMatchObject({ action: 'replaced' });
+    const live = cluster.live.get('ConfigMap/shop/settings')!;
+    expect(live.metadata.uid).not.toBe(before.metadata.uid);
+    expect(live).toMatchObject({ data: { value: 'one' }, metadata: { managedFields: OWNERS } });
+    expect(live).not.toHaveProperty('immutable');
+  });
+
+  it("never deletes it when someone else changed it since the apply, even a field the apply left alone: kept, with the person's commands", async () => {
+    const before = configMap('settings', 'one');
+    const { cluster, planned } = scenario([{ before, after: immutable(before) }]);
+    const live = cluster.live.get('ConfigMap/shop/settings')!;
+    cluster.live.set('ConfigMap/shop/settings', { ...live, metadata: { ...live.metadata, labels: { owner: 'them' } } });
+    const { results } = await restore(cluster, planned);
+
+    expect(cluster.calls.filter((call) => call.method === 'deleteExact' || call.method === 'create' || call.method === 'replace')).toEqual([]);
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({
+      status: 'kept',
+      reason: 'conflict',
+      commands: [
+        'kubectl get configmap/settings -n shop -o yaml',
+        'kubectl delete configmap/settings -n shop    # only if you decide the pre-apply copy should win',
+        'kubectl create -f /private/ConfigMap-settings.json    # only if you decide the pre-apply copy should win',
+      ],
+    });
+  });
+
+  it('keeps it when it moved between the read and the delete (the resourceVersion precondition)', async () => {
+    const before = configMap('settings', 'one');
+    const { cluster, planned } = scenario([{ before, after: immutable(before) }]);
+    const steps = planRestore(planned, 'all', { keepCreated: false });
+    // A write lands after the phase's list: only the delete's precondition sees it.
+    const list = cluster.kubectl.listObjects.bind(cluster.kubectl);
+    cluster.kubectl.listObjects = async (namespace, types) => {
+      const objects = await list(namespace, types);
+      cluster.live.get('ConfigMap/shop/settings')!.metadata.resourceVersion = '7000';
+      return objects;
+    };
+    const results = await executeRestore(steps, { deadlineMs: 60_000 }, { kubectl: cluster.kubectl, clock: new FakeClock(), reporter: new RecordingReporter(), keepCopy: async (ref) => `/private/${ref.name}.json` });
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({ status: 'kept', reason: 'conflict' });
+    expect(cluster.live.get('ConfigMap/shop/settings')).toMatchObject({ immutable: true, data: { value: 'two' } });
   });
 });

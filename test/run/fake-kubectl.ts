@@ -48,6 +48,7 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
     cancelReadsOn: () => undefined,
     stopCancelling: () => undefined,
     target: async () => undefined,
+    reviewAccess: async (questions) => questions.map((question) => ({ ...question, allowed: true })),
     pinTarget: async () => undefined,
     kustomize: async () => '',
     dryRun: async () => {

@@ -24,7 +24,9 @@ import { controlFaults, CONTROL_PATH } from './control.js';
 import { FaultInjector, requestDeadlineExceeded, type Faults } from './faults.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { isWatchRequest, serveResource } from './resources.js';
-import { sendError, sendJson, sendText } from './responses.js';
+import { reviewSelfAccess } from './access.js';
+import { decodeProtobufObject, isProtobuf } from './protobuf.js';
+import { parseJson, readBody, sendError, sendJson, sendText } from './responses.js';
 import { parseGroupPath, parseGroupVersionPath, parseResourcePath } from './routing.js';
 import { WatchHistory } from './watchHistory.js';
 
@@ -135,8 +137,14 @@ export async function startApiServer(store: Store, clock: SimClock, options: Api
     if (pathname === CONTROL_PATH && req.method === 'POST') return controlFaults(req, res, faults);
     const facts = { method: req.method ?? 'GET', url: req.url ?? '/', route, isWatch: isWatchRequest(query) };
     await faults.delay(facts);
-    const failure = faults.failureFor(facts);
+    const failure = faults.failureFor(facts) ?? faults.deniedFor(facts);
     if (failure) return sendError(res, failure);
+    if (route?.type.kind === 'SelfSubjectAccessReview') {
+      if (req.method !== 'POST' || route.name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      const body = await readBody(req);
+      const review = reviewSelfAccess(isProtobuf(req.headers['content-type']) ? decodeProtobufObject(body) : parseJson(body.toString('utf8')), faults.access);
+      return sendJson(res, review.code, review.body);
+    }
 
     if (servedByUnavailable(pathname, unavailable)) return sendServiceUnavailable(res);
     if (route && faults.timesOutAfterCommit(facts)) return serveThenTimeOut(req, res, () => serveResource(context, route, query, req, res));

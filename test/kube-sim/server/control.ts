@@ -18,11 +18,13 @@ type Control =
   | { failNext: { status: number; count?: number; match?: string } }
   | { slowNext: { ms: number; count?: number; match?: string } }
   | { commitThenTimeout: { count?: number; match?: string } }
-  | { cutWatches: Record<string, never> };
+  | { cutWatches: Record<string, never> }
+  | { deny: { verb: string; resource: string; group?: string; namespace?: string } };
 
 const USAGE =
   'POST one of: {"failNext":{"status":503,"count":1,"match":"^PATCH"}}, {"slowNext":{"ms":5000,"count":1,"match":"..."}}, ' +
-  '{"commitThenTimeout":{"count":1,"match":"..."}}, {"latency":{"ms":200}}, {"unreachable":{"ms":3000}}, {"cutWatches":{}}, {"restore":{}}';
+  '{"commitThenTimeout":{"count":1,"match":"..."}}, {"latency":{"ms":200}}, {"unreachable":{"ms":3000}}, {"cutWatches":{}}, ' +
+  '{"deny":{"verb":"delete","resource":"configmaps","namespace":"shop"}}, {"restore":{}}';
 
 export async function controlFaults(req: IncomingMessage, res: ServerResponse, faults: Faults): Promise<void> {
   let control: Control;
@@ -37,6 +39,7 @@ export async function controlFaults(req: IncomingMessage, res: ServerResponse, f
   else if ('commitThenTimeout' in control) faults.commitThenTimeout(control.commitThenTimeout.count ?? 1, pattern(control.commitThenTimeout.match));
   else if ('latency' in control) faults.latency(control.latency.ms);
   else if ('cutWatches' in control) faults.cutWatches();
+  else if ('deny' in control) faults.deny(control.deny.verb, control.deny.resource, { group: control.deny.group, namespace: control.deny.namespace });
   else if ('restore' in control) await faults.restore();
   else if ('unreachable' in control) {
     // Answer first: the server stops listening right after.

@@ -126,6 +126,7 @@ function typesIn(group: string): ResourceType[] {
 }
 
 function verbsFor(type: ResourceType): string[] {
+  if (type.verbs) return type.verbs;
   // Namespaces cannot be deleted as a collection in the real API either.
   return type.kind === 'Namespace' ? ALL_VERBS.filter((verb) => verb !== 'deletecollection') : ALL_VERBS;
 }

@@ -3,6 +3,7 @@
 
 import { ApiError, type StatusDetails } from '../errors.js';
 import { qualifiedResource } from '../kinds.js';
+import { AccessControl, forbiddenError, type AccessAttributes } from './access.js';
 import type { ResourceRoute } from './routing.js';
 
 export interface Faults {
@@ -38,6 +39,13 @@ export interface Faults {
   commitThenTimeout(count?: number, match?: RegExp | string): void;
   /** End every open watch stream (kubectl get -w exits 0; reflectors re-list and re-watch). */
   cutWatches(): void;
+  /**
+   * RBAC without the rule: from now on (until restore()) `verb` on `resource` ("configmaps",
+   * "pods", "deployments/scale"; any group unless `group` is given), in `namespace` or in every
+   * one, is refused with the RBAC authorizer's 403, and a SelfSubjectAccessReview about it says
+   * allowed: false (server/access.ts). Everything else stays allowed.
+   */
+  deny(verb: string, resource: string, options?: { group?: string; namespace?: string }): void;
 }
 
 /** What the faults need from the HTTP server. */
@@ -73,6 +81,8 @@ export class FaultInjector implements Faults {
   private delays: PendingDelay[] = [];
   private lateTimeouts: PendingDelay[] = [];
   private comeBackTimer: NodeJS.Timeout | undefined;
+  /** What the simulated user may do: everything but the denied rules. */
+  readonly access = new AccessControl();
 
   constructor(private readonly transport: FaultTransport) {}
 
@@ -91,7 +101,27 @@ export class FaultInjector implements Faults {
     this.failures = [];
     this.delays = [];
     this.lateTimeouts = [];
+    this.access.clear();
     await this.transport.goOnline();
+  }
+
+  deny(verb: string, resource: string, options: { group?: string; namespace?: string } = {}): void {
+    this.access.deny({ verb, resource, ...options });
+  }
+
+  /** The 403 for a resource request a denied rule covers, if any. */
+  deniedFor(request: RequestFacts): ApiError | undefined {
+    const route = request.route;
+    if (!route) return undefined;
+    const attributes: AccessAttributes = {
+      verb: verbOf(request),
+      group: route.type.group,
+      resource: route.type.plural,
+      subresource: route.subresource,
+      namespace: route.namespace,
+      name: route.name,
+    };
+    return this.access.allows(attributes) ? undefined : forbiddenError(attributes, route.type);
   }
 
   latency(ms: number): void {

@@ -1,5 +1,5 @@
 // Decoding of the protobuf bodies kubectl's typed generators send (`kubectl create deployment |
-// namespace | configmap | secret | service`). Only the fields those generators can set are mapped;
+// namespace | configmap | secret | service`, and `kubectl auth can-i`'s SelfSubjectAccessReview). Only the fields those generators can set are mapped;
 // field numbers come from k8s.io/api generated.proto and were checked against captured kubectl
 // bodies. Everything else on the wire is skipped.
 //
@@ -114,6 +114,23 @@ const SERVICE_SPEC: Schema = {
   10: { name: 'externalName', kind: 'string' },
 };
 
+/** authorization/v1 SelfSubjectAccessReviewSpec, as `kubectl auth can-i` sends it. */
+const SELF_SUBJECT_ACCESS_REVIEW_SPEC: Schema = {
+  1: {
+    name: 'resourceAttributes',
+    kind: {
+      1: { name: 'namespace', kind: 'string' },
+      2: { name: 'verb', kind: 'string' },
+      3: { name: 'group', kind: 'string' },
+      4: { name: 'version', kind: 'string' },
+      5: { name: 'resource', kind: 'string' },
+      6: { name: 'subresource', kind: 'string' },
+      7: { name: 'name', kind: 'string' },
+    },
+  },
+  2: { name: 'nonResourceAttributes', kind: { 1: { name: 'path', kind: 'string' }, 2: { name: 'verb', kind: 'string' } } },
+};
+
 /** Top-level schemas by kind. Field 1 is always metadata. */
 const OBJECT_SCHEMAS: Record<string, Schema> = {
   Deployment: { 1: { name: 'metadata', kind: OBJECT_META }, 2: { name: 'spec', kind: DEPLOYMENT_SPEC } },
@@ -132,6 +149,7 @@ const OBJECT_SCHEMAS: Record<string, Schema> = {
     5: { name: 'immutable', kind: 'bool' },
   },
   Service: { 1: { name: 'metadata', kind: OBJECT_META }, 2: { name: 'spec', kind: SERVICE_SPEC } },
+  SelfSubjectAccessReview: { 1: { name: 'metadata', kind: OBJECT_META }, 2: { name: 'spec', kind: SELF_SUBJECT_ACCESS_REVIEW_SPEC } },
 };
 
 export function isProtobuf(contentType: string | undefined): boolean {

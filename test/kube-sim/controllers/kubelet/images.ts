@@ -83,6 +83,7 @@ export class SimulatedRegistry {
       return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${tokenFailure(ref, behaviour.tokenServer)}` };
     }
     if (attempt <= (behaviour.rateLimitedPulls ?? 0)) return { ok: false, error: rateLimited(ref) };
+    if (attempt <= (behaviour.blobNotFoundPulls ?? 0)) return { ok: false, error: blobNotFound(ref) };
     const state: ImageAvailability = behaviour.state ?? 'present';
     switch (state) {
       case 'present':
@@ -180,6 +181,20 @@ function rateLimited(ref: ImageRef): string {
     `${unpack(ref)}: failed to copy: httpReadSeeker: failed open: unexpected status code ` +
     `https://${registryHost(ref)}/v2/${ref.path}/manifests/sha256:${sha256(`manifest:${ref.normalized}`)}: ` +
     '429 Too Many Requests - Server message: toomanyrequests: You have reached your unauthenticated pull rate limit. https://www.docker.com/increase-rate-limit'
+  );
+}
+
+/**
+ * The tag resolves, but a layer it names is not there yet: containerd core/remotes/docker/fetcher.go
+ * (a 404 on every host's /blobs/<digest> becomes `could not fetch content descriptor <digest>
+ * (<media type>) from remote: not found`), wrapped by httpreadseeker.go (`httpReadSeeker: failed
+ * open: …`) and the content copy (`failed to copy: …`). Seen after a push to a geo-replicated
+ * registry or behind a mirror that has the manifest before the blobs (containerd#10749, #2840).
+ */
+function blobNotFound(ref: ImageRef): string {
+  return (
+    `${unpack(ref)}: failed to copy: httpReadSeeker: failed open: could not fetch content descriptor ` +
+    `sha256:${sha256(`layer:${ref.normalized}`)} (application/vnd.oci.image.layer.v1.tar+gzip) from remote: not found`
   );
 }
 
