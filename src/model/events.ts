@@ -50,8 +50,9 @@ export type RunEvent =
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }
   | { kind: 'rollback-unhealthy'; workload: ObjectRef; reason: string; commands: string[] }
-  | { kind: 'journal'; runId: string; namespace: string }
-  | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
+  /** `pieces`: where its Secrets are (namespace → how many); `namespace`: the run's home. */
+  | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number> }
+  | { kind: 'journal-kept'; runId: string; namespace: string; pieces?: Record<string, number>; command: string }
   /** With `commands`: what a person runs to finish what kguard could not (a Lease left behind). */
   | { kind: 'journal-warning'; message: string; commands?: string[] }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */

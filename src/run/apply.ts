@@ -18,7 +18,7 @@ import { PHASES } from '../manifests/phases.js';
 import { objectKey, type ObjectRef } from '../objects/model.js';
 import type { PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
-import { endJournal, homeNamespace, rollbackCommand, startJournal } from './journal-life.js';
+import { endJournal, journalPlace, rollbackCommand, startJournal } from './journal-life.js';
 import { checkPermissions } from './permissions.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
@@ -53,7 +53,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
     const refs = [...understood.refs, ...understood.pruned];
     const runId = rawDeps.runId ?? makeRunId();
-    const home = homeNamespace(refs, options.namespace);
+    // Each namespace's copies are journalled in it; cluster-scoped ones in --journal-namespace, where their Leases go too.
+    const place = journalPlace(refs, understood.current, options.journalNamespace);
     // Parts kubectl can read only once this apply's CRDs exist cannot be judged unchanged now.
     const readLater = plan.parts.some((part) => !part.understood);
     // What a restore could not put back, or would put back another way: said before anything changes.
@@ -69,7 +70,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         : undefined;
     restorable?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
-    const tidied = journalled ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => undefined) : undefined;
+    const tidied = journalled ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => undefined) : undefined;
     // One run per object at a time: the leases come before the snapshot, so a run never records
     // another run's unverified state as its "before".
     const lease = async (claimed: readonly ObjectRef[], nameBase?: string) => {
@@ -78,7 +79,16 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         await acquireLeases(
           deps.kubectl,
           claimed,
-          { home, runId, nameBase, holder: thisProcess(), journalNamespace: home, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
+          {
+            home: options.journalNamespace,
+            runId,
+            nameBase,
+            holder: thisProcess(),
+            journalNamespace: place.home,
+            durationSeconds: LEASE_DURATION_SECONDS,
+            lockTimeoutMs: options.lockTimeoutMs,
+            deadlineMs: options.timeoutMs,
+          },
           { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal },
         ),
       );
@@ -92,7 +102,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       return result;
     }
     await restorable?.catch(interruptedBeforeApply(deps.signal));
-    const [journal] = await Promise.all([journalled ? startJournal(runId, home, refs, before, options, deps, stagesOf(plan)) : undefined, tidied]);
+    const [journal] = await Promise.all([journalled ? startJournal(runId, place, refs, before, options, deps, stagesOf(plan)) : undefined, tidied]);
     if (deps.signal?.aborted) {
       // kguard's own cleanup is a write: it must land, not be stopped with the reads.
       deps.kubectl.stopCancelling();
