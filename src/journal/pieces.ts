@@ -126,5 +126,8 @@ export function mergePieces(pieces: readonly Journal[]): { journal: Journal; mis
   // The piece in the journal's home namespace speaks for the run: the merged journal is "there".
   const homeNamespace = first.home ?? first.namespace;
   const home = pieces.find((piece) => piece.namespace === homeNamespace) ?? first;
-  return { journal: { ...home, namespace: homeNamespace, state, objects: [...objects.values()], pieces: Object.fromEntries(expected) }, missing };
+  // Home first, then the others by name: the same order wherever the pieces were listed.
+  const order = [...expected.keys()].sort((left, right) => (left === homeNamespace ? -1 : right === homeNamespace ? 1 : left.localeCompare(right)));
+  const pieceCounts = Object.fromEntries(order.map((namespace) => [namespace, expected.get(namespace)!]));
+  return { journal: { ...home, namespace: homeNamespace, state, objects: [...objects.values()], pieces: pieceCounts }, missing: missing.sort() };
 }

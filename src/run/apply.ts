@@ -81,6 +81,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
           claimed,
           {
             home: options.journalNamespace,
+            clusterNamespace: claimed.some((ref) => ref.namespace === '') ? options.journalNamespace : undefined,
             runId,
             nameBase,
             holder: thisProcess(),
