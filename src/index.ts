@@ -58,8 +58,22 @@ export interface ApplyInput {
   pollInterval?: Duration;
   /** true: poll every `pollInterval` instead of watching (--poll). Default false. */
   poll?: boolean;
-  /** How long a rollout must stay healthy. Default "0s". */
+  /** Shell commands run once every changed workload is healthy; any exit but 0 restores the apply (--verify). */
+  verify?: string[];
+  /** Job manifest files run in the cluster after the rollout, like `helm test` (--verify-job). */
+  verifyJobs?: string[];
+  /** How long each verify command or Job may take. Default "2m". */
+  verifyTimeout?: Duration;
+  /** Keep the verify Jobs instead of deleting them. Default false. */
+  keepVerify?: boolean;
+  /** After healthy and verified, keep watching this long; a restart, a pod leaving Ready or an eviction restores the apply. Default "0s". */
+  bake?: Duration;
+  /** The old name of `bake`. */
   settle?: Duration;
+  /** During the bake, run the `verify` commands again this often. Default: not again. */
+  verifyInterval?: Duration;
+  /** Successful runs kept per namespace for `kguard history` and `kguard undo`. Default 10; 0 keeps none. */
+  history?: number;
   /** Default "all". */
   rollback?: RollbackMode;
   /** How many of a failing container's last lines the log events quote (the report keeps up to 50). Default 5. */
@@ -125,6 +139,13 @@ function guardInput(input: ApplyInput): GuardInput {
     pollIntervalMs: ms(input.pollInterval, 'pollInterval'),
     poll: input.poll,
     settleMs: ms(input.settle, 'settle'),
+    bakeMs: ms(input.bake, 'bake'),
+    verifyCommands: input.verify,
+    verifyJobs: input.verifyJobs,
+    verifyTimeoutMs: ms(input.verifyTimeout, 'verifyTimeout'),
+    keepVerify: input.keepVerify,
+    verifyIntervalMs: ms(input.verifyInterval, 'verifyInterval'),
+    history: input.history,
     rollback: input.rollback,
     logLines: input.logLines,
     concurrency: input.concurrency,

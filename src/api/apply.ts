@@ -5,7 +5,7 @@
 import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { createKubectl } from '../kubectl/client.js';
-import { execProcess, streamProcess } from '../kubectl/exec.js';
+import { execCommand, execProcess, streamProcess } from '../kubectl/exec.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
@@ -91,6 +91,13 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       inputs,
       keepCopy: copies,
       signal: deps.signal,
+      verify: {
+        runCommand: execCommand,
+        // The kubeconfig kguard was told to use is the one a check's kubectl must use too.
+        env: kubeconfigOf(options.connectionArgs),
+        // KGUARD_REPORT: what --output json would print now, sanitised as it would be.
+        report: (sofar) => JSON.stringify(sanitizeDeep(buildReport(sofar, recorder.messages), deps.redactor), null, 2),
+      },
       // The verdict line comes as soon as the result is known; kguard's cleanup follows it.
       announce: (known) => {
         deps.onResult?.();
@@ -112,6 +119,11 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
   } finally {
     recorder.close();
   }
+}
+
+function kubeconfigOf(connectionArgs: readonly string[]): Record<string, string> {
+  const file = connectionArgs.find((arg) => arg.startsWith('--kubeconfig='))?.slice('--kubeconfig='.length);
+  return file ? { KUBECONFIG: file } : {};
 }
 
 function learnt<T>(value: T, learn: (value: T) => void): T {

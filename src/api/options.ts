@@ -27,7 +27,18 @@ export interface GuardInput {
   rollbackTimeoutMs?: number;
   pollIntervalMs?: number;
   poll?: boolean;
+  /** The old name of bakeMs (--settle); both given, they must agree. */
   settleMs?: number;
+  /** Commands run once every changed workload is healthy (--verify). */
+  verifyCommands?: readonly string[];
+  /** Job manifests run in the cluster after the rollout (--verify-job). */
+  verifyJobs?: readonly string[];
+  verifyTimeoutMs?: number;
+  keepVerify?: boolean;
+  bakeMs?: number;
+  verifyIntervalMs?: number;
+  /** Successful runs kept per namespace for kguard history and undo (--history); 0 keeps none. */
+  history?: number;
   rollback?: RollbackMode;
   logLines?: number;
   /** kubectl processes at once (watch streams aside). */
@@ -45,14 +56,15 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
   if (pollIntervalMs < 100) throw new InputError('--poll-interval must be at least 100ms, to spare the API server.');
   const rollbackTimeoutMs = input.rollbackTimeoutMs ?? timeoutMs;
   if (rollbackTimeoutMs <= 0) throw new InputError('--rollback-timeout must be longer than 0s.');
-  const settleMs = input.settleMs ?? DEFAULTS.settleMs;
-  if (settleMs < 0) throw new InputError('--settle cannot be negative.');
+  const verification = resolveVerification(input);
   const logLines = input.logLines ?? DEFAULTS.logLines;
   if (!Number.isInteger(logLines) || logLines < 0) throw new InputError(`--log-lines ${JSON.stringify(String(logLines))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
   const requestTimeoutMs = input.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   if (!(requestTimeoutMs >= 1000) || requestTimeoutMs % 1000 !== 0) {
     throw new InputError(`--request-timeout ${JSON.stringify(`${requestTimeoutMs / 1000}s`)} is not a whole number of seconds; use e.g. --request-timeout 30s.`);
   }
+  const history = input.history ?? DEFAULTS.history;
+  if (!Number.isInteger(history) || history < 0) throw new InputError(`--history ${JSON.stringify(String(history))} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
   const concurrency = input.concurrency ?? DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${JSON.stringify(String(concurrency))} is not a number of processes; use 1 or more, e.g. --concurrency 8.`);
   const passThrough = splitPassThrough(input.kubectlArgs ?? []);
@@ -83,7 +95,8 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     timeoutMs,
     rollbackTimeoutMs,
     pollIntervalMs,
-    settleMs,
+    ...verification,
+    history,
     poll: input.poll ?? false,
     rollback: input.rollback ?? DEFAULTS.rollback,
     keepCreated: input.keepCreated ?? false,
@@ -103,4 +116,27 @@ function journalNamespaceOf(namespace: string | undefined): string {
     throw new InputError(`--journal-namespace ${JSON.stringify(namespace)}: not a namespace name (lower case letters, digits and '-', at most 63). Pass the namespace where kguard may journal and lease cluster-scoped objects.`);
   }
   return namespace;
+}
+
+/**
+ * --verify, --verify-job, --bake and their companions. --settle asked the same question as --bake
+ * (does the rollout stay healthy for a while after it became healthy?) and is its old name.
+ */
+function resolveVerification(input: GuardInput): Pick<GuardedApplyOptions, 'verifyCommands' | 'verifyJobs' | 'verifyTimeoutMs' | 'keepVerify' | 'bakeMs' | 'verifyIntervalMs'> {
+  if (input.settleMs !== undefined && input.bakeMs !== undefined && input.settleMs !== input.bakeMs) {
+    throw new InputError('--settle is the old name of --bake, and the two give different durations; give --bake once.');
+  }
+  const bakeMs = input.bakeMs ?? input.settleMs ?? DEFAULTS.bakeMs;
+  if (bakeMs < 0) throw new InputError('--bake cannot be negative.');
+  const verifyTimeoutMs = input.verifyTimeoutMs ?? DEFAULTS.verifyTimeoutMs;
+  if (verifyTimeoutMs <= 0) throw new InputError('--verify-timeout must be longer than 0s.');
+  const verifyCommands = [...(input.verifyCommands ?? [])];
+  if (verifyCommands.some((command) => command.trim() === '')) throw new InputError('--verify needs a command, e.g. --verify "curl -fsS http://web/healthz".');
+  const verifyJobs = [...(input.verifyJobs ?? [])];
+  if (verifyJobs.some((file) => file.trim() === '')) throw new InputError('--verify-job needs a file with a Job manifest, e.g. --verify-job smoke-test.yaml.');
+  const verifyIntervalMs = input.verifyIntervalMs ?? DEFAULTS.verifyIntervalMs;
+  if (verifyIntervalMs < 0) throw new InputError('--verify-interval cannot be negative.');
+  if (verifyIntervalMs > 0 && bakeMs === 0) throw new InputError('--verify-interval runs the --verify commands again during the bake: give --bake too, e.g. --bake 5m --verify-interval 30s.');
+  if (verifyIntervalMs > 0 && verifyCommands.length === 0) throw new InputError('--verify-interval runs the --verify commands again during the bake, and none is given: add --verify CMD.');
+  return { verifyCommands, verifyJobs, verifyTimeoutMs, keepVerify: input.keepVerify ?? false, bakeMs, verifyIntervalMs };
 }

@@ -42,7 +42,7 @@ export function completionSpec(program: Command): CompletionSpec {
     commands: program.commands.map((command) => ({
       name: command.name(),
       description: command.description(),
-      flags: [...command.options.map(flagSpec), { names: ['-h', '--help'], description: 'display help', value: 'none', choices: [], optionalValue: false }],
+      flags: [...command.options.filter((option) => !option.hidden).map(flagSpec), { names: ['-h', '--help'], description: 'display help', value: 'none', choices: [], optionalValue: false }],
       argumentChoices: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
       positional: command.registeredArguments.map((argument, index) => {
         const label = argument.description || argument.name();

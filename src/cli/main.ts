@@ -22,6 +22,7 @@ import { DEFAULTS } from '../model/options.js';
 import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import type { JournalCommandOptions, RunCommandName } from './journal-commands.js';
+import type { HistoryCommandOptions } from './history-commands.js';
 import type { Session } from './session.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
@@ -59,7 +60,14 @@ function buildProgram(session: Session): Command {
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
     .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', formatDuration(DEFAULTS.pollIntervalMs))
     .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
-    .option('--settle <duration>', 'how long a rollout must stay healthy before it counts as healthy', formatDuration(DEFAULTS.settleMs))
+    .option('--verify <command>', 'after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)', collect, [])
+    .option('--verify-job <file>', 'after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)', collect, [])
+    .option('--verify-timeout <duration>', 'how long each --verify command or --verify-job may take', formatDuration(DEFAULTS.verifyTimeoutMs))
+    .option('--keep-verify', 'keep the --verify-job Jobs instead of deleting them')
+    .option('--bake <duration>', 'after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply')
+    .option('--verify-interval <duration>', 'during --bake, run the --verify commands again this often')
+    .addOption(new Option('--settle <duration>', 'the old name of --bake').hideHelp())
+    .option('--history <n>', 'keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)', String(DEFAULTS.history))
     .option('--concurrency <n>', 'how many kubectl processes may run at once (watch streams aside)', String(DEFAULTS.concurrency))
     .option('--request-timeout <duration>', "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs))
     .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
@@ -115,6 +123,28 @@ function buildProgram(session: Session): Command {
       .action(runAction(name));
   byRunId('unlock', 'release the Leases of a run that died before it wrote its journal, so other runs may change its objects', 'release them even if the run looks alive or left a journal');
   byRunId('forget', 'dismiss a run on purpose: remove its journal and Leases and leave its objects as they are', 'forget it even if it looks alive');
+  const historyAction = (name: 'history' | 'undo') => async (run: string | undefined, raw: HistoryCommandOptions) => {
+    const { historyCommand } = await import('./history-commands.js');
+    process.exitCode = await historyCommand(name, run, raw, { session, makeReporter, fail });
+  };
+  const historyOptions = (command: Command) =>
+    command
+      .option('-n, --namespace <namespace>', 'look for history records in this namespace only (default: all namespaces)')
+      .option('--context <name>', 'kubeconfig context to use')
+      .option('--kubeconfig <path>', 'kubeconfig file to use')
+      .addOption(new Option('-o, --output <format>', 'text, or json').default('text'));
+  historyOptions(program.command('history').description('list the successful runs kept in the cluster (--history): when, who, what they changed')).action(
+    async (raw: HistoryCommandOptions) => historyAction('history')(undefined, raw),
+  );
+  historyOptions(
+    program
+      .command('undo')
+      .description("put back the state from before a successful run, from its history record (someone else's change since still wins)")
+      .argument('[run]', 'the run to undo (kguard history lists them); default: the newest kept'),
+  )
+    .option('--dry-run', 'say what would change, with the differences kubectl diff style; change nothing')
+    .option('--rollback-timeout <duration>', 'how long the restore and the restored workloads may take', formatDuration(DEFAULTS.timeoutMs))
+    .action(historyAction('undo'));
   program
     .command('completion')
     .description('print the shell completion script: source <(kguard completion bash)')

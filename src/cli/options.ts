@@ -26,7 +26,18 @@ export interface RawApplyOptions {
   pollInterval: string;
   /** --poll: poll instead of watching. */
   poll?: boolean;
-  settle: string;
+  /** The old name of --bake. */
+  settle?: string;
+  bake?: string;
+  /** --verify CMD, repeatable. */
+  verify?: string[];
+  /** --verify-job FILE, repeatable. */
+  verifyJob?: string[];
+  verifyTimeout?: string;
+  keepVerify?: boolean;
+  verifyInterval?: string;
+  /** --history N: successful runs kept per namespace. */
+  history?: string;
   /** --log-lines: how many of a failing container's last lines to print. */
   logLines?: string;
   /** --concurrency: kubectl processes at once. */
@@ -89,19 +100,35 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     confirm: raw.confirm,
     keepCreated: raw.keepCreated,
     journal: raw.journal,
-    lockTimeoutMs: raw.lockTimeout === undefined ? undefined : parseDuration(raw.lockTimeout, '--lock-timeout'),
+    lockTimeoutMs: optionalDuration(raw.lockTimeout, '--lock-timeout'),
     journalNamespace: raw.journalNamespace,
     timeoutMs: parseDuration(raw.timeout, '--timeout'),
-    rollbackTimeoutMs: raw.rollbackTimeout === undefined ? undefined : parseDuration(raw.rollbackTimeout, '--rollback-timeout'),
+    rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, '--rollback-timeout'),
     pollIntervalMs: parseDuration(raw.pollInterval, '--poll-interval'),
     poll: raw.poll,
-    settleMs: parseDuration(raw.settle, '--settle'),
+    settleMs: optionalDuration(raw.settle, '--settle'),
+    bakeMs: optionalDuration(raw.bake, '--bake'),
+    verifyCommands: raw.verify,
+    verifyJobs: raw.verifyJob,
+    verifyTimeoutMs: optionalDuration(raw.verifyTimeout, '--verify-timeout'),
+    keepVerify: raw.keepVerify,
+    verifyIntervalMs: optionalDuration(raw.verifyInterval, '--verify-interval'),
+    history: raw.history === undefined ? undefined : parseHistory(raw.history),
     rollback: parseRollbackMode(raw.rollback),
     logLines: parseLogLines(raw.logLines),
     concurrency: raw.concurrency === undefined ? undefined : parseCount(raw.concurrency, '--concurrency'),
     requestTimeoutMs: raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
     kubectlArgs: passThroughArgs,
   });
+}
+
+function parseHistory(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
+  return Number(value.trim());
+}
+
+function optionalDuration(value: string | undefined, flag: string): number | undefined {
+  return value === undefined ? undefined : parseDuration(value, flag);
 }
 
 function parseLogLines(value: string | undefined): number | undefined {

@@ -13,3 +13,7 @@ export const MANAGED_BY = 'kguard';
 export const LEASE_LABEL = 'kguard.dev/lease';
 /** On every Lease of kguard's: the run that holds it. */
 export const RUN_LABEL = 'kguard.dev/run';
+/** On a run's history record (a Secret), with the record format's version: `kguard history` and `undo` find them. */
+export const HISTORY_LABEL = 'kguard.dev/history';
+/** The history record Secret's type. */
+export const HISTORY_TYPE = 'kguard.dev/history';

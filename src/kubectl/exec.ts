@@ -172,6 +172,106 @@ export const streamProcess: StreamExec = (file, args, onStdout) => {
   };
 };
 
+/** How a shell command (--verify) ended, with the end of what it printed. */
+export interface CommandResult {
+  /** Its exit code; undefined when it did not exit by itself (a signal, never started). */
+  exitCode?: number;
+  /** The signal that ended it (SIGTERM, SIGKILL), when one did. */
+  signal?: string;
+  /** The deadline passed and its process group was stopped. */
+  timedOut: boolean;
+  /** The cancel signal stopped its process group. */
+  cancelled: boolean;
+  /** It could not be started at all (no shell). */
+  spawnError?: string;
+  /** The end of stdout and stderr, interleaved as they came: at most `tailChars` characters. */
+  output: string;
+  /** Earlier output was dropped to stay within `tailChars`. */
+  truncated: boolean;
+}
+
+export interface CommandOptions {
+  /** Added to kguard's own environment. */
+  env: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  /** Aborting it stops the process group at once (the run was cancelled). */
+  cancelSignal?: AbortSignal;
+  /** How much of the end of its output to keep: a chatty command cannot fill kguard's memory. */
+  tailChars: number;
+}
+
+/** Runs a person's command line with the system shell, as npm scripts and git hooks do. */
+export type CommandExec = (command: string, options: CommandOptions) => Promise<CommandResult>;
+
+/**
+ * A --verify command: `sh -c COMMAND` (execa's shell option), stdin closed so it can never wait
+ * for input, in a process group of its own that its deadline or a cancel stops whole (SIGTERM,
+ * then SIGKILL a second later), and that a second signal stops with every kubectl
+ * (stopRunningProcesses), as the reaper does when kguard dies by SIGKILL. Only the end of its
+ * output is kept.
+ */
+export const execCommand: CommandExec = async (command, options) => {
+  const { execa } = await loadExeca();
+  const child = execa(command, {
+    shell: true,
+    reject: false,
+    stdin: 'ignore',
+    buffer: false,
+    env: { ...process.env, ...options.env },
+    detached: true,
+  });
+  const pid = child.pid;
+  if (pid !== undefined) track(pid);
+  let output = '';
+  let truncated = false;
+  const keep = (text: string) => {
+    output += text;
+    if (output.length > 2 * options.tailChars) {
+      output = output.slice(-options.tailChars);
+      truncated = true;
+    }
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.setEncoding('utf8');
+    stream?.on('data', keep);
+  }
+  let timedOut = false;
+  let cancelled = false;
+  const timers: NodeJS.Timeout[] = [];
+  const stop = () => {
+    if (pid === undefined) return;
+    killGroup(pid, 'SIGTERM');
+    timers.push(
+      setTimeout(() => {
+        killGroup(pid, 'SIGKILL');
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, KILL_GRACE_MS),
+    );
+  };
+  timers.push(setTimeout(() => ((timedOut = true), stop()), options.timeoutMs));
+  const onCancel = () => ((cancelled = true), stop());
+  if (options.cancelSignal?.aborted) onCancel();
+  else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
+  try {
+    const result = await child;
+    const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !cancelled;
+    return {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut,
+      cancelled,
+      spawnError: spawnFailed ? ((result as { code?: string }).code ?? result.shortMessage) : undefined,
+      output: output.slice(-options.tailChars),
+      truncated: truncated || output.length > options.tailChars,
+    };
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+    options.cancelSignal?.removeEventListener('abort', onCancel);
+    if (pid !== undefined) untrack(pid);
+  }
+};
+
 /** Stops every process group kguard started that is still running (on SIGINT/SIGTERM). */
 export function stopRunningProcesses(): number {
   const count = running.size;

@@ -3,6 +3,7 @@ import type { ObjectRef } from '../objects/model.js';
 import type { Diagnosis, Finding } from './findings.js';
 import type { AppliedObject, ApplyPhase, ChangeKind, KeepReason, Outcome } from './result.js';
 import type { Progress } from './verdict.js';
+import type { BakeOutcome, VerifyCheck, VerifyOutcome, VerifyPhase } from './verify.js';
 
 export type RunEvent =
   /** Where every kubectl call of the run goes: resolved once from the kubeconfig, then pinned. */
@@ -53,12 +54,30 @@ export type RunEvent =
   /** `pieces`: where its Secrets are (namespace → how many); `namespace`: the run's home. */
   | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number> }
   | { kind: 'journal-kept'; runId: string; namespace: string; pieces?: Record<string, number>; command: string }
+  /** `kguard undo --dry-run`: what undoing a run would do to one object, with the differences `kubectl diff` style. */
+  | { kind: 'undo-preview'; runId: string; object: ObjectRef; action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] }
+  | { kind: 'undo-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number; dryRun: boolean }
+  /** A successful run is kept in the history (--history): `kguard undo RUN` puts back the state before it. */
+  | { kind: 'history-kept'; runId: string; namespace: string; keep: number }
   /** With `commands`: what a person runs to finish what kguard could not (a Lease left behind). */
   | { kind: 'journal-warning'; message: string; commands?: string[] }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */
   | { kind: 'rollback-wait'; runId: string; waitMs: number }
   | { kind: 'rollback-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
+  /** A check (--verify, --verify-job) starts, right after the rollout or again during the bake. */
+  | { kind: 'verify-started'; check: VerifyCheck; during: VerifyPhase; timeoutMs: number }
+  | { kind: 'verify-passed'; outcome: VerifyOutcome }
+  /** `shown`: how many of its last lines the text output prints (--log-lines). */
+  | { kind: 'verify-failed'; outcome: VerifyOutcome; shown: number }
+  /** The checks are not run: a workload failed, or the apply changed nothing. */
+  | { kind: 'verify-skipped'; reason: string }
+  /** A verify Job after its check: deleted by uid, kept (--keep-verify), or not deleted (with the command that does). */
+  | { kind: 'verify-job-cleanup'; job: ObjectRef; action: 'deleted' | 'kept' | 'failed'; detail?: string; commands: string[] }
+  | { kind: 'bake-started'; workloads: ObjectRef[]; durationMs: number; verifyIntervalMs: number }
+  | { kind: 'baked'; outcome: BakeOutcome; workloads: number }
+  /** The bake ended early; `workload` is the one that broke, when one did. */
+  | { kind: 'bake-failed'; workload?: ObjectRef; outcome: BakeOutcome; shown: number }
   /** Something broke after the apply: what the apply changed is restored anyway. */
   | { kind: 'internal-error'; message: string }
   | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean };
@@ -70,8 +89,8 @@ export interface ChangedObject {
   changedFields: string[];
 }
 
-/** Whether an event is about the new rollout or about undoing it. */
-export type Phase = 'rollout' | 'rollback';
+/** Whether an event is about the new rollout, about undoing it, or about a verify Job (--verify-job). */
+export type Phase = 'rollout' | 'rollback' | 'verify';
 
 export type RunEventKind = RunEvent['kind'];
 

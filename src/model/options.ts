@@ -23,8 +23,20 @@ export interface ApplyOptions {
   timeoutMs: number;
   rollbackTimeoutMs: number;
   pollIntervalMs: number;
-  /** How long a rollout must stay healthy before kguard calls it healthy. */
-  settleMs: number;
+  /** Commands run once every changed workload is healthy (--verify); any exit but 0 restores the apply. */
+  verifyCommands: readonly string[];
+  /** Job manifests run in the cluster after the rollout (--verify-job), like `helm test`. */
+  verifyJobs: readonly string[];
+  /** How long each check may take (--verify-timeout). */
+  verifyTimeoutMs: number;
+  /** Keep the verify Jobs instead of deleting them (--keep-verify). */
+  keepVerify: boolean;
+  /** After healthy and verified, how long to keep watching (--bake; --settle is its old name). 0: no bake. */
+  bakeMs: number;
+  /** During the bake, run the --verify commands again this often (--verify-interval). 0: not again. */
+  verifyIntervalMs: number;
+  /** How many successful runs' records to keep per namespace (--history), for kguard history and undo; 0 keeps none. */
+  history: number;
   /** Poll instead of watching (--poll); watching falls back to polling by itself when it must. */
   poll: boolean;
   rollback: RollbackMode;
@@ -55,7 +67,10 @@ export interface GuardedApplyOptions extends ApplyOptions {
 export const DEFAULTS = {
   timeoutMs: 5 * 60_000,
   pollIntervalMs: 2_000,
-  settleMs: 0,
+  verifyTimeoutMs: 2 * 60_000,
+  bakeMs: 0,
+  verifyIntervalMs: 0,
+  history: 10,
   rollback: 'all',
   lockTimeoutMs: 5 * 60_000,
   journalNamespace: 'kube-system',
@@ -68,14 +83,10 @@ export const DEFAULTS = {
 export interface TrackOptions {
   timeoutMs: number;
   pollIntervalMs: number;
-  phase: 'rollout' | 'rollback';
+  /** What is watched: the new rollout, the restored workloads, or a verify Job (--verify-job). */
+  phase: 'rollout' | 'rollback' | 'verify';
   /** Stop watching the others as soon as one fails: they will all be undone anyway. */
   stopWhenAnyFails: boolean;
-  /**
-   * How long a rollout must stay healthy before it counts as healthy: catches containers that
-   * crash some seconds after becoming ready (0: healthy at the first healthy poll, like rollout status).
-   */
-  settleMs: number;
   /** Watch the objects (the default); without it, or when watches fail, poll. */
   watch: boolean;
   /** How many of a failing container's last lines the text output shows (--log-lines); 0 reads none. */

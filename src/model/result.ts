@@ -2,6 +2,7 @@
 import type { KubeObject, ObjectRef } from '../objects/model.js';
 import type { Diagnosis } from './findings.js';
 import type { Verdict, VerdictState } from './verdict.js';
+import type { Verification } from './verify.js';
 
 /** What the apply did to one object, from its copies before and after. */
 export type ObjectChange =
@@ -97,6 +98,8 @@ export interface RunResult {
   rollbackMode: RollbackMode;
   /** Where every kubectl call of the run went, when the kubeconfig names it. */
   target?: Target;
+  /** What the checks (--verify, --verify-job) and the bake (--bake) found, when any ran. */
+  verification?: Verification;
   /** Where the run ended, decided once (run/result.ts outcomeOf) when the run assembles its result. */
   outcome: Outcome;
   applyMs: number;

@@ -5,19 +5,14 @@ import { findingLines } from '../classify/diagnosis.js';
 import type { Diagnosis } from '../model/findings.js';
 import { describeApplied } from '../kubectl/apply-output.js';
 import type { Outcome } from '../model/result.js';
-import type { ChangedObject, RunEvent, RunEventKind } from '../model/events.js';
+import type { ChangedObject, Phase, RunEvent, RunEventKind } from '../model/events.js';
 import { summarizePaths } from '../objects/compare.js';
 import { describeObject, type ObjectRef } from '../objects/model.js';
 import { PHASE_FORMATTERS } from './format-phases.js';
+import { VERIFY_FORMATTERS } from './format-verify.js';
+import { containerLogLines, plural, seconds, type Line } from './line.js';
 
-export type Tone = 'ok' | 'fail' | 'warn' | 'info' | 'undo' | 'alarm';
-
-export interface Line {
-  tone: Tone;
-  text: string;
-  /** Indented lines under the main one: evidence, next steps, commands. */
-  details?: string[];
-}
+export { seconds, type Line, type Tone } from './line.js';
 
 type Formatters = { [K in RunEventKind]: (event: Extract<RunEvent, { kind: K }>) => Line };
 
@@ -41,6 +36,7 @@ function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
 const TIMED_OUT_RESTORED = 'a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply';
 
 export const FORMATTERS: Formatters = {
+  ...VERIFY_FORMATTERS,
   understood: (event) => ({
     tone: 'info',
     text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ''}read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
@@ -90,13 +86,13 @@ export const FORMATTERS: Formatters = {
   progress: (event) => ({
     tone: 'info',
     text:
-      `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeObject(event.workload)}: ` +
+      `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ` +
       `${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === 'rollback' ? '' : 'new '}pods ready`}` +
       `${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''}: ${event.waitingFor}`,
   }),
   'pod-problem': (event) => ({
     tone: 'warn',
-    text: `${event.phase === 'rollback' ? 'rollback of ' : ''}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
+    text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
   }),
   'poll-error': (event) => ({
     tone: 'warn',
@@ -193,6 +189,23 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text: `run ${event.runId}: pre-apply copies journalled in ${journalSecrets(event)} until the run ends`,
   }),
+  'undo-preview': (event) => ({
+    tone: event.action === 'keep' ? 'alarm' : 'info',
+    text: `${describeObject(event.object)}: ${event.detail}`,
+    details: event.lines,
+  }),
+  'undo-finished': (event) => ({
+    tone: event.needsPerson > 0 ? 'alarm' : 'ok',
+    text: event.dryRun
+      ? `kguard undo ${event.runId} --dry-run: ${event.restored} object(s) would be put back, ${event.untouched} already as before the run${event.needsPerson > 0 ? `, ${event.needsPerson} would be left to a person` : ''}; nothing was changed (exit ${event.exitCode})`
+      : event.needsPerson > 0
+        ? `kguard undo ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} put back (exit ${event.exitCode})`
+        : `kguard undo ${event.runId}: ${event.restored} object(s) put back as they were before the run and healthy, ${event.untouched} already so (exit ${event.exitCode})`,
+  }),
+  'history-kept': (event) => ({
+    tone: 'info',
+    text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history, namespace ${event.namespace}; the last ${event.keep} runs there are kept): kguard undo ${event.runId} puts back the state before it`,
+  }),
   'journal-kept': (event) => ({
     tone: 'alarm',
     text: `run ${event.runId} is not finished: its journal stays in ${journalNamespaces(event)}. When you have looked, restore what is left with:`,
@@ -229,6 +242,9 @@ const RESTORE_LIMIT_TEXT: Record<Extract<RunEvent, { kind: 'restore-limit' }>['h
   'delete-and-create': 'if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy',
 };
 
+/** Progress of the restore and of a verify Job is told apart from the rollout's. */
+const PHASE_PREFIX: Record<Phase, string> = { rollout: '', rollback: 'rollback of ', verify: 'verify: ' };
+
 const RESTORED_TEXT: Record<Extract<RunEvent, { kind: 'restored' }>['action'], string> = {
   restored: 'put back as it was before the apply',
   deleted: 'deleted (this apply created it)',
@@ -259,13 +275,7 @@ const CHANGE_TEXT: Record<ChangedObject['change'], string> = {
 
 /** Evidence, then the last lines the failing containers printed (the pods may be gone by now), then the next step. */
 function diagnosisDetails(diagnosis: Diagnosis): string[] {
-  const logLines = (diagnosis.logs ?? []).flatMap((log) => {
-    const lines = log.lines.slice(-log.shown);
-    if (lines.length === 0) return [];
-    const run = log.previous ? ', run before the restart' : '';
-    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
-  });
-  return [...diagnosis.evidence, ...logLines, `next: ${diagnosis.nextStep}`];
+  return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
 }
 
 /** kubectl's bookkeeping of a client-side apply: it changes with every other field, so it says nothing. */
@@ -299,14 +309,4 @@ function listObjects(objects: readonly ObjectRef[]): string {
 
 export function formatEvent(event: RunEvent): Line {
   return (FORMATTERS[event.kind] as (event: RunEvent) => Line)(event);
-}
-
-export function seconds(ms: number): string {
-  const total = ms / 1000;
-  if (total < 60) return `${total.toFixed(1)}s`;
-  return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
-}
-
-function plural(count: number): string {
-  return count === 1 ? '' : 's';
 }

@@ -35,6 +35,8 @@ export class GithubActionsReporter implements Reporter {
   private readonly rows = new Map<string, ObjectRow>();
   private verdict: Line | undefined;
   private preview = false;
+  /** The checks (--verify, --verify-job) and the bake (--bake), one line each. */
+  private readonly checks: Line[] = [];
 
   constructor(
     private readonly inner: Reporter,
@@ -65,6 +67,10 @@ export class GithubActionsReporter implements Reporter {
 
   private remember(event: RunEvent, line: Line): void {
     if (event.kind === 'finished') this.verdict = line;
+    if (CHECK_KINDS.has(event.kind)) {
+      this.checks.push(line);
+      return;
+    }
     if (event.kind === 'changes' || event.kind === 'preview') {
       this.preview = event.kind === 'preview';
       for (const object of event.objects) {
@@ -89,11 +95,13 @@ export class GithubActionsReporter implements Reporter {
       return `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`;
     });
     const table = rows.length === 0 ? [] : ['| object | change | verdict | restore |', '|---|---|---|---|', ...rows, ''];
+    const checks = this.checks.length === 0 ? [] : ['**Checks**', '', ...this.checks.map((check) => `- ${cell(check)}`), ''];
     const logText = this.log.map((line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join('\n')).join('\n');
     return [
       `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
       '',
       ...table,
+      ...checks,
       `<details><summary>kguard log (${this.log.length} lines)</summary>`,
       '',
       `<pre>${escapeHtml(logText)}</pre>`,
@@ -108,6 +116,9 @@ export class GithubActionsReporter implements Reporter {
     return `file=${escapeProperty(location.file)},line=${location.line},title=${escapeProperty(`kguard: ${describeObject(subject!)}`)}`;
   }
 }
+
+/** The checks and the bake: a list of their own under the table. */
+const CHECK_KINDS = new Set<RunEvent['kind']>(['verify-passed', 'verify-failed', 'verify-job-cleanup', 'baked', 'bake-failed']);
 
 /** Events about undoing the apply: the summary's restore column. */
 const RESTORE_KINDS = new Set<RunEvent['kind']>(['restored', 'restore-kept', 'restore-failed', 'rolled-back', 'rollback-unhealthy']);

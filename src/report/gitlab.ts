@@ -5,13 +5,14 @@
 import type { Reporter, RunEvent, RunEventKind } from '../model/events.js';
 import { formatEvent } from './format.js';
 
-type Section = 'read' | 'apply' | 'preview' | 'watch' | 'restore';
+type Section = 'read' | 'apply' | 'preview' | 'watch' | 'verify' | 'restore';
 
 const HEADERS: Record<Section, string> = {
   read: 'kguard: read the manifests as kubectl does, dry run, snapshot',
   apply: 'kguard: kubectl apply and what it changed',
   preview: 'kguard: dry run: what the apply would do',
   watch: 'kguard: watch the changed workloads',
+  verify: 'kguard: verify (--verify, --verify-job) and bake (--bake)',
   restore: 'kguard: restore what the apply changed',
 };
 
@@ -53,9 +54,20 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'rolled-back': 'restore',
   'rollback-unhealthy': 'restore',
   'journal-kept': undefined,
+  'history-kept': undefined,
+  'undo-preview': 'preview',
+  'undo-finished': undefined,
   'journal-warning': undefined,
   'rollback-wait': 'restore',
   'rollback-finished': 'restore',
+  'verify-started': 'verify',
+  'verify-passed': 'verify',
+  'verify-failed': 'verify',
+  'verify-skipped': 'verify',
+  'verify-job-cleanup': 'verify',
+  'bake-started': 'verify',
+  baked: 'verify',
+  'bake-failed': 'verify',
   finished: undefined,
 };
 
@@ -109,5 +121,6 @@ export class GitlabCiReporter implements Reporter {
 function sectionOf(event: RunEvent): Section | undefined {
   const section = SECTION_OF[event.kind];
   if (section !== 'phase') return section;
-  return 'phase' in event && event.phase === 'rollback' ? 'restore' : 'watch';
+  if (!('phase' in event)) return 'watch';
+  return event.phase === 'rollback' ? 'restore' : event.phase === 'verify' ? 'verify' : 'watch';
 }

@@ -4,9 +4,13 @@ import type { Finding } from '../model/findings.js';
 import { exitCodeOf } from '../run/result.js';
 import type { Outcome } from '../model/result.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
+import { bakeReport, checksReport, logReport, type JsonBake, type JsonCheck } from './json-verify.js';
 
-/** Bumped whenever the shape below changes. 2: one entry per object of the apply, restore instead of undo. */
-export const REPORT_VERSION = 2;
+/**
+ * Bumped whenever the shape below changes. 2: one entry per object of the apply, restore instead
+ * of undo. 3: `verify` (the checks) and `bake`.
+ */
+export const REPORT_VERSION = 3;
 
 export interface JsonReport {
   reportVersion: number;
@@ -20,6 +24,10 @@ export interface JsonReport {
   cancelled: string | null;
   objects: JsonObject[];
   rollbackMode: RunResult['rollbackMode'];
+  /** Every check run (--verify, --verify-job), in order, those repeated during the bake included; empty when none ran. */
+  verify: JsonCheck[];
+  /** The bake (--bake); null when none ran. */
+  bake: JsonBake | null;
   timings: { applyMs: number; totalMs: number };
   kubectlProcesses: number;
   /** Where every kubectl call went: the kubeconfig's context, cluster, user and namespace, resolved once (null without a kubeconfig context). */
@@ -70,6 +78,8 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
     cancelled: result.cancelled ?? null,
     objects: result.objects.map(objectReport),
     rollbackMode: result.rollbackMode,
+    verify: checksReport(result.verification),
+    bake: bakeReport(result.verification),
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
     target: result.target ? { ...result.target } : null,
@@ -96,7 +106,7 @@ function objectReport(result: ObjectResult): JsonObject {
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict && 'findings' in verdict ? verdict.findings : []).map(podReport),
-    logs: (diagnosis?.logs ?? []).map(({ pod, container, previous, lines, error }) => ({ pod, container, previous, lines, error: error ?? null })),
+    logs: (diagnosis?.logs ?? []).map(logReport),
     restore: restore
       ? {
           status: restore.status,

@@ -4,6 +4,7 @@
 // skipped with the reason. Built from the JSON report, so both always say the same. Pure.
 import type { FailureReport } from './failure.js';
 import type { JsonObject, JsonReport } from './json.js';
+import type { JsonBake, JsonCheck } from './json-verify.js';
 
 /** Verdicts that fail a test case: the rollout failed or timed out, someone else's change, an object gone. */
 const FAILING_VERDICTS = new Set(['failed', 'timed-out', 'conflict', 'gone']);
@@ -24,7 +25,7 @@ interface TestCase {
 }
 
 export function junitXml(report: JsonReport | FailureReport, finishedAt: Date): string {
-  const cases = 'objects' in report ? report.objects.map(objectCase) : [errorCase(report)];
+  const cases = 'objects' in report ? [...report.objects.map(objectCase), ...report.verify.map(checkCase), ...(report.bake ? [bakeCase(report.bake)] : [])] : [errorCase(report)];
   const totalMs = 'timings' in report ? report.timings.totalMs : 0;
   const count = (pick: (test: TestCase) => unknown) => cases.filter(pick).length;
   const totals = {
@@ -63,6 +64,33 @@ function objectCase(object: JsonObject): TestCase {
   } else if (object.verdict in SKIP_REASONS) {
     test.skipped = SKIP_REASONS[object.verdict];
   }
+  return test;
+}
+
+/** A check is a test of the new version: a failing one fails its case with its last lines. */
+function checkCase(check: JsonCheck): TestCase {
+  const what = check.type === 'command' ? `verify: ${check.command}` : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ''} (${check.file})`;
+  const test: TestCase = { name: check.during === 'bake' ? `${what} (during the bake)` : what, classname: 'kguard.verify', seconds: check.durationMs / 1000 };
+  if (check.cancelled) test.skipped = check.summary;
+  else if (!check.passed) {
+    const lines = check.lines.length > 0 ? ['last lines:', ...check.lines.map((line) => `  | ${line}`)] : [];
+    const logs = check.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
+    test.failure = { message: check.summary, type: check.timedOut ? 'timed-out' : 'verify', text: [check.summary, ...lines, ...check.evidence.map((line) => `  ${line}`), ...logs, ...(check.nextStep ? [`next: ${check.nextStep}`] : [])].join('\n') };
+  }
+  return test;
+}
+
+function bakeCase(bake: JsonBake): TestCase {
+  const test: TestCase = { name: `bake ${bake.durationMs / 1000}s`, classname: 'kguard.bake', seconds: bake.elapsedMs / 1000 };
+  if (bake.passed) return test;
+  // Someone else's change fails its object's case; a signal is not the new version's verdict.
+  if (bake.stoppedBy === 'cancelled' || bake.stoppedBy === 'conflict') {
+    test.skipped = bake.summary ?? bake.stoppedBy;
+    return test;
+  }
+  const where = bake.workload ? `${bake.workload.kind.toLowerCase()}/${bake.workload.name}${bake.workload.namespace ? ` (namespace ${bake.workload.namespace})` : ''}: ` : '';
+  const logs = bake.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
+  test.failure = { message: `${where}${bake.summary ?? 'it did not stay healthy'}`, type: bake.stoppedBy ?? 'bake', text: [`${where}${bake.summary ?? ''}`, ...bake.evidence, ...logs, ...(bake.nextStep ? [`next: ${bake.nextStep}`] : [])].join('\n') };
   return test;
 }
 

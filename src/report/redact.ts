@@ -4,7 +4,7 @@
 // So kguard learns every value of every Secret the apply holds, before kubectl sees the manifests,
 // and replaces each one wherever it appears, in the forms it can take there.
 import { createRequire } from 'node:module';
-import { JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from '../journal/labels.js';
+import { HISTORY_LABEL, HISTORY_TYPE, JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from '../journal/labels.js';
 import { LiteralMatcher } from './literals.js';
 
 /** yaml is loaded at the first manifest read, not at start-up: `kguard --version` reads none. */
@@ -120,7 +120,8 @@ function collect(object: unknown, values: string[]): void {
  */
 function isKguardJournal(secret: { type?: unknown; metadata?: { labels?: unknown } }): boolean {
   const labels = asRecord(secret.metadata?.labels);
-  return secret.type === JOURNAL_TYPE && labels[MANAGED_BY_LABEL] === MANAGED_BY && typeof labels[JOURNAL_LABEL] === 'string';
+  if (labels[MANAGED_BY_LABEL] !== MANAGED_BY) return false;
+  return (secret.type === JOURNAL_TYPE && typeof labels[JOURNAL_LABEL] === 'string') || (secret.type === HISTORY_TYPE && typeof labels[HISTORY_LABEL] === 'string');
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

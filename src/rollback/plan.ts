@@ -47,10 +47,18 @@ export function needsRestore(verdict: VerdictState | undefined): boolean {
 export function planRestore(
   objects: readonly PlannedObject[],
   mode: RollbackMode,
-  options: { keepCreated: boolean; /** The run was cancelled: the apply is undone whatever its verdicts. */ cancelled?: boolean },
+  options: {
+    keepCreated: boolean;
+    /** The run was cancelled: the apply is undone whatever its verdicts. */
+    cancelled?: boolean;
+    /** A check or the bake failed (--verify, --verify-job, --bake): the apply failed as a unit, whatever its verdicts. */
+    failedAsUnit?: boolean;
+  },
 ): RestoreStep[] {
-  if (options.cancelled && mode === 'failed') mode = 'all';
-  if (!options.cancelled && !objects.some((object) => needsRestore(object.verdict))) {
+  const asUnit = options.cancelled === true || options.failedAsUnit === true;
+  // No workload failed by itself: --rollback failed has nothing narrower than the whole apply to undo.
+  if (asUnit && mode === 'failed') mode = 'all';
+  if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
     // Nothing to undo, but someone else's change still needs a person: say what and how.
     return objects.flatMap((object): RestoreStep[] =>
       object.verdict === 'conflict' || object.verdict === 'gone'

@@ -13,17 +13,21 @@ import { deleteExpiredJournals, makeRunId, type RunJournal } from '../journal/st
 import { prepareInputs } from '../manifests/inputs.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
+import type { Verification } from '../model/verify.js';
+import { prepareVerifyJobs } from '../verify/job-manifest.js';
 import { isChange } from '../objects/compare.js';
 import { PHASES } from '../manifests/phases.js';
-import { objectKey, type ObjectRef } from '../objects/model.js';
+import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
-import { endJournal, journalPlace, rollbackCommand, startJournal } from './journal-life.js';
+import { endJournal, homeNamespace, journalPlace, rollbackCommand, startJournal } from './journal-life.js';
 import { checkPermissions } from './permissions.js';
 import { preview } from './preview.js';
 import { restore } from './restore-step.js';
 import { restoreLimits } from './restore-limits.js';
-import { withOutcome } from './result.js';
+import { verificationFailed, withOutcome } from './result.js';
+import { verifyAndBake, type VerifyContext } from './verify-step.js';
+import { historyRecordOf, keptInHistory, writeHistory } from './history-step.js';
 import { planRun, understandPlan, type RunPlan } from './parts.js';
 import { applyInPhases, failUnjudged, newPhasedApply, type PhaseContext, type PhasedApply } from './phases.js';
 import { changesNothing, checkRestorable, snapshot } from './understand.js';
@@ -33,6 +37,7 @@ export type { Deps };
 export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
   const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
   const startedAt = deps.clock.now();
+  const startedAtIso = new Date().toISOString();
   // Before the apply every kubectl call is a read: a signal stops them at once.
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
@@ -55,10 +60,19 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const runId = rawDeps.runId ?? makeRunId();
     // Each namespace's copies are journalled in it; cluster-scoped ones in --journal-namespace, where their Leases go too.
     const place = journalPlace(refs, understood.current, options.journalNamespace);
+    // The apply's own namespace (its first namespaced object's): verify Jobs run there.
+    const home = homeNamespace(refs, options.namespace);
     // Parts kubectl can read only once this apply's CRDs exist cannot be judged unchanged now.
     const readLater = plan.parts.some((part) => !part.understood);
     // What a restore could not put back, or would put back another way: said before anything changes.
     for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
+    // The --verify-job files are read and checked now: a Job the API server refuses is refused before the apply.
+    const verifyJobs =
+      options.verifyJobs.length > 0 && !options.dryRun
+        ? await prepareVerifyJobs(options.verifyJobs, { namespace: home, runId, createdNamespaces: createdNamespaces(refs, understood.current), deadlineMs: options.timeoutMs }, deps.kubectl).catch(
+            interruptedBeforeApply(deps.signal),
+          )
+        : [];
     // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
     const journalled = options.journal && !options.dryRun && (readLater || !changesNothing(understood));
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
@@ -120,22 +134,28 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       journal,
       lease: journalled ? (claimed, phase) => lease(claimed, `${runId}-${phase}`) : undefined,
     };
-    const objects = await afterTheApply(context, state, options, deps);
-    result = withOutcome({
-      mode: 'apply',
-      target,
-      objects: objects.map(({ change: _change, stage: _stage, ...object }): ObjectResult => object),
-      applied: state.applied,
-      applyError: state.applyError?.message,
-      cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
-      rollbackMode: options.rollback,
-      applyMs: state.applyMs,
-      totalMs: deps.clock.now() - startedAt,
-      kubectlProcesses: deps.kubectl.spawned,
-    });
+    const resultOf = (objects: readonly PendingObject[], verification: Verification | undefined): RunResult =>
+      withOutcome({
+        mode: 'apply',
+        target,
+        objects: objects.map(({ change: _change, newPods: _pods, stage: _stage, ...object }): ObjectResult => object),
+        applied: state.applied,
+        applyError: state.applyError?.message,
+        cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
+        rollbackMode: options.rollback,
+        verification,
+        applyMs: state.applyMs,
+        totalMs: deps.clock.now() - startedAt,
+        kubectlProcesses: deps.kubectl.spawned,
+      });
+    const { objects, verification } = await afterTheApply(context, state, { runId, namespace: home, target, jobs: verifyJobs, resultOf }, options, deps);
+    result = resultOf(objects, verification);
     // The journal and the leases end together: neither protects the other. A kept journal is
-    // said before the verdict; deleting one (and letting the leases go) happens after it.
-    ending = journal ? endJournal(journal, result, deps) : undefined;
+    // said before the verdict; deleting one (and letting the leases go) happens after it. So is
+    // a successful run's history record: said now, written with the cleanup.
+    const record = keptInHistory(result, journal, options) ? historyRecordOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : undefined;
+    if (record) deps.reporter.emit({ kind: 'history-kept', runId: record.runId, namespace: record.namespace, keep: options.history });
+    ending = journal ? Promise.all([record && writeHistory(record, options, deps), endJournal(journal, result, deps)]).then(() => undefined) : undefined;
     deps.announce?.(result);
     return result;
   } finally {
@@ -152,7 +172,14 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
  * have changed something: the changed objects fail and are restored; if even what changed cannot
  * be read, each object ends "restore failed" with the command that finishes the job, so the run exits 4.
  */
-async function afterTheApply(context: PhaseContext, state: PhasedApply, options: ApplyOptions, deps: Deps): Promise<PendingObject[]> {
+async function afterTheApply(
+  context: PhaseContext,
+  state: PhasedApply,
+  verify: Omit<VerifyContext, 'resultSoFar'> & { resultOf(objects: readonly PendingObject[], verification: Verification | undefined): RunResult },
+  options: ApplyOptions,
+  deps: Deps,
+): Promise<{ objects: PendingObject[]; verification?: Verification }> {
+  let verification: Verification | undefined;
   try {
     await applyInPhases(context, state, options, deps);
     // Nothing changed: the run ends as one refused before its apply.
@@ -162,7 +189,10 @@ async function afterTheApply(context: PhaseContext, state: PhasedApply, options:
       await context.journal?.finish().catch(() => undefined);
       throw refusal;
     }
-    if (state.unreadable) return unreadable(state, context.journal, deps);
+    if (state.unreadable) return { objects: unreadable(state, context.journal, deps) };
+    // Healthy is not yet working: the checks and the bake, when asked for, once every phase is.
+    const pending = state.objects;
+    if (!state.applyError) verification = await verifyAndBake(pending, { ...verify, resultSoFar: (sofar) => verify.resultOf(pending, sofar) }, options, deps);
   } catch (error) {
     if (error === state.applyError || error === state.refused) throw error;
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
@@ -170,14 +200,19 @@ async function afterTheApply(context: PhaseContext, state: PhasedApply, options:
   }
   await state.journalled;
   try {
-    await restore(state.objects, options, deps);
+    await restore(state.objects, options, deps, verificationFailed(verification));
   } catch (error) {
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
     for (const object of state.objects.filter(isChange)) {
       object.restore ??= { status: 'failed', reason: `kguard failed while restoring it: ${messageOf(error)}`, commands: finishCommands(context.journal, deps) };
     }
   }
-  return state.objects;
+  return { objects: state.objects, verification };
+}
+
+/** Namespaces the apply creates: a verify Job's dry run cannot be asked in them yet. */
+function createdNamespaces(refs: readonly ObjectRef[], current: ReadonlyMap<string, KubeObject>): Set<string> {
+  return new Set(refs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !current.has(objectKey(ref))).map((ref) => ref.name));
 }
 
 /** What the apply changed could not be read: every object may have changed, and a person finishes it. */

@@ -1,5 +1,6 @@
 // After the apply: what it changed (from the copies before and after), and the tracking of every
 // changed object to a verdict, one line per verdict.
+import type { Pod } from '../kube.js';
 import type { Diagnosis } from '../model/findings.js';
 import { changeOf, isChange } from '../objects/compare.js';
 import type { ObjectChange } from '../model/result.js';
@@ -10,8 +11,12 @@ import type { ApplyOptions } from '../model/options.js';
 import type { Deps } from './deps.js';
 import { trackOptionsFor } from './track-options.js';
 
-/** `stage`: the position of its phase in a phased apply (run/phases.ts): the restore undoes later phases first. */
-export type PendingObject = ObjectResult & { change: ObjectChange; stage?: number };
+/**
+ * An object on its way through the run: its result so far, its copies, its new pods at its verdict
+ * (where a bake starts), and `stage`, the position of its phase in a phased apply (run/phases.ts):
+ * the restore undoes later phases first.
+ */
+export type PendingObject = ObjectResult & { change: ObjectChange; newPods?: Pod[]; stage?: number };
 
 export function detectChanges(
   refs: readonly ObjectRef[],
@@ -82,5 +87,6 @@ export function recordOutcome(object: PendingObject, outcome: TrackedOutcome | u
   object.diagnosis = outcome.diagnosis as Diagnosis | undefined;
   object.verdictAfterMs = outcome.elapsedMs;
   object.tracked = outcome.tracked;
+  object.newPods = outcome.newPods;
 }
 

@@ -1,6 +1,7 @@
 // What a guarded apply needs from outside: kubectl, a clock, a reporter, a cancel signal, the
 // input readers and where a restore keeps copies a person may need.
 import type { Clock } from '../clock.js';
+import type { CommandExec } from '../kubectl/exec.js';
 import type { Kubectl } from '../kubectl/types.js';
 import type { InputDeps } from '../manifests/inputs.js';
 import type { RestoreDeps } from '../rollback/restore.js';
@@ -22,5 +23,10 @@ export interface Deps {
    * line does not wait for kguard's own cleanup.
    */
   announce?(result: RunResult): void;
+  /**
+   * What --verify commands need: the process runner (kubectl/exec.ts execCommand), what their
+   * environment adds besides the run's own facts (KUBECONFIG), and the report so far as JSON text.
+   */
+  verify?: { runCommand: CommandExec; env: Readonly<Record<string, string>>; report(result: RunResult): string };
 }
 

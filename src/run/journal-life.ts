@@ -10,6 +10,11 @@ import { beyondRollback } from '../rollback/plan.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { Deps } from './deps.js';
 
+/** The apply's namespace: its first namespaced object's (verify Jobs run there). */
+export function homeNamespace(refs: readonly ObjectRef[], namespace: string | undefined): string {
+  return refs.find((ref) => ref.namespace !== '')?.namespace ?? namespace ?? 'default';
+}
+
 /**
  * Where a run journals (journal/pieces.ts) and leases: each namespace's objects in that namespace,
  * except those in namespaces the apply creates; cluster-scoped ones in the journal namespace

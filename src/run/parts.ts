@@ -16,7 +16,7 @@ import type { ApplyPhase } from '../model/result.js';
 import { conditionOf, type Condition } from '../kube.js';
 import { groupOf, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Deps } from './deps.js';
-import { applyRequest, checkServerDryRun, NotReadableYet, understand, type Understood } from './understand.js';
+import { applyRequest, checkServerDryRun, digestOf, NotReadableYet, understand, type Understood } from './understand.js';
 
 export interface RunPart {
   /** Undefined: the apply has no phases (one part, the user's inputs). */
@@ -110,6 +110,7 @@ export async function understandPlan(plan: RunPlan, options: ApplyOptions, deps:
     pruned: read.flatMap((understood) => understood.pruned),
     server: { ok: true, objects: answers.flatMap((answer) => answer.objects), pruned: answers.flatMap((answer) => answer.pruned), warnings: '' },
     current,
+    digest: digestOf(read.map((understood) => understood.digest)),
   };
 }
 

@@ -11,11 +11,11 @@ import type { PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { trackOptionsFor } from './track-options.js';
 
-export async function restore(objects: PendingObject[], options: ApplyOptions, deps: Deps) {
+export async function restore(objects: PendingObject[], options: ApplyOptions, deps: Deps, failedAsUnit = false) {
   const steps = planRestore(
     objects.map((object) => ({ ref: object.ref, change: object.change, verdict: object.verdict?.state as VerdictState | undefined })),
     options.rollback,
-    { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted },
+    { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted, failedAsUnit },
   );
   if (steps.length === 0) return;
   const stages = new Map(objects.flatMap((object) => (object.stage === undefined ? [] : [[objectKey(object.ref), object.stage] as const])));

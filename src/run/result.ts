@@ -10,9 +10,23 @@ import type { ObjectRef } from '../objects/model.js';
 import type { RollbackMode } from '../model/result.js';
 import type { RestoreResult } from '../model/result.js';
 import type { Outcome, RunResult } from '../model/result.js';
+import type { Verification } from '../model/verify.js';
+
+/**
+ * A check failed (--verify, --verify-job), or the bake found a workload broken (--bake): the
+ * apply failed as a unit. Not when a signal stopped them, nor when someone else's change did.
+ */
+export function verificationFailed(verification: Verification | undefined): boolean {
+  if (!verification) return false;
+  const bake = verification.bake;
+  return (
+    verification.checks.some((check) => !check.passed && !check.cancelled) ||
+    (bake !== undefined && !bake.passed && bake.stoppedBy !== 'conflict' && bake.stoppedBy !== 'cancelled')
+  );
+}
 
 /** The loudest thing that happened decides: a person must act (4) > failed (3) > timed out (5) > ok. */
-export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled'>): Outcome {
+export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled' | 'verification'>): Outcome {
   if (result.mode === 'preview') return 'previewed';
   const states = result.objects.map((object) => object.verdict?.state);
   const restores = result.objects.map((object) => object.restore);
@@ -26,7 +40,7 @@ export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyErr
   if (needsPerson) return 'needs-attention';
   if (result.cancelled !== undefined) return 'interrupted';
   const restored = restores.some((restore) => restore !== undefined && restore.status !== 'kept');
-  if (states.includes('failed') || result.applyError !== undefined) return restored ? 'rolled-back' : 'failed';
+  if (states.includes('failed') || result.applyError !== undefined || verificationFailed(result.verification)) return restored ? 'rolled-back' : 'failed';
   if (states.includes('timed-out')) return 'timed-out';
   if (!result.objects.some(isChange)) return 'unchanged';
   return 'succeeded';
@@ -48,7 +62,7 @@ export function anythingRestored(result: Pick<RunResult, 'objects'>): boolean {
   return result.objects.some((object) => object.restore !== undefined && object.restore.status !== 'kept' && object.restore.status !== 'failed');
 }
 
-export function exitCodeFor(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled'>): ExitCode {
+export function exitCodeFor(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled' | 'verification'>): ExitCode {
   return EXIT_CODES[outcomeOf(result)];
 }
 

@@ -97,7 +97,7 @@ export async function runRollback(
 }
 
 /** Each journalled object as the cluster holds it now (one list per namespace; the rest read alone). */
-async function readJournalled(journal: Journal, deps: RollbackDeps): Promise<Map<string, KubeObject | undefined>> {
+export async function readJournalled(journal: Journal, deps: Pick<RollbackDeps, 'kubectl'>): Promise<Map<string, KubeObject | undefined>> {
   const read = await readObjects(deps.kubectl, journal.objects.map((entry) => entry.ref));
   const live = new Map<string, KubeObject | undefined>(journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))]));
   await Promise.all(read.unread.map(async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))));

@@ -10,8 +10,6 @@ export function trackOptionsFor(options: ApplyOptions, phase: TrackOptions['phas
     phase,
     // The others are undone with a failing one under --rollback all: no need to watch them on.
     stopWhenAnyFails: rollout && options.rollback === 'all',
-    // A restored workload is healthy when its pre-apply revision is: no settling on the way back.
-    settleMs: rollout ? options.settleMs : 0,
     watch: !options.poll,
     logLines: options.logLines,
   };

@@ -1,13 +1,14 @@
 // Understand the apply before touching anything: kubectl's own reading of the manifests (client
 // and server dry runs), the pre-apply copies of every object, and the refusal of a dry run the
 // API server would not take (nothing is written then, not even a lease).
+import { createHash } from 'node:crypto';
 import { InputError, KubectlError } from '../errors.js';
 import type { ApplyRequest, Kubectl } from '../kubectl/types.js';
 import { diagnoseKubectlFailure } from '../kubectl/diagnose.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../manifests/inputs.js';
 import { judgeServerDryRun, objectsOfApply } from '../manifests/understand.js';
-import { changeOf } from '../objects/compare.js';
+import { canonicalJson, changeOf } from '../objects/compare.js';
 import { groupOf, objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { ApplyPhase } from '../model/result.js';
@@ -24,6 +25,8 @@ export interface Understood {
    * copies a restore returns to are read again once the leases are held).
    */
   current: Map<string, KubeObject>;
+  /** sha256 of kubectl's reading of the inputs (the client dry run's objects, canonical JSON): the run's history names its inputs by it. */
+  digest: string;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function understand(
   const client = await deps.kubectl.dryRun(identityRequest, 'client');
   if (!client.ok && part) {
     // A part that -l leaves empty holds nothing; one of kinds kubectl cannot map yet is read later.
-    if (/no objects passed to apply/.test(client.stderr)) return { refs: [], pruned: [], server: { ok: true, objects: [], pruned: [], warnings: '' }, current: new Map() };
+    if (/no objects passed to apply/.test(client.stderr)) return { refs: [], pruned: [], server: { ok: true, objects: [], pruned: [], warnings: '' }, current: new Map(), digest: digestOf([]) };
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
   if (!client.ok) {
@@ -77,7 +80,13 @@ export async function understand(
   const answer = server ?? client;
   const applied = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
-  return { refs, pruned, server: answer, current };
+  const digest = digestOf(client.objects);
+  return { refs, pruned, server: answer, current, digest };
+}
+
+/** sha256 of kubectl's reading (canonical JSON); of a phased apply, of its parts' digests in order (run/parts.ts). */
+export function digestOf(reading: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(reading)).digest('hex')}`;
 }
 
 /** How one part of a phased apply is read (run/parts.ts). */

@@ -6,7 +6,7 @@ import { NO_CLUES, podsNeedingEvents, podUid, rememberClues, type Clues } from '
 import { diagnose, logTargets } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
 import type { Clock } from '../clock.js';
-import type { KubeEvent } from '../kube.js';
+import type { KubeEvent, Pod } from '../kube.js';
 import { judge, newPodsOf, NO_PROGRESS, rememberSeen, type RolloutRules } from '../kinds/engine.js';
 import { NO_OVERRIDES, type Overrides } from '../kinds/overrides.js';
 import { findObject, rowFor, type KindRow } from '../kinds/table.js';
@@ -45,6 +45,8 @@ export interface Tracked {
   verdict: Verdict;
   diagnosis?: Diagnosis;
   elapsedMs: number;
+  /** The new revision's pods as they were at the verdict. */
+  newPods: Pod[];
 }
 
 export interface TrackDeps {
@@ -66,8 +68,8 @@ interface Watch {
   reported: Set<string>;
   lastProgress: string;
   lastVerdict?: Verdict;
-  /** When the rollout was first seen healthy in the current unbroken run of healthy polls. */
-  healthySince?: number;
+  /** The new revision's pods at the last look: where a bake (verify/bake.ts) starts from. */
+  lastPods: Pod[];
   /** The object at the last look that found it, and whether the last look found it at all. */
   lastSeen?: KubeObject;
   present?: boolean;
@@ -99,7 +101,7 @@ async function trackFrom(
   const pending = new Map<string, Watch>(
     targets.map((target) => [
       objectKey(target.workload),
-      { target, firstSeen: new Map(), clues: NO_CLUES, eventsReadAt: new Map(), startingSince: new Map(), reported: new Set(), lastProgress: '' },
+      { target, firstSeen: new Map(), clues: NO_CLUES, eventsReadAt: new Map(), startingSince: new Map(), reported: new Set(), lastProgress: '', lastPods: [] },
     ]),
   );
   const done = new Map<string, Tracked>();
@@ -132,7 +134,6 @@ async function trackFrom(
         reportedErrors.add(snapshot.message);
         deps.reporter.emit({ kind: 'poll-error', namespace: watch.target.workload.namespace, message: snapshot.message });
       }
-      if (verdict?.state === 'healthy' && !settled(watch, now, options.settleMs)) continue;
       if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
     }
     // The evidence of every verdict reached at this look (events, logs), gathered at once.
@@ -145,7 +146,7 @@ async function trackFrom(
     if (options.stopWhenAnyFails && anyFailed) {
       // The others are undone with the failing one; their last verdict says where they stood.
       for (const [key, watch] of pending) {
-        if (watch.lastVerdict) done.set(key, { target: watch.target, verdict: watch.lastVerdict, elapsedMs: now - startedAt });
+        if (watch.lastVerdict) done.set(key, { target: watch.target, verdict: watch.lastVerdict, elapsedMs: now - startedAt, newPods: watch.lastPods });
       }
       break;
     }
@@ -159,23 +160,17 @@ async function trackFrom(
   for (const [key, watch] of pending) {
     // Cancelled: where each rollout stood when kguard stopped watching.
     const stoodAt = watch.lastVerdict ?? { state: 'progressing', progress: NO_PROGRESS, findings: [], waitingFor: 'not observed yet' };
-    done.set(key, { target: watch.target, verdict: stoodAt, elapsedMs: deps.clock.now() - startedAt });
+    done.set(key, { target: watch.target, verdict: stoodAt, elapsedMs: deps.clock.now() - startedAt, newPods: watch.lastPods });
   }
   return done;
 }
 
-/** Healthy for settleMs without a break; a poll that is not healthy starts the wait again. */
-function settled(watch: Watch, now: number, settleMs: number): boolean {
-  watch.healthySince ??= now;
-  return now - watch.healthySince >= settleMs;
-}
-
-function rowOf(target: TrackTarget): KindRow {
+export function rowOf(target: TrackTarget): KindRow {
   return target.row ?? rowFor(target.workload);
 }
 
 /** The engine's rules for a watched target (only kinds with rules are ever watched). */
-function rulesOf(target: TrackTarget): RolloutRules<unknown> {
+export function rulesOf(target: TrackTarget): RolloutRules<unknown> {
   const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
   if (!rules) throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
   return rules;
@@ -187,7 +182,7 @@ function timeoutOf(target: TrackTarget, options: TrackOptions): number {
 }
 
 /** Watches when asked to and kubectl can; the queries cover every type each target's row reads. */
-function sourceFor(targets: readonly TrackTarget[], options: TrackOptions, deps: TrackDeps): WorkloadSource {
+export function sourceFor(targets: readonly TrackTarget[], options: Pick<TrackOptions, 'watch' | 'pollIntervalMs'>, deps: TrackDeps): WorkloadSource {
   const { listCollection, watchCollection } = deps.kubectl;
   if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
   const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector })));
@@ -212,7 +207,7 @@ function observe(
   if (observation.object) watch.lastSeen = observation.object;
   watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now, observation, expected);
   watch.lastVerdict = verdict;
-  if (verdict.state !== 'healthy') watch.healthySince = undefined;
+  watch.lastPods = newPodsOf(rules, observation.object, snapshot);
   // A verdict reached at this poll says it all in its own block; earlier warnings are for waits.
   const final = verdict.state === 'failed' || verdict.state === 'timed-out';
   for (const finding of final ? [] : verdict.findings) {
@@ -223,12 +218,7 @@ function observe(
     watch.reported.add(key);
     reporter.emit({ kind: 'pod-problem', workload, finding, phase: options.phase });
   }
-  const waitingFor =
-    verdict.state === 'progressing'
-      ? verdict.waitingFor
-      : verdict.state === 'healthy' && options.settleMs > 0
-        ? `healthy; checking that it stays healthy for ${options.settleMs / 1000}s (--settle)`
-        : undefined;
+  const waitingFor = verdict.state === 'progressing' ? verdict.waitingFor : undefined;
   if (waitingFor !== undefined) {
     const text = `${verdict.progress.revision ?? ''}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
     if (text !== watch.lastProgress) {
@@ -302,7 +292,7 @@ async function finish(watch: Watch, finalVerdict: Verdict, elapsedMs: number, op
   if (options.phase === 'rollout' && diagnosis && (verdict.state === 'failed' || verdict.state === 'timed-out')) {
     deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
   }
-  return { target: watch.target, verdict, diagnosis, elapsedMs };
+  return { target: watch.target, verdict, diagnosis, elapsedMs, newPods: watch.lastPods };
 }
 
 /** The last lines of each failing container that ran, read before a rollback removes its pod. */

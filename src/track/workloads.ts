@@ -4,6 +4,7 @@
 // kguard.dev/track: "false"). Objects with no status to judge (ConfigMap, Service, RBAC) are simply "applied".
 import { NO_OVERRIDES, overridesOf, TRACK_ANNOTATION } from '../kinds/overrides.js';
 import { rowFor } from '../kinds/table.js';
+import type { Pod } from '../kube.js';
 import type { Diagnosis } from '../model/findings.js';
 import type { Verdict } from '../model/verdict.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
@@ -25,6 +26,19 @@ export interface TrackedOutcome {
   verdict: Verdict;
   diagnosis?: Diagnosis;
   elapsedMs: number;
+  /** A watched object's new pods at its verdict: where a bake starts from. */
+  newPods?: Pod[];
+}
+
+/** How the tracker (and a bake) watches one object: its kind's row, its overrides, what it expects, its selector. */
+export function trackTargetOf(target: WorkloadTarget): TrackTarget {
+  return {
+    workload: target.ref,
+    expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
+    row: rowFor(target.ref),
+    overrides: overridesOf(target.applied),
+    selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
+  };
 }
 
 export async function trackWorkloads(
@@ -45,15 +59,7 @@ export async function trackWorkloads(
       if (options.phase === 'rollout' && planned.detail) deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
       continue;
     }
-    watched.push({
-      workload: target.ref,
-      expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
-      row,
-      overrides,
-      selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
-      source: target,
-      problems: overrides.problems,
-    });
+    watched.push({ ...trackTargetOf(target), source: target, problems: overrides.problems });
   }
   if (watched.length === 0) return outcomes;
   if (options.phase === 'rollout') {
@@ -70,7 +76,7 @@ export async function trackWorkloads(
   for (const { source } of watched) {
     const outcome = tracked.get(objectKey(source.ref));
     if (!outcome) continue;
-    outcomes.set(objectKey(source.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs });
+    outcomes.set(objectKey(source.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs, newPods: outcome.newPods });
   }
   return outcomes;
 }

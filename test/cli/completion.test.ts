@@ -53,7 +53,7 @@ describe('kguard completion bash', () => {
     expect(await bashComplete('kguard', 'apply', '--roll')).toEqual(['--rollback-timeout', '--rollback']);
     expect(await bashComplete('kguard', 'apply', '--rollback', 'f')).toEqual(['failed']);
     expect(await bashComplete('kguard', 'apply', '-o', '')).toEqual(['text', 'json']);
-    expect(await bashComplete('kguard', 'apply', '--dry-run', '--ke')).toEqual(['--keep-created']);
+    expect(await bashComplete('kguard', 'apply', '--dry-run', '--keep-c')).toEqual(['--keep-created']);
     expect(await bashComplete('kguard', 'apply', '-f', 'we')).toEqual(['web.yaml']);
     expect(await bashComplete('kguard', 'completion', '')).toEqual(['bash', 'zsh']);
   });

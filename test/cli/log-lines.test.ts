@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { toApplyOptions, type RawApplyOptions } from '../../src/cli/options.js';
 import { InputError } from '../../src/errors.js';
 
-const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', settle: '0s', rollback: 'all', output: 'text' };
+const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', rollback: 'all', output: 'text' };
 
 describe('--log-lines', () => {
   it('prints 5 lines by default, and takes 0 (read no logs) or more', () => {

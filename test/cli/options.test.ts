@@ -3,7 +3,7 @@ import { MAX_DURATION_MS, parseDuration } from '../../src/duration.js';
 import { toApplyOptions, wantsJsonOutput, type RawApplyOptions } from '../../src/cli/options.js';
 import { InputError } from '../../src/errors.js';
 
-const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', settle: '0s', rollback: 'all', output: 'text' };
+const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', rollback: 'all', output: 'text' };
 
 describe('parseDuration', () => {
   it.each([
@@ -101,5 +101,29 @@ describe('wantsJsonOutput', () => {
     [['apply', '-f', 'x.yaml'], false],
   ])('reads %j before commander parses it: %s', (argv, json) => {
     expect(wantsJsonOutput(argv)).toBe(json);
+  });
+});
+
+describe('--verify, --verify-job, --bake', () => {
+  it('reads repeatable checks, their deadline, the bake and its interval', () => {
+    const options = toApplyOptions({ ...raw, verify: ['curl -fsS web/healthz', './smoke.sh'], verifyJob: ['smoke.yaml'], verifyTimeout: '30s', bake: '5m', verifyInterval: '1m', keepVerify: true }, []);
+    expect(options).toMatchObject({ verifyCommands: ['curl -fsS web/healthz', './smoke.sh'], verifyJobs: ['smoke.yaml'], verifyTimeoutMs: 30_000, bakeMs: 300_000, verifyIntervalMs: 60_000, keepVerify: true });
+  });
+
+  it('has no checks and no bake by default, and a 2m deadline', () => {
+    expect(toApplyOptions(raw, [])).toMatchObject({ verifyCommands: [], verifyJobs: [], verifyTimeoutMs: 120_000, bakeMs: 0, verifyIntervalMs: 0, keepVerify: false });
+  });
+
+  it('keeps --settle working as the old name of --bake, and refuses the two when they disagree', () => {
+    expect(toApplyOptions({ ...raw, settle: '30s' }, []).bakeMs).toBe(30_000);
+    expect(toApplyOptions({ ...raw, settle: '30s', bake: '30s' }, []).bakeMs).toBe(30_000);
+    expect(() => toApplyOptions({ ...raw, settle: '30s', bake: '1m' }, [])).toThrow(/--settle is the old name of --bake/);
+  });
+
+  it('refuses what cannot work: an empty command, a zero deadline, an interval without a bake or without a command', () => {
+    expect(() => toApplyOptions({ ...raw, verify: [' '] }, [])).toThrow(/--verify needs a command/);
+    expect(() => toApplyOptions({ ...raw, verify: ['true'], verifyTimeout: '0s' }, [])).toThrow(/--verify-timeout must be longer than 0s/);
+    expect(() => toApplyOptions({ ...raw, verify: ['true'], verifyInterval: '30s' }, [])).toThrow(/give --bake too/);
+    expect(() => toApplyOptions({ ...raw, bake: '1m', verifyInterval: '30s' }, [])).toThrow(/add --verify CMD/);
   });
 });

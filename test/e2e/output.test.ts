@@ -22,7 +22,7 @@ describe('kguard apply --output json', () => {
     const run = await env.kguard(['apply', '-f', bad, '--poll-interval', '300ms', '--output', 'json']);
     expect(run.exitCode, run.stderr).toBe(3);
     const report = JSON.parse(run.stdout) as JsonReport;
-    expect(report).toMatchObject({ reportVersion: 2, outcome: 'rolled-back', exitCode: 3, rollbackMode: 'all', dryRun: false });
+    expect(report).toMatchObject({ reportVersion: 3, outcome: 'rolled-back', exitCode: 3, rollbackMode: 'all', dryRun: false });
     expect(report.applied).toEqual([{ resource: 'deployment.apps', name: 'web', action: 'configured' }]);
     const [web] = report.objects;
     expect(web).toMatchObject({

@@ -246,7 +246,7 @@ describe('bullet 8: a JSON report and an ::error annotation on every failing pat
     const result = await run(args, githubJson);
     expect(result.exitCode, result.output).toBe(1);
     const report = JSON.parse(result.stdout) as { outcome: string; exitCode: number; error: string };
-    expect(report).toMatchObject({ reportVersion: 2, outcome: 'error', exitCode: 1 });
+    expect(report).toMatchObject({ reportVersion: 3, outcome: 'error', exitCode: 1 });
     expect(report.error).toContain(says);
     expect(result.stderr).toMatch(/^::error title=kguard::/m);
   });

@@ -22,9 +22,11 @@ afterEach(async () => {
 });
 
 /** Objects kguard writes for itself: none may outlive a run that ended cleanly. */
+/** kguard's objects left after the run: its Leases and journal, not the history record a successful run keeps on purpose. */
 function kguardLeftovers(): string[] {
   return [...peopleMadeObjects(env.cluster.store).values()]
     .filter((object) => object.kind === 'Lease' || object.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kguard')
+    .filter((object) => object.metadata.labels?.['kguard.dev/history'] === undefined)
     .map((object) => `${object.kind}/${object.metadata.namespace}/${object.metadata.name}`);
 }
 
@@ -63,7 +65,9 @@ describe('an apply of many objects', () => {
       expect(env.cluster.store.get('Deployment', 'scale', `web-${index}`)?.status?.availableReplicas, `web-${index}`).toBe(1);
     }
     expect(kguardLeftovers()).toEqual([]);
-    expect(peopleMadeObjects(env.cluster.store).size).toBe(before.size + perKind * 3);
+    // The applied objects, and the run's history record (--history): nothing else.
+    expect(peopleMadeObjects(env.cluster.store).size).toBe(before.size + perKind * 3 + 1);
+    expect(env.cluster.store.get('Secret', 'scale', `${report.messages.join('\n').match(/run (kguard-\S+) kept in kguard's history/)?.[1]}-history`)).toBeDefined();
   }, 180_000);
 });
 

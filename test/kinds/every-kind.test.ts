@@ -112,7 +112,7 @@ function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[
   };
 }
 
-const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0, watch: false, logLines: 5 };
+const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, watch: false, logLines: 5 };
 
 describe.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s, by the shared engine', (_name, kind) => {
   it('fails at once when two new pods are evicted over their own limits', async () => {

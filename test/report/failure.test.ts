@@ -18,7 +18,7 @@ describe('reportFailure', () => {
       { stdout: stdout.stream, stderr: stderr.stream, json: true, githubActions: true },
     );
     expect(stderr.text()).toBe('kguard: kubectl could not apply:\n100% broken (exit 2)\n::error title=kguard::kubectl could not apply:%0A100%25 broken (exit 2)\n');
-    expect(JSON.parse(stdout.text())).toEqual({ reportVersion: 2, outcome: 'error', exitCode: 2, error: 'kubectl could not apply:\n100% broken', messages: ['read 1 object'] });
+    expect(JSON.parse(stdout.text())).toEqual({ reportVersion: 3, outcome: 'error', exitCode: 2, error: 'kubectl could not apply:\n100% broken', messages: ['read 1 object'] });
   });
 
   it('does not repeat a message commander printed, and prints no JSON in text mode', async () => {

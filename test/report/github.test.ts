@@ -91,4 +91,20 @@ describe('GithubActionsReporter', () => {
   it('escapes workflow command data as @actions/core does', () => {
     expect(escapeData('50% done\r\nnext')).toBe('50%25 done%0D%0Anext');
   });
+
+  it('lists the checks and the bake under the objects of the job summary, and annotates a failed check', () => {
+    const out = capture();
+    let summary = '';
+    const reporter = new GithubActionsReporter(new RecordingReporter(), out.stream, '/summary.md', (_path, text) => (summary += text));
+    reporter.emit({ kind: 'changes', objects: [{ ref: workload, change: 'configured', changedFields: ['spec.template.spec.containers[0].image'] }] });
+    reporter.emit({ kind: 'healthy', workload, elapsedMs: 1000, progress: { desired: 2, updated: 2, ready: 2, available: 2 } });
+    const check = { type: 'command' as const, command: './smoke.sh' };
+    reporter.emit({ kind: 'verify-started', check, during: 'verify', timeoutMs: 120_000 });
+    reporter.emit({ kind: 'verify-failed', shown: 5, outcome: { check, during: 'verify', passed: false, exitCode: 7, summary: 'exited with code 7', timedOut: false, elapsedMs: 300, lines: ['HTTP 503'], evidence: [], logs: [], nextStep: 'fix the app' } });
+    reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 0, restored: true });
+    reporter.close();
+    expect(out.text()).toContain('::error title=kguard::verification failed: `./smoke.sh` exited with code 7 (after 0.3s)%0Alast lines of its output:%0A  | HTTP 503%0Anext: fix the app\n');
+    expect(summary).toContain('**Checks**\n\n- ✖ verification failed: `./smoke.sh` exited with code 7 (after 0.3s)<br><code>next: fix the app</code>\n');
+    expect(summary).toContain('| deployment/web (namespace shop) | changed: spec.template.spec.containers[0].image | ✔ rolled out');
+  });
 });

@@ -49,4 +49,23 @@ describe('GitlabCiReporter', () => {
     expect(log.match(/section_start/g)).toHaveLength(4);
     expect(log.match(/section_end/g)).toHaveLength(4);
   });
+
+  it('folds the checks, a verify Job\'s progress and the bake into a verify section, and repeats the failure after it', () => {
+    const job = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'shop', name: 'smoke-x2k4q' };
+    const check = { type: 'job' as const, file: 'smoke.yaml', job };
+    const log = run([
+      { kind: 'healthy', workload: web, progress, elapsedMs: 1000 },
+      { kind: 'verify-started', check, during: 'verify', timeoutMs: 120_000 },
+      { kind: 'progress', workload: job, progress, waitingFor: 'waiting for the job to complete', phase: 'verify' },
+      { kind: 'verify-failed', shown: 5, outcome: { check, during: 'verify', passed: false, summary: 'job/smoke-x2k4q (namespace shop) failed: cannot complete', timedOut: false, elapsedMs: 3000, lines: [], evidence: [], logs: [] } },
+      { kind: 'verify-job-cleanup', job, action: 'deleted', commands: [] },
+      { kind: 'restoring', objects: [web] },
+    ]);
+    const lines = log.split('\n');
+    expect(lines[3]).toBe('\u001b[0Ksection_start:1700000000:kguard_verify[collapsed=true]\r\u001b[0Kkguard: verify (--verify, --verify-job) and bake (--bake)');
+    expect(lines[5]).toBe('verify: job/smoke-x2k4q (namespace shop): 0/2 new pods ready: waiting for the job to complete');
+    expect(lines[8]).toBe('\u001b[0Ksection_end:1700000000:kguard_verify\r\u001b[0K');
+    expect(lines[9]).toBe(lines[6]);
+    expect(lines[9]).toMatch(/^verification failed: job\/smoke-x2k4q/);
+  });
 });

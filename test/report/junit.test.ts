@@ -3,7 +3,7 @@ import { failureReport } from '../../src/report/failure.js';
 import { buildReport } from '../../src/report/json.js';
 import { junitXml } from '../../src/report/junit.js';
 import { junitSchemaErrors } from './junit-schema.js';
-import { restoredRun } from './runs.js';
+import { bakedRun, restoredRun } from './runs.js';
 
 const finishedAt = new Date('2026-12-03T10:00:07.160Z');
 
@@ -20,6 +20,19 @@ describe('junitXml', () => {
     expect(xml).toContain('<testcase name="configmap/settings (namespace shop)" classname="kguard.ConfigMap" time="0.000"/>');
     expect(xml).toContain('<testcase name="namespace/shop" classname="kguard.Namespace" time="0.000">\n      <skipped>unchanged by this apply: not watched, never restored</skipped>');
     expect(xml).toContain('<system-out>read 3 objects\ndeployment/web: &lt;new&gt; pods &amp; "quotes"</system-out>');
+  });
+
+  it('writes a test case per check and one for the bake, which fails with what broke and its last lines', async () => {
+    const xml = junitXml(buildReport(bakedRun, []), finishedAt);
+    expect(await junitSchemaErrors(xml)).toEqual([]);
+    expect(xml).toContain('tests="5" failures="1" errors="0" skipped="0"');
+    expect(xml).toContain('<testcase name="verify: curl -fsS web/healthz" classname="kguard.verify" time="0.040"/>');
+    expect(xml).toContain('<testcase name="verify job: shop/smoke-x2k4q (smoke.yaml)" classname="kguard.verify" time="3.100"/>');
+    expect(xml).toContain('<testcase name="verify: curl -fsS web/healthz (during the bake)" classname="kguard.verify" time="0.035"/>');
+    expect(xml).toContain(
+      '<failure message="deployment/web (namespace shop): container web of pod web-7d9c6b8f4d-x2kqp restarted (exit code 1, Error) &lt;now&gt;" type="workload">',
+    );
+    expect(xml).toContain('last lines of container web (pod web-7d9c6b8f4d-x2kqp):\n  | panic: nil map\nnext: fix the app</failure>');
   });
 
   it('writes an error case for a run that could not do its job', async () => {

@@ -51,3 +51,57 @@ export const restoredRun: RunResult = withOutcome({
     { ref: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' }, changeKind: 'unchanged', changedFields: [] },
   ],
 });
+
+const webRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
+
+/** A healthy rollout whose checks passed, one of them a Job, and whose bake found a crash: restored. */
+export const bakedRun: RunResult = withOutcome({
+  mode: 'apply',
+  applied: [{ resource: 'deployment.apps', name: 'web', action: 'configured' }],
+  rollbackMode: 'all',
+  applyMs: 300,
+  totalMs: 9000,
+  kubectlProcesses: 30,
+  objects: [
+    {
+      ref: webRef,
+      changeKind: 'configured',
+      changedFields: ['spec.template.spec.containers[0].image'],
+      tracked: true,
+      verdict: { state: 'healthy', findings: [], progress },
+      verdictAfterMs: 1000,
+      restore: { status: 'restored', differences: [] },
+      afterRestore: { state: 'healthy', elapsedMs: 500 },
+    },
+  ],
+  verification: {
+    checks: [
+      { check: { type: 'command', command: 'curl -fsS web/healthz' }, during: 'verify', passed: true, exitCode: 0, summary: 'exited 0', timedOut: false, elapsedMs: 40.4, lines: ['ok'], evidence: [], logs: [] },
+      {
+        check: { type: 'job', file: 'smoke.yaml', job: { apiVersion: 'batch/v1', kind: 'Job', namespace: 'shop', name: 'smoke-x2k4q' } },
+        during: 'verify',
+        passed: true,
+        summary: 'completed (1/1 completions succeeded)',
+        timedOut: false,
+        elapsedMs: 3100,
+        lines: [],
+        evidence: [],
+        logs: [],
+        cleanup: { action: 'deleted', commands: [] },
+      },
+      { check: { type: 'command', command: 'curl -fsS web/healthz' }, during: 'bake', passed: true, exitCode: 0, summary: 'exited 0', timedOut: false, elapsedMs: 35, lines: ['ok'], evidence: [], logs: [] },
+    ],
+    bake: {
+      durationMs: 30_000,
+      elapsedMs: 5200,
+      passed: false,
+      stoppedBy: 'workload',
+      workload: webRef,
+      summary: 'container web of pod web-7d9c6b8f4d-x2kqp restarted (exit code 1, Error) <now>',
+      evidence: [],
+      logs: [{ pod: 'web-7d9c6b8f4d-x2kqp', container: 'web', previous: true, lines: ['panic: nil map'], shown: 5 }],
+      nextStep: 'fix the app',
+      checksRun: 1,
+    },
+  },
+});

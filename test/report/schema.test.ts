@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { failureReport } from '../../src/report/failure.js';
 import { buildReport } from '../../src/report/json.js';
-import { restoredRun } from './runs.js';
+import { bakedRun, restoredRun } from './runs.js';
 import { reportSchemaErrors } from './schema.js';
 
 describe('schema/report.schema.json', () => {
@@ -10,6 +10,21 @@ describe('schema/report.schema.json', () => {
     const report = buildReport(restoredRun, ['read 3 objects']);
     expect(report.outcome).toBe('needs-attention');
     expect(reportSchemaErrors(report)).toEqual([]);
+  });
+
+  it('accepts the checks and the bake of a run restored by its bake', () => {
+    const report = buildReport(bakedRun, []);
+    expect(report).toMatchObject({ outcome: 'rolled-back', exitCode: 3 });
+    expect(report.verify.map((check) => [check.type, check.during, check.passed])).toEqual([
+      ['command', 'verify', true],
+      ['job', 'verify', true],
+      ['command', 'bake', true],
+    ]);
+    expect(report.verify[1]).toMatchObject({ file: 'smoke.yaml', job: { namespace: 'shop', name: 'smoke-x2k4q' }, command: null, exitCode: null, cleanup: { action: 'deleted', detail: null, commands: [] } });
+    expect(report.bake).toMatchObject({ passed: false, stoppedBy: 'workload', elapsedMs: 5200, workload: { kind: 'Deployment', namespace: 'shop', name: 'web' }, checksRun: 1 });
+    expect(reportSchemaErrors(report)).toEqual([]);
+    expect(reportSchemaErrors({ ...report, verify: [{ ...report.verify[0], during: 'later' }] })).not.toEqual([]);
+    expect(reportSchemaErrors({ ...report, bake: { ...report.bake, stoppedBy: 'boredom' } })).not.toEqual([]);
   });
 
   it('accepts a preview and a failure report', () => {

@@ -40,6 +40,17 @@ describe('planRestore', () => {
     expect(steps[1]).toMatchObject({ before: web });
   });
 
+  it('restores every changed object when a check or the bake failed, though every workload was healthy, even with --rollback failed', () => {
+    const objects = [planned(web, { ...webApplied, spec: { replicas: 9 } }, 'healthy'), planned(configMap({ a: '1' }), configMap({ a: '2' }), 'applied')];
+    for (const mode of ['all', 'failed'] as const) {
+      expect(planRestore(objects, mode, { keepCreated: false, failedAsUnit: true }).map((step) => [step.ref.kind, step.action])).toEqual([
+        ['ConfigMap', 'put-back'],
+        ['Deployment', 'put-back'],
+      ]);
+    }
+    expect(planRestore(objects, 'none', { keepCreated: false, failedAsUnit: true }).every((step) => step.action === 'keep')).toBe(true);
+  });
+
   it('leaves untouched an object the apply did not change', () => {
     const steps = planRestore(
       [planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'), planned(configMap({ a: '1' }), configMap({ a: '1' }), 'applied')],

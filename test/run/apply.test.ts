@@ -5,6 +5,7 @@ import { DEFAULTS, type ApplyOptions } from '../../src/model/options.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { runApply, type Deps } from '../../src/run/apply.js';
 import { exitCodeFor } from '../../src/run/result.js';
+import { readHistorySecret } from '../../src/journal/history.js';
 import { FakeClock, ManualClock, RecordingReporter } from '../fakes.js';
 import { pod } from '../fixtures/load.js';
 import { fakeCluster, type FakeCluster } from './fake-kubectl.js';
@@ -24,7 +25,13 @@ const options: ApplyOptions = {
   timeoutMs: DEFAULTS.timeoutMs,
   rollbackTimeoutMs: DEFAULTS.timeoutMs,
   pollIntervalMs: DEFAULTS.pollIntervalMs,
-  settleMs: 0,
+  verifyCommands: [],
+  verifyJobs: [],
+  verifyTimeoutMs: DEFAULTS.verifyTimeoutMs,
+  keepVerify: false,
+  bakeMs: 0,
+  verifyIntervalMs: 0,
+  history: 0,
   poll: true,
   rollback: 'all',
   keepCreated: false,
@@ -84,6 +91,43 @@ describe('runApply', () => {
     expect([...cluster.live.values()].filter((object) => object.kind === 'Lease' || object.kind === 'Secret')).toEqual([]);
     // Every kubectl process is counted, the end's deletes included.
     expect(result.kubectlProcesses).toBe(cluster.kubectl.spawned);
+  });
+
+  it('keeps a successful run in the history (--history): one more Secret, the record of what it changed', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter]);
+    const reporter = new RecordingReporter();
+    const result = await runApply({ ...options, journal: true, history: 10 }, { ...depsFor(cluster, reporter), clock: new ManualClock() });
+    expect(exitCodeFor(result)).toBe(0);
+    const kept = [...cluster.live.values()].filter((object) => object.kind === 'Secret');
+    expect(kept.map((secret) => secret.metadata.labels?.['kguard.dev/history'])).toEqual(['v1']);
+    expect(readHistorySecret(kept[0]!).objects.map(({ ref, change, before }) => [ref.name, change, (before?.['data'] as { mode?: string }).mode])).toEqual([['settings', 'configured', 'old']]);
+    expect(reporter.kinds()).toContain('history-kept');
+  });
+
+  it('restores the apply when a --verify command fails after every object was applied, and runs nothing when the apply failed first', async () => {
+    const cluster = fakeCluster([configBefore], [configAfter]);
+    const commands: Array<{ command: string; env: Readonly<Record<string, string>> }> = [];
+    const verify = {
+      runCommand: async (command: string, run: { env: Readonly<Record<string, string>> }) => {
+        commands.push({ command, env: run.env });
+        return { exitCode: 2, timedOut: false, cancelled: false, output: 'checkout: 502\n', truncated: false };
+      },
+      env: { KUBECONFIG: '/tmp/kubeconfig' },
+      report: () => '{}',
+    };
+    const result = await runApply({ ...options, verifyCommands: ['./smoke.sh', 'never-run'] }, { ...depsFor(cluster), verify });
+    expect(exitCodeFor(result)).toBe(3);
+    expect(result.outcome).toBe('rolled-back');
+    expect(cluster.live.get('/ConfigMap/shop/settings')?.['data']).toEqual({ mode: 'old' });
+    // The first failure stops the rest; the command learns the run.
+    expect(commands.map(({ command }) => command)).toEqual(['./smoke.sh']);
+    expect(commands[0]!.env).toMatchObject({ KUBECONFIG: '/tmp/kubeconfig', KGUARD_NAMESPACE: 'shop', KGUARD_PHASE: 'verify', KGUARD_REPORT: expect.stringMatching(/report\.json$/) });
+    expect(result.verification?.checks).toEqual([expect.objectContaining({ passed: false, exitCode: 2, lines: ['checkout: 502'] })]);
+
+    const doomed = fakeCluster([configBefore], [configAfter, doomedPod()]);
+    commands.length = 0;
+    expect(exitCodeFor(await runApply({ ...options, verifyCommands: ['./smoke.sh'] }, { ...depsFor(doomed), verify }))).toBe(3);
+    expect(commands).toEqual([]);
   });
 
   it('writes nothing and ends exit 0 when the apply changed nothing', async () => {

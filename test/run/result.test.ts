@@ -31,6 +31,21 @@ describe('exitCodeFor', () => {
   it('is 3 when kubectl apply failed part-way and what it changed was restored', () => {
     expect(exitCodeFor({ ...run(object(failed, restored)), applyError: 'kubectl could not apply' })).toBe(3);
   });
+  it('is 3 when a check failed after a healthy rollout, restored or left in place', () => {
+    const healthy: Verdict = { state: 'healthy', progress: NO_PROGRESS, findings: [] };
+    const check = { check: { type: 'command' as const, command: 'false' }, during: 'verify' as const, passed: false, summary: 'exited with code 1', exitCode: 1, timedOut: false, elapsedMs: 5, lines: [], evidence: [], logs: [] };
+    expect(outcomeOf({ ...run(object(healthy, restored)), verification: { checks: [check] } })).toBe('rolled-back');
+    expect(outcomeOf({ ...run(object(healthy, { status: 'kept', reason: 'no-rollback', commands: [] })), verification: { checks: [check] } })).toBe('failed');
+    // A check stopped by a signal is no verdict; the signal decides.
+    expect(outcomeOf({ ...run(object(healthy, restored)), cancelled: 'interrupted by SIGTERM', verification: { checks: [{ ...check, cancelled: true }] } })).toBe('interrupted');
+  });
+  it('is 3 when the bake found a workload broken; someone else\'s change during the bake is 4', () => {
+    const healthy: Verdict = { state: 'healthy', progress: NO_PROGRESS, findings: [] };
+    const bake = { durationMs: 30_000, elapsedMs: 5_000, passed: false, stoppedBy: 'workload' as const, workload: ref, evidence: [], logs: [], checksRun: 0 };
+    expect(exitCodeFor({ ...run(object(healthy, restored)), verification: { checks: [], bake } })).toBe(3);
+    const conflict: Verdict = { state: 'conflict', progress: NO_PROGRESS, findings: [], detail: 'someone else changed spec.template' };
+    expect(exitCodeFor({ ...run(object(conflict, { status: 'kept', reason: 'conflict', commands: [] })), verification: { checks: [], bake: { ...bake, stoppedBy: 'conflict' } } })).toBe(4);
+  });
   it('is 5 for a timeout', () => {
     expect(exitCodeFor(run(object(timedOut, restored)))).toBe(5);
   });

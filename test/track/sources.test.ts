@@ -109,7 +109,7 @@ describe('trackRollouts with watches', () => {
       pods: [pod('container-creating') as unknown as KubeObject],
     });
     const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web), selector: 'app=web' };
-    const tracking = trackRollouts([target], { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout', stopWhenAnyFails: true, settleMs: 0, watch: true, logLines: 5 }, { kubectl, clock, reporter: new RecordingReporter() });
+    const tracking = trackRollouts([target], { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout', stopWhenAnyFails: true, watch: true, logLines: 5 }, { kubectl, clock, reporter: new RecordingReporter() });
     await until(() => watches.size === 3);
     await until(() => clock.sleeping > 3);
     watches.get('pods')!.emit({ type: 'MODIFIED', object: pod('image-pull-backoff') as unknown as KubeObject });

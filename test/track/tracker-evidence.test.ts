@@ -9,7 +9,7 @@ import { deployment, events, pod, replicaSet } from '../fixtures/load.js';
 const web = deployment('progressing-new-rs');
 const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
 const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
-const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0, watch: false, logLines: 5 };
+const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, watch: false, logLines: 5 };
 
 function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[]> = {}, logText = '') {
   const calls: string[] = [];

@@ -26,7 +26,7 @@ function scriptedKubectl(snapshots: WorkloadSnapshot[], podEvents: KubeEvent[] =
 const web = deployment('progressing-new-rs');
 const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
 const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
-const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0, watch: false, logLines: 5 };
+const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, watch: false, logLines: 5 };
 
 describe('trackRollouts', () => {
   it('runs a 600 s deadline in no time and reports the timeout with what it waited for', async () => {
@@ -94,43 +94,4 @@ describe('trackRollouts', () => {
     if (verdict?.state === 'timed-out') expect(verdict.waitingFor).toContain('connection refused');
     expect(reporter.kinds().filter((kind) => kind === 'poll-error')).toHaveLength(1);
   });
-
-  it('with --settle, a rollout that turns unhealthy after looking healthy is not called healthy', async () => {
-    const complete = deployment('complete');
-    const crashed = deployment('complete');
-    crashed.status = { ...crashed.status, availableReplicas: 2, readyReplicas: 2 };
-    const healthyThenCrashing = [
-      snapshotFrom({ deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [] }),
-      snapshotFrom({ deployments: [crashed], replicaSets: [replicaSet('complete-new')], pods: [pod('crash-loop-backoff')] }),
-    ];
-    const settledTarget = { ...target, expected: expectationOf(complete) };
-
-    const quick = await trackRollouts([settledTarget], { ...options, settleMs: 0 }, {
-      ...scriptedKubectl(healthyThenCrashing),
-      clock: new FakeClock(),
-      reporter: new RecordingReporter(),
-    });
-    expect(quick.get('apps/Deployment/shop/web')?.verdict.state).toBe('healthy');
-
-    const careful = await trackRollouts([settledTarget], { ...options, settleMs: 10_000 }, {
-      ...scriptedKubectl(healthyThenCrashing),
-      clock: new FakeClock(),
-      reporter: new RecordingReporter(),
-    });
-    expect(careful.get('apps/Deployment/shop/web')?.verdict.state).toBe('failed');
-  });
-
-  it('with --settle, a rollout that stays healthy is healthy once the settle time has passed', async () => {
-    const complete = deployment('complete');
-    const clock = new FakeClock();
-    const { kubectl } = scriptedKubectl([snapshotFrom({ deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [pod('running-ready')] })]);
-    const tracked = await trackRollouts([{ ...target, expected: expectationOf(complete) }], { ...options, settleMs: 10_000 }, {
-      kubectl,
-      clock,
-      reporter: new RecordingReporter(),
-    });
-    expect(tracked.get('apps/Deployment/shop/web')?.verdict.state).toBe('healthy');
-    expect(clock.now()).toBe(10_000);
-  });
 });
-

@@ -6,7 +6,7 @@ import { trackWorkloads, type WorkloadTarget } from '../../src/track/workloads.j
 import { FakeClock, RecordingReporter, snapshotFrom } from '../fakes.js';
 import { fixture } from '../fixtures/load.js';
 
-const options = { timeoutMs: 300_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, settleMs: 0, watch: false, logLines: 5 };
+const options = { timeoutMs: 300_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, watch: false, logLines: 5 };
 
 function target(object: KubeObject): WorkloadTarget {
   return { ref: { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name }, applied: object, before: object };

@@ -1,0 +1,47 @@
+// Writes and reads the history records (history.ts) with kubectl's raw, conditional writes: a
+// record is created once, and the records of a namespace beyond --history are deleted by uid,
+// oldest first. History is a courtesy: a record that cannot be written never changes a run's
+// verdict or exit code; the caller says why.
+import type { Kubectl } from '../kubectl/types.js';
+import { beyondKeep, historySecret, HISTORY_VERSION, readHistorySecret, type HistoryRecord } from './history.js';
+import { HISTORY_LABEL } from './labels.js';
+
+type HistoryKubectl = Pick<Kubectl, 'create' | 'deleteExact' | 'listLabelled'>;
+
+const secretsPath = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
+
+export interface ListedRecord {
+  record: HistoryRecord;
+  /** The Secret's uid: a record is deleted only as the one that was read. */
+  uid: string;
+  /** Its payload (gzip, base64) as stored: what a run's history costs. */
+  bytes: number;
+}
+
+/** Keeps one run's record and lets the oldest of its namespace go. Throws with what went wrong. */
+export async function keepHistory(kubectl: HistoryKubectl, record: HistoryRecord, keep: number, deadlineMs: number): Promise<{ bytes: number; pruned: number }> {
+  const packed = historySecret(record);
+  if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
+  const written = await kubectl.create(packed.secret, secretsPath(record.namespace), deadlineMs);
+  if (!written.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`);
+  const listed = await listHistory(kubectl, record.namespace);
+  const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
+  await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+  return { bytes: packed.bytes, pruned: old.length };
+}
+
+/** Every history record kguard can read: in one namespace, or in all; newest first. */
+export async function listHistory(kubectl: Pick<Kubectl, 'listLabelled'>, namespace: string | undefined): Promise<ListedRecord[]> {
+  const secrets = await kubectl.listLabelled('secrets', namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
+  return secrets
+    .flatMap((secret): ListedRecord[] => {
+      try {
+        const record = readHistorySecret(secret);
+        return [{ record, uid: secret.metadata.uid ?? '', bytes: String((secret as { data?: { history?: string } }).data?.history ?? '').length }];
+      } catch {
+        // Not readable (a newer format, a damaged Secret): not kguard's to list.
+        return [];
+      }
+    })
+    .sort((a, b) => b.record.finishedAt.localeCompare(a.record.finishedAt) || b.record.runId.localeCompare(a.record.runId));
+}

@@ -1,0 +1,182 @@
+// The bake (--bake): once the rollout is healthy and verified, the changed workloads are watched
+// on, from the same sources as the rollout (watches, or polls), for --bake. Each look is judged
+// twice: by the one engine (someone else's change wins; a fatal reason on a new pod, a failing
+// condition) and by the bake's own rules (bake-rules.ts: restarts, pods leaving Ready,
+// evictions). The --verify commands run again every --verify-interval beside it. The first breach
+// ends the bake at once, with the broken container's last lines read while its pod exists.
+import { diagnose } from '../classify/diagnosis.js';
+import { splitLines } from '../classify/text.js';
+import type { Pod } from '../kube.js';
+import { judge, newPodsOf, rememberSeen } from '../kinds/engine.js';
+import { findObject } from '../kinds/table.js';
+import type { ContainerLog } from '../model/findings.js';
+import type { WorkloadSnapshot } from '../model/snapshot.js';
+import type { FirstSeen, RolloutVerdict } from '../model/verdict.js';
+import type { BakeOutcome, VerifyOutcome } from '../model/verify.js';
+import { objectKey, type ObjectRef } from '../objects/model.js';
+import { JSON_LOG_LINES, rowOf, rulesOf, sourceFor, type TrackDeps, type TrackTarget } from '../track/tracker.js';
+import type { Reading } from '../track/sources.js';
+import { bakeLook, marksOf, type Breach, type PodMarks } from './bake-rules.js';
+
+export interface BakeTarget extends TrackTarget {
+  /** Its new pods when the tracker called it healthy: the first marks. */
+  baseline: readonly Pod[];
+}
+
+export interface BakeRun {
+  durationMs: number;
+  pollIntervalMs: number;
+  watch: boolean;
+  logLines: number;
+  /** Run the checks again this often (0: not again). */
+  verifyIntervalMs: number;
+}
+
+/** Runs the --verify commands once more; resolves with the first that failed, if one did. */
+export type CheckAgain = () => Promise<VerifyOutcome | undefined>;
+
+export interface BakeResult {
+  outcome: BakeOutcome;
+  /** Objects someone else changed (or deleted) during the bake: their verdict, as the rollout would have said it. */
+  verdicts: Map<string, RolloutVerdict>;
+}
+
+interface Watched {
+  target: BakeTarget;
+  marks: PodMarks;
+  firstSeen: FirstSeen;
+  seen: boolean;
+}
+
+type Stop = Omit<BakeOutcome, 'durationMs' | 'elapsedMs' | 'checksRun' | 'passed'> & { verdict?: RolloutVerdict };
+
+export async function bake(targets: readonly BakeTarget[], run: BakeRun, deps: TrackDeps, checkAgain?: CheckAgain): Promise<BakeResult> {
+  deps.reporter.emit({ kind: 'bake-started', workloads: targets.map((target) => target.workload), durationMs: run.durationMs, verifyIntervalMs: run.verifyIntervalMs });
+  const startedAt = deps.clock.now();
+  const watched = targets.map((target): Watched => ({ target, marks: marksOf(target.baseline), firstSeen: new Map(), seen: false }));
+  const source = sourceFor(targets, run, deps);
+  let checksRun = 0;
+  let checking: Promise<VerifyOutcome | undefined> | undefined;
+  let failedCheck: VerifyOutcome | undefined;
+  let nextCheckAt = run.verifyIntervalMs > 0 && checkAgain ? startedAt + run.verifyIntervalMs : Infinity;
+  let stop: Stop | undefined;
+  try {
+    while (!deps.signal?.aborted) {
+      if (!checking && checkAgain && deps.clock.now() >= nextCheckAt && deps.clock.now() - startedAt < run.durationMs) {
+        checksRun += 1;
+        checking = checkAgain().then((failed) => {
+          failedCheck ??= failed;
+          checking = undefined;
+          nextCheckAt = deps.clock.now() + run.verifyIntervalMs;
+          return failed;
+        });
+      }
+      stop = checkStop(failedCheck) ?? (await look(watched, source, startedAt, run, deps));
+      if (stop) break;
+      const elapsed = deps.clock.now() - startedAt;
+      if (elapsed >= run.durationMs) {
+        // A check that started within the bake counts: its verdict is waited for (it has its own deadline).
+        if (checking) await checking;
+        stop = checkStop(failedCheck) ?? (await lastLook(watched, run, deps));
+        break;
+      }
+      const wait = Math.max(0, Math.min(run.pollIntervalMs, run.durationMs - elapsed, nextCheckAt - deps.clock.now()));
+      await Promise.race([source.changed(wait), ...(checking ? [checking] : [])]);
+    }
+  } finally {
+    await source.close();
+    // A cancelled run stops the check's process group; its end is waited for, so nothing outlives the bake.
+    if (checking) await checking.catch(() => undefined);
+  }
+  if (!stop && deps.signal?.aborted) stop = { stoppedBy: 'cancelled', summary: 'stopped: the run was cancelled', evidence: [], logs: [] };
+  const elapsedMs = Math.min(deps.clock.now() - startedAt, stop ? Infinity : run.durationMs);
+  const { verdict, ...rest } = stop ?? { evidence: [], logs: [] };
+  const outcome: BakeOutcome = { durationMs: run.durationMs, elapsedMs, passed: stop === undefined, checksRun, ...rest };
+  if (!stop) deps.reporter.emit({ kind: 'baked', outcome, workloads: targets.length });
+  else if (stop.stoppedBy !== 'conflict' && stop.stoppedBy !== 'cancelled') deps.reporter.emit({ kind: 'bake-failed', workload: stop.workload, outcome, shown: run.logLines });
+  const verdicts = new Map<string, RolloutVerdict>();
+  if (verdict && stop?.workload) verdicts.set(objectKey(stop.workload), verdict);
+  return { outcome, verdicts };
+}
+
+function checkStop(failed: VerifyOutcome | undefined): Stop | undefined {
+  if (!failed) return undefined;
+  const what = failed.check.type === 'command' ? `\`${failed.check.command}\`` : failed.check.file;
+  return { stoppedBy: 'check', summary: `${what}, run again, ${failed.summary}`, evidence: [], logs: [] };
+}
+
+/** One look at every workload: the first that broke (or that someone else changed) stops the bake. */
+async function look(watched: Watched[], source: ReturnType<typeof sourceFor>, startedAt: number, run: BakeRun, deps: TrackDeps): Promise<Stop | undefined> {
+  const readings = await source.read(typesByNamespace(watched));
+  for (const entry of watched) {
+    const stop = await judgeOne(entry, readings.get(entry.target.workload.namespace), startedAt, run, deps);
+    if (stop) return stop;
+  }
+  return undefined;
+}
+
+/** At the end, a workload no look could read (its watch never answered) is read once more, by a poll. */
+async function lastLook(watched: Watched[], run: BakeRun, deps: TrackDeps): Promise<Stop | undefined> {
+  const unseen = watched.filter((entry) => !entry.seen);
+  for (const [namespace, types] of typesByNamespace(unseen)) {
+    const reading = await deps.kubectl.workloadState(namespace, types).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    for (const entry of unseen.filter((candidate) => candidate.target.workload.namespace === namespace)) {
+      const stop = await judgeOne(entry, reading, deps.clock.now(), run, deps);
+      if (stop) return stop;
+      if (!entry.seen) {
+        const why = reading instanceof Error ? reading.message : 'it was not found';
+        return { stoppedBy: 'unobserved', workload: entry.target.workload, summary: `kguard could not watch it during the bake (${why})`, evidence: [], logs: [], nextStep: 'check that the API server answers, then run kguard again' };
+      }
+    }
+  }
+  return undefined;
+}
+
+async function judgeOne(entry: Watched, reading: Reading, startedAt: number, run: BakeRun, deps: TrackDeps): Promise<Stop | undefined> {
+  if (reading === undefined || reading instanceof Error) return undefined;
+  const snapshot: WorkloadSnapshot = reading;
+  const { workload, expected } = entry.target;
+  const rules = rulesOf(entry.target);
+  const observation = { object: findObject(snapshot, workload), snapshot };
+  const now = deps.clock.now();
+  const verdict = judge(rules, observation, expected, entry.firstSeen, { now, startedAt, timeoutMs: Number.MAX_SAFE_INTEGER });
+  entry.firstSeen = rememberSeen(rules, entry.firstSeen, verdict, now, observation, expected);
+  entry.seen = true;
+  if (verdict.state === 'conflict' || verdict.state === 'gone') {
+    deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail, commands: [] });
+    return { stoppedBy: 'conflict', workload, summary: verdict.detail, evidence: [], logs: [], verdict };
+  }
+  if (verdict.state === 'failed') {
+    const diagnosis = diagnose(verdict, [], workload);
+    return { stoppedBy: 'workload', workload, summary: diagnosis?.summary ?? 'it failed', evidence: diagnosis?.evidence ?? [], logs: [], nextStep: diagnosis?.nextStep };
+  }
+  const { marks, breach } = bakeLook(entry.marks, newPodsOf(rules, observation.object, snapshot));
+  entry.marks = marks;
+  if (!breach) return undefined;
+  return { stoppedBy: 'workload', workload, summary: breach.summary, evidence: [], logs: await logsOf(breach, workload, run.logLines, deps), nextStep: NEXT_STEPS[breach.why] };
+}
+
+const NEXT_STEPS: Record<Breach['why'], string> = {
+  exits: 'the new version stops some time after it starts; its last lines are above. Fix the app (or its memory limit, or its liveness probe) and apply again',
+  unready: 'the new version stops answering its readiness probe some time after it starts. Fix the app (or the probe) and apply again',
+  evicted: "the kubelet evicted a new pod (the message says which resource ran short); raise the pod's requests or limits, or find what fills the node",
+};
+
+async function logsOf(breach: Breach, workload: ObjectRef, shown: number, deps: TrackDeps): Promise<ContainerLog[]> {
+  const read = deps.kubectl.logs?.bind(deps.kubectl);
+  if (!breach.logs || !read || shown <= 0) return [];
+  const { pod, container, previous } = breach.logs;
+  const tail = Math.max(shown, JSON_LOG_LINES);
+  const result = await read(workload.namespace, pod, container, { tail, previous }).catch((error: unknown) => ({ ok: false as const, error: String(error) }));
+  return [result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown } : { pod, container, previous, lines: [], shown, error: splitLines(result.error)[0] ?? '' }];
+}
+
+function typesByNamespace(watched: readonly Watched[]): Map<string, string[]> {
+  const types = new Map<string, Set<string>>();
+  for (const { target } of watched) {
+    const set = types.get(target.workload.namespace) ?? new Set<string>();
+    for (const type of rowOf(target).reads(target.workload)) set.add(type);
+    types.set(target.workload.namespace, set);
+  }
+  return new Map([...types].map(([namespace, set]) => [namespace, [...set]]));
+}

@@ -1,0 +1,96 @@
+// Issue 17, end to end: a successful run is kept in the cluster's history; `kguard history`
+// lists the runs, `kguard undo` puts back the state from before one, with the restore's rule.
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { sandbox, type Sandbox } from './harness.js';
+import { differencesFrom, peopleMadeObjects, type ClusterState } from './restored.js';
+
+const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
+
+async function withCluster(test: (sandboxed: Sandbox) => Promise<void>): Promise<void> {
+  const sandboxed = await sandbox();
+  try {
+    await test(sandboxed);
+  } finally {
+    await sandboxed.stop();
+  }
+}
+
+/** What people made, kguard's own records aside (its history Secrets stay by design). */
+function peopleState(sandboxed: Sandbox): ClusterState {
+  const state = peopleMadeObjects(sandboxed.cluster.store);
+  for (const [key, object] of state) if (object.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kguard') state.delete(key);
+  return state;
+}
+
+async function applyWeb(sandboxed: Sandbox, image: string, extra: { replicas?: number } = {}): Promise<void> {
+  const file = await sandboxed.write(`web-${image.replace(/\W/g, '-')}-${extra.replicas ?? 2}.yaml`, deploymentYaml('web', image, extra));
+  const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
+  expect(run.exitCode, run.output).toBe(0);
+  expect(run.output).toMatch(/• run kguard-\S+ kept in kguard's history \(secret\/kguard-\S+-history, namespace default; the last 10 runs there are kept\): kguard undo kguard-\S+ puts back the state before it/);
+}
+
+interface HistoryJson {
+  runs: Array<{ runId: string; user: string; context: string; outcome: string; inputsDigest: string; bytes: number; objects: Array<{ kind: string; name: string; change: string }> }>;
+}
+
+describe.concurrent('kguard history and undo', () => {
+  it('lists three successful applies, newest first, with who, what they changed and their inputs', () =>
+    withCluster(async (sandboxed) => {
+      await applyWeb(sandboxed, 'nginx:1.25');
+      await applyWeb(sandboxed, 'nginx:1.26');
+      await applyWeb(sandboxed, 'nginx:1.26', { replicas: 3 });
+      const json = await sandboxed.kguard(['history', '-n', 'default', '-o', 'json']);
+      expect(json.exitCode, json.stderr).toBe(0);
+      const { runs } = JSON.parse(json.stdout) as HistoryJson;
+      expect(runs).toHaveLength(3);
+      expect(runs.map((run) => run.objects.map((object) => `${object.kind}/${object.name} ${object.change}`))).toEqual([
+        ['Deployment/web configured'],
+        ['Deployment/web configured'],
+        ['Deployment/web created'],
+      ]);
+      expect(runs.every((run) => run.user === 'kguard-sim' && run.context === 'kguard-sim' && run.outcome === 'succeeded' && /^sha256:[0-9a-f]{64}$/.test(run.inputsDigest))).toBe(true);
+      expect(new Set(runs.map((run) => run.inputsDigest)).size).toBe(3);
+      expect(runs.map((run) => run.runId)).toEqual([...runs.map((run) => run.runId)].sort().reverse());
+      // What a run costs in bytes: one record of one Deployment's two copies, compressed.
+      expect(runs[0]!.bytes).toBeLessThan(8 * 1024);
+      const text = await sandboxed.kguard(['history']);
+      expect(text.output).toContain(`${runs[0]!.runId}  `);
+      expect(text.output).toContain('    deployment/web (namespace default): configured');
+      expect(text.output).toContain(`undo: kguard undo ${runs[2]!.runId}`);
+    }));
+
+  it('undoes the last run: the cluster is as before it, field by field; --dry-run first shows the differences and changes nothing', () =>
+    withCluster(async (sandboxed) => {
+      await applyWeb(sandboxed, 'nginx:1.25');
+      const beforeRun = peopleState(sandboxed);
+      await applyWeb(sandboxed, 'nginx:1.26');
+      const preview = await sandboxed.kguard(['undo', '--dry-run']);
+      expect(preview.exitCode, preview.output).toBe(0);
+      expect(preview.output).toMatch(/• deployment\/web \(namespace default\): would be put back as it was before run kguard-\S+:/);
+      expect(preview.output).toMatch(/\n {4}--- live deployment\.apps\/web\n {4}\+\+\+ before run kguard-\S+\n/);
+      expect(preview.output).toMatch(/\n {4}- +image: nginx:1\.26\n {4}\+ +image: nginx:1\.25\n/);
+      expect(preview.output).not.toContain('deployment.kubernetes.io/revision');
+      expect(preview.output).toMatch(/kguard undo kguard-\S+ --dry-run: 1 object\(s\) would be put back, 0 already as before the run; nothing was changed \(exit 0\)/);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
+      const undo = await sandboxed.kguard(['undo']);
+      expect(undo.exitCode, undo.output).toBe(0);
+      expect(undo.output).toContain('↩ deployment/web (namespace default): put back as it was before the apply');
+      expect(undo.output).toContain('↩ deployment/web (namespace default): restored and healthy again, 2/2 pods ready');
+      expect(undo.output).toMatch(/kguard undo kguard-\S+: 1 object\(s\) put back as they were before the run and healthy, 0 already so \(exit 0\)/);
+      expect(differencesFrom(beforeRun, peopleState(sandboxed))).toEqual([]);
+    }));
+
+  it("refuses to undo an object someone changed since the run: their change wins, kguard names it with the commands (exit 4)", () =>
+    withCluster(async (sandboxed) => {
+      await applyWeb(sandboxed, 'nginx:1.25');
+      await applyWeb(sandboxed, 'nginx:1.26');
+      await execa('kubectl', ['set', 'image', 'deployment/web', 'web=nginx:1.27-hotfix'], { env: { ...process.env, ...sandboxed.cluster.env } });
+      const undo = await sandboxed.kguard(['undo']);
+      expect(undo.exitCode, undo.output).toBe(4);
+      expect(undo.output).toContain("‼ deployment/web (namespace default): NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:");
+      expect(undo.output).toMatch(/kguard undo kguard-\S+: 1 object\(s\) need a person \(commands above\); 0 put back \(exit 4\)/);
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.27-hotfix');
+    }));
+});
