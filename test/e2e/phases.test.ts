@@ -48,7 +48,8 @@ describe('CustomResourceDefinitions first', () => {
     const run = await kguardJson('widgets.yaml', `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1)}`);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.object('CustomResourceDefinition', 'widgets.example.com')).toMatchObject({ change: 'created', verdict: 'healthy' });
-    expect(run.object('Widget', 'gear')).toMatchObject({ change: 'created', tracked: true, verdict: 'healthy' });
+    expect(run.object('Widget', 'gear')).toMatchObject({ phase: 'main', change: 'created', tracked: true, verdict: 'healthy' });
+    expect(run.object('CustomResourceDefinition', 'widgets.example.com')?.phase).toBe('definitions');
     const [deferred, established, applied] = order(run.stderr, [
       /phase main: 1 document of kinds that a CustomResourceDefinition of this apply defines: kubectl can read them only once that CRD is Established/,
       /customresourcedefinition\/widgets\.example\.com: rolled out, Established/,
@@ -115,7 +116,7 @@ describe('pre and post phases', () => {
     // The harness checks that exit 3 means every object is exactly as before the run.
     const run = await kguardJson('v2.yaml', [deploymentYaml('web', 'nginx:1.26'), configMapYaml('settings', { level: 'debug' }), migrate, notify].join('---\n'));
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(run.object('Job', 'migrate')).toMatchObject({ verdict: 'failed', restore: { status: 'deleted' } });
+    expect(run.object('Job', 'migrate')).toMatchObject({ phase: 'pre', verdict: 'failed', restore: { status: 'deleted' } });
     expect(run.object('Deployment', 'web')).toMatchObject({ change: 'unchanged' });
     expect(run.stderr).toMatch(/phase main \(the workloads and the rest\) was not applied \(phase pre failed\): its objects are left as they were/);
     expect(run.stderr).toMatch(/phase post \(kguard\.dev\/phase: post\) was not applied/);
