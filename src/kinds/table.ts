@@ -13,6 +13,7 @@
 // | core Pod              | itself                                 | Ready, or Succeeded                              | phase Failed, its own reasons              |
 // | core PersistentVolumeClaim | -                                 | Bound                                            | phase Lost                                 |
 // | apiextensions CustomResourceDefinition | -                     | Established (kstatus crdConditions)              | NamesAccepted False                        |
+// | core Service (with a selector) | -                             | its selector matches a pod (krane)               | matches none for 30 s                      |
 // | no status (ConfigMap, Service, RBAC...) | -                    | applied                                          | -                                          |
 //
 // Restore rules (refusals.ts): an immutable ConfigMap or Secret goes back by delete and create; a
@@ -25,6 +26,7 @@ import type { Job, KubeEvent } from '../kube.js';
 import { groupOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimPutBack, claimRules } from './claim.js';
 import { crdRules } from './crd.js';
+import { planService, serviceRules } from './service.js';
 import { daemonSetRules, planDaemonSet } from './daemonset.js';
 import { deploymentRules } from './deployment.js';
 import type { RolloutRules } from './engine.js';
@@ -116,7 +118,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
   '/ConfigMap': { ...NO_STATUS, putBack: immutablePutBack },
   '/Secret': { ...NO_STATUS, putBack: immutablePutBack },
   '/ServiceAccount': NO_STATUS,
-  '/Service': NO_STATUS,
+  '/Service': watched(() => serviceRules, () => ['services', 'pods', 'deployments.apps', 'statefulsets.apps'], planService),
   '/Endpoints': NO_STATUS,
   '/LimitRange': NO_STATUS,
   '/ResourceQuota': NO_STATUS,

@@ -17,6 +17,7 @@ export interface ResourceType {
 /** The built-in types the kind adapters read (track/adapters.ts), and kguard's own Leases (journal/leases.ts). */
 const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   pods: { group: '', version: 'v1', kind: 'Pod', resource: 'pods' },
+  services: { group: '', version: 'v1', kind: 'Service', resource: 'services' },
   persistentvolumeclaims: { group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
   'deployments.apps': { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' },
   'replicasets.apps': { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets' },
