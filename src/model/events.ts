@@ -58,7 +58,8 @@ export type RunEvent =
   | { kind: 'undo-preview'; runId: string; object: ObjectRef; action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] }
   | { kind: 'undo-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number; dryRun: boolean }
   /** A successful run is kept in the history (--history): `kguard undo RUN` puts back the state before it. */
-  | { kind: 'history-kept'; runId: string; namespace: string; keep: number }
+  /** A successful run's record: one Secret per namespace it changed (`<run>-history`). */
+  | { kind: 'history-kept'; runId: string; namespaces: string[]; keep: number }
   /** With `commands`: what a person runs to finish what kguard could not (a Lease left behind). */
   | { kind: 'journal-warning'; message: string; commands?: string[] }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */

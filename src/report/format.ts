@@ -204,7 +204,7 @@ export const FORMATTERS: Formatters = {
   }),
   'history-kept': (event) => ({
     tone: 'info',
-    text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history, namespace ${event.namespace}; the last ${event.keep} runs there are kept): kguard undo ${event.runId} puts back the state before it`,
+    text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history in namespace ${event.namespaces.join(', ')}; the last ${event.keep} runs of each are kept): kguard undo ${event.runId} puts back the state before it`,
   }),
   'journal-kept': (event) => ({
     tone: 'alarm',

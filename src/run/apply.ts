@@ -27,7 +27,7 @@ import { restore } from './restore-step.js';
 import { restoreLimits } from './restore-limits.js';
 import { verificationFailed, withOutcome } from './result.js';
 import { verifyAndBake, type VerifyContext } from './verify-step.js';
-import { historyRecordOf, keptInHistory, writeHistory } from './history-step.js';
+import { historyRecordsOf, keptInHistory, writeHistory } from './history-step.js';
 import { planRun, understandPlan, type RunPlan } from './parts.js';
 import { applyInPhases, failUnjudged, newPhasedApply, type PhaseContext, type PhasedApply } from './phases.js';
 import { changesNothing, checkRestorable, snapshot } from './understand.js';
@@ -153,9 +153,9 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // The journal and the leases end together: neither protects the other. A kept journal is
     // said before the verdict; deleting one (and letting the leases go) happens after it. So is
     // a successful run's history record: said now, written with the cleanup.
-    const record = keptInHistory(result, journal, options) ? historyRecordOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : undefined;
-    if (record) deps.reporter.emit({ kind: 'history-kept', runId: record.runId, namespace: record.namespace, keep: options.history });
-    ending = journal ? Promise.all([record && writeHistory(record, options, deps), endJournal(journal, result, deps)]).then(() => undefined) : undefined;
+    const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : [];
+    if (records.length > 0) deps.reporter.emit({ kind: 'history-kept', runId: records[0]!.runId, namespaces: records.map((record) => record.namespace), keep: options.history });
+    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps)]).then(() => undefined) : undefined;
     deps.announce?.(result);
     return result;
   } finally {
