@@ -97,17 +97,17 @@ function changedPaths(a2, b, prefix2 = "", limit = 20) {
   walk(a2, b, prefix2, out, limit);
   return out;
 }
-function walk(a2, b, path13, out, limit) {
+function walk(a2, b, path14, out, limit) {
   if (out.length >= limit) return;
   if (canonicalJson(a2) === canonicalJson(b)) return;
   const bothObjects = a2 !== null && b !== null && typeof a2 === "object" && typeof b === "object" && Array.isArray(a2) === Array.isArray(b);
   if (!bothObjects || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
-    out.push(path13 || "(whole object)");
+    out.push(path14 || "(whole object)");
     return;
   }
   const keys = /* @__PURE__ */ new Set([...Object.keys(a2), ...Object.keys(b)]);
   for (const key of [...keys].sort()) {
-    const child = Array.isArray(a2) ? `${path13}[${key}]` : path13 ? `${path13}.${key}` : key;
+    const child = Array.isArray(a2) ? `${path14}[${key}]` : path14 ? `${path14}.${key}` : key;
     walk(a2[key], b[key], child, out, limit);
   }
 }
@@ -1297,7 +1297,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter2 = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path13 = __require("node:path");
+    var path14 = __require("node:path");
     var fs = __require("node:fs");
     var process15 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -2310,9 +2310,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path13.resolve(baseDir, baseName);
+          const localBin = path14.resolve(baseDir, baseName);
           if (fs.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path13.extname(baseName))) return void 0;
+          if (sourceExt.includes(path14.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs.existsSync(`${localBin}${ext}`)
           );
@@ -2330,17 +2330,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path13.resolve(
-            path13.dirname(resolvedScriptPath),
+          executableDir = path14.resolve(
+            path14.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path13.basename(
+            const legacyName = path14.basename(
               this._scriptPath,
-              path13.extname(this._scriptPath)
+              path14.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2351,7 +2351,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path13.extname(executableFile));
+        launchWithNode = sourceExt.includes(path14.extname(executableFile));
         let proc;
         if (process15.platform !== "win32") {
           if (launchWithNode) {
@@ -3266,7 +3266,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path13.basename(filename, path13.extname(filename));
+        this._name = path14.basename(filename, path14.extname(filename));
         return this;
       }
       /**
@@ -3280,9 +3280,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path14) {
-        if (path14 === void 0) return this._executableDir;
-        this._executableDir = path14;
+      executableDir(path15) {
+        if (path15 === void 0) return this._executableDir;
+        this._executableDir = path15;
         return this;
       }
       /**
@@ -3628,19 +3628,21 @@ var init_errors = __esm({
       exitCode = ExitCode.ClusterError;
     };
     JournalTooLargeError = class extends KguardError {
-      constructor(bytes, limitBytes, objects, namespace) {
+      constructor(bytes, limitBytes, objects, namespace, object) {
         super(
-          `kguard cannot journal this apply in namespace ${namespace}: the pre-apply copies of its ${objects} object(s) make a run journal of ${kibibytes(bytes)} KiB (compressed), more than the ${kibibytes(limitBytes)} KiB kguard writes to the one Secret that holds it (the API server refuses Secrets over 1 MiB). Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or split the apply into smaller ones; nothing was applied.`
+          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
         );
         this.bytes = bytes;
         this.limitBytes = limitBytes;
         this.objects = objects;
         this.namespace = namespace;
+        this.object = object;
       }
       bytes;
       limitBytes;
       objects;
       namespace;
+      object;
       exitCode = ExitCode.ClusterError;
     };
   }
@@ -4677,7 +4679,7 @@ var require_windows = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs = __require("fs");
-    function checkPathExt(path13, options) {
+    function checkPathExt(path14, options) {
       var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -4688,25 +4690,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path13.substr(-p.length).toLowerCase() === p) {
+        if (p && path14.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat3, path13, options) {
+    function checkStat(stat3, path14, options) {
       if (!stat3.isSymbolicLink() && !stat3.isFile()) {
         return false;
       }
-      return checkPathExt(path13, options);
+      return checkPathExt(path14, options);
     }
-    function isexe(path13, options, cb) {
-      fs.stat(path13, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, path13, options));
+    function isexe(path14, options, cb) {
+      fs.stat(path14, function(er, stat3) {
+        cb(er, er ? false : checkStat(stat3, path14, options));
       });
     }
-    function sync(path13, options) {
-      return checkStat(fs.statSync(path13), path13, options);
+    function sync(path14, options) {
+      return checkStat(fs.statSync(path14), path14, options);
     }
   }
 });
@@ -4717,13 +4719,13 @@ var require_mode = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs = __require("fs");
-    function isexe(path13, options, cb) {
-      fs.stat(path13, function(er, stat3) {
+    function isexe(path14, options, cb) {
+      fs.stat(path14, function(er, stat3) {
         cb(er, er ? false : checkStat(stat3, options));
       });
     }
-    function sync(path13, options) {
-      return checkStat(fs.statSync(path13), options);
+    function sync(path14, options) {
+      return checkStat(fs.statSync(path14), options);
     }
     function checkStat(stat3, options) {
       return stat3.isFile() && checkMode(stat3, options);
@@ -4756,7 +4758,7 @@ var require_isexe = __commonJS({
     }
     module.exports = isexe;
     isexe.sync = sync;
-    function isexe(path13, options, cb) {
+    function isexe(path14, options, cb) {
       if (typeof options === "function") {
         cb = options;
         options = {};
@@ -4766,7 +4768,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve, reject) {
-          isexe(path13, options || {}, function(er, is) {
+          isexe(path14, options || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -4775,7 +4777,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path13, options || {}, function(er, is) {
+      core(path14, options || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options && options.ignoreErrors) {
             er = null;
@@ -4785,9 +4787,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path13, options) {
+    function sync(path14, options) {
       try {
-        return core.sync(path13, options || {});
+        return core.sync(path14, options || {});
       } catch (er) {
         if (options && options.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -4803,7 +4805,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports, module) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path13 = __require("path");
+    var path14 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -4841,7 +4843,7 @@ var require_which = __commonJS({
           return opt.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path13.join(pathPart, cmd);
+        const pCmd = path14.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve(subStep(p, i2, 0));
       });
@@ -4868,7 +4870,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path13.join(pathPart, cmd);
+        const pCmd = path14.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -4916,7 +4918,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
     "use strict";
-    var path13 = __require("path");
+    var path14 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function getPathExt(env2) {
@@ -4938,7 +4940,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env2[getPathKey({ env: env2 })],
-          pathExt: withoutPathExt ? path13.delimiter : getPathExt(env2)
+          pathExt: withoutPathExt ? path14.delimiter : getPathExt(env2)
         });
       } catch (e) {
       } finally {
@@ -4947,7 +4949,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path13.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path14.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -5034,8 +5036,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path13, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path13.split("/").pop();
+      const [path14, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path14.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -5076,7 +5078,7 @@ var require_readShebang = __commonJS({
 var require_parse = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports, module) {
     "use strict";
-    var path13 = __require("path");
+    var path14 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -5110,9 +5112,9 @@ var require_parse = __commonJS({
       const commandFile = detectShebang(parsed);
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
-        parsed.command = path13.normalize(parsed.command);
+        parsed.command = path14.normalize(parsed.command);
         if (isBatchFile(parsed, commandFile)) {
-          parsed.command = escape2.batchCommand(commandFile ? path13.normalize(commandFile) : parsed.command);
+          parsed.command = escape2.batchCommand(commandFile ? path14.normalize(commandFile) : parsed.command);
           parsed.args = parsed.args.map((arg) => escape2.batchArgument(arg));
         } else {
           parsed.command = escape2.command(parsed.command);
@@ -5125,7 +5127,7 @@ var require_parse = __commonJS({
       }
       return parsed;
     }
-    function parse(command, args, options) {
+    function parse2(command, args, options) {
       if (args && !Array.isArray(args)) {
         options = args;
         args = null;
@@ -5144,7 +5146,7 @@ var require_parse = __commonJS({
       };
       return options.shell ? parsed : parseNonShell(parsed);
     }
-    module.exports = parse;
+    module.exports = parse2;
   }
 });
 
@@ -5203,16 +5205,16 @@ var require_cross_spawn = __commonJS({
   "node_modules/cross-spawn/index.js"(exports, module) {
     "use strict";
     var cp = __require("child_process");
-    var parse = require_parse();
+    var parse2 = require_parse();
     var enoent = require_enoent();
     function spawn4(command, args, options) {
-      const parsed = parse(command, args, options);
+      const parsed = parse2(command, args, options);
       const spawned = cp.spawn(parsed.command, parsed.args, parsed.options);
       enoent.hookChildProcess(spawned, parsed);
       return spawned;
     }
     function spawnSync2(command, args, options) {
-      const parsed = parse(command, args, options);
+      const parsed = parse2(command, args, options);
       const result = cp.spawnSync(parsed.command, parsed.args, parsed.options);
       result.error = result.error || enoent.verifyENOENTSync(result.status, parsed);
       return result;
@@ -5220,7 +5222,7 @@ var require_cross_spawn = __commonJS({
     module.exports = spawn4;
     module.exports.spawn = spawn4;
     module.exports.sync = spawnSync2;
-    module.exports._parse = parse;
+    module.exports._parse = parse2;
     module.exports._enoent = enoent;
   }
 });
@@ -9246,13 +9248,13 @@ var init_output_sync = __esm({
       }
     };
     writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-      for (const { path: path13, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-        const pathString = typeof path13 === "string" ? path13 : path13.toString();
+      for (const { path: path14, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+        const pathString = typeof path14 === "string" ? path14 : path14.toString();
         if (append || outputFiles.has(pathString)) {
-          appendFileSync(path13, serializedResult);
+          appendFileSync(path14, serializedResult);
         } else {
           outputFiles.add(pathString);
-          writeFileSync(path13, serializedResult);
+          writeFileSync(path14, serializedResult);
         }
       }
     };
@@ -12579,6 +12581,7 @@ function objectReport(result) {
     name: ref.name,
     change: result.changeKind,
     changedFields: result.changedFields,
+    ...result.phase ? { phase: result.phase } : {},
     tracked: result.tracked ?? false,
     verdict: verdict?.state ?? (unchanged ? "unchanged" : "applied"),
     reason: cause ? cause.source === "pod" ? cause.finding.reason : cause.source === "condition" ? cause.reason : null : null,
@@ -13189,11 +13192,11 @@ function findingLines(findings) {
   }
   const lines = [...groups.values()].slice(0, MAX_GROUPS).map(({ first, pods, restarts }) => {
     const who = pods.size > 1 ? `${pods.size} pods` : `pod ${first.pod}`;
-    const where = first.container ? `, ${first.initContainer ? "init container" : "container"} ${first.container}` : "";
+    const where2 = first.container ? `, ${first.initContainer ? "init container" : "container"} ${first.container}` : "";
     const message = displayMessage(first);
     const restarted2 = restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? "" : "s"}` : "";
     const last = first.lastTermination ? `, last exit code ${first.lastTermination.exitCode ?? "?"} (${first.lastTermination.reason ?? "unknown"})` : "";
-    return `${who}${where}: ${first.reason}${message ? `: ${message}` : ""}${restarted2}${last}`;
+    return `${who}${where2}: ${first.reason}${message ? `: ${message}` : ""}${restarted2}${last}`;
   });
   if (groups.size > MAX_GROUPS) lines.push(`and ${groups.size - MAX_GROUPS} more problems (all in --output json)`);
   return lines;
@@ -13465,9 +13468,9 @@ function selectorsOf(query) {
     ...query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}
   };
 }
-function withQuery(path13, params) {
+function withQuery(path14, params) {
   const query = new URLSearchParams(params).toString();
-  return query ? `${path13}?${query}` : path13;
+  return query ? `${path14}?${query}` : path14;
 }
 function isRetryable(result) {
   const kind = diagnoseKubectlFailure(result).kind;
@@ -13546,6 +13549,44 @@ var init_parse = __esm({
   }
 });
 
+// src/report/format-phases.ts
+function listObjects(objects) {
+  const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
+  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
+}
+function plural(count2) {
+  return count2 === 1 ? "" : "s";
+}
+var PHASE_TEXT, PHASE_FORMATTERS;
+var init_format_phases = __esm({
+  "src/report/format-phases.ts"() {
+    "use strict";
+    init_model();
+    PHASE_TEXT = {
+      definitions: "CustomResourceDefinitions and Namespaces",
+      pre: "kguard.dev/phase: pre",
+      main: "the workloads and the rest",
+      post: "kguard.dev/phase: post"
+    };
+    PHASE_FORMATTERS = {
+      phase: (event) => ({
+        tone: "info",
+        text: `phase ${event.number}/${event.of}, ${event.phase} (${PHASE_TEXT[event.phase]}): applying ${event.objects.length} object${plural(event.objects.length)}: ${listObjects(event.objects)}`
+      }),
+      "phase-deferred": (event) => ({
+        tone: "info",
+        text: `phase ${event.phase}: ${event.documents.length} document${plural(event.documents.length)} of kinds that a CustomResourceDefinition of this apply defines: ` + (event.dryRun ? "kubectl cannot read them before that CRD is Established, so this preview cannot dry-run them; the apply would read, dry-run and apply them once the CRDs are Established:" : "kubectl can read them only once that CRD is Established: they are read, dry-run and leased then, before their own apply:"),
+        details: event.documents
+      }),
+      "phase-skipped": (event) => ({
+        tone: "warn",
+        text: `phase ${event.phase} (${PHASE_TEXT[event.phase]}) was not applied (${event.because}): its objects are left as they were`,
+        details: [...event.objects.map(describeObject), ...event.documents]
+      })
+    };
+  }
+});
+
 // src/duration.ts
 function parseDuration(text2, what) {
   const ms = durationMs(text2.trim());
@@ -13585,7 +13626,7 @@ function seconds2(ms) {
   if (total < 60) return `${total.toFixed(1)}s`;
   return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
 }
-function plural(count2) {
+function plural2(count2) {
   return count2 === 1 ? "" : "s";
 }
 function containerLogLines(logs) {
@@ -13656,11 +13697,11 @@ var init_format_verify = __esm({
       }),
       "bake-started": (event) => ({
         tone: "info",
-        text: `baking for ${formatDuration(event.durationMs)}: watching ${event.workloads.length} workload${plural(event.workloads.length)} for restarts, pods leaving Ready and evictions` + (event.verifyIntervalMs > 0 ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}` : "")
+        text: `baking for ${formatDuration(event.durationMs)}: watching ${event.workloads.length} workload${plural2(event.workloads.length)} for restarts, pods leaving Ready and evictions` + (event.verifyIntervalMs > 0 ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}` : "")
       }),
       baked: (event) => ({
         tone: "ok",
-        text: `baked for ${formatDuration(event.outcome.durationMs)}: no restart, no pod left Ready, no eviction in ${event.workloads} workload${plural(event.workloads)}` + (event.outcome.checksRun > 0 ? `; the checks passed ${event.outcome.checksRun} more time${plural(event.outcome.checksRun)}` : "")
+        text: `baked for ${formatDuration(event.outcome.durationMs)}: no restart, no pod left Ready, no eviction in ${event.workloads} workload${plural2(event.workloads)}` + (event.outcome.checksRun > 0 ? `; the checks passed ${event.outcome.checksRun} more time${plural2(event.outcome.checksRun)}` : "")
       }),
       "bake-failed": (event) => ({
         tone: "fail",
@@ -13687,12 +13728,23 @@ function diagnosisDetails(diagnosis) {
   return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
 }
 function describeChange(object) {
-  const meaningful = object.changedFields.filter((path13) => path13 !== LAST_APPLIED);
+  const meaningful = object.changedFields.filter((path14) => path14 !== LAST_APPLIED);
   const shown2 = meaningful.length > 0 ? meaningful : object.changedFields;
   const fields = shown2.length > 0 ? `: ${summarizePaths(shown2)}` : "";
   return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
 }
-function listObjects(objects) {
+function journalSecrets(event) {
+  const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
+  const total = pieces.reduce((sum, [, count2]) => sum + count2, 0);
+  if (total <= 1) return `secret/${event.runId}-journal (namespace ${event.namespace})`;
+  return `${total} Secrets ${event.runId}-journal\u2026 in ${journalNamespaces(event)}`;
+}
+function journalNamespaces(event) {
+  const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
+  if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
+  return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
+}
+function listObjects2(objects) {
   const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
   return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
 }
@@ -13709,6 +13761,7 @@ var init_format = __esm({
     init_parse();
     init_compare();
     init_model();
+    init_format_phases();
     init_format_verify();
     init_line();
     init_line();
@@ -13727,15 +13780,16 @@ var init_format = __esm({
       ...VERIFY_FORMATTERS,
       understood: (event) => ({
         tone: "info",
-        text: `read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`
+        text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ""}read ${event.objects.length} object${plural2(event.objects.length)} (as kubectl reads them): ${listObjects2(event.objects)}`
       }),
+      ...PHASE_FORMATTERS,
       "dry-run-waived": (event) => ({
         tone: "info",
-        text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects(event.objects)}`
+        text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects2(event.objects)}`
       }),
       applied: (event) => ({
         tone: "ok",
-        text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${event.objects.map(describeApplied).join(", ")})`
+        text: `applied ${event.objects.length} object${plural2(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${event.objects.map(describeApplied).join(", ")})`
       }),
       "apply-failed": (event) => ({
         tone: "fail",
@@ -13746,7 +13800,7 @@ var init_format = __esm({
         const changed = event.objects.filter((object) => isChangeKind(object.change));
         return {
           tone: "info",
-          text: changed.length === 0 ? "the apply changed nothing: there is nothing to watch" : `the apply changed ${changed.length} of ${event.objects.length} object${plural(event.objects.length)}`,
+          text: changed.length === 0 ? "the apply changed nothing: there is nothing to watch" : `the apply changed ${changed.length} of ${event.objects.length} object${plural2(event.objects.length)}`,
           details: changed.map(describeChange)
         };
       },
@@ -13831,7 +13885,7 @@ var init_format = __esm({
       }),
       restoring: (event) => ({
         tone: "undo",
-        text: `restoring ${event.objects.length} object${plural(event.objects.length)} to their copies from before the apply: ${listObjects(event.objects)}`
+        text: `restoring ${event.objects.length} object${plural2(event.objects.length)} to their copies from before the apply: ${listObjects2(event.objects)}`
       }),
       restored: (event) => ({
         tone: "undo",
@@ -13859,7 +13913,7 @@ var init_format = __esm({
       }),
       journal: (event) => ({
         tone: "info",
-        text: `run ${event.runId}: pre-apply copies journalled in secret/${event.runId}-journal (namespace ${event.namespace}) until the run ends`
+        text: `run ${event.runId}: pre-apply copies journalled in ${journalSecrets(event)} until the run ends`
       }),
       "undo-preview": (event) => ({
         tone: event.action === "keep" ? "alarm" : "info",
@@ -13872,11 +13926,11 @@ var init_format = __esm({
       }),
       "history-kept": (event) => ({
         tone: "info",
-        text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history, namespace ${event.namespace}; the last ${event.keep} runs there are kept): kguard undo ${event.runId} puts back the state before it`
+        text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history in namespace ${event.namespaces.join(", ")}; the last ${event.keep} runs of each are kept): kguard undo ${event.runId} puts back the state before it`
       }),
       "journal-kept": (event) => ({
         tone: "alarm",
-        text: `run ${event.runId} is not finished: its journal stays in namespace ${event.namespace}. When you have looked, restore what is left with:`,
+        text: `run ${event.runId} is not finished: its journal stays in ${journalNamespaces(event)}. When you have looked, restore what is left with:`,
         details: [event.command]
       }),
       "journal-warning": (event) => event.commands ? { tone: "warn", text: `${event.message}:`, details: event.commands } : { tone: "warn", text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
@@ -13984,11 +14038,11 @@ function assembleStyles() {
     },
     hexToRgb: {
       value(hex) {
-        const matches = /[a-f\d]{6}|[a-f\d]{3}/i.exec(hex.toString(16));
-        if (!matches) {
+        const matches2 = /[a-f\d]{6}|[a-f\d]{3}/i.exec(hex.toString(16));
+        if (!matches2) {
           return [0, 0, 0];
         }
-        let [colorString] = matches;
+        let [colorString] = matches2;
         if (colorString.length === 3) {
           colorString = [...colorString].map((character) => character + character).join("");
         }
@@ -15145,6 +15199,7 @@ var init_options2 = __esm({
       history: 10,
       rollback: "all",
       lockTimeoutMs: 5 * 6e4,
+      journalNamespace: "kube-system",
       logLines: 5,
       concurrency: 8,
       requestTimeoutMs: 3e4
@@ -15206,10 +15261,18 @@ function resolveApplyOptions(input) {
     keepCreated: input.keepCreated ?? false,
     journal: input.journal ?? true,
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
+    journalNamespace: journalNamespaceOf(input.journalNamespace),
     logLines: logLines2,
     concurrency,
     requestTimeoutMs
   };
+}
+function journalNamespaceOf(namespace) {
+  if (namespace === void 0) return DEFAULTS.journalNamespace;
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
+    throw new InputError(`--journal-namespace ${JSON.stringify(namespace)}: not a namespace name (lower case letters, digits and '-', at most 63). Pass the namespace where kguard may journal and lease cluster-scoped objects.`);
+  }
+  return namespace;
 }
 function resolveVerification(input) {
   if (input.settleMs !== void 0 && input.bakeMs !== void 0 && input.settleMs !== input.bakeMs) {
@@ -15272,6 +15335,7 @@ function toApplyOptions(raw, passThroughArgs) {
     keepCreated: raw.keepCreated,
     journal: raw.journal,
     lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
+    journalNamespace: raw.journalNamespace,
     timeoutMs: parseDuration(raw.timeout, "--timeout"),
     rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, "--rollback-timeout"),
     pollIntervalMs: parseDuration(raw.pollInterval, "--poll-interval"),
@@ -15524,7 +15588,7 @@ function withKubectlOptions(command, handlers) {
 function buildProgram(name, words, handlers) {
   const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
   const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
     new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
   ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
@@ -15666,9 +15730,9 @@ function bakeCase(bake2) {
     test.skipped = bake2.summary ?? bake2.stoppedBy;
     return test;
   }
-  const where = bake2.workload ? `${bake2.workload.kind.toLowerCase()}/${bake2.workload.name}${bake2.workload.namespace ? ` (namespace ${bake2.workload.namespace})` : ""}: ` : "";
+  const where2 = bake2.workload ? `${bake2.workload.kind.toLowerCase()}/${bake2.workload.name}${bake2.workload.namespace ? ` (namespace ${bake2.workload.namespace})` : ""}: ` : "";
   const logs = bake2.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
-  test.failure = { message: `${where}${bake2.summary ?? "it did not stay healthy"}`, type: bake2.stoppedBy ?? "bake", text: [`${where}${bake2.summary ?? ""}`, ...bake2.evidence, ...logs, ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []].join("\n") };
+  test.failure = { message: `${where2}${bake2.summary ?? "it did not stay healthy"}`, type: bake2.stoppedBy ?? "bake", text: [`${where2}${bake2.summary ?? ""}`, ...bake2.evidence, ...logs, ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []].join("\n") };
   return test;
 }
 function errorCase(report) {
@@ -15698,8 +15762,8 @@ function diagnosisText(object, location) {
   ].join("\n");
 }
 function testCaseXml(test) {
-  const where = test.location ? ` file="${attribute(test.location.file)}" line="${test.location.line}"` : "";
-  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds3(test.seconds * 1e3)}"${where}`;
+  const where2 = test.location ? ` file="${attribute(test.location.file)}" line="${test.location.line}"` : "";
+  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds3(test.seconds * 1e3)}"${where2}`;
   const children = [
     ...test.skipped !== void 0 ? [`      <skipped>${text(test.skipped)}</skipped>`] : [],
     ...test.error ? [`      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`] : [],
@@ -15810,17 +15874,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path13) {
-      const ctrl = callVisitor(key, node, visitor, path13);
+    function visit_(key, node, visitor, path14) {
+      const ctrl = callVisitor(key, node, visitor, path14);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path13, ctrl);
-        return visit_(key, ctrl, visitor, path13);
+        replaceNode(key, path14, ctrl);
+        return visit_(key, ctrl, visitor, path14);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node)) {
-          path13 = Object.freeze(path13.concat(node));
+          path14 = Object.freeze(path14.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path13);
+            const ci = visit_(i2, node.items[i2], visitor, path14);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -15831,13 +15895,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node)) {
-          path13 = Object.freeze(path13.concat(node));
-          const ck = visit_("key", node.key, visitor, path13);
+          path14 = Object.freeze(path14.concat(node));
+          const ck = visit_("key", node.key, visitor, path14);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path13);
+          const cv = visit_("value", node.value, visitor, path14);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -15858,17 +15922,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path13) {
-      const ctrl = await callVisitor(key, node, visitor, path13);
+    async function visitAsync_(key, node, visitor, path14) {
+      const ctrl = await callVisitor(key, node, visitor, path14);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path13, ctrl);
-        return visitAsync_(key, ctrl, visitor, path13);
+        replaceNode(key, path14, ctrl);
+        return visitAsync_(key, ctrl, visitor, path14);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node)) {
-          path13 = Object.freeze(path13.concat(node));
+          path14 = Object.freeze(path14.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path13);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path14);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -15879,13 +15943,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node)) {
-          path13 = Object.freeze(path13.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path13);
+          path14 = Object.freeze(path14.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path14);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path13);
+          const cv = await visitAsync_("value", node.value, visitor, path14);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -15912,23 +15976,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path13) {
+    function callVisitor(key, node, visitor, path14) {
       if (typeof visitor === "function")
-        return visitor(key, node, path13);
+        return visitor(key, node, path14);
       if (identity3.isMap(node))
-        return visitor.Map?.(key, node, path13);
+        return visitor.Map?.(key, node, path14);
       if (identity3.isSeq(node))
-        return visitor.Seq?.(key, node, path13);
+        return visitor.Seq?.(key, node, path14);
       if (identity3.isPair(node))
-        return visitor.Pair?.(key, node, path13);
+        return visitor.Pair?.(key, node, path14);
       if (identity3.isScalar(node))
-        return visitor.Scalar?.(key, node, path13);
+        return visitor.Scalar?.(key, node, path14);
       if (identity3.isAlias(node))
-        return visitor.Alias?.(key, node, path13);
+        return visitor.Alias?.(key, node, path14);
       return void 0;
     }
-    function replaceNode(key, path13, node) {
-      const parent = path13[path13.length - 1];
+    function replaceNode(key, path14, node) {
+      const parent = path14[path14.length - 1];
       if (identity3.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity3.isPair(parent)) {
@@ -16540,10 +16604,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity3 = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path13, value) {
+    function collectionFromPath(schema, path14, value) {
       let v = value;
-      for (let i2 = path13.length - 1; i2 >= 0; --i2) {
-        const k = path13[i2];
+      for (let i2 = path14.length - 1; i2 >= 0; --i2) {
+        const k = path14[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a2 = [];
           a2[k] = v;
@@ -16562,7 +16626,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path13) => path13 == null || typeof path13 === "object" && !!path13[Symbol.iterator]().next().done;
+    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -16592,11 +16656,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path13, value) {
-        if (isEmptyPath(path13))
+      addIn(path14, value) {
+        if (isEmptyPath(path14))
           this.add(value);
         else {
-          const [key, ...rest] = path13;
+          const [key, ...rest] = path14;
           const node = this.get(key, true);
           if (identity3.isCollection(node))
             node.addIn(rest, value);
@@ -16610,8 +16674,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path13) {
-        const [key, ...rest] = path13;
+      deleteIn(path14) {
+        const [key, ...rest] = path14;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -16625,8 +16689,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path13, keepScalar) {
-        const [key, ...rest] = path13;
+      getIn(path14, keepScalar) {
+        const [key, ...rest] = path14;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node) ? node.value : node;
@@ -16644,8 +16708,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path13) {
-        const [key, ...rest] = path13;
+      hasIn(path14) {
+        const [key, ...rest] = path14;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -16655,8 +16719,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path13, value) {
-        const [key, ...rest] = path13;
+      setIn(path14, value) {
+        const [key, ...rest] = path14;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -19171,9 +19235,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path13, value) {
+      addIn(path14, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path13, value);
+          this.contents.addIn(path14, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -19248,14 +19312,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path13) {
-        if (Collection.isEmptyPath(path13)) {
+      deleteIn(path14) {
+        if (Collection.isEmptyPath(path14)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path13) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -19270,10 +19334,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path13, keepScalar) {
-        if (Collection.isEmptyPath(path13))
+      getIn(path14, keepScalar) {
+        if (Collection.isEmptyPath(path14))
           return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity3.isCollection(this.contents) ? this.contents.getIn(path13, keepScalar) : void 0;
+        return identity3.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -19284,10 +19348,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path13) {
-        if (Collection.isEmptyPath(path13))
+      hasIn(path14) {
+        if (Collection.isEmptyPath(path14))
           return this.contents !== void 0;
-        return identity3.isCollection(this.contents) ? this.contents.hasIn(path13) : false;
+        return identity3.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -19304,13 +19368,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path13, value) {
-        if (Collection.isEmptyPath(path13)) {
+      setIn(path14, value) {
+        if (Collection.isEmptyPath(path14)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path13), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path14), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path13, value);
+          this.contents.setIn(path14, value);
         }
       }
       /**
@@ -21271,9 +21335,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path13) => {
+    visit.itemAtPath = (cst, path14) => {
       let item = cst;
-      for (const [field, index] of path13) {
+      for (const [field, index] of path14) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -21282,23 +21346,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path13) => {
-      const parent = visit.itemAtPath(cst, path13.slice(0, -1));
-      const field = path13[path13.length - 1][0];
+    visit.parentCollection = (cst, path14) => {
+      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
+      const field = path14[path14.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path13, item, visitor) {
-      let ctrl = visitor(item, path13);
+    function _visit(path14, item, visitor) {
+      let ctrl = visitor(item, path14);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path13.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path14.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -21309,10 +21373,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path13);
+            ctrl = ctrl(item, path14);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path13) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
     }
     exports.visit = visit;
   }
@@ -22963,7 +23027,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse(src, reviver, options) {
+    function parse2(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -23004,7 +23068,7 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse;
+    exports.parse = parse2;
     exports.parseAllDocuments = parseAllDocuments3;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify;
@@ -23066,6 +23130,7 @@ var require_dist = __commonJS({
 // src/manifests/locate.ts
 var locate_exports = {};
 __export(locate_exports, {
+  manifestFiles: () => manifestFiles,
   manifestLocator: () => manifestLocator,
   objectsWritten: () => objectsWritten
 });
@@ -23131,7 +23196,7 @@ function manifestFiles(filenames, recursive) {
       for (const entry of entries) visit(path7.join(file, entry), false);
       return;
     }
-    if (top || /\.(json|ya?ml)$/i.test(file)) files.push(file);
+    if (top || /\.(json|ya?ml)$/.test(file)) files.push(file);
   };
   for (const file of filenames) if (file !== "-" && !/^https?:\/\//i.test(file)) visit(file, true);
   return files;
@@ -23297,13 +23362,15 @@ var init_resources = __esm({
     "use strict";
     BUILT_IN = {
       pods: { group: "", version: "v1", kind: "Pod", resource: "pods" },
+      services: { group: "", version: "v1", kind: "Service", resource: "services" },
       persistentvolumeclaims: { group: "", version: "v1", kind: "PersistentVolumeClaim", resource: "persistentvolumeclaims" },
       "deployments.apps": { group: "apps", version: "v1", kind: "Deployment", resource: "deployments" },
       "replicasets.apps": { group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets" },
       "statefulsets.apps": { group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets" },
       "daemonsets.apps": { group: "apps", version: "v1", kind: "DaemonSet", resource: "daemonsets" },
       "jobs.batch": { group: "batch", version: "v1", kind: "Job", resource: "jobs" },
-      "leases.coordination.k8s.io": { group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases" }
+      "leases.coordination.k8s.io": { group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases" },
+      "customresourcedefinitions.apiextensions.k8s.io": { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", resource: "customresourcedefinitions" }
     };
   }
 });
@@ -23408,15 +23475,20 @@ var init_discovery = __esm({
         }
         return resources;
       }
+      /** Forgets every document read so far: the next lookups read discovery again. */
+      forget() {
+        this.documents.clear();
+        this.resourceNames.clear();
+      }
       /** One group version's discovery document (`kubectl get --raw /apis/GROUP/VERSION`), read once. */
       discoveryOf(apiVersion) {
         let found = this.documents.get(apiVersion);
         if (!found) {
           const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-          const path13 = groupVersionPath({ group, version });
+          const path14 = groupVersionPath({ group, version });
           found = (async () => {
-            const result = await this.readRaw(path13);
-            if (result.exitCode !== 0) throw new Error(`kubectl could not read the API server's discovery of ${path13}: ${diagnoseKubectlFailure(result).detail}`);
+            const result = await this.readRaw(path14);
+            if (result.exitCode !== 0) throw new Error(`kubectl could not read the API server's discovery of ${path14}: ${diagnoseKubectlFailure(result).detail}`);
             return JSON.parse(result.stdout);
           })();
           found.catch(() => this.documents.delete(apiVersion));
@@ -23549,8 +23621,8 @@ __export(client_exports, {
 function createKubectl(exec, connection, stream) {
   return new KubectlClient(exec, connection, stream);
 }
-function withFieldManager(path13) {
-  return `${path13}${path13.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
+function withFieldManager(path14) {
+  return `${path14}${path14.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
 }
 var KubectlClient, DIFF_FLAGS, RESTORE_FIELD_MANAGER;
 var init_client = __esm({
@@ -23586,7 +23658,7 @@ var init_client = __esm({
       /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
       pinned;
       /** Discovery documents by group version, read once each. */
-      discovery = new Discovery((path13) => this.run(["get", "--raw", path13], { deadlineMs: this.connection.readDeadlineMs }));
+      discovery = new Discovery((path14) => this.run(["get", "--raw", path14], { deadlineMs: this.connection.readDeadlineMs }));
       /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
       pool;
       /** The most kubectl processes (watch streams aside) that ran at once. */
@@ -23695,15 +23767,15 @@ var init_client = __esm({
        * metadata.resourceVersion makes the write conditional (409 Conflict if the object moved);
        * non-empty managedFields in the body replace the stored ones (apimachinery fieldmanager.go).
        */
-      async replace(object, path13, deadlineMs) {
-        return this.rawWrite("replace", withFieldManager(path13), object, deadlineMs);
+      async replace(object, path14, deadlineMs) {
+        return this.rawWrite("replace", withFieldManager(path14), object, deadlineMs);
       }
       /** POST a new object to its collection path (`kubectl create --raw PATH -f -`), body untouched. */
       async create(object, collectionPath2, deadlineMs) {
         return this.rawWrite("create", withFieldManager(collectionPath2), object, deadlineMs);
       }
-      async rawWrite(verb, path13, object, deadlineMs) {
-        const result = await this.retrying(() => this.run([verb, "--raw", path13, "-f", "-"], { deadlineMs, input: JSON.stringify(object) }));
+      async rawWrite(verb, path14, object, deadlineMs) {
+        const result = await this.retrying(() => this.run([verb, "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(object) }));
         if (result.exitCode === 0) return { ok: true, object: this.observed(itemsOf(result.stdout))[0] };
         return writeFailure(result, deadlineMs);
       }
@@ -23712,9 +23784,9 @@ var init_client = __esm({
        * body: kubectl delete.go → rawhttp.RawDelete). A uid precondition deletes exactly the object
        * this run created, never a namesake created since.
        */
-      async deleteExact(path13, preconditions, deadlineMs) {
+      async deleteExact(path14, preconditions, deadlineMs) {
         const body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions };
-        const result = await this.retrying(() => this.run(["delete", "--raw", path13, "-f", "-"], { deadlineMs, input: JSON.stringify(body) }));
+        const result = await this.retrying(() => this.run(["delete", "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(body) }));
         if (result.exitCode === 0) return { ok: true };
         return writeFailure(result, deadlineMs);
       }
@@ -23736,6 +23808,10 @@ var init_client = __esm({
         }
         return resources;
       }
+      /** Kinds a CRD of this run just established appear: discovery is read again from now on. */
+      refreshDiscovery() {
+        this.discovery.forget();
+      }
       /**
        * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
        * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
@@ -23754,9 +23830,9 @@ var init_client = __esm({
        * started from it misses nothing. Items get back the kind the API server leaves out of lists.
        */
       async listCollection(query) {
-        const path13 = await this.collectionPathOf(query).catch((error2) => error2);
-        if (path13 instanceof Error) return { ok: false, message: path13.message, transient: false };
-        const result = await this.run(["get", "--raw", withQuery(path13, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
+        const path14 = await this.collectionPathOf(query).catch((error2) => error2);
+        if (path14 instanceof Error) return { ok: false, message: path14.message, transient: false };
+        const result = await this.run(["get", "--raw", withQuery(path14, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
         if (result.exitCode !== 0) return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
         const list = JSON.parse(result.stdout);
         const kind = (list.kind ?? "").replace(/List$/, "");
@@ -23774,13 +23850,13 @@ var init_client = __esm({
         let stopRequested = false;
         let running2;
         const done = (async () => {
-          const path13 = await this.collectionPathOf(query).catch((error2) => error2);
-          if (path13 instanceof Error) return { ended: false, message: path13.message, transient: false };
+          const path14 = await this.collectionPathOf(query).catch((error2) => error2);
+          if (path14 instanceof Error) return { ended: false, message: path14.message, transient: false };
           if (stopRequested) return { ended: true };
           const params = { ...selectorsOf(query), watch: "1", resourceVersion: from.resourceVersion, allowWatchBookmarks: "true", timeoutSeconds: String(from.timeoutSeconds) };
           const reader = new WatchEventReader();
           this.spawned += 1;
-          running2 = stream(this.connection.binary, [...this.connectionArgs(), "get", "--raw", withQuery(path13, params)], (text2) => {
+          running2 = stream(this.connection.binary, [...this.connectionArgs(), "get", "--raw", withQuery(path14, params)], (text2) => {
             for (const event of reader.push(text2)) onEvent(event);
           });
           const result = await running2.done;
@@ -24003,7 +24079,7 @@ function runLeases(runId, namespace, keys, durationSeconds, now, owner = {}) {
     apiVersion: "coordination.k8s.io/v1",
     kind: "Lease",
     metadata: {
-      name: runLeaseName(runId, index),
+      name: runLeaseName(owner.nameBase ?? runId, index),
       namespace,
       labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [LEASE_LABEL]: LEASE_VERSION, [RUN_LABEL]: runId },
       annotations: {
@@ -24117,20 +24193,22 @@ import { gunzipSync as gunzipSync2, gzipSync as gzipSync2 } from "node:zlib";
 function newRunId(now, random) {
   return `kguard-${now.getTime().toString(36)}-${random.toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 6)}`;
 }
-function journalName(runId) {
-  return `${runId}-journal`;
+function journalName(runId, index = 0) {
+  return index === 0 ? `${runId}-journal` : `${runId}-journal-${index + 1}`;
 }
-function journalSecret(journal, resourceVersion) {
-  const packed = gzipSync2(Buffer.from(JSON.stringify(journal))).toString("base64");
-  if (packed.length > MAX_SECRET_BYTES) throw new JournalTooLargeError(packed.length, MAX_SECRET_BYTES, journal.objects.length, journal.namespace);
+function pack(journal) {
+  return gzipSync2(Buffer.from(JSON.stringify(journal)));
+}
+function journalSecret(journal, options = {}) {
+  const packed = (options.packed ?? pack(journal)).toString("base64");
   return {
     apiVersion: "v1",
     kind: "Secret",
     type: JOURNAL_TYPE,
     metadata: {
-      name: journalName(journal.runId),
+      name: journalName(journal.runId, options.index),
       namespace: journal.namespace,
-      labels: { [JOURNAL_LABEL]: JOURNAL_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY },
+      labels: { [JOURNAL_LABEL]: JOURNAL_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: journal.runId },
       annotations: {
         "kguard.dev/run": journal.runId,
         "kguard.dev/state": journal.state,
@@ -24138,7 +24216,7 @@ function journalSecret(journal, resourceVersion) {
         "kguard.dev/expires-at": journal.expiresAt,
         "kguard.dev/objects": String(journal.objects.length)
       },
-      ...resourceVersion ? { resourceVersion } : {}
+      ...options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}
     },
     data: { journal: packed }
   };
@@ -24165,17 +24243,104 @@ function changesToUndo(journal, live) {
     return { ref: entry.ref, change };
   });
 }
-var JOURNAL_VERSION, JOURNAL_TTL_MS, MAX_SECRET_BYTES;
+var JOURNAL_VERSION, JOURNAL_TTL_MS;
 var init_journal = __esm({
   "src/journal/journal.ts"() {
     "use strict";
-    init_errors();
     init_compare();
     init_model();
     init_labels();
     JOURNAL_VERSION = "v1";
     JOURNAL_TTL_MS = 24 * 60 * 60 * 1e3;
+  }
+});
+
+// src/journal/pieces.ts
+function journalNamespaceOf2(entry, placement) {
+  if (entry.ref.namespace === "") return placement.clusterNamespace;
+  return placement.created.has(entry.ref.namespace) ? void 0 : entry.ref.namespace;
+}
+function journalPieces(journal, placement, limit = PIECE_BYTES) {
+  const byNamespace = /* @__PURE__ */ new Map();
+  for (const entry of journal.objects) {
+    const namespace = journalNamespaceOf2(entry, placement);
+    if (namespace === void 0) continue;
+    byNamespace.set(namespace, [...byNamespace.get(namespace) ?? [], entry]);
+  }
+  if (!byNamespace.has(journal.namespace)) byNamespace.set(journal.namespace, []);
+  const header = { ...journal, objects: [] };
+  let chunks = new Map([...byNamespace].map(([namespace, entries]) => [namespace, chunked(entries, limit)]));
+  for (; ; ) {
+    const pieces = Object.fromEntries([...chunks].map(([namespace, parts]) => [namespace, parts.length]));
+    const written = [...chunks].flatMap(
+      ([namespace, parts]) => parts.map((objects, index) => {
+        const piece = { ...header, namespace, home: journal.namespace, objects, pieces };
+        return { namespace, index, journal: piece, packed: pack(piece) };
+      })
+    );
+    const over = written.find((piece) => piece.packed.length > MAX_SECRET_BYTES && piece.journal.objects.length > 1);
+    if (!over) return written;
+    chunks = new Map([...chunks].map(([namespace, parts]) => [namespace, parts.flatMap((part) => part === over.journal.objects ? halves(part) : [part])]));
+  }
+}
+function chunked(entries, limit) {
+  const sizes = entries.map((entry) => pack(entry).length);
+  const total = sizes.reduce((sum, size2) => sum + size2, 0);
+  if (total <= limit || total <= 4 * limit && pack(entries).length <= limit) return [entries];
+  const chunks = [];
+  let current = [];
+  let size = 0;
+  entries.forEach((entry, index) => {
+    const own = sizes[index];
+    if (own > MAX_SECRET_BYTES) throw new JournalTooLargeError(own, MAX_SECRET_BYTES, 1, entry.ref.namespace, describeObject(entry.ref));
+    if (current.length > 0 && size + own > limit) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(entry);
+    size += own;
+  });
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+function halves(items) {
+  const half = Math.ceil(items.length / 2);
+  return [items.slice(0, half), items.slice(half)];
+}
+function mergePieces(pieces) {
+  const [first] = pieces;
+  if (!first) throw new Error("a journal needs at least one piece");
+  const objects = /* @__PURE__ */ new Map();
+  for (const piece of pieces) {
+    for (const entry of piece.objects) {
+      const key = objectKey(entry.ref);
+      const known = objects.get(key);
+      if (!known || known.applied === void 0 && entry.applied !== void 0) objects.set(key, entry);
+    }
+  }
+  const expected = /* @__PURE__ */ new Map();
+  for (const piece of pieces) for (const [namespace, count2] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 })) expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count2));
+  const found = /* @__PURE__ */ new Map();
+  for (const piece of pieces) found.set(piece.namespace, (found.get(piece.namespace) ?? 0) + 1);
+  const missing = [...expected].filter(([namespace, count2]) => (found.get(namespace) ?? 0) < count2).map(([namespace]) => namespace);
+  const states = new Set(pieces.map((piece) => piece.state));
+  const state = states.has("applying") ? "applying" : states.has("restoring") ? "restoring" : states.size === 1 && states.has("finished") ? "finished" : "applied";
+  const homeNamespace2 = first.home ?? first.namespace;
+  const home = pieces.find((piece) => piece.namespace === homeNamespace2) ?? first;
+  const order = [...expected.keys()].sort((left, right) => left === homeNamespace2 ? -1 : right === homeNamespace2 ? 1 : left.localeCompare(right));
+  const pieceCounts = Object.fromEntries(order.map((namespace) => [namespace, expected.get(namespace)]));
+  return { journal: { ...home, namespace: homeNamespace2, state, objects: [...objects.values()], pieces: pieceCounts }, missing: missing.sort() };
+}
+var MAX_SECRET_BYTES, PIECE_BYTES;
+var init_pieces = __esm({
+  "src/journal/pieces.ts"() {
+    "use strict";
+    init_errors();
+    init_model();
+    init_journal();
     MAX_SECRET_BYTES = 1024 * 1024;
+    PIECE_BYTES = 640 * 1024;
   }
 });
 
@@ -24199,42 +24364,68 @@ function rbacRule(what, namespace) {
   const [group, verbs] = what === "leases" ? ['"coordination.k8s.io"', '"create", "get", "list", "update", "delete"'] : ['""', '"create", "get", "update", "delete"'];
   return `a Role in namespace ${namespace} with: apiGroups: [${group}], resources: ["${what}"], verbs: [${verbs}]`;
 }
-function refusedBecause(result, what, namespace) {
+function refusedBecause(result, what, namespace, clusterScoped = false) {
   const forbidden = /\(Forbidden\)/.test(result.stderr);
-  const next = forbidden ? `grant ${rbacRule(what, namespace)}, or run with --no-journal (then a killed run cannot be rolled back by kguard rollback, and two runs on the same objects are not kept apart)` : "check that the API server answers and run kguard again";
+  const elsewhere = clusterScoped ? `pass --journal-namespace NAMESPACE (one where you may write ${what}; kguard journals and leases cluster-scoped objects there), ` : "";
+  const next = forbidden ? `${elsewhere}grant ${rbacRule(what, namespace)}, or run with --no-journal (then a killed run cannot be rolled back by kguard rollback, and two runs on the same objects are not kept apart)` : clusterScoped && result.notFound ? `${elsewhere}or run with --no-journal` : "check that the API server answers and run kguard again";
   const purpose = what === "secrets" ? "write its run journal (a Secret)" : "take a lease on the objects it will change";
-  return new KubectlError(`kguard could not ${purpose} in namespace ${namespace}: ${result.message}. Next: ${next}; nothing was applied.`, void 0, result.stderr);
+  const why = clusterScoped ? ` (the journal namespace of this apply's cluster-scoped objects)` : "";
+  return new KubectlError(`kguard could not ${purpose} in namespace ${namespace}${why}: ${result.message}. Next: ${next}; nothing was applied.`, void 0, result.stderr);
 }
-function updatedSecret(journal, resourceVersion) {
-  try {
-    return journalSecret(journal, resourceVersion);
-  } catch (error2) {
-    if (!(error2 instanceof JournalTooLargeError)) throw error2;
-    throw new Error(`kguard could not update its run journal: it would be ${Math.ceil(error2.bytes / 1024)} KiB, more than the ${Math.ceil(error2.limitBytes / 1024)} KiB it may be`);
-  }
+function keyOf(piece, runId) {
+  return `${piece.namespace}/${journalName(runId, piece.index)}`;
 }
-async function removeJournal(kubectl, namespace, runId, deadlineMs) {
-  const path13 = `${secretsPath(namespace)}/${journalName(runId)}`;
-  const live = await kubectl.getObject("secrets", namespace, journalName(runId));
-  if (!live) return;
-  const deleted = await kubectl.deleteExact(path13, { uid: live.metadata.uid ?? "" }, deadlineMs);
-  if (!deleted.ok && !deleted.notFound) throw new Error(`kguard could not delete its run journal: ${deleted.message}`);
+async function removeJournal(kubectl, secrets, deadlineMs) {
+  const remove = async (secret) => {
+    const uid = secret.uid ?? (await kubectl.getObject("secrets", secret.namespace, secret.name))?.metadata.uid;
+    if (!uid) return;
+    const deleted = await kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid }, deadlineMs);
+    if (!deleted.ok && !deleted.notFound) throw new Error(`kguard could not delete its run journal secret/${secret.name} (namespace ${secret.namespace}): ${deleted.message}`);
+  };
+  const isHome = (secret) => /-journal$/.test(secret.name);
+  await Promise.all(secrets.filter((secret) => !isHome(secret)).map(remove));
+  await Promise.all(secrets.filter(isHome).map(remove));
 }
-async function listJournals(kubectl, namespace) {
-  const secrets = await kubectl.listLabelled("secrets", namespace, `${JOURNAL_LABEL}=${JOURNAL_VERSION}`);
-  const now = Date.now();
-  return secrets.flatMap((secret) => {
-    try {
-      return [readJournalSecret(secret)];
-    } catch {
-      return [];
+async function listJournals(kubectl, namespace, whole = true) {
+  const listed = await kubectl.listLabelled("secrets", namespace, `${JOURNAL_LABEL}=${JOURNAL_VERSION}`);
+  const byRun = /* @__PURE__ */ new Map();
+  const add = (secrets) => {
+    for (const secret of secrets) {
+      let journal;
+      try {
+        journal = readJournalSecret(secret);
+      } catch {
+        continue;
+      }
+      const ref = { namespace: secret.metadata.namespace ?? journal.namespace, name: secret.metadata.name, uid: secret.metadata.uid };
+      const pieces = byRun.get(journal.runId) ?? [];
+      if (!pieces.some((piece) => piece.secret.namespace === ref.namespace && piece.secret.name === ref.name)) pieces.push({ journal: { ...journal, namespace: ref.namespace }, secret: ref });
+      byRun.set(journal.runId, pieces);
     }
-  }).map((journal) => ({ journal, expired: Date.parse(journal.expiresAt) < now })).sort((left, right) => left.journal.startedAt.localeCompare(right.journal.startedAt));
+  };
+  add(listed);
+  if (namespace !== void 0 && whole) {
+    await Promise.all(
+      [...byRun].map(async ([runId, pieces]) => {
+        const elsewhere = new Set(pieces.flatMap(({ journal }) => Object.keys(journal.pieces ?? {})).filter((other) => other !== namespace));
+        for (const other of elsewhere) add(await kubectl.listLabelled("secrets", other, `${JOURNAL_LABEL}=${JOURNAL_VERSION},${RUN_LABEL}=${runId}`).catch(() => []));
+      })
+    );
+  }
+  const now = Date.now();
+  return [...byRun.values()].map((pieces) => {
+    const { journal, missing } = mergePieces(pieces.map((piece) => piece.journal));
+    return { journal, expired: Date.parse(journal.expiresAt) < now, secrets: pieces.map((piece) => piece.secret), missing };
+  }).sort((left, right) => left.journal.startedAt.localeCompare(right.journal.startedAt));
 }
-async function deleteExpiredJournals(kubectl, namespace, deadlineMs) {
-  const journals = await listJournals(kubectl, namespace).catch(() => []);
+async function deleteExpiredJournals(kubectl, namespaces, deadlineMs) {
   await Promise.all(
-    journals.filter(({ expired }) => expired).map(({ journal }) => removeJournal(kubectl, journal.namespace, journal.runId, deadlineMs).catch(() => void 0))
+    [...new Set(namespaces)].map(async (namespace) => {
+      const journals = await listJournals(kubectl, namespace, false).catch(() => []);
+      await Promise.all(
+        journals.filter(({ expired }) => expired).map(({ secrets }) => removeJournal(kubectl, secrets.filter((secret) => secret.namespace === namespace), deadlineMs).catch(() => void 0))
+      );
+    })
   );
 }
 function journalExpiry(now) {
@@ -24247,66 +24438,134 @@ var init_store = __esm({
     init_errors();
     init_journal();
     init_labels();
+    init_pieces();
     secretsPath = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
     RunJournal = class _RunJournal {
-      constructor(kubectl, journal, deadlineMs) {
+      constructor(kubectl, journal, placement, deadlineMs) {
         this.kubectl = kubectl;
         this.journal = journal;
+        this.placement = placement;
         this.deadlineMs = deadlineMs;
       }
       kubectl;
       journal;
+      placement;
       deadlineMs;
-      resourceVersion;
-      /** Known from the create: the end deletes exactly this Secret without reading it first. */
-      uid;
+      /** Its Secrets, by namespace/name: their uid (the end deletes exactly those) and last resourceVersion. */
+      written = /* @__PURE__ */ new Map();
+      /** Updates one at a time: each PUT carries the resourceVersion the last one returned. */
+      writes = Promise.resolve();
       get runId() {
         return this.journal.runId;
       }
+      /** The run's home namespace: its first journal Secret is there (its Leases name it). */
       get namespace() {
         return this.journal.namespace;
       }
-      static async start(kubectl, wanted, deadlineMs) {
-        let journal = wanted;
-        let written = await kubectl.create(journalSecret(journal), secretsPath(journal.namespace), deadlineMs);
-        if (!written.ok && written.notFound && journal.namespace !== "default") {
-          journal = { ...journal, namespace: "default" };
-          written = await kubectl.create(journalSecret(journal), secretsPath(journal.namespace), deadlineMs);
+      /** Where its Secrets are: namespace → how many. */
+      get pieces() {
+        const pieces = {};
+        for (const { namespace } of this.written.values()) pieces[namespace] = (pieces[namespace] ?? 0) + 1;
+        return pieces;
+      }
+      /**
+       * Writes every journal Secret of the run before its apply. Too big (one object's copy over a
+       * Secret's limit): JournalTooLargeError, nothing written. A refused write: the Secrets already
+       * written are deleted and the refusal names the rule to add.
+       */
+      static async start(kubectl, wanted, placement, deadlineMs) {
+        const store = new _RunJournal(kubectl, { ...wanted, clusterNamespace: placement.clusterNamespace }, placement, deadlineMs);
+        const pieces = journalPieces(store.journal, placement);
+        try {
+          await store.write(pieces);
+        } catch (error2) {
+          await store.removeAll().catch(() => void 0);
+          throw error2;
         }
-        if (!written.ok) throw refusedBecause(written, "secrets", journal.namespace);
-        const store = new _RunJournal(kubectl, journal, deadlineMs);
-        store.resourceVersion = written.object?.metadata.resourceVersion;
-        store.uid = written.object?.metadata.uid;
         return store;
       }
       /** Records progress; a failure here is reported by the caller and does not stop the run. */
-      async update(change) {
-        this.journal = { ...this.journal, ...change };
-        const path13 = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
-        const written = await this.kubectl.replace(updatedSecret(this.journal, this.resourceVersion), path13, this.deadlineMs);
-        if (!written.ok) throw new Error(`kguard could not update its run journal: ${written.message}`);
-        this.resourceVersion = written.object?.metadata.resourceVersion;
+      update(change) {
+        const next = this.writes.then(async () => {
+          this.journal = { ...this.journal, ...change };
+          try {
+            await this.write(journalPieces(this.journal, this.placement));
+          } catch (error2) {
+            if (error2 instanceof JournalTooLargeError) {
+              throw new Error(`kguard could not update its run journal: the copies of ${error2.object ?? "an object"} would be ${Math.ceil(error2.bytes / 1024)} KiB compressed, more than the ${Math.ceil(error2.limitBytes / 1024)} KiB a Secret may hold`);
+            }
+            throw new Error(`kguard could not update its run journal: ${error2 instanceof Error ? error2.message : String(error2)}`);
+          }
+        });
+        this.writes = next.catch(() => void 0);
+        return next;
       }
       /**
-       * The run ended cleanly: nothing is left to roll back. A journal that cannot be deleted is marked
-       * finished instead, so that `kguard status` never offers to roll back a healthy run and
-       * `kguard rollback` refuses it.
+       * The run ended cleanly: nothing is left to roll back. Its Secrets are deleted, the home one
+       * last. Those that cannot be deleted are marked finished instead, so that `kguard status` never
+       * offers to roll back a healthy run and `kguard rollback` refuses it.
        */
       async finish() {
-        const path13 = `${secretsPath(this.journal.namespace)}/${journalName(this.journal.runId)}`;
-        const deleted = this.uid ? await this.kubectl.deleteExact(path13, { uid: this.uid }, this.deadlineMs) : await removeJournal(this.kubectl, this.journal.namespace, this.journal.runId, this.deadlineMs).then(
-          () => ({ ok: true }),
-          (error2) => ({ ok: false, notFound: false, message: error2 instanceof Error ? error2.message : String(error2) })
-        );
-        if (deleted.ok || deleted.notFound) return;
-        const marked = await this.update({ state: "finished" }).then(
+        await this.writes;
+        const failures = [];
+        const home = journalName(this.runId);
+        const secrets = [...this.written.values()];
+        const remove = async (secret) => {
+          const deleted = await this.kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid: secret.uid ?? "" }, this.deadlineMs);
+          if (deleted.ok || deleted.notFound) this.written.delete(`${secret.namespace}/${secret.name}`);
+          else failures.push(`secret/${secret.name} (namespace ${secret.namespace}): ${deleted.message}`);
+        };
+        await Promise.all(secrets.filter((secret) => !(secret.namespace === this.namespace && secret.name === home)).map(remove));
+        await Promise.all(secrets.filter((secret) => secret.namespace === this.namespace && secret.name === home).map(remove));
+        if (failures.length === 0) return;
+        this.journal = { ...this.journal, state: "finished" };
+        const left = journalPieces(this.journal, this.placement).filter((piece) => this.written.has(keyOf(piece, this.runId)));
+        const marked = await this.write(left, false).then(
           () => true,
           () => false
         );
-        const name = `secret/${journalName(this.journal.runId)} (namespace ${this.journal.namespace})`;
+        const names2 = failures.join("; ");
         throw new Error(
-          marked ? `kguard could not delete its run journal ${name}: ${deleted.message}. It is marked finished, so kguard rollback leaves the run alone; remove it with` : `kguard could not delete its run journal ${name}, nor mark it finished: ${deleted.message}. Do not roll this run back: it ended. Remove the journal with`
+          marked ? `kguard could not delete its run journal ${names2}. It is marked finished, so kguard rollback leaves the run alone; remove it with` : `kguard could not delete its run journal ${names2}, nor mark it finished. Do not roll this run back: it ended. Remove the journal with`
         );
+      }
+      /**
+       * Writes `pieces`: the home one first (a run that dies while it writes the others is still
+       * found by its Leases), then the rest at once; with `prune`, Secrets no longer needed (the
+       * journal shrank) are deleted.
+       */
+      async write(pieces, prune = true) {
+        const isHome = (piece) => piece.namespace === this.namespace && piece.index === 0;
+        await Promise.all(pieces.filter(isHome).map((piece) => this.writeOne(piece)));
+        await Promise.all(pieces.filter((piece) => !isHome(piece)).map((piece) => this.writeOne(piece)));
+        if (!prune) return;
+        const wanted = new Set(pieces.map((piece) => keyOf(piece, this.runId)));
+        await Promise.all(
+          [...this.written].filter(([key]) => !wanted.has(key)).map(async ([key, secret]) => {
+            const deleted = await this.kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid: secret.uid ?? "" }, this.deadlineMs);
+            if (deleted.ok || deleted.notFound) this.written.delete(key);
+          })
+        );
+      }
+      async writeOne(piece) {
+        const key = keyOf(piece, this.runId);
+        const known = this.written.get(key);
+        const secret = journalSecret(piece.journal, { index: piece.index, packed: piece.packed, resourceVersion: known?.resourceVersion });
+        const written = known ? await this.kubectl.replace(secret, `${secretsPath(piece.namespace)}/${secret.metadata.name}`, this.deadlineMs) : await this.kubectl.create(secret, secretsPath(piece.namespace), this.deadlineMs);
+        if (!written.ok) {
+          if (known) throw new Error(`secret/${secret.metadata.name} (namespace ${piece.namespace}): ${written.message}`);
+          throw refusedBecause(written, "secrets", piece.namespace, piece.namespace === this.placement.clusterNamespace);
+        }
+        this.written.set(key, {
+          namespace: piece.namespace,
+          name: secret.metadata.name,
+          uid: written.object?.metadata.uid ?? known?.uid,
+          resourceVersion: written.object?.metadata.resourceVersion
+        });
+      }
+      async removeAll() {
+        await removeJournal(this.kubectl, [...this.written.values()], this.deadlineMs);
+        this.written.clear();
       }
     };
   }
@@ -24344,7 +24603,7 @@ async function createOne(kubectl, lease, options) {
   if (created.notFound) return void 0;
   const own = /\(AlreadyExists\)/.test(created.stderr) ? await ownLease(kubectl, lease, options.runId) : void 0;
   if (own) return own;
-  throw refusedBecause(created, "leases", namespace);
+  throw refusedBecause(created, "leases", namespace, namespace === options.clusterNamespace);
 }
 async function ownLease(kubectl, lease, runId) {
   const live = await kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name);
@@ -24545,9 +24804,9 @@ function livenessOf(journal, leases, now, probe) {
   }
   const last = renewals.reduce((newest, renewal) => renewal.renewed > newest.renewed ? renewal : newest);
   const ago = formatAgo(now - last.renewed);
-  const where = holder ? ` on ${holder.host}` : "";
-  if (now - last.renewed <= last.durationMs) return { state: "live", why: `it renewed its Lease ${ago} ago${where} (by this machine's clock)` };
-  return { state: "dead", why: `its Lease has not been renewed for ${ago}${where} (by this machine's clock)`, diedBy: last.renewed + last.durationMs / 3 };
+  const where2 = holder ? ` on ${holder.host}` : "";
+  if (now - last.renewed <= last.durationMs) return { state: "live", why: `it renewed its Lease ${ago} ago${where2} (by this machine's clock)` };
+  return { state: "dead", why: `its Lease has not been renewed for ${ago}${where2} (by this machine's clock)`, diedBy: last.renewed + last.durationMs / 3 };
 }
 function leaseSpec(lease) {
   return lease.spec ?? {};
@@ -24578,12 +24837,12 @@ async function listRuns(kubectl, namespace, now, probe) {
   const [listings, leases] = await Promise.all([listJournals(kubectl, namespace), kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR)]);
   const leasesOf = /* @__PURE__ */ new Map();
   for (const lease of leases) leasesOf.set(leaseHolder(lease), [...leasesOf.get(leaseHolder(lease)) ?? [], lease]);
-  const runs = listings.map(({ journal, expired }) => {
+  const runs = listings.map(({ journal, expired, secrets, missing }) => {
     const held = leasesOf.get(journal.runId) ?? [];
     leasesOf.delete(journal.runId);
-    return { runId: journal.runId, journal, expired, leases: held, liveness: livenessOf(journal, held, now, probe) };
+    return { runId: journal.runId, journal, secrets, missing, expired, leases: held, liveness: livenessOf(journal, held, now, probe) };
   });
-  for (const [runId, held] of leasesOf) runs.push({ runId, expired: false, leases: held, liveness: livenessOf(void 0, held, now, probe) });
+  for (const [runId, held] of leasesOf) runs.push({ runId, secrets: [], missing: [], expired: false, leases: held, liveness: livenessOf(void 0, held, now, probe) });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }
 function statusLine(run, now) {
@@ -24595,9 +24854,14 @@ function statusLine(run, now) {
     return `${run.runId}  Leases in namespace ${namespaces}, no journal  ${life}${next2}`;
   }
   const ageMinutes = Math.max(0, Math.round((now.getTime() - Date.parse(journal.startedAt)) / 6e4));
-  const where = STATE_WORDS[journal.state];
+  const where2 = STATE_WORDS[journal.state];
   const next = liveness.state === "live" ? "" : liveness.state === "finished" ? `  \u2192  kguard forget ${run.runId}` : `  \u2192  kguard rollback ${run.runId}`;
-  return `${run.runId}  namespace ${journal.namespace}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
+  return `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where2}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
+}
+function journalWhere(run) {
+  const pieces = Object.entries(run.journal?.pieces ?? { [run.journal?.namespace ?? ""]: 1 });
+  const where2 = pieces.length === 1 && pieces[0][1] === 1 ? `namespace ${pieces[0][0]}` : `journal in ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
+  return run.missing.length > 0 ? `${where2} (not all read in ${run.missing.join(", ")})` : where2;
 }
 function statusLines(runs, now) {
   if (runs.length === 0) return ["no unfinished kguard runs"];
@@ -24956,6 +25220,102 @@ var init_kube = __esm({
   }
 });
 
+// src/kinds/crd.ts
+var NOT_ESTABLISHED, crdRules;
+var init_crd = __esm({
+  "src/kinds/crd.ts"() {
+    "use strict";
+    init_kube();
+    NOT_ESTABLISHED = {
+      category: "stalled",
+      family: "other",
+      policy: { when: "now" },
+      cannot: "be established (the API server does not serve its kind)",
+      nextStep: "read its status conditions: kubectl get crd NAME -o yaml (names that another CRD of the group already uses are refused)"
+    };
+    crdRules = {
+      controller: "apiextensions-apiserver",
+      observed: () => true,
+      newPods: () => [],
+      wait(crd) {
+        const established = conditionOf(crd, "Established");
+        if (established?.status === "True") return void 0;
+        return `waiting for the API server to establish it${established?.message ? ` (${established.message})` : ""}`;
+      },
+      failure(crd) {
+        const names2 = conditionOf(crd, "NamesAccepted");
+        if (names2?.status === "False") return { source: "condition", reason: names2.reason ?? "NamesNotAccepted", message: names2.message ?? "", rule: NOT_ESTABLISHED };
+        const established = conditionOf(crd, "Established");
+        if (established?.status === "False" && established.reason !== "Installing") {
+          return { source: "condition", reason: established.reason ?? "NotEstablished", message: established.message ?? "", rule: NOT_ESTABLISHED };
+        }
+        return void 0;
+      },
+      progress(crd) {
+        const established = conditionOf(crd, "Established");
+        return { desired: 0, updated: 0, ready: 0, available: 0, summary: established?.status === "True" ? "Established" : "not Established yet" };
+      }
+    };
+  }
+});
+
+// src/kinds/service.ts
+function planService(applied2) {
+  if (applied2.spec?.type === "ExternalName") return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
+  if (Object.keys(applied2.spec?.selector ?? {}).length === 0) return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
+  return void 0;
+}
+function matches(selector, labels) {
+  return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+}
+function selected(service, pods) {
+  const selector = service.spec?.selector ?? {};
+  return pods.filter((pod) => !pod.metadata.deletionTimestamp && (pod.metadata.namespace ?? "") === (service.metadata.namespace ?? "") && matches(selector, pod.metadata.labels));
+}
+function scaledToZero(service, objects) {
+  const selector = service.spec?.selector ?? {};
+  return objects.some((object) => {
+    if (object.apiVersion !== "apps/v1" || object.kind !== "Deployment" && object.kind !== "StatefulSet") return false;
+    const workload = object;
+    return workload.spec?.replicas === 0 && matches(selector, workload.spec.template?.metadata?.labels);
+  });
+}
+function selectorText(service) {
+  return Object.entries(service.spec?.selector ?? {}).map(([key, value]) => `${key}=${value}`).join(",");
+}
+var NO_POD_GRACE_SECONDS, SELECTS_NO_POD, serviceRules;
+var init_service = __esm({
+  "src/kinds/service.ts"() {
+    "use strict";
+    NO_POD_GRACE_SECONDS = 30;
+    SELECTS_NO_POD = {
+      category: "config",
+      family: "config",
+      policy: { when: "after", seconds: NO_POD_GRACE_SECONDS },
+      cannot: "reach any pod (its selector matches none)",
+      nextStep: "compare its spec.selector with the labels of the pods it should reach (kubectl get pods -n NAMESPACE --show-labels) and fix the one that is wrong"
+    };
+    serviceRules = {
+      controller: "endpoint-slice controller",
+      observed: () => true,
+      newPods: () => [],
+      wait(service, snapshot2) {
+        if (selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects)) return void 0;
+        return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
+      },
+      failure(service, snapshot2) {
+        if (selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects)) return void 0;
+        const message = `its selector ${selectorText(service)} matches no pod in namespace ${service.metadata.namespace ?? ""}`;
+        return { source: "condition", reason: "SelectsNoPods", message, rule: SELECTS_NO_POD };
+      },
+      progress(service, snapshot2) {
+        const pods = selected(service, snapshot2.pods).length;
+        return { desired: 0, updated: 0, ready: 0, available: 0, summary: `selects ${pods} pod${pods === 1 ? "" : "s"}` };
+      }
+    };
+  }
+});
+
 // src/classify/scheduling.ts
 function judgeSchedulingMessage(message) {
   const reasons = fitReasons(message);
@@ -25138,20 +25498,20 @@ function differingPaths(a2, b) {
   walk2(a2, b, [], out);
   return out;
 }
-function walk2(a2, b, path13, out) {
+function walk2(a2, b, path14, out) {
   if (same(a2, b)) return;
   const objects = isContainer(a2) && isContainer(b) && Array.isArray(a2) === Array.isArray(b);
   if (!objects || out.length >= MAX_PATHS || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
-    out.push(path13);
+    out.push(path14);
     return;
   }
   if (Array.isArray(a2) && Array.isArray(b)) {
-    a2.forEach((item, index) => walk2(item, b[index], [...path13, index], out));
+    a2.forEach((item, index) => walk2(item, b[index], [...path14, index], out));
     return;
   }
   const left = a2;
   const right = b;
-  for (const key of [.../* @__PURE__ */ new Set([...Object.keys(left), ...Object.keys(right)])].sort()) walk2(left[key], right[key], [...path13, key], out);
+  for (const key of [.../* @__PURE__ */ new Set([...Object.keys(left), ...Object.keys(right)])].sort()) walk2(left[key], right[key], [...path14, key], out);
 }
 function fieldsOfApply(before, applied2) {
   if (before) return differingPaths(contentOf(before), contentOf(applied2));
@@ -25166,18 +25526,18 @@ function fieldsOfApply(before, applied2) {
   const applyFields = (applied2.metadata.managedFields ?? []).filter((entry) => entry.operation === "Apply" && entry.subresource === void 0).flatMap((entry) => ownedPaths(entry.fieldsV1, []));
   return applyFields.length > 0 ? applyFields : [[]];
 }
-function leafPaths(value, path13 = []) {
-  if (!isContainer(value) || Array.isArray(value)) return [path13];
+function leafPaths(value, path14 = []) {
+  if (!isContainer(value) || Array.isArray(value)) return [path14];
   const entries = Object.entries(value);
-  if (entries.length === 0) return [path13];
-  return entries.flatMap(([key, item]) => leafPaths(item, [...path13, key]));
+  if (entries.length === 0) return [path14];
+  return entries.flatMap(([key, item]) => leafPaths(item, [...path14, key]));
 }
-function ownedPaths(fields, path13) {
-  if (!isContainer(fields) || Array.isArray(fields)) return [path13];
+function ownedPaths(fields, path14) {
+  if (!isContainer(fields) || Array.isArray(fields)) return [path14];
   const keys = Object.keys(fields).filter((key) => key !== ".");
-  if (keys.length === 0) return [path13];
-  if (keys.some((key) => !key.startsWith("f:"))) return [path13];
-  return keys.flatMap((key) => ownedPaths(fields[key], [...path13, key.slice(2)]));
+  if (keys.length === 0) return [path14];
+  if (keys.some((key) => !key.startsWith("f:"))) return [path14];
+  return keys.flatMap((key) => ownedPaths(fields[key], [...path14, key.slice(2)]));
 }
 function overlaps(a2, b) {
   const length = Math.min(a2.length, b.length);
@@ -25876,8 +26236,8 @@ var init_stuck_pods = __esm({
       const lines = [];
       const revision = failed2.status?.updateRevision;
       for (const pod of stuckPods(failed2, before, pods)) {
-        const path13 = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
-        const deleted = await deps.kubectl.deleteExact(path13, { uid: pod.metadata.uid ?? "" }, deps.deadlineMs);
+        const path14 = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
+        const deleted = await deps.kubectl.deleteExact(path14, { uid: pod.metadata.uid ?? "" }, deps.deadlineMs);
         lines.push(
           deleted.ok || deleted.notFound ? `deleted pod ${pod.metadata.name} (failed revision ${revision}, not Ready) so the controller recreates it from the restored template` : `could not delete pod ${pod.metadata.name} of the failed revision ${revision}: ${deleted.message}; delete it by hand so the restored template can roll out`
         );
@@ -25917,6 +26277,8 @@ var init_table2 = __esm({
     "use strict";
     init_model();
     init_claim();
+    init_crd();
+    init_service();
     init_daemonset();
     init_deployment();
     init_generic();
@@ -25956,7 +26318,7 @@ var init_table2 = __esm({
       "/ConfigMap": { ...NO_STATUS, putBack: immutablePutBack },
       "/Secret": { ...NO_STATUS, putBack: immutablePutBack },
       "/ServiceAccount": NO_STATUS,
-      "/Service": NO_STATUS,
+      "/Service": watched(() => serviceRules, () => ["services", "pods", "deployments.apps", "statefulsets.apps"], planService),
       "/Endpoints": NO_STATUS,
       "/LimitRange": NO_STATUS,
       "/ResourceQuota": NO_STATUS,
@@ -25969,7 +26331,7 @@ var init_table2 = __esm({
       "autoscaling/HorizontalPodAutoscaler": NO_STATUS,
       "storage.k8s.io/StorageClass": NO_STATUS,
       "scheduling.k8s.io/PriorityClass": NO_STATUS,
-      "apiextensions.k8s.io/CustomResourceDefinition": NO_STATUS,
+      "apiextensions.k8s.io/CustomResourceDefinition": watched(() => crdRules, () => ["customresourcedefinitions.apiextensions.k8s.io"]),
       "discovery.k8s.io/EndpointSlice": NO_STATUS,
       "coordination.k8s.io/Lease": NO_STATUS,
       "node.k8s.io/RuntimeClass": NO_STATUS
@@ -26092,8 +26454,12 @@ function phaseOf(step) {
   if (DEFINITIONS.has(groupKind(step.ref))) return "definitions";
   return runsPods(step.ref) ? "workloads" : "configuration";
 }
-function restorePhases(steps) {
-  return RESTORE_PHASES.map((phase) => steps.filter((step) => phaseOf(step) === phase)).filter((group) => group.length > 0);
+function restorePhases(steps, stages = /* @__PURE__ */ new Map()) {
+  const stageOf2 = (step) => stages.get(objectKey(step.ref)) ?? 0;
+  const inReverse = [...new Set(steps.map(stageOf2))].sort((left, right) => right - left);
+  return inReverse.flatMap(
+    (stage) => RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf2(step) === stage && phaseOf(step) === phase)).filter((group) => group.length > 0)
+  );
 }
 function inPhaseOrder(steps) {
   return restorePhases(steps).flat();
@@ -26114,7 +26480,7 @@ var init_plan = __esm({
 });
 
 // src/rollback/field-owners.ts
-async function restoreOwners(step, written, path13, options, deps, read) {
+async function restoreOwners(step, written, path14, options, deps, read) {
   let restored = written;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
   for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
@@ -26123,7 +26489,7 @@ async function restoreOwners(step, written, path13, options, deps, read) {
     }
     if (attempt >= OWNER_ATTEMPTS) await deps.clock.sleep(100 * Math.min(attempt - OWNER_ATTEMPTS + 1, 5));
     const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
-    const second = await deps.kubectl.replace(owners, path13, options.deadlineMs);
+    const second = await deps.kubectl.replace(owners, path14, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
     if (second.ok || !second.conflict) {
       return { failure: `its values were restored but its field owners were not: ${second.ok ? "no object returned" : second.message}` };
@@ -26253,7 +26619,7 @@ async function executeRestore(steps, options, deps) {
   const apiResources = () => resources ??= deps.kubectl.apiResources(steps.map((step) => step.ref.apiVersion));
   const writes = steps.filter((step) => step.action !== "keep");
   if (writes.length > 0) deps.reporter.emit({ kind: "restoring", objects: writes.map((step) => step.ref) });
-  for (const phase of restorePhases(steps)) {
+  for (const phase of restorePhases(steps, options.stages)) {
     const reads = await firstReads(phase, deps);
     const settled = await Promise.allSettled(
       phase.map(async (step) => {
@@ -26315,7 +26681,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
     if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
     return { status: "deleted", differences: [] };
   }
-  const path13 = await apiPath(step.ref, apiResources);
+  const path14 = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive;
   let written;
@@ -26324,7 +26690,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
     if (look2 > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look2 - PUT_BACK_LOOKS, 5));
     const live = await read();
     if (live && written && sameContent(live, written)) {
-      const owned2 = await ownersOf(step, restoreOwners(step, live, path13, options, deps, read), deps);
+      const owned2 = await ownersOf(step, restoreOwners(step, live, path14, options, deps, read), deps);
       if ("status" in owned2) return owned2;
       const notes2 = await afterPutBack(step, lastLive ?? live, owned2.object, options, deps);
       return { status: "restored", restored: owned2.object, differences: differencesFromCopy(step.before, owned2.object), notes: notes2 };
@@ -26338,10 +26704,10 @@ async function restoreOne(step, options, deps, apiResources, read) {
     }
     lastLive = live;
     written = keepingOthers(step.before, step.applied, live, ours);
-    const first = await deps.kubectl.replace(conditional(written, live), path13, options.deadlineMs);
+    const first = await deps.kubectl.replace(conditional(written, live), path14, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`, deps);
-    const owned = await ownersOf(step, restoreOwners(step, first.object, path13, options, deps, read), deps);
+    const owned = await ownersOf(step, restoreOwners(step, first.object, path14, options, deps, read), deps);
     if ("status" in owned) return owned;
     const notes = await afterPutBack(step, live, owned.object, options, deps);
     return { status: "restored", restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
@@ -26357,21 +26723,21 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
   if (finalizers.length > 0) {
     return keepBecause(step, "cannot-restore", `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(", ")})`, deps, live);
   }
-  const path13 = await apiPath(step.ref, apiResources);
-  const deleted = await deps.kubectl.deleteExact(path13, { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion }, options.deadlineMs);
+  const path14 = await apiPath(step.ref, apiResources);
+  const deleted = await deps.kubectl.deleteExact(path14, { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion }, options.deadlineMs);
   if (!deleted.ok && deleted.conflict) return keepBecause(step, "conflict", "it changed while kguard was about to delete it to create its pre-apply copy", deps, live);
   if (!deleted.ok && !deleted.notFound) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
   if (!step.copy) {
     return { status: "kept", reason: "finished-job", detail: `the object this apply put in its place was deleted; ${step.why}`, commands: [] };
   }
-  const collection = path13.replace(/\/[^/]+$/, "");
+  const collection = path14.replace(/\/[^/]+$/, "");
   const written = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
   if (!written.ok) {
     const recreate = { ref: step.ref, action: "recreate", before: step.before, copy: step.copy };
     return failed(recreate, `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written.message}`, deps);
   }
   if (!written.object) return { status: "replaced", differences: [], notes: [step.why] };
-  const owned = await ownersOf(step, restoreOwners(step, written.object, path13, options, deps, read), deps);
+  const owned = await ownersOf(step, restoreOwners(step, written.object, path14, options, deps, read), deps);
   if ("status" in owned) return owned;
   return { status: "replaced", restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes: [step.why] };
 }
@@ -26471,6 +26837,11 @@ async function runRollback(options, deps) {
   const runs = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
   const run = pickRun(runs, options.runId, "rollback", options.force ?? false);
   const journal = run.journal;
+  if (run.missing.length > 0 && !options.force) {
+    throw new InputError(
+      `kguard cannot read the whole journal of run ${run.runId}: its Secrets in namespace ${run.missing.join(", ")} are missing or unreadable, so some objects of the run would be left as they are. Next: run kguard rollback ${run.runId} with credentials that may read Secrets there, or add --force to restore what the rest of the journal holds (the journal then stays).`
+    );
+  }
   await waitOutTheApply(journal, run.liveness, deps);
   const changes = changesToUndo(journal, await readJournalled(journal, deps));
   const steps = planRestore(
@@ -26478,7 +26849,8 @@ async function runRollback(options, deps) {
     "all",
     { keepCreated: false }
   );
-  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs }, deps);
+  const stages = new Map(journal.objects.flatMap((entry) => entry.stage === void 0 ? [] : [[objectKey(entry.ref), entry.stage]]));
+  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
   const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
     return isChangeKind(change.change) && status !== "kept" && status !== "failed";
@@ -26493,7 +26865,7 @@ async function runRollback(options, deps) {
   const statuses = [...results.values()].map((result) => result.status);
   const needsPerson = statuses.filter((status) => status === "failed" || status === "kept").length;
   if (needsPerson === 0) {
-    await removeJournal(deps.kubectl, journal.namespace, journal.runId, options.deadlineMs);
+    if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
     await releaseLeasesOf(journal, options.deadlineMs, deps);
   }
   return {
@@ -26520,13 +26892,15 @@ async function waitOutTheApply(journal, liveness, deps) {
   await deps.clock.sleep(waitMs);
 }
 async function releaseLeasesOf(journal, deadlineMs, deps) {
-  const namespaces = [journal.namespace, ...journal.objects.map(({ ref }) => leaseNamespace(ref, journal.namespace))];
+  const clusterNamespace = journal.clusterNamespace ?? journal.namespace;
+  const namespaces = [journal.namespace, ...Object.keys(journal.pieces ?? {}), ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace))];
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
 }
 var LANDING_MARGIN_MS;
 var init_rollback = __esm({
   "src/run/rollback.ts"() {
     "use strict";
+    init_errors();
     init_compare();
     init_read_objects();
     init_journal();
@@ -26658,6 +27032,8 @@ async function journalCommand(command, runId, raw, context) {
       const report = listed.map((run2) => ({
         runId: run2.runId,
         namespace: run2.journal?.namespace,
+        journalSecrets: run2.secrets,
+        missing: run2.missing,
         state: run2.journal?.state,
         liveness: run2.liveness.state,
         why: run2.liveness.why,
@@ -26673,7 +27049,7 @@ async function journalCommand(command, runId, raw, context) {
     const run = runs.pickRun(listed, runId, command, raw.force ?? false);
     const namespaces = run.leases.map((lease) => lease.metadata.namespace ?? "");
     await releaseLeftLeases2(kubectl, run.runId, namespaces, deadlineMs, recorder);
-    if (command === "forget" && run.journal) await Promise.all([removeJournal2(kubectl, run.journal.namespace, run.runId, deadlineMs), removeCopiesOf2(run.runId)]);
+    if (command === "forget" && run.journal) await Promise.all([removeJournal2(kubectl, run.secrets, deadlineMs), removeCopiesOf2(run.runId)]);
     session.finished = true;
     recorder.close();
     const objects = run.journal?.objects.map(({ ref }) => `${ref.kind.toLowerCase()}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ""}`) ?? [];
@@ -26758,6 +27134,7 @@ var init_history = __esm({
 // src/journal/history-store.ts
 var history_store_exports = {};
 __export(history_store_exports, {
+  joinParts: () => joinParts,
   keepHistory: () => keepHistory,
   listHistory: () => listHistory
 });
@@ -26770,6 +27147,18 @@ async function keepHistory(kubectl, record, keep, deadlineMs) {
   const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
   await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
   return { bytes: packed.bytes, pruned: old.length };
+}
+function joinParts(listed) {
+  const runs = /* @__PURE__ */ new Map();
+  for (const entry of listed) {
+    const seen = runs.get(entry.record.runId);
+    if (!seen) runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
+    else {
+      seen.record.objects.push(...entry.record.objects);
+      seen.bytes += entry.bytes;
+    }
+  }
+  return [...runs.values()];
 }
 async function listHistory(kubectl, namespace) {
   const secrets = await kubectl.listLabelled("secrets", namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
@@ -27190,8 +27579,11 @@ function selectorsFor(narrowing) {
 }
 function labelSelectorString(selector) {
   if (!selector) return void 0;
-  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
-  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
+  const structured = "matchLabels" in selector || "matchExpressions" in selector;
+  if (!structured) selector = { matchLabels: selector };
+  const { matchLabels, matchExpressions } = selector;
+  const parts = Object.entries(matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values = [] } of matchExpressions ?? []) {
     const list = [...values].sort().join(",");
     if (operator === "In") parts.push(`${key} in (${list})`);
     else if (operator === "NotIn") parts.push(`${key} notin (${list})`);
@@ -27468,7 +27860,9 @@ __export(undo_exports, {
 import { createRequire } from "node:module";
 async function runUndo(options, deps) {
   const listed = await listHistory(deps.kubectl, options.namespace);
-  const { record } = pickRecord(listed, options.runId, options.namespace);
+  const picked = pickRecord(joinParts(listed), options.runId, options.namespace);
+  const everywhere = options.namespace ? await listHistory(deps.kubectl, void 0).catch(() => listed) : listed;
+  const { record } = joinParts(everywhere.filter((entry) => entry.record.runId === picked.record.runId))[0] ?? picked;
   const journal = asJournal(record);
   const live = await readJournalled(journal, deps);
   const changes = changesToUndo(journal, live);
@@ -27489,14 +27883,14 @@ async function runUndo(options, deps) {
   return { runId: record.runId, exitCode, restored, untouched, needsPerson, results };
 }
 function pickRecord(listed, runId, namespace) {
-  const where = namespace ? ` in namespace ${namespace}` : "";
+  const where2 = namespace ? ` in namespace ${namespace}` : "";
   if (runId) {
     const found = listed.find((entry) => entry.record.runId === runId);
-    if (!found) throw new InputError(`no history record of run ${runId}${where} (kguard history lists them; the last --history runs of each namespace are kept).`);
+    if (!found) throw new InputError(`no history record of run ${runId}${where2} (kguard history lists them; the last --history runs of each namespace are kept).`);
     return found;
   }
   const newest = listed[0];
-  if (!newest) throw new InputError(`no run is kept in kguard's history${where}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`);
+  if (!newest) throw new InputError(`no run is kept in kguard's history${where2}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`);
   return newest;
 }
 async function trackRestored(steps, results, options, deps) {
@@ -27610,7 +28004,7 @@ async function historyCommand(command, runId, raw, context) {
     ];
     const missing = missingKubeconfig(connectionArgs, process.env);
     if (missing) throw new InputError(missing);
-    const [{ RunRecorder: RunRecorder2 }, { createKubectl: createKubectl2 }, { execProcess: execProcess2, streamProcess: streamProcess2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }, { tracedExec: tracedExec2, tracedStream: tracedStream2 }] = await Promise.all([
+    const [{ RunRecorder: RunRecorder2 }, { createKubectl: createKubectl2 }, { execProcess: execProcess2, streamProcess: streamProcess2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { joinParts: joinParts2, listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }, { tracedExec: tracedExec2, tracedStream: tracedStream2 }] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
       Promise.resolve().then(() => (init_client(), client_exports)),
       Promise.resolve().then(() => (init_exec(), exec_exports)),
@@ -27644,7 +28038,7 @@ async function historyCommand(command, runId, raw, context) {
 ` : `${sanitizeText(text2, session.redactor)}
 `);
     if (command === "history") {
-      const listed = await listHistory2(kubectl, raw.namespace);
+      const listed = joinParts2(await listHistory2(kubectl, raw.namespace));
       for (const { record } of listed) for (const value of secretValuesOfObjects(record.objects.flatMap(({ before, applied: applied2 }) => [before, applied2]))) session.redactor.addValue(value);
       session.finished = true;
       recorder.close();
@@ -28323,90 +28717,135 @@ var init_job_manifest = __esm({
   }
 });
 
-// src/run/track-options.ts
-function trackOptionsFor(options, phase) {
-  const rollout = phase === "rollout";
-  return {
-    timeoutMs: rollout ? options.timeoutMs : options.rollbackTimeoutMs,
-    pollIntervalMs: options.pollIntervalMs,
-    phase,
-    // The others are undone with a failing one under --rollback all: no need to watch them on.
-    stopWhenAnyFails: rollout && options.rollback === "all",
-    watch: !options.poll,
-    logLines: options.logLines
+// src/manifests/documents.ts
+function splitDocuments(text2) {
+  if (/^\s*\{/.test(text2)) return [{ index: 1, text: text2, json: true, head: headOf(text2, true) }];
+  const documents = [];
+  let lines = [];
+  let index = 0;
+  const flush = () => {
+    const body = lines.join("");
+    lines = [];
+    if (!hasContent(body)) return;
+    index += 1;
+    documents.push({ index, text: body, json: false, head: headOf(body, false) });
   };
+  for (const line of text2.split(/(?<=\n)/)) {
+    if (line.startsWith("---")) {
+      const rest = line.slice(3).trim();
+      if (rest !== "" && !rest.startsWith("#")) return void 0;
+      if (lines.length > 0) flush();
+      continue;
+    }
+    lines.push(line);
+  }
+  if (lines.length > 0) flush();
+  return documents;
 }
-var init_track_options = __esm({
-  "src/run/track-options.ts"() {
+function hasContent(body) {
+  return body.split("\n").some((line) => line.trim() !== "" && !line.trim().startsWith("#"));
+}
+function headOf(text2, json) {
+  let value;
+  try {
+    value = json ? JSON.parse(text2) : (0, import_yaml3.parse)(text2, { uniqueKeys: false });
+  } catch {
+    return void 0;
+  }
+  return isObject3(value) ? headOfObject(value) : void 0;
+}
+function headOfObject(value) {
+  const metadata = isObject3(value.metadata) ? value.metadata : {};
+  const annotations = isObject3(metadata.annotations) ? metadata.annotations : {};
+  const head = {
+    apiVersion: stringOf(value.apiVersion),
+    kind: stringOf(value.kind),
+    name: stringOf(metadata.name),
+    phase: stringOf(annotations[PHASE_ANNOTATION])
+  };
+  if (head.kind === "CustomResourceDefinition" && head.apiVersion?.startsWith("apiextensions.k8s.io/")) {
+    const spec = isObject3(value.spec) ? value.spec : {};
+    const names2 = isObject3(spec.names) ? spec.names : {};
+    const group = stringOf(spec.group);
+    const kind = stringOf(names2.kind);
+    if (group && kind) head.defines = { group, kind };
+  }
+  if (head.kind?.endsWith("List") && Array.isArray(value.items)) head.items = value.items.filter(isObject3).map(headOfObject);
+  return head;
+}
+function stringOf(value) {
+  return typeof value === "string" ? value : void 0;
+}
+function isObject3(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+var import_yaml3, PHASE_ANNOTATION;
+var init_documents = __esm({
+  "src/manifests/documents.ts"() {
     "use strict";
+    import_yaml3 = __toESM(require_dist(), 1);
+    PHASE_ANNOTATION = "kguard.dev/phase";
   }
 });
 
-// src/run/changes.ts
-function detectChanges(refs, before, after, deps) {
-  const objects = refs.map((ref) => {
-    const key = objectKey(ref);
-    const change = changeOf(before.get(key), after.get(key));
-    return { ref, change, changeKind: change.change, changedFields: change.change === "configured" ? change.paths : [] };
-  });
-  deps.reporter.emit({
-    kind: "changes",
-    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
-  });
-  return objects;
+// src/manifests/phases.ts
+function planPhases(documents) {
+  const heads = documents.flatMap(({ document }) => document.head ? [document.head, ...document.head.items ?? []] : []);
+  const defined = new Set(heads.flatMap((head) => head.defines ? [`${head.defines.group}/${head.defines.kind}`] : []));
+  const annotated = heads.some((head) => head.phase !== void 0);
+  if (defined.size === 0 && !annotated) return void 0;
+  const parts = /* @__PURE__ */ new Map();
+  for (const placed of documents) {
+    const phase = phaseOfDocument(placed);
+    const custom = phase !== "definitions" && isCustom(placed.document.head, defined);
+    const key = `${PHASES.indexOf(phase)}${custom ? "b" : "a"}`;
+    let part = parts.get(key);
+    if (!part) parts.set(key, part = { phase, custom, documents: [] });
+    part.documents.push(placed);
+  }
+  return [...parts.entries()].sort(([left], [right]) => left.localeCompare(right)).map(([, part]) => part);
 }
-async function track2(objects, options, deps) {
-  const changed = objects.filter((object) => isChange(object) && "after" in object.change);
-  const outcomes = await trackWorkloads(
-    changed.map((object) => ({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) })),
-    trackOptionsFor(options, "rollout"),
-    deps
+function phaseOfDocument(placed) {
+  const head = placed.document.head;
+  if (!head) return "main";
+  if (!head.items) return phaseOfHead(head, placed);
+  const phases = new Set(head.items.filter((item) => !isNamespace(item)).map((item) => phaseOfHead(item, placed)));
+  if (phases.size === 0) return head.items.length > 0 ? "definitions" : "main";
+  if (phases.size > 1) {
+    throw new InputError(
+      `${where(placed)}: this ${head.kind} holds objects of different phases (${[...phases].join(", ")}): kguard applies each phase with its own kubectl apply and cannot split one document. Next: write its items as separate documents (---); nothing was applied.`
+    );
+  }
+  return [...phases][0];
+}
+function phaseOfHead(head, placed) {
+  if (head.defines || isNamespace(head)) return "definitions";
+  if (head.phase === void 0 || head.phase === "main") return "main";
+  if (head.phase === "pre" || head.phase === "post") return head.phase;
+  throw new InputError(
+    `${where(placed)}: ${head.kind ?? "object"} ${JSON.stringify(head.name ?? "")} has ${PHASE_ANNOTATION}: ${JSON.stringify(head.phase)}, which is not a phase. Next: use "pre" (applied and healthy before the rest) or "post" (applied once the rest is healthy); nothing was applied.`
   );
-  for (const object of objects) {
-    const outcome = outcomes.get(objectKey(object.ref));
-    recordOutcome(object, outcome);
-    if (outcome?.tracked) reportVerdict(object, outcome, deps);
-  }
 }
-function reportVerdict(object, outcome, deps) {
-  const { verdict, diagnosis, elapsedMs } = outcome;
-  const workload = object.ref;
-  switch (verdict.state) {
-    case "healthy":
-      if (verdict.progress) deps.reporter.emit({ kind: "healthy", workload, progress: verdict.progress, elapsedMs, detail: verdict.detail });
-      return;
-    case "failed":
-    case "timed-out":
-      return;
-    case "conflict":
-    case "gone":
-      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? "", commands: [] });
-      return;
-    case "progressing":
-      if (verdict.progress) {
-        deps.reporter.emit({ kind: "interrupted", workload, progress: verdict.progress, waitingFor: verdict.waitingFor ?? "" });
-      }
-      return;
-  }
+function isNamespace(head) {
+  return head.kind === "Namespace" && head.apiVersion === "v1";
 }
-function beforeOf(change) {
-  return "before" in change ? change.before : void 0;
+function isCustom(head, defined) {
+  if (!head) return false;
+  if (head.items) return head.items.some((item) => isCustom(item, defined));
+  const slash = head.apiVersion?.indexOf("/") ?? -1;
+  const group = slash === -1 ? "" : head.apiVersion.slice(0, slash);
+  return defined.has(`${group}/${head.kind ?? ""}`);
 }
-function recordOutcome(object, outcome) {
-  if (!outcome) return;
-  object.verdict = outcome.verdict;
-  object.diagnosis = outcome.diagnosis;
-  object.verdictAfterMs = outcome.elapsedMs;
-  object.tracked = outcome.tracked;
-  object.newPods = outcome.newPods;
+function where(placed) {
+  return placed.document.json ? placed.origin : `${placed.origin} (document ${placed.document.index})`;
 }
-var init_changes = __esm({
-  "src/run/changes.ts"() {
+var PHASES;
+var init_phases = __esm({
+  "src/manifests/phases.ts"() {
     "use strict";
-    init_compare();
-    init_model();
-    init_workloads();
-    init_track_options();
+    init_errors();
+    init_documents();
+    PHASES = ["definitions", "pre", "main", "post"];
   }
 });
 
@@ -28414,7 +28853,14 @@ var init_changes = __esm({
 function homeNamespace(refs, namespace) {
   return refs.find((ref) => ref.namespace !== "")?.namespace ?? namespace ?? "default";
 }
-async function startJournal(runId, home, refs, before, options, deps) {
+function journalPlace(refs, current, clusterNamespace) {
+  const created = new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current.has(objectKey(ref))).map((ref) => ref.name));
+  const clusterScoped = refs.some((ref) => ref.namespace === "");
+  const namespaced = refs.map((ref) => ref.namespace).filter((namespace) => namespace !== "" && !created.has(namespace));
+  const namespaces = [.../* @__PURE__ */ new Set([...clusterScoped ? [clusterNamespace] : [], ...namespaced])];
+  return { placement: { clusterNamespace, created }, home: namespaces[0] ?? clusterNamespace, namespaces };
+}
+async function startJournal(runId, { placement, home }, refs, before, options, deps, stages = /* @__PURE__ */ new Map()) {
   const now = /* @__PURE__ */ new Date();
   const journal = await RunJournal.start(
     deps.kubectl,
@@ -28427,11 +28873,15 @@ async function startJournal(runId, home, refs, before, options, deps) {
       command: options.commandLine ?? "kguard apply",
       holder: thisProcess(),
       requestTimeoutMs: options.requestTimeoutMs,
-      objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null }))
+      objects: refs.map((ref) => {
+        const stage = stages.get(objectKey(ref));
+        return { ref, before: before.get(objectKey(ref)) ?? null, ...stage === void 0 ? {} : { stage } };
+      })
     },
+    placement,
     options.timeoutMs
   );
-  deps.reporter.emit({ kind: "journal", runId, namespace: journal.namespace });
+  deps.reporter.emit({ kind: "journal", runId, namespace: journal.namespace, pieces: journal.pieces });
   return journal;
 }
 async function endJournal(journal, result, deps) {
@@ -28446,7 +28896,7 @@ async function endJournal(journal, result, deps) {
     return;
   }
   const command = rollbackCommand(journal.runId, deps.kubectl);
-  deps.reporter.emit({ kind: "journal-kept", runId: journal.runId, namespace: journal.namespace, command });
+  deps.reporter.emit({ kind: "journal-kept", runId: journal.runId, namespace: journal.namespace, pieces: journal.pieces, command });
 }
 function rollbackCanHelp(result) {
   const rest = result.objects.map((object) => object.restore?.status === "kept" && beyondRollback(object.restore.reason) ? { ...object, restore: void 0 } : object);
@@ -28626,6 +29076,25 @@ var init_preview = __esm({
   }
 });
 
+// src/run/track-options.ts
+function trackOptionsFor(options, phase) {
+  const rollout = phase === "rollout";
+  return {
+    timeoutMs: rollout ? options.timeoutMs : options.rollbackTimeoutMs,
+    pollIntervalMs: options.pollIntervalMs,
+    phase,
+    // The others are undone with a failing one under --rollback all: no need to watch them on.
+    stopWhenAnyFails: rollout && options.rollback === "all",
+    watch: !options.poll,
+    logLines: options.logLines
+  };
+}
+var init_track_options = __esm({
+  "src/run/track-options.ts"() {
+    "use strict";
+  }
+});
+
 // src/run/restore-step.ts
 async function restore(objects, options, deps, failedAsUnit = false) {
   const steps = planRestore(
@@ -28634,7 +29103,8 @@ async function restore(objects, options, deps, failedAsUnit = false) {
     { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted, failedAsUnit }
   );
   if (steps.length === 0) return;
-  const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs }, deps);
+  const stages = new Map(objects.flatMap((object) => object.stage === void 0 ? [] : [[objectKey(object.ref), object.stage]]));
+  const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs, stages }, deps);
   for (const object of objects) object.restore = results.get(objectKey(object.ref));
   if (deps.signal?.aborted) return;
   const restored = objects.filter((object) => object.restore?.status === "restored" || object.restore?.status === "recreated" || object.restore?.status === "replaced");
@@ -28711,20 +29181,20 @@ var init_restore_limits = __esm({
 
 // src/verify/bake-rules.ts
 function marksOf(pods) {
-  return new Map(pods.filter((pod) => !pod.metadata.deletionTimestamp).map((pod) => [keyOf(pod), markOf(pod)]));
+  return new Map(pods.filter((pod) => !pod.metadata.deletionTimestamp).map((pod) => [keyOf2(pod), markOf(pod)]));
 }
 function bakeLook(marks, pods) {
   const next = /* @__PURE__ */ new Map();
   for (const pod of pods) {
     if (pod.metadata.deletionTimestamp) continue;
-    const before = marks.get(keyOf(pod));
+    const before = marks.get(keyOf2(pod));
     const breach = evicted(pod) ?? restarted(pod, before) ?? leftReady(pod, before);
     if (breach) return { marks: next, breach };
-    next.set(keyOf(pod), markOf(pod));
+    next.set(keyOf2(pod), markOf(pod));
   }
   return { marks: next };
 }
-function keyOf(pod) {
+function keyOf2(pod) {
   return pod.metadata.uid ?? pod.metadata.name;
 }
 function markOf(pod) {
@@ -29098,6 +29568,74 @@ var init_job2 = __esm({
   }
 });
 
+// src/run/changes.ts
+function detectChanges(refs, before, after, deps) {
+  const objects = refs.map((ref) => {
+    const key = objectKey(ref);
+    const change = changeOf(before.get(key), after.get(key));
+    return { ref, change, changeKind: change.change, changedFields: change.change === "configured" ? change.paths : [] };
+  });
+  deps.reporter.emit({
+    kind: "changes",
+    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
+  });
+  return objects;
+}
+async function track2(objects, options, deps) {
+  const changed = objects.filter((object) => isChange(object) && "after" in object.change);
+  const outcomes = await trackWorkloads(
+    changed.map((object) => ({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) })),
+    trackOptionsFor(options, "rollout"),
+    deps
+  );
+  for (const object of objects) {
+    const outcome = outcomes.get(objectKey(object.ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps);
+  }
+}
+function reportVerdict(object, outcome, deps) {
+  const { verdict, diagnosis, elapsedMs } = outcome;
+  const workload = object.ref;
+  switch (verdict.state) {
+    case "healthy":
+      if (verdict.progress) deps.reporter.emit({ kind: "healthy", workload, progress: verdict.progress, elapsedMs, detail: verdict.detail });
+      return;
+    case "failed":
+    case "timed-out":
+      return;
+    case "conflict":
+    case "gone":
+      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? "", commands: [] });
+      return;
+    case "progressing":
+      if (verdict.progress) {
+        deps.reporter.emit({ kind: "interrupted", workload, progress: verdict.progress, waitingFor: verdict.waitingFor ?? "" });
+      }
+      return;
+  }
+}
+function beforeOf(change) {
+  return "before" in change ? change.before : void 0;
+}
+function recordOutcome(object, outcome) {
+  if (!outcome) return;
+  object.verdict = outcome.verdict;
+  object.diagnosis = outcome.diagnosis;
+  object.verdictAfterMs = outcome.elapsedMs;
+  object.tracked = outcome.tracked;
+  object.newPods = outcome.newPods;
+}
+var init_changes = __esm({
+  "src/run/changes.ts"() {
+    "use strict";
+    init_compare();
+    init_model();
+    init_workloads();
+    init_track_options();
+  }
+});
+
 // src/run/verify-step.ts
 import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
@@ -29195,6 +29733,15 @@ var init_verify_step = __esm({
 function keptInHistory(result, journal, options) {
   return journal !== void 0 && options.history > 0 && result.outcome === "succeeded";
 }
+function historyRecordsOf(result, objects, journal, context, options) {
+  const whole = historyRecordOf(result, objects, journal, context, options);
+  const byNamespace = /* @__PURE__ */ new Map();
+  for (const entry of whole.objects) {
+    const namespace = entry.ref.namespace || journal.namespace;
+    byNamespace.set(namespace, [...byNamespace.get(namespace) ?? [], entry]);
+  }
+  return [...byNamespace].map(([namespace, entries]) => ({ ...whole, namespace, objects: entries }));
+}
 function historyRecordOf(result, objects, journal, context, options) {
   return {
     runId: journal.runId,
@@ -29214,9 +29761,13 @@ function historyRecordOf(result, objects, journal, context, options) {
     }))
   };
 }
-async function writeHistory(record, options, deps) {
-  await keepHistory(deps.kubectl, record, options.history, Math.min(6e4, options.timeoutMs)).catch(
-    (error2) => deps.reporter.emit({ kind: "journal-warning", message: error2 instanceof Error ? error2.message : String(error2) })
+async function writeHistory(records, options, deps) {
+  await Promise.all(
+    records.map(
+      (record) => keepHistory(deps.kubectl, record, options.history, Math.min(6e4, options.timeoutMs)).catch(
+        (error2) => deps.reporter.emit({ kind: "journal-warning", message: error2 instanceof Error ? error2.message : String(error2) })
+      )
+    )
   );
 }
 var init_history_step = __esm({
@@ -29273,14 +29824,70 @@ var init_understand = __esm({
   }
 });
 
+// src/manifests/phase-files.ts
+import { mkdtemp as mkdtemp4, readFile as readFile3, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import path11 from "node:path";
+async function phaseInputs(inputs) {
+  const files = manifestFiles(inputs.filenames, inputs.recursive);
+  const texts = await Promise.all(files.map(async (file) => ({ file, text: await readFile3(file, "utf8").catch(() => void 0) })));
+  if (texts.some(({ text: text2 }) => text2 === void 0) || !texts.some(({ text: text2 }) => MAY_NEED_PHASES.test(text2))) return void 0;
+  const placed = [];
+  for (const { file, text: text2 } of texts) {
+    const documents = splitDocuments(text2);
+    if (!documents) return void 0;
+    const origin = inputs.origins.get(file) ?? file;
+    for (const document of documents) placed.push({ origin, document });
+  }
+  const planned = planPhases(placed);
+  if (!planned) return void 0;
+  const root = await mkdtemp4(path11.join(tmpdir4(), "kguard-phases-"));
+  const phased = { parts: [], origins: /* @__PURE__ */ new Map(), cleanup: () => rm4(root, { recursive: true, force: true }) };
+  try {
+    for (const [number, part] of planned.entries()) {
+      const directory = path11.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
+      await mkdir(directory, { mode: 448 });
+      for (const [position, document] of part.documents.entries()) {
+        const file = path11.join(directory, `${String(position + 1).padStart(6, "0")}.${document.document.json ? "json" : "yaml"}`);
+        await writeFile4(file, document.document.text, { mode: 384 });
+        phased.origins.set(file, where(document));
+      }
+      phased.parts.push({
+        phase: part.phase,
+        custom: part.custom,
+        directory,
+        documents: part.documents.map((document) => ({ where: where(document), kind: document.document.head?.kind, name: document.document.head?.name }))
+      });
+    }
+    return phased;
+  } catch (error2) {
+    await phased.cleanup();
+    throw error2;
+  }
+}
+var MAY_NEED_PHASES;
+var init_phase_files = __esm({
+  "src/manifests/phase-files.ts"() {
+    "use strict";
+    init_documents();
+    init_locate();
+    init_phases();
+    MAY_NEED_PHASES = /CustomResourceDefinition|kguard\.dev\/phase/;
+  }
+});
+
 // src/run/understand.ts
 import { createHash } from "node:crypto";
-async function understand(request, options, inputs, deps) {
+async function understand(request, options, inputs, deps, part) {
   const clientOnly = options.dryRun === "client";
   const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, "--validate=false"] };
   const serverRun = clientOnly ? void 0 : deps.kubectl.dryRun(request, "server");
   serverRun?.catch(() => void 0);
   const client = await deps.kubectl.dryRun(identityRequest, "client");
+  if (!client.ok && part) {
+    if (/no objects passed to apply/.test(client.stderr)) return { refs: [], pruned: [], server: { ok: true, objects: [], pruned: [], warnings: "" }, current: /* @__PURE__ */ new Map(), digest: digestOf([]) };
+    if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
+  }
   if (!client.ok) {
     const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: "", stderr: client.stderr, timedOut: client.timedOut });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
@@ -29293,25 +29900,28 @@ async function understand(request, options, inputs, deps) {
   if (refs.length === 0) {
     throw new InputError("the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.");
   }
-  deps.reporter.emit({ kind: "understood", objects: refs });
+  deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
   const [server, current] = await Promise.all([serverRun, snapshot(refs, deps)]);
   const warnings = server?.ok ? kubectlWarnings(server.warnings) : [];
   if (warnings.length > 0) deps.reporter.emit({ kind: "kubectl-warnings", lines: warnings });
   const answer = server ?? client;
   const applied2 = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied2.has(objectKey(ref))) : [];
-  const digest = `sha256:${createHash("sha256").update(canonicalJson(client.objects)).digest("hex")}`;
+  const digest = digestOf(client.objects);
   return { refs, pruned, server: answer, current, digest };
+}
+function digestOf(reading) {
+  return `sha256:${createHash("sha256").update(canonicalJson(reading)).digest("hex")}`;
 }
 async function snapshot(refs, deps) {
   const read = await readObjects(deps.kubectl, refs);
   if (read.unread.length > 0) throw read.unread[0].error;
   return read.live;
 }
-function checkServerDryRun(understood, before, inputs, deps) {
+function checkServerDryRun(understood, before, inputs, deps, allRefs = understood.refs) {
   if (understood.server.ok) return;
   const createdNamespaces2 = new Set(
-    understood.refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !before.has(objectKey(ref))).map((ref) => ref.name)
+    allRefs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !before.has(objectKey(ref))).map((ref) => ref.name)
   );
   const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces2);
   if (judgement.accepted) {
@@ -29355,6 +29965,7 @@ async function checkRestorable(refs, deps) {
 function kubectlWarnings(stderr) {
   return [...new Set(stderr.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("Warning: ")))];
 }
+var NotReadableYet;
 var init_understand2 = __esm({
   "src/run/understand.ts"() {
     "use strict";
@@ -29365,6 +29976,295 @@ var init_understand2 = __esm({
     init_understand();
     init_compare();
     init_model();
+    NotReadableYet = class extends Error {
+      constructor(stderr) {
+        super("kubectl cannot read these manifests yet");
+        this.stderr = stderr;
+      }
+      stderr;
+    };
+  }
+});
+
+// src/run/parts.ts
+async function planRun(inputs, options) {
+  const whole = applyRequest(options, inputs);
+  const phased = await phaseInputs(inputs);
+  if (!phased) return { parts: [{ custom: false, request: whole, documents: [] }], phased: false, origins: inputs.origins, cleanup: async () => void 0 };
+  if (options.applyArgs.some((arg) => /^--prune(=|$)/.test(arg))) {
+    await phased.cleanup();
+    throw new InputError(
+      "this apply holds CustomResourceDefinitions or kguard.dev/phase objects, which kguard applies in phases, one kubectl apply each; with --prune each of them would prune the objects of the others. Next: apply the CRDs (and phase objects) on their own, or drop --prune; nothing was applied."
+    );
+  }
+  return {
+    parts: phased.parts.map((part) => ({
+      phase: part.phase,
+      custom: part.custom,
+      request: { ...whole, filenames: [part.directory], recursive: false },
+      documents: part.documents
+    })),
+    phased: true,
+    origins: new Map([...inputs.origins, ...phased.origins]),
+    cleanup: phased.cleanup
+  };
+}
+async function understandPlan(plan, options, deps) {
+  const said2 = plan.parts.map(() => []);
+  const readParts = (parts) => Promise.all(
+    parts.map(async (part) => {
+      const index = plan.parts.indexOf(part);
+      const reporter = { emit: (event) => said2[index].push(event), close: () => void 0 };
+      try {
+        part.understood = await understand(part.request, options, plan, { kubectl: deps.kubectl, reporter }, plan.phased ? readingOf(part) : void 0);
+      } catch (error2) {
+        if (!(error2 instanceof NotReadableYet)) throw error2;
+        said2[index].push({ kind: "phase-deferred", phase: part.phase ?? "main", documents: describe(part), dryRun: options.dryRun !== void 0 });
+      }
+    })
+  );
+  try {
+    await readParts(plan.parts.filter((part) => !part.custom));
+    const custom = plan.parts.filter((part) => part.custom);
+    if (custom.length > 0 && allServed(plan.parts)) await readParts(custom);
+    else for (const part of custom) said2[plan.parts.indexOf(part)].push({ kind: "phase-deferred", phase: part.phase ?? "main", documents: describe(part), dryRun: options.dryRun !== void 0 });
+  } finally {
+    for (const event of said2.flat()) deps.reporter.emit(event);
+  }
+  const read = plan.parts.flatMap((part) => part.understood ? [part.understood] : []);
+  if (!plan.phased) {
+    const [only] = read;
+    if (only.refs.length === 0) throw noObjects();
+    checkServerDryRun(only, only.current, plan, deps);
+    return only;
+  }
+  const refs = read.flatMap((understood) => understood.refs);
+  if (refs.length === 0 && read.length === plan.parts.length) throw noObjects();
+  const current = new Map(read.flatMap((understood) => [...understood.current]));
+  for (const understood of read) checkServerDryRun(understood, current, plan, deps, refs);
+  const answers = read.flatMap((understood) => understood.server.ok ? [understood.server] : []);
+  return {
+    refs,
+    pruned: read.flatMap((understood) => understood.pruned),
+    server: { ok: true, objects: answers.flatMap((answer) => answer.objects), pruned: answers.flatMap((answer) => answer.pruned), warnings: "" },
+    current,
+    digest: digestOf(read.map((understood) => understood.digest))
+  };
+}
+async function readLater(part, plan, known, options, deps) {
+  const startedAt = deps.clock.now();
+  const patienceMs = Math.min(6e4, options.timeoutMs);
+  for (let wait = 250; ; wait = Math.min(wait * 2, 4e3)) {
+    try {
+      const understood = await understand(part.request, options, plan, deps, readingOf(part));
+      checkServerDryRun(understood, new Map([...known.current, ...understood.current]), plan, deps, [...known.refs, ...understood.refs]);
+      return understood;
+    } catch (error2) {
+      if (!(error2 instanceof NotReadableYet)) throw error2;
+      if (deps.clock.now() - startedAt >= patienceMs) {
+        throw new KubectlError(
+          `kubectl still cannot read ${describe(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
+        );
+      }
+      await deps.clock.sleep(wait);
+    }
+  }
+}
+function allServed(parts) {
+  return parts.every(
+    (part) => (part.understood?.refs ?? []).filter((ref) => ref.kind === "CustomResourceDefinition" && groupOf(ref.apiVersion) === "apiextensions.k8s.io").every((ref) => {
+      const live = part.understood.current.get(objectKey(ref));
+      return live !== void 0 && conditionOf(live, "Established")?.status === "True";
+    })
+  );
+}
+function readingOf(part) {
+  return { phase: part.phase, readLater: part.custom ? unknownKindsOnly : void 0 };
+}
+function unknownKindsOnly(stderr) {
+  const errors = errorLines(stderr);
+  return errors.length > 0 && errors.every((line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(line));
+}
+function describe(part) {
+  return part.documents.map((document) => `${document.kind ?? "object"}${document.name ? ` "${document.name}"` : ""} (${document.where})`);
+}
+function noObjects() {
+  return new InputError("the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.");
+}
+var init_parts = __esm({
+  "src/run/parts.ts"() {
+    "use strict";
+    init_errors();
+    init_understand();
+    init_phase_files();
+    init_kube();
+    init_model();
+    init_understand2();
+  }
+});
+
+// src/run/phases.ts
+function newPhasedApply() {
+  return { objects: [], applied: [], applyMs: 0, journalled: Promise.resolve() };
+}
+async function applyInPhases(context, state, options, deps) {
+  const stages = stagesOf(context.plan.parts);
+  const entries = /* @__PURE__ */ new Map();
+  for (const part of context.plan.parts) for (const ref of part.understood?.refs ?? []) entries.set(objectKey(ref), entryOf(ref, context.before, part.phase));
+  for (const ref of context.pruned) entries.set(objectKey(ref), entryOf(ref, context.before, void 0));
+  let stopped;
+  for (const [number, stage] of stages.entries()) {
+    if (stopped) {
+      skip(stage, stopped, state, context, deps);
+      continue;
+    }
+    const unread = stage.parts.filter((part) => !part.understood);
+    if (unread.length > 0) {
+      const failure = await readNow(unread, stage, entries, context, options, deps).catch((error2) => error2);
+      if (failure) {
+        stopped = `phase ${stage.phase} could not be read: ${messageOf2(failure)}`;
+        if (!state.objects.some(isChange)) state.refused = failure;
+        else {
+          state.applyError = new KubectlError(`phase ${stage.phase} was not applied: ${messageOf2(failure)}`);
+          failUnjudged(state.objects, { source: "apply", message: state.applyError.message });
+        }
+        skip(stage, stopped, state, context, deps);
+        continue;
+      }
+    }
+    const refs = [...stage.parts.flatMap((part) => part.understood?.refs ?? []), ...stage.phase ? [] : context.pruned];
+    if (refs.length === 0) continue;
+    if (stage.phase) deps.reporter.emit({ kind: "phase", phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
+    const applyStartedAt = deps.clock.now();
+    const { applied: applied2, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
+    state.applyMs += deps.clock.now() - applyStartedAt;
+    state.applied.push(...applied2);
+    let after;
+    try {
+      after = await snapshot(refs, deps).catch(async () => snapshot(refs, deps));
+    } catch (error2) {
+      state.unreadable = error2;
+      state.objects.push(...unreadable(refs, context.before));
+      return;
+    }
+    const objects = detectChanges(refs, context.before, after, deps).map((object) => ({ ...object, ...stageOf(stage) }));
+    state.objects.push(...objects);
+    for (const ref of refs) entries.set(objectKey(ref), { ...entries.get(objectKey(ref)), applied: after.get(objectKey(ref)) ?? null });
+    journalUpdate(context.journal, { state: "applied", objects: [...entries.values()] }, state, deps);
+    if (applyError) {
+      state.applyError = applyError;
+      failUnjudged(objects, { source: "apply", message: applyError.message });
+      stopped = `kubectl apply failed in phase ${stage.phase}`;
+      continue;
+    }
+    if (deps.signal?.aborted) {
+      stopped = "the run was cancelled";
+      continue;
+    }
+    await track2(objects, options, deps);
+    const failed2 = objects.find((object) => object.verdict && STOPS.has(object.verdict.state));
+    if (failed2) stopped = `phase ${stage.phase} failed`;
+    if (stage.phase === "definitions") deps.kubectl.refreshDiscovery();
+  }
+}
+async function readNow(unread, stage, entries, context, options, deps) {
+  const known = { refs: [...entries.values()].map((entry) => entry.ref), current: context.before };
+  for (const part of unread) part.understood = await readLater(part, context.plan, known, options, deps);
+  const refs = unread.flatMap((part) => part.understood.refs);
+  if (refs.length === 0) return;
+  if (options.rollback !== "none") for (const part of unread) await checkPermissions(part.understood, options, deps);
+  await context.lease?.(refs, stage.phase ?? "main");
+  for (const [key, object] of await snapshot(refs, deps)) context.before.set(key, object);
+  for (const ref of refs) entries.set(objectKey(ref), entryOf(ref, context.before, stage.phase));
+  if (context.journal) {
+    await context.journal.update({ objects: [...entries.values()] }).catch((error2) => {
+      throw new Error(`kguard could not journal their pre-apply copies (${messageOf2(error2)})`);
+    });
+  }
+}
+function skip(stage, because, state, context, deps) {
+  const refs = stage.parts.flatMap((part) => part.understood?.refs ?? []);
+  const documents = stage.parts.filter((part) => !part.understood).flatMap((part) => part.documents.map((document) => document.where));
+  if (stage.phase) deps.reporter.emit({ kind: "phase-skipped", phase: stage.phase, objects: refs, documents, because });
+  for (const ref of refs) {
+    const copy = context.before.get(objectKey(ref));
+    const change = changeOf(copy, copy);
+    state.objects.push({ ref, change, changeKind: change.change, changedFields: [], ...stageOf(stage) });
+  }
+}
+function journalUpdate(journal, change, state, deps) {
+  if (!journal) return;
+  state.journalled = state.journalled.then(
+    () => journal.update(change).catch((error2) => deps.reporter.emit({ kind: "journal-warning", message: messageOf2(error2) }))
+  );
+}
+function stagesOf(parts) {
+  const stages = [];
+  for (const part of parts) {
+    const last = stages[stages.length - 1];
+    if (last && last.phase === part.phase) last.parts.push(part);
+    else stages.push({ phase: part.phase, parts: [part] });
+  }
+  return stages;
+}
+function stageOf(stage) {
+  return stage.phase ? { stage: PHASES.indexOf(stage.phase), phase: stage.phase } : {};
+}
+function entryOf(ref, before, phase) {
+  return { ref, before: before.get(objectKey(ref)) ?? null, ...phase ? { stage: PHASES.indexOf(phase) } : {} };
+}
+function requestOf(parts) {
+  const [first] = parts;
+  return { ...first.request, filenames: parts.flatMap((part) => part.request.filenames) };
+}
+async function applyManifests(request, origins, deps) {
+  try {
+    const applied2 = await deps.kubectl.apply(request);
+    deps.reporter.emit({ kind: "applied", objects: applied2, dryRun: false });
+    return { applied: applied2, applyError: void 0 };
+  } catch (caught) {
+    const error2 = caught instanceof KubectlError ? caught : new KubectlError(`kguard failed while kubectl applied: ${messageOf2(caught)}`);
+    const applyError = new KubectlError(withOrigins(error2.message, origins), error2.command, error2.stderr, error2.applied);
+    deps.reporter.emit({ kind: "apply-failed", message: applyError.message, applied: [...error2.applied] });
+    return { applied: [...error2.applied], applyError };
+  }
+}
+function failUnjudged(objects, cause) {
+  for (const object of objects.filter(isChange)) {
+    const state = object.verdict?.state;
+    if (state === "failed" || state === "timed-out" || state === "conflict" || state === "gone") continue;
+    object.verdict = { state: "failed", progress: NO_PROGRESS, findings: [], cause };
+  }
+}
+function unreadable(refs, before) {
+  return refs.map((ref) => {
+    const copy = before.get(objectKey(ref));
+    return {
+      ref,
+      change: copy ? { change: "configured", before: copy, after: copy, paths: [] } : { change: "absent" },
+      changeKind: copy ? "configured" : "created",
+      changedFields: []
+    };
+  });
+}
+function messageOf2(error2) {
+  return error2 instanceof Error ? error2.message : String(error2);
+}
+var STOPS;
+var init_phases2 = __esm({
+  "src/run/phases.ts"() {
+    "use strict";
+    init_errors();
+    init_engine();
+    init_inputs();
+    init_phases();
+    init_compare();
+    init_model();
+    init_changes();
+    init_parts();
+    init_permissions();
+    init_understand2();
+    STOPS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
   }
 });
 
@@ -29380,150 +30280,144 @@ async function runApply(options, rawDeps) {
     return interruptedBeforeApply(deps.signal)(error2);
   });
   if (target) deps.reporter.emit({ kind: "target", ...target });
-  let leases;
+  const leases = [];
+  let plan;
   let ending;
   let result;
   try {
-    const request = applyRequest(options, inputs);
-    const understood = await understand(request, options, inputs, deps).catch(interruptedBeforeApply(deps.signal));
+    plan = await planRun(inputs, options).catch(interruptedBeforeApply(deps.signal));
+    const understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
     const refs = [...understood.refs, ...understood.pruned];
     const runId = rawDeps.runId ?? makeRunId();
+    const place = journalPlace(refs, understood.current, options.journalNamespace);
     const home = homeNamespace(refs, options.namespace);
-    if (!understood.server.ok) {
-      await (async () => checkServerDryRun(understood, understood.current, inputs, deps))().catch(interruptedBeforeApply(deps.signal));
-    }
+    const readLater2 = plan.parts.some((part) => !part.understood);
     for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
     const verifyJobs = options.verifyJobs.length > 0 && !options.dryRun ? await prepareVerifyJobs(options.verifyJobs, { namespace: home, runId, createdNamespaces: createdNamespaces(refs, understood.current), deadlineMs: options.timeoutMs }, deps.kubectl).catch(
       interruptedBeforeApply(deps.signal)
     ) : [];
-    const journalled = options.journal && !options.dryRun && !changesNothing(understood);
+    const journalled = options.journal && !options.dryRun && (readLater2 || !changesNothing(understood));
     const restorable = options.rollback !== "none" && !options.dryRun ? checkRestorable(refs, deps).then(() => changesNothing(understood) ? void 0 : checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
-    const tidied = journalled ? deleteExpiredJournals(deps.kubectl, home, options.timeoutMs).catch(() => void 0) : void 0;
-    if (journalled) {
-      leases = await acquireLeases(
-        deps.kubectl,
-        refs,
-        { home, runId, holder: thisProcess(), journalNamespace: home, durationSeconds: LEASE_DURATION_SECONDS, lockTimeoutMs: options.lockTimeoutMs, deadlineMs: options.timeoutMs },
-        { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal }
-      ).catch(interruptedBeforeApply(deps.signal));
-    }
+    const tidied = journalled ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => void 0) : void 0;
+    const lease = async (claimed, nameBase) => {
+      leases.push(
+        await acquireLeases(
+          deps.kubectl,
+          claimed,
+          {
+            home: options.journalNamespace,
+            clusterNamespace: claimed.some((ref) => ref.namespace === "") ? options.journalNamespace : void 0,
+            runId,
+            nameBase,
+            holder: thisProcess(),
+            journalNamespace: place.home,
+            durationSeconds: LEASE_DURATION_SECONDS,
+            lockTimeoutMs: options.lockTimeoutMs,
+            deadlineMs: options.timeoutMs
+          },
+          { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal }
+        )
+      );
+    };
+    if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) {
-      result = { ...await preview2(understood, before, request, options, deps, startedAt), target };
+      result = { ...await preview2(understood, before, readableRequest(plan), options, deps, startedAt), target };
       deps.announce?.(result);
       return result;
     }
     await restorable?.catch(interruptedBeforeApply(deps.signal));
-    const [journal] = await Promise.all([journalled ? startJournal(runId, home, refs, before, options, deps) : void 0, tidied]);
+    const [journal] = await Promise.all([journalled ? startJournal(runId, place, refs, before, options, deps, stagesOf2(plan)) : void 0, tidied]);
     if (deps.signal?.aborted) {
       deps.kubectl.stopCancelling();
       await journal?.finish().catch(() => void 0);
       interruptedBeforeApply(deps.signal)(void 0);
     }
     deps.kubectl.stopCancelling();
-    const applyStartedAt = deps.clock.now();
-    const { applied: applied2, applyError } = await applyManifests(request, inputs, deps);
-    const applyMs = deps.clock.now() - applyStartedAt;
+    const state = newPhasedApply();
+    const context = {
+      plan,
+      before,
+      pruned: understood.pruned,
+      journal,
+      lease: journalled ? (claimed, phase) => lease(claimed, `${runId}-${phase}`) : void 0
+    };
     const resultOf = (objects2, verification2) => withOutcome({
       mode: "apply",
       target,
-      objects: objects2.map(({ change: _change, newPods: _pods, ...object }) => object),
-      applied: applied2,
-      applyError: applyError?.message,
+      objects: objects2.map(({ change: _change, newPods: _pods, stage: _stage, ...object }) => object),
+      applied: state.applied,
+      applyError: state.applyError?.message,
       cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : void 0,
       rollbackMode: options.rollback,
       verification: verification2,
-      applyMs,
+      applyMs: state.applyMs,
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned
     });
-    const { objects, verification } = await afterTheApply(refs, before, applyError, journal, { runId, namespace: home, target, jobs: verifyJobs, resultOf }, options, deps);
+    const { objects, verification } = await afterTheApply(context, state, { runId, namespace: home, target, jobs: verifyJobs, resultOf }, options, deps);
     result = resultOf(objects, verification);
-    const record = keptInHistory(result, journal, options) ? historyRecordOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : void 0;
-    if (record) deps.reporter.emit({ kind: "history-kept", runId: record.runId, namespace: record.namespace, keep: options.history });
-    ending = journal ? Promise.all([record && writeHistory(record, options, deps), endJournal(journal, result, deps)]).then(() => void 0) : void 0;
+    const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : [];
+    if (records.length > 0) deps.reporter.emit({ kind: "history-kept", runId: records[0].runId, namespaces: records.map((record) => record.namespace), keep: options.history });
+    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps)]).then(() => void 0) : void 0;
     deps.announce?.(result);
     return result;
   } finally {
     deps.kubectl.stopCancelling();
-    await Promise.all([ending, leases?.release(), inputs.cleanup()]);
+    await Promise.all([ending, ...leases.map((held) => held.release()), inputs.cleanup(), plan?.cleanup()]);
     if (result) result.kubectlProcesses = deps.kubectl.spawned;
   }
 }
-async function afterTheApply(refs, before, applyError, journal, context, options, deps) {
-  let objects;
+async function afterTheApply(context, state, verify, options, deps) {
   let verification;
-  let journalled;
   try {
-    const after = await snapshot(refs, deps).catch(async () => snapshot(refs, deps));
-    objects = detectChanges(refs, before, after, deps);
-    if (applyError && !objects.some(isChange)) {
-      await journal?.finish().catch(() => void 0);
-      throw applyError;
+    await applyInPhases(context, state, options, deps);
+    const refusal = state.refused ?? (state.applyError && !state.objects.some(isChange) ? state.applyError : void 0);
+    if (refusal) {
+      await state.journalled;
+      await context.journal?.finish().catch(() => void 0);
+      throw refusal;
     }
-    journalled = journal?.update({ state: "applied", objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null, applied: after.get(objectKey(ref)) ?? null })) }).catch((error2) => deps.reporter.emit({ kind: "journal-warning", message: messageOf2(error2) }));
-    if (!applyError && !deps.signal?.aborted) await track2(objects, options, deps);
-    else if (applyError) failUnjudged(objects, { source: "apply", message: applyError.message });
-    const pending = objects;
-    if (!applyError) verification = await verifyAndBake(pending, { ...context, resultSoFar: (sofar) => context.resultOf(pending, sofar) }, options, deps);
+    if (state.unreadable) return { objects: unreadable2(state, context.journal, deps) };
+    const pending = state.objects;
+    if (!state.applyError) verification = await verifyAndBake(pending, { ...verify, resultSoFar: (sofar) => verify.resultOf(pending, sofar) }, options, deps);
   } catch (error2) {
-    if (error2 === applyError) throw error2;
-    deps.reporter.emit({ kind: "internal-error", message: messageOf2(error2) });
-    if (!objects) return { objects: unreadable(refs, before, error2, journal, deps) };
-    failUnjudged(objects, { source: "internal", message: messageOf2(error2) });
+    if (error2 === state.applyError || error2 === state.refused) throw error2;
+    deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
+    failUnjudged(state.objects, { source: "internal", message: messageOf3(error2) });
   }
-  await journalled;
+  await state.journalled;
   try {
-    await restore(objects, options, deps, verificationFailed(verification));
+    await restore(state.objects, options, deps, verificationFailed(verification));
   } catch (error2) {
-    deps.reporter.emit({ kind: "internal-error", message: messageOf2(error2) });
-    for (const object of objects.filter(isChange)) {
-      object.restore ??= { status: "failed", reason: `kguard failed while restoring it: ${messageOf2(error2)}`, commands: finishCommands(journal, deps) };
+    deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
+    for (const object of state.objects.filter(isChange)) {
+      object.restore ??= { status: "failed", reason: `kguard failed while restoring it: ${messageOf3(error2)}`, commands: finishCommands(context.journal, deps) };
     }
   }
-  return { objects, verification };
+  return { objects: state.objects, verification };
 }
 function createdNamespaces(refs, current) {
   return new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current.has(objectKey(ref))).map((ref) => ref.name));
 }
-function failUnjudged(objects, cause) {
-  for (const object of objects.filter(isChange)) {
-    const state = object.verdict?.state;
-    if (state === "failed" || state === "timed-out" || state === "conflict" || state === "gone") continue;
-    object.verdict = { state: "failed", progress: NO_PROGRESS, findings: [], cause };
-  }
-}
-function unreadable(refs, before, error2, journal, deps) {
-  const reason = `kguard could not read it after the apply (${messageOf2(error2)}), so it may or may not have changed`;
-  return refs.map((ref) => {
-    const copy = before.get(objectKey(ref));
-    return {
-      ref,
-      change: copy ? { change: "configured", before: copy, after: copy, paths: [] } : { change: "absent" },
-      changeKind: copy ? "configured" : "created",
-      changedFields: [],
-      restore: { status: "failed", reason, commands: finishCommands(journal, deps) }
-    };
-  });
+function unreadable2(state, journal, deps) {
+  const reason = `kguard could not read it after the apply (${messageOf3(state.unreadable)}), so it may or may not have changed`;
+  for (const object of state.objects.filter(isChange)) object.restore = { status: "failed", reason, commands: finishCommands(journal, deps) };
+  return state.objects;
 }
 function finishCommands(journal, deps) {
   if (!journal) return [];
   return [rollbackCommand(journal.runId, deps.kubectl)];
 }
-async function applyManifests(request, inputs, deps) {
-  try {
-    const applied2 = await deps.kubectl.apply(request);
-    deps.reporter.emit({ kind: "applied", objects: applied2, dryRun: false });
-    return { applied: applied2, applyError: void 0 };
-  } catch (caught) {
-    const error2 = caught instanceof KubectlError ? caught : new KubectlError(`kguard failed while kubectl applied: ${messageOf2(caught)}`);
-    const applyError = new KubectlError(withOrigins(error2.message, inputs.origins), error2.command, error2.stderr, error2.applied);
-    deps.reporter.emit({ kind: "apply-failed", message: applyError.message, applied: [...error2.applied] });
-    return { applied: [...error2.applied], applyError };
-  }
+function readableRequest(plan) {
+  const readable2 = plan.parts.filter((part) => part.understood);
+  return { ...readable2[0].request, filenames: readable2.flatMap((part) => part.request.filenames) };
 }
-function messageOf2(error2) {
+function stagesOf2(plan) {
+  return new Map(plan.parts.flatMap((part) => part.phase ? (part.understood?.refs ?? []).map((ref) => [objectKey(ref), PHASES.indexOf(part.phase)]) : []));
+}
+function messageOf3(error2) {
   return error2 instanceof Error ? error2.message : String(error2);
 }
 function interruptedBeforeApply(signal) {
@@ -29544,12 +30438,11 @@ var init_apply = __esm({
     init_lease();
     init_leases();
     init_store();
-    init_engine();
     init_inputs();
     init_job_manifest();
     init_compare();
+    init_phases();
     init_model();
-    init_changes();
     init_journal_life();
     init_permissions();
     init_preview();
@@ -29558,6 +30451,8 @@ var init_apply = __esm({
     init_result2();
     init_verify_step();
     init_history_step();
+    init_parts();
+    init_phases2();
     init_understand2();
   }
 });
@@ -29720,7 +30615,7 @@ __export(yaml_errors_exports, {
   yamlErrorLocations: () => yamlErrorLocations
 });
 import { readFileSync as readFileSync6 } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function yamlErrorLocations(kubectlMessage, base, read = (file) => {
   try {
     return readFileSync6(file, "utf8");
@@ -29732,8 +30627,8 @@ function yamlErrorLocations(kubectlMessage, base, read = (file) => {
     const [, file, lineInDocument, message] = match;
     const text2 = read(file);
     const start = text2 === void 0 ? 1 : failingDocumentStart(text2);
-    const shown2 = path11.relative(base, path11.resolve(file));
-    return { file: shown2.startsWith("..") || path11.isAbsolute(shown2) ? path11.resolve(file) : shown2, line: start + Number(lineInDocument) - 1, message };
+    const shown2 = path12.relative(base, path12.resolve(file));
+    return { file: shown2.startsWith("..") || path12.isAbsolute(shown2) ? path12.resolve(file) : shown2, line: start + Number(lineInDocument) - 1, message };
   });
 }
 function failingDocumentStart(text2) {
@@ -29743,17 +30638,17 @@ function failingDocumentStart(text2) {
     const atEnd = index === lines.length;
     if (atEnd || /^---\s*$/.test(lines[index])) {
       const chunk = lines.slice(start, index).join("\n");
-      if (chunk.trim() !== "" && (0, import_yaml3.parseDocument)(chunk).errors.length > 0) return start + 1;
+      if (chunk.trim() !== "" && (0, import_yaml4.parseDocument)(chunk).errors.length > 0) return start + 1;
       start = index + 1;
     }
   }
   return 1;
 }
-var import_yaml3, KUBECTL_YAML_ERROR;
+var import_yaml4, KUBECTL_YAML_ERROR;
 var init_yaml_errors = __esm({
   "src/manifests/yaml-errors.ts"() {
     "use strict";
-    import_yaml3 = __toESM(require_dist(), 1);
+    import_yaml4 = __toESM(require_dist(), 1);
     KUBECTL_YAML_ERROR = /error parsing (.+?): error converting YAML to JSON: yaml: line (\d+): (.+?)(?=(?: error parsing .+?: error converting YAML| error parsing |\. Next:|\n|$))/g;
   }
 });
@@ -29776,6 +30671,9 @@ var init_verbosity = __esm({
       target: "normal",
       understood: "normal",
       "dry-run-waived": "normal",
+      "phase-deferred": "normal",
+      phase: "normal",
+      "phase-skipped": "quiet",
       "kubectl-warnings": "normal",
       "restore-limit": "normal",
       applied: "normal",
@@ -32639,6 +33537,9 @@ var init_gitlab = __esm({
     SECTION_OF = {
       understood: "read",
       "dry-run-waived": "read",
+      "phase-deferred": "read",
+      phase: "apply",
+      "phase-skipped": "apply",
       "lock-wait": "read",
       journal: "read",
       applied: "apply",
@@ -33172,20 +34073,20 @@ __export(run_exports, {
 });
 import { spawn as spawn3 } from "node:child_process";
 import { appendFileSync as appendFileSync3, closeSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
-import { constants as constants4, tmpdir as tmpdir4 } from "node:os";
-import path12 from "node:path";
+import { constants as constants4, tmpdir as tmpdir5 } from "node:os";
+import path13 from "node:path";
 async function runAction(kguard, env2 = process.env) {
-  const temp = env2.RUNNER_TEMP || tmpdir4();
+  const temp = env2.RUNNER_TEMP || tmpdir5();
   const stamp = `${process.pid}-${Date.now()}`;
   let args;
   let junit;
   try {
     const inputs = readInputs(env2);
-    junit = inputs.junit ?? path12.join(temp, `kguard-junit-${stamp}.xml`);
+    junit = inputs.junit ?? path13.join(temp, `kguard-junit-${stamp}.xml`);
     const kubeconfig = kubeconfigInput(inputs.kubeconfig);
     let kubeconfigPath;
     if (kubeconfig && "content" in kubeconfig) {
-      kubeconfigPath = path12.join(temp, `kguard-kubeconfig-${stamp}`);
+      kubeconfigPath = path13.join(temp, `kguard-kubeconfig-${stamp}`);
       writeFileSync3(kubeconfigPath, `${kubeconfig.content}
 `, { mode: 384 });
     } else if (kubeconfig) {
@@ -33199,7 +34100,7 @@ async function runAction(kguard, env2 = process.env) {
     setOutputs(env2, { outcome: "error", "exit-code": "1", report: "", junit: "" });
     return 1;
   }
-  const report = path12.join(temp, `kguard-report-${stamp}.json`);
+  const report = path13.join(temp, `kguard-report-${stamp}.json`);
   const reportFd = openSync2(report, "w", 384);
   process.stderr.write(`kguard ${args.join(" ")}
 `);

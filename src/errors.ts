@@ -49,23 +49,26 @@ export class KubectlError extends KguardError {
 }
 
 /**
- * The pre-apply copies of the objects do not fit in the one Secret that journals the run (the API
- * server's limit on a Secret), found before the apply: nothing was applied.
+ * The pre-apply copy of one object does not fit in a journal Secret (the API server's limit on a
+ * Secret; kguard splits a journal across Secrets, not one object's copy), found before the apply:
+ * nothing was applied.
  */
 export class JournalTooLargeError extends KguardError {
   readonly exitCode = ExitCode.ClusterError;
   constructor(
-    /** The journal's payload as the Secret would hold it (gzip, then base64). */
+    /** The object's copies as a journal Secret would hold them (gzip). */
     readonly bytes: number,
     readonly limitBytes: number,
     readonly objects: number,
     readonly namespace: string,
+    /** The object, as "configmap/big (namespace shop)". */
+    readonly object?: string,
   ) {
     super(
-      `kguard cannot journal this apply in namespace ${namespace}: the pre-apply copies of its ${objects} object(s) make a run journal of ${kibibytes(bytes)} KiB ` +
-        `(compressed), more than the ${kibibytes(limitBytes)} KiB kguard writes to the one Secret that holds it (the API server refuses Secrets over 1 MiB). ` +
+      `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes)} KiB compressed, ` +
+        `more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. ` +
         'Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), ' +
-        'or split the apply into smaller ones; nothing was applied.',
+        'or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.',
     );
   }
 }

@@ -48,6 +48,8 @@ export interface ApplyInput {
   journal?: boolean;
   /** Default "5m". */
   lockTimeout?: Duration;
+  /** Where cluster-scoped objects are journalled and leased. Default "kube-system". */
+  journalNamespace?: string;
   /** How long each changed rollout may take. Default "5m". */
   timeout?: Duration;
   /** How long the restore may take. Default: `timeout`. */
@@ -137,6 +139,7 @@ function guardInput(input: ApplyInput): GuardInput {
     keepCreated: input.keepCreated,
     journal: input.journal,
     lockTimeoutMs: ms(input.lockTimeout, 'lockTimeout'),
+    journalNamespace: input.journalNamespace,
     timeoutMs: ms(input.timeout, 'timeout'),
     rollbackTimeoutMs: ms(input.rollbackTimeout, 'rollbackTimeout'),
     pollIntervalMs: ms(input.pollInterval, 'pollInterval'),

@@ -21,6 +21,8 @@ export interface GuardInput {
   keepCreated?: boolean;
   journal?: boolean;
   lockTimeoutMs?: number;
+  /** Where cluster-scoped objects are journalled and leased (default kube-system). */
+  journalNamespace?: string;
   timeoutMs?: number;
   rollbackTimeoutMs?: number;
   pollIntervalMs?: number;
@@ -100,10 +102,20 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     keepCreated: input.keepCreated ?? false,
     journal: input.journal ?? true,
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
+    journalNamespace: journalNamespaceOf(input.journalNamespace),
     logLines,
     concurrency,
     requestTimeoutMs,
   };
+}
+
+/** A namespace name (an RFC 1123 label), or the default: checked before anything is read. */
+function journalNamespaceOf(namespace: string | undefined): string {
+  if (namespace === undefined) return DEFAULTS.journalNamespace;
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
+    throw new InputError(`--journal-namespace ${JSON.stringify(namespace)}: not a namespace name (lower case letters, digits and '-', at most 63). Pass the namespace where kguard may journal and lease cluster-scoped objects.`);
+  }
+  return namespace;
 }
 
 /**

@@ -37,7 +37,7 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
     ];
     const missing = missingKubeconfig(connectionArgs, process.env);
     if (missing) throw new InputError(missing);
-    const [{ RunRecorder }, { createKubectl }, { execProcess, streamProcess }, { RETRY_DELAYS_MS }, { systemClock }, { listHistory }, { runUndo }, { privateCopies }, { tracedExec, tracedStream }] = await Promise.all([
+    const [{ RunRecorder }, { createKubectl }, { execProcess, streamProcess }, { RETRY_DELAYS_MS }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }, { tracedExec, tracedStream }] = await Promise.all([
       import('../report/recorder.js'),
       import('../kubectl/client.js'),
       import('../kubectl/exec.js'),
@@ -72,7 +72,7 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
       process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);
 
     if (command === 'history') {
-      const listed = await listHistory(kubectl, raw.namespace);
+      const listed = joinParts(await listHistory(kubectl, raw.namespace));
       // The records' copies may hold Secrets: their values are redacted from anything printed.
       for (const { record } of listed) for (const value of secretValuesOfObjects(record.objects.flatMap(({ before, applied }) => [before, applied]))) session.redactor.addValue(value);
       session.finished = true;

@@ -92,6 +92,8 @@ export async function journalCommand(command: RunCommandName, runId: string | un
       const report = listed.map((run) => ({
         runId: run.runId,
         namespace: run.journal?.namespace,
+        journalSecrets: run.secrets,
+        missing: run.missing,
         state: run.journal?.state,
         liveness: run.liveness.state,
         why: run.liveness.why,
@@ -109,7 +111,7 @@ export async function journalCommand(command: RunCommandName, runId: string | un
     const run = runs.pickRun(listed, runId, command, raw.force ?? false);
     const namespaces = run.leases.map((lease) => lease.metadata.namespace ?? '');
     await releaseLeftLeases(kubectl, run.runId, namespaces, deadlineMs, recorder);
-    if (command === 'forget' && run.journal) await Promise.all([removeJournal(kubectl, run.journal.namespace, run.runId, deadlineMs), removeCopiesOf(run.runId)]);
+    if (command === 'forget' && run.journal) await Promise.all([removeJournal(kubectl, run.secrets, deadlineMs), removeCopiesOf(run.runId)]);
     session.finished = true;
     recorder.close();
     const objects = run.journal?.objects.map(({ ref }) => `${ref.kind.toLowerCase()}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ''}`) ?? [];

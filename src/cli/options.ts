@@ -15,6 +15,7 @@ export interface RawApplyOptions {
   /** --no-journal sets it false. */
   journal?: boolean;
   lockTimeout?: string;
+  journalNamespace?: string;
   recursive?: boolean;
   kustomize?: string;
   namespace?: string;
@@ -107,6 +108,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     keepCreated: raw.keepCreated,
     journal: raw.journal,
     lockTimeoutMs: optionalDuration(raw.lockTimeout, '--lock-timeout'),
+    journalNamespace: raw.journalNamespace,
     timeoutMs: parseDuration(raw.timeout, '--timeout'),
     rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, '--rollback-timeout'),
     pollIntervalMs: parseDuration(raw.pollInterval, '--poll-interval'),

@@ -62,6 +62,7 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .option('--field-manager <name>', 'field manager name for the apply')
     .option('--no-journal', 'do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)')
     .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', formatDuration(DEFAULTS.lockTimeoutMs))
+    .option('--journal-namespace <namespace>', 'where cluster-scoped objects are journalled and leased (each namespace\'s objects are journalled in it)', DEFAULTS.journalNamespace)
     .option('--timeout <duration>', 'how long each rollout may take to become healthy (kubectl\'s own --timeout goes after --)', formatDuration(DEFAULTS.timeoutMs))
     .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
     .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', formatDuration(DEFAULTS.pollIntervalMs))

@@ -24,6 +24,10 @@ export interface HeldLeaseOptions {
   holder?: RunHolder;
   /** Where the run's journal goes, written on each Lease. */
   journalNamespace?: string;
+  /** The name of its Leases (default: the run id); a run leasing more objects later (a phase read only then) takes Leases of another name. */
+  nameBase?: string;
+  /** Where its cluster-scoped objects are leased (--journal-namespace): a refusal there says the user may name another. */
+  clusterNamespace?: string;
   durationSeconds: number;
   /** Deadline of each write. */
   deadlineMs: number;
@@ -218,7 +222,7 @@ async function createOne(kubectl: LeaseKubectl, lease: KubeObject, options: Held
   // The run's own Lease, from a create that landed although kubectl did not hear the answer.
   const own = /\(AlreadyExists\)/.test(created.stderr) ? await ownLease(kubectl, lease, options.runId) : undefined;
   if (own) return own;
-  throw refusedBecause(created, 'leases', namespace);
+  throw refusedBecause(created, 'leases', namespace, namespace === options.clusterNamespace);
 }
 
 async function ownLease(kubectl: LeaseKubectl, lease: KubeObject, runId: string): Promise<KubeObject | undefined> {

@@ -30,6 +30,23 @@ export async function keepHistory(kubectl: HistoryKubectl, record: HistoryRecord
   return { bytes: packed.bytes, pruned: old.length };
 }
 
+/**
+ * A run's parts (one record per namespace it changed) as one record: its objects together, its
+ * bytes summed, in the first part's namespace. Newest first, as listed.
+ */
+export function joinParts(listed: readonly ListedRecord[]): ListedRecord[] {
+  const runs = new Map<string, ListedRecord>();
+  for (const entry of listed) {
+    const seen = runs.get(entry.record.runId);
+    if (!seen) runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
+    else {
+      seen.record.objects.push(...entry.record.objects);
+      seen.bytes += entry.bytes;
+    }
+  }
+  return [...runs.values()];
+}
+
 /** Every history record kguard can read: in one namespace, or in all; newest first. */
 export async function listHistory(kubectl: Pick<Kubectl, 'listLabelled'>, namespace: string | undefined): Promise<ListedRecord[]> {
   const secrets = await kubectl.listLabelled('secrets', namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);

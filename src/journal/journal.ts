@@ -2,23 +2,20 @@
 // runs apart are in lease.ts and leases.ts).
 //
 // Journal: before the apply, kguard writes the pre-apply copy of every object the apply holds to
-// the cluster, as a Secret (the copies may hold Secrets, so the journal gets exactly a Secret's
-// protection: whoever may read Secrets in that namespace). After the apply it adds the objects as
-// the apply left them. A run that ends cleanly deletes it; a run killed half-way leaves it for
-// `kguard rollback RUN`; journals expire after a day.
+// the cluster, as Secrets in the object's own namespace (the copies may hold Secrets, so the
+// journal gets exactly their protection: whoever may read Secrets in that namespace; pieces.ts).
+// After the apply it adds the objects as the apply left them. A run that ends cleanly deletes it;
+// a run killed half-way leaves it for `kguard rollback RUN`; journals expire after a day.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { JournalTooLargeError } from '../errors.js';
 import type { ObjectChange } from '../model/result.js';
 import { canonicalJson, changeOf, sameContent } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { RunHolder } from './holder.js';
-import { JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from './labels.js';
+import { JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL } from './labels.js';
 
 export const JOURNAL_VERSION = 'v1';
 /** A journal older than this is an abandoned run: `kguard status` says so and runs delete it. */
 export const JOURNAL_TTL_MS = 24 * 60 * 60 * 1000;
-/** The API server refuses Secrets over 1 MiB (apimachinery validation: MaxSecretSize). */
-const MAX_SECRET_BYTES = 1024 * 1024;
 
 /** `finished`: the run ended and needs no one, but its journal could not be deleted. */
 export type JournalState = 'applying' | 'applied' | 'restoring' | 'finished';
@@ -29,14 +26,25 @@ export interface JournalEntry {
   before: KubeObject | null;
   /** The object as the apply left it; undefined until the apply is done (null: it deleted it). */
   applied?: KubeObject | null;
+  /** The position of its phase in a phased apply: `kguard rollback` undoes later phases first. */
+  stage?: number;
 }
 
 export interface Journal {
   runId: string;
   startedAt: string;
   expiresAt: string;
-  /** Where the journal Secret lives. */
+  /**
+   * Where this journal Secret lives. A run's journal is several Secrets (pieces.ts): the copies of
+   * each namespace's objects in that namespace; read back whole, the run's home namespace.
+   */
   namespace: string;
+  /** The run's home: where its first journal Secret is (its Leases name it), and the last one deleted. */
+  home?: string;
+  /** Where every journal Secret of the run is: namespace → how many. */
+  pieces?: Record<string, number>;
+  /** Where the run journals and leases its cluster-scoped objects (--journal-namespace). */
+  clusterNamespace?: string;
   state: JournalState;
   /** kguard's command line, for `kguard status`. */
   command: string;
@@ -55,25 +63,30 @@ export function newRunId(now: Date, random: string): string {
   return `kguard-${now.getTime().toString(36)}-${random.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 6)}`;
 }
 
-export function journalName(runId: string): string {
-  return `${runId}-journal`;
+/** A run's journal Secrets: `<run>-journal`, then `<run>-journal-2`… in each namespace (pieces.ts). */
+export function journalName(runId: string, index = 0): string {
+  return index === 0 ? `${runId}-journal` : `${runId}-journal-${index + 1}`;
+}
+
+/** A journal as a Secret holds it: gzip-compressed JSON (of a journal, or of a part of one, to measure it). */
+export function pack(journal: unknown): Buffer {
+  return gzipSync(Buffer.from(JSON.stringify(journal)));
 }
 
 /**
- * The journal as the Secret that holds it: gzip-compressed JSON under data.journal. Too big for a
- * Secret: JournalTooLargeError.
+ * One journal Secret: gzip-compressed JSON under data.journal, labelled with the journal format and
+ * the run. pieces.ts decides what each one holds and keeps each under the API server's limit.
  */
-export function journalSecret(journal: Journal, resourceVersion?: string): KubeObject {
-  const packed = gzipSync(Buffer.from(JSON.stringify(journal))).toString('base64');
-  if (packed.length > MAX_SECRET_BYTES) throw new JournalTooLargeError(packed.length, MAX_SECRET_BYTES, journal.objects.length, journal.namespace);
+export function journalSecret(journal: Journal, options: { index?: number; packed?: Buffer; resourceVersion?: string } = {}): KubeObject {
+  const packed = (options.packed ?? pack(journal)).toString('base64');
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     type: JOURNAL_TYPE,
     metadata: {
-      name: journalName(journal.runId),
+      name: journalName(journal.runId, options.index),
       namespace: journal.namespace,
-      labels: { [JOURNAL_LABEL]: JOURNAL_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY },
+      labels: { [JOURNAL_LABEL]: JOURNAL_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: journal.runId },
       annotations: {
         'kguard.dev/run': journal.runId,
         'kguard.dev/state': journal.state,
@@ -81,7 +94,7 @@ export function journalSecret(journal: Journal, resourceVersion?: string): KubeO
         'kguard.dev/expires-at': journal.expiresAt,
         'kguard.dev/objects': String(journal.objects.length),
       },
-      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}),
     },
     data: { journal: packed },
   };

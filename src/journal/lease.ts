@@ -66,13 +66,13 @@ export function runLeases(
   keys: readonly string[],
   durationSeconds: number,
   now: Date,
-  owner: { holder?: RunHolder; journalNamespace?: string } = {},
+  owner: { holder?: RunHolder; journalNamespace?: string; nameBase?: string } = {},
 ): KubeObject[] {
   return chunksOf([...keys].sort()).map((chunk, index) => ({
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: {
-      name: runLeaseName(runId, index),
+      name: runLeaseName(owner.nameBase ?? runId, index),
       namespace,
       labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [LEASE_LABEL]: LEASE_VERSION, [RUN_LABEL]: runId },
       annotations: {

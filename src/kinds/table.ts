@@ -12,6 +12,8 @@
 // | batch CronJob         | -                                      | applied (it only schedules Jobs)                 | -                                          |
 // | core Pod              | itself                                 | Ready, or Succeeded                              | phase Failed, its own reasons              |
 // | core PersistentVolumeClaim | -                                 | Bound                                            | phase Lost                                 |
+// | apiextensions CustomResourceDefinition | -                     | Established (kstatus crdConditions)              | NamesAccepted False                        |
+// | core Service (with a selector) | -                             | its selector matches a pod (krane)               | matches none for 30 s                      |
 // | no status (ConfigMap, Service, RBAC...) | -                    | applied                                          | -                                          |
 //
 // Restore rules (refusals.ts): an immutable ConfigMap or Secret goes back by delete and create; a
@@ -23,6 +25,8 @@ import type { Verdict } from '../model/verdict.js';
 import type { Job, KubeEvent } from '../kube.js';
 import { groupOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimPutBack, claimRules } from './claim.js';
+import { crdRules } from './crd.js';
+import { planService, serviceRules } from './service.js';
 import { daemonSetRules, planDaemonSet } from './daemonset.js';
 import { deploymentRules } from './deployment.js';
 import type { RolloutRules } from './engine.js';
@@ -114,7 +118,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
   '/ConfigMap': { ...NO_STATUS, putBack: immutablePutBack },
   '/Secret': { ...NO_STATUS, putBack: immutablePutBack },
   '/ServiceAccount': NO_STATUS,
-  '/Service': NO_STATUS,
+  '/Service': watched(() => serviceRules, () => ['services', 'pods', 'deployments.apps', 'statefulsets.apps'], planService),
   '/Endpoints': NO_STATUS,
   '/LimitRange': NO_STATUS,
   '/ResourceQuota': NO_STATUS,
@@ -127,7 +131,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
   'autoscaling/HorizontalPodAutoscaler': NO_STATUS,
   'storage.k8s.io/StorageClass': NO_STATUS,
   'scheduling.k8s.io/PriorityClass': NO_STATUS,
-  'apiextensions.k8s.io/CustomResourceDefinition': NO_STATUS,
+  'apiextensions.k8s.io/CustomResourceDefinition': watched(() => crdRules, () => ['customresourcedefinitions.apiextensions.k8s.io']),
   'discovery.k8s.io/EndpointSlice': NO_STATUS,
   'coordination.k8s.io/Lease': NO_STATUS,
   'node.k8s.io/RuntimeClass': NO_STATUS,

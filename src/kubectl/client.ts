@@ -12,7 +12,6 @@ import type { Exec, ExecResult, StreamExec } from './exec.js';
 import { collectionPath, groupVersionPath, resourceNameIn, resourceTypeOf, snapshotOf } from './resources.js';
 import { isTransientFailure, retryTransient } from './transient.js';
 import { WatchEventReader, type WatchEvent } from './watch-events.js';
-
 import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';
 import { ProcessPool } from './pool.js';
@@ -31,7 +30,6 @@ class KubectlClient implements Kubectl {
   spawned = 0;
   /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
   private cancel: AbortSignal | undefined;
-
   /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
   private pinned: readonly string[] | undefined;
   /** Discovery documents by group version, read once each. */
@@ -216,6 +214,8 @@ class KubectlClient implements Kubectl {
     return resources;
   }
 
+  /** Kinds a CRD of this run just established appear: discovery is read again from now on. */
+  refreshDiscovery(): void { this.discovery.forget(); }
   /**
    * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
    * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''

@@ -27,6 +27,12 @@ export class Discovery {
     return resources;
   }
 
+  /** Forgets every document read so far: the next lookups read discovery again. */
+  forget(): void {
+    this.documents.clear();
+    this.resourceNames.clear();
+  }
+
   /** One group version's discovery document (`kubectl get --raw /apis/GROUP/VERSION`), read once. */
   discoveryOf(apiVersion: string): Promise<unknown> {
     let found = this.documents.get(apiVersion);

@@ -17,6 +17,7 @@ export interface ResourceType {
 /** The built-in types the kind adapters read (track/adapters.ts), and kguard's own Leases (journal/leases.ts). */
 const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   pods: { group: '', version: 'v1', kind: 'Pod', resource: 'pods' },
+  services: { group: '', version: 'v1', kind: 'Service', resource: 'services' },
   persistentvolumeclaims: { group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
   'deployments.apps': { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' },
   'replicasets.apps': { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets' },
@@ -24,6 +25,7 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   'daemonsets.apps': { group: 'apps', version: 'v1', kind: 'DaemonSet', resource: 'daemonsets' },
   'jobs.batch': { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs' },
   'leases.coordination.k8s.io': { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases' },
+  'customresourcedefinitions.apiextensions.k8s.io': { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions' },
 };
 
 /** What a type argument names; undefined when it is neither built in nor KIND.VERSION.GROUP. */

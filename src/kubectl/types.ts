@@ -128,6 +128,8 @@ export interface ObjectReads {
   logs(namespace: string, pod: string, container: string, options: { tail: number; previous: boolean }): Promise<LogsResult>;
   /** Resource names and scope by "group/Kind": of the given group versions only (their own discovery documents), or of everything kubectl api-resources lists. */
   apiResources(apiVersions?: readonly string[]): Promise<Map<string, ApiResource>>;
+  /** Discovery is read again from now on (kinds a CRD of this run defines have appeared). */
+  refreshDiscovery(): void;
   /** Objects of one type with a label selector: in one namespace, or in all of them. */
   listLabelled(type: string, namespace: string | undefined, selector: string): Promise<KubeObject[]>;
   /** What this user may do, each question answered by the API server (SelfSubjectAccessReviews, one kubectl process). */

@@ -71,7 +71,13 @@ export function manifestLocator(filenames: readonly string[], recursive: boolean
   };
 }
 
-function manifestFiles(filenames: readonly string[], recursive: boolean): string[] {
+/**
+ * The files kubectl reads for these -f paths, in its order (cli-runtime resource/visitor.go,
+ * ExpandPathsToFileVisitors: filepath.Walk in lexical order; a path named directly is read
+ * whatever its extension, a directory's files only when they end in .json, .yaml or .yml, its
+ * subdirectories only with -R). Stdin and URLs are not files.
+ */
+export function manifestFiles(filenames: readonly string[], recursive: boolean): string[] {
   const files: string[] = [];
   const visit = (file: string, top: boolean) => {
     let info;
@@ -91,7 +97,7 @@ function manifestFiles(filenames: readonly string[], recursive: boolean): string
       for (const entry of entries) visit(path.join(file, entry), false);
       return;
     }
-    if (top || /\.(json|ya?ml)$/i.test(file)) files.push(file);
+    if (top || /\.(json|ya?ml)$/.test(file)) files.push(file);
   };
   for (const file of filenames) if (file !== '-' && !/^https?:\/\//i.test(file)) visit(file, true);
   return files;

@@ -1,15 +1,22 @@
 // Everything kguard tells a person, as a union of events. Reporters decide how each looks. Types only.
 import type { ObjectRef } from '../objects/model.js';
 import type { Diagnosis, Finding } from './findings.js';
-import type { AppliedObject, ChangeKind, KeepReason, Outcome } from './result.js';
+import type { AppliedObject, ApplyPhase, ChangeKind, KeepReason, Outcome } from './result.js';
 import type { Progress } from './verdict.js';
 import type { BakeOutcome, VerifyCheck, VerifyOutcome, VerifyPhase } from './verify.js';
 
 export type RunEvent =
   /** Where every kubectl call of the run goes: resolved once from the kubeconfig, then pinned. */
   | { kind: 'target'; context: string; cluster: string; user: string; namespace: string }
-  | { kind: 'understood'; objects: ObjectRef[] }
+  /** With `phase`: one part of a phased apply (its objects are applied in that phase). */
+  | { kind: 'understood'; objects: ObjectRef[]; applyPhase?: ApplyPhase }
   | { kind: 'dry-run-waived'; namespace: string; objects: ObjectRef[] }
+  /** Documents of kinds a CRD of this apply defines: kubectl reads (and dry-runs) them once that CRD is Established. */
+  | { kind: 'phase-deferred'; phase: ApplyPhase; documents: string[]; dryRun: boolean }
+  /** A phase of a phased apply starts (its own kubectl apply). */
+  | { kind: 'phase'; phase: ApplyPhase; number: number; of: number; objects: ObjectRef[] }
+  /** A phase that was not applied because an earlier one failed: its objects are as they were. */
+  | { kind: 'phase-skipped'; phase: ApplyPhase; objects: ObjectRef[]; documents: string[]; because: string }
   /** What the API server warned about in the server dry run (deprecated APIs, unknown fields…), once. */
   | { kind: 'kubectl-warnings'; lines: string[] }
   /**
@@ -44,13 +51,15 @@ export type RunEvent =
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }
   | { kind: 'rollback-unhealthy'; workload: ObjectRef; reason: string; commands: string[] }
-  | { kind: 'journal'; runId: string; namespace: string }
-  | { kind: 'journal-kept'; runId: string; namespace: string; command: string }
+  /** `pieces`: where its Secrets are (namespace → how many); `namespace`: the run's home. */
+  | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number> }
+  | { kind: 'journal-kept'; runId: string; namespace: string; pieces?: Record<string, number>; command: string }
   /** `kguard undo --dry-run`: what undoing a run would do to one object, with the differences `kubectl diff` style. */
   | { kind: 'undo-preview'; runId: string; object: ObjectRef; action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] }
   | { kind: 'undo-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number; dryRun: boolean }
   /** A successful run is kept in the history (--history): `kguard undo RUN` puts back the state before it. */
-  | { kind: 'history-kept'; runId: string; namespace: string; keep: number }
+  /** A successful run's record: one Secret per namespace it changed (`<run>-history`). */
+  | { kind: 'history-kept'; runId: string; namespaces: string[]; keep: number }
   /** With `commands`: what a person runs to finish what kguard could not (a Lease left behind). */
   | { kind: 'journal-warning'; message: string; commands?: string[] }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */

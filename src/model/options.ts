@@ -46,6 +46,8 @@ export interface ApplyOptions {
   journal: boolean;
   /** How long to wait for objects another run holds. */
   lockTimeoutMs: number;
+  /** Where cluster-scoped objects are journalled and leased (--journal-namespace); each namespace's objects are journalled in it. */
+  journalNamespace: string;
   /** kguard's own command line, recorded in the journal for `kguard status`. */
   commandLine?: string;
   /** How many of a failing container's last lines the text output shows; 0 reads no logs. */
@@ -71,6 +73,7 @@ export const DEFAULTS = {
   history: 10,
   rollback: 'all',
   lockTimeoutMs: 5 * 60_000,
+  journalNamespace: 'kube-system',
   logLines: 5,
   concurrency: 8,
   requestTimeoutMs: 30_000,

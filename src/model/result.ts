@@ -27,6 +27,12 @@ export interface AppliedObject {
 
 export type RollbackMode = 'all' | 'failed' | 'none';
 
+/**
+ * The phases of an apply that holds CRDs or kguard.dev/phase objects (manifests/phases.ts): one
+ * kubectl apply each, in this order, each healthy before the next; restored in reverse.
+ */
+export type ApplyPhase = 'definitions' | 'pre' | 'main' | 'post';
+
 /** The cluster and identity one run talks to, resolved once from the kubeconfig at its start. */
 export interface Target {
   context: string;
@@ -63,6 +69,8 @@ export type RestoreResult =
 
 export interface ObjectResult {
   ref: ObjectRef;
+  /** The phase that applied it, in a phased apply. */
+  phase?: ApplyPhase;
   /** What the apply did to it. */
   changeKind: ChangeKind;
   /** The fields the apply changed (for "configured"). */

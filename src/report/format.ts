@@ -9,6 +9,7 @@ import type { Outcome } from '../model/result.js';
 import type { ChangedObject, Phase, RunEvent, RunEventKind } from '../model/events.js';
 import { summarizePaths } from '../objects/compare.js';
 import { describeObject, type ObjectRef } from '../objects/model.js';
+import { PHASE_FORMATTERS } from './format-phases.js';
 import { VERIFY_FORMATTERS } from './format-verify.js';
 import { containerLogLines, plural, seconds, type Line } from './line.js';
 
@@ -40,8 +41,9 @@ export const FORMATTERS: Formatters = {
   ...VERIFY_FORMATTERS,
   understood: (event) => ({
     tone: 'info',
-    text: `read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
+    text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ''}read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
   }),
+  ...PHASE_FORMATTERS,
   'dry-run-waived': (event) => ({
     tone: 'info',
     text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects(event.objects)}`,
@@ -187,7 +189,7 @@ export const FORMATTERS: Formatters = {
   }),
   journal: (event) => ({
     tone: 'info',
-    text: `run ${event.runId}: pre-apply copies journalled in secret/${event.runId}-journal (namespace ${event.namespace}) until the run ends`,
+    text: `run ${event.runId}: pre-apply copies journalled in ${journalSecrets(event)} until the run ends`,
   }),
   'undo-preview': (event) => ({
     tone: event.action === 'keep' ? 'alarm' : 'info',
@@ -204,11 +206,11 @@ export const FORMATTERS: Formatters = {
   }),
   'history-kept': (event) => ({
     tone: 'info',
-    text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history, namespace ${event.namespace}; the last ${event.keep} runs there are kept): kguard undo ${event.runId} puts back the state before it`,
+    text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history in namespace ${event.namespaces.join(', ')}; the last ${event.keep} runs of each are kept): kguard undo ${event.runId} puts back the state before it`,
   }),
   'journal-kept': (event) => ({
     tone: 'alarm',
-    text: `run ${event.runId} is not finished: its journal stays in namespace ${event.namespace}. When you have looked, restore what is left with:`,
+    text: `run ${event.runId} is not finished: its journal stays in ${journalNamespaces(event)}. When you have looked, restore what is left with:`,
     details: [event.command],
   }),
   'journal-warning': (event) =>
@@ -291,6 +293,20 @@ function describeChange(object: ChangedObject): string {
   const shown = meaningful.length > 0 ? meaningful : object.changedFields;
   const fields = shown.length > 0 ? `: ${summarizePaths(shown)}` : '';
   return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
+}
+
+/** "secret/RUN-journal (namespace shop)", or, for a journal in several Secrets, "14 Secrets RUN-journal… in namespaces shop (13), kube-system (1)". */
+function journalSecrets(event: { runId: string; namespace: string; pieces?: Record<string, number> }): string {
+  const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
+  const total = pieces.reduce((sum, [, count]) => sum + count, 0);
+  if (total <= 1) return `secret/${event.runId}-journal (namespace ${event.namespace})`;
+  return `${total} Secrets ${event.runId}-journal… in ${journalNamespaces(event)}`;
+}
+
+function journalNamespaces(event: { namespace: string; pieces?: Record<string, number> }): string {
+  const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
+  if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
+  return `namespace${pieces.length > 1 ? 's' : ''} ${pieces.map(([namespace, count]) => `${namespace} (${count})`).join(', ')}`;
 }
 
 function listObjects(objects: readonly ObjectRef[]): string {

@@ -20,6 +20,9 @@ const HEADERS: Record<Section, string> = {
 const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   understood: 'read',
   'dry-run-waived': 'read',
+  'phase-deferred': 'read',
+  phase: 'apply',
+  'phase-skipped': 'apply',
   'lock-wait': 'read',
   journal: 'read',
   applied: 'apply',

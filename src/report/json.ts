@@ -44,6 +44,8 @@ export interface JsonObject {
   /** What the apply did (or, with --dry-run, would do). */
   change: ObjectResult['changeKind'];
   changedFields: string[];
+  /** The phase that applied it, in an apply made in phases (CRDs, pre, main, post); absent otherwise. */
+  phase?: ObjectResult['phase'];
   tracked: boolean;
   verdict: string;
   reason: string | null;
@@ -98,6 +100,7 @@ function objectReport(result: ObjectResult): JsonObject {
     name: ref.name,
     change: result.changeKind,
     changedFields: result.changedFields,
+    ...(result.phase ? { phase: result.phase } : {}),
     tracked: result.tracked ?? false,
     verdict: verdict?.state ?? (unchanged ? 'unchanged' : 'applied'),
     reason: cause ? (cause.source === 'pod' ? cause.finding.reason : cause.source === 'condition' ? cause.reason : null) : null,

@@ -8,7 +8,7 @@
 import { isChangeKind } from '../objects/compare.js';
 import type { ObjectChange } from '../model/result.js';
 import { rowFor, runsPods } from '../kinds/table.js';
-import { isControllerOwned, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { isControllerOwned, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { createFor, manualCopy, type RestoreStep } from './steps.js';
 import type { KeepReason, RollbackMode } from '../model/result.js';
 import type { VerdictState } from '../model/verdict.js';
@@ -172,9 +172,17 @@ export function phaseOf(step: RestoreStep): RestorePhase {
   return runsPods(step.ref) ? 'workloads' : 'configuration';
 }
 
-/** The steps grouped by phase, phases in order, each in plan order; empty phases left out. */
-export function restorePhases(steps: readonly RestoreStep[]): RestoreStep[][] {
-  return RESTORE_PHASES.map((phase) => steps.filter((step) => phaseOf(step) === phase)).filter((group) => group.length > 0);
+/**
+ * The steps grouped by phase, phases in order, each in plan order; empty phases left out. In an
+ * apply made in phases (CRDs, pre, main, post: run/phases.ts), `stages` gives each object's
+ * phase position: the last phase applied is restored first, each one in the order above.
+ */
+export function restorePhases(steps: readonly RestoreStep[], stages: ReadonlyMap<string, number> = new Map()): RestoreStep[][] {
+  const stageOf = (step: RestoreStep) => stages.get(objectKey(step.ref)) ?? 0;
+  const inReverse = [...new Set(steps.map(stageOf))].sort((left, right) => right - left);
+  return inReverse.flatMap((stage) =>
+    RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf(step) === stage && phaseOf(step) === phase)).filter((group) => group.length > 0),
+  );
 }
 
 function inPhaseOrder(steps: readonly RestoreStep[]): RestoreStep[] {

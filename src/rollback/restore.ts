@@ -34,7 +34,7 @@ export interface RestoreDeps {
 
 export async function executeRestore(
   steps: readonly RestoreStep[],
-  options: { deadlineMs: number },
+  options: { deadlineMs: number; /** Phase positions of a phased apply: later phases are restored first (plan.ts). */ stages?: ReadonlyMap<string, number> },
   deps: RestoreDeps,
 ): Promise<Map<string, RestoreResult>> {
   const results = new Map<string, RestoreResult>();
@@ -43,7 +43,7 @@ export async function executeRestore(
   const apiResources = () => (resources ??= deps.kubectl.apiResources(steps.map((step) => step.ref.apiVersion)));
   const writes = steps.filter((step) => step.action !== 'keep');
   if (writes.length > 0) deps.reporter.emit({ kind: 'restoring', objects: writes.map((step) => step.ref) });
-  for (const phase of restorePhases(steps)) {
+  for (const phase of restorePhases(steps, options.stages)) {
     const reads = await firstReads(phase, deps);
     // Each result is reported as it comes: the objects of a phase finish in any order.
     const settled = await Promise.allSettled(

@@ -11,8 +11,12 @@ import type { ApplyOptions } from '../model/options.js';
 import type { Deps } from './deps.js';
 import { trackOptionsFor } from './track-options.js';
 
-/** An object on its way through the run: its result so far, its copies, and its new pods at its verdict (where a bake starts). */
-export type PendingObject = ObjectResult & { change: ObjectChange; newPods?: Pod[] };
+/**
+ * An object on its way through the run: its result so far, its copies, its new pods at its verdict
+ * (where a bake starts), and `stage`, the position of its phase in a phased apply (run/phases.ts):
+ * the restore undoes later phases first.
+ */
+export type PendingObject = ObjectResult & { change: ObjectChange; newPods?: Pod[]; stage?: number };
 
 export function detectChanges(
   refs: readonly ObjectRef[],

@@ -23,7 +23,22 @@ export function keptInHistory(result: RunResult, journal: RunJournal | undefined
   return journal !== undefined && options.history > 0 && result.outcome === 'succeeded';
 }
 
-export function historyRecordOf(result: RunResult, objects: readonly PendingObject[], journal: RunJournal, context: HistoryContext, options: ApplyOptions): HistoryRecord {
+/**
+ * The run's record, one per namespace it changed: like the journal, the copies of a namespace's
+ * objects (its Secrets among them) stay in that namespace, with that namespace's Secret protection.
+ * Cluster-scoped objects go with the run's home namespace. `kguard history` and `undo` join the parts.
+ */
+export function historyRecordsOf(result: RunResult, objects: readonly PendingObject[], journal: RunJournal, context: HistoryContext, options: ApplyOptions): HistoryRecord[] {
+  const whole = historyRecordOf(result, objects, journal, context, options);
+  const byNamespace = new Map<string, HistoryRecord['objects']>();
+  for (const entry of whole.objects) {
+    const namespace = entry.ref.namespace || journal.namespace;
+    byNamespace.set(namespace, [...(byNamespace.get(namespace) ?? []), entry]);
+  }
+  return [...byNamespace].map(([namespace, entries]) => ({ ...whole, namespace, objects: entries }));
+}
+
+function historyRecordOf(result: RunResult, objects: readonly PendingObject[], journal: RunJournal, context: HistoryContext, options: ApplyOptions): HistoryRecord {
   return {
     runId: journal.runId,
     namespace: journal.namespace,
@@ -43,8 +58,12 @@ export function historyRecordOf(result: RunResult, objects: readonly PendingObje
   };
 }
 
-export async function writeHistory(record: HistoryRecord, options: ApplyOptions, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
-  await keepHistory(deps.kubectl, record, options.history, Math.min(60_000, options.timeoutMs)).catch((error: unknown) =>
-    deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }),
+export async function writeHistory(records: readonly HistoryRecord[], options: ApplyOptions, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
+  await Promise.all(
+    records.map((record) =>
+      keepHistory(deps.kubectl, record, options.history, Math.min(60_000, options.timeoutMs)).catch((error: unknown) =>
+        deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }),
+      ),
+    ),
   );
 }

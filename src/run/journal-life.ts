@@ -1,7 +1,8 @@
-// The run's journal around the apply: where it lives (the leases' home namespace too), its start,
+// The run's journal around the apply: where it lives (the leases' too), its start,
 // and its end (deleted when no person is needed, kept with the `kguard rollback` command when one is).
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { thisProcess } from '../journal/holder.js';
+import type { JournalPlacement } from '../journal/pieces.js';
 import { journalExpiry, RunJournal } from '../journal/store.js';
 import { outcomeOf } from './result.js';
 import type { RunResult } from '../model/result.js';
@@ -10,17 +11,41 @@ import type { ApplyOptions } from '../model/options.js';
 import { KUBECTL_FLAGS } from '../kubectl/flags.js';
 import type { Deps } from './deps.js';
 
+/** The apply's namespace: its first namespaced object's (verify Jobs run there). */
 export function homeNamespace(refs: readonly ObjectRef[], namespace: string | undefined): string {
   return refs.find((ref) => ref.namespace !== '')?.namespace ?? namespace ?? 'default';
 }
 
+/**
+ * Where a run journals (journal/pieces.ts) and leases: each namespace's objects in that namespace,
+ * except those in namespaces the apply creates; cluster-scoped ones in the journal namespace
+ * (--journal-namespace), which is then the run's home (its first journal Secret; its Leases name
+ * it), else the first namespace the apply holds. `namespaces`: every namespace with a journal
+ * Secret, where expired journals are cleaned too.
+ */
+export function journalPlace(refs: readonly ObjectRef[], current: ReadonlyMap<string, KubeObject>, clusterNamespace: string): JournalPlace {
+  const created = new Set(refs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !current.has(objectKey(ref))).map((ref) => ref.name));
+  const clusterScoped = refs.some((ref) => ref.namespace === '');
+  const namespaced = refs.map((ref) => ref.namespace).filter((namespace) => namespace !== '' && !created.has(namespace));
+  const namespaces = [...new Set([...(clusterScoped ? [clusterNamespace] : []), ...namespaced])];
+  return { placement: { clusterNamespace, created }, home: namespaces[0] ?? clusterNamespace, namespaces };
+}
+
+export interface JournalPlace {
+  placement: JournalPlacement;
+  home: string;
+  namespaces: string[];
+}
+
 export async function startJournal(
   runId: string,
-  home: string,
+  { placement, home }: JournalPlace,
   refs: readonly ObjectRef[],
   before: Map<string, KubeObject>,
   options: ApplyOptions,
   deps: Pick<Deps, 'kubectl' | 'reporter'>,
+  /** Each object's phase position in a phased apply (run/phases.ts). */
+  stages: ReadonlyMap<string, number> = new Map(),
 ): Promise<RunJournal> {
   const now = new Date();
   const journal = await RunJournal.start(
@@ -34,11 +59,15 @@ export async function startJournal(
       command: options.commandLine ?? 'kguard apply',
       holder: thisProcess(),
       requestTimeoutMs: options.requestTimeoutMs,
-      objects: refs.map((ref) => ({ ref, before: before.get(objectKey(ref)) ?? null })),
+      objects: refs.map((ref) => {
+        const stage = stages.get(objectKey(ref));
+        return { ref, before: before.get(objectKey(ref)) ?? null, ...(stage === undefined ? {} : { stage }) };
+      }),
     },
+    placement,
     options.timeoutMs,
   );
-  deps.reporter.emit({ kind: 'journal', runId, namespace: journal.namespace });
+  deps.reporter.emit({ kind: 'journal', runId, namespace: journal.namespace, pieces: journal.pieces });
   return journal;
 }
 
@@ -58,7 +87,7 @@ export async function endJournal(journal: RunJournal, result: RunResult, deps: P
     return;
   }
   const command = rollbackCommand(journal.runId, deps.kubectl);
-  deps.reporter.emit({ kind: 'journal-kept', runId: journal.runId, namespace: journal.namespace, command });
+  deps.reporter.emit({ kind: 'journal-kept', runId: journal.runId, namespace: journal.namespace, pieces: journal.pieces, command });
 }
 
 /**

@@ -18,7 +18,8 @@ export async function restore(objects: PendingObject[], options: ApplyOptions, d
     { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted, failedAsUnit },
   );
   if (steps.length === 0) return;
-  const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs }, deps);
+  const stages = new Map(objects.flatMap((object) => (object.stage === undefined ? [] : [[objectKey(object.ref), object.stage] as const])));
+  const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs, stages }, deps);
   for (const object of objects) object.restore = results.get(objectKey(object.ref));
   // Cancelled: the writes are what counts before the CI runner's SIGKILL; health is not waited for.
   if (deps.signal?.aborted) return;

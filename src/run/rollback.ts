@@ -1,6 +1,7 @@
 // `kguard rollback [RUN]` and `kguard status`: finish a run that could not finish itself (killed,
 // or it needed a person), from its journal in the cluster. The same restore as an apply's, with
 // the same rule: someone else's change wins.
+import { InputError } from '../errors.js';
 import { isChangeKind } from '../objects/compare.js';
 import type { Clock } from '../clock.js';
 import { readObjects } from '../kubectl/read-objects.js';
@@ -52,6 +53,12 @@ export async function runRollback(
   const runs = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
   const run = pickRun(runs, options.runId, 'rollback', options.force ?? false);
   const journal = run.journal!;
+  // A journal is restored whole: a Secret of it that could not be read holds objects this would leave as they are.
+  if (run.missing.length > 0 && !options.force) {
+    throw new InputError(
+      `kguard cannot read the whole journal of run ${run.runId}: its Secrets in namespace ${run.missing.join(', ')} are missing or unreadable, so some objects of the run would be left as they are. Next: run kguard rollback ${run.runId} with credentials that may read Secrets there, or add --force to restore what the rest of the journal holds (the journal then stays).`,
+    );
+  }
   await waitOutTheApply(journal, run.liveness, deps);
   const changes = changesToUndo(journal, await readJournalled(journal, deps));
   const steps = planRestore(
@@ -59,7 +66,8 @@ export async function runRollback(
     'all',
     { keepCreated: false },
   );
-  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs }, deps);
+  const stages = new Map(journal.objects.flatMap((entry) => (entry.stage === undefined ? [] : [[objectKey(entry.ref), entry.stage] as const])));
+  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
   // Read again: a late write (of a run that was not quite dead) would show here, not be called restored.
   const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
@@ -76,7 +84,7 @@ export async function runRollback(
   const needsPerson = statuses.filter((status) => status === 'failed' || status === 'kept').length;
   if (needsPerson === 0) {
     // Nothing is left to do: the journal and the run's leases go.
-    await removeJournal(deps.kubectl, journal.namespace, journal.runId, options.deadlineMs);
+    if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
     await releaseLeasesOf(journal, options.deadlineMs, deps);
   }
   return {
@@ -112,6 +120,7 @@ async function waitOutTheApply(journal: Journal, liveness: RunLiveness, deps: Ro
 
 /** The leases a killed run left, in each namespace it touched: only those it still holds. */
 async function releaseLeasesOf(journal: Journal, deadlineMs: number, deps: RollbackDeps): Promise<void> {
-  const namespaces = [journal.namespace, ...journal.objects.map(({ ref }) => leaseNamespace(ref, journal.namespace))];
+  const clusterNamespace = journal.clusterNamespace ?? journal.namespace;
+  const namespaces = [journal.namespace, ...Object.keys(journal.pieces ?? {}), ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace))];
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
 }

@@ -7,13 +7,17 @@ import type { Journal } from '../journal/journal.js';
 import { leaseHolder, LEASE_SELECTOR } from '../journal/lease.js';
 import { LEASE_TYPE } from '../journal/held-leases.js';
 import { livenessOf, type RunLiveness } from '../journal/liveness.js';
-import { listJournals } from '../journal/store.js';
+import { listJournals, type JournalSecretRef } from '../journal/store.js';
 import type { KubeObject } from '../objects/model.js';
 
 export interface RunRecord {
   runId: string;
   /** Undefined: the run holds Leases but wrote no journal (it is taking them, or died doing so). */
   journal?: Journal;
+  /** Its journal Secrets found (a journal is one or more Secrets per namespace). */
+  secrets: JournalSecretRef[];
+  /** Namespaces where some of its journal Secrets could not be found or read. */
+  missing: string[];
   expired: boolean;
   leases: KubeObject[];
   liveness: RunLiveness;
@@ -26,12 +30,12 @@ export async function listRuns(kubectl: RunsKubectl, namespace: string | undefin
   const [listings, leases] = await Promise.all([listJournals(kubectl, namespace), kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR)]);
   const leasesOf = new Map<string, KubeObject[]>();
   for (const lease of leases) leasesOf.set(leaseHolder(lease), [...(leasesOf.get(leaseHolder(lease)) ?? []), lease]);
-  const runs: RunRecord[] = listings.map(({ journal, expired }) => {
+  const runs: RunRecord[] = listings.map(({ journal, expired, secrets, missing }) => {
     const held = leasesOf.get(journal.runId) ?? [];
     leasesOf.delete(journal.runId);
-    return { runId: journal.runId, journal, expired, leases: held, liveness: livenessOf(journal, held, now, probe) };
+    return { runId: journal.runId, journal, secrets, missing, expired, leases: held, liveness: livenessOf(journal, held, now, probe) };
   });
-  for (const [runId, held] of leasesOf) runs.push({ runId, expired: false, leases: held, liveness: livenessOf(undefined, held, now, probe) });
+  for (const [runId, held] of leasesOf) runs.push({ runId, secrets: [], missing: [], expired: false, leases: held, liveness: livenessOf(undefined, held, now, probe) });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }
 
@@ -48,9 +52,19 @@ export function statusLine(run: RunRecord, now: Date): string {
   const where = STATE_WORDS[journal.state];
   const next = liveness.state === 'live' ? '' : liveness.state === 'finished' ? `  →  kguard forget ${run.runId}` : `  →  kguard rollback ${run.runId}`;
   return (
-    `${run.runId}  namespace ${journal.namespace}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where}  ${life}` +
+    `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where}  ${life}` +
     `${run.expired ? '  (expired: deleted by the next run)' : ''}${next}`
   );
+}
+
+/** "namespace shop", or, for a journal in several Secrets, "journal in shop (2), kube-system (1)"; and what could not be read. */
+function journalWhere(run: RunRecord): string {
+  const pieces = Object.entries(run.journal?.pieces ?? { [run.journal?.namespace ?? '']: 1 });
+  const where =
+    pieces.length === 1 && pieces[0]![1] === 1
+      ? `namespace ${pieces[0]![0]}`
+      : `journal in ${pieces.map(([namespace, count]) => `${namespace} (${count})`).join(', ')}`;
+  return run.missing.length > 0 ? `${where} (not all read in ${run.missing.join(', ')})` : where;
 }
 
 const STATE_WORDS: Record<Journal['state'], string> = {

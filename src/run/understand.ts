@@ -11,6 +11,7 @@ import { judgeServerDryRun, objectsOfApply } from '../manifests/understand.js';
 import { canonicalJson, changeOf } from '../objects/compare.js';
 import { groupOf, objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { ApplyOptions } from '../model/options.js';
+import type { ApplyPhase } from '../model/result.js';
 import type { Deps } from './deps.js';
 
 export interface Understood {
@@ -36,8 +37,9 @@ export interface Understood {
 export async function understand(
   request: ApplyRequest,
   options: ApplyOptions,
-  inputs: PreparedInputs,
+  inputs: Pick<PreparedInputs, 'origins'>,
   deps: Pick<Deps, 'kubectl' | 'reporter'>,
+  part?: PartReading,
 ): Promise<Understood> {
   // The client run is only for identities: flags of the server-side apply would be refused by a
   // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
@@ -51,6 +53,11 @@ export async function understand(
   // Never left unawaited: a failed reading below returns before the server's answer is read.
   serverRun?.catch(() => undefined);
   const client = await deps.kubectl.dryRun(identityRequest, 'client');
+  if (!client.ok && part) {
+    // A part that -l leaves empty holds nothing; one of kinds kubectl cannot map yet is read later.
+    if (/no objects passed to apply/.test(client.stderr)) return { refs: [], pruned: [], server: { ok: true, objects: [], pruned: [], warnings: '' }, current: new Map(), digest: digestOf([]) };
+    if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
+  }
   if (!client.ok) {
     const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
@@ -63,7 +70,7 @@ export async function understand(
   if (refs.length === 0) {
     throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
   }
-  deps.reporter.emit({ kind: 'understood', objects: refs });
+  deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
   // The objects as they are, read while the API server answers the dry run.
   const [server, current] = await Promise.all([serverRun, snapshot(refs, deps)]);
   // The API server's warnings (a deprecated API version, an unknown field): said once, before the apply.
@@ -73,8 +80,27 @@ export async function understand(
   const answer = server ?? client;
   const applied = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
-  const digest = `sha256:${createHash('sha256').update(canonicalJson(client.objects)).digest('hex')}`;
+  const digest = digestOf(client.objects);
   return { refs, pruned, server: answer, current, digest };
+}
+
+/** sha256 of kubectl's reading (canonical JSON); of a phased apply, of its parts' digests in order (run/parts.ts). */
+export function digestOf(reading: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(reading)).digest('hex')}`;
+}
+
+/** How one part of a phased apply is read (run/parts.ts). */
+export interface PartReading {
+  phase?: ApplyPhase;
+  /** kubectl's refusal means the part can only be read later (its kinds come with a CRD of this apply). */
+  readLater?(stderr: string): boolean;
+}
+
+/** kubectl cannot read this part yet: its kinds are not served before a CRD of this apply is Established. */
+export class NotReadableYet extends Error {
+  constructor(readonly stderr: string) {
+    super('kubectl cannot read these manifests yet');
+  }
 }
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
@@ -84,10 +110,17 @@ export async function snapshot(refs: readonly ObjectRef[], deps: Pick<Deps, 'kub
   return read.live;
 }
 
-export function checkServerDryRun(understood: Understood, before: Map<string, KubeObject>, inputs: PreparedInputs, deps: Pick<Deps, 'reporter'>) {
+/** `allRefs`: every object of the apply (a phased apply's Namespaces are in another part). */
+export function checkServerDryRun(
+  understood: Understood,
+  before: Map<string, KubeObject>,
+  inputs: Pick<PreparedInputs, 'origins'>,
+  deps: Pick<Deps, 'reporter'>,
+  allRefs: readonly ObjectRef[] = understood.refs,
+) {
   if (understood.server.ok) return;
   const createdNamespaces = new Set(
-    understood.refs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !before.has(objectKey(ref))).map((ref) => ref.name),
+    allRefs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !before.has(objectKey(ref))).map((ref) => ref.name),
   );
   const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces);
   if (judgement.accepted) {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { Clock } from '../clock.js';
 import { REVISION_ANNOTATION } from '../kube.js';
 import { ExitCode, InputError } from '../errors.js';
-import { listHistory, type ListedRecord } from '../journal/history-store.js';
+import { joinParts, listHistory, type ListedRecord } from '../journal/history-store.js';
 import { asJournal } from '../journal/history.js';
 import { changesToUndo } from '../journal/journal.js';
 import type { Kubectl } from '../kubectl/types.js';
@@ -56,7 +56,10 @@ export interface UndoResult {
 
 export async function runUndo(options: UndoOptions, deps: UndoDeps): Promise<UndoResult> {
   const listed = await listHistory(deps.kubectl, options.namespace);
-  const { record } = pickRecord(listed, options.runId, options.namespace);
+  const picked = pickRecord(joinParts(listed), options.runId, options.namespace);
+  // A run that changed several namespaces keeps a part in each: with -n, the others are read too.
+  const everywhere = options.namespace ? await listHistory(deps.kubectl, undefined).catch(() => listed) : listed;
+  const { record } = joinParts(everywhere.filter((entry) => entry.record.runId === picked.record.runId))[0] ?? picked;
   const journal = asJournal(record);
   const live = await readJournalled(journal, deps);
   const changes = changesToUndo(journal, live);

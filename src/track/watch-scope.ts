@@ -71,10 +71,14 @@ function selectorsFor(narrowing: Narrowing): Pick<CollectionQuery, 'labelSelecto
  * matchLabels as `k=v`, matchExpressions as `k in (a,b)`, `k notin (a,b)`, `k`, `!k`. Undefined
  * for no selector or an empty one (it selects everything) or an operator it does not know.
  */
-export function labelSelectorString(selector: LabelSelector | undefined): string | undefined {
+export function labelSelectorString(selector: LabelSelector | Record<string, string> | undefined): string | undefined {
   if (!selector) return undefined;
-  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
-  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
+  // A Service's (or ReplicationController's) selector is the labels themselves.
+  const structured = 'matchLabels' in selector || 'matchExpressions' in selector;
+  if (!structured) selector = { matchLabels: selector as Record<string, string> };
+  const { matchLabels, matchExpressions } = selector as LabelSelector;
+  const parts = Object.entries(matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values = [] } of matchExpressions ?? []) {
     const list = [...values].sort().join(',');
     if (operator === 'In') parts.push(`${key} in (${list})`);
     else if (operator === 'NotIn') parts.push(`${key} notin (${list})`);

@@ -28,7 +28,7 @@ async function applyWeb(sandboxed: Sandbox, image: string, extra: { replicas?: n
   const file = await sandboxed.write(`web-${image.replace(/\W/g, '-')}-${extra.replicas ?? 2}.yaml`, deploymentYaml('web', image, extra));
   const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
   expect(run.exitCode, run.output).toBe(0);
-  expect(run.output).toMatch(/• run kguard-\S+ kept in kguard's history \(secret\/kguard-\S+-history, namespace default; the last 10 runs there are kept\): kguard undo kguard-\S+ puts back the state before it/);
+  expect(run.output).toMatch(/• run kguard-\S+ kept in kguard's history \(secret\/kguard-\S+-history in namespace default; the last 10 runs of each are kept\): kguard undo kguard-\S+ puts back the state before it/);
 }
 
 interface HistoryJson {
@@ -92,5 +92,39 @@ describe.concurrent('kguard history and undo', () => {
       expect(undo.output).toContain("‼ deployment/web (namespace default): NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:");
       expect(undo.output).toMatch(/kguard undo kguard-\S+: 1 object\(s\) need a person \(commands above\); 0 put back \(exit 4\)/);
       expect(sandboxed.imageOf('web')).toBe('nginx:1.27-hotfix');
+    }));
+
+  it("keeps each namespace's copies in that namespace, Secrets included; history shows one run and undo puts back both", () =>
+    withCluster(async (sandboxed) => {
+      const namespaces = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: billing\n';
+      const created = await sandboxed.kguard(['apply', '-f', await sandboxed.write('ns.yaml', namespaces), ...fast]);
+      expect(created.exitCode, created.output).toBe(0);
+      const secret = (namespace: string, value: string) =>
+        `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: ${namespace}\nstringData:\n  password: ${value}\n`;
+      const before = peopleState(sandboxed);
+      const file = await sandboxed.write('both.yaml', `${secret('default', 'default-pass-1')}---\n${secret('billing', 'billing-pass-1')}`);
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
+      expect(run.exitCode, run.output).toBe(0);
+      expect(run.output).toMatch(/history \(secret\/kguard-\S+-history in namespace (default, billing|billing, default);/);
+      const runId = run.output.match(/run (kguard-\S+) kept/)?.[1];
+      const part = (namespace: string) => {
+        const record = sandboxed.cluster.store.get('Secret', namespace, `${runId}-history`);
+        expect(record, `${runId}-history in ${namespace}`).toBeDefined();
+        return Buffer.from((record as unknown as { data: { history: string } }).data.history, 'base64');
+      };
+      // Each part holds only its own namespace's Secret (the record is gzip: read it back).
+      const { gunzipSync } = await import('node:zlib');
+      const billingPart = gunzipSync(part('billing')).toString('utf8');
+      const defaultPart = gunzipSync(part('default')).toString('utf8');
+      expect(billingPart).toContain('"namespace":"billing"');
+      expect(billingPart).not.toContain('"namespace":"default","name":"db"');
+      expect(defaultPart).not.toContain('"namespace":"billing"');
+      const listed = await sandboxed.kguard(['history', '-o', 'json']);
+      const { runs } = JSON.parse(listed.stdout) as HistoryJson;
+      const both = runs.find((entry) => entry.objects.length === 2);
+      expect(both?.objects.map((object) => object.name)).toEqual(['db', 'db']);
+      const undone = await sandboxed.kguard(['undo', both!.runId, '-n', 'billing']);
+      expect(undone.exitCode, undone.output).toBe(0);
+      expect(differencesFrom(before, peopleState(sandboxed))).toEqual([]);
     }));
 });

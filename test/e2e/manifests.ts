@@ -1,14 +1,15 @@
 // Small manifests the end-to-end tests apply, beside deploymentYaml (kube-sim/testing/kubectl.ts).
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 
-export function serviceYaml(name: string, port: number, namespace?: string): string {
+/** A Service selecting the pods labelled `app: <app>` (its own name unless told). */
+export function serviceYaml(name: string, port: number, namespace?: string, app = name): string {
   return `apiVersion: v1
 kind: Service
 metadata:
   name: ${name}
 ${namespace ? `  namespace: ${namespace}\n` : ''}spec:
   selector:
-    app: ${name}
+    app: ${app}
   ports:
   - name: http
     port: ${port}
@@ -54,7 +55,8 @@ export function objectSet(count: number, version: SetVersion, namespaces: readon
       deployments += 1;
     }
     for (let index = 0; index < third; index += 1) parts.push(configMapYaml(`config-${index}`, { version: version.config }, namespace));
-    for (let index = 0; index < third; index += 1) parts.push(serviceYaml(`service-${index}`, version.port, namespace));
+    // service-N selects app-N's pods: a Service that selects no pod fails the apply (kinds/service.ts).
+    for (let index = 0; index < third; index += 1) parts.push(serviceYaml(`service-${index}`, version.port, namespace, `app-${index}`));
   });
   return parts.join('---\n');
 }

@@ -269,3 +269,24 @@ describe('kubectl create, scale, patch, delete', () => {
     expect(await response.json()).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
   });
 });
+
+describe('the 1 MiB limit of a Secret and a ConfigMap', () => {
+  // pkg/apis/core/validation: ValidateSecret and ValidateConfigMap refuse more than core.MaxSecretSize of data.
+  const megabyte = 1024 * 1024;
+
+  it('refuses a Secret whose decoded data passes 1 MiB, in the API server\'s words, and takes one just under it', async () => {
+    const secret = (name: string, bytes: number) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { a: Buffer.alloc(bytes - 10, 1).toString('base64'), b: Buffer.alloc(10, 2).toString('base64') } });
+    const refused = await kubectl(cluster, ['create', '-f', '-'], secret('too-big', megabyte + 1));
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('Secret "too-big" is invalid: data: Too long: may not be more than 1048576 bytes');
+    expect((await kubectl(cluster, ['create', '-f', '-'], secret('just-fits', megabyte))).exitCode).toBe(0);
+  });
+
+  it('refuses a ConfigMap whose data and binaryData pass 1 MiB together, on the path kubectl prints as []', async () => {
+    const configMap = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-big' }, data: { text: 'x'.repeat(megabyte - 100) }, binaryData: { blob: Buffer.alloc(101).toString('base64') } });
+    const refused = await kubectl(cluster, ['apply', '-f', '-'], configMap);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('ConfigMap "too-big" is invalid: []: Too long: may not be more than 1048576 bytes');
+  });
+});

@@ -40,6 +40,28 @@ describe('custom resources', () => {
     expect(gone.stderr).toContain('the server could not find the requested resource');
   });
 
+  it('serves the kind (discovery and REST) only once the CRD is Established, so a CRD and its object in one apply fail as on a real cluster', async () => {
+    // A slow clock: the establishing controller's 100 simulated ms take 2.5 s, so the kubectl calls below land before it.
+    cluster = await startCluster({ timeScale: 0.04 });
+    // --validate=false: kubectl validates an unknown kind client-side against /openapi/v2, which
+    // the simulator does not serve (a real API server does, and the mapping error below follows).
+    const both = await kubectl(cluster, ['apply', '--validate=false', '-f', '-'], `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1)}`);
+    expect(both.exitCode).toBe(1);
+    expect(both.stdout).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
+    expect(both.stderr).toContain('resource mapping not found for name: "gear" namespace: "" from "STDIN": no matches for kind "Widget" in version "example.com/v1"');
+    expect(both.stderr).toContain('ensure CRDs are installed first');
+    const notYet = await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1']);
+    expect(notYet.exitCode).toBe(1);
+    expect(cluster.store.get('CustomResourceDefinition', '', 'widgets.example.com')!.status?.conditions ?? []).toEqual([]);
+
+    const established = await kubectl(cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=20s']);
+    expect(established.exitCode, established.stderr).toBe(0);
+    const served = await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1']);
+    expect(served.exitCode, served.stderr).toBe(0);
+    expect(JSON.parse(served.stdout).resources.map((resource: { name: string }) => resource.name)).toContain('widgets');
+    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 1))).stdout).toBe('widget.example.com/gear created');
+  });
+
   it('refuses a CRD whose name is not plural.group', async () => {
     cluster = await startCluster({ timeScale: 20 });
     const result = await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML.replace('name: widgets.example.com', 'name: widget.example.com'));

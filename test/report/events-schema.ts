@@ -12,7 +12,8 @@ const schema = JSON.parse(readFileSync(schemaFile, 'utf8')) as {
   oneOf: Array<{ $ref: string }>;
   $defs: Record<string, { properties?: { kind?: { const?: string } } }>;
 };
-const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+const validate = ajv.compile(schema);
 
 /** The kinds the schema describes, in its order. */
 export const schemaKinds: string[] = schema.oneOf.map(({ $ref }) => schema.$defs[$ref.replace('#/$defs/', '')]?.properties?.kind?.const ?? '?');
@@ -20,12 +21,11 @@ export const schemaKinds: string[] = schema.oneOf.map(({ $ref }) => schema.$defs
 /** The schema's complaints about one event, one line each; empty when it is valid. */
 export function eventSchemaErrors(event: unknown): string[] {
   if (validate(event)) return [];
-  const kind = (event as { kind?: unknown } | null)?.kind;
-  // oneOf reports every branch; the one for the event's own kind says what is wrong.
-  const own = schemaKinds.indexOf(String(kind));
-  return (validate.errors ?? [])
-    .filter((error) => own === -1 || error.schemaPath.startsWith(`#/$defs/Event_${String(kind)}/`) || error.schemaPath === '#/oneOf')
-    .map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`);
+  const kind = String((event as { kind?: unknown } | null)?.kind);
+  // oneOf reports every branch: the branch of the event's own kind says what is wrong with it.
+  const own = schemaKinds.includes(kind) ? ajv.getSchema(`urn:kguard:events:1#/$defs/Event_${kind}`) : undefined;
+  const errors = own && !own(event) ? own.errors : validate.errors;
+  return (errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`);
 }
 
 /** Parses an NDJSON stream and throws with every complaint unless each line is a valid event; returns the events. */

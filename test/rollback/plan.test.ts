@@ -144,6 +144,31 @@ describe('planRestore', () => {
     expect(steps).toEqual(restorePhases(steps).flat());
   });
 
+  it('undoes an apply made in phases the last phase first, each phase in its own order', () => {
+    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com', uid: 'crd' } };
+    const widget: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'shop', uid: 'w' }, spec: { size: 1 } };
+    const job: KubeObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'job' } };
+    const changed = (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, labels: { changed: 'yes' } } });
+    const steps = planRestore(
+      [planned(crd, changed(crd)), planned(undefined, job), planned(web, changed(web), 'failed'), planned(widget, changed(widget))],
+      'all',
+      { keepCreated: false },
+    );
+    // The phases as run/phases.ts numbers them: definitions 0, pre 1, main 2.
+    const stages = new Map([
+      ['apiextensions.k8s.io/CustomResourceDefinition//x.example.com', 0],
+      ['batch/Job/shop/migrate', 1],
+      ['apps/Deployment/shop/web', 2],
+      ['example.com/Widget/shop/w', 2],
+    ]);
+    expect(restorePhases(steps, stages).map((phase) => phase.map((step) => `${phaseOf(step)}: ${step.ref.kind} ${step.action}`))).toEqual([
+      ['configuration: Widget put-back'],
+      ['workloads: Deployment put-back'],
+      ['delete workloads: Job delete'],
+      ['definitions: CustomResourceDefinition put-back'],
+    ]);
+  });
+
   it('creates again an object the apply deleted (--prune)', () => {
     const steps = planRestore([planned(configMap({ a: '1' }), undefined), planned(web, { ...webApplied, spec: {} }, 'failed')], 'all', { keepCreated: false });
     expect(steps[0]).toMatchObject({ action: 'recreate', before: configMap({ a: '1' }), copy: { metadata: { name: 'settings', namespace: 'shop' }, data: { a: '1' } } });

@@ -37,6 +37,7 @@ const options: ApplyOptions = {
   keepCreated: false,
   journal: false,
   lockTimeoutMs: DEFAULTS.lockTimeoutMs,
+  journalNamespace: DEFAULTS.journalNamespace,
   logLines: DEFAULTS.logLines,
   concurrency: DEFAULTS.concurrency,
   requestTimeoutMs: DEFAULTS.requestTimeoutMs,

@@ -98,6 +98,7 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
         ['/Pod', { name: 'pods', namespaced: true }],
       ]);
     },
+    refreshDiscovery: () => undefined,
     listLabelled: async () => {
       guard('listLabelled');
       return [];

@@ -31,12 +31,20 @@ export function serveCustomResourceDefinitions(store: Store, clock: SimClock): C
     cancels.add(cancel);
   };
 
+  // The kind is served (REST, discovery) once the CRD is Established, as kube-apiserver does: its
+  // discovery controller skips CRDs that are not (apiextensions-apiserver
+  // pkg/apiserver/customresource_discovery_controller.go, sync), so a client that applies a CRD and
+  // an object of its kind at once is told `no matches for kind` (kubectl: "ensure CRDs are
+  // installed first") until then.
   const serve = (crd: KubeObject) => {
     const type = resourceTypeOf(crd);
     if (!type) return;
+    if (!isEstablished(crd)) {
+      later(ESTABLISH_MS, () => establish(store, crd.metadata.name, clock.nowIso()));
+      return;
+    }
     registerResourceType(type);
     served.set(crd.metadata.name, type);
-    if (!isEstablished(crd)) later(ESTABLISH_MS, () => establish(store, crd.metadata.name, clock.nowIso()));
   };
 
   const unserve = (crd: KubeObject) => {

@@ -43,6 +43,10 @@ export function validate(obj: KubeObject, previous?: KubeObject): void {
     case 'Job':
       causes.push(...validateContainers(spec.template?.spec?.containers, 'spec.template.spec.containers'), ...validateJob(obj, previous));
       break;
+    case 'Secret':
+    case 'ConfigMap':
+      causes.push(...validateDataSize(obj));
+      break;
   }
   if (causes.length > 0) {
     const type = resourceTypeForKind(obj.kind);
@@ -99,6 +103,24 @@ function validateName(obj: KubeObject): StatusCause[] {
     ];
   }
   return [];
+}
+
+/** core.MaxSecretSize: the most a Secret's or a ConfigMap's data may hold, decoded. */
+const MAX_DATA_BYTES = 1024 * 1024;
+
+/**
+ * pkg/apis/core/validation ValidateSecret and ValidateConfigMap: the values' bytes (a Secret's
+ * decoded from base64; a ConfigMap's data and binaryData) may not add up to more than 1 MiB,
+ * reported with field.TooLong on `data` (Secret) or on the empty path, printed `[]` (ConfigMap).
+ */
+function validateDataSize(obj: KubeObject): StatusCause[] {
+  const values = (field: string) => Object.values((obj[field] ?? {}) as Record<string, unknown>).filter((value): value is string => typeof value === 'string');
+  const total =
+    obj.kind === 'Secret'
+      ? values('data').reduce((sum, value) => sum + Buffer.from(value, 'base64').length, 0)
+      : values('data').reduce((sum, value) => sum + Buffer.byteLength(value), 0) + values('binaryData').reduce((sum, value) => sum + Buffer.from(value, 'base64').length, 0);
+  if (total <= MAX_DATA_BYTES) return [];
+  return [{ reason: 'FieldValueTooLong', field: obj.kind === 'Secret' ? 'data' : '[]', message: `Too long: may not be more than ${MAX_DATA_BYTES} bytes` }];
 }
 
 function validateWorkload(spec: Json): StatusCause[] {
