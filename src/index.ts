@@ -87,8 +87,14 @@ export interface ApplyInput {
   /** Called with every event, already sanitised (Secret values redacted), and the line the CLI prints for it. */
   onEvent?: (event: RunEvent, line: Line) => void;
   /** Abort to cancel: before the apply nothing changes; after it, what it changed is restored. */
-  signal?: AbortSignal;
+  signal?: PlatformAbortSignal;
 }
+
+/**
+ * The platform's AbortSignal (Node's, or the DOM's) as the consumer's own types declare it, so
+ * the published types need neither @types/node nor the DOM library (test/api/types.test.ts).
+ */
+export type PlatformAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer Signal } } ? Signal : never;
 
 /**
  * Applies the manifests, watches every changed workload and restores the pre-apply state of the

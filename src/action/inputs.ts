@@ -1,4 +1,4 @@
-// The GitHub Action's inputs (action.yml passes each as an INPUT_* variable) → kguard's command
+// The GitHub Action's inputs (the runner passes each as an INPUT_* variable) → kguard's command
 // line. Pure, so every rule is tested without a runner.
 import { InputError } from '../errors.js';
 
@@ -7,6 +7,13 @@ export interface ActionInputs {
   kustomize?: string;
   namespace?: string;
   context?: string;
+  /** A kubeconfig file's path, or the kubeconfig itself (a secret's text): see kubeconfigInput. */
+  kubeconfig?: string;
+  /** --dry-run: true (server), server or client; false or empty: none. */
+  dryRun?: 'server' | 'client';
+  diff: boolean;
+  /** Where to write the JUnit report (the action writes one in RUNNER_TEMP without it). */
+  junit?: string;
   timeout?: string;
   rollback?: string;
   serverSide: boolean;
@@ -15,8 +22,10 @@ export interface ActionInputs {
 }
 
 export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
+  // The runner names each input INPUT_ + its name in capitals, hyphens kept (INPUT_SERVER-SIDE), as
+  // @actions/core's getInput reads it; the underscore form is read too, for a step that sets env itself.
   const text = (name: string) => {
-    const value = env[`INPUT_${name}`]?.trim();
+    const value = (env[`INPUT_${name}`] ?? env[`INPUT_${name.replace(/-/g, '_')}`])?.trim();
     return value ? value : undefined;
   };
   return {
@@ -25,15 +34,23 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
     kustomize: text('KUSTOMIZE'),
     namespace: text('NAMESPACE'),
     context: text('CONTEXT'),
+    kubeconfig: text('KUBECONFIG'),
+    dryRun: dryRunInput(text('DRY-RUN')),
+    diff: booleanInput('diff', text('DIFF')),
+    junit: text('JUNIT'),
     timeout: text('TIMEOUT'),
     rollback: text('ROLLBACK'),
-    serverSide: booleanInput('server-side', text('SERVER_SIDE')),
-    extraArgs: splitArgs(text('EXTRA_ARGS') ?? ''),
+    serverSide: booleanInput('server-side', text('SERVER-SIDE')),
+    extraArgs: splitArgs(text('EXTRA-ARGS') ?? ''),
   };
 }
 
-/** kguard apply's arguments for the inputs; the JSON report goes to stdout (the action keeps it in a file). */
-export function kguardArgs(inputs: ActionInputs): string[] {
+/**
+ * kguard apply's arguments for the inputs; the JSON report goes to stdout (the action keeps it in
+ * a file). `kubeconfig` and `junit` are the files the action resolved (kubeconfigInput, and the
+ * JUnit path it reports as the `junit` output).
+ */
+export function kguardArgs(inputs: ActionInputs, files: { kubeconfig?: string; junit: string }): string[] {
   const dashDash = inputs.extraArgs.indexOf('--');
   const flags = dashDash === -1 ? inputs.extraArgs : inputs.extraArgs.slice(0, dashDash);
   const kubectlFlags = dashDash === -1 ? [] : inputs.extraArgs.slice(dashDash);
@@ -43,6 +60,11 @@ export function kguardArgs(inputs: ActionInputs): string[] {
     ...(inputs.kustomize ? ['-k', inputs.kustomize] : []),
     ...(inputs.namespace ? ['--namespace', inputs.namespace] : []),
     ...(inputs.context ? ['--context', inputs.context] : []),
+    ...(files.kubeconfig ? ['--kubeconfig', files.kubeconfig] : []),
+    ...(inputs.dryRun ? [`--dry-run=${inputs.dryRun}`] : []),
+    ...(inputs.diff ? ['--diff'] : []),
+    '--junit',
+    files.junit,
     ...(inputs.timeout ? ['--timeout', inputs.timeout] : []),
     ...(inputs.rollback ? ['--rollback', inputs.rollback] : []),
     ...(inputs.serverSide ? ['--server-side'] : []),
@@ -51,6 +73,23 @@ export function kguardArgs(inputs: ActionInputs): string[] {
     'json',
     ...kubectlFlags,
   ];
+}
+
+/**
+ * The `kubeconfig` input is a path, or the kubeconfig itself (`kubeconfig: ${{ secrets.KUBECONFIG }}`):
+ * text with a newline, or that starts like a kubeconfig, is the file's content, which the action
+ * writes to a private file (0600) in RUNNER_TEMP; it never reaches the log.
+ */
+export function kubeconfigInput(value: string | undefined): { path: string } | { content: string } | undefined {
+  if (value === undefined) return undefined;
+  return /\n/.test(value) || /^\s*(apiVersion|kind|clusters|contexts|users|current-context)\s*:/.test(value) || value.startsWith('{') ? { content: value } : { path: value };
+}
+
+function dryRunInput(value: string | undefined): 'server' | 'client' | undefined {
+  if (value === undefined || ['false', 'False', 'FALSE', 'none'].includes(value)) return undefined;
+  if (['true', 'True', 'TRUE', 'server'].includes(value)) return 'server';
+  if (value === 'client') return 'client';
+  throw new InputError(`input dry-run: ${JSON.stringify(value)} is not one of true, false, server, client.`);
 }
 
 /** The YAML 1.2 core schema booleans, as @actions/core's getBooleanInput reads them. */

@@ -6,18 +6,21 @@ import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { createKubectl } from '../kubectl/client.js';
 import { execCommand, execProcess, streamProcess } from '../kubectl/exec.js';
+import { credentialValues } from '../kubectl/passthrough.js';
+import { tracedExec, tracedStream } from '../kubectl/trace.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
 import { privateCopies } from '../rollback/restore.js';
 import { makeRunId } from '../journal/store.js';
-import type { Reporter } from '../model/events.js';
+import type { KubectlCall, Reporter } from '../model/events.js';
 import { buildReport, type JsonReport } from '../report/json.js';
 import { RunRecorder } from '../report/recorder.js';
-import { secretValuesIn, secretValuesOfObjects, type Redactor } from '../report/redact.js';
+import { secretValuesOfObjects, type Redactor } from '../report/redact.js';
+import { secretValuesIn } from '../report/secret-values.js';
 import { sanitizeDeep } from '../report/sanitize.js';
 import { runApply } from '../run/apply.js';
-import { anythingRestored, exitCodeOf } from '../run/result.js';
+import { anythingRestored, exitCodeOfRun } from '../run/result.js';
 import { manifestTexts, missingKubeconfig } from './environment.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 
@@ -40,6 +43,8 @@ export interface GuardedApplyDeps {
   quietEnd?: boolean;
   /** Called as soon as the pipeline has its result: a signal after this changes nothing. */
   onResult?(): void;
+  /** Emit a `kubectl` event for every kubectl process as it ends (--verbose). */
+  traceKubectl?: boolean;
 }
 
 export interface GuardedApplyResult {
@@ -54,13 +59,17 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
     for (const value of secretValuesIn(text)) deps.redactor.addValue(value);
   };
   const learnBytes = (bytes: Uint8Array) => learn(Buffer.from(bytes).toString('utf8'));
+  // A --token given on the command line is never printed, in commands kguard prints included.
+  for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
   for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
 
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
   try {
+    const onCall = (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call });
+    const now = () => systemClock.now();
     const kubectl = createKubectl(
-      execProcess,
+      deps.traceKubectl ? tracedExec(execProcess, now, onCall) : execProcess,
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
@@ -73,7 +82,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
           for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
         },
       },
-      streamProcess,
+      deps.traceKubectl ? tracedStream(streamProcess, now, onCall) : streamProcess,
     );
     // Manifests read here (stdin, URLs, kustomize output) are learnt before kubectl sees them.
     const inputs: InputDeps = {
@@ -105,14 +114,14 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
           recorder.emit({
             kind: 'finished',
             outcome: known.outcome,
-            exitCode: exitCodeOf(known.outcome),
+            exitCode: exitCodeOfRun(known),
             restored: anythingRestored(known),
             failedWorkloads: known.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
           });
         }
       },
     });
-    const exitCode = exitCodeOf(result.outcome);
+    const exitCode = exitCodeOfRun(result);
     // Pre-apply copies written for commands a person may run stay; a run that needs no one leaves none.
     if (result.outcome !== 'needs-attention' && options.rollback === 'all') await copies.remove();
     return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };

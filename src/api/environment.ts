@@ -87,9 +87,23 @@ export function canAnimate(stream: { isTTY?: boolean; columns?: number }, env: N
 }
 
 /**
- * The name to show in help and usage: "kubectl guard" when kubectl runs kguard as its plugin
- * (kubectl execs the `kubectl-guard` it finds on PATH, a symlink in node_modules/.bin included).
+ * The kubectl plugin's name (krew's too): `kubectl rollout-guard`. A more specific name than
+ * `guard`, free in krew-index (kubernetes-sigs/krew-index, plugins/ at c1ba859c, 2026-08-22), and
+ * not an extension of a kubectl command (kubectl ignores `kubectl-apply-*`: plugins cannot extend
+ * built-in commands other than create). kubectl maps a dash in the command to an underscore in
+ * the file name.
+ */
+export const PLUGIN_NAME = 'rollout-guard';
+export const PLUGIN_BINARY = 'kubectl-rollout_guard';
+/** kubectl 1.26+ runs it for `kubectl rollout-guard <TAB>` (kubernetes/kubernetes#105867). */
+export const PLUGIN_COMPLETION = 'kubectl_complete-rollout_guard';
+
+/**
+ * The name to show in help and usage: "kubectl rollout-guard" when kubectl runs kguard as its
+ * plugin (kubectl execs the `kubectl-rollout_guard` it finds on PATH, a symlink in
+ * node_modules/.bin included), or its completion helper `kubectl_complete-rollout_guard`.
  */
 export function programName(launcher: string | undefined): string {
-  return launcher !== undefined && path.basename(launcher) === 'kubectl-guard' ? 'kubectl guard' : 'kguard';
+  const name = launcher === undefined ? '' : path.basename(launcher);
+  return name === PLUGIN_BINARY || name === PLUGIN_COMPLETION ? `kubectl ${PLUGIN_NAME}` : 'kguard';
 }

@@ -64,7 +64,7 @@ function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: read
       logs: [...logs],
     };
   }
-  if (cause.source === 'apply') return { summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: 'fix the apply error above and run kguard again', logs: [] };
+  if (cause.source === 'apply') return { summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: 'fix what kubectl apply said (quoted in the summary) and run kguard again', logs: [] };
   if (cause.source === 'internal') return { summary: `kguard failed while watching it: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: 'report this kguard bug; the apply was restored', logs: [] };
   const worst = worstFinding(findings);
   return {
@@ -161,7 +161,7 @@ function rank(finding: Finding): number {
 /** The rule's next step, unless the logs it points at came back empty. */
 function stepFor(finding: Finding, logs: readonly ContainerLog[]): string {
   const printed = logs.some((log) => log.container === finding.container && log.lines.length > 0);
-  if (finding.family === 'crash' && !printed) return finding.rule.nextStep.replace('its last lines are shown above', 'it printed nothing kguard could read');
+  if (finding.family === 'crash' && !printed) return finding.rule.nextStep.replace('its last lines, read before any restore, say why', 'it printed nothing kguard could read');
   return finding.rule.nextStep;
 }
 

@@ -28,8 +28,8 @@ export const PULL_CAUSE_RULES = {
   unknown: { policy: { when: 'after', seconds: 20 }, nextStep: PULL_STEP },
 } as const satisfies Record<string, { policy: FatalPolicy; nextStep: string }>;
 
-const CRASH_STEP = 'CONTAINER exits soon after it starts; its last lines are shown above. Fix the app or its configuration';
-const START_STEP = 'the runtime cannot start CONTAINER: check its command and args against the image (the error is above)';
+const CRASH_STEP = 'CONTAINER exits soon after it starts; its last lines, read before any restore, say why. Fix the app or its configuration';
+const START_STEP = "the runtime cannot start CONTAINER: check its command and args against the image (the runtime's error is in this diagnosis)";
 
 /** Container waiting reasons, as the kubelet sets them in containerStatuses[].state.waiting.reason. */
 export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
@@ -79,7 +79,7 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
     family: 'start',
     policy: { when: 'after', seconds: 30, restarts: 3 },
     cannot: 'run the postStart hook of CONTAINER',
-    nextStep: 'fix the lifecycle.postStart hook of CONTAINER (its error is above) or remove it',
+    nextStep: 'fix the lifecycle.postStart hook of CONTAINER (its error is in this diagnosis) or remove it',
   },
   // kubelet (ErrPreStartHook / ErrPreCreateHook): `Internal PreStartContainer hook failed: …`,
   // the kubelet's own resource managers (CPU, memory, devices) refused the container.
@@ -104,7 +104,7 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
     family: 'config',
     policy: { when: 'after', seconds: 30 },
     cannot: 'be configured',
-    nextStep: 'create the missing ConfigMap or Secret (named above), or fix the reference in the pod template',
+    nextStep: "create the missing ConfigMap or Secret (the kubelet's message names it), or fix the reference in the pod template",
   },
   // kubelet (ErrCreateContainer): the runtime refused to create the container (bad mount, security context).
   CreateContainerError: {
@@ -112,7 +112,7 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
     family: 'config',
     policy: { when: 'after', seconds: 30 },
     cannot: 'create container CONTAINER',
-    nextStep: 'the runtime refused the container (its error is above): fix the pod template',
+    nextStep: "the runtime refused the container (its error is in this diagnosis): fix the pod template",
   },
 };
 
@@ -126,7 +126,7 @@ export function unknownWaitingRule(reason: string): ReasonRule {
     family: 'other',
     policy: { when: 'after', seconds: 60 },
     cannot: `start container CONTAINER (it keeps waiting: ${reason})`,
-    nextStep: 'the kubelet says REASON (message above); its events outlive the pod: kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD',
+    nextStep: 'the kubelet says REASON (its message is in this diagnosis); its events outlive the pod: kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD',
   };
 }
 
@@ -184,7 +184,7 @@ export const POD_REASONS = {
     family: 'volume',
     policy: { when: 'after', seconds: 30 },
     cannot: 'mount their volumes',
-    nextStep: "create the volume's source (the ConfigMap, Secret or PersistentVolumeClaim named above), or fix the volume in the pod template",
+    nextStep: "create the volume's source (the ConfigMap, Secret or PersistentVolumeClaim the kubelet's message names), or fix the volume in the pod template",
   },
   // attachdetach-controller (event FailedAttachVolume): e.g. `Multi-Attach error for volume "pvc-…"
   // Volume is already used by pod(s) web-old-…` — a ReadWriteOnce volume still held by an old pod.
@@ -234,7 +234,7 @@ export const DEPLOYMENT_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> 
     family: 'other',
     policy: { when: 'after', seconds: 30 },
     cannot: 'create its new ReplicaSet',
-    nextStep: 'fix what refuses the ReplicaSet (the message above: a quota or an admission rule): kubectl get resourcequota -n NAMESPACE',
+    nextStep: 'fix what refuses the ReplicaSet (its message, in this diagnosis: a quota or an admission rule): kubectl get resourcequota -n NAMESPACE',
   },
   // replicaset controller, copied by the deployment controller: ReplicaFailure True, FailedCreate
   // (pod quota, admission webhook, PodSecurity).
@@ -243,7 +243,7 @@ export const DEPLOYMENT_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> 
     family: 'other',
     policy: { when: 'after', seconds: 30 },
     cannot: 'create its pods',
-    nextStep: 'raise the ResourceQuota or fix what the admission rule refuses (the message above): kubectl describe resourcequota -n NAMESPACE',
+    nextStep: 'raise the ResourceQuota or fix what the admission rule refuses (its message is in this diagnosis): kubectl describe resourcequota -n NAMESPACE',
   },
   // replicaset controller: ReplicaFailure True, FailedDelete.
   FailedDelete: {

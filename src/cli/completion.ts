@@ -1,82 +1,10 @@
-// `kguard completion bash|zsh`: shell completion scripts generated from the commander program
-// itself, so every command and flag (and each flag's choices) completes without a second list
-// to keep in step. Namespaces and contexts are asked of kubectl when the user presses Tab.
-import type { Command, Option } from 'commander';
-
-/** What one flag's value completes to. */
-type ValueKind = 'none' | 'files' | 'namespaces' | 'contexts' | 'choices' | 'any';
-
-interface FlagSpec {
-  names: string[];
-  description: string;
-  value: ValueKind;
-  choices: string[];
-  /** --dry-run[=strategy]: the value may be left out. */
-  optionalValue: boolean;
-}
-
-interface CommandSpec {
-  name: string;
-  description: string;
-  flags: FlagSpec[];
-  /** Positional arguments: their choices (completion bash|zsh), or none (apply's kubectl flags after --). */
-  argumentChoices: string[];
-  /** zsh _arguments specs of the positional arguments. */
-  positional: string[];
-}
-
-export interface CompletionSpec {
-  program: string;
-  commands: CommandSpec[];
-}
-
-/** Values that options.ts checks itself (parseOutputMode, parseDryRun), so commander knows no choices for them. */
-const CHECKED_VALUES: Record<string, string[]> = { '--output': ['text', 'json'], '--dry-run': ['server', 'client', 'none'] };
-
-/** Flags whose value is a kubectl name the cluster or the kubeconfig knows. */
-const CLUSTER_VALUES: Record<string, ValueKind> = { '--namespace': 'namespaces', '--context': 'contexts' };
-
-export function completionSpec(program: Command): CompletionSpec {
-  return {
-    program: program.name(),
-    commands: program.commands.map((command) => ({
-      name: command.name(),
-      description: command.description(),
-      flags: [...command.options.filter((option) => !option.hidden).map(flagSpec), { names: ['-h', '--help'], description: 'display help', value: 'none', choices: [], optionalValue: false }],
-      argumentChoices: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
-      positional: command.registeredArguments.map((argument, index) => {
-        const label = argument.description || argument.name();
-        if (argument.argChoices) return `${index + 1}:${argument.name()}:(${argument.argChoices.join(' ')})`;
-        // apply's kubectl flags after --: whatever kubectl takes, files included.
-        if (argument.variadic) return `*::${argument.name()}:_files`;
-        return `${index + 1}::${label.replace(/[:'\\]/g, ' ')}: `;
-      }),
-    })),
-  };
-}
-
-function flagSpec(option: Option): FlagSpec {
-  const names = [option.short, option.long].filter((name): name is string => Boolean(name));
-  const choices = option.argChoices ?? (option.long ? CHECKED_VALUES[option.long] : undefined) ?? [];
-  const takesValue = option.required || option.optional;
-  const placeholder = /<([^>]*)>|\[([^\]]*)\]/.exec(option.flags);
-  const argument = (placeholder?.[1] ?? placeholder?.[2] ?? '').toLowerCase();
-  let value: ValueKind = 'none';
-  if (takesValue) {
-    if (choices.length > 0) value = 'choices';
-    // An optional value (--dry-run[=strategy]) must not keep the next flag from completing.
-    else if (option.optional) value = 'none';
-    else if (option.long && CLUSTER_VALUES[option.long]) value = CLUSTER_VALUES[option.long]!;
-    else if (/file|dir|path/.test(argument)) value = 'files';
-    else value = 'any';
-  }
-  return { names, description: option.description, value, choices, optionalValue: option.optional };
-}
-
-const KUBECTL_VALUES: Record<'namespaces' | 'contexts', string> = {
-  namespaces: `kubectl get namespaces -o name 2>/dev/null | sed 's|^namespace/||'`,
-  contexts: 'kubectl config get-contexts -o name 2>/dev/null',
-};
+// `kguard completion bash|zsh|fish`: shell completion scripts generated from the commander
+// program itself (completion-spec.ts), so every command and flag (and each flag's choices)
+// completes without a second list to keep in step. Namespaces and contexts are asked of kubectl
+// when the user presses Tab; namespaces of the context typed earlier on the line, if any.
+import type { Command } from 'commander';
+import { fishCompletion } from './completion-fish.js';
+import { completionSpec, KUBECTL_VALUES, type CompletionSpec, type FlagSpec } from './completion-spec.js';
 
 export function bashCompletion(spec: CompletionSpec): string {
   const fn = `_${spec.program.replace(/[^a-z0-9]/gi, '_')}`;
@@ -96,13 +24,20 @@ export function bashCompletion(spec: CompletionSpec): string {
       '      return ;;',
     ].join('\n');
   });
-  return `# bash completion for kguard (and kubectl-guard). Load it now with
+  return `# bash completion for kguard (and kubectl-rollout_guard). Load it now with
 #   source <(kguard completion bash)
 # or for every shell: kguard completion bash > ~/.local/share/bash-completion/completions/kguard
 ${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" command="" i
+  local -a context=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "\${COMP_WORDS[i]}" in -*) ;; *) command="\${COMP_WORDS[i]}"; break ;; esac
+  done
+  # The context typed earlier on the line (--context prod, or --context=prod, which bash splits at =).
+  for ((i = 1; i < COMP_CWORD - 1; i++)); do
+    if [[ "\${COMP_WORDS[i]}" == --context ]]; then
+      if [[ "\${COMP_WORDS[i+1]}" == "=" ]]; then context=(--context "\${COMP_WORDS[i+2]}"); else context=(--context "\${COMP_WORDS[i+1]}"); fi
+    fi
   done
   # After --, the words are kubectl apply's: leave them to the default (file) completion.
   for ((i = 1; i < COMP_CWORD; i++)); do [[ "\${COMP_WORDS[i]}" == "--" ]] && return; done
@@ -113,7 +48,7 @@ ${fn}() {
 ${commandCases.join('\n')}
   esac
 }
-complete -o default -F ${fn} kguard kubectl-guard
+complete -o default -F ${fn} kguard kubectl-rollout_guard
 `;
 }
 
@@ -126,7 +61,7 @@ function bashValues(flag: FlagSpec): string {
       return 'COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null';
     case 'namespaces':
     case 'contexts':
-      return `COMPREPLY=($(compgen -W "$(${KUBECTL_VALUES[flag.value]})" -- "$cur"))`;
+      return `COMPREPLY=($(compgen -W "$(${KUBECTL_VALUES[flag.value]('"${context[@]}"')})" -- "$cur"))`;
     default:
       return 'COMPREPLY=()';
   }
@@ -140,18 +75,23 @@ export function zshCompletion(spec: CompletionSpec): string {
     const lines = [...specs, ...command.positional.map((spec) => `        ${zshQuote(spec)}`)];
     return [`    ${command.name})`, `      _arguments -s -S \\`, ...lines.map((line, index) => (index < lines.length - 1 ? `${line} \\` : line)), '      ;;'].join('\n');
   });
-  return `#compdef kguard kubectl-guard
-# zsh completion for kguard (and kubectl-guard). Load it now with
+  return `#compdef kguard kubectl-rollout_guard
+# zsh completion for kguard (and kubectl-rollout_guard). Load it now with
 #   source <(kguard completion zsh)
 # or for every shell: kguard completion zsh > "\${fpath[1]}/_kguard"
 ${fn}_namespaces() {
-  local -a values
-  values=(\${(f)"$(${KUBECTL_VALUES.namespaces})"})
+  local -a values context
+  # The context typed earlier on the line, if any.
+  local at=\${words[(I)--context]}
+  if (( at > 0 && at < CURRENT - 1 )); then context=(--context "\${words[at+1]}"); fi
+  local given=\${words[(r)--context=*]}
+  [[ -n "$given" ]] && context=(--context "\${given#--context=}")
+  values=(\${(f)"$(${KUBECTL_VALUES.namespaces('"${context[@]}"')})"})
   compadd -a values
 }
 ${fn}_contexts() {
   local -a values
-  values=(\${(f)"$(${KUBECTL_VALUES.contexts})"})
+  values=(\${(f)"$(${KUBECTL_VALUES.contexts('')})"})
   compadd -a values
 }
 ${fn}() {
@@ -171,7 +111,7 @@ ${commandCases.join('\n')}
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
   ${fn} "$@"
 else
-  compdef ${fn} kguard kubectl-guard
+  compdef ${fn} kguard kubectl-rollout_guard
 fi
 `;
 
@@ -204,7 +144,7 @@ function zshQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-export function completionScript(program: Command, shell: 'bash' | 'zsh'): string {
+export function completionScript(program: Command, shell: 'bash' | 'zsh' | 'fish'): string {
   const spec = completionSpec(program);
-  return shell === 'bash' ? bashCompletion(spec) : zshCompletion(spec);
+  return shell === 'bash' ? bashCompletion(spec) : shell === 'zsh' ? zshCompletion(spec) : fishCompletion(spec);
 }

@@ -8,6 +8,8 @@ import { DEFAULTS } from '../model/options.js';
 import { describeObject } from '../objects/model.js';
 import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
+import { splitPassThrough } from '../kubectl/passthrough.js';
+import type { KubectlCall } from '../model/events.js';
 import { parseOutputMode } from './options.js';
 import type { CommandContext } from './session.js';
 
@@ -18,6 +20,8 @@ export interface HistoryCommandOptions {
   output?: string;
   rollbackTimeout?: string;
   dryRun?: boolean;
+  verbose?: boolean;
+  quiet?: boolean;
 }
 
 export async function historyCommand(command: 'history' | 'undo', runId: string | undefined, raw: HistoryCommandOptions, context: CommandContext): Promise<number> {
@@ -25,10 +29,15 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
-    const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
+    // --as, --token, --server... typed natively: the same kubectl flags as the run had.
+    const connectionArgs = [
+      ...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []),
+      ...(raw.context ? [`--context=${raw.context}`] : []),
+      ...splitPassThrough(session.kubectlFlags).connection,
+    ];
     const missing = missingKubeconfig(connectionArgs, process.env);
     if (missing) throw new InputError(missing);
-    const [{ RunRecorder }, { createKubectl }, { execProcess, streamProcess }, { RETRY_DELAYS_MS }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }] = await Promise.all([
+    const [{ RunRecorder }, { createKubectl }, { execProcess, streamProcess }, { RETRY_DELAYS_MS }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }, { tracedExec, tracedStream }] = await Promise.all([
       import('../report/recorder.js'),
       import('../kubectl/client.js'),
       import('../kubectl/exec.js'),
@@ -37,11 +46,16 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
       import('../journal/history-store.js'),
       import('../run/undo.js'),
       import('../rollback/restore.js'),
+      import('../kubectl/trace.js'),
     ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
+    // -v: every kubectl process, said when it ends.
+    const verbose = session.verbosity === 'verbose';
+    const onCall = (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call });
+    const now = () => systemClock.now();
     const kubectl = createKubectl(
-      execProcess,
+      verbose ? tracedExec(execProcess, now, onCall) : execProcess,
       {
         binary: process.env.KGUARD_KUBECTL || 'kubectl',
         connectionArgs,
@@ -52,7 +66,7 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
           for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
         },
       },
-      streamProcess,
+      verbose ? tracedStream(streamProcess, now, onCall) : streamProcess,
     );
     const write = (text: string, report: unknown) =>
       process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);

@@ -6,6 +6,7 @@ import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
 import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
+import { splitPassThrough } from '../kubectl/passthrough.js';
 import { parseOutputMode } from './options.js';
 import type { CommandContext } from './session.js';
 
@@ -18,6 +19,8 @@ export interface JournalCommandOptions {
   rollbackTimeout?: string;
   output?: string;
   force?: boolean;
+  verbose?: boolean;
+  quiet?: boolean;
 }
 
 export async function journalCommand(command: RunCommandName, runId: string | undefined, raw: JournalCommandOptions, context: CommandContext): Promise<number> {
@@ -25,10 +28,15 @@ export async function journalCommand(command: RunCommandName, runId: string | un
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
-    const connectionArgs = [...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []), ...(raw.context ? [`--context=${raw.context}`] : [])];
+    // --as, --token, --server... typed natively: the same kubectl flags as the run had.
+    const connectionArgs = [
+      ...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []),
+      ...(raw.context ? [`--context=${raw.context}`] : []),
+      ...splitPassThrough(session.kubectlFlags).connection,
+    ];
     const missing = missingKubeconfig(connectionArgs, process.env);
     if (missing) throw new InputError(missing);
-    const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }] =
+    const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }, { tracedExec }] =
       await Promise.all([
         import('../report/recorder.js'),
         import('../kubectl/client.js'),
@@ -41,10 +49,12 @@ export async function journalCommand(command: RunCommandName, runId: string | un
         import('../rollback/restore.js'),
         import('../journal/held-leases.js'),
         import('../journal/store.js'),
+        import('../kubectl/trace.js'),
       ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
-    const kubectl = createKubectl(execProcess, {
+    const exec = session.verbosity === 'verbose' ? tracedExec(execProcess, () => systemClock.now(), (call) => recorder.emit({ kind: 'kubectl', ...call })) : execProcess;
+    const kubectl = createKubectl(exec, {
       binary: process.env.KGUARD_KUBECTL || 'kubectl',
       connectionArgs,
       requestTimeout: `${DEFAULTS.requestTimeoutMs / 1000}s`,

@@ -4,25 +4,25 @@
 // command line never load the pipeline, kubectl's adapter, the reporters, ora or chalk; each
 // command imports what it uses when it runs.
 import { isChangeKind } from '../objects/compare.js';
-import { writeFileSync } from 'node:fs';
-import { Argument, Command, CommanderError, Option } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
 import { stopRunningProcesses } from '../kubectl/exec.js';
+import { credentialValues } from '../kubectl/passthrough.js';
 import type { ManifestInput } from '../model/options.js';
 import type { Reporter } from '../model/events.js';
-import { failureReport, reportFailure, type Failure, type FailureOutputs, type FailureReport } from '../report/failure.js';
-import type { JsonReport } from '../report/json.js';
+import { failureReport, reportFailure, type Failure, type FailureOutputs } from '../report/failure.js';
 import type { RunRecorder } from '../report/recorder.js';
 import { Redactor, secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from '../api/environment.js';
-import { secondSignalMessage } from './interrupt.js';
+import { secondSignalMessage, signalMeaning } from './interrupt.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
 import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
 import type { GuardedApplyOptions } from '../model/options.js';
-import type { JournalCommandOptions, RunCommandName } from './journal-commands.js';
-import type { HistoryCommandOptions } from './history-commands.js';
+import { explainUnknownOption, takeKubectlFlags } from './kubectl-options.js';
+import { buildProgram } from './program.js';
+import { dotenvWhileRunning, workspace, writeDotenv, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
@@ -30,138 +30,74 @@ const INTERNAL_ERROR = 70;
 /** Interrupted by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C). */
 const INTERRUPTED = 130;
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+/** The command line's words after the program, with the native kubectl flags taken out (kubectl-options.ts). */
+function buildCli(session: Session, argv: readonly string[]): { program: Command; words: string[]; explain(message: string): string } {
+  const name = programName(argv[1]);
+  const typed = argv.slice(2);
+  // A --token typed anywhere on the line is never printed, usage errors included.
+  for (const value of credentialValues(typed)) session.redactor.addValue(value);
+  const { rest, kubectlArgs } = takeKubectlFlags(typed);
+  session.kubectlFlags = kubectlArgs;
+  const program = buildProgram(name, typed, {
+    apply: async (raw, passThrough) => {
+      process.exitCode = await runCommand(raw, passThrough, session);
+    },
+    journal: async (command, run, raw) => {
+      const { journalCommand } = await import('./journal-commands.js');
+      setVerbosity(session, raw);
+      process.exitCode = await journalCommand(command, run, raw, { session, makeReporter, fail });
+    },
+    history: async (command, run, raw) => {
+      const { historyCommand } = await import('./history-commands.js');
+      setVerbosity(session, raw);
+      process.exitCode = await historyCommand(command, run, raw, { session, makeReporter, fail });
+    },
+    completion: async (shell, root) => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(root, shell));
+    },
+    kubectlFlag: (arg) => session.kubectlFlags.push(arg),
+  });
+  const apply = program.commands.find((command) => command.name() === 'apply')!;
+  // An unknown option of apply is most often a kubectl apply flag: say where it goes, on the
+  // terminal (commander prints it) and in the JSON report alike.
+  const explain = (message: string) => sanitizeText(explainUsage(message, name, typed, apply), session.redactor);
+  apply.configureOutput({ outputError: (text, write) => write(`${explain(text.trim())}\n`) });
+  return { program, words: rest, explain };
 }
 
-function buildProgram(session: Session): Command {
-  const program = new Command(programName(process.argv[1]))
-    .description('kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision')
-    .version('0.1.0')
-    .exitOverride();
-  const rollbackFlags: string[] = [];
-  const apply = program
-    .command('apply')
-    .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
-    .option('-f, --filename <file|dir|url|->', 'manifests to apply (repeatable); - reads stdin', collect, [])
-    .option('-R, --recursive', 'read directories given with -f recursively')
-    .option('-k, --kustomize <dir>', 'apply a kustomization directory')
-    .option('-n, --namespace <namespace>', 'namespace for objects that name none')
-    .option('--context <name>', 'kubeconfig context to use')
-    .option('--kubeconfig <path>', 'kubeconfig file to use')
-    .option('--server-side', 'use server-side apply')
-    .option('--dry-run [strategy]', 'preview: say what would be created, changed or left alone; nothing changes (server, client)')
-    .option('--keep-created', 'when restoring, keep objects this apply created (they are reported with their delete command)')
-    .option('--field-manager <name>', 'field manager name for the apply')
-    .option('--no-journal', 'do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)')
-    .option('--lock-timeout <duration>', 'how long to wait for objects another kguard run holds', formatDuration(DEFAULTS.lockTimeoutMs))
-    .option('--journal-namespace <namespace>', 'where cluster-scoped objects are journalled and leased (each namespace\'s objects are journalled in it)', DEFAULTS.journalNamespace)
-    .option('--timeout <duration>', 'how long each rollout may take to become healthy', formatDuration(DEFAULTS.timeoutMs))
-    .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
-    .option('--poll-interval <duration>', 'longest time between two looks at a rollout (watching), or between polls (--poll)', formatDuration(DEFAULTS.pollIntervalMs))
-    .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
-    .option('--verify <command>', 'after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)', collect, [])
-    .option('--verify-job <file>', 'after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)', collect, [])
-    .option('--verify-timeout <duration>', 'how long each --verify command or --verify-job may take', formatDuration(DEFAULTS.verifyTimeoutMs))
-    .option('--keep-verify', 'keep the --verify-job Jobs instead of deleting them')
-    .option('--bake <duration>', 'after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply')
-    .option('--verify-interval <duration>', 'during --bake, run the --verify commands again this often')
-    .addOption(new Option('--settle <duration>', 'the old name of --bake').hideHelp())
-    .option('--history <n>', 'keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)', String(DEFAULTS.history))
-    .option('--concurrency <n>', 'how many kubectl processes may run at once (watch streams aside)', String(DEFAULTS.concurrency))
-    .option('--request-timeout <duration>', "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs))
-    .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
-    .addOption(
-      new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')
-        .choices(['all', 'failed', 'none'])
-        .default('all'),
-    )
-    .option('--no-rollback', 'never roll back (same as --rollback none)')
-    .addOption(new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'))
-    .option('--junit <file>', 'also write a JUnit XML report to FILE: one test case per object of the apply')
-    .option('--diff', 'preview with kubectl diff for every object the apply would create or change; nothing changes')
-    .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')
-    .option('-y, --yes', 'answer yes to --confirm (apply without asking)')
-    .argument('[kubectl-args...]', 'after --: passed to kubectl apply untouched')
-    .action(async (kubectlArgs: string[], raw: RawApplyOptions) => {
-      const dashDash = process.argv.indexOf('--');
-      if (kubectlArgs.length > 0 && dashDash === -1) {
-        throw new InputError(
-          `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`,
-        );
-      }
-      process.exitCode = await runCommand({ ...raw, rollbackFlags }, kubectlArgs, session);
-    });
-  // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
-  apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
-  apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
-  const journalOptions = (command: Command) =>
-    command
-      .option('-n, --namespace <namespace>', 'look for journals and Leases in this namespace only (default: all namespaces)')
-      .option('--context <name>', 'kubeconfig context to use')
-      .option('--kubeconfig <path>', 'kubeconfig file to use')
-      .addOption(new Option('-o, --output <format>', 'text, or json').default('text'));
-  const runAction = (name: RunCommandName) => async (run: string | undefined, raw: JournalCommandOptions) => {
-    const { journalCommand } = await import('./journal-commands.js');
-    process.exitCode = await journalCommand(name, run, raw, { session, makeReporter, fail });
+/** Commander's usage error, with the corrected command when it is an unknown option of apply. */
+function explainUsage(message: string, name: string, typed: readonly string[], apply: Command): string {
+  if (typed[0] !== 'apply' || !/unknown option/.test(message)) return message;
+  const known = (flag: string) => {
+    const option = apply.options.find((candidate) => candidate.short === flag || candidate.long === flag);
+    return option ? { takesValue: option.required || option.optional } : undefined;
   };
-  journalOptions(
-    program
-      .command('rollback')
-      .description("restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)")
-      .argument('[run]', 'the run to restore (kguard status lists them); default: the only unfinished run that is not running'),
-  )
-    .option('--rollback-timeout <duration>', 'how long the restore may take', formatDuration(DEFAULTS.timeoutMs))
-    .option('--force', 'restore the run even if it looks alive (its process runs, or it renews its Leases)')
-    .action(runAction('rollback'));
-  journalOptions(program.command('status').description('list kguard runs in the cluster: running, dead or finished, with what is left to do')).action(
-    async (raw: JournalCommandOptions) => runAction('status')(undefined, raw),
-  );
-  const byRunId = (name: 'unlock' | 'forget', description: string, force: string) =>
-    journalOptions(program.command(name).description(description).argument('<run>', `the run to ${name} (kguard status lists them)`))
-      .option('--force', force)
-      .action(runAction(name));
-  byRunId('unlock', 'release the Leases of a run that died before it wrote its journal, so other runs may change its objects', 'release them even if the run looks alive or left a journal');
-  byRunId('forget', 'dismiss a run on purpose: remove its journal and Leases and leave its objects as they are', 'forget it even if it looks alive');
-  const historyAction = (name: 'history' | 'undo') => async (run: string | undefined, raw: HistoryCommandOptions) => {
-    const { historyCommand } = await import('./history-commands.js');
-    process.exitCode = await historyCommand(name, run, raw, { session, makeReporter, fail });
-  };
-  const historyOptions = (command: Command) =>
-    command
-      .option('-n, --namespace <namespace>', 'look for history records in this namespace only (default: all namespaces)')
-      .option('--context <name>', 'kubeconfig context to use')
-      .option('--kubeconfig <path>', 'kubeconfig file to use')
-      .addOption(new Option('-o, --output <format>', 'text, or json').default('text'));
-  historyOptions(program.command('history').description('list the successful runs kept in the cluster (--history): when, who, what they changed')).action(
-    async (raw: HistoryCommandOptions) => historyAction('history')(undefined, raw),
-  );
-  historyOptions(
-    program
-      .command('undo')
-      .description("put back the state from before a successful run, from its history record (someone else's change since still wins)")
-      .argument('[run]', 'the run to undo (kguard history lists them); default: the newest kept'),
-  )
-    .option('--dry-run', 'say what would change, with the differences kubectl diff style; change nothing')
-    .option('--rollback-timeout <duration>', 'how long the restore and the restored workloads may take', formatDuration(DEFAULTS.timeoutMs))
-    .action(historyAction('undo'));
-  program
-    .command('completion')
-    .description('print the shell completion script: source <(kguard completion bash)')
-    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
-    .action(async (shell: 'bash' | 'zsh') => {
-      const { completionScript } = await import('./completion.js');
-      process.stdout.write(completionScript(program, shell));
-    });
-  return program;
+  return `error: ${explainUnknownOption(message.replace(/^error: /, ''), name, typed, known)}`;
+}
+
+function setVerbosity(session: Session, raw: { verbose?: boolean; quiet?: boolean }): void {
+  if (raw.verbose && raw.quiet) throw new InputError('-v (--verbose) and -q (--quiet) contradict each other; give one of them.');
+  session.verbosity = raw.verbose ? 'verbose' : raw.quiet ? 'quiet' : 'normal';
 }
 
 async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {
   try {
     const outputMode = parseOutputMode(raw.output);
     session.json = outputMode === 'json';
+    session.logToStderr = session.json;
     session.junitFile = raw.junit;
-    const options = toApplyOptions(raw, passThrough);
+    session.dotenvFile = raw.dotenv;
+    await writeDotenv(session, 'running');
+    setVerbosity(session, raw);
+    if (raw.events !== undefined) {
+      const [{ openEventLines }, { EventStreamReporter }] = await Promise.all([import('./events-output.js'), import('../report/events.js')]);
+      const lines = openEventLines(raw.events, session.json);
+      session.events = new EventStreamReporter(lines.write);
+      session.logToStderr = session.json || lines.toStdout;
+    }
+    const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
+    session.manifests = options.manifests;
     if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
       throw new InputError('not applied: the answer was not yes. Nothing was changed.');
     }
@@ -179,9 +115,10 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       env: process.env,
       onRecorder: (recorder) => (session.recorder = recorder),
       onResult: () => (session.finished = true),
+      traceKubectl: session.verbosity === 'verbose',
     });
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    await writeJunit(session, report);
+    await Promise.all([writeJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
     return exitCode;
   } catch (error) {
     session.recorder?.close();
@@ -195,7 +132,8 @@ async function fail(session: Session, error: unknown): Promise<number> {
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
   const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
   await reportFailure(sanitized, failureOutputs(session));
-  await writeJunit(session, failureReport(sanitized));
+  session.events?.error(failure.exitCode, sanitized.message);
+  await Promise.all([writeJunit(session, failureReport(sanitized)), writeDotenv(session, failure.outcome, failure.exitCode)]);
   return failure.exitCode;
 }
 
@@ -204,12 +142,12 @@ async function fail(session: Session, error: unknown): Promise<number> {
  * A preview in which nothing would change needs no answer.
  */
 async function confirmed(options: GuardedApplyOptions, session: Session): Promise<boolean> {
-  const output = session.json ? process.stderr : process.stdout;
+  const output = session.logToStderr ? process.stderr : process.stdout;
   const [{ askYesNo, requireTerminal }, { guardedApply }] = await Promise.all([import('./confirm.js'), import('../api/apply.js')]);
   requireTerminal(Boolean(process.stdin.isTTY), Boolean(output.isTTY));
   const { report } = await guardedApply({ ...options, dryRun: 'server', diff: true }, {
     redactor: session.redactor,
-    reporter: await makeReporter({ ...session, githubActions: false }, options.manifests),
+    reporter: await makeReporter({ ...session, githubActions: false, events: undefined }, options.manifests),
     signal: session.cancel.signal,
     readStdin,
     kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
@@ -223,19 +161,9 @@ async function confirmed(options: GuardedApplyOptions, session: Session): Promis
 
 function failureOutputs(session: Session): FailureOutputs {
   const summaryPath = process.env.GITHUB_STEP_SUMMARY || undefined;
-  return { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions, summaryPath };
-}
-
-/** The JUnit report is a courtesy, like the job summary: a file that cannot be written is a warning; the exit code stands. */
-async function writeJunit(session: Session, report: JsonReport | FailureReport): Promise<void> {
-  if (!session.junitFile) return;
-  const { junitXml } = await import('../report/junit.js');
-  try {
-    writeFileSync(session.junitFile, junitXml(report, new Date()));
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`kguard: could not write the JUnit report to ${session.junitFile} (${why}); the exit code stands\n`);
-  }
+  // Loaded only for a failure in GitHub Actions: the YAML parser is not needed otherwise.
+  const locateYamlErrors = async (message: string) => (await import('../manifests/yaml-errors.js')).yamlErrorLocations(message, workspace());
+  return { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions, summaryPath, locateYamlErrors };
 }
 
 function failureOf(error: unknown): Failure {
@@ -258,17 +186,24 @@ function failureOf(error: unknown): Failure {
 /**
  * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C, in any
  * state, from the first line of main on: the first signal stops the watch and restores what the
- * apply changed (before the apply: stops the reads, nothing is applied); a second one stops every
- * kubectl still running and exits at once, saying what was left, on every output.
+ * apply changed (before the apply: stops the reads, nothing is applied); the SIGTERM GitHub
+ * Actions sends 7.5 s after its SIGINT is the same cancellation (interrupt.ts); any other second
+ * signal stops every kubectl still running and exits at once, saying what was left, on every output.
  */
 function handleInterrupts(session: Session): void {
-  let signals = 0;
+  const seen: NodeJS.Signals[] = [];
   const onSignal = (signal: NodeJS.Signals) => {
     if (session.finished) return;
-    signals += 1;
-    if (signals === 1) {
-      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (a second signal exits at once)\n`);
+    const meaning = signalMeaning(seen, signal);
+    seen.push(signal);
+    if (meaning === 'cancel') {
+      const again = signal === 'SIGINT' ? 'SIGINT again exits at once' : 'a second signal exits at once';
+      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (${again})\n`);
       session.cancel.abort(`interrupted by ${signal}`);
+      return;
+    }
+    if (meaning === 'same-cancellation') {
+      process.stderr.write(`kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)\n`);
       return;
     }
     stopRunningProcesses();
@@ -276,9 +211,11 @@ function handleInterrupts(session: Session): void {
     const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId), session.redactor);
     process.stderr.write(`kguard: ${message}\n`);
     const failure: Failure = { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
+    session.events?.error(INTERRUPTED, message);
     void (async () => {
       await reportFailure(failure, failureOutputs(session)).catch(() => undefined);
       await writeJunit(session, failureReport(failure)).catch(() => undefined);
+      await writeDotenv(session, failure.outcome, INTERRUPTED).catch(() => undefined);
       process.exit(INTERRUPTED);
     })();
   };
@@ -298,18 +235,48 @@ function keepWorkingWithoutReaders(): void {
 /** The reporter for this terminal or CI system; only its own module is loaded (ora for a terminal). */
 async function makeReporter(session: Session, manifests?: ManifestInput): Promise<Reporter> {
   const env = process.env;
-  const logStream = session.json ? process.stderr : process.stdout;
-  const terminal =
-    !session.json && canAnimate(process.stdout, env)
-      ? new (await import('../report/tty.js')).TtyReporter(process.stdout, useColour(env, true))
-      : new (await import('../report/plain.js')).PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  const logStream = session.json || session.logToStderr ? process.stderr : process.stdout;
+  const [{ VerbosityFilter }, reporterModule] = await Promise.all([
+    import('../report/verbosity.js'),
+    logStream === process.stdout && canAnimate(process.stdout, env) ? import('../report/tty.js') : import('../report/plain.js'),
+  ]);
+  const screen =
+    'TtyReporter' in reporterModule
+      ? new reporterModule.TtyReporter(process.stdout, useColour(env, true))
+      : new reporterModule.PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+  const terminal = session.verbosity === 'normal' ? screen : new VerbosityFilter(screen, session.verbosity);
   const reporter = env.GITLAB_CI === 'true' ? new (await import('../report/gitlab.js')).GitlabCiReporter(terminal, logStream) : terminal;
-  if (!session.githubActions) return reporter;
+  const ci = session.githubActions ? await githubReporter(reporter, manifests) : reporter;
+  const { alongside } = await import('../report/events.js');
+  const withEvents = session.events ? alongside(ci, session.events) : ci;
+  return session.dotenvFile ? alongside(withEvents, dotenvWhileRunning(session)) : withEvents;
+}
+
+async function githubReporter(reporter: Reporter, manifests: ManifestInput | undefined): Promise<Reporter> {
+  const env = process.env;
   const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([import('../report/github.js'), import('../manifests/locate.js')]);
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
   // Annotations point at the manifest line of the failing object, relative to the checkout.
-  const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, env.GITHUB_WORKSPACE || process.cwd()) : undefined;
+  const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, workspace()) : undefined;
   return new GithubActionsReporter(reporter, process.stderr, env.GITHUB_STEP_SUMMARY || undefined, undefined, locate);
+}
+
+/** Candidates for the words typed after `kubectl rollout-guard`; namespaces and contexts from kubectl, which may take 5 s at most. */
+async function printCompletions(program: Command, words: string[]): Promise<void> {
+  const [{ completeWords, completionOutput }, { completionSpec, KUBECTL_VALUES }, { execFileSync }] = await Promise.all([
+    import('./complete-words.js'),
+    import('./completion-spec.js'),
+    import('node:child_process'),
+  ]);
+  const list = (kind: 'namespaces' | 'contexts', contextArgs: string[]) => {
+    try {
+      const command = KUBECTL_VALUES[kind](contextArgs.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' '));
+      return execFileSync('sh', ['-c', command], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  process.stdout.write(completionOutput(completeWords(completionSpec(program), words, list)));
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -319,11 +286,22 @@ async function main(argv: string[]): Promise<void> {
     githubActions: process.env.GITHUB_ACTIONS === 'true',
     redactor: new Redactor(),
     cancel: new AbortController(),
+    kubectlFlags: [],
+    verbosity: 'normal',
   };
+  // kubectl_complete-rollout_guard: `kubectl rollout-guard <TAB>` asks for candidates, cobra's way.
+  if (argv[2] === '__complete') {
+    await printCompletions(buildCli(session, [argv[0] ?? 'node', argv[1] ?? 'kguard']).program, argv.slice(3));
+    return;
+  }
   handleInterrupts(session);
+  let explain = (message: string) => message;
   try {
-    await buildProgram(session).parseAsync(argv);
+    const cli = buildCli(session, argv);
+    explain = cli.explain;
+    await cli.program.parseAsync(cli.words, { from: 'user' });
   } catch (error) {
+    if (error instanceof CommanderError && error.code === 'commander.unknownOption') error.message = explain(error.message);
     process.exitCode = await fail(session, error);
   }
 }

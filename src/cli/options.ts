@@ -59,6 +59,13 @@ export interface RawApplyOptions {
   yes?: boolean;
   /** --junit FILE (the CLI writes it; the run does not need it). */
   junit?: string;
+  /** --dotenv FILE: the outcome for later CI jobs (the CLI writes it). */
+  dotenv?: string;
+  /** --events FILE|-: the NDJSON event stream (the CLI writes it). */
+  events?: string;
+  /** -v: every kubectl command too; -q: verdict lines only (the CLI's reporter). */
+  verbose?: boolean;
+  quiet?: boolean;
 }
 
 export type OutputMode = 'text' | 'json';

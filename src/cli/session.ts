@@ -2,6 +2,7 @@
 import type { Reporter } from '../model/events.js';
 import type { ManifestInput } from '../model/options.js';
 import type { RunRecorder } from '../report/recorder.js';
+import type { EventStreamReporter } from '../report/events.js';
 import type { Redactor } from '../report/redact.js';
 
 /** What the exits need to know about the run in progress, whichever path it ends on. */
@@ -15,8 +16,20 @@ export interface Session {
   recorder?: RunRecorder;
   /** The result is in: a late signal changes nothing. */
   finished?: boolean;
+  /** The apply's -f files: the JUnit report names the manifest line of each object. */
+  manifests?: ManifestInput;
   /** --junit FILE: written at the end of every apply, failed ones included. */
   junitFile?: string;
+  /** --dotenv FILE: `running` at the start, the outcome and exit code at the end. */
+  dotenvFile?: string;
+  /** kubectl's flags given natively before `--` (--prune, -l, --as...), as typed, for passthrough.ts to sort. */
+  kubectlFlags: string[];
+  /** --events: the NDJSON stream of the run, beside the terminal's reporter. */
+  events?: EventStreamReporter;
+  /** The log goes to stderr: stdout has the JSON report, or the events (--events -). */
+  logToStderr?: boolean;
+  /** -q: verdict lines only; -v: every kubectl command as well. */
+  verbosity: 'quiet' | 'normal' | 'verbose';
 }
 
 /** What a command borrows from main.ts: its reporter and the one way errors become exit codes. */

@@ -1,8 +1,10 @@
-// Sorts the kubectl flags given after `--`: a flag that says which cluster or who must reach every
-// kubectl call kguard makes (or kguard would watch another cluster than the one it applied to);
-// a flag that changes what is applied reaches the dry runs and the apply; a few are kguard's own
-// business and are refused with a message saying where to put them. Pure.
+// Sorts kubectl flags (after `--`, and the ones `kguard apply` takes natively): a flag that says
+// which cluster or who must reach every kubectl call kguard makes (or kguard would watch another
+// cluster than the one it applied to); a flag that changes what is applied reaches the dry runs
+// and the apply; a few are kguard's own business and are refused with a message saying where to
+// put them. How each flag parses comes from the one table, flags.ts. Pure.
 import { InputError } from '../errors.js';
+import { kubectlFlag, parseKubectlBool, REFUSED_AFTER_DASH_DASH } from './flags.js';
 
 export interface PassThrough {
   /** kubectl global flags for every call: --context, --kubeconfig, --as, --server, --token... */
@@ -21,103 +23,77 @@ export interface PassThrough {
   serverSide: boolean;
 }
 
-// kubectl's global flags (kubectl options) that choose the cluster, the credentials or the
-// identity. The value-taking ones consume the next word when written without `=`.
-const CONNECTION_FLAGS_WITH_VALUE = new Set([
-  '--context',
-  '--kubeconfig',
-  '--cluster',
-  '--user',
-  '--as',
-  '--as-group',
-  '--as-uid',
-  '-s',
-  '--server',
-  '--token',
-  '--certificate-authority',
-  '--client-certificate',
-  '--client-key',
-  '--tls-server-name',
-  '--username',
-  '--password',
-  '--cache-dir',
-]);
-const CONNECTION_BOOLEANS = new Set(['--insecure-skip-tls-verify', '--disable-compression', '--match-server-version']);
-const SELECTION_FLAGS_WITH_VALUE = new Set(['-l', '--selector']);
-// Other kubectl apply flags that take a value as the next word (apply --help).
-const APPLY_FLAGS_WITH_VALUE = new Set([
-  '--field-manager',
-  '--validate',
-  '--cascade',
-  '--grace-period',
-  '--timeout',
-  '--prune-allowlist',
-  '--applyset',
-  '--template',
-  '--subresource',
-  '-v',
-  '--v',
-  '--vmodule',
-]);
-const REFUSED: Record<string, string> = {
-  '-f': 'name manifests with -f before --, where kguard reads them',
-  '--filename': 'name manifests with -f before --, where kguard reads them',
-  '-k': 'pass -k before --, where kguard renders it',
-  '--kustomize': 'pass -k before --, where kguard renders it',
-  '-R': 'pass -R before --',
-  '--recursive': 'pass -R before --',
-  '-o': "kguard reads kubectl's output itself; use kguard's own --output json",
-  '--output': "kguard reads kubectl's output itself; use kguard's own --output json",
-  '--request-timeout': 'kguard sets a deadline on every kubectl call itself (--timeout, --rollback-timeout)',
-  '--edit-last-applied': 'not an apply kguard can watch',
-  '--wait': 'kguard waits for every changed object itself',
-};
-
 export function splitPassThrough(args: readonly string[]): PassThrough {
   const result: PassThrough = { connection: [], apply: [], selection: [], prune: false, serverSide: false };
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index] as string;
-    const [flag, inlineValue] = splitFlag(arg);
-    const refusal = REFUSED[flag];
+    const [name, inlineValue] = splitFlag(arg);
+    const refusal = REFUSED_AFTER_DASH_DASH[name];
     if (refusal) throw new InputError(`${arg} after -- is not passed to kubectl: ${refusal}.`);
-    const takeValue = (): string => {
-      if (inlineValue !== undefined) return inlineValue;
-      const next = args[index + 1];
-      if (next === undefined) throw new InputError(`${flag} after -- needs a value.`);
-      index += 1;
-      return next;
-    };
-    if (flag === '-n' || flag === '--namespace') {
-      const namespace = takeValue();
-      if (result.namespace !== undefined && result.namespace !== namespace) {
-        throw new InputError(`-n ${result.namespace} and -n ${namespace} after -- contradict each other; give one namespace.`);
-      }
-      result.namespace = namespace;
-    } else if (CONNECTION_FLAGS_WITH_VALUE.has(flag)) {
-      result.connection.push(`${flag}=${takeValue()}`);
-    } else if (CONNECTION_BOOLEANS.has(flag)) {
-      result.connection.push(arg);
-    } else if (SELECTION_FLAGS_WITH_VALUE.has(flag)) {
-      const selector = `${flag}=${takeValue()}`;
-      result.selection.push(selector);
-      result.apply.push(selector);
-    } else if (flag === '--dry-run') {
-      const strategy = inlineValue ?? 'client';
-      if (strategy === 'none') continue;
-      if (strategy !== 'client' && strategy !== 'server') {
-        throw new InputError(`--dry-run=${strategy} after -- is not one of none, client, server.`);
-      }
-      result.dryRun = strategy;
+    const flag = kubectlFlag(name);
+    if (!flag) {
+      // Not in the table: kubectl apply reads it, with whatever follows it.
+      result.apply.push(arg);
+      continue;
+    }
+    let value: string;
+    if (inlineValue !== undefined || flag.arity !== 'value') {
+      value = inlineValue ?? flag.bare ?? 'true';
     } else {
-      if (flag === '--prune') result.prune = inlineValue !== 'false';
-      if (flag === '--server-side') result.serverSide = inlineValue !== 'false';
-      result.apply.push(APPLY_FLAGS_WITH_VALUE.has(flag) && inlineValue === undefined ? `${flag}=${takeValue()}` : arg);
+      const next = args[index + 1];
+      if (next === undefined) throw new InputError(`${name} after -- needs a value.`);
+      index += 1;
+      value = next;
+    }
+    const normalized = flag.arity === 'boolean' && inlineValue === undefined ? name : `${name}=${value}`;
+    if (flag.arity === 'boolean' && parseKubectlBool(value) === undefined) {
+      throw new InputError(`${arg}: ${name} is true or false (${name}=false), as for kubectl.`);
+    }
+    switch (flag.role) {
+      case 'namespace':
+        if (result.namespace !== undefined && result.namespace !== value) {
+          throw new InputError(`-n ${result.namespace} and -n ${value} after -- contradict each other; give one namespace.`);
+        }
+        result.namespace = value;
+        break;
+      case 'connection':
+        // Long names, so `-s` and `--server` are one flag to every check (target.ts pins by name).
+        result.connection.push(flag.arity === 'boolean' && inlineValue === undefined ? flag.long : `${flag.long}=${value}`);
+        break;
+      case 'selection':
+        result.selection.push(normalized);
+        result.apply.push(normalized);
+        break;
+      case 'dry-run':
+        if (value === 'none') break;
+        if (value !== 'client' && value !== 'server') throw new InputError(`--dry-run=${value} after -- is not one of none, client, server.`);
+        result.dryRun = value;
+        break;
+      case 'apply':
+        if (flag.long === '--prune') result.prune = parseKubectlBool(value) === true;
+        if (flag.long === '--server-side') result.serverSide = parseKubectlBool(value) === true;
+        result.apply.push(normalized);
+        break;
     }
   }
   return result;
 }
 
-function splitFlag(arg: string): [string, string | undefined] {
+/**
+ * The values of credentials among kubectl flags (--token, --password), written `--token=x` or
+ * `--token x`: kguard never prints them, so the redactor learns them before anything runs.
+ */
+export function credentialValues(args: readonly string[]): string[] {
+  return args.flatMap((arg, index) => {
+    const [name, value] = splitFlag(arg);
+    if (!kubectlFlag(name)?.secret) return [];
+    const given = value ?? args[index + 1];
+    return given ? [given] : [];
+  });
+}
+
+/** `--flag=value` → [`--flag`, `value`]; `-l=value` likewise; anything else as it is. */
+export function splitFlag(arg: string): [string, string | undefined] {
   if (!arg.startsWith('-')) return [arg, undefined];
   const equals = arg.indexOf('=');
   return equals === -1 ? [arg, undefined] : [arg.slice(0, equals), arg.slice(equals + 1)];

@@ -81,7 +81,12 @@ export type RunEvent =
   | { kind: 'bake-failed'; workload?: ObjectRef; outcome: BakeOutcome; shown: number }
   /** Something broke after the apply: what the apply changed is restored anyway. */
   | { kind: 'internal-error'; message: string }
-  | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean };
+  | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean }
+  /** One kubectl process kguard ran, when it ended (only with --verbose); credentials in args masked. */
+  | { kind: 'kubectl'; args: string[]; durationMs: number; exitCode: number; timedOut: boolean; stream: boolean };
+
+/** One kubectl process that ended: its arguments (the binary aside), how long it ran, how it ended (timedOut: killed at its deadline; stream: a watch). */
+export type KubectlCall = Omit<Extract<RunEvent, { kind: 'kubectl' }>, 'kind'>;
 
 /** One object of the apply and what the apply did (or would do) to it. */
 export interface ChangedObject {

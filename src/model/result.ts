@@ -89,6 +89,8 @@ export interface ObjectResult {
 export interface RunResult {
   /** "preview" for --dry-run: nothing was changed. */
   mode: 'apply' | 'preview';
+  /** A preview with kubectl diff (--diff): like `kubectl diff`, it exits 1 when something would change. */
+  diff?: boolean;
   objects: ObjectResult[];
   applied: AppliedObject[];
   /** Set when kubectl apply failed part-way (what it had changed was restored). */

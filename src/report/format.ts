@@ -4,6 +4,7 @@ import { isChangeKind } from '../objects/compare.js';
 import { findingLines } from '../classify/diagnosis.js';
 import type { Diagnosis } from '../model/findings.js';
 import { describeApplied } from '../kubectl/apply-output.js';
+import { shellQuote } from '../kubectl/parse.js';
 import type { Outcome } from '../model/result.js';
 import type { ChangedObject, Phase, RunEvent, RunEventKind } from '../model/events.js';
 import { summarizePaths } from '../objects/compare.js';
@@ -30,6 +31,7 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
 function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
   if (event.outcome === 'timed-out' && event.restored) return TIMED_OUT_RESTORED;
   if (event.outcome === 'interrupted' && !event.restored) return 'cancelled after the apply; nothing was restored (see above)';
+  if (event.outcome === 'previewed' && event.exitCode !== 0) return 'dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)';
   return OUTCOME_TEXT[event.outcome];
 }
 
@@ -230,8 +232,13 @@ export const FORMATTERS: Formatters = {
     tone: 'warn',
     text: `${describeObject(event.object)}: another kguard run holds it (${event.holder}); waiting for it to finish (--lock-timeout)`,
   }),
+  kubectl: (event) => ({
+    tone: 'info',
+    text: `kubectl ${event.args.map(shellQuote).join(' ')} (${event.timedOut ? 'killed at its deadline' : `exit ${event.exitCode}`}${event.stream ? ', watch' : ''}, ${seconds(event.durationMs)})`,
+  }),
   finished: (event) => ({
-    tone: event.exitCode === 0 ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
+    // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.
+    tone: event.exitCode === 0 || event.outcome === 'previewed' ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
     text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,
   }),
 };

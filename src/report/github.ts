@@ -50,7 +50,8 @@ export class GithubActionsReporter implements Reporter {
   emit(event: RunEvent): void {
     this.inner.emit(event);
     const line = formatEvent(event);
-    if (event.kind !== 'progress') this.log.push(line);
+    // The folded log is the run's story; kubectl's processes (--verbose) are for the live log only.
+    if (event.kind !== 'progress' && event.kind !== 'kubectl') this.log.push(line);
     this.remember(event, line);
     if (line.tone === 'fail' || line.tone === 'alarm') {
       const body = [line.text, ...(line.details ?? [])].join('\n');
@@ -159,7 +160,7 @@ export function failureSummary(message: string, exitCode: number, messages: read
 export function appendSummary(
   summaryPath: string,
   markdown: string,
-  stream: NodeJS.WritableStream,
+  stream: { write(text: string): unknown },
   append: (path: string, text: string) => void = appendFileSync,
 ): void {
   try {

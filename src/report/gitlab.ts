@@ -69,6 +69,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   baked: 'verify',
   'bake-failed': 'verify',
   finished: undefined,
+  kubectl: undefined,
 };
 
 export class GitlabCiReporter implements Reporter {

@@ -1,7 +1,7 @@
 // The machine-readable report of --output json: built from the run's result, printed once on stdout.
 import { isChange } from '../objects/compare.js';
 import type { Finding } from '../model/findings.js';
-import { exitCodeOf } from '../run/result.js';
+import { exitCodeOfRun } from '../run/result.js';
 import type { Outcome } from '../model/result.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
 import { bakeReport, checksReport, logReport, type JsonBake, type JsonCheck } from './json-verify.js';
@@ -73,7 +73,7 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
   return {
     reportVersion: REPORT_VERSION,
     outcome: result.outcome,
-    exitCode: exitCodeOf(result.outcome),
+    exitCode: exitCodeOfRun(result),
     dryRun: result.mode === 'preview',
     applied: result.applied.map(({ resource, name, action }) => ({ resource, name, action })),
     applyError: result.applyError ?? null,

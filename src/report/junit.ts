@@ -1,31 +1,53 @@
 // --junit FILE: the run as a JUnit XML report, which GitLab (artifacts:reports:junit), Jenkins and
 // most CI systems show as test results. One test case per object of the apply: a tracked workload
-// passes when it rolled out and fails with kguard's diagnosis; what kguard did not judge is
-// skipped with the reason. Built from the JSON report, so both always say the same. Pure.
+// passes when it rolled out and fails with kguard's diagnosis, whole: GitLab shows only the text
+// of <failure> (never its message attribute) and knows nothing of kguard's log, so the text holds
+// the evidence, the container's last lines, the next step and what the restore did. An object
+// the apply left unchanged passes (kguard checked it: nothing to do); one whose watch stopped
+// because another workload failed is skipped. A test case names the manifest file and line of
+// its object (`file` and `line`, which GitLab and the JUnit reporting actions for GitHub read:
+// https://docs.gitlab.com/ci/testing/unit_test_reports/). Built from the JSON report, so both
+// always say the same. Pure.
+import type { ObjectRef } from '../objects/model.js';
 import type { FailureReport } from './failure.js';
 import type { JsonObject, JsonReport } from './json.js';
 import type { JsonBake, JsonCheck } from './json-verify.js';
+
+/** Where an object is written (manifests/locate.ts), relative to the checkout. */
+export type LocateObject = (ref: ObjectRef) => { file: string; line: number } | undefined;
+
+/** The failing container's last lines the report keeps, at most. */
+const LOG_LINES = 20;
 
 /** Verdicts that fail a test case: the rollout failed or timed out, someone else's change, an object gone. */
 const FAILING_VERDICTS = new Set(['failed', 'timed-out', 'conflict', 'gone']);
 
 /** Why a test case is skipped, by verdict: kguard did not judge the object. */
 const SKIP_REASONS: Record<string, string> = {
-  unchanged: 'unchanged by this apply: not watched, never restored',
   progressing: 'stopped watching because another workload of this apply failed',
+};
+
+/** What a passing test case says of its object, by verdict. */
+const PASS_OUTPUT: Record<string, string> = {
+  unchanged: 'unchanged by this apply: nothing to watch or restore',
 };
 
 interface TestCase {
   name: string;
   classname: string;
   seconds: number;
+  location?: { file: string; line: number };
+  output?: string;
   failure?: { message: string; type: string; text: string };
   error?: { message: string; type: string; text: string };
   skipped?: string;
 }
 
-export function junitXml(report: JsonReport | FailureReport, finishedAt: Date): string {
-  const cases = 'objects' in report ? [...report.objects.map(objectCase), ...report.verify.map(checkCase), ...(report.bake ? [bakeCase(report.bake)] : [])] : [errorCase(report)];
+export function junitXml(report: JsonReport | FailureReport, finishedAt: Date, locate: LocateObject = () => undefined): string {
+  const cases =
+    'objects' in report
+      ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...(report.bake ? [bakeCase(report.bake)] : [])]
+      : [errorCase(report)];
   const totalMs = 'timings' in report ? report.timings.totalMs : 0;
   const count = (pick: (test: TestCase) => unknown) => cases.filter(pick).length;
   const totals = {
@@ -56,13 +78,16 @@ export function junitXml(report: JsonReport | FailureReport, finishedAt: Date): 
   ].join('\n');
 }
 
-function objectCase(object: JsonObject): TestCase {
+function objectCase(object: JsonObject, locate: LocateObject): TestCase {
   const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ''}`;
-  const test: TestCase = { name, classname: `kguard.${object.kind}`, seconds: (object.timings.verdictAfterMs ?? 0) / 1000 };
+  const location = locate({ apiVersion: object.apiVersion, kind: object.kind, namespace: object.namespace ?? '', name: object.name });
+  const test: TestCase = { name, classname: `kguard.${object.kind}`, seconds: (object.timings.verdictAfterMs ?? 0) / 1000, location };
   if (FAILING_VERDICTS.has(object.verdict)) {
-    test.failure = { message: object.summary ?? object.verdict, type: object.reason ?? object.verdict, text: diagnosisText(object) };
+    test.failure = { message: object.summary ?? object.verdict, type: object.reason ?? object.verdict, text: diagnosisText(object, location) };
   } else if (object.verdict in SKIP_REASONS) {
     test.skipped = SKIP_REASONS[object.verdict];
+  } else if (object.verdict in PASS_OUTPUT) {
+    test.output = PASS_OUTPUT[object.verdict];
   }
   return test;
 }
@@ -103,12 +128,22 @@ function errorCase(report: FailureReport): TestCase {
   };
 }
 
-/** What a person needs in the CI's test view: the diagnosis, its evidence, the next step and what the restore did. */
-function diagnosisText(object: JsonObject): string {
+/**
+ * What a person needs in the CI's test view, standing alone: the diagnosis, where the object is
+ * written, the evidence, the failing container's last lines, the next step and what the restore did.
+ */
+function diagnosisText(object: JsonObject, location: TestCase['location']): string {
   const restore = object.restore;
+  const logs = object.logs.flatMap((log) => {
+    const lines = log.lines.slice(-LOG_LINES);
+    if (lines.length === 0) return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
+    return [`last lines of container ${log.container} (pod ${log.pod}${log.previous ? ', run before the restart' : ''}):`, ...lines.map((line) => `  | ${line}`)];
+  });
   return [
     object.summary ?? `ended ${object.verdict}`,
+    ...(location ? [`manifest: ${location.file} line ${location.line}`] : []),
     ...object.evidence.map((line) => `  ${line}`),
+    ...logs,
     ...(object.nextStep ? [`next: ${object.nextStep}`] : []),
     ...(object.changedFields.length > 0 ? [`changed by the apply: ${object.changedFields.join(', ')}`] : []),
     ...(restore
@@ -118,11 +153,13 @@ function diagnosisText(object: JsonObject): string {
 }
 
 function testCaseXml(test: TestCase): string {
-  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds(test.seconds * 1000)}"`;
+  const where = test.location ? ` file="${attribute(test.location.file)}" line="${test.location.line}"` : '';
+  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds(test.seconds * 1000)}"${where}`;
   const children = [
     ...(test.skipped !== undefined ? [`      <skipped>${text(test.skipped)}</skipped>`] : []),
     ...(test.error ? [`      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`] : []),
     ...(test.failure ? [`      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`] : []),
+    ...(test.output !== undefined ? [`      <system-out>${text(test.output)}</system-out>`] : []),
   ];
   return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, '    </testcase>'].join('\n');
 }

@@ -25,7 +25,8 @@ export class RunRecorder implements Reporter {
   emit(untrusted: RunEvent): void {
     // The kind is kguard's own word, never cluster text: it stays as it is, whatever redaction does.
     const event = { ...sanitizeDeep(untrusted, this.redactor), kind: untrusted.kind } as RunEvent;
-    this.messages.push(formatEvent(event).text);
+    // The report's messages are the run's story, the same with or without --verbose.
+    if (event.kind !== 'kubectl') this.messages.push(formatEvent(event).text);
     if (event.kind === 'changes') {
       for (const object of event.objects) {
         if (isChangeKind(object.change)) this.changed.set(objectKey(object.ref), object.ref);

@@ -3,12 +3,8 @@
 // last-applied-configuration annotation holding the Secret's data a second time, JSON-escaped.
 // So kguard learns every value of every Secret the apply holds, before kubectl sees the manifests,
 // and replaces each one wherever it appears, in the forms it can take there.
-import { createRequire } from 'node:module';
 import { HISTORY_LABEL, HISTORY_TYPE, JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from '../journal/labels.js';
 import { LiteralMatcher } from './literals.js';
-
-/** yaml is loaded at the first manifest read, not at start-up: `kguard --version` reads none. */
-const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 export const REDACTED = '[redacted]';
 
@@ -69,42 +65,18 @@ export class Redactor {
   }
 }
 
-/**
- * Every value of every Secret in a stream of YAML or JSON documents (List items included):
- * `data` values are base64 (their decoded text is learned), `stringData` values are plain.
- * Unreadable documents are skipped: kubectl will say what is wrong with them.
- */
-export function secretValuesIn(text: string): string[] {
-  const values: string[] = [];
-  let documents;
-  try {
-    documents = yaml().parseAllDocuments(text, { version: '1.1', uniqueKeys: false });
-  } catch {
-    return values;
-  }
-  for (const document of Array.isArray(documents) ? documents : [documents]) {
-    let content: unknown;
-    try {
-      content = document.toJS({ maxAliasCount: -1 });
-    } catch {
-      continue;
-    }
-    collect(content, values);
-  }
-  return values;
-}
-
 /** Every value of the Secrets among objects as kubectl printed them (snapshots, dry-run results). */
 export function secretValuesOfObjects(objects: readonly unknown[]): string[] {
   const values: string[] = [];
-  for (const object of objects) collect(object, values);
+  for (const object of objects) collectSecretValues(object, values);
   return values;
 }
 
-function collect(object: unknown, values: string[]): void {
+/** Adds the values of the Secret (or List of them) `object` to `values`. */
+export function collectSecretValues(object: unknown, values: string[]): void {
   if (object === null || typeof object !== 'object') return;
   const fields = object as { kind?: unknown; type?: unknown; items?: unknown; data?: unknown; stringData?: unknown; metadata?: { labels?: unknown } };
-  if (Array.isArray(fields.items)) for (const item of fields.items) collect(item, values);
+  if (Array.isArray(fields.items)) for (const item of fields.items) collectSecretValues(item, values);
   if (fields.kind !== 'Secret' || isKguardJournal(fields)) return;
   for (const value of Object.values(asRecord(fields.data))) {
     const encoded = String(value).replace(/\s+/g, '');

@@ -8,6 +8,7 @@ import { outcomeOf } from './result.js';
 import type { RunResult } from '../model/result.js';
 import { beyondRollback } from '../rollback/plan.js';
 import type { ApplyOptions } from '../model/options.js';
+import { KUBECTL_FLAGS } from '../kubectl/flags.js';
 import type { Deps } from './deps.js';
 
 /** The apply's namespace: its first namespaced object's (verify Jobs run there). */
@@ -107,12 +108,21 @@ export function rollbackCommand(runId: string, kubectl: Pick<Deps['kubectl'], 'c
   return runCommand('rollback', runId, kubectl);
 }
 
-/** `kguard COMMAND RUN` with the run's --context and --kubeconfig. */
+/**
+ * `kguard COMMAND RUN` with the run's --context and --kubeconfig, and the kubectl flags that say
+ * who and where which kguard's run commands take too (--as, --server...; a --token is printed
+ * redacted, for the person to fill in).
+ */
 export function runCommand(command: 'rollback' | 'forget' | 'unlock', runId: string, kubectl: Pick<Deps['kubectl'], 'commandLine'>): string {
-  const flags = kubectl
-    .commandLine([])
-    .split(' ')
-    .slice(1)
-    .filter((arg) => /^'?--(context|kubeconfig)=/.test(arg));
+  // The words as kubectl.commandLine shell-quoted them ('--as=ci bot' stays one word).
+  const words = kubectl.commandLine([]).match(/'(?:[^']|'\\'')*'|\S+/g) ?? [];
+  const flags = words.slice(1).filter((arg) => RUN_COMMAND_FLAGS.has(flagName(arg)));
   return ['kguard', command, runId, ...flags].join(' ');
 }
+
+/** `--as=x`, `'--token=[redacted]'` (shell-quoted), `--insecure-skip-tls-verify` → the flag's name. */
+function flagName(word: string): string {
+  return (word.replace(/^'/, '').split('=')[0] ?? '').replace(/'$/, '');
+}
+
+const RUN_COMMAND_FLAGS = new Set(['--context', '--kubeconfig', ...KUBECTL_FLAGS.filter((flag) => flag.native && flag.role === 'connection').flatMap((flag) => [flag.long, ...(flag.short ? [flag.short] : [])])]);

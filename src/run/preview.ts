@@ -45,6 +45,7 @@ export async function preview(
   }
   return {
     mode: 'preview',
+    diff: options.diff === true,
     objects,
     applied: [],
     rollbackMode: options.rollback,

@@ -66,6 +66,18 @@ export function exitCodeFor(result: Pick<RunResult, 'objects' | 'mode' | 'applyE
   return EXIT_CODES[outcomeOf(result)];
 }
 
+/**
+ * The exit code of a finished run: its outcome's, except that a --diff preview in which something
+ * would change exits 1, as `kubectl diff` does (0: no differences, 1: differences).
+ */
+export function exitCodeOfRun(result: Pick<RunResult, 'outcome' | 'diff' | 'objects'>): ExitCode {
+  if (result.outcome === 'previewed' && result.diff && result.objects.some(isChange)) return DIFFERENCES_FOUND;
+  return EXIT_CODES[result.outcome];
+}
+
+/** `kubectl diff`'s exit code when there are differences; the same number as a usage error, as in kubectl. */
+const DIFFERENCES_FOUND: ExitCode = 1;
+
 /** The exit code of an outcome (the table above). */
 export function exitCodeOf(outcome: Outcome): ExitCode {
   return EXIT_CODES[outcome];

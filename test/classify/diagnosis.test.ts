@@ -72,7 +72,7 @@ describe('diagnose', () => {
       { pod: 'web-7d9c6b8f4d-h6s9k', container: 'app', previous: false, lines: ['1', '2', 'starting', 'Error: DATABASE_URL is not set', 'exiting'], shown: 3 },
     ];
     const diagnosis = diagnose(failed([pod('crash-loop-backoff')]), events('crash-loop-backoff'), workload, logs)!;
-    expect(diagnosis.nextStep).toMatch(/its last lines are shown above/);
+    expect(diagnosis.nextStep).toMatch(/its last lines, read before any restore, say why/);
     const line = formatEvent({ kind: 'failed', workload, diagnosis, elapsedMs: 1000 });
     expect(line.details).toContain('last lines of container app (pod web-7d9c6b8f4d-h6s9k):');
     expect(line.details).toContain('  | Error: DATABASE_URL is not set');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 
-const launchers = ['kguard', 'kubectl-guard'];
+const launchers = ['kguard', 'kubectl-rollout_guard'];
 let directory: string | undefined;
 
 async function checkout(mainJs?: string): Promise<string> {

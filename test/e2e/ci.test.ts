@@ -56,9 +56,11 @@ describe('kguard apply --junit FILE', () => {
     const xml = await readFile(junit, 'utf8');
     expect(await junitSchemaErrors(xml)).toEqual([]);
     expect(xml).toContain('<testsuite name="kguard apply" tests="2" failures="1" errors="0" skipped="0"');
-    expect(xml).toMatch(/<testcase name="deployment\/web \(namespace default\)" classname="kguard.Deployment" time="[\d.]+">\n {6}<failure message="new pods cannot pull image &quot;xxxxxnginx:1.17&quot;/);
+    // Each case names its manifest file and line (the ConfigMap's document starts after the Deployment's and the ---).
+    const configMapLine = deploymentYaml('web', 'xxxxxnginx:1.17').split('\n').length + 1;
+    expect(xml).toMatch(/<testcase name="deployment\/web \(namespace default\)" classname="kguard.Deployment" time="[\d.]+" file="bad.yaml" line="1">\n {6}<failure message="new pods cannot pull image &quot;xxxxxnginx:1.17&quot;/);
     expect(xml).toContain('restore: restored');
-    expect(xml).toMatch(/<testcase name="configmap\/settings \(namespace default\)" classname="kguard.ConfigMap" time="[\d.]+"\/>/);
+    expect(xml).toMatch(new RegExp(`<testcase name="configmap/settings \\(namespace default\\)" classname="kguard.ConfigMap" time="[\\d.]+" file="bad.yaml" line="${configMapLine}"/>`));
   });
 
   it('writes an error case when nothing could be applied, and a healthy run passes', async () => {

@@ -46,11 +46,11 @@ async function twoVersions() {
 }
 
 describe('kguard apply --diff', () => {
-  it('lists every object as created, changed or unchanged, with kubectl diff for each change, and changes nothing', async () => {
+  it('lists every object as created, changed or unchanged, with kubectl diff for each change, changes nothing, and exits 1 as kubectl diff does', async () => {
     const file = await twoVersions();
     const since = env.cluster.requests.length;
     const run = await env.kguard(['apply', '-f', file, '--diff']);
-    expect(run.exitCode, run.output).toBe(0);
+    expect(run.exitCode, run.output).toBe(1);
     expect(run.output).toContain('configmap/settings (namespace default): changed: data.mode');
     expect(run.output).toContain('configmap/same (namespace default): unchanged');
     expect(run.output).toContain('configmap/extra (namespace default): created');
@@ -59,9 +59,13 @@ describe('kguard apply --diff', () => {
     expect(run.output).toMatch(/deployment\/web \(namespace default\): kubectl diff[^\n]*\n(?: {4}.*\n)*? {4}- +image: nginx:1\.25\n {4}\+ +image: nginx:1\.26/);
     expect(run.output).toMatch(/configmap\/extra \(namespace default\): kubectl diff[^\n]*\n(?: {4}.*\n)*? {4}\+ {2}mode: new/);
     expect(run.output).not.toContain('configmap/same (namespace default): kubectl diff');
-    expect(run.output).toContain('kguard: dry run: nothing was changed (exit 0)');
+    expect(run.output).toContain('✔ kguard: dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences) (exit 1)');
     expect(writes(since)).toEqual([]);
     expect(env.imageOf('web')).toBe('nginx:1.25');
+    // Nothing to change: exit 0, as kubectl diff without differences.
+    const same = await env.kguard(['apply', '-f', await env.write('v1-again.yaml', `${configMap('settings', 'one')}---\n${configMap('same', 'x')}`), '--diff', '-o', 'json']);
+    expect(same.exitCode, same.output).toBe(0);
+    expect(JSON.parse(same.stdout)).toMatchObject({ outcome: 'previewed', exitCode: 0 });
   });
 });
 

@@ -1,13 +1,14 @@
 // End-to-end harness: the real bin/kguard, driving the real kubectl, against the simulated cluster.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { wantsJsonOutput } from '../../src/cli/options.js';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { assertValidEventStream } from '../report/events-schema.js';
 import { assertValidReport } from '../report/schema.js';
 import { differencesFrom, peopleMadeObjects, recreatedObjects } from './restored.js';
 
@@ -97,6 +98,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       const stderr = String(result.stderr ?? '');
       const run = { exitCode: result.exitCode ?? -1, stdout, stderr, output: normalize(`${stdout}\n${stderr}`) };
       checkJsonReport(args, run);
+      checkEventStream(args, run, dir);
       if (run.exitCode === 3 && restoresAll && runOptions.checkRestore !== false) {
         const now = peopleMadeObjects(cluster.store);
         const differences = differencesFrom(before, now);
@@ -121,6 +123,30 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
 export function checkJsonReport(args: readonly string[], run: Pick<KguardRun, 'stdout' | 'exitCode'>): void {
   // The schema describes apply's report; rollback and status print their own shapes.
   if (args[0] === 'apply' && wantsJsonOutput(args)) assertValidReport(run.stdout, `kguard ${args.join(' ')} (exit ${run.exitCode})`);
+}
+
+/**
+ * With --events FILE or --events -, every line of the stream must be an event the shipped schema
+ * (schema/events.schema.json) accepts, whatever the run ended with; a test fails otherwise.
+ */
+export function checkEventStream(args: readonly string[], run: Pick<KguardRun, 'stdout' | 'exitCode'>, cwd: string): void {
+  const dashDash = args.indexOf('--');
+  const own = dashDash === -1 ? args : args.slice(0, dashDash);
+  const at = own.findIndex((arg) => arg === '--events' || arg.startsWith('--events='));
+  if (at === -1 || args[0] !== 'apply') return;
+  const target = own[at]!.startsWith('--events=') ? own[at]!.slice('--events='.length) : own[at + 1];
+  if (target === undefined) return;
+  const context = `kguard ${args.join(' ')} (exit ${run.exitCode})`;
+  if (target === '-') {
+    // With --output json too, kguard refuses the run: stdout has the JSON report.
+    if (wantsJsonOutput(args)) return;
+    // execa strips the final newline of stdout.
+    assertValidEventStream(run.stdout === '' || run.stdout.endsWith('\n') ? run.stdout : `${run.stdout}\n`, context);
+    return;
+  }
+  const file = isAbsolute(target) ? target : join(cwd, target);
+  // A run refused before it opened the file (a usage error) writes none.
+  if (existsSync(file)) assertValidEventStream(readFileSync(file, 'utf8'), context);
 }
 
 export function normalize(text: string): string {

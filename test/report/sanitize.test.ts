@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor, REDACTED, secretValuesIn, secretValuesOfObjects } from '../../src/report/redact.js';
+import { Redactor, REDACTED, secretValuesOfObjects } from '../../src/report/redact.js';
+import { secretValuesIn } from '../../src/report/secret-values.js';
 import { sanitizeDeep, sanitizeText } from '../../src/report/sanitize.js';
 
 describe('sanitizeText', () => {

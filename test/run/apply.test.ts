@@ -247,9 +247,11 @@ describe('runApply after the apply: nothing escapes', () => {
 });
 
 describe('rollbackCommand', () => {
-  it('keeps only the flags kguard rollback takes, the pinned context included', async () => {
+  it('keeps only the flags kguard rollback takes, the pinned context and who the run was included', async () => {
     const { rollbackCommand } = await import('../../src/run/journal-life.js');
-    const kubectl = { commandLine: () => "kubectl --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot'" };
-    expect(rollbackCommand('kguard-abc', kubectl)).toBe('kguard rollback kguard-abc --kubeconfig=/home/me/.kube/config --context=prod');
+    const kubectl = {
+      commandLine: () => "kubectl --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot' --request-timeout=30s --disable-compression",
+    };
+    expect(rollbackCommand('kguard-abc', kubectl)).toBe("kguard rollback kguard-abc --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot'");
   });
 });

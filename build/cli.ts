@@ -1,0 +1,17 @@
+// The single-file builds from the command line:
+//   node dist/build/cli.js action   (npm run build:action: action-dist/index.mjs, committed)
+//   node dist/build/cli.js sea      (npm run build:sea: dist/sea/kguard, one executable with Node inside)
+import { writeFileSync } from 'node:fs';
+import { ACTION_BUNDLE, actionBuildOptions, bundleText, ROOT } from './bundle.js';
+import { buildSea } from './sea.js';
+
+const target = process.argv[2];
+if (target === 'action') {
+  writeFileSync(`${ROOT}${ACTION_BUNDLE}`, await bundleText(actionBuildOptions()));
+  process.stdout.write(`wrote ${ACTION_BUNDLE}\n`);
+} else if (target === 'sea') {
+  process.stdout.write(`wrote ${await buildSea(`${ROOT}dist/sea`)}\n`);
+} else {
+  process.stderr.write('usage: node dist/build/cli.js action|sea\n');
+  process.exitCode = 1;
+}

@@ -1,0 +1,84 @@
+// The GitHub Action's step: runs kguard apply with the inputs, keeps the JSON report in a file,
+// and sets the step's outputs (outcome, exit-code, report, junit). kguard itself writes the
+// annotations and the job summary (it sees GITHUB_ACTIONS=true). The step's exit code is kguard's.
+import { spawn } from 'node:child_process';
+import { appendFileSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import path from 'node:path';
+import { escapeData } from '../report/github.js';
+import { kguardArgs, kubeconfigInput, readInputs } from './inputs.js';
+
+/** How to start kguard: the program and its first arguments, and what its environment adds. */
+export interface KguardLauncher {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+export async function runAction(kguard: KguardLauncher, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const temp = env.RUNNER_TEMP || tmpdir();
+  const stamp = `${process.pid}-${Date.now()}`;
+  let args: string[];
+  let junit: string;
+  try {
+    const inputs = readInputs(env);
+    junit = inputs.junit ?? path.join(temp, `kguard-junit-${stamp}.xml`);
+    const kubeconfig = kubeconfigInput(inputs.kubeconfig);
+    let kubeconfigPath: string | undefined;
+    if (kubeconfig && 'content' in kubeconfig) {
+      // A secret's text: a private file, never an argument or a log line.
+      kubeconfigPath = path.join(temp, `kguard-kubeconfig-${stamp}`);
+      writeFileSync(kubeconfigPath, `${kubeconfig.content}\n`, { mode: 0o600 });
+    } else if (kubeconfig) {
+      kubeconfigPath = kubeconfig.path;
+    }
+    args = kguardArgs(inputs, { kubeconfig: kubeconfigPath, junit });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stdout.write(`::error title=kguard::${escapeData(message)}\n`);
+    setOutputs(env, { outcome: 'error', 'exit-code': '1', report: '', junit: '' });
+    return 1;
+  }
+  const report = path.join(temp, `kguard-report-${stamp}.json`);
+  const reportFd = openSync(report, 'w', 0o600);
+  process.stderr.write(`kguard ${args.join(' ')}\n`);
+  // The inputs (a kubeconfig's text among them) stay with this process, not with kguard's kubectl.
+  const childEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('INPUT_')));
+  // Its own process group: a signal the runner sends to this step reaches kguard exactly once,
+  // from here, whether the runner signals this process or its whole group. GitHub cancels with
+  // SIGINT, then SIGTERM 7.5 s later: both are passed on, and kguard takes them as one cancellation.
+  const child = spawn(kguard.command, [...kguard.args, ...args], {
+    stdio: ['ignore', reportFd, 'inherit'],
+    detached: true,
+    env: { ...childEnv, ...kguard.env },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  const exitCode = await new Promise<number>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+    child.on('error', (error) => {
+      process.stdout.write(`::error title=kguard::${escapeData(`could not start kguard: ${error.message}`)}\n`);
+      resolve(70);
+    });
+  });
+  closeSync(reportFd);
+  setOutputs(env, { outcome: outcomeIn(report), 'exit-code': String(exitCode), report, junit });
+  return exitCode;
+}
+
+function outcomeIn(report: string): string {
+  try {
+    const parsed = JSON.parse(readFileSync(report, 'utf8')) as { outcome?: unknown };
+    return typeof parsed.outcome === 'string' ? parsed.outcome : 'error';
+  } catch {
+    return 'error';
+  }
+}
+
+/** Step outputs: name=value lines appended to $GITHUB_OUTPUT (the values hold no newline). */
+function setOutputs(env: NodeJS.ProcessEnv, outputs: Record<string, string>): void {
+  const lines = Object.entries(outputs)
+    .map(([name, value]) => `${name}=${value}\n`)
+    .join('');
+  if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, lines);
+  else process.stdout.write(lines);
+}
