@@ -128,6 +128,15 @@ spec:
 `;
 }
 
+/**
+ * The Job is gone when the run ends (deleted by uid before the exit); its pods follow through the
+ * garbage collector (propagationPolicy Background), as on a real cluster: a moment later.
+ */
+async function jobAndPodsGone(sandboxed: Sandbox): Promise<void> {
+  expect(jobsIn(sandboxed).filter((name) => name.startsWith('Job/'))).toEqual([]);
+  await eventually(() => (jobsIn(sandboxed).length === 0 ? true : undefined), 10_000);
+}
+
 function jobsIn(sandboxed: Sandbox): string[] {
   return sandboxed.cluster.store
     .everything()
@@ -148,7 +157,7 @@ describe.concurrent('kguard apply --verify-job', () => {
       expect(run.stderr).toContain("next: the check says the new version does not work: its pod's last lines are above (the Job is deleted after its check; --keep-verify keeps it)");
       expect(run.stderr).toMatch(/• job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
-      expect(jobsIn(sandboxed)).toEqual([]);
+      await jobAndPodsGone(sandboxed);
       const report = JSON.parse(run.stdout) as JsonReport;
       expect(report.verify).toEqual([
         expect.objectContaining({ type: 'job', file: job, passed: false, cleanup: { action: 'deleted', detail: null, commands: [] }, job: { namespace: 'default', name: expect.stringMatching(/^smoke-/) } }),
@@ -165,7 +174,7 @@ describe.concurrent('kguard apply --verify-job', () => {
       expect(run.output).toMatch(/✔ verified: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*smoke\.yaml completed \(1\/1 completions succeeded\) in <DURATION>/);
       expect(run.output).toMatch(/job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
       expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
-      expect(jobsIn(sandboxed)).toEqual([]);
+      await jobAndPodsGone(sandboxed);
     }));
 
   it('deletes the verify Job when a signal stops the run while it runs, and restores (exit 130)', () =>
@@ -179,7 +188,7 @@ describe.concurrent('kguard apply --verify-job', () => {
       expect(run.exitCode, run.output).toBe(130);
       expect(run.output).toMatch(/• verifying: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*slow\.yaml stopped: the run was cancelled/);
       expect(run.output).toMatch(/job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
-      expect(jobsIn(sandboxed)).toEqual([]);
+      await jobAndPodsGone(sandboxed);
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     }));
 });
