@@ -15301,6 +15301,59 @@ var init_options3 = __esm({
   }
 });
 
+// src/run/fleet.ts
+function fleetWaves(contexts, canary) {
+  const named = contexts.map((context) => context.trim()).filter((context) => context !== "");
+  const duplicate = named.find((context, index) => named.indexOf(context) !== index);
+  if (duplicate !== void 0) throw new InputError(`--contexts names ${duplicate} twice; give each context once.`);
+  if (canary === void 0) {
+    if (named.length === 0) throw new InputError("--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.");
+    return named.map((context) => [context]);
+  }
+  const rest = named.filter((context) => context !== canary);
+  return rest.length > 0 ? [[canary], rest] : [[canary]];
+}
+function parseFleetRollback(value) {
+  if (value === "all" || value === "failed" || value === "none") return value;
+  throw new InputError(`--fleet-rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
+}
+function clustersToRestore(ends, mode) {
+  if (mode !== "all") return [];
+  return ends.filter((end) => end.outcome === "succeeded" && end.runId !== null);
+}
+function firstFailure(ends) {
+  return ends.find((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success && end.outcome !== "restored");
+}
+function fleetExitCode(ends) {
+  if (ends.some((end) => end.exitCode === ExitCode.RollbackFailed)) return ExitCode.RollbackFailed;
+  const failed2 = firstFailure(ends);
+  if (!failed2) return ExitCode.Success;
+  const restoredOthers = ends.some((end) => end.outcome === "restored");
+  if ((failed2.exitCode === ExitCode.ClusterError || failed2.exitCode === ExitCode.InputError) && restoredOthers) return ExitCode.RolledBack;
+  return failed2.exitCode ?? ExitCode.ClusterError;
+}
+function fleetOutcome(ends) {
+  const exitCode = fleetExitCode(ends);
+  if (exitCode === ExitCode.RolledBack && !ends.some((end) => end.outcome === "rolled-back" || end.outcome === "restored")) return "failed";
+  return OUTCOMES[exitCode] ?? "error";
+}
+var OUTCOMES;
+var init_fleet = __esm({
+  "src/run/fleet.ts"() {
+    "use strict";
+    init_errors();
+    OUTCOMES = {
+      [ExitCode.Success]: "succeeded",
+      [ExitCode.RolledBack]: "rolled-back",
+      [ExitCode.RollbackFailed]: "needs-attention",
+      [ExitCode.TimedOut]: "timed-out",
+      [ExitCode.Interrupted]: "interrupted",
+      [ExitCode.ClusterError]: "error",
+      [ExitCode.InputError]: "error"
+    };
+  }
+});
+
 // src/cli/options.ts
 function checkRollbackFlags(flags) {
   const modes = new Set(flags.map((flag) => flag === "--no-rollback" ? "none" : flag.replace(/^--rollback[ =]/, "")));
@@ -15388,12 +15441,22 @@ function parseCount(value, flag) {
   if (!/^\d+$/.test(value.trim())) throw new InputError(`${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`);
   return Number(value.trim());
 }
+function toFleetPlan(raw) {
+  if (raw.contexts === void 0 && raw.canary === void 0) {
+    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all") throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary).");
+    return void 0;
+  }
+  if (raw.junit !== void 0) throw new InputError("--junit writes one cluster's report; a fleet (--contexts, --canary) does not write one yet. Use --output json.");
+  if (raw.confirm || raw.diff) throw new InputError("--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.");
+  return { waves: fleetWaves((raw.contexts ?? "").split(","), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? "all") };
+}
 var init_options4 = __esm({
   "src/cli/options.ts"() {
     "use strict";
     init_errors();
     init_options3();
     init_duration2();
+    init_fleet();
   }
 });
 
@@ -15588,7 +15651,9 @@ function withKubectlOptions(command, handlers) {
 function buildProgram(name, words, handlers) {
   const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
   const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--contexts <names>", "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts").option("--canary <context>", "a fleet: apply to this context first, then to the other --contexts in one parallel wave").addOption(
+    new Option("--fleet-rollback <mode>", "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none").choices(["all", "failed", "none"]).default("all")
+  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
     new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
   ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
@@ -27136,7 +27201,8 @@ var history_store_exports = {};
 __export(history_store_exports, {
   joinParts: () => joinParts,
   keepHistory: () => keepHistory,
-  listHistory: () => listHistory
+  listHistory: () => listHistory,
+  removeHistoryOf: () => removeHistoryOf
 });
 async function keepHistory(kubectl, record, keep, deadlineMs) {
   const packed = historySecret(record);
@@ -27170,6 +27236,10 @@ async function listHistory(kubectl, namespace) {
       return [];
     }
   }).sort((a2, b) => b.record.finishedAt.localeCompare(a2.record.finishedAt) || b.record.runId.localeCompare(a2.record.runId));
+}
+async function removeHistoryOf(kubectl, runId, deadlineMs) {
+  const parts = (await listHistory(kubectl, void 0)).filter((entry) => entry.record.runId === runId);
+  await Promise.all(parts.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
 }
 var secretsPath2;
 var init_history_store = __esm({
@@ -28884,7 +28954,8 @@ async function startJournal(runId, { placement, home }, refs, before, options, d
   deps.reporter.emit({ kind: "journal", runId, namespace: journal.namespace, pieces: journal.pieces });
   return journal;
 }
-async function endJournal(journal, result, deps) {
+async function endJournal(journal, result, deps, keepWhenHealthy = false) {
+  if (keepWhenHealthy && result.outcome === "succeeded") return;
   if (!rollbackCanHelp(result)) {
     await journal.finish().catch(
       (error2) => deps.reporter.emit({
@@ -30360,7 +30431,7 @@ async function runApply(options, rawDeps) {
     result = resultOf(objects, verification);
     const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : [];
     if (records.length > 0) deps.reporter.emit({ kind: "history-kept", runId: records[0].runId, namespaces: records.map((record) => record.namespace), keep: options.history });
-    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps)]).then(() => void 0) : void 0;
+    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps, options.keepJournal)]).then(() => void 0) : void 0;
     deps.announce?.(result);
     return result;
   } finally {
@@ -30530,7 +30601,7 @@ async function guardedApply(options, deps) {
     });
     const exitCode = exitCodeOfRun(result);
     if (result.outcome !== "needs-attention" && options.rollback === "all") await copies2.remove();
-    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };
+    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode, runId };
   } finally {
     recorder.close();
   }
@@ -30567,6 +30638,149 @@ var init_apply2 = __esm({
     init_apply();
     init_result2();
     init_environment();
+  }
+});
+
+// src/api/fleet.ts
+var fleet_exports = {};
+__export(fleet_exports, {
+  guardedFleetApply: () => guardedFleetApply
+});
+async function guardedFleetApply(options, plan, deps) {
+  if (options.connectionArgs.some((arg) => arg.startsWith("--context="))) {
+    throw new InputError("--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context.");
+  }
+  if (plan.rollback === "all" && !options.journal && !options.dryRun) {
+    throw new InputError("--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.");
+  }
+  const shared = { emit: (event) => deps.reporter.emit(event), close: () => void 0 };
+  let stdin;
+  const readStdin2 = () => stdin ??= deps.readStdin();
+  const ends = plan.waves.flatMap(
+    (contexts, index) => contexts.map((context) => ({ context, wave: index + 1, outcome: "not-reached", exitCode: null, runId: null, message: null, report: null }))
+  );
+  const clusterOptions = (context) => ({
+    ...options,
+    connectionArgs: [...options.connectionArgs, `--context=${context}`],
+    keepJournal: true,
+    // `none`: the fleet restores nothing, the failing cluster included.
+    rollback: plan.rollback === "none" ? "none" : options.rollback
+  });
+  for (const [index] of plan.waves.entries()) {
+    const wave = ends.filter((end) => end.wave === index + 1);
+    await Promise.all(
+      wave.map(async (end) => {
+        try {
+          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter: shared, readStdin: readStdin2 });
+          Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
+        } catch (error2) {
+          if (!(error2 instanceof KguardError)) throw error2;
+          Object.assign(end, { outcome: "error", exitCode: error2.exitCode, message: sanitizeText(error2.message, deps.redactor) });
+        }
+      })
+    );
+    if (wave.some((end) => end.exitCode !== ExitCode.Success)) break;
+  }
+  const failed2 = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
+  const restore2 = failed2 ? clustersToRestore(ends, plan.rollback) : [];
+  await Promise.all(
+    ends.map(async (end) => {
+      if (end.runId === null || end.outcome !== "succeeded") return;
+      const kubectl = clusterKubectl(clusterOptions(end.context), deps);
+      if (restore2.includes(end)) Object.assign(end, await restoreCluster(end.runId, kubectl, options, { ...deps, reporter: shared }));
+      else await forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+    })
+  );
+  deps.reporter.close();
+  const exitCode = fleetExitCode(ends);
+  return { report: { reportVersion: 3, fleet: true, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
+}
+function clusterKubectl(options, deps) {
+  return createKubectl(execProcess, {
+    binary: deps.kubectlBinary,
+    connectionArgs: options.connectionArgs,
+    requestTimeout: `${options.requestTimeoutMs / 1e3}s`,
+    readDeadlineMs: Math.min(6e4, Math.max(5e3, options.rollbackTimeoutMs)),
+    concurrency: options.concurrency,
+    retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+    observe: (objects) => {
+      for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
+    }
+  });
+}
+async function restoreCluster(runId, kubectl, options, deps) {
+  const recorder = new RunRecorder(deps.reporter, deps.redactor);
+  const copies2 = privateCopies(runId);
+  try {
+    const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies2, probe: probeHolder });
+    if (result.needsPerson > 0) {
+      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} finishes it.` };
+    }
+    await Promise.all([copies2.remove(), removeCopiesOf(runId), removeHistoryOf(kubectl, runId, options.rollbackTimeoutMs).catch(() => void 0)]);
+    return { outcome: "restored", exitCode: ExitCode.RolledBack };
+  } catch (error2) {
+    const reason = error2 instanceof Error ? error2.message : String(error2);
+    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} finishes it.`, deps.redactor) };
+  } finally {
+    recorder.close();
+  }
+}
+async function forgetJournal(runId, kubectl, deadlineMs) {
+  const run = (await listRuns(kubectl, void 0, Date.now(), probeHolder).catch(() => [])).find((candidate) => candidate.runId === runId);
+  if (run) await removeJournal(kubectl, run.secrets, deadlineMs).catch(() => void 0);
+}
+var init_fleet2 = __esm({
+  "src/api/fleet.ts"() {
+    "use strict";
+    init_clock();
+    init_errors();
+    init_client();
+    init_exec();
+    init_transient();
+    init_holder();
+    init_history_store();
+    init_store();
+    init_recorder();
+    init_redact();
+    init_sanitize();
+    init_fleet();
+    init_rollback();
+    init_runs();
+    init_restore();
+    init_apply2();
+  }
+});
+
+// src/report/fleet.ts
+var fleet_exports2 = {};
+__export(fleet_exports2, {
+  fleetLines: () => fleetLines
+});
+function fleetLines(report) {
+  const lines = report.clusters.map((cluster) => {
+    const exit = cluster.exitCode === null ? "" : ` (exit ${cluster.exitCode})`;
+    const message = cluster.message ? `: ${cluster.message}` : "";
+    return `context ${cluster.context} (wave ${cluster.wave}): ${WORDS[cluster.outcome]}${exit}${message}`;
+  });
+  return [...lines, `fleet: ${report.outcome} (exit ${report.exitCode})`];
+}
+var WORDS;
+var init_fleet3 = __esm({
+  "src/report/fleet.ts"() {
+    "use strict";
+    WORDS = {
+      succeeded: "healthy",
+      unchanged: "unchanged",
+      previewed: "previewed",
+      "rolled-back": "failed, restored",
+      failed: "failed, not restored",
+      "timed-out": "timed out",
+      "needs-attention": "needs a person",
+      interrupted: "interrupted",
+      error: "not applied: kguard could not run there",
+      restored: "healthy, restored because another cluster failed",
+      "not-reached": "not reached: untouched"
+    };
   }
 });
 
@@ -33770,6 +33984,7 @@ async function runCommand2(raw, passThrough, session) {
       session.logToStderr = session.json || lines.toStdout;
     }
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
+    const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
     if (raw.confirm && !raw.yes && !await confirmed(options, session)) {
       throw new InputError("not applied: the answer was not yes. Nothing was changed.");
@@ -33777,6 +33992,7 @@ async function runCommand2(raw, passThrough, session) {
     const missing = missingKubeconfig(options.connectionArgs, process.env);
     if (missing) throw new InputError(missing);
     session.finished = false;
+    if (plan) return await runFleet(options, plan, session);
     const { guardedApply: guardedApply2 } = await Promise.resolve().then(() => (init_apply2(), apply_exports));
     const { report, exitCode } = await guardedApply2(options, {
       redactor: session.redactor,
@@ -33797,6 +34013,26 @@ async function runCommand2(raw, passThrough, session) {
     session.recorder?.close();
     return fail(session, error2);
   }
+}
+async function runFleet(options, plan, session) {
+  const [{ guardedFleetApply: guardedFleetApply2 }, { fleetLines: fleetLines2 }] = await Promise.all([Promise.resolve().then(() => (init_fleet2(), fleet_exports)), Promise.resolve().then(() => (init_fleet3(), fleet_exports2))]);
+  const { report, exitCode } = await guardedFleetApply2(options, plan, {
+    redactor: session.redactor,
+    reporter: await makeReporter(session, options.manifests),
+    signal: session.cancel.signal,
+    readStdin,
+    kubectlBinary: process.env.KGUARD_KUBECTL || "kubectl",
+    env: process.env,
+    traceKubectl: session.verbosity === "verbose"
+  });
+  session.finished = true;
+  const log = session.logToStderr ? process.stderr : process.stdout;
+  log.write(`${fleetLines2(report).map((line) => sanitizeText(line, session.redactor)).join("\n")}
+`);
+  if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
+`);
+  await writeDotenv(session, report.outcome, exitCode);
+  return exitCode;
 }
 async function fail(session, error2) {
   const failure = failureOf(error2);

@@ -56,6 +56,8 @@ export interface ApplyOptions {
   concurrency: number;
   /** kubectl's deadline for each API request (--request-timeout; kubectl sends it as `timeout=`). */
   requestTimeoutMs: number;
+  /** A fleet's cluster: a healthy run keeps its journal, so the fleet can restore it if a later cluster fails. */
+  keepJournal?: boolean;
 }
 
 /** What a guarded apply needs beyond the run's options: the connection flags for every kubectl call. */

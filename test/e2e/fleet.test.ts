@@ -1,0 +1,148 @@
+// Fleet apply (issue 19), end to end: the real bin/kguard and the real kubectl against three
+// simulated clusters behind one kubeconfig, one context each.
+import { afterEach, describe, expect, it } from 'vitest';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { fleetSandbox, type Fleet } from './fleet-harness.js';
+import { differencesFrom } from './restored.js';
+
+const MISSING = 'xxxxxnginx:1.17';
+const missingImage = { scenario: { registry: { [MISSING]: 'missing' as const } } };
+const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
+
+let fleet: Fleet | undefined;
+afterEach(async () => {
+  await fleet?.stop();
+  fleet = undefined;
+});
+
+interface ClusterLine {
+  context: string;
+  wave: number;
+  outcome: string;
+  exitCode: number | null;
+}
+
+function clustersOf(stdout: string): ClusterLine[] {
+  const report = JSON.parse(stdout) as { clusters: ClusterLine[] };
+  return report.clusters.map(({ context, wave, outcome, exitCode }) => ({ context, wave, outcome, exitCode }));
+}
+
+/** Every cluster with v1 of `web` (nginx:1.25) deployed by kubectl's way of things: a plain kguard apply per context. */
+async function deployV1(target: Fleet): Promise<void> {
+  const file = await target.write('web-v1.yaml', deploymentYaml('web', 'nginx:1.25'));
+  for (const context of target.clusters.keys()) {
+    const run = await target.kguard(['apply', '-f', file, '--context', context, ...fast]);
+    expect(run.exitCode, run.output).toBe(0);
+  }
+}
+
+function imageIn(target: Fleet, context: string): string | undefined {
+  return target.clusters.get(context)!.store.get('Deployment', 'default', 'web')?.spec.template.spec.containers[0].image;
+}
+
+function journalsIn(target: Fleet, context: string): number {
+  return target.clusters.get(context)!.store.everything().filter((object) => object.kind === 'Secret' && /journal/.test(object.metadata.name)).length;
+}
+
+describe('kguard apply --contexts', () => {
+  it('applies to 3 clusters in 2 waves (canary, then the rest) and exits 0 when all are healthy, leaving no journal', async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': {}, 'us-1': {} });
+    await deployV1(fleet);
+    const file = await fleet.write('web-v2.yaml', deploymentYaml('web', 'nginx:1.26'));
+    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--canary', 'staging', '-o', 'json', ...fast]);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(clustersOf(run.stdout)).toEqual([
+      { context: 'staging', wave: 1, outcome: 'succeeded', exitCode: 0 },
+      { context: 'eu-1', wave: 2, outcome: 'succeeded', exitCode: 0 },
+      { context: 'us-1', wave: 2, outcome: 'succeeded', exitCode: 0 },
+    ]);
+    expect(run.stderr).toMatch(/context us-1 \(wave 2\): healthy \(exit 0\)/);
+    expect(run.stderr).toMatch(/fleet: succeeded \(exit 0\)/);
+    for (const context of ['staging', 'eu-1', 'us-1']) {
+      expect(imageIn(fleet, context)).toBe('nginx:1.26');
+      expect(journalsIn(fleet, context), context).toBe(0);
+    }
+  });
+
+  it('a bad image failing in the canary: the canary is restored, the other clusters are never touched, exit 3', async () => {
+    fleet = await fleetSandbox({ staging: missingImage, 'eu-1': missingImage, 'us-1': missingImage });
+    await deployV1(fleet);
+    const before = fleet.states();
+    const requestsBefore = new Map([...fleet.clusters].map(([context, cluster]) => [context, cluster.arrivals.length]));
+    const file = await fleet.write('web-bad.yaml', deploymentYaml('web', MISSING));
+    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--canary', 'staging', '-o', 'json', ...fast]);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(clustersOf(run.stdout)).toEqual([
+      { context: 'staging', wave: 1, outcome: 'rolled-back', exitCode: 3 },
+      { context: 'eu-1', wave: 2, outcome: 'not-reached', exitCode: null },
+      { context: 'us-1', wave: 2, outcome: 'not-reached', exitCode: null },
+    ]);
+    const after = fleet.states();
+    for (const context of ['staging', 'eu-1', 'us-1']) expect(differencesFrom(before.get(context)!, after.get(context)!), context).toEqual([]);
+    // Not reached means not even read.
+    expect(fleet.clusters.get('eu-1')!.arrivals.length).toBe(requestsBefore.get('eu-1'));
+    expect(fleet.clusters.get('us-1')!.arrivals.length).toBe(requestsBefore.get('us-1'));
+  });
+
+  it('a failure in wave 2 with --fleet-rollback all restores waves 1 and 2, each equal to its pre-apply state; wave 3 is untouched', async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': missingImage, 'us-1': {} });
+    await deployV1(fleet);
+    const before = fleet.states();
+    const requestsBefore = fleet.clusters.get('us-1')!.arrivals.length;
+    // The image pulls in staging and us-1; eu-1's registry has none.
+    const file = await fleet.write('web-bad.yaml', deploymentYaml('web', MISSING));
+    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--fleet-rollback', 'all', '-o', 'json', ...fast]);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(clustersOf(run.stdout)).toEqual([
+      { context: 'staging', wave: 1, outcome: 'restored', exitCode: 3 },
+      { context: 'eu-1', wave: 2, outcome: 'rolled-back', exitCode: 3 },
+      { context: 'us-1', wave: 3, outcome: 'not-reached', exitCode: null },
+    ]);
+    const after = fleet.states();
+    for (const context of ['staging', 'eu-1', 'us-1']) expect(differencesFrom(before.get(context)!, after.get(context)!), context).toEqual([]);
+    for (const context of ['staging', 'eu-1']) expect(journalsIn(fleet, context), context).toBe(0);
+    expect(fleet.clusters.get('us-1')!.arrivals.length).toBe(requestsBefore);
+    expect(run.stderr).toMatch(/context staging \(wave 1\): healthy, restored because another cluster failed \(exit 3\)/);
+  });
+
+  it('--fleet-rollback failed restores only the failed cluster and stops: wave 1 keeps the new version, exit 3', async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': missingImage, 'us-1': {} });
+    await deployV1(fleet);
+    const before = fleet.states();
+    const file = await fleet.write('web-bad.yaml', deploymentYaml('web', MISSING));
+    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--fleet-rollback', 'failed', '-o', 'json', ...fast]);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(clustersOf(run.stdout).map((cluster) => cluster.outcome)).toEqual(['succeeded', 'rolled-back', 'not-reached']);
+    expect(imageIn(fleet, 'staging')).toBe(MISSING);
+    expect(differencesFrom(before.get('eu-1')!, fleet.states().get('eu-1')!)).toEqual([]);
+    expect(journalsIn(fleet, 'staging')).toBe(0);
+  });
+
+  it('an unreachable cluster fails its wave before anything is applied there; the wave before it is restored (exit 3)', async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': {}, 'us-1': {} });
+    await deployV1(fleet);
+    const before = fleet.states();
+    await fleet.clusters.get('eu-1')!.stop();
+    const file = await fleet.write('web-v2.yaml', deploymentYaml('web', 'nginx:1.26'));
+    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '-o', 'json', ...fast]);
+    expect(run.exitCode, run.output).toBe(3);
+    expect(clustersOf(run.stdout)).toEqual([
+      { context: 'staging', wave: 1, outcome: 'restored', exitCode: 3 },
+      { context: 'eu-1', wave: 2, outcome: 'error', exitCode: 2 },
+      { context: 'us-1', wave: 3, outcome: 'not-reached', exitCode: null },
+    ]);
+    expect(imageIn(fleet, 'staging')).toBe('nginx:1.25');
+    expect(differencesFrom(before.get('staging')!, fleet.states().get('staging')!)).toEqual([]);
+    expect(imageIn(fleet, 'us-1')).toBe('nginx:1.25');
+  });
+
+  it('an unreachable canary: nothing is applied anywhere, exit 2', async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': {} });
+    await fleet.clusters.get('staging')!.stop();
+    const file = await fleet.write('web-v2.yaml', deploymentYaml('web', 'nginx:1.26'));
+    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'eu-1', '--canary', 'staging', ...fast]);
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.stdout).toMatch(/context eu-1 \(wave 2\): not reached: untouched/);
+    expect(imageIn(fleet, 'eu-1')).toBeUndefined();
+  });
+});
