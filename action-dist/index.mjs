@@ -25119,6 +25119,117 @@ var init_leases = __esm({
   }
 });
 
+// src/journal/history.ts
+import { gunzipSync as gunzipSync3, gzipSync as gzipSync3 } from "node:zlib";
+function historyName(runId) {
+  return `${runId}-history`;
+}
+function historySecret(record) {
+  const packed = gzipSync3(Buffer.from(JSON.stringify(record))).toString("base64");
+  if (packed.length > MAX_SECRET_BYTES2) return void 0;
+  const secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: HISTORY_TYPE,
+    metadata: {
+      name: historyName(record.runId),
+      namespace: record.namespace,
+      labels: { [HISTORY_LABEL]: HISTORY_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: record.runId },
+      annotations: {
+        "kguard.dev/finished-at": record.finishedAt,
+        "kguard.dev/user": record.user,
+        "kguard.dev/objects": String(record.objects.length)
+      }
+    },
+    data: { history: packed }
+  };
+  return { secret, bytes: packed.length };
+}
+function readHistorySecret(secret) {
+  const data = secret.data?.history;
+  if (!data) throw new Error(`secret ${secret.metadata.name} holds no kguard history record`);
+  return JSON.parse(gunzipSync3(Buffer.from(data, "base64")).toString("utf8"));
+}
+function beyondKeep(records, keep) {
+  const newestFirst = [...records].sort((a2, b) => b.finishedAt.localeCompare(a2.finishedAt) || b.runId.localeCompare(a2.runId));
+  return newestFirst.slice(Math.max(0, keep));
+}
+function asJournal(record) {
+  return {
+    runId: record.runId,
+    startedAt: record.startedAt,
+    expiresAt: record.finishedAt,
+    namespace: record.namespace,
+    state: "applied",
+    command: record.command,
+    objects: record.objects.map(({ ref, before, applied: applied2 }) => ({ ref, before, applied: applied2 }))
+  };
+}
+var HISTORY_VERSION, MAX_SECRET_BYTES2;
+var init_history = __esm({
+  "src/journal/history.ts"() {
+    "use strict";
+    init_labels();
+    HISTORY_VERSION = "v1";
+    MAX_SECRET_BYTES2 = 1024 * 1024;
+  }
+});
+
+// src/journal/history-store.ts
+var history_store_exports = {};
+__export(history_store_exports, {
+  joinParts: () => joinParts,
+  keepHistory: () => keepHistory,
+  listHistory: () => listHistory,
+  removeHistoryOf: () => removeHistoryOf
+});
+async function keepHistory(kubectl, record, keep, deadlineMs) {
+  const packed = historySecret(record);
+  if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
+  const written = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
+  if (!written.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`);
+  const listed = await listHistory(kubectl, record.namespace);
+  const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
+  await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+  return { bytes: packed.bytes, pruned: old.length };
+}
+function joinParts(listed) {
+  const runs = /* @__PURE__ */ new Map();
+  for (const entry of listed) {
+    const seen = runs.get(entry.record.runId);
+    if (!seen) runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
+    else {
+      seen.record.objects.push(...entry.record.objects);
+      seen.bytes += entry.bytes;
+    }
+  }
+  return [...runs.values()];
+}
+async function listHistory(kubectl, namespace) {
+  const secrets = await kubectl.listLabelled("secrets", namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
+  return secrets.flatMap((secret) => {
+    try {
+      const record = readHistorySecret(secret);
+      return [{ record, uid: secret.metadata.uid ?? "", bytes: String(secret.data?.history ?? "").length }];
+    } catch {
+      return [];
+    }
+  }).sort((a2, b) => b.record.finishedAt.localeCompare(a2.record.finishedAt) || b.record.runId.localeCompare(a2.record.runId));
+}
+async function removeHistoryOf(kubectl, runId, deadlineMs) {
+  const parts = (await listHistory(kubectl, void 0)).filter((entry) => entry.record.runId === runId);
+  await Promise.all(parts.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+}
+var secretsPath2;
+var init_history_store = __esm({
+  "src/journal/history-store.ts"() {
+    "use strict";
+    init_history();
+    init_labels();
+    secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
+  }
+});
+
 // src/classify/conditions.ts
 var JOB_LOGS_STEP, JOB_CONDITION_REASONS, JOB_FAILED, STALLED, CLAIM_LOST, POD_FAILED, CONTAINER_FAILED;
 var init_conditions = __esm({
@@ -26931,7 +27042,7 @@ async function runRollback(options, deps) {
   const needsPerson = statuses.filter((status) => status === "failed" || status === "kept").length;
   if (needsPerson === 0) {
     if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
-    await releaseLeasesOf(journal, options.deadlineMs, deps);
+    await Promise.all([releaseLeasesOf(journal, options.deadlineMs, deps), removeHistoryOf(deps.kubectl, journal.runId, options.deadlineMs).catch(() => void 0)]);
   }
   return {
     runId: journal.runId,
@@ -26972,6 +27083,7 @@ var init_rollback = __esm({
     init_lease();
     init_leases();
     init_store();
+    init_history_store();
     init_options2();
     init_runs();
     init_model();
@@ -27137,117 +27249,6 @@ var init_journal_commands = __esm({
     init_sanitize();
     init_passthrough();
     init_options4();
-  }
-});
-
-// src/journal/history.ts
-import { gunzipSync as gunzipSync3, gzipSync as gzipSync3 } from "node:zlib";
-function historyName(runId) {
-  return `${runId}-history`;
-}
-function historySecret(record) {
-  const packed = gzipSync3(Buffer.from(JSON.stringify(record))).toString("base64");
-  if (packed.length > MAX_SECRET_BYTES2) return void 0;
-  const secret = {
-    apiVersion: "v1",
-    kind: "Secret",
-    type: HISTORY_TYPE,
-    metadata: {
-      name: historyName(record.runId),
-      namespace: record.namespace,
-      labels: { [HISTORY_LABEL]: HISTORY_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: record.runId },
-      annotations: {
-        "kguard.dev/finished-at": record.finishedAt,
-        "kguard.dev/user": record.user,
-        "kguard.dev/objects": String(record.objects.length)
-      }
-    },
-    data: { history: packed }
-  };
-  return { secret, bytes: packed.length };
-}
-function readHistorySecret(secret) {
-  const data = secret.data?.history;
-  if (!data) throw new Error(`secret ${secret.metadata.name} holds no kguard history record`);
-  return JSON.parse(gunzipSync3(Buffer.from(data, "base64")).toString("utf8"));
-}
-function beyondKeep(records, keep) {
-  const newestFirst = [...records].sort((a2, b) => b.finishedAt.localeCompare(a2.finishedAt) || b.runId.localeCompare(a2.runId));
-  return newestFirst.slice(Math.max(0, keep));
-}
-function asJournal(record) {
-  return {
-    runId: record.runId,
-    startedAt: record.startedAt,
-    expiresAt: record.finishedAt,
-    namespace: record.namespace,
-    state: "applied",
-    command: record.command,
-    objects: record.objects.map(({ ref, before, applied: applied2 }) => ({ ref, before, applied: applied2 }))
-  };
-}
-var HISTORY_VERSION, MAX_SECRET_BYTES2;
-var init_history = __esm({
-  "src/journal/history.ts"() {
-    "use strict";
-    init_labels();
-    HISTORY_VERSION = "v1";
-    MAX_SECRET_BYTES2 = 1024 * 1024;
-  }
-});
-
-// src/journal/history-store.ts
-var history_store_exports = {};
-__export(history_store_exports, {
-  joinParts: () => joinParts,
-  keepHistory: () => keepHistory,
-  listHistory: () => listHistory,
-  removeHistoryOf: () => removeHistoryOf
-});
-async function keepHistory(kubectl, record, keep, deadlineMs) {
-  const packed = historySecret(record);
-  if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
-  const written = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
-  if (!written.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`);
-  const listed = await listHistory(kubectl, record.namespace);
-  const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
-  await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
-  return { bytes: packed.bytes, pruned: old.length };
-}
-function joinParts(listed) {
-  const runs = /* @__PURE__ */ new Map();
-  for (const entry of listed) {
-    const seen = runs.get(entry.record.runId);
-    if (!seen) runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
-    else {
-      seen.record.objects.push(...entry.record.objects);
-      seen.bytes += entry.bytes;
-    }
-  }
-  return [...runs.values()];
-}
-async function listHistory(kubectl, namespace) {
-  const secrets = await kubectl.listLabelled("secrets", namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
-  return secrets.flatMap((secret) => {
-    try {
-      const record = readHistorySecret(secret);
-      return [{ record, uid: secret.metadata.uid ?? "", bytes: String(secret.data?.history ?? "").length }];
-    } catch {
-      return [];
-    }
-  }).sort((a2, b) => b.record.finishedAt.localeCompare(a2.record.finishedAt) || b.record.runId.localeCompare(a2.record.runId));
-}
-async function removeHistoryOf(kubectl, runId, deadlineMs) {
-  const parts = (await listHistory(kubectl, void 0)).filter((entry) => entry.record.runId === runId);
-  await Promise.all(parts.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
-}
-var secretsPath2;
-var init_history_store = __esm({
-  "src/journal/history-store.ts"() {
-    "use strict";
-    init_history();
-    init_labels();
-    secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
   }
 });
 
@@ -30716,7 +30717,7 @@ async function restoreCluster(runId, kubectl, options, deps) {
     if (result.needsPerson > 0) {
       return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} finishes it.` };
     }
-    await Promise.all([copies2.remove(), removeCopiesOf(runId), removeHistoryOf(kubectl, runId, options.rollbackTimeoutMs).catch(() => void 0)]);
+    await Promise.all([copies2.remove(), removeCopiesOf(runId)]);
     return { outcome: "restored", exitCode: ExitCode.RolledBack };
   } catch (error2) {
     const reason = error2 instanceof Error ? error2.message : String(error2);
@@ -30738,7 +30739,6 @@ var init_fleet2 = __esm({
     init_exec();
     init_transient();
     init_holder();
-    init_history_store();
     init_store();
     init_recorder();
     init_redact();

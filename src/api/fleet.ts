@@ -10,7 +10,6 @@ import { execProcess } from '../kubectl/exec.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import type { Kubectl } from '../kubectl/types.js';
 import { probeHolder } from '../journal/holder.js';
-import { removeHistoryOf } from '../journal/history-store.js';
 import { removeJournal } from '../journal/store.js';
 import type { Reporter } from '../model/events.js';
 import type { ClusterEnd, FleetPlan } from '../model/fleet.js';
@@ -113,8 +112,8 @@ async function restoreCluster(runId: string, kubectl: Kubectl, options: GuardedA
     if (result.needsPerson > 0) {
       return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} finishes it.` };
     }
-    // The run is undone: its history record goes too (kguard undo must not offer it).
-    await Promise.all([copies.remove(), removeCopiesOf(runId), removeHistoryOf(kubectl, runId, options.rollbackTimeoutMs).catch(() => undefined)]);
+    // The run is undone (runRollback took its history record back too).
+    await Promise.all([copies.remove(), removeCopiesOf(runId)]);
     return { outcome: 'restored', exitCode: ExitCode.RolledBack };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

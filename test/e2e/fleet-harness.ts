@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
 import { KGUARD, checkJsonReport, normalize, type KguardRun } from './harness.js';
 import { peopleMadeObjects, type ClusterState } from './restored.js';
@@ -16,6 +16,8 @@ export interface Fleet {
   /** Every cluster's people-made objects now, by context. */
   states(): Map<string, ClusterState>;
   kguard(args: string[]): Promise<KguardRun>;
+  /** Starts kguard without waiting: for a test that kills it mid-fleet. */
+  kguardProcess(args: string[]): { child: ResultPromise; done: Promise<unknown> };
   stop(): Promise<void>;
 }
 
@@ -26,6 +28,14 @@ export async function fleetSandbox(contexts: Record<string, ClusterOptions>): Pr
   const dir = await mkdtemp(join(tmpdir(), 'kguard-fleet-'));
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, mergedKubeconfig([...clusters].map(([context, cluster]) => ({ context, url: cluster.url }))));
+  const start = (args: string[]) =>
+    execa(KGUARD, args, {
+      cwd: dir,
+      reject: false,
+      stdin: 'ignore',
+      env: { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache'), CI: 'true', NO_COLOR: '1' },
+      timeout: 120_000,
+    });
   return {
     clusters,
     dir,
@@ -36,14 +46,12 @@ export async function fleetSandbox(contexts: Record<string, ClusterOptions>): Pr
       return path;
     },
     states: () => new Map([...clusters].map(([context, cluster]) => [context, peopleMadeObjects(cluster.store)])),
+    kguardProcess(args) {
+      const child = start(args);
+      return { child, done: child.then(() => undefined) };
+    },
     async kguard(args) {
-      const result = await execa(KGUARD, args, {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        env: { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache'), CI: 'true', NO_COLOR: '1' },
-        timeout: 120_000,
-      });
+      const result = await start(args);
       const stdout = String(result.stdout ?? '');
       const stderr = String(result.stderr ?? '');
       const run = { exitCode: result.exitCode ?? -1, stdout, stderr, output: normalize(`${stdout}\n${stderr}`) };

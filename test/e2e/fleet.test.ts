@@ -3,11 +3,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { fleetSandbox, type Fleet } from './fleet-harness.js';
+import { eventually } from './harness.js';
 import { differencesFrom } from './restored.js';
 
 const MISSING = 'xxxxxnginx:1.17';
 const missingImage = { scenario: { registry: { [MISSING]: 'missing' as const } } };
-const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
+const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];
+/** Pulls of this image are refused (429) for ever where the registry says so: its rollout never ends. */
+const THROTTLED = 'registry.example.com/shop/web:2.0';
 
 let fleet: Fleet | undefined;
 afterEach(async () => {
@@ -144,5 +147,24 @@ describe('kguard apply --contexts', () => {
     expect(run.exitCode, run.output).toBe(2);
     expect(run.stdout).toMatch(/context eu-1 \(wave 2\): not reached: untouched/);
     expect(imageIn(fleet, 'eu-1')).toBeUndefined();
+  });
+
+  it('kill -9 mid-fleet: every changed cluster kept its journal, and kguard rollback --context restores each one', async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': { scenario: { registry: { [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } }, 'us-1': {} });
+    await deployV1(fleet);
+    const before = fleet.states();
+    const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
+    const running = fleet.kguardProcess(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', ...fast]);
+    // Wave 1 is healthy and wave 2 applied (its pods cannot pull): the fleet is mid-way.
+    await eventually(() => (imageIn(fleet!, 'eu-1') === THROTTLED ? true : undefined));
+    running.child.kill('SIGKILL');
+    await running.done;
+    expect(imageIn(fleet, 'staging')).toBe(THROTTLED);
+    for (const context of ['staging', 'eu-1']) {
+      const run = await fleet.kguard(['rollback', '--context', context]);
+      expect(run.exitCode, `${context}: ${run.output}`).toBe(0);
+    }
+    const after = fleet.states();
+    for (const context of ['staging', 'eu-1', 'us-1']) expect(differencesFrom(before.get(context)!, after.get(context)!), context).toEqual([]);
   });
 });
