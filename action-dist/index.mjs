@@ -25059,7 +25059,7 @@ var JOB_LOGS_STEP, JOB_CONDITION_REASONS, JOB_FAILED, STALLED, CLAIM_LOST, POD_F
 var init_conditions = __esm({
   "src/classify/conditions.ts"() {
     "use strict";
-    JOB_LOGS_STEP = "read why its pods failed: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE";
+    JOB_LOGS_STEP = "read why its pods failed in their last lines with this diagnosis (read before any restore); while the Job exists: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE";
     JOB_CONDITION_REASONS = {
       // job controller (job_controller.go): more failed pods than spec.backoffLimit, or with
       // restartPolicy OnFailure that many container restarts.
