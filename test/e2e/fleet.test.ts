@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { fleetSandbox, type Fleet } from './fleet-harness.js';
 import { eventually } from './harness.js';
+import { applyFleet, type ApplyEvent } from '../../src/index.js';
+import { assertValidReport } from '../report/schema.js';
 import { differencesFrom } from './restored.js';
 
 const MISSING = 'xxxxxnginx:1.17';
@@ -166,5 +168,27 @@ describe('kguard apply --contexts', () => {
     }
     const after = fleet.states();
     for (const context of ['staging', 'eu-1', 'us-1']) expect(differencesFrom(before.get(context)!, after.get(context)!), context).toEqual([]);
+  });
+
+  it('applyFleet() in the library: the same fleet, its report as the result, events through the callback', async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': {} });
+    const events: ApplyEvent[] = [];
+    const report = await applyFleet({
+      stdin: deploymentYaml('web', 'nginx:1.26'),
+      kubeconfig: fleet.kubeconfig,
+      contexts: ['eu-1'],
+      canary: 'staging',
+      pollInterval: '300ms',
+      timeout: '60s',
+      onEvent: (event) => events.push(event),
+    });
+    assertValidReport(JSON.stringify(report), 'applyFleet');
+    expect(report.exitCode).toBe(0);
+    expect(report.clusters.map(({ context, wave, outcome }) => ({ context, wave, outcome }))).toEqual([
+      { context: 'staging', wave: 1, outcome: 'succeeded' },
+      { context: 'eu-1', wave: 2, outcome: 'succeeded' },
+    ]);
+    expect(events.filter((event) => event.kind === 'finished')).toHaveLength(2);
+    for (const context of ['staging', 'eu-1']) expect(imageIn(fleet, context)).toBe('nginx:1.26');
   });
 });
