@@ -57337,7 +57337,7 @@ async function guardedFleetApply(options, plan, deps) {
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== "succeeded") return;
       const kubectl = clusterKubectl(clusterOptions(end.context), deps);
-      if (restore2.includes(end)) Object.assign(end, await restoreCluster(end.runId, kubectl, options, { ...deps, reporter: shared }));
+      if (restore2.includes(end)) Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter: shared }));
       else await forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
     })
   );
@@ -57358,19 +57358,19 @@ function clusterKubectl(options, deps) {
     }
   });
 }
-async function restoreCluster(runId, kubectl, options, deps) {
+async function restoreCluster(runId, context, kubectl, options, deps) {
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   const copies2 = privateCopies(runId);
   try {
     const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies2, probe: probeHolder });
     if (result.needsPerson > 0) {
-      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} finishes it.` };
+      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} --context ${context} finishes it.` };
     }
     await Promise.all([copies2.remove(), removeCopiesOf(runId)]);
     return { outcome: "restored", exitCode: ExitCode.RolledBack };
   } catch (error2) {
     const reason = error2 instanceof Error ? error2.message : String(error2);
-    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} finishes it.`, deps.redactor) };
+    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} --context ${context} finishes it.`, deps.redactor) };
   } finally {
     recorder.close();
   }

@@ -1,7 +1,7 @@
 // Fleet apply (issue 19), end to end: the real bin/kguard and the real kubectl against three
 // simulated clusters behind one kubeconfig, one context each.
 import { afterEach, describe, expect, it } from 'vitest';
-import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { fleetSandbox, type Fleet } from './fleet-harness.js';
 import { eventually } from './harness.js';
 import { applyFleet, type ApplyEvent } from '../../src/index.js';
@@ -190,5 +190,27 @@ describe('kguard apply --contexts', () => {
     ]);
     expect(events.filter((event) => event.kind === 'finished')).toHaveLength(2);
     for (const context of ['staging', 'eu-1']) expect(imageIn(fleet, context)).toBe('nginx:1.26');
+  });
+
+  it("someone else's change to a healthy cluster wins over the fleet's restore: it is kept, exit 4", async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': { scenario: { registry: { [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } } });
+    await deployV1(fleet);
+    const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
+    const running = fleet.kguardProcess(['apply', '-f', file, '--contexts', 'staging,eu-1', '-o', 'json', '--poll-interval', '300ms', '--timeout', '8s', '--request-timeout', '3s']);
+    await eventually(() => (imageIn(fleet!, 'eu-1') === THROTTLED ? true : undefined));
+    // A person moves staging on while wave 2 runs.
+    const edited = await kubectl(fleet.clusters.get('staging')!, ['set', 'image', 'deployment/web', 'web=nginx:1.27']);
+    expect(edited.exitCode, edited.stderr).toBe(0);
+    await running.done;
+    const run = await running.child;
+    expect(run.exitCode, String(run.stderr)).toBe(4);
+    assertValidReport(String(run.stdout), 'fleet with a conflict');
+    expect(String(run.stderr)).toMatch(/context staging \(wave 1\): needs a person \(exit 4\): .*kguard rollback kguard-\S+ --context staging finishes it/);
+    expect(clustersOf(String(run.stdout)).map(({ context, outcome }) => ({ context, outcome }))).toEqual([
+      { context: 'staging', outcome: 'needs-attention' },
+      { context: 'eu-1', outcome: 'timed-out' },
+    ]);
+    expect(imageIn(fleet, 'staging')).toBe('nginx:1.27');
+    expect(imageIn(fleet, 'eu-1')).toBe('nginx:1.25');
   });
 });
