@@ -57291,6 +57291,44 @@ var init_apply2 = __esm({
   }
 });
 
+// src/report/sections.ts
+var ClusterSections;
+var init_sections = __esm({
+  "src/report/sections.ts"() {
+    "use strict";
+    ClusterSections = class {
+      constructor(inner, order) {
+        this.inner = inner;
+        this.order = order;
+        for (const context of order) this.held.set(context, []);
+      }
+      inner;
+      order;
+      held = /* @__PURE__ */ new Map();
+      ended = /* @__PURE__ */ new Set();
+      next = 0;
+      /** The reporter of one cluster's run; closing it ends nothing (the fleet closes the terminal's once). */
+      reporterFor(context) {
+        return {
+          emit: (event) => this.order[this.next] === context ? this.inner.emit(event) : this.held.get(context)?.push(event),
+          close: () => void 0
+        };
+      }
+      /** The cluster's run ended: the next clusters' held events follow, those that ended too whole. */
+      end(context) {
+        this.ended.add(context);
+        while (this.next < this.order.length && this.ended.has(this.order[this.next])) {
+          this.next += 1;
+          const following = this.order[this.next];
+          if (following === void 0) break;
+          for (const event of this.held.get(following) ?? []) this.inner.emit(event);
+          this.held.set(following, []);
+        }
+      }
+    };
+  }
+});
+
 // src/api/fleet.ts
 var fleet_exports = {};
 __export(fleet_exports, {
@@ -57318,14 +57356,17 @@ async function guardedFleetApply(options, plan, deps) {
   });
   for (const [index] of plan.waves.entries()) {
     const wave = ends.filter((end) => end.wave === index + 1);
+    const sections = new ClusterSections(shared, wave.map((end) => end.context));
     await Promise.all(
       wave.map(async (end) => {
         try {
-          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter: shared, readStdin: readStdin2 });
+          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter: sections.reporterFor(end.context), readStdin: readStdin2 });
           Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
         } catch (error2) {
           if (!(error2 instanceof KguardError)) throw error2;
           Object.assign(end, { outcome: "error", exitCode: error2.exitCode, message: sanitizeText(error2.message, deps.redactor) });
+        } finally {
+          sections.end(end.context);
         }
       })
     );
@@ -57390,6 +57431,7 @@ var init_fleet2 = __esm({
     init_holder();
     init_store();
     init_recorder();
+    init_sections();
     init_redact();
     init_sanitize();
     init_fleet();

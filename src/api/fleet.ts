@@ -17,6 +17,7 @@ import type { GuardedApplyOptions } from '../model/options.js';
 import type { JsonReport } from '../report/json.js';
 import type { FleetReport } from '../report/fleet.js';
 import { RunRecorder } from '../report/recorder.js';
+import { ClusterSections } from '../report/sections.js';
 import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeText } from '../report/sanitize.js';
 import { clustersToRestore, fleetExitCode, fleetOutcome } from '../run/fleet.js';
@@ -57,15 +58,18 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
 
   for (const [index] of plan.waves.entries()) {
     const wave = ends.filter((end) => end.wave === index + 1);
+    const sections = new ClusterSections(shared, wave.map((end) => end.context));
     await Promise.all(
       wave.map(async (end) => {
         try {
-          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter: shared, readStdin });
+          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter: sections.reporterFor(end.context), readStdin });
           Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
         } catch (error) {
           // kguard could not run there (unreachable, refused, bad input): nothing was applied there.
           if (!(error instanceof KguardError)) throw error;
           Object.assign(end, { outcome: 'error', exitCode: error.exitCode, message: sanitizeText(error.message, deps.redactor) });
+        } finally {
+          sections.end(end.context);
         }
       }),
     );
