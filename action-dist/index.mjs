@@ -13934,6 +13934,7 @@ var init_format = __esm({
         details: [event.command]
       }),
       "journal-warning": (event) => event.commands ? { tone: "warn", text: `${event.message}:`, details: event.commands } : { tone: "warn", text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
+      "fleet-cluster": (event) => event.step === "apply" ? { tone: "info", text: `context ${event.context} (wave ${event.wave}): applying` } : { tone: "undo", text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed` },
       "rollback-wait": (event) => ({
         tone: "info",
         text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
@@ -57359,8 +57360,10 @@ async function guardedFleetApply(options, plan, deps) {
     const sections = new ClusterSections(shared, wave.map((end) => end.context));
     await Promise.all(
       wave.map(async (end) => {
+        const reporter = sections.reporterFor(end.context);
+        reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "apply" });
         try {
-          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter: sections.reporterFor(end.context), readStdin: readStdin2 });
+          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter, readStdin: readStdin2 });
           Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
         } catch (error2) {
           if (!(error2 instanceof KguardError)) throw error2;
@@ -57374,12 +57377,19 @@ async function guardedFleetApply(options, plan, deps) {
   }
   const failed2 = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
   const restore2 = failed2 ? clustersToRestore(ends, plan.rollback) : [];
+  const restoreSections = new ClusterSections(shared, restore2.map((end) => end.context));
   await Promise.all(
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== "succeeded") return;
       const kubectl = clusterKubectl(clusterOptions(end.context), deps);
-      if (restore2.includes(end)) Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter: shared }));
-      else await forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      if (!restore2.includes(end)) return forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      const reporter = restoreSections.reporterFor(end.context);
+      reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "restore" });
+      try {
+        Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter }));
+      } finally {
+        restoreSections.end(end.context);
+      }
     })
   );
   deps.reporter.close();
@@ -57607,6 +57617,7 @@ var init_verbosity = __esm({
       journal: "normal",
       "journal-kept": "quiet",
       "journal-warning": "normal",
+      "fleet-cluster": "quiet",
       "rollback-wait": "normal",
       "rollback-finished": "quiet",
       "lock-wait": "normal",
@@ -60480,6 +60491,7 @@ var init_gitlab = __esm({
       "undo-preview": "preview",
       "undo-finished": void 0,
       "journal-warning": void 0,
+      "fleet-cluster": void 0,
       "rollback-wait": "restore",
       "rollback-finished": "restore",
       "verify-started": "verify",

@@ -61,8 +61,10 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
     const sections = new ClusterSections(shared, wave.map((end) => end.context));
     await Promise.all(
       wave.map(async (end) => {
+        const reporter = sections.reporterFor(end.context);
+        reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'apply' });
         try {
-          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter: sections.reporterFor(end.context), readStdin });
+          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter, readStdin });
           Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
         } catch (error) {
           // kguard could not run there (unreachable, refused, bad input): nothing was applied there.
@@ -78,12 +80,19 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
 
   const failed = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
   const restore = failed ? clustersToRestore(ends, plan.rollback) : [];
+  const restoreSections = new ClusterSections(shared, restore.map((end) => end.context));
   await Promise.all(
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== 'succeeded') return;
       const kubectl = clusterKubectl(clusterOptions(end.context), deps);
-      if (restore.includes(end)) Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter: shared }));
-      else await forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      if (!restore.includes(end)) return forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      const reporter = restoreSections.reporterFor(end.context);
+      reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'restore' });
+      try {
+        Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter }));
+      } finally {
+        restoreSections.end(end.context);
+      }
     }),
   );
   deps.reporter.close();

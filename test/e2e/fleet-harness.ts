@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
-import { KGUARD, checkJsonReport, normalize, type KguardRun } from './harness.js';
+import { KGUARD, checkEventStream, checkJsonReport, normalize, type KguardRun } from './harness.js';
 import { peopleMadeObjects, type ClusterState } from './restored.js';
 
 export interface Fleet {
@@ -56,6 +56,7 @@ export async function fleetSandbox(contexts: Record<string, ClusterOptions>): Pr
       const stderr = String(result.stderr ?? '');
       const run = { exitCode: result.exitCode ?? -1, stdout, stderr, output: normalize(`${stdout}\n${stderr}`) };
       checkJsonReport(args, run);
+      checkEventStream(args, run, dir);
       return run;
     },
     async stop() {

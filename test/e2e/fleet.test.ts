@@ -96,7 +96,7 @@ describe('kguard apply --contexts', () => {
     const requestsBefore = fleet.clusters.get('us-1')!.arrivals.length;
     // The image pulls in staging and us-1; eu-1's registry has none.
     const file = await fleet.write('web-bad.yaml', deploymentYaml('web', MISSING));
-    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--fleet-rollback', 'all', '-o', 'json', ...fast]);
+    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--fleet-rollback', 'all', '-o', 'json', '--events', 'events.ndjson', ...fast]);
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'restored', exitCode: 3 },
@@ -108,6 +108,8 @@ describe('kguard apply --contexts', () => {
     for (const context of ['staging', 'eu-1']) expect(journalsIn(fleet, context), context).toBe(0);
     expect(fleet.clusters.get('us-1')!.arrivals.length).toBe(requestsBefore);
     expect(run.stderr).toMatch(/context staging \(wave 1\): healthy, restored because another cluster failed \(exit 3\)/);
+    // Each cluster's section opens with its line; the fleet's restore of staging too.
+    expect(run.stderr).toMatch(/context staging \(wave 1\): applying[\s\S]*context eu-1 \(wave 2\): applying[\s\S]*context staging \(wave 1\): restoring its healthy run, because another cluster of the fleet failed/);
   });
 
   it('--fleet-rollback failed restores only the failed cluster and stops: wave 1 keeps the new version, exit 3', async () => {
@@ -189,6 +191,7 @@ describe('kguard apply --contexts', () => {
       { context: 'eu-1', wave: 2, outcome: 'succeeded' },
     ]);
     expect(events.filter((event) => event.kind === 'finished')).toHaveLength(2);
+    expect(events.flatMap((event) => (event.kind === 'fleet-cluster' ? [`${event.context}:${event.step}`] : []))).toEqual(['staging:apply', 'eu-1:apply']);
     for (const context of ['staging', 'eu-1']) expect(imageIn(fleet, context)).toBe('nginx:1.26');
   });
 
