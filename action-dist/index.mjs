@@ -15447,7 +15447,6 @@ function toFleetPlan(raw) {
     if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all") throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary).");
     return void 0;
   }
-  if (raw.junit !== void 0) throw new InputError("--junit writes one cluster's report; a fleet (--contexts, --canary) does not write one yet. Use --output json.");
   if (raw.confirm || raw.diff) throw new InputError("--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.");
   return { waves: fleetWaves((raw.contexts ?? "").split(","), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? "all") };
 }
@@ -15733,11 +15732,36 @@ var init_dotenv = __esm({
 // src/report/junit.ts
 var junit_exports = {};
 __export(junit_exports, {
+  fleetJunitXml: () => fleetJunitXml,
   junitXml: () => junitXml
 });
 function junitXml(report, finishedAt, locate = () => void 0) {
+  const suite = suiteOf(report, "kguard apply", [], finishedAt, locate);
+  return document([suite]);
+}
+function fleetJunitXml(report, finishedAt, locate = () => void 0) {
+  return document(
+    report.clusters.map((cluster) => {
+      const properties = [["context", cluster.context], ["wave", String(cluster.wave)], ["clusterOutcome", cluster.outcome]];
+      const name = `kguard apply (context ${cluster.context})`;
+      if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
+      const test = cluster.outcome === "not-reached" ? { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, skipped: "not reached: its wave never started; nothing was read or changed there" } : { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, error: { message: cluster.message ?? cluster.outcome, type: cluster.outcome, text: cluster.message ?? "" } };
+      return suiteFromCases([test], name, [["outcome", cluster.outcome], ["exitCode", String(cluster.exitCode ?? "")], ...properties], 0, finishedAt, []);
+    })
+  );
+}
+function suiteOf(report, name, extra, finishedAt, locate) {
   const cases = "objects" in report ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...report.bake ? [bakeCase(report.bake)] : []] : [errorCase(report)];
   const totalMs = "timings" in report ? report.timings.totalMs : 0;
+  const properties = [
+    ["outcome", report.outcome],
+    ["exitCode", String(report.exitCode)],
+    ..."rollbackMode" in report ? [["rollbackMode", report.rollbackMode], ["dryRun", String(report.dryRun)]] : [],
+    ...extra
+  ];
+  return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
+}
+function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) {
   const count2 = (pick) => cases.filter(pick).length;
   const totals = {
     tests: cases.length,
@@ -15746,21 +15770,23 @@ function junitXml(report, finishedAt, locate = () => void 0) {
     skipped: count2((test) => test.skipped !== void 0)
   };
   const time = seconds3(totalMs);
-  const properties = [
-    ["outcome", report.outcome],
-    ["exitCode", String(report.exitCode)],
-    ..."rollbackMode" in report ? [["rollbackMode", report.rollbackMode], ["dryRun", String(report.dryRun)]] : []
-  ];
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="kguard" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" time="${time}">`,
-    `  <testsuite name="kguard apply" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
+  const lines = [
+    `  <testsuite name="${attribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
     "    <properties>",
-    ...properties.map(([name, value]) => `      <property name="${attribute(name)}" value="${attribute(value)}"/>`),
+    ...properties.map(([key, value]) => `      <property name="${attribute(key)}" value="${attribute(value)}"/>`),
     "    </properties>",
     ...cases.map(testCaseXml),
-    `    <system-out>${text(report.messages.join("\n"))}</system-out>`,
-    "  </testsuite>",
+    `    <system-out>${text(messages.join("\n"))}</system-out>`,
+    "  </testsuite>"
+  ];
+  return { lines, totals, totalMs };
+}
+function document(suites) {
+  const sum = (pick) => suites.reduce((total, suite) => total + pick(suite), 0);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds3(sum((suite) => suite.totalMs))}">`,
+    ...suites.flatMap((suite) => suite.lines),
     "</testsuites>",
     ""
   ].join("\n");
@@ -23205,10 +23231,10 @@ import path7 from "node:path";
 function objectsWritten(text2) {
   const lineCounter = new import_yaml.LineCounter();
   const found = [];
-  for (const document of (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
-    if (document.errors.length > 0 || !document.contents) continue;
-    const start = document.contents.range?.[0] ?? 0;
-    const value = document.toJS();
+  for (const document2 of (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
+    if (document2.errors.length > 0 || !document2.contents) continue;
+    const start = document2.contents.range?.[0] ?? 0;
+    const value = document2.toJS();
     const items = isObject2(value) && value.kind === "List" && Array.isArray(value.items) ? value.items : [value];
     for (const item of items) {
       if (!isObject2(item) || typeof item.kind !== "string" || !isObject2(item.metadata) || typeof item.metadata.name !== "string") continue;
@@ -23288,6 +23314,12 @@ async function writeJunit(session, report) {
   const [{ junitXml: junitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([Promise.resolve().then(() => (init_junit(), junit_exports)), Promise.resolve().then(() => (init_locate(), locate_exports))]);
   const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
   write(session.junitFile, "JUnit report", () => junitXml2(report, /* @__PURE__ */ new Date(), locate));
+}
+async function writeFleetJunit(session, report) {
+  if (!session.junitFile) return;
+  const [{ fleetJunitXml: fleetJunitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([Promise.resolve().then(() => (init_junit(), junit_exports)), Promise.resolve().then(() => (init_locate(), locate_exports))]);
+  const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
+  write(session.junitFile, "JUnit report", () => fleetJunitXml2(report, /* @__PURE__ */ new Date(), locate));
 }
 async function writeDotenv(session, outcome, exitCode, runId = session.recorder?.runId) {
   if (!session.dotenvFile) return;
@@ -23531,9 +23563,9 @@ var init_discovery = __esm({
       async resourcesOf(apiVersions) {
         const resources = /* @__PURE__ */ new Map();
         const documents = await Promise.all(apiVersions.map(async (apiVersion) => ({ apiVersion, document: await this.discoveryOf(apiVersion) })));
-        for (const { apiVersion, document } of documents) {
+        for (const { apiVersion, document: document2 } of documents) {
           const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
-          const listed = document.resources ?? [];
+          const listed = document2.resources ?? [];
           for (const entry of listed) {
             if (typeof entry.name !== "string" || entry.name.includes("/") || typeof entry.kind !== "string") continue;
             resources.set(`${group}/${entry.kind}`, { name: entry.name, namespaced: entry.namespaced === true });
@@ -55269,10 +55301,10 @@ function secretValuesIn(text2) {
   } catch {
     return values;
   }
-  for (const document of Array.isArray(documents) ? documents : [documents]) {
+  for (const document2 of Array.isArray(documents) ? documents : [documents]) {
     let content;
     try {
-      content = document.toJS({ maxAliasCount: -1 });
+      content = document2.toJS({ maxAliasCount: -1 });
     } catch {
       continue;
     }
@@ -55373,9 +55405,9 @@ function verifyJobOf(file, text2, context, random) {
   const refuse = (why) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
   let documents;
   try {
-    documents = yaml2().parseAllDocuments(text2, { version: "1.1" }).map((document) => {
-      if (document.errors.length > 0) throw new Error(document.errors[0].message);
-      return document.toJS();
+    documents = yaml2().parseAllDocuments(text2, { version: "1.1" }).map((document2) => {
+      if (document2.errors.length > 0) throw new Error(document2.errors[0].message);
+      return document2.toJS();
     }).filter((content) => content !== null && content !== void 0);
   } catch (error2) {
     throw refuse(`it is not valid YAML (${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)})`);
@@ -55511,7 +55543,7 @@ var init_documents = __esm({
 
 // src/manifests/phases.ts
 function planPhases(documents) {
-  const heads = documents.flatMap(({ document }) => document.head ? [document.head, ...document.head.items ?? []] : []);
+  const heads = documents.flatMap(({ document: document2 }) => document2.head ? [document2.head, ...document2.head.items ?? []] : []);
   const defined = new Set(heads.flatMap((head) => head.defines ? [`${head.defines.group}/${head.defines.kind}`] : []));
   const annotated = heads.some((head) => head.phase !== void 0);
   if (defined.size === 0 && !annotated) return void 0;
@@ -56559,7 +56591,7 @@ async function phaseInputs(inputs) {
     const documents = splitDocuments(text2);
     if (!documents) return void 0;
     const origin = inputs.origins.get(file) ?? file;
-    for (const document of documents) placed.push({ origin, document });
+    for (const document2 of documents) placed.push({ origin, document: document2 });
   }
   const planned = planPhases(placed);
   if (!planned) return void 0;
@@ -56569,16 +56601,16 @@ async function phaseInputs(inputs) {
     for (const [number, part] of planned.entries()) {
       const directory = path11.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
       await mkdir(directory, { mode: 448 });
-      for (const [position, document] of part.documents.entries()) {
-        const file = path11.join(directory, `${String(position + 1).padStart(6, "0")}.${document.document.json ? "json" : "yaml"}`);
-        await writeFile4(file, document.document.text, { mode: 384 });
-        phased.origins.set(file, where(document));
+      for (const [position, document2] of part.documents.entries()) {
+        const file = path11.join(directory, `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`);
+        await writeFile4(file, document2.document.text, { mode: 384 });
+        phased.origins.set(file, where(document2));
       }
       phased.parts.push({
         phase: part.phase,
         custom: part.custom,
         directory,
-        documents: part.documents.map((document) => ({ where: where(document), kind: document.document.head?.kind, name: document.document.head?.name }))
+        documents: part.documents.map((document2) => ({ where: where(document2), kind: document2.document.head?.kind, name: document2.document.head?.name }))
       });
     }
     return phased;
@@ -56808,7 +56840,7 @@ function unknownKindsOnly(stderr) {
   return errors.length > 0 && errors.every((line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(line));
 }
 function describe(part) {
-  return part.documents.map((document) => `${document.kind ?? "object"}${document.name ? ` "${document.name}"` : ""} (${document.where})`);
+  return part.documents.map((document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`);
 }
 function noObjects() {
   return new InputError("the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.");
@@ -56906,7 +56938,7 @@ async function readNow(unread, stage, entries, context, options, deps) {
 }
 function skip(stage, because, state, context, deps) {
   const refs = stage.parts.flatMap((part) => part.understood?.refs ?? []);
-  const documents = stage.parts.filter((part) => !part.understood).flatMap((part) => part.documents.map((document) => document.where));
+  const documents = stage.parts.filter((part) => !part.understood).flatMap((part) => part.documents.map((document2) => document2.where));
   if (stage.phase) deps.reporter.emit({ kind: "phase-skipped", phase: stage.phase, objects: refs, documents, because });
   for (const ref of refs) {
     const copy = context.before.get(objectKey(ref));
@@ -60734,7 +60766,7 @@ async function runFleet(options, plan, session) {
 `);
   if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 `);
-  await writeDotenv(session, report.outcome, exitCode);
+  await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
   return exitCode;
 }
 async function fail(session, error2) {

@@ -23,7 +23,7 @@ import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import { explainUnknownOption, takeKubectlFlags } from './kubectl-options.js';
 import { buildProgram } from './program.js';
-import { dotenvWhileRunning, workspace, writeDotenv, writeJunit } from './ci-files.js';
+import { dotenvWhileRunning, workspace, writeDotenv, writeFleetJunit, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
@@ -146,7 +146,7 @@ async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: 
   const log = session.logToStderr ? process.stderr : process.stdout;
   log.write(`${fleetLines(report).map((line) => sanitizeText(line, session.redactor)).join('\n')}\n`);
   if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`);
-  await writeDotenv(session, report.outcome, exitCode);
+  await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
   return exitCode;
 }
 

@@ -182,12 +182,11 @@ function parseCount(value: string, flag: string): number {
 }
 
 /** --contexts and --canary as the fleet's waves; undefined for a single-cluster apply. */
-export function toFleetPlan(raw: Pick<RawApplyOptions, 'contexts' | 'canary' | 'fleetRollback' | 'confirm' | 'diff' | 'junit'>): FleetPlan | undefined {
+export function toFleetPlan(raw: Pick<RawApplyOptions, 'contexts' | 'canary' | 'fleetRollback' | 'confirm' | 'diff'>): FleetPlan | undefined {
   if (raw.contexts === undefined && raw.canary === undefined) {
     if (raw.fleetRollback !== undefined && raw.fleetRollback !== 'all') throw new InputError('--fleet-rollback is for a fleet: give --contexts (and --canary).');
     return undefined;
   }
-  if (raw.junit !== undefined) throw new InputError('--junit writes one cluster\'s report; a fleet (--contexts, --canary) does not write one yet. Use --output json.');
   if (raw.confirm || raw.diff) throw new InputError('--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.');
   return { waves: fleetWaves((raw.contexts ?? '').split(','), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? 'all') };
 }

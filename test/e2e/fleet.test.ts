@@ -1,6 +1,9 @@
 // Fleet apply (issue 19), end to end: the real bin/kguard and the real kubectl against three
 // simulated clusters behind one kubeconfig, one context each.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { junitSchemaErrors } from '../report/junit-schema.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { fleetSandbox, type Fleet } from './fleet-harness.js';
 import { eventually } from './harness.js';
@@ -96,7 +99,7 @@ describe('kguard apply --contexts', () => {
     const requestsBefore = fleet.clusters.get('us-1')!.arrivals.length;
     // The image pulls in staging and us-1; eu-1's registry has none.
     const file = await fleet.write('web-bad.yaml', deploymentYaml('web', MISSING));
-    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--fleet-rollback', 'all', '-o', 'json', '--events', 'events.ndjson', ...fast]);
+    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--fleet-rollback', 'all', '-o', 'json', '--events', 'events.ndjson', '--junit', 'fleet.xml', ...fast]);
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'restored', exitCode: 3 },
@@ -108,6 +111,14 @@ describe('kguard apply --contexts', () => {
     for (const context of ['staging', 'eu-1']) expect(journalsIn(fleet, context), context).toBe(0);
     expect(fleet.clusters.get('us-1')!.arrivals.length).toBe(requestsBefore);
     expect(run.stderr).toMatch(/context staging \(wave 1\): healthy, restored because another cluster failed \(exit 3\)/);
+    // JUnit: one suite per cluster, valid against the JUnit schema.
+    const junit = await readFile(join(fleet.dir, 'fleet.xml'), 'utf8');
+    expect(await junitSchemaErrors(junit)).toEqual([]);
+    expect([...junit.matchAll(/<testsuite name="([^"]+)"/g)].map((match) => match[1])).toEqual([
+      'kguard apply (context staging)',
+      'kguard apply (context eu-1)',
+      'kguard apply (context us-1)',
+    ]);
     // Each cluster's section opens with its line; the fleet's restore of staging too.
     expect(run.stderr).toMatch(/context staging \(wave 1\): applying[\s\S]*context eu-1 \(wave 2\): applying[\s\S]*context staging \(wave 1\): restoring its healthy run, because another cluster of the fleet failed/);
   });
