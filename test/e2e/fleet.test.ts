@@ -2,6 +2,7 @@
 // simulated clusters behind one kubeconfig, one context each.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { junitSchemaErrors } from '../report/junit-schema.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
@@ -226,5 +227,27 @@ describe('kguard apply --contexts', () => {
     ]);
     expect(imageIn(fleet, 'staging')).toBe('nginx:1.27');
     expect(imageIn(fleet, 'eu-1')).toBe('nginx:1.25');
+  });
+
+  it('a context switch in the kubeconfig mid-fleet changes nothing: every call stays on its pinned context', async () => {
+    fleet = await fleetSandbox({ staging: {}, 'eu-1': { scenario: { registry: { [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } }, 'us-1': {} });
+    await deployV1(fleet);
+    const before = fleet.states();
+    const untouched = fleet.clusters.get('us-1')!.arrivals.length;
+    const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
+    const running = fleet.kguardProcess(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '-o', 'json', '--poll-interval', '300ms', '--timeout', '8s', '--request-timeout', '3s']);
+    await eventually(() => (imageIn(fleet!, 'eu-1') === THROTTLED ? true : undefined));
+    const switched = await execa('kubectl', ['config', 'use-context', 'us-1'], { env: { ...process.env, KUBECONFIG: fleet.kubeconfig }, reject: false, timeout: 20_000 });
+    expect(switched.exitCode, switched.stderr).toBe(0);
+    const run = await running.child;
+    expect(run.exitCode, String(run.stderr)).toBe(5);
+    expect(clustersOf(String(run.stdout)).map(({ context, outcome }) => ({ context, outcome }))).toEqual([
+      { context: 'staging', outcome: 'restored' },
+      { context: 'eu-1', outcome: 'timed-out' },
+      { context: 'us-1', outcome: 'not-reached' },
+    ]);
+    const after = fleet.states();
+    for (const context of ['staging', 'eu-1', 'us-1']) expect(differencesFrom(before.get(context)!, after.get(context)!), context).toEqual([]);
+    expect(fleet.clusters.get('us-1')!.arrivals.length).toBe(untouched);
   });
 });
