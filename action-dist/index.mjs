@@ -33574,7 +33574,7 @@ function healthRuleRules(rule, kind) {
       for (const match of rule.failed ?? []) {
         const hit = matched(match, object);
         if (hit === void 0) continue;
-        const reason = "condition" in match ? conditionsFor(match, object).find((c3) => c3.type === match.condition)?.reason ?? match.condition : `${match.field}=${String(valueAt(object, match.field))}`;
+        const reason = "condition" in match ? conditionsFor(match, object).find((c3) => c3.type === match.condition)?.reason ?? match.condition : String(valueAt(object, match.field));
         const policy = match.afterSeconds ? { when: "after", seconds: match.afterSeconds } : { when: "now" };
         const ruleText = {
           category: "stalled",

@@ -48,7 +48,7 @@ export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Ju
       for (const match of rule.failed ?? []) {
         const hit = matched(match, object);
         if (hit === undefined) continue;
-        const reason = 'condition' in match ? (conditionsFor(match, object).find((c) => c.type === match.condition)?.reason ?? match.condition) : `${match.field}=${String(valueAt(object, match.field))}`;
+        const reason = 'condition' in match ? (conditionsFor(match, object).find((c) => c.type === match.condition)?.reason ?? match.condition) : String(valueAt(object, match.field));
         const policy: ReasonRule['policy'] = match.afterSeconds ? { when: 'after', seconds: match.afterSeconds } : { when: 'now' };
         const ruleText: ReasonRule = {
           category: 'stalled',
