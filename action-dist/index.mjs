@@ -33241,7 +33241,7 @@ function judge(rules, observation, expected, firstSeen, moment) {
     return { state: "failed", progress, findings, cause: condition };
   }
   const fatal = findings.find(
-    (finding) => !rules.judgesItself?.(finding) && isFatalNow(finding.policy, firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings))
+    (finding) => !rules.judgesItself?.(finding) && isFatalNow(policyOf(rules, finding), firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings))
   );
   if (fatal) return { state: "failed", progress, findings, cause: { source: "pod", finding: fatal } };
   const generation = object.metadata.generation;
@@ -33289,6 +33289,10 @@ function notServing(pods) {
     if (conditionOf(pod, "Ready")?.status !== "True") return `new pod ${pod.metadata.name} is not ready (the controller still counts it)`;
   }
   return void 0;
+}
+function policyOf(rules, finding) {
+  if (rules.failuresAllowed === void 0 || finding.family !== "crash") return finding.policy;
+  return { when: "after", seconds: Number.POSITIVE_INFINITY, restarts: rules.failuresAllowed + 1 };
 }
 function isFatalNow(policy, since, now2, restartCount = 0, pods = 1) {
   if (policy.when === "now") return true;
@@ -33977,9 +33981,15 @@ function overridesOf(object) {
   if (health !== void 0 && health !== "ignore") problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
   const rule = annotations[HEALTH_RULE_ANNOTATION]?.trim();
   const healthRule = rule ? rule : void 0;
-  return { track: track3, timeoutMs, mustSucceed, problems, ...ignoreHealth ? { ignoreHealth } : {}, ...healthRule ? { healthRule } : {} };
+  const allowed = annotations[FAILURES_ALLOWED_ANNOTATION];
+  let failuresAllowed;
+  if (allowed !== void 0) {
+    if (/^\d+$/.test(allowed.trim())) failuresAllowed = Number(allowed.trim());
+    else problems.push(`${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`);
+  }
+  return { track: track3, timeoutMs, mustSucceed, problems, ...failuresAllowed !== void 0 ? { failuresAllowed } : {}, ...ignoreHealth ? { ignoreHealth } : {}, ...healthRule ? { healthRule } : {} };
 }
-var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, HEALTH_ANNOTATION, HEALTH_RULE_ANNOTATION, NO_OVERRIDES;
+var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, HEALTH_ANNOTATION, FAILURES_ALLOWED_ANNOTATION, HEALTH_RULE_ANNOTATION, NO_OVERRIDES;
 var init_overrides = __esm({
   "src/kinds/overrides.ts"() {
     "use strict";
@@ -33989,6 +33999,7 @@ var init_overrides = __esm({
     TIMEOUT_ANNOTATION = "kguard.dev/timeout";
     MUST_SUCCEED_ANNOTATION = "kguard.dev/must-succeed";
     HEALTH_ANNOTATION = "kguard.dev/health";
+    FAILURES_ALLOWED_ANNOTATION = "kguard.dev/failures-allowed";
     HEALTH_RULE_ANNOTATION = "kguard.dev/health-rule";
     NO_OVERRIDES = { track: true, mustSucceed: true, problems: [] };
   }
@@ -34208,6 +34219,15 @@ function rowFor(ref) {
   return watched(() => genericRules(ref.kind), (target) => [typeArg(target)]);
 }
 function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = []) {
+  const row = chooseRow(ref, overrides, rules, problems);
+  const allowed = overrides.failuresAllowed;
+  if (allowed === void 0) return row;
+  return { ...row, rules: (given) => {
+    const judged = row.rules(given);
+    return judged && { ...judged, failuresAllowed: allowed };
+  } };
+}
+function chooseRow(ref, overrides, rules, problems) {
   if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
   const group = groupOf(ref.apiVersion);
   const own = ROWS[`${group}/${ref.kind}`] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : void 0);

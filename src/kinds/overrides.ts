@@ -2,6 +2,7 @@
 //   kguard.dev/track: "false"        applied but never watched (it is still restored with the apply)
 //   kguard.dev/timeout: "10m"        this object's own --timeout (Go duration, as the flag)
 //   kguard.dev/must-succeed: "false" Jobs: done once their pods run, not when they complete
+//   kguard.dev/failures-allowed: "3" a new pod's container may crash (restart) that many times before it fails the rollout
 //   kguard.dev/health: "ignore"      never judged: applied is done (it is still restored with the apply)
 //   kguard.dev/health-rule: "<id>"   judge it by that health rule (health-table.ts, --health-rules)
 import { InputError } from '../errors.js';
@@ -12,6 +13,7 @@ export const TRACK_ANNOTATION = 'kguard.dev/track';
 export const TIMEOUT_ANNOTATION = 'kguard.dev/timeout';
 export const MUST_SUCCEED_ANNOTATION = 'kguard.dev/must-succeed';
 export const HEALTH_ANNOTATION = 'kguard.dev/health';
+export const FAILURES_ALLOWED_ANNOTATION = 'kguard.dev/failures-allowed';
 export const HEALTH_RULE_ANNOTATION = 'kguard.dev/health-rule';
 
 export interface Overrides {
@@ -22,6 +24,8 @@ export interface Overrides {
   mustSucceed: boolean;
   /** kguard.dev/health: "ignore": never judged, applied counts as done. */
   ignoreHealth?: boolean;
+  /** kguard.dev/failures-allowed: crashes of a new pod's container tolerated before it fails the rollout. */
+  failuresAllowed?: number;
   /** kguard.dev/health-rule: the id of the health rule to judge it by. */
   healthRule?: string;
   /** Annotations kguard could not read; they are ignored and said. */
@@ -57,5 +61,11 @@ export function overridesOf(object: Pick<KubeObject, 'metadata'>): Overrides {
   if (health !== undefined && health !== 'ignore') problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
   const rule = annotations[HEALTH_RULE_ANNOTATION]?.trim();
   const healthRule = rule ? rule : undefined;
-  return { track, timeoutMs, mustSucceed, problems, ...(ignoreHealth ? { ignoreHealth } : {}), ...(healthRule ? { healthRule } : {}) };
+  const allowed = annotations[FAILURES_ALLOWED_ANNOTATION];
+  let failuresAllowed: number | undefined;
+  if (allowed !== undefined) {
+    if (/^\d+$/.test(allowed.trim())) failuresAllowed = Number(allowed.trim());
+    else problems.push(`${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`);
+  }
+  return { track, timeoutMs, mustSucceed, problems, ...(failuresAllowed !== undefined ? { failuresAllowed } : {}), ...(ignoreHealth ? { ignoreHealth } : {}), ...(healthRule ? { healthRule } : {}) };
 }

@@ -163,6 +163,13 @@ export function judgingRow(
   rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES,
   problems: string[] = [],
 ): KindRow {
+  const row = chooseRow(ref, overrides, rules, problems);
+  const allowed = overrides.failuresAllowed;
+  if (allowed === undefined) return row;
+  return { ...row, rules: (given) => { const judged = row.rules(given); return judged && { ...judged, failuresAllowed: allowed }; } };
+}
+
+function chooseRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, overrides: Overrides, rules: readonly HealthRule[], problems: string[]): KindRow {
   if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
   const group = groupOf(ref.apiVersion);
   const own = ROWS[`${group}/${ref.kind}`] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : undefined);
