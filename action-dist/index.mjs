@@ -13174,12 +13174,17 @@ function causeDiagnosis(cause, findings, events, workload, logs) {
   };
 }
 function withEventCause(finding, events) {
+  if (finding.reason === "ContainersNotReady") return withProbeFailure(finding, events);
   const rule = WAITING_REASONS.PostStartHookError;
   if (finding.family !== "crash" || !rule) return finding;
   const hookFailed = events.some(
     (event) => event.reason === "FailedPostStartHook" && event.involvedObject?.name === finding.pod && containerOf(event.involvedObject.fieldPath) === finding.container
   );
   return hookFailed ? { ...finding, reason: "PostStartHookError", family: "start", rule } : finding;
+}
+function withProbeFailure(finding, events) {
+  const probe = events.filter((event) => event.reason === "Unhealthy" && event.involvedObject?.name === finding.pod && (event.message ?? "").startsWith("Readiness probe failed")).filter((event) => finding.container === void 0 || containerOf(event.involvedObject?.fieldPath) === void 0 || containerOf(event.involvedObject?.fieldPath) === finding.container).sort((left, right) => timeOf(left).localeCompare(timeOf(right))).at(-1);
+  return probe?.message ? { ...finding, message: oneLine(probe.message) } : finding;
 }
 function findingLines(findings) {
   const groups = /* @__PURE__ */ new Map();
@@ -15202,7 +15207,8 @@ var init_options2 = __esm({
       journalNamespace: "kube-system",
       logLines: 5,
       concurrency: 8,
-      requestTimeoutMs: 3e4
+      requestTimeoutMs: 3e4,
+      readinessGraceMs: 5 * 6e4
     };
   }
 });
@@ -15265,6 +15271,7 @@ function resolveApplyOptions(input) {
     logLines: logLines2,
     concurrency,
     requestTimeoutMs,
+    readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
     ...input.healthRules ? { healthRules: input.healthRules } : {}
   };
 }
@@ -30285,6 +30292,7 @@ function toApplyOptions(raw, passThroughArgs) {
     concurrency: raw.concurrency === void 0 ? void 0 : parseCount(raw.concurrency, "--concurrency"),
     requestTimeoutMs: raw.requestTimeout === void 0 ? void 0 : parseDuration(raw.requestTimeout, "--request-timeout"),
     kubectlArgs: passThroughArgs,
+    readinessGraceMs: optionalDuration(raw.readinessGrace, "--readiness-grace"),
     healthRules: raw.healthRules === void 0 ? void 0 : parseHealthRules(raw.healthRulesText ?? "", raw.healthRules)
   });
 }
@@ -30522,7 +30530,7 @@ function withKubectlOptions(command, handlers) {
 function buildProgram(name, words, handlers) {
   const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
   const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--readiness-grace <duration>", "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure", formatDuration(DEFAULTS.readinessGraceMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
     new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
   ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
@@ -33291,6 +33299,7 @@ function notServing(pods) {
   return void 0;
 }
 function policyOf(rules, finding) {
+  if (rules.readinessGraceSeconds !== void 0 && finding.reason === "ContainersNotReady") return { when: "after", seconds: rules.readinessGraceSeconds };
   if (rules.failuresAllowed === void 0 || finding.family !== "crash") return finding.policy;
   return { when: "after", seconds: Number.POSITIVE_INFINITY, restarts: rules.failuresAllowed + 1 };
 }
@@ -34218,13 +34227,16 @@ function rowFor(ref) {
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
   return watched(() => genericRules(ref.kind), (target) => [typeArg(target)]);
 }
-function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = []) {
+function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = [], readinessGraceMs) {
   const row = chooseRow(ref, overrides, rules, problems);
-  const allowed = overrides.failuresAllowed;
-  if (allowed === void 0) return row;
+  const tolerance = {
+    ...overrides.failuresAllowed !== void 0 ? { failuresAllowed: overrides.failuresAllowed } : {},
+    ...readinessGraceMs !== void 0 ? { readinessGraceSeconds: readinessGraceMs / 1e3 } : {}
+  };
+  if (Object.keys(tolerance).length === 0) return row;
   return { ...row, rules: (given) => {
     const judged = row.rules(given);
-    return judged && { ...judged, failuresAllowed: allowed };
+    return judged && { ...judged, ...tolerance };
   } };
 }
 function chooseRow(ref, overrides, rules, problems) {
@@ -35740,12 +35752,12 @@ var init_tracker = __esm({
 });
 
 // src/track/workloads.ts
-function trackTargetOf(target, healthRules) {
+function trackTargetOf(target, healthRules, readinessGraceMs) {
   const overrides = overridesOf(target.applied);
   return {
     workload: target.ref,
     expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
-    row: judgingRow(target.ref, overrides, healthRules),
+    row: judgingRow(target.ref, overrides, healthRules, [], readinessGraceMs),
     overrides,
     selector: labelSelectorString(target.applied.spec?.selector)
   };
@@ -35755,7 +35767,7 @@ async function trackWorkloads(targets, options, deps) {
   const watched2 = [];
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems);
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, options.readinessGraceMs);
     const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
     if (planned) {
       outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
@@ -37031,7 +37043,9 @@ function trackOptionsFor(options, phase) {
     stopWhenAnyFails: rollout && options.rollback === "all",
     watch: !options.poll,
     logLines: options.logLines,
-    healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)
+    healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules),
+    // The restore puts back what ran before: it is waited for, not judged again by a grace.
+    ...rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {}
   };
 }
 var init_track_options = __esm({
@@ -37039,6 +37053,7 @@ var init_track_options = __esm({
     "use strict";
     init_health_rules();
     init_health_table();
+    init_options2();
   }
 });
 

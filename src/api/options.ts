@@ -44,6 +44,8 @@ export interface GuardInput {
   logLines?: number;
   /** Health rules for custom resources over the built-in table (--health-rules; the CLI validates the file). */
   healthRules?: HealthRules;
+  /** --readiness-grace: a new pod that runs but is never Ready fails after this long. */
+  readinessGraceMs?: number;
   /** kubectl processes at once (watch streams aside). */
   concurrency?: number;
   /** kubectl's deadline for each API request (whole seconds). */
@@ -109,6 +111,7 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     logLines,
     concurrency,
     requestTimeoutMs,
+    readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
     ...(input.healthRules ? { healthRules: input.healthRules } : {}),
   };
 }

@@ -45,6 +45,8 @@ export interface RawApplyOptions {
   concurrency?: string;
   /** --request-timeout: kubectl's deadline for each API request. */
   requestTimeout?: string;
+  /** --readiness-grace: how long a new pod may run without becoming Ready. */
+  readinessGrace?: string;
   /** --health-rules FILE: health rules for custom resources. */
   healthRules?: string;
   /** The text of that file, read by the CLI entry (this module stays pure). */
@@ -131,6 +133,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     concurrency: raw.concurrency === undefined ? undefined : parseCount(raw.concurrency, '--concurrency'),
     requestTimeoutMs: raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
     kubectlArgs: passThroughArgs,
+    readinessGraceMs: optionalDuration(raw.readinessGrace, '--readiness-grace'),
     healthRules: raw.healthRules === undefined ? undefined : parseHealthRules(raw.healthRulesText ?? '', raw.healthRules),
   });
 }

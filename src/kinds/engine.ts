@@ -56,6 +56,8 @@ export interface RolloutRules<T> {
    * that crash-loops while a dependency starts). A crash is fatal only past that many restarts, however long it lasts.
    */
   failuresAllowed?: number;
+  /** --readiness-grace: a new pod that runs but is not Ready (its readiness probe fails) fails the rollout after this long. */
+  readinessGraceSeconds?: number;
 }
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
@@ -156,6 +158,7 @@ function notServing(pods: readonly Pod[]): string | undefined {
 
 /** A finding's policy, with the object's tolerance of crashes (kguard.dev/failures-allowed) applied. */
 function policyOf<T>(rules: RolloutRules<T>, finding: Finding): FatalPolicy {
+  if (rules.readinessGraceSeconds !== undefined && finding.reason === 'ContainersNotReady') return { when: 'after', seconds: rules.readinessGraceSeconds };
   if (rules.failuresAllowed === undefined || finding.family !== 'crash') return finding.policy;
   return { when: 'after', seconds: Number.POSITIVE_INFINITY, restarts: rules.failuresAllowed + 1 };
 }

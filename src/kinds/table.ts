@@ -162,11 +162,15 @@ export function judgingRow(
   overrides: Overrides,
   rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES,
   problems: string[] = [],
+  readinessGraceMs?: number,
 ): KindRow {
   const row = chooseRow(ref, overrides, rules, problems);
-  const allowed = overrides.failuresAllowed;
-  if (allowed === undefined) return row;
-  return { ...row, rules: (given) => { const judged = row.rules(given); return judged && { ...judged, failuresAllowed: allowed }; } };
+  const tolerance = {
+    ...(overrides.failuresAllowed !== undefined ? { failuresAllowed: overrides.failuresAllowed } : {}),
+    ...(readinessGraceMs !== undefined ? { readinessGraceSeconds: readinessGraceMs / 1000 } : {}),
+  };
+  if (Object.keys(tolerance).length === 0) return row;
+  return { ...row, rules: (given) => { const judged = row.rules(given); return judged && { ...judged, ...tolerance }; } };
 }
 
 function chooseRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, overrides: Overrides, rules: readonly HealthRule[], problems: string[]): KindRow {

@@ -59,6 +59,8 @@ export interface ApplyOptions {
   requestTimeoutMs: number;
   /** Health rules for custom resources (--health-rules FILE), over the built-in table; a rule of the same id replaces the built-in one. */
   healthRules?: HealthRules;
+  /** A new pod that runs but is never Ready fails the rollout after this long (--readiness-grace; default DEFAULTS.readinessGraceMs). */
+  readinessGraceMs?: number;
 }
 
 /** What a guarded apply needs beyond the run's options: the connection flags for every kubectl call. */
@@ -80,6 +82,7 @@ export const DEFAULTS = {
   logLines: 5,
   concurrency: 8,
   requestTimeoutMs: 30_000,
+  readinessGraceMs: 5 * 60_000,
 } as const satisfies Partial<ApplyOptions>;
 
 /** How one tracking (of the rollout, or of the restore) runs. */
@@ -96,4 +99,6 @@ export interface TrackOptions {
   logLines: number;
   /** The health rules custom resources are judged by (the built-in table when absent). */
   healthRules?: readonly HealthRule[];
+  /** A new pod that runs but is never Ready fails after this long; undefined: it is waited for until the deadline. */
+  readinessGraceMs?: number;
 }

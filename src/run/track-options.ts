@@ -2,7 +2,7 @@
 // one place so neither phase drops a field (--log-lines 0 reads no logs in either).
 import { mergeHealthRules } from '../kinds/health-rules.js';
 import { BUILT_IN_HEALTH_RULES } from '../kinds/health-table.js';
-import type { ApplyOptions, TrackOptions } from '../model/options.js';
+import { DEFAULTS, type ApplyOptions, type TrackOptions } from '../model/options.js';
 
 export function trackOptionsFor(options: ApplyOptions, phase: TrackOptions['phase']): TrackOptions {
   const rollout = phase === 'rollout';
@@ -15,5 +15,7 @@ export function trackOptionsFor(options: ApplyOptions, phase: TrackOptions['phas
     watch: !options.poll,
     logLines: options.logLines,
     healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules),
+    // The restore puts back what ran before: it is waited for, not judged again by a grace.
+    ...(rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {}),
   };
 }

@@ -32,12 +32,12 @@ export interface TrackedOutcome {
 }
 
 /** How the tracker (and a bake) watches one object: its kind's row, its overrides, what it expects, its selector. */
-export function trackTargetOf(target: WorkloadTarget, healthRules?: readonly HealthRule[]): TrackTarget {
+export function trackTargetOf(target: WorkloadTarget, healthRules?: readonly HealthRule[], readinessGraceMs?: number): TrackTarget {
   const overrides = overridesOf(target.applied);
   return {
     workload: target.ref,
     expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
-    row: judgingRow(target.ref, overrides, healthRules),
+    row: judgingRow(target.ref, overrides, healthRules, [], readinessGraceMs),
     overrides,
     selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
   };
@@ -52,7 +52,7 @@ export async function trackWorkloads(
   const watched: Array<TrackTarget & { source: WorkloadTarget; problems: string[] }> = [];
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems);
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, options.readinessGraceMs);
     const planned = overrides.track
       ? row.plan(target.applied, overrides)
       : { state: 'applied' as const, detail: `${TRACK_ANNOTATION}: "false": not watched` };
