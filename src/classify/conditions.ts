@@ -4,7 +4,13 @@
 // rows (a container that exited with an error) explain, they do not decide.
 import type { ReasonRule } from '../model/findings.js';
 
-const JOB_LOGS_STEP = 'read why its pods failed: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE';
+/**
+ * The pods' last lines come with the diagnosis, read before any restore: a restore deletes a Job
+ * the apply created, and its pods with it, so the hint names no pod and asks kubectl only while
+ * the Job is there.
+ */
+const JOB_LOGS_STEP =
+  "read why its pods failed in their last lines with this diagnosis (read before any restore); while the Job exists: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE";
 
 /** Reasons of a Job's Failed (and, since 1.31, FailureTarget) condition, as the job controller writes them. */
 export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {

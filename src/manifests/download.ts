@@ -9,13 +9,13 @@ export interface DownloadLimits {
 
 export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = { deadlineMs: 30_000, maxBytes: 16 * 1024 * 1024 };
 
-export async function download(url: string, limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS): Promise<Uint8Array> {
+export async function download(url: string, limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS, env: NodeJS.ProcessEnv = process.env): Promise<Uint8Array> {
   const fail = (why: string) =>
     new InputError(`-f ${url}: could not download the manifests (${why}). Check the URL; nothing was applied.`);
   let response: Response;
   const signal = AbortSignal.timeout(limits.deadlineMs);
   try {
-    response = await fetch(url, { signal, redirect: 'follow' });
+    response = await fetchAsKubectlWould(url, { signal, redirect: 'follow' }, env);
   } catch (error) {
     throw fail(causeOf(error, limits.deadlineMs));
   }
@@ -36,6 +36,33 @@ export async function download(url: string, limits: DownloadLimits = DEFAULT_DOW
     throw fail(causeOf(error, limits.deadlineMs));
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * Through the proxy kubectl would use, so `-f https://…` reaches what `kubectl apply -f https://…`
+ * reaches: Go's http.ProxyFromEnvironment (golang.org/x/net/http/httpproxy) takes HTTPS_PROXY for
+ * https and HTTP_PROXY for http (or their lowercase names), skips hosts NO_PROXY lists, and never
+ * proxies localhost or a loopback address. Node's own fetch reads none of them (Node 20 and 22),
+ * so a proxied download goes through undici's EnvHttpProxyAgent, which reads the same variables
+ * and NO_PROXY list; it is loaded only then.
+ */
+async function fetchAsKubectlWould(url: string, init: RequestInit, env: NodeJS.ProcessEnv): Promise<Response> {
+  if (!proxyFor(new URL(url), env)) return fetch(url, init);
+  const { fetch: proxiedFetch, EnvHttpProxyAgent } = await import('undici');
+  const dispatcher = new EnvHttpProxyAgent({
+    httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+    httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
+    noProxy: env.NO_PROXY ?? env.no_proxy,
+  });
+  return (await proxiedFetch(url, { ...(init as object), dispatcher })) as unknown as Response;
+}
+
+/** The proxy kubectl would send this URL through, before NO_PROXY (EnvHttpProxyAgent applies it). */
+export function proxyFor(url: URL, env: NodeJS.ProcessEnv): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || /^127\./.test(host) || host === '::1') return undefined;
+  const proxy = url.protocol === 'https:' ? (env.HTTPS_PROXY ?? env.https_proxy) : url.protocol === 'http:' ? (env.HTTP_PROXY ?? env.http_proxy) : undefined;
+  return proxy || undefined;
 }
 
 /**

@@ -12,7 +12,9 @@
 //   6. redaction (in this process, this checkout's build): a 1 MiB Secret value and 1,000 others
 //   7. at scale: 10, 100 and 1,000 objects (scale.ts): healthy with and without the journal, a
 //      doomed apply restored in full, peak kubectl processes at once, kguard's peak RSS
-// `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes.
+//   3b. an apply that changes nothing: kubectl apply against kguard apply, and kguard's writes
+// `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes. `--only overhead` runs
+// sections 3 and 3b.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -221,6 +223,40 @@ async function healthyRollouts(kguardArgs: readonly string[][]): Promise<{ kubec
   }
 }
 
+/** An apply that changes nothing: `kubectl apply` against `kguard apply`, in turn; kguard's writes counted by the server. */
+async function noOpApplies(): Promise<void> {
+  const cluster = await startCluster({ timeScale: 4 });
+  try {
+    await withDir(async (dir) => {
+      const file = join(dir, 'web.yaml');
+      await writeFile(file, deploymentYaml('web', 'nginx:1.25', { replicas: 3 }));
+      const env = { ...process.env, ...cluster.env };
+      await execa('kubectl', ['apply', '-f', file], { env });
+      await execa('kubectl', ['rollout', 'status', 'deployment/web'], { env });
+      const kubectlMs: number[] = [];
+      const kguardMs: number[] = [];
+      let writes = 0;
+      for (let run = 0; run < RUNS; run += 1) {
+        let began = performance.now();
+        await execa('kubectl', ['apply', '-f', file], { env });
+        kubectlMs.push(performance.now() - began);
+        const seen = cluster.requests.length;
+        began = performance.now();
+        const result = await runKguard(cluster, ['apply', '-f', file]);
+        kguardMs.push(performance.now() - began);
+        if (result.exitCode !== 0) throw new Error(`no-op apply failed:\n${result.stdout}`);
+        writes += cluster.requests.slice(seen).filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url)).length;
+      }
+      table('3b. an apply that changes nothing (min / median / max)', [
+        ['kubectl apply', stats(kubectlMs)],
+        ['kguard apply', `${stats(kguardMs)} (${(median(kguardMs) / median(kubectlMs)).toFixed(2)}× kubectl); writes per run: ${writes / RUNS}`],
+      ]);
+    });
+  } finally {
+    await cluster.stop();
+  }
+}
+
 /** 2,000 pods of other workloads plus web's 3: what one read costs either way. */
 async function manyPods(): Promise<void> {
   const cluster = await startCluster({ controllers: false });
@@ -320,6 +356,12 @@ async function main(): Promise<void> {
     console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
     return;
   }
+  if (flags.only === 'overhead') {
+    await healthyTable(await modes());
+    await noOpApplies();
+    console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
+    return;
+  }
   const known = await modes();
   await startUp();
 
@@ -330,18 +372,8 @@ async function main(): Promise<void> {
   }
   table('2. the pod status the verdict names, first written → kguard verdict line (min / median / max)', latency);
 
-  const healthy = await healthyRollouts(known.map((mode) => mode.args));
-  const walls = (runs: Timed[]) => runs.map((run) => run.wallMs);
-  const tails = (runs: Timed[]) => runs.map((run) => run.tailMs);
-  table('3. healthy rollout of 3 replicas: whole command; rolled-out status written → exit (min / median / max)', [
-    ['kubectl apply && kubectl rollout status', `${stats(walls(healthy.kubectl))}; ${stats(tails(healthy.kubectl))}`],
-    ...known.map((mode, index): [string, string] => {
-      const runs = healthy.kguard[index]!;
-      const ratio = median(walls(runs)) / median(walls(healthy.kubectl));
-      const extra = (median(walls(runs)) - median(walls(healthy.kubectl))) / 1000;
-      return [`kguard apply, ${mode.name}`, `${stats(walls(runs))} (${ratio.toFixed(2)}× kubectl, ${extra >= 0 ? '+' : ''}${extra.toFixed(2)} s); ${stats(tails(runs))}`];
-    }),
-  ]);
+  await healthyTable(known);
+  await noOpApplies();
 
   await manyPods();
 
@@ -354,6 +386,21 @@ async function main(): Promise<void> {
   redaction();
   await atScale();
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
+}
+
+async function healthyTable(known: Array<{ name: string; args: string[] }>): Promise<void> {
+  const healthy = await healthyRollouts(known.map((mode) => mode.args));
+  const walls = (runs: Timed[]) => runs.map((run) => run.wallMs);
+  const tails = (runs: Timed[]) => runs.map((run) => run.tailMs);
+  table('3. healthy rollout of 3 replicas: whole command; rolled-out status written → exit (min / median / max)', [
+    ['kubectl apply && kubectl rollout status', `${stats(walls(healthy.kubectl))}; ${stats(tails(healthy.kubectl))}`],
+    ...known.map((mode, index): [string, string] => {
+      const runs = healthy.kguard[index]!;
+      const ratio = median(walls(runs)) / median(walls(healthy.kubectl));
+      const extra = (median(walls(runs)) - median(walls(healthy.kubectl))) / 1000;
+      return [`kguard apply, ${mode.name}`, `${stats(walls(runs))} (${ratio.toFixed(2)}× kubectl, ${extra >= 0 ? '+' : ''}${extra.toFixed(2)} s); ${stats(tails(runs))}`];
+    }),
+  ]);
 }
 
 await main();

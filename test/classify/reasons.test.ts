@@ -166,3 +166,13 @@ describe('classifyPod: scheduling', () => {
     expect(classifyPod(pod('unschedulable-pending'))[0]?.policy).toEqual({ when: 'never' });
   });
 });
+
+describe("a Job's next step", () => {
+  it('names no pod: a restore deletes a Job the apply created, and its pods with it', async () => {
+    const { JOB_CONDITION_REASONS } = await import('../../src/classify/conditions.js');
+    for (const [reason, rule] of Object.entries(JOB_CONDITION_REASONS)) {
+      expect(rule.nextStep, reason).not.toMatch(/\bPOD\b/);
+      expect(rule.nextStep, reason).not.toMatch(/^read why its pods failed: kubectl logs/);
+    }
+  });
+});
