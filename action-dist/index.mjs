@@ -36753,7 +36753,7 @@ var require_timers = __commonJS({
 });
 
 // node_modules/undici/lib/core/errors.js
-var require_errors2 = __commonJS({
+var require_errors3 = __commonJS({
   "node_modules/undici/lib/core/errors.js"(exports, module) {
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
@@ -37432,7 +37432,7 @@ var require_tree = __commonJS({
 });
 
 // node_modules/undici/lib/core/util.js
-var require_util = __commonJS({
+var require_util2 = __commonJS({
   "node_modules/undici/lib/core/util.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
@@ -37443,7 +37443,7 @@ var require_util = __commonJS({
     var { stringify } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var timers = require_timers();
-    var { InvalidArgumentError: InvalidArgumentError2, ConnectTimeoutError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, ConnectTimeoutError } = require_errors3();
     var { headerNameLowerCasedRecord } = require_constants();
     var { tree } = require_tree();
     var [nodeMajor, nodeMinor] = process.versions.node.split(".", 2).map((v) => Number(v));
@@ -38524,7 +38524,7 @@ var require_request = __commonJS({
     var {
       InvalidArgumentError: InvalidArgumentError2,
       NotSupportedError
-    } = require_errors2();
+    } = require_errors3();
     var assert = __require("node:assert");
     var {
       isValidHTTPToken,
@@ -38541,7 +38541,7 @@ var require_request = __commonJS({
       getServerName,
       normalizedMethodRecords,
       getProtocolFromUrlString
-    } = require_util();
+    } = require_util2();
     var { channels } = require_diagnostics();
     var { headerNameLowerCasedRecord } = require_constants();
     var invalidPathRegex = /[^\u0021-\u00ff]/;
@@ -38917,7 +38917,7 @@ var require_request = __commonJS({
 var require_wrap_handler = __commonJS({
   "node_modules/undici/lib/handler/wrap-handler.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     module.exports = class WrapHandler {
       #handler;
       constructor(handler) {
@@ -39042,8 +39042,8 @@ var require_dispatcher = __commonJS({
 var require_unwrap_handler = __commonJS({
   "node_modules/undici/lib/handler/unwrap-handler.js"(exports, module) {
     "use strict";
-    var { parseHeaders } = require_util();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { parseHeaders } = require_util2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var kResume = /* @__PURE__ */ Symbol("resume");
     var UnwrapController = class {
       #paused = false;
@@ -39137,7 +39137,7 @@ var require_dispatcher_base = __commonJS({
       ClientDestroyedError,
       ClientClosedError,
       InvalidArgumentError: InvalidArgumentError2
-    } = require_errors2();
+    } = require_errors3();
     var { kDestroy, kClose, kClosed, kDestroyed, kDispatch } = require_symbols();
     var kOnDestroyed = /* @__PURE__ */ Symbol("onDestroyed");
     var kOnClosed = /* @__PURE__ */ Symbol("onClosed");
@@ -39295,8 +39295,8 @@ var require_connect = __commonJS({
     "use strict";
     var net = __require("node:net");
     var assert = __require("node:assert");
-    var util = require_util();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var util = require_util2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var tls;
     var SessionCache = class WeakSessionCache {
       constructor(maxCachedSessions) {
@@ -39420,7 +39420,7 @@ var require_connect = __commonJS({
 });
 
 // node_modules/undici/lib/llhttp/utils.js
-var require_utils = __commonJS({
+var require_utils2 = __commonJS({
   "node_modules/undici/lib/llhttp/utils.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -39441,7 +39441,7 @@ var require_constants2 = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SPECIAL_HEADERS = exports.MINOR = exports.MAJOR = exports.HTAB_SP_VCHAR_OBS_TEXT = exports.QUOTED_STRING = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.HEX = exports.URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.STATUSES_HTTP = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.HEADER_STATE = exports.FINISH = exports.STATUSES = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-    var utils_1 = require_utils();
+    var utils_1 = require_utils2();
     exports.ERROR = {
       OK: 0,
       INTERNAL: 1,
@@ -41471,7 +41471,7 @@ var require_webidl = __commonJS({
 });
 
 // node_modules/undici/lib/web/fetch/util.js
-var require_util2 = __commonJS({
+var require_util3 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
     var { Transform: Transform2 } = __require("node:stream");
@@ -41480,7 +41480,7 @@ var require_util2 = __commonJS({
     var { getGlobalOrigin } = require_global();
     var { collectAnHTTPQuotedString, parseMIMEType } = require_data_url();
     var { performance: performance2 } = __require("node:perf_hooks");
-    var { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util();
+    var { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util2();
     var assert = __require("node:assert");
     var { isUint8Array: isUint8Array2 } = __require("node:util/types");
     var { webidl } = require_webidl();
@@ -41898,7 +41898,7 @@ var require_util2 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function entries() {
+          value: function entries2() {
             webidl.brandCheck(this, object);
             return makeIterator(this, "key+value");
           }
@@ -42241,8 +42241,8 @@ var require_util2 = __commonJS({
 var require_formdata = __commonJS({
   "node_modules/undici/lib/web/fetch/formdata.js"(exports, module) {
     "use strict";
-    var { iteratorMixin } = require_util2();
-    var { kEnumerableProperty } = require_util();
+    var { iteratorMixin } = require_util3();
+    var { kEnumerableProperty } = require_util2();
     var { webidl } = require_webidl();
     var nodeUtil = __require("node:util");
     var FormData = class _FormData {
@@ -42403,7 +42403,7 @@ var require_formdata = __commonJS({
 var require_formdata_parser = __commonJS({
   "node_modules/undici/lib/web/fetch/formdata-parser.js"(exports, module) {
     "use strict";
-    var { bufferToLowerCasedHeaderName } = require_util();
+    var { bufferToLowerCasedHeaderName } = require_util2();
     var { HTTP_TOKEN_CODEPOINTS } = require_data_url();
     var { makeEntry } = require_formdata();
     var { webidl } = require_webidl();
@@ -42752,13 +42752,13 @@ var require_promise = __commonJS({
 var require_body = __commonJS({
   "node_modules/undici/lib/web/fetch/body.js"(exports, module) {
     "use strict";
-    var util = require_util();
+    var util = require_util2();
     var {
       ReadableStreamFrom,
       readableStreamClose,
       fullyReadBody,
       extractMimeType
-    } = require_util2();
+    } = require_util3();
     var { FormData, setFormDataState } = require_formdata();
     var { webidl } = require_webidl();
     var assert = __require("node:assert");
@@ -42957,9 +42957,9 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value.toString());
+                  const entries2 = new URLSearchParams(value.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
+                  for (const [name, value2] of entries2) {
                     fd.append(name, value2);
                   }
                   return fd;
@@ -43036,7 +43036,7 @@ var require_client_h1 = __commonJS({
   "node_modules/undici/lib/dispatcher/client-h1.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
-    var util = require_util();
+    var util = require_util2();
     var { channels } = require_diagnostics();
     var timers = require_timers();
     var {
@@ -43051,7 +43051,7 @@ var require_client_h1 = __commonJS({
       BodyTimeoutError,
       HTTPParserError,
       ResponseExceededMaxSizeError
-    } = require_errors2();
+    } = require_errors3();
     var {
       kUrl,
       kReset,
@@ -44328,7 +44328,7 @@ var require_client_h2 = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { pipeline } = __require("node:stream");
-    var util = require_util();
+    var util = require_util2();
     var {
       RequestContentLengthMismatchError,
       RequestAbortedError,
@@ -44337,7 +44337,7 @@ var require_client_h2 = __commonJS({
       InvalidArgumentError: InvalidArgumentError2,
       HeadersTimeoutError,
       BodyTimeoutError
-    } = require_errors2();
+    } = require_errors3();
     var {
       kUrl,
       kReset,
@@ -45095,7 +45095,7 @@ var require_client = __commonJS({
     var assert = __require("node:assert");
     var net = __require("node:net");
     var http = __require("node:http");
-    var util = require_util();
+    var util = require_util2();
     var { ClientStats } = require_stats();
     var { channels } = require_diagnostics();
     var Request = require_request();
@@ -45104,7 +45104,7 @@ var require_client = __commonJS({
       InvalidArgumentError: InvalidArgumentError2,
       InformationalError,
       ClientDestroyedError
-    } = require_errors2();
+    } = require_errors3();
     var buildConnector = require_connect();
     var {
       kUrl,
@@ -45882,8 +45882,8 @@ var require_pool = __commonJS({
     var Client = require_client();
     var {
       InvalidArgumentError: InvalidArgumentError2
-    } = require_errors2();
-    var util = require_util();
+    } = require_errors3();
+    var util = require_util2();
     var { kUrl } = require_symbols();
     var buildConnector = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
@@ -45976,7 +45976,7 @@ var require_balanced_pool = __commonJS({
     var {
       BalancedPoolMissingUpstreamError,
       InvalidArgumentError: InvalidArgumentError2
-    } = require_errors2();
+    } = require_errors3();
     var {
       PoolBase,
       kClients,
@@ -45987,7 +45987,7 @@ var require_balanced_pool = __commonJS({
     } = require_pool_base();
     var Pool = require_pool();
     var { kUrl } = require_symbols();
-    var util = require_util();
+    var util = require_util2();
     var kFactory = /* @__PURE__ */ Symbol("factory");
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kGreatestCommonDivisor = /* @__PURE__ */ Symbol("kGreatestCommonDivisor");
@@ -46134,8 +46134,8 @@ var require_round_robin_pool = __commonJS({
     var Client = require_client();
     var {
       InvalidArgumentError: InvalidArgumentError2
-    } = require_errors2();
-    var util = require_util();
+    } = require_errors3();
+    var util = require_util2();
     var { kUrl } = require_symbols();
     var buildConnector = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
@@ -46240,12 +46240,12 @@ var require_round_robin_pool = __commonJS({
 var require_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/agent.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2, MaxOriginsReachedError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, MaxOriginsReachedError } = require_errors3();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kUrl } = require_symbols();
     var DispatcherBase = require_dispatcher_base();
     var Pool = require_pool();
     var Client = require_client();
-    var util = require_util();
+    var util = require_util2();
     var kOnConnect = /* @__PURE__ */ Symbol("onConnect");
     var kOnDisconnect = /* @__PURE__ */ Symbol("onDisconnect");
     var kOnConnectionError = /* @__PURE__ */ Symbol("onConnectionError");
@@ -46378,7 +46378,7 @@ var require_socks5_utils = __commonJS({
     "use strict";
     var { Buffer: Buffer5 } = __require("node:buffer");
     var net = __require("node:net");
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     function parseAddress(address) {
       if (net.isIPv4(address)) {
         const parts = address.split(".").map(Number);
@@ -46539,7 +46539,7 @@ var require_socks5_client = __commonJS({
     "use strict";
     var { EventEmitter: EventEmitter2 } = __require("node:events");
     var { Buffer: Buffer5 } = __require("node:buffer");
-    var { InvalidArgumentError: InvalidArgumentError2, Socks5ProxyError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, Socks5ProxyError } = require_errors3();
     var { debuglog: debuglog2 } = __require("node:util");
     var { parseAddress } = require_socks5_utils();
     var debug = debuglog2("undici:socks5");
@@ -46873,7 +46873,7 @@ var require_socks5_proxy_agent = __commonJS({
     var { URL: URL2 } = __require("node:url");
     var tls;
     var DispatcherBase = require_dispatcher_base();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var { Socks5Client, STATES } = require_socks5_client();
     var { kDispatch, kClose, kDestroy } = require_symbols();
     var Pool = require_pool();
@@ -47077,7 +47077,7 @@ var require_proxy_agent = __commonJS({
     var Agent = require_agent();
     var Pool = require_pool();
     var DispatcherBase = require_dispatcher_base();
-    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError, SecureProxyConnectionError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
     var buildConnector = require_connect();
     var Client = require_client();
     var { channels } = require_diagnostics();
@@ -47455,13 +47455,13 @@ var require_retry_handler = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { kRetryHandlerDefaultRetry } = require_symbols();
-    var { RequestRetryError } = require_errors2();
+    var { RequestRetryError } = require_errors3();
     var WrapHandler = require_wrap_handler();
     var {
       isDisturbed,
       parseRangeHeader,
       wrapRequestBody
-    } = require_util();
+    } = require_util2();
     function calculateRetryAfterHeader(retryAfter) {
       const retryTime = new Date(retryAfter).getTime();
       return isNaN(retryTime) ? 0 : retryTime - Date.now();
@@ -47893,7 +47893,7 @@ var require_retry_agent = __commonJS({
 var require_h2c_client = __commonJS({
   "node_modules/undici/lib/dispatcher/h2c-client.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var Client = require_client();
     var H2CClient = class extends Client {
       constructor(origin, clientOpts) {
@@ -47938,9 +47938,9 @@ var require_readable = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { Readable: Readable4 } = __require("node:stream");
-    var { RequestAbortedError, NotSupportedError, InvalidArgumentError: InvalidArgumentError2, AbortError } = require_errors2();
-    var util = require_util();
-    var { ReadableStreamFrom } = require_util();
+    var { RequestAbortedError, NotSupportedError, InvalidArgumentError: InvalidArgumentError2, AbortError } = require_errors3();
+    var util = require_util2();
+    var { ReadableStreamFrom } = require_util2();
     var kConsume = /* @__PURE__ */ Symbol("kConsume");
     var kReading = /* @__PURE__ */ Symbol("kReading");
     var kBody = /* @__PURE__ */ Symbol("kBody");
@@ -48341,8 +48341,8 @@ var require_api_request = __commonJS({
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
     var { Readable: Readable4 } = require_readable();
-    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors2();
-    var util = require_util();
+    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors3();
+    var util = require_util2();
     function noop3() {
     }
     var RequestHandler = class extends AsyncResource {
@@ -48516,8 +48516,8 @@ var require_api_request = __commonJS({
 var require_abort_signal = __commonJS({
   "node_modules/undici/lib/api/abort-signal.js"(exports, module) {
     "use strict";
-    var { addAbortListener: addAbortListener3 } = require_util();
-    var { RequestAbortedError } = require_errors2();
+    var { addAbortListener: addAbortListener3 } = require_util2();
+    var { RequestAbortedError } = require_errors3();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
     function abort(self) {
@@ -48571,8 +48571,8 @@ var require_api_stream = __commonJS({
     var assert = __require("node:assert");
     var { finished: finished7 } = __require("node:stream");
     var { AsyncResource } = __require("node:async_hooks");
-    var { InvalidArgumentError: InvalidArgumentError2, InvalidReturnValueError } = require_errors2();
-    var util = require_util();
+    var { InvalidArgumentError: InvalidArgumentError2, InvalidReturnValueError } = require_errors3();
+    var util = require_util2();
     var { addSignal, removeSignal } = require_abort_signal();
     function noop3() {
     }
@@ -48740,8 +48740,8 @@ var require_api_pipeline = __commonJS({
       InvalidArgumentError: InvalidArgumentError2,
       InvalidReturnValueError,
       RequestAbortedError
-    } = require_errors2();
-    var util = require_util();
+    } = require_errors3();
+    var util = require_util2();
     var { addSignal, removeSignal } = require_abort_signal();
     function noop3() {
     }
@@ -48930,10 +48930,10 @@ var require_api_pipeline = __commonJS({
 var require_api_upgrade = __commonJS({
   "node_modules/undici/lib/api/api-upgrade.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2, SocketError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, SocketError } = require_errors3();
     var { AsyncResource } = __require("node:async_hooks");
     var assert = __require("node:assert");
-    var util = require_util();
+    var util = require_util2();
     var { kHTTP2Stream } = require_symbols();
     var { addSignal, removeSignal } = require_abort_signal();
     var UpgradeHandler = class extends AsyncResource {
@@ -49026,8 +49026,8 @@ var require_api_connect = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
-    var { InvalidArgumentError: InvalidArgumentError2, SocketError } = require_errors2();
-    var util = require_util();
+    var { InvalidArgumentError: InvalidArgumentError2, SocketError } = require_errors3();
+    var util = require_util2();
     var { addSignal, removeSignal } = require_abort_signal();
     var ConnectHandler = class extends AsyncResource {
       constructor(opts, callback) {
@@ -49127,7 +49127,7 @@ var require_api = __commonJS({
 var require_mock_errors = __commonJS({
   "node_modules/undici/lib/mock/mock-errors.js"(exports, module) {
     "use strict";
-    var { UndiciError } = require_errors2();
+    var { UndiciError } = require_errors3();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
     var MockNotMatchedError = class extends UndiciError {
       constructor(message) {
@@ -49199,14 +49199,14 @@ var require_mock_utils = __commonJS({
       kGetNetConnect,
       kTotalDispatchCount
     } = require_mock_symbols();
-    var { serializePathWithQuery } = require_util();
+    var { serializePathWithQuery } = require_util2();
     var { STATUS_CODES } = __require("node:http");
     var {
       types: {
         isPromise
       }
     } = __require("node:util");
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     function matchValue(match, value) {
       if (typeof match === "string") {
         return match === value;
@@ -49242,11 +49242,11 @@ var require_mock_utils = __commonJS({
     }
     function buildHeadersFromArray(headers) {
       const clone = headers.slice();
-      const entries = [];
+      const entries2 = [];
       for (let index = 0; index < clone.length; index += 2) {
-        entries.push([clone[index], clone[index + 1]]);
+        entries2.push([clone[index], clone[index + 1]]);
       }
-      return Object.fromEntries(entries);
+      return Object.fromEntries(entries2);
     }
     function matchHeaders(mockDispatch2, headers) {
       if (typeof mockDispatch2.headers === "function") {
@@ -49577,8 +49577,8 @@ var require_mock_interceptor = __commonJS({
       kMockDispatch,
       kIgnoreTrailingSlash
     } = require_mock_symbols();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
-    var { serializePathWithQuery } = require_util();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
+    var { serializePathWithQuery } = require_util2();
     var MockScope = class {
       constructor(mockDispatch) {
         this[kMockDispatch] = mockDispatch;
@@ -49746,7 +49746,7 @@ var require_mock_client = __commonJS({
     } = require_mock_symbols();
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var MockClient = class extends Client {
       constructor(origin, opts) {
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
@@ -49793,7 +49793,7 @@ var require_mock_call_history = __commonJS({
   "node_modules/undici/lib/mock/mock-call-history.js"(exports, module) {
     "use strict";
     var { kMockCallHistoryAddLog } = require_mock_symbols();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     function handleFilterCallsWithOptions(criteria, options, handler, store, allLogs) {
       switch (options.operator) {
         case "OR":
@@ -50007,7 +50007,7 @@ var require_mock_pool = __commonJS({
     } = require_mock_symbols();
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var MockPool = class extends Pool {
       constructor(origin, opts) {
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
@@ -50117,7 +50117,7 @@ var require_mock_agent = __commonJS({
     var MockClient = require_mock_client();
     var MockPool = require_mock_pool();
     var { matchValue, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = require_mock_utils();
-    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
     var Dispatcher = require_dispatcher();
     var PendingInterceptorsFormatter = require_pending_interceptors_formatter();
     var { MockCallHistory } = require_mock_call_history();
@@ -50278,7 +50278,7 @@ ${pendingInterceptorsFormatter.format(pending)}`.trim()
 var require_snapshot_utils = __commonJS({
   "node_modules/undici/lib/mock/snapshot-utils.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var { runtimeFeatures } = require_runtime_features();
     function createHeaderFilters(matchOptions = {}) {
       const { ignoreHeaders = [], excludeHeaders = [], matchHeaders = [], caseSensitive = false } = matchOptions;
@@ -50367,7 +50367,7 @@ var require_snapshot_recorder = __commonJS({
     var { writeFile: writeFile5, readFile: readFile4, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname, resolve } = __require("node:path");
     var { setTimeout: setTimeout4, clearTimeout: clearTimeout2 } = __require("node:timers");
-    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
     function formatRequestKey(opts, headerFilters, matchOptions = {}) {
       const url = new URL(opts.path, opts.origin);
@@ -50744,7 +50744,7 @@ var require_snapshot_agent = __commonJS({
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var WrapHandler = require_wrap_handler();
-    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
     var { validateSnapshotMode } = require_snapshot_utils();
     var kSnapshotRecorder = /* @__PURE__ */ Symbol("kSnapshotRecorder");
     var kSnapshotMode = /* @__PURE__ */ Symbol("kSnapshotMode");
@@ -51029,7 +51029,7 @@ var require_global2 = __commonJS({
     "use strict";
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var Agent = require_agent();
     if (getGlobalDispatcher() === void 0) {
       setGlobalDispatcher(new Agent());
@@ -51137,10 +51137,10 @@ var require_decorator_handler = __commonJS({
 var require_redirect_handler = __commonJS({
   "node_modules/undici/lib/handler/redirect-handler.js"(exports, module) {
     "use strict";
-    var util = require_util();
+    var util = require_util2();
     var { kBodyUsed, kRedirectCacheControl } = require_symbols();
     var assert = __require("node:assert");
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var EE = __require("node:events");
     var redirectableStatusCodes = [300, 301, 302, 303, 307, 308];
     var kBody = /* @__PURE__ */ Symbol("body");
@@ -51295,8 +51295,8 @@ var require_redirect_handler = __commonJS({
           }
         }
       } else if (headers && typeof headers === "object") {
-        const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value] of entries) {
+        const entries2 = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
+        for (const [key, value] of entries2) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
             ret.push(key, value);
           }
@@ -51337,7 +51337,7 @@ var require_response_error = __commonJS({
   "node_modules/undici/lib/interceptor/response-error.js"(exports, module) {
     "use strict";
     var DecoratorHandler = require_decorator_handler();
-    var { ResponseError } = require_errors2();
+    var { ResponseError } = require_errors3();
     var ResponseErrorHandler = class extends DecoratorHandler {
       #statusCode;
       #contentType;
@@ -51442,7 +51442,7 @@ var require_retry = __commonJS({
 var require_dump = __commonJS({
   "node_modules/undici/lib/interceptor/dump.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors3();
     var DecoratorHandler = require_decorator_handler();
     var DumpHandler = class extends DecoratorHandler {
       #maxSize = 1024 * 1024;
@@ -51522,7 +51522,7 @@ var require_dns = __commonJS({
     var { isIP } = __require("node:net");
     var { lookup } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
-    var { InvalidArgumentError: InvalidArgumentError2, InformationalError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, InformationalError } = require_errors3();
     var maxInt = Math.pow(2, 31) - 1;
     function hasSafeIterator(headers) {
       const prototype = Object.getPrototypeOf(headers);
@@ -51963,8 +51963,8 @@ var require_cache = __commonJS({
       pathHasQueryOrFragment,
       hasSafeIterator,
       isValidHTTPToken
-    } = require_util();
-    var { serializePathWithQuery } = require_util();
+    } = require_util2();
+    var { serializePathWithQuery } = require_util2();
     var MAX_DELTA_SECONDS = 2147483647;
     var RESTRICTIVE_DIRECTIVE_NAMES = ["no-store", "private", "no-cache"];
     var kInvalidCacheControlDirectives = /* @__PURE__ */ Symbol("invalid cache-control directives");
@@ -52093,14 +52093,14 @@ var require_cache = __commonJS({
     }
     function appendHeader(headers, key, val) {
       const headerName = key.toLowerCase();
-      const current = headers[headerName];
+      const current2 = headers[headerName];
       const values = Array.isArray(val) ? val : [val];
-      if (current === void 0) {
+      if (current2 === void 0) {
         headers[headerName] = Array.isArray(val) ? val.slice() : val;
-      } else if (Array.isArray(current)) {
-        current.push(...values);
+      } else if (Array.isArray(current2)) {
+        current2.push(...values);
       } else {
-        headers[headerName] = [current, ...values];
+        headers[headerName] = [current2, ...values];
       }
     }
     function normalizeHeaders(opts) {
@@ -52974,7 +52974,7 @@ var require_date = __commonJS({
 var require_cache_handler = __commonJS({
   "node_modules/undici/lib/handler/cache-handler.js"(exports, module) {
     "use strict";
-    var util = require_util();
+    var util = require_util2();
     var { kRedirectCacheControl } = require_symbols();
     var {
       parseCacheControlHeader,
@@ -53187,7 +53187,7 @@ var require_cache_handler = __commonJS({
             }
           }
         }
-        const now = Date.now();
+        const now2 = Date.now();
         const redirectHopInfo = this.#history?.[kRedirectCacheControl];
         const redirectPolicy = redirectHopInfo?.length > 0 ? getRedirectPolicy(
           this.#cacheType,
@@ -53195,7 +53195,7 @@ var require_cache_handler = __commonJS({
           redirectHopInfo,
           this.#cacheKey.headers,
           this.#cacheByDefault,
-          now
+          now2
         ) : void 0;
         if (redirectHopInfo?.length > 0 && redirectPolicy === void 0) {
           return downstreamOnHeaders();
@@ -53229,10 +53229,10 @@ var require_cache_handler = __commonJS({
           deleteCachedValueIfNotModified(statusCode, this.#store, this.#cacheKey);
           return downstreamOnHeaders();
         }
-        const apparentAge = resDate ? Math.max(0, now - resDate.getTime()) : 0;
+        const apparentAge = resDate ? Math.max(0, now2 - resDate.getTime()) : 0;
         const currentAge = Math.max(apparentAge, resAge ?? 0);
         const hasValidator = typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag) || typeof resHeaders["last-modified"] === "string";
-        const staleAt = determineStaleAt(this.#cacheType, now, resAge, resHeaders, resDate, cacheControlDirectives, hasValidator) ?? this.#cacheByDefault;
+        const staleAt = determineStaleAt(this.#cacheType, now2, resAge, resHeaders, resDate, cacheControlDirectives, hasValidator) ?? this.#cacheByDefault;
         const revalidationOnly = staleAt === 0 && hasValidator;
         if (staleAt === void 0 || currentAge >= staleAt && !revalidationOnly) {
           if (cacheControlHeader || staleAt !== void 0) {
@@ -53240,12 +53240,12 @@ var require_cache_handler = __commonJS({
           }
           return downstreamOnHeaders();
         }
-        const baseTime = now - currentAge;
+        const baseTime = now2 - currentAge;
         let absoluteStaleAt = staleAt + baseTime;
         if (redirectPolicy !== void 0) {
           absoluteStaleAt = Math.min(absoluteStaleAt, redirectPolicy.staleAt);
         }
-        if (now >= absoluteStaleAt && !revalidationOnly) {
+        if (now2 >= absoluteStaleAt && !revalidationOnly) {
           deleteCachedValueIfNotModified(statusCode, this.#store, this.#cacheKey);
           return downstreamOnHeaders();
         }
@@ -53280,7 +53280,7 @@ var require_cache_handler = __commonJS({
           }
         }
         const cachedAt = baseTime;
-        const deleteAt = determineDeleteAt(baseTime, now, effectiveCacheControlDirectives, absoluteStaleAt);
+        const deleteAt = determineDeleteAt(baseTime, now2, effectiveCacheControlDirectives, absoluteStaleAt);
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
         const value = {
           statusCode,
@@ -53504,12 +53504,12 @@ var require_cache_handler = __commonJS({
       }
       return true;
     }
-    function getRedirectPolicy(cacheType, method, redirectHops, reqHeaders, cacheByDefault, now) {
+    function getRedirectPolicy(cacheType, method, redirectHops, reqHeaders, cacheByDefault, now2) {
       let staleAt = Infinity;
       let requiresRevalidation = false;
       for (const hop of redirectHops) {
         const hopPolicy = getRedirectHopPolicy(cacheType, method, hop, reqHeaders, cacheByDefault);
-        if (hopPolicy === void 0 || hopPolicy.staleAt <= now) {
+        if (hopPolicy === void 0 || hopPolicy.staleAt <= now2) {
           return void 0;
         }
         staleAt = Math.min(staleAt, hopPolicy.staleAt);
@@ -53602,7 +53602,7 @@ var require_cache_handler = __commonJS({
       }
       return Number(age) * 1e3;
     }
-    function determineStaleAt(cacheType, now, age, resHeaders, responseDate, cacheControlDirectives, hasValidator) {
+    function determineStaleAt(cacheType, now2, age, resHeaders, responseDate, cacheControlDirectives, hasValidator) {
       if (cacheType === "shared") {
         if (hasInvalidCacheControlDirective(cacheControlDirectives, "s-maxage")) {
           return 0;
@@ -53627,7 +53627,7 @@ var require_cache_handler = __commonJS({
         if (!expiresDate) {
           return 0;
         }
-        if (now >= expiresDate.getTime()) {
+        if (now2 >= expiresDate.getTime()) {
           return 0;
         }
         if (responseDate) {
@@ -53640,15 +53640,15 @@ var require_cache_handler = __commonJS({
           }
           return freshnessLifetime;
         }
-        return expiresDate.getTime() - now;
+        return expiresDate.getTime() - now2;
       }
       if (typeof resHeaders["last-modified"] === "string") {
         const lastModified = parseHttpDate(resHeaders["last-modified"]);
         if (lastModified) {
-          if (lastModified.getTime() >= now) {
+          if (lastModified.getTime() >= now2) {
             return void 0;
           }
-          const responseAge = now - lastModified.getTime();
+          const responseAge = now2 - lastModified.getTime();
           return responseAge * 0.1;
         }
       }
@@ -53785,9 +53785,9 @@ var require_memory_cache_store = __commonJS({
       get(key) {
         assertCacheKey(key);
         const topLevelKey = `${key.origin}:${key.path}`;
-        const now = Date.now();
-        const entries = this.#entries.get(topLevelKey);
-        const entry = entries ? findEntry(key, entries, now) : null;
+        const now2 = Date.now();
+        const entries2 = this.#entries.get(topLevelKey);
+        const entry = entries2 ? findEntry(key, entries2, now2) : null;
         return entry == null ? void 0 : {
           statusMessage: entry.statusMessage,
           statusCode: entry.statusCode,
@@ -53826,18 +53826,18 @@ var require_memory_cache_store = __commonJS({
             callback(null);
           },
           final(callback) {
-            let entries = store.#entries.get(topLevelKey);
-            if (!entries) {
-              entries = [];
-              store.#entries.set(topLevelKey, entries);
+            let entries2 = store.#entries.get(topLevelKey);
+            if (!entries2) {
+              entries2 = [];
+              store.#entries.set(topLevelKey, entries2);
             }
-            const previousEntry = findEntry(key, entries, Date.now());
+            const previousEntry = findEntry(key, entries2, Date.now());
             if (previousEntry) {
-              const index = entries.indexOf(previousEntry);
-              entries.splice(index, 1, entry);
+              const index = entries2.indexOf(previousEntry);
+              entries2.splice(index, 1, entry);
               store.#size -= previousEntry.size;
             } else {
-              entries.push(entry);
+              entries2.push(entry);
               store.#count += 1;
             }
             store.#size += entry.size;
@@ -53851,12 +53851,12 @@ var require_memory_cache_store = __commonJS({
                 });
                 store.#hasEmittedMaxSizeEvent = true;
               }
-              for (const [key2, entries2] of store.#entries) {
-                for (const entry2 of entries2.splice(0, entries2.length / 2)) {
+              for (const [key2, entries3] of store.#entries) {
+                for (const entry2 of entries3.splice(0, entries3.length / 2)) {
                   store.#size -= entry2.size;
                   store.#count -= 1;
                 }
-                if (entries2.length === 0) {
+                if (entries3.length === 0) {
                   store.#entries.delete(key2);
                 }
               }
@@ -53883,10 +53883,10 @@ var require_memory_cache_store = __commonJS({
         this.#entries.delete(topLevelKey);
       }
     };
-    function findEntry(key, entries, now) {
-      for (let i2 = 0; i2 < entries.length; i2++) {
-        const entry = entries[i2];
-        if (entry.deleteAt > now && entry.method === key.method && varyMatches(key, entry)) {
+    function findEntry(key, entries2, now2) {
+      for (let i2 = 0; i2 < entries2.length; i2++) {
+        const entry = entries2[i2];
+        if (entry.deleteAt > now2 && entry.method === key.method && varyMatches(key, entry)) {
           return entry;
         }
       }
@@ -54019,7 +54019,7 @@ var require_cache2 = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { Readable: Readable4 } = __require("node:stream");
-    var util = require_util();
+    var util = require_util2();
     var CacheHandler = require_cache_handler();
     var MemoryCacheStore = require_memory_cache_store();
     var CacheRevalidationHandler = require_cache_revalidation_handler();
@@ -54033,7 +54033,7 @@ var require_cache2 = __commonJS({
       parseVaryHeader,
       isEtagUsable
     } = require_cache();
-    var { AbortError } = require_errors2();
+    var { AbortError } = require_errors3();
     var { parseHttpDate } = require_date();
     function assertCacheOrigins(origins, name) {
       if (origins === void 0) return;
@@ -54180,16 +54180,16 @@ var require_cache2 = __commonJS({
       return responseEtag.slice(2) === cachedOpaqueTag;
     }
     function isStale(result, cacheControlDirectives, cacheType) {
-      const now = Date.now();
-      if (now > result.staleAt) {
+      const now2 = Date.now();
+      if (now2 > result.staleAt) {
         if (!staleResponseRequiresRevalidation(result, cacheType) && cacheControlDirectives?.["max-stale"]) {
           const gracePeriod = result.staleAt + cacheControlDirectives["max-stale"] * 1e3;
-          return now > gracePeriod;
+          return now2 > gracePeriod;
         }
         return true;
       }
       if (cacheControlDirectives?.["min-fresh"]) {
-        const timeLeftTillStale = result.staleAt - now;
+        const timeLeftTillStale = result.staleAt - now2;
         const threshold = cacheControlDirectives["min-fresh"] * 1e3;
         return timeLeftTillStale <= threshold;
       }
@@ -54200,9 +54200,9 @@ var require_cache2 = __commonJS({
       if (!staleWhileRevalidate || staleResponseRequiresRevalidation(result, cacheType)) {
         return false;
       }
-      const now = Date.now();
+      const now2 = Date.now();
       const staleWhileRevalidateExpiry = result.staleAt + staleWhileRevalidate * 1e3;
-      return now <= staleWhileRevalidateExpiry;
+      return now2 <= staleWhileRevalidateExpiry;
     }
     function handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl) {
       if (reqCacheControl?.["only-if-cached"]) {
@@ -54314,11 +54314,11 @@ var require_cache2 = __commonJS({
         deleteCachedValue(globalOpts.store, cacheKey);
         return handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl);
       }
-      const now = Date.now();
-      if (now > result.deleteAt) {
+      const now2 = Date.now();
+      if (now2 > result.deleteAt) {
         return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
       }
-      const age = Math.round((now - result.cachedAt) / 1e3);
+      const age = Math.round((now2 - result.cachedAt) / 1e3);
       const requestMaxAgeExpired = reqCacheControl?.["max-age"] !== void 0 && age >= reqCacheControl["max-age"];
       const stale2 = requestMaxAgeExpired || isStale(result, reqCacheControl, globalOpts.type);
       const revalidate = requestMaxAgeExpired || needsRevalidation(result, reqCacheControl, opts);
@@ -54358,7 +54358,7 @@ var require_cache2 = __commonJS({
         if (!staleResponseRequiresRevalidation(result, globalOpts.type)) {
           const staleIfErrorExpiry = result.cacheControlDirectives["stale-if-error"] ?? reqCacheControl?.["stale-if-error"];
           if (staleIfErrorExpiry) {
-            withinStaleIfErrorThreshold = now < result.staleAt + staleIfErrorExpiry * 1e3;
+            withinStaleIfErrorThreshold = now2 < result.staleAt + staleIfErrorExpiry * 1e3;
           }
         }
         const headers = makeRevalidationHeaders(opts, result);
@@ -54529,7 +54529,7 @@ var require_decompress = __commonJS({
     "use strict";
     var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress } = __require("node:zlib");
     var { pipeline, Transform: TransformStream2 } = __require("node:stream");
-    var { InvalidArgumentError: InvalidArgumentError2, ResponseExceededMaxSizeError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, ResponseExceededMaxSizeError } = require_errors3();
     var DecoratorHandler = require_decorator_handler();
     var { runtimeFeatures } = require_runtime_features();
     var DecompressController = class {
@@ -55004,7 +55004,7 @@ var require_decompress = __commonJS({
 var require_deduplication_handler = __commonJS({
   "node_modules/undici/lib/handler/deduplication-handler.js"(exports, module) {
     "use strict";
-    var { RequestAbortedError } = require_errors2();
+    var { RequestAbortedError } = require_errors3();
     var DEFAULT_MAX_BUFFER_SIZE = 5 * 1024 * 1024;
     var DeduplicationHandler = class {
       /**
@@ -55396,7 +55396,7 @@ var require_deduplicate = __commonJS({
   "node_modules/undici/lib/interceptor/deduplicate.js"(exports, module) {
     "use strict";
     var diagnosticsChannel = __require("node:diagnostics_channel");
-    var util = require_util();
+    var util = require_util2();
     var DeduplicationHandler = require_deduplication_handler();
     var { normalizeHeaders, makeCacheKey, makeDeduplicationKey } = require_cache();
     var pendingRequestsChannel = diagnosticsChannel.channel("undici:request:pending-requests");
@@ -55795,9 +55795,9 @@ var require_sqlite_cache_store = __commonJS({
         if (values.length === 0) {
           return void 0;
         }
-        const now = Date.now();
+        const now2 = Date.now();
         for (const value of values) {
-          if (now >= value.deleteAt && !canBeExpired) {
+          if (now2 >= value.deleteAt && !canBeExpired) {
             continue;
           }
           let matches2 = true;
@@ -55845,12 +55845,12 @@ var require_headers = __commonJS({
   "node_modules/undici/lib/web/fetch/headers.js"(exports, module) {
     "use strict";
     var { kConstruct } = require_symbols();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var {
       iteratorMixin,
       isValidHeaderName,
       isValidHeaderValue
-    } = require_util2();
+    } = require_util3();
     var { webidl } = require_webidl();
     var assert = __require("node:assert");
     var util = __require("node:util");
@@ -56307,7 +56307,7 @@ var require_response = __commonJS({
     "use strict";
     var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
     var { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = require_body();
-    var util = require_util();
+    var util = require_util2();
     var nodeUtil = __require("node:util");
     var { kEnumerableProperty } = util;
     var {
@@ -56316,7 +56316,7 @@ var require_response = __commonJS({
       isAborted,
       isErrorLike,
       environmentSettingsObject: relevantRealm
-    } = require_util2();
+    } = require_util3();
     var {
       redirectStatusSet,
       nullBodyStatus
@@ -56729,13 +56729,13 @@ var require_request2 = __commonJS({
     "use strict";
     var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
     var { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
-    var util = require_util();
+    var util = require_util2();
     var nodeUtil = __require("node:util");
     var {
       isValidHTTPToken,
       sameOrigin,
       environmentSettingsObject
-    } = require_util2();
+    } = require_util3();
     var {
       forbiddenMethodsSet,
       corsSafeListedMethodsSet,
@@ -57665,7 +57665,7 @@ var require_fetch = __commonJS({
       hasAuthenticationEntry,
       includesCredentials,
       isTraversableNavigable
-    } = require_util2();
+    } = require_util3();
     var assert = __require("node:assert");
     var { safelyExtractBody, extractBody } = require_body();
     var {
@@ -57677,7 +57677,7 @@ var require_fetch = __commonJS({
     } = require_constants3();
     var EE = __require("node:events");
     var { Readable: Readable4, pipeline, finished: finished7, isErrored, isReadable } = __require("node:stream");
-    var { addAbortListener: addAbortListener3, bufferToLowerCasedHeaderName } = require_util();
+    var { addAbortListener: addAbortListener3, bufferToLowerCasedHeaderName } = require_util2();
     var { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = require_data_url();
     var { getGlobalDispatcher } = require_global2();
     var { webidl } = require_webidl();
@@ -58762,12 +58762,12 @@ var require_fetch = __commonJS({
 });
 
 // node_modules/undici/lib/web/cache/util.js
-var require_util3 = __commonJS({
+var require_util4 = __commonJS({
   "node_modules/undici/lib/web/cache/util.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url();
-    var { isValidHeaderName } = require_util2();
+    var { isValidHeaderName } = require_util3();
     function urlEquals(A, B, excludeFragment = false) {
       const serializedA = URLSerializer(A, excludeFragment);
       const serializedB = URLSerializer(B, excludeFragment);
@@ -58797,13 +58797,13 @@ var require_cache3 = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { kConstruct } = require_symbols();
-    var { urlEquals, getFieldValues } = require_util3();
-    var { kEnumerableProperty, isDisturbed } = require_util();
+    var { urlEquals, getFieldValues } = require_util4();
+    var { kEnumerableProperty, isDisturbed } = require_util2();
     var { webidl } = require_webidl();
     var { cloneResponse, fromInnerResponse, getResponseState } = require_response();
     var { Request, fromInnerRequest, getRequestState } = require_request2();
     var { fetching } = require_fetch();
-    var { urlIsHttpHttpsScheme, readAllBytes } = require_util2();
+    var { urlIsHttpHttpsScheme, readAllBytes } = require_util3();
     var { createDeferredPromise } = require_promise();
     var Cache = class _Cache {
       /**
@@ -59346,7 +59346,7 @@ var require_cachestorage = __commonJS({
     "use strict";
     var { Cache } = require_cache3();
     var { webidl } = require_webidl();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var { kConstruct } = require_symbols();
     var CacheStorage = class _CacheStorage {
       /**
@@ -59464,7 +59464,7 @@ var require_constants4 = __commonJS({
 });
 
 // node_modules/undici/lib/web/cookies/util.js
-var require_util4 = __commonJS({
+var require_util5 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports, module) {
     "use strict";
     function isCTLExcludingHtab(value) {
@@ -59681,7 +59681,7 @@ var require_parse2 = __commonJS({
     "use strict";
     var { collectASequenceOfCodePointsFast } = require_infra();
     var { maxNameValuePairSize, maxAttributeValueSize } = require_constants4();
-    var { isCTLExcludingHtab } = require_util4();
+    var { isCTLExcludingHtab } = require_util5();
     var assert = __require("node:assert");
     function parseSetCookie(header) {
       if (isCTLExcludingHtab(header)) {
@@ -59817,7 +59817,7 @@ var require_cookies = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse2();
-    var { stringify } = require_util4();
+    var { stringify } = require_util5();
     var { webidl } = require_webidl();
     var { Headers } = require_headers();
     var brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean));
@@ -59952,7 +59952,7 @@ var require_events = __commonJS({
   "node_modules/undici/lib/web/websocket/events.js"(exports, module) {
     "use strict";
     var { webidl } = require_webidl();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var { kConstruct } = require_symbols();
     var MessageEvent = class _MessageEvent extends Event {
       #eventInit;
@@ -60272,7 +60272,7 @@ var require_constants5 = __commonJS({
 });
 
 // node_modules/undici/lib/web/websocket/util.js
-var require_util5 = __commonJS({
+var require_util6 = __commonJS({
   "node_modules/undici/lib/web/websocket/util.js"(exports, module) {
     "use strict";
     var { states, opcodes } = require_constants5();
@@ -60558,11 +60558,11 @@ var require_connection = __commonJS({
   "node_modules/undici/lib/web/websocket/connection.js"(exports, module) {
     "use strict";
     var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants5();
-    var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util5();
+    var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util6();
     var { makeRequest } = require_request2();
     var { fetching } = require_fetch();
     var { Headers, getHeadersList } = require_headers();
-    var { getDecodeSplit } = require_util2();
+    var { getDecodeSplit } = require_util3();
     var { WebsocketFrameSend } = require_frame();
     var assert = __require("node:assert");
     var { runtimeFeatures } = require_runtime_features();
@@ -60657,10 +60657,10 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code, reason, validate2 = false) {
+    function closeWebSocketConnection(object, code, reason, validate3 = false) {
       code ??= null;
       reason ??= "";
-      if (validate2) validateCloseCodeAndReason(code, reason);
+      if (validate3) validateCloseCodeAndReason(code, reason);
       if (isClosed(object.readyState) || isClosing(object.readyState)) {
       } else if (!isEstablished(object.readyState)) {
         failWebsocketConnection(object);
@@ -60720,8 +60720,8 @@ var require_permessage_deflate = __commonJS({
   "node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports, module) {
     "use strict";
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
-    var { isValidClientWindowBits } = require_util5();
-    var { MessageSizeExceededError } = require_errors2();
+    var { isValidClientWindowBits } = require_util6();
+    var { MessageSizeExceededError } = require_errors3();
     var tail = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
@@ -60812,11 +60812,11 @@ var require_receiver = __commonJS({
       isControlFrame,
       isTextBinaryFrame,
       isContinuationFrame
-    } = require_util5();
+    } = require_util6();
     var { failWebsocketConnection } = require_connection();
     var { WebsocketFrameSend } = require_frame();
     var { PerMessageDeflate } = require_permessage_deflate();
-    var { MessageSizeExceededError } = require_errors2();
+    var { MessageSizeExceededError } = require_errors3();
     var ByteParser = class extends Writable4 {
       #buffers = [];
       #fragmentsBytes = 0;
@@ -61259,7 +61259,7 @@ var require_websocket = __commonJS({
     var { isArrayBuffer: isArrayBuffer2 } = __require("node:util/types");
     var { webidl } = require_webidl();
     var { URLSerializer } = require_data_url();
-    var { environmentSettingsObject } = require_util2();
+    var { environmentSettingsObject } = require_util3();
     var { staticPropertyDescriptors, states, sentCloseFrameState, sendHints, opcodes } = require_constants5();
     var {
       isConnecting,
@@ -61271,10 +61271,10 @@ var require_websocket = __commonJS({
       utf8Decode,
       toArrayBuffer,
       getURLRecord
-    } = require_util5();
+    } = require_util6();
     var { establishWebSocketConnection, closeWebSocketConnection, failWebsocketConnection } = require_connection();
     var { ByteParser } = require_receiver();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var { getGlobalDispatcher } = require_global2();
     var { ErrorEvent, CloseEvent, createFastMessageEvent } = require_events();
     var { SendQueue } = require_sender();
@@ -61747,9 +61747,9 @@ var require_websocketerror = __commonJS({
   "node_modules/undici/lib/web/websocket/stream/websocketerror.js"(exports, module) {
     "use strict";
     var { webidl } = require_webidl();
-    var { validateCloseCodeAndReason } = require_util5();
+    var { validateCloseCodeAndReason } = require_util6();
     var { kConstruct } = require_symbols();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     function createInheritableDOMException() {
       class Test extends DOMException {
         get reason() {
@@ -61827,16 +61827,16 @@ var require_websocketstream = __commonJS({
   "node_modules/undici/lib/web/websocket/stream/websocketstream.js"(exports, module) {
     "use strict";
     var { createDeferredPromise } = require_promise();
-    var { environmentSettingsObject } = require_util2();
+    var { environmentSettingsObject } = require_util3();
     var { states, opcodes, sentCloseFrameState } = require_constants5();
     var { webidl } = require_webidl();
-    var { getURLRecord, isValidSubprotocol, isEstablished, utf8Decode } = require_util5();
+    var { getURLRecord, isValidSubprotocol, isEstablished, utf8Decode } = require_util6();
     var { establishWebSocketConnection, failWebsocketConnection, closeWebSocketConnection } = require_connection();
     var { channels } = require_diagnostics();
     var { WebsocketFrameSend } = require_frame();
     var { ByteParser } = require_receiver();
     var { WebSocketError, createUnvalidatedWebSocketError } = require_websocketerror();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var { utf8DecodeBytes } = require_encoding();
     var emittedExperimentalWarning = false;
     var WebSocketStream = class {
@@ -62134,7 +62134,7 @@ var require_websocketstream = __commonJS({
 });
 
 // node_modules/undici/lib/web/eventsource/util.js
-var require_util6 = __commonJS({
+var require_util7 = __commonJS({
   "node_modules/undici/lib/web/eventsource/util.js"(exports, module) {
     "use strict";
     function isValidLastEventId(value) {
@@ -62160,7 +62160,7 @@ var require_eventsource_stream = __commonJS({
     "use strict";
     var buffer = __require("node:buffer");
     var { Transform: Transform2 } = __require("node:stream");
-    var { isASCIINumber, isValidLastEventId } = require_util6();
+    var { isASCIINumber, isValidLastEventId } = require_util7();
     var BOM = [239, 187, 191];
     var LF2 = 10;
     var CR2 = 13;
@@ -62572,8 +62572,8 @@ var require_eventsource = __commonJS({
     var { parseMIMEType } = require_data_url();
     var { createFastMessageEvent } = require_events();
     var { isNetworkError } = require_response();
-    var { kEnumerableProperty } = require_util();
-    var { environmentSettingsObject } = require_util2();
+    var { kEnumerableProperty } = require_util2();
+    var { environmentSettingsObject } = require_util3();
     var { getGlobalDispatcher } = require_global2();
     var experimentalWarned = false;
     var defaultReconnectionTime = 3e3;
@@ -62895,8 +62895,8 @@ var require_undici = __commonJS({
     var EnvHttpProxyAgent = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
-    var errors = require_errors2();
-    var util = require_util();
+    var errors = require_errors3();
+    var util = require_util2();
     var { InvalidArgumentError: InvalidArgumentError2 } = errors;
     var api = require_api();
     var buildConnector = require_connect();
