@@ -4,6 +4,7 @@ import type { RollbackMode } from '../model/result.js';
 import { resolveApplyOptions } from '../api/options.js';
 import { parseDuration } from '../duration.js';
 import type { GuardedApplyOptions } from '../model/options.js';
+import { parseHealthRules } from '../kinds/health-rules-file.js';
 
 export interface RawApplyOptions {
   filename: string[];
@@ -44,6 +45,12 @@ export interface RawApplyOptions {
   concurrency?: string;
   /** --request-timeout: kubectl's deadline for each API request. */
   requestTimeout?: string;
+  /** --readiness-grace: how long a new pod may run without becoming Ready. */
+  readinessGrace?: string;
+  /** --health-rules FILE: health rules for custom resources. */
+  healthRules?: string;
+  /** The text of that file, read by the CLI entry (this module stays pure). */
+  healthRulesText?: string;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   /**
@@ -126,6 +133,8 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     concurrency: raw.concurrency === undefined ? undefined : parseCount(raw.concurrency, '--concurrency'),
     requestTimeoutMs: raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
     kubectlArgs: passThroughArgs,
+    readinessGraceMs: optionalDuration(raw.readinessGrace, '--readiness-grace'),
+    healthRules: raw.healthRules === undefined ? undefined : parseHealthRules(raw.healthRulesText ?? '', raw.healthRules),
   });
 }
 
