@@ -77,9 +77,9 @@ function sameContent(a2, b) {
   return canonicalJson(contentOf(a2)) === canonicalJson(contentOf(b));
 }
 function applyOwnership(object) {
-  const entries = object.metadata.managedFields ?? [];
+  const entries2 = object.metadata.managedFields ?? [];
   return canonicalJson(
-    entries.filter((entry) => entry.operation === "Apply" && entry.subresource === void 0).map(({ time: _time, ...entry }) => entry)
+    entries2.filter((entry) => entry.operation === "Apply" && entry.subresource === void 0).map(({ time: _time, ...entry }) => entry)
   );
 }
 function changeOf(before, after) {
@@ -5080,7 +5080,7 @@ var require_parse = __commonJS({
     "use strict";
     var path14 = __require("path");
     var resolveCommand = require_resolveCommand();
-    var escape2 = require_escape();
+    var escape3 = require_escape();
     var readShebang = require_readShebang();
     var isWin = process.platform === "win32";
     var isExecutableRegExp = /\.(?:com|exe)$/i;
@@ -5114,11 +5114,11 @@ var require_parse = __commonJS({
       if (parsed.options.forceShell || needsShell) {
         parsed.command = path14.normalize(parsed.command);
         if (isBatchFile(parsed, commandFile)) {
-          parsed.command = escape2.batchCommand(commandFile ? path14.normalize(commandFile) : parsed.command);
-          parsed.args = parsed.args.map((arg) => escape2.batchArgument(arg));
+          parsed.command = escape3.batchCommand(commandFile ? path14.normalize(commandFile) : parsed.command);
+          parsed.args = parsed.args.map((arg) => escape3.batchArgument(arg));
         } else {
-          parsed.command = escape2.command(parsed.command);
-          parsed.args = parsed.args.map((arg) => escape2.argument(arg));
+          parsed.command = escape3.command(parsed.command);
+          parsed.args = parsed.args.map((arg) => escape3.argument(arg));
         }
         const shellCommand = [parsed.command].concat(parsed.args).join(" ");
         parsed.args = ["/d", "/e:on", "/v:off", "/s", "/c", `"${shellCommand}"`];
@@ -5127,7 +5127,7 @@ var require_parse = __commonJS({
       }
       return parsed;
     }
-    function parse2(command, args, options) {
+    function parse3(command, args, options) {
       if (args && !Array.isArray(args)) {
         options = args;
         args = null;
@@ -5146,7 +5146,7 @@ var require_parse = __commonJS({
       };
       return options.shell ? parsed : parseNonShell(parsed);
     }
-    module.exports = parse2;
+    module.exports = parse3;
   }
 });
 
@@ -5205,16 +5205,16 @@ var require_cross_spawn = __commonJS({
   "node_modules/cross-spawn/index.js"(exports, module) {
     "use strict";
     var cp = __require("child_process");
-    var parse2 = require_parse();
+    var parse3 = require_parse();
     var enoent = require_enoent();
     function spawn4(command, args, options) {
-      const parsed = parse2(command, args, options);
+      const parsed = parse3(command, args, options);
       const spawned = cp.spawn(parsed.command, parsed.args, parsed.options);
       enoent.hookChildProcess(spawned, parsed);
       return spawned;
     }
     function spawnSync2(command, args, options) {
-      const parsed = parse2(command, args, options);
+      const parsed = parse3(command, args, options);
       const result = cp.spawnSync(parsed.command, parsed.args, parsed.options);
       result.error = result.error || enoent.verifyENOENTSync(result.status, parsed);
       return result;
@@ -5222,7 +5222,7 @@ var require_cross_spawn = __commonJS({
     module.exports = spawn4;
     module.exports.spawn = spawn4;
     module.exports.sync = spawnSync2;
-    module.exports._parse = parse2;
+    module.exports._parse = parse3;
     module.exports._enoent = enoent;
   }
 });
@@ -13174,12 +13174,17 @@ function causeDiagnosis(cause, findings, events, workload, logs) {
   };
 }
 function withEventCause(finding, events) {
+  if (finding.reason === "ContainersNotReady") return withProbeFailure(finding, events);
   const rule = WAITING_REASONS.PostStartHookError;
   if (finding.family !== "crash" || !rule) return finding;
   const hookFailed = events.some(
     (event) => event.reason === "FailedPostStartHook" && event.involvedObject?.name === finding.pod && containerOf(event.involvedObject.fieldPath) === finding.container
   );
   return hookFailed ? { ...finding, reason: "PostStartHookError", family: "start", rule } : finding;
+}
+function withProbeFailure(finding, events) {
+  const probe = events.filter((event) => event.reason === "Unhealthy" && event.involvedObject?.name === finding.pod && (event.message ?? "").startsWith("Readiness probe failed")).filter((event) => finding.container === void 0 || containerOf(event.involvedObject?.fieldPath) === void 0 || containerOf(event.involvedObject?.fieldPath) === finding.container).sort((left, right) => timeOf(left).localeCompare(timeOf(right))).at(-1);
+  return probe?.message ? { ...finding, message: oneLine(probe.message) } : finding;
 }
 function findingLines(findings) {
   const groups = /* @__PURE__ */ new Map();
@@ -15203,7 +15208,8 @@ var init_options2 = __esm({
       journalNamespace: "kube-system",
       logLines: 5,
       concurrency: 8,
-      requestTimeoutMs: 3e4
+      requestTimeoutMs: 3e4,
+      readinessGraceMs: 5 * 6e4
     };
   }
 });
@@ -15265,7 +15271,9 @@ function resolveApplyOptions(input) {
     journalNamespace: journalNamespaceOf(input.journalNamespace),
     logLines: logLines2,
     concurrency,
-    requestTimeoutMs
+    requestTimeoutMs,
+    readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
+    ...input.healthRules ? { healthRules: input.healthRules } : {}
   };
 }
 function journalNamespaceOf(namespace) {
@@ -15355,537 +15363,7483 @@ var init_fleet = __esm({
   }
 });
 
-// src/cli/options.ts
-function checkRollbackFlags(flags) {
-  const modes = new Set(flags.map((flag) => flag === "--no-rollback" ? "none" : flag.replace(/^--rollback[ =]/, "")));
-  if (modes.size > 1) {
-    throw new InputError(`${[...new Set(flags)].join(" and ")} contradict each other; give one of --rollback all|failed|none (--no-rollback is --rollback none).`);
-  }
-}
-function parseRollbackMode(value) {
-  if (value === false) return "none";
-  if (value === true) return "all";
-  if (value === "all" || value === "failed" || value === "none") return value;
-  throw new InputError(`--rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
-}
-function parseOutputMode(value) {
-  if (value === "text" || value === "json") return value;
-  throw new InputError(`--output ${JSON.stringify(value)} is not supported; use text or json.`);
-}
-function toApplyOptions(raw, passThroughArgs) {
-  checkRollbackFlags(raw.rollbackFlags ?? []);
-  return resolveApplyOptions({
-    filenames: raw.filename,
-    recursive: raw.recursive,
-    kustomize: raw.kustomize,
-    namespace: raw.namespace,
-    context: raw.context,
-    kubeconfig: raw.kubeconfig,
-    serverSide: raw.serverSide,
-    fieldManager: raw.fieldManager,
-    dryRun: parseDryRun(raw.dryRun),
-    diff: raw.diff,
-    confirm: raw.confirm,
-    keepCreated: raw.keepCreated,
-    journal: raw.journal,
-    lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
-    journalNamespace: raw.journalNamespace,
-    timeoutMs: parseDuration(raw.timeout, "--timeout"),
-    rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, "--rollback-timeout"),
-    pollIntervalMs: parseDuration(raw.pollInterval, "--poll-interval"),
-    poll: raw.poll,
-    settleMs: optionalDuration(raw.settle, "--settle"),
-    bakeMs: optionalDuration(raw.bake, "--bake"),
-    verifyCommands: raw.verify,
-    verifyJobs: raw.verifyJob,
-    verifyTimeoutMs: optionalDuration(raw.verifyTimeout, "--verify-timeout"),
-    keepVerify: raw.keepVerify,
-    verifyIntervalMs: optionalDuration(raw.verifyInterval, "--verify-interval"),
-    history: raw.history === void 0 ? void 0 : parseHistory(raw.history),
-    rollback: parseRollbackMode(raw.rollback),
-    logLines: parseLogLines(raw.logLines),
-    concurrency: raw.concurrency === void 0 ? void 0 : parseCount(raw.concurrency, "--concurrency"),
-    requestTimeoutMs: raw.requestTimeout === void 0 ? void 0 : parseDuration(raw.requestTimeout, "--request-timeout"),
-    kubectlArgs: passThroughArgs
-  });
-}
-function parseHistory(value) {
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
-  return Number(value.trim());
-}
-function optionalDuration(value, flag) {
-  return value === void 0 ? void 0 : parseDuration(value, flag);
-}
-function parseLogLines(value) {
-  if (value === void 0) return void 0;
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
-  return Number(value.trim());
-}
-function parseDryRun(value) {
-  if (value === void 0 || value === false || value === "none") return void 0;
-  if (value === true || value === "server") return "server";
-  if (value === "client") return "client";
-  throw new InputError(`--dry-run=${value} is not one of none, client, server.`);
-}
-function wantsJsonOutput(argv) {
-  let json = false;
-  for (let index = 0; index < argv.length; index += 1) {
-    const arg = argv[index];
-    if (arg === "--") break;
-    const inline = /^(?:--output=|-o=?)(.+)$/.exec(arg)?.[1];
-    if (inline !== void 0) json = inline === "json";
-    else if (arg === "-o" || arg === "--output") json = argv[index + 1] === "json";
-  }
-  return json;
-}
-function parseCount(value, flag) {
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`);
-  return Number(value.trim());
-}
-function toFleetPlan(raw) {
-  if (raw.contexts === void 0 && raw.canary === void 0) {
-    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all") throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary).");
-    return void 0;
-  }
-  if (raw.confirm || raw.diff) throw new InputError("--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.");
-  return { waves: fleetWaves((raw.contexts ?? "").split(","), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? "all") };
-}
-var init_options4 = __esm({
-  "src/cli/options.ts"() {
+// node_modules/ajv/dist/compile/codegen/code.js
+var require_code = __commonJS({
+  "node_modules/ajv/dist/compile/codegen/code.js"(exports) {
     "use strict";
-    init_errors();
-    init_options3();
-    init_duration2();
-    init_fleet();
-  }
-});
-
-// src/cli/kubectl-options.ts
-function nativeFlags(command) {
-  const native = KUBECTL_FLAGS.filter((flag) => flag.native);
-  if (command === "apply") return native;
-  const runCommands = ["status", "rollback", "unlock", "forget", "history", "undo"];
-  if (command !== void 0 && runCommands.includes(command)) return native.filter((flag) => flag.role === "connection");
-  return [];
-}
-function takeKubectlFlags(words) {
-  const accepted = nativeFlags(words[0]);
-  const byName = new Map(accepted.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []]));
-  const rest = [];
-  const kubectlArgs = [];
-  for (let index = 0; index < words.length; index += 1) {
-    const word = words[index];
-    if (word === "--") {
-      rest.push(...words.slice(index));
-      break;
-    }
-    const [name, inline] = splitFlag(word);
-    const attached = isShortGroup(name) ? byName.get(name.slice(0, 2)) : void 0;
-    const flag = byName.get(name);
-    if (flag) {
-      kubectlArgs.push(word);
-      const next = words[index + 1];
-      if (flag.arity === "value" && inline === void 0 && next !== void 0) {
-        kubectlArgs.push(next);
-        index += 1;
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.regexpCode = exports.getEsmExportName = exports.getProperty = exports.safeStringify = exports.stringify = exports.strConcat = exports.addCodeArg = exports.str = exports._ = exports.nil = exports._Code = exports.Name = exports.IDENTIFIER = exports._CodeOrName = void 0;
+    var _CodeOrName = class {
+    };
+    exports._CodeOrName = _CodeOrName;
+    exports.IDENTIFIER = /^[a-z$_][a-z$_0-9]*$/i;
+    var Name = class extends _CodeOrName {
+      constructor(s) {
+        super();
+        if (!exports.IDENTIFIER.test(s))
+          throw new Error("CodeGen: name must be a valid identifier");
+        this.str = s;
       }
-    } else if (attached?.arity === "value" && attached.short) {
-      kubectlArgs.push(`${attached.short}=${word.slice(2)}`);
-    } else {
-      rest.push(word);
-    }
-  }
-  return { rest, kubectlArgs };
-}
-function kubectlOptions(command, record) {
-  return nativeFlags(command).map((flag) => {
-    const placeholder = flag.native?.placeholder ?? "value";
-    const value = flag.arity === "value" ? ` <${placeholder}>` : flag.arity === "optional-value" ? ` [${placeholder}]` : "";
-    const option = new Option(`${flag.short ? `${flag.short}, ` : ""}${flag.long}${value}`, flag.native?.help ?? "").helpGroup(KUBECTL_HELP_GROUP);
-    if (flag.arity === "boolean") return option;
-    return option.argParser((given) => {
-      record(`${flag.long}=${given}`);
-      return given;
-    });
-  });
-}
-function booleanKubectlFlags(command) {
-  return nativeFlags(command).filter((flag) => flag.arity === "boolean").map((flag) => flag.long);
-}
-function explainUnknownOption(commanderMessage, program2, words, known) {
-  const flag = /unknown option '([^']+)'/.exec(commanderMessage)?.[1];
-  if (!flag) return commanderMessage;
-  const suggestion = /\(Did you mean [^)]*\)/.exec(commanderMessage)?.[0];
-  const head = `unknown option '${flag}'${suggestion ? ` ${suggestion}` : ""}`;
-  const refusal = REFUSED_AFTER_DASH_DASH[splitFlag(flag)[0]];
-  if (refusal) return `${head}: ${refusal}.`;
-  const corrected = movedAfterDashDash(words, known);
-  return `${head}. kguard apply takes its own flags and kubectl's common ones (${program2} apply --help lists them); any other kubectl apply flag goes after --:
-  ${[...program2.split(" "), ...corrected].map(shellQuote).join(" ")}`;
-}
-function movedAfterDashDash(words, known) {
-  const dashDash = words.indexOf("--");
-  const before = dashDash === -1 ? words : words.slice(0, dashDash);
-  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
-  const kept = [];
-  const moved = [];
-  for (let index = 0; index < before.length; index += 1) {
-    const word = before[index];
-    const next = before[index + 1];
-    if (!word.startsWith("-") || word === "-") {
-      kept.push(word);
-      continue;
-    }
-    const [name, inline] = splitFlag(word);
-    const exact = known(name);
-    const group = !exact && isShortGroup(name) ? known(name.slice(0, 2)) : void 0;
-    const target = exact || group ? kept : moved;
-    const kubectlBoolean = !exact && !group && kubectlFlag(name)?.arity === "boolean";
-    if (kubectlBoolean && inline === void 0 && next !== void 0 && parseKubectlBool(next) !== void 0) {
-      moved.push(`${name}=${next}`);
-      index += 1;
-      continue;
-    }
-    const takesNext = exact ? exact.takesValue && inline === void 0 : !kubectlBoolean && inline === void 0 && next !== void 0 && !next.startsWith("-");
-    target.push(word);
-    if (takesNext && next !== void 0) {
-      target.push(next);
-      index += 1;
-    }
-  }
-  return [...kept, "--", ...moved, ...after];
-}
-function isShortGroup(name) {
-  return /^-[a-zA-Z]./.test(name) && !name.startsWith("--");
-}
-var KUBECTL_HELP_GROUP;
-var init_kubectl_options = __esm({
-  "src/cli/kubectl-options.ts"() {
-    "use strict";
-    init_esm();
-    init_flags();
-    init_parse();
-    init_passthrough();
-    KUBECTL_HELP_GROUP = "kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):";
-  }
-});
-
-// src/version.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-function kguardVersion() {
-  if (true) return "0.1.0";
-  try {
-    const manifest = JSON.parse(readFileSync3(new URL("../../package.json", import.meta.url), "utf8"));
-    return typeof manifest.version === "string" ? manifest.version : "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-var init_version = __esm({
-  "src/version.ts"() {
-    "use strict";
-  }
-});
-
-// src/cli/help.ts
-function applyHelp(program2) {
-  const examples = [
-    ["apply, watch, restore everything on failure", `${program2} apply -f k8s/`],
-    ["only the objects labelled app=web, pruning the ones gone from k8s/", `${program2} apply -f k8s/ -l app=web --prune`],
-    ["as another user, on another cluster", `${program2} apply -f web.yaml --context prod --as deployer`],
-    ["what would change, as kubectl diff (exit 1 when something would)", `${program2} apply -f k8s/ --diff`],
-    ["for CI: a JSON report, a JUnit file and an NDJSON event stream", `${program2} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`],
-    ["any other kubectl apply flag, after --", `${program2} apply -f k8s/ -- --openapi-patch=false`]
-  ];
-  return [
-    "",
-    "Examples:",
-    ...examples.flatMap(([what, command]) => [`  # ${what}`, `  ${command}`]),
-    "",
-    "Exit codes:",
-    ...EXIT_CODES2.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),
-    "",
-    "Environment:",
-    ...ENVIRONMENT.map(([name, meaning]) => `  ${name.padEnd(22)}${meaning}`)
-  ].join("\n");
-}
-var EXIT_CODES2, ENVIRONMENT;
-var init_help = __esm({
-  "src/cli/help.ts"() {
-    "use strict";
-    EXIT_CODES2 = [
-      [0, "healthy: every changed workload rolled out (or nothing changed, or a preview without --diff changes)"],
-      [1, "bad input or usage (nothing applied); with --diff: the apply would change something, as kubectl diff"],
-      [2, "kubectl or the cluster failed before the apply, or refused it (nothing applied)"],
-      [3, "the apply failed and everything it changed was restored"],
-      [4, "a person must finish: the commands are printed"],
-      [5, "a changed workload was not healthy within --timeout (restored unless --rollback none)"],
-      [70, "internal error: a bug in kguard"],
-      [130, "cancelled (SIGINT/SIGTERM): what the apply changed was restored"]
-    ];
-    ENVIRONMENT = [
-      ["KUBECONFIG", "the kubeconfig files, as for kubectl (or --kubeconfig)"],
-      ["KGUARD_KUBECTL", "the kubectl binary to run (default: kubectl on PATH)"],
-      ["GITHUB_ACTIONS", "true: ::error annotations and a job summary in $GITHUB_STEP_SUMMARY"],
-      ["GITHUB_STEP_SUMMARY", "the job summary file GitHub Actions provides"],
-      ["GITHUB_WORKSPACE", "the checkout annotations are relative to"],
-      ["GITLAB_CI", "true: each phase is a collapsible section of the job log"],
-      ["CI", "set: plain lines, no spinner"],
-      ["NO_COLOR, FORCE_COLOR", "turn colours off (NO_COLOR, FORCE_COLOR=0) or on (FORCE_COLOR=1)"]
-    ];
-  }
-});
-
-// src/cli/program.ts
-function collect(value, previous) {
-  return [...previous, value];
-}
-function verbosityOptions(command) {
-  return command.option("-v, --verbose", "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --").option("-q, --quiet", "print only the verdict lines and what a person must do");
-}
-function withKubectlOptions(command, handlers) {
-  for (const option of kubectlOptions(command.name(), handlers.kubectlFlag)) command.addOption(option);
-  for (const long of booleanKubectlFlags(command.name())) command.on(`option:${long.slice(2)}`, () => handlers.kubectlFlag(long));
-  return command;
-}
-function buildProgram(name, words, handlers) {
-  const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
-  const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--contexts <names>", "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts").option("--canary <context>", "a fleet: apply to this context first, then to the other --contexts in one parallel wave").addOption(
-    new Option("--fleet-rollback <mode>", "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none").choices(["all", "failed", "none"]).default("all")
-  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
-    new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
-  ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
-    if (kubectlArgs.length > 0 && !words.includes("--")) {
-      throw new InputError(`unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`);
-    }
-    await handlers.apply({ ...raw, rollbackFlags }, kubectlArgs);
-  });
-  verbosityOptions(apply);
-  withKubectlOptions(apply, handlers);
-  apply.on("option:rollback", (mode) => rollbackFlags.push(`--rollback ${mode}`));
-  apply.on("option:no-rollback", () => rollbackFlags.push("--no-rollback"));
-  const journalOptions = (command) => withKubectlOptions(
-    verbosityOptions(
-      command.option("-n, --namespace <namespace>", "look for journals and Leases in this namespace only (default: all namespaces)").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
-    ),
-    handlers
-  );
-  const runAction2 = (command) => (run, raw) => handlers.journal(command, run, raw);
-  journalOptions(
-    program2.command("rollback").description("restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)").argument("[run]", "the run to restore (kguard status lists them); default: the only unfinished run that is not running")
-  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option("--force", "restore the run even if it looks alive (its process runs, or it renews its Leases)").action(runAction2("rollback"));
-  journalOptions(program2.command("status").description("list kguard runs in the cluster: running, dead or finished, with what is left to do")).action(
-    async (raw) => runAction2("status")(void 0, raw)
-  );
-  const byRunId = (command, description, force) => journalOptions(program2.command(command).description(description).argument("<run>", `the run to ${command} (kguard status lists them)`)).option("--force", force).action(runAction2(command));
-  byRunId("unlock", "release the Leases of a run that died before it wrote its journal, so other runs may change its objects", "release them even if the run looks alive or left a journal");
-  byRunId("forget", "dismiss a run on purpose: remove its journal and Leases and leave its objects as they are", "forget it even if it looks alive");
-  const historyAction = (command) => (run, raw) => handlers.history(command, run, raw);
-  const historyOptions = (command) => withKubectlOptions(
-    verbosityOptions(
-      command.option("-n, --namespace <namespace>", "look for history records in this namespace only (default: all namespaces)").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
-    ),
-    handlers
-  );
-  historyOptions(program2.command("history").description("list the successful runs kept in the cluster (--history): when, who, what they changed")).action(
-    async (raw) => historyAction("history")(void 0, raw)
-  );
-  historyOptions(
-    program2.command("undo").description("put back the state from before a successful run, from its history record (someone else's change since still wins)").argument("[run]", "the run to undo (kguard history lists them); default: the newest kept")
-  ).option("--dry-run", "say what would change, with the differences kubectl diff style; change nothing").option("--rollback-timeout <duration>", "how long the restore and the restored workloads may take", formatDuration(DEFAULTS.timeoutMs)).action(historyAction("undo"));
-  program2.command("completion").description("print the shell completion script: source <(kguard completion bash), or kguard completion fish | source").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).action(async (shell) => handlers.completion(shell, program2));
-  program2.command("version").description("print kguard's version (as --version)").action(() => {
-    process.stdout.write(`${kguardVersion()}
-`);
-  });
-  return program2;
-}
-var init_program = __esm({
-  "src/cli/program.ts"() {
-    "use strict";
-    init_esm();
-    init_errors();
-    init_duration2();
-    init_options2();
-    init_version();
-    init_help();
-    init_kubectl_options();
-  }
-});
-
-// src/report/dotenv.ts
-function dotenvReport(outcome, exitCode, runId) {
-  return [
-    `KGUARD_OUTCOME=${outcome}`,
-    ...exitCode === void 0 ? [] : [`KGUARD_EXIT_CODE=${exitCode}`],
-    ...runId ? [`KGUARD_RUN_ID=${runId}`] : [],
-    ""
-  ].join("\n");
-}
-var init_dotenv = __esm({
-  "src/report/dotenv.ts"() {
-    "use strict";
-  }
-});
-
-// src/report/junit.ts
-var junit_exports = {};
-__export(junit_exports, {
-  fleetJunitXml: () => fleetJunitXml,
-  junitXml: () => junitXml
-});
-function junitXml(report, finishedAt, locate = () => void 0) {
-  const suite = suiteOf(report, "kguard apply", [], finishedAt, locate);
-  return document([suite]);
-}
-function fleetJunitXml(report, finishedAt, locate = () => void 0) {
-  return document(
-    report.clusters.map((cluster) => {
-      const properties = [["context", cluster.context], ["wave", String(cluster.wave)], ["clusterOutcome", cluster.outcome]];
-      const name = `kguard apply (context ${cluster.context})`;
-      if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
-      const test = cluster.outcome === "not-reached" ? { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, skipped: "not reached: its wave never started; nothing was read or changed there" } : { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, error: { message: cluster.message ?? cluster.outcome, type: cluster.outcome, text: cluster.message ?? "" } };
-      return suiteFromCases([test], name, [["outcome", cluster.outcome], ["exitCode", String(cluster.exitCode ?? "")], ...properties], 0, finishedAt, []);
-    })
-  );
-}
-function suiteOf(report, name, extra, finishedAt, locate) {
-  const cases = "objects" in report ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...report.bake ? [bakeCase(report.bake)] : []] : [errorCase(report)];
-  const totalMs = "timings" in report ? report.timings.totalMs : 0;
-  const properties = [
-    ["outcome", report.outcome],
-    ["exitCode", String(report.exitCode)],
-    ..."rollbackMode" in report ? [["rollbackMode", report.rollbackMode], ["dryRun", String(report.dryRun)]] : [],
-    ...extra
-  ];
-  return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
-}
-function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) {
-  const count2 = (pick) => cases.filter(pick).length;
-  const totals = {
-    tests: cases.length,
-    failures: count2((test) => test.failure),
-    errors: count2((test) => test.error),
-    skipped: count2((test) => test.skipped !== void 0)
-  };
-  const time = seconds3(totalMs);
-  const lines = [
-    `  <testsuite name="${attribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
-    "    <properties>",
-    ...properties.map(([key, value]) => `      <property name="${attribute(key)}" value="${attribute(value)}"/>`),
-    "    </properties>",
-    ...cases.map(testCaseXml),
-    `    <system-out>${text(messages.join("\n"))}</system-out>`,
-    "  </testsuite>"
-  ];
-  return { lines, totals, totalMs };
-}
-function document(suites) {
-  const sum = (pick) => suites.reduce((total, suite) => total + pick(suite), 0);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds3(sum((suite) => suite.totalMs))}">`,
-    ...suites.flatMap((suite) => suite.lines),
-    "</testsuites>",
-    ""
-  ].join("\n");
-}
-function objectCase(object, locate) {
-  const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ""}`;
-  const location = locate({ apiVersion: object.apiVersion, kind: object.kind, namespace: object.namespace ?? "", name: object.name });
-  const test = { name, classname: `kguard.${object.kind}`, seconds: (object.timings.verdictAfterMs ?? 0) / 1e3, location };
-  if (FAILING_VERDICTS.has(object.verdict)) {
-    test.failure = { message: object.summary ?? object.verdict, type: object.reason ?? object.verdict, text: diagnosisText(object, location) };
-  } else if (object.verdict in SKIP_REASONS) {
-    test.skipped = SKIP_REASONS[object.verdict];
-  } else if (object.verdict in PASS_OUTPUT) {
-    test.output = PASS_OUTPUT[object.verdict];
-  }
-  return test;
-}
-function checkCase(check) {
-  const what = check.type === "command" ? `verify: ${check.command}` : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ""} (${check.file})`;
-  const test = { name: check.during === "bake" ? `${what} (during the bake)` : what, classname: "kguard.verify", seconds: check.durationMs / 1e3 };
-  if (check.cancelled) test.skipped = check.summary;
-  else if (!check.passed) {
-    const lines = check.lines.length > 0 ? ["last lines:", ...check.lines.map((line) => `  | ${line}`)] : [];
-    const logs = check.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
-    test.failure = { message: check.summary, type: check.timedOut ? "timed-out" : "verify", text: [check.summary, ...lines, ...check.evidence.map((line) => `  ${line}`), ...logs, ...check.nextStep ? [`next: ${check.nextStep}`] : []].join("\n") };
-  }
-  return test;
-}
-function bakeCase(bake2) {
-  const test = { name: `bake ${bake2.durationMs / 1e3}s`, classname: "kguard.bake", seconds: bake2.elapsedMs / 1e3 };
-  if (bake2.passed) return test;
-  if (bake2.stoppedBy === "cancelled" || bake2.stoppedBy === "conflict") {
-    test.skipped = bake2.summary ?? bake2.stoppedBy;
-    return test;
-  }
-  const where2 = bake2.workload ? `${bake2.workload.kind.toLowerCase()}/${bake2.workload.name}${bake2.workload.namespace ? ` (namespace ${bake2.workload.namespace})` : ""}: ` : "";
-  const logs = bake2.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
-  test.failure = { message: `${where2}${bake2.summary ?? "it did not stay healthy"}`, type: bake2.stoppedBy ?? "bake", text: [`${where2}${bake2.summary ?? ""}`, ...bake2.evidence, ...logs, ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []].join("\n") };
-  return test;
-}
-function errorCase(report) {
-  return {
-    name: "kguard apply",
-    classname: "kguard",
-    seconds: 0,
-    error: { message: report.error, type: report.outcome, text: `${report.error}
-(exit ${report.exitCode})` }
-  };
-}
-function diagnosisText(object, location) {
-  const restore2 = object.restore;
-  const logs = object.logs.flatMap((log) => {
-    const lines = log.lines.slice(-LOG_LINES);
-    if (lines.length === 0) return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
-    return [`last lines of container ${log.container} (pod ${log.pod}${log.previous ? ", run before the restart" : ""}):`, ...lines.map((line) => `  | ${line}`)];
-  });
-  return [
-    object.summary ?? `ended ${object.verdict}`,
-    ...location ? [`manifest: ${location.file} line ${location.line}`] : [],
-    ...object.evidence.map((line) => `  ${line}`),
-    ...logs,
-    ...object.nextStep ? [`next: ${object.nextStep}`] : [],
-    ...object.changedFields.length > 0 ? [`changed by the apply: ${object.changedFields.join(", ")}`] : [],
-    ...restore2 ? [`restore: ${restore2.status}${restore2.reason ? ` (${restore2.reason})` : ""}`, ...restore2.commands.map((command) => `  ${command}`)] : ["restore: none"]
-  ].join("\n");
-}
-function testCaseXml(test) {
-  const where2 = test.location ? ` file="${attribute(test.location.file)}" line="${test.location.line}"` : "";
-  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds3(test.seconds * 1e3)}"${where2}`;
-  const children = [
-    ...test.skipped !== void 0 ? [`      <skipped>${text(test.skipped)}</skipped>`] : [],
-    ...test.error ? [`      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`] : [],
-    ...test.failure ? [`      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`] : [],
-    ...test.output !== void 0 ? [`      <system-out>${text(test.output)}</system-out>`] : []
-  ];
-  return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, "    </testcase>"].join("\n");
-}
-function seconds3(ms) {
-  return (ms / 1e3).toFixed(3);
-}
-function text(value) {
-  return value.replace(NOT_XML, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-function attribute(value) {
-  return text(value).replace(/"/g, "&quot;").replace(/\n/g, "&#10;").replace(/\t/g, "&#9;").replace(/\r/g, "&#13;");
-}
-var LOG_LINES, FAILING_VERDICTS, SKIP_REASONS, PASS_OUTPUT, NOT_XML;
-var init_junit = __esm({
-  "src/report/junit.ts"() {
-    "use strict";
-    LOG_LINES = 20;
-    FAILING_VERDICTS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
-    SKIP_REASONS = {
-      progressing: "stopped watching because another workload of this apply failed"
+      toString() {
+        return this.str;
+      }
+      emptyStr() {
+        return false;
+      }
+      get names() {
+        return { [this.str]: 1 };
+      }
     };
-    PASS_OUTPUT = {
-      unchanged: "unchanged by this apply: nothing to watch or restore"
+    exports.Name = Name;
+    var _Code = class extends _CodeOrName {
+      constructor(code) {
+        super();
+        this._items = typeof code === "string" ? [code] : code;
+      }
+      toString() {
+        return this.str;
+      }
+      emptyStr() {
+        if (this._items.length > 1)
+          return false;
+        const item = this._items[0];
+        return item === "" || item === '""';
+      }
+      get str() {
+        var _a;
+        return (_a = this._str) !== null && _a !== void 0 ? _a : this._str = this._items.reduce((s, c3) => `${s}${c3}`, "");
+      }
+      get names() {
+        var _a;
+        return (_a = this._names) !== null && _a !== void 0 ? _a : this._names = this._items.reduce((names2, c3) => {
+          if (c3 instanceof Name)
+            names2[c3.str] = (names2[c3.str] || 0) + 1;
+          return names2;
+        }, {});
+      }
     };
-    NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+    exports._Code = _Code;
+    exports.nil = new _Code("");
+    function _(strs, ...args) {
+      const code = [strs[0]];
+      let i2 = 0;
+      while (i2 < args.length) {
+        addCodeArg(code, args[i2]);
+        code.push(strs[++i2]);
+      }
+      return new _Code(code);
+    }
+    exports._ = _;
+    var plus = new _Code("+");
+    function str(strs, ...args) {
+      const expr = [safeStringify(strs[0])];
+      let i2 = 0;
+      while (i2 < args.length) {
+        expr.push(plus);
+        addCodeArg(expr, args[i2]);
+        expr.push(plus, safeStringify(strs[++i2]));
+      }
+      optimize(expr);
+      return new _Code(expr);
+    }
+    exports.str = str;
+    function addCodeArg(code, arg) {
+      if (arg instanceof _Code)
+        code.push(...arg._items);
+      else if (arg instanceof Name)
+        code.push(arg);
+      else
+        code.push(interpolate(arg));
+    }
+    exports.addCodeArg = addCodeArg;
+    function optimize(expr) {
+      let i2 = 1;
+      while (i2 < expr.length - 1) {
+        if (expr[i2] === plus) {
+          const res = mergeExprItems(expr[i2 - 1], expr[i2 + 1]);
+          if (res !== void 0) {
+            expr.splice(i2 - 1, 3, res);
+            continue;
+          }
+          expr[i2++] = "+";
+        }
+        i2++;
+      }
+    }
+    function mergeExprItems(a2, b) {
+      if (b === '""')
+        return a2;
+      if (a2 === '""')
+        return b;
+      if (typeof a2 == "string") {
+        if (b instanceof Name || a2[a2.length - 1] !== '"')
+          return;
+        if (typeof b != "string")
+          return `${a2.slice(0, -1)}${b}"`;
+        if (b[0] === '"')
+          return a2.slice(0, -1) + b.slice(1);
+        return;
+      }
+      if (typeof b == "string" && b[0] === '"' && !(a2 instanceof Name))
+        return `"${a2}${b.slice(1)}`;
+      return;
+    }
+    function strConcat(c1, c22) {
+      return c22.emptyStr() ? c1 : c1.emptyStr() ? c22 : str`${c1}${c22}`;
+    }
+    exports.strConcat = strConcat;
+    function interpolate(x) {
+      return typeof x == "number" || typeof x == "boolean" || x === null ? x : safeStringify(Array.isArray(x) ? x.join(",") : x);
+    }
+    function stringify(x) {
+      return new _Code(safeStringify(x));
+    }
+    exports.stringify = stringify;
+    function safeStringify(x) {
+      return JSON.stringify(x).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+    }
+    exports.safeStringify = safeStringify;
+    function getProperty(key) {
+      return typeof key == "string" && exports.IDENTIFIER.test(key) ? new _Code(`.${key}`) : _`[${key}]`;
+    }
+    exports.getProperty = getProperty;
+    function getEsmExportName(key) {
+      if (typeof key == "string" && exports.IDENTIFIER.test(key)) {
+        return new _Code(`${key}`);
+      }
+      throw new Error(`CodeGen: invalid export name: ${key}, use explicit $id name mapping`);
+    }
+    exports.getEsmExportName = getEsmExportName;
+    function regexpCode(rx) {
+      return new _Code(rx.toString());
+    }
+    exports.regexpCode = regexpCode;
+  }
+});
+
+// node_modules/ajv/dist/compile/codegen/scope.js
+var require_scope = __commonJS({
+  "node_modules/ajv/dist/compile/codegen/scope.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ValueScope = exports.ValueScopeName = exports.Scope = exports.varKinds = exports.UsedValueState = void 0;
+    var code_1 = require_code();
+    var ValueError = class extends Error {
+      constructor(name) {
+        super(`CodeGen: "code" for ${name} not defined`);
+        this.value = name.value;
+      }
+    };
+    var UsedValueState;
+    (function(UsedValueState2) {
+      UsedValueState2[UsedValueState2["Started"] = 0] = "Started";
+      UsedValueState2[UsedValueState2["Completed"] = 1] = "Completed";
+    })(UsedValueState || (exports.UsedValueState = UsedValueState = {}));
+    exports.varKinds = {
+      const: new code_1.Name("const"),
+      let: new code_1.Name("let"),
+      var: new code_1.Name("var")
+    };
+    var Scope = class {
+      constructor({ prefixes, parent } = {}) {
+        this._names = {};
+        this._prefixes = prefixes;
+        this._parent = parent;
+      }
+      toName(nameOrPrefix) {
+        return nameOrPrefix instanceof code_1.Name ? nameOrPrefix : this.name(nameOrPrefix);
+      }
+      name(prefix2) {
+        return new code_1.Name(this._newName(prefix2));
+      }
+      _newName(prefix2) {
+        const ng = this._names[prefix2] || this._nameGroup(prefix2);
+        return `${prefix2}${ng.index++}`;
+      }
+      _nameGroup(prefix2) {
+        var _a, _b;
+        if (((_b = (_a = this._parent) === null || _a === void 0 ? void 0 : _a._prefixes) === null || _b === void 0 ? void 0 : _b.has(prefix2)) || this._prefixes && !this._prefixes.has(prefix2)) {
+          throw new Error(`CodeGen: prefix "${prefix2}" is not allowed in this scope`);
+        }
+        return this._names[prefix2] = { prefix: prefix2, index: 0 };
+      }
+    };
+    exports.Scope = Scope;
+    var ValueScopeName = class extends code_1.Name {
+      constructor(prefix2, nameStr) {
+        super(nameStr);
+        this.prefix = prefix2;
+      }
+      setValue(value, { property, itemIndex }) {
+        this.value = value;
+        this.scopePath = (0, code_1._)`.${new code_1.Name(property)}[${itemIndex}]`;
+      }
+    };
+    exports.ValueScopeName = ValueScopeName;
+    var line = (0, code_1._)`\n`;
+    var ValueScope = class extends Scope {
+      constructor(opts) {
+        super(opts);
+        this._values = {};
+        this._scope = opts.scope;
+        this.opts = { ...opts, _n: opts.lines ? line : code_1.nil };
+      }
+      get() {
+        return this._scope;
+      }
+      name(prefix2) {
+        return new ValueScopeName(prefix2, this._newName(prefix2));
+      }
+      value(nameOrPrefix, value) {
+        var _a;
+        if (value.ref === void 0)
+          throw new Error("CodeGen: ref must be passed in value");
+        const name = this.toName(nameOrPrefix);
+        const { prefix: prefix2 } = name;
+        const valueKey = (_a = value.key) !== null && _a !== void 0 ? _a : value.ref;
+        let vs = this._values[prefix2];
+        if (vs) {
+          const _name = vs.get(valueKey);
+          if (_name)
+            return _name;
+        } else {
+          vs = this._values[prefix2] = /* @__PURE__ */ new Map();
+        }
+        vs.set(valueKey, name);
+        const s = this._scope[prefix2] || (this._scope[prefix2] = []);
+        const itemIndex = s.length;
+        s[itemIndex] = value.ref;
+        name.setValue(value, { property: prefix2, itemIndex });
+        return name;
+      }
+      getValue(prefix2, keyOrRef) {
+        const vs = this._values[prefix2];
+        if (!vs)
+          return;
+        return vs.get(keyOrRef);
+      }
+      scopeRefs(scopeName, values = this._values) {
+        return this._reduceValues(values, (name) => {
+          if (name.scopePath === void 0)
+            throw new Error(`CodeGen: name "${name}" has no value`);
+          return (0, code_1._)`${scopeName}${name.scopePath}`;
+        });
+      }
+      scopeCode(values = this._values, usedValues, getCode) {
+        return this._reduceValues(values, (name) => {
+          if (name.value === void 0)
+            throw new Error(`CodeGen: name "${name}" has no value`);
+          return name.value.code;
+        }, usedValues, getCode);
+      }
+      _reduceValues(values, valueCode, usedValues = {}, getCode) {
+        let code = code_1.nil;
+        for (const prefix2 in values) {
+          const vs = values[prefix2];
+          if (!vs)
+            continue;
+          const nameSet = usedValues[prefix2] = usedValues[prefix2] || /* @__PURE__ */ new Map();
+          vs.forEach((name) => {
+            if (nameSet.has(name))
+              return;
+            nameSet.set(name, UsedValueState.Started);
+            let c3 = valueCode(name);
+            if (c3) {
+              const def = this.opts.es5 ? exports.varKinds.var : exports.varKinds.const;
+              code = (0, code_1._)`${code}${def} ${name} = ${c3};${this.opts._n}`;
+            } else if (c3 = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
+              code = (0, code_1._)`${code}${c3}${this.opts._n}`;
+            } else {
+              throw new ValueError(name);
+            }
+            nameSet.set(name, UsedValueState.Completed);
+          });
+        }
+        return code;
+      }
+    };
+    exports.ValueScope = ValueScope;
+  }
+});
+
+// node_modules/ajv/dist/compile/codegen/index.js
+var require_codegen = __commonJS({
+  "node_modules/ajv/dist/compile/codegen/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.or = exports.and = exports.not = exports.CodeGen = exports.operators = exports.varKinds = exports.ValueScopeName = exports.ValueScope = exports.Scope = exports.Name = exports.regexpCode = exports.stringify = exports.getProperty = exports.nil = exports.strConcat = exports.str = exports._ = void 0;
+    var code_1 = require_code();
+    var scope_1 = require_scope();
+    var code_2 = require_code();
+    Object.defineProperty(exports, "_", { enumerable: true, get: function() {
+      return code_2._;
+    } });
+    Object.defineProperty(exports, "str", { enumerable: true, get: function() {
+      return code_2.str;
+    } });
+    Object.defineProperty(exports, "strConcat", { enumerable: true, get: function() {
+      return code_2.strConcat;
+    } });
+    Object.defineProperty(exports, "nil", { enumerable: true, get: function() {
+      return code_2.nil;
+    } });
+    Object.defineProperty(exports, "getProperty", { enumerable: true, get: function() {
+      return code_2.getProperty;
+    } });
+    Object.defineProperty(exports, "stringify", { enumerable: true, get: function() {
+      return code_2.stringify;
+    } });
+    Object.defineProperty(exports, "regexpCode", { enumerable: true, get: function() {
+      return code_2.regexpCode;
+    } });
+    Object.defineProperty(exports, "Name", { enumerable: true, get: function() {
+      return code_2.Name;
+    } });
+    var scope_2 = require_scope();
+    Object.defineProperty(exports, "Scope", { enumerable: true, get: function() {
+      return scope_2.Scope;
+    } });
+    Object.defineProperty(exports, "ValueScope", { enumerable: true, get: function() {
+      return scope_2.ValueScope;
+    } });
+    Object.defineProperty(exports, "ValueScopeName", { enumerable: true, get: function() {
+      return scope_2.ValueScopeName;
+    } });
+    Object.defineProperty(exports, "varKinds", { enumerable: true, get: function() {
+      return scope_2.varKinds;
+    } });
+    exports.operators = {
+      GT: new code_1._Code(">"),
+      GTE: new code_1._Code(">="),
+      LT: new code_1._Code("<"),
+      LTE: new code_1._Code("<="),
+      EQ: new code_1._Code("==="),
+      NEQ: new code_1._Code("!=="),
+      NOT: new code_1._Code("!"),
+      OR: new code_1._Code("||"),
+      AND: new code_1._Code("&&"),
+      ADD: new code_1._Code("+")
+    };
+    var Node = class {
+      optimizeNodes() {
+        return this;
+      }
+      optimizeNames(_names, _constants) {
+        return this;
+      }
+    };
+    var Def = class extends Node {
+      constructor(varKind, name, rhs) {
+        super();
+        this.varKind = varKind;
+        this.name = name;
+        this.rhs = rhs;
+      }
+      render({ es5, _n }) {
+        const varKind = es5 ? scope_1.varKinds.var : this.varKind;
+        const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
+        return `${varKind} ${this.name}${rhs};` + _n;
+      }
+      optimizeNames(names2, constants5) {
+        if (!names2[this.name.str])
+          return;
+        if (this.rhs)
+          this.rhs = optimizeExpr(this.rhs, names2, constants5);
+        return this;
+      }
+      get names() {
+        return this.rhs instanceof code_1._CodeOrName ? this.rhs.names : {};
+      }
+    };
+    var Assign = class extends Node {
+      constructor(lhs, rhs, sideEffects) {
+        super();
+        this.lhs = lhs;
+        this.rhs = rhs;
+        this.sideEffects = sideEffects;
+      }
+      render({ _n }) {
+        return `${this.lhs} = ${this.rhs};` + _n;
+      }
+      optimizeNames(names2, constants5) {
+        if (this.lhs instanceof code_1.Name && !names2[this.lhs.str] && !this.sideEffects)
+          return;
+        this.rhs = optimizeExpr(this.rhs, names2, constants5);
+        return this;
+      }
+      get names() {
+        const names2 = this.lhs instanceof code_1.Name ? {} : { ...this.lhs.names };
+        return addExprNames(names2, this.rhs);
+      }
+    };
+    var AssignOp = class extends Assign {
+      constructor(lhs, op, rhs, sideEffects) {
+        super(lhs, rhs, sideEffects);
+        this.op = op;
+      }
+      render({ _n }) {
+        return `${this.lhs} ${this.op}= ${this.rhs};` + _n;
+      }
+    };
+    var Label = class extends Node {
+      constructor(label) {
+        super();
+        this.label = label;
+        this.names = {};
+      }
+      render({ _n }) {
+        return `${this.label}:` + _n;
+      }
+    };
+    var Break = class extends Node {
+      constructor(label) {
+        super();
+        this.label = label;
+        this.names = {};
+      }
+      render({ _n }) {
+        const label = this.label ? ` ${this.label}` : "";
+        return `break${label};` + _n;
+      }
+    };
+    var Throw = class extends Node {
+      constructor(error2) {
+        super();
+        this.error = error2;
+      }
+      render({ _n }) {
+        return `throw ${this.error};` + _n;
+      }
+      get names() {
+        return this.error.names;
+      }
+    };
+    var AnyCode = class extends Node {
+      constructor(code) {
+        super();
+        this.code = code;
+      }
+      render({ _n }) {
+        return `${this.code};` + _n;
+      }
+      optimizeNodes() {
+        return `${this.code}` ? this : void 0;
+      }
+      optimizeNames(names2, constants5) {
+        this.code = optimizeExpr(this.code, names2, constants5);
+        return this;
+      }
+      get names() {
+        return this.code instanceof code_1._CodeOrName ? this.code.names : {};
+      }
+    };
+    var ParentNode = class extends Node {
+      constructor(nodes = []) {
+        super();
+        this.nodes = nodes;
+      }
+      render(opts) {
+        return this.nodes.reduce((code, n2) => code + n2.render(opts), "");
+      }
+      optimizeNodes() {
+        const { nodes } = this;
+        let i2 = nodes.length;
+        while (i2--) {
+          const n2 = nodes[i2].optimizeNodes();
+          if (Array.isArray(n2))
+            nodes.splice(i2, 1, ...n2);
+          else if (n2)
+            nodes[i2] = n2;
+          else
+            nodes.splice(i2, 1);
+        }
+        return nodes.length > 0 ? this : void 0;
+      }
+      optimizeNames(names2, constants5) {
+        const { nodes } = this;
+        let i2 = nodes.length;
+        while (i2--) {
+          const n2 = nodes[i2];
+          if (n2.optimizeNames(names2, constants5))
+            continue;
+          subtractNames(names2, n2.names);
+          nodes.splice(i2, 1);
+        }
+        return nodes.length > 0 ? this : void 0;
+      }
+      get names() {
+        return this.nodes.reduce((names2, n2) => addNames(names2, n2.names), {});
+      }
+    };
+    var BlockNode = class extends ParentNode {
+      render(opts) {
+        return "{" + opts._n + super.render(opts) + "}" + opts._n;
+      }
+    };
+    var Root = class extends ParentNode {
+    };
+    var Else = class extends BlockNode {
+    };
+    Else.kind = "else";
+    var If = class _If extends BlockNode {
+      constructor(condition, nodes) {
+        super(nodes);
+        this.condition = condition;
+      }
+      render(opts) {
+        let code = `if(${this.condition})` + super.render(opts);
+        if (this.else)
+          code += "else " + this.else.render(opts);
+        return code;
+      }
+      optimizeNodes() {
+        super.optimizeNodes();
+        const cond = this.condition;
+        if (cond === true)
+          return this.nodes;
+        let e = this.else;
+        if (e) {
+          const ns = e.optimizeNodes();
+          e = this.else = Array.isArray(ns) ? new Else(ns) : ns;
+        }
+        if (e) {
+          if (cond === false)
+            return e instanceof _If ? e : e.nodes;
+          if (this.nodes.length)
+            return this;
+          return new _If(not(cond), e instanceof _If ? [e] : e.nodes);
+        }
+        if (cond === false || !this.nodes.length)
+          return void 0;
+        return this;
+      }
+      optimizeNames(names2, constants5) {
+        var _a;
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants5);
+        if (!(super.optimizeNames(names2, constants5) || this.else))
+          return;
+        this.condition = optimizeExpr(this.condition, names2, constants5);
+        return this;
+      }
+      get names() {
+        const names2 = super.names;
+        addExprNames(names2, this.condition);
+        if (this.else)
+          addNames(names2, this.else.names);
+        return names2;
+      }
+    };
+    If.kind = "if";
+    var For = class extends BlockNode {
+    };
+    For.kind = "for";
+    var ForLoop = class extends For {
+      constructor(iteration) {
+        super();
+        this.iteration = iteration;
+      }
+      render(opts) {
+        return `for(${this.iteration})` + super.render(opts);
+      }
+      optimizeNames(names2, constants5) {
+        if (!super.optimizeNames(names2, constants5))
+          return;
+        this.iteration = optimizeExpr(this.iteration, names2, constants5);
+        return this;
+      }
+      get names() {
+        return addNames(super.names, this.iteration.names);
+      }
+    };
+    var ForRange = class extends For {
+      constructor(varKind, name, from, to) {
+        super();
+        this.varKind = varKind;
+        this.name = name;
+        this.from = from;
+        this.to = to;
+      }
+      render(opts) {
+        const varKind = opts.es5 ? scope_1.varKinds.var : this.varKind;
+        const { name, from, to } = this;
+        return `for(${varKind} ${name}=${from}; ${name}<${to}; ${name}++)` + super.render(opts);
+      }
+      get names() {
+        const names2 = addExprNames(super.names, this.from);
+        return addExprNames(names2, this.to);
+      }
+    };
+    var ForIter = class extends For {
+      constructor(loop, varKind, name, iterable) {
+        super();
+        this.loop = loop;
+        this.varKind = varKind;
+        this.name = name;
+        this.iterable = iterable;
+      }
+      render(opts) {
+        return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
+      }
+      optimizeNames(names2, constants5) {
+        if (!super.optimizeNames(names2, constants5))
+          return;
+        this.iterable = optimizeExpr(this.iterable, names2, constants5);
+        return this;
+      }
+      get names() {
+        return addNames(super.names, this.iterable.names);
+      }
+    };
+    var Func = class extends BlockNode {
+      constructor(name, args, async) {
+        super();
+        this.name = name;
+        this.args = args;
+        this.async = async;
+      }
+      render(opts) {
+        const _async = this.async ? "async " : "";
+        return `${_async}function ${this.name}(${this.args})` + super.render(opts);
+      }
+    };
+    Func.kind = "func";
+    var Return = class extends ParentNode {
+      render(opts) {
+        return "return " + super.render(opts);
+      }
+    };
+    Return.kind = "return";
+    var Try = class extends BlockNode {
+      render(opts) {
+        let code = "try" + super.render(opts);
+        if (this.catch)
+          code += this.catch.render(opts);
+        if (this.finally)
+          code += this.finally.render(opts);
+        return code;
+      }
+      optimizeNodes() {
+        var _a, _b;
+        super.optimizeNodes();
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNodes();
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
+        return this;
+      }
+      optimizeNames(names2, constants5) {
+        var _a, _b;
+        super.optimizeNames(names2, constants5);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants5);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names2, constants5);
+        return this;
+      }
+      get names() {
+        const names2 = super.names;
+        if (this.catch)
+          addNames(names2, this.catch.names);
+        if (this.finally)
+          addNames(names2, this.finally.names);
+        return names2;
+      }
+    };
+    var Catch = class extends BlockNode {
+      constructor(error2) {
+        super();
+        this.error = error2;
+      }
+      render(opts) {
+        return `catch(${this.error})` + super.render(opts);
+      }
+    };
+    Catch.kind = "catch";
+    var Finally = class extends BlockNode {
+      render(opts) {
+        return "finally" + super.render(opts);
+      }
+    };
+    Finally.kind = "finally";
+    var CodeGen = class {
+      constructor(extScope, opts = {}) {
+        this._values = {};
+        this._blockStarts = [];
+        this._constants = {};
+        this.opts = { ...opts, _n: opts.lines ? "\n" : "" };
+        this._extScope = extScope;
+        this._scope = new scope_1.Scope({ parent: extScope });
+        this._nodes = [new Root()];
+      }
+      toString() {
+        return this._root.render(this.opts);
+      }
+      // returns unique name in the internal scope
+      name(prefix2) {
+        return this._scope.name(prefix2);
+      }
+      // reserves unique name in the external scope
+      scopeName(prefix2) {
+        return this._extScope.name(prefix2);
+      }
+      // reserves unique name in the external scope and assigns value to it
+      scopeValue(prefixOrName, value) {
+        const name = this._extScope.value(prefixOrName, value);
+        const vs = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
+        vs.add(name);
+        return name;
+      }
+      getScopeValue(prefix2, keyOrRef) {
+        return this._extScope.getValue(prefix2, keyOrRef);
+      }
+      // return code that assigns values in the external scope to the names that are used internally
+      // (same names that were returned by gen.scopeName or gen.scopeValue)
+      scopeRefs(scopeName) {
+        return this._extScope.scopeRefs(scopeName, this._values);
+      }
+      scopeCode() {
+        return this._extScope.scopeCode(this._values);
+      }
+      _def(varKind, nameOrPrefix, rhs, constant) {
+        const name = this._scope.toName(nameOrPrefix);
+        if (rhs !== void 0 && constant)
+          this._constants[name.str] = rhs;
+        this._leafNode(new Def(varKind, name, rhs));
+        return name;
+      }
+      // `const` declaration (`var` in es5 mode)
+      const(nameOrPrefix, rhs, _constant) {
+        return this._def(scope_1.varKinds.const, nameOrPrefix, rhs, _constant);
+      }
+      // `let` declaration with optional assignment (`var` in es5 mode)
+      let(nameOrPrefix, rhs, _constant) {
+        return this._def(scope_1.varKinds.let, nameOrPrefix, rhs, _constant);
+      }
+      // `var` declaration with optional assignment
+      var(nameOrPrefix, rhs, _constant) {
+        return this._def(scope_1.varKinds.var, nameOrPrefix, rhs, _constant);
+      }
+      // assignment code
+      assign(lhs, rhs, sideEffects) {
+        return this._leafNode(new Assign(lhs, rhs, sideEffects));
+      }
+      // `+=` code
+      add(lhs, rhs) {
+        return this._leafNode(new AssignOp(lhs, exports.operators.ADD, rhs));
+      }
+      // appends passed SafeExpr to code or executes Block
+      code(c3) {
+        if (typeof c3 == "function")
+          c3();
+        else if (c3 !== code_1.nil)
+          this._leafNode(new AnyCode(c3));
+        return this;
+      }
+      // returns code for object literal for the passed argument list of key-value pairs
+      object(...keyValues) {
+        const code = ["{"];
+        for (const [key, value] of keyValues) {
+          if (code.length > 1)
+            code.push(",");
+          code.push(key);
+          if (key !== value || this.opts.es5) {
+            code.push(":");
+            (0, code_1.addCodeArg)(code, value);
+          }
+        }
+        code.push("}");
+        return new code_1._Code(code);
+      }
+      // `if` clause (or statement if `thenBody` and, optionally, `elseBody` are passed)
+      if(condition, thenBody, elseBody) {
+        this._blockNode(new If(condition));
+        if (thenBody && elseBody) {
+          this.code(thenBody).else().code(elseBody).endIf();
+        } else if (thenBody) {
+          this.code(thenBody).endIf();
+        } else if (elseBody) {
+          throw new Error('CodeGen: "else" body without "then" body');
+        }
+        return this;
+      }
+      // `else if` clause - invalid without `if` or after `else` clauses
+      elseIf(condition) {
+        return this._elseNode(new If(condition));
+      }
+      // `else` clause - only valid after `if` or `else if` clauses
+      else() {
+        return this._elseNode(new Else());
+      }
+      // end `if` statement (needed if gen.if was used only with condition)
+      endIf() {
+        return this._endBlockNode(If, Else);
+      }
+      _for(node, forBody) {
+        this._blockNode(node);
+        if (forBody)
+          this.code(forBody).endFor();
+        return this;
+      }
+      // a generic `for` clause (or statement if `forBody` is passed)
+      for(iteration, forBody) {
+        return this._for(new ForLoop(iteration), forBody);
+      }
+      // `for` statement for a range of values
+      forRange(nameOrPrefix, from, to, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.let) {
+        const name = this._scope.toName(nameOrPrefix);
+        return this._for(new ForRange(varKind, name, from, to), () => forBody(name));
+      }
+      // `for-of` statement (in es5 mode replace with a normal for loop)
+      forOf(nameOrPrefix, iterable, forBody, varKind = scope_1.varKinds.const) {
+        const name = this._scope.toName(nameOrPrefix);
+        if (this.opts.es5) {
+          const arr = iterable instanceof code_1.Name ? iterable : this.var("_arr", iterable);
+          return this.forRange("_i", 0, (0, code_1._)`${arr}.length`, (i2) => {
+            this.var(name, (0, code_1._)`${arr}[${i2}]`);
+            forBody(name);
+          });
+        }
+        return this._for(new ForIter("of", varKind, name, iterable), () => forBody(name));
+      }
+      // `for-in` statement.
+      // With option `ownProperties` replaced with a `for-of` loop for object keys
+      forIn(nameOrPrefix, obj, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
+        if (this.opts.ownProperties) {
+          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj})`, forBody);
+        }
+        const name = this._scope.toName(nameOrPrefix);
+        return this._for(new ForIter("in", varKind, name, obj), () => forBody(name));
+      }
+      // end `for` loop
+      endFor() {
+        return this._endBlockNode(For);
+      }
+      // `label` statement
+      label(label) {
+        return this._leafNode(new Label(label));
+      }
+      // `break` statement
+      break(label) {
+        return this._leafNode(new Break(label));
+      }
+      // `return` statement
+      return(value) {
+        const node = new Return();
+        this._blockNode(node);
+        this.code(value);
+        if (node.nodes.length !== 1)
+          throw new Error('CodeGen: "return" should have one node');
+        return this._endBlockNode(Return);
+      }
+      // `try` statement
+      try(tryBody, catchCode, finallyCode) {
+        if (!catchCode && !finallyCode)
+          throw new Error('CodeGen: "try" without "catch" and "finally"');
+        const node = new Try();
+        this._blockNode(node);
+        this.code(tryBody);
+        if (catchCode) {
+          const error2 = this.name("e");
+          this._currNode = node.catch = new Catch(error2);
+          catchCode(error2);
+        }
+        if (finallyCode) {
+          this._currNode = node.finally = new Finally();
+          this.code(finallyCode);
+        }
+        return this._endBlockNode(Catch, Finally);
+      }
+      // `throw` statement
+      throw(error2) {
+        return this._leafNode(new Throw(error2));
+      }
+      // start self-balancing block
+      block(body, nodeCount) {
+        this._blockStarts.push(this._nodes.length);
+        if (body)
+          this.code(body).endBlock(nodeCount);
+        return this;
+      }
+      // end the current self-balancing block
+      endBlock(nodeCount) {
+        const len = this._blockStarts.pop();
+        if (len === void 0)
+          throw new Error("CodeGen: not in self-balancing block");
+        const toClose = this._nodes.length - len;
+        if (toClose < 0 || nodeCount !== void 0 && toClose !== nodeCount) {
+          throw new Error(`CodeGen: wrong number of nodes: ${toClose} vs ${nodeCount} expected`);
+        }
+        this._nodes.length = len;
+        return this;
+      }
+      // `function` heading (or definition if funcBody is passed)
+      func(name, args = code_1.nil, async, funcBody) {
+        this._blockNode(new Func(name, args, async));
+        if (funcBody)
+          this.code(funcBody).endFunc();
+        return this;
+      }
+      // end function definition
+      endFunc() {
+        return this._endBlockNode(Func);
+      }
+      optimize(n2 = 1) {
+        while (n2-- > 0) {
+          this._root.optimizeNodes();
+          this._root.optimizeNames(this._root.names, this._constants);
+        }
+      }
+      _leafNode(node) {
+        this._currNode.nodes.push(node);
+        return this;
+      }
+      _blockNode(node) {
+        this._currNode.nodes.push(node);
+        this._nodes.push(node);
+      }
+      _endBlockNode(N1, N2) {
+        const n2 = this._currNode;
+        if (n2 instanceof N1 || N2 && n2 instanceof N2) {
+          this._nodes.pop();
+          return this;
+        }
+        throw new Error(`CodeGen: not in block "${N2 ? `${N1.kind}/${N2.kind}` : N1.kind}"`);
+      }
+      _elseNode(node) {
+        const n2 = this._currNode;
+        if (!(n2 instanceof If)) {
+          throw new Error('CodeGen: "else" without "if"');
+        }
+        this._currNode = n2.else = node;
+        return this;
+      }
+      get _root() {
+        return this._nodes[0];
+      }
+      get _currNode() {
+        const ns = this._nodes;
+        return ns[ns.length - 1];
+      }
+      set _currNode(node) {
+        const ns = this._nodes;
+        ns[ns.length - 1] = node;
+      }
+    };
+    exports.CodeGen = CodeGen;
+    function addNames(names2, from) {
+      for (const n2 in from)
+        names2[n2] = (names2[n2] || 0) + (from[n2] || 0);
+      return names2;
+    }
+    function addExprNames(names2, from) {
+      return from instanceof code_1._CodeOrName ? addNames(names2, from.names) : names2;
+    }
+    function optimizeExpr(expr, names2, constants5) {
+      if (expr instanceof code_1.Name)
+        return replaceName(expr);
+      if (!canOptimize(expr))
+        return expr;
+      return new code_1._Code(expr._items.reduce((items, c3) => {
+        if (c3 instanceof code_1.Name)
+          c3 = replaceName(c3);
+        if (c3 instanceof code_1._Code)
+          items.push(...c3._items);
+        else
+          items.push(c3);
+        return items;
+      }, []));
+      function replaceName(n2) {
+        const c3 = constants5[n2.str];
+        if (c3 === void 0 || names2[n2.str] !== 1)
+          return n2;
+        delete names2[n2.str];
+        return c3;
+      }
+      function canOptimize(e) {
+        return e instanceof code_1._Code && e._items.some((c3) => c3 instanceof code_1.Name && names2[c3.str] === 1 && constants5[c3.str] !== void 0);
+      }
+    }
+    function subtractNames(names2, from) {
+      for (const n2 in from)
+        names2[n2] = (names2[n2] || 0) - (from[n2] || 0);
+    }
+    function not(x) {
+      return typeof x == "boolean" || typeof x == "number" || x === null ? !x : (0, code_1._)`!${par(x)}`;
+    }
+    exports.not = not;
+    var andCode = mappend(exports.operators.AND);
+    function and(...args) {
+      return args.reduce(andCode);
+    }
+    exports.and = and;
+    var orCode = mappend(exports.operators.OR);
+    function or(...args) {
+      return args.reduce(orCode);
+    }
+    exports.or = or;
+    function mappend(op) {
+      return (x, y) => x === code_1.nil ? y : y === code_1.nil ? x : (0, code_1._)`${par(x)} ${op} ${par(y)}`;
+    }
+    function par(x) {
+      return x instanceof code_1.Name ? x : (0, code_1._)`(${x})`;
+    }
+  }
+});
+
+// node_modules/ajv/dist/compile/util.js
+var require_util = __commonJS({
+  "node_modules/ajv/dist/compile/util.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.checkStrictMode = exports.getErrorPath = exports.Type = exports.useFunc = exports.setEvaluated = exports.evaluatedPropsToName = exports.mergeEvaluated = exports.eachItem = exports.unescapeJsonPointer = exports.escapeJsonPointer = exports.escapeFragment = exports.unescapeFragment = exports.schemaRefOrVal = exports.schemaHasRulesButRef = exports.schemaHasRules = exports.checkUnknownRules = exports.alwaysValidSchema = exports.toHash = void 0;
+    var codegen_1 = require_codegen();
+    var code_1 = require_code();
+    function toHash(arr) {
+      const hash = {};
+      for (const item of arr)
+        hash[item] = true;
+      return hash;
+    }
+    exports.toHash = toHash;
+    function alwaysValidSchema(it, schema) {
+      if (typeof schema == "boolean")
+        return schema;
+      if (Object.keys(schema).length === 0)
+        return true;
+      checkUnknownRules(it, schema);
+      return !schemaHasRules(schema, it.self.RULES.all);
+    }
+    exports.alwaysValidSchema = alwaysValidSchema;
+    function checkUnknownRules(it, schema = it.schema) {
+      const { opts, self } = it;
+      if (!opts.strictSchema)
+        return;
+      if (typeof schema === "boolean")
+        return;
+      const rules = self.RULES.keywords;
+      for (const key in schema) {
+        if (!rules[key])
+          checkStrictMode(it, `unknown keyword: "${key}"`);
+      }
+    }
+    exports.checkUnknownRules = checkUnknownRules;
+    function schemaHasRules(schema, rules) {
+      if (typeof schema == "boolean")
+        return !schema;
+      for (const key in schema)
+        if (rules[key])
+          return true;
+      return false;
+    }
+    exports.schemaHasRules = schemaHasRules;
+    function schemaHasRulesButRef(schema, RULES) {
+      if (typeof schema == "boolean")
+        return !schema;
+      for (const key in schema)
+        if (key !== "$ref" && RULES.all[key])
+          return true;
+      return false;
+    }
+    exports.schemaHasRulesButRef = schemaHasRulesButRef;
+    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema, keyword, $data) {
+      if (!$data) {
+        if (typeof schema == "number" || typeof schema == "boolean")
+          return schema;
+        if (typeof schema == "string")
+          return (0, codegen_1._)`${schema}`;
+      }
+      return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
+    }
+    exports.schemaRefOrVal = schemaRefOrVal;
+    function unescapeFragment(str) {
+      return unescapeJsonPointer(decodeURIComponent(str));
+    }
+    exports.unescapeFragment = unescapeFragment;
+    function escapeFragment(str) {
+      return encodeURIComponent(escapeJsonPointer(str));
+    }
+    exports.escapeFragment = escapeFragment;
+    function escapeJsonPointer(str) {
+      if (typeof str == "number")
+        return `${str}`;
+      return str.replace(/~/g, "~0").replace(/\//g, "~1");
+    }
+    exports.escapeJsonPointer = escapeJsonPointer;
+    function unescapeJsonPointer(str) {
+      return str.replace(/~1/g, "/").replace(/~0/g, "~");
+    }
+    exports.unescapeJsonPointer = unescapeJsonPointer;
+    function eachItem(xs, f) {
+      if (Array.isArray(xs)) {
+        for (const x of xs)
+          f(x);
+      } else {
+        f(xs);
+      }
+    }
+    exports.eachItem = eachItem;
+    function makeMergeEvaluated({ mergeNames, mergeToName, mergeValues, resultToName }) {
+      return (gen, from, to, toName) => {
+        const res = to === void 0 ? from : to instanceof codegen_1.Name ? (from instanceof codegen_1.Name ? mergeNames(gen, from, to) : mergeToName(gen, from, to), to) : from instanceof codegen_1.Name ? (mergeToName(gen, to, from), from) : mergeValues(from, to);
+        return toName === codegen_1.Name && !(res instanceof codegen_1.Name) ? resultToName(gen, res) : res;
+      };
+    }
+    exports.mergeEvaluated = {
+      props: makeMergeEvaluated({
+        mergeNames: (gen, from, to) => gen.if((0, codegen_1._)`${to} !== true && ${from} !== undefined`, () => {
+          gen.if((0, codegen_1._)`${from} === true`, () => gen.assign(to, true), () => gen.assign(to, (0, codegen_1._)`${to} || {}`).code((0, codegen_1._)`Object.assign(${to}, ${from})`));
+        }),
+        mergeToName: (gen, from, to) => gen.if((0, codegen_1._)`${to} !== true`, () => {
+          if (from === true) {
+            gen.assign(to, true);
+          } else {
+            gen.assign(to, (0, codegen_1._)`${to} || {}`);
+            setEvaluated(gen, to, from);
+          }
+        }),
+        mergeValues: (from, to) => from === true ? true : { ...from, ...to },
+        resultToName: evaluatedPropsToName
+      }),
+      items: makeMergeEvaluated({
+        mergeNames: (gen, from, to) => gen.if((0, codegen_1._)`${to} !== true && ${from} !== undefined`, () => gen.assign(to, (0, codegen_1._)`${from} === true ? true : ${to} > ${from} ? ${to} : ${from}`)),
+        mergeToName: (gen, from, to) => gen.if((0, codegen_1._)`${to} !== true`, () => gen.assign(to, from === true ? true : (0, codegen_1._)`${to} > ${from} ? ${to} : ${from}`)),
+        mergeValues: (from, to) => from === true ? true : Math.max(from, to),
+        resultToName: (gen, items) => gen.var("items", items)
+      })
+    };
+    function evaluatedPropsToName(gen, ps) {
+      if (ps === true)
+        return gen.var("props", true);
+      const props = gen.var("props", (0, codegen_1._)`{}`);
+      if (ps !== void 0)
+        setEvaluated(gen, props, ps);
+      return props;
+    }
+    exports.evaluatedPropsToName = evaluatedPropsToName;
+    function setEvaluated(gen, props, ps) {
+      Object.keys(ps).forEach((p) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p)}`, true));
+    }
+    exports.setEvaluated = setEvaluated;
+    var snippets = {};
+    function useFunc(gen, f) {
+      return gen.scopeValue("func", {
+        ref: f,
+        code: snippets[f.code] || (snippets[f.code] = new code_1._Code(f.code))
+      });
+    }
+    exports.useFunc = useFunc;
+    var Type;
+    (function(Type2) {
+      Type2[Type2["Num"] = 0] = "Num";
+      Type2[Type2["Str"] = 1] = "Str";
+    })(Type || (exports.Type = Type = {}));
+    function getErrorPath(dataProp, dataPropType, jsPropertySyntax) {
+      if (dataProp instanceof codegen_1.Name) {
+        const isNumber = dataPropType === Type.Num;
+        return jsPropertySyntax ? isNumber ? (0, codegen_1._)`"[" + ${dataProp} + "]"` : (0, codegen_1._)`"['" + ${dataProp} + "']"` : isNumber ? (0, codegen_1._)`"/" + ${dataProp}` : (0, codegen_1._)`"/" + ${dataProp}.replace(/~/g, "~0").replace(/\\//g, "~1")`;
+      }
+      return jsPropertySyntax ? (0, codegen_1.getProperty)(dataProp).toString() : "/" + escapeJsonPointer(dataProp);
+    }
+    exports.getErrorPath = getErrorPath;
+    function checkStrictMode(it, msg, mode = it.opts.strictSchema) {
+      if (!mode)
+        return;
+      msg = `strict mode: ${msg}`;
+      if (mode === true)
+        throw new Error(msg);
+      it.self.logger.warn(msg);
+    }
+    exports.checkStrictMode = checkStrictMode;
+  }
+});
+
+// node_modules/ajv/dist/compile/names.js
+var require_names = __commonJS({
+  "node_modules/ajv/dist/compile/names.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var names2 = {
+      // validation function arguments
+      data: new codegen_1.Name("data"),
+      // data passed to validation function
+      // args passed from referencing schema
+      valCxt: new codegen_1.Name("valCxt"),
+      // validation/data context - should not be used directly, it is destructured to the names below
+      instancePath: new codegen_1.Name("instancePath"),
+      parentData: new codegen_1.Name("parentData"),
+      parentDataProperty: new codegen_1.Name("parentDataProperty"),
+      rootData: new codegen_1.Name("rootData"),
+      // root data - same as the data passed to the first/top validation function
+      dynamicAnchors: new codegen_1.Name("dynamicAnchors"),
+      // used to support recursiveRef and dynamicRef
+      // function scoped variables
+      vErrors: new codegen_1.Name("vErrors"),
+      // null or array of validation errors
+      errors: new codegen_1.Name("errors"),
+      // counter of validation errors
+      this: new codegen_1.Name("this"),
+      // "globals"
+      self: new codegen_1.Name("self"),
+      scope: new codegen_1.Name("scope"),
+      // JTD serialize/parse name for JSON string and position
+      json: new codegen_1.Name("json"),
+      jsonPos: new codegen_1.Name("jsonPos"),
+      jsonLen: new codegen_1.Name("jsonLen"),
+      jsonPart: new codegen_1.Name("jsonPart")
+    };
+    exports.default = names2;
+  }
+});
+
+// node_modules/ajv/dist/compile/errors.js
+var require_errors = __commonJS({
+  "node_modules/ajv/dist/compile/errors.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.extendErrors = exports.resetErrorsCount = exports.reportExtraError = exports.reportError = exports.keyword$DataError = exports.keywordError = void 0;
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var names_1 = require_names();
+    exports.keywordError = {
+      message: ({ keyword }) => (0, codegen_1.str)`must pass "${keyword}" keyword validation`
+    };
+    exports.keyword$DataError = {
+      message: ({ keyword, schemaType }) => schemaType ? (0, codegen_1.str)`"${keyword}" keyword must be ${schemaType} ($data)` : (0, codegen_1.str)`"${keyword}" keyword is invalid ($data)`
+    };
+    function reportError(cxt, error2 = exports.keywordError, errorPaths, overrideAllErrors) {
+      const { it } = cxt;
+      const { gen, compositeRule, allErrors } = it;
+      const errObj = errorObjectCode(cxt, error2, errorPaths);
+      if (overrideAllErrors !== null && overrideAllErrors !== void 0 ? overrideAllErrors : compositeRule || allErrors) {
+        addError(gen, errObj);
+      } else {
+        returnErrors(it, (0, codegen_1._)`[${errObj}]`);
+      }
+    }
+    exports.reportError = reportError;
+    function reportExtraError(cxt, error2 = exports.keywordError, errorPaths) {
+      const { it } = cxt;
+      const { gen, compositeRule, allErrors } = it;
+      const errObj = errorObjectCode(cxt, error2, errorPaths);
+      addError(gen, errObj);
+      if (!(compositeRule || allErrors)) {
+        returnErrors(it, names_1.default.vErrors);
+      }
+    }
+    exports.reportExtraError = reportExtraError;
+    function resetErrorsCount(gen, errsCount) {
+      gen.assign(names_1.default.errors, errsCount);
+      gen.if((0, codegen_1._)`${names_1.default.vErrors} !== null`, () => gen.if(errsCount, () => gen.assign((0, codegen_1._)`${names_1.default.vErrors}.length`, errsCount), () => gen.assign(names_1.default.vErrors, null)));
+    }
+    exports.resetErrorsCount = resetErrorsCount;
+    function extendErrors({ gen, keyword, schemaValue, data, errsCount, it }) {
+      if (errsCount === void 0)
+        throw new Error("ajv implementation error");
+      const err = gen.name("err");
+      gen.forRange("i", errsCount, names_1.default.errors, (i2) => {
+        gen.const(err, (0, codegen_1._)`${names_1.default.vErrors}[${i2}]`);
+        gen.if((0, codegen_1._)`${err}.instancePath === undefined`, () => gen.assign((0, codegen_1._)`${err}.instancePath`, (0, codegen_1.strConcat)(names_1.default.instancePath, it.errorPath)));
+        gen.assign((0, codegen_1._)`${err}.schemaPath`, (0, codegen_1.str)`${it.errSchemaPath}/${keyword}`);
+        if (it.opts.verbose) {
+          gen.assign((0, codegen_1._)`${err}.schema`, schemaValue);
+          gen.assign((0, codegen_1._)`${err}.data`, data);
+        }
+      });
+    }
+    exports.extendErrors = extendErrors;
+    function addError(gen, errObj) {
+      const err = gen.const("err", errObj);
+      gen.if((0, codegen_1._)`${names_1.default.vErrors} === null`, () => gen.assign(names_1.default.vErrors, (0, codegen_1._)`[${err}]`), (0, codegen_1._)`${names_1.default.vErrors}.push(${err})`);
+      gen.code((0, codegen_1._)`${names_1.default.errors}++`);
+    }
+    function returnErrors(it, errs) {
+      const { gen, validateName, schemaEnv } = it;
+      if (schemaEnv.$async) {
+        gen.throw((0, codegen_1._)`new ${it.ValidationError}(${errs})`);
+      } else {
+        gen.assign((0, codegen_1._)`${validateName}.errors`, errs);
+        gen.return(false);
+      }
+    }
+    var E = {
+      keyword: new codegen_1.Name("keyword"),
+      schemaPath: new codegen_1.Name("schemaPath"),
+      // also used in JTD errors
+      params: new codegen_1.Name("params"),
+      propertyName: new codegen_1.Name("propertyName"),
+      message: new codegen_1.Name("message"),
+      schema: new codegen_1.Name("schema"),
+      parentSchema: new codegen_1.Name("parentSchema")
+    };
+    function errorObjectCode(cxt, error2, errorPaths) {
+      const { createErrors } = cxt.it;
+      if (createErrors === false)
+        return (0, codegen_1._)`{}`;
+      return errorObject(cxt, error2, errorPaths);
+    }
+    function errorObject(cxt, error2, errorPaths = {}) {
+      const { gen, it } = cxt;
+      const keyValues = [
+        errorInstancePath(it, errorPaths),
+        errorSchemaPath(cxt, errorPaths)
+      ];
+      extraErrorProps(cxt, error2, keyValues);
+      return gen.object(...keyValues);
+    }
+    function errorInstancePath({ errorPath }, { instancePath }) {
+      const instPath = instancePath ? (0, codegen_1.str)`${errorPath}${(0, util_1.getErrorPath)(instancePath, util_1.Type.Str)}` : errorPath;
+      return [names_1.default.instancePath, (0, codegen_1.strConcat)(names_1.default.instancePath, instPath)];
+    }
+    function errorSchemaPath({ keyword, it: { errSchemaPath } }, { schemaPath, parentSchema }) {
+      let schPath = parentSchema ? errSchemaPath : (0, codegen_1.str)`${errSchemaPath}/${keyword}`;
+      if (schemaPath) {
+        schPath = (0, codegen_1.str)`${schPath}${(0, util_1.getErrorPath)(schemaPath, util_1.Type.Str)}`;
+      }
+      return [E.schemaPath, schPath];
+    }
+    function extraErrorProps(cxt, { params, message }, keyValues) {
+      const { keyword, data, schemaValue, it } = cxt;
+      const { opts, propertyName, topSchemaRef, schemaPath } = it;
+      keyValues.push([E.keyword, keyword], [E.params, typeof params == "function" ? params(cxt) : params || (0, codegen_1._)`{}`]);
+      if (opts.messages) {
+        keyValues.push([E.message, typeof message == "function" ? message(cxt) : message]);
+      }
+      if (opts.verbose) {
+        keyValues.push([E.schema, schemaValue], [E.parentSchema, (0, codegen_1._)`${topSchemaRef}${schemaPath}`], [names_1.default.data, data]);
+      }
+      if (propertyName)
+        keyValues.push([E.propertyName, propertyName]);
+    }
+  }
+});
+
+// node_modules/ajv/dist/compile/validate/boolSchema.js
+var require_boolSchema = __commonJS({
+  "node_modules/ajv/dist/compile/validate/boolSchema.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.boolOrEmptySchema = exports.topBoolOrEmptySchema = void 0;
+    var errors_1 = require_errors();
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var boolError = {
+      message: "boolean schema is false"
+    };
+    function topBoolOrEmptySchema(it) {
+      const { gen, schema, validateName } = it;
+      if (schema === false) {
+        falseSchemaError(it, false);
+      } else if (typeof schema == "object" && schema.$async === true) {
+        gen.return(names_1.default.data);
+      } else {
+        gen.assign((0, codegen_1._)`${validateName}.errors`, null);
+        gen.return(true);
+      }
+    }
+    exports.topBoolOrEmptySchema = topBoolOrEmptySchema;
+    function boolOrEmptySchema(it, valid) {
+      const { gen, schema } = it;
+      if (schema === false) {
+        gen.var(valid, false);
+        falseSchemaError(it);
+      } else {
+        gen.var(valid, true);
+      }
+    }
+    exports.boolOrEmptySchema = boolOrEmptySchema;
+    function falseSchemaError(it, overrideAllErrors) {
+      const { gen, data } = it;
+      const cxt = {
+        gen,
+        keyword: "false schema",
+        data,
+        schema: false,
+        schemaCode: false,
+        schemaValue: false,
+        params: {},
+        it
+      };
+      (0, errors_1.reportError)(cxt, boolError, void 0, overrideAllErrors);
+    }
+  }
+});
+
+// node_modules/ajv/dist/compile/rules.js
+var require_rules = __commonJS({
+  "node_modules/ajv/dist/compile/rules.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.getRules = exports.isJSONType = void 0;
+    var _jsonTypes = ["string", "number", "integer", "boolean", "null", "object", "array"];
+    var jsonTypes = new Set(_jsonTypes);
+    function isJSONType(x) {
+      return typeof x == "string" && jsonTypes.has(x);
+    }
+    exports.isJSONType = isJSONType;
+    function getRules() {
+      const groups = {
+        number: { type: "number", rules: [] },
+        string: { type: "string", rules: [] },
+        array: { type: "array", rules: [] },
+        object: { type: "object", rules: [] }
+      };
+      return {
+        types: { ...groups, integer: true, boolean: true, null: true },
+        rules: [{ rules: [] }, groups.number, groups.string, groups.array, groups.object],
+        post: { rules: [] },
+        all: {},
+        keywords: {}
+      };
+    }
+    exports.getRules = getRules;
+  }
+});
+
+// node_modules/ajv/dist/compile/validate/applicability.js
+var require_applicability = __commonJS({
+  "node_modules/ajv/dist/compile/validate/applicability.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
+    function schemaHasRulesForType({ schema, self }, type) {
+      const group = self.RULES.types[type];
+      return group && group !== true && shouldUseGroup(schema, group);
+    }
+    exports.schemaHasRulesForType = schemaHasRulesForType;
+    function shouldUseGroup(schema, group) {
+      return group.rules.some((rule) => shouldUseRule(schema, rule));
+    }
+    exports.shouldUseGroup = shouldUseGroup;
+    function shouldUseRule(schema, rule) {
+      var _a;
+      return schema[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema[kwd] !== void 0));
+    }
+    exports.shouldUseRule = shouldUseRule;
+  }
+});
+
+// node_modules/ajv/dist/compile/validate/dataType.js
+var require_dataType = __commonJS({
+  "node_modules/ajv/dist/compile/validate/dataType.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.reportTypeError = exports.checkDataTypes = exports.checkDataType = exports.coerceAndCheckDataType = exports.getJSONTypes = exports.getSchemaTypes = exports.DataType = void 0;
+    var rules_1 = require_rules();
+    var applicability_1 = require_applicability();
+    var errors_1 = require_errors();
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var DataType;
+    (function(DataType2) {
+      DataType2[DataType2["Correct"] = 0] = "Correct";
+      DataType2[DataType2["Wrong"] = 1] = "Wrong";
+    })(DataType || (exports.DataType = DataType = {}));
+    function getSchemaTypes(schema) {
+      const types = getJSONTypes(schema.type);
+      const hasNull = types.includes("null");
+      if (hasNull) {
+        if (schema.nullable === false)
+          throw new Error("type: null contradicts nullable: false");
+      } else {
+        if (!types.length && schema.nullable !== void 0) {
+          throw new Error('"nullable" cannot be used without "type"');
+        }
+        if (schema.nullable === true)
+          types.push("null");
+      }
+      return types;
+    }
+    exports.getSchemaTypes = getSchemaTypes;
+    function getJSONTypes(ts) {
+      const types = Array.isArray(ts) ? ts : ts ? [ts] : [];
+      if (types.every(rules_1.isJSONType))
+        return types;
+      throw new Error("type must be JSONType or JSONType[]: " + types.join(","));
+    }
+    exports.getJSONTypes = getJSONTypes;
+    function coerceAndCheckDataType(it, types) {
+      const { gen, data, opts } = it;
+      const coerceTo = coerceToTypes(types, opts.coerceTypes);
+      const checkTypes = types.length > 0 && !(coerceTo.length === 0 && types.length === 1 && (0, applicability_1.schemaHasRulesForType)(it, types[0]));
+      if (checkTypes) {
+        const wrongType = checkDataTypes(types, data, opts.strictNumbers, DataType.Wrong);
+        gen.if(wrongType, () => {
+          if (coerceTo.length)
+            coerceData(it, types, coerceTo);
+          else
+            reportTypeError(it);
+        });
+      }
+      return checkTypes;
+    }
+    exports.coerceAndCheckDataType = coerceAndCheckDataType;
+    var COERCIBLE = /* @__PURE__ */ new Set(["string", "number", "integer", "boolean", "null"]);
+    function coerceToTypes(types, coerceTypes) {
+      return coerceTypes ? types.filter((t) => COERCIBLE.has(t) || coerceTypes === "array" && t === "array") : [];
+    }
+    function coerceData(it, types, coerceTo) {
+      const { gen, data, opts } = it;
+      const dataType = gen.let("dataType", (0, codegen_1._)`typeof ${data}`);
+      const coerced = gen.let("coerced", (0, codegen_1._)`undefined`);
+      if (opts.coerceTypes === "array") {
+        gen.if((0, codegen_1._)`${dataType} == 'object' && Array.isArray(${data}) && ${data}.length == 1`, () => gen.assign(data, (0, codegen_1._)`${data}[0]`).assign(dataType, (0, codegen_1._)`typeof ${data}`).if(checkDataTypes(types, data, opts.strictNumbers), () => gen.assign(coerced, data)));
+      }
+      gen.if((0, codegen_1._)`${coerced} !== undefined`);
+      for (const t of coerceTo) {
+        if (COERCIBLE.has(t) || t === "array" && opts.coerceTypes === "array") {
+          coerceSpecificType(t);
+        }
+      }
+      gen.else();
+      reportTypeError(it);
+      gen.endIf();
+      gen.if((0, codegen_1._)`${coerced} !== undefined`, () => {
+        gen.assign(data, coerced);
+        assignParentData(it, coerced);
+      });
+      function coerceSpecificType(t) {
+        switch (t) {
+          case "string":
+            gen.elseIf((0, codegen_1._)`${dataType} == "number" || ${dataType} == "boolean"`).assign(coerced, (0, codegen_1._)`"" + ${data}`).elseIf((0, codegen_1._)`${data} === null`).assign(coerced, (0, codegen_1._)`""`);
+            return;
+          case "number":
+            gen.elseIf((0, codegen_1._)`${dataType} == "boolean" || ${data} === null
+              || (${dataType} == "string" && ${data} && ${data} == +${data})`).assign(coerced, (0, codegen_1._)`+${data}`);
+            return;
+          case "integer":
+            gen.elseIf((0, codegen_1._)`${dataType} === "boolean" || ${data} === null
+              || (${dataType} === "string" && ${data} && ${data} == +${data} && !(${data} % 1))`).assign(coerced, (0, codegen_1._)`+${data}`);
+            return;
+          case "boolean":
+            gen.elseIf((0, codegen_1._)`${data} === "false" || ${data} === 0 || ${data} === null`).assign(coerced, false).elseIf((0, codegen_1._)`${data} === "true" || ${data} === 1`).assign(coerced, true);
+            return;
+          case "null":
+            gen.elseIf((0, codegen_1._)`${data} === "" || ${data} === 0 || ${data} === false`);
+            gen.assign(coerced, null);
+            return;
+          case "array":
+            gen.elseIf((0, codegen_1._)`${dataType} === "string" || ${dataType} === "number"
+              || ${dataType} === "boolean" || ${data} === null`).assign(coerced, (0, codegen_1._)`[${data}]`);
+        }
+      }
+    }
+    function assignParentData({ gen, parentData, parentDataProperty }, expr) {
+      gen.if((0, codegen_1._)`${parentData} !== undefined`, () => gen.assign((0, codegen_1._)`${parentData}[${parentDataProperty}]`, expr));
+    }
+    function checkDataType(dataType, data, strictNums, correct = DataType.Correct) {
+      const EQ = correct === DataType.Correct ? codegen_1.operators.EQ : codegen_1.operators.NEQ;
+      let cond;
+      switch (dataType) {
+        case "null":
+          return (0, codegen_1._)`${data} ${EQ} null`;
+        case "array":
+          cond = (0, codegen_1._)`Array.isArray(${data})`;
+          break;
+        case "object":
+          cond = (0, codegen_1._)`${data} && typeof ${data} == "object" && !Array.isArray(${data})`;
+          break;
+        case "integer":
+          cond = numCond((0, codegen_1._)`!(${data} % 1) && !isNaN(${data})`);
+          break;
+        case "number":
+          cond = numCond();
+          break;
+        default:
+          return (0, codegen_1._)`typeof ${data} ${EQ} ${dataType}`;
+      }
+      return correct === DataType.Correct ? cond : (0, codegen_1.not)(cond);
+      function numCond(_cond = codegen_1.nil) {
+        return (0, codegen_1.and)((0, codegen_1._)`typeof ${data} == "number"`, _cond, strictNums ? (0, codegen_1._)`isFinite(${data})` : codegen_1.nil);
+      }
+    }
+    exports.checkDataType = checkDataType;
+    function checkDataTypes(dataTypes, data, strictNums, correct) {
+      if (dataTypes.length === 1) {
+        return checkDataType(dataTypes[0], data, strictNums, correct);
+      }
+      let cond;
+      const types = (0, util_1.toHash)(dataTypes);
+      if (types.array && types.object) {
+        const notObj = (0, codegen_1._)`typeof ${data} != "object"`;
+        cond = types.null ? notObj : (0, codegen_1._)`!${data} || ${notObj}`;
+        delete types.null;
+        delete types.array;
+        delete types.object;
+      } else {
+        cond = codegen_1.nil;
+      }
+      if (types.number)
+        delete types.integer;
+      for (const t in types)
+        cond = (0, codegen_1.and)(cond, checkDataType(t, data, strictNums, correct));
+      return cond;
+    }
+    exports.checkDataTypes = checkDataTypes;
+    var typeError = {
+      message: ({ schema }) => `must be ${schema}`,
+      params: ({ schema, schemaValue }) => typeof schema == "string" ? (0, codegen_1._)`{type: ${schema}}` : (0, codegen_1._)`{type: ${schemaValue}}`
+    };
+    function reportTypeError(it) {
+      const cxt = getTypeErrorContext(it);
+      (0, errors_1.reportError)(cxt, typeError);
+    }
+    exports.reportTypeError = reportTypeError;
+    function getTypeErrorContext(it) {
+      const { gen, data, schema } = it;
+      const schemaCode = (0, util_1.schemaRefOrVal)(it, schema, "type");
+      return {
+        gen,
+        keyword: "type",
+        data,
+        schema: schema.type,
+        schemaCode,
+        schemaValue: schemaCode,
+        parentSchema: schema,
+        params: {},
+        it
+      };
+    }
+  }
+});
+
+// node_modules/ajv/dist/compile/validate/defaults.js
+var require_defaults = __commonJS({
+  "node_modules/ajv/dist/compile/validate/defaults.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.assignDefaults = void 0;
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    function assignDefaults(it, ty) {
+      const { properties, items } = it.schema;
+      if (ty === "object" && properties) {
+        for (const key in properties) {
+          assignDefault(it, key, properties[key].default);
+        }
+      } else if (ty === "array" && Array.isArray(items)) {
+        items.forEach((sch, i2) => assignDefault(it, i2, sch.default));
+      }
+    }
+    exports.assignDefaults = assignDefaults;
+    function assignDefault(it, prop, defaultValue) {
+      const { gen, compositeRule, data, opts } = it;
+      if (defaultValue === void 0)
+        return;
+      const childData = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(prop)}`;
+      if (compositeRule) {
+        (0, util_1.checkStrictMode)(it, `default is ignored for: ${childData}`);
+        return;
+      }
+      let condition = (0, codegen_1._)`${childData} === undefined`;
+      if (opts.useDefaults === "empty") {
+        condition = (0, codegen_1._)`${condition} || ${childData} === null || ${childData} === ""`;
+      }
+      gen.if(condition, (0, codegen_1._)`${childData} = ${(0, codegen_1.stringify)(defaultValue)}`);
+    }
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/code.js
+var require_code2 = __commonJS({
+  "node_modules/ajv/dist/vocabularies/code.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.validateUnion = exports.validateArray = exports.usePattern = exports.callValidateCode = exports.schemaProperties = exports.allSchemaProperties = exports.noPropertyInData = exports.propertyInData = exports.isOwnProperty = exports.hasPropFunc = exports.reportMissingProp = exports.checkMissingProp = exports.checkReportMissingProp = void 0;
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var names_1 = require_names();
+    var util_2 = require_util();
+    function checkReportMissingProp(cxt, prop) {
+      const { gen, data, it } = cxt;
+      gen.if(noPropertyInData(gen, data, prop, it.opts.ownProperties), () => {
+        cxt.setParams({ missingProperty: (0, codegen_1._)`${prop}` }, true);
+        cxt.error();
+      });
+    }
+    exports.checkReportMissingProp = checkReportMissingProp;
+    function checkMissingProp({ gen, data, it: { opts } }, properties, missing) {
+      return (0, codegen_1.or)(...properties.map((prop) => (0, codegen_1.and)(noPropertyInData(gen, data, prop, opts.ownProperties), (0, codegen_1._)`${missing} = ${prop}`)));
+    }
+    exports.checkMissingProp = checkMissingProp;
+    function reportMissingProp(cxt, missing) {
+      cxt.setParams({ missingProperty: missing }, true);
+      cxt.error();
+    }
+    exports.reportMissingProp = reportMissingProp;
+    function hasPropFunc(gen) {
+      return gen.scopeValue("func", {
+        // eslint-disable-next-line @typescript-eslint/unbound-method
+        ref: Object.prototype.hasOwnProperty,
+        code: (0, codegen_1._)`Object.prototype.hasOwnProperty`
+      });
+    }
+    exports.hasPropFunc = hasPropFunc;
+    function isOwnProperty(gen, data, property) {
+      return (0, codegen_1._)`${hasPropFunc(gen)}.call(${data}, ${property})`;
+    }
+    exports.isOwnProperty = isOwnProperty;
+    function propertyInData(gen, data, property, ownProperties) {
+      const cond = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(property)} !== undefined`;
+      return ownProperties ? (0, codegen_1._)`${cond} && ${isOwnProperty(gen, data, property)}` : cond;
+    }
+    exports.propertyInData = propertyInData;
+    function noPropertyInData(gen, data, property, ownProperties) {
+      const cond = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(property)} === undefined`;
+      return ownProperties ? (0, codegen_1.or)(cond, (0, codegen_1.not)(isOwnProperty(gen, data, property))) : cond;
+    }
+    exports.noPropertyInData = noPropertyInData;
+    function allSchemaProperties(schemaMap) {
+      return schemaMap ? Object.keys(schemaMap).filter((p) => p !== "__proto__") : [];
+    }
+    exports.allSchemaProperties = allSchemaProperties;
+    function schemaProperties(it, schemaMap) {
+      return allSchemaProperties(schemaMap).filter((p) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p]));
+    }
+    exports.schemaProperties = schemaProperties;
+    function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context, passSchema) {
+      const dataAndSchema = passSchema ? (0, codegen_1._)`${schemaCode}, ${data}, ${topSchemaRef}${schemaPath}` : data;
+      const valCxt = [
+        [names_1.default.instancePath, (0, codegen_1.strConcat)(names_1.default.instancePath, errorPath)],
+        [names_1.default.parentData, it.parentData],
+        [names_1.default.parentDataProperty, it.parentDataProperty],
+        [names_1.default.rootData, names_1.default.rootData]
+      ];
+      if (it.opts.dynamicRef)
+        valCxt.push([names_1.default.dynamicAnchors, names_1.default.dynamicAnchors]);
+      const args = (0, codegen_1._)`${dataAndSchema}, ${gen.object(...valCxt)}`;
+      return context !== codegen_1.nil ? (0, codegen_1._)`${func}.call(${context}, ${args})` : (0, codegen_1._)`${func}(${args})`;
+    }
+    exports.callValidateCode = callValidateCode;
+    var newRegExp = (0, codegen_1._)`new RegExp`;
+    function usePattern({ gen, it: { opts } }, pattern2) {
+      const u2 = opts.unicodeRegExp ? "u" : "";
+      const { regExp } = opts.code;
+      const rx = regExp(pattern2, u2);
+      return gen.scopeValue("pattern", {
+        key: rx.toString(),
+        ref: rx,
+        code: (0, codegen_1._)`${regExp.code === "new RegExp" ? newRegExp : (0, util_2.useFunc)(gen, regExp)}(${pattern2}, ${u2})`
+      });
+    }
+    exports.usePattern = usePattern;
+    function validateArray(cxt) {
+      const { gen, data, keyword, it } = cxt;
+      const valid = gen.name("valid");
+      if (it.allErrors) {
+        const validArr = gen.let("valid", true);
+        validateItems(() => gen.assign(validArr, false));
+        return validArr;
+      }
+      gen.var(valid, true);
+      validateItems(() => gen.break());
+      return valid;
+      function validateItems(notValid) {
+        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+        gen.forRange("i", 0, len, (i2) => {
+          cxt.subschema({
+            keyword,
+            dataProp: i2,
+            dataPropType: util_1.Type.Num
+          }, valid);
+          gen.if((0, codegen_1.not)(valid), notValid);
+        });
+      }
+    }
+    exports.validateArray = validateArray;
+    function validateUnion(cxt) {
+      const { gen, schema, keyword, it } = cxt;
+      if (!Array.isArray(schema))
+        throw new Error("ajv implementation error");
+      const alwaysValid = schema.some((sch) => (0, util_1.alwaysValidSchema)(it, sch));
+      if (alwaysValid && !it.opts.unevaluated)
+        return;
+      const valid = gen.let("valid", false);
+      const schValid = gen.name("_valid");
+      gen.block(() => schema.forEach((_sch, i2) => {
+        const schCxt = cxt.subschema({
+          keyword,
+          schemaProp: i2,
+          compositeRule: true
+        }, schValid);
+        gen.assign(valid, (0, codegen_1._)`${valid} || ${schValid}`);
+        const merged2 = cxt.mergeValidEvaluated(schCxt, schValid);
+        if (!merged2)
+          gen.if((0, codegen_1.not)(valid));
+      }));
+      cxt.result(valid, () => cxt.reset(), () => cxt.error(true));
+    }
+    exports.validateUnion = validateUnion;
+  }
+});
+
+// node_modules/ajv/dist/compile/validate/keyword.js
+var require_keyword = __commonJS({
+  "node_modules/ajv/dist/compile/validate/keyword.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.validateKeywordUsage = exports.validSchemaType = exports.funcKeywordCode = exports.macroKeywordCode = void 0;
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var code_1 = require_code2();
+    var errors_1 = require_errors();
+    function macroKeywordCode(cxt, def) {
+      const { gen, keyword, schema, parentSchema, it } = cxt;
+      const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
+      const schemaRef = useKeyword(gen, keyword, macroSchema);
+      if (it.opts.validateSchema !== false)
+        it.self.validateSchema(macroSchema, true);
+      const valid = gen.name("valid");
+      cxt.subschema({
+        schema: macroSchema,
+        schemaPath: codegen_1.nil,
+        errSchemaPath: `${it.errSchemaPath}/${keyword}`,
+        topSchemaRef: schemaRef,
+        compositeRule: true
+      }, valid);
+      cxt.pass(valid, () => cxt.error(true));
+    }
+    exports.macroKeywordCode = macroKeywordCode;
+    function funcKeywordCode(cxt, def) {
+      var _a;
+      const { gen, keyword, schema, parentSchema, $data, it } = cxt;
+      checkAsyncKeyword(it, def);
+      const validate3 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate3);
+      const valid = gen.let("valid");
+      cxt.block$data(valid, validateKeyword);
+      cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
+      function validateKeyword() {
+        if (def.errors === false) {
+          assignValid();
+          if (def.modifying)
+            modifyData(cxt);
+          reportErrs(() => cxt.error());
+        } else {
+          const ruleErrs = def.async ? validateAsync() : validateSync();
+          if (def.modifying)
+            modifyData(cxt);
+          reportErrs(() => addErrs(cxt, ruleErrs));
+        }
+      }
+      function validateAsync() {
+        const ruleErrs = gen.let("ruleErrs", null);
+        gen.try(() => assignValid((0, codegen_1._)`await `), (e) => gen.assign(valid, false).if((0, codegen_1._)`${e} instanceof ${it.ValidationError}`, () => gen.assign(ruleErrs, (0, codegen_1._)`${e}.errors`), () => gen.throw(e)));
+        return ruleErrs;
+      }
+      function validateSync() {
+        const validateErrs = (0, codegen_1._)`${validateRef}.errors`;
+        gen.assign(validateErrs, null);
+        assignValid(codegen_1.nil);
+        return validateErrs;
+      }
+      function assignValid(_await = def.async ? (0, codegen_1._)`await ` : codegen_1.nil) {
+        const passCxt = it.opts.passContext ? names_1.default.this : names_1.default.self;
+        const passSchema = !("compile" in def && !$data || def.schema === false);
+        gen.assign(valid, (0, codegen_1._)`${_await}${(0, code_1.callValidateCode)(cxt, validateRef, passCxt, passSchema)}`, def.modifying);
+      }
+      function reportErrs(errors) {
+        var _a2;
+        gen.if((0, codegen_1.not)((_a2 = def.valid) !== null && _a2 !== void 0 ? _a2 : valid), errors);
+      }
+    }
+    exports.funcKeywordCode = funcKeywordCode;
+    function modifyData(cxt) {
+      const { gen, data, it } = cxt;
+      gen.if(it.parentData, () => gen.assign(data, (0, codegen_1._)`${it.parentData}[${it.parentDataProperty}]`));
+    }
+    function addErrs(cxt, errs) {
+      const { gen } = cxt;
+      gen.if((0, codegen_1._)`Array.isArray(${errs})`, () => {
+        gen.assign(names_1.default.vErrors, (0, codegen_1._)`${names_1.default.vErrors} === null ? ${errs} : ${names_1.default.vErrors}.concat(${errs})`).assign(names_1.default.errors, (0, codegen_1._)`${names_1.default.vErrors}.length`);
+        (0, errors_1.extendErrors)(cxt);
+      }, () => cxt.error());
+    }
+    function checkAsyncKeyword({ schemaEnv }, def) {
+      if (def.async && !schemaEnv.$async)
+        throw new Error("async keyword in sync schema");
+    }
+    function useKeyword(gen, keyword, result) {
+      if (result === void 0)
+        throw new Error(`keyword "${keyword}" failed to compile`);
+      return gen.scopeValue("keyword", typeof result == "function" ? { ref: result } : { ref: result, code: (0, codegen_1.stringify)(result) });
+    }
+    function validSchemaType(schema, schemaType, allowUndefined = false) {
+      return !schemaType.length || schemaType.some((st) => st === "array" ? Array.isArray(schema) : st === "object" ? schema && typeof schema == "object" && !Array.isArray(schema) : typeof schema == st || allowUndefined && typeof schema == "undefined");
+    }
+    exports.validSchemaType = validSchemaType;
+    function validateKeywordUsage({ schema, opts, self, errSchemaPath }, def, keyword) {
+      if (Array.isArray(def.keyword) ? !def.keyword.includes(keyword) : def.keyword !== keyword) {
+        throw new Error("ajv implementation error");
+      }
+      const deps = def.dependencies;
+      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema, kwd))) {
+        throw new Error(`parent schema must have dependencies of ${keyword}: ${deps.join(",")}`);
+      }
+      if (def.validateSchema) {
+        const valid = def.validateSchema(schema[keyword]);
+        if (!valid) {
+          const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self.errorsText(def.validateSchema.errors);
+          if (opts.validateSchema === "log")
+            self.logger.error(msg);
+          else
+            throw new Error(msg);
+        }
+      }
+    }
+    exports.validateKeywordUsage = validateKeywordUsage;
+  }
+});
+
+// node_modules/ajv/dist/compile/validate/subschema.js
+var require_subschema = __commonJS({
+  "node_modules/ajv/dist/compile/validate/subschema.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    function getSubschema(it, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
+      if (keyword !== void 0 && schema !== void 0) {
+        throw new Error('both "keyword" and "schema" passed, only one allowed');
+      }
+      if (keyword !== void 0) {
+        const sch = it.schema[keyword];
+        return schemaProp === void 0 ? {
+          schema: sch,
+          schemaPath: (0, codegen_1._)`${it.schemaPath}${(0, codegen_1.getProperty)(keyword)}`,
+          errSchemaPath: `${it.errSchemaPath}/${keyword}`
+        } : {
+          schema: sch[schemaProp],
+          schemaPath: (0, codegen_1._)`${it.schemaPath}${(0, codegen_1.getProperty)(keyword)}${(0, codegen_1.getProperty)(schemaProp)}`,
+          errSchemaPath: `${it.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
+        };
+      }
+      if (schema !== void 0) {
+        if (schemaPath === void 0 || errSchemaPath === void 0 || topSchemaRef === void 0) {
+          throw new Error('"schemaPath", "errSchemaPath" and "topSchemaRef" are required with "schema"');
+        }
+        return {
+          schema,
+          schemaPath,
+          topSchemaRef,
+          errSchemaPath
+        };
+      }
+      throw new Error('either "keyword" or "schema" must be passed');
+    }
+    exports.getSubschema = getSubschema;
+    function extendSubschemaData(subschema, it, { dataProp, dataPropType: dpType, data, dataTypes, propertyName }) {
+      if (data !== void 0 && dataProp !== void 0) {
+        throw new Error('both "data" and "dataProp" passed, only one allowed');
+      }
+      const { gen } = it;
+      if (dataProp !== void 0) {
+        const { errorPath, dataPathArr, opts } = it;
+        const nextData = gen.let("data", (0, codegen_1._)`${it.data}${(0, codegen_1.getProperty)(dataProp)}`, true);
+        dataContextProps(nextData);
+        subschema.errorPath = (0, codegen_1.str)`${errorPath}${(0, util_1.getErrorPath)(dataProp, dpType, opts.jsPropertySyntax)}`;
+        subschema.parentDataProperty = (0, codegen_1._)`${dataProp}`;
+        subschema.dataPathArr = [...dataPathArr, subschema.parentDataProperty];
+      }
+      if (data !== void 0) {
+        const nextData = data instanceof codegen_1.Name ? data : gen.let("data", data, true);
+        dataContextProps(nextData);
+        if (propertyName !== void 0)
+          subschema.propertyName = propertyName;
+      }
+      if (dataTypes)
+        subschema.dataTypes = dataTypes;
+      function dataContextProps(_nextData) {
+        subschema.data = _nextData;
+        subschema.dataLevel = it.dataLevel + 1;
+        subschema.dataTypes = [];
+        it.definedProperties = /* @__PURE__ */ new Set();
+        subschema.parentData = it.data;
+        subschema.dataNames = [...it.dataNames, _nextData];
+      }
+    }
+    exports.extendSubschemaData = extendSubschemaData;
+    function extendSubschemaMode(subschema, { jtdDiscriminator, jtdMetadata, compositeRule, createErrors, allErrors }) {
+      if (compositeRule !== void 0)
+        subschema.compositeRule = compositeRule;
+      if (createErrors !== void 0)
+        subschema.createErrors = createErrors;
+      if (allErrors !== void 0)
+        subschema.allErrors = allErrors;
+      subschema.jtdDiscriminator = jtdDiscriminator;
+      subschema.jtdMetadata = jtdMetadata;
+    }
+    exports.extendSubschemaMode = extendSubschemaMode;
+  }
+});
+
+// node_modules/fast-deep-equal/index.js
+var require_fast_deep_equal = __commonJS({
+  "node_modules/fast-deep-equal/index.js"(exports, module) {
+    "use strict";
+    module.exports = function equal(a2, b) {
+      if (a2 === b) return true;
+      if (a2 && b && typeof a2 == "object" && typeof b == "object") {
+        if (a2.constructor !== b.constructor) return false;
+        var length, i2, keys;
+        if (Array.isArray(a2)) {
+          length = a2.length;
+          if (length != b.length) return false;
+          for (i2 = length; i2-- !== 0; )
+            if (!equal(a2[i2], b[i2])) return false;
+          return true;
+        }
+        if (a2.constructor === RegExp) return a2.source === b.source && a2.flags === b.flags;
+        if (a2.valueOf !== Object.prototype.valueOf) return a2.valueOf() === b.valueOf();
+        if (a2.toString !== Object.prototype.toString) return a2.toString() === b.toString();
+        keys = Object.keys(a2);
+        length = keys.length;
+        if (length !== Object.keys(b).length) return false;
+        for (i2 = length; i2-- !== 0; )
+          if (!Object.prototype.hasOwnProperty.call(b, keys[i2])) return false;
+        for (i2 = length; i2-- !== 0; ) {
+          var key = keys[i2];
+          if (!equal(a2[key], b[key])) return false;
+        }
+        return true;
+      }
+      return a2 !== a2 && b !== b;
+    };
+  }
+});
+
+// node_modules/json-schema-traverse/index.js
+var require_json_schema_traverse = __commonJS({
+  "node_modules/json-schema-traverse/index.js"(exports, module) {
+    "use strict";
+    var traverse = module.exports = function(schema, opts, cb) {
+      if (typeof opts == "function") {
+        cb = opts;
+        opts = {};
+      }
+      cb = opts.cb || cb;
+      var pre = typeof cb == "function" ? cb : cb.pre || function() {
+      };
+      var post = cb.post || function() {
+      };
+      _traverse(opts, pre, post, schema, "", schema);
+    };
+    traverse.keywords = {
+      additionalItems: true,
+      items: true,
+      contains: true,
+      additionalProperties: true,
+      propertyNames: true,
+      not: true,
+      if: true,
+      then: true,
+      else: true
+    };
+    traverse.arrayKeywords = {
+      items: true,
+      allOf: true,
+      anyOf: true,
+      oneOf: true
+    };
+    traverse.propsKeywords = {
+      $defs: true,
+      definitions: true,
+      properties: true,
+      patternProperties: true,
+      dependencies: true
+    };
+    traverse.skipKeywords = {
+      default: true,
+      enum: true,
+      const: true,
+      required: true,
+      maximum: true,
+      minimum: true,
+      exclusiveMaximum: true,
+      exclusiveMinimum: true,
+      multipleOf: true,
+      maxLength: true,
+      minLength: true,
+      pattern: true,
+      format: true,
+      maxItems: true,
+      minItems: true,
+      uniqueItems: true,
+      maxProperties: true,
+      minProperties: true
+    };
+    function _traverse(opts, pre, post, schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+      if (schema && typeof schema == "object" && !Array.isArray(schema)) {
+        pre(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        for (var key in schema) {
+          var sch = schema[key];
+          if (Array.isArray(sch)) {
+            if (key in traverse.arrayKeywords) {
+              for (var i2 = 0; i2 < sch.length; i2++)
+                _traverse(opts, pre, post, sch[i2], jsonPtr + "/" + key + "/" + i2, rootSchema, jsonPtr, key, schema, i2);
+            }
+          } else if (key in traverse.propsKeywords) {
+            if (sch && typeof sch == "object") {
+              for (var prop in sch)
+                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema, prop);
+            }
+          } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
+            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema);
+          }
+        }
+        post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+      }
+    }
+    function escapeJsonPtr(str) {
+      return str.replace(/~/g, "~0").replace(/\//g, "~1");
+    }
+  }
+});
+
+// node_modules/ajv/dist/compile/resolve.js
+var require_resolve = __commonJS({
+  "node_modules/ajv/dist/compile/resolve.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.getSchemaRefs = exports.resolveUrl = exports.normalizeId = exports._getFullPath = exports.getFullPath = exports.inlineRef = void 0;
+    var util_1 = require_util();
+    var equal = require_fast_deep_equal();
+    var traverse = require_json_schema_traverse();
+    var SIMPLE_INLINED = /* @__PURE__ */ new Set([
+      "type",
+      "format",
+      "pattern",
+      "maxLength",
+      "minLength",
+      "maxProperties",
+      "minProperties",
+      "maxItems",
+      "minItems",
+      "maximum",
+      "minimum",
+      "uniqueItems",
+      "multipleOf",
+      "required",
+      "enum",
+      "const"
+    ]);
+    function inlineRef(schema, limit = true) {
+      if (typeof schema == "boolean")
+        return true;
+      if (limit === true)
+        return !hasRef(schema);
+      if (!limit)
+        return false;
+      return countKeys(schema) <= limit;
+    }
+    exports.inlineRef = inlineRef;
+    var REF_KEYWORDS = /* @__PURE__ */ new Set([
+      "$ref",
+      "$recursiveRef",
+      "$recursiveAnchor",
+      "$dynamicRef",
+      "$dynamicAnchor"
+    ]);
+    function hasRef(schema) {
+      for (const key in schema) {
+        if (REF_KEYWORDS.has(key))
+          return true;
+        const sch = schema[key];
+        if (Array.isArray(sch) && sch.some(hasRef))
+          return true;
+        if (typeof sch == "object" && hasRef(sch))
+          return true;
+      }
+      return false;
+    }
+    function countKeys(schema) {
+      let count2 = 0;
+      for (const key in schema) {
+        if (key === "$ref")
+          return Infinity;
+        count2++;
+        if (SIMPLE_INLINED.has(key))
+          continue;
+        if (typeof schema[key] == "object") {
+          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
+        }
+        if (count2 === Infinity)
+          return Infinity;
+      }
+      return count2;
+    }
+    function getFullPath(resolver, id = "", normalize) {
+      if (normalize !== false)
+        id = normalizeId(id);
+      const p = resolver.parse(id);
+      return _getFullPath(resolver, p);
+    }
+    exports.getFullPath = getFullPath;
+    function _getFullPath(resolver, p) {
+      const serialized = resolver.serialize(p);
+      return serialized.split("#")[0] + "#";
+    }
+    exports._getFullPath = _getFullPath;
+    var TRAILING_SLASH_HASH = /#\/?$/;
+    function normalizeId(id) {
+      return id ? id.replace(TRAILING_SLASH_HASH, "") : "";
+    }
+    exports.normalizeId = normalizeId;
+    function resolveUrl(resolver, baseId, id) {
+      id = normalizeId(id);
+      return resolver.resolve(baseId, id);
+    }
+    exports.resolveUrl = resolveUrl;
+    var ANCHOR = /^[a-z_][-a-z0-9._]*$/i;
+    function getSchemaRefs(schema, baseId) {
+      if (typeof schema == "boolean")
+        return {};
+      const { schemaId, uriResolver } = this.opts;
+      const schId = normalizeId(schema[schemaId] || baseId);
+      const baseIds = { "": schId };
+      const pathPrefix = getFullPath(uriResolver, schId, false);
+      const localRefs = {};
+      const schemaRefs = /* @__PURE__ */ new Set();
+      traverse(schema, { allKeys: true }, (sch, jsonPtr, _, parentJsonPtr) => {
+        if (parentJsonPtr === void 0)
+          return;
+        const fullPath = pathPrefix + jsonPtr;
+        let innerBaseId = baseIds[parentJsonPtr];
+        if (typeof sch[schemaId] == "string")
+          innerBaseId = addRef.call(this, sch[schemaId]);
+        addAnchor.call(this, sch.$anchor);
+        addAnchor.call(this, sch.$dynamicAnchor);
+        baseIds[jsonPtr] = innerBaseId;
+        function addRef(ref) {
+          const _resolve = this.opts.uriResolver.resolve;
+          ref = normalizeId(innerBaseId ? _resolve(innerBaseId, ref) : ref);
+          if (schemaRefs.has(ref))
+            throw ambiguos(ref);
+          schemaRefs.add(ref);
+          let schOrRef = this.refs[ref];
+          if (typeof schOrRef == "string")
+            schOrRef = this.refs[schOrRef];
+          if (typeof schOrRef == "object") {
+            checkAmbiguosRef(sch, schOrRef.schema, ref);
+          } else if (ref !== normalizeId(fullPath)) {
+            if (ref[0] === "#") {
+              checkAmbiguosRef(sch, localRefs[ref], ref);
+              localRefs[ref] = sch;
+            } else {
+              this.refs[ref] = fullPath;
+            }
+          }
+          return ref;
+        }
+        function addAnchor(anchor) {
+          if (typeof anchor == "string") {
+            if (!ANCHOR.test(anchor))
+              throw new Error(`invalid anchor "${anchor}"`);
+            addRef.call(this, `#${anchor}`);
+          }
+        }
+      });
+      return localRefs;
+      function checkAmbiguosRef(sch1, sch2, ref) {
+        if (sch2 !== void 0 && !equal(sch1, sch2))
+          throw ambiguos(ref);
+      }
+      function ambiguos(ref) {
+        return new Error(`reference "${ref}" resolves to more than one schema`);
+      }
+    }
+    exports.getSchemaRefs = getSchemaRefs;
+  }
+});
+
+// node_modules/ajv/dist/compile/validate/index.js
+var require_validate = __commonJS({
+  "node_modules/ajv/dist/compile/validate/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.getData = exports.KeywordCxt = exports.validateFunctionCode = void 0;
+    var boolSchema_1 = require_boolSchema();
+    var dataType_1 = require_dataType();
+    var applicability_1 = require_applicability();
+    var dataType_2 = require_dataType();
+    var defaults_1 = require_defaults();
+    var keyword_1 = require_keyword();
+    var subschema_1 = require_subschema();
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var resolve_1 = require_resolve();
+    var util_1 = require_util();
+    var errors_1 = require_errors();
+    function validateFunctionCode(it) {
+      if (isSchemaObj(it)) {
+        checkKeywords(it);
+        if (schemaCxtHasRules(it)) {
+          topSchemaObjCode(it);
+          return;
+        }
+      }
+      validateFunction(it, () => (0, boolSchema_1.topBoolOrEmptySchema)(it));
+    }
+    exports.validateFunctionCode = validateFunctionCode;
+    function validateFunction({ gen, validateName, schema, schemaEnv, opts }, body) {
+      if (opts.code.es5) {
+        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${names_1.default.valCxt}`, schemaEnv.$async, () => {
+          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema, opts)}`);
+          destructureValCxtES5(gen, opts);
+          gen.code(body);
+        });
+      } else {
+        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema, opts)).code(body));
+      }
+    }
+    function destructureValCxt(opts) {
+      return (0, codegen_1._)`{${names_1.default.instancePath}="", ${names_1.default.parentData}, ${names_1.default.parentDataProperty}, ${names_1.default.rootData}=${names_1.default.data}${opts.dynamicRef ? (0, codegen_1._)`, ${names_1.default.dynamicAnchors}={}` : codegen_1.nil}}={}`;
+    }
+    function destructureValCxtES5(gen, opts) {
+      gen.if(names_1.default.valCxt, () => {
+        gen.var(names_1.default.instancePath, (0, codegen_1._)`${names_1.default.valCxt}.${names_1.default.instancePath}`);
+        gen.var(names_1.default.parentData, (0, codegen_1._)`${names_1.default.valCxt}.${names_1.default.parentData}`);
+        gen.var(names_1.default.parentDataProperty, (0, codegen_1._)`${names_1.default.valCxt}.${names_1.default.parentDataProperty}`);
+        gen.var(names_1.default.rootData, (0, codegen_1._)`${names_1.default.valCxt}.${names_1.default.rootData}`);
+        if (opts.dynamicRef)
+          gen.var(names_1.default.dynamicAnchors, (0, codegen_1._)`${names_1.default.valCxt}.${names_1.default.dynamicAnchors}`);
+      }, () => {
+        gen.var(names_1.default.instancePath, (0, codegen_1._)`""`);
+        gen.var(names_1.default.parentData, (0, codegen_1._)`undefined`);
+        gen.var(names_1.default.parentDataProperty, (0, codegen_1._)`undefined`);
+        gen.var(names_1.default.rootData, names_1.default.data);
+        if (opts.dynamicRef)
+          gen.var(names_1.default.dynamicAnchors, (0, codegen_1._)`{}`);
+      });
+    }
+    function topSchemaObjCode(it) {
+      const { schema, opts, gen } = it;
+      validateFunction(it, () => {
+        if (opts.$comment && schema.$comment)
+          commentKeyword(it);
+        checkNoDefault(it);
+        gen.let(names_1.default.vErrors, null);
+        gen.let(names_1.default.errors, 0);
+        if (opts.unevaluated)
+          resetEvaluated(it);
+        typeAndKeywords(it);
+        returnResults(it);
+      });
+      return;
+    }
+    function resetEvaluated(it) {
+      const { gen, validateName } = it;
+      it.evaluated = gen.const("evaluated", (0, codegen_1._)`${validateName}.evaluated`);
+      gen.if((0, codegen_1._)`${it.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it.evaluated}.props`, (0, codegen_1._)`undefined`));
+      gen.if((0, codegen_1._)`${it.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it.evaluated}.items`, (0, codegen_1._)`undefined`));
+    }
+    function funcSourceUrl(schema, opts) {
+      const schId = typeof schema == "object" && schema[opts.schemaId];
+      return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
+    }
+    function subschemaCode(it, valid) {
+      if (isSchemaObj(it)) {
+        checkKeywords(it);
+        if (schemaCxtHasRules(it)) {
+          subSchemaObjCode(it, valid);
+          return;
+        }
+      }
+      (0, boolSchema_1.boolOrEmptySchema)(it, valid);
+    }
+    function schemaCxtHasRules({ schema, self }) {
+      if (typeof schema == "boolean")
+        return !schema;
+      for (const key in schema)
+        if (self.RULES.all[key])
+          return true;
+      return false;
+    }
+    function isSchemaObj(it) {
+      return typeof it.schema != "boolean";
+    }
+    function subSchemaObjCode(it, valid) {
+      const { schema, gen, opts } = it;
+      if (opts.$comment && schema.$comment)
+        commentKeyword(it);
+      updateContext(it);
+      checkAsyncSchema(it);
+      const errsCount = gen.const("_errs", names_1.default.errors);
+      typeAndKeywords(it, errsCount);
+      gen.var(valid, (0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
+    }
+    function checkKeywords(it) {
+      (0, util_1.checkUnknownRules)(it);
+      checkRefsAndKeywords(it);
+    }
+    function typeAndKeywords(it, errsCount) {
+      if (it.opts.jtd)
+        return schemaKeywords(it, [], false, errsCount);
+      const types = (0, dataType_1.getSchemaTypes)(it.schema);
+      const checkedTypes = (0, dataType_1.coerceAndCheckDataType)(it, types);
+      schemaKeywords(it, types, !checkedTypes, errsCount);
+    }
+    function checkRefsAndKeywords(it) {
+      const { schema, errSchemaPath, opts, self } = it;
+      if (schema.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema, self.RULES)) {
+        self.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
+      }
+    }
+    function checkNoDefault(it) {
+      const { schema, opts } = it;
+      if (schema.default !== void 0 && opts.useDefaults && opts.strictSchema) {
+        (0, util_1.checkStrictMode)(it, "default is ignored in the schema root");
+      }
+    }
+    function updateContext(it) {
+      const schId = it.schema[it.opts.schemaId];
+      if (schId)
+        it.baseId = (0, resolve_1.resolveUrl)(it.opts.uriResolver, it.baseId, schId);
+    }
+    function checkAsyncSchema(it) {
+      if (it.schema.$async && !it.schemaEnv.$async)
+        throw new Error("async schema in sync schema");
+    }
+    function commentKeyword({ gen, schemaEnv, schema, errSchemaPath, opts }) {
+      const msg = schema.$comment;
+      if (opts.$comment === true) {
+        gen.code((0, codegen_1._)`${names_1.default.self}.logger.log(${msg})`);
+      } else if (typeof opts.$comment == "function") {
+        const schemaPath = (0, codegen_1.str)`${errSchemaPath}/$comment`;
+        const rootName = gen.scopeValue("root", { ref: schemaEnv.root });
+        gen.code((0, codegen_1._)`${names_1.default.self}.opts.$comment(${msg}, ${schemaPath}, ${rootName}.schema)`);
+      }
+    }
+    function returnResults(it) {
+      const { gen, schemaEnv, validateName, ValidationError, opts } = it;
+      if (schemaEnv.$async) {
+        gen.if((0, codegen_1._)`${names_1.default.errors} === 0`, () => gen.return(names_1.default.data), () => gen.throw((0, codegen_1._)`new ${ValidationError}(${names_1.default.vErrors})`));
+      } else {
+        gen.assign((0, codegen_1._)`${validateName}.errors`, names_1.default.vErrors);
+        if (opts.unevaluated)
+          assignEvaluated(it);
+        gen.return((0, codegen_1._)`${names_1.default.errors} === 0`);
+      }
+    }
+    function assignEvaluated({ gen, evaluated, props, items }) {
+      if (props instanceof codegen_1.Name)
+        gen.assign((0, codegen_1._)`${evaluated}.props`, props);
+      if (items instanceof codegen_1.Name)
+        gen.assign((0, codegen_1._)`${evaluated}.items`, items);
+    }
+    function schemaKeywords(it, types, typeErrors, errsCount) {
+      const { gen, schema, data, allErrors, opts, self } = it;
+      const { RULES } = self;
+      if (schema.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema, RULES))) {
+        gen.block(() => keywordCode(it, "$ref", RULES.all.$ref.definition));
+        return;
+      }
+      if (!opts.jtd)
+        checkStrictTypes(it, types);
+      gen.block(() => {
+        for (const group of RULES.rules)
+          groupKeywords(group);
+        groupKeywords(RULES.post);
+      });
+      function groupKeywords(group) {
+        if (!(0, applicability_1.shouldUseGroup)(schema, group))
+          return;
+        if (group.type) {
+          gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
+          iterateKeywords(it, group);
+          if (types.length === 1 && types[0] === group.type && typeErrors) {
+            gen.else();
+            (0, dataType_2.reportTypeError)(it);
+          }
+          gen.endIf();
+        } else {
+          iterateKeywords(it, group);
+        }
+        if (!allErrors)
+          gen.if((0, codegen_1._)`${names_1.default.errors} === ${errsCount || 0}`);
+      }
+    }
+    function iterateKeywords(it, group) {
+      const { gen, schema, opts: { useDefaults } } = it;
+      if (useDefaults)
+        (0, defaults_1.assignDefaults)(it, group.type);
+      gen.block(() => {
+        for (const rule of group.rules) {
+          if ((0, applicability_1.shouldUseRule)(schema, rule)) {
+            keywordCode(it, rule.keyword, rule.definition, group.type);
+          }
+        }
+      });
+    }
+    function checkStrictTypes(it, types) {
+      if (it.schemaEnv.meta || !it.opts.strictTypes)
+        return;
+      checkContextTypes(it, types);
+      if (!it.opts.allowUnionTypes)
+        checkMultipleTypes(it, types);
+      checkKeywordTypes(it, it.dataTypes);
+    }
+    function checkContextTypes(it, types) {
+      if (!types.length)
+        return;
+      if (!it.dataTypes.length) {
+        it.dataTypes = types;
+        return;
+      }
+      types.forEach((t) => {
+        if (!includesType(it.dataTypes, t)) {
+          strictTypesError(it, `type "${t}" not allowed by context "${it.dataTypes.join(",")}"`);
+        }
+      });
+      narrowSchemaTypes(it, types);
+    }
+    function checkMultipleTypes(it, ts) {
+      if (ts.length > 1 && !(ts.length === 2 && ts.includes("null"))) {
+        strictTypesError(it, "use allowUnionTypes to allow union type keyword");
+      }
+    }
+    function checkKeywordTypes(it, ts) {
+      const rules = it.self.RULES.all;
+      for (const keyword in rules) {
+        const rule = rules[keyword];
+        if (typeof rule == "object" && (0, applicability_1.shouldUseRule)(it.schema, rule)) {
+          const { type } = rule.definition;
+          if (type.length && !type.some((t) => hasApplicableType(ts, t))) {
+            strictTypesError(it, `missing type "${type.join(",")}" for keyword "${keyword}"`);
+          }
+        }
+      }
+    }
+    function hasApplicableType(schTs, kwdT) {
+      return schTs.includes(kwdT) || kwdT === "number" && schTs.includes("integer");
+    }
+    function includesType(ts, t) {
+      return ts.includes(t) || t === "integer" && ts.includes("number");
+    }
+    function narrowSchemaTypes(it, withTypes) {
+      const ts = [];
+      for (const t of it.dataTypes) {
+        if (includesType(withTypes, t))
+          ts.push(t);
+        else if (withTypes.includes("integer") && t === "number")
+          ts.push("integer");
+      }
+      it.dataTypes = ts;
+    }
+    function strictTypesError(it, msg) {
+      const schemaPath = it.schemaEnv.baseId + it.errSchemaPath;
+      msg += ` at "${schemaPath}" (strictTypes)`;
+      (0, util_1.checkStrictMode)(it, msg, it.opts.strictTypes);
+    }
+    var KeywordCxt = class {
+      constructor(it, def, keyword) {
+        (0, keyword_1.validateKeywordUsage)(it, def, keyword);
+        this.gen = it.gen;
+        this.allErrors = it.allErrors;
+        this.keyword = keyword;
+        this.data = it.data;
+        this.schema = it.schema[keyword];
+        this.$data = def.$data && it.opts.$data && this.schema && this.schema.$data;
+        this.schemaValue = (0, util_1.schemaRefOrVal)(it, this.schema, keyword, this.$data);
+        this.schemaType = def.schemaType;
+        this.parentSchema = it.schema;
+        this.params = {};
+        this.it = it;
+        this.def = def;
+        if (this.$data) {
+          this.schemaCode = it.gen.const("vSchema", getData(this.$data, it));
+        } else {
+          this.schemaCode = this.schemaValue;
+          if (!(0, keyword_1.validSchemaType)(this.schema, def.schemaType, def.allowUndefined)) {
+            throw new Error(`${keyword} value must be ${JSON.stringify(def.schemaType)}`);
+          }
+        }
+        if ("code" in def ? def.trackErrors : def.errors !== false) {
+          this.errsCount = it.gen.const("_errs", names_1.default.errors);
+        }
+      }
+      result(condition, successAction, failAction) {
+        this.failResult((0, codegen_1.not)(condition), successAction, failAction);
+      }
+      failResult(condition, successAction, failAction) {
+        this.gen.if(condition);
+        if (failAction)
+          failAction();
+        else
+          this.error();
+        if (successAction) {
+          this.gen.else();
+          successAction();
+          if (this.allErrors)
+            this.gen.endIf();
+        } else {
+          if (this.allErrors)
+            this.gen.endIf();
+          else
+            this.gen.else();
+        }
+      }
+      pass(condition, failAction) {
+        this.failResult((0, codegen_1.not)(condition), void 0, failAction);
+      }
+      fail(condition) {
+        if (condition === void 0) {
+          this.error();
+          if (!this.allErrors)
+            this.gen.if(false);
+          return;
+        }
+        this.gen.if(condition);
+        this.error();
+        if (this.allErrors)
+          this.gen.endIf();
+        else
+          this.gen.else();
+      }
+      fail$data(condition) {
+        if (!this.$data)
+          return this.fail(condition);
+        const { schemaCode } = this;
+        this.fail((0, codegen_1._)`${schemaCode} !== undefined && (${(0, codegen_1.or)(this.invalid$data(), condition)})`);
+      }
+      error(append, errorParams, errorPaths) {
+        if (errorParams) {
+          this.setParams(errorParams);
+          this._error(append, errorPaths);
+          this.setParams({});
+          return;
+        }
+        this._error(append, errorPaths);
+      }
+      _error(append, errorPaths) {
+        ;
+        (append ? errors_1.reportExtraError : errors_1.reportError)(this, this.def.error, errorPaths);
+      }
+      $dataError() {
+        (0, errors_1.reportError)(this, this.def.$dataError || errors_1.keyword$DataError);
+      }
+      reset() {
+        if (this.errsCount === void 0)
+          throw new Error('add "trackErrors" to keyword definition');
+        (0, errors_1.resetErrorsCount)(this.gen, this.errsCount);
+      }
+      ok(cond) {
+        if (!this.allErrors)
+          this.gen.if(cond);
+      }
+      setParams(obj, assign) {
+        if (assign)
+          Object.assign(this.params, obj);
+        else
+          this.params = obj;
+      }
+      block$data(valid, codeBlock, $dataValid = codegen_1.nil) {
+        this.gen.block(() => {
+          this.check$data(valid, $dataValid);
+          codeBlock();
+        });
+      }
+      check$data(valid = codegen_1.nil, $dataValid = codegen_1.nil) {
+        if (!this.$data)
+          return;
+        const { gen, schemaCode, schemaType, def } = this;
+        gen.if((0, codegen_1.or)((0, codegen_1._)`${schemaCode} === undefined`, $dataValid));
+        if (valid !== codegen_1.nil)
+          gen.assign(valid, true);
+        if (schemaType.length || def.validateSchema) {
+          gen.elseIf(this.invalid$data());
+          this.$dataError();
+          if (valid !== codegen_1.nil)
+            gen.assign(valid, false);
+        }
+        gen.else();
+      }
+      invalid$data() {
+        const { gen, schemaCode, schemaType, def, it } = this;
+        return (0, codegen_1.or)(wrong$DataType(), invalid$DataSchema());
+        function wrong$DataType() {
+          if (schemaType.length) {
+            if (!(schemaCode instanceof codegen_1.Name))
+              throw new Error("ajv implementation error");
+            const st = Array.isArray(schemaType) ? schemaType : [schemaType];
+            return (0, codegen_1._)`${(0, dataType_2.checkDataTypes)(st, schemaCode, it.opts.strictNumbers, dataType_2.DataType.Wrong)}`;
+          }
+          return codegen_1.nil;
+        }
+        function invalid$DataSchema() {
+          if (def.validateSchema) {
+            const validateSchemaRef = gen.scopeValue("validate$data", { ref: def.validateSchema });
+            return (0, codegen_1._)`!${validateSchemaRef}(${schemaCode})`;
+          }
+          return codegen_1.nil;
+        }
+      }
+      subschema(appl, valid) {
+        const subschema = (0, subschema_1.getSubschema)(this.it, appl);
+        (0, subschema_1.extendSubschemaData)(subschema, this.it, appl);
+        (0, subschema_1.extendSubschemaMode)(subschema, appl);
+        const nextContext = { ...this.it, ...subschema, items: void 0, props: void 0 };
+        subschemaCode(nextContext, valid);
+        return nextContext;
+      }
+      mergeEvaluated(schemaCxt, toName) {
+        const { it, gen } = this;
+        if (!it.opts.unevaluated)
+          return;
+        if (it.props !== true && schemaCxt.props !== void 0) {
+          it.props = util_1.mergeEvaluated.props(gen, schemaCxt.props, it.props, toName);
+        }
+        if (it.items !== true && schemaCxt.items !== void 0) {
+          it.items = util_1.mergeEvaluated.items(gen, schemaCxt.items, it.items, toName);
+        }
+      }
+      mergeValidEvaluated(schemaCxt, valid) {
+        const { it, gen } = this;
+        if (it.opts.unevaluated && (it.props !== true || it.items !== true)) {
+          gen.if(valid, () => this.mergeEvaluated(schemaCxt, codegen_1.Name));
+          return true;
+        }
+      }
+    };
+    exports.KeywordCxt = KeywordCxt;
+    function keywordCode(it, keyword, def, ruleType) {
+      const cxt = new KeywordCxt(it, def, keyword);
+      if ("code" in def) {
+        def.code(cxt, ruleType);
+      } else if (cxt.$data && def.validate) {
+        (0, keyword_1.funcKeywordCode)(cxt, def);
+      } else if ("macro" in def) {
+        (0, keyword_1.macroKeywordCode)(cxt, def);
+      } else if (def.compile || def.validate) {
+        (0, keyword_1.funcKeywordCode)(cxt, def);
+      }
+    }
+    var JSON_POINTER = /^\/(?:[^~]|~0|~1)*$/;
+    var RELATIVE_JSON_POINTER = /^([0-9]+)(#|\/(?:[^~]|~0|~1)*)?$/;
+    function getData($data, { dataLevel, dataNames, dataPathArr }) {
+      let jsonPointer;
+      let data;
+      if ($data === "")
+        return names_1.default.rootData;
+      if ($data[0] === "/") {
+        if (!JSON_POINTER.test($data))
+          throw new Error(`Invalid JSON-pointer: ${$data}`);
+        jsonPointer = $data;
+        data = names_1.default.rootData;
+      } else {
+        const matches2 = RELATIVE_JSON_POINTER.exec($data);
+        if (!matches2)
+          throw new Error(`Invalid JSON-pointer: ${$data}`);
+        const up = +matches2[1];
+        jsonPointer = matches2[2];
+        if (jsonPointer === "#") {
+          if (up >= dataLevel)
+            throw new Error(errorMsg("property/index", up));
+          return dataPathArr[dataLevel - up];
+        }
+        if (up > dataLevel)
+          throw new Error(errorMsg("data", up));
+        data = dataNames[dataLevel - up];
+        if (!jsonPointer)
+          return data;
+      }
+      let expr = data;
+      const segments = jsonPointer.split("/");
+      for (const segment of segments) {
+        if (segment) {
+          data = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)((0, util_1.unescapeJsonPointer)(segment))}`;
+          expr = (0, codegen_1._)`${expr} && ${data}`;
+        }
+      }
+      return expr;
+      function errorMsg(pointerType, up) {
+        return `Cannot access ${pointerType} ${up} levels up, current level is ${dataLevel}`;
+      }
+    }
+    exports.getData = getData;
+  }
+});
+
+// node_modules/ajv/dist/runtime/validation_error.js
+var require_validation_error = __commonJS({
+  "node_modules/ajv/dist/runtime/validation_error.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var ValidationError = class extends Error {
+      constructor(errors) {
+        super("validation failed");
+        this.errors = errors;
+        this.ajv = this.validation = true;
+      }
+    };
+    exports.default = ValidationError;
+  }
+});
+
+// node_modules/ajv/dist/compile/ref_error.js
+var require_ref_error = __commonJS({
+  "node_modules/ajv/dist/compile/ref_error.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var resolve_1 = require_resolve();
+    var MissingRefError = class extends Error {
+      constructor(resolver, baseId, ref, msg) {
+        super(msg || `can't resolve reference ${ref} from id ${baseId}`);
+        this.missingRef = (0, resolve_1.resolveUrl)(resolver, baseId, ref);
+        this.missingSchema = (0, resolve_1.normalizeId)((0, resolve_1.getFullPath)(resolver, this.missingRef));
+      }
+    };
+    exports.default = MissingRefError;
+  }
+});
+
+// node_modules/ajv/dist/compile/index.js
+var require_compile = __commonJS({
+  "node_modules/ajv/dist/compile/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.resolveSchema = exports.getCompilingSchema = exports.resolveRef = exports.compileSchema = exports.SchemaEnv = void 0;
+    var codegen_1 = require_codegen();
+    var validation_error_1 = require_validation_error();
+    var names_1 = require_names();
+    var resolve_1 = require_resolve();
+    var util_1 = require_util();
+    var validate_1 = require_validate();
+    var SchemaEnv = class {
+      constructor(env2) {
+        var _a;
+        this.refs = {};
+        this.dynamicAnchors = {};
+        let schema;
+        if (typeof env2.schema == "object")
+          schema = env2.schema;
+        this.schema = env2.schema;
+        this.schemaId = env2.schemaId;
+        this.root = env2.root || this;
+        this.baseId = (_a = env2.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema === null || schema === void 0 ? void 0 : schema[env2.schemaId || "$id"]);
+        this.schemaPath = env2.schemaPath;
+        this.localRefs = env2.localRefs;
+        this.meta = env2.meta;
+        this.$async = schema === null || schema === void 0 ? void 0 : schema.$async;
+        this.refs = {};
+      }
+    };
+    exports.SchemaEnv = SchemaEnv;
+    function compileSchema(sch) {
+      const _sch = getCompilingSchema.call(this, sch);
+      if (_sch)
+        return _sch;
+      const rootId = (0, resolve_1.getFullPath)(this.opts.uriResolver, sch.root.baseId);
+      const { es5, lines } = this.opts.code;
+      const { ownProperties } = this.opts;
+      const gen = new codegen_1.CodeGen(this.scope, { es5, lines, ownProperties });
+      let _ValidationError;
+      if (sch.$async) {
+        _ValidationError = gen.scopeValue("Error", {
+          ref: validation_error_1.default,
+          code: (0, codegen_1._)`require("ajv/dist/runtime/validation_error").default`
+        });
+      }
+      const validateName = gen.scopeName("validate");
+      sch.validateName = validateName;
+      const schemaCxt = {
+        gen,
+        allErrors: this.opts.allErrors,
+        data: names_1.default.data,
+        parentData: names_1.default.parentData,
+        parentDataProperty: names_1.default.parentDataProperty,
+        dataNames: [names_1.default.data],
+        dataPathArr: [codegen_1.nil],
+        // TODO can its length be used as dataLevel if nil is removed?
+        dataLevel: 0,
+        dataTypes: [],
+        definedProperties: /* @__PURE__ */ new Set(),
+        topSchemaRef: gen.scopeValue("schema", this.opts.code.source === true ? { ref: sch.schema, code: (0, codegen_1.stringify)(sch.schema) } : { ref: sch.schema }),
+        validateName,
+        ValidationError: _ValidationError,
+        schema: sch.schema,
+        schemaEnv: sch,
+        rootId,
+        baseId: sch.baseId || rootId,
+        schemaPath: codegen_1.nil,
+        errSchemaPath: sch.schemaPath || (this.opts.jtd ? "" : "#"),
+        errorPath: (0, codegen_1._)`""`,
+        opts: this.opts,
+        self: this
+      };
+      let sourceCode;
+      try {
+        this._compilations.add(sch);
+        (0, validate_1.validateFunctionCode)(schemaCxt);
+        gen.optimize(this.opts.code.optimize);
+        const validateCode = gen.toString();
+        sourceCode = `${gen.scopeRefs(names_1.default.scope)}return ${validateCode}`;
+        if (this.opts.code.process)
+          sourceCode = this.opts.code.process(sourceCode, sch);
+        const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
+        const validate3 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate3 });
+        validate3.errors = null;
+        validate3.schema = sch.schema;
+        validate3.schemaEnv = sch;
+        if (sch.$async)
+          validate3.$async = true;
+        if (this.opts.code.source === true) {
+          validate3.source = { validateName, validateCode, scopeValues: gen._values };
+        }
+        if (this.opts.unevaluated) {
+          const { props, items } = schemaCxt;
+          validate3.evaluated = {
+            props: props instanceof codegen_1.Name ? void 0 : props,
+            items: items instanceof codegen_1.Name ? void 0 : items,
+            dynamicProps: props instanceof codegen_1.Name,
+            dynamicItems: items instanceof codegen_1.Name
+          };
+          if (validate3.source)
+            validate3.source.evaluated = (0, codegen_1.stringify)(validate3.evaluated);
+        }
+        sch.validate = validate3;
+        return sch;
+      } catch (e) {
+        delete sch.validate;
+        delete sch.validateName;
+        if (sourceCode)
+          this.logger.error("Error compiling schema, function code:", sourceCode);
+        throw e;
+      } finally {
+        this._compilations.delete(sch);
+      }
+    }
+    exports.compileSchema = compileSchema;
+    function resolveRef(root, baseId, ref) {
+      var _a;
+      ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, ref);
+      const schOrFunc = root.refs[ref];
+      if (schOrFunc)
+        return schOrFunc;
+      let _sch = resolve.call(this, root, ref);
+      if (_sch === void 0) {
+        const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
+        const { schemaId } = this.opts;
+        if (schema)
+          _sch = new SchemaEnv({ schema, schemaId, root, baseId });
+      }
+      if (_sch === void 0)
+        return;
+      return root.refs[ref] = inlineOrCompile.call(this, _sch);
+    }
+    exports.resolveRef = resolveRef;
+    function inlineOrCompile(sch) {
+      if ((0, resolve_1.inlineRef)(sch.schema, this.opts.inlineRefs))
+        return sch.schema;
+      return sch.validate ? sch : compileSchema.call(this, sch);
+    }
+    function getCompilingSchema(schEnv) {
+      for (const sch of this._compilations) {
+        if (sameSchemaEnv(sch, schEnv))
+          return sch;
+      }
+    }
+    exports.getCompilingSchema = getCompilingSchema;
+    function sameSchemaEnv(s1, s2) {
+      return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
+    }
+    function resolve(root, ref) {
+      let sch;
+      while (typeof (sch = this.refs[ref]) == "string")
+        ref = sch;
+      return sch || this.schemas[ref] || resolveSchema.call(this, root, ref);
+    }
+    function resolveSchema(root, ref) {
+      const p = this.opts.uriResolver.parse(ref);
+      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p);
+      let baseId = (0, resolve_1.getFullPath)(this.opts.uriResolver, root.baseId, void 0);
+      if (Object.keys(root.schema).length > 0 && refPath === baseId) {
+        return getJsonPointer.call(this, p, root);
+      }
+      const id = (0, resolve_1.normalizeId)(refPath);
+      const schOrRef = this.refs[id] || this.schemas[id];
+      if (typeof schOrRef == "string") {
+        const sch = resolveSchema.call(this, root, schOrRef);
+        if (typeof (sch === null || sch === void 0 ? void 0 : sch.schema) !== "object")
+          return;
+        return getJsonPointer.call(this, p, sch);
+      }
+      if (typeof (schOrRef === null || schOrRef === void 0 ? void 0 : schOrRef.schema) !== "object")
+        return;
+      if (!schOrRef.validate)
+        compileSchema.call(this, schOrRef);
+      if (id === (0, resolve_1.normalizeId)(ref)) {
+        const { schema } = schOrRef;
+        const { schemaId } = this.opts;
+        const schId = schema[schemaId];
+        if (schId)
+          baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
+        return new SchemaEnv({ schema, schemaId, root, baseId });
+      }
+      return getJsonPointer.call(this, p, schOrRef);
+    }
+    exports.resolveSchema = resolveSchema;
+    var PREVENT_SCOPE_CHANGE = /* @__PURE__ */ new Set([
+      "properties",
+      "patternProperties",
+      "enum",
+      "dependencies",
+      "definitions"
+    ]);
+    function getJsonPointer(parsedRef, { baseId, schema, root }) {
+      var _a;
+      if (((_a = parsedRef.fragment) === null || _a === void 0 ? void 0 : _a[0]) !== "/")
+        return;
+      for (const part of parsedRef.fragment.slice(1).split("/")) {
+        if (typeof schema === "boolean")
+          return;
+        const partSchema = schema[(0, util_1.unescapeFragment)(part)];
+        if (partSchema === void 0)
+          return;
+        schema = partSchema;
+        const schId = typeof schema === "object" && schema[this.opts.schemaId];
+        if (!PREVENT_SCOPE_CHANGE.has(part) && schId) {
+          baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
+        }
+      }
+      let env2;
+      if (typeof schema != "boolean" && schema.$ref && !(0, util_1.schemaHasRulesButRef)(schema, this.RULES)) {
+        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema.$ref);
+        env2 = resolveSchema.call(this, root, $ref);
+      }
+      const { schemaId } = this.opts;
+      env2 = env2 || new SchemaEnv({ schema, schemaId, root, baseId });
+      if (env2.schema !== env2.root.schema)
+        return env2;
+      return void 0;
+    }
+  }
+});
+
+// node_modules/ajv/dist/refs/data.json
+var require_data = __commonJS({
+  "node_modules/ajv/dist/refs/data.json"(exports, module) {
+    module.exports = {
+      $id: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#",
+      description: "Meta-schema for $data reference (JSON AnySchema extension proposal)",
+      type: "object",
+      required: ["$data"],
+      properties: {
+        $data: {
+          type: "string",
+          anyOf: [{ format: "relative-json-pointer" }, { format: "json-pointer" }]
+        }
+      },
+      additionalProperties: false
+    };
+  }
+});
+
+// node_modules/fast-uri/lib/utils.js
+var require_utils = __commonJS({
+  "node_modules/fast-uri/lib/utils.js"(exports, module) {
+    "use strict";
+    var isUUID = RegExp.prototype.test.bind(/^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/iu);
+    var isIPv4 = RegExp.prototype.test.bind(/^(?:(?:25[0-5]|2[0-4]\d|1\d{2}|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d{2}|[1-9]\d|\d)$/u);
+    var isPort = RegExp.prototype.test.bind(/^\d*$/u);
+    var isHexPair = RegExp.prototype.test.bind(/^[\da-f]{2}$/iu);
+    var isUnreserved = RegExp.prototype.test.bind(/^[\da-z\-._~]$/iu);
+    var isPathCharacter = RegExp.prototype.test.bind(/^[A-Za-z0-9\-._~!$&'()*+,;=:@/]$/u);
+    var isQueryFragmentCharacter = RegExp.prototype.test.bind(/^[A-Za-z0-9\-._~!$&'()*+,;=:@/?]$/u);
+    var isUserinfoCharacter = RegExp.prototype.test.bind(/^[A-Za-z0-9\-._~!$&'()*+,;=:]$/u);
+    var BYTE_HEX = new Array(256);
+    {
+      const HEX_DIGITS = "0123456789ABCDEF";
+      for (let i2 = 0; i2 < 256; i2++) {
+        BYTE_HEX[i2] = "%" + HEX_DIGITS[i2 >> 4] + HEX_DIGITS[i2 & 15];
+      }
+    }
+    function percentEncodeNonAscii(cp) {
+      if (cp < 2048) {
+        return BYTE_HEX[192 | cp >> 6] + BYTE_HEX[128 | cp & 63];
+      }
+      if (cp < 65536) {
+        return BYTE_HEX[224 | cp >> 12] + BYTE_HEX[128 | cp >> 6 & 63] + BYTE_HEX[128 | cp & 63];
+      }
+      return BYTE_HEX[240 | cp >> 18] + BYTE_HEX[128 | cp >> 12 & 63] + BYTE_HEX[128 | cp >> 6 & 63] + BYTE_HEX[128 | cp & 63];
+    }
+    function stringArrayToHexStripped(input) {
+      let acc = "";
+      let code = 0;
+      let i2 = 0;
+      for (i2 = 0; i2 < input.length; i2++) {
+        code = input[i2].charCodeAt(0);
+        if (code === 48) {
+          continue;
+        }
+        if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
+          return "";
+        }
+        acc += input[i2];
+        break;
+      }
+      for (i2 += 1; i2 < input.length; i2++) {
+        code = input[i2].charCodeAt(0);
+        if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
+          return "";
+        }
+        acc += input[i2];
+      }
+      return acc;
+    }
+    var isHextet = RegExp.prototype.test.bind(/^[\dA-Fa-f]{1,4}$/);
+    var isIPvFuture = RegExp.prototype.test.bind(/^[vV][\dA-Fa-f]+\.[A-Za-z\d\-._~!$&'()*+,;=:]+$/);
+    var isZoneCharacter = RegExp.prototype.test.bind(/^[A-Za-z\d\-._~]$/);
+    var nonSimpleDomain = RegExp.prototype.test.bind(/[^!"$&'()*+,\-.;=_`a-z{}~]/u);
+    function isZoneIdentifier(zone) {
+      if (zone.length === 0) return false;
+      for (let i2 = 0; i2 < zone.length; i2++) {
+        if (isZoneCharacter(zone[i2])) continue;
+        if (zone[i2] === "%" && i2 + 2 < zone.length && isHexPair(zone.slice(i2 + 1, i2 + 3))) {
+          i2 += 2;
+          continue;
+        }
+        return false;
+      }
+      return true;
+    }
+    function compressIPv6ZeroRun(hextets) {
+      let bestStart = -1;
+      let bestLength = 0;
+      let runStart = -1;
+      let runLength = 0;
+      for (let i2 = 0; i2 < hextets.length; i2++) {
+        if (hextets[i2] === "0") {
+          if (runStart === -1) runStart = i2;
+          runLength++;
+          if (runLength > bestLength) {
+            bestLength = runLength;
+            bestStart = runStart;
+          }
+        } else {
+          runStart = -1;
+          runLength = 0;
+        }
+      }
+      if (bestLength < 2) return hextets.join(":");
+      const head = hextets.slice(0, bestStart).join(":");
+      const tail = hextets.slice(bestStart + bestLength).join(":");
+      return head + "::" + tail;
+    }
+    function normalizeIPv6Address(input) {
+      const compression = input.indexOf("::");
+      if (compression !== -1 && input.indexOf("::", compression + 1) !== -1) return void 0;
+      const left = compression === -1 ? input.split(":") : input.slice(0, compression).split(":");
+      const right = compression === -1 ? [] : input.slice(compression + 2).split(":");
+      if (compression !== -1) {
+        if (left.length === 1 && left[0] === "") left.length = 0;
+        if (right.length === 1 && right[0] === "") right.length = 0;
+      }
+      const parts = left.concat(right);
+      let hextetCount = 0;
+      for (let i2 = 0; i2 < parts.length; i2++) {
+        const part = parts[i2];
+        if (part === "") return void 0;
+        if (part.indexOf(".") !== -1) {
+          if (i2 !== parts.length - 1 || compression !== -1 && right.length === 0 || !isIPv4(part)) return void 0;
+          hextetCount += 2;
+          continue;
+        }
+        if (!isHextet(part)) return void 0;
+        parts[i2] = parseInt(part, 16).toString(16);
+        hextetCount++;
+      }
+      if (compression === -1) {
+        if (hextetCount !== 8) return void 0;
+        return compressIPv6ZeroRun(parts);
+      }
+      if (hextetCount >= 8) return void 0;
+      const expanded = parts.slice(0, left.length);
+      for (let i2 = hextetCount; i2 < 8; i2++) expanded.push("0");
+      for (let i2 = left.length; i2 < parts.length; i2++) expanded.push(parts[i2]);
+      return compressIPv6ZeroRun(expanded);
+    }
+    function normalizeIPv6(host) {
+      const bracketed = host[0] === "[" && host[host.length - 1] === "]";
+      const hasBracket = host[0] === "[" || host[host.length - 1] === "]";
+      if (hasBracket && !bracketed) return { host, isIPV6: false, error: true };
+      let input = bracketed ? host.slice(1, -1) : host;
+      if (bracketed && isIPvFuture(input)) {
+        input = input.toLowerCase();
+        return { host: `[${input}]`, escapedHost: input, isIPV6: false, isIPVFuture: true };
+      }
+      if (findToken(input, ":") < 2) {
+        return { host, isIPV6: false, error: bracketed };
+      }
+      let zoneIdentifier = "";
+      const zoneSeparator = input.indexOf("%");
+      if (zoneSeparator !== -1) {
+        const separatorLength = input.slice(zoneSeparator, zoneSeparator + 3).toLowerCase() === "%25" ? 3 : 1;
+        zoneIdentifier = input.slice(zoneSeparator + separatorLength);
+        if (!isZoneIdentifier(zoneIdentifier)) return { host, isIPV6: false, error: true };
+        input = input.slice(0, zoneSeparator);
+      }
+      const address = normalizeIPv6Address(input);
+      if (address === void 0) return { host, isIPV6: false, error: true };
+      return {
+        host: address + (zoneIdentifier ? "%" + zoneIdentifier : ""),
+        escapedHost: address + (zoneIdentifier ? "%25" + zoneIdentifier : ""),
+        isIPV6: true
+      };
+    }
+    function findToken(str, token) {
+      let ind = 0;
+      for (let i2 = 0; i2 < str.length; i2++) {
+        if (str[i2] === token) ind++;
+      }
+      return ind;
+    }
+    function removeDotSegments(path14) {
+      let input = path14;
+      const output = [];
+      let nextSlash = -1;
+      let len = 0;
+      while (len = input.length) {
+        if (len === 1) {
+          if (input === ".") {
+            break;
+          } else if (input === "/") {
+            output.push("/");
+            break;
+          } else {
+            output.push(input);
+            break;
+          }
+        } else if (len === 2) {
+          if (input[0] === ".") {
+            if (input[1] === ".") {
+              break;
+            } else if (input[1] === "/") {
+              input = input.slice(2);
+              continue;
+            }
+          } else if (input[0] === "/") {
+            if (input[1] === "." || input[1] === "/") {
+              output.push("/");
+              break;
+            }
+          }
+        } else if (len === 3) {
+          if (input === "/..") {
+            if (output.length !== 0) {
+              output.pop();
+            }
+            output.push("/");
+            break;
+          }
+        }
+        if (input[0] === ".") {
+          if (input[1] === ".") {
+            if (input[2] === "/") {
+              input = input.slice(3);
+              continue;
+            }
+          } else if (input[1] === "/") {
+            input = input.slice(2);
+            continue;
+          }
+        } else if (input[0] === "/") {
+          if (input[1] === ".") {
+            if (input[2] === "/") {
+              input = input.slice(2);
+              continue;
+            } else if (input[2] === ".") {
+              if (input[3] === "/") {
+                input = input.slice(3);
+                if (output.length !== 0) {
+                  output.pop();
+                }
+                continue;
+              }
+            }
+          }
+        }
+        if ((nextSlash = input.indexOf("/", 1)) === -1) {
+          output.push(input);
+          break;
+        } else {
+          output.push(input.slice(0, nextSlash));
+          input = input.slice(nextSlash);
+        }
+      }
+      return output.join("");
+    }
+    function removeDotSegmentsRelative(path14) {
+      if (path14 === "" || path14[0] === "/") {
+        return removeDotSegments(path14);
+      }
+      const segments = path14.split("/");
+      const last = segments.length - 1;
+      const output = [];
+      let trailingDirectory = false;
+      for (let i2 = 0; i2 <= last; i2++) {
+        const segment = segments[i2];
+        if (segment === "." || segment === "..") {
+          if (segment === "..") {
+            if (output.length !== 0 && output[output.length - 1] !== "..") {
+              output.pop();
+            } else {
+              output.push("..");
+            }
+          }
+          trailingDirectory = i2 === last;
+        } else {
+          output.push(segment);
+        }
+      }
+      if (trailingDirectory && output[output.length - 1] !== "..") {
+        output.push("");
+      }
+      if (output.length === 0 || output[0] === "" || output[0].includes(":")) {
+        output.unshift(".");
+      }
+      return output.join("/");
+    }
+    var HOST_DELIMS = { "@": "%40", "/": "%2F", "?": "%3F", "#": "%23", ":": "%3A" };
+    var HOST_DELIM_RE = /[@/?#:]/g;
+    var HOST_DELIM_NO_COLON_RE = /[@/?#]/g;
+    function reescapeHostDelimiters(host, isIP) {
+      const re = isIP ? HOST_DELIM_NO_COLON_RE : HOST_DELIM_RE;
+      re.lastIndex = 0;
+      return host.replace(re, (ch) => HOST_DELIMS[ch]);
+    }
+    function normalizePercentEncoding(input, decodeUnreserved = false) {
+      if (input.indexOf("%") === -1) {
+        return input;
+      }
+      let output = "";
+      for (let i2 = 0; i2 < input.length; i2++) {
+        if (input[i2] === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
+          if (isHexPair(hex)) {
+            const normalizedHex = hex.toUpperCase();
+            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (decodeUnreserved && isUnreserved(decoded)) {
+              output += decoded;
+            } else {
+              output += "%" + normalizedHex;
+            }
+            i2 += 2;
+            continue;
+          }
+        }
+        output += input[i2];
+      }
+      return output;
+    }
+    function normalizePathEncoding(input) {
+      let output = "";
+      for (let i2 = 0; i2 < input.length; i2++) {
+        const ch = input[i2];
+        if (ch === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
+          if (isHexPair(hex)) {
+            const normalizedHex = hex.toUpperCase();
+            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (decoded !== "." && isUnreserved(decoded)) {
+              output += decoded;
+            } else {
+              output += "%" + normalizedHex;
+            }
+            i2 += 2;
+            continue;
+          }
+        }
+        if (isPathCharacter(ch)) {
+          output += ch;
+        } else {
+          const code = input.charCodeAt(i2);
+          if (code < 128) {
+            output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
+          } else if (code < 55296 || code > 57343) {
+            output += percentEncodeNonAscii(code);
+          } else if (code <= 56319 && i2 + 1 < input.length) {
+            const low = input.charCodeAt(i2 + 1);
+            if (low >= 56320 && low <= 57343) {
+              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              i2++;
+            } else {
+              output += percentEncodeNonAscii(65533);
+            }
+          } else {
+            output += percentEncodeNonAscii(65533);
+          }
+        }
+      }
+      return output;
+    }
+    function serializePathEncoding(input, pathNoScheme = false) {
+      let output = "";
+      let firstSegment = pathNoScheme && input[0] !== "/";
+      for (let i2 = 0; i2 < input.length; i2++) {
+        const ch = input[i2];
+        if (ch === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
+          if (isHexPair(hex)) {
+            output += "%" + hex.toUpperCase();
+            i2 += 2;
+            continue;
+          }
+        }
+        if (ch === "/") {
+          firstSegment = false;
+        }
+        if (isPathCharacter(ch) && (ch !== ":" || !firstSegment)) {
+          output += ch;
+        } else {
+          const code = input.charCodeAt(i2);
+          if (code < 128) {
+            output += BYTE_HEX[code];
+          } else if (code < 55296 || code > 57343) {
+            output += percentEncodeNonAscii(code);
+          } else if (code <= 56319 && i2 + 1 < input.length) {
+            const low = input.charCodeAt(i2 + 1);
+            if (low >= 56320 && low <= 57343) {
+              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              i2++;
+            } else {
+              output += percentEncodeNonAscii(65533);
+            }
+          } else {
+            output += percentEncodeNonAscii(65533);
+          }
+        }
+      }
+      return output;
+    }
+    function encodeComponent(input, isAllowed) {
+      let output = "";
+      for (let i2 = 0; i2 < input.length; i2++) {
+        const ch = input[i2];
+        if (ch === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
+          if (isHexPair(hex)) {
+            output += "%" + hex.toUpperCase();
+            i2 += 2;
+            continue;
+          }
+        }
+        if (isAllowed(ch)) {
+          output += ch;
+        } else {
+          const code = input.charCodeAt(i2);
+          if (code < 128) {
+            output += BYTE_HEX[code];
+          } else if (code < 55296 || code > 57343) {
+            output += percentEncodeNonAscii(code);
+          } else if (code <= 56319 && i2 + 1 < input.length) {
+            const low = input.charCodeAt(i2 + 1);
+            if (low >= 56320 && low <= 57343) {
+              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              i2++;
+            } else {
+              output += percentEncodeNonAscii(65533);
+            }
+          } else {
+            output += percentEncodeNonAscii(65533);
+          }
+        }
+      }
+      return output;
+    }
+    function encodeUserinfo(input) {
+      return encodeComponent(input, isUserinfoCharacter);
+    }
+    function encodeQuery(input) {
+      return encodeComponent(input, isQueryFragmentCharacter);
+    }
+    function encodeFragment(input) {
+      return encodeComponent(input, isQueryFragmentCharacter);
+    }
+    function isEscapeSafe(cp) {
+      return cp >= 48 && cp <= 57 || cp >= 65 && cp <= 90 || cp >= 97 && cp <= 122 || cp === 42 || cp === 43 || cp === 45 || cp === 46 || cp === 47 || cp === 64 || cp === 95;
+    }
+    function normalizeQueryFragmentEncoding(input) {
+      let output = "";
+      for (let i2 = 0; i2 < input.length; i2++) {
+        const ch = input[i2];
+        if (ch === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
+          if (isHexPair(hex)) {
+            const normalizedHex = hex.toUpperCase();
+            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (isUnreserved(decoded)) {
+              output += decoded;
+            } else {
+              output += "%" + normalizedHex;
+            }
+            i2 += 2;
+            continue;
+          }
+        }
+        if (isQueryFragmentCharacter(ch)) {
+          output += ch;
+        } else {
+          const code = input.charCodeAt(i2);
+          if (code < 128) {
+            output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
+          } else if (code < 55296 || code > 57343) {
+            output += percentEncodeNonAscii(code);
+          } else if (code <= 56319 && i2 + 1 < input.length) {
+            const low = input.charCodeAt(i2 + 1);
+            if (low >= 56320 && low <= 57343) {
+              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              i2++;
+            } else {
+              output += percentEncodeNonAscii(65533);
+            }
+          } else {
+            output += percentEncodeNonAscii(65533);
+          }
+        }
+      }
+      return output;
+    }
+    function escapePreservingEscapes(input) {
+      let output = "";
+      for (let i2 = 0; i2 < input.length; i2++) {
+        if (input[i2] === "%" && i2 + 2 < input.length) {
+          const hex = input.slice(i2 + 1, i2 + 3);
+          if (isHexPair(hex)) {
+            output += "%" + hex.toUpperCase();
+            i2 += 2;
+            continue;
+          }
+        }
+        output += escape(input[i2]);
+      }
+      return output;
+    }
+    function recomposeAuthority(component) {
+      const uriTokens = [];
+      if (component.userinfo !== void 0) {
+        uriTokens.push(encodeUserinfo(component.userinfo));
+        uriTokens.push("@");
+      }
+      if (component.host !== void 0) {
+        let host = component.host;
+        if (!isIPv4(host)) {
+          let ipV6res = normalizeIPv6(host);
+          if (ipV6res.isIPV6 !== true && ipV6res.isIPVFuture !== true) {
+            host = normalizePercentEncoding(host, true);
+            ipV6res = normalizeIPv6(host);
+          }
+          if (ipV6res.isIPV6 === true || ipV6res.isIPVFuture === true) {
+            host = `[${ipV6res.escapedHost}]`;
+          } else {
+            host = reescapeHostDelimiters(host, false);
+          }
+        }
+        uriTokens.push(host);
+      }
+      if (typeof component.port === "number" || typeof component.port === "string") {
+        const port = String(component.port);
+        if (!isPort(port)) {
+          throw new TypeError("URI port is malformed.");
+        }
+        uriTokens.push(":");
+        uriTokens.push(port);
+      }
+      return uriTokens.length ? uriTokens.join("") : void 0;
+    }
+    module.exports = {
+      nonSimpleDomain,
+      recomposeAuthority,
+      reescapeHostDelimiters,
+      normalizePercentEncoding,
+      normalizePathEncoding,
+      serializePathEncoding,
+      normalizeQueryFragmentEncoding,
+      encodeUserinfo,
+      encodeQuery,
+      encodeFragment,
+      escapePreservingEscapes,
+      removeDotSegments,
+      removeDotSegmentsRelative,
+      isIPv4,
+      isUUID,
+      normalizeIPv6,
+      stringArrayToHexStripped
+    };
+  }
+});
+
+// node_modules/fast-uri/lib/schemes.js
+var require_schemes = __commonJS({
+  "node_modules/fast-uri/lib/schemes.js"(exports, module) {
+    "use strict";
+    var { isUUID } = require_utils();
+    var URN_REG = /^([\da-z][\d\-a-z]{0,31}):((?:[\w!$'()*+,\-./:;=@]|%[\da-f]{2})+)$/iu;
+    var supportedSchemeNames = (
+      /** @type {const} */
+      [
+        "http",
+        "https",
+        "ws",
+        "wss",
+        "urn",
+        "urn:uuid"
+      ]
+    );
+    function isValidSchemeName(name) {
+      return supportedSchemeNames.indexOf(
+        /** @type {*} */
+        name
+      ) !== -1;
+    }
+    function wsIsSecure(wsComponent) {
+      if (wsComponent.secure === true) {
+        return true;
+      } else if (wsComponent.secure === false) {
+        return false;
+      } else if (wsComponent.scheme) {
+        return wsComponent.scheme.length === 3 && (wsComponent.scheme[0] === "w" || wsComponent.scheme[0] === "W") && (wsComponent.scheme[1] === "s" || wsComponent.scheme[1] === "S") && (wsComponent.scheme[2] === "s" || wsComponent.scheme[2] === "S");
+      } else {
+        return false;
+      }
+    }
+    function httpParse(component) {
+      if (!component.host) {
+        component.error = component.error || "HTTP URIs must have a host.";
+      }
+      return component;
+    }
+    function httpSerialize(component) {
+      const secure = String(component.scheme).toLowerCase() === "https";
+      if (component.port === (secure ? 443 : 80) || component.port === "") {
+        component.port = void 0;
+      }
+      if (!component.path) {
+        component.path = "/";
+      }
+      return component;
+    }
+    function wsParse(wsComponent) {
+      wsComponent.secure = wsIsSecure(wsComponent);
+      wsComponent.resourceName = (wsComponent.path || "/") + (wsComponent.query ? "?" + wsComponent.query : "");
+      wsComponent.path = void 0;
+      wsComponent.query = void 0;
+      return wsComponent;
+    }
+    function wsSerialize(wsComponent) {
+      if (wsComponent.port === (wsIsSecure(wsComponent) ? 443 : 80) || wsComponent.port === "") {
+        wsComponent.port = void 0;
+      }
+      if (typeof wsComponent.secure === "boolean") {
+        wsComponent.scheme = wsComponent.secure ? "wss" : "ws";
+        wsComponent.secure = void 0;
+      }
+      if (wsComponent.resourceName) {
+        const queryIndex = wsComponent.resourceName.indexOf("?");
+        const path14 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path14 && path14 !== "/" ? path14 : void 0;
+        wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
+        wsComponent.resourceName = void 0;
+      }
+      wsComponent.fragment = void 0;
+      return wsComponent;
+    }
+    function urnParse(urnComponent, options) {
+      if (!urnComponent.path) {
+        urnComponent.error = "URN can not be parsed";
+        return urnComponent;
+      }
+      const matches2 = urnComponent.path.match(URN_REG);
+      if (matches2 && matches2[0] === urnComponent.path) {
+        const scheme = options.scheme || urnComponent.scheme || "urn";
+        urnComponent.nid = matches2[1].toLowerCase();
+        urnComponent.nss = matches2[2];
+        const urnScheme = `${scheme}:${options.nid || urnComponent.nid}`;
+        const schemeHandler = getSchemeHandler(urnScheme);
+        urnComponent.path = void 0;
+        if (schemeHandler) {
+          urnComponent = schemeHandler.parse(urnComponent, options);
+        }
+      } else {
+        urnComponent.error = urnComponent.error || "URN can not be parsed.";
+      }
+      return urnComponent;
+    }
+    function urnSerialize(urnComponent, options) {
+      if (urnComponent.nid === void 0) {
+        throw new Error("URN without nid cannot be serialized");
+      }
+      const scheme = options.scheme || urnComponent.scheme || "urn";
+      const nid = urnComponent.nid.toLowerCase();
+      const urnScheme = `${scheme}:${options.nid || nid}`;
+      const schemeHandler = getSchemeHandler(urnScheme);
+      if (schemeHandler) {
+        urnComponent = schemeHandler.serialize(urnComponent, options);
+      }
+      const uriComponent = urnComponent;
+      const nss = urnComponent.nss;
+      uriComponent.path = `${nid || options.nid}:${nss}`;
+      options.skipEscape = true;
+      return uriComponent;
+    }
+    function urnuuidParse(urnComponent, options) {
+      const uuidComponent = urnComponent;
+      uuidComponent.uuid = uuidComponent.nss;
+      uuidComponent.nss = void 0;
+      if (!options.tolerant && (!uuidComponent.uuid || !isUUID(uuidComponent.uuid))) {
+        uuidComponent.error = uuidComponent.error || "UUID is not valid.";
+      }
+      return uuidComponent;
+    }
+    function urnuuidSerialize(uuidComponent) {
+      const urnComponent = uuidComponent;
+      urnComponent.nss = (uuidComponent.uuid || "").toLowerCase();
+      return urnComponent;
+    }
+    var http = (
+      /** @type {SchemeHandler} */
+      {
+        scheme: "http",
+        domainHost: true,
+        parse: httpParse,
+        serialize: httpSerialize
+      }
+    );
+    var https = (
+      /** @type {SchemeHandler} */
+      {
+        scheme: "https",
+        domainHost: http.domainHost,
+        parse: httpParse,
+        serialize: httpSerialize
+      }
+    );
+    var ws = (
+      /** @type {SchemeHandler} */
+      {
+        scheme: "ws",
+        domainHost: true,
+        parse: wsParse,
+        serialize: wsSerialize
+      }
+    );
+    var wss = (
+      /** @type {SchemeHandler} */
+      {
+        scheme: "wss",
+        domainHost: ws.domainHost,
+        parse: ws.parse,
+        serialize: ws.serialize
+      }
+    );
+    var urn = (
+      /** @type {SchemeHandler} */
+      {
+        scheme: "urn",
+        parse: urnParse,
+        serialize: urnSerialize,
+        skipNormalize: true
+      }
+    );
+    var urnuuid = (
+      /** @type {SchemeHandler} */
+      {
+        scheme: "urn:uuid",
+        parse: urnuuidParse,
+        serialize: urnuuidSerialize,
+        skipNormalize: true
+      }
+    );
+    var SCHEMES = (
+      /** @type {Record<SchemeName, SchemeHandler>} */
+      {
+        http,
+        https,
+        ws,
+        wss,
+        urn,
+        "urn:uuid": urnuuid
+      }
+    );
+    Object.setPrototypeOf(SCHEMES, null);
+    function getSchemeHandler(scheme) {
+      return scheme && (SCHEMES[
+        /** @type {SchemeName} */
+        scheme
+      ] || SCHEMES[
+        /** @type {SchemeName} */
+        scheme.toLowerCase()
+      ]) || void 0;
+    }
+    module.exports = {
+      wsIsSecure,
+      SCHEMES,
+      isValidSchemeName,
+      getSchemeHandler
+    };
+  }
+});
+
+// node_modules/fast-uri/index.js
+var require_fast_uri = __commonJS({
+  "node_modules/fast-uri/index.js"(exports, module) {
+    "use strict";
+    var { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = require_utils();
+    var { SCHEMES, getSchemeHandler } = require_schemes();
+    var VALID_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/u;
+    var MALFORMED_SCHEME_ERROR = "URI scheme is malformed.";
+    var MALFORMED_HOST_ERROR = "URI host is malformed.";
+    var FORBIDDEN_DOMAIN_HOST_CHARACTER = /[\0-\x20"#/:<>?@[\\\]^`{|}\x7F]/u;
+    function validateScheme(scheme) {
+      const stringScheme = String(scheme);
+      if (!VALID_SCHEME.test(stringScheme)) {
+        throw new TypeError(MALFORMED_SCHEME_ERROR);
+      }
+      return stringScheme;
+    }
+    function normalize(uri, options) {
+      if (typeof uri === "string") {
+        uri = /** @type {T} */
+        normalizeString(uri, options);
+      } else if (typeof uri === "object") {
+        uri = /** @type {T} */
+        parse3(serialize2(uri, options), options);
+      }
+      return uri;
+    }
+    function resolve(baseURI, relativeURI, options) {
+      const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
+      const {
+        parsed: baseParsed,
+        malformedAuthorityOrPort: baseMalformed,
+        malformedPercentEncoding: baseMalformedPercentEncoding,
+        malformedSchemeSpecific: baseMalformedSchemeSpecific,
+        malformedHost: baseMalformedHost,
+        malformedScheme: baseMalformedScheme
+      } = parseWithStatus(baseURI, schemelessOptions);
+      const {
+        parsed: relativeParsed,
+        malformedAuthorityOrPort: relativeMalformed,
+        malformedPercentEncoding: relativeMalformedPercentEncoding,
+        malformedSchemeSpecific: relativeMalformedSchemeSpecific,
+        malformedHost: relativeMalformedHost,
+        malformedScheme: relativeMalformedScheme
+      } = parseWithStatus(relativeURI, schemelessOptions);
+      if (baseMalformed || relativeMalformed || baseMalformedPercentEncoding || relativeMalformedPercentEncoding || baseMalformedSchemeSpecific || relativeMalformedSchemeSpecific || baseMalformedHost || relativeMalformedHost || baseMalformedScheme || relativeMalformedScheme) {
+        throw new Error(baseParsed.error || relativeParsed.error || "URI is malformed.");
+      }
+      const resolved = resolveComponent(baseParsed, relativeParsed, schemelessOptions, true);
+      const resolvedSchemeHandler = getSchemeHandler(options && options.scheme || resolved.scheme);
+      const resolvedHost = resolved.host;
+      const resolvedHostIsIP = resolvedHost !== void 0 && resolvedHost !== "" && (isIPv4(resolvedHost) || normalizeIPv6(resolvedHost).isIPV6);
+      if (hasForbiddenDomainHost(resolved, options || {}, resolvedSchemeHandler, resolvedHostIsIP)) {
+        throw new Error(MALFORMED_HOST_ERROR);
+      }
+      canonicalizeHost(resolved, options || {}, resolvedSchemeHandler, resolvedHostIsIP);
+      const encodedASCIIHost = resolvedHost && resolvedHost.indexOf("%") !== -1 && !new RegExp("\\P{ASCII}", "u").test(resolvedHost);
+      if (resolved.error && !encodedASCIIHost) {
+        throw new Error(resolved.error);
+      }
+      schemelessOptions.skipEscape = true;
+      return serialize2(resolved, schemelessOptions);
+    }
+    function resolveComponent(base, relative, options, skipNormalization) {
+      const target = {};
+      if (!skipNormalization) {
+        base = parse3(serialize2(base, options), options);
+        relative = parse3(serialize2(relative, options), options);
+      }
+      options = options || {};
+      if (!options.tolerant && relative.scheme) {
+        target.scheme = relative.scheme;
+        target.userinfo = relative.userinfo;
+        target.host = relative.host;
+        target.port = relative.port;
+        target.path = removeDotSegments(relative.path || "");
+        target.query = relative.query;
+      } else {
+        if (relative.userinfo !== void 0 || relative.host !== void 0 || relative.port !== void 0) {
+          target.userinfo = relative.userinfo;
+          target.host = relative.host;
+          target.port = relative.port;
+          target.path = removeDotSegments(relative.path || "");
+          target.query = relative.query;
+        } else {
+          if (!relative.path) {
+            target.path = base.path;
+            if (relative.query !== void 0) {
+              target.query = relative.query;
+            } else {
+              target.query = base.query;
+            }
+          } else {
+            if (relative.path[0] === "/") {
+              target.path = removeDotSegments(relative.path);
+            } else {
+              const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
+              if (baseHasAuthority && !base.path) {
+                target.path = "/" + relative.path;
+              } else if (!base.path) {
+                target.path = relative.path;
+              } else {
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative.path;
+              }
+              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+            }
+            target.query = relative.query;
+          }
+          target.userinfo = base.userinfo;
+          target.host = base.host;
+          target.port = base.port;
+        }
+        target.scheme = base.scheme;
+      }
+      target.fragment = relative.fragment;
+      return target;
+    }
+    function equal(uriA, uriB, options) {
+      const normalizedA = normalizeComparableURI(uriA, options);
+      const normalizedB = normalizeComparableURI(uriB, options);
+      return normalizedA !== void 0 && normalizedB !== void 0 && normalizedA === normalizedB;
+    }
+    function serialize2(cmpts, opts) {
+      const component = {
+        host: cmpts.host,
+        scheme: cmpts.scheme,
+        userinfo: cmpts.userinfo,
+        port: cmpts.port,
+        path: cmpts.path,
+        query: cmpts.query,
+        nid: cmpts.nid,
+        nss: cmpts.nss,
+        uuid: cmpts.uuid,
+        fragment: cmpts.fragment,
+        reference: cmpts.reference,
+        resourceName: cmpts.resourceName,
+        secure: cmpts.secure,
+        error: ""
+      };
+      const options = Object.assign({}, opts);
+      const uriTokens = [];
+      if (component.scheme) {
+        component.scheme = validateScheme(component.scheme);
+      }
+      const schemeHandler = getSchemeHandler(options.scheme || component.scheme);
+      if (schemeHandler && schemeHandler.serialize) schemeHandler.serialize(component, options);
+      const hasAuthority = component.userinfo !== void 0 || component.host !== void 0 || component.port !== void 0;
+      const schemelessReference = (component.scheme === void 0 || options.reference === "suffix") && !hasAuthority;
+      const pathNoScheme = !options.skipEscape && schemelessReference;
+      if (component.path !== void 0) {
+        if (!options.skipEscape) {
+          component.path = serializePathEncoding(component.path, pathNoScheme);
+        } else {
+          component.path = normalizePercentEncoding(component.path);
+        }
+      }
+      if (options.reference !== "suffix" && component.scheme) {
+        component.scheme = validateScheme(component.scheme);
+        uriTokens.push(component.scheme, ":");
+      }
+      const authority = recomposeAuthority(component);
+      if (authority !== void 0) {
+        if (options.reference !== "suffix") {
+          uriTokens.push("//");
+        }
+        uriTokens.push(authority);
+        if (component.path && component.path[0] !== "/") {
+          uriTokens.push("/");
+        }
+      }
+      if (component.path !== void 0) {
+        let s = component.path;
+        if (!options.absolutePath && (!schemeHandler || !schemeHandler.absolutePath)) {
+          s = schemelessReference && s[0] !== "/" ? removeDotSegmentsRelative(s) : removeDotSegments(s);
+        }
+        if (schemelessReference) {
+          s = serializePathEncoding(s, true);
+        }
+        if (authority === void 0 && s[0] === "/" && s[1] === "/") {
+          s = "/%2F" + s.slice(2);
+        }
+        uriTokens.push(s);
+      }
+      if (component.query !== void 0) {
+        uriTokens.push("?", encodeQuery(component.query));
+      }
+      if (component.fragment !== void 0) {
+        uriTokens.push("#", encodeFragment(component.fragment));
+      }
+      return uriTokens.join("");
+    }
+    var URI_PARSE = /^(?:([^#/:?]+):)?(?:\/\/((?:([^#/?@]*)@)?(\[[^#/?\]]+\]|[^#/:?]*)(?::(\d*))?))?([^#?]*)(?:\?([^#]*))?(?:#((?:.|[\n\r])*))?/u;
+    var AUTHORITY_PREFIX = /^(?:[^#/:?]+:)?\/\/([^/?#]*)/;
+    var AUTHORITY_INTRODUCER_REGION = /^(?:[^#/:?]+:)?([/\\\t\n\r]*)/;
+    function getParseError(parsed, matches2) {
+      if (matches2[2] !== void 0 && parsed.path && parsed.path[0] !== "/") {
+        return 'URI path must start with "/" when authority is present.';
+      }
+      if (typeof parsed.port === "number" && (parsed.port < 0 || parsed.port > 65535)) {
+        return "URI port is malformed.";
+      }
+      return void 0;
+    }
+    function hasMalformedPercentEncoding(component) {
+      if (component === void 0) return false;
+      let percent = component.indexOf("%");
+      while (percent !== -1) {
+        if (percent + 2 >= component.length || !/^[\da-f]{2}$/iu.test(component.slice(percent + 1, percent + 3))) {
+          return true;
+        }
+        percent = component.indexOf("%", percent + 3);
+      }
+      return false;
+    }
+    function isIPLiteral(host) {
+      return host[0] === "[" && host[host.length - 1] === "]";
+    }
+    function hasMalformedComponentPercentEncoding(matches2) {
+      const host = matches2[4];
+      return hasMalformedPercentEncoding(matches2[3]) || host !== void 0 && !isIPLiteral(host) && hasMalformedPercentEncoding(host) || hasMalformedPercentEncoding(matches2[6]) || hasMalformedPercentEncoding(matches2[7]) || hasMalformedPercentEncoding(matches2[8]);
+    }
+    function canonicalizeHost(parsed, options, schemeHandler, isIP) {
+      if (hasForbiddenDomainHost(parsed, options, schemeHandler, isIP)) {
+        parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+        return true;
+      }
+      if (!options.unicodeSupport && (!schemeHandler || !schemeHandler.unicodeSupport) && parsed.host && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && isIP === false && nonSimpleDomain(parsed.host)) {
+        let url;
+        try {
+          url = new URL("http://" + parsed.host);
+        } catch (e) {
+          parsed.error = parsed.error || "Host's domain name can not be converted to ASCII: " + e;
+          return true;
+        }
+        if (!isHostOnlyURL(url)) {
+          parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+          return true;
+        }
+        parsed.host = url.hostname;
+      }
+      return false;
+    }
+    function hasForbiddenDomainHost(parsed, options, schemeHandler, isIP) {
+      return Boolean(
+        parsed.host && isIP === false && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && FORBIDDEN_DOMAIN_HOST_CHARACTER.test(parsed.host)
+      );
+    }
+    function isHostOnlyURL(url) {
+      return url.username === "" && url.password === "" && url.port === "" && url.pathname === "/" && url.search === "" && url.hash === "" && url.hostname !== "";
+    }
+    function parseWithStatus(uri, opts) {
+      const options = Object.assign({}, opts);
+      const parsed = {
+        scheme: void 0,
+        userinfo: void 0,
+        host: "",
+        port: void 0,
+        path: "",
+        query: void 0,
+        fragment: void 0
+      };
+      let malformedAuthorityOrPort = false;
+      let malformedPercentEncoding = false;
+      let malformedSchemeSpecific = false;
+      let malformedHost = false;
+      let malformedIPLiteral = false;
+      let malformedScheme = false;
+      let isIP = false;
+      if (options.reference === "suffix") {
+        if (options.scheme) {
+          uri = options.scheme + ":" + uri;
+        } else {
+          uri = "//" + uri;
+        }
+      }
+      const authorityMatch = uri.match(AUTHORITY_PREFIX);
+      if (authorityMatch !== null && authorityMatch[1].indexOf("\\") !== -1) {
+        parsed.error = "URI authority must not contain a literal backslash.";
+        malformedAuthorityOrPort = true;
+      }
+      const introducerMatch = uri.match(AUTHORITY_INTRODUCER_REGION);
+      if (introducerMatch !== null) {
+        const region = introducerMatch[1];
+        const normalizedRegion = region.replace(/[\t\n\r]/g, "");
+        if (normalizedRegion.length >= 2) {
+          if (normalizedRegion.slice(0, 2) !== "//") {
+            parsed.error = parsed.error || "URI authority must not contain a literal backslash.";
+            malformedAuthorityOrPort = true;
+          } else if (region.length !== normalizedRegion.length) {
+            parsed.error = parsed.error || "URI authority introducer must not contain whitespace.";
+            malformedAuthorityOrPort = true;
+          }
+        }
+      }
+      const matches2 = uri.match(URI_PARSE);
+      if (matches2) {
+        parsed.scheme = matches2[1];
+        parsed.userinfo = matches2[3];
+        parsed.host = matches2[4];
+        parsed.port = parseInt(matches2[5], 10);
+        parsed.path = matches2[6] || "";
+        parsed.query = matches2[7];
+        parsed.fragment = matches2[8];
+        if (parsed.scheme !== void 0) {
+          if (VALID_SCHEME.test(parsed.scheme)) {
+            parsed.scheme = parsed.scheme.toLowerCase();
+          } else {
+            parsed.error = parsed.error || MALFORMED_SCHEME_ERROR;
+            malformedScheme = true;
+          }
+        }
+        malformedPercentEncoding = hasMalformedComponentPercentEncoding(matches2);
+        if (malformedPercentEncoding) {
+          parsed.error = parsed.error || "URI contains malformed percent-encoding.";
+        }
+        if (isNaN(parsed.port)) {
+          parsed.port = matches2[5];
+        }
+        const parseError = getParseError(parsed, matches2);
+        if (parseError !== void 0) {
+          parsed.error = parsed.error || parseError;
+          malformedAuthorityOrPort = true;
+        }
+        if (parsed.host) {
+          const ipv4result = isIPv4(parsed.host);
+          if (ipv4result === false) {
+            const bracketedIPLiteral = isIPLiteral(parsed.host);
+            const hasIPLiteralBracket = parsed.host.indexOf("[") !== -1 || parsed.host.indexOf("]") !== -1;
+            const ipv6result = normalizeIPv6(parsed.host);
+            isIP = ipv6result.isIPV6 || ipv6result.isIPVFuture === true;
+            malformedIPLiteral = hasIPLiteralBracket && (!bracketedIPLiteral || ipv6result.error === true);
+            parsed.host = isIP ? ipv6result.host : ipv6result.host.toLowerCase();
+            if (malformedIPLiteral) {
+              parsed.error = parsed.error || MALFORMED_HOST_ERROR;
+              malformedAuthorityOrPort = true;
+            }
+          } else {
+            isIP = true;
+          }
+        }
+        if (parsed.scheme === void 0 && parsed.userinfo === void 0 && parsed.host === void 0 && parsed.port === void 0 && parsed.query === void 0 && !parsed.path) {
+          parsed.reference = "same-document";
+        } else if (parsed.scheme === void 0) {
+          parsed.reference = "relative";
+        } else if (parsed.fragment === void 0) {
+          parsed.reference = "absolute";
+        } else {
+          parsed.reference = "uri";
+        }
+        if (options.reference && options.reference !== "suffix" && options.reference !== parsed.reference) {
+          parsed.error = parsed.error || "URI is not a " + options.reference + " reference.";
+        }
+        const schemeHandler = getSchemeHandler(options.scheme || parsed.scheme);
+        if (!malformedIPLiteral) {
+          malformedHost = canonicalizeHost(parsed, options, schemeHandler, isIP);
+        }
+        if (uri.indexOf("%") !== -1 && parsed.host !== void 0 && !malformedIPLiteral) {
+          let host = isIP ? parsed.host : normalizePercentEncoding(parsed.host, true);
+          if (!isIP) {
+            host = normalizePercentEncoding(host.toLowerCase());
+          }
+          parsed.host = isIP || options.scheme !== "null" ? reescapeHostDelimiters(host, isIP) : host;
+        }
+        if (!schemeHandler || schemeHandler && !schemeHandler.skipNormalize) {
+          if (parsed.path) {
+            parsed.path = normalizePathEncoding(parsed.path);
+          }
+          if (parsed.query) {
+            parsed.query = normalizeQueryFragmentEncoding(parsed.query);
+          }
+          if (parsed.fragment) {
+            parsed.fragment = normalizeQueryFragmentEncoding(parsed.fragment);
+          }
+        }
+        if (schemeHandler && schemeHandler.parse) {
+          schemeHandler.parse(parsed, options);
+          if (schemeHandler === SCHEMES.urn && parsed.nid === void 0) {
+            malformedSchemeSpecific = true;
+          }
+        }
+      } else {
+        parsed.error = parsed.error || "URI can not be parsed.";
+      }
+      return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
+    }
+    function parse3(uri, opts) {
+      return parseWithStatus(uri, opts).parsed;
+    }
+    function normalizeString(uri, opts) {
+      return normalizeStringWithStatus(uri, opts).normalized;
+    }
+    function normalizeStringWithStatus(uri, opts) {
+      const { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
+      return {
+        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize2(parsed, opts),
+        malformedAuthorityOrPort,
+        malformedPercentEncoding,
+        malformedSchemeSpecific,
+        malformedHost,
+        malformedScheme
+      };
+    }
+    function normalizeComparableURI(uri, opts) {
+      if (typeof uri !== "string" && typeof uri !== "object") {
+        return void 0;
+      }
+      let value;
+      try {
+        value = typeof uri === "string" ? uri : serialize2(uri, opts);
+      } catch {
+        return void 0;
+      }
+      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value, opts);
+      return malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? void 0 : normalized;
+    }
+    var fastUri = {
+      SCHEMES,
+      normalize,
+      resolve,
+      resolveComponent,
+      equal,
+      serialize: serialize2,
+      parse: parse3
+    };
+    module.exports = fastUri;
+    module.exports.default = fastUri;
+    module.exports.fastUri = fastUri;
+  }
+});
+
+// node_modules/ajv/dist/runtime/uri.js
+var require_uri = __commonJS({
+  "node_modules/ajv/dist/runtime/uri.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var uri = require_fast_uri();
+    uri.code = 'require("ajv/dist/runtime/uri").default';
+    exports.default = uri;
+  }
+});
+
+// node_modules/ajv/dist/core.js
+var require_core = __commonJS({
+  "node_modules/ajv/dist/core.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = void 0;
+    var validate_1 = require_validate();
+    Object.defineProperty(exports, "KeywordCxt", { enumerable: true, get: function() {
+      return validate_1.KeywordCxt;
+    } });
+    var codegen_1 = require_codegen();
+    Object.defineProperty(exports, "_", { enumerable: true, get: function() {
+      return codegen_1._;
+    } });
+    Object.defineProperty(exports, "str", { enumerable: true, get: function() {
+      return codegen_1.str;
+    } });
+    Object.defineProperty(exports, "stringify", { enumerable: true, get: function() {
+      return codegen_1.stringify;
+    } });
+    Object.defineProperty(exports, "nil", { enumerable: true, get: function() {
+      return codegen_1.nil;
+    } });
+    Object.defineProperty(exports, "Name", { enumerable: true, get: function() {
+      return codegen_1.Name;
+    } });
+    Object.defineProperty(exports, "CodeGen", { enumerable: true, get: function() {
+      return codegen_1.CodeGen;
+    } });
+    var validation_error_1 = require_validation_error();
+    var ref_error_1 = require_ref_error();
+    var rules_1 = require_rules();
+    var compile_1 = require_compile();
+    var codegen_2 = require_codegen();
+    var resolve_1 = require_resolve();
+    var dataType_1 = require_dataType();
+    var util_1 = require_util();
+    var $dataRefSchema = require_data();
+    var uri_1 = require_uri();
+    var defaultRegExp = (str, flags) => new RegExp(str, flags);
+    defaultRegExp.code = "new RegExp";
+    var META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
+    var EXT_SCOPE_NAMES = /* @__PURE__ */ new Set([
+      "validate",
+      "serialize",
+      "parse",
+      "wrapper",
+      "root",
+      "schema",
+      "keyword",
+      "pattern",
+      "formats",
+      "validate$data",
+      "func",
+      "obj",
+      "Error"
+    ]);
+    var removedOptions = {
+      errorDataPath: "",
+      format: "`validateFormats: false` can be used instead.",
+      nullable: '"nullable" keyword is supported by default.',
+      jsonPointers: "Deprecated jsPropertySyntax can be used instead.",
+      extendRefs: "Deprecated ignoreKeywordsWithRef can be used instead.",
+      missingRefs: "Pass empty schema with $id that should be ignored to ajv.addSchema.",
+      processCode: "Use option `code: {process: (code, schemaEnv: object) => string}`",
+      sourceCode: "Use option `code: {source: true}`",
+      strictDefaults: "It is default now, see option `strict`.",
+      strictKeywords: "It is default now, see option `strict`.",
+      uniqueItems: '"uniqueItems" keyword is always validated.',
+      unknownFormats: "Disable strict mode or pass `true` to `ajv.addFormat` (or `formats` option).",
+      cache: "Map is used as cache, schema object as key.",
+      serialize: "Map is used as cache, schema object as key.",
+      ajvErrors: "It is default now."
+    };
+    var deprecatedOptions = {
+      ignoreKeywordsWithRef: "",
+      jsPropertySyntax: "",
+      unicode: '"minLength"/"maxLength" account for unicode characters by default.'
+    };
+    var MAX_EXPRESSION = 200;
+    function requiredOptions(o2) {
+      var _a, _b, _c, _d, _e, _f, _g, _h, _j, _k, _l, _m, _o, _p, _q, _r, _s, _t, _u, _v, _w, _x, _y, _z, _0;
+      const s = o2.strict;
+      const _optz = (_a = o2.code) === null || _a === void 0 ? void 0 : _a.optimize;
+      const optimize = _optz === true || _optz === void 0 ? 1 : _optz || 0;
+      const regExp = (_c = (_b = o2.code) === null || _b === void 0 ? void 0 : _b.regExp) !== null && _c !== void 0 ? _c : defaultRegExp;
+      const uriResolver = (_d = o2.uriResolver) !== null && _d !== void 0 ? _d : uri_1.default;
+      return {
+        strictSchema: (_f = (_e = o2.strictSchema) !== null && _e !== void 0 ? _e : s) !== null && _f !== void 0 ? _f : true,
+        strictNumbers: (_h = (_g = o2.strictNumbers) !== null && _g !== void 0 ? _g : s) !== null && _h !== void 0 ? _h : true,
+        strictTypes: (_k = (_j = o2.strictTypes) !== null && _j !== void 0 ? _j : s) !== null && _k !== void 0 ? _k : "log",
+        strictTuples: (_m = (_l = o2.strictTuples) !== null && _l !== void 0 ? _l : s) !== null && _m !== void 0 ? _m : "log",
+        strictRequired: (_p = (_o = o2.strictRequired) !== null && _o !== void 0 ? _o : s) !== null && _p !== void 0 ? _p : false,
+        code: o2.code ? { ...o2.code, optimize, regExp } : { optimize, regExp },
+        loopRequired: (_q = o2.loopRequired) !== null && _q !== void 0 ? _q : MAX_EXPRESSION,
+        loopEnum: (_r = o2.loopEnum) !== null && _r !== void 0 ? _r : MAX_EXPRESSION,
+        meta: (_s = o2.meta) !== null && _s !== void 0 ? _s : true,
+        messages: (_t = o2.messages) !== null && _t !== void 0 ? _t : true,
+        inlineRefs: (_u = o2.inlineRefs) !== null && _u !== void 0 ? _u : true,
+        schemaId: (_v = o2.schemaId) !== null && _v !== void 0 ? _v : "$id",
+        addUsedSchema: (_w = o2.addUsedSchema) !== null && _w !== void 0 ? _w : true,
+        validateSchema: (_x = o2.validateSchema) !== null && _x !== void 0 ? _x : true,
+        validateFormats: (_y = o2.validateFormats) !== null && _y !== void 0 ? _y : true,
+        unicodeRegExp: (_z = o2.unicodeRegExp) !== null && _z !== void 0 ? _z : true,
+        int32range: (_0 = o2.int32range) !== null && _0 !== void 0 ? _0 : true,
+        uriResolver
+      };
+    }
+    var Ajv = class {
+      constructor(opts = {}) {
+        this.schemas = {};
+        this.refs = {};
+        this.formats = /* @__PURE__ */ Object.create(null);
+        this._compilations = /* @__PURE__ */ new Set();
+        this._loading = {};
+        this._cache = /* @__PURE__ */ new Map();
+        opts = this.opts = { ...opts, ...requiredOptions(opts) };
+        const { es5, lines } = this.opts.code;
+        this.scope = new codegen_2.ValueScope({ scope: {}, prefixes: EXT_SCOPE_NAMES, es5, lines });
+        this.logger = getLogger(opts.logger);
+        const formatOpt = opts.validateFormats;
+        opts.validateFormats = false;
+        this.RULES = (0, rules_1.getRules)();
+        checkOptions.call(this, removedOptions, opts, "NOT SUPPORTED");
+        checkOptions.call(this, deprecatedOptions, opts, "DEPRECATED", "warn");
+        this._metaOpts = getMetaSchemaOptions.call(this);
+        if (opts.formats)
+          addInitialFormats.call(this);
+        this._addVocabularies();
+        this._addDefaultMetaSchema();
+        if (opts.keywords)
+          addInitialKeywords.call(this, opts.keywords);
+        if (typeof opts.meta == "object")
+          this.addMetaSchema(opts.meta);
+        addInitialSchemas.call(this);
+        opts.validateFormats = formatOpt;
+      }
+      _addVocabularies() {
+        this.addKeyword("$async");
+      }
+      _addDefaultMetaSchema() {
+        const { $data, meta, schemaId } = this.opts;
+        let _dataRefSchema = $dataRefSchema;
+        if (schemaId === "id") {
+          _dataRefSchema = { ...$dataRefSchema };
+          _dataRefSchema.id = _dataRefSchema.$id;
+          delete _dataRefSchema.$id;
+        }
+        if (meta && $data)
+          this.addMetaSchema(_dataRefSchema, _dataRefSchema[schemaId], false);
+      }
+      defaultMeta() {
+        const { meta, schemaId } = this.opts;
+        return this.opts.defaultMeta = typeof meta == "object" ? meta[schemaId] || meta : void 0;
+      }
+      validate(schemaKeyRef, data) {
+        let v;
+        if (typeof schemaKeyRef == "string") {
+          v = this.getSchema(schemaKeyRef);
+          if (!v)
+            throw new Error(`no schema with key or ref "${schemaKeyRef}"`);
+        } else {
+          v = this.compile(schemaKeyRef);
+        }
+        const valid = v(data);
+        if (!("$async" in v))
+          this.errors = v.errors;
+        return valid;
+      }
+      compile(schema, _meta) {
+        const sch = this._addSchema(schema, _meta);
+        return sch.validate || this._compileSchemaEnv(sch);
+      }
+      compileAsync(schema, meta) {
+        if (typeof this.opts.loadSchema != "function") {
+          throw new Error("options.loadSchema should be a function");
+        }
+        const { loadSchema } = this.opts;
+        return runCompileAsync.call(this, schema, meta);
+        async function runCompileAsync(_schema, _meta) {
+          await loadMetaSchema.call(this, _schema.$schema);
+          const sch = this._addSchema(_schema, _meta);
+          return sch.validate || _compileAsync.call(this, sch);
+        }
+        async function loadMetaSchema($ref) {
+          if ($ref && !this.getSchema($ref)) {
+            await runCompileAsync.call(this, { $ref }, true);
+          }
+        }
+        async function _compileAsync(sch) {
+          try {
+            return this._compileSchemaEnv(sch);
+          } catch (e) {
+            if (!(e instanceof ref_error_1.default))
+              throw e;
+            checkLoaded.call(this, e);
+            await loadMissingSchema.call(this, e.missingSchema);
+            return _compileAsync.call(this, sch);
+          }
+        }
+        function checkLoaded({ missingSchema: ref, missingRef }) {
+          if (this.refs[ref]) {
+            throw new Error(`AnySchema ${ref} is loaded but ${missingRef} cannot be resolved`);
+          }
+        }
+        async function loadMissingSchema(ref) {
+          const _schema = await _loadSchema.call(this, ref);
+          if (!this.refs[ref])
+            await loadMetaSchema.call(this, _schema.$schema);
+          if (!this.refs[ref])
+            this.addSchema(_schema, ref, meta);
+        }
+        async function _loadSchema(ref) {
+          const p = this._loading[ref];
+          if (p)
+            return p;
+          try {
+            return await (this._loading[ref] = loadSchema(ref));
+          } finally {
+            delete this._loading[ref];
+          }
+        }
+      }
+      // Adds schema to the instance
+      addSchema(schema, key, _meta, _validateSchema = this.opts.validateSchema) {
+        if (Array.isArray(schema)) {
+          for (const sch of schema)
+            this.addSchema(sch, void 0, _meta, _validateSchema);
+          return this;
+        }
+        let id;
+        if (typeof schema === "object") {
+          const { schemaId } = this.opts;
+          id = schema[schemaId];
+          if (id !== void 0 && typeof id != "string") {
+            throw new Error(`schema ${schemaId} must be string`);
+          }
+        }
+        key = (0, resolve_1.normalizeId)(key || id);
+        this._checkUnique(key);
+        this.schemas[key] = this._addSchema(schema, _meta, key, _validateSchema, true);
+        return this;
+      }
+      // Add schema that will be used to validate other schemas
+      // options in META_IGNORE_OPTIONS are alway set to false
+      addMetaSchema(schema, key, _validateSchema = this.opts.validateSchema) {
+        this.addSchema(schema, key, true, _validateSchema);
+        return this;
+      }
+      //  Validate schema against its meta-schema
+      validateSchema(schema, throwOrLogError) {
+        if (typeof schema == "boolean")
+          return true;
+        let $schema;
+        $schema = schema.$schema;
+        if ($schema !== void 0 && typeof $schema != "string") {
+          throw new Error("$schema must be a string");
+        }
+        $schema = $schema || this.opts.defaultMeta || this.defaultMeta();
+        if (!$schema) {
+          this.logger.warn("meta-schema not available");
+          this.errors = null;
+          return true;
+        }
+        const valid = this.validate($schema, schema);
+        if (!valid && throwOrLogError) {
+          const message = "schema is invalid: " + this.errorsText();
+          if (this.opts.validateSchema === "log")
+            this.logger.error(message);
+          else
+            throw new Error(message);
+        }
+        return valid;
+      }
+      // Get compiled schema by `key` or `ref`.
+      // (`key` that was passed to `addSchema` or full schema reference - `schema.$id` or resolved id)
+      getSchema(keyRef) {
+        let sch;
+        while (typeof (sch = getSchEnv.call(this, keyRef)) == "string")
+          keyRef = sch;
+        if (sch === void 0) {
+          const { schemaId } = this.opts;
+          const root = new compile_1.SchemaEnv({ schema: {}, schemaId });
+          sch = compile_1.resolveSchema.call(this, root, keyRef);
+          if (!sch)
+            return;
+          this.refs[keyRef] = sch;
+        }
+        return sch.validate || this._compileSchemaEnv(sch);
+      }
+      // Remove cached schema(s).
+      // If no parameter is passed all schemas but meta-schemas are removed.
+      // If RegExp is passed all schemas with key/id matching pattern but meta-schemas are removed.
+      // Even if schema is referenced by other schemas it still can be removed as other schemas have local references.
+      removeSchema(schemaKeyRef) {
+        if (schemaKeyRef instanceof RegExp) {
+          this._removeAllSchemas(this.schemas, schemaKeyRef);
+          this._removeAllSchemas(this.refs, schemaKeyRef);
+          return this;
+        }
+        switch (typeof schemaKeyRef) {
+          case "undefined":
+            this._removeAllSchemas(this.schemas);
+            this._removeAllSchemas(this.refs);
+            this._cache.clear();
+            return this;
+          case "string": {
+            const sch = getSchEnv.call(this, schemaKeyRef);
+            if (typeof sch == "object")
+              this._cache.delete(sch.schema);
+            delete this.schemas[schemaKeyRef];
+            delete this.refs[schemaKeyRef];
+            return this;
+          }
+          case "object": {
+            const cacheKey = schemaKeyRef;
+            this._cache.delete(cacheKey);
+            let id = schemaKeyRef[this.opts.schemaId];
+            if (id) {
+              id = (0, resolve_1.normalizeId)(id);
+              delete this.schemas[id];
+              delete this.refs[id];
+            }
+            return this;
+          }
+          default:
+            throw new Error("ajv.removeSchema: invalid parameter");
+        }
+      }
+      // add "vocabulary" - a collection of keywords
+      addVocabulary(definitions) {
+        for (const def of definitions)
+          this.addKeyword(def);
+        return this;
+      }
+      addKeyword(kwdOrDef, def) {
+        let keyword;
+        if (typeof kwdOrDef == "string") {
+          keyword = kwdOrDef;
+          if (typeof def == "object") {
+            this.logger.warn("these parameters are deprecated, see docs for addKeyword");
+            def.keyword = keyword;
+          }
+        } else if (typeof kwdOrDef == "object" && def === void 0) {
+          def = kwdOrDef;
+          keyword = def.keyword;
+          if (Array.isArray(keyword) && !keyword.length) {
+            throw new Error("addKeywords: keyword must be string or non-empty array");
+          }
+        } else {
+          throw new Error("invalid addKeywords parameters");
+        }
+        checkKeyword.call(this, keyword, def);
+        if (!def) {
+          (0, util_1.eachItem)(keyword, (kwd) => addRule.call(this, kwd));
+          return this;
+        }
+        keywordMetaschema.call(this, def);
+        const definition = {
+          ...def,
+          type: (0, dataType_1.getJSONTypes)(def.type),
+          schemaType: (0, dataType_1.getJSONTypes)(def.schemaType)
+        };
+        (0, util_1.eachItem)(keyword, definition.type.length === 0 ? (k) => addRule.call(this, k, definition) : (k) => definition.type.forEach((t) => addRule.call(this, k, definition, t)));
+        return this;
+      }
+      getKeyword(keyword) {
+        const rule = this.RULES.all[keyword];
+        return typeof rule == "object" ? rule.definition : !!rule;
+      }
+      // Remove keyword
+      removeKeyword(keyword) {
+        const { RULES } = this;
+        delete RULES.keywords[keyword];
+        delete RULES.all[keyword];
+        for (const group of RULES.rules) {
+          const i2 = group.rules.findIndex((rule) => rule.keyword === keyword);
+          if (i2 >= 0)
+            group.rules.splice(i2, 1);
+        }
+        return this;
+      }
+      // Add format
+      addFormat(name, format2) {
+        if (typeof format2 == "string")
+          format2 = new RegExp(format2);
+        this.formats[name] = format2;
+        return this;
+      }
+      errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
+        if (!errors || errors.length === 0)
+          return "No errors";
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+      }
+      $dataMetaSchema(metaSchema, keywordsJsonPointers) {
+        const rules = this.RULES.all;
+        metaSchema = JSON.parse(JSON.stringify(metaSchema));
+        for (const jsonPointer of keywordsJsonPointers) {
+          const segments = jsonPointer.split("/").slice(1);
+          let keywords = metaSchema;
+          for (const seg of segments)
+            keywords = keywords[seg];
+          for (const key in rules) {
+            const rule = rules[key];
+            if (typeof rule != "object")
+              continue;
+            const { $data } = rule.definition;
+            const schema = keywords[key];
+            if ($data && schema)
+              keywords[key] = schemaOrData(schema);
+          }
+        }
+        return metaSchema;
+      }
+      _removeAllSchemas(schemas, regex2) {
+        for (const keyRef in schemas) {
+          const sch = schemas[keyRef];
+          if (!regex2 || regex2.test(keyRef)) {
+            if (typeof sch == "string") {
+              delete schemas[keyRef];
+            } else if (sch && !sch.meta) {
+              this._cache.delete(sch.schema);
+              delete schemas[keyRef];
+            }
+          }
+        }
+      }
+      _addSchema(schema, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
+        let id;
+        const { schemaId } = this.opts;
+        if (typeof schema == "object") {
+          id = schema[schemaId];
+        } else {
+          if (this.opts.jtd)
+            throw new Error("schema must be object");
+          else if (typeof schema != "boolean")
+            throw new Error("schema must be object or boolean");
+        }
+        let sch = this._cache.get(schema);
+        if (sch !== void 0)
+          return sch;
+        baseId = (0, resolve_1.normalizeId)(id || baseId);
+        const localRefs = resolve_1.getSchemaRefs.call(this, schema, baseId);
+        sch = new compile_1.SchemaEnv({ schema, schemaId, meta, baseId, localRefs });
+        this._cache.set(sch.schema, sch);
+        if (addSchema && !baseId.startsWith("#")) {
+          if (baseId)
+            this._checkUnique(baseId);
+          this.refs[baseId] = sch;
+        }
+        if (validateSchema)
+          this.validateSchema(schema, true);
+        return sch;
+      }
+      _checkUnique(id) {
+        if (this.schemas[id] || this.refs[id]) {
+          throw new Error(`schema with key or id "${id}" already exists`);
+        }
+      }
+      _compileSchemaEnv(sch) {
+        if (sch.meta)
+          this._compileMetaSchema(sch);
+        else
+          compile_1.compileSchema.call(this, sch);
+        if (!sch.validate)
+          throw new Error("ajv implementation error");
+        return sch.validate;
+      }
+      _compileMetaSchema(sch) {
+        const currentOpts = this.opts;
+        this.opts = this._metaOpts;
+        try {
+          compile_1.compileSchema.call(this, sch);
+        } finally {
+          this.opts = currentOpts;
+        }
+      }
+    };
+    Ajv.ValidationError = validation_error_1.default;
+    Ajv.MissingRefError = ref_error_1.default;
+    exports.default = Ajv;
+    function checkOptions(checkOpts, options, msg, log = "error") {
+      for (const key in checkOpts) {
+        const opt = key;
+        if (opt in options)
+          this.logger[log](`${msg}: option ${key}. ${checkOpts[opt]}`);
+      }
+    }
+    function getSchEnv(keyRef) {
+      keyRef = (0, resolve_1.normalizeId)(keyRef);
+      return this.schemas[keyRef] || this.refs[keyRef];
+    }
+    function addInitialSchemas() {
+      const optsSchemas = this.opts.schemas;
+      if (!optsSchemas)
+        return;
+      if (Array.isArray(optsSchemas))
+        this.addSchema(optsSchemas);
+      else
+        for (const key in optsSchemas)
+          this.addSchema(optsSchemas[key], key);
+    }
+    function addInitialFormats() {
+      for (const name in this.opts.formats) {
+        const format2 = this.opts.formats[name];
+        if (format2)
+          this.addFormat(name, format2);
+      }
+    }
+    function addInitialKeywords(defs) {
+      if (Array.isArray(defs)) {
+        this.addVocabulary(defs);
+        return;
+      }
+      this.logger.warn("keywords option as map is deprecated, pass array");
+      for (const keyword in defs) {
+        const def = defs[keyword];
+        if (!def.keyword)
+          def.keyword = keyword;
+        this.addKeyword(def);
+      }
+    }
+    function getMetaSchemaOptions() {
+      const metaOpts = { ...this.opts };
+      for (const opt of META_IGNORE_OPTIONS)
+        delete metaOpts[opt];
+      return metaOpts;
+    }
+    var noLogs = { log() {
+    }, warn() {
+    }, error() {
+    } };
+    function getLogger(logger) {
+      if (logger === false)
+        return noLogs;
+      if (logger === void 0)
+        return console;
+      if (logger.log && logger.warn && logger.error)
+        return logger;
+      throw new Error("logger must implement log, warn and error methods");
+    }
+    var KEYWORD_NAME = /^[a-z_$][a-z0-9_$:-]*$/i;
+    function checkKeyword(keyword, def) {
+      const { RULES } = this;
+      (0, util_1.eachItem)(keyword, (kwd) => {
+        if (RULES.keywords[kwd])
+          throw new Error(`Keyword ${kwd} is already defined`);
+        if (!KEYWORD_NAME.test(kwd))
+          throw new Error(`Keyword ${kwd} has invalid name`);
+      });
+      if (!def)
+        return;
+      if (def.$data && !("code" in def || "validate" in def)) {
+        throw new Error('$data keyword must have "code" or "validate" function');
+      }
+    }
+    function addRule(keyword, definition, dataType) {
+      var _a;
+      const post = definition === null || definition === void 0 ? void 0 : definition.post;
+      if (dataType && post)
+        throw new Error('keyword with "post" flag cannot have "type"');
+      const { RULES } = this;
+      let ruleGroup = post ? RULES.post : RULES.rules.find(({ type: t }) => t === dataType);
+      if (!ruleGroup) {
+        ruleGroup = { type: dataType, rules: [] };
+        RULES.rules.push(ruleGroup);
+      }
+      RULES.keywords[keyword] = true;
+      if (!definition)
+        return;
+      const rule = {
+        keyword,
+        definition: {
+          ...definition,
+          type: (0, dataType_1.getJSONTypes)(definition.type),
+          schemaType: (0, dataType_1.getJSONTypes)(definition.schemaType)
+        }
+      };
+      if (definition.before)
+        addBeforeRule.call(this, ruleGroup, rule, definition.before);
+      else
+        ruleGroup.rules.push(rule);
+      RULES.all[keyword] = rule;
+      (_a = definition.implements) === null || _a === void 0 ? void 0 : _a.forEach((kwd) => this.addKeyword(kwd));
+    }
+    function addBeforeRule(ruleGroup, rule, before) {
+      const i2 = ruleGroup.rules.findIndex((_rule) => _rule.keyword === before);
+      if (i2 >= 0) {
+        ruleGroup.rules.splice(i2, 0, rule);
+      } else {
+        ruleGroup.rules.push(rule);
+        this.logger.warn(`rule ${before} is not defined`);
+      }
+    }
+    function keywordMetaschema(def) {
+      let { metaSchema } = def;
+      if (metaSchema === void 0)
+        return;
+      if (def.$data && this.opts.$data)
+        metaSchema = schemaOrData(metaSchema);
+      def.validateSchema = this.compile(metaSchema, true);
+    }
+    var $dataRef = {
+      $ref: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#"
+    };
+    function schemaOrData(schema) {
+      return { anyOf: [schema, $dataRef] };
+    }
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/core/id.js
+var require_id = __commonJS({
+  "node_modules/ajv/dist/vocabularies/core/id.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var def = {
+      keyword: "id",
+      code() {
+        throw new Error('NOT SUPPORTED: keyword "id", use "$id" for schema ID');
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/core/ref.js
+var require_ref = __commonJS({
+  "node_modules/ajv/dist/vocabularies/core/ref.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.callRef = exports.getValidate = void 0;
+    var ref_error_1 = require_ref_error();
+    var code_1 = require_code2();
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var compile_1 = require_compile();
+    var util_1 = require_util();
+    var def = {
+      keyword: "$ref",
+      schemaType: "string",
+      code(cxt) {
+        const { gen, schema: $ref, it } = cxt;
+        const { baseId, schemaEnv: env2, validateName, opts, self } = it;
+        const { root } = env2;
+        if (($ref === "#" || $ref === "#/") && baseId === root.baseId)
+          return callRootRef();
+        const schOrEnv = compile_1.resolveRef.call(self, root, baseId, $ref);
+        if (schOrEnv === void 0)
+          throw new ref_error_1.default(it.opts.uriResolver, baseId, $ref);
+        if (schOrEnv instanceof compile_1.SchemaEnv)
+          return callValidate(schOrEnv);
+        return inlineRefSchema(schOrEnv);
+        function callRootRef() {
+          if (env2 === root)
+            return callRef(cxt, validateName, env2, env2.$async);
+          const rootName = gen.scopeValue("root", { ref: root });
+          return callRef(cxt, (0, codegen_1._)`${rootName}.validate`, root, root.$async);
+        }
+        function callValidate(sch) {
+          const v = getValidate(cxt, sch);
+          callRef(cxt, v, sch, sch.$async);
+        }
+        function inlineRefSchema(sch) {
+          const schName = gen.scopeValue("schema", opts.code.source === true ? { ref: sch, code: (0, codegen_1.stringify)(sch) } : { ref: sch });
+          const valid = gen.name("valid");
+          const schCxt = cxt.subschema({
+            schema: sch,
+            dataTypes: [],
+            schemaPath: codegen_1.nil,
+            topSchemaRef: schName,
+            errSchemaPath: $ref
+          }, valid);
+          cxt.mergeEvaluated(schCxt);
+          cxt.ok(valid);
+        }
+      }
+    };
+    function getValidate(cxt, sch) {
+      const { gen } = cxt;
+      return sch.validate ? gen.scopeValue("validate", { ref: sch.validate }) : (0, codegen_1._)`${gen.scopeValue("wrapper", { ref: sch })}.validate`;
+    }
+    exports.getValidate = getValidate;
+    function callRef(cxt, v, sch, $async) {
+      const { gen, it } = cxt;
+      const { allErrors, schemaEnv: env2, opts } = it;
+      const passCxt = opts.passContext ? names_1.default.this : codegen_1.nil;
+      if ($async)
+        callAsyncRef();
+      else
+        callSyncRef();
+      function callAsyncRef() {
+        if (!env2.$async)
+          throw new Error("async schema referenced by sync schema");
+        const valid = gen.let("valid");
+        gen.try(() => {
+          gen.code((0, codegen_1._)`await ${(0, code_1.callValidateCode)(cxt, v, passCxt)}`);
+          addEvaluatedFrom(v);
+          if (!allErrors)
+            gen.assign(valid, true);
+        }, (e) => {
+          gen.if((0, codegen_1._)`!(${e} instanceof ${it.ValidationError})`, () => gen.throw(e));
+          addErrorsFrom(e);
+          if (!allErrors)
+            gen.assign(valid, false);
+        });
+        cxt.ok(valid);
+      }
+      function callSyncRef() {
+        cxt.result((0, code_1.callValidateCode)(cxt, v, passCxt), () => addEvaluatedFrom(v), () => addErrorsFrom(v));
+      }
+      function addErrorsFrom(source) {
+        const errs = (0, codegen_1._)`${source}.errors`;
+        gen.assign(names_1.default.vErrors, (0, codegen_1._)`${names_1.default.vErrors} === null ? ${errs} : ${names_1.default.vErrors}.concat(${errs})`);
+        gen.assign(names_1.default.errors, (0, codegen_1._)`${names_1.default.vErrors}.length`);
+      }
+      function addEvaluatedFrom(source) {
+        var _a;
+        if (!it.opts.unevaluated)
+          return;
+        const schEvaluated = (_a = sch === null || sch === void 0 ? void 0 : sch.validate) === null || _a === void 0 ? void 0 : _a.evaluated;
+        if (it.props !== true) {
+          if (schEvaluated && !schEvaluated.dynamicProps) {
+            if (schEvaluated.props !== void 0) {
+              it.props = util_1.mergeEvaluated.props(gen, schEvaluated.props, it.props);
+            }
+          } else {
+            const props = gen.var("props", (0, codegen_1._)`${source}.evaluated.props`);
+            it.props = util_1.mergeEvaluated.props(gen, props, it.props, codegen_1.Name);
+          }
+        }
+        if (it.items !== true) {
+          if (schEvaluated && !schEvaluated.dynamicItems) {
+            if (schEvaluated.items !== void 0) {
+              it.items = util_1.mergeEvaluated.items(gen, schEvaluated.items, it.items);
+            }
+          } else {
+            const items = gen.var("items", (0, codegen_1._)`${source}.evaluated.items`);
+            it.items = util_1.mergeEvaluated.items(gen, items, it.items, codegen_1.Name);
+          }
+        }
+      }
+    }
+    exports.callRef = callRef;
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/core/index.js
+var require_core2 = __commonJS({
+  "node_modules/ajv/dist/vocabularies/core/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var id_1 = require_id();
+    var ref_1 = require_ref();
+    var core = [
+      "$schema",
+      "$id",
+      "$defs",
+      "$vocabulary",
+      { keyword: "$comment" },
+      "definitions",
+      id_1.default,
+      ref_1.default
+    ];
+    exports.default = core;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/limitNumber.js
+var require_limitNumber = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/limitNumber.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var ops = codegen_1.operators;
+    var KWDs = {
+      maximum: { okStr: "<=", ok: ops.LTE, fail: ops.GT },
+      minimum: { okStr: ">=", ok: ops.GTE, fail: ops.LT },
+      exclusiveMaximum: { okStr: "<", ok: ops.LT, fail: ops.GTE },
+      exclusiveMinimum: { okStr: ">", ok: ops.GT, fail: ops.LTE }
+    };
+    var error2 = {
+      message: ({ keyword, schemaCode }) => (0, codegen_1.str)`must be ${KWDs[keyword].okStr} ${schemaCode}`,
+      params: ({ keyword, schemaCode }) => (0, codegen_1._)`{comparison: ${KWDs[keyword].okStr}, limit: ${schemaCode}}`
+    };
+    var def = {
+      keyword: Object.keys(KWDs),
+      type: "number",
+      schemaType: "number",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { keyword, data, schemaCode } = cxt;
+        cxt.fail$data((0, codegen_1._)`${data} ${KWDs[keyword].fail} ${schemaCode} || isNaN(${data})`);
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/multipleOf.js
+var require_multipleOf = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/multipleOf.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var error2 = {
+      message: ({ schemaCode }) => (0, codegen_1.str)`must be multiple of ${schemaCode}`,
+      params: ({ schemaCode }) => (0, codegen_1._)`{multipleOf: ${schemaCode}}`
+    };
+    var def = {
+      keyword: "multipleOf",
+      type: "number",
+      schemaType: "number",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { gen, data, schemaCode, it } = cxt;
+        const prec = it.opts.multipleOfPrecision;
+        const res = gen.let("res");
+        const invalid = prec ? (0, codegen_1._)`Math.abs(Math.round(${res}) - ${res}) > 1e-${prec}` : (0, codegen_1._)`${res} !== parseInt(${res})`;
+        cxt.fail$data((0, codegen_1._)`(${schemaCode} === 0 || (${res} = ${data}/${schemaCode}, ${invalid}))`);
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/runtime/ucs2length.js
+var require_ucs2length = __commonJS({
+  "node_modules/ajv/dist/runtime/ucs2length.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    function ucs2length(str) {
+      const len = str.length;
+      let length = 0;
+      let pos = 0;
+      let value;
+      while (pos < len) {
+        length++;
+        value = str.charCodeAt(pos++);
+        if (value >= 55296 && value <= 56319 && pos < len) {
+          value = str.charCodeAt(pos);
+          if ((value & 64512) === 56320)
+            pos++;
+        }
+      }
+      return length;
+    }
+    exports.default = ucs2length;
+    ucs2length.code = 'require("ajv/dist/runtime/ucs2length").default';
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/limitLength.js
+var require_limitLength = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/limitLength.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var ucs2length_1 = require_ucs2length();
+    var error2 = {
+      message({ keyword, schemaCode }) {
+        const comp = keyword === "maxLength" ? "more" : "fewer";
+        return (0, codegen_1.str)`must NOT have ${comp} than ${schemaCode} characters`;
+      },
+      params: ({ schemaCode }) => (0, codegen_1._)`{limit: ${schemaCode}}`
+    };
+    var def = {
+      keyword: ["maxLength", "minLength"],
+      type: "string",
+      schemaType: "number",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { keyword, data, schemaCode, it } = cxt;
+        const op = keyword === "maxLength" ? codegen_1.operators.GT : codegen_1.operators.LT;
+        const len = it.opts.unicode === false ? (0, codegen_1._)`${data}.length` : (0, codegen_1._)`${(0, util_1.useFunc)(cxt.gen, ucs2length_1.default)}(${data})`;
+        cxt.fail$data((0, codegen_1._)`${len} ${op} ${schemaCode}`);
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/pattern.js
+var require_pattern = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/pattern.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var code_1 = require_code2();
+    var util_1 = require_util();
+    var codegen_1 = require_codegen();
+    var error2 = {
+      message: ({ schemaCode }) => (0, codegen_1.str)`must match pattern "${schemaCode}"`,
+      params: ({ schemaCode }) => (0, codegen_1._)`{pattern: ${schemaCode}}`
+    };
+    var def = {
+      keyword: "pattern",
+      type: "string",
+      schemaType: "string",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { gen, data, $data, schema, schemaCode, it } = cxt;
+        const u2 = it.opts.unicodeRegExp ? "u" : "";
+        if ($data) {
+          const { regExp } = it.opts.code;
+          const regExpCode = regExp.code === "new RegExp" ? (0, codegen_1._)`new RegExp` : (0, util_1.useFunc)(gen, regExp);
+          const valid = gen.let("valid");
+          gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u2}).test(${data})`), () => gen.assign(valid, false));
+          cxt.fail$data((0, codegen_1._)`!${valid}`);
+        } else {
+          const regExp = (0, code_1.usePattern)(cxt, schema);
+          cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/limitProperties.js
+var require_limitProperties = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/limitProperties.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var error2 = {
+      message({ keyword, schemaCode }) {
+        const comp = keyword === "maxProperties" ? "more" : "fewer";
+        return (0, codegen_1.str)`must NOT have ${comp} than ${schemaCode} properties`;
+      },
+      params: ({ schemaCode }) => (0, codegen_1._)`{limit: ${schemaCode}}`
+    };
+    var def = {
+      keyword: ["maxProperties", "minProperties"],
+      type: "object",
+      schemaType: "number",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { keyword, data, schemaCode } = cxt;
+        const op = keyword === "maxProperties" ? codegen_1.operators.GT : codegen_1.operators.LT;
+        cxt.fail$data((0, codegen_1._)`Object.keys(${data}).length ${op} ${schemaCode}`);
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/required.js
+var require_required = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/required.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var code_1 = require_code2();
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var error2 = {
+      message: ({ params: { missingProperty } }) => (0, codegen_1.str)`must have required property '${missingProperty}'`,
+      params: ({ params: { missingProperty } }) => (0, codegen_1._)`{missingProperty: ${missingProperty}}`
+    };
+    var def = {
+      keyword: "required",
+      type: "object",
+      schemaType: "array",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { gen, schema, schemaCode, data, $data, it } = cxt;
+        const { opts } = it;
+        if (!$data && schema.length === 0)
+          return;
+        const useLoop = schema.length >= opts.loopRequired;
+        if (it.allErrors)
+          allErrorsMode();
+        else
+          exitOnErrorMode();
+        if (opts.strictRequired) {
+          const props = cxt.parentSchema.properties;
+          const { definedProperties } = cxt.it;
+          for (const requiredKey of schema) {
+            if ((props === null || props === void 0 ? void 0 : props[requiredKey]) === void 0 && !definedProperties.has(requiredKey)) {
+              const schemaPath = it.schemaEnv.baseId + it.errSchemaPath;
+              const msg = `required property "${requiredKey}" is not defined at "${schemaPath}" (strictRequired)`;
+              (0, util_1.checkStrictMode)(it, msg, it.opts.strictRequired);
+            }
+          }
+        }
+        function allErrorsMode() {
+          if (useLoop || $data) {
+            cxt.block$data(codegen_1.nil, loopAllRequired);
+          } else {
+            for (const prop of schema) {
+              (0, code_1.checkReportMissingProp)(cxt, prop);
+            }
+          }
+        }
+        function exitOnErrorMode() {
+          const missing = gen.let("missing");
+          if (useLoop || $data) {
+            const valid = gen.let("valid", true);
+            cxt.block$data(valid, () => loopUntilMissing(missing, valid));
+            cxt.ok(valid);
+          } else {
+            gen.if((0, code_1.checkMissingProp)(cxt, schema, missing));
+            (0, code_1.reportMissingProp)(cxt, missing);
+            gen.else();
+          }
+        }
+        function loopAllRequired() {
+          gen.forOf("prop", schemaCode, (prop) => {
+            cxt.setParams({ missingProperty: prop });
+            gen.if((0, code_1.noPropertyInData)(gen, data, prop, opts.ownProperties), () => cxt.error());
+          });
+        }
+        function loopUntilMissing(missing, valid) {
+          cxt.setParams({ missingProperty: missing });
+          gen.forOf(missing, schemaCode, () => {
+            gen.assign(valid, (0, code_1.propertyInData)(gen, data, missing, opts.ownProperties));
+            gen.if((0, codegen_1.not)(valid), () => {
+              cxt.error();
+              gen.break();
+            });
+          }, codegen_1.nil);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/limitItems.js
+var require_limitItems = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/limitItems.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var error2 = {
+      message({ keyword, schemaCode }) {
+        const comp = keyword === "maxItems" ? "more" : "fewer";
+        return (0, codegen_1.str)`must NOT have ${comp} than ${schemaCode} items`;
+      },
+      params: ({ schemaCode }) => (0, codegen_1._)`{limit: ${schemaCode}}`
+    };
+    var def = {
+      keyword: ["maxItems", "minItems"],
+      type: "array",
+      schemaType: "number",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { keyword, data, schemaCode } = cxt;
+        const op = keyword === "maxItems" ? codegen_1.operators.GT : codegen_1.operators.LT;
+        cxt.fail$data((0, codegen_1._)`${data}.length ${op} ${schemaCode}`);
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/runtime/equal.js
+var require_equal = __commonJS({
+  "node_modules/ajv/dist/runtime/equal.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var equal = require_fast_deep_equal();
+    equal.code = 'require("ajv/dist/runtime/equal").default';
+    exports.default = equal;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/uniqueItems.js
+var require_uniqueItems = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/uniqueItems.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dataType_1 = require_dataType();
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var equal_1 = require_equal();
+    var error2 = {
+      message: ({ params: { i: i2, j } }) => (0, codegen_1.str)`must NOT have duplicate items (items ## ${j} and ${i2} are identical)`,
+      params: ({ params: { i: i2, j } }) => (0, codegen_1._)`{i: ${i2}, j: ${j}}`
+    };
+    var def = {
+      keyword: "uniqueItems",
+      type: "array",
+      schemaType: "boolean",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { gen, data, $data, schema, parentSchema, schemaCode, it } = cxt;
+        if (!$data && !schema)
+          return;
+        const valid = gen.let("valid");
+        const itemTypes = parentSchema.items ? (0, dataType_1.getSchemaTypes)(parentSchema.items) : [];
+        cxt.block$data(valid, validateUniqueItems, (0, codegen_1._)`${schemaCode} === false`);
+        cxt.ok(valid);
+        function validateUniqueItems() {
+          const i2 = gen.let("i", (0, codegen_1._)`${data}.length`);
+          const j = gen.let("j");
+          cxt.setParams({ i: i2, j });
+          gen.assign(valid, true);
+          gen.if((0, codegen_1._)`${i2} > 1`, () => (canOptimize() ? loopN : loopN2)(i2, j));
+        }
+        function canOptimize() {
+          return itemTypes.length > 0 && !itemTypes.some((t) => t === "object" || t === "array");
+        }
+        function loopN(i2, j) {
+          const item = gen.name("item");
+          const wrongType = (0, dataType_1.checkDataTypes)(itemTypes, item, it.opts.strictNumbers, dataType_1.DataType.Wrong);
+          const indices = gen.const("indices", (0, codegen_1._)`{}`);
+          gen.for((0, codegen_1._)`;${i2}--;`, () => {
+            gen.let(item, (0, codegen_1._)`${data}[${i2}]`);
+            gen.if(wrongType, (0, codegen_1._)`continue`);
+            if (itemTypes.length > 1)
+              gen.if((0, codegen_1._)`typeof ${item} == "string"`, (0, codegen_1._)`${item} += "_"`);
+            gen.if((0, codegen_1._)`typeof ${indices}[${item}] == "number"`, () => {
+              gen.assign(j, (0, codegen_1._)`${indices}[${item}]`);
+              cxt.error();
+              gen.assign(valid, false).break();
+            }).code((0, codegen_1._)`${indices}[${item}] = ${i2}`);
+          });
+        }
+        function loopN2(i2, j) {
+          const eql = (0, util_1.useFunc)(gen, equal_1.default);
+          const outer = gen.name("outer");
+          gen.label(outer).for((0, codegen_1._)`;${i2}--;`, () => gen.for((0, codegen_1._)`${j} = ${i2}; ${j}--;`, () => gen.if((0, codegen_1._)`${eql}(${data}[${i2}], ${data}[${j}])`, () => {
+            cxt.error();
+            gen.assign(valid, false).break(outer);
+          })));
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/const.js
+var require_const = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/const.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var equal_1 = require_equal();
+    var error2 = {
+      message: "must be equal to constant",
+      params: ({ schemaCode }) => (0, codegen_1._)`{allowedValue: ${schemaCode}}`
+    };
+    var def = {
+      keyword: "const",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { gen, data, $data, schemaCode, schema } = cxt;
+        if ($data || schema && typeof schema == "object") {
+          cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data}, ${schemaCode})`);
+        } else {
+          cxt.fail((0, codegen_1._)`${schema} !== ${data}`);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/enum.js
+var require_enum = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/enum.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var equal_1 = require_equal();
+    var error2 = {
+      message: "must be equal to one of the allowed values",
+      params: ({ schemaCode }) => (0, codegen_1._)`{allowedValues: ${schemaCode}}`
+    };
+    var def = {
+      keyword: "enum",
+      schemaType: "array",
+      $data: true,
+      error: error2,
+      code(cxt) {
+        const { gen, data, $data, schema, schemaCode, it } = cxt;
+        if (!$data && schema.length === 0)
+          throw new Error("enum must have non-empty array");
+        const useLoop = schema.length >= it.opts.loopEnum;
+        let eql;
+        const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
+        let valid;
+        if (useLoop || $data) {
+          valid = gen.let("valid");
+          cxt.block$data(valid, loopEnum);
+        } else {
+          if (!Array.isArray(schema))
+            throw new Error("ajv implementation error");
+          const vSchema = gen.const("vSchema", schemaCode);
+          valid = (0, codegen_1.or)(...schema.map((_x, i2) => equalCode(vSchema, i2)));
+        }
+        cxt.pass(valid);
+        function loopEnum() {
+          gen.assign(valid, false);
+          gen.forOf("v", schemaCode, (v) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v})`, () => gen.assign(valid, true).break()));
+        }
+        function equalCode(vSchema, i2) {
+          const sch = schema[i2];
+          return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data}, ${vSchema}[${i2}])` : (0, codegen_1._)`${data} === ${sch}`;
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/index.js
+var require_validation = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var limitNumber_1 = require_limitNumber();
+    var multipleOf_1 = require_multipleOf();
+    var limitLength_1 = require_limitLength();
+    var pattern_1 = require_pattern();
+    var limitProperties_1 = require_limitProperties();
+    var required_1 = require_required();
+    var limitItems_1 = require_limitItems();
+    var uniqueItems_1 = require_uniqueItems();
+    var const_1 = require_const();
+    var enum_1 = require_enum();
+    var validation = [
+      // number
+      limitNumber_1.default,
+      multipleOf_1.default,
+      // string
+      limitLength_1.default,
+      pattern_1.default,
+      // object
+      limitProperties_1.default,
+      required_1.default,
+      // array
+      limitItems_1.default,
+      uniqueItems_1.default,
+      // any
+      { keyword: "type", schemaType: ["string", "array"] },
+      { keyword: "nullable", schemaType: "boolean" },
+      const_1.default,
+      enum_1.default
+    ];
+    exports.default = validation;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/additionalItems.js
+var require_additionalItems = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/additionalItems.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.validateAdditionalItems = void 0;
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var error2 = {
+      message: ({ params: { len } }) => (0, codegen_1.str)`must NOT have more than ${len} items`,
+      params: ({ params: { len } }) => (0, codegen_1._)`{limit: ${len}}`
+    };
+    var def = {
+      keyword: "additionalItems",
+      type: "array",
+      schemaType: ["boolean", "object"],
+      before: "uniqueItems",
+      error: error2,
+      code(cxt) {
+        const { parentSchema, it } = cxt;
+        const { items } = parentSchema;
+        if (!Array.isArray(items)) {
+          (0, util_1.checkStrictMode)(it, '"additionalItems" is ignored when "items" is not an array of schemas');
+          return;
+        }
+        validateAdditionalItems(cxt, items);
+      }
+    };
+    function validateAdditionalItems(cxt, items) {
+      const { gen, schema, data, keyword, it } = cxt;
+      it.items = true;
+      const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+      if (schema === false) {
+        cxt.setParams({ len: items.length });
+        cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
+      } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+        const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
+        gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
+        cxt.ok(valid);
+      }
+      function validateItems(valid) {
+        gen.forRange("i", items.length, len, (i2) => {
+          cxt.subschema({ keyword, dataProp: i2, dataPropType: util_1.Type.Num }, valid);
+          if (!it.allErrors)
+            gen.if((0, codegen_1.not)(valid), () => gen.break());
+        });
+      }
+    }
+    exports.validateAdditionalItems = validateAdditionalItems;
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/items.js
+var require_items = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/items.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.validateTuple = void 0;
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var code_1 = require_code2();
+    var def = {
+      keyword: "items",
+      type: "array",
+      schemaType: ["object", "array", "boolean"],
+      before: "uniqueItems",
+      code(cxt) {
+        const { schema, it } = cxt;
+        if (Array.isArray(schema))
+          return validateTuple(cxt, "additionalItems", schema);
+        it.items = true;
+        if ((0, util_1.alwaysValidSchema)(it, schema))
+          return;
+        cxt.ok((0, code_1.validateArray)(cxt));
+      }
+    };
+    function validateTuple(cxt, extraItems, schArr = cxt.schema) {
+      const { gen, parentSchema, data, keyword, it } = cxt;
+      checkStrictTuple(parentSchema);
+      if (it.opts.unevaluated && schArr.length && it.items !== true) {
+        it.items = util_1.mergeEvaluated.items(gen, schArr.length, it.items);
+      }
+      const valid = gen.name("valid");
+      const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+      schArr.forEach((sch, i2) => {
+        if ((0, util_1.alwaysValidSchema)(it, sch))
+          return;
+        gen.if((0, codegen_1._)`${len} > ${i2}`, () => cxt.subschema({
+          keyword,
+          schemaProp: i2,
+          dataProp: i2
+        }, valid));
+        cxt.ok(valid);
+      });
+      function checkStrictTuple(sch) {
+        const { opts, errSchemaPath } = it;
+        const l = schArr.length;
+        const fullTuple = l === sch.minItems && (l === sch.maxItems || sch[extraItems] === false);
+        if (opts.strictTuples && !fullTuple) {
+          const msg = `"${keyword}" is ${l}-tuple, but minItems or maxItems/${extraItems} are not specified or different at path "${errSchemaPath}"`;
+          (0, util_1.checkStrictMode)(it, msg, opts.strictTuples);
+        }
+      }
+    }
+    exports.validateTuple = validateTuple;
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/prefixItems.js
+var require_prefixItems = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/prefixItems.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var items_1 = require_items();
+    var def = {
+      keyword: "prefixItems",
+      type: "array",
+      schemaType: ["array"],
+      before: "uniqueItems",
+      code: (cxt) => (0, items_1.validateTuple)(cxt, "items")
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/items2020.js
+var require_items2020 = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/items2020.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var code_1 = require_code2();
+    var additionalItems_1 = require_additionalItems();
+    var error2 = {
+      message: ({ params: { len } }) => (0, codegen_1.str)`must NOT have more than ${len} items`,
+      params: ({ params: { len } }) => (0, codegen_1._)`{limit: ${len}}`
+    };
+    var def = {
+      keyword: "items",
+      type: "array",
+      schemaType: ["object", "boolean"],
+      before: "uniqueItems",
+      error: error2,
+      code(cxt) {
+        const { schema, parentSchema, it } = cxt;
+        const { prefixItems } = parentSchema;
+        it.items = true;
+        if ((0, util_1.alwaysValidSchema)(it, schema))
+          return;
+        if (prefixItems)
+          (0, additionalItems_1.validateAdditionalItems)(cxt, prefixItems);
+        else
+          cxt.ok((0, code_1.validateArray)(cxt));
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/contains.js
+var require_contains = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/contains.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var error2 = {
+      message: ({ params: { min, max } }) => max === void 0 ? (0, codegen_1.str)`must contain at least ${min} valid item(s)` : (0, codegen_1.str)`must contain at least ${min} and no more than ${max} valid item(s)`,
+      params: ({ params: { min, max } }) => max === void 0 ? (0, codegen_1._)`{minContains: ${min}}` : (0, codegen_1._)`{minContains: ${min}, maxContains: ${max}}`
+    };
+    var def = {
+      keyword: "contains",
+      type: "array",
+      schemaType: ["object", "boolean"],
+      before: "uniqueItems",
+      trackErrors: true,
+      error: error2,
+      code(cxt) {
+        const { gen, schema, parentSchema, data, it } = cxt;
+        let min;
+        let max;
+        const { minContains, maxContains } = parentSchema;
+        if (it.opts.next) {
+          min = minContains === void 0 ? 1 : minContains;
+          max = maxContains;
+        } else {
+          min = 1;
+        }
+        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+        cxt.setParams({ min, max });
+        if (max === void 0 && min === 0) {
+          (0, util_1.checkStrictMode)(it, `"minContains" == 0 without "maxContains": "contains" keyword ignored`);
+          return;
+        }
+        if (max !== void 0 && min > max) {
+          (0, util_1.checkStrictMode)(it, `"minContains" > "maxContains" is always invalid`);
+          cxt.fail();
+          return;
+        }
+        if ((0, util_1.alwaysValidSchema)(it, schema)) {
+          let cond = (0, codegen_1._)`${len} >= ${min}`;
+          if (max !== void 0)
+            cond = (0, codegen_1._)`${cond} && ${len} <= ${max}`;
+          cxt.pass(cond);
+          return;
+        }
+        it.items = true;
+        const valid = gen.name("valid");
+        if (max === void 0 && min === 1) {
+          validateItems(valid, () => gen.if(valid, () => gen.break()));
+        } else if (min === 0) {
+          gen.let(valid, true);
+          if (max !== void 0)
+            gen.if((0, codegen_1._)`${data}.length > 0`, validateItemsWithCount);
+        } else {
+          gen.let(valid, false);
+          validateItemsWithCount();
+        }
+        cxt.result(valid, () => cxt.reset());
+        function validateItemsWithCount() {
+          const schValid = gen.name("_valid");
+          const count2 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
+        }
+        function validateItems(_valid, block) {
+          gen.forRange("i", 0, len, (i2) => {
+            cxt.subschema({
+              keyword: "contains",
+              dataProp: i2,
+              dataPropType: util_1.Type.Num,
+              compositeRule: true
+            }, _valid);
+            block();
+          });
+        }
+        function checkLimits(count2) {
+          gen.code((0, codegen_1._)`${count2}++`);
+          if (max === void 0) {
+            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
+          } else {
+            gen.if((0, codegen_1._)`${count2} > ${max}`, () => gen.assign(valid, false).break());
+            if (min === 1)
+              gen.assign(valid, true);
+            else
+              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
+          }
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/dependencies.js
+var require_dependencies = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/dependencies.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.validateSchemaDeps = exports.validatePropertyDeps = exports.error = void 0;
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var code_1 = require_code2();
+    exports.error = {
+      message: ({ params: { property, depsCount, deps } }) => {
+        const property_ies = depsCount === 1 ? "property" : "properties";
+        return (0, codegen_1.str)`must have ${property_ies} ${deps} when property ${property} is present`;
+      },
+      params: ({ params: { property, depsCount, deps, missingProperty } }) => (0, codegen_1._)`{property: ${property},
+    missingProperty: ${missingProperty},
+    depsCount: ${depsCount},
+    deps: ${deps}}`
+      // TODO change to reference
+    };
+    var def = {
+      keyword: "dependencies",
+      type: "object",
+      schemaType: "object",
+      error: exports.error,
+      code(cxt) {
+        const [propDeps, schDeps] = splitDependencies(cxt);
+        validatePropertyDeps(cxt, propDeps);
+        validateSchemaDeps(cxt, schDeps);
+      }
+    };
+    function splitDependencies({ schema }) {
+      const propertyDeps = {};
+      const schemaDeps = {};
+      for (const key in schema) {
+        if (key === "__proto__")
+          continue;
+        const deps = Array.isArray(schema[key]) ? propertyDeps : schemaDeps;
+        deps[key] = schema[key];
+      }
+      return [propertyDeps, schemaDeps];
+    }
+    function validatePropertyDeps(cxt, propertyDeps = cxt.schema) {
+      const { gen, data, it } = cxt;
+      if (Object.keys(propertyDeps).length === 0)
+        return;
+      const missing = gen.let("missing");
+      for (const prop in propertyDeps) {
+        const deps = propertyDeps[prop];
+        if (deps.length === 0)
+          continue;
+        const hasProperty = (0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties);
+        cxt.setParams({
+          property: prop,
+          depsCount: deps.length,
+          deps: deps.join(", ")
+        });
+        if (it.allErrors) {
+          gen.if(hasProperty, () => {
+            for (const depProp of deps) {
+              (0, code_1.checkReportMissingProp)(cxt, depProp);
+            }
+          });
+        } else {
+          gen.if((0, codegen_1._)`${hasProperty} && (${(0, code_1.checkMissingProp)(cxt, deps, missing)})`);
+          (0, code_1.reportMissingProp)(cxt, missing);
+          gen.else();
+        }
+      }
+    }
+    exports.validatePropertyDeps = validatePropertyDeps;
+    function validateSchemaDeps(cxt, schemaDeps = cxt.schema) {
+      const { gen, data, keyword, it } = cxt;
+      const valid = gen.name("valid");
+      for (const prop in schemaDeps) {
+        if ((0, util_1.alwaysValidSchema)(it, schemaDeps[prop]))
+          continue;
+        gen.if(
+          (0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties),
+          () => {
+            const schCxt = cxt.subschema({ keyword, schemaProp: prop }, valid);
+            cxt.mergeValidEvaluated(schCxt, valid);
+          },
+          () => gen.var(valid, true)
+          // TODO var
+        );
+        cxt.ok(valid);
+      }
+    }
+    exports.validateSchemaDeps = validateSchemaDeps;
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/propertyNames.js
+var require_propertyNames = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/propertyNames.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var error2 = {
+      message: "property name must be valid",
+      params: ({ params }) => (0, codegen_1._)`{propertyName: ${params.propertyName}}`
+    };
+    var def = {
+      keyword: "propertyNames",
+      type: "object",
+      schemaType: ["object", "boolean"],
+      error: error2,
+      code(cxt) {
+        const { gen, schema, data, it } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it, schema))
+          return;
+        const valid = gen.name("valid");
+        gen.forIn("key", data, (key) => {
+          cxt.setParams({ propertyName: key });
+          cxt.subschema({
+            keyword: "propertyNames",
+            data: key,
+            dataTypes: ["string"],
+            propertyName: key,
+            compositeRule: true
+          }, valid);
+          gen.if((0, codegen_1.not)(valid), () => {
+            cxt.error(true);
+            if (!it.allErrors)
+              gen.break();
+          });
+        });
+        cxt.ok(valid);
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js
+var require_additionalProperties = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var code_1 = require_code2();
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var util_1 = require_util();
+    var error2 = {
+      message: "must NOT have additional properties",
+      params: ({ params }) => (0, codegen_1._)`{additionalProperty: ${params.additionalProperty}}`
+    };
+    var def = {
+      keyword: "additionalProperties",
+      type: ["object"],
+      schemaType: ["boolean", "object"],
+      allowUndefined: true,
+      trackErrors: true,
+      error: error2,
+      code(cxt) {
+        const { gen, schema, parentSchema, data, errsCount, it } = cxt;
+        if (!errsCount)
+          throw new Error("ajv implementation error");
+        const { allErrors, opts } = it;
+        it.props = true;
+        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it, schema))
+          return;
+        const props = (0, code_1.allSchemaProperties)(parentSchema.properties);
+        const patProps = (0, code_1.allSchemaProperties)(parentSchema.patternProperties);
+        checkAdditionalProperties();
+        cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
+        function checkAdditionalProperties() {
+          gen.forIn("key", data, (key) => {
+            if (!props.length && !patProps.length)
+              additionalPropertyCode(key);
+            else
+              gen.if(isAdditional(key), () => additionalPropertyCode(key));
+          });
+        }
+        function isAdditional(key) {
+          let definedProp;
+          if (props.length > 8) {
+            const propsSchema = (0, util_1.schemaRefOrVal)(it, parentSchema.properties, "properties");
+            definedProp = (0, code_1.isOwnProperty)(gen, propsSchema, key);
+          } else if (props.length) {
+            definedProp = (0, codegen_1.or)(...props.map((p) => (0, codegen_1._)`${key} === ${p}`));
+          } else {
+            definedProp = codegen_1.nil;
+          }
+          if (patProps.length) {
+            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p)}.test(${key})`));
+          }
+          return (0, codegen_1.not)(definedProp);
+        }
+        function deleteAdditional(key) {
+          gen.code((0, codegen_1._)`delete ${data}[${key}]`);
+        }
+        function additionalPropertyCode(key) {
+          if (opts.removeAdditional === "all" || opts.removeAdditional && schema === false) {
+            deleteAdditional(key);
+            return;
+          }
+          if (schema === false) {
+            cxt.setParams({ additionalProperty: key });
+            cxt.error();
+            if (!allErrors)
+              gen.break();
+            return;
+          }
+          if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+            const valid = gen.name("valid");
+            if (opts.removeAdditional === "failing") {
+              applyAdditionalSchema(key, valid, false);
+              gen.if((0, codegen_1.not)(valid), () => {
+                cxt.reset();
+                deleteAdditional(key);
+              });
+            } else {
+              applyAdditionalSchema(key, valid);
+              if (!allErrors)
+                gen.if((0, codegen_1.not)(valid), () => gen.break());
+            }
+          }
+        }
+        function applyAdditionalSchema(key, valid, errors) {
+          const subschema = {
+            keyword: "additionalProperties",
+            dataProp: key,
+            dataPropType: util_1.Type.Str
+          };
+          if (errors === false) {
+            Object.assign(subschema, {
+              compositeRule: true,
+              createErrors: false,
+              allErrors: false
+            });
+          }
+          cxt.subschema(subschema, valid);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/properties.js
+var require_properties = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/properties.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var validate_1 = require_validate();
+    var code_1 = require_code2();
+    var util_1 = require_util();
+    var additionalProperties_1 = require_additionalProperties();
+    var def = {
+      keyword: "properties",
+      type: "object",
+      schemaType: "object",
+      code(cxt) {
+        const { gen, schema, parentSchema, data, it } = cxt;
+        if (it.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
+          additionalProperties_1.default.code(new validate_1.KeywordCxt(it, additionalProperties_1.default, "additionalProperties"));
+        }
+        const allProps = (0, code_1.allSchemaProperties)(schema);
+        for (const prop of allProps) {
+          it.definedProperties.add(prop);
+        }
+        if (it.opts.unevaluated && allProps.length && it.props !== true) {
+          it.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it.props);
+        }
+        const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema[p]));
+        if (properties.length === 0)
+          return;
+        const valid = gen.name("valid");
+        for (const prop of properties) {
+          if (hasDefault(prop)) {
+            applyPropertySchema(prop);
+          } else {
+            gen.if((0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties));
+            applyPropertySchema(prop);
+            if (!it.allErrors)
+              gen.else().var(valid, true);
+            gen.endIf();
+          }
+          cxt.it.definedProperties.add(prop);
+          cxt.ok(valid);
+        }
+        function hasDefault(prop) {
+          return it.opts.useDefaults && !it.compositeRule && schema[prop].default !== void 0;
+        }
+        function applyPropertySchema(prop) {
+          cxt.subschema({
+            keyword: "properties",
+            schemaProp: prop,
+            dataProp: prop
+          }, valid);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/patternProperties.js
+var require_patternProperties = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/patternProperties.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var code_1 = require_code2();
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var util_2 = require_util();
+    var def = {
+      keyword: "patternProperties",
+      type: "object",
+      schemaType: "object",
+      code(cxt) {
+        const { gen, schema, data, parentSchema, it } = cxt;
+        const { opts } = it;
+        const patterns = (0, code_1.allSchemaProperties)(schema);
+        const alwaysValidPatterns = patterns.filter((p) => (0, util_1.alwaysValidSchema)(it, schema[p]));
+        if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it.opts.unevaluated || it.props === true)) {
+          return;
+        }
+        const checkProperties = opts.strictSchema && !opts.allowMatchingProperties && parentSchema.properties;
+        const valid = gen.name("valid");
+        if (it.props !== true && !(it.props instanceof codegen_1.Name)) {
+          it.props = (0, util_2.evaluatedPropsToName)(gen, it.props);
+        }
+        const { props } = it;
+        validatePatternProperties();
+        function validatePatternProperties() {
+          for (const pat of patterns) {
+            if (checkProperties)
+              checkMatchingProperties(pat);
+            if (it.allErrors) {
+              validateProperties(pat);
+            } else {
+              gen.var(valid, true);
+              validateProperties(pat);
+              gen.if(valid);
+            }
+          }
+        }
+        function checkMatchingProperties(pat) {
+          for (const prop in checkProperties) {
+            if (new RegExp(pat).test(prop)) {
+              (0, util_1.checkStrictMode)(it, `property ${prop} matches pattern ${pat} (use allowMatchingProperties)`);
+            }
+          }
+        }
+        function validateProperties(pat) {
+          gen.forIn("key", data, (key) => {
+            gen.if((0, codegen_1._)`${(0, code_1.usePattern)(cxt, pat)}.test(${key})`, () => {
+              const alwaysValid = alwaysValidPatterns.includes(pat);
+              if (!alwaysValid) {
+                cxt.subschema({
+                  keyword: "patternProperties",
+                  schemaProp: pat,
+                  dataProp: key,
+                  dataPropType: util_2.Type.Str
+                }, valid);
+              }
+              if (it.opts.unevaluated && props !== true) {
+                gen.assign((0, codegen_1._)`${props}[${key}]`, true);
+              } else if (!alwaysValid && !it.allErrors) {
+                gen.if((0, codegen_1.not)(valid), () => gen.break());
+              }
+            });
+          });
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/not.js
+var require_not = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/not.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var util_1 = require_util();
+    var def = {
+      keyword: "not",
+      schemaType: ["object", "boolean"],
+      trackErrors: true,
+      code(cxt) {
+        const { gen, schema, it } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it, schema)) {
+          cxt.fail();
+          return;
+        }
+        const valid = gen.name("valid");
+        cxt.subschema({
+          keyword: "not",
+          compositeRule: true,
+          createErrors: false,
+          allErrors: false
+        }, valid);
+        cxt.failResult(valid, () => cxt.reset(), () => cxt.error());
+      },
+      error: { message: "must NOT be valid" }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/anyOf.js
+var require_anyOf = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/anyOf.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var code_1 = require_code2();
+    var def = {
+      keyword: "anyOf",
+      schemaType: "array",
+      trackErrors: true,
+      code: code_1.validateUnion,
+      error: { message: "must match a schema in anyOf" }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/oneOf.js
+var require_oneOf = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/oneOf.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var error2 = {
+      message: "must match exactly one schema in oneOf",
+      params: ({ params }) => (0, codegen_1._)`{passingSchemas: ${params.passing}}`
+    };
+    var def = {
+      keyword: "oneOf",
+      schemaType: "array",
+      trackErrors: true,
+      error: error2,
+      code(cxt) {
+        const { gen, schema, parentSchema, it } = cxt;
+        if (!Array.isArray(schema))
+          throw new Error("ajv implementation error");
+        if (it.opts.discriminator && parentSchema.discriminator)
+          return;
+        const schArr = schema;
+        const valid = gen.let("valid", false);
+        const passing = gen.let("passing", null);
+        const schValid = gen.name("_valid");
+        cxt.setParams({ passing });
+        gen.block(validateOneOf);
+        cxt.result(valid, () => cxt.reset(), () => cxt.error(true));
+        function validateOneOf() {
+          schArr.forEach((sch, i2) => {
+            let schCxt;
+            if ((0, util_1.alwaysValidSchema)(it, sch)) {
+              gen.var(schValid, true);
+            } else {
+              schCxt = cxt.subschema({
+                keyword: "oneOf",
+                schemaProp: i2,
+                compositeRule: true
+              }, schValid);
+            }
+            if (i2 > 0) {
+              gen.if((0, codegen_1._)`${schValid} && ${valid}`).assign(valid, false).assign(passing, (0, codegen_1._)`[${passing}, ${i2}]`).else();
+            }
+            gen.if(schValid, () => {
+              gen.assign(valid, true);
+              gen.assign(passing, i2);
+              if (schCxt)
+                cxt.mergeEvaluated(schCxt, codegen_1.Name);
+            });
+          });
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/allOf.js
+var require_allOf = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/allOf.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var util_1 = require_util();
+    var def = {
+      keyword: "allOf",
+      schemaType: "array",
+      code(cxt) {
+        const { gen, schema, it } = cxt;
+        if (!Array.isArray(schema))
+          throw new Error("ajv implementation error");
+        const valid = gen.name("valid");
+        schema.forEach((sch, i2) => {
+          if ((0, util_1.alwaysValidSchema)(it, sch))
+            return;
+          const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i2 }, valid);
+          cxt.ok(valid);
+          cxt.mergeEvaluated(schCxt);
+        });
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/if.js
+var require_if = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/if.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var error2 = {
+      message: ({ params }) => (0, codegen_1.str)`must match "${params.ifClause}" schema`,
+      params: ({ params }) => (0, codegen_1._)`{failingKeyword: ${params.ifClause}}`
+    };
+    var def = {
+      keyword: "if",
+      schemaType: ["object", "boolean"],
+      trackErrors: true,
+      error: error2,
+      code(cxt) {
+        const { gen, parentSchema, it } = cxt;
+        if (parentSchema.then === void 0 && parentSchema.else === void 0) {
+          (0, util_1.checkStrictMode)(it, '"if" without "then" and "else" is ignored');
+        }
+        const hasThen = hasSchema(it, "then");
+        const hasElse = hasSchema(it, "else");
+        if (!hasThen && !hasElse)
+          return;
+        const valid = gen.let("valid", true);
+        const schValid = gen.name("_valid");
+        validateIf();
+        cxt.reset();
+        if (hasThen && hasElse) {
+          const ifClause = gen.let("ifClause");
+          cxt.setParams({ ifClause });
+          gen.if(schValid, validateClause("then", ifClause), validateClause("else", ifClause));
+        } else if (hasThen) {
+          gen.if(schValid, validateClause("then"));
+        } else {
+          gen.if((0, codegen_1.not)(schValid), validateClause("else"));
+        }
+        cxt.pass(valid, () => cxt.error(true));
+        function validateIf() {
+          const schCxt = cxt.subschema({
+            keyword: "if",
+            compositeRule: true,
+            createErrors: false,
+            allErrors: false
+          }, schValid);
+          cxt.mergeEvaluated(schCxt);
+        }
+        function validateClause(keyword, ifClause) {
+          return () => {
+            const schCxt = cxt.subschema({ keyword }, schValid);
+            gen.assign(valid, schValid);
+            cxt.mergeValidEvaluated(schCxt, valid);
+            if (ifClause)
+              gen.assign(ifClause, (0, codegen_1._)`${keyword}`);
+            else
+              cxt.setParams({ ifClause: keyword });
+          };
+        }
+      }
+    };
+    function hasSchema(it, keyword) {
+      const schema = it.schema[keyword];
+      return schema !== void 0 && !(0, util_1.alwaysValidSchema)(it, schema);
+    }
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/thenElse.js
+var require_thenElse = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/thenElse.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var util_1 = require_util();
+    var def = {
+      keyword: ["then", "else"],
+      schemaType: ["object", "boolean"],
+      code({ keyword, parentSchema, it }) {
+        if (parentSchema.if === void 0)
+          (0, util_1.checkStrictMode)(it, `"${keyword}" without "if" is ignored`);
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/index.js
+var require_applicator = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var additionalItems_1 = require_additionalItems();
+    var prefixItems_1 = require_prefixItems();
+    var items_1 = require_items();
+    var items2020_1 = require_items2020();
+    var contains_1 = require_contains();
+    var dependencies_1 = require_dependencies();
+    var propertyNames_1 = require_propertyNames();
+    var additionalProperties_1 = require_additionalProperties();
+    var properties_1 = require_properties();
+    var patternProperties_1 = require_patternProperties();
+    var not_1 = require_not();
+    var anyOf_1 = require_anyOf();
+    var oneOf_1 = require_oneOf();
+    var allOf_1 = require_allOf();
+    var if_1 = require_if();
+    var thenElse_1 = require_thenElse();
+    function getApplicator(draft2020 = false) {
+      const applicator = [
+        // any
+        not_1.default,
+        anyOf_1.default,
+        oneOf_1.default,
+        allOf_1.default,
+        if_1.default,
+        thenElse_1.default,
+        // object
+        propertyNames_1.default,
+        additionalProperties_1.default,
+        dependencies_1.default,
+        properties_1.default,
+        patternProperties_1.default
+      ];
+      if (draft2020)
+        applicator.push(prefixItems_1.default, items2020_1.default);
+      else
+        applicator.push(additionalItems_1.default, items_1.default);
+      applicator.push(contains_1.default);
+      return applicator;
+    }
+    exports.default = getApplicator;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
+var require_dynamicAnchor = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.dynamicAnchor = void 0;
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var compile_1 = require_compile();
+    var ref_1 = require_ref();
+    var def = {
+      keyword: "$dynamicAnchor",
+      schemaType: "string",
+      code: (cxt) => dynamicAnchor(cxt, cxt.schema)
+    };
+    function dynamicAnchor(cxt, anchor) {
+      const { gen, it } = cxt;
+      it.schemaEnv.root.dynamicAnchors[anchor] = true;
+      const v = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
+      const validate3 = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
+      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate3));
+    }
+    exports.dynamicAnchor = dynamicAnchor;
+    function _getValidate(cxt) {
+      const { schemaEnv, schema, self } = cxt.it;
+      const { root, baseId, localRefs, meta } = schemaEnv.root;
+      const { schemaId } = self.opts;
+      const sch = new compile_1.SchemaEnv({ schema, schemaId, root, baseId, localRefs, meta });
+      compile_1.compileSchema.call(self, sch);
+      return (0, ref_1.getValidate)(cxt, sch);
+    }
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
+var require_dynamicRef = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.dynamicRef = void 0;
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var ref_1 = require_ref();
+    var def = {
+      keyword: "$dynamicRef",
+      schemaType: "string",
+      code: (cxt) => dynamicRef(cxt, cxt.schema)
+    };
+    function dynamicRef(cxt, ref) {
+      const { gen, keyword, it } = cxt;
+      if (ref[0] !== "#")
+        throw new Error(`"${keyword}" only supports hash fragment reference`);
+      const anchor = ref.slice(1);
+      if (it.allErrors) {
+        _dynamicRef();
+      } else {
+        const valid = gen.let("valid", false);
+        _dynamicRef(valid);
+        cxt.ok(valid);
+      }
+      function _dynamicRef(valid) {
+        if (it.schemaEnv.root.dynamicAnchors[anchor]) {
+          const v = gen.let("_v", (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`);
+          gen.if(v, _callRef(v, valid), _callRef(it.validateName, valid));
+        } else {
+          _callRef(it.validateName, valid)();
+        }
+      }
+      function _callRef(validate3, valid) {
+        return valid ? () => gen.block(() => {
+          (0, ref_1.callRef)(cxt, validate3);
+          gen.let(valid, true);
+        }) : () => (0, ref_1.callRef)(cxt, validate3);
+      }
+    }
+    exports.dynamicRef = dynamicRef;
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
+var require_recursiveAnchor = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dynamicAnchor_1 = require_dynamicAnchor();
+    var util_1 = require_util();
+    var def = {
+      keyword: "$recursiveAnchor",
+      schemaType: "boolean",
+      code(cxt) {
+        if (cxt.schema)
+          (0, dynamicAnchor_1.dynamicAnchor)(cxt, "");
+        else
+          (0, util_1.checkStrictMode)(cxt.it, "$recursiveAnchor: false is ignored");
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
+var require_recursiveRef = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dynamicRef_1 = require_dynamicRef();
+    var def = {
+      keyword: "$recursiveRef",
+      schemaType: "string",
+      code: (cxt) => (0, dynamicRef_1.dynamicRef)(cxt, cxt.schema)
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/index.js
+var require_dynamic = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dynamicAnchor_1 = require_dynamicAnchor();
+    var dynamicRef_1 = require_dynamicRef();
+    var recursiveAnchor_1 = require_recursiveAnchor();
+    var recursiveRef_1 = require_recursiveRef();
+    var dynamic = [dynamicAnchor_1.default, dynamicRef_1.default, recursiveAnchor_1.default, recursiveRef_1.default];
+    exports.default = dynamic;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
+var require_dependentRequired = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dependencies_1 = require_dependencies();
+    var def = {
+      keyword: "dependentRequired",
+      type: "object",
+      schemaType: "object",
+      error: dependencies_1.error,
+      code: (cxt) => (0, dependencies_1.validatePropertyDeps)(cxt)
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
+var require_dependentSchemas = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dependencies_1 = require_dependencies();
+    var def = {
+      keyword: "dependentSchemas",
+      type: "object",
+      schemaType: "object",
+      code: (cxt) => (0, dependencies_1.validateSchemaDeps)(cxt)
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/limitContains.js
+var require_limitContains = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var util_1 = require_util();
+    var def = {
+      keyword: ["maxContains", "minContains"],
+      type: "array",
+      schemaType: "number",
+      code({ keyword, parentSchema, it }) {
+        if (parentSchema.contains === void 0) {
+          (0, util_1.checkStrictMode)(it, `"${keyword}" without "contains" is ignored`);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/next.js
+var require_next = __commonJS({
+  "node_modules/ajv/dist/vocabularies/next.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dependentRequired_1 = require_dependentRequired();
+    var dependentSchemas_1 = require_dependentSchemas();
+    var limitContains_1 = require_limitContains();
+    var next = [dependentRequired_1.default, dependentSchemas_1.default, limitContains_1.default];
+    exports.default = next;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
+var require_unevaluatedProperties = __commonJS({
+  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var names_1 = require_names();
+    var error2 = {
+      message: "must NOT have unevaluated properties",
+      params: ({ params }) => (0, codegen_1._)`{unevaluatedProperty: ${params.unevaluatedProperty}}`
+    };
+    var def = {
+      keyword: "unevaluatedProperties",
+      type: "object",
+      schemaType: ["boolean", "object"],
+      trackErrors: true,
+      error: error2,
+      code(cxt) {
+        const { gen, schema, data, errsCount, it } = cxt;
+        if (!errsCount)
+          throw new Error("ajv implementation error");
+        const { allErrors, props } = it;
+        if (props instanceof codegen_1.Name) {
+          gen.if((0, codegen_1._)`${props} !== true`, () => gen.forIn("key", data, (key) => gen.if(unevaluatedDynamic(props, key), () => unevaluatedPropCode(key))));
+        } else if (props !== true) {
+          gen.forIn("key", data, (key) => props === void 0 ? unevaluatedPropCode(key) : gen.if(unevaluatedStatic(props, key), () => unevaluatedPropCode(key)));
+        }
+        it.props = true;
+        cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
+        function unevaluatedPropCode(key) {
+          if (schema === false) {
+            cxt.setParams({ unevaluatedProperty: key });
+            cxt.error();
+            if (!allErrors)
+              gen.break();
+            return;
+          }
+          if (!(0, util_1.alwaysValidSchema)(it, schema)) {
+            const valid = gen.name("valid");
+            cxt.subschema({
+              keyword: "unevaluatedProperties",
+              dataProp: key,
+              dataPropType: util_1.Type.Str
+            }, valid);
+            if (!allErrors)
+              gen.if((0, codegen_1.not)(valid), () => gen.break());
+          }
+        }
+        function unevaluatedDynamic(evaluatedProps, key) {
+          return (0, codegen_1._)`!${evaluatedProps} || !${evaluatedProps}[${key}]`;
+        }
+        function unevaluatedStatic(evaluatedProps, key) {
+          const ps = [];
+          for (const p in evaluatedProps) {
+            if (evaluatedProps[p] === true)
+              ps.push((0, codegen_1._)`${key} !== ${p}`);
+          }
+          return (0, codegen_1.and)(...ps);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
+var require_unevaluatedItems = __commonJS({
+  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util();
+    var error2 = {
+      message: ({ params: { len } }) => (0, codegen_1.str)`must NOT have more than ${len} items`,
+      params: ({ params: { len } }) => (0, codegen_1._)`{limit: ${len}}`
+    };
+    var def = {
+      keyword: "unevaluatedItems",
+      type: "array",
+      schemaType: ["boolean", "object"],
+      error: error2,
+      code(cxt) {
+        const { gen, schema, data, it } = cxt;
+        const items = it.items || 0;
+        if (items === true)
+          return;
+        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+        if (schema === false) {
+          cxt.setParams({ len: items });
+          cxt.fail((0, codegen_1._)`${len} > ${items}`);
+        } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+          const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
+          gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items));
+          cxt.ok(valid);
+        }
+        it.items = true;
+        function validateItems(valid, from) {
+          gen.forRange("i", from, len, (i2) => {
+            cxt.subschema({ keyword: "unevaluatedItems", dataProp: i2, dataPropType: util_1.Type.Num }, valid);
+            if (!it.allErrors)
+              gen.if((0, codegen_1.not)(valid), () => gen.break());
+          });
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/unevaluated/index.js
+var require_unevaluated = __commonJS({
+  "node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var unevaluatedProperties_1 = require_unevaluatedProperties();
+    var unevaluatedItems_1 = require_unevaluatedItems();
+    var unevaluated = [unevaluatedProperties_1.default, unevaluatedItems_1.default];
+    exports.default = unevaluated;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/format/format.js
+var require_format = __commonJS({
+  "node_modules/ajv/dist/vocabularies/format/format.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var error2 = {
+      message: ({ schemaCode }) => (0, codegen_1.str)`must match format "${schemaCode}"`,
+      params: ({ schemaCode }) => (0, codegen_1._)`{format: ${schemaCode}}`
+    };
+    var def = {
+      keyword: "format",
+      type: ["number", "string"],
+      schemaType: "string",
+      $data: true,
+      error: error2,
+      code(cxt, ruleType) {
+        const { gen, data, $data, schema, schemaCode, it } = cxt;
+        const { opts, errSchemaPath, schemaEnv, self } = it;
+        if (!opts.validateFormats)
+          return;
+        if ($data)
+          validate$DataFormat();
+        else
+          validateFormat();
+        function validate$DataFormat() {
+          const fmts = gen.scopeValue("formats", {
+            ref: self.formats,
+            code: opts.code.formats
+          });
+          const fDef = gen.const("fDef", (0, codegen_1._)`${fmts}[${schemaCode}]`);
+          const fType = gen.let("fType");
+          const format2 = gen.let("format");
+          gen.if((0, codegen_1._)`typeof ${fDef} == "object" && !(${fDef} instanceof RegExp)`, () => gen.assign(fType, (0, codegen_1._)`${fDef}.type || "string"`).assign(format2, (0, codegen_1._)`${fDef}.validate`), () => gen.assign(fType, (0, codegen_1._)`"string"`).assign(format2, fDef));
+          cxt.fail$data((0, codegen_1.or)(unknownFmt(), invalidFmt()));
+          function unknownFmt() {
+            if (opts.strictSchema === false)
+              return codegen_1.nil;
+            return (0, codegen_1._)`${schemaCode} && !${format2}`;
+          }
+          function invalidFmt() {
+            const callFormat = schemaEnv.$async ? (0, codegen_1._)`(${fDef}.async ? await ${format2}(${data}) : ${format2}(${data}))` : (0, codegen_1._)`${format2}(${data})`;
+            const validData = (0, codegen_1._)`(typeof ${format2} == "function" ? ${callFormat} : ${format2}.test(${data}))`;
+            return (0, codegen_1._)`${format2} && ${format2} !== true && ${fType} === ${ruleType} && !${validData}`;
+          }
+        }
+        function validateFormat() {
+          const formatDef = self.formats[schema];
+          if (!formatDef) {
+            unknownFormat();
+            return;
+          }
+          if (formatDef === true)
+            return;
+          const [fmtType, format2, fmtRef] = getFormat(formatDef);
+          if (fmtType === ruleType)
+            cxt.pass(validCondition());
+          function unknownFormat() {
+            if (opts.strictSchema === false) {
+              self.logger.warn(unknownMsg());
+              return;
+            }
+            throw new Error(unknownMsg());
+            function unknownMsg() {
+              return `unknown format "${schema}" ignored in schema at path "${errSchemaPath}"`;
+            }
+          }
+          function getFormat(fmtDef) {
+            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
+              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
+            }
+            return ["string", fmtDef, fmt];
+          }
+          function validCondition() {
+            if (typeof formatDef == "object" && !(formatDef instanceof RegExp) && formatDef.async) {
+              if (!schemaEnv.$async)
+                throw new Error("async format in sync schema");
+              return (0, codegen_1._)`await ${fmtRef}(${data})`;
+            }
+            return typeof format2 == "function" ? (0, codegen_1._)`${fmtRef}(${data})` : (0, codegen_1._)`${fmtRef}.test(${data})`;
+          }
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/format/index.js
+var require_format2 = __commonJS({
+  "node_modules/ajv/dist/vocabularies/format/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var format_1 = require_format();
+    var format2 = [format_1.default];
+    exports.default = format2;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/metadata.js
+var require_metadata = __commonJS({
+  "node_modules/ajv/dist/vocabularies/metadata.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.contentVocabulary = exports.metadataVocabulary = void 0;
+    exports.metadataVocabulary = [
+      "title",
+      "description",
+      "default",
+      "deprecated",
+      "readOnly",
+      "writeOnly",
+      "examples"
+    ];
+    exports.contentVocabulary = [
+      "contentMediaType",
+      "contentEncoding",
+      "contentSchema"
+    ];
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/draft2020.js
+var require_draft2020 = __commonJS({
+  "node_modules/ajv/dist/vocabularies/draft2020.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var core_1 = require_core2();
+    var validation_1 = require_validation();
+    var applicator_1 = require_applicator();
+    var dynamic_1 = require_dynamic();
+    var next_1 = require_next();
+    var unevaluated_1 = require_unevaluated();
+    var format_1 = require_format2();
+    var metadata_1 = require_metadata();
+    var draft2020Vocabularies = [
+      dynamic_1.default,
+      core_1.default,
+      validation_1.default,
+      (0, applicator_1.default)(true),
+      format_1.default,
+      metadata_1.metadataVocabulary,
+      metadata_1.contentVocabulary,
+      next_1.default,
+      unevaluated_1.default
+    ];
+    exports.default = draft2020Vocabularies;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/discriminator/types.js
+var require_types = __commonJS({
+  "node_modules/ajv/dist/vocabularies/discriminator/types.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.DiscrError = void 0;
+    var DiscrError;
+    (function(DiscrError2) {
+      DiscrError2["Tag"] = "tag";
+      DiscrError2["Mapping"] = "mapping";
+    })(DiscrError || (exports.DiscrError = DiscrError = {}));
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/discriminator/index.js
+var require_discriminator = __commonJS({
+  "node_modules/ajv/dist/vocabularies/discriminator/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var types_1 = require_types();
+    var compile_1 = require_compile();
+    var ref_error_1 = require_ref_error();
+    var util_1 = require_util();
+    var error2 = {
+      message: ({ params: { discrError, tagName } }) => discrError === types_1.DiscrError.Tag ? `tag "${tagName}" must be string` : `value of tag "${tagName}" must be in oneOf`,
+      params: ({ params: { discrError, tag, tagName } }) => (0, codegen_1._)`{error: ${discrError}, tag: ${tagName}, tagValue: ${tag}}`
+    };
+    var def = {
+      keyword: "discriminator",
+      type: "object",
+      schemaType: "object",
+      error: error2,
+      code(cxt) {
+        const { gen, data, schema, parentSchema, it } = cxt;
+        const { oneOf: oneOf2 } = parentSchema;
+        if (!it.opts.discriminator) {
+          throw new Error("discriminator: requires discriminator option");
+        }
+        const tagName = schema.propertyName;
+        if (typeof tagName != "string")
+          throw new Error("discriminator: requires propertyName");
+        if (schema.mapping)
+          throw new Error("discriminator: mapping is not supported");
+        if (!oneOf2)
+          throw new Error("discriminator: requires oneOf keyword");
+        const valid = gen.let("valid", false);
+        const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
+        gen.if((0, codegen_1._)`typeof ${tag} == "string"`, () => validateMapping(), () => cxt.error(false, { discrError: types_1.DiscrError.Tag, tag, tagName }));
+        cxt.ok(valid);
+        function validateMapping() {
+          const mapping = getMapping();
+          gen.if(false);
+          for (const tagValue in mapping) {
+            gen.elseIf((0, codegen_1._)`${tag} === ${tagValue}`);
+            gen.assign(valid, applyTagSchema(mapping[tagValue]));
+          }
+          gen.else();
+          cxt.error(false, { discrError: types_1.DiscrError.Mapping, tag, tagName });
+          gen.endIf();
+        }
+        function applyTagSchema(schemaProp) {
+          const _valid = gen.name("valid");
+          const schCxt = cxt.subschema({ keyword: "oneOf", schemaProp }, _valid);
+          cxt.mergeEvaluated(schCxt, codegen_1.Name);
+          return _valid;
+        }
+        function getMapping() {
+          var _a;
+          const oneOfMapping = {};
+          const topRequired = hasRequired(parentSchema);
+          let tagRequired = true;
+          for (let i2 = 0; i2 < oneOf2.length; i2++) {
+            let sch = oneOf2[i2];
+            if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
+              const ref = sch.$ref;
+              sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref);
+              if (sch instanceof compile_1.SchemaEnv)
+                sch = sch.schema;
+              if (sch === void 0)
+                throw new ref_error_1.default(it.opts.uriResolver, it.baseId, ref);
+            }
+            const propSch = (_a = sch === null || sch === void 0 ? void 0 : sch.properties) === null || _a === void 0 ? void 0 : _a[tagName];
+            if (typeof propSch != "object") {
+              throw new Error(`discriminator: oneOf subschemas (or referenced schemas) must have "properties/${tagName}"`);
+            }
+            tagRequired = tagRequired && (topRequired || hasRequired(sch));
+            addMappings(propSch, i2);
+          }
+          if (!tagRequired)
+            throw new Error(`discriminator: "${tagName}" must be required`);
+          return oneOfMapping;
+          function hasRequired({ required }) {
+            return Array.isArray(required) && required.includes(tagName);
+          }
+          function addMappings(sch, i2) {
+            if (sch.const) {
+              addMapping(sch.const, i2);
+            } else if (sch.enum) {
+              for (const tagValue of sch.enum) {
+                addMapping(tagValue, i2);
+              }
+            } else {
+              throw new Error(`discriminator: "properties/${tagName}" must have "const" or "enum"`);
+            }
+          }
+          function addMapping(tagValue, i2) {
+            if (typeof tagValue != "string" || tagValue in oneOfMapping) {
+              throw new Error(`discriminator: "${tagName}" values must be unique strings`);
+            }
+            oneOfMapping[tagValue] = i2;
+          }
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
+var require_schema = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/schema",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/core": true,
+        "https://json-schema.org/draft/2020-12/vocab/applicator": true,
+        "https://json-schema.org/draft/2020-12/vocab/unevaluated": true,
+        "https://json-schema.org/draft/2020-12/vocab/validation": true,
+        "https://json-schema.org/draft/2020-12/vocab/meta-data": true,
+        "https://json-schema.org/draft/2020-12/vocab/format-annotation": true,
+        "https://json-schema.org/draft/2020-12/vocab/content": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Core and Validation specifications meta-schema",
+      allOf: [
+        { $ref: "meta/core" },
+        { $ref: "meta/applicator" },
+        { $ref: "meta/unevaluated" },
+        { $ref: "meta/validation" },
+        { $ref: "meta/meta-data" },
+        { $ref: "meta/format-annotation" },
+        { $ref: "meta/content" }
+      ],
+      type: ["object", "boolean"],
+      $comment: "This meta-schema also defines keywords that have appeared in previous drafts in order to prevent incompatible extensions as they remain in common use.",
+      properties: {
+        definitions: {
+          $comment: '"definitions" has been replaced by "$defs".',
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          deprecated: true,
+          default: {}
+        },
+        dependencies: {
+          $comment: '"dependencies" has been split and replaced by "dependentSchemas" and "dependentRequired" in order to serve their differing semantics.',
+          type: "object",
+          additionalProperties: {
+            anyOf: [{ $dynamicRef: "#meta" }, { $ref: "meta/validation#/$defs/stringArray" }]
+          },
+          deprecated: true,
+          default: {}
+        },
+        $recursiveAnchor: {
+          $comment: '"$recursiveAnchor" has been replaced by "$dynamicAnchor".',
+          $ref: "meta/core#/$defs/anchorString",
+          deprecated: true
+        },
+        $recursiveRef: {
+          $comment: '"$recursiveRef" has been replaced by "$dynamicRef".',
+          $ref: "meta/core#/$defs/uriReferenceString",
+          deprecated: true
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
+var require_applicator2 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/applicator",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/applicator": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Applicator vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        prefixItems: { $ref: "#/$defs/schemaArray" },
+        items: { $dynamicRef: "#meta" },
+        contains: { $dynamicRef: "#meta" },
+        additionalProperties: { $dynamicRef: "#meta" },
+        properties: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          default: {}
+        },
+        patternProperties: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          propertyNames: { format: "regex" },
+          default: {}
+        },
+        dependentSchemas: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          default: {}
+        },
+        propertyNames: { $dynamicRef: "#meta" },
+        if: { $dynamicRef: "#meta" },
+        then: { $dynamicRef: "#meta" },
+        else: { $dynamicRef: "#meta" },
+        allOf: { $ref: "#/$defs/schemaArray" },
+        anyOf: { $ref: "#/$defs/schemaArray" },
+        oneOf: { $ref: "#/$defs/schemaArray" },
+        not: { $dynamicRef: "#meta" }
+      },
+      $defs: {
+        schemaArray: {
+          type: "array",
+          minItems: 1,
+          items: { $dynamicRef: "#meta" }
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
+var require_unevaluated2 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/unevaluated",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/unevaluated": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Unevaluated applicator vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        unevaluatedItems: { $dynamicRef: "#meta" },
+        unevaluatedProperties: { $dynamicRef: "#meta" }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
+var require_content = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/content",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/content": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Content vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        contentEncoding: { type: "string" },
+        contentMediaType: { type: "string" },
+        contentSchema: { $dynamicRef: "#meta" }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
+var require_core3 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/core",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/core": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Core vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        $id: {
+          $ref: "#/$defs/uriReferenceString",
+          $comment: "Non-empty fragments not allowed.",
+          pattern: "^[^#]*#?$"
+        },
+        $schema: { $ref: "#/$defs/uriString" },
+        $ref: { $ref: "#/$defs/uriReferenceString" },
+        $anchor: { $ref: "#/$defs/anchorString" },
+        $dynamicRef: { $ref: "#/$defs/uriReferenceString" },
+        $dynamicAnchor: { $ref: "#/$defs/anchorString" },
+        $vocabulary: {
+          type: "object",
+          propertyNames: { $ref: "#/$defs/uriString" },
+          additionalProperties: {
+            type: "boolean"
+          }
+        },
+        $comment: {
+          type: "string"
+        },
+        $defs: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" }
+        }
+      },
+      $defs: {
+        anchorString: {
+          type: "string",
+          pattern: "^[A-Za-z_][-A-Za-z0-9._]*$"
+        },
+        uriString: {
+          type: "string",
+          format: "uri"
+        },
+        uriReferenceString: {
+          type: "string",
+          format: "uri-reference"
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
+var require_format_annotation = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/format-annotation",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/format-annotation": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Format vocabulary meta-schema for annotation results",
+      type: ["object", "boolean"],
+      properties: {
+        format: { type: "string" }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
+var require_meta_data = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/meta-data",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/meta-data": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Meta-data vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        title: {
+          type: "string"
+        },
+        description: {
+          type: "string"
+        },
+        default: true,
+        deprecated: {
+          type: "boolean",
+          default: false
+        },
+        readOnly: {
+          type: "boolean",
+          default: false
+        },
+        writeOnly: {
+          type: "boolean",
+          default: false
+        },
+        examples: {
+          type: "array",
+          items: true
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
+var require_validation2 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/validation",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/validation": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Validation vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        type: {
+          anyOf: [
+            { $ref: "#/$defs/simpleTypes" },
+            {
+              type: "array",
+              items: { $ref: "#/$defs/simpleTypes" },
+              minItems: 1,
+              uniqueItems: true
+            }
+          ]
+        },
+        const: true,
+        enum: {
+          type: "array",
+          items: true
+        },
+        multipleOf: {
+          type: "number",
+          exclusiveMinimum: 0
+        },
+        maximum: {
+          type: "number"
+        },
+        exclusiveMaximum: {
+          type: "number"
+        },
+        minimum: {
+          type: "number"
+        },
+        exclusiveMinimum: {
+          type: "number"
+        },
+        maxLength: { $ref: "#/$defs/nonNegativeInteger" },
+        minLength: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        pattern: {
+          type: "string",
+          format: "regex"
+        },
+        maxItems: { $ref: "#/$defs/nonNegativeInteger" },
+        minItems: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        uniqueItems: {
+          type: "boolean",
+          default: false
+        },
+        maxContains: { $ref: "#/$defs/nonNegativeInteger" },
+        minContains: {
+          $ref: "#/$defs/nonNegativeInteger",
+          default: 1
+        },
+        maxProperties: { $ref: "#/$defs/nonNegativeInteger" },
+        minProperties: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        required: { $ref: "#/$defs/stringArray" },
+        dependentRequired: {
+          type: "object",
+          additionalProperties: {
+            $ref: "#/$defs/stringArray"
+          }
+        }
+      },
+      $defs: {
+        nonNegativeInteger: {
+          type: "integer",
+          minimum: 0
+        },
+        nonNegativeIntegerDefault0: {
+          $ref: "#/$defs/nonNegativeInteger",
+          default: 0
+        },
+        simpleTypes: {
+          enum: ["array", "boolean", "integer", "null", "number", "object", "string"]
+        },
+        stringArray: {
+          type: "array",
+          items: { type: "string" },
+          uniqueItems: true,
+          default: []
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/index.js
+var require_json_schema_2020_12 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var metaSchema = require_schema();
+    var applicator = require_applicator2();
+    var unevaluated = require_unevaluated2();
+    var content = require_content();
+    var core = require_core3();
+    var format2 = require_format_annotation();
+    var metadata = require_meta_data();
+    var validation = require_validation2();
+    var META_SUPPORT_DATA = ["/properties"];
+    function addMetaSchema2020($data) {
+      ;
+      [
+        metaSchema,
+        applicator,
+        unevaluated,
+        content,
+        core,
+        with$data(this, format2),
+        metadata,
+        with$data(this, validation)
+      ].forEach((sch) => this.addMetaSchema(sch, void 0, false));
+      return this;
+      function with$data(ajv, sch) {
+        return $data ? ajv.$dataMetaSchema(sch, META_SUPPORT_DATA) : sch;
+      }
+    }
+    exports.default = addMetaSchema2020;
+  }
+});
+
+// node_modules/ajv/dist/2020.js
+var require__ = __commonJS({
+  "node_modules/ajv/dist/2020.js"(exports, module) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.MissingRefError = exports.ValidationError = exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = exports.Ajv2020 = void 0;
+    var core_1 = require_core();
+    var draft2020_1 = require_draft2020();
+    var discriminator_1 = require_discriminator();
+    var json_schema_2020_12_1 = require_json_schema_2020_12();
+    var META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
+    var Ajv20202 = class extends core_1.default {
+      constructor(opts = {}) {
+        super({
+          ...opts,
+          dynamicRef: true,
+          next: true,
+          unevaluated: true
+        });
+      }
+      _addVocabularies() {
+        super._addVocabularies();
+        draft2020_1.default.forEach((v) => this.addVocabulary(v));
+        if (this.opts.discriminator)
+          this.addKeyword(discriminator_1.default);
+      }
+      _addDefaultMetaSchema() {
+        super._addDefaultMetaSchema();
+        const { $data, meta } = this.opts;
+        if (!meta)
+          return;
+        json_schema_2020_12_1.default.call(this, $data);
+        this.refs["http://json-schema.org/schema"] = META_SCHEMA_ID;
+      }
+      defaultMeta() {
+        return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
+      }
+    };
+    exports.Ajv2020 = Ajv20202;
+    module.exports = exports = Ajv20202;
+    module.exports.Ajv2020 = Ajv20202;
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.default = Ajv20202;
+    var validate_1 = require_validate();
+    Object.defineProperty(exports, "KeywordCxt", { enumerable: true, get: function() {
+      return validate_1.KeywordCxt;
+    } });
+    var codegen_1 = require_codegen();
+    Object.defineProperty(exports, "_", { enumerable: true, get: function() {
+      return codegen_1._;
+    } });
+    Object.defineProperty(exports, "str", { enumerable: true, get: function() {
+      return codegen_1.str;
+    } });
+    Object.defineProperty(exports, "stringify", { enumerable: true, get: function() {
+      return codegen_1.stringify;
+    } });
+    Object.defineProperty(exports, "nil", { enumerable: true, get: function() {
+      return codegen_1.nil;
+    } });
+    Object.defineProperty(exports, "Name", { enumerable: true, get: function() {
+      return codegen_1.Name;
+    } });
+    Object.defineProperty(exports, "CodeGen", { enumerable: true, get: function() {
+      return codegen_1.CodeGen;
+    } });
+    var validation_error_1 = require_validation_error();
+    Object.defineProperty(exports, "ValidationError", { enumerable: true, get: function() {
+      return validation_error_1.default;
+    } });
+    var ref_error_1 = require_ref_error();
+    Object.defineProperty(exports, "MissingRefError", { enumerable: true, get: function() {
+      return ref_error_1.default;
+    } });
   }
 });
 
@@ -18346,7 +25300,7 @@ var require_int = __commonJS({
 });
 
 // node_modules/yaml/dist/schema/core/schema.js
-var require_schema = __commonJS({
+var require_schema2 = __commonJS({
   "node_modules/yaml/dist/schema/core/schema.js"(exports) {
     "use strict";
     var map = require_map();
@@ -18374,7 +25328,7 @@ var require_schema = __commonJS({
 });
 
 // node_modules/yaml/dist/schema/json/schema.js
-var require_schema2 = __commonJS({
+var require_schema3 = __commonJS({
   "node_modules/yaml/dist/schema/json/schema.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
@@ -19000,7 +25954,7 @@ var require_timestamp = __commonJS({
 });
 
 // node_modules/yaml/dist/schema/yaml-1.1/schema.js
-var require_schema3 = __commonJS({
+var require_schema4 = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
     "use strict";
     var map = require_map();
@@ -19054,13 +26008,13 @@ var require_tags = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema = require_schema();
-    var schema$1 = require_schema2();
+    var schema = require_schema2();
+    var schema$1 = require_schema3();
     var binary = require_binary();
     var merge = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
-    var schema$2 = require_schema3();
+    var schema$2 = require_schema4();
     var set = require_set();
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
@@ -19559,7 +26513,7 @@ var require_Document = __commonJS({
 });
 
 // node_modules/yaml/dist/errors.js
-var require_errors = __commonJS({
+var require_errors2 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
@@ -20965,7 +27919,7 @@ var require_composer = __commonJS({
     var node_process = __require("process");
     var directives = require_directives();
     var Document = require_Document();
-    var errors = require_errors();
+    var errors = require_errors2();
     var identity3 = require_identity();
     var composeDoc = require_compose_doc();
     var resolveEnd = require_resolve_end();
@@ -21172,7 +28126,7 @@ var require_cst_scalar = __commonJS({
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
-    var errors = require_errors();
+    var errors = require_errors2();
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
@@ -23076,7 +30030,7 @@ var require_public_api = __commonJS({
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
-    var errors = require_errors();
+    var errors = require_errors2();
     var log = require_log();
     var identity3 = require_identity();
     var lineCounter = require_line_counter();
@@ -23119,7 +30073,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse2(src, reviver, options) {
+    function parse3(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -23160,7 +30114,7 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse2;
+    exports.parse = parse3;
     exports.parseAllDocuments = parseAllDocuments3;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify;
@@ -23174,7 +30128,7 @@ var require_dist = __commonJS({
     var composer = require_composer();
     var Document = require_Document();
     var Schema = require_Schema();
-    var errors = require_errors();
+    var errors = require_errors2();
     var Alias = require_Alias();
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -23219,6 +30173,664 @@ var require_dist = __commonJS({
   }
 });
 
+// src/kinds/health-rules-schema.ts
+var stringOrList, conditionMatch, fieldMatch, matchList, HEALTH_RULES_SCHEMA;
+var init_health_rules_schema = __esm({
+  "src/kinds/health-rules-schema.ts"() {
+    "use strict";
+    stringOrList = {
+      oneOf: [
+        { type: "string", minLength: 1 },
+        { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 }
+      ]
+    };
+    conditionMatch = {
+      type: "object",
+      description: "A condition of status.conditions (or of every entry of the list at `each`).",
+      required: ["condition"],
+      additionalProperties: false,
+      properties: {
+        condition: { type: "string", minLength: 1, description: "The condition type, e.g. Ready." },
+        status: { ...stringOrList, description: "True, False or Unknown (one of a list); default any." },
+        reason: { ...stringOrList, description: "The condition reason (one of a list); default any." },
+        each: { type: "string", pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", description: "A dotted path to a list whose entries hold their own conditions, e.g. status.parents." },
+        afterSeconds: { type: "integer", minimum: 1, description: "Only under failed: how long the match must last before it fails the rollout." }
+      }
+    };
+    fieldMatch = {
+      type: "object",
+      description: "A status field by dotted path.",
+      required: ["field"],
+      additionalProperties: false,
+      properties: {
+        field: { type: "string", pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", description: "e.g. status.phase" },
+        equals: { ...stringOrList, description: "The value, compared as a string (one of a list); absent: the field is set." },
+        message: { type: "string", pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", description: "Where the words are read, e.g. status.message." },
+        afterSeconds: { type: "integer", minimum: 1, description: "Only under failed: how long the match must last before it fails the rollout." }
+      }
+    };
+    matchList = { type: "array", items: { oneOf: [conditionMatch, fieldMatch] } };
+    HEALTH_RULES_SCHEMA = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://github.com/kguard-dev/kguard/schema/health-rules.schema.json",
+      title: "kguard health rules",
+      description: "For each group/kind, which conditions or status fields mean failed, progressing and healthy (kguard --health-rules FILE).",
+      type: "object",
+      required: ["rules"],
+      additionalProperties: false,
+      properties: {
+        $schema: { type: "string" },
+        rules: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["id", "match", "healthy"],
+            additionalProperties: false,
+            properties: {
+              id: { type: "string", minLength: 1, description: 'The rule name, "group/Kind" by convention; kguard.dev/health-rule picks it.' },
+              match: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["group", "kind"],
+                  additionalProperties: false,
+                  properties: {
+                    group: { type: "string", description: 'The API group ("" for core); "*.example.io" matches every subgroup.' },
+                    kind: { type: "string", minLength: 1, description: 'The kind, or "*" for every kind of the group.' }
+                  }
+                }
+              },
+              source: { type: "string", description: "Where the rule comes from." },
+              observedGeneration: { type: "boolean", description: "Judge only once status.observedGeneration caught up (default true)." },
+              failed: { ...matchList, description: "Any match: the rollout failed." },
+              progressing: { ...matchList, description: "Any match: still progressing." },
+              healthy: { ...matchList, minItems: 1, description: "Every match: healthy." }
+            }
+          }
+        }
+      }
+    };
+  }
+});
+
+// src/kinds/health-rules-file.ts
+function validate() {
+  validator ??= new import__.Ajv2020({ allErrors: true, strict: true }).compile(HEALTH_RULES_SCHEMA);
+  return validator;
+}
+function parseHealthRules(text2, file) {
+  let data;
+  try {
+    data = (0, import_yaml.parse)(text2);
+  } catch (error2) {
+    throw new InputError(`--health-rules ${file}: not JSON or YAML (${error2.message.split("\n")[0]}); see schema/health-rules.schema.json.`);
+  }
+  const check = validate();
+  if (!check(data)) {
+    const problems = (check.errors ?? []).filter((error2) => error2.keyword !== "oneOf").slice(0, 5).map(say);
+    throw new InputError(`--health-rules ${file} does not follow schema/health-rules.schema.json: ${problems.join("; ")}.`);
+  }
+  const rules = data;
+  const ids = /* @__PURE__ */ new Set();
+  for (const rule of rules.rules) {
+    if (ids.has(rule.id)) throw new InputError(`--health-rules ${file}: two rules are named ${JSON.stringify(rule.id)}; give each rule its own id.`);
+    ids.add(rule.id);
+  }
+  return rules;
+}
+function say(error2) {
+  const where2 = error2.instancePath === "" ? "the file" : error2.instancePath;
+  if (error2.keyword === "additionalProperties") return `${where2} has an unknown field ${JSON.stringify(error2.params.additionalProperty)}`;
+  return `${where2} ${error2.message ?? "is not valid"}`;
+}
+var import__, import_yaml, validator;
+var init_health_rules_file = __esm({
+  "src/kinds/health-rules-file.ts"() {
+    "use strict";
+    import__ = __toESM(require__(), 1);
+    import_yaml = __toESM(require_dist(), 1);
+    init_errors();
+    init_health_rules_schema();
+  }
+});
+
+// src/cli/options.ts
+function checkRollbackFlags(flags) {
+  const modes = new Set(flags.map((flag) => flag === "--no-rollback" ? "none" : flag.replace(/^--rollback[ =]/, "")));
+  if (modes.size > 1) {
+    throw new InputError(`${[...new Set(flags)].join(" and ")} contradict each other; give one of --rollback all|failed|none (--no-rollback is --rollback none).`);
+  }
+}
+function parseRollbackMode(value) {
+  if (value === false) return "none";
+  if (value === true) return "all";
+  if (value === "all" || value === "failed" || value === "none") return value;
+  throw new InputError(`--rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
+}
+function parseOutputMode(value) {
+  if (value === "text" || value === "json") return value;
+  throw new InputError(`--output ${JSON.stringify(value)} is not supported; use text or json.`);
+}
+function toApplyOptions(raw, passThroughArgs) {
+  checkRollbackFlags(raw.rollbackFlags ?? []);
+  return resolveApplyOptions({
+    filenames: raw.filename,
+    recursive: raw.recursive,
+    kustomize: raw.kustomize,
+    namespace: raw.namespace,
+    context: raw.context,
+    kubeconfig: raw.kubeconfig,
+    serverSide: raw.serverSide,
+    fieldManager: raw.fieldManager,
+    dryRun: parseDryRun(raw.dryRun),
+    diff: raw.diff,
+    confirm: raw.confirm,
+    keepCreated: raw.keepCreated,
+    journal: raw.journal,
+    lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
+    journalNamespace: raw.journalNamespace,
+    timeoutMs: parseDuration(raw.timeout, "--timeout"),
+    rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, "--rollback-timeout"),
+    pollIntervalMs: parseDuration(raw.pollInterval, "--poll-interval"),
+    poll: raw.poll,
+    settleMs: optionalDuration(raw.settle, "--settle"),
+    bakeMs: optionalDuration(raw.bake, "--bake"),
+    verifyCommands: raw.verify,
+    verifyJobs: raw.verifyJob,
+    verifyTimeoutMs: optionalDuration(raw.verifyTimeout, "--verify-timeout"),
+    keepVerify: raw.keepVerify,
+    verifyIntervalMs: optionalDuration(raw.verifyInterval, "--verify-interval"),
+    history: raw.history === void 0 ? void 0 : parseHistory(raw.history),
+    rollback: parseRollbackMode(raw.rollback),
+    logLines: parseLogLines(raw.logLines),
+    concurrency: raw.concurrency === void 0 ? void 0 : parseCount(raw.concurrency, "--concurrency"),
+    requestTimeoutMs: raw.requestTimeout === void 0 ? void 0 : parseDuration(raw.requestTimeout, "--request-timeout"),
+    kubectlArgs: passThroughArgs,
+    readinessGraceMs: optionalDuration(raw.readinessGrace, "--readiness-grace"),
+    healthRules: raw.healthRules === void 0 ? void 0 : parseHealthRules(raw.healthRulesText ?? "", raw.healthRules)
+  });
+}
+function parseHistory(value) {
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
+  return Number(value.trim());
+}
+function optionalDuration(value, flag) {
+  return value === void 0 ? void 0 : parseDuration(value, flag);
+}
+function parseLogLines(value) {
+  if (value === void 0) return void 0;
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  return Number(value.trim());
+}
+function parseDryRun(value) {
+  if (value === void 0 || value === false || value === "none") return void 0;
+  if (value === true || value === "server") return "server";
+  if (value === "client") return "client";
+  throw new InputError(`--dry-run=${value} is not one of none, client, server.`);
+}
+function wantsJsonOutput(argv) {
+  let json = false;
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index];
+    if (arg === "--") break;
+    const inline = /^(?:--output=|-o=?)(.+)$/.exec(arg)?.[1];
+    if (inline !== void 0) json = inline === "json";
+    else if (arg === "-o" || arg === "--output") json = argv[index + 1] === "json";
+  }
+  return json;
+}
+function parseCount(value, flag) {
+  if (!/^\d+$/.test(value.trim())) throw new InputError(`${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`);
+  return Number(value.trim());
+}
+function toFleetPlan(raw) {
+  if (raw.contexts === void 0 && raw.canary === void 0) {
+    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all") throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary).");
+    return void 0;
+  }
+  if (raw.confirm || raw.diff) throw new InputError("--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.");
+  return { waves: fleetWaves((raw.contexts ?? "").split(","), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? "all") };
+}
+var init_options4 = __esm({
+  "src/cli/options.ts"() {
+    "use strict";
+    init_errors();
+    init_options3();
+    init_duration2();
+    init_fleet();
+    init_health_rules_file();
+  }
+});
+
+// src/cli/kubectl-options.ts
+function nativeFlags(command) {
+  const native = KUBECTL_FLAGS.filter((flag) => flag.native);
+  if (command === "apply") return native;
+  const runCommands = ["status", "rollback", "unlock", "forget", "history", "undo"];
+  if (command !== void 0 && runCommands.includes(command)) return native.filter((flag) => flag.role === "connection");
+  return [];
+}
+function takeKubectlFlags(words) {
+  const accepted = nativeFlags(words[0]);
+  const byName = new Map(accepted.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []]));
+  const rest = [];
+  const kubectlArgs = [];
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index];
+    if (word === "--") {
+      rest.push(...words.slice(index));
+      break;
+    }
+    const [name, inline] = splitFlag(word);
+    const attached = isShortGroup(name) ? byName.get(name.slice(0, 2)) : void 0;
+    const flag = byName.get(name);
+    if (flag) {
+      kubectlArgs.push(word);
+      const next = words[index + 1];
+      if (flag.arity === "value" && inline === void 0 && next !== void 0) {
+        kubectlArgs.push(next);
+        index += 1;
+      }
+    } else if (attached?.arity === "value" && attached.short) {
+      kubectlArgs.push(`${attached.short}=${word.slice(2)}`);
+    } else {
+      rest.push(word);
+    }
+  }
+  return { rest, kubectlArgs };
+}
+function kubectlOptions(command, record) {
+  return nativeFlags(command).map((flag) => {
+    const placeholder = flag.native?.placeholder ?? "value";
+    const value = flag.arity === "value" ? ` <${placeholder}>` : flag.arity === "optional-value" ? ` [${placeholder}]` : "";
+    const option = new Option(`${flag.short ? `${flag.short}, ` : ""}${flag.long}${value}`, flag.native?.help ?? "").helpGroup(KUBECTL_HELP_GROUP);
+    if (flag.arity === "boolean") return option;
+    return option.argParser((given) => {
+      record(`${flag.long}=${given}`);
+      return given;
+    });
+  });
+}
+function booleanKubectlFlags(command) {
+  return nativeFlags(command).filter((flag) => flag.arity === "boolean").map((flag) => flag.long);
+}
+function explainUnknownOption(commanderMessage, program2, words, known) {
+  const flag = /unknown option '([^']+)'/.exec(commanderMessage)?.[1];
+  if (!flag) return commanderMessage;
+  const suggestion = /\(Did you mean [^)]*\)/.exec(commanderMessage)?.[0];
+  const head = `unknown option '${flag}'${suggestion ? ` ${suggestion}` : ""}`;
+  const refusal = REFUSED_AFTER_DASH_DASH[splitFlag(flag)[0]];
+  if (refusal) return `${head}: ${refusal}.`;
+  const corrected = movedAfterDashDash(words, known);
+  return `${head}. kguard apply takes its own flags and kubectl's common ones (${program2} apply --help lists them); any other kubectl apply flag goes after --:
+  ${[...program2.split(" "), ...corrected].map(shellQuote).join(" ")}`;
+}
+function movedAfterDashDash(words, known) {
+  const dashDash = words.indexOf("--");
+  const before = dashDash === -1 ? words : words.slice(0, dashDash);
+  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
+  const kept = [];
+  const moved = [];
+  for (let index = 0; index < before.length; index += 1) {
+    const word = before[index];
+    const next = before[index + 1];
+    if (!word.startsWith("-") || word === "-") {
+      kept.push(word);
+      continue;
+    }
+    const [name, inline] = splitFlag(word);
+    const exact = known(name);
+    const group = !exact && isShortGroup(name) ? known(name.slice(0, 2)) : void 0;
+    const target = exact || group ? kept : moved;
+    const kubectlBoolean = !exact && !group && kubectlFlag(name)?.arity === "boolean";
+    if (kubectlBoolean && inline === void 0 && next !== void 0 && parseKubectlBool(next) !== void 0) {
+      moved.push(`${name}=${next}`);
+      index += 1;
+      continue;
+    }
+    const takesNext = exact ? exact.takesValue && inline === void 0 : !kubectlBoolean && inline === void 0 && next !== void 0 && !next.startsWith("-");
+    target.push(word);
+    if (takesNext && next !== void 0) {
+      target.push(next);
+      index += 1;
+    }
+  }
+  return [...kept, "--", ...moved, ...after];
+}
+function isShortGroup(name) {
+  return /^-[a-zA-Z]./.test(name) && !name.startsWith("--");
+}
+var KUBECTL_HELP_GROUP;
+var init_kubectl_options = __esm({
+  "src/cli/kubectl-options.ts"() {
+    "use strict";
+    init_esm();
+    init_flags();
+    init_parse();
+    init_passthrough();
+    KUBECTL_HELP_GROUP = "kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):";
+  }
+});
+
+// src/version.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+function kguardVersion() {
+  if (true) return "0.1.0";
+  try {
+    const manifest = JSON.parse(readFileSync3(new URL("../../package.json", import.meta.url), "utf8"));
+    return typeof manifest.version === "string" ? manifest.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+var init_version = __esm({
+  "src/version.ts"() {
+    "use strict";
+  }
+});
+
+// src/cli/help.ts
+function applyHelp(program2) {
+  const examples = [
+    ["apply, watch, restore everything on failure", `${program2} apply -f k8s/`],
+    ["only the objects labelled app=web, pruning the ones gone from k8s/", `${program2} apply -f k8s/ -l app=web --prune`],
+    ["as another user, on another cluster", `${program2} apply -f web.yaml --context prod --as deployer`],
+    ["what would change, as kubectl diff (exit 1 when something would)", `${program2} apply -f k8s/ --diff`],
+    ["for CI: a JSON report, a JUnit file and an NDJSON event stream", `${program2} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`],
+    ["any other kubectl apply flag, after --", `${program2} apply -f k8s/ -- --openapi-patch=false`]
+  ];
+  return [
+    "",
+    "Examples:",
+    ...examples.flatMap(([what, command]) => [`  # ${what}`, `  ${command}`]),
+    "",
+    "Exit codes:",
+    ...EXIT_CODES2.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),
+    "",
+    "Environment:",
+    ...ENVIRONMENT.map(([name, meaning]) => `  ${name.padEnd(22)}${meaning}`)
+  ].join("\n");
+}
+var EXIT_CODES2, ENVIRONMENT;
+var init_help = __esm({
+  "src/cli/help.ts"() {
+    "use strict";
+    EXIT_CODES2 = [
+      [0, "healthy: every changed workload rolled out (or nothing changed, or a preview without --diff changes)"],
+      [1, "bad input or usage (nothing applied); with --diff: the apply would change something, as kubectl diff"],
+      [2, "kubectl or the cluster failed before the apply, or refused it (nothing applied)"],
+      [3, "the apply failed and everything it changed was restored"],
+      [4, "a person must finish: the commands are printed"],
+      [5, "a changed workload was not healthy within --timeout (restored unless --rollback none)"],
+      [70, "internal error: a bug in kguard"],
+      [130, "cancelled (SIGINT/SIGTERM): what the apply changed was restored"]
+    ];
+    ENVIRONMENT = [
+      ["KUBECONFIG", "the kubeconfig files, as for kubectl (or --kubeconfig)"],
+      ["KGUARD_KUBECTL", "the kubectl binary to run (default: kubectl on PATH)"],
+      ["GITHUB_ACTIONS", "true: ::error annotations and a job summary in $GITHUB_STEP_SUMMARY"],
+      ["GITHUB_STEP_SUMMARY", "the job summary file GitHub Actions provides"],
+      ["GITHUB_WORKSPACE", "the checkout annotations are relative to"],
+      ["GITLAB_CI", "true: each phase is a collapsible section of the job log"],
+      ["CI", "set: plain lines, no spinner"],
+      ["NO_COLOR, FORCE_COLOR", "turn colours off (NO_COLOR, FORCE_COLOR=0) or on (FORCE_COLOR=1)"]
+    ];
+  }
+});
+
+// src/cli/program.ts
+function collect(value, previous) {
+  return [...previous, value];
+}
+function verbosityOptions(command) {
+  return command.option("-v, --verbose", "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --").option("-q, --quiet", "print only the verdict lines and what a person must do");
+}
+function withKubectlOptions(command, handlers) {
+  for (const option of kubectlOptions(command.name(), handlers.kubectlFlag)) command.addOption(option);
+  for (const long of booleanKubectlFlags(command.name())) command.on(`option:${long.slice(2)}`, () => handlers.kubectlFlag(long));
+  return command;
+}
+function buildProgram(name, words, handlers) {
+  const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
+  const rollbackFlags = [];
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--contexts <names>", "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts").option("--canary <context>", "a fleet: apply to this context first, then to the other --contexts in one parallel wave").addOption(
+    new Option("--fleet-rollback <mode>", "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none").choices(["all", "failed", "none"]).default("all")
+  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--readiness-grace <duration>", "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure", formatDuration(DEFAULTS.readinessGraceMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
+    new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
+  ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
+    if (kubectlArgs.length > 0 && !words.includes("--")) {
+      throw new InputError(`unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`);
+    }
+    await handlers.apply({ ...raw, rollbackFlags }, kubectlArgs);
+  });
+  verbosityOptions(apply);
+  withKubectlOptions(apply, handlers);
+  apply.on("option:rollback", (mode) => rollbackFlags.push(`--rollback ${mode}`));
+  apply.on("option:no-rollback", () => rollbackFlags.push("--no-rollback"));
+  const journalOptions = (command) => withKubectlOptions(
+    verbosityOptions(
+      command.option("-n, --namespace <namespace>", "look for journals and Leases in this namespace only (default: all namespaces)").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
+    ),
+    handlers
+  );
+  const runAction2 = (command) => (run, raw) => handlers.journal(command, run, raw);
+  journalOptions(
+    program2.command("rollback").description("restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)").argument("[run]", "the run to restore (kguard status lists them); default: the only unfinished run that is not running")
+  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option("--force", "restore the run even if it looks alive (its process runs, or it renews its Leases)").action(runAction2("rollback"));
+  journalOptions(program2.command("status").description("list kguard runs in the cluster: running, dead or finished, with what is left to do")).action(
+    async (raw) => runAction2("status")(void 0, raw)
+  );
+  const byRunId = (command, description, force) => journalOptions(program2.command(command).description(description).argument("<run>", `the run to ${command} (kguard status lists them)`)).option("--force", force).action(runAction2(command));
+  byRunId("unlock", "release the Leases of a run that died before it wrote its journal, so other runs may change its objects", "release them even if the run looks alive or left a journal");
+  byRunId("forget", "dismiss a run on purpose: remove its journal and Leases and leave its objects as they are", "forget it even if it looks alive");
+  const historyAction = (command) => (run, raw) => handlers.history(command, run, raw);
+  const historyOptions = (command) => withKubectlOptions(
+    verbosityOptions(
+      command.option("-n, --namespace <namespace>", "look for history records in this namespace only (default: all namespaces)").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
+    ),
+    handlers
+  );
+  historyOptions(program2.command("history").description("list the successful runs kept in the cluster (--history): when, who, what they changed")).action(
+    async (raw) => historyAction("history")(void 0, raw)
+  );
+  historyOptions(
+    program2.command("undo").description("put back the state from before a successful run, from its history record (someone else's change since still wins)").argument("[run]", "the run to undo (kguard history lists them); default: the newest kept")
+  ).option("--dry-run", "say what would change, with the differences kubectl diff style; change nothing").option("--rollback-timeout <duration>", "how long the restore and the restored workloads may take", formatDuration(DEFAULTS.timeoutMs)).action(historyAction("undo"));
+  program2.command("completion").description("print the shell completion script: source <(kguard completion bash), or kguard completion fish | source").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).action(async (shell) => handlers.completion(shell, program2));
+  program2.command("version").description("print kguard's version (as --version)").action(() => {
+    process.stdout.write(`${kguardVersion()}
+`);
+  });
+  return program2;
+}
+var init_program = __esm({
+  "src/cli/program.ts"() {
+    "use strict";
+    init_esm();
+    init_errors();
+    init_duration2();
+    init_options2();
+    init_version();
+    init_help();
+    init_kubectl_options();
+  }
+});
+
+// src/report/dotenv.ts
+function dotenvReport(outcome, exitCode, runId) {
+  return [
+    `KGUARD_OUTCOME=${outcome}`,
+    ...exitCode === void 0 ? [] : [`KGUARD_EXIT_CODE=${exitCode}`],
+    ...runId ? [`KGUARD_RUN_ID=${runId}`] : [],
+    ""
+  ].join("\n");
+}
+var init_dotenv = __esm({
+  "src/report/dotenv.ts"() {
+    "use strict";
+  }
+});
+
+// src/report/junit.ts
+var junit_exports = {};
+__export(junit_exports, {
+  fleetJunitXml: () => fleetJunitXml,
+  junitXml: () => junitXml
+});
+function junitXml(report, finishedAt, locate = () => void 0) {
+  const suite = suiteOf(report, "kguard apply", [], finishedAt, locate);
+  return document([suite]);
+}
+function fleetJunitXml(report, finishedAt, locate = () => void 0) {
+  return document(
+    report.clusters.map((cluster) => {
+      const properties = [["context", cluster.context], ["wave", String(cluster.wave)], ["clusterOutcome", cluster.outcome]];
+      const name = `kguard apply (context ${cluster.context})`;
+      if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
+      const test = cluster.outcome === "not-reached" ? { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, skipped: "not reached: its wave never started; nothing was read or changed there" } : { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, error: { message: cluster.message ?? cluster.outcome, type: cluster.outcome, text: cluster.message ?? "" } };
+      return suiteFromCases([test], name, [["outcome", cluster.outcome], ["exitCode", String(cluster.exitCode ?? "")], ...properties], 0, finishedAt, []);
+    })
+  );
+}
+function suiteOf(report, name, extra, finishedAt, locate) {
+  const cases = "objects" in report ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...report.bake ? [bakeCase(report.bake)] : []] : [errorCase(report)];
+  const totalMs = "timings" in report ? report.timings.totalMs : 0;
+  const properties = [
+    ["outcome", report.outcome],
+    ["exitCode", String(report.exitCode)],
+    ..."rollbackMode" in report ? [["rollbackMode", report.rollbackMode], ["dryRun", String(report.dryRun)]] : [],
+    ...extra
+  ];
+  return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
+}
+function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) {
+  const count2 = (pick) => cases.filter(pick).length;
+  const totals = {
+    tests: cases.length,
+    failures: count2((test) => test.failure),
+    errors: count2((test) => test.error),
+    skipped: count2((test) => test.skipped !== void 0)
+  };
+  const time = seconds3(totalMs);
+  const lines = [
+    `  <testsuite name="${attribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
+    "    <properties>",
+    ...properties.map(([key, value]) => `      <property name="${attribute(key)}" value="${attribute(value)}"/>`),
+    "    </properties>",
+    ...cases.map(testCaseXml),
+    `    <system-out>${text(messages.join("\n"))}</system-out>`,
+    "  </testsuite>"
+  ];
+  return { lines, totals, totalMs };
+}
+function document(suites) {
+  const sum = (pick) => suites.reduce((total, suite) => total + pick(suite), 0);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds3(sum((suite) => suite.totalMs))}">`,
+    ...suites.flatMap((suite) => suite.lines),
+    "</testsuites>",
+    ""
+  ].join("\n");
+}
+function objectCase(object, locate) {
+  const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ""}`;
+  const location = locate({ apiVersion: object.apiVersion, kind: object.kind, namespace: object.namespace ?? "", name: object.name });
+  const test = { name, classname: `kguard.${object.kind}`, seconds: (object.timings.verdictAfterMs ?? 0) / 1e3, location };
+  if (FAILING_VERDICTS.has(object.verdict)) {
+    test.failure = { message: object.summary ?? object.verdict, type: object.reason ?? object.verdict, text: diagnosisText(object, location) };
+  } else if (object.verdict in SKIP_REASONS) {
+    test.skipped = SKIP_REASONS[object.verdict];
+  } else if (object.verdict in PASS_OUTPUT) {
+    test.output = PASS_OUTPUT[object.verdict];
+  }
+  return test;
+}
+function checkCase(check) {
+  const what = check.type === "command" ? `verify: ${check.command}` : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ""} (${check.file})`;
+  const test = { name: check.during === "bake" ? `${what} (during the bake)` : what, classname: "kguard.verify", seconds: check.durationMs / 1e3 };
+  if (check.cancelled) test.skipped = check.summary;
+  else if (!check.passed) {
+    const lines = check.lines.length > 0 ? ["last lines:", ...check.lines.map((line) => `  | ${line}`)] : [];
+    const logs = check.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
+    test.failure = { message: check.summary, type: check.timedOut ? "timed-out" : "verify", text: [check.summary, ...lines, ...check.evidence.map((line) => `  ${line}`), ...logs, ...check.nextStep ? [`next: ${check.nextStep}`] : []].join("\n") };
+  }
+  return test;
+}
+function bakeCase(bake2) {
+  const test = { name: `bake ${bake2.durationMs / 1e3}s`, classname: "kguard.bake", seconds: bake2.elapsedMs / 1e3 };
+  if (bake2.passed) return test;
+  if (bake2.stoppedBy === "cancelled" || bake2.stoppedBy === "conflict") {
+    test.skipped = bake2.summary ?? bake2.stoppedBy;
+    return test;
+  }
+  const where2 = bake2.workload ? `${bake2.workload.kind.toLowerCase()}/${bake2.workload.name}${bake2.workload.namespace ? ` (namespace ${bake2.workload.namespace})` : ""}: ` : "";
+  const logs = bake2.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
+  test.failure = { message: `${where2}${bake2.summary ?? "it did not stay healthy"}`, type: bake2.stoppedBy ?? "bake", text: [`${where2}${bake2.summary ?? ""}`, ...bake2.evidence, ...logs, ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []].join("\n") };
+  return test;
+}
+function errorCase(report) {
+  return {
+    name: "kguard apply",
+    classname: "kguard",
+    seconds: 0,
+    error: { message: report.error, type: report.outcome, text: `${report.error}
+(exit ${report.exitCode})` }
+  };
+}
+function diagnosisText(object, location) {
+  const restore2 = object.restore;
+  const logs = object.logs.flatMap((log) => {
+    const lines = log.lines.slice(-LOG_LINES);
+    if (lines.length === 0) return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
+    return [`last lines of container ${log.container} (pod ${log.pod}${log.previous ? ", run before the restart" : ""}):`, ...lines.map((line) => `  | ${line}`)];
+  });
+  return [
+    object.summary ?? `ended ${object.verdict}`,
+    ...location ? [`manifest: ${location.file} line ${location.line}`] : [],
+    ...object.evidence.map((line) => `  ${line}`),
+    ...logs,
+    ...object.nextStep ? [`next: ${object.nextStep}`] : [],
+    ...object.changedFields.length > 0 ? [`changed by the apply: ${object.changedFields.join(", ")}`] : [],
+    ...restore2 ? [`restore: ${restore2.status}${restore2.reason ? ` (${restore2.reason})` : ""}`, ...restore2.commands.map((command) => `  ${command}`)] : ["restore: none"]
+  ].join("\n");
+}
+function testCaseXml(test) {
+  const where2 = test.location ? ` file="${attribute(test.location.file)}" line="${test.location.line}"` : "";
+  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds3(test.seconds * 1e3)}"${where2}`;
+  const children = [
+    ...test.skipped !== void 0 ? [`      <skipped>${text(test.skipped)}</skipped>`] : [],
+    ...test.error ? [`      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`] : [],
+    ...test.failure ? [`      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`] : [],
+    ...test.output !== void 0 ? [`      <system-out>${text(test.output)}</system-out>`] : []
+  ];
+  return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, "    </testcase>"].join("\n");
+}
+function seconds3(ms) {
+  return (ms / 1e3).toFixed(3);
+}
+function text(value) {
+  return value.replace(NOT_XML, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+function attribute(value) {
+  return text(value).replace(/"/g, "&quot;").replace(/\n/g, "&#10;").replace(/\t/g, "&#9;").replace(/\r/g, "&#13;");
+}
+var LOG_LINES, FAILING_VERDICTS, SKIP_REASONS, PASS_OUTPUT, NOT_XML;
+var init_junit = __esm({
+  "src/report/junit.ts"() {
+    "use strict";
+    LOG_LINES = 20;
+    FAILING_VERDICTS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
+    SKIP_REASONS = {
+      progressing: "stopped watching because another workload of this apply failed"
+    };
+    PASS_OUTPUT = {
+      unchanged: "unchanged by this apply: nothing to watch or restore"
+    };
+    NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+  }
+});
+
 // src/manifests/locate.ts
 var locate_exports = {};
 __export(locate_exports, {
@@ -23229,9 +30841,9 @@ __export(locate_exports, {
 import { readdirSync, readFileSync as readFileSync4, statSync as statSync2 } from "node:fs";
 import path7 from "node:path";
 function objectsWritten(text2) {
-  const lineCounter = new import_yaml.LineCounter();
+  const lineCounter = new import_yaml2.LineCounter();
   const found = [];
-  for (const document2 of (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
+  for (const document2 of (0, import_yaml2.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
     if (document2.errors.length > 0 || !document2.contents) continue;
     const start = document2.contents.range?.[0] ?? 0;
     const value = document2.toJS();
@@ -23247,7 +30859,7 @@ function objectsWritten(text2) {
 function manifestLocator(filenames, recursive, base) {
   let index;
   const build = () => {
-    const entries = [];
+    const entries2 = [];
     for (const file of manifestFiles(filenames, recursive)) {
       let text2;
       try {
@@ -23257,9 +30869,9 @@ function manifestLocator(filenames, recursive, base) {
       }
       const shown2 = path7.relative(base, path7.resolve(file));
       const display = shown2.startsWith("..") || path7.isAbsolute(shown2) ? path7.resolve(file) : shown2;
-      for (const object of objectsWritten(text2)) entries.push({ ...object, file: display });
+      for (const object of objectsWritten(text2)) entries2.push({ ...object, file: display });
     }
-    return entries;
+    return entries2;
   };
   return (ref) => {
     index ??= build();
@@ -23279,13 +30891,13 @@ function manifestFiles(filenames, recursive) {
     }
     if (info2.isDirectory()) {
       if (!top && !recursive) return;
-      let entries = [];
+      let entries2 = [];
       try {
-        entries = readdirSync(file).sort();
+        entries2 = readdirSync(file).sort();
       } catch {
         return;
       }
-      for (const entry of entries) visit(path7.join(file, entry), false);
+      for (const entry of entries2) visit(path7.join(file, entry), false);
       return;
     }
     if (top || /\.(json|ya?ml)$/.test(file)) files.push(file);
@@ -23296,11 +30908,11 @@ function manifestFiles(filenames, recursive) {
 function isObject2(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-var import_yaml;
+var import_yaml2;
 var init_locate = __esm({
   "src/manifests/locate.ts"() {
     "use strict";
-    import_yaml = __toESM(require_dist(), 1);
+    import_yaml2 = __toESM(require_dist(), 1);
   }
 });
 
@@ -23410,17 +31022,17 @@ function diffsByObject(stdout, refs) {
     if (ref.namespace === "") byFile.set(`${head}.${ref.name}`, ref);
   }
   const diffs = /* @__PURE__ */ new Map();
-  let current;
+  let current2;
   for (const line of stdout.split("\n")) {
     const header = /^diff -u -N \S*\/LIVE-[^/\s]*\/(\S+) /.exec(line);
     if (header) {
       const ref = byFile.get(header[1]);
-      current = ref ? [] : void 0;
-      if (ref) diffs.set(objectKey(ref), current);
+      current2 = ref ? [] : void 0;
+      if (ref) diffs.set(objectKey(ref), current2);
       continue;
     }
     if (/^(---|\+\+\+) \S*\/(LIVE|MERGED)-/.test(line)) continue;
-    current?.push(line);
+    current2?.push(line);
   }
   for (const lines of diffs.values()) while (lines.length > 0 && lines.at(-1) === "") lines.pop();
   return diffs;
@@ -24172,7 +31784,7 @@ function claimsOf(refs, home) {
 function runLeaseName(runId, index) {
   return index === 0 ? runId : `${runId}-${index + 1}`;
 }
-function runLeases(runId, namespace, keys, durationSeconds, now, owner = {}) {
+function runLeases(runId, namespace, keys, durationSeconds, now2, owner = {}) {
   return chunksOf([...keys].sort()).map((chunk, index) => ({
     apiVersion: "coordination.k8s.io/v1",
     kind: "Lease",
@@ -24189,14 +31801,14 @@ function runLeases(runId, namespace, keys, durationSeconds, now, owner = {}) {
     spec: {
       holderIdentity: runId,
       leaseDurationSeconds: durationSeconds,
-      acquireTime: microTime(now),
-      renewTime: microTime(now)
+      acquireTime: microTime(now2),
+      renewTime: microTime(now2)
     }
   }));
 }
-function renewed(lease, now) {
+function renewed(lease, now2) {
   const spec = lease.spec ?? {};
-  return { ...lease, spec: { ...spec, renewTime: microTime(now) } };
+  return { ...lease, spec: { ...spec, renewTime: microTime(now2) } };
 }
 function encodeKeys(keys) {
   const json = JSON.stringify(keys);
@@ -24272,15 +31884,15 @@ var init_lease = __esm({
     LeaseObservations = class {
       seen = /* @__PURE__ */ new Map();
       /** Records a Lease as listed at `now` (clock milliseconds). */
-      see(lease, now) {
+      see(lease, now2) {
         const id = identityOf(lease);
         const resourceVersion = lease.metadata.resourceVersion ?? "";
-        if (this.seen.get(id)?.resourceVersion !== resourceVersion) this.seen.set(id, { resourceVersion, since: now });
+        if (this.seen.get(id)?.resourceVersion !== resourceVersion) this.seen.set(id, { resourceVersion, since: now2 });
       }
-      expired(lease, now) {
+      expired(lease, now2) {
         const seen = this.seen.get(identityOf(lease));
         if (!seen || seen.resourceVersion !== (lease.metadata.resourceVersion ?? "")) return false;
-        return now - seen.since > durationMsOf(lease);
+        return now2 - seen.since > durationMsOf(lease);
       }
     };
   }
@@ -24288,8 +31900,8 @@ var init_lease = __esm({
 
 // src/journal/journal.ts
 import { gunzipSync as gunzipSync2, gzipSync as gzipSync2 } from "node:zlib";
-function newRunId(now, random) {
-  return `kguard-${now.getTime().toString(36)}-${random.toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 6)}`;
+function newRunId(now2, random) {
+  return `kguard-${now2.getTime().toString(36)}-${random.toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 6)}`;
 }
 function journalName(runId, index = 0) {
   return index === 0 ? `${runId}-journal` : `${runId}-journal-${index + 1}`;
@@ -24326,17 +31938,17 @@ function readJournalSecret(secret) {
 }
 function changesToUndo(journal, live) {
   return journal.objects.map((entry) => {
-    const now = live.get(objectKey(entry.ref));
-    if (!entry.before && !now) return { ref: entry.ref, change: { change: "absent" } };
-    if (entry.before && now && now.metadata.uid !== entry.before.metadata.uid && sameContent(entry.before, now)) {
-      return { ref: entry.ref, change: { change: "unchanged", before: entry.before, after: now } };
+    const now2 = live.get(objectKey(entry.ref));
+    if (!entry.before && !now2) return { ref: entry.ref, change: { change: "absent" } };
+    if (entry.before && now2 && now2.metadata.uid !== entry.before.metadata.uid && sameContent(entry.before, now2)) {
+      return { ref: entry.ref, change: { change: "unchanged", before: entry.before, after: now2 } };
     }
-    if (entry.before && now && now.metadata.uid === entry.before.metadata.uid && sameContent(entry.before, now)) {
-      const owners = canonicalJson(entry.before.metadata.managedFields ?? []) === canonicalJson(now.metadata.managedFields ?? []);
-      const change2 = owners ? { change: "unchanged", before: entry.before, after: now } : { change: "configured", before: entry.before, after: now, paths: ["metadata.managedFields"] };
+    if (entry.before && now2 && now2.metadata.uid === entry.before.metadata.uid && sameContent(entry.before, now2)) {
+      const owners = canonicalJson(entry.before.metadata.managedFields ?? []) === canonicalJson(now2.metadata.managedFields ?? []);
+      const change2 = owners ? { change: "unchanged", before: entry.before, after: now2 } : { change: "configured", before: entry.before, after: now2, paths: ["metadata.managedFields"] };
       return { ref: entry.ref, change: change2 };
     }
-    const applied2 = entry.applied === void 0 ? now : entry.applied ?? void 0;
+    const applied2 = entry.applied === void 0 ? now2 : entry.applied ?? void 0;
     const change = changeOf(entry.before ?? void 0, applied2);
     return { ref: entry.ref, change };
   });
@@ -24367,7 +31979,7 @@ function journalPieces(journal, placement, limit = PIECE_BYTES) {
   }
   if (!byNamespace.has(journal.namespace)) byNamespace.set(journal.namespace, []);
   const header = { ...journal, objects: [] };
-  let chunks = new Map([...byNamespace].map(([namespace, entries]) => [namespace, chunked(entries, limit)]));
+  let chunks = new Map([...byNamespace].map(([namespace, entries2]) => [namespace, chunked(entries2, limit)]));
   for (; ; ) {
     const pieces = Object.fromEntries([...chunks].map(([namespace, parts]) => [namespace, parts.length]));
     const written = [...chunks].flatMap(
@@ -24381,25 +31993,25 @@ function journalPieces(journal, placement, limit = PIECE_BYTES) {
     chunks = new Map([...chunks].map(([namespace, parts]) => [namespace, parts.flatMap((part) => part === over.journal.objects ? halves(part) : [part])]));
   }
 }
-function chunked(entries, limit) {
-  const sizes = entries.map((entry) => pack(entry).length);
+function chunked(entries2, limit) {
+  const sizes = entries2.map((entry) => pack(entry).length);
   const total = sizes.reduce((sum, size2) => sum + size2, 0);
-  if (total <= limit || total <= 4 * limit && pack(entries).length <= limit) return [entries];
+  if (total <= limit || total <= 4 * limit && pack(entries2).length <= limit) return [entries2];
   const chunks = [];
-  let current = [];
+  let current2 = [];
   let size = 0;
-  entries.forEach((entry, index) => {
+  entries2.forEach((entry, index) => {
     const own = sizes[index];
     if (own > MAX_SECRET_BYTES) throw new JournalTooLargeError(own, MAX_SECRET_BYTES, 1, entry.ref.namespace, describeObject(entry.ref));
-    if (current.length > 0 && size + own > limit) {
-      chunks.push(current);
-      current = [];
+    if (current2.length > 0 && size + own > limit) {
+      chunks.push(current2);
+      current2 = [];
       size = 0;
     }
-    current.push(entry);
+    current2.push(entry);
     size += own;
   });
-  if (current.length > 0) chunks.push(current);
+  if (current2.length > 0) chunks.push(current2);
   return chunks;
 }
 function halves(items) {
@@ -24510,10 +32122,10 @@ async function listJournals(kubectl, namespace, whole = true) {
       })
     );
   }
-  const now = Date.now();
+  const now2 = Date.now();
   return [...byRun.values()].map((pieces) => {
     const { journal, missing } = mergePieces(pieces.map((piece) => piece.journal));
-    return { journal, expired: Date.parse(journal.expiresAt) < now, secrets: pieces.map((piece) => piece.secret), missing };
+    return { journal, expired: Date.parse(journal.expiresAt) < now2, secrets: pieces.map((piece) => piece.secret), missing };
   }).sort((left, right) => left.journal.startedAt.localeCompare(right.journal.startedAt));
 }
 async function deleteExpiredJournals(kubectl, namespaces, deadlineMs) {
@@ -24526,8 +32138,8 @@ async function deleteExpiredJournals(kubectl, namespaces, deadlineMs) {
     })
   );
 }
-function journalExpiry(now) {
-  return new Date(now.getTime() + JOURNAL_TTL_MS).toISOString();
+function journalExpiry(now2) {
+  return new Date(now2.getTime() + JOURNAL_TTL_MS).toISOString();
 }
 var secretsPath, RunJournal;
 var init_store = __esm({
@@ -24708,16 +32320,16 @@ async function ownLease(kubectl, lease, runId) {
   return live && leaseHolder(live) === runId ? live : void 0;
 }
 async function letGo(kubectl, lease, options) {
-  let current = lease;
+  let current2 = lease;
   for (let attempt = 0; ; attempt += 1) {
-    const preconditions = { uid: current.metadata.uid ?? "", resourceVersion: current.metadata.resourceVersion };
-    const deleted = await kubectl.deleteExact(leasePath(current), preconditions, options.deadlineMs).catch(failedWrite);
+    const preconditions = { uid: current2.metadata.uid ?? "", resourceVersion: current2.metadata.resourceVersion };
+    const deleted = await kubectl.deleteExact(leasePath(current2), preconditions, options.deadlineMs).catch(failedWrite);
     if (deleted.ok || deleted.notFound) return void 0;
     if (!deleted.conflict || attempt > 0) return deleted.message;
-    const live = await kubectl.getObject(LEASE_TYPE, current.metadata.namespace ?? "", current.metadata.name).catch((error2) => messageOf(error2));
+    const live = await kubectl.getObject(LEASE_TYPE, current2.metadata.namespace ?? "", current2.metadata.name).catch((error2) => messageOf(error2));
     if (typeof live === "string") return live;
     if (!live || live.metadata.uid !== lease.metadata.uid || leaseHolder(live) !== options.runId) return void 0;
-    current = live;
+    current2 = live;
   }
 }
 function reportLeftLease(kubectl, lease, failure, reporter) {
@@ -24770,11 +32382,11 @@ var init_held_leases = __esm({
        * On any refusal, the Leases already created are deleted and the refusal is thrown.
        */
       static async create(kubectl, claims, options, deps) {
-        const now = /* @__PURE__ */ new Date();
+        const now2 = /* @__PURE__ */ new Date();
         const created = [];
         const outcomes = await Promise.allSettled(
           [...claims].map(async ([namespace, keys]) => {
-            for (const lease of runLeases(options.runId, namespace, [...keys.keys()], options.durationSeconds, now, options)) {
+            for (const lease of runLeases(options.runId, namespace, [...keys.keys()], options.durationSeconds, now2, options)) {
               const taken = await createOne(kubectl, lease, options);
               if (!taken) return;
               created.push(taken);
@@ -24805,7 +32417,7 @@ var init_held_leases = __esm({
         this.placeInLine = ticket;
         await Promise.all(
           this.held.map(async (lease) => {
-            const outcome = await this.rewrite(lease, (current) => withTicket(current, ticket));
+            const outcome = await this.rewrite(lease, (current2) => withTicket(current2, ticket));
             if (outcome.written) return;
             const what = `its Lease ${lease.metadata.name} (namespace ${lease.metadata.namespace})`;
             throw new KubectlError(
@@ -24840,7 +32452,7 @@ var init_held_leases = __esm({
           if (this.stopRenewing.signal.aborted) return;
           await Promise.all(
             this.held.map(async (lease) => {
-              const outcome = await this.rewrite(lease, (current) => renewed(current, /* @__PURE__ */ new Date()));
+              const outcome = await this.rewrite(lease, (current2) => renewed(current2, /* @__PURE__ */ new Date()));
               if (!("lost" in outcome)) return;
               this.deps.reporter.emit({
                 kind: "journal-warning",
@@ -24861,11 +32473,11 @@ var init_held_leases = __esm({
         const write2 = async () => {
           const held = this.leases.get(id);
           if (!held) return { written: false, failed: "this run no longer holds it" };
-          let current = held;
+          let current2 = held;
           for (let attempt = 0; ; attempt += 1) {
-            const written = await this.kubectl.replace(change(current), id, this.options.deadlineMs).catch(failedWrite);
+            const written = await this.kubectl.replace(change(current2), id, this.options.deadlineMs).catch(failedWrite);
             if (written.ok) {
-              this.leases.set(id, written.object ?? change(current));
+              this.leases.set(id, written.object ?? change(current2));
               return { written: true };
             }
             if (!written.conflict && !written.notFound || attempt > 0) return { written: false, failed: written.message };
@@ -24875,7 +32487,7 @@ var init_held_leases = __esm({
               this.leases.delete(id);
               return { written: false, lost: live ? `taken over by ${leaseHolder(live)}` : "deleted" };
             }
-            current = live;
+            current2 = live;
           }
         };
         const next = this.writes.then(write2);
@@ -24887,12 +32499,12 @@ var init_held_leases = __esm({
 });
 
 // src/journal/liveness.ts
-function livenessOf(journal, leases, now, probe) {
+function livenessOf(journal, leases, now2, probe) {
   if (journal?.state === "finished") return { state: "finished", why: "it ended; only its journal could not be deleted" };
   const holder = journal?.holder ?? leases.map((lease) => holderOfAnnotations(lease.metadata.annotations)).find(Boolean);
   const found = holder ? probe(holder) : "elsewhere";
   if (holder && found === "running") return { state: "live", why: `its process ${holder.pid} is running on this machine` };
-  if (holder && found === "gone") return { state: "dead", why: `its process ${holder.pid} on this machine has ended`, diedBy: now };
+  if (holder && found === "gone") return { state: "dead", why: `its process ${holder.pid} on this machine has ended`, diedBy: now2 };
   const renewals = leases.flatMap((lease) => {
     const renewed2 = Date.parse(leaseSpec(lease).renewTime ?? "");
     return Number.isFinite(renewed2) ? [{ renewed: renewed2, durationMs: (leaseSpec(lease).leaseDurationSeconds ?? LEASE_DURATION_SECONDS) * 1e3 }] : [];
@@ -24901,9 +32513,9 @@ function livenessOf(journal, leases, now, probe) {
     return { state: "unknown", why: holder ? `it ran on ${holder.host} and holds no Lease that would say whether it lives` : "it holds no Lease that would say whether it lives" };
   }
   const last = renewals.reduce((newest, renewal) => renewal.renewed > newest.renewed ? renewal : newest);
-  const ago = formatAgo(now - last.renewed);
+  const ago = formatAgo(now2 - last.renewed);
   const where2 = holder ? ` on ${holder.host}` : "";
-  if (now - last.renewed <= last.durationMs) return { state: "live", why: `it renewed its Lease ${ago} ago${where2} (by this machine's clock)` };
+  if (now2 - last.renewed <= last.durationMs) return { state: "live", why: `it renewed its Lease ${ago} ago${where2} (by this machine's clock)` };
   return { state: "dead", why: `its Lease has not been renewed for ${ago}${where2} (by this machine's clock)`, diedBy: last.renewed + last.durationMs / 3 };
 }
 function leaseSpec(lease) {
@@ -24931,19 +32543,19 @@ __export(runs_exports, {
   statusLine: () => statusLine,
   statusLines: () => statusLines
 });
-async function listRuns(kubectl, namespace, now, probe) {
+async function listRuns(kubectl, namespace, now2, probe) {
   const [listings, leases] = await Promise.all([listJournals(kubectl, namespace), kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR)]);
   const leasesOf = /* @__PURE__ */ new Map();
   for (const lease of leases) leasesOf.set(leaseHolder(lease), [...leasesOf.get(leaseHolder(lease)) ?? [], lease]);
   const runs = listings.map(({ journal, expired, secrets, missing }) => {
     const held = leasesOf.get(journal.runId) ?? [];
     leasesOf.delete(journal.runId);
-    return { runId: journal.runId, journal, secrets, missing, expired, leases: held, liveness: livenessOf(journal, held, now, probe) };
+    return { runId: journal.runId, journal, secrets, missing, expired, leases: held, liveness: livenessOf(journal, held, now2, probe) };
   });
-  for (const [runId, held] of leasesOf) runs.push({ runId, secrets: [], missing: [], expired: false, leases: held, liveness: livenessOf(void 0, held, now, probe) });
+  for (const [runId, held] of leasesOf) runs.push({ runId, secrets: [], missing: [], expired: false, leases: held, liveness: livenessOf(void 0, held, now2, probe) });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }
-function statusLine(run, now) {
+function statusLine(run, now2) {
   const { journal, liveness } = run;
   const life = `${liveness.state === "live" ? "running" : liveness.state}: ${liveness.why}`;
   if (!journal) {
@@ -24951,7 +32563,7 @@ function statusLine(run, now) {
     const next2 = liveness.state === "live" ? "" : `  \u2192  kguard unlock ${run.runId}`;
     return `${run.runId}  Leases in namespace ${namespaces}, no journal  ${life}${next2}`;
   }
-  const ageMinutes = Math.max(0, Math.round((now.getTime() - Date.parse(journal.startedAt)) / 6e4));
+  const ageMinutes = Math.max(0, Math.round((now2.getTime() - Date.parse(journal.startedAt)) / 6e4));
   const where2 = STATE_WORDS[journal.state];
   const next = liveness.state === "live" ? "" : liveness.state === "finished" ? `  \u2192  kguard forget ${run.runId}` : `  \u2192  kguard rollback ${run.runId}`;
   return `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where2}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
@@ -24961,9 +32573,9 @@ function journalWhere(run) {
   const where2 = pieces.length === 1 && pieces[0][1] === 1 ? `namespace ${pieces[0][0]}` : `journal in ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
   return run.missing.length > 0 ? `${where2} (not all read in ${run.missing.join(", ")})` : where2;
 }
-function statusLines(runs, now) {
+function statusLines(runs, now2) {
   if (runs.length === 0) return ["no unfinished kguard runs"];
-  return runs.map((run) => statusLine(run, now));
+  return runs.map((run) => statusLine(run, now2));
 }
 function pickRun(runs, runId, command, force) {
   const run = runId ? runs.find((candidate) => candidate.runId === runId) : onlyUnfinished(runs);
@@ -25100,10 +32712,10 @@ async function lookAt(kubectl, namespaces, claims, observations, mine, clock, pr
     for (const lease of leases) {
       const holder = leaseHolder(lease);
       if (holder === mine.runId) continue;
-      const now = clock.now();
-      observations.see(lease, now);
+      const now2 = clock.now();
+      observations.see(lease, now2);
       const held = heldOf(lease, claims.get(namespace) ?? /* @__PURE__ */ new Map());
-      const gone = observations.expired(lease, now) || await deadWithoutJournal(kubectl, lease, probe);
+      const gone = observations.expired(lease, now2) || await deadWithoutJournal(kubectl, lease, probe);
       if (gone && await removeExpired(kubectl, lease, mine.deadlineMs)) continue;
       look2.highestTicket = Math.max(look2.highestTicket, ticketOf(lease) ?? 0);
       if (held.length === 0 || !goesBefore(lease, mine)) continue;
@@ -25371,15 +32983,15 @@ var init_quantity = __esm({
 });
 
 // src/kinds/claim.ts
-function claimPutBack(before, current) {
+function claimPutBack(before, current2) {
   const was = storageOf(before);
-  const now = storageOf(current);
+  const now2 = storageOf(current2);
   const wasValue = quantityValue(was);
-  const nowValue = quantityValue(now);
+  const nowValue = quantityValue(now2);
   if (wasValue === void 0 || nowValue === void 0 || wasValue >= nowValue) return void 0;
   return {
     how: "impossible",
-    why: `its storage request cannot go back from ${String(now)} to ${String(was)}: the API server never lets a claim's storage request go down (spec.resources.requests.storage: Forbidden: field can not be less than status.capacity): a volume does not shrink`,
+    why: `its storage request cannot go back from ${String(now2)} to ${String(was)}: the API server never lets a claim's storage request go down (spec.resources.requests.storage: Forbidden: field can not be less than status.capacity): a volume does not shrink`,
     fields: [STORAGE]
   };
 }
@@ -25737,9 +33349,9 @@ function fieldsOfApply(before, applied2) {
 }
 function leafPaths(value, path14 = []) {
   if (!isContainer(value) || Array.isArray(value)) return [path14];
-  const entries = Object.entries(value);
-  if (entries.length === 0) return [path14];
-  return entries.flatMap(([key, item]) => leafPaths(item, [...path14, key]));
+  const entries2 = Object.entries(value);
+  if (entries2.length === 0) return [path14];
+  return entries2.flatMap(([key, item]) => leafPaths(item, [...path14, key]));
 }
 function ownedPaths(fields, path14) {
   if (!isContainer(fields) || Array.isArray(fields)) return [path14];
@@ -25782,28 +33394,28 @@ function fieldName(field) {
   return field.map((segment, index) => typeof segment === "number" ? `[${segment}]` : /^[A-Za-z_][\w-]*$/.test(segment) ? `${index === 0 ? "" : "."}${segment}` : `[${JSON.stringify(segment)}]`).join("");
 }
 function getAt(root, field) {
-  let current = root;
+  let current2 = root;
   for (const segment of field) {
-    if (!isContainer(current)) return void 0;
-    current = current[segment];
+    if (!isContainer(current2)) return void 0;
+    current2 = current2[segment];
   }
-  return current;
+  return current2;
 }
 function setAt(root, field, value) {
-  let current = root;
+  let current2 = root;
   for (const [index, segment] of field.slice(0, -1).entries()) {
-    const next = current[segment];
+    const next = current2[segment];
     if (!isContainer(next)) {
       if (value === void 0) return;
-      current[segment] = typeof field[index + 1] === "number" ? [] : {};
+      current2[segment] = typeof field[index + 1] === "number" ? [] : {};
     }
-    current = current[segment];
+    current2 = current2[segment];
   }
   const last = field[field.length - 1];
   if (value === void 0) {
-    if (Array.isArray(current) && typeof last === "number") current.splice(last, 1);
-    else delete current[last];
-  } else current[last] = structuredClone(value);
+    if (Array.isArray(current2) && typeof last === "number") current2.splice(last, 1);
+    else delete current2[last];
+  } else current2[last] = structuredClone(value);
 }
 function isContainer(value) {
   return value !== null && typeof value === "object";
@@ -25846,7 +33458,7 @@ function judge(rules, observation, expected, firstSeen, moment) {
     return { state: "failed", progress, findings, cause: condition };
   }
   const fatal = findings.find(
-    (finding) => !rules.judgesItself?.(finding) && isFatalNow(finding.policy, firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings))
+    (finding) => !rules.judgesItself?.(finding) && isFatalNow(policyOf(rules, finding), firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings))
   );
   if (fatal) return { state: "failed", progress, findings, cause: { source: "pod", finding: fatal } };
   const generation = object.metadata.generation;
@@ -25859,7 +33471,7 @@ function newPodsOf(rules, object, snapshot2) {
   if (object === void 0 || !rules.observed(object)) return [];
   return rules.newPods(object, snapshot2).filter((pod) => !pod.metadata.deletionTimestamp);
 }
-function rememberSeen(rules, firstSeen, verdict, now, observation, expected) {
+function rememberSeen(rules, firstSeen, verdict, now2, observation, expected) {
   const keys = verdict.findings.map((finding) => findingKey(finding));
   const object = observation.object;
   if (object !== void 0 && rules.observed(object)) {
@@ -25867,7 +33479,7 @@ function rememberSeen(rules, firstSeen, verdict, now, observation, expected) {
     if (condition) keys.push(condition.reason);
   }
   const next = /* @__PURE__ */ new Map();
-  for (const key of keys) next.set(key, firstSeen.get(key) ?? now);
+  for (const key of keys) next.set(key, firstSeen.get(key) ?? now2);
   for (const [key, since] of firstSeen) {
     if (!next.has(key) && stillFailing(key, observation.snapshot.pods)) next.set(key, since);
   }
@@ -25895,12 +33507,17 @@ function notServing(pods) {
   }
   return void 0;
 }
-function isFatalNow(policy, since, now, restartCount = 0, pods = 1) {
+function policyOf(rules, finding) {
+  if (rules.readinessGraceSeconds !== void 0 && finding.reason === "ContainersNotReady") return { when: "after", seconds: rules.readinessGraceSeconds };
+  if (rules.failuresAllowed === void 0 || finding.family !== "crash") return finding.policy;
+  return { when: "after", seconds: Number.POSITIVE_INFINITY, restarts: rules.failuresAllowed + 1 };
+}
+function isFatalNow(policy, since, now2, restartCount = 0, pods = 1) {
   if (policy.when === "now") return true;
   if (policy.when === "never") return false;
   if (policy.restarts !== void 0 && restartCount >= policy.restarts) return true;
   if (policy.pods !== void 0 && pods >= policy.pods) return true;
-  return since !== void 0 && now - since >= policy.seconds * 1e3;
+  return since !== void 0 && now2 - since >= policy.seconds * 1e3;
 }
 function podsControlledBy(object, pods) {
   const uid = object.metadata.uid;
@@ -25991,8 +33608,8 @@ function withoutEmpty(value) {
     return items.length === 0 ? void 0 : items;
   }
   if (typeof value === "object") {
-    const entries = Object.entries(value).map(([key, entry]) => [key, withoutEmpty(entry)]).filter(([, entry]) => entry !== void 0);
-    return entries.length === 0 ? void 0 : Object.fromEntries(entries);
+    const entries2 = Object.entries(value).map(([key, entry]) => [key, withoutEmpty(entry)]).filter(([, entry]) => entry !== void 0);
+    return entries2.length === 0 ? void 0 : Object.fromEntries(entries2);
   }
   return value;
 }
@@ -26005,8 +33622,8 @@ function newReplicaSetFor(deployment, replicaSets) {
 function stableStringify(value) {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, entry]) => entry !== void 0).sort(([a2], [b]) => a2 < b ? -1 : a2 > b ? 1 : 0);
-    return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${stableStringify(entry)}`).join(",")}}`;
+    const entries2 = Object.entries(value).filter(([, entry]) => entry !== void 0).sort(([a2], [b]) => a2 < b ? -1 : a2 > b ? 1 : 0);
+    return `{${entries2.map(([key, entry]) => `${JSON.stringify(key)}:${stableStringify(entry)}`).join(",")}}`;
   }
   return JSON.stringify(value);
 }
@@ -26078,8 +33695,8 @@ function belongsToRollout(condition, expected, newReplicaSet, deploymentName) {
   return appliedAt === void 0 || changedAt === void 0 || changedAt >= appliedAt;
 }
 function appliedTime(applied2) {
-  const entries = applied2.metadata.managedFields ?? [];
-  const times = entries.filter((entry) => !entry.subresource && entry.manager !== "kube-controller-manager" && typeof entry.time === "string").map((entry) => entry.time).sort();
+  const entries2 = applied2.metadata.managedFields ?? [];
+  const times = entries2.filter((entry) => !entry.subresource && entry.manager !== "kube-controller-manager" && typeof entry.time === "string").map((entry) => entry.time).sort();
   return times[times.length - 1];
 }
 var deploymentRules;
@@ -26145,6 +33762,301 @@ var init_generic = __esm({
     "use strict";
     init_conditions();
     init_kube();
+  }
+});
+
+// src/kinds/health-rules.ts
+function findHealthRule(ref, rules, picked) {
+  if (picked !== void 0) return rules.find((rule) => rule.id === picked);
+  const group = groupOf(ref.apiVersion);
+  return rules.find((rule) => rule.match.some((match) => (match.kind === "*" || match.kind === ref.kind) && groupMatches(match.group, group)));
+}
+function mergeHealthRules(builtIn, user) {
+  if (!user) return [...builtIn];
+  const ids = new Set(user.rules.map((rule) => rule.id));
+  return [...user.rules, ...builtIn.filter((rule) => !ids.has(rule.id))];
+}
+function groupMatches(pattern2, group) {
+  if (pattern2.startsWith("*.")) return group.endsWith(pattern2.slice(1));
+  return pattern2 === group;
+}
+function healthRuleRules(rule, kind) {
+  return {
+    controller: `${kind} controller`,
+    observed: (object) => rule.observedGeneration === false || generationObserved(object),
+    newPods: () => [],
+    wait(object) {
+      const progressing = (rule.progressing ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
+      if (progressing !== void 0) return `progressing (${progressing})`;
+      const missing = rule.healthy.find((match) => matched(match, object, "every") === void 0);
+      if (missing === void 0) return void 0;
+      return `waiting for ${describe(missing)}${now(missing, object)} (rule ${rule.id})`;
+    },
+    failure(object) {
+      for (const match of rule.failed ?? []) {
+        const hit = matched(match, object);
+        if (hit === void 0) continue;
+        const reason = "condition" in match ? conditionsFor(match, object).find((c3) => c3.type === match.condition)?.reason ?? match.condition : String(valueAt(object, match.field));
+        const policy = match.afterSeconds ? { when: "after", seconds: match.afterSeconds } : { when: "now" };
+        const ruleText = {
+          category: "stalled",
+          family: "other",
+          policy,
+          cannot: `become healthy (health rule ${rule.id}: ${describe(match)})`,
+          nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE`
+        };
+        const cause = { source: "condition", reason, message: hit, rule: ruleText };
+        return cause;
+      }
+      return void 0;
+    },
+    progress(object) {
+      const shown2 = rule.healthy[0];
+      const summary = shown2 ? now(shown2, object).replace(/^ \(it is (.*)\)$/, "$1") || describe(shown2) : rule.id;
+      return { desired: 0, updated: 0, ready: 0, available: 0, summary };
+    }
+  };
+}
+function generationObserved(object) {
+  const observed = object.status?.observedGeneration;
+  if (observed === void 0 || observed === null) return true;
+  const number = typeof observed === "number" ? observed : Number(observed);
+  if (!Number.isFinite(number)) return true;
+  return number >= (object.metadata.generation ?? 0);
+}
+function matched(match, object, entriesNeeded = "any") {
+  if ("condition" in match) return matchCondition(match, object, entriesNeeded);
+  return matchField(match, object);
+}
+function matchCondition(match, object, entriesNeeded) {
+  const lists = match.each === void 0 ? [conditionsOf(object.status)] : entries(object, match.each).map((entry) => conditionsOf(entry));
+  if (lists.length === 0) return void 0;
+  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason)));
+  const found = hits.find((hit) => hit !== void 0);
+  if (!found || entriesNeeded === "every" && hits.some((hit) => hit === void 0)) return void 0;
+  return [found.reason, found.message].filter(Boolean).join(": ") || `${found.type} ${found.status}`;
+}
+function matchField(match, object) {
+  const value = valueAt(object, match.field);
+  if (value === void 0 || value === null) return void 0;
+  if (match.equals !== void 0 && !oneOf(match.equals, String(value))) return void 0;
+  const message = match.message ? valueAt(object, match.message) : void 0;
+  return typeof message === "string" && message !== "" ? `${match.field} ${String(value)}: ${message}` : `${match.field} ${String(value)}`;
+}
+function conditionsFor(match, object) {
+  return match.each === void 0 ? conditionsOf(object.status) : entries(object, match.each).flatMap((entry) => conditionsOf(entry));
+}
+function conditionsOf(holder) {
+  const conditions = holder?.conditions;
+  return Array.isArray(conditions) ? conditions : [];
+}
+function entries(object, path14) {
+  const value = valueAt(object, path14);
+  return Array.isArray(value) ? value : [];
+}
+function valueAt(object, path14) {
+  let value = object;
+  for (const part of path14.split(".")) {
+    if (value === null || typeof value !== "object") return void 0;
+    value = value[part];
+  }
+  return value;
+}
+function current(condition, object) {
+  return condition.observedGeneration === void 0 || condition.observedGeneration >= (object.metadata.generation ?? 0);
+}
+function oneOf(wanted, actual) {
+  if (wanted === void 0) return true;
+  return Array.isArray(wanted) ? actual !== void 0 && wanted.includes(actual) : wanted === actual;
+}
+function describe(match) {
+  if ("condition" in match) {
+    const where2 = match.each ? ` on every ${match.each} entry` : "";
+    const status = match.status === void 0 ? "" : `=${[match.status].flat().join("|")}`;
+    const reason = match.reason === void 0 ? "" : ` (${[match.reason].flat().join("|")})`;
+    return `${match.condition}${status}${reason}${where2}`;
+  }
+  return match.equals === void 0 ? `${match.field} to be set` : `${match.field}=${[match.equals].flat().join("|")}`;
+}
+function now(match, object) {
+  if ("condition" in match) {
+    const found = conditionsFor(match, object).find((condition) => condition.type === match.condition);
+    if (!found) return ` (no ${match.condition} condition yet)`;
+    if (!current(found, object)) return ` (it is for generation ${found.observedGeneration})`;
+    return ` (it is ${found.status}${found.reason ? `: ${found.reason}` : ""}${found.message ? `: ${found.message}` : ""})`;
+  }
+  const value = valueAt(object, match.field);
+  return value === void 0 ? ` (${match.field} not set yet)` : ` (it is ${String(value)})`;
+}
+var init_health_rules = __esm({
+  "src/kinds/health-rules.ts"() {
+    "use strict";
+    init_model();
+  }
+});
+
+// src/kinds/health-table.ts
+var ARGO_CD, BUILT_IN_HEALTH_RULES;
+var init_health_table = __esm({
+  "src/kinds/health-table.ts"() {
+    "use strict";
+    ARGO_CD = "https://github.com/argoproj/argo-cd/blob/master/resource_customizations";
+    BUILT_IN_HEALTH_RULES = [
+      {
+        // Argo Rollouts writes status.phase (Healthy, Progressing, Paused, Degraded) and status.message
+        // since v1.0, and status.observedGeneration as a string. Argo CD's check also fails an
+        // InvalidSpec condition and a Progressing condition of reason RolloutAborted or
+        // ProgressDeadlineExceeded. Paused waits for a promotion (Argo CD: Suspended).
+        id: "argoproj.io/Rollout",
+        match: [{ group: "argoproj.io", kind: "Rollout" }],
+        source: `${ARGO_CD}/argoproj.io/Rollout/health.lua; https://github.com/argoproj/argo-rollouts/blob/master/pkg/apis/rollouts/v1alpha1/types.go (RolloutPhase)`,
+        failed: [
+          { condition: "InvalidSpec", status: "True" },
+          { condition: "Progressing", reason: ["RolloutAborted", "ProgressDeadlineExceeded"] },
+          { field: "status.phase", equals: "Degraded", message: "status.message" }
+        ],
+        progressing: [{ field: "status.phase", equals: "Paused", message: "status.message" }],
+        healthy: [{ field: "status.phase", equals: "Healthy" }]
+      },
+      {
+        // cert-manager: Issuing True while a certificate is (re)issued; Issuing False reason Failed
+        // after a failed issuance (it backs off and retries later); Ready True once the Secret holds a
+        // valid certificate. Conditions carry observedGeneration.
+        id: "cert-manager.io/Certificate",
+        match: [{ group: "cert-manager.io", kind: "Certificate" }],
+        source: `${ARGO_CD}/cert-manager.io/Certificate/health.lua; https://cert-manager.io/docs/usage/certificate/ (Issuing, Ready)`,
+        failed: [{ condition: "Issuing", status: "False", reason: "Failed" }],
+        progressing: [{ condition: "Issuing", status: "True" }],
+        healthy: [{ condition: "Ready", status: "True" }]
+      },
+      {
+        // cert-manager Issuers: Ready True once the issuer is set up (ACME account registered, CA
+        // Secret read); Ready False with the error otherwise.
+        id: "cert-manager.io/Issuer",
+        match: [
+          { group: "cert-manager.io", kind: "Issuer" },
+          { group: "cert-manager.io", kind: "ClusterIssuer" }
+        ],
+        source: `${ARGO_CD}/cert-manager.io/Issuer/health.lua; ${ARGO_CD}/cert-manager.io/ClusterIssuer/health.lua`,
+        failed: [{ condition: "Ready", status: "False" }],
+        healthy: [{ condition: "Ready", status: "True" }]
+      },
+      {
+        // External Secrets Operator: Ready True reason SecretSynced; Ready False reason
+        // SecretSyncedError (the provider refused, the key is missing) is a failure, as Argo CD's check
+        // says Degraded.
+        id: "external-secrets.io/ExternalSecret",
+        match: [{ group: "external-secrets.io", kind: "ExternalSecret" }],
+        source: `${ARGO_CD}/external-secrets.io/ExternalSecret/health.lua; https://github.com/external-secrets/external-secrets/blob/main/apis/externalsecrets/v1beta1/externalsecret_types.go (ConditionReasonSecretSyncedError)`,
+        failed: [{ condition: "Ready", status: "False" }],
+        healthy: [{ condition: "Ready", status: "True" }]
+      },
+      {
+        // Flux toolkit objects follow kstatus: Reconciling True while it works, Stalled True when it
+        // cannot go on, Ready False when the last attempt failed (it retries on its interval), Ready
+        // True when the applied generation is reconciled.
+        id: "toolkit.fluxcd.io/Flux",
+        match: [
+          { group: "kustomize.toolkit.fluxcd.io", kind: "Kustomization" },
+          { group: "helm.toolkit.fluxcd.io", kind: "HelmRelease" },
+          { group: "source.toolkit.fluxcd.io", kind: "GitRepository" },
+          { group: "source.toolkit.fluxcd.io", kind: "OCIRepository" },
+          { group: "source.toolkit.fluxcd.io", kind: "HelmRepository" },
+          { group: "source.toolkit.fluxcd.io", kind: "HelmChart" },
+          { group: "source.toolkit.fluxcd.io", kind: "Bucket" }
+        ],
+        source: "https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions",
+        failed: [
+          { condition: "Stalled", status: "True" },
+          { condition: "Ready", status: "False" }
+        ],
+        progressing: [{ condition: "Reconciling", status: "True" }],
+        healthy: [{ condition: "Ready", status: "True" }]
+      },
+      {
+        // Knative: Ready Unknown while it works, False when it failed, with the failing sub-condition
+        // (ConfigurationsReady, RoutesReady) saying why.
+        id: "serving.knative.dev/Service",
+        match: [{ group: "serving.knative.dev", kind: "Service" }],
+        source: `${ARGO_CD}/serving.knative.dev/Service/health.lua; https://github.com/knative/pkg/blob/main/apis/condition_set.go (happy condition, Unknown while in progress)`,
+        failed: [
+          { condition: "ConfigurationsReady", status: "False" },
+          { condition: "RoutesReady", status: "False" },
+          { condition: "Ready", status: "False" }
+        ],
+        healthy: [{ condition: "Ready", status: "True" }]
+      },
+      {
+        // Crossplane managed resources (Upbound providers): Synced False (ReconcileError) when the
+        // provider cannot reconcile it; Ready True (Available) once the external resource exists.
+        id: "crossplane.io/Managed",
+        match: [{ group: "*.upbound.io", kind: "*" }],
+        source: "https://docs.crossplane.io/latest/managed-resources/managed-resources/#conditions; https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go",
+        failed: [{ condition: "Synced", status: "False" }],
+        healthy: [
+          { condition: "Synced", status: "True" },
+          { condition: "Ready", status: "True" }
+        ]
+      },
+      {
+        // Crossplane claims and composite resources (their group is the XRD's own): pick with
+        // kguard.dev/health-rule: crossplane.io/Claim, or add a match in --health-rules.
+        id: "crossplane.io/Claim",
+        match: [],
+        source: "https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready); https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go",
+        failed: [{ condition: "Synced", status: "False" }],
+        healthy: [
+          { condition: "Synced", status: "True" },
+          { condition: "Ready", status: "True" }
+        ]
+      },
+      {
+        // Gateway API: Accepted False with a configuration reason is the user's to fix; Programmed
+        // True once the data plane serves it. Conditions carry observedGeneration.
+        id: "gateway.networking.k8s.io/Gateway",
+        match: [{ group: "gateway.networking.k8s.io", kind: "Gateway" }],
+        source: "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason)",
+        failed: [
+          { condition: "Accepted", status: "False", reason: ["Invalid", "InvalidParameters", "UnsupportedAddress", "ListenersNotValid"] },
+          { condition: "Programmed", status: "False", reason: "Invalid" }
+        ],
+        healthy: [
+          { condition: "Accepted", status: "True" },
+          { condition: "Programmed", status: "True" }
+        ]
+      },
+      {
+        // Routes report per parent (status.parents[].conditions): accepted by every parent with every
+        // backend reference resolved.
+        id: "gateway.networking.k8s.io/Route",
+        match: [
+          { group: "gateway.networking.k8s.io", kind: "HTTPRoute" },
+          { group: "gateway.networking.k8s.io", kind: "GRPCRoute" }
+        ],
+        source: "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)",
+        failed: [
+          { condition: "Accepted", status: "False", reason: ["NotAllowedByListeners", "NoMatchingListenerHostname", "NoMatchingParent", "UnsupportedValue"], each: "status.parents" },
+          { condition: "ResolvedRefs", status: "False", reason: ["RefNotPermitted", "InvalidKind", "BackendNotFound", "UnsupportedProtocol"], each: "status.parents" }
+        ],
+        healthy: [
+          { condition: "Accepted", status: "True", each: "status.parents" },
+          { condition: "ResolvedRefs", status: "True", each: "status.parents" }
+        ]
+      },
+      {
+        // KEDA: Ready False when the ScaledObject cannot work (ScaledObjectCheckFailed), Fallback True
+        // when its scaler fails and fallback replicas are in use. Active only says whether it scales
+        // now: not a health signal.
+        id: "keda.sh/ScaledObject",
+        match: [{ group: "keda.sh", kind: "ScaledObject" }],
+        source: `${ARGO_CD}/keda.sh/ScaledObject/health.lua; https://keda.sh/docs/latest/reference/scaledobject-spec/`,
+        failed: [
+          { condition: "Ready", status: "False" },
+          { condition: "Fallback", status: "True" }
+        ],
+        healthy: [{ condition: "Ready", status: "True" }]
+      }
+    ];
   }
 });
 
@@ -26256,6 +34168,58 @@ var init_job = __esm({
     init_kube();
     init_engine();
     CONTROLLER_UID_LABELS = ["batch.kubernetes.io/controller-uid", "controller-uid"];
+  }
+});
+
+// src/kinds/overrides.ts
+function overridesOf(object) {
+  const annotations = object.metadata.annotations ?? {};
+  const problems = [];
+  const flag = (name, fallback) => {
+    const value = annotations[name];
+    if (value === void 0) return fallback;
+    if (value === "true" || value === "false") return value === "true";
+    problems.push(`${name}: ${JSON.stringify(value)} is not "true" or "false"; ignored`);
+    return fallback;
+  };
+  const track3 = flag(TRACK_ANNOTATION, true);
+  const mustSucceed = flag(MUST_SUCCEED_ANNOTATION, true);
+  let timeoutMs;
+  const timeout = annotations[TIMEOUT_ANNOTATION];
+  if (timeout !== void 0) {
+    try {
+      timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
+    } catch (error2) {
+      if (!(error2 instanceof InputError)) throw error2;
+      problems.push(`${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`);
+    }
+  }
+  const health = annotations[HEALTH_ANNOTATION];
+  const ignoreHealth = health === "ignore" ? true : void 0;
+  if (health !== void 0 && health !== "ignore") problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
+  const rule = annotations[HEALTH_RULE_ANNOTATION]?.trim();
+  const healthRule = rule ? rule : void 0;
+  const allowed = annotations[FAILURES_ALLOWED_ANNOTATION];
+  let failuresAllowed;
+  if (allowed !== void 0) {
+    if (/^\d+$/.test(allowed.trim())) failuresAllowed = Number(allowed.trim());
+    else problems.push(`${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`);
+  }
+  return { track: track3, timeoutMs, mustSucceed, problems, ...failuresAllowed !== void 0 ? { failuresAllowed } : {}, ...ignoreHealth ? { ignoreHealth } : {}, ...healthRule ? { healthRule } : {} };
+}
+var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, HEALTH_ANNOTATION, FAILURES_ALLOWED_ANNOTATION, HEALTH_RULE_ANNOTATION, NO_OVERRIDES;
+var init_overrides = __esm({
+  "src/kinds/overrides.ts"() {
+    "use strict";
+    init_errors();
+    init_duration2();
+    TRACK_ANNOTATION = "kguard.dev/track";
+    TIMEOUT_ANNOTATION = "kguard.dev/timeout";
+    MUST_SUCCEED_ANNOTATION = "kguard.dev/must-succeed";
+    HEALTH_ANNOTATION = "kguard.dev/health";
+    FAILURES_ALLOWED_ANNOTATION = "kguard.dev/failures-allowed";
+    HEALTH_RULE_ANNOTATION = "kguard.dev/health-rule";
+    NO_OVERRIDES = { track: true, mustSucceed: true, problems: [] };
   }
 });
 
@@ -26377,22 +34341,22 @@ var init_statefulset = __esm({
 });
 
 // src/kinds/refusals.ts
-function immutablePutBack(before, current) {
-  const now = current;
+function immutablePutBack(before, current2) {
+  const now2 = current2;
   const was = before;
-  if (now.kind === "Secret" && (was.type ?? "Opaque") !== (now.type ?? "Opaque")) {
-    return { how: "delete-and-create", why: `a Secret's type never changes (type: field is immutable): it is ${now.type ?? "Opaque"} now, ${was.type ?? "Opaque"} in the pre-apply copy` };
+  if (now2.kind === "Secret" && (was.type ?? "Opaque") !== (now2.type ?? "Opaque")) {
+    return { how: "delete-and-create", why: `a Secret's type never changes (type: field is immutable): it is ${now2.type ?? "Opaque"} now, ${was.type ?? "Opaque"} in the pre-apply copy` };
   }
-  if (now.immutable !== true) return void 0;
+  if (now2.immutable !== true) return void 0;
   if (was.immutable !== true) return { how: "delete-and-create", why: `immutable: true cannot be undone by a write (immutable: Forbidden: ${IMMUTABLE_FORBIDDEN})` };
-  const changed = ["data", "binaryData"].filter((field) => canonicalJson(contentOf(before)[field] ?? null) !== canonicalJson(contentOf(current)[field] ?? null));
+  const changed = ["data", "binaryData"].filter((field) => canonicalJson(contentOf(before)[field] ?? null) !== canonicalJson(contentOf(current2)[field] ?? null));
   if (changed.length === 0) return void 0;
   return { how: "delete-and-create", why: `it is immutable: true, so its ${changed.join(" and ")} cannot change (${changed[0]}: Forbidden: ${IMMUTABLE_FORBIDDEN})` };
 }
-function withCurrentValues(before, current, fields) {
+function withCurrentValues(before, current2, fields) {
   const copy = structuredClone(before);
   for (const field of fields) {
-    let source = current;
+    let source = current2;
     for (const segment of field) source = source === null || typeof source !== "object" ? void 0 : source[segment];
     let target = copy;
     for (const segment of field.slice(0, -1)) {
@@ -26472,6 +34436,32 @@ function rowFor(ref) {
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
   return watched(() => genericRules(ref.kind), (target) => [typeArg(target)]);
 }
+function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = [], readinessGraceMs) {
+  const row = chooseRow(ref, overrides, rules, problems);
+  const tolerance = {
+    ...overrides.failuresAllowed !== void 0 ? { failuresAllowed: overrides.failuresAllowed } : {},
+    ...readinessGraceMs !== void 0 ? { readinessGraceSeconds: readinessGraceMs / 1e3 } : {}
+  };
+  if (Object.keys(tolerance).length === 0) return row;
+  return { ...row, rules: (given) => {
+    const judged = row.rules(given);
+    return judged && { ...judged, ...tolerance };
+  } };
+}
+function chooseRow(ref, overrides, rules, problems) {
+  if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
+  const group = groupOf(ref.apiVersion);
+  const own = ROWS[`${group}/${ref.kind}`] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : void 0);
+  if (own) {
+    if (overrides.healthRule !== void 0) problems.push(`${HEALTH_RULE_ANNOTATION}: kguard judges ${ref.kind} by its own rules; ignored`);
+    return own;
+  }
+  const rule = findHealthRule(ref, rules, overrides.healthRule);
+  if (overrides.healthRule !== void 0 && !rule) problems.push(`${HEALTH_RULE_ANNOTATION}: ${JSON.stringify(overrides.healthRule)} names no health rule; kstatus judges it`);
+  const found = rule ?? findHealthRule(ref, rules);
+  if (found) return watched(() => healthRuleRules(found, ref.kind), (target) => [typeArg(target)]);
+  return rowFor(ref);
+}
 function runsPods(ref) {
   return rowFor(ref).runsPods === true;
 }
@@ -26491,7 +34481,10 @@ var init_table2 = __esm({
     init_daemonset();
     init_deployment();
     init_generic();
+    init_health_rules();
+    init_health_table();
     init_job();
+    init_overrides();
     init_pod2();
     init_replicaset();
     init_statefulset();
@@ -26755,10 +34748,10 @@ function manualRestore(step, live) {
       const { before, applied: applied2 } = step;
       if (!before) return { commands: (kubectl) => [deleteIt(kubectl)] };
       const someoneElse = step.reason === "conflict" || step.reason === "gone";
-      const current = live === void 0 ? step.reason === "gone" ? void 0 : applied2 : live ?? void 0;
-      const manual = !current ? createAgain(step, before) : current.metadata.uid !== before.metadata.uid ? replaceNew(step, before) : backTo(before, current, step);
+      const current2 = live === void 0 ? step.reason === "gone" ? void 0 : applied2 : live ?? void 0;
+      const manual = !current2 ? createAgain(step, before) : current2.metadata.uid !== before.metadata.uid ? replaceNew(step, before) : backTo(before, current2, step);
       if (!someoneElse) return manual;
-      if (!current) {
+      if (!current2) {
         return { copy: manual.copy, commands: (kubectl, file) => manual.commands(kubectl, file).map((command) => `${command}    # only if you decide the pre-apply copy should come back`) };
       }
       return {
@@ -26768,16 +34761,16 @@ function manualRestore(step, live) {
     }
   }
 }
-function backTo(before, current, step) {
+function backTo(before, current2, step) {
   const name = kubectlName(step.ref);
   const ns = namespaceArgs(step.ref);
-  const rule = rowFor(step.ref).putBack?.(before, current);
+  const rule = rowFor(step.ref).putBack?.(before, current2);
   if (rule?.how === "delete-and-create") {
     return { copy: manualCopy(before, true), commands: (kubectl, file) => [kubectl(["delete", name, ...ns]), ...file ? [kubectl(["create", "-f", file])] : []] };
   }
   if (rule?.how === "impossible") {
-    const partial = manualCopy(withCurrentValues(before, current, rule.fields), false);
-    if (sameContent(withoutLastApplied(partial), withoutLastApplied(current))) return { commands: (kubectl) => [kubectl(["get", name, ...ns, "-o", "yaml"])] };
+    const partial = manualCopy(withCurrentValues(before, current2, rule.fields), false);
+    if (sameContent(withoutLastApplied(partial), withoutLastApplied(current2))) return { commands: (kubectl) => [kubectl(["get", name, ...ns, "-o", "yaml"])] };
     const kept = rule.fields.map((field) => field.join(".")).join(", ");
     return { copy: partial, commands: (kubectl, file) => file ? [`${kubectl(["replace", "-f", file])}    # puts back the rest of it; ${kept} stays as it is`] : [] };
   }
@@ -27015,8 +35008,8 @@ function privateCopies(runId) {
 }
 async function removeCopiesOf(runId) {
   const prefix2 = path8.basename(copiesPrefix(runId));
-  const entries = await readdir2(tmpdir()).catch(() => []);
-  await Promise.all(entries.filter((name) => name.startsWith(prefix2)).map((name) => rm(path8.join(tmpdir(), name), { recursive: true, force: true }).catch(() => void 0)));
+  const entries2 = await readdir2(tmpdir()).catch(() => []);
+  await Promise.all(entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path8.join(tmpdir(), name), { recursive: true, force: true }).catch(() => void 0)));
 }
 var PUT_BACK_LOOKS, copiesPrefix;
 var init_restore = __esm({
@@ -27142,20 +35135,20 @@ function maskCredentials(args) {
     return previous && previous[1] === void 0 && kubectlFlag(previous[0])?.secret ? MASKED : arg;
   });
 }
-function tracedExec(exec, now, onCall) {
+function tracedExec(exec, now2, onCall) {
   return async (file, args, options) => {
-    const started = now();
+    const started = now2();
     const result = await exec(file, args, options);
-    onCall({ args: maskCredentials(args), durationMs: now() - started, exitCode: result.exitCode, timedOut: result.timedOut === true, stream: false });
+    onCall({ args: maskCredentials(args), durationMs: now2() - started, exitCode: result.exitCode, timedOut: result.timedOut === true, stream: false });
     return result;
   };
 }
-function tracedStream(stream, now, onCall) {
+function tracedStream(stream, now2, onCall) {
   return (file, args, onStdout) => {
-    const started = now();
+    const started = now2();
     const running2 = stream(file, args, onStdout);
     const done = running2.done.then((result) => {
-      onCall({ args: maskCredentials(args), durationMs: now() - started, exitCode: result.exitCode, timedOut: false, stream: true });
+      onCall({ args: maskCredentials(args), durationMs: now2() - started, exitCode: result.exitCode, timedOut: false, stream: true });
       return result;
     });
     return { done, stop: running2.stop };
@@ -27346,44 +35339,6 @@ function editScript(a2, b) {
 var init_diff = __esm({
   "src/objects/diff.ts"() {
     "use strict";
-  }
-});
-
-// src/kinds/overrides.ts
-function overridesOf(object) {
-  const annotations = object.metadata.annotations ?? {};
-  const problems = [];
-  const flag = (name, fallback) => {
-    const value = annotations[name];
-    if (value === void 0) return fallback;
-    if (value === "true" || value === "false") return value === "true";
-    problems.push(`${name}: ${JSON.stringify(value)} is not "true" or "false"; ignored`);
-    return fallback;
-  };
-  const track3 = flag(TRACK_ANNOTATION, true);
-  const mustSucceed = flag(MUST_SUCCEED_ANNOTATION, true);
-  let timeoutMs;
-  const timeout = annotations[TIMEOUT_ANNOTATION];
-  if (timeout !== void 0) {
-    try {
-      timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
-    } catch (error2) {
-      if (!(error2 instanceof InputError)) throw error2;
-      problems.push(`${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`);
-    }
-  }
-  return { track: track3, timeoutMs, mustSucceed, problems };
-}
-var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, NO_OVERRIDES;
-var init_overrides = __esm({
-  "src/kinds/overrides.ts"() {
-    "use strict";
-    init_errors();
-    init_duration2();
-    TRACK_ANNOTATION = "kguard.dev/track";
-    TIMEOUT_ANNOTATION = "kguard.dev/timeout";
-    MUST_SUCCEED_ANNOTATION = "kguard.dev/must-succeed";
-    NO_OVERRIDES = { track: true, mustSucceed: true, problems: [] };
   }
 });
 
@@ -27604,11 +35559,11 @@ var init_sources = __esm({
           await Promise.all(this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop()));
           return poll(this.deps.kubectl, namespace, types);
         }
-        const now = this.deps.clock.now();
+        const now2 = this.deps.clock.now();
         for (const cache of caches) {
           const health = cache.health;
-          if ((health.state === "starting" || health.state === "reconnecting") && now - health.since >= this.options.silenceMs) {
-            const seconds4 = Math.round((now - health.since) / 1e3);
+          if ((health.state === "starting" || health.state === "reconnecting") && now2 - health.since >= this.options.silenceMs) {
+            const seconds4 = Math.round((now2 - health.since) / 1e3);
             return new Error(`no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"}); kguard keeps reconnecting.`);
           }
         }
@@ -27732,24 +35687,24 @@ async function trackFrom(source, targets, options, deps) {
       typesByNamespace2.set(target.workload.namespace, types);
     }
     const snapshots = await source.read(new Map([...typesByNamespace2].map(([namespace, types]) => [namespace, [...types]])));
-    const now = deps.clock.now();
+    const now2 = deps.clock.now();
     await Promise.all(
       [...pending.values()].map(async (watch) => {
         const snapshot2 = snapshots.get(watch.target.workload.namespace);
-        if (snapshot2 && !(snapshot2 instanceof Error)) await gatherClues(watch, snapshot2, now, deps.kubectl);
+        if (snapshot2 && !(snapshot2 instanceof Error)) await gatherClues(watch, snapshot2, now2, deps.kubectl);
       })
     );
     const finals = [];
     for (const [key, watch] of pending) {
       const snapshot2 = snapshots.get(watch.target.workload.namespace);
-      const verdict = snapshot2 === void 0 || snapshot2 instanceof Error ? unreachableVerdict(watch, snapshot2, now - startedAt >= timeoutOf(watch.target, options)) : observe(watch, snapshot2, now, startedAt, options, deps.reporter);
+      const verdict = snapshot2 === void 0 || snapshot2 instanceof Error ? unreachableVerdict(watch, snapshot2, now2 - startedAt >= timeoutOf(watch.target, options)) : observe(watch, snapshot2, now2, startedAt, options, deps.reporter);
       if (snapshot2 instanceof Error && !reportedErrors.has(snapshot2.message)) {
         reportedErrors.add(snapshot2.message);
         deps.reporter.emit({ kind: "poll-error", namespace: watch.target.workload.namespace, message: snapshot2.message });
       }
       if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
     }
-    const finished7 = await Promise.all(finals.map(([, watch, verdict]) => finish(watch, verdict, now - startedAt, options, deps)));
+    const finished7 = await Promise.all(finals.map(([, watch, verdict]) => finish(watch, verdict, now2 - startedAt, options, deps)));
     finals.forEach(([key], index) => {
       done.set(key, finished7[index]);
       pending.delete(key);
@@ -27757,7 +35712,7 @@ async function trackFrom(source, targets, options, deps) {
     const anyFailed = [...done.values()].some(({ verdict }) => verdict.state === "failed" || verdict.state === "timed-out");
     if (options.stopWhenAnyFails && anyFailed) {
       for (const [key, watch] of pending) {
-        if (watch.lastVerdict) done.set(key, { target: watch.target, verdict: watch.lastVerdict, elapsedMs: now - startedAt, newPods: watch.lastPods });
+        if (watch.lastVerdict) done.set(key, { target: watch.target, verdict: watch.lastVerdict, elapsedMs: now2 - startedAt, newPods: watch.lastPods });
       }
       break;
     }
@@ -27791,15 +35746,15 @@ function sourceFor(targets, options, deps) {
   const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
   return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
 }
-function observe(watch, snapshot2, now, startedAt, options, reporter) {
+function observe(watch, snapshot2, now2, startedAt, options, reporter) {
   const { workload, expected } = watch.target;
   const rules = rulesOf(watch.target);
   const observation = { object: findObject(snapshot2, workload), snapshot: snapshot2, clues: watch.clues };
-  const moment = { now, startedAt, timeoutMs: timeoutOf(watch.target, options) };
+  const moment = { now: now2, startedAt, timeoutMs: timeoutOf(watch.target, options) };
   const verdict = judge(rules, observation, expected, watch.firstSeen, moment);
   watch.present = observation.object !== void 0;
   if (observation.object) watch.lastSeen = observation.object;
-  watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now, observation, expected);
+  watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now2, observation, expected);
   watch.lastVerdict = verdict;
   watch.lastPods = newPodsOf(rules, observation.object, snapshot2);
   const final = verdict.state === "failed" || verdict.state === "timed-out";
@@ -27829,17 +35784,17 @@ function unreachableVerdict(watch, error2, timedOut) {
     waitingFor: `no answer from the API server (${error2?.message ?? "no answer"})`
   };
 }
-async function gatherClues(watch, snapshot2, now, kubectl) {
+async function gatherClues(watch, snapshot2, now2, kubectl) {
   const pods = newPodsOf(rulesOf(watch.target), findObject(snapshot2, watch.target.workload), snapshot2);
   watch.clues = rememberClues(watch.clues, pods);
   const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
   const startingUids = new Set(starting.map(podUid));
   for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
-  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now);
-  const candidates = [...unknownPull, ...unplaced, ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS)];
-  const due = candidates.filter((pod) => now - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS).sort((a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity))[0];
+  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now2);
+  const candidates = [...unknownPull, ...unplaced, ...starting.filter((pod) => now2 - (watch.startingSince.get(podUid(pod)) ?? now2) >= STARTING_LOOK_MS)];
+  const due = candidates.filter((pod) => now2 - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS).sort((a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity))[0];
   if (!due) return;
-  watch.eventsReadAt.set(podUid(due), now);
+  watch.eventsReadAt.set(podUid(due), now2);
   const events = await kubectl.events(watch.target.workload.namespace, due.metadata.name).catch(() => void 0);
   if (events) watch.clues = rememberClues(watch.clues, pods, { pod: due, events });
 }
@@ -27901,12 +35856,13 @@ var init_tracker = __esm({
 });
 
 // src/track/workloads.ts
-function trackTargetOf(target) {
+function trackTargetOf(target, healthRules, readinessGraceMs) {
+  const overrides = overridesOf(target.applied);
   return {
     workload: target.ref,
     expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
-    row: rowFor(target.ref),
-    overrides: overridesOf(target.applied),
+    row: judgingRow(target.ref, overrides, healthRules, [], readinessGraceMs),
+    overrides,
     selector: labelSelectorString(target.applied.spec?.selector)
   };
 }
@@ -27914,15 +35870,15 @@ async function trackWorkloads(targets, options, deps) {
   const outcomes = /* @__PURE__ */ new Map();
   const watched2 = [];
   for (const target of targets) {
-    const row = rowFor(target.ref);
     const overrides = overridesOf(target.applied);
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, options.readinessGraceMs);
     const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
     if (planned) {
       outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
       if (options.phase === "rollout" && planned.detail) deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: planned.detail });
       continue;
     }
-    watched2.push({ ...trackTargetOf(target), source: target, problems: overrides.problems });
+    watched2.push({ ...trackTargetOf(target, options.healthRules), row, source: target, problems: overrides.problems });
   }
   if (watched2.length === 0) return outcomes;
   if (options.phase === "rollout") {
@@ -28123,9 +36079,9 @@ async function historyCommand(command, runId, raw, context) {
     session.recorder = recorder;
     const verbose = session.verbosity === "verbose";
     const onCall = (call) => recorder.emit({ kind: "kubectl", ...call });
-    const now = () => systemClock2.now();
+    const now2 = () => systemClock2.now();
     const kubectl = createKubectl2(
-      verbose ? tracedExec2(execProcess2, now, onCall) : execProcess2,
+      verbose ? tracedExec2(execProcess2, now2, onCall) : execProcess2,
       {
         binary: process.env.KGUARD_KUBECTL || "kubectl",
         connectionArgs,
@@ -28136,7 +36092,7 @@ async function historyCommand(command, runId, raw, context) {
           for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
         }
       },
-      verbose ? tracedStream2(streamProcess2, now, onCall) : streamProcess2
+      verbose ? tracedStream2(streamProcess2, now2, onCall) : streamProcess2
     );
     const write2 = (text2, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(text2, session.redactor)}
@@ -28556,9 +36512,9 @@ var init_events = __esm({
     "use strict";
     EVENTS_VERSION = 1;
     EventStreamReporter = class {
-      constructor(write2, now = () => /* @__PURE__ */ new Date()) {
+      constructor(write2, now2 = () => /* @__PURE__ */ new Date()) {
         this.write = write2;
-        this.now = now;
+        this.now = now2;
       }
       write;
       now;
@@ -28901,7 +36857,7 @@ var require_timers = __commonJS({
 });
 
 // node_modules/undici/lib/core/errors.js
-var require_errors2 = __commonJS({
+var require_errors3 = __commonJS({
   "node_modules/undici/lib/core/errors.js"(exports, module) {
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
@@ -29580,7 +37536,7 @@ var require_tree = __commonJS({
 });
 
 // node_modules/undici/lib/core/util.js
-var require_util = __commonJS({
+var require_util2 = __commonJS({
   "node_modules/undici/lib/core/util.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
@@ -29591,7 +37547,7 @@ var require_util = __commonJS({
     var { stringify } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var timers = require_timers();
-    var { InvalidArgumentError: InvalidArgumentError2, ConnectTimeoutError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, ConnectTimeoutError } = require_errors3();
     var { headerNameLowerCasedRecord } = require_constants();
     var { tree } = require_tree();
     var [nodeMajor, nodeMinor] = process.versions.node.split(".", 2).map((v) => Number(v));
@@ -30672,7 +38628,7 @@ var require_request = __commonJS({
     var {
       InvalidArgumentError: InvalidArgumentError2,
       NotSupportedError
-    } = require_errors2();
+    } = require_errors3();
     var assert = __require("node:assert");
     var {
       isValidHTTPToken,
@@ -30689,7 +38645,7 @@ var require_request = __commonJS({
       getServerName,
       normalizedMethodRecords,
       getProtocolFromUrlString
-    } = require_util();
+    } = require_util2();
     var { channels } = require_diagnostics();
     var { headerNameLowerCasedRecord } = require_constants();
     var invalidPathRegex = /[^\u0021-\u00ff]/;
@@ -31065,7 +39021,7 @@ var require_request = __commonJS({
 var require_wrap_handler = __commonJS({
   "node_modules/undici/lib/handler/wrap-handler.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     module.exports = class WrapHandler {
       #handler;
       constructor(handler) {
@@ -31190,8 +39146,8 @@ var require_dispatcher = __commonJS({
 var require_unwrap_handler = __commonJS({
   "node_modules/undici/lib/handler/unwrap-handler.js"(exports, module) {
     "use strict";
-    var { parseHeaders } = require_util();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { parseHeaders } = require_util2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var kResume = /* @__PURE__ */ Symbol("resume");
     var UnwrapController = class {
       #paused = false;
@@ -31285,7 +39241,7 @@ var require_dispatcher_base = __commonJS({
       ClientDestroyedError,
       ClientClosedError,
       InvalidArgumentError: InvalidArgumentError2
-    } = require_errors2();
+    } = require_errors3();
     var { kDestroy, kClose, kClosed, kDestroyed, kDispatch } = require_symbols();
     var kOnDestroyed = /* @__PURE__ */ Symbol("onDestroyed");
     var kOnClosed = /* @__PURE__ */ Symbol("onClosed");
@@ -31443,8 +39399,8 @@ var require_connect = __commonJS({
     "use strict";
     var net = __require("node:net");
     var assert = __require("node:assert");
-    var util = require_util();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var util = require_util2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var tls;
     var SessionCache = class WeakSessionCache {
       constructor(maxCachedSessions) {
@@ -31568,7 +39524,7 @@ var require_connect = __commonJS({
 });
 
 // node_modules/undici/lib/llhttp/utils.js
-var require_utils = __commonJS({
+var require_utils2 = __commonJS({
   "node_modules/undici/lib/llhttp/utils.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -31589,7 +39545,7 @@ var require_constants2 = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SPECIAL_HEADERS = exports.MINOR = exports.MAJOR = exports.HTAB_SP_VCHAR_OBS_TEXT = exports.QUOTED_STRING = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.HEX = exports.URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.STATUSES_HTTP = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.HEADER_STATE = exports.FINISH = exports.STATUSES = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-    var utils_1 = require_utils();
+    var utils_1 = require_utils2();
     exports.ERROR = {
       OK: 0,
       INTERNAL: 1,
@@ -33619,7 +41575,7 @@ var require_webidl = __commonJS({
 });
 
 // node_modules/undici/lib/web/fetch/util.js
-var require_util2 = __commonJS({
+var require_util3 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
     var { Transform: Transform2 } = __require("node:stream");
@@ -33628,7 +41584,7 @@ var require_util2 = __commonJS({
     var { getGlobalOrigin } = require_global();
     var { collectAnHTTPQuotedString, parseMIMEType } = require_data_url();
     var { performance: performance2 } = __require("node:perf_hooks");
-    var { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util();
+    var { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util2();
     var assert = __require("node:assert");
     var { isUint8Array: isUint8Array2 } = __require("node:util/types");
     var { webidl } = require_webidl();
@@ -34046,7 +42002,7 @@ var require_util2 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function entries() {
+          value: function entries2() {
             webidl.brandCheck(this, object);
             return makeIterator(this, "key+value");
           }
@@ -34389,8 +42345,8 @@ var require_util2 = __commonJS({
 var require_formdata = __commonJS({
   "node_modules/undici/lib/web/fetch/formdata.js"(exports, module) {
     "use strict";
-    var { iteratorMixin } = require_util2();
-    var { kEnumerableProperty } = require_util();
+    var { iteratorMixin } = require_util3();
+    var { kEnumerableProperty } = require_util2();
     var { webidl } = require_webidl();
     var nodeUtil = __require("node:util");
     var FormData = class _FormData {
@@ -34551,7 +42507,7 @@ var require_formdata = __commonJS({
 var require_formdata_parser = __commonJS({
   "node_modules/undici/lib/web/fetch/formdata-parser.js"(exports, module) {
     "use strict";
-    var { bufferToLowerCasedHeaderName } = require_util();
+    var { bufferToLowerCasedHeaderName } = require_util2();
     var { HTTP_TOKEN_CODEPOINTS } = require_data_url();
     var { makeEntry } = require_formdata();
     var { webidl } = require_webidl();
@@ -34900,13 +42856,13 @@ var require_promise = __commonJS({
 var require_body = __commonJS({
   "node_modules/undici/lib/web/fetch/body.js"(exports, module) {
     "use strict";
-    var util = require_util();
+    var util = require_util2();
     var {
       ReadableStreamFrom,
       readableStreamClose,
       fullyReadBody,
       extractMimeType
-    } = require_util2();
+    } = require_util3();
     var { FormData, setFormDataState } = require_formdata();
     var { webidl } = require_webidl();
     var assert = __require("node:assert");
@@ -35105,9 +43061,9 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value.toString());
+                  const entries2 = new URLSearchParams(value.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
+                  for (const [name, value2] of entries2) {
                     fd.append(name, value2);
                   }
                   return fd;
@@ -35184,7 +43140,7 @@ var require_client_h1 = __commonJS({
   "node_modules/undici/lib/dispatcher/client-h1.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
-    var util = require_util();
+    var util = require_util2();
     var { channels } = require_diagnostics();
     var timers = require_timers();
     var {
@@ -35199,7 +43155,7 @@ var require_client_h1 = __commonJS({
       BodyTimeoutError,
       HTTPParserError,
       ResponseExceededMaxSizeError
-    } = require_errors2();
+    } = require_errors3();
     var {
       kUrl,
       kReset,
@@ -36476,7 +44432,7 @@ var require_client_h2 = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { pipeline } = __require("node:stream");
-    var util = require_util();
+    var util = require_util2();
     var {
       RequestContentLengthMismatchError,
       RequestAbortedError,
@@ -36485,7 +44441,7 @@ var require_client_h2 = __commonJS({
       InvalidArgumentError: InvalidArgumentError2,
       HeadersTimeoutError,
       BodyTimeoutError
-    } = require_errors2();
+    } = require_errors3();
     var {
       kUrl,
       kReset,
@@ -37243,7 +45199,7 @@ var require_client = __commonJS({
     var assert = __require("node:assert");
     var net = __require("node:net");
     var http = __require("node:http");
-    var util = require_util();
+    var util = require_util2();
     var { ClientStats } = require_stats();
     var { channels } = require_diagnostics();
     var Request = require_request();
@@ -37252,7 +45208,7 @@ var require_client = __commonJS({
       InvalidArgumentError: InvalidArgumentError2,
       InformationalError,
       ClientDestroyedError
-    } = require_errors2();
+    } = require_errors3();
     var buildConnector = require_connect();
     var {
       kUrl,
@@ -38030,8 +45986,8 @@ var require_pool = __commonJS({
     var Client = require_client();
     var {
       InvalidArgumentError: InvalidArgumentError2
-    } = require_errors2();
-    var util = require_util();
+    } = require_errors3();
+    var util = require_util2();
     var { kUrl } = require_symbols();
     var buildConnector = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
@@ -38124,7 +46080,7 @@ var require_balanced_pool = __commonJS({
     var {
       BalancedPoolMissingUpstreamError,
       InvalidArgumentError: InvalidArgumentError2
-    } = require_errors2();
+    } = require_errors3();
     var {
       PoolBase,
       kClients,
@@ -38135,7 +46091,7 @@ var require_balanced_pool = __commonJS({
     } = require_pool_base();
     var Pool = require_pool();
     var { kUrl } = require_symbols();
-    var util = require_util();
+    var util = require_util2();
     var kFactory = /* @__PURE__ */ Symbol("factory");
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kGreatestCommonDivisor = /* @__PURE__ */ Symbol("kGreatestCommonDivisor");
@@ -38282,8 +46238,8 @@ var require_round_robin_pool = __commonJS({
     var Client = require_client();
     var {
       InvalidArgumentError: InvalidArgumentError2
-    } = require_errors2();
-    var util = require_util();
+    } = require_errors3();
+    var util = require_util2();
     var { kUrl } = require_symbols();
     var buildConnector = require_connect();
     var kOptions = /* @__PURE__ */ Symbol("options");
@@ -38388,12 +46344,12 @@ var require_round_robin_pool = __commonJS({
 var require_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/agent.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2, MaxOriginsReachedError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, MaxOriginsReachedError } = require_errors3();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kUrl } = require_symbols();
     var DispatcherBase = require_dispatcher_base();
     var Pool = require_pool();
     var Client = require_client();
-    var util = require_util();
+    var util = require_util2();
     var kOnConnect = /* @__PURE__ */ Symbol("onConnect");
     var kOnDisconnect = /* @__PURE__ */ Symbol("onDisconnect");
     var kOnConnectionError = /* @__PURE__ */ Symbol("onConnectionError");
@@ -38526,7 +46482,7 @@ var require_socks5_utils = __commonJS({
     "use strict";
     var { Buffer: Buffer5 } = __require("node:buffer");
     var net = __require("node:net");
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     function parseAddress(address) {
       if (net.isIPv4(address)) {
         const parts = address.split(".").map(Number);
@@ -38687,7 +46643,7 @@ var require_socks5_client = __commonJS({
     "use strict";
     var { EventEmitter: EventEmitter2 } = __require("node:events");
     var { Buffer: Buffer5 } = __require("node:buffer");
-    var { InvalidArgumentError: InvalidArgumentError2, Socks5ProxyError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, Socks5ProxyError } = require_errors3();
     var { debuglog: debuglog2 } = __require("node:util");
     var { parseAddress } = require_socks5_utils();
     var debug = debuglog2("undici:socks5");
@@ -39021,7 +46977,7 @@ var require_socks5_proxy_agent = __commonJS({
     var { URL: URL2 } = __require("node:url");
     var tls;
     var DispatcherBase = require_dispatcher_base();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var { Socks5Client, STATES } = require_socks5_client();
     var { kDispatch, kClose, kDestroy } = require_symbols();
     var Pool = require_pool();
@@ -39225,7 +47181,7 @@ var require_proxy_agent = __commonJS({
     var Agent = require_agent();
     var Pool = require_pool();
     var DispatcherBase = require_dispatcher_base();
-    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError, SecureProxyConnectionError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
     var buildConnector = require_connect();
     var Client = require_client();
     var { channels } = require_diagnostics();
@@ -39603,13 +47559,13 @@ var require_retry_handler = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { kRetryHandlerDefaultRetry } = require_symbols();
-    var { RequestRetryError } = require_errors2();
+    var { RequestRetryError } = require_errors3();
     var WrapHandler = require_wrap_handler();
     var {
       isDisturbed,
       parseRangeHeader,
       wrapRequestBody
-    } = require_util();
+    } = require_util2();
     function calculateRetryAfterHeader(retryAfter) {
       const retryTime = new Date(retryAfter).getTime();
       return isNaN(retryTime) ? 0 : retryTime - Date.now();
@@ -40041,7 +47997,7 @@ var require_retry_agent = __commonJS({
 var require_h2c_client = __commonJS({
   "node_modules/undici/lib/dispatcher/h2c-client.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var Client = require_client();
     var H2CClient = class extends Client {
       constructor(origin, clientOpts) {
@@ -40086,9 +48042,9 @@ var require_readable = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { Readable: Readable4 } = __require("node:stream");
-    var { RequestAbortedError, NotSupportedError, InvalidArgumentError: InvalidArgumentError2, AbortError } = require_errors2();
-    var util = require_util();
-    var { ReadableStreamFrom } = require_util();
+    var { RequestAbortedError, NotSupportedError, InvalidArgumentError: InvalidArgumentError2, AbortError } = require_errors3();
+    var util = require_util2();
+    var { ReadableStreamFrom } = require_util2();
     var kConsume = /* @__PURE__ */ Symbol("kConsume");
     var kReading = /* @__PURE__ */ Symbol("kReading");
     var kBody = /* @__PURE__ */ Symbol("kBody");
@@ -40489,8 +48445,8 @@ var require_api_request = __commonJS({
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
     var { Readable: Readable4 } = require_readable();
-    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors2();
-    var util = require_util();
+    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors3();
+    var util = require_util2();
     function noop3() {
     }
     var RequestHandler = class extends AsyncResource {
@@ -40664,8 +48620,8 @@ var require_api_request = __commonJS({
 var require_abort_signal = __commonJS({
   "node_modules/undici/lib/api/abort-signal.js"(exports, module) {
     "use strict";
-    var { addAbortListener: addAbortListener3 } = require_util();
-    var { RequestAbortedError } = require_errors2();
+    var { addAbortListener: addAbortListener3 } = require_util2();
+    var { RequestAbortedError } = require_errors3();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
     function abort(self) {
@@ -40719,8 +48675,8 @@ var require_api_stream = __commonJS({
     var assert = __require("node:assert");
     var { finished: finished7 } = __require("node:stream");
     var { AsyncResource } = __require("node:async_hooks");
-    var { InvalidArgumentError: InvalidArgumentError2, InvalidReturnValueError } = require_errors2();
-    var util = require_util();
+    var { InvalidArgumentError: InvalidArgumentError2, InvalidReturnValueError } = require_errors3();
+    var util = require_util2();
     var { addSignal, removeSignal } = require_abort_signal();
     function noop3() {
     }
@@ -40888,8 +48844,8 @@ var require_api_pipeline = __commonJS({
       InvalidArgumentError: InvalidArgumentError2,
       InvalidReturnValueError,
       RequestAbortedError
-    } = require_errors2();
-    var util = require_util();
+    } = require_errors3();
+    var util = require_util2();
     var { addSignal, removeSignal } = require_abort_signal();
     function noop3() {
     }
@@ -41078,10 +49034,10 @@ var require_api_pipeline = __commonJS({
 var require_api_upgrade = __commonJS({
   "node_modules/undici/lib/api/api-upgrade.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2, SocketError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, SocketError } = require_errors3();
     var { AsyncResource } = __require("node:async_hooks");
     var assert = __require("node:assert");
-    var util = require_util();
+    var util = require_util2();
     var { kHTTP2Stream } = require_symbols();
     var { addSignal, removeSignal } = require_abort_signal();
     var UpgradeHandler = class extends AsyncResource {
@@ -41174,8 +49130,8 @@ var require_api_connect = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
-    var { InvalidArgumentError: InvalidArgumentError2, SocketError } = require_errors2();
-    var util = require_util();
+    var { InvalidArgumentError: InvalidArgumentError2, SocketError } = require_errors3();
+    var util = require_util2();
     var { addSignal, removeSignal } = require_abort_signal();
     var ConnectHandler = class extends AsyncResource {
       constructor(opts, callback) {
@@ -41275,7 +49231,7 @@ var require_api = __commonJS({
 var require_mock_errors = __commonJS({
   "node_modules/undici/lib/mock/mock-errors.js"(exports, module) {
     "use strict";
-    var { UndiciError } = require_errors2();
+    var { UndiciError } = require_errors3();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
     var MockNotMatchedError = class extends UndiciError {
       constructor(message) {
@@ -41347,14 +49303,14 @@ var require_mock_utils = __commonJS({
       kGetNetConnect,
       kTotalDispatchCount
     } = require_mock_symbols();
-    var { serializePathWithQuery } = require_util();
+    var { serializePathWithQuery } = require_util2();
     var { STATUS_CODES } = __require("node:http");
     var {
       types: {
         isPromise
       }
     } = __require("node:util");
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     function matchValue(match, value) {
       if (typeof match === "string") {
         return match === value;
@@ -41390,11 +49346,11 @@ var require_mock_utils = __commonJS({
     }
     function buildHeadersFromArray(headers) {
       const clone = headers.slice();
-      const entries = [];
+      const entries2 = [];
       for (let index = 0; index < clone.length; index += 2) {
-        entries.push([clone[index], clone[index + 1]]);
+        entries2.push([clone[index], clone[index + 1]]);
       }
-      return Object.fromEntries(entries);
+      return Object.fromEntries(entries2);
     }
     function matchHeaders(mockDispatch2, headers) {
       if (typeof mockDispatch2.headers === "function") {
@@ -41725,8 +49681,8 @@ var require_mock_interceptor = __commonJS({
       kMockDispatch,
       kIgnoreTrailingSlash
     } = require_mock_symbols();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
-    var { serializePathWithQuery } = require_util();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
+    var { serializePathWithQuery } = require_util2();
     var MockScope = class {
       constructor(mockDispatch) {
         this[kMockDispatch] = mockDispatch;
@@ -41894,7 +49850,7 @@ var require_mock_client = __commonJS({
     } = require_mock_symbols();
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var MockClient = class extends Client {
       constructor(origin, opts) {
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
@@ -41941,7 +49897,7 @@ var require_mock_call_history = __commonJS({
   "node_modules/undici/lib/mock/mock-call-history.js"(exports, module) {
     "use strict";
     var { kMockCallHistoryAddLog } = require_mock_symbols();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     function handleFilterCallsWithOptions(criteria, options, handler, store, allLogs) {
       switch (options.operator) {
         case "OR":
@@ -42155,7 +50111,7 @@ var require_mock_pool = __commonJS({
     } = require_mock_symbols();
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var MockPool = class extends Pool {
       constructor(origin, opts) {
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
@@ -42265,7 +50221,7 @@ var require_mock_agent = __commonJS({
     var MockClient = require_mock_client();
     var MockPool = require_mock_pool();
     var { matchValue, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = require_mock_utils();
-    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
     var Dispatcher = require_dispatcher();
     var PendingInterceptorsFormatter = require_pending_interceptors_formatter();
     var { MockCallHistory } = require_mock_call_history();
@@ -42426,7 +50382,7 @@ ${pendingInterceptorsFormatter.format(pending)}`.trim()
 var require_snapshot_utils = __commonJS({
   "node_modules/undici/lib/mock/snapshot-utils.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var { runtimeFeatures } = require_runtime_features();
     function createHeaderFilters(matchOptions = {}) {
       const { ignoreHeaders = [], excludeHeaders = [], matchHeaders = [], caseSensitive = false } = matchOptions;
@@ -42515,7 +50471,7 @@ var require_snapshot_recorder = __commonJS({
     var { writeFile: writeFile5, readFile: readFile4, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname, resolve } = __require("node:path");
     var { setTimeout: setTimeout4, clearTimeout: clearTimeout2 } = __require("node:timers");
-    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
     function formatRequestKey(opts, headerFilters, matchOptions = {}) {
       const url = new URL(opts.path, opts.origin);
@@ -42892,7 +50848,7 @@ var require_snapshot_agent = __commonJS({
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var WrapHandler = require_wrap_handler();
-    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
     var { validateSnapshotMode } = require_snapshot_utils();
     var kSnapshotRecorder = /* @__PURE__ */ Symbol("kSnapshotRecorder");
     var kSnapshotMode = /* @__PURE__ */ Symbol("kSnapshotMode");
@@ -43177,7 +51133,7 @@ var require_global2 = __commonJS({
     "use strict";
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var Agent = require_agent();
     if (getGlobalDispatcher() === void 0) {
       setGlobalDispatcher(new Agent());
@@ -43285,10 +51241,10 @@ var require_decorator_handler = __commonJS({
 var require_redirect_handler = __commonJS({
   "node_modules/undici/lib/handler/redirect-handler.js"(exports, module) {
     "use strict";
-    var util = require_util();
+    var util = require_util2();
     var { kBodyUsed, kRedirectCacheControl } = require_symbols();
     var assert = __require("node:assert");
-    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
     var EE = __require("node:events");
     var redirectableStatusCodes = [300, 301, 302, 303, 307, 308];
     var kBody = /* @__PURE__ */ Symbol("body");
@@ -43443,8 +51399,8 @@ var require_redirect_handler = __commonJS({
           }
         }
       } else if (headers && typeof headers === "object") {
-        const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value] of entries) {
+        const entries2 = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
+        for (const [key, value] of entries2) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
             ret.push(key, value);
           }
@@ -43485,7 +51441,7 @@ var require_response_error = __commonJS({
   "node_modules/undici/lib/interceptor/response-error.js"(exports, module) {
     "use strict";
     var DecoratorHandler = require_decorator_handler();
-    var { ResponseError } = require_errors2();
+    var { ResponseError } = require_errors3();
     var ResponseErrorHandler = class extends DecoratorHandler {
       #statusCode;
       #contentType;
@@ -43590,7 +51546,7 @@ var require_retry = __commonJS({
 var require_dump = __commonJS({
   "node_modules/undici/lib/interceptor/dump.js"(exports, module) {
     "use strict";
-    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors3();
     var DecoratorHandler = require_decorator_handler();
     var DumpHandler = class extends DecoratorHandler {
       #maxSize = 1024 * 1024;
@@ -43670,7 +51626,7 @@ var require_dns = __commonJS({
     var { isIP } = __require("node:net");
     var { lookup } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
-    var { InvalidArgumentError: InvalidArgumentError2, InformationalError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, InformationalError } = require_errors3();
     var maxInt = Math.pow(2, 31) - 1;
     function hasSafeIterator(headers) {
       const prototype = Object.getPrototypeOf(headers);
@@ -44111,8 +52067,8 @@ var require_cache = __commonJS({
       pathHasQueryOrFragment,
       hasSafeIterator,
       isValidHTTPToken
-    } = require_util();
-    var { serializePathWithQuery } = require_util();
+    } = require_util2();
+    var { serializePathWithQuery } = require_util2();
     var MAX_DELTA_SECONDS = 2147483647;
     var RESTRICTIVE_DIRECTIVE_NAMES = ["no-store", "private", "no-cache"];
     var kInvalidCacheControlDirectives = /* @__PURE__ */ Symbol("invalid cache-control directives");
@@ -44241,14 +52197,14 @@ var require_cache = __commonJS({
     }
     function appendHeader(headers, key, val) {
       const headerName = key.toLowerCase();
-      const current = headers[headerName];
+      const current2 = headers[headerName];
       const values = Array.isArray(val) ? val : [val];
-      if (current === void 0) {
+      if (current2 === void 0) {
         headers[headerName] = Array.isArray(val) ? val.slice() : val;
-      } else if (Array.isArray(current)) {
-        current.push(...values);
+      } else if (Array.isArray(current2)) {
+        current2.push(...values);
       } else {
-        headers[headerName] = [current, ...values];
+        headers[headerName] = [current2, ...values];
       }
     }
     function normalizeHeaders(opts) {
@@ -45122,7 +53078,7 @@ var require_date = __commonJS({
 var require_cache_handler = __commonJS({
   "node_modules/undici/lib/handler/cache-handler.js"(exports, module) {
     "use strict";
-    var util = require_util();
+    var util = require_util2();
     var { kRedirectCacheControl } = require_symbols();
     var {
       parseCacheControlHeader,
@@ -45335,7 +53291,7 @@ var require_cache_handler = __commonJS({
             }
           }
         }
-        const now = Date.now();
+        const now2 = Date.now();
         const redirectHopInfo = this.#history?.[kRedirectCacheControl];
         const redirectPolicy = redirectHopInfo?.length > 0 ? getRedirectPolicy(
           this.#cacheType,
@@ -45343,7 +53299,7 @@ var require_cache_handler = __commonJS({
           redirectHopInfo,
           this.#cacheKey.headers,
           this.#cacheByDefault,
-          now
+          now2
         ) : void 0;
         if (redirectHopInfo?.length > 0 && redirectPolicy === void 0) {
           return downstreamOnHeaders();
@@ -45377,10 +53333,10 @@ var require_cache_handler = __commonJS({
           deleteCachedValueIfNotModified(statusCode, this.#store, this.#cacheKey);
           return downstreamOnHeaders();
         }
-        const apparentAge = resDate ? Math.max(0, now - resDate.getTime()) : 0;
+        const apparentAge = resDate ? Math.max(0, now2 - resDate.getTime()) : 0;
         const currentAge = Math.max(apparentAge, resAge ?? 0);
         const hasValidator = typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag) || typeof resHeaders["last-modified"] === "string";
-        const staleAt = determineStaleAt(this.#cacheType, now, resAge, resHeaders, resDate, cacheControlDirectives, hasValidator) ?? this.#cacheByDefault;
+        const staleAt = determineStaleAt(this.#cacheType, now2, resAge, resHeaders, resDate, cacheControlDirectives, hasValidator) ?? this.#cacheByDefault;
         const revalidationOnly = staleAt === 0 && hasValidator;
         if (staleAt === void 0 || currentAge >= staleAt && !revalidationOnly) {
           if (cacheControlHeader || staleAt !== void 0) {
@@ -45388,12 +53344,12 @@ var require_cache_handler = __commonJS({
           }
           return downstreamOnHeaders();
         }
-        const baseTime = now - currentAge;
+        const baseTime = now2 - currentAge;
         let absoluteStaleAt = staleAt + baseTime;
         if (redirectPolicy !== void 0) {
           absoluteStaleAt = Math.min(absoluteStaleAt, redirectPolicy.staleAt);
         }
-        if (now >= absoluteStaleAt && !revalidationOnly) {
+        if (now2 >= absoluteStaleAt && !revalidationOnly) {
           deleteCachedValueIfNotModified(statusCode, this.#store, this.#cacheKey);
           return downstreamOnHeaders();
         }
@@ -45428,7 +53384,7 @@ var require_cache_handler = __commonJS({
           }
         }
         const cachedAt = baseTime;
-        const deleteAt = determineDeleteAt(baseTime, now, effectiveCacheControlDirectives, absoluteStaleAt);
+        const deleteAt = determineDeleteAt(baseTime, now2, effectiveCacheControlDirectives, absoluteStaleAt);
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
         const value = {
           statusCode,
@@ -45652,12 +53608,12 @@ var require_cache_handler = __commonJS({
       }
       return true;
     }
-    function getRedirectPolicy(cacheType, method, redirectHops, reqHeaders, cacheByDefault, now) {
+    function getRedirectPolicy(cacheType, method, redirectHops, reqHeaders, cacheByDefault, now2) {
       let staleAt = Infinity;
       let requiresRevalidation = false;
       for (const hop of redirectHops) {
         const hopPolicy = getRedirectHopPolicy(cacheType, method, hop, reqHeaders, cacheByDefault);
-        if (hopPolicy === void 0 || hopPolicy.staleAt <= now) {
+        if (hopPolicy === void 0 || hopPolicy.staleAt <= now2) {
           return void 0;
         }
         staleAt = Math.min(staleAt, hopPolicy.staleAt);
@@ -45750,7 +53706,7 @@ var require_cache_handler = __commonJS({
       }
       return Number(age) * 1e3;
     }
-    function determineStaleAt(cacheType, now, age, resHeaders, responseDate, cacheControlDirectives, hasValidator) {
+    function determineStaleAt(cacheType, now2, age, resHeaders, responseDate, cacheControlDirectives, hasValidator) {
       if (cacheType === "shared") {
         if (hasInvalidCacheControlDirective(cacheControlDirectives, "s-maxage")) {
           return 0;
@@ -45775,7 +53731,7 @@ var require_cache_handler = __commonJS({
         if (!expiresDate) {
           return 0;
         }
-        if (now >= expiresDate.getTime()) {
+        if (now2 >= expiresDate.getTime()) {
           return 0;
         }
         if (responseDate) {
@@ -45788,15 +53744,15 @@ var require_cache_handler = __commonJS({
           }
           return freshnessLifetime;
         }
-        return expiresDate.getTime() - now;
+        return expiresDate.getTime() - now2;
       }
       if (typeof resHeaders["last-modified"] === "string") {
         const lastModified = parseHttpDate(resHeaders["last-modified"]);
         if (lastModified) {
-          if (lastModified.getTime() >= now) {
+          if (lastModified.getTime() >= now2) {
             return void 0;
           }
-          const responseAge = now - lastModified.getTime();
+          const responseAge = now2 - lastModified.getTime();
           return responseAge * 0.1;
         }
       }
@@ -45933,9 +53889,9 @@ var require_memory_cache_store = __commonJS({
       get(key) {
         assertCacheKey(key);
         const topLevelKey = `${key.origin}:${key.path}`;
-        const now = Date.now();
-        const entries = this.#entries.get(topLevelKey);
-        const entry = entries ? findEntry(key, entries, now) : null;
+        const now2 = Date.now();
+        const entries2 = this.#entries.get(topLevelKey);
+        const entry = entries2 ? findEntry(key, entries2, now2) : null;
         return entry == null ? void 0 : {
           statusMessage: entry.statusMessage,
           statusCode: entry.statusCode,
@@ -45974,18 +53930,18 @@ var require_memory_cache_store = __commonJS({
             callback(null);
           },
           final(callback) {
-            let entries = store.#entries.get(topLevelKey);
-            if (!entries) {
-              entries = [];
-              store.#entries.set(topLevelKey, entries);
+            let entries2 = store.#entries.get(topLevelKey);
+            if (!entries2) {
+              entries2 = [];
+              store.#entries.set(topLevelKey, entries2);
             }
-            const previousEntry = findEntry(key, entries, Date.now());
+            const previousEntry = findEntry(key, entries2, Date.now());
             if (previousEntry) {
-              const index = entries.indexOf(previousEntry);
-              entries.splice(index, 1, entry);
+              const index = entries2.indexOf(previousEntry);
+              entries2.splice(index, 1, entry);
               store.#size -= previousEntry.size;
             } else {
-              entries.push(entry);
+              entries2.push(entry);
               store.#count += 1;
             }
             store.#size += entry.size;
@@ -45999,12 +53955,12 @@ var require_memory_cache_store = __commonJS({
                 });
                 store.#hasEmittedMaxSizeEvent = true;
               }
-              for (const [key2, entries2] of store.#entries) {
-                for (const entry2 of entries2.splice(0, entries2.length / 2)) {
+              for (const [key2, entries3] of store.#entries) {
+                for (const entry2 of entries3.splice(0, entries3.length / 2)) {
                   store.#size -= entry2.size;
                   store.#count -= 1;
                 }
-                if (entries2.length === 0) {
+                if (entries3.length === 0) {
                   store.#entries.delete(key2);
                 }
               }
@@ -46031,10 +53987,10 @@ var require_memory_cache_store = __commonJS({
         this.#entries.delete(topLevelKey);
       }
     };
-    function findEntry(key, entries, now) {
-      for (let i2 = 0; i2 < entries.length; i2++) {
-        const entry = entries[i2];
-        if (entry.deleteAt > now && entry.method === key.method && varyMatches(key, entry)) {
+    function findEntry(key, entries2, now2) {
+      for (let i2 = 0; i2 < entries2.length; i2++) {
+        const entry = entries2[i2];
+        if (entry.deleteAt > now2 && entry.method === key.method && varyMatches(key, entry)) {
           return entry;
         }
       }
@@ -46167,7 +54123,7 @@ var require_cache2 = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { Readable: Readable4 } = __require("node:stream");
-    var util = require_util();
+    var util = require_util2();
     var CacheHandler = require_cache_handler();
     var MemoryCacheStore = require_memory_cache_store();
     var CacheRevalidationHandler = require_cache_revalidation_handler();
@@ -46181,7 +54137,7 @@ var require_cache2 = __commonJS({
       parseVaryHeader,
       isEtagUsable
     } = require_cache();
-    var { AbortError } = require_errors2();
+    var { AbortError } = require_errors3();
     var { parseHttpDate } = require_date();
     function assertCacheOrigins(origins, name) {
       if (origins === void 0) return;
@@ -46328,16 +54284,16 @@ var require_cache2 = __commonJS({
       return responseEtag.slice(2) === cachedOpaqueTag;
     }
     function isStale(result, cacheControlDirectives, cacheType) {
-      const now = Date.now();
-      if (now > result.staleAt) {
+      const now2 = Date.now();
+      if (now2 > result.staleAt) {
         if (!staleResponseRequiresRevalidation(result, cacheType) && cacheControlDirectives?.["max-stale"]) {
           const gracePeriod = result.staleAt + cacheControlDirectives["max-stale"] * 1e3;
-          return now > gracePeriod;
+          return now2 > gracePeriod;
         }
         return true;
       }
       if (cacheControlDirectives?.["min-fresh"]) {
-        const timeLeftTillStale = result.staleAt - now;
+        const timeLeftTillStale = result.staleAt - now2;
         const threshold = cacheControlDirectives["min-fresh"] * 1e3;
         return timeLeftTillStale <= threshold;
       }
@@ -46348,9 +54304,9 @@ var require_cache2 = __commonJS({
       if (!staleWhileRevalidate || staleResponseRequiresRevalidation(result, cacheType)) {
         return false;
       }
-      const now = Date.now();
+      const now2 = Date.now();
       const staleWhileRevalidateExpiry = result.staleAt + staleWhileRevalidate * 1e3;
-      return now <= staleWhileRevalidateExpiry;
+      return now2 <= staleWhileRevalidateExpiry;
     }
     function handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl) {
       if (reqCacheControl?.["only-if-cached"]) {
@@ -46462,11 +54418,11 @@ var require_cache2 = __commonJS({
         deleteCachedValue(globalOpts.store, cacheKey);
         return handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl);
       }
-      const now = Date.now();
-      if (now > result.deleteAt) {
+      const now2 = Date.now();
+      if (now2 > result.deleteAt) {
         return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
       }
-      const age = Math.round((now - result.cachedAt) / 1e3);
+      const age = Math.round((now2 - result.cachedAt) / 1e3);
       const requestMaxAgeExpired = reqCacheControl?.["max-age"] !== void 0 && age >= reqCacheControl["max-age"];
       const stale2 = requestMaxAgeExpired || isStale(result, reqCacheControl, globalOpts.type);
       const revalidate = requestMaxAgeExpired || needsRevalidation(result, reqCacheControl, opts);
@@ -46506,7 +54462,7 @@ var require_cache2 = __commonJS({
         if (!staleResponseRequiresRevalidation(result, globalOpts.type)) {
           const staleIfErrorExpiry = result.cacheControlDirectives["stale-if-error"] ?? reqCacheControl?.["stale-if-error"];
           if (staleIfErrorExpiry) {
-            withinStaleIfErrorThreshold = now < result.staleAt + staleIfErrorExpiry * 1e3;
+            withinStaleIfErrorThreshold = now2 < result.staleAt + staleIfErrorExpiry * 1e3;
           }
         }
         const headers = makeRevalidationHeaders(opts, result);
@@ -46677,7 +54633,7 @@ var require_decompress = __commonJS({
     "use strict";
     var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress } = __require("node:zlib");
     var { pipeline, Transform: TransformStream2 } = __require("node:stream");
-    var { InvalidArgumentError: InvalidArgumentError2, ResponseExceededMaxSizeError } = require_errors2();
+    var { InvalidArgumentError: InvalidArgumentError2, ResponseExceededMaxSizeError } = require_errors3();
     var DecoratorHandler = require_decorator_handler();
     var { runtimeFeatures } = require_runtime_features();
     var DecompressController = class {
@@ -47152,7 +55108,7 @@ var require_decompress = __commonJS({
 var require_deduplication_handler = __commonJS({
   "node_modules/undici/lib/handler/deduplication-handler.js"(exports, module) {
     "use strict";
-    var { RequestAbortedError } = require_errors2();
+    var { RequestAbortedError } = require_errors3();
     var DEFAULT_MAX_BUFFER_SIZE = 5 * 1024 * 1024;
     var DeduplicationHandler = class {
       /**
@@ -47544,7 +55500,7 @@ var require_deduplicate = __commonJS({
   "node_modules/undici/lib/interceptor/deduplicate.js"(exports, module) {
     "use strict";
     var diagnosticsChannel = __require("node:diagnostics_channel");
-    var util = require_util();
+    var util = require_util2();
     var DeduplicationHandler = require_deduplication_handler();
     var { normalizeHeaders, makeCacheKey, makeDeduplicationKey } = require_cache();
     var pendingRequestsChannel = diagnosticsChannel.channel("undici:request:pending-requests");
@@ -47943,9 +55899,9 @@ var require_sqlite_cache_store = __commonJS({
         if (values.length === 0) {
           return void 0;
         }
-        const now = Date.now();
+        const now2 = Date.now();
         for (const value of values) {
-          if (now >= value.deleteAt && !canBeExpired) {
+          if (now2 >= value.deleteAt && !canBeExpired) {
             continue;
           }
           let matches2 = true;
@@ -47993,12 +55949,12 @@ var require_headers = __commonJS({
   "node_modules/undici/lib/web/fetch/headers.js"(exports, module) {
     "use strict";
     var { kConstruct } = require_symbols();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var {
       iteratorMixin,
       isValidHeaderName,
       isValidHeaderValue
-    } = require_util2();
+    } = require_util3();
     var { webidl } = require_webidl();
     var assert = __require("node:assert");
     var util = __require("node:util");
@@ -48455,7 +56411,7 @@ var require_response = __commonJS({
     "use strict";
     var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
     var { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = require_body();
-    var util = require_util();
+    var util = require_util2();
     var nodeUtil = __require("node:util");
     var { kEnumerableProperty } = util;
     var {
@@ -48464,7 +56420,7 @@ var require_response = __commonJS({
       isAborted,
       isErrorLike,
       environmentSettingsObject: relevantRealm
-    } = require_util2();
+    } = require_util3();
     var {
       redirectStatusSet,
       nullBodyStatus
@@ -48877,13 +56833,13 @@ var require_request2 = __commonJS({
     "use strict";
     var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
     var { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
-    var util = require_util();
+    var util = require_util2();
     var nodeUtil = __require("node:util");
     var {
       isValidHTTPToken,
       sameOrigin,
       environmentSettingsObject
-    } = require_util2();
+    } = require_util3();
     var {
       forbiddenMethodsSet,
       corsSafeListedMethodsSet,
@@ -49813,7 +57769,7 @@ var require_fetch = __commonJS({
       hasAuthenticationEntry,
       includesCredentials,
       isTraversableNavigable
-    } = require_util2();
+    } = require_util3();
     var assert = __require("node:assert");
     var { safelyExtractBody, extractBody } = require_body();
     var {
@@ -49825,7 +57781,7 @@ var require_fetch = __commonJS({
     } = require_constants3();
     var EE = __require("node:events");
     var { Readable: Readable4, pipeline, finished: finished7, isErrored, isReadable } = __require("node:stream");
-    var { addAbortListener: addAbortListener3, bufferToLowerCasedHeaderName } = require_util();
+    var { addAbortListener: addAbortListener3, bufferToLowerCasedHeaderName } = require_util2();
     var { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = require_data_url();
     var { getGlobalDispatcher } = require_global2();
     var { webidl } = require_webidl();
@@ -50910,12 +58866,12 @@ var require_fetch = __commonJS({
 });
 
 // node_modules/undici/lib/web/cache/util.js
-var require_util3 = __commonJS({
+var require_util4 = __commonJS({
   "node_modules/undici/lib/web/cache/util.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url();
-    var { isValidHeaderName } = require_util2();
+    var { isValidHeaderName } = require_util3();
     function urlEquals(A, B, excludeFragment = false) {
       const serializedA = URLSerializer(A, excludeFragment);
       const serializedB = URLSerializer(B, excludeFragment);
@@ -50945,13 +58901,13 @@ var require_cache3 = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { kConstruct } = require_symbols();
-    var { urlEquals, getFieldValues } = require_util3();
-    var { kEnumerableProperty, isDisturbed } = require_util();
+    var { urlEquals, getFieldValues } = require_util4();
+    var { kEnumerableProperty, isDisturbed } = require_util2();
     var { webidl } = require_webidl();
     var { cloneResponse, fromInnerResponse, getResponseState } = require_response();
     var { Request, fromInnerRequest, getRequestState } = require_request2();
     var { fetching } = require_fetch();
-    var { urlIsHttpHttpsScheme, readAllBytes } = require_util2();
+    var { urlIsHttpHttpsScheme, readAllBytes } = require_util3();
     var { createDeferredPromise } = require_promise();
     var Cache = class _Cache {
       /**
@@ -51494,7 +59450,7 @@ var require_cachestorage = __commonJS({
     "use strict";
     var { Cache } = require_cache3();
     var { webidl } = require_webidl();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var { kConstruct } = require_symbols();
     var CacheStorage = class _CacheStorage {
       /**
@@ -51612,7 +59568,7 @@ var require_constants4 = __commonJS({
 });
 
 // node_modules/undici/lib/web/cookies/util.js
-var require_util4 = __commonJS({
+var require_util5 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports, module) {
     "use strict";
     function isCTLExcludingHtab(value) {
@@ -51829,7 +59785,7 @@ var require_parse2 = __commonJS({
     "use strict";
     var { collectASequenceOfCodePointsFast } = require_infra();
     var { maxNameValuePairSize, maxAttributeValueSize } = require_constants4();
-    var { isCTLExcludingHtab } = require_util4();
+    var { isCTLExcludingHtab } = require_util5();
     var assert = __require("node:assert");
     function parseSetCookie(header) {
       if (isCTLExcludingHtab(header)) {
@@ -51965,7 +59921,7 @@ var require_cookies = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse2();
-    var { stringify } = require_util4();
+    var { stringify } = require_util5();
     var { webidl } = require_webidl();
     var { Headers } = require_headers();
     var brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean));
@@ -52100,7 +60056,7 @@ var require_events = __commonJS({
   "node_modules/undici/lib/web/websocket/events.js"(exports, module) {
     "use strict";
     var { webidl } = require_webidl();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var { kConstruct } = require_symbols();
     var MessageEvent = class _MessageEvent extends Event {
       #eventInit;
@@ -52420,7 +60376,7 @@ var require_constants5 = __commonJS({
 });
 
 // node_modules/undici/lib/web/websocket/util.js
-var require_util5 = __commonJS({
+var require_util6 = __commonJS({
   "node_modules/undici/lib/web/websocket/util.js"(exports, module) {
     "use strict";
     var { states, opcodes } = require_constants5();
@@ -52706,11 +60662,11 @@ var require_connection = __commonJS({
   "node_modules/undici/lib/web/websocket/connection.js"(exports, module) {
     "use strict";
     var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants5();
-    var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util5();
+    var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util6();
     var { makeRequest } = require_request2();
     var { fetching } = require_fetch();
     var { Headers, getHeadersList } = require_headers();
-    var { getDecodeSplit } = require_util2();
+    var { getDecodeSplit } = require_util3();
     var { WebsocketFrameSend } = require_frame();
     var assert = __require("node:assert");
     var { runtimeFeatures } = require_runtime_features();
@@ -52805,10 +60761,10 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code, reason, validate2 = false) {
+    function closeWebSocketConnection(object, code, reason, validate3 = false) {
       code ??= null;
       reason ??= "";
-      if (validate2) validateCloseCodeAndReason(code, reason);
+      if (validate3) validateCloseCodeAndReason(code, reason);
       if (isClosed(object.readyState) || isClosing(object.readyState)) {
       } else if (!isEstablished(object.readyState)) {
         failWebsocketConnection(object);
@@ -52868,8 +60824,8 @@ var require_permessage_deflate = __commonJS({
   "node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports, module) {
     "use strict";
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
-    var { isValidClientWindowBits } = require_util5();
-    var { MessageSizeExceededError } = require_errors2();
+    var { isValidClientWindowBits } = require_util6();
+    var { MessageSizeExceededError } = require_errors3();
     var tail = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
@@ -52960,11 +60916,11 @@ var require_receiver = __commonJS({
       isControlFrame,
       isTextBinaryFrame,
       isContinuationFrame
-    } = require_util5();
+    } = require_util6();
     var { failWebsocketConnection } = require_connection();
     var { WebsocketFrameSend } = require_frame();
     var { PerMessageDeflate } = require_permessage_deflate();
-    var { MessageSizeExceededError } = require_errors2();
+    var { MessageSizeExceededError } = require_errors3();
     var ByteParser = class extends Writable4 {
       #buffers = [];
       #fragmentsBytes = 0;
@@ -53407,7 +61363,7 @@ var require_websocket = __commonJS({
     var { isArrayBuffer: isArrayBuffer2 } = __require("node:util/types");
     var { webidl } = require_webidl();
     var { URLSerializer } = require_data_url();
-    var { environmentSettingsObject } = require_util2();
+    var { environmentSettingsObject } = require_util3();
     var { staticPropertyDescriptors, states, sentCloseFrameState, sendHints, opcodes } = require_constants5();
     var {
       isConnecting,
@@ -53419,10 +61375,10 @@ var require_websocket = __commonJS({
       utf8Decode,
       toArrayBuffer,
       getURLRecord
-    } = require_util5();
+    } = require_util6();
     var { establishWebSocketConnection, closeWebSocketConnection, failWebsocketConnection } = require_connection();
     var { ByteParser } = require_receiver();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var { getGlobalDispatcher } = require_global2();
     var { ErrorEvent, CloseEvent, createFastMessageEvent } = require_events();
     var { SendQueue } = require_sender();
@@ -53895,9 +61851,9 @@ var require_websocketerror = __commonJS({
   "node_modules/undici/lib/web/websocket/stream/websocketerror.js"(exports, module) {
     "use strict";
     var { webidl } = require_webidl();
-    var { validateCloseCodeAndReason } = require_util5();
+    var { validateCloseCodeAndReason } = require_util6();
     var { kConstruct } = require_symbols();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     function createInheritableDOMException() {
       class Test extends DOMException {
         get reason() {
@@ -53975,16 +61931,16 @@ var require_websocketstream = __commonJS({
   "node_modules/undici/lib/web/websocket/stream/websocketstream.js"(exports, module) {
     "use strict";
     var { createDeferredPromise } = require_promise();
-    var { environmentSettingsObject } = require_util2();
+    var { environmentSettingsObject } = require_util3();
     var { states, opcodes, sentCloseFrameState } = require_constants5();
     var { webidl } = require_webidl();
-    var { getURLRecord, isValidSubprotocol, isEstablished, utf8Decode } = require_util5();
+    var { getURLRecord, isValidSubprotocol, isEstablished, utf8Decode } = require_util6();
     var { establishWebSocketConnection, failWebsocketConnection, closeWebSocketConnection } = require_connection();
     var { channels } = require_diagnostics();
     var { WebsocketFrameSend } = require_frame();
     var { ByteParser } = require_receiver();
     var { WebSocketError, createUnvalidatedWebSocketError } = require_websocketerror();
-    var { kEnumerableProperty } = require_util();
+    var { kEnumerableProperty } = require_util2();
     var { utf8DecodeBytes } = require_encoding();
     var emittedExperimentalWarning = false;
     var WebSocketStream = class {
@@ -54282,7 +62238,7 @@ var require_websocketstream = __commonJS({
 });
 
 // node_modules/undici/lib/web/eventsource/util.js
-var require_util6 = __commonJS({
+var require_util7 = __commonJS({
   "node_modules/undici/lib/web/eventsource/util.js"(exports, module) {
     "use strict";
     function isValidLastEventId(value) {
@@ -54308,7 +62264,7 @@ var require_eventsource_stream = __commonJS({
     "use strict";
     var buffer = __require("node:buffer");
     var { Transform: Transform2 } = __require("node:stream");
-    var { isASCIINumber, isValidLastEventId } = require_util6();
+    var { isASCIINumber, isValidLastEventId } = require_util7();
     var BOM = [239, 187, 191];
     var LF2 = 10;
     var CR2 = 13;
@@ -54720,8 +62676,8 @@ var require_eventsource = __commonJS({
     var { parseMIMEType } = require_data_url();
     var { createFastMessageEvent } = require_events();
     var { isNetworkError } = require_response();
-    var { kEnumerableProperty } = require_util();
-    var { environmentSettingsObject } = require_util2();
+    var { kEnumerableProperty } = require_util2();
+    var { environmentSettingsObject } = require_util3();
     var { getGlobalDispatcher } = require_global2();
     var experimentalWarned = false;
     var defaultReconnectionTime = 3e3;
@@ -55043,8 +62999,8 @@ var require_undici = __commonJS({
     var EnvHttpProxyAgent = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
-    var errors = require_errors2();
-    var util = require_util();
+    var errors = require_errors3();
+    var util = require_util2();
     var { InvalidArgumentError: InvalidArgumentError2 } = errors;
     var api = require_api();
     var buildConnector = require_connect();
@@ -55297,7 +63253,7 @@ function secretValuesIn(text2) {
   const values = [];
   let documents;
   try {
-    documents = (0, import_yaml2.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
+    documents = (0, import_yaml3.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
   } catch {
     return values;
   }
@@ -55312,11 +63268,11 @@ function secretValuesIn(text2) {
   }
   return values;
 }
-var import_yaml2;
+var import_yaml3;
 var init_secret_values = __esm({
   "src/report/secret-values.ts"() {
     "use strict";
-    import_yaml2 = __toESM(require_dist(), 1);
+    import_yaml3 = __toESM(require_dist(), 1);
     init_redact();
   }
 });
@@ -55501,7 +63457,7 @@ function hasContent(body) {
 function headOf(text2, json) {
   let value;
   try {
-    value = json ? JSON.parse(text2) : (0, import_yaml3.parse)(text2, { uniqueKeys: false });
+    value = json ? JSON.parse(text2) : (0, import_yaml4.parse)(text2, { uniqueKeys: false });
   } catch {
     return void 0;
   }
@@ -55532,11 +63488,11 @@ function stringOf(value) {
 function isObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-var import_yaml3, PHASE_ANNOTATION;
+var import_yaml4, PHASE_ANNOTATION;
 var init_documents = __esm({
   "src/manifests/documents.ts"() {
     "use strict";
-    import_yaml3 = __toESM(require_dist(), 1);
+    import_yaml4 = __toESM(require_dist(), 1);
     PHASE_ANNOTATION = "kguard.dev/phase";
   }
 });
@@ -55606,22 +63562,22 @@ var init_phases = __esm({
 function homeNamespace(refs, namespace) {
   return refs.find((ref) => ref.namespace !== "")?.namespace ?? namespace ?? "default";
 }
-function journalPlace(refs, current, clusterNamespace) {
-  const created = new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current.has(objectKey(ref))).map((ref) => ref.name));
+function journalPlace(refs, current2, clusterNamespace) {
+  const created = new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name));
   const clusterScoped = refs.some((ref) => ref.namespace === "");
   const namespaced = refs.map((ref) => ref.namespace).filter((namespace) => namespace !== "" && !created.has(namespace));
   const namespaces = [.../* @__PURE__ */ new Set([...clusterScoped ? [clusterNamespace] : [], ...namespaced])];
   return { placement: { clusterNamespace, created }, home: namespaces[0] ?? clusterNamespace, namespaces };
 }
 async function startJournal(runId, { placement, home }, refs, before, options, deps, stages = /* @__PURE__ */ new Map()) {
-  const now = /* @__PURE__ */ new Date();
+  const now2 = /* @__PURE__ */ new Date();
   const journal = await RunJournal.start(
     deps.kubectl,
     {
       runId,
       namespace: home,
-      startedAt: now.toISOString(),
-      expiresAt: journalExpiry(now),
+      startedAt: now2.toISOString(),
+      expiresAt: journalExpiry(now2),
       state: "applying",
       command: options.commandLine ?? "kguard apply",
       holder: thisProcess(),
@@ -55840,12 +63796,18 @@ function trackOptionsFor(options, phase) {
     // The others are undone with a failing one under --rollback all: no need to watch them on.
     stopWhenAnyFails: rollout && options.rollback === "all",
     watch: !options.poll,
-    logLines: options.logLines
+    logLines: options.logLines,
+    healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules),
+    // The restore puts back what ran before: it is waited for, not judged again by a grace.
+    ...rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {}
   };
 }
 var init_track_options = __esm({
   "src/run/track-options.ts"() {
     "use strict";
+    init_health_rules();
+    init_health_table();
+    init_options2();
   }
 });
 
@@ -55970,11 +63932,11 @@ function evicted(pod) {
 function restarted(pod, before) {
   for (const status of statusesOf(pod)) {
     const was = before?.restarts[status.name] ?? 0;
-    const now = status.restartCount ?? 0;
-    if (now <= was) continue;
+    const now2 = status.restartCount ?? 0;
+    if (now2 <= was) continue;
     const ended = status.lastState?.terminated;
     const how = ended ? ` (${endText(ended)})` : "";
-    const times = now - was > 1 ? ` ${now - was} times` : "";
+    const times = now2 - was > 1 ? ` ${now2 - was} times` : "";
     return {
       what: "restarted",
       why: "exits",
@@ -56098,9 +64060,9 @@ async function judgeOne(entry, reading, startedAt, run, deps) {
   const { workload, expected } = entry.target;
   const rules = rulesOf(entry.target);
   const observation = { object: findObject(snapshot2, workload), snapshot: snapshot2 };
-  const now = deps.clock.now();
-  const verdict = judge(rules, observation, expected, entry.firstSeen, { now, startedAt, timeoutMs: Number.MAX_SAFE_INTEGER });
-  entry.firstSeen = rememberSeen(rules, entry.firstSeen, verdict, now, observation, expected);
+  const now2 = deps.clock.now();
+  const verdict = judge(rules, observation, expected, entry.firstSeen, { now: now2, startedAt, timeoutMs: Number.MAX_SAFE_INTEGER });
+  entry.firstSeen = rememberSeen(rules, entry.firstSeen, verdict, now2, observation, expected);
   entry.seen = true;
   if (verdict.state === "conflict" || verdict.state === "gone") {
     deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail, commands: [] });
@@ -56426,7 +64388,7 @@ async function verifyAndBake(objects, context, options, deps) {
       if (!outcome.passed) return verification;
     }
     if (options.bakeMs > 0 && !deps.signal?.aborted) {
-      const { outcome, verdicts } = await bake(bakeTargets(objects), { durationMs: options.bakeMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, verifyIntervalMs: options.verifyIntervalMs }, deps, () => commands("bake"));
+      const { outcome, verdicts } = await bake(bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)), { durationMs: options.bakeMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, verifyIntervalMs: options.verifyIntervalMs }, deps, () => commands("bake"));
       verification.bake = outcome;
       for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
     }
@@ -56435,10 +64397,10 @@ async function verifyAndBake(objects, context, options, deps) {
     await reportFile?.remove();
   }
 }
-function bakeTargets(objects) {
+function bakeTargets(objects, healthRules) {
   return objects.flatMap((object) => {
     if (!object.tracked || object.verdict?.state !== "healthy" || !("after" in object.change)) return [];
-    return [{ ...trackTargetOf({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) }), baseline: object.newPods ?? [] }];
+    return [{ ...trackTargetOf({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) }, healthRules), baseline: object.newPods ?? [] }];
   });
 }
 function commandDeps(deps) {
@@ -56476,6 +64438,8 @@ var init_verify_step = __esm({
     init_compare();
     init_model();
     init_workloads();
+    init_health_rules();
+    init_health_table();
     init_bake();
     init_command3();
     init_job2();
@@ -56494,7 +64458,7 @@ function historyRecordsOf(result, objects, journal, context, options) {
     const namespace = entry.ref.namespace || journal.namespace;
     byNamespace.set(namespace, [...byNamespace.get(namespace) ?? [], entry]);
   }
-  return [...byNamespace].map(([namespace, entries]) => ({ ...whole, namespace, objects: entries }));
+  return [...byNamespace].map(([namespace, entries2]) => ({ ...whole, namespace, objects: entries2 }));
 }
 function historyRecordOf(result, objects, journal, context, options) {
   return {
@@ -56655,14 +64619,14 @@ async function understand(request, options, inputs, deps, part) {
     throw new InputError("the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.");
   }
   deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
-  const [server, current] = await Promise.all([serverRun, snapshot(refs, deps)]);
+  const [server, current2] = await Promise.all([serverRun, snapshot(refs, deps)]);
   const warnings = server?.ok ? kubectlWarnings(server.warnings) : [];
   if (warnings.length > 0) deps.reporter.emit({ kind: "kubectl-warnings", lines: warnings });
   const answer = server ?? client;
   const applied2 = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied2.has(objectKey(ref))) : [];
   const digest = digestOf(client.objects);
-  return { refs, pruned, server: answer, current, digest };
+  return { refs, pruned, server: answer, current: current2, digest };
 }
 function digestOf(reading) {
   return `sha256:${createHash("sha256").update(canonicalJson(reading)).digest("hex")}`;
@@ -56773,7 +64737,7 @@ async function understandPlan(plan, options, deps) {
         part.understood = await understand(part.request, options, plan, { kubectl: deps.kubectl, reporter }, plan.phased ? readingOf(part) : void 0);
       } catch (error2) {
         if (!(error2 instanceof NotReadableYet)) throw error2;
-        said2[index].push({ kind: "phase-deferred", phase: part.phase ?? "main", documents: describe(part), dryRun: options.dryRun !== void 0 });
+        said2[index].push({ kind: "phase-deferred", phase: part.phase ?? "main", documents: describe2(part), dryRun: options.dryRun !== void 0 });
       }
     })
   );
@@ -56781,7 +64745,7 @@ async function understandPlan(plan, options, deps) {
     await readParts(plan.parts.filter((part) => !part.custom));
     const custom = plan.parts.filter((part) => part.custom);
     if (custom.length > 0 && allServed(plan.parts)) await readParts(custom);
-    else for (const part of custom) said2[plan.parts.indexOf(part)].push({ kind: "phase-deferred", phase: part.phase ?? "main", documents: describe(part), dryRun: options.dryRun !== void 0 });
+    else for (const part of custom) said2[plan.parts.indexOf(part)].push({ kind: "phase-deferred", phase: part.phase ?? "main", documents: describe2(part), dryRun: options.dryRun !== void 0 });
   } finally {
     for (const event of said2.flat()) deps.reporter.emit(event);
   }
@@ -56794,14 +64758,14 @@ async function understandPlan(plan, options, deps) {
   }
   const refs = read.flatMap((understood) => understood.refs);
   if (refs.length === 0 && read.length === plan.parts.length) throw noObjects();
-  const current = new Map(read.flatMap((understood) => [...understood.current]));
-  for (const understood of read) checkServerDryRun(understood, current, plan, deps, refs);
+  const current2 = new Map(read.flatMap((understood) => [...understood.current]));
+  for (const understood of read) checkServerDryRun(understood, current2, plan, deps, refs);
   const answers = read.flatMap((understood) => understood.server.ok ? [understood.server] : []);
   return {
     refs,
     pruned: read.flatMap((understood) => understood.pruned),
     server: { ok: true, objects: answers.flatMap((answer) => answer.objects), pruned: answers.flatMap((answer) => answer.pruned), warnings: "" },
-    current,
+    current: current2,
     digest: digestOf(read.map((understood) => understood.digest))
   };
 }
@@ -56817,7 +64781,7 @@ async function readLater(part, plan, known, options, deps) {
       if (!(error2 instanceof NotReadableYet)) throw error2;
       if (deps.clock.now() - startedAt >= patienceMs) {
         throw new KubectlError(
-          `kubectl still cannot read ${describe(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
+          `kubectl still cannot read ${describe2(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
         );
       }
       await deps.clock.sleep(wait);
@@ -56839,7 +64803,7 @@ function unknownKindsOnly(stderr) {
   const errors = errorLines(stderr);
   return errors.length > 0 && errors.every((line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(line));
 }
-function describe(part) {
+function describe2(part) {
   return part.documents.map((document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`);
 }
 function noObjects() {
@@ -56863,9 +64827,9 @@ function newPhasedApply() {
 }
 async function applyInPhases(context, state, options, deps) {
   const stages = stagesOf(context.plan.parts);
-  const entries = /* @__PURE__ */ new Map();
-  for (const part of context.plan.parts) for (const ref of part.understood?.refs ?? []) entries.set(objectKey(ref), entryOf(ref, context.before, part.phase));
-  for (const ref of context.pruned) entries.set(objectKey(ref), entryOf(ref, context.before, void 0));
+  const entries2 = /* @__PURE__ */ new Map();
+  for (const part of context.plan.parts) for (const ref of part.understood?.refs ?? []) entries2.set(objectKey(ref), entryOf(ref, context.before, part.phase));
+  for (const ref of context.pruned) entries2.set(objectKey(ref), entryOf(ref, context.before, void 0));
   let stopped;
   for (const [number, stage] of stages.entries()) {
     if (stopped) {
@@ -56874,7 +64838,7 @@ async function applyInPhases(context, state, options, deps) {
     }
     const unread = stage.parts.filter((part) => !part.understood);
     if (unread.length > 0) {
-      const failure = await readNow(unread, stage, entries, context, options, deps).catch((error2) => error2);
+      const failure = await readNow(unread, stage, entries2, context, options, deps).catch((error2) => error2);
       if (failure) {
         stopped = `phase ${stage.phase} could not be read: ${messageOf2(failure)}`;
         if (!state.objects.some(isChange)) state.refused = failure;
@@ -56903,8 +64867,8 @@ async function applyInPhases(context, state, options, deps) {
     }
     const objects = detectChanges(refs, context.before, after, deps).map((object) => ({ ...object, ...stageOf(stage) }));
     state.objects.push(...objects);
-    for (const ref of refs) entries.set(objectKey(ref), { ...entries.get(objectKey(ref)), applied: after.get(objectKey(ref)) ?? null });
-    journalUpdate(context.journal, { state: "applied", objects: [...entries.values()] }, state, deps);
+    for (const ref of refs) entries2.set(objectKey(ref), { ...entries2.get(objectKey(ref)), applied: after.get(objectKey(ref)) ?? null });
+    journalUpdate(context.journal, { state: "applied", objects: [...entries2.values()] }, state, deps);
     if (applyError) {
       state.applyError = applyError;
       failUnjudged(objects, { source: "apply", message: applyError.message });
@@ -56921,17 +64885,17 @@ async function applyInPhases(context, state, options, deps) {
     if (stage.phase === "definitions") deps.kubectl.refreshDiscovery();
   }
 }
-async function readNow(unread, stage, entries, context, options, deps) {
-  const known = { refs: [...entries.values()].map((entry) => entry.ref), current: context.before };
+async function readNow(unread, stage, entries2, context, options, deps) {
+  const known = { refs: [...entries2.values()].map((entry) => entry.ref), current: context.before };
   for (const part of unread) part.understood = await readLater(part, context.plan, known, options, deps);
   const refs = unread.flatMap((part) => part.understood.refs);
   if (refs.length === 0) return;
   if (options.rollback !== "none") for (const part of unread) await checkPermissions(part.understood, options, deps);
   await context.lease?.(refs, stage.phase ?? "main");
   for (const [key, object] of await snapshot(refs, deps)) context.before.set(key, object);
-  for (const ref of refs) entries.set(objectKey(ref), entryOf(ref, context.before, stage.phase));
+  for (const ref of refs) entries2.set(objectKey(ref), entryOf(ref, context.before, stage.phase));
   if (context.journal) {
-    await context.journal.update({ objects: [...entries.values()] }).catch((error2) => {
+    await context.journal.update({ objects: [...entries2.values()] }).catch((error2) => {
       throw new Error(`kguard could not journal their pre-apply copies (${messageOf2(error2)})`);
     });
   }
@@ -57152,8 +65116,8 @@ async function afterTheApply(context, state, verify, options, deps) {
   }
   return { objects: state.objects, verification };
 }
-function createdNamespaces(refs, current) {
-  return new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current.has(objectKey(ref))).map((ref) => ref.name));
+function createdNamespaces(refs, current2) {
+  return new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name));
 }
 function unreadable2(state, journal, deps) {
   const reason = `kguard could not read it after the apply (${messageOf3(state.unreadable)}), so it may or may not have changed`;
@@ -57229,9 +65193,9 @@ async function guardedApply(options, deps) {
   deps.onRecorder?.(recorder);
   try {
     const onCall = (call) => recorder.emit({ kind: "kubectl", ...call });
-    const now = () => systemClock.now();
+    const now2 = () => systemClock.now();
     const kubectl = createKubectl(
-      deps.traceKubectl ? tracedExec(execProcess, now, onCall) : execProcess,
+      deps.traceKubectl ? tracedExec(execProcess, now2, onCall) : execProcess,
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
@@ -57244,7 +65208,7 @@ async function guardedApply(options, deps) {
           for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
         }
       },
-      deps.traceKubectl ? tracedStream(streamProcess, now, onCall) : streamProcess
+      deps.traceKubectl ? tracedStream(streamProcess, now2, onCall) : streamProcess
     );
     const inputs = {
       readStdin: async () => learnt(await deps.readStdin(), learnBytes),
@@ -57585,17 +65549,17 @@ function failingDocumentStart(text2) {
     const atEnd = index === lines.length;
     if (atEnd || /^---\s*$/.test(lines[index])) {
       const chunk = lines.slice(start, index).join("\n");
-      if (chunk.trim() !== "" && (0, import_yaml4.parseDocument)(chunk).errors.length > 0) return start + 1;
+      if (chunk.trim() !== "" && (0, import_yaml5.parseDocument)(chunk).errors.length > 0) return start + 1;
       start = index + 1;
     }
   }
   return 1;
 }
-var import_yaml4, KUBECTL_YAML_ERROR;
+var import_yaml5, KUBECTL_YAML_ERROR;
 var init_yaml_errors = __esm({
   "src/manifests/yaml-errors.ts"() {
     "use strict";
-    import_yaml4 = __toESM(require_dist(), 1);
+    import_yaml5 = __toESM(require_dist(), 1);
     KUBECTL_YAML_ERROR = /error parsing (.+?): error converting YAML to JSON: yaml: line (\d+): (.+?)(?=(?: error parsing .+?: error converting YAML| error parsing |\. Next:|\n|$))/g;
   }
 });
@@ -59576,7 +67540,7 @@ var init_log_symbols = __esm({
 function ansiRegex({ onlyFirst = false } = {}) {
   return new RegExp(pattern, onlyFirst ? void 0 : "g");
 }
-var ST, stringControls, osc, controlString, linuxPalette, csi, escape, pattern;
+var ST, stringControls, osc, controlString, linuxPalette, csi, escape2, pattern;
 var init_ansi_regex = __esm({
   "node_modules/ansi-regex/index.js"() {
     ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -59585,8 +67549,8 @@ var init_ansi_regex = __esm({
     controlString = String.raw`(?:\u001B[PX^_k]|[\u0090\u0098\u009E\u009F])[^${stringControls}]*${ST}`;
     linuxPalette = String.raw`\u001B\](?:P[\dA-Fa-f]{7}|R)(?:\u0007|${ST})?`;
     csi = String.raw`(?:\u001B\[|\u009B)[\u0030-\u003F]*[\u0020-\u002F]*[\u0040-\u007E]`;
-    escape = String.raw`\u001B(?:[\u0020-\u002F]+[\u0030-\u007E]|[\dA-PR-TZcf-oq-uy=><~|}])`;
-    pattern = `${linuxPalette}|${osc}|${controlString}|${csi}|${escape}`;
+    escape2 = String.raw`\u001B(?:[\u0020-\u002F]+[\u0030-\u007E]|[\dA-PR-TZcf-oq-uy=><~|}])`;
+    pattern = `${linuxPalette}|${osc}|${controlString}|${csi}|${escape2}`;
   }
 });
 
@@ -59696,13 +67660,13 @@ var init_lookup = __esm({
 });
 
 // node_modules/get-east-asian-width/index.js
-function validate(codePoint) {
+function validate2(codePoint) {
   if (!Number.isSafeInteger(codePoint)) {
     throw new TypeError(`Expected a code point, got \`${typeof codePoint}\`.`);
   }
 }
 function eastAsianWidth(codePoint, { ambiguousAsWide = false } = {}) {
-  validate(codePoint);
+  validate2(codePoint);
   if (isFullwidth(codePoint) || isWide(codePoint) || ambiguousAsWide && isAmbiguous(codePoint)) {
     return 2;
   }
@@ -60191,10 +68155,10 @@ var init_ora = __esm({
         this.#options.isSilent = value;
       }
       frame() {
-        const now = Date.now();
-        if (this.#frameIndex === -1 || now - this.#lastFrameTime >= this.interval) {
+        const now2 = Date.now();
+        if (this.#frameIndex === -1 || now2 - this.#lastFrameTime >= this.interval) {
           this.#frameIndex = (this.#frameIndex + 1) % this.#spinner.frames.length;
-          this.#lastFrameTime = now;
+          this.#lastFrameTime = now2;
         }
         const { frames } = this.#spinner;
         let frame = frames[this.#frameIndex];
@@ -60538,10 +68502,10 @@ var init_gitlab = __esm({
       kubectl: void 0
     };
     GitlabCiReporter = class {
-      constructor(inner, stream, now = Date.now) {
+      constructor(inner, stream, now2 = Date.now) {
         this.inner = inner;
         this.stream = stream;
-        this.now = now;
+        this.now = now2;
       }
       inner;
       stream;
@@ -60594,33 +68558,33 @@ __export(complete_words_exports, {
 });
 function completeWords(spec, words, list) {
   const typed = words.slice(0, -1);
-  const current = words.at(-1) ?? "";
+  const current2 = words.at(-1) ?? "";
   if (typed.includes("--")) return { candidates: [], directive: DIRECTIVE.default };
   const commandAt = typed.findIndex((word) => !word.startsWith("-"));
   if (commandAt === -1) {
     const commands = [...spec.commands.map((command2) => ({ value: command2.name, description: command2.description })), { value: "help", description: "display help for a command" }];
-    return matching(commands, current);
+    return matching(commands, current2);
   }
   const command = spec.commands.find((candidate) => candidate.name === typed[commandAt]);
   if (!command) return { candidates: [], directive: DIRECTIVE.noFileComp };
   const flagOf2 = (word) => word === void 0 ? void 0 : command.flags.find((flag) => flag.names.includes(word));
   const previous = flagOf2(typed.at(-1));
-  if (previous && previous.value !== "none" && !previous.optionalValue) return valuesOf(previous, current, contextArgs(typed), list);
-  if (current.startsWith("-")) {
+  if (previous && previous.value !== "none" && !previous.optionalValue) return valuesOf(previous, current2, contextArgs(typed), list);
+  if (current2.startsWith("-")) {
     const flags = command.flags.flatMap((flag) => flag.names.map((name) => ({ value: name, description: flag.description })));
-    return matching(flags, current);
+    return matching(flags, current2);
   }
   return matching(
     command.argumentChoices.map((value) => ({ value })),
-    current
+    current2
   );
 }
-function valuesOf(flag, current, context, list) {
+function valuesOf(flag, current2, context, list) {
   switch (flag.value) {
     case "choices":
       return matching(
         flag.choices.map((value) => ({ value })),
-        current
+        current2
       );
     case "files":
       return { candidates: [], directive: DIRECTIVE.default };
@@ -60628,7 +68592,7 @@ function valuesOf(flag, current, context, list) {
     case "contexts":
       return matching(
         list(flag.value, context).map((value) => ({ value })),
-        current
+        current2
       );
     default:
       return { candidates: [], directive: DIRECTIVE.noFileComp };
@@ -60642,8 +68606,8 @@ function contextArgs(typed) {
   });
   return context === void 0 ? [] : ["--context", context];
 }
-function matching(candidates, current) {
-  return { candidates: candidates.filter((candidate) => candidate.value.startsWith(current)), directive: DIRECTIVE.noFileComp };
+function matching(candidates, current2) {
+  return { candidates: candidates.filter((candidate) => candidate.value.startsWith(current2)), directive: DIRECTIVE.noFileComp };
 }
 function completionOutput(completion) {
   const lines = completion.candidates.map(({ value, description }) => description ? `${value}	${description.replace(/\s+/g, " ")}` : value);
@@ -60718,6 +68682,7 @@ async function runCommand2(raw, passThrough, session) {
       session.events = new EventStreamReporter2(lines.write);
       session.logToStderr = session.json || lines.toStdout;
     }
+    if (raw.healthRules !== void 0) raw.healthRulesText = await readHealthRules(raw.healthRules);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
@@ -60915,6 +68880,15 @@ async function main(argv) {
     process.exitCode = await fail(session, error2);
   }
 }
+async function readHealthRules(file) {
+  const { readFile: readFile4 } = await import("node:fs/promises");
+  try {
+    return await readFile4(file, "utf8");
+  } catch (error2) {
+    const code = error2.code ?? "unreadable";
+    throw new InputError(`--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`);
+  }
+}
 var INTERNAL_ERROR, INTERRUPTED;
 var init_main2 = __esm({
   async "src/cli/main.ts"() {
@@ -61002,32 +68976,32 @@ function booleanInput(name, value) {
 }
 function splitArgs(text2) {
   const args = [];
-  let current = "";
+  let current2 = "";
   let started = false;
   let quote;
   for (let index = 0; index < text2.length; index += 1) {
     const char = text2[index];
     if (quote) {
       if (char === quote) quote = void 0;
-      else if (char === "\\" && quote === '"' && index + 1 < text2.length) current += text2[index += 1];
-      else current += char;
+      else if (char === "\\" && quote === '"' && index + 1 < text2.length) current2 += text2[index += 1];
+      else current2 += char;
     } else if (char === '"' || char === "'") {
       quote = char;
       started = true;
     } else if (char === "\\" && index + 1 < text2.length) {
-      current += text2[index += 1];
+      current2 += text2[index += 1];
       started = true;
     } else if (/\s/.test(char)) {
-      if (started) args.push(current);
-      current = "";
+      if (started) args.push(current2);
+      current2 = "";
       started = false;
     } else {
-      current += char;
+      current2 += char;
       started = true;
     }
   }
   if (quote) throw new InputError(`input extra-args: unclosed ${quote} in ${JSON.stringify(text2)}.`);
-  if (started) args.push(current);
+  if (started) args.push(current2);
   return args;
 }
 var init_inputs2 = __esm({

@@ -4,6 +4,7 @@ import { InputError } from '../errors.js';
 import { splitPassThrough } from '../kubectl/passthrough.js';
 import { DEFAULTS, type GuardedApplyOptions } from '../model/options.js';
 import type { RollbackMode } from '../model/result.js';
+import type { HealthRules } from '../model/health-rules.js';
 
 /** A guarded apply as typed values: what `kguard apply` takes, durations in milliseconds. */
 export interface GuardInput {
@@ -41,6 +42,10 @@ export interface GuardInput {
   history?: number;
   rollback?: RollbackMode;
   logLines?: number;
+  /** Health rules for custom resources over the built-in table (--health-rules; the CLI validates the file). */
+  healthRules?: HealthRules;
+  /** --readiness-grace: a new pod that runs but is never Ready fails after this long. */
+  readinessGraceMs?: number;
   /** kubectl processes at once (watch streams aside). */
   concurrency?: number;
   /** kubectl's deadline for each API request (whole seconds). */
@@ -106,6 +111,8 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     logLines,
     concurrency,
     requestTimeoutMs,
+    readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
+    ...(input.healthRules ? { healthRules: input.healthRules } : {}),
   };
 }
 

@@ -83,12 +83,26 @@ function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: read
  * PostStartHookError only until the next sync, but its FailedPostStartHook events stay.
  */
 function withEventCause(finding: Finding, events: readonly KubeEvent[]): Finding {
+  if (finding.reason === 'ContainersNotReady') return withProbeFailure(finding, events);
   const rule = WAITING_REASONS.PostStartHookError;
   if (finding.family !== 'crash' || !rule) return finding;
   const hookFailed = events.some(
     (event) => event.reason === 'FailedPostStartHook' && event.involvedObject?.name === finding.pod && containerOf(event.involvedObject.fieldPath) === finding.container,
   );
   return hookFailed ? { ...finding, reason: 'PostStartHookError', family: 'start', rule } : finding;
+}
+
+/**
+ * A pod that runs but never became Ready (--readiness-grace): the kubelet's last Unhealthy event
+ * of its readiness probe says why (prober.go: `Readiness probe failed: HTTP probe failed with statuscode: 503`).
+ */
+function withProbeFailure(finding: Finding, events: readonly KubeEvent[]): Finding {
+  const probe = events
+    .filter((event) => event.reason === 'Unhealthy' && event.involvedObject?.name === finding.pod && (event.message ?? '').startsWith('Readiness probe failed'))
+    .filter((event) => finding.container === undefined || containerOf(event.involvedObject?.fieldPath) === undefined || containerOf(event.involvedObject?.fieldPath) === finding.container)
+    .sort((left, right) => timeOf(left).localeCompare(timeOf(right)))
+    .at(-1);
+  return probe?.message ? { ...finding, message: oneLine(probe.message) } : finding;
 }
 
 /**

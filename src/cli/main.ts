@@ -97,6 +97,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       session.events = new EventStreamReporter(lines.write);
       session.logToStderr = session.json || lines.toStdout;
     }
+    if (raw.healthRules !== undefined) raw.healthRulesText = await readHealthRules(raw.healthRules);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
@@ -331,3 +332,14 @@ async function main(argv: string[]): Promise<void> {
 }
 
 await main(process.argv);
+
+/** The text of a --health-rules file; one that cannot be read is bad input (exit 1). */
+async function readHealthRules(file: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new InputError(`--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`);
+  }
+}

@@ -6,6 +6,7 @@ import { parseDuration } from '../duration.js';
 import { fleetWaves, parseFleetRollback } from '../run/fleet.js';
 import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
+import { parseHealthRules } from '../kinds/health-rules-file.js';
 
 export interface RawApplyOptions {
   filename: string[];
@@ -51,6 +52,12 @@ export interface RawApplyOptions {
   concurrency?: string;
   /** --request-timeout: kubectl's deadline for each API request. */
   requestTimeout?: string;
+  /** --readiness-grace: how long a new pod may run without becoming Ready. */
+  readinessGrace?: string;
+  /** --health-rules FILE: health rules for custom resources. */
+  healthRules?: string;
+  /** The text of that file, read by the CLI entry (this module stays pure). */
+  healthRulesText?: string;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   /**
@@ -133,6 +140,8 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     concurrency: raw.concurrency === undefined ? undefined : parseCount(raw.concurrency, '--concurrency'),
     requestTimeoutMs: raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
     kubectlArgs: passThroughArgs,
+    readinessGraceMs: optionalDuration(raw.readinessGrace, '--readiness-grace'),
+    healthRules: raw.healthRules === undefined ? undefined : parseHealthRules(raw.healthRulesText ?? '', raw.healthRules),
   });
 }
 

@@ -84,6 +84,8 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .option('--history <n>', 'keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)', String(DEFAULTS.history))
     .option('--concurrency <n>', 'how many kubectl processes may run at once (watch streams aside)', String(DEFAULTS.concurrency))
     .option('--request-timeout <duration>', "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs))
+    .option('--readiness-grace <duration>', 'a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe\'s last failure', formatDuration(DEFAULTS.readinessGraceMs))
+    .option('--health-rules <file>', 'health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table')
     .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
     .addOption(
       new Option('--rollback <mode>', 'on failure restore every object the apply changed (all), only failing ones (failed), or none')

@@ -51,6 +51,13 @@ export interface RolloutRules<T> {
    * exits a second after it starts is still counted available).
    */
   servingPods?: boolean;
+  /**
+   * kguard.dev/failures-allowed: how many crashes of a new pod's container are tolerated (an app
+   * that crash-loops while a dependency starts). A crash is fatal only past that many restarts, however long it lasts.
+   */
+  failuresAllowed?: number;
+  /** --readiness-grace: a new pod that runs but is not Ready (its readiness probe fails) fails the rollout after this long. */
+  readinessGraceSeconds?: number;
 }
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
@@ -76,7 +83,7 @@ export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, e
   const fatal = findings.find(
     (finding) =>
       !rules.judgesItself?.(finding) &&
-      isFatalNow(finding.policy, firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings)),
+      isFatalNow(policyOf(rules, finding), firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings)),
   );
   if (fatal) return { state: 'failed', progress, findings, cause: { source: 'pod', finding: fatal } };
 
@@ -147,6 +154,13 @@ function notServing(pods: readonly Pod[]): string | undefined {
     if (conditionOf(pod, 'Ready')?.status !== 'True') return `new pod ${pod.metadata.name} is not ready (the controller still counts it)`;
   }
   return undefined;
+}
+
+/** A finding's policy, with the object's tolerance of crashes (kguard.dev/failures-allowed) applied. */
+function policyOf<T>(rules: RolloutRules<T>, finding: Finding): FatalPolicy {
+  if (rules.readinessGraceSeconds !== undefined && finding.reason === 'ContainersNotReady') return { when: 'after', seconds: rules.readinessGraceSeconds };
+  if (rules.failuresAllowed === undefined || finding.family !== 'crash') return finding.policy;
+  return { when: 'after', seconds: Number.POSITIVE_INFINITY, restarts: rules.failuresAllowed + 1 };
 }
 
 /** Whether a finding or condition, first seen at `since`, has become fatal by `now`. */

@@ -31,8 +31,11 @@ import { daemonSetRules, planDaemonSet } from './daemonset.js';
 import { deploymentRules } from './deployment.js';
 import type { RolloutRules } from './engine.js';
 import { genericRules } from './generic.js';
+import { findHealthRule, healthRuleRules } from './health-rules.js';
+import { BUILT_IN_HEALTH_RULES } from './health-table.js';
+import type { HealthRule } from '../model/health-rules.js';
 import { completedThenDeleted, jobRecreate, jobRules, mayVanishWhenDone, planJob } from './job.js';
-import type { Overrides } from './overrides.js';
+import { HEALTH_ANNOTATION, HEALTH_RULE_ANNOTATION, type Overrides } from './overrides.js';
 import { podRules } from './pod.js';
 import { replicaSetRules } from './replicaset.js';
 import { planStatefulSet, statefulSetRules } from './statefulset.js';
@@ -146,6 +149,43 @@ export function rowFor(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): KindRow {
   if (row) return row;
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
   return watched(() => genericRules(ref.kind), (target) => [typeArg(target)]);
+}
+
+/**
+ * The row that judges one applied object: kguard.dev/health: "ignore" is applied and done; a kind
+ * with a row of its own keeps it; any other kind is judged by its health rule (picked by
+ * kguard.dev/health-rule, else matched by group and kind; `rules`: --health-rules merged over the
+ * built-in table), else by kstatus. `problems` gets what could not be followed.
+ */
+export function judgingRow(
+  ref: Pick<ObjectRef, 'apiVersion' | 'kind'>,
+  overrides: Overrides,
+  rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES,
+  problems: string[] = [],
+  readinessGraceMs?: number,
+): KindRow {
+  const row = chooseRow(ref, overrides, rules, problems);
+  const tolerance = {
+    ...(overrides.failuresAllowed !== undefined ? { failuresAllowed: overrides.failuresAllowed } : {}),
+    ...(readinessGraceMs !== undefined ? { readinessGraceSeconds: readinessGraceMs / 1000 } : {}),
+  };
+  if (Object.keys(tolerance).length === 0) return row;
+  return { ...row, rules: (given) => { const judged = row.rules(given); return judged && { ...judged, ...tolerance }; } };
+}
+
+function chooseRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, overrides: Overrides, rules: readonly HealthRule[], problems: string[]): KindRow {
+  if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
+  const group = groupOf(ref.apiVersion);
+  const own = ROWS[`${group}/${ref.kind}`] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : undefined);
+  if (own) {
+    if (overrides.healthRule !== undefined) problems.push(`${HEALTH_RULE_ANNOTATION}: kguard judges ${ref.kind} by its own rules; ignored`);
+    return own;
+  }
+  const rule = findHealthRule(ref, rules, overrides.healthRule);
+  if (overrides.healthRule !== undefined && !rule) problems.push(`${HEALTH_RULE_ANNOTATION}: ${JSON.stringify(overrides.healthRule)} names no health rule; kstatus judges it`);
+  const found = rule ?? findHealthRule(ref, rules);
+  if (found) return watched(() => healthRuleRules(found, ref.kind), (target) => [typeArg(target)]);
+  return rowFor(ref);
 }
 
 /** Kinds that run pods: restored after the configuration they read (ConfigMaps, Secrets). */

@@ -1,5 +1,6 @@
 // The options of a guarded apply, typed, with the one table of their defaults. The CLI parses its
 // strings into these; the library passes them straight in.
+import type { HealthRule, HealthRules } from './health-rules.js';
 import type { RollbackMode } from './result.js';
 
 /** Which manifests: kubectl's -f (files, directories, URLs, "-"), -R and -k. */
@@ -58,6 +59,10 @@ export interface ApplyOptions {
   requestTimeoutMs: number;
   /** A fleet's cluster: a healthy run keeps its journal, so the fleet can restore it if a later cluster fails. */
   keepJournal?: boolean;
+  /** Health rules for custom resources (--health-rules FILE), over the built-in table; a rule of the same id replaces the built-in one. */
+  healthRules?: HealthRules;
+  /** A new pod that runs but is never Ready fails the rollout after this long (--readiness-grace; default DEFAULTS.readinessGraceMs). */
+  readinessGraceMs?: number;
 }
 
 /** What a guarded apply needs beyond the run's options: the connection flags for every kubectl call. */
@@ -79,6 +84,7 @@ export const DEFAULTS = {
   logLines: 5,
   concurrency: 8,
   requestTimeoutMs: 30_000,
+  readinessGraceMs: 5 * 60_000,
 } as const satisfies Partial<ApplyOptions>;
 
 /** How one tracking (of the rollout, or of the restore) runs. */
@@ -93,4 +99,8 @@ export interface TrackOptions {
   watch: boolean;
   /** How many of a failing container's last lines the text output shows (--log-lines); 0 reads none. */
   logLines: number;
+  /** The health rules custom resources are judged by (the built-in table when absent). */
+  healthRules?: readonly HealthRule[];
+  /** A new pod that runs but is never Ready fails after this long; undefined: it is waited for until the deadline. */
+  readinessGraceMs?: number;
 }

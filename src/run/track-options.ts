@@ -1,6 +1,8 @@
 // How a run tracks, from its options: once for the rollout and once for the restore, built in
 // one place so neither phase drops a field (--log-lines 0 reads no logs in either).
-import type { ApplyOptions, TrackOptions } from '../model/options.js';
+import { mergeHealthRules } from '../kinds/health-rules.js';
+import { BUILT_IN_HEALTH_RULES } from '../kinds/health-table.js';
+import { DEFAULTS, type ApplyOptions, type TrackOptions } from '../model/options.js';
 
 export function trackOptionsFor(options: ApplyOptions, phase: TrackOptions['phase']): TrackOptions {
   const rollout = phase === 'rollout';
@@ -12,5 +14,8 @@ export function trackOptionsFor(options: ApplyOptions, phase: TrackOptions['phas
     stopWhenAnyFails: rollout && options.rollback === 'all',
     watch: !options.poll,
     logLines: options.logLines,
+    healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules),
+    // The restore puts back what ran before: it is waited for, not judged again by a grace.
+    ...(rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {}),
   };
 }

@@ -19,6 +19,9 @@ import type { Verification, VerifyOutcome, VerifyPhase } from '../model/verify.j
 import { isChange } from '../objects/compare.js';
 import { objectKey } from '../objects/model.js';
 import { trackTargetOf } from '../track/workloads.js';
+import { mergeHealthRules } from '../kinds/health-rules.js';
+import { BUILT_IN_HEALTH_RULES } from '../kinds/health-table.js';
+import type { HealthRule } from '../model/health-rules.js';
 import { bake, type BakeTarget } from '../verify/bake.js';
 import { runVerifyCommand } from '../verify/command.js';
 import { runVerifyJob } from '../verify/job.js';
@@ -72,7 +75,7 @@ export async function verifyAndBake(objects: PendingObject[], context: VerifyCon
       if (!outcome.passed) return verification;
     }
     if (options.bakeMs > 0 && !deps.signal?.aborted) {
-      const { outcome, verdicts } = await bake(bakeTargets(objects), { durationMs: options.bakeMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, verifyIntervalMs: options.verifyIntervalMs }, deps, () => commands('bake'));
+      const { outcome, verdicts } = await bake(bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)), { durationMs: options.bakeMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, verifyIntervalMs: options.verifyIntervalMs }, deps, () => commands('bake'));
       verification.bake = outcome;
       for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
     }
@@ -83,10 +86,10 @@ export async function verifyAndBake(objects: PendingObject[], context: VerifyCon
 }
 
 /** Every watched workload that rolled out healthy, from its pods at that verdict. */
-function bakeTargets(objects: readonly PendingObject[]): BakeTarget[] {
+function bakeTargets(objects: readonly PendingObject[], healthRules: readonly HealthRule[]): BakeTarget[] {
   return objects.flatMap((object): BakeTarget[] => {
     if (!object.tracked || object.verdict?.state !== 'healthy' || !('after' in object.change)) return [];
-    return [{ ...trackTargetOf({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) }), baseline: object.newPods ?? [] }];
+    return [{ ...trackTargetOf({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) }, healthRules), baseline: object.newPods ?? [] }];
   });
 }
 

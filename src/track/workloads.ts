@@ -3,7 +3,8 @@
 // rest is "applied" (with the reason when there is one: an OnDelete StatefulSet, a CronJob,
 // kguard.dev/track: "false"). Objects with no status to judge (ConfigMap, Service, RBAC) are simply "applied".
 import { NO_OVERRIDES, overridesOf, TRACK_ANNOTATION } from '../kinds/overrides.js';
-import { rowFor } from '../kinds/table.js';
+import { judgingRow } from '../kinds/table.js';
+import type { HealthRule } from '../model/health-rules.js';
 import type { Pod } from '../kube.js';
 import type { Diagnosis } from '../model/findings.js';
 import type { Verdict } from '../model/verdict.js';
@@ -31,12 +32,13 @@ export interface TrackedOutcome {
 }
 
 /** How the tracker (and a bake) watches one object: its kind's row, its overrides, what it expects, its selector. */
-export function trackTargetOf(target: WorkloadTarget): TrackTarget {
+export function trackTargetOf(target: WorkloadTarget, healthRules?: readonly HealthRule[], readinessGraceMs?: number): TrackTarget {
+  const overrides = overridesOf(target.applied);
   return {
     workload: target.ref,
     expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
-    row: rowFor(target.ref),
-    overrides: overridesOf(target.applied),
+    row: judgingRow(target.ref, overrides, healthRules, [], readinessGraceMs),
+    overrides,
     selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
   };
 }
@@ -49,8 +51,8 @@ export async function trackWorkloads(
   const outcomes = new Map<string, TrackedOutcome>();
   const watched: Array<TrackTarget & { source: WorkloadTarget; problems: string[] }> = [];
   for (const target of targets) {
-    const row = rowFor(target.ref);
     const overrides = overridesOf(target.applied);
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, options.readinessGraceMs);
     const planned = overrides.track
       ? row.plan(target.applied, overrides)
       : { state: 'applied' as const, detail: `${TRACK_ANNOTATION}: "false": not watched` };
@@ -59,7 +61,7 @@ export async function trackWorkloads(
       if (options.phase === 'rollout' && planned.detail) deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
       continue;
     }
-    watched.push({ ...trackTargetOf(target), source: target, problems: overrides.problems });
+    watched.push({ ...trackTargetOf(target, options.healthRules), row, source: target, problems: overrides.problems });
   }
   if (watched.length === 0) return outcomes;
   if (options.phase === 'rollout') {

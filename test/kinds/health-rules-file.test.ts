@@ -1,0 +1,58 @@
+// --health-rules files: validated by schema/health-rules.schema.json (ajv); a bad file is an
+// InputError (exit 1) that names the file and the problem.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ExitCode, InputError } from '../../src/errors.js';
+import { parseHealthRules } from '../../src/kinds/health-rules-file.js';
+import { HEALTH_RULES_SCHEMA } from '../../src/kinds/health-rules-schema.js';
+import { BUILT_IN_HEALTH_RULES } from '../../src/kinds/health-table.js';
+
+function refusal(text: string): string {
+  try {
+    parseHealthRules(text, 'rules.yaml');
+  } catch (error) {
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).exitCode).toBe(ExitCode.InputError);
+    return (error as Error).message;
+  }
+  throw new Error('accepted');
+}
+
+describe('parseHealthRules', () => {
+  it('the shipped schema file is the one kguard validates with', () => {
+    const shipped = JSON.parse(readFileSync(new URL('../../schema/health-rules.schema.json', import.meta.url), 'utf8')) as unknown;
+    expect(shipped).toEqual(JSON.parse(JSON.stringify(HEALTH_RULES_SCHEMA)));
+  });
+
+  it('the built-in table follows the schema', () => {
+    expect(parseHealthRules(JSON.stringify({ rules: BUILT_IN_HEALTH_RULES }), 'built-in').rules).toHaveLength(BUILT_IN_HEALTH_RULES.length);
+  });
+
+  it('reads YAML as well as JSON', () => {
+    const yaml = [
+      'rules:',
+      '  - id: example.com/Widget',
+      '    match: [{ group: example.com, kind: Widget }]',
+      '    failed: [{ condition: Ready, status: "False", reason: [BadConfig], afterSeconds: 30 }]',
+      '    healthy: [{ field: status.phase, equals: Running }]',
+    ].join('\n');
+    expect(parseHealthRules(yaml, 'rules.yaml').rules[0]?.failed?.[0]).toEqual({ condition: 'Ready', status: 'False', reason: ['BadConfig'], afterSeconds: 30 });
+  });
+
+  it('refuses a rule without healthy, naming where', () => {
+    expect(refusal('{"rules":[{"id":"a/B","match":[]}]}')).toBe("--health-rules rules.yaml does not follow schema/health-rules.schema.json: /rules/0 must have required property 'healthy'.");
+  });
+
+  it('refuses an unknown field (a typo is not silently ignored)', () => {
+    expect(refusal('{"rules":[{"id":"a/B","match":[],"healthy":[{"condition":"Ready","staus":"True"}]}]}')).toContain('unknown field "staus"');
+  });
+
+  it('refuses two rules of the same id', () => {
+    const rule = { id: 'a/B', match: [], healthy: [{ condition: 'Ready' }] };
+    expect(refusal(JSON.stringify({ rules: [rule, rule] }))).toBe('--health-rules rules.yaml: two rules are named "a/B"; give each rule its own id.');
+  });
+
+  it('refuses text that is not JSON or YAML', () => {
+    expect(refusal('rules: [')).toMatch(/^--health-rules rules\.yaml: not JSON or YAML/);
+  });
+});
