@@ -13939,6 +13939,7 @@ var init_format = __esm({
         details: [event.command]
       }),
       "journal-warning": (event) => event.commands ? { tone: "warn", text: `${event.message}:`, details: event.commands } : { tone: "warn", text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
+      "fleet-cluster": (event) => event.step === "apply" ? { tone: "info", text: `context ${event.context} (wave ${event.wave}): applying` } : { tone: "undo", text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed` },
       "rollback-wait": (event) => ({
         tone: "info",
         text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
@@ -15306,6 +15307,59 @@ var init_options3 = __esm({
     init_errors();
     init_passthrough();
     init_options2();
+  }
+});
+
+// src/run/fleet.ts
+function fleetWaves(contexts, canary) {
+  const named = contexts.map((context) => context.trim()).filter((context) => context !== "");
+  const duplicate = named.find((context, index) => named.indexOf(context) !== index);
+  if (duplicate !== void 0) throw new InputError(`--contexts names ${duplicate} twice; give each context once.`);
+  if (canary === void 0) {
+    if (named.length === 0) throw new InputError("--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.");
+    return named.map((context) => [context]);
+  }
+  const rest = named.filter((context) => context !== canary);
+  return rest.length > 0 ? [[canary], rest] : [[canary]];
+}
+function parseFleetRollback(value) {
+  if (value === "all" || value === "failed" || value === "none") return value;
+  throw new InputError(`--fleet-rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
+}
+function clustersToRestore(ends, mode) {
+  if (mode !== "all") return [];
+  return ends.filter((end) => end.outcome === "succeeded" && end.runId !== null);
+}
+function firstFailure(ends) {
+  return ends.find((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success && end.outcome !== "restored");
+}
+function fleetExitCode(ends) {
+  if (ends.some((end) => end.exitCode === ExitCode.RollbackFailed)) return ExitCode.RollbackFailed;
+  const failed2 = firstFailure(ends);
+  if (!failed2) return ExitCode.Success;
+  const restoredOthers = ends.some((end) => end.outcome === "restored");
+  if ((failed2.exitCode === ExitCode.ClusterError || failed2.exitCode === ExitCode.InputError) && restoredOthers) return ExitCode.RolledBack;
+  return failed2.exitCode ?? ExitCode.ClusterError;
+}
+function fleetOutcome(ends) {
+  const exitCode = fleetExitCode(ends);
+  if (exitCode === ExitCode.RolledBack && !ends.some((end) => end.outcome === "rolled-back" || end.outcome === "restored")) return "failed";
+  return OUTCOMES[exitCode] ?? "error";
+}
+var OUTCOMES;
+var init_fleet = __esm({
+  "src/run/fleet.ts"() {
+    "use strict";
+    init_errors();
+    OUTCOMES = {
+      [ExitCode.Success]: "succeeded",
+      [ExitCode.RolledBack]: "rolled-back",
+      [ExitCode.RollbackFailed]: "needs-attention",
+      [ExitCode.TimedOut]: "timed-out",
+      [ExitCode.Interrupted]: "interrupted",
+      [ExitCode.ClusterError]: "error",
+      [ExitCode.InputError]: "error"
+    };
   }
 });
 
@@ -30329,12 +30383,21 @@ function parseCount(value, flag) {
   if (!/^\d+$/.test(value.trim())) throw new InputError(`${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`);
   return Number(value.trim());
 }
+function toFleetPlan(raw) {
+  if (raw.contexts === void 0 && raw.canary === void 0) {
+    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all") throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary).");
+    return void 0;
+  }
+  if (raw.confirm || raw.diff) throw new InputError("--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.");
+  return { waves: fleetWaves((raw.contexts ?? "").split(","), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? "all") };
+}
 var init_options4 = __esm({
   "src/cli/options.ts"() {
     "use strict";
     init_errors();
     init_options3();
     init_duration2();
+    init_fleet();
     init_health_rules_file();
   }
 });
@@ -30530,7 +30593,9 @@ function withKubectlOptions(command, handlers) {
 function buildProgram(name, words, handlers) {
   const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
   const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--readiness-grace <duration>", "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure", formatDuration(DEFAULTS.readinessGraceMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--contexts <names>", "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts").option("--canary <context>", "a fleet: apply to this context first, then to the other --contexts in one parallel wave").addOption(
+    new Option("--fleet-rollback <mode>", "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none").choices(["all", "failed", "none"]).default("all")
+  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--readiness-grace <duration>", "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure", formatDuration(DEFAULTS.readinessGraceMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
     new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
   ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
@@ -30609,11 +30674,36 @@ var init_dotenv = __esm({
 // src/report/junit.ts
 var junit_exports = {};
 __export(junit_exports, {
+  fleetJunitXml: () => fleetJunitXml,
   junitXml: () => junitXml
 });
 function junitXml(report, finishedAt, locate = () => void 0) {
+  const suite = suiteOf(report, "kguard apply", [], finishedAt, locate);
+  return document([suite]);
+}
+function fleetJunitXml(report, finishedAt, locate = () => void 0) {
+  return document(
+    report.clusters.map((cluster) => {
+      const properties = [["context", cluster.context], ["wave", String(cluster.wave)], ["clusterOutcome", cluster.outcome]];
+      const name = `kguard apply (context ${cluster.context})`;
+      if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
+      const test = cluster.outcome === "not-reached" ? { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, skipped: "not reached: its wave never started; nothing was read or changed there" } : { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, error: { message: cluster.message ?? cluster.outcome, type: cluster.outcome, text: cluster.message ?? "" } };
+      return suiteFromCases([test], name, [["outcome", cluster.outcome], ["exitCode", String(cluster.exitCode ?? "")], ...properties], 0, finishedAt, []);
+    })
+  );
+}
+function suiteOf(report, name, extra, finishedAt, locate) {
   const cases = "objects" in report ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...report.bake ? [bakeCase(report.bake)] : []] : [errorCase(report)];
   const totalMs = "timings" in report ? report.timings.totalMs : 0;
+  const properties = [
+    ["outcome", report.outcome],
+    ["exitCode", String(report.exitCode)],
+    ..."rollbackMode" in report ? [["rollbackMode", report.rollbackMode], ["dryRun", String(report.dryRun)]] : [],
+    ...extra
+  ];
+  return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
+}
+function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) {
   const count2 = (pick) => cases.filter(pick).length;
   const totals = {
     tests: cases.length,
@@ -30622,21 +30712,23 @@ function junitXml(report, finishedAt, locate = () => void 0) {
     skipped: count2((test) => test.skipped !== void 0)
   };
   const time = seconds3(totalMs);
-  const properties = [
-    ["outcome", report.outcome],
-    ["exitCode", String(report.exitCode)],
-    ..."rollbackMode" in report ? [["rollbackMode", report.rollbackMode], ["dryRun", String(report.dryRun)]] : []
-  ];
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="kguard" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" time="${time}">`,
-    `  <testsuite name="kguard apply" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
+  const lines = [
+    `  <testsuite name="${attribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
     "    <properties>",
-    ...properties.map(([name, value]) => `      <property name="${attribute(name)}" value="${attribute(value)}"/>`),
+    ...properties.map(([key, value]) => `      <property name="${attribute(key)}" value="${attribute(value)}"/>`),
     "    </properties>",
     ...cases.map(testCaseXml),
-    `    <system-out>${text(report.messages.join("\n"))}</system-out>`,
-    "  </testsuite>",
+    `    <system-out>${text(messages.join("\n"))}</system-out>`,
+    "  </testsuite>"
+  ];
+  return { lines, totals, totalMs };
+}
+function document(suites) {
+  const sum = (pick) => suites.reduce((total, suite) => total + pick(suite), 0);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds3(sum((suite) => suite.totalMs))}">`,
+    ...suites.flatMap((suite) => suite.lines),
     "</testsuites>",
     ""
   ].join("\n");
@@ -30751,10 +30843,10 @@ import path7 from "node:path";
 function objectsWritten(text2) {
   const lineCounter = new import_yaml2.LineCounter();
   const found = [];
-  for (const document of (0, import_yaml2.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
-    if (document.errors.length > 0 || !document.contents) continue;
-    const start = document.contents.range?.[0] ?? 0;
-    const value = document.toJS();
+  for (const document2 of (0, import_yaml2.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
+    if (document2.errors.length > 0 || !document2.contents) continue;
+    const start = document2.contents.range?.[0] ?? 0;
+    const value = document2.toJS();
     const items = isObject2(value) && value.kind === "List" && Array.isArray(value.items) ? value.items : [value];
     for (const item of items) {
       if (!isObject2(item) || typeof item.kind !== "string" || !isObject2(item.metadata) || typeof item.metadata.name !== "string") continue;
@@ -30834,6 +30926,12 @@ async function writeJunit(session, report) {
   const [{ junitXml: junitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([Promise.resolve().then(() => (init_junit(), junit_exports)), Promise.resolve().then(() => (init_locate(), locate_exports))]);
   const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
   write(session.junitFile, "JUnit report", () => junitXml2(report, /* @__PURE__ */ new Date(), locate));
+}
+async function writeFleetJunit(session, report) {
+  if (!session.junitFile) return;
+  const [{ fleetJunitXml: fleetJunitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([Promise.resolve().then(() => (init_junit(), junit_exports)), Promise.resolve().then(() => (init_locate(), locate_exports))]);
+  const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
+  write(session.junitFile, "JUnit report", () => fleetJunitXml2(report, /* @__PURE__ */ new Date(), locate));
 }
 async function writeDotenv(session, outcome, exitCode, runId = session.recorder?.runId) {
   if (!session.dotenvFile) return;
@@ -31077,9 +31175,9 @@ var init_discovery = __esm({
       async resourcesOf(apiVersions) {
         const resources = /* @__PURE__ */ new Map();
         const documents = await Promise.all(apiVersions.map(async (apiVersion) => ({ apiVersion, document: await this.discoveryOf(apiVersion) })));
-        for (const { apiVersion, document } of documents) {
+        for (const { apiVersion, document: document2 } of documents) {
           const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
-          const listed = document.resources ?? [];
+          const listed = document2.resources ?? [];
           for (const entry of listed) {
             if (typeof entry.name !== "string" || entry.name.includes("/") || typeof entry.kind !== "string") continue;
             resources.set(`${group}/${entry.kind}`, { name: entry.name, namespaced: entry.namespaced === true });
@@ -32663,6 +32761,117 @@ var init_leases = __esm({
     init_lease();
     init_store();
     init_held_leases();
+  }
+});
+
+// src/journal/history.ts
+import { gunzipSync as gunzipSync3, gzipSync as gzipSync3 } from "node:zlib";
+function historyName(runId) {
+  return `${runId}-history`;
+}
+function historySecret(record) {
+  const packed = gzipSync3(Buffer.from(JSON.stringify(record))).toString("base64");
+  if (packed.length > MAX_SECRET_BYTES2) return void 0;
+  const secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: HISTORY_TYPE,
+    metadata: {
+      name: historyName(record.runId),
+      namespace: record.namespace,
+      labels: { [HISTORY_LABEL]: HISTORY_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: record.runId },
+      annotations: {
+        "kguard.dev/finished-at": record.finishedAt,
+        "kguard.dev/user": record.user,
+        "kguard.dev/objects": String(record.objects.length)
+      }
+    },
+    data: { history: packed }
+  };
+  return { secret, bytes: packed.length };
+}
+function readHistorySecret(secret) {
+  const data = secret.data?.history;
+  if (!data) throw new Error(`secret ${secret.metadata.name} holds no kguard history record`);
+  return JSON.parse(gunzipSync3(Buffer.from(data, "base64")).toString("utf8"));
+}
+function beyondKeep(records, keep) {
+  const newestFirst = [...records].sort((a2, b) => b.finishedAt.localeCompare(a2.finishedAt) || b.runId.localeCompare(a2.runId));
+  return newestFirst.slice(Math.max(0, keep));
+}
+function asJournal(record) {
+  return {
+    runId: record.runId,
+    startedAt: record.startedAt,
+    expiresAt: record.finishedAt,
+    namespace: record.namespace,
+    state: "applied",
+    command: record.command,
+    objects: record.objects.map(({ ref, before, applied: applied2 }) => ({ ref, before, applied: applied2 }))
+  };
+}
+var HISTORY_VERSION, MAX_SECRET_BYTES2;
+var init_history = __esm({
+  "src/journal/history.ts"() {
+    "use strict";
+    init_labels();
+    HISTORY_VERSION = "v1";
+    MAX_SECRET_BYTES2 = 1024 * 1024;
+  }
+});
+
+// src/journal/history-store.ts
+var history_store_exports = {};
+__export(history_store_exports, {
+  joinParts: () => joinParts,
+  keepHistory: () => keepHistory,
+  listHistory: () => listHistory,
+  removeHistoryOf: () => removeHistoryOf
+});
+async function keepHistory(kubectl, record, keep, deadlineMs) {
+  const packed = historySecret(record);
+  if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
+  const written = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
+  if (!written.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`);
+  const listed = await listHistory(kubectl, record.namespace);
+  const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
+  await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+  return { bytes: packed.bytes, pruned: old.length };
+}
+function joinParts(listed) {
+  const runs = /* @__PURE__ */ new Map();
+  for (const entry of listed) {
+    const seen = runs.get(entry.record.runId);
+    if (!seen) runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
+    else {
+      seen.record.objects.push(...entry.record.objects);
+      seen.bytes += entry.bytes;
+    }
+  }
+  return [...runs.values()];
+}
+async function listHistory(kubectl, namespace) {
+  const secrets = await kubectl.listLabelled("secrets", namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
+  return secrets.flatMap((secret) => {
+    try {
+      const record = readHistorySecret(secret);
+      return [{ record, uid: secret.metadata.uid ?? "", bytes: String(secret.data?.history ?? "").length }];
+    } catch {
+      return [];
+    }
+  }).sort((a2, b) => b.record.finishedAt.localeCompare(a2.record.finishedAt) || b.record.runId.localeCompare(a2.record.runId));
+}
+async function removeHistoryOf(kubectl, runId, deadlineMs) {
+  const parts = (await listHistory(kubectl, void 0)).filter((entry) => entry.record.runId === runId);
+  await Promise.all(parts.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+}
+var secretsPath2;
+var init_history_store = __esm({
+  "src/journal/history-store.ts"() {
+    "use strict";
+    init_history();
+    init_labels();
+    secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
   }
 });
 
@@ -34859,7 +35068,7 @@ async function runRollback(options, deps) {
   const needsPerson = statuses.filter((status) => status === "failed" || status === "kept").length;
   if (needsPerson === 0) {
     if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
-    await releaseLeasesOf(journal, options.deadlineMs, deps);
+    await Promise.all([releaseLeasesOf(journal, options.deadlineMs, deps), removeHistoryOf(deps.kubectl, journal.runId, options.deadlineMs).catch(() => void 0)]);
   }
   return {
     runId: journal.runId,
@@ -34900,6 +35109,7 @@ var init_rollback = __esm({
     init_lease();
     init_leases();
     init_store();
+    init_history_store();
     init_options2();
     init_runs();
     init_model();
@@ -35065,112 +35275,6 @@ var init_journal_commands = __esm({
     init_sanitize();
     init_passthrough();
     init_options4();
-  }
-});
-
-// src/journal/history.ts
-import { gunzipSync as gunzipSync3, gzipSync as gzipSync3 } from "node:zlib";
-function historyName(runId) {
-  return `${runId}-history`;
-}
-function historySecret(record) {
-  const packed = gzipSync3(Buffer.from(JSON.stringify(record))).toString("base64");
-  if (packed.length > MAX_SECRET_BYTES2) return void 0;
-  const secret = {
-    apiVersion: "v1",
-    kind: "Secret",
-    type: HISTORY_TYPE,
-    metadata: {
-      name: historyName(record.runId),
-      namespace: record.namespace,
-      labels: { [HISTORY_LABEL]: HISTORY_VERSION, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: record.runId },
-      annotations: {
-        "kguard.dev/finished-at": record.finishedAt,
-        "kguard.dev/user": record.user,
-        "kguard.dev/objects": String(record.objects.length)
-      }
-    },
-    data: { history: packed }
-  };
-  return { secret, bytes: packed.length };
-}
-function readHistorySecret(secret) {
-  const data = secret.data?.history;
-  if (!data) throw new Error(`secret ${secret.metadata.name} holds no kguard history record`);
-  return JSON.parse(gunzipSync3(Buffer.from(data, "base64")).toString("utf8"));
-}
-function beyondKeep(records, keep) {
-  const newestFirst = [...records].sort((a2, b) => b.finishedAt.localeCompare(a2.finishedAt) || b.runId.localeCompare(a2.runId));
-  return newestFirst.slice(Math.max(0, keep));
-}
-function asJournal(record) {
-  return {
-    runId: record.runId,
-    startedAt: record.startedAt,
-    expiresAt: record.finishedAt,
-    namespace: record.namespace,
-    state: "applied",
-    command: record.command,
-    objects: record.objects.map(({ ref, before, applied: applied2 }) => ({ ref, before, applied: applied2 }))
-  };
-}
-var HISTORY_VERSION, MAX_SECRET_BYTES2;
-var init_history = __esm({
-  "src/journal/history.ts"() {
-    "use strict";
-    init_labels();
-    HISTORY_VERSION = "v1";
-    MAX_SECRET_BYTES2 = 1024 * 1024;
-  }
-});
-
-// src/journal/history-store.ts
-var history_store_exports = {};
-__export(history_store_exports, {
-  joinParts: () => joinParts,
-  keepHistory: () => keepHistory,
-  listHistory: () => listHistory
-});
-async function keepHistory(kubectl, record, keep, deadlineMs) {
-  const packed = historySecret(record);
-  if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
-  const written = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
-  if (!written.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`);
-  const listed = await listHistory(kubectl, record.namespace);
-  const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
-  await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
-  return { bytes: packed.bytes, pruned: old.length };
-}
-function joinParts(listed) {
-  const runs = /* @__PURE__ */ new Map();
-  for (const entry of listed) {
-    const seen = runs.get(entry.record.runId);
-    if (!seen) runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
-    else {
-      seen.record.objects.push(...entry.record.objects);
-      seen.bytes += entry.bytes;
-    }
-  }
-  return [...runs.values()];
-}
-async function listHistory(kubectl, namespace) {
-  const secrets = await kubectl.listLabelled("secrets", namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
-  return secrets.flatMap((secret) => {
-    try {
-      const record = readHistorySecret(secret);
-      return [{ record, uid: secret.metadata.uid ?? "", bytes: String(secret.data?.history ?? "").length }];
-    } catch {
-      return [];
-    }
-  }).sort((a2, b) => b.record.finishedAt.localeCompare(a2.record.finishedAt) || b.record.runId.localeCompare(a2.record.runId));
-}
-var secretsPath2;
-var init_history_store = __esm({
-  "src/journal/history-store.ts"() {
-    "use strict";
-    init_history();
-    init_labels();
-    secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
   }
 });
 
@@ -63153,10 +63257,10 @@ function secretValuesIn(text2) {
   } catch {
     return values;
   }
-  for (const document of Array.isArray(documents) ? documents : [documents]) {
+  for (const document2 of Array.isArray(documents) ? documents : [documents]) {
     let content;
     try {
-      content = document.toJS({ maxAliasCount: -1 });
+      content = document2.toJS({ maxAliasCount: -1 });
     } catch {
       continue;
     }
@@ -63257,9 +63361,9 @@ function verifyJobOf(file, text2, context, random) {
   const refuse = (why) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
   let documents;
   try {
-    documents = yaml2().parseAllDocuments(text2, { version: "1.1" }).map((document) => {
-      if (document.errors.length > 0) throw new Error(document.errors[0].message);
-      return document.toJS();
+    documents = yaml2().parseAllDocuments(text2, { version: "1.1" }).map((document2) => {
+      if (document2.errors.length > 0) throw new Error(document2.errors[0].message);
+      return document2.toJS();
     }).filter((content) => content !== null && content !== void 0);
   } catch (error2) {
     throw refuse(`it is not valid YAML (${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)})`);
@@ -63395,7 +63499,7 @@ var init_documents = __esm({
 
 // src/manifests/phases.ts
 function planPhases(documents) {
-  const heads = documents.flatMap(({ document }) => document.head ? [document.head, ...document.head.items ?? []] : []);
+  const heads = documents.flatMap(({ document: document2 }) => document2.head ? [document2.head, ...document2.head.items ?? []] : []);
   const defined = new Set(heads.flatMap((head) => head.defines ? [`${head.defines.group}/${head.defines.kind}`] : []));
   const annotated = heads.some((head) => head.phase !== void 0);
   if (defined.size === 0 && !annotated) return void 0;
@@ -63489,7 +63593,8 @@ async function startJournal(runId, { placement, home }, refs, before, options, d
   deps.reporter.emit({ kind: "journal", runId, namespace: journal.namespace, pieces: journal.pieces });
   return journal;
 }
-async function endJournal(journal, result, deps) {
+async function endJournal(journal, result, deps, keepWhenHealthy = false) {
+  if (keepWhenHealthy && result.outcome === "succeeded") return;
   if (!rollbackCanHelp(result)) {
     await journal.finish().catch(
       (error2) => deps.reporter.emit({
@@ -64450,7 +64555,7 @@ async function phaseInputs(inputs) {
     const documents = splitDocuments(text2);
     if (!documents) return void 0;
     const origin = inputs.origins.get(file) ?? file;
-    for (const document of documents) placed.push({ origin, document });
+    for (const document2 of documents) placed.push({ origin, document: document2 });
   }
   const planned = planPhases(placed);
   if (!planned) return void 0;
@@ -64460,16 +64565,16 @@ async function phaseInputs(inputs) {
     for (const [number, part] of planned.entries()) {
       const directory = path11.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
       await mkdir(directory, { mode: 448 });
-      for (const [position, document] of part.documents.entries()) {
-        const file = path11.join(directory, `${String(position + 1).padStart(6, "0")}.${document.document.json ? "json" : "yaml"}`);
-        await writeFile4(file, document.document.text, { mode: 384 });
-        phased.origins.set(file, where(document));
+      for (const [position, document2] of part.documents.entries()) {
+        const file = path11.join(directory, `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`);
+        await writeFile4(file, document2.document.text, { mode: 384 });
+        phased.origins.set(file, where(document2));
       }
       phased.parts.push({
         phase: part.phase,
         custom: part.custom,
         directory,
-        documents: part.documents.map((document) => ({ where: where(document), kind: document.document.head?.kind, name: document.document.head?.name }))
+        documents: part.documents.map((document2) => ({ where: where(document2), kind: document2.document.head?.kind, name: document2.document.head?.name }))
       });
     }
     return phased;
@@ -64699,7 +64804,7 @@ function unknownKindsOnly(stderr) {
   return errors.length > 0 && errors.every((line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(line));
 }
 function describe2(part) {
-  return part.documents.map((document) => `${document.kind ?? "object"}${document.name ? ` "${document.name}"` : ""} (${document.where})`);
+  return part.documents.map((document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`);
 }
 function noObjects() {
   return new InputError("the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.");
@@ -64797,7 +64902,7 @@ async function readNow(unread, stage, entries2, context, options, deps) {
 }
 function skip(stage, because, state, context, deps) {
   const refs = stage.parts.flatMap((part) => part.understood?.refs ?? []);
-  const documents = stage.parts.filter((part) => !part.understood).flatMap((part) => part.documents.map((document) => document.where));
+  const documents = stage.parts.filter((part) => !part.understood).flatMap((part) => part.documents.map((document2) => document2.where));
   if (stage.phase) deps.reporter.emit({ kind: "phase-skipped", phase: stage.phase, objects: refs, documents, because });
   for (const ref of refs) {
     const copy = context.before.get(objectKey(ref));
@@ -64973,7 +65078,7 @@ async function runApply(options, rawDeps) {
     result = resultOf(objects, verification);
     const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : [];
     if (records.length > 0) deps.reporter.emit({ kind: "history-kept", runId: records[0].runId, namespaces: records.map((record) => record.namespace), keep: options.history });
-    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps)]).then(() => void 0) : void 0;
+    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps, options.keepJournal)]).then(() => void 0) : void 0;
     deps.announce?.(result);
     return result;
   } finally {
@@ -65143,7 +65248,7 @@ async function guardedApply(options, deps) {
     });
     const exitCode = exitCodeOfRun(result);
     if (result.outcome !== "needs-attention" && options.rollback === "all") await copies2.remove();
-    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };
+    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode, runId };
   } finally {
     recorder.close();
   }
@@ -65180,6 +65285,199 @@ var init_apply2 = __esm({
     init_apply();
     init_result2();
     init_environment();
+  }
+});
+
+// src/report/sections.ts
+var ClusterSections;
+var init_sections = __esm({
+  "src/report/sections.ts"() {
+    "use strict";
+    ClusterSections = class {
+      constructor(inner, order) {
+        this.inner = inner;
+        this.order = order;
+        for (const context of order) this.held.set(context, []);
+      }
+      inner;
+      order;
+      held = /* @__PURE__ */ new Map();
+      ended = /* @__PURE__ */ new Set();
+      next = 0;
+      /** The reporter of one cluster's run; closing it ends nothing (the fleet closes the terminal's once). */
+      reporterFor(context) {
+        return {
+          emit: (event) => this.order[this.next] === context ? this.inner.emit(event) : this.held.get(context)?.push(event),
+          close: () => void 0
+        };
+      }
+      /** The cluster's run ended: the next clusters' held events follow, those that ended too whole. */
+      end(context) {
+        this.ended.add(context);
+        while (this.next < this.order.length && this.ended.has(this.order[this.next])) {
+          this.next += 1;
+          const following = this.order[this.next];
+          if (following === void 0) break;
+          for (const event of this.held.get(following) ?? []) this.inner.emit(event);
+          this.held.set(following, []);
+        }
+      }
+    };
+  }
+});
+
+// src/api/fleet.ts
+var fleet_exports = {};
+__export(fleet_exports, {
+  guardedFleetApply: () => guardedFleetApply
+});
+async function guardedFleetApply(options, plan, deps) {
+  if (options.connectionArgs.some((arg) => arg.startsWith("--context="))) {
+    throw new InputError("--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context.");
+  }
+  if (plan.rollback === "all" && !options.journal && !options.dryRun) {
+    throw new InputError("--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.");
+  }
+  const shared = { emit: (event) => deps.reporter.emit(event), close: () => void 0 };
+  let stdin;
+  const readStdin2 = () => stdin ??= deps.readStdin();
+  const ends = plan.waves.flatMap(
+    (contexts, index) => contexts.map((context) => ({ context, wave: index + 1, outcome: "not-reached", exitCode: null, runId: null, message: null, report: null }))
+  );
+  const clusterOptions = (context) => ({
+    ...options,
+    connectionArgs: [...options.connectionArgs, `--context=${context}`],
+    keepJournal: true,
+    // `none`: the fleet restores nothing, the failing cluster included.
+    rollback: plan.rollback === "none" ? "none" : options.rollback
+  });
+  for (const [index] of plan.waves.entries()) {
+    const wave = ends.filter((end) => end.wave === index + 1);
+    const sections = new ClusterSections(shared, wave.map((end) => end.context));
+    await Promise.all(
+      wave.map(async (end) => {
+        const reporter = sections.reporterFor(end.context);
+        reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "apply" });
+        try {
+          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter, readStdin: readStdin2 });
+          Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
+        } catch (error2) {
+          if (!(error2 instanceof KguardError)) throw error2;
+          Object.assign(end, { outcome: "error", exitCode: error2.exitCode, message: sanitizeText(error2.message, deps.redactor) });
+        } finally {
+          sections.end(end.context);
+        }
+      })
+    );
+    if (wave.some((end) => end.exitCode !== ExitCode.Success)) break;
+  }
+  const failed2 = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
+  const restore2 = failed2 ? clustersToRestore(ends, plan.rollback) : [];
+  const restoreSections = new ClusterSections(shared, restore2.map((end) => end.context));
+  await Promise.all(
+    ends.map(async (end) => {
+      if (end.runId === null || end.outcome !== "succeeded") return;
+      const kubectl = clusterKubectl(clusterOptions(end.context), deps);
+      if (!restore2.includes(end)) return forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      const reporter = restoreSections.reporterFor(end.context);
+      reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "restore" });
+      try {
+        Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter }));
+      } finally {
+        restoreSections.end(end.context);
+      }
+    })
+  );
+  deps.reporter.close();
+  const exitCode = fleetExitCode(ends);
+  return { report: { reportVersion: 3, fleet: true, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
+}
+function clusterKubectl(options, deps) {
+  return createKubectl(execProcess, {
+    binary: deps.kubectlBinary,
+    connectionArgs: options.connectionArgs,
+    requestTimeout: `${options.requestTimeoutMs / 1e3}s`,
+    readDeadlineMs: Math.min(6e4, Math.max(5e3, options.rollbackTimeoutMs)),
+    concurrency: options.concurrency,
+    retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+    observe: (objects) => {
+      for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
+    }
+  });
+}
+async function restoreCluster(runId, context, kubectl, options, deps) {
+  const recorder = new RunRecorder(deps.reporter, deps.redactor);
+  const copies2 = privateCopies(runId);
+  try {
+    const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies2, probe: probeHolder });
+    if (result.needsPerson > 0) {
+      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} --context ${context} finishes it.` };
+    }
+    await Promise.all([copies2.remove(), removeCopiesOf(runId)]);
+    return { outcome: "restored", exitCode: ExitCode.RolledBack };
+  } catch (error2) {
+    const reason = error2 instanceof Error ? error2.message : String(error2);
+    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} --context ${context} finishes it.`, deps.redactor) };
+  } finally {
+    recorder.close();
+  }
+}
+async function forgetJournal(runId, kubectl, deadlineMs) {
+  const run = (await listRuns(kubectl, void 0, Date.now(), probeHolder).catch(() => [])).find((candidate) => candidate.runId === runId);
+  if (run) await removeJournal(kubectl, run.secrets, deadlineMs).catch(() => void 0);
+}
+var init_fleet2 = __esm({
+  "src/api/fleet.ts"() {
+    "use strict";
+    init_clock();
+    init_errors();
+    init_client();
+    init_exec();
+    init_transient();
+    init_holder();
+    init_store();
+    init_recorder();
+    init_sections();
+    init_redact();
+    init_sanitize();
+    init_fleet();
+    init_rollback();
+    init_runs();
+    init_restore();
+    init_apply2();
+  }
+});
+
+// src/report/fleet.ts
+var fleet_exports2 = {};
+__export(fleet_exports2, {
+  fleetLines: () => fleetLines
+});
+function fleetLines(report) {
+  const lines = report.clusters.map((cluster) => {
+    const exit = cluster.exitCode === null ? "" : ` (exit ${cluster.exitCode})`;
+    const message = cluster.message ? `: ${cluster.message}` : "";
+    return `context ${cluster.context} (wave ${cluster.wave}): ${WORDS[cluster.outcome]}${exit}${message}`;
+  });
+  return [...lines, `fleet: ${report.outcome} (exit ${report.exitCode})`];
+}
+var WORDS;
+var init_fleet3 = __esm({
+  "src/report/fleet.ts"() {
+    "use strict";
+    WORDS = {
+      succeeded: "healthy",
+      unchanged: "unchanged",
+      previewed: "previewed",
+      "rolled-back": "failed, restored",
+      failed: "failed, not restored",
+      "timed-out": "timed out",
+      "needs-attention": "needs a person",
+      interrupted: "interrupted",
+      error: "not applied: kguard could not run there",
+      restored: "healthy, restored because another cluster failed",
+      "not-reached": "not reached: untouched"
+    };
   }
 });
 
@@ -65315,6 +65613,7 @@ var init_verbosity = __esm({
       journal: "normal",
       "journal-kept": "quiet",
       "journal-warning": "normal",
+      "fleet-cluster": "quiet",
       "rollback-wait": "normal",
       "rollback-finished": "quiet",
       "lock-wait": "normal",
@@ -68188,6 +68487,7 @@ var init_gitlab = __esm({
       "undo-preview": "preview",
       "undo-finished": void 0,
       "journal-warning": void 0,
+      "fleet-cluster": void 0,
       "rollback-wait": "restore",
       "rollback-finished": "restore",
       "verify-started": "verify",
@@ -68384,6 +68684,7 @@ async function runCommand2(raw, passThrough, session) {
     }
     if (raw.healthRules !== void 0) raw.healthRulesText = await readHealthRules(raw.healthRules);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
+    const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
     if (raw.confirm && !raw.yes && !await confirmed(options, session)) {
       throw new InputError("not applied: the answer was not yes. Nothing was changed.");
@@ -68391,6 +68692,7 @@ async function runCommand2(raw, passThrough, session) {
     const missing = missingKubeconfig(options.connectionArgs, process.env);
     if (missing) throw new InputError(missing);
     session.finished = false;
+    if (plan) return await runFleet(options, plan, session);
     const { guardedApply: guardedApply2 } = await Promise.resolve().then(() => (init_apply2(), apply_exports));
     const { report, exitCode } = await guardedApply2(options, {
       redactor: session.redactor,
@@ -68411,6 +68713,26 @@ async function runCommand2(raw, passThrough, session) {
     session.recorder?.close();
     return fail(session, error2);
   }
+}
+async function runFleet(options, plan, session) {
+  const [{ guardedFleetApply: guardedFleetApply2 }, { fleetLines: fleetLines2 }] = await Promise.all([Promise.resolve().then(() => (init_fleet2(), fleet_exports)), Promise.resolve().then(() => (init_fleet3(), fleet_exports2))]);
+  const { report, exitCode } = await guardedFleetApply2(options, plan, {
+    redactor: session.redactor,
+    reporter: await makeReporter(session, options.manifests),
+    signal: session.cancel.signal,
+    readStdin,
+    kubectlBinary: process.env.KGUARD_KUBECTL || "kubectl",
+    env: process.env,
+    traceKubectl: session.verbosity === "verbose"
+  });
+  session.finished = true;
+  const log = session.logToStderr ? process.stderr : process.stdout;
+  log.write(`${fleetLines2(report).map((line) => sanitizeText(line, session.redactor)).join("\n")}
+`);
+  if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
+`);
+  await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
+  return exitCode;
 }
 async function fail(session, error2) {
   const failure = failureOf(error2);

@@ -4,6 +4,10 @@
 // the exit code the CLI would use), and what stopped kguard from doing its job is a thrown
 // KguardError carrying that exit code.
 import { guardedApply } from './api/apply.js';
+import { guardedFleetApply } from './api/fleet.js';
+import { fleetWaves } from './run/fleet.js';
+import type { FleetRollbackMode } from './model/fleet.js';
+import type { FleetReport } from './report/fleet.js';
 import { readStdin } from './api/environment.js';
 import { resolveApplyOptions, type GuardInput } from './api/options.js';
 import { parseDuration } from './duration.js';
@@ -21,6 +25,8 @@ export type { FailureReport } from './report/failure.js';
 export type { RunEvent as ApplyEvent, RunEventKind as ApplyEventKind } from './model/events.js';
 export type { Line as EventLine, Tone as EventTone } from './report/format.js';
 export type { Outcome } from './model/result.js';
+export type { FleetReport } from './report/fleet.js';
+export type { ClusterEnd, ClusterOutcome, FleetOutcome, FleetRollbackMode } from './model/fleet.js';
 
 /** A duration: milliseconds, or a Go-style string as on the command line ("90s", "5m", "1m30s"). */
 export type Duration = number | string;
@@ -123,8 +129,45 @@ export async function apply(input: ApplyInput): Promise<JsonReport> {
   }
 }
 
+/** A fleet: the same apply, cluster by cluster. `context` is not given; the waves name the contexts. */
+export interface FleetInput extends Omit<ApplyInput, 'context'> {
+  /** Contexts of the kubeconfig, one wave each, in order. */
+  contexts?: string[];
+  /** A first wave of this one context; then every other context of `contexts` in one parallel wave. */
+  canary?: string;
+  /** When a cluster fails: restore every cluster this run changed (all, the default), only the failed one, or none. */
+  fleetRollback?: FleetRollbackMode;
+}
+
+/**
+ * Applies to each cluster in turn, wave by wave, with the whole pipeline of apply() in each; a
+ * wave must be healthy before the next starts. When a cluster fails, `fleetRollback: 'all'`
+ * restores every cluster already changed, the healthy ones included; clusters not reached are
+ * never touched. Resolves with the fleet's report (report.exitCode as the CLI's); rejects as
+ * apply() does for input that no cluster could take.
+ */
+export async function applyFleet(input: FleetInput): Promise<FleetReport> {
+  const redactor = new Redactor();
+  try {
+    const options = resolveApplyOptions(guardInput(input));
+    const plan = { waves: fleetWaves(input.contexts ?? [], input.canary), rollback: input.fleetRollback ?? 'all' };
+    const { report } = await guardedFleetApply(options, plan, {
+      redactor,
+      reporter: callbackReporter(input.onEvent),
+      signal: input.signal,
+      readStdin: input.stdin === undefined ? readStdin : async () => Buffer.from(input.stdin as string | Uint8Array),
+      kubectlBinary: input.kubectl ?? (process.env.KGUARD_KUBECTL || 'kubectl'),
+      env: process.env,
+    });
+    return report;
+  } catch (error) {
+    if (error instanceof KguardError) error.message = sanitizeText(error.message, redactor);
+    throw error;
+  }
+}
+
 /** The library's input as typed options: numbers are milliseconds, strings Go durations. */
-function guardInput(input: ApplyInput): GuardInput {
+function guardInput(input: Omit<ApplyInput, 'context'> & { context?: string }): GuardInput {
   return {
     // Manifests given as text alone are read as kubectl reads stdin.
     filenames: input.files ?? (input.stdin !== undefined && input.kustomize === undefined ? ['-'] : []),

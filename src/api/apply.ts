@@ -50,6 +50,8 @@ export interface GuardedApplyDeps {
 export interface GuardedApplyResult {
   report: JsonReport;
   exitCode: number;
+  /** The run's id: its journal's name in the cluster. */
+  runId: string;
 }
 
 export async function guardedApply(options: GuardedApplyOptions, deps: GuardedApplyDeps): Promise<GuardedApplyResult> {
@@ -124,7 +126,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
     const exitCode = exitCodeOfRun(result);
     // Pre-apply copies written for commands a person may run stay; a run that needs no one leaves none.
     if (result.outcome !== 'needs-attention' && options.rollback === 'all') await copies.remove();
-    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode };
+    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode, runId };
   } finally {
     recorder.close();
   }

@@ -6,6 +6,7 @@ import type { Reporter } from '../model/events.js';
 import { dotenvReport } from '../report/dotenv.js';
 import type { FailureReport } from '../report/failure.js';
 import type { JsonReport } from '../report/json.js';
+import type { FleetReport } from '../report/fleet.js';
 import type { Session } from './session.js';
 
 /** The checkout CI paths are relative to: GitHub's workspace, GitLab's project directory, or here. */
@@ -19,6 +20,14 @@ export async function writeJunit(session: Session, report: JsonReport | FailureR
   // Each test case names the manifest file and line of its object, relative to the checkout.
   const locate = session.manifests ? manifestLocator(session.manifests.filenames, session.manifests.recursive, workspace()) : undefined;
   write(session.junitFile, 'JUnit report', () => junitXml(report, new Date(), locate));
+}
+
+/** A fleet's JUnit report: one suite per cluster. */
+export async function writeFleetJunit(session: Session, report: FleetReport): Promise<void> {
+  if (!session.junitFile) return;
+  const [{ fleetJunitXml }, { manifestLocator }] = await Promise.all([import('../report/junit.js'), import('../manifests/locate.js')]);
+  const locate = session.manifests ? manifestLocator(session.manifests.filenames, session.manifests.recursive, workspace()) : undefined;
+  write(session.junitFile, 'JUnit report', () => fleetJunitXml(report, new Date(), locate));
 }
 
 /** `running` at the start of the run (no exit code yet), the outcome and exit code at its end. */

@@ -18,11 +18,12 @@ import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from
 import { secondSignalMessage, signalMeaning } from './interrupt.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
-import { parseOutputMode, toApplyOptions, wantsJsonOutput, type RawApplyOptions } from './options.js';
+import { parseOutputMode, toApplyOptions, toFleetPlan, wantsJsonOutput, type RawApplyOptions } from './options.js';
+import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import { explainUnknownOption, takeKubectlFlags } from './kubectl-options.js';
 import { buildProgram } from './program.js';
-import { dotenvWhileRunning, workspace, writeDotenv, writeJunit } from './ci-files.js';
+import { dotenvWhileRunning, workspace, writeDotenv, writeFleetJunit, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
 
 /** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
@@ -98,6 +99,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     }
     if (raw.healthRules !== undefined) raw.healthRulesText = await readHealthRules(raw.healthRules);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
+    const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
     if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
       throw new InputError('not applied: the answer was not yes. Nothing was changed.');
@@ -106,6 +108,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     const missing = missingKubeconfig(options.connectionArgs, process.env);
     if (missing) throw new InputError(missing);
     session.finished = false;
+    if (plan) return await runFleet(options, plan, session);
     const { guardedApply } = await import('../api/apply.js');
     const { report, exitCode } = await guardedApply(options, {
       redactor: session.redactor,
@@ -125,6 +128,27 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     session.recorder?.close();
     return fail(session, error);
   }
+}
+
+/** A fleet: each cluster's run reports as a single run does; then one line per cluster, and the fleet's report. */
+async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: Session): Promise<number> {
+  const [{ guardedFleetApply }, { fleetLines }] = await Promise.all([import('../api/fleet.js'), import('../report/fleet.js')]);
+  const { report, exitCode } = await guardedFleetApply(options, plan, {
+    redactor: session.redactor,
+    reporter: await makeReporter(session, options.manifests),
+    signal: session.cancel.signal,
+    readStdin,
+    kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
+    env: process.env,
+    traceKubectl: session.verbosity === 'verbose',
+  });
+  session.finished = true;
+  // The reporter is closed: the fleet's closing lines are the CLI's, as an error's are.
+  const log = session.logToStderr ? process.stderr : process.stdout;
+  log.write(`${fleetLines(report).map((line) => sanitizeText(line, session.redactor)).join('\n')}\n`);
+  if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`);
+  await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
+  return exitCode;
 }
 
 /** Turns anything that stopped the run into its exit code, reported on every output. */

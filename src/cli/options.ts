@@ -3,12 +3,19 @@ import { InputError } from '../errors.js';
 import type { RollbackMode } from '../model/result.js';
 import { resolveApplyOptions } from '../api/options.js';
 import { parseDuration } from '../duration.js';
+import { fleetWaves, parseFleetRollback } from '../run/fleet.js';
+import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import { parseHealthRules } from '../kinds/health-rules-file.js';
 
 export interface RawApplyOptions {
   filename: string[];
   context?: string;
+  /** --contexts a,b,c: a fleet, one wave per context. */
+  contexts?: string;
+  /** --canary CONTEXT: a fleet's first wave of one. */
+  canary?: string;
+  fleetRollback?: string;
   kubeconfig?: string;
   /** --dry-run: true for the bare flag, or the strategy. */
   dryRun?: boolean | string;
@@ -181,4 +188,14 @@ export function wantsJsonOutput(argv: readonly string[]): boolean {
 function parseCount(value: string, flag: string): number {
   if (!/^\d+$/.test(value.trim())) throw new InputError(`${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`);
   return Number(value.trim());
+}
+
+/** --contexts and --canary as the fleet's waves; undefined for a single-cluster apply. */
+export function toFleetPlan(raw: Pick<RawApplyOptions, 'contexts' | 'canary' | 'fleetRollback' | 'confirm' | 'diff'>): FleetPlan | undefined {
+  if (raw.contexts === undefined && raw.canary === undefined) {
+    if (raw.fleetRollback !== undefined && raw.fleetRollback !== 'all') throw new InputError('--fleet-rollback is for a fleet: give --contexts (and --canary).');
+    return undefined;
+  }
+  if (raw.confirm || raw.diff) throw new InputError('--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.');
+  return { waves: fleetWaves((raw.contexts ?? '').split(','), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? 'all') };
 }

@@ -55,6 +55,13 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .option('-k, --kustomize <dir>', 'apply a kustomization directory')
     .option('-n, --namespace <namespace>', 'namespace for objects that name none')
     .option('--context <name>', 'kubeconfig context to use')
+    .option('--contexts <names>', 'a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts')
+    .option('--canary <context>', 'a fleet: apply to this context first, then to the other --contexts in one parallel wave')
+    .addOption(
+      new Option('--fleet-rollback <mode>', 'when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none')
+        .choices(['all', 'failed', 'none'])
+        .default('all'),
+    )
     .option('--kubeconfig <path>', 'kubeconfig file to use')
     .option('--server-side', 'use server-side apply')
     .option('--dry-run [strategy]', 'preview: say what would be created, changed or left alone; nothing changes (server, client)')

@@ -62,3 +62,12 @@ export async function listHistory(kubectl: Pick<Kubectl, 'listLabelled'>, namesp
     })
     .sort((a, b) => b.record.finishedAt.localeCompare(a.record.finishedAt) || b.record.runId.localeCompare(a.record.runId));
 }
+
+/**
+ * Removes one run's records (each namespace's part): a fleet that restored a healthy cluster
+ * takes back the record its run kept, so `kguard undo` does not offer a run that was undone.
+ */
+export async function removeHistoryOf(kubectl: HistoryKubectl, runId: string, deadlineMs: number): Promise<void> {
+  const parts = (await listHistory(kubectl, undefined)).filter((entry) => entry.record.runId === runId);
+  await Promise.all(parts.map((entry) => kubectl.deleteExact(`${secretsPath(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+}

@@ -57,6 +57,8 @@ export interface ApplyOptions {
   concurrency: number;
   /** kubectl's deadline for each API request (--request-timeout; kubectl sends it as `timeout=`). */
   requestTimeoutMs: number;
+  /** A fleet's cluster: a healthy run keeps its journal, so the fleet can restore it if a later cluster fails. */
+  keepJournal?: boolean;
   /** Health rules for custom resources (--health-rules FILE), over the built-in table; a rule of the same id replaces the built-in one. */
   healthRules?: HealthRules;
   /** A new pod that runs but is never Ready fails the rollout after this long (--readiness-grace; default DEFAULTS.readinessGraceMs). */

@@ -217,6 +217,10 @@ export const FORMATTERS: Formatters = {
     event.commands
       ? { tone: 'warn', text: `${event.message}:`, details: event.commands }
       : { tone: 'warn', text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
+  'fleet-cluster': (event) =>
+    event.step === 'apply'
+      ? { tone: 'info', text: `context ${event.context} (wave ${event.wave}): applying` }
+      : { tone: 'undo', text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed` },
   'rollback-wait': (event) => ({
     tone: 'info',
     text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,

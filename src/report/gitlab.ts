@@ -58,6 +58,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'undo-preview': 'preview',
   'undo-finished': undefined,
   'journal-warning': undefined,
+  'fleet-cluster': undefined,
   'rollback-wait': 'restore',
   'rollback-finished': 'restore',
   'verify-started': 'verify',

@@ -10,6 +10,7 @@
 // always say the same. Pure.
 import type { ObjectRef } from '../objects/model.js';
 import type { FailureReport } from './failure.js';
+import type { FleetReport } from './fleet.js';
 import type { JsonObject, JsonReport } from './json.js';
 import type { JsonBake, JsonCheck } from './json-verify.js';
 
@@ -44,11 +45,51 @@ interface TestCase {
 }
 
 export function junitXml(report: JsonReport | FailureReport, finishedAt: Date, locate: LocateObject = () => undefined): string {
+  const suite = suiteOf(report, 'kguard apply', [], finishedAt, locate);
+  return document([suite]);
+}
+
+/**
+ * A fleet: one suite per cluster, named for its context. A cluster kguard could not run on is an
+ * error; one not reached is skipped; the fleet's restore of a healthy cluster is a property.
+ */
+export function fleetJunitXml(report: FleetReport, finishedAt: Date, locate: LocateObject = () => undefined): string {
+  return document(
+    report.clusters.map((cluster) => {
+      const properties: Array<[string, string]> = [['context', cluster.context], ['wave', String(cluster.wave)], ['clusterOutcome', cluster.outcome]];
+      const name = `kguard apply (context ${cluster.context})`;
+      if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
+      const test: TestCase =
+        cluster.outcome === 'not-reached'
+          ? { name: `context ${cluster.context}`, classname: 'fleet', seconds: 0, skipped: 'not reached: its wave never started; nothing was read or changed there' }
+          : { name: `context ${cluster.context}`, classname: 'fleet', seconds: 0, error: { message: cluster.message ?? cluster.outcome, type: cluster.outcome, text: cluster.message ?? '' } };
+      return suiteFromCases([test], name, [['outcome', cluster.outcome], ['exitCode', String(cluster.exitCode ?? '')], ...properties], 0, finishedAt, []);
+    }),
+  );
+}
+
+interface Suite {
+  lines: string[];
+  totals: { tests: number; failures: number; errors: number; skipped: number };
+  totalMs: number;
+}
+
+function suiteOf(report: JsonReport | FailureReport, name: string, extra: Array<[string, string]>, finishedAt: Date, locate: LocateObject): Suite {
   const cases =
     'objects' in report
       ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...(report.bake ? [bakeCase(report.bake)] : [])]
       : [errorCase(report)];
   const totalMs = 'timings' in report ? report.timings.totalMs : 0;
+  const properties: Array<[string, string]> = [
+    ['outcome', report.outcome],
+    ['exitCode', String(report.exitCode)],
+    ...('rollbackMode' in report ? ([['rollbackMode', report.rollbackMode], ['dryRun', String(report.dryRun)]] as Array<[string, string]>) : []),
+    ...extra,
+  ];
+  return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
+}
+
+function suiteFromCases(cases: TestCase[], name: string, properties: Array<[string, string]>, totalMs: number, finishedAt: Date, messages: readonly string[]): Suite {
   const count = (pick: (test: TestCase) => unknown) => cases.filter(pick).length;
   const totals = {
     tests: cases.length,
@@ -57,22 +98,25 @@ export function junitXml(report: JsonReport | FailureReport, finishedAt: Date, l
     skipped: count((test) => test.skipped !== undefined),
   };
   const time = seconds(totalMs);
-  const properties: Array<[string, string]> = [
-    ['outcome', report.outcome],
-    ['exitCode', String(report.exitCode)],
-    ...('rollbackMode' in report ? ([['rollbackMode', report.rollbackMode], ['dryRun', String(report.dryRun)]] as Array<[string, string]>) : []),
-  ];
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="kguard" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" time="${time}">`,
-    `  <testsuite name="kguard apply" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}"` +
+  const lines = [
+    `  <testsuite name="${attribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}"` +
       ` time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
     '    <properties>',
-    ...properties.map(([name, value]) => `      <property name="${attribute(name)}" value="${attribute(value)}"/>`),
+    ...properties.map(([key, value]) => `      <property name="${attribute(key)}" value="${attribute(value)}"/>`),
     '    </properties>',
     ...cases.map(testCaseXml),
-    `    <system-out>${text(report.messages.join('\n'))}</system-out>`,
+    `    <system-out>${text(messages.join('\n'))}</system-out>`,
     '  </testsuite>',
+  ];
+  return { lines, totals, totalMs };
+}
+
+function document(suites: readonly Suite[]): string {
+  const sum = (pick: (suite: Suite) => number) => suites.reduce((total, suite) => total + pick(suite), 0);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds(sum((suite) => suite.totalMs))}">`,
+    ...suites.flatMap((suite) => suite.lines),
     '</testsuites>',
     '',
   ].join('\n');

@@ -41,6 +41,7 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   journal: 'normal',
   'journal-kept': 'quiet',
   'journal-warning': 'normal',
+  'fleet-cluster': 'quiet',
   'rollback-wait': 'normal',
   'rollback-finished': 'quiet',
   'lock-wait': 'normal',

@@ -155,7 +155,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // a successful run's history record: said now, written with the cleanup.
     const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : [];
     if (records.length > 0) deps.reporter.emit({ kind: 'history-kept', runId: records[0]!.runId, namespaces: records.map((record) => record.namespace), keep: options.history });
-    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps)]).then(() => undefined) : undefined;
+    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps, options.keepJournal)]).then(() => undefined) : undefined;
     deps.announce?.(result);
     return result;
   } finally {

@@ -72,10 +72,12 @@ export async function startJournal(
 }
 
 /**
- * A run that needs no person is over: its journal goes. One that does keeps its journal, and
+ * A run that needs no person is over: its journal goes (a fleet's healthy run excepted). One that does keeps its journal, and
  * says how `kguard rollback` finishes it.
  */
-export async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
+export async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>, keepWhenHealthy = false): Promise<void> {
+  // A fleet's healthy cluster: the fleet removes the journal when every cluster is healthy, or restores from it.
+  if (keepWhenHealthy && result.outcome === 'succeeded') return;
   if (!rollbackCanHelp(result)) {
     await journal.finish().catch((error: unknown) =>
       deps.reporter.emit({

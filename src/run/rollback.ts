@@ -10,6 +10,7 @@ import { changesToUndo, type Journal } from '../journal/journal.js';
 import { leaseNamespace } from '../journal/lease.js';
 import { releaseLeftLeases } from '../journal/leases.js';
 import { removeJournal } from '../journal/store.js';
+import { removeHistoryOf } from '../journal/history-store.js';
 import type { HolderProbe } from '../journal/holder.js';
 import type { RunLiveness } from '../journal/liveness.js';
 import { DEFAULTS } from '../model/options.js';
@@ -85,7 +86,8 @@ export async function runRollback(
   if (needsPerson === 0) {
     // Nothing is left to do: the journal and the run's leases go.
     if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
-    await releaseLeasesOf(journal, options.deadlineMs, deps);
+    // A healthy run of a fleet kept a history record; undone, it is no run for `kguard undo` to offer.
+    await Promise.all([releaseLeasesOf(journal, options.deadlineMs, deps), removeHistoryOf(deps.kubectl, journal.runId, options.deadlineMs).catch(() => undefined)]);
   }
   return {
     runId: journal.runId,

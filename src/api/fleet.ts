@@ -1,0 +1,143 @@
+// A fleet apply: the whole single-cluster pipeline (guardedApply) once per context, wave by wave,
+// a wave's clusters in parallel. A wave must end healthy before the next starts. When a cluster
+// fails, --fleet-rollback all restores every cluster this fleet run changed, the healthy ones
+// from the journal their run kept (the restore `kguard rollback` uses, with its rule: someone
+// else's change wins); clusters not yet reached are never touched.
+import { systemClock } from '../clock.js';
+import { ExitCode, InputError, KguardError } from '../errors.js';
+import { createKubectl } from '../kubectl/client.js';
+import { execProcess } from '../kubectl/exec.js';
+import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
+import type { Kubectl } from '../kubectl/types.js';
+import { probeHolder } from '../journal/holder.js';
+import { removeJournal } from '../journal/store.js';
+import type { Reporter } from '../model/events.js';
+import type { ClusterEnd, FleetPlan } from '../model/fleet.js';
+import type { GuardedApplyOptions } from '../model/options.js';
+import type { JsonReport } from '../report/json.js';
+import type { FleetReport } from '../report/fleet.js';
+import { RunRecorder } from '../report/recorder.js';
+import { ClusterSections } from '../report/sections.js';
+import { secretValuesOfObjects } from '../report/redact.js';
+import { sanitizeText } from '../report/sanitize.js';
+import { clustersToRestore, fleetExitCode, fleetOutcome } from '../run/fleet.js';
+import { runRollback } from '../run/rollback.js';
+import { listRuns } from '../run/runs.js';
+import { privateCopies, removeCopiesOf } from '../rollback/restore.js';
+import { guardedApply, type GuardedApplyDeps } from './apply.js';
+
+export type FleetDeps = Omit<GuardedApplyDeps, 'onRecorder' | 'quietEnd' | 'onResult'>;
+
+export interface FleetResult {
+  report: FleetReport;
+  exitCode: number;
+}
+
+export async function guardedFleetApply(options: GuardedApplyOptions, plan: FleetPlan, deps: FleetDeps): Promise<FleetResult> {
+  if (options.connectionArgs.some((arg) => arg.startsWith('--context='))) {
+    throw new InputError('--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context.');
+  }
+  if (plan.rollback === 'all' && !options.journal && !options.dryRun) {
+    throw new InputError('--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.');
+  }
+  // One run's end must not end the terminal's reporter: the fleet closes it once, at its end.
+  const shared: Reporter = { emit: (event) => deps.reporter.emit(event), close: () => undefined };
+  // `-f -` is read once and given to every cluster.
+  let stdin: Promise<Uint8Array> | undefined;
+  const readStdin = () => (stdin ??= deps.readStdin());
+  const ends: Array<ClusterEnd & { report: JsonReport | null }> = plan.waves.flatMap((contexts, index) =>
+    contexts.map((context) => ({ context, wave: index + 1, outcome: 'not-reached' as const, exitCode: null, runId: null, message: null, report: null })),
+  );
+  const clusterOptions = (context: string): GuardedApplyOptions => ({
+    ...options,
+    connectionArgs: [...options.connectionArgs, `--context=${context}`],
+    keepJournal: true,
+    // `none`: the fleet restores nothing, the failing cluster included.
+    rollback: plan.rollback === 'none' ? 'none' : options.rollback,
+  });
+
+  for (const [index] of plan.waves.entries()) {
+    const wave = ends.filter((end) => end.wave === index + 1);
+    const sections = new ClusterSections(shared, wave.map((end) => end.context));
+    await Promise.all(
+      wave.map(async (end) => {
+        const reporter = sections.reporterFor(end.context);
+        reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'apply' });
+        try {
+          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter, readStdin });
+          Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
+        } catch (error) {
+          // kguard could not run there (unreachable, refused, bad input): nothing was applied there.
+          if (!(error instanceof KguardError)) throw error;
+          Object.assign(end, { outcome: 'error', exitCode: error.exitCode, message: sanitizeText(error.message, deps.redactor) });
+        } finally {
+          sections.end(end.context);
+        }
+      }),
+    );
+    if (wave.some((end) => end.exitCode !== ExitCode.Success)) break;
+  }
+
+  const failed = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
+  const restore = failed ? clustersToRestore(ends, plan.rollback) : [];
+  const restoreSections = new ClusterSections(shared, restore.map((end) => end.context));
+  await Promise.all(
+    ends.map(async (end) => {
+      if (end.runId === null || end.outcome !== 'succeeded') return;
+      const kubectl = clusterKubectl(clusterOptions(end.context), deps);
+      if (!restore.includes(end)) return forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      const reporter = restoreSections.reporterFor(end.context);
+      reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'restore' });
+      try {
+        Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter }));
+      } finally {
+        restoreSections.end(end.context);
+      }
+    }),
+  );
+  deps.reporter.close();
+  const exitCode = fleetExitCode(ends);
+  return { report: { reportVersion: 3, fleet: true, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
+}
+
+/** A kubectl for the fleet's own work in one cluster (the restore, the journal's removal): every call has a deadline. */
+function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl {
+  return createKubectl(execProcess, {
+    binary: deps.kubectlBinary,
+    connectionArgs: options.connectionArgs,
+    requestTimeout: `${options.requestTimeoutMs / 1000}s`,
+    readDeadlineMs: Math.min(60_000, Math.max(5_000, options.rollbackTimeoutMs)),
+    concurrency: options.concurrency,
+    retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+    observe: (objects) => {
+      for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
+    },
+  });
+}
+
+/** A healthy cluster whose changes the fleet takes back: the journal rollback of its run. */
+async function restoreCluster(runId: string, context: string, kubectl: Kubectl, options: GuardedApplyOptions, deps: FleetDeps): Promise<Partial<ClusterEnd>> {
+  const recorder = new RunRecorder(deps.reporter, deps.redactor);
+  const copies = privateCopies(runId);
+  try {
+    // force: the run is this process's own, finished; its journal names this process as holder.
+    const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies, probe: probeHolder });
+    if (result.needsPerson > 0) {
+      return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} --context ${context} finishes it.` };
+    }
+    // The run is undone (runRollback took its history record back too).
+    await Promise.all([copies.remove(), removeCopiesOf(runId)]);
+    return { outcome: 'restored', exitCode: ExitCode.RolledBack };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} --context ${context} finishes it.`, deps.redactor) };
+  } finally {
+    recorder.close();
+  }
+}
+
+/** A healthy cluster the fleet keeps: its run is over, so its journal goes, as a single run's does. */
+async function forgetJournal(runId: string, kubectl: Kubectl, deadlineMs: number): Promise<void> {
+  const run = (await listRuns(kubectl, undefined, Date.now(), probeHolder).catch(() => [])).find((candidate) => candidate.runId === runId);
+  if (run) await removeJournal(kubectl, run.secrets, deadlineMs).catch(() => undefined);
+}
