@@ -151,7 +151,8 @@ export function checkEventStream(args: readonly string[], run: Pick<KguardRun, '
 
 export function normalize(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\b\d+(\.\d+)?(ms|s)\b|\b\d+m\d+s\b/g, '<DURATION>');
+  // Not after a hyphen: a generated name's suffix (job/smoke-2m44s) is not a duration.
+  return text.replace(/\u001b\[[0-9;]*m/g, '').replace(/(?<!-)\b\d+(\.\d+)?(ms|s)\b|(?<!-)\b\d+m\d+s\b/g, '<DURATION>');
 }
 
 /** Polls `probe` until it returns a value that is not undefined (no fixed sleeps). */
