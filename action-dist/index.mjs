@@ -30961,6 +30961,26 @@ var init_ci_files = __esm({
   }
 });
 
+// src/cli/connection.ts
+function commandConnection(raw, session) {
+  const connectionArgs = [
+    ...raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : [],
+    ...raw.context ? [`--context=${raw.context}`] : [],
+    ...splitPassThrough(session.kubectlFlags).connection
+  ];
+  const missing = missingKubeconfig(connectionArgs, process.env);
+  if (missing) throw new InputError(missing);
+  return connectionArgs;
+}
+var init_connection = __esm({
+  "src/cli/connection.ts"() {
+    "use strict";
+    init_environment();
+    init_errors();
+    init_passthrough();
+  }
+});
+
 // src/report/recorder.ts
 var recorder_exports = {};
 __export(recorder_exports, {
@@ -35174,13 +35194,7 @@ async function journalCommand(command, runId, raw, context) {
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
-    const connectionArgs = [
-      ...raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : [],
-      ...raw.context ? [`--context=${raw.context}`] : [],
-      ...splitPassThrough(session.kubectlFlags).connection
-    ];
-    const missing = missingKubeconfig(connectionArgs, process.env);
-    if (missing) throw new InputError(missing);
+    const connectionArgs = commandConnection(raw, session);
     const [{ RunRecorder: RunRecorder2 }, { createKubectl: createKubectl2 }, { execProcess: execProcess2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { releaseLeftLeases: releaseLeftLeases2 }, { removeJournal: removeJournal2 }, { tracedExec: tracedExec2 }] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
       Promise.resolve().then(() => (init_client(), client_exports)),
@@ -35268,12 +35282,11 @@ var init_journal_commands = __esm({
   "src/cli/journal-commands.ts"() {
     "use strict";
     init_errors();
-    init_environment();
     init_duration2();
     init_options2();
     init_redact();
     init_sanitize();
-    init_passthrough();
+    init_connection();
     init_options4();
   }
 });
@@ -36057,13 +36070,7 @@ async function historyCommand(command, runId, raw, context) {
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
-    const connectionArgs = [
-      ...raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : [],
-      ...raw.context ? [`--context=${raw.context}`] : [],
-      ...splitPassThrough(session.kubectlFlags).connection
-    ];
-    const missing = missingKubeconfig(connectionArgs, process.env);
-    if (missing) throw new InputError(missing);
+    const connectionArgs = commandConnection(raw, session);
     const [{ RunRecorder: RunRecorder2 }, { createKubectl: createKubectl2 }, { execProcess: execProcess2, streamProcess: streamProcess2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { joinParts: joinParts2, listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }, { tracedExec: tracedExec2, tracedStream: tracedStream2 }] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
       Promise.resolve().then(() => (init_client(), client_exports)),
@@ -36150,13 +36157,12 @@ var init_history_commands = __esm({
   "src/cli/history-commands.ts"() {
     "use strict";
     init_errors();
-    init_environment();
     init_duration2();
     init_options2();
     init_model();
     init_redact();
     init_sanitize();
-    init_passthrough();
+    init_connection();
     init_options4();
   }
 });

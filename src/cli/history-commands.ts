@@ -1,14 +1,13 @@
 // `kguard history` and `kguard undo`: the successful runs kept in the cluster (--history), and
 // putting back the state from before one of them.
-import { ExitCode, InputError } from '../errors.js';
-import { missingKubeconfig } from '../api/environment.js';
+import { ExitCode } from '../errors.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import type { ListedRecord } from '../journal/history-store.js';
 import { DEFAULTS } from '../model/options.js';
 import { describeObject } from '../objects/model.js';
 import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
-import { splitPassThrough } from '../kubectl/passthrough.js';
+import { commandConnection } from './connection.js';
 import type { KubectlCall } from '../model/events.js';
 import { parseOutputMode } from './options.js';
 import type { CommandContext } from './session.js';
@@ -29,14 +28,7 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
-    // --as, --token, --server... typed natively: the same kubectl flags as the run had.
-    const connectionArgs = [
-      ...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []),
-      ...(raw.context ? [`--context=${raw.context}`] : []),
-      ...splitPassThrough(session.kubectlFlags).connection,
-    ];
-    const missing = missingKubeconfig(connectionArgs, process.env);
-    if (missing) throw new InputError(missing);
+    const connectionArgs = commandConnection(raw, session);
     const [{ RunRecorder }, { createKubectl }, { execProcess, streamProcess }, { RETRY_DELAYS_MS }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }, { tracedExec, tracedStream }] = await Promise.all([
       import('../report/recorder.js'),
       import('../kubectl/client.js'),

@@ -1,12 +1,11 @@
 // `kguard status`, `rollback`, `unlock` and `forget`: the runs the cluster's journals and Leases
 // show, and finishing one that could not finish itself.
-import { ExitCode, InputError } from '../errors.js';
-import { missingKubeconfig } from '../api/environment.js';
+import { ExitCode } from '../errors.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
 import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
-import { splitPassThrough } from '../kubectl/passthrough.js';
+import { commandConnection } from './connection.js';
 import { parseOutputMode } from './options.js';
 import type { CommandContext } from './session.js';
 
@@ -28,14 +27,7 @@ export async function journalCommand(command: RunCommandName, runId: string | un
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
-    // --as, --token, --server... typed natively: the same kubectl flags as the run had.
-    const connectionArgs = [
-      ...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []),
-      ...(raw.context ? [`--context=${raw.context}`] : []),
-      ...splitPassThrough(session.kubectlFlags).connection,
-    ];
-    const missing = missingKubeconfig(connectionArgs, process.env);
-    if (missing) throw new InputError(missing);
+    const connectionArgs = commandConnection(raw, session);
     const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }, { tracedExec }] =
       await Promise.all([
         import('../report/recorder.js'),
