@@ -185,7 +185,7 @@ function timeoutOf(target: TrackTarget, options: TrackOptions): number {
 export function sourceFor(targets: readonly TrackTarget[], options: Pick<TrackOptions, 'watch' | 'pollIntervalMs'>, deps: TrackDeps): WorkloadSource {
   const { listCollection, watchCollection } = deps.kubectl;
   if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector })));
+  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector, siblings: rowOf(target).readsSiblings })));
   const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
   return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
 }
