@@ -1,6 +1,8 @@
 // The other writers and refusals of a crowded real cluster, as scenario knobs. Every one is off
 // unless the scenario names it (or, for the HPA, TTL and PV binder, an object the test creates
-// asks for it), so a scenario without these keys behaves as before. See README.md, "A crowded
+// asks for it), so a scenario without these keys behaves as before; the exception is the cloud's
+// load balancers (`loadBalancers`), on as in a cloud cluster: only LoadBalancer Services and the
+// Ingresses of the simulator's own IngressClass get an address. See README.md, "A crowded
 // cluster".
 
 /** A controller that puts a finalizer on objects it manages and takes it off when they go. */
