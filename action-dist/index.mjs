@@ -31098,6 +31098,7 @@ var init_resources = __esm({
       "replicasets.apps": { group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets" },
       "statefulsets.apps": { group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets" },
       "daemonsets.apps": { group: "apps", version: "v1", kind: "DaemonSet", resource: "daemonsets" },
+      "ingresses.networking.k8s.io": { group: "networking.k8s.io", version: "v1", kind: "Ingress", resource: "ingresses" },
       "jobs.batch": { group: "batch", version: "v1", kind: "Job", resource: "jobs" },
       "leases.coordination.k8s.io": { group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases" },
       "customresourcedefinitions.apiextensions.k8s.io": { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", resource: "customresourcedefinitions" }
@@ -33100,11 +33101,47 @@ var init_crd = __esm({
   }
 });
 
+// src/kinds/load-balancer.ts
+function loadBalancerAddresses(status) {
+  return (status?.loadBalancer?.ingress ?? []).map((entry) => entry.ip ?? entry.hostname ?? "").filter((address) => address !== "");
+}
+function noAddressCause(timeoutMs, nextStep) {
+  const rule = {
+    category: "stalled",
+    family: "other",
+    policy: { when: "now" },
+    cannot: "be reached from outside the cluster",
+    nextStep
+  };
+  return { source: "condition", reason: NO_ADDRESS_REASON, message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`, rule };
+}
+var NO_ADDRESS_REASON;
+var init_load_balancer = __esm({
+  "src/kinds/load-balancer.ts"() {
+    "use strict";
+    init_duration2();
+    NO_ADDRESS_REASON = "NoLoadBalancerAddress";
+  }
+});
+
 // src/kinds/service.ts
 function planService(applied2) {
   if (applied2.spec?.type === "ExternalName") return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
-  if (Object.keys(applied2.spec?.selector ?? {}).length === 0) return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
+  if (!hasSelector(applied2) && !wantsAddress(applied2)) return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
   return void 0;
+}
+function hasSelector(service) {
+  return Object.keys(service.spec?.selector ?? {}).length > 0;
+}
+function wantsAddress(service) {
+  return service.spec?.type === "LoadBalancer" && (service.spec.externalIPs ?? []).length === 0;
+}
+function provisioner(service) {
+  const lbClass = service.spec?.loadBalancerClass;
+  return lbClass ? `the controller of loadBalancerClass "${lbClass}"` : "the cloud provider's service controller";
+}
+function selectsSome(service, snapshot2) {
+  return !hasSelector(service) || selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects);
 }
 function matches(selector, labels) {
   return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
@@ -33128,6 +33165,7 @@ var NO_POD_GRACE_SECONDS, SELECTS_NO_POD, serviceRules;
 var init_service = __esm({
   "src/kinds/service.ts"() {
     "use strict";
+    init_load_balancer();
     NO_POD_GRACE_SECONDS = 30;
     SELECTS_NO_POD = {
       category: "config",
@@ -33141,17 +33179,81 @@ var init_service = __esm({
       observed: () => true,
       newPods: () => [],
       wait(service, snapshot2) {
-        if (selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects)) return void 0;
-        return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
+        if (!selectsSome(service, snapshot2)) return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
+        if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0) return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
+        return void 0;
       },
       failure(service, snapshot2) {
-        if (selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects)) return void 0;
+        if (selectsSome(service, snapshot2)) return void 0;
         const message = `its selector ${selectorText(service)} matches no pod in namespace ${service.metadata.namespace ?? ""}`;
         return { source: "condition", reason: "SelectsNoPods", message, rule: SELECTS_NO_POD };
       },
+      atDeadline(service, snapshot2, timeoutMs) {
+        if (!selectsSome(service, snapshot2) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0) return void 0;
+        const name = service.metadata.name;
+        const namespace = service.metadata.namespace ?? "";
+        const lbClass = service.spec?.loadBalancerClass;
+        const nextStep = lbClass ? `check that a controller for loadBalancerClass "${lbClass}" runs in the cluster (the cloud provider's service controller leaves such Services alone) and read its events: kubectl describe service ${name} -n ${namespace}` : `read the service controller's events (SyncLoadBalancerFailed says why; quota, subnets, annotations): kubectl describe service ${name} -n ${namespace}; a cluster without a cloud load balancer needs another type (NodePort, an Ingress) or a controller such as MetalLB`;
+        return noAddressCause(timeoutMs, nextStep);
+      },
       progress(service, snapshot2) {
         const pods = selected(service, snapshot2.pods).length;
-        return { desired: 0, updated: 0, ready: 0, available: 0, summary: `selects ${pods} pod${pods === 1 ? "" : "s"}` };
+        const addresses = loadBalancerAddresses(service.status);
+        const parts = [
+          ...hasSelector(service) ? [`selects ${pods} pod${pods === 1 ? "" : "s"}`] : [],
+          ...wantsAddress(service) ? [addresses.length > 0 ? `load-balancer address ${addresses.join(", ")}` : "no load-balancer address yet"] : []
+        ];
+        return { desired: 0, updated: 0, ready: 0, available: 0, summary: parts.join(", ") };
+      }
+    };
+  }
+});
+
+// src/kinds/ingress.ts
+function ingressClassOf(ingress) {
+  return ingress.spec?.ingressClassName ?? ingress.metadata.annotations?.[LEGACY_CLASS_ANNOTATION];
+}
+function reportingSibling(ingress, objects) {
+  const ownClass = ingressClassOf(ingress);
+  return objects.find(
+    (other) => other.kind === "Ingress" && other.apiVersion === "networking.k8s.io/v1" && other.metadata.name !== ingress.metadata.name && (other.metadata.namespace ?? "") === (ingress.metadata.namespace ?? "") && !other.metadata.deletionTimestamp && ingressClassOf(other) === ownClass && loadBalancerAddresses(other.status).length > 0
+  );
+}
+function classText(ingress) {
+  const name = ingressClassOf(ingress);
+  return name === void 0 ? "no ingress class" : `class "${name}"`;
+}
+var LEGACY_CLASS_ANNOTATION, ingressRules;
+var init_ingress = __esm({
+  "src/kinds/ingress.ts"() {
+    "use strict";
+    init_load_balancer();
+    LEGACY_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
+    ingressRules = {
+      controller: "ingress controller",
+      observed: () => true,
+      newPods: () => [],
+      wait(ingress, snapshot2) {
+        if (loadBalancerAddresses(ingress.status).length > 0) return void 0;
+        const sibling = reportingSibling(ingress, snapshot2.objects);
+        if (!sibling) return void 0;
+        return `waiting for a load-balancer address (status.loadBalancer.ingress) from the ingress controller of ${classText(ingress)} (ingress/${sibling.metadata.name} of that class has one)`;
+      },
+      failure: () => void 0,
+      atDeadline(ingress, snapshot2, timeoutMs) {
+        if (loadBalancerAddresses(ingress.status).length > 0 || !reportingSibling(ingress, snapshot2.objects)) return void 0;
+        const name = ingress.metadata.name;
+        const namespace = ingress.metadata.namespace ?? "";
+        return noAddressCause(
+          timeoutMs,
+          `read its events and its ingress controller's logs (a rule the controller rejects, a missing TLS Secret or backend Service): kubectl describe ingress ${name} -n ${namespace}`
+        );
+      },
+      progress(ingress, snapshot2) {
+        const addresses = loadBalancerAddresses(ingress.status);
+        if (addresses.length > 0) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `load-balancer address ${addresses.join(", ")}` };
+        const summary = reportingSibling(ingress, snapshot2.objects) ? "no load-balancer address yet" : `judged applied: no other Ingress of ${classText(ingress)} in namespace ${ingress.metadata.namespace ?? ""} has a load-balancer address, so none is waited for`;
+        return { desired: 0, updated: 0, ready: 0, available: 0, summary };
       }
     };
   }
@@ -33484,7 +33586,11 @@ function judge(rules, observation, expected, firstSeen, moment) {
   const generation = object.metadata.generation;
   const waitingFor = observed ? rules.wait(typed, snapshot2) ?? (rules.servingPods ? notServing(pods) : void 0) : `waiting for the ${rules.controller} to observe generation ${generation ?? "?"}`;
   if (waitingFor === void 0) return { state: "healthy", progress, findings };
-  if (moment.now - moment.startedAt >= moment.timeoutMs) return { state: "timed-out", progress, findings, waitingFor };
+  if (moment.now - moment.startedAt >= moment.timeoutMs) {
+    const cause = observed ? rules.atDeadline?.(typed, snapshot2, moment.timeoutMs) : void 0;
+    if (cause) return { state: "failed", progress, findings, cause };
+    return { state: "timed-out", progress, findings, waitingFor };
+  }
   return { state: "progressing", progress, findings, waitingFor };
 }
 function newPodsOf(rules, object, snapshot2) {
@@ -34498,6 +34604,7 @@ var init_table2 = __esm({
     init_claim();
     init_crd();
     init_service();
+    init_ingress();
     init_daemonset();
     init_deployment();
     init_generic();
@@ -34547,7 +34654,7 @@ var init_table2 = __esm({
       "/Namespace": NO_STATUS,
       "/PersistentVolume": NO_STATUS,
       "networking.k8s.io/NetworkPolicy": NO_STATUS,
-      "networking.k8s.io/Ingress": NO_STATUS,
+      "networking.k8s.io/Ingress": { ...watched(() => ingressRules, () => ["ingresses.networking.k8s.io"]), readsSiblings: true },
       "networking.k8s.io/IngressClass": NO_STATUS,
       "policy/PodDisruptionBudget": NO_STATUS,
       "autoscaling/HorizontalPodAutoscaler": NO_STATUS,
@@ -35627,7 +35734,8 @@ function watchQueries(targets) {
 function narrowingFor(type, target) {
   const resource = resourceTypeOf(type);
   const own = resource !== void 0 && resource.kind === target.workload.kind && resource.group === groupOf(target.workload.apiVersion);
-  if (own) return { by: "name", value: target.workload.name };
+  if (own && !target.siblings) return { by: "name", value: target.workload.name };
+  if (own) return { by: "all" };
   return target.selector ? { by: "label", value: target.selector } : { by: "all" };
 }
 function merged(narrowings) {
@@ -35755,7 +35863,7 @@ function timeoutOf(target, options) {
 function sourceFor(targets, options, deps) {
   const { listCollection, watchCollection } = deps.kubectl;
   if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector })));
+  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector, siblings: rowOf(target).readsSiblings })));
   const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
   return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
 }

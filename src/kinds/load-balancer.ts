@@ -29,8 +29,8 @@ export function noAddressCause(timeoutMs: number, nextStep: string): ConditionCa
     category: 'stalled',
     family: 'other',
     policy: { when: 'now' },
-    cannot: 'get a load-balancer address',
+    cannot: 'be reached from outside the cluster',
     nextStep,
   };
-  return { source: 'condition', reason: NO_ADDRESS_REASON, message: `no load-balancer address after ${formatDuration(timeoutMs)} (status.loadBalancer.ingress is empty)`, rule };
+  return { source: 'condition', reason: NO_ADDRESS_REASON, message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`, rule };
 }

@@ -43,7 +43,7 @@ describe('a LoadBalancer Service', () => {
 
   it('fails at its deadline without one: the cause and the next step, not a plain timeout', () => {
     const verdict = look(pending, [], TIMEOUT_MS);
-    expect(verdict).toMatchObject({ state: 'failed', cause: { source: 'condition', reason: 'NoLoadBalancerAddress', message: 'no load-balancer address after 5m (status.loadBalancer.ingress is empty)' } });
+    expect(verdict).toMatchObject({ state: 'failed', cause: { source: 'condition', reason: 'NoLoadBalancerAddress', message: 'no load-balancer address after 5m: status.loadBalancer.ingress is still empty' } });
     expect(verdict.state === 'failed' && verdict.cause.source === 'condition' && verdict.cause.rule.nextStep).toContain('kubectl describe service web -n shop');
   });
 
@@ -90,7 +90,7 @@ describe('an Ingress', () => {
 
   it('of a reporting class fails at its deadline without one', () => {
     const verdict = look(pending, [sibling], TIMEOUT_MS);
-    expect(verdict).toMatchObject({ state: 'failed', cause: { reason: 'NoLoadBalancerAddress', message: 'no load-balancer address after 5m (status.loadBalancer.ingress is empty)' } });
+    expect(verdict).toMatchObject({ state: 'failed', cause: { reason: 'NoLoadBalancerAddress', message: 'no load-balancer address after 5m: status.loadBalancer.ingress is still empty' } });
     expect(verdict.state === 'failed' && verdict.cause.source === 'condition' && verdict.cause.rule.nextStep).toContain('kubectl describe ingress web -n shop');
   });
 

@@ -26,7 +26,7 @@ function ingress(name: string, spec: string, annotations = ''): string {
 }
 
 const addresses = (kind: string, name: string) => cluster.store.get(kind, 'default', name)?.status?.loadBalancer?.ingress as { ip?: string }[] | undefined;
-const reasons = (name: string) => cluster.store.list('Event', 'default').filter((event) => event.involvedObject.name === name).map((event) => `${event.type} ${event.reason}: ${event.message}`);
+const reasons = (name: string) => cluster.store.list('Event', 'default').filter((event) => (event['involvedObject'] as { name?: string }).name === name).map((event) => `${event.type} ${event.reason}: ${event.message}`);
 
 describe('the service controller', () => {
   it('gives a LoadBalancer Service an address, and none to one of a loadBalancerClass or one the cloud refuses', async () => {
