@@ -88,7 +88,7 @@ function matched(match: HealthMatch, object: Judged, entriesNeeded: 'every' | 'a
 function matchCondition(match: ConditionMatch, object: Judged, entriesNeeded: 'every' | 'any'): string | undefined {
   const lists = match.each === undefined ? [conditionsOf(object.status)] : entries(object, match.each).map((entry) => conditionsOf(entry));
   if (lists.length === 0) return undefined;
-  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason)));
+  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)));
   // Under `each`: healthy needs every entry; failed and progressing take any.
   const found = hits.find((hit) => hit !== undefined);
   if (!found || (entriesNeeded === 'every' && hits.some((hit) => hit === undefined))) return undefined;
@@ -131,6 +131,10 @@ function current(condition: Condition, object: Judged): boolean {
   return condition.observedGeneration === undefined || condition.observedGeneration >= (object.metadata.generation ?? 0);
 }
 
+function noneOf(unwanted: string | string[] | undefined, actual: string | undefined): boolean {
+  return unwanted === undefined || actual === undefined || ![unwanted].flat().includes(actual);
+}
+
 function oneOf(wanted: string | string[] | undefined, actual: string | undefined): boolean {
   if (wanted === undefined) return true;
   return Array.isArray(wanted) ? actual !== undefined && wanted.includes(actual) : wanted === actual;
@@ -140,7 +144,7 @@ function describe(match: HealthMatch): string {
   if ('condition' in match) {
     const where = match.each ? ` on every ${match.each} entry` : '';
     const status = match.status === undefined ? '' : `=${[match.status].flat().join('|')}`;
-    const reason = match.reason === undefined ? '' : ` (${[match.reason].flat().join('|')})`;
+    const reason = match.reason === undefined ? (match.reasonNot === undefined ? '' : ` (not ${[match.reasonNot].flat().join('|')})`) : ` (${[match.reason].flat().join('|')})`;
     return `${match.condition}${status}${reason}${where}`;
   }
   return match.equals === undefined ? `${match.field} to be set` : `${match.field}=${[match.equals].flat().join('|')}`;

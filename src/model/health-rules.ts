@@ -10,6 +10,8 @@ export interface ConditionMatch {
   status?: string | string[];
   /** The condition's reason, one of a list. Default: any. */
   reason?: string | string[];
+  /** The condition's reason is none of these (cert-manager's Issuing False is a failure unless its reason is Issued). */
+  reasonNot?: string | string[];
   /** A dotted path to a list whose entries carry their own `conditions` (status.parents). Every entry must match (healthy) or any (failed, progressing). */
   each?: string;
 }
@@ -38,7 +40,7 @@ export interface HealthRule {
   failed?: Array<HealthMatch & { afterSeconds?: number }>;
   /** Any match: still progressing (checked after failed). */
   progressing?: HealthMatch[];
-  /** Every match: healthy. Otherwise it is waited for until the deadline. */
+  /** Every match: healthy. Otherwise it is waited for until the deadline. Empty: healthy once applied (a kind without a status). */
   healthy: HealthMatch[];
 }
 
