@@ -58,6 +58,17 @@ describe('a LoadBalancer Service', () => {
   });
 });
 
+describe('a LoadBalancer Service of a loadBalancerClass no controller serves', () => {
+  it('gets no address (the cloud leaves it to that class\'s controller): it fails at its deadline naming the class, restored (exit 3)', async () => {
+    const classy = loadBalancerYaml('web-internal').replace('  type: LoadBalancer\n', '  type: LoadBalancer\n  loadBalancerClass: example.com/internal\n');
+    const run = await env.kguard(['apply', '-f', await env.write('classy.yaml', classy), '--timeout', '2s', ...fast]);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(objectOf(run.stdout, 'Service', 'web-internal')).toMatchObject({ verdict: 'failed', restore: { status: 'deleted' } });
+    expect(run.stderr).toContain('no load-balancer address after 2s');
+    expect(run.stderr).toContain('check that a controller for loadBalancerClass "example.com/internal" runs in the cluster');
+  });
+});
+
 describe('an Ingress', () => {
   beforeAll(async () => {
     expect((await kubectl(env.cluster, ['apply', '-f', '-'], `${ingressClassesYaml}---\n${ingressYaml('front', 'sim')}`)).exitCode).toBe(0);
