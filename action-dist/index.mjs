@@ -35980,6 +35980,9 @@ async function finish(watch, finalVerdict, elapsedMs, options, deps) {
   const firstDiagnosis = diagnose(verdict, [], workload);
   if (firstDiagnosis?.pod) {
     events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
+  } else if (verdict.state === "failed" && verdict.cause.source === "condition") {
+    const own = await deps.kubectl.events(workload.namespace, workload.name).catch(() => []);
+    events = own.filter((event) => event.involvedObject?.kind === workload.kind);
   }
   const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
   const diagnosis = diagnose(verdict, events, workload, logs);

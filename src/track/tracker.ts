@@ -286,6 +286,10 @@ async function finish(watch: Watch, finalVerdict: Verdict, elapsedMs: number, op
   if (firstDiagnosis?.pod) {
     // Events are evidence, not a verdict: without them the diagnosis still stands.
     events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
+  } else if (verdict.state === 'failed' && verdict.cause.source === 'condition') {
+    // No pod to blame: the object's own events say why (a Service's SyncLoadBalancerFailed).
+    const own = await deps.kubectl.events(workload.namespace, workload.name).catch(() => []);
+    events = own.filter((event) => event.involvedObject?.kind === workload.kind);
   }
   const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
   const diagnosis = diagnose(verdict, events, workload, logs);

@@ -54,6 +54,8 @@ describe('a LoadBalancer Service', () => {
     expect(objectOf(run.stdout, 'Service', 'web-public')).toMatchObject({ change: 'created', verdict: 'failed', restore: { status: 'deleted' } });
     expect(run.stderr).toContain('service/web-public (namespace default): the rollout cannot be reached from outside the cluster: NoLoadBalancerAddress (no load-balancer address after 2s: status.loadBalancer.ingress is still empty)');
     expect(run.stderr).toContain('kubectl describe service web-public -n default');
+    // The service controller's own words, read from the Service's events.
+    expect(run.stderr).toContain('event SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: the simulated cloud has no address to give');
     expect(env.cluster.store.get('Service', 'default', 'web-public')).toBeUndefined();
   });
 });
