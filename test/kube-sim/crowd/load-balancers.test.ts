@@ -69,6 +69,9 @@ describe('the ingress controller', () => {
     await waitFor('an address for ingress/defaulted', () => addresses('Ingress', 'defaulted'));
     await waitFor('an address for ingress/legacy', () => addresses('Ingress', 'legacy'));
     expect(addresses('Ingress', 'defaulted')).toEqual([{ ip: '198.51.100.10' }]);
+    const shown = await kubectl(cluster, ['get', 'ingress', 'defaulted', 'quiet']);
+    expect(shown.stdout).toMatch(/^NAME\s+CLASS\s+HOSTS\s+ADDRESS\s+PORTS\s+AGE\ndefaulted\s+sim\s+\*\s+198\.51\.100\.10\s+80\s+\S+\nquiet\s+quiet\s+\*\s+80\s+\S+$/);
+    expect((await kubectl(cluster, ['get', 'ingressclass', 'sim', '--no-headers'])).stdout).toMatch(/^sim\s+kube-sim\.kguard\.dev\/ingress-controller\s+<none>\s+\S+$/);
     await untilSimTime(cluster.clock, cluster.clock.now().getTime() + 20_000);
     expect(addresses('Ingress', 'quiet')).toBeUndefined();
     expect(addresses('Ingress', 'refused')).toBeUndefined();
