@@ -47,6 +47,14 @@ describe('the service controller', () => {
     expect(addresses('Service', 'refused')).toBeUndefined();
     expect(reasons('classy')).toEqual([]);
   });
+
+  it('empties the status of a Service that stops being a LoadBalancer (the deleteLoadBalancer path)', async () => {
+    await waitFor('an address for service/web', () => addresses('Service', 'web'));
+    const patched = await kubectl(cluster, ['patch', 'service', 'web', '--type', 'merge', '-p', '{"spec":{"type":"ClusterIP"}}']);
+    expect(patched.exitCode, patched.stderr).toBe(0);
+    await waitFor('service/web without an address', () => cluster.store.get('Service', 'default', 'web')?.status?.loadBalancer?.ingress === undefined);
+    expect(reasons('web')).toContain('Normal DeletedLoadBalancer: Deleted load balancer');
+  });
 });
 
 describe('the ingress controller', () => {
