@@ -30243,6 +30243,7 @@ var init_health_rules_schema = __esm({
               },
               source: { type: "string", description: "Where the rule comes from." },
               observedGeneration: { type: "boolean", description: "Judge only once status.observedGeneration caught up (default true)." },
+              applied: { ...matchList, description: "Any match: judged applied, not waited for (nothing reconciles it: Flux spec.suspend); checked first." },
               failed: { ...matchList, description: "Any match: the rollout failed." },
               progressing: { ...matchList, description: "Any match: still progressing." },
               healthy: { ...matchList, description: "Every match: healthy. Empty: healthy once applied (a kind without a status, as a Crossplane ProviderConfig)." }
@@ -33908,11 +33909,13 @@ function groupMatches(pattern2, group) {
   return pattern2 === group;
 }
 function healthRuleRules(rule, kind) {
+  const appliedBy = (object) => (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
   return {
     controller: `${kind} controller`,
-    observed: (object) => rule.observedGeneration === false || generationObserved(object),
+    observed: (object) => rule.observedGeneration === false || appliedBy(object) !== void 0 || generationObserved(object),
     newPods: () => [],
     wait(object) {
+      if (appliedBy(object) !== void 0) return void 0;
       const progressing = (rule.progressing ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
       if (progressing !== void 0) return `progressing (${progressing})`;
       const missing = rule.healthy.find((match) => matched(match, object, "every") === void 0);
@@ -33920,6 +33923,7 @@ function healthRuleRules(rule, kind) {
       return `waiting for ${describe(missing)}${now(missing, object)} (rule ${rule.id})`;
     },
     failure(object) {
+      if (appliedBy(object) !== void 0) return void 0;
       for (const match of rule.failed ?? []) {
         const hit = matched(match, object);
         if (hit === void 0) continue;
@@ -33938,6 +33942,8 @@ function healthRuleRules(rule, kind) {
       return void 0;
     },
     progress(object) {
+      const applied2 = appliedBy(object);
+      if (applied2 !== void 0) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `judged applied: ${applied2} (rule ${rule.id}: nothing reconciles it)` };
       const shown2 = rule.healthy[0];
       const summary = shown2 ? now(shown2, object).replace(/^ \(it is (.*)\)$/, "$1") || describe(shown2) : rule.id;
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
@@ -34107,7 +34113,10 @@ var init_health_table = __esm({
           { group: "source.toolkit.fluxcd.io", kind: "HelmChart" },
           { group: "source.toolkit.fluxcd.io", kind: "Bucket" }
         ],
-        source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua; https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions`,
+        source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua (spec.suspend: Suspended); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions`,
+        // spec.suspend: true stops the controller's reconciliation (its status, observedGeneration
+        // included, stays as it was): nothing would end a wait. Argo CD says Suspended.
+        applied: [{ field: "spec.suspend", equals: "true" }],
         failed: [
           { condition: "Stalled", status: "True" },
           { condition: "Ready", status: "False" }
@@ -34143,13 +34152,16 @@ var init_health_table = __esm({
       {
         // Crossplane managed resources (Upbound providers): Synced False reason ReconcileError when the
         // provider cannot reconcile it; Synced False reason ReconcilePaused is the crossplane.io/paused
-        // annotation, the user's pause, not a failure (it waits). Upjet providers also report the last
+        // annotation, the user's pause, not a failure: judged applied. Upjet providers also report the last
         // Terraform operation: LastAsyncOperation False (AsyncCreateFailure, AsyncUpdateFailure…) is a
         // failure, as Argo CD's check says Degraded. Ready True (Available) once the external resource
         // exists; Ready False Creating/Unavailable waits.
         id: "crossplane.io/Managed",
         match: [{ group: "*.upbound.io", kind: "*" }],
         source: `https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); ${ARGO_CD}/_.upbound.io/_/health.lua (LastAsyncOperation, Synced); https://docs.crossplane.io/latest/managed-resources/managed-resources/#conditions`,
+        // The crossplane.io/paused annotation: the reconciler stops and says Synced False
+        // ReconcilePaused (crossplane-runtime ReconcilePaused()); nothing would end a wait.
+        applied: [{ condition: "Synced", status: "False", reason: "ReconcilePaused" }],
         failed: [
           { condition: "Synced", status: "False", reason: "ReconcileError" },
           { condition: "LastAsyncOperation", status: "False" }
@@ -34162,10 +34174,11 @@ var init_health_table = __esm({
       {
         // Crossplane claims and composite resources (their group is the XRD's own): pick with
         // kguard.dev/health-rule: crossplane.io/Claim, or add a match in --health-rules. Synced False
-        // ReconcileError fails; ReconcilePaused (crossplane.io/paused) waits.
+        // ReconcileError fails; ReconcilePaused (crossplane.io/paused) is judged applied.
         id: "crossplane.io/Claim",
         match: [],
         source: "https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready)",
+        applied: [{ condition: "Synced", status: "False", reason: "ReconcilePaused" }],
         failed: [{ condition: "Synced", status: "False", reason: "ReconcileError" }],
         healthy: [
           { condition: "Synced", status: "True" },

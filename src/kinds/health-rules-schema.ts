@@ -69,6 +69,7 @@ export const HEALTH_RULES_SCHEMA = {
           },
           source: { type: 'string', description: 'Where the rule comes from.' },
           observedGeneration: { type: 'boolean', description: 'Judge only once status.observedGeneration caught up (default true).' },
+          applied: { ...matchList, description: 'Any match: judged applied, not waited for (nothing reconciles it: Flux spec.suspend); checked first.' },
           failed: { ...matchList, description: 'Any match: the rollout failed.' },
           progressing: { ...matchList, description: 'Any match: still progressing.' },
           healthy: { ...matchList, description: 'Every match: healthy. Empty: healthy once applied (a kind without a status, as a Crossplane ProviderConfig).' },

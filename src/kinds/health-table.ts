@@ -81,7 +81,10 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
       { group: 'source.toolkit.fluxcd.io', kind: 'HelmChart' },
       { group: 'source.toolkit.fluxcd.io', kind: 'Bucket' },
     ],
-    source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua; https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions`,
+    source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua (spec.suspend: Suspended); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions`,
+    // spec.suspend: true stops the controller's reconciliation (its status, observedGeneration
+    // included, stays as it was): nothing would end a wait. Argo CD says Suspended.
+    applied: [{ field: 'spec.suspend', equals: 'true' }],
     failed: [
       { condition: 'Stalled', status: 'True' },
       { condition: 'Ready', status: 'False' },
@@ -117,13 +120,16 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
   {
     // Crossplane managed resources (Upbound providers): Synced False reason ReconcileError when the
     // provider cannot reconcile it; Synced False reason ReconcilePaused is the crossplane.io/paused
-    // annotation, the user's pause, not a failure (it waits). Upjet providers also report the last
+    // annotation, the user's pause, not a failure: judged applied. Upjet providers also report the last
     // Terraform operation: LastAsyncOperation False (AsyncCreateFailure, AsyncUpdateFailure…) is a
     // failure, as Argo CD's check says Degraded. Ready True (Available) once the external resource
     // exists; Ready False Creating/Unavailable waits.
     id: 'crossplane.io/Managed',
     match: [{ group: '*.upbound.io', kind: '*' }],
     source: `https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); ${ARGO_CD}/_.upbound.io/_/health.lua (LastAsyncOperation, Synced); https://docs.crossplane.io/latest/managed-resources/managed-resources/#conditions`,
+    // The crossplane.io/paused annotation: the reconciler stops and says Synced False
+    // ReconcilePaused (crossplane-runtime ReconcilePaused()); nothing would end a wait.
+    applied: [{ condition: 'Synced', status: 'False', reason: 'ReconcilePaused' }],
     failed: [
       { condition: 'Synced', status: 'False', reason: 'ReconcileError' },
       { condition: 'LastAsyncOperation', status: 'False' },
@@ -136,10 +142,11 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
   {
     // Crossplane claims and composite resources (their group is the XRD's own): pick with
     // kguard.dev/health-rule: crossplane.io/Claim, or add a match in --health-rules. Synced False
-    // ReconcileError fails; ReconcilePaused (crossplane.io/paused) waits.
+    // ReconcileError fails; ReconcilePaused (crossplane.io/paused) is judged applied.
     id: 'crossplane.io/Claim',
     match: [],
     source: 'https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready)',
+    applied: [{ condition: 'Synced', status: 'False', reason: 'ReconcilePaused' }],
     failed: [{ condition: 'Synced', status: 'False', reason: 'ReconcileError' }],
     healthy: [
       { condition: 'Synced', status: 'True' },

@@ -36,6 +36,12 @@ export interface HealthRule {
   source?: string;
   /** Judge only once status.observedGeneration (a number or a numeric string) caught up with metadata.generation. Default true; a condition's own observedGeneration is always respected. */
   observedGeneration?: boolean;
+  /**
+   * Any match: judged applied, not waited for: nothing will reconcile it (Flux spec.suspend,
+   * Crossplane's crossplane.io/paused). Checked first, before status.observedGeneration, which
+   * a suspended controller never catches up.
+   */
+  applied?: HealthMatch[];
   /** Any match: the rollout failed. `afterSeconds` waits that long first (a condition some controllers write while they retry). */
   failed?: Array<HealthMatch & { afterSeconds?: number }>;
   /** Any match: still progressing (checked after failed). */

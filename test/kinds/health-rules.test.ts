@@ -145,11 +145,16 @@ describe('rows corrected against upstream (fixtures: test/fixtures/health/README
     expect(verdictOf(health('certificate-issued-ssa')).state).toBe('healthy');
   });
 
-  it('a Crossplane managed resource fails on LastAsyncOperation False and Synced False ReconcileError, and waits while paused (ReconcilePaused)', () => {
+  it('a Crossplane managed resource fails on LastAsyncOperation False and Synced False ReconcileError, and is judged applied while paused (ReconcilePaused)', () => {
     const failed = verdictOf(health('resourcegroup-async-update-failed'));
     expect(failed).toMatchObject({ state: 'failed', cause: { source: 'condition', reason: 'ReconcileError' } });
     const paused = verdictOf(health('bucket-paused'));
-    expect(paused).toMatchObject({ state: 'progressing', waitingFor: 'waiting for Synced=True (it is False: ReconcilePaused) (rule crossplane.io/Managed)' });
+    expect(paused).toMatchObject({ state: 'healthy', progress: { summary: 'judged applied: ReconcilePaused (rule crossplane.io/Managed: nothing reconciles it)' } });
+  });
+
+  it('a suspended Flux Kustomization (spec.suspend, its observedGeneration left behind) is judged applied, not waited for', () => {
+    expect(verdictOf(health('kustomization-suspended'))).toMatchObject({ state: 'healthy', progress: { summary: 'judged applied: spec.suspend true (rule toolkit.fluxcd.io/Flux: nothing reconciles it)' } });
+    expect(verdictOf(fixture('custom/kustomization-generation-behind')).state).toBe('progressing');
   });
 
   it('an Upbound ProviderConfig, which has no status, is healthy once applied', () => {
