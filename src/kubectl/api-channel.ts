@@ -53,7 +53,11 @@ export function apiChannel(
   enabled = process.platform !== 'win32' && process.env.KGUARD_KUBECTL_PROXY !== '0',
 ): ApiChannel {
   const proxies = new Map<string, Proxy>();
-  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  // Requests reuse their connections (the process pool above bounds how many run at once); each
+  // watch holds a connection of its own for as long as it runs, so watches have their own agent,
+  // without a cap: 5 watches in each of 10 namespaces must not starve the requests, or each other.
+  const agent = new Agent({ keepAlive: true });
+  const watchAgent = new Agent({ keepAlive: false });
   let directory: string | undefined;
   let processes = 0;
   let requests = 0;
@@ -120,7 +124,7 @@ export function apiChannel(
     if (!call || !isWatch(call.path) || call.method !== 'GET') return stream(file, args, onStdout);
     const proxy = proxyFor(call.connection);
     if (!proxy) return stream(file, args, onStdout);
-    return watchThrough(proxy, agent, call, onStdout, () => {
+    return watchThrough(proxy, watchAgent, call, onStdout, () => {
       requests += 1;
     }, () => stream(file, args, onStdout));
   };
@@ -140,6 +144,7 @@ export function apiChannel(
         proxy.process.stop();
       }
       agent.destroy();
+      watchAgent.destroy();
       if (directory) rmSync(directory, { recursive: true, force: true });
     },
   };
@@ -208,6 +213,7 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
   let stopped = false;
   let req: ReturnType<typeof httpRequest> | undefined;
   let instead: StreamingProcess | undefined;
+  let settle: ((result: ExecResult) => void) | undefined;
   const done = (async (): Promise<ExecResult> => {
     if (!(await proxy.ready) || proxy.broken) {
       if (stopped) return { exitCode: 130, stdout: '', stderr: '' };
@@ -215,6 +221,7 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
       return instead.done;
     }
     return new Promise<ExecResult>((resolve) => {
+      settle = resolve;
       if (stopped) return resolve({ exitCode: 130, stdout: '', stderr: '' });
       onSent();
       req = httpRequest(
@@ -232,6 +239,8 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
           response.on('data', (text: string) => onStdout(text));
           response.on('end', () => resolve({ exitCode: 0, stdout: '', stderr: '', proxied: true }));
           response.on('error', (error) => resolve(stopped ? { exitCode: 130, stdout: '', stderr: '' } : dropped(error)));
+          // Destroyed mid-stream without an error event (stop(), the proxy gone): it ended all the same.
+          response.on('close', () => resolve(stopped ? { exitCode: 130, stdout: '', stderr: '' } : response.complete ? { exitCode: 0, stdout: '', stderr: '', proxied: true } : dropped(new Error('the stream ended early'))));
         },
       );
       req.on('error', (error) => resolve(stopped ? { exitCode: 130, stdout: '', stderr: '' } : dropped(error)));
@@ -244,6 +253,7 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
       stopped = true;
       req?.destroy();
       instead?.stop();
+      settle?.({ exitCode: 130, stdout: '', stderr: '' });
     },
   };
 }
