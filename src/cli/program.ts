@@ -57,6 +57,7 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .option('--context <name>', 'kubeconfig context to use')
     .option('--contexts <names>', 'a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts')
     .option('--canary <context>', 'a fleet: apply to this context first, then to the other --contexts in one parallel wave')
+    .option('--fleet <file>', 'a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave\'s parallel and bake, per-context namespace, kubeconfig and kubectl flags')
     .addOption(
       new Option('--fleet-rollback <mode>', 'when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none')
         .choices(['all', 'failed', 'none'])
