@@ -9,12 +9,22 @@ import type { Reporter } from '../model/events.js';
 import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
 import { commandConnection } from './connection.js';
-import type { JournalCommandOptions } from './journal-commands.js';
 import { parseOutputMode } from './options.js';
 import type { CommandContext } from './session.js';
 import type { ContextRuns, FleetRestoreEnd } from '../run/fleet-runs.js';
 
-export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId: string | undefined, raw: JournalCommandOptions, context: CommandContext): Promise<number> {
+/** The options of status and rollback that a fleet's commands read. */
+export interface FleetRunCommandOptions {
+  namespace?: string;
+  context?: string;
+  contexts?: string;
+  kubeconfig?: string;
+  rollbackTimeout?: string;
+  output?: string;
+  force?: boolean;
+}
+
+export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId: string | undefined, raw: FleetRunCommandOptions, context: CommandContext): Promise<number> {
   const { session } = context;
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
