@@ -25,6 +25,7 @@ import { runRollback } from '../run/rollback.js';
 import { listRuns } from '../run/runs.js';
 import { privateCopies, removeCopiesOf } from '../rollback/restore.js';
 import { guardedApply, type GuardedApplyDeps } from './apply.js';
+import { missingKubeconfig } from './environment.js';
 
 export type FleetDeps = Omit<GuardedApplyDeps, 'onRecorder' | 'quietEnd' | 'onResult'> & {
   /** The fleet run's id (tests, the bench); default a new one. */
@@ -55,6 +56,11 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
     wave.contexts.map((context) => ({ context, wave: index + 1, outcome: 'not-reached' as const, exitCode: null, runId: null, message: null, report: null })),
   );
   const optionsOf = (end: ClusterEnd) => clusterOptions(options, end.context, plan.waves[end.wave - 1]!, plan, fleet);
+  // Every cluster's kubeconfig (a fleet file may give each its own) exists before any is applied to.
+  for (const end of ends) {
+    const missing = missingKubeconfig(optionsOf(end).connectionArgs, deps.env);
+    if (missing) throw new InputError(`context ${end.context}: ${missing}`);
+  }
 
   for (const [index, { parallel }] of plan.waves.entries()) {
     const wave = ends.filter((end) => end.wave === index + 1);

@@ -105,8 +105,9 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
       throw new InputError('not applied: the answer was not yes. Nothing was changed.');
     }
-    // Said before the pipeline is even loaded (guardedApply checks it again for the library).
-    const missing = missingKubeconfig(options.connectionArgs, process.env);
+    // Said before the pipeline is even loaded (guardedApply checks it again for the library; a
+    // fleet checks each cluster's, which its fleet file may give).
+    const missing = plan ? undefined : missingKubeconfig(options.connectionArgs, process.env);
     if (missing) throw new InputError(missing);
     session.finished = false;
     if (plan) return await runFleet(options, plan, session);

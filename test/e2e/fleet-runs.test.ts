@@ -46,6 +46,12 @@ describe('kguard apply --fleet FILE', () => {
     expect(run.exitCode, run.output).toBe(1);
     expect(run.stderr).toContain(`--fleet ${waves} does not follow schema/fleet.schema.json: /waves/1/parallel must be >= 1; /waves/1/bake is not a duration (use forms like 90s, 5m or 1m30s).`);
     expect(requestsTo()).toEqual(before);
+    // A context's own kubeconfig that does not exist: refused before wave 1 is applied.
+    const elsewhere = await fleet.write('elsewhere.yaml', 'waves:\n  - contexts: [staging]\n  - contexts: [{context: us-1, kubeconfig: /nonexistent/kubeconfig}]\n');
+    const missing = await fleet.kguard(['apply', '-f', file, '--fleet', elsewhere, ...fast]);
+    expect(missing.exitCode, missing.output).toBe(1);
+    expect(missing.stderr).toContain('context us-1: the kubeconfig file /nonexistent/kubeconfig (--kubeconfig) does not exist');
+    expect(requestsTo()).toEqual(before);
   });
 
   it("goes wave by wave, a wave's clusters at most `parallel` at once, each wave baked, with a context's own namespace", async () => {
