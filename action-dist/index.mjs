@@ -30686,6 +30686,7 @@ function applyHelp(program2) {
     ["apply, watch, restore everything on failure", `${program2} apply -f k8s/`],
     ["only the objects labelled app=web, pruning the ones gone from k8s/", `${program2} apply -f k8s/ -l app=web --prune`],
     ["as another user, on another cluster", `${program2} apply -f web.yaml --context prod --as deployer`],
+    ["a fleet: staging first, then eu-1 and us-1 in parallel; all restored if one fails", `${program2} apply -f web.yaml --contexts eu-1,us-1 --canary staging`],
     ["what would change, as kubectl diff (exit 1 when something would)", `${program2} apply -f k8s/ --diff`],
     ["for CI: a JSON report, a JUnit file and an NDJSON event stream", `${program2} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`],
     ["any other kubectl apply flag, after --", `${program2} apply -f k8s/ -- --openapi-patch=false`]
@@ -65713,6 +65714,10 @@ async function guardedFleetApply(options, plan, deps) {
     (wave, index) => wave.contexts.map((context) => ({ context, wave: index + 1, outcome: "not-reached", exitCode: null, runId: null, message: null, report: null }))
   );
   const optionsOf = (end) => clusterOptions(options, end.context, plan.waves[end.wave - 1], plan, fleet);
+  for (const end of ends) {
+    const missing = missingKubeconfig(optionsOf(end).connectionArgs, deps.env);
+    if (missing) throw new InputError(`context ${end.context}: ${missing}`);
+  }
   for (const [index, { parallel }] of plan.waves.entries()) {
     const wave = ends.filter((end) => end.wave === index + 1);
     const sections = new ClusterSections(shared, wave.map((end) => end.context));
@@ -65816,6 +65821,7 @@ var init_fleet2 = __esm({
     init_runs();
     init_restore();
     init_apply2();
+    init_environment();
   }
 });
 
@@ -69061,7 +69067,7 @@ async function runCommand2(raw, passThrough, session) {
     if (raw.confirm && !raw.yes && !await confirmed(options, session)) {
       throw new InputError("not applied: the answer was not yes. Nothing was changed.");
     }
-    const missing = missingKubeconfig(options.connectionArgs, process.env);
+    const missing = plan ? void 0 : missingKubeconfig(options.connectionArgs, process.env);
     if (missing) throw new InputError(missing);
     session.finished = false;
     if (plan) return await runFleet(options, plan, session);
