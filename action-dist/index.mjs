@@ -65747,7 +65747,9 @@ async function guardedFleetApply(options, plan, deps) {
       const reporter = restoreSections.reporterFor(end.context);
       reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "restore", fleetRunId: fleet.runId });
       try {
-        Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter }));
+        const kubeconfig = plan.overrides?.[end.context]?.kubeconfig;
+        const where2 = `--context ${end.context}${kubeconfig === void 0 ? "" : ` --kubeconfig ${kubeconfig}`}`;
+        Object.assign(end, await restoreCluster(end.runId, where2, kubectl, options, { ...deps, reporter }));
       } finally {
         restoreSections.end(end.context);
       }
@@ -65781,19 +65783,19 @@ function clusterKubectl(options, deps) {
     }
   });
 }
-async function restoreCluster(runId, context, kubectl, options, deps) {
+async function restoreCluster(runId, where2, kubectl, options, deps) {
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   const copies2 = privateCopies(runId);
   try {
     const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies2, probe: probeHolder });
     if (result.needsPerson > 0) {
-      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} --context ${context} finishes it.` };
+      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where2} finishes it.` };
     }
     await Promise.all([copies2.remove(), removeCopiesOf(runId)]);
     return { outcome: "restored", exitCode: ExitCode.RolledBack };
   } catch (error2) {
     const reason = error2 instanceof Error ? error2.message : String(error2);
-    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} --context ${context} finishes it.`, deps.redactor) };
+    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} ${where2} finishes it.`, deps.redactor) };
   } finally {
     recorder.close();
   }

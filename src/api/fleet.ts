@@ -94,7 +94,10 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
       const reporter = restoreSections.reporterFor(end.context);
       reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'restore', fleetRunId: fleet.runId });
       try {
-        Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter }));
+        // The command that finishes it names the cluster's own kubeconfig when its fleet file gives one.
+        const kubeconfig = plan.overrides?.[end.context]?.kubeconfig;
+        const where = `--context ${end.context}${kubeconfig === undefined ? '' : ` --kubeconfig ${kubeconfig}`}`;
+        Object.assign(end, await restoreCluster(end.runId, where, kubectl, options, { ...deps, reporter }));
       } finally {
         restoreSections.end(end.context);
       }
@@ -134,21 +137,21 @@ function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl 
 }
 
 /** A healthy cluster whose changes the fleet takes back: the journal rollback of its run. */
-async function restoreCluster(runId: string, context: string, kubectl: Kubectl, options: GuardedApplyOptions, deps: FleetDeps): Promise<Partial<ClusterEnd>> {
+async function restoreCluster(runId: string, where: string, kubectl: Kubectl, options: GuardedApplyOptions, deps: FleetDeps): Promise<Partial<ClusterEnd>> {
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   const copies = privateCopies(runId);
   try {
     // force: the run is this process's own, finished; its journal names this process as holder.
     const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies, probe: probeHolder });
     if (result.needsPerson > 0) {
-      return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} --context ${context} finishes it.` };
+      return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where} finishes it.` };
     }
     // The run is undone (runRollback took its history record back too).
     await Promise.all([copies.remove(), removeCopiesOf(runId)]);
     return { outcome: 'restored', exitCode: ExitCode.RolledBack };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} --context ${context} finishes it.`, deps.redactor) };
+    return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} ${where} finishes it.`, deps.redactor) };
   } finally {
     recorder.close();
   }
