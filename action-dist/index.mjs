@@ -12023,13 +12023,63 @@ var init_execa = __esm({
 });
 
 // src/kubectl/exec.ts
-var exec_exports = {};
-__export(exec_exports, {
-  execCommand: () => execCommand,
-  execProcess: () => execProcess,
-  stopRunningProcesses: () => stopRunningProcesses,
-  streamProcess: () => streamProcess
-});
+function streaming(file, args, onStdout, background) {
+  let stopRequested = false;
+  let stopGroup;
+  const done = (async () => {
+    const { execa: execa2 } = await loadExeca();
+    if (stopRequested) return { exitCode: 130, stdout: "", stderr: "" };
+    const child = execa2(file, [...args], {
+      reject: false,
+      stdin: "ignore",
+      buffer: { stdout: false },
+      env: { ...process.env },
+      detached: true
+    });
+    const pid = child.pid;
+    if (pid !== void 0) track(pid);
+    if (!stopOnExit) {
+      stopOnExit = true;
+      process.once("exit", () => stopRunningProcesses());
+    }
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (text2) => onStdout(text2));
+    if (background) {
+      child.unref();
+      for (const pipe of [child.stdout, child.stderr]) pipe?.unref?.();
+    }
+    let timer;
+    stopGroup = () => {
+      if (pid === void 0 || timer) return;
+      killGroup(pid, "SIGTERM");
+      timer = setTimeout(() => {
+        killGroup(pid, "SIGKILL");
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, KILL_GRACE_MS);
+    };
+    try {
+      const result = await child;
+      const spawnFailed = result.failed && result.exitCode === void 0 && !stopRequested && result.signal === void 0;
+      return {
+        exitCode: result.exitCode ?? (stopRequested ? 130 : 127),
+        stdout: "",
+        stderr: typeof result.stderr === "string" ? result.stderr : "",
+        spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0
+      };
+    } finally {
+      clearTimeout(timer);
+      if (pid !== void 0) untrack(pid);
+    }
+  })();
+  return {
+    done,
+    stop: () => {
+      stopRequested = true;
+      stopGroup?.();
+    }
+  };
+}
 function stopRunningProcesses() {
   const count2 = running.size;
   for (const pid of running) {
@@ -12053,7 +12103,7 @@ function killGroup(pid, signal) {
   } catch {
   }
 }
-var KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess, execCommand;
+var KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess, backgroundProcess, execCommand;
 var init_exec = __esm({
   "src/kubectl/exec.ts"() {
     "use strict";
@@ -12120,59 +12170,8 @@ var init_exec = __esm({
       }
     };
     stopOnExit = false;
-    streamProcess = (file, args, onStdout) => {
-      let stopRequested = false;
-      let stopGroup;
-      const done = (async () => {
-        const { execa: execa2 } = await loadExeca();
-        if (stopRequested) return { exitCode: 130, stdout: "", stderr: "" };
-        const child = execa2(file, [...args], {
-          reject: false,
-          stdin: "ignore",
-          buffer: { stdout: false },
-          env: { ...process.env },
-          detached: true
-        });
-        const pid = child.pid;
-        if (pid !== void 0) track(pid);
-        if (!stopOnExit) {
-          stopOnExit = true;
-          process.once("exit", () => stopRunningProcesses());
-        }
-        child.stdout?.setEncoding("utf8");
-        child.stdout?.on("data", (text2) => onStdout(text2));
-        let timer;
-        stopGroup = () => {
-          if (pid === void 0 || timer) return;
-          killGroup(pid, "SIGTERM");
-          timer = setTimeout(() => {
-            killGroup(pid, "SIGKILL");
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-          }, KILL_GRACE_MS);
-        };
-        try {
-          const result = await child;
-          const spawnFailed = result.failed && result.exitCode === void 0 && !stopRequested && result.signal === void 0;
-          return {
-            exitCode: result.exitCode ?? (stopRequested ? 130 : 127),
-            stdout: "",
-            stderr: typeof result.stderr === "string" ? result.stderr : "",
-            spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0
-          };
-        } finally {
-          clearTimeout(timer);
-          if (pid !== void 0) untrack(pid);
-        }
-      })();
-      return {
-        done,
-        stop: () => {
-          stopRequested = true;
-          stopGroup?.();
-        }
-      };
-    };
+    streamProcess = (file, args, onStdout) => streaming(file, args, onStdout, false);
+    backgroundProcess = (file, args, onStdout) => streaming(file, args, onStdout, true);
     execCommand = async (command, options) => {
       const { execa: execa2 } = await loadExeca();
       const child = execa2(command, {
@@ -13546,11 +13545,31 @@ function itemsOf(stdout) {
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
+function withFieldManager(path14) {
+  return `${path14}${path14.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
+}
+function kubectlFailure(what, result, deadline, applied2 = []) {
+  if (result.timedOut) {
+    const within = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
+    return new KubectlError(
+      `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
+      void 0,
+      result.stderr,
+      applied2
+    );
+  }
+  const diagnosis = diagnoseKubectlFailure(result);
+  return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, void 0, result.stderr, applied2);
+}
+var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
 var init_parse = __esm({
   "src/kubectl/parse.ts"() {
     "use strict";
+    init_errors();
     init_diagnose();
     init_transient();
+    DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
+    RESTORE_FIELD_MANAGER = "kguard-restore";
   }
 });
 
@@ -13954,7 +13973,7 @@ var init_format = __esm({
       }),
       kubectl: (event) => ({
         tone: "info",
-        text: `kubectl ${event.args.map(shellQuote).join(" ")} (${event.timedOut ? "killed at its deadline" : `exit ${event.exitCode}`}${event.stream ? ", watch" : ""}, ${seconds2(event.durationMs)})`
+        text: `kubectl ${event.args.map(shellQuote).join(" ")} (${event.timedOut ? "killed at its deadline" : `exit ${event.exitCode}`}${event.stream ? ", watch" : ""}${event.proxied ? ", through kubectl proxy" : ""}, ${seconds2(event.durationMs)})`
       }),
       finished: (event) => ({
         // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.
@@ -31184,6 +31203,293 @@ var init_recorder = __esm({
   }
 });
 
+// src/kubectl/raw-request.ts
+function rawRequestOf(args) {
+  const at = args.indexOf("--raw");
+  if (at < 1 || at + 1 >= args.length) return void 0;
+  const verb = args[at - 1];
+  const method = Object.hasOwn(METHODS, verb) ? METHODS[verb] : void 0;
+  const path14 = args[at + 1];
+  if (!method || !path14.startsWith("/")) return void 0;
+  const connection = args.slice(0, at - 1);
+  const rest = args.slice(at + 2).filter((arg) => !arg.startsWith("--request-timeout="));
+  const body = rest.length === 2 && rest[0] === "-f" && rest[1] === "-";
+  if (rest.length > 0 && !body) return void 0;
+  if (body === (method === "GET")) return void 0;
+  return { connection, method, path: path14, body };
+}
+function isWatch(path14) {
+  const query = path14.includes("?") ? new URLSearchParams(path14.slice(path14.indexOf("?") + 1)) : void 0;
+  return query?.get("watch") === "1" || query?.get("watch") === "true" || /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//.test(path14);
+}
+function kubectlStyleAnswer(status, body, warnings = []) {
+  const warned = warnings.map((text2) => `Warning: ${text2}
+`).join("");
+  if (status >= 200 && status < 300) return { exitCode: 0, stdout: body, stderr: warned };
+  return { exitCode: 1, stdout: "", stderr: `${warned}${errorLine(status, body)}
+` };
+}
+function errorLine(status, body) {
+  const parsed = statusOf(body);
+  if (parsed?.message) return parsed.reason ? `Error from server (${parsed.reason}): ${parsed.message}` : `Error from server: ${parsed.message}`;
+  const generic = GENERIC[status];
+  const text2 = body.trim();
+  if (generic) return `Error from server (${generic.reason}): ${generic.message(text2)}`;
+  return status >= 500 ? `Error from server (InternalError): an error on the server (${JSON.stringify(text2)}) has prevented the request from succeeding` : `Error from server: the server responded with the status code ${status} but did not return more information`;
+}
+function statusOf(body) {
+  try {
+    const value = JSON.parse(body);
+    return value && value.kind === "Status" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function warningTexts(headers) {
+  return headers.flatMap((header) => [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => match[1].replace(/\\(.)/g, "$1")));
+}
+var METHODS, GENERIC;
+var init_raw_request = __esm({
+  "src/kubectl/raw-request.ts"() {
+    "use strict";
+    METHODS = { get: "GET", replace: "PUT", create: "POST", delete: "DELETE" };
+    GENERIC = {
+      400: { reason: "BadRequest", message: () => "the server rejected our request for an unknown reason" },
+      401: { reason: "Unauthorized", message: () => "the server has asked for the client to provide credentials" },
+      403: { reason: "Forbidden", message: () => "the server does not allow access to the requested resource" },
+      404: { reason: "NotFound", message: () => "the server could not find the requested resource" },
+      405: { reason: "MethodNotAllowed", message: () => "the server does not allow this method on the requested resource" },
+      409: { reason: "Conflict", message: () => "the server reported a conflict" },
+      410: { reason: "Expired", message: () => "the server reported the resource has expired" },
+      413: { reason: "RequestEntityTooLarge", message: () => "the server has rejected the request because it is too large" },
+      422: { reason: "Invalid", message: () => "the server rejected our request due to an error in our request" },
+      429: { reason: "TooManyRequests", message: () => "the server has received too many requests and has asked us to try again later" },
+      500: { reason: "InternalError", message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` },
+      // kubectl proxy answers 502 itself when it cannot reach the API server; its body says why.
+      502: { reason: "InternalError", message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` },
+      503: { reason: "ServiceUnavailable", message: () => "the server is currently unable to handle the request" },
+      504: { reason: "Timeout", message: () => "the server was unable to return a response in the time allotted, but may still be processing the request" }
+    };
+  }
+});
+
+// src/kubectl/api-channel.ts
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+function apiChannel(exec, stream, binary, background, enabled = process.platform !== "win32" && process.env.KGUARD_KUBECTL_PROXY !== "0") {
+  const proxies = /* @__PURE__ */ new Map();
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  let directory;
+  let processes = 0;
+  let requests = 0;
+  const proxyFor2 = (connection) => {
+    if (!enabled) return void 0;
+    const key = JSON.stringify(connection);
+    const known = proxies.get(key);
+    if (known) return known.broken ? void 0 : known;
+    directory ??= mkdtempSync(join(tmpdir(), "kguard-api-"));
+    const socket = join(directory, `proxy-${proxies.size}.sock`);
+    let announced = () => void 0;
+    const ready = new Promise((resolve) => announced = resolve);
+    let said2 = "";
+    processes += 1;
+    const running2 = background(binary, [...connection, "proxy", `--unix-socket=${socket}`], (text2) => {
+      said2 += text2;
+      if (said2.includes("Starting to serve on")) announced(true);
+    });
+    const proxy = { socket, ready, process: running2, broken: false };
+    const timer = setTimeout(() => announced(false), START_DEADLINE_MS);
+    void running2.done.then(() => {
+      proxy.broken = true;
+      announced(false);
+    });
+    void ready.then((serving) => {
+      clearTimeout(timer);
+      if (!serving) {
+        proxy.broken = true;
+        running2.stop();
+      }
+    });
+    proxies.set(key, proxy);
+    return proxy;
+  };
+  const channelExec = async (file, args, options = {}) => {
+    const call = file === binary ? rawRequestOf(args) : void 0;
+    if (!call || isWatch(call.path)) return exec(file, args, options);
+    const proxy = proxyFor2(call.connection);
+    if (!proxy || !await proxy.ready || proxy.broken) return exec(file, args, options);
+    const answer = await send(proxy, agent, call, options);
+    if (answer === "unreachable" || answer.dropped && call.method === "GET") {
+      proxy.broken = true;
+      proxy.process.stop();
+      return exec(file, args, options);
+    }
+    if (answer.dropped) {
+      proxy.broken = true;
+      proxy.process.stop();
+    }
+    requests += 1;
+    const { dropped: _dropped, ...result } = answer;
+    return { ...result, proxied: true };
+  };
+  const channelStream = (file, args, onStdout) => {
+    const call = file === binary ? rawRequestOf(args) : void 0;
+    if (!call || !isWatch(call.path) || call.method !== "GET") return stream(file, args, onStdout);
+    const proxy = proxyFor2(call.connection);
+    if (!proxy) return stream(file, args, onStdout);
+    return watchThrough(proxy, agent, call, onStdout, () => {
+      requests += 1;
+    }, () => stream(file, args, onStdout));
+  };
+  return {
+    exec: channelExec,
+    stream: channelStream,
+    get processes() {
+      return processes;
+    },
+    get requests() {
+      return requests;
+    },
+    close() {
+      for (const proxy of proxies.values()) {
+        proxy.broken = true;
+        proxy.process.stop();
+      }
+      agent.destroy();
+      if (directory) rmSync(directory, { recursive: true, force: true });
+    }
+  };
+}
+async function send(proxy, agent, call, options) {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish2 = (result) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.cancelSignal?.removeEventListener("abort", onCancel);
+      resolve(result);
+    };
+    const body = call.body ? toBuffer(options.input) : void 0;
+    const req = httpRequest(
+      {
+        socketPath: proxy.socket,
+        agent,
+        method: call.method,
+        path: call.path,
+        // kubectl proxy accepts only local host names (--accept-hosts).
+        headers: {
+          host: "localhost",
+          accept: "application/json",
+          "user-agent": "kguard (through kubectl proxy)",
+          ...body ? { "content-type": "application/json", "content-length": String(body.length) } : {}
+        }
+      },
+      (response) => {
+        readAll(response).then(
+          (text2) => finish2(kubectlStyleAnswer(response.statusCode ?? 0, text2, warningTexts(headerList(response)))),
+          (error2) => finish2({ ...dropped(error2), dropped: true })
+        );
+      }
+    );
+    let sent = false;
+    req.on("socket", (socket) => {
+      if (socket.connecting) socket.once("connect", () => sent = true);
+      else sent = true;
+    });
+    req.on("error", (error2) => {
+      if (!sent && (error2.code === "ECONNREFUSED" || error2.code === "ENOENT")) finish2("unreachable");
+      else finish2({ ...dropped(error2), dropped: true });
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish2({ exitCode: 124, stdout: "", stderr: "", timedOut: true });
+    }, options.timeoutMs ?? 6e4);
+    const onCancel = () => {
+      req.destroy();
+      finish2({ exitCode: 130, stdout: "", stderr: "" });
+    };
+    if (options.cancelSignal?.aborted) onCancel();
+    else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
+    req.end(body);
+  });
+}
+function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
+  let stopped = false;
+  let req;
+  let instead;
+  const done = (async () => {
+    if (!await proxy.ready || proxy.broken) {
+      if (stopped) return { exitCode: 130, stdout: "", stderr: "" };
+      instead = fallback();
+      return instead.done;
+    }
+    return new Promise((resolve) => {
+      if (stopped) return resolve({ exitCode: 130, stdout: "", stderr: "" });
+      onSent();
+      req = httpRequest(
+        { socketPath: proxy.socket, agent, method: "GET", path: call.path, headers: { host: "localhost", accept: "application/json", "user-agent": "kguard (through kubectl proxy)" } },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          response.setEncoding("utf8");
+          if (status < 200 || status >= 300) {
+            readAll(response).then(
+              (text2) => resolve(kubectlStyleAnswer(status, text2)),
+              (error2) => resolve(dropped(error2))
+            );
+            return;
+          }
+          response.on("data", (text2) => onStdout(text2));
+          response.on("end", () => resolve({ exitCode: 0, stdout: "", stderr: "", proxied: true }));
+          response.on("error", (error2) => resolve(stopped ? { exitCode: 130, stdout: "", stderr: "" } : dropped(error2)));
+        }
+      );
+      req.on("error", (error2) => resolve(stopped ? { exitCode: 130, stdout: "", stderr: "" } : dropped(error2)));
+      req.end();
+    });
+  })();
+  return {
+    done,
+    stop() {
+      stopped = true;
+      req?.destroy();
+      instead?.stop();
+    }
+  };
+}
+function dropped(error2) {
+  const code = error2.code;
+  const words = code === "ECONNRESET" ? "connection reset by peer" : code === "EPIPE" ? "broken pipe" : "unexpected EOF";
+  return { exitCode: 1, stdout: "", stderr: `error: ${words} (kubectl proxy: ${error2.message})
+` };
+}
+function readAll(response) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    response.on("data", (chunk) => chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+    response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    response.on("error", reject);
+  });
+}
+function headerList(response) {
+  const value = response.headers.warning;
+  return value === void 0 ? [] : Array.isArray(value) ? value : [value];
+}
+function toBuffer(input) {
+  if (input === void 0) return Buffer.alloc(0);
+  return typeof input === "string" ? Buffer.from(input, "utf8") : Buffer.from(input);
+}
+var START_DEADLINE_MS;
+var init_api_channel = __esm({
+  "src/kubectl/api-channel.ts"() {
+    "use strict";
+    init_raw_request();
+    START_DEADLINE_MS = 1e4;
+  }
+});
+
 // src/kubectl/diff-output.ts
 function diffsByObject(stdout, refs) {
   const byFile = /* @__PURE__ */ new Map();
@@ -31245,6 +31551,7 @@ var init_resources = __esm({
     BUILT_IN = {
       pods: { group: "", version: "v1", kind: "Pod", resource: "pods" },
       services: { group: "", version: "v1", kind: "Service", resource: "services" },
+      secrets: { group: "", version: "v1", kind: "Secret", resource: "secrets" },
       persistentvolumeclaims: { group: "", version: "v1", kind: "PersistentVolumeClaim", resource: "persistentvolumeclaims" },
       "deployments.apps": { group: "apps", version: "v1", kind: "Deployment", resource: "deployments" },
       "replicasets.apps": { group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets" },
@@ -31495,18 +31802,10 @@ var init_access = __esm({
 });
 
 // src/kubectl/client.ts
-var client_exports = {};
-__export(client_exports, {
-  RESTORE_FIELD_MANAGER: () => RESTORE_FIELD_MANAGER,
-  createKubectl: () => createKubectl
-});
 function createKubectl(exec, connection, stream) {
   return new KubectlClient(exec, connection, stream);
 }
-function withFieldManager(path14) {
-  return `${path14}${path14.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
-}
-var KubectlClient, DIFF_FLAGS, RESTORE_FIELD_MANAGER;
+var KubectlClient;
 var init_client = __esm({
   "src/kubectl/client.ts"() {
     "use strict";
@@ -31533,8 +31832,8 @@ var init_client = __esm({
       exec;
       connection;
       stream;
-      /** How many kubectl processes this object started: reported in measurements and --output json. */
-      spawned = 0;
+      /** kubectl processes started for calls (a call through the API channel's proxy is none). */
+      processes = 0;
       /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
       cancel;
       /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
@@ -31543,6 +31842,10 @@ var init_client = __esm({
       discovery = new Discovery((path14) => this.run(["get", "--raw", path14], { deadlineMs: this.connection.readDeadlineMs }));
       /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
       pool;
+      /** How many kubectl processes this object started, its API channel's proxy included: reported in measurements and --output json. */
+      get spawned() {
+        return this.processes + (this.connection.channelProcesses?.() ?? 0);
+      }
       /** The most kubectl processes (watch streams aside) that ran at once. */
       get peakProcesses() {
         return this.pool.peak;
@@ -31632,8 +31935,18 @@ var init_client = __esm({
         if (result.exitCode !== 0) throw this.failure(`read ${types.join(", ")}${namespace ? ` in namespace ${namespace}` : ""}`, result);
         return this.observed(itemsOf(result.stdout));
       }
-      /** One object as it is now, or undefined when it does not exist. */
+      /**
+       * One object as it is now, or undefined when it does not exist. A type whose REST path is known
+       * is read with `get --raw` (through the API channel: no process of its own); 404 means gone.
+       */
       async getObject(type, namespace, name) {
+        const path14 = await this.collectionPathOf({ type, namespace }).catch(() => void 0);
+        if (path14) {
+          const raw = await this.run(["get", "--raw", `${path14}/${encodeURIComponent(name)}`], { deadlineMs: this.connection.readDeadlineMs });
+          if (raw.exitCode === 0) return this.observed([JSON.parse(raw.stdout)])[0];
+          if (/\(NotFound\)/.test(raw.stderr)) return void 0;
+          throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ""}`, raw);
+        }
         const result = await this.run(
           ["get", type, name, ...namespace ? ["-n", namespace] : [], "-o", "json", "--show-managed-fields", "--ignore-not-found"],
           { deadlineMs: this.connection.readDeadlineMs }
@@ -31737,11 +32050,11 @@ var init_client = __esm({
           if (stopRequested) return { ended: true };
           const params = { ...selectorsOf(query), watch: "1", resourceVersion: from.resourceVersion, allowWatchBookmarks: "true", timeoutSeconds: String(from.timeoutSeconds) };
           const reader = new WatchEventReader();
-          this.spawned += 1;
           running2 = stream(this.connection.binary, [...this.connectionArgs(), "get", "--raw", withQuery(path14, params)], (text2) => {
             for (const event of reader.push(text2)) onEvent(event);
           });
           const result = await running2.done;
+          if (!result.proxied) this.processes += 1;
           if (result.exitCode === 0 || stopRequested) return { ended: true };
           return { ended: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
         })();
@@ -31810,29 +32123,20 @@ var init_client = __esm({
         this.cancel = void 0;
       }
       async run(args, options) {
-        this.spawned += 1;
         const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
         const cancelSignal = this.cancel;
-        return this.pool.use(
+        const result = await this.pool.use(
           () => this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
             input: options.input,
             timeoutMs: options.deadlineMs,
             cancelSignal
           })
         );
+        if (!result.proxied) this.processes += 1;
+        return result;
       }
       failure(what, result, applied2 = [], deadline) {
-        if (result.timedOut) {
-          const within = deadline ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(this.connection.readDeadlineMs);
-          return new KubectlError(
-            `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
-            void 0,
-            result.stderr,
-            applied2
-          );
-        }
-        const diagnosis = diagnoseKubectlFailure(result);
-        return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, void 0, result.stderr, applied2);
+        return kubectlFailure(what, result, deadline ?? { ms: this.connection.readDeadlineMs }, applied2);
       }
       /**
        * The last `tail` lines one container printed (`kubectl logs`); with `previous`, those of its run
@@ -31846,8 +32150,67 @@ var init_client = __esm({
         return questions.length === 0 ? [] : readAnswers(questions, await this.run(REVIEW_ARGS, { deadlineMs: this.connection.readDeadlineMs, input: reviewsList(questions) }));
       }
     };
-    DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
-    RESTORE_FIELD_MANAGER = "kguard-restore";
+  }
+});
+
+// src/kubectl/trace.ts
+function maskCredentials(args) {
+  return args.map((arg, index) => {
+    const [name, value] = splitFlag(arg);
+    if (value !== void 0) return kubectlFlag(name)?.secret ? `${name}=${MASKED}` : arg;
+    const previous = index > 0 ? splitFlag(args[index - 1]) : void 0;
+    return previous && previous[1] === void 0 && kubectlFlag(previous[0])?.secret ? MASKED : arg;
+  });
+}
+function tracedExec(exec, now2, onCall) {
+  return async (file, args, options) => {
+    const started = now2();
+    const result = await exec(file, args, options);
+    onCall({ args: maskCredentials(args), durationMs: now2() - started, exitCode: result.exitCode, timedOut: result.timedOut === true, stream: false, ...result.proxied ? { proxied: true } : {} });
+    return result;
+  };
+}
+function tracedStream(stream, now2, onCall) {
+  return (file, args, onStdout) => {
+    const started = now2();
+    const running2 = stream(file, args, onStdout);
+    const done = running2.done.then((result) => {
+      onCall({ args: maskCredentials(args), durationMs: now2() - started, exitCode: result.exitCode, timedOut: false, stream: true, ...result.proxied ? { proxied: true } : {} });
+      return result;
+    });
+    return { done, stop: running2.stop };
+  };
+}
+var MASKED;
+var init_trace = __esm({
+  "src/kubectl/trace.ts"() {
+    "use strict";
+    init_flags();
+    init_passthrough();
+    MASKED = "[redacted]";
+  }
+});
+
+// src/kubectl/connect.ts
+var connect_exports = {};
+__export(connect_exports, {
+  connectKubectl: () => connectKubectl
+});
+function connectKubectl(connection, options = {}) {
+  const channel = apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
+  const trace = options.trace;
+  const exec = trace ? tracedExec(channel.exec, trace.now, trace.onCall) : channel.exec;
+  const stream = options.watches === false ? void 0 : trace ? tracedStream(channel.stream, trace.now, trace.onCall) : channel.stream;
+  const kubectl = createKubectl(exec, { ...connection, channelProcesses: () => channel.processes }, stream);
+  return Object.assign(kubectl, { close: () => channel.close() });
+}
+var init_connect = __esm({
+  "src/kubectl/connect.ts"() {
+    "use strict";
+    init_api_channel();
+    init_client();
+    init_exec();
+    init_trace();
   }
 });
 
@@ -35065,7 +35428,7 @@ __export(restore_exports, {
   removeCopiesOf: () => removeCopiesOf
 });
 import { mkdtemp, readdir as readdir2, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { tmpdir as tmpdir2 } from "node:os";
 import path8 from "node:path";
 async function executeRestore(steps, options, deps) {
   const results = /* @__PURE__ */ new Map();
@@ -35260,8 +35623,8 @@ function privateCopies(runId) {
 }
 async function removeCopiesOf(runId) {
   const prefix2 = path8.basename(copiesPrefix(runId));
-  const entries2 = await readdir2(tmpdir()).catch(() => []);
-  await Promise.all(entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path8.join(tmpdir(), name), { recursive: true, force: true }).catch(() => void 0)));
+  const entries2 = await readdir2(tmpdir2()).catch(() => []);
+  await Promise.all(entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path8.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0)));
 }
 var PUT_BACK_LOOKS, copiesPrefix;
 var init_restore = __esm({
@@ -35277,7 +35640,7 @@ var init_restore = __esm({
     init_plan();
     init_steps();
     PUT_BACK_LOOKS = 3;
-    copiesPrefix = (runId) => path8.join(tmpdir(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
+    copiesPrefix = (runId) => path8.join(tmpdir2(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
   }
 });
 
@@ -35420,6 +35783,7 @@ __export(fleet_run_commands_exports, {
 });
 async function fleetRunCommand(command, fleetRunId, raw, context) {
   const { session } = context;
+  const opened = [];
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     if (raw.context !== void 0) throw new InputError("--context and --contexts contradict each other: give the fleet's contexts with --contexts.");
@@ -35428,10 +35792,9 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
     if (command === "rollback" && fleetRunId === void 0) throw new InputError("kguard rollback --contexts restores one fleet run: name it (kguard status --contexts lists them), e.g. kguard rollback fleet-\u2026 --contexts staging,eu-1.");
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder: RunRecorder2 }, { createKubectl: createKubectl2 }, { execProcess: execProcess2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, fleetRuns, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { ClusterSections: ClusterSections2 }] = await Promise.all([
+    const [{ RunRecorder: RunRecorder2 }, { connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, fleetRuns, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { ClusterSections: ClusterSections2 }] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
-      Promise.resolve().then(() => (init_client(), client_exports)),
-      Promise.resolve().then(() => (init_exec(), exec_exports)),
+      Promise.resolve().then(() => (init_connect(), connect_exports)),
       Promise.resolve().then(() => (init_transient(), transient_exports)),
       Promise.resolve().then(() => (init_clock(), clock_exports)),
       Promise.resolve().then(() => (init_holder(), holder_exports)),
@@ -35441,16 +35804,27 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
       Promise.resolve().then(() => (init_restore(), restore_exports)),
       Promise.resolve().then(() => (init_sections(), sections_exports))
     ]);
-    const kubectlFor = (name) => createKubectl2(execProcess2, {
-      binary: process.env.KGUARD_KUBECTL || "kubectl",
-      connectionArgs: [...connectionArgs, `--context=${name}`],
-      requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
-      readDeadlineMs: 6e4,
-      retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
-      observe: (objects) => {
-        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
-      }
-    });
+    const kubectls = /* @__PURE__ */ new Map();
+    const kubectlFor = (name) => {
+      const known = kubectls.get(name);
+      if (known) return known;
+      const kubectl = connectKubectl2(
+        {
+          binary: process.env.KGUARD_KUBECTL || "kubectl",
+          connectionArgs: [...connectionArgs, `--context=${name}`],
+          requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
+          readDeadlineMs: 6e4,
+          retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
+          observe: (objects) => {
+            for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+          }
+        },
+        { watches: false }
+      );
+      kubectls.set(name, kubectl);
+      opened.push(kubectl);
+      return kubectl;
+    };
     const say3 = (error2) => sanitizeText(error2 instanceof Error ? error2.message : String(error2), session.redactor);
     const write2 = (lines, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(lines.join("\n"), session.redactor)}
@@ -35519,6 +35893,8 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
   } catch (error2) {
     session.recorder?.close();
     return context.fail(session, error2);
+  } finally {
+    for (const kubectl of opened) kubectl.close();
   }
 }
 var init_fleet_run_commands = __esm({
@@ -35534,51 +35910,6 @@ var init_fleet_run_commands = __esm({
   }
 });
 
-// src/kubectl/trace.ts
-var trace_exports = {};
-__export(trace_exports, {
-  MASKED: () => MASKED,
-  maskCredentials: () => maskCredentials,
-  tracedExec: () => tracedExec,
-  tracedStream: () => tracedStream
-});
-function maskCredentials(args) {
-  return args.map((arg, index) => {
-    const [name, value] = splitFlag(arg);
-    if (value !== void 0) return kubectlFlag(name)?.secret ? `${name}=${MASKED}` : arg;
-    const previous = index > 0 ? splitFlag(args[index - 1]) : void 0;
-    return previous && previous[1] === void 0 && kubectlFlag(previous[0])?.secret ? MASKED : arg;
-  });
-}
-function tracedExec(exec, now2, onCall) {
-  return async (file, args, options) => {
-    const started = now2();
-    const result = await exec(file, args, options);
-    onCall({ args: maskCredentials(args), durationMs: now2() - started, exitCode: result.exitCode, timedOut: result.timedOut === true, stream: false });
-    return result;
-  };
-}
-function tracedStream(stream, now2, onCall) {
-  return (file, args, onStdout) => {
-    const started = now2();
-    const running2 = stream(file, args, onStdout);
-    const done = running2.done.then((result) => {
-      onCall({ args: maskCredentials(args), durationMs: now2() - started, exitCode: result.exitCode, timedOut: false, stream: true });
-      return result;
-    });
-    return { done, stop: running2.stop };
-  };
-}
-var MASKED;
-var init_trace = __esm({
-  "src/kubectl/trace.ts"() {
-    "use strict";
-    init_flags();
-    init_passthrough();
-    MASKED = "[redacted]";
-  }
-});
-
 // src/cli/journal-commands.ts
 var journal_commands_exports = {};
 __export(journal_commands_exports, {
@@ -35590,14 +35921,14 @@ async function journalCommand(command, runId, raw, context) {
     const { fleetRunCommand: fleetRunCommand2 } = await Promise.resolve().then(() => (init_fleet_run_commands(), fleet_run_commands_exports));
     return fleetRunCommand2(command, runId, raw, context);
   }
+  let closeKubectl = () => void 0;
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder: RunRecorder2 }, { createKubectl: createKubectl2 }, { execProcess: execProcess2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { releaseLeftLeases: releaseLeftLeases2 }, { removeJournal: removeJournal2 }, { tracedExec: tracedExec2 }] = await Promise.all([
+    const [{ RunRecorder: RunRecorder2 }, { connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { releaseLeftLeases: releaseLeftLeases2 }, { removeJournal: removeJournal2 }] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
-      Promise.resolve().then(() => (init_client(), client_exports)),
-      Promise.resolve().then(() => (init_exec(), exec_exports)),
+      Promise.resolve().then(() => (init_connect(), connect_exports)),
       Promise.resolve().then(() => (init_transient(), transient_exports)),
       Promise.resolve().then(() => (init_clock(), clock_exports)),
       Promise.resolve().then(() => (init_holder(), holder_exports)),
@@ -35605,22 +35936,25 @@ async function journalCommand(command, runId, raw, context) {
       Promise.resolve().then(() => (init_rollback(), rollback_exports)),
       Promise.resolve().then(() => (init_restore(), restore_exports)),
       Promise.resolve().then(() => (init_held_leases(), held_leases_exports)),
-      Promise.resolve().then(() => (init_store(), store_exports)),
-      Promise.resolve().then(() => (init_trace(), trace_exports))
+      Promise.resolve().then(() => (init_store(), store_exports))
     ]);
     const recorder = new RunRecorder2(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
-    const exec = session.verbosity === "verbose" ? tracedExec2(execProcess2, () => systemClock2.now(), (call) => recorder.emit({ kind: "kubectl", ...call })) : execProcess2;
-    const kubectl = createKubectl2(exec, {
-      binary: process.env.KGUARD_KUBECTL || "kubectl",
-      connectionArgs,
-      requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
-      readDeadlineMs: 6e4,
-      retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
-      observe: (objects2) => {
-        for (const value of secretValuesOfObjects(objects2)) session.redactor.addValue(value);
-      }
-    });
+    const trace = session.verbosity === "verbose" ? { now: () => systemClock2.now(), onCall: (call) => recorder.emit({ kind: "kubectl", ...call }) } : void 0;
+    const kubectl = connectKubectl2(
+      {
+        binary: process.env.KGUARD_KUBECTL || "kubectl",
+        connectionArgs,
+        requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
+        readDeadlineMs: 6e4,
+        retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
+        observe: (objects2) => {
+          for (const value of secretValuesOfObjects(objects2)) session.redactor.addValue(value);
+        }
+      },
+      { trace, watches: false }
+    );
+    closeKubectl = () => kubectl.close();
     const write2 = (text3, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(text3, session.redactor)}
 `);
@@ -35675,6 +36009,8 @@ async function journalCommand(command, runId, raw, context) {
   } catch (error2) {
     session.recorder?.close();
     return context.fail(session, error2);
+  } finally {
+    closeKubectl();
   }
 }
 var init_journal_commands = __esm({
@@ -36466,28 +36802,26 @@ __export(history_commands_exports, {
 });
 async function historyCommand(command, runId, raw, context) {
   const { session } = context;
+  let closeKubectl = () => void 0;
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder: RunRecorder2 }, { createKubectl: createKubectl2 }, { execProcess: execProcess2, streamProcess: streamProcess2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { joinParts: joinParts2, listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }, { tracedExec: tracedExec2, tracedStream: tracedStream2 }] = await Promise.all([
+    const [{ RunRecorder: RunRecorder2 }, { connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { joinParts: joinParts2, listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
-      Promise.resolve().then(() => (init_client(), client_exports)),
-      Promise.resolve().then(() => (init_exec(), exec_exports)),
+      Promise.resolve().then(() => (init_connect(), connect_exports)),
       Promise.resolve().then(() => (init_transient(), transient_exports)),
       Promise.resolve().then(() => (init_clock(), clock_exports)),
       Promise.resolve().then(() => (init_history_store(), history_store_exports)),
       Promise.resolve().then(() => (init_undo(), undo_exports)),
-      Promise.resolve().then(() => (init_restore(), restore_exports)),
-      Promise.resolve().then(() => (init_trace(), trace_exports))
+      Promise.resolve().then(() => (init_restore(), restore_exports))
     ]);
     const recorder = new RunRecorder2(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
     const verbose = session.verbosity === "verbose";
     const onCall = (call) => recorder.emit({ kind: "kubectl", ...call });
     const now2 = () => systemClock2.now();
-    const kubectl = createKubectl2(
-      verbose ? tracedExec2(execProcess2, now2, onCall) : execProcess2,
+    const kubectl = connectKubectl2(
       {
         binary: process.env.KGUARD_KUBECTL || "kubectl",
         connectionArgs,
@@ -36498,8 +36832,9 @@ async function historyCommand(command, runId, raw, context) {
           for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
         }
       },
-      verbose ? tracedStream2(streamProcess2, now2, onCall) : streamProcess2
+      { trace: verbose ? { now: now2, onCall } : void 0 }
     );
+    closeKubectl = () => kubectl.close();
     const write2 = (text2, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(text2, session.redactor)}
 `);
@@ -36527,6 +36862,8 @@ async function historyCommand(command, runId, raw, context) {
   } catch (error2) {
     session.recorder?.close();
     return context.fail(session, error2);
+  } finally {
+    closeKubectl();
   }
 }
 function historyReport({ record, bytes }) {
@@ -42085,10 +42422,10 @@ var require_util3 = __commonJS({
     function TAOCheck() {
       return "success";
     }
-    function appendFetchMetadata(httpRequest) {
+    function appendFetchMetadata(httpRequest2) {
       let header = null;
-      header = httpRequest.mode;
-      httpRequest.headersList.set("sec-fetch-mode", header, true);
+      header = httpRequest2.mode;
+      httpRequest2.headersList.set("sec-fetch-mode", header, true);
     }
     function appendRequestOriginHeader(request) {
       let serializedOrigin = request.origin;
@@ -46765,7 +47102,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
-    var Agent = class extends DispatcherBase {
+    var Agent2 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError2("factory must be a function.");
@@ -46877,7 +47214,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module.exports = Agent;
+    module.exports = Agent2;
   }
 });
 
@@ -47583,7 +47920,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports, module) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var Pool = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
@@ -47714,7 +48051,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect });
         }
-        this[kAgent] = new Agent({
+        this[kAgent] = new Agent2({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -47842,7 +48179,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent = require_proxy_agent();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -47855,7 +48192,7 @@ var require_env_http_proxy_agent = __commonJS({
         super();
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent(agentOpts);
+        this[kNoProxyAgent] = new Agent2(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -50604,7 +50941,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports, module) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -50642,7 +50979,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError2("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent(opts);
+        const agent = opts?.agent ? opts.agent : new Agent2(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -51249,7 +51586,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports, module) {
     "use strict";
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var WrapHandler = require_wrap_handler();
@@ -51300,7 +51637,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent(opts);
+          this[kRealAgent] = new Agent2(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -51539,9 +51876,9 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError: InvalidArgumentError2 } = require_errors3();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent());
+      setGlobalDispatcher(new Agent2());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -58773,85 +59110,85 @@ var require_fetch = __commonJS({
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
       const request = fetchParams.request;
       let httpFetchParams = null;
-      let httpRequest = null;
+      let httpRequest2 = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
       if (request.window === "no-window" && request.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request;
+        httpRequest2 = request;
       } else {
-        httpRequest = cloneRequest(request);
+        httpRequest2 = cloneRequest(request);
         httpFetchParams = { ...fetchParams };
-        httpFetchParams.request = httpRequest;
+        httpFetchParams.request = httpRequest2;
       }
       const includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic";
-      const contentLength = httpRequest.body ? httpRequest.body.length : null;
+      const contentLength = httpRequest2.body ? httpRequest2.body.length : null;
       let contentLengthHeaderValue = null;
-      if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
+      if (httpRequest2.body == null && ["POST", "PUT"].includes(httpRequest2.method)) {
         contentLengthHeaderValue = "0";
       }
       if (contentLength != null) {
         contentLengthHeaderValue = isomorphicEncode(`${contentLength}`);
       }
-      if (contentLengthHeaderValue != null && !httpRequest.headersList.contains("content-length", true)) {
-        httpRequest.headersList.append("content-length", contentLengthHeaderValue, true);
+      if (contentLengthHeaderValue != null && !httpRequest2.headersList.contains("content-length", true)) {
+        httpRequest2.headersList.append("content-length", contentLengthHeaderValue, true);
       }
-      if (contentLength != null && httpRequest.keepalive) {
+      if (contentLength != null && httpRequest2.keepalive) {
       }
-      if (webidl.is.URL(httpRequest.referrer)) {
-        httpRequest.headersList.append("referer", isomorphicEncode(httpRequest.referrer.href), true);
+      if (webidl.is.URL(httpRequest2.referrer)) {
+        httpRequest2.headersList.append("referer", isomorphicEncode(httpRequest2.referrer.href), true);
       }
-      appendRequestOriginHeader(httpRequest);
-      appendFetchMetadata(httpRequest);
-      if (!httpRequest.headersList.contains("user-agent", true)) {
-        httpRequest.headersList.append("user-agent", defaultUserAgent, true);
+      appendRequestOriginHeader(httpRequest2);
+      appendFetchMetadata(httpRequest2);
+      if (!httpRequest2.headersList.contains("user-agent", true)) {
+        httpRequest2.headersList.append("user-agent", defaultUserAgent, true);
       }
-      if (httpRequest.cache === "default" && (httpRequest.headersList.contains("if-modified-since", true) || httpRequest.headersList.contains("if-none-match", true) || httpRequest.headersList.contains("if-unmodified-since", true) || httpRequest.headersList.contains("if-match", true) || httpRequest.headersList.contains("if-range", true))) {
-        httpRequest.cache = "no-store";
+      if (httpRequest2.cache === "default" && (httpRequest2.headersList.contains("if-modified-since", true) || httpRequest2.headersList.contains("if-none-match", true) || httpRequest2.headersList.contains("if-unmodified-since", true) || httpRequest2.headersList.contains("if-match", true) || httpRequest2.headersList.contains("if-range", true))) {
+        httpRequest2.cache = "no-store";
       }
-      if (httpRequest.cache === "no-cache" && !httpRequest.preventNoCacheCacheControlHeaderModification && !httpRequest.headersList.contains("cache-control", true)) {
-        httpRequest.headersList.append("cache-control", "max-age=0", true);
+      if (httpRequest2.cache === "no-cache" && !httpRequest2.preventNoCacheCacheControlHeaderModification && !httpRequest2.headersList.contains("cache-control", true)) {
+        httpRequest2.headersList.append("cache-control", "max-age=0", true);
       }
-      if (httpRequest.cache === "no-store" || httpRequest.cache === "reload") {
-        if (!httpRequest.headersList.contains("pragma", true)) {
-          httpRequest.headersList.append("pragma", "no-cache", true);
+      if (httpRequest2.cache === "no-store" || httpRequest2.cache === "reload") {
+        if (!httpRequest2.headersList.contains("pragma", true)) {
+          httpRequest2.headersList.append("pragma", "no-cache", true);
         }
-        if (!httpRequest.headersList.contains("cache-control", true)) {
-          httpRequest.headersList.append("cache-control", "no-cache", true);
+        if (!httpRequest2.headersList.contains("cache-control", true)) {
+          httpRequest2.headersList.append("cache-control", "no-cache", true);
         }
       }
-      if (httpRequest.headersList.contains("range", true)) {
-        httpRequest.headersList.append("accept-encoding", "identity", true);
+      if (httpRequest2.headersList.contains("range", true)) {
+        httpRequest2.headersList.append("accept-encoding", "identity", true);
       }
-      if (!httpRequest.headersList.contains("accept-encoding", true)) {
-        if (urlHasHttpsScheme(requestCurrentURL(httpRequest))) {
-          httpRequest.headersList.append("accept-encoding", "br, gzip, deflate", true);
+      if (!httpRequest2.headersList.contains("accept-encoding", true)) {
+        if (urlHasHttpsScheme(requestCurrentURL(httpRequest2))) {
+          httpRequest2.headersList.append("accept-encoding", "br, gzip, deflate", true);
         } else {
-          httpRequest.headersList.append("accept-encoding", "gzip, deflate", true);
+          httpRequest2.headersList.append("accept-encoding", "gzip, deflate", true);
         }
       }
-      httpRequest.headersList.delete("host", true);
+      httpRequest2.headersList.delete("host", true);
       if (includeCredentials) {
-        if (!httpRequest.headersList.contains("authorization", true)) {
+        if (!httpRequest2.headersList.contains("authorization", true)) {
           let authorizationValue = null;
-          if (hasAuthenticationEntry(httpRequest) && (httpRequest.useURLCredentials === void 0 || !includesCredentials(requestCurrentURL(httpRequest)))) {
-          } else if (includesCredentials(requestCurrentURL(httpRequest)) && isAuthenticationFetch) {
-            const { username, password } = requestCurrentURL(httpRequest);
+          if (hasAuthenticationEntry(httpRequest2) && (httpRequest2.useURLCredentials === void 0 || !includesCredentials(requestCurrentURL(httpRequest2)))) {
+          } else if (includesCredentials(requestCurrentURL(httpRequest2)) && isAuthenticationFetch) {
+            const { username, password } = requestCurrentURL(httpRequest2);
             authorizationValue = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
           }
           if (authorizationValue !== null) {
-            httpRequest.headersList.append("Authorization", authorizationValue, false);
+            httpRequest2.headersList.append("Authorization", authorizationValue, false);
           }
         }
       }
       if (httpCache == null) {
-        httpRequest.cache = "no-store";
+        httpRequest2.cache = "no-store";
       }
-      if (httpRequest.cache !== "no-store" && httpRequest.cache !== "reload") {
+      if (httpRequest2.cache !== "no-store" && httpRequest2.cache !== "reload") {
       }
       if (response == null) {
-        if (httpRequest.cache === "only-if-cached") {
+        if (httpRequest2.cache === "only-if-cached") {
           return makeNetworkError("only if cached");
         }
         const forwardResponse = await httpNetworkFetch(
@@ -58859,7 +59196,7 @@ var require_fetch = __commonJS({
           includeCredentials,
           isNewConnectionFetch
         );
-        if (!safeMethodsSet.has(httpRequest.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
+        if (!safeMethodsSet.has(httpRequest2.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
         }
         if (revalidatingFlag && forwardResponse.status === 304) {
         }
@@ -58867,12 +59204,12 @@ var require_fetch = __commonJS({
           response = forwardResponse;
         }
       }
-      response.urlList = [...httpRequest.urlList];
-      if (httpRequest.headersList.contains("range", true)) {
+      response.urlList = [...httpRequest2.urlList];
+      if (httpRequest2.headersList.contains("range", true)) {
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request.useURLCredentials !== void 0 || isTraversableNavigable(request.traversableForUserPrompts))) {
+      if (response.status === 401 && httpRequest2.responseTainting !== "cors" && includeCredentials && (request.useURLCredentials !== void 0 || isTraversableNavigable(request.traversableForUserPrompts))) {
         if (request.body != null) {
           if (request.body.source == null) {
             return response;
@@ -61745,9 +62082,9 @@ var require_sender = __commonJS({
       }
     };
     function createFrame(data, hint) {
-      return new WebsocketFrameSend(toBuffer(data, hint)).createFrame(hint === sendHints.text ? opcodes.TEXT : opcodes.BINARY);
+      return new WebsocketFrameSend(toBuffer2(data, hint)).createFrame(hint === sendHints.text ? opcodes.TEXT : opcodes.BINARY);
     }
-    function toBuffer(data, hint) {
+    function toBuffer2(data, hint) {
       switch (hint) {
         case sendHints.text:
         case sendHints.typedArray:
@@ -63398,7 +63735,7 @@ var require_undici = __commonJS({
     var Pool = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
     var EnvHttpProxyAgent = require_env_http_proxy_agent();
@@ -63425,7 +63762,7 @@ var require_undici = __commonJS({
     module.exports.Pool = Pool;
     module.exports.BalancedPool = BalancedPool;
     module.exports.RoundRobinPool = RoundRobinPool;
-    module.exports.Agent = Agent;
+    module.exports.Agent = Agent2;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
     module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
@@ -63684,7 +64021,7 @@ var init_secret_values = __esm({
 
 // src/manifests/inputs.ts
 import { mkdtemp as mkdtemp2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
+import { tmpdir as tmpdir3 } from "node:os";
 import path9 from "node:path";
 async function prepareInputs(input, deps) {
   if (input.kustomize !== void 0 && input.filenames.length > 0) {
@@ -63696,7 +64033,7 @@ async function prepareInputs(input, deps) {
   if (input.filenames.filter((name) => name === "-").length > 1) {
     throw new InputError("-f - (stdin) can be given only once.");
   }
-  const directory = await mkdtemp2(path9.join(tmpdir2(), "kguard-input-"));
+  const directory = await mkdtemp2(path9.join(tmpdir3(), "kguard-input-"));
   const prepared = {
     filenames: [],
     recursive: input.recursive,
@@ -64760,7 +65097,7 @@ var init_changes = __esm({
 
 // src/run/verify-step.ts
 import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
+import { tmpdir as tmpdir4 } from "node:os";
 import path10 from "node:path";
 function verifies(options) {
   return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0;
@@ -64827,7 +65164,7 @@ function privateReportFile() {
   let directory;
   return {
     async write(json) {
-      directory ??= mkdtemp3(path10.join(tmpdir3(), "kguard-verify-"));
+      directory ??= mkdtemp3(path10.join(tmpdir4(), "kguard-verify-"));
       const file = path10.join(await directory, "report.json");
       await writeFile3(file, `${json}
 `, { mode: 384 });
@@ -64950,7 +65287,7 @@ var init_understand = __esm({
 
 // src/manifests/phase-files.ts
 import { mkdtemp as mkdtemp4, readFile as readFile3, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
+import { tmpdir as tmpdir5 } from "node:os";
 import path11 from "node:path";
 async function phaseInputs(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
@@ -64965,7 +65302,7 @@ async function phaseInputs(inputs) {
   }
   const planned = planPhases(placed);
   if (!planned) return void 0;
-  const root = await mkdtemp4(path11.join(tmpdir4(), "kguard-phases-"));
+  const root = await mkdtemp4(path11.join(tmpdir5(), "kguard-phases-"));
   const phased = { parts: [], origins: /* @__PURE__ */ new Map(), cleanup: () => rm4(root, { recursive: true, force: true }) };
   try {
     for (const [number, part] of planned.entries()) {
@@ -65597,11 +65934,11 @@ async function guardedApply(options, deps) {
   for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
+  let closeKubectl = () => void 0;
   try {
     const onCall = (call) => recorder.emit({ kind: "kubectl", ...call });
     const now2 = () => systemClock.now();
-    const kubectl = createKubectl(
-      deps.traceKubectl ? tracedExec(execProcess, now2, onCall) : execProcess,
+    const kubectl = connectKubectl(
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
@@ -65614,8 +65951,9 @@ async function guardedApply(options, deps) {
           for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
         }
       },
-      deps.traceKubectl ? tracedStream(streamProcess, now2, onCall) : streamProcess
+      { trace: deps.traceKubectl ? { now: now2, onCall } : void 0 }
     );
+    closeKubectl = () => kubectl.close();
     const inputs = {
       readStdin: async () => learnt(await deps.readStdin(), learnBytes),
       kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
@@ -65656,6 +65994,7 @@ async function guardedApply(options, deps) {
     if (result.outcome !== "needs-attention" && options.rollback === "all") await copies2.remove();
     return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode, runId };
   } finally {
+    closeKubectl();
     recorder.close();
   }
 }
@@ -65675,10 +66014,9 @@ var init_apply2 = __esm({
     "use strict";
     init_clock();
     init_errors();
-    init_client();
+    init_connect();
     init_exec();
     init_passthrough();
-    init_trace();
     init_transient();
     init_download();
     init_restore();
@@ -69421,10 +69759,10 @@ __export(run_exports, {
 });
 import { spawn as spawn3 } from "node:child_process";
 import { appendFileSync as appendFileSync3, closeSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
-import { constants as constants4, tmpdir as tmpdir5 } from "node:os";
+import { constants as constants4, tmpdir as tmpdir6 } from "node:os";
 import path13 from "node:path";
 async function runAction(kguard, env2 = process.env) {
-  const temp = env2.RUNNER_TEMP || tmpdir5();
+  const temp = env2.RUNNER_TEMP || tmpdir6();
   const stamp = `${process.pid}-${Date.now()}`;
   let args;
   let junit;

@@ -4,10 +4,9 @@
 // callback); neither this file nor anything it calls writes to stdout or exits.
 import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
-import { createKubectl } from '../kubectl/client.js';
-import { execCommand, execProcess, streamProcess } from '../kubectl/exec.js';
+import { connectKubectl } from '../kubectl/connect.js';
+import { execCommand } from '../kubectl/exec.js';
 import { credentialValues } from '../kubectl/passthrough.js';
-import { tracedExec, tracedStream } from '../kubectl/trace.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
@@ -67,11 +66,11 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
 
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
+  let closeKubectl = () => undefined as void;
   try {
     const onCall = (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call });
     const now = () => systemClock.now();
-    const kubectl = createKubectl(
-      deps.traceKubectl ? tracedExec(execProcess, now, onCall) : execProcess,
+    const kubectl = connectKubectl(
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
@@ -84,8 +83,9 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
           for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
         },
       },
-      deps.traceKubectl ? tracedStream(streamProcess, now, onCall) : streamProcess,
+      { trace: deps.traceKubectl ? { now, onCall } : undefined },
     );
+    closeKubectl = () => kubectl.close();
     // Manifests read here (stdin, URLs, kustomize output) are learnt before kubectl sees them.
     const inputs: InputDeps = {
       readStdin: async () => learnt(await deps.readStdin(), learnBytes),
@@ -128,6 +128,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
     if (result.outcome !== 'needs-attention' && options.rollback === 'all') await copies.remove();
     return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode, runId };
   } finally {
+    closeKubectl();
     recorder.close();
   }
 }

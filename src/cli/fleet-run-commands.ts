@@ -26,6 +26,7 @@ export interface FleetRunCommandOptions {
 
 export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId: string | undefined, raw: FleetRunCommandOptions, context: CommandContext): Promise<number> {
   const { session } = context;
+  const opened: Array<{ close(): void }> = [];
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     if (raw.context !== undefined) throw new InputError('--context and --contexts contradict each other: give the fleet\'s contexts with --contexts.');
@@ -34,11 +35,10 @@ export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId
     if (command === 'rollback' && fleetRunId === undefined) throw new InputError('kguard rollback --contexts restores one fleet run: name it (kguard status --contexts lists them), e.g. kguard rollback fleet-… --contexts staging,eu-1.');
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, fleetRuns, { runRollback }, { privateCopies, removeCopiesOf }, { ClusterSections }] =
+    const [{ RunRecorder }, { connectKubectl }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, fleetRuns, { runRollback }, { privateCopies, removeCopiesOf }, { ClusterSections }] =
       await Promise.all([
         import('../report/recorder.js'),
-        import('../kubectl/client.js'),
-        import('../kubectl/exec.js'),
+        import('../kubectl/connect.js'),
         import('../kubectl/transient.js'),
         import('../clock.js'),
         import('../journal/holder.js'),
@@ -48,17 +48,28 @@ export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId
         import('../rollback/restore.js'),
         import('../report/sections.js'),
       ]);
-    const kubectlFor = (name: string) =>
-      createKubectl(execProcess, {
-        binary: process.env.KGUARD_KUBECTL || 'kubectl',
-        connectionArgs: [...connectionArgs, `--context=${name}`],
-        requestTimeout: `${DEFAULTS.requestTimeoutMs / 1000}s`,
-        readDeadlineMs: 60_000,
-        retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
-        observe: (objects) => {
-          for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+    // One kubectl per context (its raw calls through one proxy), every call with a deadline.
+    const kubectls = new Map<string, ReturnType<typeof connectKubectl>>();
+    const kubectlFor = (name: string) => {
+      const known = kubectls.get(name);
+      if (known) return known;
+      const kubectl = connectKubectl(
+        {
+          binary: process.env.KGUARD_KUBECTL || 'kubectl',
+          connectionArgs: [...connectionArgs, `--context=${name}`],
+          requestTimeout: `${DEFAULTS.requestTimeoutMs / 1000}s`,
+          readDeadlineMs: 60_000,
+          retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+          observe: (objects) => {
+            for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+          },
         },
-      });
+        { watches: false },
+      );
+      kubectls.set(name, kubectl);
+      opened.push(kubectl);
+      return kubectl;
+    };
     const say = (error: unknown) => sanitizeText(error instanceof Error ? error.message : String(error), session.redactor);
     const write = (lines: string[], report: unknown) =>
       process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(lines.join('\n'), session.redactor)}\n`);
@@ -131,5 +142,7 @@ export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId
   } catch (error) {
     session.recorder?.close();
     return context.fail(session, error);
+  } finally {
+    for (const kubectl of opened) kubectl.close();
   }
 }

@@ -25,20 +25,19 @@ export interface HistoryCommandOptions {
 
 export async function historyCommand(command: 'history' | 'undo', runId: string | undefined, raw: HistoryCommandOptions, context: CommandContext): Promise<number> {
   const { session } = context;
+  let closeKubectl = () => undefined as void;
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { createKubectl }, { execProcess, streamProcess }, { RETRY_DELAYS_MS }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }, { tracedExec, tracedStream }] = await Promise.all([
+    const [{ RunRecorder }, { connectKubectl }, { RETRY_DELAYS_MS }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }] = await Promise.all([
       import('../report/recorder.js'),
-      import('../kubectl/client.js'),
-      import('../kubectl/exec.js'),
+      import('../kubectl/connect.js'),
       import('../kubectl/transient.js'),
       import('../clock.js'),
       import('../journal/history-store.js'),
       import('../run/undo.js'),
       import('../rollback/restore.js'),
-      import('../kubectl/trace.js'),
     ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
@@ -46,8 +45,7 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
     const verbose = session.verbosity === 'verbose';
     const onCall = (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call });
     const now = () => systemClock.now();
-    const kubectl = createKubectl(
-      verbose ? tracedExec(execProcess, now, onCall) : execProcess,
+    const kubectl = connectKubectl(
       {
         binary: process.env.KGUARD_KUBECTL || 'kubectl',
         connectionArgs,
@@ -58,8 +56,9 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
           for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
         },
       },
-      verbose ? tracedStream(streamProcess, now, onCall) : streamProcess,
+      { trace: verbose ? { now, onCall } : undefined },
     );
+    closeKubectl = () => kubectl.close();
     const write = (text: string, report: unknown) =>
       process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);
 
@@ -88,6 +87,8 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
   } catch (error) {
     session.recorder?.close();
     return context.fail(session, error);
+  } finally {
+    closeKubectl();
   }
 }
 

@@ -1,6 +1,7 @@
 // `kguard status`, `rollback`, `unlock` and `forget`: the runs the cluster's journals and Leases
 // show, and finishing one that could not finish itself.
 import { ExitCode } from '../errors.js';
+import type { KubectlCall } from '../model/events.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
 import { secretValuesOfObjects } from '../report/redact.js';
@@ -30,15 +31,15 @@ export async function journalCommand(command: RunCommandName, runId: string | un
     const { fleetRunCommand } = await import('./fleet-run-commands.js');
     return fleetRunCommand(command, runId, raw, context);
   }
+  let closeKubectl = () => undefined as void;
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { createKubectl }, { execProcess }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }, { tracedExec }] =
+    const [{ RunRecorder }, { connectKubectl }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }] =
       await Promise.all([
         import('../report/recorder.js'),
-        import('../kubectl/client.js'),
-        import('../kubectl/exec.js'),
+        import('../kubectl/connect.js'),
         import('../kubectl/transient.js'),
         import('../clock.js'),
         import('../journal/holder.js'),
@@ -47,21 +48,24 @@ export async function journalCommand(command: RunCommandName, runId: string | un
         import('../rollback/restore.js'),
         import('../journal/held-leases.js'),
         import('../journal/store.js'),
-        import('../kubectl/trace.js'),
       ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
-    const exec = session.verbosity === 'verbose' ? tracedExec(execProcess, () => systemClock.now(), (call) => recorder.emit({ kind: 'kubectl', ...call })) : execProcess;
-    const kubectl = createKubectl(exec, {
-      binary: process.env.KGUARD_KUBECTL || 'kubectl',
-      connectionArgs,
-      requestTimeout: `${DEFAULTS.requestTimeoutMs / 1000}s`,
-      readDeadlineMs: 60_000,
-      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
-      observe: (objects) => {
-        for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+    const trace = session.verbosity === 'verbose' ? { now: () => systemClock.now(), onCall: (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call }) } : undefined;
+    const kubectl = connectKubectl(
+      {
+        binary: process.env.KGUARD_KUBECTL || 'kubectl',
+        connectionArgs,
+        requestTimeout: `${DEFAULTS.requestTimeoutMs / 1000}s`,
+        readDeadlineMs: 60_000,
+        retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+        observe: (objects) => {
+          for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+        },
       },
-    });
+      { trace, watches: false },
+    );
+    closeKubectl = () => kubectl.close();
     const write = (text: string, report: unknown) =>
       process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);
 
@@ -122,5 +126,7 @@ export async function journalCommand(command: RunCommandName, runId: string | un
   } catch (error) {
     session.recorder?.close();
     return context.fail(session, error);
+  } finally {
+    closeKubectl();
   }
 }

@@ -16,7 +16,7 @@ import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';
 import { ProcessPool } from './pool.js';
 import { pinnedArgs, targetOf } from './target.js';
-import { isRetryable, itemsOf, itemsOfValue, jsonDocuments, logsResult, parseApiResources, requestTimeoutWithin, seconds, selectorsOf, shellQuote, withQuery, writeFailure } from './parse.js';
+import { DIFF_FLAGS, isRetryable, itemsOf, itemsOfValue, jsonDocuments, kubectlFailure, logsResult, parseApiResources, requestTimeoutWithin, RESTORE_FIELD_MANAGER, selectorsOf, shellQuote, withFieldManager, withQuery, writeFailure } from './parse.js';
 import { readAnswers, REVIEW_ARGS, reviewsList } from './access.js';
 import type { AccessAnswer, AccessQuestion, ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, Target, WatchStream, WriteResult } from './types.js';
 
@@ -26,8 +26,8 @@ export function createKubectl(exec: Exec, connection: Connection, stream?: Strea
 }
 
 class KubectlClient implements Kubectl {
-  /** How many kubectl processes this object started: reported in measurements and --output json. */
-  spawned = 0;
+  /** kubectl processes started for calls (a call through the API channel's proxy is none). */
+  private processes = 0;
   /** While set, aborting it stops every kubectl call at once (reads before the apply; never a write). */
   private cancel: AbortSignal | undefined;
   /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
@@ -44,6 +44,11 @@ class KubectlClient implements Kubectl {
     private readonly stream?: StreamExec,
   ) {
     this.pool = new ProcessPool(connection.concurrency ?? DEFAULTS.concurrency);
+  }
+
+  /** How many kubectl processes this object started, its API channel's proxy included: reported in measurements and --output json. */
+  get spawned(): number {
+    return this.processes + (this.connection.channelProcesses?.() ?? 0);
   }
 
   /** The most kubectl processes (watch streams aside) that ran at once. */
@@ -144,8 +149,18 @@ class KubectlClient implements Kubectl {
     return this.observed(itemsOf<KubeObject>(result.stdout));
   }
 
-  /** One object as it is now, or undefined when it does not exist. */
+  /**
+   * One object as it is now, or undefined when it does not exist. A type whose REST path is known
+   * is read with `get --raw` (through the API channel: no process of its own); 404 means gone.
+   */
   async getObject(type: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const path = await this.collectionPathOf({ type, namespace }).catch(() => undefined);
+    if (path) {
+      const raw = await this.run(['get', '--raw', `${path}/${encodeURIComponent(name)}`], { deadlineMs: this.connection.readDeadlineMs });
+      if (raw.exitCode === 0) return this.observed([JSON.parse(raw.stdout) as KubeObject])[0];
+      if (/\(NotFound\)/.test(raw.stderr)) return undefined;
+      throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ''}`, raw);
+    }
     const result = await this.run(
       ['get', type, name, ...(namespace ? ['-n', namespace] : []), '-o', 'json', '--show-managed-fields', '--ignore-not-found'],
       { deadlineMs: this.connection.readDeadlineMs },
@@ -261,11 +276,11 @@ class KubectlClient implements Kubectl {
       if (stopRequested) return { ended: true as const };
       const params = { ...selectorsOf(query), watch: '1', resourceVersion: from.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(from.timeoutSeconds) };
       const reader = new WatchEventReader();
-      this.spawned += 1;
       running = stream(this.connection.binary, [...this.connectionArgs(), 'get', '--raw', withQuery(path, params)], (text) => {
         for (const event of reader.push(text)) onEvent(event);
       });
       const result = await running.done;
+      if (!result.proxied) this.processes += 1;
       if (result.exitCode === 0 || stopRequested) return { ended: true as const };
       return { ended: false as const, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
     })();
@@ -348,30 +363,21 @@ class KubectlClient implements Kubectl {
     args: readonly string[],
     options: { deadlineMs: number; input?: string; bounded?: boolean },
   ): Promise<ExecResult> {
-    this.spawned += 1;
     const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
     const cancelSignal = this.cancel;
-    return this.pool.use(() =>
+    const result = await this.pool.use(() =>
       this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
         input: options.input,
         timeoutMs: options.deadlineMs,
         cancelSignal,
       }),
     );
+    if (!result.proxied) this.processes += 1;
+    return result;
   }
 
   private failure(what: string, result: ExecResult, applied: AppliedObject[] = [], deadline?: { ms: number; flag: string }): KubectlError {
-    if (result.timedOut) {
-      const within = deadline ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(this.connection.readDeadlineMs);
-      return new KubectlError(
-        `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
-        undefined,
-        result.stderr,
-        applied,
-      );
-    }
-    const diagnosis = diagnoseKubectlFailure(result);
-    return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, undefined, result.stderr, applied);
+    return kubectlFailure(what, result, deadline ?? { ms: this.connection.readDeadlineMs }, applied);
   }
 
   /**
@@ -388,12 +394,4 @@ class KubectlClient implements Kubectl {
   }
 }
 
-/** kubectl apply flags that kubectl diff takes as well. */
-const DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
-
-/** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
-export const RESTORE_FIELD_MANAGER = 'kguard-restore';
-
-function withFieldManager(path: string): string {
-  return `${path}${path.includes('?') ? '&' : '?'}fieldManager=${RESTORE_FIELD_MANAGER}`;
-}
+export { RESTORE_FIELD_MANAGER };

@@ -15,6 +15,8 @@ export interface ExecResult {
   spawnError?: string;
   /** The deadline passed and the process group was killed. */
   timedOut?: boolean;
+  /** Sent through the API channel's kubectl proxy (api-channel.ts), not a process of its own. */
+  proxied?: boolean;
 }
 
 export interface ExecOptions {
@@ -117,7 +119,15 @@ export type StreamExec = (file: string, args: readonly string[], onStdout: (text
  */
 let stopOnExit = false;
 
-export const streamProcess: StreamExec = (file, args, onStdout) => {
+export const streamProcess: StreamExec = (file, args, onStdout) => streaming(file, args, onStdout, false);
+
+/**
+ * A streaming process that never keeps kguard alive (the API channel's kubectl proxy): neither it
+ * nor its pipes hold node's event loop. It still stops with kguard, as every other does.
+ */
+export const backgroundProcess: StreamExec = (file, args, onStdout) => streaming(file, args, onStdout, true);
+
+function streaming(file: string, args: readonly string[], onStdout: (text: string) => void, background: boolean): StreamingProcess {
   let stopRequested = false;
   let stopGroup: (() => void) | undefined;
   const done = (async (): Promise<ExecResult> => {
@@ -139,6 +149,10 @@ export const streamProcess: StreamExec = (file, args, onStdout) => {
     }
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (text: string) => onStdout(text));
+    if (background) {
+      child.unref();
+      for (const pipe of [child.stdout, child.stderr]) (pipe as unknown as { unref?: () => void } | null)?.unref?.();
+    }
     let timer: NodeJS.Timeout | undefined;
     stopGroup = () => {
       if (pid === undefined || timer) return;
@@ -170,7 +184,7 @@ export const streamProcess: StreamExec = (file, args, onStdout) => {
       stopGroup?.();
     },
   };
-};
+}
 
 /** How a shell command (--verify) ended, with the end of what it printed. */
 export interface CommandResult {

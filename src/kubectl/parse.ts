@@ -1,6 +1,8 @@
 // Pure readings of what kubectl printed (JSON documents, api-resources tables, write failures) and
 // the small pieces of its command lines. No process is started here.
+import { KubectlError } from '../errors.js';
 import type { KubeList } from '../kube.js';
+import type { AppliedObject } from '../model/result.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
 import type { ExecResult } from './exec.js';
 import { isTransientFailure } from './transient.js';
@@ -124,4 +126,29 @@ export function itemsOf<T>(stdout: string): T[] {
 
 export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** kubectl apply flags that kubectl diff takes as well. */
+export const DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
+
+/** Restores are written under kguard's own field manager, so they are told apart in managedFields. */
+export const RESTORE_FIELD_MANAGER = 'kguard-restore';
+
+export function withFieldManager(path: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}fieldManager=${RESTORE_FIELD_MANAGER}`;
+}
+
+/** A failed kubectl call as the error kguard reports: what it could not do, why, and the next step. */
+export function kubectlFailure(what: string, result: ExecResult, deadline: { ms: number; flag?: string }, applied: AppliedObject[] = []): KubectlError {
+  if (result.timedOut) {
+    const within = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
+    return new KubectlError(
+      `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
+      undefined,
+      result.stderr,
+      applied,
+    );
+  }
+  const diagnosis = diagnoseKubectlFailure(result);
+  return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, undefined, result.stderr, applied);
 }

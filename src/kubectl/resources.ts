@@ -14,10 +14,11 @@ export interface ResourceType {
   resource?: string;
 }
 
-/** The built-in types the kind adapters read (track/adapters.ts), and kguard's own Leases (journal/leases.ts). */
+/** The built-in types the kind adapters read (track/adapters.ts), and kguard's own Leases and journal Secrets (journal/). */
 const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   pods: { group: '', version: 'v1', kind: 'Pod', resource: 'pods' },
   services: { group: '', version: 'v1', kind: 'Service', resource: 'services' },
+  secrets: { group: '', version: 'v1', kind: 'Secret', resource: 'secrets' },
   persistentvolumeclaims: { group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
   'deployments.apps': { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' },
   'replicasets.apps': { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets' },

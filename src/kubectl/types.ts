@@ -27,6 +27,8 @@ export interface Connection {
    * the values of Secrets, old and new, to redact them from everything it prints.
    */
   observe?: (objects: readonly KubeObject[]) => void;
+  /** kubectl processes started outside the calls: the API channel's proxy (api-channel.ts). */
+  channelProcesses?: () => number;
 }
 
 export interface ApplyRequest {

@@ -40,6 +40,8 @@ export async function fleetSandbox(contexts: Record<string, ClusterOptions>, unr
       stdin: 'ignore',
       env: { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache'), CI: 'true', NO_COLOR: '1' },
       timeout: 120_000,
+      // A test's kill(SIGTERM) stays a SIGTERM (execa would send SIGKILL 5 s later).
+      forceKillAfterDelay: false,
     });
   return {
     clusters,

@@ -90,6 +90,9 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       stdin: runOptions.input === undefined ? 'ignore' : undefined,
       env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...runOptions.env },
       timeout: runOptions.timeoutMs ?? 120_000,
+      // A test's own kill(SIGTERM) must not become a SIGKILL 5 s later (execa's default) on a
+      // loaded machine: kguard's answer to the signal is what the test looks at.
+      forceKillAfterDelay: false,
     });
     let seen = '';
     child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString()));

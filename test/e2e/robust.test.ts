@@ -33,7 +33,7 @@ function kguardEnv(changes: Record<string, string | undefined> = {}): Record<str
 /** Starts kguard with its own environment; `done` resolves with the run and how long it took. */
 function start(args: string[], changes: Record<string, string | undefined> = {}) {
   const began = Date.now();
-  const child = execa(KGUARD, args, { cwd: env.dir, reject: false, stdin: 'ignore', env: kguardEnv(changes), extendEnv: false, timeout: 120_000 });
+  const child = execa(KGUARD, args, { cwd: env.dir, reject: false, stdin: 'ignore', env: kguardEnv(changes), extendEnv: false, timeout: 120_000, forceKillAfterDelay: false });
   const done = child.then((result): KguardRun & { seconds: number } => {
     const run = {
       exitCode: result.exitCode ?? -1,

@@ -117,8 +117,10 @@ describe('CI', () => {
     const file = await env.write('sig.yaml', deploymentYaml('sig', THROTTLED));
     const running = env.kguardProcess(['apply', '-f', file, ...fast, '--dotenv', 'sig.env', '--events', 'sig.ndjson']);
     await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
-    // The stream is written as events happen: the watch is in it while kguard still runs.
-    expect(await readFile(join(env.dir, 'sig.ndjson'), 'utf8')).toMatch(/"kind":"tracking","workload":\{[^}]*"name":"sig"/);
+    // The stream is written as events happen: the watch is in it while kguard still runs (the
+    // file's write may trail the terminal line by a moment).
+    const tracking = /"kind":"tracking","workload":\{[^}]*"name":"sig"/;
+    expect(await eventually(async () => ((await readFile(join(env.dir, 'sig.ndjson'), 'utf8').catch(() => '')).match(tracking) ? true : undefined), 10_000)).toBe(true);
     const dotenv = await readFile(join(env.dir, 'sig.env'), 'utf8');
     expect(dotenv).toMatch(/^KGUARD_OUTCOME=running\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
     running.child.kill('SIGINT');

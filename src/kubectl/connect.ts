@@ -1,0 +1,25 @@
+// A kubectl for one run or command, wired once: its processes (exec.ts), the API channel that
+// carries its raw calls through one kubectl proxy (api-channel.ts), and -v tracing of both.
+import type { KubectlCall } from '../model/events.js';
+import { apiChannel } from './api-channel.js';
+import { createKubectl } from './client.js';
+import { backgroundProcess, execProcess, streamProcess } from './exec.js';
+import { tracedExec, tracedStream } from './trace.js';
+import type { Connection, Kubectl } from './types.js';
+
+export interface ConnectOptions {
+  /** -v: every call, said when it ends. */
+  trace?: { now(): number; onCall(call: KubectlCall): void };
+  /** Watches (`get --raw …?watch=1`); without them the tracker polls. Default true. */
+  watches?: boolean;
+}
+
+/** The kubectl and its end: `close()` stops the proxy (a run that forgets still exits: it never holds kguard). */
+export function connectKubectl(connection: Omit<Connection, 'channelProcesses'>, options: ConnectOptions = {}): Kubectl & { close(): void } {
+  const channel = apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
+  const trace = options.trace;
+  const exec = trace ? tracedExec(channel.exec, trace.now, trace.onCall) : channel.exec;
+  const stream = options.watches === false ? undefined : trace ? tracedStream(channel.stream, trace.now, trace.onCall) : channel.stream;
+  const kubectl = createKubectl(exec, { ...connection, channelProcesses: () => channel.processes }, stream);
+  return Object.assign(kubectl, { close: () => channel.close() });
+}
