@@ -66081,7 +66081,10 @@ async function guardedFleetApply(options, plan, deps) {
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== "succeeded") return;
       const kubectl = clusterKubectl(optionsOf(end), deps);
-      if (!restore2.includes(end)) return forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      if (!restore2.includes(end)) {
+        await forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs).finally(() => kubectl.close());
+        return;
+      }
       const reporter = restoreSections.reporterFor(end.context);
       reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "restore", fleetRunId: fleet.runId });
       try {
@@ -66089,6 +66092,7 @@ async function guardedFleetApply(options, plan, deps) {
         const where2 = `--context ${end.context}${kubeconfig === void 0 ? "" : ` --kubeconfig ${kubeconfig}`}`;
         Object.assign(end, await restoreCluster(end.runId, where2, kubectl, options, { ...deps, reporter }));
       } finally {
+        kubectl.close();
         restoreSections.end(end.context);
       }
     })
@@ -66109,7 +66113,7 @@ async function eachAtMost(items, limit, work) {
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 function clusterKubectl(options, deps) {
-  return createKubectl(execProcess, {
+  return connectKubectl({
     binary: deps.kubectlBinary,
     connectionArgs: options.connectionArgs,
     requestTimeout: `${options.requestTimeoutMs / 1e3}s`,
@@ -66119,7 +66123,7 @@ function clusterKubectl(options, deps) {
     observe: (objects) => {
       for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
     }
-  });
+  }, { watches: false });
 }
 async function restoreCluster(runId, where2, kubectl, options, deps) {
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
@@ -66147,8 +66151,7 @@ var init_fleet2 = __esm({
     "use strict";
     init_clock();
     init_errors();
-    init_client();
-    init_exec();
+    init_connect();
     init_transient();
     init_holder();
     init_store();

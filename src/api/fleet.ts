@@ -5,8 +5,7 @@
 // else's change wins); clusters not yet reached are never touched.
 import { systemClock } from '../clock.js';
 import { ExitCode, InputError, KguardError } from '../errors.js';
-import { createKubectl } from '../kubectl/client.js';
-import { execProcess } from '../kubectl/exec.js';
+import { connectKubectl } from '../kubectl/connect.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import type { Kubectl } from '../kubectl/types.js';
 import { probeHolder } from '../journal/holder.js';
@@ -90,7 +89,10 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== 'succeeded') return;
       const kubectl = clusterKubectl(optionsOf(end), deps);
-      if (!restore.includes(end)) return forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      if (!restore.includes(end)) {
+        await forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs).finally(() => kubectl.close());
+        return;
+      }
       const reporter = restoreSections.reporterFor(end.context);
       reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'restore', fleetRunId: fleet.runId });
       try {
@@ -99,6 +101,7 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
         const where = `--context ${end.context}${kubeconfig === undefined ? '' : ` --kubeconfig ${kubeconfig}`}`;
         Object.assign(end, await restoreCluster(end.runId, where, kubectl, options, { ...deps, reporter }));
       } finally {
+        kubectl.close();
         restoreSections.end(end.context);
       }
     }),
@@ -121,9 +124,12 @@ async function eachAtMost<T>(items: readonly T[], limit: number, work: (item: T)
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
-/** A kubectl for the fleet's own work in one cluster (the restore, the journal's removal): every call has a deadline. */
-function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl {
-  return createKubectl(execProcess, {
+/**
+ * A kubectl for the fleet's own work in one cluster (the restore, the journal's removal), its raw
+ * calls through one proxy as a run's are (kguard rollback's way, polling): every call has a deadline.
+ */
+function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl & { close(): void } {
+  return connectKubectl({
     binary: deps.kubectlBinary,
     connectionArgs: options.connectionArgs,
     requestTimeout: `${options.requestTimeoutMs / 1000}s`,
@@ -133,7 +139,7 @@ function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl 
     observe: (objects) => {
       for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
     },
-  });
+  }, { watches: false });
 }
 
 /** A healthy cluster whose changes the fleet takes back: the journal rollback of its run. */
