@@ -30357,6 +30357,7 @@ var init_health_rules_schema = __esm({
         condition: { type: "string", minLength: 1, description: "The condition type, e.g. Ready." },
         status: { ...stringOrList, description: "True, False or Unknown (one of a list); default any." },
         reason: { ...stringOrList, description: "The condition reason (one of a list); default any." },
+        reasonNot: { ...stringOrList, description: "The condition reason is none of these (one or a list)." },
         each: { type: "string", pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", description: "A dotted path to a list whose entries hold their own conditions, e.g. status.parents." },
         afterSeconds: { type: "integer", minimum: 1, description: "Only under failed: how long the match must last before it fails the rollout." }
       }
@@ -30406,9 +30407,10 @@ var init_health_rules_schema = __esm({
               },
               source: { type: "string", description: "Where the rule comes from." },
               observedGeneration: { type: "boolean", description: "Judge only once status.observedGeneration caught up (default true)." },
+              applied: { ...matchList, description: "Any match: judged applied, not waited for (nothing reconciles it: Flux spec.suspend); checked first." },
               failed: { ...matchList, description: "Any match: the rollout failed." },
               progressing: { ...matchList, description: "Any match: still progressing." },
-              healthy: { ...matchList, minItems: 1, description: "Every match: healthy." }
+              healthy: { ...matchList, description: "Every match: healthy. Empty: healthy once applied (a kind without a status, as a Crossplane ProviderConfig)." }
             }
           }
         }
@@ -31557,6 +31559,7 @@ var init_resources = __esm({
       "replicasets.apps": { group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets" },
       "statefulsets.apps": { group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets" },
       "daemonsets.apps": { group: "apps", version: "v1", kind: "DaemonSet", resource: "daemonsets" },
+      "ingresses.networking.k8s.io": { group: "networking.k8s.io", version: "v1", kind: "Ingress", resource: "ingresses" },
       "jobs.batch": { group: "batch", version: "v1", kind: "Job", resource: "jobs" },
       "leases.coordination.k8s.io": { group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases" },
       "customresourcedefinitions.apiextensions.k8s.io": { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", resource: "customresourcedefinitions" }
@@ -33695,11 +33698,47 @@ var init_crd = __esm({
   }
 });
 
+// src/kinds/load-balancer.ts
+function loadBalancerAddresses(status) {
+  return (status?.loadBalancer?.ingress ?? []).map((entry) => entry.ip ?? entry.hostname ?? "").filter((address) => address !== "");
+}
+function noAddressCause(timeoutMs, nextStep) {
+  const rule = {
+    category: "stalled",
+    family: "other",
+    policy: { when: "now" },
+    cannot: "be reached from outside the cluster",
+    nextStep
+  };
+  return { source: "condition", reason: NO_ADDRESS_REASON, message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`, rule };
+}
+var NO_ADDRESS_REASON;
+var init_load_balancer = __esm({
+  "src/kinds/load-balancer.ts"() {
+    "use strict";
+    init_duration2();
+    NO_ADDRESS_REASON = "NoLoadBalancerAddress";
+  }
+});
+
 // src/kinds/service.ts
 function planService(applied2) {
   if (applied2.spec?.type === "ExternalName") return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
-  if (Object.keys(applied2.spec?.selector ?? {}).length === 0) return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
+  if (!hasSelector(applied2) && !wantsAddress(applied2)) return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
   return void 0;
+}
+function hasSelector(service) {
+  return Object.keys(service.spec?.selector ?? {}).length > 0;
+}
+function wantsAddress(service) {
+  return service.spec?.type === "LoadBalancer" && (service.spec.externalIPs ?? []).length === 0;
+}
+function provisioner(service) {
+  const lbClass = service.spec?.loadBalancerClass;
+  return lbClass ? `the controller of loadBalancerClass "${lbClass}"` : "the cloud provider's service controller";
+}
+function selectsSome(service, snapshot2) {
+  return !hasSelector(service) || selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects);
 }
 function matches(selector, labels) {
   return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
@@ -33723,6 +33762,7 @@ var NO_POD_GRACE_SECONDS, SELECTS_NO_POD, serviceRules;
 var init_service = __esm({
   "src/kinds/service.ts"() {
     "use strict";
+    init_load_balancer();
     NO_POD_GRACE_SECONDS = 30;
     SELECTS_NO_POD = {
       category: "config",
@@ -33736,17 +33776,81 @@ var init_service = __esm({
       observed: () => true,
       newPods: () => [],
       wait(service, snapshot2) {
-        if (selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects)) return void 0;
-        return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
+        if (!selectsSome(service, snapshot2)) return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
+        if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0) return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
+        return void 0;
       },
       failure(service, snapshot2) {
-        if (selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects)) return void 0;
+        if (selectsSome(service, snapshot2)) return void 0;
         const message = `its selector ${selectorText(service)} matches no pod in namespace ${service.metadata.namespace ?? ""}`;
         return { source: "condition", reason: "SelectsNoPods", message, rule: SELECTS_NO_POD };
       },
+      atDeadline(service, snapshot2, timeoutMs) {
+        if (!selectsSome(service, snapshot2) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0) return void 0;
+        const name = service.metadata.name;
+        const namespace = service.metadata.namespace ?? "";
+        const lbClass = service.spec?.loadBalancerClass;
+        const nextStep = lbClass ? `check that a controller for loadBalancerClass "${lbClass}" runs in the cluster (the cloud provider's service controller leaves such Services alone) and read its events: kubectl describe service ${name} -n ${namespace}` : `read the service controller's events (SyncLoadBalancerFailed says why; quota, subnets, annotations): kubectl describe service ${name} -n ${namespace}; a cluster without a cloud load balancer needs another type (NodePort, an Ingress) or a controller such as MetalLB`;
+        return noAddressCause(timeoutMs, nextStep);
+      },
       progress(service, snapshot2) {
         const pods = selected(service, snapshot2.pods).length;
-        return { desired: 0, updated: 0, ready: 0, available: 0, summary: `selects ${pods} pod${pods === 1 ? "" : "s"}` };
+        const addresses = loadBalancerAddresses(service.status);
+        const parts = [
+          ...hasSelector(service) ? [`selects ${pods} pod${pods === 1 ? "" : "s"}`] : [],
+          ...wantsAddress(service) ? [addresses.length > 0 ? `load-balancer address ${addresses.join(", ")}` : "no load-balancer address yet"] : []
+        ];
+        return { desired: 0, updated: 0, ready: 0, available: 0, summary: parts.join(", ") };
+      }
+    };
+  }
+});
+
+// src/kinds/ingress.ts
+function ingressClassOf(ingress) {
+  return ingress.spec?.ingressClassName ?? ingress.metadata.annotations?.[LEGACY_CLASS_ANNOTATION];
+}
+function reportingSibling(ingress, objects) {
+  const ownClass = ingressClassOf(ingress);
+  return objects.find(
+    (other) => other.kind === "Ingress" && other.apiVersion === "networking.k8s.io/v1" && other.metadata.name !== ingress.metadata.name && (other.metadata.namespace ?? "") === (ingress.metadata.namespace ?? "") && !other.metadata.deletionTimestamp && ingressClassOf(other) === ownClass && loadBalancerAddresses(other.status).length > 0
+  );
+}
+function classText(ingress) {
+  const name = ingressClassOf(ingress);
+  return name === void 0 ? "no ingress class" : `class "${name}"`;
+}
+var LEGACY_CLASS_ANNOTATION, ingressRules;
+var init_ingress = __esm({
+  "src/kinds/ingress.ts"() {
+    "use strict";
+    init_load_balancer();
+    LEGACY_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
+    ingressRules = {
+      controller: "ingress controller",
+      observed: () => true,
+      newPods: () => [],
+      wait(ingress, snapshot2) {
+        if (loadBalancerAddresses(ingress.status).length > 0) return void 0;
+        const sibling = reportingSibling(ingress, snapshot2.objects);
+        if (!sibling) return void 0;
+        return `waiting for a load-balancer address (status.loadBalancer.ingress) from the ingress controller of ${classText(ingress)} (ingress/${sibling.metadata.name} of that class has one)`;
+      },
+      failure: () => void 0,
+      atDeadline(ingress, snapshot2, timeoutMs) {
+        if (loadBalancerAddresses(ingress.status).length > 0 || !reportingSibling(ingress, snapshot2.objects)) return void 0;
+        const name = ingress.metadata.name;
+        const namespace = ingress.metadata.namespace ?? "";
+        return noAddressCause(
+          timeoutMs,
+          `read its events and its ingress controller's logs (a rule the controller rejects, a missing TLS Secret or backend Service): kubectl describe ingress ${name} -n ${namespace}`
+        );
+      },
+      progress(ingress, snapshot2) {
+        const addresses = loadBalancerAddresses(ingress.status);
+        if (addresses.length > 0) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `load-balancer address ${addresses.join(", ")}` };
+        const summary = reportingSibling(ingress, snapshot2.objects) ? "no load-balancer address yet" : `judged applied: no other Ingress of ${classText(ingress)} in namespace ${ingress.metadata.namespace ?? ""} has a load-balancer address, so none is waited for`;
+        return { desired: 0, updated: 0, ready: 0, available: 0, summary };
       }
     };
   }
@@ -34079,7 +34183,11 @@ function judge(rules, observation, expected, firstSeen, moment) {
   const generation = object.metadata.generation;
   const waitingFor = observed ? rules.wait(typed, snapshot2) ?? (rules.servingPods ? notServing(pods) : void 0) : `waiting for the ${rules.controller} to observe generation ${generation ?? "?"}`;
   if (waitingFor === void 0) return { state: "healthy", progress, findings };
-  if (moment.now - moment.startedAt >= moment.timeoutMs) return { state: "timed-out", progress, findings, waitingFor };
+  if (moment.now - moment.startedAt >= moment.timeoutMs) {
+    const cause = observed ? rules.atDeadline?.(typed, snapshot2, moment.timeoutMs) : void 0;
+    if (cause) return { state: "failed", progress, findings, cause };
+    return { state: "timed-out", progress, findings, waitingFor };
+  }
   return { state: "progressing", progress, findings, waitingFor };
 }
 function newPodsOf(rules, object, snapshot2) {
@@ -34396,11 +34504,13 @@ function groupMatches(pattern2, group) {
   return pattern2 === group;
 }
 function healthRuleRules(rule, kind) {
+  const appliedBy = (object) => (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
   return {
     controller: `${kind} controller`,
-    observed: (object) => rule.observedGeneration === false || generationObserved(object),
+    observed: (object) => rule.observedGeneration === false || appliedBy(object) !== void 0 || generationObserved(object),
     newPods: () => [],
     wait(object) {
+      if (appliedBy(object) !== void 0) return void 0;
       const progressing = (rule.progressing ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
       if (progressing !== void 0) return `progressing (${progressing})`;
       const missing = rule.healthy.find((match) => matched(match, object, "every") === void 0);
@@ -34408,6 +34518,7 @@ function healthRuleRules(rule, kind) {
       return `waiting for ${describe(missing)}${now(missing, object)} (rule ${rule.id})`;
     },
     failure(object) {
+      if (appliedBy(object) !== void 0) return void 0;
       for (const match of rule.failed ?? []) {
         const hit = matched(match, object);
         if (hit === void 0) continue;
@@ -34426,6 +34537,8 @@ function healthRuleRules(rule, kind) {
       return void 0;
     },
     progress(object) {
+      const applied2 = appliedBy(object);
+      if (applied2 !== void 0) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `judged applied: ${applied2} (rule ${rule.id}: nothing reconciles it)` };
       const shown2 = rule.healthy[0];
       const summary = shown2 ? now(shown2, object).replace(/^ \(it is (.*)\)$/, "$1") || describe(shown2) : rule.id;
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
@@ -34446,7 +34559,7 @@ function matched(match, object, entriesNeeded = "any") {
 function matchCondition(match, object, entriesNeeded) {
   const lists = match.each === void 0 ? [conditionsOf(object.status)] : entries(object, match.each).map((entry) => conditionsOf(entry));
   if (lists.length === 0) return void 0;
-  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason)));
+  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)));
   const found = hits.find((hit) => hit !== void 0);
   if (!found || entriesNeeded === "every" && hits.some((hit) => hit === void 0)) return void 0;
   return [found.reason, found.message].filter(Boolean).join(": ") || `${found.type} ${found.status}`;
@@ -34480,6 +34593,9 @@ function valueAt(object, path14) {
 function current(condition, object) {
   return condition.observedGeneration === void 0 || condition.observedGeneration >= (object.metadata.generation ?? 0);
 }
+function noneOf(unwanted, actual) {
+  return unwanted === void 0 || actual === void 0 || ![unwanted].flat().includes(actual);
+}
 function oneOf(wanted, actual) {
   if (wanted === void 0) return true;
   return Array.isArray(wanted) ? actual !== void 0 && wanted.includes(actual) : wanted === actual;
@@ -34488,7 +34604,7 @@ function describe(match) {
   if ("condition" in match) {
     const where2 = match.each ? ` on every ${match.each} entry` : "";
     const status = match.status === void 0 ? "" : `=${[match.status].flat().join("|")}`;
-    const reason = match.reason === void 0 ? "" : ` (${[match.reason].flat().join("|")})`;
+    const reason = match.reason === void 0 ? match.reasonNot === void 0 ? "" : ` (not ${[match.reasonNot].flat().join("|")})` : ` (${[match.reason].flat().join("|")})`;
     return `${match.condition}${status}${reason}${where2}`;
   }
   return match.equals === void 0 ? `${match.field} to be set` : `${match.field}=${[match.equals].flat().join("|")}`;
@@ -34534,25 +34650,34 @@ var init_health_table = __esm({
         healthy: [{ field: "status.phase", equals: "Healthy" }]
       },
       {
-        // cert-manager: Issuing True while a certificate is (re)issued; Issuing False reason Failed
-        // after a failed issuance (it backs off and retries later); Ready True once the Secret holds a
-        // valid certificate. Conditions carry observedGeneration.
+        // cert-manager: Issuing True while a certificate is (re)issued. An issuance that fails sets
+        // Issuing False with the reason of the CertificateRequest condition that ended it
+        // (pkg/controller/certificates/issuing/issuing_controller.go failIssueCertificate: the Denied
+        // condition's reason (the approver's), the InvalidRequest one's, or Ready's "Failed"), with
+        // "The certificate request has failed to complete and will be retried: …", and backs off
+        // before the next try. A success removes Issuing, or, with the ServerSideApply feature gate,
+        // sets it False with reason "Issued" (updateOrApplyStatus): so Issuing False is a failure
+        // unless its reason is Issued. Ready True once the Secret holds a valid certificate. Argo CD's
+        // check (health.lua) looks at Issuing True first, then calls any Ready False Degraded; kguard
+        // checks failures first, and Ready is False while the first issuance runs, so Ready False is
+        // not a failure here. Conditions carry observedGeneration.
         id: "cert-manager.io/Certificate",
         match: [{ group: "cert-manager.io", kind: "Certificate" }],
-        source: `${ARGO_CD}/cert-manager.io/Certificate/health.lua; https://cert-manager.io/docs/usage/certificate/ (Issuing, Ready)`,
-        failed: [{ condition: "Issuing", status: "False", reason: "Failed" }],
+        source: `https://github.com/cert-manager/cert-manager/blob/master/pkg/controller/certificates/issuing/issuing_controller.go (failIssueCertificate, updateOrApplyStatus); ${ARGO_CD}/cert-manager.io/Certificate/health.lua`,
+        failed: [{ condition: "Issuing", status: "False", reasonNot: "Issued" }],
         progressing: [{ condition: "Issuing", status: "True" }],
         healthy: [{ condition: "Ready", status: "True" }]
       },
       {
         // cert-manager Issuers: Ready True once the issuer is set up (ACME account registered, CA
-        // Secret read); Ready False with the error otherwise.
+        // Secret read); Ready False with the error otherwise (IssuerConditionReady, types_issuer.go).
+        // As Argo CD's Issuer and ClusterIssuer health.lua: Ready False Degraded, Ready True Healthy.
         id: "cert-manager.io/Issuer",
         match: [
           { group: "cert-manager.io", kind: "Issuer" },
           { group: "cert-manager.io", kind: "ClusterIssuer" }
         ],
-        source: `${ARGO_CD}/cert-manager.io/Issuer/health.lua; ${ARGO_CD}/cert-manager.io/ClusterIssuer/health.lua`,
+        source: `${ARGO_CD}/cert-manager.io/Issuer/health.lua; ${ARGO_CD}/cert-manager.io/ClusterIssuer/health.lua; https://github.com/cert-manager/cert-manager/blob/master/pkg/apis/certmanager/v1/types_issuer.go (IssuerConditionReady)`,
         failed: [{ condition: "Ready", status: "False" }],
         healthy: [{ condition: "Ready", status: "True" }]
       },
@@ -34567,9 +34692,12 @@ var init_health_table = __esm({
         healthy: [{ condition: "Ready", status: "True" }]
       },
       {
-        // Flux toolkit objects follow kstatus: Reconciling True while it works, Stalled True when it
-        // cannot go on, Ready False when the last attempt failed (it retries on its interval), Ready
-        // True when the applied generation is reconciled.
+        // Flux toolkit objects follow kstatus (fluxcd/pkg apis/meta/conditions.go: ReadyCondition;
+        // StalledCondition and ReconcilingCondition "abnormal-true", present only when True):
+        // Reconciling True while it works, Stalled True when it cannot go on, Ready False when the
+        // last attempt failed (it retries on its interval), Ready True when the applied generation is
+        // reconciled. Argo CD's Kustomization health.lua agrees: Progressing only while Ready is
+        // Unknown and Reconciling True, Healthy at Ready True, Degraded otherwise.
         id: "toolkit.fluxcd.io/Flux",
         match: [
           { group: "kustomize.toolkit.fluxcd.io", kind: "Kustomization" },
@@ -34580,7 +34708,10 @@ var init_health_table = __esm({
           { group: "source.toolkit.fluxcd.io", kind: "HelmChart" },
           { group: "source.toolkit.fluxcd.io", kind: "Bucket" }
         ],
-        source: "https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions",
+        source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua (spec.suspend: Suspended); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions`,
+        // spec.suspend: true stops the controller's reconciliation (its status, observedGeneration
+        // included, stays as it was): nothing would end a wait. Argo CD says Suspended.
+        applied: [{ field: "spec.suspend", equals: "true" }],
         failed: [
           { condition: "Stalled", status: "True" },
           { condition: "Ready", status: "False" }
@@ -34590,10 +34721,13 @@ var init_health_table = __esm({
       },
       {
         // Knative: Ready Unknown while it works, False when it failed, with the failing sub-condition
-        // (ConfigurationsReady, RoutesReady) saying why.
+        // (ConfigurationsReady, RoutesReady) saying why. Ready is the happy condition of the living
+        // condition set over ConfigurationsReady and RoutesReady (knative/serving
+        // pkg/apis/serving/v1/service_lifecycle.go serviceCondSet), so Ready True means both are, as
+        // Argo CD's health.lua asks of all three.
         id: "serving.knative.dev/Service",
         match: [{ group: "serving.knative.dev", kind: "Service" }],
-        source: `${ARGO_CD}/serving.knative.dev/Service/health.lua; https://github.com/knative/pkg/blob/main/apis/condition_set.go (happy condition, Unknown while in progress)`,
+        source: `${ARGO_CD}/serving.knative.dev/Service/health.lua; https://github.com/knative/serving/blob/main/pkg/apis/serving/v1/service_lifecycle.go (serviceCondSet); https://github.com/knative/pkg/blob/main/apis/condition_set.go (happy condition, Unknown while in progress)`,
         failed: [
           { condition: "ConfigurationsReady", status: "False" },
           { condition: "RoutesReady", status: "False" },
@@ -34602,12 +34736,31 @@ var init_health_table = __esm({
         healthy: [{ condition: "Ready", status: "True" }]
       },
       {
-        // Crossplane managed resources (Upbound providers): Synced False (ReconcileError) when the
-        // provider cannot reconcile it; Ready True (Available) once the external resource exists.
+        // Upbound providers' ProviderConfig and its usages have no conditions (Argo CD's
+        // _.upbound.io/_/health.lua calls them Healthy without a status): applied is done. Matched
+        // before the rule for every *.upbound.io kind, which would wait for a Ready that never comes.
+        id: "crossplane.io/ProviderConfig",
+        match: ["ProviderConfig", "ClusterProviderConfig", "ProviderConfigUsage", "ClusterProviderConfigUsage"].map((kind) => ({ group: "*.upbound.io", kind })),
+        source: `${ARGO_CD}/_.upbound.io/_/health.lua (has_no_status); ${ARGO_CD}/_.upbound.io/_/testdata/providerconfig_healthy.yaml`,
+        healthy: []
+      },
+      {
+        // Crossplane managed resources (Upbound providers): Synced False reason ReconcileError when the
+        // provider cannot reconcile it; Synced False reason ReconcilePaused is the crossplane.io/paused
+        // annotation, the user's pause, not a failure: judged applied. Upjet providers also report the last
+        // Terraform operation: LastAsyncOperation False (AsyncCreateFailure, AsyncUpdateFailure…) is a
+        // failure, as Argo CD's check says Degraded. Ready True (Available) once the external resource
+        // exists; Ready False Creating/Unavailable waits.
         id: "crossplane.io/Managed",
         match: [{ group: "*.upbound.io", kind: "*" }],
-        source: "https://docs.crossplane.io/latest/managed-resources/managed-resources/#conditions; https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go",
-        failed: [{ condition: "Synced", status: "False" }],
+        source: `https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); ${ARGO_CD}/_.upbound.io/_/health.lua (LastAsyncOperation, Synced); https://docs.crossplane.io/latest/managed-resources/managed-resources/#conditions`,
+        // The crossplane.io/paused annotation: the reconciler stops and says Synced False
+        // ReconcilePaused (crossplane-runtime ReconcilePaused()); nothing would end a wait.
+        applied: [{ condition: "Synced", status: "False", reason: "ReconcilePaused" }],
+        failed: [
+          { condition: "Synced", status: "False", reason: "ReconcileError" },
+          { condition: "LastAsyncOperation", status: "False" }
+        ],
         healthy: [
           { condition: "Synced", status: "True" },
           { condition: "Ready", status: "True" }
@@ -34615,25 +34768,31 @@ var init_health_table = __esm({
       },
       {
         // Crossplane claims and composite resources (their group is the XRD's own): pick with
-        // kguard.dev/health-rule: crossplane.io/Claim, or add a match in --health-rules.
+        // kguard.dev/health-rule: crossplane.io/Claim, or add a match in --health-rules. Synced False
+        // ReconcileError fails; ReconcilePaused (crossplane.io/paused) is judged applied.
         id: "crossplane.io/Claim",
         match: [],
-        source: "https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready); https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go",
-        failed: [{ condition: "Synced", status: "False" }],
+        source: "https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready)",
+        applied: [{ condition: "Synced", status: "False", reason: "ReconcilePaused" }],
+        failed: [{ condition: "Synced", status: "False", reason: "ReconcileError" }],
         healthy: [
           { condition: "Synced", status: "True" },
           { condition: "Ready", status: "True" }
         ]
       },
       {
-        // Gateway API: Accepted False with a configuration reason is the user's to fix; Programmed
-        // True once the data plane serves it. Conditions carry observedGeneration.
+        // Gateway API: Accepted False with a configuration reason is the user's to fix (Invalid,
+        // InvalidParameters, UnsupportedAddress, ListenersNotValid; NotReconciled is the deprecated
+        // Pending); Programmed False Invalid, or AddressNotUsable (a static address in the spec cannot
+        // be used, "already in use"); Programmed False Pending, NoResources or AddressNotAssigned
+        // (IPAM still working) waits. Programmed True once the data plane serves it. Conditions carry
+        // observedGeneration.
         id: "gateway.networking.k8s.io/Gateway",
         match: [{ group: "gateway.networking.k8s.io", kind: "Gateway" }],
         source: "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason)",
         failed: [
           { condition: "Accepted", status: "False", reason: ["Invalid", "InvalidParameters", "UnsupportedAddress", "ListenersNotValid"] },
-          { condition: "Programmed", status: "False", reason: "Invalid" }
+          { condition: "Programmed", status: "False", reason: ["Invalid", "AddressNotUsable"] }
         ],
         healthy: [
           { condition: "Accepted", status: "True" },
@@ -34642,7 +34801,10 @@ var init_health_table = __esm({
       },
       {
         // Routes report per parent (status.parents[].conditions): accepted by every parent with every
-        // backend reference resolved.
+        // backend reference resolved. Accepted False NotAllowedByListeners, NoMatchingListenerHostname,
+        // NoMatchingParent, UnsupportedValue or IncompatibleFilters (URLRewrite with RequestRedirect)
+        // fails; Pending waits. ResolvedRefs False RefNotPermitted, InvalidKind, BackendNotFound or
+        // UnsupportedProtocol fails.
         id: "gateway.networking.k8s.io/Route",
         match: [
           { group: "gateway.networking.k8s.io", kind: "HTTPRoute" },
@@ -34650,7 +34812,7 @@ var init_health_table = __esm({
         ],
         source: "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)",
         failed: [
-          { condition: "Accepted", status: "False", reason: ["NotAllowedByListeners", "NoMatchingListenerHostname", "NoMatchingParent", "UnsupportedValue"], each: "status.parents" },
+          { condition: "Accepted", status: "False", reason: ["NotAllowedByListeners", "NoMatchingListenerHostname", "NoMatchingParent", "UnsupportedValue", "IncompatibleFilters"], each: "status.parents" },
           { condition: "ResolvedRefs", status: "False", reason: ["RefNotPermitted", "InvalidKind", "BackendNotFound", "UnsupportedProtocol"], each: "status.parents" }
         ],
         healthy: [
@@ -34659,12 +34821,15 @@ var init_health_table = __esm({
         ]
       },
       {
-        // KEDA: Ready False when the ScaledObject cannot work (ScaledObjectCheckFailed), Fallback True
-        // when its scaler fails and fallback replicas are in use. Active only says whether it scales
-        // now: not a health signal.
+        // KEDA (apis/keda/v1alpha1/condition_types.go: Ready, Active, Fallback, Paused, all Unknown
+        // at first): Ready False when the ScaledObject cannot work (the controller's
+        // ScaledObjectCheckFailed), Fallback True when its scaler fails and fallback replicas are in
+        // use; both Degraded in Argo CD's health.lua. Active only says whether it scales now: not a
+        // health signal. Paused True with Ready True (Argo CD: Suspended) is healthy: the pause is the
+        // user's.
         id: "keda.sh/ScaledObject",
         match: [{ group: "keda.sh", kind: "ScaledObject" }],
-        source: `${ARGO_CD}/keda.sh/ScaledObject/health.lua; https://keda.sh/docs/latest/reference/scaledobject-spec/`,
+        source: `${ARGO_CD}/keda.sh/ScaledObject/health.lua; https://github.com/kedacore/keda/blob/main/apis/keda/v1alpha1/condition_types.go; https://github.com/kedacore/keda/blob/main/controllers/keda/scaledobject_controller.go (ScaledObjectCheckFailed)`,
         failed: [
           { condition: "Ready", status: "False" },
           { condition: "Fallback", status: "True" }
@@ -35093,6 +35258,7 @@ var init_table2 = __esm({
     init_claim();
     init_crd();
     init_service();
+    init_ingress();
     init_daemonset();
     init_deployment();
     init_generic();
@@ -35142,7 +35308,7 @@ var init_table2 = __esm({
       "/Namespace": NO_STATUS,
       "/PersistentVolume": NO_STATUS,
       "networking.k8s.io/NetworkPolicy": NO_STATUS,
-      "networking.k8s.io/Ingress": NO_STATUS,
+      "networking.k8s.io/Ingress": { ...watched(() => ingressRules, () => ["ingresses.networking.k8s.io"]), readsSiblings: true },
       "networking.k8s.io/IngressClass": NO_STATUS,
       "policy/PodDisruptionBudget": NO_STATUS,
       "autoscaling/HorizontalPodAutoscaler": NO_STATUS,
@@ -36362,7 +36528,8 @@ function watchQueries(targets) {
 function narrowingFor(type, target) {
   const resource = resourceTypeOf(type);
   const own = resource !== void 0 && resource.kind === target.workload.kind && resource.group === groupOf(target.workload.apiVersion);
-  if (own) return { by: "name", value: target.workload.name };
+  if (own && !target.siblings) return { by: "name", value: target.workload.name };
+  if (own) return { by: "all" };
   return target.selector ? { by: "label", value: target.selector } : { by: "all" };
 }
 function merged(narrowings) {
@@ -36490,7 +36657,7 @@ function timeoutOf(target, options) {
 function sourceFor(targets, options, deps) {
   const { listCollection, watchCollection } = deps.kubectl;
   if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector })));
+  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector, siblings: rowOf(target).readsSiblings })));
   const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
   return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
 }
@@ -36561,6 +36728,9 @@ async function finish(watch, finalVerdict, elapsedMs, options, deps) {
   const firstDiagnosis = diagnose(verdict, [], workload);
   if (firstDiagnosis?.pod) {
     events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
+  } else if (verdict.state === "failed" && verdict.cause.source === "condition") {
+    const own = await deps.kubectl.events(workload.namespace, workload.name).catch(() => []);
+    events = own.filter((event) => event.involvedObject?.kind === workload.kind);
   }
   const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
   const diagnosis = diagnose(verdict, events, workload, logs);

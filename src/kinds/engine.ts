@@ -58,6 +58,12 @@ export interface RolloutRules<T> {
   failuresAllowed?: number;
   /** --readiness-grace: a new pod that runs but is not Ready (its readiness probe fails) fails the rollout after this long. */
   readinessGraceSeconds?: number;
+  /**
+   * What a wait still open at the object's deadline means, when it is a failure of the object's
+   * own rather than a slow rollout (a LoadBalancer Service with no address, as krane's and Helm's
+   * waits end): undefined, a plain timeout.
+   */
+  atDeadline?(object: T, snapshot: WorkloadSnapshot, timeoutMs: number): ConditionCause | undefined;
 }
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
@@ -90,7 +96,11 @@ export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, e
   const generation = object.metadata.generation;
   const waitingFor = observed ? (rules.wait(typed, snapshot) ?? (rules.servingPods ? notServing(pods) : undefined)) : `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`;
   if (waitingFor === undefined) return { state: 'healthy', progress, findings };
-  if (moment.now - moment.startedAt >= moment.timeoutMs) return { state: 'timed-out', progress, findings, waitingFor };
+  if (moment.now - moment.startedAt >= moment.timeoutMs) {
+    const cause = observed ? rules.atDeadline?.(typed, snapshot, moment.timeoutMs) : undefined;
+    if (cause) return { state: 'failed', progress, findings, cause };
+    return { state: 'timed-out', progress, findings, waitingFor };
+  }
   return { state: 'progressing', progress, findings, waitingFor };
 }
 

@@ -1,5 +1,6 @@
 // Judging a custom resource by a health rule (model/health-rules.ts): the rule's data, read by one
-// function. Order, as Argo CD's health checks: the status must describe the applied generation
+// function. Order, as Argo CD's health checks: an `applied` match (a suspended or paused object,
+// which nothing reconciles: Argo CD says Suspended) ends the wait at once; the status must describe the applied generation
 // (status.observedGeneration, numeric or a numeric string as Argo Rollouts writes it; a
 // condition's own observedGeneration); then any `failed` match fails it; then any `progressing`
 // match waits; then every `healthy` match makes it healthy; anything else is waited for. A
@@ -33,11 +34,13 @@ function groupMatches(pattern: string, group: string): boolean {
 }
 
 export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Judged> {
+  const appliedBy = (object: Judged): string | undefined => (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== undefined);
   return {
     controller: `${kind} controller`,
-    observed: (object) => rule.observedGeneration === false || generationObserved(object),
+    observed: (object) => rule.observedGeneration === false || appliedBy(object) !== undefined || generationObserved(object),
     newPods: () => [],
     wait(object) {
+      if (appliedBy(object) !== undefined) return undefined;
       const progressing = (rule.progressing ?? []).map((match) => matched(match, object)).find((hit) => hit !== undefined);
       if (progressing !== undefined) return `progressing (${progressing})`;
       const missing = rule.healthy.find((match) => matched(match, object, 'every') === undefined);
@@ -45,6 +48,7 @@ export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Ju
       return `waiting for ${describe(missing)}${now(missing, object)} (rule ${rule.id})`;
     },
     failure(object) {
+      if (appliedBy(object) !== undefined) return undefined;
       for (const match of rule.failed ?? []) {
         const hit = matched(match, object);
         if (hit === undefined) continue;
@@ -63,6 +67,8 @@ export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Ju
       return undefined;
     },
     progress(object) {
+      const applied = appliedBy(object);
+      if (applied !== undefined) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `judged applied: ${applied} (rule ${rule.id}: nothing reconciles it)` };
       const shown = rule.healthy[0];
       const summary = shown ? now(shown, object).replace(/^ \(it is (.*)\)$/, '$1') || describe(shown) : rule.id;
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
@@ -88,7 +94,7 @@ function matched(match: HealthMatch, object: Judged, entriesNeeded: 'every' | 'a
 function matchCondition(match: ConditionMatch, object: Judged, entriesNeeded: 'every' | 'any'): string | undefined {
   const lists = match.each === undefined ? [conditionsOf(object.status)] : entries(object, match.each).map((entry) => conditionsOf(entry));
   if (lists.length === 0) return undefined;
-  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason)));
+  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)));
   // Under `each`: healthy needs every entry; failed and progressing take any.
   const found = hits.find((hit) => hit !== undefined);
   if (!found || (entriesNeeded === 'every' && hits.some((hit) => hit === undefined))) return undefined;
@@ -131,6 +137,10 @@ function current(condition: Condition, object: Judged): boolean {
   return condition.observedGeneration === undefined || condition.observedGeneration >= (object.metadata.generation ?? 0);
 }
 
+function noneOf(unwanted: string | string[] | undefined, actual: string | undefined): boolean {
+  return unwanted === undefined || actual === undefined || ![unwanted].flat().includes(actual);
+}
+
 function oneOf(wanted: string | string[] | undefined, actual: string | undefined): boolean {
   if (wanted === undefined) return true;
   return Array.isArray(wanted) ? actual !== undefined && wanted.includes(actual) : wanted === actual;
@@ -140,7 +150,7 @@ function describe(match: HealthMatch): string {
   if ('condition' in match) {
     const where = match.each ? ` on every ${match.each} entry` : '';
     const status = match.status === undefined ? '' : `=${[match.status].flat().join('|')}`;
-    const reason = match.reason === undefined ? '' : ` (${[match.reason].flat().join('|')})`;
+    const reason = match.reason === undefined ? (match.reasonNot === undefined ? '' : ` (not ${[match.reasonNot].flat().join('|')})`) : ` (${[match.reason].flat().join('|')})`;
     return `${match.condition}${status}${reason}${where}`;
   }
   return match.equals === undefined ? `${match.field} to be set` : `${match.field}=${[match.equals].flat().join('|')}`;

@@ -23,25 +23,34 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     healthy: [{ field: 'status.phase', equals: 'Healthy' }],
   },
   {
-    // cert-manager: Issuing True while a certificate is (re)issued; Issuing False reason Failed
-    // after a failed issuance (it backs off and retries later); Ready True once the Secret holds a
-    // valid certificate. Conditions carry observedGeneration.
+    // cert-manager: Issuing True while a certificate is (re)issued. An issuance that fails sets
+    // Issuing False with the reason of the CertificateRequest condition that ended it
+    // (pkg/controller/certificates/issuing/issuing_controller.go failIssueCertificate: the Denied
+    // condition's reason (the approver's), the InvalidRequest one's, or Ready's "Failed"), with
+    // "The certificate request has failed to complete and will be retried: …", and backs off
+    // before the next try. A success removes Issuing, or, with the ServerSideApply feature gate,
+    // sets it False with reason "Issued" (updateOrApplyStatus): so Issuing False is a failure
+    // unless its reason is Issued. Ready True once the Secret holds a valid certificate. Argo CD's
+    // check (health.lua) looks at Issuing True first, then calls any Ready False Degraded; kguard
+    // checks failures first, and Ready is False while the first issuance runs, so Ready False is
+    // not a failure here. Conditions carry observedGeneration.
     id: 'cert-manager.io/Certificate',
     match: [{ group: 'cert-manager.io', kind: 'Certificate' }],
-    source: `${ARGO_CD}/cert-manager.io/Certificate/health.lua; https://cert-manager.io/docs/usage/certificate/ (Issuing, Ready)`,
-    failed: [{ condition: 'Issuing', status: 'False', reason: 'Failed' }],
+    source: `https://github.com/cert-manager/cert-manager/blob/master/pkg/controller/certificates/issuing/issuing_controller.go (failIssueCertificate, updateOrApplyStatus); ${ARGO_CD}/cert-manager.io/Certificate/health.lua`,
+    failed: [{ condition: 'Issuing', status: 'False', reasonNot: 'Issued' }],
     progressing: [{ condition: 'Issuing', status: 'True' }],
     healthy: [{ condition: 'Ready', status: 'True' }],
   },
   {
     // cert-manager Issuers: Ready True once the issuer is set up (ACME account registered, CA
-    // Secret read); Ready False with the error otherwise.
+    // Secret read); Ready False with the error otherwise (IssuerConditionReady, types_issuer.go).
+    // As Argo CD's Issuer and ClusterIssuer health.lua: Ready False Degraded, Ready True Healthy.
     id: 'cert-manager.io/Issuer',
     match: [
       { group: 'cert-manager.io', kind: 'Issuer' },
       { group: 'cert-manager.io', kind: 'ClusterIssuer' },
     ],
-    source: `${ARGO_CD}/cert-manager.io/Issuer/health.lua; ${ARGO_CD}/cert-manager.io/ClusterIssuer/health.lua`,
+    source: `${ARGO_CD}/cert-manager.io/Issuer/health.lua; ${ARGO_CD}/cert-manager.io/ClusterIssuer/health.lua; https://github.com/cert-manager/cert-manager/blob/master/pkg/apis/certmanager/v1/types_issuer.go (IssuerConditionReady)`,
     failed: [{ condition: 'Ready', status: 'False' }],
     healthy: [{ condition: 'Ready', status: 'True' }],
   },
@@ -56,9 +65,12 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     healthy: [{ condition: 'Ready', status: 'True' }],
   },
   {
-    // Flux toolkit objects follow kstatus: Reconciling True while it works, Stalled True when it
-    // cannot go on, Ready False when the last attempt failed (it retries on its interval), Ready
-    // True when the applied generation is reconciled.
+    // Flux toolkit objects follow kstatus (fluxcd/pkg apis/meta/conditions.go: ReadyCondition;
+    // StalledCondition and ReconcilingCondition "abnormal-true", present only when True):
+    // Reconciling True while it works, Stalled True when it cannot go on, Ready False when the
+    // last attempt failed (it retries on its interval), Ready True when the applied generation is
+    // reconciled. Argo CD's Kustomization health.lua agrees: Progressing only while Ready is
+    // Unknown and Reconciling True, Healthy at Ready True, Degraded otherwise.
     id: 'toolkit.fluxcd.io/Flux',
     match: [
       { group: 'kustomize.toolkit.fluxcd.io', kind: 'Kustomization' },
@@ -69,7 +81,10 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
       { group: 'source.toolkit.fluxcd.io', kind: 'HelmChart' },
       { group: 'source.toolkit.fluxcd.io', kind: 'Bucket' },
     ],
-    source: 'https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions',
+    source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua (spec.suspend: Suspended); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions`,
+    // spec.suspend: true stops the controller's reconciliation (its status, observedGeneration
+    // included, stays as it was): nothing would end a wait. Argo CD says Suspended.
+    applied: [{ field: 'spec.suspend', equals: 'true' }],
     failed: [
       { condition: 'Stalled', status: 'True' },
       { condition: 'Ready', status: 'False' },
@@ -79,10 +94,13 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
   },
   {
     // Knative: Ready Unknown while it works, False when it failed, with the failing sub-condition
-    // (ConfigurationsReady, RoutesReady) saying why.
+    // (ConfigurationsReady, RoutesReady) saying why. Ready is the happy condition of the living
+    // condition set over ConfigurationsReady and RoutesReady (knative/serving
+    // pkg/apis/serving/v1/service_lifecycle.go serviceCondSet), so Ready True means both are, as
+    // Argo CD's health.lua asks of all three.
     id: 'serving.knative.dev/Service',
     match: [{ group: 'serving.knative.dev', kind: 'Service' }],
-    source: `${ARGO_CD}/serving.knative.dev/Service/health.lua; https://github.com/knative/pkg/blob/main/apis/condition_set.go (happy condition, Unknown while in progress)`,
+    source: `${ARGO_CD}/serving.knative.dev/Service/health.lua; https://github.com/knative/serving/blob/main/pkg/apis/serving/v1/service_lifecycle.go (serviceCondSet); https://github.com/knative/pkg/blob/main/apis/condition_set.go (happy condition, Unknown while in progress)`,
     failed: [
       { condition: 'ConfigurationsReady', status: 'False' },
       { condition: 'RoutesReady', status: 'False' },
@@ -91,12 +109,31 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     healthy: [{ condition: 'Ready', status: 'True' }],
   },
   {
-    // Crossplane managed resources (Upbound providers): Synced False (ReconcileError) when the
-    // provider cannot reconcile it; Ready True (Available) once the external resource exists.
+    // Upbound providers' ProviderConfig and its usages have no conditions (Argo CD's
+    // _.upbound.io/_/health.lua calls them Healthy without a status): applied is done. Matched
+    // before the rule for every *.upbound.io kind, which would wait for a Ready that never comes.
+    id: 'crossplane.io/ProviderConfig',
+    match: ['ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'ClusterProviderConfigUsage'].map((kind) => ({ group: '*.upbound.io', kind })),
+    source: `${ARGO_CD}/_.upbound.io/_/health.lua (has_no_status); ${ARGO_CD}/_.upbound.io/_/testdata/providerconfig_healthy.yaml`,
+    healthy: [],
+  },
+  {
+    // Crossplane managed resources (Upbound providers): Synced False reason ReconcileError when the
+    // provider cannot reconcile it; Synced False reason ReconcilePaused is the crossplane.io/paused
+    // annotation, the user's pause, not a failure: judged applied. Upjet providers also report the last
+    // Terraform operation: LastAsyncOperation False (AsyncCreateFailure, AsyncUpdateFailure…) is a
+    // failure, as Argo CD's check says Degraded. Ready True (Available) once the external resource
+    // exists; Ready False Creating/Unavailable waits.
     id: 'crossplane.io/Managed',
     match: [{ group: '*.upbound.io', kind: '*' }],
-    source: 'https://docs.crossplane.io/latest/managed-resources/managed-resources/#conditions; https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go',
-    failed: [{ condition: 'Synced', status: 'False' }],
+    source: `https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); ${ARGO_CD}/_.upbound.io/_/health.lua (LastAsyncOperation, Synced); https://docs.crossplane.io/latest/managed-resources/managed-resources/#conditions`,
+    // The crossplane.io/paused annotation: the reconciler stops and says Synced False
+    // ReconcilePaused (crossplane-runtime ReconcilePaused()); nothing would end a wait.
+    applied: [{ condition: 'Synced', status: 'False', reason: 'ReconcilePaused' }],
+    failed: [
+      { condition: 'Synced', status: 'False', reason: 'ReconcileError' },
+      { condition: 'LastAsyncOperation', status: 'False' },
+    ],
     healthy: [
       { condition: 'Synced', status: 'True' },
       { condition: 'Ready', status: 'True' },
@@ -104,25 +141,31 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
   },
   {
     // Crossplane claims and composite resources (their group is the XRD's own): pick with
-    // kguard.dev/health-rule: crossplane.io/Claim, or add a match in --health-rules.
+    // kguard.dev/health-rule: crossplane.io/Claim, or add a match in --health-rules. Synced False
+    // ReconcileError fails; ReconcilePaused (crossplane.io/paused) is judged applied.
     id: 'crossplane.io/Claim',
     match: [],
-    source: 'https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready); https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go',
-    failed: [{ condition: 'Synced', status: 'False' }],
+    source: 'https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready)',
+    applied: [{ condition: 'Synced', status: 'False', reason: 'ReconcilePaused' }],
+    failed: [{ condition: 'Synced', status: 'False', reason: 'ReconcileError' }],
     healthy: [
       { condition: 'Synced', status: 'True' },
       { condition: 'Ready', status: 'True' },
     ],
   },
   {
-    // Gateway API: Accepted False with a configuration reason is the user's to fix; Programmed
-    // True once the data plane serves it. Conditions carry observedGeneration.
+    // Gateway API: Accepted False with a configuration reason is the user's to fix (Invalid,
+    // InvalidParameters, UnsupportedAddress, ListenersNotValid; NotReconciled is the deprecated
+    // Pending); Programmed False Invalid, or AddressNotUsable (a static address in the spec cannot
+    // be used, "already in use"); Programmed False Pending, NoResources or AddressNotAssigned
+    // (IPAM still working) waits. Programmed True once the data plane serves it. Conditions carry
+    // observedGeneration.
     id: 'gateway.networking.k8s.io/Gateway',
     match: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway' }],
     source: 'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason)',
     failed: [
       { condition: 'Accepted', status: 'False', reason: ['Invalid', 'InvalidParameters', 'UnsupportedAddress', 'ListenersNotValid'] },
-      { condition: 'Programmed', status: 'False', reason: 'Invalid' },
+      { condition: 'Programmed', status: 'False', reason: ['Invalid', 'AddressNotUsable'] },
     ],
     healthy: [
       { condition: 'Accepted', status: 'True' },
@@ -131,7 +174,10 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
   },
   {
     // Routes report per parent (status.parents[].conditions): accepted by every parent with every
-    // backend reference resolved.
+    // backend reference resolved. Accepted False NotAllowedByListeners, NoMatchingListenerHostname,
+    // NoMatchingParent, UnsupportedValue or IncompatibleFilters (URLRewrite with RequestRedirect)
+    // fails; Pending waits. ResolvedRefs False RefNotPermitted, InvalidKind, BackendNotFound or
+    // UnsupportedProtocol fails.
     id: 'gateway.networking.k8s.io/Route',
     match: [
       { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' },
@@ -139,7 +185,7 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     ],
     source: 'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)',
     failed: [
-      { condition: 'Accepted', status: 'False', reason: ['NotAllowedByListeners', 'NoMatchingListenerHostname', 'NoMatchingParent', 'UnsupportedValue'], each: 'status.parents' },
+      { condition: 'Accepted', status: 'False', reason: ['NotAllowedByListeners', 'NoMatchingListenerHostname', 'NoMatchingParent', 'UnsupportedValue', 'IncompatibleFilters'], each: 'status.parents' },
       { condition: 'ResolvedRefs', status: 'False', reason: ['RefNotPermitted', 'InvalidKind', 'BackendNotFound', 'UnsupportedProtocol'], each: 'status.parents' },
     ],
     healthy: [
@@ -148,12 +194,15 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     ],
   },
   {
-    // KEDA: Ready False when the ScaledObject cannot work (ScaledObjectCheckFailed), Fallback True
-    // when its scaler fails and fallback replicas are in use. Active only says whether it scales
-    // now: not a health signal.
+    // KEDA (apis/keda/v1alpha1/condition_types.go: Ready, Active, Fallback, Paused, all Unknown
+    // at first): Ready False when the ScaledObject cannot work (the controller's
+    // ScaledObjectCheckFailed), Fallback True when its scaler fails and fallback replicas are in
+    // use; both Degraded in Argo CD's health.lua. Active only says whether it scales now: not a
+    // health signal. Paused True with Ready True (Argo CD: Suspended) is healthy: the pause is the
+    // user's.
     id: 'keda.sh/ScaledObject',
     match: [{ group: 'keda.sh', kind: 'ScaledObject' }],
-    source: `${ARGO_CD}/keda.sh/ScaledObject/health.lua; https://keda.sh/docs/latest/reference/scaledobject-spec/`,
+    source: `${ARGO_CD}/keda.sh/ScaledObject/health.lua; https://github.com/kedacore/keda/blob/main/apis/keda/v1alpha1/condition_types.go; https://github.com/kedacore/keda/blob/main/controllers/keda/scaledobject_controller.go (ScaledObjectCheckFailed)`,
     failed: [
       { condition: 'Ready', status: 'False' },
       { condition: 'Fallback', status: 'True' },

@@ -14,6 +14,8 @@
 // | core PersistentVolumeClaim | -                                 | Bound                                            | phase Lost                                 |
 // | apiextensions CustomResourceDefinition | -                     | Established (kstatus crdConditions)              | NamesAccepted False                        |
 // | core Service (with a selector) | -                             | its selector matches a pod (krane)               | matches none for 30 s                      |
+// | core Service LoadBalancer | -                                  | status.loadBalancer.ingress (krane, Helm, Argo CD) | no address at its deadline               |
+// | networking Ingress    | -                                      | an address, when another Ingress of its class has one (Argo CD); else applied | no address at its deadline |
 // | no status (ConfigMap, Service, RBAC...) | -                    | applied                                          | -                                          |
 //
 // Restore rules (refusals.ts): an immutable ConfigMap or Secret goes back by delete and create; a
@@ -27,6 +29,7 @@ import { groupOf, typeArg, type KubeObject, type ObjectRef } from '../objects/mo
 import { claimPutBack, claimRules } from './claim.js';
 import { crdRules } from './crd.js';
 import { planService, serviceRules } from './service.js';
+import { ingressRules } from './ingress.js';
 import { daemonSetRules, planDaemonSet } from './daemonset.js';
 import { deploymentRules } from './deployment.js';
 import type { RolloutRules } from './engine.js';
@@ -53,6 +56,8 @@ export interface KindRow {
   afterRestore?: RestoreHook;
   /** What that extra step writes, in the object's namespace: checked before the apply (run/permissions.ts). */
   restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
+  /** It is judged with the other objects of its own type in its namespace (an Ingress): its watch is not narrowed to its name. */
+  readsSiblings?: boolean;
   /** It runs pods (or schedules them): restored after the configuration they read. */
   runsPods?: boolean;
   /**
@@ -128,7 +133,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
   '/Namespace': NO_STATUS,
   '/PersistentVolume': NO_STATUS,
   'networking.k8s.io/NetworkPolicy': NO_STATUS,
-  'networking.k8s.io/Ingress': NO_STATUS,
+  'networking.k8s.io/Ingress': { ...watched(() => ingressRules, () => ['ingresses.networking.k8s.io']), readsSiblings: true },
   'networking.k8s.io/IngressClass': NO_STATUS,
   'policy/PodDisruptionBudget': NO_STATUS,
   'autoscaling/HorizontalPodAutoscaler': NO_STATUS,

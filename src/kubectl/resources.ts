@@ -24,6 +24,7 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   'replicasets.apps': { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets' },
   'statefulsets.apps': { group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets' },
   'daemonsets.apps': { group: 'apps', version: 'v1', kind: 'DaemonSet', resource: 'daemonsets' },
+  'ingresses.networking.k8s.io': { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', resource: 'ingresses' },
   'jobs.batch': { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs' },
   'leases.coordination.k8s.io': { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases' },
   'customresourcedefinitions.apiextensions.k8s.io': { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions' },

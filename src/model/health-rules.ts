@@ -10,6 +10,8 @@ export interface ConditionMatch {
   status?: string | string[];
   /** The condition's reason, one of a list. Default: any. */
   reason?: string | string[];
+  /** The condition's reason is none of these (cert-manager's Issuing False is a failure unless its reason is Issued). */
+  reasonNot?: string | string[];
   /** A dotted path to a list whose entries carry their own `conditions` (status.parents). Every entry must match (healthy) or any (failed, progressing). */
   each?: string;
 }
@@ -34,11 +36,17 @@ export interface HealthRule {
   source?: string;
   /** Judge only once status.observedGeneration (a number or a numeric string) caught up with metadata.generation. Default true; a condition's own observedGeneration is always respected. */
   observedGeneration?: boolean;
+  /**
+   * Any match: judged applied, not waited for: nothing will reconcile it (Flux spec.suspend,
+   * Crossplane's crossplane.io/paused). Checked first, before status.observedGeneration, which
+   * a suspended controller never catches up.
+   */
+  applied?: HealthMatch[];
   /** Any match: the rollout failed. `afterSeconds` waits that long first (a condition some controllers write while they retry). */
   failed?: Array<HealthMatch & { afterSeconds?: number }>;
   /** Any match: still progressing (checked after failed). */
   progressing?: HealthMatch[];
-  /** Every match: healthy. Otherwise it is waited for until the deadline. */
+  /** Every match: healthy. Otherwise it is waited for until the deadline. Empty: healthy once applied (a kind without a status). */
   healthy: HealthMatch[];
 }
 

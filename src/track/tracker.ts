@@ -185,7 +185,7 @@ function timeoutOf(target: TrackTarget, options: TrackOptions): number {
 export function sourceFor(targets: readonly TrackTarget[], options: Pick<TrackOptions, 'watch' | 'pollIntervalMs'>, deps: TrackDeps): WorkloadSource {
   const { listCollection, watchCollection } = deps.kubectl;
   if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector })));
+  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector, siblings: rowOf(target).readsSiblings })));
   const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
   return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
 }
@@ -286,6 +286,10 @@ async function finish(watch: Watch, finalVerdict: Verdict, elapsedMs: number, op
   if (firstDiagnosis?.pod) {
     // Events are evidence, not a verdict: without them the diagnosis still stands.
     events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
+  } else if (verdict.state === 'failed' && verdict.cause.source === 'condition') {
+    // No pod to blame: the object's own events say why (a Service's SyncLoadBalancerFailed).
+    const own = await deps.kubectl.events(workload.namespace, workload.name).catch(() => []);
+    events = own.filter((event) => event.involvedObject?.kind === workload.kind);
   }
   const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
   const diagnosis = diagnose(verdict, events, workload, logs);

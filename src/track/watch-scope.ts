@@ -1,6 +1,7 @@
 // Which collections to watch for a set of tracked objects: one watch per namespace and type,
 // narrowed to the objects being rolled out where the API allows it. Pure.
-//   - the object's own type: by name (fieldSelector metadata.name=NAME);
+//   - the object's own type: by name (fieldSelector metadata.name=NAME), unless its row judges it
+//     with its siblings (an Ingress: the whole type);
 //   - the types it owns (its ReplicaSets, its pods): by its own label selector, the one its
 //     controller uses to find them (spec.selector).
 // Several objects of one type in a namespace share one watch: names cannot be OR-ed in a field
@@ -21,6 +22,8 @@ export interface ScopedReads {
   reads: readonly string[];
   /** Its label selector as a query string, when it has one. */
   selector?: string;
+  /** It is judged with the other objects of its own type in its namespace (an Ingress by its class's other Ingresses): its own type is not narrowed to its name. */
+  siblings?: boolean;
 }
 
 type Narrowing = { by: 'name'; value: string } | { by: 'label'; value: string } | { by: 'all' };
@@ -41,7 +44,8 @@ export function watchQueries(targets: readonly ScopedReads[]): CollectionQuery[]
 function narrowingFor(type: string, target: ScopedReads): Narrowing {
   const resource = resourceTypeOf(type);
   const own = resource !== undefined && resource.kind === target.workload.kind && resource.group === groupOf(target.workload.apiVersion);
-  if (own) return { by: 'name', value: target.workload.name };
+  if (own && !target.siblings) return { by: 'name', value: target.workload.name };
+  if (own) return { by: 'all' };
   return target.selector ? { by: 'label', value: target.selector } : { by: 'all' };
 }
 

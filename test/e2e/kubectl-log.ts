@@ -8,7 +8,7 @@ import { join } from 'node:path';
 export interface KubectlProcessRecord {
   startedAt: number;
   endedAt: number;
-  /** A watch stream (`get --raw '…watch=1…'`): outside kguard's pool. */
+  /** Long-lived: a watch stream (`get --raw '…watch=1…'`) or the run's `kubectl proxy` (api-channel.ts); outside kguard's pool. */
   watch: boolean;
 }
 
@@ -30,7 +30,7 @@ export async function recordingKubectl(dir: string): Promise<RecordingKubectl> {
   await writeFile(
     binary,
     `#!/bin/bash
-case "$*" in *watch=1*) kind=watch ;; *) kind=call ;; esac
+case "$*" in *watch=1*|*" proxy --unix-socket="*) kind=watch ;; *) kind=call ;; esac
 printf 'start %s %s %s\\n' "$$" "$EPOCHREALTIME" "$kind" >> ${JSON.stringify(log)}
 ended() { printf 'end %s %s\\n' "$$" "$EPOCHREALTIME" >> ${JSON.stringify(log)}; }
 trap 'ended; exit 143' TERM

@@ -43,7 +43,7 @@ describe('kubectl flags before --', () => {
     for (const call of calls) {
       expect(call).toContain('--as=ci-bot');
       expect(call).toContain("'--token=[redacted]'");
-      expect(call).toMatch(/\((exit \d+|killed at its deadline)(, watch)?, <DURATION>\)$/);
+      expect(call).toMatch(/\((exit \d+|killed at its deadline)(, watch)?(, through kubectl proxy)?, <DURATION>\)$/);
     }
     expect(calls.find((call) => / apply .*--dry-run=server/.test(call))).toContain('-l=team=shop --prune');
     expect(calls.some((call) => / apply -f \S+ -l=team=shop --prune --request-timeout/.test(call))).toBe(true);

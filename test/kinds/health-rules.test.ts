@@ -135,3 +135,37 @@ describe('choosing a rule', () => {
     expect(problems).toEqual(['kguard.dev/health-rule: kguard judges Deployment by its own rules; ignored']);
   });
 });
+
+describe('rows corrected against upstream (fixtures: test/fixtures/health/README.md)', () => {
+  it('a Certificate fails on Issuing False whatever its reason (a denied request too), but not on Issuing False "Issued" (ServerSideApply gate)', () => {
+    const denied = verdictOf(health('certificate-denied'));
+    expect(denied).toMatchObject({ state: 'failed', cause: { source: 'condition', reason: 'policy.cert-manager.io' } });
+    expect(denied.state === 'failed' && denied.cause.source === 'condition' && denied.cause.message).toContain('No policy approved this request');
+    expect(verdictOf(health('certificate-failed')).state).toBe('failed');
+    expect(verdictOf(health('certificate-issued-ssa')).state).toBe('healthy');
+  });
+
+  it('a Crossplane managed resource fails on LastAsyncOperation False and Synced False ReconcileError, and is judged applied while paused (ReconcilePaused)', () => {
+    const failed = verdictOf(health('resourcegroup-async-update-failed'));
+    expect(failed).toMatchObject({ state: 'failed', cause: { source: 'condition', reason: 'ReconcileError' } });
+    const paused = verdictOf(health('bucket-paused'));
+    expect(paused).toMatchObject({ state: 'healthy', progress: { summary: 'judged applied: ReconcilePaused (rule crossplane.io/Managed: nothing reconciles it)' } });
+  });
+
+  it('a suspended Flux Kustomization (spec.suspend, its observedGeneration left behind) is judged applied, not waited for', () => {
+    expect(verdictOf(health('kustomization-suspended'))).toMatchObject({ state: 'healthy', progress: { summary: 'judged applied: spec.suspend true (rule toolkit.fluxcd.io/Flux: nothing reconciles it)' } });
+    expect(verdictOf(fixture('custom/kustomization-generation-behind')).state).toBe('progressing');
+  });
+
+  it('an Upbound ProviderConfig, which has no status, is healthy once applied', () => {
+    expect(verdictOf(health('providerconfig-no-status'))).toMatchObject({ state: 'healthy' });
+  });
+
+  it('a Gateway fails on Programmed False AddressNotUsable', () => {
+    expect(verdictOf(health('gateway-address-not-usable'))).toMatchObject({ state: 'failed', cause: { source: 'condition', reason: 'AddressNotUsable' } });
+  });
+
+  it('an HTTPRoute fails on Accepted False IncompatibleFilters', () => {
+    expect(verdictOf(health('httproute-incompatible-filters'))).toMatchObject({ state: 'failed', cause: { source: 'condition', reason: 'IncompatibleFilters' } });
+  });
+});

@@ -192,7 +192,7 @@ describe('custom resources (kstatus conventions)', () => {
 describe('kinds with nothing to watch', () => {
   it('are applied: no status (ConfigMap, RBAC) or only a schedule (CronJob)', () => {
     const object = (apiVersion: string, kind: string): KubeObject => ({ apiVersion, kind, metadata: { name: 'x', namespace: 'shop' } });
-    for (const [apiVersion, kind] of [['v1', 'ConfigMap'], ['rbac.authorization.k8s.io/v1', 'RoleBinding'], ['networking.k8s.io/v1', 'Ingress']] as const) {
+    for (const [apiVersion, kind] of [['v1', 'ConfigMap'], ['rbac.authorization.k8s.io/v1', 'RoleBinding'], ['networking.k8s.io/v1', 'NetworkPolicy']] as const) {
       expect(rowFor(object(apiVersion, kind)).plan(object(apiVersion, kind), NO_OVERRIDES)).toEqual({ state: 'applied', detail: undefined });
     }
     expect(rowFor(object('batch/v1', 'CronJob')).plan(object('batch/v1', 'CronJob'), NO_OVERRIDES)?.detail).toContain('only schedules Jobs');

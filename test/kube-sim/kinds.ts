@@ -55,6 +55,9 @@ const types: ResourceType[] = [
   other('coordination.k8s.io', 'v1', 'Lease', 'leases', 'lease', [], []),
   other('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', 'poddisruptionbudget', ['pdb'], []),
   other('networking.k8s.io', 'v1', 'Ingress', 'ingresses', 'ingress', ['ing'], []),
+  // The classes Ingresses name (spec.ingressClassName); the DefaultIngressClass admission plugin
+  // reads them (server/default-ingress-class.ts), the ingress controller serves its own (controllers/load-balancers.ts).
+  clusterScoped(other('networking.k8s.io', 'v1', 'IngressClass', 'ingressclasses', 'ingressclass', [], []), []),
   other('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', 'networkpolicy', ['netpol'], []),
   other('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', 'role', [], []),
   other('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', 'rolebinding', [], []),

@@ -1,6 +1,8 @@
 // The other writers and refusals of a crowded real cluster, as scenario knobs. Every one is off
 // unless the scenario names it (or, for the HPA, TTL and PV binder, an object the test creates
-// asks for it), so a scenario without these keys behaves as before. See README.md, "A crowded
+// asks for it), so a scenario without these keys behaves as before; the exception is the cloud's
+// load balancers (`loadBalancers`), on as in a cloud cluster: only LoadBalancer Services and the
+// Ingresses of the simulator's own IngressClass get an address. See README.md, "A crowded
 // cluster".
 
 /** A controller that puts a finalizer on objects it manages and takes it off when they go. */
@@ -56,8 +58,22 @@ export interface NodeAutoscalerKnobs {
   nodes: { name: string; labels: Record<string, string>; cpu?: string; memory?: string }[];
 }
 
+/**
+ * Who writes status.loadBalancer.ingress (controllers/load-balancers.ts): the cloud provider's
+ * service controller for Services of type LoadBalancer without a loadBalancerClass, and the
+ * simulator's ingress controller for Ingresses of an IngressClass whose spec.controller is
+ * `kube-sim.kguard.dev/ingress-controller`. On by default (a cloud cluster).
+ */
+export interface LoadBalancerKnobs {
+  /** false: no cloud provider (a bare-metal cluster): LoadBalancer Services stay without an address. */
+  cloud: boolean;
+  /** Simulated ms from a create or update to the address (default 2 s). */
+  provisionMs: number;
+}
+
 export interface CrowdKnobs {
   finalizers: FinalizerWriter[];
+  loadBalancers: LoadBalancerKnobs;
   autoscaling: AutoscalingKnobs;
   /** cainjector: writes caBundle on objects annotated cert-manager.io/inject-ca-from. Off when undefined. */
   caInjector?: CaInjectorKnobs;
@@ -70,6 +86,7 @@ export interface CrowdKnobs {
 
 export interface CrowdInput {
   finalizers?: FinalizerWriter[];
+  loadBalancers?: Partial<LoadBalancerKnobs>;
   autoscaling?: Partial<AutoscalingKnobs>;
   caInjector?: Partial<CaInjectorKnobs> | boolean;
   apiServices?: (AggregatedApiService | string)[];
@@ -91,6 +108,7 @@ export function resolveCrowd(input: CrowdInput): CrowdKnobs {
   }
   return {
     finalizers: [...(input.finalizers ?? [])],
+    loadBalancers: { cloud: true, provisionMs: 2_000, ...(input.loadBalancers ?? {}) },
     autoscaling: { desiredReplicas: { ...(input.autoscaling?.desiredReplicas ?? {}) }, syncPeriodMs: input.autoscaling?.syncPeriodMs ?? 15_000 },
     caInjector: injector ? { caBundle: TEST_CA_BUNDLE, delayMs: 500, ...(injector === true ? {} : injector) } : undefined,
     apiServices: (input.apiServices ?? []).map((entry) => (typeof entry === 'string' ? { name: entry } : { ...entry })),

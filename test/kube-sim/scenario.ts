@@ -197,8 +197,8 @@ export function resolveScenario(input: ScenarioInput | ScenarioFileInput | Parti
 }
 
 function pickCrowd(source: ScenarioFileInput): CrowdInput {
-  const { finalizers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler } = source;
-  return { finalizers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler };
+  const { finalizers, loadBalancers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler } = source;
+  return { finalizers, loadBalancers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler };
 }
 
 /** Reads a scenario from a JSON or YAML file, or completes an object already in memory. */

@@ -4,7 +4,8 @@ import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
 import type { KubeEvent } from '../../src/kube.js';
 import { trackRollouts, type TrackTarget } from '../../src/track/tracker.js';
 import { FakeClock, RecordingReporter, snapshotFrom, expectationOf } from '../fakes.js';
-import { deployment, events, pod, replicaSet } from '../fixtures/load.js';
+import { deployment, events, fixture, pod, replicaSet } from '../fixtures/load.js';
+import type { KubeObject } from '../../src/objects/model.js';
 
 const web = deployment('progressing-new-rs');
 const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
@@ -97,5 +98,24 @@ describe('trackRollouts evidence', () => {
     expect(clock.now()).toBeGreaterThanOrEqual(36_000);
     expect(clock.now()).toBeLessThanOrEqual(40_000);
     expect(calls.filter((call) => call.startsWith('events')).length).toBeLessThanOrEqual(9);
+  });
+});
+
+describe('trackRollouts evidence without a pod to blame', () => {
+  it('a LoadBalancer Service with no address at its deadline shows its own Warning events, not those of another kind of the same name', async () => {
+    const service = fixture<KubeObject>('services/web-lb-pending');
+    const serviceTarget: TrackTarget = { workload: { apiVersion: 'v1', kind: 'Service', name: 'web', namespace: 'shop' }, expected: expectationOf(service) };
+    const warning = (kind: string, reason: string, message: string): KubeEvent => ({ metadata: { name: `web.${reason}`, namespace: 'shop' }, type: 'Warning', reason, message, involvedObject: { kind, name: 'web', namespace: 'shop' }, lastTimestamp: '2026-11-30T10:15:05Z' });
+    const { kubectl, calls } = cluster([snapshotFrom({ pods: [pod('running-ready')], others: [service] })], {
+      web: [
+        warning('Service', 'SyncLoadBalancerFailed', 'Error syncing load balancer: failed to ensure load balancer: googleapi: Error 403: QUOTA_EXCEEDED'),
+        warning('Deployment', 'ReplicaSetCreateError', 'a Deployment of the same name'),
+      ],
+    });
+    const tracked = await trackRollouts([serviceTarget], { ...options, timeoutMs: 10_000 }, { kubectl, clock: new FakeClock(), reporter: new RecordingReporter() });
+    const result = tracked.get('/Service/shop/web');
+    expect(result?.verdict).toMatchObject({ state: 'failed', cause: { reason: 'NoLoadBalancerAddress' } });
+    expect(calls).toContain('events web');
+    expect(result?.diagnosis?.evidence).toEqual(['event SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: googleapi: Error 403: QUOTA_EXCEEDED']);
   });
 });

@@ -30,6 +30,12 @@ describe('watchQueries', () => {
     expect(queries.filter((query) => query.namespace === 'other')).toHaveLength(3);
   });
 
+  it('watches every Ingress of the namespace for an Ingress, judged with its class\'s other Ingresses', () => {
+    const ingress = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web' };
+    expect(watchQueries([{ workload: ingress, reads: ['ingresses.networking.k8s.io'], siblings: true }])).toEqual([{ namespace: 'shop', type: 'ingresses.networking.k8s.io' }]);
+    expect(watchQueries([{ workload: ingress, reads: ['ingresses.networking.k8s.io'] }])).toEqual([{ namespace: 'shop', type: 'ingresses.networking.k8s.io', fieldSelector: 'metadata.name=web' }]);
+  });
+
   it('takes the whole type when selectors cannot be combined or there is none', () => {
     const queries = watchQueries([
       { workload: web, reads: deploymentReads, selector: 'app=web,tier=front' },

@@ -13,6 +13,7 @@ import { EventRecorder } from './events.js';
 import { FinalizerControllers } from './finalizers.js';
 import { HorizontalPodAutoscalerController } from './hpa.js';
 import { JobController } from './job.js';
+import { IngressStatusController, ServiceLoadBalancerController } from './load-balancers.js';
 import { Kubelets } from './kubelet/kubelet.js';
 import { NodeAutoscaler } from './node-autoscaler.js';
 import { registerNodes } from './nodes.js';
@@ -45,6 +46,8 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
     new Kubelets(store, clock, recorder, resolved),
     // The crowd of a real cluster (scenario-crowd.ts): each does nothing unless asked.
     new FinalizerControllers(store, clock, resolved.crowd.finalizers),
+    new ServiceLoadBalancerController(store, clock, recorder, resolved.crowd.loadBalancers),
+    new IngressStatusController(store, clock, resolved.crowd.loadBalancers),
     new TtlAfterFinishedController(store, clock, resolved.timing.controllerStepMs),
     new HorizontalPodAutoscalerController(store, clock, recorder, resolved),
     new CaInjector(store, clock, resolved.crowd.caInjector),

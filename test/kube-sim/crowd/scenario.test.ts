@@ -9,9 +9,10 @@ import { defaultScenario, loadScenario, resolveScenario } from '../scenario.js';
 import { TEST_CA_BUNDLE } from '../scenario-crowd.js';
 
 describe('crowd scenario knobs', () => {
-  it('are all off by default', () => {
+  it('are all off by default, but a cloud that provisions load balancers', () => {
     expect(defaultScenario().crowd).toEqual({
       finalizers: [],
+      loadBalancers: { cloud: true, provisionMs: 2_000 },
       autoscaling: { desiredReplicas: {}, syncPeriodMs: 15_000 },
       caInjector: undefined,
       apiServices: [],

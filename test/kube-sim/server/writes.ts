@@ -9,6 +9,7 @@ import { isJsonObject, jsonClone, jsonEqual, type JsonObject, type JsonValue } f
 import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { applyDefaults } from './defaults.js';
+import { admitDefaultIngressClass } from './default-ingress-class.js';
 import { applyPatch, type PatchType } from './patch/index.js';
 import { recordApply, recordUpdate, type FieldManagerRequest } from './managedFields/index.js';
 import { strictDecodingMessage, unknownFields } from './knownFields.js';
@@ -61,6 +62,7 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
   delete obj.metadata.deletionTimestamp;
   delete obj.metadata.deletionGracePeriodSeconds;
   applyDefaults(obj);
+  admitDefaultIngressClass(store, obj);
   recordUpdate(undefined, obj, managerOf(route, request));
   const uid = prepareForCreate(obj);
   validate(obj);
@@ -182,6 +184,7 @@ function applyToMissing(store: Store, route: NamedRoute, patch: JsonObject, requ
   if (route.type.subresources.includes('status')) delete obj.status;
   const created = recordApply(undefined, obj, patch, managerOf(route, request), request.fieldManager.force, (merged) => {
     applyDefaults(merged);
+    admitDefaultIngressClass(store, merged);
     return merged;
   });
   const uid = prepareForCreate(created);

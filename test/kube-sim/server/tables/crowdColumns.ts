@@ -1,6 +1,6 @@
 // Columns for the kinds the crowd acts on (pkg/printers/internalversion/printers.go:
 // printPersistentVolumeClaim, printPersistentVolume, printStorageClass,
-// printHorizontalPodAutoscaler, printAPIService).
+// printHorizontalPodAutoscaler, printAPIService, printIngress, printIngressClass).
 
 import type { KubeObject } from '../../types.js';
 import { ageOf } from './duration.js';
@@ -82,6 +82,30 @@ export const CROWD_PRINTERS: Record<string, Printer> = {
       ];
     },
   },
+  Ingress: {
+    columns: [NAME, column('Class'), column('Hosts'), column('Address'), column('Ports'), AGE],
+    cells(obj, now) {
+      const rules = (obj.spec?.rules ?? []) as Json[];
+      // ingressLoadBalancerStatusStringer: unique ips (else hostnames), sorted; the server prints wide, unclipped.
+      const addresses = [...new Set(((obj.status?.loadBalancer?.ingress ?? []) as Json[]).map((entry) => entry.ip || entry.hostname).filter(Boolean))].sort();
+      return [
+        obj.metadata.name,
+        obj.spec?.ingressClassName ?? '<none>',
+        ingressHosts(rules),
+        addresses.join(','),
+        ((obj.spec?.tls ?? []) as Json[]).length > 0 ? '80, 443' : '80',
+        ageOf(obj.metadata.creationTimestamp, now),
+      ];
+    },
+  },
+  IngressClass: {
+    columns: [NAME, column('Controller'), column('Parameters'), AGE],
+    cells(obj, now) {
+      const parameters: Json | undefined = obj.spec?.parameters;
+      const shown = parameters ? `${parameters.kind}${parameters.apiGroup ? `.${parameters.apiGroup}` : ''}/${parameters.name}` : '<none>';
+      return [obj.metadata.name, obj.spec?.controller ?? '', shown, ageOf(obj.metadata.creationTimestamp, now)];
+    },
+  },
   APIService: {
     columns: [NAME, column('Service'), column('Available'), AGE],
     cells(obj, now) {
@@ -103,4 +127,11 @@ function hpaTargets(metrics: Json[] | undefined): string {
     return name ? `${name}: <unknown>/${wanted}` : `<unknown>/${wanted}`;
   });
   return list.length > 2 ? `${shown.join(', ')} + ${list.length - 2} more...` : shown.join(', ');
+}
+
+/** formatHosts: the first three rule hosts, "*" without any. */
+function ingressHosts(rules: Json[]): string {
+  const hosts = rules.map((rule) => rule.host as string | undefined).filter((host): host is string => Boolean(host)).slice(0, 3);
+  if (hosts.length === 0) return '*';
+  return rules.length > 3 ? `${hosts.join(',')} + ${rules.length - 3} more...` : hosts.join(',');
 }
