@@ -353,7 +353,7 @@ async function atScale(): Promise<void> {
 
 async function main(): Promise<void> {
   const began = performance.now();
-  console.log(`kguard: ${kguard}; ${RUNS} runs each`);
+  console.log(`kguard: ${kguard}; ${flags.only === 'fleet' ? Number(flags.runs ?? 3) : RUNS} runs each`);
   if (flags.only === 'scale') {
     await atScale();
     console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
