@@ -5127,7 +5127,7 @@ var require_parse = __commonJS({
       }
       return parsed;
     }
-    function parse3(command, args, options) {
+    function parse4(command, args, options) {
       if (args && !Array.isArray(args)) {
         options = args;
         args = null;
@@ -5146,7 +5146,7 @@ var require_parse = __commonJS({
       };
       return options.shell ? parsed : parseNonShell(parsed);
     }
-    module.exports = parse3;
+    module.exports = parse4;
   }
 });
 
@@ -5205,16 +5205,16 @@ var require_cross_spawn = __commonJS({
   "node_modules/cross-spawn/index.js"(exports, module) {
     "use strict";
     var cp = __require("child_process");
-    var parse3 = require_parse();
+    var parse4 = require_parse();
     var enoent = require_enoent();
     function spawn4(command, args, options) {
-      const parsed = parse3(command, args, options);
+      const parsed = parse4(command, args, options);
       const spawned = cp.spawn(parsed.command, parsed.args, parsed.options);
       enoent.hookChildProcess(spawned, parsed);
       return spawned;
     }
     function spawnSync2(command, args, options) {
-      const parsed = parse3(command, args, options);
+      const parsed = parse4(command, args, options);
       const result = cp.spawnSync(parsed.command, parsed.args, parsed.options);
       result.error = result.error || enoent.verifyENOENTSync(result.status, parsed);
       return result;
@@ -5222,7 +5222,7 @@ var require_cross_spawn = __commonJS({
     module.exports = spawn4;
     module.exports.spawn = spawn4;
     module.exports.sync = spawnSync2;
-    module.exports._parse = parse3;
+    module.exports._parse = parse4;
     module.exports._enoent = enoent;
   }
 });
@@ -13958,7 +13958,7 @@ var init_format = __esm({
         details: [event.command]
       }),
       "journal-warning": (event) => event.commands ? { tone: "warn", text: `${event.message}:`, details: event.commands } : { tone: "warn", text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
-      "fleet-cluster": (event) => event.step === "apply" ? { tone: "info", text: `context ${event.context} (wave ${event.wave}): applying` } : { tone: "undo", text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed` },
+      "fleet-cluster": (event) => event.step === "apply" ? { tone: "info", text: `context ${event.context} (wave ${event.wave}): applying (fleet run ${event.fleetRunId})` } : { tone: "undo", text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed` },
       "rollback-wait": (event) => ({
         tone: "info",
         text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
@@ -15341,6 +15341,31 @@ function fleetWaves(contexts, canary) {
   const rest = named.filter((context) => context !== canary);
   return rest.length > 0 ? [[canary], rest] : [[canary]];
 }
+function planWaves(waves) {
+  return waves.map((contexts) => ({ contexts: [...contexts] }));
+}
+function clusterOptions(options, context, wave, plan, fleet) {
+  const overrides = plan.overrides?.[context] ?? {};
+  const extra = splitPassThrough(overrides.kubectlArgs ?? []);
+  const replaced = (arg) => overrides.kubeconfig !== void 0 && arg.startsWith("--kubeconfig=") || extra.connection.some((flag) => flag.split("=")[0] === arg.split("=")[0]);
+  return {
+    ...options,
+    namespace: overrides.namespace ?? extra.namespace ?? options.namespace,
+    connectionArgs: [
+      ...options.connectionArgs.filter((arg) => !replaced(arg)),
+      ...overrides.kubeconfig !== void 0 ? [`--kubeconfig=${overrides.kubeconfig}`] : [],
+      ...extra.connection,
+      `--context=${context}`
+    ],
+    applyArgs: [...options.applyArgs, ...extra.apply],
+    selectionArgs: [...options.selectionArgs, ...extra.selection],
+    bakeMs: wave.bakeMs ?? options.bakeMs,
+    keepJournal: true,
+    fleet,
+    // `none`: the fleet restores nothing, the failing cluster included.
+    rollback: plan.rollback === "none" ? "none" : options.rollback
+  };
+}
 function parseFleetRollback(value) {
   if (value === "all" || value === "failed" || value === "none") return value;
   throw new InputError(`--fleet-rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
@@ -15370,6 +15395,7 @@ var init_fleet = __esm({
   "src/run/fleet.ts"() {
     "use strict";
     init_errors();
+    init_passthrough();
     OUTCOMES = {
       [ExitCode.Success]: "succeeded",
       [ExitCode.RolledBack]: "rolled-back",
@@ -17219,8 +17245,8 @@ var require_keyword = __commonJS({
       var _a;
       const { gen, keyword, schema, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate3 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate3);
+      const validate4 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate4);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -18293,28 +18319,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate3 = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate3 });
-        validate3.errors = null;
-        validate3.schema = sch.schema;
-        validate3.schemaEnv = sch;
+        const validate4 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate4 });
+        validate4.errors = null;
+        validate4.schema = sch.schema;
+        validate4.schemaEnv = sch;
         if (sch.$async)
-          validate3.$async = true;
+          validate4.$async = true;
         if (this.opts.code.source === true) {
-          validate3.source = { validateName, validateCode, scopeValues: gen._values };
+          validate4.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate3.evaluated = {
+          validate4.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate3.source)
-            validate3.source.evaluated = (0, codegen_1.stringify)(validate3.evaluated);
+          if (validate4.source)
+            validate4.source.evaluated = (0, codegen_1.stringify)(validate4.evaluated);
         }
-        sch.validate = validate3;
+        sch.validate = validate4;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -19220,7 +19246,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse3(serialize2(uri, options), options);
+        parse4(serialize2(uri, options), options);
       }
       return uri;
     }
@@ -19263,8 +19289,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse3(serialize2(base, options), options);
-        relative = parse3(serialize2(relative, options), options);
+        base = parse4(serialize2(base, options), options);
+        relative = parse4(serialize2(relative, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative.scheme) {
@@ -19582,7 +19608,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse3(uri, opts) {
+    function parse4(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -19619,7 +19645,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize: serialize2,
-      parse: parse3
+      parse: parse4
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -21814,8 +21840,8 @@ var require_dynamicAnchor = __commonJS({
       const { gen, it } = cxt;
       it.schemaEnv.root.dynamicAnchors[anchor] = true;
       const v = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
-      const validate3 = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
-      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate3));
+      const validate4 = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
+      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate4));
     }
     exports.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
@@ -21864,11 +21890,11 @@ var require_dynamicRef = __commonJS({
           _callRef(it.validateName, valid)();
         }
       }
-      function _callRef(validate3, valid) {
+      function _callRef(validate4, valid) {
         return valid ? () => gen.block(() => {
-          (0, ref_1.callRef)(cxt, validate3);
+          (0, ref_1.callRef)(cxt, validate4);
           gen.let(valid, true);
-        }) : () => (0, ref_1.callRef)(cxt, validate3);
+        }) : () => (0, ref_1.callRef)(cxt, validate4);
       }
     }
     exports.dynamicRef = dynamicRef;
@@ -22796,7 +22822,7 @@ var require__ = __commonJS({
     var discriminator_1 = require_discriminator();
     var json_schema_2020_12_1 = require_json_schema_2020_12();
     var META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
-    var Ajv20202 = class extends core_1.default {
+    var Ajv20203 = class extends core_1.default {
       constructor(opts = {}) {
         super({
           ...opts,
@@ -22823,11 +22849,11 @@ var require__ = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports.Ajv2020 = Ajv20202;
-    module.exports = exports = Ajv20202;
-    module.exports.Ajv2020 = Ajv20202;
+    exports.Ajv2020 = Ajv20203;
+    module.exports = exports = Ajv20203;
+    module.exports.Ajv2020 = Ajv20203;
     Object.defineProperty(exports, "__esModule", { value: true });
-    exports.default = Ajv20202;
+    exports.default = Ajv20203;
     var validate_1 = require_validate();
     Object.defineProperty(exports, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -30092,7 +30118,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse3(src, reviver, options) {
+    function parse4(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -30133,7 +30159,7 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse3;
+    exports.parse = parse4;
     exports.parseAllDocuments = parseAllDocuments3;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify;
@@ -30189,6 +30215,125 @@ var require_dist = __commonJS({
     exports.stringify = publicApi.stringify;
     exports.visit = visit.visit;
     exports.visitAsync = visit.visitAsync;
+  }
+});
+
+// src/run/fleet-schema.ts
+var contextName, contextWithOverrides, FLEET_SCHEMA;
+var init_fleet_schema = __esm({
+  "src/run/fleet-schema.ts"() {
+    "use strict";
+    contextName = { type: "string", minLength: 1, pattern: "^[^,\\s]+$", description: "A context of the kubeconfig." };
+    contextWithOverrides = {
+      type: "object",
+      description: "A context with what differs for it.",
+      required: ["context"],
+      additionalProperties: false,
+      properties: {
+        context: contextName,
+        namespace: {
+          type: "string",
+          pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+          maxLength: 63,
+          description: "The namespace for objects that name none (as -n), in this cluster."
+        },
+        kubeconfig: { type: "string", minLength: 1, description: "The kubeconfig file this context is read from (as --kubeconfig)." },
+        kubectlArgs: {
+          type: "array",
+          items: { type: "string", minLength: 1 },
+          description: "More kubectl flags for this cluster, as after --: connection flags (--as, --server\u2026) reach every kubectl call, the others the apply."
+        }
+      }
+    };
+    FLEET_SCHEMA = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://github.com/kguard-dev/kguard/schema/fleet.schema.json",
+      title: "kguard fleet",
+      description: "The waves of kubeconfig contexts a fleet apply goes through, in order (kguard apply --fleet FILE).",
+      type: "object",
+      required: ["waves"],
+      additionalProperties: false,
+      properties: {
+        $schema: { type: "string" },
+        waves: {
+          type: "array",
+          minItems: 1,
+          description: "In order: a wave starts when every cluster of the one before it is healthy and baked.",
+          items: {
+            type: "object",
+            required: ["contexts"],
+            additionalProperties: false,
+            properties: {
+              contexts: {
+                type: "array",
+                minItems: 1,
+                description: "The clusters of the wave: a context name, or an object with the context and its overrides.",
+                items: { anyOf: [contextName, contextWithOverrides] }
+              },
+              parallel: { type: "integer", minimum: 1, description: "How many of the wave's clusters run at once (default: all)." },
+              bake: {
+                type: "string",
+                pattern: "^(\\d+(\\.\\d+)?(ms|s|m|h))+$",
+                description: "After healthy, each cluster of the wave keeps being watched this long (as --bake, e.g. 5m) before the wave ends."
+              }
+            }
+          }
+        }
+      }
+    };
+  }
+});
+
+// src/run/fleet-file.ts
+function validate() {
+  validator ??= new import__.Ajv2020({ allErrors: true, strict: true }).compile(FLEET_SCHEMA);
+  return validator;
+}
+function parseFleetFile(text2, file) {
+  let data;
+  try {
+    data = (0, import_yaml.parse)(text2);
+  } catch (error2) {
+    throw new InputError(`--fleet ${file}: not YAML or JSON (${error2.message.split("\n")[0]}); see schema/fleet.schema.json.`);
+  }
+  const check = validate();
+  if (!check(data)) {
+    const problems = [...new Set((check.errors ?? []).filter((error2) => error2.keyword !== "anyOf").map(say))].slice(0, 5);
+    throw new InputError(`--fleet ${file} does not follow schema/fleet.schema.json: ${problems.join("; ")}.`);
+  }
+  const fleet = data;
+  const seen = /* @__PURE__ */ new Map();
+  const overrides = {};
+  const waves = fleet.waves.map((wave, index) => {
+    const contexts = wave.contexts.map((entry, position) => {
+      const where2 = `/waves/${index}/contexts/${position}`;
+      const { context, ...own } = typeof entry === "string" ? { context: entry } : entry;
+      const earlier = seen.get(context);
+      if (earlier !== void 0) throw new InputError(`--fleet ${file}: ${where2} names context ${context} again (first at ${earlier}); give each context once.`);
+      seen.set(context, where2);
+      if (Object.keys(own).length > 0) overrides[context] = own;
+      return context;
+    });
+    const bakeMs = wave.bake === void 0 ? void 0 : parseDuration(wave.bake, `--fleet ${file}: /waves/${index}/bake`);
+    return { contexts, ...wave.parallel === void 0 ? {} : { parallel: wave.parallel }, ...bakeMs === void 0 ? {} : { bakeMs } };
+  });
+  return { waves, overrides, source: file };
+}
+function say(error2) {
+  const where2 = error2.instancePath === "" ? "the file" : error2.instancePath;
+  if (error2.keyword === "additionalProperties") return `${where2} has an unknown field ${JSON.stringify(error2.params.additionalProperty)}`;
+  if (error2.keyword === "pattern" && /\/bake$/.test(where2)) return `${where2} is not a duration (use forms like 90s, 5m or 1m30s)`;
+  return `${where2} ${error2.message ?? "is not valid"}`;
+}
+var import__, import_yaml, validator;
+var init_fleet_file = __esm({
+  "src/run/fleet-file.ts"() {
+    "use strict";
+    import__ = __toESM(require__(), 1);
+    import_yaml = __toESM(require_dist(), 1);
+    init_duration2();
+    init_errors();
+    init_fleet_schema();
   }
 });
 
@@ -30275,20 +30420,20 @@ var init_health_rules_schema = __esm({
 });
 
 // src/kinds/health-rules-file.ts
-function validate() {
-  validator ??= new import__.Ajv2020({ allErrors: true, strict: true }).compile(HEALTH_RULES_SCHEMA);
-  return validator;
+function validate2() {
+  validator2 ??= new import__2.Ajv2020({ allErrors: true, strict: true }).compile(HEALTH_RULES_SCHEMA);
+  return validator2;
 }
 function parseHealthRules(text2, file) {
   let data;
   try {
-    data = (0, import_yaml.parse)(text2);
+    data = (0, import_yaml2.parse)(text2);
   } catch (error2) {
     throw new InputError(`--health-rules ${file}: not JSON or YAML (${error2.message.split("\n")[0]}); see schema/health-rules.schema.json.`);
   }
-  const check = validate();
+  const check = validate2();
   if (!check(data)) {
-    const problems = (check.errors ?? []).filter((error2) => error2.keyword !== "oneOf").slice(0, 5).map(say);
+    const problems = (check.errors ?? []).filter((error2) => error2.keyword !== "oneOf").slice(0, 5).map(say2);
     throw new InputError(`--health-rules ${file} does not follow schema/health-rules.schema.json: ${problems.join("; ")}.`);
   }
   const rules = data;
@@ -30299,17 +30444,17 @@ function parseHealthRules(text2, file) {
   }
   return rules;
 }
-function say(error2) {
+function say2(error2) {
   const where2 = error2.instancePath === "" ? "the file" : error2.instancePath;
   if (error2.keyword === "additionalProperties") return `${where2} has an unknown field ${JSON.stringify(error2.params.additionalProperty)}`;
   return `${where2} ${error2.message ?? "is not valid"}`;
 }
-var import__, import_yaml, validator;
+var import__2, import_yaml2, validator2;
 var init_health_rules_file = __esm({
   "src/kinds/health-rules-file.ts"() {
     "use strict";
-    import__ = __toESM(require__(), 1);
-    import_yaml = __toESM(require_dist(), 1);
+    import__2 = __toESM(require__(), 1);
+    import_yaml2 = __toESM(require_dist(), 1);
     init_errors();
     init_health_rules_schema();
   }
@@ -30405,12 +30550,17 @@ function parseCount(value, flag) {
   return Number(value.trim());
 }
 function toFleetPlan(raw) {
-  if (raw.contexts === void 0 && raw.canary === void 0) {
-    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all") throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary).");
+  if (raw.contexts === void 0 && raw.canary === void 0 && raw.fleet === void 0) {
+    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all") throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary) or --fleet FILE.");
     return void 0;
   }
-  if (raw.confirm || raw.diff) throw new InputError("--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.");
-  return { waves: fleetWaves((raw.contexts ?? "").split(","), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? "all") };
+  if (raw.fleet !== void 0 && (raw.contexts !== void 0 || raw.canary !== void 0)) {
+    throw new InputError(`--fleet ${raw.fleet} names the fleet's contexts, and so do --contexts and --canary: give one of them.`);
+  }
+  if (raw.confirm || raw.diff) throw new InputError("--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context.");
+  const rollback = parseFleetRollback(raw.fleetRollback ?? "all");
+  if (raw.fleet !== void 0) return { ...parseFleetFile(raw.fleetText ?? "", raw.fleet), rollback };
+  return { waves: planWaves(fleetWaves((raw.contexts ?? "").split(","), raw.canary)), rollback };
 }
 var init_options4 = __esm({
   "src/cli/options.ts"() {
@@ -30419,6 +30569,7 @@ var init_options4 = __esm({
     init_options3();
     init_duration2();
     init_fleet();
+    init_fleet_file();
     init_health_rules_file();
   }
 });
@@ -30556,6 +30707,7 @@ function applyHelp(program2) {
     ["apply, watch, restore everything on failure", `${program2} apply -f k8s/`],
     ["only the objects labelled app=web, pruning the ones gone from k8s/", `${program2} apply -f k8s/ -l app=web --prune`],
     ["as another user, on another cluster", `${program2} apply -f web.yaml --context prod --as deployer`],
+    ["a fleet: staging first, then eu-1 and us-1 in parallel; all restored if one fails", `${program2} apply -f web.yaml --contexts eu-1,us-1 --canary staging`],
     ["what would change, as kubectl diff (exit 1 when something would)", `${program2} apply -f k8s/ --diff`],
     ["for CI: a JSON report, a JUnit file and an NDJSON event stream", `${program2} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`],
     ["any other kubectl apply flag, after --", `${program2} apply -f k8s/ -- --openapi-patch=false`]
@@ -30614,7 +30766,7 @@ function withKubectlOptions(command, handlers) {
 function buildProgram(name, words, handlers) {
   const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
   const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--contexts <names>", "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts").option("--canary <context>", "a fleet: apply to this context first, then to the other --contexts in one parallel wave").addOption(
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--contexts <names>", "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts").option("--canary <context>", "a fleet: apply to this context first, then to the other --contexts in one parallel wave").option("--fleet <file>", "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags").addOption(
     new Option("--fleet-rollback <mode>", "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none").choices(["all", "failed", "none"]).default("all")
   ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--readiness-grace <duration>", "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure", formatDuration(DEFAULTS.readinessGraceMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
     new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
@@ -30637,8 +30789,8 @@ function buildProgram(name, words, handlers) {
   const runAction2 = (command) => (run, raw) => handlers.journal(command, run, raw);
   journalOptions(
     program2.command("rollback").description("restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)").argument("[run]", "the run to restore (kguard status lists them); default: the only unfinished run that is not running")
-  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option("--force", "restore the run even if it looks alive (its process runs, or it renews its Leases)").action(runAction2("rollback"));
-  journalOptions(program2.command("status").description("list kguard runs in the cluster: running, dead or finished, with what is left to do")).action(
+  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option("--force", "restore the run even if it looks alive (its process runs, or it renews its Leases)").option("--contexts <names>", "a fleet run (RUN is its fleet-\u2026 id): restore its run in each of these contexts (comma-separated)").action(runAction2("rollback"));
+  journalOptions(program2.command("status").description("list kguard runs in the cluster: running, dead or finished, with what is left to do")).option("--contexts <names>", "these contexts' runs (comma-separated): each fleet run with one line per cluster").action(
     async (raw) => runAction2("status")(void 0, raw)
   );
   const byRunId = (command, description, force) => journalOptions(program2.command(command).description(description).argument("<run>", `the run to ${command} (kguard status lists them)`)).option("--force", force).action(runAction2(command));
@@ -30862,9 +31014,9 @@ __export(locate_exports, {
 import { readdirSync, readFileSync as readFileSync4, statSync as statSync2 } from "node:fs";
 import path7 from "node:path";
 function objectsWritten(text2) {
-  const lineCounter = new import_yaml2.LineCounter();
+  const lineCounter = new import_yaml3.LineCounter();
   const found = [];
-  for (const document2 of (0, import_yaml2.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
+  for (const document2 of (0, import_yaml3.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
     if (document2.errors.length > 0 || !document2.contents) continue;
     const start = document2.contents.range?.[0] ?? 0;
     const value = document2.toJS();
@@ -30929,11 +31081,11 @@ function manifestFiles(filenames, recursive) {
 function isObject2(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-var import_yaml2;
+var import_yaml3;
 var init_locate = __esm({
   "src/manifests/locate.ts"() {
     "use strict";
-    import_yaml2 = __toESM(require_dist(), 1);
+    import_yaml3 = __toESM(require_dist(), 1);
   }
 });
 
@@ -32289,6 +32441,9 @@ import { gunzipSync as gunzipSync2, gzipSync as gzipSync2 } from "node:zlib";
 function newRunId(now2, random) {
   return `kguard-${now2.getTime().toString(36)}-${random.toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 6)}`;
 }
+function newFleetRunId(now2, random) {
+  return newRunId(now2, random).replace(/^kguard-/, "fleet-");
+}
 function journalName(runId, index = 0) {
   return index === 0 ? `${runId}-journal` : `${runId}-journal-${index + 1}`;
 }
@@ -32310,7 +32465,8 @@ function journalSecret(journal, options = {}) {
         "kguard.dev/state": journal.state,
         "kguard.dev/started-at": journal.startedAt,
         "kguard.dev/expires-at": journal.expiresAt,
-        "kguard.dev/objects": String(journal.objects.length)
+        "kguard.dev/objects": String(journal.objects.length),
+        ...journal.fleet ? { "kguard.dev/fleet-run": journal.fleet.runId } : {}
       },
       ...options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}
     },
@@ -32447,6 +32603,7 @@ __export(store_exports, {
   deleteExpiredJournals: () => deleteExpiredJournals,
   journalExpiry: () => journalExpiry,
   listJournals: () => listJournals,
+  makeFleetRunId: () => makeFleetRunId,
   makeRunId: () => makeRunId,
   rbacRule: () => rbacRule,
   refusedBecause: () => refusedBecause,
@@ -32455,6 +32612,9 @@ __export(store_exports, {
 import { randomBytes } from "node:crypto";
 function makeRunId() {
   return newRunId(/* @__PURE__ */ new Date(), randomBytes(4).toString("hex"));
+}
+function makeFleetRunId() {
+  return newFleetRunId(/* @__PURE__ */ new Date(), randomBytes(4).toString("hex"));
 }
 function rbacRule(what, namespace) {
   const [group, verbs] = what === "leases" ? ['"coordination.k8s.io"', '"create", "get", "list", "update", "delete"'] : ['""', '"create", "get", "update", "delete"'];
@@ -32941,17 +33101,17 @@ async function listRuns(kubectl, namespace, now2, probe) {
   for (const [runId, held] of leasesOf) runs.push({ runId, secrets: [], missing: [], expired: false, leases: held, liveness: livenessOf(void 0, held, now2, probe) });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }
-function statusLine(run, now2) {
+function statusLine(run, now2, withNext = true) {
   const { journal, liveness } = run;
   const life = `${liveness.state === "live" ? "running" : liveness.state}: ${liveness.why}`;
   if (!journal) {
     const namespaces = [...new Set(run.leases.map((lease) => lease.metadata.namespace ?? ""))].sort().join(", ");
-    const next2 = liveness.state === "live" ? "" : `  \u2192  kguard unlock ${run.runId}`;
+    const next2 = !withNext || liveness.state === "live" ? "" : `  \u2192  kguard unlock ${run.runId}`;
     return `${run.runId}  Leases in namespace ${namespaces}, no journal  ${life}${next2}`;
   }
   const ageMinutes = Math.max(0, Math.round((now2.getTime() - Date.parse(journal.startedAt)) / 6e4));
   const where2 = STATE_WORDS[journal.state];
-  const next = liveness.state === "live" ? "" : liveness.state === "finished" ? `  \u2192  kguard forget ${run.runId}` : `  \u2192  kguard rollback ${run.runId}`;
+  const next = !withNext || liveness.state === "live" ? "" : liveness.state === "finished" ? `  \u2192  kguard forget ${run.runId}` : `  \u2192  kguard rollback ${run.runId}`;
   return `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where2}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
 }
 function journalWhere(run) {
@@ -33012,6 +33172,78 @@ var init_runs = __esm({
       applied: "applied, not verified or restored",
       restoring: "was restoring",
       finished: "ended"
+    };
+  }
+});
+
+// src/run/fleet-runs.ts
+var fleet_runs_exports = {};
+__export(fleet_runs_exports, {
+  fleetRestoreExitCode: () => fleetRestoreExitCode,
+  fleetRestoreLines: () => fleetRestoreLines,
+  fleetStatusLines: () => fleetStatusLines,
+  runsOfFleet: () => runsOfFleet
+});
+function runsOfFleet(runs, fleetRunId) {
+  return runs.filter((run) => run.journal?.fleet?.runId === fleetRunId);
+}
+function fleetStatusLines(listings, now2) {
+  const asked = listings.map((listing) => listing.context);
+  const fleets = /* @__PURE__ */ new Map();
+  for (const listing of listings) {
+    if (!("runs" in listing)) continue;
+    for (const run of listing.runs) {
+      const fleet = run.journal?.fleet;
+      if (fleet && !fleets.has(fleet.runId)) fleets.set(fleet.runId, fleet.contexts);
+    }
+  }
+  const lines = [];
+  for (const [fleetRunId, contexts] of [...fleets].sort(([left], [right]) => left.localeCompare(right))) {
+    const named = [.../* @__PURE__ */ new Set([...contexts, ...asked])];
+    const runs = named.map((context) => ({ context, listing: listings.find((candidate) => candidate.context === context) }));
+    const unfinished = runs.some(({ listing }) => listing && "runs" in listing && runsOfFleet(listing.runs, fleetRunId).some((run) => run.liveness.state !== "live" && run.liveness.state !== "finished"));
+    lines.push(`fleet run ${fleetRunId} (contexts ${contexts.join(", ")})${unfinished ? `  \u2192  kguard rollback ${fleetRunId} --contexts ${named.join(",")}` : ""}`);
+    for (const { context, listing } of runs) {
+      if (!listing) lines.push(`  context ${context}: not asked about (add it to --contexts)`);
+      else if (!("runs" in listing)) lines.push(`  context ${context}: cannot tell: ${listing.error}`);
+      else {
+        const mine = runsOfFleet(listing.runs, fleetRunId);
+        if (mine.length === 0) lines.push(`  context ${context}: no journal of this fleet run (not reached, or its run there ended)`);
+        for (const run of mine) lines.push(`  context ${context}: ${run.liveness.state}  ${statusLine(run, now2, false)}`);
+      }
+    }
+  }
+  for (const listing of listings) {
+    if (!("runs" in listing)) {
+      if (fleets.size === 0) lines.push(`context ${listing.context}: cannot tell: ${listing.error}`);
+      continue;
+    }
+    for (const run of listing.runs.filter((candidate) => !candidate.journal?.fleet)) lines.push(`context ${listing.context}: ${statusLine(run, now2)}`);
+  }
+  return lines.length > 0 ? lines : [`no unfinished kguard runs in contexts ${asked.join(", ")}`];
+}
+function fleetRestoreExitCode(ends) {
+  return ends.some((end) => end.outcome === "needs-attention") ? ExitCode.RollbackFailed : ExitCode.Success;
+}
+function fleetRestoreLines(fleetRunId, ends) {
+  const lines = ends.map((end) => {
+    const run = end.runId ? ` run ${end.runId}` : "";
+    const counts = end.runId && end.outcome !== "no-journal" ? ` (${end.restored} restored, ${end.untouched} already as before, ${end.needsPerson} for a person)` : "";
+    return `context ${end.context}:${run} ${WORDS[end.outcome]}${counts}${end.message ? `: ${end.message}` : ""}`;
+  });
+  const exitCode = fleetRestoreExitCode(ends);
+  return [...lines, `fleet run ${fleetRunId}: ${exitCode === ExitCode.Success ? "restored" : "needs a person"} (exit ${exitCode})`];
+}
+var WORDS;
+var init_fleet_runs = __esm({
+  "src/run/fleet-runs.ts"() {
+    "use strict";
+    init_errors();
+    init_runs();
+    WORDS = {
+      restored: "restored",
+      "no-journal": "no journal of this fleet run: nothing to restore",
+      "needs-attention": "needs a person"
     };
   }
 });
@@ -35668,6 +35900,182 @@ var init_rollback = __esm({
   }
 });
 
+// src/report/sections.ts
+var sections_exports = {};
+__export(sections_exports, {
+  ClusterSections: () => ClusterSections
+});
+var ClusterSections;
+var init_sections = __esm({
+  "src/report/sections.ts"() {
+    "use strict";
+    ClusterSections = class {
+      constructor(inner, order) {
+        this.inner = inner;
+        this.order = order;
+        for (const context of order) this.held.set(context, []);
+      }
+      inner;
+      order;
+      held = /* @__PURE__ */ new Map();
+      ended = /* @__PURE__ */ new Set();
+      next = 0;
+      /** The reporter of one cluster's run; closing it ends nothing (the fleet closes the terminal's once). */
+      reporterFor(context) {
+        return {
+          emit: (event) => this.order[this.next] === context ? this.inner.emit(event) : this.held.get(context)?.push(event),
+          close: () => void 0
+        };
+      }
+      /** The cluster's run ended: the next clusters' held events follow, those that ended too whole. */
+      end(context) {
+        this.ended.add(context);
+        while (this.next < this.order.length && this.ended.has(this.order[this.next])) {
+          this.next += 1;
+          const following = this.order[this.next];
+          if (following === void 0) break;
+          for (const event of this.held.get(following) ?? []) this.inner.emit(event);
+          this.held.set(following, []);
+        }
+      }
+    };
+  }
+});
+
+// src/cli/fleet-run-commands.ts
+var fleet_run_commands_exports = {};
+__export(fleet_run_commands_exports, {
+  fleetRunCommand: () => fleetRunCommand
+});
+async function fleetRunCommand(command, fleetRunId, raw, context) {
+  const { session } = context;
+  const opened = [];
+  try {
+    session.json = parseOutputMode(raw.output ?? "text") === "json";
+    if (raw.context !== void 0) throw new InputError("--context and --contexts contradict each other: give the fleet's contexts with --contexts.");
+    const contexts = [...new Set((raw.contexts ?? "").split(",").map((name) => name.trim()).filter(Boolean))];
+    if (contexts.length === 0) throw new InputError("--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.");
+    if (command === "rollback" && fleetRunId === void 0) throw new InputError("kguard rollback --contexts restores one fleet run: name it (kguard status --contexts lists them), e.g. kguard rollback fleet-\u2026 --contexts staging,eu-1.");
+    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
+    const connectionArgs = commandConnection(raw, session);
+    const [{ RunRecorder: RunRecorder2 }, { connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, fleetRuns, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { ClusterSections: ClusterSections2 }] = await Promise.all([
+      Promise.resolve().then(() => (init_recorder(), recorder_exports)),
+      Promise.resolve().then(() => (init_connect(), connect_exports)),
+      Promise.resolve().then(() => (init_transient(), transient_exports)),
+      Promise.resolve().then(() => (init_clock(), clock_exports)),
+      Promise.resolve().then(() => (init_holder(), holder_exports)),
+      Promise.resolve().then(() => (init_runs(), runs_exports)),
+      Promise.resolve().then(() => (init_fleet_runs(), fleet_runs_exports)),
+      Promise.resolve().then(() => (init_rollback(), rollback_exports)),
+      Promise.resolve().then(() => (init_restore(), restore_exports)),
+      Promise.resolve().then(() => (init_sections(), sections_exports))
+    ]);
+    const kubectls = /* @__PURE__ */ new Map();
+    const kubectlFor = (name) => {
+      const known = kubectls.get(name);
+      if (known) return known;
+      const kubectl = connectKubectl2(
+        {
+          binary: process.env.KGUARD_KUBECTL || "kubectl",
+          connectionArgs: [...connectionArgs, `--context=${name}`],
+          requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
+          readDeadlineMs: 6e4,
+          retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
+          observe: (objects) => {
+            for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
+          }
+        },
+        { watches: false }
+      );
+      kubectls.set(name, kubectl);
+      opened.push(kubectl);
+      return kubectl;
+    };
+    const say3 = (error2) => sanitizeText(error2 instanceof Error ? error2.message : String(error2), session.redactor);
+    const write2 = (lines, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
+` : `${sanitizeText(lines.join("\n"), session.redactor)}
+`);
+    const listings = await Promise.all(
+      contexts.map(async (name) => {
+        try {
+          return { context: name, runs: await runs.listRuns(kubectlFor(name), raw.namespace, Date.now(), probeHolder2) };
+        } catch (error2) {
+          if (!(error2 instanceof KguardError)) throw error2;
+          return { context: name, error: say3(error2) };
+        }
+      })
+    );
+    if (command === "status") {
+      session.finished = true;
+      const report = listings.map(
+        (listing) => "runs" in listing ? { context: listing.context, error: null, runs: listing.runs.map((run) => ({ runId: run.runId, fleetRunId: run.journal?.fleet?.runId ?? null, state: run.journal?.state ?? null, liveness: run.liveness.state, why: run.liveness.why, objects: run.journal?.objects.map(({ ref }) => ref) ?? [] })) } : { context: listing.context, error: listing.error, runs: [] }
+      );
+      write2(fleetRuns.fleetStatusLines(listings, /* @__PURE__ */ new Date()), { contexts: report });
+      return listings.some((listing) => "error" in listing) ? ExitCode.ClusterError : ExitCode.Success;
+    }
+    const fleet = fleetRunId;
+    if (listings.every((listing) => "runs" in listing && fleetRuns.runsOfFleet(listing.runs, fleet).length === 0)) {
+      throw new InputError(`no journal of fleet run ${fleet} in contexts ${contexts.join(", ")} (kguard status --contexts lists the fleet runs): it may have finished, or expired.`);
+    }
+    const terminal2 = await context.makeReporter(session);
+    const shared = { emit: (event) => terminal2.emit(event), close: () => void 0 };
+    const sections = new ClusterSections2(shared, contexts);
+    const ends = await Promise.all(
+      listings.map(async (listing) => {
+        const base = { context: listing.context, restored: 0, untouched: 0, needsPerson: 0 };
+        try {
+          if ("error" in listing) return { ...base, runId: null, outcome: "needs-attention", message: `its runs could not be read (${listing.error}); run this again when it answers` };
+          const [run, ...others] = fleetRuns.runsOfFleet(listing.runs, fleet);
+          if (!run) return { ...base, runId: null, outcome: "no-journal", message: null };
+          if (others.length > 0) return { ...base, runId: run.runId, outcome: "needs-attention", message: `${others.length + 1} runs of this fleet run there; restore each with kguard rollback RUN --context ${listing.context}` };
+          if (run.liveness.state === "finished") return { ...base, runId: run.runId, outcome: "no-journal", message: `its run there ended (${run.liveness.why})` };
+          const recorder = new RunRecorder2(sections.reporterFor(listing.context), session.redactor);
+          const copies2 = privateCopies2(run.runId);
+          try {
+            const result = await runRollback2(
+              { runId: run.runId, namespace: raw.namespace, deadlineMs, force: raw.force },
+              { kubectl: kubectlFor(listing.context), clock: systemClock2, reporter: recorder, keepCopy: copies2, probe: probeHolder2 }
+            );
+            const counts = { restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson };
+            if (result.needsPerson > 0) return { ...base, ...counts, runId: run.runId, outcome: "needs-attention", message: `kguard rollback ${run.runId} --context ${listing.context} finishes it` };
+            await Promise.all([copies2.remove(), removeCopiesOf2(run.runId)]);
+            return { ...base, ...counts, runId: run.runId, outcome: "restored", message: null };
+          } catch (error2) {
+            if (!(error2 instanceof KguardError)) throw error2;
+            return { ...base, runId: run.runId, outcome: "needs-attention", message: say3(error2) };
+          } finally {
+            recorder.close();
+          }
+        } finally {
+          sections.end(listing.context);
+        }
+      })
+    );
+    session.finished = true;
+    terminal2.close();
+    const exitCode = fleetRuns.fleetRestoreExitCode(ends);
+    write2(fleetRuns.fleetRestoreLines(fleet, ends), { fleetRunId: fleet, exitCode, clusters: ends });
+    return exitCode;
+  } catch (error2) {
+    session.recorder?.close();
+    return context.fail(session, error2);
+  } finally {
+    for (const kubectl of opened) kubectl.close();
+  }
+}
+var init_fleet_run_commands = __esm({
+  "src/cli/fleet-run-commands.ts"() {
+    "use strict";
+    init_errors();
+    init_duration2();
+    init_options2();
+    init_redact();
+    init_sanitize();
+    init_connection();
+    init_options4();
+  }
+});
+
 // src/cli/journal-commands.ts
 var journal_commands_exports = {};
 __export(journal_commands_exports, {
@@ -35675,6 +36083,10 @@ __export(journal_commands_exports, {
 });
 async function journalCommand(command, runId, raw, context) {
   const { session } = context;
+  if (raw.contexts !== void 0 && (command === "status" || command === "rollback")) {
+    const { fleetRunCommand: fleetRunCommand2 } = await Promise.resolve().then(() => (init_fleet_run_commands(), fleet_run_commands_exports));
+    return fleetRunCommand2(command, runId, raw, context);
+  }
   let closeKubectl = () => void 0;
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
@@ -36705,7 +37117,7 @@ var init_completion_spec = __esm({
   "src/cli/completion-spec.ts"() {
     "use strict";
     CHECKED_VALUES = { "--output": ["text", "json"], "--dry-run": ["server", "client", "none"] };
-    CLUSTER_VALUES = { "--namespace": "namespaces", "--context": "contexts" };
+    CLUSTER_VALUES = { "--namespace": "namespaces", "--context": "contexts", "--canary": "contexts" };
     KUBECTL_VALUES = {
       namespaces: (contextArgs2) => `kubectl ${contextArgs2} get namespaces -o name 2>/dev/null | sed 's|^namespace/||'`,
       contexts: () => "kubectl config get-contexts -o name 2>/dev/null"
@@ -61261,10 +61673,10 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code, reason, validate3 = false) {
+    function closeWebSocketConnection(object, code, reason, validate4 = false) {
       code ??= null;
       reason ??= "";
-      if (validate3) validateCloseCodeAndReason(code, reason);
+      if (validate4) validateCloseCodeAndReason(code, reason);
       if (isClosed(object.readyState) || isClosing(object.readyState)) {
       } else if (!isEstablished(object.readyState)) {
         failWebsocketConnection(object);
@@ -63753,7 +64165,7 @@ function secretValuesIn(text2) {
   const values = [];
   let documents;
   try {
-    documents = (0, import_yaml3.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
+    documents = (0, import_yaml4.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
   } catch {
     return values;
   }
@@ -63768,11 +64180,11 @@ function secretValuesIn(text2) {
   }
   return values;
 }
-var import_yaml3;
+var import_yaml4;
 var init_secret_values = __esm({
   "src/report/secret-values.ts"() {
     "use strict";
-    import_yaml3 = __toESM(require_dist(), 1);
+    import_yaml4 = __toESM(require_dist(), 1);
     init_redact();
   }
 });
@@ -63957,7 +64369,7 @@ function hasContent(body) {
 function headOf(text2, json) {
   let value;
   try {
-    value = json ? JSON.parse(text2) : (0, import_yaml4.parse)(text2, { uniqueKeys: false });
+    value = json ? JSON.parse(text2) : (0, import_yaml5.parse)(text2, { uniqueKeys: false });
   } catch {
     return void 0;
   }
@@ -63988,11 +64400,11 @@ function stringOf(value) {
 function isObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-var import_yaml4, PHASE_ANNOTATION;
+var import_yaml5, PHASE_ANNOTATION;
 var init_documents = __esm({
   "src/manifests/documents.ts"() {
     "use strict";
-    import_yaml4 = __toESM(require_dist(), 1);
+    import_yaml5 = __toESM(require_dist(), 1);
     PHASE_ANNOTATION = "kguard.dev/phase";
   }
 });
@@ -64082,6 +64494,7 @@ async function startJournal(runId, { placement, home }, refs, before, options, d
       command: options.commandLine ?? "kguard apply",
       holder: thisProcess(),
       requestTimeoutMs: options.requestTimeoutMs,
+      ...options.fleet ? { fleet: options.fleet } : {},
       objects: refs.map((ref) => {
         const stage = stages.get(objectKey(ref));
         return { ref, before: before.get(objectKey(ref)) ?? null, ...stage === void 0 ? {} : { stage } };
@@ -65789,44 +66202,6 @@ var init_apply2 = __esm({
   }
 });
 
-// src/report/sections.ts
-var ClusterSections;
-var init_sections = __esm({
-  "src/report/sections.ts"() {
-    "use strict";
-    ClusterSections = class {
-      constructor(inner, order) {
-        this.inner = inner;
-        this.order = order;
-        for (const context of order) this.held.set(context, []);
-      }
-      inner;
-      order;
-      held = /* @__PURE__ */ new Map();
-      ended = /* @__PURE__ */ new Set();
-      next = 0;
-      /** The reporter of one cluster's run; closing it ends nothing (the fleet closes the terminal's once). */
-      reporterFor(context) {
-        return {
-          emit: (event) => this.order[this.next] === context ? this.inner.emit(event) : this.held.get(context)?.push(event),
-          close: () => void 0
-        };
-      }
-      /** The cluster's run ended: the next clusters' held events follow, those that ended too whole. */
-      end(context) {
-        this.ended.add(context);
-        while (this.next < this.order.length && this.ended.has(this.order[this.next])) {
-          this.next += 1;
-          const following = this.order[this.next];
-          if (following === void 0) break;
-          for (const event of this.held.get(following) ?? []) this.inner.emit(event);
-          this.held.set(following, []);
-        }
-      }
-    };
-  }
-});
-
 // src/api/fleet.ts
 var fleet_exports = {};
 __export(fleet_exports, {
@@ -65839,37 +66214,34 @@ async function guardedFleetApply(options, plan, deps) {
   if (plan.rollback === "all" && !options.journal && !options.dryRun) {
     throw new InputError("--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.");
   }
+  const fleet = { runId: deps.fleetRunId ?? makeFleetRunId(), contexts: plan.waves.flatMap((wave) => wave.contexts) };
   const shared = { emit: (event) => deps.reporter.emit(event), close: () => void 0 };
   let stdin;
   const readStdin2 = () => stdin ??= deps.readStdin();
   const ends = plan.waves.flatMap(
-    (contexts, index) => contexts.map((context) => ({ context, wave: index + 1, outcome: "not-reached", exitCode: null, runId: null, message: null, report: null }))
+    (wave, index) => wave.contexts.map((context) => ({ context, wave: index + 1, outcome: "not-reached", exitCode: null, runId: null, message: null, report: null }))
   );
-  const clusterOptions = (context) => ({
-    ...options,
-    connectionArgs: [...options.connectionArgs, `--context=${context}`],
-    keepJournal: true,
-    // `none`: the fleet restores nothing, the failing cluster included.
-    rollback: plan.rollback === "none" ? "none" : options.rollback
-  });
-  for (const [index] of plan.waves.entries()) {
+  const optionsOf = (end) => clusterOptions(options, end.context, plan.waves[end.wave - 1], plan, fleet);
+  for (const end of ends) {
+    const missing = missingKubeconfig(optionsOf(end).connectionArgs, deps.env);
+    if (missing) throw new InputError(`context ${end.context}: ${missing}`);
+  }
+  for (const [index, { parallel }] of plan.waves.entries()) {
     const wave = ends.filter((end) => end.wave === index + 1);
     const sections = new ClusterSections(shared, wave.map((end) => end.context));
-    await Promise.all(
-      wave.map(async (end) => {
-        const reporter = sections.reporterFor(end.context);
-        reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "apply" });
-        try {
-          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter, readStdin: readStdin2 });
-          Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
-        } catch (error2) {
-          if (!(error2 instanceof KguardError)) throw error2;
-          Object.assign(end, { outcome: "error", exitCode: error2.exitCode, message: sanitizeText(error2.message, deps.redactor) });
-        } finally {
-          sections.end(end.context);
-        }
-      })
-    );
+    await eachAtMost(wave, parallel ?? wave.length, async (end) => {
+      const reporter = sections.reporterFor(end.context);
+      reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "apply", fleetRunId: fleet.runId });
+      try {
+        const run = await guardedApply(optionsOf(end), { ...deps, reporter, readStdin: readStdin2 });
+        Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
+      } catch (error2) {
+        if (!(error2 instanceof KguardError)) throw error2;
+        Object.assign(end, { outcome: "error", exitCode: error2.exitCode, message: sanitizeText(error2.message, deps.redactor) });
+      } finally {
+        sections.end(end.context);
+      }
+    });
     if (wave.some((end) => end.exitCode !== ExitCode.Success)) break;
   }
   const failed2 = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
@@ -65878,23 +66250,40 @@ async function guardedFleetApply(options, plan, deps) {
   await Promise.all(
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== "succeeded") return;
-      const kubectl = clusterKubectl(clusterOptions(end.context), deps);
-      if (!restore2.includes(end)) return forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      const kubectl = clusterKubectl(optionsOf(end), deps);
+      if (!restore2.includes(end)) {
+        await forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs).finally(() => kubectl.close());
+        return;
+      }
       const reporter = restoreSections.reporterFor(end.context);
-      reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "restore" });
+      reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "restore", fleetRunId: fleet.runId });
       try {
-        Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter }));
+        const kubeconfig = plan.overrides?.[end.context]?.kubeconfig;
+        const where2 = `--context ${end.context}${kubeconfig === void 0 ? "" : ` --kubeconfig ${kubeconfig}`}`;
+        Object.assign(end, await restoreCluster(end.runId, where2, kubectl, options, { ...deps, reporter }));
       } finally {
+        kubectl.close();
         restoreSections.end(end.context);
       }
     })
   );
   deps.reporter.close();
   const exitCode = fleetExitCode(ends);
-  return { report: { reportVersion: 3, fleet: true, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
+  return { report: { reportVersion: 3, fleet: true, fleetRunId: fleet.runId, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
+}
+async function eachAtMost(items, limit, work) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next];
+      next += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 function clusterKubectl(options, deps) {
-  return createKubectl(execProcess, {
+  return connectKubectl({
     binary: deps.kubectlBinary,
     connectionArgs: options.connectionArgs,
     requestTimeout: `${options.requestTimeoutMs / 1e3}s`,
@@ -65904,21 +66293,21 @@ function clusterKubectl(options, deps) {
     observe: (objects) => {
       for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
     }
-  });
+  }, { watches: false });
 }
-async function restoreCluster(runId, context, kubectl, options, deps) {
+async function restoreCluster(runId, where2, kubectl, options, deps) {
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   const copies2 = privateCopies(runId);
   try {
     const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies2, probe: probeHolder });
     if (result.needsPerson > 0) {
-      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} --context ${context} finishes it.` };
+      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where2} finishes it.` };
     }
     await Promise.all([copies2.remove(), removeCopiesOf(runId)]);
     return { outcome: "restored", exitCode: ExitCode.RolledBack };
   } catch (error2) {
     const reason = error2 instanceof Error ? error2.message : String(error2);
-    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} --context ${context} finishes it.`, deps.redactor) };
+    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} ${where2} finishes it.`, deps.redactor) };
   } finally {
     recorder.close();
   }
@@ -65932,8 +66321,7 @@ var init_fleet2 = __esm({
     "use strict";
     init_clock();
     init_errors();
-    init_client();
-    init_exec();
+    init_connect();
     init_transient();
     init_holder();
     init_store();
@@ -65946,6 +66334,7 @@ var init_fleet2 = __esm({
     init_runs();
     init_restore();
     init_apply2();
+    init_environment();
   }
 });
 
@@ -65958,15 +66347,15 @@ function fleetLines(report) {
   const lines = report.clusters.map((cluster) => {
     const exit = cluster.exitCode === null ? "" : ` (exit ${cluster.exitCode})`;
     const message = cluster.message ? `: ${cluster.message}` : "";
-    return `context ${cluster.context} (wave ${cluster.wave}): ${WORDS[cluster.outcome]}${exit}${message}`;
+    return `context ${cluster.context} (wave ${cluster.wave}): ${WORDS2[cluster.outcome]}${exit}${message}`;
   });
   return [...lines, `fleet: ${report.outcome} (exit ${report.exitCode})`];
 }
-var WORDS;
+var WORDS2;
 var init_fleet3 = __esm({
   "src/report/fleet.ts"() {
     "use strict";
-    WORDS = {
+    WORDS2 = {
       succeeded: "healthy",
       unchanged: "unchanged",
       previewed: "previewed",
@@ -66050,17 +66439,17 @@ function failingDocumentStart(text2) {
     const atEnd = index === lines.length;
     if (atEnd || /^---\s*$/.test(lines[index])) {
       const chunk = lines.slice(start, index).join("\n");
-      if (chunk.trim() !== "" && (0, import_yaml5.parseDocument)(chunk).errors.length > 0) return start + 1;
+      if (chunk.trim() !== "" && (0, import_yaml6.parseDocument)(chunk).errors.length > 0) return start + 1;
       start = index + 1;
     }
   }
   return 1;
 }
-var import_yaml5, KUBECTL_YAML_ERROR;
+var import_yaml6, KUBECTL_YAML_ERROR;
 var init_yaml_errors = __esm({
   "src/manifests/yaml-errors.ts"() {
     "use strict";
-    import_yaml5 = __toESM(require_dist(), 1);
+    import_yaml6 = __toESM(require_dist(), 1);
     KUBECTL_YAML_ERROR = /error parsing (.+?): error converting YAML to JSON: yaml: line (\d+): (.+?)(?=(?: error parsing .+?: error converting YAML| error parsing |\. Next:|\n|$))/g;
   }
 });
@@ -68161,13 +68550,13 @@ var init_lookup = __esm({
 });
 
 // node_modules/get-east-asian-width/index.js
-function validate2(codePoint) {
+function validate3(codePoint) {
   if (!Number.isSafeInteger(codePoint)) {
     throw new TypeError(`Expected a code point, got \`${typeof codePoint}\`.`);
   }
 }
 function eastAsianWidth(codePoint, { ambiguousAsWide = false } = {}) {
-  validate2(codePoint);
+  validate3(codePoint);
   if (isFullwidth(codePoint) || isWide(codePoint) || ambiguousAsWide && isAmbiguous(codePoint)) {
     return 2;
   }
@@ -69184,13 +69573,14 @@ async function runCommand2(raw, passThrough, session) {
       session.logToStderr = session.json || lines.toStdout;
     }
     if (raw.healthRules !== void 0) raw.healthRulesText = await readHealthRules(raw.healthRules);
+    if (raw.fleet !== void 0) raw.fleetText = await readFleetFile(raw.fleet);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
     if (raw.confirm && !raw.yes && !await confirmed(options, session)) {
       throw new InputError("not applied: the answer was not yes. Nothing was changed.");
     }
-    const missing = missingKubeconfig(options.connectionArgs, process.env);
+    const missing = plan ? void 0 : missingKubeconfig(options.connectionArgs, process.env);
     if (missing) throw new InputError(missing);
     session.finished = false;
     if (plan) return await runFleet(options, plan, session);
@@ -69381,6 +69771,15 @@ async function main(argv) {
     process.exitCode = await fail(session, error2);
   }
 }
+async function readFleetFile(file) {
+  const { readFile: readFile4 } = await import("node:fs/promises");
+  try {
+    return await readFile4(file, "utf8");
+  } catch (error2) {
+    const code = error2.code ?? "unreadable";
+    throw new InputError(`--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`);
+  }
+}
 async function readHealthRules(file) {
   const { readFile: readFile4 } = await import("node:fs/promises");
   try {
@@ -69426,6 +69825,11 @@ function readInputs(env2) {
     kustomize: text2("KUSTOMIZE"),
     namespace: text2("NAMESPACE"),
     context: text2("CONTEXT"),
+    // One per line, by commas or by spaces: a list of contexts however a workflow writes it.
+    contexts: listInput(text2("CONTEXTS")),
+    canary: text2("CANARY"),
+    fleet: text2("FLEET"),
+    fleetRollback: text2("FLEET-ROLLBACK"),
     kubeconfig: text2("KUBECONFIG"),
     dryRun: dryRunInput(text2("DRY-RUN")),
     diff: booleanInput("diff", text2("DIFF")),
@@ -69446,6 +69850,11 @@ function kguardArgs(inputs, files) {
     ...inputs.kustomize ? ["-k", inputs.kustomize] : [],
     ...inputs.namespace ? ["--namespace", inputs.namespace] : [],
     ...inputs.context ? ["--context", inputs.context] : [],
+    ...inputs.contexts ? ["--contexts", inputs.contexts] : [],
+    ...inputs.canary ? ["--canary", inputs.canary] : [],
+    ...inputs.fleet ? ["--fleet", inputs.fleet] : [],
+    // The default (all) is kguard's too; said only for a fleet, where it means something.
+    ...inputs.fleetRollback && (inputs.contexts || inputs.canary || inputs.fleet) ? ["--fleet-rollback", inputs.fleetRollback] : [],
     ...files.kubeconfig ? ["--kubeconfig", files.kubeconfig] : [],
     ...inputs.dryRun ? [`--dry-run=${inputs.dryRun}`] : [],
     ...inputs.diff ? ["--diff"] : [],
@@ -69463,6 +69872,10 @@ function kguardArgs(inputs, files) {
 function kubeconfigInput(value) {
   if (value === void 0) return void 0;
   return /\n/.test(value) || /^\s*(apiVersion|kind|clusters|contexts|users|current-context)\s*:/.test(value) || value.startsWith("{") ? { content: value } : { path: value };
+}
+function listInput(value) {
+  const names2 = (value ?? "").split(/[\s,]+/).filter(Boolean);
+  return names2.length > 0 ? names2.join(",") : void 0;
 }
 function dryRunInput(value) {
   if (value === void 0 || ["false", "False", "FALSE", "none"].includes(value)) return void 0;

@@ -5,13 +5,14 @@
 // KguardError carrying that exit code.
 import { guardedApply } from './api/apply.js';
 import { guardedFleetApply } from './api/fleet.js';
-import { fleetWaves } from './run/fleet.js';
-import type { FleetRollbackMode } from './model/fleet.js';
+import { fleetWaves, planWaves } from './run/fleet.js';
+import { parseFleetFile } from './run/fleet-file.js';
+import type { FleetPlan, FleetRollbackMode } from './model/fleet.js';
 import type { FleetReport } from './report/fleet.js';
 import { readStdin } from './api/environment.js';
 import { resolveApplyOptions, type GuardInput } from './api/options.js';
 import { parseDuration } from './duration.js';
-import { KguardError } from './errors.js';
+import { InputError, KguardError } from './errors.js';
 import type { Reporter, RunEvent } from './model/events.js';
 import { formatEvent, type Line } from './report/format.js';
 import type { JsonReport } from './report/json.js';
@@ -137,6 +138,8 @@ export interface FleetInput extends Omit<ApplyInput, 'context'> {
   canary?: string;
   /** When a cluster fails: restore every cluster this run changed (all, the default), only the failed one, or none. */
   fleetRollback?: FleetRollbackMode;
+  /** A fleet file (YAML or JSON, schema/fleet.schema.json) instead of contexts and canary: waves, parallel, bake, per-context overrides. */
+  fleetFile?: string;
 }
 
 /**
@@ -150,7 +153,7 @@ export async function applyFleet(input: FleetInput): Promise<FleetReport> {
   const redactor = new Redactor();
   try {
     const options = resolveApplyOptions(guardInput(input));
-    const plan = { waves: fleetWaves(input.contexts ?? [], input.canary), rollback: input.fleetRollback ?? 'all' };
+    const plan = await fleetPlanOf(input);
     const { report } = await guardedFleetApply(options, plan, {
       redactor,
       reporter: callbackReporter(input.onEvent),
@@ -164,6 +167,18 @@ export async function applyFleet(input: FleetInput): Promise<FleetReport> {
     if (error instanceof KguardError) error.message = sanitizeText(error.message, redactor);
     throw error;
   }
+}
+
+/** The fleet's waves: from its file, or from contexts and canary. */
+async function fleetPlanOf(input: FleetInput): Promise<FleetPlan> {
+  const rollback = input.fleetRollback ?? 'all';
+  if (input.fleetFile === undefined) return { waves: planWaves(fleetWaves(input.contexts ?? [], input.canary)), rollback };
+  if (input.contexts !== undefined || input.canary !== undefined) throw new InputError(`fleetFile ${input.fleetFile} names the fleet's contexts, and so do contexts and canary: give one of them.`);
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(input.fleetFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new InputError(`--fleet ${input.fleetFile}: cannot read it (${error.code ?? 'unreadable'}); give a YAML or JSON file of waves (schema/fleet.schema.json).`);
+  });
+  return { ...parseFleetFile(text, input.fleetFile), rollback };
 }
 
 /** The library's input as typed options: numbers are milliseconds, strings Go durations. */

@@ -7,6 +7,11 @@ export interface ActionInputs {
   kustomize?: string;
   namespace?: string;
   context?: string;
+  /** A fleet: --contexts a,b,c, --canary C, or --fleet FILE, and --fleet-rollback. */
+  contexts?: string;
+  canary?: string;
+  fleet?: string;
+  fleetRollback?: string;
   /** A kubeconfig file's path, or the kubeconfig itself (a secret's text): see kubeconfigInput. */
   kubeconfig?: string;
   /** --dry-run: true (server), server or client; false or empty: none. */
@@ -34,6 +39,11 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
     kustomize: text('KUSTOMIZE'),
     namespace: text('NAMESPACE'),
     context: text('CONTEXT'),
+    // One per line, by commas or by spaces: a list of contexts however a workflow writes it.
+    contexts: listInput(text('CONTEXTS')),
+    canary: text('CANARY'),
+    fleet: text('FLEET'),
+    fleetRollback: text('FLEET-ROLLBACK'),
     kubeconfig: text('KUBECONFIG'),
     dryRun: dryRunInput(text('DRY-RUN')),
     diff: booleanInput('diff', text('DIFF')),
@@ -60,6 +70,11 @@ export function kguardArgs(inputs: ActionInputs, files: { kubeconfig?: string; j
     ...(inputs.kustomize ? ['-k', inputs.kustomize] : []),
     ...(inputs.namespace ? ['--namespace', inputs.namespace] : []),
     ...(inputs.context ? ['--context', inputs.context] : []),
+    ...(inputs.contexts ? ['--contexts', inputs.contexts] : []),
+    ...(inputs.canary ? ['--canary', inputs.canary] : []),
+    ...(inputs.fleet ? ['--fleet', inputs.fleet] : []),
+    // The default (all) is kguard's too; said only for a fleet, where it means something.
+    ...(inputs.fleetRollback && (inputs.contexts || inputs.canary || inputs.fleet) ? ['--fleet-rollback', inputs.fleetRollback] : []),
     ...(files.kubeconfig ? ['--kubeconfig', files.kubeconfig] : []),
     ...(inputs.dryRun ? [`--dry-run=${inputs.dryRun}`] : []),
     ...(inputs.diff ? ['--diff'] : []),
@@ -83,6 +98,11 @@ export function kguardArgs(inputs: ActionInputs, files: { kubeconfig?: string; j
 export function kubeconfigInput(value: string | undefined): { path: string } | { content: string } | undefined {
   if (value === undefined) return undefined;
   return /\n/.test(value) || /^\s*(apiVersion|kind|clusters|contexts|users|current-context)\s*:/.test(value) || value.startsWith('{') ? { content: value } : { path: value };
+}
+
+function listInput(value: string | undefined): string | undefined {
+  const names = (value ?? '').split(/[\s,]+/).filter(Boolean);
+  return names.length > 0 ? names.join(',') : undefined;
 }
 
 function dryRunInput(value: string | undefined): 'server' | 'client' | undefined {

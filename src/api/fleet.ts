@@ -5,14 +5,13 @@
 // else's change wins); clusters not yet reached are never touched.
 import { systemClock } from '../clock.js';
 import { ExitCode, InputError, KguardError } from '../errors.js';
-import { createKubectl } from '../kubectl/client.js';
-import { execProcess } from '../kubectl/exec.js';
+import { connectKubectl } from '../kubectl/connect.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import type { Kubectl } from '../kubectl/types.js';
 import { probeHolder } from '../journal/holder.js';
-import { removeJournal } from '../journal/store.js';
+import { makeFleetRunId, removeJournal } from '../journal/store.js';
 import type { Reporter } from '../model/events.js';
-import type { ClusterEnd, FleetPlan } from '../model/fleet.js';
+import type { ClusterEnd, FleetPlan, FleetRun } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import type { JsonReport } from '../report/json.js';
 import type { FleetReport } from '../report/fleet.js';
@@ -20,13 +19,17 @@ import { RunRecorder } from '../report/recorder.js';
 import { ClusterSections } from '../report/sections.js';
 import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeText } from '../report/sanitize.js';
-import { clustersToRestore, fleetExitCode, fleetOutcome } from '../run/fleet.js';
+import { clusterOptions, clustersToRestore, fleetExitCode, fleetOutcome } from '../run/fleet.js';
 import { runRollback } from '../run/rollback.js';
 import { listRuns } from '../run/runs.js';
 import { privateCopies, removeCopiesOf } from '../rollback/restore.js';
 import { guardedApply, type GuardedApplyDeps } from './apply.js';
+import { missingKubeconfig } from './environment.js';
 
-export type FleetDeps = Omit<GuardedApplyDeps, 'onRecorder' | 'quietEnd' | 'onResult'>;
+export type FleetDeps = Omit<GuardedApplyDeps, 'onRecorder' | 'quietEnd' | 'onResult'> & {
+  /** The fleet run's id (tests, the bench); default a new one. */
+  fleetRunId?: string;
+};
 
 export interface FleetResult {
   report: FleetReport;
@@ -40,41 +43,42 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
   if (plan.rollback === 'all' && !options.journal && !options.dryRun) {
     throw new InputError('--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.');
   }
+  // One id for the whole fleet run, journalled in every cluster it changes: `kguard status` and
+  // `kguard rollback FLEET --contexts` find the fleet's runs by it after a crash.
+  const fleet: FleetRun = { runId: deps.fleetRunId ?? makeFleetRunId(), contexts: plan.waves.flatMap((wave) => wave.contexts) };
   // One run's end must not end the terminal's reporter: the fleet closes it once, at its end.
   const shared: Reporter = { emit: (event) => deps.reporter.emit(event), close: () => undefined };
   // `-f -` is read once and given to every cluster.
   let stdin: Promise<Uint8Array> | undefined;
   const readStdin = () => (stdin ??= deps.readStdin());
-  const ends: Array<ClusterEnd & { report: JsonReport | null }> = plan.waves.flatMap((contexts, index) =>
-    contexts.map((context) => ({ context, wave: index + 1, outcome: 'not-reached' as const, exitCode: null, runId: null, message: null, report: null })),
+  const ends: Array<ClusterEnd & { report: JsonReport | null }> = plan.waves.flatMap((wave, index) =>
+    wave.contexts.map((context) => ({ context, wave: index + 1, outcome: 'not-reached' as const, exitCode: null, runId: null, message: null, report: null })),
   );
-  const clusterOptions = (context: string): GuardedApplyOptions => ({
-    ...options,
-    connectionArgs: [...options.connectionArgs, `--context=${context}`],
-    keepJournal: true,
-    // `none`: the fleet restores nothing, the failing cluster included.
-    rollback: plan.rollback === 'none' ? 'none' : options.rollback,
-  });
+  const optionsOf = (end: ClusterEnd) => clusterOptions(options, end.context, plan.waves[end.wave - 1]!, plan, fleet);
+  // Every cluster's kubeconfig (a fleet file may give each its own) exists before any is applied to.
+  for (const end of ends) {
+    const missing = missingKubeconfig(optionsOf(end).connectionArgs, deps.env);
+    if (missing) throw new InputError(`context ${end.context}: ${missing}`);
+  }
 
-  for (const [index] of plan.waves.entries()) {
+  for (const [index, { parallel }] of plan.waves.entries()) {
     const wave = ends.filter((end) => end.wave === index + 1);
     const sections = new ClusterSections(shared, wave.map((end) => end.context));
-    await Promise.all(
-      wave.map(async (end) => {
-        const reporter = sections.reporterFor(end.context);
-        reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'apply' });
-        try {
-          const run = await guardedApply(clusterOptions(end.context), { ...deps, reporter, readStdin });
-          Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
-        } catch (error) {
-          // kguard could not run there (unreachable, refused, bad input): nothing was applied there.
-          if (!(error instanceof KguardError)) throw error;
-          Object.assign(end, { outcome: 'error', exitCode: error.exitCode, message: sanitizeText(error.message, deps.redactor) });
-        } finally {
-          sections.end(end.context);
-        }
-      }),
-    );
+    await eachAtMost(wave, parallel ?? wave.length, async (end) => {
+      const reporter = sections.reporterFor(end.context);
+      reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'apply', fleetRunId: fleet.runId });
+      try {
+        const run = await guardedApply(optionsOf(end), { ...deps, reporter, readStdin });
+        Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
+      } catch (error) {
+        // kguard could not run there (unreachable, refused, bad input): nothing was applied there.
+        if (!(error instanceof KguardError)) throw error;
+        Object.assign(end, { outcome: 'error', exitCode: error.exitCode, message: sanitizeText(error.message, deps.redactor) });
+      } finally {
+        sections.end(end.context);
+      }
+    });
+    // A wave must end healthy (baked too: each cluster's run bakes before it ends) before the next starts.
     if (wave.some((end) => end.exitCode !== ExitCode.Success)) break;
   }
 
@@ -84,25 +88,48 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
   await Promise.all(
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== 'succeeded') return;
-      const kubectl = clusterKubectl(clusterOptions(end.context), deps);
-      if (!restore.includes(end)) return forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs);
+      const kubectl = clusterKubectl(optionsOf(end), deps);
+      if (!restore.includes(end)) {
+        await forgetJournal(end.runId, kubectl, options.rollbackTimeoutMs).finally(() => kubectl.close());
+        return;
+      }
       const reporter = restoreSections.reporterFor(end.context);
-      reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'restore' });
+      reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'restore', fleetRunId: fleet.runId });
       try {
-        Object.assign(end, await restoreCluster(end.runId, end.context, kubectl, options, { ...deps, reporter }));
+        // The command that finishes it names the cluster's own kubeconfig when its fleet file gives one.
+        const kubeconfig = plan.overrides?.[end.context]?.kubeconfig;
+        const where = `--context ${end.context}${kubeconfig === undefined ? '' : ` --kubeconfig ${kubeconfig}`}`;
+        Object.assign(end, await restoreCluster(end.runId, where, kubectl, options, { ...deps, reporter }));
       } finally {
+        kubectl.close();
         restoreSections.end(end.context);
       }
     }),
   );
   deps.reporter.close();
   const exitCode = fleetExitCode(ends);
-  return { report: { reportVersion: 3, fleet: true, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
+  return { report: { reportVersion: 3, fleet: true, fleetRunId: fleet.runId, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
 }
 
-/** A kubectl for the fleet's own work in one cluster (the restore, the journal's removal): every call has a deadline. */
-function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl {
-  return createKubectl(execProcess, {
+/** Runs `work` on every item, at most `limit` at once, starting them in the items' order. */
+async function eachAtMost<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+/**
+ * A kubectl for the fleet's own work in one cluster (the restore, the journal's removal), its raw
+ * calls through one proxy as a run's are (kguard rollback's way, polling): every call has a deadline.
+ */
+function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl & { close(): void } {
+  return connectKubectl({
     binary: deps.kubectlBinary,
     connectionArgs: options.connectionArgs,
     requestTimeout: `${options.requestTimeoutMs / 1000}s`,
@@ -112,25 +139,25 @@ function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl 
     observe: (objects) => {
       for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
     },
-  });
+  }, { watches: false });
 }
 
 /** A healthy cluster whose changes the fleet takes back: the journal rollback of its run. */
-async function restoreCluster(runId: string, context: string, kubectl: Kubectl, options: GuardedApplyOptions, deps: FleetDeps): Promise<Partial<ClusterEnd>> {
+async function restoreCluster(runId: string, where: string, kubectl: Kubectl, options: GuardedApplyOptions, deps: FleetDeps): Promise<Partial<ClusterEnd>> {
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   const copies = privateCopies(runId);
   try {
     // force: the run is this process's own, finished; its journal names this process as holder.
     const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies, probe: probeHolder });
     if (result.needsPerson > 0) {
-      return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} --context ${context} finishes it.` };
+      return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where} finishes it.` };
     }
     // The run is undone (runRollback took its history record back too).
     await Promise.all([copies.remove(), removeCopiesOf(runId)]);
     return { outcome: 'restored', exitCode: ExitCode.RolledBack };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} --context ${context} finishes it.`, deps.redactor) };
+    return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} ${where} finishes it.`, deps.redactor) };
   } finally {
     recorder.close();
   }

@@ -34,7 +34,7 @@ export interface CompletionSpec {
 const CHECKED_VALUES: Record<string, string[]> = { '--output': ['text', 'json'], '--dry-run': ['server', 'client', 'none'] };
 
 /** Flags whose value is a kubectl name the cluster or the kubeconfig knows. */
-const CLUSTER_VALUES: Record<string, ValueKind> = { '--namespace': 'namespaces', '--context': 'contexts' };
+const CLUSTER_VALUES: Record<string, ValueKind> = { '--namespace': 'namespaces', '--context': 'contexts', '--canary': 'contexts' };
 
 export function completionSpec(program: Command): CompletionSpec {
   return {

@@ -15,6 +15,8 @@ export type RunCommandName = 'status' | 'rollback' | 'unlock' | 'forget';
 export interface JournalCommandOptions {
   namespace?: string;
   context?: string;
+  /** status and rollback: a fleet's contexts (comma-separated). */
+  contexts?: string;
   kubeconfig?: string;
   rollbackTimeout?: string;
   output?: string;
@@ -25,6 +27,10 @@ export interface JournalCommandOptions {
 
 export async function journalCommand(command: RunCommandName, runId: string | undefined, raw: JournalCommandOptions, context: CommandContext): Promise<number> {
   const { session } = context;
+  if (raw.contexts !== undefined && (command === 'status' || command === 'rollback')) {
+    const { fleetRunCommand } = await import('./fleet-run-commands.js');
+    return fleetRunCommand(command, runId, raw, context);
+  }
   let closeKubectl = () => undefined as void;
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';

@@ -98,14 +98,16 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       session.logToStderr = session.json || lines.toStdout;
     }
     if (raw.healthRules !== undefined) raw.healthRulesText = await readHealthRules(raw.healthRules);
+    if (raw.fleet !== undefined) raw.fleetText = await readFleetFile(raw.fleet);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
     if (raw.confirm && !raw.yes && !(await confirmed(options, session))) {
       throw new InputError('not applied: the answer was not yes. Nothing was changed.');
     }
-    // Said before the pipeline is even loaded (guardedApply checks it again for the library).
-    const missing = missingKubeconfig(options.connectionArgs, process.env);
+    // Said before the pipeline is even loaded (guardedApply checks it again for the library; a
+    // fleet checks each cluster's, which its fleet file may give).
+    const missing = plan ? undefined : missingKubeconfig(options.connectionArgs, process.env);
     if (missing) throw new InputError(missing);
     session.finished = false;
     if (plan) return await runFleet(options, plan, session);
@@ -332,6 +334,17 @@ async function main(argv: string[]): Promise<void> {
 }
 
 await main(process.argv);
+
+/** The text of a --fleet file; one that cannot be read is bad input (exit 1), before anything is applied. */
+async function readFleetFile(file: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new InputError(`--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`);
+  }
+}
 
 /** The text of a --health-rules file; one that cannot be read is bad input (exit 1). */
 async function readHealthRules(file: string): Promise<string> {

@@ -3,7 +3,8 @@ import { InputError } from '../errors.js';
 import type { RollbackMode } from '../model/result.js';
 import { resolveApplyOptions } from '../api/options.js';
 import { parseDuration } from '../duration.js';
-import { fleetWaves, parseFleetRollback } from '../run/fleet.js';
+import { fleetWaves, parseFleetRollback, planWaves } from '../run/fleet.js';
+import { parseFleetFile } from '../run/fleet-file.js';
 import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import { parseHealthRules } from '../kinds/health-rules-file.js';
@@ -16,6 +17,10 @@ export interface RawApplyOptions {
   /** --canary CONTEXT: a fleet's first wave of one. */
   canary?: string;
   fleetRollback?: string;
+  /** --fleet FILE: the fleet's waves and per-context overrides. */
+  fleet?: string;
+  /** The text of that file, read by the CLI entry (this module stays pure). */
+  fleetText?: string;
   kubeconfig?: string;
   /** --dry-run: true for the bare flag, or the strategy. */
   dryRun?: boolean | string;
@@ -190,12 +195,17 @@ function parseCount(value: string, flag: string): number {
   return Number(value.trim());
 }
 
-/** --contexts and --canary as the fleet's waves; undefined for a single-cluster apply. */
-export function toFleetPlan(raw: Pick<RawApplyOptions, 'contexts' | 'canary' | 'fleetRollback' | 'confirm' | 'diff'>): FleetPlan | undefined {
-  if (raw.contexts === undefined && raw.canary === undefined) {
-    if (raw.fleetRollback !== undefined && raw.fleetRollback !== 'all') throw new InputError('--fleet-rollback is for a fleet: give --contexts (and --canary).');
+/** --fleet FILE, or --contexts and --canary, as the fleet's waves; undefined for a single-cluster apply. */
+export function toFleetPlan(raw: Pick<RawApplyOptions, 'contexts' | 'canary' | 'fleetRollback' | 'fleet' | 'fleetText' | 'confirm' | 'diff' | 'context'>): FleetPlan | undefined {
+  if (raw.contexts === undefined && raw.canary === undefined && raw.fleet === undefined) {
+    if (raw.fleetRollback !== undefined && raw.fleetRollback !== 'all') throw new InputError('--fleet-rollback is for a fleet: give --contexts (and --canary) or --fleet FILE.');
     return undefined;
   }
-  if (raw.confirm || raw.diff) throw new InputError('--confirm and --diff preview one cluster; a fleet (--contexts, --canary) does not take them yet. Preview each context with --context.');
-  return { waves: fleetWaves((raw.contexts ?? '').split(','), raw.canary), rollback: parseFleetRollback(raw.fleetRollback ?? 'all') };
+  if (raw.fleet !== undefined && (raw.contexts !== undefined || raw.canary !== undefined)) {
+    throw new InputError(`--fleet ${raw.fleet} names the fleet's contexts, and so do --contexts and --canary: give one of them.`);
+  }
+  if (raw.confirm || raw.diff) throw new InputError('--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context.');
+  const rollback = parseFleetRollback(raw.fleetRollback ?? 'all');
+  if (raw.fleet !== undefined) return { ...parseFleetFile(raw.fleetText ?? '', raw.fleet), rollback };
+  return { waves: planWaves(fleetWaves((raw.contexts ?? '').split(','), raw.canary)), rollback };
 }

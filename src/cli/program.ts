@@ -57,6 +57,7 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .option('--context <name>', 'kubeconfig context to use')
     .option('--contexts <names>', 'a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts')
     .option('--canary <context>', 'a fleet: apply to this context first, then to the other --contexts in one parallel wave')
+    .option('--fleet <file>', 'a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave\'s parallel and bake, per-context namespace, kubeconfig and kubectl flags')
     .addOption(
       new Option('--fleet-rollback <mode>', 'when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none')
         .choices(['all', 'failed', 'none'])
@@ -133,8 +134,11 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
   )
     .option('--rollback-timeout <duration>', 'how long the restore may take', formatDuration(DEFAULTS.timeoutMs))
     .option('--force', 'restore the run even if it looks alive (its process runs, or it renews its Leases)')
+    .option('--contexts <names>', 'a fleet run (RUN is its fleet-… id): restore its run in each of these contexts (comma-separated)')
     .action(runAction('rollback'));
-  journalOptions(program.command('status').description('list kguard runs in the cluster: running, dead or finished, with what is left to do')).action(
+  journalOptions(program.command('status').description('list kguard runs in the cluster: running, dead or finished, with what is left to do'))
+    .option('--contexts <names>', "these contexts' runs (comma-separated): each fleet run with one line per cluster")
+    .action(
     async (raw: JournalCommandOptions) => runAction('status')(undefined, raw),
   );
   const byRunId = (command: 'unlock' | 'forget', description: string, force: string) =>

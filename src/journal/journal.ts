@@ -7,6 +7,7 @@
 // After the apply it adds the objects as the apply left them. A run that ends cleanly deletes it;
 // a run killed half-way leaves it for `kguard rollback RUN`; journals expire after a day.
 import { gunzipSync, gzipSync } from 'node:zlib';
+import type { FleetRun } from '../model/fleet.js';
 import type { ObjectChange } from '../model/result.js';
 import { canonicalJson, changeOf, sameContent } from '../objects/compare.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
@@ -56,11 +57,18 @@ export interface Journal {
    */
   requestTimeoutMs?: number;
   objects: JournalEntry[];
+  /** A fleet's cluster: the fleet run and its contexts (`kguard status/rollback --contexts` read it). */
+  fleet?: FleetRun;
 }
 
 /** kguard-<time>-<random>: sorts by start time, fits a Secret and a Lease holder name. */
 export function newRunId(now: Date, random: string): string {
   return `kguard-${now.getTime().toString(36)}-${random.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 6)}`;
+}
+
+/** fleet-<time>-<random>: one id for a fleet run, journalled in each cluster it changes. */
+export function newFleetRunId(now: Date, random: string): string {
+  return newRunId(now, random).replace(/^kguard-/, 'fleet-');
 }
 
 /** A run's journal Secrets: `<run>-journal`, then `<run>-journal-2`… in each namespace (pieces.ts). */
@@ -93,6 +101,7 @@ export function journalSecret(journal: Journal, options: { index?: number; packe
         'kguard.dev/started-at': journal.startedAt,
         'kguard.dev/expires-at': journal.expiresAt,
         'kguard.dev/objects': String(journal.objects.length),
+        ...(journal.fleet ? { 'kguard.dev/fleet-run': journal.fleet.runId } : {}),
       },
       ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}),
     },

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { JournalTooLargeError, KubectlError } from '../errors.js';
 import type { Kubectl, WriteResult } from '../kubectl/types.js';
-import { journalName, journalSecret, newRunId, readJournalSecret, JOURNAL_TTL_MS, JOURNAL_VERSION, type Journal } from './journal.js';
+import { journalName, journalSecret, newFleetRunId, newRunId, readJournalSecret, JOURNAL_TTL_MS, JOURNAL_VERSION, type Journal } from './journal.js';
 import { JOURNAL_LABEL, RUN_LABEL } from './labels.js';
 import { journalPieces, mergePieces, type JournalPiece, type JournalPlacement } from './pieces.js';
 
@@ -15,6 +15,10 @@ const secretsPath = (namespace: string) => `/api/v1/namespaces/${encodeURICompon
 
 export function makeRunId(): string {
   return newRunId(new Date(), randomBytes(4).toString('hex'));
+}
+
+export function makeFleetRunId(): string {
+  return newFleetRunId(new Date(), randomBytes(4).toString('hex'));
 }
 
 /** The rule a Role needs for kguard's journal and leases, for the messages below. */

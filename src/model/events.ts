@@ -63,7 +63,7 @@ export type RunEvent =
   /** With `commands`: what a person runs to finish what kguard could not (a Lease left behind). */
   | { kind: 'journal-warning'; message: string; commands?: string[] }
   /** A fleet: this cluster's section starts, its run (apply) or the fleet's restore of its healthy run (restore). */
-  | { kind: 'fleet-cluster'; context: string; wave: number; step: 'apply' | 'restore' }
+  | { kind: 'fleet-cluster'; context: string; wave: number; step: 'apply' | 'restore'; fleetRunId: string }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */
   | { kind: 'rollback-wait'; runId: string; waitMs: number }
   | { kind: 'rollback-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number }

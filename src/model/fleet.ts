@@ -4,10 +4,38 @@
 /** When a cluster fails: restore every cluster this fleet run changed (all), only the failed one (failed), or none. */
 export type FleetRollbackMode = 'all' | 'failed' | 'none';
 
+/** What a fleet file (--fleet) may set for one context, over the command line's. */
+export interface ContextOverrides {
+  /** The namespace for objects that name none (-n). */
+  namespace?: string;
+  /** The kubeconfig file this context is read from. */
+  kubeconfig?: string;
+  /** More kubectl flags: connection flags (--as, --server…) go to every call, the others to the apply. */
+  kubectlArgs?: string[];
+}
+
+export interface FleetWave {
+  /** Its clusters: they run in parallel, at most `parallel` at once (default: all). */
+  contexts: string[];
+  parallel?: number;
+  /** Each cluster of the wave bakes this long (--bake) before the wave ends; default the command line's --bake. */
+  bakeMs?: number;
+}
+
 export interface FleetPlan {
-  /** Contexts in waves: a wave's clusters run in parallel; a wave starts when the one before it is healthy. */
-  waves: string[][];
+  /** Contexts in waves: a wave starts when the one before it is healthy (and baked). */
+  waves: FleetWave[];
   rollback: FleetRollbackMode;
+  /** Per context, from a fleet file. */
+  overrides?: Record<string, ContextOverrides>;
+  /** Where the plan came from (a fleet file), for messages. */
+  source?: string;
+}
+
+/** A fleet run: its id, journalled in every cluster it changes, and every context it names. */
+export interface FleetRun {
+  runId: string;
+  contexts: string[];
 }
 
 /**

@@ -1,6 +1,7 @@
 // The options of a guarded apply, typed, with the one table of their defaults. The CLI parses its
 // strings into these; the library passes them straight in.
 import type { HealthRule, HealthRules } from './health-rules.js';
+import type { FleetRun } from './fleet.js';
 import type { RollbackMode } from './result.js';
 
 /** Which manifests: kubectl's -f (files, directories, URLs, "-"), -R and -k. */
@@ -59,6 +60,8 @@ export interface ApplyOptions {
   requestTimeoutMs: number;
   /** A fleet's cluster: a healthy run keeps its journal, so the fleet can restore it if a later cluster fails. */
   keepJournal?: boolean;
+  /** A fleet's cluster: the fleet run, journalled with the run so `kguard rollback FLEET --contexts` finds it. */
+  fleet?: FleetRun;
   /** Health rules for custom resources (--health-rules FILE), over the built-in table; a rule of the same id replaces the built-in one. */
   healthRules?: HealthRules;
   /** A new pod that runs but is never Ready fails the rollout after this long (--readiness-grace; default DEFAULTS.readinessGraceMs). */

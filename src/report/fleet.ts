@@ -5,6 +5,8 @@ import type { JsonReport } from './json.js';
 export interface FleetReport {
   reportVersion: number;
   fleet: true;
+  /** The fleet run's id, journalled in every cluster it changed (kguard status/rollback --contexts). */
+  fleetRunId: string;
   outcome: FleetOutcome;
   exitCode: number;
   fleetRollback: FleetPlan['rollback'];

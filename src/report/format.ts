@@ -219,7 +219,7 @@ export const FORMATTERS: Formatters = {
       : { tone: 'warn', text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
   'fleet-cluster': (event) =>
     event.step === 'apply'
-      ? { tone: 'info', text: `context ${event.context} (wave ${event.wave}): applying` }
+      ? { tone: 'info', text: `context ${event.context} (wave ${event.wave}): applying (fleet run ${event.fleetRunId})` }
       : { tone: 'undo', text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed` },
   'rollback-wait': (event) => ({
     tone: 'info',

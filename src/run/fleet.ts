@@ -1,7 +1,9 @@
 // The fleet's decisions, pure: its waves from the command line, which clusters the fleet restores
 // after a failure, and the one exit code of the whole fleet.
 import { ExitCode, InputError } from '../errors.js';
-import type { ClusterEnd, FleetOutcome, FleetPlan, FleetRollbackMode } from '../model/fleet.js';
+import { splitPassThrough } from '../kubectl/passthrough.js';
+import type { ClusterEnd, ContextOverrides, FleetOutcome, FleetPlan, FleetRollbackMode, FleetRun, FleetWave } from '../model/fleet.js';
+import type { GuardedApplyOptions } from '../model/options.js';
 
 /** --contexts a,b,c: one wave each, in order; --canary c: a wave of c, then every other context in one wave. */
 export function fleetWaves(contexts: readonly string[], canary: string | undefined): string[][] {
@@ -14,6 +16,45 @@ export function fleetWaves(contexts: readonly string[], canary: string | undefin
   }
   const rest = named.filter((context) => context !== canary);
   return rest.length > 0 ? [[canary], rest] : [[canary]];
+}
+
+/** Waves of contexts as the plan's waves: every cluster of a wave at once, each with the command line's --bake. */
+export function planWaves(waves: readonly string[][]): FleetWave[] {
+  return waves.map((contexts) => ({ contexts: [...contexts] }));
+}
+
+/**
+ * One cluster's options: the fleet's, with the context pinned, the fleet run journalled, the
+ * wave's bake, and the fleet file's overrides for this context (its namespace, kubeconfig and
+ * kubectl flags: a connection flag reaches every call, any other the apply).
+ */
+export function clusterOptions(
+  options: GuardedApplyOptions,
+  context: string,
+  wave: FleetWave,
+  plan: Pick<FleetPlan, 'rollback' | 'overrides'>,
+  fleet: FleetRun,
+): GuardedApplyOptions {
+  const overrides: ContextOverrides = plan.overrides?.[context] ?? {};
+  const extra = splitPassThrough(overrides.kubectlArgs ?? []);
+  const replaced = (arg: string) => (overrides.kubeconfig !== undefined && arg.startsWith('--kubeconfig=')) || extra.connection.some((flag) => flag.split('=')[0] === arg.split('=')[0]);
+  return {
+    ...options,
+    namespace: overrides.namespace ?? extra.namespace ?? options.namespace,
+    connectionArgs: [
+      ...options.connectionArgs.filter((arg) => !replaced(arg)),
+      ...(overrides.kubeconfig !== undefined ? [`--kubeconfig=${overrides.kubeconfig}`] : []),
+      ...extra.connection,
+      `--context=${context}`,
+    ],
+    applyArgs: [...options.applyArgs, ...extra.apply],
+    selectionArgs: [...options.selectionArgs, ...extra.selection],
+    bakeMs: wave.bakeMs ?? options.bakeMs,
+    keepJournal: true,
+    fleet,
+    // `none`: the fleet restores nothing, the failing cluster included.
+    rollback: plan.rollback === 'none' ? 'none' : options.rollback,
+  };
 }
 
 export function parseFleetRollback(value: string): FleetRollbackMode {

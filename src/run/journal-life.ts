@@ -59,6 +59,7 @@ export async function startJournal(
       command: options.commandLine ?? 'kguard apply',
       holder: thisProcess(),
       requestTimeoutMs: options.requestTimeoutMs,
+      ...(options.fleet ? { fleet: options.fleet } : {}),
       objects: refs.map((ref) => {
         const stage = stages.get(objectKey(ref));
         return { ref, before: before.get(objectKey(ref)) ?? null, ...(stage === undefined ? {} : { stage }) };

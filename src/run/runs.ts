@@ -40,17 +40,17 @@ export async function listRuns(kubectl: RunsKubectl, namespace: string | undefin
 }
 
 /** What `kguard status` says of one run, and the command that finishes it. */
-export function statusLine(run: RunRecord, now: Date): string {
+export function statusLine(run: RunRecord, now: Date, withNext = true): string {
   const { journal, liveness } = run;
   const life = `${liveness.state === 'live' ? 'running' : liveness.state}: ${liveness.why}`;
   if (!journal) {
     const namespaces = [...new Set(run.leases.map((lease) => lease.metadata.namespace ?? ''))].sort().join(', ');
-    const next = liveness.state === 'live' ? '' : `  →  kguard unlock ${run.runId}`;
+    const next = !withNext || liveness.state === 'live' ? '' : `  →  kguard unlock ${run.runId}`;
     return `${run.runId}  Leases in namespace ${namespaces}, no journal  ${life}${next}`;
   }
   const ageMinutes = Math.max(0, Math.round((now.getTime() - Date.parse(journal.startedAt)) / 60_000));
   const where = STATE_WORDS[journal.state];
-  const next = liveness.state === 'live' ? '' : liveness.state === 'finished' ? `  →  kguard forget ${run.runId}` : `  →  kguard rollback ${run.runId}`;
+  const next = !withNext || liveness.state === 'live' ? '' : liveness.state === 'finished' ? `  →  kguard forget ${run.runId}` : `  →  kguard rollback ${run.runId}`;
   return (
     `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where}  ${life}` +
     `${run.expired ? '  (expired: deleted by the next run)' : ''}${next}`

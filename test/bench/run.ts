@@ -13,8 +13,10 @@
 //   7. at scale: 10, 100 and 1,000 objects (scale.ts): healthy with and without the journal, a
 //      doomed apply restored in full, peak kubectl processes at once, kguard's peak RSS
 //   3b. an apply that changes nothing: kubectl apply against kguard apply, and kguard's writes
+//   8. a fleet of 3 clusters against 3 single-cluster runs one after another, healthy and failing
+//      in the last cluster: wall time and kubectl processes (fleet.ts)
 // `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes. `--only overhead` runs
-// sections 3 and 3b.
+// sections 3 and 3b; `--only fleet` section 8 (3 runs each unless --runs).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +27,7 @@ import { execa } from 'execa';
 import { Redactor } from '../../src/report/redact.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 import { scaleCase, scaleRow, SCALE_HEADER } from './scale.js';
+import { fleetBench } from './fleet.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 
@@ -350,9 +353,14 @@ async function atScale(): Promise<void> {
 
 async function main(): Promise<void> {
   const began = performance.now();
-  console.log(`kguard: ${kguard}; ${RUNS} runs each`);
+  console.log(`kguard: ${kguard}; ${flags.only === 'fleet' ? Number(flags.runs ?? 3) : RUNS} runs each`);
   if (flags.only === 'scale') {
     await atScale();
+    console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
+    return;
+  }
+  if (flags.only === 'fleet') {
+    table('8. 3 clusters: a fleet against single-cluster runs one after another (whole command, median)', await fleetBench(kguard, Number(flags.runs ?? 3), median));
     console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
     return;
   }
@@ -385,6 +393,7 @@ async function main(): Promise<void> {
   table('5. one healthy run over 10 Deployments in 10 namespaces', processes);
   redaction();
   await atScale();
+  table('8. 3 clusters: a fleet against single-cluster runs one after another (whole command, median)', await fleetBench(kguard, RUNS, median));
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 

@@ -109,7 +109,7 @@ describe('kguard completion fish', () => {
     expect(await fishComplete('kguard apply -f we')).toEqual(['web.yaml']);
     expect(await fishComplete('kguard apply --pru')).toEqual(['--prune', '--prune-allowlist']);
     expect(await fishComplete('kguard completion ')).toEqual(['bash', 'zsh', 'fish'].sort());
-    expect(await fishComplete('kubectl-rollout_guard status --con')).toEqual(['--context']);
+    expect(await fishComplete('kubectl-rollout_guard status --con')).toEqual(['--context', '--contexts']);
   });
 
   it.skipIf(!hasFish)('asks kubectl for namespaces, of the context typed earlier on the line', async () => {

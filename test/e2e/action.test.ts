@@ -85,7 +85,7 @@ describe('action.yml', () => {
   it('runs the committed bundle with the runner\'s Node 24, and declares the inputs and outputs', () => {
     expect(action.runs).toEqual({ using: 'node24', main: 'action-dist/index.mjs' });
     expect(Object.keys(action.inputs).sort()).toEqual(
-      ['context', 'diff', 'dry-run', 'extra-args', 'files', 'junit', 'kubeconfig', 'kustomize', 'namespace', 'rollback', 'server-side', 'timeout'].sort(),
+      ['canary', 'context', 'contexts', 'diff', 'dry-run', 'extra-args', 'files', 'fleet', 'fleet-rollback', 'junit', 'kubeconfig', 'kustomize', 'namespace', 'rollback', 'server-side', 'timeout'].sort(),
     );
     expect(Object.keys(action.outputs).sort()).toEqual(['exit-code', 'junit', 'outcome', 'report']);
   });

@@ -21,13 +21,18 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-/** One simulator per context (timeScale 10), and one kubeconfig naming them all (no current context). */
-export async function fleetSandbox(contexts: Record<string, ClusterOptions>): Promise<Fleet> {
+/**
+ * One simulator per context (timeScale 10 unless given), and one kubeconfig naming them all (no
+ * current context). `unreachable`: contexts whose API server is a closed port (nothing listens).
+ */
+export async function fleetSandbox(contexts: Record<string, ClusterOptions>, unreachable: readonly string[] = []): Promise<Fleet> {
   const clusters = new Map<string, Cluster>();
-  for (const [context, options] of Object.entries(contexts)) clusters.set(context, await startCluster({ timeScale: 10, ...options }));
+  const started = await Promise.all(Object.entries(contexts).map(async ([context, options]) => [context, await startCluster({ timeScale: 10, ...options })] as const));
+  for (const [context, cluster] of started) clusters.set(context, cluster);
   const dir = await mkdtemp(join(tmpdir(), 'kguard-fleet-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  await writeFile(kubeconfig, mergedKubeconfig([...clusters].map(([context, cluster]) => ({ context, url: cluster.url }))));
+  const closed = unreachable.map((context) => ({ context, url: 'http://127.0.0.1:1' }));
+  await writeFile(kubeconfig, mergedKubeconfig([...[...clusters].map(([context, cluster]) => ({ context, url: cluster.url })), ...closed]));
   const start = (args: string[]) =>
     execa(KGUARD, args, {
       cwd: dir,

@@ -170,3 +170,31 @@ describe('RunJournal', () => {
     await expect(update).rejects.toThrow(/^kguard could not update its run journal: the copies of configmap\/one \(namespace shop\) would be \d{4} KiB compressed, more than the 1024 KiB a Secret may hold$/);
   });
 });
+
+describe('a fleet run in the journal', () => {
+  it("records the fleet run id and its contexts in every piece, and names the fleet run on the Secret", async () => {
+    const { journalSecret, newFleetRunId } = await import('../../src/journal/journal.js');
+    const fleetRunId = newFleetRunId(new Date('2026-12-03T12:00:00Z'), 'A1-b2c3d4');
+    expect(fleetRunId).toMatch(/^fleet-[a-z0-9]+-a1b2c3$/);
+    const journal: Journal = {
+      runId: 'kguard-x-1',
+      startedAt: '2026-12-03T12:00:00Z',
+      expiresAt: '2026-12-04T12:00:00Z',
+      namespace: 'shop',
+      state: 'applying',
+      command: 'kguard apply',
+      objects: [
+        { ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a' }, before: null },
+        { ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'web', name: 'b' }, before: null },
+      ],
+      fleet: { runId: fleetRunId, contexts: ['staging', 'eu-1'] },
+    };
+    const pieces = journalPieces(journal, { clusterNamespace: 'kube-system', created: new Set() });
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) {
+      const secret = journalSecret(piece.journal, { index: piece.index, packed: piece.packed });
+      expect(secret.metadata.annotations?.['kguard.dev/fleet-run']).toBe(fleetRunId);
+      expect(readJournalSecret(secret).fleet).toEqual({ runId: fleetRunId, contexts: ['staging', 'eu-1'] });
+    }
+  });
+});
