@@ -31282,7 +31282,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 function apiChannel(exec, stream, binary, background, enabled = process.platform !== "win32" && process.env.KGUARD_KUBECTL_PROXY !== "0") {
   const proxies = /* @__PURE__ */ new Map();
-  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  const agent = new Agent({ keepAlive: true });
+  const watchAgent = new Agent({ keepAlive: false });
   let directory;
   let processes = 0;
   let requests = 0;
@@ -31341,7 +31342,7 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
     if (!call || !isWatch(call.path) || call.method !== "GET") return stream(file, args, onStdout);
     const proxy = proxyFor2(call.connection);
     if (!proxy) return stream(file, args, onStdout);
-    return watchThrough(proxy, agent, call, onStdout, () => {
+    return watchThrough(proxy, watchAgent, call, onStdout, () => {
       requests += 1;
     }, () => stream(file, args, onStdout));
   };
@@ -31360,6 +31361,7 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
         proxy.process.stop();
       }
       agent.destroy();
+      watchAgent.destroy();
       if (directory) rmSync(directory, { recursive: true, force: true });
     }
   };
@@ -31422,6 +31424,7 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
   let stopped = false;
   let req;
   let instead;
+  let settle;
   const done = (async () => {
     if (!await proxy.ready || proxy.broken) {
       if (stopped) return { exitCode: 130, stdout: "", stderr: "" };
@@ -31429,6 +31432,7 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
       return instead.done;
     }
     return new Promise((resolve) => {
+      settle = resolve;
       if (stopped) return resolve({ exitCode: 130, stdout: "", stderr: "" });
       onSent();
       req = httpRequest(
@@ -31446,6 +31450,7 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
           response.on("data", (text2) => onStdout(text2));
           response.on("end", () => resolve({ exitCode: 0, stdout: "", stderr: "", proxied: true }));
           response.on("error", (error2) => resolve(stopped ? { exitCode: 130, stdout: "", stderr: "" } : dropped(error2)));
+          response.on("close", () => resolve(stopped ? { exitCode: 130, stdout: "", stderr: "" } : response.complete ? { exitCode: 0, stdout: "", stderr: "", proxied: true } : dropped(new Error("the stream ended early"))));
         }
       );
       req.on("error", (error2) => resolve(stopped ? { exitCode: 130, stdout: "", stderr: "" } : dropped(error2)));
@@ -31458,6 +31463,7 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
       stopped = true;
       req?.destroy();
       instead?.stop();
+      settle?.({ exitCode: 130, stdout: "", stderr: "" });
     }
   };
 }
