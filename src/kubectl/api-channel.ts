@@ -248,7 +248,8 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
     });
   })();
   return {
-    done,
+    // However it ended, a watch that went through the proxy started no process.
+    done: done.then((result) => (instead ? result : { ...result, proxied: true })),
     stop() {
       stopped = true;
       req?.destroy();

@@ -16,7 +16,7 @@ import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';
 import { ProcessPool } from './pool.js';
 import { pinnedArgs, targetOf } from './target.js';
-import { DIFF_FLAGS, isRetryable, itemsOf, itemsOfValue, jsonDocuments, kubectlFailure, logsResult, parseApiResources, requestTimeoutWithin, RESTORE_FIELD_MANAGER, selectorsOf, shellQuote, withFieldManager, withQuery, writeFailure } from './parse.js';
+import { applyCommand, DIFF_FLAGS, isRetryable, itemsOf, listedItems, itemsOfValue, jsonDocuments, kubectlFailure, logsResult, parseApiResources, requestTimeoutWithin, RESTORE_FIELD_MANAGER, selectorsOf, shellQuote, withFieldManager, withQuery, writeFailure } from './parse.js';
 import { readAnswers, REVIEW_ARGS, reviewsList } from './access.js';
 import type { AccessAnswer, AccessQuestion, ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, Target, WatchStream, WriteResult } from './types.js';
 
@@ -76,7 +76,7 @@ class KubectlClient implements Kubectl {
   async dryRun(request: ApplyRequest, strategy: 'client' | 'server'): Promise<DryRunResult> {
     // A dry run changes nothing, so a transient failure is simply asked again.
     const result = await this.retrying(() =>
-      this.run([...this.applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], { deadlineMs: request.deadlineMs, input: request.stdin }),
+      this.run([...applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], { deadlineMs: request.deadlineMs, input: request.stdin }),
     );
     if (result.exitCode !== 0) {
       if (diagnoseKubectlFailure(result).kind === 'missing-binary') throw this.failure('run kubectl', result);
@@ -95,7 +95,7 @@ class KubectlClient implements Kubectl {
    * never sent (apply.go, DryRunClient).
    */
   async dryRunActions(request: ApplyRequest): Promise<AppliedObject[]> {
-    const result = await this.run([...this.applyCommand(request), '--dry-run=client'], { deadlineMs: request.deadlineMs, input: request.stdin });
+    const result = await this.run([...applyCommand(request), '--dry-run=client'], { deadlineMs: request.deadlineMs, input: request.stdin });
     if (result.exitCode !== 0) throw this.failure('preview the apply', result);
     return parseApplyOutput(result.stdout);
   }
@@ -125,7 +125,7 @@ class KubectlClient implements Kubectl {
   async apply(request: ApplyRequest): Promise<AppliedObject[]> {
     const applied = new Map<string, AppliedObject>();
     const result = await this.retrying(async () => {
-      const attempt = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
+      const attempt = await this.run(applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
       for (const object of parseApplyOutput(attempt.stdout)) {
         const key = `${object.resource}/${object.name}`;
         if (!applied.has(key) || applied.get(key)?.action === 'unchanged') applied.set(key, object);
@@ -142,11 +142,28 @@ class KubectlClient implements Kubectl {
    */
   async listObjects(namespace: string, types: readonly string[]): Promise<KubeObject[]> {
     if (types.length === 0) return [];
-    const result = await this.run(['get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json', '--show-managed-fields'], {
-      deadlineMs: this.connection.readDeadlineMs,
-    });
-    if (result.exitCode !== 0) throw this.failure(`read ${types.join(', ')}${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return this.observed(itemsOf<KubeObject>(result.stdout));
+    const items = await this.lists(namespace, types, {}, `read ${types.join(', ')}${namespace ? ` in namespace ${namespace}` : ''}`, [
+      'get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json', '--show-managed-fields',
+    ]);
+    return this.observed(items);
+  }
+
+  /**
+   * Objects of `types` as `kubectl get TYPES -o json` lists them: one `get --raw` list per type
+   * when every type's REST path is known (through the API channel, no process of its own), in
+   * the order of the types; else `kubectlArgs` as one kubectl command.
+   */
+  private async lists(namespace: string, types: readonly string[], selectors: Record<string, string>, what: string, kubectlArgs: string[]): Promise<KubeObject[]> {
+    const paths = await Promise.all(types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => undefined)));
+    if (paths.every((path) => path !== undefined)) {
+      const results = await Promise.all(paths.map((path) => this.run(['get', '--raw', withQuery(path, selectors)], { deadlineMs: this.connection.readDeadlineMs })));
+      const failed = results.find((result) => result.exitCode !== 0);
+      if (failed) throw this.failure(what, failed);
+      return results.flatMap((result) => listedItems(result.stdout).items);
+    }
+    const result = await this.run(kubectlArgs, { deadlineMs: this.connection.readDeadlineMs });
+    if (result.exitCode !== 0) throw this.failure(what, result);
+    return itemsOf<KubeObject>(result.stdout);
   }
 
   /**
@@ -209,11 +226,9 @@ class KubectlClient implements Kubectl {
 
   /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
   async listLabelled(type: string, namespace: string | undefined, selector: string): Promise<KubeObject[]> {
-    const result = await this.run(['get', type, ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json'], {
-      deadlineMs: this.connection.readDeadlineMs,
-    });
-    if (result.exitCode !== 0) throw this.failure(`list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ''}`, result);
-    return itemsOf<KubeObject>(result.stdout);
+    return this.lists(namespace ?? '', [type], { labelSelector: selector }, `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ''}`, [
+      'get', type, ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json',
+    ]);
   }
 
   /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
@@ -254,10 +269,7 @@ class KubectlClient implements Kubectl {
     if (path instanceof Error) return { ok: false, message: path.message, transient: false };
     const result = await this.run(['get', '--raw', withQuery(path, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
     if (result.exitCode !== 0) return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
-    const list = JSON.parse(result.stdout) as { apiVersion?: string; kind?: string; metadata?: { resourceVersion?: string }; items?: KubeObject[] };
-    const kind = (list.kind ?? '').replace(/List$/, '');
-    const items = (list.items ?? []).map((item) => ({ ...item, apiVersion: item.apiVersion ?? list.apiVersion ?? '', kind: item.kind ?? kind }));
-    return { ok: true, items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+    return { ok: true, ...listedItems(result.stdout) };
   }
 
   /**
@@ -303,12 +315,9 @@ class KubectlClient implements Kubectl {
 
   /** Events about one object (a pod or a deployment), oldest first. */
   async events(namespace: string, objectName: string): Promise<KubeEvent[]> {
-    const result = await this.run(
-      ['get', 'events', '-n', namespace, '--field-selector', `involvedObject.name=${objectName}`, '-o', 'json'],
-      { deadlineMs: this.connection.readDeadlineMs },
-    );
-    if (result.exitCode !== 0) throw this.failure(`read events of ${objectName}`, result);
-    return itemsOf<KubeEvent>(result.stdout);
+    const selector = `involvedObject.name=${objectName}`;
+    const items = await this.lists(namespace, ['events'], { fieldSelector: selector }, `read events of ${objectName}`, ['get', 'events', '-n', namespace, '--field-selector', selector, '-o', 'json']);
+    return items as unknown as KubeEvent[];
   }
 
   async pinTarget(): Promise<Target | undefined> {
@@ -329,15 +338,6 @@ class KubectlClient implements Kubectl {
   /** The exact command a person would type, with this run's connection flags. */
   commandLine(args: readonly string[]): string {
     return [this.connection.binary, ...this.connection.connectionArgs, ...args].map(shellQuote).join(' ');
-  }
-
-  private applyCommand(request: ApplyRequest): string[] {
-    const args = ['apply'];
-    for (const filename of request.filenames) args.push('-f', filename);
-    if (request.recursive) args.push('-R');
-    if (request.namespace) args.push('-n', request.namespace);
-    args.push(...request.applyArgs);
-    return args;
   }
 
   private observed(objects: KubeObject[]): KubeObject[] {

@@ -3,10 +3,11 @@
 import { KubectlError } from '../errors.js';
 import type { KubeList } from '../kube.js';
 import type { AppliedObject } from '../model/result.js';
+import type { KubeObject } from '../objects/model.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
 import type { ExecResult } from './exec.js';
 import { isTransientFailure } from './transient.js';
-import type { ApiResource, CollectionQuery, LogsResult, WriteResult } from './types.js';
+import type { ApiResource, ApplyRequest, CollectionQuery, LogsResult, WriteResult } from './types.js';
 
 
 export function writeFailure(result: ExecResult, deadlineMs: number): WriteResult {
@@ -151,4 +152,26 @@ export function kubectlFailure(what: string, result: ExecResult, deadline: { ms:
   }
   const diagnosis = diagnoseKubectlFailure(result);
   return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, undefined, result.stderr, applied);
+}
+
+/**
+ * A list as the API server returns it (`get --raw` of a collection): its items, which lists leave
+ * without kind and apiVersion, get them back as `kubectl get -o json` prints them; and the list's
+ * resourceVersion, to watch from.
+ */
+export function listedItems(stdout: string): { items: KubeObject[]; resourceVersion: string } {
+  const list = JSON.parse(stdout) as { apiVersion?: string; kind?: string; metadata?: { resourceVersion?: string }; items?: KubeObject[] | null };
+  const kind = (list.kind ?? '').replace(/List$/, '');
+  const items = (list.items ?? []).map((item) => ({ ...item, apiVersion: item.apiVersion ?? list.apiVersion ?? '', kind: item.kind ?? kind }));
+  return { items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+}
+
+/** `kubectl apply` over the request's inputs, namespace and apply flags (dry runs add theirs). */
+export function applyCommand(request: ApplyRequest): string[] {
+  const args = ['apply'];
+  for (const filename of request.filenames) args.push('-f', filename);
+  if (request.recursive) args.push('-R');
+  if (request.namespace) args.push('-n', request.namespace);
+  args.push(...request.applyArgs);
+  return args;
 }

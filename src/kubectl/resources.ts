@@ -19,6 +19,7 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   pods: { group: '', version: 'v1', kind: 'Pod', resource: 'pods' },
   services: { group: '', version: 'v1', kind: 'Service', resource: 'services' },
   secrets: { group: '', version: 'v1', kind: 'Secret', resource: 'secrets' },
+  events: { group: '', version: 'v1', kind: 'Event', resource: 'events' },
   persistentvolumeclaims: { group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
   'deployments.apps': { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' },
   'replicasets.apps': { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets' },
