@@ -13561,6 +13561,20 @@ function kubectlFailure(what, result, deadline, applied2 = []) {
   const diagnosis = diagnoseKubectlFailure(result);
   return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, void 0, result.stderr, applied2);
 }
+function listedItems(stdout) {
+  const list = JSON.parse(stdout);
+  const kind = (list.kind ?? "").replace(/List$/, "");
+  const items = (list.items ?? []).map((item) => ({ ...item, apiVersion: item.apiVersion ?? list.apiVersion ?? "", kind: item.kind ?? kind }));
+  return { items, resourceVersion: list.metadata?.resourceVersion ?? "" };
+}
+function applyCommand(request) {
+  const args = ["apply"];
+  for (const filename of request.filenames) args.push("-f", filename);
+  if (request.recursive) args.push("-R");
+  if (request.namespace) args.push("-n", request.namespace);
+  args.push(...request.applyArgs);
+  return args;
+}
 var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
 var init_parse = __esm({
   "src/kubectl/parse.ts"() {
@@ -31458,7 +31472,8 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
     });
   })();
   return {
-    done,
+    // However it ended, a watch that went through the proxy started no process.
+    done: done.then((result) => instead ? result : { ...result, proxied: true }),
     stop() {
       stopped = true;
       req?.destroy();
@@ -31560,6 +31575,7 @@ var init_resources = __esm({
       pods: { group: "", version: "v1", kind: "Pod", resource: "pods" },
       services: { group: "", version: "v1", kind: "Service", resource: "services" },
       secrets: { group: "", version: "v1", kind: "Secret", resource: "secrets" },
+      events: { group: "", version: "v1", kind: "Event", resource: "events" },
       persistentvolumeclaims: { group: "", version: "v1", kind: "PersistentVolumeClaim", resource: "persistentvolumeclaims" },
       "deployments.apps": { group: "apps", version: "v1", kind: "Deployment", resource: "deployments" },
       "replicasets.apps": { group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets" },
@@ -31877,7 +31893,7 @@ var init_client = __esm({
        */
       async dryRun(request, strategy) {
         const result = await this.retrying(
-          () => this.run([...this.applyCommand(request), `--dry-run=${strategy}`, "-o", "json"], { deadlineMs: request.deadlineMs, input: request.stdin })
+          () => this.run([...applyCommand(request), `--dry-run=${strategy}`, "-o", "json"], { deadlineMs: request.deadlineMs, input: request.stdin })
         );
         if (result.exitCode !== 0) {
           if (diagnoseKubectlFailure(result).kind === "missing-binary") throw this.failure("run kubectl", result);
@@ -31895,7 +31911,7 @@ var init_client = __esm({
        * never sent (apply.go, DryRunClient).
        */
       async dryRunActions(request) {
-        const result = await this.run([...this.applyCommand(request), "--dry-run=client"], { deadlineMs: request.deadlineMs, input: request.stdin });
+        const result = await this.run([...applyCommand(request), "--dry-run=client"], { deadlineMs: request.deadlineMs, input: request.stdin });
         if (result.exitCode !== 0) throw this.failure("preview the apply", result);
         return parseApplyOutput(result.stdout);
       }
@@ -31922,7 +31938,7 @@ var init_client = __esm({
       async apply(request) {
         const applied2 = /* @__PURE__ */ new Map();
         const result = await this.retrying(async () => {
-          const attempt = await this.run(this.applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
+          const attempt = await this.run(applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
           for (const object of parseApplyOutput(attempt.stdout)) {
             const key = `${object.resource}/${object.name}`;
             if (!applied2.has(key) || applied2.get(key)?.action === "unchanged") applied2.set(key, object);
@@ -31938,11 +31954,32 @@ var init_client = __esm({
        */
       async listObjects(namespace, types) {
         if (types.length === 0) return [];
-        const result = await this.run(["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json", "--show-managed-fields"], {
-          deadlineMs: this.connection.readDeadlineMs
-        });
-        if (result.exitCode !== 0) throw this.failure(`read ${types.join(", ")}${namespace ? ` in namespace ${namespace}` : ""}`, result);
-        return this.observed(itemsOf(result.stdout));
+        const items = await this.lists(namespace, types, {}, `read ${types.join(", ")}${namespace ? ` in namespace ${namespace}` : ""}`, [
+          "get",
+          types.join(","),
+          ...namespace ? ["-n", namespace] : [],
+          "-o",
+          "json",
+          "--show-managed-fields"
+        ]);
+        return this.observed(items);
+      }
+      /**
+       * Objects of `types` as `kubectl get TYPES -o json` lists them: one `get --raw` list per type
+       * when every type's REST path is known (through the API channel, no process of its own), in
+       * the order of the types; else `kubectlArgs` as one kubectl command.
+       */
+      async lists(namespace, types, selectors, what, kubectlArgs) {
+        const paths = await Promise.all(types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => void 0)));
+        if (paths.every((path14) => path14 !== void 0)) {
+          const results = await Promise.all(paths.map((path14) => this.run(["get", "--raw", withQuery(path14, selectors)], { deadlineMs: this.connection.readDeadlineMs })));
+          const failed2 = results.find((result2) => result2.exitCode !== 0);
+          if (failed2) throw this.failure(what, failed2);
+          return results.flatMap((result2) => listedItems(result2.stdout).items);
+        }
+        const result = await this.run(kubectlArgs, { deadlineMs: this.connection.readDeadlineMs });
+        if (result.exitCode !== 0) throw this.failure(what, result);
+        return itemsOf(result.stdout);
       }
       /**
        * One object as it is now, or undefined when it does not exist. A type whose REST path is known
@@ -31996,11 +32033,15 @@ var init_client = __esm({
       }
       /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
       async listLabelled(type, namespace, selector) {
-        const result = await this.run(["get", type, ...namespace ? ["-n", namespace] : ["--all-namespaces"], "-l", selector, "-o", "json"], {
-          deadlineMs: this.connection.readDeadlineMs
-        });
-        if (result.exitCode !== 0) throw this.failure(`list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ""}`, result);
-        return itemsOf(result.stdout);
+        return this.lists(namespace ?? "", [type], { labelSelector: selector }, `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ""}`, [
+          "get",
+          type,
+          ...namespace ? ["-n", namespace] : ["--all-namespaces"],
+          "-l",
+          selector,
+          "-o",
+          "json"
+        ]);
       }
       /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
       async apiResources(apiVersions) {
@@ -32038,10 +32079,7 @@ var init_client = __esm({
         if (path14 instanceof Error) return { ok: false, message: path14.message, transient: false };
         const result = await this.run(["get", "--raw", withQuery(path14, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
         if (result.exitCode !== 0) return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
-        const list = JSON.parse(result.stdout);
-        const kind = (list.kind ?? "").replace(/List$/, "");
-        const items = (list.items ?? []).map((item) => ({ ...item, apiVersion: item.apiVersion ?? list.apiVersion ?? "", kind: item.kind ?? kind }));
-        return { ok: true, items, resourceVersion: list.metadata?.resourceVersion ?? "" };
+        return { ok: true, ...listedItems(result.stdout) };
       }
       /**
        * Watches one collection from `resourceVersion` (`kubectl get --raw '…?watch=1'`, which copies
@@ -32084,12 +32122,9 @@ var init_client = __esm({
       }
       /** Events about one object (a pod or a deployment), oldest first. */
       async events(namespace, objectName) {
-        const result = await this.run(
-          ["get", "events", "-n", namespace, "--field-selector", `involvedObject.name=${objectName}`, "-o", "json"],
-          { deadlineMs: this.connection.readDeadlineMs }
-        );
-        if (result.exitCode !== 0) throw this.failure(`read events of ${objectName}`, result);
-        return itemsOf(result.stdout);
+        const selector = `involvedObject.name=${objectName}`;
+        const items = await this.lists(namespace, ["events"], { fieldSelector: selector }, `read events of ${objectName}`, ["get", "events", "-n", namespace, "--field-selector", selector, "-o", "json"]);
+        return items;
       }
       async pinTarget() {
         const target = await this.target();
@@ -32107,14 +32142,6 @@ var init_client = __esm({
       /** The exact command a person would type, with this run's connection flags. */
       commandLine(args) {
         return [this.connection.binary, ...this.connection.connectionArgs, ...args].map(shellQuote).join(" ");
-      }
-      applyCommand(request) {
-        const args = ["apply"];
-        for (const filename of request.filenames) args.push("-f", filename);
-        if (request.recursive) args.push("-R");
-        if (request.namespace) args.push("-n", request.namespace);
-        args.push(...request.applyArgs);
-        return args;
       }
       observed(objects) {
         this.connection.observe?.(objects);
@@ -65934,7 +65961,7 @@ async function runApply(options, rawDeps) {
       interruptedBeforeApply(deps.signal)
     ) : [];
     const journalled = options.journal && !options.dryRun && (readLater2 || !changesNothing(understood));
-    const restorable = options.rollback !== "none" && !options.dryRun ? checkRestorable(refs, deps).then(() => changesNothing(understood) ? void 0 : checkPermissions(understood, options, deps)) : void 0;
+    const restorable = options.rollback !== "none" && !options.dryRun && (readLater2 || !changesNothing(understood)) ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
     const tidied = journalled ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => void 0) : void 0;
     const lease = async (claimed, nameBase) => {

@@ -77,10 +77,11 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     const journalled = options.journal && !options.dryRun && (readLater || !changesNothing(understood));
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
     // applied that kguard could not restore.
-    // Then whether this user may do what a restore would (one kubectl process; none when nothing changes).
+    // Then whether this user may do what a restore would (one kubectl process). An apply that
+    // changes nothing has nothing to restore: neither is asked.
     const restorable =
-      options.rollback !== 'none' && !options.dryRun
-        ? checkRestorable(refs, deps).then(() => (changesNothing(understood) ? undefined : checkPermissions(understood, options, deps)))
+      options.rollback !== 'none' && !options.dryRun && (readLater || !changesNothing(understood))
+        ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps))
         : undefined;
     restorable?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
