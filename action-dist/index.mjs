@@ -13829,6 +13829,10 @@ var init_format = __esm({
         tone: "ok",
         text: `applied ${event.objects.length} object${plural2(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${event.objects.map(describeApplied).join(", ")})`
       }),
+      "nothing-to-change": (event) => ({
+        tone: "ok",
+        text: `nothing to change: the API server's dry run leaves ${event.objects.length === 1 ? "the object" : `all ${event.objects.length} objects`} as ${event.objects.length === 1 ? "it is" : "they are"}; nothing was applied`
+      }),
       "apply-failed": (event) => ({
         tone: "fail",
         text: `kubectl apply failed part-way: ${event.message}`,
@@ -65961,6 +65965,12 @@ async function runApply(options, rawDeps) {
       interruptedBeforeApply(deps.signal)
     ) : [];
     const journalled = options.journal && !options.dryRun && (readLater2 || !changesNothing(understood));
+    if (!options.dryRun && !readLater2 && changesNothing(understood) && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
+      deps.reporter.emit({ kind: "nothing-to-change", objects: understood.refs });
+      result = unchangedResult(understood.refs, target, options, deps, startedAt);
+      deps.announce?.(result);
+      return result;
+    }
     const restorable = options.rollback !== "none" && !options.dryRun && (readLater2 || !changesNothing(understood)) ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
     const tidied = journalled ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => void 0) : void 0;
@@ -66092,6 +66102,18 @@ function interruptedBeforeApply(signal) {
 }
 function cancelReason(signal) {
   return typeof signal.reason === "string" ? signal.reason : "cancelled";
+}
+function unchangedResult(refs, target, options, deps, startedAt) {
+  return withOutcome({
+    mode: "apply",
+    target,
+    objects: refs.map((ref) => ({ ref, changeKind: "unchanged", changedFields: [] })),
+    applied: [],
+    rollbackMode: options.rollback,
+    applyMs: 0,
+    totalMs: deps.clock.now() - startedAt,
+    kubectlProcesses: deps.kubectl.spawned
+  });
 }
 var init_apply = __esm({
   "src/run/apply.ts"() {
@@ -66511,6 +66533,7 @@ var init_verbosity = __esm({
       "kubectl-warnings": "normal",
       "restore-limit": "normal",
       applied: "normal",
+      "nothing-to-change": "normal",
       "apply-failed": "quiet",
       changes: "normal",
       preview: "quiet",
@@ -69378,6 +69401,7 @@ var init_gitlab = __esm({
       "lock-wait": "read",
       journal: "read",
       applied: "apply",
+      "nothing-to-change": "apply",
       "apply-failed": "apply",
       changes: "apply",
       preview: "preview",

@@ -26,6 +26,8 @@ export type RunEvent =
    */
   | { kind: 'restore-limit'; object: ObjectRef; how: 'cannot-restore' | 'finished-job' | 'delete-and-create'; detail: string }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
+  /** The server dry run leaves every object as it is and nothing is pruned: kguard applies nothing (kubectl would write nothing). */
+  | { kind: 'nothing-to-change'; objects: ObjectRef[] }
   | { kind: 'apply-failed'; message: string; applied: AppliedObject[] }
   | { kind: 'changes'; objects: ChangedObject[] }
   | { kind: 'preview'; strategy: 'client' | 'server'; objects: ChangedObject[] }

@@ -52,6 +52,10 @@ export const FORMATTERS: Formatters = {
     tone: 'ok',
     text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? ' (server dry run)' : ''} (${event.objects.map(describeApplied).join(', ')})`,
   }),
+  'nothing-to-change': (event) => ({
+    tone: 'ok',
+    text: `nothing to change: the API server's dry run leaves ${event.objects.length === 1 ? 'the object' : `all ${event.objects.length} objects`} as ${event.objects.length === 1 ? 'it is' : 'they are'}; nothing was applied`,
+  }),
   'apply-failed': (event) => ({
     tone: 'fail',
     text: `kubectl apply failed part-way: ${event.message}`,

@@ -26,6 +26,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'lock-wait': 'read',
   journal: 'read',
   applied: 'apply',
+  'nothing-to-change': 'apply',
   'apply-failed': 'apply',
   changes: 'apply',
   preview: 'preview',

@@ -16,6 +16,7 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   'kubectl-warnings': 'normal',
   'restore-limit': 'normal',
   applied: 'normal',
+  'nothing-to-change': 'normal',
   'apply-failed': 'quiet',
   changes: 'normal',
   preview: 'quiet',

@@ -75,6 +75,14 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         : [];
     // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
     const journalled = options.journal && !options.dryRun && (readLater || !changesNothing(understood));
+    // Nor does it apply: every object would stay as it is and nothing is pruned, so `kubectl apply`
+    // would write nothing. Checks asked for (--verify, --verify-job) still need the apply's run.
+    if (!options.dryRun && !readLater && changesNothing(understood) && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
+      deps.reporter.emit({ kind: 'nothing-to-change', objects: understood.refs });
+      result = unchangedResult(understood.refs, target, options, deps, startedAt);
+      deps.announce?.(result);
+      return result;
+    }
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
     // applied that kguard could not restore.
     // Then whether this user may do what a restore would (one kubectl process). An apply that
@@ -254,4 +262,18 @@ function interruptedBeforeApply(signal: AbortSignal | undefined): (error: unknow
 
 export function cancelReason(signal: AbortSignal): string {
   return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
+}
+
+/** The run of an apply that changes nothing: every object as it is, nothing applied or watched. */
+function unchangedResult(refs: readonly ObjectRef[], target: RunResult['target'], options: ApplyOptions, deps: Deps, startedAt: number): RunResult {
+  return withOutcome({
+    mode: 'apply',
+    target,
+    objects: refs.map((ref): ObjectResult => ({ ref, changeKind: 'unchanged', changedFields: [] })),
+    applied: [],
+    rollbackMode: options.rollback,
+    applyMs: 0,
+    totalMs: deps.clock.now() - startedAt,
+    kubectlProcesses: deps.kubectl.spawned,
+  });
 }

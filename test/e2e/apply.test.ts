@@ -84,9 +84,15 @@ describe('kguard apply', () => {
         : undefined,
     );
     const generationBefore = deploymentNow('web').metadata.generation;
+    const requestsBefore = env.cluster.requests.length;
     const run = await env.kguard(['apply', '-f', file, ...fast]);
+    // Reads and dry runs only: no Lease, no journal, no apply.
+    const sent = env.cluster.requests.slice(requestsBefore).filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url));
+    expect(sent.map((request) => `${request.method} ${request.url}`)).toEqual([]);
     expect(run.exitCode, run.output).toBe(0);
-    expect(run.output).toContain('applied 1 object (deployment.apps/web unchanged)');
+    // The server dry run says nothing would change: kguard applies nothing at all.
+    expect(run.output).toContain("nothing to change: the API server's dry run leaves the object as it is; nothing was applied");
+    expect(run.output).not.toContain('applied 1 object');
     expect(run.output).toContain('kguard: the apply changed nothing (exit 0)');
     expect(run.output).not.toContain('rolling back');
     expect(deploymentNow('web').metadata.generation).toBe(generationBefore);
