@@ -15027,6 +15027,13 @@ var init_literals = __esm({
 });
 
 // src/report/redact.ts
+var redact_exports = {};
+__export(redact_exports, {
+  REDACTED: () => REDACTED,
+  Redactor: () => Redactor,
+  collectSecretValues: () => collectSecretValues,
+  secretValuesOfObjects: () => secretValuesOfObjects
+});
 function secretValuesOfObjects(objects) {
   const values = [];
   for (const object of objects) collectSecretValues(object, values);
@@ -31152,77 +31159,6 @@ var init_ci_files = __esm({
   }
 });
 
-// src/cli/connection.ts
-function commandConnection(raw, session) {
-  const connectionArgs = [
-    ...raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : [],
-    ...raw.context ? [`--context=${raw.context}`] : [],
-    ...splitPassThrough(session.kubectlFlags).connection
-  ];
-  const missing = missingKubeconfig(connectionArgs, process.env);
-  if (missing) throw new InputError(missing);
-  return connectionArgs;
-}
-var init_connection = __esm({
-  "src/cli/connection.ts"() {
-    "use strict";
-    init_environment();
-    init_errors();
-    init_passthrough();
-  }
-});
-
-// src/report/recorder.ts
-var recorder_exports = {};
-__export(recorder_exports, {
-  RunRecorder: () => RunRecorder
-});
-var RunRecorder;
-var init_recorder = __esm({
-  "src/report/recorder.ts"() {
-    "use strict";
-    init_compare();
-    init_model();
-    init_format();
-    init_sanitize();
-    RunRecorder = class {
-      constructor(inner, redactor) {
-        this.inner = inner;
-        this.redactor = redactor;
-      }
-      inner;
-      redactor;
-      messages = [];
-      /** The run's id once its journal is written: what `kguard rollback` needs. */
-      runId;
-      changed = /* @__PURE__ */ new Map();
-      closed = false;
-      emit(untrusted) {
-        const event = { ...sanitizeDeep(untrusted, this.redactor), kind: untrusted.kind };
-        if (event.kind !== "kubectl") this.messages.push(formatEvent(event).text);
-        if (event.kind === "changes") {
-          for (const object of event.objects) {
-            if (isChangeKind(object.change)) this.changed.set(objectKey(object.ref), object.ref);
-          }
-        }
-        if (event.kind === "restored") this.changed.delete(objectKey(event.object));
-        if (event.kind === "journal") this.runId = event.runId;
-        this.inner.emit(event);
-      }
-      /** Once: every path that ends a run closes it, and a job summary must not be written twice. */
-      close() {
-        if (this.closed) return;
-        this.closed = true;
-        this.inner.close();
-      }
-      /** Objects this run changed and has not put back, as a person reads them. */
-      notRestored() {
-        return [...this.changed.values()].map(describeObject);
-      }
-    };
-  }
-});
-
 // src/kubectl/raw-request.ts
 function rawRequestOf(args) {
   const at = args.indexOf("--raw");
@@ -32283,6 +32219,100 @@ var init_clock = __esm({
         const timer = setTimeout(done, ms);
         signal?.addEventListener("abort", done, { once: true });
       })
+    };
+  }
+});
+
+// src/cli/connection.ts
+function commandConnection(raw, session) {
+  const connectionArgs = [
+    ...raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : [],
+    ...raw.context ? [`--context=${raw.context}`] : [],
+    ...splitPassThrough(session.kubectlFlags).connection
+  ];
+  const missing = missingKubeconfig(connectionArgs, process.env);
+  if (missing) throw new InputError(missing);
+  return connectionArgs;
+}
+async function commandKubectl(connectionArgs, session, recorder, options) {
+  const [{ connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { secretValuesOfObjects: secretValuesOfObjects3 }] = await Promise.all([
+    Promise.resolve().then(() => (init_connect(), connect_exports)),
+    Promise.resolve().then(() => (init_transient(), transient_exports)),
+    Promise.resolve().then(() => (init_clock(), clock_exports)),
+    Promise.resolve().then(() => (init_redact(), redact_exports))
+  ]);
+  const trace = session.verbosity === "verbose" ? { now: () => systemClock2.now(), onCall: (call) => recorder.emit({ kind: "kubectl", ...call }) } : void 0;
+  return connectKubectl2(
+    {
+      binary: process.env.KGUARD_KUBECTL || "kubectl",
+      connectionArgs,
+      requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
+      readDeadlineMs: 6e4,
+      retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
+      observe: (objects) => {
+        for (const value of secretValuesOfObjects3(objects)) session.redactor.addValue(value);
+      }
+    },
+    { trace, watches: options.watches }
+  );
+}
+var init_connection = __esm({
+  "src/cli/connection.ts"() {
+    "use strict";
+    init_environment();
+    init_errors();
+    init_passthrough();
+    init_options2();
+  }
+});
+
+// src/report/recorder.ts
+var recorder_exports = {};
+__export(recorder_exports, {
+  RunRecorder: () => RunRecorder
+});
+var RunRecorder;
+var init_recorder = __esm({
+  "src/report/recorder.ts"() {
+    "use strict";
+    init_compare();
+    init_model();
+    init_format();
+    init_sanitize();
+    RunRecorder = class {
+      constructor(inner, redactor) {
+        this.inner = inner;
+        this.redactor = redactor;
+      }
+      inner;
+      redactor;
+      messages = [];
+      /** The run's id once its journal is written: what `kguard rollback` needs. */
+      runId;
+      changed = /* @__PURE__ */ new Map();
+      closed = false;
+      emit(untrusted) {
+        const event = { ...sanitizeDeep(untrusted, this.redactor), kind: untrusted.kind };
+        if (event.kind !== "kubectl") this.messages.push(formatEvent(event).text);
+        if (event.kind === "changes") {
+          for (const object of event.objects) {
+            if (isChangeKind(object.change)) this.changed.set(objectKey(object.ref), object.ref);
+          }
+        }
+        if (event.kind === "restored") this.changed.delete(objectKey(event.object));
+        if (event.kind === "journal") this.runId = event.runId;
+        this.inner.emit(event);
+      }
+      /** Once: every path that ends a run closes it, and a job summary must not be written twice. */
+      close() {
+        if (this.closed) return;
+        this.closed = true;
+        this.inner.close();
+      }
+      /** Objects this run changed and has not put back, as a person reads them. */
+      notRestored() {
+        return [...this.changed.values()].map(describeObject);
+      }
     };
   }
 });
@@ -36129,10 +36159,8 @@ async function journalCommand(command, runId, raw, context) {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder: RunRecorder2 }, { connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { releaseLeftLeases: releaseLeftLeases2 }, { removeJournal: removeJournal2 }] = await Promise.all([
+    const [{ RunRecorder: RunRecorder2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { releaseLeftLeases: releaseLeftLeases2 }, { removeJournal: removeJournal2 }] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
-      Promise.resolve().then(() => (init_connect(), connect_exports)),
-      Promise.resolve().then(() => (init_transient(), transient_exports)),
       Promise.resolve().then(() => (init_clock(), clock_exports)),
       Promise.resolve().then(() => (init_holder(), holder_exports)),
       Promise.resolve().then(() => (init_runs(), runs_exports)),
@@ -36143,20 +36171,7 @@ async function journalCommand(command, runId, raw, context) {
     ]);
     const recorder = new RunRecorder2(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
-    const trace = session.verbosity === "verbose" ? { now: () => systemClock2.now(), onCall: (call) => recorder.emit({ kind: "kubectl", ...call }) } : void 0;
-    const kubectl = connectKubectl2(
-      {
-        binary: process.env.KGUARD_KUBECTL || "kubectl",
-        connectionArgs,
-        requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
-        readDeadlineMs: 6e4,
-        retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
-        observe: (objects2) => {
-          for (const value of secretValuesOfObjects(objects2)) session.redactor.addValue(value);
-        }
-      },
-      { trace, watches: false }
-    );
+    const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: false });
     closeKubectl = () => kubectl.close();
     const write2 = (text3, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(text3, session.redactor)}
@@ -36222,7 +36237,6 @@ var init_journal_commands = __esm({
     init_errors();
     init_duration2();
     init_options2();
-    init_redact();
     init_sanitize();
     init_connection();
     init_options4();
@@ -37014,10 +37028,8 @@ async function historyCommand(command, runId, raw, context) {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder: RunRecorder2 }, { connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { joinParts: joinParts2, listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }] = await Promise.all([
+    const [{ RunRecorder: RunRecorder2 }, { systemClock: systemClock2 }, { joinParts: joinParts2, listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
-      Promise.resolve().then(() => (init_connect(), connect_exports)),
-      Promise.resolve().then(() => (init_transient(), transient_exports)),
       Promise.resolve().then(() => (init_clock(), clock_exports)),
       Promise.resolve().then(() => (init_history_store(), history_store_exports)),
       Promise.resolve().then(() => (init_undo(), undo_exports)),
@@ -37025,22 +37037,7 @@ async function historyCommand(command, runId, raw, context) {
     ]);
     const recorder = new RunRecorder2(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
-    const verbose = session.verbosity === "verbose";
-    const onCall = (call) => recorder.emit({ kind: "kubectl", ...call });
-    const now2 = () => systemClock2.now();
-    const kubectl = connectKubectl2(
-      {
-        binary: process.env.KGUARD_KUBECTL || "kubectl",
-        connectionArgs,
-        requestTimeout: `${DEFAULTS.requestTimeoutMs / 1e3}s`,
-        readDeadlineMs: 6e4,
-        retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
-        observe: (objects) => {
-          for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
-        }
-      },
-      { trace: verbose ? { now: now2, onCall } : void 0 }
-    );
+    const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: true });
     closeKubectl = () => kubectl.close();
     const write2 = (text2, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(text2, session.redactor)}

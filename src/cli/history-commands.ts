@@ -7,8 +7,7 @@ import { DEFAULTS } from '../model/options.js';
 import { describeObject } from '../objects/model.js';
 import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
-import { commandConnection } from './connection.js';
-import type { KubectlCall } from '../model/events.js';
+import { commandConnection, commandKubectl } from './connection.js';
 import { parseOutputMode } from './options.js';
 import type { CommandContext } from './session.js';
 
@@ -30,10 +29,8 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { connectKubectl }, { RETRY_DELAYS_MS }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }] = await Promise.all([
+    const [{ RunRecorder }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }] = await Promise.all([
       import('../report/recorder.js'),
-      import('../kubectl/connect.js'),
-      import('../kubectl/transient.js'),
       import('../clock.js'),
       import('../journal/history-store.js'),
       import('../run/undo.js'),
@@ -41,23 +38,7 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
     ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
-    // -v: every kubectl process, said when it ends.
-    const verbose = session.verbosity === 'verbose';
-    const onCall = (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call });
-    const now = () => systemClock.now();
-    const kubectl = connectKubectl(
-      {
-        binary: process.env.KGUARD_KUBECTL || 'kubectl',
-        connectionArgs,
-        requestTimeout: `${DEFAULTS.requestTimeoutMs / 1000}s`,
-        readDeadlineMs: 60_000,
-        retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
-        observe: (objects) => {
-          for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
-        },
-      },
-      { trace: verbose ? { now, onCall } : undefined },
-    );
+    const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: true });
     closeKubectl = () => kubectl.close();
     const write = (text: string, report: unknown) =>
       process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);

@@ -1,12 +1,10 @@
 // `kguard status`, `rollback`, `unlock` and `forget`: the runs the cluster's journals and Leases
 // show, and finishing one that could not finish itself.
 import { ExitCode } from '../errors.js';
-import type { KubectlCall } from '../model/events.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
-import { secretValuesOfObjects } from '../report/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
-import { commandConnection } from './connection.js';
+import { commandConnection, commandKubectl } from './connection.js';
 import { parseOutputMode } from './options.js';
 import type { CommandContext } from './session.js';
 
@@ -36,11 +34,9 @@ export async function journalCommand(command: RunCommandName, runId: string | un
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { connectKubectl }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }] =
+    const [{ RunRecorder }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }] =
       await Promise.all([
         import('../report/recorder.js'),
-        import('../kubectl/connect.js'),
-        import('../kubectl/transient.js'),
         import('../clock.js'),
         import('../journal/holder.js'),
         import('../run/runs.js'),
@@ -51,20 +47,7 @@ export async function journalCommand(command: RunCommandName, runId: string | un
       ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
-    const trace = session.verbosity === 'verbose' ? { now: () => systemClock.now(), onCall: (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call }) } : undefined;
-    const kubectl = connectKubectl(
-      {
-        binary: process.env.KGUARD_KUBECTL || 'kubectl',
-        connectionArgs,
-        requestTimeout: `${DEFAULTS.requestTimeoutMs / 1000}s`,
-        readDeadlineMs: 60_000,
-        retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
-        observe: (objects) => {
-          for (const value of secretValuesOfObjects(objects)) session.redactor.addValue(value);
-        },
-      },
-      { trace, watches: false },
-    );
+    const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: false });
     closeKubectl = () => kubectl.close();
     const write = (text: string, report: unknown) =>
       process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);
