@@ -73,12 +73,19 @@ export class Store {
     return found && jsonClone(found);
   }
 
-  list(kind: string, namespace?: string, labelSelector?: string): KubeObject[] {
+  /**
+   * Copies of the objects of a kind (in a namespace, matching a label selector). `where` picks on
+   * the stored objects, before they are copied: a controller that wants a node's pods or a
+   * ReplicaSet's must not copy every pod of the cluster to find them (a 1,000-object apply spent
+   * three quarters of the simulator's time in those copies). It must not change what it is given.
+   */
+  list(kind: string, namespace?: string, labelSelector?: string, where?: (stored: Readonly<KubeObject>) => boolean): KubeObject[] {
     const requirements = parseLabelSelector(labelSelector ?? '');
     const matching: KubeObject[] = [];
     for (const obj of this.objectsOf(kind).values()) {
       if (namespace !== undefined && (obj.metadata.namespace ?? '') !== this.scopedNamespace(kind, namespace)) continue;
       if (!matchesRequirements(requirements, obj.metadata.labels)) continue;
+      if (where && !where(obj)) continue;
       matching.push(jsonClone(obj));
     }
     // The real API lists in key order (namespace, then name); kubectl output relies on it.

@@ -63,9 +63,9 @@ export class ReplicaSetController {
       this.failures.delete(key);
       return;
     }
-    const pods = this.store.list('Pod', namespace).filter((pod) => isOwnedBy(pod, rs) && isPodActive(pod));
+    const pods = this.store.list('Pod', namespace, undefined, (pod) => isOwnedBy(pod, rs) && isPodActive(pod));
     const manageError = this.manageReplicas(rs, pods);
-    const current = this.store.list('Pod', namespace).filter((pod) => isOwnedBy(pod, rs) && isPodActive(pod));
+    const current = this.store.list('Pod', namespace, undefined, (pod) => isOwnedBy(pod, rs) && isPodActive(pod));
     // One instant for the whole sync: the availability written and the wake-up planned must agree.
     const now = this.clock.now();
     this.updateStatus(rs, current, manageError, now);

@@ -102,7 +102,7 @@ export class Scheduler {
     if (!matchesNodeSelectorAndAffinity(pod, node)) {
       return [{ reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false }];
     }
-    const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
+    const onNode = this.store.list('Pod', undefined, undefined, (other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
     if (onNode.length + 1 > node.pods) problems.push({ reason: 'Too many pods', resolvable: true });
     const usedCpu = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'), 0);
     const usedMemory = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'memory'), 0);
@@ -112,7 +112,7 @@ export class Scheduler {
   }
 
   private freeFraction(pod: KubeObject, node: NodeSpec): number {
-    const onNode = this.store.list('Pod').filter((other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
+    const onNode = this.store.list('Pod', undefined, undefined, (other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
     const cpu = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'), podRequest(pod.spec ?? {}, 'cpu'));
     const memory = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'memory'), podRequest(pod.spec ?? {}, 'memory'));
     const freeCpu = 1 - cpu / Math.max(1, cpuMillis(node.cpu));

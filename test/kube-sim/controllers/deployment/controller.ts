@@ -98,9 +98,7 @@ export class DeploymentController {
 
   /** ReplicaSets this Deployment controls (adoption of orphans is not simulated). */
   private replicaSetsOf(d: KubeObject): KubeObject[] {
-    return this.store
-      .list('ReplicaSet', d.metadata.namespace)
-      .filter((rs) => rs.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === d.metadata.uid));
+    return this.store.list('ReplicaSet', d.metadata.namespace, undefined, (rs) => rs.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === d.metadata.uid) === true);
   }
 
   // ---- rollout strategies (rolling.go, recreate.go) ----
@@ -135,10 +133,13 @@ export class DeploymentController {
   private oldPodsRunning(oldRSs: KubeObject[]): boolean {
     if (oldRSs.some((rs) => (rs.status?.replicas ?? 0) > 0)) return true;
     const uids = new Set(oldRSs.map((rs) => rs.metadata.uid));
-    return oldRSs.length > 0 && this.store.list('Pod', oldRSs[0]!.metadata.namespace).some((pod) => {
-      const owned = pod.metadata.ownerReferences?.some((ref) => uids.has(ref.uid));
-      return owned && pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded';
-    });
+    return (
+      oldRSs.length > 0 &&
+      this.store.list('Pod', oldRSs[0]!.metadata.namespace, undefined, (pod) => {
+        const owned = pod.metadata.ownerReferences?.some((ref) => uids.has(ref.uid));
+        return owned === true && pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded';
+      }).length > 0
+    );
   }
 
   // ---- scaling without a template change (sync.go: sync, scale, isScalingEvent) ----
