@@ -31303,6 +31303,7 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
   return {
     exec: channelExec,
     stream: channelStream,
+    start: (connection) => void proxyFor2(connection),
     get processes() {
       return processes;
     },
@@ -32069,6 +32070,7 @@ var init_client = __esm({
       async pinTarget() {
         const target = await this.target();
         if (target) this.pinned = pinnedArgs(this.connection.connectionArgs, target);
+        if (this.pinned) this.connection.pinned?.(this.pinned);
         return target;
       }
       async target() {
@@ -32177,7 +32179,7 @@ function connectKubectl(connection, options = {}) {
   const trace = options.trace;
   const exec = trace ? tracedExec(channel.exec, trace.now, trace.onCall) : channel.exec;
   const stream = options.watches === false ? void 0 : trace ? tracedStream(channel.stream, trace.now, trace.onCall) : channel.stream;
-  const kubectl = createKubectl(exec, { ...connection, channelProcesses: () => channel.processes }, stream);
+  const kubectl = createKubectl(exec, { ...connection, channelProcesses: () => channel.processes, pinned: (args) => channel.start(args) }, stream);
   return Object.assign(kubectl, { close: () => channel.close() });
 }
 var init_connect = __esm({

@@ -28,6 +28,8 @@ export interface ApiChannel {
   stream: StreamExec;
   /** kubectl processes it started itself (the proxies). */
   readonly processes: number;
+  /** Starts the proxy of a connection now, so that it serves by the first raw call. */
+  start(connection: readonly string[]): void;
   /** Requests it sent through a proxy. */
   readonly requests: number;
   /** Stops the proxies and removes their sockets. */
@@ -132,6 +134,7 @@ export function apiChannel(
   return {
     exec: channelExec,
     stream: channelStream,
+    start: (connection) => void proxyFor(connection),
     get processes() {
       return processes;
     },

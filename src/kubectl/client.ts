@@ -323,6 +323,7 @@ class KubectlClient implements Kubectl {
   async pinTarget(): Promise<Target | undefined> {
     const target = await this.target();
     if (target) this.pinned = pinnedArgs(this.connection.connectionArgs, target);
+    if (this.pinned) this.connection.pinned?.(this.pinned);
     return target;
   }
 

@@ -29,6 +29,8 @@ export interface Connection {
   observe?: (objects: readonly KubeObject[]) => void;
   /** kubectl processes started outside the calls: the API channel's proxy (api-channel.ts). */
   channelProcesses?: () => number;
+  /** The run's connection is pinned: its API channel may start its proxy now, beside the dry runs. */
+  pinned?: (connectionArgs: readonly string[]) => void;
 }
 
 export interface ApplyRequest {
