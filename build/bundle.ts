@@ -46,6 +46,23 @@ export function seaBuildOptions(): BuildOptions {
   };
 }
 
+/**
+ * The CLI as one ES module beside the compiled sources (dist/kguard.mjs): node reads one file
+ * instead of resolving and compiling some 300 modules, so a run reaches its first kubectl about
+ * 100 ms sooner. The launchers use it only while it is newer than the last tsc build.
+ */
+export const CLI_BUNDLE = 'dist/kguard.mjs';
+
+export function cliBuildOptions(): BuildOptions {
+  return {
+    ...actionBuildOptions(),
+    entryPoints: ['src/cli/main.ts'],
+    // Resolved from dist/: yaml for the lazy require()s, and Node's built-ins for CommonJS packages.
+    banner: { js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(import.meta.url);" },
+    legalComments: 'none',
+  };
+}
+
 /** The bundle's bytes, built in memory. */
 export async function bundleText(options: BuildOptions): Promise<string> {
   const result = await build(options);
