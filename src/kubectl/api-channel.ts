@@ -22,6 +22,12 @@ import { isWatch, kubectlStyleAnswer, rawRequestOf, warningTexts, type RawReques
 /** How long the proxy may take to say it serves before kguard gives up on it for this run. */
 const START_DEADLINE_MS = 10_000;
 
+/** A request or watch stopped by kguard (a cancel, the end of tracking), as a stopped process ends. */
+const STOPPED: ExecResult = { exitCode: 130, stdout: '', stderr: '' };
+
+/** kubectl proxy accepts only local host names (--accept-hosts); the user agent tells kguard's requests apart in audit logs. */
+const HEADERS = { host: 'localhost', accept: 'application/json', 'user-agent': 'kguard (through kubectl proxy)' };
+
 export interface ApiChannel {
   /** Runs a raw call through the proxy, any other call as its own process. */
   exec: Exec;
@@ -107,15 +113,11 @@ export function apiChannel(
     // A read, or a write that never left kguard, is simply made again that way. A write that may
     // have landed comes back as a dropped connection, which the caller retries as it would
     // kubectl's (every kguard write is safe to repeat: conditional, or by uid).
-    if (answer === 'unreachable' || (answer.dropped && call.method === 'GET')) {
-      proxy.broken = true;
-      proxy.process.stop();
-      return exec(file, args, options);
-    }
-    if (answer.dropped) {
+    if (answer === 'unreachable' || answer.dropped) {
       proxy.broken = true;
       proxy.process.stop();
     }
+    if (answer === 'unreachable' || (answer.dropped && call.method === 'GET')) return exec(file, args, options);
     requests += 1;
     const { dropped: _dropped, ...result } = answer;
     return { ...result, proxied: true };
@@ -171,13 +173,7 @@ async function send(proxy: Proxy, agent: Agent, call: RawRequest, options: ExecO
         agent,
         method: call.method,
         path: call.path,
-        // kubectl proxy accepts only local host names (--accept-hosts).
-        headers: {
-          host: 'localhost',
-          accept: 'application/json',
-          'user-agent': 'kguard (through kubectl proxy)',
-          ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
-        },
+        headers: { ...HEADERS, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) },
       },
       (response) => {
         readAll(response).then(
@@ -203,7 +199,7 @@ async function send(proxy: Proxy, agent: Agent, call: RawRequest, options: ExecO
     }, options.timeoutMs ?? 60_000);
     const onCancel = () => {
       req.destroy();
-      finish({ exitCode: 130, stdout: '', stderr: '' });
+      finish(STOPPED);
     };
     if (options.cancelSignal?.aborted) onCancel();
     else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
@@ -219,16 +215,16 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
   let settle: ((result: ExecResult) => void) | undefined;
   const done = (async (): Promise<ExecResult> => {
     if (!(await proxy.ready) || proxy.broken) {
-      if (stopped) return { exitCode: 130, stdout: '', stderr: '' };
+      if (stopped) return STOPPED;
       instead = fallback();
       return instead.done;
     }
     return new Promise<ExecResult>((resolve) => {
       settle = resolve;
-      if (stopped) return resolve({ exitCode: 130, stdout: '', stderr: '' });
+      if (stopped) return resolve(STOPPED);
       onSent();
       req = httpRequest(
-        { socketPath: proxy.socket, agent, method: 'GET', path: call.path, headers: { host: 'localhost', accept: 'application/json', 'user-agent': 'kguard (through kubectl proxy)' } },
+        { socketPath: proxy.socket, agent, method: 'GET', path: call.path, headers: HEADERS },
         (response) => {
           const status = response.statusCode ?? 0;
           response.setEncoding('utf8');
@@ -241,12 +237,12 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
           }
           response.on('data', (text: string) => onStdout(text));
           response.on('end', () => resolve({ exitCode: 0, stdout: '', stderr: '', proxied: true }));
-          response.on('error', (error) => resolve(stopped ? { exitCode: 130, stdout: '', stderr: '' } : dropped(error)));
+          response.on('error', (error) => resolve(stopped ? STOPPED : dropped(error)));
           // Destroyed mid-stream without an error event (stop(), the proxy gone): it ended all the same.
-          response.on('close', () => resolve(stopped ? { exitCode: 130, stdout: '', stderr: '' } : response.complete ? { exitCode: 0, stdout: '', stderr: '', proxied: true } : dropped(new Error('the stream ended early'))));
+          response.on('close', () => resolve(stopped ? STOPPED : response.complete ? { exitCode: 0, stdout: '', stderr: '', proxied: true } : dropped(new Error('the stream ended early'))));
         },
       );
-      req.on('error', (error) => resolve(stopped ? { exitCode: 130, stdout: '', stderr: '' } : dropped(error)));
+      req.on('error', (error) => resolve(stopped ? STOPPED : dropped(error)));
       req.end();
     });
   })();
@@ -257,7 +253,7 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
       stopped = true;
       req?.destroy();
       instead?.stop();
-      settle?.({ exitCode: 130, stdout: '', stderr: '' });
+      settle?.(STOPPED);
     },
   };
 }

@@ -87,9 +87,10 @@ const GENERIC: Record<number, { reason: string; message: (body: string) => strin
   413: { reason: 'RequestEntityTooLarge', message: () => 'the server has rejected the request because it is too large' },
   422: { reason: 'Invalid', message: () => 'the server rejected our request due to an error in our request' },
   429: { reason: 'TooManyRequests', message: () => 'the server has received too many requests and has asked us to try again later' },
+  // kubectl proxy answers 500 itself when it cannot reach the API server, its body saying why
+  // ("dial tcp 127.0.0.1:1: connect: connection refused", seen with kubectl 1.32); any other 5xx
+  // without a Status is worded the same way below.
   500: { reason: 'InternalError', message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` },
-  // kubectl proxy answers 502 itself when it cannot reach the API server; its body says why.
-  502: { reason: 'InternalError', message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` },
   503: { reason: 'ServiceUnavailable', message: () => 'the server is currently unable to handle the request' },
   504: { reason: 'Timeout', message: () => 'the server was unable to return a response in the time allotted, but may still be processing the request' },
 };

@@ -64,9 +64,12 @@ describe('kubectlStyleAnswer', () => {
     const unavailable = kubectlStyleAnswer(503, 'service unavailable');
     expect(unavailable.stderr).toBe('Error from server (ServiceUnavailable): the server is currently unable to handle the request\n');
     expect(isTransientFailure(unavailable)).toBe(true);
-    // kubectl proxy's own 502 when the API server cannot be reached.
-    const unreachable = kubectlStyleAnswer(502, 'dial tcp 10.0.0.1:6443: connect: connection refused');
+    // kubectl proxy's own answer when the API server cannot be reached (kubectl 1.32, a closed port).
+    const unreachable = kubectlStyleAnswer(500, 'dial tcp 127.0.0.1:1: connect: connection refused');
+    expect(unreachable.stderr).toBe('Error from server (InternalError): an error on the server ("dial tcp 127.0.0.1:1: connect: connection refused") has prevented the request from succeeding\n');
     expect(isTransientFailure(unreachable)).toBe(true);
+    // A gateway's 502 in front of the API server, worded as client-go words any other 5xx.
+    expect(isTransientFailure(kubectlStyleAnswer(502, 'Bad Gateway'))).toBe(true);
     expect(isTransientFailure(kubectlStyleAnswer(429, ''))).toBe(true);
     expect(isTransientFailure(kubectlStyleAnswer(403, '{"kind":"Status","message":"secrets is forbidden: User \\"ci\\" cannot create resource \\"secrets\\"","reason":"Forbidden","code":403}'))).toBe(false);
     expect(kubectlStyleAnswer(404, '404 page not found').stderr).toBe('Error from server (NotFound): the server could not find the requested resource\n');
