@@ -73,11 +73,14 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
             interruptedBeforeApply(deps.signal),
           )
         : [];
+    // The server dry run leaves every object as it is and nothing is pruned (parts read only once
+    // this apply's CRDs exist cannot be judged yet).
+    const unchanged = !readLater && changesNothing(understood);
     // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
-    const journalled = options.journal && !options.dryRun && (readLater || !changesNothing(understood));
+    const journalled = options.journal && !options.dryRun && !unchanged;
     // Nor does it apply: every object would stay as it is and nothing is pruned, so `kubectl apply`
     // would write nothing. Checks asked for (--verify, --verify-job) still need the apply's run.
-    if (!options.dryRun && !readLater && changesNothing(understood) && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
+    if (!options.dryRun && unchanged && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
       deps.reporter.emit({ kind: 'nothing-to-change', objects: understood.refs });
       result = unchangedResult(understood.refs, target, options, deps, startedAt);
       deps.announce?.(result);
@@ -88,7 +91,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // Then whether this user may do what a restore would (one kubectl process). An apply that
     // changes nothing has nothing to restore: neither is asked.
     const restorable =
-      options.rollback !== 'none' && !options.dryRun && (readLater || !changesNothing(understood))
+      options.rollback !== 'none' && !options.dryRun && !unchanged
         ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps))
         : undefined;
     restorable?.catch(() => undefined);
