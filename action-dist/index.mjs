@@ -31220,9 +31220,10 @@ var init_raw_request = __esm({
       413: { reason: "RequestEntityTooLarge", message: () => "the server has rejected the request because it is too large" },
       422: { reason: "Invalid", message: () => "the server rejected our request due to an error in our request" },
       429: { reason: "TooManyRequests", message: () => "the server has received too many requests and has asked us to try again later" },
+      // kubectl proxy answers 500 itself when it cannot reach the API server, its body saying why
+      // ("dial tcp 127.0.0.1:1: connect: connection refused", seen with kubectl 1.32); any other 5xx
+      // without a Status is worded the same way below.
       500: { reason: "InternalError", message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` },
-      // kubectl proxy answers 502 itself when it cannot reach the API server; its body says why.
-      502: { reason: "InternalError", message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` },
       503: { reason: "ServiceUnavailable", message: () => "the server is currently unable to handle the request" },
       504: { reason: "Timeout", message: () => "the server was unable to return a response in the time allotted, but may still be processing the request" }
     };
@@ -31278,15 +31279,11 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
     const proxy = proxyFor2(call.connection);
     if (!proxy || !await proxy.ready || proxy.broken) return exec(file, args, options);
     const answer = await send(proxy, agent, call, options);
-    if (answer === "unreachable" || answer.dropped && call.method === "GET") {
-      proxy.broken = true;
-      proxy.process.stop();
-      return exec(file, args, options);
-    }
-    if (answer.dropped) {
+    if (answer === "unreachable" || answer.dropped) {
       proxy.broken = true;
       proxy.process.stop();
     }
+    if (answer === "unreachable" || answer.dropped && call.method === "GET") return exec(file, args, options);
     requests += 1;
     const { dropped: _dropped, ...result } = answer;
     return { ...result, proxied: true };
@@ -31338,13 +31335,7 @@ async function send(proxy, agent, call, options) {
         agent,
         method: call.method,
         path: call.path,
-        // kubectl proxy accepts only local host names (--accept-hosts).
-        headers: {
-          host: "localhost",
-          accept: "application/json",
-          "user-agent": "kguard (through kubectl proxy)",
-          ...body ? { "content-type": "application/json", "content-length": String(body.length) } : {}
-        }
+        headers: { ...HEADERS, ...body ? { "content-type": "application/json", "content-length": String(body.length) } : {} }
       },
       (response) => {
         readAll(response).then(
@@ -31368,7 +31359,7 @@ async function send(proxy, agent, call, options) {
     }, options.timeoutMs ?? 6e4);
     const onCancel = () => {
       req.destroy();
-      finish2({ exitCode: 130, stdout: "", stderr: "" });
+      finish2(STOPPED);
     };
     if (options.cancelSignal?.aborted) onCancel();
     else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
@@ -31382,16 +31373,16 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
   let settle;
   const done = (async () => {
     if (!await proxy.ready || proxy.broken) {
-      if (stopped) return { exitCode: 130, stdout: "", stderr: "" };
+      if (stopped) return STOPPED;
       instead = fallback();
       return instead.done;
     }
     return new Promise((resolve) => {
       settle = resolve;
-      if (stopped) return resolve({ exitCode: 130, stdout: "", stderr: "" });
+      if (stopped) return resolve(STOPPED);
       onSent();
       req = httpRequest(
-        { socketPath: proxy.socket, agent, method: "GET", path: call.path, headers: { host: "localhost", accept: "application/json", "user-agent": "kguard (through kubectl proxy)" } },
+        { socketPath: proxy.socket, agent, method: "GET", path: call.path, headers: HEADERS },
         (response) => {
           const status = response.statusCode ?? 0;
           response.setEncoding("utf8");
@@ -31404,11 +31395,11 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
           }
           response.on("data", (text2) => onStdout(text2));
           response.on("end", () => resolve({ exitCode: 0, stdout: "", stderr: "", proxied: true }));
-          response.on("error", (error2) => resolve(stopped ? { exitCode: 130, stdout: "", stderr: "" } : dropped(error2)));
-          response.on("close", () => resolve(stopped ? { exitCode: 130, stdout: "", stderr: "" } : response.complete ? { exitCode: 0, stdout: "", stderr: "", proxied: true } : dropped(new Error("the stream ended early"))));
+          response.on("error", (error2) => resolve(stopped ? STOPPED : dropped(error2)));
+          response.on("close", () => resolve(stopped ? STOPPED : response.complete ? { exitCode: 0, stdout: "", stderr: "", proxied: true } : dropped(new Error("the stream ended early"))));
         }
       );
-      req.on("error", (error2) => resolve(stopped ? { exitCode: 130, stdout: "", stderr: "" } : dropped(error2)));
+      req.on("error", (error2) => resolve(stopped ? STOPPED : dropped(error2)));
       req.end();
     });
   })();
@@ -31419,7 +31410,7 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
       stopped = true;
       req?.destroy();
       instead?.stop();
-      settle?.({ exitCode: 130, stdout: "", stderr: "" });
+      settle?.(STOPPED);
     }
   };
 }
@@ -31445,12 +31436,14 @@ function toBuffer(input) {
   if (input === void 0) return Buffer.alloc(0);
   return typeof input === "string" ? Buffer.from(input, "utf8") : Buffer.from(input);
 }
-var START_DEADLINE_MS;
+var START_DEADLINE_MS, STOPPED, HEADERS;
 var init_api_channel = __esm({
   "src/kubectl/api-channel.ts"() {
     "use strict";
     init_raw_request();
     START_DEADLINE_MS = 1e4;
+    STOPPED = { exitCode: 130, stdout: "", stderr: "" };
+    HEADERS = { host: "localhost", accept: "application/json", "user-agent": "kguard (through kubectl proxy)" };
   }
 });
 
@@ -65963,14 +65956,15 @@ async function runApply(options, rawDeps) {
     const verifyJobs = options.verifyJobs.length > 0 && !options.dryRun ? await prepareVerifyJobs(options.verifyJobs, { namespace: home, runId, createdNamespaces: createdNamespaces(refs, understood.current), deadlineMs: options.timeoutMs }, deps.kubectl).catch(
       interruptedBeforeApply(deps.signal)
     ) : [];
-    const journalled = options.journal && !options.dryRun && (readLater2 || !changesNothing(understood));
-    if (!options.dryRun && !readLater2 && changesNothing(understood) && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
+    const unchanged = !readLater2 && changesNothing(understood);
+    const journalled = options.journal && !options.dryRun && !unchanged;
+    if (!options.dryRun && unchanged && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
       deps.reporter.emit({ kind: "nothing-to-change", objects: understood.refs });
       result = unchangedResult(understood.refs, target, options, deps, startedAt);
       deps.announce?.(result);
       return result;
     }
-    const restorable = options.rollback !== "none" && !options.dryRun && (readLater2 || !changesNothing(understood)) ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
+    const restorable = options.rollback !== "none" && !options.dryRun && !unchanged ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
     const tidied = journalled ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => void 0) : void 0;
     const lease = async (claimed, nameBase) => {
@@ -69378,12 +69372,12 @@ function sectionOf(event) {
   if (!("phase" in event)) return "watch";
   return event.phase === "rollback" ? "restore" : event.phase === "verify" ? "verify" : "watch";
 }
-var HEADERS, SECTION_OF, GitlabCiReporter;
+var HEADERS2, SECTION_OF, GitlabCiReporter;
 var init_gitlab = __esm({
   "src/report/gitlab.ts"() {
     "use strict";
     init_format();
-    HEADERS = {
+    HEADERS2 = {
       read: "kguard: read the manifests as kubectl does, dry run, snapshot",
       apply: "kguard: kubectl apply and what it changed",
       preview: "kguard: dry run: what the apply would do",
@@ -69476,7 +69470,7 @@ var init_gitlab = __esm({
       }
       start(section) {
         this.open = section;
-        this.stream.write(`\x1B[0Ksection_start:${this.seconds()}:kguard_${section}[collapsed=true]\r\x1B[0K${HEADERS[section]}
+        this.stream.write(`\x1B[0Ksection_start:${this.seconds()}:kguard_${section}[collapsed=true]\r\x1B[0K${HEADERS2[section]}
 `);
       }
       end() {
@@ -69642,15 +69636,9 @@ async function runCommand2(raw, passThrough, session) {
     if (plan) return await runFleet(options, plan, session);
     const { guardedApply: guardedApply2 } = await Promise.resolve().then(() => (init_apply2(), apply_exports));
     const { report, exitCode } = await guardedApply2(options, {
-      redactor: session.redactor,
-      reporter: await makeReporter(session, options.manifests),
-      signal: session.cancel.signal,
-      readStdin,
-      kubectlBinary: process.env.KGUARD_KUBECTL || "kubectl",
-      env: process.env,
+      ...await runDeps(options, session),
       onRecorder: (recorder) => session.recorder = recorder,
-      onResult: () => session.finished = true,
-      traceKubectl: session.verbosity === "verbose"
+      onResult: () => session.finished = true
     });
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
 `);
@@ -69661,9 +69649,8 @@ async function runCommand2(raw, passThrough, session) {
     return fail(session, error2);
   }
 }
-async function runFleet(options, plan, session) {
-  const [{ guardedFleetApply: guardedFleetApply2 }, { fleetLines: fleetLines2 }] = await Promise.all([Promise.resolve().then(() => (init_fleet2(), fleet_exports)), Promise.resolve().then(() => (init_fleet3(), fleet_exports2))]);
-  const { report, exitCode } = await guardedFleetApply2(options, plan, {
+async function runDeps(options, session) {
+  return {
     redactor: session.redactor,
     reporter: await makeReporter(session, options.manifests),
     signal: session.cancel.signal,
@@ -69671,7 +69658,11 @@ async function runFleet(options, plan, session) {
     kubectlBinary: process.env.KGUARD_KUBECTL || "kubectl",
     env: process.env,
     traceKubectl: session.verbosity === "verbose"
-  });
+  };
+}
+async function runFleet(options, plan, session) {
+  const [{ guardedFleetApply: guardedFleetApply2 }, { fleetLines: fleetLines2 }] = await Promise.all([Promise.resolve().then(() => (init_fleet2(), fleet_exports)), Promise.resolve().then(() => (init_fleet3(), fleet_exports2))]);
+  const { report, exitCode } = await guardedFleetApply2(options, plan, await runDeps(options, session));
   session.finished = true;
   const log = session.logToStderr ? process.stderr : process.stdout;
   log.write(`${fleetLines2(report).map((line) => sanitizeText(line, session.redactor)).join("\n")}

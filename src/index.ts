@@ -111,10 +111,22 @@ export type PlatformAbortSignal = typeof globalThis extends { AbortSignal: { pro
  * because of the input, kubectl or the cluster, or a cancel before the apply.
  */
 export async function apply(input: ApplyInput): Promise<JsonReport> {
+  return libraryRun(input, async (options, deps) => (await guardedApply(options, deps)).report);
+}
+
+/**
+ * One library call: the options resolved from the input, the dependencies every run takes from
+ * it (events, signal, stdin, kubectl), and a rejection whose message is sanitised: kubectl's
+ * words may quote a Secret of the apply.
+ */
+async function libraryRun<T>(
+  input: ApplyInput,
+  run: (options: ReturnType<typeof resolveApplyOptions>, deps: Parameters<typeof guardedApply>[1]) => Promise<T>,
+): Promise<T> {
   const redactor = new Redactor();
   try {
     const options = resolveApplyOptions(guardInput(input));
-    const { report } = await guardedApply(options, {
+    return await run(options, {
       redactor,
       reporter: callbackReporter(input.onEvent),
       signal: input.signal,
@@ -122,9 +134,7 @@ export async function apply(input: ApplyInput): Promise<JsonReport> {
       kubectlBinary: input.kubectl ?? (process.env.KGUARD_KUBECTL || 'kubectl'),
       env: process.env,
     });
-    return report;
   } catch (error) {
-    // kubectl's words may quote a Secret of the apply.
     if (error instanceof KguardError) error.message = sanitizeText(error.message, redactor);
     throw error;
   }
@@ -150,23 +160,7 @@ export interface FleetInput extends Omit<ApplyInput, 'context'> {
  * apply() does for input that no cluster could take.
  */
 export async function applyFleet(input: FleetInput): Promise<FleetReport> {
-  const redactor = new Redactor();
-  try {
-    const options = resolveApplyOptions(guardInput(input));
-    const plan = await fleetPlanOf(input);
-    const { report } = await guardedFleetApply(options, plan, {
-      redactor,
-      reporter: callbackReporter(input.onEvent),
-      signal: input.signal,
-      readStdin: input.stdin === undefined ? readStdin : async () => Buffer.from(input.stdin as string | Uint8Array),
-      kubectlBinary: input.kubectl ?? (process.env.KGUARD_KUBECTL || 'kubectl'),
-      env: process.env,
-    });
-    return report;
-  } catch (error) {
-    if (error instanceof KguardError) error.message = sanitizeText(error.message, redactor);
-    throw error;
-  }
+  return libraryRun(input, async (options, deps) => (await guardedFleetApply(options, await fleetPlanOf(input), deps)).report);
 }
 
 /** The fleet's waves: from its file, or from contexts and canary. */

@@ -113,15 +113,9 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     if (plan) return await runFleet(options, plan, session);
     const { guardedApply } = await import('../api/apply.js');
     const { report, exitCode } = await guardedApply(options, {
-      redactor: session.redactor,
-      reporter: await makeReporter(session, options.manifests),
-      signal: session.cancel.signal,
-      readStdin,
-      kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
-      env: process.env,
+      ...(await runDeps(options, session)),
       onRecorder: (recorder) => (session.recorder = recorder),
       onResult: () => (session.finished = true),
-      traceKubectl: session.verbosity === 'verbose',
     });
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     await Promise.all([writeJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
@@ -132,10 +126,9 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
   }
 }
 
-/** A fleet: each cluster's run reports as a single run does; then one line per cluster, and the fleet's report. */
-async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: Session): Promise<number> {
-  const [{ guardedFleetApply }, { fleetLines }] = await Promise.all([import('../api/fleet.js'), import('../report/fleet.js')]);
-  const { report, exitCode } = await guardedFleetApply(options, plan, {
+/** What an apply and a fleet take from the session: its redactor, reporter, cancel signal and kubectl. */
+async function runDeps(options: GuardedApplyOptions, session: Session) {
+  return {
     redactor: session.redactor,
     reporter: await makeReporter(session, options.manifests),
     signal: session.cancel.signal,
@@ -143,7 +136,13 @@ async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: 
     kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
     env: process.env,
     traceKubectl: session.verbosity === 'verbose',
-  });
+  };
+}
+
+/** A fleet: each cluster's run reports as a single run does; then one line per cluster, and the fleet's report. */
+async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: Session): Promise<number> {
+  const [{ guardedFleetApply }, { fleetLines }] = await Promise.all([import('../api/fleet.js'), import('../report/fleet.js')]);
+  const { report, exitCode } = await guardedFleetApply(options, plan, await runDeps(options, session));
   session.finished = true;
   // The reporter is closed: the fleet's closing lines are the CLI's, as an error's are.
   const log = session.logToStderr ? process.stderr : process.stdout;
