@@ -15253,7 +15253,8 @@ var init_options2 = __esm({
       logLines: 5,
       concurrency: 8,
       requestTimeoutMs: 3e4,
-      readinessGraceMs: 5 * 6e4
+      readinessGraceMs: 5 * 6e4,
+      statusGraceMs: 3e4
     };
   }
 });
@@ -15317,6 +15318,7 @@ function resolveApplyOptions(input) {
     concurrency,
     requestTimeoutMs,
     readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
+    statusGraceMs: input.statusGraceMs ?? DEFAULTS.statusGraceMs,
     ...input.healthRules ? { healthRules: input.healthRules } : {}
   };
 }
@@ -30538,6 +30540,7 @@ function toApplyOptions(raw, passThroughArgs) {
     requestTimeoutMs: raw.requestTimeout === void 0 ? void 0 : parseDuration(raw.requestTimeout, "--request-timeout"),
     kubectlArgs: passThroughArgs,
     readinessGraceMs: optionalDuration(raw.readinessGrace, "--readiness-grace"),
+    statusGraceMs: optionalDuration(raw.statusGrace, "--status-grace"),
     healthRules: raw.healthRules === void 0 ? void 0 : parseHealthRules(raw.healthRulesText ?? "", raw.healthRules)
   });
 }
@@ -30793,7 +30796,7 @@ function buildProgram(name, words, handlers) {
   const rollbackFlags = [];
   const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--contexts <names>", "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts").option("--canary <context>", "a fleet: apply to this context first, then to the other --contexts in one parallel wave").option("--fleet <file>", "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags").addOption(
     new Option("--fleet-rollback <mode>", "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none").choices(["all", "failed", "none"]).default("all")
-  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--readiness-grace <duration>", "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure", formatDuration(DEFAULTS.readinessGraceMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
+  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--readiness-grace <duration>", "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure", formatDuration(DEFAULTS.readinessGraceMs)).option("--status-grace <duration>", "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one", formatDuration(DEFAULTS.statusGraceMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
     new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
   ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
@@ -31616,9 +31619,11 @@ var init_discovery = __esm({
         for (const { apiVersion, document: document2 } of documents) {
           const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
           const listed = document2.resources ?? [];
+          const names2 = new Set(listed.map((entry) => entry.name));
           for (const entry of listed) {
             if (typeof entry.name !== "string" || entry.name.includes("/") || typeof entry.kind !== "string") continue;
-            resources.set(`${group}/${entry.kind}`, { name: entry.name, namespaced: entry.namespaced === true });
+            const statusSubresource = names2.has(`${entry.name}/status`);
+            resources.set(`${group}/${entry.kind}`, { name: entry.name, namespaced: entry.namespaced === true, ...statusSubresource ? { statusSubresource } : {} });
           }
         }
         return resources;
@@ -32586,14 +32591,14 @@ function journalPieces(journal, placement, limit = PIECE_BYTES) {
   let chunks = new Map([...byNamespace].map(([namespace, entries2]) => [namespace, chunked(entries2, limit)]));
   for (; ; ) {
     const pieces = Object.fromEntries([...chunks].map(([namespace, parts]) => [namespace, parts.length]));
-    const written = [...chunks].flatMap(
+    const written2 = [...chunks].flatMap(
       ([namespace, parts]) => parts.map((objects, index) => {
         const piece = { ...header, namespace, home: journal.namespace, objects, pieces };
         return { namespace, index, journal: piece, packed: pack(piece) };
       })
     );
-    const over = written.find((piece) => piece.packed.length > MAX_SECRET_BYTES && piece.journal.objects.length > 1);
-    if (!over) return written;
+    const over = written2.find((piece) => piece.packed.length > MAX_SECRET_BYTES && piece.journal.objects.length > 1);
+    if (!over) return written2;
     chunks = new Map([...chunks].map(([namespace, parts]) => [namespace, parts.flatMap((part) => part === over.journal.objects ? halves(part) : [part])]));
   }
 }
@@ -32869,16 +32874,16 @@ var init_store = __esm({
         const key = keyOf(piece, this.runId);
         const known = this.written.get(key);
         const secret = journalSecret(piece.journal, { index: piece.index, packed: piece.packed, resourceVersion: known?.resourceVersion });
-        const written = known ? await this.kubectl.replace(secret, `${secretsPath(piece.namespace)}/${secret.metadata.name}`, this.deadlineMs) : await this.kubectl.create(secret, secretsPath(piece.namespace), this.deadlineMs);
-        if (!written.ok) {
-          if (known) throw new Error(`secret/${secret.metadata.name} (namespace ${piece.namespace}): ${written.message}`);
-          throw refusedBecause(written, "secrets", piece.namespace, piece.namespace === this.placement.clusterNamespace);
+        const written2 = known ? await this.kubectl.replace(secret, `${secretsPath(piece.namespace)}/${secret.metadata.name}`, this.deadlineMs) : await this.kubectl.create(secret, secretsPath(piece.namespace), this.deadlineMs);
+        if (!written2.ok) {
+          if (known) throw new Error(`secret/${secret.metadata.name} (namespace ${piece.namespace}): ${written2.message}`);
+          throw refusedBecause(written2, "secrets", piece.namespace, piece.namespace === this.placement.clusterNamespace);
         }
         this.written.set(key, {
           namespace: piece.namespace,
           name: secret.metadata.name,
-          uid: written.object?.metadata.uid ?? known?.uid,
-          resourceVersion: written.object?.metadata.resourceVersion
+          uid: written2.object?.metadata.uid ?? known?.uid,
+          resourceVersion: written2.object?.metadata.resourceVersion
         });
       }
       async removeAll() {
@@ -33083,13 +33088,13 @@ var init_held_leases = __esm({
           if (!held) return { written: false, failed: "this run no longer holds it" };
           let current2 = held;
           for (let attempt = 0; ; attempt += 1) {
-            const written = await this.kubectl.replace(change(current2), id, this.options.deadlineMs).catch(failedWrite);
-            if (written.ok) {
-              this.leases.set(id, written.object ?? change(current2));
+            const written2 = await this.kubectl.replace(change(current2), id, this.options.deadlineMs).catch(failedWrite);
+            if (written2.ok) {
+              this.leases.set(id, written2.object ?? change(current2));
               return { written: true };
             }
-            if (!written.conflict && !written.notFound || attempt > 0) return { written: false, failed: written.message };
-            const live = written.notFound ? void 0 : await this.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch((error2) => new Error(messageOf(error2)));
+            if (!written2.conflict && !written2.notFound || attempt > 0) return { written: false, failed: written2.message };
+            const live = written2.notFound ? void 0 : await this.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch((error2) => new Error(messageOf(error2)));
             if (live instanceof Error) return { written: false, failed: live.message };
             if (!live || live.metadata.uid !== lease.metadata.uid || leaseHolder(live) !== this.options.runId) {
               this.leases.delete(id);
@@ -33511,8 +33516,8 @@ __export(history_store_exports, {
 async function keepHistory(kubectl, record, keep, deadlineMs) {
   const packed = historySecret(record);
   if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
-  const written = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
-  if (!written.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`);
+  const written2 = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
+  if (!written2.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written2.message}`);
   const listed = await listHistory(kubectl, record.namespace);
   const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
   await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
@@ -34243,8 +34248,13 @@ function judge(rules, observation, expected, firstSeen, moment) {
   );
   if (fatal) return { state: "failed", progress, findings, cause: { source: "pod", finding: fatal } };
   const generation = object.metadata.generation;
-  const waitingFor = observed ? rules.wait(typed, snapshot2) ?? (rules.servingPods ? notServing(pods) : void 0) : `waiting for the ${rules.controller} to observe generation ${generation ?? "?"}`;
-  if (waitingFor === void 0) return { state: "healthy", progress, findings };
+  const silent = observed && rules.firstStatus?.missing(typed) === true;
+  const graceMs = (rules.firstStatus?.graceSeconds ?? 0) * 1e3;
+  const waitingFor = !observed ? `waiting for the ${rules.controller} to observe generation ${generation ?? "?"}` : silent && moment.now - moment.startedAt < graceMs ? `waiting for the ${rules.controller} to write its first status` : rules.wait(typed, snapshot2) ?? (rules.servingPods ? notServing(pods) : void 0);
+  if (waitingFor === void 0) {
+    if (silent) return { state: "healthy", progress, findings, detail: `the ${rules.controller} wrote no status in ${graceMs / 1e3}s: judged by kstatus without one` };
+    return { state: "healthy", progress, findings };
+  }
   if (moment.now - moment.startedAt >= moment.timeoutMs) {
     const cause = observed ? rules.atDeadline?.(typed, snapshot2, moment.timeoutMs) : void 0;
     if (cause) return { state: "failed", progress, findings, cause };
@@ -34509,9 +34519,10 @@ var init_deployment = __esm({
 });
 
 // src/kinds/generic.ts
-function genericRules(kind) {
+function genericRules(kind, statusGraceSeconds) {
   return {
     controller: `${kind} controller`,
+    ...statusGraceSeconds !== void 0 ? { firstStatus: { missing: (object) => !written(object.status), graceSeconds: statusGraceSeconds } } : {},
     observed: (object) => object.status?.observedGeneration === void 0 || object.status.observedGeneration >= (object.metadata.generation ?? 0),
     newPods: () => [],
     wait(object) {
@@ -34530,10 +34541,16 @@ function genericRules(kind) {
     },
     progress(object) {
       const readiness = conditionOf(object, "Ready") ?? conditionOf(object, "Available");
-      const summary = readiness ? `${readiness.type} ${readiness.status}` : `generation ${object.metadata.generation ?? "?"} observed`;
+      const summary = readiness ? `${readiness.type} ${readiness.status}` : written(object.status) ? `generation ${object.metadata.generation ?? "?"} observed` : "no status yet";
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
     }
   };
+}
+function written(value) {
+  if (value === void 0 || value === null || value === "") return false;
+  if (Array.isArray(value)) return value.some(written);
+  if (typeof value === "object") return Object.values(value).some(written);
+  return true;
 }
 function stale(condition, object) {
   return condition.observedGeneration !== void 0 && condition.observedGeneration < (object.metadata.generation ?? 0);
@@ -35271,15 +35288,15 @@ function watched(rules, reads, plan = () => void 0, afterRestore) {
     afterRestore
   };
 }
-function rowFor(ref) {
+function rowFor(ref, statusGraceMs) {
   const group = groupOf(ref.apiVersion);
   const row = ROWS[`${group}/${ref.kind}`];
   if (row) return row;
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
-  return watched(() => genericRules(ref.kind), (target) => [typeArg(target)]);
+  return watched(() => genericRules(ref.kind, statusGraceMs === void 0 ? void 0 : statusGraceMs / 1e3), (target) => [typeArg(target)]);
 }
-function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = [], readinessGraceMs) {
-  const row = chooseRow(ref, overrides, rules, problems);
+function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = [], { readinessGraceMs, statusGraceMs } = {}) {
+  const row = chooseRow(ref, overrides, rules, problems, statusGraceMs);
   const tolerance = {
     ...overrides.failuresAllowed !== void 0 ? { failuresAllowed: overrides.failuresAllowed } : {},
     ...readinessGraceMs !== void 0 ? { readinessGraceSeconds: readinessGraceMs / 1e3 } : {}
@@ -35290,7 +35307,7 @@ function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = []
     return judged && { ...judged, ...tolerance };
   } };
 }
-function chooseRow(ref, overrides, rules, problems) {
+function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
   if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
   const group = groupOf(ref.apiVersion);
   const own = ROWS[`${group}/${ref.kind}`] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : void 0);
@@ -35302,7 +35319,7 @@ function chooseRow(ref, overrides, rules, problems) {
   if (overrides.healthRule !== void 0 && !rule) problems.push(`${HEALTH_RULE_ANNOTATION}: ${JSON.stringify(overrides.healthRule)} names no health rule; kstatus judges it`);
   const found = rule ?? findHealthRule(ref, rules);
   if (found) return watched(() => healthRuleRules(found, ref.kind), (target) => [typeArg(target)]);
-  return rowFor(ref);
+  return rowFor(ref, statusGraceMs);
 }
 function runsPods(ref) {
   return rowFor(ref).runsPods === true;
@@ -35525,8 +35542,8 @@ var init_plan = __esm({
 });
 
 // src/rollback/field-owners.ts
-async function restoreOwners(step, written, path14, options, deps, read) {
-  let restored = written;
+async function restoreOwners(step, written2, path14, options, deps, read) {
+  let restored = written2;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
   for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
     if (attempt >= OWNER_ATTEMPTS && deps.clock.now() >= giveUpAt) {
@@ -35708,10 +35725,10 @@ async function restoreOne(step, options, deps, apiResources, read) {
     const live = await read();
     if (live) return keepBecause(step, "conflict", "someone else created it again after the apply", deps, live);
     const collection = (await apiPath(step.ref, apiResources)).replace(/\/[^/]+$/, "");
-    const written2 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
-    if (!written2.ok) return failed(step, `the API server refused to create it again: ${written2.message}`, deps);
-    if (!written2.object) return { status: "recreated", differences: [] };
-    const owned = await ownersOf(step, restoreOwners(step, written2.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read), deps);
+    const written3 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
+    if (!written3.ok) return failed(step, `the API server refused to create it again: ${written3.message}`, deps);
+    if (!written3.object) return { status: "recreated", differences: [] };
+    const owned = await ownersOf(step, restoreOwners(step, written3.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read), deps);
     if ("status" in owned) return owned;
     return { status: "recreated", restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
   }
@@ -35729,12 +35746,12 @@ async function restoreOne(step, options, deps, apiResources, read) {
   const path14 = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive;
-  let written;
+  let written2;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
   for (let look2 = 0; look2 <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look2 += 1) {
     if (look2 > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look2 - PUT_BACK_LOOKS, 5));
     const live = await read();
-    if (live && written && sameContent(live, written)) {
+    if (live && written2 && sameContent(live, written2)) {
       const owned2 = await ownersOf(step, restoreOwners(step, live, path14, options, deps, read), deps);
       if ("status" in owned2) return owned2;
       const notes2 = await afterPutBack(step, lastLive ?? live, owned2.object, options, deps);
@@ -35748,8 +35765,8 @@ async function restoreOne(step, options, deps, apiResources, read) {
       return replaceWithCopy({ ...step, action: "replace", copy: manualCopy(step.before, true), why: rule.why }, options, deps, apiResources, async () => live);
     }
     lastLive = live;
-    written = keepingOthers(step.before, step.applied, live, ours);
-    const first = await deps.kubectl.replace(conditional(written, live), path14, options.deadlineMs);
+    written2 = keepingOthers(step.before, step.applied, live, ours);
+    const first = await deps.kubectl.replace(conditional(written2, live), path14, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`, deps);
     const owned = await ownersOf(step, restoreOwners(step, first.object, path14, options, deps, read), deps);
@@ -35776,13 +35793,13 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
     return { status: "kept", reason: "finished-job", detail: `the object this apply put in its place was deleted; ${step.why}`, commands: [] };
   }
   const collection = path14.replace(/\/[^/]+$/, "");
-  const written = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
-  if (!written.ok) {
+  const written2 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
+  if (!written2.ok) {
     const recreate = { ref: step.ref, action: "recreate", before: step.before, copy: step.copy };
-    return failed(recreate, `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written.message}`, deps);
+    return failed(recreate, `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written2.message}`, deps);
   }
-  if (!written.object) return { status: "replaced", differences: [], notes: [step.why] };
-  const owned = await ownersOf(step, restoreOwners(step, written.object, path14, options, deps, read), deps);
+  if (!written2.object) return { status: "replaced", differences: [], notes: [step.why] };
+  const owned = await ownersOf(step, restoreOwners(step, written2.object, path14, options, deps, read), deps);
   if ("status" in owned) return owned;
   return { status: "replaced", restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes: [step.why] };
 }
@@ -36825,7 +36842,7 @@ function trackTargetOf(target, healthRules, readinessGraceMs) {
   return {
     workload: target.ref,
     expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
-    row: judgingRow(target.ref, overrides, healthRules, [], readinessGraceMs),
+    row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
     overrides,
     selector: labelSelectorString(target.applied.spec?.selector)
   };
@@ -36833,9 +36850,11 @@ function trackTargetOf(target, healthRules, readinessGraceMs) {
 async function trackWorkloads(targets, options, deps) {
   const outcomes = /* @__PURE__ */ new Map();
   const watched2 = [];
+  const writesStatus = await statusServed(targets, deps);
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, options.readinessGraceMs);
+    const statusGraceMs = writesStatus.has(typeKey(target.ref)) ? options.statusGraceMs : void 0;
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, { readinessGraceMs: options.readinessGraceMs, statusGraceMs });
     const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
     if (planned) {
       outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
@@ -36863,6 +36882,14 @@ async function trackWorkloads(targets, options, deps) {
   }
   return outcomes;
 }
+async function statusServed(targets, deps) {
+  const served = /* @__PURE__ */ new Set();
+  if (!deps.kubectl.apiResources || targets.length === 0) return served;
+  const resources = await deps.kubectl.apiResources([...new Set(targets.map((target) => target.ref.apiVersion))]).catch(() => void 0);
+  for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
+  return served;
+}
+var typeKey;
 var init_workloads = __esm({
   "src/track/workloads.ts"() {
     "use strict";
@@ -36872,6 +36899,7 @@ var init_workloads = __esm({
     init_owners();
     init_tracker();
     init_watch_scope();
+    typeKey = (ref) => `${groupOf(ref.apiVersion)}/${ref.kind}`;
   }
 });
 
@@ -64741,7 +64769,8 @@ function trackOptionsFor(options, phase) {
     logLines: options.logLines,
     healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules),
     // The restore puts back what ran before: it is waited for, not judged again by a grace.
-    ...rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {}
+    ...rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {},
+    statusGraceMs: options.statusGraceMs ?? DEFAULTS.statusGraceMs
   };
 }
 var init_track_options = __esm({
@@ -65187,11 +65216,11 @@ async function runVerifyJob(prepared, run, deps) {
   return outcome;
 }
 async function createJob(prepared, run, deps) {
-  const written = await deps.kubectl.create(prepared.job, prepared.collectionPath, run.writeDeadlineMs);
-  if (written.ok && written.object) return written.object;
+  const written2 = await deps.kubectl.create(prepared.job, prepared.collectionPath, run.writeDeadlineMs);
+  if (written2.ok && written2.object) return written2.object;
   const ours = await findOurs(prepared, deps).catch(() => void 0);
   if (ours) return ours;
-  return written.ok ? "the API server did not return it" : written.message;
+  return written2.ok ? "the API server did not return it" : written2.message;
 }
 async function findOurs(prepared, deps) {
   const live = await deps.kubectl.getObject("jobs.batch", prepared.ref.namespace, prepared.ref.name);

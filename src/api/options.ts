@@ -46,6 +46,8 @@ export interface GuardInput {
   healthRules?: HealthRules;
   /** --readiness-grace: a new pod that runs but is never Ready fails after this long. */
   readinessGraceMs?: number;
+  /** --status-grace: a custom resource whose kind serves a status subresource waits this long for its controller's first status. */
+  statusGraceMs?: number;
   /** kubectl processes at once (watch streams aside). */
   concurrency?: number;
   /** kubectl's deadline for each API request (whole seconds). */
@@ -112,6 +114,7 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     concurrency,
     requestTimeoutMs,
     readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
+    statusGraceMs: input.statusGraceMs ?? DEFAULTS.statusGraceMs,
     ...(input.healthRules ? { healthRules: input.healthRules } : {}),
   };
 }

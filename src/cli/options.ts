@@ -59,6 +59,7 @@ export interface RawApplyOptions {
   requestTimeout?: string;
   /** --readiness-grace: how long a new pod may run without becoming Ready. */
   readinessGrace?: string;
+  statusGrace?: string;
   /** --health-rules FILE: health rules for custom resources. */
   healthRules?: string;
   /** The text of that file, read by the CLI entry (this module stays pure). */
@@ -146,6 +147,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     requestTimeoutMs: raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
     kubectlArgs: passThroughArgs,
     readinessGraceMs: optionalDuration(raw.readinessGrace, '--readiness-grace'),
+    statusGraceMs: optionalDuration(raw.statusGrace, '--status-grace'),
     healthRules: raw.healthRules === undefined ? undefined : parseHealthRules(raw.healthRulesText ?? '', raw.healthRules),
   });
 }

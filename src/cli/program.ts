@@ -86,6 +86,7 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .option('--concurrency <n>', 'how many kubectl processes may run at once (watch streams aside)', String(DEFAULTS.concurrency))
     .option('--request-timeout <duration>', "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs))
     .option('--readiness-grace <duration>', 'a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe\'s last failure', formatDuration(DEFAULTS.readinessGraceMs))
+    .option('--status-grace <duration>', "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one", formatDuration(DEFAULTS.statusGraceMs))
     .option('--health-rules <file>', 'health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table')
     .option('--log-lines <n>', "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines))
     .addOption(

@@ -64,6 +64,13 @@ export interface RolloutRules<T> {
    * waits end): undefined, a plain timeout.
    */
   atDeadline?(object: T, snapshot: WorkloadSnapshot, timeoutMs: number): ConditionCause | undefined;
+  /**
+   * Its controller has yet to write a first status (a custom resource of a kind whose API serves a
+   * status subresource, read before its first reconcile): waited for up to `graceSeconds`, then
+   * judged by what there is, and said so. kstatus reads no status as Current at once
+   * (fluxcd/kustomize-controller#387), so a verdict depended on when kguard first looked.
+   */
+  firstStatus?: { missing(object: T): boolean; graceSeconds: number };
 }
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
@@ -94,8 +101,17 @@ export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, e
   if (fatal) return { state: 'failed', progress, findings, cause: { source: 'pod', finding: fatal } };
 
   const generation = object.metadata.generation;
-  const waitingFor = observed ? (rules.wait(typed, snapshot) ?? (rules.servingPods ? notServing(pods) : undefined)) : `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`;
-  if (waitingFor === undefined) return { state: 'healthy', progress, findings };
+  const silent = observed && rules.firstStatus?.missing(typed) === true;
+  const graceMs = (rules.firstStatus?.graceSeconds ?? 0) * 1000;
+  const waitingFor = !observed
+    ? `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`
+    : silent && moment.now - moment.startedAt < graceMs
+      ? `waiting for the ${rules.controller} to write its first status`
+      : (rules.wait(typed, snapshot) ?? (rules.servingPods ? notServing(pods) : undefined));
+  if (waitingFor === undefined) {
+    if (silent) return { state: 'healthy', progress, findings, detail: `the ${rules.controller} wrote no status in ${graceMs / 1000}s: judged by kstatus without one` };
+    return { state: 'healthy', progress, findings };
+  }
   if (moment.now - moment.startedAt >= moment.timeoutMs) {
     const cause = observed ? rules.atDeadline?.(typed, snapshot, moment.timeoutMs) : undefined;
     if (cause) return { state: 'failed', progress, findings, cause };

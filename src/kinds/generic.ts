@@ -8,9 +8,14 @@ import { STALLED } from '../classify/conditions.js';
 import { conditionOf, type Condition, type StatusConventions } from '../kube.js';
 import type { RolloutRules } from './engine.js';
 
-export function genericRules(kind: string): RolloutRules<StatusConventions> {
+/**
+ * `statusGraceSeconds`: the kind's API serves a status subresource, so a controller writes its
+ * status: an object with none yet is waited for that long before kstatus judges it without one.
+ */
+export function genericRules(kind: string, statusGraceSeconds?: number): RolloutRules<StatusConventions> {
   return {
     controller: `${kind} controller`,
+    ...(statusGraceSeconds !== undefined ? { firstStatus: { missing: (object: StatusConventions) => !written(object.status), graceSeconds: statusGraceSeconds } } : {}),
     observed: (object) => object.status?.observedGeneration === undefined || object.status.observedGeneration >= (object.metadata.generation ?? 0),
     newPods: () => [],
     wait(object) {
@@ -31,10 +36,18 @@ export function genericRules(kind: string): RolloutRules<StatusConventions> {
     },
     progress(object) {
       const readiness = conditionOf(object, 'Ready') ?? conditionOf(object, 'Available');
-      const summary = readiness ? `${readiness.type} ${readiness.status}` : `generation ${object.metadata.generation ?? '?'} observed`;
+      const summary = readiness ? `${readiness.type} ${readiness.status}` : written(object.status) ? `generation ${object.metadata.generation ?? '?'} observed` : 'no status yet';
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
     },
   };
+}
+
+/** Whether a status holds anything: a controller's first write, or a default the API server gave it (then kstatus judges what it says). */
+function written(value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (Array.isArray(value)) return value.some(written);
+  if (typeof value === 'object') return Object.values(value).some(written);
+  return true;
 }
 
 function stale(condition: Condition, object: StatusConventions): boolean {

@@ -21,7 +21,7 @@
 // Restore rules (refusals.ts): an immutable ConfigMap or Secret goes back by delete and create; a
 // claim's grown storage request cannot go back; a finished Job is never created again, any other
 // Job without its old generated selector.
-// | anything else (CRs)   | -                                      | kstatus: generation observed, Ready/Available True | Stalled True                            |
+// | anything else (CRs)   | -                                      | kstatus: generation observed, Ready/Available True; a first status waited for (--status-grace) when the kind serves /status | Stalled True |
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Verdict } from '../model/verdict.js';
 import type { Job, KubeEvent } from '../kube.js';
@@ -148,12 +148,19 @@ const ROWS: Readonly<Record<string, KindRow>> = {
 /** Groups whose kinds all have no status worth judging (RBAC, admission webhooks). */
 const NO_STATUS_GROUPS = new Set(['rbac.authorization.k8s.io', 'admissionregistration.k8s.io']);
 
-export function rowFor(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): KindRow {
+export function rowFor(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, statusGraceMs?: number): KindRow {
   const group = groupOf(ref.apiVersion);
   const row = ROWS[`${group}/${ref.kind}`];
   if (row) return row;
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
-  return watched(() => genericRules(ref.kind), (target) => [typeArg(target)]);
+  return watched(() => genericRules(ref.kind, statusGraceMs === undefined ? undefined : statusGraceMs / 1000), (target) => [typeArg(target)]);
+}
+
+/** How long a judged object may take: --readiness-grace, and (for a kind whose API serves a status subresource) --status-grace. */
+export interface Graces {
+  readinessGraceMs?: number;
+  /** Set only when the kind's API serves a status subresource: how long its first status is waited for. */
+  statusGraceMs?: number;
 }
 
 /**
@@ -167,9 +174,9 @@ export function judgingRow(
   overrides: Overrides,
   rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES,
   problems: string[] = [],
-  readinessGraceMs?: number,
+  { readinessGraceMs, statusGraceMs }: Graces = {},
 ): KindRow {
-  const row = chooseRow(ref, overrides, rules, problems);
+  const row = chooseRow(ref, overrides, rules, problems, statusGraceMs);
   const tolerance = {
     ...(overrides.failuresAllowed !== undefined ? { failuresAllowed: overrides.failuresAllowed } : {}),
     ...(readinessGraceMs !== undefined ? { readinessGraceSeconds: readinessGraceMs / 1000 } : {}),
@@ -178,7 +185,7 @@ export function judgingRow(
   return { ...row, rules: (given) => { const judged = row.rules(given); return judged && { ...judged, ...tolerance }; } };
 }
 
-function chooseRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, overrides: Overrides, rules: readonly HealthRule[], problems: string[]): KindRow {
+function chooseRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, overrides: Overrides, rules: readonly HealthRule[], problems: string[], statusGraceMs?: number): KindRow {
   if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
   const group = groupOf(ref.apiVersion);
   const own = ROWS[`${group}/${ref.kind}`] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : undefined);
@@ -190,7 +197,7 @@ function chooseRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, overrides: Overr
   if (overrides.healthRule !== undefined && !rule) problems.push(`${HEALTH_RULE_ANNOTATION}: ${JSON.stringify(overrides.healthRule)} names no health rule; kstatus judges it`);
   const found = rule ?? findHealthRule(ref, rules);
   if (found) return watched(() => healthRuleRules(found, ref.kind), (target) => [typeArg(target)]);
-  return rowFor(ref);
+  return rowFor(ref, statusGraceMs);
 }
 
 /** Kinds that run pods: restored after the configuration they read (ConfigMaps, Secrets). */

@@ -19,9 +19,11 @@ export class Discovery {
     for (const { apiVersion, document } of documents) {
       const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
       const listed = (document as { resources?: Array<{ name?: string; kind?: string; namespaced?: boolean }> }).resources ?? [];
+      const names = new Set(listed.map((entry) => entry.name));
       for (const entry of listed) {
         if (typeof entry.name !== 'string' || entry.name.includes('/') || typeof entry.kind !== 'string') continue;
-        resources.set(`${group}/${entry.kind}`, { name: entry.name, namespaced: entry.namespaced === true });
+        const statusSubresource = names.has(`${entry.name}/status`);
+        resources.set(`${group}/${entry.kind}`, { name: entry.name, namespaced: entry.namespaced === true, ...(statusSubresource ? { statusSubresource } : {}) });
       }
     }
     return resources;

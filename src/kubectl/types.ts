@@ -79,6 +79,8 @@ export interface ApiResource {
   /** Plural resource name, e.g. "deployments". */
   name: string;
   namespaced: boolean;
+  /** Its API serves a status subresource (discovery lists "NAME/status"): a controller writes its status. Known only from a group version's own discovery. */
+  statusSubresource?: boolean;
 }
 
 

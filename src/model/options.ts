@@ -66,6 +66,8 @@ export interface ApplyOptions {
   healthRules?: HealthRules;
   /** A new pod that runs but is never Ready fails the rollout after this long (--readiness-grace; default DEFAULTS.readinessGraceMs). */
   readinessGraceMs?: number;
+  /** A custom resource of a kind that serves a status subresource waits this long for its controller's first status (--status-grace; default DEFAULTS.statusGraceMs). */
+  statusGraceMs?: number;
 }
 
 /** What a guarded apply needs beyond the run's options: the connection flags for every kubectl call. */
@@ -88,6 +90,7 @@ export const DEFAULTS = {
   concurrency: 8,
   requestTimeoutMs: 30_000,
   readinessGraceMs: 5 * 60_000,
+  statusGraceMs: 30_000,
 } as const satisfies Partial<ApplyOptions>;
 
 /** How one tracking (of the rollout, or of the restore) runs. */
@@ -106,4 +109,6 @@ export interface TrackOptions {
   healthRules?: readonly HealthRule[];
   /** A new pod that runs but is never Ready fails after this long; undefined: it is waited for until the deadline. */
   readinessGraceMs?: number;
+  /** A custom resource whose kind serves a status subresource waits this long for its controller's first status; undefined: not at all (kstatus). */
+  statusGraceMs?: number;
 }

@@ -17,5 +17,6 @@ export function trackOptionsFor(options: ApplyOptions, phase: TrackOptions['phas
     healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules),
     // The restore puts back what ran before: it is waited for, not judged again by a grace.
     ...(rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {}),
+    statusGraceMs: options.statusGraceMs ?? DEFAULTS.statusGraceMs,
   };
 }

@@ -50,7 +50,7 @@ export interface Tracked {
 }
 
 export interface TrackDeps {
-  kubectl: Pick<Kubectl, 'workloadState' | 'events'> & Partial<Pick<Kubectl, 'logs' | 'listCollection' | 'watchCollection'>>;
+  kubectl: Pick<Kubectl, 'workloadState' | 'events'> & Partial<Pick<Kubectl, 'logs' | 'listCollection' | 'watchCollection' | 'apiResources'>>;
   clock: Clock;
   reporter: Reporter;
   /** Aborted when the run is cancelled: tracking stops and each rollout keeps its last verdict. */

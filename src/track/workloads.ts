@@ -8,7 +8,7 @@ import type { HealthRule } from '../model/health-rules.js';
 import type { Pod } from '../kube.js';
 import type { Diagnosis } from '../model/findings.js';
 import type { Verdict } from '../model/verdict.js';
-import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { groupOf, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { fieldsOfApply } from '../objects/owners.js';
 import { trackRollouts, type TrackDeps, type TrackTarget } from './tracker.js';
 import type { TrackOptions } from '../model/options.js';
@@ -37,7 +37,7 @@ export function trackTargetOf(target: WorkloadTarget, healthRules?: readonly Hea
   return {
     workload: target.ref,
     expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
-    row: judgingRow(target.ref, overrides, healthRules, [], readinessGraceMs),
+    row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
     overrides,
     selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
   };
@@ -50,9 +50,11 @@ export async function trackWorkloads(
 ): Promise<Map<string, TrackedOutcome>> {
   const outcomes = new Map<string, TrackedOutcome>();
   const watched: Array<TrackTarget & { source: WorkloadTarget; problems: string[] }> = [];
+  const writesStatus = await statusServed(targets, deps);
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, options.readinessGraceMs);
+    const statusGraceMs = writesStatus.has(typeKey(target.ref)) ? options.statusGraceMs : undefined;
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, { readinessGraceMs: options.readinessGraceMs, statusGraceMs });
     const planned = overrides.track
       ? row.plan(target.applied, overrides)
       : { state: 'applied' as const, detail: `${TRACK_ANNOTATION}: "false": not watched` };
@@ -81,4 +83,19 @@ export async function trackWorkloads(
     outcomes.set(objectKey(source.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs, newPods: outcome.newPods });
   }
   return outcomes;
+}
+
+const typeKey = (ref: ObjectRef): string => `${groupOf(ref.apiVersion)}/${ref.kind}`;
+
+/**
+ * The kinds (group/Kind) among the targets whose API serves a status subresource, from each group
+ * version's discovery (read once per run). Unknown (no discovery here, or it fails): none, and
+ * kstatus judges an object without status at once, as before.
+ */
+async function statusServed(targets: readonly WorkloadTarget[], deps: TrackDeps): Promise<Set<string>> {
+  const served = new Set<string>();
+  if (!deps.kubectl.apiResources || targets.length === 0) return served;
+  const resources = await deps.kubectl.apiResources([...new Set(targets.map((target) => target.ref.apiVersion))]).catch(() => undefined);
+  for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
+  return served;
 }

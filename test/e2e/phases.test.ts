@@ -74,6 +74,24 @@ describe('CustomResourceDefinitions first', () => {
     expect(env.cluster.store.get('CustomResourceDefinition', '', 'widgets.example.com')).toBeDefined();
   });
 
+  it('a custom resource read before its controller first writes a status is waited for, not called healthy: its late Stalled fails it every time (exit 4)', async () => {
+    const late = widgetYaml('gear', 1, 'stalled', { 'sim.kguard.dev/ready-reason': 'InvalidSize', 'sim.kguard.dev/reconcile-after': '20' });
+    const run = await kguardJson('widgets.yaml', `${WIDGET_CRD_YAML}---
+${late}`);
+    expect(run.exitCode, run.stderr).toBe(4);
+    expect(run.stderr).toMatch(/widget\.example\.com\/gear \(namespace default\): no status yet: waiting for the Widget controller to write its first status/);
+    expect(run.object('Widget', 'gear')).toMatchObject({ verdict: 'failed', reason: 'InvalidSize', restore: { status: 'deleted' } });
+  });
+
+  it('a custom resource whose controller never writes a status is judged by kstatus after --status-grace, and says so (exit 0)', async () => {
+    const run = await kguardJson('widgets.yaml', `${WIDGET_CRD_YAML}---
+${widgetYaml('gear', 1, 'silent')}`, ['--status-grace', '1s']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.object('Widget', 'gear')).toMatchObject({ verdict: 'healthy', summary: 'the Widget controller wrote no status in 1s: judged by kstatus without one' });
+    expect(run.stderr).toContain('the Widget controller wrote no status in 1s');
+    expect(env.cluster.store.get('Widget', 'default', 'gear')?.status).toBeUndefined();
+  });
+
   it('a failure in phase 2 restores phase 1 too: a CRD that existed is put back after the resource is undone (exit 3, the cluster as before)', async () => {
     expect((await kubectl(env.cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).exitCode).toBe(0);
     expect((await kubectl(env.cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s'])).exitCode).toBe(0);

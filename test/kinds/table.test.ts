@@ -189,6 +189,41 @@ describe('custom resources (kstatus conventions)', () => {
   });
 });
 
+describe('custom resources whose kind serves a status subresource (--status-grace)', () => {
+  const created = fixture('custom/prometheus-just-created');
+  const judgeAt = (object: KubeObject, now: number, graceMs?: number): Verdict => {
+    const rules = rowFor(created, graceMs).rules(NO_OVERRIDES)!;
+    return judge(rules, { object, snapshot: snapshotFrom({ others: [object] }) }, expectationOf(created), new Map(), { now, startedAt: 0, timeoutMs: 300_000 });
+  };
+
+  it('waits for the first status within the grace, then judges by kstatus and says so', () => {
+    expect(judgeAt(created, 29_000, 30_000)).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the Prometheus controller to write its first status' });
+    expect(judgeAt(created, 30_000, 30_000)).toMatchObject({ state: 'healthy', detail: 'the Prometheus controller wrote no status in 30s: judged by kstatus without one' });
+  });
+
+  it('judges the first status as soon as it is written: a Stalled one fails, whenever kguard looked first', () => {
+    const stalled = { ...created, status: { observedGeneration: 1, conditions: [{ type: 'Stalled', status: 'True', reason: 'ReconcileFailed', message: 'invalid spec' }] } } as KubeObject;
+    expect(judgeAt(stalled, 1_000, 30_000)).toMatchObject({ state: 'failed', cause: { reason: 'ReconcileFailed' } });
+    const available = { ...created, status: { observedGeneration: 1, conditions: [{ type: 'Available', status: 'True', reason: 'AllReplicasReady' }] } } as KubeObject;
+    expect(judgeAt(available, 1_000, 30_000)).toMatchObject({ state: 'healthy' });
+    expect(judgeAt(available, 1_000, 30_000)).not.toHaveProperty('detail');
+  });
+
+  it('a deadline before the grace is a timeout waiting for that status; without a status subresource kstatus calls it done at once', () => {
+    const late = judge(rowFor(created, 30_000).rules(NO_OVERRIDES)!, { object: created, snapshot: snapshotFrom({ others: [created] }) }, expectationOf(created), new Map(), { now: 10_000, startedAt: 0, timeoutMs: 10_000 });
+    expect(late).toMatchObject({ state: 'timed-out', waitingFor: 'waiting for the Prometheus controller to write its first status' });
+    expect(judgeAt(created, 0)).toMatchObject({ state: 'healthy' });
+    expect(judgeAt(created, 0)).not.toHaveProperty('detail');
+  });
+
+  it('a status the API server defaulted counts as written (Flux CRDs default status.observedGeneration to -1: not yet observed)', () => {
+    const defaulted = { ...created, metadata: { ...created.metadata }, status: { observedGeneration: -1 } } as KubeObject;
+    expect(judgeAt(defaulted, 1_000, 30_000)).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the Prometheus controller to observe generation 1' });
+    const emptyConditions = { ...created, status: { conditions: [] } } as KubeObject;
+    expect(judgeAt(emptyConditions, 1_000, 30_000)).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the Prometheus controller to write its first status' });
+  });
+});
+
 describe('kinds with nothing to watch', () => {
   it('are applied: no status (ConfigMap, RBAC) or only a schedule (CronJob)', () => {
     const object = (apiVersion: string, kind: string): KubeObject => ({ apiVersion, kind, metadata: { name: 'x', namespace: 'shop' } });

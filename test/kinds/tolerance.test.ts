@@ -54,7 +54,7 @@ describe('--readiness-grace', () => {
   function judgeNotReady(readinessGraceMs: number | undefined, now: number) {
     const applied = deployment('progressing-new-rs');
     const overrides = overridesOf(applied as unknown as KubeObject);
-    const rules = judgingRow(applied as unknown as KubeObject, overrides, undefined, [], readinessGraceMs).rules(overrides)!;
+    const rules = judgingRow(applied as unknown as KubeObject, overrides, undefined, [], { readinessGraceMs }).rules(overrides)!;
     const snapshot = snapshotFrom({ deployments: [applied], replicaSets: [replicaSet('progressing-old'), replicaSet('progressing-new')], pods: [pod('running-not-ready-readiness')] });
     const observation = { object: applied as unknown as KubeObject, snapshot };
     const first = judge(rules, observation, expectationOf(applied), new Map(), { now: 0, startedAt: 0, timeoutMs: 900_000 });

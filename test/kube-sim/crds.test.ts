@@ -40,6 +40,26 @@ describe('custom resources', () => {
     expect(gone.stderr).toContain('the server could not find the requested resource');
   });
 
+  it('lists the status subresource in discovery; a "silent" object never gets a status, and reconcile-after delays the first one', async () => {
+    cluster = await startCluster({ timeScale: 20 });
+    expect((await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).exitCode).toBe(0);
+    expect((await kubectl(cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s'])).exitCode).toBe(0);
+    const discovery = JSON.parse((await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1'])).stdout) as { resources: Array<{ name: string }> };
+    expect(discovery.resources.map((resource) => resource.name)).toEqual(expect.arrayContaining(['widgets', 'widgets/status']));
+
+    expect((await kubectl(cluster, ['apply', '-f', '-'], `${widgetYaml('quiet', 1, 'silent')}---
+${widgetYaml('late', 1, 'true', { 'sim.kguard.dev/reconcile-after': '60' })}`)).exitCode).toBe(0);
+    await new Promise((resolve) => cluster!.clock.after(30_000, () => resolve(undefined)));
+    expect(cluster.store.get('Widget', 'default', 'late')!.status).toBeUndefined();
+    const ready = await kubectl(cluster, ['wait', '--for=condition=Ready', 'widget/late', '--timeout=20s']);
+    expect(ready.exitCode, ready.stderr).toBe(0);
+    const late = cluster.store.get('Widget', 'default', 'late')!;
+    const readySince = Date.parse((late.status.conditions as Array<{ lastTransitionTime: string }>)[0]!.lastTransitionTime);
+    // Both timestamps have second precision.
+    expect(readySince - Date.parse(late.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(59_000);
+    expect(cluster.store.get('Widget', 'default', 'quiet')!.status).toBeUndefined();
+  });
+
   it('serves the kind (discovery and REST) only once the CRD is Established, so a CRD and its object in one apply fail as on a real cluster', async () => {
     // A slow clock: the establishing controller's 100 simulated ms take 2.5 s, so the kubectl calls below land before it.
     cluster = await startCluster({ timeScale: 0.04 });

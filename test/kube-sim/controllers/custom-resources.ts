@@ -3,7 +3,10 @@
 // what the kstatus conventions read: observedGeneration, and a Ready condition (metav1.Condition
 // shape, with observedGeneration). What it reports is set per object by an annotation:
 //   sim.kguard.dev/ready: "true" (default) | "false" | "stalled"   (stalled: Stalled True, Ready False)
+//                         | "silent"   (writes no status at all: an operator that is not running, or never reports)
 //   sim.kguard.dev/ready-reason, sim.kguard.dev/ready-message       (the reason and message of a False)
+//   sim.kguard.dev/reconcile-after: "<seconds>"   (the first reconcile of an object with no status comes
+//                         this many simulated seconds late: a busy controller, as in fluxcd/kustomize-controller#387)
 
 import type { SimClock } from '../clock.js';
 import { resourceTypeForKind } from '../kinds.js';
@@ -12,6 +15,7 @@ import type { KubeObject, StoreEvent } from '../types.js';
 import { WorkQueue } from './workqueue.js';
 
 const READY_KNOB = 'sim.kguard.dev/ready';
+const LATE_KNOB = 'sim.kguard.dev/reconcile-after';
 
 interface Condition {
   type: string;
@@ -45,7 +49,9 @@ export class CustomResourceReconciler {
 
   private onEvent({ type, object }: StoreEvent): void {
     if (type === 'DELETED' || !resourceTypeForKind(object.kind)?.custom) return;
-    this.queue.add(JSON.stringify([object.kind, object.metadata.namespace ?? '', object.metadata.name]));
+    const late = Number(object.metadata.annotations?.[LATE_KNOB] ?? 0);
+    const delayMs = object.status === undefined && Number.isFinite(late) && late > 0 ? late * 1000 : undefined;
+    this.queue.add(JSON.stringify([object.kind, object.metadata.namespace ?? '', object.metadata.name]), delayMs);
   }
 
   private sync(key: string): void {
@@ -53,6 +59,7 @@ export class CustomResourceReconciler {
     if (!resourceTypeForKind(kind)?.custom) return;
     const object = this.store.get(kind, namespace, name);
     if (!object) return;
+    if (object.metadata.annotations?.[READY_KNOB] === 'silent') return;
     const generation = object.metadata.generation ?? 1;
     const conditions = this.conditionsFor(object, generation);
     const status = { ...(object.status ?? {}), observedGeneration: generation, conditions };

@@ -180,7 +180,7 @@ spec:
 `;
 
 /** A Widget; `ready` sets what the simulated controller reports (sim.kguard.dev/ready). */
-export function widgetYaml(name: string, size: number, ready: 'true' | 'false' | 'stalled' = 'true', annotations: Record<string, string> = {}): string {
+export function widgetYaml(name: string, size: number, ready: 'true' | 'false' | 'stalled' | 'silent' = 'true', annotations: Record<string, string> = {}): string {
   const all = { 'sim.kguard.dev/ready': ready, ...annotations };
   return `apiVersion: example.com/v1
 kind: Widget
