@@ -176,8 +176,9 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     // Routes report per parent (status.parents[].conditions): accepted by every parent with every
     // backend reference resolved. Accepted False NotAllowedByListeners, NoMatchingListenerHostname,
     // NoMatchingParent, UnsupportedValue or IncompatibleFilters (URLRewrite with RequestRedirect)
-    // fails; Pending waits. ResolvedRefs False RefNotPermitted, InvalidKind, BackendNotFound or
-    // UnsupportedProtocol fails.
+    // fails; Pending waits. ResolvedRefs False RefNotPermitted, InvalidKind or UnsupportedProtocol
+    // fails. BackendNotFound fails after 30 s: the backend Service often comes in the same apply,
+    // and the route controller resolves it at its next reconcile (implementations watch Services).
     id: 'gateway.networking.k8s.io/Route',
     match: [
       { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' },
@@ -186,7 +187,8 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     source: 'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)',
     failed: [
       { condition: 'Accepted', status: 'False', reason: ['NotAllowedByListeners', 'NoMatchingListenerHostname', 'NoMatchingParent', 'UnsupportedValue', 'IncompatibleFilters'], each: 'status.parents' },
-      { condition: 'ResolvedRefs', status: 'False', reason: ['RefNotPermitted', 'InvalidKind', 'BackendNotFound', 'UnsupportedProtocol'], each: 'status.parents' },
+      { condition: 'ResolvedRefs', status: 'False', reason: ['RefNotPermitted', 'InvalidKind', 'UnsupportedProtocol'], each: 'status.parents' },
+      { condition: 'ResolvedRefs', status: 'False', reason: 'BackendNotFound', each: 'status.parents', afterSeconds: 30 },
     ],
     healthy: [
       { condition: 'Accepted', status: 'True', each: 'status.parents' },
