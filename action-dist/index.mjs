@@ -12717,7 +12717,7 @@ var init_pull_errors = __esm({
       /code = NotFound/,
       // containerd resolver: tag or repository not found
       /: not found\b/,
-      // `failed to resolve reference "…": docker.io/library/nginx:1.99: not found`
+      // `failed to resolve reference "\u2026": docker.io/library/nginx:1.99: not found`
       /manifest unknown/i,
       // distribution spec error code MANIFEST_UNKNOWN
       /repository does not exist/i,
@@ -12744,7 +12744,7 @@ var init_pull_errors = __esm({
       /code = Canceled|context canceled/i,
       // a pull the kubelet or containerd cancelled
       /\bEOF\b/,
-      // `failed to do request: … EOF`
+      // `failed to do request: \u2026 EOF`
       /\b50[0234]\b|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout/i,
       /because the registry is unavailable/i
       // kubelet evalCRIPullErr, CRI-O's RegistryUnavailable
@@ -12795,11 +12795,11 @@ var init_table = __esm({
       // kubelet image manager (images/types.go ErrImagePull): a pull failed.
       ErrImagePull: { category: "image-pull", family: "image-pull", policy: PULL_CAUSE_RULES.unknown.policy, judgedByPullError: true, cannot: "pull image IMAGE", nextStep: PULL_STEP },
       // kubelet image manager: in the back-off after a failed pull. Its message names the last error
-      // from 1.32 on (`Back-off pulling image "x": ErrImagePull: …`), only the image before.
+      // from 1.32 on (`Back-off pulling image "x": ErrImagePull: \u2026`), only the image before.
       ImagePullBackOff: { category: "image-pull", family: "image-pull", policy: PULL_CAUSE_RULES.unknown.policy, judgedByPullError: true, cannot: "pull image IMAGE", nextStep: PULL_STEP },
-      // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable…`.
+      // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable\u2026`.
       RegistryUnavailable: { category: "image-pull", family: "image-pull", policy: PULL_CAUSE_RULES.transient.policy, cannot: "pull image IMAGE", nextStep: PULL_CAUSE_RULES.transient.nextStep },
-      // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the signature validation failed…`.
+      // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the signature validation failed\u2026`.
       SignatureValidationFailed: {
         category: "image-pull",
         family: "image-pull",
@@ -12807,7 +12807,7 @@ var init_table = __esm({
         cannot: "pull image IMAGE (signature validation failed)",
         nextStep: "sign IMAGE as the node policy requires, or use a signed image"
       },
-      // kubelet image manager: `Failed to apply default image tag "x": couldn't parse image name …`. No retry can fix it.
+      // kubelet image manager: `Failed to apply default image tag "x": couldn't parse image name \u2026`. No retry can fix it.
       InvalidImageName: { category: "image-pull", family: "image-pull", policy: { when: "now" }, cannot: "use image name IMAGE", nextStep: "fix the image reference in the pod template (lowercase, registry/name:tag)" },
       // kubelet image manager: `Container image "x" is not present with pull policy of Never`.
       ErrImageNeverPull: {
@@ -12817,7 +12817,7 @@ var init_table = __esm({
         cannot: "find image IMAGE on the node (imagePullPolicy: Never)",
         nextStep: "set imagePullPolicy to IfNotPresent or preload the image on every node"
       },
-      // kubelet image manager imagePullPrecheck: `Failed to inspect image "x": …` (the node's image store).
+      // kubelet image manager imagePullPrecheck: `Failed to inspect image "x": \u2026` (the node's image store).
       ImageInspectError: {
         category: "image-pull",
         family: "image-pull",
@@ -12840,7 +12840,7 @@ var init_table = __esm({
         cannot: "run the postStart hook of CONTAINER",
         nextStep: "fix the lifecycle.postStart hook of CONTAINER (its error is in this diagnosis) or remove it"
       },
-      // kubelet (ErrPreStartHook / ErrPreCreateHook): `Internal PreStartContainer hook failed: …`,
+      // kubelet (ErrPreStartHook / ErrPreCreateHook): `Internal PreStartContainer hook failed: \u2026`,
       // the kubelet's own resource managers (CPU, memory, devices) refused the container.
       PreStartHookError: {
         category: "start",
@@ -12930,8 +12930,8 @@ var init_table = __esm({
         cannot: "mount their volumes",
         nextStep: "create the volume's source (the ConfigMap, Secret or PersistentVolumeClaim the kubelet's message names), or fix the volume in the pod template"
       },
-      // attachdetach-controller (event FailedAttachVolume): e.g. `Multi-Attach error for volume "pvc-…"
-      // Volume is already used by pod(s) web-old-…` — a ReadWriteOnce volume still held by an old pod.
+      // attachdetach-controller (event FailedAttachVolume): e.g. `Multi-Attach error for volume "pvc-\u2026"
+      // Volume is already used by pod(s) web-old-\u2026` \u2014 a ReadWriteOnce volume still held by an old pod.
       FailedAttachVolume: {
         category: "volume",
         family: "volume",
@@ -12969,7 +12969,7 @@ var init_table = __esm({
         nextStep: "see why the new pods are not available: kubectl describe deployment NAME -n NAMESPACE"
       },
       // deployment controller (sync.go, FailedRSCreateReason): Progressing False
-      // `Failed to create new replica set "x": …` (a quota on ReplicaSets, an admission webhook).
+      // `Failed to create new replica set "x": \u2026` (a quota on ReplicaSets, an admission webhook).
       ReplicaSetCreateError: {
         category: "replica-failure",
         family: "other",
@@ -31942,7 +31942,7 @@ var init_client = __esm({
       /**
        * PUT the whole object to its REST path (`kubectl replace --raw PATH -f -`). The raw form
        * sends the body untouched: plain `kubectl replace` rewrites an existing
-       * last-applied-configuration annotation from the object it sends (kubectl replace.go →
+       * last-applied-configuration annotation from the object it sends (kubectl replace.go \u2192
        * util.CreateOrUpdateAnnotation), which would corrupt the copy being restored.
        * metadata.resourceVersion makes the write conditional (409 Conflict if the object moved);
        * non-empty managedFields in the body replace the stored ones (apimachinery fieldmanager.go).
@@ -31961,7 +31961,7 @@ var init_client = __esm({
       }
       /**
        * DELETE with preconditions (`kubectl delete --raw PATH -f -` sends the file as the request
-       * body: kubectl delete.go → rawhttp.RawDelete). A uid precondition deletes exactly the object
+       * body: kubectl delete.go \u2192 rawhttp.RawDelete). A uid precondition deletes exactly the object
        * this run created, never a namesake created since.
        */
       async deleteExact(path14, preconditions, deadlineMs) {
@@ -32021,7 +32021,7 @@ var init_client = __esm({
         return { ok: true, ...listedItems(result.stdout) };
       }
       /**
-       * Watches one collection from `resourceVersion` (`kubectl get --raw '…?watch=1'`, which copies
+       * Watches one collection from `resourceVersion` (`kubectl get --raw '\u2026?watch=1'`, which copies
        * the server's stream as it arrives), with bookmarks, until the server ends it after
        * `timeoutSeconds`. No --request-timeout: it would cut the stream.
        */
@@ -32785,7 +32785,7 @@ var init_store = __esm({
       get namespace() {
         return this.journal.namespace;
       }
-      /** Where its Secrets are: namespace → how many. */
+      /** Where its Secrets are: namespace \u2192 how many. */
       get pieces() {
         const pieces = {};
         for (const { namespace } of this.written.values()) pieces[namespace] = (pieces[namespace] ?? 0) + 1;
@@ -34733,7 +34733,7 @@ var init_health_table = __esm({
         // Issuing False with the reason of the CertificateRequest condition that ended it
         // (pkg/controller/certificates/issuing/issuing_controller.go failIssueCertificate: the Denied
         // condition's reason (the approver's), the InvalidRequest one's, or Ready's "Failed"), with
-        // "The certificate request has failed to complete and will be retried: …", and backs off
+        // "The certificate request has failed to complete and will be retried: \u2026", and backs off
         // before the next try. A success removes Issuing, or, with the ServerSideApply feature gate,
         // sets it False with reason "Issued" (updateOrApplyStatus): so Issuing False is a failure
         // unless its reason is Issued. Ready True once the Secret holds a valid certificate. Argo CD's
@@ -34827,7 +34827,7 @@ var init_health_table = __esm({
         // Crossplane managed resources (Upbound providers): Synced False reason ReconcileError when the
         // provider cannot reconcile it; Synced False reason ReconcilePaused is the crossplane.io/paused
         // annotation, the user's pause, not a failure: judged applied. Upjet providers also report the last
-        // Terraform operation: LastAsyncOperation False (AsyncCreateFailure, AsyncUpdateFailure…) is a
+        // Terraform operation: LastAsyncOperation False (AsyncCreateFailure, AsyncUpdateFailure\u2026) is a
         // failure, as Argo CD's check says Degraded. Ready True (Available) once the external resource
         // exists; Ready False Creating/Unavailable waits.
         id: "crossplane.io/Managed",
@@ -36322,6 +36322,11 @@ var init_diff = __esm({
 });
 
 // src/track/watch-cache.ts
+function lean(object) {
+  if (object.metadata.managedFields === void 0) return object;
+  const { managedFields: _managedFields, ...metadata } = object.metadata;
+  return { ...object, metadata };
+}
 var WATCH_CACHE_DEFAULTS, WatchCache;
 var init_watch_cache = __esm({
   "src/track/watch-cache.ts"() {
@@ -36386,7 +36391,7 @@ var init_watch_cache = __esm({
               continue;
             }
             this.objects.clear();
-            for (const object of list.items) this.objects.set(object.metadata.name, object);
+            for (const object of list.items) this.objects.set(object.metadata.name, lean(object));
             this.resourceVersion = list.resourceVersion;
             this.listedAt = this.deps.clock.now();
             this.currentHealth = { state: "live" };
@@ -36469,7 +36474,7 @@ var init_watch_cache = __esm({
         }
         const { object } = event;
         if (event.type === "DELETED") this.objects.delete(object.metadata.name);
-        else this.objects.set(object.metadata.name, object);
+        else this.objects.set(object.metadata.name, lean(object));
         this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
         if (this.currentHealth.state !== "live") this.currentHealth = { state: "live" };
         this.onChange();
@@ -54643,7 +54648,7 @@ var require_cache_handler = __commonJS({
       }
       return {
         staleAt: hop.receivedAt - currentAge + freshnessLifetime,
-        // RFC 9111 §5.2.2.10: s-maxage implies proxy-revalidate for shared caches.
+        // RFC 9111 \u00a75.2.2.10: s-maxage implies proxy-revalidate for shared caches.
         requiresRevalidation: cacheType === "shared" && Object.hasOwn(hopCacheControl, "s-maxage")
       };
     }
@@ -57466,12 +57471,12 @@ var require_response = __commonJS({
         }
         initializeResponse(this, init, bodyWithType);
       }
-      // Returns response’s type, e.g., "cors".
+      // Returns response\u2019s type, e.g., "cors".
       get type() {
         webidl.brandCheck(this, _Response);
         return this.#state.type;
       }
-      // Returns response’s URL, if it has one; otherwise the empty string.
+      // Returns response\u2019s URL, if it has one; otherwise the empty string.
       get url() {
         webidl.brandCheck(this, _Response);
         const urlList = this.#state.urlList;
@@ -57486,22 +57491,22 @@ var require_response = __commonJS({
         webidl.brandCheck(this, _Response);
         return this.#state.urlList.length > 1;
       }
-      // Returns response’s status.
+      // Returns response\u2019s status.
       get status() {
         webidl.brandCheck(this, _Response);
         return this.#state.status;
       }
-      // Returns whether response’s status is an ok status.
+      // Returns whether response\u2019s status is an ok status.
       get ok() {
         webidl.brandCheck(this, _Response);
         return this.#state.status >= 200 && this.#state.status <= 299;
       }
-      // Returns response’s status message.
+      // Returns response\u2019s status message.
       get statusText() {
         webidl.brandCheck(this, _Response);
         return this.#state.statusText;
       }
-      // Returns response’s headers as Headers.
+      // Returns response\u2019s headers as Headers.
       get headers() {
         webidl.brandCheck(this, _Response);
         return this.#headers;
@@ -57918,46 +57923,46 @@ var require_request2 = __commonJS({
           window = "no-window";
         }
         request = makeRequest({
-          // URL request’s URL.
+          // URL request\u2019s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
-          // method request’s method.
+          // method request\u2019s method.
           method: request.method,
-          // header list A copy of request’s header list.
+          // header list A copy of request\u2019s header list.
           // undici implementation note: headersList is cloned in makeRequest
           headersList: request.headersList,
           // unsafe-request flag Set.
           unsafeRequest: request.unsafeRequest,
-          // client This’s relevant settings object.
+          // client This\u2019s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window,
-          // priority request’s priority.
+          // priority request\u2019s priority.
           priority: request.priority,
-          // origin request’s origin. The propagation of the origin is only significant for navigation requests
+          // origin request\u2019s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
           origin: request.origin,
-          // referrer request’s referrer.
+          // referrer request\u2019s referrer.
           referrer: request.referrer,
-          // referrer policy request’s referrer policy.
+          // referrer policy request\u2019s referrer policy.
           referrerPolicy: request.referrerPolicy,
-          // mode request’s mode.
+          // mode request\u2019s mode.
           mode: request.mode,
-          // credentials mode request’s credentials mode.
+          // credentials mode request\u2019s credentials mode.
           credentials: request.credentials,
-          // cache mode request’s cache mode.
+          // cache mode request\u2019s cache mode.
           cache: request.cache,
-          // redirect mode request’s redirect mode.
+          // redirect mode request\u2019s redirect mode.
           redirect: request.redirect,
-          // integrity metadata request’s integrity metadata.
+          // integrity metadata request\u2019s integrity metadata.
           integrity: request.integrity,
-          // keepalive request’s keepalive.
+          // keepalive request\u2019s keepalive.
           keepalive: request.keepalive,
-          // reload-navigation flag request’s reload-navigation flag.
+          // reload-navigation flag request\u2019s reload-navigation flag.
           reloadNavigation: request.reloadNavigation,
-          // history-navigation flag request’s history-navigation flag.
+          // history-navigation flag request\u2019s history-navigation flag.
           historyNavigation: request.historyNavigation,
-          // URL list A clone of request’s URL list.
+          // URL list A clone of request\u2019s URL list.
           urlList: [...request.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
@@ -58140,7 +58145,7 @@ var require_request2 = __commonJS({
         }
         this.#state.body = finalBody;
       }
-      // Returns request’s HTTP method, which is "GET" by default.
+      // Returns request\u2019s HTTP method, which is "GET" by default.
       get method() {
         webidl.brandCheck(this, _Request);
         return this.#state.method;
@@ -58165,7 +58170,7 @@ var require_request2 = __commonJS({
       }
       // Returns the referrer of request. Its value can be a same-origin URL if
       // explicitly set in init, the empty string to indicate no referrer, and
-      // "about:client" when defaulting to the global’s default. This is used
+      // "about:client" when defaulting to the global\u2019s default. This is used
       // during fetching to determine the value of the `Referer` header of the
       // request being made.
       get referrer() {
@@ -58179,7 +58184,7 @@ var require_request2 = __commonJS({
         return this.#state.referrer.toString();
       }
       // Returns the referrer policy associated with request.
-      // This is used during fetching to compute the value of the request’s
+      // This is used during fetching to compute the value of the request\u2019s
       // referrer.
       get referrerPolicy() {
         webidl.brandCheck(this, _Request);
@@ -58201,7 +58206,7 @@ var require_request2 = __commonJS({
       }
       // Returns the cache mode associated with request,
       // which is a string indicating how the request will
-      // interact with the browser’s cache when fetching.
+      // interact with the browser\u2019s cache when fetching.
       get cache() {
         webidl.brandCheck(this, _Request);
         return this.#state.cache;
@@ -58214,7 +58219,7 @@ var require_request2 = __commonJS({
         webidl.brandCheck(this, _Request);
         return this.#state.redirect;
       }
-      // Returns request’s subresource integrity metadata, which is a
+      // Returns request\u2019s subresource integrity metadata, which is a
       // cryptographic hash of the resource being fetched. Its value
       // consists of multiple hashes separated by whitespace. [SRI]
       get integrity() {
@@ -59002,10 +59007,10 @@ var require_fetch = __commonJS({
         if (response === null) {
           const currentURL = requestCurrentURL(request);
           if (
-            // - request’s current URL’s origin is same origin with request’s origin,
-            //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request’s current URL’s scheme is "data"
-            currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
+            // - request\u2019s current URL\u2019s origin is same origin with request\u2019s origin,
+            //   and request\u2019s response tainting is "basic"
+            sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request\u2019s current URL\u2019s scheme is "data"
+            currentURL.protocol === "data:" || // - request\u2019s mode is "navigate" or "websocket"
             (request.mode === "navigate" || request.mode === "websocket")
           ) {
             request.responseTainting = "basic";
@@ -59464,9 +59469,9 @@ var require_fetch = __commonJS({
         return makeNetworkError("proxy authentication required");
       }
       if (
-        // response’s status is 421
+        // response\u2019s status is 421
         response.status === 421 && // isNewConnectionFetch is false
-        !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
+        !isNewConnectionFetch && // request\u2019s body is null, or request\u2019s body is non-null and request\u2019s body\u2019s source is non-null
         (request.body == null || request.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
@@ -64221,12 +64226,23 @@ var init_download = __esm({
 
 // src/report/secret-values.ts
 function secretValuesIn(text2) {
+  if (!MAY_NAME_A_SECRET.test(text2)) return [];
+  const parts = /^%/m.test(text2) ? [text2] : text2.split(/^(?=---(?:[ \t]|\r?$))/m).filter((part) => MAY_NAME_A_SECRET.test(part));
+  const values = [];
+  for (const part of parts) {
+    const found = valuesOf(part);
+    if (found === void 0) return part === text2 ? [] : valuesOf(text2) ?? [];
+    values.push(...found);
+  }
+  return values;
+}
+function valuesOf(text2) {
   const values = [];
   let documents;
   try {
     documents = (0, import_yaml4.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
   } catch {
-    return values;
+    return void 0;
   }
   for (const document2 of Array.isArray(documents) ? documents : [documents]) {
     let content;
@@ -64239,12 +64255,13 @@ function secretValuesIn(text2) {
   }
   return values;
 }
-var import_yaml4;
+var import_yaml4, MAY_NAME_A_SECRET;
 var init_secret_values = __esm({
   "src/report/secret-values.ts"() {
     "use strict";
     import_yaml4 = __toESM(require_dist(), 1);
     init_redact();
+    MAY_NAME_A_SECRET = /Secret|\\[xuU]/;
   }
 });
 
@@ -69540,7 +69557,7 @@ function completeWords(spec, words, list) {
   if (!command) return { candidates: [], directive: DIRECTIVE.noFileComp };
   const flagOf2 = (word) => word === void 0 ? void 0 : command.flags.find((flag) => flag.names.includes(word));
   const previous = flagOf2(typed.at(-1));
-  if (previous && previous.value !== "none" && !previous.optionalValue) return valuesOf(previous, current2, contextArgs(typed), list);
+  if (previous && previous.value !== "none" && !previous.optionalValue) return valuesOf2(previous, current2, contextArgs(typed), list);
   if (current2.startsWith("-")) {
     const flags = command.flags.flatMap((flag) => flag.names.map((name) => ({ value: name, description: flag.description })));
     return matching(flags, current2);
@@ -69550,7 +69567,7 @@ function completeWords(spec, words, list) {
     current2
   );
 }
-function valuesOf(flag, current2, context, list) {
+function valuesOf2(flag, current2, context, list) {
   switch (flag.value) {
     case "choices":
       return matching(
@@ -70093,7 +70110,7 @@ if (process.env.KGUARD_BUNDLE_ROLE === "cli") {
 /*! Bundled license information:
 
 undici/lib/web/fetch/body.js:
-  (*! formdata-polyfill. MIT License. Jimmy Wärting <https://jimmy.warting.se/opensource> *)
+  (*! formdata-polyfill. MIT License. Jimmy W\u00e4rting <https://jimmy.warting.se/opensource> *)
 
 undici/lib/web/websocket/frame.js:
   (*! ws. MIT License. Einar Otto Stangvik <einaros@gmail.com> *)

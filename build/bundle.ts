@@ -68,5 +68,15 @@ export async function bundleText(options: BuildOptions): Promise<string> {
   const result = await build(options);
   const [output] = result.outputFiles ?? [];
   if (!output) throw new Error('esbuild wrote nothing');
-  return output.text;
+  return asciiOnly(output.text);
+}
+
+/**
+ * esbuild escapes non-ASCII characters in strings, templates and regular expressions (its default
+ * charset), but not in the comments it keeps. One such character makes V8 hold the whole module's
+ * source as a two-byte string: 5.6 MB instead of 2.8 MB for the CLI, for the whole run. Escaping
+ * them in comments changes nothing else.
+ */
+export function asciiOnly(text: string): string {
+  return text.replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

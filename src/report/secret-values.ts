@@ -10,12 +10,32 @@ import { collectSecretValues } from './redact.js';
  * Unreadable documents are skipped: kubectl will say what is wrong with them.
  */
 export function secretValuesIn(text: string): string[] {
+  if (!MAY_NAME_A_SECRET.test(text)) return [];
+  // Only the documents that may declare a Secret are parsed: a full parse of a thousand-object
+  // bundle held ~40 MiB of syntax tree. A document marker at the start of a line always starts a
+  // document (YAML 1.2 §9.1.3), so the split is the parser's; directives, or a part the parser
+  // finds wrong, send the whole text through the parser as before.
+  const parts = /^%/m.test(text) ? [text] : text.split(/^(?=---(?:[ \t]|\r?$))/m).filter((part) => MAY_NAME_A_SECRET.test(part));
+  const values: string[] = [];
+  for (const part of parts) {
+    const found = valuesOf(part);
+    if (found === undefined) return part === text ? [] : (valuesOf(text) ?? []);
+    values.push(...found);
+  }
+  return values;
+}
+
+/** The word itself, or an escape that could spell it (a YAML or JSON \x, \u or \U escape). */
+const MAY_NAME_A_SECRET = /Secret|\\[xuU]/;
+
+/** The Secret values of one text's documents; undefined when the parser rejects the text as a whole. */
+function valuesOf(text: string): string[] | undefined {
   const values: string[] = [];
   let documents;
   try {
     documents = parseAllDocuments(text, { version: '1.1', uniqueKeys: false });
   } catch {
-    return values;
+    return undefined;
   }
   for (const document of Array.isArray(documents) ? documents : [documents]) {
     let content: unknown;

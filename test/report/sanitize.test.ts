@@ -127,6 +127,19 @@ items:
     expect(values).not.toContain('not-a-secret');
   });
 
+  it('parses only the documents that may be Secrets, and still finds every Secret among many other documents', () => {
+    const others = Array.from({ length: 200 }, (_, index) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${index}}\ndata: {plain: value-${index}}\n`);
+    const secret = `apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {password: middle-one}\n`;
+    const text = [...others.slice(0, 100), secret, ...others.slice(100)].join('---\n');
+    expect(secretValuesIn(text)).toEqual(['middle-one']);
+    expect(secretValuesIn(others.join('---\n'))).toEqual([]);
+    // Spelled with escapes, in YAML and in JSON; after a directive; a document marker followed by a comment.
+    expect(secretValuesIn('kind: "\\x53ecret"\nstringData: {k: escaped-yaml}\n')).toEqual(['escaped-yaml']);
+    expect(secretValuesIn('{"kind":"\\u0053ecret","stringData":{"k":"escaped-json"}}')).toEqual(['escaped-json']);
+    expect(secretValuesIn(`%YAML 1.1\n--- # first\n${secret}`)).toEqual(['middle-one']);
+    expect(secretValuesIn(`${others[0]}--- # a comment\n${secret}`)).toEqual(['middle-one']);
+  });
+
   it('reads JSON manifests and skips documents it cannot parse', () => {
     expect(secretValuesIn('{"kind":"Secret","stringData":{"k":"json-value"}}')).toEqual(['json-value']);
     expect(secretValuesIn('kind: [oops')).toEqual([]);
