@@ -31729,16 +31729,15 @@ var init_target = __esm({
 });
 
 // src/kubectl/access.ts
+function reviewOf({ verb, group, resource, namespace }) {
+  return {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectAccessReview",
+    spec: { resourceAttributes: { verb, group, resource, ...namespace ? { namespace } : {} } }
+  };
+}
 function reviewsList(questions) {
-  return JSON.stringify({
-    apiVersion: "v1",
-    kind: "List",
-    items: questions.map(({ verb, group, resource, namespace }) => ({
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SelfSubjectAccessReview",
-      spec: { resourceAttributes: { verb, group, resource, ...namespace ? { namespace } : {} } }
-    }))
-  });
+  return JSON.stringify({ apiVersion: "v1", kind: "List", items: questions.map(reviewOf) });
 }
 function readAnswers(questions, result) {
   if (result.exitCode !== 0) {
@@ -31755,13 +31754,23 @@ function readAnswers(questions, result) {
     return { ...question, allowed: answer.status?.allowed === true };
   });
 }
-var REVIEW_ARGS;
+async function reviewAccess(questions, run) {
+  const [first, ...others] = questions;
+  if (!first) return [];
+  const ask = (question) => run(REVIEW_RAW_ARGS, JSON.stringify(reviewOf(question)));
+  const asked = await ask(first);
+  if (!asked.proxied || asked.exitCode !== 0) return readAnswers(questions, await run(REVIEW_ARGS, reviewsList(questions)));
+  const answers = [asked, ...await Promise.all(others.map(ask))];
+  return readAnswers(questions, answers.find((answer) => answer.exitCode !== 0) ?? { ...asked, stdout: answers.map((answer) => answer.stdout).join("\n") });
+}
+var REVIEW_ARGS, REVIEW_RAW_ARGS;
 var init_access = __esm({
   "src/kubectl/access.ts"() {
     "use strict";
     init_diagnose();
     init_parse();
     REVIEW_ARGS = ["create", "-f", "-", "-o", "json", "--validate=false"];
+    REVIEW_RAW_ARGS = ["create", "--raw", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "-f", "-"];
   }
 });
 
@@ -32122,8 +32131,8 @@ var init_client = __esm({
         const args = ["logs", pod, "-n", namespace, "-c", container, `--tail=${options.tail}`, ...options.previous ? ["--previous"] : []];
         return logsResult(await this.run(args, { deadlineMs: this.connection.readDeadlineMs }));
       }
-      async reviewAccess(questions) {
-        return questions.length === 0 ? [] : readAnswers(questions, await this.run(REVIEW_ARGS, { deadlineMs: this.connection.readDeadlineMs, input: reviewsList(questions) }));
+      reviewAccess(questions) {
+        return reviewAccess(questions, (args, input) => this.run(args, { deadlineMs: this.connection.readDeadlineMs, input }));
       }
     };
   }

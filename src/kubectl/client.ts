@@ -17,7 +17,7 @@ import { Discovery } from './discovery.js';
 import { ProcessPool } from './pool.js';
 import { pinnedArgs, targetOf } from './target.js';
 import { applyCommand, DIFF_FLAGS, isRetryable, itemsOf, listedItems, itemsOfValue, jsonDocuments, kubectlFailure, logsResult, parseApiResources, requestTimeoutWithin, RESTORE_FIELD_MANAGER, selectorsOf, shellQuote, withFieldManager, withQuery, writeFailure } from './parse.js';
-import { readAnswers, REVIEW_ARGS, reviewsList } from './access.js';
+import { reviewAccess } from './access.js';
 import type { AccessAnswer, AccessQuestion, ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, Target, WatchStream, WriteResult } from './types.js';
 
 /** The one way to get a kubectl: the CLI, the journal commands and the library all build it here. */
@@ -390,8 +390,8 @@ class KubectlClient implements Kubectl {
     return logsResult(await this.run(args, { deadlineMs: this.connection.readDeadlineMs }));
   }
 
-  async reviewAccess(questions: readonly AccessQuestion[]): Promise<AccessAnswer[]> {
-    return questions.length === 0 ? [] : readAnswers(questions, await this.run(REVIEW_ARGS, { deadlineMs: this.connection.readDeadlineMs, input: reviewsList(questions) }));
+  reviewAccess(questions: readonly AccessQuestion[]): Promise<AccessAnswer[]> {
+    return reviewAccess(questions, (args, input) => this.run(args, { deadlineMs: this.connection.readDeadlineMs, input }));
   }
 }
 
