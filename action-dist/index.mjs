@@ -35306,6 +35306,10 @@ function rowFor(ref, statusGraceMs) {
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
   return watched(() => genericRules(ref.kind, statusGraceMs === void 0 ? void 0 : statusGraceMs / 1e3), (target) => [typeArg(target)]);
 }
+function judgedByKstatus(ref, rules = BUILT_IN_HEALTH_RULES) {
+  const group = groupOf(ref.apiVersion);
+  return ROWS[`${group}/${ref.kind}`] === void 0 && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === void 0;
+}
 function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = [], { readinessGraceMs, statusGraceMs } = {}) {
   const row = chooseRow(ref, overrides, rules, problems, statusGraceMs);
   const tolerance = {
@@ -36866,7 +36870,7 @@ function trackTargetOf(target, healthRules, readinessGraceMs) {
 async function trackWorkloads(targets, options, deps) {
   const outcomes = /* @__PURE__ */ new Map();
   const watched2 = [];
-  const writesStatus = await statusServed(targets, deps);
+  const writesStatus = await statusServed(targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)), deps);
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
     const statusGraceMs = writesStatus.has(typeKey(target.ref)) ? options.statusGraceMs : void 0;

@@ -156,6 +156,12 @@ export function rowFor(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, statusGraceM
   return watched(() => genericRules(ref.kind, statusGraceMs === undefined ? undefined : statusGraceMs / 1000), (target) => [typeArg(target)]);
 }
 
+/** Whether the kstatus fallback judges this kind (no row of its own, no health rule matches it): only then does its status subresource matter. */
+export function judgedByKstatus(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES): boolean {
+  const group = groupOf(ref.apiVersion);
+  return ROWS[`${group}/${ref.kind}`] === undefined && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === undefined;
+}
+
 /** How long a judged object may take: --readiness-grace, and (for a kind whose API serves a status subresource) --status-grace. */
 export interface Graces {
   readinessGraceMs?: number;

@@ -3,7 +3,7 @@
 // rest is "applied" (with the reason when there is one: an OnDelete StatefulSet, a CronJob,
 // kguard.dev/track: "false"). Objects with no status to judge (ConfigMap, Service, RBAC) are simply "applied".
 import { NO_OVERRIDES, overridesOf, TRACK_ANNOTATION } from '../kinds/overrides.js';
-import { judgingRow } from '../kinds/table.js';
+import { judgedByKstatus, judgingRow } from '../kinds/table.js';
 import type { HealthRule } from '../model/health-rules.js';
 import type { Pod } from '../kube.js';
 import type { Diagnosis } from '../model/findings.js';
@@ -50,7 +50,7 @@ export async function trackWorkloads(
 ): Promise<Map<string, TrackedOutcome>> {
   const outcomes = new Map<string, TrackedOutcome>();
   const watched: Array<TrackTarget & { source: WorkloadTarget; problems: string[] }> = [];
-  const writesStatus = await statusServed(targets, deps);
+  const writesStatus = await statusServed(targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)), deps);
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
     const statusGraceMs = writesStatus.has(typeKey(target.ref)) ? options.statusGraceMs : undefined;

@@ -4,7 +4,7 @@ import { snapshotFrom, expectationOf } from '../fakes.js';
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/kube.js';
 import type { KubeObject, ObjectRef } from '../../src/objects/model.js';
-import { rowFor } from '../../src/kinds/table.js';
+import { judgedByKstatus, rowFor } from '../../src/kinds/table.js';
 import { NO_OVERRIDES, overridesOf, type Overrides } from '../../src/kinds/overrides.js';
 import type { RolloutVerdict as Verdict } from '../../src/model/verdict.js';
 import { judge } from '../../src/kinds/engine.js';
@@ -214,6 +214,14 @@ describe('custom resources whose kind serves a status subresource (--status-grac
     expect(late).toMatchObject({ state: 'timed-out', waitingFor: 'waiting for the Prometheus controller to write its first status' });
     expect(judgeAt(created, 0)).toMatchObject({ state: 'healthy' });
     expect(judgeAt(created, 0)).not.toHaveProperty('detail');
+  });
+
+  it('matters only for kinds kstatus judges: not for kinds with a row or a health rule', () => {
+    expect(judgedByKstatus(created)).toBe(true);
+    expect(judgedByKstatus({ apiVersion: 'apps/v1', kind: 'Deployment' })).toBe(false);
+    expect(judgedByKstatus({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' })).toBe(false);
+    expect(judgedByKstatus({ apiVersion: 'cert-manager.io/v1', kind: 'Certificate' })).toBe(false);
+    expect(judgedByKstatus({ apiVersion: 'cert-manager.io/v1', kind: 'Certificate' }, [])).toBe(true);
   });
 
   it('a status the API server defaulted counts as written (Flux CRDs default status.observedGeneration to -1: not yet observed)', () => {
