@@ -141,7 +141,14 @@ describe('statefulset controller with the real kubectl', () => {
     cluster = await startCluster({ timeScale: 20 });
     await apply(statefulSetYaml('db', 'nginx:1.25', { policy: 'Parallel' }));
     await until('three pods', () => pods('db').length === 3);
-    expect(new Set(pods('db').map((pod) => pod.metadata.creationTimestamp)).size).toBe(1);
+    // One sync creates all three; at 20x simulated time its few wall milliseconds can straddle a
+    // second of creationTimestamp (second precision), so they are within a second, not equal.
+    // OrderedReady waits for each pod to be Ready first: seconds apart.
+    const created = pods('db').map((pod) => Date.parse(pod.metadata.creationTimestamp!));
+    expect(Math.max(...created) - Math.min(...created)).toBeLessThanOrEqual(1000);
     expect((await kubectl(cluster, ['rollout', 'status', 'statefulset/db', '--timeout=30s'])).exitCode).toBe(0);
+    // None waited for another to be Ready.
+    const readyAt = (pod: KubeObject) => Date.parse((pod.status.conditions as { type: string; lastTransitionTime: string }[]).find((c) => c.type === 'Ready')!.lastTransitionTime);
+    expect(Math.max(...created)).toBeLessThanOrEqual(Math.min(...pods('db').map(readyAt)));
   });
 });
