@@ -3,7 +3,9 @@
 // status.observedGeneration (where it is written) is behind metadata.generation or a Reconciling
 // condition is True; failed when a Stalled condition is True; done when its Ready condition (or,
 // without one, Available) is True, or when it has neither. A Ready that stays False is waited for
-// until the deadline: many controllers report False while they work.
+// until the deadline: many controllers report False while they work. Where the kind's API serves a
+// status subresource, an object with no status at all waits for its controller's first write
+// (up to --status-grace), rather than being called done before its first reconcile.
 import { STALLED } from '../classify/conditions.js';
 import { conditionOf, type Condition, type StatusConventions } from '../kube.js';
 import type { RolloutRules } from './engine.js';

@@ -70,8 +70,10 @@ export function apiChannel(
   let processes = 0;
   let requests = 0;
 
+  // Once closed, no proxy starts again: a call still in flight runs as a process.
+  let closed = false;
   const proxyFor = (connection: readonly string[]): Proxy | undefined => {
-    if (!enabled) return undefined;
+    if (!enabled || closed) return undefined;
     const key = JSON.stringify(connection);
     const known = proxies.get(key);
     if (known) return known.broken ? undefined : known;
@@ -144,6 +146,7 @@ export function apiChannel(
       return requests;
     },
     close() {
+      closed = true;
       for (const proxy of proxies.values()) {
         proxy.broken = true;
         proxy.process.stop();

@@ -130,6 +130,19 @@ describe('the API channel', () => {
     channel.close();
     expect(existsSync(socketArg!.slice('--unix-socket='.length))).toBe(false);
   });
+
+  it('starts no proxy once closed: a late call runs as a process and nothing is left behind', async () => {
+    const { exec, processes } = countingExec();
+    const channel = apiChannel(exec, streamProcess, 'kubectl', backgroundProcess);
+    channel.close();
+    channel.start(connection);
+    const args = [...connection, 'get', '--raw', '/api/v1/namespaces/default/configmaps'];
+    const late = await channel.exec('kubectl', args, { timeoutMs: 30_000 });
+    expect(late.exitCode, late.stderr).toBe(0);
+    expect(late.proxied).toBeUndefined();
+    expect(processes).toEqual([args]);
+    expect(proxyPids()).toEqual([]);
+  });
 });
 
 function proxyArgv(): string[] {
