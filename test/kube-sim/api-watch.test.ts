@@ -133,4 +133,23 @@ describe('watch', () => {
     const result = await child;
     expect(result.exitCode).toBe(0);
   });
+
+  it('streams a list (sendInitialEvents, as kubectl 1.35 watches): the current objects, a bookmark marking their end, then changes', async () => {
+    cluster.store.create(configMap('stream-a', { stream: 'yes' }));
+    cluster.store.create(configMap('stream-b', { stream: 'yes' }));
+    const events = await readWatch('/api/v1/namespaces/default/configmaps?watch=true&labelSelector=stream%3Dyes&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true', 4, () => {
+      setTimeout(() => cluster.store.create(configMap('stream-c', { stream: 'yes' })), 50);
+    });
+    expect(summary(events)).toEqual(['ADDED stream-a', 'ADDED stream-b', 'BOOKMARK', 'ADDED stream-c']);
+    expect(events[2]!.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+    expect(Number(events[2]!.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(cluster.store.get('ConfigMap', 'default', 'stream-b')!.metadata.resourceVersion));
+  });
+
+  it('refuses sendInitialEvents without resourceVersionMatch=NotOlderThan, and resourceVersionMatch without it (422, as validateWatchOptions)', async () => {
+    const refused = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true`);
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { message: string }).message).toBe('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    const alone = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersionMatch=NotOlderThan`);
+    expect(alone.status).toBe(422);
+  });
 });

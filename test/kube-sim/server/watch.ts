@@ -2,9 +2,16 @@
 //   resourceVersion absent or "0"  → synthetic ADDED for every current object, then live changes
 //   resourceVersion=N              → replay changes after N from history, then live changes;
 //                                    an ERROR event (410 Expired) if N is older than the history
+//   sendInitialEvents=true         → (a streaming list, KEP-3157: client-go's WatchListClient, on
+//                                    in kubectl 1.35) synthetic ADDED for every current object, then a
+//                                    BOOKMARK annotated "k8s.io/initial-events-end": "true" at the
+//                                    current resourceVersion, then live changes. It needs
+//                                    resourceVersionMatch=NotOlderThan, as the API server's
+//                                    validateWatchOptions (apimachinery meta/internalversion/validation) says.
 // The stream ends after timeoutSeconds, when the client goes away, or when faults cut it.
 
 import type { ServerResponse } from 'node:http';
+import { invalid, type ApiError } from '../errors.js';
 import { resourceTypeForKind, apiVersionOf } from '../kinds.js';
 import { parseLabelSelector, matchesRequirements } from '../selectors.js';
 import type { KubeObject } from '../types.js';
@@ -21,7 +28,12 @@ type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 export function serveWatch(context: ApiContext, route: ResourceRoute, query: URLSearchParams, res: ServerResponse, table?: TableVersion): void {
   const matches = matcherFor(route, query);
   const requestedVersion = query.get('resourceVersion');
-  const replay = requestedVersion && requestedVersion !== '0' ? context.history.since(Number(requestedVersion)) : undefined;
+  const initialEvents = query.get('sendInitialEvents');
+  const match = query.get('resourceVersionMatch');
+  if (initialEvents !== null && match !== 'NotOlderThan') throw listOptionsInvalid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  if (initialEvents === null && match) throw listOptionsInvalid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  const streamingList = initialEvents === 'true';
+  const replay = !streamingList && requestedVersion && requestedVersion !== '0' ? context.history.since(Number(requestedVersion)) : undefined;
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   // Node sends headers only with the first body write; kubectl waits for them before it considers
@@ -53,6 +65,14 @@ export function serveWatch(context: ApiContext, route: ResourceRoute, query: URL
 
   if (replay === undefined) {
     for (const obj of context.store.list(route.type.kind, route.namespace)) if (matches(obj)) send('ADDED', obj);
+    if (streamingList) {
+      const type = resourceTypeForKind(route.type.kind)!;
+      send('BOOKMARK', {
+        kind: type.kind,
+        apiVersion: apiVersionOf(type),
+        metadata: { resourceVersion: String(context.store.currentResourceVersion()), creationTimestamp: null, annotations: { 'k8s.io/initial-events-end': 'true' } },
+      });
+    }
   } else {
     for (const entry of replay) forward(entry);
   }
@@ -105,4 +125,9 @@ function matcherFor(route: ResourceRoute, query: URLSearchParams): (obj: KubeObj
     (route.name === undefined || obj.metadata.name === route.name) &&
     matchesRequirements(labelRequirements, obj.metadata.labels) &&
     matchesFields(fieldRequirements, obj);
+}
+
+/** A watch's options the API server refuses (422 Invalid, kind ListOptions of meta.k8s.io). */
+function listOptionsInvalid(field: string, detail: string): ApiError {
+  return invalid('ListOptions', 'meta.k8s.io', '', [{ reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` }]);
 }
