@@ -12278,6 +12278,9 @@ var init_flags = __esm({
         native: { help: "group to impersonate (repeatable)", placeholder: "group" }
       },
       { long: "--as-uid", arity: "value", scope: "global", role: "connection" },
+      { long: "--as-user-extra", arity: "value", scope: "global", role: "connection", repeatable: true, since: 35 },
+      // The kuberc preferences file (aliases and default flags, KEP-3104): every call reads the same one.
+      { long: "--kuberc", arity: "value", scope: "global", role: "connection", since: 34 },
       { long: "--server", short: "-s", arity: "value", scope: "global", role: "connection", native: { help: "the address and port of the API server", placeholder: "url" } },
       { long: "--token", arity: "value", scope: "global", role: "connection", secret: true, native: { help: "bearer token for the API server (never printed)", placeholder: "token" } },
       {
@@ -12359,7 +12362,8 @@ var init_flags = __esm({
       { long: "--field-manager", arity: "value", scope: "apply", role: "apply" },
       { long: "--timeout", arity: "value", scope: "apply", role: "apply" },
       { long: "--template", arity: "value", scope: "apply", role: "apply" },
-      { long: "--subresource", arity: "value", scope: "apply", role: "apply" },
+      // kubernetes/kubernetes#127634 (apply --server-side --subresource), released in 1.32.
+      { long: "--subresource", arity: "value", scope: "apply", role: "apply", since: 32 },
       { long: "--openapi-patch", arity: "boolean", scope: "apply", role: "apply" },
       { long: "--show-managed-fields", arity: "boolean", scope: "apply", role: "apply" },
       { long: "--allow-missing-template-keys", arity: "boolean", scope: "apply", role: "apply" },
@@ -31245,8 +31249,9 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
   let directory;
   let processes = 0;
   let requests = 0;
+  let closed = false;
   const proxyFor2 = (connection) => {
-    if (!enabled) return void 0;
+    if (!enabled || closed) return void 0;
     const key = JSON.stringify(connection);
     const known = proxies.get(key);
     if (known) return known.broken ? void 0 : known;
@@ -31311,6 +31316,7 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
       return requests;
     },
     close() {
+      closed = true;
       for (const proxy of proxies.values()) {
         proxy.broken = true;
         proxy.process.stop();

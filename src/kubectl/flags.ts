@@ -32,6 +32,8 @@ export interface KubectlFlag {
   repeatable?: boolean;
   /** Its value is a credential: never printed (kguard -v, printed commands, reports). */
   secret?: boolean;
+  /** The kubectl minor version that added it (older ones refuse it, in their own words). */
+  since?: number;
   /**
    * `kguard apply` takes it before `--` with kubectl's meaning; the text is its help line and
    * the placeholder its value's name.
@@ -78,6 +80,9 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
     native: { help: 'group to impersonate (repeatable)', placeholder: 'group' },
   },
   { long: '--as-uid', arity: 'value', scope: 'global', role: 'connection' },
+  { long: '--as-user-extra', arity: 'value', scope: 'global', role: 'connection', repeatable: true, since: 35 },
+  // The kuberc preferences file (aliases and default flags, KEP-3104): every call reads the same one.
+  { long: '--kuberc', arity: 'value', scope: 'global', role: 'connection', since: 34 },
   { long: '--server', short: '-s', arity: 'value', scope: 'global', role: 'connection', native: { help: 'the address and port of the API server', placeholder: 'url' } },
   { long: '--token', arity: 'value', scope: 'global', role: 'connection', secret: true, native: { help: 'bearer token for the API server (never printed)', placeholder: 'token' } },
   {
@@ -159,7 +164,8 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
   { long: '--field-manager', arity: 'value', scope: 'apply', role: 'apply' },
   { long: '--timeout', arity: 'value', scope: 'apply', role: 'apply' },
   { long: '--template', arity: 'value', scope: 'apply', role: 'apply' },
-  { long: '--subresource', arity: 'value', scope: 'apply', role: 'apply' },
+  // kubernetes/kubernetes#127634 (apply --server-side --subresource), released in 1.32.
+  { long: '--subresource', arity: 'value', scope: 'apply', role: 'apply', since: 32 },
   { long: '--openapi-patch', arity: 'boolean', scope: 'apply', role: 'apply' },
   { long: '--show-managed-fields', arity: 'boolean', scope: 'apply', role: 'apply' },
   { long: '--allow-missing-template-keys', arity: 'boolean', scope: 'apply', role: 'apply' },

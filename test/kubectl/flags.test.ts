@@ -31,6 +31,8 @@ const help = [
   ...helpFlags(execFileSync(kubectl, ['options'], { encoding: 'utf8' }), 'global'),
 ];
 const byLong = new Map(help.map((flag) => [flag.long, flag]));
+/** The minor version of that kubectl (`npm run kubectl-versions` runs this file with others). */
+const minor = Number((JSON.parse(execFileSync(kubectl, ['version', '--client', '-o', 'json'], { encoding: 'utf8' })) as { clientVersion: { minor: string } }).clientVersion.minor.replace(/\D.*$/, ''));
 
 // kguard apply options named like kubectl flags that mean something else, on purpose (README).
 const KGUARD_MEANING: Record<string, string> = {
@@ -48,6 +50,10 @@ describe("kguard's kubectl flag table", () => {
 
   it.each(KUBECTL_FLAGS.map((flag) => [flag.long, flag] as const))('%s is a kubectl flag with the same shorthand, kind and scope', (_long, flag) => {
     const real = byLong.get(flag.long);
+    if (flag.since !== undefined && minor < flag.since) {
+      expect(real, `${flag.long} came with kubectl 1.${flag.since}, yet kubectl 1.${minor} has it`).toBeUndefined();
+      return;
+    }
     expect(real, `${flag.long} is not in kubectl apply --help nor kubectl options`).toBeDefined();
     expect(real?.short).toBe(flag.short);
     expect(real?.boolean).toBe(flag.arity === 'boolean');

@@ -46,7 +46,7 @@ describe('finalizers added and removed by a controller', () => {
 
     const marked = await kubectl(cluster, ['delete', 'service', 'web', '--wait=false']);
     expect(marked.exitCode, marked.stderr).toBe(0);
-    expect(marked.stdout).toBe('service "web" deleted');
+    expect(marked.stdout).toMatch(/^service "web" deleted( from default namespace)?$/);
     const terminating = service('web')!;
     expect(terminating.metadata.deletionTimestamp).toBeDefined();
     expect(terminating.metadata.deletionGracePeriodSeconds).toBe(0);
