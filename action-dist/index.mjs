@@ -12033,7 +12033,7 @@ function streaming(file, args, onStdout, background) {
       reject: false,
       stdin: "ignore",
       buffer: { stdout: false },
-      env: { ...process.env },
+      env: kubectlEnv(),
       detached: true
     });
     const pid = child.pid;
@@ -12103,11 +12103,12 @@ function killGroup(pid, signal) {
   } catch {
   }
 }
-var KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess, backgroundProcess, execCommand;
+var kubectlEnv, KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess, backgroundProcess, execCommand;
 var init_exec = __esm({
   "src/kubectl/exec.ts"() {
     "use strict";
     init_reaper();
+    kubectlEnv = () => ({ ...process.env, KUBECTL_KUBERC: "false" });
     KILL_GRACE_MS = 1e3;
     running = /* @__PURE__ */ new Set();
     loadExeca = () => execaModule ??= Promise.resolve().then(() => (init_execa(), execa_exports));
@@ -12118,7 +12119,7 @@ var init_exec = __esm({
         stripFinalNewline: false,
         input: options.input,
         stdin: options.input === void 0 ? "ignore" : void 0,
-        env: { ...process.env },
+        env: kubectlEnv(),
         // A group of its own: the deadline and an interrupt can kill the whole tree. It also keeps a
         // terminal's Ctrl-C away from kubectl, so kguard alone decides what to stop (and says so).
         detached: true
@@ -12260,7 +12261,8 @@ var init_flags = __esm({
       "--output": "kguard reads kubectl's output itself; use kguard's own --output json",
       "--request-timeout": "kguard sets a deadline on every kubectl call itself (--timeout, --rollback-timeout); pass --request-timeout before --",
       "--edit-last-applied": "not an apply kguard can watch",
-      "--wait": "kguard waits for every changed object itself"
+      "--wait": "kguard waits for every changed object itself",
+      "--kuberc": "kguard runs kubectl without kuberc preferences (a default such as delete --interactive or get -o wide breaks its own calls); pass the flags you want after --"
     };
     KUBECTL_FLAGS = [
       // Which cluster and who: every kubectl call kguard makes gets them, the restore's included.
@@ -12279,8 +12281,6 @@ var init_flags = __esm({
       },
       { long: "--as-uid", arity: "value", scope: "global", role: "connection" },
       { long: "--as-user-extra", arity: "value", scope: "global", role: "connection", repeatable: true, since: 35 },
-      // The kuberc preferences file (aliases and default flags, KEP-3104): every call reads the same one.
-      { long: "--kuberc", arity: "value", scope: "global", role: "connection", since: 34 },
       { long: "--server", short: "-s", arity: "value", scope: "global", role: "connection", native: { help: "the address and port of the API server", placeholder: "url" } },
       { long: "--token", arity: "value", scope: "global", role: "connection", secret: true, native: { help: "bearer token for the API server (never printed)", placeholder: "token" } },
       {

@@ -29,6 +29,14 @@ export interface ExecOptions {
 /** Runs a program to completion. Never throws for a non-zero exit: callers read the result. */
 export type Exec = (file: string, args: readonly string[], options?: ExecOptions) => Promise<ExecResult>;
 
+/**
+ * Every kubectl kguard runs ignores kuberc preferences (KEP-3104, read by default from kubectl
+ * 1.34): a default such as `delete --interactive` or `get -o wide` makes kubectl refuse kguard's
+ * `--raw` calls ("--interactive can not be used with --raw", checked with kubectl 1.35), and a
+ * run must not depend on a hidden file. kubectl's help: "disabled by exporting KUBECTL_KUBERC=false".
+ */
+const kubectlEnv = (): NodeJS.ProcessEnv => ({ ...process.env, KUBECTL_KUBERC: 'false' });
+
 /** After SIGTERM, how long a process group gets before SIGKILL and before its pipes are abandoned. */
 const KILL_GRACE_MS = 1000;
 
@@ -49,7 +57,7 @@ export const execProcess: Exec = async (file, args, options = {}) => {
     stripFinalNewline: false,
     input: options.input,
     stdin: options.input === undefined ? 'ignore' : undefined,
-    env: { ...process.env },
+    env: kubectlEnv(),
     // A group of its own: the deadline and an interrupt can kill the whole tree. It also keeps a
     // terminal's Ctrl-C away from kubectl, so kguard alone decides what to stop (and says so).
     detached: true,
@@ -137,7 +145,7 @@ function streaming(file: string, args: readonly string[], onStdout: (text: strin
       reject: false,
       stdin: 'ignore',
       buffer: { stdout: false },
-      env: { ...process.env },
+      env: kubectlEnv(),
       detached: true,
     });
     const pid = child.pid;

@@ -58,6 +58,7 @@ export const REFUSED_AFTER_DASH_DASH: Readonly<Record<string, string>> = {
   '--request-timeout': 'kguard sets a deadline on every kubectl call itself (--timeout, --rollback-timeout); pass --request-timeout before --',
   '--edit-last-applied': 'not an apply kguard can watch',
   '--wait': 'kguard waits for every changed object itself',
+  '--kuberc': 'kguard runs kubectl without kuberc preferences (a default such as delete --interactive or get -o wide breaks its own calls); pass the flags you want after --',
 };
 
 // `kubectl apply --help` and `kubectl options` (kubectl 1.32). kguard's own flags that share a
@@ -81,8 +82,6 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
   },
   { long: '--as-uid', arity: 'value', scope: 'global', role: 'connection' },
   { long: '--as-user-extra', arity: 'value', scope: 'global', role: 'connection', repeatable: true, since: 35 },
-  // The kuberc preferences file (aliases and default flags, KEP-3104): every call reads the same one.
-  { long: '--kuberc', arity: 'value', scope: 'global', role: 'connection', since: 34 },
   { long: '--server', short: '-s', arity: 'value', scope: 'global', role: 'connection', native: { help: 'the address and port of the API server', placeholder: 'url' } },
   { long: '--token', arity: 'value', scope: 'global', role: 'connection', secret: true, native: { help: 'bearer token for the API server (never printed)', placeholder: 'token' } },
   {
@@ -176,7 +175,7 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
 ];
 
 /** kubectl's flags that are not in the table on purpose: kguard owns them or they profile kubectl itself. */
-export const NOT_SORTED = ['--filename', '--kustomize', '--recursive', '--output', '--request-timeout', '--wait', '--log-flush-frequency', '--profile', '--profile-output'];
+export const NOT_SORTED = ['--filename', '--kustomize', '--recursive', '--output', '--request-timeout', '--wait', '--kuberc', '--log-flush-frequency', '--profile', '--profile-output'];
 
 /** The table entry for a flag as typed (`-l`, `--selector`), if any. */
 export function kubectlFlag(name: string): KubectlFlag | undefined {
