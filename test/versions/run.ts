@@ -49,7 +49,8 @@ for (const minor of minors) {
   const run = spawnSync('npx', ['vitest', 'run', ...(files.length > 0 ? files : DEFAULT_FILES)], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, PATH: `${directory}${delimiter}${process.env.PATH ?? ''}`, KGUARD_KUBECTL: join(directory, 'kubectl') },
+    // PATH only: kguard prints pasteable commands as `kubectl …`, and the tests expect that name.
+    env: { ...process.env, PATH: `${directory}${delimiter}${process.env.PATH ?? ''}` },
   });
   results.push([version ?? `v${minor}`, run.status ?? 1]);
 }
