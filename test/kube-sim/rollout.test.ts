@@ -93,7 +93,8 @@ describe('kubectl rollout against the simulated cluster', () => {
     });
     const result = await kubectl(cluster, ['delete', 'pod', pod!.metadata.name, '--timeout=10s']);
     unsubscribe();
-    expect(result).toMatchObject({ exitCode: 0, stdout: `pod "${pod!.metadata.name}" deleted` });
+    // kubectl 1.35 adds where it was deleted from.
+    expect(result).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(new RegExp(`^pod "${pod!.metadata.name}" deleted( from default namespace)?$`)) });
     expect(seen[0]).toBe('MODIFIED terminating');
     expect(seen[seen.length - 1]).toBe('DELETED terminating');
     expect(cluster.store.get('Pod', 'default', pod!.metadata.name)).toBeUndefined();
