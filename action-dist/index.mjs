@@ -64280,7 +64280,7 @@ var init_secret_values = __esm({
     "use strict";
     import_yaml4 = __toESM(require_dist(), 1);
     init_redact();
-    MAY_NAME_A_SECRET = /Secret|\\[xuU]/;
+    MAY_NAME_A_SECRET = /Secret|\\[xuU]|\\\r?\n/;
   }
 });
 

@@ -25,8 +25,12 @@ export function secretValuesIn(text: string): string[] {
   return values;
 }
 
-/** The word itself, or an escape that could spell it (a YAML or JSON \x, \u or \U escape). */
-const MAY_NAME_A_SECRET = /Secret|\\[xuU]/;
+/**
+ * The word itself, or an escape that could spell it: a YAML or JSON \x, \u or \U escape, or a
+ * double-quoted YAML scalar joined across an escaped line break ("Sec\
+ * ret" is "Secret").
+ */
+const MAY_NAME_A_SECRET = /Secret|\\[xuU]|\\\r?\n/;
 
 /** The Secret values of one text's documents; undefined when the parser rejects the text as a whole. */
 function valuesOf(text: string): string[] | undefined {

@@ -136,6 +136,7 @@ items:
     // Spelled with escapes, in YAML and in JSON; after a directive; a document marker followed by a comment.
     expect(secretValuesIn('kind: "\\x53ecret"\nstringData: {k: escaped-yaml}\n')).toEqual(['escaped-yaml']);
     expect(secretValuesIn('{"kind":"\\u0053ecret","stringData":{"k":"escaped-json"}}')).toEqual(['escaped-json']);
+    expect(secretValuesIn('kind: "Sec\\\n  ret"\nstringData: {k: joined-line}\n')).toEqual(['joined-line']);
     expect(secretValuesIn(`%YAML 1.1\n--- # first\n${secret}`)).toEqual(['middle-one']);
     expect(secretValuesIn(`${others[0]}--- # a comment\n${secret}`)).toEqual(['middle-one']);
   });
