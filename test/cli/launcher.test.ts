@@ -12,7 +12,7 @@ let directory: string | undefined;
 async function checkout(mainJs?: string): Promise<string> {
   directory = await mkdtemp(path.join(tmpdir(), 'kguard-launcher-'));
   await mkdir(path.join(directory, 'bin'));
-  for (const launcher of launchers) await copyFile(new URL(`../../bin/${launcher}`, import.meta.url), path.join(directory, 'bin', launcher));
+  for (const file of [...launchers, 'launch.mjs']) await copyFile(new URL(`../../bin/${file}`, import.meta.url), path.join(directory, 'bin', file));
   await writeFile(path.join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
   if (mainJs !== undefined) {
     await mkdir(path.join(directory, 'dist/src/cli'), { recursive: true });

@@ -1,0 +1,51 @@
+// What both launchers do (bin/kguard, bin/kubectl-rollout_guard): load the CLI, the bundle when it
+// is current, and say a missing build or an escaped error in the launcher's own name. The CLI is
+// compiled TypeScript (npm run build writes dist/). Only a missing build says so; anything else that
+// reaches here is a bug in kguard, said without its message (it may quote what the cluster said,
+// Secret values included).
+import { statSync } from 'node:fs';
+import module from 'node:module';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+// Node 22.1 and later keep the compiled CLI on disk between runs (about 20 ms less per start). The
+// cache is the user's own (XDG_CACHE_HOME, else ~/.cache), never a shared temporary directory.
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_COMPILE_CACHE (Node's own) puts it elsewhere.
+try {
+  const cacheRoot = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : '');
+  if (module.enableCompileCache && cacheRoot && !process.env.NODE_COMPILE_CACHE) module.enableCompileCache(join(cacheRoot, 'kguard', 'compile-cache'));
+} catch {
+  // Only a start-up time saving: without it kguard runs the same.
+}
+
+// npm run build also writes the CLI as one module (dist/kguard.mjs), which starts sooner. It is used
+// only while it is newer than tsc's last build (dist/.tsbuildinfo), so a tsc-only build never runs
+// older code; without it (a packed install, a copy of dist/src alone) the compiled sources run.
+const modified = (file) => {
+  try {
+    return statSync(new URL(file, import.meta.url)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Runs the CLI; `name` is how the launcher's own messages call it. */
+export function launch(name) {
+  const bundled = modified('../dist/kguard.mjs');
+  const compiled = modified('../dist/.tsbuildinfo');
+  const entry = bundled !== undefined && compiled !== undefined && bundled >= compiled ? '../dist/kguard.mjs' : '../dist/src/cli/main.js';
+  import(entry).catch((error) => {
+    const missing = error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('cli/main.js');
+    if (missing) {
+      process.stderr.write(`${name}: dist/src/cli/main.js is missing. Run "npm run build" in the kguard checkout first.\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const kind = error && error.name ? error.name : typeof error;
+    process.stderr.write(
+      `${name}: internal error (${kind}) that kguard could not report safely; its message is not printed, since it may quote cluster data. ` +
+        'This is a bug in kguard: please report it with the command you ran (exit 70).\n',
+    );
+    process.exitCode = 70;
+  });
+}
