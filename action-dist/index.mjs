@@ -12646,8 +12646,11 @@ function versionOf(apiVersion) {
   const slash = apiVersion.indexOf("/");
   return slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
 }
+function kindKey(ref) {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}`;
+}
 function objectKey(ref) {
-  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace}/${ref.name}`;
+  return `${kindKey(ref)}/${ref.namespace}/${ref.name}`;
 }
 function typeArg(ref) {
   return `${ref.kind}.${versionOf(ref.apiVersion)}.${groupOf(ref.apiVersion)}`;
@@ -35307,14 +35310,14 @@ function watched(rules, reads, plan = () => void 0, afterRestore) {
 }
 function rowFor(ref, statusGraceMs) {
   const group = groupOf(ref.apiVersion);
-  const row = ROWS[`${group}/${ref.kind}`];
+  const row = ROWS[kindKey(ref)];
   if (row) return row;
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
   return watched(() => genericRules(ref.kind, statusGraceMs === void 0 ? void 0 : statusGraceMs / 1e3), (target) => [typeArg(target)]);
 }
 function judgedByKstatus(ref, rules = BUILT_IN_HEALTH_RULES) {
   const group = groupOf(ref.apiVersion);
-  return ROWS[`${group}/${ref.kind}`] === void 0 && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === void 0;
+  return ROWS[kindKey(ref)] === void 0 && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === void 0;
 }
 function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = [], { readinessGraceMs, statusGraceMs } = {}) {
   const row = chooseRow(ref, overrides, rules, problems, statusGraceMs);
@@ -35331,7 +35334,7 @@ function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = []
 function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
   if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
   const group = groupOf(ref.apiVersion);
-  const own = ROWS[`${group}/${ref.kind}`] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : void 0);
+  const own = ROWS[kindKey(ref)] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : void 0);
   if (own) {
     if (overrides.healthRule !== void 0) problems.push(`${HEALTH_RULE_ANNOTATION}: kguard judges ${ref.kind} by its own rules; ignored`);
     return own;
@@ -35866,7 +35869,7 @@ function reportResult(step, result, reporter) {
 }
 async function apiPath(ref, apiResources) {
   const group = groupOf(ref.apiVersion);
-  const resource = (await apiResources()).get(`${group}/${ref.kind}`);
+  const resource = (await apiResources()).get(kindKey(ref));
   if (!resource) throw new Error(`the API server does not list the kind ${ref.kind} (${ref.apiVersion}) any more`);
   const base = group === "" ? `/api/${versionOf(ref.apiVersion)}` : `/apis/${group}/${versionOf(ref.apiVersion)}`;
   const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace)}` : "";
@@ -36879,7 +36882,7 @@ async function trackWorkloads(targets, options, deps) {
   const writesStatus = await statusServed(targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)), deps);
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const statusGraceMs = writesStatus.has(typeKey(target.ref)) ? options.statusGraceMs : void 0;
+    const statusGraceMs = writesStatus.has(kindKey(target.ref)) ? options.statusGraceMs : void 0;
     const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, { readinessGraceMs: options.readinessGraceMs, statusGraceMs });
     const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
     if (planned) {
@@ -36915,7 +36918,6 @@ async function statusServed(targets, deps) {
   for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
   return served;
 }
-var typeKey;
 var init_workloads = __esm({
   "src/track/workloads.ts"() {
     "use strict";
@@ -36925,7 +36927,6 @@ var init_workloads = __esm({
     init_owners();
     init_tracker();
     init_watch_scope();
-    typeKey = (ref) => `${groupOf(ref.apiVersion)}/${ref.kind}`;
   }
 });
 
@@ -64671,7 +64672,7 @@ function restoreAccess(understood, options, resources) {
 }
 function accessOf(step, resources) {
   const group = groupOf(step.ref.apiVersion);
-  const resource = resources.get(`${group}/${step.ref.kind}`);
+  const resource = resources.get(kindKey(step.ref));
   if (!resource) return [];
   const on6 = (verb, why) => ({ verb, group, resource: resource.name, namespace: resource.namespaced ? step.ref.namespace : "", why });
   const name = describeObject(step.ref);
@@ -65686,7 +65687,7 @@ async function checkRestorable(refs, deps) {
   if (createsKinds) return;
   const next = "check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied";
   if (resources instanceof Error) throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
-  const unknown = refs.find((ref) => !resources.has(`${groupOf(ref.apiVersion)}/${ref.kind}`));
+  const unknown = refs.find((ref) => !resources.has(kindKey(ref)));
   if (unknown) throw new KubectlError(`kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`);
 }
 function kubectlWarnings(stderr) {

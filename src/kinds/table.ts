@@ -25,7 +25,7 @@
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Verdict } from '../model/verdict.js';
 import type { Job, KubeEvent } from '../kube.js';
-import { groupOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { groupOf, kindKey, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimPutBack, claimRules } from './claim.js';
 import { crdRules } from './crd.js';
 import { planService, serviceRules } from './service.js';
@@ -150,7 +150,7 @@ const NO_STATUS_GROUPS = new Set(['rbac.authorization.k8s.io', 'admissionregistr
 
 export function rowFor(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, statusGraceMs?: number): KindRow {
   const group = groupOf(ref.apiVersion);
-  const row = ROWS[`${group}/${ref.kind}`];
+  const row = ROWS[kindKey(ref)];
   if (row) return row;
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
   return watched(() => genericRules(ref.kind, statusGraceMs === undefined ? undefined : statusGraceMs / 1000), (target) => [typeArg(target)]);
@@ -159,7 +159,7 @@ export function rowFor(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, statusGraceM
 /** Whether the kstatus fallback judges this kind (no row of its own, no health rule matches it): only then does its status subresource matter. */
 export function judgedByKstatus(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES): boolean {
   const group = groupOf(ref.apiVersion);
-  return ROWS[`${group}/${ref.kind}`] === undefined && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === undefined;
+  return ROWS[kindKey(ref)] === undefined && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === undefined;
 }
 
 /** How long a judged object may take: --readiness-grace, and (for a kind whose API serves a status subresource) --status-grace. */
@@ -194,7 +194,7 @@ export function judgingRow(
 function chooseRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, overrides: Overrides, rules: readonly HealthRule[], problems: string[], statusGraceMs?: number): KindRow {
   if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
   const group = groupOf(ref.apiVersion);
-  const own = ROWS[`${group}/${ref.kind}`] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : undefined);
+  const own = ROWS[kindKey(ref)] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : undefined);
   if (own) {
     if (overrides.healthRule !== undefined) problems.push(`${HEALTH_RULE_ANNOTATION}: kguard judges ${ref.kind} by its own rules; ignored`);
     return own;

@@ -1,6 +1,7 @@
 // Whether the user may do what a restore would do: authorization.k8s.io/v1 SelfSubjectAccessReviews,
 // each POSTed through the API channel at once, or, without it, all in one kubectl process
-// (`kubectl create -f - -o json` of a List: kubectl creates each item and prints each answer, in order). The API server answers every review and stores none
+// (`kubectl create -f - -o json` of a List: kubectl creates each item and prints each answer, in
+// order). The API server answers every review and stores none
 // (pkg/registry/authorization/selfsubjectaccessreview/rest.go); status.allowed is the authorizer's
 // decision (RBAC: plugin/pkg/auth/authorizer/rbac/rbac.go).
 import { diagnoseKubectlFailure } from './diagnose.js';

@@ -39,12 +39,17 @@ export function versionOf(apiVersion: string): string {
   return slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
 }
 
+/** The key of a kind across versions ("apps/Deployment", "/ConfigMap"): how discovery and the kind table are keyed. */
+export function kindKey(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): string {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}`;
+}
+
 /**
  * The key of an object across versions: the API server stores one object per group, kind,
  * namespace and name, whichever version the manifest names.
  */
 export function objectKey(ref: Pick<ObjectRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
-  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace}/${ref.name}`;
+  return `${kindKey(ref)}/${ref.namespace}/${ref.name}`;
 }
 
 /**

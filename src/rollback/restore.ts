@@ -16,7 +16,7 @@ import type { ApiResource, Kubectl } from '../kubectl/types.js';
 import { sameContent } from '../objects/compare.js';
 import { conditional, differencesFromCopy, restoreOwners, type OwnersOutcome } from './field-owners.js';
 import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
-import { groupOf, isControllerOwned, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { groupOf, isControllerOwned, kindKey, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
 import { rowFor } from '../kinds/table.js';
 import { manualRestore } from './manual.js';
@@ -282,7 +282,7 @@ function reportResult(step: RestoreStep, result: RestoreResult, reporter: Report
 /** The REST path of an object, from discovery: /api/v1/namespaces/NS/PLURAL/NAME or /apis/G/V/... */
 async function apiPath(ref: ObjectRef, apiResources: () => Promise<Map<string, ApiResource>>): Promise<string> {
   const group = groupOf(ref.apiVersion);
-  const resource = (await apiResources()).get(`${group}/${ref.kind}`);
+  const resource = (await apiResources()).get(kindKey(ref));
   if (!resource) throw new Error(`the API server does not list the kind ${ref.kind} (${ref.apiVersion}) any more`);
   const base = group === '' ? `/api/${versionOf(ref.apiVersion)}` : `/apis/${group}/${versionOf(ref.apiVersion)}`;
   const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';

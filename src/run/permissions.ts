@@ -10,7 +10,7 @@ import { rowFor } from '../kinds/table.js';
 import type { AccessQuestion, ApiResource } from '../kubectl/types.js';
 import type { ApplyOptions } from '../model/options.js';
 import { changeOf } from '../objects/compare.js';
-import { describeObject, groupOf, objectKey, refOf, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { describeObject, groupOf, kindKey, objectKey, refOf, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { planRestore, type PlannedObject } from '../rollback/plan.js';
 import type { RestoreStep } from '../rollback/steps.js';
 import type { Deps } from './deps.js';
@@ -54,7 +54,7 @@ export function restoreAccess(
 /** The verbs one restore step sends (restore.ts), on its own resource and on what its kind's extra step touches. */
 function accessOf(step: RestoreStep, resources: ReadonlyMap<string, ApiResource>): NeededAccess[] {
   const group = groupOf(step.ref.apiVersion);
-  const resource = resources.get(`${group}/${step.ref.kind}`);
+  const resource = resources.get(kindKey(step.ref));
   // A kind the apply itself defines (a CRD in the same apply) is not served yet: nothing to ask.
   if (!resource) return [];
   const on = (verb: string, why: string): NeededAccess => ({ verb, group, resource: resource.name, namespace: resource.namespaced ? step.ref.namespace : '', why });

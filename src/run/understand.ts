@@ -9,7 +9,7 @@ import { readObjects } from '../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../manifests/inputs.js';
 import { judgeServerDryRun, objectsOfApply } from '../manifests/understand.js';
 import { canonicalJson, changeOf } from '../objects/compare.js';
-import { groupOf, objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { groupOf, kindKey, objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import type { ApplyOptions } from '../model/options.js';
 import type { ApplyPhase } from '../model/result.js';
 import type { Deps } from './deps.js';
@@ -173,7 +173,7 @@ export async function checkRestorable(refs: readonly ObjectRef[], deps: Pick<Dep
   if (createsKinds) return;
   const next = 'check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied';
   if (resources instanceof Error) throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
-  const unknown = refs.find((ref) => !resources.has(`${groupOf(ref.apiVersion)}/${ref.kind}`));
+  const unknown = refs.find((ref) => !resources.has(kindKey(ref)));
   if (unknown) throw new KubectlError(`kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`);
 }
 

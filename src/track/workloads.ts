@@ -8,7 +8,7 @@ import type { HealthRule } from '../model/health-rules.js';
 import type { Pod } from '../kube.js';
 import type { Diagnosis } from '../model/findings.js';
 import type { Verdict } from '../model/verdict.js';
-import { groupOf, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { kindKey, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { fieldsOfApply } from '../objects/owners.js';
 import { trackRollouts, type TrackDeps, type TrackTarget } from './tracker.js';
 import type { TrackOptions } from '../model/options.js';
@@ -53,7 +53,7 @@ export async function trackWorkloads(
   const writesStatus = await statusServed(targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)), deps);
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const statusGraceMs = writesStatus.has(typeKey(target.ref)) ? options.statusGraceMs : undefined;
+    const statusGraceMs = writesStatus.has(kindKey(target.ref)) ? options.statusGraceMs : undefined;
     const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, { readinessGraceMs: options.readinessGraceMs, statusGraceMs });
     const planned = overrides.track
       ? row.plan(target.applied, overrides)
@@ -84,8 +84,6 @@ export async function trackWorkloads(
   }
   return outcomes;
 }
-
-const typeKey = (ref: ObjectRef): string => `${groupOf(ref.apiVersion)}/${ref.kind}`;
 
 /**
  * The kinds (group/Kind) among the targets whose API serves a status subresource, from each group
