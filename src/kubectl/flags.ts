@@ -58,6 +58,7 @@ export const REFUSED_AFTER_DASH_DASH: Readonly<Record<string, string>> = {
   '--request-timeout': 'kguard sets a deadline on every kubectl call itself (--timeout, --rollback-timeout); pass --request-timeout before --',
   '--edit-last-applied': 'not an apply kguard can watch',
   '--wait': 'kguard waits for every changed object itself',
+  // `kubectl options` lists it from 1.34 (KEP-3104, kuberc); kguard sets KUBECTL_KUBERC=false (exec.ts).
   '--kuberc': 'kguard runs kubectl without kuberc preferences (a default such as delete --interactive or get -o wide breaks its own calls); pass the flags you want after --',
 };
 
@@ -81,6 +82,7 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
     native: { help: 'group to impersonate (repeatable)', placeholder: 'group' },
   },
   { long: '--as-uid', arity: 'value', scope: 'global', role: 'connection' },
+  // Listed by `kubectl options` from 1.35 (checked against 1.33.9, 1.34.5 and 1.35.2 binaries).
   { long: '--as-user-extra', arity: 'value', scope: 'global', role: 'connection', repeatable: true, since: 35 },
   { long: '--server', short: '-s', arity: 'value', scope: 'global', role: 'connection', native: { help: 'the address and port of the API server', placeholder: 'url' } },
   { long: '--token', arity: 'value', scope: 'global', role: 'connection', secret: true, native: { help: 'bearer token for the API server (never printed)', placeholder: 'token' } },
