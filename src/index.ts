@@ -5,8 +5,8 @@
 // KguardError carrying that exit code.
 import { guardedApply } from './api/apply.js';
 import { guardedFleetApply } from './api/fleet.js';
-import { fleetWaves, planWaves } from './run/fleet.js';
-import { parseFleetFile } from './run/fleet-file.js';
+import { fleetWaves, planWaves } from './run/fleet/fleet.js';
+import { parseFleetFile } from './run/fleet/fleet-file.js';
 import type { FleetPlan, FleetRollbackMode } from './model/fleet.js';
 import type { FleetReport } from './report/fleet.js';
 import { readStdin } from './api/environment.js';
@@ -14,17 +14,17 @@ import { resolveApplyOptions, type GuardInput } from './api/options.js';
 import { parseDuration } from './duration.js';
 import { InputError, KguardError } from './errors.js';
 import type { Reporter, RunEvent } from './model/events.js';
-import { formatEvent, type Line } from './report/format.js';
+import { formatEvent, type Line } from './report/format/format.js';
 import type { JsonReport } from './report/json.js';
-import { Redactor } from './report/redact.js';
-import { sanitizeText } from './report/sanitize.js';
+import { Redactor } from './report/safety/redact.js';
+import { sanitizeText } from './report/safety/sanitize.js';
 import type { RollbackMode } from './model/result.js';
 
 export { ExitCode, InputError, InterruptedError, KguardError, KubectlError } from './errors.js';
 export { REPORT_VERSION, type JsonObject as ObjectReport, type JsonReport as ApplyReport } from './report/json.js';
-export type { FailureReport } from './report/failure.js';
+export type { FailureReport } from './report/format/failure.js';
 export type { RunEvent as ApplyEvent, RunEventKind as ApplyEventKind } from './model/events.js';
-export type { Line as EventLine, Tone as EventTone } from './report/format.js';
+export type { Line as EventLine, Tone as EventTone } from './report/format/format.js';
 export type { Outcome } from './model/result.js';
 export type { FleetReport } from './report/fleet.js';
 export type { ClusterEnd, ClusterOutcome, FleetOutcome, FleetRollbackMode } from './model/fleet.js';

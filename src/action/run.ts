@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
-import { escapeData } from '../report/github.js';
+import { escapeData } from '../report/ci/github.js';
 import { kguardArgs, kubeconfigInput, readInputs } from './inputs.js';
 
 /** How to start kguard: the program and its first arguments, and what its environment adds. */

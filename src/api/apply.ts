@@ -5,21 +5,21 @@
 import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { connectKubectl } from '../kubectl/connect.js';
-import { execCommand } from '../kubectl/exec.js';
+import { execCommand } from '../kubectl/process/exec.js';
 import { credentialValues } from '../kubectl/passthrough.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
-import { privateCopies } from '../rollback/restore.js';
+import { privateCopies } from '../restore/restore.js';
 import { makeRunId } from '../journal/store.js';
 import type { KubectlCall, Reporter } from '../model/events.js';
 import { buildReport, type JsonReport } from '../report/json.js';
 import { RunRecorder } from '../report/recorder.js';
-import { secretValuesOfObjects, type Redactor } from '../report/redact.js';
-import { secretValuesIn } from '../report/secret-values.js';
-import { sanitizeDeep } from '../report/sanitize.js';
-import { runApply } from '../run/apply.js';
-import { anythingRestored, exitCodeOfRun } from '../run/result.js';
+import { secretValuesOfObjects, type Redactor } from '../report/safety/redact.js';
+import { secretValuesIn } from '../report/safety/secret-values.js';
+import { sanitizeDeep } from '../report/safety/sanitize.js';
+import { runApply } from '../run/apply/apply.js';
+import { anythingRestored, exitCodeOfRun } from '../run/apply/result.js';
 import { manifestTexts, missingKubeconfig } from './environment.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 
@@ -146,7 +146,7 @@ function learnt<T>(value: T, learn: (value: T) => void): T {
 /**
  * Every read has a deadline, so one hung kubectl cannot stall the run: the shorter of the two
  * timeouts, between 5 s (kubectl needs some to start and discover) and 60 s. The apply and the
- * dry runs get --timeout, the restore's writes --rollback-timeout (run/apply.ts).
+ * dry runs get --timeout, the restore's writes --rollback-timeout (run/apply/apply.ts).
  */
 function readDeadlineMs(options: Pick<GuardedApplyOptions, 'timeoutMs' | 'rollbackTimeoutMs'>): number {
   return Math.min(60_000, Math.max(5_000, Math.min(options.timeoutMs, options.rollbackTimeoutMs)));

@@ -3,8 +3,8 @@
 // the exit code stands.
 import { writeFileSync } from 'node:fs';
 import type { Reporter } from '../model/events.js';
-import { dotenvReport } from '../report/dotenv.js';
-import type { FailureReport } from '../report/failure.js';
+import { dotenvReport } from '../report/ci/dotenv.js';
+import type { FailureReport } from '../report/format/failure.js';
 import type { JsonReport } from '../report/json.js';
 import type { FleetReport } from '../report/fleet.js';
 import type { Session } from './session.js';
@@ -16,7 +16,7 @@ export function workspace(): string {
 
 export async function writeJunit(session: Session, report: JsonReport | FailureReport): Promise<void> {
   if (!session.junitFile) return;
-  const [{ junitXml }, { manifestLocator }] = await Promise.all([import('../report/junit.js'), import('../manifests/locate.js')]);
+  const [{ junitXml }, { manifestLocator }] = await Promise.all([import('../report/ci/junit.js'), import('../manifests/locate.js')]);
   // Each test case names the manifest file and line of its object, relative to the checkout.
   const locate = session.manifests ? manifestLocator(session.manifests.filenames, session.manifests.recursive, workspace()) : undefined;
   write(session.junitFile, 'JUnit report', () => junitXml(report, new Date(), locate));
@@ -25,7 +25,7 @@ export async function writeJunit(session: Session, report: JsonReport | FailureR
 /** A fleet's JUnit report: one suite per cluster. */
 export async function writeFleetJunit(session: Session, report: FleetReport): Promise<void> {
   if (!session.junitFile) return;
-  const [{ fleetJunitXml }, { manifestLocator }] = await Promise.all([import('../report/junit.js'), import('../manifests/locate.js')]);
+  const [{ fleetJunitXml }, { manifestLocator }] = await Promise.all([import('../report/ci/junit.js'), import('../manifests/locate.js')]);
   const locate = session.manifests ? manifestLocator(session.manifests.filenames, session.manifests.recursive, workspace()) : undefined;
   write(session.junitFile, 'JUnit report', () => fleetJunitXml(report, new Date(), locate));
 }

@@ -36,7 +36,7 @@ export async function commandKubectl(
     import('../kubectl/connect.js'),
     import('../kubectl/transient.js'),
     import('../clock.js'),
-    import('../report/redact.js'),
+    import('../report/safety/redact.js'),
   ]);
   const trace = session.verbosity === 'verbose' ? { now: () => systemClock.now(), onCall: (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call }) } : undefined;
   return connectKubectl(

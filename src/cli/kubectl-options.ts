@@ -5,7 +5,7 @@
 // answered with the command that puts it after `--`. Pure.
 import { Option } from 'commander';
 import { KUBECTL_FLAGS, kubectlFlag, parseKubectlBool, REFUSED_AFTER_DASH_DASH, type KubectlFlag } from '../kubectl/flags.js';
-import { shellQuote } from '../kubectl/parse.js';
+import { shellQuote } from '../kubectl/output/parse.js';
 import { splitFlag } from '../kubectl/passthrough.js';
 
 export const KUBECTL_HELP_GROUP = 'kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):';

@@ -6,14 +6,14 @@
 import { isChangeKind } from '../objects/compare.js';
 import { CommanderError, type Command } from 'commander';
 import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
-import { stopRunningProcesses } from '../kubectl/exec.js';
+import { stopRunningProcesses } from '../kubectl/process/exec.js';
 import { credentialValues } from '../kubectl/passthrough.js';
 import type { ManifestInput } from '../model/options.js';
 import type { Reporter } from '../model/events.js';
-import { failureReport, reportFailure, type Failure, type FailureOutputs } from '../report/failure.js';
+import { failureReport, reportFailure, type Failure, type FailureOutputs } from '../report/format/failure.js';
 import type { RunRecorder } from '../report/recorder.js';
-import { Redactor, secretValuesOfObjects } from '../report/redact.js';
-import { sanitizeDeep, sanitizeText } from '../report/sanitize.js';
+import { Redactor, secretValuesOfObjects } from '../report/safety/redact.js';
+import { sanitizeDeep, sanitizeText } from '../report/safety/sanitize.js';
 import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from '../api/environment.js';
 import { secondSignalMessage, signalMeaning } from './interrupt.js';
 import { formatDuration, parseDuration } from '../duration.js';
@@ -44,17 +44,17 @@ function buildCli(session: Session, argv: readonly string[]): { program: Command
       process.exitCode = await runCommand(raw, passThrough, session);
     },
     journal: async (command, run, raw) => {
-      const { journalCommand } = await import('./journal-commands.js');
+      const { journalCommand } = await import('./commands/journal-commands.js');
       setVerbosity(session, raw);
       process.exitCode = await journalCommand(command, run, raw, { session, makeReporter, fail });
     },
     history: async (command, run, raw) => {
-      const { historyCommand } = await import('./history-commands.js');
+      const { historyCommand } = await import('./commands/history-commands.js');
       setVerbosity(session, raw);
       process.exitCode = await historyCommand(command, run, raw, { session, makeReporter, fail });
     },
     completion: async (shell, root) => {
-      const { completionScript } = await import('./completion.js');
+      const { completionScript } = await import('./completion/completion.js');
       process.stdout.write(completionScript(root, shell));
     },
     kubectlFlag: (arg) => session.kubectlFlags.push(arg),
@@ -271,7 +271,7 @@ async function makeReporter(session: Session, manifests?: ManifestInput): Promis
       ? new reporterModule.TtyReporter(process.stdout, useColour(env, true))
       : new reporterModule.PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
   const terminal = session.verbosity === 'normal' ? screen : new VerbosityFilter(screen, session.verbosity);
-  const reporter = env.GITLAB_CI === 'true' ? new (await import('../report/gitlab.js')).GitlabCiReporter(terminal, logStream) : terminal;
+  const reporter = env.GITLAB_CI === 'true' ? new (await import('../report/ci/gitlab.js')).GitlabCiReporter(terminal, logStream) : terminal;
   const ci = session.githubActions ? await githubReporter(reporter, manifests) : reporter;
   const { alongside } = await import('../report/events.js');
   const withEvents = session.events ? alongside(ci, session.events) : ci;
@@ -280,7 +280,7 @@ async function makeReporter(session: Session, manifests?: ManifestInput): Promis
 
 async function githubReporter(reporter: Reporter, manifests: ManifestInput | undefined): Promise<Reporter> {
   const env = process.env;
-  const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([import('../report/github.js'), import('../manifests/locate.js')]);
+  const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([import('../report/ci/github.js'), import('../manifests/locate.js')]);
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
   // Annotations point at the manifest line of the failing object, relative to the checkout.
   const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, workspace()) : undefined;
@@ -290,8 +290,8 @@ async function githubReporter(reporter: Reporter, manifests: ManifestInput | und
 /** Candidates for the words typed after `kubectl rollout-guard`; namespaces and contexts from kubectl, which may take 5 s at most. */
 async function printCompletions(program: Command, words: string[]): Promise<void> {
   const [{ completeWords, completionOutput }, { completionSpec, KUBECTL_VALUES }, { execFileSync }] = await Promise.all([
-    import('./complete-words.js'),
-    import('./completion-spec.js'),
+    import('./completion/complete-words.js'),
+    import('./completion/completion-spec.js'),
     import('node:child_process'),
   ]);
   const list = (kind: 'namespaces' | 'contexts', contextArgs: string[]) => {

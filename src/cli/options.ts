@@ -3,11 +3,11 @@ import { InputError } from '../errors.js';
 import type { RollbackMode } from '../model/result.js';
 import { resolveApplyOptions } from '../api/options.js';
 import { parseDuration } from '../duration.js';
-import { fleetWaves, parseFleetRollback, planWaves } from '../run/fleet.js';
-import { parseFleetFile } from '../run/fleet-file.js';
+import { fleetWaves, parseFleetRollback, planWaves } from '../run/fleet/fleet.js';
+import { parseFleetFile } from '../run/fleet/fleet-file.js';
 import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
-import { parseHealthRules } from '../kinds/health-rules-file.js';
+import { parseHealthRules } from '../kinds/health/health-rules-file.js';
 
 export interface RawApplyOptions {
   filename: string[];

@@ -7,8 +7,8 @@ import { formatDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
 import { kguardVersion } from '../version.js';
 import { applyHelp } from './help.js';
-import type { HistoryCommandOptions } from './history-commands.js';
-import type { JournalCommandOptions, RunCommandName } from './journal-commands.js';
+import type { HistoryCommandOptions } from './commands/history-commands.js';
+import type { JournalCommandOptions, RunCommandName } from './commands/journal-commands.js';
 import { booleanKubectlFlags, kubectlOptions } from './kubectl-options.js';
 import type { RawApplyOptions } from './options.js';
 

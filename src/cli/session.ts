@@ -3,7 +3,7 @@ import type { Reporter } from '../model/events.js';
 import type { ManifestInput } from '../model/options.js';
 import type { RunRecorder } from '../report/recorder.js';
 import type { EventStreamReporter } from '../report/events.js';
-import type { Redactor } from '../report/redact.js';
+import type { Redactor } from '../report/safety/redact.js';
 
 /** What the exits need to know about the run in progress, whichever path it ends on. */
 export interface Session {

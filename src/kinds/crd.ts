@@ -1,7 +1,7 @@
 // CustomResourceDefinition: done when the API server has Established it, i.e. serves its kind
 // (kstatus crdConditions, sigs.k8s.io/cli-utils/pkg/kstatus/status/core.go: Established True is
 // Current; NamesAccepted False, or Established False for another reason than Installing, is
-// Failed). Objects of its kind are applied only then (run/phases.ts): before it, kubectl cannot
+// Failed). Objects of its kind are applied only then (run/apply/phases.ts): before it, kubectl cannot
 // even map them ("no matches for kind").
 import { conditionOf, type StatusConventions } from '../kube.js';
 import type { ReasonRule } from '../model/findings.js';

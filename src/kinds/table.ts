@@ -28,22 +28,22 @@ import type { Job, KubeEvent } from '../kube.js';
 import { groupOf, kindKey, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimPutBack, claimRules } from './claim.js';
 import { crdRules } from './crd.js';
-import { planService, serviceRules } from './service.js';
-import { ingressRules } from './ingress.js';
-import { daemonSetRules, planDaemonSet } from './daemonset.js';
-import { deploymentRules } from './deployment.js';
+import { planService, serviceRules } from './network/service.js';
+import { ingressRules } from './network/ingress.js';
+import { daemonSetRules, planDaemonSet } from './workloads/daemonset.js';
+import { deploymentRules } from './workloads/deployment.js';
 import type { RolloutRules } from './engine.js';
-import { genericRules } from './generic.js';
-import { findHealthRule, healthRuleRules } from './health-rules.js';
-import { BUILT_IN_HEALTH_RULES } from './health-table.js';
+import { genericRules } from './health/generic.js';
+import { findHealthRule, healthRuleRules } from './health/health-rules.js';
+import { BUILT_IN_HEALTH_RULES } from './health/health-table.js';
 import type { HealthRule } from '../model/health-rules.js';
-import { completedThenDeleted, jobRecreate, jobRules, mayVanishWhenDone, planJob } from './job.js';
+import { completedThenDeleted, jobRecreate, jobRules, mayVanishWhenDone, planJob } from './workloads/job.js';
 import { HEALTH_ANNOTATION, HEALTH_RULE_ANNOTATION, type Overrides } from './overrides.js';
-import { podRules } from './pod.js';
-import { replicaSetRules } from './replicaset.js';
-import { planStatefulSet, statefulSetRules } from './statefulset.js';
+import { podRules } from './workloads/pod.js';
+import { replicaSetRules } from './workloads/replicaset.js';
+import { planStatefulSet, statefulSetRules } from './workloads/statefulset.js';
 import { immutablePutBack, type PutBackRule, type RecreateRule } from './refusals.js';
-import { deleteStuckPods, type RestoreHook } from './stuck-pods.js';
+import { deleteStuckPods, type RestoreHook } from './workloads/stuck-pods.js';
 
 export interface KindRow {
   /** What one look reads in the object's namespace, as kubectl type arguments (one `kubectl get` for all). */
@@ -54,7 +54,7 @@ export interface KindRow {
   rules(overrides: Overrides): RolloutRules<unknown> | undefined;
   /** An extra step right after this kind's pre-apply copy was put back. */
   afterRestore?: RestoreHook;
-  /** What that extra step writes, in the object's namespace: checked before the apply (run/permissions.ts). */
+  /** What that extra step writes, in the object's namespace: checked before the apply (run/apply/permissions.ts). */
   restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
   /** It is judged with the other objects of its own type in its namespace (an Ingress): its watch is not narrowed to its name. */
   readsSiblings?: boolean;

@@ -4,9 +4,9 @@
 // order). The API server answers every review and stores none
 // (pkg/registry/authorization/selfsubjectaccessreview/rest.go); status.allowed is the authorizer's
 // decision (RBAC: plugin/pkg/auth/authorizer/rbac/rbac.go).
-import { diagnoseKubectlFailure } from './diagnose.js';
-import type { ExecResult } from './exec.js';
-import { jsonDocuments } from './parse.js';
+import { diagnoseKubectlFailure } from './output/diagnose.js';
+import type { ExecResult } from './process/exec.js';
+import { jsonDocuments } from './output/parse.js';
 import type { AccessAnswer, AccessQuestion } from './types.js';
 
 /** The kubectl arguments; the reviews go on stdin. --validate=false: a review has no schema kubectl could check. */

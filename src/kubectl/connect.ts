@@ -1,10 +1,10 @@
 // A kubectl for one run or command, wired once: its processes (exec.ts), the API channel that
 // carries its raw calls through one kubectl proxy (api-channel.ts), and -v tracing of both.
 import type { KubectlCall } from '../model/events.js';
-import { apiChannel } from './api-channel.js';
+import { apiChannel } from './channel/api-channel.js';
 import { createKubectl } from './client.js';
-import { backgroundProcess, execProcess, streamProcess } from './exec.js';
-import { tracedExec, tracedStream } from './trace.js';
+import { backgroundProcess, execProcess, streamProcess } from './process/exec.js';
+import { tracedExec, tracedStream } from './process/trace.js';
 import type { Connection, Kubectl } from './types.js';
 
 export interface ConnectOptions {

@@ -1,8 +1,8 @@
 // The API server's discovery, one group version at a time (`kubectl get --raw /apis/GROUP/VERSION`),
 // each read once: an unavailable group elsewhere (an APIService that is down) never matters to
 // the groups an apply touches.
-import { diagnoseKubectlFailure } from './diagnose.js';
-import type { ExecResult } from './exec.js';
+import { diagnoseKubectlFailure } from './output/diagnose.js';
+import type { ExecResult } from './process/exec.js';
 import { groupVersionPath, resourceNameIn } from './resources.js';
 import type { ApiResource } from './types.js';
 

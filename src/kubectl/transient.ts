@@ -1,7 +1,7 @@
 // Which kubectl failures are worth trying again: a busy, restarting or briefly unreachable API
 // server, as opposed to an answer that will be the same next time (invalid, forbidden, conflict).
 // One table for every write kguard makes: the apply and the restore's PUT, POST and DELETE.
-import type { ExecResult } from './exec.js';
+import type { ExecResult } from './process/exec.js';
 
 /**
  * Matched against kubectl's stderr. Status reasons as kubectl prints them (`Error from server

@@ -4,7 +4,7 @@ import type { KubeEvent } from '../kube.js';
 import type { AppliedObject, Target } from '../model/result.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { KubeObject, ObjectRef } from '../objects/model.js';
-import type { WatchEvent } from './watch-events.js';
+import type { WatchEvent } from './channel/watch-events.js';
 
 export interface Connection {
   binary: string;

@@ -1,7 +1,7 @@
 // The documents of a manifest file, cut where kubectl cuts them, each with its own bytes, and what
 // each one says it is (kind, name, its phase annotation, the kind a CRD defines). Pure. Only the
 // phase split (phases.ts) reads these heads, to decide which kubectl apply a document goes to;
-// what an apply holds is still kubectl's reading of the documents (run/understand.ts).
+// what an apply holds is still kubectl's reading of the documents (run/apply/understand.ts).
 import { parse } from 'yaml';
 
 /** The annotation that puts an object before (`pre`) or after (`post`) the workloads. */

@@ -14,7 +14,7 @@
 // which also put Namespaces and CRDs first within a phase.
 // Within a phase, documents of kinds that a CRD of this same apply defines form a part of their
 // own: kubectl may not know those kinds before that CRD is applied, so that part may have to be
-// read only then (run/phases.ts).
+// read only then (run/apply/phases.ts).
 import { InputError } from '../errors.js';
 import type { ApplyPhase } from '../model/result.js';
 import type { DocumentHead, ManifestDocument } from './documents.js';

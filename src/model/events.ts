@@ -87,7 +87,7 @@ export type RunEvent =
   | { kind: 'internal-error'; message: string }
   | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean }
   /** One kubectl process kguard ran, when it ended (only with --verbose); credentials in args masked. */
-  | { kind: 'kubectl'; args: string[]; durationMs: number; exitCode: number; timedOut: boolean; stream: boolean; /** The call went through the run's kubectl proxy as one request (kubectl/api-channel.ts). */ proxied?: boolean };
+  | { kind: 'kubectl'; args: string[]; durationMs: number; exitCode: number; timedOut: boolean; stream: boolean; /** The call went through the run's kubectl proxy as one request (kubectl/channel/api-channel.ts). */ proxied?: boolean };
 
 /** One kubectl process that ended: its arguments (the binary aside), how long it ran, how it ended (timedOut: killed at its deadline; stream: a watch). */
 export type KubectlCall = Omit<Extract<RunEvent, { kind: 'kubectl' }>, 'kind'>;

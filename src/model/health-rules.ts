@@ -1,4 +1,4 @@
-// Health rules as data (--health-rules FILE and the built-in table, kinds/health-table.ts): for a
+// Health rules as data (--health-rules FILE and the built-in table, kinds/health/health-table.ts): for a
 // group/kind, which conditions or status fields mean failed, progressing and healthy, in the
 // spirit of Argo CD's resource health (resource_customizations/<group>/<kind>/health.lua) and
 // kubedog's contrib rules. schema/health-rules.schema.json describes a file. Types only.

@@ -102,7 +102,7 @@ export interface RunResult {
   target?: Target;
   /** What the checks (--verify, --verify-job) and the bake (--bake) found, when any ran. */
   verification?: Verification;
-  /** Where the run ended, decided once (run/result.ts outcomeOf) when the run assembles its result. */
+  /** Where the run ended, decided once (run/apply/result.ts outcomeOf) when the run assembles its result. */
   outcome: Outcome;
   applyMs: number;
   totalMs: number;

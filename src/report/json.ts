@@ -1,7 +1,7 @@
 // The machine-readable report of --output json: built from the run's result, printed once on stdout.
 import { isChange } from '../objects/compare.js';
 import type { Finding } from '../model/findings.js';
-import { exitCodeOfRun } from '../run/result.js';
+import { exitCodeOfRun } from '../run/apply/result.js';
 import type { Outcome } from '../model/result.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
 import { bakeReport, checksReport, logReport, type JsonBake, type JsonCheck } from './json-verify.js';

@@ -1,7 +1,7 @@
 // One line per event, for CI logs, pipes and --output json (where it writes to stderr).
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Reporter, RunEvent } from '../model/events.js';
-import { formatEvent, type Line, type Tone } from './format.js';
+import { formatEvent, type Line, type Tone } from './format/format.js';
 
 export const SYMBOLS: Record<Tone, string> = { ok: '✔', fail: '✖', warn: '⚠', info: '•', undo: '↩', alarm: '‼' };
 

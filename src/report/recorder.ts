@@ -1,4 +1,4 @@
-// The first reporter every event meets: it sanitises the event (report/sanitize.ts: Secret values,
+// The first reporter every event meets: it sanitises the event (report/safety/sanitize.ts: Secret values,
 // control characters, CI workflow commands) so the reporters behind it can trust their input,
 // passes it on, and remembers what the end of a run needs: the log lines for the JSON report,
 // and which objects the apply changed that are not restored yet, in case a second signal ends
@@ -6,9 +6,9 @@
 import { isChangeKind } from '../objects/compare.js';
 import { describeObject, objectKey, type ObjectRef } from '../objects/model.js';
 import type { Reporter, RunEvent } from '../model/events.js';
-import { formatEvent } from './format.js';
-import type { Redactor } from './redact.js';
-import { sanitizeDeep } from './sanitize.js';
+import { formatEvent } from './format/format.js';
+import type { Redactor } from './safety/redact.js';
+import { sanitizeDeep } from './safety/sanitize.js';
 
 export class RunRecorder implements Reporter {
   readonly messages: string[] = [];

@@ -4,7 +4,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import ora, { type Ora } from 'ora';
 import { describeObject, objectKey } from '../objects/model.js';
 import type { Reporter, RunEvent } from '../model/events.js';
-import { formatEvent } from './format.js';
+import { formatEvent } from './format/format.js';
 import { paint } from './plain.js';
 
 export class TtyReporter implements Reporter {

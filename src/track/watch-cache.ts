@@ -12,7 +12,7 @@
 // after a few tries: the owner then polls instead.
 import type { Clock } from '../clock.js';
 import type { CollectionQuery, Kubectl } from '../kubectl/types.js';
-import { isExpired, type WatchEvent } from '../kubectl/watch-events.js';
+import { isExpired, type WatchEvent } from '../kubectl/channel/watch-events.js';
 import type { KubeObject } from '../objects/model.js';
 
 export type CacheHealth =

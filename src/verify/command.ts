@@ -1,7 +1,7 @@
-// One --verify command: said, run (kubectl/exec.ts execCommand: sh -c, its own process group,
+// One --verify command: said, run (kubectl/process/exec.ts execCommand: sh -c, its own process group,
 // --verify-timeout), judged (verdict.ts) and said again with its last lines when it failed.
 import type { Clock } from '../clock.js';
-import type { CommandExec } from '../kubectl/exec.js';
+import type { CommandExec } from '../kubectl/process/exec.js';
 import type { Reporter } from '../model/events.js';
 import type { VerifyOutcome, VerifyPhase } from '../model/verify.js';
 import { commandOutcome, OUTPUT_TAIL_CHARS } from './verdict.js';
@@ -17,7 +17,7 @@ export interface CommandDeps {
 export interface CommandRun {
   during: VerifyPhase;
   timeoutMs: number;
-  /** What the command learns of the run (KGUARD_RUN_ID, KGUARD_REPORT...; run/verify-step.ts). */
+  /** What the command learns of the run (KGUARD_RUN_ID, KGUARD_REPORT...; run/apply/verify-step.ts). */
   env: Readonly<Record<string, string>>;
   /** How many of its last lines the text output shows (--log-lines); the report keeps up to 50. */
   logLines: number;

@@ -3,7 +3,7 @@
 // --verify-timeout. Pure: the process and the Job's tracking happen elsewhere (command.ts, job.ts).
 import { splitLines } from '../classify/text.js';
 import { formatDuration } from '../duration.js';
-import type { CommandResult } from '../kubectl/exec.js';
+import type { CommandResult } from '../kubectl/process/exec.js';
 import type { VerifyCheck, VerifyOutcome, VerifyPhase } from '../model/verify.js';
 import { describeObject } from '../objects/model.js';
 import { JSON_LOG_LINES } from '../track/tracker.js';

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { execa } from 'execa';
-import { Redactor } from '../../src/report/redact.js';
+import { Redactor } from '../../src/report/safety/redact.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 import { scaleCase, scaleRow, SCALE_HEADER } from './scale.js';
 import { fleetBench } from './fleet.js';

@@ -3,7 +3,7 @@ import { diagnose, logTargets } from '../../src/classify/diagnosis.js';
 import type { ContainerLog } from '../../src/model/findings.js';
 import { classifyPod } from '../../src/classify/pod.js';
 import type { Pod } from '../../src/kube.js';
-import { formatEvent } from '../../src/report/format.js';
+import { formatEvent } from '../../src/report/format/format.js';
 import type { RolloutVerdict as Verdict } from '../../src/model/verdict.js';
 import { events, pod } from '../fixtures/load.js';
 

@@ -1,8 +1,8 @@
 // `kubectl rollout-guard <TAB>`: the candidates kubectl_complete-rollout_guard answers, in cobra's
 // protocol, from the same program as the shell scripts.
 import { describe, expect, it } from 'vitest';
-import { completeWords, completionOutput, DIRECTIVE } from '../../src/cli/complete-words.js';
-import { completionSpec } from '../../src/cli/completion-spec.js';
+import { completeWords, completionOutput, DIRECTIVE } from '../../src/cli/completion/complete-words.js';
+import { completionSpec } from '../../src/cli/completion/completion-spec.js';
 import { buildProgram } from '../../src/cli/program.js';
 
 const spec = completionSpec(buildProgram('kubectl rollout-guard', [], { apply: async () => {}, journal: async () => {}, history: async () => {}, completion: async () => {}, kubectlFlag: () => {} }));

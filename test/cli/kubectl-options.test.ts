@@ -6,7 +6,7 @@ import { explainUnknownOption, movedAfterDashDash, takeKubectlFlags } from '../.
 import { toApplyOptions, type RawApplyOptions } from '../../src/cli/options.js';
 import { KUBECTL_FLAGS } from '../../src/kubectl/flags.js';
 import { credentialValues } from '../../src/kubectl/passthrough.js';
-import { maskCredentials } from '../../src/kubectl/trace.js';
+import { maskCredentials } from '../../src/kubectl/process/trace.js';
 
 const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', settle: '0s', rollback: 'all', output: 'text' };
 

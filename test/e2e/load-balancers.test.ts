@@ -1,4 +1,4 @@
-// Load-balancer addresses through the real kubectl (kinds/service.ts, kinds/ingress.ts), against
+// Load-balancer addresses through the real kubectl (kinds/network/service.ts, kinds/network/ingress.ts), against
 // the simulator's cloud service controller and ingress controller (kube-sim
 // controllers/load-balancers.ts). A LoadBalancer Service is done once it has an address and
 // fails, restored, when it has none at its deadline; an Ingress of a class that reports addresses

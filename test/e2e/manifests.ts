@@ -55,7 +55,7 @@ export function objectSet(count: number, version: SetVersion, namespaces: readon
       deployments += 1;
     }
     for (let index = 0; index < third; index += 1) parts.push(configMapYaml(`config-${index}`, { version: version.config }, namespace));
-    // service-N selects app-N's pods: a Service that selects no pod fails the apply (kinds/service.ts).
+    // service-N selects app-N's pods: a Service that selects no pod fails the apply (kinds/network/service.ts).
     for (let index = 0; index < third; index += 1) parts.push(serviceYaml(`service-${index}`, version.port, namespace, `app-${index}`));
   });
   return parts.join('---\n');

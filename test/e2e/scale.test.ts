@@ -69,7 +69,7 @@ function expectEveryObjectRestored(stdout: string, count: number): void {
  * At most --concurrency kubectl processes at once besides the long-lived ones (watches, the run's
  * kubectl proxy), and a handful of processes whatever the number of objects: the snapshot, the
  * journal, the Leases, the watches and the restore's reads and writes go through the proxy
- * (kubectl/api-channel.ts), one request each.
+ * (kubectl/channel/api-channel.ts), one request each.
  */
 function expectBoundedProcesses(stdout: string, processes: readonly KubectlProcessRecord[]): void {
   const pooled = processes.filter((process) => !process.watch);

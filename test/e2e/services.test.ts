@@ -1,4 +1,4 @@
-// Services judged through the real kubectl (kinds/service.ts): one whose selector matches the pods
+// Services judged through the real kubectl (kinds/network/service.ts): one whose selector matches the pods
 // of its workload is done; one whose selector matches nothing (a label typo) is not, and the apply
 // is restored. The 30 s grace before it fails is tested in test/kinds/service.test.ts; here its
 // own deadline (kguard.dev/timeout) comes first.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment, Pod } from '../../src/kube.js';
 import { expectationOf, rememberFindings, verdictFor } from './judge-deployment.js';
-import { rolloutWait } from '../../src/kinds/deployment.js';
+import { rolloutWait } from '../../src/kinds/workloads/deployment.js';
 import type { Moment } from '../../src/model/verdict.js';
-import { newReplicaSetFor } from '../../src/kinds/template.js';
+import { newReplicaSetFor } from '../../src/kinds/workloads/template.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';
 
 const at = (now: number, timeoutMs = 300_000): Moment => ({ now, startedAt: 0, timeoutMs });
@@ -175,7 +175,7 @@ describe('rolloutWait', () => {
 
 describe('canonicalTemplate', () => {
   it('treats null, {} and [] as unset, as the controller does, so an undone template still matches', async () => {
-    const { canonicalTemplate } = await import('../../src/kinds/template.js');
+    const { canonicalTemplate } = await import('../../src/kinds/workloads/template.js');
     const stored = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } };
     const fromUndo = {
       metadata: { creationTimestamp: null, labels: { app: 'web', 'pod-template-hash': 'abc' } },

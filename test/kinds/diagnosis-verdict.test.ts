@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment, Pod } from '../../src/kube.js';
 import type { KubeObject } from '../../src/objects/model.js';
-import { belongsToRollout } from '../../src/kinds/deployment.js';
+import { belongsToRollout } from '../../src/kinds/workloads/deployment.js';
 import { expectationOf, rememberFindings, verdictFor } from './judge-deployment.js';
 import type { Moment } from '../../src/model/verdict.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';

@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, InputError } from '../../src/errors.js';
-import { parseHealthRules } from '../../src/kinds/health-rules-file.js';
-import { HEALTH_RULES_SCHEMA } from '../../src/kinds/health-rules-schema.js';
-import { BUILT_IN_HEALTH_RULES } from '../../src/kinds/health-table.js';
+import { parseHealthRules } from '../../src/kinds/health/health-rules-file.js';
+import { HEALTH_RULES_SCHEMA } from '../../src/kinds/health/health-rules-schema.js';
+import { BUILT_IN_HEALTH_RULES } from '../../src/kinds/health/health-table.js';
 
 function refusal(text: string): string {
   try {

@@ -1,10 +1,10 @@
-// The built-in health rules (src/kinds/health-table.ts) on real-shaped statuses
+// The built-in health rules (src/kinds/health/health-table.ts) on real-shaped statuses
 // (test/fixtures/health/README.md names where each comes from): healthy, progressing and failed
 // for every rule, judged by the shared engine as the tracker does.
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../src/kinds/engine.js';
-import { mergeHealthRules } from '../../src/kinds/health-rules.js';
-import { BUILT_IN_HEALTH_RULES } from '../../src/kinds/health-table.js';
+import { mergeHealthRules } from '../../src/kinds/health/health-rules.js';
+import { BUILT_IN_HEALTH_RULES } from '../../src/kinds/health/health-table.js';
 import { overridesOf } from '../../src/kinds/overrides.js';
 import { judgingRow } from '../../src/kinds/table.js';
 import type { HealthRule } from '../../src/model/health-rules.js';

@@ -2,7 +2,7 @@
 // before it completed (or has no TTL) was deleted by someone else. On fixtures shaped as the API
 // returns them (jobs/complete.json, events/job-completed.json).
 import { describe, expect, it } from 'vitest';
-import { completedThenDeleted } from '../../src/kinds/job.js';
+import { completedThenDeleted } from '../../src/kinds/workloads/job.js';
 import type { Job } from '../../src/kube.js';
 import { events, fixture } from '../fixtures/load.js';
 

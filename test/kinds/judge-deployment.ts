@@ -1,7 +1,7 @@
 // The shared engine judging a Deployment, in the shape the Deployment tests read: one call with
 // the Deployment, its ReplicaSets and pods, as one look would have read them.
 import type { Clues } from '../../src/classify/clues.js';
-import { deploymentRules } from '../../src/kinds/deployment.js';
+import { deploymentRules } from '../../src/kinds/workloads/deployment.js';
 import { judge, rememberSeen } from '../../src/kinds/engine.js';
 import type { Deployment, Pod, ReplicaSet } from '../../src/kube.js';
 import type { Expectation, FirstSeen, Moment, RolloutVerdict } from '../../src/model/verdict.js';

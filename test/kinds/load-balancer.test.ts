@@ -1,5 +1,5 @@
-// A LoadBalancer Service and an Ingress judged by status.loadBalancer.ingress (kinds/service.ts,
-// kinds/ingress.ts, kinds/load-balancer.ts): done with an address; with none at the deadline, a
+// A LoadBalancer Service and an Ingress judged by status.loadBalancer.ingress (kinds/network/service.ts,
+// kinds/network/ingress.ts, kinds/network/load-balancer.ts): done with an address; with none at the deadline, a
 // failure naming the cause and the next step (not a plain timeout); an Ingress whose class reports
 // no address anywhere in its namespace is judged applied.
 import { describe, expect, it } from 'vitest';

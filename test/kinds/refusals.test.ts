@@ -2,7 +2,7 @@
 // shaped as the API returns them: configmaps/, claims/bound.json, jobs/.
 import { describe, expect, it } from 'vitest';
 import { claimPutBack } from '../../src/kinds/claim.js';
-import { jobRecreate } from '../../src/kinds/job.js';
+import { jobRecreate } from '../../src/kinds/workloads/job.js';
 import { immutablePutBack } from '../../src/kinds/refusals.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { fixture } from '../fixtures/load.js';

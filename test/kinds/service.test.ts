@@ -1,10 +1,10 @@
-// A Service is judged by its selector (kinds/service.ts, after krane's Service#deploy_succeeded?):
+// A Service is judged by its selector (kinds/network/service.ts, after krane's Service#deploy_succeeded?):
 // done once it matches a pod, failed after a grace when it matches none.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/kube.js';
 import { judge, rememberSeen } from '../../src/kinds/engine.js';
 import { NO_OVERRIDES } from '../../src/kinds/overrides.js';
-import { NO_POD_GRACE_SECONDS } from '../../src/kinds/service.js';
+import { NO_POD_GRACE_SECONDS } from '../../src/kinds/network/service.js';
 import { rowFor } from '../../src/kinds/table.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { expectationOf, snapshotFrom } from '../fakes.js';

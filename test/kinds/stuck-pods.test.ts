@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod, StatefulSet } from '../../src/kube.js';
-import { deleteStuckPods, stuckPods } from '../../src/kinds/stuck-pods.js';
+import { deleteStuckPods, stuckPods } from '../../src/kinds/workloads/stuck-pods.js';
 import type { WriteResult } from '../../src/kubectl/types.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { FakeClock, snapshotFrom } from '../fakes.js';

@@ -2,7 +2,7 @@
 // back to the questions from what the real kubectl printed (fixtures/kubectl).
 import { describe, expect, it } from 'vitest';
 import { readAnswers, reviewAccess, REVIEW_ARGS, reviewsList } from '../../src/kubectl/access.js';
-import type { ExecResult } from '../../src/kubectl/exec.js';
+import type { ExecResult } from '../../src/kubectl/process/exec.js';
 import { fixtureText } from '../fixtures/load.js';
 
 const questions = [

@@ -3,8 +3,8 @@
 // again for each call whenever the proxy cannot serve.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiChannel } from '../../src/kubectl/api-channel.js';
-import { backgroundProcess, execProcess, streamProcess, type Exec } from '../../src/kubectl/exec.js';
+import { apiChannel } from '../../src/kubectl/channel/api-channel.js';
+import { backgroundProcess, execProcess, streamProcess, type Exec } from '../../src/kubectl/process/exec.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 
 let cluster: Cluster;

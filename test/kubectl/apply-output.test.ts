@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseApplyOutput } from '../../src/kubectl/apply-output.js';
+import { parseApplyOutput } from '../../src/kubectl/output/apply-output.js';
 
 describe('parseApplyOutput', () => {
   it('reads each object line kubectl apply prints', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createKubectl } from '../../src/kubectl/client.js';
-import type { Exec, ExecResult, StreamExec } from '../../src/kubectl/exec.js';
-import type { WatchEvent } from '../../src/kubectl/watch-events.js';
+import type { Exec, ExecResult, StreamExec } from '../../src/kubectl/process/exec.js';
+import type { WatchEvent } from '../../src/kubectl/channel/watch-events.js';
 import { fixtureText, kubectlStderr } from '../fixtures/load.js';
 
 const connection = { binary: 'kubectl', connectionArgs: ['--context=prod'], requestTimeout: '30s', readDeadlineMs: 45_000 };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { KubectlError } from '../../src/errors.js';
-import { jsonDocuments, parseApiResources } from '../../src/kubectl/parse.js';
+import { jsonDocuments, parseApiResources } from '../../src/kubectl/output/parse.js';
 import { createKubectl } from '../../src/kubectl/client.js';
-import type { Exec, ExecResult } from '../../src/kubectl/exec.js';
+import type { Exec, ExecResult } from '../../src/kubectl/process/exec.js';
 import { deployment, kubectlStderr } from '../fixtures/load.js';
 
 function recordingExec(answer: (args: readonly string[]) => ExecResult) {

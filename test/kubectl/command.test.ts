@@ -1,9 +1,9 @@
-// execCommand (kubectl/exec.ts), the runner of --verify commands, with the real shell: its
+// execCommand (kubectl/process/exec.ts), the runner of --verify commands, with the real shell: its
 // deadline stops the whole process group, only the end of its output is kept, and it learns its
 // environment.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { execCommand } from '../../src/kubectl/exec.js';
+import { execCommand } from '../../src/kubectl/process/exec.js';
 
 /** Whether a process still runs (a zombie waiting for its reaper does not), after it was given up to 2 s to go. */
 async function stillRunning(pid: number): Promise<boolean> {

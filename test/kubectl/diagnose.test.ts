@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diagnoseKubectlFailure } from '../../src/kubectl/diagnose.js';
+import { diagnoseKubectlFailure } from '../../src/kubectl/output/diagnose.js';
 import { kubectlStderr } from '../fixtures/load.js';
 
 describe('diagnoseKubectlFailure', () => {

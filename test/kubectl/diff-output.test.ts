@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffsByObject } from '../../src/kubectl/diff-output.js';
+import { diffsByObject } from '../../src/kubectl/output/diff-output.js';
 import { objectKey } from '../../src/objects/model.js';
 
 // As kubectl 1.32 prints it (kubectl diff -f, exit 1), shortened.

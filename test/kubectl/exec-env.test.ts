@@ -3,7 +3,7 @@
 // "--interactive can not be used with --raw"). CI's kubectl (1.32) reads no kuberc, so what is
 // checked here is the switch every kubectl process gets, and that the rest of the environment stays.
 import { describe, expect, it } from 'vitest';
-import { execProcess, streamProcess } from '../../src/kubectl/exec.js';
+import { execProcess, streamProcess } from '../../src/kubectl/process/exec.js';
 
 describe('the environment of kubectl processes', () => {
   it('turns kuberc off (KUBECTL_KUBERC=false) and passes everything else on, for calls and streams alike', async () => {

@@ -2,7 +2,7 @@
 // the real kubectl 1.32 against the simulator, whose texts are the kubelet's validateContainerLogStatus).
 import { describe, expect, it } from 'vitest';
 import { createKubectl } from '../../src/kubectl/client.js';
-import type { Exec, ExecResult } from '../../src/kubectl/exec.js';
+import type { Exec, ExecResult } from '../../src/kubectl/process/exec.js';
 import { kubectlStderr } from '../fixtures/load.js';
 
 const connection = { binary: 'kubectl', connectionArgs: ['--context=prod'], requestTimeout: '30s', readDeadlineMs: 45_000 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProcessPool } from '../../src/kubectl/pool.js';
+import { ProcessPool } from '../../src/kubectl/process/pool.js';
 import { createKubectl } from '../../src/kubectl/client.js';
-import type { Exec } from '../../src/kubectl/exec.js';
+import type { Exec } from '../../src/kubectl/process/exec.js';
 
 describe('ProcessPool', () => {
   it('never runs more than its size at once, and runs everything', async () => {

@@ -1,8 +1,8 @@
 // The raw calls the API channel sends through kubectl proxy, and the answers read back as kubectl
 // prints them: the write results and transient retries above must not tell the difference.
 import { describe, expect, it } from 'vitest';
-import { writeFailure } from '../../src/kubectl/parse.js';
-import { isWatch, kubectlStyleAnswer, rawRequestOf, warningTexts } from '../../src/kubectl/raw-request.js';
+import { writeFailure } from '../../src/kubectl/output/parse.js';
+import { isWatch, kubectlStyleAnswer, rawRequestOf, warningTexts } from '../../src/kubectl/channel/raw-request.js';
 import { isTransientFailure } from '../../src/kubectl/transient.js';
 
 const pinned = ['--context=prod', '--cluster=prod', '--user=ci'];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isTransientFailure, retryTransient } from '../../src/kubectl/transient.js';
-import type { ExecResult } from '../../src/kubectl/exec.js';
+import type { ExecResult } from '../../src/kubectl/process/exec.js';
 import { kubectlStderr } from '../fixtures/load.js';
 
 const failed = (stderr: string, extra: Partial<ExecResult> = {}): ExecResult => ({ exitCode: 1, stdout: '', stderr, ...extra });

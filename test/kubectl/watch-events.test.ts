@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isExpired, WatchEventReader, watchEventOf, type WatchEvent } from '../../src/kubectl/watch-events.js';
+import { isExpired, WatchEventReader, watchEventOf, type WatchEvent } from '../../src/kubectl/channel/watch-events.js';
 import { fixtureText } from '../fixtures/load.js';
 
 const summary = (events: WatchEvent[]) =>

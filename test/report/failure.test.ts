@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { reportFailure } from '../../src/report/failure.js';
+import { reportFailure } from '../../src/report/format/failure.js';
 
 function capture() {
   const stream = new PassThrough();

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { escapeData, GithubActionsReporter } from '../../src/report/github.js';
+import { escapeData, GithubActionsReporter } from '../../src/report/ci/github.js';
 import { RecordingReporter } from '../fakes.js';
 
 const workload = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' };
@@ -70,7 +70,7 @@ describe('GithubActionsReporter', () => {
     expect(written[0]).toContain('<pre>• the apply changed 1 of 2 objects\n    deployment/web (namespace shop): changed: spec.template.spec.containers[0].image\n✖ deployment/web');
   });
 
-  it('writes no summary for a run that did not finish (report/failure.ts writes that one)', () => {
+  it('writes no summary for a run that did not finish (report/format/failure.ts writes that one)', () => {
     const written: string[] = [];
     const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (_path, text) => written.push(text));
     reporter.emit({ kind: 'understood', objects: [workload] });

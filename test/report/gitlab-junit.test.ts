@@ -2,9 +2,9 @@
 // the failing object's case shows the whole diagnosis and links to its manifest; every other
 // object passes or is skipped with why.
 import { describe, expect, it } from 'vitest';
-import { failureReport } from '../../src/report/failure.js';
+import { failureReport } from '../../src/report/format/failure.js';
 import { buildReport } from '../../src/report/json.js';
-import { junitXml } from '../../src/report/junit.js';
+import { junitXml } from '../../src/report/ci/junit.js';
 import { gitlabTestCases } from './gitlab-junit.js';
 import { restoredRun } from './runs.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Diagnosis } from '../../src/model/findings.js';
 import type { Reporter, RunEvent } from '../../src/model/events.js';
-import { formatEvent } from '../../src/report/format.js';
-import { GitlabCiReporter } from '../../src/report/gitlab.js';
+import { formatEvent } from '../../src/report/format/format.js';
+import { GitlabCiReporter } from '../../src/report/ci/gitlab.js';
 
 const web = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
 const progress = { desired: 2, updated: 1, ready: 0, available: 0 } as never;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { failureReport } from '../../src/report/failure.js';
+import { failureReport } from '../../src/report/format/failure.js';
 import { buildReport } from '../../src/report/json.js';
-import { junitXml } from '../../src/report/junit.js';
+import { junitXml } from '../../src/report/ci/junit.js';
 import { junitSchemaErrors } from './junit-schema.js';
 import { bakedRun, restoredRun } from './runs.js';
 

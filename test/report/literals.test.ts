@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LiteralMatcher, PREFIX_LENGTH } from '../../src/report/literals.js';
+import { LiteralMatcher, PREFIX_LENGTH } from '../../src/report/format/literals.js';
 
 /** What the matcher must do, the slow way: at each place, the first listed literal found there. */
 function replaceSlowly(text: string, literals: readonly string[]): string {

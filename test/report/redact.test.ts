@@ -3,7 +3,7 @@
 // in sanitize.test.ts; here each form is checked exactly, on big inputs.
 import { describe, expect, it } from 'vitest';
 import { journalSecret, type Journal } from '../../src/journal/journal.js';
-import { Redactor, REDACTED, secretValuesOfObjects } from '../../src/report/redact.js';
+import { Redactor, REDACTED, secretValuesOfObjects } from '../../src/report/safety/redact.js';
 
 /**
  * Text that does not repeat or compress (mulberry32 picks each character), with everything a form

@@ -2,7 +2,7 @@
 import type { Finding } from '../../src/model/findings.js';
 import { WAITING_REASONS } from '../../src/classify/table.js';
 import type { RunResult } from '../../src/model/result.js';
-import { withOutcome } from '../../src/run/result.js';
+import { withOutcome } from '../../src/run/apply/result.js';
 
 const pullFailure: Finding = {
   pod: 'web-7d9c6b8f4d-x2kqp',

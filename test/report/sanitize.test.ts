@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor, REDACTED, secretValuesOfObjects } from '../../src/report/redact.js';
-import { secretValuesIn } from '../../src/report/secret-values.js';
-import { sanitizeDeep, sanitizeText } from '../../src/report/sanitize.js';
+import { Redactor, REDACTED, secretValuesOfObjects } from '../../src/report/safety/redact.js';
+import { secretValuesIn } from '../../src/report/safety/secret-values.js';
+import { sanitizeDeep, sanitizeText } from '../../src/report/safety/sanitize.js';
 
 describe('sanitizeText', () => {
   it('removes colour, cursor and OSC sequences (hyperlinks, window titles) and bare control characters', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { failureReport } from '../../src/report/failure.js';
+import { failureReport } from '../../src/report/format/failure.js';
 import { buildReport } from '../../src/report/json.js';
 import { bakedRun, restoredRun } from './runs.js';
 import { reportSchemaErrors } from './schema.js';

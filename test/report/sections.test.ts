@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/model/events.js';
-import { ClusterSections } from '../../src/report/sections.js';
+import { ClusterSections } from '../../src/report/format/sections.js';
 
 const note = (text: string) => ({ kind: 'journal-warning', message: text, commands: [] }) as unknown as RunEvent;
 

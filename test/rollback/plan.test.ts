@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { changeOf } from '../../src/objects/compare.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { refOf } from '../../src/objects/model.js';
-import { manualRestore } from '../../src/rollback/manual.js';
-import { phaseOf, planRestore, restorePhases, type PlannedObject } from '../../src/rollback/plan.js';
+import { manualRestore } from '../../src/restore/manual.js';
+import { phaseOf, planRestore, restorePhases, type PlannedObject } from '../../src/restore/plan.js';
 import type { VerdictState } from '../../src/model/verdict.js';
 import { deployment } from '../fixtures/load.js';
 
@@ -154,7 +154,7 @@ describe('planRestore', () => {
       'all',
       { keepCreated: false },
     );
-    // The phases as run/phases.ts numbers them: definitions 0, pre 1, main 2.
+    // The phases as run/apply/phases.ts numbers them: definitions 0, pre 1, main 2.
     const stages = new Map([
       ['apiextensions.k8s.io/CustomResourceDefinition//x.example.com', 0],
       ['batch/Job/shop/migrate', 1],

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { changeOf } from '../../src/objects/compare.js';
 import { refOf, type KubeObject } from '../../src/objects/model.js';
-import { manualRestore } from '../../src/rollback/manual.js';
-import { planRestore, type PlannedObject } from '../../src/rollback/plan.js';
+import { manualRestore } from '../../src/restore/manual.js';
+import { planRestore, type PlannedObject } from '../../src/restore/plan.js';
 import type { VerdictState } from '../../src/model/verdict.js';
 import { fixture } from '../fixtures/load.js';
 

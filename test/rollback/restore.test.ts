@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { changeOf } from '../../src/objects/compare.js';
 import type { KubeObject } from '../../src/objects/model.js';
-import { planRestore, type PlannedObject } from '../../src/rollback/plan.js';
-import { executeRestore } from '../../src/rollback/restore.js';
+import { planRestore, type PlannedObject } from '../../src/restore/plan.js';
+import { executeRestore } from '../../src/restore/restore.js';
 import { FakeClock, RecordingReporter } from '../fakes.js';
 import { refOfObject, restoreCluster, type Call, type RestoreCluster } from './restore-cluster.js';
 

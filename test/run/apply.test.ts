@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, type ApplyOptions } from '../../src/model/options.js';
 import type { KubeObject } from '../../src/objects/model.js';
-import { runApply, type Deps } from '../../src/run/apply.js';
-import { exitCodeFor } from '../../src/run/result.js';
+import { runApply, type Deps } from '../../src/run/apply/apply.js';
+import { exitCodeFor } from '../../src/run/apply/result.js';
 import { readHistorySecret } from '../../src/journal/history.js';
 import { FakeClock, ManualClock, RecordingReporter } from '../fakes.js';
 import { pod } from '../fixtures/load.js';
@@ -248,7 +248,7 @@ describe('runApply after the apply: nothing escapes', () => {
 
 describe('rollbackCommand', () => {
   it('keeps only the flags kguard rollback takes, the pinned context and who the run was included', async () => {
-    const { rollbackCommand } = await import('../../src/run/journal-life.js');
+    const { rollbackCommand } = await import('../../src/run/apply/journal-life.js');
     const kubectl = {
       commandLine: () => "kubectl --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot' --request-timeout=30s --disable-compression",
     };

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ExitCode, InputError } from '../../src/errors.js';
 import { DEFAULTS } from '../../src/model/options.js';
 import { resolveApplyOptions } from '../../src/api/options.js';
-import { parseFleetFile } from '../../src/run/fleet-file.js';
-import { FLEET_SCHEMA } from '../../src/run/fleet-schema.js';
-import { clusterOptions } from '../../src/run/fleet.js';
+import { parseFleetFile } from '../../src/run/fleet/fleet-file.js';
+import { FLEET_SCHEMA } from '../../src/run/fleet/fleet-schema.js';
+import { clusterOptions } from '../../src/run/fleet/fleet.js';
 
 function refusal(text: string): string {
   try {

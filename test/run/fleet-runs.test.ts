@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/journal.js';
-import { fleetRestoreExitCode, fleetRestoreLines, fleetStatusLines, runsOfFleet, type FleetRestoreEnd } from '../../src/run/fleet-runs.js';
-import type { RunRecord } from '../../src/run/runs.js';
+import { fleetRestoreExitCode, fleetRestoreLines, fleetStatusLines, runsOfFleet, type FleetRestoreEnd } from '../../src/run/fleet/fleet-runs.js';
+import type { RunRecord } from '../../src/run/status/runs.js';
 
 const now = new Date('2026-12-03T12:10:00Z');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterEnd } from '../../src/model/fleet.js';
-import { clustersToRestore, fleetExitCode, fleetOutcome, fleetWaves } from '../../src/run/fleet.js';
+import { clustersToRestore, fleetExitCode, fleetOutcome, fleetWaves } from '../../src/run/fleet/fleet.js';
 
 const end = (context: string, wave: number, outcome: ClusterEnd['outcome'], exitCode: number | null, runId: string | null = null): ClusterEnd => ({
   context,

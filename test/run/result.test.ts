@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import type { RestoreResult } from '../../src/model/result.js';
-import { exitCodeFor, outcomeOf } from '../../src/run/result.js';
+import { exitCodeFor, outcomeOf } from '../../src/run/apply/result.js';
 import type { ObjectResult } from '../../src/model/result.js';
 import type { Verdict } from '../../src/model/verdict.js';
 import { NO_PROGRESS } from '../../src/kinds/engine.js';

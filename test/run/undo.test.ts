@@ -1,9 +1,9 @@
-// What `kguard undo --dry-run` says of one object (run/undo.ts previewOf): the restore's own rule
+// What `kguard undo --dry-run` says of one object (run/undo/undo.ts previewOf): the restore's own rule
 // first (someone else's change wins), then the differences, kubectl diff style. Pure.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/objects/model.js';
-import type { RestoreStep } from '../../src/rollback/plan.js';
-import { previewOf } from '../../src/run/undo.js';
+import type { RestoreStep } from '../../src/restore/plan.js';
+import { previewOf } from '../../src/run/undo/undo.js';
 
 const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' };
 const configMap = (data: Record<string, string>, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CollectionList, CollectionQuery, WatchStream } from '../../src/kubectl/types.js';
 import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
-import type { WatchEvent } from '../../src/kubectl/watch-events.js';
+import type { WatchEvent } from '../../src/kubectl/channel/watch-events.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { WatchSource, WATCH_SOURCE_DEFAULTS } from '../../src/track/sources.js';
 import { trackRollouts, type TrackTarget } from '../../src/track/tracker.js';

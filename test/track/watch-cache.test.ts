@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CollectionList, CollectionQuery, WatchStream } from '../../src/kubectl/types.js';
-import { WatchEventReader, type WatchEvent } from '../../src/kubectl/watch-events.js';
+import { WatchEventReader, type WatchEvent } from '../../src/kubectl/channel/watch-events.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { WatchCache, WATCH_CACHE_DEFAULTS } from '../../src/track/watch-cache.js';
 import { ManualClock, until } from '../fakes.js';

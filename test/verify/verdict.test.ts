@@ -2,7 +2,7 @@
 // execCommand returns them and on the tracker's outcomes for a Job.
 import { describe, expect, it } from 'vitest';
 import { NO_PROGRESS } from '../../src/kinds/engine.js';
-import type { CommandResult } from '../../src/kubectl/exec.js';
+import type { CommandResult } from '../../src/kubectl/process/exec.js';
 import { JOB_CONDITION_REASONS } from '../../src/classify/conditions.js';
 import { commandOutcome, jobOutcome, outputLines } from '../../src/verify/verdict.js';
 

@@ -1,0 +1,122 @@
+// Deployment: the pods of its new ReplicaSet (the one running its current template) are the new
+// ones; it is done when `kubectl rollout status deployment/NAME` says so (kubectl
+// pkg/polymorphichelpers/rollout_status.go, DeploymentStatusViewer); the deployment controller's
+// own ProgressDeadlineExceeded or ReplicaFailure of this rollout fails it, as do its new pods.
+import { DEPLOYMENT_CONDITION_REASONS } from '../../classify/table.js';
+import { conditionOf, revisionOf, type Condition, type Deployment, type ReplicaSet } from '../../kube.js';
+import type { WorkloadSnapshot } from '../../model/snapshot.js';
+import type { Expectation, Progress } from '../../model/verdict.js';
+import type { KubeObject } from '../../objects/model.js';
+import { objectsOfKind, podsControlledBy, type ConditionCause, type RolloutRules } from '../engine.js';
+import { newReplicaSetFor } from './template.js';
+
+export const deploymentRules: RolloutRules<Deployment> = {
+  controller: 'deployment controller',
+  servingPods: true,
+  observed: (deployment) => (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0),
+  newPods(deployment, snapshot) {
+    const newReplicaSet = newReplicaSetIn(deployment, snapshot);
+    return newReplicaSet ? podsControlledBy(newReplicaSet, snapshot.pods) : [];
+  },
+  wait: (deployment, snapshot) => rolloutWait(deployment, readyNewPods(newReplicaSetIn(deployment, snapshot), snapshot)),
+  failure: (deployment, snapshot, expected) => deploymentCause(deployment, expected, newReplicaSetIn(deployment, snapshot)?.metadata.name),
+  progress: (deployment, snapshot) => progressOf(deployment, newReplicaSetIn(deployment, snapshot), snapshot),
+  revision: (before) => revisionOf(before),
+};
+
+function newReplicaSetIn(deployment: Deployment, snapshot: WorkloadSnapshot): ReplicaSet | undefined {
+  return newReplicaSetFor(deployment, objectsOfKind<ReplicaSet>(snapshot, 'apps/v1', 'ReplicaSet'));
+}
+
+/** What `kubectl rollout status` would still wait for, or undefined when the rollout is complete. */
+export function rolloutWait(deployment: Deployment, readyNew = 0): string | undefined {
+  const status = deployment.status ?? {};
+  const desired = deployment.spec?.replicas ?? 1;
+  const updated = status.updatedReplicas ?? 0;
+  const total = status.replicas ?? 0;
+  const available = status.availableReplicas ?? 0;
+  // A paused Deployment never progresses: say so rather than wait silently (kubectl does wait).
+  if (deployment.spec?.paused) return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
+  // Same checks, in the same order, as kubectl's DeploymentStatusViewer.
+  if (updated < desired) return `${updated} out of ${desired} new replicas have been updated`;
+  if (total > updated) return `${total - updated} old replicas are pending termination`;
+  if (available < updated) {
+    // The progress line counts ready pods of the new ReplicaSet; "available" is the Deployment's
+    // count, which trails readiness by minReadySeconds and by the controller's next status
+    // update. Say which, rather than print "2/2 ready: 0 of 2 available" as a contradiction.
+    if (readyNew >= updated) {
+      const minReady = deployment.spec?.minReadySeconds ?? 0;
+      return minReady > 0
+        ? `${available} of ${updated} updated replicas are available: ready pods count as available after minReadySeconds (${minReady}s)`
+        : `${available} of ${updated} updated replicas counted available so far: waiting for the deployment controller to count the ready pods`;
+    }
+    return `${available} of ${updated} updated replicas are available`;
+  }
+  return undefined;
+}
+
+function progressOf(deployment: Deployment, newReplicaSet: ReplicaSet | undefined, snapshot: WorkloadSnapshot): Progress {
+  const observed = (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0);
+  return {
+    revision: newReplicaSet ? revisionOf(newReplicaSet) : undefined,
+    newReplicaSet: newReplicaSet?.metadata.name,
+    desired: deployment.spec?.replicas ?? 1,
+    updated: observed ? (deployment.status?.updatedReplicas ?? 0) : 0,
+    ready: readyNewPods(newReplicaSet, snapshot),
+    available: newReplicaSet?.status?.availableReplicas ?? 0,
+  };
+}
+
+/**
+ * Ready pods of the new ReplicaSet as kguard sees them: the ReplicaSet's own count trails its pods
+ * (the replicaset controller's next status write), and neither the progress line nor the wait may
+ * contradict the pod count kguard prints.
+ */
+function readyNewPods(newReplicaSet: ReplicaSet | undefined, snapshot: WorkloadSnapshot): number {
+  const pods = newReplicaSet ? podsControlledBy(newReplicaSet, snapshot.pods).filter((pod) => !pod.metadata.deletionTimestamp) : [];
+  if (pods.length === 0) return newReplicaSet?.status?.readyReplicas ?? 0;
+  return pods.filter((pod) => conditionOf(pod, 'Ready')?.status === 'True').length;
+}
+
+function failingCondition(deployment: Deployment): Condition | undefined {
+  const progressing = conditionOf(deployment, 'Progressing');
+  const replicaFailure = conditionOf(deployment, 'ReplicaFailure');
+  return progressing?.status === 'False' ? progressing : replicaFailure?.status === 'True' ? replicaFailure : undefined;
+}
+
+function deploymentCause(deployment: Deployment, expected: Expectation, newReplicaSet: string | undefined): ConditionCause | undefined {
+  const condition = failingCondition(deployment);
+  const rule = condition?.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : undefined;
+  if (!condition?.reason || !rule || !belongsToRollout(condition, expected, newReplicaSet, deployment.metadata.name)) return undefined;
+  return { source: 'condition', reason: condition.reason, message: condition.message ?? '', rule };
+}
+
+/**
+ * Whether a Deployment condition is about this rollout, not one before it: the controller keeps a
+ * ProgressDeadlineExceeded until it has something new to say, and copies an old ReplicaSet's
+ * ReplicaFailure when the new one has none (deployment/progress.go getReplicaFailures). Its message
+ * names the ReplicaSet (`ReplicaSet "web-7d9c6b8f4d" has timed out progressing.`) or a pod of it
+ * (`pods "web-7d9c6b8f4d-v6b9c" is forbidden: …`); otherwise its time must not be older than the apply.
+ */
+export function belongsToRollout(condition: Condition, expected: Expectation, newReplicaSet: string | undefined, deploymentName: string): boolean {
+  const message = condition.message ?? '';
+  if (newReplicaSet && (message.includes(`"${newReplicaSet}"`) || message.includes(`"${newReplicaSet}-`))) return true;
+  const namesReplicaSet = /[Rr]eplica ?[Ss]et "[^"]+"/.test(message) || message.includes(`"${deploymentName}-`);
+  if (namesReplicaSet) return false;
+  const appliedAt = appliedTime(expected.applied);
+  const changedAt = condition.lastUpdateTime ?? condition.lastTransitionTime;
+  return appliedAt === undefined || changedAt === undefined || changedAt >= appliedAt;
+}
+
+/**
+ * When the apply wrote the Deployment, in the API server's clock: the newest managedFields time of
+ * the main resource, leaving out the controller's own writes (its revision annotation, status).
+ */
+function appliedTime(applied: KubeObject): string | undefined {
+  const entries = (applied.metadata.managedFields ?? []) as Array<{ manager?: string; time?: string; subresource?: string }>;
+  const times = entries
+    .filter((entry) => !entry.subresource && entry.manager !== 'kube-controller-manager' && typeof entry.time === 'string')
+    .map((entry) => entry.time as string)
+    .sort();
+  return times[times.length - 1];
+}

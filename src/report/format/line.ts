@@ -1,0 +1,32 @@
+// What a formatted event is (a line with a tone and indented details), and the small pieces of
+// text every formatter shares. Pure.
+import type { ContainerLog } from '../../model/findings.js';
+
+export type Tone = 'ok' | 'fail' | 'warn' | 'info' | 'undo' | 'alarm';
+
+export interface Line {
+  tone: Tone;
+  text: string;
+  /** Indented lines under the main one: evidence, next steps, commands. */
+  details?: string[];
+}
+
+export function seconds(ms: number): string {
+  const total = ms / 1000;
+  if (total < 60) return `${total.toFixed(1)}s`;
+  return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
+}
+
+export function plural(count: number): string {
+  return count === 1 ? '' : 's';
+}
+
+/** The last lines failing containers printed (their pods may be gone by now), `shown` of each. */
+export function containerLogLines(logs: readonly ContainerLog[]): string[] {
+  return logs.flatMap((log) => {
+    const lines = log.lines.slice(-log.shown);
+    if (lines.length === 0) return [];
+    const run = log.previous ? ', run before the restart' : '';
+    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
+  });
+}

@@ -1,0 +1,92 @@
+// After the apply: what it changed (from the copies before and after), and the tracking of every
+// changed object to a verdict, one line per verdict.
+import type { Pod } from '../../kube.js';
+import type { Diagnosis } from '../../model/findings.js';
+import { changeOf, isChange } from '../../objects/compare.js';
+import type { ObjectChange } from '../../model/result.js';
+import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
+import { trackWorkloads, type TrackedOutcome } from '../../track/workloads.js';
+import type { ObjectResult } from '../../model/result.js';
+import type { ApplyOptions } from '../../model/options.js';
+import type { Deps } from './deps.js';
+import { trackOptionsFor } from './track-options.js';
+
+/**
+ * An object on its way through the run: its result so far, its copies, its new pods at its verdict
+ * (where a bake starts), and `stage`, the position of its phase in a phased apply (run/apply/phases.ts):
+ * the restore undoes later phases first.
+ */
+export type PendingObject = ObjectResult & { change: ObjectChange; newPods?: Pod[]; stage?: number };
+
+export function detectChanges(
+  refs: readonly ObjectRef[],
+  before: Map<string, KubeObject>,
+  after: Map<string, KubeObject>,
+  deps: Pick<Deps, 'reporter'>,
+): PendingObject[] {
+  const objects = refs.map((ref): PendingObject => {
+    const key = objectKey(ref);
+    const change = changeOf(before.get(key), after.get(key));
+    return { ref, change, changeKind: change.change, changedFields: change.change === 'configured' ? change.paths : [] };
+  });
+  deps.reporter.emit({
+    kind: 'changes',
+    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields })),
+  });
+  return objects;
+}
+
+
+/** Tracks every changed object that has something to judge; records each one's verdict. */
+export async function track(objects: PendingObject[], options: ApplyOptions, deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>) {
+  const changed = objects.filter((object) => isChange(object) && 'after' in object.change);
+  const outcomes = await trackWorkloads(
+    changed.map((object) => ({ ref: object.ref, applied: (object.change as { after: KubeObject }).after, before: beforeOf(object.change) })),
+    trackOptionsFor(options, 'rollout'),
+    deps,
+  );
+  for (const object of objects) {
+    const outcome = outcomes.get(objectKey(object.ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps);
+  }
+}
+
+/** The one line that says where a tracked workload's rollout ended. */
+export function reportVerdict(object: PendingObject, outcome: TrackedOutcome, deps: Pick<Deps, 'reporter'>) {
+  const { verdict, diagnosis, elapsedMs } = outcome;
+  const workload = object.ref;
+  switch (verdict.state) {
+    case 'healthy':
+      if (verdict.progress) deps.reporter.emit({ kind: 'healthy', workload, progress: verdict.progress, elapsedMs, detail: verdict.detail });
+      return;
+    case 'failed':
+    case 'timed-out':
+      // The tracker says it, with the logs it read, when it reaches the verdict (track/tracker.ts).
+      return;
+    case 'conflict':
+    case 'gone':
+      // The restore step names what to do by hand; this line says what happened.
+      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? '', commands: [] });
+      return;
+    case 'progressing':
+      if (verdict.progress) {
+        deps.reporter.emit({ kind: 'interrupted', workload, progress: verdict.progress, waitingFor: verdict.waitingFor ?? '' });
+      }
+      return;
+  }
+}
+
+export function beforeOf(change: ObjectChange): KubeObject | undefined {
+  return 'before' in change ? change.before : undefined;
+}
+
+export function recordOutcome(object: PendingObject, outcome: TrackedOutcome | undefined) {
+  if (!outcome) return;
+  object.verdict = outcome.verdict;
+  object.diagnosis = outcome.diagnosis as Diagnosis | undefined;
+  object.verdictAfterMs = outcome.elapsedMs;
+  object.tracked = outcome.tracked;
+  object.newPods = outcome.newPods;
+}
+

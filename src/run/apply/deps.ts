@@ -1,0 +1,32 @@
+// What a guarded apply needs from outside: kubectl, a clock, a reporter, a cancel signal, the
+// input readers and where a restore keeps copies a person may need.
+import type { Clock } from '../../clock.js';
+import type { CommandExec } from '../../kubectl/process/exec.js';
+import type { Kubectl } from '../../kubectl/types.js';
+import type { InputDeps } from '../../manifests/inputs.js';
+import type { RestoreDeps } from '../../restore/restore.js';
+import type { Reporter } from '../../model/events.js';
+import type { RunResult } from '../../model/result.js';
+
+export interface Deps {
+  kubectl: Kubectl;
+  clock: Clock;
+  reporter: Reporter;
+  /** Aborted by SIGINT/SIGTERM: before the apply nothing is changed; after it, everything it changed is restored. */
+  signal?: AbortSignal;
+  inputs: InputDeps;
+  keepCopy: RestoreDeps['keepCopy'];
+  /** The run's id, when the caller made it (its copies' directory is named after it); else made here. */
+  runId?: string;
+  /**
+   * Called once the result is known, before the journal and the leases are let go: the verdict
+   * line does not wait for kguard's own cleanup.
+   */
+  announce?(result: RunResult): void;
+  /**
+   * What --verify commands need: the process runner (kubectl/process/exec.ts execCommand), what their
+   * environment adds besides the run's own facts (KUBECONFIG), and the report so far as JSON text.
+   */
+  verify?: { runCommand: CommandExec; env: Readonly<Record<string, string>>; report(result: RunResult): string };
+}
+

@@ -1,0 +1,183 @@
+// Understand the apply before touching anything: kubectl's own reading of the manifests (client
+// and server dry runs), the pre-apply copies of every object, and the refusal of a dry run the
+// API server would not take (nothing is written then, not even a lease).
+import { createHash } from 'node:crypto';
+import { InputError, KubectlError } from '../../errors.js';
+import type { ApplyRequest, Kubectl } from '../../kubectl/types.js';
+import { diagnoseKubectlFailure } from '../../kubectl/output/diagnose.js';
+import { readObjects } from '../../kubectl/read-objects.js';
+import { withOrigins, type PreparedInputs } from '../../manifests/inputs.js';
+import { judgeServerDryRun, objectsOfApply } from '../../manifests/understand.js';
+import { canonicalJson, changeOf } from '../../objects/compare.js';
+import { groupOf, kindKey, objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../../objects/model.js';
+import type { ApplyOptions } from '../../model/options.js';
+import type { ApplyPhase } from '../../model/result.js';
+import type { Deps } from './deps.js';
+
+export interface Understood {
+  refs: ObjectRef[];
+  /** Objects --prune would delete (they are snapshotted, and created again by a restore). */
+  pruned: ObjectRef[];
+  /** The server's answer to the dry run: objects as it would store them, or its refusal. */
+  server: Awaited<ReturnType<Kubectl['dryRun']>>;
+  /**
+   * The objects as they are, read while the server dry run runs (not under this run's leases: the
+   * copies a restore returns to are read again once the leases are held).
+   */
+  current: Map<string, KubeObject>;
+  /** sha256 of kubectl's reading of the inputs (the client dry run's objects, canonical JSON): the run's history names its inputs by it. */
+  digest: string;
+}
+
+/**
+ * kubectl is the parser: a client dry run names every object with its namespace resolved (it
+ * needs no namespace to exist), a server dry run over the same inputs says whether the API
+ * server would take them. Both at once.
+ */
+export async function understand(
+  request: ApplyRequest,
+  options: ApplyOptions,
+  inputs: Pick<PreparedInputs, 'origins'>,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+  part?: PartReading,
+): Promise<Understood> {
+  // The client run is only for identities: flags of the server-side apply would be refused by a
+  // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
+  // A client-side preview (--dry-run=client) asks the API server nothing, as kubectl does: the
+  // client run over the whole request is both the reading and the answer. Otherwise validation is
+  // the server dry run's job; without it in the client run, an unknown kind fails on kubectl's own
+  // mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
+  const clientOnly = options.dryRun === 'client';
+  const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
+  const serverRun = clientOnly ? undefined : deps.kubectl.dryRun(request, 'server');
+  // Never left unawaited: a failed reading below returns before the server's answer is read.
+  serverRun?.catch(() => undefined);
+  const client = await deps.kubectl.dryRun(identityRequest, 'client');
+  if (!client.ok && part) {
+    // A part that -l leaves empty holds nothing; one of kinds kubectl cannot map yet is read later.
+    if (/no objects passed to apply/.test(client.stderr)) return { refs: [], pruned: [], server: { ok: true, objects: [], pruned: [], warnings: '' }, current: new Map(), digest: digestOf([]) };
+    if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
+  }
+  if (!client.ok) {
+    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
+    const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
+    if (failure.kind === 'unreachable' || failure.kind === 'forbidden' || failure.kind === 'unauthorized' || client.timedOut) {
+      throw new KubectlError(message, undefined, client.stderr);
+    }
+    throw new InputError(message);
+  }
+  const refs = objectsOfApply(client.objects);
+  if (refs.length === 0) {
+    throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
+  }
+  deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
+  // The objects as they are, read while the API server answers the dry run.
+  const [server, current] = await Promise.all([serverRun, snapshot(refs, deps)]);
+  // The API server's warnings (a deprecated API version, an unknown field): said once, before the apply.
+  const warnings = server?.ok ? kubectlWarnings(server.warnings) : [];
+  if (warnings.length > 0) deps.reporter.emit({ kind: 'kubectl-warnings', lines: warnings });
+  // What --prune would delete, in the server's answer (kubectl prints one document per pruned object).
+  const answer = server ?? client;
+  const applied = new Set(refs.map(objectKey));
+  const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
+  const digest = digestOf(client.objects);
+  return { refs, pruned, server: answer, current, digest };
+}
+
+/** sha256 of kubectl's reading (canonical JSON); of a phased apply, of its parts' digests in order (run/apply/parts.ts). */
+export function digestOf(reading: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(reading)).digest('hex')}`;
+}
+
+/** How one part of a phased apply is read (run/apply/parts.ts). */
+export interface PartReading {
+  phase?: ApplyPhase;
+  /** kubectl's refusal means the part can only be read later (its kinds come with a CRD of this apply). */
+  readLater?(stderr: string): boolean;
+}
+
+/** kubectl cannot read this part yet: its kinds are not served before a CRD of this apply is Established. */
+export class NotReadableYet extends Error {
+  constructor(readonly stderr: string) {
+    super('kubectl cannot read these manifests yet');
+  }
+}
+
+/** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
+export async function snapshot(refs: readonly ObjectRef[], deps: Pick<Deps, 'kubectl'>): Promise<Map<string, KubeObject>> {
+  const read = await readObjects(deps.kubectl, refs);
+  if (read.unread.length > 0) throw read.unread[0]!.error;
+  return read.live;
+}
+
+/** `allRefs`: every object of the apply (a phased apply's Namespaces are in another part). */
+export function checkServerDryRun(
+  understood: Understood,
+  before: Map<string, KubeObject>,
+  inputs: Pick<PreparedInputs, 'origins'>,
+  deps: Pick<Deps, 'reporter'>,
+  allRefs: readonly ObjectRef[] = understood.refs,
+) {
+  if (understood.server.ok) return;
+  const createdNamespaces = new Set(
+    allRefs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !before.has(objectKey(ref))).map((ref) => ref.name),
+  );
+  const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces);
+  if (judgement.accepted) {
+    for (const { namespace, objects } of judgement.waived) deps.reporter.emit({ kind: 'dry-run-waived', namespace, objects });
+    return;
+  }
+  const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: judgement.errors.join('\n'), timedOut: understood.server.timedOut });
+  const quoted = withOrigins(judgement.errors.join('; '), inputs.origins);
+  if (failure.kind === 'invalid' || failure.kind === 'not-found' || failure.kind === 'other') {
+    throw new InputError(`the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`);
+  }
+  throw new KubectlError(`kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`, undefined, understood.server.stderr);
+}
+
+export function applyRequest(options: ApplyOptions, inputs: PreparedInputs): ApplyRequest {
+  return {
+    filenames: inputs.filenames,
+    recursive: inputs.recursive,
+    namespace: options.namespace,
+    applyArgs: options.applyArgs,
+    deadlineMs: options.timeoutMs,
+  };
+}
+
+/**
+ * Whether the API server's dry run says the apply changes nothing: every object it would store
+ * equals the object as it is, and nothing is pruned. A no-op apply then takes no lease and writes
+ * no journal; if something does change after all (another writer in between), it is still
+ * detected, watched and restored, only without a journal.
+ */
+export function changesNothing(understood: Understood): boolean {
+  if (!understood.server.ok || understood.pruned.length > 0) return false;
+  const wouldBe = new Map(understood.server.objects.map((object) => [objectKey(refOf(object)), object]));
+  return understood.refs.every((ref) => {
+    const key = objectKey(ref);
+    const stored = wouldBe.get(key);
+    return stored !== undefined && understood.current.has(key) && changeOf(understood.current.get(key), stored).change === 'unchanged';
+  });
+}
+
+/**
+ * Whether kguard can restore every kind the apply holds: the resource name and scope of each, from
+ * the discovery of its own group version only (kept for the restore), so an unavailable
+ * APIService elsewhere is no reason to refuse. A group version that cannot be read refuses the run
+ * before anything is applied, unless the apply also creates CRDs (their kinds appear with them).
+ */
+export async function checkRestorable(refs: readonly ObjectRef[], deps: Pick<Deps, 'kubectl'>): Promise<void> {
+  const createsKinds = refs.some((ref) => ref.kind === 'CustomResourceDefinition');
+  const resources = await deps.kubectl.apiResources(refs.map((ref) => ref.apiVersion)).catch((error: unknown) => error as Error);
+  if (createsKinds) return;
+  const next = 'check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied';
+  if (resources instanceof Error) throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
+  const unknown = refs.find((ref) => !resources.has(kindKey(ref)));
+  if (unknown) throw new KubectlError(`kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`);
+}
+
+/** kubectl's `Warning: …` lines (the API server's Warning headers, printed by client-go's warning handler), each once. */
+export function kubectlWarnings(stderr: string): string[] {
+  return [...new Set(stderr.split('\n').map((line) => line.trim()).filter((line) => line.startsWith('Warning: ')))];
+}
