@@ -41,7 +41,7 @@ export function launch(name) {
       process.exitCode = 2;
       return;
     }
-    const kind = error && error.name ? error.name : typeof error;
+    const kind = error?.name ? error.name : typeof error;
     process.stderr.write(
       `${name}: internal error (${kind}) that kguard could not report safely; its message is not printed, since it may quote cluster data. ` +
         'This is a bug in kguard: please report it with the command you ran (exit 70).\n',

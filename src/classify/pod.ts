@@ -7,7 +7,7 @@ import { isBareBackOff, judgePullError } from './pull-errors.js';
 import type { PullCause } from '../model/findings.js';
 import { fitReasons, judgeSchedulingMessage } from './scheduling.js';
 import { POD_REASONS, PULL_CAUSE_RULES, STARTING_REASONS, unknownWaitingRule, WAITING_REASONS } from './table.js';
-import type { Family, FatalPolicy, ReasonRule } from '../model/findings.js';
+import type { ReasonRule } from '../model/findings.js';
 import { oneLine } from './text.js';
 import type { Finding } from '../model/findings.js';
 

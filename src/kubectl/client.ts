@@ -1,7 +1,7 @@
 // The typed face of kubectl: every method runs the real binary through `exec`, with a deadline,
 // and returns parsed results. Failures become KubectlError with a one-paragraph diagnosis.
-import { KubectlError, InputError } from '../errors.js';
-import type { KubeEvent, KubeList } from '../kube.js';
+import { type KubectlError, InputError } from '../errors.js';
+import type { KubeEvent, } from '../kube.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { KubeObject, ObjectRef } from '../objects/model.js';
 import { parseApplyOutput } from './output/apply-output.js';
@@ -9,8 +9,8 @@ import type { AppliedObject } from '../model/result.js';
 import { diagnoseKubectlFailure } from './output/diagnose.js';
 import { diffsByObject } from './output/diff-output.js';
 import type { Exec, ExecResult, StreamExec } from './process/exec.js';
-import { collectionPath, groupVersionPath, resourceNameIn, resourceTypeOf, snapshotOf } from './resources.js';
-import { isTransientFailure, retryTransient } from './transient.js';
+import { collectionPath, resourceTypeOf, snapshotOf } from './resources.js';
+import { retryTransient } from './transient.js';
 import { WatchEventReader, type WatchEvent } from './channel/watch-events.js';
 import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';

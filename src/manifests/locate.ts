@@ -80,7 +80,7 @@ export function manifestLocator(filenames: readonly string[], recursive: boolean
 export function manifestFiles(filenames: readonly string[], recursive: boolean): string[] {
   const files: string[] = [];
   const visit = (file: string, top: boolean) => {
-    let info;
+    let info: ReturnType<typeof statSync>;
     try {
       info = statSync(file);
     } catch {

@@ -1,7 +1,7 @@
 // What an apply holds, in kubectl's own reading, and whether the API server would take it. Pure:
 // the caller runs the dry runs (kubectl/client.ts) and hands their output here.
 import type { KubeObject, ObjectRef } from '../objects/model.js';
-import { describeObject, objectKey, refOf } from '../objects/model.js';
+import { objectKey, refOf } from '../objects/model.js';
 
 /** The objects kubectl would apply, first occurrence of each identity, in kubectl's order. */
 export function objectsOfApply(objects: readonly KubeObject[]): ObjectRef[] {

@@ -28,7 +28,7 @@ function walk(a: unknown, b: unknown, path: Array<string | number>, out: FieldPa
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
-    a.forEach((item, index) => walk(item, b[index], [...path, index], out));
+    for (const [index, item] of a.entries()) walk(item, b[index], [...path, index], out);
     return;
   }
   const left = a as Record<string, unknown>;

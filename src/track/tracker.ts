@@ -11,7 +11,7 @@ import { judge, newPodsOf, NO_PROGRESS, rememberSeen, type RolloutRules } from '
 import { NO_OVERRIDES, type Overrides } from '../kinds/overrides.js';
 import { findObject, rowFor, type KindRow } from '../kinds/table.js';
 import type { Kubectl } from '../kubectl/types.js';
-import type { Phase, Reporter } from '../model/events.js';
+import type { Reporter } from '../model/events.js';
 import type { ContainerLog, Diagnosis } from '../model/findings.js';
 import type { TrackOptions } from '../model/options.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';

@@ -59,7 +59,7 @@ describe('a big apply', () => {
     expect(run.exitCode, run.output).toBe(3);
     const secrets = new Set(journalWrites.map((secret) => `${secret.metadata.namespace}/${secret.metadata.name}`));
     expect(secrets.size, [...secrets].join(', ')).toBeGreaterThanOrEqual(4);
-    expect(run.output).toMatch(new RegExp(`pre-apply copies journalled in \\d+ Secrets kguard-\\S+-journal… in namespace default \\(\\d+\\) until the run ends`));
+    expect(run.output).toMatch(/pre-apply copies journalled in \d+ Secrets kguard-\S+-journal… in namespace default \(\d+\) until the run ends/);
     for (const secret of journalWrites) {
       const bytes = Buffer.from((secret as unknown as { data: { journal: string } }).data.journal, 'base64').length;
       expect(bytes).toBeLessThan(700 * 1024);

@@ -49,7 +49,7 @@ describe('an immutable ConfigMap', () => {
     const lines = run.output.split('\n');
     const from = lines.findIndex((line) => line.includes('configmap/settings (namespace default): left as applied because of --rollback none'));
     expect(from, run.output).toBeGreaterThan(-1);
-    const commands = lines.slice(from + 1).filter((line, index, rest) => rest.slice(0, index + 1).every((previous) => previous.startsWith('    kubectl '))).map((line) => line.trim());
+    const commands = lines.slice(from + 1).filter((_line, index, rest) => rest.slice(0, index + 1).every((previous) => previous.startsWith('    kubectl '))).map((line) => line.trim());
     expect(commands).toEqual([expect.stringMatching(/^kubectl delete configmap\/settings -n default$/), expect.stringMatching(/^kubectl create -f \S+configmap-default-settings\.json$/)]);
     for (const command of commands) {
       const pasted = await kubectl(sandboxed.cluster, command.split(' ').slice(1));

@@ -141,7 +141,7 @@ async function namespacedKinds(): Promise<Set<string>> {
       .split('\n')
       .filter(Boolean)
       .map((line) => line.trim().split(/\s+/))
-      .map((columns) => columns[columns.findIndex((column) => column === 'true') + 1] ?? ''),
+      .map((columns) => columns[columns.indexOf('true') + 1] ?? ''),
   );
 }
 

@@ -159,7 +159,7 @@ describe('restoring a pre-apply copy with kubectl replace --raw', () => {
     const staleResult = await kubectl(cluster, ['replace', '-f', stale]);
     expect(staleResult).toMatchObject({ exitCode: 1 });
     expect(staleResult.stderr).toBe(
-      'Error from server (Conflict): error when replacing "' + stale + '": Operation cannot be fulfilled on deployments.apps "guarded": the object has been modified; please apply your changes to the latest version and try again',
+      `Error from server (Conflict): error when replacing "${stale}": Operation cannot be fulfilled on deployments.apps "guarded": the object has been modified; please apply your changes to the latest version and try again`,
     );
 
     const otherUid = join(scratch, 'other-uid.json');

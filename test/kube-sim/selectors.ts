@@ -49,7 +49,7 @@ export function matchesLabelSelector(selector: LabelSelectorObject | undefined, 
 }
 
 function matchesRequirement(requirement: Requirement, labels: Record<string, string>): boolean {
-  const present = Object.prototype.hasOwnProperty.call(labels, requirement.key);
+  const present = Object.hasOwn(labels, requirement.key);
   switch (requirement.operator) {
     case 'Exists':
       return present;

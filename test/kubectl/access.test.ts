@@ -76,7 +76,7 @@ describe('reviewAccess: through the API channel or one process', () => {
 
   it('a refused review through the proxy is an error in kubectl\'s words', async () => {
     let asked = 0;
-    const run = async (args: readonly string[], input: string): Promise<ExecResult> => {
+    const run = async (_args: readonly string[], input: string): Promise<ExecResult> => {
       asked += 1;
       return asked === 1 ? { exitCode: 0, stdout: answer(input, true), stderr: '', proxied: true } : { exitCode: 1, stdout: '', stderr: 'Error from server (Forbidden): selfsubjectaccessreviews.authorization.k8s.io is forbidden\n', proxied: true };
     };

@@ -10,7 +10,10 @@ const diagnosis: Diagnosis = { summary: 'new pods cannot pull their image "x:1":
 
 function run(events: RunEvent[]): string {
   let log = '';
-  const stream = { write: (text: string) => ((log += text), true) } as unknown as NodeJS.WritableStream;
+  const stream = { write: (text: string) => {
+      log += text;
+      return true;
+    } } as unknown as NodeJS.WritableStream;
   const plain: Reporter = { emit: (event) => stream.write(`${formatEvent(event).text}\n`), close: () => undefined };
   const reporter = new GitlabCiReporter(plain, stream, () => 1_700_000_000_000);
   for (const event of events) reporter.emit(event);

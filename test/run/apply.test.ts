@@ -100,7 +100,7 @@ describe('runApply', () => {
     expect(exitCodeFor(result)).toBe(0);
     const kept = [...cluster.live.values()].filter((object) => object.kind === 'Secret');
     expect(kept.map((secret) => secret.metadata.labels?.['kguard.dev/history'])).toEqual(['v1']);
-    expect(readHistorySecret(kept[0]!).objects.map(({ ref, change, before }) => [ref.name, change, (before?.['data'] as { mode?: string }).mode])).toEqual([['settings', 'configured', 'old']]);
+    expect(readHistorySecret(kept[0]!).objects.map(({ ref, change, before }) => [ref.name, change, (before?.['data'] as { mode?: string } | undefined)?.mode])).toEqual([['settings', 'configured', 'old']]);
     expect(reporter.kinds()).toContain('history-kept');
   });
 

@@ -24,7 +24,10 @@ function watchedCluster(objects: Record<string, KubeObject[]>, listAnswer?: (que
       const done = new Promise<End>((resolve) => (end = resolve));
       const watch = { emit: onEvent, end: (how: End) => end(how), stopped: false };
       watches.set(query.type, watch);
-      return { done, stop: () => ((watch.stopped = true), end({ ended: true })) };
+      return { done, stop: () => {
+          watch.stopped = true;
+          end({ ended: true });
+        } };
     },
     async workloadState(namespace: string): Promise<WorkloadSnapshot> {
       polls.push(namespace);
@@ -60,7 +63,11 @@ describe('WatchSource', () => {
     const reporter = new RecordingReporter();
     const forbidden = { ok: false as const, message: 'pods is forbidden: User "ci" cannot list resource "pods"', transient: false };
     let podLists = 0;
-    const { kubectl, polls } = watchedCluster({}, (query) => (query.type === 'pods' ? (podLists++, forbidden) : undefined));
+    const { kubectl, polls } = watchedCluster({}, (query) => {
+      if (query.type !== 'pods') return undefined;
+      podLists++;
+      return forbidden;
+    });
     const source = new WatchSource(queries, { kubectl, clock, reporter }, options);
     for (let attempt = 1; attempt < WATCH_CACHE_DEFAULTS.giveUpAfter; attempt += 1) {
       await until(() => podLists === attempt);

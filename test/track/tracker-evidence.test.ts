@@ -36,7 +36,7 @@ function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEv
 
 describe('trackRollouts evidence', () => {
   it('reads the crashed container\'s last lines when the verdict is reached, and prints them in the failure', async () => {
-    const logText = Array.from({ length: 8 }, (_, index) => `line ${index + 1}`).join('\n') + '\nError: connect ECONNREFUSED 10.0.0.5:5432\r\n\n';
+    const logText = `${Array.from({ length: 8 }, (_, index) => `line ${index + 1}`).join('\n')}\nError: connect ECONNREFUSED 10.0.0.5:5432\r\n\n`;
     const { kubectl, calls } = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('crash-loop-backoff')] })], {}, logText);
     const reporter = new RecordingReporter();
     const tracked = await trackRollouts([target], { ...options, logLines: 3 }, { kubectl, clock: new FakeClock(), reporter });

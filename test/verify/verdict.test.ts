@@ -44,7 +44,7 @@ describe('commandOutcome', () => {
 
 describe('outputLines', () => {
   it('keeps the last 50 lines, each at most 500 characters', () => {
-    const output = Array.from({ length: 80 }, (_, index) => `line ${index}`).join('\n') + `\n${'x'.repeat(900)}\n`;
+    const output = `${Array.from({ length: 80 }, (_, index) => `line ${index}`).join('\n')}\n${'x'.repeat(900)}\n`;
     const lines = outputLines({ output, truncated: false });
     expect(lines).toHaveLength(50);
     expect(lines[0]).toBe('line 31');

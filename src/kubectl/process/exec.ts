@@ -271,8 +271,16 @@ export const execCommand: CommandExec = async (command, options) => {
       }, KILL_GRACE_MS),
     );
   };
-  timers.push(setTimeout(() => ((timedOut = true), stop()), options.timeoutMs));
-  const onCancel = () => ((cancelled = true), stop());
+  timers.push(
+    setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs),
+  );
+  const onCancel = () => {
+    cancelled = true;
+    stop();
+  };
   if (options.cancelSignal?.aborted) onCancel();
   else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
   try {

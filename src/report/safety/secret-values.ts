@@ -35,7 +35,7 @@ const MAY_NAME_A_SECRET = /Secret|\\[xuU]|\\\r?\n/;
 /** The Secret values of one text's documents; undefined when the parser rejects the text as a whole. */
 function valuesOf(text: string): string[] | undefined {
   const values: string[] = [];
-  let documents;
+  let documents: ReturnType<typeof parseAllDocuments>;
   try {
     documents = parseAllDocuments(text, { version: '1.1', uniqueKeys: false });
   } catch {

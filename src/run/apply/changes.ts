@@ -54,7 +54,7 @@ export async function track(objects: PendingObject[], options: ApplyOptions, dep
 
 /** The one line that says where a tracked workload's rollout ended. */
 export function reportVerdict(object: PendingObject, outcome: TrackedOutcome, deps: Pick<Deps, 'reporter'>) {
-  const { verdict, diagnosis, elapsedMs } = outcome;
+  const { verdict, elapsedMs } = outcome;
   const workload = object.ref;
   switch (verdict.state) {
     case 'healthy':

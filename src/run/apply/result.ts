@@ -1,14 +1,6 @@
 // What a run found, as plain data, and the one function that maps it to an exit code.
 import { isChange } from '../../objects/compare.js';
-import type { Cause, Progress } from '../../model/verdict.js';
-import type { Diagnosis } from '../../model/findings.js';
-import type { Finding } from '../../model/findings.js';
 import { ExitCode } from '../../errors.js';
-import type { AppliedObject } from '../../model/result.js';
-import type { ObjectChange } from '../../model/result.js';
-import type { ObjectRef } from '../../objects/model.js';
-import type { RollbackMode } from '../../model/result.js';
-import type { RestoreResult } from '../../model/result.js';
 import type { Outcome, RunResult } from '../../model/result.js';
 import type { Verification } from '../../model/verify.js';
 

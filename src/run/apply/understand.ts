@@ -9,7 +9,7 @@ import { readObjects } from '../../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../../manifests/inputs.js';
 import { judgeServerDryRun, objectsOfApply } from '../../manifests/understand.js';
 import { canonicalJson, changeOf } from '../../objects/compare.js';
-import { groupOf, kindKey, objectKey, refOf, typeArg, type KubeObject, type ObjectRef } from '../../objects/model.js';
+import { kindKey, objectKey, refOf, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { ApplyPhase } from '../../model/result.js';
 import type { Deps } from './deps.js';

@@ -19,7 +19,7 @@ import { applyDefaults } from '../server/defaults.js';
 import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import type { EventRecorder } from './events.js';
-import { byRevision, equalRevision, REVISION_DATA_HASH_LABEL, templatePatch } from './history.js';
+import { byRevision, equalRevision, templatePatch } from './history.js';
 import { deletePodGracefully, isOwnedBy, isPodAvailable, isPodReady } from './pods.js';
 import { admitPod } from './quota.js';
 import { templateHash } from './template-hash.js';

@@ -48,7 +48,7 @@ spec:
 describe('cainjector', () => {
   it('writes caBundle into annotated webhook configurations and APIServices as manager cainjector', async () => {
     cluster = await startCluster({ timeScale: 20, scenario: { caInjector: true } });
-    const applied = await kubectl(cluster, ['apply', '-f', '-'], webhookYaml('policy', true) + '---\n' + webhookYaml('plain', false) + '---\n' + apiServiceYaml);
+    const applied = await kubectl(cluster, ['apply', '-f', '-'], `${webhookYaml('policy', true)}---\n${webhookYaml('plain', false)}---\n${apiServiceYaml}`);
     expect(applied.exitCode, applied.stderr).toBe(0);
     const webhook = () => cluster!.store.get('ValidatingWebhookConfiguration', '', 'policy')!;
     await waitFor('the caBundle of the webhook', () => webhook()['webhooks'] && (webhook()['webhooks'] as { clientConfig: { caBundle?: string } }[])[0]!.clientConfig.caBundle);

@@ -38,7 +38,7 @@ describe('finalizers added and removed by a controller', () => {
       timeScale: 20,
       scenario: { finalizers: [{ kind: 'Service', finalizer: LB_FINALIZER, match: { 'spec.type': 'LoadBalancer' }, manager: 'cloud-controller-manager', removeAfterMs: 40_000 }] },
     });
-    await kubectl(cluster, ['apply', '-f', '-'], serviceYaml('web', 'LoadBalancer') + '---\n' + serviceYaml('internal', 'ClusterIP'));
+    await kubectl(cluster, ['apply', '-f', '-'], `${serviceYaml('web', 'LoadBalancer')}---\n${serviceYaml('internal', 'ClusterIP')}`);
     await waitFor('the finalizer on service/web', () => service('web')?.metadata.finalizers?.includes(LB_FINALIZER));
     expect(service('internal')?.metadata.finalizers).toBeUndefined();
     const entry = (service('web')!.metadata['managedFields'] as { manager: string; operation: string; fieldsV1: Record<string, unknown> }[]).find((e) => e.manager === 'cloud-controller-manager');

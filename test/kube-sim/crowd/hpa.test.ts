@@ -40,7 +40,7 @@ const conditions = (name: string) => Object.fromEntries(((hpa(name).status?.cond
 describe('HPA controller', () => {
   it('scales the Deployment through /scale as kube-controller-manager and reports it in its status', async () => {
     cluster = await startCluster({ timeScale: 20, scenario: { autoscaling: { desiredReplicas: { 'default/web': 5 } } } });
-    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('web', 'nginx:1.25', { replicas: 2 }) + '---\n' + hpaYaml('web', 2, 6));
+    await kubectl(cluster, ['apply', '-f', '-'], `${deploymentYaml('web', 'nginx:1.25', { replicas: 2 })}---\n${hpaYaml('web', 2, 6)}`);
     await waitFor('the HPA to scale web to 5', () => replicas('web') === 5);
 
     const entries = cluster.store.get('Deployment', 'default', 'web')!.metadata['managedFields'] as Record<string, unknown>[];
@@ -84,7 +84,7 @@ describe('HPA controller', () => {
 
   it('clamps to maxReplicas (TooManyReplicas) and brings a target below minReplicas up', async () => {
     cluster = await startCluster({ timeScale: 20, scenario: { autoscaling: { desiredReplicas: { busy: 40 } } } });
-    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('busy', 'nginx:1.25', { replicas: 3 }) + '---\n' + hpaYaml('busy', 1, 4) + '---\n' + deploymentYaml('small', 'nginx:1.25', { replicas: 1 }) + '---\n' + hpaYaml('small', 3, 5));
+    await kubectl(cluster, ['apply', '-f', '-'], `${deploymentYaml('busy', 'nginx:1.25', { replicas: 3 })}---\n${hpaYaml('busy', 1, 4)}---\n${deploymentYaml('small', 'nginx:1.25', { replicas: 1 })}---\n${hpaYaml('small', 3, 5)}`);
     await waitFor('busy at its max', () => replicas('busy') === 4);
     await waitFor('the busy HPA status', () => hpa('busy').status?.desiredReplicas === 4);
     expect(conditions('busy')['ScalingLimited']).toBe('True TooManyReplicas: the desired replica count is more than the maximum replica count');
@@ -106,7 +106,7 @@ describe('HPA controller', () => {
 
   it('scales down only after the 300 s stabilization window (the annotation knob)', async () => {
     cluster = await startCluster({ timeScale: 100 });
-    await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('web', 'nginx:1.25', { replicas: 2 }) + '---\n' + hpaYaml('web', 1, 6));
+    await kubectl(cluster, ['apply', '-f', '-'], `${deploymentYaml('web', 'nginx:1.25', { replicas: 2 })}---\n${hpaYaml('web', 1, 6)}`);
     await kubectl(cluster, ['annotate', 'hpa', 'web', 'sim.kguard.dev/desired-replicas=5']);
     await waitFor('web at 5', () => replicas('web') === 5);
     await kubectl(cluster, ['annotate', '--overwrite', 'hpa', 'web', 'sim.kguard.dev/desired-replicas=2']);

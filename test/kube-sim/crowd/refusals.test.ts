@@ -78,8 +78,8 @@ data:
     expect(recreated.exitCode).toBe(1);
     const labels = `map[string]string{"batch.kubernetes.io/controller-uid":"${oldUid}", "batch.kubernetes.io/job-name":"migrate", "controller-uid":"${oldUid}", "job-name":"migrate"}`;
     expect(recreated.stderr).toMatch(/^The Job "migrate" is invalid: \n/);
-    expect(recreated.stderr).toMatch(new RegExp(`\\* spec\\.template\\.metadata\\.labels\\[controller-uid\\]: Invalid value: ${escape(labels)}: must be '[0-9a-f-]{36}'`));
-    expect(recreated.stderr).toMatch(new RegExp(`\\* spec\\.template\\.metadata\\.labels\\[batch\\.kubernetes\\.io/controller-uid\\]: Invalid value: ${escape(labels)}: must be '[0-9a-f-]{36}'`));
+    expect(recreated.stderr).toMatch(new RegExp(`\\* spec\\.template\\.metadata\\.labels\\[controller-uid\\]: Invalid value: ${escapeRegExp(labels)}: must be '[0-9a-f-]{36}'`));
+    expect(recreated.stderr).toMatch(new RegExp(`\\* spec\\.template\\.metadata\\.labels\\[batch\\.kubernetes\\.io/controller-uid\\]: Invalid value: ${escapeRegExp(labels)}: must be '[0-9a-f-]{36}'`));
     expect(recreated.stderr).toContain(
       `* spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"batch.kubernetes.io/controller-uid":"${oldUid}"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: \`selector\` not auto-generated`,
     );
@@ -102,6 +102,6 @@ data:
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

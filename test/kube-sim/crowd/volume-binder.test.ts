@@ -60,7 +60,7 @@ const eventsOf = (name: string) =>
 describe('PV binder', () => {
   it('provisions and binds a claim of an Immediate StorageClass as the real controllers write it', async () => {
     cluster = await startCluster({ timeScale: 20 });
-    await kubectl(cluster, ['apply', '-f', '-'], classYaml('fast', 'ebs.csi.aws.com', 'Immediate') + '---\n' + claimYaml('data', 'fast') + '---\n' + claimYaml('plain'));
+    await kubectl(cluster, ['apply', '-f', '-'], `${classYaml('fast', 'ebs.csi.aws.com', 'Immediate')}---\n${claimYaml('data', 'fast')}---\n${claimYaml('plain')}`);
     await waitFor('the claim Bound', () => claim('data')?.status?.phase === 'Bound');
     const bound = claim('data')!;
     const volumeName = `pvc-${bound.metadata.uid}`;
@@ -113,7 +113,7 @@ describe('PV binder', () => {
 
   it('waits for the first consumer, then provisions on its node', async () => {
     cluster = await startCluster({ timeScale: 20 });
-    await kubectl(cluster, ['apply', '-f', '-'], classYaml('local', 'rancher.io/local-path', 'WaitForFirstConsumer') + '---\n' + claimYaml('cache', 'local'));
+    await kubectl(cluster, ['apply', '-f', '-'], `${classYaml('local', 'rancher.io/local-path', 'WaitForFirstConsumer')}---\n${claimYaml('cache', 'local')}`);
     await waitFor('WaitForFirstConsumer', () => eventsOf('cache').length > 0);
     expect(eventsOf('cache')).toEqual(['WaitForFirstConsumer: waiting for first consumer to be created before binding']);
     expect(claim('cache')?.status?.phase).toBe('Pending');

@@ -157,13 +157,19 @@ export async function startApiServer(store: Store, clock: SimClock, options: Api
    * The write runs to the end (stored, watch events sent) but its answer is dropped: the client
    * gets the 504 a timed-out request gets, unless the write itself failed.
    */
-  async function serveThenTimeOut(req: IncomingMessage, res: ServerResponse, serve: () => Promise<void>): Promise<void> {
+  async function serveThenTimeOut(_req: IncomingMessage, res: ServerResponse, serve: () => Promise<void>): Promise<void> {
     const writeHead = res.writeHead.bind(res);
     const end = res.end.bind(res);
     let head: Parameters<typeof res.writeHead> | undefined;
     let body: Parameters<typeof res.end> | undefined;
-    res.writeHead = ((...args: Parameters<typeof res.writeHead>) => ((head = args), res)) as typeof res.writeHead;
-    res.end = ((...args: Parameters<typeof res.end>) => ((body = args), res)) as typeof res.end;
+    res.writeHead = ((...args: Parameters<typeof res.writeHead>) => {
+      head = args;
+      return res;
+    }) as typeof res.writeHead;
+    res.end = ((...args: Parameters<typeof res.end>) => {
+      body = args;
+      return res;
+    }) as typeof res.end;
     try {
       await serve();
     } finally {

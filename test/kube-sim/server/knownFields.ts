@@ -87,7 +87,7 @@ export function strictDecodingMessage(kind: string, version: string, fields: str
 function walk(value: unknown, expected: Shape, path: string, found: string[], prune: boolean): void {
   if (expected.list) {
     if (!Array.isArray(value)) return;
-    value.forEach((item, index) => walk(item, { fields: expected.fields }, `${path}[${index}]`, found, prune));
+    for (const [index, item] of value.entries()) walk(item, { fields: expected.fields }, `${path}[${index}]`, found, prune);
     return;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return;

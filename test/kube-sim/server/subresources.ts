@@ -98,5 +98,5 @@ function tail(text: string, tailLines: string | null): string {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const kept = Number(tailLines) === 0 ? [] : lines.slice(-Number(tailLines));
-  return kept.length > 0 ? kept.join('\n') + '\n' : '';
+  return kept.length > 0 ? `${kept.join('\n')}\n` : '';
 }

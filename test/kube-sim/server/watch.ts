@@ -46,7 +46,7 @@ export function serveWatch(context: ApiContext, route: ResourceRoute, query: URL
       table && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')
         ? tableOf(route.type.kind, [object as KubeObject], { version: table, now: context.clock.now(), includeObject: query.get('includeObject') })
         : object;
-    res.write(JSON.stringify({ type, object: printed }) + '\n');
+    res.write(`${JSON.stringify({ type, object: printed })}\n`);
   };
 
   if (replay === 'expired') {

@@ -59,5 +59,5 @@ export function volumeMountErrors(store: Store, pod: KubeObject): string[] {
 
 function hasKey(obj: KubeObject, fields: string[], key: string | undefined): boolean {
   if (key === undefined) return true;
-  return fields.some((field) => Object.prototype.hasOwnProperty.call((obj[field] as Record<string, unknown> | undefined) ?? {}, key));
+  return fields.some((field) => Object.hasOwn((obj[field] as Record<string, unknown> | undefined) ?? {}, key));
 }

@@ -118,7 +118,7 @@ export class SimulatedRegistry {
     const repositoryWritten = ref.written.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
     const repositoryNormalized = `${ref.domain}/${ref.path}`;
     for (const key of [ref.written, ref.normalized, repositoryWritten, repositoryNormalized]) {
-      if (Object.prototype.hasOwnProperty.call(registry, key)) return registry[key];
+      if (Object.hasOwn(registry, key)) return registry[key];
     }
     for (const [pattern, entry] of Object.entries(registry)) {
       if (!pattern.includes('*')) continue;

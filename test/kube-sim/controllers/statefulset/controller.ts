@@ -144,7 +144,7 @@ export class StatefulSetController {
     const minReady = set.spec?.minReadySeconds ?? 0;
     const currentSet = { ...set, spec: { ...set.spec, template: templateOf(current) } };
     const updateSet = { ...set, spec: { ...set.spec, template: templateOf(update) } };
-    const status = countReplicas(set, current, update, collisionCount, pods, now);
+    const _status = countReplicas(set, current, update, collisionCount, pods, now);
 
     const replicaCount = set.spec?.replicas ?? 1;
     const replicas: KubeObject[] = new Array(replicaCount);

@@ -69,7 +69,7 @@ function get(document: JsonValue, tokens: string[], path: string): JsonValue {
 /** Sets (or, in arrays and without `replaceExisting`, inserts) the value at `tokens`. */
 function insert(document: JsonValue, tokens: string[], value: JsonValue, replaceExisting: boolean): JsonValue {
   if (tokens.length === 0) return value;
-  const parentPath = '/' + tokens.slice(0, -1).join('/');
+  const parentPath = `/${tokens.slice(0, -1).join('/')}`;
   const parent = get(document, tokens.slice(0, -1), parentPath);
   const last = tokens[tokens.length - 1]!;
   if (Array.isArray(parent)) {

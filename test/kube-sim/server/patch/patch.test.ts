@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- results are inspected as free-form JSON */
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, JsonValue } from '../../json.js';
+import type { JsonValue } from '../../json.js';
 import { applyPatch } from './index.js';
 
 const deploymentSpec = {
