@@ -13,7 +13,8 @@ import { join } from 'node:path';
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_COMPILE_CACHE (Node's own) puts it elsewhere.
 try {
   const cacheRoot = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : '');
-  if (module.enableCompileCache && cacheRoot && !process.env.NODE_COMPILE_CACHE) module.enableCompileCache(join(cacheRoot, 'kguard', 'compile-cache'));
+  if (module.enableCompileCache && cacheRoot && !process.env.NODE_COMPILE_CACHE)
+    module.enableCompileCache(join(cacheRoot, 'kguard', 'compile-cache'));
 } catch {
   // Only a start-up time saving: without it kguard runs the same.
 }
@@ -33,11 +34,16 @@ const modified = (file) => {
 export function launch(name) {
   const bundled = modified('../dist/kguard.mjs');
   const compiled = modified('../dist/.tsbuildinfo');
-  const entry = bundled !== undefined && compiled !== undefined && bundled >= compiled ? '../dist/kguard.mjs' : '../dist/src/cli/main.js';
+  const entry =
+    bundled !== undefined && compiled !== undefined && bundled >= compiled
+      ? '../dist/kguard.mjs'
+      : '../dist/src/cli/main.js';
   import(entry).catch((error) => {
     const missing = error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('cli/main.js');
     if (missing) {
-      process.stderr.write(`${name}: dist/src/cli/main.js is missing. Run "npm run build" in the kguard checkout first.\n`);
+      process.stderr.write(
+        `${name}: dist/src/cli/main.js is missing. Run "npm run build" in the kguard checkout first.\n`,
+      );
       process.exitCode = 2;
       return;
     }

@@ -24,7 +24,9 @@ export function actionBuildOptions(): BuildOptions {
     target: 'node20',
     format: 'esm',
     // Packages that still call require() for Node's built-ins (execa's cross-spawn) need one in ESM.
-    banner: { js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(import.meta.url);",
+    },
     define: { KGUARD_BUNDLED_VERSION: JSON.stringify(version()) },
     legalComments: 'eof',
     logLevel: 'warning',
@@ -42,7 +44,9 @@ export function seaBuildOptions(): BuildOptions {
   return {
     ...actionBuildOptions(),
     entryPoints: ['src/cli/main.ts'],
-    banner: { js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(process.execPath);" },
+    banner: {
+      js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(process.execPath);",
+    },
   };
 }
 
@@ -58,7 +62,9 @@ export function cliBuildOptions(): BuildOptions {
     ...actionBuildOptions(),
     entryPoints: ['src/cli/main.ts'],
     // Resolved from dist/: yaml for the lazy require()s, and Node's built-ins for CommonJS packages.
-    banner: { js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(import.meta.url);",
+    },
     legalComments: 'none',
   };
 }

@@ -26,9 +26,20 @@ export async function buildSea(directory: string, name = 'kguard'): Promise<stri
   execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'ignore' });
   const executable = path.join(directory, name);
   copyFileSync(process.execPath, executable);
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'), executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL_FUSE], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'),
+      executable,
+      'NODE_SEA_BLOB',
+      blob,
+      '--sentinel-fuse',
+      SENTINEL_FUSE,
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   return executable;
 }
 
@@ -41,7 +52,7 @@ export function seaMainScript(bundle: string): string {
     '// kguard as a single executable: the CLI is the ES module below (esbuild bundle of src/cli/main.ts).',
     `const bundle = ${JSON.stringify(Buffer.from(bundle).toString('base64'))};`,
     "import('data:text/javascript;base64,' + bundle).catch((error) => {",
-    "  const kind = error && error.name ? error.name : typeof error;",
+    '  const kind = error && error.name ? error.name : typeof error;',
     "  process.stderr.write('kguard: internal error (' + kind + ') that kguard could not report safely; its message is not printed, since it may quote cluster data. This is a bug in kguard: please report it with the command you ran (exit 70).\\n');",
     '  process.exitCode = 70;',
     '});',

@@ -13,9 +13,12 @@ export const MAX_DURATION_MS = 2 ** 31 - 1;
 /** 300ms, 90s, 5m, 1m30s; a bare number is seconds. `what` names the flag or annotation. */
 export function parseDuration(text: string, what: string): number {
   const ms = durationMs(text.trim());
-  if (ms === undefined) throw new InputError(`${what} ${JSON.stringify(text)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
+  if (ms === undefined)
+    throw new InputError(`${what} ${JSON.stringify(text)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
   if (ms > MAX_DURATION_MS) {
-    throw new InputError(`${what} ${text} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`);
+    throw new InputError(
+      `${what} ${text} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`,
+    );
   }
   return ms;
 }

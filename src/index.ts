@@ -101,7 +101,9 @@ export interface ApplyInput {
  * The platform's AbortSignal (Node's, or the DOM's) as the consumer's own types declare it, so
  * the published types need neither @types/node nor the DOM library (test/api/types.test.ts).
  */
-export type PlatformAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer Signal } } ? Signal : never;
+export type PlatformAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer Signal } }
+  ? Signal
+  : never;
 
 /**
  * Applies the manifests, watches every changed workload and restores the pre-apply state of the
@@ -160,17 +162,26 @@ export interface FleetInput extends Omit<ApplyInput, 'context'> {
  * apply() does for input that no cluster could take.
  */
 export async function applyFleet(input: FleetInput): Promise<FleetReport> {
-  return libraryRun(input, async (options, deps) => (await guardedFleetApply(options, await fleetPlanOf(input), deps)).report);
+  return libraryRun(
+    input,
+    async (options, deps) => (await guardedFleetApply(options, await fleetPlanOf(input), deps)).report,
+  );
 }
 
 /** The fleet's waves: from its file, or from contexts and canary. */
 async function fleetPlanOf(input: FleetInput): Promise<FleetPlan> {
   const rollback = input.fleetRollback ?? 'all';
-  if (input.fleetFile === undefined) return { waves: planWaves(fleetWaves(input.contexts ?? [], input.canary)), rollback };
-  if (input.contexts !== undefined || input.canary !== undefined) throw new InputError(`fleetFile ${input.fleetFile} names the fleet's contexts, and so do contexts and canary: give one of them.`);
+  if (input.fleetFile === undefined)
+    return { waves: planWaves(fleetWaves(input.contexts ?? [], input.canary)), rollback };
+  if (input.contexts !== undefined || input.canary !== undefined)
+    throw new InputError(
+      `fleetFile ${input.fleetFile} names the fleet's contexts, and so do contexts and canary: give one of them.`,
+    );
   const { readFile } = await import('node:fs/promises');
   const text = await readFile(input.fleetFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new InputError(`--fleet ${input.fleetFile}: cannot read it (${error.code ?? 'unreadable'}); give a YAML or JSON file of waves (schema/fleet.schema.json).`);
+    throw new InputError(
+      `--fleet ${input.fleetFile}: cannot read it (${error.code ?? 'unreadable'}); give a YAML or JSON file of waves (schema/fleet.schema.json).`,
+    );
   });
   return { ...parseFleetFile(text, input.fleetFile), rollback };
 }

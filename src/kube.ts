@@ -228,16 +228,11 @@ export function revisionOf(object: { metadata: ObjectMeta }): number | undefined
   return Number.isFinite(revision) ? revision : undefined;
 }
 
-export function conditionOf(
-  object: { status?: { conditions?: Condition[] } },
-  type: string,
-): Condition | undefined {
+export function conditionOf(object: { status?: { conditions?: Condition[] } }, type: string): Condition | undefined {
   return object.status?.conditions?.find((condition) => condition.type === type);
 }
 
 export function isControlledBy(object: { metadata: ObjectMeta }, ownerUid: string | undefined): boolean {
   if (!ownerUid) return false;
-  return (object.metadata.ownerReferences ?? []).some(
-    (owner) => owner.controller === true && owner.uid === ownerUid,
-  );
+  return (object.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === ownerUid);
 }

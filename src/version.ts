@@ -8,7 +8,9 @@ declare const KGUARD_BUNDLED_VERSION: string | undefined;
 export function kguardVersion(): string {
   if (typeof KGUARD_BUNDLED_VERSION === 'string') return KGUARD_BUNDLED_VERSION;
   try {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: unknown;
+    };
     return typeof manifest.version === 'string' ? manifest.version : 'unknown';
   } catch {
     return 'unknown';

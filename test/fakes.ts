@@ -86,8 +86,18 @@ export async function flush(rounds = 20): Promise<void> {
 }
 
 /** A snapshot as one look reads it, from its parts (every object goes into `objects`, pods too). */
-export function snapshotFrom(parts: { deployments?: readonly unknown[]; replicaSets?: readonly unknown[]; pods?: readonly unknown[]; others?: readonly unknown[] }): WorkloadSnapshot {
-  return snapshotOf([...(parts.deployments ?? []), ...(parts.replicaSets ?? []), ...(parts.pods ?? []), ...(parts.others ?? [])] as KubeObject[]);
+export function snapshotFrom(parts: {
+  deployments?: readonly unknown[];
+  replicaSets?: readonly unknown[];
+  pods?: readonly unknown[];
+  others?: readonly unknown[];
+}): WorkloadSnapshot {
+  return snapshotOf([
+    ...(parts.deployments ?? []),
+    ...(parts.replicaSets ?? []),
+    ...(parts.pods ?? []),
+    ...(parts.others ?? []),
+  ] as KubeObject[]);
 }
 
 /** What kguard expects of an object it applied: the object itself. */

@@ -32,7 +32,9 @@ export default class SummaryReporter implements Reporter {
   private alive(): void {
     const seconds = Math.round((Date.now() - this.startedAt) / 1000);
     const running = [...this.running].sort().join(', ');
-    process.stdout.write(`tests: still running after ${seconds}s: ${this.done} of ${this.total} files done${running ? `; running ${running}` : ''}\n`);
+    process.stdout.write(
+      `tests: still running after ${seconds}s: ${this.done} of ${this.total} files done${running ? `; running ${running}` : ''}\n`,
+    );
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {

@@ -8,5 +8,9 @@ if (process.env.KGUARD_BUNDLE_ROLE === 'cli') {
   await import('../cli/main.js');
 } else {
   const { runAction } = await import('./run.js');
-  process.exitCode = await runAction({ command: process.execPath, args: [fileURLToPath(import.meta.url)], env: { KGUARD_BUNDLE_ROLE: 'cli' } });
+  process.exitCode = await runAction({
+    command: process.execPath,
+    args: [fileURLToPath(import.meta.url)],
+    env: { KGUARD_BUNDLE_ROLE: 'cli' },
+  });
 }

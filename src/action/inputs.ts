@@ -74,7 +74,9 @@ export function kguardArgs(inputs: ActionInputs, files: { kubeconfig?: string; j
     ...(inputs.canary ? ['--canary', inputs.canary] : []),
     ...(inputs.fleet ? ['--fleet', inputs.fleet] : []),
     // The default (all) is kguard's too; said only for a fleet, where it means something.
-    ...(inputs.fleetRollback && (inputs.contexts || inputs.canary || inputs.fleet) ? ['--fleet-rollback', inputs.fleetRollback] : []),
+    ...(inputs.fleetRollback && (inputs.contexts || inputs.canary || inputs.fleet)
+      ? ['--fleet-rollback', inputs.fleetRollback]
+      : []),
     ...(files.kubeconfig ? ['--kubeconfig', files.kubeconfig] : []),
     ...(inputs.dryRun ? [`--dry-run=${inputs.dryRun}`] : []),
     ...(inputs.diff ? ['--diff'] : []),
@@ -97,7 +99,11 @@ export function kguardArgs(inputs: ActionInputs, files: { kubeconfig?: string; j
  */
 export function kubeconfigInput(value: string | undefined): { path: string } | { content: string } | undefined {
   if (value === undefined) return undefined;
-  return /\n/.test(value) || /^\s*(apiVersion|kind|clusters|contexts|users|current-context)\s*:/.test(value) || value.startsWith('{') ? { content: value } : { path: value };
+  return /\n/.test(value) ||
+    /^\s*(apiVersion|kind|clusters|contexts|users|current-context)\s*:/.test(value) ||
+    value.startsWith('{')
+    ? { content: value }
+    : { path: value };
 }
 
 function listInput(value: string | undefined): string | undefined {

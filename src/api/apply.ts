@@ -118,7 +118,9 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
             outcome: known.outcome,
             exitCode: exitCodeOfRun(known),
             restored: anythingRestored(known),
-            failedWorkloads: known.objects.filter((object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked).length,
+            failedWorkloads: known.objects.filter(
+              (object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked,
+            ).length,
           });
         }
       },

@@ -8,7 +8,9 @@ import { InputError } from '../errors.js';
 
 export async function readStdin(): Promise<Uint8Array> {
   if (process.stdin.isTTY) {
-    throw new InputError('-f - reads manifests from stdin, but stdin is a terminal. Pipe the manifests in: cat app.yaml | kguard apply -f -');
+    throw new InputError(
+      '-f - reads manifests from stdin, but stdin is a terminal. Pipe the manifests in: cat app.yaml | kguard apply -f -',
+    );
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -51,7 +53,9 @@ export function missingKubeconfig(
 ): string | undefined {
   const flag = connectionArgs.find((arg) => arg.startsWith('--kubeconfig='))?.slice('--kubeconfig='.length);
   if (flag !== undefined) {
-    return exists(flag) ? undefined : `the kubeconfig file ${flag} (--kubeconfig) does not exist. Check the path; nothing was applied.`;
+    return exists(flag)
+      ? undefined
+      : `the kubeconfig file ${flag} (--kubeconfig) does not exist. Check the path; nothing was applied.`;
   }
   // A server named on the command line, or a pod's service account, needs no kubeconfig file.
   if (connectionArgs.some((arg) => /^(--server|-s)=/.test(arg)) || env.KUBERNETES_SERVICE_HOST) return undefined;

@@ -36,23 +36,42 @@ export interface FleetResult {
   exitCode: number;
 }
 
-export async function guardedFleetApply(options: GuardedApplyOptions, plan: FleetPlan, deps: FleetDeps): Promise<FleetResult> {
+export async function guardedFleetApply(
+  options: GuardedApplyOptions,
+  plan: FleetPlan,
+  deps: FleetDeps,
+): Promise<FleetResult> {
   if (options.connectionArgs.some((arg) => arg.startsWith('--context='))) {
-    throw new InputError('--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context.');
+    throw new InputError(
+      '--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context.',
+    );
   }
   if (plan.rollback === 'all' && !options.journal && !options.dryRun) {
-    throw new InputError('--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.');
+    throw new InputError(
+      '--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.',
+    );
   }
   // One id for the whole fleet run, journalled in every cluster it changes: `kguard status` and
   // `kguard rollback FLEET --contexts` find the fleet's runs by it after a crash.
-  const fleet: FleetRun = { runId: deps.fleetRunId ?? makeFleetRunId(), contexts: plan.waves.flatMap((wave) => wave.contexts) };
+  const fleet: FleetRun = {
+    runId: deps.fleetRunId ?? makeFleetRunId(),
+    contexts: plan.waves.flatMap((wave) => wave.contexts),
+  };
   // One run's end must not end the terminal's reporter: the fleet closes it once, at its end.
   const shared: Reporter = { emit: (event) => deps.reporter.emit(event), close: () => undefined };
   // `-f -` is read once and given to every cluster.
   let stdin: Promise<Uint8Array> | undefined;
   const readStdin = () => (stdin ??= deps.readStdin());
   const ends: Array<ClusterEnd & { report: JsonReport | null }> = plan.waves.flatMap((wave, index) =>
-    wave.contexts.map((context) => ({ context, wave: index + 1, outcome: 'not-reached' as const, exitCode: null, runId: null, message: null, report: null })),
+    wave.contexts.map((context) => ({
+      context,
+      wave: index + 1,
+      outcome: 'not-reached' as const,
+      exitCode: null,
+      runId: null,
+      message: null,
+      report: null,
+    })),
   );
   const optionsOf = (end: ClusterEnd) => clusterOptions(options, end.context, plan.waves[end.wave - 1]!, plan, fleet);
   // Every cluster's kubeconfig (a fleet file may give each its own) exists before any is applied to.
@@ -63,17 +82,35 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
 
   for (const [index, { parallel }] of plan.waves.entries()) {
     const wave = ends.filter((end) => end.wave === index + 1);
-    const sections = new ClusterSections(shared, wave.map((end) => end.context));
+    const sections = new ClusterSections(
+      shared,
+      wave.map((end) => end.context),
+    );
     await eachAtMost(wave, parallel ?? wave.length, async (end) => {
       const reporter = sections.reporterFor(end.context);
-      reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'apply', fleetRunId: fleet.runId });
+      reporter.emit({
+        kind: 'fleet-cluster',
+        context: end.context,
+        wave: end.wave,
+        step: 'apply',
+        fleetRunId: fleet.runId,
+      });
       try {
         const run = await guardedApply(optionsOf(end), { ...deps, reporter, readStdin });
-        Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
+        Object.assign(end, {
+          outcome: run.report.outcome,
+          exitCode: run.exitCode,
+          runId: run.runId,
+          report: run.report,
+        });
       } catch (error) {
         // kguard could not run there (unreachable, refused, bad input): nothing was applied there.
         if (!(error instanceof KguardError)) throw error;
-        Object.assign(end, { outcome: 'error', exitCode: error.exitCode, message: sanitizeText(error.message, deps.redactor) });
+        Object.assign(end, {
+          outcome: 'error',
+          exitCode: error.exitCode,
+          message: sanitizeText(error.message, deps.redactor),
+        });
       } finally {
         sections.end(end.context);
       }
@@ -84,7 +121,10 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
 
   const failed = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
   const restore = failed ? clustersToRestore(ends, plan.rollback) : [];
-  const restoreSections = new ClusterSections(shared, restore.map((end) => end.context));
+  const restoreSections = new ClusterSections(
+    shared,
+    restore.map((end) => end.context),
+  );
   await Promise.all(
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== 'succeeded') return;
@@ -94,7 +134,13 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
         return;
       }
       const reporter = restoreSections.reporterFor(end.context);
-      reporter.emit({ kind: 'fleet-cluster', context: end.context, wave: end.wave, step: 'restore', fleetRunId: fleet.runId });
+      reporter.emit({
+        kind: 'fleet-cluster',
+        context: end.context,
+        wave: end.wave,
+        step: 'restore',
+        fleetRunId: fleet.runId,
+      });
       try {
         // The command that finishes it names the cluster's own kubeconfig when its fleet file gives one.
         const kubeconfig = plan.overrides?.[end.context]?.kubeconfig;
@@ -108,7 +154,18 @@ export async function guardedFleetApply(options: GuardedApplyOptions, plan: Flee
   );
   deps.reporter.close();
   const exitCode = fleetExitCode(ends);
-  return { report: { reportVersion: 3, fleet: true, fleetRunId: fleet.runId, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
+  return {
+    report: {
+      reportVersion: 3,
+      fleet: true,
+      fleetRunId: fleet.runId,
+      outcome: fleetOutcome(ends),
+      exitCode,
+      fleetRollback: plan.rollback,
+      clusters: ends,
+    },
+    exitCode,
+  };
 }
 
 /** Runs `work` on every item, at most `limit` at once, starting them in the items' order. */
@@ -129,35 +186,58 @@ async function eachAtMost<T>(items: readonly T[], limit: number, work: (item: T)
  * calls through one proxy as a run's are (kguard rollback's way, polling): every call has a deadline.
  */
 function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl & { close(): void } {
-  return connectKubectl({
-    binary: deps.kubectlBinary,
-    connectionArgs: options.connectionArgs,
-    requestTimeout: `${options.requestTimeoutMs / 1000}s`,
-    readDeadlineMs: Math.min(60_000, Math.max(5_000, options.rollbackTimeoutMs)),
-    concurrency: options.concurrency,
-    retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
-    observe: (objects) => {
-      for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
+  return connectKubectl(
+    {
+      binary: deps.kubectlBinary,
+      connectionArgs: options.connectionArgs,
+      requestTimeout: `${options.requestTimeoutMs / 1000}s`,
+      readDeadlineMs: Math.min(60_000, Math.max(5_000, options.rollbackTimeoutMs)),
+      concurrency: options.concurrency,
+      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+      observe: (objects) => {
+        for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
+      },
     },
-  }, { watches: false });
+    { watches: false },
+  );
 }
 
 /** A healthy cluster whose changes the fleet takes back: the journal rollback of its run. */
-async function restoreCluster(runId: string, where: string, kubectl: Kubectl, options: GuardedApplyOptions, deps: FleetDeps): Promise<Partial<ClusterEnd>> {
+async function restoreCluster(
+  runId: string,
+  where: string,
+  kubectl: Kubectl,
+  options: GuardedApplyOptions,
+  deps: FleetDeps,
+): Promise<Partial<ClusterEnd>> {
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   const copies = privateCopies(runId);
   try {
     // force: the run is this process's own, finished; its journal names this process as holder.
-    const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies, probe: probeHolder });
+    const result = await runRollback(
+      { runId, deadlineMs: options.rollbackTimeoutMs, force: true },
+      { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies, probe: probeHolder },
+    );
     if (result.needsPerson > 0) {
-      return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where} finishes it.` };
+      return {
+        outcome: 'needs-attention',
+        exitCode: ExitCode.RollbackFailed,
+        message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where} finishes it.`,
+      };
     }
     // The run is undone (runRollback took its history record back too).
     await Promise.all([copies.remove(), removeCopiesOf(runId)]);
     return { outcome: 'restored', exitCode: ExitCode.RolledBack };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { outcome: 'needs-attention', exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} ${where} finishes it.`, deps.redactor) };
+    return {
+      outcome: 'needs-attention',
+      exitCode: ExitCode.RollbackFailed,
+      message: sanitizeText(
+        `the fleet could not restore it: ${reason}. kguard rollback ${runId} ${where} finishes it.`,
+        deps.redactor,
+      ),
+    };
   } finally {
     recorder.close();
   }
@@ -165,6 +245,8 @@ async function restoreCluster(runId: string, where: string, kubectl: Kubectl, op
 
 /** A healthy cluster the fleet keeps: its run is over, so its journal goes, as a single run's does. */
 async function forgetJournal(runId: string, kubectl: Kubectl, deadlineMs: number): Promise<void> {
-  const run = (await listRuns(kubectl, undefined, Date.now(), probeHolder).catch(() => [])).find((candidate) => candidate.runId === runId);
+  const run = (await listRuns(kubectl, undefined, Date.now(), probeHolder).catch(() => [])).find(
+    (candidate) => candidate.runId === runId,
+  );
   if (run) await removeJournal(kubectl, run.secrets, deadlineMs).catch(() => undefined);
 }

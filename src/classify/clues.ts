@@ -39,7 +39,12 @@ export interface Clues {
   scaleUps: ReadonlySet<string>;
 }
 
-export const NO_CLUES: Clues = { pullErrors: new Map(), volumes: new Map(), startFailures: new Map(), scaleUps: new Set() };
+export const NO_CLUES: Clues = {
+  pullErrors: new Map(),
+  volumes: new Map(),
+  startFailures: new Map(),
+  scaleUps: new Set(),
+};
 
 /** Events of a node autoscaler that is bringing a node for the pod (Normal events). */
 const SCALE_UP_REASONS = new Set(['TriggeredScaleUp', 'Nominated']);
@@ -54,7 +59,11 @@ export function podUid(pod: Pod): string {
  * Adds what the pods' statuses say, and the events of one of them when they were read, to what
  * was known. Volume clues of pods that are gone are dropped.
  */
-export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { pod: Pod; events: readonly KubeEvent[] }): Clues {
+export function rememberClues(
+  previous: Clues,
+  pods: readonly Pod[],
+  read?: { pod: Pod; events: readonly KubeEvent[] },
+): Clues {
   const pullErrors = new Map(previous.pullErrors);
   const volumes = new Map<string, readonly VolumeClue[]>();
   const startFailures = new Map<string, StartFailure>();
@@ -63,11 +72,19 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
     const known = previous.volumes.get(podUid(pod));
     if (known) volumes.set(podUid(pod), known);
   }
-  for (const [key, failure] of previous.startFailures) if (uids.has(key.split('/')[0] ?? '')) startFailures.set(key, failure);
+  for (const [key, failure] of previous.startFailures)
+    if (uids.has(key.split('/')[0] ?? '')) startFailures.set(key, failure);
   const scaleUps = new Set([...previous.scaleUps].filter((uid) => uids.has(uid)));
   if (read) {
-    if (read.events.some((event) => event.reason !== undefined && SCALE_UP_REASONS.has(event.reason) && isAbout(event, read.pod))) scaleUps.add(podUid(read.pod));
-    const own = read.events.filter((event) => event.type === 'Warning' && isAbout(event, read.pod)).sort((a, b) => timeOf(a).localeCompare(timeOf(b)));
+    if (
+      read.events.some(
+        (event) => event.reason !== undefined && SCALE_UP_REASONS.has(event.reason) && isAbout(event, read.pod),
+      )
+    )
+      scaleUps.add(podUid(read.pod));
+    const own = read.events
+      .filter((event) => event.type === 'Warning' && isAbout(event, read.pod))
+      .sort((a, b) => timeOf(a).localeCompare(timeOf(b)));
     const latest = new Map<string, VolumeClue>();
     for (const event of own) {
       // kubelet image manager: `Failed to pull image "x": <error>` (the `Error: ErrImagePull` event names no cause).
@@ -76,7 +93,10 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
       // kuberuntime_container.go: a failed postStart hook, whose waiting state may have passed unseen.
       const container = containerOf(event.involvedObject?.fieldPath);
       if (event.reason === 'FailedPostStartHook' && container) {
-        startFailures.set(`${podUid(read.pod)}/${container}`, { reason: 'PostStartHookError', message: oneLine(event.message ?? '') });
+        startFailures.set(`${podUid(read.pod)}/${container}`, {
+          reason: 'PostStartHookError',
+          message: oneLine(event.message ?? ''),
+        });
       }
       if (event.reason && VOLUME_REASONS.has(event.reason)) {
         latest.set(event.reason, {
@@ -95,9 +115,13 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
     for (const status of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
       const waiting = status.state?.waiting;
       const image = images.get(status.name);
-      if (waiting?.reason === 'ErrImagePull' && waiting.message && image) pullErrors.set(image, oneLine(waiting.message));
+      if (waiting?.reason === 'ErrImagePull' && waiting.message && image)
+        pullErrors.set(image, oneLine(waiting.message));
       if (waiting?.reason && WAITING_REASONS[waiting.reason]?.family === 'start') {
-        startFailures.set(`${podUid(pod)}/${status.name}`, { reason: waiting.reason, message: oneLine(waiting.message ?? '') });
+        startFailures.set(`${podUid(pod)}/${status.name}`, {
+          reason: waiting.reason,
+          message: oneLine(waiting.message ?? ''),
+        });
       }
     }
   }
@@ -109,7 +133,10 @@ export function rememberClues(previous: Clues, pods: readonly Pod[], read?: { po
  * pull whose cause is unknown, or a scheduled pod that still waits to start its containers (a
  * volume may be failing; the caller decides how long is worth a look).
  */
-export function podsNeedingEvents(pods: readonly Pod[], clues: Clues): { unknownPull: Pod[]; starting: Pod[]; unplaced: Pod[] } {
+export function podsNeedingEvents(
+  pods: readonly Pod[],
+  clues: Clues,
+): { unknownPull: Pod[]; starting: Pod[]; unplaced: Pod[] } {
   const unknownPull: Pod[] = [];
   const starting: Pod[] = [];
   const unplaced: Pod[] = [];
@@ -118,7 +145,8 @@ export function podsNeedingEvents(pods: readonly Pod[], clues: Clues): { unknown
     // No node matches it yet: a node autoscaler may be bringing one (its event says so).
     if (!pod.spec?.nodeName) {
       const scheduled = pod.status?.conditions?.find((condition) => condition.type === 'PodScheduled');
-      if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && !clues.scaleUps.has(podUid(pod))) unplaced.push(pod);
+      if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && !clues.scaleUps.has(podUid(pod)))
+        unplaced.push(pod);
       continue;
     }
     const images = imagesOf(pod);
@@ -127,11 +155,16 @@ export function podsNeedingEvents(pods: readonly Pod[], clues: Clues): { unknown
       const waiting = status.state?.waiting;
       if (!waiting?.reason || !WAITING_REASONS[waiting.reason]?.judgedByPullError) return false;
       const message = waiting.message ?? '';
-      const text = isBareBackOff(message) || message === '' ? clues.pullErrors.get(images.get(status.name) ?? '') : message;
+      const text =
+        isBareBackOff(message) || message === '' ? clues.pullErrors.get(images.get(status.name) ?? '') : message;
       return judgePullError(text) === 'unknown';
     });
     if (pullUnknown) unknownPull.push(pod);
-    else if (statuses.length === 0 || statuses.every((status) => STARTING_REASONS.has(status.state?.waiting?.reason ?? ''))) starting.push(pod);
+    else if (
+      statuses.length === 0 ||
+      statuses.every((status) => STARTING_REASONS.has(status.state?.waiting?.reason ?? ''))
+    )
+      starting.push(pod);
   }
   return { unknownPull, starting, unplaced };
 }
@@ -159,5 +192,12 @@ export function containerOf(fieldPath: string | undefined): string | undefined {
 
 /** When an event last happened: core/v1 events carry lastTimestamp, the scheduler's a series or eventTime. */
 export function timeOf(event: KubeEvent): string {
-  return event.lastTimestamp ?? event.series?.lastObservedTime ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp ?? '';
+  return (
+    event.lastTimestamp ??
+    event.series?.lastObservedTime ??
+    event.eventTime ??
+    event.firstTimestamp ??
+    event.metadata.creationTimestamp ??
+    ''
+  );
 }

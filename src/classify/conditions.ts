@@ -10,7 +10,7 @@ import type { ReasonRule } from '../model/findings.js';
  * the Job is there.
  */
 const JOB_LOGS_STEP =
-  "read why its pods failed in their last lines with this diagnosis (read before any restore); while the Job exists: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE";
+  'read why its pods failed in their last lines with this diagnosis (read before any restore); while the Job exists: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE';
 
 /** Reasons of a Job's Failed (and, since 1.31, FailureTarget) condition, as the job controller writes them. */
 export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
@@ -29,7 +29,8 @@ export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
     family: 'other',
     policy: { when: 'now' },
     cannot: 'complete within activeDeadlineSeconds',
-    nextStep: 'see what its pods were doing: kubectl describe job NAME -n NAMESPACE; raise activeDeadlineSeconds if the work is just slow',
+    nextStep:
+      'see what its pods were doing: kubectl describe job NAME -n NAMESPACE; raise activeDeadlineSeconds if the work is just slow',
   },
   // job controller: a pod failure matched a FailJob rule of spec.podFailurePolicy.
   PodFailurePolicy: {
@@ -58,8 +59,13 @@ export const JOB_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> = {
 };
 
 /** A Job Failed condition whose reason the table does not know (a newer controller's). */
-export const JOB_FAILED: ReasonRule = { category: 'stalled',
-    family: 'other', policy: { when: 'now' }, cannot: 'complete', nextStep: JOB_LOGS_STEP };
+export const JOB_FAILED: ReasonRule = {
+  category: 'stalled',
+  family: 'other',
+  policy: { when: 'now' },
+  cannot: 'complete',
+  nextStep: JOB_LOGS_STEP,
+};
 
 /**
  * kstatus (sigs.k8s.io/cli-utils/pkg/kstatus/status, checkGenericProperties): a Stalled condition
@@ -67,7 +73,7 @@ export const JOB_FAILED: ReasonRule = { category: 'stalled',
  */
 export const STALLED: ReasonRule = {
   category: 'stalled',
-    family: 'other',
+  family: 'other',
   policy: { when: 'now' },
   cannot: 'be reconciled (its controller says Stalled)',
   nextStep: 'read its conditions and events: kubectl describe KIND NAME -n NAMESPACE',
@@ -76,7 +82,7 @@ export const STALLED: ReasonRule = {
 /** persistentvolume controller: phase Lost, the claim's PersistentVolume is gone. */
 export const CLAIM_LOST: ReasonRule = {
   category: 'stalled',
-    family: 'other',
+  family: 'other',
   policy: { when: 'now' },
   cannot: 'keep its volume (phase Lost: the PersistentVolume is gone)',
   nextStep: 'find out what happened to its volume: kubectl describe pvc NAME -n NAMESPACE',
@@ -88,7 +94,7 @@ export const CLAIM_LOST: ReasonRule = {
  */
 export const POD_FAILED: ReasonRule = {
   category: 'crash-loop',
-    family: 'crash',
+  family: 'crash',
   policy: { when: 'now' },
   cannot: 'run: it failed',
   nextStep: 'read why it exited: kubectl logs POD -n NAMESPACE, and kubectl describe pod POD -n NAMESPACE',
@@ -100,7 +106,7 @@ export const POD_FAILED: ReasonRule = {
  */
 export const CONTAINER_FAILED: ReasonRule = {
   category: 'crash-loop',
-    family: 'crash',
+  family: 'crash',
   policy: { when: 'never' },
   cannot: 'finish their work',
   nextStep: 'read why it failed: kubectl logs POD -c CONTAINER -n NAMESPACE',

@@ -15,7 +15,12 @@ const MAX_EVENTS = 2;
 /** Containers whose logs are read for one verdict: one per container name, a few names at most. */
 const MAX_LOGGED_CONTAINERS = 3;
 
-export function diagnose(verdict: Verdict, events: readonly KubeEvent[], workload: ObjectRef, logs: readonly ContainerLog[] = []): Diagnosis | undefined {
+export function diagnose(
+  verdict: Verdict,
+  events: readonly KubeEvent[],
+  workload: ObjectRef,
+  logs: readonly ContainerLog[] = [],
+): Diagnosis | undefined {
   switch (verdict.state) {
     case 'failed':
       return causeDiagnosis(verdict.cause, verdict.findings, events, workload, logs);
@@ -23,7 +28,10 @@ export function diagnose(verdict: Verdict, events: readonly KubeEvent[], workloa
       const worst = worstFinding(verdict.findings);
       return {
         summary: `new pods did not become ready in time (at the deadline: ${verdict.waitingFor})`,
-        evidence: [...findingLines(worst ? [worst, ...verdict.findings] : verdict.findings), ...eventLines(events, verdict.findings)],
+        evidence: [
+          ...findingLines(worst ? [worst, ...verdict.findings] : verdict.findings),
+          ...eventLines(events, verdict.findings),
+        ],
         nextStep: worst
           ? fillStep(stepFor(worst, logs), worst, workload)
           : `raise --timeout if the rollout is just slow; its events: kubectl get events -n ${workload.namespace}`,
@@ -46,14 +54,25 @@ export function logTargets(verdict: Verdict): Array<{ pod: string; container: st
   const cause = verdict.state === 'failed' && verdict.cause.source === 'pod' ? verdict.cause.finding : undefined;
   const targets: Array<{ pod: string; container: string; previous: boolean }> = [];
   for (const finding of cause ? [cause, ...verdict.findings] : verdict.findings) {
-    if (!finding.container || !finding.ran || targets.some((target) => target.container === finding.container)) continue;
+    if (!finding.container || !finding.ran || targets.some((target) => target.container === finding.container))
+      continue;
     if (targets.length >= MAX_LOGGED_CONTAINERS) break;
-    targets.push({ pod: finding.pod, container: finding.container, previous: finding.running && finding.restartCount > 0 });
+    targets.push({
+      pod: finding.pod,
+      container: finding.container,
+      previous: finding.running && finding.restartCount > 0,
+    });
   }
   return targets;
 }
 
-function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: readonly KubeEvent[], workload: ObjectRef, logs: readonly ContainerLog[]): Diagnosis {
+function causeDiagnosis(
+  cause: Cause,
+  findings: readonly Finding[],
+  events: readonly KubeEvent[],
+  workload: ObjectRef,
+  logs: readonly ContainerLog[],
+): Diagnosis {
   if (cause.source === 'pod') {
     const finding = withEventCause(cause.finding, events);
     return {
@@ -64,8 +83,20 @@ function causeDiagnosis(cause: Cause, findings: readonly Finding[], events: read
       logs: [...logs],
     };
   }
-  if (cause.source === 'apply') return { summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: 'fix what kubectl apply said (quoted in the summary) and run kguard again', logs: [] };
-  if (cause.source === 'internal') return { summary: `kguard failed while watching it: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: 'report this kguard bug; the apply was restored', logs: [] };
+  if (cause.source === 'apply')
+    return {
+      summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`,
+      evidence: [],
+      nextStep: 'fix what kubectl apply said (quoted in the summary) and run kguard again',
+      logs: [],
+    };
+  if (cause.source === 'internal')
+    return {
+      summary: `kguard failed while watching it: ${oneLine(cause.message, 300)}`,
+      evidence: [],
+      nextStep: 'report this kguard bug; the apply was restored',
+      logs: [],
+    };
   const worst = worstFinding(findings);
   return {
     summary: `the rollout cannot ${cause.rule.cannot}: ${cause.reason}${cause.message ? ` (${oneLine(cause.message, 300)})` : ''}`,
@@ -87,7 +118,10 @@ function withEventCause(finding: Finding, events: readonly KubeEvent[]): Finding
   const rule = WAITING_REASONS.PostStartHookError;
   if (finding.family !== 'crash' || !rule) return finding;
   const hookFailed = events.some(
-    (event) => event.reason === 'FailedPostStartHook' && event.involvedObject?.name === finding.pod && containerOf(event.involvedObject.fieldPath) === finding.container,
+    (event) =>
+      event.reason === 'FailedPostStartHook' &&
+      event.involvedObject?.name === finding.pod &&
+      containerOf(event.involvedObject.fieldPath) === finding.container,
   );
   return hookFailed ? { ...finding, reason: 'PostStartHookError', family: 'start', rule } : finding;
 }
@@ -98,8 +132,18 @@ function withEventCause(finding: Finding, events: readonly KubeEvent[]): Finding
  */
 function withProbeFailure(finding: Finding, events: readonly KubeEvent[]): Finding {
   const probe = events
-    .filter((event) => event.reason === 'Unhealthy' && event.involvedObject?.name === finding.pod && (event.message ?? '').startsWith('Readiness probe failed'))
-    .filter((event) => finding.container === undefined || containerOf(event.involvedObject?.fieldPath) === undefined || containerOf(event.involvedObject?.fieldPath) === finding.container)
+    .filter(
+      (event) =>
+        event.reason === 'Unhealthy' &&
+        event.involvedObject?.name === finding.pod &&
+        (event.message ?? '').startsWith('Readiness probe failed'),
+    )
+    .filter(
+      (event) =>
+        finding.container === undefined ||
+        containerOf(event.involvedObject?.fieldPath) === undefined ||
+        containerOf(event.involvedObject?.fieldPath) === finding.container,
+    )
     .sort((left, right) => timeOf(left).localeCompare(timeOf(right)))
     .at(-1);
   return probe?.message ? { ...finding, message: oneLine(probe.message) } : finding;
@@ -135,7 +179,8 @@ export function findingLines(findings: readonly Finding[]): string[] {
 /** The part of a finding's message worth reading. */
 function displayMessage(finding: Finding): string {
   // The pull error without containerd's wrappers; the last one known if the back-off names none.
-  if (finding.family === 'image-pull' && finding.rule.judgedByPullError) return pullErrorGist(finding.pullError ?? finding.message);
+  if (finding.family === 'image-pull' && finding.rule.judgedByPullError)
+    return pullErrorGist(finding.pullError ?? finding.message);
   // `back-off 40s restarting failed container=app pod=…`: the restarts and exit code say more.
   if (finding.reason === 'CrashLoopBackOff') return '';
   return finding.message;
@@ -148,7 +193,9 @@ function eventLines(events: readonly KubeEvent[], findings: readonly Finding[]):
     .filter((event) => event.type === 'Warning' && !/^Error: \w+$/.test(event.message ?? ''))
     .filter((event) => !shown.some((text) => (event.message ?? '').includes(pullErrorGist(text))))
     // The kubelet's restart back-off event repeats what the crash loop line says.
-    .filter((event) => !(event.reason === 'BackOff' && /^Back-off restarting failed container/.test(event.message ?? '')))
+    .filter(
+      (event) => !(event.reason === 'BackOff' && /^Back-off restarting failed container/.test(event.message ?? '')),
+    )
     .sort((a, b) => timeOf(b).localeCompare(timeOf(a)));
   const seen = new Set<string>();
   const lines: string[] = [];
@@ -175,7 +222,11 @@ function rank(finding: Finding): number {
 /** The rule's next step, unless the logs it points at came back empty. */
 function stepFor(finding: Finding, logs: readonly ContainerLog[]): string {
   const printed = logs.some((log) => log.container === finding.container && log.lines.length > 0);
-  if (finding.family === 'crash' && !printed) return finding.rule.nextStep.replace('its last lines, read before any restore, say why', 'it printed nothing kguard could read');
+  if (finding.family === 'crash' && !printed)
+    return finding.rule.nextStep.replace(
+      'its last lines, read before any restore, say why',
+      'it printed nothing kguard could read',
+    );
   return finding.rule.nextStep;
 }
 

@@ -19,14 +19,16 @@ const TERMINATION_STEPS: Readonly<Record<string, string>> = {
 
 // kubelet eviction manager messages for a pod over its own limits (eviction/helpers.go
 // containerEphemeralStorageMessageFmt, podEphemeralStorageMessageFmt, emptyDirMessageFmt).
-const OWN_LIMIT_EVICTION = /exceeded its local ephemeral storage limit|ephemeral local storage usage exceeds the total limit|Usage of EmptyDir volume .* exceeds the limit/;
+const OWN_LIMIT_EVICTION =
+  /exceeded its local ephemeral storage limit|ephemeral local storage usage exceeds the total limit|Usage of EmptyDir volume .* exceeds the limit/;
 
 export function classifyPod(pod: Pod, clues: Clues = NO_CLUES): Finding[] {
   // kubelet eviction manager: status.reason Evicted, phase Failed. The pod will not come back.
   if (pod.status?.reason === 'Evicted') return [evictionFinding(pod)];
   const findings: Finding[] = [];
   const specs = new Map<string, { image?: string }>();
-  for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) specs.set(container.name, container);
+  for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])])
+    specs.set(container.name, container);
   const statuses: Array<[ContainerStatus, boolean]> = [
     ...(pod.status?.initContainerStatuses ?? []).map((status): [ContainerStatus, boolean] => [status, true]),
     ...(pod.status?.containerStatuses ?? []).map((status): [ContainerStatus, boolean] => [status, false]),
@@ -53,7 +55,8 @@ export function classifyPod(pod: Pod, clues: Clues = NO_CLUES): Finding[] {
     let pullError: string | undefined;
     if (rule.judgedByPullError) {
       // ≤1.31 back-off messages name no cause: use the last error seen in a poll or an event.
-      pullError = isBareBackOff(message) || message === '' ? clues.pullErrors.get(imagesOf(pod).get(status.name) ?? '') : message;
+      pullError =
+        isBareBackOff(message) || message === '' ? clues.pullErrors.get(imagesOf(pod).get(status.name) ?? '') : message;
       pullCause = judgePullError(pullError);
       policy = PULL_CAUSE_RULES[pullCause].policy;
       rule = { ...rule, nextStep: PULL_CAUSE_RULES[pullCause].nextStep };
@@ -69,7 +72,9 @@ export function classifyPod(pod: Pod, clues: Clues = NO_CLUES): Finding[] {
       reason,
       message,
       restartCount: status.restartCount ?? 0,
-      lastTermination: lastTerminated ? { exitCode: lastTerminated.exitCode, reason: lastTerminated.reason } : undefined,
+      lastTermination: lastTerminated
+        ? { exitCode: lastTerminated.exitCode, reason: lastTerminated.reason }
+        : undefined,
       ran: hasRun(status),
       running: status.state?.running !== undefined,
       family: rule.family,
@@ -118,9 +123,11 @@ function schedulingFinding(pod: Pod, clues: Clues): Finding | undefined {
   // scheduler: PodScheduled False, reason Unschedulable, message the FitError.
   if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
   const message = scheduled.message ?? '';
-  if (judgeSchedulingMessage(message) === 'capacity') return podFinding(pod, POD_REASONS.Unschedulable, 'Unschedulable', message);
+  if (judgeSchedulingMessage(message) === 'capacity')
+    return podFinding(pod, POD_REASONS.Unschedulable, 'Unschedulable', message);
   // A node autoscaler is bringing a node for it: the constraint is a wait, as a lack of room is.
-  if (clues.scaleUps.has(podUid(pod))) return podFinding(pod, POD_REASONS.UnschedulableScalingUp, 'Unschedulable', message);
+  if (clues.scaleUps.has(podUid(pod)))
+    return podFinding(pod, POD_REASONS.UnschedulableScalingUp, 'Unschedulable', message);
   const taints = fitReasons(message).filter((reason) => reason.includes('untolerated taint'));
   const rule: ReasonRule =
     taints.length > 0 && taints.length === fitReasons(message).length
@@ -152,12 +159,21 @@ function readinessFinding(pod: Pod): Finding | undefined {
   if (ready.reason === 'ContainersNotReady') {
     // `containers with unready status: [app sidecar]` (kubelet status/generate.go).
     const unready = /\[([^\]]*)\]/.exec(ready.message ?? '')?.[1]?.split(' ')[0];
-    const finding = podFinding(pod, POD_REASONS.ContainersNotReady, 'ContainersNotReady', ready.message ?? '', unready || undefined);
+    const finding = podFinding(
+      pod,
+      POD_REASONS.ContainersNotReady,
+      'ContainersNotReady',
+      ready.message ?? '',
+      unready || undefined,
+    );
     // It runs but fails its probe: what it printed may say why.
     const status = pod.status?.containerStatuses?.find((candidate) => candidate.name === unready);
-    return status?.state?.running ? { ...finding, ran: true, running: true, restartCount: status.restartCount ?? 0 } : finding;
+    return status?.state?.running
+      ? { ...finding, ran: true, running: true, restartCount: status.restartCount ?? 0 }
+      : finding;
   }
-  if (ready.reason === 'ReadinessGatesNotReady') return podFinding(pod, POD_REASONS.ReadinessGatesNotReady, 'ReadinessGatesNotReady', ready.message ?? '');
+  if (ready.reason === 'ReadinessGatesNotReady')
+    return podFinding(pod, POD_REASONS.ReadinessGatesNotReady, 'ReadinessGatesNotReady', ready.message ?? '');
   return undefined;
 }
 
@@ -165,6 +181,7 @@ function readinessFinding(pod: Pod): Finding | undefined {
 function hasRun(status: ContainerStatus): boolean {
   if (status.state?.running) return true;
   return [status.state?.terminated, status.lastState?.terminated].some(
-    (terminated) => terminated !== undefined && terminated.reason !== 'StartError' && !terminated.startedAt?.startsWith('1970-01-01'),
+    (terminated) =>
+      terminated !== undefined && terminated.reason !== 'StartError' && !terminated.startedAt?.startsWith('1970-01-01'),
   );
 }

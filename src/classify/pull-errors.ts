@@ -53,7 +53,8 @@ const TOKEN_REFUSED = /\b40[13]\b|Unauthorized|Forbidden|denied/i;
  * may pass, so it gets a grace before it is final. Checked before FINAL, whose `: not found` and
  * `code = NotFound` it also carries.
  */
-const CONTENT_NOT_FOUND = /httpRead(?:er)?Seeker: failed open: (?:could not fetch content descriptor \S+ \([^)]*\) from remote|content at \S+ not found): not found/;
+const CONTENT_NOT_FOUND =
+  /httpRead(?:er)?Seeker: failed open: (?:could not fetch content descriptor \S+ \([^)]*\) from remote|content at \S+ not found): not found/;
 
 /** Judges one pull error text. A final answer wins over a transient one found in the same text. */
 export function judgePullError(text: string | undefined): PullCause {

@@ -23,7 +23,8 @@ const CONSTRAINTS: readonly RegExp[] = [
 
 // Taints the node lifecycle controller and the cloud provider set while a node is not ready yet,
 // or under pressure: they go away by themselves.
-const PASSING_TAINT = /^\{(node\.kubernetes\.io\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler)/;
+const PASSING_TAINT =
+  /^\{(node\.kubernetes\.io\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler)/;
 
 /** A constraint only if every node is ruled out by one; any node short of room may free up. */
 export function judgeSchedulingMessage(message: string): SchedulingProblem {

@@ -2,7 +2,8 @@
 // Every reason string names where it comes from; the exact texts and their sources are listed in
 // test/fixtures/README.md.
 
-const PULL_STEP = 'check that image IMAGE exists (name and tag) and that the pods may pull it (imagePullSecrets for a private registry)';
+const PULL_STEP =
+  'check that image IMAGE exists (name and tag) and that the pods may pull it (imagePullSecrets for a private registry)';
 import type { FatalPolicy, ReasonRule } from '../model/findings.js';
 
 /** Image-pull policies by what the pull error says (pull-errors.ts judgePullError). */
@@ -28,18 +29,40 @@ export const PULL_CAUSE_RULES = {
   unknown: { policy: { when: 'after', seconds: 20 }, nextStep: PULL_STEP },
 } as const satisfies Record<string, { policy: FatalPolicy; nextStep: string }>;
 
-const CRASH_STEP = 'CONTAINER exits soon after it starts; its last lines, read before any restore, say why. Fix the app or its configuration';
-const START_STEP = "the runtime cannot start CONTAINER: check its command and args against the image (the runtime's error is in this diagnosis)";
+const CRASH_STEP =
+  'CONTAINER exits soon after it starts; its last lines, read before any restore, say why. Fix the app or its configuration';
+const START_STEP =
+  "the runtime cannot start CONTAINER: check its command and args against the image (the runtime's error is in this diagnosis)";
 
 /** Container waiting reasons, as the kubelet sets them in containerStatuses[].state.waiting.reason. */
 export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
   // kubelet image manager (images/types.go ErrImagePull): a pull failed.
-  ErrImagePull: { category: 'image-pull', family: 'image-pull', policy: PULL_CAUSE_RULES.unknown.policy, judgedByPullError: true, cannot: 'pull image IMAGE', nextStep: PULL_STEP },
+  ErrImagePull: {
+    category: 'image-pull',
+    family: 'image-pull',
+    policy: PULL_CAUSE_RULES.unknown.policy,
+    judgedByPullError: true,
+    cannot: 'pull image IMAGE',
+    nextStep: PULL_STEP,
+  },
   // kubelet image manager: in the back-off after a failed pull. Its message names the last error
   // from 1.32 on (`Back-off pulling image "x": ErrImagePull: …`), only the image before.
-  ImagePullBackOff: { category: 'image-pull', family: 'image-pull', policy: PULL_CAUSE_RULES.unknown.policy, judgedByPullError: true, cannot: 'pull image IMAGE', nextStep: PULL_STEP },
+  ImagePullBackOff: {
+    category: 'image-pull',
+    family: 'image-pull',
+    policy: PULL_CAUSE_RULES.unknown.policy,
+    judgedByPullError: true,
+    cannot: 'pull image IMAGE',
+    nextStep: PULL_STEP,
+  },
   // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable…`.
-  RegistryUnavailable: { category: 'image-pull', family: 'image-pull', policy: PULL_CAUSE_RULES.transient.policy, cannot: 'pull image IMAGE', nextStep: PULL_CAUSE_RULES.transient.nextStep },
+  RegistryUnavailable: {
+    category: 'image-pull',
+    family: 'image-pull',
+    policy: PULL_CAUSE_RULES.transient.policy,
+    cannot: 'pull image IMAGE',
+    nextStep: PULL_CAUSE_RULES.transient.nextStep,
+  },
   // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the signature validation failed…`.
   SignatureValidationFailed: {
     category: 'image-pull',
@@ -49,7 +72,13 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
     nextStep: 'sign IMAGE as the node policy requires, or use a signed image',
   },
   // kubelet image manager: `Failed to apply default image tag "x": couldn't parse image name …`. No retry can fix it.
-  InvalidImageName: { category: 'image-pull', family: 'image-pull', policy: { when: 'now' }, cannot: 'use image name IMAGE', nextStep: 'fix the image reference in the pod template (lowercase, registry/name:tag)' },
+  InvalidImageName: {
+    category: 'image-pull',
+    family: 'image-pull',
+    policy: { when: 'now' },
+    cannot: 'use image name IMAGE',
+    nextStep: 'fix the image reference in the pod template (lowercase, registry/name:tag)',
+  },
   // kubelet image manager: `Container image "x" is not present with pull policy of Never`.
   ErrImageNeverPull: {
     category: 'image-pull',
@@ -68,10 +97,22 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
   },
   // kubelet (kuberuntime_manager.go doBackOff): restart back-off after the container exited.
   // One crash can be a slow dependency; three restarts or a minute of it is a crash loop.
-  CrashLoopBackOff: { category: 'crash-loop', family: 'crash', policy: { when: 'after', seconds: 60, restarts: 3 }, cannot: 'stay running (crash loop)', nextStep: CRASH_STEP },
+  CrashLoopBackOff: {
+    category: 'crash-loop',
+    family: 'crash',
+    policy: { when: 'after', seconds: 60, restarts: 3 },
+    cannot: 'stay running (crash loop)',
+    nextStep: CRASH_STEP,
+  },
   // kubelet (kuberuntime_container.go startContainer, ErrRunContainer): the runtime could not
   // start the process, e.g. the command is not in the image.
-  RunContainerError: { category: 'start', family: 'start', policy: { when: 'after', seconds: 15, restarts: 2 }, cannot: 'start container CONTAINER', nextStep: START_STEP },
+  RunContainerError: {
+    category: 'start',
+    family: 'start',
+    policy: { when: 'after', seconds: 15, restarts: 2 },
+    cannot: 'start container CONTAINER',
+    nextStep: START_STEP,
+  },
   // kubelet (ErrPostStartHook): the postStart hook failed and the container was killed. The
   // event says only "PostStartHook failed"; the waiting message has the hook's output.
   PostStartHookError: {
@@ -88,14 +129,16 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
     family: 'start',
     policy: { when: 'after', seconds: 30 },
     cannot: 'start CONTAINER (the kubelet refused it)',
-    nextStep: 'the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes',
+    nextStep:
+      'the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes',
   },
   PreCreateHookError: {
     category: 'start',
     family: 'start',
     policy: { when: 'after', seconds: 30 },
     cannot: 'create CONTAINER (the kubelet refused it)',
-    nextStep: 'the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes',
+    nextStep:
+      'the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes',
   },
   // kubelet (ErrCreateContainerConfig): a ConfigMap/Secret/key the container needs is missing.
   // It may be created by the same deploy a moment later.
@@ -104,7 +147,8 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
     family: 'config',
     policy: { when: 'after', seconds: 30 },
     cannot: 'be configured',
-    nextStep: "create the missing ConfigMap or Secret (the kubelet's message names it), or fix the reference in the pod template",
+    nextStep:
+      "create the missing ConfigMap or Secret (the kubelet's message names it), or fix the reference in the pod template",
   },
   // kubelet (ErrCreateContainer): the runtime refused to create the container (bad mount, security context).
   CreateContainerError: {
@@ -112,7 +156,7 @@ export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
     family: 'config',
     policy: { when: 'after', seconds: 30 },
     cannot: 'create container CONTAINER',
-    nextStep: "the runtime refused the container (its error is in this diagnosis): fix the pod template",
+    nextStep: 'the runtime refused the container (its error is in this diagnosis): fix the pod template',
   },
 };
 
@@ -126,7 +170,8 @@ export function unknownWaitingRule(reason: string): ReasonRule {
     family: 'other',
     policy: { when: 'after', seconds: 60 },
     cannot: `start container CONTAINER (it keeps waiting: ${reason})`,
-    nextStep: 'the kubelet says REASON (its message is in this diagnosis); its events outlive the pod: kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD',
+    nextStep:
+      'the kubelet says REASON (its message is in this diagnosis); its events outlive the pod: kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD',
   };
 }
 
@@ -149,7 +194,8 @@ export const POD_REASONS = {
     family: 'schedule',
     policy: { when: 'after', seconds: 30 },
     cannot: 'be scheduled (no node satisfies its constraints)',
-    nextStep: 'no node matches the pod: compare its nodeSelector/affinity and tolerations with the nodes (kubectl get nodes --show-labels) and fix the pod template',
+    nextStep:
+      'no node matches the pod: compare its nodeSelector/affinity and tolerations with the nodes (kubectl get nodes --show-labels) and fix the pod template',
   },
   // scheduler: no node matches yet, but cluster-autoscaler (TriggeredScaleUp) or Karpenter
   // (Nominated) said it is bringing one: pods wait for a new node for 1 to 3 minutes.
@@ -158,7 +204,8 @@ export const POD_REASONS = {
     family: 'schedule',
     policy: { when: 'never' },
     cannot: 'be scheduled yet (a node autoscaler is adding a node for them)',
-    nextStep: 'the node autoscaler did not bring a matching node in time: check its status (cluster-autoscaler status ConfigMap, or the Karpenter NodeClaims)',
+    nextStep:
+      'the node autoscaler did not bring a matching node in time: check its status (cluster-autoscaler status ConfigMap, or the Karpenter NodeClaims)',
   },
   // kubelet status/generate.go: running but a readiness probe fails (Ready False, ContainersNotReady).
   ContainersNotReady: {
@@ -184,7 +231,8 @@ export const POD_REASONS = {
     family: 'volume',
     policy: { when: 'after', seconds: 30 },
     cannot: 'mount their volumes',
-    nextStep: "create the volume's source (the ConfigMap, Secret or PersistentVolumeClaim the kubelet's message names), or fix the volume in the pod template",
+    nextStep:
+      "create the volume's source (the ConfigMap, Secret or PersistentVolumeClaim the kubelet's message names), or fix the volume in the pod template",
   },
   // attachdetach-controller (event FailedAttachVolume): e.g. `Multi-Attach error for volume "pvc-…"
   // Volume is already used by pod(s) web-old-…` — a ReadWriteOnce volume still held by an old pod.
@@ -234,7 +282,8 @@ export const DEPLOYMENT_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> 
     family: 'other',
     policy: { when: 'after', seconds: 30 },
     cannot: 'create its new ReplicaSet',
-    nextStep: 'fix what refuses the ReplicaSet (its message, in this diagnosis: a quota or an admission rule): kubectl get resourcequota -n NAMESPACE',
+    nextStep:
+      'fix what refuses the ReplicaSet (its message, in this diagnosis: a quota or an admission rule): kubectl get resourcequota -n NAMESPACE',
   },
   // replicaset controller, copied by the deployment controller: ReplicaFailure True, FailedCreate
   // (pod quota, admission webhook, PodSecurity).
@@ -243,7 +292,8 @@ export const DEPLOYMENT_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> 
     family: 'other',
     policy: { when: 'after', seconds: 30 },
     cannot: 'create its pods',
-    nextStep: 'raise the ResourceQuota or fix what the admission rule refuses (its message is in this diagnosis): kubectl describe resourcequota -n NAMESPACE',
+    nextStep:
+      'raise the ResourceQuota or fix what the admission rule refuses (its message is in this diagnosis): kubectl describe resourcequota -n NAMESPACE',
   },
   // replicaset controller: ReplicaFailure True, FailedDelete.
   FailedDelete: {

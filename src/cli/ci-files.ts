@@ -16,22 +16,37 @@ export function workspace(): string {
 
 export async function writeJunit(session: Session, report: JsonReport | FailureReport): Promise<void> {
   if (!session.junitFile) return;
-  const [{ junitXml }, { manifestLocator }] = await Promise.all([import('../report/ci/junit.js'), import('../manifests/locate.js')]);
+  const [{ junitXml }, { manifestLocator }] = await Promise.all([
+    import('../report/ci/junit.js'),
+    import('../manifests/locate.js'),
+  ]);
   // Each test case names the manifest file and line of its object, relative to the checkout.
-  const locate = session.manifests ? manifestLocator(session.manifests.filenames, session.manifests.recursive, workspace()) : undefined;
+  const locate = session.manifests
+    ? manifestLocator(session.manifests.filenames, session.manifests.recursive, workspace())
+    : undefined;
   write(session.junitFile, 'JUnit report', () => junitXml(report, new Date(), locate));
 }
 
 /** A fleet's JUnit report: one suite per cluster. */
 export async function writeFleetJunit(session: Session, report: FleetReport): Promise<void> {
   if (!session.junitFile) return;
-  const [{ fleetJunitXml }, { manifestLocator }] = await Promise.all([import('../report/ci/junit.js'), import('../manifests/locate.js')]);
-  const locate = session.manifests ? manifestLocator(session.manifests.filenames, session.manifests.recursive, workspace()) : undefined;
+  const [{ fleetJunitXml }, { manifestLocator }] = await Promise.all([
+    import('../report/ci/junit.js'),
+    import('../manifests/locate.js'),
+  ]);
+  const locate = session.manifests
+    ? manifestLocator(session.manifests.filenames, session.manifests.recursive, workspace())
+    : undefined;
   write(session.junitFile, 'JUnit report', () => fleetJunitXml(report, new Date(), locate));
 }
 
 /** `running` at the start of the run (no exit code yet), the outcome and exit code at its end. */
-export async function writeDotenv(session: Session, outcome: string, exitCode?: number, runId = session.recorder?.runId): Promise<void> {
+export async function writeDotenv(
+  session: Session,
+  outcome: string,
+  exitCode?: number,
+  runId = session.recorder?.runId,
+): Promise<void> {
   if (!session.dotenvFile) return;
   write(session.dotenvFile, 'dotenv report', () => dotenvReport(outcome, exitCode, runId));
 }

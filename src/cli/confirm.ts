@@ -12,7 +12,11 @@ export function requireTerminal(stdinIsTty: boolean, outputIsTty: boolean): void
 }
 
 /** Asks once; only y or yes (any case) is a yes. Ctrl-C or Ctrl-D is a no. */
-export function askYesNo(question: string, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<boolean> {
+export function askYesNo(
+  question: string,
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): Promise<boolean> {
   return new Promise((resolve) => {
     const prompt = createInterface({ input, output, terminal: true });
     let answered = false;

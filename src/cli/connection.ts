@@ -10,7 +10,10 @@ import { DEFAULTS } from '../model/options.js';
 import type { Session } from './session.js';
 
 /** The connection flags for every kubectl call of the command; a missing kubeconfig is refused. */
-export function commandConnection(raw: { kubeconfig?: string; context?: string }, session: Pick<Session, 'kubectlFlags'>): string[] {
+export function commandConnection(
+  raw: { kubeconfig?: string; context?: string },
+  session: Pick<Session, 'kubectlFlags'>,
+): string[] {
   const connectionArgs = [
     ...(raw.kubeconfig ? [`--kubeconfig=${raw.kubeconfig}`] : []),
     ...(raw.context ? [`--context=${raw.context}`] : []),
@@ -38,7 +41,10 @@ export async function commandKubectl(
     import('../clock.js'),
     import('../report/safety/redact.js'),
   ]);
-  const trace = session.verbosity === 'verbose' ? { now: () => systemClock.now(), onCall: (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call }) } : undefined;
+  const trace =
+    session.verbosity === 'verbose'
+      ? { now: () => systemClock.now(), onCall: (call: KubectlCall) => recorder.emit({ kind: 'kubectl', ...call }) }
+      : undefined;
   return connectKubectl(
     {
       binary: process.env.KGUARD_KUBECTL || 'kubectl',

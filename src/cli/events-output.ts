@@ -13,7 +13,10 @@ export interface EventLines {
 
 export function openEventLines(target: string, jsonOutput: boolean): EventLines {
   if (target === '-') {
-    if (jsonOutput) throw new InputError('--events - and --output json both write to stdout; write the events to a file (--events events.ndjson).');
+    if (jsonOutput)
+      throw new InputError(
+        '--events - and --output json both write to stdout; write the events to a file (--events events.ndjson).',
+      );
     return { write: (line) => void process.stdout.write(line), toStdout: true };
   }
   let fd: number;

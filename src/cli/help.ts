@@ -29,11 +29,20 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
 export function applyHelp(program: string): string {
   const examples = [
     ['apply, watch, restore everything on failure', `${program} apply -f k8s/`],
-    ['only the objects labelled app=web, pruning the ones gone from k8s/', `${program} apply -f k8s/ -l app=web --prune`],
+    [
+      'only the objects labelled app=web, pruning the ones gone from k8s/',
+      `${program} apply -f k8s/ -l app=web --prune`,
+    ],
     ['as another user, on another cluster', `${program} apply -f web.yaml --context prod --as deployer`],
-    ['a fleet: staging first, then eu-1 and us-1 in parallel; all restored if one fails', `${program} apply -f web.yaml --contexts eu-1,us-1 --canary staging`],
+    [
+      'a fleet: staging first, then eu-1 and us-1 in parallel; all restored if one fails',
+      `${program} apply -f web.yaml --contexts eu-1,us-1 --canary staging`,
+    ],
     ['what would change, as kubectl diff (exit 1 when something would)', `${program} apply -f k8s/ --diff`],
-    ['for CI: a JSON report, a JUnit file and an NDJSON event stream', `${program} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`],
+    [
+      'for CI: a JSON report, a JUnit file and an NDJSON event stream',
+      `${program} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`,
+    ],
     ['any other kubectl apply flag, after --', `${program} apply -f k8s/ -- --openapi-patch=false`],
   ];
   return [

@@ -2,7 +2,12 @@
 // the second ends kguard at once, so the objects not yet put back are named. Pure: the CLI entry
 // prints the text and exits.
 
-export function secondSignalMessage(signal: string, notRestored: readonly string[], exitCode: number, runId?: string): string {
+export function secondSignalMessage(
+  signal: string,
+  notRestored: readonly string[],
+  exitCode: number,
+  runId?: string,
+): string {
   const what =
     notRestored.length > 0
       ? `the restore was NOT finished; these objects may still be as the apply left them:\n${notRestored.map((name) => `  ${name}`).join('\n')}`
@@ -18,7 +23,10 @@ export function secondSignalMessage(signal: string, notRestored: readonly string
  * the process tree 2.5 s after that (docs.github.com, "Workflow cancellation"), so that SIGTERM is
  * the same cancellation arriving again, not a person insisting, and a restore in flight finishes.
  */
-export function signalMeaning(before: readonly NodeJS.Signals[], signal: NodeJS.Signals): 'cancel' | 'same-cancellation' | 'exit-now' {
+export function signalMeaning(
+  before: readonly NodeJS.Signals[],
+  signal: NodeJS.Signals,
+): 'cancel' | 'same-cancellation' | 'exit-now' {
   if (before.length === 0) return 'cancel';
   if (before.length === 1 && before[0] === 'SIGINT' && signal === 'SIGTERM') return 'same-cancellation';
   return 'exit-now';

@@ -4,18 +4,26 @@
 // by the same code as the flags after `--` (kubectl/passthrough.ts). Any other unknown option is
 // answered with the command that puts it after `--`. Pure.
 import { Option } from 'commander';
-import { KUBECTL_FLAGS, kubectlFlag, parseKubectlBool, REFUSED_AFTER_DASH_DASH, type KubectlFlag } from '../kubectl/flags.js';
+import {
+  KUBECTL_FLAGS,
+  kubectlFlag,
+  parseKubectlBool,
+  REFUSED_AFTER_DASH_DASH,
+  type KubectlFlag,
+} from '../kubectl/flags.js';
 import { shellQuote } from '../kubectl/output/parse.js';
 import { splitFlag } from '../kubectl/passthrough.js';
 
-export const KUBECTL_HELP_GROUP = 'kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):';
+export const KUBECTL_HELP_GROUP =
+  'kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):';
 
 /** What each command takes natively: apply every native flag, the run commands the ones that choose the cluster and who. */
 export function nativeFlags(command: string | undefined): KubectlFlag[] {
   const native = KUBECTL_FLAGS.filter((flag) => flag.native);
   if (command === 'apply') return native;
   const runCommands = ['status', 'rollback', 'unlock', 'forget', 'history', 'undo'];
-  if (command !== undefined && runCommands.includes(command)) return native.filter((flag) => flag.role === 'connection');
+  if (command !== undefined && runCommands.includes(command))
+    return native.filter((flag) => flag.role === 'connection');
   return [];
 }
 
@@ -27,7 +35,9 @@ export function nativeFlags(command: string | undefined): KubectlFlag[] {
  */
 export function takeKubectlFlags(words: readonly string[]): { rest: string[]; kubectlArgs: string[] } {
   const accepted = nativeFlags(words[0]);
-  const byName = new Map<string, KubectlFlag>(accepted.flatMap((flag) => [[flag.long, flag] as const, ...(flag.short ? [[flag.short, flag] as const] : [])]));
+  const byName = new Map<string, KubectlFlag>(
+    accepted.flatMap((flag) => [[flag.long, flag] as const, ...(flag.short ? [[flag.short, flag] as const] : [])]),
+  );
   const rest: string[] = [];
   const kubectlArgs: string[] = [];
   for (let index = 0; index < words.length; index += 1) {
@@ -60,8 +70,12 @@ export function takeKubectlFlags(words: readonly string[]): { rest: string[]; ku
 export function kubectlOptions(command: string, record: (arg: string) => void): Option[] {
   return nativeFlags(command).map((flag) => {
     const placeholder = flag.native?.placeholder ?? 'value';
-    const value = flag.arity === 'value' ? ` <${placeholder}>` : flag.arity === 'optional-value' ? ` [${placeholder}]` : '';
-    const option = new Option(`${flag.short ? `${flag.short}, ` : ''}${flag.long}${value}`, flag.native?.help ?? '').helpGroup(KUBECTL_HELP_GROUP);
+    const value =
+      flag.arity === 'value' ? ` <${placeholder}>` : flag.arity === 'optional-value' ? ` [${placeholder}]` : '';
+    const option = new Option(
+      `${flag.short ? `${flag.short}, ` : ''}${flag.long}${value}`,
+      flag.native?.help ?? '',
+    ).helpGroup(KUBECTL_HELP_GROUP);
     if (flag.arity === 'boolean') return option;
     return option.argParser((given: string) => {
       record(`${flag.long}=${given}`);
@@ -102,7 +116,10 @@ export function explainUnknownOption(
 }
 
 /** The command line with every option `known` does not know (and the word it takes) moved after `--`. */
-export function movedAfterDashDash(words: readonly string[], known: (name: string) => { takesValue: boolean } | undefined): string[] {
+export function movedAfterDashDash(
+  words: readonly string[],
+  known: (name: string) => { takesValue: boolean } | undefined,
+): string[] {
   const dashDash = words.indexOf('--');
   const before = dashDash === -1 ? words : words.slice(0, dashDash);
   const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
@@ -128,7 +145,9 @@ export function movedAfterDashDash(words: readonly string[], known: (name: strin
       continue;
     }
     // kguard apply takes no words of its own before --: a word after an unknown flag is its value.
-    const takesNext = exact ? exact.takesValue && inline === undefined : !kubectlBoolean && inline === undefined && next !== undefined && !next.startsWith('-');
+    const takesNext = exact
+      ? exact.takesValue && inline === undefined
+      : !kubectlBoolean && inline === undefined && next !== undefined && !next.startsWith('-');
     target.push(word);
     if (takesNext && next !== undefined) {
       target.push(next);

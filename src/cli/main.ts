@@ -11,7 +11,7 @@ import { credentialValues } from '../kubectl/passthrough.js';
 import type { ManifestInput } from '../model/options.js';
 import type { Reporter } from '../model/events.js';
 import { failureReport, reportFailure, type Failure, type FailureOutputs } from '../report/format/failure.js';
-import { Redactor, } from '../report/safety/redact.js';
+import { Redactor } from '../report/safety/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/safety/sanitize.js';
 import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from '../api/environment.js';
 import { secondSignalMessage, signalMeaning } from './interrupt.js';
@@ -29,7 +29,10 @@ const INTERNAL_ERROR = 70;
 const INTERRUPTED = 130;
 
 /** The command line's words after the program, with the native kubectl flags taken out (kubectl-options.ts). */
-function buildCli(session: Session, argv: readonly string[]): { program: Command; words: string[]; explain(message: string): string } {
+function buildCli(
+  session: Session,
+  argv: readonly string[],
+): { program: Command; words: string[]; explain(message: string): string } {
   const name = programName(argv[1]);
   const typed = argv.slice(2);
   // A --token typed anywhere on the line is never printed, usage errors included.
@@ -75,7 +78,8 @@ function explainUsage(message: string, name: string, typed: readonly string[], a
 }
 
 function setVerbosity(session: Session, raw: { verbose?: boolean; quiet?: boolean }): void {
-  if (raw.verbose && raw.quiet) throw new InputError('-v (--verbose) and -q (--quiet) contradict each other; give one of them.');
+  if (raw.verbose && raw.quiet)
+    throw new InputError('-v (--verbose) and -q (--quiet) contradict each other; give one of them.');
   session.verbosity = raw.verbose ? 'verbose' : raw.quiet ? 'quiet' : 'normal';
 }
 
@@ -89,7 +93,10 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     await writeDotenv(session, 'running');
     setVerbosity(session, raw);
     if (raw.events !== undefined) {
-      const [{ openEventLines }, { EventStreamReporter }] = await Promise.all([import('./events-output.js'), import('../report/events.js')]);
+      const [{ openEventLines }, { EventStreamReporter }] = await Promise.all([
+        import('./events-output.js'),
+        import('../report/events.js'),
+      ]);
       const lines = openEventLines(raw.events, session.json);
       session.events = new EventStreamReporter(lines.write);
       session.logToStderr = session.json || lines.toStdout;
@@ -138,12 +145,19 @@ async function runDeps(options: GuardedApplyOptions, session: Session) {
 
 /** A fleet: each cluster's run reports as a single run does; then one line per cluster, and the fleet's report. */
 async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: Session): Promise<number> {
-  const [{ guardedFleetApply }, { fleetLines }] = await Promise.all([import('../api/fleet.js'), import('../report/fleet.js')]);
+  const [{ guardedFleetApply }, { fleetLines }] = await Promise.all([
+    import('../api/fleet.js'),
+    import('../report/fleet.js'),
+  ]);
   const { report, exitCode } = await guardedFleetApply(options, plan, await runDeps(options, session));
   session.finished = true;
   // The reporter is closed: the fleet's closing lines are the CLI's, as an error's are.
   const log = session.logToStderr ? process.stderr : process.stdout;
-  log.write(`${fleetLines(report).map((line) => sanitizeText(line, session.redactor)).join('\n')}\n`);
+  log.write(
+    `${fleetLines(report)
+      .map((line) => sanitizeText(line, session.redactor))
+      .join('\n')}\n`,
+  );
   if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`);
   await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
   return exitCode;
@@ -153,10 +167,17 @@ async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: 
 async function fail(session: Session, error: unknown): Promise<number> {
   const failure = failureOf(error);
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
-  const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
+  const sanitized = {
+    ...failure,
+    message: sanitizeText(failure.message, session.redactor),
+    messages: session.recorder?.messages,
+  };
   await reportFailure(sanitized, failureOutputs(session));
   session.events?.error(failure.exitCode, sanitized.message);
-  await Promise.all([writeJunit(session, failureReport(sanitized)), writeDotenv(session, failure.outcome, failure.exitCode)]);
+  await Promise.all([
+    writeJunit(session, failureReport(sanitized)),
+    writeDotenv(session, failure.outcome, failure.exitCode),
+  ]);
   return failure.exitCode;
 }
 
@@ -166,18 +187,24 @@ async function fail(session: Session, error: unknown): Promise<number> {
  */
 async function confirmed(options: GuardedApplyOptions, session: Session): Promise<boolean> {
   const output = session.logToStderr ? process.stderr : process.stdout;
-  const [{ askYesNo, requireTerminal }, { guardedApply }] = await Promise.all([import('./confirm.js'), import('../api/apply.js')]);
+  const [{ askYesNo, requireTerminal }, { guardedApply }] = await Promise.all([
+    import('./confirm.js'),
+    import('../api/apply.js'),
+  ]);
   requireTerminal(Boolean(process.stdin.isTTY), Boolean(output.isTTY));
-  const { report } = await guardedApply({ ...options, dryRun: 'server', diff: true }, {
-    redactor: session.redactor,
-    reporter: await makeReporter({ ...session, githubActions: false, events: undefined }, options.manifests),
-    signal: session.cancel.signal,
-    readStdin,
-    kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
-    env: process.env,
-    onRecorder: (recorder) => (session.recorder = recorder),
-    quietEnd: true,
-  });
+  const { report } = await guardedApply(
+    { ...options, dryRun: 'server', diff: true },
+    {
+      redactor: session.redactor,
+      reporter: await makeReporter({ ...session, githubActions: false, events: undefined }, options.manifests),
+      signal: session.cancel.signal,
+      readStdin,
+      kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
+      env: process.env,
+      onRecorder: (recorder) => (session.recorder = recorder),
+      quietEnd: true,
+    },
+  );
   if (report.objects.every((object) => !isChangeKind(object.change))) return true;
   return askYesNo('Apply these changes? [y/N] ', process.stdin, output);
 }
@@ -185,18 +212,30 @@ async function confirmed(options: GuardedApplyOptions, session: Session): Promis
 function failureOutputs(session: Session): FailureOutputs {
   const summaryPath = process.env.GITHUB_STEP_SUMMARY || undefined;
   // Loaded only for a failure in GitHub Actions: the YAML parser is not needed otherwise.
-  const locateYamlErrors = async (message: string) => (await import('../manifests/yaml-errors.js')).yamlErrorLocations(message, workspace());
-  return { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions, summaryPath, locateYamlErrors };
+  const locateYamlErrors = async (message: string) =>
+    (await import('../manifests/yaml-errors.js')).yamlErrorLocations(message, workspace());
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    json: session.json,
+    githubActions: session.githubActions,
+    summaryPath,
+    locateYamlErrors,
+  };
 }
 
 function failureOf(error: unknown): Failure {
   if (error instanceof CommanderError) {
     // Commander printed the usage error itself (or the help or version text, exit 0).
     if (error.exitCode === 0) return { outcome: 'error', exitCode: ExitCode.Success, message: '' };
-    const message = error.message === '(outputHelp)' ? 'no command given: use kguard apply -f FILE' : error.message.replace(/^error: /, '');
+    const message =
+      error.message === '(outputHelp)'
+        ? 'no command given: use kguard apply -f FILE'
+        : error.message.replace(/^error: /, '');
     return { outcome: 'error', exitCode: ExitCode.InputError, message, printed: true };
   }
-  if (error instanceof InterruptedError) return { outcome: 'interrupted', exitCode: error.exitCode, message: error.message };
+  if (error instanceof InterruptedError)
+    return { outcome: 'interrupted', exitCode: error.exitCode, message: error.message };
   if (error instanceof KguardError) return { outcome: 'error', exitCode: error.exitCode, message: error.message };
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return {
@@ -226,14 +265,25 @@ function handleInterrupts(session: Session): void {
       return;
     }
     if (meaning === 'same-cancellation') {
-      process.stderr.write(`kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)\n`);
+      process.stderr.write(
+        `kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)\n`,
+      );
       return;
     }
     stopRunningProcesses();
     session.recorder?.close();
-    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId), session.redactor);
+    const message = sanitizeText(
+      secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId),
+      session.redactor,
+    );
     process.stderr.write(`kguard: ${message}\n`);
-    const failure: Failure = { outcome: 'interrupted', exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
+    const failure: Failure = {
+      outcome: 'interrupted',
+      exitCode: INTERRUPTED,
+      message,
+      messages: session.recorder?.messages,
+      printed: true,
+    };
     session.events?.error(INTERRUPTED, message);
     void (async () => {
       await reportFailure(failure, failureOutputs(session)).catch(() => undefined);
@@ -261,14 +311,19 @@ async function makeReporter(session: Session, manifests?: ManifestInput): Promis
   const logStream = session.json || session.logToStderr ? process.stderr : process.stdout;
   const [{ VerbosityFilter }, reporterModule] = await Promise.all([
     import('../report/verbosity.js'),
-    logStream === process.stdout && canAnimate(process.stdout, env) ? import('../report/tty.js') : import('../report/plain.js'),
+    logStream === process.stdout && canAnimate(process.stdout, env)
+      ? import('../report/tty.js')
+      : import('../report/plain.js'),
   ]);
   const screen =
     'TtyReporter' in reporterModule
       ? new reporterModule.TtyReporter(process.stdout, useColour(env, true))
       : new reporterModule.PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
   const terminal = session.verbosity === 'normal' ? screen : new VerbosityFilter(screen, session.verbosity);
-  const reporter = env.GITLAB_CI === 'true' ? new (await import('../report/ci/gitlab.js')).GitlabCiReporter(terminal, logStream) : terminal;
+  const reporter =
+    env.GITLAB_CI === 'true'
+      ? new (await import('../report/ci/gitlab.js')).GitlabCiReporter(terminal, logStream)
+      : terminal;
   const ci = session.githubActions ? await githubReporter(reporter, manifests) : reporter;
   const { alongside } = await import('../report/events.js');
   const withEvents = session.events ? alongside(ci, session.events) : ci;
@@ -277,7 +332,10 @@ async function makeReporter(session: Session, manifests?: ManifestInput): Promis
 
 async function githubReporter(reporter: Reporter, manifests: ManifestInput | undefined): Promise<Reporter> {
   const env = process.env;
-  const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([import('../report/ci/github.js'), import('../manifests/locate.js')]);
+  const [{ GithubActionsReporter }, { manifestLocator }] = await Promise.all([
+    import('../report/ci/github.js'),
+    import('../manifests/locate.js'),
+  ]);
   // Annotations are read from either stream; stderr keeps stdout clean for --output json.
   // Annotations point at the manifest line of the failing object, relative to the checkout.
   const locate = manifests ? manifestLocator(manifests.filenames, manifests.recursive, workspace()) : undefined;
@@ -286,15 +344,19 @@ async function githubReporter(reporter: Reporter, manifests: ManifestInput | und
 
 /** Candidates for the words typed after `kubectl rollout-guard`; namespaces and contexts from kubectl, which may take 5 s at most. */
 async function printCompletions(program: Command, words: string[]): Promise<void> {
-  const [{ completeWords, completionOutput }, { completionSpec, KUBECTL_VALUES }, { execFileSync }] = await Promise.all([
-    import('./completion/complete-words.js'),
-    import('./completion/completion-spec.js'),
-    import('node:child_process'),
-  ]);
+  const [{ completeWords, completionOutput }, { completionSpec, KUBECTL_VALUES }, { execFileSync }] = await Promise.all(
+    [import('./completion/complete-words.js'), import('./completion/completion-spec.js'), import('node:child_process')],
+  );
   const list = (kind: 'namespaces' | 'contexts', contextArgs: string[]) => {
     try {
       const command = KUBECTL_VALUES[kind](contextArgs.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' '));
-      return execFileSync('sh', ['-c', command], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
+      return execFileSync('sh', ['-c', command], {
+        encoding: 'utf8',
+        timeout: 5000,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+        .split('\n')
+        .filter(Boolean);
     } catch {
       return [];
     }
@@ -324,7 +386,8 @@ async function main(argv: string[]): Promise<void> {
     explain = cli.explain;
     await cli.program.parseAsync(cli.words, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError && error.code === 'commander.unknownOption') error.message = explain(error.message);
+    if (error instanceof CommanderError && error.code === 'commander.unknownOption')
+      error.message = explain(error.message);
     process.exitCode = await fail(session, error);
   }
 }
@@ -338,7 +401,9 @@ async function readFleetFile(file: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new InputError(`--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`);
+    throw new InputError(
+      `--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`,
+    );
   }
 }
 
@@ -349,6 +414,8 @@ async function readHealthRules(file: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new InputError(`--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`);
+    throw new InputError(
+      `--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`,
+    );
   }
 }

@@ -94,7 +94,9 @@ export type OutputMode = 'text' | 'json';
 export function checkRollbackFlags(flags: readonly string[]): void {
   const modes = new Set(flags.map((flag) => (flag === '--no-rollback' ? 'none' : flag.replace(/^--rollback[ =]/, ''))));
   if (modes.size > 1) {
-    throw new InputError(`${[...new Set(flags)].join(' and ')} contradict each other; give one of --rollback all|failed|none (--no-rollback is --rollback none).`);
+    throw new InputError(
+      `${[...new Set(flags)].join(' and ')} contradict each other; give one of --rollback all|failed|none (--no-rollback is --rollback none).`,
+    );
   }
 }
 
@@ -144,16 +146,21 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     rollback: parseRollbackMode(raw.rollback),
     logLines: parseLogLines(raw.logLines),
     concurrency: raw.concurrency === undefined ? undefined : parseCount(raw.concurrency, '--concurrency'),
-    requestTimeoutMs: raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
+    requestTimeoutMs:
+      raw.requestTimeout === undefined ? undefined : parseDuration(raw.requestTimeout, '--request-timeout'),
     kubectlArgs: passThroughArgs,
     readinessGraceMs: optionalDuration(raw.readinessGrace, '--readiness-grace'),
     statusGraceMs: optionalDuration(raw.statusGrace, '--status-grace'),
-    healthRules: raw.healthRules === undefined ? undefined : parseHealthRules(raw.healthRulesText ?? '', raw.healthRules),
+    healthRules:
+      raw.healthRules === undefined ? undefined : parseHealthRules(raw.healthRulesText ?? '', raw.healthRules),
   });
 }
 
 function parseHistory(value: string): number {
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`,
+    );
   return Number(value.trim());
 }
 
@@ -163,7 +170,10 @@ function optionalDuration(value: string | undefined, flag: string): number | und
 
 function parseLogLines(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`,
+    );
   return Number(value.trim());
 }
 
@@ -193,20 +203,34 @@ export function wantsJsonOutput(argv: readonly string[]): boolean {
 
 /** A whole number on the command line; a malformed one is said as typed. */
 function parseCount(value: string, flag: string): number {
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`);
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`,
+    );
   return Number(value.trim());
 }
 
 /** --fleet FILE, or --contexts and --canary, as the fleet's waves; undefined for a single-cluster apply. */
-export function toFleetPlan(raw: Pick<RawApplyOptions, 'contexts' | 'canary' | 'fleetRollback' | 'fleet' | 'fleetText' | 'confirm' | 'diff' | 'context'>): FleetPlan | undefined {
+export function toFleetPlan(
+  raw: Pick<
+    RawApplyOptions,
+    'contexts' | 'canary' | 'fleetRollback' | 'fleet' | 'fleetText' | 'confirm' | 'diff' | 'context'
+  >,
+): FleetPlan | undefined {
   if (raw.contexts === undefined && raw.canary === undefined && raw.fleet === undefined) {
-    if (raw.fleetRollback !== undefined && raw.fleetRollback !== 'all') throw new InputError('--fleet-rollback is for a fleet: give --contexts (and --canary) or --fleet FILE.');
+    if (raw.fleetRollback !== undefined && raw.fleetRollback !== 'all')
+      throw new InputError('--fleet-rollback is for a fleet: give --contexts (and --canary) or --fleet FILE.');
     return undefined;
   }
   if (raw.fleet !== undefined && (raw.contexts !== undefined || raw.canary !== undefined)) {
-    throw new InputError(`--fleet ${raw.fleet} names the fleet's contexts, and so do --contexts and --canary: give one of them.`);
+    throw new InputError(
+      `--fleet ${raw.fleet} names the fleet's contexts, and so do --contexts and --canary: give one of them.`,
+    );
   }
-  if (raw.confirm || raw.diff) throw new InputError('--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context.');
+  if (raw.confirm || raw.diff)
+    throw new InputError(
+      '--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context.',
+    );
   const rollback = parseFleetRollback(raw.fleetRollback ?? 'all');
   if (raw.fleet !== undefined) return { ...parseFleetFile(raw.fleetText ?? '', raw.fleet), rollback };
   return { waves: planWaves(fleetWaves((raw.contexts ?? '').split(','), raw.canary)), rollback };

@@ -11,11 +11,15 @@ import { RUN_LABEL } from './labels.js';
 import { leaseHolder, LEASE_SELECTOR, renewed, runLeases, withTicket } from './lease.js';
 import { refusedBecause } from './store.js';
 
-export type LeaseKubectl = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listCollection' | 'commandLine' | 'stopCancelling'>;
+export type LeaseKubectl = Pick<
+  Kubectl,
+  'create' | 'replace' | 'deleteExact' | 'getObject' | 'listCollection' | 'commandLine' | 'stopCancelling'
+>;
 
 /** kubectl's name for Leases (kubectl/resources.ts knows its REST path). */
 export const LEASE_TYPE = 'leases.coordination.k8s.io';
-const leasesPath = (namespace: string) => `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+const leasesPath = (namespace: string) =>
+  `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
 const leasePath = (lease: KubeObject) => `${leasesPath(lease.metadata.namespace ?? '')}/${lease.metadata.name}`;
 
 export interface HeldLeaseOptions {
@@ -67,7 +71,14 @@ export class HeldLeases {
     const created: KubeObject[] = [];
     const outcomes = await Promise.allSettled(
       [...claims].map(async ([namespace, keys]) => {
-        for (const lease of runLeases(options.runId, namespace, [...keys.keys()], options.durationSeconds, now, options)) {
+        for (const lease of runLeases(
+          options.runId,
+          namespace,
+          [...keys.keys()],
+          options.durationSeconds,
+          now,
+          options,
+        )) {
           const taken = await createOne(kubectl, lease, options);
           if (!taken) return;
           created.push(taken);
@@ -159,22 +170,30 @@ export class HeldLeases {
    * run's or gone, the Lease is lost and no longer this run's to renew or delete. A failure that
    * says nothing (the server did not answer) leaves it as it was: a renewal is tried again next time.
    */
-  private rewrite(lease: KubeObject, change: (current: KubeObject) => KubeObject): Promise<{ written: true } | { written: false; lost: string } | { written: false; failed: string }> {
+  private rewrite(
+    lease: KubeObject,
+    change: (current: KubeObject) => KubeObject,
+  ): Promise<{ written: true } | { written: false; lost: string } | { written: false; failed: string }> {
     const id = leasePath(lease);
     const write = async () => {
       const held = this.leases.get(id);
       if (!held) return { written: false as const, failed: 'this run no longer holds it' };
       let current: KubeObject = held;
       for (let attempt = 0; ; attempt += 1) {
-        const written: WriteResult = await this.kubectl.replace(change(current), id, this.options.deadlineMs).catch(failedWrite);
+        const written: WriteResult = await this.kubectl
+          .replace(change(current), id, this.options.deadlineMs)
+          .catch(failedWrite);
         if (written.ok) {
           this.leases.set(id, written.object ?? change(current));
           return { written: true as const };
         }
-        if ((!written.conflict && !written.notFound) || attempt > 0) return { written: false as const, failed: written.message };
+        if ((!written.conflict && !written.notFound) || attempt > 0)
+          return { written: false as const, failed: written.message };
         const live: KubeObject | undefined | Error = written.notFound
           ? undefined
-          : await this.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? '', lease.metadata.name).catch((error: unknown) => new Error(messageOf(error)));
+          : await this.kubectl
+              .getObject(LEASE_TYPE, lease.metadata.namespace ?? '', lease.metadata.name)
+              .catch((error: unknown) => new Error(messageOf(error)));
         if (live instanceof Error) return { written: false as const, failed: live.message };
         if (!live || live.metadata.uid !== lease.metadata.uid || leaseHolder(live) !== this.options.runId) {
           this.leases.delete(id);
@@ -193,10 +212,18 @@ export class HeldLeases {
  * The Leases a run left behind (it was killed): those it still holds in `namespaces`, deleted
  * conditionally; one that cannot be deleted is said with the command that does it.
  */
-export async function releaseLeftLeases(kubectl: LeaseKubectl, runId: string, namespaces: Iterable<string>, deadlineMs: number, reporter: Reporter): Promise<void> {
+export async function releaseLeftLeases(
+  kubectl: LeaseKubectl,
+  runId: string,
+  namespaces: Iterable<string>,
+  deadlineMs: number,
+  reporter: Reporter,
+): Promise<void> {
   await Promise.all(
     [...new Set(namespaces)].map(async (namespace) => {
-      const listed = await kubectl.listCollection({ type: LEASE_TYPE, namespace, labelSelector: `${LEASE_SELECTOR},${RUN_LABEL}=${runId}` }).catch(() => undefined);
+      const listed = await kubectl
+        .listCollection({ type: LEASE_TYPE, namespace, labelSelector: `${LEASE_SELECTOR},${RUN_LABEL}=${runId}` })
+        .catch(() => undefined);
       if (!listed?.ok) return;
       for (const lease of listed.items.filter((item) => leaseHolder(item) === runId)) {
         const failure = await letGo(kubectl, lease, { runId, deadlineMs });
@@ -214,7 +241,11 @@ export async function removeExpired(kubectl: LeaseKubectl, lease: KubeObject, de
 }
 
 /** The Lease as created; undefined when its namespace does not exist yet. */
-async function createOne(kubectl: LeaseKubectl, lease: KubeObject, options: HeldLeaseOptions): Promise<KubeObject | undefined> {
+async function createOne(
+  kubectl: LeaseKubectl,
+  lease: KubeObject,
+  options: HeldLeaseOptions,
+): Promise<KubeObject | undefined> {
   const namespace = lease.metadata.namespace ?? '';
   const created = await kubectl.create(lease, leasesPath(namespace), options.deadlineMs);
   if (created.ok) return created.object ?? (await ownLease(kubectl, lease, options.runId));
@@ -235,21 +266,32 @@ async function ownLease(kubectl: LeaseKubectl, lease: KubeObject, runId: string)
  * Conflict (it moved) reads it once: still this run's, it is deleted as read; gone or another
  * run's (taken over), it is left alone. Returns why it could not be deleted.
  */
-async function letGo(kubectl: LeaseKubectl, lease: KubeObject, options: Pick<HeldLeaseOptions, 'runId' | 'deadlineMs'>): Promise<string | undefined> {
+async function letGo(
+  kubectl: LeaseKubectl,
+  lease: KubeObject,
+  options: Pick<HeldLeaseOptions, 'runId' | 'deadlineMs'>,
+): Promise<string | undefined> {
   let current = lease;
   for (let attempt = 0; ; attempt += 1) {
     const preconditions = { uid: current.metadata.uid ?? '', resourceVersion: current.metadata.resourceVersion };
     const deleted = await kubectl.deleteExact(leasePath(current), preconditions, options.deadlineMs).catch(failedWrite);
     if (deleted.ok || deleted.notFound) return undefined;
     if (!deleted.conflict || attempt > 0) return deleted.message;
-    const live = await kubectl.getObject(LEASE_TYPE, current.metadata.namespace ?? '', current.metadata.name).catch((error: unknown) => messageOf(error));
+    const live = await kubectl
+      .getObject(LEASE_TYPE, current.metadata.namespace ?? '', current.metadata.name)
+      .catch((error: unknown) => messageOf(error));
     if (typeof live === 'string') return live;
     if (!live || live.metadata.uid !== lease.metadata.uid || leaseHolder(live) !== options.runId) return undefined;
     current = live;
   }
 }
 
-function reportLeftLease(kubectl: Pick<LeaseKubectl, 'commandLine'>, lease: KubeObject, failure: string, reporter: Reporter): void {
+function reportLeftLease(
+  kubectl: Pick<LeaseKubectl, 'commandLine'>,
+  lease: KubeObject,
+  failure: string,
+  reporter: Reporter,
+): void {
   const { name, namespace = '' } = lease.metadata;
   const seconds = (lease as { spec?: { leaseDurationSeconds?: number } }).spec?.leaseDurationSeconds ?? 0;
   reporter.emit({

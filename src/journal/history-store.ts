@@ -19,14 +19,36 @@ export interface ListedRecord {
 }
 
 /** Keeps one run's record and lets the oldest of its namespace go. Throws with what went wrong. */
-export async function keepHistory(kubectl: HistoryKubectl, record: HistoryRecord, keep: number, deadlineMs: number): Promise<{ bytes: number; pruned: number }> {
+export async function keepHistory(
+  kubectl: HistoryKubectl,
+  record: HistoryRecord,
+  keep: number,
+  deadlineMs: number,
+): Promise<{ bytes: number; pruned: number }> {
   const packed = historySecret(record);
-  if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
+  if (!packed)
+    throw new Error(
+      `its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`,
+    );
   const written = await kubectl.create(packed.secret, secretsPath(record.namespace), deadlineMs);
-  if (!written.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`);
+  if (!written.ok)
+    throw new Error(
+      `kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`,
+    );
   const listed = await listHistory(kubectl, record.namespace);
-  const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
-  await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+  const old = beyondKeep(
+    listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })),
+    keep,
+  );
+  await Promise.all(
+    old.map((entry) =>
+      kubectl.deleteExact(
+        `${secretsPath(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`,
+        { uid: entry.uid },
+        deadlineMs,
+      ),
+    ),
+  );
   return { bytes: packed.bytes, pruned: old.length };
 }
 
@@ -38,7 +60,8 @@ export function joinParts(listed: readonly ListedRecord[]): ListedRecord[] {
   const runs = new Map<string, ListedRecord>();
   for (const entry of listed) {
     const seen = runs.get(entry.record.runId);
-    if (!seen) runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
+    if (!seen)
+      runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
     else {
       seen.record.objects.push(...entry.record.objects);
       seen.bytes += entry.bytes;
@@ -48,19 +71,30 @@ export function joinParts(listed: readonly ListedRecord[]): ListedRecord[] {
 }
 
 /** Every history record kguard can read: in one namespace, or in all; newest first. */
-export async function listHistory(kubectl: Pick<Kubectl, 'listLabelled'>, namespace: string | undefined): Promise<ListedRecord[]> {
+export async function listHistory(
+  kubectl: Pick<Kubectl, 'listLabelled'>,
+  namespace: string | undefined,
+): Promise<ListedRecord[]> {
   const secrets = await kubectl.listLabelled('secrets', namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
   return secrets
     .flatMap((secret): ListedRecord[] => {
       try {
         const record = readHistorySecret(secret);
-        return [{ record, uid: secret.metadata.uid ?? '', bytes: String((secret as { data?: { history?: string } }).data?.history ?? '').length }];
+        return [
+          {
+            record,
+            uid: secret.metadata.uid ?? '',
+            bytes: String((secret as { data?: { history?: string } }).data?.history ?? '').length,
+          },
+        ];
       } catch {
         // Not readable (a newer format, a damaged Secret): not kguard's to list.
         return [];
       }
     })
-    .sort((a, b) => b.record.finishedAt.localeCompare(a.record.finishedAt) || b.record.runId.localeCompare(a.record.runId));
+    .sort(
+      (a, b) => b.record.finishedAt.localeCompare(a.record.finishedAt) || b.record.runId.localeCompare(a.record.runId),
+    );
 }
 
 /**
@@ -69,5 +103,13 @@ export async function listHistory(kubectl: Pick<Kubectl, 'listLabelled'>, namesp
  */
 export async function removeHistoryOf(kubectl: HistoryKubectl, runId: string, deadlineMs: number): Promise<void> {
   const parts = (await listHistory(kubectl, undefined)).filter((entry) => entry.record.runId === runId);
-  await Promise.all(parts.map((entry) => kubectl.deleteExact(`${secretsPath(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+  await Promise.all(
+    parts.map((entry) =>
+      kubectl.deleteExact(
+        `${secretsPath(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`,
+        { uid: entry.uid },
+        deadlineMs,
+      ),
+    ),
+  );
 }

@@ -74,7 +74,9 @@ export function readHistorySecret(secret: KubeObject): HistoryRecord {
 
 /** Records to delete so that the newest `keep` of a namespace stay: oldest first out. Run ids sort by start time. */
 export function beyondKeep<T extends { runId: string; finishedAt: string }>(records: readonly T[], keep: number): T[] {
-  const newestFirst = [...records].sort((a, b) => b.finishedAt.localeCompare(a.finishedAt) || b.runId.localeCompare(a.runId));
+  const newestFirst = [...records].sort(
+    (a, b) => b.finishedAt.localeCompare(a.finishedAt) || b.runId.localeCompare(a.runId),
+  );
   return newestFirst.slice(Math.max(0, keep));
 }
 

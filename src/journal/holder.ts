@@ -51,7 +51,10 @@ export const HOLDER_PID_ANNOTATION = 'kguard.dev/holder-pid';
 
 export function holderAnnotations(holder: RunHolder | undefined): Record<string, string> {
   if (!holder) return {};
-  return { [HOLDER_HOST_ANNOTATION]: holder.host, [HOLDER_PID_ANNOTATION]: holder.started ? `${holder.pid}/${holder.started}` : String(holder.pid) };
+  return {
+    [HOLDER_HOST_ANNOTATION]: holder.host,
+    [HOLDER_PID_ANNOTATION]: holder.started ? `${holder.pid}/${holder.started}` : String(holder.pid),
+  };
 }
 
 export function holderOfAnnotations(annotations: Record<string, string> | undefined): RunHolder | undefined {

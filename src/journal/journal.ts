@@ -63,7 +63,10 @@ export interface Journal {
 
 /** kguard-<time>-<random>: sorts by start time, fits a Secret and a Lease holder name. */
 export function newRunId(now: Date, random: string): string {
-  return `kguard-${now.getTime().toString(36)}-${random.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 6)}`;
+  return `kguard-${now.getTime().toString(36)}-${random
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, 6)}`;
 }
 
 /** fleet-<time>-<random>: one id for a fleet run, journalled in each cluster it changes. */
@@ -85,7 +88,10 @@ export function pack(journal: unknown): Buffer {
  * One journal Secret: gzip-compressed JSON under data.journal, labelled with the journal format and
  * the run. pieces.ts decides what each one holds and keeps each under the API server's limit.
  */
-export function journalSecret(journal: Journal, options: { index?: number; packed?: Buffer; resourceVersion?: string } = {}): KubeObject {
+export function journalSecret(
+  journal: Journal,
+  options: { index?: number; packed?: Buffer; resourceVersion?: string } = {},
+): KubeObject {
   const packed = (options.packed ?? pack(journal)).toString('base64');
   return {
     apiVersion: 'v1',
@@ -120,7 +126,10 @@ export function readJournalSecret(secret: KubeObject): Journal {
  * Known as applied: the restore checks it still is (someone else's change wins). Not known (the
  * run died during the apply): the live object stands in for it, the one guess a journal cannot avoid.
  */
-export function changesToUndo(journal: Journal, live: ReadonlyMap<string, KubeObject | undefined>): Array<{ ref: ObjectRef; change: ObjectChange }> {
+export function changesToUndo(
+  journal: Journal,
+  live: ReadonlyMap<string, KubeObject | undefined>,
+): Array<{ ref: ObjectRef; change: ObjectChange }> {
   return journal.objects.map((entry) => {
     const now = live.get(objectKey(entry.ref));
     // Gone is gone: an object the run created that no longer exists has nothing to undo.
@@ -132,7 +141,8 @@ export function changesToUndo(journal: Journal, live: ReadonlyMap<string, KubeOb
     // Killed mid-restore: the values are back already (the first write landed); what may be
     // left is the second write, of the field owners, from the live object.
     if (entry.before && now && now.metadata.uid === entry.before.metadata.uid && sameContent(entry.before, now)) {
-      const owners = canonicalJson(entry.before.metadata.managedFields ?? []) === canonicalJson(now.metadata.managedFields ?? []);
+      const owners =
+        canonicalJson(entry.before.metadata.managedFields ?? []) === canonicalJson(now.metadata.managedFields ?? []);
       const change: ObjectChange = owners
         ? { change: 'unchanged', before: entry.before, after: now }
         : { change: 'configured', before: entry.before, after: now, paths: ['metadata.managedFields'] };

@@ -106,7 +106,9 @@ export function encodeKeys(keys: readonly string[]): string {
 export function decodeKeys(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   try {
-    const json = value.startsWith(GZIP_PREFIX) ? gunzipSync(Buffer.from(value.slice(GZIP_PREFIX.length), 'base64')).toString('utf8') : value;
+    const json = value.startsWith(GZIP_PREFIX)
+      ? gunzipSync(Buffer.from(value.slice(GZIP_PREFIX.length), 'base64')).toString('utf8')
+      : value;
     const keys: unknown = JSON.parse(json);
     return Array.isArray(keys) && keys.every((key) => typeof key === 'string') ? keys : undefined;
   } catch {
@@ -134,7 +136,13 @@ export function ticketOf(lease: KubeObject): number | undefined {
 }
 
 export function withTicket(lease: KubeObject, ticket: number): KubeObject {
-  return { ...lease, metadata: { ...lease.metadata, annotations: { ...lease.metadata.annotations, [TICKET_ANNOTATION]: String(ticket) } } };
+  return {
+    ...lease,
+    metadata: {
+      ...lease.metadata,
+      annotations: { ...lease.metadata.annotations, [TICKET_ANNOTATION]: String(ticket) },
+    },
+  };
 }
 
 /**
@@ -154,7 +162,9 @@ export function leaseHolder(lease: KubeObject): string {
 
 function durationMsOf(lease: KubeObject): number {
   const seconds = (lease as { spec?: { leaseDurationSeconds?: unknown } }).spec?.leaseDurationSeconds;
-  return (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : LEASE_DURATION_SECONDS) * 1000;
+  return (
+    (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : LEASE_DURATION_SECONDS) * 1000
+  );
 }
 
 /**
@@ -188,7 +198,9 @@ function identityOf(lease: KubeObject): string {
 function chunksOf(keys: readonly string[]): string[][] {
   for (let parts = 1; ; parts *= 2) {
     const size = Math.ceil(keys.length / parts);
-    const chunks = Array.from({ length: Math.ceil(keys.length / size) || 1 }, (_, index) => keys.slice(index * size, (index + 1) * size));
+    const chunks = Array.from({ length: Math.ceil(keys.length / size) || 1 }, (_, index) =>
+      keys.slice(index * size, (index + 1) * size),
+    );
     if (size <= 1 || chunks.every((chunk) => encodeKeys(chunk).length <= MAX_KEYS_BYTES)) return chunks;
   }
 }

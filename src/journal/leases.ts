@@ -35,7 +35,16 @@ import { describeObject, objectKey, type KubeObject, type ObjectRef } from '../o
 import { HeldLeases, LEASE_TYPE, removeExpired, type HeldLeaseOptions, type LeaseKubectl } from './held-leases.js';
 import { holderOfAnnotations, probeHolder, type HolderProbe } from './holder.js';
 import { journalName } from './journal.js';
-import { claimsOf, goesBefore, heldOf, JOURNAL_NAMESPACE_ANNOTATION, leaseHolder, LeaseObservations, LEASE_SELECTOR, ticketOf } from './lease.js';
+import {
+  claimsOf,
+  goesBefore,
+  heldOf,
+  JOURNAL_NAMESPACE_ANNOTATION,
+  leaseHolder,
+  LeaseObservations,
+  LEASE_SELECTOR,
+  ticketOf,
+} from './lease.js';
 import { refusedBecause } from './store.js';
 
 export { HeldLeases, releaseLeftLeases } from './held-leases.js';
@@ -79,7 +88,12 @@ interface Look {
  * Takes the run's Leases, waiting up to lockTimeoutMs while runs that came before it hold or want
  * any of its objects. On timeout: exit 2 naming the holder, none of its Leases left.
  */
-export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly ObjectRef[], options: LeaseOptions, deps: LeaseDeps): Promise<HeldLeases> {
+export async function acquireLeases(
+  kubectl: LeaseKubectl,
+  refs: readonly ObjectRef[],
+  options: LeaseOptions,
+  deps: LeaseDeps,
+): Promise<HeldLeases> {
   const claims = claimsOf(refs, options.home);
   const observations = new LeaseObservations();
   const waits = interruptible(deps.clock, deps.signal);
@@ -92,7 +106,15 @@ export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly Object
   const leases = await HeldLeases.create(kubectl, claims, options, deps);
   try {
     let pending = leases.namespaces;
-    let look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: undefined }, deps.clock, probe);
+    let look = await lookAt(
+      kubectl,
+      pending,
+      claims,
+      observations,
+      { ...options, ticket: undefined },
+      deps.clock,
+      probe,
+    );
     if (look.blocked.length === 0) return leases;
     await leases.takeTicket(look.highestTicket + 1);
     for (;;) {
@@ -109,7 +131,15 @@ export async function acquireLeases(kubectl: LeaseKubectl, refs: readonly Object
       lastHolders = holders;
       await waits.sleep(Math.min(options.lockTimeoutMs - waited, pollMs(look.blocked, unchanged, random)));
       if (deps.signal?.aborted) throw lockTimeout(look.blocked, options);
-      look = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: leases.ticket }, deps.clock, probe);
+      look = await lookAt(
+        kubectl,
+        pending,
+        claims,
+        observations,
+        { ...options, ticket: leases.ticket },
+        deps.clock,
+        probe,
+      );
       if (look.blocked.length === 0) return leases;
       // A namespace clear in a look made with the ticket stays clear: whoever comes later sees the
       // ticket and queues behind it. (Not so before the ticket was written.)
@@ -134,7 +164,9 @@ async function lookAt(
   clock: Clock,
   probe: HolderProbe,
 ): Promise<Look> {
-  const listed = await Promise.all(namespaces.map(async (namespace) => ({ namespace, leases: await listLeases(kubectl, namespace) })));
+  const listed = await Promise.all(
+    namespaces.map(async (namespace) => ({ namespace, leases: await listLeases(kubectl, namespace) })),
+  );
   const look: Look = { blocked: [], clear: [], highestTicket: 0 };
   for (const { namespace, leases } of listed) {
     let clear = true;
@@ -173,7 +205,11 @@ async function deadWithoutJournal(kubectl: LeaseKubectl, lease: KubeObject, prob
 async function listLeases(kubectl: LeaseKubectl, namespace: string): Promise<KubeObject[]> {
   const listed = await kubectl.listCollection({ type: LEASE_TYPE, namespace, labelSelector: LEASE_SELECTOR });
   if (listed.ok) return listed.items;
-  throw refusedBecause({ message: listed.message, stderr: /forbidden/i.test(listed.message) ? '(Forbidden)' : '' }, 'leases', namespace);
+  throw refusedBecause(
+    { message: listed.message, stderr: /forbidden/i.test(listed.message) ? '(Forbidden)' : '' },
+    'leases',
+    namespace,
+  );
 }
 
 /** Names the run most likely in: one without a ticket (it went straight in), else the first in line. */

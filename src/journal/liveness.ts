@@ -18,25 +18,46 @@ export type RunLiveness =
   /** No process to probe and no Lease to read: nothing tells. */
   | { state: 'unknown'; why: string };
 
-export function livenessOf(journal: Journal | undefined, leases: readonly KubeObject[], now: number, probe: HolderProbe): RunLiveness {
-  if (journal?.state === 'finished') return { state: 'finished', why: 'it ended; only its journal could not be deleted' };
-  const holder: RunHolder | undefined = journal?.holder ?? leases.map((lease) => holderOfAnnotations(lease.metadata.annotations)).find(Boolean);
+export function livenessOf(
+  journal: Journal | undefined,
+  leases: readonly KubeObject[],
+  now: number,
+  probe: HolderProbe,
+): RunLiveness {
+  if (journal?.state === 'finished')
+    return { state: 'finished', why: 'it ended; only its journal could not be deleted' };
+  const holder: RunHolder | undefined =
+    journal?.holder ?? leases.map((lease) => holderOfAnnotations(lease.metadata.annotations)).find(Boolean);
   const found = holder ? probe(holder) : 'elsewhere';
-  if (holder && found === 'running') return { state: 'live', why: `its process ${holder.pid} is running on this machine` };
-  if (holder && found === 'gone') return { state: 'dead', why: `its process ${holder.pid} on this machine has ended`, diedBy: now };
+  if (holder && found === 'running')
+    return { state: 'live', why: `its process ${holder.pid} is running on this machine` };
+  if (holder && found === 'gone')
+    return { state: 'dead', why: `its process ${holder.pid} on this machine has ended`, diedBy: now };
   const renewals = leases.flatMap((lease) => {
     const renewed = Date.parse(leaseSpec(lease).renewTime ?? '');
-    return Number.isFinite(renewed) ? [{ renewed, durationMs: (leaseSpec(lease).leaseDurationSeconds ?? LEASE_DURATION_SECONDS) * 1000 }] : [];
+    return Number.isFinite(renewed)
+      ? [{ renewed, durationMs: (leaseSpec(lease).leaseDurationSeconds ?? LEASE_DURATION_SECONDS) * 1000 }]
+      : [];
   });
   if (renewals.length === 0) {
-    return { state: 'unknown', why: holder ? `it ran on ${holder.host} and holds no Lease that would say whether it lives` : 'it holds no Lease that would say whether it lives' };
+    return {
+      state: 'unknown',
+      why: holder
+        ? `it ran on ${holder.host} and holds no Lease that would say whether it lives`
+        : 'it holds no Lease that would say whether it lives',
+    };
   }
   const last = renewals.reduce((newest, renewal) => (renewal.renewed > newest.renewed ? renewal : newest));
   const ago = formatAgo(now - last.renewed);
   const where = holder ? ` on ${holder.host}` : '';
-  if (now - last.renewed <= last.durationMs) return { state: 'live', why: `it renewed its Lease ${ago} ago${where} (by this machine's clock)` };
+  if (now - last.renewed <= last.durationMs)
+    return { state: 'live', why: `it renewed its Lease ${ago} ago${where} (by this machine's clock)` };
   // It renews every third of the duration: it was alive at its last renewal and dead a third later.
-  return { state: 'dead', why: `its Lease has not been renewed for ${ago}${where} (by this machine's clock)`, diedBy: last.renewed + last.durationMs / 3 };
+  return {
+    state: 'dead',
+    why: `its Lease has not been renewed for ${ago}${where} (by this machine's clock)`,
+    diedBy: last.renewed + last.durationMs / 3,
+  };
 }
 
 function leaseSpec(lease: KubeObject): { renewTime?: string; leaseDurationSeconds?: number } {

@@ -68,7 +68,12 @@ export function journalPieces(journal: Journal, placement: JournalPlacement, lim
     // Measured apart, copies never take less together; should one piece still pass the limit, it is halved.
     const over = written.find((piece) => piece.packed.length > MAX_SECRET_BYTES && piece.journal.objects.length > 1);
     if (!over) return written;
-    chunks = new Map([...chunks].map(([namespace, parts]) => [namespace, parts.flatMap((part) => (part === over.journal.objects ? halves(part) : [part]))]));
+    chunks = new Map(
+      [...chunks].map(([namespace, parts]) => [
+        namespace,
+        parts.flatMap((part) => (part === over.journal.objects ? halves(part) : [part])),
+      ]),
+    );
   }
 }
 
@@ -81,7 +86,8 @@ function chunked(entries: JournalEntry[], limit: number): JournalEntry[][] {
   let size = 0;
   entries.forEach((entry, index) => {
     const own = sizes[index]!;
-    if (own > MAX_SECRET_BYTES) throw new JournalTooLargeError(own, MAX_SECRET_BYTES, 1, entry.ref.namespace, describeObject(entry.ref));
+    if (own > MAX_SECRET_BYTES)
+      throw new JournalTooLargeError(own, MAX_SECRET_BYTES, 1, entry.ref.namespace, describeObject(entry.ref));
     if (current.length > 0 && size + own > limit) {
       chunks.push(current);
       current = [];
@@ -117,17 +123,32 @@ export function mergePieces(pieces: readonly Journal[]): { journal: Journal; mis
     }
   }
   const expected = new Map<string, number>();
-  for (const piece of pieces) for (const [namespace, count] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 })) expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count));
+  for (const piece of pieces)
+    for (const [namespace, count] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 }))
+      expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count));
   const found = new Map<string, number>();
   for (const piece of pieces) found.set(piece.namespace, (found.get(piece.namespace) ?? 0) + 1);
-  const missing = [...expected].filter(([namespace, count]) => (found.get(namespace) ?? 0) < count).map(([namespace]) => namespace);
+  const missing = [...expected]
+    .filter(([namespace, count]) => (found.get(namespace) ?? 0) < count)
+    .map(([namespace]) => namespace);
   const states = new Set(pieces.map((piece) => piece.state));
-  const state = states.has('applying') ? 'applying' : states.has('restoring') ? 'restoring' : states.size === 1 && states.has('finished') ? 'finished' : 'applied';
+  const state = states.has('applying')
+    ? 'applying'
+    : states.has('restoring')
+      ? 'restoring'
+      : states.size === 1 && states.has('finished')
+        ? 'finished'
+        : 'applied';
   // The piece in the journal's home namespace speaks for the run: the merged journal is "there".
   const homeNamespace = first.home ?? first.namespace;
   const home = pieces.find((piece) => piece.namespace === homeNamespace) ?? first;
   // Home first, then the others by name: the same order wherever the pieces were listed.
-  const order = [...expected.keys()].sort((left, right) => (left === homeNamespace ? -1 : right === homeNamespace ? 1 : left.localeCompare(right)));
+  const order = [...expected.keys()].sort((left, right) =>
+    left === homeNamespace ? -1 : right === homeNamespace ? 1 : left.localeCompare(right),
+  );
   const pieceCounts = Object.fromEntries(order.map((namespace) => [namespace, expected.get(namespace)!]));
-  return { journal: { ...home, namespace: homeNamespace, state, objects: [...objects.values()], pieces: pieceCounts }, missing: missing.sort() };
+  return {
+    journal: { ...home, namespace: homeNamespace, state, objects: [...objects.values()], pieces: pieceCounts },
+    missing: missing.sort(),
+  };
 }

@@ -5,7 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import { JournalTooLargeError, KubectlError } from '../errors.js';
 import type { Kubectl, WriteResult } from '../kubectl/types.js';
-import { journalName, journalSecret, newFleetRunId, newRunId, readJournalSecret, JOURNAL_TTL_MS, JOURNAL_VERSION, type Journal } from './journal.js';
+import {
+  journalName,
+  journalSecret,
+  newFleetRunId,
+  newRunId,
+  readJournalSecret,
+  JOURNAL_TTL_MS,
+  JOURNAL_VERSION,
+  type Journal,
+} from './journal.js';
 import { JOURNAL_LABEL, RUN_LABEL } from './labels.js';
 import { journalPieces, mergePieces, type JournalPiece, type JournalPlacement } from './pieces.js';
 
@@ -24,7 +33,10 @@ export function makeFleetRunId(): string {
 /** The rule a Role needs for kguard's journal and leases, for the messages below. */
 export function rbacRule(what: 'secrets' | 'leases', namespace: string): string {
   // A run lists the leases of each namespace it touches (leases.ts): "list" is needed there.
-  const [group, verbs] = what === 'leases' ? ['"coordination.k8s.io"', '"create", "get", "list", "update", "delete"'] : ['""', '"create", "get", "update", "delete"'];
+  const [group, verbs] =
+    what === 'leases'
+      ? ['"coordination.k8s.io"', '"create", "get", "list", "update", "delete"']
+      : ['""', '"create", "get", "update", "delete"'];
   return `a Role in namespace ${namespace} with: apiGroups: [${group}], resources: ["${what}"], verbs: [${verbs}]`;
 }
 
@@ -39,15 +51,22 @@ export function refusedBecause(
   clusterScoped = false,
 ): KubectlError {
   const forbidden = /\(Forbidden\)/.test(result.stderr);
-  const elsewhere = clusterScoped ? `pass --journal-namespace NAMESPACE (one where you may write ${what}; kguard journals and leases cluster-scoped objects there), ` : '';
+  const elsewhere = clusterScoped
+    ? `pass --journal-namespace NAMESPACE (one where you may write ${what}; kguard journals and leases cluster-scoped objects there), `
+    : '';
   const next = forbidden
     ? `${elsewhere}grant ${rbacRule(what, namespace)}, or run with --no-journal (then a killed run cannot be rolled back by kguard rollback, and two runs on the same objects are not kept apart)`
     : clusterScoped && result.notFound
       ? `${elsewhere}or run with --no-journal`
       : 'check that the API server answers and run kguard again';
-  const purpose = what === 'secrets' ? 'write its run journal (a Secret)' : 'take a lease on the objects it will change';
+  const purpose =
+    what === 'secrets' ? 'write its run journal (a Secret)' : 'take a lease on the objects it will change';
   const why = clusterScoped ? ` (the journal namespace of this apply's cluster-scoped objects)` : '';
-  return new KubectlError(`kguard could not ${purpose} in namespace ${namespace}${why}: ${result.message}. Next: ${next}; nothing was applied.`, undefined, result.stderr);
+  return new KubectlError(
+    `kguard could not ${purpose} in namespace ${namespace}${why}: ${result.message}. Next: ${next}; nothing was applied.`,
+    undefined,
+    result.stderr,
+  );
 }
 
 /** A journal Secret kguard wrote or read: deleted by uid. */
@@ -92,8 +111,18 @@ export class RunJournal {
    * Secret's limit): JournalTooLargeError, nothing written. A refused write: the Secrets already
    * written are deleted and the refusal names the rule to add.
    */
-  static async start(kubectl: JournalKubectl, wanted: Journal, placement: JournalPlacement, deadlineMs: number): Promise<RunJournal> {
-    const store = new RunJournal(kubectl, { ...wanted, clusterNamespace: placement.clusterNamespace }, placement, deadlineMs);
+  static async start(
+    kubectl: JournalKubectl,
+    wanted: Journal,
+    placement: JournalPlacement,
+    deadlineMs: number,
+  ): Promise<RunJournal> {
+    const store = new RunJournal(
+      kubectl,
+      { ...wanted, clusterNamespace: placement.clusterNamespace },
+      placement,
+      deadlineMs,
+    );
     const pieces = journalPieces(store.journal, placement);
     try {
       await store.write(pieces);
@@ -112,9 +141,13 @@ export class RunJournal {
         await this.write(journalPieces(this.journal, this.placement));
       } catch (error) {
         if (error instanceof JournalTooLargeError) {
-          throw new Error(`kguard could not update its run journal: the copies of ${error.object ?? 'an object'} would be ${Math.ceil(error.bytes / 1024)} KiB compressed, more than the ${Math.ceil(error.limitBytes / 1024)} KiB a Secret may hold`);
+          throw new Error(
+            `kguard could not update its run journal: the copies of ${error.object ?? 'an object'} would be ${Math.ceil(error.bytes / 1024)} KiB compressed, more than the ${Math.ceil(error.limitBytes / 1024)} KiB a Secret may hold`,
+          );
         }
-        throw new Error(`kguard could not update its run journal: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(
+          `kguard could not update its run journal: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     });
     this.writes = next.catch(() => undefined);
@@ -132,16 +165,26 @@ export class RunJournal {
     const home = journalName(this.runId);
     const secrets = [...this.written.values()];
     const remove = async (secret: JournalSecretRef) => {
-      const deleted = await this.kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid: secret.uid ?? '' }, this.deadlineMs);
+      const deleted = await this.kubectl.deleteExact(
+        `${secretsPath(secret.namespace)}/${secret.name}`,
+        { uid: secret.uid ?? '' },
+        this.deadlineMs,
+      );
       if (deleted.ok || deleted.notFound) this.written.delete(`${secret.namespace}/${secret.name}`);
       else failures.push(`secret/${secret.name} (namespace ${secret.namespace}): ${deleted.message}`);
     };
-    await Promise.all(secrets.filter((secret) => !(secret.namespace === this.namespace && secret.name === home)).map(remove));
-    await Promise.all(secrets.filter((secret) => secret.namespace === this.namespace && secret.name === home).map(remove));
+    await Promise.all(
+      secrets.filter((secret) => !(secret.namespace === this.namespace && secret.name === home)).map(remove),
+    );
+    await Promise.all(
+      secrets.filter((secret) => secret.namespace === this.namespace && secret.name === home).map(remove),
+    );
     if (failures.length === 0) return;
     // The ones left say "finished": only those are written again.
     this.journal = { ...this.journal, state: 'finished' };
-    const left = journalPieces(this.journal, this.placement).filter((piece) => this.written.has(keyOf(piece, this.runId)));
+    const left = journalPieces(this.journal, this.placement).filter((piece) =>
+      this.written.has(keyOf(piece, this.runId)),
+    );
     const marked = await this.write(left, false).then(
       () => true,
       () => false,
@@ -166,17 +209,27 @@ export class RunJournal {
     if (!prune) return;
     const wanted = new Set(pieces.map((piece) => keyOf(piece, this.runId)));
     await Promise.all(
-      [...this.written].filter(([key]) => !wanted.has(key)).map(async ([key, secret]) => {
-        const deleted = await this.kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid: secret.uid ?? '' }, this.deadlineMs);
-        if (deleted.ok || deleted.notFound) this.written.delete(key);
-      }),
+      [...this.written]
+        .filter(([key]) => !wanted.has(key))
+        .map(async ([key, secret]) => {
+          const deleted = await this.kubectl.deleteExact(
+            `${secretsPath(secret.namespace)}/${secret.name}`,
+            { uid: secret.uid ?? '' },
+            this.deadlineMs,
+          );
+          if (deleted.ok || deleted.notFound) this.written.delete(key);
+        }),
     );
   }
 
   private async writeOne(piece: JournalPiece): Promise<void> {
     const key = keyOf(piece, this.runId);
     const known = this.written.get(key);
-    const secret = journalSecret(piece.journal, { index: piece.index, packed: piece.packed, resourceVersion: known?.resourceVersion });
+    const secret = journalSecret(piece.journal, {
+      index: piece.index,
+      packed: piece.packed,
+      resourceVersion: known?.resourceVersion,
+    });
     const written = known
       ? await this.kubectl.replace(secret, `${secretsPath(piece.namespace)}/${secret.metadata.name}`, this.deadlineMs)
       : await this.kubectl.create(secret, secretsPath(piece.namespace), this.deadlineMs);
@@ -203,12 +256,19 @@ function keyOf(piece: JournalPiece, runId: string): string {
 }
 
 /** Deletes a run's journal Secrets (by uid when known), its home one last. */
-export async function removeJournal(kubectl: JournalKubectl, secrets: readonly JournalSecretRef[], deadlineMs: number): Promise<void> {
+export async function removeJournal(
+  kubectl: JournalKubectl,
+  secrets: readonly JournalSecretRef[],
+  deadlineMs: number,
+): Promise<void> {
   const remove = async (secret: JournalSecretRef) => {
     const uid = secret.uid ?? (await kubectl.getObject('secrets', secret.namespace, secret.name))?.metadata.uid;
     if (!uid) return;
     const deleted = await kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid }, deadlineMs);
-    if (!deleted.ok && !deleted.notFound) throw new Error(`kguard could not delete its run journal secret/${secret.name} (namespace ${secret.namespace}): ${deleted.message}`);
+    if (!deleted.ok && !deleted.notFound)
+      throw new Error(
+        `kguard could not delete its run journal secret/${secret.name} (namespace ${secret.namespace}): ${deleted.message}`,
+      );
   };
   const isHome = (secret: JournalSecretRef) => /-journal$/.test(secret.name);
   await Promise.all(secrets.filter((secret) => !isHome(secret)).map(remove));
@@ -230,7 +290,11 @@ export interface JournalListing {
  * has Secrets in other namespaces has those read too (one list per namespace), unless `whole` is
  * false: a journal is only restored whole.
  */
-export async function listJournals(kubectl: JournalKubectl, namespace: string | undefined, whole = true): Promise<JournalListing[]> {
+export async function listJournals(
+  kubectl: JournalKubectl,
+  namespace: string | undefined,
+  whole = true,
+): Promise<JournalListing[]> {
   const listed = await kubectl.listLabelled('secrets', namespace, `${JOURNAL_LABEL}=${JOURNAL_VERSION}`);
   const byRun = new Map<string, Array<{ journal: Journal; secret: JournalSecretRef }>>();
   const add = (secrets: readonly KubeObjectLike[]) => {
@@ -241,9 +305,14 @@ export async function listJournals(kubectl: JournalKubectl, namespace: string | 
       } catch {
         continue;
       }
-      const ref = { namespace: secret.metadata.namespace ?? journal.namespace, name: secret.metadata.name, uid: secret.metadata.uid };
+      const ref = {
+        namespace: secret.metadata.namespace ?? journal.namespace,
+        name: secret.metadata.name,
+        uid: secret.metadata.uid,
+      };
       const pieces = byRun.get(journal.runId) ?? [];
-      if (!pieces.some((piece) => piece.secret.namespace === ref.namespace && piece.secret.name === ref.name)) pieces.push({ journal: { ...journal, namespace: ref.namespace }, secret: ref });
+      if (!pieces.some((piece) => piece.secret.namespace === ref.namespace && piece.secret.name === ref.name))
+        pieces.push({ journal: { ...journal, namespace: ref.namespace }, secret: ref });
       byRun.set(journal.runId, pieces);
     }
   };
@@ -251,8 +320,15 @@ export async function listJournals(kubectl: JournalKubectl, namespace: string | 
   if (namespace !== undefined && whole) {
     await Promise.all(
       [...byRun].map(async ([runId, pieces]) => {
-        const elsewhere = new Set(pieces.flatMap(({ journal }) => Object.keys(journal.pieces ?? {})).filter((other) => other !== namespace));
-        for (const other of elsewhere) add(await kubectl.listLabelled('secrets', other, `${JOURNAL_LABEL}=${JOURNAL_VERSION},${RUN_LABEL}=${runId}`).catch(() => []));
+        const elsewhere = new Set(
+          pieces.flatMap(({ journal }) => Object.keys(journal.pieces ?? {})).filter((other) => other !== namespace),
+        );
+        for (const other of elsewhere)
+          add(
+            await kubectl
+              .listLabelled('secrets', other, `${JOURNAL_LABEL}=${JOURNAL_VERSION},${RUN_LABEL}=${runId}`)
+              .catch(() => []),
+          );
       }),
     );
   }
@@ -260,7 +336,12 @@ export async function listJournals(kubectl: JournalKubectl, namespace: string | 
   return [...byRun.values()]
     .map((pieces) => {
       const { journal, missing } = mergePieces(pieces.map((piece) => piece.journal));
-      return { journal, expired: Date.parse(journal.expiresAt) < now, secrets: pieces.map((piece) => piece.secret), missing };
+      return {
+        journal,
+        expired: Date.parse(journal.expiresAt) < now,
+        secrets: pieces.map((piece) => piece.secret),
+        missing,
+      };
     })
     .sort((left, right) => left.journal.startedAt.localeCompare(right.journal.startedAt));
 }
@@ -268,14 +349,24 @@ export async function listJournals(kubectl: JournalKubectl, namespace: string | 
 type KubeObjectLike = Parameters<typeof readJournalSecret>[0];
 
 /** Old journals expire: a run deletes the expired journal Secrets it can see in each namespace it touches. */
-export async function deleteExpiredJournals(kubectl: JournalKubectl, namespaces: Iterable<string>, deadlineMs: number): Promise<void> {
+export async function deleteExpiredJournals(
+  kubectl: JournalKubectl,
+  namespaces: Iterable<string>,
+  deadlineMs: number,
+): Promise<void> {
   await Promise.all(
     [...new Set(namespaces)].map(async (namespace) => {
       const journals = await listJournals(kubectl, namespace, false).catch(() => []);
       await Promise.all(
         journals
           .filter(({ expired }) => expired)
-          .map(({ secrets }) => removeJournal(kubectl, secrets.filter((secret) => secret.namespace === namespace), deadlineMs).catch(() => undefined)),
+          .map(({ secrets }) =>
+            removeJournal(
+              kubectl,
+              secrets.filter((secret) => secret.namespace === namespace),
+              deadlineMs,
+            ).catch(() => undefined),
+          ),
       );
     }),
   );

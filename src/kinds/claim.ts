@@ -12,9 +12,21 @@ export const claimRules: RolloutRules<StatusConventions> = {
   controller: 'persistentvolume controller',
   observed: () => true,
   newPods: () => [],
-  wait: (claim) => (claim.status?.phase === 'Bound' ? undefined : `waiting for the claim to be bound (phase ${claim.status?.phase ?? 'Pending'})`),
-  failure: (claim) => (claim.status?.phase === 'Lost' ? { source: 'condition', reason: 'Lost', message: 'the claim lost its PersistentVolume', rule: CLAIM_LOST } : undefined),
-  progress: (claim) => ({ desired: 0, updated: 0, ready: 0, available: 0, summary: `phase ${claim.status?.phase ?? 'Pending'}` }),
+  wait: (claim) =>
+    claim.status?.phase === 'Bound'
+      ? undefined
+      : `waiting for the claim to be bound (phase ${claim.status?.phase ?? 'Pending'})`,
+  failure: (claim) =>
+    claim.status?.phase === 'Lost'
+      ? { source: 'condition', reason: 'Lost', message: 'the claim lost its PersistentVolume', rule: CLAIM_LOST }
+      : undefined,
+  progress: (claim) => ({
+    desired: 0,
+    updated: 0,
+    ready: 0,
+    available: 0,
+    summary: `phase ${claim.status?.phase ?? 'Pending'}`,
+  }),
 };
 
 const STORAGE = ['spec', 'resources', 'requests', 'storage'] as const;

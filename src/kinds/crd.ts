@@ -13,7 +13,8 @@ const NOT_ESTABLISHED: ReasonRule = {
   family: 'other',
   policy: { when: 'now' },
   cannot: 'be established (the API server does not serve its kind)',
-  nextStep: 'read its status conditions: kubectl get crd NAME -o yaml (names that another CRD of the group already uses are refused)',
+  nextStep:
+    'read its status conditions: kubectl get crd NAME -o yaml (names that another CRD of the group already uses are refused)',
 };
 
 export const crdRules: RolloutRules<StatusConventions> = {
@@ -27,15 +28,32 @@ export const crdRules: RolloutRules<StatusConventions> = {
   },
   failure(crd) {
     const names = conditionOf(crd, 'NamesAccepted');
-    if (names?.status === 'False') return { source: 'condition', reason: names.reason ?? 'NamesNotAccepted', message: names.message ?? '', rule: NOT_ESTABLISHED };
+    if (names?.status === 'False')
+      return {
+        source: 'condition',
+        reason: names.reason ?? 'NamesNotAccepted',
+        message: names.message ?? '',
+        rule: NOT_ESTABLISHED,
+      };
     const established = conditionOf(crd, 'Established');
     if (established?.status === 'False' && established.reason !== 'Installing') {
-      return { source: 'condition', reason: established.reason ?? 'NotEstablished', message: established.message ?? '', rule: NOT_ESTABLISHED };
+      return {
+        source: 'condition',
+        reason: established.reason ?? 'NotEstablished',
+        message: established.message ?? '',
+        rule: NOT_ESTABLISHED,
+      };
     }
     return undefined;
   },
   progress(crd) {
     const established = conditionOf(crd, 'Established');
-    return { desired: 0, updated: 0, ready: 0, available: 0, summary: established?.status === 'True' ? 'Established' : 'not Established yet' };
+    return {
+      desired: 0,
+      updated: 0,
+      ready: 0,
+      available: 0,
+      summary: established?.status === 'True' ? 'Established' : 'not Established yet',
+    };
   },
 };

@@ -75,19 +75,29 @@ export interface RolloutRules<T> {
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
 
-export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, expected: Expectation, firstSeen: FirstSeen, moment: Moment): RolloutVerdict {
+export function judge<T>(
+  rules: RolloutRules<T>,
+  observation: KindObservation,
+  expected: Expectation,
+  firstSeen: FirstSeen,
+  moment: Moment,
+): RolloutVerdict {
   const { object, snapshot } = observation;
   // Someone else's change wins: kguard never overwrites it.
   const change = changeSinceApply(expected.applied, object, expected.ours);
   if (change || !object) {
-    const progress = change?.state === 'conflict' && object ? rules.progress(object as unknown as T, snapshot) : NO_PROGRESS;
+    const progress =
+      change?.state === 'conflict' && object ? rules.progress(object as unknown as T, snapshot) : NO_PROGRESS;
     return { state: change?.state ?? 'gone', progress, findings: [], detail: change?.detail ?? 'it was deleted' };
   }
   const typed = object as unknown as T;
   const progress = rules.progress(typed, snapshot);
   const observed = rules.observed(typed);
   const pods = newPodsOf(rules, typed, snapshot);
-  const findings = [...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)), ...(rules.evidence?.(typed, pods) ?? [])];
+  const findings = [
+    ...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)),
+    ...(rules.evidence?.(typed, pods) ?? []),
+  ];
 
   const condition = observed ? rules.failure(typed, snapshot, expected) : undefined;
   if (condition && isFatalNow(condition.rule.policy, firstSeen.get(condition.reason), moment.now)) {
@@ -96,7 +106,13 @@ export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, e
   const fatal = findings.find(
     (finding) =>
       !rules.judgesItself?.(finding) &&
-      isFatalNow(policyOf(rules, finding), firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings)),
+      isFatalNow(
+        policyOf(rules, finding),
+        firstSeen.get(findingKey(finding)),
+        moment.now,
+        finding.restartCount,
+        podsShowing(finding, findings),
+      ),
   );
   if (fatal) return { state: 'failed', progress, findings, cause: { source: 'pod', finding: fatal } };
 
@@ -109,7 +125,13 @@ export function judge<T>(rules: RolloutRules<T>, observation: KindObservation, e
       ? `waiting for the ${rules.controller} to write its first status`
       : (rules.wait(typed, snapshot) ?? (rules.servingPods ? notServing(pods) : undefined));
   if (waitingFor === undefined) {
-    if (silent) return { state: 'healthy', progress, findings, detail: `the ${rules.controller} wrote no status in ${graceMs / 1000}s: judged by kstatus without one` };
+    if (silent)
+      return {
+        state: 'healthy',
+        progress,
+        findings,
+        detail: `the ${rules.controller} wrote no status in ${graceMs / 1000}s: judged by kstatus without one`,
+      };
     return { state: 'healthy', progress, findings };
   }
   if (moment.now - moment.startedAt >= moment.timeoutMs) {
@@ -168,7 +190,11 @@ function stillFailing(key: string, pods: readonly Pod[]): boolean {
 
 /** How many pods of the new revision show the same problem (for policies that count pods: evictions). */
 function podsShowing(finding: Finding, findings: readonly Finding[]): number {
-  return new Set(findings.filter((other) => other.reason === finding.reason && other.rule === finding.rule).map((other) => other.pod)).size;
+  return new Set(
+    findings
+      .filter((other) => other.reason === finding.reason && other.rule === finding.rule)
+      .map((other) => other.pod),
+  ).size;
 }
 
 /** What a new pod still lacks to serve: Ready, and every container running and ready. */
@@ -176,21 +202,30 @@ function notServing(pods: readonly Pod[]): string | undefined {
   for (const pod of pods) {
     const containers = pod.status?.containerStatuses ?? [];
     const down = containers.find((status) => status.state?.running === undefined || status.ready !== true);
-    if (down) return `container ${down.name} of new pod ${pod.metadata.name} is not ${down.state?.running === undefined ? 'running' : 'ready'} (the controller still counts it)`;
-    if (conditionOf(pod, 'Ready')?.status !== 'True') return `new pod ${pod.metadata.name} is not ready (the controller still counts it)`;
+    if (down)
+      return `container ${down.name} of new pod ${pod.metadata.name} is not ${down.state?.running === undefined ? 'running' : 'ready'} (the controller still counts it)`;
+    if (conditionOf(pod, 'Ready')?.status !== 'True')
+      return `new pod ${pod.metadata.name} is not ready (the controller still counts it)`;
   }
   return undefined;
 }
 
 /** A finding's policy, with the object's tolerance of crashes (kguard.dev/failures-allowed) applied. */
 function policyOf<T>(rules: RolloutRules<T>, finding: Finding): FatalPolicy {
-  if (rules.readinessGraceSeconds !== undefined && finding.reason === 'ContainersNotReady') return { when: 'after', seconds: rules.readinessGraceSeconds };
+  if (rules.readinessGraceSeconds !== undefined && finding.reason === 'ContainersNotReady')
+    return { when: 'after', seconds: rules.readinessGraceSeconds };
   if (rules.failuresAllowed === undefined || finding.family !== 'crash') return finding.policy;
   return { when: 'after', seconds: Number.POSITIVE_INFINITY, restarts: rules.failuresAllowed + 1 };
 }
 
 /** Whether a finding or condition, first seen at `since`, has become fatal by `now`. */
-export function isFatalNow(policy: FatalPolicy, since: number | undefined, now: number, restartCount = 0, pods = 1): boolean {
+export function isFatalNow(
+  policy: FatalPolicy,
+  since: number | undefined,
+  now: number,
+  restartCount = 0,
+  pods = 1,
+): boolean {
   if (policy.when === 'now') return true;
   if (policy.when === 'never') return false;
   if (policy.restarts !== undefined && restartCount >= policy.restarts) return true;
@@ -202,18 +237,23 @@ export function isFatalNow(policy: FatalPolicy, since: number | undefined, now: 
 export function podsControlledBy(object: { metadata: { uid?: string } }, pods: readonly Pod[]): Pod[] {
   const uid = object.metadata.uid;
   if (!uid) return [];
-  return pods.filter((pod) => (pod.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === uid));
+  return pods.filter((pod) =>
+    (pod.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === uid),
+  );
 }
 
 /** The objects of one kind among what was read. */
 export function objectsOfKind<T>(snapshot: WorkloadSnapshot, apiVersion: string, kind: string): T[] {
-  return snapshot.objects.filter((object) => object.kind === kind && object.apiVersion === apiVersion) as unknown as T[];
+  return snapshot.objects.filter(
+    (object) => object.kind === kind && object.apiVersion === apiVersion,
+  ) as unknown as T[];
 }
 
 /** What a verdict says in words, when it says anything beyond its state. */
 export function verdictText(verdict: Verdict): string | undefined {
   if ('detail' in verdict) return verdict.detail;
   if ('waitingFor' in verdict) return verdict.waitingFor;
-  if (verdict.state === 'failed' && (verdict.cause.source === 'apply' || verdict.cause.source === 'internal')) return verdict.cause.message;
+  if (verdict.state === 'failed' && (verdict.cause.source === 'apply' || verdict.cause.source === 'internal'))
+    return verdict.cause.message;
   return undefined;
 }

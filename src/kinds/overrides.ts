@@ -53,19 +53,33 @@ export function overridesOf(object: Pick<KubeObject, 'metadata'>): Overrides {
       timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
-      problems.push(`${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`);
+      problems.push(
+        `${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`,
+      );
     }
   }
   const health = annotations[HEALTH_ANNOTATION];
   const ignoreHealth = health === 'ignore' ? true : undefined;
-  if (health !== undefined && health !== 'ignore') problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
+  if (health !== undefined && health !== 'ignore')
+    problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
   const rule = annotations[HEALTH_RULE_ANNOTATION]?.trim();
   const healthRule = rule ? rule : undefined;
   const allowed = annotations[FAILURES_ALLOWED_ANNOTATION];
   let failuresAllowed: number | undefined;
   if (allowed !== undefined) {
     if (/^\d+$/.test(allowed.trim())) failuresAllowed = Number(allowed.trim());
-    else problems.push(`${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`);
+    else
+      problems.push(
+        `${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`,
+      );
   }
-  return { track, timeoutMs, mustSucceed, problems, ...(failuresAllowed !== undefined ? { failuresAllowed } : {}), ...(ignoreHealth ? { ignoreHealth } : {}), ...(healthRule ? { healthRule } : {}) };
+  return {
+    track,
+    timeoutMs,
+    mustSucceed,
+    problems,
+    ...(failuresAllowed !== undefined ? { failuresAllowed } : {}),
+    ...(ignoreHealth ? { ignoreHealth } : {}),
+    ...(healthRule ? { healthRule } : {}),
+  };
 }

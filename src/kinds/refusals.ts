@@ -35,21 +35,38 @@ export function immutablePutBack(before: KubeObject, current: KubeObject): PutBa
   const now = current as KubeObject & { immutable?: boolean; type?: string };
   const was = before as KubeObject & { immutable?: boolean; type?: string };
   if (now.kind === 'Secret' && (was.type ?? 'Opaque') !== (now.type ?? 'Opaque')) {
-    return { how: 'delete-and-create', why: `a Secret's type never changes (type: field is immutable): it is ${now.type ?? 'Opaque'} now, ${was.type ?? 'Opaque'} in the pre-apply copy` };
+    return {
+      how: 'delete-and-create',
+      why: `a Secret's type never changes (type: field is immutable): it is ${now.type ?? 'Opaque'} now, ${was.type ?? 'Opaque'} in the pre-apply copy`,
+    };
   }
   if (now.immutable !== true) return undefined;
-  if (was.immutable !== true) return { how: 'delete-and-create', why: `immutable: true cannot be undone by a write (immutable: Forbidden: ${IMMUTABLE_FORBIDDEN})` };
-  const changed = ['data', 'binaryData'].filter((field) => canonicalJson(contentOf(before)[field] ?? null) !== canonicalJson(contentOf(current)[field] ?? null));
+  if (was.immutable !== true)
+    return {
+      how: 'delete-and-create',
+      why: `immutable: true cannot be undone by a write (immutable: Forbidden: ${IMMUTABLE_FORBIDDEN})`,
+    };
+  const changed = ['data', 'binaryData'].filter(
+    (field) => canonicalJson(contentOf(before)[field] ?? null) !== canonicalJson(contentOf(current)[field] ?? null),
+  );
   if (changed.length === 0) return undefined;
-  return { how: 'delete-and-create', why: `it is immutable: true, so its ${changed.join(' and ')} cannot change (${changed[0]}: Forbidden: ${IMMUTABLE_FORBIDDEN})` };
+  return {
+    how: 'delete-and-create',
+    why: `it is immutable: true, so its ${changed.join(' and ')} cannot change (${changed[0]}: Forbidden: ${IMMUTABLE_FORBIDDEN})`,
+  };
 }
 
 /** The copy with `fields` at their current values: what the server takes when the rest goes back. */
-export function withCurrentValues(before: KubeObject, current: KubeObject, fields: readonly (readonly string[])[]): KubeObject {
+export function withCurrentValues(
+  before: KubeObject,
+  current: KubeObject,
+  fields: readonly (readonly string[])[],
+): KubeObject {
   const copy = structuredClone(before) as unknown as Record<string, unknown>;
   for (const field of fields) {
     let source: unknown = current;
-    for (const segment of field) source = source === null || typeof source !== 'object' ? undefined : (source as Record<string, unknown>)[segment];
+    for (const segment of field)
+      source = source === null || typeof source !== 'object' ? undefined : (source as Record<string, unknown>)[segment];
     let target = copy;
     for (const segment of field.slice(0, -1)) {
       const next = target[segment];

@@ -104,42 +104,90 @@ const NO_STATUS = applied();
 const runningPods = (row: KindRow): KindRow => ({ ...row, runsPods: true });
 
 const ROWS: Readonly<Record<string, KindRow>> = {
-  'apps/Deployment': runningPods(watched(() => deploymentRules, () => ['deployments.apps', 'replicasets.apps', 'pods'])),
+  'apps/Deployment': runningPods(
+    watched(
+      () => deploymentRules,
+      () => ['deployments.apps', 'replicasets.apps', 'pods'],
+    ),
+  ),
   'apps/StatefulSet': {
-    ...runningPods(watched(() => statefulSetRules, () => ['statefulsets.apps', 'pods'], planStatefulSet, deleteStuckPods)),
+    ...runningPods(
+      watched(
+        () => statefulSetRules,
+        () => ['statefulsets.apps', 'pods'],
+        planStatefulSet,
+        deleteStuckPods,
+      ),
+    ),
     restoreNeeds: [{ verb: 'delete', group: '', resource: 'pods', why: 'to delete the pods of the failed revision' }],
   },
-  'apps/DaemonSet': runningPods(watched(() => daemonSetRules, () => ['daemonsets.apps', 'pods'], planDaemonSet)),
-  'apps/ReplicaSet': runningPods(watched(() => replicaSetRules, () => ['replicasets.apps', 'pods'])),
+  'apps/DaemonSet': runningPods(
+    watched(
+      () => daemonSetRules,
+      () => ['daemonsets.apps', 'pods'],
+      planDaemonSet,
+    ),
+  ),
+  'apps/ReplicaSet': runningPods(
+    watched(
+      () => replicaSetRules,
+      () => ['replicasets.apps', 'pods'],
+    ),
+  ),
   'batch/Job': {
     ...runningPods(watched(jobRules, () => ['jobs.batch', 'pods'], planJob)),
     goneWhenDone: {
       mayVanish: (applied) => mayVanishWhenDone(applied as unknown as Job),
-      judge: (applied, lastSeen, events) => completedThenDeleted(applied as unknown as Job, lastSeen as unknown as Job | undefined, events),
+      judge: (applied, lastSeen, events) =>
+        completedThenDeleted(applied as unknown as Job, lastSeen as unknown as Job | undefined, events),
     },
     recreate: jobRecreate,
   },
   'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run')),
-  '/Pod': runningPods(watched(() => podRules, () => ['pods'])),
-  '/PersistentVolumeClaim': { ...watched(() => claimRules, () => ['persistentvolumeclaims']), putBack: claimPutBack },
+  '/Pod': runningPods(
+    watched(
+      () => podRules,
+      () => ['pods'],
+    ),
+  ),
+  '/PersistentVolumeClaim': {
+    ...watched(
+      () => claimRules,
+      () => ['persistentvolumeclaims'],
+    ),
+    putBack: claimPutBack,
+  },
   // Objects with no status to judge: applying them is all there is.
   '/ConfigMap': { ...NO_STATUS, putBack: immutablePutBack },
   '/Secret': { ...NO_STATUS, putBack: immutablePutBack },
   '/ServiceAccount': NO_STATUS,
-  '/Service': watched(() => serviceRules, () => ['services', 'pods', 'deployments.apps', 'statefulsets.apps'], planService),
+  '/Service': watched(
+    () => serviceRules,
+    () => ['services', 'pods', 'deployments.apps', 'statefulsets.apps'],
+    planService,
+  ),
   '/Endpoints': NO_STATUS,
   '/LimitRange': NO_STATUS,
   '/ResourceQuota': NO_STATUS,
   '/Namespace': NO_STATUS,
   '/PersistentVolume': NO_STATUS,
   'networking.k8s.io/NetworkPolicy': NO_STATUS,
-  'networking.k8s.io/Ingress': { ...watched(() => ingressRules, () => ['ingresses.networking.k8s.io']), readsSiblings: true },
+  'networking.k8s.io/Ingress': {
+    ...watched(
+      () => ingressRules,
+      () => ['ingresses.networking.k8s.io'],
+    ),
+    readsSiblings: true,
+  },
   'networking.k8s.io/IngressClass': NO_STATUS,
   'policy/PodDisruptionBudget': NO_STATUS,
   'autoscaling/HorizontalPodAutoscaler': NO_STATUS,
   'storage.k8s.io/StorageClass': NO_STATUS,
   'scheduling.k8s.io/PriorityClass': NO_STATUS,
-  'apiextensions.k8s.io/CustomResourceDefinition': watched(() => crdRules, () => ['customresourcedefinitions.apiextensions.k8s.io']),
+  'apiextensions.k8s.io/CustomResourceDefinition': watched(
+    () => crdRules,
+    () => ['customresourcedefinitions.apiextensions.k8s.io'],
+  ),
   'discovery.k8s.io/EndpointSlice': NO_STATUS,
   'coordination.k8s.io/Lease': NO_STATUS,
   'node.k8s.io/RuntimeClass': NO_STATUS,
@@ -153,11 +201,17 @@ export function rowFor(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, statusGraceM
   const row = ROWS[kindKey(ref)];
   if (row) return row;
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
-  return watched(() => genericRules(ref.kind, statusGraceMs === undefined ? undefined : statusGraceMs / 1000), (target) => [typeArg(target)]);
+  return watched(
+    () => genericRules(ref.kind, statusGraceMs === undefined ? undefined : statusGraceMs / 1000),
+    (target) => [typeArg(target)],
+  );
 }
 
 /** Whether the kstatus fallback judges this kind (no row of its own, no health rule matches it): only then does its status subresource matter. */
-export function judgedByKstatus(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES): boolean {
+export function judgedByKstatus(
+  ref: Pick<ObjectRef, 'apiVersion' | 'kind'>,
+  rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES,
+): boolean {
   const group = groupOf(ref.apiVersion);
   return ROWS[kindKey(ref)] === undefined && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === undefined;
 }
@@ -188,21 +242,41 @@ export function judgingRow(
     ...(readinessGraceMs !== undefined ? { readinessGraceSeconds: readinessGraceMs / 1000 } : {}),
   };
   if (Object.keys(tolerance).length === 0) return row;
-  return { ...row, rules: (given) => { const judged = row.rules(given); return judged && { ...judged, ...tolerance }; } };
+  return {
+    ...row,
+    rules: (given) => {
+      const judged = row.rules(given);
+      return judged && { ...judged, ...tolerance };
+    },
+  };
 }
 
-function chooseRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, overrides: Overrides, rules: readonly HealthRule[], problems: string[], statusGraceMs?: number): KindRow {
+function chooseRow(
+  ref: Pick<ObjectRef, 'apiVersion' | 'kind'>,
+  overrides: Overrides,
+  rules: readonly HealthRule[],
+  problems: string[],
+  statusGraceMs?: number,
+): KindRow {
   if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
   const group = groupOf(ref.apiVersion);
   const own = ROWS[kindKey(ref)] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : undefined);
   if (own) {
-    if (overrides.healthRule !== undefined) problems.push(`${HEALTH_RULE_ANNOTATION}: kguard judges ${ref.kind} by its own rules; ignored`);
+    if (overrides.healthRule !== undefined)
+      problems.push(`${HEALTH_RULE_ANNOTATION}: kguard judges ${ref.kind} by its own rules; ignored`);
     return own;
   }
   const rule = findHealthRule(ref, rules, overrides.healthRule);
-  if (overrides.healthRule !== undefined && !rule) problems.push(`${HEALTH_RULE_ANNOTATION}: ${JSON.stringify(overrides.healthRule)} names no health rule; kstatus judges it`);
+  if (overrides.healthRule !== undefined && !rule)
+    problems.push(
+      `${HEALTH_RULE_ANNOTATION}: ${JSON.stringify(overrides.healthRule)} names no health rule; kstatus judges it`,
+    );
   const found = rule ?? findHealthRule(ref, rules);
-  if (found) return watched(() => healthRuleRules(found, ref.kind), (target) => [typeArg(target)]);
+  if (found)
+    return watched(
+      () => healthRuleRules(found, ref.kind),
+      (target) => [typeArg(target)],
+    );
   return rowFor(ref, statusGraceMs);
 }
 

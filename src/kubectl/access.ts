@@ -13,7 +13,13 @@ import type { AccessAnswer, AccessQuestion } from './types.js';
 export const REVIEW_ARGS = ['create', '-f', '-', '-o', 'json', '--validate=false'] as const;
 
 /** One review, as `kubectl create --raw` POSTs it (through the API channel: no process of its own). */
-export const REVIEW_RAW_ARGS = ['create', '--raw', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', '-f', '-'] as const;
+export const REVIEW_RAW_ARGS = [
+  'create',
+  '--raw',
+  '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+  '-f',
+  '-',
+] as const;
 
 export function reviewOf({ verb, group, resource, namespace }: AccessQuestion): object {
   return {
@@ -33,13 +39,22 @@ export function readAnswers(questions: readonly AccessQuestion[], result: ExecRe
     const said = result.timedOut ? 'kubectl did not answer in time' : diagnoseKubectlFailure(result).detail;
     throw new Error(`kubectl could not ask the API server what this user may do (SelfSubjectAccessReview): ${said}`);
   }
-  const answers = jsonDocuments(result.stdout) as Array<{ spec?: { resourceAttributes?: Partial<AccessQuestion> }; status?: { allowed?: boolean } }>;
+  const answers = jsonDocuments(result.stdout) as Array<{
+    spec?: { resourceAttributes?: Partial<AccessQuestion> };
+    status?: { allowed?: boolean };
+  }>;
   return questions.map((question) => {
     const answer = answers.find(({ spec }) => {
       const asked = spec?.resourceAttributes ?? {};
-      return asked.verb === question.verb && (asked.group ?? '') === question.group && asked.resource === question.resource && (asked.namespace ?? '') === question.namespace;
+      return (
+        asked.verb === question.verb &&
+        (asked.group ?? '') === question.group &&
+        asked.resource === question.resource &&
+        (asked.namespace ?? '') === question.namespace
+      );
     });
-    if (!answer) throw new Error(`the API server did not answer whether this user may ${question.verb} ${question.resource}`);
+    if (!answer)
+      throw new Error(`the API server did not answer whether this user may ${question.verb} ${question.resource}`);
     return { ...question, allowed: answer.status?.allowed === true };
   });
 }
@@ -48,12 +63,22 @@ export function readAnswers(questions: readonly AccessQuestion[], result: ExecRe
  * Each question answered: through the API channel one request per review, all at once; without
  * it (the first review did not go through the proxy), one process for all of them.
  */
-export async function reviewAccess(questions: readonly AccessQuestion[], run: (args: readonly string[], input: string) => Promise<ExecResult>): Promise<AccessAnswer[]> {
+export async function reviewAccess(
+  questions: readonly AccessQuestion[],
+  run: (args: readonly string[], input: string) => Promise<ExecResult>,
+): Promise<AccessAnswer[]> {
   const [first, ...others] = questions;
   if (!first) return [];
   const ask = (question: AccessQuestion) => run(REVIEW_RAW_ARGS, JSON.stringify(reviewOf(question)));
   const asked = await ask(first);
-  if (!asked.proxied || asked.exitCode !== 0) return readAnswers(questions, await run(REVIEW_ARGS, reviewsList(questions)));
+  if (!asked.proxied || asked.exitCode !== 0)
+    return readAnswers(questions, await run(REVIEW_ARGS, reviewsList(questions)));
   const answers = [asked, ...(await Promise.all(others.map(ask)))];
-  return readAnswers(questions, answers.find((answer) => answer.exitCode !== 0) ?? { ...asked, stdout: answers.map((answer) => answer.stdout).join('\n') });
+  return readAnswers(
+    questions,
+    answers.find((answer) => answer.exitCode !== 0) ?? {
+      ...asked,
+      stdout: answers.map((answer) => answer.stdout).join('\n'),
+    },
+  );
 }

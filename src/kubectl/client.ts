@@ -1,7 +1,7 @@
 // The typed face of kubectl: every method runs the real binary through `exec`, with a deadline,
 // and returns parsed results. Failures become KubectlError with a one-paragraph diagnosis.
 import { type KubectlError, InputError } from '../errors.js';
-import type { KubeEvent, } from '../kube.js';
+import type { KubeEvent } from '../kube.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { KubeObject, ObjectRef } from '../objects/model.js';
 import { parseApplyOutput } from './output/apply-output.js';
@@ -16,9 +16,41 @@ import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';
 import { ProcessPool } from './process/pool.js';
 import { pinnedArgs, targetOf } from './target.js';
-import { applyCommand, DIFF_FLAGS, isRetryable, itemsOf, listedItems, itemsOfValue, jsonDocuments, kubectlFailure, logsResult, parseApiResources, requestTimeoutWithin, RESTORE_FIELD_MANAGER, selectorsOf, shellQuote, withFieldManager, withQuery, writeFailure } from './output/parse.js';
+import {
+  applyCommand,
+  DIFF_FLAGS,
+  isRetryable,
+  itemsOf,
+  listedItems,
+  itemsOfValue,
+  jsonDocuments,
+  kubectlFailure,
+  logsResult,
+  parseApiResources,
+  requestTimeoutWithin,
+  RESTORE_FIELD_MANAGER,
+  selectorsOf,
+  shellQuote,
+  withFieldManager,
+  withQuery,
+  writeFailure,
+} from './output/parse.js';
 import { reviewAccess } from './access.js';
-import type { AccessAnswer, AccessQuestion, ApiResource, ApplyRequest, CollectionList, CollectionQuery, Connection, DryRunResult, Kubectl, LogsResult, Target, WatchStream, WriteResult } from './types.js';
+import type {
+  AccessAnswer,
+  AccessQuestion,
+  ApiResource,
+  ApplyRequest,
+  CollectionList,
+  CollectionQuery,
+  Connection,
+  DryRunResult,
+  Kubectl,
+  LogsResult,
+  Target,
+  WatchStream,
+  WriteResult,
+} from './types.js';
 
 /** The one way to get a kubectl: the CLI, the journal commands and the library all build it here. */
 export function createKubectl(exec: Exec, connection: Connection, stream?: StreamExec): Kubectl {
@@ -33,7 +65,9 @@ class KubectlClient implements Kubectl {
   /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
   private pinned: readonly string[] | undefined;
   /** Discovery documents by group version, read once each. */
-  private readonly discovery = new Discovery((path) => this.run(['get', '--raw', path], { deadlineMs: this.connection.readDeadlineMs }));
+  private readonly discovery = new Discovery((path) =>
+    this.run(['get', '--raw', path], { deadlineMs: this.connection.readDeadlineMs }),
+  );
 
   /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
   private readonly pool: ProcessPool;
@@ -57,11 +91,16 @@ class KubectlClient implements Kubectl {
   }
 
   async kustomize(directory: string): Promise<string> {
-    const result = await this.run(['kustomize', directory], { deadlineMs: this.connection.readDeadlineMs, bounded: false });
+    const result = await this.run(['kustomize', directory], {
+      deadlineMs: this.connection.readDeadlineMs,
+      bounded: false,
+    });
     if (result.exitCode !== 0) {
       const diagnosis = diagnoseKubectlFailure(result);
       if (diagnosis.kind === 'missing-binary') throw this.failure('render the kustomization', result);
-      throw new InputError(`kubectl kustomize ${directory} failed: ${diagnosis.detail}. Fix the kustomization; nothing was applied.`);
+      throw new InputError(
+        `kubectl kustomize ${directory} failed: ${diagnosis.detail}. Fix the kustomization; nothing was applied.`,
+      );
     }
     return result.stdout;
   }
@@ -76,7 +115,10 @@ class KubectlClient implements Kubectl {
   async dryRun(request: ApplyRequest, strategy: 'client' | 'server'): Promise<DryRunResult> {
     // A dry run changes nothing, so a transient failure is simply asked again.
     const result = await this.retrying(() =>
-      this.run([...applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], { deadlineMs: request.deadlineMs, input: request.stdin }),
+      this.run([...applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], {
+        deadlineMs: request.deadlineMs,
+        input: request.stdin,
+      }),
     );
     if (result.exitCode !== 0) {
       if (diagnoseKubectlFailure(result).kind === 'missing-binary') throw this.failure('run kubectl', result);
@@ -95,7 +137,10 @@ class KubectlClient implements Kubectl {
    * never sent (apply.go, DryRunClient).
    */
   async dryRunActions(request: ApplyRequest): Promise<AppliedObject[]> {
-    const result = await this.run([...applyCommand(request), '--dry-run=client'], { deadlineMs: request.deadlineMs, input: request.stdin });
+    const result = await this.run([...applyCommand(request), '--dry-run=client'], {
+      deadlineMs: request.deadlineMs,
+      input: request.stdin,
+    });
     if (result.exitCode !== 0) throw this.failure('preview the apply', result);
     return parseApplyOutput(result.stdout);
   }
@@ -112,7 +157,8 @@ class KubectlClient implements Kubectl {
     // Only the apply flags kubectl diff takes: it refuses the others.
     args.push(...request.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
     const result = await this.retrying(() => this.run(args, { deadlineMs: request.deadlineMs, input: request.stdin }));
-    if (result.exitCode !== 0 && result.exitCode !== 1) throw this.failure('show the differences (kubectl diff)', result);
+    if (result.exitCode !== 0 && result.exitCode !== 1)
+      throw this.failure('show the differences (kubectl diff)', result);
     return diffsByObject(result.stdout, refs);
   }
 
@@ -132,7 +178,11 @@ class KubectlClient implements Kubectl {
       }
       return attempt;
     });
-    if (result.exitCode !== 0) throw this.failure('apply the manifests', result, [...applied.values()], { ms: request.deadlineMs, flag: '--timeout' });
+    if (result.exitCode !== 0)
+      throw this.failure('apply the manifests', result, [...applied.values()], {
+        ms: request.deadlineMs,
+        flag: '--timeout',
+      });
     return [...applied.values()];
   }
 
@@ -142,9 +192,13 @@ class KubectlClient implements Kubectl {
    */
   async listObjects(namespace: string, types: readonly string[]): Promise<KubeObject[]> {
     if (types.length === 0) return [];
-    const items = await this.lists(namespace, types, {}, `read ${types.join(', ')}${namespace ? ` in namespace ${namespace}` : ''}`, [
-      'get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json', '--show-managed-fields',
-    ]);
+    const items = await this.lists(
+      namespace,
+      types,
+      {},
+      `read ${types.join(', ')}${namespace ? ` in namespace ${namespace}` : ''}`,
+      ['get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json', '--show-managed-fields'],
+    );
     return this.observed(items);
   }
 
@@ -153,10 +207,22 @@ class KubectlClient implements Kubectl {
    * when every type's REST path is known (through the API channel, no process of its own), in
    * the order of the types; else `kubectlArgs` as one kubectl command.
    */
-  private async lists(namespace: string, types: readonly string[], selectors: Record<string, string>, what: string, kubectlArgs: string[]): Promise<KubeObject[]> {
-    const paths = await Promise.all(types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => undefined)));
+  private async lists(
+    namespace: string,
+    types: readonly string[],
+    selectors: Record<string, string>,
+    what: string,
+    kubectlArgs: string[],
+  ): Promise<KubeObject[]> {
+    const paths = await Promise.all(
+      types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => undefined)),
+    );
     if (paths.every((path) => path !== undefined)) {
-      const results = await Promise.all(paths.map((path) => this.run(['get', '--raw', withQuery(path, selectors)], { deadlineMs: this.connection.readDeadlineMs })));
+      const results = await Promise.all(
+        paths.map((path) =>
+          this.run(['get', '--raw', withQuery(path, selectors)], { deadlineMs: this.connection.readDeadlineMs }),
+        ),
+      );
       const failed = results.find((result) => result.exitCode !== 0);
       if (failed) throw this.failure(what, failed);
       return results.flatMap((result) => listedItems(result.stdout).items);
@@ -173,16 +239,28 @@ class KubectlClient implements Kubectl {
   async getObject(type: string, namespace: string, name: string): Promise<KubeObject | undefined> {
     const path = await this.collectionPathOf({ type, namespace }).catch(() => undefined);
     if (path) {
-      const raw = await this.run(['get', '--raw', `${path}/${encodeURIComponent(name)}`], { deadlineMs: this.connection.readDeadlineMs });
+      const raw = await this.run(['get', '--raw', `${path}/${encodeURIComponent(name)}`], {
+        deadlineMs: this.connection.readDeadlineMs,
+      });
       if (raw.exitCode === 0) return this.observed([JSON.parse(raw.stdout) as KubeObject])[0];
       if (/\(NotFound\)/.test(raw.stderr)) return undefined;
       throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ''}`, raw);
     }
     const result = await this.run(
-      ['get', type, name, ...(namespace ? ['-n', namespace] : []), '-o', 'json', '--show-managed-fields', '--ignore-not-found'],
+      [
+        'get',
+        type,
+        name,
+        ...(namespace ? ['-n', namespace] : []),
+        '-o',
+        'json',
+        '--show-managed-fields',
+        '--ignore-not-found',
+      ],
       { deadlineMs: this.connection.readDeadlineMs },
     );
-    if (result.exitCode !== 0) throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ''}`, result);
+    if (result.exitCode !== 0)
+      throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ''}`, result);
     return this.observed(itemsOf<KubeObject>(result.stdout))[0];
   }
 
@@ -203,10 +281,17 @@ class KubectlClient implements Kubectl {
     return this.rawWrite('create', withFieldManager(collectionPath), object, deadlineMs);
   }
 
-  private async rawWrite(verb: 'replace' | 'create', path: string, object: KubeObject, deadlineMs: number): Promise<WriteResult> {
+  private async rawWrite(
+    verb: 'replace' | 'create',
+    path: string,
+    object: KubeObject,
+    deadlineMs: number,
+  ): Promise<WriteResult> {
     // Safe to repeat: the body carries metadata.resourceVersion (a PUT) or the object must not
     // exist yet (a POST), so a write that did land answers the retry with 409, never twice.
-    const result = await this.retrying(() => this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) }));
+    const result = await this.retrying(() =>
+      this.run([verb, '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(object) }),
+    );
     if (result.exitCode === 0) return { ok: true, object: this.observed(itemsOf<KubeObject>(result.stdout))[0] };
     return writeFailure(result, deadlineMs);
   }
@@ -216,36 +301,53 @@ class KubectlClient implements Kubectl {
    * body: kubectl delete.go → rawhttp.RawDelete). A uid precondition deletes exactly the object
    * this run created, never a namesake created since.
    */
-  async deleteExact(path: string, preconditions: { uid: string; resourceVersion?: string }, deadlineMs: number): Promise<WriteResult> {
+  async deleteExact(
+    path: string,
+    preconditions: { uid: string; resourceVersion?: string },
+    deadlineMs: number,
+  ): Promise<WriteResult> {
     const body = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', preconditions };
     // Safe to repeat: the uid precondition; a delete that did land answers the retry with 404.
-    const result = await this.retrying(() => this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) }));
+    const result = await this.retrying(() =>
+      this.run(['delete', '--raw', path, '-f', '-'], { deadlineMs, input: JSON.stringify(body) }),
+    );
     if (result.exitCode === 0) return { ok: true };
     return writeFailure(result, deadlineMs);
   }
 
   /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
   async listLabelled(type: string, namespace: string | undefined, selector: string): Promise<KubeObject[]> {
-    return this.lists(namespace ?? '', [type], { labelSelector: selector }, `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ''}`, [
-      'get', type, ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json',
-    ]);
+    return this.lists(
+      namespace ?? '',
+      [type],
+      { labelSelector: selector },
+      `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ''}`,
+      ['get', type, ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json'],
+    );
   }
 
   /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
   async apiResources(apiVersions?: readonly string[]): Promise<Map<string, ApiResource>> {
     if (apiVersions) return this.discovery.resourcesOf([...new Set(apiVersions)]);
-    const result = await this.run(['api-resources', '-o', 'wide', '--no-headers=false'], { deadlineMs: this.connection.readDeadlineMs });
+    const result = await this.run(['api-resources', '-o', 'wide', '--no-headers=false'], {
+      deadlineMs: this.connection.readDeadlineMs,
+    });
     const resources = parseApiResources(result.stdout);
     // Partial discovery (an APIService down) makes kubectl exit 1 after printing every group it
     // could read (memcache.go, "unable to retrieve the complete list of server APIs"): still right.
-    if (result.exitCode !== 0 && !(resources.size > 0 && /unable to retrieve the complete list of server APIs/.test(result.stderr))) {
+    if (
+      result.exitCode !== 0 &&
+      !(resources.size > 0 && /unable to retrieve the complete list of server APIs/.test(result.stderr))
+    ) {
       throw this.failure('read the API resources (kubectl api-resources)', result);
     }
     return resources;
   }
 
   /** Kinds a CRD of this run just established appear: discovery is read again from now on. */
-  refreshDiscovery(): void { this.discovery.forget(); }
+  refreshDiscovery(): void {
+    this.discovery.forget();
+  }
   /**
    * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
    * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
@@ -255,7 +357,8 @@ class KubectlClient implements Kubectl {
     const result = await this.run(['get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
     });
-    if (result.exitCode !== 0) throw this.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ''}`, result);
+    if (result.exitCode !== 0)
+      throw this.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ''}`, result);
     return snapshotOf(itemsOf<KubeObject>(result.stdout));
   }
 
@@ -267,8 +370,11 @@ class KubectlClient implements Kubectl {
   async listCollection(query: CollectionQuery): Promise<CollectionList> {
     const path = await this.collectionPathOf(query).catch((error: unknown) => error as Error);
     if (path instanceof Error) return { ok: false, message: path.message, transient: false };
-    const result = await this.run(['get', '--raw', withQuery(path, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
-    if (result.exitCode !== 0) return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
+    const result = await this.run(['get', '--raw', withQuery(path, selectorsOf(query))], {
+      deadlineMs: this.connection.readDeadlineMs,
+    });
+    if (result.exitCode !== 0)
+      return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
     return { ok: true, ...listedItems(result.stdout) };
   }
 
@@ -277,20 +383,38 @@ class KubectlClient implements Kubectl {
    * the server's stream as it arrives), with bookmarks, until the server ends it after
    * `timeoutSeconds`. No --request-timeout: it would cut the stream.
    */
-  watchCollection(query: CollectionQuery, from: { resourceVersion: string; timeoutSeconds: number }, onEvent: (event: WatchEvent) => void): WatchStream {
+  watchCollection(
+    query: CollectionQuery,
+    from: { resourceVersion: string; timeoutSeconds: number },
+    onEvent: (event: WatchEvent) => void,
+  ): WatchStream {
     const stream = this.stream;
-    if (!stream) return { done: Promise.resolve({ ended: false, message: 'watching is not available', transient: false }), stop: () => undefined };
+    if (!stream)
+      return {
+        done: Promise.resolve({ ended: false, message: 'watching is not available', transient: false }),
+        stop: () => undefined,
+      };
     let stopRequested = false;
     let running: ReturnType<StreamExec> | undefined;
     const done = (async () => {
       const path = await this.collectionPathOf(query).catch((error: unknown) => error as Error);
       if (path instanceof Error) return { ended: false as const, message: path.message, transient: false };
       if (stopRequested) return { ended: true as const };
-      const params = { ...selectorsOf(query), watch: '1', resourceVersion: from.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(from.timeoutSeconds) };
+      const params = {
+        ...selectorsOf(query),
+        watch: '1',
+        resourceVersion: from.resourceVersion,
+        allowWatchBookmarks: 'true',
+        timeoutSeconds: String(from.timeoutSeconds),
+      };
       const reader = new WatchEventReader();
-      running = stream(this.connection.binary, [...this.connectionArgs(), 'get', '--raw', withQuery(path, params)], (text) => {
-        for (const event of reader.push(text)) onEvent(event);
-      });
+      running = stream(
+        this.connection.binary,
+        [...this.connectionArgs(), 'get', '--raw', withQuery(path, params)],
+        (text) => {
+          for (const event of reader.push(text)) onEvent(event);
+        },
+      );
       const result = await running.done;
       if (!result.proxied) this.processes += 1;
       if (result.exitCode === 0 || stopRequested) return { ended: true as const };
@@ -316,7 +440,16 @@ class KubectlClient implements Kubectl {
   /** Events about one object (a pod or a deployment), oldest first. */
   async events(namespace: string, objectName: string): Promise<KubeEvent[]> {
     const selector = `involvedObject.name=${objectName}`;
-    const items = await this.lists(namespace, ['events'], { fieldSelector: selector }, `read events of ${objectName}`, ['get', 'events', '-n', namespace, '--field-selector', selector, '-o', 'json']);
+    const items = await this.lists(namespace, ['events'], { fieldSelector: selector }, `read events of ${objectName}`, [
+      'get',
+      'events',
+      '-n',
+      namespace,
+      '--field-selector',
+      selector,
+      '-o',
+      'json',
+    ]);
     return items as unknown as KubeEvent[];
   }
 
@@ -328,7 +461,10 @@ class KubectlClient implements Kubectl {
   }
 
   async target(): Promise<Target | undefined> {
-    const result = await this.run(['config', 'view', '--minify', '-o', 'json'], { deadlineMs: this.connection.readDeadlineMs, bounded: false });
+    const result = await this.run(['config', 'view', '--minify', '-o', 'json'], {
+      deadlineMs: this.connection.readDeadlineMs,
+      bounded: false,
+    });
     if (result.exitCode !== 0) return undefined;
     return targetOf(result.stdout);
   }
@@ -364,7 +500,10 @@ class KubectlClient implements Kubectl {
     args: readonly string[],
     options: { deadlineMs: number; input?: string; bounded?: boolean },
   ): Promise<ExecResult> {
-    const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
+    const timeoutArgs =
+      options.bounded === false
+        ? []
+        : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
     const cancelSignal = this.cancel;
     const result = await this.pool.use(() =>
       this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
@@ -377,7 +516,12 @@ class KubectlClient implements Kubectl {
     return result;
   }
 
-  private failure(what: string, result: ExecResult, applied: AppliedObject[] = [], deadline?: { ms: number; flag: string }): KubectlError {
+  private failure(
+    what: string,
+    result: ExecResult,
+    applied: AppliedObject[] = [],
+    deadline?: { ms: number; flag: string },
+  ): KubectlError {
     return kubectlFailure(what, result, deadline ?? { ms: this.connection.readDeadlineMs }, applied);
   }
 
@@ -385,13 +529,29 @@ class KubectlClient implements Kubectl {
    * The last `tail` lines one container printed (`kubectl logs`); with `previous`, those of its run
    * before the last restart. Evidence, not a verdict: a failure comes back as kubectl's own words.
    */
-  async logs(namespace: string, pod: string, container: string, options: { tail: number; previous: boolean }): Promise<LogsResult> {
-    const args = ['logs', pod, '-n', namespace, '-c', container, `--tail=${options.tail}`, ...(options.previous ? ['--previous'] : [])];
+  async logs(
+    namespace: string,
+    pod: string,
+    container: string,
+    options: { tail: number; previous: boolean },
+  ): Promise<LogsResult> {
+    const args = [
+      'logs',
+      pod,
+      '-n',
+      namespace,
+      '-c',
+      container,
+      `--tail=${options.tail}`,
+      ...(options.previous ? ['--previous'] : []),
+    ];
     return logsResult(await this.run(args, { deadlineMs: this.connection.readDeadlineMs }));
   }
 
   reviewAccess(questions: readonly AccessQuestion[]): Promise<AccessAnswer[]> {
-    return reviewAccess(questions, (args, input) => this.run(args, { deadlineMs: this.connection.readDeadlineMs, input }));
+    return reviewAccess(questions, (args, input) =>
+      this.run(args, { deadlineMs: this.connection.readDeadlineMs, input }),
+    );
   }
 }
 

@@ -15,11 +15,23 @@ export interface ConnectOptions {
 }
 
 /** The kubectl and its end: `close()` stops the proxy (a run that forgets still exits: it never holds kguard). */
-export function connectKubectl(connection: Omit<Connection, 'channelProcesses' | 'pinned'>, options: ConnectOptions = {}): Kubectl & { close(): void } {
+export function connectKubectl(
+  connection: Omit<Connection, 'channelProcesses' | 'pinned'>,
+  options: ConnectOptions = {},
+): Kubectl & { close(): void } {
   const channel = apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
   const trace = options.trace;
   const exec = trace ? tracedExec(channel.exec, trace.now, trace.onCall) : channel.exec;
-  const stream = options.watches === false ? undefined : trace ? tracedStream(channel.stream, trace.now, trace.onCall) : channel.stream;
-  const kubectl = createKubectl(exec, { ...connection, channelProcesses: () => channel.processes, pinned: (args) => channel.start(args) }, stream);
+  const stream =
+    options.watches === false
+      ? undefined
+      : trace
+        ? tracedStream(channel.stream, trace.now, trace.onCall)
+        : channel.stream;
+  const kubectl = createKubectl(
+    exec,
+    { ...connection, channelProcesses: () => channel.processes, pinned: (args) => channel.start(args) },
+    stream,
+  );
   return Object.assign(kubectl, { close: () => channel.close() });
 }

@@ -15,15 +15,22 @@ export class Discovery {
   /** The resources of the given group versions only, each from its own discovery document: one unavailable group elsewhere does not matter. */
   async resourcesOf(apiVersions: readonly string[]): Promise<Map<string, ApiResource>> {
     const resources = new Map<string, ApiResource>();
-    const documents = await Promise.all(apiVersions.map(async (apiVersion) => ({ apiVersion, document: await this.discoveryOf(apiVersion) })));
+    const documents = await Promise.all(
+      apiVersions.map(async (apiVersion) => ({ apiVersion, document: await this.discoveryOf(apiVersion) })),
+    );
     for (const { apiVersion, document } of documents) {
       const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
-      const listed = (document as { resources?: Array<{ name?: string; kind?: string; namespaced?: boolean }> }).resources ?? [];
+      const listed =
+        (document as { resources?: Array<{ name?: string; kind?: string; namespaced?: boolean }> }).resources ?? [];
       const names = new Set(listed.map((entry) => entry.name));
       for (const entry of listed) {
         if (typeof entry.name !== 'string' || entry.name.includes('/') || typeof entry.kind !== 'string') continue;
         const statusSubresource = names.has(`${entry.name}/status`);
-        resources.set(`${group}/${entry.kind}`, { name: entry.name, namespaced: entry.namespaced === true, ...(statusSubresource ? { statusSubresource } : {}) });
+        resources.set(`${group}/${entry.kind}`, {
+          name: entry.name,
+          namespaced: entry.namespaced === true,
+          ...(statusSubresource ? { statusSubresource } : {}),
+        });
       }
     }
     return resources;
@@ -39,11 +46,16 @@ export class Discovery {
   discoveryOf(apiVersion: string): Promise<unknown> {
     let found = this.documents.get(apiVersion);
     if (!found) {
-      const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
+      const [group, version] = apiVersion.includes('/')
+        ? (apiVersion.split('/') as [string, string])
+        : ['', apiVersion];
       const path = groupVersionPath({ group, version });
       found = (async () => {
         const result = await this.readRaw(path);
-        if (result.exitCode !== 0) throw new Error(`kubectl could not read the API server's discovery of ${path}: ${diagnoseKubectlFailure(result).detail}`);
+        if (result.exitCode !== 0)
+          throw new Error(
+            `kubectl could not read the API server's discovery of ${path}: ${diagnoseKubectlFailure(result).detail}`,
+          );
         return JSON.parse(result.stdout) as unknown;
       })();
       // A failed lookup is asked again next time.

@@ -55,11 +55,13 @@ export const REFUSED_AFTER_DASH_DASH: Readonly<Record<string, string>> = {
   '--recursive': 'pass -R before --',
   '-o': "kguard reads kubectl's output itself; use kguard's own --output json",
   '--output': "kguard reads kubectl's output itself; use kguard's own --output json",
-  '--request-timeout': 'kguard sets a deadline on every kubectl call itself (--timeout, --rollback-timeout); pass --request-timeout before --',
+  '--request-timeout':
+    'kguard sets a deadline on every kubectl call itself (--timeout, --rollback-timeout); pass --request-timeout before --',
   '--edit-last-applied': 'not an apply kguard can watch',
   '--wait': 'kguard waits for every changed object itself',
   // `kubectl options` lists it from 1.34 (KEP-3104, kuberc); kguard sets KUBECTL_KUBERC=false (exec.ts).
-  '--kuberc': 'kguard runs kubectl without kuberc preferences (a default such as delete --interactive or get -o wide breaks its own calls); pass the flags you want after --',
+  '--kuberc':
+    'kguard runs kubectl without kuberc preferences (a default such as delete --interactive or get -o wide breaks its own calls); pass the flags you want after --',
 };
 
 // `kubectl apply --help` and `kubectl options` (kubectl 1.32). kguard's own flags that share a
@@ -70,9 +72,27 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
   // Which cluster and who: every kubectl call kguard makes gets them, the restore's included.
   { long: '--context', arity: 'value', scope: 'global', role: 'connection' },
   { long: '--kubeconfig', arity: 'value', scope: 'global', role: 'connection' },
-  { long: '--cluster', arity: 'value', scope: 'global', role: 'connection', native: { help: 'the kubeconfig cluster to use', placeholder: 'name' } },
-  { long: '--user', arity: 'value', scope: 'global', role: 'connection', native: { help: 'the kubeconfig user to use', placeholder: 'name' } },
-  { long: '--as', arity: 'value', scope: 'global', role: 'connection', native: { help: 'user to impersonate for every kubectl call', placeholder: 'user' } },
+  {
+    long: '--cluster',
+    arity: 'value',
+    scope: 'global',
+    role: 'connection',
+    native: { help: 'the kubeconfig cluster to use', placeholder: 'name' },
+  },
+  {
+    long: '--user',
+    arity: 'value',
+    scope: 'global',
+    role: 'connection',
+    native: { help: 'the kubeconfig user to use', placeholder: 'name' },
+  },
+  {
+    long: '--as',
+    arity: 'value',
+    scope: 'global',
+    role: 'connection',
+    native: { help: 'user to impersonate for every kubectl call', placeholder: 'user' },
+  },
   {
     long: '--as-group',
     arity: 'value',
@@ -84,14 +104,28 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
   { long: '--as-uid', arity: 'value', scope: 'global', role: 'connection' },
   // Listed by `kubectl options` from 1.35 (checked against 1.33.9, 1.34.5 and 1.35.2 binaries).
   { long: '--as-user-extra', arity: 'value', scope: 'global', role: 'connection', repeatable: true, since: 35 },
-  { long: '--server', short: '-s', arity: 'value', scope: 'global', role: 'connection', native: { help: 'the address and port of the API server', placeholder: 'url' } },
-  { long: '--token', arity: 'value', scope: 'global', role: 'connection', secret: true, native: { help: 'bearer token for the API server (never printed)', placeholder: 'token' } },
+  {
+    long: '--server',
+    short: '-s',
+    arity: 'value',
+    scope: 'global',
+    role: 'connection',
+    native: { help: 'the address and port of the API server', placeholder: 'url' },
+  },
+  {
+    long: '--token',
+    arity: 'value',
+    scope: 'global',
+    role: 'connection',
+    secret: true,
+    native: { help: 'bearer token for the API server (never printed)', placeholder: 'token' },
+  },
   {
     long: '--certificate-authority',
     arity: 'value',
     scope: 'global',
     role: 'connection',
-    native: { help: "path to a cert file for the certificate authority", placeholder: 'file' },
+    native: { help: 'path to a cert file for the certificate authority', placeholder: 'file' },
   },
   {
     long: '--insecure-skip-tls-verify',
@@ -135,7 +169,13 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
     native: { help: 'group/version/kind that --prune may delete (repeatable)', placeholder: 'gvk' },
   },
   { long: '--all', arity: 'boolean', scope: 'apply', role: 'apply' },
-  { long: '--force-conflicts', arity: 'boolean', scope: 'apply', role: 'apply', native: { help: 'server-side apply: take fields other managers own' } },
+  {
+    long: '--force-conflicts',
+    arity: 'boolean',
+    scope: 'apply',
+    role: 'apply',
+    native: { help: 'server-side apply: take fields other managers own' },
+  },
   {
     long: '--validate',
     arity: 'optional-value',
@@ -144,22 +184,42 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
     role: 'apply',
     native: { help: 'strict (or true), warn, ignore (or false); alone: strict', placeholder: 'mode' },
   },
-  { long: '--overwrite', arity: 'boolean', scope: 'apply', role: 'apply', native: { help: 'resolve conflicts with the live object from the manifest (on by default; --overwrite=false turns it off)' } },
-  { long: '--force', arity: 'boolean', scope: 'apply', role: 'apply', native: { help: 'delete and re-create an object kubectl cannot patch' } },
+  {
+    long: '--overwrite',
+    arity: 'boolean',
+    scope: 'apply',
+    role: 'apply',
+    native: {
+      help: 'resolve conflicts with the live object from the manifest (on by default; --overwrite=false turns it off)',
+    },
+  },
+  {
+    long: '--force',
+    arity: 'boolean',
+    scope: 'apply',
+    role: 'apply',
+    native: { help: 'delete and re-create an object kubectl cannot patch' },
+  },
   {
     long: '--cascade',
     arity: 'optional-value',
     bare: 'background',
     scope: 'apply',
     role: 'apply',
-    native: { help: 'background, orphan or foreground, for what --prune and --force delete; alone: background', placeholder: 'strategy' },
+    native: {
+      help: 'background, orphan or foreground, for what --prune and --force delete; alone: background',
+      placeholder: 'strategy',
+    },
   },
   {
     long: '--grace-period',
     arity: 'value',
     scope: 'apply',
     role: 'apply',
-    native: { help: 'seconds an object --prune or --force deletes may take to end (-1: its own)', placeholder: 'seconds' },
+    native: {
+      help: 'seconds an object --prune or --force deletes may take to end (-1: its own)',
+      placeholder: 'seconds',
+    },
   },
   { long: '--server-side', arity: 'boolean', scope: 'apply', role: 'apply' },
   { long: '--field-manager', arity: 'value', scope: 'apply', role: 'apply' },
@@ -177,14 +237,27 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
 ];
 
 /** kubectl's flags that are not in the table on purpose: kguard owns them or they profile kubectl itself. */
-export const NOT_SORTED = ['--filename', '--kustomize', '--recursive', '--output', '--request-timeout', '--wait', '--kuberc', '--log-flush-frequency', '--profile', '--profile-output'];
+export const NOT_SORTED = [
+  '--filename',
+  '--kustomize',
+  '--recursive',
+  '--output',
+  '--request-timeout',
+  '--wait',
+  '--kuberc',
+  '--log-flush-frequency',
+  '--profile',
+  '--profile-output',
+];
 
 /** The table entry for a flag as typed (`-l`, `--selector`), if any. */
 export function kubectlFlag(name: string): KubectlFlag | undefined {
   return BY_NAME.get(name);
 }
 
-const BY_NAME = new Map<string, KubectlFlag>(KUBECTL_FLAGS.flatMap((flag) => [[flag.long, flag] as const, ...(flag.short ? [[flag.short, flag] as const] : [])]));
+const BY_NAME = new Map<string, KubectlFlag>(
+  KUBECTL_FLAGS.flatMap((flag) => [[flag.long, flag] as const, ...(flag.short ? [[flag.short, flag] as const] : [])]),
+);
 
 /** pflag reads booleans with Go's strconv.ParseBool. */
 export function parseKubectlBool(value: string): boolean | undefined {

@@ -52,13 +52,17 @@ export function splitPassThrough(args: readonly string[]): PassThrough {
     switch (flag.role) {
       case 'namespace':
         if (result.namespace !== undefined && result.namespace !== value) {
-          throw new InputError(`-n ${result.namespace} and -n ${value} after -- contradict each other; give one namespace.`);
+          throw new InputError(
+            `-n ${result.namespace} and -n ${value} after -- contradict each other; give one namespace.`,
+          );
         }
         result.namespace = value;
         break;
       case 'connection':
         // Long names, so `-s` and `--server` are one flag to every check (target.ts pins by name).
-        result.connection.push(flag.arity === 'boolean' && inlineValue === undefined ? flag.long : `${flag.long}=${value}`);
+        result.connection.push(
+          flag.arity === 'boolean' && inlineValue === undefined ? flag.long : `${flag.long}=${value}`,
+        );
         break;
       case 'selection':
         result.selection.push(normalized);
@@ -66,7 +70,8 @@ export function splitPassThrough(args: readonly string[]): PassThrough {
         break;
       case 'dry-run':
         if (value === 'none') break;
-        if (value !== 'client' && value !== 'server') throw new InputError(`--dry-run=${value} after -- is not one of none, client, server.`);
+        if (value !== 'client' && value !== 'server')
+          throw new InputError(`--dry-run=${value} after -- is not one of none, client, server.`);
         result.dryRun = value;
         break;
       case 'apply':

@@ -12,7 +12,10 @@ export interface ObjectsRead {
 }
 
 /** A wanted object in a namespace that was listed and is not in `live` does not exist. */
-export async function readObjects(kubectl: Pick<Kubectl, 'listObjects'>, refs: readonly ObjectRef[]): Promise<ObjectsRead> {
+export async function readObjects(
+  kubectl: Pick<Kubectl, 'listObjects'>,
+  refs: readonly ObjectRef[],
+): Promise<ObjectsRead> {
   const byNamespace = new Map<string, { types: Set<string>; refs: ObjectRef[] }>();
   for (const ref of refs) {
     const entry = byNamespace.get(ref.namespace) ?? { types: new Set<string>(), refs: [] };

@@ -20,7 +20,12 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   services: { group: '', version: 'v1', kind: 'Service', resource: 'services' },
   secrets: { group: '', version: 'v1', kind: 'Secret', resource: 'secrets' },
   events: { group: '', version: 'v1', kind: 'Event', resource: 'events' },
-  persistentvolumeclaims: { group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
+  persistentvolumeclaims: {
+    group: '',
+    version: 'v1',
+    kind: 'PersistentVolumeClaim',
+    resource: 'persistentvolumeclaims',
+  },
   'deployments.apps': { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' },
   'replicasets.apps': { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets' },
   'statefulsets.apps': { group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets' },
@@ -28,7 +33,12 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   'ingresses.networking.k8s.io': { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', resource: 'ingresses' },
   'jobs.batch': { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs' },
   'leases.coordination.k8s.io': { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases' },
-  'customresourcedefinitions.apiextensions.k8s.io': { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions' },
+  'customresourcedefinitions.apiextensions.k8s.io': {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    kind: 'CustomResourceDefinition',
+    resource: 'customresourcedefinitions',
+  },
 };
 
 /** What a type argument names; undefined when it is neither built in nor KIND.VERSION.GROUP. */
@@ -46,18 +56,26 @@ export function groupVersionPath(type: Pick<ResourceType, 'group' | 'version'>):
 }
 
 /** The collection of a resource in one namespace ('' for a cluster-scoped one). */
-export function collectionPath(type: Pick<ResourceType, 'group' | 'version'>, resource: string, namespace: string): string {
+export function collectionPath(
+  type: Pick<ResourceType, 'group' | 'version'>,
+  resource: string,
+  namespace: string,
+): string {
   return `${groupVersionPath(type)}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${resource}`;
 }
 
 /** The plural of `kind` in a discovery document (`GET /apis/GROUP/VERSION`), subresources aside. */
 export function resourceNameIn(discovery: unknown, kind: string): string | undefined {
   const resources = (discovery as { resources?: Array<{ name?: string; kind?: string }> } | undefined)?.resources ?? [];
-  return resources.find((entry) => entry.kind === kind && typeof entry.name === 'string' && !entry.name.includes('/'))?.name;
+  return resources.find((entry) => entry.kind === kind && typeof entry.name === 'string' && !entry.name.includes('/'))
+    ?.name;
 }
 
 /** What one look read, as one `kubectl get A,B,C -o json` gives it: every object, and the pods among them. */
 export function snapshotOf(objects: Iterable<KubeObject>): WorkloadSnapshot {
   const all = [...objects];
-  return { objects: all, pods: all.filter((object) => object.kind === 'Pod' && object.apiVersion === 'v1') as unknown as Pod[] };
+  return {
+    objects: all,
+    pods: all.filter((object) => object.kind === 'Pod' && object.apiVersion === 'v1') as unknown as Pod[],
+  };
 }

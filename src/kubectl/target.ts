@@ -20,7 +20,12 @@ export function targetOf(stdout: string): Target | undefined {
   const name = config['current-context'];
   const entry = config.contexts?.find((context) => context.name === name) ?? config.contexts?.[0];
   if (!name || !entry?.context?.cluster) return undefined;
-  return { context: name, cluster: entry.context.cluster, user: entry.context.user ?? '', namespace: entry.context.namespace || 'default' };
+  return {
+    context: name,
+    cluster: entry.context.cluster,
+    user: entry.context.user ?? '',
+    namespace: entry.context.namespace || 'default',
+  };
 }
 
 /**
@@ -32,6 +37,7 @@ export function pinnedArgs(connectionArgs: readonly string[], target: Target): s
   const pinned = [...connectionArgs];
   if (!given('--context')) pinned.push(`--context=${target.context}`);
   if (!given('--cluster') && !given('--server')) pinned.push(`--cluster=${target.cluster}`);
-  if (target.user && !given('--user') && !given('--token') && !given('--username')) pinned.push(`--user=${target.user}`);
+  if (target.user && !given('--user') && !given('--token') && !given('--username'))
+    pinned.push(`--user=${target.user}`);
   return pinned;
 }

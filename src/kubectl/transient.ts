@@ -19,7 +19,9 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
   /connection reset by peer|connection refused|The connection to the server \S+ was refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/,
 ];
 
-export function isTransientFailure(result: Pick<ExecResult, 'exitCode' | 'stderr' | 'timedOut' | 'spawnError'>): boolean {
+export function isTransientFailure(
+  result: Pick<ExecResult, 'exitCode' | 'stderr' | 'timedOut' | 'spawnError'>,
+): boolean {
   // A call killed at its deadline has used its time; a missing binary will stay missing.
   if (result.exitCode === 0 || result.timedOut || result.spawnError) return false;
   return TRANSIENT_PATTERNS.some((pattern) => pattern.test(result.stderr));

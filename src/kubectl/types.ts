@@ -83,7 +83,6 @@ export interface ApiResource {
   statusSubresource?: boolean;
 }
 
-
 /** Whether this user may `verb` the `resource` of `group` in `namespace` ('' for cluster-scoped resources). */
 export interface AccessQuestion {
   verb: string;
@@ -131,7 +130,12 @@ export interface ObjectReads {
   getObject(type: string, namespace: string, name: string): Promise<KubeObject | undefined>;
   workloadState(namespace: string, types: readonly string[]): Promise<WorkloadSnapshot>;
   events(namespace: string, objectName: string): Promise<KubeEvent[]>;
-  logs(namespace: string, pod: string, container: string, options: { tail: number; previous: boolean }): Promise<LogsResult>;
+  logs(
+    namespace: string,
+    pod: string,
+    container: string,
+    options: { tail: number; previous: boolean },
+  ): Promise<LogsResult>;
   /** Resource names and scope by "group/Kind": of the given group versions only (their own discovery documents), or of everything kubectl api-resources lists. */
   apiResources(apiVersions?: readonly string[]): Promise<Map<string, ApiResource>>;
   /** Discovery is read again from now on (kinds a CRD of this run defines have appeared). */
@@ -146,13 +150,21 @@ export interface ObjectReads {
 export interface ConditionalWrites {
   replace(object: KubeObject, path: string, deadlineMs: number): Promise<WriteResult>;
   create(object: KubeObject, collectionPath: string, deadlineMs: number): Promise<WriteResult>;
-  deleteExact(path: string, preconditions: { uid: string; resourceVersion?: string }, deadlineMs: number): Promise<WriteResult>;
+  deleteExact(
+    path: string,
+    preconditions: { uid: string; resourceVersion?: string },
+    deadlineMs: number,
+  ): Promise<WriteResult>;
 }
 
 /** Lists with their resourceVersion, and watches from it. */
 export interface ListWatch {
   listCollection(query: CollectionQuery): Promise<CollectionList>;
-  watchCollection(query: CollectionQuery, from: { resourceVersion: string; timeoutSeconds: number }, onEvent: (event: WatchEvent) => void): WatchStream;
+  watchCollection(
+    query: CollectionQuery,
+    from: { resourceVersion: string; timeoutSeconds: number },
+    onEvent: (event: WatchEvent) => void,
+  ): WatchStream;
 }
 
 /** kubectl, by capability; a stage asks only for the capabilities it uses (`Pick`), and tests fake those. */

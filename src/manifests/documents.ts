@@ -94,7 +94,8 @@ function headOfObject(value: Record<string, unknown>): DocumentHead {
     if (group && kind) head.defines = { group, kind };
   }
   // kubectl applies a List's items one by one (kind List, or any kind ending in List).
-  if (head.kind?.endsWith('List') && Array.isArray(value.items)) head.items = value.items.filter(isObject).map(headOfObject);
+  if (head.kind?.endsWith('List') && Array.isArray(value.items))
+    head.items = value.items.filter(isObject).map(headOfObject);
   return head;
 }
 

@@ -9,7 +9,11 @@ export interface DownloadLimits {
 
 export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = { deadlineMs: 30_000, maxBytes: 16 * 1024 * 1024 };
 
-export async function download(url: string, limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS, env: NodeJS.ProcessEnv = process.env): Promise<Uint8Array> {
+export async function download(
+  url: string,
+  limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Uint8Array> {
   const fail = (why: string) =>
     new InputError(`-f ${url}: could not download the manifests (${why}). Check the URL; nothing was applied.`);
   let response: Response;
@@ -61,7 +65,12 @@ async function fetchAsKubectlWould(url: string, init: RequestInit, env: NodeJS.P
 export function proxyFor(url: URL, env: NodeJS.ProcessEnv): string | undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || /^127\./.test(host) || host === '::1') return undefined;
-  const proxy = url.protocol === 'https:' ? (env.HTTPS_PROXY ?? env.https_proxy) : url.protocol === 'http:' ? (env.HTTP_PROXY ?? env.http_proxy) : undefined;
+  const proxy =
+    url.protocol === 'https:'
+      ? (env.HTTPS_PROXY ?? env.https_proxy)
+      : url.protocol === 'http:'
+        ? (env.HTTP_PROXY ?? env.http_proxy)
+        : undefined;
   return proxy || undefined;
 }
 
@@ -83,7 +92,9 @@ export function causeOf(error: unknown, deadlineMs: number): string {
 function describeCause(cause: unknown): string | undefined {
   if (!(cause instanceof Error)) return typeof cause === 'string' && cause !== '' ? cause : undefined;
   const code = (cause as { code?: unknown }).code;
-  const message = cause.message || (cause instanceof AggregateError ? cause.errors.map(describeCause).filter(Boolean).join('; ') : '');
+  const message =
+    cause.message ||
+    (cause instanceof AggregateError ? cause.errors.map(describeCause).filter(Boolean).join('; ') : '');
   if (typeof code === 'string' && message) return message.includes(code) ? message : `${code}: ${message}`;
   return (typeof code === 'string' ? code : message) || describeCause(cause.cause);
 }

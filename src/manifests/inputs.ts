@@ -55,7 +55,8 @@ export async function prepareInputs(input: ManifestInput, deps: InputDeps): Prom
     }
     for (const filename of input.filenames) {
       if (filename === '-') await keep('stdin', await deps.readStdin(), '.yaml');
-      else if (/^https?:\/\//i.test(filename)) await keep(filename, await deps.download(filename), urlExtension(filename));
+      else if (/^https?:\/\//i.test(filename))
+        await keep(filename, await deps.download(filename), urlExtension(filename));
       else {
         await requireExisting(filename, '-f');
         prepared.filenames.push(filename);

@@ -31,7 +31,13 @@ export function objectsWritten(text: string): WrittenObject[] {
     const value: unknown = document.toJS();
     const items = isObject(value) && value.kind === 'List' && Array.isArray(value.items) ? value.items : [value];
     for (const item of items) {
-      if (!isObject(item) || typeof item.kind !== 'string' || !isObject(item.metadata) || typeof item.metadata.name !== 'string') continue;
+      if (
+        !isObject(item) ||
+        typeof item.kind !== 'string' ||
+        !isObject(item.metadata) ||
+        typeof item.metadata.name !== 'string'
+      )
+        continue;
       const namespace = typeof item.metadata.namespace === 'string' ? item.metadata.namespace : undefined;
       found.push({ kind: item.kind, name: item.metadata.name, namespace, line: lineCounter.linePos(start).line });
     }
@@ -45,7 +51,11 @@ export function objectsWritten(text: string): WrittenObject[] {
  * first lookup, so a run that needs no annotation reads nothing. Paths are shown relative to
  * `base` (the workspace) when they are inside it.
  */
-export function manifestLocator(filenames: readonly string[], recursive: boolean, base: string): (ref: ObjectRef) => ManifestLocation | undefined {
+export function manifestLocator(
+  filenames: readonly string[],
+  recursive: boolean,
+  base: string,
+): (ref: ObjectRef) => ManifestLocation | undefined {
   let index: Array<WrittenObject & { file: string }> | undefined;
   const build = () => {
     const entries: Array<WrittenObject & { file: string }> = [];
@@ -66,7 +76,9 @@ export function manifestLocator(filenames: readonly string[], recursive: boolean
     index ??= build();
     const candidates = index.filter((object) => object.kind === ref.kind && object.name === ref.name);
     // A namespace written in the manifest must match; one left out matches whatever -n resolved.
-    const match = candidates.find((object) => object.namespace === ref.namespace) ?? candidates.find((object) => object.namespace === undefined);
+    const match =
+      candidates.find((object) => object.namespace === ref.namespace) ??
+      candidates.find((object) => object.namespace === undefined);
     return match ? { file: match.file, line: match.line } : undefined;
   };
 }

@@ -33,9 +33,12 @@ const MAY_NEED_PHASES = /CustomResourceDefinition|kguard\.dev\/phase/;
 
 export async function phaseInputs(inputs: PreparedInputs): Promise<PhasedInputs | undefined> {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
-  const texts = await Promise.all(files.map(async (file) => ({ file, text: await readFile(file, 'utf8').catch(() => undefined) })));
+  const texts = await Promise.all(
+    files.map(async (file) => ({ file, text: await readFile(file, 'utf8').catch(() => undefined) })),
+  );
   // A file kubectl cannot read, or one whose separators it refuses, is kubectl's to report: no phases.
-  if (texts.some(({ text }) => text === undefined) || !texts.some(({ text }) => MAY_NEED_PHASES.test(text!))) return undefined;
+  if (texts.some(({ text }) => text === undefined) || !texts.some(({ text }) => MAY_NEED_PHASES.test(text!)))
+    return undefined;
   const placed: PlacedDocument[] = [];
   for (const { file, text } of texts) {
     const documents = splitDocuments(text!);
@@ -46,13 +49,20 @@ export async function phaseInputs(inputs: PreparedInputs): Promise<PhasedInputs 
   const planned = planPhases(placed);
   if (!planned) return undefined;
   const root = await mkdtemp(path.join(tmpdir(), 'kguard-phases-'));
-  const phased: PhasedInputs = { parts: [], origins: new Map(), cleanup: () => rm(root, { recursive: true, force: true }) };
+  const phased: PhasedInputs = {
+    parts: [],
+    origins: new Map(),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
   try {
     for (const [number, part] of planned.entries()) {
       const directory = path.join(root, `${number + 1}-${part.phase}${part.custom ? '-custom' : ''}`);
       await mkdir(directory, { mode: 0o700 });
       for (const [position, document] of part.documents.entries()) {
-        const file = path.join(directory, `${String(position + 1).padStart(6, '0')}.${document.document.json ? 'json' : 'yaml'}`);
+        const file = path.join(
+          directory,
+          `${String(position + 1).padStart(6, '0')}.${document.document.json ? 'json' : 'yaml'}`,
+        );
         await writeFile(file, document.document.text, { mode: 0o600 });
         phased.origins.set(file, where(document));
       }
@@ -60,7 +70,11 @@ export async function phaseInputs(inputs: PreparedInputs): Promise<PhasedInputs 
         phase: part.phase,
         custom: part.custom,
         directory,
-        documents: part.documents.map((document) => ({ where: where(document), kind: document.document.head?.kind, name: document.document.head?.name })),
+        documents: part.documents.map((document) => ({
+          where: where(document),
+          kind: document.document.head?.kind,
+          name: document.document.head?.name,
+        })),
       });
     }
     return phased;

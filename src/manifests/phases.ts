@@ -43,8 +43,12 @@ export interface PlannedPart {
  * needs no phases: it holds no CRD and no kguard.dev/phase annotation.
  */
 export function planPhases(documents: readonly PlacedDocument[]): PlannedPart[] | undefined {
-  const heads = documents.flatMap(({ document }) => (document.head ? [document.head, ...(document.head.items ?? [])] : []));
-  const defined = new Set(heads.flatMap((head) => (head.defines ? [`${head.defines.group}/${head.defines.kind}`] : [])));
+  const heads = documents.flatMap(({ document }) =>
+    document.head ? [document.head, ...(document.head.items ?? [])] : [],
+  );
+  const defined = new Set(
+    heads.flatMap((head) => (head.defines ? [`${head.defines.group}/${head.defines.kind}`] : [])),
+  );
   const annotated = heads.some((head) => head.phase !== undefined);
   if (defined.size === 0 && !annotated) return undefined;
   const parts = new Map<string, PlannedPart>();

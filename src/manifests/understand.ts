@@ -40,10 +40,14 @@ export function judgeServerDryRun(
     if (missing !== undefined && namespacesCreatedByApply.has(missing)) waivedNamespaces.add(missing);
     else refused.push(line);
   }
-  if (refused.length > 0 || errors.length === 0) return { accepted: false, errors: refused.length > 0 ? refused : [stderr.trim()] };
+  if (refused.length > 0 || errors.length === 0)
+    return { accepted: false, errors: refused.length > 0 ? refused : [stderr.trim()] };
   return {
     accepted: true,
-    waived: [...waivedNamespaces].map((namespace) => ({ namespace, objects: refs.filter((ref) => ref.namespace === namespace) })),
+    waived: [...waivedNamespaces].map((namespace) => ({
+      namespace,
+      objects: refs.filter((ref) => ref.namespace === namespace),
+    })),
   };
 }
 

@@ -16,7 +16,8 @@ export interface YamlErrorLocation {
   message: string;
 }
 
-const KUBECTL_YAML_ERROR = /error parsing (.+?): error converting YAML to JSON: yaml: line (\d+): (.+?)(?=(?: error parsing .+?: error converting YAML| error parsing |\. Next:|\n|$))/g;
+const KUBECTL_YAML_ERROR =
+  /error parsing (.+?): error converting YAML to JSON: yaml: line (\d+): (.+?)(?=(?: error parsing .+?: error converting YAML| error parsing |\. Next:|\n|$))/g;
 
 export function yamlErrorLocations(
   kubectlMessage: string,
@@ -34,7 +35,11 @@ export function yamlErrorLocations(
     const text = read(file);
     const start = text === undefined ? 1 : failingDocumentStart(text);
     const shown = path.relative(base, path.resolve(file));
-    return { file: shown.startsWith('..') || path.isAbsolute(shown) ? path.resolve(file) : shown, line: start + Number(lineInDocument) - 1, message };
+    return {
+      file: shown.startsWith('..') || path.isAbsolute(shown) ? path.resolve(file) : shown,
+      line: start + Number(lineInDocument) - 1,
+      message,
+    };
   });
 }
 

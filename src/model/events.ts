@@ -24,7 +24,12 @@ export type RunEvent =
    * claim's storage request that grows; finished-job: a pruned Job that had finished), or would
    * put back by deleting and creating it (an immutable ConfigMap), by the kind's restore rules.
    */
-  | { kind: 'restore-limit'; object: ObjectRef; how: 'cannot-restore' | 'finished-job' | 'delete-and-create'; detail: string }
+  | {
+      kind: 'restore-limit';
+      object: ObjectRef;
+      how: 'cannot-restore' | 'finished-job' | 'delete-and-create';
+      detail: string;
+    }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
   /** The server dry run leaves every object as it is and nothing is pruned: kguard applies nothing (kubectl would write nothing). */
   | { kind: 'nothing-to-change'; objects: ObjectRef[] }
@@ -48,7 +53,13 @@ export type RunEvent =
   | { kind: 'conflict'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'restoring'; objects: ObjectRef[] }
-  | { kind: 'restored'; object: ObjectRef; action: 'restored' | 'deleted' | 'recreated' | 'replaced'; differences: string[]; notes?: string[] }
+  | {
+      kind: 'restored';
+      object: ObjectRef;
+      action: 'restored' | 'deleted' | 'recreated' | 'replaced';
+      differences: string[];
+      notes?: string[];
+    }
   | { kind: 'restore-kept'; object: ObjectRef; reason: KeepReason; detail?: string; commands: string[] }
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }
@@ -57,8 +68,23 @@ export type RunEvent =
   | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number> }
   | { kind: 'journal-kept'; runId: string; namespace: string; pieces?: Record<string, number>; command: string }
   /** `kguard undo --dry-run`: what undoing a run would do to one object, with the differences `kubectl diff` style. */
-  | { kind: 'undo-preview'; runId: string; object: ObjectRef; action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] }
-  | { kind: 'undo-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number; dryRun: boolean }
+  | {
+      kind: 'undo-preview';
+      runId: string;
+      object: ObjectRef;
+      action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none';
+      detail: string;
+      lines: string[];
+    }
+  | {
+      kind: 'undo-finished';
+      runId: string;
+      restored: number;
+      untouched: number;
+      needsPerson: number;
+      exitCode: number;
+      dryRun: boolean;
+    }
   /** A successful run is kept in the history (--history): `kguard undo RUN` puts back the state before it. */
   /** A successful run's record: one Secret per namespace it changed (`<run>-history`). */
   | { kind: 'history-kept'; runId: string; namespaces: string[]; keep: number }
@@ -68,7 +94,14 @@ export type RunEvent =
   | { kind: 'fleet-cluster'; context: string; wave: number; step: 'apply' | 'restore'; fleetRunId: string }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */
   | { kind: 'rollback-wait'; runId: string; waitMs: number }
-  | { kind: 'rollback-finished'; runId: string; restored: number; untouched: number; needsPerson: number; exitCode: number }
+  | {
+      kind: 'rollback-finished';
+      runId: string;
+      restored: number;
+      untouched: number;
+      needsPerson: number;
+      exitCode: number;
+    }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   /** A check (--verify, --verify-job) starts, right after the rollout or again during the bake. */
   | { kind: 'verify-started'; check: VerifyCheck; during: VerifyPhase; timeoutMs: number }
@@ -78,7 +111,13 @@ export type RunEvent =
   /** The checks are not run: a workload failed, or the apply changed nothing. */
   | { kind: 'verify-skipped'; reason: string }
   /** A verify Job after its check: deleted by uid, kept (--keep-verify), or not deleted (with the command that does). */
-  | { kind: 'verify-job-cleanup'; job: ObjectRef; action: 'deleted' | 'kept' | 'failed'; detail?: string; commands: string[] }
+  | {
+      kind: 'verify-job-cleanup';
+      job: ObjectRef;
+      action: 'deleted' | 'kept' | 'failed';
+      detail?: string;
+      commands: string[];
+    }
   | { kind: 'bake-started'; workloads: ObjectRef[]; durationMs: number; verifyIntervalMs: number }
   | { kind: 'baked'; outcome: BakeOutcome; workloads: number }
   /** The bake ended early; `workload` is the one that broke, when one did. */
@@ -87,7 +126,15 @@ export type RunEvent =
   | { kind: 'internal-error'; message: string }
   | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean }
   /** One kubectl process kguard ran, when it ended (only with --verbose); credentials in args masked. */
-  | { kind: 'kubectl'; args: string[]; durationMs: number; exitCode: number; timedOut: boolean; stream: boolean; /** The call went through the run's kubectl proxy as one request (kubectl/channel/api-channel.ts). */ proxied?: boolean };
+  | {
+      kind: 'kubectl';
+      args: string[];
+      durationMs: number;
+      exitCode: number;
+      timedOut: boolean;
+      stream: boolean /** The call went through the run's kubectl proxy as one request (kubectl/channel/api-channel.ts). */;
+      proxied?: boolean;
+    };
 
 /** One kubectl process that ended: its arguments (the binary aside), how long it ran, how it ended (timedOut: killed at its deadline; stream: a watch). */
 export type KubectlCall = Omit<Extract<RunEvent, { kind: 'kubectl' }>, 'kind'>;

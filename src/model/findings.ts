@@ -21,7 +21,16 @@ export type Category =
  * reasons of one family (ErrImagePull ↔ ImagePullBackOff, RunContainerError ↔ CrashLoopBackOff),
  * so a grace period runs from the first time the container failed for the family, not the reason.
  */
-export type Family = 'image-pull' | 'start' | 'crash' | 'config' | 'volume' | 'eviction' | 'schedule' | 'readiness' | 'other';
+export type Family =
+  | 'image-pull'
+  | 'start'
+  | 'crash'
+  | 'config'
+  | 'volume'
+  | 'eviction'
+  | 'schedule'
+  | 'readiness'
+  | 'other';
 
 /**
  * When a finding makes the rollout fail:

@@ -69,4 +69,11 @@ export interface ClusterEnd {
   message: string | null;
 }
 
-export type FleetOutcome = 'succeeded' | 'rolled-back' | 'failed' | 'timed-out' | 'needs-attention' | 'interrupted' | 'error';
+export type FleetOutcome =
+  | 'succeeded'
+  | 'rolled-back'
+  | 'failed'
+  | 'timed-out'
+  | 'needs-attention'
+  | 'interrupted'
+  | 'error';

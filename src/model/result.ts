@@ -63,7 +63,12 @@ export type RestoreResult =
    * it was replaced. replaced: deleted and created again from its pre-apply copy (a new uid),
    * because the API server refuses to write the copy over it (an immutable ConfigMap).
    */
-  | { status: 'restored' | 'deleted' | 'recreated' | 'replaced'; restored?: KubeObject; differences: string[]; notes?: string[] }
+  | {
+      status: 'restored' | 'deleted' | 'recreated' | 'replaced';
+      restored?: KubeObject;
+      differences: string[];
+      notes?: string[];
+    }
   | { status: 'kept'; reason: KeepReason; detail?: string; commands: string[]; copyFile?: string }
   | { status: 'failed'; reason: string; commands: string[]; copyFile?: string };
 
@@ -109,4 +114,12 @@ export interface RunResult {
   kubectlProcesses: number;
 }
 
-export type Outcome = 'interrupted' | 'succeeded' | 'unchanged' | 'previewed' | 'rolled-back' | 'failed' | 'timed-out' | 'needs-attention';
+export type Outcome =
+  | 'interrupted'
+  | 'succeeded'
+  | 'unchanged'
+  | 'previewed'
+  | 'rolled-back'
+  | 'failed'
+  | 'timed-out'
+  | 'needs-attention';

@@ -30,8 +30,11 @@ export function contentOf(object: KubeObject): Record<string, unknown> {
 
 /** `before`'s annotations with the controller-kept ones as `live` has them now; undefined when none remain. */
 export function withControllerAnnotations(before: KubeObject, live: KubeObject): Record<string, string> | undefined {
-  const annotations = Object.fromEntries(Object.entries(before.metadata.annotations ?? {}).filter(([key]) => !CONTROLLER_ANNOTATIONS.has(key)));
-  for (const [key, value] of Object.entries(live.metadata.annotations ?? {})) if (CONTROLLER_ANNOTATIONS.has(key)) annotations[key] = value;
+  const annotations = Object.fromEntries(
+    Object.entries(before.metadata.annotations ?? {}).filter(([key]) => !CONTROLLER_ANNOTATIONS.has(key)),
+  );
+  for (const [key, value] of Object.entries(live.metadata.annotations ?? {}))
+    if (CONTROLLER_ANNOTATIONS.has(key)) annotations[key] = value;
   return Object.keys(annotations).length > 0 || before.metadata.annotations !== undefined ? annotations : undefined;
 }
 

@@ -18,14 +18,17 @@ export function unifiedDiff(from: string, to: string, labels: { from: string; to
     const start = Math.max(0, index - context);
     let end = index;
     // A hunk goes on while the next change is within 2 × context unchanged lines.
-    for (let quiet = 0; end < ops.length && quiet <= 2 * context; end += 1) quiet = ops[end]!.kind === ' ' ? quiet + 1 : 0;
+    for (let quiet = 0; end < ops.length && quiet <= 2 * context; end += 1)
+      quiet = ops[end]!.kind === ' ' ? quiet + 1 : 0;
     end = Math.min(ops.length, trimTail(ops, end, context));
     const hunk = ops.slice(start, end);
     const fromStart = hunk[0]!.fromLine;
     const toStart = hunk[0]!.toLine;
     const fromCount = hunk.filter((op) => op.kind !== '+').length;
     const toCount = hunk.filter((op) => op.kind !== '-').length;
-    lines.push(`@@ -${fromStart + (fromCount > 0 ? 1 : 0)},${fromCount} +${toStart + (toCount > 0 ? 1 : 0)},${toCount} @@`);
+    lines.push(
+      `@@ -${fromStart + (fromCount > 0 ? 1 : 0)},${fromCount} +${toStart + (toCount > 0 ? 1 : 0)},${toCount} @@`,
+    );
     for (const op of hunk) lines.push(`${op.kind}${op.text}`);
     index = end;
   }

@@ -63,7 +63,8 @@ export function typeArg(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): string {
 /** "deployment/web (namespace shop)", "namespace/shop", "certificate.cert-manager.io/tls (namespace shop)". */
 export function describeObject(ref: Pick<ObjectRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
   const group = groupOf(ref.apiVersion ?? '');
-  const type = group === '' || BUILT_IN_GROUPS.has(group) ? ref.kind.toLowerCase() : `${ref.kind.toLowerCase()}.${group}`;
+  const type =
+    group === '' || BUILT_IN_GROUPS.has(group) ? ref.kind.toLowerCase() : `${ref.kind.toLowerCase()}.${group}`;
   return `${type}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ''}`;
 }
 

@@ -33,7 +33,8 @@ function walk(a: unknown, b: unknown, path: Array<string | number>, out: FieldPa
   }
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
-  for (const key of [...new Set([...Object.keys(left), ...Object.keys(right)])].sort()) walk(left[key], right[key], [...path, key], out);
+  for (const key of [...new Set([...Object.keys(left), ...Object.keys(right)])].sort())
+    walk(left[key], right[key], [...path, key], out);
 }
 
 /**
@@ -52,7 +53,9 @@ export function fieldsOfApply(before: KubeObject | undefined, applied: KubeObjec
       return [[]];
     }
   }
-  const applyFields = ((applied.metadata.managedFields ?? []) as Array<{ operation?: string; subresource?: string; fieldsV1?: unknown }>)
+  const applyFields = (
+    (applied.metadata.managedFields ?? []) as Array<{ operation?: string; subresource?: string; fieldsV1?: unknown }>
+  )
     .filter((entry) => entry.operation === 'Apply' && entry.subresource === undefined)
     .flatMap((entry) => ownedPaths(entry.fieldsV1, []));
   return applyFields.length > 0 ? applyFields : [[]];
@@ -86,7 +89,11 @@ export function overlaps(a: FieldPath, b: FieldPath): boolean {
 }
 
 /** Others' changes since the apply: all of them, and those that touch a field this apply changed. */
-export function othersChanges(applied: KubeObject, live: KubeObject, ours: readonly FieldPath[] | undefined): { theirs: FieldPath[]; clashing: FieldPath[] } {
+export function othersChanges(
+  applied: KubeObject,
+  live: KubeObject,
+  ours: readonly FieldPath[] | undefined,
+): { theirs: FieldPath[]; clashing: FieldPath[] } {
   const theirs = differingPaths(contentOf(applied), contentOf(live));
   // Without knowing the apply's own fields, every change is someone else's change that wins.
   const clashing = ours === undefined ? theirs : theirs.filter((field) => ours.some((own) => overlaps(own, field)));
@@ -118,7 +125,12 @@ export function changeSinceApply(
  * The pre-apply copy with others' later writes to other fields kept: what a restore writes, so it
  * reverts this apply and nothing else (an HPA's replicas and a binder's volumeName stay).
  */
-export function keepingOthers(before: KubeObject, applied: KubeObject, live: KubeObject, ours: readonly FieldPath[]): KubeObject {
+export function keepingOthers(
+  before: KubeObject,
+  applied: KubeObject,
+  live: KubeObject,
+  ours: readonly FieldPath[],
+): KubeObject {
   const { theirs } = othersChanges(applied, live, ours);
   const target = structuredClone(before) as unknown as Record<string, unknown>;
   for (const field of theirs) {
@@ -132,7 +144,13 @@ export function keepingOthers(before: KubeObject, applied: KubeObject, live: Kub
 export function fieldName(field: FieldPath): string {
   if (field.length === 0) return '(whole object)';
   return field
-    .map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : /^[A-Za-z_][\w-]*$/.test(segment) ? `${index === 0 ? '' : '.'}${segment}` : `[${JSON.stringify(segment)}]`))
+    .map((segment, index) =>
+      typeof segment === 'number'
+        ? `[${segment}]`
+        : /^[A-Za-z_][\w-]*$/.test(segment)
+          ? `${index === 0 ? '' : '.'}${segment}`
+          : `[${JSON.stringify(segment)}]`,
+    )
     .join('');
 }
 
@@ -175,5 +193,9 @@ function same(a: unknown, b: unknown): boolean {
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (!isContainer(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+  );
 }

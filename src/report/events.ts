@@ -37,7 +37,9 @@ export class EventStreamReporter implements Reporter {
     if (this.ended) return;
     this.seq += 1;
     try {
-      this.write(`${JSON.stringify({ eventsVersion: EVENTS_VERSION, seq: this.seq, time: this.now().toISOString(), ...event })}\n`);
+      this.write(
+        `${JSON.stringify({ eventsVersion: EVENTS_VERSION, seq: this.seq, time: this.now().toISOString(), ...event })}\n`,
+      );
     } catch {
       // A stream that cannot be written (a full disk, a closed pipe) does not stop the run or its restore.
     }

@@ -64,7 +64,14 @@ export function bakeReport(verification: Verification | undefined): JsonBake | n
     elapsedMs: Math.round(bake.elapsedMs),
     passed: bake.passed,
     stoppedBy: bake.stoppedBy ?? null,
-    workload: bake.workload ? { apiVersion: bake.workload.apiVersion, kind: bake.workload.kind, namespace: bake.workload.namespace || null, name: bake.workload.name } : null,
+    workload: bake.workload
+      ? {
+          apiVersion: bake.workload.apiVersion,
+          kind: bake.workload.kind,
+          namespace: bake.workload.namespace || null,
+          name: bake.workload.name,
+        }
+      : null,
     summary: bake.summary ?? null,
     evidence: [...bake.evidence],
     logs: bake.logs.map(logReport),
@@ -92,7 +99,13 @@ function checkReport(outcome: VerifyOutcome): JsonCheck {
     evidence: [...outcome.evidence],
     logs: outcome.logs.map(logReport),
     nextStep: outcome.nextStep ?? null,
-    cleanup: outcome.cleanup ? { action: outcome.cleanup.action, detail: outcome.cleanup.detail ?? null, commands: [...outcome.cleanup.commands] } : null,
+    cleanup: outcome.cleanup
+      ? {
+          action: outcome.cleanup.action,
+          detail: outcome.cleanup.detail ?? null,
+          commands: [...outcome.cleanup.commands],
+        }
+      : null,
   };
 }
 

@@ -103,9 +103,24 @@ function objectReport(result: ObjectResult): JsonObject {
     ...(result.phase ? { phase: result.phase } : {}),
     tracked: result.tracked ?? false,
     verdict: verdict?.state ?? (unchanged ? 'unchanged' : 'applied'),
-    reason: cause ? (cause.source === 'pod' ? cause.finding.reason : cause.source === 'condition' ? cause.reason : null) : null,
-    category: cause ? (cause.source === 'pod' ? cause.finding.rule.category : cause.source === 'condition' ? cause.rule.category : null) : null,
-    summary: diagnosis?.summary ?? (verdict && 'detail' in verdict ? verdict.detail : undefined) ?? (cause?.source === 'apply' || cause?.source === 'internal' ? cause.message : null),
+    reason: cause
+      ? cause.source === 'pod'
+        ? cause.finding.reason
+        : cause.source === 'condition'
+          ? cause.reason
+          : null
+      : null,
+    category: cause
+      ? cause.source === 'pod'
+        ? cause.finding.rule.category
+        : cause.source === 'condition'
+          ? cause.rule.category
+          : null
+      : null,
+    summary:
+      diagnosis?.summary ??
+      (verdict && 'detail' in verdict ? verdict.detail : undefined) ??
+      (cause?.source === 'apply' || cause?.source === 'internal' ? cause.message : null),
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict && 'findings' in verdict ? verdict.findings : []).map(podReport),

@@ -27,11 +27,13 @@ export class TtyReporter implements Reporter {
       this.refresh();
       return;
     }
-    if ('workload' in event && event.workload && event.kind !== 'pod-problem') this.inProgress.delete(objectKey(event.workload));
+    if ('workload' in event && event.workload && event.kind !== 'pod-problem')
+      this.inProgress.delete(objectKey(event.workload));
     // A verify Job's progress ends with its check.
     const checked = event.kind === 'verify-passed' || event.kind === 'verify-failed' ? event.outcome.check : undefined;
     if (checked?.type === 'job' && checked.job) this.inProgress.delete(objectKey(checked.job));
-    if (event.kind === 'tracking') this.inProgress.set(objectKey(event.workload), `${describeObject(event.workload)}: starting`);
+    if (event.kind === 'tracking')
+      this.inProgress.set(objectKey(event.workload), `${describeObject(event.workload)}: starting`);
     if (this.spinner.isSpinning) this.spinner.clear();
     this.stream.write(`${paint(this.chalk, formatEvent(event))}\n`);
     this.refresh();

@@ -40,19 +40,33 @@ export async function restoreOwners(
   const giveUpAt = deps.clock.now() + options.deadlineMs;
   for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
     if (attempt >= OWNER_ATTEMPTS && deps.clock.now() >= giveUpAt) {
-      return { failure: `its values were restored but its field owners were not: it kept changing for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)` };
+      return {
+        failure: `its values were restored but its field owners were not: it kept changing for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`,
+      };
     }
     // A controller writing status several times a second wins races: give it a moment.
     if (attempt >= OWNER_ATTEMPTS) await deps.clock.sleep(100 * Math.min(attempt - OWNER_ATTEMPTS + 1, 5));
-    const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
+    const owners = {
+      ...restored,
+      metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields },
+    };
     const second = await deps.kubectl.replace(owners, path, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
     if (second.ok || !second.conflict) {
-      return { failure: `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}` };
+      return {
+        failure: `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}`,
+      };
     }
     const moved = await read();
     const change = changeSinceApply(restored, moved);
-    if (change || !moved) return { moved: { state: change?.state ?? 'gone', detail: `${change?.detail ?? 'it was deleted'} while kguard restored it`, live: moved ?? null } };
+    if (change || !moved)
+      return {
+        moved: {
+          state: change?.state ?? 'gone',
+          detail: `${change?.detail ?? 'it was deleted'} while kguard restored it`,
+          live: moved ?? null,
+        },
+      };
     restored = moved;
   }
   return { object: restored };
@@ -64,16 +78,28 @@ export async function restoreOwners(
  * state now, and the controller would only write them again.
  */
 export function conditional(before: KubeObject, live: KubeObject): KubeObject {
-  return { ...before, metadata: { ...before.metadata, annotations: withControllerAnnotations(before, live), resourceVersion: live.metadata.resourceVersion } };
+  return {
+    ...before,
+    metadata: {
+      ...before.metadata,
+      annotations: withControllerAnnotations(before, live),
+      resourceVersion: live.metadata.resourceVersion,
+    },
+  };
 }
 
 /** Owners, timestamps included: the next apply's conflicts depend on who owns what, and when. */
 function needsOwners(before: KubeObject, restored: KubeObject): boolean {
-  return before.metadata.managedFields !== undefined && canonicalJson(before.metadata.managedFields) !== canonicalJson(restored.metadata.managedFields);
+  return (
+    before.metadata.managedFields !== undefined &&
+    canonicalJson(before.metadata.managedFields) !== canonicalJson(restored.metadata.managedFields)
+  );
 }
 
 function ownership(object: KubeObject): string {
-  return canonicalJson((object.metadata.managedFields ?? []).map((entry) => ({ ...(entry as object), time: undefined })));
+  return canonicalJson(
+    (object.metadata.managedFields ?? []).map((entry) => ({ ...(entry as object), time: undefined })),
+  );
 }
 
 /** Fields of the restored object that differ from the pre-apply copy (content and owners). */
@@ -82,4 +108,3 @@ export function differencesFromCopy(before: KubeObject, restored: KubeObject): s
   if (ownership(before) !== ownership(restored)) paths.push('metadata.managedFields');
   return paths;
 }
-

@@ -33,7 +33,13 @@ export function manualRestore(step: RestoreStep, live?: KubeObject | null): Manu
     case 'put-back':
       return backTo(step.before, live ?? step.applied, step);
     case 'replace':
-      return { copy: step.copy, commands: (kubectl, file) => [deleteIt(kubectl), ...(file && step.copy ? [kubectl(['create', '-f', file])] : [])] };
+      return {
+        copy: step.copy,
+        commands: (kubectl, file) => [
+          deleteIt(kubectl),
+          ...(file && step.copy ? [kubectl(['create', '-f', file])] : []),
+        ],
+      };
     case 'recreate':
       return { copy: step.copy, commands: (kubectl, file) => (file ? [kubectl(['create', '-f', file])] : []) };
     case 'delete':
@@ -44,15 +50,28 @@ export function manualRestore(step: RestoreStep, live?: KubeObject | null): Manu
       const someoneElse = step.reason === 'conflict' || step.reason === 'gone';
       // What is there now: the live object when it was read, else the applied one (nothing, when someone else deleted it).
       const current = live === undefined ? (step.reason === 'gone' ? undefined : applied) : (live ?? undefined);
-      const manual = !current ? createAgain(step, before) : current.metadata.uid !== before.metadata.uid ? replaceNew(step, before) : backTo(before, current, step);
+      const manual = !current
+        ? createAgain(step, before)
+        : current.metadata.uid !== before.metadata.uid
+          ? replaceNew(step, before)
+          : backTo(before, current, step);
       if (!someoneElse) return manual;
       if (!current) {
         // Deleted by someone else: there is nothing to look at; the copy comes back only if a person wants it.
-        return { copy: manual.copy, commands: (kubectl, file) => manual.commands(kubectl, file).map((command) => `${command}    # only if you decide the pre-apply copy should come back`) };
+        return {
+          copy: manual.copy,
+          commands: (kubectl, file) =>
+            manual
+              .commands(kubectl, file)
+              .map((command) => `${command}    # only if you decide the pre-apply copy should come back`),
+        };
       }
       return {
         copy: manual.copy,
-        commands: (kubectl, file) => [kubectl(['get', name, ...ns, '-o', 'yaml']), ...manual.commands(kubectl, file).map(onlyIfYouDecide)],
+        commands: (kubectl, file) => [
+          kubectl(['get', name, ...ns, '-o', 'yaml']),
+          ...manual.commands(kubectl, file).map(onlyIfYouDecide),
+        ],
       };
     }
   }
@@ -64,17 +83,32 @@ function backTo(before: KubeObject, current: KubeObject, step: RestoreStep): Man
   const ns = namespaceArgs(step.ref);
   const rule = rowFor(step.ref).putBack?.(before, current);
   if (rule?.how === 'delete-and-create') {
-    return { copy: manualCopy(before, true), commands: (kubectl, file) => [kubectl(['delete', name, ...ns]), ...(file ? [kubectl(['create', '-f', file])] : [])] };
+    return {
+      copy: manualCopy(before, true),
+      commands: (kubectl, file) => [
+        kubectl(['delete', name, ...ns]),
+        ...(file ? [kubectl(['create', '-f', file])] : []),
+      ],
+    };
   }
   if (rule?.how === 'impossible') {
     // Only the rest of the copy can go back; when nothing else differs there is nothing to write.
     const partial = manualCopy(withCurrentValues(before, current, rule.fields), false);
     // kubectl's own record of the manifest changes with the field that stays: it is no reason to write.
-    if (sameContent(withoutLastApplied(partial), withoutLastApplied(current))) return { commands: (kubectl) => [kubectl(['get', name, ...ns, '-o', 'yaml'])] };
+    if (sameContent(withoutLastApplied(partial), withoutLastApplied(current)))
+      return { commands: (kubectl) => [kubectl(['get', name, ...ns, '-o', 'yaml'])] };
     const kept = rule.fields.map((field) => field.join('.')).join(', ');
-    return { copy: partial, commands: (kubectl, file) => (file ? [`${kubectl(['replace', '-f', file])}    # puts back the rest of it; ${kept} stays as it is`] : []) };
+    return {
+      copy: partial,
+      commands: (kubectl, file) =>
+        file ? [`${kubectl(['replace', '-f', file])}    # puts back the rest of it; ${kept} stays as it is`] : [],
+    };
   }
-  return { copy: manualCopy(before, false), commands: (kubectl, file) => (file ? [kubectl(['replace', '-f', file])] : [kubectl(['get', name, ...ns, '-o', 'yaml'])]) };
+  return {
+    copy: manualCopy(before, false),
+    commands: (kubectl, file) =>
+      file ? [kubectl(['replace', '-f', file])] : [kubectl(['get', name, ...ns, '-o', 'yaml'])],
+  };
 }
 
 function withoutLastApplied(object: KubeObject): KubeObject {
@@ -95,6 +129,9 @@ function replaceNew(step: RestoreStep, before: KubeObject): ManualRestore {
   const { copy } = createFor(step.ref, before);
   return {
     copy,
-    commands: (kubectl, file) => [kubectl(['delete', kubectlName(step.ref), ...namespaceArgs(step.ref)]), ...(copy && file ? [kubectl(['create', '-f', file])] : [])],
+    commands: (kubectl, file) => [
+      kubectl(['delete', kubectlName(step.ref), ...namespaceArgs(step.ref)]),
+      ...(copy && file ? [kubectl(['create', '-f', file])] : []),
+    ],
   };
 }

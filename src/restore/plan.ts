@@ -25,7 +25,11 @@ export type { RestoreStep };
  * Never deleted, even when this run created them: deleting a Namespace deletes everything in
  * it, a CRD every custom resource of its kind, a PersistentVolumeClaim possibly its data.
  */
-const NEVER_DELETED = new Set(['/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', '/PersistentVolumeClaim']);
+const NEVER_DELETED = new Set([
+  '/Namespace',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  '/PersistentVolumeClaim',
+]);
 
 /** Kept because no restore can put them back: `kguard rollback` would only keep them again. */
 export function beyondRollback(reason: KeepReason): boolean {
@@ -98,7 +102,14 @@ export function planRestore(
           break;
         }
         const created = createFor(ref, change.before);
-        writes.push({ ref, action: 'replace', before: change.before, applied: change.after, copy: created.copy, why: created.why ?? 'the apply replaced it with a new object' });
+        writes.push({
+          ref,
+          action: 'replace',
+          before: change.before,
+          applied: change.after,
+          copy: created.copy,
+          why: created.why ?? 'the apply replaced it with a new object',
+        });
         break;
       }
       case 'created':
@@ -112,10 +123,19 @@ export function planRestore(
 /** A plain write, unless the kind's row says the API server refuses it (kinds/refusals.ts). */
 function putBackStep(ref: ObjectRef, before: KubeObject, applied: KubeObject): RestoreStep {
   const rule = rowFor(ref).putBack?.(before, applied);
-  if (rule?.how === 'impossible') return { ref, action: 'keep', reason: 'cannot-restore', before, applied, detail: rule.why };
+  if (rule?.how === 'impossible')
+    return { ref, action: 'keep', reason: 'cannot-restore', before, applied, detail: rule.why };
   if (rule?.how === 'delete-and-create') {
     // kguard never deletes what a controller made, not even to create its copy in its place.
-    if (isControllerOwned(applied)) return { ref, action: 'keep', reason: 'cannot-restore', before, applied, detail: `${rule.why}; a controller owns it, and kguard does not delete it` };
+    if (isControllerOwned(applied))
+      return {
+        ref,
+        action: 'keep',
+        reason: 'cannot-restore',
+        before,
+        applied,
+        detail: `${rule.why}; a controller owns it, and kguard does not delete it`,
+      };
     return { ref, action: 'replace', before, applied, copy: manualCopy(before, true), why: rule.why };
   }
   return { ref, action: 'put-back', before, applied };
@@ -156,7 +176,13 @@ function copies(change: ObjectChange): { before?: KubeObject; applied?: KubeObje
  * - then the deletions of what the apply created: workloads before the configuration they read.
  * A step that keeps an object writes nothing; it sits where its object's write or delete would.
  */
-export const RESTORE_PHASES = ['definitions', 'configuration', 'workloads', 'delete workloads', 'delete the rest'] as const;
+export const RESTORE_PHASES = [
+  'definitions',
+  'configuration',
+  'workloads',
+  'delete workloads',
+  'delete the rest',
+] as const;
 
 export type RestorePhase = (typeof RESTORE_PHASES)[number];
 
@@ -177,11 +203,16 @@ export function phaseOf(step: RestoreStep): RestorePhase {
  * apply made in phases (CRDs, pre, main, post: run/apply/phases.ts), `stages` gives each object's
  * phase position: the last phase applied is restored first, each one in the order above.
  */
-export function restorePhases(steps: readonly RestoreStep[], stages: ReadonlyMap<string, number> = new Map()): RestoreStep[][] {
+export function restorePhases(
+  steps: readonly RestoreStep[],
+  stages: ReadonlyMap<string, number> = new Map(),
+): RestoreStep[][] {
   const stageOf = (step: RestoreStep) => stages.get(objectKey(step.ref)) ?? 0;
   const inReverse = [...new Set(steps.map(stageOf))].sort((left, right) => right - left);
   return inReverse.flatMap((stage) =>
-    RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf(step) === stage && phaseOf(step) === phase)).filter((group) => group.length > 0),
+    RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf(step) === stage && phaseOf(step) === phase)).filter(
+      (group) => group.length > 0,
+    ),
   );
 }
 

@@ -16,7 +16,16 @@ import type { ApiResource, Kubectl } from '../kubectl/types.js';
 import { sameContent } from '../objects/compare.js';
 import { conditional, differencesFromCopy, restoreOwners, type OwnersOutcome } from './field-owners.js';
 import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
-import { groupOf, isControllerOwned, kindKey, objectKey, typeArg, versionOf, type KubeObject, type ObjectRef } from '../objects/model.js';
+import {
+  groupOf,
+  isControllerOwned,
+  kindKey,
+  objectKey,
+  typeArg,
+  versionOf,
+  type KubeObject,
+  type ObjectRef,
+} from '../objects/model.js';
 import type { Reporter } from '../model/events.js';
 import { rowFor } from '../kinds/table.js';
 import { manualRestore } from './manual.js';
@@ -25,7 +34,17 @@ import { manualCopy, type RestoreStep } from './steps.js';
 import type { RestoreResult } from '../model/result.js';
 
 export interface RestoreDeps {
-  kubectl: Pick<Kubectl, 'listObjects' | 'getObject' | 'replace' | 'create' | 'deleteExact' | 'apiResources' | 'commandLine' | 'workloadState'>;
+  kubectl: Pick<
+    Kubectl,
+    | 'listObjects'
+    | 'getObject'
+    | 'replace'
+    | 'create'
+    | 'deleteExact'
+    | 'apiResources'
+    | 'commandLine'
+    | 'workloadState'
+  >;
   clock: Clock;
   reporter: Reporter;
   /** Writes a pre-apply copy where only this user can read it; returns the path. */
@@ -34,7 +53,10 @@ export interface RestoreDeps {
 
 export async function executeRestore(
   steps: readonly RestoreStep[],
-  options: { deadlineMs: number; /** Phase positions of a phased apply: later phases are restored first (plan.ts). */ stages?: ReadonlyMap<string, number> },
+  options: {
+    deadlineMs: number /** Phase positions of a phased apply: later phases are restored first (plan.ts). */;
+    stages?: ReadonlyMap<string, number>;
+  },
   deps: RestoreDeps,
 ): Promise<Map<string, RestoreResult>> {
   const results = new Map<string, RestoreResult>();
@@ -49,7 +71,8 @@ export async function executeRestore(
     const settled = await Promise.allSettled(
       phase.map(async (step) => {
         const result = await restoreOne(step, options, deps, apiResources, reads(step)).catch(
-          async (error: unknown): Promise<RestoreResult> => failed(step, error instanceof Error ? error.message : String(error), deps),
+          async (error: unknown): Promise<RestoreResult> =>
+            failed(step, error instanceof Error ? error.message : String(error), deps),
         );
         results.set(objectKey(step.ref), result);
         reportResult(step, result, deps.reporter);
@@ -69,7 +92,10 @@ type ObjectReader = () => Promise<KubeObject | undefined>;
  * The live copies of a phase's objects, one list per namespace. An object whose namespace could
  * not be listed is read on its own instead, as is every read after the first (a 409).
  */
-async function firstReads(phase: readonly RestoreStep[], deps: RestoreDeps): Promise<(step: RestoreStep) => ObjectReader> {
+async function firstReads(
+  phase: readonly RestoreStep[],
+  deps: RestoreDeps,
+): Promise<(step: RestoreStep) => ObjectReader> {
   const listed = await readObjects(
     deps.kubectl,
     phase.filter((step) => step.action !== 'keep').map((step) => step.ref),
@@ -100,7 +126,13 @@ async function restoreOne(
   if (step.action === 'keep') {
     const manual = manualRestore(step);
     const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
-    return { status: 'kept', reason: step.reason, detail: step.detail, commands: manual.commands(commandLine, copyFile), copyFile };
+    return {
+      status: 'kept',
+      reason: step.reason,
+      detail: step.detail,
+      commands: manual.commands(commandLine, copyFile),
+      copyFile,
+    };
   }
 
   if (step.action === 'replace') return replaceWithCopy(step, options, deps, apiResources, read);
@@ -113,7 +145,11 @@ async function restoreOne(
     if (!written.ok) return failed(step, `the API server refused to create it again: ${written.message}`, deps);
     if (!written.object) return { status: 'recreated', differences: [] };
     // A new object: a new uid and creation time; its values and field owners are the copy's.
-    const owned = await ownersOf(step, restoreOwners(step, written.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read), deps);
+    const owned = await ownersOf(
+      step,
+      restoreOwners(step, written.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read),
+      deps,
+    );
     if ('status' in owned) return owned;
     return { status: 'recreated', restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
   }
@@ -124,9 +160,14 @@ async function restoreOne(
     // Others' writes to fields its manifest left alone (a finalizer, a binding) do not stop the delete.
     const change = changeSinceApply(step.applied, live, fieldsOfApply(undefined, step.applied));
     if (change) return keepBecause(step, change.state, change.detail, deps, live);
-    const deleted = await deps.kubectl.deleteExact(await apiPath(step.ref, apiResources), { uid: live.metadata.uid ?? '' }, options.deadlineMs);
+    const deleted = await deps.kubectl.deleteExact(
+      await apiPath(step.ref, apiResources),
+      { uid: live.metadata.uid ?? '' },
+      options.deadlineMs,
+    );
     if (!deleted.ok && deleted.notFound) return { status: 'deleted', differences: [] };
-    if (!deleted.ok && deleted.conflict) return keepBecause(step, 'gone', 'it was replaced by someone else before kguard could delete it', deps);
+    if (!deleted.ok && deleted.conflict)
+      return keepBecause(step, 'gone', 'it was replaced by someone else before kguard could delete it', deps);
     if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
     return { status: 'deleted', differences: [] };
   }
@@ -150,28 +191,55 @@ async function restoreOne(
       const owned = await ownersOf(step, restoreOwners(step, live, path, options, deps, read), deps);
       if ('status' in owned) return owned;
       const notes = await afterPutBack(step, lastLive ?? live, owned.object, options, deps);
-      return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
+      return {
+        status: 'restored',
+        restored: owned.object,
+        differences: differencesFromCopy(step.before, owned.object),
+        notes,
+      };
     }
     const change = changeSinceApply(step.applied, live, ours);
-    if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps, live ?? null);
+    if (change || !live)
+      return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps, live ?? null);
     // What the API server refuses to take back over the object as it is now (its kind's row).
     const rule = rowFor(step.ref).putBack?.(step.before, live);
     if (rule?.how === 'impossible') return keepBecause(step, 'cannot-restore', rule.why, deps, live);
     if (rule?.how === 'delete-and-create') {
-      return replaceWithCopy({ ...step, action: 'replace', copy: manualCopy(step.before, true), why: rule.why }, options, deps, apiResources, async () => live);
+      return replaceWithCopy(
+        { ...step, action: 'replace', copy: manualCopy(step.before, true), why: rule.why },
+        options,
+        deps,
+        apiResources,
+        async () => live,
+      );
     }
     // This apply's changes are reverted; others' writes to other fields since (an HPA's replicas) stay.
     lastLive = live;
     written = keepingOthers(step.before, step.applied, live, ours);
     const first = await deps.kubectl.replace(conditional(written, live), path, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
-    if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`, deps);
+    if (!first.ok || !first.object)
+      return failed(
+        step,
+        `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`,
+        deps,
+      );
     const owned = await ownersOf(step, restoreOwners(step, first.object, path, options, deps, read), deps);
     if ('status' in owned) return owned;
     const notes = await afterPutBack(step, live, owned.object, options, deps);
-    return { status: 'restored', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
+    return {
+      status: 'restored',
+      restored: owned.object,
+      differences: differencesFromCopy(step.before, owned.object),
+      notes,
+    };
   }
-  return keepBecause(step, 'conflict', `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`, deps);
+  return keepBecause(
+    step,
+    'conflict',
+    `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1000)}s (--rollback-timeout)`,
+    deps,
+  );
 }
 
 /**
@@ -189,30 +257,70 @@ async function replaceWithCopy(
 ): Promise<RestoreResult> {
   const live = await read();
   const change = changeSinceApply(step.applied, live);
-  if (change || !live) return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps, live ?? null);
-  if (isControllerOwned(live)) return keepBecause(step, 'cannot-restore', `${step.why}; a controller owns it, and kguard does not delete it`, deps, live);
+  if (change || !live)
+    return keepBecause(step, change?.state ?? 'gone', change?.detail ?? 'it was deleted', deps, live ?? null);
+  if (isControllerOwned(live))
+    return keepBecause(
+      step,
+      'cannot-restore',
+      `${step.why}; a controller owns it, and kguard does not delete it`,
+      deps,
+      live,
+    );
   const finalizers = (live.metadata.finalizers as string[] | undefined) ?? [];
   if (finalizers.length > 0) {
-    return keepBecause(step, 'cannot-restore', `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(', ')})`, deps, live);
+    return keepBecause(
+      step,
+      'cannot-restore',
+      `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(', ')})`,
+      deps,
+      live,
+    );
   }
   const path = await apiPath(step.ref, apiResources);
-  const deleted = await deps.kubectl.deleteExact(path, { uid: live.metadata.uid ?? '', resourceVersion: live.metadata.resourceVersion }, options.deadlineMs);
-  if (!deleted.ok && deleted.conflict) return keepBecause(step, 'conflict', 'it changed while kguard was about to delete it to create its pre-apply copy', deps, live);
-  if (!deleted.ok && !deleted.notFound) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
+  const deleted = await deps.kubectl.deleteExact(
+    path,
+    { uid: live.metadata.uid ?? '', resourceVersion: live.metadata.resourceVersion },
+    options.deadlineMs,
+  );
+  if (!deleted.ok && deleted.conflict)
+    return keepBecause(
+      step,
+      'conflict',
+      'it changed while kguard was about to delete it to create its pre-apply copy',
+      deps,
+      live,
+    );
+  if (!deleted.ok && !deleted.notFound)
+    return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
   if (!step.copy) {
-    return { status: 'kept', reason: 'finished-job', detail: `the object this apply put in its place was deleted; ${step.why}`, commands: [] };
+    return {
+      status: 'kept',
+      reason: 'finished-job',
+      detail: `the object this apply put in its place was deleted; ${step.why}`,
+      commands: [],
+    };
   }
   const collection = path.replace(/\/[^/]+$/, '');
   const written = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
   if (!written.ok) {
     // The delete landed: what is left is the create.
     const recreate: RestoreStep = { ref: step.ref, action: 'recreate', before: step.before, copy: step.copy };
-    return failed(recreate, `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written.message}`, deps);
+    return failed(
+      recreate,
+      `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written.message}`,
+      deps,
+    );
   }
   if (!written.object) return { status: 'replaced', differences: [], notes: [step.why] };
   const owned = await ownersOf(step, restoreOwners(step, written.object, path, options, deps, read), deps);
   if ('status' in owned) return owned;
-  return { status: 'replaced', restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes: [step.why] };
+  return {
+    status: 'replaced',
+    restored: owned.object,
+    differences: differencesFromCopy(step.before, owned.object),
+    notes: [step.why],
+  };
 }
 
 /**
@@ -229,13 +337,20 @@ async function afterPutBack(
 ): Promise<string[] | undefined> {
   const hook = rowFor(step.ref).afterRestore;
   if (!hook) return undefined;
-  return hook({ failed, before: step.before, restored }, { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }).catch(
-    (error: unknown) => [`its extra restore step failed: ${error instanceof Error ? error.message : String(error)}`],
-  );
+  return hook(
+    { failed, before: step.before, restored },
+    { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs },
+  ).catch((error: unknown) => [
+    `its extra restore step failed: ${error instanceof Error ? error.message : String(error)}`,
+  ]);
 }
 
 /** The owners' write as a restore result when it did not end written. */
-async function ownersOf(step: RestoreStep, outcome: Promise<OwnersOutcome>, deps: RestoreDeps): Promise<{ object: KubeObject } | RestoreResult> {
+async function ownersOf(
+  step: RestoreStep,
+  outcome: Promise<OwnersOutcome>,
+  deps: RestoreDeps,
+): Promise<{ object: KubeObject } | RestoreResult> {
   const owned = await outcome;
   if ('failure' in owned) return failed(step, owned.failure, deps);
   if ('moved' in owned) return keepBecause(step, owned.moved.state, owned.moved.detail, deps, owned.moved.live);
@@ -254,13 +369,24 @@ async function keepBecause(
   const applied = 'applied' in step ? step.applied : undefined;
   const manual = manualRestore({ ref: step.ref, action: 'keep', reason, before, applied }, live);
   const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
-  return { status: 'kept', reason, detail, commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile), copyFile };
+  return {
+    status: 'kept',
+    reason,
+    detail,
+    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
+    copyFile,
+  };
 }
 
 async function failed(step: RestoreStep, reason: string, deps: RestoreDeps): Promise<RestoreResult> {
   const manual = manualRestore(step);
   const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
-  return { status: 'failed', reason, commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile), copyFile };
+  return {
+    status: 'failed',
+    reason,
+    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
+    copyFile,
+  };
 }
 
 function reportResult(step: RestoreStep, result: RestoreResult, reporter: Reporter): void {
@@ -269,13 +395,31 @@ function reportResult(step: RestoreStep, result: RestoreResult, reporter: Report
     case 'deleted':
     case 'recreated':
     case 'replaced':
-      reporter.emit({ kind: 'restored', object: step.ref, action: result.status, differences: result.differences, notes: result.notes });
+      reporter.emit({
+        kind: 'restored',
+        object: step.ref,
+        action: result.status,
+        differences: result.differences,
+        notes: result.notes,
+      });
       return;
     case 'kept':
-      reporter.emit({ kind: 'restore-kept', object: step.ref, reason: result.reason, detail: result.detail, commands: result.commands });
+      reporter.emit({
+        kind: 'restore-kept',
+        object: step.ref,
+        reason: result.reason,
+        detail: result.detail,
+        commands: result.commands,
+      });
       return;
     case 'failed':
-      reporter.emit({ kind: 'restore-failed', object: step.ref, reason: result.reason, commands: result.commands, copyFile: result.copyFile });
+      reporter.emit({
+        kind: 'restore-failed',
+        object: step.ref,
+        reason: result.reason,
+        commands: result.commands,
+        copyFile: result.copyFile,
+      });
   }
 }
 
@@ -297,13 +441,17 @@ export interface PrivateCopies {
 }
 
 /** Where a run's copies go: `kguard-restore-<run>-XXXXXX` in the temp directory, mode 0700. */
-const copiesPrefix = (runId: string | undefined) => path.join(tmpdir(), runId ? `kguard-restore-${runId}-` : 'kguard-restore-');
+const copiesPrefix = (runId: string | undefined) =>
+  path.join(tmpdir(), runId ? `kguard-restore-${runId}-` : 'kguard-restore-');
 
 export function privateCopies(runId?: string): PrivateCopies {
   let directory: Promise<string> | undefined;
   const keep = async (ref: ObjectRef, object: KubeObject) => {
     directory ??= mkdtemp(copiesPrefix(runId));
-    const file = path.join(await directory, `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join('-').toLowerCase()}.json`);
+    const file = path.join(
+      await directory,
+      `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join('-').toLowerCase()}.json`,
+    );
     await writeFile(file, `${JSON.stringify(object, null, 2)}\n`, { mode: 0o600 });
     return file;
   };
@@ -318,5 +466,9 @@ export function privateCopies(runId?: string): PrivateCopies {
 export async function removeCopiesOf(runId: string): Promise<void> {
   const prefix = path.basename(copiesPrefix(runId));
   const entries = await readdir(tmpdir()).catch(() => [] as string[]);
-  await Promise.all(entries.filter((name) => name.startsWith(prefix)).map((name) => rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined)));
+  await Promise.all(
+    entries
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined)),
+  );
 }

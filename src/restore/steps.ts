@@ -34,4 +34,3 @@ export function createFor(ref: ObjectRef, before: KubeObject): { copy?: KubeObje
   const rule = rowFor(ref).recreate?.(before) ?? { how: 'create', copy: manualCopy(before, true) };
   return rule.how === 'create' ? { copy: rule.copy } : { why: rule.why };
 }
-

@@ -32,11 +32,24 @@ export function pollingSource(kubectl: Pick<Kubectl, 'workloadState'>, clock: Cl
   };
 }
 
-async function pollAll(kubectl: Pick<Kubectl, 'workloadState'>, typesByNamespace: ReadonlyMap<string, readonly string[]>): Promise<Map<string, Reading>> {
-  return new Map(await Promise.all([...typesByNamespace].map(async ([namespace, types]) => [namespace, await poll(kubectl, namespace, types)] as const)));
+async function pollAll(
+  kubectl: Pick<Kubectl, 'workloadState'>,
+  typesByNamespace: ReadonlyMap<string, readonly string[]>,
+): Promise<Map<string, Reading>> {
+  return new Map(
+    await Promise.all(
+      [...typesByNamespace].map(
+        async ([namespace, types]) => [namespace, await poll(kubectl, namespace, types)] as const,
+      ),
+    ),
+  );
 }
 
-async function poll(kubectl: Pick<Kubectl, 'workloadState'>, namespace: string, types: readonly string[]): Promise<WorkloadSnapshot | Error> {
+async function poll(
+  kubectl: Pick<Kubectl, 'workloadState'>,
+  namespace: string,
+  types: readonly string[],
+): Promise<WorkloadSnapshot | Error> {
   try {
     return await kubectl.workloadState(namespace, types);
   } catch (error) {
@@ -86,27 +99,50 @@ export class WatchSource implements WorkloadSource {
 
   async read(typesByNamespace: ReadonlyMap<string, readonly string[]>): Promise<Map<string, Reading>> {
     this.seenVersion = this.version;
-    return new Map(await Promise.all([...typesByNamespace].map(async ([namespace, types]) => [namespace, await this.readNamespace(namespace, types)] as const)));
+    return new Map(
+      await Promise.all(
+        [...typesByNamespace].map(
+          async ([namespace, types]) => [namespace, await this.readNamespace(namespace, types)] as const,
+        ),
+      ),
+    );
   }
 
   private async readNamespace(namespace: string, types: readonly string[]): Promise<Reading> {
     if (this.fellBack.has(namespace)) return poll(this.deps.kubectl, namespace, types);
-    const caches = types.map((type) => this.caches.find((cache) => cache.query.namespace === namespace && cache.query.type === type));
+    const caches = types.map((type) =>
+      this.caches.find((cache) => cache.query.namespace === namespace && cache.query.type === type),
+    );
     const failed = caches.find((cache) => cache === undefined || cache.health.state === 'failed');
     if (caches.some((cache) => cache === undefined) || failed) {
       this.fellBack.add(namespace);
-      const reason = failed?.health.state === 'failed' ? `${failed.query.type}: ${failed.health.error}` : 'a type kguard cannot watch';
-      this.deps.reporter.emit({ kind: 'watch-fallback', namespace, reason, pollIntervalMs: this.options.pollIntervalMs });
+      const reason =
+        failed?.health.state === 'failed'
+          ? `${failed.query.type}: ${failed.health.error}`
+          : 'a type kguard cannot watch';
+      this.deps.reporter.emit({
+        kind: 'watch-fallback',
+        namespace,
+        reason,
+        pollIntervalMs: this.options.pollIntervalMs,
+      });
       // Its other watches are of no use any more.
-      await Promise.all(this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop()));
+      await Promise.all(
+        this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop()),
+      );
       return poll(this.deps.kubectl, namespace, types);
     }
     const now = this.deps.clock.now();
     for (const cache of caches as WatchCache[]) {
       const health = cache.health;
-      if ((health.state === 'starting' || health.state === 'reconnecting') && now - health.since >= this.options.silenceMs) {
+      if (
+        (health.state === 'starting' || health.state === 'reconnecting') &&
+        now - health.since >= this.options.silenceMs
+      ) {
         const seconds = Math.round((now - health.since) / 1000);
-        return new Error(`no answer to the watch of ${cache.query.type} for ${seconds}s (${health.error ?? 'no answer yet'}); kguard keeps reconnecting.`);
+        return new Error(
+          `no answer to the watch of ${cache.query.type} for ${seconds}s (${health.error ?? 'no answer yet'}); kguard keeps reconnecting.`,
+        );
       }
     }
     if (caches.some((cache) => cache!.health.state === 'starting')) return undefined;

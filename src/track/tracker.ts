@@ -50,7 +50,8 @@ export interface Tracked {
 }
 
 export interface TrackDeps {
-  kubectl: Pick<Kubectl, 'workloadState' | 'events'> & Partial<Pick<Kubectl, 'logs' | 'listCollection' | 'watchCollection' | 'apiResources'>>;
+  kubectl: Pick<Kubectl, 'workloadState' | 'events'> &
+    Partial<Pick<Kubectl, 'logs' | 'listCollection' | 'watchCollection' | 'apiResources'>>;
   clock: Clock;
   reporter: Reporter;
   /** Aborted when the run is cancelled: tracking stops and each rollout keeps its last verdict. */
@@ -101,7 +102,16 @@ async function trackFrom(
   const pending = new Map<string, Watch>(
     targets.map((target) => [
       objectKey(target.workload),
-      { target, firstSeen: new Map(), clues: NO_CLUES, eventsReadAt: new Map(), startingSince: new Map(), reported: new Set(), lastProgress: '', lastPods: [] },
+      {
+        target,
+        firstSeen: new Map(),
+        clues: NO_CLUES,
+        eventsReadAt: new Map(),
+        startingSince: new Map(),
+        reported: new Set(),
+        lastProgress: '',
+        lastPods: [],
+      },
     ]),
   );
   const done = new Map<string, Tracked>();
@@ -114,7 +124,9 @@ async function trackFrom(
       for (const type of rowOf(target).reads(target.workload)) types.add(type);
       typesByNamespace.set(target.workload.namespace, types);
     }
-    const snapshots = await source.read(new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])));
+    const snapshots = await source.read(
+      new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])),
+    );
     const now = deps.clock.now();
     // Every workload's clues at once: each reads at most one pod's events, through the pool.
     await Promise.all(
@@ -132,21 +144,35 @@ async function trackFrom(
           : observe(watch, snapshot, now, startedAt, options, deps.reporter);
       if (snapshot instanceof Error && !reportedErrors.has(snapshot.message)) {
         reportedErrors.add(snapshot.message);
-        deps.reporter.emit({ kind: 'poll-error', namespace: watch.target.workload.namespace, message: snapshot.message });
+        deps.reporter.emit({
+          kind: 'poll-error',
+          namespace: watch.target.workload.namespace,
+          message: snapshot.message,
+        });
       }
       if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
     }
     // The evidence of every verdict reached at this look (events, logs), gathered at once.
-    const finished = await Promise.all(finals.map(([, watch, verdict]) => finish(watch, verdict, now - startedAt, options, deps)));
+    const finished = await Promise.all(
+      finals.map(([, watch, verdict]) => finish(watch, verdict, now - startedAt, options, deps)),
+    );
     finals.forEach(([key], index) => {
       done.set(key, finished[index]!);
       pending.delete(key);
     });
-    const anyFailed = [...done.values()].some(({ verdict }) => verdict.state === 'failed' || verdict.state === 'timed-out');
+    const anyFailed = [...done.values()].some(
+      ({ verdict }) => verdict.state === 'failed' || verdict.state === 'timed-out',
+    );
     if (options.stopWhenAnyFails && anyFailed) {
       // The others are undone with the failing one; their last verdict says where they stood.
       for (const [key, watch] of pending) {
-        if (watch.lastVerdict) done.set(key, { target: watch.target, verdict: watch.lastVerdict, elapsedMs: now - startedAt, newPods: watch.lastPods });
+        if (watch.lastVerdict)
+          done.set(key, {
+            target: watch.target,
+            verdict: watch.lastVerdict,
+            elapsedMs: now - startedAt,
+            newPods: watch.lastPods,
+          });
       }
       break;
     }
@@ -159,8 +185,18 @@ async function trackFrom(
   }
   for (const [key, watch] of pending) {
     // Cancelled: where each rollout stood when kguard stopped watching.
-    const stoodAt = watch.lastVerdict ?? { state: 'progressing', progress: NO_PROGRESS, findings: [], waitingFor: 'not observed yet' };
-    done.set(key, { target: watch.target, verdict: stoodAt, elapsedMs: deps.clock.now() - startedAt, newPods: watch.lastPods });
+    const stoodAt = watch.lastVerdict ?? {
+      state: 'progressing',
+      progress: NO_PROGRESS,
+      findings: [],
+      waitingFor: 'not observed yet',
+    };
+    done.set(key, {
+      target: watch.target,
+      verdict: stoodAt,
+      elapsedMs: deps.clock.now() - startedAt,
+      newPods: watch.lastPods,
+    });
   }
   return done;
 }
@@ -172,7 +208,8 @@ export function rowOf(target: TrackTarget): KindRow {
 /** The engine's rules for a watched target (only kinds with rules are ever watched). */
 export function rulesOf(target: TrackTarget): RolloutRules<unknown> {
   const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
-  if (!rules) throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+  if (!rules)
+    throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
   return rules;
 }
 
@@ -182,12 +219,31 @@ function timeoutOf(target: TrackTarget, options: TrackOptions): number {
 }
 
 /** Watches when asked to and kubectl can; the queries cover every type each target's row reads. */
-export function sourceFor(targets: readonly TrackTarget[], options: Pick<TrackOptions, 'watch' | 'pollIntervalMs'>, deps: TrackDeps): WorkloadSource {
+export function sourceFor(
+  targets: readonly TrackTarget[],
+  options: Pick<TrackOptions, 'watch' | 'pollIntervalMs'>,
+  deps: TrackDeps,
+): WorkloadSource {
   const { listCollection, watchCollection } = deps.kubectl;
   if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector, siblings: rowOf(target).readsSiblings })));
-  const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
-  return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
+  const queries = watchQueries(
+    targets.map((target) => ({
+      workload: target.workload,
+      reads: rowOf(target).reads(target.workload),
+      selector: target.selector,
+      siblings: rowOf(target).readsSiblings,
+    })),
+  );
+  const kubectl = {
+    workloadState: deps.kubectl.workloadState.bind(deps.kubectl),
+    listCollection: listCollection.bind(deps.kubectl),
+    watchCollection: watchCollection.bind(deps.kubectl),
+  };
+  return new WatchSource(
+    queries,
+    { kubectl, clock: deps.clock, reporter: deps.reporter },
+    { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs },
+  );
 }
 
 function observe(
@@ -246,7 +302,12 @@ function unreachableVerdict(watch: Watch, error: Error | undefined, timedOut: bo
  * and the volume events of a pod stuck creating its containers. One pod's events per poll at most,
  * each pod at most every EVENTS_EVERY_MS; the registry's answer about an image holds for every pod.
  */
-async function gatherClues(watch: Watch, snapshot: WorkloadSnapshot, now: number, kubectl: TrackDeps['kubectl']): Promise<void> {
+async function gatherClues(
+  watch: Watch,
+  snapshot: WorkloadSnapshot,
+  now: number,
+  kubectl: TrackDeps['kubectl'],
+): Promise<void> {
   // Every kind's new pods, as its row names them: their events are read the same way for all.
   const pods = newPodsOf(rulesOf(watch.target), findObject(snapshot, watch.target.workload), snapshot);
   watch.clues = rememberClues(watch.clues, pods);
@@ -254,10 +315,16 @@ async function gatherClues(watch: Watch, snapshot: WorkloadSnapshot, now: number
   const startingUids = new Set(starting.map(podUid));
   for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
   for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now);
-  const candidates = [...unknownPull, ...unplaced, ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS)];
+  const candidates = [
+    ...unknownPull,
+    ...unplaced,
+    ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS),
+  ];
   const due = candidates
     .filter((pod) => now - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS)
-    .sort((a, b) => (watch.eventsReadAt.get(podUid(a)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity))[0];
+    .sort(
+      (a, b) => (watch.eventsReadAt.get(podUid(a)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity),
+    )[0];
   if (!due) return;
   watch.eventsReadAt.set(podUid(due), now);
   const events = await kubectl.events(watch.target.workload.namespace, due.metadata.name).catch(() => undefined);
@@ -278,7 +345,13 @@ async function goneWhenDone(watch: Watch, verdict: Verdict, kubectl: TrackDeps['
 }
 
 /** The verdict is final: gather its evidence (events, logs) while the pods still exist, and say it. */
-async function finish(watch: Watch, finalVerdict: Verdict, elapsedMs: number, options: TrackOptions, deps: TrackDeps): Promise<Tracked> {
+async function finish(
+  watch: Watch,
+  finalVerdict: Verdict,
+  elapsedMs: number,
+  options: TrackOptions,
+  deps: TrackDeps,
+): Promise<Tracked> {
   const { workload } = watch.target;
   const verdict = await goneWhenDone(watch, finalVerdict, deps.kubectl);
   let events: KubeEvent[] = [];
@@ -300,7 +373,12 @@ async function finish(watch: Watch, finalVerdict: Verdict, elapsedMs: number, op
 }
 
 /** The last lines of each failing container that ran, read before a rollback removes its pod. */
-async function readLogs(verdict: Verdict, namespace: string, shown: number, kubectl: TrackDeps['kubectl']): Promise<ContainerLog[]> {
+async function readLogs(
+  verdict: Verdict,
+  namespace: string,
+  shown: number,
+  kubectl: TrackDeps['kubectl'],
+): Promise<ContainerLog[]> {
   const read = kubectl.logs?.bind(kubectl);
   if (!read || shown <= 0) return [];
   const tail = Math.max(shown, JSON_LOG_LINES);

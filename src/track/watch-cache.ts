@@ -51,7 +51,9 @@ export interface WatchCacheDeps {
   clock: Clock;
 }
 
-type WatchOutcome = { kind: 'expired' | 'relist' | 'ended'; delivered: boolean } | { kind: 'failed'; message: string; transient: boolean };
+type WatchOutcome =
+  | { kind: 'expired' | 'relist' | 'ended'; delivered: boolean }
+  | { kind: 'failed'; message: string; transient: boolean };
 
 export class WatchCache {
   private readonly objects = new Map<string, KubeObject>();
@@ -146,7 +148,10 @@ export class WatchCache {
     }
     const health = this.currentHealth;
     const since = health.state === 'starting' || health.state === 'reconnecting' ? health.since : this.deps.clock.now();
-    this.currentHealth = health.state === 'starting' ? { state: 'starting', since, error: message } : { state: 'reconnecting', since, error: message };
+    this.currentHealth =
+      health.state === 'starting'
+        ? { state: 'starting', since, error: message }
+        : { state: 'reconnecting', since, error: message };
     this.onChange();
     return false;
   }
@@ -161,17 +166,24 @@ export class WatchCache {
     let delivered = false;
     let expired = false;
     let error: string | undefined;
-    const stream = this.deps.kubectl.watchCollection(this.query, { resourceVersion, timeoutSeconds: this.options.watchSeconds }, (event) => {
-      delivered = true;
-      if (this.stopped) return;
-      if (event.type === 'ERROR') {
-        if (isExpired(event.status)) expired = true;
-        else error = event.status.message ?? `the watch failed (${event.status.reason ?? event.status.code ?? 'no reason given'})`;
-        stream.stop();
-        return;
-      }
-      this.apply(event);
-    });
+    const stream = this.deps.kubectl.watchCollection(
+      this.query,
+      { resourceVersion, timeoutSeconds: this.options.watchSeconds },
+      (event) => {
+        delivered = true;
+        if (this.stopped) return;
+        if (event.type === 'ERROR') {
+          if (isExpired(event.status)) expired = true;
+          else
+            error =
+              event.status.message ??
+              `the watch failed (${event.status.reason ?? event.status.code ?? 'no reason given'})`;
+          stream.stop();
+          return;
+        }
+        this.apply(event);
+      },
+    );
     this.stopStream = () => stream.stop();
     const relistDue = new AbortController();
     let relist = false;

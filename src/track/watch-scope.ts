@@ -38,12 +38,19 @@ export function watchQueries(targets: readonly ScopedReads[]): CollectionQuery[]
       wanted.set(key, entry);
     }
   }
-  return [...wanted.values()].map(({ namespace, type, narrowings }) => ({ namespace, type, ...selectorsFor(merged(narrowings)) }));
+  return [...wanted.values()].map(({ namespace, type, narrowings }) => ({
+    namespace,
+    type,
+    ...selectorsFor(merged(narrowings)),
+  }));
 }
 
 function narrowingFor(type: string, target: ScopedReads): Narrowing {
   const resource = resourceTypeOf(type);
-  const own = resource !== undefined && resource.kind === target.workload.kind && resource.group === groupOf(target.workload.apiVersion);
+  const own =
+    resource !== undefined &&
+    resource.kind === target.workload.kind &&
+    resource.group === groupOf(target.workload.apiVersion);
   if (own && !target.siblings) return { by: 'name', value: target.workload.name };
   if (own) return { by: 'all' };
   return target.selector ? { by: 'label', value: target.selector } : { by: 'all' };

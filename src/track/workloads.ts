@@ -32,7 +32,11 @@ export interface TrackedOutcome {
 }
 
 /** How the tracker (and a bake) watches one object: its kind's row, its overrides, what it expects, its selector. */
-export function trackTargetOf(target: WorkloadTarget, healthRules?: readonly HealthRule[], readinessGraceMs?: number): TrackTarget {
+export function trackTargetOf(
+  target: WorkloadTarget,
+  healthRules?: readonly HealthRule[],
+  readinessGraceMs?: number,
+): TrackTarget {
   const overrides = overridesOf(target.applied);
   return {
     workload: target.ref,
@@ -50,17 +54,24 @@ export async function trackWorkloads(
 ): Promise<Map<string, TrackedOutcome>> {
   const outcomes = new Map<string, TrackedOutcome>();
   const watched: Array<TrackTarget & { source: WorkloadTarget; problems: string[] }> = [];
-  const writesStatus = await statusServed(targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)), deps);
+  const writesStatus = await statusServed(
+    targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)),
+    deps,
+  );
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
     const statusGraceMs = writesStatus.has(kindKey(target.ref)) ? options.statusGraceMs : undefined;
-    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, { readinessGraceMs: options.readinessGraceMs, statusGraceMs });
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, {
+      readinessGraceMs: options.readinessGraceMs,
+      statusGraceMs,
+    });
     const planned = overrides.track
       ? row.plan(target.applied, overrides)
       : { state: 'applied' as const, detail: `${TRACK_ANNOTATION}: "false": not watched` };
     if (planned) {
       outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
-      if (options.phase === 'rollout' && planned.detail) deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
+      if (options.phase === 'rollout' && planned.detail)
+        deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
       continue;
     }
     watched.push({ ...trackTargetOf(target, options.healthRules), row, source: target, problems: overrides.problems });
@@ -80,7 +91,13 @@ export async function trackWorkloads(
   for (const { source } of watched) {
     const outcome = tracked.get(objectKey(source.ref));
     if (!outcome) continue;
-    outcomes.set(objectKey(source.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs, newPods: outcome.newPods });
+    outcomes.set(objectKey(source.ref), {
+      tracked: true,
+      verdict: outcome.verdict,
+      diagnosis: outcome.diagnosis,
+      elapsedMs: outcome.elapsedMs,
+      newPods: outcome.newPods,
+    });
   }
   return outcomes;
 }
@@ -93,7 +110,9 @@ export async function trackWorkloads(
 async function statusServed(targets: readonly WorkloadTarget[], deps: TrackDeps): Promise<Set<string>> {
   const served = new Set<string>();
   if (!deps.kubectl.apiResources || targets.length === 0) return served;
-  const resources = await deps.kubectl.apiResources([...new Set(targets.map((target) => target.ref.apiVersion))]).catch(() => undefined);
+  const resources = await deps.kubectl
+    .apiResources([...new Set(targets.map((target) => target.ref.apiVersion))])
+    .catch(() => undefined);
   for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
   return served;
 }

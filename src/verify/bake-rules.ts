@@ -50,7 +50,10 @@ function keyOf(pod: Pod): string {
 }
 
 function markOf(pod: Pod): PodMark {
-  return { ready: isReady(pod), restarts: Object.fromEntries(statusesOf(pod).map((status) => [status.name, status.restartCount ?? 0])) };
+  return {
+    ready: isReady(pod),
+    restarts: Object.fromEntries(statusesOf(pod).map((status) => [status.name, status.restartCount ?? 0])),
+  };
 }
 
 function isReady(pod: Pod): boolean {
@@ -72,7 +75,12 @@ function evicted(pod: Pod): Breach | undefined {
   const byKubelet = disruption?.status === 'True' && disruption.reason === 'TerminationByKubelet';
   if (!(pod.status?.phase === 'Failed' && pod.status.reason === 'Evicted') && !byKubelet) return undefined;
   const message = (pod.status?.message ?? disruption?.message ?? '').trim();
-  return { what: 'evicted', why: 'evicted', pod: pod.metadata.name, summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ''}` };
+  return {
+    what: 'evicted',
+    why: 'evicted',
+    pod: pod.metadata.name,
+    summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ''}`,
+  };
 }
 
 /** A container whose restartCount went up: it ended (crashed, OOM-killed, failed its liveness probe) and the kubelet started it again. */
@@ -101,7 +109,9 @@ function leftReady(pod: Pod, before: PodMark | undefined): Breach | undefined {
   if (!before?.ready || isReady(pod)) return undefined;
   const down = (pod.status?.containerStatuses ?? []).find((status) => status.ready !== true);
   const ready = conditionOf(pod, 'Ready');
-  const why = down ? `container ${down.name} ${stateText(down.state)}` : `${ready?.reason ?? 'not ready'}${ready?.message ? `: ${ready.message}` : ''}`;
+  const why = down
+    ? `container ${down.name} ${stateText(down.state)}`
+    : `${ready?.reason ?? 'not ready'}${ready?.message ? `: ${ready.message}` : ''}`;
   return {
     what: 'left-ready',
     // A container that ended, or waits to start again (CrashLoopBackOff), exits; a running one fails its probe.
@@ -109,7 +119,10 @@ function leftReady(pod: Pod, before: PodMark | undefined): Breach | undefined {
     pod: pod.metadata.name,
     container: down?.name,
     summary: `pod ${pod.metadata.name} is no longer Ready: ${why}`,
-    logs: down && (down.state?.running || down.state?.terminated) ? { pod: pod.metadata.name, container: down.name, previous: false } : undefined,
+    logs:
+      down && (down.state?.running || down.state?.terminated)
+        ? { pod: pod.metadata.name, container: down.name, previous: false }
+        : undefined,
   };
 }
 

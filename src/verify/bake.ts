@@ -50,10 +50,22 @@ interface Watched {
 
 type Stop = Omit<BakeOutcome, 'durationMs' | 'elapsedMs' | 'checksRun' | 'passed'> & { verdict?: RolloutVerdict };
 
-export async function bake(targets: readonly BakeTarget[], run: BakeRun, deps: TrackDeps, checkAgain?: CheckAgain): Promise<BakeResult> {
-  deps.reporter.emit({ kind: 'bake-started', workloads: targets.map((target) => target.workload), durationMs: run.durationMs, verifyIntervalMs: run.verifyIntervalMs });
+export async function bake(
+  targets: readonly BakeTarget[],
+  run: BakeRun,
+  deps: TrackDeps,
+  checkAgain?: CheckAgain,
+): Promise<BakeResult> {
+  deps.reporter.emit({
+    kind: 'bake-started',
+    workloads: targets.map((target) => target.workload),
+    durationMs: run.durationMs,
+    verifyIntervalMs: run.verifyIntervalMs,
+  });
   const startedAt = deps.clock.now();
-  const watched = targets.map((target): Watched => ({ target, marks: marksOf(target.baseline), firstSeen: new Map(), seen: false }));
+  const watched = targets.map(
+    (target): Watched => ({ target, marks: marksOf(target.baseline), firstSeen: new Map(), seen: false }),
+  );
   const source = sourceFor(targets, run, deps);
   let checksRun = 0;
   let checking: Promise<VerifyOutcome | undefined> | undefined;
@@ -88,12 +100,20 @@ export async function bake(targets: readonly BakeTarget[], run: BakeRun, deps: T
     // A cancelled run stops the check's process group; its end is waited for, so nothing outlives the bake.
     if (checking) await checking.catch(() => undefined);
   }
-  if (!stop && deps.signal?.aborted) stop = { stoppedBy: 'cancelled', summary: 'stopped: the run was cancelled', evidence: [], logs: [] };
+  if (!stop && deps.signal?.aborted)
+    stop = { stoppedBy: 'cancelled', summary: 'stopped: the run was cancelled', evidence: [], logs: [] };
   const elapsedMs = Math.min(deps.clock.now() - startedAt, stop ? Infinity : run.durationMs);
   const { verdict, ...rest } = stop ?? { evidence: [], logs: [] };
-  const outcome: BakeOutcome = { durationMs: run.durationMs, elapsedMs, passed: stop === undefined, checksRun, ...rest };
+  const outcome: BakeOutcome = {
+    durationMs: run.durationMs,
+    elapsedMs,
+    passed: stop === undefined,
+    checksRun,
+    ...rest,
+  };
   if (!stop) deps.reporter.emit({ kind: 'baked', outcome, workloads: targets.length });
-  else if (stop.stoppedBy !== 'conflict' && stop.stoppedBy !== 'cancelled') deps.reporter.emit({ kind: 'bake-failed', workload: stop.workload, outcome, shown: run.logLines });
+  else if (stop.stoppedBy !== 'conflict' && stop.stoppedBy !== 'cancelled')
+    deps.reporter.emit({ kind: 'bake-failed', workload: stop.workload, outcome, shown: run.logLines });
   const verdicts = new Map<string, RolloutVerdict>();
   if (verdict && stop?.workload) verdicts.set(objectKey(stop.workload), verdict);
   return { outcome, verdicts };
@@ -106,7 +126,13 @@ function checkStop(failed: VerifyOutcome | undefined): Stop | undefined {
 }
 
 /** One look at every workload: the first that broke (or that someone else changed) stops the bake. */
-async function look(watched: Watched[], source: ReturnType<typeof sourceFor>, startedAt: number, run: BakeRun, deps: TrackDeps): Promise<Stop | undefined> {
+async function look(
+  watched: Watched[],
+  source: ReturnType<typeof sourceFor>,
+  startedAt: number,
+  run: BakeRun,
+  deps: TrackDeps,
+): Promise<Stop | undefined> {
   const readings = await source.read(typesByNamespace(watched));
   for (const entry of watched) {
     const stop = await judgeOne(entry, readings.get(entry.target.workload.namespace), startedAt, run, deps);
@@ -119,27 +145,46 @@ async function look(watched: Watched[], source: ReturnType<typeof sourceFor>, st
 async function lastLook(watched: Watched[], run: BakeRun, deps: TrackDeps): Promise<Stop | undefined> {
   const unseen = watched.filter((entry) => !entry.seen);
   for (const [namespace, types] of typesByNamespace(unseen)) {
-    const reading = await deps.kubectl.workloadState(namespace, types).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    const reading = await deps.kubectl
+      .workloadState(namespace, types)
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     for (const entry of unseen.filter((candidate) => candidate.target.workload.namespace === namespace)) {
       const stop = await judgeOne(entry, reading, deps.clock.now(), run, deps);
       if (stop) return stop;
       if (!entry.seen) {
         const why = reading instanceof Error ? reading.message : 'it was not found';
-        return { stoppedBy: 'unobserved', workload: entry.target.workload, summary: `kguard could not watch it during the bake (${why})`, evidence: [], logs: [], nextStep: 'check that the API server answers, then run kguard again' };
+        return {
+          stoppedBy: 'unobserved',
+          workload: entry.target.workload,
+          summary: `kguard could not watch it during the bake (${why})`,
+          evidence: [],
+          logs: [],
+          nextStep: 'check that the API server answers, then run kguard again',
+        };
       }
     }
   }
   return undefined;
 }
 
-async function judgeOne(entry: Watched, reading: Reading, startedAt: number, run: BakeRun, deps: TrackDeps): Promise<Stop | undefined> {
+async function judgeOne(
+  entry: Watched,
+  reading: Reading,
+  startedAt: number,
+  run: BakeRun,
+  deps: TrackDeps,
+): Promise<Stop | undefined> {
   if (reading === undefined || reading instanceof Error) return undefined;
   const snapshot: WorkloadSnapshot = reading;
   const { workload, expected } = entry.target;
   const rules = rulesOf(entry.target);
   const observation = { object: findObject(snapshot, workload), snapshot };
   const now = deps.clock.now();
-  const verdict = judge(rules, observation, expected, entry.firstSeen, { now, startedAt, timeoutMs: Number.MAX_SAFE_INTEGER });
+  const verdict = judge(rules, observation, expected, entry.firstSeen, {
+    now,
+    startedAt,
+    timeoutMs: Number.MAX_SAFE_INTEGER,
+  });
   entry.firstSeen = rememberSeen(rules, entry.firstSeen, verdict, now, observation, expected);
   entry.seen = true;
   if (verdict.state === 'conflict' || verdict.state === 'gone') {
@@ -148,18 +193,35 @@ async function judgeOne(entry: Watched, reading: Reading, startedAt: number, run
   }
   if (verdict.state === 'failed') {
     const diagnosis = diagnose(verdict, [], workload);
-    return { stoppedBy: 'workload', workload, summary: diagnosis?.summary ?? 'it failed', evidence: diagnosis?.evidence ?? [], logs: [], nextStep: diagnosis?.nextStep };
+    return {
+      stoppedBy: 'workload',
+      workload,
+      summary: diagnosis?.summary ?? 'it failed',
+      evidence: diagnosis?.evidence ?? [],
+      logs: [],
+      nextStep: diagnosis?.nextStep,
+    };
   }
   const { marks, breach } = bakeLook(entry.marks, newPodsOf(rules, observation.object, snapshot));
   entry.marks = marks;
   if (!breach) return undefined;
-  return { stoppedBy: 'workload', workload, summary: breach.summary, evidence: [], logs: await logsOf(breach, workload, run.logLines, deps), nextStep: NEXT_STEPS[breach.why] };
+  return {
+    stoppedBy: 'workload',
+    workload,
+    summary: breach.summary,
+    evidence: [],
+    logs: await logsOf(breach, workload, run.logLines, deps),
+    nextStep: NEXT_STEPS[breach.why],
+  };
 }
 
 const NEXT_STEPS: Record<Breach['why'], string> = {
-  exits: 'the new version stops some time after it starts; its last lines are above. Fix the app (or its memory limit, or its liveness probe) and apply again',
-  unready: 'the new version stops answering its readiness probe some time after it starts. Fix the app (or the probe) and apply again',
-  evicted: "the kubelet evicted a new pod (the message says which resource ran short); raise the pod's requests or limits, or find what fills the node",
+  exits:
+    'the new version stops some time after it starts; its last lines are above. Fix the app (or its memory limit, or its liveness probe) and apply again',
+  unready:
+    'the new version stops answering its readiness probe some time after it starts. Fix the app (or the probe) and apply again',
+  evicted:
+    "the kubelet evicted a new pod (the message says which resource ran short); raise the pod's requests or limits, or find what fills the node",
 };
 
 async function logsOf(breach: Breach, workload: ObjectRef, shown: number, deps: TrackDeps): Promise<ContainerLog[]> {
@@ -167,8 +229,15 @@ async function logsOf(breach: Breach, workload: ObjectRef, shown: number, deps: 
   if (!breach.logs || !read || shown <= 0) return [];
   const { pod, container, previous } = breach.logs;
   const tail = Math.max(shown, JSON_LOG_LINES);
-  const result = await read(workload.namespace, pod, container, { tail, previous }).catch((error: unknown) => ({ ok: false as const, error: String(error) }));
-  return [result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown } : { pod, container, previous, lines: [], shown, error: splitLines(result.error)[0] ?? '' }];
+  const result = await read(workload.namespace, pod, container, { tail, previous }).catch((error: unknown) => ({
+    ok: false as const,
+    error: String(error),
+  }));
+  return [
+    result.ok
+      ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown }
+      : { pod, container, previous, lines: [], shown, error: splitLines(result.error)[0] ?? '' },
+  ];
 }
 
 function typesByNamespace(watched: readonly Watched[]): Map<string, string[]> {

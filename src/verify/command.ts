@@ -24,10 +24,26 @@ export interface CommandRun {
 }
 
 export async function runVerifyCommand(command: string, run: CommandRun, deps: CommandDeps): Promise<VerifyOutcome> {
-  deps.reporter.emit({ kind: 'verify-started', check: { type: 'command', command }, during: run.during, timeoutMs: run.timeoutMs });
+  deps.reporter.emit({
+    kind: 'verify-started',
+    check: { type: 'command', command },
+    during: run.during,
+    timeoutMs: run.timeoutMs,
+  });
   const startedAt = deps.clock.now();
-  const result = await deps.runCommand(command, { env: run.env, timeoutMs: run.timeoutMs, cancelSignal: deps.signal, tailChars: OUTPUT_TAIL_CHARS });
-  const outcome = commandOutcome(command, result, { during: run.during, elapsedMs: deps.clock.now() - startedAt, timeoutMs: run.timeoutMs });
-  deps.reporter.emit(outcome.passed ? { kind: 'verify-passed', outcome } : { kind: 'verify-failed', outcome, shown: run.logLines });
+  const result = await deps.runCommand(command, {
+    env: run.env,
+    timeoutMs: run.timeoutMs,
+    cancelSignal: deps.signal,
+    tailChars: OUTPUT_TAIL_CHARS,
+  });
+  const outcome = commandOutcome(command, result, {
+    during: run.during,
+    elapsedMs: deps.clock.now() - startedAt,
+    timeoutMs: run.timeoutMs,
+  });
+  deps.reporter.emit(
+    outcome.passed ? { kind: 'verify-passed', outcome } : { kind: 'verify-failed', outcome, shown: run.logLines },
+  );
   return outcome;
 }

@@ -37,7 +37,12 @@ export function generatedName(prefix: string, random: (max: number) => number = 
 }
 
 /** The Job in one file's text, made ready to create; an InputError says what is wrong with it. Pure but for the random name. */
-export function verifyJobOf(file: string, text: string, context: { namespace: string; runId: string }, random?: (max: number) => number): PreparedJob {
+export function verifyJobOf(
+  file: string,
+  text: string,
+  context: { namespace: string; runId: string },
+  random?: (max: number) => number,
+): PreparedJob {
   const refuse = (why: string) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
   let documents: unknown[];
   try {
@@ -54,19 +59,41 @@ export function verifyJobOf(file: string, text: string, context: { namespace: st
   if (documents.length !== 1) throw refuse(`it holds ${documents.length} documents; it must hold exactly one Job`);
   const object = documents[0] as Partial<KubeObject> & { spec?: { suspend?: unknown } };
   if (object?.apiVersion !== 'batch/v1' || object.kind !== 'Job') {
-    throw refuse(`it holds a ${String(object?.kind ?? 'document without kind')} (${String(object?.apiVersion ?? 'no apiVersion')}); it must hold one batch/v1 Job`);
+    throw refuse(
+      `it holds a ${String(object?.kind ?? 'document without kind')} (${String(object?.apiVersion ?? 'no apiVersion')}); it must hold one batch/v1 Job`,
+    );
   }
   if (object.spec?.suspend === true) throw refuse('the Job is suspended (spec.suspend: true), so it would never run');
   const metadata = { ...(object.metadata ?? {}) } as KubeObject['metadata'] & { generateName?: string };
-  const name = metadata.name ?? (typeof metadata.generateName === 'string' ? generatedName(metadata.generateName, random) : undefined);
-  if (!name) throw refuse('the Job has neither metadata.name nor metadata.generateName (generateName gives each run its own Job)');
+  const name =
+    metadata.name ??
+    (typeof metadata.generateName === 'string' ? generatedName(metadata.generateName, random) : undefined);
+  if (!name)
+    throw refuse(
+      'the Job has neither metadata.name nor metadata.generateName (generateName gives each run its own Job)',
+    );
   delete metadata.generateName;
   const namespace = metadata.namespace ?? context.namespace;
   const job: KubeObject = {
     ...(object as KubeObject),
-    metadata: { ...metadata, name, namespace, labels: { ...(metadata.labels ?? {}), [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: context.runId, [VERIFY_LABEL]: 'job' } },
+    metadata: {
+      ...metadata,
+      name,
+      namespace,
+      labels: {
+        ...(metadata.labels ?? {}),
+        [MANAGED_BY_LABEL]: MANAGED_BY,
+        [RUN_LABEL]: context.runId,
+        [VERIFY_LABEL]: 'job',
+      },
+    },
   };
-  return { file, job, ref: { apiVersion: 'batch/v1', kind: 'Job', namespace, name }, collectionPath: `/apis/batch/v1/namespaces/${encodeURIComponent(namespace)}/jobs` };
+  return {
+    file,
+    job,
+    ref: { apiVersion: 'batch/v1', kind: 'Job', namespace, name },
+    collectionPath: `/apis/batch/v1/namespaces/${encodeURIComponent(namespace)}/jobs`,
+  };
 }
 
 /**
@@ -91,7 +118,11 @@ export async function checkVerifyJob(
   if (dryRun.ok || (dryRun.notFound && context.createdNamespaces.has(ref.namespace))) return;
   const why = `--verify-job ${file}: the API server refuses job/${ref.name} in namespace ${ref.namespace}: ${dryRun.message}`;
   if (/\(Forbidden\)/.test(dryRun.stderr)) {
-    throw new KubectlError(`${why}. Next: grant create, get, list, watch and delete on jobs (group batch) in namespace ${ref.namespace}; nothing was applied.`, undefined, dryRun.stderr);
+    throw new KubectlError(
+      `${why}. Next: grant create, get, list, watch and delete on jobs (group batch) in namespace ${ref.namespace}; nothing was applied.`,
+      undefined,
+      dryRun.stderr,
+    );
   }
   throw new InputError(`${why}. Fix the Job; nothing was applied.`);
 }
@@ -105,10 +136,13 @@ export async function prepareVerifyJobs(
   const prepared: PreparedJob[] = [];
   for (const file of files) {
     const text = await readFile(file, 'utf8').catch((error: unknown) => {
-      throw new InputError(`--verify-job ${file}: cannot read it (${error instanceof Error ? error.message : String(error)}). Nothing was applied.`);
+      throw new InputError(
+        `--verify-job ${file}: cannot read it (${error instanceof Error ? error.message : String(error)}). Nothing was applied.`,
+      );
     });
     const job = verifyJobOf(file, text, context);
-    if (prepared.some((other) => objectKey(other.ref) === objectKey(job.ref))) throw new InputError(`--verify-job ${file}: job/${job.ref.name} is given twice. Nothing was applied.`);
+    if (prepared.some((other) => objectKey(other.ref) === objectKey(job.ref)))
+      throw new InputError(`--verify-job ${file}: job/${job.ref.name} is given twice. Nothing was applied.`);
     await checkVerifyJob(job, context, kubectl);
     prepared.push(job);
   }

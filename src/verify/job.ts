@@ -23,29 +23,49 @@ export interface JobRun {
   writeDeadlineMs: number;
 }
 
-export type JobDeps = TrackDeps & { kubectl: TrackDeps['kubectl'] & Pick<Kubectl, 'create' | 'getObject' | 'deleteExact' | 'commandLine'> };
+export type JobDeps = TrackDeps & {
+  kubectl: TrackDeps['kubectl'] & Pick<Kubectl, 'create' | 'getObject' | 'deleteExact' | 'commandLine'>;
+};
 
 export async function runVerifyJob(prepared: PreparedJob, run: JobRun, deps: JobDeps): Promise<VerifyOutcome> {
   const check: Extract<VerifyCheck, { type: 'job' }> = { type: 'job', file: prepared.file, job: prepared.ref };
   deps.reporter.emit({ kind: 'verify-started', check, during: 'verify', timeoutMs: run.timeoutMs });
   const startedAt = deps.clock.now();
-  const context = () => ({ during: 'verify' as const, elapsedMs: deps.clock.now() - startedAt, timeoutMs: run.timeoutMs, keep: run.keep });
+  const context = () => ({
+    during: 'verify' as const,
+    elapsedMs: deps.clock.now() - startedAt,
+    timeoutMs: run.timeoutMs,
+    keep: run.keep,
+  });
   let created: KubeObject | undefined;
   let outcome: VerifyOutcome | undefined;
   try {
     const made = await createJob(prepared, run, deps);
     if (typeof made === 'string') {
-      outcome = { ...jobOutcome(check, undefined, context()), summary: `kguard could not create ${kubectlName(prepared.ref)}: ${made}`, nextStep: "check the Job and kguard's permissions on jobs there" };
+      outcome = {
+        ...jobOutcome(check, undefined, context()),
+        summary: `kguard could not create ${kubectlName(prepared.ref)}: ${made}`,
+        nextStep: "check the Job and kguard's permissions on jobs there",
+      };
     } else {
       created = made;
       const tracked = await trackWorkloads(
         [{ ref: prepared.ref, applied: made, before: undefined }],
-        { timeoutMs: run.timeoutMs, pollIntervalMs: run.pollIntervalMs, phase: 'verify', stopWhenAnyFails: false, watch: run.watch, logLines: run.logLines },
+        {
+          timeoutMs: run.timeoutMs,
+          pollIntervalMs: run.pollIntervalMs,
+          phase: 'verify',
+          stopWhenAnyFails: false,
+          watch: run.watch,
+          logLines: run.logLines,
+        },
         deps,
       );
       outcome = jobOutcome(check, tracked.get(objectKey(prepared.ref)), context());
     }
-    deps.reporter.emit(outcome.passed ? { kind: 'verify-passed', outcome } : { kind: 'verify-failed', outcome, shown: run.logLines });
+    deps.reporter.emit(
+      outcome.passed ? { kind: 'verify-passed', outcome } : { kind: 'verify-failed', outcome, shown: run.logLines },
+    );
   } finally {
     // However the check ended, the Job goes (a cancelled run included: the delete is a write, never cancelled).
     const cleanup = await cleanUp(prepared, created, run, deps);
@@ -72,7 +92,12 @@ async function findOurs(prepared: PreparedJob, deps: JobDeps): Promise<KubeObjec
   return live && live.metadata.labels?.[RUN_LABEL] === runId ? live : undefined;
 }
 
-async function cleanUp(prepared: PreparedJob, created: KubeObject | undefined, run: JobRun, deps: JobDeps): Promise<NonNullable<VerifyOutcome['cleanup']>> {
+async function cleanUp(
+  prepared: PreparedJob,
+  created: KubeObject | undefined,
+  run: JobRun,
+  deps: JobDeps,
+): Promise<NonNullable<VerifyOutcome['cleanup']>> {
   const job = prepared.ref;
   const deleteCommand = deps.kubectl.commandLine(['delete', kubectlName(job), ...namespaceArgs(job)]);
   if (run.keep) {
@@ -83,11 +108,21 @@ async function cleanUp(prepared: PreparedJob, created: KubeObject | undefined, r
   const target = created ?? (await findOurs(prepared, deps).catch(() => undefined));
   const uid = target?.metadata.uid;
   if (!uid) return { action: 'deleted', commands: [] };
-  const deleted = await deps.kubectl.deleteExact(`${prepared.collectionPath}/${encodeURIComponent(job.name)}`, { uid }, run.writeDeadlineMs);
+  const deleted = await deps.kubectl.deleteExact(
+    `${prepared.collectionPath}/${encodeURIComponent(job.name)}`,
+    { uid },
+    run.writeDeadlineMs,
+  );
   if (deleted.ok || deleted.notFound) {
     deps.reporter.emit({ kind: 'verify-job-cleanup', job, action: 'deleted', commands: [] });
     return { action: 'deleted', commands: [] };
   }
-  deps.reporter.emit({ kind: 'verify-job-cleanup', job, action: 'failed', detail: deleted.message, commands: [deleteCommand] });
+  deps.reporter.emit({
+    kind: 'verify-job-cleanup',
+    job,
+    action: 'failed',
+    detail: deleted.message,
+    commands: [deleteCommand],
+  });
   return { action: 'failed', detail: deleted.message, commands: [deleteCommand] };
 }

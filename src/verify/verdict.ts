@@ -27,7 +27,15 @@ const SHELL_CODES: Record<number, string> = {
 export function commandOutcome(command: string, result: CommandResult, context: CheckContext): VerifyOutcome {
   const check: VerifyCheck = { type: 'command', command };
   const lines = outputLines(result);
-  const base = { check, during: context.during, elapsedMs: context.elapsedMs, timedOut: result.timedOut, lines, evidence: [], logs: [] };
+  const base = {
+    check,
+    during: context.during,
+    elapsedMs: context.elapsedMs,
+    timedOut: result.timedOut,
+    lines,
+    evidence: [],
+    logs: [],
+  };
   const timeout = formatDuration(context.timeoutMs);
   if (result.timedOut) {
     return {
@@ -38,13 +46,31 @@ export function commandOutcome(command: string, result: CommandResult, context: 
       nextStep: `raise --verify-timeout if the check is only slow, or make it give up by itself (e.g. curl --max-time); it runs with sh -c`,
     };
   }
-  if (result.cancelled) return { ...base, passed: false, cancelled: true, signal: result.signal, summary: 'stopped: the run was cancelled' };
+  if (result.cancelled)
+    return {
+      ...base,
+      passed: false,
+      cancelled: true,
+      signal: result.signal,
+      summary: 'stopped: the run was cancelled',
+    };
   if (result.spawnError !== undefined) {
-    return { ...base, passed: false, summary: `could not be started (${result.spawnError})`, nextStep: 'kguard runs --verify commands with the system shell (sh -c); check that it exists' };
+    return {
+      ...base,
+      passed: false,
+      summary: `could not be started (${result.spawnError})`,
+      nextStep: 'kguard runs --verify commands with the system shell (sh -c); check that it exists',
+    };
   }
   if (result.exitCode === 0) return { ...base, passed: true, exitCode: 0, summary: 'exited 0' };
   if (result.exitCode === undefined) {
-    return { ...base, passed: false, signal: result.signal, summary: `was ended by ${result.signal ?? 'a signal'}`, nextStep: 'find out what stopped it; its last lines are above' };
+    return {
+      ...base,
+      passed: false,
+      signal: result.signal,
+      summary: `was ended by ${result.signal ?? 'a signal'}`,
+      nextStep: 'find out what stopped it; its last lines are above',
+    };
   }
   const shell = SHELL_CODES[result.exitCode];
   return {
@@ -69,20 +95,39 @@ export function outputLines(result: Pick<CommandResult, 'output' | 'truncated'>)
  * A verify Job's verdict from its tracking: the shared engine judged it as it judges any Job.
  * Its next step never sends a person to a pod that is deleted with the Job (unless --keep-verify).
  */
-export function jobOutcome(check: Extract<VerifyCheck, { type: 'job' }>, tracked: TrackedOutcome | undefined, context: CheckContext & { keep: boolean }): VerifyOutcome {
-  const base = { check, during: context.during, elapsedMs: context.elapsedMs, timedOut: false, lines: [], evidence: [], logs: [] };
+export function jobOutcome(
+  check: Extract<VerifyCheck, { type: 'job' }>,
+  tracked: TrackedOutcome | undefined,
+  context: CheckContext & { keep: boolean },
+): VerifyOutcome {
+  const base = {
+    check,
+    during: context.during,
+    elapsedMs: context.elapsedMs,
+    timedOut: false,
+    lines: [],
+    evidence: [],
+    logs: [],
+  };
   const job = check.job ? describeObject(check.job) : 'the Job';
   const verdict = tracked?.verdict;
   const diagnosis = tracked?.diagnosis;
   const evidence = { evidence: diagnosis?.evidence ?? [], logs: diagnosis?.logs ?? [] };
   switch (verdict?.state) {
     case 'healthy':
-      return { ...base, passed: true, summary: `completed${verdict.progress.summary ? ` (${verdict.progress.summary})` : ''}` };
+      return {
+        ...base,
+        passed: true,
+        summary: `completed${verdict.progress.summary ? ` (${verdict.progress.summary})` : ''}`,
+      };
     case 'failed': {
-      const cause = verdict.cause.source === 'condition' ? `cannot ${verdict.cause.rule.cannot}: ${verdict.cause.reason}` : (diagnosis?.summary ?? 'failed');
+      const cause =
+        verdict.cause.source === 'condition'
+          ? `cannot ${verdict.cause.rule.cannot}: ${verdict.cause.reason}`
+          : (diagnosis?.summary ?? 'failed');
       const nextStep = context.keep
         ? (diagnosis?.nextStep ?? "read its pods' logs and events")
-        : 'the check says the new version does not work: its pod\'s last lines are above (the Job is deleted after its check; --keep-verify keeps it). Fix the app (or the check) and apply again';
+        : "the check says the new version does not work: its pod's last lines are above (the Job is deleted after its check; --keep-verify keeps it). Fix the app (or the check) and apply again";
       return { ...base, ...evidence, passed: false, summary: `${job} failed: ${cause}`, nextStep };
     }
     case 'timed-out':
@@ -95,11 +140,21 @@ export function jobOutcome(check: Extract<VerifyCheck, { type: 'job' }>, tracked
         nextStep: 'raise --verify-timeout if the check is only slow; otherwise its pods above say what it waited for',
       };
     case 'gone':
-      return { ...base, passed: false, summary: `${job} was deleted by someone else before it finished`, nextStep: 'do not delete the verify Job (nor give it ttlSecondsAfterFinished: 0) while kguard watches it' };
+      return {
+        ...base,
+        passed: false,
+        summary: `${job} was deleted by someone else before it finished`,
+        nextStep: 'do not delete the verify Job (nor give it ttlSecondsAfterFinished: 0) while kguard watches it',
+      };
     case 'conflict':
       return { ...base, passed: false, summary: `someone else changed ${job} while it ran: ${verdict.detail}` };
     case 'applied':
-      return { ...base, passed: false, summary: `${job} has nothing to run: ${verdict.detail ?? 'it is not watched'}`, nextStep: 'remove spec.suspend and kguard.dev/track: "false" from the verify Job' };
+      return {
+        ...base,
+        passed: false,
+        summary: `${job} has nothing to run: ${verdict.detail ?? 'it is not watched'}`,
+        nextStep: 'remove spec.suspend and kguard.dev/track: "false" from the verify Job',
+      };
     case 'progressing':
     case undefined:
       return { ...base, passed: false, cancelled: true, summary: 'stopped: the run was cancelled' };

@@ -5,17 +5,23 @@ const exists = (present: string[]) => (file: string) => present.includes(file);
 
 describe('missingKubeconfig', () => {
   it('names a --kubeconfig file that does not exist', () => {
-    expect(missingKubeconfig(['--kubeconfig=/k/nope'], {}, exists([]), '/home/u')).toMatch(/kubeconfig file \/k\/nope \(--kubeconfig\) does not exist/);
+    expect(missingKubeconfig(['--kubeconfig=/k/nope'], {}, exists([]), '/home/u')).toMatch(
+      /kubeconfig file \/k\/nope \(--kubeconfig\) does not exist/,
+    );
     expect(missingKubeconfig(['--kubeconfig=/k/config'], {}, exists(['/k/config']), '/home/u')).toBeUndefined();
   });
 
   it('names KUBECONFIG when none of the files it lists exists, and accepts it when one does', () => {
-    expect(missingKubeconfig([], { KUBECONFIG: '/a:/b' }, exists([]), '/home/u')).toMatch(/KUBECONFIG names \/a, \/b, and no such file exists/);
+    expect(missingKubeconfig([], { KUBECONFIG: '/a:/b' }, exists([]), '/home/u')).toMatch(
+      /KUBECONFIG names \/a, \/b, and no such file exists/,
+    );
     expect(missingKubeconfig([], { KUBECONFIG: '/a:/b' }, exists(['/b']), '/home/u')).toBeUndefined();
   });
 
   it('says there is no kubeconfig at all when ~/.kube/config is missing and KUBECONFIG unset', () => {
-    expect(missingKubeconfig([], {}, exists([]), '/home/u')).toMatch(/no kubeconfig: \/home\/u\/\.kube\/config does not exist/);
+    expect(missingKubeconfig([], {}, exists([]), '/home/u')).toMatch(
+      /no kubeconfig: \/home\/u\/\.kube\/config does not exist/,
+    );
     expect(missingKubeconfig([], {}, exists(['/home/u/.kube/config']), '/home/u')).toBeUndefined();
   });
 

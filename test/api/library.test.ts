@@ -48,25 +48,45 @@ describe('apply() from the library', () => {
     expect(stdout).not.toHaveBeenCalled();
     expect(exit).not.toHaveBeenCalled();
     expect(reportSchemaErrors(report)).toEqual([]);
-    expect(report).toMatchObject({ outcome: 'succeeded', exitCode: 0, objects: [{ kind: 'Deployment', name: 'web', verdict: 'healthy' }] });
-    expect(events.map((event) => event.kind)).toEqual(expect.arrayContaining(['understood', 'applied', 'changes', 'healthy', 'finished']));
+    expect(report).toMatchObject({
+      outcome: 'succeeded',
+      exitCode: 0,
+      objects: [{ kind: 'Deployment', name: 'web', verdict: 'healthy' }],
+    });
+    expect(events.map((event) => event.kind)).toEqual(
+      expect.arrayContaining(['understood', 'applied', 'changes', 'healthy', 'finished']),
+    );
     expect(report.messages).toEqual(lines);
   });
 
   it('reports a failed rollout as a restored run (exit code 3), not as an error; manifests can be text', async () => {
     await env.deployHealthy('web');
-    const report = await apply({ stdin: deploymentYaml('web', 'xxxxxnginx:1.17'), kubeconfig: env.cluster.env.KUBECONFIG, pollInterval: '300ms' });
+    const report = await apply({
+      stdin: deploymentYaml('web', 'xxxxxnginx:1.17'),
+      kubeconfig: env.cluster.env.KUBECONFIG,
+      pollInterval: '300ms',
+    });
     expect(reportSchemaErrors(report)).toEqual([]);
     expect(report).toMatchObject({ outcome: 'rolled-back', exitCode: 3 });
-    expect(report.objects[0]).toMatchObject({ verdict: 'failed', category: 'image-pull', restore: { status: 'restored' } });
+    expect(report.objects[0]).toMatchObject({
+      verdict: 'failed',
+      category: 'image-pull',
+      restore: { status: 'restored' },
+    });
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 
   it('rejects with an InputError (exit code 1) for what the CLI refuses, before anything is applied', async () => {
     const missing = apply({ files: [join(env.dir, 'missing.yaml')], kubeconfig: env.cluster.env.KUBECONFIG });
     await expect(missing).rejects.toBeInstanceOf(InputError);
-    await expect(missing).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('no such file or directory') });
-    await expect(apply({ files: ['x.yaml'], timeout: 'soon' })).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('is not a duration') });
+    await expect(missing).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringContaining('no such file or directory'),
+    });
+    await expect(apply({ files: ['x.yaml'], timeout: 'soon' })).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringContaining('is not a duration'),
+    });
   });
 });
 
@@ -85,7 +105,9 @@ describe('the README library example', () => {
     await env.write('web.yaml', deploymentYaml('web', 'xxxxxnginx:1.17'));
     const failed = await execa('node', ['example.mjs'], { cwd: env.dir, env: { ...env.cluster.env }, reject: false });
     expect(failed.exitCode, failed.stderr).toBe(3);
-    expect(failed.stdout).toMatch(/^rolled-back \(exit 3\)\nDeployment\/web: failed - new pods cannot pull image "xxxxxnginx:1.17"/);
+    expect(failed.stdout).toMatch(
+      /^rolled-back \(exit 3\)\nDeployment\/web: failed - new pods cannot pull image "xxxxxnginx:1.17"/,
+    );
   });
 });
 
@@ -102,16 +124,29 @@ describe('the typed entry point', () => {
         "const seen: ApplyEvent['kind'][] = [];",
         "const report: ApplyReport = await apply({ files: ['web.yaml'], timeout: 120_000, rollback: 'failed', onEvent: (event) => seen.push(event.kind) });",
         'const code: number = report.exitCode;',
-        "const verdicts: string[] = report.objects.map((object) => object.verdict);",
+        'const verdicts: string[] = report.objects.map((object) => object.verdict);',
         'export { code, verdicts, KguardError };',
         '// @ts-expect-error: a rollback mode that does not exist',
         "await apply({ files: ['x'], rollback: 'sometimes' });",
       ].join('\n'),
     );
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
-    const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(repo, 'node_modules', '@types'), 'deploy.ts'];
+    const flags = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--types',
+      'node',
+      '--typeRoots',
+      join(repo, 'node_modules', '@types'),
+      'deploy.ts',
+    ];
     const result = await execa('node', [tsc, ...flags], { cwd: project, reject: false });
     expect(result.exitCode, `${result.stdout}${result.stderr}`).toBe(0);
   });
 });
-

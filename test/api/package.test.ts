@@ -35,9 +35,22 @@ afterAll(async () => {
 
 describe('the npm tarball', () => {
   it('holds the compiled library, its types, the launchers and the schemas, and no source map without its source', () => {
-    expect(files).toEqual(expect.arrayContaining(['bin/kguard', 'bin/kubectl-rollout_guard', 'bin/kubectl_complete-rollout_guard', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'schema/report.schema.json', 'schema/events.schema.json']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'bin/kguard',
+        'bin/kubectl-rollout_guard',
+        'bin/kubectl_complete-rollout_guard',
+        'dist/src/index.js',
+        'dist/src/index.d.ts',
+        'dist/src/cli/main.js',
+        'schema/report.schema.json',
+        'schema/events.schema.json',
+      ]),
+    );
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
-    expect(files.filter((file) => /^(src|test|build|action-dist)\//.test(file) || file.startsWith('dist/test/'))).toEqual([]);
+    expect(
+      files.filter((file) => /^(src|test|build|action-dist)\//.test(file) || file.startsWith('dist/test/')),
+    ).toEqual([]);
   });
 
   it('says where the project lives, and takes compatible updates of its runtime dependencies', () => {
@@ -57,7 +70,8 @@ describe('the published types', () => {
     const modules = join(project, 'node_modules');
     await mkdir(join(modules, 'kguard'), { recursive: true });
     await execa('tar', ['xzf', tarball, '-C', join(modules, 'kguard'), '--strip-components=1']);
-    for (const name of Object.keys(manifest.dependencies)) await symlink(join(repo, 'node_modules', name), join(modules, name));
+    for (const name of Object.keys(manifest.dependencies))
+      await symlink(join(repo, 'node_modules', name), join(modules, name));
     if (withNodeTypes) {
       await mkdir(join(modules, '@types'));
       await symlink(join(repo, 'node_modules', '@types', 'node'), join(modules, '@types', 'node'));
@@ -66,7 +80,16 @@ describe('the published types', () => {
     await writeFile(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: withNodeTypes ? ['node'] : [] },
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2023'],
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: withNodeTypes ? ['node'] : [],
+        },
         include: ['consumer.ts'],
       }),
     );
@@ -81,7 +104,9 @@ describe('the published types', () => {
         '}',
         'export const isKguardError = (error: unknown): boolean => error instanceof KguardError;',
         'export const schemaId: unknown = reportSchema.$id;',
-        ...(withNodeTypes ? ["export const cancellable = () => apply({ files: ['web.yaml'], signal: AbortSignal.timeout(1000) });"] : []),
+        ...(withNodeTypes
+          ? ["export const cancellable = () => apply({ files: ['web.yaml'], signal: AbortSignal.timeout(1000) });"]
+          : []),
         '',
       ].join('\n'),
     );

@@ -60,7 +60,8 @@ function circles(graph: Map<string, string[]>): string[][] {
       onStack.delete(member);
       component.push(member);
     } while (member !== file);
-    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) found.push(component.map((entry) => path.relative(SRC, entry)).sort());
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file))
+      found.push(component.map((entry) => path.relative(SRC, entry)).sort());
   };
   for (const file of graph.keys()) if (!index.has(file)) visit(file);
   return found;
@@ -77,7 +78,14 @@ describe('src/ layout', () => {
   it('finds a circle when there is one (the check itself works)', () => {
     const a = path.join(SRC, 'a.ts');
     const b = path.join(SRC, 'b.ts');
-    expect(circles(new Map([[a, [b]], [b, [a]]]))).toEqual([['a.ts', 'b.ts']]);
+    expect(
+      circles(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
   });
 
   it('keeps model/ at the bottom: it imports only the Kubernetes object types', () => {
@@ -85,7 +93,11 @@ describe('src/ layout', () => {
     const allowed = new Set([path.join(SRC, 'kube.ts'), path.join(SRC, 'objects/model.ts')]);
     const upward = [...graph]
       .filter(([file]) => file.startsWith(path.join(SRC, 'model/')))
-      .flatMap(([file, targets]) => targets.filter((target) => !target.startsWith(path.join(SRC, 'model/')) && !allowed.has(target)).map((target) => `${path.relative(SRC, file)} → ${path.relative(SRC, target)}`));
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => !target.startsWith(path.join(SRC, 'model/')) && !allowed.has(target))
+          .map((target) => `${path.relative(SRC, file)} → ${path.relative(SRC, target)}`),
+      );
     expect(upward).toEqual([]);
   });
 

@@ -21,20 +21,37 @@ interface Measure {
   exitCode: number;
 }
 
-export async function fleetBench(kguard: string, runs: number, median: (values: readonly number[]) => number): Promise<Array<[string, string]>> {
+export async function fleetBench(
+  kguard: string,
+  runs: number,
+  median: (values: readonly number[]) => number,
+): Promise<Array<[string, string]>> {
   const clusters = await Promise.all(
-    CONTEXTS.map((context) => startCluster({ timeScale: 10, scenario: context === 'us-1' ? { registry: { [BROKEN_IN_US]: 'missing' } } : {} })),
+    CONTEXTS.map((context) =>
+      startCluster({ timeScale: 10, scenario: context === 'us-1' ? { registry: { [BROKEN_IN_US]: 'missing' } } : {} }),
+    ),
   );
   const dir = await mkdtemp(join(tmpdir(), 'kguard-bench-fleet-'));
   try {
     const kubeconfig = join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, mergedKubeconfig(clusters.map((cluster: Cluster, index) => ({ context: CONTEXTS[index]!, url: cluster.url }))));
+    await writeFile(
+      kubeconfig,
+      mergedKubeconfig(clusters.map((cluster: Cluster, index) => ({ context: CONTEXTS[index]!, url: cluster.url }))),
+    );
     const log = join(dir, 'kubectl.log');
     const wrapper = join(dir, 'kubectl');
     await writeFile(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec kubectl "$@"\n`);
     await chmod(wrapper, 0o755);
-    const env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache'), KGUARD_KUBECTL: wrapper, CI: 'true', NO_COLOR: '1' };
-    const kguardRun = (args: string[]) => execa(kguard, args, { cwd: dir, env, reject: false, stdin: 'ignore', timeout: 300_000 });
+    const env = {
+      ...process.env,
+      KUBECONFIG: kubeconfig,
+      KUBECACHEDIR: join(dir, 'cache'),
+      KGUARD_KUBECTL: wrapper,
+      CI: 'true',
+      NO_COLOR: '1',
+    };
+    const kguardRun = (args: string[]) =>
+      execa(kguard, args, { cwd: dir, env, reject: false, stdin: 'ignore', timeout: 300_000 });
     const processes = async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
     const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
     let version = 0;
@@ -49,7 +66,12 @@ export async function fleetBench(kguard: string, runs: number, median: (values: 
       const exitCode = await work();
       return { wallMs: performance.now() - began, processes: await processes(), exitCode };
     };
-    const fleet = (image: string) => measure(async () => (await kguardRun(['apply', '-f', await manifest(image), '--contexts', CONTEXTS.join(','), ...fast])).exitCode ?? -1);
+    const fleet = (image: string) =>
+      measure(
+        async () =>
+          (await kguardRun(['apply', '-f', await manifest(image), '--contexts', CONTEXTS.join(','), ...fast]))
+            .exitCode ?? -1,
+      );
     const oneByOne = (image: string) =>
       measure(async () => {
         const file = await manifest(image);

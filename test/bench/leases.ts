@@ -16,7 +16,10 @@ const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', impo
 const sizes = (flags.objects ?? '100,500').split(',').map(Number);
 
 function configMaps(count: number): string {
-  return Array.from({ length: count }, (_, index) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-${index}\ndata:\n  level: info\n`).join('---\n');
+  return Array.from(
+    { length: count },
+    (_, index) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-${index}\ndata:\n  level: info\n`,
+  ).join('---\n');
 }
 
 async function measure(count: number): Promise<string> {
@@ -46,7 +49,13 @@ async function measure(count: number): Promise<string> {
     return `${count} ConfigMaps: ${calls.length} kubectl processes (report says ${report.kubectlProcesses}), ${aboutLeases} about Leases; ${created} Leases created, ${left} left; ${(wallMs / 1000).toFixed(1)} s`;
   } finally {
     await cluster.stop();
-    if (process.env.KEEP_LOG) console.log((await readFile(join(dir, 'kubectl.log'), 'utf8')).split('\n').map((line) => line.slice(0, 160)).join('\n'));
+    if (process.env.KEEP_LOG)
+      console.log(
+        (await readFile(join(dir, 'kubectl.log'), 'utf8'))
+          .split('\n')
+          .map((line) => line.slice(0, 160))
+          .join('\n'),
+      );
     await rm(dir, { recursive: true, force: true });
   }
 }

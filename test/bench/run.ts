@@ -31,7 +31,14 @@ import { fleetBench } from './fleet.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 
-const { values: flags } = parseArgs({ options: { kguard: { type: 'string' }, runs: { type: 'string' }, only: { type: 'string' }, sizes: { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: {
+    kguard: { type: 'string' },
+    runs: { type: 'string' },
+    only: { type: 'string' },
+    sizes: { type: 'string' },
+  },
+});
 const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
 const RUNS = Number(flags.runs ?? 5);
 const SIZES = (flags.sizes ?? '10,100,1000').split(',').map(Number);
@@ -46,7 +53,10 @@ interface Run {
 
 async function runKguard(cluster: Cluster, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
   const began = performance.now();
-  const child = execa(kguard, args, { env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...extraEnv }, reject: false });
+  const child = execa(kguard, args, {
+    env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...extraEnv },
+    reject: false,
+  });
   let stdout = '';
   let verdictAt: number | undefined;
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -59,14 +69,19 @@ async function runKguard(cluster: Cluster, args: string[], extraEnv: Record<stri
 
 function stats(values: readonly number[], unit = 'ms'): string {
   const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  const median =
+    sorted.length % 2 === 1
+      ? sorted[(sorted.length - 1) / 2]!
+      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
   const shown = (value: number) => (unit === 'ms' ? `${Math.round(value)}` : value.toFixed(2));
   return `${shown(sorted[0]!)} / ${shown(median)} / ${shown(sorted.at(-1)!)} ${unit}`;
 }
 
 const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  return sorted.length % 2 === 1
+    ? sorted[(sorted.length - 1) / 2]!
+    : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 };
 
 function table(title: string, rows: Array<[string, string]>): void {
@@ -148,7 +163,8 @@ async function verdictLatency(args: string[], reasons: Set<string>): Promise<num
         // The verdict names the reason it failed on (ErrImagePull or ImagePullBackOff): from its first write.
         const reason = /cannot pull (?:their )?image "[^"]+": (\w+)/.exec(bad.stdout)?.[1] ?? '';
         const writtenAt = probe.at(reason);
-        if (bad.exitCode !== 3 || writtenAt === undefined || bad.verdictAt === undefined) throw new Error(`unexpected run (exit ${bad.exitCode}):\n${bad.stdout}`);
+        if (bad.exitCode !== 3 || writtenAt === undefined || bad.verdictAt === undefined)
+          throw new Error(`unexpected run (exit ${bad.exitCode}):\n${bad.stdout}`);
         reasons.add(reason);
         latencies.push(bad.verdictAt - writtenAt);
       }
@@ -166,7 +182,12 @@ function rolledOut(cluster: Cluster): { at: () => number | undefined; stop: () =
     if (at !== undefined || object.kind !== 'Deployment' || object.metadata.name !== 'web') return;
     const { spec, status, metadata } = object;
     const replicas = spec?.replicas ?? 1;
-    if ((status?.observedGeneration ?? 0) >= (metadata.generation ?? 0) && status?.updatedReplicas === replicas && status?.availableReplicas === replicas && status?.replicas === replicas) {
+    if (
+      (status?.observedGeneration ?? 0) >= (metadata.generation ?? 0) &&
+      status?.updatedReplicas === replicas &&
+      status?.availableReplicas === replicas &&
+      status?.replicas === replicas
+    ) {
       at = performance.now();
     }
   });
@@ -209,7 +230,16 @@ async function healthyRollouts(kguardArgs: readonly string[][]): Promise<{ kubec
       const kguardRuns: Timed[][] = kguardArgs.map(() => []);
       for (let run = 0; run < RUNS; run += 1) {
         // In turn, so a drift of the machine's speed hits all alike.
-        kubectlRuns.push(await timed(async () => void (await execa('sh', ['-c', 'kubectl apply -f "$1" && kubectl rollout status deployment/web', 'sh', flip()], { env }))));
+        kubectlRuns.push(
+          await timed(
+            async () =>
+              void (await execa(
+                'sh',
+                ['-c', 'kubectl apply -f "$1" && kubectl rollout status deployment/web', 'sh', flip()],
+                { env },
+              )),
+          ),
+        );
         for (const [index, args] of kguardArgs.entries()) {
           kguardRuns[index]!.push(
             await timed(async () => {
@@ -248,11 +278,16 @@ async function noOpApplies(): Promise<void> {
         const result = await runKguard(cluster, ['apply', '-f', file]);
         kguardMs.push(performance.now() - began);
         if (result.exitCode !== 0) throw new Error(`no-op apply failed:\n${result.stdout}`);
-        writes += cluster.requests.slice(seen).filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url)).length;
+        writes += cluster.requests
+          .slice(seen)
+          .filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url)).length;
       }
       table('3b. an apply that changes nothing (min / median / max)', [
         ['kubectl apply', stats(kubectlMs)],
-        ['kguard apply', `${stats(kguardMs)} (${(median(kguardMs) / median(kubectlMs)).toFixed(2)}× kubectl); writes per run: ${writes / RUNS}`],
+        [
+          'kguard apply',
+          `${stats(kguardMs)} (${(median(kguardMs) / median(kubectlMs)).toFixed(2)}× kubectl); writes per run: ${writes / RUNS}`,
+        ],
       ]);
     });
   } finally {
@@ -268,15 +303,35 @@ async function manyPods(): Promise<void> {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, namespace: 'default', labels: { app, 'pod-template-hash': '5d4f8c7b9' } },
-      spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'nginx:1.25', ports: [{ containerPort: 80 }], env: [{ name: 'MODE', value: 'production' }] }] },
-      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'app', ready: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } }] },
+      spec: {
+        nodeName: 'node-1',
+        containers: [
+          {
+            name: 'app',
+            image: 'nginx:1.25',
+            ports: [{ containerPort: 80 }],
+            env: [{ name: 'MODE', value: 'production' }],
+          },
+        ],
+      },
+      status: {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: 'True' }],
+        containerStatuses: [
+          { name: 'app', ready: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } },
+        ],
+      },
     });
     for (let index = 0; index < 2000; index += 1) cluster.store.create(podOf(`other-${index}`, `other-${index % 40}`));
     for (let index = 0; index < 3; index += 1) cluster.store.create(podOf(`web-${index}`, 'web'));
     const env = { ...process.env, ...cluster.env };
     const reads = {
       'namespace-wide poll (--poll)': ['get', 'deployments.apps,replicasets.apps,pods', '-n', 'default', '-o', 'json'],
-      'selected list (a watch starts from it)': ['get', '--raw', '/api/v1/namespaces/default/pods?labelSelector=app%3Dweb'],
+      'selected list (a watch starts from it)': [
+        'get',
+        '--raw',
+        '/api/v1/namespaces/default/pods?labelSelector=app%3Dweb',
+      ],
     };
     const rows: Array<[string, string]> = [];
     for (const [name, args] of Object.entries(reads)) {
@@ -301,13 +356,20 @@ async function processesPerRun(args: string[]): Promise<{ processes: number; wal
   const cluster = await startCluster({ timeScale: 4 });
   try {
     return await withDir(async (dir) => {
-      const manifest = Array.from({ length: 10 }, (_, index) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-${index}\n---\n${deploymentYaml('app', 'nginx:1.25', { replicas: 2, namespace: `team-${index}` })}`).join('\n---\n');
+      const manifest = Array.from(
+        { length: 10 },
+        (_, index) =>
+          `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-${index}\n---\n${deploymentYaml('app', 'nginx:1.25', { replicas: 2, namespace: `team-${index}` })}`,
+      ).join('\n---\n');
       await writeFile(join(dir, 'apps.yaml'), manifest);
       await execa('kubectl', ['apply', '-f', join(dir, 'apps.yaml')], { env: { ...process.env, ...cluster.env } });
       await writeFile(join(dir, 'apps.yaml'), manifest.replaceAll('nginx:1.25', 'nginx:1.26'));
       const run = await runKguard(cluster, ['apply', '-f', join(dir, 'apps.yaml'), '-o', 'json', ...args]);
       if (run.exitCode !== 0) throw new Error(`rollout failed:\n${run.stdout}`);
-      return { processes: (JSON.parse(run.stdout) as { kubectlProcesses: number }).kubectlProcesses, wallMs: run.wallMs };
+      return {
+        processes: (JSON.parse(run.stdout) as { kubectlProcesses: number }).kubectlProcesses,
+        wallMs: run.wallMs,
+      };
     });
   } finally {
     await cluster.stop();
@@ -324,13 +386,23 @@ function redaction(): void {
     const big = randomBytes(768 * 1024).toString('base64');
     const values = Array.from({ length: 1000 }, (_, index) => `value-${index}-${randomBytes(12).toString('hex')}`);
     // Every form of every value, as kubectl may quote them: 2.5 MiB of text.
-    const text = [big, Buffer.from(big).toString('base64'), ...values.map((value) => `${value} ${Buffer.from(value).toString('base64')} ${JSON.stringify(JSON.stringify({ value }))}`)].join('\n');
+    const text = [
+      big,
+      Buffer.from(big).toString('base64'),
+      ...values.map(
+        (value) => `${value} ${Buffer.from(value).toString('base64')} ${JSON.stringify(JSON.stringify({ value }))}`,
+      ),
+    ].join('\n');
     const other = randomBytes(768 * 1024).toString('base64');
     const redactor = new Redactor();
     let began = performance.now();
     for (const value of [big, ...values]) redactor.addValue(value);
     learnMs.push(performance.now() - began);
-    for (const [times, input] of [[firstMs, text], [againMs, text], [otherMs, other]] as const) {
+    for (const [times, input] of [
+      [firstMs, text],
+      [againMs, text],
+      [otherMs, other],
+    ] as const) {
       began = performance.now();
       redactor.redact(input);
       times.push(performance.now() - began);
@@ -345,7 +417,9 @@ function redaction(): void {
 }
 
 async function atScale(): Promise<void> {
-  console.log('\n7. N objects in one namespace (⅓ each Deployments, ConfigMaps, Services), time scale 4, one run each (wall to exit)');
+  console.log(
+    '\n7. N objects in one namespace (⅓ each Deployments, ConfigMaps, Services), time scale 4, one run each (wall to exit)',
+  );
   console.log(SCALE_HEADER);
   console.log(`|${'---|'.repeat(SCALE_HEADER.split('|').length - 2)}`);
   for (const size of SIZES) console.log(await withDir((dir) => scaleCase(kguard, dir, size)).then(scaleRow));
@@ -360,7 +434,10 @@ async function main(): Promise<void> {
     return;
   }
   if (flags.only === 'fleet') {
-    table('8. 3 clusters: a fleet against single-cluster runs one after another (whole command, median)', await fleetBench(kguard, Number(flags.runs ?? 3), median));
+    table(
+      '8. 3 clusters: a fleet against single-cluster runs one after another (whole command, median)',
+      await fleetBench(kguard, Number(flags.runs ?? 3), median),
+    );
     console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
     return;
   }
@@ -376,7 +453,10 @@ async function main(): Promise<void> {
   const latency: Array<[string, string]> = [];
   for (const mode of known) {
     const reasons = new Set<string>();
-    latency.push([mode.name, `${stats(await verdictLatency(mode.args, reasons))} (verdict on ${[...reasons].join(', ')})`]);
+    latency.push([
+      mode.name,
+      `${stats(await verdictLatency(mode.args, reasons))} (verdict on ${[...reasons].join(', ')})`,
+    ]);
   }
   table('2. the pod status the verdict names, first written → kguard verdict line (min / median / max)', latency);
 
@@ -393,7 +473,10 @@ async function main(): Promise<void> {
   table('5. one healthy run over 10 Deployments in 10 namespaces', processes);
   redaction();
   await atScale();
-  table('8. 3 clusters: a fleet against single-cluster runs one after another (whole command, median)', await fleetBench(kguard, RUNS, median));
+  table(
+    '8. 3 clusters: a fleet against single-cluster runs one after another (whole command, median)',
+    await fleetBench(kguard, RUNS, median),
+  );
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 
@@ -407,7 +490,10 @@ async function healthyTable(known: Array<{ name: string; args: string[] }>): Pro
       const runs = healthy.kguard[index]!;
       const ratio = median(walls(runs)) / median(walls(healthy.kubectl));
       const extra = (median(walls(runs)) - median(walls(healthy.kubectl))) / 1000;
-      return [`kguard apply, ${mode.name}`, `${stats(walls(runs))} (${ratio.toFixed(2)}× kubectl, ${extra >= 0 ? '+' : ''}${extra.toFixed(2)} s); ${stats(tails(runs))}`];
+      return [
+        `kguard apply, ${mode.name}`,
+        `${stats(walls(runs))} (${ratio.toFixed(2)}× kubectl, ${extra >= 0 ? '+' : ''}${extra.toFixed(2)} s); ${stats(tails(runs))}`,
+      ];
     }),
   ]);
 }

@@ -45,7 +45,12 @@ interface Measured {
 }
 
 /** Runs kguard to its end, sampling its node process's peak RSS every 50 ms. */
-async function measuredKguard(kguard: string, cluster: Cluster, args: string[], kubectl: RecordingKubectl): Promise<Measured> {
+async function measuredKguard(
+  kguard: string,
+  cluster: Cluster,
+  args: string[],
+  kubectl: RecordingKubectl,
+): Promise<Measured> {
   const began = performance.now();
   const child = execa(kguard, args, {
     env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', KGUARD_KUBECTL: kubectl.binary },
@@ -61,7 +66,13 @@ async function measuredKguard(kguard: string, cluster: Cluster, args: string[], 
   const sampler = setInterval(() => void sample(), 50);
   const result = await child;
   clearInterval(sampler);
-  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr), wallMs: performance.now() - began, peakRssKiB };
+  return {
+    exitCode: result.exitCode ?? -1,
+    stdout: String(result.stdout),
+    stderr: String(result.stderr),
+    wallMs: performance.now() - began,
+    peakRssKiB,
+  };
 }
 
 async function rolledOut(cluster: Cluster, timeoutMs: number): Promise<void> {
@@ -69,7 +80,12 @@ async function rolledOut(cluster: Cluster, timeoutMs: number): Promise<void> {
   for (;;) {
     const pending = cluster.store.list('Deployment', 'default').filter((deployment) => {
       const { spec, status, metadata } = deployment;
-      return !((status?.observedGeneration ?? 0) >= (metadata.generation ?? 0) && status?.updatedReplicas === spec.replicas && status?.availableReplicas === spec.replicas && status?.replicas === spec.replicas);
+      return !(
+        (status?.observedGeneration ?? 0) >= (metadata.generation ?? 0) &&
+        status?.updatedReplicas === spec.replicas &&
+        status?.availableReplicas === spec.replicas &&
+        status?.replicas === spec.replicas
+      );
     });
     if (pending.length === 0) return;
     if (Date.now() > deadline) throw new Error(`${pending.length} Deployments did not roll out`);
@@ -88,7 +104,10 @@ export async function scaleCase(kguard: string, dir: string, objects: number): P
     const doomed = join(dir, `doomed-${objects}.yaml`);
     await writeFile(v1, objectSet(objects, { image: 'nginx:1.25', config: 'one', port: 80 }));
     await writeFile(v2, objectSet(objects, { image: 'nginx:1.26', config: 'two', port: 8080 }));
-    await writeFile(doomed, objectSet(objects, { image: 'nginx:1.26', config: 'two', port: 8080, bad: 0, badImage: MISSING }));
+    await writeFile(
+      doomed,
+      objectSet(objects, { image: 'nginx:1.26', config: 'two', port: 8080, bad: 0, badImage: MISSING }),
+    );
     const firstVersion = async () => {
       await execa('kubectl', ['apply', '-f', v1], { env: { ...process.env, ...cluster.env } });
       await rolledOut(cluster, 10 * 60_000);
@@ -97,7 +116,12 @@ export async function scaleCase(kguard: string, dir: string, objects: number): P
     const kubectl = await recordingKubectl(dir);
     const run = async (file: string, extra: string[]): Promise<ScaleRun> => {
       await kubectl.clear();
-      const measured = await measuredKguard(kguard, cluster, ['apply', '-f', file, '--timeout', '15m', '-o', 'json', ...extra], kubectl);
+      const measured = await measuredKguard(
+        kguard,
+        cluster,
+        ['apply', '-f', file, '--timeout', '15m', '-o', 'json', ...extra],
+        kubectl,
+      );
       const processes = await kubectl.processes();
       let report: { kubectlProcesses?: number } = {};
       try {
@@ -106,7 +130,9 @@ export async function scaleCase(kguard: string, dir: string, objects: number): P
         // No report: the exit code says what happened.
       }
       // Said at once: a size takes minutes, and an interrupted bench keeps what it measured.
-      console.error(`  ${objects} objects, ${extra.join(' ') || 'journal'}, ${file.split('/').at(-1)}: exit ${measured.exitCode} in ${(measured.wallMs / 1000).toFixed(1)} s`);
+      console.error(
+        `  ${objects} objects, ${extra.join(' ') || 'journal'}, ${file.split('/').at(-1)}: exit ${measured.exitCode} in ${(measured.wallMs / 1000).toFixed(1)} s`,
+      );
       return {
         wallMs: measured.wallMs,
         exitCode: measured.exitCode,
@@ -129,11 +155,13 @@ export async function scaleCase(kguard: string, dir: string, objects: number): P
   }
 }
 
-export const SCALE_HEADER = '| objects | healthy, journal | healthy, --no-journal | doomed, --no-journal | doomed, journal | kubectl processes (doomed: --no-journal / journal) | most kubectl at once (watches aside) | kguard peak RSS |';
+export const SCALE_HEADER =
+  '| objects | healthy, journal | healthy, --no-journal | doomed, --no-journal | doomed, journal | kubectl processes (doomed: --no-journal / journal) | most kubectl at once (watches aside) | kguard peak RSS |';
 
 /** One Markdown table row; a run that did not end as expected shows its exit code. */
 export function scaleRow(figures: ScaleFigures): string {
-  const wall = (run: ScaleRun, expected: number) => `${(run.wallMs / 1000).toFixed(1)} s${run.exitCode === expected ? '' : ` (exit ${run.exitCode}!)`}`;
+  const wall = (run: ScaleRun, expected: number) =>
+    `${(run.wallMs / 1000).toFixed(1)} s${run.exitCode === expected ? '' : ` (exit ${run.exitCode}!)`}`;
   const runs = [figures.healthyJournal, figures.healthyNoJournal, figures.doomedNoJournal, figures.doomedJournal];
   const cells = [
     String(figures.objects),

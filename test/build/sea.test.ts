@@ -27,12 +27,19 @@ afterAll(async () => {
 });
 
 const run = (args: string[]) =>
-  execa(executable, args, { cwd: dir, reject: false, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...cluster.env, CI: 'true', NO_COLOR: '1' }, extendEnv: false });
+  execa(executable, args, {
+    cwd: dir,
+    reject: false,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...cluster.env, CI: 'true', NO_COLOR: '1' },
+    extendEnv: false,
+  });
 
 describe('the single executable', () => {
   it('is one file with Node inside, and says its version', async () => {
     expect((await stat(executable)).size).toBeGreaterThan(30_000_000);
-    expect((await run(['--version'])).stdout.trim()).toBe((await import('../../package.json', { with: { type: 'json' } })).default.version);
+    expect((await run(['--version'])).stdout.trim()).toBe(
+      (await import('../../package.json', { with: { type: 'json' } })).default.version,
+    );
   });
 
   it('applies, watches and restores against the simulator with no node_modules beside it', async () => {
@@ -44,6 +51,8 @@ describe('the single executable', () => {
     const failed = await run(['apply', '-f', 'web.yaml', '--poll-interval', '300ms', '-o', 'json']);
     expect(failed.exitCode, failed.stderr).toBe(3);
     expect(JSON.parse(failed.stdout)).toMatchObject({ outcome: 'rolled-back', exitCode: 3 });
-    expect(cluster.store.get('Deployment', 'default', 'web')?.spec.template.spec.containers[0].image).toBe('nginx:1.25');
+    expect(cluster.store.get('Deployment', 'default', 'web')?.spec.template.spec.containers[0].image).toBe(
+      'nginx:1.25',
+    );
   });
 });

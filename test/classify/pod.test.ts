@@ -17,7 +17,12 @@ describe('classifyPod', () => {
 
   it('calls an ErrImagePull for a missing tag fatal at once: the registry said it does not exist', () => {
     const [finding] = classifyPod(pod('err-image-pull-not-found'));
-    expect(finding).toMatchObject({ reason: 'ErrImagePull', family: 'image-pull', pullCause: 'final', policy: { when: 'now' } });
+    expect(finding).toMatchObject({
+      reason: 'ErrImagePull',
+      family: 'image-pull',
+      pullCause: 'final',
+      policy: { when: 'now' },
+    });
   });
 
   it('treats a registry rate limit as passing: reported, never fatal by itself', () => {
@@ -39,7 +44,11 @@ describe('classifyPod', () => {
 
   it('reports a crash loop with its restarts and the last exit', () => {
     const [finding] = classifyPod(pod('crash-loop-backoff'));
-    expect(finding).toMatchObject({ reason: 'CrashLoopBackOff', restartCount: 4, lastTermination: { exitCode: 1, reason: 'Error' } });
+    expect(finding).toMatchObject({
+      reason: 'CrashLoopBackOff',
+      restartCount: 4,
+      lastTermination: { exitCode: 1, reason: 'Error' },
+    });
     expect(finding?.rule.category).toBe('crash-loop');
   });
 
@@ -51,7 +60,10 @@ describe('classifyPod', () => {
 
   it('classifies a missing ConfigMap as a config error', () => {
     const [finding] = classifyPod(pod('create-container-config-error'));
-    expect(finding).toMatchObject({ reason: 'CreateContainerConfigError', message: 'configmap "web-config" not found' });
+    expect(finding).toMatchObject({
+      reason: 'CreateContainerConfigError',
+      message: 'configmap "web-config" not found',
+    });
     expect(finding?.rule.category).toBe('config');
   });
 

@@ -8,7 +8,12 @@ import { events, pod } from '../fixtures/load.js';
 describe('classifyPod: image pulls', () => {
   it('cannot judge a ≤1.31 ImagePullBackOff by its message alone: it names no cause', () => {
     const [finding] = classifyPod(pod('image-pull-backoff-1.31'));
-    expect(finding).toMatchObject({ reason: 'ImagePullBackOff', family: 'image-pull', pullCause: 'unknown', policy: { when: 'after' } });
+    expect(finding).toMatchObject({
+      reason: 'ImagePullBackOff',
+      family: 'image-pull',
+      pullCause: 'unknown',
+      policy: { when: 'after' },
+    });
   });
 
   it('judges a ≤1.31 ImagePullBackOff by the Failed event: a rate limit is transient, never fatal by itself', () => {
@@ -23,14 +28,21 @@ describe('classifyPod: image pulls', () => {
   it('judges a ≤1.31 ImagePullBackOff by the ErrImagePull an earlier poll saw for the same image', () => {
     const notFound = pod('err-image-pull-not-found');
     const backOff = structuredClone(notFound);
-    backOff.status!.containerStatuses![0]!.state = { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:1.17.99"' } };
+    backOff.status!.containerStatuses![0]!.state = {
+      waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:1.17.99"' },
+    };
     const clues = rememberClues(NO_CLUES, [notFound]);
     expect(classifyPod(backOff, clues)[0]).toMatchObject({ pullCause: 'final', policy: { when: 'now' } });
   });
 
   it('gives a layer blob not found a minute (replication lag after a push), then fails it', () => {
     const [finding] = classifyPod(pod('err-image-pull-blob-not-found'));
-    expect(finding).toMatchObject({ reason: 'ErrImagePull', family: 'image-pull', pullCause: 'lag', policy: { when: 'after', seconds: 60 } });
+    expect(finding).toMatchObject({
+      reason: 'ErrImagePull',
+      family: 'image-pull',
+      pullCause: 'lag',
+      policy: { when: 'after', seconds: 60 },
+    });
     expect(finding?.rule.nextStep).toMatch(/still replicating/);
     // Fatal a minute after the family was first seen, not before (kinds/engine.ts isFatalNow).
     expect(isFatalNow(finding!.policy, 0, 59_000)).toBe(false);
@@ -38,22 +50,38 @@ describe('classifyPod: image pulls', () => {
   });
 
   it('takes a DNS failure (no such host) as transient', () => {
-    expect(classifyPod(pod('err-image-pull-no-such-host'))[0]).toMatchObject({ pullCause: 'transient', policy: { when: 'never' } });
+    expect(classifyPod(pod('err-image-pull-no-such-host'))[0]).toMatchObject({
+      pullCause: 'transient',
+      policy: { when: 'never' },
+    });
   });
 
   it('takes RegistryUnavailable (CRI-O) as transient and SignatureValidationFailed as fatal at once', () => {
-    expect(classifyPod(pod('registry-unavailable'))[0]).toMatchObject({ reason: 'RegistryUnavailable', family: 'image-pull', policy: { when: 'never' } });
-    expect(classifyPod(pod('signature-validation-failed'))[0]).toMatchObject({ reason: 'SignatureValidationFailed', policy: { when: 'now' } });
+    expect(classifyPod(pod('registry-unavailable'))[0]).toMatchObject({
+      reason: 'RegistryUnavailable',
+      family: 'image-pull',
+      policy: { when: 'never' },
+    });
+    expect(classifyPod(pod('signature-validation-failed'))[0]).toMatchObject({
+      reason: 'SignatureValidationFailed',
+      policy: { when: 'now' },
+    });
   });
 
   it('gives ImageInspectError a grace period: the node runtime, not the release, may be at fault', () => {
-    expect(classifyPod(pod('image-inspect-error'))[0]).toMatchObject({ reason: 'ImageInspectError', family: 'image-pull', policy: { when: 'after', seconds: 30 } });
+    expect(classifyPod(pod('image-inspect-error'))[0]).toMatchObject({
+      reason: 'ImageInspectError',
+      family: 'image-pull',
+      policy: { when: 'after', seconds: 30 },
+    });
   });
 
   it('keys ErrImagePull and ImagePullBackOff of one container under one family', () => {
     const [pull] = classifyPod(pod('err-image-pull-not-found'));
     const backOff = pod('err-image-pull-not-found');
-    backOff.status!.containerStatuses![0]!.state = { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:1.17.99"' } };
+    backOff.status!.containerStatuses![0]!.state = {
+      waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:1.17.99"' },
+    };
     expect(findingKey(classifyPod(backOff)[0]!)).toBe(findingKey(pull!));
   });
 });
@@ -61,7 +89,12 @@ describe('classifyPod: image pulls', () => {
 describe('classifyPod: starting and running', () => {
   it('reports PostStartHookError with the hook output, in the start family', () => {
     const [finding] = classifyPod(pod('post-start-hook-error'));
-    expect(finding).toMatchObject({ reason: 'PostStartHookError', family: 'start', ran: true, policy: { when: 'after', restarts: 3 } });
+    expect(finding).toMatchObject({
+      reason: 'PostStartHookError',
+      family: 'start',
+      ran: true,
+      policy: { when: 'after', restarts: 3 },
+    });
     expect(finding?.message).toContain("command '/bin/sh -c /app/warm-cache' exited with 1");
     expect(finding?.rule.nextStep).toMatch(/lifecycle.postStart hook of CONTAINER/);
   });
@@ -70,28 +103,52 @@ describe('classifyPod: starting and running', () => {
     const hook = pod('post-start-hook-error');
     const clues = rememberClues(NO_CLUES, [hook]);
     const backOff = structuredClone(hook);
-    backOff.status!.containerStatuses![0]!.state = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=x' } };
-    expect(classifyPod(backOff, clues)[0]).toMatchObject({ reason: 'PostStartHookError', family: 'start', message: expect.stringContaining('Exec lifecycle hook') });
+    backOff.status!.containerStatuses![0]!.state = {
+      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=x' },
+    };
+    expect(classifyPod(backOff, clues)[0]).toMatchObject({
+      reason: 'PostStartHookError',
+      family: 'start',
+      message: expect.stringContaining('Exec lifecycle hook'),
+    });
     expect(classifyPod(backOff)[0]).toMatchObject({ reason: 'CrashLoopBackOff', family: 'crash' });
   });
 
   it('learns a failed postStart hook from its FailedPostStartHook event when no poll saw the waiting state', () => {
     const backOff = pod('post-start-hook-error');
-    backOff.status!.containerStatuses![0]!.state = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=x' } };
-    const event = { ...events('crash-loop-backoff')[0]!, type: 'Warning', reason: 'FailedPostStartHook', message: 'PostStartHook failed' };
-    event.involvedObject = { kind: 'Pod', name: backOff.metadata.name, uid: backOff.metadata.uid, fieldPath: 'spec.containers{app}' };
+    backOff.status!.containerStatuses![0]!.state = {
+      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=x' },
+    };
+    const event = {
+      ...events('crash-loop-backoff')[0]!,
+      type: 'Warning',
+      reason: 'FailedPostStartHook',
+      message: 'PostStartHook failed',
+    };
+    event.involvedObject = {
+      kind: 'Pod',
+      name: backOff.metadata.name,
+      uid: backOff.metadata.uid,
+      fieldPath: 'spec.containers{app}',
+    };
     const clues = rememberClues(NO_CLUES, [backOff], { pod: backOff, events: [event] });
     expect(classifyPod(backOff, clues)[0]).toMatchObject({ reason: 'PostStartHookError', family: 'start' });
   });
 
   it('reports PreStartHookError (the kubelet refused the container) after a grace', () => {
-    expect(classifyPod(pod('pre-start-hook-error'))[0]).toMatchObject({ reason: 'PreStartHookError', family: 'start', policy: { when: 'after', seconds: 30 } });
+    expect(classifyPod(pod('pre-start-hook-error'))[0]).toMatchObject({
+      reason: 'PreStartHookError',
+      family: 'start',
+      policy: { when: 'after', seconds: 30 },
+    });
   });
 
   it('puts a CrashLoopBackOff after a StartError in the start family with RunContainerError', () => {
     const startError = pod('run-container-error');
     const [run] = classifyPod(startError);
-    startError.status!.containerStatuses![0]!.state = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 20s restarting failed container=app pod=x' } };
+    startError.status!.containerStatuses![0]!.state = {
+      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 20s restarting failed container=app pod=x' },
+    };
     const [backOff] = classifyPod(startError);
     expect(backOff).toMatchObject({ family: 'start', ran: false });
     expect(findingKey(backOff!)).toBe(findingKey(run!));
@@ -104,14 +161,22 @@ describe('classifyPod: starting and running', () => {
 
   it('reports an unknown waiting reason by name, and fails it after a grace', () => {
     const [finding] = classifyPod(pod('unknown-waiting-reason'));
-    expect(finding).toMatchObject({ reason: 'RunInitContainerError', family: 'other', policy: { when: 'after', seconds: 60 } });
+    expect(finding).toMatchObject({
+      reason: 'RunInitContainerError',
+      family: 'other',
+      policy: { when: 'after', seconds: 60 },
+    });
     expect(finding?.rule.category).toBe('unknown');
     expect(finding?.rule.cannot).toContain('RunInitContainerError');
   });
 
   it('reports readiness gates that are not satisfied, as never fatal by themselves', () => {
     expect(classifyPod(pod('readiness-gates-not-ready'))).toEqual([
-      expect.objectContaining({ reason: 'ReadinessGatesNotReady', policy: { when: 'never' }, message: expect.stringContaining('readiness gate') }),
+      expect.objectContaining({
+        reason: 'ReadinessGatesNotReady',
+        policy: { when: 'never' },
+        message: expect.stringContaining('readiness gate'),
+      }),
     ]);
   });
 });
@@ -122,7 +187,12 @@ describe('classifyPod: volumes (from events of a pod stuck in ContainerCreating)
     expect(classifyPod(creating)).toEqual([]);
     const clues = rememberClues(NO_CLUES, [creating], { pod: creating, events: events('failed-mount') });
     expect(classifyPod(creating, clues)).toEqual([
-      expect.objectContaining({ reason: 'FailedMount', family: 'volume', policy: { when: 'after', seconds: 30 }, message: expect.stringContaining('configmap "web-config" not found') }),
+      expect.objectContaining({
+        reason: 'FailedMount',
+        family: 'volume',
+        policy: { when: 'after', seconds: 30 },
+        message: expect.stringContaining('configmap "web-config" not found'),
+      }),
     ]);
   });
 
@@ -130,7 +200,10 @@ describe('classifyPod: volumes (from events of a pod stuck in ContainerCreating)
     const creating = pod('container-creating');
     const clues = rememberClues(NO_CLUES, [creating], { pod: creating, events: events('failed-attach-volume') });
     const [finding] = classifyPod(creating, clues);
-    expect(finding).toMatchObject({ reason: 'FailedAttachVolume', message: expect.stringContaining('Multi-Attach error') });
+    expect(finding).toMatchObject({
+      reason: 'FailedAttachVolume',
+      message: expect.stringContaining('Multi-Attach error'),
+    });
     expect(finding?.rule.nextStep).toMatch(/Recreate/);
   });
 });
@@ -143,14 +216,21 @@ describe('classifyPod: evictions', () => {
   });
 
   it('does not blame the release for an eviction under node pressure', () => {
-    expect(classifyPod(pod('evicted-node-pressure'))[0]).toMatchObject({ reason: 'Evicted', policy: { when: 'never' } });
+    expect(classifyPod(pod('evicted-node-pressure'))[0]).toMatchObject({
+      reason: 'Evicted',
+      policy: { when: 'never' },
+    });
   });
 });
 
 describe('classifyPod: scheduling', () => {
   it('a node selector no node matches is a constraint: fatal after a grace', () => {
     const [finding] = classifyPod(pod('unschedulable-node-selector'));
-    expect(finding).toMatchObject({ reason: 'Unschedulable', family: 'schedule', policy: { when: 'after', seconds: 30 } });
+    expect(finding).toMatchObject({
+      reason: 'Unschedulable',
+      family: 'schedule',
+      policy: { when: 'after', seconds: 30 },
+    });
     expect(finding?.rule.nextStep).toMatch(/nodeSelector/);
   });
 

@@ -12,13 +12,20 @@ const event = (reason: string, message: string, component: string): KubeEvent =>
   type: 'Normal',
   reason,
   message,
-  involvedObject: { kind: 'Pod', name: unplaced.metadata.name, namespace: unplaced.metadata.namespace, uid: unplaced.metadata.uid },
+  involvedObject: {
+    kind: 'Pod',
+    name: unplaced.metadata.name,
+    namespace: unplaced.metadata.namespace,
+    uid: unplaced.metadata.uid,
+  },
   source: { component },
 });
 
 describe('a node autoscaler bringing a node', () => {
   it('asks for the events of a pod no node matches', () => {
-    expect(podsNeedingEvents([unplaced], NO_CLUES).unplaced.map((candidate) => candidate.metadata.name)).toEqual([unplaced.metadata.name]);
+    expect(podsNeedingEvents([unplaced], NO_CLUES).unplaced.map((candidate) => candidate.metadata.name)).toEqual([
+      unplaced.metadata.name,
+    ]);
   });
 
   it.each([

@@ -5,19 +5,36 @@ import { completeWords, completionOutput, DIRECTIVE } from '../../src/cli/comple
 import { completionSpec } from '../../src/cli/completion/completion-spec.js';
 import { buildProgram } from '../../src/cli/program.js';
 
-const spec = completionSpec(buildProgram('kubectl rollout-guard', [], { apply: async () => {}, journal: async () => {}, history: async () => {}, completion: async () => {}, kubectlFlag: () => {} }));
+const spec = completionSpec(
+  buildProgram('kubectl rollout-guard', [], {
+    apply: async () => {},
+    journal: async () => {},
+    history: async () => {},
+    completion: async () => {},
+    kubectlFlag: () => {},
+  }),
+);
 const asked: Array<[string, string[]]> = [];
 const list = (kind: 'namespaces' | 'contexts', contextArgs: string[]) => {
   asked.push([kind, contextArgs]);
-  return kind === 'contexts' ? ['kind-dev', 'prod'] : contextArgs.includes('prod') ? ['prod-only'] : ['default', 'shop'];
+  return kind === 'contexts'
+    ? ['kind-dev', 'prod']
+    : contextArgs.includes('prod')
+      ? ['prod-only']
+      : ['default', 'shop'];
 };
 const values = (...words: string[]) => completeWords(spec, words, list).candidates.map((candidate) => candidate.value);
 
 describe('completeWords', () => {
   it('completes the commands, with their descriptions, and no file names', () => {
     const completion = completeWords(spec, ['ap'], list);
-    expect(completion).toEqual({ candidates: [{ value: 'apply', description: expect.stringMatching(/^apply manifests/) }], directive: DIRECTIVE.noFileComp });
-    expect(values('')).toEqual(expect.arrayContaining(['apply', 'status', 'rollback', 'history', 'undo', 'completion', 'version', 'help']));
+    expect(completion).toEqual({
+      candidates: [{ value: 'apply', description: expect.stringMatching(/^apply manifests/) }],
+      directive: DIRECTIVE.noFileComp,
+    });
+    expect(values('')).toEqual(
+      expect.arrayContaining(['apply', 'status', 'rollback', 'history', 'undo', 'completion', 'version', 'help']),
+    );
   });
 
   it("completes a command's flags, kubectl's native ones included", () => {
@@ -34,10 +51,18 @@ describe('completeWords', () => {
     expect(asked.at(-1)).toEqual(['namespaces', ['--context', 'prod']]);
     expect(values('apply', '--context', 'p')).toEqual(['prod']);
     expect(completeWords(spec, ['apply', '-f', 'we'], list)).toEqual({ candidates: [], directive: DIRECTIVE.default });
-    expect(completeWords(spec, ['apply', '-f', 'x.yaml', '--', '--'], list)).toEqual({ candidates: [], directive: DIRECTIVE.default });
+    expect(completeWords(spec, ['apply', '-f', 'x.yaml', '--', '--'], list)).toEqual({
+      candidates: [],
+      directive: DIRECTIVE.default,
+    });
   });
 
   it("writes cobra's protocol: value, tab, description; then the directive", () => {
-    expect(completionOutput({ candidates: [{ value: 'apply', description: 'apply  manifests' }, { value: 'x' }], directive: 4 })).toBe('apply\tapply manifests\nx\n:4\n');
+    expect(
+      completionOutput({
+        candidates: [{ value: 'apply', description: 'apply  manifests' }, { value: 'x' }],
+        directive: 4,
+      }),
+    ).toBe('apply\tapply manifests\nx\n:4\n');
   });
 });

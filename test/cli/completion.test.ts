@@ -46,8 +46,12 @@ async function bashComplete(...words: string[]): Promise<string[]> {
 
 describe('kguard completion bash', () => {
   it('registers for kguard and kubectl-rollout_guard', async () => {
-    const result = await execa('bash', ['-c', 'source ./kguard.bash; complete -p kguard kubectl-rollout_guard'], { cwd: dir });
-    expect(result.stdout).toBe('complete -o default -F _kguard kguard\ncomplete -o default -F _kguard kubectl-rollout_guard');
+    const result = await execa('bash', ['-c', 'source ./kguard.bash; complete -p kguard kubectl-rollout_guard'], {
+      cwd: dir,
+    });
+    expect(result.stdout).toBe(
+      'complete -o default -F _kguard kguard\ncomplete -o default -F _kguard kubectl-rollout_guard',
+    );
   });
 
   it('completes commands, flags and flag values', async () => {
@@ -80,17 +84,28 @@ describe('kguard completion zsh', () => {
   it.skipIf(!hasZsh)('loads into zsh and registers _kguard for kguard and kubectl-rollout_guard', async () => {
     await writeFile(join(dir, '_kguard'), (await execa(KGUARD, ['completion', 'zsh'])).stdout);
     expect((await execa('zsh', ['-n', '_kguard'], { cwd: dir, reject: false })).exitCode).toBe(0);
-    const result = await execa('zsh', ['-fc', 'autoload -Uz compinit && compinit -u -d ./zcompdump; source ./_kguard; print -r -- $_comps[kguard] $_comps[kubectl-rollout_guard]'], { cwd: dir });
+    const result = await execa(
+      'zsh',
+      [
+        '-fc',
+        'autoload -Uz compinit && compinit -u -d ./zcompdump; source ./_kguard; print -r -- $_comps[kguard] $_comps[kubectl-rollout_guard]',
+      ],
+      { cwd: dir },
+    );
     expect(result.stdout).toBe('_kguard _kguard');
   });
 });
 
 /** What fish offers for the command line so far (its last word is being completed), candidates only. */
 async function fishComplete(line: string): Promise<string[]> {
-  const result = await execa('fish', ['--no-config', '-c', `source ./kguard.fish; complete -C ${JSON.stringify(line)}`], {
-    cwd: dir,
-    env: { PATH: `${dir}:${process.env.PATH ?? ''}` },
-  });
+  const result = await execa(
+    'fish',
+    ['--no-config', '-c', `source ./kguard.fish; complete -C ${JSON.stringify(line)}`],
+    {
+      cwd: dir,
+      env: { PATH: `${dir}:${process.env.PATH ?? ''}` },
+    },
+  );
   return result.stdout
     .split('\n')
     .filter(Boolean)
@@ -104,7 +119,9 @@ describe('kguard completion fish', () => {
 
   it.skipIf(!hasFish)('completes commands, flags, their values and files', async () => {
     expect(await fishComplete('kguard ap')).toEqual(['apply']);
-    expect(await fishComplete('kguard apply --roll')).toEqual(expect.arrayContaining(['--rollback', '--rollback-timeout']));
+    expect(await fishComplete('kguard apply --roll')).toEqual(
+      expect.arrayContaining(['--rollback', '--rollback-timeout']),
+    );
     expect(await fishComplete('kguard apply --rollback f')).toEqual(['failed']);
     expect(await fishComplete('kguard apply -f we')).toEqual(['web.yaml']);
     expect(await fishComplete('kguard apply --pru')).toEqual(['--prune', '--prune-allowlist']);

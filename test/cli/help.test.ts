@@ -18,6 +18,7 @@ describe('--help', () => {
     const text = applyHelp('kubectl rollout-guard');
     expect(text).toContain('  kubectl rollout-guard apply -f k8s/ -l app=web --prune');
     expect(text).toMatch(/Exit codes:\n {2}0 {3}healthy/);
-    for (const name of ['KGUARD_KUBECTL', 'KUBECONFIG', 'GITHUB_ACTIONS', 'GITLAB_CI', 'NO_COLOR']) expect(text).toContain(name);
+    for (const name of ['KGUARD_KUBECTL', 'KUBECONFIG', 'GITHUB_ACTIONS', 'GITLAB_CI', 'NO_COLOR'])
+      expect(text).toContain(name);
   });
 });

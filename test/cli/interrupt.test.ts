@@ -9,7 +9,9 @@ describe('secondSignalMessage', () => {
   });
 
   it('says the restore was not finished when it knows of nothing left', () => {
-    expect(secondSignalMessage('SIGINT', [], 130)).toBe('SIGINT again: exiting at once (exit 130); the restore was NOT finished.');
+    expect(secondSignalMessage('SIGINT', [], 130)).toBe(
+      'SIGINT again: exiting at once (exit 130); the restore was NOT finished.',
+    );
   });
 });
 

@@ -8,7 +8,14 @@ import { KUBECTL_FLAGS } from '../../src/kubectl/flags.js';
 import { credentialValues } from '../../src/kubectl/passthrough.js';
 import { maskCredentials } from '../../src/kubectl/process/trace.js';
 
-const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', settle: '0s', rollback: 'all', output: 'text' };
+const raw: RawApplyOptions = {
+  filename: ['k8s/'],
+  timeout: '5m',
+  pollInterval: '2s',
+  settle: '0s',
+  rollback: 'all',
+  output: 'text',
+};
 
 /** The options `kguard apply <words>` builds from its native kubectl flags. */
 function nativeOptions(...words: string[]) {
@@ -19,25 +26,36 @@ function nativeOptions(...words: string[]) {
 
 describe('takeKubectlFlags', () => {
   it('reads values as pflag does: next word, =value, and a shorthand with its value attached', () => {
-    expect(takeKubectlFlags(['apply', '-l', 'app=web', '--as=bot', '-lapp=api', '-s', 'https://k:6443', '-f', 'x']).kubectlArgs).toEqual([
-      '-l',
-      'app=web',
-      '--as=bot',
-      '-l=app=api',
-      '-s',
-      'https://k:6443',
-    ]);
+    expect(
+      takeKubectlFlags(['apply', '-l', 'app=web', '--as=bot', '-lapp=api', '-s', 'https://k:6443', '-f', 'x'])
+        .kubectlArgs,
+    ).toEqual(['-l', 'app=web', '--as=bot', '-l=app=api', '-s', 'https://k:6443']);
   });
 
   it('never gives a boolean or an optional value the next word', () => {
-    const { rest, kubectlArgs } = takeKubectlFlags(['apply', '--prune', '-f', 'x', '--validate', '-R', '--cascade=orphan', '--overwrite=false']);
+    const { rest, kubectlArgs } = takeKubectlFlags([
+      'apply',
+      '--prune',
+      '-f',
+      'x',
+      '--validate',
+      '-R',
+      '--cascade=orphan',
+      '--overwrite=false',
+    ]);
     expect(kubectlArgs).toEqual(['--prune', '--validate', '--cascade=orphan', '--overwrite=false']);
     expect(rest).toEqual(['apply', '-f', 'x', '-R']);
   });
 
   it('leaves what follows -- alone, and apply flags to apply (the run commands take only who and where)', () => {
-    expect(takeKubectlFlags(['apply', '-f', 'x', '--', '--prune', '-l', 'a=b'])).toEqual({ rest: ['apply', '-f', 'x', '--', '--prune', '-l', 'a=b'], kubectlArgs: [] });
-    expect(takeKubectlFlags(['status', '--as', 'bot', '--prune'])).toEqual({ rest: ['status', '--prune'], kubectlArgs: ['--as', 'bot'] });
+    expect(takeKubectlFlags(['apply', '-f', 'x', '--', '--prune', '-l', 'a=b'])).toEqual({
+      rest: ['apply', '-f', 'x', '--', '--prune', '-l', 'a=b'],
+      kubectlArgs: [],
+    });
+    expect(takeKubectlFlags(['status', '--as', 'bot', '--prune'])).toEqual({
+      rest: ['status', '--prune'],
+      kubectlArgs: ['--as', 'bot'],
+    });
     expect(takeKubectlFlags(['completion', '--as', 'bot']).kubectlArgs).toEqual([]);
   });
 });
@@ -65,7 +83,11 @@ describe("native kubectl flags mean kubectl's", () => {
   };
 
   it('covers every native flag of the table', () => {
-    expect(Object.keys(typed).sort()).toEqual(KUBECTL_FLAGS.filter((flag) => flag.native).map((flag) => flag.long).sort());
+    expect(Object.keys(typed).sort()).toEqual(
+      KUBECTL_FLAGS.filter((flag) => flag.native)
+        .map((flag) => flag.long)
+        .sort(),
+    );
   });
 
   it.each(Object.entries(typed))('%s before -- is the same as after it', (_long, words) => {
@@ -73,7 +95,18 @@ describe("native kubectl flags mean kubectl's", () => {
   });
 
   it('sends who and where to every kubectl call, the selector to the reading and the apply, the rest to the apply', () => {
-    const options = nativeOptions('--as', 'deployer', '-s', 'https://k:6443', '-l', 'app=web', '--prune', '--grace-period', '30', '--validate');
+    const options = nativeOptions(
+      '--as',
+      'deployer',
+      '-s',
+      'https://k:6443',
+      '-l',
+      'app=web',
+      '--prune',
+      '--grace-period',
+      '30',
+      '--validate',
+    );
     expect(options.connectionArgs).toEqual(['--as=deployer', '--server=https://k:6443']);
     expect(options.selectionArgs).toEqual(['-l=app=web']);
     expect(options.applyArgs).toEqual(['-l=app=web', '--prune', '--grace-period=30', '--validate=strict']);
@@ -86,10 +119,21 @@ describe("native kubectl flags mean kubectl's", () => {
 
 describe('unknown options', () => {
   const known = (name: string) =>
-    ({ '-f': { takesValue: true }, '--filename': { takesValue: true }, '-R': { takesValue: false }, '--timeout': { takesValue: true }, '-l': { takesValue: true } })[name];
+    ({
+      '-f': { takesValue: true },
+      '--filename': { takesValue: true },
+      '-R': { takesValue: false },
+      '--timeout': { takesValue: true },
+      '-l': { takesValue: true },
+    })[name];
 
   it('moves each unknown option, and the word it takes, after --', () => {
-    expect(movedAfterDashDash(['apply', '-f', 'web.yaml', '--server-dry-run', '--timeout', '2m', '--field-selector', 'a=b', '-R'], known)).toEqual([
+    expect(
+      movedAfterDashDash(
+        ['apply', '-f', 'web.yaml', '--server-dry-run', '--timeout', '2m', '--field-selector', 'a=b', '-R'],
+        known,
+      ),
+    ).toEqual([
       'apply',
       '-f',
       'web.yaml',
@@ -104,26 +148,51 @@ describe('unknown options', () => {
   });
 
   it('keeps what already follows -- after the moved flags, and writes a kubectl boolean with its = ', () => {
-    expect(movedAfterDashDash(['apply', '-f', '-', '--openapi-patch', 'false', '--', '--all'], known)).toEqual(['apply', '-f', '-', '--', '--openapi-patch=false', '--all']);
+    expect(movedAfterDashDash(['apply', '-f', '-', '--openapi-patch', 'false', '--', '--all'], known)).toEqual([
+      'apply',
+      '-f',
+      '-',
+      '--',
+      '--openapi-patch=false',
+      '--all',
+    ]);
   });
 
   it('gives the exact corrected command, shell-quoted', () => {
-    const text = explainUnknownOption("unknown option '--bogus'", 'kguard', ['apply', '-f', 'my app.yaml', '--bogus'], known);
+    const text = explainUnknownOption(
+      "unknown option '--bogus'",
+      'kguard',
+      ['apply', '-f', 'my app.yaml', '--bogus'],
+      known,
+    );
     expect(text).toBe(
       "unknown option '--bogus'. kguard apply takes its own flags and kubectl's common ones (kguard apply --help lists them); any other kubectl apply flag goes after --:\n  kguard apply -f 'my app.yaml' -- --bogus",
     );
-    expect(explainUnknownOption("unknown option '--bogus'", 'kubectl rollout-guard', ['apply', '--bogus'], known)).toMatch(/\n {2}kubectl rollout-guard apply -- --bogus$/);
+    expect(
+      explainUnknownOption("unknown option '--bogus'", 'kubectl rollout-guard', ['apply', '--bogus'], known),
+    ).toMatch(/\n {2}kubectl rollout-guard apply -- --bogus$/);
   });
 
   it("says why for a flag kguard owns, and keeps commander's suggestion", () => {
-    expect(explainUnknownOption("unknown option '--wait'", 'kguard', ['apply', '--wait'], known)).toBe("unknown option '--wait': kguard waits for every changed object itself.");
-    expect(explainUnknownOption("unknown option '--prun'\n(Did you mean --prune?)", 'kguard', ['apply', '--prun'], known)).toMatch(/^unknown option '--prun' \(Did you mean --prune\?\)\./);
+    expect(explainUnknownOption("unknown option '--wait'", 'kguard', ['apply', '--wait'], known)).toBe(
+      "unknown option '--wait': kguard waits for every changed object itself.",
+    );
+    expect(
+      explainUnknownOption("unknown option '--prun'\n(Did you mean --prune?)", 'kguard', ['apply', '--prun'], known),
+    ).toMatch(/^unknown option '--prun' \(Did you mean --prune\?\)\./);
   });
 });
 
 describe('credentials', () => {
   it('are found written either way, and masked in the argv kguard prints', () => {
     expect(credentialValues(['--token', 'abc', '--password=pw', '--as', 'x'])).toEqual(['abc', 'pw']);
-    expect(maskCredentials(['--token', 'abc', '--token=def', '--as=x', 'get', 'pods'])).toEqual(['--token', '[redacted]', '--token=[redacted]', '--as=x', 'get', 'pods']);
+    expect(maskCredentials(['--token', 'abc', '--token=def', '--as=x', 'get', 'pods'])).toEqual([
+      '--token',
+      '[redacted]',
+      '--token=[redacted]',
+      '--as=x',
+      'get',
+      'pods',
+    ]);
   });
 });

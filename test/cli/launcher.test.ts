@@ -12,7 +12,8 @@ let directory: string | undefined;
 async function checkout(mainJs?: string): Promise<string> {
   directory = await mkdtemp(path.join(tmpdir(), 'kguard-launcher-'));
   await mkdir(path.join(directory, 'bin'));
-  for (const file of [...launchers, 'launch.mjs']) await copyFile(new URL(`../../bin/${file}`, import.meta.url), path.join(directory, 'bin', file));
+  for (const file of [...launchers, 'launch.mjs'])
+    await copyFile(new URL(`../../bin/${file}`, import.meta.url), path.join(directory, 'bin', file));
   await writeFile(path.join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
   if (mainJs !== undefined) {
     await mkdir(path.join(directory, 'dist/src/cli'), { recursive: true });
@@ -35,7 +36,9 @@ describe.each(launchers)('bin/%s', (launcher) => {
   });
 
   it('calls any other escaped error a bug (exit 70) and never prints its message', async () => {
-    const root = await checkout("throw new RangeError('Invalid regular expression: /hunter2-secret-value|cGFzc3dvcmQ=/');\n");
+    const root = await checkout(
+      "throw new RangeError('Invalid regular expression: /hunter2-secret-value|cGFzc3dvcmQ=/');\n",
+    );
     const run = await execa(process.execPath, [path.join(root, 'bin', launcher), '--version'], { reject: false });
     expect(run.exitCode).toBe(70);
     expect(run.stderr).toMatch(/internal error \(RangeError\)/);

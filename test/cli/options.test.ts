@@ -30,25 +30,38 @@ describe('parseDuration', () => {
 
 describe('toApplyOptions', () => {
   it('uses --timeout for the rollback when --rollback-timeout is not given', () => {
-    expect(toApplyOptions(raw, [])).toMatchObject({ timeoutMs: 300_000, rollbackTimeoutMs: 300_000, pollIntervalMs: 2000, rollback: 'all' });
+    expect(toApplyOptions(raw, [])).toMatchObject({
+      timeoutMs: 300_000,
+      rollbackTimeoutMs: 300_000,
+      pollIntervalMs: 2000,
+      rollback: 'all',
+    });
   });
 
   it('refuses --rollback-timeout 0 as it refuses --timeout 0', () => {
-    expect(() => toApplyOptions({ ...raw, rollbackTimeout: '0' }, [])).toThrow(/--rollback-timeout must be longer than 0s/);
+    expect(() => toApplyOptions({ ...raw, rollbackTimeout: '0' }, [])).toThrow(
+      /--rollback-timeout must be longer than 0s/,
+    );
     expect(() => toApplyOptions({ ...raw, rollbackTimeout: '0s' }, [])).toThrow(InputError);
     expect(() => toApplyOptions({ ...raw, timeout: '0' }, [])).toThrow(/--timeout must be longer than 0s/);
   });
 
   it('refuses --no-rollback with --rollback all or failed as a contradiction, in either order', () => {
-    expect(() => toApplyOptions({ ...raw, rollback: 'all', rollbackFlags: ['--no-rollback', '--rollback all'] }, [])).toThrow(
-      /--no-rollback and --rollback all contradict each other/,
-    );
-    expect(() => toApplyOptions({ ...raw, rollback: false, rollbackFlags: ['--rollback failed', '--no-rollback'] }, [])).toThrow(/contradict/);
+    expect(() =>
+      toApplyOptions({ ...raw, rollback: 'all', rollbackFlags: ['--no-rollback', '--rollback all'] }, []),
+    ).toThrow(/--no-rollback and --rollback all contradict each other/);
+    expect(() =>
+      toApplyOptions({ ...raw, rollback: false, rollbackFlags: ['--rollback failed', '--no-rollback'] }, []),
+    ).toThrow(/contradict/);
   });
 
   it('takes flags that agree: --no-rollback with --rollback none, or one flag repeated', () => {
-    expect(toApplyOptions({ ...raw, rollback: 'none', rollbackFlags: ['--no-rollback', '--rollback none'] }, []).rollback).toBe('none');
-    expect(toApplyOptions({ ...raw, rollback: 'all', rollbackFlags: ['--rollback all', '--rollback all'] }, []).rollback).toBe('all');
+    expect(
+      toApplyOptions({ ...raw, rollback: 'none', rollbackFlags: ['--no-rollback', '--rollback none'] }, []).rollback,
+    ).toBe('none');
+    expect(
+      toApplyOptions({ ...raw, rollback: 'all', rollbackFlags: ['--rollback all', '--rollback all'] }, []).rollback,
+    ).toBe('all');
   });
 
   it('turns --no-rollback into mode none', () => {
@@ -59,7 +72,7 @@ describe('toApplyOptions', () => {
     expect(() => toApplyOptions(raw, ['-f', 'other.yaml'])).toThrow(/after --/);
   });
 
-  it('passes kubectl apply flags to the apply and the selector to kubectl\'s reading too', () => {
+  it("passes kubectl apply flags to the apply and the selector to kubectl's reading too", () => {
     const options = toApplyOptions(raw, ['--prune', '-l', 'app=web']);
     expect(options.applyArgs).toEqual(['--prune', '-l=app=web']);
     expect(options.selectionArgs).toEqual(['-l=app=web']);
@@ -106,23 +119,52 @@ describe('wantsJsonOutput', () => {
 
 describe('--verify, --verify-job, --bake', () => {
   it('reads repeatable checks, their deadline, the bake and its interval', () => {
-    const options = toApplyOptions({ ...raw, verify: ['curl -fsS web/healthz', './smoke.sh'], verifyJob: ['smoke.yaml'], verifyTimeout: '30s', bake: '5m', verifyInterval: '1m', keepVerify: true }, []);
-    expect(options).toMatchObject({ verifyCommands: ['curl -fsS web/healthz', './smoke.sh'], verifyJobs: ['smoke.yaml'], verifyTimeoutMs: 30_000, bakeMs: 300_000, verifyIntervalMs: 60_000, keepVerify: true });
+    const options = toApplyOptions(
+      {
+        ...raw,
+        verify: ['curl -fsS web/healthz', './smoke.sh'],
+        verifyJob: ['smoke.yaml'],
+        verifyTimeout: '30s',
+        bake: '5m',
+        verifyInterval: '1m',
+        keepVerify: true,
+      },
+      [],
+    );
+    expect(options).toMatchObject({
+      verifyCommands: ['curl -fsS web/healthz', './smoke.sh'],
+      verifyJobs: ['smoke.yaml'],
+      verifyTimeoutMs: 30_000,
+      bakeMs: 300_000,
+      verifyIntervalMs: 60_000,
+      keepVerify: true,
+    });
   });
 
   it('has no checks and no bake by default, and a 2m deadline', () => {
-    expect(toApplyOptions(raw, [])).toMatchObject({ verifyCommands: [], verifyJobs: [], verifyTimeoutMs: 120_000, bakeMs: 0, verifyIntervalMs: 0, keepVerify: false });
+    expect(toApplyOptions(raw, [])).toMatchObject({
+      verifyCommands: [],
+      verifyJobs: [],
+      verifyTimeoutMs: 120_000,
+      bakeMs: 0,
+      verifyIntervalMs: 0,
+      keepVerify: false,
+    });
   });
 
   it('keeps --settle working as the old name of --bake, and refuses the two when they disagree', () => {
     expect(toApplyOptions({ ...raw, settle: '30s' }, []).bakeMs).toBe(30_000);
     expect(toApplyOptions({ ...raw, settle: '30s', bake: '30s' }, []).bakeMs).toBe(30_000);
-    expect(() => toApplyOptions({ ...raw, settle: '30s', bake: '1m' }, [])).toThrow(/--settle is the old name of --bake/);
+    expect(() => toApplyOptions({ ...raw, settle: '30s', bake: '1m' }, [])).toThrow(
+      /--settle is the old name of --bake/,
+    );
   });
 
   it('refuses what cannot work: an empty command, a zero deadline, an interval without a bake or without a command', () => {
     expect(() => toApplyOptions({ ...raw, verify: [' '] }, [])).toThrow(/--verify needs a command/);
-    expect(() => toApplyOptions({ ...raw, verify: ['true'], verifyTimeout: '0s' }, [])).toThrow(/--verify-timeout must be longer than 0s/);
+    expect(() => toApplyOptions({ ...raw, verify: ['true'], verifyTimeout: '0s' }, [])).toThrow(
+      /--verify-timeout must be longer than 0s/,
+    );
     expect(() => toApplyOptions({ ...raw, verify: ['true'], verifyInterval: '30s' }, [])).toThrow(/give --bake too/);
     expect(() => toApplyOptions({ ...raw, bake: '1m', verifyInterval: '30s' }, [])).toThrow(/add --verify CMD/);
   });

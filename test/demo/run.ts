@@ -19,14 +19,22 @@ async function main(): Promise<number> {
     say(`simulated cluster at ${cluster.url} (time runs 10x faster); KUBECONFIG=${cluster.kubeconfigPath}`);
     const steps: Array<{ title: string; image: string; expectedExit: number }> = [
       { title: 'deploy web with nginx:1.25 (a healthy rollout)', image: 'nginx:1.25', expectedExit: 0 },
-      { title: `deploy web with ${MISSING_IMAGE} (an image that does not exist)`, image: MISSING_IMAGE, expectedExit: 3 },
+      {
+        title: `deploy web with ${MISSING_IMAGE} (an image that does not exist)`,
+        image: MISSING_IMAGE,
+        expectedExit: 3,
+      },
     ];
     let asExpected = true;
     for (const [index, step] of steps.entries()) {
       const file = join(dir, `web-${index + 1}.yaml`);
       await writeFile(file, deploymentYaml('web', step.image, { replicas: 3 }));
       say(`\n$ kguard apply -f ${file}    # ${step.title}`);
-      const run = await execa(kguard, ['apply', '-f', file, '--poll-interval', '500ms'], { env, stdio: 'inherit', reject: false });
+      const run = await execa(kguard, ['apply', '-f', file, '--poll-interval', '500ms'], {
+        env,
+        stdio: 'inherit',
+        reject: false,
+      });
       say(`(exit code ${run.exitCode}; expected ${step.expectedExit})`);
       asExpected &&= run.exitCode === step.expectedExit;
     }

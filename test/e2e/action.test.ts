@@ -48,9 +48,16 @@ afterEach(async () => {
 /** Runs the bundle as the runner runs a node24 action: `node <main>`, inputs from their defaults unless given. */
 async function runAction(inputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
   const inputEnv = Object.fromEntries(
-    Object.keys(action.inputs).map((name) => [`INPUT_${name.toUpperCase()}`, inputs[name] ?? action.inputs[name]?.default ?? '']),
+    Object.keys(action.inputs).map((name) => [
+      `INPUT_${name.toUpperCase()}`,
+      inputs[name] ?? action.inputs[name]?.default ?? '',
+    ]),
   );
-  const files = { output: join(env.dir, 'github-output'), summary: join(env.dir, 'step-summary.md'), temp: join(env.dir, 'runner-temp') };
+  const files = {
+    output: join(env.dir, 'github-output'),
+    summary: join(env.dir, 'step-summary.md'),
+    temp: join(env.dir, 'runner-temp'),
+  };
   await mkdir(files.temp, { recursive: true });
   await writeFile(files.output, '');
   const result = await execa(process.execPath, [join(bundleDir, 'index.mjs')], {
@@ -82,10 +89,27 @@ async function runAction(inputs: Record<string, string>, extraEnv: Record<string
 }
 
 describe('action.yml', () => {
-  it('runs the committed bundle with the runner\'s Node 24, and declares the inputs and outputs', () => {
+  it("runs the committed bundle with the runner's Node 24, and declares the inputs and outputs", () => {
     expect(action.runs).toEqual({ using: 'node24', main: 'action-dist/index.mjs' });
     expect(Object.keys(action.inputs).sort()).toEqual(
-      ['canary', 'context', 'contexts', 'diff', 'dry-run', 'extra-args', 'files', 'fleet', 'fleet-rollback', 'junit', 'kubeconfig', 'kustomize', 'namespace', 'rollback', 'server-side', 'timeout'].sort(),
+      [
+        'canary',
+        'context',
+        'contexts',
+        'diff',
+        'dry-run',
+        'extra-args',
+        'files',
+        'fleet',
+        'fleet-rollback',
+        'junit',
+        'kubeconfig',
+        'kustomize',
+        'namespace',
+        'rollback',
+        'server-side',
+        'timeout',
+      ].sort(),
     );
     expect(Object.keys(action.outputs).sort()).toEqual(['exit-code', 'junit', 'outcome', 'report']);
   });
@@ -94,14 +118,19 @@ describe('action.yml', () => {
     await mkdir(join(env.dir, 'k8s'));
     await env.write('k8s/web.yaml', deploymentYaml('web', 'nginx:1.25'));
     const kubeconfig = await readFile(env.cluster.kubeconfigPath, 'utf8');
-    const run = await runAction({ files: 'k8s/web.yaml', timeout: '1m', kubeconfig, 'extra-args': '--poll-interval 300ms' }, { KUBECONFIG: join(env.dir, 'none') });
+    const run = await runAction(
+      { files: 'k8s/web.yaml', timeout: '1m', kubeconfig, 'extra-args': '--poll-interval 300ms' },
+      { KUBECONFIG: join(env.dir, 'none') },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.outputs).toMatchObject({ outcome: 'succeeded', 'exit-code': '0' });
     expect(run.outputs.report).toMatch(/runner-temp\/kguard-report-.*\.json$/);
     expect(reportSchemaErrors(JSON.parse(await readFile(run.outputs.report!, 'utf8')))).toEqual([]);
     expect(run.outputs.junit).toMatch(/runner-temp\/kguard-junit-.*\.xml$/);
     expect(await junitSchemaErrors(await readFile(run.outputs.junit!, 'utf8'))).toEqual([]);
-    expect(run.summary.split('\n')[0]).toBe('### ✔ kguard: every changed object was applied and every changed workload rolled out (exit 0)');
+    expect(run.summary.split('\n')[0]).toBe(
+      '### ✔ kguard: every changed object was applied and every changed workload rolled out (exit 0)',
+    );
     // The kubeconfig's text went to a private file, never to the log.
     const written = (await readdir(run.temp)).find((name) => name.startsWith('kguard-kubeconfig-'))!;
     expect((await stat(join(run.temp, written))).mode & 0o077).toBe(0);
@@ -111,14 +140,28 @@ describe('action.yml', () => {
   it("fails the step with kguard's exit code, annotates the manifest line, and names the JUnit report it asked for", async () => {
     await env.deployHealthy('web');
     await mkdir(join(env.dir, 'k8s'));
-    await env.write('k8s/config.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: production\n');
+    await env.write(
+      'k8s/config.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: production\n',
+    );
     await env.write('k8s/web.yaml', `# the web tier\n${deploymentYaml('web', 'xxxxxnginx:1.17')}`);
-    const run = await runAction({ files: 'k8s/config.yaml\nk8s/web.yaml\n', junit: 'kguard.xml', 'extra-args': "--poll-interval '300ms'" });
+    const run = await runAction({
+      files: 'k8s/config.yaml\nk8s/web.yaml\n',
+      junit: 'kguard.xml',
+      'extra-args': "--poll-interval '300ms'",
+    });
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.outputs).toMatchObject({ outcome: 'rolled-back', 'exit-code': '3', junit: 'kguard.xml' });
-    expect(run.stderr).toMatch(/^::error file=k8s\/web\.yaml,line=2,title=kguard%3A deployment\/web \(namespace default\)::deployment\/web \(namespace default\): new pods cannot pull/m);
-    expect(run.summary.split('\n')[0]).toBe('### ✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
-    expect(gitlabTestCases(await readFile(join(env.dir, 'kguard.xml'), 'utf8'))[1]).toMatchObject({ status: 'failed', file: 'k8s/web.yaml' });
+    expect(run.stderr).toMatch(
+      /^::error file=k8s\/web\.yaml,line=2,title=kguard%3A deployment\/web \(namespace default\)::deployment\/web \(namespace default\): new pods cannot pull/m,
+    );
+    expect(run.summary.split('\n')[0]).toBe(
+      '### ✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)',
+    );
+    expect(gitlabTestCases(await readFile(join(env.dir, 'kguard.xml'), 'utf8'))[1]).toMatchObject({
+      status: 'failed',
+      file: 'k8s/web.yaml',
+    });
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 

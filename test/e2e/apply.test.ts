@@ -23,7 +23,8 @@ function deploymentNow(name: string) {
   if (!deployment) throw new Error(`deployment ${name} is missing`);
   return deployment;
 }
-const revisionOf = (name: string): string | undefined => deploymentNow(name).metadata.annotations?.['deployment.kubernetes.io/revision'];
+const revisionOf = (name: string): string | undefined =>
+  deploymentNow(name).metadata.annotations?.['deployment.kubernetes.io/revision'];
 
 describe('kguard apply', () => {
   it('exits 0 for a healthy rollout and undoes nothing', async () => {
@@ -43,17 +44,27 @@ describe('kguard apply', () => {
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5m']);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toMatch(/deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17": (ImagePullBackOff|ErrImagePull)/);
+    expect(run.output).toMatch(
+      /deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17": (ImagePullBackOff|ErrImagePull)/,
+    );
     expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
     expect(run.output).toContain('deployment/web (namespace default): restored and healthy again, 2/2 pods ready');
     // Exit 3 (failed), not 5 (timed out): the verdict came from the pull error, long before --timeout 5m.
-    expect(run.output).toContain('kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
+    expect(run.output).toContain(
+      'kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)',
+    );
     expect(env.imageOf('web')).toBe(GOOD);
     // Putting the old template back reuses revision 1's ReplicaSet, which the controller renumbers to 3.
     expect(revisionOf('web')).toBe('3');
     const replicaSets = env.cluster.store.list('ReplicaSet', 'default');
     expect(replicaSets).toHaveLength(2);
-    const served = await kubectl(env.cluster, ['get', 'deployment', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}']);
+    const served = await kubectl(env.cluster, [
+      'get',
+      'deployment',
+      'web',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].image}',
+    ]);
     expect(served.stdout).toBe(GOOD);
   });
 
@@ -63,7 +74,9 @@ describe('kguard apply', () => {
     // Someone rolls back by hand: revision 1's template is live again, as revision 3.
     const undo = await kubectl(env.cluster, ['rollout', 'undo', 'deployment/web', '--to-revision=1']);
     expect(undo.exitCode, undo.stderr).toBe(0);
-    await eventually(() => (revisionOf('web') === '3' && deploymentNow('web').status?.availableReplicas === 2 ? true : undefined));
+    await eventually(() =>
+      revisionOf('web') === '3' && deploymentNow('web').status?.availableReplicas === 2 ? true : undefined,
+    );
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
@@ -87,11 +100,15 @@ describe('kguard apply', () => {
     const requestsBefore = env.cluster.requests.length;
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     // Reads and dry runs only: no Lease, no journal, no apply.
-    const sent = env.cluster.requests.slice(requestsBefore).filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url));
+    const sent = env.cluster.requests
+      .slice(requestsBefore)
+      .filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url));
     expect(sent.map((request) => `${request.method} ${request.url}`)).toEqual([]);
     expect(run.exitCode, run.output).toBe(0);
     // The server dry run says nothing would change: kguard applies nothing at all.
-    expect(run.output).toContain("nothing to change: the API server's dry run leaves the object as it is; nothing was applied");
+    expect(run.output).toContain(
+      "nothing to change: the API server's dry run leaves the object as it is; nothing was applied",
+    );
     expect(run.output).not.toContain('applied 1 object');
     expect(run.output).toContain('kguard: the apply changed nothing (exit 0)');
     expect(run.output).not.toContain('rolling back');
@@ -113,7 +130,9 @@ describe('kguard apply', () => {
     const file = await env.write('new.yaml', `${deploymentYaml('fresh', MISSING)}\n---\n${serviceYaml('fresh', 80)}`);
     const run = await env.kguard(['apply', '-f', file, ...fast, '--keep-created']);
     expect(run.exitCode, run.output).toBe(4);
-    expect(run.output).toContain('deployment/fresh (namespace default): NOT deleted (--keep-created): this apply created it. To remove it:');
+    expect(run.output).toContain(
+      'deployment/fresh (namespace default): NOT deleted (--keep-created): this apply created it. To remove it:',
+    );
     expect(run.output).toContain('    kubectl delete deployment.apps/fresh -n default');
     expect(run.output).toContain('    kubectl delete service/fresh -n default');
     expect(env.cluster.store.get('Deployment', 'default', 'fresh')).toBeDefined();
@@ -129,7 +148,10 @@ describe('kguard apply', () => {
   it('undoes every changed Deployment when one of them fails, by default', async () => {
     await env.deployHealthy('web');
     await env.deployHealthy('api');
-    const file = await env.write('both.yaml', `${deploymentYaml('web', BETTER)}\n---\n${deploymentYaml('api', MISSING)}`);
+    const file = await env.write(
+      'both.yaml',
+      `${deploymentYaml('web', BETTER)}\n---\n${deploymentYaml('api', MISSING)}`,
+    );
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment/api (namespace default): new pods cannot pull image');
@@ -142,12 +164,17 @@ describe('kguard apply', () => {
   it('undoes only the failing Deployment with --rollback failed', async () => {
     await env.deployHealthy('web');
     await env.deployHealthy('api');
-    const file = await env.write('both.yaml', `${deploymentYaml('web', BETTER)}\n---\n${deploymentYaml('api', MISSING)}`);
+    const file = await env.write(
+      'both.yaml',
+      `${deploymentYaml('web', BETTER)}\n---\n${deploymentYaml('api', MISSING)}`,
+    );
     const run = await env.kguard(['apply', '-f', file, ...fast, '--rollback', 'failed']);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment/web (namespace default): rolled out');
     expect(run.output).toContain('deployment/api (namespace default): put back as it was before the apply');
-    expect(run.output).toContain('deployment/web (namespace default): left as applied (--rollback failed restores only what failed)');
+    expect(run.output).toContain(
+      'deployment/web (namespace default): left as applied (--rollback failed restores only what failed)',
+    );
     expect(run.output).not.toContain('deployment/web (namespace default): put back');
     expect(env.imageOf('web')).toBe(BETTER);
     expect(env.imageOf('api')).toBe(GOOD);
@@ -163,7 +190,9 @@ describe('kguard apply', () => {
     const file = await env.write('crash.yaml', crashing);
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toContain('deployment/web (namespace default): new pods cannot stay running (crash loop): CrashLoopBackOff');
+    expect(run.output).toContain(
+      'deployment/web (namespace default): new pods cannot stay running (crash loop): CrashLoopBackOff',
+    );
     expect(run.output).toMatch(/restarted [3-9] times, last exit code 1 \(Error\)/);
     expect(env.imageOf('web')).toBe(GOOD);
   });
@@ -186,4 +215,3 @@ describe('kguard apply', () => {
     expect(env.imageOf('web')).toBe(GOOD);
   });
 });
-

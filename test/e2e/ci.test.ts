@@ -20,9 +20,9 @@ describe('kguard apply in GitLab CI', () => {
     const bad = await env.write('bad.yaml', deploymentYaml('web', 'xxxxxnginx:1.17'));
     const run = await env.kguard(['apply', '-f', bad, '--poll-interval', '300ms'], { env: { GITLAB_CI: 'true' } });
     expect(run.exitCode, run.output).toBe(3);
-    const sections = [...run.stdout.matchAll(/\u001b\[0Ksection_(start|end):\d+:(kguard_\w+)(\[collapsed=true\])?\r\u001b\[0K/g)].map(
-      (match) => `${match[1]} ${match[2]}`,
-    );
+    const sections = [
+      ...run.stdout.matchAll(/\u001b\[0Ksection_(start|end):\d+:(kguard_\w+)(\[collapsed=true\])?\r\u001b\[0K/g),
+    ].map((match) => `${match[1]} ${match[2]}`);
     expect(sections).toEqual([
       'start kguard_read',
       'end kguard_read',
@@ -34,8 +34,12 @@ describe('kguard apply in GitLab CI', () => {
       'end kguard_restore',
     ]);
     const afterWatch = run.stdout.split(/section_end:\d+:kguard_watch\r\u001b\[0K\n/)[1] ?? '';
-    expect(afterWatch.split('\n')[0]).toMatch(/^✖ deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17"/);
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
+    expect(afterWatch.split('\n')[0]).toMatch(
+      /^✖ deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17"/,
+    );
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)',
+    );
   });
 
   it('writes no section markers outside GitLab CI', async () => {
@@ -49,7 +53,10 @@ describe('kguard apply in GitLab CI', () => {
 describe('kguard apply --junit FILE', () => {
   it('writes a JUnit report that the JUnit schema accepts: the failed Deployment fails with the diagnosis', async () => {
     await env.deployHealthy('web');
-    const bad = await env.write('bad.yaml', `${deploymentYaml('web', 'xxxxxnginx:1.17')}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: production\n`);
+    const bad = await env.write(
+      'bad.yaml',
+      `${deploymentYaml('web', 'xxxxxnginx:1.17')}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: production\n`,
+    );
     const junit = join(env.dir, 'kguard.junit.xml');
     const run = await env.kguard(['apply', '-f', bad, '--poll-interval', '300ms', '--junit', junit, '-o', 'json']);
     expect(run.exitCode, run.output).toBe(3);
@@ -58,9 +65,15 @@ describe('kguard apply --junit FILE', () => {
     expect(xml).toContain('<testsuite name="kguard apply" tests="2" failures="1" errors="0" skipped="0"');
     // Each case names its manifest file and line (the ConfigMap's document starts after the Deployment's and the ---).
     const configMapLine = deploymentYaml('web', 'xxxxxnginx:1.17').split('\n').length + 1;
-    expect(xml).toMatch(/<testcase name="deployment\/web \(namespace default\)" classname="kguard.Deployment" time="[\d.]+" file="bad.yaml" line="1">\n {6}<failure message="new pods cannot pull image &quot;xxxxxnginx:1.17&quot;/);
+    expect(xml).toMatch(
+      /<testcase name="deployment\/web \(namespace default\)" classname="kguard.Deployment" time="[\d.]+" file="bad.yaml" line="1">\n {6}<failure message="new pods cannot pull image &quot;xxxxxnginx:1.17&quot;/,
+    );
     expect(xml).toContain('restore: restored');
-    expect(xml).toMatch(new RegExp(`<testcase name="configmap/settings \\(namespace default\\)" classname="kguard.ConfigMap" time="[\\d.]+" file="bad.yaml" line="${configMapLine}"/>`));
+    expect(xml).toMatch(
+      new RegExp(
+        `<testcase name="configmap/settings \\(namespace default\\)" classname="kguard.ConfigMap" time="[\\d.]+" file="bad.yaml" line="${configMapLine}"/>`,
+      ),
+    );
   });
 
   it('writes an error case when nothing could be applied, and a healthy run passes', async () => {
@@ -81,7 +94,15 @@ describe('kguard apply --junit FILE', () => {
 
   it('warns when the file cannot be written, and the exit code stands', async () => {
     const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
-    const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--junit', join(env.dir, 'no-such-dir', 'x.xml')]);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      file,
+      '--poll-interval',
+      '300ms',
+      '--junit',
+      join(env.dir, 'no-such-dir', 'x.xml'),
+    ]);
     expect(run.exitCode, run.output).toBe(0);
     expect(run.stderr).toMatch(/kguard: could not write the JUnit report to .*no-such-dir\/x.xml \(ENOENT/);
   });

@@ -7,7 +7,8 @@ import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { KGUARD, sandbox, type Sandbox } from './harness.js';
 
 const hasScript = existsSync('/usr/bin/script') || existsSync('/bin/script');
-const configMap = (name: string, mode: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  mode: ${mode}\n`;
+const configMap = (name: string, mode: string) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  mode: ${mode}\n`;
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -42,7 +43,10 @@ async function twoVersions() {
   await env.deployHealthy('web');
   const first = await env.write('v1.yaml', `${configMap('settings', 'one')}---\n${configMap('same', 'x')}`);
   expect((await env.kguard(['apply', '-f', first])).exitCode).toBe(0);
-  return env.write('v2.yaml', `${configMap('settings', 'two')}---\n${configMap('same', 'x')}---\n${configMap('extra', 'new')}---\n${deploymentYaml('web', 'nginx:1.26')}`);
+  return env.write(
+    'v2.yaml',
+    `${configMap('settings', 'two')}---\n${configMap('same', 'x')}---\n${configMap('extra', 'new')}---\n${deploymentYaml('web', 'nginx:1.26')}`,
+  );
 }
 
 describe('kguard apply --diff', () => {
@@ -54,16 +58,33 @@ describe('kguard apply --diff', () => {
     expect(run.output).toContain('configmap/settings (namespace default): changed: data.mode');
     expect(run.output).toContain('configmap/same (namespace default): unchanged');
     expect(run.output).toContain('configmap/extra (namespace default): created');
-    expect(run.output).toMatch(/deployment\/web \(namespace default\): changed: .*spec\.template\.spec\.containers\[0\]\.image/);
-    expect(run.output).toMatch(/• configmap\/settings \(namespace default\): kubectl diff \(live object → after the apply\):\n {4}@@ [^\n]+\n(?: {4}.*\n)*? {4}- {2}mode: one\n {4}\+ {2}mode: two/);
-    expect(run.output).toMatch(/deployment\/web \(namespace default\): kubectl diff[^\n]*\n(?: {4}.*\n)*? {4}- +image: nginx:1\.25\n {4}\+ +image: nginx:1\.26/);
-    expect(run.output).toMatch(/configmap\/extra \(namespace default\): kubectl diff[^\n]*\n(?: {4}.*\n)*? {4}\+ {2}mode: new/);
+    expect(run.output).toMatch(
+      /deployment\/web \(namespace default\): changed: .*spec\.template\.spec\.containers\[0\]\.image/,
+    );
+    expect(run.output).toMatch(
+      /• configmap\/settings \(namespace default\): kubectl diff \(live object → after the apply\):\n {4}@@ [^\n]+\n(?: {4}.*\n)*? {4}- {2}mode: one\n {4}\+ {2}mode: two/,
+    );
+    expect(run.output).toMatch(
+      /deployment\/web \(namespace default\): kubectl diff[^\n]*\n(?: {4}.*\n)*? {4}- +image: nginx:1\.25\n {4}\+ +image: nginx:1\.26/,
+    );
+    expect(run.output).toMatch(
+      /configmap\/extra \(namespace default\): kubectl diff[^\n]*\n(?: {4}.*\n)*? {4}\+ {2}mode: new/,
+    );
     expect(run.output).not.toContain('configmap/same (namespace default): kubectl diff');
-    expect(run.output).toContain('✔ kguard: dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences) (exit 1)');
+    expect(run.output).toContain(
+      '✔ kguard: dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences) (exit 1)',
+    );
     expect(writes(since)).toEqual([]);
     expect(env.imageOf('web')).toBe('nginx:1.25');
     // Nothing to change: exit 0, as kubectl diff without differences.
-    const same = await env.kguard(['apply', '-f', await env.write('v1-again.yaml', `${configMap('settings', 'one')}---\n${configMap('same', 'x')}`), '--diff', '-o', 'json']);
+    const same = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('v1-again.yaml', `${configMap('settings', 'one')}---\n${configMap('same', 'x')}`),
+      '--diff',
+      '-o',
+      'json',
+    ]);
     expect(same.exitCode, same.output).toBe(0);
     expect(JSON.parse(same.stdout)).toMatchObject({ outcome: 'previewed', exitCode: 0 });
   });
@@ -75,7 +96,9 @@ describe('kguard apply --confirm', () => {
     const since = env.cluster.requests.length;
     const run = await env.kguard(['apply', '-f', file, '--confirm']);
     expect(run.exitCode, run.output).toBe(1);
-    expect(run.stderr).toContain('kguard: --confirm asks before applying, but stdin is not a terminal, so nobody could answer. Pass --yes to apply without asking');
+    expect(run.stderr).toContain(
+      'kguard: --confirm asks before applying, but stdin is not a terminal, so nobody could answer. Pass --yes to apply without asking',
+    );
     expect(writes(since)).toEqual([]);
   });
 
@@ -95,7 +118,9 @@ describe('kguard apply --confirm', () => {
     expect(run.output.slice(0, asked)).toMatch(/ {4}\+ +image: nginx:1\.26/);
     // The preview prints no verdict of its own: the only final line is the apply's.
     expect(run.output).not.toContain('dry run: nothing was changed');
-    expect(run.output.slice(asked)).toContain('kguard: every changed object was applied and every changed workload rolled out (exit 0)');
+    expect(run.output.slice(asked)).toContain(
+      'kguard: every changed object was applied and every changed workload rolled out (exit 0)',
+    );
     expect(env.imageOf('web')).toBe('nginx:1.26');
   });
 

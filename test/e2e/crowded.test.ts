@@ -67,7 +67,7 @@ async function scaledDeployment(registry: Record<string, unknown>): Promise<Sand
 }
 
 describe('an HPA scaling through /scale while kguard watches', () => {
-  it('is not someone else\'s change: a healthy rollout ends exit 0', async () => {
+  it("is not someone else's change: a healthy rollout ends exit 0", async () => {
     const sandboxed = await scaledDeployment({ 'nginx:1.26': { pullMs: 6000 } });
     const file = await sandboxed.write('web.yaml', scaledYaml('nginx:1.26'));
     const running = sandboxed.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '90s']);
@@ -97,9 +97,16 @@ describe('an HPA scaling through /scale while kguard watches', () => {
 describe('the PV binder', () => {
   it('binding a claim the apply created (volumeName, pv.kubernetes.io annotations, pvc-protection) is not a conflict: exit 0', async () => {
     env = await sandbox({ timeScale: 4 });
-    const storageClass = await kubectl(env.cluster, ['apply', '-f', '-'], 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: standard\nprovisioner: rancher.io/local-path\nvolumeBindingMode: Immediate\n');
+    const storageClass = await kubectl(
+      env.cluster,
+      ['apply', '-f', '-'],
+      'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: standard\nprovisioner: rancher.io/local-path\nvolumeBindingMode: Immediate\n',
+    );
     expect(storageClass.exitCode, storageClass.stderr).toBe(0);
-    const file = await env.write('claim.yaml', 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  storageClassName: standard\n  resources:\n    requests:\n      storage: 1Gi\n');
+    const file = await env.write(
+      'claim.yaml',
+      'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  storageClassName: standard\n  resources:\n    requests:\n      storage: 1Gi\n',
+    );
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
     expect(run.exitCode, run.output).toBe(0);
     expect(env.cluster.store.get('PersistentVolumeClaim', 'default', 'data')?.spec.volumeName).toMatch(/^pvc-/);
@@ -108,16 +115,25 @@ describe('the PV binder', () => {
 
 describe('partial discovery', () => {
   it('an unavailable APIService elsewhere (legacy discovery) does not stop the restore: exit 3, restored', async () => {
-    env = await sandbox({ scenario: { registry: { 'nginx:9.99': 'missing' }, apiServices: ['v1beta1.external.metrics.k8s.io'], aggregatedDiscovery: false } as never });
+    env = await sandbox({
+      scenario: {
+        registry: { 'nginx:9.99': 'missing' },
+        apiServices: ['v1beta1.external.metrics.k8s.io'],
+        aggregatedDiscovery: false,
+      } as never,
+    });
     await env.deployHealthy('web');
-    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:9.99'));
+    const file = await env.write(
+      'web.yaml',
+      (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:9.99'),
+    );
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
     expect(run.exitCode, run.output).toBe(3);
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 });
 
-describe('the run\'s target is pinned', () => {
+describe("the run's target is pinned", () => {
   it('a kubeconfig switched to another context while kguard watches does not move the restore: exit 5, restored where it applied', async () => {
     env = await sandbox({ timeScale: 4, scenario: { registry: { 'nginx:1.26': { pullMs: 600_000 } } } as never });
     await env.deployHealthy('web');
@@ -128,10 +144,16 @@ describe('the run\'s target is pinned', () => {
     await writeFile(
       kubeconfig,
       original
-        .replace('contexts:\n', 'contexts:\n- name: elsewhere\n  context:\n    cluster: elsewhere\n    user: kguard-sim\n')
+        .replace(
+          'contexts:\n',
+          'contexts:\n- name: elsewhere\n  context:\n    cluster: elsewhere\n    user: kguard-sim\n',
+        )
         .replace('clusters:\n', 'clusters:\n- name: elsewhere\n  cluster:\n    server: http://127.0.0.1:1\n'),
     );
-    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:1.26'));
+    const file = await env.write(
+      'web.yaml',
+      (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:1.26'),
+    );
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5s']);
     await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
     const switched = await kubectl(env.cluster, ['config', 'use-context', 'elsewhere']);
@@ -165,22 +187,39 @@ spec:
         image: nginx:1.25
 `;
 
-  it.each(['cluster-autoscaler', 'karpenter'] as const)('bringing a node (%s) turns "no node matches" into a wait: the rollout ends healthy, exit 0', async (flavour) => {
-    // The node joins 60 s (simulated) after the scale-up: past the 30 s a constraint is given alone.
-    env = await sandbox({ timeScale: 10, scenario: { nodeAutoscaler: { flavour, nodeGroup: 'gpu-pool', maxSize: 3, joinAfterMs: 60_000, nodes: [{ name: 'gpu-node-1', labels: { pool: 'gpu' } }] } } as never });
-    const file = await env.write('trainer.yaml', gpuYaml);
-    const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5m']);
-    expect(run.exitCode, run.output).toBe(0);
-  });
+  it.each(['cluster-autoscaler', 'karpenter'] as const)(
+    'bringing a node (%s) turns "no node matches" into a wait: the rollout ends healthy, exit 0',
+    async (flavour) => {
+      // The node joins 60 s (simulated) after the scale-up: past the 30 s a constraint is given alone.
+      env = await sandbox({
+        timeScale: 10,
+        scenario: {
+          nodeAutoscaler: {
+            flavour,
+            nodeGroup: 'gpu-pool',
+            maxSize: 3,
+            joinAfterMs: 60_000,
+            nodes: [{ name: 'gpu-node-1', labels: { pool: 'gpu' } }],
+          },
+        } as never,
+      });
+      const file = await env.write('trainer.yaml', gpuYaml);
+      const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5m']);
+      expect(run.exitCode, run.output).toBe(0);
+    },
+  );
 });
 
 describe('a write the API server stores and then answers 504', () => {
-  it('is kguard\'s own write when it reads it back, not someone else\'s change: the restore ends exit 3', async () => {
+  it("is kguard's own write when it reads it back, not someone else's change: the restore ends exit 3", async () => {
     env = await sandbox({ scenario: { registry: { 'nginx:9.99': 'missing' } } as never });
     await env.deployHealthy('web');
     // The restore's PUT of the pre-apply copy lands, and the answer is a timeout (finisher.go).
     env.cluster.faults.commitThenTimeout(1, /^PUT .*\/deployments\/web\?fieldManager=kguard-restore/);
-    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:9.99'));
+    const file = await env.write(
+      'web.yaml',
+      (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:9.99'),
+    );
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).not.toContain('someone else changed');
@@ -189,9 +228,16 @@ describe('a write the API server stores and then answers 504', () => {
 });
 
 describe('a layer blob not replicated yet', () => {
-  it('is waited out (a minute\'s grace) while the registry catches up: the rollout ends healthy, exit 0', async () => {
-    env = await sandbox({ scenario: { registry: { 'registry.example.com/shop/web:2': { blobNotFoundPulls: 1 } } } as never });
-    const file = await env.write('web.yaml', (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'registry.example.com/shop/web:2', { replicas: 1 }));
+  it("is waited out (a minute's grace) while the registry catches up: the rollout ends healthy, exit 0", async () => {
+    env = await sandbox({
+      scenario: { registry: { 'registry.example.com/shop/web:2': { blobNotFoundPulls: 1 } } } as never,
+    });
+    const file = await env.write(
+      'web.yaml',
+      (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'registry.example.com/shop/web:2', {
+        replicas: 1,
+      }),
+    );
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain('could not fetch content descriptor');
@@ -199,20 +245,23 @@ describe('a layer blob not replicated yet', () => {
 });
 
 describe('the TTL-after-finished controller', () => {
-  const withTtl = (yaml: string, seconds: number) => yaml.replace('spec:\n', `spec:\n  ttlSecondsAfterFinished: ${seconds}\n`);
+  const withTtl = (yaml: string, seconds: number) =>
+    yaml.replace('spec:\n', `spec:\n  ttlSecondsAfterFinished: ${seconds}\n`);
 
-  it('deleting a Job that completed is its success, not someone else\'s delete: exit 0', async () => {
+  it("deleting a Job that completed is its success, not someone else's delete: exit 0", async () => {
     env = await sandbox();
     const { jobYaml } = await import('../kube-sim/testing/kubectl.js');
     const file = await env.write('migrate.yaml', withTtl(jobYaml('migrate', 'busybox:1.36', { runSeconds: 1 }), 0));
     // Polls far apart: the Job completes and is deleted between two looks, so kguard never sees it Complete.
     const run = await env.kguard(['apply', '-f', file, '--poll', '--poll-interval', '2s']);
     expect(run.exitCode, run.output).toBe(0);
-    expect(run.output).toContain('job/migrate (namespace default): completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: 0)');
+    expect(run.output).toContain(
+      'job/migrate (namespace default): completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: 0)',
+    );
     expect(env.cluster.store.get('Job', 'default', 'migrate')).toBeUndefined();
   });
 
-  it('a Job deleted before it completed is still someone else\'s delete: exit 4', async () => {
+  it("a Job deleted before it completed is still someone else's delete: exit 4", async () => {
     env = await sandbox();
     const { jobYaml } = await import('../kube-sim/testing/kubectl.js');
     const file = await env.write('migrate.yaml', withTtl(jobYaml('migrate', 'busybox:1.36', { runSeconds: 600 }), 0));

@@ -20,7 +20,11 @@ async function withCluster(scenario: ScenarioInput, test: (sandboxed: Sandbox) =
 }
 
 /** A Deployment manifest with extras indented into the pod template. */
-function manifest(name: string, image: string, extra: { annotations?: Record<string, string>; container?: string; podSpec?: string; replicas?: number } = {}): string {
+function manifest(
+  name: string,
+  image: string,
+  extra: { annotations?: Record<string, string>; container?: string; podSpec?: string; replicas?: number } = {},
+): string {
   const annotations = Object.entries(extra.annotations ?? {})
     .map(([key, value]) => `        ${key}: ${JSON.stringify(value)}`)
     .join('\n');
@@ -56,7 +60,8 @@ function failureBlock(run: KguardRun): string[] {
 }
 
 /** Rows a block takes on an 80-column terminal. */
-const rows = (lines: string[]) => lines.reduce((total, line) => total + Math.max(1, Math.ceil([...line].length / 80)), 0);
+const rows = (lines: string[]) =>
+  lines.reduce((total, line) => total + Math.max(1, Math.ceil([...line].length / 80)), 0);
 
 async function deploy(sandboxed: Sandbox, name: string, text: string, args: string[] = []): Promise<KguardRun> {
   const file = await sandboxed.write(`${name}-${Math.random().toString(36).slice(2)}.yaml`, text);
@@ -67,7 +72,14 @@ describe.concurrent('kguard apply: diagnosis', () => {
   it("shows a crash-looping app's last lines, read before the rollback removed its pods", () =>
     withCluster({}, async (sandboxed) => {
       await sandboxed.deployHealthy('api');
-      const output = ['booting api 2.0', 'loading config from /etc/api', 'connecting to postgres at db:5432', 'FATAL: password authentication failed for user "api"', 'exiting with code 1', ''].join('\n');
+      const output = [
+        'booting api 2.0',
+        'loading config from /etc/api',
+        'connecting to postgres at db:5432',
+        'FATAL: password authentication failed for user "api"',
+        'exiting with code 1',
+        '',
+      ].join('\n');
       const annotations = { 'sim.kguard.dev/exit-code': '1', 'sim.kguard.dev/stdout': output };
       const run = await deploy(sandboxed, 'api', manifest('api', 'nginx:1.26', { annotations }), ['--output', 'json']);
       expect(run.exitCode, run.stderr).toBe(3);
@@ -107,7 +119,8 @@ describe.concurrent('kguard apply: diagnosis', () => {
       expect(block).toContain('new pods cannot mount their volumes: FailedMount');
       expect(block).toContain('MountVolume.SetUp failed for volume "config" : configmap "web-settings" not found');
       expect(block).toMatch(/next: create the volume's source/);
-    }));
+    }),
+  );
 
   it('fails a rollout whose new pods are evicted again and again for their ephemeral-storage use', () =>
     withCluster({}, async (sandboxed) => {
@@ -115,7 +128,11 @@ describe.concurrent('kguard apply: diagnosis', () => {
       // A slow starter (ready after 60 s) that fills its writable layer within a second.
       const container =
         '        resources:\n          limits: { ephemeral-storage: 1Gi }\n        readinessProbe: { httpGet: { path: /healthz, port: 80 }, periodSeconds: 5 }\n';
-      const annotations = { 'sim.kguard.dev/ephemeral-storage-usage': '3Gi', 'sim.kguard.dev/run-seconds': '1', 'sim.kguard.dev/readiness-delay-seconds': '60' };
+      const annotations = {
+        'sim.kguard.dev/ephemeral-storage-usage': '3Gi',
+        'sim.kguard.dev/run-seconds': '1',
+        'sim.kguard.dev/readiness-delay-seconds': '60',
+      };
       const run = await deploy(sandboxed, 'web', manifest('web', 'nginx:1.26', { container, annotations }));
       expect(run.exitCode, run.output).toBe(3);
       const block = failureBlock(run).join('\n');
@@ -124,18 +141,22 @@ describe.concurrent('kguard apply: diagnosis', () => {
       expect(block).toContain("next: raise the container's ephemeral-storage limit");
     }));
 
-  it('fails a node selector no node matches after its grace, instead of waiting for the timeout', { timeout: 120_000 }, () =>
-    withCluster({}, async (sandboxed) => {
-      await sandboxed.deployHealthy('web');
-      const podSpec = '      nodeSelector: { disktype: ssd }\n';
-      const run = await deploy(sandboxed, 'web', manifest('web', 'nginx:1.26', { podSpec }), ['--timeout', '5m']);
-      // 3 (failed and rolled back), not 5 (timed out).
-      expect(run.exitCode, run.output).toBe(3);
-      const block = failureBlock(run).join('\n');
-      expect(block).toContain('new pods cannot be scheduled (no node satisfies its constraints): Unschedulable');
-      expect(block).toContain("node(s) didn't match Pod's node affinity/selector");
-      expect(block).toContain('kubectl get nodes --show-labels');
-    }));
+  it(
+    'fails a node selector no node matches after its grace, instead of waiting for the timeout',
+    { timeout: 120_000 },
+    () =>
+      withCluster({}, async (sandboxed) => {
+        await sandboxed.deployHealthy('web');
+        const podSpec = '      nodeSelector: { disktype: ssd }\n';
+        const run = await deploy(sandboxed, 'web', manifest('web', 'nginx:1.26', { podSpec }), ['--timeout', '5m']);
+        // 3 (failed and rolled back), not 5 (timed out).
+        expect(run.exitCode, run.output).toBe(3);
+        const block = failureBlock(run).join('\n');
+        expect(block).toContain('new pods cannot be scheduled (no node satisfies its constraints): Unschedulable');
+        expect(block).toContain("node(s) didn't match Pod's node affinity/selector");
+        expect(block).toContain('kubectl get nodes --show-labels');
+      }),
+  );
 
   it('says an image typo in a short block: verdict line first, at most 8 rows of 80 columns', () =>
     withCluster({ registry: { 'xxxxxnginx:1.17': 'no-repository' } }, async (sandboxed) => {
@@ -143,7 +164,9 @@ describe.concurrent('kguard apply: diagnosis', () => {
       const run = await deploy(sandboxed, 'web', manifest('web', 'xxxxxnginx:1.17'));
       expect(run.exitCode, run.output).toBe(3);
       const block = failureBlock(run);
-      expect(block[0]).toMatch(/^✖ deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1\.17": (ErrImagePull|ImagePullBackOff) \(after /);
+      expect(block[0]).toMatch(
+        /^✖ deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1\.17": (ErrImagePull|ImagePullBackOff) \(after /,
+      );
       expect(block.join('\n')).toContain('pull access denied, repository does not exist or may require authorization');
       expect(rows(block), block.join('\n')).toBeLessThanOrEqual(8);
     }));

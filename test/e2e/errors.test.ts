@@ -35,17 +35,24 @@ describe('kguard apply on bad input', () => {
     const run = await env.kguard(['apply', '-f', file]);
     expect(run.exitCode).toBe(1);
     // kubectl is the parser: its own words, with the file it read.
-    expect(run.stderr).toMatch(/kguard: kubectl cannot read the manifests: error parsing \S*bad\.yaml: error converting YAML to JSON: yaml: line \d+/);
+    expect(run.stderr).toMatch(
+      /kguard: kubectl cannot read the manifests: error parsing \S*bad\.yaml: error converting YAML to JSON: yaml: line \d+/,
+    );
     expect(run.stderr).toContain('Next: fix the manifest; nothing was applied. (exit 1)');
     expect(writes()).toEqual([]);
   });
 
   it('exits 1 when the API server rejects the manifest in the dry run, before applying anything', async () => {
-    const invalid = deploymentYaml('web', 'nginx:1.25').replace(/matchLabels:\n(\s+)app: web/, 'matchLabels:\n$1app: other');
+    const invalid = deploymentYaml('web', 'nginx:1.25').replace(
+      /matchLabels:\n(\s+)app: web/,
+      'matchLabels:\n$1app: other',
+    );
     const file = await env.write('invalid.yaml', invalid);
     const run = await env.kguard(['apply', '-f', file]);
     expect(run.exitCode, run.output).toBe(1);
-    expect(run.stderr).toContain('the API server refused the manifests in a dry run: The Deployment "web" is invalid: spec.template.metadata.labels: Invalid value');
+    expect(run.stderr).toContain(
+      'the API server refused the manifests in a dry run: The Deployment "web" is invalid: spec.template.metadata.labels: Invalid value',
+    );
     expect(env.cluster.store.get('Deployment', 'default', 'web')).toBeUndefined();
   });
 
@@ -90,14 +97,24 @@ describe('kguard apply on bad input', () => {
 
   it('restores what a half-failed apply already changed and quotes why kubectl stopped, exit 3', async () => {
     const both = (image: string) => `${deploymentYaml('web', image)}\n---\n${deploymentYaml('api', image)}`;
-    expect((await kubectl(env.cluster, ['apply', '-f', await env.write('base.yaml', both('nginx:1.25'))])).exitCode).toBe(0);
-    await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.metadata.annotations?.['deployment.kubernetes.io/revision'] === '1' ? true : undefined));
+    expect(
+      (await kubectl(env.cluster, ['apply', '-f', await env.write('base.yaml', both('nginx:1.25'))])).exitCode,
+    ).toBe(0);
+    await eventually(() =>
+      env.cluster.store.get('Deployment', 'default', 'web')?.metadata.annotations?.[
+        'deployment.kubernetes.io/revision'
+      ] === '1'
+        ? true
+        : undefined,
+    );
     // The dry run passes; the real PATCH of the second Deployment is refused.
     env.cluster.faults.failNext(403, 5, /^PATCH [^?]*\/deployments\/api\?(?!.*dryRun=All)/);
     const run = await env.kguard(['apply', '-f', await env.write('next.yaml', both('nginx:1.26'))]);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toMatch(/kubectl apply failed part-way: .*deployments.apps "api" is forbidden/);
-    expect(run.output).toContain('kubectl had already applied: deployment.apps/web configured; kguard restores what changed');
+    expect(run.output).toContain(
+      'kubectl had already applied: deployment.apps/web configured; kguard restores what changed',
+    );
     expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
     expect(run.output).not.toContain('deployment/api (namespace default): put back');
     expect(env.imageOf('web')).toBe('nginx:1.25');

@@ -25,14 +25,24 @@ export interface Fleet {
  * One simulator per context (timeScale 10 unless given), and one kubeconfig naming them all (no
  * current context). `unreachable`: contexts whose API server is a closed port (nothing listens).
  */
-export async function fleetSandbox(contexts: Record<string, ClusterOptions>, unreachable: readonly string[] = []): Promise<Fleet> {
+export async function fleetSandbox(
+  contexts: Record<string, ClusterOptions>,
+  unreachable: readonly string[] = [],
+): Promise<Fleet> {
   const clusters = new Map<string, Cluster>();
-  const started = await Promise.all(Object.entries(contexts).map(async ([context, options]) => [context, await startCluster({ timeScale: 10, ...options })] as const));
+  const started = await Promise.all(
+    Object.entries(contexts).map(
+      async ([context, options]) => [context, await startCluster({ timeScale: 10, ...options })] as const,
+    ),
+  );
   for (const [context, cluster] of started) clusters.set(context, cluster);
   const dir = await mkdtemp(join(tmpdir(), 'kguard-fleet-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const closed = unreachable.map((context) => ({ context, url: 'http://127.0.0.1:1' }));
-  await writeFile(kubeconfig, mergedKubeconfig([...[...clusters].map(([context, cluster]) => ({ context, url: cluster.url })), ...closed]));
+  await writeFile(
+    kubeconfig,
+    mergedKubeconfig([...[...clusters].map(([context, cluster]) => ({ context, url: cluster.url })), ...closed]),
+  );
   const start = (args: string[]) =>
     execa(KGUARD, args, {
       cwd: dir,
@@ -81,7 +91,13 @@ export function mergedKubeconfig(entries: ReadonlyArray<{ context: string; url: 
     'clusters:',
     ...entries.flatMap(({ context, url }) => [`- name: ${context}`, '  cluster:', `    server: ${url}`]),
     'contexts:',
-    ...entries.flatMap(({ context }) => [`- name: ${context}`, '  context:', `    cluster: ${context}`, `    user: ${context}`, '    namespace: default']),
+    ...entries.flatMap(({ context }) => [
+      `- name: ${context}`,
+      '  context:',
+      `    cluster: ${context}`,
+      `    user: ${context}`,
+      '    namespace: default',
+    ]),
     'users:',
     ...entries.flatMap(({ context }) => [`- name: ${context}`, '  user: {}']),
     'preferences: {}',

@@ -19,7 +19,11 @@ const ALL = ['staging', 'eu-1', 'us-1'];
 
 let fleet: Fleet;
 beforeAll(async () => {
-  fleet = await fleetSandbox({ staging: {}, 'eu-1': { scenario: { registry: { [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } }, 'us-1': {} });
+  fleet = await fleetSandbox({
+    staging: {},
+    'eu-1': { scenario: { registry: { [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } },
+    'us-1': {},
+  });
   const created = await kubectl(fleet.clusters.get('us-1')!, ['create', 'namespace', 'shop']);
   expect(created.exitCode, created.stderr).toBe(0);
   const file = await fleet.write('web-v1.yaml', deploymentYaml('web', 'nginx:1.25'));
@@ -41,16 +45,26 @@ describe('kguard apply --fleet FILE', () => {
   it('refuses a bad file before any cluster is read: exit 1 naming the file, the path in it and what is wrong', async () => {
     const before = requestsTo();
     const file = await fleet.write('web-v2.yaml', deploymentYaml('web', 'nginx:1.26'));
-    const waves = await fleet.write('bad-fleet.yaml', 'waves:\n  - contexts: [staging]\n  - contexts: [eu-1, us-1]\n    parallel: 0\n    bake: soon\n');
+    const waves = await fleet.write(
+      'bad-fleet.yaml',
+      'waves:\n  - contexts: [staging]\n  - contexts: [eu-1, us-1]\n    parallel: 0\n    bake: soon\n',
+    );
     const run = await fleet.kguard(['apply', '-f', file, '--fleet', waves, ...fast]);
     expect(run.exitCode, run.output).toBe(1);
-    expect(run.stderr).toContain(`--fleet ${waves} does not follow schema/fleet.schema.json: /waves/1/parallel must be >= 1; /waves/1/bake is not a duration (use forms like 90s, 5m or 1m30s).`);
+    expect(run.stderr).toContain(
+      `--fleet ${waves} does not follow schema/fleet.schema.json: /waves/1/parallel must be >= 1; /waves/1/bake is not a duration (use forms like 90s, 5m or 1m30s).`,
+    );
     expect(requestsTo()).toEqual(before);
     // A context's own kubeconfig that does not exist: refused before wave 1 is applied.
-    const elsewhere = await fleet.write('elsewhere.yaml', 'waves:\n  - contexts: [staging]\n  - contexts: [{context: us-1, kubeconfig: /nonexistent/kubeconfig}]\n');
+    const elsewhere = await fleet.write(
+      'elsewhere.yaml',
+      'waves:\n  - contexts: [staging]\n  - contexts: [{context: us-1, kubeconfig: /nonexistent/kubeconfig}]\n',
+    );
     const missing = await fleet.kguard(['apply', '-f', file, '--fleet', elsewhere, ...fast]);
     expect(missing.exitCode, missing.output).toBe(1);
-    expect(missing.stderr).toContain('context us-1: the kubeconfig file /nonexistent/kubeconfig (--kubeconfig) does not exist');
+    expect(missing.stderr).toContain(
+      'context us-1: the kubeconfig file /nonexistent/kubeconfig (--kubeconfig) does not exist',
+    );
     expect(requestsTo()).toEqual(before);
   });
 
@@ -58,21 +72,54 @@ describe('kguard apply --fleet FILE', () => {
     const file = await fleet.write('web-v2.yaml', deploymentYaml('web', 'nginx:1.26'));
     const waves = await fleet.write(
       'fleet.yaml',
-      ['waves:', '  - contexts: [staging]', '    bake: 2s', '  - contexts: [eu-1, {context: us-1, namespace: shop}]', '    parallel: 1', ''].join('\n'),
+      [
+        'waves:',
+        '  - contexts: [staging]',
+        '    bake: 2s',
+        '  - contexts: [eu-1, {context: us-1, namespace: shop}]',
+        '    parallel: 1',
+        '',
+      ].join('\n'),
     );
     // Each cluster's check says when it starts and ends: with parallel 1, never two at once.
     const check = `echo "$KGUARD_CONTEXT $KGUARD_NAMESPACE start" >> order.log; sleep 1; echo "$KGUARD_CONTEXT end" >> order.log`;
     const run = await fleet.kguard(['apply', '-f', file, '--fleet', waves, '--verify', check, '-o', 'json', ...fast]);
     expect(run.exitCode, run.output).toBe(0);
     const order = (await readFile(join(fleet.dir, 'order.log'), 'utf8')).trim().split('\n');
-    expect(order).toEqual(['staging default start', 'staging end', 'eu-1 default start', 'eu-1 end', 'us-1 shop start', 'us-1 end']);
-    const report = JSON.parse(run.stdout) as { clusters: Array<{ context: string; wave: number; outcome: string; report: { bake: { durationMs: number; passed: boolean } | null } }> };
-    expect(report.clusters.map(({ context, wave, outcome, report: own }) => ({ context, wave, outcome, bake: own.bake && { durationMs: own.bake.durationMs, passed: own.bake.passed } }))).toEqual([
+    expect(order).toEqual([
+      'staging default start',
+      'staging end',
+      'eu-1 default start',
+      'eu-1 end',
+      'us-1 shop start',
+      'us-1 end',
+    ]);
+    const report = JSON.parse(run.stdout) as {
+      clusters: Array<{
+        context: string;
+        wave: number;
+        outcome: string;
+        report: { bake: { durationMs: number; passed: boolean } | null };
+      }>;
+    };
+    expect(
+      report.clusters.map(({ context, wave, outcome, report: own }) => ({
+        context,
+        wave,
+        outcome,
+        bake: own.bake && { durationMs: own.bake.durationMs, passed: own.bake.passed },
+      })),
+    ).toEqual([
       { context: 'staging', wave: 1, outcome: 'succeeded', bake: { durationMs: 2000, passed: true } },
       { context: 'eu-1', wave: 2, outcome: 'succeeded', bake: null },
       { context: 'us-1', wave: 2, outcome: 'succeeded', bake: null },
     ]);
-    expect([imageIn('staging'), imageIn('eu-1'), imageIn('us-1', 'shop'), imageIn('us-1')]).toEqual(['nginx:1.26', 'nginx:1.26', 'nginx:1.26', 'nginx:1.25']);
+    expect([imageIn('staging'), imageIn('eu-1'), imageIn('us-1', 'shop'), imageIn('us-1')]).toEqual([
+      'nginx:1.26',
+      'nginx:1.26',
+      'nginx:1.26',
+      'nginx:1.25',
+    ]);
   });
 });
 
@@ -106,7 +153,12 @@ describe('one fleet run id across the clusters', () => {
     const after = fleet.states();
     for (const context of ALL) expect(differencesFrom(before.get(context)!, after.get(context)!), context).toEqual([]);
     // The cluster the fleet never reached was only read, never written.
-    expect(fleet.clusters.get('us-1')!.arrivals.slice(untouched).filter((request) => !/^GET /.test(request))).toEqual([]);
+    expect(
+      fleet.clusters
+        .get('us-1')!
+        .arrivals.slice(untouched)
+        .filter((request) => !/^GET /.test(request)),
+    ).toEqual([]);
 
     // Done: nothing of the fleet run is left to restore.
     const again = await fleet.kguard(['rollback', fleetRunId!, '--contexts', 'staging,eu-1,us-1']);
@@ -118,7 +170,21 @@ describe('one fleet run id across the clusters', () => {
 describe('fleets among other writers', () => {
   it("someone else's change to a healthy cluster wins over the fleet's restore: it is kept, exit 4", async () => {
     const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
-    const running = fleet.kguardProcess(['apply', '-f', file, '--contexts', 'staging,eu-1', '-o', 'json', '--poll-interval', '300ms', '--timeout', '6s', '--request-timeout', '3s']);
+    const running = fleet.kguardProcess([
+      'apply',
+      '-f',
+      file,
+      '--contexts',
+      'staging,eu-1',
+      '-o',
+      'json',
+      '--poll-interval',
+      '300ms',
+      '--timeout',
+      '6s',
+      '--request-timeout',
+      '3s',
+    ]);
     await eventually(() => (imageIn('eu-1') === THROTTLED ? true : undefined));
     // A person moves staging on while wave 2 runs.
     const edited = await kubectl(fleet.clusters.get('staging')!, ['set', 'image', 'deployment/web', 'web=nginx:1.27']);
@@ -127,7 +193,9 @@ describe('fleets among other writers', () => {
     const run = await running.child;
     expect(run.exitCode, String(run.stderr)).toBe(4);
     assertValidReport(String(run.stdout), 'fleet with a conflict');
-    expect(String(run.stderr)).toMatch(/context staging \(wave 1\): needs a person \(exit 4\): .*kguard rollback kguard-\S+ --context staging finishes it/);
+    expect(String(run.stderr)).toMatch(
+      /context staging \(wave 1\): needs a person \(exit 4\): .*kguard rollback kguard-\S+ --context staging finishes it/,
+    );
     const report = JSON.parse(String(run.stdout)) as { clusters: Array<{ context: string; outcome: string }> };
     expect(report.clusters.map(({ context, outcome }) => ({ context, outcome }))).toEqual([
       { context: 'staging', outcome: 'needs-attention' },
@@ -145,9 +213,27 @@ describe('fleets among other writers', () => {
     const before = fleet.states();
     const untouched = fleet.clusters.get('us-1')!.arrivals.length;
     const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
-    const running = fleet.kguardProcess(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '-o', 'json', '--poll-interval', '300ms', '--timeout', '6s', '--request-timeout', '3s']);
+    const running = fleet.kguardProcess([
+      'apply',
+      '-f',
+      file,
+      '--contexts',
+      'staging,eu-1,us-1',
+      '-o',
+      'json',
+      '--poll-interval',
+      '300ms',
+      '--timeout',
+      '6s',
+      '--request-timeout',
+      '3s',
+    ]);
     await eventually(() => (imageIn('eu-1') === THROTTLED ? true : undefined));
-    const switched = await execa('kubectl', ['config', 'use-context', 'us-1'], { env: { ...process.env, KUBECONFIG: fleet.kubeconfig }, reject: false, timeout: 20_000 });
+    const switched = await execa('kubectl', ['config', 'use-context', 'us-1'], {
+      env: { ...process.env, KUBECONFIG: fleet.kubeconfig },
+      reject: false,
+      timeout: 20_000,
+    });
     expect(switched.exitCode, switched.stderr).toBe(0);
     const run = await running.child;
     expect(run.exitCode, String(run.stderr)).toBe(5);

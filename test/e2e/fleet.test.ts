@@ -23,7 +23,11 @@ let fleet: Fleet;
 beforeAll(async () => {
   const everywhere = { [MISSING]: 'missing' as const };
   fleet = await fleetSandbox(
-    { staging: { scenario: { registry: everywhere } }, 'eu-1': { scenario: { registry: { ...everywhere, [MISSING_IN_EU]: 'missing' as const } } }, 'us-1': { scenario: { registry: everywhere } } },
+    {
+      staging: { scenario: { registry: everywhere } },
+      'eu-1': { scenario: { registry: { ...everywhere, [MISSING_IN_EU]: 'missing' as const } } },
+      'us-1': { scenario: { registry: everywhere } },
+    },
     ['gone'],
   );
   // v1 of `web` in every cluster at once: one wave of a fleet file.
@@ -51,7 +55,10 @@ function imageIn(context: string): string | undefined {
 }
 
 function journalsIn(context: string): number {
-  return fleet.clusters.get(context)!.store.everything().filter((object) => object.kind === 'Secret' && /journal/.test(object.metadata.name)).length;
+  return fleet.clusters
+    .get(context)!
+    .store.everything()
+    .filter((object) => object.kind === 'Secret' && /journal/.test(object.metadata.name)).length;
 }
 
 function requestsTo(context: string): number {
@@ -61,7 +68,18 @@ function requestsTo(context: string): number {
 describe('kguard apply --contexts', () => {
   it('applies to 3 clusters in 2 waves (canary, then the rest) and exits 0 when all are healthy, leaving no journal', async () => {
     const file = await fleet.write('web-v2.yaml', deploymentYaml('web', 'nginx:1.26'));
-    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--canary', 'staging', '-o', 'json', ...fast]);
+    const run = await fleet.kguard([
+      'apply',
+      '-f',
+      file,
+      '--contexts',
+      'staging,eu-1,us-1',
+      '--canary',
+      'staging',
+      '-o',
+      'json',
+      ...fast,
+    ]);
     expect(run.exitCode, run.output).toBe(0);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'succeeded', exitCode: 0 },
@@ -83,7 +101,18 @@ describe('kguard apply --contexts', () => {
     const before = fleet.states();
     const requestsBefore = new Map(ALL.map((context) => [context, requestsTo(context)]));
     const file = await fleet.write('web-bad.yaml', deploymentYaml('web', MISSING));
-    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--canary', 'staging', '-o', 'json', ...fast]);
+    const run = await fleet.kguard([
+      'apply',
+      '-f',
+      file,
+      '--contexts',
+      'staging,eu-1,us-1',
+      '--canary',
+      'staging',
+      '-o',
+      'json',
+      ...fast,
+    ]);
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'rolled-back', exitCode: 3 },
@@ -102,7 +131,22 @@ describe('kguard apply --contexts', () => {
     const requestsBefore = requestsTo('us-1');
     // The image pulls in staging and us-1; eu-1's registry has none.
     const file = await fleet.write('web-bad-in-eu.yaml', deploymentYaml('web', MISSING_IN_EU));
-    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--fleet-rollback', 'all', '-o', 'json', '--events', 'events.ndjson', '--junit', 'fleet.xml', ...fast]);
+    const run = await fleet.kguard([
+      'apply',
+      '-f',
+      file,
+      '--contexts',
+      'staging,eu-1,us-1',
+      '--fleet-rollback',
+      'all',
+      '-o',
+      'json',
+      '--events',
+      'events.ndjson',
+      '--junit',
+      'fleet.xml',
+      ...fast,
+    ]);
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'restored', exitCode: 3 },
@@ -113,7 +157,9 @@ describe('kguard apply --contexts', () => {
     for (const context of ALL) expect(differencesFrom(before.get(context)!, after.get(context)!), context).toEqual([]);
     for (const context of ['staging', 'eu-1']) expect(journalsIn(context), context).toBe(0);
     expect(requestsTo('us-1')).toBe(requestsBefore);
-    expect(run.stderr).toMatch(/context staging \(wave 1\): healthy, restored because another cluster failed \(exit 3\)/);
+    expect(run.stderr).toMatch(
+      /context staging \(wave 1\): healthy, restored because another cluster failed \(exit 3\)/,
+    );
     // JUnit: one suite per cluster, valid against the JUnit schema.
     const junit = await readFile(join(fleet.dir, 'fleet.xml'), 'utf8');
     expect(await junitSchemaErrors(junit)).toEqual([]);
@@ -123,15 +169,32 @@ describe('kguard apply --contexts', () => {
       'kguard apply (context us-1)',
     ]);
     // Each cluster's section opens with its line; the fleet's restore of staging too.
-    expect(run.stderr).toMatch(/context staging \(wave 1\): applying[\s\S]*context eu-1 \(wave 2\): applying[\s\S]*context staging \(wave 1\): restoring its healthy run, because another cluster of the fleet failed/);
+    expect(run.stderr).toMatch(
+      /context staging \(wave 1\): applying[\s\S]*context eu-1 \(wave 2\): applying[\s\S]*context staging \(wave 1\): restoring its healthy run, because another cluster of the fleet failed/,
+    );
   });
 
   it('--fleet-rollback failed restores only the failed cluster and stops: wave 1 keeps the new version, exit 3', async () => {
     const before = fleet.states();
     const file = await fleet.write('web-bad-in-eu.yaml', deploymentYaml('web', MISSING_IN_EU));
-    const run = await fleet.kguard(['apply', '-f', file, '--contexts', 'staging,eu-1,us-1', '--fleet-rollback', 'failed', '-o', 'json', ...fast]);
+    const run = await fleet.kguard([
+      'apply',
+      '-f',
+      file,
+      '--contexts',
+      'staging,eu-1,us-1',
+      '--fleet-rollback',
+      'failed',
+      '-o',
+      'json',
+      ...fast,
+    ]);
     expect(run.exitCode, run.output).toBe(3);
-    expect(clustersOf(run.stdout).map((cluster) => cluster.outcome)).toEqual(['succeeded', 'rolled-back', 'not-reached']);
+    expect(clustersOf(run.stdout).map((cluster) => cluster.outcome)).toEqual([
+      'succeeded',
+      'rolled-back',
+      'not-reached',
+    ]);
     expect(imageIn('staging')).toBe(MISSING_IN_EU);
     expect(differencesFrom(before.get('eu-1')!, fleet.states().get('eu-1')!)).toEqual([]);
     expect(journalsIn('staging')).toBe(0);
@@ -179,10 +242,11 @@ describe('kguard apply --contexts', () => {
       { context: 'eu-1', wave: 2, outcome: 'succeeded' },
     ]);
     expect(events.filter((event) => event.kind === 'finished')).toHaveLength(2);
-    expect(events.flatMap((event) => (event.kind === 'fleet-cluster' ? [`${event.context}:${event.step}:${event.fleetRunId}`] : []))).toEqual([
-      `staging:apply:${report.fleetRunId}`,
-      `eu-1:apply:${report.fleetRunId}`,
-    ]);
+    expect(
+      events.flatMap((event) =>
+        event.kind === 'fleet-cluster' ? [`${event.context}:${event.step}:${event.fleetRunId}`] : [],
+      ),
+    ).toEqual([`staging:apply:${report.fleetRunId}`, `eu-1:apply:${report.fleetRunId}`]);
     for (const context of ['staging', 'eu-1']) expect(imageIn(context)).toBe('nginx:1.27');
   });
 });

@@ -71,9 +71,11 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       const file = join(dir, `${name}-${image.replace(/[^a-z0-9]/gi, '-')}.yaml`);
       await writeFile(file, deploymentYaml(name, image));
       const run = await startKguard(['apply', '-f', file, '--poll-interval', '300ms']).done;
-      if (run.exitCode !== 0) throw new Error(`deploying ${name} with ${image} did not roll out (exit ${run.exitCode}):\n${run.output}`);
+      if (run.exitCode !== 0)
+        throw new Error(`deploying ${name} with ${image} did not roll out (exit ${run.exitCode}):\n${run.output}`);
     },
-    imageOf: (name, namespace = 'default') => cluster.store.get('Deployment', namespace, name)?.spec.template.spec.containers[0].image,
+    imageOf: (name, namespace = 'default') =>
+      cluster.store.get('Deployment', namespace, name)?.spec.template.spec.containers[0].image,
     async stop() {
       await cluster.stop();
       await rm(dir, { recursive: true, force: true });
@@ -82,7 +84,11 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
 
   function startKguard(args: string[], runOptions: RunOptions = {}) {
     const before = peopleMadeObjects(cluster.store);
-    const restoresAll = !args.some((arg, index) => /^--rollback(=|$)/.test(arg) && /(failed|none)$/.test(arg === '--rollback' ? args[index + 1] ?? '' : arg)) && !args.includes('--no-rollback');
+    const restoresAll =
+      !args.some(
+        (arg, index) =>
+          /^--rollback(=|$)/.test(arg) && /(failed|none)$/.test(arg === '--rollback' ? (args[index + 1] ?? '') : arg),
+      ) && !args.includes('--no-rollback');
     const child = execa(KGUARD, args, {
       cwd: dir,
       reject: false,
@@ -107,10 +113,21 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
         const differences = differencesFrom(before, now);
         const recreated = recreatedObjects(before, now);
         // Created again after a prune, or put back by delete and create (an immutable ConfigMap): a new uid each.
-        const createdAgain = run.output.split('\n').filter((line) => /: (created again \(this apply deleted it\)|put back by deleting it and creating its pre-apply copy again)/.test(line)).length;
-        if (recreated.length !== createdAgain) differences.push(`new uids for ${recreated.join(', ') || 'nothing'}, but kguard said it created ${createdAgain} object(s) again`);
+        const createdAgain = run.output
+          .split('\n')
+          .filter((line) =>
+            /: (created again \(this apply deleted it\)|put back by deleting it and creating its pre-apply copy again)/.test(
+              line,
+            ),
+          ).length;
+        if (recreated.length !== createdAgain)
+          differences.push(
+            `new uids for ${recreated.join(', ') || 'nothing'}, but kguard said it created ${createdAgain} object(s) again`,
+          );
         if (differences.length > 0) {
-          throw new Error(`kguard exited 3 (restored), but the cluster is not as it was before the run:\n${differences.join('\n')}\n\n${run.output}`);
+          throw new Error(
+            `kguard exited 3 (restored), but the cluster is not as it was before the run:\n${differences.join('\n')}\n\n${run.output}`,
+          );
         }
       }
       return run;
@@ -125,14 +142,19 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
  */
 export function checkJsonReport(args: readonly string[], run: Pick<KguardRun, 'stdout' | 'exitCode'>): void {
   // The schema describes apply's report; rollback and status print their own shapes.
-  if (args[0] === 'apply' && wantsJsonOutput(args)) assertValidReport(run.stdout, `kguard ${args.join(' ')} (exit ${run.exitCode})`);
+  if (args[0] === 'apply' && wantsJsonOutput(args))
+    assertValidReport(run.stdout, `kguard ${args.join(' ')} (exit ${run.exitCode})`);
 }
 
 /**
  * With --events FILE or --events -, every line of the stream must be an event the shipped schema
  * (schema/events.schema.json) accepts, whatever the run ended with; a test fails otherwise.
  */
-export function checkEventStream(args: readonly string[], run: Pick<KguardRun, 'stdout' | 'exitCode'>, cwd: string): void {
+export function checkEventStream(
+  args: readonly string[],
+  run: Pick<KguardRun, 'stdout' | 'exitCode'>,
+  cwd: string,
+): void {
   const dashDash = args.indexOf('--');
   const own = dashDash === -1 ? args : args.slice(0, dashDash);
   const at = own.findIndex((arg) => arg === '--events' || arg.startsWith('--events='));
@@ -159,7 +181,10 @@ export function normalize(text: string): string {
 }
 
 /** Polls `probe` until it returns a value that is not undefined (no fixed sleeps). */
-export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

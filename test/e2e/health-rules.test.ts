@@ -45,7 +45,10 @@ spec:
 
 async function install(group: string, kind: string, plural: string): Promise<void> {
   expect((await kubectl(env.cluster, ['apply', '-f', '-'], crdYaml(group, kind, plural))).exitCode).toBe(0);
-  expect((await kubectl(env.cluster, ['wait', '--for=condition=established', `crd/${plural}.${group}`, '--timeout=10s'])).exitCode).toBe(0);
+  expect(
+    (await kubectl(env.cluster, ['wait', '--for=condition=established', `crd/${plural}.${group}`, '--timeout=10s']))
+      .exitCode,
+  ).toBe(0);
 }
 
 /** An ExternalSecret whose (simulated) controller reports Ready=False SecretSyncedError. */
@@ -53,7 +56,8 @@ function externalSecretYaml(annotations: Record<string, string>): string {
   const all = {
     'sim.kguard.dev/ready': 'false',
     'sim.kguard.dev/ready-reason': 'SecretSyncedError',
-    'sim.kguard.dev/ready-message': 'could not get secret data from provider: key "shop/db" from ExternalSecret "db-credentials"',
+    'sim.kguard.dev/ready-message':
+      'could not get secret data from provider: key "shop/db" from ExternalSecret "db-credentials"',
     ...annotations,
   };
   return `apiVersion: external-secrets.io/v1alpha1
@@ -61,7 +65,9 @@ kind: ExternalSecret
 metadata:
   name: db-credentials
   annotations:
-${Object.entries(all).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}\n`).join('')}spec:
+${Object.entries(all)
+  .map(([key, value]) => `    ${key}: ${JSON.stringify(value)}\n`)
+  .join('')}spec:
   refreshInterval: 1h
   secretStoreRef: { kind: SecretStore, name: vault }
   target: { name: db-credentials }
@@ -74,24 +80,42 @@ ${Object.entries(all).map(([key, value]) => `    ${key}: ${JSON.stringify(value)
 async function kguardJson(file: string, text: string) {
   const run = await env.kguard(['apply', '-f', await env.write(file, text), ...fast, '-o', 'json']);
   const report = JSON.parse(run.stdout) as JsonReport;
-  return { ...run, report, object: (kind: string, name: string) => report.objects.find((object) => object.kind === kind && object.name === name) };
+  return {
+    ...run,
+    report,
+    object: (kind: string, name: string) =>
+      report.objects.find((object) => object.kind === kind && object.name === name),
+  };
 }
 
 describe('ExternalSecret (external-secrets.io rule)', () => {
   it('kguard.dev/health: ignore: it stays Ready=False while its Deployment rolls out healthy (exit 0)', async () => {
     await install('external-secrets.io', 'ExternalSecret', 'externalsecrets');
-    const run = await kguardJson('app.yaml', `${externalSecretYaml({ 'kguard.dev/health': 'ignore' })}---\n${deploymentYaml('web', 'nginx:1.25')}`);
+    const run = await kguardJson(
+      'app.yaml',
+      `${externalSecretYaml({ 'kguard.dev/health': 'ignore' })}---\n${deploymentYaml('web', 'nginx:1.25')}`,
+    );
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.object('ExternalSecret', 'db-credentials')).toMatchObject({ change: 'created', tracked: false, verdict: 'applied' });
+    expect(run.object('ExternalSecret', 'db-credentials')).toMatchObject({
+      change: 'created',
+      tracked: false,
+      verdict: 'applied',
+    });
     expect(run.object('Deployment', 'web')).toMatchObject({ tracked: true, verdict: 'healthy' });
-    expect(env.cluster.store.get('ExternalSecret', 'default', 'db-credentials')?.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'SecretSyncedError' });
+    expect(env.cluster.store.get('ExternalSecret', 'default', 'db-credentials')?.status?.conditions?.[0]).toMatchObject(
+      { type: 'Ready', status: 'False', reason: 'SecretSyncedError' },
+    );
   });
 
   it('without the annotation, Ready=False SecretSyncedError for its generation fails it and the apply is undone (exit 3)', async () => {
     await install('external-secrets.io', 'ExternalSecret', 'externalsecrets');
     const run = await kguardJson('app.yaml', `${externalSecretYaml({})}---\n${deploymentYaml('web', 'nginx:1.25')}`);
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(run.object('ExternalSecret', 'db-credentials')).toMatchObject({ verdict: 'failed', reason: 'SecretSyncedError', restore: { status: 'deleted' } });
+    expect(run.object('ExternalSecret', 'db-credentials')).toMatchObject({
+      verdict: 'failed',
+      reason: 'SecretSyncedError',
+      restore: { status: 'deleted' },
+    });
     expect(env.cluster.store.get('ExternalSecret', 'default', 'db-credentials')).toBeUndefined();
   });
 });
@@ -105,7 +129,11 @@ describe('Argo Rollout (argoproj.io rule: status.phase)', () => {
         const live = env.cluster.store.get('Rollout', object.metadata.namespace ?? '', object.metadata.name);
         if (!live || live.status?.phase !== undefined) return;
         const generation = String(live.metadata.generation ?? 1);
-        env.cluster.store.updateStatus({ ...live, metadata: { ...live.metadata, resourceVersion: undefined }, status: { ...(live.status ?? {}), phase, message, observedGeneration: generation } });
+        env.cluster.store.updateStatus({
+          ...live,
+          metadata: { ...live.metadata, resourceVersion: undefined },
+          status: { ...(live.status ?? {}), phase, message, observedGeneration: generation },
+        });
       }, 200);
     });
   }
@@ -137,11 +165,18 @@ spec:
 
   it('phase Degraded: failed with its message though its Ready condition is True (kstatus alone would pass it), and undone (exit 3)', async () => {
     await install('argoproj.io', 'Rollout', 'rollouts');
-    const stop = rolloutController('Degraded', 'RolloutAborted: Rollout aborted update to revision 1: Metric "success-rate" assessed Failed due to failed (3) > failureLimit (2)');
+    const stop = rolloutController(
+      'Degraded',
+      'RolloutAborted: Rollout aborted update to revision 1: Metric "success-rate" assessed Failed due to failed (3) > failureLimit (2)',
+    );
     try {
       const run = await kguardJson('rollout.yaml', rolloutYaml);
       expect(run.exitCode, run.stderr).toBe(3);
-      expect(run.object('Rollout', 'canary-demo')).toMatchObject({ verdict: 'failed', reason: 'Degraded', restore: { status: 'deleted' } });
+      expect(run.object('Rollout', 'canary-demo')).toMatchObject({
+        verdict: 'failed',
+        reason: 'Degraded',
+        restore: { status: 'deleted' },
+      });
       expect(run.stderr).toContain('assessed Failed due to failed (3) > failureLimit (2)');
     } finally {
       stop();
@@ -151,19 +186,54 @@ spec:
 
 describe('--health-rules FILE', () => {
   it('a file that does not follow the schema is refused before anything is applied (exit 1, naming the problem)', async () => {
-    const rules = await env.write('rules.yaml', 'rules:\n  - id: external-secrets.io/ExternalSecret\n    match: [{ group: external-secrets.io, kind: ExternalSecret }]\n    healthy: [{ condition: Ready, staus: "True" }]\n');
-    const run = await env.kguard(['apply', '-f', await env.write('app.yaml', deploymentYaml('web', 'nginx:1.25')), ...fast, '--health-rules', rules]);
+    const rules = await env.write(
+      'rules.yaml',
+      'rules:\n  - id: external-secrets.io/ExternalSecret\n    match: [{ group: external-secrets.io, kind: ExternalSecret }]\n    healthy: [{ condition: Ready, staus: "True" }]\n',
+    );
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('app.yaml', deploymentYaml('web', 'nginx:1.25')),
+      ...fast,
+      '--health-rules',
+      rules,
+    ]);
     expect(run.exitCode, run.output).toBe(1);
-    expect(run.output).toContain('does not follow schema/health-rules.schema.json: /rules/0/healthy/0 has an unknown field "staus"');
+    expect(run.output).toContain(
+      'does not follow schema/health-rules.schema.json: /rules/0/healthy/0 has an unknown field "staus"',
+    );
     expect(env.cluster.store.get('Deployment', 'default', 'web')).toBeUndefined();
   });
 
   it('a rule of the same id replaces the built-in one: an ExternalSecret healthy once Ready is written at all (exit 0)', async () => {
     await install('external-secrets.io', 'ExternalSecret', 'externalsecrets');
-    const rules = await env.write('rules.json', JSON.stringify({ rules: [{ id: 'external-secrets.io/ExternalSecret', match: [{ group: 'external-secrets.io', kind: 'ExternalSecret' }], healthy: [{ condition: 'Ready' }] }] }));
-    const run = await env.kguard(['apply', '-f', await env.write('app.yaml', externalSecretYaml({})), ...fast, '-o', 'json', '--health-rules', rules]);
+    const rules = await env.write(
+      'rules.json',
+      JSON.stringify({
+        rules: [
+          {
+            id: 'external-secrets.io/ExternalSecret',
+            match: [{ group: 'external-secrets.io', kind: 'ExternalSecret' }],
+            healthy: [{ condition: 'Ready' }],
+          },
+        ],
+      }),
+    );
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('app.yaml', externalSecretYaml({})),
+      ...fast,
+      '-o',
+      'json',
+      '--health-rules',
+      rules,
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as JsonReport;
-    expect(report.objects.find((object) => object.kind === 'ExternalSecret')).toMatchObject({ tracked: true, verdict: 'healthy' });
+    expect(report.objects.find((object) => object.kind === 'ExternalSecret')).toMatchObject({
+      tracked: true,
+      verdict: 'healthy',
+    });
   });
 });

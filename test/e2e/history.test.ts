@@ -20,19 +20,33 @@ async function withCluster(test: (sandboxed: Sandbox) => Promise<void>): Promise
 /** What people made, kguard's own records aside (its history Secrets stay by design). */
 function peopleState(sandboxed: Sandbox): ClusterState {
   const state = peopleMadeObjects(sandboxed.cluster.store);
-  for (const [key, object] of state) if (object.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kguard') state.delete(key);
+  for (const [key, object] of state)
+    if (object.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kguard') state.delete(key);
   return state;
 }
 
 async function applyWeb(sandboxed: Sandbox, image: string, extra: { replicas?: number } = {}): Promise<void> {
-  const file = await sandboxed.write(`web-${image.replace(/\W/g, '-')}-${extra.replicas ?? 2}.yaml`, deploymentYaml('web', image, extra));
+  const file = await sandboxed.write(
+    `web-${image.replace(/\W/g, '-')}-${extra.replicas ?? 2}.yaml`,
+    deploymentYaml('web', image, extra),
+  );
   const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
   expect(run.exitCode, run.output).toBe(0);
-  expect(run.output).toMatch(/• run kguard-\S+ kept in kguard's history \(secret\/kguard-\S+-history in namespace default; the last 10 runs of each are kept\): kguard undo kguard-\S+ puts back the state before it/);
+  expect(run.output).toMatch(
+    /• run kguard-\S+ kept in kguard's history \(secret\/kguard-\S+-history in namespace default; the last 10 runs of each are kept\): kguard undo kguard-\S+ puts back the state before it/,
+  );
 }
 
 interface HistoryJson {
-  runs: Array<{ runId: string; user: string; context: string; outcome: string; inputsDigest: string; bytes: number; objects: Array<{ kind: string; name: string; change: string }> }>;
+  runs: Array<{
+    runId: string;
+    user: string;
+    context: string;
+    outcome: string;
+    inputsDigest: string;
+    bytes: number;
+    objects: Array<{ kind: string; name: string; change: string }>;
+  }>;
 }
 
 describe.concurrent('kguard history and undo', () => {
@@ -50,7 +64,15 @@ describe.concurrent('kguard history and undo', () => {
         ['Deployment/web configured'],
         ['Deployment/web created'],
       ]);
-      expect(runs.every((run) => run.user === 'kguard-sim' && run.context === 'kguard-sim' && run.outcome === 'succeeded' && /^sha256:[0-9a-f]{64}$/.test(run.inputsDigest))).toBe(true);
+      expect(
+        runs.every(
+          (run) =>
+            run.user === 'kguard-sim' &&
+            run.context === 'kguard-sim' &&
+            run.outcome === 'succeeded' &&
+            /^sha256:[0-9a-f]{64}$/.test(run.inputsDigest),
+        ),
+      ).toBe(true);
       expect(new Set(runs.map((run) => run.inputsDigest)).size).toBe(3);
       expect(runs.map((run) => run.runId)).toEqual([...runs.map((run) => run.runId)].sort().reverse());
       // What a run costs in bytes: one record of one Deployment's two copies, compressed.
@@ -68,29 +90,41 @@ describe.concurrent('kguard history and undo', () => {
       await applyWeb(sandboxed, 'nginx:1.26');
       const preview = await sandboxed.kguard(['undo', '--dry-run']);
       expect(preview.exitCode, preview.output).toBe(0);
-      expect(preview.output).toMatch(/• deployment\/web \(namespace default\): would be put back as it was before run kguard-\S+:/);
+      expect(preview.output).toMatch(
+        /• deployment\/web \(namespace default\): would be put back as it was before run kguard-\S+:/,
+      );
       expect(preview.output).toMatch(/\n {4}--- live deployment\.apps\/web\n {4}\+\+\+ before run kguard-\S+\n/);
       expect(preview.output).toMatch(/\n {4}- +image: nginx:1\.26\n {4}\+ +image: nginx:1\.25\n/);
       expect(preview.output).not.toContain('deployment.kubernetes.io/revision');
-      expect(preview.output).toMatch(/kguard undo kguard-\S+ --dry-run: 1 object\(s\) would be put back, 0 already as before the run; nothing was changed \(exit 0\)/);
+      expect(preview.output).toMatch(
+        /kguard undo kguard-\S+ --dry-run: 1 object\(s\) would be put back, 0 already as before the run; nothing was changed \(exit 0\)/,
+      );
       expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
       const undo = await sandboxed.kguard(['undo']);
       expect(undo.exitCode, undo.output).toBe(0);
       expect(undo.output).toContain('↩ deployment/web (namespace default): put back as it was before the apply');
       expect(undo.output).toContain('↩ deployment/web (namespace default): restored and healthy again, 2/2 pods ready');
-      expect(undo.output).toMatch(/kguard undo kguard-\S+: 1 object\(s\) put back as they were before the run and healthy, 0 already so \(exit 0\)/);
+      expect(undo.output).toMatch(
+        /kguard undo kguard-\S+: 1 object\(s\) put back as they were before the run and healthy, 0 already so \(exit 0\)/,
+      );
       expect(differencesFrom(beforeRun, peopleState(sandboxed))).toEqual([]);
     }));
 
-  it("refuses to undo an object someone changed since the run: their change wins, kguard names it with the commands (exit 4)", () =>
+  it('refuses to undo an object someone changed since the run: their change wins, kguard names it with the commands (exit 4)', () =>
     withCluster(async (sandboxed) => {
       await applyWeb(sandboxed, 'nginx:1.25');
       await applyWeb(sandboxed, 'nginx:1.26');
-      await execa('kubectl', ['set', 'image', 'deployment/web', 'web=nginx:1.27-hotfix'], { env: { ...process.env, ...sandboxed.cluster.env } });
+      await execa('kubectl', ['set', 'image', 'deployment/web', 'web=nginx:1.27-hotfix'], {
+        env: { ...process.env, ...sandboxed.cluster.env },
+      });
       const undo = await sandboxed.kguard(['undo']);
       expect(undo.exitCode, undo.output).toBe(4);
-      expect(undo.output).toContain("‼ deployment/web (namespace default): NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:");
-      expect(undo.output).toMatch(/kguard undo kguard-\S+: 1 object\(s\) need a person \(commands above\); 0 put back \(exit 4\)/);
+      expect(undo.output).toContain(
+        '‼ deployment/web (namespace default): NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:',
+      );
+      expect(undo.output).toMatch(
+        /kguard undo kguard-\S+: 1 object\(s\) need a person \(commands above\); 0 put back \(exit 4\)/,
+      );
       expect(sandboxed.imageOf('web')).toBe('nginx:1.27-hotfix');
     }));
 
@@ -102,10 +136,15 @@ describe.concurrent('kguard history and undo', () => {
       const secret = (namespace: string, value: string) =>
         `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: ${namespace}\nstringData:\n  password: ${value}\n`;
       const before = peopleState(sandboxed);
-      const file = await sandboxed.write('both.yaml', `${secret('default', 'default-pass-1')}---\n${secret('billing', 'billing-pass-1')}`);
+      const file = await sandboxed.write(
+        'both.yaml',
+        `${secret('default', 'default-pass-1')}---\n${secret('billing', 'billing-pass-1')}`,
+      );
       const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
       expect(run.exitCode, run.output).toBe(0);
-      expect(run.output).toMatch(/history \(secret\/kguard-\S+-history in namespace (default, billing|billing, default);/);
+      expect(run.output).toMatch(
+        /history \(secret\/kguard-\S+-history in namespace (default, billing|billing, default);/,
+      );
       const runId = run.output.match(/run (kguard-\S+) kept/)?.[1];
       const part = (namespace: string) => {
         const record = sandboxed.cluster.store.get('Secret', namespace, `${runId}-history`);

@@ -33,7 +33,10 @@ describe('kguard apply inputs', () => {
     await mkdir(join(env.dir, 'overlay'));
     await env.write('overlay/web.yaml', deploymentYaml('web', 'nginx:1.25'));
     await env.write('overlay/ns.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n');
-    await env.write('overlay/kustomization.yaml', 'namespace: shop\nresources:\n- ns.yaml\n- web.yaml\nimages:\n- name: nginx\n  newTag: "1.26"\n');
+    await env.write(
+      'overlay/kustomization.yaml',
+      'namespace: shop\nresources:\n- ns.yaml\n- web.yaml\nimages:\n- name: nginx\n  newTag: "1.26"\n',
+    );
     const run = await env.kguard(['apply', '-k', 'overlay', ...fast]);
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain('deployment/web (namespace shop): rolled out');
@@ -60,11 +63,24 @@ describe('kguard apply inputs', () => {
     expect(env.cluster.store.get('Deployment', 'default', 'fresh')).toBeUndefined();
     // Kept instead of deleted, the command printed to remove it carries the same kubeconfig.
     await env.write('again.yaml', deploymentYaml('fresh', MISSING));
-    const kept = await env.kguard(['apply', '-f', join(env.dir, 'again.yaml'), '--kubeconfig', env.cluster.kubeconfigPath, '--keep-created', ...fast], {
-      env: { KUBECONFIG: join(env.dir, 'no-such-kubeconfig') },
-    });
+    const kept = await env.kguard(
+      [
+        'apply',
+        '-f',
+        join(env.dir, 'again.yaml'),
+        '--kubeconfig',
+        env.cluster.kubeconfigPath,
+        '--keep-created',
+        ...fast,
+      ],
+      {
+        env: { KUBECONFIG: join(env.dir, 'no-such-kubeconfig') },
+      },
+    );
     expect(kept.exitCode, kept.output).toBe(4);
-    expect(kept.output).toContain(`kubectl --kubeconfig=${env.cluster.kubeconfigPath} delete deployment.apps/fresh -n default`);
+    expect(kept.output).toContain(
+      `kubectl --kubeconfig=${env.cluster.kubeconfigPath} delete deployment.apps/fresh -n default`,
+    );
   });
 
   it('applies to -n NAMESPACE and watches the Deployment there', async () => {
@@ -97,4 +113,3 @@ describe('kguard apply inputs', () => {
     }
   });
 });
-

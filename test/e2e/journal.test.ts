@@ -17,19 +17,29 @@ afterEach(async () => {
 
 /** v1 of a small app: a ConfigMap and a Deployment, healthy. */
 async function deployV1(): Promise<void> {
-  const applied = await kubectl(env.cluster, ['apply', '-f', '-'], `${configMapYaml('settings', { level: 'info' })}---\n${deploymentYaml('web', 'nginx:1.25')}`);
+  const applied = await kubectl(
+    env.cluster,
+    ['apply', '-f', '-'],
+    `${configMapYaml('settings', { level: 'info' })}---\n${deploymentYaml('web', 'nginx:1.25')}`,
+  );
   expect(applied.exitCode, applied.stderr).toBe(0);
-  await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined));
+  await eventually(() =>
+    env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+  );
 }
 
-const v2 = (image: string) => `${configMapYaml('settings', { level: 'debug' })}---\n${deploymentYaml('web', image)}---\n${configMapYaml('brand-new', { a: '1' })}`;
+const v2 = (image: string) =>
+  `${configMapYaml('settings', { level: 'debug' })}---\n${deploymentYaml('web', image)}---\n${configMapYaml('brand-new', { a: '1' })}`;
 
 /**
  * kill -9 at a moment chosen by `when`, then at once, as a person would, `kguard status` and
  * `kguard rollback`: the cluster is as before the run, and stays so once every request the dead
  * run had sent has been answered.
  */
-async function killThenRollBack(when: (output: () => string, seen: number) => Promise<void>, image = THROTTLED): Promise<string> {
+async function killThenRollBack(
+  when: (output: () => string, seen: number) => Promise<void>,
+  image = THROTTLED,
+): Promise<string> {
   await deployV1();
   const before = peopleMadeObjects(env.cluster.store);
   const file = await env.write('v2.yaml', v2(image));
@@ -41,10 +51,14 @@ async function killThenRollBack(when: (output: () => string, seen: number) => Pr
 
   const status = await env.kguard(['status']);
   expect(status.exitCode, status.output).toBe(0);
-  expect(status.stdout).toMatch(/^kguard-\S+ {2}namespace default {2}3 object\(s\) .* dead: its process \d+ on this machine has ended {2}→ {2}kguard rollback kguard-\S+$/m);
+  expect(status.stdout).toMatch(
+    /^kguard-\S+ {2}namespace default {2}3 object\(s\) .* dead: its process \d+ on this machine has ended {2}→ {2}kguard rollback kguard-\S+$/m,
+  );
   const run = await env.kguard(['rollback']);
   expect(run.exitCode, run.output).toBe(0);
-  expect(run.output).toMatch(/kguard rollback kguard-\S+: \d object\(s\) restored, \d already as before the run; journal removed \(exit 0\)/);
+  expect(run.output).toMatch(
+    /kguard rollback kguard-\S+: \d object\(s\) restored, \d already as before the run; journal removed \(exit 0\)/,
+  );
   // A request the dead run left in flight has been answered by now; nothing it sent landed later.
   await eventually(() => (env.cluster.requests.length >= env.cluster.arrivals.length ? true : undefined));
   await env.cluster.faults.restore();
@@ -60,9 +74,15 @@ describe('kill -9, then kguard rollback', () => {
     // and the server applies it 1.5 s later, as an API server finishes a write it has begun.
     env.cluster.faults.slowNext(1500, 1, /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/);
     const output = await killThenRollBack(async (_output, seen) => {
-      await eventually(() => (env.cluster.arrivals.slice(seen).some((request) => /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/.test(request)) ? true : undefined));
+      await eventually(() =>
+        env.cluster.arrivals.slice(seen).some((request) => /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/.test(request))
+          ? true
+          : undefined,
+      );
     });
-    expect(output).toMatch(/run kguard-\S+ died during its apply: waiting (<DURATION>|[45]s) \(its request timeout\) for a request it left in flight to end, then restoring/);
+    expect(output).toMatch(
+      /run kguard-\S+ died during its apply: waiting (<DURATION>|[45]s) \(its request timeout\) for a request it left in flight to end, then restoring/,
+    );
   });
 
   it('in the middle of the watch', async () => {
@@ -75,7 +95,11 @@ describe('kill -9, then kguard rollback', () => {
     // The restore's first write of the Deployment lands, slowly; the kill comes while it is held.
     env.cluster.faults.slowNext(1500, 1, /^PUT [^?]*\/deployments\/web/);
     await killThenRollBack(async (_output, seen) => {
-      await eventually(() => (env.cluster.arrivals.slice(seen).some((request) => /^PUT [^?]*\/deployments\/web/.test(request)) ? true : undefined));
+      await eventually(() =>
+        env.cluster.arrivals.slice(seen).some((request) => /^PUT [^?]*\/deployments\/web/.test(request))
+          ? true
+          : undefined,
+      );
     }, MISSING);
   });
 });
@@ -85,13 +109,27 @@ describe('one run per object at a time', () => {
     await deployV1();
     // The first run holds web for seconds (its pulls are throttled until --timeout): the second
     // arrives while it runs, however long the second takes to start.
-    const first = env.kguardProcess(['apply', '-f', await env.write('bad.yaml', deploymentYaml('web', THROTTLED)), ...fast, '--timeout', '4s']);
+    const first = env.kguardProcess([
+      'apply',
+      '-f',
+      await env.write('bad.yaml', deploymentYaml('web', THROTTLED)),
+      ...fast,
+      '--timeout',
+      '4s',
+    ]);
     await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
-    const second = await env.kguard(['apply', '-f', await env.write('good.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    const second = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('good.yaml', deploymentYaml('web', 'nginx:1.26')),
+      ...fast,
+    ]);
     const firstRun = await first.done;
     expect(firstRun.exitCode, firstRun.output).toBe(5);
     expect(second.exitCode, second.output).toBe(0);
-    expect(second.output).toMatch(/deployment\/web \(namespace default\): another kguard run holds it \(kguard-\S+\); waiting/);
+    expect(second.output).toMatch(
+      /deployment\/web \(namespace default\): another kguard run holds it \(kguard-\S+\); waiting/,
+    );
     // The second run's "before" was nginx:1.25 restored by the first, not the first run's broken image.
     expect(second.output).toContain('deployment/web (namespace default): changed');
     expect(env.imageOf('web')).toBe('nginx:1.26');
@@ -99,11 +137,26 @@ describe('one run per object at a time', () => {
 
   it('gives up after --lock-timeout, naming the holder, and changes nothing (exit 2)', async () => {
     await deployV1();
-    const first = env.kguardProcess(['apply', '-f', await env.write('slow.yaml', deploymentYaml('web', THROTTLED)), ...fast]);
+    const first = env.kguardProcess([
+      'apply',
+      '-f',
+      await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
+      ...fast,
+    ]);
     await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
-    const second = await env.kguard(['apply', '-f', await env.write('settings.yaml', configMapYaml('other', { a: '1' })), '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), '--lock-timeout', '2s']);
+    const second = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('settings.yaml', configMapYaml('other', { a: '1' })),
+      '-f',
+      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
+      '--lock-timeout',
+      '2s',
+    ]);
     expect(second.exitCode, second.output).toBe(2);
-    expect(second.stderr).toMatch(/deployment\/web \(namespace default\) is held by another kguard run \(kguard-\S+\); waited 2s \(--lock-timeout\)/);
+    expect(second.stderr).toMatch(
+      /deployment\/web \(namespace default\) is held by another kguard run \(kguard-\S+\); waited 2s \(--lock-timeout\)/,
+    );
     expect(env.cluster.store.get('ConfigMap', 'default', 'other')).toBeUndefined();
     first.child.kill('SIGTERM');
     await first.done;
@@ -111,9 +164,19 @@ describe('one run per object at a time', () => {
 
   it('a run stopped by SIGTERM while it waits for another run leaves no Lease of its own (exit 130)', async () => {
     await deployV1();
-    const first = env.kguardProcess(['apply', '-f', await env.write('slow.yaml', deploymentYaml('web', THROTTLED)), ...fast]);
+    const first = env.kguardProcess([
+      'apply',
+      '-f',
+      await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
+      ...fast,
+    ]);
     await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
-    const second = env.kguardProcess(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    const second = env.kguardProcess([
+      'apply',
+      '-f',
+      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
+      ...fast,
+    ]);
     await eventually(() => (second.output().includes('another kguard run holds it') ? true : undefined));
     // It waits with a ticket: its own Lease is in the cluster, behind the first run's.
     expect(env.cluster.store.list('Lease', 'default')).toHaveLength(2);
@@ -133,12 +196,27 @@ describe('one run per object at a time', () => {
     // clock that may not be this machine's) is not believed: the run waits until it has seen the
     // Lease stand still for a second itself, then deletes it.
     const { runLeases } = await import('../../src/journal/lease.js');
-    const [stale] = runLeases('kguard-dead-run', 'default', ['apps/Deployment/default/web'], 1, new Date(Date.now() - 120_000));
+    const [stale] = runLeases(
+      'kguard-dead-run',
+      'default',
+      ['apps/Deployment/default/web'],
+      1,
+      new Date(Date.now() - 120_000),
+    );
     const created = await kubectl(env.cluster, ['create', '-f', '-'], JSON.stringify(stale));
     expect(created.exitCode, created.stderr).toBe(0);
-    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast, '--lock-timeout', '20s']);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
+      ...fast,
+      '--lock-timeout',
+      '20s',
+    ]);
     expect(run.exitCode, run.output).toBe(0);
-    expect(run.output).toContain('deployment/web (namespace default): another kguard run holds it (kguard-dead-run); waiting');
+    expect(run.output).toContain(
+      'deployment/web (namespace default): another kguard run holds it (kguard-dead-run); waiting',
+    );
     expect(env.imageOf('web')).toBe('nginx:1.26');
     expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
   });
@@ -146,7 +224,8 @@ describe('one run per object at a time', () => {
   it('takes one Lease per namespace that exists (cluster-scoped objects: in kube-system), none in a namespace the apply creates, none with --no-journal', async () => {
     const leases: string[] = [];
     env.cluster.store.subscribe((event) => {
-      if (event.type === 'ADDED' && event.object.kind === 'Lease') leases.push(`${event.object.metadata.namespace}/${event.object.metadata.name}`);
+      if (event.type === 'ADDED' && event.object.kind === 'Lease')
+        leases.push(`${event.object.metadata.namespace}/${event.object.metadata.name}`);
     });
     const manifests = [
       'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: fresh\n',
@@ -156,8 +235,17 @@ describe('one run per object at a time', () => {
     ].join('---\n');
     const run = await env.kguard(['apply', '-f', await env.write('all.yaml', manifests), ...fast]);
     expect(run.exitCode, run.output).toBe(0);
-    expect(leases.sort()).toEqual([expect.stringMatching(/^default\/kguard-\S+$/), expect.stringMatching(/^kube-system\/kguard-\S+$/)]);
-    const without = await env.kguard(['apply', '-f', await env.write('more.yaml', configMapYaml('three', { a: '1' })), ...fast, '--no-journal']);
+    expect(leases.sort()).toEqual([
+      expect.stringMatching(/^default\/kguard-\S+$/),
+      expect.stringMatching(/^kube-system\/kguard-\S+$/),
+    ]);
+    const without = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('more.yaml', configMapYaml('three', { a: '1' })),
+      ...fast,
+      '--no-journal',
+    ]);
     expect(without.exitCode, without.output).toBe(0);
     expect(leases).toHaveLength(2);
     expect(env.cluster.store.list('Lease')).toEqual([]);
@@ -168,16 +256,29 @@ describe('the journal needs permissions, checked before the apply', () => {
   it('a refused journal Secret stops the run with the RBAC rule to add; nothing is applied (exit 2)', async () => {
     await deployV1();
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
-    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
+      ...fast,
+    ]);
     expect(run.exitCode, run.output).toBe(2);
     expect(run.stderr).toContain('kguard could not write its run journal (a Secret) in namespace default');
-    expect(run.stderr).toContain('apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "update", "delete"]');
+    expect(run.stderr).toContain(
+      'apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "update", "delete"]',
+    );
     expect(run.stderr).toContain('--no-journal');
     expect(env.imageOf('web')).toBe('nginx:1.25');
     expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
     // With --no-journal the run goes ahead.
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
-    const without = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast, '--no-journal']);
+    const without = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
+      ...fast,
+      '--no-journal',
+    ]);
     expect(without.exitCode, without.output).toBe(0);
     await env.cluster.faults.restore();
   });
@@ -185,10 +286,17 @@ describe('the journal needs permissions, checked before the apply', () => {
   it('a refused Lease stops the run with the RBAC rule to add; nothing is applied (exit 2)', async () => {
     await deployV1();
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/leases/);
-    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
+      ...fast,
+    ]);
     expect(run.exitCode, run.output).toBe(2);
     expect(run.stderr).toContain('kguard could not take a lease on the objects it will change in namespace default');
-    expect(run.stderr).toContain('apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "list", "update", "delete"]');
+    expect(run.stderr).toContain(
+      'apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "list", "update", "delete"]',
+    );
     expect(run.stderr).toContain('--no-journal');
     expect(env.imageOf('web')).toBe('nginx:1.25');
     expect(env.cluster.store.list('Lease', 'default')).toEqual([]);

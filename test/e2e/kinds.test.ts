@@ -3,7 +3,15 @@
 // --output json report; the cluster is checked through the simulator's store.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonReport } from '../../src/report/json.js';
-import { daemonSetYaml, deploymentYaml, jobYaml, kubectl, statefulSetYaml, WIDGET_CRD_YAML, widgetYaml } from '../kube-sim/testing/kubectl.js';
+import {
+  daemonSetYaml,
+  deploymentYaml,
+  jobYaml,
+  kubectl,
+  statefulSetYaml,
+  WIDGET_CRD_YAML,
+  widgetYaml,
+} from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 import { sandbox, type KguardRun, type Sandbox } from './harness.js';
 
@@ -66,7 +74,9 @@ describe('kguard apply: StatefulSets', () => {
     await applyHealthy('db.yaml', statefulSetYaml('db', GOOD));
     const run = await applyHealthy('db-2.yaml', statefulSetYaml('db', BETTER));
     expect(run.object('StatefulSet', 'db')).toMatchObject({ change: 'configured', tracked: true, verdict: 'healthy' });
-    expect(run.stderr).toContain('statefulset/db (namespace default): watching the new rollout (changed by this apply)');
+    expect(run.stderr).toContain(
+      'statefulset/db (namespace default): watching the new rollout (changed by this apply)',
+    );
     expect(pods('app=db').map(imageOf)).toEqual([BETTER, BETTER, BETTER]);
   });
 
@@ -80,20 +90,38 @@ describe('kguard apply: StatefulSets', () => {
     expect(db.reason).toMatch(/^(ImagePullBackOff|ErrImagePull)$/);
     expect(db.pods.map((pod) => pod.pod)).toEqual(['db-2']);
     expect(db.restore).toMatchObject({ status: 'restored', healthyAfterRestore: true });
-    expect(db.restore?.notes).toEqual([expect.stringMatching(/^deleted pod db-2 \(failed revision db-\w+, not Ready\) so the controller recreates it from the restored template$/)]);
+    expect(db.restore?.notes).toEqual([
+      expect.stringMatching(
+        /^deleted pod db-2 \(failed revision db-\w+, not Ready\) so the controller recreates it from the restored template$/,
+      ),
+    ]);
     expect(get('StatefulSet', 'db')!.spec.template.spec.containers[0].image).toBe(GOOD);
-    expect(pods('app=db').map((pod) => pod.metadata.labels?.['controller-revision-hash'])).toEqual([goodRevision, goodRevision, goodRevision]);
+    expect(pods('app=db').map((pod) => pod.metadata.labels?.['controller-revision-hash'])).toEqual([
+      goodRevision,
+      goodRevision,
+      goodRevision,
+    ]);
     expect(pods('app=db').map(imageOf)).toEqual([GOOD, GOOD, GOOD]);
   });
 
   it('unchanged but failing: not watched, not touched, exit 0', async () => {
     // Someone broke it earlier, without kguard; this apply changes only a ConfigMap beside it.
-    expect((await kubectl(env.cluster, ['apply', '-f', '-'], statefulSetYaml('db', MISSING, { replicas: 1 }))).exitCode).toBe(0);
-    await until('db-0 failing to pull', () => pods('app=db')[0]?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff');
+    expect(
+      (await kubectl(env.cluster, ['apply', '-f', '-'], statefulSetYaml('db', MISSING, { replicas: 1 }))).exitCode,
+    ).toBe(0);
+    await until(
+      'db-0 failing to pull',
+      () => pods('app=db')[0]?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff',
+    );
     const config = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db-config\ndata:\n  mode: primary\n';
     const run = await kguard('both.yaml', `${statefulSetYaml('db', MISSING, { replicas: 1 })}---\n${config}`);
     expect(run.exitCode, run.output).toBe(0);
-    expect(run.object('StatefulSet', 'db')).toMatchObject({ change: 'unchanged', tracked: false, verdict: 'unchanged', restore: null });
+    expect(run.object('StatefulSet', 'db')).toMatchObject({
+      change: 'unchanged',
+      tracked: false,
+      verdict: 'unchanged',
+      restore: null,
+    });
     expect(run.object('ConfigMap', 'db-config')).toMatchObject({ change: 'created', verdict: 'applied' });
     expect(pods('app=db').map(imageOf)).toEqual([MISSING]);
   });
@@ -109,7 +137,9 @@ describe('kguard apply: StatefulSets', () => {
     await applyHealthy('db.yaml', statefulSetYaml('db', GOOD, { strategy: 'OnDelete', replicas: 2 }));
     const run = await applyHealthy('db-2.yaml', statefulSetYaml('db', MISSING, { strategy: 'OnDelete', replicas: 2 }));
     expect(run.object('StatefulSet', 'db')).toMatchObject({ change: 'configured', tracked: false, verdict: 'applied' });
-    expect(run.object('StatefulSet', 'db').summary).toContain('updateStrategy OnDelete: nothing rolls out until its pods are deleted');
+    expect(run.object('StatefulSet', 'db').summary).toContain(
+      'updateStrategy OnDelete: nothing rolls out until its pods are deleted',
+    );
     expect(run.stderr).toContain('statefulset/db (namespace default): applied, not watched: updateStrategy OnDelete');
     expect(pods('app=db').map(imageOf)).toEqual([GOOD, GOOD]);
   });
@@ -128,14 +158,29 @@ describe('kguard apply: DaemonSets', () => {
     const run = await kguard('agent-bad.yaml', daemonSetYaml('agent', MISSING));
     expect(run.exitCode, run.output).toBe(3);
     const agent = run.object('DaemonSet', 'agent');
-    expect(agent).toMatchObject({ verdict: 'failed', category: 'image-pull', restore: { status: 'restored', healthyAfterRestore: true, differences: [] } });
+    expect(agent).toMatchObject({
+      verdict: 'failed',
+      category: 'image-pull',
+      restore: { status: 'restored', healthyAfterRestore: true, differences: [] },
+    });
     expect(agent.pods).toHaveLength(1);
-    await until('every node on the old image', () => pods('app=agent').filter((pod) => !pod.metadata.deletionTimestamp).map(imageOf).join() === [GOOD, GOOD, GOOD].join());
+    await until(
+      'every node on the old image',
+      () =>
+        pods('app=agent')
+          .filter((pod) => !pod.metadata.deletionTimestamp)
+          .map(imageOf)
+          .join() === [GOOD, GOOD, GOOD].join(),
+    );
   });
 
   it('unchanged but failing: untouched, exit 0', async () => {
     expect((await kubectl(env.cluster, ['apply', '-f', '-'], daemonSetYaml('agent', MISSING))).exitCode).toBe(0);
-    await until('a pod failing to pull', () => pods('app=agent').some((pod) => pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff'));
+    await until('a pod failing to pull', () =>
+      pods('app=agent').some(
+        (pod) => pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff',
+      ),
+    );
     const run = await kguard('agent.yaml', daemonSetYaml('agent', MISSING));
     expect(run.exitCode, run.output).toBe(0);
     expect(run.object('DaemonSet', 'agent')).toMatchObject({ change: 'unchanged', tracked: false, restore: null });
@@ -153,7 +198,10 @@ describe('kguard apply: Jobs', () => {
   it('a Job that succeeds: exit 0 once it is Complete', async () => {
     const run = await applyHealthy('job.yaml', jobYaml('migrate', GOOD));
     expect(run.object('Job', 'migrate')).toMatchObject({ change: 'created', tracked: true, verdict: 'healthy' });
-    expect((get('Job', 'migrate')!.status.conditions as { type: string }[]).map((c) => c.type)).toEqual(['SuccessCriteriaMet', 'Complete']);
+    expect((get('Job', 'migrate')!.status.conditions as { type: string }[]).map((c) => c.type)).toEqual([
+      'SuccessCriteriaMet',
+      'Complete',
+    ]);
   });
 
   it('a failing Job: BackoffLimitExceeded fails it, the Job it created is deleted, exit 3', async () => {
@@ -161,7 +209,9 @@ describe('kguard apply: Jobs', () => {
     expect(run.exitCode, run.output).toBe(3);
     const job = run.object('Job', 'migrate');
     expect(job).toMatchObject({ verdict: 'failed', reason: 'BackoffLimitExceeded', category: 'stalled' });
-    expect(job.summary).toBe('the rollout cannot complete: its pods failed more often than backoffLimit allows: BackoffLimitExceeded (Job has reached the specified backoff limit)');
+    expect(job.summary).toBe(
+      'the rollout cannot complete: its pods failed more often than backoffLimit allows: BackoffLimitExceeded (Job has reached the specified backoff limit)',
+    );
     expect(job.evidence[0]).toMatch(/^(pod migrate-\S+|\d+ pods),? container migrate: Error: exited with code 1/);
     expect(job.restore).toMatchObject({ status: 'deleted' });
     await until('the Job and its pods gone', () => !get('Job', 'migrate') && pods('job-name=migrate').length === 0);
@@ -174,8 +224,18 @@ describe('kguard apply: Jobs', () => {
   });
 
   it('an unchanged failed Job is untouched, exit 0', async () => {
-    expect((await kubectl(env.cluster, ['apply', '-f', '-'], jobYaml('migrate', GOOD, { exitCode: 1, runSeconds: 1, backoffLimit: 0 }))).exitCode).toBe(0);
-    await until('the Job failed', () => (get('Job', 'migrate')?.status?.conditions as { type: string }[] | undefined)?.some((c) => c.type === 'Failed'));
+    expect(
+      (
+        await kubectl(
+          env.cluster,
+          ['apply', '-f', '-'],
+          jobYaml('migrate', GOOD, { exitCode: 1, runSeconds: 1, backoffLimit: 0 }),
+        )
+      ).exitCode,
+    ).toBe(0);
+    await until('the Job failed', () =>
+      (get('Job', 'migrate')?.status?.conditions as { type: string }[] | undefined)?.some((c) => c.type === 'Failed'),
+    );
     const run = await kguard('job.yaml', jobYaml('migrate', GOOD, { exitCode: 1, runSeconds: 1, backoffLimit: 0 }));
     expect(run.exitCode, run.output).toBe(0);
     expect(run.object('Job', 'migrate')).toMatchObject({ change: 'unchanged', tracked: false });
@@ -184,7 +244,8 @@ describe('kguard apply: Jobs', () => {
 });
 
 describe('kguard apply: bare Pods', () => {
-  const podYaml = (image: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: tool\n  labels:\n    app: tool\nspec:\n  containers:\n  - name: tool\n    image: ${image}\n`;
+  const podYaml = (image: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: tool\n  labels:\n    app: tool\nspec:\n  containers:\n  - name: tool\n    image: ${image}\n`;
 
   it('a Pod is done when Ready, exit 0', async () => {
     const run = await applyHealthy('pod.yaml', podYaml(GOOD));
@@ -194,14 +255,21 @@ describe('kguard apply: bare Pods', () => {
   it('a Pod that cannot pull its image is deleted (this apply created it), exit 3', async () => {
     const run = await kguard('pod.yaml', podYaml(MISSING));
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.object('Pod', 'tool')).toMatchObject({ verdict: 'failed', category: 'image-pull', restore: { status: 'deleted' } });
+    expect(run.object('Pod', 'tool')).toMatchObject({
+      verdict: 'failed',
+      category: 'image-pull',
+      restore: { status: 'deleted' },
+    });
   });
 });
 
 describe('kguard apply: custom resources (kstatus conventions)', () => {
   beforeEach(async () => {
     expect((await kubectl(env.cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).exitCode).toBe(0);
-    expect((await kubectl(env.cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s'])).exitCode).toBe(0);
+    expect(
+      (await kubectl(env.cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s']))
+        .exitCode,
+    ).toBe(0);
     await applyHealthy('gear.yaml', widgetYaml('gear', 1));
   });
 
@@ -215,24 +283,46 @@ describe('kguard apply: custom resources (kstatus conventions)', () => {
     expect(run.exitCode, run.output).toBe(5);
     const gear = run.object('Widget', 'gear');
     expect(gear).toMatchObject({ verdict: 'timed-out', restore: { status: 'restored', healthyAfterRestore: true } });
-    expect(gear.summary).toContain('waiting for Ready to be True (it is False: ReconcileFailed: the simulated controller cannot reconcile generation 2)');
+    expect(gear.summary).toContain(
+      'waiting for Ready to be True (it is False: ReconcileFailed: the simulated controller cannot reconcile generation 2)',
+    );
     const restored = get('Widget', 'gear')!;
     expect(restored.spec).toEqual({ size: 1 });
     expect(restored.status.conditions[0]).toMatchObject({ type: 'Ready', status: 'True' });
   });
 
   it('Stalled: failed at once, restored, exit 3', async () => {
-    const run = await kguard('gear-2.yaml', widgetYaml('gear', 2, 'stalled', { 'sim.kguard.dev/ready-reason': 'InvalidSize' }));
+    const run = await kguard(
+      'gear-2.yaml',
+      widgetYaml('gear', 2, 'stalled', { 'sim.kguard.dev/ready-reason': 'InvalidSize' }),
+    );
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.object('Widget', 'gear')).toMatchObject({ verdict: 'failed', reason: 'InvalidSize', category: 'stalled', restore: { status: 'restored' } });
+    expect(run.object('Widget', 'gear')).toMatchObject({
+      verdict: 'failed',
+      reason: 'InvalidSize',
+      category: 'stalled',
+      restore: { status: 'restored' },
+    });
   });
 });
 
 describe('kguard apply: one apply of many kinds', () => {
-  const configMap = (mode: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-config\ndata:\n  mode: ${mode}\n`;
-  const v1 = [deploymentYaml('web', GOOD), statefulSetYaml('db', GOOD), daemonSetYaml('agent', GOOD), configMap('one')].join('---\n');
+  const configMap = (mode: string) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-config\ndata:\n  mode: ${mode}\n`;
+  const v1 = [
+    deploymentYaml('web', GOOD),
+    statefulSetYaml('db', GOOD),
+    daemonSetYaml('agent', GOOD),
+    configMap('one'),
+  ].join('---\n');
   const v2 = (dbImage: string) =>
-    [deploymentYaml('web', BETTER), statefulSetYaml('db', dbImage), daemonSetYaml('agent', BETTER), jobYaml('migrate', GOOD, { runSeconds: 1 }), configMap('two')].join('---\n');
+    [
+      deploymentYaml('web', BETTER),
+      statefulSetYaml('db', dbImage),
+      daemonSetYaml('agent', BETTER),
+      jobYaml('migrate', GOOD, { runSeconds: 1 }),
+      configMap('two'),
+    ].join('---\n');
 
   it('all healthy: exit 0, every kind judged by its own rule', async () => {
     await applyHealthy('v1.yaml', v1);
@@ -250,9 +340,19 @@ describe('kguard apply: one apply of many kinds', () => {
     await applyHealthy('v1.yaml', v1);
     const run = await kguard('v2.yaml', v2(MISSING));
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.object('StatefulSet', 'db')).toMatchObject({ verdict: 'failed', restore: { status: 'restored', healthyAfterRestore: true } });
-    for (const kind of ['Deployment', 'DaemonSet']) expect(run.object(kind, kind === 'Deployment' ? 'web' : 'agent').restore).toMatchObject({ status: 'restored', healthyAfterRestore: true });
-    expect(run.object('ConfigMap', 'shop-config')).toMatchObject({ change: 'configured', restore: { status: 'restored' } });
+    expect(run.object('StatefulSet', 'db')).toMatchObject({
+      verdict: 'failed',
+      restore: { status: 'restored', healthyAfterRestore: true },
+    });
+    for (const kind of ['Deployment', 'DaemonSet'])
+      expect(run.object(kind, kind === 'Deployment' ? 'web' : 'agent').restore).toMatchObject({
+        status: 'restored',
+        healthyAfterRestore: true,
+      });
+    expect(run.object('ConfigMap', 'shop-config')).toMatchObject({
+      change: 'configured',
+      restore: { status: 'restored' },
+    });
     expect(run.object('Job', 'migrate').restore?.status).toBe('deleted');
     expect(get('ConfigMap', 'shop-config')!['data']).toEqual({ mode: 'one' });
     expect(get('StatefulSet', 'db')!.spec.template.spec.containers[0].image).toBe(GOOD);

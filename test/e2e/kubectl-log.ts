@@ -49,7 +49,9 @@ exit $code
       const lines = (await readFile(log, 'utf8')).split('\n').filter((line) => line.trim() !== '');
       const time = (text = '') => Number(text.replace(',', '.'));
       const last = Math.max(0, ...lines.map((line) => time(line.split(' ')[2])));
-      const ends = new Map(lines.filter((line) => line.startsWith('end ')).map((line) => [line.split(' ')[1], time(line.split(' ')[2])]));
+      const ends = new Map(
+        lines.filter((line) => line.startsWith('end ')).map((line) => [line.split(' ')[1], time(line.split(' ')[2])]),
+      );
       return lines
         .filter((line) => line.startsWith('start '))
         .map((line) => {

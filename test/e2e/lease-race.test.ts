@@ -33,7 +33,8 @@ interface Change {
 function recordChanges(): Change[] {
   const changes: Change[] = [];
   env.cluster.store.subscribe((event) => {
-    if (['Lease', 'Secret', 'ConfigMap'].includes(event.object.kind)) changes.push({ seq: changes.length, type: event.type, object: event.object });
+    if (['Lease', 'Secret', 'ConfigMap'].includes(event.object.kind))
+      changes.push({ seq: changes.length, type: event.type, object: event.object });
   });
   return changes;
 }
@@ -51,12 +52,22 @@ interface Inside {
 /** Each run that went ahead: when it was inside, on what, with which "before". */
 function insides(changes: readonly Change[], runs: ReadonlyMap<string, string>): Inside[] {
   return [...runs].map(([runId, value]) => {
-    const journal = changes.find((change) => change.type === 'ADDED' && change.object.kind === 'Secret' && change.object.metadata.name === `${runId}-journal`);
+    const journal = changes.find(
+      (change) =>
+        change.type === 'ADDED' &&
+        change.object.kind === 'Secret' &&
+        change.object.metadata.name === `${runId}-journal`,
+    );
     const leases = changes.filter((change) => change.object.kind === 'Lease' && change.object.metadata.name === runId);
     const released = leases.filter((change) => change.type === 'DELETED').at(-1);
     if (!journal || !released) throw new Error(`run ${runId} has no journal or no released Lease`);
     const keys = decodeKeys(released.object.metadata.annotations?.[OBJECTS_ANNOTATION]) ?? [];
-    const before = new Map(readJournalSecret(journal.object).objects.map((entry) => [`/${entry.ref.kind}/${entry.ref.namespace}/${entry.ref.name}`, (entry.before?.['data'] as { run?: string } | undefined)?.run ?? null]));
+    const before = new Map(
+      readJournalSecret(journal.object).objects.map((entry) => [
+        `/${entry.ref.kind}/${entry.ref.namespace}/${entry.ref.name}`,
+        (entry.before?.['data'] as { run?: string } | undefined)?.run ?? null,
+      ]),
+    );
     return { runId, value, keys, from: journal.seq, to: released.seq, before };
   });
 }
@@ -67,7 +78,8 @@ function overlapping(inside: readonly Inside[]): string[] {
   for (const [index, first] of inside.entries()) {
     for (const second of inside.slice(index + 1)) {
       const shared = first.keys.filter((key) => second.keys.includes(key));
-      if (shared.length > 0 && first.from < second.to && second.from < first.to) found.push(`${first.value} and ${second.value} on ${shared.join(', ')}`);
+      if (shared.length > 0 && first.from < second.to && second.from < first.to)
+        found.push(`${first.value} and ${second.value} on ${shared.join(', ')}`);
     }
   }
   return found;
@@ -80,7 +92,8 @@ function wrongBefores(inside: readonly Inside[]): string[] {
   for (const run of [...inside].sort((left, right) => left.from - right.from)) {
     for (const key of run.keys) {
       const expected = last.get(key) ?? null;
-      if (run.before.get(key) !== expected) wrong.push(`${run.value} read ${key} as ${run.before.get(key)}, not ${expected}`);
+      if (run.before.get(key) !== expected)
+        wrong.push(`${run.value} read ${key} as ${run.before.get(key)}, not ${expected}`);
       last.set(key, run.value);
     }
   }
@@ -94,7 +107,9 @@ function writesOutside(changes: readonly Change[], inside: readonly Inside[]): s
     .flatMap((change) => {
       const value = (change.object['data'] as { run?: string } | undefined)?.run;
       const run = inside.find((candidate) => candidate.value === value);
-      return run && run.from < change.seq && change.seq < run.to ? [] : [`${change.type} of ${change.object.metadata.name} by ${value} at ${change.seq}`];
+      return run && run.from < change.seq && change.seq < run.to
+        ? []
+        : [`${change.type} of ${change.object.metadata.name} by ${value} at ${change.seq}`];
     });
 }
 
@@ -107,20 +122,30 @@ function runIdOf(run: KguardRun): string | undefined {
 function triples<T>(items: readonly T[]): T[][] {
   const picked: T[][] = [];
   for (let first = 0; first < items.length; first += 1)
-    for (let second = first + 1; second < items.length; second += 1) for (let third = second + 1; third < items.length; third += 1) picked.push([items[first]!, items[second]!, items[third]!]);
+    for (let second = first + 1; second < items.length; second += 1)
+      for (let third = second + 1; third < items.length; third += 1)
+        picked.push([items[first]!, items[second]!, items[third]!]);
   return picked;
 }
 
 describe('runs started together on overlapping objects', () => {
-  it('20 runs, each on 3 of 6 ConfigMaps: never two on one object at once, each "before" is what the previous run left, all exit 0, no Lease left', { timeout: 120_000 }, async () => {
+  it('20 runs, each on 3 of 6 ConfigMaps: never two on one object at once, each "before" is what the previous run left, all exit 0, no Lease left', {
+    timeout: 120_000,
+  }, async () => {
     // About 40 s on two busy cores, most of it twenty kguard processes starting at once; the
     // timeout leaves room for a machine busier still.
     const changes = recordChanges();
     const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
     const picks = triples(names);
     expect(picks).toHaveLength(20);
-    const files = await Promise.all(picks.map((pick, index) => env.write(`run-${index}.yaml`, pick.map((name) => configMapYaml(name, { run: `run-${index}` })).join('---\n'))));
-    const runs = await Promise.all(files.map((file) => env.kguard(['apply', '-f', file, '-o', 'json', '--lock-timeout', '100s'])));
+    const files = await Promise.all(
+      picks.map((pick, index) =>
+        env.write(`run-${index}.yaml`, pick.map((name) => configMapYaml(name, { run: `run-${index}` })).join('---\n')),
+      ),
+    );
+    const runs = await Promise.all(
+      files.map((file) => env.kguard(['apply', '-f', file, '-o', 'json', '--lock-timeout', '100s'])),
+    );
 
     for (const run of runs) expect(run.exitCode, run.output).toBe(0);
     const runIds = new Map(runs.map((run, index) => [runIdOf(run) ?? `(no run id for run-${index})`, `run-${index}`]));
@@ -143,7 +168,14 @@ describe('runs started together on overlapping objects', () => {
     env.cluster.store.create(holding as KubeObject);
     const renewing = setInterval(() => {
       const live = env.cluster.store.get('Lease', 'default', 'kguard-holder');
-      if (live) env.cluster.store.update({ ...live, metadata: { ...live.metadata, annotations: { ...live.metadata.annotations, 'example.com/renewed': String(Date.now()) } } });
+      if (live)
+        env.cluster.store.update({
+          ...live,
+          metadata: {
+            ...live.metadata,
+            annotations: { ...live.metadata.annotations, 'example.com/renewed': String(Date.now()) },
+          },
+        });
     }, 2000);
     try {
       const started = await Promise.all(
@@ -154,18 +186,26 @@ describe('runs started together on overlapping objects', () => {
       );
       const [short, long] = [started.slice(0, 4), started.slice(4)];
       const gaveUp = await Promise.all(short.map((run) => run.done));
-      await eventually(() => (long.every((run) => run.output().includes('another kguard run holds it')) ? true : undefined), 60_000);
+      await eventually(
+        () => (long.every((run) => run.output().includes('another kguard run holds it')) ? true : undefined),
+        60_000,
+      );
       clearInterval(renewing);
       env.cluster.store.delete('Lease', 'default', 'kguard-holder');
       const wentIn = await Promise.all(long.map((run) => run.done));
 
       for (const run of gaveUp) {
         expect(run.exitCode, run.output).toBe(2);
-        expect(run.stderr).toMatch(/configmap\/shared \(namespace default\) is held by another kguard run \(kguard-holder\); waited 1s \(--lock-timeout\)/);
+        expect(run.stderr).toMatch(
+          /configmap\/shared \(namespace default\) is held by another kguard run \(kguard-holder\); waited 1s \(--lock-timeout\)/,
+        );
         expect(runIdOf(run)).toBeUndefined();
       }
       for (const run of wentIn) expect(run.exitCode, run.output).toBe(0);
-      const inside = insides(changes, new Map(wentIn.map((run, index) => [runIdOf(run) ?? `(no run id for run-${index + 4})`, `run-${index + 4}`])));
+      const inside = insides(
+        changes,
+        new Map(wentIn.map((run, index) => [runIdOf(run) ?? `(no run id for run-${index + 4})`, `run-${index + 4}`])),
+      );
       expect(overlapping(inside)).toEqual([]);
       expect(wrongBefores(inside)).toEqual([]);
       // Only the runs that went in wrote the ConfigMap, each inside its Lease.

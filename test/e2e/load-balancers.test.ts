@@ -24,12 +24,16 @@ function objectOf(stdout: string, kind: string, name: string) {
 }
 
 function loadBalancerYaml(name: string, annotations: Record<string, string> = {}): string {
-  const meta = Object.entries(annotations).map(([key, value]) => `    ${key}: "${value}"\n`).join('');
+  const meta = Object.entries(annotations)
+    .map(([key, value]) => `    ${key}: "${value}"\n`)
+    .join('');
   return `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\n${meta ? `  annotations:\n${meta}` : ''}spec:\n  type: LoadBalancer\n  selector:\n    app: web\n  ports:\n  - name: http\n    port: 80\n    targetPort: 80\n`;
 }
 
 function ingressYaml(name: string, ingressClass: string, annotations: Record<string, string> = {}): string {
-  const meta = Object.entries(annotations).map(([key, value]) => `    ${key}: "${value}"\n`).join('');
+  const meta = Object.entries(annotations)
+    .map(([key, value]) => `    ${key}: "${value}"\n`)
+    .join('');
   return `apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ${name}\n${meta ? `  annotations:\n${meta}` : ''}spec:\n  ingressClassName: ${ingressClass}\n  rules:\n  - host: ${name}.example.com\n    http:\n      paths:\n      - path: /\n        pathType: Prefix\n        backend:\n          service:\n            name: web\n            port:\n              number: 80\n`;
 }
 
@@ -41,63 +45,117 @@ const ingressClassesYaml = [
 
 describe('a LoadBalancer Service', () => {
   it('is done once the cloud gives it an address (exit 0)', async () => {
-    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', `${deploymentYaml('web', 'nginx:1.25')}---\n${loadBalancerYaml('web')}`), '--timeout', '60s', ...fast]);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('web.yaml', `${deploymentYaml('web', 'nginx:1.25')}---\n${loadBalancerYaml('web')}`),
+      '--timeout',
+      '60s',
+      ...fast,
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(objectOf(run.stdout, 'Service', 'web')).toMatchObject({ verdict: 'healthy' });
-    expect(run.stderr).toMatch(/service\/web \(namespace default\): rolled out, selects [12] pods?, load-balancer address 203\.0\.113\.\d+ in/);
+    expect(run.stderr).toMatch(
+      /service\/web \(namespace default\): rolled out, selects [12] pods?, load-balancer address 203\.0\.113\.\d+ in/,
+    );
   });
 
   it('with no address at its deadline fails, names the cause and the next step, and is restored (exit 3)', async () => {
     const never = loadBalancerYaml('web-public', { 'sim.kguard.dev/load-balancer': 'never' });
     const run = await env.kguard(['apply', '-f', await env.write('never.yaml', never), '--timeout', '2s', ...fast]);
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(objectOf(run.stdout, 'Service', 'web-public')).toMatchObject({ change: 'created', verdict: 'failed', restore: { status: 'deleted' } });
-    expect(run.stderr).toContain('service/web-public (namespace default): the rollout cannot be reached from outside the cluster: NoLoadBalancerAddress (no load-balancer address after 2s: status.loadBalancer.ingress is still empty)');
+    expect(objectOf(run.stdout, 'Service', 'web-public')).toMatchObject({
+      change: 'created',
+      verdict: 'failed',
+      restore: { status: 'deleted' },
+    });
+    expect(run.stderr).toContain(
+      'service/web-public (namespace default): the rollout cannot be reached from outside the cluster: NoLoadBalancerAddress (no load-balancer address after 2s: status.loadBalancer.ingress is still empty)',
+    );
     expect(run.stderr).toContain('kubectl describe service web-public -n default');
     // The service controller's own words, read from the Service's events.
-    expect(run.stderr).toContain('event SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: the simulated cloud has no address to give');
+    expect(run.stderr).toContain(
+      'event SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: the simulated cloud has no address to give',
+    );
     expect(env.cluster.store.get('Service', 'default', 'web-public')).toBeUndefined();
   });
 });
 
 describe('a LoadBalancer Service of a loadBalancerClass no controller serves', () => {
-  it('gets no address (the cloud leaves it to that class\'s controller): it fails at its deadline naming the class, restored (exit 3)', async () => {
-    const classy = loadBalancerYaml('web-internal').replace('  type: LoadBalancer\n', '  type: LoadBalancer\n  loadBalancerClass: example.com/internal\n');
+  it("gets no address (the cloud leaves it to that class's controller): it fails at its deadline naming the class, restored (exit 3)", async () => {
+    const classy = loadBalancerYaml('web-internal').replace(
+      '  type: LoadBalancer\n',
+      '  type: LoadBalancer\n  loadBalancerClass: example.com/internal\n',
+    );
     const run = await env.kguard(['apply', '-f', await env.write('classy.yaml', classy), '--timeout', '2s', ...fast]);
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(objectOf(run.stdout, 'Service', 'web-internal')).toMatchObject({ verdict: 'failed', restore: { status: 'deleted' } });
+    expect(objectOf(run.stdout, 'Service', 'web-internal')).toMatchObject({
+      verdict: 'failed',
+      restore: { status: 'deleted' },
+    });
     expect(run.stderr).toContain('no load-balancer address after 2s');
-    expect(run.stderr).toContain('check that a controller for loadBalancerClass "example.com/internal" runs in the cluster');
+    expect(run.stderr).toContain(
+      'check that a controller for loadBalancerClass "example.com/internal" runs in the cluster',
+    );
   });
 });
 
 describe('an Ingress', () => {
   beforeAll(async () => {
-    expect((await kubectl(env.cluster, ['apply', '-f', '-'], `${ingressClassesYaml}---\n${ingressYaml('front', 'sim')}`)).exitCode).toBe(0);
-    await eventually(() => (env.cluster.store.get('Ingress', 'default', 'front')?.status?.loadBalancer?.ingress ? true : undefined));
+    expect(
+      (await kubectl(env.cluster, ['apply', '-f', '-'], `${ingressClassesYaml}---\n${ingressYaml('front', 'sim')}`))
+        .exitCode,
+    ).toBe(0);
+    await eventually(() =>
+      env.cluster.store.get('Ingress', 'default', 'front')?.status?.loadBalancer?.ingress ? true : undefined,
+    );
   });
 
   it('of a class that reports addresses is done once it gets one (exit 0)', async () => {
-    const run = await env.kguard(['apply', '-f', await env.write('shop.yaml', ingressYaml('shop', 'sim')), '--timeout', '60s', ...fast]);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('shop.yaml', ingressYaml('shop', 'sim')),
+      '--timeout',
+      '60s',
+      ...fast,
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(objectOf(run.stdout, 'Ingress', 'shop')).toMatchObject({ tracked: true, verdict: 'healthy' });
-    expect(run.stderr).toMatch(/ingress\/shop \(namespace default\): rolled out, load-balancer address 198\.51\.100\.10 in/);
+    expect(run.stderr).toMatch(
+      /ingress\/shop \(namespace default\): rolled out, load-balancer address 198\.51\.100\.10 in/,
+    );
   });
 
   it('of a class that reports addresses, with none at its deadline, fails and is restored (exit 3)', async () => {
     const stuck = ingressYaml('stuck', 'sim', { 'sim.kguard.dev/load-balancer': 'never' });
     const run = await env.kguard(['apply', '-f', await env.write('stuck.yaml', stuck), '--timeout', '2s', ...fast]);
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(objectOf(run.stdout, 'Ingress', 'stuck')).toMatchObject({ change: 'created', verdict: 'failed', restore: { status: 'deleted' } });
-    expect(run.stderr).toContain('ingress/stuck (namespace default): the rollout cannot be reached from outside the cluster: NoLoadBalancerAddress (no load-balancer address after 2s: status.loadBalancer.ingress is still empty)');
+    expect(objectOf(run.stdout, 'Ingress', 'stuck')).toMatchObject({
+      change: 'created',
+      verdict: 'failed',
+      restore: { status: 'deleted' },
+    });
+    expect(run.stderr).toContain(
+      'ingress/stuck (namespace default): the rollout cannot be reached from outside the cluster: NoLoadBalancerAddress (no load-balancer address after 2s: status.loadBalancer.ingress is still empty)',
+    );
     expect(run.stderr).toContain('kubectl describe ingress stuck -n default');
     expect(env.cluster.store.get('Ingress', 'default', 'stuck')).toBeUndefined();
   });
 
   it('of a class that reports no address is judged applied (exit 0)', async () => {
-    const run = await env.kguard(['apply', '-f', await env.write('quiet.yaml', ingressYaml('docs', 'quiet')), '--timeout', '60s', ...fast]);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('quiet.yaml', ingressYaml('docs', 'quiet')),
+      '--timeout',
+      '60s',
+      ...fast,
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(objectOf(run.stdout, 'Ingress', 'docs')).toMatchObject({ verdict: 'healthy' });
-    expect(run.stderr).toContain('ingress/docs (namespace default): rolled out, judged applied: no other Ingress of class "quiet" in namespace default has a load-balancer address, so none is waited for');
+    expect(run.stderr).toContain(
+      'ingress/docs (namespace default): rolled out, judged applied: no other Ingress of class "quiet" in namespace default has a load-balancer address, so none is waited for',
+    );
   });
 });

@@ -43,7 +43,11 @@ export interface SetVersion {
  * Many objects at once: in each namespace (none: the default one) a third each Deployments of one
  * replica (app-N), ConfigMaps (config-N) and Services (service-N), `count` in all.
  */
-export function objectSet(count: number, version: SetVersion, namespaces: readonly (string | undefined)[] = [undefined]): string {
+export function objectSet(
+  count: number,
+  version: SetVersion,
+  namespaces: readonly (string | undefined)[] = [undefined],
+): string {
   const parts: string[] = [];
   let deployments = 0;
   namespaces.forEach((namespace, at) => {
@@ -54,9 +58,11 @@ export function objectSet(count: number, version: SetVersion, namespaces: readon
       parts.push(deploymentYaml(`app-${index}`, image, { replicas: 1, namespace }));
       deployments += 1;
     }
-    for (let index = 0; index < third; index += 1) parts.push(configMapYaml(`config-${index}`, { version: version.config }, namespace));
+    for (let index = 0; index < third; index += 1)
+      parts.push(configMapYaml(`config-${index}`, { version: version.config }, namespace));
     // service-N selects app-N's pods: a Service that selects no pod fails the apply (kinds/network/service.ts).
-    for (let index = 0; index < third; index += 1) parts.push(serviceYaml(`service-${index}`, version.port, namespace, `app-${index}`));
+    for (let index = 0; index < third; index += 1)
+      parts.push(serviceYaml(`service-${index}`, version.port, namespace, `app-${index}`));
   });
   return parts.join('---\n');
 }

@@ -22,7 +22,13 @@ describe('kguard apply --output json', () => {
     const run = await env.kguard(['apply', '-f', bad, '--poll-interval', '300ms', '--output', 'json']);
     expect(run.exitCode, run.stderr).toBe(3);
     const report = JSON.parse(run.stdout) as JsonReport;
-    expect(report).toMatchObject({ reportVersion: 3, outcome: 'rolled-back', exitCode: 3, rollbackMode: 'all', dryRun: false });
+    expect(report).toMatchObject({
+      reportVersion: 3,
+      outcome: 'rolled-back',
+      exitCode: 3,
+      rollbackMode: 'all',
+      dryRun: false,
+    });
     expect(report.applied).toEqual([{ resource: 'deployment.apps', name: 'web', action: 'configured' }]);
     const [web] = report.objects;
     expect(web).toMatchObject({
@@ -54,7 +60,9 @@ describe('kguard apply --output json', () => {
 
 describe('kguard apply -f -', () => {
   it('reads manifests from stdin and applies exactly those', async () => {
-    const run = await env.kguard(['apply', '-f', '-', '--poll-interval', '300ms'], { input: deploymentYaml('piped', 'nginx:1.25') });
+    const run = await env.kguard(['apply', '-f', '-', '--poll-interval', '300ms'], {
+      input: deploymentYaml('piped', 'nginx:1.25'),
+    });
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain('deployment.apps/piped created');
     expect(run.output).toContain('deployment/piped (namespace default): rolled out');
@@ -75,9 +83,12 @@ describe('kguard apply in GitHub Actions', () => {
       /^::error file=bad\.yaml,line=1,title=kguard%3A deployment\/web \(namespace default\)::deployment\/web \(namespace default\): new pods cannot pull image "xxxxxnginx:1.17"/m,
     );
     const markdown = normalize(await readFile(summary, 'utf8'));
-    expect(markdown.split('\n')[0]).toBe('### ✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)');
-    expect(markdown).toMatch(/^\| deployment\/web \(namespace default\) \| changed: .*spec\.template\.spec\.containers\[0\]\.image \| ✖ new pods cannot pull image "xxxxxnginx:1\.17"[^|]* \| ↩ put back as it was before the apply<br>↩ restored and healthy again/m);
+    expect(markdown.split('\n')[0]).toBe(
+      '### ✖ kguard: the apply failed and the cluster was restored to its state before the apply (exit 3)',
+    );
+    expect(markdown).toMatch(
+      /^\| deployment\/web \(namespace default\) \| changed: .*spec\.template\.spec\.containers\[0\]\.image \| ✖ new pods cannot pull image "xxxxxnginx:1\.17"[^|]* \| ↩ put back as it was before the apply<br>↩ restored and healthy again/m,
+    );
     expect(markdown).toContain('<details><summary>kguard log (');
   });
 });
-

@@ -21,7 +21,7 @@ async function deployed(): Promise<{ sandboxed: Sandbox; file: string }> {
   return { sandboxed, file };
 }
 
-describe('the restore\'s permissions, checked before the apply', () => {
+describe("the restore's permissions, checked before the apply", () => {
   it('refuses the run when the user may not delete what the apply creates: exit 2, the rule named, nothing applied', async () => {
     const { sandboxed, file } = await deployed();
     sandboxed.cluster.faults.deny('delete', 'configmaps', { namespace: 'default' });
@@ -34,7 +34,9 @@ describe('the restore\'s permissions, checked before the apply', () => {
     expect(sandboxed.cluster.store.get('ConfigMap', 'default', 'features')).toBeUndefined();
     expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     // No journal and no lease left behind.
-    expect(sandboxed.cluster.store.list('Secret', 'default').filter((secret) => secret.metadata.name.startsWith('kguard-'))).toEqual([]);
+    expect(
+      sandboxed.cluster.store.list('Secret', 'default').filter((secret) => secret.metadata.name.startsWith('kguard-')),
+    ).toEqual([]);
     expect(sandboxed.cluster.store.list('Lease', 'default')).toEqual([]);
   });
 
@@ -43,7 +45,9 @@ describe('the restore\'s permissions, checked before the apply', () => {
     sandboxed.cluster.faults.deny('update', 'deployments', { group: 'apps' });
     const run = await sandboxed.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
     expect(run.exitCode, run.output).toBe(2);
-    expect(run.output).toContain('this user may not update deployments.apps in namespace default (to put back deployment/web (namespace default))');
+    expect(run.output).toContain(
+      'this user may not update deployments.apps in namespace default (to put back deployment/web (namespace default))',
+    );
     expect(run.output).toContain('apiGroups: ["apps"], resources: ["deployments"], verbs: ["update"]');
     expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
   });
@@ -65,6 +69,8 @@ describe('the restore\'s permissions, checked before the apply', () => {
     expect(reviews.map((request) => request.method)).toEqual(['POST', 'POST']);
     const again = await sandboxed.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
     expect(again.exitCode, again.output).toBe(0);
-    expect(sandboxed.cluster.requests.filter((request) => request.url.includes('selfsubjectaccessreviews'))).toHaveLength(2);
+    expect(
+      sandboxed.cluster.requests.filter((request) => request.url.includes('selfsubjectaccessreviews')),
+    ).toHaveLength(2);
   });
 });

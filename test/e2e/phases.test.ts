@@ -21,13 +21,21 @@ afterEach(async () => {
 
 /** The manifest with `kguard.dev/phase: PHASE` on its object (its metadata has a name and nothing else yet). */
 function inPhase(yaml: string, phase: 'pre' | 'post'): string {
-  return yaml.replace(/^metadata:\n {2}name: (\S+)\n/m, (line) => `${line}  annotations:\n    kguard.dev/phase: ${phase}\n`);
+  return yaml.replace(
+    /^metadata:\n {2}name: (\S+)\n/m,
+    (line) => `${line}  annotations:\n    kguard.dev/phase: ${phase}\n`,
+  );
 }
 
 async function kguardJson(file: string, text: string, extra: string[] = []) {
   const run = await env.kguard(['apply', '-f', await env.write(file, text), ...fast, '-o', 'json', ...extra]);
   const report = JSON.parse(run.stdout) as JsonReport;
-  return { ...run, report, object: (kind: string, name: string) => report.objects.find((object) => object.kind === kind && object.name === name) };
+  return {
+    ...run,
+    report,
+    object: (kind: string, name: string) =>
+      report.objects.find((object) => object.kind === kind && object.name === name),
+  };
 }
 
 /** The lines of the log, in order, that match each pattern: proves what happened before what. */
@@ -39,7 +47,9 @@ function order(output: string, patterns: RegExp[]): number[] {
 function kguardLeftovers(): string[] {
   return env.cluster.store
     .everything()
-    .filter((object) => (object.kind === 'Secret' && object.metadata.name.endsWith('-journal')) || object.kind === 'Lease')
+    .filter(
+      (object) => (object.kind === 'Secret' && object.metadata.name.endsWith('-journal')) || object.kind === 'Lease',
+    )
     .map((object) => `${object.kind}/${object.metadata.namespace}/${object.metadata.name}`);
 }
 
@@ -47,8 +57,16 @@ describe('CustomResourceDefinitions first', () => {
   it('a CRD and a custom resource of it in one apply: the CRD is applied and Established, then the resource is read, applied and judged (exit 0)', async () => {
     const run = await kguardJson('widgets.yaml', `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1)}`);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.object('CustomResourceDefinition', 'widgets.example.com')).toMatchObject({ change: 'created', verdict: 'healthy' });
-    expect(run.object('Widget', 'gear')).toMatchObject({ phase: 'main', change: 'created', tracked: true, verdict: 'healthy' });
+    expect(run.object('CustomResourceDefinition', 'widgets.example.com')).toMatchObject({
+      change: 'created',
+      verdict: 'healthy',
+    });
+    expect(run.object('Widget', 'gear')).toMatchObject({
+      phase: 'main',
+      change: 'created',
+      tracked: true,
+      verdict: 'healthy',
+    });
     expect(run.object('CustomResourceDefinition', 'widgets.example.com')?.phase).toBe('definitions');
     const [deferred, established, applied] = order(run.stderr, [
       /phase main: 1 document of kinds that a CustomResourceDefinition of this apply defines: kubectl can read them only once that CRD is Established/,
@@ -58,50 +76,97 @@ describe('CustomResourceDefinitions first', () => {
     expect(deferred, run.stderr).toBeGreaterThanOrEqual(0);
     expect(established).toBeGreaterThan(deferred!);
     expect(applied).toBeGreaterThan(established!);
-    expect(env.cluster.store.get('Widget', 'default', 'gear')?.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'True' });
+    expect(env.cluster.store.get('Widget', 'default', 'gear')?.status?.conditions?.[0]).toMatchObject({
+      type: 'Ready',
+      status: 'True',
+    });
     expect(kguardLeftovers()).toEqual([]);
   });
 
   it('a custom resource that fails in phase 2 of a CRD this run created: the resource is deleted, the CRD kept and said (exit 4)', async () => {
-    const run = await kguardJson('widgets.yaml', `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1, 'stalled', { 'sim.kguard.dev/ready-reason': 'InvalidSize' })}`);
+    const run = await kguardJson(
+      'widgets.yaml',
+      `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1, 'stalled', { 'sim.kguard.dev/ready-reason': 'InvalidSize' })}`,
+    );
     expect(run.exitCode, run.stderr).toBe(4);
-    expect(run.object('Widget', 'gear')).toMatchObject({ verdict: 'failed', reason: 'InvalidSize', restore: { status: 'deleted' } });
+    expect(run.object('Widget', 'gear')).toMatchObject({
+      verdict: 'failed',
+      reason: 'InvalidSize',
+      restore: { status: 'deleted' },
+    });
     expect(run.object('CustomResourceDefinition', 'widgets.example.com')).toMatchObject({
       change: 'created',
-      restore: { status: 'kept', reason: 'protected-kind', commands: [expect.stringContaining('delete customresourcedefinition.apiextensions.k8s.io/widgets.example.com')] },
+      restore: {
+        status: 'kept',
+        reason: 'protected-kind',
+        commands: [expect.stringContaining('delete customresourcedefinition.apiextensions.k8s.io/widgets.example.com')],
+      },
     });
     expect(env.cluster.store.get('Widget', 'default', 'gear')).toBeUndefined();
     expect(env.cluster.store.get('CustomResourceDefinition', '', 'widgets.example.com')).toBeDefined();
   });
 
   it('a custom resource read before its controller first writes a status is waited for, not called healthy: its late Stalled fails it every time (exit 4)', async () => {
-    const late = widgetYaml('gear', 1, 'stalled', { 'sim.kguard.dev/ready-reason': 'InvalidSize', 'sim.kguard.dev/reconcile-after': '20' });
-    const run = await kguardJson('widgets.yaml', `${WIDGET_CRD_YAML}---
-${late}`);
+    const late = widgetYaml('gear', 1, 'stalled', {
+      'sim.kguard.dev/ready-reason': 'InvalidSize',
+      'sim.kguard.dev/reconcile-after': '20',
+    });
+    const run = await kguardJson(
+      'widgets.yaml',
+      `${WIDGET_CRD_YAML}---
+${late}`,
+    );
     expect(run.exitCode, run.stderr).toBe(4);
-    expect(run.stderr).toMatch(/widget\.example\.com\/gear \(namespace default\): no status yet: waiting for the Widget controller to write its first status/);
-    expect(run.object('Widget', 'gear')).toMatchObject({ verdict: 'failed', reason: 'InvalidSize', restore: { status: 'deleted' } });
+    expect(run.stderr).toMatch(
+      /widget\.example\.com\/gear \(namespace default\): no status yet: waiting for the Widget controller to write its first status/,
+    );
+    expect(run.object('Widget', 'gear')).toMatchObject({
+      verdict: 'failed',
+      reason: 'InvalidSize',
+      restore: { status: 'deleted' },
+    });
   });
 
   it('a custom resource whose controller never writes a status is judged by kstatus after --status-grace, and says so (exit 0)', async () => {
-    const run = await kguardJson('widgets.yaml', `${WIDGET_CRD_YAML}---
-${widgetYaml('gear', 1, 'silent')}`, ['--status-grace', '1s']);
+    const run = await kguardJson(
+      'widgets.yaml',
+      `${WIDGET_CRD_YAML}---
+${widgetYaml('gear', 1, 'silent')}`,
+      ['--status-grace', '1s'],
+    );
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.object('Widget', 'gear')).toMatchObject({ verdict: 'healthy', summary: 'the Widget controller wrote no status in 1s: judged by kstatus without one' });
+    expect(run.object('Widget', 'gear')).toMatchObject({
+      verdict: 'healthy',
+      summary: 'the Widget controller wrote no status in 1s: judged by kstatus without one',
+    });
     expect(run.stderr).toContain('the Widget controller wrote no status in 1s');
     expect(env.cluster.store.get('Widget', 'default', 'gear')?.status).toBeUndefined();
   });
 
   it('a failure in phase 2 restores phase 1 too: a CRD that existed is put back after the resource is undone (exit 3, the cluster as before)', async () => {
     expect((await kubectl(env.cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).exitCode).toBe(0);
-    expect((await kubectl(env.cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s'])).exitCode).toBe(0);
+    expect(
+      (await kubectl(env.cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s']))
+        .exitCode,
+    ).toBe(0);
     expect((await kubectl(env.cluster, ['apply', '-f', '-'], widgetYaml('gear', 1))).exitCode).toBe(0);
     const crd2 = WIDGET_CRD_YAML.replace('shortNames: [wdg]', 'shortNames: [wdg, gadget]');
     // The harness checks that exit 3 means every object is exactly as before the run.
-    const run = await kguardJson('widgets-2.yaml', `${crd2}---\n${widgetYaml('gear', 2, 'stalled')}---\n${widgetYaml('cog', 1)}`);
+    const run = await kguardJson(
+      'widgets-2.yaml',
+      `${crd2}---\n${widgetYaml('gear', 2, 'stalled')}---\n${widgetYaml('cog', 1)}`,
+    );
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(run.object('CustomResourceDefinition', 'widgets.example.com')).toMatchObject({ change: 'configured', verdict: 'healthy', restore: { status: 'restored' } });
-    expect(run.object('Widget', 'gear')).toMatchObject({ change: 'configured', verdict: 'failed', restore: { status: 'restored' } });
+    expect(run.object('CustomResourceDefinition', 'widgets.example.com')).toMatchObject({
+      change: 'configured',
+      verdict: 'healthy',
+      restore: { status: 'restored' },
+    });
+    expect(run.object('Widget', 'gear')).toMatchObject({
+      change: 'configured',
+      verdict: 'failed',
+      restore: { status: 'restored' },
+    });
     expect(run.object('Widget', 'cog')).toMatchObject({ change: 'created', restore: { status: 'deleted' } });
     // The last phase first: the resources are undone before their CRD is put back.
     const [cog, gear, crd] = order(run.stderr, [
@@ -115,10 +180,17 @@ ${widgetYaml('gear', 1, 'silent')}`, ['--status-grace', '1s']);
 
   it('a preview dry-runs the CRD and lists the resources it cannot dry-run before the CRD exists; nothing changes', async () => {
     const before = peopleMadeObjects(env.cluster.store);
-    const run = await env.kguard(['apply', '-f', await env.write('widgets.yaml', `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1)}`), '--dry-run=server']);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('widgets.yaml', `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1)}`),
+      '--dry-run=server',
+    ]);
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain('customresourcedefinition/widgets.example.com: created');
-    expect(run.output).toMatch(/so this preview cannot dry-run them; the apply would read, dry-run and apply them once the CRDs are Established:\n\s+Widget "gear" \(\S*widgets\.yaml \(document 2\)\)/);
+    expect(run.output).toMatch(
+      /so this preview cannot dry-run them; the apply would read, dry-run and apply them once the CRDs are Established:\n\s+Widget "gear" \(\S*widgets\.yaml \(document 2\)\)/,
+    );
     expect(differencesFrom(before, peopleMadeObjects(env.cluster.store))).toEqual([]);
   });
 });
@@ -132,15 +204,30 @@ describe('pre and post phases', () => {
     const notify = inPhase(configMapYaml('notify', { done: 'yes' }), 'post');
     const seen = env.cluster.arrivals.length;
     // The harness checks that exit 3 means every object is exactly as before the run.
-    const run = await kguardJson('v2.yaml', [deploymentYaml('web', 'nginx:1.26'), configMapYaml('settings', { level: 'debug' }), migrate, notify].join('---\n'));
+    const run = await kguardJson(
+      'v2.yaml',
+      [deploymentYaml('web', 'nginx:1.26'), configMapYaml('settings', { level: 'debug' }), migrate, notify].join(
+        '---\n',
+      ),
+    );
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(run.object('Job', 'migrate')).toMatchObject({ phase: 'pre', verdict: 'failed', restore: { status: 'deleted' } });
+    expect(run.object('Job', 'migrate')).toMatchObject({
+      phase: 'pre',
+      verdict: 'failed',
+      restore: { status: 'deleted' },
+    });
     expect(run.object('Deployment', 'web')).toMatchObject({ change: 'unchanged' });
-    expect(run.stderr).toMatch(/phase main \(the workloads and the rest\) was not applied \(phase pre failed\): its objects are left as they were/);
+    expect(run.stderr).toMatch(
+      /phase main \(the workloads and the rest\) was not applied \(phase pre failed\): its objects are left as they were/,
+    );
     expect(run.stderr).toMatch(/phase post \(kguard\.dev\/phase: post\) was not applied/);
     // Not one write reached the Deployment or the post ConfigMap.
-    const writes = env.cluster.arrivals.slice(seen).filter((request) => /^(PATCH|PUT|POST|DELETE) /.test(request) && !/dryRun/.test(request));
-    expect(writes.filter((request) => /deployments\/web|configmaps\/notify|configmaps\/settings/.test(request))).toEqual([]);
+    const writes = env.cluster.arrivals
+      .slice(seen)
+      .filter((request) => /^(PATCH|PUT|POST|DELETE) /.test(request) && !/dryRun/.test(request));
+    expect(
+      writes.filter((request) => /deployments\/web|configmaps\/notify|configmaps\/settings/.test(request)),
+    ).toEqual([]);
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 
@@ -172,7 +259,10 @@ describe('pre and post phases', () => {
     const run = await kguardJson('v2.yaml', [deploymentYaml('web', MISSING), migrate, notify].join('---\n'));
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.object('ConfigMap', 'notify')).toMatchObject({ change: 'absent' });
-    const [web, job] = order(run.stderr, [/deployment\/web \(namespace default\): put back/, /job\/migrate \(namespace default\): deleted/]);
+    const [web, job] = order(run.stderr, [
+      /deployment\/web \(namespace default\): put back/,
+      /job\/migrate \(namespace default\): deleted/,
+    ]);
     expect(web, run.stderr).toBeGreaterThanOrEqual(0);
     expect(job).toBeGreaterThan(web!);
     expect(env.imageOf('web')).toBe('nginx:1.25');

@@ -25,7 +25,12 @@ function kubectl(args: string[]) {
     cwd: env.dir,
     reject: false,
     stdin: 'ignore',
-    env: { ...env.cluster.env, PATH: `${join(repo, 'bin')}${delimiter}${process.env.PATH ?? ''}`, CI: 'true', NO_COLOR: '1' },
+    env: {
+      ...env.cluster.env,
+      PATH: `${join(repo, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
+      CI: 'true',
+      NO_COLOR: '1',
+    },
   });
 }
 

@@ -26,14 +26,25 @@ async function cluster(): Promise<Sandbox> {
 describe('an immutable ConfigMap', () => {
   it('that the apply made immutable is put back by delete and create of its pre-apply copy: exit 3, exactly as before', async () => {
     const sandboxed = await cluster();
-    const first = await kubectl(sandboxed.cluster, ['apply', '-f', '-'], `${settingsYaml('fast', false)}---\n${deploymentYaml('web', 'nginx:1.25')}`);
+    const first = await kubectl(
+      sandboxed.cluster,
+      ['apply', '-f', '-'],
+      `${settingsYaml('fast', false)}---\n${deploymentYaml('web', 'nginx:1.25')}`,
+    );
     expect(first.exitCode, first.stderr).toBe(0);
     const uid = sandboxed.cluster.store.get('ConfigMap', 'default', 'settings')?.metadata.uid;
-    const file = await sandboxed.write('next.yaml', `${settingsYaml('slow', true)}---\n${deploymentYaml('web', MISSING)}`);
+    const file = await sandboxed.write(
+      'next.yaml',
+      `${settingsYaml('slow', true)}---\n${deploymentYaml('web', MISSING)}`,
+    );
     const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toContain('configmap/settings (namespace default): if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy: immutable: true cannot be undone by a write');
-    expect(run.output).toContain('configmap/settings (namespace default): put back by deleting it and creating its pre-apply copy again (a new uid)');
+    expect(run.output).toContain(
+      'configmap/settings (namespace default): if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy: immutable: true cannot be undone by a write',
+    );
+    expect(run.output).toContain(
+      'configmap/settings (namespace default): put back by deleting it and creating its pre-apply copy again (a new uid)',
+    );
     expect(run.output).not.toContain('ROLLBACK FAILED');
     const settings = sandboxed.cluster.store.get('ConfigMap', 'default', 'settings')!;
     expect(settings.data).toEqual({ mode: 'fast' });
@@ -43,14 +54,29 @@ describe('an immutable ConfigMap', () => {
 
   it('with --rollback none, the printed commands are ones the API server takes: pasted, they restore it', async () => {
     const sandboxed = await cluster();
-    await kubectl(sandboxed.cluster, ['apply', '-f', '-'], `${settingsYaml('fast', false)}---\n${deploymentYaml('web', 'nginx:1.25')}`);
-    const file = await sandboxed.write('next.yaml', `${settingsYaml('slow', true)}---\n${deploymentYaml('web', MISSING)}`);
+    await kubectl(
+      sandboxed.cluster,
+      ['apply', '-f', '-'],
+      `${settingsYaml('fast', false)}---\n${deploymentYaml('web', 'nginx:1.25')}`,
+    );
+    const file = await sandboxed.write(
+      'next.yaml',
+      `${settingsYaml('slow', true)}---\n${deploymentYaml('web', MISSING)}`,
+    );
     const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--rollback', 'none']);
     const lines = run.output.split('\n');
-    const from = lines.findIndex((line) => line.includes('configmap/settings (namespace default): left as applied because of --rollback none'));
+    const from = lines.findIndex((line) =>
+      line.includes('configmap/settings (namespace default): left as applied because of --rollback none'),
+    );
     expect(from, run.output).toBeGreaterThan(-1);
-    const commands = lines.slice(from + 1).filter((_line, index, rest) => rest.slice(0, index + 1).every((previous) => previous.startsWith('    kubectl '))).map((line) => line.trim());
-    expect(commands).toEqual([expect.stringMatching(/^kubectl delete configmap\/settings -n default$/), expect.stringMatching(/^kubectl create -f \S+configmap-default-settings\.json$/)]);
+    const commands = lines
+      .slice(from + 1)
+      .filter((_line, index, rest) => rest.slice(0, index + 1).every((previous) => previous.startsWith('    kubectl ')))
+      .map((line) => line.trim());
+    expect(commands).toEqual([
+      expect.stringMatching(/^kubectl delete configmap\/settings -n default$/),
+      expect.stringMatching(/^kubectl create -f \S+configmap-default-settings\.json$/),
+    ]);
     for (const command of commands) {
       const pasted = await kubectl(sandboxed.cluster, command.split(' ').slice(1));
       expect(pasted.exitCode, `${command}: ${pasted.stderr}`).toBe(0);
@@ -62,15 +88,24 @@ describe('an immutable ConfigMap', () => {
 });
 
 describe('a claim whose storage request grew', () => {
-  const storageClass = 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: standard\nprovisioner: rancher.io/local-path\nvolumeBindingMode: Immediate\nallowVolumeExpansion: true\n';
+  const storageClass =
+    'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: standard\nprovisioner: rancher.io/local-path\nvolumeBindingMode: Immediate\nallowVolumeExpansion: true\n';
   const claimYaml = (size: string) =>
     `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  storageClassName: standard\n  resources:\n    requests:\n      storage: ${size}\n`;
 
   async function boundClaim(): Promise<Sandbox> {
     const sandboxed = await cluster();
-    const first = await kubectl(sandboxed.cluster, ['apply', '-f', '-'], `${storageClass}---\n${claimYaml('1Gi')}---\n${deploymentYaml('web', 'nginx:1.25')}`);
+    const first = await kubectl(
+      sandboxed.cluster,
+      ['apply', '-f', '-'],
+      `${storageClass}---\n${claimYaml('1Gi')}---\n${deploymentYaml('web', 'nginx:1.25')}`,
+    );
     expect(first.exitCode, first.stderr).toBe(0);
-    await eventually(() => (sandboxed.cluster.store.get('PersistentVolumeClaim', 'default', 'data')?.status?.phase === 'Bound' ? true : undefined));
+    await eventually(() =>
+      sandboxed.cluster.store.get('PersistentVolumeClaim', 'default', 'data')?.status?.phase === 'Bound'
+        ? true
+        : undefined,
+    );
     return sandboxed;
   }
 
@@ -90,11 +125,15 @@ describe('a claim whose storage request grew', () => {
     const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(4);
     expect(run.output).toContain('persistentvolumeclaim/data (namespace default): NOT restorable if this apply fails');
-    expect(run.output).toContain('persistentvolumeclaim/data (namespace default): NOT restored: no write the API server takes puts it back (its storage request cannot go back from 2Gi to 1Gi');
+    expect(run.output).toContain(
+      'persistentvolumeclaim/data (namespace default): NOT restored: no write the API server takes puts it back (its storage request cannot go back from 2Gi to 1Gi',
+    );
     expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
     expect(run.output).not.toContain('ROLLBACK FAILED');
     expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
-    expect(sandboxed.cluster.store.get('PersistentVolumeClaim', 'default', 'data')?.spec.resources.requests.storage).toBe('2Gi');
+    expect(
+      sandboxed.cluster.store.get('PersistentVolumeClaim', 'default', 'data')?.spec.resources.requests.storage,
+    ).toBe('2Gi');
     // Nothing but the storage request differs: there is nothing to write, only to look at.
     expect(run.output).toContain('    kubectl get persistentvolumeclaim/data -n default -o yaml');
     expect(run.output).not.toContain('kubectl replace');
@@ -104,16 +143,32 @@ describe('a claim whose storage request grew', () => {
 describe('a Job that had completed', () => {
   it('is not created again (never run twice) when the apply that pruned it fails: said before and after, exit 4', async () => {
     const sandboxed = await cluster();
-    const labelled = (text: string) => text.replace(/^metadata:\n/m, 'metadata:\n  labels:\n    team: shop\n').replace(/^ {2}labels:\n {4}app: web\n/m, '');
-    const first = await kubectl(sandboxed.cluster, ['apply', '-f', '-'], `${labelled(jobYaml('migrate', 'busybox:1.36', { runSeconds: 1 }))}---\n${labelled(deploymentYaml('web', 'nginx:1.25'))}`);
+    const labelled = (text: string) =>
+      text
+        .replace(/^metadata:\n/m, 'metadata:\n  labels:\n    team: shop\n')
+        .replace(/^ {2}labels:\n {4}app: web\n/m, '');
+    const first = await kubectl(
+      sandboxed.cluster,
+      ['apply', '-f', '-'],
+      `${labelled(jobYaml('migrate', 'busybox:1.36', { runSeconds: 1 }))}---\n${labelled(deploymentYaml('web', 'nginx:1.25'))}`,
+    );
     expect(first.exitCode, first.stderr).toBe(0);
-    const complete = await kubectl(sandboxed.cluster, ['wait', '--for=condition=complete', 'job/migrate', '--timeout=20s']);
+    const complete = await kubectl(sandboxed.cluster, [
+      'wait',
+      '--for=condition=complete',
+      'job/migrate',
+      '--timeout=20s',
+    ]);
     expect(complete.exitCode, complete.stderr).toBe(0);
     const file = await sandboxed.write('next.yaml', labelled(deploymentYaml('web', MISSING)));
     const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--', '--prune', '-l', 'team=shop']);
     expect(run.exitCode, run.output).toBe(4);
-    expect(run.output).toContain('job/migrate (namespace default): NOT restorable if this apply fails: a restore will not create it again: it had completed before the apply');
-    expect(run.output).toContain('job/migrate (namespace default): NOT created again: a Job that had finished is never run a second time by a restore');
+    expect(run.output).toContain(
+      'job/migrate (namespace default): NOT restorable if this apply fails: a restore will not create it again: it had completed before the apply',
+    );
+    expect(run.output).toContain(
+      'job/migrate (namespace default): NOT created again: a Job that had finished is never run a second time by a restore',
+    );
     expect(run.output).not.toContain('ROLLBACK FAILED');
     expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     expect(sandboxed.cluster.store.get('Job', 'default', 'migrate')).toBeUndefined();

@@ -63,12 +63,28 @@ ${env}
         - configMapRef:
             name: shop-config
 `;
-  return [configMapYaml('shop-config', { mode: version.config }), deployment, serviceYaml('shop', version.port)].join('---\n');
+  return [configMapYaml('shop-config', { mode: version.config }), deployment, serviceYaml('shop', version.port)].join(
+    '---\n',
+  );
 }
 
-const V1: Version = { config: 'one', replicas: 2, container: 'web', image: 'nginx:1.25', env: { GREETING: 'hello', LEGACY: 'on' }, port: 80 };
+const V1: Version = {
+  config: 'one',
+  replicas: 2,
+  container: 'web',
+  image: 'nginx:1.25',
+  env: { GREETING: 'hello', LEGACY: 'on' },
+  port: 80,
+};
 // The failing version: container renamed, LEGACY removed, config, replicas and port changed, image missing.
-const V2: Version = { config: 'two', replicas: 3, container: 'app', image: MISSING, env: { GREETING: 'hello' }, port: 8080 };
+const V2: Version = {
+  config: 'two',
+  replicas: 3,
+  container: 'app',
+  image: MISSING,
+  env: { GREETING: 'hello' },
+  port: 8080,
+};
 // The fixed version: like v2 with an image that exists.
 const V3: Version = { ...V2, config: 'three', image: 'nginx:1.26' };
 
@@ -85,14 +101,30 @@ const KINDS = [
  */
 function portable(object: KubeObject | undefined): unknown {
   if (!object) return undefined;
-  const { uid: _uid, resourceVersion: _rv, creationTimestamp: _created, generation: _generation, ...metadata } = object.metadata;
+  const {
+    uid: _uid,
+    resourceVersion: _rv,
+    creationTimestamp: _created,
+    generation: _generation,
+    ...metadata
+  } = object.metadata;
   const annotations = { ...(metadata.annotations ?? {}) };
   delete annotations['deployment.kubernetes.io/revision'];
-  const managedFields = ((metadata.managedFields ?? []) as Record<string, unknown>[]).map((entry) => ({ ...entry, time: undefined }));
+  const managedFields = ((metadata.managedFields ?? []) as Record<string, unknown>[]).map((entry) => ({
+    ...entry,
+    time: undefined,
+  }));
   const spec = { ...(object.spec as Record<string, unknown> | undefined) };
   delete spec.clusterIP;
   delete spec.clusterIPs;
-  return JSON.parse(JSON.stringify({ ...object, status: undefined, spec: object.spec ? spec : undefined, metadata: { ...metadata, annotations, managedFields } }));
+  return JSON.parse(
+    JSON.stringify({
+      ...object,
+      status: undefined,
+      spec: object.spec ? spec : undefined,
+      metadata: { ...metadata, annotations, managedFields },
+    }),
+  );
 }
 
 async function applyPlain(cluster: Pick<Cluster, 'env'>, manifest: string, serverSide: boolean): Promise<void> {
@@ -103,8 +135,13 @@ async function applyPlain(cluster: Pick<Cluster, 'env'>, manifest: string, serve
 async function settled(cluster: Cluster): Promise<void> {
   await eventually(() => {
     const deployment = cluster.store.get('Deployment', 'default', 'shop');
-    const status = deployment?.status as { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number } | undefined;
-    return status?.observedGeneration === deployment?.metadata.generation && status?.availableReplicas === deployment?.spec.replicas ? true : undefined;
+    const status = deployment?.status as
+      | { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number }
+      | undefined;
+    return status?.observedGeneration === deployment?.metadata.generation &&
+      status?.availableReplicas === deployment?.spec.replicas
+      ? true
+      : undefined;
   });
 }
 
@@ -119,7 +156,9 @@ describe('kguard restores the whole apply exactly', () => {
       const run = await env.kguard(['apply', '-f', file, ...fast, ...(serverSide ? ['--server-side'] : [])]);
       expect(run.exitCode, run.output).toBe(3);
       for (const [kind, name] of KINDS) {
-        expect(run.output).toContain(`${kind.toLowerCase()}/${name} (namespace default): put back as it was before the apply`);
+        expect(run.output).toContain(
+          `${kind.toLowerCase()}/${name} (namespace default): put back as it was before the apply`,
+        );
       }
       expect(run.output).not.toContain('skipped rollback');
       await applyPlain(env.cluster, app(V3), serverSide);
@@ -133,19 +172,33 @@ describe('kguard restores the whole apply exactly', () => {
       await settled(other);
 
       for (const [kind, name] of KINDS) {
-        expect(portable(env.cluster.store.get(kind, 'default', name)), `${kind}/${name}`).toEqual(portable(other.store.get(kind, 'default', name)));
+        expect(portable(env.cluster.store.get(kind, 'default', name)), `${kind}/${name}`).toEqual(
+          portable(other.store.get(kind, 'default', name)),
+        );
       }
       // What rollout undo would have got wrong: the renamed container and the removed env var.
-      const containers = env.cluster.store.get('Deployment', 'default', 'shop')?.spec.template.spec.containers as { name: string; env?: { name: string }[] }[];
+      const containers = env.cluster.store.get('Deployment', 'default', 'shop')?.spec.template.spec.containers as {
+        name: string;
+        env?: { name: string }[];
+      }[];
       expect(containers.map((container) => container.name)).toEqual(['app']);
       expect(containers[0]?.env?.map((entry) => entry.name)).toEqual(['GREETING']);
     });
   }
 
   it('restores a replicas-only change (no new pods, nothing for rollout undo to do) when another object fails', async () => {
-    await applyPlain(env.cluster, `${deploymentYaml('api', 'nginx:1.25')}---\n${deploymentYaml('web', 'nginx:1.25')}`, false);
-    await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined));
-    const file = await env.write('next.yaml', `${deploymentYaml('api', 'nginx:1.25', { replicas: 4 })}---\n${deploymentYaml('web', MISSING)}`);
+    await applyPlain(
+      env.cluster,
+      `${deploymentYaml('api', 'nginx:1.25')}---\n${deploymentYaml('web', 'nginx:1.25')}`,
+      false,
+    );
+    await eventually(() =>
+      env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+    );
+    const file = await env.write(
+      'next.yaml',
+      `${deploymentYaml('api', 'nginx:1.25', { replicas: 4 })}---\n${deploymentYaml('web', MISSING)}`,
+    );
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('deployment/api (namespace default): put back as it was before the apply');
@@ -154,9 +207,12 @@ describe('kguard restores the whole apply exactly', () => {
   });
 
   it('restores a Deployment with revisionHistoryLimit 0 (no old ReplicaSet to undo to)', async () => {
-    const limited = (image: string) => deploymentYaml('web', image).replace(/^spec:\n/m, 'spec:\n  revisionHistoryLimit: 0\n');
+    const limited = (image: string) =>
+      deploymentYaml('web', image).replace(/^spec:\n/m, 'spec:\n  revisionHistoryLimit: 0\n');
     await applyPlain(env.cluster, limited('nginx:1.25'), false);
-    await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined));
+    await eventually(() =>
+      env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+    );
     const file = await env.write('web.yaml', limited(MISSING));
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
@@ -165,10 +221,19 @@ describe('kguard restores the whole apply exactly', () => {
   });
 
   it('a ConfigMap changed with a failing Deployment is restored with it; an unchanged one is not written', async () => {
-    await applyPlain(env.cluster, `${configMapYaml('settings', { level: 'info' })}---\n${configMapYaml('static', { a: '1' })}---\n${deploymentYaml('web', 'nginx:1.25')}`, false);
-    await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined));
+    await applyPlain(
+      env.cluster,
+      `${configMapYaml('settings', { level: 'info' })}---\n${configMapYaml('static', { a: '1' })}---\n${deploymentYaml('web', 'nginx:1.25')}`,
+      false,
+    );
+    await eventually(() =>
+      env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+    );
     const staticVersion = env.cluster.store.get('ConfigMap', 'default', 'static')?.metadata.resourceVersion;
-    const file = await env.write('next.yaml', `${configMapYaml('settings', { level: 'debug' })}---\n${configMapYaml('static', { a: '1' })}---\n${deploymentYaml('web', MISSING)}`);
+    const file = await env.write(
+      'next.yaml',
+      `${configMapYaml('settings', { level: 'debug' })}---\n${configMapYaml('static', { a: '1' })}---\n${deploymentYaml('web', MISSING)}`,
+    );
     const run = await env.kguard(['apply', '-f', file, ...fast]);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('configmap/settings (namespace default): put back as it was before the apply');

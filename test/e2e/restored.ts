@@ -5,7 +5,15 @@ import type { KubeObject } from '../kube-sim/types.js';
 import type { Store } from '../kube-sim/store.js';
 
 /** Kinds the cluster makes for itself; a restore is judged on the objects people apply. */
-const MADE_BY_THE_CLUSTER = new Set(['Pod', 'ReplicaSet', 'ControllerRevision', 'Event', 'Endpoints', 'EndpointSlice', 'Node']);
+const MADE_BY_THE_CLUSTER = new Set([
+  'Pod',
+  'ReplicaSet',
+  'ControllerRevision',
+  'Event',
+  'Endpoints',
+  'EndpointSlice',
+  'Node',
+]);
 
 /**
  * What may differ after a restore, with the reason:
@@ -22,11 +30,20 @@ function comparable(object: KubeObject): unknown {
   const { status: _status, ...rest } = object as KubeObject & { status?: unknown };
   // uid and creationTimestamp are checked apart (recreatedObjects): only an object the apply
   // deleted and the restore created again may have new ones.
-  const { resourceVersion: _rv, generation: _generation, uid: _uid, creationTimestamp: _created, ...metadata } = object.metadata;
+  const {
+    resourceVersion: _rv,
+    generation: _generation,
+    uid: _uid,
+    creationTimestamp: _created,
+    ...metadata
+  } = object.metadata;
   const annotations = { ...(metadata.annotations ?? {}) };
   delete annotations['deployment.kubernetes.io/revision'];
   delete annotations['deprecated.daemonset.template.generation'];
-  return sortKeys({ ...rest, metadata: { ...metadata, annotations: Object.keys(annotations).length > 0 ? annotations : undefined } });
+  return sortKeys({
+    ...rest,
+    metadata: { ...metadata, annotations: Object.keys(annotations).length > 0 ? annotations : undefined },
+  });
 }
 
 export type ClusterState = Map<string, KubeObject>;
@@ -71,5 +88,7 @@ function sortKeys(value: unknown): unknown {
 
 /** Objects that exist before and after under the same name but with a new uid. */
 export function recreatedObjects(before: ClusterState, now: ClusterState): string[] {
-  return [...before].filter(([key, object]) => now.has(key) && now.get(key)!.metadata.uid !== object.metadata.uid).map(([key]) => key);
+  return [...before]
+    .filter(([key, object]) => now.has(key) && now.get(key)!.metadata.uid !== object.metadata.uid)
+    .map(([key]) => key);
 }

@@ -26,14 +26,30 @@ afterEach(async () => {
 
 /** The environment the harness gives kguard (CI, no colour), with changes; undefined removes a variable. */
 function kguardEnv(changes: Record<string, string | undefined> = {}): Record<string, string> {
-  const merged: Record<string, string | undefined> = { ...process.env, ...env.cluster.env, CI: 'true', NO_COLOR: '1', ...changes };
-  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const merged: Record<string, string | undefined> = {
+    ...process.env,
+    ...env.cluster.env,
+    CI: 'true',
+    NO_COLOR: '1',
+    ...changes,
+  };
+  return Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /** Starts kguard with its own environment; `done` resolves with the run and how long it took. */
 function start(args: string[], changes: Record<string, string | undefined> = {}) {
   const began = Date.now();
-  const child = execa(KGUARD, args, { cwd: env.dir, reject: false, stdin: 'ignore', env: kguardEnv(changes), extendEnv: false, timeout: 120_000, forceKillAfterDelay: false });
+  const child = execa(KGUARD, args, {
+    cwd: env.dir,
+    reject: false,
+    stdin: 'ignore',
+    env: kguardEnv(changes),
+    extendEnv: false,
+    timeout: 120_000,
+    forceKillAfterDelay: false,
+  });
   const done = child.then((result): KguardRun & { seconds: number } => {
     const run = {
       exitCode: result.exitCode ?? -1,
@@ -52,11 +68,15 @@ const run = (args: string[], changes: Record<string, string | undefined> = {}) =
 
 /** Requests that could change the cluster: any write that is not a dry run. */
 function writes(): string[] {
-  return env.cluster.requests.filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url)).map((request) => `${request.method} ${request.url}`);
+  return env.cluster.requests
+    .filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url))
+    .map((request) => `${request.method} ${request.url}`);
 }
 
 function failedRequests(method: string, pathPart: string, status: number) {
-  return env.cluster.requests.filter((request) => request.method === method && request.url.includes(pathPart) && request.status === status);
+  return env.cluster.requests.filter(
+    (request) => request.method === method && request.url.includes(pathPart) && request.status === status,
+  );
 }
 
 /** A kubectl for KGUARD_KUBECTL that does not exec the real one: on the real apply it first hangs
@@ -89,7 +109,12 @@ async function onTerminal(command: string, columns: number, changes: Record<stri
     extendEnv: false,
     timeout: 90_000,
   });
-  return { exitCode: result.exitCode ?? -1, output: String(result.stdout ?? ''), seconds: (Date.now() - began) / 1000, timedOut: result.timedOut };
+  return {
+    exitCode: result.exitCode ?? -1,
+    output: String(result.stdout ?? ''),
+    seconds: (Date.now() - began) / 1000,
+    timedOut: result.timedOut,
+  };
 }
 
 // eslint-disable-next-line no-control-regex
@@ -112,29 +137,40 @@ describe('bullet 6: never hang, never die half-way', () => {
     await env.deployHealthy('web');
     const file = await env.write('bad.yaml', deploymentYaml('web', MISSING_IMAGE));
     const script = `'${KGUARD}' apply -f '${file}' --poll-interval 300ms 2>&1 | head -n 1; echo "kguard-exit=\${PIPESTATUS[0]}"`;
-    const result = await execa('bash', ['-c', script], { cwd: env.dir, reject: false, env: kguardEnv(), extendEnv: false, timeout: 90_000 });
+    const result = await execa('bash', ['-c', script], {
+      cwd: env.dir,
+      reject: false,
+      env: kguardEnv(),
+      extendEnv: false,
+      timeout: 90_000,
+    });
     const lines = String(result.stdout).trim().split('\n');
     expect(lines, String(result.stdout)).toHaveLength(2);
     expect(lines[1]).toBe('kguard-exit=3');
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 
-  it.skipIf(!hasScript)('prints plain lines instead of a spinner on a terminal 0 columns wide, and finishes', async () => {
-    const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
-    const result = await onTerminal(`'${KGUARD}' apply -f '${file}' --poll-interval 300ms`, 0, {});
-    expect(result.timedOut).toBe(false);
-    expect(result.exitCode, result.output).toBe(0);
-    expect(result.output).toMatch(/kguard: every changed object was applied/);
-    // Progress as a plain line, and no spinner: ora would count Infinity lines to clear.
-    expect(result.output).toMatch(/^• deployment\/web \(namespace default\): \d\/2 new pods ready/m);
-    expect(result.output).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-    expect(result.seconds).toBeLessThan(60);
-  });
+  it.skipIf(!hasScript)(
+    'prints plain lines instead of a spinner on a terminal 0 columns wide, and finishes',
+    async () => {
+      const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
+      const result = await onTerminal(`'${KGUARD}' apply -f '${file}' --poll-interval 300ms`, 0, {});
+      expect(result.timedOut).toBe(false);
+      expect(result.exitCode, result.output).toBe(0);
+      expect(result.output).toMatch(/kguard: every changed object was applied/);
+      // Progress as a plain line, and no spinner: ora would count Infinity lines to clear.
+      expect(result.output).toMatch(/^• deployment\/web \(namespace default\): \d\/2 new pods ready/m);
+      expect(result.output).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+      expect(result.seconds).toBeLessThan(60);
+    },
+  );
 
   it('answers SIGTERM just after the apply: restores, exit 130, a JSON report and an annotation', async () => {
     await env.deployHealthy('web');
     const file = await env.write('bad.yaml', deploymentYaml('web', MISSING_IMAGE));
-    const { child, done } = start(['apply', '-f', file, '--poll-interval', '300ms', '-o', 'json'], { GITHUB_ACTIONS: 'true' });
+    const { child, done } = start(['apply', '-f', file, '--poll-interval', '300ms', '-o', 'json'], {
+      GITHUB_ACTIONS: 'true',
+    });
     await eventually(() => (env.imageOf('web') === MISSING_IMAGE ? true : undefined));
     const signalledAt = Date.now();
     child.kill('SIGTERM');
@@ -150,7 +186,10 @@ describe('bullet 6: never hang, never die half-way', () => {
   it('answers SIGINT while kubectl apply hangs at once, and a second SIGINT stops the hung kubectl and exits 130 with a report', async () => {
     await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
-    const { child, done } = start(['apply', '-f', file, '-o', 'json'], { KGUARD_KUBECTL: await hangingKubectl(618), GITHUB_ACTIONS: 'true' });
+    const { child, done } = start(['apply', '-f', file, '-o', 'json'], {
+      KGUARD_KUBECTL: await hangingKubectl(618),
+      GITHUB_ACTIONS: 'true',
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await eventually(() => (processRunning('sleep 618') ? true : undefined));
@@ -190,7 +229,10 @@ describe('bullet 7: text from the cluster is sanitised, Secret values never prin
     await env.deployHealthy('web');
     const summary = join(env.dir, 'summary.md');
     const file = await env.write('hostile.yaml', deploymentYaml('web', JSON.stringify(HOSTILE)));
-    const result = await run(['apply', '-f', file, '--poll-interval', '300ms'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    const result = await run(['apply', '-f', file, '--poll-interval', '300ms'], {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+    });
     expect(result.exitCode, result.output).toBe(3);
     // The kubelet's message did reach the output, so the checks below can fail.
     expect(result.stdout).toMatch(/InvalidImageName: .*RED/);
@@ -201,7 +243,10 @@ describe('bullet 7: text from the cluster is sanitised, Secret values never prin
     expect(everything).not.toContain('##[');
     expect(everything).not.toContain('section_start:');
     for (const line of everything.split('\n')) {
-      if (/^\s*::/.test(line)) expect(line).toMatch(/^::(error|warning) (file=hostile\.yaml,line=1,title=kguard%3A deployment\/web \(namespace default\)|title=kguard)::/);
+      if (/^\s*::/.test(line))
+        expect(line).toMatch(
+          /^::(error|warning) (file=hostile\.yaml,line=1,title=kguard%3A deployment\/web \(namespace default\)|title=kguard)::/,
+        );
     }
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
@@ -226,7 +271,12 @@ data:
     const result = await run(['apply', '-f', file, '-o', 'json'], { GITHUB_ACTIONS: 'true' });
     expect(result.exitCode, result.output).toBe(2);
     expect(result.output).toContain('[redacted]');
-    for (const leaked of ['Sekr3t', Buffer.from('hunter2"Sekr3t').toString('base64'), 'tok-Abc123xyz', Buffer.from('tok-Abc123xyz').toString('base64')]) {
+    for (const leaked of [
+      'Sekr3t',
+      Buffer.from('hunter2"Sekr3t').toString('base64'),
+      'tok-Abc123xyz',
+      Buffer.from('tok-Abc123xyz').toString('base64'),
+    ]) {
       expect(result.output).not.toContain(leaked);
     }
     expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'error', exitCode: 2 });
@@ -301,10 +351,15 @@ describe('bullet 10: smaller defects', () => {
   });
 
   it('names an unknown kind, its version and file, and says to install the CRD', async () => {
-    const file = await env.write('widget.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec: {}\n');
+    const file = await env.write(
+      'widget.yaml',
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec: {}\n',
+    );
     const result = await run(['apply', '-f', file]);
     expect(result.exitCode, result.output).toBe(1);
-    expect(result.stderr).toContain(`the cluster does not know kind Widget in version example.com/v1 (${file}, Widget "w")`);
+    expect(result.stderr).toContain(
+      `the cluster does not know kind Widget in version example.com/v1 (${file}, Widget "w")`,
+    );
     expect(result.stderr).toContain('install the CustomResourceDefinition that defines Widget');
     expect(writes()).toEqual([]);
   });
@@ -337,7 +392,10 @@ describe('bullet 10: smaller defects', () => {
   });
 
   it('explains ready pods that are not yet available (minReadySeconds) instead of contradicting itself', async () => {
-    const yaml = deploymentYaml('web', 'nginx:1.25').replace('spec:\n  replicas: 2', 'spec:\n  minReadySeconds: 30\n  replicas: 2');
+    const yaml = deploymentYaml('web', 'nginx:1.25').replace(
+      'spec:\n  replicas: 2',
+      'spec:\n  minReadySeconds: 30\n  replicas: 2',
+    );
     expect(yaml).toContain('minReadySeconds: 30');
     const file = await env.write('web.yaml', yaml);
     const result = await run(['apply', '-f', file, '--poll-interval', '300ms']);
@@ -360,23 +418,29 @@ describe('bullet 10: smaller defects', () => {
     expect(env.cluster.requests).toHaveLength(0);
   });
 
-  it.skipIf(!hasScript)('turns colour off with FORCE_COLOR=0 and NO_COLOR on a terminal, spinner included', async () => {
-    // Each run changes the image, so each has a rollout to watch with the spinner.
-    const command = async (image: string) =>
-      `'${KGUARD}' apply -f '${await env.write(`web-${image}.yaml`, deploymentYaml('web', image))}' --poll-interval 300ms`;
-    // On a terminal the spinner runs and colours, so the checks below can fail.
-    const coloured = await onTerminal(await command('nginx:1.25'), 100, {});
-    expect(coloured.exitCode, coloured.output).toBe(0);
-    expect(coloured.output).toMatch(SGR);
-    for (const [image, changes] of [['nginx:1.26', { FORCE_COLOR: '0' }], ['nginx:1.27', { NO_COLOR: '1' }]] as const) {
-      const plain = await onTerminal(await command(image), 100, changes);
-      expect(plain.exitCode, plain.output).toBe(0);
-      expect(plain.output, JSON.stringify(changes)).not.toMatch(SGR);
-      // The spinner did run, uncoloured.
-      expect(plain.output).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-      expect(plain.output).toMatch(/kguard: every changed object was applied/);
-    }
-  });
+  it.skipIf(!hasScript)(
+    'turns colour off with FORCE_COLOR=0 and NO_COLOR on a terminal, spinner included',
+    async () => {
+      // Each run changes the image, so each has a rollout to watch with the spinner.
+      const command = async (image: string) =>
+        `'${KGUARD}' apply -f '${await env.write(`web-${image}.yaml`, deploymentYaml('web', image))}' --poll-interval 300ms`;
+      // On a terminal the spinner runs and colours, so the checks below can fail.
+      const coloured = await onTerminal(await command('nginx:1.25'), 100, {});
+      expect(coloured.exitCode, coloured.output).toBe(0);
+      expect(coloured.output).toMatch(SGR);
+      for (const [image, changes] of [
+        ['nginx:1.26', { FORCE_COLOR: '0' }],
+        ['nginx:1.27', { NO_COLOR: '1' }],
+      ] as const) {
+        const plain = await onTerminal(await command(image), 100, changes);
+        expect(plain.exitCode, plain.output).toBe(0);
+        expect(plain.output, JSON.stringify(changes)).not.toMatch(SGR);
+        // The spinner did run, uncoloured.
+        expect(plain.output).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+        expect(plain.output).toMatch(/kguard: every changed object was applied/);
+      }
+    },
+  );
 
   it('retries a write answered once with 500: the apply goes through', async () => {
     await env.deployHealthy('web');
@@ -388,7 +452,7 @@ describe('bullet 10: smaller defects', () => {
     expect(env.imageOf('web')).toBe('nginx:1.26');
   });
 
-  it('retries the restore\'s PUT answered once with 503, and restores', async () => {
+  it("retries the restore's PUT answered once with 503, and restores", async () => {
     await env.deployHealthy('web');
     const file = await env.write('bad.yaml', deploymentYaml('web', MISSING_IMAGE));
     env.cluster.faults.failNext(503, 1, /^PUT [^?]*\/deployments\/web\?/);
@@ -398,7 +462,7 @@ describe('bullet 10: smaller defects', () => {
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 
-  it('retries the restore\'s DELETE of a created object answered once with 500, and deletes it', async () => {
+  it("retries the restore's DELETE of a created object answered once with 500, and deletes it", async () => {
     const file = await env.write('new.yaml', deploymentYaml('fresh', MISSING_IMAGE));
     env.cluster.faults.failNext(500, 1, /^DELETE [^?]*\/deployments\/fresh/);
     const result = await run(['apply', '-f', file, '--poll-interval', '300ms']);

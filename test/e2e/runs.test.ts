@@ -19,7 +19,9 @@ afterEach(async () => {
 async function deployV1(yaml = deploymentYaml('web', 'nginx:1.25')): Promise<void> {
   const applied = await kubectl(env.cluster, ['apply', '-f', '-'], yaml);
   expect(applied.exitCode, applied.stderr).toBe(0);
-  await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined));
+  await eventually(() =>
+    env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+  );
 }
 
 function runIdIn(text: string): string {
@@ -31,7 +33,12 @@ function runIdIn(text: string): string {
 describe('a live run', () => {
   it('is shown running, and kguard rollback refuses it, with or without its run id', async () => {
     await deployV1();
-    const live = env.kguardProcess(['apply', '-f', await env.write('slow.yaml', deploymentYaml('web', THROTTLED)), ...fast]);
+    const live = env.kguardProcess([
+      'apply',
+      '-f',
+      await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
+      ...fast,
+    ]);
     await eventually(() => (live.output().includes('watching the new rollout') ? true : undefined));
     const status = await env.kguard(['status']);
     expect(status.stdout).toMatch(/ running: its process \d+ is running on this machine$/m);
@@ -41,7 +48,9 @@ describe('a live run', () => {
     expect(unnamed.stderr).toContain('every unfinished kguard run is still running');
     const named = await env.kguard(['rollback', runIdIn(status.stdout)]);
     expect(named.exitCode, named.output).toBe(1);
-    expect(named.stderr).toMatch(/run kguard-\S+ is still running \(its process \d+ is running on this machine\): kguard rollback would undo a live run/);
+    expect(named.stderr).toMatch(
+      /run kguard-\S+ is still running \(its process \d+ is running on this machine\): kguard rollback would undo a live run/,
+    );
     // The live run's change stands until the run itself decides.
     expect(env.imageOf('web')).toBe(THROTTLED);
     live.child.kill('SIGTERM');
@@ -58,14 +67,25 @@ describe('Leases without a journal', () => {
     const leaseList = /^GET [^?]*\/leases\?/;
     env.cluster.faults.slowNext(3000, 1, leaseList);
     const seen = env.cluster.arrivals.length;
-    const run = env.kguardProcess(['apply', '-f', await env.write('v2.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
-    await eventually(() => (env.cluster.arrivals.slice(seen).some((request) => leaseList.test(request)) ? true : undefined));
+    const run = env.kguardProcess([
+      'apply',
+      '-f',
+      await env.write('v2.yaml', deploymentYaml('web', 'nginx:1.26')),
+      ...fast,
+    ]);
+    await eventually(() =>
+      env.cluster.arrivals.slice(seen).some((request) => leaseList.test(request)) ? true : undefined,
+    );
     run.child.kill('SIGKILL');
     await run.done;
     expect(env.cluster.store.list('Lease', 'default')).toHaveLength(1);
-    expect(env.cluster.store.list('Secret', 'default').filter((secret) => secret.metadata.name.endsWith('-journal'))).toEqual([]);
+    expect(
+      env.cluster.store.list('Secret', 'default').filter((secret) => secret.metadata.name.endsWith('-journal')),
+    ).toEqual([]);
     const status = await env.kguard(['status']);
-    expect(status.stdout).toMatch(/^kguard-\S+ {2}Leases in namespace default, no journal {2}dead: its process \d+ on this machine has ended {2}→ {2}kguard unlock kguard-\S+$/m);
+    expect(status.stdout).toMatch(
+      /^kguard-\S+ {2}Leases in namespace default, no journal {2}dead: its process \d+ on this machine has ended {2}→ {2}kguard unlock kguard-\S+$/m,
+    );
     return runIdIn(status.stdout);
   }
 
@@ -80,7 +100,14 @@ describe('Leases without a journal', () => {
 
   it('of a holder that died on this machine are taken over at once by the next run', async () => {
     await orphanLease();
-    const next = await env.kguard(['apply', '-f', await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27')), ...fast, '--lock-timeout', '10s']);
+    const next = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27')),
+      ...fast,
+      '--lock-timeout',
+      '10s',
+    ]);
     expect(next.exitCode, next.output).toBe(0);
     expect(next.output).not.toContain('another kguard run holds it');
     expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
@@ -91,24 +118,40 @@ describe('runs that end, whatever is left of them', () => {
   it('a journal that cannot be deleted at the end is marked finished: status says so, rollback refuses, forget removes it', async () => {
     await deployV1();
     env.cluster.faults.failNext(403, 1, /^DELETE [^?]*\/secrets\/kguard-[^/]*-journal/);
-    const healthy = await env.kguard(['apply', '-f', await env.write('v2.yaml', deploymentYaml('web', 'nginx:1.26')), ...fast]);
+    const healthy = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('v2.yaml', deploymentYaml('web', 'nginx:1.26')),
+      ...fast,
+    ]);
     expect(healthy.exitCode, healthy.output).toBe(0);
-    expect(healthy.output).toMatch(/kguard could not delete its run journal secret\/kguard-\S+-journal \(namespace default\): .*It is marked finished/);
+    expect(healthy.output).toMatch(
+      /kguard could not delete its run journal secret\/kguard-\S+-journal \(namespace default\): .*It is marked finished/,
+    );
     expect(healthy.output).toMatch(/kguard forget kguard-\S+/);
     const status = await env.kguard(['status']);
-    expect(status.stdout).toMatch(/ ended {2}finished: it ended; only its journal could not be deleted {2}→ {2}kguard forget kguard-\S+$/m);
+    expect(status.stdout).toMatch(
+      / ended {2}finished: it ended; only its journal could not be deleted {2}→ {2}kguard forget kguard-\S+$/m,
+    );
     const refused = await env.kguard(['rollback']);
     expect(refused.exitCode, refused.output).toBe(1);
     expect(env.imageOf('web')).toBe('nginx:1.26');
     const forgot = await env.kguard(['forget', runIdIn(status.stdout)]);
     expect(forgot.exitCode, forgot.output).toBe(0);
-    expect(forgot.stdout).toMatch(/removed its journal and 0 Lease\(s\); its objects stay as they are now: deployment\/web \(namespace default\)/);
+    expect(forgot.stdout).toMatch(
+      /removed its journal and 0 Lease\(s\); its objects stay as they are now: deployment\/web \(namespace default\)/,
+    );
     expect((await env.kguard(['status'])).stdout).toContain('no unfinished kguard runs');
   });
 
   it('a run that created a Namespace is closed by kguard rollback once the namespace is gone', async () => {
     const namespace = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n';
-    const failing = await env.kguard(['apply', '-f', await env.write('shop.yaml', `${namespace}---\n${deploymentYaml('web', MISSING, { namespace: 'shop' })}`), ...fast]);
+    const failing = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('shop.yaml', `${namespace}---\n${deploymentYaml('web', MISSING, { namespace: 'shop' })}`),
+      ...fast,
+    ]);
     expect(failing.exitCode, failing.output).toBe(4);
     expect(failing.output).toMatch(/kguard rollback kguard-\S+/);
     const deleted = await kubectl(env.cluster, ['delete', 'namespace', 'shop', '--wait=false']);
@@ -125,10 +168,18 @@ describe('runs that end, whatever is left of them', () => {
     // running through the failed rollout, so the restored ones start from nothing.
     const slowReady = deploymentYaml('web', 'nginx:1.25')
       .replace('spec:\n  replicas: 2', 'spec:\n  strategy:\n    type: Recreate\n  replicas: 2')
-      .replace('        ports:', '        readinessProbe:\n          httpGet:\n            path: /\n            port: 80\n          initialDelaySeconds: 40\n        ports:');
+      .replace(
+        '        ports:',
+        '        readinessProbe:\n          httpGet:\n            path: /\n            port: 80\n          initialDelaySeconds: 40\n        ports:',
+      );
     expect(slowReady).toContain('type: Recreate');
     await deployV1(slowReady);
-    const run = env.kguardProcess(['apply', '-f', await env.write('bad.yaml', slowReady.replace('nginx:1.25', MISSING)), ...fast]);
+    const run = env.kguardProcess([
+      'apply',
+      '-f',
+      await env.write('bad.yaml', slowReady.replace('nginx:1.25', MISSING)),
+      ...fast,
+    ]);
     await eventually(() => (run.output().includes('put back as it was before the apply') ? true : undefined));
     run.child.kill('SIGTERM');
     const ended = await run.done;
@@ -146,7 +197,10 @@ describe('runs that end, whatever is left of them', () => {
       // Every restore write of the Deployment is refused: the run needs a person (exit 4) and
       // keeps its pre-apply copy for the printed command.
       env.cluster.faults.failNext(403, 5, /^PUT [^?]*\/deployments\/web/);
-      const failing = await env.kguard(['apply', '-f', await env.write('bad.yaml', deploymentYaml('web', MISSING)), ...fast], inTemp);
+      const failing = await env.kguard(
+        ['apply', '-f', await env.write('bad.yaml', deploymentYaml('web', MISSING)), ...fast],
+        inTemp,
+      );
       expect(failing.exitCode, failing.output).toBe(4);
       expect((await readdir(temp)).filter((name) => name.startsWith('kguard-restore-'))).toHaveLength(1);
       await env.cluster.faults.restore();

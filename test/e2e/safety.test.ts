@@ -11,7 +11,9 @@ const MISSING = 'xxxxxnginx:1.17';
 const THROTTLED = 'registry.example.com/shop/web:2.0';
 let env: Sandbox;
 beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } });
+  env = await sandbox({
+    scenario: { registry: { [MISSING]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } },
+  });
 });
 afterEach(async () => {
   await env.stop();
@@ -28,8 +30,12 @@ describe('kguard safety rules', () => {
     expect(theirs.exitCode, theirs.stderr).toBe(0);
     const run = await running.done;
     expect(run.exitCode, run.output).toBe(4);
-    expect(run.output).toMatch(/deployment\/web \(namespace default\): someone else changed spec\.template\.spec\.containers\[0\]\.image after kguard applied it; kguard will not undo someone else's change/);
-    expect(run.output).toContain("deployment/web (namespace default): NOT restored: someone else changed it after the apply, and their change wins.");
+    expect(run.output).toMatch(
+      /deployment\/web \(namespace default\): someone else changed spec\.template\.spec\.containers\[0\]\.image after kguard applied it; kguard will not undo someone else's change/,
+    );
+    expect(run.output).toContain(
+      'deployment/web (namespace default): NOT restored: someone else changed it after the apply, and their change wins.',
+    );
     expect(run.output).toContain('    kubectl get deployment.apps/web -n default -o yaml');
     expect(run.output).not.toContain('put back as it was before the apply');
     expect(env.imageOf('web')).toBe('nginx:1.27');
@@ -40,7 +46,9 @@ describe('kguard safety rules', () => {
     const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '4s']);
     expect(run.exitCode, run.output).toBe(5);
-    expect(run.output).toMatch(/deployment\/web \(namespace default\): timed out after <DURATION>: new pods did not become ready in time/);
+    expect(run.output).toMatch(
+      /deployment\/web \(namespace default\): timed out after <DURATION>: new pods did not become ready in time/,
+    );
     expect(run.output).toMatch(/429 Too Many Requests|toomanyrequests/);
     expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
     expect(run.output).toContain(
@@ -54,7 +62,9 @@ describe('kguard safety rules', () => {
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms', '--no-rollback']);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toContain('deployment/web (namespace default): left as applied because of --rollback none. To restore it by hand:');
+    expect(run.output).toContain(
+      'deployment/web (namespace default): left as applied because of --rollback none. To restore it by hand:',
+    );
     const command = run.output.split('\n').find((line) => /^ {4}kubectl replace -f \S+\.json$/.test(line));
     expect(command, run.output).toBeDefined();
     expect(env.imageOf('web')).toBe(MISSING);
@@ -71,9 +81,13 @@ describe('kguard safety rules', () => {
     env.cluster.faults.failNext(403, 100, /^PUT [^?]*\/deployments\/web/);
     const run = await env.kguard(['apply', '-f', file, '--poll-interval', '300ms']);
     expect(run.exitCode, run.output).toBe(4);
-    expect(run.output).toMatch(/‼ ROLLBACK FAILED: deployment\/web \(namespace default\) is not back as it was before the apply: the API server refused the pre-apply copy: .*forbidden/);
+    expect(run.output).toMatch(
+      /‼ ROLLBACK FAILED: deployment\/web \(namespace default\) is not back as it was before the apply: the API server refused the pre-apply copy: .*forbidden/,
+    );
     expect(run.output).toMatch(/Its pre-apply copy is in \S+\.json \(readable only by you\)/);
-    expect(run.output).toContain('kguard: the apply was neither verified healthy nor fully undone: finish by hand with the commands above (exit 4)');
+    expect(run.output).toContain(
+      'kguard: the apply was neither verified healthy nor fully undone: finish by hand with the commands above (exit 4)',
+    );
     expect(env.imageOf('web')).toBe(MISSING);
     // The API server accepts writes again: pasted, the printed command finishes the restore.
     await env.cluster.faults.restore();
@@ -95,9 +109,13 @@ describe('kguard safety rules', () => {
     running.child.kill('SIGTERM');
     const run = await running.done;
     expect(run.exitCode, run.output).toBe(130);
-    expect(run.stderr).toContain('kguard: SIGTERM: stopping; restoring what this apply changed (a second signal exits at once)');
+    expect(run.stderr).toContain(
+      'kguard: SIGTERM: stopping; restoring what this apply changed (a second signal exits at once)',
+    );
     expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
-    expect(run.output).toContain('kguard: cancelled: what the apply changed was restored to its state before the apply (not waited for health) (exit 130)');
+    expect(run.output).toContain(
+      'kguard: cancelled: what the apply changed was restored to its state before the apply (not waited for health) (exit 130)',
+    );
     expect(env.imageOf('web')).toBe('nginx:1.25');
     expect(differencesFrom(before, peopleMadeObjects(env.cluster.store))).toEqual([]);
   });
@@ -109,7 +127,9 @@ describe('kguard safety rules', () => {
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const seen = env.cluster.arrivals.length;
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms']);
-    await eventually(() => (env.cluster.arrivals.slice(seen).some((request) => /dryRun=All/.test(request)) ? true : undefined));
+    await eventually(() =>
+      env.cluster.arrivals.slice(seen).some((request) => /dryRun=All/.test(request)) ? true : undefined,
+    );
     const signalledAt = Date.now();
     running.child.kill('SIGTERM');
     const run = await running.done;
@@ -132,12 +152,16 @@ describe('kguard safety rules', () => {
     const seen = env.cluster.arrivals.length;
     running.child.kill('SIGTERM');
     // The restore has started (a request reached the server and is held there): signal again.
-    await eventually(() => (env.cluster.arrivals.slice(seen).some((request) => !/dryRun/.test(request)) ? true : undefined));
+    await eventually(() =>
+      env.cluster.arrivals.slice(seen).some((request) => !/dryRun/.test(request)) ? true : undefined,
+    );
     running.child.kill('SIGTERM');
     const run = await running.done;
     await env.cluster.faults.restore();
     expect(run.exitCode, run.output).toBe(130);
-    expect(run.stderr).toContain('kguard: SIGTERM again: exiting at once (exit 130); the restore was NOT finished; these objects may still be as the apply left them:');
+    expect(run.stderr).toContain(
+      'kguard: SIGTERM again: exiting at once (exit 130); the restore was NOT finished; these objects may still be as the apply left them:',
+    );
     expect(run.stderr).toContain('  deployment/web (namespace default)');
     expect(run.stderr).toMatch(/Finish it with: kguard rollback kguard-\S+/);
   });

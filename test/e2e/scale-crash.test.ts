@@ -25,7 +25,9 @@ afterEach(async () => {
 /** kguard's objects left after the run: its Leases and journal, not the history record a successful run keeps on purpose. */
 function kguardLeftovers(): string[] {
   return [...peopleMadeObjects(env.cluster.store).values()]
-    .filter((object) => object.kind === 'Lease' || object.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kguard')
+    .filter(
+      (object) => object.kind === 'Lease' || object.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kguard',
+    )
     .filter((object) => object.metadata.labels?.['kguard.dev/history'] === undefined)
     .map((object) => `${object.kind}/${object.metadata.namespace}/${object.metadata.name}`);
 }
@@ -53,21 +55,39 @@ describe('an apply of many objects', () => {
     expect(run.exitCode, run.output).toBe(0);
     const report = JSON.parse(run.stdout) as JsonReport;
     expect(report.objects).toHaveLength(perKind * 3);
-    expect(report.objects.every((object) => object.change === 'created'), run.output).toBe(true);
+    expect(
+      report.objects.every((object) => object.change === 'created'),
+      run.output,
+    ).toBe(true);
     const deployments = report.objects.filter((object) => object.kind === 'Deployment');
     expect(deployments).toHaveLength(perKind);
-    expect(deployments.every((object) => object.tracked && object.verdict === 'healthy'), run.output).toBe(true);
-    expect(report.objects.filter((object) => object.tracked).every((object) => object.verdict === 'healthy'), run.output).toBe(true);
+    expect(
+      deployments.every((object) => object.tracked && object.verdict === 'healthy'),
+      run.output,
+    ).toBe(true);
+    expect(
+      report.objects.filter((object) => object.tracked).every((object) => object.verdict === 'healthy'),
+      run.output,
+    ).toBe(true);
     // The journal was written, updated with the applied copies, and deleted.
     expect(report.messages.some((message) => message.includes('pre-apply copies journalled in secret/'))).toBe(true);
     expect(run.output).not.toContain('could not update its run journal');
     for (let index = 0; index < perKind; index++) {
-      expect(env.cluster.store.get('Deployment', 'scale', `web-${index}`)?.status?.availableReplicas, `web-${index}`).toBe(1);
+      expect(
+        env.cluster.store.get('Deployment', 'scale', `web-${index}`)?.status?.availableReplicas,
+        `web-${index}`,
+      ).toBe(1);
     }
     expect(kguardLeftovers()).toEqual([]);
     // The applied objects, and the run's history record (--history): nothing else.
     expect(peopleMadeObjects(env.cluster.store).size).toBe(before.size + perKind * 3 + 1);
-    expect(env.cluster.store.get('Secret', 'scale', `${report.messages.join('\n').match(/run (kguard-\S+) kept in kguard's history/)?.[1]}-history`)).toBeDefined();
+    expect(
+      env.cluster.store.get(
+        'Secret',
+        'scale',
+        `${report.messages.join('\n').match(/run (kguard-\S+) kept in kguard's history/)?.[1]}-history`,
+      ),
+    ).toBeDefined();
   }, 180_000);
 });
 
@@ -96,7 +116,8 @@ ${bundle
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'succeeded', exitCode: 0 });
     expect(run.output).toContain('deployment/web (namespace default): rolled out');
     const everything = `${run.stdout}\n${run.stderr}`;
-    for (const leaked of [bundle, Buffer.from(bundle).toString('base64').slice(0, 200), ...lines]) expect(everything).not.toContain(leaked);
+    for (const leaked of [bundle, Buffer.from(bundle).toString('base64').slice(0, 200), ...lines])
+      expect(everything).not.toContain(leaked);
     expect(env.cluster.store.get('Secret', 'default', 'ca-bundle')).toBeDefined();
     expect(kguardLeftovers()).toEqual([]);
   }, 120_000);

@@ -17,7 +17,10 @@ const DOOMED: SetVersion = { image: 'nginx:1.26', config: 'two', port: 8080, bad
 let env: Sandbox;
 beforeEach(async () => {
   // Room for every pod, and simulated time fast enough that the rollouts are not what is measured.
-  env = await sandbox({ timeScale: 20, scenario: { registry: { [MISSING]: 'missing' }, nodes: { count: 6, pods: 200, cpu: '64', memory: '256Gi' } } });
+  env = await sandbox({
+    timeScale: 20,
+    scenario: { registry: { [MISSING]: 'missing' }, nodes: { count: 6, pods: 200, cpu: '64', memory: '256Gi' } },
+  });
 });
 afterEach(async () => {
   await env.stop();
@@ -37,23 +40,46 @@ async function deployFirstVersion(manifest: string): Promise<void> {
   await eventually(() => {
     const pending = env.cluster.store.everything().filter((object) => {
       if (object.kind !== 'Deployment') return false;
-      const status = object.status as { observedGeneration?: number; availableReplicas?: number; updatedReplicas?: number } | undefined;
-      return !(status?.observedGeneration === object.metadata.generation && status?.availableReplicas === 1 && status?.updatedReplicas === 1);
+      const status = object.status as
+        | { observedGeneration?: number; availableReplicas?: number; updatedReplicas?: number }
+        | undefined;
+      return !(
+        status?.observedGeneration === object.metadata.generation &&
+        status?.availableReplicas === 1 &&
+        status?.updatedReplicas === 1
+      );
     });
     return pending.length === 0 ? true : undefined;
   }, 120_000);
 }
 
 async function doomedApply(count: number, namespaces: readonly (string | undefined)[]) {
-  const namespaceDocs = namespaces.flatMap((namespace) => (namespace ? [`apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`] : []));
+  const namespaceDocs = namespaces.flatMap((namespace) =>
+    namespace ? [`apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`] : [],
+  );
   await deployFirstVersion([...namespaceDocs, objectSet(count, V1, namespaces)].join('---\n'));
   const recorded = await recordingKubectl(env.dir);
   const file = await env.write('doomed.yaml', objectSet(count, DOOMED, namespaces));
-  const run = await env.kguard(['apply', '-f', file, '-o', 'json', '--concurrency', String(CONCURRENCY), '--timeout', '180s', '--poll-interval', '1s'], {
-    env: { KGUARD_KUBECTL: recorded.binary },
-    // A loaded machine: kubectl apply alone writes the objects one at a time.
-    timeoutMs: 300_000,
-  });
+  const run = await env.kguard(
+    [
+      'apply',
+      '-f',
+      file,
+      '-o',
+      'json',
+      '--concurrency',
+      String(CONCURRENCY),
+      '--timeout',
+      '180s',
+      '--poll-interval',
+      '1s',
+    ],
+    {
+      env: { KGUARD_KUBECTL: recorded.binary },
+      // A loaded machine: kubectl apply alone writes the objects one at a time.
+      timeoutMs: 300_000,
+    },
+  );
   const processes = await recorded.processes();
   return { run, processes };
 }
@@ -61,8 +87,12 @@ async function doomedApply(count: number, namespaces: readonly (string | undefin
 function expectEveryObjectRestored(stdout: string, count: number): void {
   const report = JSON.parse(stdout) as { objects: ReportObject[] };
   expect(report.objects).toHaveLength(count);
-  const notRestored = report.objects.filter((object) => object.restore?.status !== 'restored' || object.restore.healthyAfterRestore === false);
-  expect(notRestored.map((object) => `${object.kind}/${object.namespace}/${object.name}: ${JSON.stringify(object.restore)}`)).toEqual([]);
+  const notRestored = report.objects.filter(
+    (object) => object.restore?.status !== 'restored' || object.restore.healthyAfterRestore === false,
+  );
+  expect(
+    notRestored.map((object) => `${object.kind}/${object.namespace}/${object.name}: ${JSON.stringify(object.restore)}`),
+  ).toEqual([]);
 }
 
 /**

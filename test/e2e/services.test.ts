@@ -24,17 +24,35 @@ function objectOf(report: JsonReport, kind: string, name: string) {
 
 describe('a Service', () => {
   it('that selects the pods of the Deployment applied with it is done (exit 0)', async () => {
-    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', `${deploymentYaml('web', 'nginx:1.25')}---\n${serviceYaml('web', 80)}`), ...fast]);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('web.yaml', `${deploymentYaml('web', 'nginx:1.25')}---\n${serviceYaml('web', 80)}`),
+      ...fast,
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(objectOf(JSON.parse(run.stdout) as JsonReport, 'Service', 'web')).toMatchObject({ tracked: true, verdict: 'healthy' });
+    expect(objectOf(JSON.parse(run.stdout) as JsonReport, 'Service', 'web')).toMatchObject({
+      tracked: true,
+      verdict: 'healthy',
+    });
     expect(run.stderr).toMatch(/service\/web \(namespace default\): rolled out, selects [12] pods? in/);
   });
 
   it('whose selector matches no pod (a typo) is not done: the apply is restored, the selector named (exit 5 at its own deadline)', async () => {
     expect((await kubectl(env.cluster, ['apply', '-f', '-'], deploymentYaml('web', 'nginx:1.25'))).exitCode).toBe(0);
-    await eventually(() => (env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined));
-    const typo = serviceYaml('web', 80, undefined, 'wbe').replace('  name: web\n', '  name: web\n  annotations:\n    kguard.dev/timeout: 3s\n');
-    const run = await env.kguard(['apply', '-f', await env.write('web.yaml', `${deploymentYaml('web', 'nginx:1.26')}---\n${typo}`), ...fast]);
+    await eventually(() =>
+      env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+    );
+    const typo = serviceYaml('web', 80, undefined, 'wbe').replace(
+      '  name: web\n',
+      '  name: web\n  annotations:\n    kguard.dev/timeout: 3s\n',
+    );
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      await env.write('web.yaml', `${deploymentYaml('web', 'nginx:1.26')}---\n${typo}`),
+      ...fast,
+    ]);
     expect(run.exitCode, run.stderr).toBe(5);
     const service = objectOf(JSON.parse(run.stdout) as JsonReport, 'Service', 'web');
     expect(service).toMatchObject({ change: 'created', verdict: 'timed-out', restore: { status: 'deleted' } });

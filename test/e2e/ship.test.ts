@@ -19,20 +19,48 @@ const THROTTLED = 'registry.example.com/shop/web:2.0';
 
 let env: Sandbox;
 beforeAll(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing', [`${SECRET_IMAGE}:1.0`]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } });
+  env = await sandbox({
+    scenario: {
+      registry: {
+        [MISSING]: 'missing',
+        [`${SECRET_IMAGE}:1.0`]: 'missing',
+        [THROTTLED]: { rateLimitedPulls: 1_000_000 },
+      },
+    },
+  });
 });
 afterAll(async () => {
   await env.stop();
 });
 
 /** Labels an object team=<team> (and drops the app label), so -l picks it. */
-const labelled = (text: string, team: string) => text.replace(/^metadata:\n/m, `metadata:\n  labels:\n    team: ${team}\n`).replace(/^ {2}labels:\n {4}app: \w+\n/m, '');
+const labelled = (text: string, team: string) =>
+  text
+    .replace(/^metadata:\n/m, `metadata:\n  labels:\n    team: ${team}\n`)
+    .replace(/^ {2}labels:\n {4}app: \w+\n/m, '');
 
 describe('kubectl flags before --', () => {
   it('prunes with -l and --prune as kubectl does, impersonates with --as on every call, and restores what it pruned', async () => {
-    await kubectl(env.cluster, ['apply', '-f', '-'], `${labelled(configMapYaml('old', { a: '1' }), 'shop')}---\n${labelled(deploymentYaml('web', 'nginx:1.25'), 'shop')}`);
+    await kubectl(
+      env.cluster,
+      ['apply', '-f', '-'],
+      `${labelled(configMapYaml('old', { a: '1' }), 'shop')}---\n${labelled(deploymentYaml('web', 'nginx:1.25'), 'shop')}`,
+    );
     const file = await env.write('shop.yaml', labelled(deploymentYaml('web', MISSING), 'shop'));
-    const run = await env.kguard(['apply', '-f', file, ...fast, '-l', 'team=shop', '--prune', '--as', 'ci-bot', '--token', TOKEN, '-v']);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      file,
+      ...fast,
+      '-l',
+      'team=shop',
+      '--prune',
+      '--as',
+      'ci-bot',
+      '--token',
+      TOKEN,
+      '-v',
+    ]);
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('configmap/old (namespace default): deleted');
     expect(run.output).toContain('configmap/old (namespace default): created again (this apply deleted it)');
@@ -52,10 +80,18 @@ describe('kubectl flags before --', () => {
 
   it('answers an unknown option with the exact command that puts it after --, and runs no kubectl', async () => {
     const file = await env.write('plain.yaml', deploymentYaml('plain', 'nginx:1.25'));
-    const run = await env.kguard(['apply', '-f', file, '--openapi-patch', 'false', '--token', TOKEN, '-o', 'json'], { env: { KGUARD_KUBECTL: '/nonexistent/kubectl' } });
+    const run = await env.kguard(['apply', '-f', file, '--openapi-patch', 'false', '--token', TOKEN, '-o', 'json'], {
+      env: { KGUARD_KUBECTL: '/nonexistent/kubectl' },
+    });
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain(`kubectl apply flag goes after --:\n  kguard apply -f ${file} --token [redacted] -o json -- --openapi-patch=false`);
-    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'error', exitCode: 1, error: expect.stringContaining('-- --openapi-patch=false') });
+    expect(run.stderr).toContain(
+      `kubectl apply flag goes after --:\n  kguard apply -f ${file} --token [redacted] -o json -- --openapi-patch=false`,
+    );
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      outcome: 'error',
+      exitCode: 1,
+      error: expect.stringContaining('-- --openapi-patch=false'),
+    });
     expect(run.output).not.toContain(TOKEN);
     expect(env.cluster.store.get('Deployment', 'default', 'plain')).toBeUndefined();
   });
@@ -71,10 +107,27 @@ describe('--events', () => {
     // The harness has validated every line against schema/events.schema.json.
     const path = join(env.dir, 'events.ndjson');
     const text = await readFile(path, 'utf8');
-    const events = text.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; seq: number; exitCode?: number });
+    const events = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; seq: number; exitCode?: number });
     expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
-    const story = events.map((event) => event.kind).filter((kind) => kind !== 'kubectl' && kind !== 'progress' && kind !== 'pod-problem');
-    expect(story).toEqual(['target', 'understood', 'journal', 'applied', 'changes', 'tracking', 'failed', 'restoring', 'restored', 'restored', 'finished']);
+    const story = events
+      .map((event) => event.kind)
+      .filter((kind) => kind !== 'kubectl' && kind !== 'progress' && kind !== 'pod-problem');
+    expect(story).toEqual([
+      'target',
+      'understood',
+      'journal',
+      'applied',
+      'changes',
+      'tracking',
+      'failed',
+      'restoring',
+      'restored',
+      'restored',
+      'finished',
+    ]);
     // The verdict; with -v only kubectl's processes of kguard's cleanup (journal, Leases) follow it.
     const finished = events.findIndex((event) => event.kind === 'finished');
     expect(events[finished]).toMatchObject({ kind: 'finished', outcome: 'rolled-back', exitCode: 3 });
@@ -92,22 +145,37 @@ describe('--events', () => {
     expect(run.exitCode, run.output).toBe(0);
     expect(run.stdout.split('\n').every((line) => line === '' || line.startsWith('{"eventsVersion":1,'))).toBe(true);
     expect(run.stderr).toContain('deployment/fine (namespace default): rolled out');
-    const missing = await env.kguard(['apply', '-f', file, '--events', '-'], { env: { KUBECONFIG: join(env.dir, 'no-such-kubeconfig') } });
+    const missing = await env.kguard(['apply', '-f', file, '--events', '-'], {
+      env: { KUBECONFIG: join(env.dir, 'no-such-kubeconfig') },
+    });
     expect(missing.exitCode).toBe(1);
-    expect(JSON.parse(missing.stdout.trim())).toMatchObject({ seq: 1, kind: 'error', exitCode: 1, message: expect.stringContaining('no-such-kubeconfig') });
+    expect(JSON.parse(missing.stdout.trim())).toMatchObject({
+      seq: 1,
+      kind: 'error',
+      exitCode: 1,
+      message: expect.stringContaining('no-such-kubeconfig'),
+    });
     const both = await env.kguard(['apply', '-f', file, '--events', '-', '-o', 'json']);
     expect(both.exitCode).toBe(1);
-    expect(JSON.parse(both.stdout)).toMatchObject({ outcome: 'error', error: expect.stringContaining('--events - and --output json both write to stdout') });
+    expect(JSON.parse(both.stdout)).toMatchObject({
+      outcome: 'error',
+      error: expect.stringContaining('--events - and --output json both write to stdout'),
+    });
   });
 });
 
 describe('CI', () => {
   it('annotates a YAML error on its file and line, counted from the top of the file, not of its document', async () => {
-    const file = await env.write('broken.yaml', `${configMapYaml('fine', { a: '1' })}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n  bad: : x\n`);
+    const file = await env.write(
+      'broken.yaml',
+      `${configMapYaml('fine', { a: '1' })}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n  bad: : x\n`,
+    );
     const line = configMapYaml('fine', { a: '1' }).split('\n').length + 5;
     const run = await env.kguard(['apply', '-f', file], { env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: env.dir } });
     expect(run.exitCode, run.output).toBe(1);
-    expect(run.stderr).toContain(`::error file=broken.yaml,line=${line},title=kguard%3A YAML error::broken.yaml line ${line}: mapping values are not allowed in this context.`);
+    expect(run.stderr).toContain(
+      `::error file=broken.yaml,line=${line},title=kguard%3A YAML error::broken.yaml line ${line}: mapping values are not allowed in this context.`,
+    );
   });
 
   it('finishes an in-flight restore when SIGTERM follows SIGINT, as GitHub Actions cancels a step (exit 130)', async () => {
@@ -120,19 +188,35 @@ describe('CI', () => {
     // The stream is written as events happen: the watch is in it while kguard still runs (the
     // file's write may trail the terminal line by a moment).
     const tracking = /"kind":"tracking","workload":\{[^}]*"name":"sig"/;
-    expect(await eventually(async () => ((await readFile(join(env.dir, 'sig.ndjson'), 'utf8').catch(() => '')).match(tracking) ? true : undefined), 10_000)).toBe(true);
+    expect(
+      await eventually(
+        async () =>
+          (await readFile(join(env.dir, 'sig.ndjson'), 'utf8').catch(() => '')).match(tracking) ? true : undefined,
+        10_000,
+      ),
+    ).toBe(true);
     const dotenv = await readFile(join(env.dir, 'sig.env'), 'utf8');
     expect(dotenv).toMatch(/^KGUARD_OUTCOME=running\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
     running.child.kill('SIGINT');
-    await eventually(() => (env.cluster.arrivals.some((request) => /^PUT \/apis\/apps\/v1\/namespaces\/default\/deployments\/sig\b/.test(request)) ? true : undefined));
+    await eventually(() =>
+      env.cluster.arrivals.some((request) =>
+        /^PUT \/apis\/apps\/v1\/namespaces\/default\/deployments\/sig\b/.test(request),
+      )
+        ? true
+        : undefined,
+    );
     running.child.kill('SIGTERM');
     const run = await running.done;
     expect(run.exitCode, run.output).toBe(130);
-    expect(run.stderr).toContain('kguard: SIGTERM after SIGINT: the same cancellation (as GitHub Actions sends it); the restore goes on');
+    expect(run.stderr).toContain(
+      'kguard: SIGTERM after SIGINT: the same cancellation (as GitHub Actions sends it); the restore goes on',
+    );
     expect(run.stderr).not.toContain('exiting at once');
     expect(run.output).toContain('deployment/sig (namespace default): put back as it was before the apply');
     expect(env.imageOf('sig')).toBe('nginx:1.25');
-    expect(await readFile(join(env.dir, 'sig.env'), 'utf8')).toMatch(/^KGUARD_OUTCOME=interrupted\nKGUARD_EXIT_CODE=130\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
+    expect(await readFile(join(env.dir, 'sig.env'), 'utf8')).toMatch(
+      /^KGUARD_OUTCOME=interrupted\nKGUARD_EXIT_CODE=130\nKGUARD_RUN_ID=kguard-[\w-]+\n$/,
+    );
     assertValidEventStream(await readFile(join(env.dir, 'sig.ndjson'), 'utf8'), 'the SIGINT-SIGTERM run');
   });
 });
@@ -142,12 +226,29 @@ describe('seeing what it does', () => {
     const file = await env.write('quiet.yaml', deploymentYaml('quiet', 'nginx:1.25'));
     expect((await env.kguard(['apply', '-f', file, ...fast])).exitCode).toBe(0);
     const broken = await env.write('quiet-broken.yaml', deploymentYaml('quiet', MISSING));
-    const run = await env.kguard(['apply', '-f', broken, ...fast, '-q', '--junit', 'kguard.xml', '--dotenv', 'kguard.env']);
+    const run = await env.kguard([
+      'apply',
+      '-f',
+      broken,
+      ...fast,
+      '-q',
+      '--junit',
+      'kguard.xml',
+      '--dotenv',
+      'kguard.env',
+    ]);
     expect(run.exitCode, run.output).toBe(3);
-    expect(await readFile(join(env.dir, 'kguard.env'), 'utf8')).toMatch(/^KGUARD_OUTCOME=rolled-back\nKGUARD_EXIT_CODE=3\nKGUARD_RUN_ID=kguard-[\w-]+\n$/);
+    expect(await readFile(join(env.dir, 'kguard.env'), 'utf8')).toMatch(
+      /^KGUARD_OUTCOME=rolled-back\nKGUARD_EXIT_CODE=3\nKGUARD_RUN_ID=kguard-[\w-]+\n$/,
+    );
     // As GitLab reads the JUnit report: the failed case links to its manifest and shows the diagnosis.
     const [quiet] = gitlabTestCases(await readFile(join(env.dir, 'kguard.xml'), 'utf8'));
-    expect(quiet).toMatchObject({ suite: 'kguard.Deployment', name: 'deployment/quiet (namespace default)', status: 'failed', file: 'quiet-broken.yaml' });
+    expect(quiet).toMatchObject({
+      suite: 'kguard.Deployment',
+      name: 'deployment/quiet (namespace default)',
+      status: 'failed',
+      file: 'quiet-broken.yaml',
+    });
     expect(quiet!.systemOutput).toMatch(/^new pods cannot pull image "xxxxxnginx:1.17"/);
     expect(quiet!.systemOutput).toContain('manifest: quiet-broken.yaml line 1');
     expect(quiet!.systemOutput).toMatch(/\nnext: check that image "xxxxxnginx:1.17" exists/);
@@ -161,7 +262,9 @@ describe('seeing what it does', () => {
   });
 
   it('says its version from package.json, as kguard version and --version', async () => {
-    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect((await env.kguard(['version'])).stdout.trim()).toBe(version);
     expect((await env.kguard(['--version'])).stdout.trim()).toBe(version);
   });

@@ -19,9 +19,12 @@ interface Input {
 
 function corpusInputs(): Input[] {
   const inputs: Input[] = [];
-  for (const file of readdirSync(join(CORPUS, 'files')).sort()) inputs.push({ name: `files/${file}`, args: ['-f', join(CORPUS, 'files', file)] });
-  for (const dir of readdirSync(join(CORPUS, 'dirs')).sort()) inputs.push({ name: `dirs/${dir}`, args: ['-f', join(CORPUS, 'dirs', dir)] });
-  for (const dir of readdirSync(join(CORPUS, 'kustomize')).sort()) inputs.push({ name: `kustomize/${dir}`, args: ['-k', join(CORPUS, 'kustomize', dir)] });
+  for (const file of readdirSync(join(CORPUS, 'files')).sort())
+    inputs.push({ name: `files/${file}`, args: ['-f', join(CORPUS, 'files', file)] });
+  for (const dir of readdirSync(join(CORPUS, 'dirs')).sort())
+    inputs.push({ name: `dirs/${dir}`, args: ['-f', join(CORPUS, 'dirs', dir)] });
+  for (const dir of readdirSync(join(CORPUS, 'kustomize')).sort())
+    inputs.push({ name: `kustomize/${dir}`, args: ['-k', join(CORPUS, 'kustomize', dir)] });
   return inputs;
 }
 
@@ -41,7 +44,12 @@ ${extra}spec:
         image: nginx:1.25
 `;
 const configMap = (name: string, namespace?: string) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(namespace !== undefined ? { namespace } : {}) }, data: { a: '1' } });
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...(namespace !== undefined ? { namespace } : {}) },
+    data: { a: '1' },
+  });
 
 /** Shapes where a YAML reader of its own would disagree with kubectl (issue "A result you can trust"). */
 const EDGE_CASES: Record<string, string | Buffer> = {
@@ -99,8 +107,12 @@ function identity(object: Identity): string {
 /** kguard's answer: a client-side preview, its JSON report's objects. */
 async function kguardReading(args: string[]): Promise<Reading & { exitCode: number }> {
   const run = await env.kguard(['apply', ...args, '--dry-run=client', '-o', 'json']);
-  const report = JSON.parse(run.stdout) as { objects?: Array<{ apiVersion: string; kind: string; namespace: string | null; name: string }> };
-  const objects = (report.objects ?? []).map((object) => `${object.apiVersion}/${object.kind}/${object.namespace || '-'}/${object.name}`);
+  const report = JSON.parse(run.stdout) as {
+    objects?: Array<{ apiVersion: string; kind: string; namespace: string | null; name: string }>;
+  };
+  const objects = (report.objects ?? []).map(
+    (object) => `${object.apiVersion}/${object.kind}/${object.namespace || '-'}/${object.name}`,
+  );
   return { ok: run.exitCode === 0, objects: [...new Set(objects)].sort(), error: run.stderr, exitCode: run.exitCode };
 }
 
@@ -146,7 +158,8 @@ async function namespacedKinds(): Promise<Set<string>> {
 }
 
 async function inBatches<T>(items: T[], size: number, each: (item: T) => Promise<unknown>): Promise<void> {
-  for (let start = 0; start < items.length; start += size) await Promise.all(items.slice(start, start + size).map(each));
+  for (let start = 0; start < items.length; start += size)
+    await Promise.all(items.slice(start, start + size).map(each));
 }
 
 describe("kguard's object set is kubectl's", () => {

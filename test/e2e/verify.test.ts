@@ -33,8 +33,15 @@ async function webAt(sandboxed: Sandbox, image: string): Promise<void> {
   expect(applied.exitCode, applied.stderr).toBe(0);
   await eventually(() => {
     const web = sandboxed.cluster.store.get('Deployment', 'default', 'web');
-    const status = web?.status as { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number } | undefined;
-    const done = status && status.observedGeneration === web?.metadata.generation && status.updatedReplicas === 2 && status.availableReplicas === 2 && status.replicas === 2;
+    const status = web?.status as
+      | { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number }
+      | undefined;
+    const done =
+      status &&
+      status.observedGeneration === web?.metadata.generation &&
+      status.updatedReplicas === 2 &&
+      status.availableReplicas === 2 &&
+      status.replicas === 2;
     return done ? true : undefined;
   }, 60_000);
 }
@@ -70,13 +77,23 @@ describe.concurrent('kguard apply --verify', () => {
       expect(run.exitCode, run.stderr).toBe(3);
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
       expect(run.stderr).toContain(`✖ verification failed: \`${check}\` exited with code 7 (after`);
-      expect(run.stderr).toMatch(/last lines of its output:\n {6}\| GET \/healthz\n {6}\| HTTP 503: upstream db unavailable\n/);
+      expect(run.stderr).toMatch(
+        /last lines of its output:\n {6}\| GET \/healthz\n {6}\| HTTP 503: upstream db unavailable\n/,
+      );
       expect(run.stderr).toContain('↩ deployment/web (namespace default): put back as it was before the apply');
       const report = JSON.parse(run.stdout) as JsonReport;
       expect(report).toMatchObject({ outcome: 'rolled-back', exitCode: 3, bake: null });
       expect(report.objects[0]).toMatchObject({ verdict: 'healthy', restore: { status: 'restored' } });
       expect(report.verify).toEqual([
-        expect.objectContaining({ type: 'command', command: check, during: 'verify', passed: false, exitCode: 7, timedOut: false, lines: ['GET /healthz', 'HTTP 503: upstream db unavailable'] }),
+        expect.objectContaining({
+          type: 'command',
+          command: check,
+          during: 'verify',
+          passed: false,
+          exitCode: 7,
+          timedOut: false,
+          lines: ['GET /healthz', 'HTTP 503: upstream db unavailable'],
+        }),
       ]);
       // What the command learnt: the run, its context and namespace, and the report so far (gone since).
       const env = readFileSync(join(sandboxed.dir, 'env.txt'), 'utf8');
@@ -97,7 +114,9 @@ describe.concurrent('kguard apply --verify', () => {
       const hang = 'echo "waiting for the canary"; sleep 60 & echo $! > sleeper.pid; wait';
       const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify', hang, '--verify-timeout', '1s']);
       expect(run.exitCode, run.output).toBe(3);
-      expect(run.output).toContain(`verification failed: \`${hang}\` did not finish within --verify-timeout <DURATION> and was stopped: SIGTERM to its process group`);
+      expect(run.output).toContain(
+        `verification failed: \`${hang}\` did not finish within --verify-timeout <DURATION> and was stopped: SIGTERM to its process group`,
+      );
       expect(run.output).toContain('  | waiting for the canary');
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
       // The shell's child, in the same process group, went with it.
@@ -145,22 +164,38 @@ function jobsIn(sandboxed: Sandbox): string[] {
 }
 
 describe.concurrent('kguard apply --verify-job', () => {
-  it('restores the apply when the verify Job fails, shows its pod\'s last lines, and deletes the Job', () =>
+  it("restores the apply when the verify Job fails, shows its pod's last lines, and deletes the Job", () =>
     withCluster(async (sandboxed) => {
       const file = await webChange(sandboxed);
       const job = await sandboxed.write('smoke.yaml', smokeJob(1, ['GET /checkout', 'FAIL: /checkout answered 500']));
       const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify-job', job, '--output', 'json']);
       expect(run.exitCode, run.stderr).toBe(3);
-      expect(run.stderr).toMatch(/• verifying: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*smoke\.yaml \(--verify-job, at most 2m\)/);
-      expect(run.stderr).toMatch(/✖ verification failed: job\/smoke-[a-z0-9]{5} \(namespace default\) failed: cannot complete: its pods failed more often than backoffLimit allows: BackoffLimitExceeded/);
-      expect(run.stderr).toMatch(/last lines of container smoke \(pod smoke-[a-z0-9]{5}-[a-z0-9]+\):\n {6}\| GET \/checkout\n {6}\| FAIL: \/checkout answered 500\n/);
-      expect(run.stderr).toContain("next: the check says the new version does not work: its pod's last lines are above (the Job is deleted after its check; --keep-verify keeps it)");
-      expect(run.stderr).toMatch(/• job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
+      expect(run.stderr).toMatch(
+        /• verifying: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*smoke\.yaml \(--verify-job, at most 2m\)/,
+      );
+      expect(run.stderr).toMatch(
+        /✖ verification failed: job\/smoke-[a-z0-9]{5} \(namespace default\) failed: cannot complete: its pods failed more often than backoffLimit allows: BackoffLimitExceeded/,
+      );
+      expect(run.stderr).toMatch(
+        /last lines of container smoke \(pod smoke-[a-z0-9]{5}-[a-z0-9]+\):\n {6}\| GET \/checkout\n {6}\| FAIL: \/checkout answered 500\n/,
+      );
+      expect(run.stderr).toContain(
+        "next: the check says the new version does not work: its pod's last lines are above (the Job is deleted after its check; --keep-verify keeps it)",
+      );
+      expect(run.stderr).toMatch(
+        /• job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/,
+      );
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
       await jobAndPodsGone(sandboxed);
       const report = JSON.parse(run.stdout) as JsonReport;
       expect(report.verify).toEqual([
-        expect.objectContaining({ type: 'job', file: job, passed: false, cleanup: { action: 'deleted', detail: null, commands: [] }, job: { namespace: 'default', name: expect.stringMatching(/^smoke-/) } }),
+        expect.objectContaining({
+          type: 'job',
+          file: job,
+          passed: false,
+          cleanup: { action: 'deleted', detail: null, commands: [] },
+          job: { namespace: 'default', name: expect.stringMatching(/^smoke-/) },
+        }),
       ]);
       expect(report.verify[0]?.logs[0]?.lines).toEqual(['GET /checkout', 'FAIL: /checkout answered 500']);
     }));
@@ -171,8 +206,12 @@ describe.concurrent('kguard apply --verify-job', () => {
       const job = await sandboxed.write('smoke.yaml', smokeJob(0, ['all 12 checks passed']));
       const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify-job', job]);
       expect(run.exitCode, run.output).toBe(0);
-      expect(run.output).toMatch(/✔ verified: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*smoke\.yaml completed \(1\/1 completions succeeded\) in <DURATION>/);
-      expect(run.output).toMatch(/job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
+      expect(run.output).toMatch(
+        /✔ verified: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*smoke\.yaml completed \(1\/1 completions succeeded\) in <DURATION>/,
+      );
+      expect(run.output).toMatch(
+        /job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/,
+      );
       expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
       await jobAndPodsGone(sandboxed);
     }));
@@ -180,14 +219,21 @@ describe.concurrent('kguard apply --verify-job', () => {
   it('deletes the verify Job when a signal stops the run while it runs, and restores (exit 130)', () =>
     withCluster(async (sandboxed) => {
       const file = await webChange(sandboxed);
-      const job = await sandboxed.write('slow.yaml', smokeJob(0, ['still checking']).replace('run-seconds: "3"', 'run-seconds: "900"'));
+      const job = await sandboxed.write(
+        'slow.yaml',
+        smokeJob(0, ['still checking']).replace('run-seconds: "3"', 'run-seconds: "900"'),
+      );
       const { child, done } = sandboxed.kguardProcess(['apply', '-f', file, ...fast, '--verify-job', job]);
       await eventually(() => (jobsIn(sandboxed).some((name) => name.startsWith('Pod/')) ? true : undefined), 90_000);
       child.kill('SIGTERM');
       const run = await done;
       expect(run.exitCode, run.output).toBe(130);
-      expect(run.output).toMatch(/• verifying: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*slow\.yaml stopped: the run was cancelled/);
-      expect(run.output).toMatch(/job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/);
+      expect(run.output).toMatch(
+        /• verifying: job\/smoke-[a-z0-9]{5} \(namespace default\) from .*slow\.yaml stopped: the run was cancelled/,
+      );
+      expect(run.output).toMatch(
+        /job\/smoke-[a-z0-9]{5} \(namespace default\): deleted \(the verify Job of this run\)/,
+      );
       await jobAndPodsGone(sandboxed);
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     }));
@@ -211,15 +257,24 @@ describe.concurrent('kguard apply --bake', () => {
       const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--bake', '30s', '--output', 'json']);
       expect(run.exitCode, run.stderr).toBe(3);
       expect(run.stderr).toMatch(/✔ deployment\/web \(namespace default\): rolled out, 2\/2 new pods ready/);
-      expect(run.stderr).toContain('• baking for 30s: watching 1 workload for restarts, pods leaving Ready and evictions');
+      expect(run.stderr).toContain(
+        '• baking for 30s: watching 1 workload for restarts, pods leaving Ready and evictions',
+      );
       expect(run.stderr).toMatch(
         /✖ deployment\/web \(namespace default\): (container web of pod web-[a-z0-9-]+ restarted \(exit code 1, Error\)|pod web-[a-z0-9-]+ is no longer Ready: container web ended \(exit code 1, Error\)) \(after \d+\.\ds of the 30s bake\)/,
       );
-      expect(run.stderr).toMatch(/last lines of container web \(pod web-[a-z0-9-]+(, run before the restart)?\):\n {6}\| serving on :80\n {6}\| panic: nil map in cache warm-up\n/);
+      expect(run.stderr).toMatch(
+        /last lines of container web \(pod web-[a-z0-9-]+(, run before the restart)?\):\n {6}\| serving on :80\n {6}\| panic: nil map in cache warm-up\n/,
+      );
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
       const report = JSON.parse(run.stdout) as JsonReport;
       expect(report).toMatchObject({ outcome: 'rolled-back', exitCode: 3, verify: [] });
-      expect(report.bake).toMatchObject({ durationMs: 30_000, passed: false, stoppedBy: 'workload', workload: { kind: 'Deployment', name: 'web' } });
+      expect(report.bake).toMatchObject({
+        durationMs: 30_000,
+        passed: false,
+        stoppedBy: 'workload',
+        workload: { kind: 'Deployment', name: 'web' },
+      });
       // Caught at the crash, not at the end of the bake.
       expect(report.bake!.elapsedMs).toBeGreaterThan(2_000);
       expect(report.bake!.elapsedMs).toBeLessThan(15_000);
@@ -229,23 +284,50 @@ describe.concurrent('kguard apply --bake', () => {
     withCluster(async (sandboxed) => {
       const file = await webChange(sandboxed);
       // Passes the first time, fails from the second: the canary's second request breaks.
-      const check = 'if [ -f checked-once ]; then echo "second look: 502 from /api" >&2; exit 1; fi; touch checked-once; echo "first look: ok"';
-      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify', check, '--bake', '20s', '--verify-interval', '1s']);
+      const check =
+        'if [ -f checked-once ]; then echo "second look: 502 from /api" >&2; exit 1; fi; touch checked-once; echo "first look: ok"';
+      const run = await sandboxed.kguard([
+        'apply',
+        '-f',
+        file,
+        ...fast,
+        '--verify',
+        check,
+        '--bake',
+        '20s',
+        '--verify-interval',
+        '1s',
+      ]);
       expect(run.exitCode, run.output).toBe(3);
       expect(run.output).toContain(`✔ verified: \`${check}\` exited 0 in <DURATION>`);
       expect(run.output).toContain('; the --verify commands run again every <DURATION>');
       expect(run.output).toContain(`✖ bake: check failed: \`${check}\` exited with code 1 (after <DURATION>)`);
       expect(run.output).toContain('  | second look: 502 from /api');
-      expect(run.output).toContain(`✖ the bake stopped: \`${check}\`, run again, exited with code 1 (after <DURATION> of the <DURATION> bake)`);
+      expect(run.output).toContain(
+        `✖ the bake stopped: \`${check}\`, run again, exited with code 1 (after <DURATION> of the <DURATION> bake)`,
+      );
       expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     }));
 
   it('passes a bake in which nothing breaks, the checks passing again, and keeps the apply', () =>
     withCluster(async (sandboxed) => {
       const file = await webChange(sandboxed);
-      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--verify', 'true', '--bake', '2s', '--verify-interval', '500ms']);
+      const run = await sandboxed.kguard([
+        'apply',
+        '-f',
+        file,
+        ...fast,
+        '--verify',
+        'true',
+        '--bake',
+        '2s',
+        '--verify-interval',
+        '500ms',
+      ]);
       expect(run.exitCode, run.output).toBe(0);
-      expect(run.output).toMatch(/✔ baked for <DURATION>: no restart, no pod left Ready, no eviction in 1 workload; the checks passed \d+ more times?/);
+      expect(run.output).toMatch(
+        /✔ baked for <DURATION>: no restart, no pod left Ready, no eviction in 1 workload; the checks passed \d+ more times?/,
+      );
       expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
     }));
 });

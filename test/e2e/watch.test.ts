@@ -8,8 +8,11 @@ const MISSING = 'xxxxxnginx:1.17';
 // Pulls that take 3 s of wall time (30 s simulated at 10×): the pull error comes well after the
 // watches are open, so a test can cut them first.
 const SLOW_MISSING = 'xxxxxnginx:1.18';
-const scenario = { registry: { [MISSING]: 'missing' as const, [SLOW_MISSING]: { state: 'missing' as const, pullMs: 30_000 } } };
-const failing = /deployment\/web \(namespace default\): new pods cannot pull (their )?image "xxxxxnginx:1\.1[78]": (ImagePullBackOff|ErrImagePull)/;
+const scenario = {
+  registry: { [MISSING]: 'missing' as const, [SLOW_MISSING]: { state: 'missing' as const, pullMs: 30_000 } },
+};
+const failing =
+  /deployment\/web \(namespace default\): new pods cannot pull (their )?image "xxxxxnginx:1\.1[78]": (ImagePullBackOff|ErrImagePull)/;
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -21,12 +24,17 @@ afterEach(async () => {
   await env.stop();
 });
 
-const watchesOfPods = () => env.cluster.arrivals.filter((request) => /^GET \/api\/v1\/namespaces\/default\/pods\?.*watch=1/.test(request));
+const watchesOfPods = () =>
+  env.cluster.arrivals.filter((request) => /^GET \/api\/v1\/namespaces\/default\/pods\?.*watch=1/.test(request));
 const noWatchLeft = () => eventually(() => (env.cluster.openWatches() === 0 ? true : undefined));
 const podPullFailed = () =>
   env.cluster.store
     .list('Pod', 'default')
-    .some((pod) => (pod.status?.containerStatuses ?? []).some((status: { state?: { waiting?: { reason?: string } } }) => /ImagePull/.test(status.state?.waiting?.reason ?? '')));
+    .some((pod) =>
+      (pod.status?.containerStatuses ?? []).some((status: { state?: { waiting?: { reason?: string } } }) =>
+        /ImagePull/.test(status.state?.waiting?.reason ?? ''),
+      ),
+    );
 
 describe('kguard watches the rollout', () => {
   it('watches the pods of the workload by its selector, and no watch outlives the run', async () => {
@@ -59,10 +67,19 @@ describe('kguard watches the rollout', () => {
     const file = await env.write('web.yaml', deploymentYaml('web', SLOW_MISSING));
     const run = await env.kguard(['apply', '-f', file, '--timeout', '60s', '--poll-interval', '300ms']);
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toMatch(/cannot watch namespace default \([a-z.]+: Error from server \(Forbidden\): .* cannot watch resource/);
+    expect(run.output).toMatch(
+      /cannot watch namespace default \([a-z.]+: Error from server \(Forbidden\): .* cannot watch resource/,
+    );
     expect(run.stdout).toContain('polling it every 0.3s instead');
     expect(run.output).toMatch(failing);
-    expect(env.cluster.requests.some((request) => /get|GET/.test(request.method) && /\/namespaces\/default\/pods$/.test(request.url.split('?')[0]!) && !request.url.includes('watch=1'))).toBe(true);
+    expect(
+      env.cluster.requests.some(
+        (request) =>
+          /get|GET/.test(request.method) &&
+          /\/namespaces\/default\/pods$/.test(request.url.split('?')[0]!) &&
+          !request.url.includes('watch=1'),
+      ),
+    ).toBe(true);
   });
 
   it('--poll never watches', async () => {

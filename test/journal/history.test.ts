@@ -1,9 +1,20 @@
 // A run's history record (journal/history.ts): its Secret, and which records go beyond --history.
 import { describe, expect, it } from 'vitest';
-import { asJournal, beyondKeep, historySecret, readHistorySecret, type HistoryRecord } from '../../src/journal/history.js';
+import {
+  asJournal,
+  beyondKeep,
+  historySecret,
+  readHistorySecret,
+  type HistoryRecord,
+} from '../../src/journal/history.js';
 import type { KubeObject } from '../../src/objects/model.js';
 
-const web = (image: string): KubeObject => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop', uid: 'u1' }, spec: { template: { spec: { containers: [{ name: 'web', image }] } } } });
+const web = (image: string): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'shop', uid: 'u1' },
+  spec: { template: { spec: { containers: [{ name: 'web', image }] } } },
+});
 const record: HistoryRecord = {
   runId: 'kguard-mx7-aaaaaa',
   namespace: 'shop',
@@ -14,7 +25,14 @@ const record: HistoryRecord = {
   command: 'kguard apply -f web.yaml',
   inputsDigest: `sha256:${'0'.repeat(64)}`,
   outcome: 'succeeded',
-  objects: [{ ref: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' }, change: 'configured', before: web('nginx:1.25'), applied: web('nginx:1.26') }],
+  objects: [
+    {
+      ref: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' },
+      change: 'configured',
+      before: web('nginx:1.25'),
+      applied: web('nginx:1.26'),
+    },
+  ],
 };
 
 describe('history records', () => {
@@ -23,7 +41,11 @@ describe('history records', () => {
     expect(packed.secret.metadata).toMatchObject({
       name: 'kguard-mx7-aaaaaa-history',
       namespace: 'shop',
-      labels: { 'kguard.dev/history': 'v1', 'app.kubernetes.io/managed-by': 'kguard', 'kguard.dev/run': 'kguard-mx7-aaaaaa' },
+      labels: {
+        'kguard.dev/history': 'v1',
+        'app.kubernetes.io/managed-by': 'kguard',
+        'kguard.dev/run': 'kguard-mx7-aaaaaa',
+      },
     });
     expect(packed.secret['type']).toBe('kguard.dev/history');
     expect(readHistorySecret(packed.secret)).toEqual(record);
@@ -32,18 +54,29 @@ describe('history records', () => {
 
   it('are not kept when they would not fit in a Secret', () => {
     const noise = Array.from({ length: 200_000 }, (_, index) => `${index}-${Math.random()}`).join(',');
-    const huge = { ...record, objects: [{ ...record.objects[0]!, before: { ...web('x'), data: noise } as KubeObject }] };
+    const huge = {
+      ...record,
+      objects: [{ ...record.objects[0]!, before: { ...web('x'), data: noise } as KubeObject }],
+    };
     expect(historySecret(huge)).toBeUndefined();
   });
 
   it('beyond --history are the oldest; 0 keeps none', () => {
-    const runs = ['2026-05-01T10:00:00Z', '2026-05-03T10:00:00Z', '2026-05-02T10:00:00Z'].map((finishedAt, index) => ({ runId: `kguard-${index}`, finishedAt }));
+    const runs = ['2026-05-01T10:00:00Z', '2026-05-03T10:00:00Z', '2026-05-02T10:00:00Z'].map((finishedAt, index) => ({
+      runId: `kguard-${index}`,
+      finishedAt,
+    }));
     expect(beyondKeep(runs, 2).map((run) => run.runId)).toEqual(['kguard-0']);
     expect(beyondKeep(runs, 10)).toEqual([]);
     expect(beyondKeep(runs, 0)).toHaveLength(3);
   });
 
   it('undo as a journal that the apply finished: the same restore reads it', () => {
-    expect(asJournal(record)).toMatchObject({ runId: record.runId, namespace: 'shop', state: 'applied', objects: [{ before: record.objects[0]!.before, applied: record.objects[0]!.applied }] });
+    expect(asJournal(record)).toMatchObject({
+      runId: record.runId,
+      namespace: 'shop',
+      state: 'applied',
+      objects: [{ before: record.objects[0]!.before, applied: record.objects[0]!.applied }],
+    });
   });
 });

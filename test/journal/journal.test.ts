@@ -7,17 +7,36 @@ import { describe, expect, it } from 'vitest';
 import { ExitCode, JournalTooLargeError } from '../../src/errors.js';
 import type { Kubectl } from '../../src/kubectl/types.js';
 import { readJournalSecret, type Journal, type JournalEntry } from '../../src/journal/journal.js';
-import { journalPieces, MAX_SECRET_BYTES, mergePieces, PIECE_BYTES, type JournalPlacement } from '../../src/journal/pieces.js';
+import {
+  journalPieces,
+  MAX_SECRET_BYTES,
+  mergePieces,
+  PIECE_BYTES,
+  type JournalPlacement,
+} from '../../src/journal/pieces.js';
 import { RunJournal } from '../../src/journal/store.js';
 import type { KubeObject } from '../../src/objects/model.js';
 
 /** A ConfigMap whose data does not compress: random bytes, base64-encoded (as a manifest would carry them). */
 function bigConfigMap(name: string, bytes: number, namespace = 'shop'): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, uid: `uid-${name}` }, data: { blob: randomBytes(bytes).toString('base64') } } as KubeObject;
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, uid: `uid-${name}` },
+    data: { blob: randomBytes(bytes).toString('base64') },
+  } as KubeObject;
 }
 
 function entryOf(object: KubeObject): JournalEntry {
-  return { ref: { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name }, before: object };
+  return {
+    ref: {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      namespace: object.metadata.namespace ?? '',
+      name: object.metadata.name,
+    },
+    before: object,
+  };
 }
 
 function journalOf(objects: KubeObject[], namespace = 'shop'): Journal {
@@ -35,13 +54,20 @@ function journalOf(objects: KubeObject[], namespace = 'shop'): Journal {
 const placement: JournalPlacement = { clusterNamespace: 'kube-system', created: new Set() };
 
 /** Records the writes; every one succeeds. */
-function recordingKubectl(): { kubectl: Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listLabelled'>; writes: string[]; live: Map<string, KubeObject> } {
+function recordingKubectl(): {
+  kubectl: Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listLabelled'>;
+  writes: string[];
+  live: Map<string, KubeObject>;
+} {
   const writes: string[] = [];
   const live = new Map<string, KubeObject>();
   let version = 0;
   const written = (verb: string) => async (object: KubeObject) => {
     writes.push(`${verb} ${object.metadata.namespace}/${object.metadata.name}`);
-    const stored = { ...object, metadata: { ...object.metadata, uid: `u-${object.metadata.name}`, resourceVersion: String((version += 1)) } };
+    const stored = {
+      ...object,
+      metadata: { ...object.metadata, uid: `u-${object.metadata.name}`, resourceVersion: String((version += 1)) },
+    };
     live.set(`${object.metadata.namespace}/${object.metadata.name}`, stored);
     return { ok: true as const, object: stored };
   };
@@ -75,25 +101,50 @@ describe('journalPieces', () => {
       expect(JSON.parse(gunzipSync(piece.packed).toString('utf8'))).toEqual(piece.journal);
     }
     expect(pieces.map((piece) => piece.index)).toEqual(pieces.map((_, index) => index));
-    expect(pieces.flatMap((piece) => piece.journal.objects.map((entry) => entry.ref.name))).toEqual(objects.map((object) => object.metadata.name));
+    expect(pieces.flatMap((piece) => piece.journal.objects.map((entry) => entry.ref.name))).toEqual(
+      objects.map((object) => object.metadata.name),
+    );
   });
 
   it('journals each namespace in itself, cluster-scoped objects in the journal namespace, nothing for a namespace the apply creates', () => {
-    const secret = (name: string, namespace: string): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, data: { password: 'c2VjcmV0' } }) as KubeObject;
-    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } } as KubeObject;
-    const journal = journalOf([secret('db', 'shop'), secret('db', 'billing'), crd, secret('fresh', 'new-team')], 'kube-system');
+    const secret = (name: string, namespace: string): KubeObject =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace },
+        data: { password: 'c2VjcmV0' },
+      }) as KubeObject;
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+    } as KubeObject;
+    const journal = journalOf(
+      [secret('db', 'shop'), secret('db', 'billing'), crd, secret('fresh', 'new-team')],
+      'kube-system',
+    );
     const pieces = journalPieces(journal, { clusterNamespace: 'kube-system', created: new Set(['new-team']) });
-    const where = Object.fromEntries(pieces.map((piece) => [piece.namespace, piece.journal.objects.map((entry) => `${entry.ref.kind}/${entry.ref.namespace}/${entry.ref.name}`)]));
+    const where = Object.fromEntries(
+      pieces.map((piece) => [
+        piece.namespace,
+        piece.journal.objects.map((entry) => `${entry.ref.kind}/${entry.ref.namespace}/${entry.ref.name}`),
+      ]),
+    );
     expect(where).toEqual({
       shop: ['Secret/shop/db'],
       billing: ['Secret/billing/db'],
       'kube-system': ['CustomResourceDefinition//widgets.example.com'],
     });
     // Every piece knows where the others are and which is the run's home.
-    for (const piece of pieces) expect(piece.journal).toMatchObject({ namespace: piece.namespace, home: 'kube-system', pieces: { shop: 1, billing: 1, 'kube-system': 1 } });
+    for (const piece of pieces)
+      expect(piece.journal).toMatchObject({
+        namespace: piece.namespace,
+        home: 'kube-system',
+        pieces: { shop: 1, billing: 1, 'kube-system': 1 },
+      });
   });
 
-  it('refuses one object whose copy alone passes a Secret\'s 1 MiB, naming it (exit 2)', () => {
+  it("refuses one object whose copy alone passes a Secret's 1 MiB, naming it (exit 2)", () => {
     const journal = journalOf([bigConfigMap('small', 100), bigConfigMap('huge', 1100 * 1024)]);
     let refusal: unknown;
     try {
@@ -105,27 +156,47 @@ describe('journalPieces', () => {
     const error = refusal as JournalTooLargeError;
     expect(error.exitCode).toBe(ExitCode.ClusterError);
     expect(error.bytes).toBeGreaterThan(MAX_SECRET_BYTES);
-    expect(error.message).toMatch(/^kguard cannot journal this apply: the pre-apply copy of configmap\/huge \(namespace shop\) is \d{4} KiB compressed, more than a Secret may hold \(1024 KiB/);
+    expect(error.message).toMatch(
+      /^kguard cannot journal this apply: the pre-apply copy of configmap\/huge \(namespace shop\) is \d{4} KiB compressed, more than a Secret may hold \(1024 KiB/,
+    );
     expect(error.message).toContain('Next: run with --no-journal');
   });
 });
 
 describe('mergePieces', () => {
   it('reads a journal back whole from its pieces, and says which namespace is short of one', () => {
-    const journal = journalOf([...Array.from({ length: 12 }, (_, index) => bigConfigMap(`big-${index}`, 100 * 1024)), bigConfigMap('db', 10, 'billing')]);
+    const journal = journalOf([
+      ...Array.from({ length: 12 }, (_, index) => bigConfigMap(`big-${index}`, 100 * 1024)),
+      bigConfigMap('db', 10, 'billing'),
+    ]);
     const pieces = journalPieces(journal, placement).map((piece) => piece.journal);
     const whole = mergePieces(pieces);
     expect(whole.missing).toEqual([]);
     expect(whole.journal.namespace).toBe('shop');
-    expect(whole.journal.objects.map((entry) => entry.ref.name).sort()).toEqual(journal.objects.map((entry) => entry.ref.name).sort());
-    const short = mergePieces(pieces.filter((piece) => !(piece.namespace === 'shop' && piece.objects.some((entry) => entry.ref.name === 'big-0'))));
+    expect(whole.journal.objects.map((entry) => entry.ref.name).sort()).toEqual(
+      journal.objects.map((entry) => entry.ref.name).sort(),
+    );
+    const short = mergePieces(
+      pieces.filter(
+        (piece) => !(piece.namespace === 'shop' && piece.objects.some((entry) => entry.ref.name === 'big-0')),
+      ),
+    );
     expect(short.missing).toEqual(['shop']);
   });
 
   it('takes the state of the least advanced piece: one still applying makes kguard rollback wait out the apply', () => {
-    const pieces = journalPieces(journalOf([bigConfigMap('a', 10), bigConfigMap('b', 10, 'billing')]), placement).map((piece) => piece.journal);
-    expect(mergePieces([{ ...pieces[0]!, state: 'applied' }, { ...pieces[1]!, state: 'applying' }]).journal.state).toBe('applying');
-    expect(mergePieces(pieces.map((piece) => ({ ...piece, state: 'finished' as const }))).journal.state).toBe('finished');
+    const pieces = journalPieces(journalOf([bigConfigMap('a', 10), bigConfigMap('b', 10, 'billing')]), placement).map(
+      (piece) => piece.journal,
+    );
+    expect(
+      mergePieces([
+        { ...pieces[0]!, state: 'applied' },
+        { ...pieces[1]!, state: 'applying' },
+      ]).journal.state,
+    ).toBe('applying');
+    expect(mergePieces(pieces.map((piece) => ({ ...piece, state: 'finished' as const }))).journal.state).toBe(
+      'finished',
+    );
   });
 });
 
@@ -159,7 +230,9 @@ describe('RunJournal', () => {
 
   it('writes nothing when one copy is too big for any Secret', async () => {
     const { kubectl, writes } = recordingKubectl();
-    await expect(RunJournal.start(kubectl, journalOf([bigConfigMap('huge', 1100 * 1024)]), placement, 10_000)).rejects.toBeInstanceOf(JournalTooLargeError);
+    await expect(
+      RunJournal.start(kubectl, journalOf([bigConfigMap('huge', 1100 * 1024)]), placement, 10_000),
+    ).rejects.toBeInstanceOf(JournalTooLargeError);
     expect(writes).toEqual([]);
   });
 
@@ -167,12 +240,14 @@ describe('RunJournal', () => {
     const { kubectl } = recordingKubectl();
     const started = await RunJournal.start(kubectl, journalOf([bigConfigMap('one', 100)]), placement, 10_000);
     const update = started.update({ state: 'applied', objects: journalOf([bigConfigMap('one', 1100 * 1024)]).objects });
-    await expect(update).rejects.toThrow(/^kguard could not update its run journal: the copies of configmap\/one \(namespace shop\) would be \d{4} KiB compressed, more than the 1024 KiB a Secret may hold$/);
+    await expect(update).rejects.toThrow(
+      /^kguard could not update its run journal: the copies of configmap\/one \(namespace shop\) would be \d{4} KiB compressed, more than the 1024 KiB a Secret may hold$/,
+    );
   });
 });
 
 describe('a fleet run in the journal', () => {
-  it("records the fleet run id and its contexts in every piece, and names the fleet run on the Secret", async () => {
+  it('records the fleet run id and its contexts in every piece, and names the fleet run on the Secret', async () => {
     const { journalSecret, newFleetRunId } = await import('../../src/journal/journal.js');
     const fleetRunId = newFleetRunId(new Date('2026-12-03T12:00:00Z'), 'A1-b2c3d4');
     expect(fleetRunId).toMatch(/^fleet-[a-z0-9]+-a1b2c3$/);

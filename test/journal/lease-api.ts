@@ -6,7 +6,10 @@
 import type { Kubectl, WriteResult } from '../../src/kubectl/types.js';
 import type { KubeObject } from '../../src/objects/model.js';
 
-export type LeaseClient = Pick<Kubectl, 'create' | 'replace' | 'deleteExact' | 'getObject' | 'listCollection' | 'commandLine' | 'stopCancelling'>;
+export type LeaseClient = Pick<
+  Kubectl,
+  'create' | 'replace' | 'deleteExact' | 'getObject' | 'listCollection' | 'commandLine' | 'stopCancelling'
+>;
 
 export interface LeaseCall {
   client: string;
@@ -32,7 +35,9 @@ export class LeaseApi {
 
   /** The Leases of a namespace now, by name. */
   inNamespace(namespace: string): KubeObject[] {
-    return [...this.leases.values()].filter((lease) => lease.metadata.namespace === namespace).map((lease) => structuredClone(lease));
+    return [...this.leases.values()]
+      .filter((lease) => lease.metadata.namespace === namespace)
+      .map((lease) => structuredClone(lease));
   }
 
   /** Someone else writes a Lease (a person, another tool, a run that took it over). */
@@ -61,26 +66,42 @@ export class LeaseApi {
         const namespace = namespaceOf(collectionPath);
         const failed = await call('create', namespace, object.metadata.name);
         if (failed) return failed;
-        if (!api.namespaces.has(namespace)) return failure(`namespaces "${namespace}" not found`, { notFound: true, reason: 'NotFound' });
-        if (api.leases.has(`${namespace}/${object.metadata.name}`)) return failure(`leases.coordination.k8s.io "${object.metadata.name}" already exists`, { reason: 'AlreadyExists' });
-        return { ok: true, object: api.write({ ...object, metadata: { ...object.metadata, namespace, uid: undefined } }) };
+        if (!api.namespaces.has(namespace))
+          return failure(`namespaces "${namespace}" not found`, { notFound: true, reason: 'NotFound' });
+        if (api.leases.has(`${namespace}/${object.metadata.name}`))
+          return failure(`leases.coordination.k8s.io "${object.metadata.name}" already exists`, {
+            reason: 'AlreadyExists',
+          });
+        return {
+          ok: true,
+          object: api.write({ ...object, metadata: { ...object.metadata, namespace, uid: undefined } }),
+        };
       },
       async replace(object, path) {
         const [namespace, leaseName] = namedOf(path);
         const failed = await call('replace', namespace, leaseName);
         if (failed) return failed;
         const stored = api.leases.get(`${namespace}/${leaseName}`);
-        if (!stored) return failure(`leases.coordination.k8s.io "${leaseName}" not found`, { notFound: true, reason: 'NotFound' });
-        if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) return failure('the object has been modified', { conflict: true, reason: 'Conflict' });
-        return { ok: true, object: api.write({ ...object, metadata: { ...object.metadata, uid: stored.metadata.uid } }) };
+        if (!stored)
+          return failure(`leases.coordination.k8s.io "${leaseName}" not found`, { notFound: true, reason: 'NotFound' });
+        if (object.metadata.resourceVersion !== stored.metadata.resourceVersion)
+          return failure('the object has been modified', { conflict: true, reason: 'Conflict' });
+        return {
+          ok: true,
+          object: api.write({ ...object, metadata: { ...object.metadata, uid: stored.metadata.uid } }),
+        };
       },
       async deleteExact(path, preconditions) {
         const [namespace, leaseName] = namedOf(path);
         const failed = await call('delete', namespace, leaseName);
         if (failed) return failed;
         const stored = api.leases.get(`${namespace}/${leaseName}`);
-        if (!stored) return failure(`leases.coordination.k8s.io "${leaseName}" not found`, { notFound: true, reason: 'NotFound' });
-        const moved = preconditions.uid !== stored.metadata.uid || (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== stored.metadata.resourceVersion);
+        if (!stored)
+          return failure(`leases.coordination.k8s.io "${leaseName}" not found`, { notFound: true, reason: 'NotFound' });
+        const moved =
+          preconditions.uid !== stored.metadata.uid ||
+          (preconditions.resourceVersion !== undefined &&
+            preconditions.resourceVersion !== stored.metadata.resourceVersion);
         if (moved) return failure('Precondition failed', { conflict: true, reason: 'Conflict' });
         api.leases.delete(`${namespace}/${leaseName}`);
         return { ok: true };
@@ -93,8 +114,13 @@ export class LeaseApi {
       async listCollection(query) {
         const failed = await call('list', query.namespace);
         if (failed) return { ok: false, message: failed.message, transient: false };
-        const wanted = (query.labelSelector ?? '').split(',').filter(Boolean).map((term) => term.split('='));
-        const items = api.inNamespace(query.namespace).filter((lease) => wanted.every(([key, value]) => lease.metadata.labels?.[key ?? ''] === value));
+        const wanted = (query.labelSelector ?? '')
+          .split(',')
+          .filter(Boolean)
+          .map((term) => term.split('='));
+        const items = api
+          .inNamespace(query.namespace)
+          .filter((lease) => wanted.every(([key, value]) => lease.metadata.labels?.[key ?? ''] === value));
         return { ok: true, items, resourceVersion: String(api.version) };
       },
     };
@@ -107,8 +133,17 @@ export class LeaseApi {
   }
 }
 
-export function failure(message: string, options: { conflict?: boolean; notFound?: boolean; reason: string }): Extract<WriteResult, { ok: false }> {
-  return { ok: false, conflict: options.conflict ?? false, notFound: options.notFound ?? false, message, stderr: `Error from server (${options.reason}): ${message}` };
+export function failure(
+  message: string,
+  options: { conflict?: boolean; notFound?: boolean; reason: string },
+): Extract<WriteResult, { ok: false }> {
+  return {
+    ok: false,
+    conflict: options.conflict ?? false,
+    notFound: options.notFound ?? false,
+    message,
+    stderr: `Error from server (${options.reason}): ${message}`,
+  };
 }
 
 /** A small seeded generator (mulberry32): a failing interleaving can be run again. */

@@ -2,18 +2,30 @@
 // when another run's Lease counts as expired.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { claimsOf, decodeKeys, encodeKeys, heldOf, LeaseObservations, OBJECTS_ANNOTATION, runLeases } from '../../src/journal/lease.js';
+import {
+  claimsOf,
+  decodeKeys,
+  encodeKeys,
+  heldOf,
+  LeaseObservations,
+  OBJECTS_ANNOTATION,
+  runLeases,
+} from '../../src/journal/lease.js';
 import type { KubeObject, ObjectRef } from '../../src/objects/model.js';
 
 /** The API server's limit on all annotations of one object (apimachinery TotalAnnotationSizeLimitB). */
 const ANNOTATIONS_LIMIT = 256 * 1024;
 
-const annotationsSize = (lease: KubeObject) => Object.entries(lease.metadata.annotations ?? {}).reduce((sum, [key, value]) => sum + key.length + value.length, 0);
+const annotationsSize = (lease: KubeObject) =>
+  Object.entries(lease.metadata.annotations ?? {}).reduce((sum, [key, value]) => sum + key.length + value.length, 0);
 const keysOf = (lease: KubeObject) => decodeKeys(lease.metadata.annotations?.[OBJECTS_ANNOTATION]);
 
 describe('the Leases of a run', () => {
   it('lists 1,000 objects of a namespace in one Lease, well within what the API server allows for annotations', () => {
-    const keys = Array.from({ length: 1000 }, (_, index) => `apps/Deployment/payments-production/checkout-service-worker-${index}`);
+    const keys = Array.from(
+      { length: 1000 },
+      (_, index) => `apps/Deployment/payments-production/checkout-service-worker-${index}`,
+    );
     const leases = runLeases('kguard-abc-123', 'payments-production', keys, 120, new Date());
     expect(leases).toHaveLength(1);
     expect(leases[0]!.metadata.name).toBe('kguard-abc-123');
@@ -33,7 +45,11 @@ describe('the Leases of a run', () => {
     const keys = Array.from({ length: 20_000 }, () => `/ConfigMap/shop/${randomBytes(24).toString('hex')}`);
     const leases = runLeases('kguard-abc-123', 'shop', keys, 120, new Date());
     expect(leases.length).toBeGreaterThan(1);
-    expect(leases.map((lease) => lease.metadata.name).slice(0, 3)).toEqual(['kguard-abc-123', 'kguard-abc-123-2', 'kguard-abc-123-3']);
+    expect(leases.map((lease) => lease.metadata.name).slice(0, 3)).toEqual([
+      'kguard-abc-123',
+      'kguard-abc-123-2',
+      'kguard-abc-123-3',
+    ]);
     for (const lease of leases) expect(annotationsSize(lease)).toBeLessThan(ANNOTATIONS_LIMIT);
     expect(leases.flatMap((lease) => keysOf(lease) ?? []).sort()).toEqual([...keys].sort());
   });
@@ -51,10 +67,15 @@ describe('the Leases of a run', () => {
   });
 
   it('a Lease whose objects cannot be read holds every object this run wants there', () => {
-    const wanted = claimsOf([{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' }], 'shop').get('shop')!;
+    const wanted = claimsOf([{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' }], 'shop').get(
+      'shop',
+    )!;
     const [lease] = runLeases('kguard-other', 'shop', ['/ConfigMap/shop/other'], 120, new Date());
     expect(heldOf(lease!, wanted)).toEqual([]);
-    const damaged = { ...lease!, metadata: { ...lease!.metadata, annotations: { [OBJECTS_ANNOTATION]: 'gzip,base64:not-gzip' } } };
+    const damaged = {
+      ...lease!,
+      metadata: { ...lease!.metadata, annotations: { [OBJECTS_ANNOTATION]: 'gzip,base64:not-gzip' } },
+    };
     expect(heldOf(damaged, wanted)).toEqual([...wanted.values()]);
   });
 });
@@ -67,7 +88,7 @@ describe('LeaseObservations', () => {
     spec: { holderIdentity: 'kguard-other', leaseDurationSeconds: 10, renewTime },
   });
 
-  it("expires a Lease only once this run has seen it unchanged for longer than its duration, whatever its renewTime says", () => {
+  it('expires a Lease only once this run has seen it unchanged for longer than its duration, whatever its renewTime says', () => {
     const observations = new LeaseObservations();
     // Renewed a day ago by the holder's clock: no reason to believe it, nor to distrust it.
     const old = lease('7', '2000-01-01T00:00:00.000000Z');

@@ -12,7 +12,12 @@ import { objectKey, type KubeObject, type ObjectRef } from '../../src/objects/mo
 import { ManualClock, RecordingReporter } from '../fakes.js';
 import { failure, LeaseApi, seeded } from './lease-api.js';
 
-const configMap = (name: string, namespace = 'shop'): ObjectRef => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
+const configMap = (name: string, namespace = 'shop'): ObjectRef => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  namespace,
+  name,
+});
 
 function optionsFor(runId: string, overrides: Partial<LeaseOptions> = {}): LeaseOptions {
   return { home: 'shop', runId, durationSeconds: 30, lockTimeoutMs: 60_000, deadlineMs: 10_000, ...overrides };
@@ -47,15 +52,32 @@ async function refusal(clock: ManualClock, work: Promise<unknown>): Promise<Erro
   throw new Error('the run went ahead; it should have given up');
 }
 
-const names = (api: LeaseApi, namespace = 'shop') => api.inNamespace(namespace).map((lease) => lease.metadata.name).sort();
-const lockWaits = (reporter: RecordingReporter) => reporter.events.filter((event): event is Extract<RunEvent, { kind: 'lock-wait' }> => event.kind === 'lock-wait');
+const names = (api: LeaseApi, namespace = 'shop') =>
+  api
+    .inNamespace(namespace)
+    .map((lease) => lease.metadata.name)
+    .sort();
+const lockWaits = (reporter: RecordingReporter) =>
+  reporter.events.filter((event): event is Extract<RunEvent, { kind: 'lock-wait' }> => event.kind === 'lock-wait');
 
 describe('taking leases', () => {
   it('lets two runs on objects apart in one namespace go ahead at once, with one Lease each', async () => {
     const api = new LeaseApi(seeded(1));
     const clock = new ManualClock();
-    const first = await settle(clock, acquireLeases(api.client('a'), [configMap('one'), configMap('two')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() }));
-    const second = await settle(clock, acquireLeases(api.client('b'), [configMap('three')], optionsFor('run-b'), { clock, reporter: new RecordingReporter() }));
+    const first = await settle(
+      clock,
+      acquireLeases(api.client('a'), [configMap('one'), configMap('two')], optionsFor('run-a'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
+    const second = await settle(
+      clock,
+      acquireLeases(api.client('b'), [configMap('three')], optionsFor('run-b'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
     expect(names(api)).toEqual(['run-a', 'run-b']);
     // One create and one list per namespace, whatever the number of objects.
     expect(api.calls.filter((call) => call.client === 'a').map((call) => call.verb)).toEqual(['create', 'list']);
@@ -66,10 +88,20 @@ describe('taking leases', () => {
   it('a run whose object is held takes a ticket, says who holds it once, and goes in when the holder lets go', async () => {
     const api = new LeaseApi(seeded(2));
     const clock = new ManualClock();
-    const holder = await settle(clock, acquireLeases(api.client('a'), [configMap('one'), configMap('two')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() }));
+    const holder = await settle(
+      clock,
+      acquireLeases(api.client('a'), [configMap('one'), configMap('two')], optionsFor('run-a'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
     const reporter = new RecordingReporter();
     let second: HeldLeases | undefined;
-    const taking = acquireLeases(api.client('b'), [configMap('two'), configMap('three')], optionsFor('run-b'), { clock, reporter, random: seeded(3) }).then((held) => (second = held));
+    const taking = acquireLeases(api.client('b'), [configMap('two'), configMap('three')], optionsFor('run-b'), {
+      clock,
+      reporter,
+      random: seeded(3),
+    }).then((held) => (second = held));
     for (let step = 0; step < 40; step += 1) {
       await turns(10);
       clock.advance(250);
@@ -77,7 +109,11 @@ describe('taking leases', () => {
     expect(second).toBeUndefined();
     // It keeps its Lease while it waits, with its place in line.
     expect(names(api)).toEqual(['run-a', 'run-b']);
-    expect(api.inNamespace('shop').find((lease) => lease.metadata.name === 'run-b')?.metadata.annotations?.['kguard.dev/ticket']).toBe('1');
+    expect(
+      api.inNamespace('shop').find((lease) => lease.metadata.name === 'run-b')?.metadata.annotations?.[
+        'kguard.dev/ticket'
+      ],
+    ).toBe('1');
     expect(lockWaits(reporter)).toEqual([{ kind: 'lock-wait', object: configMap('two'), holder: 'run-a' }]);
     await holder.release();
     await settle(clock, taking);
@@ -89,10 +125,19 @@ describe('taking leases', () => {
     const api = new LeaseApi(seeded(21));
     const clock = new ManualClock();
     const entered: string[] = [];
-    const holder = await settle(clock, acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() }));
+    const holder = await settle(
+      clock,
+      acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
     // run-z comes first, run-b after it: the ticket, not the name, decides.
     const later = (runId: string) =>
-      acquireLeases(api.client(runId), [configMap('one')], optionsFor(runId), { clock, reporter: new RecordingReporter() }).then(async (held) => {
+      acquireLeases(api.client(runId), [configMap('one')], optionsFor(runId), {
+        clock,
+        reporter: new RecordingReporter(),
+      }).then(async (held) => {
         entered.push(runId);
         await clock.sleep(1000);
         await held.release();
@@ -107,7 +152,12 @@ describe('taking leases', () => {
       await turns(10);
       clock.advance(250);
     }
-    expect(api.inNamespace('shop').map((lease) => [lease.metadata.name, lease.metadata.annotations?.['kguard.dev/ticket']]).sort()).toEqual([
+    expect(
+      api
+        .inNamespace('shop')
+        .map((lease) => [lease.metadata.name, lease.metadata.annotations?.['kguard.dev/ticket']])
+        .sort(),
+    ).toEqual([
       ['run-a', undefined],
       ['run-b', '2'],
       ['run-z', '1'],
@@ -123,7 +173,14 @@ describe('taking leases', () => {
       const random = seeded(seed);
       const api = new LeaseApi(random);
       const clock = new ManualClock();
-      const objects = [configMap('a'), configMap('b'), configMap('c'), configMap('d'), configMap('e', 'web'), { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'team' }];
+      const objects = [
+        configMap('a'),
+        configMap('b'),
+        configMap('c'),
+        configMap('d'),
+        configMap('e', 'web'),
+        { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'team' },
+      ];
       const inside = new Map<string, Set<string>>();
       const overlaps: string[] = [];
       let waited = 0;
@@ -132,8 +189,13 @@ describe('taking leases', () => {
         if (mine.length === 0) mine.push(objects[index % objects.length]!);
         const keys = new Set(mine.map(objectKey));
         const reporter = new RecordingReporter();
-        const held = await acquireLeases(api.client(`run-${index}`), mine, optionsFor(`run-${index}`), { clock, reporter, random });
-        for (const [other, theirs] of inside) if ([...keys].some((key) => theirs.has(key))) overlaps.push(`run-${index} with ${other}`);
+        const held = await acquireLeases(api.client(`run-${index}`), mine, optionsFor(`run-${index}`), {
+          clock,
+          reporter,
+          random,
+        });
+        for (const [other, theirs] of inside)
+          if ([...keys].some((key) => theirs.has(key))) overlaps.push(`run-${index} with ${other}`);
         inside.set(`run-${index}`, keys);
         await clock.sleep(random() * 2000);
         inside.delete(`run-${index}`);
@@ -152,7 +214,10 @@ describe('taking leases', () => {
     const clock = new ManualClock();
     // run-h holds shop/one and waited for it: ticket 7.
     const [holding] = runLeases('run-h', 'shop', [objectKey(configMap('one'))], 30, new Date());
-    api.write({ ...holding!, metadata: { ...holding!.metadata, annotations: { ...holding!.metadata.annotations, 'kguard.dev/ticket': '7' } } });
+    api.write({
+      ...holding!,
+      metadata: { ...holding!.metadata, annotations: { ...holding!.metadata.annotations, 'kguard.dev/ticket': '7' } },
+    });
     // run-a wants shop/one and web/two: web is clear at its first look, shop is not. Its ticket
     // (8) is held on the way while run-k, on web/two only, takes ticket 1.
     let openGate = () => undefined as void;
@@ -160,14 +225,22 @@ describe('taking leases', () => {
     api.gate = (call) => (call.client === 'a' && call.verb === 'replace' ? gated : undefined);
     const entered: string[] = [];
     const enter = (runId: string, refs: ObjectRef[]) =>
-      acquireLeases(api.client(runId.slice(4)), refs, optionsFor(runId), { clock, reporter: new RecordingReporter() }).then((held) => {
+      acquireLeases(api.client(runId.slice(4)), refs, optionsFor(runId), {
+        clock,
+        reporter: new RecordingReporter(),
+      }).then((held) => {
         entered.push(runId);
         return held;
       });
     const runA = enter('run-a', [configMap('one'), configMap('two', 'web')]);
-    while (!api.calls.some((call) => call.client === 'a' && call.verb === 'list' && call.namespace === 'web')) await turns(1);
+    while (!api.calls.some((call) => call.client === 'a' && call.verb === 'list' && call.namespace === 'web'))
+      await turns(1);
     const runK = enter('run-k', [configMap('two', 'web')]);
-    while (api.inNamespace('web').find((lease) => lease.metadata.name === 'run-k')?.metadata.annotations?.['kguard.dev/ticket'] !== '1') {
+    while (
+      api.inNamespace('web').find((lease) => lease.metadata.name === 'run-k')?.metadata.annotations?.[
+        'kguard.dev/ticket'
+      ] !== '1'
+    ) {
       await turns(10);
       clock.advance(100);
     }
@@ -189,9 +262,24 @@ describe('taking leases', () => {
   it('a place in line that cannot be written ends the run as a kubectl failure (exit 2), with none of its Leases left', async () => {
     const api = new LeaseApi(seeded(23));
     const clock = new ManualClock();
-    const holder = await settle(clock, acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() }));
-    api.fault = (call) => (call.client === 'b' && call.verb === 'replace' ? failure('the server is currently unable to handle the request', { reason: 'ServiceUnavailable' }) : undefined);
-    const error = await refusal(clock, acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b'), { clock, reporter: new RecordingReporter() }));
+    const holder = await settle(
+      clock,
+      acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
+    api.fault = (call) =>
+      call.client === 'b' && call.verb === 'replace'
+        ? failure('the server is currently unable to handle the request', { reason: 'ServiceUnavailable' })
+        : undefined;
+    const error = await refusal(
+      clock,
+      acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
     expect(error).toBeInstanceOf(KubectlError);
     expect(error.message).toBe(
       'kguard could not write its place in line on its Lease run-b (namespace shop): the server is currently unable to handle the request. Next: check that the API server answers and run kguard again; nothing was applied.',
@@ -203,12 +291,23 @@ describe('taking leases', () => {
   it('gives up after --lock-timeout naming the object and its holder; none of its Leases is left', async () => {
     const api = new LeaseApi(seeded(4));
     const clock = new ManualClock();
-    const holder = await settle(clock, acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() }));
-    const startedAt = clock.now();
-    const taking = acquireLeases(api.client('b'), [configMap('one'), configMap('two'), configMap('three', 'web')], optionsFor('run-b', { lockTimeoutMs: 5000 }), {
+    const holder = await settle(
       clock,
-      reporter: new RecordingReporter(),
-    });
+      acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
+    const startedAt = clock.now();
+    const taking = acquireLeases(
+      api.client('b'),
+      [configMap('one'), configMap('two'), configMap('three', 'web')],
+      optionsFor('run-b', { lockTimeoutMs: 5000 }),
+      {
+        clock,
+        reporter: new RecordingReporter(),
+      },
+    );
     const error = await refusal(clock, taking);
     expect(error).toBeInstanceOf(KubectlError);
     expect((error as Error).message).toBe(
@@ -224,7 +323,13 @@ describe('taking leases', () => {
   it('skips a namespace that does not exist yet (the apply creates it): nothing there has a "before" to protect', async () => {
     const api = new LeaseApi(seeded(5));
     const clock = new ManualClock();
-    const held = await settle(clock, acquireLeases(api.client('a'), [configMap('one'), configMap('fresh', 'brand-new')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() }));
+    const held = await settle(
+      clock,
+      acquireLeases(api.client('a'), [configMap('one'), configMap('fresh', 'brand-new')], optionsFor('run-a'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
     expect(held.held.map((lease) => `${lease.metadata.namespace}/${lease.metadata.name}`)).toEqual(['shop/run-a']);
     await held.release();
   });
@@ -232,8 +337,16 @@ describe('taking leases', () => {
   it('a refused Lease names the RBAC rule (list included), and the Leases already taken are withdrawn', async () => {
     const api = new LeaseApi(seeded(6));
     const clock = new ManualClock();
-    api.fault = (call) => (call.verb === 'create' && call.namespace === 'web' ? failure('leases.coordination.k8s.io is forbidden: User "ci" cannot create resource "leases"', { reason: 'Forbidden' }) : undefined);
-    const taking = acquireLeases(api.client('a'), [configMap('one'), configMap('two', 'web')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() });
+    api.fault = (call) =>
+      call.verb === 'create' && call.namespace === 'web'
+        ? failure('leases.coordination.k8s.io is forbidden: User "ci" cannot create resource "leases"', {
+            reason: 'Forbidden',
+          })
+        : undefined;
+    const taking = acquireLeases(api.client('a'), [configMap('one'), configMap('two', 'web')], optionsFor('run-a'), {
+      clock,
+      reporter: new RecordingReporter(),
+    });
     const error = await refusal(clock, taking);
     expect(error.message).toContain('kguard could not take a lease on the objects it will change in namespace web');
     expect(error.message).toContain(`grant ${rbacRule('leases', 'web')}, or run with --no-journal`);
@@ -244,8 +357,19 @@ describe('taking leases', () => {
   it('a refused list names the RBAC rule too, and withdraws the Lease it created', async () => {
     const api = new LeaseApi(seeded(7));
     const clock = new ManualClock();
-    api.fault = (call) => (call.verb === 'list' ? failure('leases.coordination.k8s.io is forbidden: User "ci" cannot list resource "leases"', { reason: 'Forbidden' }) : undefined);
-    const error = await refusal(clock, acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), { clock, reporter: new RecordingReporter() }));
+    api.fault = (call) =>
+      call.verb === 'list'
+        ? failure('leases.coordination.k8s.io is forbidden: User "ci" cannot list resource "leases"', {
+            reason: 'Forbidden',
+          })
+        : undefined;
+    const error = await refusal(
+      clock,
+      acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
+    );
     expect(error.message).toContain(`grant ${rbacRule('leases', 'shop')}`);
     expect(api.leases.size).toBe(0);
   });
@@ -285,7 +409,12 @@ describe('holding and letting go', () => {
     api.write({ ...lease, spec: { ...(lease['spec'] as object), holderIdentity: 'run-x' } });
     await leases.release();
     expect((onlyLease(api)['spec'] as { holderIdentity: string }).holderIdentity).toBe('run-x');
-    expect(api.calls.filter((call) => call.client === 'a').map((call) => call.verb).slice(-2)).toEqual(['delete', 'get']);
+    expect(
+      api.calls
+        .filter((call) => call.client === 'a')
+        .map((call) => call.verb)
+        .slice(-2),
+    ).toEqual(['delete', 'get']);
     expect(reporter.kinds()).not.toContain('journal-warning');
   });
 
@@ -294,10 +423,18 @@ describe('holding and letting go', () => {
     const clock = new ManualClock();
     const leases = await held(api, clock);
     const lease = onlyLease(api);
-    api.write({ ...lease, metadata: { ...lease.metadata, annotations: { ...lease.metadata.annotations, 'example.com/seen': 'yes' } } });
+    api.write({
+      ...lease,
+      metadata: { ...lease.metadata, annotations: { ...lease.metadata.annotations, 'example.com/seen': 'yes' } },
+    });
     await leases.release();
     expect(api.leases.size).toBe(0);
-    expect(api.calls.filter((call) => call.client === 'a').map((call) => call.verb).slice(-3)).toEqual(['delete', 'get', 'delete']);
+    expect(
+      api.calls
+        .filter((call) => call.client === 'a')
+        .map((call) => call.verb)
+        .slice(-3),
+    ).toEqual(['delete', 'get', 'delete']);
   });
 
   it('says a Lease it could not delete, with the kubectl command that deletes it', async () => {
@@ -305,11 +442,16 @@ describe('holding and letting go', () => {
     const clock = new ManualClock();
     const reporter = new RecordingReporter();
     const leases = await held(api, clock, reporter);
-    api.fault = (call) => (call.verb === 'delete' ? failure('the server is currently unable to handle the request', { reason: 'ServiceUnavailable' }) : undefined);
+    api.fault = (call) =>
+      call.verb === 'delete'
+        ? failure('the server is currently unable to handle the request', { reason: 'ServiceUnavailable' })
+        : undefined;
     await leases.release();
     const warning = reporter.events.find((event) => event.kind === 'journal-warning');
     expect(warning).toMatchObject({ kind: 'journal-warning', commands: ['kubectl delete lease run-a -n shop'] });
-    expect((warning as { message: string }).message).toContain('kguard could not delete its Lease run-a in namespace shop (the server is currently unable to handle the request)');
+    expect((warning as { message: string }).message).toContain(
+      'kguard could not delete its Lease run-a in namespace shop (the server is currently unable to handle the request)',
+    );
   });
 
   it('a renewal that finds its Lease taken over says so, stops renewing it and leaves it at release', async () => {
@@ -321,24 +463,41 @@ describe('holding and letting go', () => {
     api.write({ ...lease, spec: { ...(lease['spec'] as object), holderIdentity: 'run-x' } });
     clock.advance(10_000);
     await turns();
-    expect(reporter.events).toContainEqual(expect.objectContaining({ kind: 'journal-warning', message: expect.stringContaining('was taken over by run-x while this run held it') }));
+    expect(reporter.events).toContainEqual(
+      expect.objectContaining({
+        kind: 'journal-warning',
+        message: expect.stringContaining('was taken over by run-x while this run held it'),
+      }),
+    );
     await leases.release();
     expect(names(api)).toEqual(['run-a']);
     expect(api.calls.filter((call) => call.client === 'a' && call.verb === 'delete')).toEqual([]);
   });
 });
 
-describe('another run\'s Lease expires by what this run saw', () => {
+describe("another run's Lease expires by what this run saw", () => {
   // The holder's clock is not this machine's: an hour behind or ahead, it says nothing.
-  for (const [skew, hours] of [['an hour ago', -1], ['an hour from now', 1]] as const) {
+  for (const [skew, hours] of [
+    ['an hour ago', -1],
+    ['an hour from now', 1],
+  ] as const) {
     it(`takes over a Lease left unrenewed once it has seen it unchanged for its duration (renewTime ${skew})`, async () => {
       const api = new LeaseApi(seeded(18));
       const clock = new ManualClock();
-      const [left] = runLeases('run-dead', 'shop', [objectKey(configMap('one'))], 10, new Date(Date.now() + hours * 3_600_000));
+      const [left] = runLeases(
+        'run-dead',
+        'shop',
+        [objectKey(configMap('one'))],
+        10,
+        new Date(Date.now() + hours * 3_600_000),
+      );
       api.write(left!);
       const reporter = new RecordingReporter();
       const startedAt = clock.now();
-      const leases = await settle(clock, acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b'), { clock, reporter }));
+      const leases = await settle(
+        clock,
+        acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b'), { clock, reporter }),
+      );
       expect(clock.now() - startedAt).toBeGreaterThan(10_000);
       expect(clock.now() - startedAt).toBeLessThan(15_000);
       expect(lockWaits(reporter)).toEqual([{ kind: 'lock-wait', object: configMap('one'), holder: 'run-dead' }]);
@@ -360,7 +519,10 @@ describe('another run\'s Lease expires by what this run saw', () => {
         lease = api.write(lease);
       }
     })();
-    const taking = acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b', { lockTimeoutMs: 40_000 }), { clock, reporter: new RecordingReporter() });
+    const taking = acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b', { lockTimeoutMs: 40_000 }), {
+      clock,
+      reporter: new RecordingReporter(),
+    });
     const error = await refusal(clock, taking);
     stop.abort();
     await renewing;
@@ -383,7 +545,10 @@ describe('another run\'s Lease expires by what this run saw', () => {
     };
     const error = await refusal(
       clock,
-      acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b', { lockTimeoutMs: 15_000 }), { clock, reporter: new RecordingReporter() }),
+      acquireLeases(api.client('b'), [configMap('one')], optionsFor('run-b', { lockTimeoutMs: 15_000 }), {
+        clock,
+        reporter: new RecordingReporter(),
+      }),
     );
     // Renewed once at 10 s, then silent: not seen still for 10 s again before the 15 s are up.
     expect(error.message).toContain('is held by another kguard run (run-slow)');

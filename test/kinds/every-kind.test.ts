@@ -30,7 +30,15 @@ interface KindCase {
 
 const owned = (base: Pod, owner: KubeObject, labels: Record<string, string> = {}): Pod => {
   const copy = structuredClone(base);
-  copy.metadata.ownerReferences = [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid ?? '', controller: true }];
+  copy.metadata.ownerReferences = [
+    {
+      apiVersion: owner.apiVersion,
+      kind: owner.kind,
+      name: owner.metadata.name,
+      uid: owner.metadata.uid ?? '',
+      controller: true,
+    },
+  ];
   copy.metadata.labels = { ...copy.metadata.labels, ...labels };
   return copy;
 };
@@ -50,10 +58,21 @@ const KINDS: KindCase[] = [
     done: (applied) => {
       const replicas = (applied['spec'] as { replicas?: number }).replicas ?? 1;
       const revision = (applied['status'] as { updateRevision: string }).updateRevision;
-      const status = { observedGeneration: applied.metadata.generation, replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas, currentRevision: revision, updateRevision: revision };
+      const status = {
+        observedGeneration: applied.metadata.generation,
+        replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+        updatedReplicas: replicas,
+        currentRevision: revision,
+        updateRevision: revision,
+      };
       return { ...applied, status };
     },
-    newPod: (applied, base) => owned(base, applied, { 'controller-revision-hash': (applied['status'] as { updateRevision: string }).updateRevision }),
+    newPod: (applied, base) =>
+      owned(base, applied, {
+        'controller-revision-hash': (applied['status'] as { updateRevision: string }).updateRevision,
+      }),
     others: () => [],
   },
   {
@@ -61,16 +80,29 @@ const KINDS: KindCase[] = [
     applied: () => fixture('daemonsets/rolling'),
     done: (applied) => {
       const desired = (applied['status'] as { desiredNumberScheduled: number }).desiredNumberScheduled;
-      const status = { observedGeneration: applied.metadata.generation, desiredNumberScheduled: desired, updatedNumberScheduled: desired, numberReady: desired, numberAvailable: desired, currentNumberScheduled: desired };
+      const status = {
+        observedGeneration: applied.metadata.generation,
+        desiredNumberScheduled: desired,
+        updatedNumberScheduled: desired,
+        numberReady: desired,
+        numberAvailable: desired,
+        currentNumberScheduled: desired,
+      };
       return { ...applied, status };
     },
-    newPod: (applied, base) => owned(base, applied, { 'pod-template-generation': applied.metadata.annotations?.['deprecated.daemonset.template.generation'] ?? '' }),
+    newPod: (applied, base) =>
+      owned(base, applied, {
+        'pod-template-generation': applied.metadata.annotations?.['deprecated.daemonset.template.generation'] ?? '',
+      }),
     others: () => [],
   },
   {
     kind: 'Job',
     applied: () => fixture('jobs/running'),
-    done: (applied) => ({ ...applied, status: { succeeded: 1, conditions: [{ type: 'Complete', status: 'True', reason: 'CompletionsReached' }] } }),
+    done: (applied) => ({
+      ...applied,
+      status: { succeeded: 1, conditions: [{ type: 'Complete', status: 'True', reason: 'CompletionsReached' }] },
+    }),
     newPod: (applied, base) => owned(base, applied),
     others: () => [],
   },
@@ -85,18 +117,32 @@ const KINDS: KindCase[] = [
 ];
 
 function refOf(object: KubeObject): ObjectRef {
-  return { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name };
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace ?? '',
+    name: object.metadata.name,
+  };
 }
 
 /** The workload applied with `bases` as its new pods: the object and the look that reads them. */
 function scene(kind: KindCase, bases: Pod[]) {
   if (kind.bare) {
     const object = structuredClone(bases[0]!) as unknown as KubeObject;
-    return { applied: object, pods: [object as unknown as Pod], look: (object: KubeObject, pods: Pod[]) => snapshotFrom({ others: [object], pods: pods.filter((candidate) => candidate !== (object as unknown)) }) };
+    return {
+      applied: object,
+      pods: [object as unknown as Pod],
+      look: (object: KubeObject, pods: Pod[]) =>
+        snapshotFrom({ others: [object], pods: pods.filter((candidate) => candidate !== (object as unknown)) }),
+    };
   }
   const applied = kind.applied(() => [], []);
   const pods = bases.map((base) => kind.newPod(applied, base));
-  return { applied, pods, look: (object: KubeObject, looked: Pod[]) => snapshotFrom({ others: [object, ...kind.others()], pods: looked }) };
+  return {
+    applied,
+    pods,
+    look: (object: KubeObject, looked: Pod[]) => snapshotFrom({ others: [object, ...kind.others()], pods: looked }),
+  };
 }
 
 function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[]> = {}) {
@@ -112,11 +158,20 @@ function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[
   };
 }
 
-const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, watch: false, logLines: 5 };
+const options = {
+  timeoutMs: 600_000,
+  pollIntervalMs: 2000,
+  phase: 'rollout' as const,
+  stopWhenAnyFails: true,
+  watch: false,
+  logLines: 5,
+};
 
 describe.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s, by the shared engine', (_name, kind) => {
   it('fails at once when two new pods are evicted over their own limits', async () => {
-    const bases = kind.bare ? [pod('evicted-ephemeral-storage')] : [pod('evicted-ephemeral-storage'), pod('evicted-ephemeral-storage-2')];
+    const bases = kind.bare
+      ? [pod('evicted-ephemeral-storage')]
+      : [pod('evicted-ephemeral-storage'), pod('evicted-ephemeral-storage-2')];
     const { applied, pods, look } = scene(kind, bases);
     const clock = new FakeClock();
     const tracked = await trackRollouts([{ workload: refOf(applied), expected: expectationOf(applied) }], options, {
@@ -158,7 +213,7 @@ describe.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s, by the share
     expect([...tracked.values()][0]?.verdict.state).toBe('healthy');
   });
 
-  it('keeps a flapping container\'s first-seen time while it briefly runs between crashes', () => {
+  it("keeps a flapping container's first-seen time while it briefly runs between crashes", () => {
     const { applied, pods, look } = scene(kind, [pod('crash-loop-backoff')]);
     const rules = rowFor(applied).rules(NO_OVERRIDES)!;
     const expected = expectationOf(applied);

@@ -20,12 +20,16 @@ function refusal(text: string): string {
 
 describe('parseHealthRules', () => {
   it('the shipped schema file is the one kguard validates with', () => {
-    const shipped = JSON.parse(readFileSync(new URL('../../schema/health-rules.schema.json', import.meta.url), 'utf8')) as unknown;
+    const shipped = JSON.parse(
+      readFileSync(new URL('../../schema/health-rules.schema.json', import.meta.url), 'utf8'),
+    ) as unknown;
     expect(shipped).toEqual(JSON.parse(JSON.stringify(HEALTH_RULES_SCHEMA)));
   });
 
   it('the built-in table follows the schema', () => {
-    expect(parseHealthRules(JSON.stringify({ rules: BUILT_IN_HEALTH_RULES }), 'built-in').rules).toHaveLength(BUILT_IN_HEALTH_RULES.length);
+    expect(parseHealthRules(JSON.stringify({ rules: BUILT_IN_HEALTH_RULES }), 'built-in').rules).toHaveLength(
+      BUILT_IN_HEALTH_RULES.length,
+    );
   });
 
   it('reads YAML as well as JSON', () => {
@@ -36,20 +40,31 @@ describe('parseHealthRules', () => {
       '    failed: [{ condition: Ready, status: "False", reason: [BadConfig], afterSeconds: 30 }]',
       '    healthy: [{ field: status.phase, equals: Running }]',
     ].join('\n');
-    expect(parseHealthRules(yaml, 'rules.yaml').rules[0]?.failed?.[0]).toEqual({ condition: 'Ready', status: 'False', reason: ['BadConfig'], afterSeconds: 30 });
+    expect(parseHealthRules(yaml, 'rules.yaml').rules[0]?.failed?.[0]).toEqual({
+      condition: 'Ready',
+      status: 'False',
+      reason: ['BadConfig'],
+      afterSeconds: 30,
+    });
   });
 
   it('refuses a rule without healthy, naming where', () => {
-    expect(refusal('{"rules":[{"id":"a/B","match":[]}]}')).toBe("--health-rules rules.yaml does not follow schema/health-rules.schema.json: /rules/0 must have required property 'healthy'.");
+    expect(refusal('{"rules":[{"id":"a/B","match":[]}]}')).toBe(
+      "--health-rules rules.yaml does not follow schema/health-rules.schema.json: /rules/0 must have required property 'healthy'.",
+    );
   });
 
   it('refuses an unknown field (a typo is not silently ignored)', () => {
-    expect(refusal('{"rules":[{"id":"a/B","match":[],"healthy":[{"condition":"Ready","staus":"True"}]}]}')).toContain('unknown field "staus"');
+    expect(refusal('{"rules":[{"id":"a/B","match":[],"healthy":[{"condition":"Ready","staus":"True"}]}]}')).toContain(
+      'unknown field "staus"',
+    );
   });
 
   it('refuses two rules of the same id', () => {
     const rule = { id: 'a/B', match: [], healthy: [{ condition: 'Ready' }] };
-    expect(refusal(JSON.stringify({ rules: [rule, rule] }))).toBe('--health-rules rules.yaml: two rules are named "a/B"; give each rule its own id.');
+    expect(refusal(JSON.stringify({ rules: [rule, rule] }))).toBe(
+      '--health-rules rules.yaml: two rules are named "a/B"; give each rule its own id.',
+    );
   });
 
   it('refuses text that is not JSON or YAML', () => {

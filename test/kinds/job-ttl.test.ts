@@ -8,21 +8,31 @@ import { events, fixture } from '../fixtures/load.js';
 
 const complete = fixture<Job>('jobs/complete');
 const running = fixture<Job>('jobs/running');
-const withTtl = (job: Job, seconds: number): Job => ({ ...job, spec: { ...job.spec, ttlSecondsAfterFinished: seconds } });
+const withTtl = (job: Job, seconds: number): Job => ({
+  ...job,
+  spec: { ...job.spec, ttlSecondsAfterFinished: seconds },
+});
 
 describe('completedThenDeleted', () => {
   it('is a success when the last look saw it Complete', () => {
-    expect(completedThenDeleted(withTtl(running, 30), withTtl(complete, 30), [])).toBe('completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: 30)');
+    expect(completedThenDeleted(withTtl(running, 30), withTtl(complete, 30), [])).toBe(
+      'completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: 30)',
+    );
   });
 
   it("is a success when it went between two looks but the job controller's Completed event names its uid", () => {
-    expect(completedThenDeleted(withTtl(running, 0), withTtl(running, 0), events('job-completed'))).toMatch(/^completed, then deleted/);
+    expect(completedThenDeleted(withTtl(running, 0), withTtl(running, 0), events('job-completed'))).toMatch(
+      /^completed, then deleted/,
+    );
   });
 
-  it('is someone else\'s delete without the TTL, before it completed, or when the event is about another Job of that name', () => {
+  it("is someone else's delete without the TTL, before it completed, or when the event is about another Job of that name", () => {
     expect(completedThenDeleted(running, complete, events('job-completed'))).toBeUndefined();
     expect(completedThenDeleted(withTtl(running, 0), withTtl(running, 0), [])).toBeUndefined();
-    const other = events('job-completed').map((event) => ({ ...event, involvedObject: { ...event.involvedObject, uid: '00000000-0000-4000-8000-000000000000' } }));
+    const other = events('job-completed').map((event) => ({
+      ...event,
+      involvedObject: { ...event.involvedObject, uid: '00000000-0000-4000-8000-000000000000' },
+    }));
     expect(completedThenDeleted(withTtl(running, 0), undefined, other)).toBeUndefined();
   });
 });

@@ -20,12 +20,21 @@ export interface DeploymentLook {
 function observationOf(look: DeploymentLook) {
   return {
     object: look.deployment as unknown as KubeObject | undefined,
-    snapshot: snapshotFrom({ deployments: look.deployment ? [look.deployment] : [], replicaSets: look.replicaSets, pods: look.pods }),
+    snapshot: snapshotFrom({
+      deployments: look.deployment ? [look.deployment] : [],
+      replicaSets: look.replicaSets,
+      pods: look.pods,
+    }),
     clues: look.clues,
   };
 }
 
-export function verdictFor(look: DeploymentLook, expected: Expectation, firstSeen: FirstSeen, moment: Moment): RolloutVerdict {
+export function verdictFor(
+  look: DeploymentLook,
+  expected: Expectation,
+  firstSeen: FirstSeen,
+  moment: Moment,
+): RolloutVerdict {
   return judge(deploymentRules, observationOf(look), expected, firstSeen, moment);
 }
 
@@ -37,5 +46,12 @@ export function rememberFindings(
   pods: readonly Pod[] = [],
   replicaSets: readonly ReplicaSet[] = [],
 ): Map<string, number> {
-  return rememberSeen(deploymentRules, firstSeen, verdict, now, observationOf({ deployment, replicaSets, pods }), expectationOf(deployment));
+  return rememberSeen(
+    deploymentRules,
+    firstSeen,
+    verdict,
+    now,
+    observationOf({ deployment, replicaSets, pods }),
+    expectationOf(deployment),
+  );
 }

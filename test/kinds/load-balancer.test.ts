@@ -18,7 +18,11 @@ const pod = fixture<Pod>('pods/running-ready');
 function look(applied: KubeObject, others: KubeObject[], now: number): RolloutVerdict {
   const rules = rowFor(applied).rules(NO_OVERRIDES)!;
   const snapshot = snapshotFrom({ pods: [pod], others: [applied, ...others] });
-  return judge(rules, { object: applied, snapshot }, expectationOf(applied), new Map(), { now, startedAt: 0, timeoutMs: TIMEOUT_MS });
+  return judge(rules, { object: applied, snapshot }, expectationOf(applied), new Map(), {
+    now,
+    startedAt: 0,
+    timeoutMs: TIMEOUT_MS,
+  });
 }
 
 function withSpec(object: KubeObject, spec: Record<string, unknown>): KubeObject {
@@ -30,39 +34,63 @@ describe('a LoadBalancer Service', () => {
   const ready = fixture<KubeObject>('services/web-lb-ready');
 
   it('is done once status.loadBalancer.ingress has an address (krane published?, Helm serviceReady)', () => {
-    expect(look(ready, [], 1000)).toMatchObject({ state: 'healthy', progress: { summary: 'selects 1 pod, load-balancer address 34.118.22.9' } });
+    expect(look(ready, [], 1000)).toMatchObject({
+      state: 'healthy',
+      progress: { summary: 'selects 1 pod, load-balancer address 34.118.22.9' },
+    });
   });
 
   it('waits for the address while its selector matches a pod', () => {
     expect(look(pending, [], 1000)).toMatchObject({
       state: 'progressing',
-      waitingFor: "waiting for a load-balancer address (status.loadBalancer.ingress) from the cloud provider's service controller",
+      waitingFor:
+        "waiting for a load-balancer address (status.loadBalancer.ingress) from the cloud provider's service controller",
       progress: { summary: 'selects 1 pod, no load-balancer address yet' },
     });
   });
 
   it('fails at its deadline without one: the cause and the next step, not a plain timeout', () => {
     const verdict = look(pending, [], TIMEOUT_MS);
-    expect(verdict).toMatchObject({ state: 'failed', cause: { source: 'condition', reason: 'NoLoadBalancerAddress', message: 'no load-balancer address after 5m: status.loadBalancer.ingress is still empty' } });
-    expect(verdict.state === 'failed' && verdict.cause.source === 'condition' && verdict.cause.rule.nextStep).toContain('kubectl describe service web -n shop');
+    expect(verdict).toMatchObject({
+      state: 'failed',
+      cause: {
+        source: 'condition',
+        reason: 'NoLoadBalancerAddress',
+        message: 'no load-balancer address after 5m: status.loadBalancer.ingress is still empty',
+      },
+    });
+    expect(verdict.state === 'failed' && verdict.cause.source === 'condition' && verdict.cause.rule.nextStep).toContain(
+      'kubectl describe service web -n shop',
+    );
   });
 
-  it('with a loadBalancerClass: waits for that class\'s controller and names it when none answered', () => {
+  it("with a loadBalancerClass: waits for that class's controller and names it when none answered", () => {
     const classy = withSpec(pending, { loadBalancerClass: 'example.com/internal' });
-    expect(look(classy, [], 1000)).toMatchObject({ waitingFor: 'waiting for a load-balancer address (status.loadBalancer.ingress) from the controller of loadBalancerClass "example.com/internal"' });
+    expect(look(classy, [], 1000)).toMatchObject({
+      waitingFor:
+        'waiting for a load-balancer address (status.loadBalancer.ingress) from the controller of loadBalancerClass "example.com/internal"',
+    });
     const failed = look(classy, [], TIMEOUT_MS);
-    expect(failed.state === 'failed' && failed.cause.source === 'condition' && failed.cause.rule.nextStep).toContain('controller for loadBalancerClass "example.com/internal"');
+    expect(failed.state === 'failed' && failed.cause.source === 'condition' && failed.cause.rule.nextStep).toContain(
+      'controller for loadBalancerClass "example.com/internal"',
+    );
   });
 
   it('is not waited for when spec.externalIPs reach it already (Helm serviceReady)', () => {
-    expect(look(withSpec(pending, { externalIPs: ['192.0.2.7'] }), [], 1000)).toMatchObject({ state: 'healthy', progress: { summary: 'selects 1 pod' } });
+    expect(look(withSpec(pending, { externalIPs: ['192.0.2.7'] }), [], 1000)).toMatchObject({
+      state: 'healthy',
+      progress: { summary: 'selects 1 pod' },
+    });
   });
 
   it('without a selector is still watched for its address', () => {
     const { selector: _selector, ...spec } = pending['spec'] as Record<string, unknown>;
     const bare = { ...pending, spec } as KubeObject;
     expect(rowFor(bare).plan(bare, NO_OVERRIDES)).toBeUndefined();
-    expect(look(bare, [], 1000)).toMatchObject({ state: 'progressing', progress: { summary: 'no load-balancer address yet' } });
+    expect(look(bare, [], 1000)).toMatchObject({
+      state: 'progressing',
+      progress: { summary: 'no load-balancer address yet' },
+    });
   });
 
   it('whose selector matches nothing is waited for by its selector first: at the deadline a timeout on it, not an address failure', () => {
@@ -78,34 +106,53 @@ describe('an Ingress', () => {
   const sibling = fixture<KubeObject>('services/ingress-api-ready');
 
   it('is done with an address (Argo CD health_ingress.go)', () => {
-    expect(look(ready, [sibling], 1000)).toMatchObject({ state: 'healthy', progress: { summary: 'load-balancer address 34.118.22.40' } });
+    expect(look(ready, [sibling], 1000)).toMatchObject({
+      state: 'healthy',
+      progress: { summary: 'load-balancer address 34.118.22.40' },
+    });
   });
 
   it('of a class that reports addresses (another Ingress of it has one) waits for its own', () => {
     expect(look(pending, [sibling], 1000)).toMatchObject({
       state: 'progressing',
-      waitingFor: 'waiting for a load-balancer address (status.loadBalancer.ingress) from the ingress controller of class "nginx" (ingress/api of that class has one)',
+      waitingFor:
+        'waiting for a load-balancer address (status.loadBalancer.ingress) from the ingress controller of class "nginx" (ingress/api of that class has one)',
     });
   });
 
   it('of a reporting class fails at its deadline without one', () => {
     const verdict = look(pending, [sibling], TIMEOUT_MS);
-    expect(verdict).toMatchObject({ state: 'failed', cause: { reason: 'NoLoadBalancerAddress', message: 'no load-balancer address after 5m: status.loadBalancer.ingress is still empty' } });
-    expect(verdict.state === 'failed' && verdict.cause.source === 'condition' && verdict.cause.rule.nextStep).toContain('kubectl describe ingress web -n shop');
+    expect(verdict).toMatchObject({
+      state: 'failed',
+      cause: {
+        reason: 'NoLoadBalancerAddress',
+        message: 'no load-balancer address after 5m: status.loadBalancer.ingress is still empty',
+      },
+    });
+    expect(verdict.state === 'failed' && verdict.cause.source === 'condition' && verdict.cause.rule.nextStep).toContain(
+      'kubectl describe ingress web -n shop',
+    );
   });
 
   it('of a class no Ingress in its namespace has an address from is judged applied (controllers that never write status)', () => {
     const otherClass = withSpec(sibling, { ingressClassName: 'traefik' });
     expect(look(pending, [otherClass], 1000)).toMatchObject({
       state: 'healthy',
-      progress: { summary: 'judged applied: no other Ingress of class "nginx" in namespace shop has a load-balancer address, so none is waited for' },
+      progress: {
+        summary:
+          'judged applied: no other Ingress of class "nginx" in namespace shop has a load-balancer address, so none is waited for',
+      },
     });
     expect(look(pending, [], TIMEOUT_MS).state).toBe('healthy');
   });
 
   it('names its class by the kubernetes.io/ingress.class annotation when spec.ingressClassName is absent', () => {
     const { ingressClassName: _name, ...spec } = pending['spec'] as Record<string, unknown>;
-    const annotated = { ...pending, metadata: { ...pending.metadata, annotations: { 'kubernetes.io/ingress.class': 'nginx' } }, spec } as KubeObject;
+    const annotated = {
+      ...pending,
+      metadata: { ...pending.metadata, annotations: { 'kubernetes.io/ingress.class': 'nginx' } },
+      spec,
+    } as KubeObject;
     expect(look(annotated, [sibling], 1000).state).toBe('progressing');
   });
 });

@@ -5,11 +5,20 @@ const annotated = (annotations: Record<string, string>) => ({ metadata: { name: 
 
 describe('overridesOf', () => {
   it('defaults: tracked, the run timeout, Jobs must succeed', () => {
-    expect(overridesOf({ metadata: { name: 'x' } })).toEqual({ track: true, timeoutMs: undefined, mustSucceed: true, problems: [] });
+    expect(overridesOf({ metadata: { name: 'x' } })).toEqual({
+      track: true,
+      timeoutMs: undefined,
+      mustSucceed: true,
+      problems: [],
+    });
   });
 
   it('reads kguard.dev/track, kguard.dev/timeout and kguard.dev/must-succeed', () => {
-    expect(overridesOf(annotated({ 'kguard.dev/track': 'false', 'kguard.dev/timeout': '1m30s', 'kguard.dev/must-succeed': 'false' }))).toEqual({
+    expect(
+      overridesOf(
+        annotated({ 'kguard.dev/track': 'false', 'kguard.dev/timeout': '1m30s', 'kguard.dev/must-succeed': 'false' }),
+      ),
+    ).toEqual({
       track: false,
       timeoutMs: 90_000,
       mustSucceed: false,

@@ -8,7 +8,9 @@ import { fixture } from '../fixtures/load.js';
 
 const failed = fixture<StatefulSet>('statefulsets/rolling-stuck');
 const before = fixture<StatefulSet>('statefulsets/before');
-const pods = ['db-0-old-ready', 'db-1-old-ready', 'db-2-new-image-pull-backoff'].map((name) => fixture<Pod>(`statefulsets/pods/${name}`));
+const pods = ['db-0-old-ready', 'db-1-old-ready', 'db-2-new-image-pull-backoff'].map((name) =>
+  fixture<Pod>(`statefulsets/pods/${name}`),
+);
 
 describe('stuckPods', () => {
   it('picks the not-Ready pods of the failed update revision only', () => {
@@ -16,7 +18,9 @@ describe('stuckPods', () => {
   });
 
   it('leaves a Ready pod of the failed revision to the controller', () => {
-    expect(stuckPods(failed, before, [...pods.slice(0, 2), fixture<Pod>('statefulsets/pods/db-2-new-ready')])).toEqual([]);
+    expect(stuckPods(failed, before, [...pods.slice(0, 2), fixture<Pod>('statefulsets/pods/db-2-new-ready')])).toEqual(
+      [],
+    );
   });
 
   it('never touches a revision that was live before the apply', () => {
@@ -31,7 +35,9 @@ describe('stuckPods', () => {
 
   it('ignores pods of another owner and pods already being deleted', () => {
     const foreign = structuredClone(pods[2]!);
-    foreign.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'other', uid: 'another-uid', controller: true }];
+    foreign.metadata.ownerReferences = [
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'other', uid: 'another-uid', controller: true },
+    ];
     const deleting = structuredClone(pods[2]!);
     deleting.metadata.deletionTimestamp = '2026-11-30T10:20:00Z';
     expect(stuckPods(failed, before, [foreign, deleting])).toEqual([]);
@@ -41,7 +47,10 @@ describe('stuckPods', () => {
 describe('deleteStuckPods (the StatefulSet restore hook)', () => {
   it('waits for the controller to observe the restored generation, then deletes the stuck pod by uid', async () => {
     const restored = { ...before, metadata: { ...before.metadata, generation: 4 } } as unknown as KubeObject;
-    const observed = [3, 4].map((observedGeneration) => ({ ...restored, status: { ...before.status, observedGeneration } }));
+    const observed = [3, 4].map((observedGeneration) => ({
+      ...restored,
+      status: { ...before.status, observedGeneration },
+    }));
     const deletes: Array<{ path: string; uid: string }> = [];
     const clock = new FakeClock();
     const lines = await deleteStuckPods(
@@ -51,7 +60,7 @@ describe('deleteStuckPods (the StatefulSet restore hook)', () => {
         deadlineMs: 60_000,
         kubectl: {
           getObject: async () => observed.shift() ?? observed[0],
-          workloadState: async () => (snapshotFrom({ deployments: [], replicaSets: [], pods })),
+          workloadState: async () => snapshotFrom({ deployments: [], replicaSets: [], pods }),
           deleteExact: async (path: string, preconditions: { uid: string }): Promise<WriteResult> => {
             deletes.push({ path, uid: preconditions.uid });
             return { ok: true };
@@ -60,7 +69,11 @@ describe('deleteStuckPods (the StatefulSet restore hook)', () => {
       },
     );
     expect(clock.now()).toBe(500);
-    expect(deletes).toEqual([{ path: '/api/v1/namespaces/shop/pods/db-2', uid: '3f1e4c2a-0d6b-4a7e-8c91-1b2d3e4f5a62' }]);
-    expect(lines).toEqual(['deleted pod db-2 (failed revision db-7d4b9c8f6, not Ready) so the controller recreates it from the restored template']);
+    expect(deletes).toEqual([
+      { path: '/api/v1/namespaces/shop/pods/db-2', uid: '3f1e4c2a-0d6b-4a7e-8c91-1b2d3e4f5a62' },
+    ]);
+    expect(lines).toEqual([
+      'deleted pod db-2 (failed revision db-7d4b9c8f6, not Ready) so the controller recreates it from the restored template',
+    ]);
   });
 });

@@ -14,20 +14,41 @@ import { fixture } from '../fixtures/load.js';
 const at = (now: number) => ({ now, startedAt: 0, timeoutMs: 300_000 });
 
 function refOf(object: KubeObject): ObjectRef {
-  return { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name };
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace ?? '',
+    name: object.metadata.name,
+  };
 }
 
 /** One poll of `object` (as applied and as observed), with the pods read beside it. */
-function poll(object: KubeObject, pods: string[] = [], options: { overrides?: Overrides; now?: number; seen?: Map<string, number> } = {}): Verdict {
+function poll(
+  object: KubeObject,
+  pods: string[] = [],
+  options: { overrides?: Overrides; now?: number; seen?: Map<string, number> } = {},
+): Verdict {
   const snapshot = snapshotFrom({ pods: pods.map((name) => fixture<Pod>(name)), others: [object] });
   return judgeRow(object, object, snapshot, options.overrides ?? NO_OVERRIDES, options);
 }
 
 /** The shared engine judging `observed` by the rules of its kind's row, as applied `applied`. */
-function judgeRow(applied: KubeObject, observed: KubeObject | undefined, snapshot: WorkloadSnapshot, overrides: Overrides, options: { now?: number; seen?: Map<string, number> } = {}): Verdict {
+function judgeRow(
+  applied: KubeObject,
+  observed: KubeObject | undefined,
+  snapshot: WorkloadSnapshot,
+  overrides: Overrides,
+  options: { now?: number; seen?: Map<string, number> } = {},
+): Verdict {
   const rules = rowFor(applied).rules(overrides);
   if (!rules) throw new Error(`${applied.kind} has no rules: it is never watched`);
-  return judge(rules, { object: observed, snapshot }, expectationOf(applied), options.seen ?? new Map(), at(options.now ?? 1000));
+  return judge(
+    rules,
+    { object: observed, snapshot },
+    expectationOf(applied),
+    options.seen ?? new Map(),
+    at(options.now ?? 1000),
+  );
 }
 
 describe('StatefulSet (kubectl StatefulSetStatusViewer)', () => {
@@ -41,11 +62,20 @@ describe('StatefulSet (kubectl StatefulSetStatusViewer)', () => {
     if (verdict.state !== 'failed' || verdict.cause.source !== 'pod') throw new Error('expected a pod cause');
     expect(verdict.cause.finding).toMatchObject({ pod: 'db-2', reason: 'ImagePullBackOff', image: 'postgres:17.99' });
     expect(verdict.findings.map((finding) => finding.pod)).toEqual(['db-2']);
-    expect(verdict.progress).toMatchObject({ revision: 'db-7d4b9c8f6', desired: 3, updated: 1, ready: 2, summary: '1/3 pods updated, 2/3 ready' });
+    expect(verdict.progress).toMatchObject({
+      revision: 'db-7d4b9c8f6',
+      desired: 3,
+      updated: 1,
+      ready: 2,
+      summary: '1/3 pods updated, 2/3 ready',
+    });
   });
 
   it('waits for pods to be ready as the viewer does', () => {
-    const verdict = poll(fixture('statefulsets/rolling-stuck'), ['statefulsets/pods/db-0-old-ready', 'statefulsets/pods/db-1-old-ready']);
+    const verdict = poll(fixture('statefulsets/rolling-stuck'), [
+      'statefulsets/pods/db-0-old-ready',
+      'statefulsets/pods/db-1-old-ready',
+    ]);
     expect(verdict).toMatchObject({ state: 'progressing', waitingFor: 'waiting for 1 pods to be ready' });
   });
 
@@ -54,7 +84,10 @@ describe('StatefulSet (kubectl StatefulSetStatusViewer)', () => {
   });
 
   it('waits for the controller to observe the new generation', () => {
-    expect(poll(fixture('statefulsets/not-observed'))).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the statefulset controller to observe generation 4' });
+    expect(poll(fixture('statefulsets/not-observed'))).toMatchObject({
+      state: 'progressing',
+      waitingFor: 'waiting for the statefulset controller to observe generation 4',
+    });
   });
 
   it('is done when the ordinals at or above the partition are updated, the rest still old', () => {
@@ -67,14 +100,22 @@ describe('StatefulSet (kubectl StatefulSetStatusViewer)', () => {
 
   it('OnDelete: applied, nothing rolls', () => {
     const planned = rowFor(fixture('statefulsets/on-delete')).plan(fixture('statefulsets/on-delete'), NO_OVERRIDES);
-    expect(planned).toEqual({ state: 'applied', detail: expect.stringContaining('updateStrategy OnDelete: nothing rolls out until its pods are deleted') });
-    expect(rowFor(fixture('statefulsets/complete')).plan(fixture('statefulsets/complete'), NO_OVERRIDES)).toBeUndefined();
+    expect(planned).toEqual({
+      state: 'applied',
+      detail: expect.stringContaining('updateStrategy OnDelete: nothing rolls out until its pods are deleted'),
+    });
+    expect(
+      rowFor(fixture('statefulsets/complete')).plan(fixture('statefulsets/complete'), NO_OVERRIDES),
+    ).toBeUndefined();
   });
 });
 
 describe('DaemonSet (kubectl DaemonSetStatusViewer)', () => {
   it('judges only the pods of the current template generation', () => {
-    const verdict = poll(fixture('daemonsets/rolling'), ['daemonsets/pods/old-ready', 'daemonsets/pods/new-crash-loop']);
+    const verdict = poll(fixture('daemonsets/rolling'), [
+      'daemonsets/pods/old-ready',
+      'daemonsets/pods/new-crash-loop',
+    ]);
     expect(verdict.findings.map((finding) => finding.pod)).toEqual(['node-agent-7xkq2']);
     // CrashLoopBackOff with 4 restarts is past the classifier's 3-restart policy.
     expect(verdict.state).toBe('failed');
@@ -89,7 +130,9 @@ describe('DaemonSet (kubectl DaemonSetStatusViewer)', () => {
   });
 
   it('OnDelete: applied, nothing rolls', () => {
-    expect(rowFor(fixture('daemonsets/on-delete')).plan(fixture('daemonsets/on-delete'), NO_OVERRIDES)?.state).toBe('applied');
+    expect(rowFor(fixture('daemonsets/on-delete')).plan(fixture('daemonsets/on-delete'), NO_OVERRIDES)?.state).toBe(
+      'applied',
+    );
   });
 });
 
@@ -107,17 +150,32 @@ describe('Job (Complete condition; Failed from the job controller)', () => {
   it('fails at the FailureTarget the 1.32 controller writes before Failed, with its reason, and shows why the pods failed', () => {
     for (const name of ['jobs/failure-target', 'jobs/failed-backoff-limit']) {
       const verdict = poll(fixture(name), ['jobs/pods/failed-exit-1']);
-      if (verdict.state !== 'failed' || verdict.cause.source !== 'condition') throw new Error(`${name}: expected a condition cause, got ${verdict.state}`);
-      expect(verdict.cause).toMatchObject({ reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' });
-      expect(verdict.findings).toEqual([expect.objectContaining({ pod: 'migrate-x2k9p', container: 'migrate', reason: 'Error', message: 'exited with code 1' })]);
+      if (verdict.state !== 'failed' || verdict.cause.source !== 'condition')
+        throw new Error(`${name}: expected a condition cause, got ${verdict.state}`);
+      expect(verdict.cause).toMatchObject({
+        reason: 'BackoffLimitExceeded',
+        message: 'Job has reached the specified backoff limit',
+      });
+      expect(verdict.findings).toEqual([
+        expect.objectContaining({
+          pod: 'migrate-x2k9p',
+          container: 'migrate',
+          reason: 'Error',
+          message: 'exited with code 1',
+        }),
+      ]);
     }
     const deadline = poll(fixture('jobs/deadline-exceeded'));
-    expect(deadline.state === 'failed' && deadline.cause.source === 'condition' && deadline.cause.reason).toBe('DeadlineExceeded');
+    expect(deadline.state === 'failed' && deadline.cause.source === 'condition' && deadline.cause.reason).toBe(
+      'DeadlineExceeded',
+    );
   });
 
   it('fails at once when its pods cannot pull their image, but leaves crashes to backoffLimit', () => {
     const pull = poll(fixture('jobs/running'), ['jobs/pods/image-pull-backoff']);
-    expect(pull.state === 'failed' && pull.cause.source === 'pod' && pull.cause.finding.reason).toBe('ImagePullBackOff');
+    expect(pull.state === 'failed' && pull.cause.source === 'pod' && pull.cause.finding.reason).toBe(
+      'ImagePullBackOff',
+    );
     // Seen for 200 s with 4 restarts: past the classifier's crash-loop policy, yet not the Job's verdict.
     const seen = new Map([['migrate-r8n2c/migrate/CrashLoopBackOff', 0]]);
     const crash = poll(fixture('jobs/running'), ['jobs/pods/on-failure-crash-loop'], { now: 200_000, seen });
@@ -127,9 +185,13 @@ describe('Job (Complete condition; Failed from the job controller)', () => {
 
   it('with kguard.dev/must-succeed "false" is done once a pod runs', () => {
     const running = fixture('jobs/running');
-    const overrides = overridesOf({ metadata: { name: 'migrate', annotations: { 'kguard.dev/must-succeed': 'false' } } });
+    const overrides = overridesOf({
+      metadata: { name: 'migrate', annotations: { 'kguard.dev/must-succeed': 'false' } },
+    });
     const runningPod = fixture<Pod>('statefulsets/pods/db-0-old-ready');
-    runningPod.metadata.ownerReferences = [{ apiVersion: 'batch/v1', kind: 'Job', name: 'migrate', uid: running.metadata.uid!, controller: true }];
+    runningPod.metadata.ownerReferences = [
+      { apiVersion: 'batch/v1', kind: 'Job', name: 'migrate', uid: running.metadata.uid!, controller: true },
+    ];
     const snapshot = snapshotFrom({ deployments: [], replicaSets: [], pods: [runningPod], others: [running] });
     const verdict = judgeRow(running, running, snapshot, overrides);
     expect(verdict.state).toBe('healthy');
@@ -154,19 +216,34 @@ describe('Pod, PersistentVolumeClaim', () => {
 
   it('a claim is done when Bound, waits while Pending, fails when Lost', () => {
     expect(poll(fixture('claims/bound')).state).toBe('healthy');
-    expect(poll(fixture('claims/pending'))).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the claim to be bound (phase Pending)' });
+    expect(poll(fixture('claims/pending'))).toMatchObject({
+      state: 'progressing',
+      waitingFor: 'waiting for the claim to be bound (phase Pending)',
+    });
     expect(poll(fixture('claims/lost')).state).toBe('failed');
   });
 });
 
 describe('custom resources (kstatus conventions)', () => {
   it('waits for observedGeneration, then Reconciling, and fails on Stalled', () => {
-    expect(poll(fixture('custom/kustomization-generation-behind'))).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the Kustomization controller to observe generation 5' });
-    expect(poll(fixture('custom/kustomization-reconciling'))).toMatchObject({ state: 'progressing', waitingFor: 'reconciling: Progressing: Reconciliation in progress' });
+    expect(poll(fixture('custom/kustomization-generation-behind'))).toMatchObject({
+      state: 'progressing',
+      waitingFor: 'waiting for the Kustomization controller to observe generation 5',
+    });
+    expect(poll(fixture('custom/kustomization-reconciling'))).toMatchObject({
+      state: 'progressing',
+      waitingFor: 'reconciling: Progressing: Reconciliation in progress',
+    });
     const stalled = poll(fixture('custom/kustomization-stalled'));
-    if (stalled.state !== 'failed' || stalled.cause.source !== 'condition') throw new Error('expected Stalled to fail it');
-    expect(stalled.cause).toMatchObject({ reason: 'BuildFailed', message: expect.stringContaining('kustomize build failed') });
-    expect(stalled.cause.rule.nextStep).toBe('read its conditions and events: kubectl describe kustomization NAME -n NAMESPACE');
+    if (stalled.state !== 'failed' || stalled.cause.source !== 'condition')
+      throw new Error('expected Stalled to fail it');
+    expect(stalled.cause).toMatchObject({
+      reason: 'BuildFailed',
+      message: expect.stringContaining('kustomize build failed'),
+    });
+    expect(stalled.cause.rule.nextStep).toBe(
+      'read its conditions and events: kubectl describe kustomization NAME -n NAMESPACE',
+    );
     expect(poll(fixture('custom/kustomization-ready')).state).toBe('healthy');
   });
 
@@ -174,7 +251,8 @@ describe('custom resources (kstatus conventions)', () => {
     const issuing = fixture('custom/certificate-issuing');
     expect(poll(issuing)).toMatchObject({
       state: 'progressing',
-      waitingFor: 'waiting for Ready to be True (it is False: DoesNotExist: Issuing certificate as Secret does not exist)',
+      waitingFor:
+        'waiting for Ready to be True (it is False: DoesNotExist: Issuing certificate as Secret does not exist)',
     });
     expect(poll(issuing, [], { now: 300_000 }).state).toBe('timed-out');
     expect(poll(fixture('custom/certificate-ready')).state).toBe('healthy');
@@ -183,9 +261,14 @@ describe('custom resources (kstatus conventions)', () => {
   it('waits when Ready speaks for an older generation (metav1.Condition observedGeneration, as cert-manager writes it)', () => {
     const ready = fixture('custom/certificate-ready');
     const changed = { ...ready, metadata: { ...ready.metadata, generation: 3 } } as KubeObject;
-    const conditions = ((changed['status'] as { conditions: Array<Record<string, unknown>> }).conditions).map((condition) => ({ ...condition, observedGeneration: 2 }));
+    const conditions = (changed['status'] as { conditions: Array<Record<string, unknown>> }).conditions.map(
+      (condition) => ({ ...condition, observedGeneration: 2 }),
+    );
     const stale = { ...changed, status: { ...(changed['status'] as object), conditions } } as KubeObject;
-    expect(poll(stale)).toMatchObject({ state: 'progressing', waitingFor: expect.stringContaining('for generation 3 (it is for 2)') });
+    expect(poll(stale)).toMatchObject({
+      state: 'progressing',
+      waitingFor: expect.stringContaining('for generation 3 (it is for 2)'),
+    });
   });
 });
 
@@ -193,25 +276,56 @@ describe('custom resources whose kind serves a status subresource (--status-grac
   const created = fixture('custom/prometheus-just-created');
   const judgeAt = (object: KubeObject, now: number, graceMs?: number): Verdict => {
     const rules = rowFor(created, graceMs).rules(NO_OVERRIDES)!;
-    return judge(rules, { object, snapshot: snapshotFrom({ others: [object] }) }, expectationOf(created), new Map(), { now, startedAt: 0, timeoutMs: 300_000 });
+    return judge(rules, { object, snapshot: snapshotFrom({ others: [object] }) }, expectationOf(created), new Map(), {
+      now,
+      startedAt: 0,
+      timeoutMs: 300_000,
+    });
   };
 
   it('waits for the first status within the grace, then judges by kstatus and says so', () => {
-    expect(judgeAt(created, 29_000, 30_000)).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the Prometheus controller to write its first status' });
-    expect(judgeAt(created, 30_000, 30_000)).toMatchObject({ state: 'healthy', detail: 'the Prometheus controller wrote no status in 30s: judged by kstatus without one' });
+    expect(judgeAt(created, 29_000, 30_000)).toMatchObject({
+      state: 'progressing',
+      waitingFor: 'waiting for the Prometheus controller to write its first status',
+    });
+    expect(judgeAt(created, 30_000, 30_000)).toMatchObject({
+      state: 'healthy',
+      detail: 'the Prometheus controller wrote no status in 30s: judged by kstatus without one',
+    });
   });
 
   it('judges the first status as soon as it is written: a Stalled one fails, whenever kguard looked first', () => {
-    const stalled = { ...created, status: { observedGeneration: 1, conditions: [{ type: 'Stalled', status: 'True', reason: 'ReconcileFailed', message: 'invalid spec' }] } } as KubeObject;
+    const stalled = {
+      ...created,
+      status: {
+        observedGeneration: 1,
+        conditions: [{ type: 'Stalled', status: 'True', reason: 'ReconcileFailed', message: 'invalid spec' }],
+      },
+    } as KubeObject;
     expect(judgeAt(stalled, 1_000, 30_000)).toMatchObject({ state: 'failed', cause: { reason: 'ReconcileFailed' } });
-    const available = { ...created, status: { observedGeneration: 1, conditions: [{ type: 'Available', status: 'True', reason: 'AllReplicasReady' }] } } as KubeObject;
+    const available = {
+      ...created,
+      status: {
+        observedGeneration: 1,
+        conditions: [{ type: 'Available', status: 'True', reason: 'AllReplicasReady' }],
+      },
+    } as KubeObject;
     expect(judgeAt(available, 1_000, 30_000)).toMatchObject({ state: 'healthy' });
     expect(judgeAt(available, 1_000, 30_000)).not.toHaveProperty('detail');
   });
 
   it('a deadline before the grace is a timeout waiting for that status; without a status subresource kstatus calls it done at once', () => {
-    const late = judge(rowFor(created, 30_000).rules(NO_OVERRIDES)!, { object: created, snapshot: snapshotFrom({ others: [created] }) }, expectationOf(created), new Map(), { now: 10_000, startedAt: 0, timeoutMs: 10_000 });
-    expect(late).toMatchObject({ state: 'timed-out', waitingFor: 'waiting for the Prometheus controller to write its first status' });
+    const late = judge(
+      rowFor(created, 30_000).rules(NO_OVERRIDES)!,
+      { object: created, snapshot: snapshotFrom({ others: [created] }) },
+      expectationOf(created),
+      new Map(),
+      { now: 10_000, startedAt: 0, timeoutMs: 10_000 },
+    );
+    expect(late).toMatchObject({
+      state: 'timed-out',
+      waitingFor: 'waiting for the Prometheus controller to write its first status',
+    });
     expect(judgeAt(created, 0)).toMatchObject({ state: 'healthy' });
     expect(judgeAt(created, 0)).not.toHaveProperty('detail');
   });
@@ -225,20 +339,43 @@ describe('custom resources whose kind serves a status subresource (--status-grac
   });
 
   it('a status the API server defaulted counts as written (Flux CRDs default status.observedGeneration to -1: not yet observed)', () => {
-    const defaulted = { ...created, metadata: { ...created.metadata }, status: { observedGeneration: -1 } } as KubeObject;
-    expect(judgeAt(defaulted, 1_000, 30_000)).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the Prometheus controller to observe generation 1' });
+    const defaulted = {
+      ...created,
+      metadata: { ...created.metadata },
+      status: { observedGeneration: -1 },
+    } as KubeObject;
+    expect(judgeAt(defaulted, 1_000, 30_000)).toMatchObject({
+      state: 'progressing',
+      waitingFor: 'waiting for the Prometheus controller to observe generation 1',
+    });
     const emptyConditions = { ...created, status: { conditions: [] } } as KubeObject;
-    expect(judgeAt(emptyConditions, 1_000, 30_000)).toMatchObject({ state: 'progressing', waitingFor: 'waiting for the Prometheus controller to write its first status' });
+    expect(judgeAt(emptyConditions, 1_000, 30_000)).toMatchObject({
+      state: 'progressing',
+      waitingFor: 'waiting for the Prometheus controller to write its first status',
+    });
   });
 });
 
 describe('kinds with nothing to watch', () => {
   it('are applied: no status (ConfigMap, RBAC) or only a schedule (CronJob)', () => {
-    const object = (apiVersion: string, kind: string): KubeObject => ({ apiVersion, kind, metadata: { name: 'x', namespace: 'shop' } });
-    for (const [apiVersion, kind] of [['v1', 'ConfigMap'], ['rbac.authorization.k8s.io/v1', 'RoleBinding'], ['networking.k8s.io/v1', 'NetworkPolicy']] as const) {
-      expect(rowFor(object(apiVersion, kind)).plan(object(apiVersion, kind), NO_OVERRIDES)).toEqual({ state: 'applied', detail: undefined });
+    const object = (apiVersion: string, kind: string): KubeObject => ({
+      apiVersion,
+      kind,
+      metadata: { name: 'x', namespace: 'shop' },
+    });
+    for (const [apiVersion, kind] of [
+      ['v1', 'ConfigMap'],
+      ['rbac.authorization.k8s.io/v1', 'RoleBinding'],
+      ['networking.k8s.io/v1', 'NetworkPolicy'],
+    ] as const) {
+      expect(rowFor(object(apiVersion, kind)).plan(object(apiVersion, kind), NO_OVERRIDES)).toEqual({
+        state: 'applied',
+        detail: undefined,
+      });
     }
-    expect(rowFor(object('batch/v1', 'CronJob')).plan(object('batch/v1', 'CronJob'), NO_OVERRIDES)?.detail).toContain('only schedules Jobs');
+    expect(rowFor(object('batch/v1', 'CronJob')).plan(object('batch/v1', 'CronJob'), NO_OVERRIDES)?.detail).toContain(
+      'only schedules Jobs',
+    );
   });
 
   it('someone else changing or deleting the object wins, for every kind', () => {
@@ -254,5 +391,10 @@ describe('kinds with nothing to watch', () => {
 });
 
 it('reads every kind through refOf-shaped references', () => {
-  expect(refOf(fixture('statefulsets/complete'))).toEqual({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: 'shop', name: 'db' });
+  expect(refOf(fixture('statefulsets/complete'))).toEqual({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    namespace: 'shop',
+    name: 'db',
+  });
 });

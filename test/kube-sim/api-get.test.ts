@@ -22,8 +22,19 @@ beforeAll(async () => {
   store.create(pod('get-a', 'default', { app: 'get-test', tier: 'front' }, 'Running'));
   store.create(pod('get-b', 'default', { app: 'get-test', tier: 'back' }, 'Pending'));
   store.create(pod('get-c', 'shop', { app: 'get-test', tier: 'front' }, 'Running'));
-  store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'get-config', namespace: 'default' }, data: { key: 'value' } });
-  store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'get-secret', namespace: 'default' }, type: 'Opaque', data: { key: 'dmFsdWU=' } });
+  store.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'get-config', namespace: 'default' },
+    data: { key: 'value' },
+  });
+  store.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'get-secret', namespace: 'default' },
+    type: 'Opaque',
+    data: { key: 'dmFsdWU=' },
+  });
   store.create({
     apiVersion: 'v1',
     kind: 'Event',
@@ -80,24 +91,42 @@ describe('discovery and reads with kubectl', () => {
 
   it('answers legacy discovery and v2beta1 aggregated discovery to clients that ask for them', async () => {
     const legacy = await fetch(`${cluster.url}/apis`, { headers: { Accept: 'application/json' } });
-    const groups = (await legacy.json()) as { kind: string; groups: { name: string; preferredVersion: { groupVersion: string } }[] };
+    const groups = (await legacy.json()) as {
+      kind: string;
+      groups: { name: string; preferredVersion: { groupVersion: string } }[];
+    };
     expect(groups.kind).toBe('APIGroupList');
     expect(groups.groups.map((group) => group.preferredVersion.groupVersion)).toEqual(
-      expect.arrayContaining(['apps/v1', 'batch/v1', 'autoscaling/v2', 'networking.k8s.io/v1', 'policy/v1', 'rbac.authorization.k8s.io/v1']),
+      expect.arrayContaining([
+        'apps/v1',
+        'batch/v1',
+        'autoscaling/v2',
+        'networking.k8s.io/v1',
+        'policy/v1',
+        'rbac.authorization.k8s.io/v1',
+      ]),
     );
     const resources = (await (await fetch(`${cluster.url}/api/v1`)).json()) as { resources: { name: string }[] };
     expect(resources.resources.map((resource) => resource.name)).toContain('pods/log');
     const v2beta1 = await fetch(`${cluster.url}/api`, {
       headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json' },
     });
-    expect(v2beta1.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
-    expect(await v2beta1.json()).toMatchObject({ apiVersion: 'apidiscovery.k8s.io/v2beta1', items: [{ metadata: { name: '' } }] });
+    expect(v2beta1.headers.get('content-type')).toBe(
+      'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList',
+    );
+    expect(await v2beta1.json()).toMatchObject({
+      apiVersion: 'apidiscovery.k8s.io/v2beta1',
+      items: [{ metadata: { name: '' } }],
+    });
   });
 
   it('gets one object of each kind as JSON with the stored shape', async () => {
     const pod = await kubectl(cluster, ['get', 'po', 'get-a', '-o', 'json']);
     expect(pod.exitCode).toBe(0);
-    expect(JSON.parse(pod.stdout)).toMatchObject({ kind: 'Pod', metadata: { name: 'get-a', labels: { app: 'get-test' } } });
+    expect(JSON.parse(pod.stdout)).toMatchObject({
+      kind: 'Pod',
+      metadata: { name: 'get-a', labels: { app: 'get-test' } },
+    });
     const config = await kubectl(cluster, ['get', 'cm', 'get-config', '-o', 'json']);
     expect(JSON.parse(config.stdout)).toMatchObject({ kind: 'ConfigMap', data: { key: 'value' } });
     const secret = await kubectl(cluster, ['get', 'secret', 'get-secret', '-o', 'jsonpath={.data.key}']);
@@ -121,17 +150,39 @@ describe('discovery and reads with kubectl', () => {
   });
 
   it('filters by label selector, equality and set-based', async () => {
-    expect(names((await kubectl(cluster, ['get', 'pods', '-l', 'app=get-test', '-o', 'json'])).stdout)).toEqual(['get-a', 'get-b']);
-    expect(names((await kubectl(cluster, ['get', 'pods', '-l', 'app=get-test,tier!=back', '-o', 'json'])).stdout)).toEqual(['get-a']);
-    expect(names((await kubectl(cluster, ['get', 'pods', '-l', 'tier in (back)', '-o', 'json'])).stdout)).toEqual(['get-b']);
+    expect(names((await kubectl(cluster, ['get', 'pods', '-l', 'app=get-test', '-o', 'json'])).stdout)).toEqual([
+      'get-a',
+      'get-b',
+    ]);
+    expect(
+      names((await kubectl(cluster, ['get', 'pods', '-l', 'app=get-test,tier!=back', '-o', 'json'])).stdout),
+    ).toEqual(['get-a']);
+    expect(names((await kubectl(cluster, ['get', 'pods', '-l', 'tier in (back)', '-o', 'json'])).stdout)).toEqual([
+      'get-b',
+    ]);
   });
 
   it('filters by field selector on metadata, status and involvedObject paths', async () => {
-    expect(names((await kubectl(cluster, ['get', 'pods', '--field-selector', 'metadata.name=get-b', '-o', 'json'])).stdout)).toEqual(['get-b']);
-    expect(names((await kubectl(cluster, ['get', 'pods', '--field-selector', 'status.phase!=Running', '-o', 'json'])).stdout)).toEqual(['get-b']);
-    const events = await kubectl(cluster, ['get', 'events', '--field-selector', 'involvedObject.name=get-a,involvedObject.kind=Pod', '-o', 'json']);
+    expect(
+      names((await kubectl(cluster, ['get', 'pods', '--field-selector', 'metadata.name=get-b', '-o', 'json'])).stdout),
+    ).toEqual(['get-b']);
+    expect(
+      names(
+        (await kubectl(cluster, ['get', 'pods', '--field-selector', 'status.phase!=Running', '-o', 'json'])).stdout,
+      ),
+    ).toEqual(['get-b']);
+    const events = await kubectl(cluster, [
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.name=get-a,involvedObject.kind=Pod',
+      '-o',
+      'json',
+    ]);
     expect(names(events.stdout)).toEqual(['get-a.1']);
-    expect(names((await kubectl(cluster, ['get', 'ev', '--field-selector', 'type=Warning', '-o', 'json'])).stdout)).toEqual(['get-b.1']);
+    expect(
+      names((await kubectl(cluster, ['get', 'ev', '--field-selector', 'type=Warning', '-o', 'json'])).stdout),
+    ).toEqual(['get-b.1']);
   });
 
   it('lists across namespaces with -A and within one with -n', async () => {
@@ -139,7 +190,15 @@ describe('discovery and reads with kubectl', () => {
     expect(names(all.stdout)).toEqual(['get-a', 'get-b', 'get-c']);
     const shop = await kubectl(cluster, ['get', 'pods', '-n', 'shop', '-o', 'json']);
     expect(names(shop.stdout)).toEqual(['get-c']);
-    const byNamespace = await kubectl(cluster, ['get', 'pods', '-A', '--field-selector', 'metadata.namespace=shop', '-o', 'name']);
+    const byNamespace = await kubectl(cluster, [
+      'get',
+      'pods',
+      '-A',
+      '--field-selector',
+      'metadata.namespace=shop',
+      '-o',
+      'name',
+    ]);
     expect(byNamespace.stdout.trim()).toBe('pod/get-c');
   });
 
@@ -164,7 +223,9 @@ describe('server-side printing (kubectl get without -o)', () => {
 
   it('shows wide columns and namespaces with -o wide -A', async () => {
     const result = await kubectl(cluster, ['get', 'pods', '-A', '-o', 'wide', '-l', 'tier=front']);
-    expect(result.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/);
+    expect(result.stdout.split('\n')[0]).toMatch(
+      /^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/,
+    );
     expect(result.stdout).toMatch(/\nshop\s+get-c\s+0\/1\s+Running\s+0\s+\d+s\s+<none>\s+node-1\s+<none>\s+<none>/);
   });
 

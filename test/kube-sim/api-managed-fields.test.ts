@@ -57,17 +57,39 @@ describe('managedFields', () => {
     const deployment = await getWithManagedFields('deploy/csa');
     expect(entries(deployment)).toHaveLength(1);
     const entry = owner(deployment, 'kubectl-client-side-apply')!;
-    expect(entry).toMatchObject({ operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', time: expect.stringMatching(/Z$/) });
+    expect(entry).toMatchObject({
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      fieldsType: 'FieldsV1',
+      time: expect.stringMatching(/Z$/),
+    });
     expect(entry.fieldsV1['f:metadata']).toEqual({
       'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} },
       'f:labels': { '.': {}, 'f:app': {} },
     });
     const spec = entry.fieldsV1['f:spec'];
-    expect(spec).toMatchObject({ 'f:replicas': {}, 'f:selector': {}, 'f:revisionHistoryLimit': {}, 'f:progressDeadlineSeconds': {} });
-    expect(spec['f:strategy']).toEqual({ 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} });
+    expect(spec).toMatchObject({
+      'f:replicas': {},
+      'f:selector': {},
+      'f:revisionHistoryLimit': {},
+      'f:progressDeadlineSeconds': {},
+    });
+    expect(spec['f:strategy']).toEqual({
+      'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} },
+      'f:type': {},
+    });
     const container = spec['f:template']['f:spec']['f:containers'][containerKey('csa')];
-    expect(container).toMatchObject({ '.': {}, 'f:image': {}, 'f:name': {}, 'f:imagePullPolicy': {}, 'f:resources': {} });
-    expect(container['f:ports']).toEqual({ '.': {}, 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } });
+    expect(container).toMatchObject({
+      '.': {},
+      'f:image': {},
+      'f:name': {},
+      'f:imagePullPolicy': {},
+      'f:resources': {},
+    });
+    expect(container['f:ports']).toEqual({
+      '.': {},
+      'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
+    });
     expect(JSON.stringify(entry.fieldsV1)).not.toContain('f:status');
   });
 
@@ -78,13 +100,25 @@ describe('managedFields', () => {
     expect(entries(deployment).map((entry) => [entry.manager, entry.operation])).toEqual([['kubectl', 'Apply']]);
     const spec = owner(deployment, 'kubectl')!.fieldsV1['f:spec'];
     expect(spec['f:revisionHistoryLimit']).toBeUndefined(); // defaulted, so nobody's
-    expect(spec['f:template']['f:spec']['f:containers'][containerKey('ssa')]).toMatchObject({ '.': {}, 'f:image': {}, 'f:name': {} });
+    expect(spec['f:template']['f:spec']['f:containers'][containerKey('ssa')]).toMatchObject({
+      '.': {},
+      'f:image': {},
+      'f:name': {},
+    });
     expect(deployment.spec.revisionHistoryLimit).toBe(10);
   });
 
-  it('refuses an apply that changes another manager\'s field with the real 409, and --force-conflicts takes it over', async () => {
-    await kubectl(cluster, ['apply', '--server-side', '--field-manager=team-a', '-f', '-'], deploymentYaml('shared', 'nginx:1.25', { replicas: 2 }));
-    const refused = await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('shared', 'nginx:1.25', { replicas: 3 }));
+  it("refuses an apply that changes another manager's field with the real 409, and --force-conflicts takes it over", async () => {
+    await kubectl(
+      cluster,
+      ['apply', '--server-side', '--field-manager=team-a', '-f', '-'],
+      deploymentYaml('shared', 'nginx:1.25', { replicas: 2 }),
+    );
+    const refused = await kubectl(
+      cluster,
+      ['apply', '--server-side', '-f', '-'],
+      deploymentYaml('shared', 'nginx:1.25', { replicas: 3 }),
+    );
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr.split('\n').slice(0, 2)).toEqual([
       'error: Apply failed with 1 conflict: conflict with "team-a": .spec.replicas',
@@ -92,26 +126,39 @@ describe('managedFields', () => {
     ]);
     expect(cluster.store.get('Deployment', 'default', 'shared')?.spec.replicas).toBe(2);
 
-    const forced = await kubectl(cluster, ['apply', '--server-side', '--force-conflicts', '-f', '-'], deploymentYaml('shared', 'nginx:1.25', { replicas: 3 }));
+    const forced = await kubectl(
+      cluster,
+      ['apply', '--server-side', '--force-conflicts', '-f', '-'],
+      deploymentYaml('shared', 'nginx:1.25', { replicas: 3 }),
+    );
     expect(forced).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/shared serverside-applied' });
     const deployment = await getWithManagedFields('deploy/shared');
     expect(deployment.spec.replicas).toBe(3);
     expect(owner(deployment, 'kubectl')!.fieldsV1['f:spec']['f:replicas']).toEqual({});
     expect(owner(deployment, 'team-a')!.fieldsV1['f:spec']['f:replicas']).toBeUndefined();
     // Same value, no conflict: both own the image.
-    expect(owner(deployment, 'team-a')!.fieldsV1['f:spec']['f:template']['f:spec']['f:containers'][containerKey('shared')]['f:image']).toEqual({});
+    expect(
+      owner(deployment, 'team-a')!.fieldsV1['f:spec']['f:template']['f:spec']['f:containers'][containerKey('shared')][
+        'f:image'
+      ],
+    ).toEqual({});
   });
 
   it('a PUT carrying managedFields starts from them and gives the writer only what it changed', async () => {
     await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('reset', 'nginx:1.25'));
     const live = await getWithManagedFields('deploy/reset');
-    writeFileSync(join(scratch, 'reset.json'), JSON.stringify({ ...live, metadata: { ...live.metadata, managedFields: [] } }));
+    writeFileSync(
+      join(scratch, 'reset.json'),
+      JSON.stringify({ ...live, metadata: { ...live.metadata, managedFields: [] } }),
+    );
     expect((await kubectl(cluster, ['replace', '-f', join(scratch, 'reset.json')])).exitCode).toBe(0);
     // `managedFields: []` resets them (fieldmanager.go isResetManagedFields). The only value that
     // changed is the last-applied annotation, which kubectl replace rewrites when it exists.
     const managedFields = cluster.store.get('Deployment', 'default', 'reset')?.metadata.managedFields as Entry[];
     expect(managedFields.map((entry) => entry.manager)).toEqual(['kubectl-replace']);
-    expect(managedFields[0]!.fieldsV1).toEqual({ 'f:metadata': { 'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } });
+    expect(managedFields[0]!.fieldsV1).toEqual({
+      'f:metadata': { 'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} } },
+    });
   });
 });
 
@@ -125,11 +172,21 @@ describe('restoring a pre-apply copy with kubectl replace --raw', () => {
     await kubectl(cluster, ['patch', 'deploy/restore', '--type', 'merge', '-p', '{"spec":{"replicas":4}}']);
     await kubectl(cluster, ['set', 'image', 'deploy/restore', 'restore=nginx:9.98']);
     const broken = await getWithManagedFields('deploy/restore');
-    expect(entries(broken).map((entry) => entry.manager).sort()).toEqual(['kubectl-client-side-apply', 'kubectl-patch', 'kubectl-set']);
+    expect(
+      entries(broken)
+        .map((entry) => entry.manager)
+        .sort(),
+    ).toEqual(['kubectl-client-side-apply', 'kubectl-patch', 'kubectl-set']);
 
     // PUT 1: the snapshot, conditional on the live resourceVersion.
     const first = join(scratch, 'restore-1.json');
-    writeFileSync(first, JSON.stringify({ ...snapshot, metadata: { ...snapshot.metadata, resourceVersion: broken.metadata.resourceVersion } }));
+    writeFileSync(
+      first,
+      JSON.stringify({
+        ...snapshot,
+        metadata: { ...snapshot.metadata, resourceVersion: broken.metadata.resourceVersion },
+      }),
+    );
     // `replace --raw` PUTs the file as it is: plain `replace -f` rewrites an existing last-applied
     // annotation from the file (resourceVersion included), so the copy would not come back exactly.
     const put1 = await kubectl(cluster, ['replace', '--raw', rawPath, '-f', first]);
@@ -137,12 +194,22 @@ describe('restoring a pre-apply copy with kubectl replace --raw', () => {
     const afterPut1 = JSON.parse(put1.stdout) as KubeObject;
     expect(afterPut1.spec).toEqual(snapshot.spec);
     // No fieldManager parameter on a raw PUT: the manager comes from the User-Agent.
-    expect(entries(afterPut1).map((entry) => entry.manager).sort()).toEqual(['kubectl', 'kubectl-client-side-apply']);
+    expect(
+      entries(afterPut1)
+        .map((entry) => entry.manager)
+        .sort(),
+    ).toEqual(['kubectl', 'kubectl-client-side-apply']);
     expect(owner(afterPut1, 'kubectl')!.fieldsV1['f:spec']).toMatchObject({ 'f:replicas': {} });
 
     // PUT 2: the same copy again, conditional on PUT 1's resourceVersion: values equal, so the owners are the snapshot's.
     const second = join(scratch, 'restore-2.json');
-    writeFileSync(second, JSON.stringify({ ...snapshot, metadata: { ...snapshot.metadata, resourceVersion: afterPut1.metadata.resourceVersion } }));
+    writeFileSync(
+      second,
+      JSON.stringify({
+        ...snapshot,
+        metadata: { ...snapshot.metadata, resourceVersion: afterPut1.metadata.resourceVersion },
+      }),
+    );
     const put2 = await kubectl(cluster, ['replace', '--raw', rawPath, '-f', second]);
     expect(put2.stderr).toBe('');
     const restored = JSON.parse(put2.stdout) as KubeObject;
@@ -163,7 +230,10 @@ describe('restoring a pre-apply copy with kubectl replace --raw', () => {
     );
 
     const otherUid = join(scratch, 'other-uid.json');
-    writeFileSync(otherUid, JSON.stringify({ ...live, metadata: { ...live.metadata, uid: '00000000-0000-0000-0000-000000000000' } }));
+    writeFileSync(
+      otherUid,
+      JSON.stringify({ ...live, metadata: { ...live.metadata, uid: '00000000-0000-0000-0000-000000000000' } }),
+    );
     const uidResult = await kubectl(cluster, ['replace', '-f', otherUid]);
     expect(uidResult.exitCode).toBe(1);
     expect(uidResult.stderr).toBe(
@@ -180,7 +250,11 @@ describe('kubectl delete --raw with DeleteOptions preconditions', () => {
     await kubectl(cluster, ['create', 'configmap', 'guarded', '--from-literal=a=b']);
     const live = cluster.store.get('ConfigMap', 'default', 'guarded')!;
 
-    const wrongUid = await kubectl(cluster, ['delete', '--raw', path('guarded'), '-f', '-'], options({ uid: 'not-the-uid' }));
+    const wrongUid = await kubectl(
+      cluster,
+      ['delete', '--raw', path('guarded'), '-f', '-'],
+      options({ uid: 'not-the-uid' }),
+    );
     expect(wrongUid.exitCode).toBe(1);
     expect(wrongUid.stderr).toBe(
       `Error from server (Conflict): Operation cannot be fulfilled on ConfigMap "guarded": the UID in the precondition (not-the-uid) does not match the UID in record (${live.metadata.uid}). The object might have been deleted and then recreated`,
@@ -199,9 +273,17 @@ describe('kubectl delete --raw with DeleteOptions preconditions', () => {
   it('deletes when both match', async () => {
     await kubectl(cluster, ['create', 'configmap', 'matching', '--from-literal=a=b']);
     const live = cluster.store.get('ConfigMap', 'default', 'matching')!;
-    const result = await kubectl(cluster, ['delete', '--raw', path('matching'), '-f', '-'], options({ uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion }));
+    const result = await kubectl(
+      cluster,
+      ['delete', '--raw', path('matching'), '-f', '-'],
+      options({ uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion }),
+    );
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'matching', kind: 'configmaps', uid: live.metadata.uid } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name: 'matching', kind: 'configmaps', uid: live.metadata.uid },
+    });
     expect(cluster.store.get('ConfigMap', 'default', 'matching')).toBeUndefined();
   });
 });

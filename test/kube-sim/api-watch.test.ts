@@ -57,14 +57,33 @@ function summary(events: WatchEvent[]): string[] {
 
 describe('watch', () => {
   it('streams a later change to `kubectl get pods -w`', async () => {
-    cluster.store.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'watched', namespace: 'default', labels: { app: 'watch-test' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
-    const child = spawnKubectl(cluster, ['get', 'pods', '-l', 'app=watch-test', '-w', '--output-watch-events', '-o', 'json']);
+    cluster.store.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'watched', namespace: 'default', labels: { app: 'watch-test' } },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    const child = spawnKubectl(cluster, [
+      'get',
+      'pods',
+      '-l',
+      'app=watch-test',
+      '-w',
+      '--output-watch-events',
+      '-o',
+      'json',
+    ]);
     try {
       await waitForOutput(child, (text) => text.includes('"type":"ADDED"'));
       const pod = cluster.store.get('Pod', 'default', 'watched')!;
       cluster.store.update({ ...pod, metadata: { ...pod.metadata, annotations: { touched: 'yes' } } });
       const output = await waitForOutput(child, (text) => text.includes('"type":"MODIFIED"'));
-      const modified = output.split('\n').map((line) => line.trim()).filter(Boolean).map((line) => JSON.parse(line) as WatchEvent).find((event) => event.type === 'MODIFIED');
+      const modified = output
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as WatchEvent)
+        .find((event) => event.type === 'MODIFIED');
       expect(modified?.object.metadata.annotations).toEqual({ touched: 'yes' });
     } finally {
       child.kill();
@@ -80,13 +99,21 @@ describe('watch', () => {
     cluster.store.delete('ConfigMap', 'default', 'replay-a');
     const events = await readWatch(`/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${start}`, 4);
     expect(summary(events)).toEqual(['ADDED replay-a', 'MODIFIED replay-a', 'ADDED replay-b', 'DELETED replay-a']);
-    expect(events.map((event) => Number(event.object.metadata.resourceVersion))).toEqual([start + 1, start + 2, start + 3, start + 4]);
+    expect(events.map((event) => Number(event.object.metadata.resourceVersion))).toEqual([
+      start + 1,
+      start + 2,
+      start + 3,
+      start + 4,
+    ]);
   });
 
   it('sends synthetic ADDED events for current objects when no resourceVersion is given', async () => {
     cluster.store.create(configMap('current-a', { set: 'current' }));
     cluster.store.create(configMap('current-b', { set: 'current' }));
-    const events = await readWatch('/api/v1/namespaces/default/configmaps?watch=1&labelSelector=set%3Dcurrent&resourceVersion=0', 2);
+    const events = await readWatch(
+      '/api/v1/namespaces/default/configmaps?watch=1&labelSelector=set%3Dcurrent&resourceVersion=0',
+      2,
+    );
     expect(summary(events)).toEqual(['ADDED current-a', 'ADDED current-b']);
   });
 
@@ -95,22 +122,38 @@ describe('watch', () => {
     const tracked = cluster.store.create(configMap('filter-a', { team: 'blue' }));
     cluster.store.create(configMap('filter-b', { team: 'red' }));
     cluster.store.update({ ...tracked, metadata: { ...tracked.metadata, labels: { team: 'red' } } });
-    const blue = await readWatch(`/api/v1/namespaces/default/configmaps?watch=true&labelSelector=team%3Dblue&resourceVersion=${start}`, 2);
+    const blue = await readWatch(
+      `/api/v1/namespaces/default/configmaps?watch=true&labelSelector=team%3Dblue&resourceVersion=${start}`,
+      2,
+    );
     expect(summary(blue)).toEqual(['ADDED filter-a', 'DELETED filter-a']);
-    const red = await readWatch(`/api/v1/namespaces/default/configmaps?watch=true&labelSelector=team%3Dred&resourceVersion=${start}`, 2);
+    const red = await readWatch(
+      `/api/v1/namespaces/default/configmaps?watch=true&labelSelector=team%3Dred&resourceVersion=${start}`,
+      2,
+    );
     expect(summary(red)).toEqual(['ADDED filter-b', 'ADDED filter-a']);
-    const byName = await readWatch(`/api/v1/configmaps?watch=true&fieldSelector=metadata.name%3Dfilter-b&resourceVersion=${start}`, 1);
+    const byName = await readWatch(
+      `/api/v1/configmaps?watch=true&fieldSelector=metadata.name%3Dfilter-b&resourceVersion=${start}`,
+      1,
+    );
     expect(summary(byName)).toEqual(['ADDED filter-b']);
   });
 
   it('sends bookmarks when allowed and ends the stream after timeoutSeconds', async () => {
     const began = Date.now();
-    const events = await readWatch('/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&fieldSelector=metadata.name%3Dnobody', 10);
+    const events = await readWatch(
+      '/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&fieldSelector=metadata.name%3Dnobody',
+      10,
+    );
     // The stream ended by itself (the await returned), and not before timeoutSeconds.
     expect(Date.now() - began).toBeGreaterThanOrEqual(1900);
     expect(events.length).toBeGreaterThan(0);
     expect(events.every((event) => event.type === 'BOOKMARK')).toBe(true);
-    expect(events[0]!.object).toMatchObject({ kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: String(cluster.store.currentResourceVersion()) } });
+    expect(events[0]!.object).toMatchObject({
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: String(cluster.store.currentResourceVersion()) },
+    });
   });
 
   it('answers a resourceVersion older than the history with a 410 Expired ERROR event', async () => {
@@ -124,7 +167,15 @@ describe('watch', () => {
 
   it('ends `kubectl get -w` with exit code 0 when watches are cut', async () => {
     cluster.store.create(configMap('cut-me'));
-    const child = spawnKubectl(cluster, ['get', 'configmaps', '-w', '-o', 'name', '--field-selector', 'metadata.name=cut-me']);
+    const child = spawnKubectl(cluster, [
+      'get',
+      'configmaps',
+      '-w',
+      '-o',
+      'name',
+      '--field-selector',
+      'metadata.name=cut-me',
+    ]);
     await waitForOutput(child, (text) => text.includes('configmap/cut-me'));
     // kubectl prints the listed item before it opens the watch; a change proves the watch is open.
     cluster.store.update({ ...cluster.store.get('ConfigMap', 'default', 'cut-me')!, data: { changed: 'yes' } });
@@ -137,19 +188,31 @@ describe('watch', () => {
   it('streams a list (sendInitialEvents, as kubectl 1.35 watches): the current objects, a bookmark marking their end, then changes', async () => {
     cluster.store.create(configMap('stream-a', { stream: 'yes' }));
     cluster.store.create(configMap('stream-b', { stream: 'yes' }));
-    const events = await readWatch('/api/v1/namespaces/default/configmaps?watch=true&labelSelector=stream%3Dyes&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true', 4, () => {
-      setTimeout(() => cluster.store.create(configMap('stream-c', { stream: 'yes' })), 50);
-    });
+    const events = await readWatch(
+      '/api/v1/namespaces/default/configmaps?watch=true&labelSelector=stream%3Dyes&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+      4,
+      () => {
+        setTimeout(() => cluster.store.create(configMap('stream-c', { stream: 'yes' })), 50);
+      },
+    );
     expect(summary(events)).toEqual(['ADDED stream-a', 'ADDED stream-b', 'BOOKMARK', 'ADDED stream-c']);
     expect(events[2]!.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
-    expect(Number(events[2]!.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(cluster.store.get('ConfigMap', 'default', 'stream-b')!.metadata.resourceVersion));
+    expect(Number(events[2]!.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(
+      Number(cluster.store.get('ConfigMap', 'default', 'stream-b')!.metadata.resourceVersion),
+    );
   });
 
   it('refuses sendInitialEvents without resourceVersionMatch=NotOlderThan, and resourceVersionMatch without it (422, as validateWatchOptions)', async () => {
-    const refused = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true`);
+    const refused = await fetch(
+      `${cluster.url}/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true`,
+    );
     expect(refused.status).toBe(422);
-    expect(((await refused.json()) as { message: string }).message).toBe('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
-    const alone = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersionMatch=NotOlderThan`);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    );
+    const alone = await fetch(
+      `${cluster.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersionMatch=NotOlderThan`,
+    );
     expect(alone.status).toBe(422);
   });
 });

@@ -36,7 +36,9 @@ describe('kubectl apply', () => {
     });
     expect(storedDeployment('apply-web')?.metadata.generation).toBe(2);
     const patch = cluster.requests.findLast((request) => request.method === 'PATCH');
-    expect(patch?.url).toContain('/apis/apps/v1/namespaces/default/deployments/apply-web?fieldManager=kubectl-client-side-apply');
+    expect(patch?.url).toContain(
+      '/apis/apps/v1/namespaces/default/deployments/apply-web?fieldManager=kubectl-client-side-apply',
+    );
 
     const resourceVersion = storedDeployment('apply-web')?.metadata.resourceVersion;
     const unchanged = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('apply-web', 'nginx:1.26'));
@@ -82,75 +84,143 @@ describe('kubectl apply', () => {
           schedulerName: 'default-scheduler',
           terminationGracePeriodSeconds: 30,
           securityContext: {},
-          containers: [{ imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {} }],
+          containers: [
+            {
+              imagePullPolicy: 'Always',
+              terminationMessagePath: '/dev/termination-log',
+              terminationMessagePolicy: 'File',
+              resources: {},
+            },
+          ],
         },
       },
     });
   });
 
   it('applies server-side, creating a missing object', async () => {
-    const created = await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('ssa-web', 'nginx:1.25'));
+    const created = await kubectl(
+      cluster,
+      ['apply', '--server-side', '-f', '-'],
+      deploymentYaml('ssa-web', 'nginx:1.25'),
+    );
     expect(created).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/ssa-web serverside-applied' });
-    const changed = await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('ssa-web', 'nginx:1.27', { replicas: 4 }));
+    const changed = await kubectl(
+      cluster,
+      ['apply', '--server-side', '-f', '-'],
+      deploymentYaml('ssa-web', 'nginx:1.27', { replicas: 4 }),
+    );
     expect(changed).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/ssa-web serverside-applied' });
-    expect(storedDeployment('ssa-web')?.spec).toMatchObject({ replicas: 4, template: { spec: { containers: [{ image: 'nginx:1.27' }] } } });
+    expect(storedDeployment('ssa-web')?.spec).toMatchObject({
+      replicas: 4,
+      template: { spec: { containers: [{ image: 'nginx:1.27' }] } },
+    });
   });
 
   it('removes on server-side apply what the same field manager no longer applies', async () => {
-    const withExtraEnv = deploymentYaml('ssa-prune', 'nginx:1.25').replace('          value: production\n', '          value: production\n        - name: DEBUG\n          value: "1"\n');
+    const withExtraEnv = deploymentYaml('ssa-prune', 'nginx:1.25').replace(
+      '          value: production\n',
+      '          value: production\n        - name: DEBUG\n          value: "1"\n',
+    );
     await kubectl(cluster, ['apply', '--server-side', '-f', '-'], withExtraEnv);
     expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].env).toHaveLength(2);
-    const dryRun = await kubectl(cluster, ['apply', '--server-side', '--dry-run=server', '-f', '-'], deploymentYaml('ssa-prune', 'nginx:1.25'));
+    const dryRun = await kubectl(
+      cluster,
+      ['apply', '--server-side', '--dry-run=server', '-f', '-'],
+      deploymentYaml('ssa-prune', 'nginx:1.25'),
+    );
     expect(dryRun.exitCode).toBe(0);
     expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].env).toHaveLength(2);
     await kubectl(cluster, ['apply', '--server-side', '-f', '-'], deploymentYaml('ssa-prune', 'nginx:1.25'));
-    expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].env).toEqual([{ name: 'MODE', value: 'production' }]);
-    expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].ports).toEqual([{ containerPort: 80, protocol: 'TCP' }]);
+    expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].env).toEqual([
+      { name: 'MODE', value: 'production' },
+    ]);
+    expect(storedDeployment('ssa-prune')?.spec.template.spec.containers[0].ports).toEqual([
+      { containerPort: 80, protocol: 'TCP' },
+    ]);
   });
 
   it('stores nothing with --dry-run=server but answers as if it had', async () => {
     const before = cluster.store.currentResourceVersion();
-    const result = await kubectl(cluster, ['apply', '--dry-run=server', '-f', '-'], deploymentYaml('dry-web', 'nginx:1.25'));
+    const result = await kubectl(
+      cluster,
+      ['apply', '--dry-run=server', '-f', '-'],
+      deploymentYaml('dry-web', 'nginx:1.25'),
+    );
     expect(result).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/dry-web created (server dry run)' });
     expect(storedDeployment('dry-web')).toBeUndefined();
 
     await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('dry-web', 'nginx:1.25'));
     const afterCreate = cluster.store.currentResourceVersion();
     expect(afterCreate).toBeGreaterThan(before);
-    const dryChange = await kubectl(cluster, ['apply', '--dry-run=server', '-o', 'json', '-f', '-'], deploymentYaml('dry-web', 'nginx:9'));
-    expect(JSON.parse(dryChange.stdout)).toMatchObject({ spec: { template: { spec: { containers: [{ image: 'nginx:9' }] } } } });
+    const dryChange = await kubectl(
+      cluster,
+      ['apply', '--dry-run=server', '-o', 'json', '-f', '-'],
+      deploymentYaml('dry-web', 'nginx:9'),
+    );
+    expect(JSON.parse(dryChange.stdout)).toMatchObject({
+      spec: { template: { spec: { containers: [{ image: 'nginx:9' }] } } },
+    });
     expect(storedDeployment('dry-web')?.spec.template.spec.containers[0].image).toBe('nginx:1.25');
   });
 
   it('rejects an invalid Deployment with 422 and the real validation messages', async () => {
-    const manifest = deploymentYaml('invalid-web', 'nginx:1.25').replace('      labels:\n        app: invalid-web\n    spec:', '      labels:\n        app: other\n    spec:');
+    const manifest = deploymentYaml('invalid-web', 'nginx:1.25').replace(
+      '      labels:\n        app: invalid-web\n    spec:',
+      '      labels:\n        app: other\n    spec:',
+    );
     const result = await kubectl(cluster, ['apply', '-f', '-'], manifest);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain('The Deployment "invalid-web" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`');
+    expect(result.stderr).toContain(
+      'The Deployment "invalid-web" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`',
+    );
 
-    const badName = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('bad-name', 'nginx').replace('name: bad-name', 'name: Bad_Name'));
+    const badName = await kubectl(
+      cluster,
+      ['apply', '-f', '-'],
+      deploymentYaml('bad-name', 'nginx').replace('name: bad-name', 'name: Bad_Name'),
+    );
     expect(badName.exitCode).toBe(1);
-    expect(badName.stderr).toContain('The Deployment "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain');
+    expect(badName.stderr).toContain(
+      'The Deployment "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain',
+    );
 
-    const noImage = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('noimage-web', 'x').replace('        image: x\n', ''));
+    const noImage = await kubectl(
+      cluster,
+      ['apply', '-f', '-'],
+      deploymentYaml('noimage-web', 'x').replace('        image: x\n', ''),
+    );
     expect(noImage.stderr).toContain('spec.template.spec.containers[0].image: Required value');
   });
 
-  it('rejects unknown fields under kubectl\'s default strict validation, and drops them with a warning otherwise', async () => {
-    const typo = deploymentYaml('typo-web', 'nginx:1.25').replace('        image: nginx:1.25\n', '        imagee: nginx:1.25\n        image: nginx:1.25\n');
+  it("rejects unknown fields under kubectl's default strict validation, and drops them with a warning otherwise", async () => {
+    const typo = deploymentYaml('typo-web', 'nginx:1.25').replace(
+      '        image: nginx:1.25\n',
+      '        imagee: nginx:1.25\n        image: nginx:1.25\n',
+    );
     const strict = await kubectl(cluster, ['apply', '-f', '-'], typo);
     expect(strict.exitCode).toBe(1);
     expect(strict.stderr.trim()).toBe(
       'Error from server (BadRequest): error when creating "STDIN": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.template.spec.containers[0].imagee"',
     );
     const warned = await kubectl(cluster, ['apply', '--validate=warn', '-f', '-'], typo);
-    expect(warned).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/typo-web created', stderr: 'Warning: unknown field "spec.template.spec.containers[0].imagee"' });
+    expect(warned).toMatchObject({
+      exitCode: 0,
+      stdout: 'deployment.apps/typo-web created',
+      stderr: 'Warning: unknown field "spec.template.spec.containers[0].imagee"',
+    });
     expect(storedDeployment('typo-web')?.spec.template.spec.containers[0]).not.toHaveProperty('imagee');
   });
 
   it('refuses to change an existing Deployment selector', async () => {
     await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('immutable-web', 'nginx:1.25'));
-    const result = await kubectl(cluster, ['patch', 'deployment', 'immutable-web', '--type=merge', '-p', '{"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}}}}}']);
+    const result = await kubectl(cluster, [
+      'patch',
+      'deployment',
+      'immutable-web',
+      '--type=merge',
+      '-p',
+      '{"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}}}}}',
+    ]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('spec.selector: Invalid value');
     expect(result.stderr).toContain('field is immutable');
@@ -164,7 +234,9 @@ describe('kubectl create, scale, patch, delete', () => {
     expect(first).toMatchObject({ exitCode: 0, stdout: 'configmap/twice created' });
     const second = await kubectl(cluster, ['create', '-f', '-'], manifest);
     expect(second.exitCode).toBe(1);
-    expect(second.stderr.trim()).toBe('Error from server (AlreadyExists): error when creating "STDIN": configmaps "twice" already exists');
+    expect(second.stderr.trim()).toBe(
+      'Error from server (AlreadyExists): error when creating "STDIN": configmaps "twice" already exists',
+    );
   });
 
   it('answers 404 for writes into a namespace that does not exist', async () => {
@@ -177,18 +249,43 @@ describe('kubectl create, scale, patch, delete', () => {
     expect((await kubectl(cluster, ['create', 'namespace', 'typed'])).stdout).toBe('namespace/typed created');
     expect(cluster.store.get('Namespace', '', 'typed')?.status).toEqual({ phase: 'Active' });
 
-    const deployment = await kubectl(cluster, ['create', 'deployment', 'typed-web', '-n', 'typed', '--image=nginx:1.25', '--port=8080', '--replicas=3']);
+    const deployment = await kubectl(cluster, [
+      'create',
+      'deployment',
+      'typed-web',
+      '-n',
+      'typed',
+      '--image=nginx:1.25',
+      '--port=8080',
+      '--replicas=3',
+    ]);
     expect(deployment.stdout).toBe('deployment.apps/typed-web created');
     expect(cluster.store.get('Deployment', 'typed', 'typed-web')?.spec).toMatchObject({
       replicas: 3,
       selector: { matchLabels: { app: 'typed-web' } },
-      template: { metadata: { labels: { app: 'typed-web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.25', ports: [{ containerPort: 8080, protocol: 'TCP' }] }] } },
+      template: {
+        metadata: { labels: { app: 'typed-web' } },
+        spec: {
+          containers: [{ name: 'nginx', image: 'nginx:1.25', ports: [{ containerPort: 8080, protocol: 'TCP' }] }],
+        },
+      },
     });
 
-    await kubectl(cluster, ['create', 'configmap', 'typed-config', '-n', 'typed', '--from-literal=alpha=one', '--from-literal=beta=two']);
+    await kubectl(cluster, [
+      'create',
+      'configmap',
+      'typed-config',
+      '-n',
+      'typed',
+      '--from-literal=alpha=one',
+      '--from-literal=beta=two',
+    ]);
     expect(cluster.store.get('ConfigMap', 'typed', 'typed-config')?.['data']).toEqual({ alpha: 'one', beta: 'two' });
     await kubectl(cluster, ['create', 'secret', 'generic', 'typed-secret', '-n', 'typed', '--from-literal=user=admin']);
-    expect(cluster.store.get('Secret', 'typed', 'typed-secret')).toMatchObject({ type: 'Opaque', data: { user: 'YWRtaW4=' } });
+    expect(cluster.store.get('Secret', 'typed', 'typed-secret')).toMatchObject({
+      type: 'Opaque',
+      data: { user: 'YWRtaW4=' },
+    });
     await kubectl(cluster, ['create', 'service', 'nodeport', 'typed-svc', '-n', 'typed', '--tcp=80:http']);
     expect(cluster.store.get('Service', 'typed', 'typed-svc')?.spec).toMatchObject({
       type: 'NodePort',
@@ -200,11 +297,27 @@ describe('kubectl create, scale, patch, delete', () => {
   it('answers 415 to protobuf bodies of kinds it cannot decode', async () => {
     // Sent directly: whether kubectl sends protobuf depends on its version (1.32's `create quota`
     // does, 1.29's sends JSON). The envelope: magic, then runtime.Unknown{typeMeta{apiVersion, kind}, raw}.
-    const typeMeta = Buffer.concat([Buffer.from([0x0a, 2]), Buffer.from('v1'), Buffer.from([0x12, 13]), Buffer.from('ResourceQuota')]);
-    const body = Buffer.concat([Buffer.from('k8s\0'), Buffer.from([0x0a, typeMeta.length]), typeMeta, Buffer.from([0x12, 0])]);
-    const response = await fetch(`${cluster.url}/api/v1/namespaces/default/resourcequotas`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, body });
+    const typeMeta = Buffer.concat([
+      Buffer.from([0x0a, 2]),
+      Buffer.from('v1'),
+      Buffer.from([0x12, 13]),
+      Buffer.from('ResourceQuota'),
+    ]);
+    const body = Buffer.concat([
+      Buffer.from('k8s\0'),
+      Buffer.from([0x0a, typeMeta.length]),
+      typeMeta,
+      Buffer.from([0x12, 0]),
+    ]);
+    const response = await fetch(`${cluster.url}/api/v1/namespaces/default/resourcequotas`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' },
+      body,
+    });
     expect(response.status).toBe(415);
-    expect(((await response.json()) as { message: string }).message).toContain('kube-sim cannot decode protobuf for kind "ResourceQuota"');
+    expect(((await response.json()) as { message: string }).message).toContain(
+      'kube-sim cannot decode protobuf for kind "ResourceQuota"',
+    );
   });
 
   it('scales through the scale subresource', async () => {
@@ -212,23 +325,58 @@ describe('kubectl create, scale, patch, delete', () => {
     const result = await kubectl(cluster, ['scale', 'deployment/scale-web', '--replicas=5']);
     expect(result).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/scale-web scaled' });
     expect(storedDeployment('scale-web')?.spec.replicas).toBe(5);
-    const scale = (await (await fetch(`${cluster.url}/apis/apps/v1/namespaces/default/deployments/scale-web/scale`)).json()) as object;
-    expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 5 }, status: { selector: 'app=scale-web' } });
+    const scale = (await (
+      await fetch(`${cluster.url}/apis/apps/v1/namespaces/default/deployments/scale-web/scale`)
+    ).json()) as object;
+    expect(scale).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      spec: { replicas: 5 },
+      status: { selector: 'app=scale-web' },
+    });
   });
 
   it('patches with strategic, merge and JSON patches and keeps status out of the main resource', async () => {
     await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('patch-web', 'nginx:1.25'));
     cluster.store.updateStatus({ ...storedDeployment('patch-web')!, status: { replicas: 2 } });
-    await kubectl(cluster, ['patch', 'deploy', 'patch-web', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"patch-web","image":"nginx:2"}]}}}}']);
-    await kubectl(cluster, ['patch', 'deploy', 'patch-web', '--type=merge', '-p', '{"metadata":{"labels":{"extra":"yes"}},"status":{"replicas":99}}']);
-    await kubectl(cluster, ['patch', 'deploy', 'patch-web', '--type=json', '-p', '[{"op":"replace","path":"/spec/replicas","value":3}]']);
+    await kubectl(cluster, [
+      'patch',
+      'deploy',
+      'patch-web',
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"patch-web","image":"nginx:2"}]}}}}',
+    ]);
+    await kubectl(cluster, [
+      'patch',
+      'deploy',
+      'patch-web',
+      '--type=merge',
+      '-p',
+      '{"metadata":{"labels":{"extra":"yes"}},"status":{"replicas":99}}',
+    ]);
+    await kubectl(cluster, [
+      'patch',
+      'deploy',
+      'patch-web',
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/spec/replicas","value":3}]',
+    ]);
     const deployment = storedDeployment('patch-web')!;
     expect(deployment.spec.template.spec.containers[0]).toMatchObject({ image: 'nginx:2', env: [{ name: 'MODE' }] });
     expect(deployment.metadata.labels).toMatchObject({ extra: 'yes' });
     expect(deployment.spec.replicas).toBe(3);
     expect(deployment.status).toEqual({ replicas: 2 });
 
-    const statusPatch = await kubectl(cluster, ['patch', 'deploy', 'patch-web', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":7}}']);
+    const statusPatch = await kubectl(cluster, [
+      'patch',
+      'deploy',
+      'patch-web',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"replicas":7}}',
+    ]);
     expect(statusPatch.exitCode).toBe(0);
     expect(storedDeployment('patch-web')?.status).toEqual({ replicas: 7 });
   });
@@ -239,12 +387,21 @@ describe('kubectl create, scale, patch, delete', () => {
     cluster.store.create({
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
-      metadata: { name: 'delete-web-abc', namespace: 'default', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'delete-web', uid: owner.metadata.uid!, controller: true }] },
+      metadata: {
+        name: 'delete-web-abc',
+        namespace: 'default',
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'Deployment', name: 'delete-web', uid: owner.metadata.uid!, controller: true },
+        ],
+      },
       spec: {},
     });
     const result = await kubectl(cluster, ['delete', 'deployment', 'delete-web']);
     // kubectl 1.35 adds where it was deleted from.
-    expect(result).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^deployment\.apps "delete-web" deleted( from default namespace)?$/) });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      stdout: expect.stringMatching(/^deployment\.apps "delete-web" deleted( from default namespace)?$/),
+    });
     expect(storedDeployment('delete-web')).toBeUndefined();
     expect(cluster.store.get('ReplicaSet', 'default', 'delete-web-abc')).toBeUndefined();
     const again = await kubectl(cluster, ['delete', 'deployment', 'delete-web']);
@@ -252,24 +409,41 @@ describe('kubectl create, scale, patch, delete', () => {
   });
 
   it('deletes a pod bound to a node gracefully: Terminating until its kubelet removes it, unless forced', async () => {
-    const boundPod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: 'node-1', terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'nginx' }] } });
+    const boundPod = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: { nodeName: 'node-1', terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'nginx' }] },
+    });
     cluster.store.create(boundPod('graceful'));
     // No kubelet runs in this API-only cluster, so kubectl must not wait for the removal.
     const graceful = await kubectl(cluster, ['delete', 'pod', 'graceful', '--wait=false']);
-    expect(graceful).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^pod "graceful" deleted( from default namespace)?$/) });
+    expect(graceful).toMatchObject({
+      exitCode: 0,
+      stdout: expect.stringMatching(/^pod "graceful" deleted( from default namespace)?$/),
+    });
     const terminating = cluster.store.get('Pod', 'default', 'graceful')!;
     expect(terminating.metadata.deletionGracePeriodSeconds).toBe(30);
-    expect(Date.parse(terminating.metadata.deletionTimestamp!) - Date.parse(terminating.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(29_000);
+    expect(
+      Date.parse(terminating.metadata.deletionTimestamp!) - Date.parse(terminating.metadata.creationTimestamp!),
+    ).toBeGreaterThanOrEqual(29_000);
     expect((await kubectl(cluster, ['get', 'pod', 'graceful'])).stdout).toMatch(/graceful\s+0\/1\s+Terminating/);
 
     cluster.store.create(boundPod('forced'));
     const forced = await kubectl(cluster, ['delete', 'pod', 'forced', '--grace-period=0', '--force']);
-    expect(forced).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^pod "forced" force deleted( from default namespace)?$/) });
+    expect(forced).toMatchObject({
+      exitCode: 0,
+      stdout: expect.stringMatching(/^pod "forced" force deleted( from default namespace)?$/),
+    });
     expect(cluster.store.get('Pod', 'default', 'forced')).toBeUndefined();
   });
 
   it('answers 400 to a body that is not JSON', async () => {
-    const response = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } });
+    const response = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps`, {
+      method: 'POST',
+      body: '{not json',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
   });
@@ -279,9 +453,14 @@ describe('the 1 MiB limit of a Secret and a ConfigMap', () => {
   // pkg/apis/core/validation: ValidateSecret and ValidateConfigMap refuse more than core.MaxSecretSize of data.
   const megabyte = 1024 * 1024;
 
-  it('refuses a Secret whose decoded data passes 1 MiB, in the API server\'s words, and takes one just under it', async () => {
+  it("refuses a Secret whose decoded data passes 1 MiB, in the API server's words, and takes one just under it", async () => {
     const secret = (name: string, bytes: number) =>
-      JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { a: Buffer.alloc(bytes - 10, 1).toString('base64'), b: Buffer.alloc(10, 2).toString('base64') } });
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name },
+        data: { a: Buffer.alloc(bytes - 10, 1).toString('base64'), b: Buffer.alloc(10, 2).toString('base64') },
+      });
     const refused = await kubectl(cluster, ['create', '-f', '-'], secret('too-big', megabyte + 1));
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain('Secret "too-big" is invalid: data: Too long: may not be more than 1048576 bytes');
@@ -289,9 +468,17 @@ describe('the 1 MiB limit of a Secret and a ConfigMap', () => {
   });
 
   it('refuses a ConfigMap whose data and binaryData pass 1 MiB together, on the path kubectl prints as []', async () => {
-    const configMap = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-big' }, data: { text: 'x'.repeat(megabyte - 100) }, binaryData: { blob: Buffer.alloc(101).toString('base64') } });
+    const configMap = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'too-big' },
+      data: { text: 'x'.repeat(megabyte - 100) },
+      binaryData: { blob: Buffer.alloc(101).toString('base64') },
+    });
     const refused = await kubectl(cluster, ['apply', '-f', '-'], configMap);
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toContain('ConfigMap "too-big" is invalid: []: Too long: may not be more than 1048576 bytes');
+    expect(refused.stderr).toContain(
+      'ConfigMap "too-big" is invalid: []: Too long: may not be more than 1048576 bytes',
+    );
   });
 });

@@ -20,15 +20,22 @@ async function main(): Promise<void> {
     return;
   }
   const port = values.port === undefined ? undefined : positiveNumber('--port', values.port);
-  const timeScale = values['time-scale'] === undefined ? undefined : positiveNumber('--time-scale', values['time-scale']);
+  const timeScale =
+    values['time-scale'] === undefined ? undefined : positiveNumber('--time-scale', values['time-scale']);
 
   // Without a scenario it behaves like the demo: an image that does not exist fails to pull, so
   // the README's own `xxxxxnginx:1.17` example fails as it would on a real cluster.
-  const cluster = await startCluster({ port, timeScale, scenario: values.scenario ?? { registry: { xxxxxnginx: 'no-repository', 'nginx:9.99': 'missing' } } });
+  const cluster = await startCluster({
+    port,
+    timeScale,
+    scenario: values.scenario ?? { registry: { xxxxxnginx: 'no-repository', 'nginx:9.99': 'missing' } },
+  });
   console.log(`kube-sim API server listening on ${cluster.url} (time scale ${cluster.clock.timeScale})`);
   console.log(`kubeconfig: ${cluster.kubeconfigPath}`);
   console.log(`export KUBECONFIG=${cluster.env.KUBECONFIG} KUBECACHEDIR=${cluster.env.KUBECACHEDIR}`);
-  console.log(`faults (see test/kube-sim/README.md): kubectl create --raw /kube-sim/faults -f - <<<'{"failNext": {"status": 503, "count": 2, "match": "^PATCH"}}'`);
+  console.log(
+    `faults (see test/kube-sim/README.md): kubectl create --raw /kube-sim/faults -f - <<<'{"failNext": {"status": 503, "count": 2, "match": "^PATCH"}}'`,
+  );
 
   const shutdown = (): void => {
     cluster.stop().then(

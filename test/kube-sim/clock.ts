@@ -23,12 +23,18 @@ export function createSimClock(timeScale = 1, startAt: Date = new Date()): SimCl
   return {
     timeScale,
     now,
-    nowIso: () => now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    nowIso: () =>
+      now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z'),
     after(simulatedMs, callback) {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        callback();
-      }, Math.max(0, simulatedMs / timeScale));
+      const timer = setTimeout(
+        () => {
+          timers.delete(timer);
+          callback();
+        },
+        Math.max(0, simulatedMs / timeScale),
+      );
       timer.unref?.();
       timers.add(timer);
       return () => {

@@ -10,11 +10,16 @@ describe('startCluster', () => {
     try {
       expect(cluster.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(readFileSync(cluster.kubeconfigPath, 'utf8')).toContain(`server: ${cluster.url}`);
-      expect(cluster.env).toEqual({ KUBECONFIG: cluster.kubeconfigPath, KUBECACHEDIR: expect.stringContaining('kguard-sim-') });
+      expect(cluster.env).toEqual({
+        KUBECONFIG: cluster.kubeconfigPath,
+        KUBECACHEDIR: expect.stringContaining('kguard-sim-'),
+      });
       const namespaces = cluster.store.list('Namespace').map((namespace) => namespace.metadata.name);
       expect(namespaces).toEqual(expect.arrayContaining(['default', 'kube-system', 'kube-public']));
       const version = await kubectl(cluster, ['version', '-o', 'json']);
-      expect(JSON.parse(version.stdout)).toMatchObject({ serverVersion: { major: '1', minor: '32', gitVersion: 'v1.32.0' } });
+      expect(JSON.parse(version.stdout)).toMatchObject({
+        serverVersion: { major: '1', minor: '32', gitVersion: 'v1.32.0' },
+      });
     } finally {
       await cluster.stop();
     }
@@ -24,7 +29,11 @@ describe('startCluster', () => {
     const [first, second] = await Promise.all([startCluster(), startCluster()]);
     try {
       expect(first.url).not.toBe(second.url);
-      first.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'only-in-first', namespace: 'default' } });
+      first.store.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'only-in-first', namespace: 'default' },
+      });
       expect((await kubectl(first, ['get', 'cm', '-o', 'name'])).stdout).toBe('configmap/only-in-first');
       expect((await kubectl(second, ['get', 'cm', '-o', 'name'])).stdout).toBe('');
     } finally {

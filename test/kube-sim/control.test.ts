@@ -31,7 +31,9 @@ describe('POST /kube-sim/faults', () => {
   });
 
   it('denies a verb as RBAC would, until restore', async () => {
-    expect((await fault('{"deny": {"verb": "delete", "resource": "configmaps", "namespace": "default"}}')).exitCode).toBe(0);
+    expect(
+      (await fault('{"deny": {"verb": "delete", "resource": "configmaps", "namespace": "default"}}')).exitCode,
+    ).toBe(0);
     expect((await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps'])).stdout.trim()).toBe('no');
     expect((await fault('{"restore": {}}')).exitCode).toBe(0);
     expect((await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps'])).stdout.trim()).toBe('yes');

@@ -13,25 +13,48 @@ afterEach(async () => {
 });
 
 describe('custom resources', () => {
-  it('serves a CRD\'s kind once it is Established, and kubectl waits on its objects\' conditions', async () => {
+  it("serves a CRD's kind once it is Established, and kubectl waits on its objects' conditions", async () => {
     cluster = await startCluster({ timeScale: 20 });
-    expect((await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).stdout).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
-    const established = await kubectl(cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s']);
+    expect((await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).stdout).toBe(
+      'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created',
+    );
+    const established = await kubectl(cluster, [
+      'wait',
+      '--for=condition=established',
+      'crd/widgets.example.com',
+      '--timeout=10s',
+    ]);
     expect(established.exitCode, established.stderr).toBe(0);
     const crd = cluster.store.get('CustomResourceDefinition', '', 'widgets.example.com')!;
-    expect(crd.status.acceptedNames).toEqual({ kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget', shortNames: ['wdg'] });
+    expect(crd.status.acceptedNames).toEqual({
+      kind: 'Widget',
+      listKind: 'WidgetList',
+      plural: 'widgets',
+      singular: 'widget',
+      shortNames: ['wdg'],
+    });
 
-    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 1))).stdout).toBe('widget.example.com/gear created');
+    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 1))).stdout).toBe(
+      'widget.example.com/gear created',
+    );
     const ready = await kubectl(cluster, ['wait', '--for=condition=Ready', 'widget/gear', '--timeout=10s']);
     expect(ready.exitCode, ready.stderr).toBe(0);
-    expect(cluster.store.get('Widget', 'default', 'gear')!.status).toMatchObject({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] });
+    expect(cluster.store.get('Widget', 'default', 'gear')!.status).toMatchObject({
+      observedGeneration: 1,
+      conditions: [{ type: 'Ready', status: 'True' }],
+    });
     expect((await kubectl(cluster, ['get', 'wdg', '-o', 'name'])).stdout).toBe('widget.example.com/gear');
 
     // A new generation the controller cannot reconcile.
-    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 2, 'false'))).stdout).toBe('widget.example.com/gear configured');
+    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 2, 'false'))).stdout).toBe(
+      'widget.example.com/gear configured',
+    );
     const notReady = await kubectl(cluster, ['wait', '--for=condition=Ready=False', 'widget/gear', '--timeout=10s']);
     expect(notReady.exitCode, notReady.stderr).toBe(0);
-    expect(cluster.store.get('Widget', 'default', 'gear')!.status).toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Ready', status: 'False', reason: 'ReconcileFailed' }] });
+    expect(cluster.store.get('Widget', 'default', 'gear')!.status).toMatchObject({
+      observedGeneration: 2,
+      conditions: [{ type: 'Ready', status: 'False', reason: 'ReconcileFailed' }],
+    });
 
     expect((await kubectl(cluster, ['delete', 'crd', 'widgets.example.com'])).exitCode).toBe(0);
     const gone = await kubectl(cluster, ['get', 'widgets']);
@@ -43,18 +66,35 @@ describe('custom resources', () => {
   it('lists the status subresource in discovery; a "silent" object never gets a status, and reconcile-after delays the first one', async () => {
     cluster = await startCluster({ timeScale: 20 });
     expect((await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).exitCode).toBe(0);
-    expect((await kubectl(cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s'])).exitCode).toBe(0);
-    const discovery = JSON.parse((await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1'])).stdout) as { resources: Array<{ name: string }> };
-    expect(discovery.resources.map((resource) => resource.name)).toEqual(expect.arrayContaining(['widgets', 'widgets/status']));
+    expect(
+      (await kubectl(cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s']))
+        .exitCode,
+    ).toBe(0);
+    const discovery = JSON.parse((await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1'])).stdout) as {
+      resources: Array<{ name: string }>;
+    };
+    expect(discovery.resources.map((resource) => resource.name)).toEqual(
+      expect.arrayContaining(['widgets', 'widgets/status']),
+    );
 
-    expect((await kubectl(cluster, ['apply', '-f', '-'], `${widgetYaml('quiet', 1, 'silent')}---
-${widgetYaml('late', 1, 'true', { 'sim.kguard.dev/reconcile-after': '60' })}`)).exitCode).toBe(0);
+    expect(
+      (
+        await kubectl(
+          cluster,
+          ['apply', '-f', '-'],
+          `${widgetYaml('quiet', 1, 'silent')}---
+${widgetYaml('late', 1, 'true', { 'sim.kguard.dev/reconcile-after': '60' })}`,
+        )
+      ).exitCode,
+    ).toBe(0);
     await new Promise((resolve) => cluster!.clock.after(30_000, () => resolve(undefined)));
     expect(cluster.store.get('Widget', 'default', 'late')!.status).toBeUndefined();
     const ready = await kubectl(cluster, ['wait', '--for=condition=Ready', 'widget/late', '--timeout=20s']);
     expect(ready.exitCode, ready.stderr).toBe(0);
     const late = cluster.store.get('Widget', 'default', 'late')!;
-    const readySince = Date.parse((late.status.conditions as Array<{ lastTransitionTime: string }>)[0]!.lastTransitionTime);
+    const readySince = Date.parse(
+      (late.status.conditions as Array<{ lastTransitionTime: string }>)[0]!.lastTransitionTime,
+    );
     // Both timestamps have second precision.
     expect(readySince - Date.parse(late.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(59_000);
     expect(cluster.store.get('Widget', 'default', 'quiet')!.status).toBeUndefined();
@@ -65,27 +105,48 @@ ${widgetYaml('late', 1, 'true', { 'sim.kguard.dev/reconcile-after': '60' })}`)).
     cluster = await startCluster({ timeScale: 0.04 });
     // --validate=false: kubectl validates an unknown kind client-side against /openapi/v2, which
     // the simulator does not serve (a real API server does, and the mapping error below follows).
-    const both = await kubectl(cluster, ['apply', '--validate=false', '-f', '-'], `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1)}`);
+    const both = await kubectl(
+      cluster,
+      ['apply', '--validate=false', '-f', '-'],
+      `${WIDGET_CRD_YAML}---\n${widgetYaml('gear', 1)}`,
+    );
     expect(both.exitCode).toBe(1);
     expect(both.stdout).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
-    expect(both.stderr).toContain('resource mapping not found for name: "gear" namespace: "" from "STDIN": no matches for kind "Widget" in version "example.com/v1"');
+    expect(both.stderr).toContain(
+      'resource mapping not found for name: "gear" namespace: "" from "STDIN": no matches for kind "Widget" in version "example.com/v1"',
+    );
     expect(both.stderr).toContain('ensure CRDs are installed first');
     const notYet = await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1']);
     expect(notYet.exitCode).toBe(1);
-    expect(cluster.store.get('CustomResourceDefinition', '', 'widgets.example.com')!.status?.conditions ?? []).toEqual([]);
+    expect(cluster.store.get('CustomResourceDefinition', '', 'widgets.example.com')!.status?.conditions ?? []).toEqual(
+      [],
+    );
 
-    const established = await kubectl(cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=20s']);
+    const established = await kubectl(cluster, [
+      'wait',
+      '--for=condition=established',
+      'crd/widgets.example.com',
+      '--timeout=20s',
+    ]);
     expect(established.exitCode, established.stderr).toBe(0);
     const served = await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1']);
     expect(served.exitCode, served.stderr).toBe(0);
     expect(JSON.parse(served.stdout).resources.map((resource: { name: string }) => resource.name)).toContain('widgets');
-    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 1))).stdout).toBe('widget.example.com/gear created');
+    expect((await kubectl(cluster, ['apply', '-f', '-'], widgetYaml('gear', 1))).stdout).toBe(
+      'widget.example.com/gear created',
+    );
   });
 
   it('refuses a CRD whose name is not plural.group', async () => {
     cluster = await startCluster({ timeScale: 20 });
-    const result = await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML.replace('name: widgets.example.com', 'name: widget.example.com'));
+    const result = await kubectl(
+      cluster,
+      ['apply', '-f', '-'],
+      WIDGET_CRD_YAML.replace('name: widgets.example.com', 'name: widget.example.com'),
+    );
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain('metadata.name: Invalid value: "widget.example.com": must be spec.names.plural+"."+spec.group');
+    expect(result.stderr).toContain(
+      'metadata.name: Invalid value: "widget.example.com": must be spec.names.plural+"."+spec.group',
+    );
   });
 });

@@ -42,11 +42,21 @@ function detailsFor(resource: Resource, name: string): StatusDetails {
 }
 
 export function notFound(resource: Resource, name: string): ApiError {
-  return new ApiError(404, 'NotFound', `${qualifiedResource(resource)} "${name}" not found`, detailsFor(resource, name));
+  return new ApiError(
+    404,
+    'NotFound',
+    `${qualifiedResource(resource)} "${name}" not found`,
+    detailsFor(resource, name),
+  );
 }
 
 export function alreadyExists(resource: Resource, name: string): ApiError {
-  return new ApiError(409, 'AlreadyExists', `${qualifiedResource(resource)} "${name}" already exists`, detailsFor(resource, name));
+  return new ApiError(
+    409,
+    'AlreadyExists',
+    `${qualifiedResource(resource)} "${name}" already exists`,
+    detailsFor(resource, name),
+  );
 }
 
 /** The optimistic-concurrency failure: the caller's resourceVersion is stale. */
@@ -65,7 +75,12 @@ export function conflict(resource: Resource, name: string): ApiError {
  * for updates, a Kind for registry/rest/delete.go BeforeDelete).
  */
 export function preconditionConflict(resource: Resource, name: string, why: string): ApiError {
-  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource)} "${name}": ${why}`, detailsFor(resource, name));
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedResource(resource)} "${name}": ${why}`,
+    detailsFor(resource, name),
+  );
 }
 
 /** 422 with one cause per bad field, worded like the real validation messages. */

@@ -40,17 +40,40 @@ const types: ResourceType[] = [
   core('Endpoints', 'endpoints', 'endpoints', true, ['ep'], [], []),
   // kubectl apply --prune lists every kind of its default allowlist, ReplicationController
   // included (kubectl apply/prune.go), and fails when the server does not serve one.
-  { ...core('ReplicationController', 'replicationcontrollers', 'replicationcontroller', true, ['rc'], ['status', 'scale'], ALL), hasGeneration: true },
+  {
+    ...core(
+      'ReplicationController',
+      'replicationcontrollers',
+      'replicationcontroller',
+      true,
+      ['rc'],
+      ['status', 'scale'],
+      ALL,
+    ),
+    hasGeneration: true,
+  },
   core('LimitRange', 'limitranges', 'limitrange', true, ['limits'], [], []),
   apps('Deployment', 'deployments', 'deployment', ['deploy'], ['status', 'scale']),
   apps('ReplicaSet', 'replicasets', 'replicaset', ['rs'], ['status', 'scale']),
   apps('StatefulSet', 'statefulsets', 'statefulset', ['sts'], ['status', 'scale']),
   apps('DaemonSet', 'daemonsets', 'daemonset', ['ds'], ['status']),
   // Written by the statefulset and daemonset controllers (pkg/controller/history): no spec, no status.
-  { ...apps('ControllerRevision', 'controllerrevisions', 'controllerrevision', [], []), hasGeneration: false, categories: [] },
+  {
+    ...apps('ControllerRevision', 'controllerrevisions', 'controllerrevision', [], []),
+    hasGeneration: false,
+    categories: [],
+  },
   other('batch', 'v1', 'Job', 'jobs', 'job', [], ALL),
   other('batch', 'v1', 'CronJob', 'cronjobs', 'cronjob', ['cj'], ALL),
-  other('autoscaling', 'v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', 'horizontalpodautoscaler', ['hpa'], ALL),
+  other(
+    'autoscaling',
+    'v2',
+    'HorizontalPodAutoscaler',
+    'horizontalpodautoscalers',
+    'horizontalpodautoscaler',
+    ['hpa'],
+    ALL,
+  ),
   // Leases: kguard holds one per object while a run may change it (leader election's API).
   other('coordination.k8s.io', 'v1', 'Lease', 'leases', 'lease', [], []),
   other('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', 'poddisruptionbudget', ['pdb'], []),
@@ -61,19 +84,82 @@ const types: ResourceType[] = [
   other('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', 'networkpolicy', ['netpol'], []),
   other('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', 'role', [], []),
   other('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', 'rolebinding', [], []),
-  { ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', 'clusterrole', [], []), namespaced: false, subresources: [] },
-  { ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', 'clusterrolebinding', [], []), namespaced: false, subresources: [] },
+  {
+    ...other('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', 'clusterrole', [], []),
+    namespaced: false,
+    subresources: [],
+  },
+  {
+    ...other(
+      'rbac.authorization.k8s.io',
+      'v1',
+      'ClusterRoleBinding',
+      'clusterrolebindings',
+      'clusterrolebinding',
+      [],
+      [],
+    ),
+    namespaced: false,
+    subresources: [],
+  },
   // Written by the crowd of a real cluster (scenario-crowd.ts): cainjector fills the caBundle of
   // webhook configurations and APIServices; the PV binder provisions for a StorageClass.
-  clusterScoped(other('admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', 'validatingwebhookconfiguration', [], ['api-extensions']), []),
-  clusterScoped(other('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', 'mutatingwebhookconfiguration', [], ['api-extensions']), []),
-  clusterScoped(other('apiregistration.k8s.io', 'v1', 'APIService', 'apiservices', 'apiservice', [], ['api-extensions']), ['status']),
+  clusterScoped(
+    other(
+      'admissionregistration.k8s.io',
+      'v1',
+      'ValidatingWebhookConfiguration',
+      'validatingwebhookconfigurations',
+      'validatingwebhookconfiguration',
+      [],
+      ['api-extensions'],
+    ),
+    [],
+  ),
+  clusterScoped(
+    other(
+      'admissionregistration.k8s.io',
+      'v1',
+      'MutatingWebhookConfiguration',
+      'mutatingwebhookconfigurations',
+      'mutatingwebhookconfiguration',
+      [],
+      ['api-extensions'],
+    ),
+    [],
+  ),
+  clusterScoped(
+    other('apiregistration.k8s.io', 'v1', 'APIService', 'apiservices', 'apiservice', [], ['api-extensions']),
+    ['status'],
+  ),
   clusterScoped(other('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', 'storageclass', ['sc'], []), []),
   // A question, not an object: POST answers whether the caller may do something and stores
   // nothing (pkg/registry/authorization/selfsubjectaccessreview/rest.go; server/access.ts).
-  { ...clusterScoped(other('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', 'selfsubjectaccessreview', [], []), []), verbs: ['create'] },
   {
-    ...other('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', 'customresourcedefinition', ['crd', 'crds'], []),
+    ...clusterScoped(
+      other(
+        'authorization.k8s.io',
+        'v1',
+        'SelfSubjectAccessReview',
+        'selfsubjectaccessreviews',
+        'selfsubjectaccessreview',
+        [],
+        [],
+      ),
+      [],
+    ),
+    verbs: ['create'],
+  },
+  {
+    ...other(
+      'apiextensions.k8s.io',
+      'v1',
+      'CustomResourceDefinition',
+      'customresourcedefinitions',
+      'customresourcedefinition',
+      ['crd', 'crds'],
+      [],
+    ),
     namespaced: false,
   },
 ];
@@ -90,17 +176,64 @@ function core(
   subresources: string[],
   categories: string[],
 ): ResourceType {
-  return { kind, group: '', version: 'v1', plural, singular, namespaced, shortNames, subresources, hasGeneration: false, categories };
+  return {
+    kind,
+    group: '',
+    version: 'v1',
+    plural,
+    singular,
+    namespaced,
+    shortNames,
+    subresources,
+    hasGeneration: false,
+    categories,
+  };
 }
 
-function apps(kind: string, plural: string, singular: string, shortNames: string[], subresources: string[]): ResourceType {
-  return { kind, group: 'apps', version: 'v1', plural, singular, namespaced: true, shortNames, subresources, hasGeneration: true, categories: ALL };
+function apps(
+  kind: string,
+  plural: string,
+  singular: string,
+  shortNames: string[],
+  subresources: string[],
+): ResourceType {
+  return {
+    kind,
+    group: 'apps',
+    version: 'v1',
+    plural,
+    singular,
+    namespaced: true,
+    shortNames,
+    subresources,
+    hasGeneration: true,
+    categories: ALL,
+  };
 }
 
 /** A namespaced type of another group: a /status subresource and generation, except for RBAC (neither) and NetworkPolicy (no status). */
-function other(group: string, version: string, kind: string, plural: string, singular: string, shortNames: string[], categories: string[]): ResourceType {
+function other(
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+  singular: string,
+  shortNames: string[],
+  categories: string[],
+): ResourceType {
   const subresources = group === 'rbac.authorization.k8s.io' || kind === 'NetworkPolicy' ? [] : ['status'];
-  return { kind, group, version, plural, singular, namespaced: true, shortNames, subresources, hasGeneration: group !== 'rbac.authorization.k8s.io', categories };
+  return {
+    kind,
+    group,
+    version,
+    plural,
+    singular,
+    namespaced: true,
+    shortNames,
+    subresources,
+    hasGeneration: group !== 'rbac.authorization.k8s.io',
+    categories,
+  };
 }
 
 /** A cluster-scoped type without spec generation (webhook configurations, APIServices, StorageClasses). */

@@ -47,7 +47,9 @@ describe('kubectl rollout against the simulated cluster', () => {
     await rollOut('undo', 'nginx:1.25', 'one');
     await rollOut('undo', 'nginx:1.26', 'two');
     await rollOut('undo', 'nginx:1.27', 'three');
-    const firstSet = replicaSets('undo').find((rs) => rs.metadata.annotations?.['deployment.kubernetes.io/revision'] === '1')!;
+    const firstSet = replicaSets('undo').find(
+      (rs) => rs.metadata.annotations?.['deployment.kubernetes.io/revision'] === '1',
+    )!;
 
     const undo = await kubectl(cluster, ['rollout', 'undo', 'deployment/undo', '--to-revision=1']);
     expect(undo).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/undo rolled back' });
@@ -59,7 +61,9 @@ describe('kubectl rollout against the simulated cluster', () => {
     const reused = sets.find((rs) => rs.metadata.uid === firstSet.metadata.uid)!;
     expect(reused.metadata.annotations?.['deployment.kubernetes.io/revision']).toBe('4');
     expect(reused.spec.replicas).toBe(2);
-    expect(cluster.store.get('Deployment', 'default', 'undo')?.spec.template.spec.containers[0].image).toBe('nginx:1.25');
+    expect(cluster.store.get('Deployment', 'default', 'undo')?.spec.template.spec.containers[0].image).toBe(
+      'nginx:1.25',
+    );
     const history = await kubectl(cluster, ['rollout', 'history', 'deployment/undo']);
     expect(history.stdout).toMatch(/REVISION\s+CHANGE-CAUSE\n2\s+two\n3\s+three\n4\s+one\n$/);
   });
@@ -70,7 +74,10 @@ describe('kubectl rollout against the simulated cluster', () => {
     const unknown = await kubectl(cluster, ['rollout', 'undo', 'deployment/skip', '--to-revision=99']);
     expect(unknown).toMatchObject({ exitCode: 1, stderr: 'error: unable to find specified revision 99 in history' });
     const current = await kubectl(cluster, ['rollout', 'undo', 'deployment/skip', '--to-revision=2']);
-    expect(current).toMatchObject({ exitCode: 0, stdout: 'deployment.apps/skip skipped rollback (current template already matches revision 2)' });
+    expect(current).toMatchObject({
+      exitCode: 0,
+      stdout: 'deployment.apps/skip skipped rollback (current template already matches revision 2)',
+    });
   });
 
   it('dry-runs an undo on the server without changing the Deployment', async () => {
@@ -89,12 +96,16 @@ describe('kubectl rollout against the simulated cluster', () => {
     const [pod] = cluster.store.list('Pod', 'default', 'app=grace');
     const seen: string[] = [];
     const unsubscribe = cluster.store.subscribe((event) => {
-      if (event.object.metadata.name === pod!.metadata.name) seen.push(event.object.metadata.deletionTimestamp ? `${event.type} terminating` : event.type);
+      if (event.object.metadata.name === pod!.metadata.name)
+        seen.push(event.object.metadata.deletionTimestamp ? `${event.type} terminating` : event.type);
     });
     const result = await kubectl(cluster, ['delete', 'pod', pod!.metadata.name, '--timeout=10s']);
     unsubscribe();
     // kubectl 1.35 adds where it was deleted from.
-    expect(result).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(new RegExp(`^pod "${pod!.metadata.name}" deleted( from default namespace)?$`)) });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      stdout: expect.stringMatching(new RegExp(`^pod "${pod!.metadata.name}" deleted( from default namespace)?$`)),
+    });
     expect(seen[0]).toBe('MODIFIED terminating');
     expect(seen[seen.length - 1]).toBe('DELETED terminating');
     expect(cluster.store.get('Pod', 'default', pod!.metadata.name)).toBeUndefined();

@@ -95,7 +95,9 @@ export interface CrowdInput {
 }
 
 /** A self-signed test CA, base64 of its PEM, as cainjector writes caBundle. */
-export const TEST_CA_BUNDLE = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKsimulatedCAMA0GCSqGSIb3DQEBCwUAMA0xCzAJBgNVBAMMAmNh\n-----END CERTIFICATE-----\n').toString('base64');
+export const TEST_CA_BUNDLE = Buffer.from(
+  '-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKsimulatedCAMA0GCSqGSIb3DQEBCwUAMA0xCzAJBgNVBAMMAmNh\n-----END CERTIFICATE-----\n',
+).toString('base64');
 
 export function resolveCrowd(input: CrowdInput): CrowdKnobs {
   for (const writer of input.finalizers ?? []) {
@@ -103,14 +105,23 @@ export function resolveCrowd(input: CrowdInput): CrowdKnobs {
   }
   const injector = input.caInjector;
   const autoscaler = input.nodeAutoscaler;
-  if (autoscaler?.flavour !== undefined && autoscaler.flavour !== 'cluster-autoscaler' && autoscaler.flavour !== 'karpenter') {
+  if (
+    autoscaler?.flavour !== undefined &&
+    autoscaler.flavour !== 'cluster-autoscaler' &&
+    autoscaler.flavour !== 'karpenter'
+  ) {
     throw new Error(`scenario.nodeAutoscaler.flavour: unknown value ${JSON.stringify(autoscaler.flavour)}`);
   }
   return {
     finalizers: [...(input.finalizers ?? [])],
     loadBalancers: { cloud: true, provisionMs: 2_000, ...(input.loadBalancers ?? {}) },
-    autoscaling: { desiredReplicas: { ...(input.autoscaling?.desiredReplicas ?? {}) }, syncPeriodMs: input.autoscaling?.syncPeriodMs ?? 15_000 },
-    caInjector: injector ? { caBundle: TEST_CA_BUNDLE, delayMs: 500, ...(injector === true ? {} : injector) } : undefined,
+    autoscaling: {
+      desiredReplicas: { ...(input.autoscaling?.desiredReplicas ?? {}) },
+      syncPeriodMs: input.autoscaling?.syncPeriodMs ?? 15_000,
+    },
+    caInjector: injector
+      ? { caBundle: TEST_CA_BUNDLE, delayMs: 500, ...(injector === true ? {} : injector) }
+      : undefined,
     apiServices: (input.apiServices ?? []).map((entry) => (typeof entry === 'string' ? { name: entry } : { ...entry })),
     aggregatedDiscovery: input.aggregatedDiscovery ?? true,
     nodeAutoscaler: autoscaler

@@ -168,7 +168,13 @@ export const DEFAULT_TIMING: Timing = {
   volumeProvisionMs: 1_000,
 };
 
-const IMAGE_STATES: readonly ImageAvailability[] = ['present', 'missing', 'no-repository', 'auth-required', 'unreachable'];
+const IMAGE_STATES: readonly ImageAvailability[] = [
+  'present',
+  'missing',
+  'no-repository',
+  'auth-required',
+  'unreachable',
+];
 
 export function defaultScenario(): Scenario {
   return resolveScenario({});
@@ -179,10 +185,12 @@ export function resolveScenario(input: ScenarioInput | ScenarioFileInput | Parti
   const source = input as ScenarioFileInput;
   for (const [image, entry] of Object.entries(source.registry ?? {})) checkRegistryEntry(image, entry);
   const defaultImage = source.defaultImage ?? 'present';
-  if (!IMAGE_STATES.includes(defaultImage)) throw new Error(`scenario.defaultImage: unknown value ${JSON.stringify(defaultImage)}`);
+  if (!IMAGE_STATES.includes(defaultImage))
+    throw new Error(`scenario.defaultImage: unknown value ${JSON.stringify(defaultImage)}`);
   for (const [key, value] of Object.entries(source.timing ?? {})) {
     if (!(key in DEFAULT_TIMING)) throw new Error(`scenario.timing.${key}: unknown setting`);
-    if (typeof value !== 'number' || !(value >= 0)) throw new Error(`scenario.timing.${key}: expected a number of simulated ms`);
+    if (typeof value !== 'number' || !(value >= 0))
+      throw new Error(`scenario.timing.${key}: expected a number of simulated ms`);
   }
   return {
     nodes: resolveNodes(source.nodes),
@@ -197,7 +205,8 @@ export function resolveScenario(input: ScenarioInput | ScenarioFileInput | Parti
 }
 
 function pickCrowd(source: ScenarioFileInput): CrowdInput {
-  const { finalizers, loadBalancers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler } = source;
+  const { finalizers, loadBalancers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler } =
+    source;
   return { finalizers, loadBalancers, autoscaling, caInjector, apiServices, aggregatedDiscovery, nodeAutoscaler };
 }
 
@@ -207,7 +216,8 @@ export function loadScenario(fileOrObject: string | ScenarioFileInput | Partial<
   const text = readFileSync(fileOrObject, 'utf8');
   const parsed: unknown = fileOrObject.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   if (parsed === null || parsed === undefined) return defaultScenario();
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${fileOrObject}: a scenario must be a mapping`);
+  if (typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Error(`${fileOrObject}: a scenario must be a mapping`);
   try {
     return resolveScenario(parsed as ScenarioInput);
   } catch (error) {
@@ -237,7 +247,8 @@ function nodeSpec(name: string, shape: Partial<NodeSpec> | { cpu?: string; memor
 }
 
 function checkVersion(version: string): string {
-  if (!/^1\.\d+$/.test(String(version))) throw new Error(`scenario.kubeletVersion: expected a minor version such as "1.31", not ${JSON.stringify(version)}`);
+  if (!/^1\.\d+$/.test(String(version)))
+    throw new Error(`scenario.kubeletVersion: expected a minor version such as "1.31", not ${JSON.stringify(version)}`);
   return String(version);
 }
 
@@ -248,12 +259,16 @@ export function kubeletAtLeast(scenario: Pick<Scenario, 'kubeletVersion'>, minor
 
 function checkRegistryEntry(image: string, entry: RegistryEntry): void {
   if (typeof entry === 'string') {
-    if (!IMAGE_STATES.includes(entry)) throw new Error(`scenario.registry[${JSON.stringify(image)}]: unknown value ${JSON.stringify(entry)}`);
+    if (!IMAGE_STATES.includes(entry))
+      throw new Error(`scenario.registry[${JSON.stringify(image)}]: unknown value ${JSON.stringify(entry)}`);
     return;
   }
-  if (typeof entry !== 'object' || entry === null) throw new Error(`scenario.registry[${JSON.stringify(image)}]: expected a string or an object`);
+  if (typeof entry !== 'object' || entry === null)
+    throw new Error(`scenario.registry[${JSON.stringify(image)}]: expected a string or an object`);
   if (entry.tokenServer !== undefined && !['dns', 'tls-timeout', '503', '429'].includes(entry.tokenServer)) {
-    throw new Error(`scenario.registry[${JSON.stringify(image)}].tokenServer: unknown value ${JSON.stringify(entry.tokenServer)}`);
+    throw new Error(
+      `scenario.registry[${JSON.stringify(image)}].tokenServer: unknown value ${JSON.stringify(entry.tokenServer)}`,
+    );
   }
   if (entry.state !== undefined && !IMAGE_STATES.includes(entry.state)) {
     throw new Error(`scenario.registry[${JSON.stringify(image)}].state: unknown value ${JSON.stringify(entry.state)}`);

@@ -89,7 +89,10 @@ const EXISTS = /^(!?)\s*([^\s!=()]+)$/;
 function parseRequirement(text: string): Requirement {
   const setBased = SET_BASED.exec(text);
   if (setBased) {
-    const values = setBased[3]!.split(',').map((value) => value.trim()).filter((value) => value !== '');
+    const values = setBased[3]!
+      .split(',')
+      .map((value) => value.trim())
+      .filter((value) => value !== '');
     return { key: setBased[1]!, operator: setBased[2] === 'in' ? 'In' : 'NotIn', values };
   }
   const equality = EQUALITY.exec(text);

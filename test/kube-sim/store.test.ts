@@ -8,12 +8,21 @@ function deployment(name: string, image = 'nginx:1.25', labels: Record<string, s
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, labels },
-    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name, image }] } } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name, image }] } },
+    },
   };
 }
 
 function pod(name: string, labels: Record<string, string>, namespace = 'default'): KubeObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels },
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+  };
 }
 
 function newStore(): Store {
@@ -51,7 +60,11 @@ describe('Store', () => {
   });
 
   it('names objects from generateName with a 5-character suffix', () => {
-    const created = newStore().create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: '', generateName: 'web-abc-' } });
+    const created = newStore().create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: '', generateName: 'web-abc-' },
+    });
     expect(created.metadata.name).toMatch(/^web-abc-[a-z0-9]{5}$/);
   });
 
@@ -116,7 +129,10 @@ describe('Store', () => {
   it('keeps uid and creationTimestamp when an update tries to change them', () => {
     const store = newStore();
     const created = store.create(deployment('web'));
-    const updated = store.update({ ...created, metadata: { ...created.metadata, uid: 'forged', creationTimestamp: 'x', labels: { a: 'b' } } });
+    const updated = store.update({
+      ...created,
+      metadata: { ...created.metadata, uid: 'forged', creationTimestamp: 'x', labels: { a: 'b' } },
+    });
     expect(updated.metadata.uid).toBe(created.metadata.uid);
     expect(updated.metadata.creationTimestamp).toBe(created.metadata.creationTimestamp);
   });
@@ -124,7 +140,11 @@ describe('Store', () => {
   it('changes only status through updateStatus, without bumping generation', () => {
     const store = newStore();
     const created = store.create(deployment('web'));
-    const updated = store.updateStatus({ ...created, spec: { replicas: 9 }, status: { replicas: 1, observedGeneration: 1 } });
+    const updated = store.updateStatus({
+      ...created,
+      spec: { replicas: 9 },
+      status: { replicas: 1, observedGeneration: 1 },
+    });
     expect(updated.spec.replicas).toBe(1);
     expect(updated.status).toEqual({ replicas: 1, observedGeneration: 1 });
     expect(updated.metadata.generation).toBe(1);
@@ -173,8 +193,15 @@ describe('Store', () => {
   it('cascades deletion to dependents named by ownerReferences uid, transitively', () => {
     const store = newStore();
     const owner = store.create(deployment('web'));
-    const reference = (obj: KubeObject) => [{ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, uid: obj.metadata.uid!, controller: true }];
-    const replicaSet = store.create({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-1', ownerReferences: reference(owner) }, spec: {} });
+    const reference = (obj: KubeObject) => [
+      { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, uid: obj.metadata.uid!, controller: true },
+    ];
+    const replicaSet = store.create({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'web-1', ownerReferences: reference(owner) },
+      spec: {},
+    });
     store.create({ ...pod('web-1-a', {}), metadata: { name: 'web-1-a', ownerReferences: reference(replicaSet) } });
     store.create(pod('unrelated', {}));
     const deleted = store.delete('Deployment', 'default', 'web');

@@ -48,7 +48,11 @@ export class Store {
     if (!metadata.name && metadata.generateName) metadata.name = metadata.generateName + randomSuffix();
     if (!metadata.name) {
       throw invalid(obj.kind, type.group, '', [
-        { reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
+        {
+          reason: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
       ]);
     }
     if (type.namespaced) metadata.namespace ||= 'default';
@@ -79,7 +83,12 @@ export class Store {
    * ReplicaSet's must not copy every pod of the cluster to find them (a 1,000-object apply spent
    * three quarters of the simulator's time in those copies). It must not change what it is given.
    */
-  list(kind: string, namespace?: string, labelSelector?: string, where?: (stored: Readonly<KubeObject>) => boolean): KubeObject[] {
+  list(
+    kind: string,
+    namespace?: string,
+    labelSelector?: string,
+    where?: (stored: Readonly<KubeObject>) => boolean,
+  ): KubeObject[] {
     const requirements = parseLabelSelector(labelSelector ?? '');
     const matching: KubeObject[] = [];
     for (const obj of this.objectsOf(kind).values()) {
@@ -90,7 +99,9 @@ export class Store {
     }
     // The real API lists in key order (namespace, then name); kubectl output relies on it.
     return matching.sort((left, right) =>
-      keyOf(left.metadata.namespace ?? '', left.metadata.name).localeCompare(keyOf(right.metadata.namespace ?? '', right.metadata.name)),
+      keyOf(left.metadata.namespace ?? '', left.metadata.name).localeCompare(
+        keyOf(right.metadata.namespace ?? '', right.metadata.name),
+      ),
     );
   }
 
@@ -101,9 +112,15 @@ export class Store {
     this.setManagedFields(next, stored, options);
     // registry/generic/registry/store.go Update (shouldDeleteDuringUpdate): the update that takes
     // the last finalizer off an object being deleted deletes it instead of storing it.
-    if (stored.metadata.deletionTimestamp && !stored.metadata.deletionGracePeriodSeconds && hasFinalizers(stored) && !hasFinalizers(next)) {
+    if (
+      stored.metadata.deletionTimestamp &&
+      !stored.metadata.deletionGracePeriodSeconds &&
+      hasFinalizers(stored) &&
+      !hasFinalizers(next)
+    ) {
       const requestedVersion = next.metadata.resourceVersion;
-      if (requestedVersion && requestedVersion !== stored.metadata.resourceVersion) throw conflict(typeOf(stored.kind), stored.metadata.name);
+      if (requestedVersion && requestedVersion !== stored.metadata.resourceVersion)
+        throw conflict(typeOf(stored.kind), stored.metadata.name);
       if (options.dryRun) return next;
       return this.removeNow(stored, options);
     }
@@ -189,11 +206,13 @@ export class Store {
   private commitUpdate(stored: KubeObject, next: KubeObject, options: WriteOptions): KubeObject {
     const type = typeOf(stored.kind);
     const requestedVersion = next.metadata.resourceVersion;
-    if (requestedVersion && requestedVersion !== stored.metadata.resourceVersion) throw conflict(type, stored.metadata.name);
+    if (requestedVersion && requestedVersion !== stored.metadata.resourceVersion)
+      throw conflict(type, stored.metadata.name);
     next.metadata.resourceVersion = stored.metadata.resourceVersion;
     if (jsonEqual(next, stored)) return jsonClone(stored);
 
-    if (type.hasGeneration && !jsonEqual(next.spec, stored.spec)) next.metadata.generation = (stored.metadata.generation ?? 0) + 1;
+    if (type.hasGeneration && !jsonEqual(next.spec, stored.spec))
+      next.metadata.generation = (stored.metadata.generation ?? 0) + 1;
     if (options.dryRun) return next;
     next.metadata.resourceVersion = String(++this.resourceVersion);
     this.objectsOf(stored.kind).set(keyOf(stored.metadata.namespace ?? '', stored.metadata.name), next);
@@ -210,7 +229,9 @@ export class Store {
   private storedFor(input: KubeObject): KubeObject {
     const type = typeOf(input.kind);
     const name = input.metadata?.name ?? '';
-    const stored = this.objectsOf(input.kind).get(keyOf(this.scopedNamespace(input.kind, input.metadata?.namespace), name));
+    const stored = this.objectsOf(input.kind).get(
+      keyOf(this.scopedNamespace(input.kind, input.metadata?.namespace), name),
+    );
     if (!stored) throw notFound(type, name);
     return stored;
   }

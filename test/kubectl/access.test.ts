@@ -33,16 +33,25 @@ describe('reviewAccess', () => {
   });
 
   it('says what kubectl said when the reviews could not be asked', () => {
-    expect(() => readAnswers(questions, { exitCode: 1, stdout: '', stderr: 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n' })).toThrow(
-      /^kubectl could not ask the API server what this user may do \(SelfSubjectAccessReview\): /,
-    );
+    expect(() =>
+      readAnswers(questions, {
+        exitCode: 1,
+        stdout: '',
+        stderr: 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n',
+      }),
+    ).toThrow(/^kubectl could not ask the API server what this user may do \(SelfSubjectAccessReview\): /);
   });
 });
 
 describe('reviewAccess: through the API channel or one process', () => {
   const answer = (input: string, allowed: boolean) => {
     const review = JSON.parse(input) as { spec: unknown };
-    return JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: review.spec, status: { allowed } });
+    return JSON.stringify({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: review.spec,
+      status: { allowed },
+    });
   };
 
   it('POSTs each review through the proxy, all at once, when the first went through it', async () => {
@@ -71,14 +80,24 @@ describe('reviewAccess: through the API channel or one process', () => {
       return { exitCode: 0, stdout: items.join('\n'), stderr: '' };
     };
     expect((await reviewAccess(questions, run)).map((found) => found.allowed)).toEqual([true, true]);
-    expect(calls).toEqual([['create', '--raw', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', '-f', '-'], [...REVIEW_ARGS]]);
+    expect(calls).toEqual([
+      ['create', '--raw', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', '-f', '-'],
+      [...REVIEW_ARGS],
+    ]);
   });
 
-  it('a refused review through the proxy is an error in kubectl\'s words', async () => {
+  it("a refused review through the proxy is an error in kubectl's words", async () => {
     let asked = 0;
     const run = async (_args: readonly string[], input: string): Promise<ExecResult> => {
       asked += 1;
-      return asked === 1 ? { exitCode: 0, stdout: answer(input, true), stderr: '', proxied: true } : { exitCode: 1, stdout: '', stderr: 'Error from server (Forbidden): selfsubjectaccessreviews.authorization.k8s.io is forbidden\n', proxied: true };
+      return asked === 1
+        ? { exitCode: 0, stdout: answer(input, true), stderr: '', proxied: true }
+        : {
+            exitCode: 1,
+            stdout: '',
+            stderr: 'Error from server (Forbidden): selfsubjectaccessreviews.authorization.k8s.io is forbidden\n',
+            proxied: true,
+          };
     };
     await expect(reviewAccess(questions, run)).rejects.toThrow(/SelfSubjectAccessReview\): .*forbidden/);
   });

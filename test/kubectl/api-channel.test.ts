@@ -52,25 +52,41 @@ describe('the API channel', () => {
     const channel = apiChannel(exec, streamProcess, 'kubectl', backgroundProcess);
     try {
       const path = '/api/v1/namespaces/default/configmaps/settings';
-      const read = await channel.exec('kubectl', [...connection, 'get', '--raw', path, '--request-timeout=30s'], { timeoutMs: 30_000 });
+      const read = await channel.exec('kubectl', [...connection, 'get', '--raw', path, '--request-timeout=30s'], {
+        timeoutMs: 30_000,
+      });
       expect(read).toMatchObject({ exitCode: 0, proxied: true });
       const live = JSON.parse(read.stdout) as { metadata: { resourceVersion: string; name: string } };
       expect(live.metadata.name).toBe('settings');
 
       // A write conditional on an old resourceVersion: 409, in kubectl's words.
       const stale = { ...live, metadata: { ...live.metadata, resourceVersion: '1' }, data: { mode: 'b' } };
-      const refused = await channel.exec('kubectl', [...connection, 'replace', '--raw', `${path}?fieldManager=kguard-restore`, '-f', '-'], { timeoutMs: 30_000, input: JSON.stringify(stale) });
+      const refused = await channel.exec(
+        'kubectl',
+        [...connection, 'replace', '--raw', `${path}?fieldManager=kguard-restore`, '-f', '-'],
+        { timeoutMs: 30_000, input: JSON.stringify(stale) },
+      );
       expect(refused.exitCode).toBe(1);
-      expect(refused.stderr).toMatch(/^Error from server \(Conflict\): Operation cannot be fulfilled on configmaps "settings"/);
+      expect(refused.stderr).toMatch(
+        /^Error from server \(Conflict\): Operation cannot be fulfilled on configmaps "settings"/,
+      );
 
-      const written = await channel.exec('kubectl', [...connection, 'replace', '--raw', `${path}?fieldManager=kguard-restore`, '-f', '-'], {
-        timeoutMs: 30_000,
-        input: JSON.stringify({ ...live, data: { mode: 'b' } }),
-      });
+      const written = await channel.exec(
+        'kubectl',
+        [...connection, 'replace', '--raw', `${path}?fieldManager=kguard-restore`, '-f', '-'],
+        {
+          timeoutMs: 30_000,
+          input: JSON.stringify({ ...live, data: { mode: 'b' } }),
+        },
+      );
       expect(written.exitCode, written.stderr).toBe(0);
       expect(cluster.store.get('ConfigMap', 'default', 'settings')?.data).toEqual({ mode: 'b' });
 
-      const missing = await channel.exec('kubectl', [...connection, 'get', '--raw', '/api/v1/namespaces/default/configmaps/nothing'], { timeoutMs: 30_000 });
+      const missing = await channel.exec(
+        'kubectl',
+        [...connection, 'get', '--raw', '/api/v1/namespaces/default/configmaps/nothing'],
+        { timeoutMs: 30_000 },
+      );
       expect(missing.stderr).toBe('Error from server (NotFound): configmaps "nothing" not found\n');
 
       // The same answers, one process: the proxy.
@@ -85,12 +101,30 @@ describe('the API channel', () => {
   it('streams a watch through the proxy as events arrive, and stops it', async () => {
     const channel = apiChannel(execProcess, streamProcess, 'kubectl', backgroundProcess);
     try {
-      const list = JSON.parse((await channel.exec('kubectl', [...connection, 'get', '--raw', '/api/v1/namespaces/default/configmaps'], { timeoutMs: 30_000 })).stdout) as { metadata: { resourceVersion: string } };
+      const list = JSON.parse(
+        (
+          await channel.exec('kubectl', [...connection, 'get', '--raw', '/api/v1/namespaces/default/configmaps'], {
+            timeoutMs: 30_000,
+          })
+        ).stdout,
+      ) as { metadata: { resourceVersion: string } };
       let seen = '';
-      const watch = channel.stream('kubectl', [...connection, 'get', '--raw', `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}`], (text) => (seen += text));
+      const watch = channel.stream(
+        'kubectl',
+        [
+          ...connection,
+          'get',
+          '--raw',
+          `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}`,
+        ],
+        (text) => (seen += text),
+      );
       cluster.store.create(yamlToConfigMap('watched', { a: '1' }));
       await until(() => seen.includes('"watched"'));
-      expect(JSON.parse(seen.split('\n')[0] as string)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'watched' } } });
+      expect(JSON.parse(seen.split('\n')[0] as string)).toMatchObject({
+        type: 'ADDED',
+        object: { metadata: { name: 'watched' } },
+      });
       watch.stop();
       expect((await watch.done).exitCode).not.toBe(0);
       expect(channel.processes).toBe(1);
@@ -99,7 +133,7 @@ describe('the API channel', () => {
     }
   });
 
-  it('runs each call as its own kubectl process when the proxy cannot start, with kubectl\'s own answer', async () => {
+  it("runs each call as its own kubectl process when the proxy cannot start, with kubectl's own answer", async () => {
     const { exec, processes } = countingExec();
     const channel = apiChannel(exec, streamProcess, 'kubectl', backgroundProcess);
     try {

@@ -12,7 +12,9 @@ describe('parseApplyOutput', () => {
   });
 
   it('reads server-side and dry-run lines', () => {
-    expect(parseApplyOutput('deployment.apps/web serverside-applied\nservice/web unchanged (server dry run)\n')).toEqual([
+    expect(
+      parseApplyOutput('deployment.apps/web serverside-applied\nservice/web unchanged (server dry run)\n'),
+    ).toEqual([
       { resource: 'deployment.apps', name: 'web', action: 'serverside-applied' },
       { resource: 'service', name: 'web', action: 'unchanged' },
     ]);

@@ -21,17 +21,36 @@ const connection = {
   requestTimeout: '30s',
   readDeadlineMs: 45_000,
 };
-const request = { filenames: ['app.yaml'], recursive: false, applyArgs: ['--server-side', '-l=app=web'], deadlineMs: 60_000 };
+const request = {
+  filenames: ['app.yaml'],
+  recursive: false,
+  applyArgs: ['--server-side', '-l=app=web'],
+  deadlineMs: 60_000,
+};
 
 describe('Kubectl', () => {
   it('reads a namespace in one call with the connection flags, a request timeout and a process deadline', async () => {
     const { exec, calls } = recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [deployment('complete')] })));
-    const snapshot = await createKubectl(exec, connection).workloadState('shop', ['deployments.apps', 'replicasets.apps', 'pods']);
+    const snapshot = await createKubectl(exec, connection).workloadState('shop', [
+      'deployments.apps',
+      'replicasets.apps',
+      'pods',
+    ]);
     expect(snapshot.objects.map((item) => item.metadata.name)).toEqual(['web']);
     expect(calls).toEqual([
       {
         file: 'kubectl',
-        args: ['--kubeconfig=/k/config', '--context=prod', 'get', 'deployments.apps,replicasets.apps,pods', '-n', 'shop', '-o', 'json', '--request-timeout=30s'],
+        args: [
+          '--kubeconfig=/k/config',
+          '--context=prod',
+          'get',
+          'deployments.apps,replicasets.apps,pods',
+          '-n',
+          'shop',
+          '-o',
+          'json',
+          '--request-timeout=30s',
+        ],
         input: undefined,
         timeoutMs: 45_000,
       },
@@ -45,7 +64,17 @@ describe('Kubectl', () => {
     expect(result).toMatchObject({ ok: true, pruned: [] });
     expect(result.ok && result.objects.map((object) => object.metadata.name)).toEqual(['web']);
     expect(calls[0]?.args).toEqual([
-      '--kubeconfig=/k/config', '--context=prod', 'apply', '-f', 'app.yaml', '--server-side', '-l=app=web', '--dry-run=server', '-o', 'json', '--request-timeout=30s',
+      '--kubeconfig=/k/config',
+      '--context=prod',
+      'apply',
+      '-f',
+      'app.yaml',
+      '--server-side',
+      '-l=app=web',
+      '--dry-run=server',
+      '-o',
+      'json',
+      '--request-timeout=30s',
     ]);
     expect(calls[0]?.timeoutMs).toBe(60_000);
   });
@@ -53,14 +82,21 @@ describe('Kubectl', () => {
   it('separates pruned objects (printed after the applied ones) from the applied ones', async () => {
     const applied = deployment('complete');
     const pruned = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old' } };
-    const { exec } = recordingExec(() => ok(`${JSON.stringify(applied, null, 4)}\n${JSON.stringify(pruned, null, 4)}\n`));
+    const { exec } = recordingExec(() =>
+      ok(`${JSON.stringify(applied, null, 4)}\n${JSON.stringify(pruned, null, 4)}\n`),
+    );
     const result = await createKubectl(exec, connection).dryRun(request, 'server');
     expect(result.ok && result.objects.map((object) => object.kind)).toEqual(['Deployment']);
     expect(result.ok && result.pruned.map((object) => object.metadata.name)).toEqual(['old']);
   });
 
   it('does not mistake an object with a top-level items field for a List', async () => {
-    const custom = { apiVersion: 'example.com/v1', kind: 'Basket', metadata: { name: 'b' }, items: [{ name: 'apple' }] };
+    const custom = {
+      apiVersion: 'example.com/v1',
+      kind: 'Basket',
+      metadata: { name: 'b' },
+      items: [{ name: 'apple' }],
+    };
     const { exec } = recordingExec(() => ok(JSON.stringify(custom)));
     const result = await createKubectl(exec, connection).dryRun(request, 'client');
     expect(result.ok && result.objects).toEqual([custom]);
@@ -69,10 +105,20 @@ describe('Kubectl', () => {
   it('writes a restore with a raw PUT under its own field manager, so kubectl leaves the body untouched', async () => {
     const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', resourceVersion: '7' } };
     const { exec, calls } = recordingExec(() => ok(JSON.stringify(object)));
-    const result = await createKubectl(exec, connection).replace(object, '/api/v1/namespaces/shop/configmaps/cfg', 20_000);
+    const result = await createKubectl(exec, connection).replace(
+      object,
+      '/api/v1/namespaces/shop/configmaps/cfg',
+      20_000,
+    );
     expect(result).toEqual({ ok: true, object });
     expect(calls[0]?.args).toEqual([
-      '--kubeconfig=/k/config', '--context=prod', 'replace', '--raw', '/api/v1/namespaces/shop/configmaps/cfg?fieldManager=kguard-restore', '-f', '-',
+      '--kubeconfig=/k/config',
+      '--context=prod',
+      'replace',
+      '--raw',
+      '/api/v1/namespaces/shop/configmaps/cfg?fieldManager=kguard-restore',
+      '-f',
+      '-',
       // A request may not outlive its process: the 20 s deadline bounds it, not the 30 s default.
       '--request-timeout=20s',
     ]);
@@ -80,9 +126,14 @@ describe('Kubectl', () => {
   });
 
   it('reports a 409 from a conditional write as a conflict, not a failure to retry blindly', async () => {
-    const stderr = 'Error from server (Conflict): Operation cannot be fulfilled on configmaps "cfg": the object has been modified; please apply your changes to the latest version and try again\n';
+    const stderr =
+      'Error from server (Conflict): Operation cannot be fulfilled on configmaps "cfg": the object has been modified; please apply your changes to the latest version and try again\n';
     const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr }));
-    const result = await createKubectl(exec, connection).replace({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' } }, '/api/v1/namespaces/shop/configmaps/cfg', 1000);
+    const result = await createKubectl(exec, connection).replace(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' } },
+      '/api/v1/namespaces/shop/configmaps/cfg',
+      1000,
+    );
     expect(result).toMatchObject({ ok: false, conflict: true, notFound: false });
   });
 
@@ -94,7 +145,11 @@ describe('Kubectl', () => {
   });
 
   it('turns an unreachable cluster into a KubectlError that says what to do', async () => {
-    const { exec } = recordingExec(() => ({ exitCode: 1, stdout: '', stderr: kubectlStderr('get-connection-refused') }));
+    const { exec } = recordingExec(() => ({
+      exitCode: 1,
+      stdout: '',
+      stderr: kubectlStderr('get-connection-refused'),
+    }));
     const failure = createKubectl(exec, connection).workloadState('shop', ['pods']);
     await expect(failure).rejects.toBeInstanceOf(KubectlError);
     await expect(failure).rejects.toThrow(/was refused.*Next: check that the cluster is up/);
@@ -102,11 +157,18 @@ describe('Kubectl', () => {
 
   it('says a kubectl call that ran past its deadline was killed, naming the deadline and its flag', async () => {
     const { exec } = recordingExec(() => ({ exitCode: 124, stdout: '', stderr: '', timedOut: true }));
-    await expect(createKubectl(exec, connection).apply(request)).rejects.toThrow(/did not apply the manifests within \S+ \(--timeout\) and was killed/);
+    await expect(createKubectl(exec, connection).apply(request)).rejects.toThrow(
+      /did not apply the manifests within \S+ \(--timeout\) and was killed/,
+    );
   });
 
   it('shows every object it reads to the observer, so Secret values already in the cluster can be redacted', async () => {
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'shop' }, data: { k: 'c2VjcmV0' } };
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'shop' },
+      data: { k: 'c2VjcmV0' },
+    };
     const seen: unknown[] = [];
     const kubectl = createKubectl(recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [secret] }))).exec, {
       ...connection,
@@ -118,8 +180,13 @@ describe('Kubectl', () => {
   });
 
   it('quotes manual commands so they can be pasted into a shell', () => {
-    const kubectl = createKubectl(recordingExec(() => ok('')).exec, { ...connection, connectionArgs: ['--kubeconfig=/my configs/k', '--context=prod'] });
-    expect(kubectl.commandLine(['replace', '-f', '/tmp/x.json'])).toBe("kubectl '--kubeconfig=/my configs/k' --context=prod replace -f /tmp/x.json");
+    const kubectl = createKubectl(recordingExec(() => ok('')).exec, {
+      ...connection,
+      connectionArgs: ['--kubeconfig=/my configs/k', '--context=prod'],
+    });
+    expect(kubectl.commandLine(['replace', '-f', '/tmp/x.json'])).toBe(
+      "kubectl '--kubeconfig=/my configs/k' --context=prod replace -f /tmp/x.json",
+    );
   });
 });
 

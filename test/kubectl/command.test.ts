@@ -23,7 +23,11 @@ async function stillRunning(pid: number): Promise<boolean> {
 
 describe('execCommand', () => {
   it('runs the command line with sh -c, with the given environment, and says how it exited', async () => {
-    const result = await execCommand('echo "run $KGUARD_RUN_ID"; echo oops >&2; exit 3', { env: { KGUARD_RUN_ID: 'kguard-1' }, timeoutMs: 10_000, tailChars: 1000 });
+    const result = await execCommand('echo "run $KGUARD_RUN_ID"; echo oops >&2; exit 3', {
+      env: { KGUARD_RUN_ID: 'kguard-1' },
+      timeoutMs: 10_000,
+      tailChars: 1000,
+    });
     expect(result).toMatchObject({ exitCode: 3, timedOut: false, cancelled: false, truncated: false });
     expect(result.output).toContain('run kguard-1\n');
     expect(result.output).toContain('oops\n');
@@ -49,7 +53,12 @@ describe('execCommand', () => {
 
   it('stops at once when the run is cancelled', async () => {
     const cancel = new AbortController();
-    const running = execCommand('sleep 30', { env: {}, timeoutMs: 60_000, tailChars: 1000, cancelSignal: cancel.signal });
+    const running = execCommand('sleep 30', {
+      env: {},
+      timeoutMs: 60_000,
+      tailChars: 1000,
+      cancelSignal: cancel.signal,
+    });
     setTimeout(() => cancel.abort(), 100);
     const result = await running;
     expect(result).toMatchObject({ cancelled: true, timedOut: false });

@@ -4,18 +4,30 @@ import { kubectlStderr } from '../fixtures/load.js';
 
 describe('diagnoseKubectlFailure', () => {
   it('recognises an unreachable API server from what kubectl get printed', () => {
-    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: kubectlStderr('get-connection-refused') });
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: kubectlStderr('get-connection-refused'),
+    });
     expect(failure.kind).toBe('unreachable');
-    expect(failure.detail).toBe('The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?');
+    expect(failure.detail).toBe(
+      'The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?',
+    );
   });
 
   it('calls a refused apply unreachable, not invalid, although kubectl says "error validating"', () => {
-    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: kubectlStderr('apply-connection-refused') });
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: kubectlStderr('apply-connection-refused'),
+    });
     expect(failure.kind).toBe('unreachable');
   });
 
   it('recognises a kubeconfig without a current context', () => {
-    expect(diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: kubectlStderr('no-context') }).kind).toBe('no-context');
+    expect(diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: kubectlStderr('no-context') }).kind).toBe(
+      'no-context',
+    );
   });
 
   it('recognises an RBAC refusal', () => {
@@ -33,14 +45,22 @@ describe('diagnoseKubectlFailure', () => {
   });
 
   it('names an unknown context and says how to list the real ones', () => {
-    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: 'error: context "nope" does not exist\n' });
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'error: context "nope" does not exist\n',
+    });
     expect(failure.kind).toBe('no-context');
     expect(failure.detail).toBe('context "nope" does not exist');
     expect(failure.nextStep).toMatch(/no context named nope.*kubectl config get-contexts/);
   });
 
   it('says a --kubeconfig file is missing instead of pointing at a context', () => {
-    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: 'error: stat /k/nope: no such file or directory\n' });
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'error: stat /k/nope: no such file or directory\n',
+    });
     expect(failure.nextStep).toMatch(/kubeconfig file \/k\/nope does not exist/);
   });
 
@@ -54,13 +74,21 @@ describe('diagnoseKubectlFailure', () => {
   it('names the unknown kind, its version and file, and says to install the CRD', () => {
     const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: kubectlStderr('apply-unknown-kind') });
     expect(failure.kind).toBe('unknown-kind');
-    expect(failure.detail).toBe('the cluster does not know kind Widget in version example.com/v1 (crd.yaml, Widget "a")');
+    expect(failure.detail).toBe(
+      'the cluster does not know kind Widget in version example.com/v1 (crd.yaml, Widget "a")',
+    );
     expect(failure.nextStep).toMatch(/install the CustomResourceDefinition that defines Widget/);
   });
 
-  it('strips the klog header from a kustomize error and unwraps kubectl\'s structured exit line', () => {
-    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: kubectlStderr('kustomize-missing-resource') });
-    expect(failure.detail).toMatch(/^accumulating resources: accumulation err='accumulating resources from 'missing.yaml'/);
+  it("strips the klog header from a kustomize error and unwraps kubectl's structured exit line", () => {
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: kubectlStderr('kustomize-missing-resource'),
+    });
+    expect(failure.detail).toMatch(
+      /^accumulating resources: accumulation err='accumulating resources from 'missing.yaml'/,
+    );
     expect(failure.detail).not.toMatch(/E1203|run\.go|command failed/);
   });
 

@@ -29,7 +29,12 @@ describe('diffsByObject', () => {
     const config = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'cfg.one' };
     const shop = { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' };
     const diffs = diffsByObject(STDOUT, [web, config, shop]);
-    expect(diffs.get(objectKey(web))).toEqual(['@@ -28,7 +28,7 @@', '       containers:', '-      - image: nginx:1.25', '+      - image: nginx:1.26']);
+    expect(diffs.get(objectKey(web))).toEqual([
+      '@@ -28,7 +28,7 @@',
+      '       containers:',
+      '-      - image: nginx:1.25',
+      '+      - image: nginx:1.26',
+    ]);
     expect(diffs.get(objectKey(config))).toEqual(['@@ -1,3 +1,3 @@', '-  a: "1"', '+  a: "2"']);
     expect(diffs.get(objectKey(shop))).toEqual(['@@ -0,0 +1,2 @@', '+kind: Namespace', '+metadata: {name: shop}']);
   });

@@ -32,7 +32,13 @@ const help = [
 ];
 const byLong = new Map(help.map((flag) => [flag.long, flag]));
 /** The minor version of that kubectl (`npm run kubectl-versions` runs this file with others). */
-const minor = Number((JSON.parse(execFileSync(kubectl, ['version', '--client', '-o', 'json'], { encoding: 'utf8' })) as { clientVersion: { minor: string } }).clientVersion.minor.replace(/\D.*$/, ''));
+const minor = Number(
+  (
+    JSON.parse(execFileSync(kubectl, ['version', '--client', '-o', 'json'], { encoding: 'utf8' })) as {
+      clientVersion: { minor: string };
+    }
+  ).clientVersion.minor.replace(/\D.*$/, ''),
+);
 
 // kguard apply options named like kubectl flags that mean something else, on purpose (README).
 const KGUARD_MEANING: Record<string, string> = {
@@ -48,25 +54,30 @@ describe("kguard's kubectl flag table", () => {
     expect(help.filter((flag) => flag.scope === 'global').length).toBeGreaterThan(20);
   });
 
-  it.each(KUBECTL_FLAGS.map((flag) => [flag.long, flag] as const))('%s is a kubectl flag with the same shorthand, kind and scope', (_long, flag) => {
-    const real = byLong.get(flag.long);
-    if (flag.since !== undefined && minor < flag.since) {
-      expect(real, `${flag.long} came with kubectl 1.${flag.since}, yet kubectl 1.${minor} has it`).toBeUndefined();
-      return;
-    }
-    expect(real, `${flag.long} is not in kubectl apply --help nor kubectl options`).toBeDefined();
-    expect(real?.short).toBe(flag.short);
-    expect(real?.boolean).toBe(flag.arity === 'boolean');
-    expect(real?.scope).toBe(flag.scope);
-  });
+  it.each(KUBECTL_FLAGS.map((flag) => [flag.long, flag] as const))(
+    '%s is a kubectl flag with the same shorthand, kind and scope',
+    (_long, flag) => {
+      const real = byLong.get(flag.long);
+      if (flag.since !== undefined && minor < flag.since) {
+        expect(real, `${flag.long} came with kubectl 1.${flag.since}, yet kubectl 1.${minor} has it`).toBeUndefined();
+        return;
+      }
+      expect(real, `${flag.long} is not in kubectl apply --help nor kubectl options`).toBeDefined();
+      expect(real?.short).toBe(flag.short);
+      expect(real?.boolean).toBe(flag.arity === 'boolean');
+      expect(real?.scope).toBe(flag.scope);
+    },
+  );
 
   it('sorts every flag of kubectl apply --help and kubectl options, or says why not', () => {
     const known = new Set([...KUBECTL_FLAGS.map((flag) => flag.long), ...NOT_SORTED]);
     expect(help.map((flag) => flag.long).filter((long) => !known.has(long))).toEqual([]);
   });
 
-  it('takes natively the flags issue 18 names, with kubectl\'s shorthands', () => {
-    const native = KUBECTL_FLAGS.filter((flag) => flag.native).map((flag) => [flag.short, flag.long].filter(Boolean).join(', '));
+  it("takes natively the flags issue 18 names, with kubectl's shorthands", () => {
+    const native = KUBECTL_FLAGS.filter((flag) => flag.native).map((flag) =>
+      [flag.short, flag.long].filter(Boolean).join(', '),
+    );
     expect(native).toEqual(
       expect.arrayContaining([
         '-l, --selector',
@@ -91,15 +102,25 @@ describe("kguard's kubectl flag table", () => {
   });
 
   it("gives kguard apply's options that share a kubectl name kubectl's shorthand and kind, or a reason they differ", () => {
-    const program = buildProgram('kguard', [], { apply: async () => {}, journal: async () => {}, history: async () => {}, completion: async () => {}, kubectlFlag: () => {} });
+    const program = buildProgram('kguard', [], {
+      apply: async () => {},
+      journal: async () => {},
+      history: async () => {},
+      completion: async () => {},
+      kubectlFlag: () => {},
+    });
     const apply = program.commands.find((command) => command.name() === 'apply')!;
     const differences = apply.options.flatMap((option) => {
       const real = option.long ? byLong.get(option.long) : undefined;
       if (!real || !option.long || KGUARD_MEANING[option.long]) return [];
       const boolean = !option.required && !option.optional;
       const problems = [
-        ...(option.short !== undefined && option.short !== real.short ? [`shorthand ${option.short}, kubectl ${real.short ?? 'none'}`] : []),
-        ...(boolean !== real.boolean ? [`${boolean ? 'boolean' : 'takes a value'}, kubectl's ${real.boolean ? 'is boolean' : 'takes a value'}`] : []),
+        ...(option.short !== undefined && option.short !== real.short
+          ? [`shorthand ${option.short}, kubectl ${real.short ?? 'none'}`]
+          : []),
+        ...(boolean !== real.boolean
+          ? [`${boolean ? 'boolean' : 'takes a value'}, kubectl's ${real.boolean ? 'is boolean' : 'takes a value'}`]
+          : []),
       ];
       return problems.map((problem) => `${option.long}: ${problem}`);
     });

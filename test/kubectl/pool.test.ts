@@ -42,7 +42,13 @@ describe('Kubectl --concurrency', () => {
       running -= 1;
       return { exitCode: 0, stdout: '', stderr: '' };
     };
-    const kubectl = createKubectl(exec, { binary: 'kubectl', connectionArgs: [], requestTimeout: '30s', readDeadlineMs: 10_000, concurrency: 3 });
+    const kubectl = createKubectl(exec, {
+      binary: 'kubectl',
+      connectionArgs: [],
+      requestTimeout: '30s',
+      readDeadlineMs: 10_000,
+      concurrency: 3,
+    });
     await Promise.all(Array.from({ length: 200 }, (_, index) => kubectl.getObject('configmaps', 'shop', `c${index}`)));
     expect(highest).toBe(3);
     expect(kubectl.peakProcesses).toBe(3);

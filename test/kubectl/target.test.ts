@@ -28,6 +28,10 @@ describe('pinnedArgs', () => {
     expect(pinnedArgs([], target)).toEqual(['--context=prod', '--cluster=prod-eu', '--user=deployer']);
   });
   it('keeps what the command line names itself', () => {
-    expect(pinnedArgs(['--context=staging', '--server=https://x', '--token=t'], target)).toEqual(['--context=staging', '--server=https://x', '--token=t']);
+    expect(pinnedArgs(['--context=staging', '--server=https://x', '--token=t'], target)).toEqual([
+      '--context=staging',
+      '--server=https://x',
+      '--token=t',
+    ]);
   });
 });

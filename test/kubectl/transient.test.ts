@@ -3,15 +3,22 @@ import { isTransientFailure, retryTransient } from '../../src/kubectl/transient.
 import type { ExecResult } from '../../src/kubectl/process/exec.js';
 import { kubectlStderr } from '../fixtures/load.js';
 
-const failed = (stderr: string, extra: Partial<ExecResult> = {}): ExecResult => ({ exitCode: 1, stdout: '', stderr, ...extra });
+const failed = (stderr: string, extra: Partial<ExecResult> = {}): ExecResult => ({
+  exitCode: 1,
+  stdout: '',
+  stderr,
+  ...extra,
+});
 
 describe('isTransientFailure', () => {
-  it.each(['apply-internal-error', 'apply-service-unavailable', 'apply-server-timeout', 'delete-raw-service-unavailable'])(
-    'retries what kubectl printed for %s',
-    (fixture) => {
-      expect(isTransientFailure(failed(kubectlStderr(fixture)))).toBe(true);
-    },
-  );
+  it.each([
+    'apply-internal-error',
+    'apply-service-unavailable',
+    'apply-server-timeout',
+    'delete-raw-service-unavailable',
+  ])('retries what kubectl printed for %s', (fixture) => {
+    expect(isTransientFailure(failed(kubectlStderr(fixture)))).toBe(true);
+  });
 
   it.each([
     'Error from server (TooManyRequests): Too many requests, please try again later.',
@@ -22,9 +29,12 @@ describe('isTransientFailure', () => {
     expect(isTransientFailure(failed(stderr))).toBe(true);
   });
 
-  it.each(['apply-forbidden', 'replace-conflict', 'apply-unknown-kind'])('does not retry %s: the answer would be the same', (fixture) => {
-    expect(isTransientFailure(failed(kubectlStderr(fixture)))).toBe(false);
-  });
+  it.each(['apply-forbidden', 'replace-conflict', 'apply-unknown-kind'])(
+    'does not retry %s: the answer would be the same',
+    (fixture) => {
+      expect(isTransientFailure(failed(kubectlStderr(fixture)))).toBe(false);
+    },
+  );
 
   it('does not retry a call killed at its deadline, a missing kubectl or a success', () => {
     expect(isTransientFailure(failed('i/o timeout', { timedOut: true }))).toBe(false);
@@ -35,9 +45,17 @@ describe('isTransientFailure', () => {
 
 describe('retryTransient', () => {
   it('tries again after each transient failure with the given waits, and returns the first success', async () => {
-    const answers = [failed(kubectlStderr('apply-internal-error')), failed(kubectlStderr('apply-service-unavailable')), { exitCode: 0, stdout: 'ok', stderr: '' }];
+    const answers = [
+      failed(kubectlStderr('apply-internal-error')),
+      failed(kubectlStderr('apply-service-unavailable')),
+      { exitCode: 0, stdout: 'ok', stderr: '' },
+    ];
     const waits: number[] = [];
-    const result = await retryTransient(async () => answers.shift() as ExecResult, [500, 1000, 2000], async (ms) => void waits.push(ms));
+    const result = await retryTransient(
+      async () => answers.shift() as ExecResult,
+      [500, 1000, 2000],
+      async (ms) => void waits.push(ms),
+    );
     expect(result.stdout).toBe('ok');
     expect(waits).toEqual([500, 1000]);
   });

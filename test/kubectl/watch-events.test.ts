@@ -3,7 +3,13 @@ import { isExpired, WatchEventReader, watchEventOf, type WatchEvent } from '../.
 import { fixtureText } from '../fixtures/load.js';
 
 const summary = (events: WatchEvent[]) =>
-  events.map((event) => (event.type === 'BOOKMARK' ? `BOOKMARK ${event.resourceVersion}` : event.type === 'ERROR' ? `ERROR ${event.status.code}` : `${event.type} ${event.object.metadata.name}`));
+  events.map((event) =>
+    event.type === 'BOOKMARK'
+      ? `BOOKMARK ${event.resourceVersion}`
+      : event.type === 'ERROR'
+        ? `ERROR ${event.status.code}`
+        : `${event.type} ${event.object.metadata.name}`,
+  );
 
 /** Feeds `text` in pieces of `size` characters, as a pipe may hand it over. */
 function inPieces(text: string, size: number): WatchEvent[] {
@@ -21,7 +27,9 @@ describe('watch output', () => {
     const events = new WatchEventReader().push(ownWatch);
     expect(events.length).toBe(ownWatch.trim().split('\n').length);
     expect(events[0]).toMatchObject({ type: 'ADDED', object: { kind: 'Pod' } });
-    expect(events.some((event) => event.type === 'MODIFIED' && JSON.stringify(event.object).includes('ImagePullBackOff'))).toBe(true);
+    expect(
+      events.some((event) => event.type === 'MODIFIED' && JSON.stringify(event.object).includes('ImagePullBackOff')),
+    ).toBe(true);
   });
 
   it('reads the raw stream with its bookmarks, whatever the pieces the pipe hands over', () => {
@@ -32,7 +40,10 @@ describe('watch output', () => {
   });
 
   it('keeps a document cut inside a string holding braces and escaped quotes', () => {
-    const line = JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'p', annotations: { note: 'a "}{" b \\ c' } } } });
+    const line = JSON.stringify({
+      type: 'MODIFIED',
+      object: { metadata: { name: 'p', annotations: { note: 'a "}{" b \\ c' } } },
+    });
     for (let cut = 1; cut < line.length; cut += 1) {
       const reader = new WatchEventReader();
       expect([...reader.push(line.slice(0, cut)), ...reader.push(`${line.slice(cut)}\n`)]).toHaveLength(1);

@@ -20,10 +20,13 @@ beforeAll(async () => {
   proxy = createServer((req, res) => {
     proxied += 1;
     const url = new URL(req.url ?? '/');
-    const upstream = httpRequest({ host: '127.0.0.1', port: Number(url.port), path: url.pathname, method: req.method }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: Number(url.port), path: url.pathname, method: req.method },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
   proxy.on('connect', (req, socket, head) => {
@@ -53,7 +56,9 @@ const limits = { deadlineMs: 5_000, maxBytes: 1024 * 1024 };
 describe('download through a proxy', () => {
   it('goes through HTTP_PROXY for an http URL, as kubectl would', async () => {
     const before = proxied;
-    const bytes = await download(`http://manifests.example:${portOf(target)}/web.yaml`, limits, { HTTP_PROXY: `http://127.0.0.1:${portOf(proxy)}` });
+    const bytes = await download(`http://manifests.example:${portOf(target)}/web.yaml`, limits, {
+      HTTP_PROXY: `http://127.0.0.1:${portOf(proxy)}`,
+    });
     expect(Buffer.from(bytes).toString('utf8')).toBe(MANIFEST);
     expect(proxied).toBeGreaterThan(before);
   });
@@ -61,7 +66,9 @@ describe('download through a proxy', () => {
   it('skips the proxy for a host NO_PROXY lists (and then cannot reach a name only the proxy knows)', async () => {
     const before = proxied;
     const env = { HTTP_PROXY: `http://127.0.0.1:${portOf(proxy)}`, NO_PROXY: 'internal.example,manifests.example' };
-    await expect(download(`http://manifests.example:${portOf(target)}/web.yaml`, limits, env)).rejects.toThrow(/could not download the manifests/);
+    await expect(download(`http://manifests.example:${portOf(target)}/web.yaml`, limits, env)).rejects.toThrow(
+      /could not download the manifests/,
+    );
     expect(proxied).toBe(before);
   });
 

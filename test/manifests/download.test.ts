@@ -9,9 +9,14 @@ describe('causeOf', () => {
   it('gives the cause behind "fetch failed": code and message, a message alone, or each address tried', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
     expect(causeOf(fetchFailed(refused), 30_000)).toBe('connect ECONNREFUSED 127.0.0.1:9');
-    expect(causeOf(fetchFailed(Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' })), 30_000)).toBe('ENOTFOUND: getaddrinfo');
+    expect(causeOf(fetchFailed(Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' })), 30_000)).toBe(
+      'ENOTFOUND: getaddrinfo',
+    );
     expect(causeOf(fetchFailed(new Error('bad port')), 30_000)).toBe('bad port');
-    const both = new AggregateError([Object.assign(new Error('connect ECONNREFUSED ::1:9'), { code: 'ECONNREFUSED' }), refused], '');
+    const both = new AggregateError(
+      [Object.assign(new Error('connect ECONNREFUSED ::1:9'), { code: 'ECONNREFUSED' }), refused],
+      '',
+    );
     expect(causeOf(fetchFailed(both), 30_000)).toBe('connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9');
   });
 

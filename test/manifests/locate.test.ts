@@ -34,7 +34,9 @@ describe('objectsWritten', () => {
   });
 
   it('skips a document YAML cannot read and goes on', () => {
-    expect(objectsWritten('kind: [unclosed\n---\nkind: Secret\nmetadata:\n  name: s\n')).toEqual([{ kind: 'Secret', name: 's', namespace: undefined, line: 3 }]);
+    expect(objectsWritten('kind: [unclosed\n---\nkind: Secret\nmetadata:\n  name: s\n')).toEqual([
+      { kind: 'Secret', name: 's', namespace: undefined, line: 3 },
+    ]);
   });
 });
 
@@ -43,8 +45,14 @@ describe('manifestLocator', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kguard-locate-'));
     await mkdir(join(dir, 'k8s', 'nested'), { recursive: true });
-    await writeFile(join(dir, 'k8s', 'app.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: other\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n');
-    await writeFile(join(dir, 'k8s', 'nested', 'db.yml'), 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\n');
+    await writeFile(
+      join(dir, 'k8s', 'app.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: other\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n',
+    );
+    await writeFile(
+      join(dir, 'k8s', 'nested', 'db.yml'),
+      'apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\n',
+    );
     await writeFile(join(dir, 'k8s', 'notes.txt'), 'kind: Deployment\nmetadata:\n  name: notes\n');
   });
   afterAll(async () => {

@@ -7,7 +7,18 @@ describe('unifiedDiff', () => {
   });
 
   it('shows a changed line with 3 lines of context, as diff -u does', () => {
-    const from = ['apiVersion: apps/v1', 'kind: Deployment', 'spec:', '  replicas: 2', '  template:', '    image: nginx:1.26', '    name: web', '  paused: false', 'x: 1', 'y: 2'].join('\n');
+    const from = [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'spec:',
+      '  replicas: 2',
+      '  template:',
+      '    image: nginx:1.26',
+      '    name: web',
+      '  paused: false',
+      'x: 1',
+      'y: 2',
+    ].join('\n');
     const to = from.replace('nginx:1.26', 'nginx:1.25');
     expect(unifiedDiff(from, to, { from: 'live deployment/web', to: 'before run kguard-1' })).toEqual([
       '--- live deployment/web',

@@ -9,7 +9,11 @@ function deployment(image: string, replicas: number, extra: Partial<KubeObject['
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', namespace: 'shop', uid: 'd-1', resourceVersion: '10', ...extra },
-    spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } },
+    },
   };
 }
 
@@ -26,7 +30,7 @@ describe('changeSinceApply with the fields of the apply', () => {
     expect(changeSinceApply(applied, deployment('nginx:1.26', 7), ours)).toBeUndefined();
   });
 
-  it('calls a change to the image it applied someone else\'s change', () => {
+  it("calls a change to the image it applied someone else's change", () => {
     expect(changeSinceApply(applied, deployment('nginx:1.27', 3), ours)).toMatchObject({
       state: 'conflict',
       detail: 'someone else changed spec.template.spec.containers[0].image after kguard applied it',
@@ -39,7 +43,9 @@ describe('changeSinceApply with the fields of the apply', () => {
 
   it('a restore reverts the image and keeps the replicas the HPA wrote since', () => {
     const live = deployment('nginx:1.26', 7);
-    const target = keepingOthers(before, applied, live, ours) as unknown as { spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } } };
+    const target = keepingOthers(before, applied, live, ours) as unknown as {
+      spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } };
+    };
     expect(target.spec.replicas).toBe(7);
     expect(target.spec.template.spec.containers[0]?.image).toBe('nginx:1.25');
   });
@@ -47,10 +53,20 @@ describe('changeSinceApply with the fields of the apply', () => {
 
 describe('an object the apply created', () => {
   // A PersistentVolumeClaim as `kubectl apply` (client-side) creates it: its manifest is in last-applied.
-  const manifest = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'shop' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'standard', resources: { requests: { storage: '1Gi' } } } };
+  const manifest = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'data', namespace: 'shop' },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'standard', resources: { requests: { storage: '1Gi' } } },
+  };
   const applied: KubeObject = {
     ...manifest,
-    metadata: { ...manifest.metadata, uid: 'c-1', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(manifest) }, finalizers: ['kubernetes.io/pvc-protection'] },
+    metadata: {
+      ...manifest.metadata,
+      uid: 'c-1',
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(manifest) },
+      finalizers: ['kubernetes.io/pvc-protection'],
+    },
     spec: { ...manifest.spec, volumeMode: 'Filesystem' },
   };
 
@@ -59,7 +75,12 @@ describe('an object the apply created', () => {
       ...applied,
       metadata: {
         ...applied.metadata,
-        annotations: { ...applied.metadata.annotations, 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.kubernetes.io/storage-provisioner': 'rancher.io/local-path' },
+        annotations: {
+          ...applied.metadata.annotations,
+          'pv.kubernetes.io/bind-completed': 'yes',
+          'pv.kubernetes.io/bound-by-controller': 'yes',
+          'volume.kubernetes.io/storage-provisioner': 'rancher.io/local-path',
+        },
       },
       spec: { ...(applied['spec'] as object), volumeName: 'pvc-c-1' },
     };
@@ -67,11 +88,16 @@ describe('an object the apply created', () => {
   });
 
   it('still calls a change to a field of its manifest a conflict', () => {
-    const resized: KubeObject = { ...applied, spec: { ...(applied['spec'] as object), resources: { requests: { storage: '5Gi' } } } };
-    expect(changeSinceApply(applied, resized, fieldsOfApply(undefined, applied))?.detail).toContain('spec.resources.requests.storage');
+    const resized: KubeObject = {
+      ...applied,
+      spec: { ...(applied['spec'] as object), resources: { requests: { storage: '5Gi' } } },
+    };
+    expect(changeSinceApply(applied, resized, fieldsOfApply(undefined, applied))?.detail).toContain(
+      'spec.resources.requests.storage',
+    );
   });
 
-  it('reads a server-side apply\'s fields from its Apply manager (fieldsV1)', () => {
+  it("reads a server-side apply's fields from its Apply manager (fieldsV1)", () => {
     const serverSide: KubeObject = {
       apiVersion: 'v1',
       kind: 'Service',
@@ -79,18 +105,45 @@ describe('an object the apply created', () => {
         name: 'web',
         namespace: 'shop',
         uid: 's-1',
-        managedFields: [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } }, 'f:selector': {} } } }],
+        managedFields: [
+          {
+            manager: 'kubectl',
+            operation: 'Apply',
+            apiVersion: 'v1',
+            fieldsType: 'FieldsV1',
+            fieldsV1: {
+              'f:spec': {
+                'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } },
+                'f:selector': {},
+              },
+            },
+          },
+        ],
       },
       spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }], selector: { app: 'web' } },
     };
     expect(fieldsOfApply(undefined, serverSide).map(fieldName)).toEqual(['spec.ports', 'spec.selector']);
     // A cloud controller adds its finalizer (service.kubernetes.io/load-balancer-cleanup): not the apply's field.
-    const finalized: KubeObject = { ...serverSide, metadata: { ...serverSide.metadata, finalizers: ['service.kubernetes.io/load-balancer-cleanup'] } };
+    const finalized: KubeObject = {
+      ...serverSide,
+      metadata: { ...serverSide.metadata, finalizers: ['service.kubernetes.io/load-balancer-cleanup'] },
+    };
     expect(changeSinceApply(serverSide, finalized, fieldsOfApply(undefined, serverSide))).toBeUndefined();
   });
 
   it('claims the whole object when neither last-applied nor an Apply manager says what the manifest set', () => {
-    const bare: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'shop', uid: 'm-1' }, data: { a: '1' } };
-    expect(changeSinceApply(bare, { ...bare, metadata: { ...bare.metadata, finalizers: ['x'] } }, fieldsOfApply(undefined, bare))?.state).toBe('conflict');
+    const bare: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'shop', uid: 'm-1' },
+      data: { a: '1' },
+    };
+    expect(
+      changeSinceApply(
+        bare,
+        { ...bare, metadata: { ...bare.metadata, finalizers: ['x'] } },
+        fieldsOfApply(undefined, bare),
+      )?.state,
+    ).toBe('conflict');
   });
 });

@@ -16,7 +16,9 @@ const ajv = new Ajv2020({ allErrors: true, strict: true });
 const validate = ajv.compile(schema);
 
 /** The kinds the schema describes, in its order. */
-export const schemaKinds: string[] = schema.oneOf.map(({ $ref }) => schema.$defs[$ref.replace('#/$defs/', '')]?.properties?.kind?.const ?? '?');
+export const schemaKinds: string[] = schema.oneOf.map(
+  ({ $ref }) => schema.$defs[$ref.replace('#/$defs/', '')]?.properties?.kind?.const ?? '?',
+);
 
 /** The schema's complaints about one event, one line each; empty when it is valid. */
 export function eventSchemaErrors(event: unknown): string[] {
@@ -25,22 +27,33 @@ export function eventSchemaErrors(event: unknown): string[] {
   // oneOf reports every branch: the branch of the event's own kind says what is wrong with it.
   const own = schemaKinds.includes(kind) ? ajv.getSchema(`urn:kguard:events:1#/$defs/Event_${kind}`) : undefined;
   const errors = own && !own(event) ? own.errors : validate.errors;
-  return (errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`);
+  return (errors ?? []).map(
+    (error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`,
+  );
 }
 
 /** Parses an NDJSON stream and throws with every complaint unless each line is a valid event; returns the events. */
-export function assertValidEventStream(text: string, context: string): Array<{ kind: string; seq: number } & Record<string, unknown>> {
+export function assertValidEventStream(
+  text: string,
+  context: string,
+): Array<{ kind: string; seq: number } & Record<string, unknown>> {
   const lines = text.split('\n');
-  if (lines.pop() !== '') throw new Error(`${context}: the event stream does not end with a newline:\n${text.slice(-500)}`);
+  if (lines.pop() !== '')
+    throw new Error(`${context}: the event stream does not end with a newline:\n${text.slice(-500)}`);
   return lines.map((line, index) => {
     let event: unknown;
     try {
       event = JSON.parse(line);
     } catch (error) {
-      throw new Error(`${context}: line ${index + 1} of the event stream is not JSON (${error instanceof Error ? error.message : String(error)}): ${line}`);
+      throw new Error(
+        `${context}: line ${index + 1} of the event stream is not JSON (${error instanceof Error ? error.message : String(error)}): ${line}`,
+      );
     }
     const errors = eventSchemaErrors(event);
-    if (errors.length > 0) throw new Error(`${context}: line ${index + 1} does not match schema/events.schema.json:\n${errors.join('\n')}\n${line}`);
+    if (errors.length > 0)
+      throw new Error(
+        `${context}: line ${index + 1} does not match schema/events.schema.json:\n${errors.join('\n')}\n${line}`,
+      );
     return event as { kind: string; seq: number } & Record<string, unknown>;
   });
 }

@@ -13,7 +13,13 @@ const at = new Date('2026-05-04T10:11:12.345Z');
 
 function stream() {
   const lines: string[] = [];
-  return { lines, reporter: new EventStreamReporter((line) => lines.push(line), () => at) };
+  return {
+    lines,
+    reporter: new EventStreamReporter(
+      (line) => lines.push(line),
+      () => at,
+    ),
+  };
 }
 
 describe('EventStreamReporter', () => {
@@ -33,7 +39,14 @@ describe('EventStreamReporter', () => {
     reporter.error(2, 'the cluster is unreachable');
     reporter.emit({ kind: 'internal-error', message: 'late' });
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toEqual({ eventsVersion: 1, seq: 1, time: at.toISOString(), kind: 'error', exitCode: 2, message: 'the cluster is unreachable' });
+    expect(JSON.parse(lines[0]!)).toEqual({
+      eventsVersion: 1,
+      seq: 1,
+      time: at.toISOString(),
+      kind: 'error',
+      exitCode: 2,
+      message: 'the cluster is unreachable',
+    });
     expect(eventSchemaErrors(JSON.parse(lines[0]!))).toEqual([]);
   });
 
@@ -46,8 +59,14 @@ describe('EventStreamReporter', () => {
 
   it('stands beside the terminal: both see every event, the terminal first', () => {
     const seen: string[] = [];
-    const terminal = { emit: (event: RunEvent) => seen.push(`terminal ${event.kind}`), close: () => seen.push('terminal closed') };
-    const events = { emit: (event: RunEvent) => seen.push(`events ${event.kind}`), close: () => seen.push('events closed') };
+    const terminal = {
+      emit: (event: RunEvent) => seen.push(`terminal ${event.kind}`),
+      close: () => seen.push('terminal closed'),
+    };
+    const events = {
+      emit: (event: RunEvent) => seen.push(`events ${event.kind}`),
+      close: () => seen.push('events closed'),
+    };
     const both = alongside(terminal, events);
     both.emit({ kind: 'restoring', objects: [web] });
     both.close();
@@ -56,13 +75,21 @@ describe('EventStreamReporter', () => {
 });
 
 describe('schema/events.schema.json', () => {
-  it('describes every kind of the RunEvent union, and the CLI\'s error line', () => {
+  it("describes every kind of the RunEvent union, and the CLI's error line", () => {
     expect([...schemaKinds].sort()).toEqual([...EVENT_KINDS, 'error'].sort());
   });
 
   it('has exactly the fields of each event in src/model/events.ts, the optional ones not required', () => {
-    const source = ts.createSourceFile('events.ts', readFileSync(new URL('../../src/model/events.ts', import.meta.url), 'utf8'), ts.ScriptTarget.Latest, true);
-    const union = source.statements.find((statement): statement is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(statement) && statement.name.text === 'RunEvent')!;
+    const source = ts.createSourceFile(
+      'events.ts',
+      readFileSync(new URL('../../src/model/events.ts', import.meta.url), 'utf8'),
+      ts.ScriptTarget.Latest,
+      true,
+    );
+    const union = source.statements.find(
+      (statement): statement is ts.TypeAliasDeclaration =>
+        ts.isTypeAliasDeclaration(statement) && statement.name.text === 'RunEvent',
+    )!;
     const members = (union.type as ts.UnionTypeNode).types.filter(ts.isTypeLiteralNode);
     expect(members).toHaveLength(EVENT_KINDS.length);
     const schema = JSON.parse(readFileSync(new URL('../../schema/events.schema.json', import.meta.url), 'utf8')) as {
@@ -70,13 +97,29 @@ describe('schema/events.schema.json', () => {
     };
     const envelope = ['eventsVersion', 'seq', 'time', 'kind'];
     for (const member of members) {
-      const fields = member.members.filter(ts.isPropertySignature).map((property) => ({ name: property.name.getText(source), optional: Boolean(property.questionToken) }));
-      const kind = member.members.filter(ts.isPropertySignature).find((property) => property.name.getText(source) === 'kind')!.type!.getText(source).replace(/'/g, '');
+      const fields = member.members
+        .filter(ts.isPropertySignature)
+        .map((property) => ({ name: property.name.getText(source), optional: Boolean(property.questionToken) }));
+      const kind = member.members
+        .filter(ts.isPropertySignature)
+        .find((property) => property.name.getText(source) === 'kind')!
+        .type!.getText(source)
+        .replace(/'/g, '');
       const described = schema.$defs[`Event_${kind}`];
       expect(described, kind).toBeDefined();
       const own = fields.filter((field) => field.name !== 'kind');
-      expect(Object.keys(described!.properties).filter((name) => !envelope.includes(name)).sort(), kind).toEqual(own.map((field) => field.name).sort());
-      expect(described!.required.filter((name) => !envelope.includes(name)).sort(), kind).toEqual(own.filter((field) => !field.optional).map((field) => field.name).sort());
+      expect(
+        Object.keys(described!.properties)
+          .filter((name) => !envelope.includes(name))
+          .sort(),
+        kind,
+      ).toEqual(own.map((field) => field.name).sort());
+      expect(described!.required.filter((name) => !envelope.includes(name)).sort(), kind).toEqual(
+        own
+          .filter((field) => !field.optional)
+          .map((field) => field.name)
+          .sort(),
+      );
     }
   });
 
@@ -91,13 +134,52 @@ describe('schema/events.schema.json', () => {
   });
 
   it('accepts a failure with its diagnosis, findings and logs, and a kubectl process', () => {
-    const rule = { category: 'image-pull', family: 'image-pull', policy: { when: 'now' }, cannot: 'pull', nextStep: 'check IMAGE' };
-    const finding = { pod: 'web-1', namespace: 'shop', container: 'web', initContainer: false, image: 'x:1', reason: 'ErrImagePull', message: 'm', restartCount: 0, ran: false, running: false, family: 'image-pull', rule, policy: rule.policy };
+    const rule = {
+      category: 'image-pull',
+      family: 'image-pull',
+      policy: { when: 'now' },
+      cannot: 'pull',
+      nextStep: 'check IMAGE',
+    };
+    const finding = {
+      pod: 'web-1',
+      namespace: 'shop',
+      container: 'web',
+      initContainer: false,
+      image: 'x:1',
+      reason: 'ErrImagePull',
+      message: 'm',
+      restartCount: 0,
+      ran: false,
+      running: false,
+      family: 'image-pull',
+      rule,
+      policy: rule.policy,
+    };
     const events = [
       { kind: 'pod-problem', workload: web, finding, phase: 'rollout' },
-      { kind: 'failed', workload: web, elapsedMs: 812.5, diagnosis: { summary: 's', evidence: ['e'], nextStep: 'n', pod: 'web-1', logs: [{ pod: 'web-1', container: 'web', previous: true, lines: ['boom'], shown: 1 }] } },
-      { kind: 'kubectl', args: ['get', 'pods', '--token=[redacted]'], durationMs: 120, exitCode: 0, timedOut: false, stream: false },
+      {
+        kind: 'failed',
+        workload: web,
+        elapsedMs: 812.5,
+        diagnosis: {
+          summary: 's',
+          evidence: ['e'],
+          nextStep: 'n',
+          pod: 'web-1',
+          logs: [{ pod: 'web-1', container: 'web', previous: true, lines: ['boom'], shown: 1 }],
+        },
+      },
+      {
+        kind: 'kubectl',
+        args: ['get', 'pods', '--token=[redacted]'],
+        durationMs: 120,
+        exitCode: 0,
+        timedOut: false,
+        stream: false,
+      },
     ];
-    for (const [index, event] of events.entries()) expect(eventSchemaErrors({ eventsVersion: 1, seq: index + 1, time: at.toISOString(), ...event })).toEqual([]);
+    for (const [index, event] of events.entries())
+      expect(eventSchemaErrors({ eventsVersion: 1, seq: index + 1, time: at.toISOString(), ...event })).toEqual([]);
   });
 });

@@ -21,7 +21,11 @@ describe('GithubActionsReporter', () => {
       kind: 'failed',
       workload,
       elapsedMs: 1200,
-      diagnosis: { summary: 'new pods cannot pull image "x:1": ImagePullBackOff', evidence: ['pod web-1 container web: ImagePullBackOff'], nextStep: 'fix the tag' },
+      diagnosis: {
+        summary: 'new pods cannot pull image "x:1": ImagePullBackOff',
+        evidence: ['pod web-1 container web: ImagePullBackOff'],
+        nextStep: 'fix the tag',
+      },
     });
     reporter.emit({ kind: 'not-watched', workload, detail: 'a CronJob only schedules Jobs' });
     expect(inner.kinds()).toEqual(['failed', 'not-watched']);
@@ -35,13 +39,22 @@ describe('GithubActionsReporter', () => {
     const out = capture();
     const locate = (ref: { name: string }) => (ref.name === 'web' ? { file: 'k8s/web, v2.yaml', line: 12 } : undefined);
     const reporter = new GithubActionsReporter(new RecordingReporter(), out.stream, undefined, undefined, locate);
-    reporter.emit({ kind: 'failed', workload, elapsedMs: 1200, diagnosis: { summary: 'new pods crash', evidence: [], nextStep: 'read the logs' } });
-    expect(out.text()).toMatch(/^::error file=k8s\/web%2C v2.yaml,line=12,title=kguard%3A deployment\/web \(namespace shop\)::deployment\/web \(namespace shop\): new pods crash/);
+    reporter.emit({
+      kind: 'failed',
+      workload,
+      elapsedMs: 1200,
+      diagnosis: { summary: 'new pods crash', evidence: [], nextStep: 'read the logs' },
+    });
+    expect(out.text()).toMatch(
+      /^::error file=k8s\/web%2C v2.yaml,line=12,title=kguard%3A deployment\/web \(namespace shop\)::deployment\/web \(namespace shop\): new pods crash/,
+    );
   });
 
   it('writes a job summary at the end: the verdict first, one row per object, the log folded', () => {
     const written: string[] = [];
-    const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (path, text) => written.push(`${path}\n${text}`));
+    const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (path, text) =>
+      written.push(`${path}\n${text}`),
+    );
     const settings = { apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', namespace: 'shop' };
     reporter.emit({
       kind: 'changes',
@@ -50,7 +63,12 @@ describe('GithubActionsReporter', () => {
         { ref: settings, change: 'unchanged', changedFields: [] },
       ],
     });
-    reporter.emit({ kind: 'failed', workload, elapsedMs: 1200, diagnosis: { summary: 'new pods cannot pull their image "x:1" <b>', evidence: [], nextStep: 'fix the tag' } });
+    reporter.emit({
+      kind: 'failed',
+      workload,
+      elapsedMs: 1200,
+      diagnosis: { summary: 'new pods cannot pull their image "x:1" <b>', evidence: [], nextStep: 'fix the tag' },
+    });
     reporter.emit({ kind: 'restoring', objects: [workload] });
     reporter.emit({ kind: 'restored', object: workload, action: 'restored', differences: [] });
     reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 1, restored: true });
@@ -67,12 +85,19 @@ describe('GithubActionsReporter', () => {
       '| configmap/settings (namespace shop) | unchanged | unchanged, not watched |  |',
     ]);
     expect(lines).toContain('<details><summary>kguard log (5 lines)</summary>');
-    expect(written[0]).toContain('<pre>• the apply changed 1 of 2 objects\n    deployment/web (namespace shop): changed: spec.template.spec.containers[0].image\n✖ deployment/web');
+    expect(written[0]).toContain(
+      '<pre>• the apply changed 1 of 2 objects\n    deployment/web (namespace shop): changed: spec.template.spec.containers[0].image\n✖ deployment/web',
+    );
   });
 
   it('writes no summary for a run that did not finish (report/format/failure.ts writes that one)', () => {
     const written: string[] = [];
-    const reporter = new GithubActionsReporter(new RecordingReporter(), capture().stream, '/summary.md', (_path, text) => written.push(text));
+    const reporter = new GithubActionsReporter(
+      new RecordingReporter(),
+      capture().stream,
+      '/summary.md',
+      (_path, text) => written.push(text),
+    );
     reporter.emit({ kind: 'understood', objects: [workload] });
     reporter.close();
     expect(written).toEqual([]);
@@ -85,7 +110,9 @@ describe('GithubActionsReporter', () => {
     });
     reporter.emit({ kind: 'finished', outcome: 'succeeded', exitCode: 0, failedWorkloads: 0, restored: false });
     expect(() => reporter.close()).not.toThrow();
-    expect(out.text()).toMatch(/^::warning title=kguard::could not write the job summary to \$GITHUB_STEP_SUMMARY \(ENOENT/);
+    expect(out.text()).toMatch(
+      /^::warning title=kguard::could not write the job summary to \$GITHUB_STEP_SUMMARY \(ENOENT/,
+    );
   });
 
   it('escapes workflow command data as @actions/core does', () => {
@@ -95,16 +122,51 @@ describe('GithubActionsReporter', () => {
   it('lists the checks and the bake under the objects of the job summary, and annotates a failed check', () => {
     const out = capture();
     let summary = '';
-    const reporter = new GithubActionsReporter(new RecordingReporter(), out.stream, '/summary.md', (_path, text) => (summary += text));
-    reporter.emit({ kind: 'changes', objects: [{ ref: workload, change: 'configured', changedFields: ['spec.template.spec.containers[0].image'] }] });
-    reporter.emit({ kind: 'healthy', workload, elapsedMs: 1000, progress: { desired: 2, updated: 2, ready: 2, available: 2 } });
+    const reporter = new GithubActionsReporter(
+      new RecordingReporter(),
+      out.stream,
+      '/summary.md',
+      (_path, text) => (summary += text),
+    );
+    reporter.emit({
+      kind: 'changes',
+      objects: [{ ref: workload, change: 'configured', changedFields: ['spec.template.spec.containers[0].image'] }],
+    });
+    reporter.emit({
+      kind: 'healthy',
+      workload,
+      elapsedMs: 1000,
+      progress: { desired: 2, updated: 2, ready: 2, available: 2 },
+    });
     const check = { type: 'command' as const, command: './smoke.sh' };
     reporter.emit({ kind: 'verify-started', check, during: 'verify', timeoutMs: 120_000 });
-    reporter.emit({ kind: 'verify-failed', shown: 5, outcome: { check, during: 'verify', passed: false, exitCode: 7, summary: 'exited with code 7', timedOut: false, elapsedMs: 300, lines: ['HTTP 503'], evidence: [], logs: [], nextStep: 'fix the app' } });
+    reporter.emit({
+      kind: 'verify-failed',
+      shown: 5,
+      outcome: {
+        check,
+        during: 'verify',
+        passed: false,
+        exitCode: 7,
+        summary: 'exited with code 7',
+        timedOut: false,
+        elapsedMs: 300,
+        lines: ['HTTP 503'],
+        evidence: [],
+        logs: [],
+        nextStep: 'fix the app',
+      },
+    });
     reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 0, restored: true });
     reporter.close();
-    expect(out.text()).toContain('::error title=kguard::verification failed: `./smoke.sh` exited with code 7 (after 0.3s)%0Alast lines of its output:%0A  | HTTP 503%0Anext: fix the app\n');
-    expect(summary).toContain('**Checks**\n\n- ✖ verification failed: `./smoke.sh` exited with code 7 (after 0.3s)<br><code>next: fix the app</code>\n');
-    expect(summary).toContain('| deployment/web (namespace shop) | changed: spec.template.spec.containers[0].image | ✔ rolled out');
+    expect(out.text()).toContain(
+      '::error title=kguard::verification failed: `./smoke.sh` exited with code 7 (after 0.3s)%0Alast lines of its output:%0A  | HTTP 503%0Anext: fix the app\n',
+    );
+    expect(summary).toContain(
+      '**Checks**\n\n- ✖ verification failed: `./smoke.sh` exited with code 7 (after 0.3s)<br><code>next: fix the app</code>\n',
+    );
+    expect(summary).toContain(
+      '| deployment/web (namespace shop) | changed: spec.template.spec.containers[0].image | ✔ rolled out',
+    );
   });
 });

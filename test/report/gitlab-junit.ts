@@ -41,7 +41,8 @@ export function gitlabTestCases(xml: string): GitlabTestCase[] {
       });
       return;
     }
-    for (const child of element.children) visit(child, element.name === 'testsuite' ? (element.attributes.name ?? suite) : suite);
+    for (const child of element.children)
+      visit(child, element.name === 'testsuite' ? (element.attributes.name ?? suite) : suite);
   };
   visit(root, '');
   return cases;
@@ -89,6 +90,8 @@ function parseXml(xml: string): XmlElement {
 
 function decode(text: string): string {
   return text.replace(/&(lt|gt|quot|apos|amp|#(\d+));/g, (_entity, name: string, code?: string) =>
-    code ? String.fromCharCode(Number(code)) : ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' } as Record<string, string>)[name]!,
+    code
+      ? String.fromCharCode(Number(code))
+      : ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' } as Record<string, string>)[name]!,
   );
 }

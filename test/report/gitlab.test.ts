@@ -6,14 +6,20 @@ import { GitlabCiReporter } from '../../src/report/ci/gitlab.js';
 
 const web = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
 const progress = { desired: 2, updated: 1, ready: 0, available: 0 } as never;
-const diagnosis: Diagnosis = { summary: 'new pods cannot pull their image "x:1": ImagePullBackOff', evidence: [], nextStep: 'check the image' };
+const diagnosis: Diagnosis = {
+  summary: 'new pods cannot pull their image "x:1": ImagePullBackOff',
+  evidence: [],
+  nextStep: 'check the image',
+};
 
 function run(events: RunEvent[]): string {
   let log = '';
-  const stream = { write: (text: string) => {
+  const stream = {
+    write: (text: string) => {
       log += text;
       return true;
-    } } as unknown as NodeJS.WritableStream;
+    },
+  } as unknown as NodeJS.WritableStream;
   const plain: Reporter = { emit: (event) => stream.write(`${formatEvent(event).text}\n`), close: () => undefined };
   const reporter = new GitlabCiReporter(plain, stream, () => 1_700_000_000_000);
   for (const event of events) reporter.emit(event);
@@ -34,7 +40,8 @@ describe('GitlabCiReporter', () => {
       { kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 1, restored: true },
     ]);
     const lines = log.split('\n');
-    const start = (name: string, header: string) => `\u001b[0Ksection_start:1700000000:kguard_${name}[collapsed=true]\r\u001b[0K${header}`;
+    const start = (name: string, header: string) =>
+      `\u001b[0Ksection_start:1700000000:kguard_${name}[collapsed=true]\r\u001b[0K${header}`;
     const end = (name: string) => `\u001b[0Ksection_end:1700000000:kguard_${name}\r\u001b[0K`;
     expect(lines[0]).toBe(start('read', 'kguard: read the manifests as kubectl does, dry run, snapshot'));
     expect(lines[2]).toBe(end('read'));
@@ -53,20 +60,38 @@ describe('GitlabCiReporter', () => {
     expect(log.match(/section_end/g)).toHaveLength(4);
   });
 
-  it('folds the checks, a verify Job\'s progress and the bake into a verify section, and repeats the failure after it', () => {
+  it("folds the checks, a verify Job's progress and the bake into a verify section, and repeats the failure after it", () => {
     const job = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'shop', name: 'smoke-x2k4q' };
     const check = { type: 'job' as const, file: 'smoke.yaml', job };
     const log = run([
       { kind: 'healthy', workload: web, progress, elapsedMs: 1000 },
       { kind: 'verify-started', check, during: 'verify', timeoutMs: 120_000 },
       { kind: 'progress', workload: job, progress, waitingFor: 'waiting for the job to complete', phase: 'verify' },
-      { kind: 'verify-failed', shown: 5, outcome: { check, during: 'verify', passed: false, summary: 'job/smoke-x2k4q (namespace shop) failed: cannot complete', timedOut: false, elapsedMs: 3000, lines: [], evidence: [], logs: [] } },
+      {
+        kind: 'verify-failed',
+        shown: 5,
+        outcome: {
+          check,
+          during: 'verify',
+          passed: false,
+          summary: 'job/smoke-x2k4q (namespace shop) failed: cannot complete',
+          timedOut: false,
+          elapsedMs: 3000,
+          lines: [],
+          evidence: [],
+          logs: [],
+        },
+      },
       { kind: 'verify-job-cleanup', job, action: 'deleted', commands: [] },
       { kind: 'restoring', objects: [web] },
     ]);
     const lines = log.split('\n');
-    expect(lines[3]).toBe('\u001b[0Ksection_start:1700000000:kguard_verify[collapsed=true]\r\u001b[0Kkguard: verify (--verify, --verify-job) and bake (--bake)');
-    expect(lines[5]).toBe('verify: job/smoke-x2k4q (namespace shop): 0/2 new pods ready: waiting for the job to complete');
+    expect(lines[3]).toBe(
+      '\u001b[0Ksection_start:1700000000:kguard_verify[collapsed=true]\r\u001b[0Kkguard: verify (--verify, --verify-job) and bake (--bake)',
+    );
+    expect(lines[5]).toBe(
+      'verify: job/smoke-x2k4q (namespace shop): 0/2 new pods ready: waiting for the job to complete',
+    );
     expect(lines[8]).toBe('\u001b[0Ksection_end:1700000000:kguard_verify\r\u001b[0K');
     expect(lines[9]).toBe(lines[6]);
     expect(lines[9]).toMatch(/^verification failed: job\/smoke-x2k4q/);

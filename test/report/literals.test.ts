@@ -43,21 +43,30 @@ describe('LiteralMatcher', () => {
   it('tells apart literals longer than the prefix it indexes, and finds them at the very end', () => {
     const shared = 'x'.repeat(PREFIX_LENGTH * 3);
     const matcher = new LiteralMatcher([`${shared}1`, `${shared}2`]);
-    expect(matcher.replace(`a${shared}2 b${shared}3 c${shared}1`, (literal) => `<${literal}>`)).toBe(`a<1> b${shared}3 c<0>`);
+    expect(matcher.replace(`a${shared}2 b${shared}3 c${shared}1`, (literal) => `<${literal}>`)).toBe(
+      `a<1> b${shared}3 c<0>`,
+    );
   });
 
   it('agrees with the slow way on random literals that overlap in every way', () => {
     const next = random(42);
     const word = (length: number) => Array.from({ length }, () => 'ab"\\'[Math.floor(next() * 4)]).join('');
     for (let round = 0; round < 3000; round++) {
-      const literals = Array.from({ length: 1 + Math.floor(next() * 6) }, () => word(1 + Math.floor(next() * (next() < 0.8 ? 6 : PREFIX_LENGTH * 2))));
+      const literals = Array.from({ length: 1 + Math.floor(next() * 6) }, () =>
+        word(1 + Math.floor(next() * (next() < 0.8 ? 6 : PREFIX_LENGTH * 2))),
+      );
       // Copies of the literals, whole and cut short, among random text.
       const pieces = Array.from({ length: Math.floor(next() * 12) }, () => {
         const literal = literals[Math.floor(next() * literals.length)]!;
-        return next() < 0.5 ? word(Math.floor(next() * 8)) : literal.slice(0, next() < 0.7 ? undefined : Math.floor(next() * literal.length));
+        return next() < 0.5
+          ? word(Math.floor(next() * 8))
+          : literal.slice(0, next() < 0.7 ? undefined : Math.floor(next() * literal.length));
       });
       const text = pieces.join('');
-      expect(new LiteralMatcher(literals).replace(text, (literal) => `<${literal}>`), JSON.stringify({ literals, text })).toBe(replaceSlowly(text, literals));
+      expect(
+        new LiteralMatcher(literals).replace(text, (literal) => `<${literal}>`),
+        JSON.stringify({ literals, text }),
+      ).toBe(replaceSlowly(text, literals));
     }
   });
 });

@@ -73,7 +73,9 @@ describe('Redactor at scale', () => {
     const redactor = new Redactor();
     redactor.addValue(`${shared}-first`);
     redactor.addValue(`${shared}-second`);
-    expect(redactor.redact(`a ${shared}-second b ${shared}-first c ${shared}-third`)).toBe(`a ${REDACTED} b ${REDACTED} c ${shared}-third`);
+    expect(redactor.redact(`a ${shared}-second b ${shared}-first c ${shared}-third`)).toBe(
+      `a ${REDACTED} b ${REDACTED} c ${shared}-third`,
+    );
   });
 
   it('learns values after a redaction: the next redaction finds them too', () => {
@@ -132,7 +134,7 @@ describe('Redactor with values shorter than 4 characters', () => {
   });
 });
 
-describe('secretValuesOfObjects and kguard\'s own journal', () => {
+describe("secretValuesOfObjects and kguard's own journal", () => {
   const userSecret = (name: string, value: string, labels: Record<string, string> = {}) => ({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -163,7 +165,9 @@ describe('secretValuesOfObjects and kguard\'s own journal', () => {
     const journal = bigJournal();
     const payload = (journal as unknown as { data: { journal: string } }).data.journal;
     expect(payload.length).toBeGreaterThan(20_000);
-    const values = secretValuesOfObjects([{ ...journal, metadata: { ...journal.metadata, uid: 'u-1', resourceVersion: '7' } }]);
+    const values = secretValuesOfObjects([
+      { ...journal, metadata: { ...journal.metadata, uid: 'u-1', resourceVersion: '7' } },
+    ]);
     expect(values).toEqual([]);
   });
 
@@ -177,7 +181,8 @@ describe('secretValuesOfObjects and kguard\'s own journal', () => {
 
   it('redacts after reading a journal Secret of tens of KB back (it used to make the pattern too large to compile)', () => {
     const redactor = new Redactor();
-    for (const value of secretValuesOfObjects([bigJournal(), userSecret('db', 'db-password-1')])) redactor.addValue(value);
+    for (const value of secretValuesOfObjects([bigJournal(), userSecret('db', 'db-password-1')]))
+      redactor.addValue(value);
     expect(redactor.redact('connecting with db-password-1')).toBe(`connecting with ${REDACTED}`);
   });
 });

@@ -37,7 +37,11 @@ export const restoredRun: RunResult = withOutcome({
       changedFields: ['spec.template.spec.containers[0].image'],
       tracked: true,
       verdict: { state: 'failed', findings: [pullFailure], cause: { source: 'pod', finding: pullFailure }, progress },
-      diagnosis: { summary: 'new pods cannot pull their image "xxxxxnginx:1.17": ImagePullBackOff', evidence: ['pod web-7d9c6b8f4d-x2kqp ...'], nextStep: 'check the image' },
+      diagnosis: {
+        summary: 'new pods cannot pull their image "xxxxxnginx:1.17": ImagePullBackOff',
+        evidence: ['pod web-7d9c6b8f4d-x2kqp ...'],
+        nextStep: 'check the image',
+      },
       verdictAfterMs: 4213.7,
       restore: { status: 'restored', differences: [] },
       afterRestore: { state: 'healthy', elapsedMs: 2087.1 },
@@ -46,9 +50,18 @@ export const restoredRun: RunResult = withOutcome({
       ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' },
       changeKind: 'created',
       changedFields: [],
-      restore: { status: 'kept', reason: 'keep-created', commands: ['kubectl delete configmap/settings -n shop'], copyFile: undefined },
+      restore: {
+        status: 'kept',
+        reason: 'keep-created',
+        commands: ['kubectl delete configmap/settings -n shop'],
+        copyFile: undefined,
+      },
     },
-    { ref: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' }, changeKind: 'unchanged', changedFields: [] },
+    {
+      ref: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' },
+      changeKind: 'unchanged',
+      changedFields: [],
+    },
   ],
 });
 
@@ -76,9 +89,24 @@ export const bakedRun: RunResult = withOutcome({
   ],
   verification: {
     checks: [
-      { check: { type: 'command', command: 'curl -fsS web/healthz' }, during: 'verify', passed: true, exitCode: 0, summary: 'exited 0', timedOut: false, elapsedMs: 40.4, lines: ['ok'], evidence: [], logs: [] },
       {
-        check: { type: 'job', file: 'smoke.yaml', job: { apiVersion: 'batch/v1', kind: 'Job', namespace: 'shop', name: 'smoke-x2k4q' } },
+        check: { type: 'command', command: 'curl -fsS web/healthz' },
+        during: 'verify',
+        passed: true,
+        exitCode: 0,
+        summary: 'exited 0',
+        timedOut: false,
+        elapsedMs: 40.4,
+        lines: ['ok'],
+        evidence: [],
+        logs: [],
+      },
+      {
+        check: {
+          type: 'job',
+          file: 'smoke.yaml',
+          job: { apiVersion: 'batch/v1', kind: 'Job', namespace: 'shop', name: 'smoke-x2k4q' },
+        },
         during: 'verify',
         passed: true,
         summary: 'completed (1/1 completions succeeded)',
@@ -89,7 +117,18 @@ export const bakedRun: RunResult = withOutcome({
         logs: [],
         cleanup: { action: 'deleted', commands: [] },
       },
-      { check: { type: 'command', command: 'curl -fsS web/healthz' }, during: 'bake', passed: true, exitCode: 0, summary: 'exited 0', timedOut: false, elapsedMs: 35, lines: ['ok'], evidence: [], logs: [] },
+      {
+        check: { type: 'command', command: 'curl -fsS web/healthz' },
+        during: 'bake',
+        passed: true,
+        exitCode: 0,
+        summary: 'exited 0',
+        timedOut: false,
+        elapsedMs: 35,
+        lines: ['ok'],
+        evidence: [],
+        logs: [],
+      },
     ],
     bake: {
       durationMs: 30_000,

@@ -5,7 +5,8 @@ import { sanitizeDeep, sanitizeText } from '../../src/report/safety/sanitize.js'
 
 describe('sanitizeText', () => {
   it('removes colour, cursor and OSC sequences (hyperlinks, window titles) and bare control characters', () => {
-    const text = 'Back-off \u001b[31mpulling\u001b[0m image\u001b[2K\u001b]8;;http://evil\u0007link\u001b]8;;\u0007 \u001b]0;title\u001b\\done\u0007\u0000\u009b31m';
+    const text =
+      'Back-off \u001b[31mpulling\u001b[0m image\u001b[2K\u001b]8;;http://evil\u0007link\u001b]8;;\u0007 \u001b]0;title\u001b\\done\u0007\u0000\u009b31m';
     expect(sanitizeText(text)).toBe('Back-off pulling imagelink done31m');
   });
 
@@ -44,8 +45,16 @@ describe('sanitizeText', () => {
   });
 
   it('sanitises every string of plain data and keeps its shape', () => {
-    const event = { kind: 'pod-problem', finding: { message: '::error::x\u001b[1m', restartCount: 3, tags: ['a\u0007'] }, gone: undefined };
-    expect(sanitizeDeep(event)).toEqual({ kind: 'pod-problem', finding: { message: ': :error::x', restartCount: 3, tags: ['a'] }, gone: undefined });
+    const event = {
+      kind: 'pod-problem',
+      finding: { message: '::error::x\u001b[1m', restartCount: 3, tags: ['a\u0007'] },
+      gone: undefined,
+    };
+    expect(sanitizeDeep(event)).toEqual({
+      kind: 'pod-problem',
+      finding: { message: ': :error::x', restartCount: 3, tags: ['a'] },
+      gone: undefined,
+    });
   });
 });
 
@@ -70,7 +79,9 @@ describe('Redactor', () => {
   it('redacts a very short value only as a whole quoted string, not inside every word', () => {
     const redactor = new Redactor();
     redactor.addValue('ab');
-    expect(redactor.redact('about {"password":"ab"} and \\"ab\\"')).toBe(`about {"password":"${REDACTED}"} and \\"${REDACTED}\\"`);
+    expect(redactor.redact('about {"password":"ab"} and \\"ab\\"')).toBe(
+      `about {"password":"${REDACTED}"} and \\"${REDACTED}\\"`,
+    );
   });
 
   it('redacts values too big for one regex (a certificate bundle, binary data) and still everything else', () => {
@@ -128,7 +139,10 @@ items:
   });
 
   it('parses only the documents that may be Secrets, and still finds every Secret among many other documents', () => {
-    const others = Array.from({ length: 200 }, (_, index) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${index}}\ndata: {plain: value-${index}}\n`);
+    const others = Array.from(
+      { length: 200 },
+      (_, index) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${index}}\ndata: {plain: value-${index}}\n`,
+    );
     const secret = `apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {password: middle-one}\n`;
     const text = [...others.slice(0, 100), secret, ...others.slice(100)].join('---\n');
     expect(secretValuesIn(text)).toEqual(['middle-one']);
@@ -161,7 +175,10 @@ describe('secretValuesOfObjects', () => {
     const journal = {
       kind: 'Secret',
       type: 'kguard.dev/journal',
-      metadata: { name: 'kguard-abc-journal', labels: { 'kguard.dev/journal': 'v1', 'app.kubernetes.io/managed-by': 'kguard' } },
+      metadata: {
+        name: 'kguard-abc-journal',
+        labels: { 'kguard.dev/journal': 'v1', 'app.kubernetes.io/managed-by': 'kguard' },
+      },
       data: { journal: Buffer.from('gzip bytes').toString('base64') },
     };
     expect(secretValuesOfObjects([journal])).toEqual([]);

@@ -20,8 +20,20 @@ describe('schema/report.schema.json', () => {
       ['job', 'verify', true],
       ['command', 'bake', true],
     ]);
-    expect(report.verify[1]).toMatchObject({ file: 'smoke.yaml', job: { namespace: 'shop', name: 'smoke-x2k4q' }, command: null, exitCode: null, cleanup: { action: 'deleted', detail: null, commands: [] } });
-    expect(report.bake).toMatchObject({ passed: false, stoppedBy: 'workload', elapsedMs: 5200, workload: { kind: 'Deployment', namespace: 'shop', name: 'web' }, checksRun: 1 });
+    expect(report.verify[1]).toMatchObject({
+      file: 'smoke.yaml',
+      job: { namespace: 'shop', name: 'smoke-x2k4q' },
+      command: null,
+      exitCode: null,
+      cleanup: { action: 'deleted', detail: null, commands: [] },
+    });
+    expect(report.bake).toMatchObject({
+      passed: false,
+      stoppedBy: 'workload',
+      elapsedMs: 5200,
+      workload: { kind: 'Deployment', namespace: 'shop', name: 'web' },
+      checksRun: 1,
+    });
     expect(reportSchemaErrors(report)).toEqual([]);
     expect(reportSchemaErrors({ ...report, verify: [{ ...report.verify[0], during: 'later' }] })).not.toEqual([]);
     expect(reportSchemaErrors({ ...report, bake: { ...report.bake, stoppedBy: 'boredom' } })).not.toEqual([]);
@@ -29,8 +41,14 @@ describe('schema/report.schema.json', () => {
 
   it('accepts a preview and a failure report', () => {
     expect(reportSchemaErrors(buildReport({ ...restoredRun, mode: 'preview', outcome: 'previewed' }, []))).toEqual([]);
-    expect(reportSchemaErrors(failureReport({ outcome: 'error', exitCode: 1, message: 'no manifests given' }))).toEqual([]);
-    expect(reportSchemaErrors(failureReport({ outcome: 'interrupted', exitCode: 130, message: 'SIGINT again', messages: ['x'] }))).toEqual([]);
+    expect(reportSchemaErrors(failureReport({ outcome: 'error', exitCode: 1, message: 'no manifests given' }))).toEqual(
+      [],
+    );
+    expect(
+      reportSchemaErrors(
+        failureReport({ outcome: 'interrupted', exitCode: 130, message: 'SIGINT again', messages: ['x'] }),
+      ),
+    ).toEqual([]);
   });
 
   it('refuses an exit code that does not follow from the outcome', () => {
@@ -44,7 +62,9 @@ describe('schema/report.schema.json', () => {
     const { messages: _messages, ...withoutMessages } = report;
     expect(reportSchemaErrors(withoutMessages)).not.toEqual([]);
     const kept = { ...report.objects[1]!, restore: { ...report.objects[1]!.restore!, reason: 'felt like it' } };
-    expect(reportSchemaErrors({ ...report, objects: [report.objects[0], kept, report.objects[2]] }).join('\n')).toMatch(/restore\/reason/);
+    expect(reportSchemaErrors({ ...report, objects: [report.objects[0], kept, report.objects[2]] }).join('\n')).toMatch(
+      /restore\/reason/,
+    );
   });
 });
 
@@ -57,7 +77,8 @@ describe('the schema follows the code', () => {
       $defs: { ObjectReport: { properties: { category: { enum: Array<string | null> } } } };
     };
     expect(categories.length).toBeGreaterThan(5);
-    expect(schema.$defs.ObjectReport.properties.category.enum.filter((value) => value !== null).sort()).toEqual(categories.sort());
+    expect(schema.$defs.ObjectReport.properties.category.enum.filter((value) => value !== null).sort()).toEqual(
+      categories.sort(),
+    );
   });
 });
-

@@ -24,7 +24,9 @@ const validate = ajv.compile(loadSchema());
 /** The schema's complaints about a report, one line each; empty when it is valid. */
 export function reportSchemaErrors(report: unknown): string[] {
   if (validate(report)) return [];
-  return (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`);
+  return (validate.errors ?? []).map(
+    (error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`,
+  );
 }
 
 /** Throws with every complaint unless `stdout` is one JSON report the schema accepts. */
@@ -33,10 +35,14 @@ export function assertValidReport(stdout: string, context: string): void {
   try {
     report = JSON.parse(stdout);
   } catch (error) {
-    throw new Error(`${context}: stdout is not one JSON report (${error instanceof Error ? error.message : String(error)}):\n${stdout}`);
+    throw new Error(
+      `${context}: stdout is not one JSON report (${error instanceof Error ? error.message : String(error)}):\n${stdout}`,
+    );
   }
   const errors = reportSchemaErrors(report);
   if (errors.length > 0) {
-    throw new Error(`${context}: the report does not match schema/report.schema.json:\n${errors.join('\n')}\n${stdout}`);
+    throw new Error(
+      `${context}: the report does not match schema/report.schema.json:\n${errors.join('\n')}\n${stdout}`,
+    );
   }
 }

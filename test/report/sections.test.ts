@@ -7,7 +7,10 @@ const note = (text: string) => ({ kind: 'journal-warning', message: text, comman
 describe('ClusterSections', () => {
   it("streams the wave's first cluster live and holds each other's events until the ones before it end, then emits them whole", () => {
     const seen: string[] = [];
-    const sections = new ClusterSections({ emit: (event) => seen.push((event as unknown as { message: string }).message), close: () => undefined }, ['a', 'b', 'c']);
+    const sections = new ClusterSections(
+      { emit: (event) => seen.push((event as unknown as { message: string }).message), close: () => undefined },
+      ['a', 'b', 'c'],
+    );
     const [a, b, c] = ['a', 'b', 'c'].map((context) => sections.reporterFor(context));
     a!.emit(note('a1'));
     b!.emit(note('b1'));

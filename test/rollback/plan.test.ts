@@ -15,7 +15,11 @@ const configMap = (data: Record<string, string>, uid = 'cm-uid', rv = '10'): Kub
   metadata: { name: 'settings', namespace: 'shop', uid, resourceVersion: rv },
   data,
 });
-const planned = (before: KubeObject | undefined, after: KubeObject | undefined, verdict?: VerdictState): PlannedObject => ({
+const planned = (
+  before: KubeObject | undefined,
+  after: KubeObject | undefined,
+  verdict?: VerdictState,
+): PlannedObject => ({
   ref: refOf((after ?? before) as KubeObject),
   change: changeOf(before, after),
   verdict,
@@ -29,7 +33,10 @@ describe('planRestore', () => {
   it('puts back every object the apply changed, configuration before workloads', () => {
     const failedWeb = { ...webApplied, spec: { ...(webApplied.spec as object), replicas: 5 } };
     const steps = planRestore(
-      [planned(web, failedWeb, 'failed'), planned(configMap({ a: '1' }), configMap({ a: '2' }, 'cm-uid', '11'), 'applied')],
+      [
+        planned(web, failedWeb, 'failed'),
+        planned(configMap({ a: '1' }), configMap({ a: '2' }, 'cm-uid', '11'), 'applied'),
+      ],
       'all',
       { keepCreated: false },
     );
@@ -41,19 +48,32 @@ describe('planRestore', () => {
   });
 
   it('restores every changed object when a check or the bake failed, though every workload was healthy, even with --rollback failed', () => {
-    const objects = [planned(web, { ...webApplied, spec: { replicas: 9 } }, 'healthy'), planned(configMap({ a: '1' }), configMap({ a: '2' }), 'applied')];
+    const objects = [
+      planned(web, { ...webApplied, spec: { replicas: 9 } }, 'healthy'),
+      planned(configMap({ a: '1' }), configMap({ a: '2' }), 'applied'),
+    ];
     for (const mode of ['all', 'failed'] as const) {
-      expect(planRestore(objects, mode, { keepCreated: false, failedAsUnit: true }).map((step) => [step.ref.kind, step.action])).toEqual([
+      expect(
+        planRestore(objects, mode, { keepCreated: false, failedAsUnit: true }).map((step) => [
+          step.ref.kind,
+          step.action,
+        ]),
+      ).toEqual([
         ['ConfigMap', 'put-back'],
         ['Deployment', 'put-back'],
       ]);
     }
-    expect(planRestore(objects, 'none', { keepCreated: false, failedAsUnit: true }).every((step) => step.action === 'keep')).toBe(true);
+    expect(
+      planRestore(objects, 'none', { keepCreated: false, failedAsUnit: true }).every((step) => step.action === 'keep'),
+    ).toBe(true);
   });
 
   it('leaves untouched an object the apply did not change', () => {
     const steps = planRestore(
-      [planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'), planned(configMap({ a: '1' }), configMap({ a: '1' }), 'applied')],
+      [
+        planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'),
+        planned(configMap({ a: '1' }), configMap({ a: '1' }), 'applied'),
+      ],
       'all',
       { keepCreated: false },
     );
@@ -62,7 +82,10 @@ describe('planRestore', () => {
 
   it('restores only the failing objects with --rollback failed', () => {
     const steps = planRestore(
-      [planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'), planned(configMap({ a: '1' }), configMap({ a: '2' }), 'applied')],
+      [
+        planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'),
+        planned(configMap({ a: '1' }), configMap({ a: '2' }), 'applied'),
+      ],
       'failed',
       { keepCreated: false },
     );
@@ -73,11 +96,23 @@ describe('planRestore', () => {
   });
 
   it('deletes what the apply created, by the uid it got, newest first', () => {
-    const service: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop', uid: 'svc-uid' } };
+    const service: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'shop', uid: 'svc-uid' },
+    };
     const created = { ...configMap({ a: '1' }, 'new-cm') };
-    const steps = planRestore([planned(undefined, created, 'applied'), planned(undefined, service, 'applied'), planned(web, { ...webApplied, spec: {} }, 'failed')], 'all', {
-      keepCreated: false,
-    });
+    const steps = planRestore(
+      [
+        planned(undefined, created, 'applied'),
+        planned(undefined, service, 'applied'),
+        planned(web, { ...webApplied, spec: {} }, 'failed'),
+      ],
+      'all',
+      {
+        keepCreated: false,
+      },
+    );
     expect(steps.map((step) => [step.ref.kind, step.action])).toEqual([
       ['Deployment', 'put-back'],
       ['Service', 'delete'],
@@ -87,10 +122,22 @@ describe('planRestore', () => {
 
   it('never deletes a Namespace, CRD or PersistentVolumeClaim, nor anything with --keep-created', () => {
     const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', uid: 'ns' } };
-    const pvc: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'shop', uid: 'pvc' } };
-    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com', uid: 'crd' } };
+    const pvc: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data', namespace: 'shop', uid: 'pvc' },
+    };
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'x.example.com', uid: 'crd' },
+    };
     const failing = planned(undefined, webApplied, 'failed');
-    const steps = planRestore([planned(undefined, namespace), planned(undefined, pvc), planned(undefined, crd), failing], 'all', { keepCreated: false });
+    const steps = planRestore(
+      [planned(undefined, namespace), planned(undefined, pvc), planned(undefined, crd), failing],
+      'all',
+      { keepCreated: false },
+    );
     expect(steps.map((step) => (step.action === 'keep' ? step.reason : step.action))).toEqual([
       'delete',
       'protected-kind',
@@ -103,7 +150,10 @@ describe('planRestore', () => {
 
   it('never writes an object someone else changed while kguard watched', () => {
     const steps = planRestore(
-      [planned(web, { ...webApplied, spec: {} }, 'conflict'), planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed')],
+      [
+        planned(web, { ...webApplied, spec: {} }, 'conflict'),
+        planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed'),
+      ],
       'all',
       { keepCreated: false },
     );
@@ -114,12 +164,36 @@ describe('planRestore', () => {
   });
 
   it('groups the restore in phases: definitions, configuration, workloads, then deletes of workloads before the rest', () => {
-    const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', uid: 'ns', labels: { team: 'a' } } };
-    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com', uid: 'crd' } };
-    const widget: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'shop', uid: 'w' }, spec: { size: 1 } };
-    const job: KubeObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'job' } };
-    const service: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop', uid: 'svc' } };
-    const changed = (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, labels: { changed: 'yes' } } });
+    const namespace: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'shop', uid: 'ns', labels: { team: 'a' } },
+    };
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'x.example.com', uid: 'crd' },
+    };
+    const widget: KubeObject = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'shop', uid: 'w' },
+      spec: { size: 1 },
+    };
+    const job: KubeObject = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'migrate', namespace: 'shop', uid: 'job' },
+    };
+    const service: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'shop', uid: 'svc' },
+    };
+    const changed = (object: KubeObject) => ({
+      ...object,
+      metadata: { ...object.metadata, labels: { changed: 'yes' } },
+    });
     const steps = planRestore(
       [
         planned(web, changed(web), 'failed'),
@@ -133,7 +207,9 @@ describe('planRestore', () => {
       'all',
       { keepCreated: false },
     );
-    expect(restorePhases(steps).map((phase) => phase.map((step) => `${phaseOf(step)}: ${step.ref.kind} ${step.action}`))).toEqual([
+    expect(
+      restorePhases(steps).map((phase) => phase.map((step) => `${phaseOf(step)}: ${step.ref.kind} ${step.action}`)),
+    ).toEqual([
       ['definitions: Namespace put-back', 'definitions: CustomResourceDefinition put-back'],
       ['configuration: Widget put-back', 'configuration: ConfigMap put-back'],
       ['workloads: Deployment put-back'],
@@ -145,12 +221,33 @@ describe('planRestore', () => {
   });
 
   it('undoes an apply made in phases the last phase first, each phase in its own order', () => {
-    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com', uid: 'crd' } };
-    const widget: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'shop', uid: 'w' }, spec: { size: 1 } };
-    const job: KubeObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'job' } };
-    const changed = (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, labels: { changed: 'yes' } } });
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'x.example.com', uid: 'crd' },
+    };
+    const widget: KubeObject = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'shop', uid: 'w' },
+      spec: { size: 1 },
+    };
+    const job: KubeObject = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'migrate', namespace: 'shop', uid: 'job' },
+    };
+    const changed = (object: KubeObject) => ({
+      ...object,
+      metadata: { ...object.metadata, labels: { changed: 'yes' } },
+    });
     const steps = planRestore(
-      [planned(crd, changed(crd)), planned(undefined, job), planned(web, changed(web), 'failed'), planned(widget, changed(widget))],
+      [
+        planned(crd, changed(crd)),
+        planned(undefined, job),
+        planned(web, changed(web), 'failed'),
+        planned(widget, changed(widget)),
+      ],
       'all',
       { keepCreated: false },
     );
@@ -161,7 +258,11 @@ describe('planRestore', () => {
       ['apps/Deployment/shop/web', 2],
       ['example.com/Widget/shop/w', 2],
     ]);
-    expect(restorePhases(steps, stages).map((phase) => phase.map((step) => `${phaseOf(step)}: ${step.ref.kind} ${step.action}`))).toEqual([
+    expect(
+      restorePhases(steps, stages).map((phase) =>
+        phase.map((step) => `${phaseOf(step)}: ${step.ref.kind} ${step.action}`),
+      ),
+    ).toEqual([
       ['configuration: Widget put-back'],
       ['workloads: Deployment put-back'],
       ['delete workloads: Job delete'],
@@ -170,21 +271,33 @@ describe('planRestore', () => {
   });
 
   it('creates again an object the apply deleted (--prune)', () => {
-    const steps = planRestore([planned(configMap({ a: '1' }), undefined), planned(web, { ...webApplied, spec: {} }, 'failed')], 'all', { keepCreated: false });
-    expect(steps[0]).toMatchObject({ action: 'recreate', before: configMap({ a: '1' }), copy: { metadata: { name: 'settings', namespace: 'shop' }, data: { a: '1' } } });
+    const steps = planRestore(
+      [planned(configMap({ a: '1' }), undefined), planned(web, { ...webApplied, spec: {} }, 'failed')],
+      'all',
+      { keepCreated: false },
+    );
+    expect(steps[0]).toMatchObject({
+      action: 'recreate',
+      before: configMap({ a: '1' }),
+      copy: { metadata: { name: 'settings', namespace: 'shop' }, data: { a: '1' } },
+    });
     expect(steps[0]).not.toHaveProperty('copy.metadata.uid');
   });
 
   it('with --rollback none keeps everything and says how to restore it by hand', () => {
-    const [step] = planRestore([planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed')], 'none', { keepCreated: false });
+    const [step] = planRestore([planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed')], 'none', {
+      keepCreated: false,
+    });
     expect(step).toMatchObject({ action: 'keep', reason: 'no-rollback' });
-    expect(manualRestore(step!).commands((args) => ['kubectl', ...args].join(' '), '/tmp/k/configmap-shop-settings.json')).toEqual([
-      'kubectl replace -f /tmp/k/configmap-shop-settings.json',
-    ]);
+    expect(
+      manualRestore(step!).commands((args) => ['kubectl', ...args].join(' '), '/tmp/k/configmap-shop-settings.json'),
+    ).toEqual(['kubectl replace -f /tmp/k/configmap-shop-settings.json']);
   });
 
   it('gives the exact delete command for a created object that is kept', () => {
     const [step] = planRestore([planned(undefined, webApplied, 'failed')], 'all', { keepCreated: true });
-    expect(manualRestore(step!).commands((args) => ['kubectl', ...args].join(' '))).toEqual(['kubectl delete deployment.apps/web -n shop']);
+    expect(manualRestore(step!).commands((args) => ['kubectl', ...args].join(' '))).toEqual([
+      'kubectl delete deployment.apps/web -n shop',
+    ]);
   });
 });

@@ -57,13 +57,25 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
     }
   }
 
-  const conflict = (message: string): WriteResult => ({ ok: false, conflict: true, notFound: false, message, stderr: '' });
+  const conflict = (message: string): WriteResult => ({
+    ok: false,
+    conflict: true,
+    notFound: false,
+    message,
+    stderr: '',
+  });
 
   /** What the API server does with a write: the writer owns what it changed (apimachinery fieldmanager). */
   function store(object: KubeObject, current: KubeObject | undefined): KubeObject {
     const stored = structuredClone(object);
-    const contentMoved = current !== undefined && JSON.stringify(withoutServerFields(current)) !== JSON.stringify(withoutServerFields(object));
-    if (contentMoved) stored.metadata.managedFields = [...(object.metadata.managedFields ?? []), { manager: 'kguard-restore', operation: 'Update' }];
+    const contentMoved =
+      current !== undefined &&
+      JSON.stringify(withoutServerFields(current)) !== JSON.stringify(withoutServerFields(object));
+    if (contentMoved)
+      stored.metadata.managedFields = [
+        ...(object.metadata.managedFields ?? []),
+        { manager: 'kguard-restore', operation: 'Update' },
+      ];
     stored.metadata.resourceVersion = String((version += 1));
     stored.metadata.uid ??= current?.metadata.uid ?? `uid-${version}`;
     live.set(keyOfObject(stored), stored);
@@ -79,19 +91,25 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
   const kubectl: RestoreDeps['kubectl'] = {
     commandLine: (args) => ['kubectl', ...args].join(' '),
     apiResources: () =>
-      call('apiResources', '', () =>
-        new Map([
-          ['/ConfigMap', { name: 'configmaps', namespaced: true }],
-          ['/Service', { name: 'services', namespaced: true }],
-          ['apps/Deployment', { name: 'deployments', namespaced: true }],
-          ['/Namespace', { name: 'namespaces', namespaced: false }],
-        ]),
+      call(
+        'apiResources',
+        '',
+        () =>
+          new Map([
+            ['/ConfigMap', { name: 'configmaps', namespaced: true }],
+            ['/Service', { name: 'services', namespaced: true }],
+            ['apps/Deployment', { name: 'deployments', namespaced: true }],
+            ['/Namespace', { name: 'namespaces', namespaced: false }],
+          ]),
       ),
     listObjects: (namespace, types) =>
       call('listObjects', namespace, () => {
-        if (failingLists.has(namespace)) throw new Error(`kubectl could not read ${types.join(', ')} in namespace ${namespace}`);
+        if (failingLists.has(namespace))
+          throw new Error(`kubectl could not read ${types.join(', ')} in namespace ${namespace}`);
         const kinds = new Set(types.map((type) => type.split('.')[0]));
-        return [...live.values()].filter((object) => (object.metadata.namespace ?? '') === namespace && kinds.has(object.kind)).map((object) => structuredClone(object));
+        return [...live.values()]
+          .filter((object) => (object.metadata.namespace ?? '') === namespace && kinds.has(object.kind))
+          .map((object) => structuredClone(object));
       }),
     getObject: (type, namespace, name) =>
       call('getObject', name, () => {
@@ -103,13 +121,17 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
         hook(object);
         const current = live.get(keyOfObject(object));
         if (!current) return { ok: false, conflict: false, notFound: true, message: 'not found', stderr: '' };
-        if (object.metadata.resourceVersion !== current.metadata.resourceVersion) return conflict('the object has been modified; please apply your changes to the latest version and try again');
+        if (object.metadata.resourceVersion !== current.metadata.resourceVersion)
+          return conflict(
+            'the object has been modified; please apply your changes to the latest version and try again',
+          );
         return { ok: true, object: store(object, current) };
       }),
     create: (object) =>
       call('create', object.metadata.name, () => {
         hook(object);
-        if (live.has(keyOfObject(object))) return { ok: false, conflict: true, notFound: false, message: 'already exists', stderr: '' };
+        if (live.has(keyOfObject(object)))
+          return { ok: false, conflict: true, notFound: false, message: 'already exists', stderr: '' };
         return { ok: true, object: store(object, undefined) };
       }),
     deleteExact: (path, preconditions) =>
@@ -118,7 +140,11 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
         const current = live.get(keyOf(kind, namespace, name));
         if (!current) return { ok: false, conflict: false, notFound: true, message: 'not found', stderr: '' };
         if (current.metadata.uid !== preconditions.uid) return conflict('Precondition failed: UID in precondition');
-        if (preconditions.resourceVersion !== undefined && current.metadata.resourceVersion !== preconditions.resourceVersion) return conflict('the ResourceVersion in the precondition does not match');
+        if (
+          preconditions.resourceVersion !== undefined &&
+          current.metadata.resourceVersion !== preconditions.resourceVersion
+        )
+          return conflict('the ResourceVersion in the precondition does not match');
         live.delete(keyOf(kind, namespace, name));
         return { ok: true };
       }),
@@ -134,7 +160,8 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
     peak(method) {
       const chosen = calls.filter((entry) => method === undefined || entry.method === method);
       let peak = 0;
-      for (const entry of chosen) peak = Math.max(peak, chosen.filter((other) => other.start <= entry.start && other.end > entry.start).length);
+      for (const entry of chosen)
+        peak = Math.max(peak, chosen.filter((other) => other.start <= entry.start && other.end > entry.start).length);
       return peak;
     },
     beforeWrite: (name, change) => hooks.set(name, change),
@@ -158,5 +185,10 @@ function parsePath(path: string): { kind: string; namespace: string; name: strin
 }
 
 export function refOfObject(object: KubeObject): ObjectRef {
-  return { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name };
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace ?? '',
+    name: object.metadata.name,
+  };
 }

@@ -9,15 +9,34 @@ import { executeRestore } from '../../src/restore/restore.js';
 import { FakeClock, RecordingReporter } from '../fakes.js';
 import { refOfObject, restoreCluster, type Call, type RestoreCluster } from './restore-cluster.js';
 
-const OWNERS = [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} }];
+const OWNERS = [
+  {
+    manager: 'kubectl-client-side-apply',
+    operation: 'Update',
+    apiVersion: 'v1',
+    time: '2026-01-01T00:00:00Z',
+    fieldsType: 'FieldsV1',
+    fieldsV1: {},
+  },
+];
 let uid = 0;
 
 function configMap(name: string, value: string, namespace = 'shop'): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, uid: `uid-${name}-${namespace}`, resourceVersion: '1', managedFields: OWNERS }, data: { value } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, uid: `uid-${name}-${namespace}`, resourceVersion: '1', managedFields: OWNERS },
+    data: { value },
+  };
 }
 
 function service(name: string, port: number, namespace = 'shop'): KubeObject {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace, uid: `uid-${name}-${namespace}`, resourceVersion: '1', managedFields: OWNERS }, spec: { ports: [{ port }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace, uid: `uid-${name}-${namespace}`, resourceVersion: '1', managedFields: OWNERS },
+    spec: { ports: [{ port }] },
+  };
 }
 
 function deployment(name: string, image: string, namespace = 'shop'): KubeObject {
@@ -30,7 +49,11 @@ function deployment(name: string, image: string, namespace = 'shop'): KubeObject
 }
 
 function namespaceObject(name: string, team: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, uid: `uid-ns-${name}`, resourceVersion: '1', labels: { team }, managedFields: OWNERS } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, uid: `uid-ns-${name}`, resourceVersion: '1', labels: { team }, managedFields: OWNERS },
+  };
 }
 
 /** The object as the apply left it: `change` applied, a new resourceVersion. */
@@ -42,32 +65,51 @@ function applied(before: KubeObject, change: (object: KubeObject) => void): Kube
 }
 
 /** A cluster holding the applied objects, and what the plan undoes: every object failed (the apply is one unit). */
-function scenario(changes: Array<{ before?: KubeObject; after: KubeObject }>): { cluster: RestoreCluster; planned: PlannedObject[] } {
+function scenario(changes: Array<{ before?: KubeObject; after: KubeObject }>): {
+  cluster: RestoreCluster;
+  planned: PlannedObject[];
+} {
   const cluster = restoreCluster(changes.map(({ after }) => after));
-  const planned = changes.map(({ before, after }): PlannedObject => ({
-    ref: refOfObject(after),
-    change: changeOf(before, after),
-    verdict: 'failed',
-  }));
+  const planned = changes.map(
+    ({ before, after }): PlannedObject => ({
+      ref: refOfObject(after),
+      change: changeOf(before, after),
+      verdict: 'failed',
+    }),
+  );
   return { cluster, planned };
 }
 
 async function restore(cluster: RestoreCluster, planned: PlannedObject[]) {
   const reporter = new RecordingReporter();
   const steps = planRestore(planned, 'all', { keepCreated: false });
-  const results = await executeRestore(steps, { deadlineMs: 60_000 }, {
-    kubectl: cluster.kubectl,
-    clock: new FakeClock(),
-    reporter,
-    keepCopy: async (ref) => `/private/${ref.kind}-${ref.name}.json`,
-  });
+  const results = await executeRestore(
+    steps,
+    { deadlineMs: 60_000 },
+    {
+      kubectl: cluster.kubectl,
+      clock: new FakeClock(),
+      reporter,
+      keepCopy: async (ref) => `/private/${ref.kind}-${ref.name}.json`,
+    },
+  );
   return { results, reporter, steps };
 }
 
-const changedConfig = (before: KubeObject) => applied(before, (object) => ((object as unknown as { data: Record<string, string> }).data = { value: 'two' }));
-const changedService = (before: KubeObject) => applied(before, (object) => ((object as unknown as { spec: { ports: Array<{ port: number }> } }).spec.ports = [{ port: 8080 }]));
+const changedConfig = (before: KubeObject) =>
+  applied(before, (object) => ((object as unknown as { data: Record<string, string> }).data = { value: 'two' }));
+const changedService = (before: KubeObject) =>
+  applied(
+    before,
+    (object) => ((object as unknown as { spec: { ports: Array<{ port: number }> } }).spec.ports = [{ port: 8080 }]),
+  );
 const changedImage = (before: KubeObject) =>
-  applied(before, (object) => ((object as unknown as { spec: { template: { spec: { containers: Array<{ image: string }> } } } }).spec.template.spec.containers[0]!.image = 'xxxxxnginx:1.17'));
+  applied(
+    before,
+    (object) =>
+      ((object as unknown as { spec: { template: { spec: { containers: Array<{ image: string }> } } } }).spec.template
+        .spec.containers[0]!.image = 'xxxxxnginx:1.17'),
+  );
 
 const writesOf = (calls: Call[], names: (name: string) => boolean) =>
   calls.filter((call) => (call.method === 'replace' || call.method === 'create') && names(call.target));
@@ -90,7 +132,10 @@ describe('executeRestore, in phases', () => {
     const created = [configMap('fresh-config', 'new'), deployment('fresh', 'nginx:1.26')];
     const { cluster, planned } = scenario([
       { before: namespace, after: applied(namespace, (object) => (object.metadata.labels = { team: 'two' })) },
-      ...configs.map((before) => ({ before, after: before.kind === 'Service' ? changedService(before) : changedConfig(before) })),
+      ...configs.map((before) => ({
+        before,
+        after: before.kind === 'Service' ? changedService(before) : changedConfig(before),
+      })),
       ...workloads.map((before) => ({ before, after: changedImage(before) })),
       ...created.map((after) => ({ after })),
     ]);
@@ -105,14 +150,31 @@ describe('executeRestore, in phases', () => {
     // Each put back twice: its values, then its field owners.
     expect(configWrites).toHaveLength(6);
     expect(workloadWrites).toHaveLength(4);
-    expect(Math.max(...namespaceWrites.map((call) => call.end))).toBeLessThan(Math.min(...configWrites.map((call) => call.start)));
-    expect(Math.max(...configWrites.map((call) => call.end))).toBeLessThan(Math.min(...workloadWrites.map((call) => call.start)));
+    expect(Math.max(...namespaceWrites.map((call) => call.end))).toBeLessThan(
+      Math.min(...configWrites.map((call) => call.start)),
+    );
+    expect(Math.max(...configWrites.map((call) => call.end))).toBeLessThan(
+      Math.min(...workloadWrites.map((call) => call.start)),
+    );
     expect(deletes.map((call) => call.target).sort()).toEqual(['fresh', 'fresh-config']);
-    expect(Math.max(...workloadWrites.map((call) => call.end))).toBeLessThan(Math.min(...deletes.map((call) => call.start)));
+    expect(Math.max(...workloadWrites.map((call) => call.end))).toBeLessThan(
+      Math.min(...deletes.map((call) => call.start)),
+    );
     // The created workload goes before the configuration it may read.
-    expect(deletes.find((call) => call.target === 'fresh')!.end).toBeLessThan(deletes.find((call) => call.target === 'fresh-config')!.start);
+    expect(deletes.find((call) => call.target === 'fresh')!.end).toBeLessThan(
+      deletes.find((call) => call.target === 'fresh-config')!.start,
+    );
 
-    expect([...results.values()].map((result) => result.status).sort()).toEqual(['deleted', 'deleted', 'restored', 'restored', 'restored', 'restored', 'restored', 'restored']);
+    expect([...results.values()].map((result) => result.status).sort()).toEqual([
+      'deleted',
+      'deleted',
+      'restored',
+      'restored',
+      'restored',
+      'restored',
+      'restored',
+      'restored',
+    ]);
     expectRestored(cluster, [namespace, ...configs, ...workloads]);
     expect(cluster.live.has('ConfigMap/shop/fresh-config')).toBe(false);
     expect(cluster.live.has('Deployment/shop/fresh')).toBe(false);
@@ -121,13 +183,22 @@ describe('executeRestore, in phases', () => {
   it('restores the objects of a phase at once: more than one write in flight', async () => {
     const configs = Array.from({ length: 8 }, (_, index) => configMap(`config-${index}`, 'one'));
     const workloads = Array.from({ length: 4 }, (_, index) => deployment(`app-${index}`, 'nginx:1.25'));
-    const { cluster, planned } = scenario([...configs.map((before) => ({ before, after: changedConfig(before) })), ...workloads.map((before) => ({ before, after: changedImage(before) }))]);
+    const { cluster, planned } = scenario([
+      ...configs.map((before) => ({ before, after: changedConfig(before) })),
+      ...workloads.map((before) => ({ before, after: changedImage(before) })),
+    ]);
     const { results } = await restore(cluster, planned);
 
     expect(cluster.peak('replace')).toBeGreaterThan(1);
     // Within the workload phase too.
     const workloadWrites = writesOf(cluster.calls, (name) => name.startsWith('app-'));
-    expect(Math.max(...workloadWrites.map((write) => workloadWrites.filter((other) => other.start <= write.start && other.end > write.start).length))).toBeGreaterThan(1);
+    expect(
+      Math.max(
+        ...workloadWrites.map(
+          (write) => workloadWrites.filter((other) => other.start <= write.start && other.end > write.start).length,
+        ),
+      ),
+    ).toBeGreaterThan(1);
     expect([...results.values()].every((result) => result.status === 'restored')).toBe(true);
     expectRestored(cluster, [...configs, ...workloads]);
   });
@@ -138,12 +209,27 @@ describe('executeRestore, in phases', () => {
       service('web', 80, namespace),
       deployment('web', 'nginx:1.25', namespace),
     ]);
-    const { cluster, planned } = scenario(objects.map((before) => ({ before, after: before.kind === 'Deployment' ? changedImage(before) : before.kind === 'Service' ? changedService(before) : changedConfig(before) })));
+    const { cluster, planned } = scenario(
+      objects.map((before) => ({
+        before,
+        after:
+          before.kind === 'Deployment'
+            ? changedImage(before)
+            : before.kind === 'Service'
+              ? changedService(before)
+              : changedConfig(before),
+      })),
+    );
     const { reporter } = await restore(cluster, planned);
 
     const reads = cluster.calls.filter((call) => call.method === 'listObjects' || call.method === 'getObject');
     // Configuration, then workloads: two namespaces each.
-    expect(reads.map((call) => `${call.method} ${call.target}`).sort()).toEqual(['listObjects blog', 'listObjects blog', 'listObjects shop', 'listObjects shop']);
+    expect(reads.map((call) => `${call.method} ${call.target}`).sort()).toEqual([
+      'listObjects blog',
+      'listObjects blog',
+      'listObjects shop',
+      'listObjects shop',
+    ]);
     expect(cluster.calls.filter((call) => call.method === 'apiResources')).toHaveLength(1);
     // One event per object.
     expect(reporter.events.filter((event) => event.kind === 'restored')).toHaveLength(objects.length);
@@ -156,7 +242,9 @@ describe('executeRestore, in phases', () => {
     cluster.failListsOf('blog');
     const { results } = await restore(cluster, planned);
 
-    expect(cluster.calls.filter((call) => call.method === 'getObject').map((call) => call.target)).toEqual(['config-0']);
+    expect(cluster.calls.filter((call) => call.method === 'getObject').map((call) => call.target)).toEqual([
+      'config-0',
+    ]);
     expect([...results.values()].map((result) => result.status)).toEqual(['restored', 'restored']);
     expectRestored(cluster, objects);
   });
@@ -172,7 +260,9 @@ describe('executeRestore, when writes race', () => {
     });
     const { results } = await restore(cluster, planned);
 
-    expect(cluster.calls.filter((call) => call.method === 'getObject').map((call) => call.target)).toEqual(['config-2']);
+    expect(cluster.calls.filter((call) => call.method === 'getObject').map((call) => call.target)).toEqual([
+      'config-2',
+    ]);
     expect(cluster.calls.filter((call) => call.method === 'listObjects')).toHaveLength(1);
     expect(results.get('/ConfigMap/shop/config-2')).toMatchObject({ status: 'restored', differences: [] });
     expectRestored(cluster, configs);
@@ -184,11 +274,14 @@ describe('executeRestore, when writes race', () => {
     // Eight status writes in a row land between kguard's look and its write (a controller under
     // load): each PUT answers 409, the content never changes. A fixed number of looks gives up.
     cluster.beforeWrite('config-1', (_object, writesBefore) => {
-      if (writesBefore < 8) cluster.live.get('ConfigMap/shop/config-1')!.metadata.resourceVersion = String(6000 + writesBefore);
+      if (writesBefore < 8)
+        cluster.live.get('ConfigMap/shop/config-1')!.metadata.resourceVersion = String(6000 + writesBefore);
     });
     const { results } = await restore(cluster, planned);
 
-    expect(cluster.calls.filter((call) => call.method === 'getObject' && call.target === 'config-1').length).toBeGreaterThanOrEqual(8);
+    expect(
+      cluster.calls.filter((call) => call.method === 'getObject' && call.target === 'config-1').length,
+    ).toBeGreaterThanOrEqual(8);
     expect(results.get('/ConfigMap/shop/config-1')).toMatchObject({ status: 'restored', differences: [] });
     expectRestored(cluster, configs);
   });
@@ -199,12 +292,22 @@ describe('executeRestore, when writes race', () => {
     cluster.beforeWrite('config-1', (_object, writesBefore) => {
       if (writesBefore > 0) return;
       const live = cluster.live.get('ConfigMap/shop/config-1')!;
-      cluster.live.set('ConfigMap/shop/config-1', { ...live, metadata: { ...live.metadata, resourceVersion: '6000' }, data: { value: 'theirs' } } as KubeObject);
+      cluster.live.set('ConfigMap/shop/config-1', {
+        ...live,
+        metadata: { ...live.metadata, resourceVersion: '6000' },
+        data: { value: 'theirs' },
+      } as KubeObject);
     });
     const { results, reporter } = await restore(cluster, planned);
 
-    expect((cluster.live.get('ConfigMap/shop/config-1') as unknown as { data: unknown }).data).toEqual({ value: 'theirs' });
-    expect(results.get('/ConfigMap/shop/config-1')).toMatchObject({ status: 'kept', reason: 'conflict', copyFile: '/private/ConfigMap-config-1.json' });
+    expect((cluster.live.get('ConfigMap/shop/config-1') as unknown as { data: unknown }).data).toEqual({
+      value: 'theirs',
+    });
+    expect(results.get('/ConfigMap/shop/config-1')).toMatchObject({
+      status: 'kept',
+      reason: 'conflict',
+      copyFile: '/private/ConfigMap-config-1.json',
+    });
     const kept = reporter.events.find((event) => event.kind === 'restore-kept');
     expect(kept).toMatchObject({ object: { name: 'config-1' }, reason: 'conflict' });
     expect(kept && 'commands' in kept ? kept.commands : []).toEqual([
@@ -212,8 +315,13 @@ describe('executeRestore, when writes race', () => {
       'kubectl replace -f /private/ConfigMap-config-1.json    # only if you decide the pre-apply copy should win',
     ]);
     // Only that object was read again; the others are back.
-    expect(cluster.calls.filter((call) => call.method === 'getObject').map((call) => call.target)).toEqual(['config-1']);
-    expectRestored(cluster, configs.filter((config) => config.metadata.name !== 'config-1'));
+    expect(cluster.calls.filter((call) => call.method === 'getObject').map((call) => call.target)).toEqual([
+      'config-1',
+    ]);
+    expectRestored(
+      cluster,
+      configs.filter((config) => config.metadata.name !== 'config-1'),
+    );
   });
 
   it("keeps someone else's change the phase's list already shows, without writing it", async () => {
@@ -225,20 +333,31 @@ describe('executeRestore, when writes race', () => {
 
     expect(writesOf(cluster.calls, (name) => name === 'config-0')).toEqual([]);
     expect(results.get('/ConfigMap/shop/config-0')).toMatchObject({ status: 'kept', reason: 'conflict' });
-    expect((cluster.live.get('ConfigMap/shop/config-0') as unknown as { data: unknown }).data).toEqual({ value: 'theirs' });
+    expect((cluster.live.get('ConfigMap/shop/config-0') as unknown as { data: unknown }).data).toEqual({
+      value: 'theirs',
+    });
   });
 });
 
 describe('executeRestore, what the API server refuses to take back', () => {
-  const immutable = (before: KubeObject) => applied(before, (object) => Object.assign(object, { immutable: true, data: { value: 'two' } }));
+  const immutable = (before: KubeObject) =>
+    applied(before, (object) => Object.assign(object, { immutable: true, data: { value: 'two' } }));
 
   it('deletes an immutable ConfigMap by uid and resourceVersion, then creates its pre-apply copy with its field owners', async () => {
     const before = configMap('settings', 'one');
     const { cluster, planned } = scenario([{ before, after: immutable(before) }]);
     const { results, reporter } = await restore(cluster, planned);
 
-    expect(cluster.calls.filter((call) => call.target === 'settings').map((call) => call.method)).toEqual(['deleteExact', 'create', 'replace']);
-    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({ status: 'replaced', differences: [], notes: [expect.stringMatching(/immutable: true cannot be undone/)] });
+    expect(cluster.calls.filter((call) => call.target === 'settings').map((call) => call.method)).toEqual([
+      'deleteExact',
+      'create',
+      'replace',
+    ]);
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({
+      status: 'replaced',
+      differences: [],
+      notes: [expect.stringMatching(/immutable: true cannot be undone/)],
+    });
     expect(reporter.events.find((event) => event.kind === 'restored')).toMatchObject({ action: 'replaced' });
     const live = cluster.live.get('ConfigMap/shop/settings')!;
     expect(live.metadata.uid).not.toBe(before.metadata.uid);
@@ -253,7 +372,11 @@ describe('executeRestore, what the API server refuses to take back', () => {
     cluster.live.set('ConfigMap/shop/settings', { ...live, metadata: { ...live.metadata, labels: { owner: 'them' } } });
     const { results } = await restore(cluster, planned);
 
-    expect(cluster.calls.filter((call) => call.method === 'deleteExact' || call.method === 'create' || call.method === 'replace')).toEqual([]);
+    expect(
+      cluster.calls.filter(
+        (call) => call.method === 'deleteExact' || call.method === 'create' || call.method === 'replace',
+      ),
+    ).toEqual([]);
     expect(results.get('/ConfigMap/shop/settings')).toMatchObject({
       status: 'kept',
       reason: 'conflict',
@@ -276,7 +399,16 @@ describe('executeRestore, what the API server refuses to take back', () => {
       cluster.live.get('ConfigMap/shop/settings')!.metadata.resourceVersion = '7000';
       return objects;
     };
-    const results = await executeRestore(steps, { deadlineMs: 60_000 }, { kubectl: cluster.kubectl, clock: new FakeClock(), reporter: new RecordingReporter(), keepCopy: async (ref) => `/private/${ref.name}.json` });
+    const results = await executeRestore(
+      steps,
+      { deadlineMs: 60_000 },
+      {
+        kubectl: cluster.kubectl,
+        clock: new FakeClock(),
+        reporter: new RecordingReporter(),
+        keepCopy: async (ref) => `/private/${ref.name}.json`,
+      },
+    );
     expect(results.get('/ConfigMap/shop/settings')).toMatchObject({ status: 'kept', reason: 'conflict' });
     expect(cluster.live.get('ConfigMap/shop/settings')).toMatchObject({ immutable: true, data: { value: 'two' } });
   });

@@ -10,8 +10,18 @@ import { FakeClock, ManualClock, RecordingReporter } from '../fakes.js';
 import { pod } from '../fixtures/load.js';
 import { fakeCluster, type FakeCluster } from './fake-kubectl.js';
 
-const configBefore: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop', uid: 'cm-uid', resourceVersion: '7' }, data: { mode: 'old' } };
-const configAfter: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { mode: 'new' } };
+const configBefore: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'shop', uid: 'cm-uid', resourceVersion: '7' },
+  data: { mode: 'old' },
+};
+const configAfter: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'shop' },
+  data: { mode: 'new' },
+};
 /** A bare Pod whose image does not exist: the kubelet's ErrImagePull with the registry's "not found". */
 function doomedPod(): KubeObject {
   const fixture = pod('err-image-pull-not-found') as unknown as KubeObject;
@@ -77,7 +87,9 @@ describe('runApply', () => {
     const cluster = fakeCluster([configBefore], [configBefore]);
     const result = await runApply({ ...options, journal: true }, depsFor(cluster));
     expect(exitCodeFor(result)).toBe(0);
-    expect(cluster.calls.filter((call) => ['create', 'replace', 'deleteExact', 'listLabelled'].includes(call))).toEqual([]);
+    expect(cluster.calls.filter((call) => ['create', 'replace', 'deleteExact', 'listLabelled'].includes(call))).toEqual(
+      [],
+    );
   });
 
   it('takes its leases and writes its journal when the apply changes something, and lets both go at the end', async () => {
@@ -88,7 +100,9 @@ describe('runApply', () => {
     // One Lease (one namespace) and the journal; one list of the namespace's Leases.
     expect(cluster.calls.filter((call) => call === 'create')).toHaveLength(2);
     expect(cluster.calls.filter((call) => call === 'listCollection')).toHaveLength(1);
-    expect([...cluster.live.values()].filter((object) => object.kind === 'Lease' || object.kind === 'Secret')).toEqual([]);
+    expect([...cluster.live.values()].filter((object) => object.kind === 'Lease' || object.kind === 'Secret')).toEqual(
+      [],
+    );
     // Every kubectl process is counted, the end's deletes included.
     expect(result.kubectlProcesses).toBe(cluster.kubectl.spawned);
   });
@@ -96,11 +110,20 @@ describe('runApply', () => {
   it('keeps a successful run in the history (--history): one more Secret, the record of what it changed', async () => {
     const cluster = fakeCluster([configBefore], [configAfter]);
     const reporter = new RecordingReporter();
-    const result = await runApply({ ...options, journal: true, history: 10 }, { ...depsFor(cluster, reporter), clock: new ManualClock() });
+    const result = await runApply(
+      { ...options, journal: true, history: 10 },
+      { ...depsFor(cluster, reporter), clock: new ManualClock() },
+    );
     expect(exitCodeFor(result)).toBe(0);
     const kept = [...cluster.live.values()].filter((object) => object.kind === 'Secret');
     expect(kept.map((secret) => secret.metadata.labels?.['kguard.dev/history'])).toEqual(['v1']);
-    expect(readHistorySecret(kept[0]!).objects.map(({ ref, change, before }) => [ref.name, change, (before?.['data'] as { mode?: string } | undefined)?.mode])).toEqual([['settings', 'configured', 'old']]);
+    expect(
+      readHistorySecret(kept[0]!).objects.map(({ ref, change, before }) => [
+        ref.name,
+        change,
+        (before?.['data'] as { mode?: string } | undefined)?.mode,
+      ]),
+    ).toEqual([['settings', 'configured', 'old']]);
     expect(reporter.kinds()).toContain('history-kept');
   });
 
@@ -115,18 +138,30 @@ describe('runApply', () => {
       env: { KUBECONFIG: '/tmp/kubeconfig' },
       report: () => '{}',
     };
-    const result = await runApply({ ...options, verifyCommands: ['./smoke.sh', 'never-run'] }, { ...depsFor(cluster), verify });
+    const result = await runApply(
+      { ...options, verifyCommands: ['./smoke.sh', 'never-run'] },
+      { ...depsFor(cluster), verify },
+    );
     expect(exitCodeFor(result)).toBe(3);
     expect(result.outcome).toBe('rolled-back');
     expect(cluster.live.get('/ConfigMap/shop/settings')?.['data']).toEqual({ mode: 'old' });
     // The first failure stops the rest; the command learns the run.
     expect(commands.map(({ command }) => command)).toEqual(['./smoke.sh']);
-    expect(commands[0]!.env).toMatchObject({ KUBECONFIG: '/tmp/kubeconfig', KGUARD_NAMESPACE: 'shop', KGUARD_PHASE: 'verify', KGUARD_REPORT: expect.stringMatching(/report\.json$/) });
-    expect(result.verification?.checks).toEqual([expect.objectContaining({ passed: false, exitCode: 2, lines: ['checkout: 502'] })]);
+    expect(commands[0]!.env).toMatchObject({
+      KUBECONFIG: '/tmp/kubeconfig',
+      KGUARD_NAMESPACE: 'shop',
+      KGUARD_PHASE: 'verify',
+      KGUARD_REPORT: expect.stringMatching(/report\.json$/),
+    });
+    expect(result.verification?.checks).toEqual([
+      expect.objectContaining({ passed: false, exitCode: 2, lines: ['checkout: 502'] }),
+    ]);
 
     const doomed = fakeCluster([configBefore], [configAfter, doomedPod()]);
     commands.length = 0;
-    expect(exitCodeFor(await runApply({ ...options, verifyCommands: ['./smoke.sh'] }, { ...depsFor(doomed), verify }))).toBe(3);
+    expect(
+      exitCodeFor(await runApply({ ...options, verifyCommands: ['./smoke.sh'] }, { ...depsFor(doomed), verify })),
+    ).toBe(3);
     expect(commands).toEqual([]);
   });
 
@@ -138,10 +173,13 @@ describe('runApply', () => {
   });
 });
 
-describe('the API server\'s warnings', () => {
+describe("the API server's warnings", () => {
   it('are said once, before the apply, from the server dry run', async () => {
-    const warning = 'Warning: autoscaling/v2beta2 HorizontalPodAutoscaler is deprecated in v1.23+, unavailable in v1.26+; use autoscaling/v2 HorizontalPodAutoscaler';
-    const cluster = fakeCluster([configBefore], [configAfter], { warnings: `${warning}\n${warning}\nI1203 12:00:00.000000 1 request.go:700] Waited for 1.0s due to client-side throttling\n` });
+    const warning =
+      'Warning: autoscaling/v2beta2 HorizontalPodAutoscaler is deprecated in v1.23+, unavailable in v1.26+; use autoscaling/v2 HorizontalPodAutoscaler';
+    const cluster = fakeCluster([configBefore], [configAfter], {
+      warnings: `${warning}\n${warning}\nI1203 12:00:00.000000 1 request.go:700] Waited for 1.0s due to client-side throttling\n`,
+    });
     const reporter = new RecordingReporter();
     await runApply(options, depsFor(cluster, reporter));
     const said = reporter.events.filter((event) => event.kind === 'kubectl-warnings');
@@ -155,7 +193,10 @@ describe('announce', () => {
     for (const dryRun of [undefined, 'server'] as const) {
       const cluster = fakeCluster([configBefore], [configAfter]);
       const announced: string[] = [];
-      const result = await runApply({ ...options, dryRun }, { ...depsFor(cluster), announce: (known) => announced.push(known.outcome) });
+      const result = await runApply(
+        { ...options, dryRun },
+        { ...depsFor(cluster), announce: (known) => announced.push(known.outcome) },
+      );
       expect(announced).toEqual([result.outcome]);
     }
   });
@@ -165,7 +206,9 @@ describe('before the apply', () => {
   it('refuses an apply whose kinds it could not restore (discovery unreadable), and applies nothing', async () => {
     const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
     cluster.failFrom('apiResources', 1, new Error('the server is currently unable to handle the request'));
-    await expect(runApply(options, depsFor(cluster))).rejects.toThrow(/cannot tell how it would restore this apply.*nothing was applied/);
+    await expect(runApply(options, depsFor(cluster))).rejects.toThrow(
+      /cannot tell how it would restore this apply.*nothing was applied/,
+    );
     expect(cluster.calls).not.toContain('apply');
   });
 
@@ -181,18 +224,24 @@ describe('--log-lines', () => {
   /** A Pod that crash-loops before and after: its rollout fails, and so does its restore. */
   function crashingBothWays() {
     const crashing = pod('crash-loop-backoff') as unknown as KubeObject;
-    const before: KubeObject = { ...crashing, metadata: { name: 'probe', namespace: 'shop', uid: 'pod-uid', resourceVersion: '9', labels: { app: 'probe' } } };
-    const after: KubeObject = { ...crashing, metadata: { name: 'probe', namespace: 'shop', labels: { app: 'probe', release: 'v2' } } };
+    const before: KubeObject = {
+      ...crashing,
+      metadata: { name: 'probe', namespace: 'shop', uid: 'pod-uid', resourceVersion: '9', labels: { app: 'probe' } },
+    };
+    const after: KubeObject = {
+      ...crashing,
+      metadata: { name: 'probe', namespace: 'shop', labels: { app: 'probe', release: 'v2' } },
+    };
     return fakeCluster([before], [after]);
   }
 
-  it('reads the crashed containers\' last lines at the rollout verdict and after the restore', async () => {
+  it("reads the crashed containers' last lines at the rollout verdict and after the restore", async () => {
     const cluster = crashingBothWays();
     await runApply({ ...options, logLines: 5 }, depsFor(cluster));
     expect(cluster.calls.filter((call) => call === 'logs').length).toBe(2);
   });
 
-  it('0 reads no logs in any phase, the restore\'s tracking included', async () => {
+  it("0 reads no logs in any phase, the restore's tracking included", async () => {
     const cluster = crashingBothWays();
     const result = await runApply({ ...options, logLines: 0 }, depsFor(cluster));
     expect(result.objects[0]?.afterRestore?.state).toBe('failed');
@@ -242,7 +291,9 @@ describe('runApply after the apply: nothing escapes', () => {
     const cluster = fakeCluster([configBefore], [configAfter]);
     cluster.failFrom('apply', 1, new Error('not a KubectlError'));
     // Nothing was written: the apply's error is the run's error.
-    await expect(runApply(options, depsFor(cluster))).rejects.toThrow(/kguard failed while kubectl applied: not a KubectlError/);
+    await expect(runApply(options, depsFor(cluster))).rejects.toThrow(
+      /kguard failed while kubectl applied: not a KubectlError/,
+    );
   });
 });
 
@@ -250,8 +301,11 @@ describe('rollbackCommand', () => {
   it('keeps only the flags kguard rollback takes, the pinned context and who the run was included', async () => {
     const { rollbackCommand } = await import('../../src/run/apply/journal-life.js');
     const kubectl = {
-      commandLine: () => "kubectl --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot' --request-timeout=30s --disable-compression",
+      commandLine: () =>
+        "kubectl --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot' --request-timeout=30s --disable-compression",
     };
-    expect(rollbackCommand('kguard-abc', kubectl)).toBe("kguard rollback kguard-abc --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot'");
+    expect(rollbackCommand('kguard-abc', kubectl)).toBe(
+      "kguard rollback kguard-abc --kubeconfig=/home/me/.kube/config --context=prod --cluster=prod-eu --user=deployer '--as=ci bot'",
+    );
   });
 });

@@ -14,7 +14,11 @@ export interface FakeCluster {
   failFrom(method: keyof Kubectl, after: number, error?: Error): void;
 }
 
-export function fakeCluster(initial: readonly KubeObject[], planned: readonly KubeObject[], options: { warnings?: string } = {}): FakeCluster {
+export function fakeCluster(
+  initial: readonly KubeObject[],
+  planned: readonly KubeObject[],
+  options: { warnings?: string } = {},
+): FakeCluster {
   const live = new Map(initial.map((object) => [objectKey(refOf(object)), structuredClone(object)]));
   const calls: string[] = [];
   const failures = new Map<string, { after: number; error: Error }>();
@@ -36,7 +40,10 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
     live.set(objectKey(refOf(copy)), copy);
     return structuredClone(copy);
   };
-  const inNamespace = (namespace: string) => [...live.values()].filter((object) => (object.metadata.namespace ?? '') === namespace).map((object) => structuredClone(object));
+  const inNamespace = (namespace: string) =>
+    [...live.values()]
+      .filter((object) => (object.metadata.namespace ?? '') === namespace)
+      .map((object) => structuredClone(object));
   const ok = (object?: KubeObject): WriteResult => ({ ok: true, object });
   let spawned = 0;
   const kubectl: Kubectl = {
@@ -54,7 +61,12 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
     dryRun: async () => {
       guard('dryRun');
       spawned += 1;
-      return { ok: true, objects: planned.map((object) => structuredClone(object)), pruned: [], warnings: options.warnings ?? '' };
+      return {
+        ok: true,
+        objects: planned.map((object) => structuredClone(object)),
+        pruned: [],
+        warnings: options.warnings ?? '',
+      };
     },
     dryRunActions: async () => [],
     diff: async () => new Map(),
@@ -65,7 +77,11 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
         const existed = live.has(objectKey(refOf(object)));
         const current = live.get(objectKey(refOf(object)));
         store({ ...object, metadata: { ...object.metadata, uid: current?.metadata.uid } });
-        return { resource: object.kind.toLowerCase(), name: object.metadata.name, action: existed ? 'configured' : 'created' };
+        return {
+          resource: object.kind.toLowerCase(),
+          name: object.metadata.name,
+          action: existed ? 'configured' : 'created',
+        };
       });
     },
     listObjects: async (namespace) => {
@@ -107,7 +123,11 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
       guard('replace');
       spawned += 1;
       const current = live.get(objectKey(refOf(object)));
-      if (current && object.metadata.resourceVersion && object.metadata.resourceVersion !== current.metadata.resourceVersion) {
+      if (
+        current &&
+        object.metadata.resourceVersion &&
+        object.metadata.resourceVersion !== current.metadata.resourceVersion
+      ) {
         return { ok: false, conflict: true, notFound: false, message: 'the object has been modified', stderr: '' };
       }
       // A PUT keeps the object's uid, as the API server does.
@@ -128,19 +148,30 @@ export function fakeCluster(initial: readonly KubeObject[], planned: readonly Ku
     },
     // kguard's Leases are listed (journal/leases.ts); every other collection is read by polls.
     listCollection: async (query) => {
-      if (query.type !== 'leases.coordination.k8s.io') return { ok: false, message: 'not watched in this fake', transient: false };
+      if (query.type !== 'leases.coordination.k8s.io')
+        return { ok: false, message: 'not watched in this fake', transient: false };
       guard('listCollection');
       spawned += 1;
-      const wanted = (query.labelSelector ?? '').split(',').filter(Boolean).map((term) => term.split('='));
-      const items = inNamespace(query.namespace).filter((object) => object.kind === 'Lease' && wanted.every(([key, value]) => object.metadata.labels?.[key ?? ''] === value));
+      const wanted = (query.labelSelector ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((term) => term.split('='));
+      const items = inNamespace(query.namespace).filter(
+        (object) =>
+          object.kind === 'Lease' && wanted.every(([key, value]) => object.metadata.labels?.[key ?? ''] === value),
+      );
       return { ok: true, items, resourceVersion: String(version) };
     },
-    watchCollection: () => ({ done: Promise.resolve({ ended: false as const, message: 'not watched in this fake', transient: false }), stop: () => undefined }),
+    watchCollection: () => ({
+      done: Promise.resolve({ ended: false as const, message: 'not watched in this fake', transient: false }),
+      stop: () => undefined,
+    }),
   };
   return {
     kubectl,
     live,
     calls,
-    failFrom: (method, after, error = new TypeError(`${String(method)} broke`)) => failures.set(String(method), { after, error }),
+    failFrom: (method, after, error = new TypeError(`${String(method)} broke`)) =>
+      failures.set(String(method), { after, error }),
   };
 }

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterEnd } from '../../src/model/fleet.js';
 import { clustersToRestore, fleetExitCode, fleetOutcome, fleetWaves } from '../../src/run/fleet/fleet.js';
 
-const end = (context: string, wave: number, outcome: ClusterEnd['outcome'], exitCode: number | null, runId: string | null = null): ClusterEnd => ({
+const end = (
+  context: string,
+  wave: number,
+  outcome: ClusterEnd['outcome'],
+  exitCode: number | null,
+  runId: string | null = null,
+): ClusterEnd => ({
   context,
   wave,
   outcome,
@@ -26,10 +32,16 @@ describe('fleetWaves', () => {
 });
 
 describe('the fleet after a failure', () => {
-  const ends = [end('staging', 1, 'succeeded', 0, 'run-1'), end('eu-1', 2, 'rolled-back', 3, 'run-2'), end('us-1', 3, 'not-reached', null)];
+  const ends = [
+    end('staging', 1, 'succeeded', 0, 'run-1'),
+    end('eu-1', 2, 'rolled-back', 3, 'run-2'),
+    end('us-1', 3, 'not-reached', null),
+  ];
   it('restores, with all, every healthy cluster this run changed and never one not reached', () => {
     expect(clustersToRestore(ends, 'all').map((cluster) => cluster.context)).toEqual(['staging']);
-    expect(clustersToRestore([...ends, end('ap-1', 2, 'unchanged', 0)], 'all').map((cluster) => cluster.context)).toEqual(['staging']);
+    expect(
+      clustersToRestore([...ends, end('ap-1', 2, 'unchanged', 0)], 'all').map((cluster) => cluster.context),
+    ).toEqual(['staging']);
   });
   it('restores no healthy cluster with failed or none', () => {
     expect(clustersToRestore(ends, 'failed')).toEqual([]);
@@ -54,7 +66,7 @@ describe('fleetExitCode', () => {
     expect(fleetExitCode([end('a', 1, 'error', 2), end('b', 2, 'not-reached', null)])).toBe(2);
     expect(fleetExitCode([end('a', 1, 'restored', 3), end('b', 2, 'error', 2)])).toBe(3);
   });
-  it('is the failing cluster\'s own code otherwise (a timeout, a failure left in place with none)', () => {
+  it("is the failing cluster's own code otherwise (a timeout, a failure left in place with none)", () => {
     expect(fleetExitCode([end('a', 1, 'succeeded', 0), end('b', 2, 'timed-out', 5)])).toBe(5);
     const none = [end('a', 1, 'succeeded', 0), end('b', 2, 'failed', 3)];
     expect(fleetExitCode(none)).toBe(3);

@@ -26,32 +26,52 @@ const web = fixture('deployments/complete');
 const newWeb: KubeObject = { ...web, spec: { ...(web.spec as object), replicas: 5 } };
 const settings = fixture('configmaps/settings');
 const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } };
-const asked = (needed: ReturnType<typeof restoreAccess>) => needed.map(({ verb, group, resource, namespace: ns }) => `${verb} ${group}/${resource} ${ns}`);
+const asked = (needed: ReturnType<typeof restoreAccess>) =>
+  needed.map(({ verb, group, resource, namespace: ns }) => `${verb} ${group}/${resource} ${ns}`);
 
 describe('restoreAccess', () => {
   it('asks update for what it puts back, delete for what the apply creates, create and update for what it prunes', () => {
-    const needed = restoreAccess(understood([web, settings], [newWeb, fixture('claims/pending')], [settings]), { keepCreated: false }, resources);
-    expect(asked(needed)).toEqual(['create /configmaps shop', 'update /configmaps shop', 'update apps/deployments shop']);
+    const needed = restoreAccess(
+      understood([web, settings], [newWeb, fixture('claims/pending')], [settings]),
+      { keepCreated: false },
+      resources,
+    );
+    expect(asked(needed)).toEqual([
+      'create /configmaps shop',
+      'update /configmaps shop',
+      'update apps/deployments shop',
+    ]);
   });
 
   it('asks nothing to delete a created Namespace or claim (never deleted), nor with --keep-created', () => {
     const created = { ...fixture('claims/pending'), metadata: { name: 'fresh', namespace: 'shop' } };
-    expect(asked(restoreAccess(understood([web], [namespace, created, newWeb]), { keepCreated: false }, resources))).toEqual(['update apps/deployments shop']);
+    expect(
+      asked(restoreAccess(understood([web], [namespace, created, newWeb]), { keepCreated: false }, resources)),
+    ).toEqual(['update apps/deployments shop']);
     expect(asked(restoreAccess(understood([], [settings]), { keepCreated: true }, resources))).toEqual([]);
-    expect(asked(restoreAccess(understood([], [settings]), { keepCreated: false }, resources))).toEqual(['delete /configmaps shop']);
+    expect(asked(restoreAccess(understood([], [settings]), { keepCreated: false }, resources))).toEqual([
+      'delete /configmaps shop',
+    ]);
   });
 
   it('asks delete and create for an immutable ConfigMap, nothing for a claim it cannot shrink or a finished Job it prunes', () => {
     const claim = fixture('claims/bound');
     const grown = { ...claim, spec: { ...(claim.spec as object), resources: { requests: { storage: '9Gi' } } } };
-    const needed = restoreAccess(understood([settings, claim], [fixture('configmaps/settings-immutable'), grown], [fixture('jobs/complete')]), { keepCreated: false }, resources);
+    const needed = restoreAccess(
+      understood([settings, claim], [fixture('configmaps/settings-immutable'), grown], [fixture('jobs/complete')]),
+      { keepCreated: false },
+      resources,
+    );
     expect(asked(needed)).toEqual(['delete /configmaps shop', 'create /configmaps shop', 'update /configmaps shop']);
   });
 
   it("asks to delete pods where a StatefulSet's restore deletes its stuck pods", () => {
     const db = fixture('statefulsets/before');
     const changed = { ...db, metadata: { ...db.metadata, labels: { changed: 'yes' } } };
-    expect(asked(restoreAccess(understood([db], [changed]), { keepCreated: false }, resources))).toEqual([`update apps/statefulsets ${db.metadata.namespace}`, `delete /pods ${db.metadata.namespace}`]);
+    expect(asked(restoreAccess(understood([db], [changed]), { keepCreated: false }, resources))).toEqual([
+      `update apps/statefulsets ${db.metadata.namespace}`,
+      `delete /pods ${db.metadata.namespace}`,
+    ]);
   });
 });
 
@@ -59,8 +79,20 @@ describe('deniedMessage', () => {
   it('names each missing verb with its reason and one rule per resource and namespace', () => {
     expect(
       deniedMessage([
-        { verb: 'delete', group: '', resource: 'configmaps', namespace: 'shop', why: 'to delete configmap/x (namespace shop), which this apply creates' },
-        { verb: 'create', group: '', resource: 'configmaps', namespace: 'shop', why: 'to create configmap/y (namespace shop) again, which this apply deletes' },
+        {
+          verb: 'delete',
+          group: '',
+          resource: 'configmaps',
+          namespace: 'shop',
+          why: 'to delete configmap/x (namespace shop), which this apply creates',
+        },
+        {
+          verb: 'create',
+          group: '',
+          resource: 'configmaps',
+          namespace: 'shop',
+          why: 'to create configmap/y (namespace shop) again, which this apply deletes',
+        },
         { verb: 'delete', group: '', resource: 'namespaces', namespace: '', why: 'to delete namespace/z' },
       ]),
     ).toBe(

@@ -6,7 +6,10 @@ import { restoreLimits } from '../../src/run/apply/restore-limits.js';
 import { fixture } from '../fixtures/load.js';
 
 const claim = fixture('claims/bound');
-const grown: KubeObject = { ...claim, spec: { ...(claim.spec as object), resources: { requests: { storage: '5Gi' } } } };
+const grown: KubeObject = {
+  ...claim,
+  spec: { ...(claim.spec as object), resources: { requests: { storage: '5Gi' } } },
+};
 const settings = fixture('configmaps/settings');
 const job = fixture('jobs/complete');
 
@@ -19,7 +22,9 @@ const understood = (current: KubeObject[], wouldBe: KubeObject[], pruned: KubeOb
 
 describe('restoreLimits', () => {
   it('names a claim whose storage request grows, a ConfigMap made immutable and a pruned Job that completed', () => {
-    const limits = restoreLimits(understood([claim, settings], [grown, fixture('configmaps/settings-immutable')], [job]));
+    const limits = restoreLimits(
+      understood([claim, settings], [grown, fixture('configmaps/settings-immutable')], [job]),
+    );
     expect(limits.map(({ object, how }) => `${object.kind}/${object.name}: ${how}`)).toEqual([
       'PersistentVolumeClaim/data: cannot-restore',
       'ConfigMap/settings: delete-and-create',
@@ -30,6 +35,8 @@ describe('restoreLimits', () => {
 
   it('says nothing about what a restore puts back with a plain write, nor without the server dry run', () => {
     expect(restoreLimits(understood([claim, settings], [claim, { ...settings, data: { mode: 'slow' } }]))).toEqual([]);
-    expect(restoreLimits({ ...understood([claim], [grown]), server: { ok: false, stderr: 'refused', timedOut: false } })).toEqual([]);
+    expect(
+      restoreLimits({ ...understood([claim], [grown]), server: { ok: false, stderr: 'refused', timedOut: false } }),
+    ).toEqual([]);
   });
 });

@@ -7,17 +7,41 @@ import type { Verdict } from '../../src/model/verdict.js';
 import { NO_PROGRESS } from '../../src/kinds/engine.js';
 
 const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
-function object(verdict: Verdict | undefined, restore?: RestoreResult, afterRestore?: ObjectResult['afterRestore']): ObjectResult {
-  return { ref, changeKind: verdict ? 'configured' : 'unchanged', changedFields: [], tracked: true, verdict, restore, afterRestore };
+function object(
+  verdict: Verdict | undefined,
+  restore?: RestoreResult,
+  afterRestore?: ObjectResult['afterRestore'],
+): ObjectResult {
+  return {
+    ref,
+    changeKind: verdict ? 'configured' : 'unchanged',
+    changedFields: [],
+    tracked: true,
+    verdict,
+    restore,
+    afterRestore,
+  };
 }
-const failed: Verdict = { state: 'failed', progress: NO_PROGRESS, findings: [], cause: { source: 'apply', message: 'kubectl could not apply' } };
-const timedOut: Verdict = { state: 'timed-out', progress: NO_PROGRESS, findings: [], waitingFor: '0 of 1 updated replicas are available' };
+const failed: Verdict = {
+  state: 'failed',
+  progress: NO_PROGRESS,
+  findings: [],
+  cause: { source: 'apply', message: 'kubectl could not apply' },
+};
+const timedOut: Verdict = {
+  state: 'timed-out',
+  progress: NO_PROGRESS,
+  findings: [],
+  waitingFor: '0 of 1 updated replicas are available',
+};
 const restored: RestoreResult = { status: 'restored', differences: [] };
 const run = (...objects: ObjectResult[]) => ({ mode: 'apply' as const, objects });
 
 describe('exitCodeFor', () => {
   it('is 0 when nothing changed or everything is healthy', () => {
-    expect(exitCodeFor(run(object(undefined), object({ state: 'healthy', progress: NO_PROGRESS, findings: [] })))).toBe(ExitCode.Success);
+    expect(exitCodeFor(run(object(undefined), object({ state: 'healthy', progress: NO_PROGRESS, findings: [] })))).toBe(
+      ExitCode.Success,
+    );
   });
   it('is 0 for a preview, whatever it shows', () => {
     expect(outcomeOf({ mode: 'preview', objects: [object(failed)] })).toBe('previewed');
@@ -33,18 +57,59 @@ describe('exitCodeFor', () => {
   });
   it('is 3 when a check failed after a healthy rollout, restored or left in place', () => {
     const healthy: Verdict = { state: 'healthy', progress: NO_PROGRESS, findings: [] };
-    const check = { check: { type: 'command' as const, command: 'false' }, during: 'verify' as const, passed: false, summary: 'exited with code 1', exitCode: 1, timedOut: false, elapsedMs: 5, lines: [], evidence: [], logs: [] };
+    const check = {
+      check: { type: 'command' as const, command: 'false' },
+      during: 'verify' as const,
+      passed: false,
+      summary: 'exited with code 1',
+      exitCode: 1,
+      timedOut: false,
+      elapsedMs: 5,
+      lines: [],
+      evidence: [],
+      logs: [],
+    };
     expect(outcomeOf({ ...run(object(healthy, restored)), verification: { checks: [check] } })).toBe('rolled-back');
-    expect(outcomeOf({ ...run(object(healthy, { status: 'kept', reason: 'no-rollback', commands: [] })), verification: { checks: [check] } })).toBe('failed');
+    expect(
+      outcomeOf({
+        ...run(object(healthy, { status: 'kept', reason: 'no-rollback', commands: [] })),
+        verification: { checks: [check] },
+      }),
+    ).toBe('failed');
     // A check stopped by a signal is no verdict; the signal decides.
-    expect(outcomeOf({ ...run(object(healthy, restored)), cancelled: 'interrupted by SIGTERM', verification: { checks: [{ ...check, cancelled: true }] } })).toBe('interrupted');
+    expect(
+      outcomeOf({
+        ...run(object(healthy, restored)),
+        cancelled: 'interrupted by SIGTERM',
+        verification: { checks: [{ ...check, cancelled: true }] },
+      }),
+    ).toBe('interrupted');
   });
-  it('is 3 when the bake found a workload broken; someone else\'s change during the bake is 4', () => {
+  it("is 3 when the bake found a workload broken; someone else's change during the bake is 4", () => {
     const healthy: Verdict = { state: 'healthy', progress: NO_PROGRESS, findings: [] };
-    const bake = { durationMs: 30_000, elapsedMs: 5_000, passed: false, stoppedBy: 'workload' as const, workload: ref, evidence: [], logs: [], checksRun: 0 };
+    const bake = {
+      durationMs: 30_000,
+      elapsedMs: 5_000,
+      passed: false,
+      stoppedBy: 'workload' as const,
+      workload: ref,
+      evidence: [],
+      logs: [],
+      checksRun: 0,
+    };
     expect(exitCodeFor({ ...run(object(healthy, restored)), verification: { checks: [], bake } })).toBe(3);
-    const conflict: Verdict = { state: 'conflict', progress: NO_PROGRESS, findings: [], detail: 'someone else changed spec.template' };
-    expect(exitCodeFor({ ...run(object(conflict, { status: 'kept', reason: 'conflict', commands: [] })), verification: { checks: [], bake: { ...bake, stoppedBy: 'conflict' } } })).toBe(4);
+    const conflict: Verdict = {
+      state: 'conflict',
+      progress: NO_PROGRESS,
+      findings: [],
+      detail: 'someone else changed spec.template',
+    };
+    expect(
+      exitCodeFor({
+        ...run(object(conflict, { status: 'kept', reason: 'conflict', commands: [] })),
+        verification: { checks: [], bake: { ...bake, stoppedBy: 'conflict' } },
+      }),
+    ).toBe(4);
   });
   it('is 5 for a timeout', () => {
     expect(exitCodeFor(run(object(timedOut, restored)))).toBe(5);
@@ -60,6 +125,17 @@ describe('exitCodeFor', () => {
     expect(exitCodeFor(run(object(failed, { status: 'kept', reason: 'keep-created', commands: [] })))).toBe(4);
   });
   it('is 4 when someone else changed an object during the watch', () => {
-    expect(exitCodeFor(run(object({ state: 'conflict', progress: NO_PROGRESS, findings: [], detail: 'spec.replicas changed by kubectl-scale' })))).toBe(4);
+    expect(
+      exitCodeFor(
+        run(
+          object({
+            state: 'conflict',
+            progress: NO_PROGRESS,
+            findings: [],
+            detail: 'spec.replicas changed by kubectl-scale',
+          }),
+        ),
+      ),
+    ).toBe(4);
   });
 });

@@ -15,23 +15,52 @@ const configMap = (data: Record<string, string>, extra: Partial<KubeObject['meta
 
 describe('previewOf', () => {
   it('shows what a put-back changes, without what the API server owns', () => {
-    const step: RestoreStep = { ref, action: 'put-back', before: configMap({ mode: 'old' }), applied: configMap({ mode: 'new' }, { resourceVersion: '9' }) };
+    const step: RestoreStep = {
+      ref,
+      action: 'put-back',
+      before: configMap({ mode: 'old' }),
+      applied: configMap({ mode: 'new' }, { resourceVersion: '9' }),
+    };
     const preview = previewOf(step, configMap({ mode: 'new' }, { resourceVersion: '12' }), 'kguard-1');
     expect(preview.action).toBe('put-back');
     expect(preview.detail).toBe('would be put back as it was before run kguard-1:');
-    expect(preview.lines).toEqual(['--- live configmap/settings', '+++ before run kguard-1', '@@ -1,6 +1,6 @@', ' apiVersion: v1', ' data:', '-  mode: new', '+  mode: old', ' kind: ConfigMap', ' metadata:', '   name: settings']);
+    expect(preview.lines).toEqual([
+      '--- live configmap/settings',
+      '+++ before run kguard-1',
+      '@@ -1,6 +1,6 @@',
+      ' apiVersion: v1',
+      ' data:',
+      '-  mode: new',
+      '+  mode: old',
+      ' kind: ConfigMap',
+      ' metadata:',
+      '   name: settings',
+    ]);
   });
 
   it('would not put back an object someone changed since the run', () => {
-    const step: RestoreStep = { ref, action: 'put-back', before: configMap({ mode: 'old' }), applied: configMap({ mode: 'new' }) };
+    const step: RestoreStep = {
+      ref,
+      action: 'put-back',
+      before: configMap({ mode: 'old' }),
+      applied: configMap({ mode: 'new' }),
+    };
     const preview = previewOf(step, configMap({ mode: 'theirs' }), 'kguard-1');
     expect(preview).toMatchObject({ action: 'keep', lines: [] });
-    expect(preview.detail).toMatch(/^would NOT be put back: someone else changed data.mode after kguard applied it, and their change wins$/);
+    expect(preview.detail).toMatch(
+      /^would NOT be put back: someone else changed data.mode after kguard applied it, and their change wins$/,
+    );
   });
 
   it('would delete what the run created, unless it is gone already', () => {
     const step: RestoreStep = { ref, action: 'delete', applied: configMap({ mode: 'new' }) };
-    expect(previewOf(step, configMap({ mode: 'new' }), 'kguard-1')).toMatchObject({ action: 'delete', detail: 'would be deleted (run kguard-1 created it)' });
-    expect(previewOf(step, undefined, 'kguard-1')).toMatchObject({ action: 'none', detail: 'already gone (run kguard-1 created it)' });
+    expect(previewOf(step, configMap({ mode: 'new' }), 'kguard-1')).toMatchObject({
+      action: 'delete',
+      detail: 'would be deleted (run kguard-1 created it)',
+    });
+    expect(previewOf(step, undefined, 'kguard-1')).toMatchObject({
+      action: 'none',
+      detail: 'already gone (run kguard-1 created it)',
+    });
   });
 });

@@ -12,22 +12,32 @@ import { deployment, pod, replicaSet } from '../fixtures/load.js';
 type End = Awaited<WatchStream['done']>;
 
 /** A cluster seen through list and watch: lists answer from `objects`, watches are driven by the test. */
-function watchedCluster(objects: Record<string, KubeObject[]>, listAnswer?: (query: CollectionQuery) => CollectionList | undefined) {
+function watchedCluster(
+  objects: Record<string, KubeObject[]>,
+  listAnswer?: (query: CollectionQuery) => CollectionList | undefined,
+) {
   const watches = new Map<string, { emit(event: WatchEvent): void; end(how: End): void; stopped: boolean }>();
   const polls: string[] = [];
   const kubectl = {
     async listCollection(query: CollectionQuery): Promise<CollectionList> {
       return listAnswer?.(query) ?? { ok: true, items: objects[query.type] ?? [], resourceVersion: '10' };
     },
-    watchCollection(query: CollectionQuery, _from: { resourceVersion: string }, onEvent: (event: WatchEvent) => void): WatchStream {
+    watchCollection(
+      query: CollectionQuery,
+      _from: { resourceVersion: string },
+      onEvent: (event: WatchEvent) => void,
+    ): WatchStream {
       let end!: (how: End) => void;
       const done = new Promise<End>((resolve) => (end = resolve));
       const watch = { emit: onEvent, end: (how: End) => end(how), stopped: false };
       watches.set(query.type, watch);
-      return { done, stop: () => {
+      return {
+        done,
+        stop: () => {
           watch.stopped = true;
           end({ ended: true });
-        } };
+        },
+      };
     },
     async workloadState(namespace: string): Promise<WorkloadSnapshot> {
       polls.push(namespace);
@@ -47,7 +57,9 @@ const queries = deploymentTypes.map((type) => ({ namespace: 'shop', type }));
 describe('WatchSource', () => {
   it('has nothing to say before the first lists, then reads the namespace from memory', async () => {
     const clock = new ManualClock();
-    const { kubectl, watches, polls } = watchedCluster({ 'deployments.apps': [deployment('complete') as unknown as KubeObject] });
+    const { kubectl, watches, polls } = watchedCluster({
+      'deployments.apps': [deployment('complete') as unknown as KubeObject],
+    });
     const source = new WatchSource(queries, { kubectl, clock, reporter: new RecordingReporter() }, options);
     const types = new Map([['shop', deploymentTypes]]);
     await until(() => watches.size === 3);
@@ -61,7 +73,11 @@ describe('WatchSource', () => {
   it('polls a namespace whose watches do not work, and says so once', async () => {
     const clock = new ManualClock();
     const reporter = new RecordingReporter();
-    const forbidden = { ok: false as const, message: 'pods is forbidden: User "ci" cannot list resource "pods"', transient: false };
+    const forbidden = {
+      ok: false as const,
+      message: 'pods is forbidden: User "ci" cannot list resource "pods"',
+      transient: false,
+    };
     let podLists = 0;
     const { kubectl, polls } = watchedCluster({}, (query) => {
       if (query.type !== 'pods') return undefined;
@@ -80,7 +96,9 @@ describe('WatchSource', () => {
     await source.read(types);
     await source.read(types);
     expect(polls).toEqual(['shop', 'shop']);
-    expect(reporter.events).toEqual([{ kind: 'watch-fallback', namespace: 'shop', reason: `pods: ${forbidden.message}`, pollIntervalMs: 2000 }]);
+    expect(reporter.events).toEqual([
+      { kind: 'watch-fallback', namespace: 'shop', reason: `pods: ${forbidden.message}`, pollIntervalMs: 2000 },
+    ]);
     await source.close();
   });
 
@@ -115,8 +133,16 @@ describe('trackRollouts with watches', () => {
       'replicasets.apps': [replicaSet('progressing-old'), replicaSet('progressing-new')] as unknown as KubeObject[],
       pods: [pod('container-creating') as unknown as KubeObject],
     });
-    const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web), selector: 'app=web' };
-    const tracking = trackRollouts([target], { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout', stopWhenAnyFails: true, watch: true, logLines: 5 }, { kubectl, clock, reporter: new RecordingReporter() });
+    const target: TrackTarget = {
+      workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
+      expected: expectationOf(web),
+      selector: 'app=web',
+    };
+    const tracking = trackRollouts(
+      [target],
+      { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout', stopWhenAnyFails: true, watch: true, logLines: 5 },
+      { kubectl, clock, reporter: new RecordingReporter() },
+    );
     await until(() => watches.size === 3);
     await until(() => clock.sleeping > 3);
     watches.get('pods')!.emit({ type: 'MODIFIED', object: pod('image-pull-backoff') as unknown as KubeObject });

@@ -8,9 +8,19 @@ import { deployment, events, fixture, pod, replicaSet } from '../fixtures/load.j
 import type { KubeObject } from '../../src/objects/model.js';
 
 const web = deployment('progressing-new-rs');
-const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
+const target: TrackTarget = {
+  workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
+  expected: expectationOf(web),
+};
 const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
-const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, watch: false, logLines: 5 };
+const options = {
+  timeoutMs: 600_000,
+  pollIntervalMs: 2000,
+  phase: 'rollout' as const,
+  stopWhenAnyFails: true,
+  watch: false,
+  logLines: 5,
+};
 
 function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[]> = {}, logText = '') {
   const calls: string[] = [];
@@ -26,7 +36,12 @@ function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEv
         calls.push(`events ${name}`);
         return podEvents[name] ?? [];
       },
-      async logs(_namespace: string, name: string, container: string, { tail, previous }: { tail: number; previous: boolean }) {
+      async logs(
+        _namespace: string,
+        name: string,
+        container: string,
+        { tail, previous }: { tail: number; previous: boolean },
+      ) {
         calls.push(`logs ${name} ${container} --tail=${tail}${previous ? ' --previous' : ''}`);
         return { ok: true as const, text: logText };
       },
@@ -35,11 +50,19 @@ function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEv
 }
 
 describe('trackRollouts evidence', () => {
-  it('reads the crashed container\'s last lines when the verdict is reached, and prints them in the failure', async () => {
+  it("reads the crashed container's last lines when the verdict is reached, and prints them in the failure", async () => {
     const logText = `${Array.from({ length: 8 }, (_, index) => `line ${index + 1}`).join('\n')}\nError: connect ECONNREFUSED 10.0.0.5:5432\r\n\n`;
-    const { kubectl, calls } = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('crash-loop-backoff')] })], {}, logText);
+    const { kubectl, calls } = cluster(
+      [snapshotFrom({ deployments: [web], replicaSets, pods: [pod('crash-loop-backoff')] })],
+      {},
+      logText,
+    );
     const reporter = new RecordingReporter();
-    const tracked = await trackRollouts([target], { ...options, logLines: 3 }, { kubectl, clock: new FakeClock(), reporter });
+    const tracked = await trackRollouts(
+      [target],
+      { ...options, logLines: 3 },
+      { kubectl, clock: new FakeClock(), reporter },
+    );
     expect(calls).toContain('logs web-7d9c6b8f4d-h6s9k app --tail=50');
     const logs = tracked.get('apps/Deployment/shop/web')?.diagnosis?.logs;
     expect(logs?.[0]?.lines.at(-1)).toBe('Error: connect ECONNREFUSED 10.0.0.5:5432');
@@ -49,10 +72,18 @@ describe('trackRollouts evidence', () => {
 
   it('reads no logs with --log-lines 0, and none for a pull failure', async () => {
     const crash = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('crash-loop-backoff')] })]);
-    await trackRollouts([target], { ...options, logLines: 0 }, { kubectl: crash.kubectl, clock: new FakeClock(), reporter: new RecordingReporter() });
+    await trackRollouts(
+      [target],
+      { ...options, logLines: 0 },
+      { kubectl: crash.kubectl, clock: new FakeClock(), reporter: new RecordingReporter() },
+    );
     expect(crash.calls.some((call) => call.startsWith('logs'))).toBe(false);
     const pull = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('image-pull-backoff')] })]);
-    await trackRollouts([target], options, { kubectl: pull.kubectl, clock: new FakeClock(), reporter: new RecordingReporter() });
+    await trackRollouts([target], options, {
+      kubectl: pull.kubectl,
+      clock: new FakeClock(),
+      reporter: new RecordingReporter(),
+    });
     expect(pull.calls.some((call) => call.startsWith('logs'))).toBe(false);
   });
 
@@ -74,12 +105,20 @@ describe('trackRollouts evidence', () => {
         snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
         snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
         snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [{ ...web, status: healthy.status, spec: web.spec }], replicaSets: [replicaSet('complete-old'), replicaSet('complete-new')], pods: [pod('running-ready')] }),
+        snapshotFrom({
+          deployments: [{ ...web, status: healthy.status, spec: web.spec }],
+          replicaSets: [replicaSet('complete-old'), replicaSet('complete-new')],
+          pods: [pod('running-ready')],
+        }),
       ],
       { [backOff.metadata.name]: events('image-pull-backoff-1.31') },
     );
     const reporter = new RecordingReporter();
-    const tracked = await trackRollouts([target], { ...options, timeoutMs: 600_000 }, { kubectl, clock: new FakeClock(), reporter });
+    const tracked = await trackRollouts(
+      [target],
+      { ...options, timeoutMs: 600_000 },
+      { kubectl, clock: new FakeClock(), reporter },
+    );
     expect(calls[0]).toBe(`events ${backOff.metadata.name}`);
     // Once the cause is known, the events are not read again at every poll.
     expect(calls.filter((call) => call.startsWith('events')).length).toBe(1);
@@ -88,7 +127,9 @@ describe('trackRollouts evidence', () => {
 
   it('reads the events of a pod stuck creating its containers and fails a missing volume source after its grace', async () => {
     const creating = pod('container-creating');
-    const { kubectl, calls } = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [creating] })], { [creating.metadata.name]: events('failed-mount') });
+    const { kubectl, calls } = cluster([snapshotFrom({ deployments: [web], replicaSets, pods: [creating] })], {
+      [creating.metadata.name]: events('failed-mount'),
+    });
     const clock = new FakeClock();
     const tracked = await trackRollouts([target], options, { kubectl, clock, reporter: new RecordingReporter() });
     const result = tracked.get('apps/Deployment/shop/web');
@@ -104,18 +145,38 @@ describe('trackRollouts evidence', () => {
 describe('trackRollouts evidence without a pod to blame', () => {
   it('a LoadBalancer Service with no address at its deadline shows its own Warning events, not those of another kind of the same name', async () => {
     const service = fixture<KubeObject>('services/web-lb-pending');
-    const serviceTarget: TrackTarget = { workload: { apiVersion: 'v1', kind: 'Service', name: 'web', namespace: 'shop' }, expected: expectationOf(service) };
-    const warning = (kind: string, reason: string, message: string): KubeEvent => ({ metadata: { name: `web.${reason}`, namespace: 'shop' }, type: 'Warning', reason, message, involvedObject: { kind, name: 'web', namespace: 'shop' }, lastTimestamp: '2026-11-30T10:15:05Z' });
+    const serviceTarget: TrackTarget = {
+      workload: { apiVersion: 'v1', kind: 'Service', name: 'web', namespace: 'shop' },
+      expected: expectationOf(service),
+    };
+    const warning = (kind: string, reason: string, message: string): KubeEvent => ({
+      metadata: { name: `web.${reason}`, namespace: 'shop' },
+      type: 'Warning',
+      reason,
+      message,
+      involvedObject: { kind, name: 'web', namespace: 'shop' },
+      lastTimestamp: '2026-11-30T10:15:05Z',
+    });
     const { kubectl, calls } = cluster([snapshotFrom({ pods: [pod('running-ready')], others: [service] })], {
       web: [
-        warning('Service', 'SyncLoadBalancerFailed', 'Error syncing load balancer: failed to ensure load balancer: googleapi: Error 403: QUOTA_EXCEEDED'),
+        warning(
+          'Service',
+          'SyncLoadBalancerFailed',
+          'Error syncing load balancer: failed to ensure load balancer: googleapi: Error 403: QUOTA_EXCEEDED',
+        ),
         warning('Deployment', 'ReplicaSetCreateError', 'a Deployment of the same name'),
       ],
     });
-    const tracked = await trackRollouts([serviceTarget], { ...options, timeoutMs: 10_000 }, { kubectl, clock: new FakeClock(), reporter: new RecordingReporter() });
+    const tracked = await trackRollouts(
+      [serviceTarget],
+      { ...options, timeoutMs: 10_000 },
+      { kubectl, clock: new FakeClock(), reporter: new RecordingReporter() },
+    );
     const result = tracked.get('/Service/shop/web');
     expect(result?.verdict).toMatchObject({ state: 'failed', cause: { reason: 'NoLoadBalancerAddress' } });
     expect(calls).toContain('events web');
-    expect(result?.diagnosis?.evidence).toEqual(['event SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: googleapi: Error 403: QUOTA_EXCEEDED']);
+    expect(result?.diagnosis?.evidence).toEqual([
+      'event SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: googleapi: Error 403: QUOTA_EXCEEDED',
+    ]);
   });
 });

@@ -13,7 +13,9 @@ function scriptedKubectl(snapshots: WorkloadSnapshot[], podEvents: KubeEvent[] =
     kubectl: {
       async workloadState(namespace: string) {
         calls.push(`workloadState ${namespace}`);
-        return snapshots[Math.min(calls.filter((call) => call.startsWith('workloadState')).length - 1, snapshots.length - 1)]!;
+        return snapshots[
+          Math.min(calls.filter((call) => call.startsWith('workloadState')).length - 1, snapshots.length - 1)
+        ]!;
       },
       async events(namespace: string, name: string) {
         calls.push(`events ${namespace} ${name}`);
@@ -24,14 +26,26 @@ function scriptedKubectl(snapshots: WorkloadSnapshot[], podEvents: KubeEvent[] =
 }
 
 const web = deployment('progressing-new-rs');
-const target: TrackTarget = { workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, expected: expectationOf(web) };
+const target: TrackTarget = {
+  workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
+  expected: expectationOf(web),
+};
 const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
-const options = { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout' as const, stopWhenAnyFails: true, watch: false, logLines: 5 };
+const options = {
+  timeoutMs: 600_000,
+  pollIntervalMs: 2000,
+  phase: 'rollout' as const,
+  stopWhenAnyFails: true,
+  watch: false,
+  logLines: 5,
+};
 
 describe('trackRollouts', () => {
   it('runs a 600 s deadline in no time and reports the timeout with what it waited for', async () => {
     const clock = new FakeClock();
-    const { kubectl, calls } = scriptedKubectl([snapshotFrom({ deployments: [web], replicaSets, pods: [pod('container-creating')] })]);
+    const { kubectl, calls } = scriptedKubectl([
+      snapshotFrom({ deployments: [web], replicaSets, pods: [pod('container-creating')] }),
+    ]);
     const tracked = await trackRollouts([target], options, { kubectl, clock, reporter: new RecordingReporter() });
     const result = tracked.get('apps/Deployment/shop/web');
     expect(result?.verdict.state).toBe('timed-out');
@@ -55,9 +69,13 @@ describe('trackRollouts', () => {
     expect(clock.now()).toBe(2000);
     expect(calls).toContain('events shop web-7d9c6b8f4d-q7r4t');
     expect(result?.diagnosis?.summary).toBe('new pods cannot pull image "xxxxxnginx:1.17": ImagePullBackOff');
-    expect(result?.diagnosis?.evidence[0]).toMatch(/^pod web-7d9c6b8f4d-q7r4t, container app: ImagePullBackOff: pull access denied/);
+    expect(result?.diagnosis?.evidence[0]).toMatch(
+      /^pod web-7d9c6b8f4d-q7r4t, container app: ImagePullBackOff: pull access denied/,
+    );
     // The Failed event says what the pod line says: it is not repeated.
-    expect(result?.diagnosis?.evidence.some((line) => line.startsWith('event Failed: Failed to pull image'))).toBe(false);
+    expect(result?.diagnosis?.evidence.some((line) => line.startsWith('event Failed: Failed to pull image'))).toBe(
+      false,
+    );
     // The verdict came at the poll that saw the problem: one failure block, no warning before it.
     expect(reporter.kinds()).toContain('failed');
     expect(reporter.kinds()).not.toContain('pod-problem');
@@ -71,7 +89,9 @@ describe('trackRollouts', () => {
       workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: applied.metadata.name, namespace: 'shop' },
       expected: expectationOf(applied),
     }));
-    const { kubectl, calls } = scriptedKubectl([snapshotFrom({ deployments, replicaSets: [replicaSet('complete-new')], pods: [] })]);
+    const { kubectl, calls } = scriptedKubectl([
+      snapshotFrom({ deployments, replicaSets: [replicaSet('complete-new')], pods: [] }),
+    ]);
     const tracked = await trackRollouts(targets, options, { kubectl, clock, reporter: new RecordingReporter() });
     expect([...tracked.values()].map((result) => result.verdict.state)).toEqual(['healthy', 'healthy', 'healthy']);
     expect(calls).toEqual(['workloadState shop']);

@@ -9,7 +9,10 @@ import { fixtureText } from '../fixtures/load.js';
 /** Events as the real kubectl printed them against the simulator (test/fixtures/kubectl/README.md). */
 const captured = new WatchEventReader().push(fixtureText('kubectl/get-raw-watch-pods.jsonl'));
 const expired = new WatchEventReader().push(fixtureText('kubectl/get-raw-watch-expired.jsonl'));
-const listed = JSON.parse(fixtureText('kubectl/get-raw-list-pods.json')) as { metadata: { resourceVersion: string }; items: KubeObject[] };
+const listed = JSON.parse(fixtureText('kubectl/get-raw-list-pods.json')) as {
+  metadata: { resourceVersion: string };
+  items: KubeObject[];
+};
 
 const query: CollectionQuery = { namespace: 'default', type: 'pods', labelSelector: 'app=web' };
 
@@ -31,12 +34,21 @@ function scriptedKubectl(lists: CollectionList[]) {
       calls.push('list');
       return lists[Math.min(listed++, lists.length - 1)]!;
     },
-    watchCollection(asked: CollectionQuery, from: { resourceVersion: string }, onEvent: (event: WatchEvent) => void): WatchStream {
+    watchCollection(
+      asked: CollectionQuery,
+      from: { resourceVersion: string },
+      onEvent: (event: WatchEvent) => void,
+    ): WatchStream {
       expect(asked).toEqual(query);
       calls.push(`watch from ${from.resourceVersion}`);
       let end!: (how: Awaited<WatchStream['done']>) => void;
       const done = new Promise<Awaited<WatchStream['done']>>((resolve) => (end = resolve));
-      const watch: ScriptedWatch = { from: from.resourceVersion, emit: onEvent, end: (how = { ended: true }) => end(how), stopped: false };
+      const watch: ScriptedWatch = {
+        from: from.resourceVersion,
+        emit: onEvent,
+        end: (how = { ended: true }) => end(how),
+        stopped: false,
+      };
       watches.push(watch);
       return {
         done,
@@ -51,7 +63,11 @@ function scriptedKubectl(lists: CollectionList[]) {
 }
 
 const ok = (items: KubeObject[], resourceVersion: string): CollectionList => ({ ok: true, items, resourceVersion });
-const names = (cache: WatchCache) => cache.contents().map((object) => object.metadata.name).sort();
+const names = (cache: WatchCache) =>
+  cache
+    .contents()
+    .map((object) => object.metadata.name)
+    .sort();
 
 function start(lists: CollectionList[]) {
   const clock = new ManualClock();
@@ -71,8 +87,12 @@ describe('WatchCache', () => {
     expect(names(cache)).toEqual(listed.items.map((pod) => pod.metadata.name).sort());
     for (const event of captured) watches[0]!.emit(event);
     const last = captured.filter((event) => event.type === 'MODIFIED').at(-1);
-    const pod = cache.contents().find((object) => last?.type === 'MODIFIED' && object.metadata.name === last.object.metadata.name);
-    expect(pod?.metadata.resourceVersion).toBe(last?.type === 'MODIFIED' ? last.object.metadata.resourceVersion : undefined);
+    const pod = cache
+      .contents()
+      .find((object) => last?.type === 'MODIFIED' && object.metadata.name === last.object.metadata.name);
+    expect(pod?.metadata.resourceVersion).toBe(
+      last?.type === 'MODIFIED' ? last.object.metadata.resourceVersion : undefined,
+    );
     // Bookmarks move the resourceVersion but change no object.
     expect(changes()).toBe(1 + captured.filter((event) => event.type !== 'BOOKMARK').length);
     await cache.stop();
@@ -111,8 +131,16 @@ describe('WatchCache', () => {
   });
 
   it('reconnects after a failed watch with a growing pause and a fresh list, and is live again', async () => {
-    const refused = { ended: false as const, message: 'The connection to the server 127.0.0.1:1 was refused', transient: true };
-    const { cache, calls, watches, clock } = start([ok([], '40'), { ok: false, message: refused.message, transient: true }, ok([], '77')]);
+    const refused = {
+      ended: false as const,
+      message: 'The connection to the server 127.0.0.1:1 was refused',
+      transient: true,
+    };
+    const { cache, calls, watches, clock } = start([
+      ok([], '40'),
+      { ok: false, message: refused.message, transient: true },
+      ok([], '77'),
+    ]);
     await until(() => watches.length === 1);
     watches[0]!.end(refused);
     await until(() => cache.health.state === 'reconnecting');
@@ -129,7 +157,11 @@ describe('WatchCache', () => {
   });
 
   it('gives up after repeated refusals that waiting will not cure (watch forbidden by RBAC)', async () => {
-    const forbidden = { ended: false as const, message: 'pods is forbidden: User "ci" cannot watch resource "pods"', transient: false };
+    const forbidden = {
+      ended: false as const,
+      message: 'pods is forbidden: User "ci" cannot watch resource "pods"',
+      transient: false,
+    };
     const { cache, watches, clock } = start([ok([], '40')]);
     for (let attempt = 1; attempt <= WATCH_CACHE_DEFAULTS.giveUpAfter; attempt += 1) {
       await until(() => watches.length === attempt);

@@ -30,10 +30,14 @@ describe('watchQueries', () => {
     expect(queries.filter((query) => query.namespace === 'other')).toHaveLength(3);
   });
 
-  it('watches every Ingress of the namespace for an Ingress, judged with its class\'s other Ingresses', () => {
+  it("watches every Ingress of the namespace for an Ingress, judged with its class's other Ingresses", () => {
     const ingress = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web' };
-    expect(watchQueries([{ workload: ingress, reads: ['ingresses.networking.k8s.io'], siblings: true }])).toEqual([{ namespace: 'shop', type: 'ingresses.networking.k8s.io' }]);
-    expect(watchQueries([{ workload: ingress, reads: ['ingresses.networking.k8s.io'] }])).toEqual([{ namespace: 'shop', type: 'ingresses.networking.k8s.io', fieldSelector: 'metadata.name=web' }]);
+    expect(watchQueries([{ workload: ingress, reads: ['ingresses.networking.k8s.io'], siblings: true }])).toEqual([
+      { namespace: 'shop', type: 'ingresses.networking.k8s.io' },
+    ]);
+    expect(watchQueries([{ workload: ingress, reads: ['ingresses.networking.k8s.io'] }])).toEqual([
+      { namespace: 'shop', type: 'ingresses.networking.k8s.io', fieldSelector: 'metadata.name=web' },
+    ]);
   });
 
   it('takes the whole type when selectors cannot be combined or there is none', () => {
@@ -42,7 +46,9 @@ describe('watchQueries', () => {
       { workload: api, reads: deploymentReads, selector: 'app=api' },
     ]);
     expect(queries.find((query) => query.type === 'pods')).toEqual({ namespace: 'shop', type: 'pods' });
-    const bare = watchQueries([{ workload: { apiVersion: 'v1', kind: 'Pod', namespace: 'shop', name: 'one-off' }, reads: ['pods'] }]);
+    const bare = watchQueries([
+      { workload: { apiVersion: 'v1', kind: 'Pod', namespace: 'shop', name: 'one-off' }, reads: ['pods'] },
+    ]);
     expect(bare).toEqual([{ namespace: 'shop', type: 'pods', fieldSelector: 'metadata.name=one-off' }]);
   });
 

@@ -7,7 +7,17 @@ import { pod } from '../fixtures/load.js';
 const ready = pod('running-ready') as unknown as Pod;
 
 /** The ready pod, changed: its one container's status and the pod's Ready condition. */
-function variant(change: { restartCount?: number; ready?: boolean; lastState?: object; state?: object; status?: Partial<NonNullable<Pod['status']>>; deleting?: boolean }, base: Pod = ready): Pod {
+function variant(
+  change: {
+    restartCount?: number;
+    ready?: boolean;
+    lastState?: object;
+    state?: object;
+    status?: Partial<NonNullable<Pod['status']>>;
+    deleting?: boolean;
+  },
+  base: Pod = ready,
+): Pod {
   const container = base.status!.containerStatuses![0]!;
   const isReady = change.ready ?? true;
   return {
@@ -15,8 +25,25 @@ function variant(change: { restartCount?: number; ready?: boolean; lastState?: o
     metadata: { ...base.metadata, ...(change.deleting ? { deletionTimestamp: '2025-01-01T00:00:00Z' } : {}) },
     status: {
       ...base.status,
-      conditions: (base.status!.conditions ?? []).map((condition) => (condition.type === 'Ready' ? { ...condition, status: isReady ? 'True' : 'False', reason: isReady ? undefined : 'ContainersNotReady', message: isReady ? undefined : `containers with unready status: [${container.name}]` } : condition)),
-      containerStatuses: [{ ...container, ready: isReady, restartCount: change.restartCount ?? container.restartCount, lastState: change.lastState ?? container.lastState, state: change.state ?? container.state }],
+      conditions: (base.status!.conditions ?? []).map((condition) =>
+        condition.type === 'Ready'
+          ? {
+              ...condition,
+              status: isReady ? 'True' : 'False',
+              reason: isReady ? undefined : 'ContainersNotReady',
+              message: isReady ? undefined : `containers with unready status: [${container.name}]`,
+            }
+          : condition,
+      ),
+      containerStatuses: [
+        {
+          ...container,
+          ready: isReady,
+          restartCount: change.restartCount ?? container.restartCount,
+          lastState: change.lastState ?? container.lastState,
+          state: change.state ?? container.state,
+        },
+      ],
       ...change.status,
     },
   };
@@ -47,16 +74,29 @@ describe('bakeLook', () => {
   it('catches a pod that leaves Ready, before the kubelet restarts its container', () => {
     const down = variant({ ready: false, state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } });
     const { breach } = bakeLook(marksOf([ready]), [down]);
-    expect(breach).toMatchObject({ what: 'left-ready', why: 'exits', summary: `pod ${ready.metadata.name} is no longer Ready: container ${container} ended (exit code 137, OOMKilled)` });
+    expect(breach).toMatchObject({
+      what: 'left-ready',
+      why: 'exits',
+      summary: `pod ${ready.metadata.name} is no longer Ready: container ${container} ended (exit code 137, OOMKilled)`,
+    });
   });
 
   it("catches the kubelet's eviction (phase Failed, reason Evicted)", () => {
-    const evicted = variant({ ready: false, status: { phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: memory. ' } });
-    expect(bakeLook(marksOf([ready]), [evicted]).breach).toMatchObject({ what: 'evicted', summary: `pod ${ready.metadata.name} was evicted by the kubelet: The node was low on resource: memory.` });
+    const evicted = variant({
+      ready: false,
+      status: { phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: memory. ' },
+    });
+    expect(bakeLook(marksOf([ready]), [evicted]).breach).toMatchObject({
+      what: 'evicted',
+      summary: `pod ${ready.metadata.name} was evicted by the kubelet: The node was low on resource: memory.`,
+    });
   });
 
   it('leaves alone pods being deleted (a scale-down) and new pods that are not Ready yet (an autoscaler)', () => {
-    const starting = { ...variant({ ready: false, state: { waiting: { reason: 'ContainerCreating' } } }), metadata: { ...ready.metadata, name: 'web-new', uid: 'other-uid' } };
+    const starting = {
+      ...variant({ ready: false, state: { waiting: { reason: 'ContainerCreating' } } }),
+      metadata: { ...ready.metadata, name: 'web-new', uid: 'other-uid' },
+    };
     const leaving = variant({ ready: false, deleting: true });
     expect(bakeLook(marksOf([ready]), [leaving, starting]).breach).toBeUndefined();
   });

@@ -45,45 +45,90 @@ describe('bake', () => {
     expect(reporter.kinds()).toEqual(['bake-started', 'baked']);
   });
 
-  it('fails at the first look that sees a restart, with the crashed run\'s last lines', async () => {
+  it("fails at the first look that sees a restart, with the crashed run's last lines", async () => {
     const restarted = structuredClone(ready);
     restarted.status!.containerStatuses![0]!.restartCount = 1;
     restarted.status!.containerStatuses![0]!.lastState = { terminated: { exitCode: 2, reason: 'Error' } };
     const clock = new FakeClock();
     const reporter = new RecordingReporter();
-    const crashing = snapshotFrom({ deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [restarted] });
-    const { outcome } = await bake([target], run, { kubectl: scripted([healthy, healthy, healthy, crashing]), clock, reporter });
+    const crashing = snapshotFrom({
+      deployments: [complete],
+      replicaSets: [replicaSet('complete-new')],
+      pods: [restarted],
+    });
+    const { outcome } = await bake([target], run, {
+      kubectl: scripted([healthy, healthy, healthy, crashing]),
+      clock,
+      reporter,
+    });
     expect(outcome).toMatchObject({ passed: false, stoppedBy: 'workload', elapsedMs: 6000, workload: target.workload });
     expect(outcome.summary).toBe(`container app of pod ${ready.metadata.name} restarted (exit code 2, Error)`);
-    expect(outcome.logs).toEqual([{ pod: ready.metadata.name, container: 'app', previous: true, lines: ['serving', 'panic: nil map'], shown: 5 }]);
+    expect(outcome.logs).toEqual([
+      { pod: ready.metadata.name, container: 'app', previous: true, lines: ['serving', 'panic: nil map'], shown: 5 },
+    ]);
     expect(reporter.kinds()).toEqual(['bake-started', 'bake-failed']);
   });
 
   it('catches a restart that happened before the bake began (while the checks ran): the first marks are the pods at the healthy verdict', async () => {
     const restarted = structuredClone(ready);
     restarted.status!.containerStatuses![0]!.restartCount = 1;
-    const crashing = snapshotFrom({ deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [restarted] });
-    const { outcome } = await bake([target], run, { kubectl: scripted([crashing]), clock: new FakeClock(), reporter: new RecordingReporter() });
+    const crashing = snapshotFrom({
+      deployments: [complete],
+      replicaSets: [replicaSet('complete-new')],
+      pods: [restarted],
+    });
+    const { outcome } = await bake([target], run, {
+      kubectl: scripted([crashing]),
+      clock: new FakeClock(),
+      reporter: new RecordingReporter(),
+    });
     expect(outcome).toMatchObject({ passed: false, elapsedMs: 0 });
   });
 
   it('runs the checks again every --verify-interval and stops at the first that fails', async () => {
     const clock = new FakeClock();
-    const results: Array<VerifyOutcome | undefined> = [undefined, { check: { type: 'command', command: 'curl web' }, during: 'bake', passed: false, summary: 'exited with code 22', timedOut: false, elapsedMs: 10, lines: [], evidence: [], logs: [] }];
+    const results: Array<VerifyOutcome | undefined> = [
+      undefined,
+      {
+        check: { type: 'command', command: 'curl web' },
+        during: 'bake',
+        passed: false,
+        summary: 'exited with code 22',
+        timedOut: false,
+        elapsedMs: 10,
+        lines: [],
+        evidence: [],
+        logs: [],
+      },
+    ];
     let calls = 0;
-    const { outcome } = await bake([target], { ...run, verifyIntervalMs: 5000 }, { kubectl: scripted([healthy]), clock, reporter: new RecordingReporter() }, async () => results[calls++]);
+    const { outcome } = await bake(
+      [target],
+      { ...run, verifyIntervalMs: 5000 },
+      { kubectl: scripted([healthy]), clock, reporter: new RecordingReporter() },
+      async () => results[calls++],
+    );
     expect(calls).toBe(2);
-    expect(outcome).toMatchObject({ passed: false, stoppedBy: 'check', checksRun: 2, summary: '`curl web`, run again, exited with code 22' });
+    expect(outcome).toMatchObject({
+      passed: false,
+      stoppedBy: 'check',
+      checksRun: 2,
+      summary: '`curl web`, run again, exited with code 22',
+    });
     expect(outcome.elapsedMs).toBeGreaterThanOrEqual(10_000);
     expect(outcome.elapsedMs).toBeLessThan(15_000);
   });
 
   it("hands back someone else's change during the bake as the object's verdict: it wins, nothing is restored", async () => {
-    const changed = structuredClone(complete) as typeof complete & { spec: { template: { spec: { containers: Array<{ image: string }> } } } };
+    const changed = structuredClone(complete) as typeof complete & {
+      spec: { template: { spec: { containers: Array<{ image: string }> } } };
+    };
     changed.spec.template.spec.containers[0]!.image = 'someone/else:2';
     const reporter = new RecordingReporter();
     const { outcome, verdicts } = await bake([target], run, {
-      kubectl: scripted([snapshotFrom({ deployments: [changed], replicaSets: [replicaSet('complete-new')], pods: [ready] })]),
+      kubectl: scripted([
+        snapshotFrom({ deployments: [changed], replicaSets: [replicaSet('complete-new')], pods: [ready] }),
+      ]),
       clock: new FakeClock(),
       reporter,
     });

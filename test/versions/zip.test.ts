@@ -55,6 +55,8 @@ describe('zipEntry', () => {
 
   it('says what is wrong: no such entry, not a zip', () => {
     expect(() => zipEntry(archive, 'kubectl')).toThrow('zip archive has no entry kubectl');
-    expect(() => zipEntry(Buffer.from('plain text, long enough to look for an end record'), 'x')).toThrow('not a zip archive');
+    expect(() => zipEntry(Buffer.from('plain text, long enough to look for an end record'), 'x')).toThrow(
+      'not a zip archive',
+    );
   });
 });

@@ -14,7 +14,8 @@ export function zipEntry(archive: Buffer, name: string): Buffer {
   const entries = archive.readUInt16LE(end + 10);
   let at = archive.readUInt32LE(end + 16);
   for (let index = 0; index < entries; index += 1) {
-    if (archive.readUInt32LE(at) !== CENTRAL_FILE_HEADER) throw new Error(`zip central directory entry ${index} is damaged`);
+    if (archive.readUInt32LE(at) !== CENTRAL_FILE_HEADER)
+      throw new Error(`zip central directory entry ${index} is damaged`);
     const method = archive.readUInt16LE(at + 10);
     const compressedSize = archive.readUInt32LE(at + 20);
     const size = archive.readUInt32LE(at + 24);
@@ -25,12 +26,14 @@ export function zipEntry(archive: Buffer, name: string): Buffer {
     const entryName = archive.toString('utf8', at + 46, at + 46 + nameLength);
     at += 46 + nameLength + extraLength + commentLength;
     if (entryName !== name) continue;
-    if (archive.readUInt32LE(localHeader) !== LOCAL_FILE_HEADER) throw new Error(`zip entry ${name}: its local header is damaged`);
+    if (archive.readUInt32LE(localHeader) !== LOCAL_FILE_HEADER)
+      throw new Error(`zip entry ${name}: its local header is damaged`);
     const start = localHeader + 30 + archive.readUInt16LE(localHeader + 26) + archive.readUInt16LE(localHeader + 28);
     const data = archive.subarray(start, start + compressedSize);
     const content = method === 0 ? Buffer.from(data) : method === 8 ? inflateRawSync(data) : undefined;
     if (!content) throw new Error(`zip entry ${name}: compression method ${method} is not supported`);
-    if (content.length !== size) throw new Error(`zip entry ${name}: ${content.length} bytes unpacked, ${size} expected`);
+    if (content.length !== size)
+      throw new Error(`zip entry ${name}: ${content.length} bytes unpacked, ${size} expected`);
     return content;
   }
   throw new Error(`zip archive has no entry ${name}`);

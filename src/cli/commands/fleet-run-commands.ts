@@ -24,30 +24,61 @@ export interface FleetRunCommandOptions {
   force?: boolean;
 }
 
-export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId: string | undefined, raw: FleetRunCommandOptions, context: CommandContext): Promise<number> {
+export async function fleetRunCommand(
+  command: 'status' | 'rollback',
+  fleetRunId: string | undefined,
+  raw: FleetRunCommandOptions,
+  context: CommandContext,
+): Promise<number> {
   const { session } = context;
   const opened: Array<{ close(): void }> = [];
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
-    if (raw.context !== undefined) throw new InputError('--context and --contexts contradict each other: give the fleet\'s contexts with --contexts.');
-    const contexts = [...new Set((raw.contexts ?? '').split(',').map((name) => name.trim()).filter(Boolean))];
-    if (contexts.length === 0) throw new InputError('--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.');
-    if (command === 'rollback' && fleetRunId === undefined) throw new InputError('kguard rollback --contexts restores one fleet run: name it (kguard status --contexts lists them), e.g. kguard rollback fleet-… --contexts staging,eu-1.');
+    if (raw.context !== undefined)
+      throw new InputError(
+        "--context and --contexts contradict each other: give the fleet's contexts with --contexts.",
+      );
+    const contexts = [
+      ...new Set(
+        (raw.contexts ?? '')
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean),
+      ),
+    ];
+    if (contexts.length === 0)
+      throw new InputError(
+        '--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.',
+      );
+    if (command === 'rollback' && fleetRunId === undefined)
+      throw new InputError(
+        'kguard rollback --contexts restores one fleet run: name it (kguard status --contexts lists them), e.g. kguard rollback fleet-… --contexts staging,eu-1.',
+      );
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { connectKubectl }, { RETRY_DELAYS_MS }, { systemClock }, { probeHolder }, runs, fleetRuns, { runRollback }, { privateCopies, removeCopiesOf }, { ClusterSections }] =
-      await Promise.all([
-        import('../../report/recorder.js'),
-        import('../../kubectl/connect.js'),
-        import('../../kubectl/transient.js'),
-        import('../../clock.js'),
-        import('../../journal/holder.js'),
-        import('../../run/status/runs.js'),
-        import('../../run/fleet/fleet-runs.js'),
-        import('../../run/rollback/rollback.js'),
-        import('../../restore/restore.js'),
-        import('../../report/format/sections.js'),
-      ]);
+    const [
+      { RunRecorder },
+      { connectKubectl },
+      { RETRY_DELAYS_MS },
+      { systemClock },
+      { probeHolder },
+      runs,
+      fleetRuns,
+      { runRollback },
+      { privateCopies, removeCopiesOf },
+      { ClusterSections },
+    ] = await Promise.all([
+      import('../../report/recorder.js'),
+      import('../../kubectl/connect.js'),
+      import('../../kubectl/transient.js'),
+      import('../../clock.js'),
+      import('../../journal/holder.js'),
+      import('../../run/status/runs.js'),
+      import('../../run/fleet/fleet-runs.js'),
+      import('../../run/rollback/rollback.js'),
+      import('../../restore/restore.js'),
+      import('../../report/format/sections.js'),
+    ]);
     // One kubectl per context (its raw calls through one proxy), every call with a deadline.
     const kubectls = new Map<string, ReturnType<typeof connectKubectl>>();
     const kubectlFor = (name: string) => {
@@ -70,9 +101,14 @@ export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId
       opened.push(kubectl);
       return kubectl;
     };
-    const say = (error: unknown) => sanitizeText(error instanceof Error ? error.message : String(error), session.redactor);
+    const say = (error: unknown) =>
+      sanitizeText(error instanceof Error ? error.message : String(error), session.redactor);
     const write = (lines: string[], report: unknown) =>
-      process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(lines.join('\n'), session.redactor)}\n`);
+      process.stdout.write(
+        session.json
+          ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`
+          : `${sanitizeText(lines.join('\n'), session.redactor)}\n`,
+      );
 
     const listings = await Promise.all(
       contexts.map(async (name): Promise<ContextRuns> => {
@@ -89,7 +125,18 @@ export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId
       session.finished = true;
       const report = listings.map((listing) =>
         'runs' in listing
-          ? { context: listing.context, error: null, runs: listing.runs.map((run) => ({ runId: run.runId, fleetRunId: run.journal?.fleet?.runId ?? null, state: run.journal?.state ?? null, liveness: run.liveness.state, why: run.liveness.why, objects: run.journal?.objects.map(({ ref }) => ref) ?? [] })) }
+          ? {
+              context: listing.context,
+              error: null,
+              runs: listing.runs.map((run) => ({
+                runId: run.runId,
+                fleetRunId: run.journal?.fleet?.runId ?? null,
+                state: run.journal?.state ?? null,
+                liveness: run.liveness.state,
+                why: run.liveness.why,
+                objects: run.journal?.objects.map(({ ref }) => ref) ?? [],
+              })),
+            }
           : { context: listing.context, error: listing.error, runs: [] },
       );
       write(fleetRuns.fleetStatusLines(listings, new Date()), { contexts: report });
@@ -98,7 +145,9 @@ export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId
 
     const fleet = fleetRunId as string;
     if (listings.every((listing) => 'runs' in listing && fleetRuns.runsOfFleet(listing.runs, fleet).length === 0)) {
-      throw new InputError(`no journal of fleet run ${fleet} in contexts ${contexts.join(', ')} (kguard status --contexts lists the fleet runs): it may have finished, or expired.`);
+      throw new InputError(
+        `no journal of fleet run ${fleet} in contexts ${contexts.join(', ')} (kguard status --contexts lists the fleet runs): it may have finished, or expired.`,
+      );
     }
     const terminal: Reporter = await context.makeReporter(session);
     const shared: Reporter = { emit: (event) => terminal.emit(event), close: () => undefined };
@@ -107,20 +156,51 @@ export async function fleetRunCommand(command: 'status' | 'rollback', fleetRunId
       listings.map(async (listing): Promise<FleetRestoreEnd> => {
         const base = { context: listing.context, restored: 0, untouched: 0, needsPerson: 0 };
         try {
-          if ('error' in listing) return { ...base, runId: null, outcome: 'needs-attention', message: `its runs could not be read (${listing.error}); run this again when it answers` };
+          if ('error' in listing)
+            return {
+              ...base,
+              runId: null,
+              outcome: 'needs-attention',
+              message: `its runs could not be read (${listing.error}); run this again when it answers`,
+            };
           const [run, ...others] = fleetRuns.runsOfFleet(listing.runs, fleet);
           if (!run) return { ...base, runId: null, outcome: 'no-journal', message: null };
-          if (others.length > 0) return { ...base, runId: run.runId, outcome: 'needs-attention', message: `${others.length + 1} runs of this fleet run there; restore each with kguard rollback RUN --context ${listing.context}` };
-          if (run.liveness.state === 'finished') return { ...base, runId: run.runId, outcome: 'no-journal', message: `its run there ended (${run.liveness.why})` };
+          if (others.length > 0)
+            return {
+              ...base,
+              runId: run.runId,
+              outcome: 'needs-attention',
+              message: `${others.length + 1} runs of this fleet run there; restore each with kguard rollback RUN --context ${listing.context}`,
+            };
+          if (run.liveness.state === 'finished')
+            return {
+              ...base,
+              runId: run.runId,
+              outcome: 'no-journal',
+              message: `its run there ended (${run.liveness.why})`,
+            };
           const recorder = new RunRecorder(sections.reporterFor(listing.context), session.redactor);
           const copies = privateCopies(run.runId);
           try {
             const result = await runRollback(
               { runId: run.runId, namespace: raw.namespace, deadlineMs, force: raw.force },
-              { kubectl: kubectlFor(listing.context), clock: systemClock, reporter: recorder, keepCopy: copies, probe: probeHolder },
+              {
+                kubectl: kubectlFor(listing.context),
+                clock: systemClock,
+                reporter: recorder,
+                keepCopy: copies,
+                probe: probeHolder,
+              },
             );
             const counts = { restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson };
-            if (result.needsPerson > 0) return { ...base, ...counts, runId: run.runId, outcome: 'needs-attention', message: `kguard rollback ${run.runId} --context ${listing.context} finishes it` };
+            if (result.needsPerson > 0)
+              return {
+                ...base,
+                ...counts,
+                runId: run.runId,
+                outcome: 'needs-attention',
+                message: `kguard rollback ${run.runId} --context ${listing.context} finishes it`,
+              };
             await Promise.all([copies.remove(), removeCopiesOf(run.runId)]);
             return { ...base, ...counts, runId: run.runId, outcome: 'restored', message: null };
           } catch (error) {

@@ -22,31 +22,43 @@ export interface HistoryCommandOptions {
   quiet?: boolean;
 }
 
-export async function historyCommand(command: 'history' | 'undo', runId: string | undefined, raw: HistoryCommandOptions, context: CommandContext): Promise<number> {
+export async function historyCommand(
+  command: 'history' | 'undo',
+  runId: string | undefined,
+  raw: HistoryCommandOptions,
+  context: CommandContext,
+): Promise<number> {
   const { session } = context;
   let closeKubectl = () => undefined as void;
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }] = await Promise.all([
-      import('../../report/recorder.js'),
-      import('../../clock.js'),
-      import('../../journal/history-store.js'),
-      import('../../run/undo/undo.js'),
-      import('../../restore/restore.js'),
-    ]);
+    const [{ RunRecorder }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }] =
+      await Promise.all([
+        import('../../report/recorder.js'),
+        import('../../clock.js'),
+        import('../../journal/history-store.js'),
+        import('../../run/undo/undo.js'),
+        import('../../restore/restore.js'),
+      ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
     const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: true });
     closeKubectl = () => kubectl.close();
     const write = (text: string, report: unknown) =>
-      process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);
+      process.stdout.write(
+        session.json
+          ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`
+          : `${sanitizeText(text, session.redactor)}\n`,
+      );
 
     if (command === 'history') {
       const listed = joinParts(await listHistory(kubectl, raw.namespace));
       // The records' copies may hold Secrets: their values are redacted from anything printed.
-      for (const { record } of listed) for (const value of secretValuesOfObjects(record.objects.flatMap(({ before, applied }) => [before, applied]))) session.redactor.addValue(value);
+      for (const { record } of listed)
+        for (const value of secretValuesOfObjects(record.objects.flatMap(({ before, applied }) => [before, applied])))
+          session.redactor.addValue(value);
       session.finished = true;
       recorder.close();
       write(historyLines(listed).join('\n'), { runs: listed.map(historyReport) });
@@ -54,7 +66,15 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
     }
     const copies = privateCopies();
     const result = await runUndo(
-      { runId, namespace: raw.namespace, dryRun: raw.dryRun ?? false, deadlineMs, pollIntervalMs: DEFAULTS.pollIntervalMs, watch: true, logLines: DEFAULTS.logLines },
+      {
+        runId,
+        namespace: raw.namespace,
+        dryRun: raw.dryRun ?? false,
+        deadlineMs,
+        pollIntervalMs: DEFAULTS.pollIntervalMs,
+        watch: true,
+        logLines: DEFAULTS.logLines,
+      },
       { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies, signal: session.cancel.signal },
     );
     if (result.needsPerson === 0) await copies.remove();
@@ -62,7 +82,16 @@ export async function historyCommand(command: 'history' | 'undo', runId: string 
     recorder.close();
     if (session.json) {
       const objects = [...result.results].map(([key, restore]) => ({ object: key, ...restore, restored: undefined }));
-      write('', { runId: result.runId, dryRun: raw.dryRun ?? false, exitCode: result.exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects, messages: recorder.messages });
+      write('', {
+        runId: result.runId,
+        dryRun: raw.dryRun ?? false,
+        exitCode: result.exitCode,
+        restored: result.restored,
+        untouched: result.untouched,
+        needsPerson: result.needsPerson,
+        objects,
+        messages: recorder.messages,
+      });
     }
     return result.exitCode;
   } catch (error) {
@@ -91,7 +120,8 @@ function historyReport({ record, bytes }: ListedRecord) {
 
 /** One paragraph per run, newest first: when, who, what it changed, and the undo command. */
 export function historyLines(listed: readonly ListedRecord[]): string[] {
-  if (listed.length === 0) return ['no run is kept in kguard history here (successful runs are kept unless --history 0 or --no-journal)'];
+  if (listed.length === 0)
+    return ['no run is kept in kguard history here (successful runs are kept unless --history 0 or --no-journal)'];
   return listed.flatMap(({ record, bytes }) => [
     `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || '(unknown user)'}${record.context ? ` (context ${record.context})` : ''}  namespace ${record.namespace}  ${Math.ceil(bytes / 1024)} KiB`,
     ...record.objects.map(({ ref, change }) => `    ${describeObject(ref)}: ${change}`),

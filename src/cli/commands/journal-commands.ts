@@ -23,7 +23,12 @@ export interface JournalCommandOptions {
   quiet?: boolean;
 }
 
-export async function journalCommand(command: RunCommandName, runId: string | undefined, raw: JournalCommandOptions, context: CommandContext): Promise<number> {
+export async function journalCommand(
+  command: RunCommandName,
+  runId: string | undefined,
+  raw: JournalCommandOptions,
+  context: CommandContext,
+): Promise<number> {
   const { session } = context;
   if (raw.contexts !== undefined && (command === 'status' || command === 'rollback')) {
     const { fleetRunCommand } = await import('./fleet-run-commands.js');
@@ -34,23 +39,35 @@ export async function journalCommand(command: RunCommandName, runId: string | un
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { systemClock }, { probeHolder }, runs, { runRollback }, { privateCopies, removeCopiesOf }, { releaseLeftLeases }, { removeJournal }] =
-      await Promise.all([
-        import('../../report/recorder.js'),
-        import('../../clock.js'),
-        import('../../journal/holder.js'),
-        import('../../run/status/runs.js'),
-        import('../../run/rollback/rollback.js'),
-        import('../../restore/restore.js'),
-        import('../../journal/held-leases.js'),
-        import('../../journal/store.js'),
-      ]);
+    const [
+      { RunRecorder },
+      { systemClock },
+      { probeHolder },
+      runs,
+      { runRollback },
+      { privateCopies, removeCopiesOf },
+      { releaseLeftLeases },
+      { removeJournal },
+    ] = await Promise.all([
+      import('../../report/recorder.js'),
+      import('../../clock.js'),
+      import('../../journal/holder.js'),
+      import('../../run/status/runs.js'),
+      import('../../run/rollback/rollback.js'),
+      import('../../restore/restore.js'),
+      import('../../journal/held-leases.js'),
+      import('../../journal/store.js'),
+    ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
     const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: false });
     closeKubectl = () => kubectl.close();
     const write = (text: string, report: unknown) =>
-      process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n` : `${sanitizeText(text, session.redactor)}\n`);
+      process.stdout.write(
+        session.json
+          ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`
+          : `${sanitizeText(text, session.redactor)}\n`,
+      );
 
     if (command === 'rollback') {
       const copies = privateCopies();
@@ -61,11 +78,26 @@ export async function journalCommand(command: RunCommandName, runId: string | un
       if (result.needsPerson === 0) await Promise.all([copies.remove(), removeCopiesOf(result.runId)]);
       session.finished = true;
       const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-      recorder.emit({ kind: 'rollback-finished', runId: result.runId, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, exitCode });
+      recorder.emit({
+        kind: 'rollback-finished',
+        runId: result.runId,
+        restored: result.restored,
+        untouched: result.untouched,
+        needsPerson: result.needsPerson,
+        exitCode,
+      });
       recorder.close();
       if (session.json) {
         const objects = [...result.results].map(([key, restore]) => ({ object: key, ...restore, restored: undefined }));
-        write('', { runId: result.runId, exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects, messages: recorder.messages });
+        write('', {
+          runId: result.runId,
+          exitCode,
+          restored: result.restored,
+          untouched: result.untouched,
+          needsPerson: result.needsPerson,
+          objects,
+          messages: recorder.messages,
+        });
       }
       return exitCode;
     }
@@ -96,15 +128,25 @@ export async function journalCommand(command: RunCommandName, runId: string | un
     const run = runs.pickRun(listed, runId, command, raw.force ?? false);
     const namespaces = run.leases.map((lease) => lease.metadata.namespace ?? '');
     await releaseLeftLeases(kubectl, run.runId, namespaces, deadlineMs, recorder);
-    if (command === 'forget' && run.journal) await Promise.all([removeJournal(kubectl, run.secrets, deadlineMs), removeCopiesOf(run.runId)]);
+    if (command === 'forget' && run.journal)
+      await Promise.all([removeJournal(kubectl, run.secrets, deadlineMs), removeCopiesOf(run.runId)]);
     session.finished = true;
     recorder.close();
-    const objects = run.journal?.objects.map(({ ref }) => `${ref.kind.toLowerCase()}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ''}`) ?? [];
+    const objects =
+      run.journal?.objects.map(
+        ({ ref }) => `${ref.kind.toLowerCase()}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ''}`,
+      ) ?? [];
     const text =
       command === 'unlock'
         ? `kguard unlock ${run.runId}: released ${run.leases.length} Lease(s); other runs may now change its objects (exit 0)`
         : `kguard forget ${run.runId}: removed its journal and ${run.leases.length} Lease(s); its objects stay as they are now${objects.length > 0 ? `: ${objects.join(', ')}` : ''} (exit 0)`;
-    write(text, { runId: run.runId, command, released: run.leases.length, journalRemoved: command === 'forget' && Boolean(run.journal), objects: run.journal?.objects.map(({ ref }) => ref) ?? [] });
+    write(text, {
+      runId: run.runId,
+      command,
+      released: run.leases.length,
+      journalRemoved: command === 'forget' && Boolean(run.journal),
+      objects: run.journal?.objects.map(({ ref }) => ref) ?? [],
+    });
     return ExitCode.Success;
   } catch (error) {
     session.recorder?.close();

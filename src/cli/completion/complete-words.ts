@@ -22,16 +22,23 @@ export function completeWords(spec: CompletionSpec, words: readonly string[], li
   if (typed.includes('--')) return { candidates: [], directive: DIRECTIVE.default };
   const commandAt = typed.findIndex((word) => !word.startsWith('-'));
   if (commandAt === -1) {
-    const commands = [...spec.commands.map((command) => ({ value: command.name, description: command.description })), { value: 'help', description: 'display help for a command' }];
+    const commands = [
+      ...spec.commands.map((command) => ({ value: command.name, description: command.description })),
+      { value: 'help', description: 'display help for a command' },
+    ];
     return matching(commands, current);
   }
   const command = spec.commands.find((candidate) => candidate.name === typed[commandAt]);
   if (!command) return { candidates: [], directive: DIRECTIVE.noFileComp };
-  const flagOf = (word: string | undefined) => (word === undefined ? undefined : command.flags.find((flag) => flag.names.includes(word)));
+  const flagOf = (word: string | undefined) =>
+    word === undefined ? undefined : command.flags.find((flag) => flag.names.includes(word));
   const previous = flagOf(typed.at(-1));
-  if (previous && previous.value !== 'none' && !previous.optionalValue) return valuesOf(previous, current, contextArgs(typed), list);
+  if (previous && previous.value !== 'none' && !previous.optionalValue)
+    return valuesOf(previous, current, contextArgs(typed), list);
   if (current.startsWith('-')) {
-    const flags = command.flags.flatMap((flag) => flag.names.map((name) => ({ value: name, description: flag.description })));
+    const flags = command.flags.flatMap((flag) =>
+      flag.names.map((name) => ({ value: name, description: flag.description })),
+    );
     return matching(flags, current);
   }
   return matching(
@@ -71,11 +78,16 @@ function contextArgs(typed: readonly string[]): string[] {
 }
 
 function matching(candidates: Completion['candidates'], current: string): Completion {
-  return { candidates: candidates.filter((candidate) => candidate.value.startsWith(current)), directive: DIRECTIVE.noFileComp };
+  return {
+    candidates: candidates.filter((candidate) => candidate.value.startsWith(current)),
+    directive: DIRECTIVE.noFileComp,
+  };
 }
 
 /** cobra's protocol: `value\tdescription` lines, then `:directive`. */
 export function completionOutput(completion: Completion): string {
-  const lines = completion.candidates.map(({ value, description }) => (description ? `${value}\t${description.replace(/\s+/g, ' ')}` : value));
+  const lines = completion.candidates.map(({ value, description }) =>
+    description ? `${value}\t${description.replace(/\s+/g, ' ')}` : value,
+  );
   return [...lines, `:${completion.directive}`, ''].join('\n');
 }

@@ -6,11 +6,19 @@ import { KUBECTL_VALUES, type CompletionSpec, type FlagSpec } from './completion
 
 export function fishCompletion(spec: CompletionSpec): string {
   const fn = `__${spec.program.replace(/[^a-z0-9]/gi, '_')}`;
-  const commands = spec.commands.map((command) => `complete -c $program -n ${fn}_needs_command -a ${fishQuote(command.name)} -d ${fishQuote(oneLine(command.description))}`);
+  const commands = spec.commands.map(
+    (command) =>
+      `complete -c $program -n ${fn}_needs_command -a ${fishQuote(command.name)} -d ${fishQuote(oneLine(command.description))}`,
+  );
   const flags = spec.commands.flatMap((command) => {
     const when = `-n ${fishQuote(`${fn}_using_command ${command.name}; and not ${fn}_after_dashdash`)}`;
-    const rules = command.flags.map((flag) => `complete -c $program ${when} ${names(flag)} ${values(flag)}-d ${fishQuote(oneLine(flag.description))}`);
-    const positional = command.argumentChoices.length > 0 ? [`complete -c $program ${when} -a ${fishQuote(command.argumentChoices.join(' '))}`] : [];
+    const rules = command.flags.map(
+      (flag) => `complete -c $program ${when} ${names(flag)} ${values(flag)}-d ${fishQuote(oneLine(flag.description))}`,
+    );
+    const positional =
+      command.argumentChoices.length > 0
+        ? [`complete -c $program ${when} -a ${fishQuote(command.argumentChoices.join(' '))}`]
+        : [];
     return [...rules, ...positional];
   });
   return `# fish completion for kguard (and kubectl-rollout_guard). Load it now with
@@ -93,7 +101,13 @@ end
 /** fish's -s (a one-letter flag), -l (a long one), or -o (an old-style long one with one dash). */
 function names(flag: FlagSpec): string {
   return flag.names
-    .map((name) => (/^-[^-]$/.test(name) ? `-s ${name.slice(1)}` : name.startsWith('--') ? `-l ${name.slice(2)}` : `-o ${name.slice(1)}`))
+    .map((name) =>
+      /^-[^-]$/.test(name)
+        ? `-s ${name.slice(1)}`
+        : name.startsWith('--')
+          ? `-l ${name.slice(2)}`
+          : `-o ${name.slice(1)}`,
+    )
     .join(' ');
 }
 

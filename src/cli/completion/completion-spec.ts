@@ -31,10 +31,17 @@ export interface CompletionSpec {
 }
 
 /** Values that options.ts checks itself (parseOutputMode, parseDryRun), so commander knows no choices for them. */
-const CHECKED_VALUES: Record<string, string[]> = { '--output': ['text', 'json'], '--dry-run': ['server', 'client', 'none'] };
+const CHECKED_VALUES: Record<string, string[]> = {
+  '--output': ['text', 'json'],
+  '--dry-run': ['server', 'client', 'none'],
+};
 
 /** Flags whose value is a kubectl name the cluster or the kubeconfig knows. */
-const CLUSTER_VALUES: Record<string, ValueKind> = { '--namespace': 'namespaces', '--context': 'contexts', '--canary': 'contexts' };
+const CLUSTER_VALUES: Record<string, ValueKind> = {
+  '--namespace': 'namespaces',
+  '--context': 'contexts',
+  '--canary': 'contexts',
+};
 
 export function completionSpec(program: Command): CompletionSpec {
   return {
@@ -42,7 +49,10 @@ export function completionSpec(program: Command): CompletionSpec {
     commands: program.commands.map((command) => ({
       name: command.name(),
       description: command.description(),
-      flags: [...command.options.filter((option) => !option.hidden).map(flagSpec), { names: ['-h', '--help'], description: 'display help', value: 'none', choices: [], optionalValue: false }],
+      flags: [
+        ...command.options.filter((option) => !option.hidden).map(flagSpec),
+        { names: ['-h', '--help'], description: 'display help', value: 'none', choices: [], optionalValue: false },
+      ],
       argumentChoices: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
       positional: command.registeredArguments.map((argument, index) => {
         const label = argument.description || argument.name();

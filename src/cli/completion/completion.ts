@@ -11,7 +11,10 @@ export function bashCompletion(spec: CompletionSpec): string {
   const commandCases = spec.commands.map((command) => {
     const valueCases = command.flags
       .filter((flag) => flag.value !== 'none')
-      .map((flag) => `        ${flag.names.join('|')}) ${bashValues(flag)}${flag.value === 'choices' ? ' ;;' : '; return ;;'}`);
+      .map(
+        (flag) =>
+          `        ${flag.names.join('|')}) ${bashValues(flag)}${flag.value === 'choices' ? ' ;;' : '; return ;;'}`,
+      );
     const words = command.flags.flatMap((flag) => flag.names).join(' ');
     return [
       `    ${command.name})`,
@@ -19,7 +22,9 @@ export function bashCompletion(spec: CompletionSpec): string {
       ...valueCases,
       '      esac',
       `      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "${words}" -- "$cur"))`,
-      ...(command.argumentChoices.length > 0 ? [`      else COMPREPLY=($(compgen -W "${command.argumentChoices.join(' ')}" -- "$cur"))`] : []),
+      ...(command.argumentChoices.length > 0
+        ? [`      else COMPREPLY=($(compgen -W "${command.argumentChoices.join(' ')}" -- "$cur"))`]
+        : []),
       '      fi',
       '      return ;;',
     ].join('\n');
@@ -73,7 +78,12 @@ export function zshCompletion(spec: CompletionSpec): string {
   const commandCases = spec.commands.map((command) => {
     const specs = command.flags.map((flag) => `        ${zshFlag(flag)}`);
     const lines = [...specs, ...command.positional.map((spec) => `        ${zshQuote(spec)}`)];
-    return [`    ${command.name})`, `      _arguments -s -S \\`, ...lines.map((line, index) => (index < lines.length - 1 ? `${line} \\` : line)), '      ;;'].join('\n');
+    return [
+      `    ${command.name})`,
+      `      _arguments -s -S \\`,
+      ...lines.map((line, index) => (index < lines.length - 1 ? `${line} \\` : line)),
+      '      ;;',
+    ].join('\n');
   });
   return `#compdef kguard kubectl-rollout_guard
 # zsh completion for kguard (and kubectl-rollout_guard). Load it now with
@@ -116,10 +126,17 @@ fi
 `;
 
   function zshFlag(flag: FlagSpec): string {
-    const description = flag.description.replace(/[[\]:'\\]/g, ' ').replace(/\s+/g, ' ').trim();
+    const description = flag.description
+      .replace(/[[\]:'\\]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     // -f is repeatable; the others exclude their other spelling once given.
     const group = flag.names.length > 1 ? `{${flag.names.join(',')}}` : flag.names[0]!;
-    const head = flag.names.includes('--filename') ? `'*'${group}` : flag.names.length > 1 ? `'(${flag.names.join(' ')})'${group}` : group;
+    const head = flag.names.includes('--filename')
+      ? `'*'${group}`
+      : flag.names.length > 1
+        ? `'(${flag.names.join(' ')})'${group}`
+        : group;
     return `${head}${zshQuote(`[${description}]${zshValue(flag)}`)}`;
   }
 

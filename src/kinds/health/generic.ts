@@ -17,8 +17,17 @@ import type { RolloutRules } from '../engine.js';
 export function genericRules(kind: string, statusGraceSeconds?: number): RolloutRules<StatusConventions> {
   return {
     controller: `${kind} controller`,
-    ...(statusGraceSeconds !== undefined ? { firstStatus: { missing: (object: StatusConventions) => !written(object.status), graceSeconds: statusGraceSeconds } } : {}),
-    observed: (object) => object.status?.observedGeneration === undefined || object.status.observedGeneration >= (object.metadata.generation ?? 0),
+    ...(statusGraceSeconds !== undefined
+      ? {
+          firstStatus: {
+            missing: (object: StatusConventions) => !written(object.status),
+            graceSeconds: statusGraceSeconds,
+          },
+        }
+      : {}),
+    observed: (object) =>
+      object.status?.observedGeneration === undefined ||
+      object.status.observedGeneration >= (object.metadata.generation ?? 0),
     newPods: () => [],
     wait(object) {
       const reconciling = conditionOf(object, 'Reconciling');
@@ -26,19 +35,28 @@ export function genericRules(kind: string, statusGraceSeconds?: number): Rollout
       const readiness = conditionOf(object, 'Ready') ?? conditionOf(object, 'Available');
       // A condition that names the generation it was written for speaks only for that one
       // (metav1.Condition.observedGeneration): an older Ready True is not this spec's verdict.
-      if (readiness && stale(readiness, object)) return `waiting for the ${kind} controller to write ${readiness.type} for generation ${object.metadata.generation ?? '?'} (it is for ${readiness.observedGeneration})`;
-      if (readiness && readiness.status !== 'True') return `waiting for ${readiness.type} to be True (it is ${readiness.status}${said(readiness)})`;
+      if (readiness && stale(readiness, object))
+        return `waiting for the ${kind} controller to write ${readiness.type} for generation ${object.metadata.generation ?? '?'} (it is for ${readiness.observedGeneration})`;
+      if (readiness && readiness.status !== 'True')
+        return `waiting for ${readiness.type} to be True (it is ${readiness.status}${said(readiness)})`;
       return undefined;
     },
     failure(object) {
       const stalled = conditionOf(object, 'Stalled');
       if (stalled?.status !== 'True' || stale(stalled, object)) return undefined;
-      const rule = { ...STALLED, nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE` };
+      const rule = {
+        ...STALLED,
+        nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE`,
+      };
       return { source: 'condition', reason: stalled.reason ?? 'Stalled', message: stalled.message ?? '', rule };
     },
     progress(object) {
       const readiness = conditionOf(object, 'Ready') ?? conditionOf(object, 'Available');
-      const summary = readiness ? `${readiness.type} ${readiness.status}` : written(object.status) ? `generation ${object.metadata.generation ?? '?'} observed` : 'no status yet';
+      const summary = readiness
+        ? `${readiness.type} ${readiness.status}`
+        : written(object.status)
+          ? `generation ${object.metadata.generation ?? '?'} observed`
+          : 'no status yet';
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
     },
   };

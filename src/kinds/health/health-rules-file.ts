@@ -7,7 +7,7 @@ import { InputError } from '../../errors.js';
 import type { HealthRules } from '../../model/health-rules.js';
 import { HEALTH_RULES_SCHEMA } from './health-rules-schema.js';
 
-let validator: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+let validator: (((data: unknown) => boolean) & { errors?: ErrorObject[] | null }) | undefined;
 
 function validate(): NonNullable<typeof validator> {
   validator ??= new Ajv2020({ allErrors: true, strict: true }).compile(HEALTH_RULES_SCHEMA);
@@ -19,17 +19,27 @@ export function parseHealthRules(text: string, file: string): HealthRules {
   try {
     data = parse(text);
   } catch (error) {
-    throw new InputError(`--health-rules ${file}: not JSON or YAML (${(error as Error).message.split('\n')[0]}); see schema/health-rules.schema.json.`);
+    throw new InputError(
+      `--health-rules ${file}: not JSON or YAML (${(error as Error).message.split('\n')[0]}); see schema/health-rules.schema.json.`,
+    );
   }
   const check = validate();
   if (!check(data)) {
-    const problems = (check.errors ?? []).filter((error) => error.keyword !== 'oneOf').slice(0, 5).map(say);
-    throw new InputError(`--health-rules ${file} does not follow schema/health-rules.schema.json: ${problems.join('; ')}.`);
+    const problems = (check.errors ?? [])
+      .filter((error) => error.keyword !== 'oneOf')
+      .slice(0, 5)
+      .map(say);
+    throw new InputError(
+      `--health-rules ${file} does not follow schema/health-rules.schema.json: ${problems.join('; ')}.`,
+    );
   }
   const rules = data as HealthRules;
   const ids = new Set<string>();
   for (const rule of rules.rules) {
-    if (ids.has(rule.id)) throw new InputError(`--health-rules ${file}: two rules are named ${JSON.stringify(rule.id)}; give each rule its own id.`);
+    if (ids.has(rule.id))
+      throw new InputError(
+        `--health-rules ${file}: two rules are named ${JSON.stringify(rule.id)}; give each rule its own id.`,
+      );
     ids.add(rule.id);
   }
   return rules;
@@ -37,6 +47,7 @@ export function parseHealthRules(text: string, file: string): HealthRules {
 
 function say(error: ErrorObject): string {
   const where = error.instancePath === '' ? 'the file' : error.instancePath;
-  if (error.keyword === 'additionalProperties') return `${where} has an unknown field ${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)}`;
+  if (error.keyword === 'additionalProperties')
+    return `${where} has an unknown field ${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)}`;
   return `${where} ${error.message ?? 'is not valid'}`;
 }

@@ -17,8 +17,16 @@ const conditionMatch = {
     status: { ...stringOrList, description: 'True, False or Unknown (one of a list); default any.' },
     reason: { ...stringOrList, description: 'The condition reason (one of a list); default any.' },
     reasonNot: { ...stringOrList, description: 'The condition reason is none of these (one or a list).' },
-    each: { type: 'string', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$', description: 'A dotted path to a list whose entries hold their own conditions, e.g. status.parents.' },
-    afterSeconds: { type: 'integer', minimum: 1, description: 'Only under failed: how long the match must last before it fails the rollout.' },
+    each: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$',
+      description: 'A dotted path to a list whose entries hold their own conditions, e.g. status.parents.',
+    },
+    afterSeconds: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Only under failed: how long the match must last before it fails the rollout.',
+    },
   },
 };
 
@@ -29,9 +37,20 @@ const fieldMatch = {
   additionalProperties: false,
   properties: {
     field: { type: 'string', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$', description: 'e.g. status.phase' },
-    equals: { ...stringOrList, description: 'The value, compared as a string (one of a list); absent: the field is set.' },
-    message: { type: 'string', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$', description: 'Where the words are read, e.g. status.message.' },
-    afterSeconds: { type: 'integer', minimum: 1, description: 'Only under failed: how long the match must last before it fails the rollout.' },
+    equals: {
+      ...stringOrList,
+      description: 'The value, compared as a string (one of a list); absent: the field is set.',
+    },
+    message: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$',
+      description: 'Where the words are read, e.g. status.message.',
+    },
+    afterSeconds: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Only under failed: how long the match must last before it fails the rollout.',
+    },
   },
 };
 
@@ -41,7 +60,8 @@ export const HEALTH_RULES_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://github.com/kguard-dev/kguard/schema/health-rules.schema.json',
   title: 'kguard health rules',
-  description: 'For each group/kind, which conditions or status fields mean failed, progressing and healthy (kguard --health-rules FILE).',
+  description:
+    'For each group/kind, which conditions or status fields mean failed, progressing and healthy (kguard --health-rules FILE).',
   type: 'object',
   required: ['rules'],
   additionalProperties: false,
@@ -54,7 +74,11 @@ export const HEALTH_RULES_SCHEMA = {
         required: ['id', 'match', 'healthy'],
         additionalProperties: false,
         properties: {
-          id: { type: 'string', minLength: 1, description: 'The rule name, "group/Kind" by convention; kguard.dev/health-rule picks it.' },
+          id: {
+            type: 'string',
+            minLength: 1,
+            description: 'The rule name, "group/Kind" by convention; kguard.dev/health-rule picks it.',
+          },
           match: {
             type: 'array',
             items: {
@@ -62,17 +86,31 @@ export const HEALTH_RULES_SCHEMA = {
               required: ['group', 'kind'],
               additionalProperties: false,
               properties: {
-                group: { type: 'string', description: 'The API group ("" for core); "*.example.io" matches every subgroup.' },
+                group: {
+                  type: 'string',
+                  description: 'The API group ("" for core); "*.example.io" matches every subgroup.',
+                },
                 kind: { type: 'string', minLength: 1, description: 'The kind, or "*" for every kind of the group.' },
               },
             },
           },
           source: { type: 'string', description: 'Where the rule comes from.' },
-          observedGeneration: { type: 'boolean', description: 'Judge only once status.observedGeneration caught up (default true).' },
-          applied: { ...matchList, description: 'Any match: judged applied, not waited for (nothing reconciles it: Flux spec.suspend); checked first.' },
+          observedGeneration: {
+            type: 'boolean',
+            description: 'Judge only once status.observedGeneration caught up (default true).',
+          },
+          applied: {
+            ...matchList,
+            description:
+              'Any match: judged applied, not waited for (nothing reconciles it: Flux spec.suspend); checked first.',
+          },
           failed: { ...matchList, description: 'Any match: the rollout failed.' },
           progressing: { ...matchList, description: 'Any match: still progressing.' },
-          healthy: { ...matchList, description: 'Every match: healthy. Empty: healthy once applied (a kind without a status, as a Crossplane ProviderConfig).' },
+          healthy: {
+            ...matchList,
+            description:
+              'Every match: healthy. Empty: healthy once applied (a kind without a status, as a Crossplane ProviderConfig).',
+          },
         },
       },
     },

@@ -15,10 +15,16 @@ import type { ConditionCause, RolloutRules } from '../engine.js';
 type Judged = StatusConventions & { status?: Record<string, unknown> };
 
 /** The rule for a kind: picked by name (kguard.dev/health-rule), else the first whose match names its group and kind. */
-export function findHealthRule(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>, rules: readonly HealthRule[], picked?: string): HealthRule | undefined {
+export function findHealthRule(
+  ref: Pick<ObjectRef, 'apiVersion' | 'kind'>,
+  rules: readonly HealthRule[],
+  picked?: string,
+): HealthRule | undefined {
   if (picked !== undefined) return rules.find((rule) => rule.id === picked);
   const group = groupOf(ref.apiVersion);
-  return rules.find((rule) => rule.match.some((match) => (match.kind === '*' || match.kind === ref.kind) && groupMatches(match.group, group)));
+  return rules.find((rule) =>
+    rule.match.some((match) => (match.kind === '*' || match.kind === ref.kind) && groupMatches(match.group, group)),
+  );
 }
 
 /** A user's rules first (a rule of the same id replaces the built-in one), then the built-in ones. */
@@ -34,14 +40,18 @@ function groupMatches(pattern: string, group: string): boolean {
 }
 
 export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Judged> {
-  const appliedBy = (object: Judged): string | undefined => (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== undefined);
+  const appliedBy = (object: Judged): string | undefined =>
+    (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== undefined);
   return {
     controller: `${kind} controller`,
-    observed: (object) => rule.observedGeneration === false || appliedBy(object) !== undefined || generationObserved(object),
+    observed: (object) =>
+      rule.observedGeneration === false || appliedBy(object) !== undefined || generationObserved(object),
     newPods: () => [],
     wait(object) {
       if (appliedBy(object) !== undefined) return undefined;
-      const progressing = (rule.progressing ?? []).map((match) => matched(match, object)).find((hit) => hit !== undefined);
+      const progressing = (rule.progressing ?? [])
+        .map((match) => matched(match, object))
+        .find((hit) => hit !== undefined);
       if (progressing !== undefined) return `progressing (${progressing})`;
       const missing = rule.healthy.find((match) => matched(match, object, 'every') === undefined);
       if (missing === undefined) return undefined;
@@ -52,8 +62,13 @@ export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Ju
       for (const match of rule.failed ?? []) {
         const hit = matched(match, object);
         if (hit === undefined) continue;
-        const reason = 'condition' in match ? (conditionsFor(match, object).find((c) => c.type === match.condition)?.reason ?? match.condition) : String(valueAt(object, match.field));
-        const policy: ReasonRule['policy'] = match.afterSeconds ? { when: 'after', seconds: match.afterSeconds } : { when: 'now' };
+        const reason =
+          'condition' in match
+            ? (conditionsFor(match, object).find((c) => c.type === match.condition)?.reason ?? match.condition)
+            : String(valueAt(object, match.field));
+        const policy: ReasonRule['policy'] = match.afterSeconds
+          ? { when: 'after', seconds: match.afterSeconds }
+          : { when: 'now' };
         const ruleText: ReasonRule = {
           category: 'stalled',
           family: 'other',
@@ -68,7 +83,14 @@ export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Ju
     },
     progress(object) {
       const applied = appliedBy(object);
-      if (applied !== undefined) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `judged applied: ${applied} (rule ${rule.id}: nothing reconciles it)` };
+      if (applied !== undefined)
+        return {
+          desired: 0,
+          updated: 0,
+          ready: 0,
+          available: 0,
+          summary: `judged applied: ${applied} (rule ${rule.id}: nothing reconciles it)`,
+        };
       const shown = rule.healthy[0];
       const summary = shown ? now(shown, object).replace(/^ \(it is (.*)\)$/, '$1') || describe(shown) : rule.id;
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
@@ -92,9 +114,21 @@ function matched(match: HealthMatch, object: Judged, entriesNeeded: 'every' | 'a
 }
 
 function matchCondition(match: ConditionMatch, object: Judged, entriesNeeded: 'every' | 'any'): string | undefined {
-  const lists = match.each === undefined ? [conditionsOf(object.status)] : entries(object, match.each).map((entry) => conditionsOf(entry));
+  const lists =
+    match.each === undefined
+      ? [conditionsOf(object.status)]
+      : entries(object, match.each).map((entry) => conditionsOf(entry));
   if (lists.length === 0) return undefined;
-  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)));
+  const hits = lists.map((conditions) =>
+    conditions.find(
+      (condition) =>
+        condition.type === match.condition &&
+        current(condition, object) &&
+        oneOf(match.status, condition.status) &&
+        oneOf(match.reason, condition.reason) &&
+        noneOf(match.reasonNot, condition.reason),
+    ),
+  );
   // Under `each`: healthy needs every entry; failed and progressing take any.
   const found = hits.find((hit) => hit !== undefined);
   if (!found || (entriesNeeded === 'every' && hits.some((hit) => hit === undefined))) return undefined;
@@ -106,11 +140,15 @@ function matchField(match: FieldMatch, object: Judged): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (match.equals !== undefined && !oneOf(match.equals, String(value))) return undefined;
   const message = match.message ? valueAt(object, match.message) : undefined;
-  return typeof message === 'string' && message !== '' ? `${match.field} ${String(value)}: ${message}` : `${match.field} ${String(value)}`;
+  return typeof message === 'string' && message !== ''
+    ? `${match.field} ${String(value)}: ${message}`
+    : `${match.field} ${String(value)}`;
 }
 
 function conditionsFor(match: ConditionMatch, object: Judged): Condition[] {
-  return match.each === undefined ? conditionsOf(object.status) : entries(object, match.each).flatMap((entry) => conditionsOf(entry));
+  return match.each === undefined
+    ? conditionsOf(object.status)
+    : entries(object, match.each).flatMap((entry) => conditionsOf(entry));
 }
 
 function conditionsOf(holder: unknown): Condition[] {
@@ -134,7 +172,9 @@ function valueAt(object: unknown, path: string): unknown {
 
 /** A condition that names the generation it was written for speaks only for that one (metav1.Condition). */
 function current(condition: Condition, object: Judged): boolean {
-  return condition.observedGeneration === undefined || condition.observedGeneration >= (object.metadata.generation ?? 0);
+  return (
+    condition.observedGeneration === undefined || condition.observedGeneration >= (object.metadata.generation ?? 0)
+  );
 }
 
 function noneOf(unwanted: string | string[] | undefined, actual: string | undefined): boolean {
@@ -150,7 +190,12 @@ function describe(match: HealthMatch): string {
   if ('condition' in match) {
     const where = match.each ? ` on every ${match.each} entry` : '';
     const status = match.status === undefined ? '' : `=${[match.status].flat().join('|')}`;
-    const reason = match.reason === undefined ? (match.reasonNot === undefined ? '' : ` (not ${[match.reasonNot].flat().join('|')})`) : ` (${[match.reason].flat().join('|')})`;
+    const reason =
+      match.reason === undefined
+        ? match.reasonNot === undefined
+          ? ''
+          : ` (not ${[match.reasonNot].flat().join('|')})`
+        : ` (${[match.reason].flat().join('|')})`;
     return `${match.condition}${status}${reason}${where}`;
   }
   return match.equals === undefined ? `${match.field} to be set` : `${match.field}=${[match.equals].flat().join('|')}`;

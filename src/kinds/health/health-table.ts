@@ -113,7 +113,9 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     // _.upbound.io/_/health.lua calls them Healthy without a status): applied is done. Matched
     // before the rule for every *.upbound.io kind, which would wait for a Ready that never comes.
     id: 'crossplane.io/ProviderConfig',
-    match: ['ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'ClusterProviderConfigUsage'].map((kind) => ({ group: '*.upbound.io', kind })),
+    match: ['ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'ClusterProviderConfigUsage'].map(
+      (kind) => ({ group: '*.upbound.io', kind }),
+    ),
     source: `${ARGO_CD}/_.upbound.io/_/health.lua (has_no_status); ${ARGO_CD}/_.upbound.io/_/testdata/providerconfig_healthy.yaml`,
     healthy: [],
   },
@@ -145,7 +147,8 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     // ReconcileError fails; ReconcilePaused (crossplane.io/paused) is judged applied.
     id: 'crossplane.io/Claim',
     match: [],
-    source: 'https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready)',
+    source:
+      'https://github.com/crossplane/crossplane-runtime/blob/main/apis/common/v1/condition.go (TypeSynced, ReasonReconcileError, ReasonReconcilePaused); https://docs.crossplane.io/latest/composition/claims/ (Synced, Ready)',
     applied: [{ condition: 'Synced', status: 'False', reason: 'ReconcilePaused' }],
     failed: [{ condition: 'Synced', status: 'False', reason: 'ReconcileError' }],
     healthy: [
@@ -162,9 +165,14 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     // observedGeneration.
     id: 'gateway.networking.k8s.io/Gateway',
     match: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway' }],
-    source: 'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason)',
+    source:
+      'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason)',
     failed: [
-      { condition: 'Accepted', status: 'False', reason: ['Invalid', 'InvalidParameters', 'UnsupportedAddress', 'ListenersNotValid'] },
+      {
+        condition: 'Accepted',
+        status: 'False',
+        reason: ['Invalid', 'InvalidParameters', 'UnsupportedAddress', 'ListenersNotValid'],
+      },
       { condition: 'Programmed', status: 'False', reason: ['Invalid', 'AddressNotUsable'] },
     ],
     healthy: [
@@ -184,11 +192,34 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
       { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' },
       { group: 'gateway.networking.k8s.io', kind: 'GRPCRoute' },
     ],
-    source: 'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)',
+    source:
+      'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)',
     failed: [
-      { condition: 'Accepted', status: 'False', reason: ['NotAllowedByListeners', 'NoMatchingListenerHostname', 'NoMatchingParent', 'UnsupportedValue', 'IncompatibleFilters'], each: 'status.parents' },
-      { condition: 'ResolvedRefs', status: 'False', reason: ['RefNotPermitted', 'InvalidKind', 'UnsupportedProtocol'], each: 'status.parents' },
-      { condition: 'ResolvedRefs', status: 'False', reason: 'BackendNotFound', each: 'status.parents', afterSeconds: 30 },
+      {
+        condition: 'Accepted',
+        status: 'False',
+        reason: [
+          'NotAllowedByListeners',
+          'NoMatchingListenerHostname',
+          'NoMatchingParent',
+          'UnsupportedValue',
+          'IncompatibleFilters',
+        ],
+        each: 'status.parents',
+      },
+      {
+        condition: 'ResolvedRefs',
+        status: 'False',
+        reason: ['RefNotPermitted', 'InvalidKind', 'UnsupportedProtocol'],
+        each: 'status.parents',
+      },
+      {
+        condition: 'ResolvedRefs',
+        status: 'False',
+        reason: 'BackendNotFound',
+        each: 'status.parents',
+        afterSeconds: 30,
+      },
     ],
     healthy: [
       { condition: 'Accepted', status: 'True', each: 'status.parents' },

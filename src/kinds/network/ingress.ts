@@ -63,7 +63,8 @@ export const ingressRules: RolloutRules<Ingress> = {
   },
   failure: () => undefined,
   atDeadline(ingress, snapshot, timeoutMs) {
-    if (loadBalancerAddresses(ingress.status).length > 0 || !reportingSibling(ingress, snapshot.objects)) return undefined;
+    if (loadBalancerAddresses(ingress.status).length > 0 || !reportingSibling(ingress, snapshot.objects))
+      return undefined;
     const name = ingress.metadata.name;
     const namespace = ingress.metadata.namespace ?? '';
     return noAddressCause(
@@ -73,7 +74,14 @@ export const ingressRules: RolloutRules<Ingress> = {
   },
   progress(ingress, snapshot) {
     const addresses = loadBalancerAddresses(ingress.status);
-    if (addresses.length > 0) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `load-balancer address ${addresses.join(', ')}` };
+    if (addresses.length > 0)
+      return {
+        desired: 0,
+        updated: 0,
+        ready: 0,
+        available: 0,
+        summary: `load-balancer address ${addresses.join(', ')}`,
+      };
     const summary = reportingSibling(ingress, snapshot.objects)
       ? 'no load-balancer address yet'
       : `judged applied: no other Ingress of ${classText(ingress)} in namespace ${ingress.metadata.namespace ?? ''} has a load-balancer address, so none is waited for`;

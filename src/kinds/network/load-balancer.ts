@@ -17,7 +17,9 @@ export interface LoadBalancerStatus {
 
 /** The addresses in status.loadBalancer.ingress (ip, else hostname), in order. */
 export function loadBalancerAddresses(status: LoadBalancerStatus | undefined): string[] {
-  return (status?.loadBalancer?.ingress ?? []).map((entry) => entry.ip ?? entry.hostname ?? '').filter((address) => address !== '');
+  return (status?.loadBalancer?.ingress ?? [])
+    .map((entry) => entry.ip ?? entry.hostname ?? '')
+    .filter((address) => address !== '');
 }
 
 /** kguard's own reason for it (Kubernetes has none: the status just stays empty). */
@@ -32,5 +34,10 @@ export function noAddressCause(timeoutMs: number, nextStep: string): ConditionCa
     cannot: 'be reached from outside the cluster',
     nextStep,
   };
-  return { source: 'condition', reason: NO_ADDRESS_REASON, message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`, rule };
+  return {
+    source: 'condition',
+    reason: NO_ADDRESS_REASON,
+    message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`,
+    rule,
+  };
 }

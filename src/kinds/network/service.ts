@@ -44,12 +44,15 @@ const SELECTS_NO_POD: ReasonRule = {
   family: 'config',
   policy: { when: 'after', seconds: NO_POD_GRACE_SECONDS },
   cannot: 'reach any pod (its selector matches none)',
-  nextStep: "compare its spec.selector with the labels of the pods it should reach (kubectl get pods -n NAMESPACE --show-labels) and fix the one that is wrong",
+  nextStep:
+    'compare its spec.selector with the labels of the pods it should reach (kubectl get pods -n NAMESPACE --show-labels) and fix the one that is wrong',
 };
 
 export function planService(applied: Service): Verdict | undefined {
-  if (applied.spec?.type === 'ExternalName') return { state: 'applied', detail: 'an ExternalName Service points outside the cluster: it selects no pods' };
-  if (!hasSelector(applied) && !wantsAddress(applied)) return { state: 'applied', detail: 'it has no selector (its endpoints are managed by hand): nothing to select' };
+  if (applied.spec?.type === 'ExternalName')
+    return { state: 'applied', detail: 'an ExternalName Service points outside the cluster: it selects no pods' };
+  if (!hasSelector(applied) && !wantsAddress(applied))
+    return { state: 'applied', detail: 'it has no selector (its endpoints are managed by hand): nothing to select' };
   return undefined;
 }
 
@@ -58,8 +61,10 @@ export const serviceRules: RolloutRules<Service> = {
   observed: () => true,
   newPods: () => [],
   wait(service, snapshot) {
-    if (!selectsSome(service, snapshot)) return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ''}`;
-    if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0) return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
+    if (!selectsSome(service, snapshot))
+      return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ''}`;
+    if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0)
+      return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
     return undefined;
   },
   failure(service, snapshot) {
@@ -68,7 +73,8 @@ export const serviceRules: RolloutRules<Service> = {
     return { source: 'condition', reason: 'SelectsNoPods', message, rule: SELECTS_NO_POD };
   },
   atDeadline(service, snapshot, timeoutMs) {
-    if (!selectsSome(service, snapshot) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0) return undefined;
+    if (!selectsSome(service, snapshot) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0)
+      return undefined;
     const name = service.metadata.name;
     const namespace = service.metadata.namespace ?? '';
     const lbClass = service.spec?.loadBalancerClass;
@@ -82,7 +88,9 @@ export const serviceRules: RolloutRules<Service> = {
     const addresses = loadBalancerAddresses(service.status);
     const parts = [
       ...(hasSelector(service) ? [`selects ${pods} pod${pods === 1 ? '' : 's'}`] : []),
-      ...(wantsAddress(service) ? [addresses.length > 0 ? `load-balancer address ${addresses.join(', ')}` : 'no load-balancer address yet'] : []),
+      ...(wantsAddress(service)
+        ? [addresses.length > 0 ? `load-balancer address ${addresses.join(', ')}` : 'no load-balancer address yet']
+        : []),
     ];
     return { desired: 0, updated: 0, ready: 0, available: 0, summary: parts.join(', ') };
   },
@@ -104,7 +112,9 @@ function provisioner(service: Service): string {
 
 /** Nothing to select (no selector), or its selector matches a pod or exposes a workload scaled to 0. */
 function selectsSome(service: Service, snapshot: { pods: readonly Pod[]; objects: readonly KubeObject[] }): boolean {
-  return !hasSelector(service) || selected(service, snapshot.pods).length > 0 || scaledToZero(service, snapshot.objects);
+  return (
+    !hasSelector(service) || selected(service, snapshot.pods).length > 0 || scaledToZero(service, snapshot.objects)
+  );
 }
 
 function matches(selector: Record<string, string>, labels: Record<string, string> | undefined): boolean {
@@ -113,19 +123,27 @@ function matches(selector: Record<string, string>, labels: Record<string, string
 
 function selected(service: Service, pods: readonly Pod[]): Pod[] {
   const selector = service.spec?.selector ?? {};
-  return pods.filter((pod) => !pod.metadata.deletionTimestamp && (pod.metadata.namespace ?? '') === (service.metadata.namespace ?? '') && matches(selector, pod.metadata.labels));
+  return pods.filter(
+    (pod) =>
+      !pod.metadata.deletionTimestamp &&
+      (pod.metadata.namespace ?? '') === (service.metadata.namespace ?? '') &&
+      matches(selector, pod.metadata.labels),
+  );
 }
 
 /** It exposes a Deployment or StatefulSet scaled to 0 (krane's exposes_zero_replica_workload?): no pods is right. */
 function scaledToZero(service: Service, objects: readonly KubeObject[]): boolean {
   const selector = service.spec?.selector ?? {};
   return objects.some((object) => {
-    if (object.apiVersion !== 'apps/v1' || (object.kind !== 'Deployment' && object.kind !== 'StatefulSet')) return false;
+    if (object.apiVersion !== 'apps/v1' || (object.kind !== 'Deployment' && object.kind !== 'StatefulSet'))
+      return false;
     const workload = object as Workload;
     return workload.spec?.replicas === 0 && matches(selector, workload.spec.template?.metadata?.labels);
   });
 }
 
 function selectorText(service: Service): string {
-  return Object.entries(service.spec?.selector ?? {}).map(([key, value]) => `${key}=${value}`).join(',');
+  return Object.entries(service.spec?.selector ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
 }

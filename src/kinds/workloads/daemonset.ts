@@ -16,7 +16,9 @@ export const daemonSetRules: RolloutRules<DaemonSet> = {
   newPods(set, snapshot) {
     const generation = set.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
     const pods = podsControlledBy(set, snapshot.pods);
-    return generation === undefined ? pods : pods.filter((pod) => pod.metadata.labels?.[POD_TEMPLATE_GENERATION_LABEL] === generation);
+    return generation === undefined
+      ? pods
+      : pods.filter((pod) => pod.metadata.labels?.[POD_TEMPLATE_GENERATION_LABEL] === generation);
   },
   wait: daemonSetWait,
   failure: () => undefined,
@@ -50,5 +52,8 @@ export function daemonSetWait(set: DaemonSet): string | undefined {
 export function planDaemonSet(applied: DaemonSet): Verdict | undefined {
   const type = applied.spec?.updateStrategy?.type ?? 'RollingUpdate';
   if (type === 'RollingUpdate') return undefined;
-  return { state: 'applied', detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch` };
+  return {
+    state: 'applied',
+    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`,
+  };
 }

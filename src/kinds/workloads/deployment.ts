@@ -18,8 +18,10 @@ export const deploymentRules: RolloutRules<Deployment> = {
     const newReplicaSet = newReplicaSetIn(deployment, snapshot);
     return newReplicaSet ? podsControlledBy(newReplicaSet, snapshot.pods) : [];
   },
-  wait: (deployment, snapshot) => rolloutWait(deployment, readyNewPods(newReplicaSetIn(deployment, snapshot), snapshot)),
-  failure: (deployment, snapshot, expected) => deploymentCause(deployment, expected, newReplicaSetIn(deployment, snapshot)?.metadata.name),
+  wait: (deployment, snapshot) =>
+    rolloutWait(deployment, readyNewPods(newReplicaSetIn(deployment, snapshot), snapshot)),
+  failure: (deployment, snapshot, expected) =>
+    deploymentCause(deployment, expected, newReplicaSetIn(deployment, snapshot)?.metadata.name),
   progress: (deployment, snapshot) => progressOf(deployment, newReplicaSetIn(deployment, snapshot), snapshot),
   revision: (before) => revisionOf(before),
 };
@@ -36,7 +38,8 @@ export function rolloutWait(deployment: Deployment, readyNew = 0): string | unde
   const total = status.replicas ?? 0;
   const available = status.availableReplicas ?? 0;
   // A paused Deployment never progresses: say so rather than wait silently (kubectl does wait).
-  if (deployment.spec?.paused) return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
+  if (deployment.spec?.paused)
+    return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
   // Same checks, in the same order, as kubectl's DeploymentStatusViewer.
   if (updated < desired) return `${updated} out of ${desired} new replicas have been updated`;
   if (total > updated) return `${total - updated} old replicas are pending termination`;
@@ -55,7 +58,11 @@ export function rolloutWait(deployment: Deployment, readyNew = 0): string | unde
   return undefined;
 }
 
-function progressOf(deployment: Deployment, newReplicaSet: ReplicaSet | undefined, snapshot: WorkloadSnapshot): Progress {
+function progressOf(
+  deployment: Deployment,
+  newReplicaSet: ReplicaSet | undefined,
+  snapshot: WorkloadSnapshot,
+): Progress {
   const observed = (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0);
   return {
     revision: newReplicaSet ? revisionOf(newReplicaSet) : undefined,
@@ -73,7 +80,9 @@ function progressOf(deployment: Deployment, newReplicaSet: ReplicaSet | undefine
  * contradict the pod count kguard prints.
  */
 function readyNewPods(newReplicaSet: ReplicaSet | undefined, snapshot: WorkloadSnapshot): number {
-  const pods = newReplicaSet ? podsControlledBy(newReplicaSet, snapshot.pods).filter((pod) => !pod.metadata.deletionTimestamp) : [];
+  const pods = newReplicaSet
+    ? podsControlledBy(newReplicaSet, snapshot.pods).filter((pod) => !pod.metadata.deletionTimestamp)
+    : [];
   if (pods.length === 0) return newReplicaSet?.status?.readyReplicas ?? 0;
   return pods.filter((pod) => conditionOf(pod, 'Ready')?.status === 'True').length;
 }
@@ -84,10 +93,15 @@ function failingCondition(deployment: Deployment): Condition | undefined {
   return progressing?.status === 'False' ? progressing : replicaFailure?.status === 'True' ? replicaFailure : undefined;
 }
 
-function deploymentCause(deployment: Deployment, expected: Expectation, newReplicaSet: string | undefined): ConditionCause | undefined {
+function deploymentCause(
+  deployment: Deployment,
+  expected: Expectation,
+  newReplicaSet: string | undefined,
+): ConditionCause | undefined {
   const condition = failingCondition(deployment);
   const rule = condition?.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : undefined;
-  if (!condition?.reason || !rule || !belongsToRollout(condition, expected, newReplicaSet, deployment.metadata.name)) return undefined;
+  if (!condition?.reason || !rule || !belongsToRollout(condition, expected, newReplicaSet, deployment.metadata.name))
+    return undefined;
   return { source: 'condition', reason: condition.reason, message: condition.message ?? '', rule };
 }
 
@@ -98,7 +112,12 @@ function deploymentCause(deployment: Deployment, expected: Expectation, newRepli
  * names the ReplicaSet (`ReplicaSet "web-7d9c6b8f4d" has timed out progressing.`) or a pod of it
  * (`pods "web-7d9c6b8f4d-v6b9c" is forbidden: …`); otherwise its time must not be older than the apply.
  */
-export function belongsToRollout(condition: Condition, expected: Expectation, newReplicaSet: string | undefined, deploymentName: string): boolean {
+export function belongsToRollout(
+  condition: Condition,
+  expected: Expectation,
+  newReplicaSet: string | undefined,
+  deploymentName: string,
+): boolean {
   const message = condition.message ?? '';
   if (newReplicaSet && (message.includes(`"${newReplicaSet}"`) || message.includes(`"${newReplicaSet}-`))) return true;
   const namesReplicaSet = /[Rr]eplica ?[Ss]et "[^"]+"/.test(message) || message.includes(`"${deploymentName}-`);
@@ -113,9 +132,15 @@ export function belongsToRollout(condition: Condition, expected: Expectation, ne
  * the main resource, leaving out the controller's own writes (its revision annotation, status).
  */
 function appliedTime(applied: KubeObject): string | undefined {
-  const entries = (applied.metadata.managedFields ?? []) as Array<{ manager?: string; time?: string; subresource?: string }>;
+  const entries = (applied.metadata.managedFields ?? []) as Array<{
+    manager?: string;
+    time?: string;
+    subresource?: string;
+  }>;
   const times = entries
-    .filter((entry) => !entry.subresource && entry.manager !== 'kube-controller-manager' && typeof entry.time === 'string')
+    .filter(
+      (entry) => !entry.subresource && entry.manager !== 'kube-controller-manager' && typeof entry.time === 'string',
+    )
     .map((entry) => entry.time as string)
     .sort();
   return times[times.length - 1];

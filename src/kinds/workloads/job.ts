@@ -20,7 +20,9 @@ export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRule
     wait(job, snapshot) {
       if (conditionOf(job, 'Complete')?.status === 'True') return undefined;
       if (!overrides.mustSucceed) {
-        const running = podsControlledBy(job, snapshot.pods).some((pod) => pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded');
+        const running = podsControlledBy(job, snapshot.pods).some(
+          (pod) => pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded',
+        );
         if (running || (job.status?.succeeded ?? 0) > 0) return undefined;
         return 'waiting for a pod of the job to run (kguard.dev/must-succeed: "false")';
       }
@@ -34,7 +36,13 @@ export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRule
       const parts = [`${status.succeeded ?? 0}/${completions} completions succeeded`];
       if ((status.active ?? 0) > 0) parts.push(`${status.active} running`);
       if ((status.failed ?? 0) > 0) parts.push(`${status.failed} failed`);
-      return { desired: completions, updated: status.active ?? 0, ready: status.succeeded ?? 0, available: status.succeeded ?? 0, summary: parts.join(', ') };
+      return {
+        desired: completions,
+        updated: status.active ?? 0,
+        ready: status.succeeded ?? 0,
+        available: status.succeeded ?? 0,
+        summary: parts.join(', '),
+      };
     },
     judgesItself: (finding) => finding.rule.category === 'crash-loop',
     evidence: failedContainers,
@@ -43,16 +51,26 @@ export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRule
 
 /** The Failed condition, or the FailureTarget the 1.31+ controller writes first (job_controller.go delayTerminalCondition). */
 export function jobFailure(job: Job): ConditionCause | undefined {
-  const condition = [conditionOf(job, 'Failed'), conditionOf(job, 'FailureTarget')].find((candidate) => candidate?.status === 'True');
+  const condition = [conditionOf(job, 'Failed'), conditionOf(job, 'FailureTarget')].find(
+    (candidate) => candidate?.status === 'True',
+  );
   if (!condition) return undefined;
   const reason = condition.reason ?? 'Failed';
-  return { source: 'condition', reason, message: condition.message ?? '', rule: JOB_CONDITION_REASONS[reason] ?? JOB_FAILED };
+  return {
+    source: 'condition',
+    reason,
+    message: condition.message ?? '',
+    rule: JOB_CONDITION_REASONS[reason] ?? JOB_FAILED,
+  };
 }
 
 /** A suspended Job runs nothing until someone resumes it. */
 export function planJob(applied: Job): Verdict | undefined {
   if (applied.spec?.suspend !== true) return undefined;
-  return { state: 'applied', detail: 'spec.suspend is true: it runs nothing until it is resumed, so there is nothing to watch' };
+  return {
+    state: 'applied',
+    detail: 'spec.suspend is true: it runs nothing until it is resumed, so there is nothing to watch',
+  };
 }
 
 /** completions unset: one success completes it (parallelism pods may run). */
@@ -98,12 +116,20 @@ function failedContainers(_job: Job, pods: readonly Pod[]): Finding[] {
  * looks, from the job controller's `Completed` event ("Job completed", job_controller.go) about
  * this uid. A Job without the TTL, or one that never completed, stays someone else's delete.
  */
-export function completedThenDeleted(applied: Job, lastSeen: Job | undefined, events: readonly KubeEvent[]): string | undefined {
+export function completedThenDeleted(
+  applied: Job,
+  lastSeen: Job | undefined,
+  events: readonly KubeEvent[],
+): string | undefined {
   const ttl = applied.spec?.ttlSecondsAfterFinished;
   if (typeof ttl !== 'number' || !applied.metadata.uid) return undefined;
-  const sawComplete = lastSeen?.metadata.uid === applied.metadata.uid && conditionOf(lastSeen, 'Complete')?.status === 'True';
+  const sawComplete =
+    lastSeen?.metadata.uid === applied.metadata.uid && conditionOf(lastSeen, 'Complete')?.status === 'True';
   const toldComplete = events.some(
-    (event) => event.reason === 'Completed' && (event.involvedObject?.kind ?? 'Job') === 'Job' && event.involvedObject?.uid === applied.metadata.uid,
+    (event) =>
+      event.reason === 'Completed' &&
+      (event.involvedObject?.kind ?? 'Job') === 'Job' &&
+      event.involvedObject?.uid === applied.metadata.uid,
   );
   if (!sawComplete && !toldComplete) return undefined;
   return `completed, then deleted by the TTL-after-finished controller (ttlSecondsAfterFinished: ${ttl})`;
@@ -132,7 +158,10 @@ export function jobRecreate(before: KubeObject): RecreateRule {
   const finished = ['Complete', 'Failed'].find((type) => conditionOf(job, type)?.status === 'True');
   if (finished) {
     const what = finished === 'Complete' ? 'completed' : 'failed';
-    return { how: 'never', why: `it had ${what} before the apply, and created again it would run its pods again: a restore never runs a finished Job twice` };
+    return {
+      how: 'never',
+      why: `it had ${what} before the apply, and created again it would run its pods again: a restore never runs a finished Job twice`,
+    };
   }
   const copy = structuredClone(before) as unknown as Job & KubeObject;
   if (copy.spec && copy.spec.manualSelector !== true) {
@@ -143,7 +172,8 @@ export function jobRecreate(before: KubeObject): RecreateRule {
       for (const key of CONTROLLER_UID_LABELS) if (labels && labels[key] === uid) delete labels[key];
     }
   }
-  for (const key of ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'generation']) delete (copy.metadata as Record<string, unknown>)[key];
+  for (const key of ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'generation'])
+    delete (copy.metadata as Record<string, unknown>)[key];
   delete (copy as { status?: unknown }).status;
   return { how: 'create', copy };
 }

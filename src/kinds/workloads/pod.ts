@@ -14,10 +14,21 @@ export const podRules: RolloutRules<Pod> = {
   },
   failure(pod) {
     if (pod.status?.phase !== 'Failed') return undefined;
-    return { source: 'condition', reason: pod.status.reason ?? 'Failed', message: pod.status.message ?? '', rule: POD_FAILED };
+    return {
+      source: 'condition',
+      reason: pod.status.reason ?? 'Failed',
+      message: pod.status.message ?? '',
+      rule: POD_FAILED,
+    };
   },
   progress(pod) {
     const ready = conditionOf(pod, 'Ready')?.status === 'True' ? 1 : 0;
-    return { desired: 1, updated: 1, ready, available: ready, summary: `phase ${pod.status?.phase ?? 'Pending'}${ready ? ', Ready' : ''}` };
+    return {
+      desired: 1,
+      updated: 1,
+      ready,
+      available: ready,
+      summary: `phase ${pod.status?.phase ?? 'Pending'}${ready ? ', Ready' : ''}`,
+    };
   },
 };

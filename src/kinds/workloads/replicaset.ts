@@ -4,7 +4,10 @@ import { DEPLOYMENT_CONDITION_REASONS } from '../../classify/table.js';
 import { conditionOf, type Condition, type ReplicaSet } from '../../kube.js';
 import { podsControlledBy, type RolloutRules } from '../engine.js';
 
-type ObservedReplicaSet = ReplicaSet & { spec?: { replicas?: number }; status?: { observedGeneration?: number; conditions?: Condition[] } };
+type ObservedReplicaSet = ReplicaSet & {
+  spec?: { replicas?: number };
+  status?: { observedGeneration?: number; conditions?: Condition[] };
+};
 
 export const replicaSetRules: RolloutRules<ObservedReplicaSet> = {
   controller: 'replicaset controller',
@@ -18,11 +21,19 @@ export const replicaSetRules: RolloutRules<ObservedReplicaSet> = {
   },
   failure(set) {
     const condition = conditionOf(set, 'ReplicaFailure');
-    const rule = condition?.status === 'True' && condition.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : undefined;
-    return rule && condition?.reason ? { source: 'condition', reason: condition.reason, message: condition.message ?? '', rule } : undefined;
+    const rule =
+      condition?.status === 'True' && condition.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : undefined;
+    return rule && condition?.reason
+      ? { source: 'condition', reason: condition.reason, message: condition.message ?? '', rule }
+      : undefined;
   },
   progress(set) {
     const replicas = set.spec?.replicas ?? 1;
-    return { desired: replicas, updated: replicas, ready: set.status?.readyReplicas ?? 0, available: set.status?.availableReplicas ?? 0 };
+    return {
+      desired: replicas,
+      updated: replicas,
+      ready: set.status?.readyReplicas ?? 0,
+      available: set.status?.availableReplicas ?? 0,
+    };
   },
 };

@@ -9,10 +9,14 @@ export const statefulSetRules: RolloutRules<StatefulSet> = {
   controller: 'statefulset controller',
   servingPods: true,
   // The viewer also waits while observedGeneration is 0 (a status never written).
-  observed: (set) => (set.status?.observedGeneration ?? 0) !== 0 && (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
+  observed: (set) =>
+    (set.status?.observedGeneration ?? 0) !== 0 &&
+    (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
   // statefulset controller: every pod carries its revision's name in controller-revision-hash.
   newPods: (set, snapshot) =>
-    podsControlledBy(set, snapshot.pods).filter((pod) => pod.metadata.labels?.[REVISION_HASH_LABEL] === set.status?.updateRevision),
+    podsControlledBy(set, snapshot.pods).filter(
+      (pod) => pod.metadata.labels?.[REVISION_HASH_LABEL] === set.status?.updateRevision,
+    ),
   wait: statefulSetWait,
   failure: () => undefined,
   progress(set) {
@@ -54,9 +58,14 @@ export function statefulSetWait(set: StatefulSet): string | undefined {
 export function planStatefulSet(applied: StatefulSet): Verdict | undefined {
   const type = applied.spec?.updateStrategy?.type ?? 'RollingUpdate';
   if (type === 'RollingUpdate') return undefined;
-  return { state: 'applied', detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch` };
+  return {
+    state: 'applied',
+    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`,
+  };
 }
 
 function partitionOf(set: StatefulSet): number {
-  return set.spec?.updateStrategy?.type === 'RollingUpdate' ? (set.spec.updateStrategy.rollingUpdate?.partition ?? 0) : 0;
+  return set.spec?.updateStrategy?.type === 'RollingUpdate'
+    ? (set.spec.updateStrategy.rollingUpdate?.partition ?? 0)
+    : 0;
 }

@@ -55,10 +55,15 @@ export const deleteStuckPods: RestoreHook = async ({ failed, before, restored },
   const name = restored.metadata.name;
   const started = deps.clock.now();
   for (;;) {
-    const live = (await deps.kubectl.getObject('StatefulSet.v1.apps', namespace, name)) as unknown as StatefulSet | undefined;
+    const live = (await deps.kubectl.getObject('StatefulSet.v1.apps', namespace, name)) as unknown as
+      | StatefulSet
+      | undefined;
     if (!live || live.metadata.uid !== restored.metadata.uid) return [];
     if ((live.status?.observedGeneration ?? 0) >= (restored.metadata.generation ?? 0)) break;
-    if (deps.clock.now() - started >= deps.deadlineMs) return [`the statefulset controller did not observe the restored template in time; pods of the failed revision were left in place`];
+    if (deps.clock.now() - started >= deps.deadlineMs)
+      return [
+        `the statefulset controller did not observe the restored template in time; pods of the failed revision were left in place`,
+      ];
     await deps.clock.sleep(OBSERVE_POLL_MS);
   }
   const { pods } = await deps.kubectl.workloadState(namespace, ['pods']);

@@ -36,7 +36,9 @@ export function newReplicaSetFor(deployment: Deployment, replicaSets: readonly R
   const owned = replicaSets.filter((replicaSet) => isControlledBy(replicaSet, deployment.metadata.uid));
   const matching = owned.filter((replicaSet) => canonicalTemplate(replicaSet.spec?.template) === wanted);
   // The controller picks the oldest on a (rare) tie; so do we.
-  return matching.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))[0];
+  return matching.sort((a, b) =>
+    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''),
+  )[0];
 }
 
 function stableStringify(value: unknown): string {

@@ -130,9 +130,16 @@ export function apiChannel(
     if (!call || !isWatch(call.path) || call.method !== 'GET') return stream(file, args, onStdout);
     const proxy = proxyFor(call.connection);
     if (!proxy) return stream(file, args, onStdout);
-    return watchThrough(proxy, watchAgent, call, onStdout, () => {
-      requests += 1;
-    }, () => stream(file, args, onStdout));
+    return watchThrough(
+      proxy,
+      watchAgent,
+      call,
+      onStdout,
+      () => {
+        requests += 1;
+      },
+      () => stream(file, args, onStdout),
+    );
   };
 
   return {
@@ -159,7 +166,12 @@ export function apiChannel(
 }
 
 /** One request through the proxy, with the call's deadline and cancel signal. */
-async function send(proxy: Proxy, agent: Agent, call: RawRequest, options: ExecOptions): Promise<(ExecResult & { dropped?: boolean }) | 'unreachable'> {
+async function send(
+  proxy: Proxy,
+  agent: Agent,
+  call: RawRequest,
+  options: ExecOptions,
+): Promise<(ExecResult & { dropped?: boolean }) | 'unreachable'> {
   return new Promise((resolve) => {
     let settled = false;
     const finish = (result: (ExecResult & { dropped?: boolean }) | 'unreachable') => {
@@ -176,7 +188,10 @@ async function send(proxy: Proxy, agent: Agent, call: RawRequest, options: ExecO
         agent,
         method: call.method,
         path: call.path,
-        headers: { ...HEADERS, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) },
+        headers: {
+          ...HEADERS,
+          ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
+        },
       },
       (response) => {
         readAll(response).then(
@@ -211,7 +226,14 @@ async function send(proxy: Proxy, agent: Agent, call: RawRequest, options: ExecO
 }
 
 /** A watch through the proxy: the response body is the event stream, handed on as it arrives. */
-function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (text: string) => void, onSent: () => void, fallback: () => StreamingProcess): StreamingProcess {
+function watchThrough(
+  proxy: Proxy,
+  agent: Agent,
+  call: RawRequest,
+  onStdout: (text: string) => void,
+  onSent: () => void,
+  fallback: () => StreamingProcess,
+): StreamingProcess {
   let stopped = false;
   let req: ReturnType<typeof httpRequest> | undefined;
   let instead: StreamingProcess | undefined;
@@ -242,7 +264,15 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
           response.on('end', () => resolve({ exitCode: 0, stdout: '', stderr: '', proxied: true }));
           response.on('error', (error) => resolve(stopped ? STOPPED : dropped(error)));
           // Destroyed mid-stream without an error event (stop(), the proxy gone): it ended all the same.
-          response.on('close', () => resolve(stopped ? STOPPED : response.complete ? { exitCode: 0, stdout: '', stderr: '', proxied: true } : dropped(new Error('the stream ended early'))));
+          response.on('close', () =>
+            resolve(
+              stopped
+                ? STOPPED
+                : response.complete
+                  ? { exitCode: 0, stdout: '', stderr: '', proxied: true }
+                  : dropped(new Error('the stream ended early')),
+            ),
+          );
         },
       );
       req.on('error', (error) => resolve(stopped ? STOPPED : dropped(error)));
@@ -264,7 +294,8 @@ function watchThrough(proxy: Proxy, agent: Agent, call: RawRequest, onStdout: (t
 /** A connection that broke mid-request, in the words client-go uses (a transient failure). */
 function dropped(error: unknown): ExecResult {
   const code = (error as NodeJS.ErrnoException).code;
-  const words = code === 'ECONNRESET' ? 'connection reset by peer' : code === 'EPIPE' ? 'broken pipe' : 'unexpected EOF';
+  const words =
+    code === 'ECONNRESET' ? 'connection reset by peer' : code === 'EPIPE' ? 'broken pipe' : 'unexpected EOF';
   return { exitCode: 1, stdout: '', stderr: `error: ${words} (kubectl proxy: ${(error as Error).message})\n` };
 }
 

@@ -39,7 +39,11 @@ export function rawRequestOf(args: readonly string[]): RawRequest | undefined {
 /** A watch (`?watch=1`, or the old `/watch/` paths): a stream, not an answer. */
 export function isWatch(path: string): boolean {
   const query = path.includes('?') ? new URLSearchParams(path.slice(path.indexOf('?') + 1)) : undefined;
-  return query?.get('watch') === '1' || query?.get('watch') === 'true' || /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//.test(path);
+  return (
+    query?.get('watch') === '1' ||
+    query?.get('watch') === 'true' ||
+    /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//.test(path)
+  );
 }
 
 /**
@@ -57,7 +61,10 @@ export function kubectlStyleAnswer(status: number, body: string, warnings: reado
 
 function errorLine(status: number, body: string): string {
   const parsed = statusOf(body);
-  if (parsed?.message) return parsed.reason ? `Error from server (${parsed.reason}): ${parsed.message}` : `Error from server: ${parsed.message}`;
+  if (parsed?.message)
+    return parsed.reason
+      ? `Error from server (${parsed.reason}): ${parsed.message}`
+      : `Error from server: ${parsed.message}`;
   const generic = GENERIC[status];
   const text = body.trim();
   if (generic) return `Error from server (${generic.reason}): ${generic.message(text)}`;
@@ -84,18 +91,33 @@ const GENERIC: Record<number, { reason: string; message: (body: string) => strin
   405: { reason: 'MethodNotAllowed', message: () => 'the server does not allow this method on the requested resource' },
   409: { reason: 'Conflict', message: () => 'the server reported a conflict' },
   410: { reason: 'Expired', message: () => 'the server reported the resource has expired' },
-  413: { reason: 'RequestEntityTooLarge', message: () => 'the server has rejected the request because it is too large' },
+  413: {
+    reason: 'RequestEntityTooLarge',
+    message: () => 'the server has rejected the request because it is too large',
+  },
   422: { reason: 'Invalid', message: () => 'the server rejected our request due to an error in our request' },
-  429: { reason: 'TooManyRequests', message: () => 'the server has received too many requests and has asked us to try again later' },
+  429: {
+    reason: 'TooManyRequests',
+    message: () => 'the server has received too many requests and has asked us to try again later',
+  },
   // kubectl proxy answers 500 itself when it cannot reach the API server, its body saying why
   // ("dial tcp 127.0.0.1:1: connect: connection refused", seen with kubectl 1.32); any other 5xx
   // without a Status is worded the same way below.
-  500: { reason: 'InternalError', message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` },
+  500: {
+    reason: 'InternalError',
+    message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`,
+  },
   503: { reason: 'ServiceUnavailable', message: () => 'the server is currently unable to handle the request' },
-  504: { reason: 'Timeout', message: () => 'the server was unable to return a response in the time allotted, but may still be processing the request' },
+  504: {
+    reason: 'Timeout',
+    message: () =>
+      'the server was unable to return a response in the time allotted, but may still be processing the request',
+  },
 };
 
 /** The text of each `Warning: 299 - "text"` header (RFC 7234 warn-text, as the API server sends it). */
 export function warningTexts(headers: readonly string[]): string[] {
-  return headers.flatMap((header) => [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] as string).replace(/\\(.)/g, '$1')));
+  return headers.flatMap((header) =>
+    [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] as string).replace(/\\(.)/g, '$1')),
+  );
 }

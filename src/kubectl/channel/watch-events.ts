@@ -90,5 +90,10 @@ export function watchEventOf(value: unknown): WatchEvent | undefined {
  * (apimachinery errors.IsResourceExpired / IsGone). The only cure is a new list.
  */
 export function isExpired(status: WatchStatus): boolean {
-  return status.code === 410 || status.reason === 'Expired' || status.reason === 'Gone' || /too old resource version/.test(status.message ?? '');
+  return (
+    status.code === 410 ||
+    status.reason === 'Expired' ||
+    status.reason === 'Gone' ||
+    /too old resource version/.test(status.message ?? '')
+  );
 }

@@ -3,7 +3,8 @@
 //   service/web unchanged (server dry run)
 //   configmap/probe configured (dry run)
 
-const APPLY_LINE = /^(?<resource>[a-z0-9.-]+)\/(?<name>\S+) (?<action>created|configured|unchanged|serverside-applied)(?: \((?:server )?dry run\))?$/;
+const APPLY_LINE =
+  /^(?<resource>[a-z0-9.-]+)\/(?<name>\S+) (?<action>created|configured|unchanged|serverside-applied)(?: \((?:server )?dry run\))?$/;
 import type { AppliedObject, ApplyAction } from '../../model/result.js';
 
 export function parseApplyOutput(stdout: string): AppliedObject[] {

@@ -35,7 +35,8 @@ interface FailurePattern {
 const FAILURE_PATTERNS: readonly FailurePattern[] = [
   {
     kind: 'unreachable',
-    pattern: /connection refused|was refused|no such host|Unable to connect to the server|i\/o timeout|connection reset|dial tcp|EOF$/m,
+    pattern:
+      /connection refused|was refused|no such host|Unable to connect to the server|i\/o timeout|connection reset|dial tcp|EOF$/m,
     nextStep: 'check that the cluster is up and that --context/--kubeconfig point at it (kubectl cluster-info)',
   },
   {
@@ -46,13 +47,15 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
   {
     kind: 'forbidden',
     pattern: /\(Forbidden\)|is forbidden: User/,
-    nextStep: 'ask for RBAC rights to get, patch and apply these objects (kubectl auth can-i patch deployments -n NAMESPACE)',
+    nextStep:
+      'ask for RBAC rights to get, patch and apply these objects (kubectl auth can-i patch deployments -n NAMESPACE)',
   },
   {
     // The API server failed to answer, not refused the request: 500, 503, 504, 429 Status
     // reasons as kubectl prints them (apimachinery StatusReason).
     kind: 'server-error',
-    pattern: /\((InternalError|ServiceUnavailable|ServerTimeout|Timeout|TooManyRequests)\)|the server is currently unable to handle the request/,
+    pattern:
+      /\((InternalError|ServiceUnavailable|ServerTimeout|Timeout|TooManyRequests)\)|the server is currently unable to handle the request/,
     nextStep: 'the API server is failing or overloaded (kubectl get --raw /readyz); run kguard again when it answers',
   },
   {
@@ -65,7 +68,8 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
     // `context "x" does not exist` (kubectl config), `context was not found for specified context: x` (client-go).
     kind: 'no-context',
     pattern: /context "([^"]+)" does not exist|context was not found for specified context: (\S+)/,
-    nextStep: (match) => `the kubeconfig has no context named ${match[1] ?? match[2]}: list them with kubectl config get-contexts and pass one with --context`,
+    nextStep: (match) =>
+      `the kubeconfig has no context named ${match[1] ?? match[2]}: list them with kubectl config get-contexts and pass one with --context`,
   },
   {
     kind: 'no-context',
@@ -82,16 +86,24 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
     nextStep: (match) =>
       `install the CustomResourceDefinition that defines ${match[1]} (${match[2]}) before applying objects of that kind (kubectl get crd), or fix apiVersion/kind`,
     detail: (stderr) => {
-      const unknown = [...stderr.matchAll(/resource mapping not found for name: "([^"]*)" namespace: "([^"]*)" from "([^"]*)": no matches for kind "([^"]+)" in version "([^"]+)"/g)];
+      const unknown = [
+        ...stderr.matchAll(
+          /resource mapping not found for name: "([^"]*)" namespace: "([^"]*)" from "([^"]*)": no matches for kind "([^"]+)" in version "([^"]+)"/g,
+        ),
+      ];
       if (unknown.length === 0) return firstLine(stderr, /no matches for kind/);
       return unknown
-        .map(([, name, , file, kind, version]) => `the cluster does not know kind ${kind} in version ${version} (${file}${name ? `, ${kind} "${name}"` : ''})`)
+        .map(
+          ([, name, , file, kind, version]) =>
+            `the cluster does not know kind ${kind} in version ${version} (${file}${name ? `, ${kind} "${name}"` : ''})`,
+        )
         .join('; ');
     },
   },
   {
     kind: 'invalid',
-    pattern: /error validating|is invalid|strict decoding error|unknown field|error converting YAML|error parsing|cannot unmarshal|\(BadRequest\)|\(Invalid\)/,
+    pattern:
+      /error validating|is invalid|strict decoding error|unknown field|error converting YAML|error parsing|cannot unmarshal|\(BadRequest\)|\(Invalid\)/,
     nextStep: 'fix the manifest',
   },
   {
@@ -99,7 +111,8 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
     // storage: `namespaces "x" not found`).
     kind: 'not-found',
     pattern: /namespaces "([^"]+)" not found/,
-    nextStep: (match) => `create the namespace ${match[1]} first (kubectl create namespace ${match[1]}), or add a Namespace object to the manifests`,
+    nextStep: (match) =>
+      `create the namespace ${match[1]} first (kubectl create namespace ${match[1]}), or add a Namespace object to the manifests`,
   },
   {
     kind: 'not-found',
@@ -109,7 +122,8 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
   {
     kind: 'timeout',
     pattern: /timed out|Timeout exceeded|context deadline exceeded/,
-    nextStep: 'the API server is slow or overloaded: check it with kubectl get --raw /readyz, and retry (--timeout gives the whole apply longer)',
+    nextStep:
+      'the API server is slow or overloaded: check it with kubectl get --raw /readyz, and retry (--timeout gives the whole apply longer)',
   },
 ];
 
@@ -143,7 +157,9 @@ export function diagnoseKubectlFailure(result: ExecResult): KubectlFailure {
     kind: 'other',
     detail: said || `kubectl exited with code ${result.exitCode} and printed nothing`,
     // Quote, don't point: the kubectl error is not printed anywhere but in this message.
-    nextStep: said ? 'fix what kubectl names in its error (quoted above in this message)' : 'run the same kubectl command by hand to see what it does',
+    nextStep: said
+      ? 'fix what kubectl names in its error (quoted above in this message)'
+      : 'run the same kubectl command by hand to see what it does',
   };
 }
 
@@ -161,7 +177,10 @@ function tellingLine(stderr: string): string {
     .filter((line) => line !== '');
   const plain = lines.filter((line) => !KLOG_PREFIX.test(line));
   const chosen = plain.length > 0 ? plain : lines.map(withoutKlogHeader);
-  return chosen.slice(-3).join(' ').replace(/^error: /, '');
+  return chosen
+    .slice(-3)
+    .join(' ')
+    .replace(/^error: /, '');
 }
 
 /** `E1203 … run.go:72] "command failed" err="…"` (kubectl's structured exit log) → the error itself. */

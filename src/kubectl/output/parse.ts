@@ -9,10 +9,11 @@ import type { ExecResult } from '../process/exec.js';
 import { isTransientFailure } from '../transient.js';
 import type { ApiResource, ApplyRequest, CollectionQuery, LogsResult, WriteResult } from '../types.js';
 
-
 export function writeFailure(result: ExecResult, deadlineMs: number): WriteResult {
   const stderr = result.stderr;
-  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
+  const message = result.timedOut
+    ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed`
+    : diagnoseKubectlFailure(result).detail;
   return {
     ok: false,
     conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
@@ -26,7 +27,12 @@ export function writeFailure(result: ExecResult, deadlineMs: number): WriteResul
 export function logsResult(result: ExecResult): LogsResult {
   if (result.exitCode === 0) return { ok: true, text: result.stdout };
   const said = result.stderr.split('\n').find((line) => line.trim() !== '') ?? '';
-  return { ok: false, error: result.timedOut ? 'kubectl did not answer in time' : said.replace(/^error: /, '').trim() || `kubectl exited ${result.exitCode}` };
+  return {
+    ok: false,
+    error: result.timedOut
+      ? 'kubectl did not answer in time'
+      : said.replace(/^error: /, '').trim() || `kubectl exited ${result.exitCode}`,
+  };
 }
 
 export function selectorsOf(query: CollectionQuery): Record<string, string> {
@@ -115,7 +121,8 @@ export function jsonDocuments(text: string): unknown[] {
 export function itemsOfValue<T>(parsed: unknown): T[] {
   // Only a List wraps objects: a custom resource may have a top-level `items` field of its own.
   const list = parsed as KubeList<T>;
-  if (typeof parsed === 'object' && parsed !== null && list.kind === 'List' && Array.isArray(list.items)) return list.items;
+  if (typeof parsed === 'object' && parsed !== null && list.kind === 'List' && Array.isArray(list.items))
+    return list.items;
   return [parsed as T];
 }
 
@@ -140,7 +147,12 @@ export function withFieldManager(path: string): string {
 }
 
 /** A failed kubectl call as the error kguard reports: what it could not do, why, and the next step. */
-export function kubectlFailure(what: string, result: ExecResult, deadline: { ms: number; flag?: string }, applied: AppliedObject[] = []): KubectlError {
+export function kubectlFailure(
+  what: string,
+  result: ExecResult,
+  deadline: { ms: number; flag?: string },
+  applied: AppliedObject[] = [],
+): KubectlError {
   if (result.timedOut) {
     const within = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
     return new KubectlError(
@@ -151,7 +163,12 @@ export function kubectlFailure(what: string, result: ExecResult, deadline: { ms:
     );
   }
   const diagnosis = diagnoseKubectlFailure(result);
-  return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, undefined, result.stderr, applied);
+  return new KubectlError(
+    `kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
+    undefined,
+    result.stderr,
+    applied,
+  );
 }
 
 /**
@@ -160,9 +177,18 @@ export function kubectlFailure(what: string, result: ExecResult, deadline: { ms:
  * resourceVersion, to watch from.
  */
 export function listedItems(stdout: string): { items: KubeObject[]; resourceVersion: string } {
-  const list = JSON.parse(stdout) as { apiVersion?: string; kind?: string; metadata?: { resourceVersion?: string }; items?: KubeObject[] | null };
+  const list = JSON.parse(stdout) as {
+    apiVersion?: string;
+    kind?: string;
+    metadata?: { resourceVersion?: string };
+    items?: KubeObject[] | null;
+  };
   const kind = (list.kind ?? '').replace(/List$/, '');
-  const items = (list.items ?? []).map((item) => ({ ...item, apiVersion: item.apiVersion ?? list.apiVersion ?? '', kind: item.kind ?? kind }));
+  const items = (list.items ?? []).map((item) => ({
+    ...item,
+    apiVersion: item.apiVersion ?? list.apiVersion ?? '',
+    kind: item.kind ?? kind,
+  }));
   return { items, resourceVersion: list.metadata?.resourceVersion ?? '' };
 }
 

@@ -95,7 +95,8 @@ export const execProcess: Exec = async (file, args, options = {}) => {
   else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
   try {
     const result = await child;
-    const spawnFailed = result.failed && result.exitCode === undefined && !timedOut && !canceled && result.signal === undefined;
+    const spawnFailed =
+      result.failed && result.exitCode === undefined && !timedOut && !canceled && result.signal === undefined;
     return {
       exitCode: result.exitCode ?? (timedOut ? 124 : canceled ? 130 : 127),
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
@@ -135,7 +136,12 @@ export const streamProcess: StreamExec = (file, args, onStdout) => streaming(fil
  */
 export const backgroundProcess: StreamExec = (file, args, onStdout) => streaming(file, args, onStdout, true);
 
-function streaming(file: string, args: readonly string[], onStdout: (text: string) => void, background: boolean): StreamingProcess {
+function streaming(
+  file: string,
+  args: readonly string[],
+  onStdout: (text: string) => void,
+  background: boolean,
+): StreamingProcess {
   let stopRequested = false;
   let stopGroup: (() => void) | undefined;
   const done = (async (): Promise<ExecResult> => {
@@ -173,7 +179,8 @@ function streaming(file: string, args: readonly string[], onStdout: (text: strin
     };
     try {
       const result = await child;
-      const spawnFailed = result.failed && result.exitCode === undefined && !stopRequested && result.signal === undefined;
+      const spawnFailed =
+        result.failed && result.exitCode === undefined && !stopRequested && result.signal === undefined;
       return {
         exitCode: result.exitCode ?? (stopRequested ? 130 : 127),
         stdout: '',
@@ -285,7 +292,8 @@ export const execCommand: CommandExec = async (command, options) => {
   else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
   try {
     const result = await child;
-    const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !cancelled;
+    const spawnFailed =
+      result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !cancelled;
     return {
       exitCode: result.exitCode,
       signal: result.signal,

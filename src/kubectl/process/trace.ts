@@ -23,7 +23,14 @@ export function tracedExec(exec: Exec, now: () => number, onCall: (call: Kubectl
   return async (file, args, options) => {
     const started = now();
     const result = await exec(file, args, options);
-    onCall({ args: maskCredentials(args), durationMs: now() - started, exitCode: result.exitCode, timedOut: result.timedOut === true, stream: false, ...(result.proxied ? { proxied: true } : {}) });
+    onCall({
+      args: maskCredentials(args),
+      durationMs: now() - started,
+      exitCode: result.exitCode,
+      timedOut: result.timedOut === true,
+      stream: false,
+      ...(result.proxied ? { proxied: true } : {}),
+    });
     return result;
   };
 }
@@ -33,7 +40,14 @@ export function tracedStream(stream: StreamExec, now: () => number, onCall: (cal
     const started = now();
     const running = stream(file, args, onStdout);
     const done = running.done.then((result) => {
-      onCall({ args: maskCredentials(args), durationMs: now() - started, exitCode: result.exitCode, timedOut: false, stream: true, ...(result.proxied ? { proxied: true } : {}) });
+      onCall({
+        args: maskCredentials(args),
+        durationMs: now() - started,
+        exitCode: result.exitCode,
+        timedOut: false,
+        stream: true,
+        ...(result.proxied ? { proxied: true } : {}),
+      });
       return result;
     });
     return { done, stop: running.stop };

@@ -76,13 +76,24 @@ export class GithubActionsReporter implements Reporter {
       this.preview = event.kind === 'preview';
       for (const object of event.objects) {
         const fields = object.changedFields.length > 0 ? `: ${summarizePaths(object.changedFields)}` : '';
-        this.rows.set(objectKey(object.ref), { ref: object.ref, change: `${CHANGE_WORDS[object.change]}${fields}`, restore: [] });
+        this.rows.set(objectKey(object.ref), {
+          ref: object.ref,
+          change: `${CHANGE_WORDS[object.change]}${fields}`,
+          restore: [],
+        });
       }
       return;
     }
     const subject = subjectOf(event);
     const row = subject && this.rows.get(objectKey(subject));
-    if (!row || event.kind === 'pod-problem' || event.kind === 'progress' || event.kind === 'lock-wait' || event.kind === 'diff') return;
+    if (
+      !row ||
+      event.kind === 'pod-problem' ||
+      event.kind === 'progress' ||
+      event.kind === 'lock-wait' ||
+      event.kind === 'diff'
+    )
+      return;
     const own = { ...line, text: withoutSubject(line.text, row.ref) };
     if (RESTORE_KINDS.has(event.kind)) row.restore.push(own);
     else row.verdict = own;
@@ -91,13 +102,25 @@ export class GithubActionsReporter implements Reporter {
   private summary(): string {
     const verdict = this.verdict!;
     const rows = [...this.rows.values()].map((row) => {
-      const verdictCell = row.verdict ? cell(row.verdict) : row.change.startsWith('unchanged') ? 'unchanged, not watched' : this.preview ? '' : 'applied';
+      const verdictCell = row.verdict
+        ? cell(row.verdict)
+        : row.change.startsWith('unchanged')
+          ? 'unchanged, not watched'
+          : this.preview
+            ? ''
+            : 'applied';
       const restoreCell = row.restore.map(cell).join('<br>');
       return `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`;
     });
-    const table = rows.length === 0 ? [] : ['| object | change | verdict | restore |', '|---|---|---|---|', ...rows, ''];
-    const checks = this.checks.length === 0 ? [] : ['**Checks**', '', ...this.checks.map((check) => `- ${cell(check)}`), ''];
-    const logText = this.log.map((line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join('\n')).join('\n');
+    const table =
+      rows.length === 0 ? [] : ['| object | change | verdict | restore |', '|---|---|---|---|', ...rows, ''];
+    const checks =
+      this.checks.length === 0 ? [] : ['**Checks**', '', ...this.checks.map((check) => `- ${cell(check)}`), ''];
+    const logText = this.log
+      .map((line) =>
+        [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join('\n'),
+      )
+      .join('\n');
     return [
       `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
       '',
@@ -119,10 +142,22 @@ export class GithubActionsReporter implements Reporter {
 }
 
 /** The checks and the bake: a list of their own under the table. */
-const CHECK_KINDS = new Set<RunEvent['kind']>(['verify-passed', 'verify-failed', 'verify-job-cleanup', 'baked', 'bake-failed']);
+const CHECK_KINDS = new Set<RunEvent['kind']>([
+  'verify-passed',
+  'verify-failed',
+  'verify-job-cleanup',
+  'baked',
+  'bake-failed',
+]);
 
 /** Events about undoing the apply: the summary's restore column. */
-const RESTORE_KINDS = new Set<RunEvent['kind']>(['restored', 'restore-kept', 'restore-failed', 'rolled-back', 'rollback-unhealthy']);
+const RESTORE_KINDS = new Set<RunEvent['kind']>([
+  'restored',
+  'restore-kept',
+  'restore-failed',
+  'rolled-back',
+  'rollback-unhealthy',
+]);
 
 /** The object an event is about, if it is about one. */
 function subjectOf(event: RunEvent): ObjectRef | undefined {
@@ -139,7 +174,9 @@ function withoutSubject(text: string, ref: ObjectRef): string {
 /** A cell of the table: the line, with its commands; evidence stays in the log, only the next step is kept. */
 function cell(line: Line): string {
   const details = (line.details ?? [])
-    .filter((detail) => line.tone === 'undo' || line.tone === 'alarm' || line.tone === 'warn' || detail.startsWith('next: '))
+    .filter(
+      (detail) => line.tone === 'undo' || line.tone === 'alarm' || line.tone === 'warn' || detail.startsWith('next: '),
+    )
     .map((detail) => `<br><code>${escapeCell(detail)}</code>`)
     .join('');
   return `${SYMBOLS[line.tone]} ${escapeCell(line.text)}${details}`;
@@ -151,7 +188,13 @@ export function failureSummary(message: string, exitCode: number, messages: read
     `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`,
     '',
     ...(messages.length > 0
-      ? [`<details><summary>kguard log (${messages.length} lines)</summary>`, '', `<pre>${escapeHtml(messages.join('\n'))}</pre>`, '</details>', '']
+      ? [
+          `<details><summary>kguard log (${messages.length} lines)</summary>`,
+          '',
+          `<pre>${escapeHtml(messages.join('\n'))}</pre>`,
+          '</details>',
+          '',
+        ]
       : []),
   ].join('\n');
 }
@@ -167,7 +210,9 @@ export function appendSummary(
     append(summaryPath, markdown);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    stream.write(`::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}\n`);
+    stream.write(
+      `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}\n`,
+    );
   }
 }
 

@@ -104,7 +104,9 @@ export class GitlabCiReporter implements Reporter {
 
   private start(section: Section): void {
     this.open = section;
-    this.stream.write(`\u001b[0Ksection_start:${this.seconds()}:kguard_${section}[collapsed=true]\r\u001b[0K${HEADERS[section]}\n`);
+    this.stream.write(
+      `\u001b[0Ksection_start:${this.seconds()}:kguard_${section}[collapsed=true]\r\u001b[0K${HEADERS[section]}\n`,
+    );
   }
 
   private end(): void {

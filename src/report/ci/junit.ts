@@ -44,7 +44,11 @@ interface TestCase {
   skipped?: string;
 }
 
-export function junitXml(report: JsonReport | FailureReport, finishedAt: Date, locate: LocateObject = () => undefined): string {
+export function junitXml(
+  report: JsonReport | FailureReport,
+  finishedAt: Date,
+  locate: LocateObject = () => undefined,
+): string {
   const suite = suiteOf(report, 'kguard apply', [], finishedAt, locate);
   return document([suite]);
 }
@@ -56,14 +60,39 @@ export function junitXml(report: JsonReport | FailureReport, finishedAt: Date, l
 export function fleetJunitXml(report: FleetReport, finishedAt: Date, locate: LocateObject = () => undefined): string {
   return document(
     report.clusters.map((cluster) => {
-      const properties: Array<[string, string]> = [['context', cluster.context], ['wave', String(cluster.wave)], ['clusterOutcome', cluster.outcome]];
+      const properties: Array<[string, string]> = [
+        ['context', cluster.context],
+        ['wave', String(cluster.wave)],
+        ['clusterOutcome', cluster.outcome],
+      ];
       const name = `kguard apply (context ${cluster.context})`;
       if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
       const test: TestCase =
         cluster.outcome === 'not-reached'
-          ? { name: `context ${cluster.context}`, classname: 'fleet', seconds: 0, skipped: 'not reached: its wave never started; nothing was read or changed there' }
-          : { name: `context ${cluster.context}`, classname: 'fleet', seconds: 0, error: { message: cluster.message ?? cluster.outcome, type: cluster.outcome, text: cluster.message ?? '' } };
-      return suiteFromCases([test], name, [['outcome', cluster.outcome], ['exitCode', String(cluster.exitCode ?? '')], ...properties], 0, finishedAt, []);
+          ? {
+              name: `context ${cluster.context}`,
+              classname: 'fleet',
+              seconds: 0,
+              skipped: 'not reached: its wave never started; nothing was read or changed there',
+            }
+          : {
+              name: `context ${cluster.context}`,
+              classname: 'fleet',
+              seconds: 0,
+              error: {
+                message: cluster.message ?? cluster.outcome,
+                type: cluster.outcome,
+                text: cluster.message ?? '',
+              },
+            };
+      return suiteFromCases(
+        [test],
+        name,
+        [['outcome', cluster.outcome], ['exitCode', String(cluster.exitCode ?? '')], ...properties],
+        0,
+        finishedAt,
+        [],
+      );
     }),
   );
 }
@@ -74,22 +103,44 @@ interface Suite {
   totalMs: number;
 }
 
-function suiteOf(report: JsonReport | FailureReport, name: string, extra: Array<[string, string]>, finishedAt: Date, locate: LocateObject): Suite {
+function suiteOf(
+  report: JsonReport | FailureReport,
+  name: string,
+  extra: Array<[string, string]>,
+  finishedAt: Date,
+  locate: LocateObject,
+): Suite {
   const cases =
     'objects' in report
-      ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...(report.bake ? [bakeCase(report.bake)] : [])]
+      ? [
+          ...report.objects.map((object) => objectCase(object, locate)),
+          ...report.verify.map(checkCase),
+          ...(report.bake ? [bakeCase(report.bake)] : []),
+        ]
       : [errorCase(report)];
   const totalMs = 'timings' in report ? report.timings.totalMs : 0;
   const properties: Array<[string, string]> = [
     ['outcome', report.outcome],
     ['exitCode', String(report.exitCode)],
-    ...('rollbackMode' in report ? ([['rollbackMode', report.rollbackMode], ['dryRun', String(report.dryRun)]] as Array<[string, string]>) : []),
+    ...('rollbackMode' in report
+      ? ([
+          ['rollbackMode', report.rollbackMode],
+          ['dryRun', String(report.dryRun)],
+        ] as Array<[string, string]>)
+      : []),
     ...extra,
   ];
   return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
 }
 
-function suiteFromCases(cases: TestCase[], name: string, properties: Array<[string, string]>, totalMs: number, finishedAt: Date, messages: readonly string[]): Suite {
+function suiteFromCases(
+  cases: TestCase[],
+  name: string,
+  properties: Array<[string, string]>,
+  totalMs: number,
+  finishedAt: Date,
+  messages: readonly string[],
+): Suite {
   const count = (pick: (test: TestCase) => unknown) => cases.filter(pick).length;
   const totals = {
     tests: cases.length,
@@ -124,10 +175,24 @@ function document(suites: readonly Suite[]): string {
 
 function objectCase(object: JsonObject, locate: LocateObject): TestCase {
   const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ''}`;
-  const location = locate({ apiVersion: object.apiVersion, kind: object.kind, namespace: object.namespace ?? '', name: object.name });
-  const test: TestCase = { name, classname: `kguard.${object.kind}`, seconds: (object.timings.verdictAfterMs ?? 0) / 1000, location };
+  const location = locate({
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.namespace ?? '',
+    name: object.name,
+  });
+  const test: TestCase = {
+    name,
+    classname: `kguard.${object.kind}`,
+    seconds: (object.timings.verdictAfterMs ?? 0) / 1000,
+    location,
+  };
   if (FAILING_VERDICTS.has(object.verdict)) {
-    test.failure = { message: object.summary ?? object.verdict, type: object.reason ?? object.verdict, text: diagnosisText(object, location) };
+    test.failure = {
+      message: object.summary ?? object.verdict,
+      type: object.reason ?? object.verdict,
+      text: diagnosisText(object, location),
+    };
   } else if (object.verdict in SKIP_REASONS) {
     test.skipped = SKIP_REASONS[object.verdict];
   } else if (object.verdict in PASS_OUTPUT) {
@@ -138,28 +203,66 @@ function objectCase(object: JsonObject, locate: LocateObject): TestCase {
 
 /** A check is a test of the new version: a failing one fails its case with its last lines. */
 function checkCase(check: JsonCheck): TestCase {
-  const what = check.type === 'command' ? `verify: ${check.command}` : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ''} (${check.file})`;
-  const test: TestCase = { name: check.during === 'bake' ? `${what} (during the bake)` : what, classname: 'kguard.verify', seconds: check.durationMs / 1000 };
+  const what =
+    check.type === 'command'
+      ? `verify: ${check.command}`
+      : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ''} (${check.file})`;
+  const test: TestCase = {
+    name: check.during === 'bake' ? `${what} (during the bake)` : what,
+    classname: 'kguard.verify',
+    seconds: check.durationMs / 1000,
+  };
   if (check.cancelled) test.skipped = check.summary;
   else if (!check.passed) {
     const lines = check.lines.length > 0 ? ['last lines:', ...check.lines.map((line) => `  | ${line}`)] : [];
-    const logs = check.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
-    test.failure = { message: check.summary, type: check.timedOut ? 'timed-out' : 'verify', text: [check.summary, ...lines, ...check.evidence.map((line) => `  ${line}`), ...logs, ...(check.nextStep ? [`next: ${check.nextStep}`] : [])].join('\n') };
+    const logs = check.logs.flatMap((log) => [
+      `last lines of container ${log.container} (pod ${log.pod}):`,
+      ...log.lines.map((line) => `  | ${line}`),
+    ]);
+    test.failure = {
+      message: check.summary,
+      type: check.timedOut ? 'timed-out' : 'verify',
+      text: [
+        check.summary,
+        ...lines,
+        ...check.evidence.map((line) => `  ${line}`),
+        ...logs,
+        ...(check.nextStep ? [`next: ${check.nextStep}`] : []),
+      ].join('\n'),
+    };
   }
   return test;
 }
 
 function bakeCase(bake: JsonBake): TestCase {
-  const test: TestCase = { name: `bake ${bake.durationMs / 1000}s`, classname: 'kguard.bake', seconds: bake.elapsedMs / 1000 };
+  const test: TestCase = {
+    name: `bake ${bake.durationMs / 1000}s`,
+    classname: 'kguard.bake',
+    seconds: bake.elapsedMs / 1000,
+  };
   if (bake.passed) return test;
   // Someone else's change fails its object's case; a signal is not the new version's verdict.
   if (bake.stoppedBy === 'cancelled' || bake.stoppedBy === 'conflict') {
     test.skipped = bake.summary ?? bake.stoppedBy;
     return test;
   }
-  const where = bake.workload ? `${bake.workload.kind.toLowerCase()}/${bake.workload.name}${bake.workload.namespace ? ` (namespace ${bake.workload.namespace})` : ''}: ` : '';
-  const logs = bake.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
-  test.failure = { message: `${where}${bake.summary ?? 'it did not stay healthy'}`, type: bake.stoppedBy ?? 'bake', text: [`${where}${bake.summary ?? ''}`, ...bake.evidence, ...logs, ...(bake.nextStep ? [`next: ${bake.nextStep}`] : [])].join('\n') };
+  const where = bake.workload
+    ? `${bake.workload.kind.toLowerCase()}/${bake.workload.name}${bake.workload.namespace ? ` (namespace ${bake.workload.namespace})` : ''}: `
+    : '';
+  const logs = bake.logs.flatMap((log) => [
+    `last lines of container ${log.container} (pod ${log.pod}):`,
+    ...log.lines.map((line) => `  | ${line}`),
+  ]);
+  test.failure = {
+    message: `${where}${bake.summary ?? 'it did not stay healthy'}`,
+    type: bake.stoppedBy ?? 'bake',
+    text: [
+      `${where}${bake.summary ?? ''}`,
+      ...bake.evidence,
+      ...logs,
+      ...(bake.nextStep ? [`next: ${bake.nextStep}`] : []),
+    ].join('\n'),
+  };
   return test;
 }
 
@@ -180,8 +283,12 @@ function diagnosisText(object: JsonObject, location: TestCase['location']): stri
   const restore = object.restore;
   const logs = object.logs.flatMap((log) => {
     const lines = log.lines.slice(-LOG_LINES);
-    if (lines.length === 0) return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
-    return [`last lines of container ${log.container} (pod ${log.pod}${log.previous ? ', run before the restart' : ''}):`, ...lines.map((line) => `  | ${line}`)];
+    if (lines.length === 0)
+      return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
+    return [
+      `last lines of container ${log.container} (pod ${log.pod}${log.previous ? ', run before the restart' : ''}):`,
+      ...lines.map((line) => `  | ${line}`),
+    ];
   });
   return [
     object.summary ?? `ended ${object.verdict}`,
@@ -191,7 +298,10 @@ function diagnosisText(object: JsonObject, location: TestCase['location']): stri
     ...(object.nextStep ? [`next: ${object.nextStep}`] : []),
     ...(object.changedFields.length > 0 ? [`changed by the apply: ${object.changedFields.join(', ')}`] : []),
     ...(restore
-      ? [`restore: ${restore.status}${restore.reason ? ` (${restore.reason})` : ''}`, ...restore.commands.map((command) => `  ${command}`)]
+      ? [
+          `restore: ${restore.status}${restore.reason ? ` (${restore.reason})` : ''}`,
+          ...restore.commands.map((command) => `  ${command}`),
+        ]
       : ['restore: none']),
   ].join('\n');
 }
@@ -201,8 +311,16 @@ function testCaseXml(test: TestCase): string {
   const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds(test.seconds * 1000)}"${where}`;
   const children = [
     ...(test.skipped !== undefined ? [`      <skipped>${text(test.skipped)}</skipped>`] : []),
-    ...(test.error ? [`      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`] : []),
-    ...(test.failure ? [`      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`] : []),
+    ...(test.error
+      ? [
+          `      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`,
+        ]
+      : []),
+    ...(test.failure
+      ? [
+          `      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`,
+        ]
+      : []),
     ...(test.output !== undefined ? [`      <system-out>${text(test.output)}</system-out>`] : []),
   ];
   return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, '    </testcase>'].join('\n');

@@ -57,10 +57,18 @@ export async function reportFailure(failure: Failure, outputs: FailureOutputs): 
     // A YAML error is annotated on its manifest line, where the pull request shows it.
     const located = (await outputs.locateYamlErrors?.(failure.message)) ?? [];
     for (const { file, line, message } of located) {
-      outputs.stderr.write(`::error file=${escapeProperty(file)},line=${line},title=kguard%3A YAML error::${escapeData(`${file} line ${line}: ${message}. kubectl cannot read it; nothing was applied (exit ${failure.exitCode})`)}\n`);
+      outputs.stderr.write(
+        `::error file=${escapeProperty(file)},line=${line},title=kguard%3A YAML error::${escapeData(`${file} line ${line}: ${message}. kubectl cannot read it; nothing was applied (exit ${failure.exitCode})`)}\n`,
+      );
     }
-    if (located.length === 0) outputs.stderr.write(`::error title=kguard::${escapeData(`${failure.message} (exit ${failure.exitCode})`)}\n`);
-    if (outputs.summaryPath) appendSummary(outputs.summaryPath, failureSummary(failure.message, failure.exitCode, failure.messages ?? []), outputs.stderr);
+    if (located.length === 0)
+      outputs.stderr.write(`::error title=kguard::${escapeData(`${failure.message} (exit ${failure.exitCode})`)}\n`);
+    if (outputs.summaryPath)
+      appendSummary(
+        outputs.summaryPath,
+        failureSummary(failure.message, failure.exitCode, failure.messages ?? []),
+        outputs.stderr,
+      );
   }
   if (outputs.json) outputs.stdout.write(`${JSON.stringify(failureReport(failure), null, 2)}\n`);
 }

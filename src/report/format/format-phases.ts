@@ -6,7 +6,13 @@ import { describeObject, type ObjectRef } from '../../objects/model.js';
 
 type Tone = 'ok' | 'fail' | 'warn' | 'info' | 'undo' | 'alarm';
 type PhaseEvent = Extract<RunEvent, { kind: 'phase' | 'phase-deferred' | 'phase-skipped' }>;
-type PhaseFormatters = { [K in PhaseEvent['kind']]: (event: Extract<PhaseEvent, { kind: K }>) => { tone: Tone; text: string; details?: string[] } };
+type PhaseFormatters = {
+  [K in PhaseEvent['kind']]: (event: Extract<PhaseEvent, { kind: K }>) => {
+    tone: Tone;
+    text: string;
+    details?: string[];
+  };
+};
 
 export const PHASE_TEXT: Record<ApplyPhase, string> = {
   definitions: 'CustomResourceDefinitions and Namespaces',

@@ -45,18 +45,26 @@ export const VERIFY_FORMATTERS: VerifyFormatters = {
     tone: 'info',
     text:
       `baking for ${formatDuration(event.durationMs)}: watching ${event.workloads.length} workload${plural(event.workloads.length)} for restarts, pods leaving Ready and evictions` +
-      (event.verifyIntervalMs > 0 ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}` : ''),
+      (event.verifyIntervalMs > 0
+        ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}`
+        : ''),
   }),
   baked: (event) => ({
     tone: 'ok',
     text:
       `baked for ${formatDuration(event.outcome.durationMs)}: no restart, no pod left Ready, no eviction in ${event.workloads} workload${plural(event.workloads)}` +
-      (event.outcome.checksRun > 0 ? `; the checks passed ${event.outcome.checksRun} more time${plural(event.outcome.checksRun)}` : ''),
+      (event.outcome.checksRun > 0
+        ? `; the checks passed ${event.outcome.checksRun} more time${plural(event.outcome.checksRun)}`
+        : ''),
   }),
   'bake-failed': (event) => ({
     tone: 'fail',
     text: `${event.workload ? `${describeObject(event.workload)}: ` : 'the bake stopped: '}${event.outcome.summary ?? 'it did not stay healthy'} (after ${seconds(event.outcome.elapsedMs)} of the ${formatDuration(event.outcome.durationMs)} bake)`,
-    details: [...event.outcome.evidence, ...containerLogLines(event.outcome.logs.map((log) => ({ ...log, shown: event.shown }))), ...(event.outcome.nextStep ? [`next: ${event.outcome.nextStep}`] : [])],
+    details: [
+      ...event.outcome.evidence,
+      ...containerLogLines(event.outcome.logs.map((log) => ({ ...log, shown: event.shown }))),
+      ...(event.outcome.nextStep ? [`next: ${event.outcome.nextStep}`] : []),
+    ],
   }),
 };
 
@@ -83,7 +91,9 @@ function prefix(during: VerifyPhase, word: 'verified' | 'verification failed' | 
 
 function failureText(outcome: VerifyOutcome): string {
   // A Job's summary names it already.
-  return outcome.check.type === 'command' ? `${checkName(outcome.check)} ${outcome.summary}` : `${outcome.summary} (${outcome.check.file})`;
+  return outcome.check.type === 'command'
+    ? `${checkName(outcome.check)} ${outcome.summary}`
+    : `${outcome.summary} (${outcome.check.file})`;
 }
 
 /** A command's last lines (or that it printed nothing), a Job's evidence and logs, then the next step. */

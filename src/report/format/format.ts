@@ -30,12 +30,15 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
 
 function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
   if (event.outcome === 'timed-out' && event.restored) return TIMED_OUT_RESTORED;
-  if (event.outcome === 'interrupted' && !event.restored) return 'cancelled after the apply; nothing was restored (see above)';
-  if (event.outcome === 'previewed' && event.exitCode !== 0) return 'dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)';
+  if (event.outcome === 'interrupted' && !event.restored)
+    return 'cancelled after the apply; nothing was restored (see above)';
+  if (event.outcome === 'previewed' && event.exitCode !== 0)
+    return 'dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)';
   return OUTCOME_TEXT[event.outcome];
 }
 
-const TIMED_OUT_RESTORED = 'a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply';
+const TIMED_OUT_RESTORED =
+  'a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply';
 
 export const FORMATTERS: Formatters = {
   ...VERIFY_FORMATTERS,
@@ -59,7 +62,12 @@ export const FORMATTERS: Formatters = {
   'apply-failed': (event) => ({
     tone: 'fail',
     text: `kubectl apply failed part-way: ${event.message}`,
-    details: event.applied.length > 0 ? [`kubectl had already applied: ${event.applied.map(describeApplied).join(', ')}; kguard restores what changed`] : [],
+    details:
+      event.applied.length > 0
+        ? [
+            `kubectl had already applied: ${event.applied.map(describeApplied).join(', ')}; kguard restores what changed`,
+          ]
+        : [],
   }),
   changes: (event) => {
     const changed = event.objects.filter((object) => isChangeKind(object.change));
@@ -220,11 +228,20 @@ export const FORMATTERS: Formatters = {
   'journal-warning': (event) =>
     event.commands
       ? { tone: 'warn', text: `${event.message}:`, details: event.commands }
-      : { tone: 'warn', text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
+      : {
+          tone: 'warn',
+          text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`,
+        },
   'fleet-cluster': (event) =>
     event.step === 'apply'
-      ? { tone: 'info', text: `context ${event.context} (wave ${event.wave}): applying (fleet run ${event.fleetRunId})` }
-      : { tone: 'undo', text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed` },
+      ? {
+          tone: 'info',
+          text: `context ${event.context} (wave ${event.wave}): applying (fleet run ${event.fleetRunId})`,
+        }
+      : {
+          tone: 'undo',
+          text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed`,
+        },
   'rollback-wait': (event) => ({
     tone: 'info',
     text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,
@@ -246,7 +263,12 @@ export const FORMATTERS: Formatters = {
   }),
   finished: (event) => ({
     // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.
-    tone: event.exitCode === 0 || event.outcome === 'previewed' ? 'ok' : event.outcome === 'needs-attention' ? 'alarm' : 'fail',
+    tone:
+      event.exitCode === 0 || event.outcome === 'previewed'
+        ? 'ok'
+        : event.outcome === 'needs-attention'
+          ? 'alarm'
+          : 'fail',
     text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,
   }),
 };
@@ -271,9 +293,10 @@ const KEPT_TEXT: Record<Extract<RunEvent, { kind: 'restore-kept' }>['reason'], s
   'no-rollback': 'left as applied because of --rollback none. To restore it by hand:',
   'not-failed': 'left as applied (--rollback failed restores only what failed)',
   'keep-created': 'NOT deleted (--keep-created): this apply created it. To remove it:',
-  'protected-kind': 'NOT deleted: this apply created it, and kguard never deletes a Namespace, CRD or PersistentVolumeClaim. To remove it:',
+  'protected-kind':
+    'NOT deleted: this apply created it, and kguard never deletes a Namespace, CRD or PersistentVolumeClaim. To remove it:',
   'controller-owned': 'NOT deleted: a controller owns it. Inspect it:',
-  conflict: "NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:",
+  conflict: 'NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:',
   gone: 'NOT restored: it was deleted or replaced by someone else after the apply. Inspect:',
   'cannot-restore': 'NOT restored: no write the API server takes puts it back',
   'finished-job': 'NOT created again: a Job that had finished is never run a second time by a restore',

@@ -132,7 +132,11 @@ export class LiteralMatcher {
   private preferredAt(text: string, start: number, ends: readonly number[]): number {
     let best = NONE;
     for (const end of ends) {
-      for (let literal = this.get(end, FIRST_ENDING); literal !== NONE && (best === NONE || literal < best); literal = this.nextEnding[literal]!) {
+      for (
+        let literal = this.get(end, FIRST_ENDING);
+        literal !== NONE && (best === NONE || literal < best);
+        literal = this.nextEnding[literal]!
+      ) {
         if (text.startsWith(this.literals[literal]!, start)) {
           best = literal;
           break;
@@ -182,11 +186,13 @@ export class LiteralMatcher {
 
   private indexEdges(): EdgeTable {
     let branching = 0;
-    for (let node = ROOT + 1; node < this.nodeCount; node++) if (this.get(node, CHILD_COUNT) > 1) branching += this.get(node, CHILD_COUNT);
+    for (let node = ROOT + 1; node < this.nodeCount; node++)
+      if (this.get(node, CHILD_COUNT) > 1) branching += this.get(node, CHILD_COUNT);
     const edges = new EdgeTable(branching);
     for (let node = ROOT + 1; node < this.nodeCount; node++) {
       if (this.get(node, CHILD_COUNT) < 2) continue;
-      for (let child = this.get(node, FIRST_CHILD); child !== NONE; child = this.get(child, NEXT_SIBLING)) edges.set(node, this.get(child, CODE), child);
+      for (let child = this.get(node, FIRST_CHILD); child !== NONE; child = this.get(child, NEXT_SIBLING))
+        edges.set(node, this.get(child, CODE), child);
     }
     return edges;
   }
@@ -195,7 +201,8 @@ export class LiteralMatcher {
   private linkFailures(): void {
     const queue = new Int32Array(this.nodeCount);
     let tail = 0;
-    for (let child = this.get(ROOT, FIRST_CHILD); child !== NONE; child = this.get(child, NEXT_SIBLING)) queue[tail++] = child;
+    for (let child = this.get(ROOT, FIRST_CHILD); child !== NONE; child = this.get(child, NEXT_SIBLING))
+      queue[tail++] = child;
     for (let head = 0; head < tail; head++) {
       const node = queue[head]!;
       const fallback = this.get(node, FAILURE);

@@ -18,7 +18,8 @@ export class ClusterSections {
   /** The reporter of one cluster's run; closing it ends nothing (the fleet closes the terminal's once). */
   reporterFor(context: string): Reporter {
     return {
-      emit: (event) => (this.order[this.next] === context ? this.inner.emit(event) : this.held.get(context)?.push(event)),
+      emit: (event) =>
+        this.order[this.next] === context ? this.inner.emit(event) : this.held.get(context)?.push(event),
       close: () => undefined,
     };
   }

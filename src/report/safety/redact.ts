@@ -3,7 +3,14 @@
 // last-applied-configuration annotation holding the Secret's data a second time, JSON-escaped.
 // So kguard learns every value of every Secret the apply holds, before kubectl sees the manifests,
 // and replaces each one wherever it appears, in the forms it can take there.
-import { HISTORY_LABEL, HISTORY_TYPE, JOURNAL_LABEL, JOURNAL_TYPE, MANAGED_BY, MANAGED_BY_LABEL } from '../../journal/labels.js';
+import {
+  HISTORY_LABEL,
+  HISTORY_TYPE,
+  JOURNAL_LABEL,
+  JOURNAL_TYPE,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+} from '../../journal/labels.js';
 import { LiteralMatcher } from '../format/literals.js';
 
 export const REDACTED = '[redacted]';
@@ -58,10 +65,15 @@ export class Redactor {
     const found = [...this.anywhere].sort(byLength).map((form) => ({ form, replacement: REDACTED }));
     // `"v"` and `\"v\"` (inside an escaped annotation): the quotes stay.
     const quoted = [...this.quotedOnly]
-      .flatMap((form) => ['"', '\\"'].map((quote) => ({ form: `${quote}${form}${quote}`, replacement: `${quote}${REDACTED}${quote}` })))
+      .flatMap((form) =>
+        ['"', '\\"'].map((quote) => ({ form: `${quote}${form}${quote}`, replacement: `${quote}${REDACTED}${quote}` })),
+      )
       .sort((left, right) => byLength(left.form, right.form));
     const all = [...found, ...quoted];
-    return { literals: new LiteralMatcher(all.map(({ form }) => form)), replacements: all.map(({ replacement }) => replacement) };
+    return {
+      literals: new LiteralMatcher(all.map(({ form }) => form)),
+      replacements: all.map(({ replacement }) => replacement),
+    };
   }
 }
 
@@ -75,7 +87,14 @@ export function secretValuesOfObjects(objects: readonly unknown[]): string[] {
 /** Adds the values of the Secret (or List of them) `object` to `values`. */
 export function collectSecretValues(object: unknown, values: string[]): void {
   if (object === null || typeof object !== 'object') return;
-  const fields = object as { kind?: unknown; type?: unknown; items?: unknown; data?: unknown; stringData?: unknown; metadata?: { labels?: unknown } };
+  const fields = object as {
+    kind?: unknown;
+    type?: unknown;
+    items?: unknown;
+    data?: unknown;
+    stringData?: unknown;
+    metadata?: { labels?: unknown };
+  };
   if (Array.isArray(fields.items)) for (const item of fields.items) collectSecretValues(item, values);
   if (fields.kind !== 'Secret' || isKguardJournal(fields)) return;
   for (const value of Object.values(asRecord(fields.data))) {
@@ -93,7 +112,10 @@ export function collectSecretValues(object: unknown, values: string[]): void {
 function isKguardJournal(secret: { type?: unknown; metadata?: { labels?: unknown } }): boolean {
   const labels = asRecord(secret.metadata?.labels);
   if (labels[MANAGED_BY_LABEL] !== MANAGED_BY) return false;
-  return (secret.type === JOURNAL_TYPE && typeof labels[JOURNAL_LABEL] === 'string') || (secret.type === HISTORY_TYPE && typeof labels[HISTORY_LABEL] === 'string');
+  return (
+    (secret.type === JOURNAL_TYPE && typeof labels[JOURNAL_LABEL] === 'string') ||
+    (secret.type === HISTORY_TYPE && typeof labels[HISTORY_LABEL] === 'string')
+  );
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

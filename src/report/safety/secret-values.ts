@@ -15,7 +15,9 @@ export function secretValuesIn(text: string): string[] {
   // bundle held ~40 MiB of syntax tree. A document marker at the start of a line always starts a
   // document (YAML 1.2 §9.1.3), so the split is the parser's; directives, or a part the parser
   // finds wrong, send the whole text through the parser as before.
-  const parts = /^%/m.test(text) ? [text] : text.split(/^(?=---(?:[ \t]|\r?$))/m).filter((part) => MAY_NAME_A_SECRET.test(part));
+  const parts = /^%/m.test(text)
+    ? [text]
+    : text.split(/^(?=---(?:[ \t]|\r?$))/m).filter((part) => MAY_NAME_A_SECRET.test(part));
   const values: string[] = [];
   for (const part of parts) {
     const found = valuesOf(part);
@@ -52,4 +54,3 @@ function valuesOf(text: string): string[] | undefined {
   }
   return values;
 }
-

@@ -69,9 +69,16 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // The --verify-job files are read and checked now: a Job the API server refuses is refused before the apply.
     const verifyJobs =
       options.verifyJobs.length > 0 && !options.dryRun
-        ? await prepareVerifyJobs(options.verifyJobs, { namespace: home, runId, createdNamespaces: createdNamespaces(refs, understood.current), deadlineMs: options.timeoutMs }, deps.kubectl).catch(
-            interruptedBeforeApply(deps.signal),
-          )
+        ? await prepareVerifyJobs(
+            options.verifyJobs,
+            {
+              namespace: home,
+              runId,
+              createdNamespaces: createdNamespaces(refs, understood.current),
+              deadlineMs: options.timeoutMs,
+            },
+            deps.kubectl,
+          ).catch(interruptedBeforeApply(deps.signal))
         : [];
     // The server dry run leaves every object as it is and nothing is pruned (parts read only once
     // this apply's CRDs exist cannot be judged yet).
@@ -96,7 +103,9 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         : undefined;
     restorable?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
-    const tidied = journalled ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => undefined) : undefined;
+    const tidied = journalled
+      ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => undefined)
+      : undefined;
     // One run per object at a time: the leases come before the snapshot, so a run never records
     // another run's unverified state as its "before".
     const lease = async (claimed: readonly ObjectRef[], nameBase?: string) => {
@@ -122,14 +131,20 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     };
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
-    const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
+    const before =
+      journalled || understood.pruned.length > 0
+        ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal))
+        : understood.current;
     if (options.dryRun) {
       result = { ...(await preview(understood, before, readableRequest(plan), options, deps, startedAt)), target };
       deps.announce?.(result);
       return result;
     }
     await restorable?.catch(interruptedBeforeApply(deps.signal));
-    const [journal] = await Promise.all([journalled ? startJournal(runId, place, refs, before, options, deps, stagesOf(plan)) : undefined, tidied]);
+    const [journal] = await Promise.all([
+      journalled ? startJournal(runId, place, refs, before, options, deps, stagesOf(plan)) : undefined,
+      tidied,
+    ]);
     if (deps.signal?.aborted) {
       // kguard's own cleanup is a write: it must land, not be stopped with the reads.
       deps.kubectl.stopCancelling();
@@ -160,14 +175,39 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         totalMs: deps.clock.now() - startedAt,
         kubectlProcesses: deps.kubectl.spawned,
       });
-    const { objects, verification } = await afterTheApply(context, state, { runId, namespace: home, target, jobs: verifyJobs, resultOf }, options, deps);
+    const { objects, verification } = await afterTheApply(
+      context,
+      state,
+      { runId, namespace: home, target, jobs: verifyJobs, resultOf },
+      options,
+      deps,
+    );
     result = resultOf(objects, verification);
     // The journal and the leases end together: neither protects the other. A kept journal is
     // said before the verdict; deleting one (and letting the leases go) happens after it. So is
     // a successful run's history record: said now, written with the cleanup.
-    const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : [];
-    if (records.length > 0) deps.reporter.emit({ kind: 'history-kept', runId: records[0]!.runId, namespaces: records.map((record) => record.namespace), keep: options.history });
-    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps, options.keepJournal)]).then(() => undefined) : undefined;
+    const records = keptInHistory(result, journal, options)
+      ? historyRecordsOf(
+          result,
+          objects,
+          journal,
+          { startedAt: startedAtIso, target, digest: understood.digest },
+          options,
+        )
+      : [];
+    if (records.length > 0)
+      deps.reporter.emit({
+        kind: 'history-kept',
+        runId: records[0]!.runId,
+        namespaces: records.map((record) => record.namespace),
+        keep: options.history,
+      });
+    ending = journal
+      ? Promise.all([
+          writeHistory(records, options, deps),
+          endJournal(journal, result, deps, options.keepJournal),
+        ]).then(() => undefined)
+      : undefined;
     deps.announce?.(result);
     return result;
   } finally {
@@ -187,7 +227,9 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
 async function afterTheApply(
   context: PhaseContext,
   state: PhasedApply,
-  verify: Omit<VerifyContext, 'resultSoFar'> & { resultOf(objects: readonly PendingObject[], verification: Verification | undefined): RunResult },
+  verify: Omit<VerifyContext, 'resultSoFar'> & {
+    resultOf(objects: readonly PendingObject[], verification: Verification | undefined): RunResult;
+  },
   options: ApplyOptions,
   deps: Deps,
 ): Promise<{ objects: PendingObject[]; verification?: Verification }> {
@@ -204,7 +246,13 @@ async function afterTheApply(
     if (state.unreadable) return { objects: unreadable(state, context.journal, deps) };
     // Healthy is not yet working: the checks and the bake, when asked for, once every phase is.
     const pending = state.objects;
-    if (!state.applyError) verification = await verifyAndBake(pending, { ...verify, resultSoFar: (sofar) => verify.resultOf(pending, sofar) }, options, deps);
+    if (!state.applyError)
+      verification = await verifyAndBake(
+        pending,
+        { ...verify, resultSoFar: (sofar) => verify.resultOf(pending, sofar) },
+        options,
+        deps,
+      );
   } catch (error) {
     if (error === state.applyError || error === state.refused) throw error;
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
@@ -216,7 +264,11 @@ async function afterTheApply(
   } catch (error) {
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
     for (const object of state.objects.filter(isChange)) {
-      object.restore ??= { status: 'failed', reason: `kguard failed while restoring it: ${messageOf(error)}`, commands: finishCommands(context.journal, deps) };
+      object.restore ??= {
+        status: 'failed',
+        reason: `kguard failed while restoring it: ${messageOf(error)}`,
+        commands: finishCommands(context.journal, deps),
+      };
     }
   }
   return { objects: state.objects, verification };
@@ -224,13 +276,18 @@ async function afterTheApply(
 
 /** Namespaces the apply creates: a verify Job's dry run cannot be asked in them yet. */
 function createdNamespaces(refs: readonly ObjectRef[], current: ReadonlyMap<string, KubeObject>): Set<string> {
-  return new Set(refs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !current.has(objectKey(ref))).map((ref) => ref.name));
+  return new Set(
+    refs
+      .filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !current.has(objectKey(ref)))
+      .map((ref) => ref.name),
+  );
 }
 
 /** What the apply changed could not be read: every object may have changed, and a person finishes it. */
 function unreadable(state: PhasedApply, journal: RunJournal | undefined, deps: Deps): PendingObject[] {
   const reason = `kguard could not read it after the apply (${messageOf(state.unreadable)}), so it may or may not have changed`;
-  for (const object of state.objects.filter(isChange)) object.restore = { status: 'failed', reason, commands: finishCommands(journal, deps) };
+  for (const object of state.objects.filter(isChange))
+    object.restore = { status: 'failed', reason, commands: finishCommands(journal, deps) };
   return state.objects;
 }
 
@@ -248,7 +305,13 @@ function readableRequest(plan: RunPlan) {
 
 /** Each object's phase position, for the journal: `kguard rollback` undoes later phases first. */
 function stagesOf(plan: RunPlan): Map<string, number> {
-  return new Map(plan.parts.flatMap((part) => (part.phase ? (part.understood?.refs ?? []).map((ref) => [objectKey(ref), PHASES.indexOf(part.phase!)] as const) : [])));
+  return new Map(
+    plan.parts.flatMap((part) =>
+      part.phase
+        ? (part.understood?.refs ?? []).map((ref) => [objectKey(ref), PHASES.indexOf(part.phase!)] as const)
+        : [],
+    ),
+  );
 }
 
 function messageOf(error: unknown): string {
@@ -268,7 +331,13 @@ export function cancelReason(signal: AbortSignal): string {
 }
 
 /** The run of an apply that changes nothing: every object as it is, nothing applied or watched. */
-function unchangedResult(refs: readonly ObjectRef[], target: RunResult['target'], options: ApplyOptions, deps: Deps, startedAt: number): RunResult {
+function unchangedResult(
+  refs: readonly ObjectRef[],
+  target: RunResult['target'],
+  options: ApplyOptions,
+  deps: Deps,
+  startedAt: number,
+): RunResult {
   return withOutcome({
     mode: 'apply',
     target,

@@ -27,7 +27,12 @@ export function detectChanges(
   const objects = refs.map((ref): PendingObject => {
     const key = objectKey(ref);
     const change = changeOf(before.get(key), after.get(key));
-    return { ref, change, changeKind: change.change, changedFields: change.change === 'configured' ? change.paths : [] };
+    return {
+      ref,
+      change,
+      changeKind: change.change,
+      changedFields: change.change === 'configured' ? change.paths : [],
+    };
   });
   deps.reporter.emit({
     kind: 'changes',
@@ -36,12 +41,19 @@ export function detectChanges(
   return objects;
 }
 
-
 /** Tracks every changed object that has something to judge; records each one's verdict. */
-export async function track(objects: PendingObject[], options: ApplyOptions, deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>) {
+export async function track(
+  objects: PendingObject[],
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>,
+) {
   const changed = objects.filter((object) => isChange(object) && 'after' in object.change);
   const outcomes = await trackWorkloads(
-    changed.map((object) => ({ ref: object.ref, applied: (object.change as { after: KubeObject }).after, before: beforeOf(object.change) })),
+    changed.map((object) => ({
+      ref: object.ref,
+      applied: (object.change as { after: KubeObject }).after,
+      before: beforeOf(object.change),
+    })),
     trackOptionsFor(options, 'rollout'),
     deps,
   );
@@ -58,7 +70,14 @@ export function reportVerdict(object: PendingObject, outcome: TrackedOutcome, de
   const workload = object.ref;
   switch (verdict.state) {
     case 'healthy':
-      if (verdict.progress) deps.reporter.emit({ kind: 'healthy', workload, progress: verdict.progress, elapsedMs, detail: verdict.detail });
+      if (verdict.progress)
+        deps.reporter.emit({
+          kind: 'healthy',
+          workload,
+          progress: verdict.progress,
+          elapsedMs,
+          detail: verdict.detail,
+        });
       return;
     case 'failed':
     case 'timed-out':
@@ -71,7 +90,12 @@ export function reportVerdict(object: PendingObject, outcome: TrackedOutcome, de
       return;
     case 'progressing':
       if (verdict.progress) {
-        deps.reporter.emit({ kind: 'interrupted', workload, progress: verdict.progress, waitingFor: verdict.waitingFor ?? '' });
+        deps.reporter.emit({
+          kind: 'interrupted',
+          workload,
+          progress: verdict.progress,
+          waitingFor: verdict.waitingFor ?? '',
+        });
       }
       return;
   }
@@ -89,4 +113,3 @@ export function recordOutcome(object: PendingObject, outcome: TrackedOutcome | u
   object.tracked = outcome.tracked;
   object.newPods = outcome.newPods;
 }
-

@@ -29,4 +29,3 @@ export interface Deps {
    */
   verify?: { runCommand: CommandExec; env: Readonly<Record<string, string>>; report(result: RunResult): string };
 }
-

@@ -19,7 +19,11 @@ export interface HistoryContext {
 }
 
 /** Whether the run is kept: it succeeded, changed something, and was journalled with --history above 0. */
-export function keptInHistory(result: RunResult, journal: RunJournal | undefined, options: ApplyOptions): journal is RunJournal {
+export function keptInHistory(
+  result: RunResult,
+  journal: RunJournal | undefined,
+  options: ApplyOptions,
+): journal is RunJournal {
   return journal !== undefined && options.history > 0 && result.outcome === 'succeeded';
 }
 
@@ -28,7 +32,13 @@ export function keptInHistory(result: RunResult, journal: RunJournal | undefined
  * objects (its Secrets among them) stay in that namespace, with that namespace's Secret protection.
  * Cluster-scoped objects go with the run's home namespace. `kguard history` and `undo` join the parts.
  */
-export function historyRecordsOf(result: RunResult, objects: readonly PendingObject[], journal: RunJournal, context: HistoryContext, options: ApplyOptions): HistoryRecord[] {
+export function historyRecordsOf(
+  result: RunResult,
+  objects: readonly PendingObject[],
+  journal: RunJournal,
+  context: HistoryContext,
+  options: ApplyOptions,
+): HistoryRecord[] {
   const whole = historyRecordOf(result, objects, journal, context, options);
   const byNamespace = new Map<string, HistoryRecord['objects']>();
   for (const entry of whole.objects) {
@@ -38,7 +48,13 @@ export function historyRecordsOf(result: RunResult, objects: readonly PendingObj
   return [...byNamespace].map(([namespace, entries]) => ({ ...whole, namespace, objects: entries }));
 }
 
-function historyRecordOf(result: RunResult, objects: readonly PendingObject[], journal: RunJournal, context: HistoryContext, options: ApplyOptions): HistoryRecord {
+function historyRecordOf(
+  result: RunResult,
+  objects: readonly PendingObject[],
+  journal: RunJournal,
+  context: HistoryContext,
+  options: ApplyOptions,
+): HistoryRecord {
   return {
     runId: journal.runId,
     namespace: journal.namespace,
@@ -58,11 +74,18 @@ function historyRecordOf(result: RunResult, objects: readonly PendingObject[], j
   };
 }
 
-export async function writeHistory(records: readonly HistoryRecord[], options: ApplyOptions, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<void> {
+export async function writeHistory(
+  records: readonly HistoryRecord[],
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+): Promise<void> {
   await Promise.all(
     records.map((record) =>
       keepHistory(deps.kubectl, record, options.history, Math.min(60_000, options.timeoutMs)).catch((error: unknown) =>
-        deps.reporter.emit({ kind: 'journal-warning', message: error instanceof Error ? error.message : String(error) }),
+        deps.reporter.emit({
+          kind: 'journal-warning',
+          message: error instanceof Error ? error.message : String(error),
+        }),
       ),
     ),
   );

@@ -23,10 +23,20 @@ export function homeNamespace(refs: readonly ObjectRef[], namespace: string | un
  * it), else the first namespace the apply holds. `namespaces`: every namespace with a journal
  * Secret, where expired journals are cleaned too.
  */
-export function journalPlace(refs: readonly ObjectRef[], current: ReadonlyMap<string, KubeObject>, clusterNamespace: string): JournalPlace {
-  const created = new Set(refs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !current.has(objectKey(ref))).map((ref) => ref.name));
+export function journalPlace(
+  refs: readonly ObjectRef[],
+  current: ReadonlyMap<string, KubeObject>,
+  clusterNamespace: string,
+): JournalPlace {
+  const created = new Set(
+    refs
+      .filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !current.has(objectKey(ref)))
+      .map((ref) => ref.name),
+  );
   const clusterScoped = refs.some((ref) => ref.namespace === '');
-  const namespaced = refs.map((ref) => ref.namespace).filter((namespace) => namespace !== '' && !created.has(namespace));
+  const namespaced = refs
+    .map((ref) => ref.namespace)
+    .filter((namespace) => namespace !== '' && !created.has(namespace));
   const namespaces = [...new Set([...(clusterScoped ? [clusterNamespace] : []), ...namespaced])];
   return { placement: { clusterNamespace, created }, home: namespaces[0] ?? clusterNamespace, namespaces };
 }
@@ -76,7 +86,12 @@ export async function startJournal(
  * A run that needs no person is over: its journal goes (a fleet's healthy run excepted). One that does keeps its journal, and
  * says how `kguard rollback` finishes it.
  */
-export async function endJournal(journal: RunJournal, result: RunResult, deps: Pick<Deps, 'kubectl' | 'reporter'>, keepWhenHealthy = false): Promise<void> {
+export async function endJournal(
+  journal: RunJournal,
+  result: RunResult,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+  keepWhenHealthy = false,
+): Promise<void> {
   // A fleet's healthy cluster: the fleet removes the journal when every cluster is healthy, or restores from it.
   if (keepWhenHealthy && result.outcome === 'succeeded') return;
   if (!rollbackCanHelp(result)) {
@@ -90,7 +105,13 @@ export async function endJournal(journal: RunJournal, result: RunResult, deps: P
     return;
   }
   const command = rollbackCommand(journal.runId, deps.kubectl);
-  deps.reporter.emit({ kind: 'journal-kept', runId: journal.runId, namespace: journal.namespace, pieces: journal.pieces, command });
+  deps.reporter.emit({
+    kind: 'journal-kept',
+    runId: journal.runId,
+    namespace: journal.namespace,
+    pieces: journal.pieces,
+    command,
+  });
 }
 
 /**
@@ -99,7 +120,11 @@ export async function endJournal(journal: RunJournal, result: RunResult, deps: P
  * it would only keep again.
  */
 function rollbackCanHelp(result: RunResult): boolean {
-  const rest = result.objects.map((object) => (object.restore?.status === 'kept' && beyondRollback(object.restore.reason) ? { ...object, restore: undefined } : object));
+  const rest = result.objects.map((object) =>
+    object.restore?.status === 'kept' && beyondRollback(object.restore.reason)
+      ? { ...object, restore: undefined }
+      : object,
+  );
   return result.outcome === 'needs-attention' && outcomeOf({ ...result, objects: rest }) === 'needs-attention';
 }
 
@@ -116,7 +141,11 @@ export function rollbackCommand(runId: string, kubectl: Pick<Deps['kubectl'], 'c
  * who and where which kguard's run commands take too (--as, --server...; a --token is printed
  * redacted, for the person to fill in).
  */
-export function runCommand(command: 'rollback' | 'forget' | 'unlock', runId: string, kubectl: Pick<Deps['kubectl'], 'commandLine'>): string {
+export function runCommand(
+  command: 'rollback' | 'forget' | 'unlock',
+  runId: string,
+  kubectl: Pick<Deps['kubectl'], 'commandLine'>,
+): string {
   // The words as kubectl.commandLine shell-quoted them ('--as=ci bot' stays one word).
   const words = kubectl.commandLine([]).match(/'(?:[^']|'\\'')*'|\S+/g) ?? [];
   const flags = words.slice(1).filter((arg) => RUN_COMMAND_FLAGS.has(flagName(arg)));
@@ -128,4 +157,11 @@ function flagName(word: string): string {
   return (word.replace(/^'/, '').split('=')[0] ?? '').replace(/'$/, '');
 }
 
-const RUN_COMMAND_FLAGS = new Set(['--context', '--kubeconfig', ...KUBECTL_FLAGS.filter((flag) => flag.native && flag.role === 'connection').flatMap((flag) => [flag.long, ...(flag.short ? [flag.short] : [])])]);
+const RUN_COMMAND_FLAGS = new Set([
+  '--context',
+  '--kubeconfig',
+  ...KUBECTL_FLAGS.filter((flag) => flag.native && flag.role === 'connection').flatMap((flag) => [
+    flag.long,
+    ...(flag.short ? [flag.short] : []),
+  ]),
+]);

@@ -16,7 +16,14 @@ import type { ApplyPhase } from '../../model/result.js';
 import { conditionOf, type Condition } from '../../kube.js';
 import { groupOf, objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import type { Deps } from './deps.js';
-import { applyRequest, checkServerDryRun, digestOf, NotReadableYet, understand, type Understood } from './understand.js';
+import {
+  applyRequest,
+  checkServerDryRun,
+  digestOf,
+  NotReadableYet,
+  understand,
+  type Understood,
+} from './understand.js';
 
 export interface RunPart {
   /** Undefined: the apply has no phases (one part, the user's inputs). */
@@ -40,7 +47,13 @@ export interface RunPlan {
 export async function planRun(inputs: PreparedInputs, options: ApplyOptions): Promise<RunPlan> {
   const whole = applyRequest(options, inputs);
   const phased = await phaseInputs(inputs);
-  if (!phased) return { parts: [{ custom: false, request: whole, documents: [] }], phased: false, origins: inputs.origins, cleanup: async () => undefined };
+  if (!phased)
+    return {
+      parts: [{ custom: false, request: whole, documents: [] }],
+      phased: false,
+      origins: inputs.origins,
+      cleanup: async () => undefined,
+    };
   if (options.applyArgs.some((arg) => /^--prune(=|$)/.test(arg))) {
     await phased.cleanup();
     throw new InputError(
@@ -65,7 +78,11 @@ export async function planRun(inputs: PreparedInputs, options: ApplyOptions): Pr
  * and the API server's answer to their dry runs: a refusal ends the run before anything changes.
  * Returns the apply's objects as one reading; the parts keep their own.
  */
-export async function understandPlan(plan: RunPlan, options: ApplyOptions, deps: Pick<Deps, 'kubectl' | 'reporter'>): Promise<Understood> {
+export async function understandPlan(
+  plan: RunPlan,
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+): Promise<Understood> {
   const said: RunEvent[][] = plan.parts.map(() => []);
   const readParts = (parts: readonly RunPart[]) =>
     Promise.all(
@@ -73,10 +90,21 @@ export async function understandPlan(plan: RunPlan, options: ApplyOptions, deps:
         const index = plan.parts.indexOf(part);
         const reporter = { emit: (event: RunEvent) => said[index]!.push(event), close: () => undefined };
         try {
-          part.understood = await understand(part.request, options, plan, { kubectl: deps.kubectl, reporter }, plan.phased ? readingOf(part) : undefined);
+          part.understood = await understand(
+            part.request,
+            options,
+            plan,
+            { kubectl: deps.kubectl, reporter },
+            plan.phased ? readingOf(part) : undefined,
+          );
         } catch (error) {
           if (!(error instanceof NotReadableYet)) throw error;
-          said[index]!.push({ kind: 'phase-deferred', phase: part.phase ?? 'main', documents: describe(part), dryRun: options.dryRun !== undefined });
+          said[index]!.push({
+            kind: 'phase-deferred',
+            phase: part.phase ?? 'main',
+            documents: describe(part),
+            dryRun: options.dryRun !== undefined,
+          });
         }
       }),
     );
@@ -88,7 +116,14 @@ export async function understandPlan(plan: RunPlan, options: ApplyOptions, deps:
     // would then hold objects the API server cannot serve.
     const custom = plan.parts.filter((part) => part.custom);
     if (custom.length > 0 && allServed(plan.parts)) await readParts(custom);
-    else for (const part of custom) said[plan.parts.indexOf(part)]!.push({ kind: 'phase-deferred', phase: part.phase ?? 'main', documents: describe(part), dryRun: options.dryRun !== undefined });
+    else
+      for (const part of custom)
+        said[plan.parts.indexOf(part)]!.push({
+          kind: 'phase-deferred',
+          phase: part.phase ?? 'main',
+          documents: describe(part),
+          dryRun: options.dryRun !== undefined,
+        });
   } finally {
     for (const event of said.flat()) deps.reporter.emit(event);
   }
@@ -108,7 +143,12 @@ export async function understandPlan(plan: RunPlan, options: ApplyOptions, deps:
   return {
     refs,
     pruned: read.flatMap((understood) => understood.pruned),
-    server: { ok: true, objects: answers.flatMap((answer) => answer.objects), pruned: answers.flatMap((answer) => answer.pruned), warnings: '' },
+    server: {
+      ok: true,
+      objects: answers.flatMap((answer) => answer.objects),
+      pruned: answers.flatMap((answer) => answer.pruned),
+      warnings: '',
+    },
     current,
     digest: digestOf(read.map((understood) => understood.digest)),
   };
@@ -133,7 +173,10 @@ export async function readLater(
   for (let wait = 250; ; wait = Math.min(wait * 2, 4_000)) {
     try {
       const understood = await understand(part.request, options, plan, deps, readingOf(part));
-      checkServerDryRun(understood, new Map([...known.current, ...understood.current]), plan, deps, [...known.refs, ...understood.refs]);
+      checkServerDryRun(understood, new Map([...known.current, ...understood.current]), plan, deps, [
+        ...known.refs,
+        ...understood.refs,
+      ]);
       return understood;
     } catch (error) {
       if (!(error instanceof NotReadableYet)) throw error;
@@ -153,7 +196,9 @@ function allServed(parts: readonly RunPart[]): boolean {
     (part.understood?.refs ?? [])
       .filter((ref) => ref.kind === 'CustomResourceDefinition' && groupOf(ref.apiVersion) === 'apiextensions.k8s.io')
       .every((ref) => {
-        const live = part.understood!.current.get(objectKey(ref)) as { status?: { conditions?: Condition[] } } | undefined;
+        const live = part.understood!.current.get(objectKey(ref)) as
+          | { status?: { conditions?: Condition[] } }
+          | undefined;
         return live !== undefined && conditionOf(live, 'Established')?.status === 'True';
       }),
   );
@@ -170,13 +215,24 @@ function readingOf(part: RunPart): { phase?: ApplyPhase; readLater?(stderr: stri
  */
 function unknownKindsOnly(stderr: string): boolean {
   const errors = errorLines(stderr);
-  return errors.length > 0 && errors.every((line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(line));
+  return (
+    errors.length > 0 &&
+    errors.every((line) =>
+      /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(
+        line,
+      ),
+    )
+  );
 }
 
 function describe(part: RunPart): string[] {
-  return part.documents.map((document) => `${document.kind ?? 'object'}${document.name ? ` "${document.name}"` : ''} (${document.where})`);
+  return part.documents.map(
+    (document) => `${document.kind ?? 'object'}${document.name ? ` "${document.name}"` : ''} (${document.where})`,
+  );
 }
 
 function noObjects(): InputError {
-  return new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
+  return new InputError(
+    'the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.',
+  );
 }

@@ -10,7 +10,15 @@ import { rowFor } from '../../kinds/table.js';
 import type { AccessQuestion, ApiResource } from '../../kubectl/types.js';
 import type { ApplyOptions } from '../../model/options.js';
 import { changeOf } from '../../objects/compare.js';
-import { describeObject, groupOf, kindKey, objectKey, refOf, type KubeObject, type ObjectRef } from '../../objects/model.js';
+import {
+  describeObject,
+  groupOf,
+  kindKey,
+  objectKey,
+  refOf,
+  type KubeObject,
+  type ObjectRef,
+} from '../../objects/model.js';
 import { planRestore, type PlannedObject } from '../../restore/plan.js';
 import type { RestoreStep } from '../../restore/steps.js';
 import type { Deps } from './deps.js';
@@ -27,8 +35,12 @@ export function restoreAccess(
   options: Pick<ApplyOptions, 'keepCreated'>,
   resources: ReadonlyMap<string, ApiResource>,
 ): NeededAccess[] {
-  const wouldBe = new Map<string, KubeObject>(understood.server.ok ? understood.server.objects.map((object) => [objectKey(refOf(object)), object]) : []);
-  const prunedCopies = new Map<string, KubeObject>(understood.server.ok ? understood.server.pruned.map((object) => [objectKey(refOf(object)), object]) : []);
+  const wouldBe = new Map<string, KubeObject>(
+    understood.server.ok ? understood.server.objects.map((object) => [objectKey(refOf(object)), object]) : [],
+  );
+  const prunedCopies = new Map<string, KubeObject>(
+    understood.server.ok ? understood.server.pruned.map((object) => [objectKey(refOf(object)), object]) : [],
+  );
   const planned: PlannedObject[] = understood.refs.map((ref) => {
     const before = understood.current.get(objectKey(ref));
     const after = wouldBe.get(objectKey(ref));
@@ -57,17 +69,38 @@ function accessOf(step: RestoreStep, resources: ReadonlyMap<string, ApiResource>
   const resource = resources.get(kindKey(step.ref));
   // A kind the apply itself defines (a CRD in the same apply) is not served yet: nothing to ask.
   if (!resource) return [];
-  const on = (verb: string, why: string): NeededAccess => ({ verb, group, resource: resource.name, namespace: resource.namespaced ? step.ref.namespace : '', why });
+  const on = (verb: string, why: string): NeededAccess => ({
+    verb,
+    group,
+    resource: resource.name,
+    namespace: resource.namespaced ? step.ref.namespace : '',
+    why,
+  });
   const name = describeObject(step.ref);
   switch (step.action) {
     case 'put-back': {
-      const extra = (rowFor(step.ref).restoreNeeds ?? []).map((need) => ({ ...need, namespace: step.ref.namespace, why: `${need.why} of ${name}` }));
+      const extra = (rowFor(step.ref).restoreNeeds ?? []).map((need) => ({
+        ...need,
+        namespace: step.ref.namespace,
+        why: `${need.why} of ${name}`,
+      }));
       return [on('update', `to put back ${name}`), ...extra];
     }
     case 'replace':
-      return [on('delete', `to put back ${name} by deleting it and creating its pre-apply copy`), ...(step.copy ? [on('create', `to create ${name} again from its pre-apply copy`), on('update', `to put back the field owners of ${name}`)] : [])];
+      return [
+        on('delete', `to put back ${name} by deleting it and creating its pre-apply copy`),
+        ...(step.copy
+          ? [
+              on('create', `to create ${name} again from its pre-apply copy`),
+              on('update', `to put back the field owners of ${name}`),
+            ]
+          : []),
+      ];
     case 'recreate':
-      return [on('create', `to create ${name} again, which this apply deletes`), on('update', `to put back the field owners of ${name}`)];
+      return [
+        on('create', `to create ${name} again, which this apply deletes`),
+        on('update', `to put back the field owners of ${name}`),
+      ];
     case 'delete':
       return [on('delete', `to delete ${name}, which this apply creates`)];
     case 'keep':
@@ -76,17 +109,27 @@ function accessOf(step: RestoreStep, resources: ReadonlyMap<string, ApiResource>
 }
 
 function stub(ref: ObjectRef): KubeObject {
-  return { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } };
+  return {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+  };
 }
 
 /**
  * Asks the API server (one kubectl process) whether this user may do all of it; refuses the run,
  * naming each missing rule, when not. Nothing has been applied when this throws.
  */
-export async function checkPermissions(understood: Understood, options: Pick<ApplyOptions, 'keepCreated'>, deps: Pick<Deps, 'kubectl'>): Promise<void> {
+export async function checkPermissions(
+  understood: Understood,
+  options: Pick<ApplyOptions, 'keepCreated'>,
+  deps: Pick<Deps, 'kubectl'>,
+): Promise<void> {
   // Each group version's discovery is read once per run (kubectl/discovery.ts): checkRestorable read them already.
   const versions = [...new Set([...understood.refs, ...understood.pruned].map((ref) => ref.apiVersion))];
-  const found = await Promise.all(versions.map((version) => deps.kubectl.apiResources([version]).catch(() => new Map<string, ApiResource>())));
+  const found = await Promise.all(
+    versions.map((version) => deps.kubectl.apiResources([version]).catch(() => new Map<string, ApiResource>())),
+  );
   const resources = new Map(found.flatMap((map) => [...map]));
   const needed = restoreAccess(understood, options, resources);
   if (needed.length === 0) return;
@@ -102,7 +145,10 @@ export async function checkPermissions(understood: Understood, options: Pick<App
 
 /** What is missing, and the rules that would grant it: one line per Role (namespace) or ClusterRole. */
 export function deniedMessage(denied: readonly NeededAccess[]): string {
-  const missing = denied.map(({ verb, group, resource, namespace, why }) => `${verb} ${qualified(group, resource)}${namespace ? ` in namespace ${namespace}` : ''} (${why})`);
+  const missing = denied.map(
+    ({ verb, group, resource, namespace, why }) =>
+      `${verb} ${qualified(group, resource)}${namespace ? ` in namespace ${namespace}` : ''} (${why})`,
+  );
   const rules = new Map<string, { namespace: string; group: string; resource: string; verbs: string[] }>();
   for (const { verb, group, resource, namespace } of denied) {
     const key = `${namespace}/${group}/${resource}`;

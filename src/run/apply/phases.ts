@@ -56,10 +56,17 @@ export function newPhasedApply(): PhasedApply {
   return { objects: [], applied: [], applyMs: 0, journalled: Promise.resolve() };
 }
 
-export async function applyInPhases(context: PhaseContext, state: PhasedApply, options: ApplyOptions, deps: Deps): Promise<void> {
+export async function applyInPhases(
+  context: PhaseContext,
+  state: PhasedApply,
+  options: ApplyOptions,
+  deps: Deps,
+): Promise<void> {
   const stages = stagesOf(context.plan.parts);
   const entries = new Map<string, JournalEntry>();
-  for (const part of context.plan.parts) for (const ref of part.understood?.refs ?? []) entries.set(objectKey(ref), entryOf(ref, context.before, part.phase));
+  for (const part of context.plan.parts)
+    for (const ref of part.understood?.refs ?? [])
+      entries.set(objectKey(ref), entryOf(ref, context.before, part.phase));
   for (const ref of context.pruned) entries.set(objectKey(ref), entryOf(ref, context.before, undefined));
   let stopped: string | undefined;
   for (const [number, stage] of stages.entries()) {
@@ -69,7 +76,9 @@ export async function applyInPhases(context: PhaseContext, state: PhasedApply, o
     }
     const unread = stage.parts.filter((part) => !part.understood);
     if (unread.length > 0) {
-      const failure = await readNow(unread, stage, entries, context, options, deps).catch((error: unknown) => error as Error);
+      const failure = await readNow(unread, stage, entries, context, options, deps).catch(
+        (error: unknown) => error as Error,
+      );
       if (failure) {
         stopped = `phase ${stage.phase} could not be read: ${messageOf(failure)}`;
         if (!state.objects.some(isChange)) state.refused = failure;
@@ -81,9 +90,13 @@ export async function applyInPhases(context: PhaseContext, state: PhasedApply, o
         continue;
       }
     }
-    const refs = [...stage.parts.flatMap((part) => part.understood?.refs ?? []), ...(stage.phase ? [] : context.pruned)];
+    const refs = [
+      ...stage.parts.flatMap((part) => part.understood?.refs ?? []),
+      ...(stage.phase ? [] : context.pruned),
+    ];
     if (refs.length === 0) continue;
-    if (stage.phase) deps.reporter.emit({ kind: 'phase', phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
+    if (stage.phase)
+      deps.reporter.emit({ kind: 'phase', phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
     const applyStartedAt = deps.clock.now();
     const { applied, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
     state.applyMs += deps.clock.now() - applyStartedAt;
@@ -96,9 +109,13 @@ export async function applyInPhases(context: PhaseContext, state: PhasedApply, o
       state.objects.push(...unreadable(refs, context.before));
       return;
     }
-    const objects = detectChanges(refs, context.before, after, deps).map((object) => ({ ...object, ...stageOf(stage) }));
+    const objects = detectChanges(refs, context.before, after, deps).map((object) => ({
+      ...object,
+      ...stageOf(stage),
+    }));
     state.objects.push(...objects);
-    for (const ref of refs) entries.set(objectKey(ref), { ...entries.get(objectKey(ref))!, applied: after.get(objectKey(ref)) ?? null });
+    for (const ref of refs)
+      entries.set(objectKey(ref), { ...entries.get(objectKey(ref))!, applied: after.get(objectKey(ref)) ?? null });
     // The journal learns the applied copies while the tracking starts; the restore waits for it.
     journalUpdate(context.journal, { state: 'applied', objects: [...entries.values()] }, state, deps);
     if (applyError) {
@@ -123,7 +140,14 @@ export async function applyInPhases(context: PhaseContext, state: PhasedApply, o
 const STOPS = new Set(['failed', 'timed-out', 'conflict', 'gone']);
 
 /** Reads, leases and copies the parts kubectl could not read before, and journals their copies before they are applied. */
-async function readNow(unread: RunPart[], stage: Stage, entries: Map<string, JournalEntry>, context: PhaseContext, options: ApplyOptions, deps: Deps): Promise<void> {
+async function readNow(
+  unread: RunPart[],
+  stage: Stage,
+  entries: Map<string, JournalEntry>,
+  context: PhaseContext,
+  options: ApplyOptions,
+  deps: Deps,
+): Promise<void> {
   const known = { refs: [...entries.values()].map((entry) => entry.ref), current: context.before };
   for (const part of unread) part.understood = await readLater(part, context.plan, known, options, deps);
   const refs = unread.flatMap((part) => part.understood!.refs);
@@ -142,9 +166,17 @@ async function readNow(unread: RunPart[], stage: Stage, entries: Map<string, Jou
 }
 
 /** A phase not applied: said, and its objects reported as they are (unchanged, or absent). */
-function skip(stage: Stage, because: string, state: PhasedApply, context: PhaseContext, deps: Pick<Deps, 'reporter'>): void {
+function skip(
+  stage: Stage,
+  because: string,
+  state: PhasedApply,
+  context: PhaseContext,
+  deps: Pick<Deps, 'reporter'>,
+): void {
   const refs = stage.parts.flatMap((part) => part.understood?.refs ?? []);
-  const documents = stage.parts.filter((part) => !part.understood).flatMap((part) => part.documents.map((document) => document.where));
+  const documents = stage.parts
+    .filter((part) => !part.understood)
+    .flatMap((part) => part.documents.map((document) => document.where));
   if (stage.phase) deps.reporter.emit({ kind: 'phase-skipped', phase: stage.phase, objects: refs, documents, because });
   for (const ref of refs) {
     const copy = context.before.get(objectKey(ref));
@@ -153,10 +185,17 @@ function skip(stage: Stage, because: string, state: PhasedApply, context: PhaseC
   }
 }
 
-function journalUpdate(journal: RunJournal | undefined, change: Parameters<RunJournal['update']>[0], state: PhasedApply, deps: Pick<Deps, 'reporter'>): void {
+function journalUpdate(
+  journal: RunJournal | undefined,
+  change: Parameters<RunJournal['update']>[0],
+  state: PhasedApply,
+  deps: Pick<Deps, 'reporter'>,
+): void {
   if (!journal) return;
   state.journalled = state.journalled.then(() =>
-    journal.update(change).catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: messageOf(error) })),
+    journal
+      .update(change)
+      .catch((error: unknown) => deps.reporter.emit({ kind: 'journal-warning', message: messageOf(error) })),
   );
 }
 
@@ -185,15 +224,27 @@ function requestOf(parts: readonly RunPart[]): ApplyRequest {
   return { ...first!.request, filenames: parts.flatMap((part) => part.request.filenames) };
 }
 
-async function applyManifests(request: ApplyRequest, origins: ReadonlyMap<string, string>, deps: Pick<Deps, 'kubectl' | 'reporter'>) {
+async function applyManifests(
+  request: ApplyRequest,
+  origins: ReadonlyMap<string, string>,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+) {
   try {
     const applied = await deps.kubectl.apply(request);
     deps.reporter.emit({ kind: 'applied', objects: applied, dryRun: false });
     return { applied, applyError: undefined };
   } catch (caught) {
     // Whatever went wrong, kubectl may have written some objects: what changed is read next.
-    const error = caught instanceof KubectlError ? caught : new KubectlError(`kguard failed while kubectl applied: ${messageOf(caught)}`);
-    const applyError = new KubectlError(withOrigins(error.message, origins), error.command, error.stderr, error.applied);
+    const error =
+      caught instanceof KubectlError
+        ? caught
+        : new KubectlError(`kguard failed while kubectl applied: ${messageOf(caught)}`);
+    const applyError = new KubectlError(
+      withOrigins(error.message, origins),
+      error.command,
+      error.stderr,
+      error.applied,
+    );
     deps.reporter.emit({ kind: 'apply-failed', message: applyError.message, applied: [...error.applied] });
     return { applied: [...error.applied], applyError };
   }

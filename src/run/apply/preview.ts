@@ -17,12 +17,19 @@ export async function preview(
   startedAt: number,
 ): Promise<RunResult> {
   const wouldBe = new Map<string, KubeObject>();
-  if (understood.server.ok) for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
-  const actions = options.dryRun === 'client' ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request)) : undefined;
+  if (understood.server.ok)
+    for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
+  const actions =
+    options.dryRun === 'client' ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request)) : undefined;
   const objects: ObjectResult[] = understood.refs.map((ref) => {
     const key = objectKey(ref);
     const action = actions?.get(key);
-    if (action) return { ref, changeKind: action === 'configured' ? 'configured' : action === 'created' ? 'created' : 'unchanged', changedFields: [] };
+    if (action)
+      return {
+        ref,
+        changeKind: action === 'configured' ? 'configured' : action === 'created' ? 'created' : 'unchanged',
+        changedFields: [],
+      };
     const wouldBeObject = wouldBe.get(key);
     // An object missing from the server's answer had its dry run waived (its namespace is new).
     if (!wouldBeObject) return { ref, changeKind: before.has(key) ? 'unchanged' : 'created', changedFields: [] };
@@ -40,7 +47,8 @@ export async function preview(
     const diffs = await deps.kubectl.diff(request, understood.refs);
     for (const object of objects) {
       const lines = diffs.get(objectKey(object.ref));
-      if (lines && (object.changeKind === 'created' || object.changeKind === 'configured')) deps.reporter.emit({ kind: 'diff', object: object.ref, lines });
+      if (lines && (object.changeKind === 'created' || object.changeKind === 'configured'))
+        deps.reporter.emit({ kind: 'diff', object: object.ref, lines });
     }
   }
   return {
@@ -57,7 +65,10 @@ export async function preview(
 }
 
 /** kubectl prints one line per object in the order of its -o json output: pair them by name. */
-export function clientActions(refs: readonly ObjectRef[], lines: readonly AppliedObject[]): Map<string, AppliedObject['action']> {
+export function clientActions(
+  refs: readonly ObjectRef[],
+  lines: readonly AppliedObject[],
+): Map<string, AppliedObject['action']> {
   const actions = new Map<string, AppliedObject['action']>();
   let next = 0;
   for (const ref of refs) {

@@ -12,18 +12,24 @@ export type RestoreLimit = Extract<RunEvent, { kind: 'restore-limit' }>;
 
 export function restoreLimits(understood: Pick<Understood, 'refs' | 'pruned' | 'server' | 'current'>): RestoreLimit[] {
   if (!understood.server.ok) return [];
-  const wouldBe = new Map<string, KubeObject>(understood.server.objects.map((object) => [objectKey(refOf(object)), object]));
+  const wouldBe = new Map<string, KubeObject>(
+    understood.server.objects.map((object) => [objectKey(refOf(object)), object]),
+  );
   const limits: RestoreLimit[] = [];
   for (const ref of understood.refs) {
     const before = understood.current.get(objectKey(ref));
     const after = wouldBe.get(objectKey(ref));
     if (!before || !after || changeOf(before, after).change !== 'configured') continue;
     const rule = rowFor(ref).putBack?.(before, after);
-    if (rule?.how === 'impossible') limits.push({ kind: 'restore-limit', object: ref, how: 'cannot-restore', detail: rule.why });
-    if (rule?.how === 'delete-and-create') limits.push({ kind: 'restore-limit', object: ref, how: 'delete-and-create', detail: rule.why });
+    if (rule?.how === 'impossible')
+      limits.push({ kind: 'restore-limit', object: ref, how: 'cannot-restore', detail: rule.why });
+    if (rule?.how === 'delete-and-create')
+      limits.push({ kind: 'restore-limit', object: ref, how: 'delete-and-create', detail: rule.why });
   }
   // The dry run prints each object --prune would delete as it is now: its pre-apply copy.
-  const pruned = new Map<string, KubeObject>(understood.server.pruned.map((object) => [objectKey(refOf(object)), object]));
+  const pruned = new Map<string, KubeObject>(
+    understood.server.pruned.map((object) => [objectKey(refOf(object)), object]),
+  );
   for (const ref of understood.pruned) {
     const before = understood.current.get(objectKey(ref)) ?? pruned.get(objectKey(ref));
     const created = before ? createFor(ref, before) : undefined;

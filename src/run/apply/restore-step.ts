@@ -13,18 +13,29 @@ import { trackOptionsFor } from './track-options.js';
 
 export async function restore(objects: PendingObject[], options: ApplyOptions, deps: Deps, failedAsUnit = false) {
   const steps = planRestore(
-    objects.map((object) => ({ ref: object.ref, change: object.change, verdict: object.verdict?.state as VerdictState | undefined })),
+    objects.map((object) => ({
+      ref: object.ref,
+      change: object.change,
+      verdict: object.verdict?.state as VerdictState | undefined,
+    })),
     options.rollback,
     { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted, failedAsUnit },
   );
   if (steps.length === 0) return;
-  const stages = new Map(objects.flatMap((object) => (object.stage === undefined ? [] : [[objectKey(object.ref), object.stage] as const])));
+  const stages = new Map(
+    objects.flatMap((object) => (object.stage === undefined ? [] : [[objectKey(object.ref), object.stage] as const])),
+  );
   const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs, stages }, deps);
   for (const object of objects) object.restore = results.get(objectKey(object.ref));
   // Cancelled: the writes are what counts before the CI runner's SIGKILL; health is not waited for.
   if (deps.signal?.aborted) return;
   // Restored workloads are tracked until healthy again: the restore is done when they are.
-  const restored = objects.filter((object) => object.restore?.status === 'restored' || object.restore?.status === 'recreated' || object.restore?.status === 'replaced');
+  const restored = objects.filter(
+    (object) =>
+      object.restore?.status === 'restored' ||
+      object.restore?.status === 'recreated' ||
+      object.restore?.status === 'replaced',
+  );
   const outcomes = await trackWorkloads(
     restored.flatMap((object) =>
       object.restore && 'restored' in object.restore && object.restore.restored
@@ -40,9 +51,18 @@ export async function restore(objects: PendingObject[], options: ApplyOptions, d
     // A signal while the restored pods start: the writes are done, and a cancelled run does not
     // wait for health (as above). Not healthy yet is not a failed restore.
     if (deps.signal?.aborted && outcome.verdict.state !== 'healthy') continue;
-    object.afterRestore = { state: outcome.verdict.state, summary: outcome.diagnosis?.summary, elapsedMs: outcome.elapsedMs };
+    object.afterRestore = {
+      state: outcome.verdict.state,
+      summary: outcome.diagnosis?.summary,
+      elapsedMs: outcome.elapsedMs,
+    };
     if (outcome.verdict.state === 'healthy' && outcome.verdict.progress) {
-      deps.reporter.emit({ kind: 'rolled-back', workload: object.ref, progress: outcome.verdict.progress, elapsedMs: outcome.elapsedMs });
+      deps.reporter.emit({
+        kind: 'rolled-back',
+        workload: object.ref,
+        progress: outcome.verdict.progress,
+        elapsedMs: outcome.elapsedMs,
+      });
     } else {
       const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
       deps.reporter.emit({

@@ -18,7 +18,9 @@ export function verificationFailed(verification: Verification | undefined): bool
 }
 
 /** The loudest thing that happened decides: a person must act (4) > failed (3) > timed out (5) > ok. */
-export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled' | 'verification'>): Outcome {
+export function outcomeOf(
+  result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled' | 'verification'>,
+): Outcome {
   if (result.mode === 'preview') return 'previewed';
   const states = result.objects.map((object) => object.verdict?.state);
   const restores = result.objects.map((object) => object.restore);
@@ -26,13 +28,15 @@ export function outcomeOf(result: Pick<RunResult, 'objects' | 'mode' | 'applyErr
     states.some((state) => state === 'conflict' || state === 'gone') ||
     restores.some(
       (restore) =>
-        restore?.status === 'failed' || (restore?.status === 'kept' && restore.reason !== 'no-rollback' && restore.reason !== 'not-failed'),
+        restore?.status === 'failed' ||
+        (restore?.status === 'kept' && restore.reason !== 'no-rollback' && restore.reason !== 'not-failed'),
     ) ||
     result.objects.some((object) => object.afterRestore !== undefined && object.afterRestore.state !== 'healthy');
   if (needsPerson) return 'needs-attention';
   if (result.cancelled !== undefined) return 'interrupted';
   const restored = restores.some((restore) => restore !== undefined && restore.status !== 'kept');
-  if (states.includes('failed') || result.applyError !== undefined || verificationFailed(result.verification)) return restored ? 'rolled-back' : 'failed';
+  if (states.includes('failed') || result.applyError !== undefined || verificationFailed(result.verification))
+    return restored ? 'rolled-back' : 'failed';
   if (states.includes('timed-out')) return 'timed-out';
   if (!result.objects.some(isChange)) return 'unchanged';
   return 'succeeded';
@@ -51,10 +55,14 @@ const EXIT_CODES: Record<Outcome, ExitCode> = {
 
 /** Whether anything was written back (put back, deleted or created again) by the restore. */
 export function anythingRestored(result: Pick<RunResult, 'objects'>): boolean {
-  return result.objects.some((object) => object.restore !== undefined && object.restore.status !== 'kept' && object.restore.status !== 'failed');
+  return result.objects.some(
+    (object) => object.restore !== undefined && object.restore.status !== 'kept' && object.restore.status !== 'failed',
+  );
 }
 
-export function exitCodeFor(result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled' | 'verification'>): ExitCode {
+export function exitCodeFor(
+  result: Pick<RunResult, 'objects' | 'mode' | 'applyError' | 'cancelled' | 'verification'>,
+): ExitCode {
   return EXIT_CODES[outcomeOf(result)];
 }
 

@@ -48,27 +48,48 @@ export async function understand(
   // the server dry run's job; without it in the client run, an unknown kind fails on kubectl's own
   // mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
   const clientOnly = options.dryRun === 'client';
-  const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
+  const identityRequest = clientOnly
+    ? request
+    : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
   const serverRun = clientOnly ? undefined : deps.kubectl.dryRun(request, 'server');
   // Never left unawaited: a failed reading below returns before the server's answer is read.
   serverRun?.catch(() => undefined);
   const client = await deps.kubectl.dryRun(identityRequest, 'client');
   if (!client.ok && part) {
     // A part that -l leaves empty holds nothing; one of kinds kubectl cannot map yet is read later.
-    if (/no objects passed to apply/.test(client.stderr)) return { refs: [], pruned: [], server: { ok: true, objects: [], pruned: [], warnings: '' }, current: new Map(), digest: digestOf([]) };
+    if (/no objects passed to apply/.test(client.stderr))
+      return {
+        refs: [],
+        pruned: [],
+        server: { ok: true, objects: [], pruned: [], warnings: '' },
+        current: new Map(),
+        digest: digestOf([]),
+      };
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
   if (!client.ok) {
-    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: client.stderr, timedOut: client.timedOut });
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: client.stderr,
+      timedOut: client.timedOut,
+    });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
-    if (failure.kind === 'unreachable' || failure.kind === 'forbidden' || failure.kind === 'unauthorized' || client.timedOut) {
+    if (
+      failure.kind === 'unreachable' ||
+      failure.kind === 'forbidden' ||
+      failure.kind === 'unauthorized' ||
+      client.timedOut
+    ) {
       throw new KubectlError(message, undefined, client.stderr);
     }
     throw new InputError(message);
   }
   const refs = objectsOfApply(client.objects);
   if (refs.length === 0) {
-    throw new InputError('the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.');
+    throw new InputError(
+      'the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.',
+    );
   }
   deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
   // The objects as they are, read while the API server answers the dry run.
@@ -104,7 +125,10 @@ export class NotReadableYet extends Error {
 }
 
 /** Full copies of every object, one kubectl call per namespace, all namespaces at once. */
-export async function snapshot(refs: readonly ObjectRef[], deps: Pick<Deps, 'kubectl'>): Promise<Map<string, KubeObject>> {
+export async function snapshot(
+  refs: readonly ObjectRef[],
+  deps: Pick<Deps, 'kubectl'>,
+): Promise<Map<string, KubeObject>> {
   const read = await readObjects(deps.kubectl, refs);
   if (read.unread.length > 0) throw read.unread[0]!.error;
   return read.live;
@@ -120,19 +144,33 @@ export function checkServerDryRun(
 ) {
   if (understood.server.ok) return;
   const createdNamespaces = new Set(
-    allRefs.filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !before.has(objectKey(ref))).map((ref) => ref.name),
+    allRefs
+      .filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !before.has(objectKey(ref)))
+      .map((ref) => ref.name),
   );
   const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces);
   if (judgement.accepted) {
-    for (const { namespace, objects } of judgement.waived) deps.reporter.emit({ kind: 'dry-run-waived', namespace, objects });
+    for (const { namespace, objects } of judgement.waived)
+      deps.reporter.emit({ kind: 'dry-run-waived', namespace, objects });
     return;
   }
-  const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: '', stderr: judgement.errors.join('\n'), timedOut: understood.server.timedOut });
+  const failure = diagnoseKubectlFailure({
+    exitCode: 1,
+    stdout: '',
+    stderr: judgement.errors.join('\n'),
+    timedOut: understood.server.timedOut,
+  });
   const quoted = withOrigins(judgement.errors.join('; '), inputs.origins);
   if (failure.kind === 'invalid' || failure.kind === 'not-found' || failure.kind === 'other') {
-    throw new InputError(`the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`);
+    throw new InputError(
+      `the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`,
+    );
   }
-  throw new KubectlError(`kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`, undefined, understood.server.stderr);
+  throw new KubectlError(
+    `kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`,
+    undefined,
+    understood.server.stderr,
+  );
 }
 
 export function applyRequest(options: ApplyOptions, inputs: PreparedInputs): ApplyRequest {
@@ -157,7 +195,11 @@ export function changesNothing(understood: Understood): boolean {
   return understood.refs.every((ref) => {
     const key = objectKey(ref);
     const stored = wouldBe.get(key);
-    return stored !== undefined && understood.current.has(key) && changeOf(understood.current.get(key), stored).change === 'unchanged';
+    return (
+      stored !== undefined &&
+      understood.current.has(key) &&
+      changeOf(understood.current.get(key), stored).change === 'unchanged'
+    );
   });
 }
 
@@ -169,15 +211,29 @@ export function changesNothing(understood: Understood): boolean {
  */
 export async function checkRestorable(refs: readonly ObjectRef[], deps: Pick<Deps, 'kubectl'>): Promise<void> {
   const createsKinds = refs.some((ref) => ref.kind === 'CustomResourceDefinition');
-  const resources = await deps.kubectl.apiResources(refs.map((ref) => ref.apiVersion)).catch((error: unknown) => error as Error);
+  const resources = await deps.kubectl
+    .apiResources(refs.map((ref) => ref.apiVersion))
+    .catch((error: unknown) => error as Error);
   if (createsKinds) return;
-  const next = 'check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied';
-  if (resources instanceof Error) throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
+  const next =
+    'check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied';
+  if (resources instanceof Error)
+    throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
   const unknown = refs.find((ref) => !resources.has(kindKey(ref)));
-  if (unknown) throw new KubectlError(`kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`);
+  if (unknown)
+    throw new KubectlError(
+      `kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`,
+    );
 }
 
 /** kubectl's `Warning: …` lines (the API server's Warning headers, printed by client-go's warning handler), each once. */
 export function kubectlWarnings(stderr: string): string[] {
-  return [...new Set(stderr.split('\n').map((line) => line.trim()).filter((line) => line.startsWith('Warning: ')))];
+  return [
+    ...new Set(
+      stderr
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line.startsWith('Warning: ')),
+    ),
+  ];
 }

@@ -45,23 +45,44 @@ export function verifies(options: ApplyOptions): boolean {
   return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0;
 }
 
-export async function verifyAndBake(objects: PendingObject[], context: VerifyContext, options: ApplyOptions, deps: Deps): Promise<Verification | undefined> {
+export async function verifyAndBake(
+  objects: PendingObject[],
+  context: VerifyContext,
+  options: ApplyOptions,
+  deps: Deps,
+): Promise<Verification | undefined> {
   if (!verifies(options) || deps.signal?.aborted) return undefined;
   if (!objects.some(isChange)) {
-    deps.reporter.emit({ kind: 'verify-skipped', reason: 'the apply changed nothing, so there is nothing a check could send back' });
+    deps.reporter.emit({
+      kind: 'verify-skipped',
+      reason: 'the apply changed nothing, so there is nothing a check could send back',
+    });
     return undefined;
   }
   // A rollout that failed, timed out or met someone else's change has its verdict already.
-  if (objects.some((object) => object.verdict !== undefined && object.verdict.state !== 'healthy' && object.verdict.state !== 'applied')) return undefined;
+  if (
+    objects.some(
+      (object) =>
+        object.verdict !== undefined && object.verdict.state !== 'healthy' && object.verdict.state !== 'applied',
+    )
+  )
+    return undefined;
   const verification: Verification = { checks: [] };
   const reportFile = options.verifyCommands.length > 0 ? privateReportFile() : undefined;
   try {
     const commands = async (during: VerifyPhase): Promise<VerifyOutcome | undefined> => {
-      const report = reportFile && deps.verify ? await reportFile.write(deps.verify.report(context.resultSoFar(verification))) : undefined;
+      const report =
+        reportFile && deps.verify
+          ? await reportFile.write(deps.verify.report(context.resultSoFar(verification)))
+          : undefined;
       const env = environment(context, during, report, deps);
       for (const command of options.verifyCommands) {
         if (deps.signal?.aborted) return undefined;
-        const outcome = await runVerifyCommand(command, { during, timeoutMs: options.verifyTimeoutMs, env, logLines: options.logLines }, commandDeps(deps));
+        const outcome = await runVerifyCommand(
+          command,
+          { during, timeoutMs: options.verifyTimeoutMs, env, logLines: options.logLines },
+          commandDeps(deps),
+        );
         verification.checks.push(outcome);
         if (!outcome.passed) return outcome;
       }
@@ -70,12 +91,34 @@ export async function verifyAndBake(objects: PendingObject[], context: VerifyCon
     if (await commands('verify')) return verification;
     for (const job of context.jobs) {
       if (deps.signal?.aborted) return verification;
-      const outcome = await runVerifyJob(job, { timeoutMs: options.verifyTimeoutMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, keep: options.keepVerify, writeDeadlineMs: Math.min(60_000, options.rollbackTimeoutMs) }, deps);
+      const outcome = await runVerifyJob(
+        job,
+        {
+          timeoutMs: options.verifyTimeoutMs,
+          pollIntervalMs: options.pollIntervalMs,
+          watch: !options.poll,
+          logLines: options.logLines,
+          keep: options.keepVerify,
+          writeDeadlineMs: Math.min(60_000, options.rollbackTimeoutMs),
+        },
+        deps,
+      );
       verification.checks.push(outcome);
       if (!outcome.passed) return verification;
     }
     if (options.bakeMs > 0 && !deps.signal?.aborted) {
-      const { outcome, verdicts } = await bake(bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)), { durationMs: options.bakeMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, verifyIntervalMs: options.verifyIntervalMs }, deps, () => commands('bake'));
+      const { outcome, verdicts } = await bake(
+        bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)),
+        {
+          durationMs: options.bakeMs,
+          pollIntervalMs: options.pollIntervalMs,
+          watch: !options.poll,
+          logLines: options.logLines,
+          verifyIntervalMs: options.verifyIntervalMs,
+        },
+        deps,
+        () => commands('bake'),
+      );
       verification.bake = outcome;
       for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
     }
@@ -89,7 +132,15 @@ export async function verifyAndBake(objects: PendingObject[], context: VerifyCon
 function bakeTargets(objects: readonly PendingObject[], healthRules: readonly HealthRule[]): BakeTarget[] {
   return objects.flatMap((object): BakeTarget[] => {
     if (!object.tracked || object.verdict?.state !== 'healthy' || !('after' in object.change)) return [];
-    return [{ ...trackTargetOf({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) }, healthRules), baseline: object.newPods ?? [] }];
+    return [
+      {
+        ...trackTargetOf(
+          { ref: object.ref, applied: object.change.after, before: beforeOf(object.change) },
+          healthRules,
+        ),
+        baseline: object.newPods ?? [],
+      },
+    ];
   });
 }
 
@@ -98,7 +149,12 @@ function commandDeps(deps: Deps) {
   return { runCommand: deps.verify.runCommand, clock: deps.clock, reporter: deps.reporter, signal: deps.signal };
 }
 
-function environment(context: VerifyContext, during: VerifyPhase, report: string | undefined, deps: Deps): Record<string, string> {
+function environment(
+  context: VerifyContext,
+  during: VerifyPhase,
+  report: string | undefined,
+  deps: Deps,
+): Record<string, string> {
   return {
     ...(deps.verify?.env ?? {}),
     KGUARD_RUN_ID: context.runId,

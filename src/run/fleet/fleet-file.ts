@@ -9,7 +9,7 @@ import { InputError } from '../../errors.js';
 import type { ContextOverrides, FleetPlan, FleetWave } from '../../model/fleet.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 
-let validator: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+let validator: (((data: unknown) => boolean) & { errors?: ErrorObject[] | null }) | undefined;
 
 function validate(): NonNullable<typeof validator> {
   validator ??= new Ajv2020({ allErrors: true, strict: true }).compile(FLEET_SCHEMA);
@@ -27,11 +27,16 @@ export function parseFleetFile(text: string, file: string): Pick<FleetPlan, 'wav
   try {
     data = parse(text);
   } catch (error) {
-    throw new InputError(`--fleet ${file}: not YAML or JSON (${(error as Error).message.split('\n')[0]}); see schema/fleet.schema.json.`);
+    throw new InputError(
+      `--fleet ${file}: not YAML or JSON (${(error as Error).message.split('\n')[0]}); see schema/fleet.schema.json.`,
+    );
   }
   const check = validate();
   if (!check(data)) {
-    const problems = [...new Set((check.errors ?? []).filter((error) => error.keyword !== 'anyOf').map(say))].slice(0, 5);
+    const problems = [...new Set((check.errors ?? []).filter((error) => error.keyword !== 'anyOf').map(say))].slice(
+      0,
+      5,
+    );
     throw new InputError(`--fleet ${file} does not follow schema/fleet.schema.json: ${problems.join('; ')}.`);
   }
   const fleet = data as FleetFile;
@@ -42,20 +47,30 @@ export function parseFleetFile(text: string, file: string): Pick<FleetPlan, 'wav
       const where = `/waves/${index}/contexts/${position}`;
       const { context, ...own } = typeof entry === 'string' ? { context: entry } : entry;
       const earlier = seen.get(context);
-      if (earlier !== undefined) throw new InputError(`--fleet ${file}: ${where} names context ${context} again (first at ${earlier}); give each context once.`);
+      if (earlier !== undefined)
+        throw new InputError(
+          `--fleet ${file}: ${where} names context ${context} again (first at ${earlier}); give each context once.`,
+        );
       seen.set(context, where);
       if (Object.keys(own).length > 0) overrides[context] = own;
       return context;
     });
-    const bakeMs = wave.bake === undefined ? undefined : parseDuration(wave.bake, `--fleet ${file}: /waves/${index}/bake`);
-    return { contexts, ...(wave.parallel === undefined ? {} : { parallel: wave.parallel }), ...(bakeMs === undefined ? {} : { bakeMs }) };
+    const bakeMs =
+      wave.bake === undefined ? undefined : parseDuration(wave.bake, `--fleet ${file}: /waves/${index}/bake`);
+    return {
+      contexts,
+      ...(wave.parallel === undefined ? {} : { parallel: wave.parallel }),
+      ...(bakeMs === undefined ? {} : { bakeMs }),
+    };
   });
   return { waves, overrides, source: file };
 }
 
 function say(error: ErrorObject): string {
   const where = error.instancePath === '' ? 'the file' : error.instancePath;
-  if (error.keyword === 'additionalProperties') return `${where} has an unknown field ${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)}`;
-  if (error.keyword === 'pattern' && /\/bake$/.test(where)) return `${where} is not a duration (use forms like 90s, 5m or 1m30s)`;
+  if (error.keyword === 'additionalProperties')
+    return `${where} has an unknown field ${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)}`;
+  if (error.keyword === 'pattern' && /\/bake$/.test(where))
+    return `${where} is not a duration (use forms like 90s, 5m or 1m30s)`;
   return `${where} ${error.message ?? 'is not valid'}`;
 }

@@ -29,16 +29,30 @@ export function fleetStatusLines(listings: readonly ContextRuns[], now: Date): s
   const lines: string[] = [];
   for (const [fleetRunId, contexts] of [...fleets].sort(([left], [right]) => left.localeCompare(right))) {
     const named = [...new Set([...contexts, ...asked])];
-    const runs = named.map((context) => ({ context, listing: listings.find((candidate) => candidate.context === context) }));
-    const unfinished = runs.some(({ listing }) => listing && 'runs' in listing && runsOfFleet(listing.runs, fleetRunId).some((run) => run.liveness.state !== 'live' && run.liveness.state !== 'finished'));
-    lines.push(`fleet run ${fleetRunId} (contexts ${contexts.join(', ')})${unfinished ? `  →  kguard rollback ${fleetRunId} --contexts ${named.join(',')}` : ''}`);
+    const runs = named.map((context) => ({
+      context,
+      listing: listings.find((candidate) => candidate.context === context),
+    }));
+    const unfinished = runs.some(
+      ({ listing }) =>
+        listing &&
+        'runs' in listing &&
+        runsOfFleet(listing.runs, fleetRunId).some(
+          (run) => run.liveness.state !== 'live' && run.liveness.state !== 'finished',
+        ),
+    );
+    lines.push(
+      `fleet run ${fleetRunId} (contexts ${contexts.join(', ')})${unfinished ? `  →  kguard rollback ${fleetRunId} --contexts ${named.join(',')}` : ''}`,
+    );
     for (const { context, listing } of runs) {
       if (!listing) lines.push(`  context ${context}: not asked about (add it to --contexts)`);
       else if (!('runs' in listing)) lines.push(`  context ${context}: cannot tell: ${listing.error}`);
       else {
         const mine = runsOfFleet(listing.runs, fleetRunId);
-        if (mine.length === 0) lines.push(`  context ${context}: no journal of this fleet run (not reached, or its run there ended)`);
-        for (const run of mine) lines.push(`  context ${context}: ${run.liveness.state}  ${statusLine(run, now, false)}`);
+        if (mine.length === 0)
+          lines.push(`  context ${context}: no journal of this fleet run (not reached, or its run there ended)`);
+        for (const run of mine)
+          lines.push(`  context ${context}: ${run.liveness.state}  ${statusLine(run, now, false)}`);
       }
     }
   }
@@ -47,7 +61,8 @@ export function fleetStatusLines(listings: readonly ContextRuns[], now: Date): s
       if (fleets.size === 0) lines.push(`context ${listing.context}: cannot tell: ${listing.error}`);
       continue;
     }
-    for (const run of listing.runs.filter((candidate) => !candidate.journal?.fleet)) lines.push(`context ${listing.context}: ${statusLine(run, now)}`);
+    for (const run of listing.runs.filter((candidate) => !candidate.journal?.fleet))
+      lines.push(`context ${listing.context}: ${statusLine(run, now)}`);
   }
   return lines.length > 0 ? lines : [`no unfinished kguard runs in contexts ${asked.join(', ')}`];
 }
@@ -78,9 +93,15 @@ const WORDS: Record<FleetRestoreEnd['outcome'], string> = {
 export function fleetRestoreLines(fleetRunId: string, ends: readonly FleetRestoreEnd[]): string[] {
   const lines = ends.map((end) => {
     const run = end.runId ? ` run ${end.runId}` : '';
-    const counts = end.runId && end.outcome !== 'no-journal' ? ` (${end.restored} restored, ${end.untouched} already as before, ${end.needsPerson} for a person)` : '';
+    const counts =
+      end.runId && end.outcome !== 'no-journal'
+        ? ` (${end.restored} restored, ${end.untouched} already as before, ${end.needsPerson} for a person)`
+        : '';
     return `context ${end.context}:${run} ${WORDS[end.outcome]}${counts}${end.message ? `: ${end.message}` : ''}`;
   });
   const exitCode = fleetRestoreExitCode(ends);
-  return [...lines, `fleet run ${fleetRunId}: ${exitCode === ExitCode.Success ? 'restored' : 'needs a person'} (exit ${exitCode})`];
+  return [
+    ...lines,
+    `fleet run ${fleetRunId}: ${exitCode === ExitCode.Success ? 'restored' : 'needs a person'} (exit ${exitCode})`,
+  ];
 }

@@ -1,6 +1,11 @@
 // The JSON Schema of a fleet file (kguard apply --fleet FILE), shipped as schema/fleet.schema.json
 // (a test keeps the two equal). Data only.
-const contextName = { type: 'string', minLength: 1, pattern: '^[^,\\s]+$', description: 'A context of the kubeconfig.' };
+const contextName = {
+  type: 'string',
+  minLength: 1,
+  pattern: '^[^,\\s]+$',
+  description: 'A context of the kubeconfig.',
+};
 
 const contextWithOverrides = {
   type: 'object',
@@ -15,11 +20,16 @@ const contextWithOverrides = {
       maxLength: 63,
       description: 'The namespace for objects that name none (as -n), in this cluster.',
     },
-    kubeconfig: { type: 'string', minLength: 1, description: 'The kubeconfig file this context is read from (as --kubeconfig).' },
+    kubeconfig: {
+      type: 'string',
+      minLength: 1,
+      description: 'The kubeconfig file this context is read from (as --kubeconfig).',
+    },
     kubectlArgs: {
       type: 'array',
       items: { type: 'string', minLength: 1 },
-      description: 'More kubectl flags for this cluster, as after --: connection flags (--as, --server…) reach every kubectl call, the others the apply.',
+      description:
+        'More kubectl flags for this cluster, as after --: connection flags (--as, --server…) reach every kubectl call, the others the apply.',
     },
   },
 };
@@ -49,11 +59,16 @@ export const FLEET_SCHEMA = {
             description: 'The clusters of the wave: a context name, or an object with the context and its overrides.',
             items: { anyOf: [contextName, contextWithOverrides] },
           },
-          parallel: { type: 'integer', minimum: 1, description: 'How many of the wave\'s clusters run at once (default: all).' },
+          parallel: {
+            type: 'integer',
+            minimum: 1,
+            description: "How many of the wave's clusters run at once (default: all).",
+          },
           bake: {
             type: 'string',
             pattern: '^(\\d+(\\.\\d+)?(ms|s|m|h))+$',
-            description: 'After healthy, each cluster of the wave keeps being watched this long (as --bake, e.g. 5m) before the wave ends.',
+            description:
+              'After healthy, each cluster of the wave keeps being watched this long (as --bake, e.g. 5m) before the wave ends.',
           },
         },
       },

@@ -2,7 +2,15 @@
 // after a failure, and the one exit code of the whole fleet.
 import { ExitCode, InputError } from '../../errors.js';
 import { splitPassThrough } from '../../kubectl/passthrough.js';
-import type { ClusterEnd, ContextOverrides, FleetOutcome, FleetPlan, FleetRollbackMode, FleetRun, FleetWave } from '../../model/fleet.js';
+import type {
+  ClusterEnd,
+  ContextOverrides,
+  FleetOutcome,
+  FleetPlan,
+  FleetRollbackMode,
+  FleetRun,
+  FleetWave,
+} from '../../model/fleet.js';
 import type { GuardedApplyOptions } from '../../model/options.js';
 
 /** --contexts a,b,c: one wave each, in order; --canary c: a wave of c, then every other context in one wave. */
@@ -11,7 +19,10 @@ export function fleetWaves(contexts: readonly string[], canary: string | undefin
   const duplicate = named.find((context, index) => named.indexOf(context) !== index);
   if (duplicate !== undefined) throw new InputError(`--contexts names ${duplicate} twice; give each context once.`);
   if (canary === undefined) {
-    if (named.length === 0) throw new InputError('--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.');
+    if (named.length === 0)
+      throw new InputError(
+        '--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.',
+      );
     return named.map((context) => [context]);
   }
   const rest = named.filter((context) => context !== canary);
@@ -37,7 +48,9 @@ export function clusterOptions(
 ): GuardedApplyOptions {
   const overrides: ContextOverrides = plan.overrides?.[context] ?? {};
   const extra = splitPassThrough(overrides.kubectlArgs ?? []);
-  const replaced = (arg: string) => (overrides.kubeconfig !== undefined && arg.startsWith('--kubeconfig=')) || extra.connection.some((flag) => flag.split('=')[0] === arg.split('=')[0]);
+  const replaced = (arg: string) =>
+    (overrides.kubeconfig !== undefined && arg.startsWith('--kubeconfig=')) ||
+    extra.connection.some((flag) => flag.split('=')[0] === arg.split('=')[0]);
   return {
     ...options,
     namespace: overrides.namespace ?? extra.namespace ?? options.namespace,
@@ -86,7 +99,8 @@ export function fleetExitCode(ends: readonly ClusterEnd[]): number {
   const failed = firstFailure(ends);
   if (!failed) return ExitCode.Success;
   const restoredOthers = ends.some((end) => end.outcome === 'restored');
-  if ((failed.exitCode === ExitCode.ClusterError || failed.exitCode === ExitCode.InputError) && restoredOthers) return ExitCode.RolledBack;
+  if ((failed.exitCode === ExitCode.ClusterError || failed.exitCode === ExitCode.InputError) && restoredOthers)
+    return ExitCode.RolledBack;
   return failed.exitCode ?? ExitCode.ClusterError;
 }
 
@@ -103,6 +117,10 @@ const OUTCOMES: Record<number, FleetOutcome> = {
 export function fleetOutcome(ends: readonly ClusterEnd[]): FleetOutcome {
   const exitCode = fleetExitCode(ends);
   // Exit 3 is a failed rollout; it is "failed" when nothing was restored (--fleet-rollback none).
-  if (exitCode === ExitCode.RolledBack && !ends.some((end) => end.outcome === 'rolled-back' || end.outcome === 'restored')) return 'failed';
+  if (
+    exitCode === ExitCode.RolledBack &&
+    !ends.some((end) => end.outcome === 'rolled-back' || end.outcome === 'restored')
+  )
+    return 'failed';
   return OUTCOMES[exitCode] ?? 'error';
 }

@@ -67,7 +67,11 @@ export async function runRollback(
     'all',
     { keepCreated: false },
   );
-  const stages = new Map(journal.objects.flatMap((entry) => (entry.stage === undefined ? [] : [[objectKey(entry.ref), entry.stage] as const])));
+  const stages = new Map(
+    journal.objects.flatMap((entry) =>
+      entry.stage === undefined ? [] : [[objectKey(entry.ref), entry.stage] as const],
+    ),
+  );
   const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
   // Read again: a late write (of a run that was not quite dead) would show here, not be called restored.
   const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
@@ -77,8 +81,18 @@ export async function runRollback(
   for (const { ref } of late) {
     results.set(objectKey(ref), {
       status: 'failed',
-      reason: 'it changed again after the restore (a late write of the run, or someone else): look at it, then kguard rollback again',
-      commands: [deps.kubectl.commandLine(['get', typeArg(ref), ...(ref.namespace ? ['-n', ref.namespace] : []), ref.name, '-o', 'yaml'])],
+      reason:
+        'it changed again after the restore (a late write of the run, or someone else): look at it, then kguard rollback again',
+      commands: [
+        deps.kubectl.commandLine([
+          'get',
+          typeArg(ref),
+          ...(ref.namespace ? ['-n', ref.namespace] : []),
+          ref.name,
+          '-o',
+          'yaml',
+        ]),
+      ],
     });
   }
   const statuses = [...results.values()].map((result) => result.status);
@@ -87,11 +101,16 @@ export async function runRollback(
     // Nothing is left to do: the journal and the run's leases go.
     if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
     // A healthy run of a fleet kept a history record; undone, it is no run for `kguard undo` to offer.
-    await Promise.all([releaseLeasesOf(journal, options.deadlineMs, deps), removeHistoryOf(deps.kubectl, journal.runId, options.deadlineMs).catch(() => undefined)]);
+    await Promise.all([
+      releaseLeasesOf(journal, options.deadlineMs, deps),
+      removeHistoryOf(deps.kubectl, journal.runId, options.deadlineMs).catch(() => undefined),
+    ]);
   }
   return {
     runId: journal.runId,
-    restored: statuses.filter((status) => status === 'restored' || status === 'deleted' || status === 'recreated' || status === 'replaced').length,
+    restored: statuses.filter(
+      (status) => status === 'restored' || status === 'deleted' || status === 'recreated' || status === 'replaced',
+    ).length,
     untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results,
@@ -99,10 +118,22 @@ export async function runRollback(
 }
 
 /** Each journalled object as the cluster holds it now (one list per namespace; the rest read alone). */
-export async function readJournalled(journal: Journal, deps: Pick<RollbackDeps, 'kubectl'>): Promise<Map<string, KubeObject | undefined>> {
-  const read = await readObjects(deps.kubectl, journal.objects.map((entry) => entry.ref));
-  const live = new Map<string, KubeObject | undefined>(journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))]));
-  await Promise.all(read.unread.map(async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))));
+export async function readJournalled(
+  journal: Journal,
+  deps: Pick<RollbackDeps, 'kubectl'>,
+): Promise<Map<string, KubeObject | undefined>> {
+  const read = await readObjects(
+    deps.kubectl,
+    journal.objects.map((entry) => entry.ref),
+  );
+  const live = new Map<string, KubeObject | undefined>(
+    journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))]),
+  );
+  await Promise.all(
+    read.unread.map(async ({ ref }) =>
+      live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name)),
+    ),
+  );
   return live;
 }
 
@@ -123,6 +154,10 @@ async function waitOutTheApply(journal: Journal, liveness: RunLiveness, deps: Ro
 /** The leases a killed run left, in each namespace it touched: only those it still holds. */
 async function releaseLeasesOf(journal: Journal, deadlineMs: number, deps: RollbackDeps): Promise<void> {
   const clusterNamespace = journal.clusterNamespace ?? journal.namespace;
-  const namespaces = [journal.namespace, ...Object.keys(journal.pieces ?? {}), ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace))];
+  const namespaces = [
+    journal.namespace,
+    ...Object.keys(journal.pieces ?? {}),
+    ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace)),
+  ];
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
 }

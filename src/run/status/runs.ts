@@ -26,16 +26,40 @@ export interface RunRecord {
 type RunsKubectl = Pick<Kubectl, 'listLabelled' | 'create' | 'replace' | 'deleteExact' | 'getObject'>;
 
 /** Every run with a journal or a Lease: in one namespace, or in all of them. */
-export async function listRuns(kubectl: RunsKubectl, namespace: string | undefined, now: number, probe: HolderProbe): Promise<RunRecord[]> {
-  const [listings, leases] = await Promise.all([listJournals(kubectl, namespace), kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR)]);
+export async function listRuns(
+  kubectl: RunsKubectl,
+  namespace: string | undefined,
+  now: number,
+  probe: HolderProbe,
+): Promise<RunRecord[]> {
+  const [listings, leases] = await Promise.all([
+    listJournals(kubectl, namespace),
+    kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR),
+  ]);
   const leasesOf = new Map<string, KubeObject[]>();
   for (const lease of leases) leasesOf.set(leaseHolder(lease), [...(leasesOf.get(leaseHolder(lease)) ?? []), lease]);
   const runs: RunRecord[] = listings.map(({ journal, expired, secrets, missing }) => {
     const held = leasesOf.get(journal.runId) ?? [];
     leasesOf.delete(journal.runId);
-    return { runId: journal.runId, journal, secrets, missing, expired, leases: held, liveness: livenessOf(journal, held, now, probe) };
+    return {
+      runId: journal.runId,
+      journal,
+      secrets,
+      missing,
+      expired,
+      leases: held,
+      liveness: livenessOf(journal, held, now, probe),
+    };
   });
-  for (const [runId, held] of leasesOf) runs.push({ runId, secrets: [], missing: [], expired: false, leases: held, liveness: livenessOf(undefined, held, now, probe) });
+  for (const [runId, held] of leasesOf)
+    runs.push({
+      runId,
+      secrets: [],
+      missing: [],
+      expired: false,
+      leases: held,
+      liveness: livenessOf(undefined, held, now, probe),
+    });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }
 
@@ -50,7 +74,12 @@ export function statusLine(run: RunRecord, now: Date, withNext = true): string {
   }
   const ageMinutes = Math.max(0, Math.round((now.getTime() - Date.parse(journal.startedAt)) / 60_000));
   const where = STATE_WORDS[journal.state];
-  const next = !withNext || liveness.state === 'live' ? '' : liveness.state === 'finished' ? `  →  kguard forget ${run.runId}` : `  →  kguard rollback ${run.runId}`;
+  const next =
+    !withNext || liveness.state === 'live'
+      ? ''
+      : liveness.state === 'finished'
+        ? `  →  kguard forget ${run.runId}`
+        : `  →  kguard rollback ${run.runId}`;
   return (
     `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where}  ${life}` +
     `${run.expired ? '  (expired: deleted by the next run)' : ''}${next}`
@@ -91,20 +120,31 @@ export function pickRun(
   force: boolean,
 ): RunRecord {
   const run = runId ? runs.find((candidate) => candidate.runId === runId) : onlyUnfinished(runs);
-  if (!run) throw new InputError(`no journal or Lease of run ${runId} found (kguard status lists the runs); it may have finished or expired.`);
+  if (!run)
+    throw new InputError(
+      `no journal or Lease of run ${runId} found (kguard status lists the runs); it may have finished or expired.`,
+    );
   if (command === 'rollback' && !run.journal) {
-    throw new InputError(`run ${run.runId} left Leases but no journal: nothing to roll back. kguard unlock ${run.runId} releases its Leases.`);
+    throw new InputError(
+      `run ${run.runId} left Leases but no journal: nothing to roll back. kguard unlock ${run.runId} releases its Leases.`,
+    );
   }
   if (force) return run;
   const { liveness } = run;
   if (liveness.state === 'live') {
-    throw new InputError(`run ${run.runId} is still running (${liveness.why}): kguard ${command} would undo a live run. Let it finish, or stop it; if you are sure it is gone, kguard ${command} ${run.runId} --force.`);
+    throw new InputError(
+      `run ${run.runId} is still running (${liveness.why}): kguard ${command} would undo a live run. Let it finish, or stop it; if you are sure it is gone, kguard ${command} ${run.runId} --force.`,
+    );
   }
   if (liveness.state === 'unknown') {
-    throw new InputError(`kguard cannot tell whether run ${run.runId} still runs (${liveness.why}). If you are sure it has ended, kguard ${command} ${run.runId} --force.`);
+    throw new InputError(
+      `kguard cannot tell whether run ${run.runId} still runs (${liveness.why}). If you are sure it has ended, kguard ${command} ${run.runId} --force.`,
+    );
   }
   if (liveness.state === 'finished' && command === 'rollback') {
-    throw new InputError(`run ${run.runId} finished (${liveness.why}): there is nothing to roll back. kguard forget ${run.runId} removes its journal.`);
+    throw new InputError(
+      `run ${run.runId} finished (${liveness.why}): there is nothing to roll back. kguard forget ${run.runId} removes its journal.`,
+    );
   }
   if (command === 'unlock' && run.journal && liveness.state === 'dead') {
     throw new InputError(
@@ -116,12 +156,17 @@ export function pickRun(
 
 function onlyUnfinished(runs: readonly RunRecord[]): RunRecord {
   const journalled = runs.filter((run) => run.journal && run.liveness.state !== 'finished');
-  if (journalled.length === 0) throw new InputError('there is no unfinished kguard run to roll back (no journal found).');
+  if (journalled.length === 0)
+    throw new InputError('there is no unfinished kguard run to roll back (no journal found).');
   const stopped = journalled.filter((run) => run.liveness.state !== 'live');
   if (stopped.length === 1) return stopped[0]!;
   if (stopped.length === 0) {
     const names = journalled.map((run) => `${run.runId} (${run.liveness.why})`).join(', ');
-    throw new InputError(`every unfinished kguard run is still running: ${names}. Name one with --force to roll it back anyway.`);
+    throw new InputError(
+      `every unfinished kguard run is still running: ${names}. Name one with --force to roll it back anyway.`,
+    );
   }
-  throw new InputError(`${stopped.length} unfinished kguard runs: name one (${stopped.map((run) => run.runId).join(', ')}).`);
+  throw new InputError(
+    `${stopped.length} unfinished kguard runs: name one (${stopped.map((run) => run.runId).join(', ')}).`,
+  );
 }

@@ -75,37 +75,80 @@ export async function runUndo(options: UndoOptions, deps: UndoDeps): Promise<Und
   const statuses = [...results.values()].map((result) => result.status);
   const needsPerson = statuses.filter((status) => status === 'failed' || status === 'kept').length + unhealthy;
   const exitCode = needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-  const restored = statuses.filter((status) => status === 'restored' || status === 'deleted' || status === 'recreated').length;
-  deps.reporter.emit({ kind: 'undo-finished', runId: record.runId, restored, untouched, needsPerson, exitCode, dryRun: false });
+  const restored = statuses.filter(
+    (status) => status === 'restored' || status === 'deleted' || status === 'recreated',
+  ).length;
+  deps.reporter.emit({
+    kind: 'undo-finished',
+    runId: record.runId,
+    restored,
+    untouched,
+    needsPerson,
+    exitCode,
+    dryRun: false,
+  });
   return { runId: record.runId, exitCode, restored, untouched, needsPerson, results };
 }
 
 /** The run named, or the newest kept (in the namespace given, or anywhere). */
-function pickRecord(listed: readonly ListedRecord[], runId: string | undefined, namespace: string | undefined): ListedRecord {
+function pickRecord(
+  listed: readonly ListedRecord[],
+  runId: string | undefined,
+  namespace: string | undefined,
+): ListedRecord {
   const where = namespace ? ` in namespace ${namespace}` : '';
   if (runId) {
     const found = listed.find((entry) => entry.record.runId === runId);
-    if (!found) throw new InputError(`no history record of run ${runId}${where} (kguard history lists them; the last --history runs of each namespace are kept).`);
+    if (!found)
+      throw new InputError(
+        `no history record of run ${runId}${where} (kguard history lists them; the last --history runs of each namespace are kept).`,
+      );
     return found;
   }
   const newest = listed[0];
-  if (!newest) throw new InputError(`no run is kept in kguard's history${where}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`);
+  if (!newest)
+    throw new InputError(
+      `no run is kept in kguard's history${where}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`,
+    );
   return newest;
 }
 
 /** The restored workloads, tracked until healthy again: how many are not. */
-async function trackRestored(steps: readonly RestoreStep[], results: Map<string, RestoreResult>, options: UndoOptions, deps: UndoDeps): Promise<number> {
+async function trackRestored(
+  steps: readonly RestoreStep[],
+  results: Map<string, RestoreResult>,
+  options: UndoOptions,
+  deps: UndoDeps,
+): Promise<number> {
   const targets = steps.flatMap((step) => {
     const result = results.get(objectKey(step.ref));
-    return result && 'restored' in result && result.restored ? [{ ref: step.ref, applied: result.restored, before: undefined }] : [];
+    return result && 'restored' in result && result.restored
+      ? [{ ref: step.ref, applied: result.restored, before: undefined }]
+      : [];
   });
-  const outcomes = await trackWorkloads(targets, { timeoutMs: options.deadlineMs, pollIntervalMs: options.pollIntervalMs, phase: 'rollback', stopWhenAnyFails: false, watch: options.watch, logLines: options.logLines }, deps);
+  const outcomes = await trackWorkloads(
+    targets,
+    {
+      timeoutMs: options.deadlineMs,
+      pollIntervalMs: options.pollIntervalMs,
+      phase: 'rollback',
+      stopWhenAnyFails: false,
+      watch: options.watch,
+      logLines: options.logLines,
+    },
+    deps,
+  );
   let unhealthy = 0;
   for (const { ref } of targets) {
     const outcome = outcomes.get(objectKey(ref));
     if (!outcome?.tracked) continue;
     if (outcome.verdict.state === 'healthy' && outcome.verdict.progress) {
-      deps.reporter.emit({ kind: 'rolled-back', workload: ref, progress: outcome.verdict.progress, elapsedMs: outcome.elapsedMs });
+      deps.reporter.emit({
+        kind: 'rolled-back',
+        workload: ref,
+        progress: outcome.verdict.progress,
+        elapsedMs: outcome.elapsedMs,
+      });
       continue;
     }
     unhealthy += 1;
@@ -113,14 +156,23 @@ async function trackRestored(steps: readonly RestoreStep[], results: Map<string,
       kind: 'rollback-unhealthy',
       workload: ref,
       reason: outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`,
-      commands: [deps.kubectl.commandLine(['rollout', 'status', kubectlName(ref), ...namespaceArgs(ref)]), deps.kubectl.commandLine(['describe', kubectlName(ref), ...namespaceArgs(ref)])],
+      commands: [
+        deps.kubectl.commandLine(['rollout', 'status', kubectlName(ref), ...namespaceArgs(ref)]),
+        deps.kubectl.commandLine(['describe', kubectlName(ref), ...namespaceArgs(ref)]),
+      ],
     });
   }
   return unhealthy;
 }
 
 /** What undoing would do to each object, and the differences of each write; nothing changes. */
-function preview(runId: string, steps: readonly RestoreStep[], live: ReadonlyMap<string, KubeObject | undefined>, untouched: number, deps: UndoDeps): UndoResult {
+function preview(
+  runId: string,
+  steps: readonly RestoreStep[],
+  live: ReadonlyMap<string, KubeObject | undefined>,
+  untouched: number,
+  deps: UndoDeps,
+): UndoResult {
   let writes = 0;
   let left = 0;
   for (const step of steps) {
@@ -130,36 +182,76 @@ function preview(runId: string, steps: readonly RestoreStep[], live: ReadonlyMap
     deps.reporter.emit({ kind: 'undo-preview', runId, object: step.ref, action, detail, lines });
   }
   const exitCode = left > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-  deps.reporter.emit({ kind: 'undo-finished', runId, restored: writes, untouched, needsPerson: left, exitCode, dryRun: true });
+  deps.reporter.emit({
+    kind: 'undo-finished',
+    runId,
+    restored: writes,
+    untouched,
+    needsPerson: left,
+    exitCode,
+    dryRun: true,
+  });
   return { runId, exitCode, restored: writes, untouched, needsPerson: left, results: new Map() };
 }
 
 /** One object's preview: the restore's own check (someone else's change wins), then the differences. Pure. */
-export function previewOf(step: RestoreStep, live: KubeObject | undefined, runId: string): { action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] } {
+export function previewOf(
+  step: RestoreStep,
+  live: KubeObject | undefined,
+  runId: string,
+): { action: 'put-back' | 'replace' | 'delete' | 'recreate' | 'keep' | 'none'; detail: string; lines: string[] } {
   const labels = { from: `live ${kubectlName(step.ref)}`, to: `before run ${runId}` };
   switch (step.action) {
     case 'put-back': {
       const changed = changeSinceApply(step.applied, live, fieldsOfApply(step.before, step.applied));
-      if (changed) return { action: 'keep', detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
-      return { action: 'put-back', detail: `would be put back as it was before run ${runId}:`, lines: unifiedDiff(shown(live), shown(step.before), labels) };
+      if (changed)
+        return { action: 'keep', detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
+      return {
+        action: 'put-back',
+        detail: `would be put back as it was before run ${runId}:`,
+        lines: unifiedDiff(shown(live), shown(step.before), labels),
+      };
     }
     case 'replace': {
       // The API server will not take the copy over it (kinds/refusals.ts): deleted, then created from the copy.
       const changed = changeSinceApply(step.applied, live, fieldsOfApply(step.before, step.applied));
-      if (changed) return { action: 'keep', detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
+      if (changed)
+        return { action: 'keep', detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
       if (!step.copy) return { action: 'keep', detail: `would NOT be put back: ${step.why}`, lines: [] };
-      return { action: 'replace', detail: `would be deleted and created again as it was before run ${runId} (${step.why}):`, lines: unifiedDiff(shown(live), shown(step.copy), labels) };
+      return {
+        action: 'replace',
+        detail: `would be deleted and created again as it was before run ${runId} (${step.why}):`,
+        lines: unifiedDiff(shown(live), shown(step.copy), labels),
+      };
     }
     case 'delete': {
       const changed = changeSinceApply(step.applied, live);
-      if (changed?.state === 'gone') return { action: 'none', detail: `already gone (run ${runId} created it)`, lines: [] };
-      return { action: 'delete', detail: `would be deleted (run ${runId} created it)`, lines: unifiedDiff(shown(live), '', labels) };
+      if (changed?.state === 'gone')
+        return { action: 'none', detail: `already gone (run ${runId} created it)`, lines: [] };
+      return {
+        action: 'delete',
+        detail: `would be deleted (run ${runId} created it)`,
+        lines: unifiedDiff(shown(live), '', labels),
+      };
     }
     case 'recreate':
-      if (live) return { action: 'keep', detail: `would NOT be created again: an object of that name exists now (run ${runId} deleted the one before)`, lines: [] };
-      return { action: 'recreate', detail: `would be created again (run ${runId} deleted it):`, lines: unifiedDiff('', shown(step.copy), labels) };
+      if (live)
+        return {
+          action: 'keep',
+          detail: `would NOT be created again: an object of that name exists now (run ${runId} deleted the one before)`,
+          lines: [],
+        };
+      return {
+        action: 'recreate',
+        detail: `would be created again (run ${runId} deleted it):`,
+        lines: unifiedDiff('', shown(step.copy), labels),
+      };
     case 'keep':
-      return { action: 'keep', detail: `would NOT be restored (${step.reason}${step.detail ? `: ${step.detail}` : ''})`, lines: [] };
+      return {
+        action: 'keep',
+        detail: `would NOT be restored (${step.reason}${step.detail ? `: ${step.detail}` : ''})`,
+        lines: [],
+      };
   }
 }
 
@@ -171,8 +263,16 @@ export function previewOf(step: RestoreStep, live: KubeObject | undefined, runId
 function shown(object: KubeObject | undefined): string {
   if (!object) return '';
   const { status: _status, ...rest } = object as KubeObject & { status?: unknown };
-  const { resourceVersion: _rv, generation: _generation, managedFields: _fields, uid: _uid, creationTimestamp: _created, ...metadata } = object.metadata;
+  const {
+    resourceVersion: _rv,
+    generation: _generation,
+    managedFields: _fields,
+    uid: _uid,
+    creationTimestamp: _created,
+    ...metadata
+  } = object.metadata;
   const { [REVISION_ANNOTATION]: _revision, ...annotations } = metadata.annotations ?? {};
-  const kept = Object.keys(annotations).length > 0 ? { ...metadata, annotations } : { ...metadata, annotations: undefined };
+  const kept =
+    Object.keys(annotations).length > 0 ? { ...metadata, annotations } : { ...metadata, annotations: undefined };
   return yaml().stringify({ ...rest, metadata: kept }, { sortMapEntries: true });
 }

@@ -30,22 +30,43 @@ export class ApiWriter {
 
   /** PUT of the status subresource. */
   updateStatus(manager: string, obj: KubeObject): KubeObject {
-    return replaceObject(this.store, { ...this.routeOf(obj), subresource: 'status' }, obj, this.request(manager)).body as KubeObject;
+    return replaceObject(this.store, { ...this.routeOf(obj), subresource: 'status' }, obj, this.request(manager))
+      .body as KubeObject;
   }
 
   /** PUT of the scale subresource: what the HPA controller's scale client sends. */
   scale(manager: string, target: KubeObject, replicas: number): void {
     const route = { ...this.routeOf(target), subresource: 'scale' };
-    writeScale(this.store, route, { body: { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: target.metadata.name }, spec: { replicas } } }, this.request(manager));
+    writeScale(
+      this.store,
+      route,
+      {
+        body: {
+          kind: 'Scale',
+          apiVersion: 'autoscaling/v1',
+          metadata: { name: target.metadata.name },
+          spec: { replicas },
+        },
+      },
+      this.request(manager),
+    );
   }
 
   private routeOf(obj: KubeObject) {
     const type = resourceTypeForKind(obj.kind);
     if (!type) throw new Error(`kind ${obj.kind} is not served`);
-    return { type, namespace: type.namespaced ? obj.metadata.namespace ?? 'default' : undefined, name: obj.metadata.name };
+    return {
+      type,
+      namespace: type.namespaced ? (obj.metadata.namespace ?? 'default') : undefined,
+      name: obj.metadata.name,
+    };
   }
 
   private request(manager: string): WriteRequest {
-    return { dryRun: false, fieldValidation: 'Ignore', fieldManager: { manager, now: this.clock.nowIso(), force: false } };
+    return {
+      dryRun: false,
+      fieldValidation: 'Ignore',
+      fieldManager: { manager, now: this.clock.nowIso(), force: false },
+    };
   }
 }

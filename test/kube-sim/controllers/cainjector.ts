@@ -17,7 +17,12 @@ import { WorkQueue, splitKey } from './workqueue.js';
 
 export const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 const MANAGER = 'cainjector';
-const INJECTABLE = ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'APIService', 'CustomResourceDefinition'];
+const INJECTABLE = [
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'APIService',
+  'CustomResourceDefinition',
+];
 
 export class CaInjector {
   private readonly queue: WorkQueue | undefined;
@@ -36,7 +41,8 @@ export class CaInjector {
   start(): void {
     if (!this.queue) return;
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const kind of INJECTABLE) for (const obj of this.store.list(kind)) this.onEvent({ type: 'ADDED', object: obj, resourceVersion: 0 });
+    for (const kind of INJECTABLE)
+      for (const obj of this.store.list(kind)) this.onEvent({ type: 'ADDED', object: obj, resourceVersion: 0 });
   }
 
   stop(): void {
@@ -45,7 +51,8 @@ export class CaInjector {
   }
 
   private onEvent({ type, object }: StoreEvent): void {
-    if (type === 'DELETED' || !INJECTABLE.includes(object.kind) || !object.metadata.annotations?.[INJECT_CA_FROM]) return;
+    if (type === 'DELETED' || !INJECTABLE.includes(object.kind) || !object.metadata.annotations?.[INJECT_CA_FROM])
+      return;
     this.queue!.add(`${object.kind}/${object.metadata.name}`);
   }
 

@@ -71,14 +71,17 @@ export class CustomResourceReconciler {
   private conditionsFor(object: KubeObject, generation: number): Condition[] {
     const knob = object.metadata.annotations?.[READY_KNOB] ?? 'true';
     const reason = object.metadata.annotations?.['sim.kguard.dev/ready-reason'] ?? 'ReconcileFailed';
-    const message = object.metadata.annotations?.['sim.kguard.dev/ready-message'] ?? `the simulated controller cannot reconcile generation ${generation}`;
+    const message =
+      object.metadata.annotations?.['sim.kguard.dev/ready-message'] ??
+      `the simulated controller cannot reconcile generation ${generation}`;
     const previous = (object.status?.conditions ?? []) as Condition[];
     const condition = (type: string, status: 'True' | 'False', why: string, text: string): Condition => {
       const before = previous.find((candidate) => candidate.type === type);
       const since = before && before.status === status ? before.lastTransitionTime : this.clock.nowIso();
       return { type, status, observedGeneration: generation, lastTransitionTime: since, reason: why, message: text };
     };
-    if (knob === 'stalled') return [condition('Stalled', 'True', reason, message), condition('Ready', 'False', reason, message)];
+    if (knob === 'stalled')
+      return [condition('Stalled', 'True', reason, message), condition('Ready', 'False', reason, message)];
     if (knob === 'false') return [condition('Ready', 'False', reason, message)];
     return [condition('Ready', 'True', 'Reconciled', `generation ${generation} reconciled`)];
   }

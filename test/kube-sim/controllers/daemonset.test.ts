@@ -38,7 +38,11 @@ describe('daemonset controller with the real kubectl', () => {
     const status = await kubectl(cluster, ['rollout', 'status', 'daemonset/agent', '--timeout=30s']);
     expect(status.exitCode, status.stderr).toBe(0);
     expect(status.stdout).toContain('daemon set "agent" successfully rolled out');
-    expect(pods('agent').map((pod) => pod.spec.nodeName).sort()).toEqual(['node-1', 'node-2', 'node-3']);
+    expect(
+      pods('agent')
+        .map((pod) => pod.spec.nodeName)
+        .sort(),
+    ).toEqual(['node-1', 'node-2', 'node-3']);
     const ds = daemonSet('agent');
     expect(ds.metadata.annotations?.['deprecated.daemonset.template.generation']).toBe('1');
     expect(ds.status).toEqual({
@@ -53,12 +57,20 @@ describe('daemonset controller with the real kubectl', () => {
     const [pod] = pods('agent');
     expect(pod!.metadata.labels).toMatchObject({ 'pod-template-generation': '1' });
     const revisions = cluster.store.list('ControllerRevision', 'default');
-    expect(revisions.map((revision) => revision.metadata.name)).toEqual([`agent-${pod!.metadata.labels!['controller-revision-hash']}`]);
-    expect(pod!.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0]).toMatchObject({ key: 'metadata.name', operator: 'In' });
+    expect(revisions.map((revision) => revision.metadata.name)).toEqual([
+      `agent-${pod!.metadata.labels!['controller-revision-hash']}`,
+    ]);
+    expect(
+      pod!.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]
+        .matchFields[0],
+    ).toMatchObject({ key: 'metadata.name', operator: 'In' });
   });
 
   it('honours the template nodeSelector', async () => {
-    cluster = await startCluster({ timeScale: 20, scenario: { nodes: [{ name: 'a', labels: { disk: 'ssd' } }, { name: 'b' }] } });
+    cluster = await startCluster({
+      timeScale: 20,
+      scenario: { nodes: [{ name: 'a', labels: { disk: 'ssd' } }, { name: 'b' }] },
+    });
     await apply(daemonSetYaml('agent', 'nginx:1.25', { nodeSelector: { disk: 'ssd' } }));
     expect((await kubectl(cluster, ['rollout', 'status', 'daemonset/agent', '--timeout=30s'])).exitCode).toBe(0);
     expect(pods('agent').map((pod) => pod.spec.nodeName)).toEqual(['a']);
@@ -80,10 +92,19 @@ describe('daemonset controller with the real kubectl', () => {
     expect(status.exitCode, status.stderr).toBe(0);
     expect(status.stdout).toContain('Waiting for daemon set "agent" rollout to finish:');
     expect(mostDown).toBe(1);
-    expect(pods('agent').map((pod) => pod.spec.containers[0].image)).toEqual(['nginx:1.26', 'nginx:1.26', 'nginx:1.26']);
+    expect(pods('agent').map((pod) => pod.spec.containers[0].image)).toEqual([
+      'nginx:1.26',
+      'nginx:1.26',
+      'nginx:1.26',
+    ]);
     expect(daemonSet('agent').metadata.annotations?.['deprecated.daemonset.template.generation']).toBe('2');
     expect(pods('agent').map((pod) => pod.metadata.labels?.['pod-template-generation'])).toEqual(['2', '2', '2']);
-    expect(cluster.store.list('ControllerRevision', 'default').map((revision) => revision['revision']).sort()).toEqual([1, 2]);
+    expect(
+      cluster.store
+        .list('ControllerRevision', 'default')
+        .map((revision) => revision['revision'])
+        .sort(),
+    ).toEqual([1, 2]);
   });
 
   it('a new pod that cannot pull stops the rollout at maxUnavailable', async () => {
@@ -91,10 +112,14 @@ describe('daemonset controller with the real kubectl', () => {
     await apply(daemonSetYaml('agent', 'nginx:1.25'));
     expect((await kubectl(cluster, ['rollout', 'status', 'daemonset/agent', '--timeout=30s'])).exitCode).toBe(0);
     await apply(daemonSetYaml('agent', 'nginx:9.99'));
-    await until('one new pod pulling in vain', () => pods('agent').some((pod) => pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff'));
+    await until('one new pod pulling in vain', () =>
+      pods('agent').some((pod) => pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff'),
+    );
     const stuck = await kubectl(cluster, ['rollout', 'status', 'daemonset/agent', '--timeout=2s']);
     expect(stuck.exitCode).toBe(1);
-    expect(stuck.stdout).toContain('Waiting for daemon set "agent" rollout to finish: 1 out of 3 new pods have been updated...');
+    expect(stuck.stdout).toContain(
+      'Waiting for daemon set "agent" rollout to finish: 1 out of 3 new pods have been updated...',
+    );
     expect(pods('agent').filter((pod) => pod.spec.containers[0].image === 'nginx:1.25')).toHaveLength(2);
   });
 
@@ -108,7 +133,11 @@ describe('daemonset controller with the real kubectl', () => {
     expect(status.stderr).toContain('rollout status is only available for RollingUpdate strategy type');
     const victim = pods('agent')[0]!;
     expect((await kubectl(cluster, ['delete', 'pod', victim.metadata.name])).exitCode).toBe(0);
-    await until('a new pod on its node', () => pods('agent').some((pod) => pod.spec.nodeName === victim.spec.nodeName && pod.spec.containers[0].image === 'nginx:1.26'));
+    await until('a new pod on its node', () =>
+      pods('agent').some(
+        (pod) => pod.spec.nodeName === victim.spec.nodeName && pod.spec.containers[0].image === 'nginx:1.26',
+      ),
+    );
     expect(pods('agent').filter((pod) => pod.spec.containers[0].image === 'nginx:1.25')).toHaveLength(2);
   });
 });

@@ -51,12 +51,18 @@ export class DaemonSetController {
     private readonly recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    this.queue = new WorkQueue(clock, scenario.timing.controllerStepMs, (key) => this.sync(key), 'daemonset-controller');
+    this.queue = new WorkQueue(
+      clock,
+      scenario.timing.controllerStepMs,
+      (key) => this.sync(key),
+      'daemonset-controller',
+    );
   }
 
   start(): void {
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const ds of this.store.list('DaemonSet')) this.queue.add(namespacedKey(ds.metadata.namespace, ds.metadata.name));
+    for (const ds of this.store.list('DaemonSet'))
+      this.queue.add(namespacedKey(ds.metadata.namespace, ds.metadata.name));
   }
 
   stop(): void {
@@ -90,7 +96,9 @@ export class DaemonSetController {
   /** The nodes this DaemonSet should run on: those its template's nodeSelector matches. */
   private nodesToRunOn(ds: KubeObject): string[] {
     const selector: Record<string, string> = ds.spec?.template?.spec?.nodeSelector ?? {};
-    return this.scenario.nodes.filter((node) => Object.entries(selector).every(([key, value]) => node.labels[key] === value)).map((node) => node.name);
+    return this.scenario.nodes
+      .filter((node) => Object.entries(selector).every(([key, value]) => node.labels[key] === value))
+      .map((node) => node.name);
   }
 
   /** getNodesToDaemonPods: by target node (spec.nodeName, else the node the affinity names); deleted terminal pods left out. */
@@ -124,12 +132,23 @@ export class DaemonSetController {
         name: `${ds.metadata.name.slice(0, 223)}-${hash}`,
         namespace: ds.metadata.namespace,
         labels: { ...(ds.spec?.template?.metadata?.labels ?? {}), [HASH_LABEL]: hash },
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'DaemonSet',
+            name: ds.metadata.name,
+            uid: ds.metadata.uid!,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       data,
       revision: max + 1,
     };
-    const current = revisions.find((revision) => revision.metadata.labels?.[HASH_LABEL] === hash || equalRevision(revision, candidate));
+    const current = revisions.find(
+      (revision) => revision.metadata.labels?.[HASH_LABEL] === hash || equalRevision(revision, candidate),
+    );
     if (!current) {
       try {
         this.store.create(candidate);
@@ -153,7 +172,8 @@ export class DaemonSetController {
     for (const node of this.scenario.nodes.map((candidate) => candidate.name)) {
       const pods = byNode.get(node) ?? [];
       if (!shouldRun.has(node)) {
-        for (const pod of pods.filter((candidate) => !candidate.metadata.deletionTimestamp)) changed = this.deletePod(ds, pod) || changed;
+        for (const pod of pods.filter((candidate) => !candidate.metadata.deletionTimestamp))
+          changed = this.deletePod(ds, pod) || changed;
         continue;
       }
       if (pods.length === 0) {
@@ -164,7 +184,13 @@ export class DaemonSetController {
       for (const pod of pods) {
         if (pod.metadata.deletionTimestamp) continue;
         if (pod.status?.phase === 'Failed') {
-          this.recorder.record(ds, SOURCE, 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${pod.metadata.namespace}/${pod.metadata.name} on node ${node}, will try to kill it`);
+          this.recorder.record(
+            ds,
+            SOURCE,
+            'Warning',
+            'FailedDaemonPod',
+            `Found failed daemon pod ${pod.metadata.namespace}/${pod.metadata.name} on node ${node}, will try to kill it`,
+          );
           changed = this.deletePod(ds, pod) || changed;
         } else if (pod.status?.phase === 'Succeeded') {
           changed = this.deletePod(ds, pod) || changed;
@@ -183,7 +209,10 @@ export class DaemonSetController {
   private rollingUpdate(ds: KubeObject, hash: string): void {
     const byNode = this.podsByNode(ds);
     const desired = this.nodesToRunOn(ds).length;
-    const maxUnavailable = Math.max(1, scaledValue(ds.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1, desired));
+    const maxUnavailable = Math.max(
+      1,
+      scaledValue(ds.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1, desired),
+    );
     const now = this.clock.now();
     const minReady = ds.spec?.minReadySeconds ?? 0;
     let unavailable = 0;
@@ -207,7 +236,11 @@ export class DaemonSetController {
   }
 
   /** findUpdatedPodsOnNode: at most one new and one old pod on a node, or the node is in disorder. */
-  private updatedPodsOnNode(ds: KubeObject, pods: KubeObject[], hash: string): { newPod?: KubeObject; oldPod?: KubeObject } | undefined {
+  private updatedPodsOnNode(
+    ds: KubeObject,
+    pods: KubeObject[],
+    hash: string,
+  ): { newPod?: KubeObject; oldPod?: KubeObject } | undefined {
     let newPod: KubeObject | undefined;
     let oldPod: KubeObject | undefined;
     for (const pod of pods) {
@@ -244,8 +277,21 @@ export class DaemonSetController {
         name: '',
         generateName: `${ds.metadata.name}-`,
         namespace: ds.metadata.namespace,
-        labels: { ...(template.metadata?.labels ?? {}), [HASH_LABEL]: hash, ...(generation ? { [TEMPLATE_GENERATION_LABEL]: generation } : {}) },
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+        labels: {
+          ...(template.metadata?.labels ?? {}),
+          [HASH_LABEL]: hash,
+          ...(generation ? { [TEMPLATE_GENERATION_LABEL]: generation } : {}),
+        },
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'DaemonSet',
+            name: ds.metadata.name,
+            uid: ds.metadata.uid!,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec,
     };
@@ -271,13 +317,20 @@ export class DaemonSetController {
 
   /** cleanupHistory: old revisions no pod runs, beyond revisionHistoryLimit, oldest first. */
   private cleanupHistory(ds: KubeObject, hash: string): void {
-    const live = new Set([hash, ...this.store.list('Pod', ds.metadata.namespace).filter((pod) => isOwnedBy(pod, ds)).map((pod) => pod.metadata.labels?.[HASH_LABEL])]);
+    const live = new Set([
+      hash,
+      ...this.store
+        .list('Pod', ds.metadata.namespace)
+        .filter((pod) => isOwnedBy(pod, ds))
+        .map((pod) => pod.metadata.labels?.[HASH_LABEL]),
+    ]);
     const old = this.store
       .list('ControllerRevision', ds.metadata.namespace)
       .filter((revision) => isOwnedBy(revision, ds) && !live.has(revision.metadata.labels?.[HASH_LABEL]))
       .sort(byRevision);
     const excess = old.length - (ds.spec?.revisionHistoryLimit ?? 10);
-    for (const revision of old.slice(0, Math.max(0, excess))) this.store.delete('ControllerRevision', revision.metadata.namespace ?? 'default', revision.metadata.name);
+    for (const revision of old.slice(0, Math.max(0, excess)))
+      this.store.delete('ControllerRevision', revision.metadata.namespace ?? 'default', revision.metadata.name);
   }
 
   /** updateDaemonSetStatus: counted on the oldest pod of each node that should run one. */
@@ -307,13 +360,23 @@ export class DaemonSetController {
       }
       if (isPodUpdated(pod, hash, ds)) updated++;
     }
-    const status: Record<string, unknown> = { currentNumberScheduled: current, numberMisscheduled: misscheduled, desiredNumberScheduled: desired, numberReady: ready };
+    const status: Record<string, unknown> = {
+      currentNumberScheduled: current,
+      numberMisscheduled: misscheduled,
+      desiredNumberScheduled: desired,
+      numberReady: ready,
+    };
     if (ds.metadata.generation) status.observedGeneration = ds.metadata.generation;
     if (updated) status.updatedNumberScheduled = updated;
     if (available) status.numberAvailable = available;
     if (desired - available > 0) status.numberUnavailable = desired - available;
     const fresh = this.store.get('DaemonSet', ds.metadata.namespace ?? 'default', ds.metadata.name);
-    if (!fresh || fresh.metadata.uid !== ds.metadata.uid || JSON.stringify(fresh.status ?? {}) === JSON.stringify(status)) return;
+    if (
+      !fresh ||
+      fresh.metadata.uid !== ds.metadata.uid ||
+      JSON.stringify(fresh.status ?? {}) === JSON.stringify(status)
+    )
+      return;
     this.store.updateStatus({ ...fresh, metadata: { ...fresh.metadata, resourceVersion: undefined }, status });
   }
 }
@@ -329,7 +392,8 @@ function isPodUpdated(pod: KubeObject, hash: string, ds: KubeObject): boolean {
 /** util.GetTargetNodeName: spec.nodeName once bound, else the node its affinity names. */
 function targetNode(pod: KubeObject): string | undefined {
   if (pod.spec?.nodeName) return pod.spec.nodeName;
-  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  const terms =
+    pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
   for (const term of terms as { matchFields?: { key: string; values?: string[] }[] }[]) {
     const field = term.matchFields?.find((candidate) => candidate.key === 'metadata.name');
     if (field?.values?.length === 1) return field.values[0];

@@ -1,6 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../types.js';
-import { condition, deployment, eventsFor, getDeployment, podsOf, replicaSetsOf, startSim, updateTemplate, waitFor, type Sim } from './harness.js';
+import {
+  condition,
+  deployment,
+  eventsFor,
+  getDeployment,
+  podsOf,
+  replicaSetsOf,
+  startSim,
+  updateTemplate,
+  waitFor,
+  type Sim,
+} from './harness.js';
 
 let sim: Sim | undefined;
 afterEach(() => sim?.stop());
@@ -24,7 +35,9 @@ describe('deployment controller', () => {
     sim = startSim();
     const { store } = sim;
     const created = store.create(deployment('web', { replicas: 2 }));
-    const done = await waitFor('rollout complete', () => (isComplete(getDeployment(store, 'web')) ? getDeployment(store, 'web') : undefined));
+    const done = await waitFor('rollout complete', () =>
+      isComplete(getDeployment(store, 'web')) ? getDeployment(store, 'web') : undefined,
+    );
 
     expect(revisionOf(done)).toBe('1');
     const [rs] = replicaSetsOf(store, created);
@@ -34,15 +47,29 @@ describe('deployment controller', () => {
     expect(rs!.spec.selector.matchLabels).toEqual({ app: 'web', 'pod-template-hash': hash });
     expect(rs!.spec.template.metadata.labels['pod-template-hash']).toBe(hash);
     expect(rs!.metadata.ownerReferences).toEqual([
-      { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: 'web',
+        uid: created.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     expect(rs!.metadata.annotations).toMatchObject({
       'deployment.kubernetes.io/revision': '1',
       'deployment.kubernetes.io/desired-replicas': '2',
       'deployment.kubernetes.io/max-replicas': '3',
     });
-    expect(condition(done, 'Available')).toMatchObject({ status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' });
-    expect(condition(done, 'Progressing')).toMatchObject({ status: 'True', message: `ReplicaSet "${rs!.metadata.name}" has successfully progressed.` });
+    expect(condition(done, 'Available')).toMatchObject({
+      status: 'True',
+      reason: 'MinimumReplicasAvailable',
+      message: 'Deployment has minimum availability.',
+    });
+    expect(condition(done, 'Progressing')).toMatchObject({
+      status: 'True',
+      message: `ReplicaSet "${rs!.metadata.name}" has successfully progressed.`,
+    });
     expect(done!.status).toMatchObject({ readyReplicas: 2 });
     expect(done!.status.unavailableReplicas).toBeUndefined();
 
@@ -60,11 +87,19 @@ describe('deployment controller', () => {
   it('creates revision 2 for a new image and scales the old ReplicaSet to 0 within maxSurge', async () => {
     sim = startSim();
     const { store } = sim;
-    const created = store.create(deployment('web', { replicas: 4, spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } }));
+    const created = store.create(
+      deployment('web', {
+        replicas: 4,
+        spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
+      }),
+    );
     await waitFor('first rollout', () => isComplete(getDeployment(store, 'web')));
     let maxTotal = 0;
     const unsubscribe = store.subscribe(() => {
-      maxTotal = Math.max(maxTotal, replicaSetsOf(store, created).reduce((sum, rs) => sum + (rs.spec.replicas ?? 0), 0));
+      maxTotal = Math.max(
+        maxTotal,
+        replicaSetsOf(store, created).reduce((sum, rs) => sum + (rs.spec.replicas ?? 0), 0),
+      );
     });
     updateTemplate(store, 'web', (d) => (d.spec.template.spec.containers[0].image = 'nginx:1.26'));
     const done = await waitFor('second rollout', () => {
@@ -82,7 +117,9 @@ describe('deployment controller', () => {
     expect(oldRS.spec.replicas).toBe(0);
     expect(maxTotal).toBe(5); // replicas + maxSurge, never more
     expect(done!.metadata.generation).toBe(2);
-    const scaling = eventsFor(store, 'web').filter((e) => e.reason === 'ScalingReplicaSet').map((e) => e.message);
+    const scaling = eventsFor(store, 'web')
+      .filter((e) => e.reason === 'ScalingReplicaSet')
+      .map((e) => e.message);
     expect(scaling).toContain(`Scaled up replica set ${newRS.metadata.name} from 0 to 1`);
     expect(scaling).toContain(`Scaled down replica set ${oldRS.metadata.name} from 4 to 3`);
   });
@@ -94,7 +131,10 @@ describe('deployment controller', () => {
     await waitFor('revision 1', () => isComplete(getDeployment(store, 'web')));
     const firstRS = replicaSetsOf(store, created)[0]!;
     updateTemplate(store, 'web', (d) => (d.spec.template.spec.containers[0].image = 'nginx:1.26'));
-    await waitFor('revision 2', () => isComplete(getDeployment(store, 'web')) && revisionOf(getDeployment(store, 'web')) === '2');
+    await waitFor(
+      'revision 2',
+      () => isComplete(getDeployment(store, 'web')) && revisionOf(getDeployment(store, 'web')) === '2',
+    );
 
     // What `kubectl rollout undo` sends: the old template as a Go object, with empty fields.
     updateTemplate(store, 'web', (d) => {
@@ -120,7 +160,12 @@ describe('deployment controller', () => {
     sim = startSim();
     const { store } = sim;
     const created = store.create(
-      deployment('web', { annotations: { 'kubernetes.io/change-cause': 'first', 'kubectl.kubernetes.io/last-applied-configuration': '{}' } }),
+      deployment('web', {
+        annotations: {
+          'kubernetes.io/change-cause': 'first',
+          'kubectl.kubernetes.io/last-applied-configuration': '{}',
+        },
+      }),
     );
     const rs = await waitFor('rs', () => replicaSetsOf(store, created)[0]);
     expect(rs.metadata.annotations!['kubernetes.io/change-cause']).toBe('first');
@@ -153,10 +198,16 @@ describe('deployment controller', () => {
       d.spec.paused = true;
       d.spec.template.spec.containers[0].image = 'nginx:1.26';
     });
-    await waitFor('paused condition', () => condition(getDeployment(store, 'web'), 'Progressing')?.reason === 'DeploymentPaused');
+    await waitFor(
+      'paused condition',
+      () => condition(getDeployment(store, 'web'), 'Progressing')?.reason === 'DeploymentPaused',
+    );
     expect(replicaSetsOf(store, created)).toHaveLength(1);
     updateTemplate(store, 'web', (d) => (d.spec.paused = false));
-    await waitFor('resumed rollout', () => isComplete(getDeployment(store, 'web')) && revisionOf(getDeployment(store, 'web')) === '2');
+    await waitFor(
+      'resumed rollout',
+      () => isComplete(getDeployment(store, 'web')) && revisionOf(getDeployment(store, 'web')) === '2',
+    );
     expect(replicaSetsOf(store, created)).toHaveLength(2);
   });
 
@@ -167,11 +218,16 @@ describe('deployment controller', () => {
     await waitFor('rollout', () => isComplete(getDeployment(store, 'web')));
     let overlap = false;
     const unsubscribe = store.subscribe(() => {
-      const active = replicaSetsOf(store, created).filter((rs) => (rs.status?.replicas ?? 0) > 0 || rs.spec.replicas > 0);
+      const active = replicaSetsOf(store, created).filter(
+        (rs) => (rs.status?.replicas ?? 0) > 0 || rs.spec.replicas > 0,
+      );
       if (active.length > 1) overlap = true;
     });
     updateTemplate(store, 'web', (d) => (d.spec.template.spec.containers[0].image = 'nginx:1.26'));
-    await waitFor('recreated', () => isComplete(getDeployment(store, 'web')) && revisionOf(getDeployment(store, 'web')) === '2');
+    await waitFor(
+      'recreated',
+      () => isComplete(getDeployment(store, 'web')) && revisionOf(getDeployment(store, 'web')) === '2',
+    );
     unsubscribe();
     expect(overlap).toBe(false);
   });
@@ -182,7 +238,10 @@ describe('deployment controller', () => {
     const created = store.create(deployment('web', { replicas: 1, spec: { revisionHistoryLimit: 1 } }));
     for (const [index, image] of ['nginx:1.25', 'nginx:1.26', 'nginx:1.27'].entries()) {
       if (index > 0) updateTemplate(store, 'web', (d) => (d.spec.template.spec.containers[0].image = image));
-      await waitFor(`revision ${index + 1}`, () => isComplete(getDeployment(store, 'web')) && revisionOf(getDeployment(store, 'web')) === String(index + 1));
+      await waitFor(
+        `revision ${index + 1}`,
+        () => isComplete(getDeployment(store, 'web')) && revisionOf(getDeployment(store, 'web')) === String(index + 1),
+      );
     }
     const revisions = await waitFor('cleanup', () => {
       const sets = replicaSetsOf(store, created);
@@ -199,7 +258,9 @@ describe('deployment controller', () => {
     updateTemplate(store, 'web', (d) => (d.spec.replicas = 5));
     await waitFor('scaled', () => isComplete(getDeployment(store, 'web')));
     expect(replicaSetsOf(store, created)[0]!.spec.replicas).toBe(5);
-    expect(eventsFor(store, 'web').map((e) => e.message)).toContain(`Scaled up replica set ${replicaSetsOf(store, created)[0]!.metadata.name} from 2 to 5`);
+    expect(eventsFor(store, 'web').map((e) => e.message)).toContain(
+      `Scaled up replica set ${replicaSetsOf(store, created)[0]!.metadata.name} from 2 to 5`,
+    );
   });
 
   it('terminates scaled-down pods gracefully: deletionTimestamp, Killing, then gone', async () => {
@@ -215,7 +276,9 @@ describe('deployment controller', () => {
     const pod = await waitFor('a Terminating pod', () => terminating[0]);
     expect(pod.metadata.deletionGracePeriodSeconds).toBe(30);
     await waitFor('gone', () => !store.get('Pod', 'default', pod.metadata.name));
-    expect(eventsFor(store, pod.metadata.name).map((e) => `${e.reason}: ${e.message}`)).toContain('Killing: Stopping container app');
+    expect(eventsFor(store, pod.metadata.name).map((e) => `${e.reason}: ${e.message}`)).toContain(
+      'Killing: Stopping container app',
+    );
     // deletionTimestamp is "now + grace period" at the deletion: compare it with the Killing Event the
     // kubelet wrote as it saw the deletion (same instant, both second precision), not with when this
     // test looked. Killing comes no earlier than the deletion, so at most 30 s apart; a deletionTimestamp

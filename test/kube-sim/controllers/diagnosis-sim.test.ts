@@ -3,14 +3,24 @@
 // sources named in ../README.md and in test/fixtures/README.md.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../types.js';
-import { condition, containerStatus, deployment, eventsFor, firstSeen, startSim, waitFor, type Sim } from './harness.js';
+import {
+  condition,
+  containerStatus,
+  deployment,
+  eventsFor,
+  firstSeen,
+  startSim,
+  waitFor,
+  type Sim,
+} from './harness.js';
 
 let sim: Sim | undefined;
 afterEach(() => sim?.stop());
 
 const pods = (app: string) => sim!.store.list('Pod', 'default', `app=${app}`);
 const onlyPod = (app: string): KubeObject | undefined => pods(app)[0];
-const eventLines = (pod: KubeObject) => eventsFor(sim!.store, pod.metadata.name).map((event) => `${event.type} ${event.reason}: ${event.message}`);
+const eventLines = (pod: KubeObject) =>
+  eventsFor(sim!.store, pod.metadata.name).map((event) => `${event.type} ${event.reason}: ${event.message}`);
 
 describe('kubelet version', () => {
   it('≤1.31 says only `Back-off pulling image "x"`; the pull error is in the Failed event', async () => {
@@ -21,7 +31,11 @@ describe('kubelet version', () => {
       return found?.state.waiting?.reason === 'ImagePullBackOff' && found;
     });
     expect(status.state.waiting.message).toBe('Back-off pulling image "nginx:1.25"');
-    expect(eventLines(onlyPod('web')!).some((line) => /^Warning Failed: Failed to pull image "nginx:1\.25": .*429 Too Many Requests/.test(line))).toBe(true);
+    expect(
+      eventLines(onlyPod('web')!).some((line) =>
+        /^Warning Failed: Failed to pull image "nginx:1\.25": .*429 Too Many Requests/.test(line),
+      ),
+    ).toBe(true);
     expect(sim.store.get('Node', '', 'node-1')?.status.nodeInfo.kubeletVersion).toBe('v1.31.0');
   });
 
@@ -32,7 +46,9 @@ describe('kubelet version', () => {
       const found = containerStatus(onlyPod('web'));
       return found?.state.waiting?.reason === 'ImagePullBackOff' && found;
     });
-    expect(status.state.waiting.message).toMatch(/^Back-off pulling image "nginx:9\.99": ErrImagePull: failed to pull and unpack image/);
+    expect(status.state.waiting.message).toMatch(
+      /^Back-off pulling image "nginx:9\.99": ErrImagePull: failed to pull and unpack image/,
+    );
   });
 });
 
@@ -55,8 +71,17 @@ describe('postStart hook failures', () => {
       `Exec lifecycle hook ([/bin/sh -c /app/warm-cache]) for Container "app" in Pod "${pod.metadata.name}_default(${pod.metadata.uid})" failed - error: command '/bin/sh -c /app/warm-cache' exited with 1: cache server unreachable, message: "cache server unreachable"`,
     );
     expect(status.lastState.terminated).toMatchObject({ exitCode: 137, reason: 'Error' });
-    expect(eventLines(pod)).toEqual(expect.arrayContaining(['Warning FailedPostStartHook: PostStartHook failed', 'Normal Killing: FailedPostStartHook']));
-    await firstSeen(sim.store, 'CrashLoopBackOff', () => containerStatus(onlyPod('web'))?.state.waiting?.reason === 'CrashLoopBackOff');
+    expect(eventLines(pod)).toEqual(
+      expect.arrayContaining([
+        'Warning FailedPostStartHook: PostStartHook failed',
+        'Normal Killing: FailedPostStartHook',
+      ]),
+    );
+    await firstSeen(
+      sim.store,
+      'CrashLoopBackOff',
+      () => containerStatus(onlyPod('web'))?.state.waiting?.reason === 'CrashLoopBackOff',
+    );
   });
 });
 
@@ -75,16 +100,29 @@ describe('evictions', () => {
       return found.length >= 2 ? found : undefined;
     });
     const [first] = evicted;
-    expect(first!.status).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Container app exceeded its local ephemeral storage limit "1Gi". ' });
+    expect(first!.status).toMatchObject({
+      phase: 'Failed',
+      reason: 'Evicted',
+      message: 'Container app exceeded its local ephemeral storage limit "1Gi". ',
+    });
     expect(condition(first, 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet' });
-    expect(eventLines(first!)).toEqual(expect.arrayContaining(['Warning Evicted: Container app exceeded its local ephemeral storage limit "1Gi". ', 'Normal Killing: Stopping container app']));
+    expect(eventLines(first!)).toEqual(
+      expect.arrayContaining([
+        'Warning Evicted: Container app exceeded its local ephemeral storage limit "1Gi". ',
+        'Normal Killing: Stopping container app',
+      ]),
+    );
     expect(containerStatus(first)?.state.terminated).toMatchObject({ exitCode: 137 });
   });
 
   it('leaves a container within its limit alone', async () => {
     sim = startSim();
     sim.store.create(
-      deployment('web', { replicas: 1, container: { resources: { limits: { 'ephemeral-storage': '4Gi' } } }, podAnnotations: { 'sim.kguard.dev/ephemeral-storage-usage': '2Gi' } }),
+      deployment('web', {
+        replicas: 1,
+        container: { resources: { limits: { 'ephemeral-storage': '4Gi' } } },
+        podAnnotations: { 'sim.kguard.dev/ephemeral-storage-usage': '2Gi' },
+      }),
     );
     await waitFor('ready', () => condition(onlyPod('web'), 'Ready')?.status === 'True');
     await new Promise((resolve) => setTimeout(resolve, 200)); // 20 simulated seconds: past a monitoring tick
@@ -96,7 +134,10 @@ describe('sidecars (restartable init containers)', () => {
   it('starts the app once the sidecar runs, keeps the sidecar running, and counts its readiness', async () => {
     sim = startSim();
     sim.store.create(
-      deployment('web', { replicas: 1, podSpec: { initContainers: [{ name: 'proxy', image: 'envoyproxy/envoy:v1.31.0', restartPolicy: 'Always' }] } }),
+      deployment('web', {
+        replicas: 1,
+        podSpec: { initContainers: [{ name: 'proxy', image: 'envoyproxy/envoy:v1.31.0', restartPolicy: 'Always' }] },
+      }),
     );
     const pod = await waitFor('ready', () => {
       const found = onlyPod('web');
@@ -114,7 +155,10 @@ describe('sidecars (restartable init containers)', () => {
       deployment('web', {
         replicas: 1,
         podSpec: { initContainers: [{ name: 'proxy', image: 'envoyproxy/envoy:v1.31.0', restartPolicy: 'Always' }] },
-        podAnnotations: { 'sim.kguard.dev/exit-code.proxy': '1', 'sim.kguard.dev/stdout.proxy': 'config error: no listeners\n' },
+        podAnnotations: {
+          'sim.kguard.dev/exit-code.proxy': '1',
+          'sim.kguard.dev/stdout.proxy': 'config error: no listeners\n',
+        },
       }),
     );
     const pod = await firstSeen(sim.store, 'sidecar back-off', () => {
@@ -122,7 +166,10 @@ describe('sidecars (restartable init containers)', () => {
       const proxy = (found?.status?.initContainerStatuses as Record<string, any>[] | undefined)?.[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
       return proxy?.state.waiting?.reason === 'CrashLoopBackOff' ? found : undefined;
     });
-    expect(condition(pod, 'Ready')).toMatchObject({ status: 'False', message: 'containers with unready status: [proxy]' });
+    expect(condition(pod, 'Ready')).toMatchObject({
+      status: 'False',
+      message: 'containers with unready status: [proxy]',
+    });
     expect(pod.metadata.annotations?.['sim.kguard.dev/logs.proxy']).toBe('config error: no listeners\n');
   });
 });
@@ -130,15 +177,24 @@ describe('sidecars (restartable init containers)', () => {
 describe('readiness gates', () => {
   it('keeps a pod unready until another controller sets the gate condition True', async () => {
     sim = startSim();
-    sim.store.create(deployment('web', { replicas: 1, podSpec: { readinessGates: [{ conditionType: 'example.com/lb-ready' }] } }));
+    sim.store.create(
+      deployment('web', { replicas: 1, podSpec: { readinessGates: [{ conditionType: 'example.com/lb-ready' }] } }),
+    );
     const pod = await waitFor('gate not ready', () => {
       const found = onlyPod('web');
       return condition(found, 'Ready')?.reason === 'ReadinessGatesNotReady' ? found : undefined;
     });
-    expect(condition(pod, 'Ready')?.message).toBe('corresponding condition of pod readiness gate "example.com/lb-ready" does not exist.');
+    expect(condition(pod, 'Ready')?.message).toBe(
+      'corresponding condition of pod readiness gate "example.com/lb-ready" does not exist.',
+    );
     expect(condition(pod, 'ContainersReady')?.status).toBe('True');
     const fresh = onlyPod('web')!;
-    fresh.status.conditions.push({ type: 'example.com/lb-ready', status: 'True', lastProbeTime: null, lastTransitionTime: sim.clock.nowIso() });
+    fresh.status.conditions.push({
+      type: 'example.com/lb-ready',
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: sim.clock.nowIso(),
+    });
     delete fresh.metadata.resourceVersion;
     sim.store.updateStatus(fresh);
     await waitFor('ready', () => condition(onlyPod('web'), 'Ready')?.status === 'True');
@@ -147,7 +203,12 @@ describe('readiness gates', () => {
 
 describe('scheduler taints', () => {
   it('keeps pods off tainted nodes with the tainttoleration message, and lets a toleration through', async () => {
-    sim = startSim({ nodes: [{ name: 'gpu-1', taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }, { name: 'gpu-2', taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }] });
+    sim = startSim({
+      nodes: [
+        { name: 'gpu-1', taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] },
+        { name: 'gpu-2', taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] },
+      ],
+    });
     sim.store.create(deployment('web', { replicas: 1 }));
     const pod = await waitFor('unschedulable', () => {
       const found = onlyPod('web');
@@ -156,8 +217,15 @@ describe('scheduler taints', () => {
     expect(condition(pod, 'PodScheduled')?.message).toBe(
       '0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
     );
-    expect(sim.store.get('Node', '', 'gpu-1')?.spec.taints).toEqual([{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]);
-    sim.store.create(deployment('tolerant', { replicas: 1, podSpec: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] } }));
+    expect(sim.store.get('Node', '', 'gpu-1')?.spec.taints).toEqual([
+      { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
+    ]);
+    sim.store.create(
+      deployment('tolerant', {
+        replicas: 1,
+        podSpec: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] },
+      }),
+    );
     await waitFor('scheduled', () => onlyPod('tolerant')?.spec.nodeName);
   });
 });

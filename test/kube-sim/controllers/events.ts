@@ -31,53 +31,94 @@ export class EventRecorder {
   ) {}
 
   /** core/v1 Event, aggregated on repeats (kubelet, deployment-controller, replicaset-controller). */
-  record(involved: KubeObject, source: EventSource, type: EventType, reason: string, message: string, fieldPath?: string): void {
+  record(
+    involved: KubeObject,
+    source: EventSource,
+    type: EventType,
+    reason: string,
+    message: string,
+    fieldPath?: string,
+  ): void {
     const involvedObject = referenceTo(involved, fieldPath);
     const namespace = involved.metadata.namespace ?? 'default';
-    const key = JSON.stringify([source.component, source.host ?? '', involvedObject.kind, namespace, involvedObject.name, involvedObject.uid, fieldPath ?? '', type, reason, message]);
-    const now = this.clock.nowIso();
-    this.aggregate(key, involved, (existing) => {
-      existing.count = Number(existing.count ?? 1) + 1;
-      existing.lastTimestamp = now;
-    }, {
-      involvedObject,
+    const key = JSON.stringify([
+      source.component,
+      source.host ?? '',
+      involvedObject.kind,
+      namespace,
+      involvedObject.name,
+      involvedObject.uid,
+      fieldPath ?? '',
+      type,
       reason,
       message,
-      source: source.host ? { component: source.component, host: source.host } : { component: source.component },
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
-      type,
-      eventTime: null,
-      reportingComponent: source.component,
-      reportingInstance: source.host ?? '',
-    });
+    ]);
+    const now = this.clock.nowIso();
+    this.aggregate(
+      key,
+      involved,
+      (existing) => {
+        existing.count = Number(existing.count ?? 1) + 1;
+        existing.lastTimestamp = now;
+      },
+      {
+        involvedObject,
+        reason,
+        message,
+        source: source.host ? { component: source.component, host: source.host } : { component: source.component },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+        type,
+        eventTime: null,
+        reportingComponent: source.component,
+        reportingInstance: source.host ?? '',
+      },
+    );
   }
 
   /** events.k8s.io/v1 Event as core/v1 shows it (the scheduler). Repeats become a `series`. */
-  recordSeries(involved: KubeObject, reportingComponent: string, reportingInstance: string, action: string, type: EventType, reason: string, message: string): void {
+  recordSeries(
+    involved: KubeObject,
+    reportingComponent: string,
+    reportingInstance: string,
+    action: string,
+    type: EventType,
+    reason: string,
+    message: string,
+  ): void {
     const involvedObject = referenceTo(involved);
     const key = JSON.stringify([reportingComponent, involvedObject.uid, action, type, reason, message]);
-    this.aggregate(key, involved, (existing) => {
-      const previous = existing.series as { count?: number } | undefined;
-      existing.series = { count: (previous?.count ?? 1) + 1, lastObservedTime: microTime(this.clock.now()) };
-    }, {
-      involvedObject,
-      reason,
-      message,
-      source: {},
-      firstTimestamp: null,
-      lastTimestamp: null,
-      eventTime: microTime(this.clock.now()),
-      action,
-      type,
-      reportingComponent,
-      reportingInstance,
-    });
+    this.aggregate(
+      key,
+      involved,
+      (existing) => {
+        const previous = existing.series as { count?: number } | undefined;
+        existing.series = { count: (previous?.count ?? 1) + 1, lastObservedTime: microTime(this.clock.now()) };
+      },
+      {
+        involvedObject,
+        reason,
+        message,
+        source: {},
+        firstTimestamp: null,
+        lastTimestamp: null,
+        eventTime: microTime(this.clock.now()),
+        action,
+        type,
+        reportingComponent,
+        reportingInstance,
+      },
+    );
   }
 
   /** A repeat of an Event already recorded under `key` updates it; a new one is created. */
-  private aggregate(key: string, involved: KubeObject, repeat: (existing: KubeObject) => void, fields: Record<string, unknown>): void {
+  private aggregate(
+    key: string,
+    involved: KubeObject,
+    repeat: (existing: KubeObject) => void,
+    fields: Record<string, unknown>,
+  ): void {
     const namespace = involved.metadata.namespace ?? 'default';
     const existingName = this.recorded.get(key);
     const existing = existingName ? this.store.get('Event', namespace, existingName) : undefined;

@@ -27,13 +27,16 @@ export class FinalizerControllers {
     private readonly writers: FinalizerWriter[],
   ) {
     this.writer = new ApiWriter(store, clock);
-    this.queues = writers.map((writer) => new WorkQueue(clock, 0, (key) => this.sync(writer, key), `finalizer ${writer.finalizer}`));
+    this.queues = writers.map(
+      (writer) => new WorkQueue(clock, 0, (key) => this.sync(writer, key), `finalizer ${writer.finalizer}`),
+    );
   }
 
   start(): void {
     if (this.writers.length === 0) return;
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const writer of this.writers) for (const obj of this.store.list(writer.kind)) this.onEvent({ type: 'ADDED', object: obj, resourceVersion: 0 });
+    for (const writer of this.writers)
+      for (const obj of this.store.list(writer.kind)) this.onEvent({ type: 'ADDED', object: obj, resourceVersion: 0 });
   }
 
   stop(): void {
@@ -49,7 +52,8 @@ export class FinalizerControllers {
       const wanted = wants(writer, object);
       const key = `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
       if (wanted && !has) this.queues[index]!.add(key, writer.addAfterMs ?? 500);
-      else if (!wanted && has && (writer.removeAfterMs ?? 1000) >= 0) this.queues[index]!.add(key, writer.removeAfterMs ?? 1000);
+      else if (!wanted && has && (writer.removeAfterMs ?? 1000) >= 0)
+        this.queues[index]!.add(key, writer.removeAfterMs ?? 1000);
     });
   }
 
@@ -61,7 +65,9 @@ export class FinalizerControllers {
     const has = finalizers.includes(writer.finalizer);
     const wanted = wants(writer, obj);
     if (wanted === has) return;
-    obj.metadata.finalizers = wanted ? [...finalizers, writer.finalizer] : finalizers.filter((finalizer) => finalizer !== writer.finalizer);
+    obj.metadata.finalizers = wanted
+      ? [...finalizers, writer.finalizer]
+      : finalizers.filter((finalizer) => finalizer !== writer.finalizer);
     if (obj.metadata.finalizers.length === 0) delete obj.metadata.finalizers;
     this.writer.update(writer.manager ?? DEFAULT_MANAGER, obj);
   }
@@ -74,5 +80,11 @@ function wants(writer: FinalizerWriter, obj: KubeObject): boolean {
 }
 
 function valueAt(obj: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((current, part) => (current && typeof current === 'object' ? (current as Record<string, unknown>)[part] : undefined), obj);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (current, part) =>
+        current && typeof current === 'object' ? (current as Record<string, unknown>)[part] : undefined,
+      obj,
+    );
 }

@@ -45,7 +45,17 @@ export function deployment(name: string, options: DeploymentOptions = {}): KubeO
   const labels = { app: name };
   const template: KubeObject['spec'] = {
     metadata: { labels, ...(options.podAnnotations ? { annotations: options.podAnnotations } : {}) },
-    spec: { containers: [{ name: 'app', image: options.image ?? 'nginx:1.25', ports: [{ containerPort: 80 }], ...(options.container ?? {}) }], ...(options.podSpec ?? {}) },
+    spec: {
+      containers: [
+        {
+          name: 'app',
+          image: options.image ?? 'nginx:1.25',
+          ports: [{ containerPort: 80 }],
+          ...(options.container ?? {}),
+        },
+      ],
+      ...(options.podSpec ?? {}),
+    },
   };
   return {
     apiVersion: 'apps/v1',
@@ -56,7 +66,11 @@ export function deployment(name: string, options: DeploymentOptions = {}): KubeO
 }
 
 /** Polls `probe` until it returns a truthy value; fails with `what` and the last seen value after `timeoutMs` (wall). */
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | null, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | false | null,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
@@ -73,7 +87,12 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | fals
  * CrashLoopBackOff): a timer-based poll can miss those when the machine is loaded, because at time
  * scale 100 every 10 ms of delay is a simulated second.
  */
-export function firstSeen<T>(store: Store, what: string, probe: () => T | undefined | false | null, timeoutMs = 10_000): Promise<T> {
+export function firstSeen<T>(
+  store: Store,
+  what: string,
+  probe: () => T | undefined | false | null,
+  timeoutMs = 10_000,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let done = false;
     const finish = (settle: () => void) => {
@@ -99,7 +118,11 @@ export function firstSeen<T>(store: Store, what: string, probe: () => T | undefi
 
 /** Waits (polling, wall time bounded by `timeoutMs`) until the simulated clock reads at least `simulatedMs`. */
 export async function untilSimTime(clock: SimClock, simulatedMs: number, timeoutMs = 10_000): Promise<void> {
-  await waitFor(`simulated time ${new Date(simulatedMs).toISOString()}`, () => clock.now().getTime() >= simulatedMs, timeoutMs);
+  await waitFor(
+    `simulated time ${new Date(simulatedMs).toISOString()}`,
+    () => clock.now().getTime() >= simulatedMs,
+    timeoutMs,
+  );
 }
 
 export function condition(obj: KubeObject | undefined, type: string): Record<string, string> | undefined {
@@ -107,18 +130,23 @@ export function condition(obj: KubeObject | undefined, type: string): Record<str
 }
 
 export function replicaSetsOf(store: Store, d: KubeObject): KubeObject[] {
-  return store.list('ReplicaSet', d.metadata.namespace).filter((rs) => rs.metadata.ownerReferences?.some((ref) => ref.uid === d.metadata.uid));
+  return store
+    .list('ReplicaSet', d.metadata.namespace)
+    .filter((rs) => rs.metadata.ownerReferences?.some((ref) => ref.uid === d.metadata.uid));
 }
 
 export function podsOf(store: Store, rs: KubeObject): KubeObject[] {
-  return store.list('Pod', rs.metadata.namespace).filter((pod) => pod.metadata.ownerReferences?.some((ref) => ref.uid === rs.metadata.uid));
+  return store
+    .list('Pod', rs.metadata.namespace)
+    .filter((pod) => pod.metadata.ownerReferences?.some((ref) => ref.uid === rs.metadata.uid));
 }
 
 export function eventsFor(store: Store, name: string): KubeObject[] {
   return store.list('Event').filter((event) => (event.involvedObject as { name: string }).name === name);
 }
 
-export function containerStatus(pod: KubeObject | undefined, name = 'app'): Record<string, any> | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function containerStatus(pod: KubeObject | undefined, name = 'app'): Record<string, any> | undefined {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   return (pod?.status?.containerStatuses as Record<string, any>[] | undefined)?.find((s) => s.name === name); // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 

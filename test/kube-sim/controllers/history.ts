@@ -19,7 +19,12 @@ export function templatePatch(template: unknown): Record<string, unknown> {
 
 /** The template a revision holds (ApplyRevision reads it back). */
 export function templateOf(revision: KubeObject): Record<string, unknown> {
-  const template = { ...(((revision['data'] as { spec?: { template?: object } } | undefined)?.spec?.template ?? {}) as Record<string, unknown>) };
+  const template = {
+    ...(((revision['data'] as { spec?: { template?: object } } | undefined)?.spec?.template ?? {}) as Record<
+      string,
+      unknown
+    >),
+  };
   delete template.$patch;
   return template;
 }
@@ -44,7 +49,9 @@ export function revisionName(prefix: string, hash: string): string {
 export function revisionsOf(store: Store, owner: KubeObject): KubeObject[] {
   return store
     .list('ControllerRevision', owner.metadata.namespace)
-    .filter((revision) => revision.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === owner.metadata.uid))
+    .filter((revision) =>
+      revision.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === owner.metadata.uid),
+    )
     .sort(byRevision);
 }
 
@@ -71,7 +78,16 @@ export function newControllerRevision(
       name: revisionName(parent.metadata.name, hash),
       namespace: parent.metadata.namespace,
       labels: { ...templateLabels, [REVISION_DATA_HASH_LABEL]: hash },
-      ownerReferences: [{ apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name, uid: parent.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: parent.apiVersion,
+          kind: parent.kind,
+          name: parent.metadata.name,
+          uid: parent.metadata.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     data,
     revision,
@@ -108,7 +124,11 @@ export function createControllerRevision(
       return { revision: store.create(candidate), collisionCount: count };
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 409) throw error;
-      const existing = store.get('ControllerRevision', candidate.metadata.namespace ?? 'default', candidate.metadata.name);
+      const existing = store.get(
+        'ControllerRevision',
+        candidate.metadata.namespace ?? 'default',
+        candidate.metadata.name,
+      );
       if (existing && equalRevision(existing, candidate)) return { revision: existing, collisionCount: count };
     }
   }

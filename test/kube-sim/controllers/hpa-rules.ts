@@ -39,7 +39,9 @@ export function describeMetric(metrics: MetricSpec[] | undefined): string {
     case 'ContainerResource':
       return `${metric.containerResource?.name ?? ''} container resource utilization (percentage of request)`;
     default:
-      return metric.resource?.target?.type === 'AverageValue' ? `${metric.resource?.name ?? ''} resource` : `${metric.resource?.name ?? 'cpu'} resource utilization (percentage of request)`;
+      return metric.resource?.target?.type === 'AverageValue'
+        ? `${metric.resource?.name ?? ''} resource`
+        : `${metric.resource?.name ?? 'cpu'} resource utilization (percentage of request)`;
   }
 }
 
@@ -47,7 +49,13 @@ export function describeMetric(metrics: MetricSpec[] | undefined): string {
  * The default behavior: scale up by at most max(100 %, 4 pods) a period (ScaleUpLimit), scale down
  * to no less than the highest recommendation of the last 300 s, then min/max.
  */
-export function limitedBy(proposal: number, current: number, min: number, max: number, history: Recommendation[]): Limited {
+export function limitedBy(
+  proposal: number,
+  current: number,
+  min: number,
+  max: number,
+  history: Recommendation[],
+): Limited {
   let replicas = proposal;
   let stabilized = false;
   if (replicas < current) {
@@ -60,10 +68,43 @@ export function limitedBy(proposal: number, current: number, min: number, max: n
   // convertDesiredReplicasWithBehaviorRate: the lower of max and the rate limit is what limits.
   const scaleUpLimit = Math.max(2 * current, current + 4);
   if (replicas > current && replicas > Math.min(max, scaleUpLimit)) {
-    if (max > scaleUpLimit) return { replicas: scaleUpLimit, limited: true, reason: 'ScaleUpLimit', message: 'the desired replica count is increasing faster than the maximum scale rate', stabilized };
-    return { replicas: max, limited: true, reason: 'TooManyReplicas', message: 'the desired replica count is more than the maximum replica count', stabilized };
+    if (max > scaleUpLimit)
+      return {
+        replicas: scaleUpLimit,
+        limited: true,
+        reason: 'ScaleUpLimit',
+        message: 'the desired replica count is increasing faster than the maximum scale rate',
+        stabilized,
+      };
+    return {
+      replicas: max,
+      limited: true,
+      reason: 'TooManyReplicas',
+      message: 'the desired replica count is more than the maximum replica count',
+      stabilized,
+    };
   }
-  if (replicas > max) return { replicas: max, limited: true, reason: 'TooManyReplicas', message: 'the desired replica count is more than the maximum replica count', stabilized };
-  if (replicas < min) return { replicas: min, limited: true, reason: 'TooFewReplicas', message: 'the desired replica count is less than the minimum replica count', stabilized };
-  return { replicas, limited: false, reason: 'DesiredWithinRange', message: 'the desired count is within the acceptable range', stabilized };
+  if (replicas > max)
+    return {
+      replicas: max,
+      limited: true,
+      reason: 'TooManyReplicas',
+      message: 'the desired replica count is more than the maximum replica count',
+      stabilized,
+    };
+  if (replicas < min)
+    return {
+      replicas: min,
+      limited: true,
+      reason: 'TooFewReplicas',
+      message: 'the desired replica count is less than the minimum replica count',
+      stabilized,
+    };
+  return {
+    replicas,
+    limited: false,
+    reason: 'DesiredWithinRange',
+    message: 'the desired count is within the acceptable range',
+    stabilized,
+  };
 }

@@ -51,12 +51,18 @@ export class HorizontalPodAutoscalerController {
     private readonly scenario: Scenario,
   ) {
     this.writer = new ApiWriter(store, clock);
-    this.queue = new WorkQueue(clock, scenario.timing.controllerStepMs, (key) => this.sync(key), 'horizontal-pod-autoscaler');
+    this.queue = new WorkQueue(
+      clock,
+      scenario.timing.controllerStepMs,
+      (key) => this.sync(key),
+      'horizontal-pod-autoscaler',
+    );
   }
 
   start(): void {
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const hpa of this.store.list('HorizontalPodAutoscaler')) this.queue.add(namespacedKey(hpa.metadata.namespace, hpa.metadata.name));
+    for (const hpa of this.store.list('HorizontalPodAutoscaler'))
+      this.queue.add(namespacedKey(hpa.metadata.namespace, hpa.metadata.name));
   }
 
   stop(): void {
@@ -78,7 +84,9 @@ export class HorizontalPodAutoscalerController {
     // The resync: every HPA again after the sync period, whatever happened.
     this.queue.add(key, this.scenario.crowd.autoscaling.syncPeriodMs);
     const reference = hpa.spec?.scaleTargetRef ?? {};
-    const target = SCALABLE_KINDS.has(reference.kind) ? this.store.get(reference.kind, namespace, reference.name) : undefined;
+    const target = SCALABLE_KINDS.has(reference.kind)
+      ? this.store.get(reference.kind, namespace, reference.name)
+      : undefined;
     if (!target) return this.failedGetScale(hpa, reference);
     this.reconcile(hpa, target);
   }
@@ -94,35 +102,73 @@ export class HorizontalPodAutoscalerController {
     let reason = '';
     if (current === 0 && min !== 0) {
       desired = 0;
-      conditions.push(this.condition('ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', hpa));
+      conditions.push(
+        this.condition(
+          'ScalingActive',
+          'False',
+          'ScalingDisabled',
+          'scaling is disabled since the replica count of the target is zero',
+          hpa,
+        ),
+      );
     } else if (current > max) {
       [desired, reason] = [max, 'Current number of replicas above Spec.MaxReplicas'];
     } else if (current < min) {
       [desired, reason] = [min, 'Current number of replicas below Spec.MinReplicas'];
     } else {
       const proposal = this.metricProposal(hpa, current);
-      conditions.push(this.condition('ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metric}`, hpa));
+      conditions.push(
+        this.condition(
+          'ScalingActive',
+          'True',
+          'ValidMetricFound',
+          `the HPA was able to successfully calculate a replica count from ${metric}`,
+          hpa,
+        ),
+      );
       // stabilizeRecommendationWithBehaviors: the recommendations of the window, this one included
       // (a new HPA has none yet, so its first recommendation applies at once).
-      const history = (this.recommendations.get(hpa.metadata.uid ?? '') ?? []).filter((entry) => now - entry.at < SCALE_DOWN_STABILIZATION_MS);
+      const history = (this.recommendations.get(hpa.metadata.uid ?? '') ?? []).filter(
+        (entry) => now - entry.at < SCALE_DOWN_STABILIZATION_MS,
+      );
       history.push({ at: now, replicas: proposal });
       this.recommendations.set(hpa.metadata.uid ?? '', history);
       const limited = limitedBy(proposal, current, min, max, history);
       desired = limited.replicas;
-      conditions.push(this.condition('ScalingLimited', limited.limited ? 'True' : 'False', limited.reason, limited.message, hpa));
+      conditions.push(
+        this.condition('ScalingLimited', limited.limited ? 'True' : 'False', limited.reason, limited.message, hpa),
+      );
       if (desired > current) reason = `${metric} above target`;
       else if (desired < current) reason = 'All metrics below target';
       if (limited.stabilized && desired === current) {
-        conditions.push(this.condition('AbleToScale', 'True', 'ScaleDownStabilized', 'recent recommendations were higher than current one, applying the highest recent recommendation', hpa));
+        conditions.push(
+          this.condition(
+            'AbleToScale',
+            'True',
+            'ScaleDownStabilized',
+            'recent recommendations were higher than current one, applying the highest recent recommendation',
+            hpa,
+          ),
+        );
       }
     }
     const rescale = desired !== current;
     if (rescale) {
       this.writer.scale(MANAGER, target, desired);
-      conditions.push(this.condition('AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desired}`, hpa));
+      conditions.push(
+        this.condition(
+          'AbleToScale',
+          'True',
+          'SucceededRescale',
+          `the HPA controller was able to update the target scale to ${desired}`,
+          hpa,
+        ),
+      );
       this.recorder.record(hpa, SOURCE, 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
     } else if (!conditions.some((c) => c.type === 'AbleToScale')) {
-      conditions.push(this.condition('AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size', hpa));
+      conditions.push(
+        this.condition('AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size', hpa),
+      );
     }
     const status = {
       ...(hpa.status ?? {}),
@@ -145,11 +191,27 @@ export class HorizontalPodAutoscalerController {
   }
 
   private failedGetScale(hpa: KubeObject, reference: { kind?: string; name?: string }): void {
-    const resource = reference.kind === 'StatefulSet' ? 'statefulsets.apps' : reference.kind === 'ReplicaSet' ? 'replicasets.apps' : 'deployments.apps';
+    const resource =
+      reference.kind === 'StatefulSet'
+        ? 'statefulsets.apps'
+        : reference.kind === 'ReplicaSet'
+          ? 'replicasets.apps'
+          : 'deployments.apps';
     const error = `${resource} "${reference.name}" not found`;
     this.recorder.record(hpa, SOURCE, 'Warning', 'FailedGetScale', error);
-    const condition = this.condition('AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: ${error}`, hpa);
-    this.writeStatus(hpa, { ...(hpa.status ?? {}), currentReplicas: hpa.status?.currentReplicas ?? 0, desiredReplicas: hpa.status?.desiredReplicas ?? 0, conditions: mergeConditions(hpa.status?.conditions ?? [], [condition]) });
+    const condition = this.condition(
+      'AbleToScale',
+      'False',
+      'FailedGetScale',
+      `the HPA controller was unable to get the target's current scale: ${error}`,
+      hpa,
+    );
+    this.writeStatus(hpa, {
+      ...(hpa.status ?? {}),
+      currentReplicas: hpa.status?.currentReplicas ?? 0,
+      desiredReplicas: hpa.status?.desiredReplicas ?? 0,
+      conditions: mergeConditions(hpa.status?.conditions ?? [], [condition]),
+    });
   }
 
   private writeStatus(hpa: KubeObject, status: Record<string, unknown>): void {
@@ -162,9 +224,16 @@ export class HorizontalPodAutoscalerController {
     }
   }
 
-  private condition(type: string, status: 'True' | 'False', reason: string, message: string, hpa: KubeObject): Condition {
+  private condition(
+    type: string,
+    status: 'True' | 'False',
+    reason: string,
+    message: string,
+    hpa: KubeObject,
+  ): Condition {
     const previous = ((hpa.status?.conditions ?? []) as Condition[]).find((c) => c.type === type);
-    const lastTransitionTime = previous && previous.status === status ? previous.lastTransitionTime : this.clock.nowIso();
+    const lastTransitionTime =
+      previous && previous.status === status ? previous.lastTransitionTime : this.clock.nowIso();
     return { type, status, lastTransitionTime, reason, message };
   }
 }

@@ -33,7 +33,12 @@ export function startControllers(store: Store, clock: SimClock, scenario: Scenar
   registerNodes(store, resolved.nodes, clock.nowIso(), resolved.kubeletVersion);
   for (const quota of resolved.quotas) {
     if (store.get('ResourceQuota', quota.namespace, quota.name)) continue;
-    store.create({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: quota.name, namespace: quota.namespace }, spec: { hard: quota.hard } });
+    store.create({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: quota.name, namespace: quota.namespace },
+      spec: { hard: quota.hard },
+    });
   }
   const parts = [
     new DeploymentController(store, clock, recorder, resolved.timing.controllerStepMs),

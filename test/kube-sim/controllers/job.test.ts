@@ -18,7 +18,8 @@ async function apply(yaml: string) {
 }
 
 const job = (name: string): KubeObject => cluster!.store.get('Job', 'default', name)!;
-const conditionTypes = (name: string) => ((job(name).status?.conditions ?? []) as { type: string }[]).map((c) => c.type);
+const conditionTypes = (name: string) =>
+  ((job(name).status?.conditions ?? []) as { type: string }[]).map((c) => c.type);
 
 describe('job controller with the real kubectl', () => {
   it('runs a pod to completion: SuccessCriteriaMet, then Complete, and kubectl wait returns', async () => {
@@ -47,13 +48,20 @@ describe('job controller with the real kubectl', () => {
     expect(wait.stdout).toBe('job.batch/migrate condition met');
     const status = job('migrate').status;
     expect(conditionTypes('migrate')).toEqual(['SuccessCriteriaMet', 'Complete']);
-    expect(status.conditions[1]).toMatchObject({ status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' });
+    expect(status.conditions[1]).toMatchObject({
+      status: 'True',
+      reason: 'CompletionsReached',
+      message: 'Reached expected number of succeeded pods',
+    });
     expect(status).toMatchObject({ succeeded: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {} });
     expect(status.completionTime).toBeDefined();
     expect(status.active).toBeUndefined();
     const pods = cluster.store.list('Pod', 'default', 'job-name=migrate');
     expect(pods.map((pod) => pod.status.phase)).toEqual(['Succeeded']);
-    const events = cluster.store.list('Event', 'default').filter((event) => (event['involvedObject'] as { kind: string }).kind === 'Job').map((event) => `${event['reason']}: ${event['message']}`);
+    const events = cluster.store
+      .list('Event', 'default')
+      .filter((event) => (event['involvedObject'] as { kind: string }).kind === 'Job')
+      .map((event) => `${event['reason']}: ${event['message']}`);
     expect(events).toEqual([`SuccessfulCreate: Created pod: ${pods[0]!.metadata.name}`, 'Completed: Job completed']);
   });
 
@@ -73,10 +81,16 @@ describe('job controller with the real kubectl', () => {
     expect(wait.exitCode, wait.stderr).toBe(0);
     expect(conditionTypes('broken')).toEqual(['FailureTarget', 'Failed']);
     const failed = (job('broken').status.conditions as { type: string }[]).find((c) => c.type === 'Failed');
-    expect(failed).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' });
+    expect(failed).toMatchObject({
+      status: 'True',
+      reason: 'BackoffLimitExceeded',
+      message: 'Job has reached the specified backoff limit',
+    });
     expect(job('broken').status).toMatchObject({ failed: 3, ready: 0, terminating: 0 });
     expect(job('broken').status.completionTime).toBeUndefined();
-    const pods = cluster.store.list('Pod', 'default', 'job-name=broken').sort((a, b) => a.metadata.creationTimestamp!.localeCompare(b.metadata.creationTimestamp!));
+    const pods = cluster.store
+      .list('Pod', 'default', 'job-name=broken')
+      .sort((a, b) => a.metadata.creationTimestamp!.localeCompare(b.metadata.creationTimestamp!));
     expect(pods.map((pod) => pod.status.phase)).toEqual(['Failed', 'Failed', 'Failed']);
     // The second pod waits 10 s after the first failure, the third 20 s after the second.
     const finished = (pod: KubeObject) => Date.parse(pod.status.containerStatuses[0].state.terminated.finishedAt);
@@ -88,7 +102,9 @@ describe('job controller with the real kubectl', () => {
 
   it('counts container restarts against backoffLimit with restartPolicy OnFailure', async () => {
     cluster = await startCluster({ timeScale: 40 });
-    await apply(jobYaml('flaky', 'busybox:1.36', { exitCode: 1, runSeconds: 1, backoffLimit: 1, restartPolicy: 'OnFailure' }));
+    await apply(
+      jobYaml('flaky', 'busybox:1.36', { exitCode: 1, runSeconds: 1, backoffLimit: 1, restartPolicy: 'OnFailure' }),
+    );
     const wait = await kubectl(cluster, ['wait', '--for=condition=failed', 'job/flaky', '--timeout=40s']);
     expect(wait.exitCode, wait.stderr).toBe(0);
     expect(job('flaky').status).toMatchObject({ failed: 1 });
@@ -101,7 +117,10 @@ describe('job controller with the real kubectl', () => {
     const wait = await kubectl(cluster, ['wait', '--for=condition=failed', 'job/slow', '--timeout=30s']);
     expect(wait.exitCode, wait.stderr).toBe(0);
     const failed = (job('slow').status.conditions as { type: string }[]).find((c) => c.type === 'Failed');
-    expect(failed).toMatchObject({ reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' });
+    expect(failed).toMatchObject({
+      reason: 'DeadlineExceeded',
+      message: 'Job was active longer than specified deadline',
+    });
   });
 
   it('refuses a change of the pod template: 422 field is immutable', async () => {
@@ -109,11 +128,17 @@ describe('job controller with the real kubectl', () => {
     await apply(jobYaml('migrate', 'busybox:1.36'));
     const changed = await apply(jobYaml('migrate', 'busybox:1.37'));
     expect(changed.exitCode).toBe(1);
-    expect(changed.stderr).toMatch(/^The Job "migrate" is invalid: spec\.template: Invalid value: core\.PodTemplateSpec\{ObjectMeta:v1\.ObjectMeta\{Name:"", GenerateName:"", /);
+    expect(changed.stderr).toMatch(
+      /^The Job "migrate" is invalid: spec\.template: Invalid value: core\.PodTemplateSpec\{ObjectMeta:v1\.ObjectMeta\{Name:"", GenerateName:"", /,
+    );
     expect(changed.stderr).toContain('Labels:map[string]string{"batch.kubernetes.io/controller-uid":');
     expect(changed.stderr).toContain('Image:"busybox:1.37"');
     expect(changed.stderr.trim()).toMatch(/\}: field is immutable$/);
-    const policy = await apply(jobYaml('always', 'busybox:1.36').replace('restartPolicy: Never', 'restartPolicy: Always'));
-    expect(policy.stderr.trim()).toBe('The Job "always" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"');
+    const policy = await apply(
+      jobYaml('always', 'busybox:1.36').replace('restartPolicy: Never', 'restartPolicy: Always'),
+    );
+    expect(policy.stderr.trim()).toBe(
+      'The Job "always" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
+    );
   });
 });

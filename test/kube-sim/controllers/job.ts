@@ -27,7 +27,10 @@ const POD_FAILURE_BACKOFF_MS = 10_000;
 const MAX_POD_FAILURE_BACKOFF_MS = 600_000;
 
 /** batch/v1 condition reasons and messages, as job_controller.go writes them. */
-const BACKOFF_LIMIT_EXCEEDED = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
+const BACKOFF_LIMIT_EXCEEDED = {
+  reason: 'BackoffLimitExceeded',
+  message: 'Job has reached the specified backoff limit',
+};
 const DEADLINE_EXCEEDED = { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
 const COMPLETIONS_REACHED = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
 
@@ -40,7 +43,11 @@ interface JobCondition {
   message?: string;
 }
 
-type Finished = { type: 'FailureTarget' | 'Failed' | 'SuccessCriteriaMet' | 'Complete'; reason: string; message: string };
+type Finished = {
+  type: 'FailureTarget' | 'Failed' | 'SuccessCriteriaMet' | 'Complete';
+  reason: string;
+  message: string;
+};
 
 export class JobController {
   private readonly queue: WorkQueue;
@@ -104,9 +111,16 @@ export class JobController {
     let finished: Finished | undefined;
     const failureTarget = conditions.find((c) => c.type === 'FailureTarget' && c.status === 'True');
     const successCriteriaMet = conditions.find((c) => c.type === 'SuccessCriteriaMet' && c.status === 'True');
-    if (successCriteriaMet) finished = { type: 'SuccessCriteriaMet', reason: successCriteriaMet.reason ?? '', message: successCriteriaMet.message ?? '' };
-    else if (failureTarget) finished = { type: 'Failed', reason: failureTarget.reason ?? '', message: failureTarget.message ?? '' };
-    else if (failed > (spec.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, pods)) finished = { type: 'FailureTarget', ...BACKOFF_LIMIT_EXCEEDED };
+    if (successCriteriaMet)
+      finished = {
+        type: 'SuccessCriteriaMet',
+        reason: successCriteriaMet.reason ?? '',
+        message: successCriteriaMet.message ?? '',
+      };
+    else if (failureTarget)
+      finished = { type: 'Failed', reason: failureTarget.reason ?? '', message: failureTarget.message ?? '' };
+    else if (failed > (spec.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, pods))
+      finished = { type: 'FailureTarget', ...BACKOFF_LIMIT_EXCEEDED };
     else if (this.pastActiveDeadline(job, status)) finished = { type: 'FailureTarget', ...DEADLINE_EXCEEDED };
     else if (spec.activeDeadlineSeconds != null) {
       const deadline = Date.parse(status.startTime) + spec.activeDeadlineSeconds * 1000;
@@ -127,7 +141,10 @@ export class JobController {
     } else {
       active = this.manageJob(job, key, active, pods, succeeded, now);
       pods = this.podsOf(job);
-      const complete = spec.completions == null ? succeeded > 0 && active.length === 0 : succeeded >= spec.completions && active.length === 0;
+      const complete =
+        spec.completions == null
+          ? succeeded > 0 && active.length === 0
+          : succeeded >= spec.completions && active.length === 0;
       if (complete) finished = { type: 'SuccessCriteriaMet', ...COMPLETIONS_REACHED };
     }
 
@@ -137,7 +154,8 @@ export class JobController {
       finished = { ...finished, type: 'Failed' };
     }
     if (finished?.type === 'SuccessCriteriaMet') {
-      if (!successCriteriaMet) conditions.push(newCondition('SuccessCriteriaMet', finished.reason, finished.message, this.clock.nowIso()));
+      if (!successCriteriaMet)
+        conditions.push(newCondition('SuccessCriteriaMet', finished.reason, finished.message, this.clock.nowIso()));
       finished = { ...finished, type: 'Complete' };
     }
     const enacted = finished !== undefined && terminating === 0;
@@ -160,14 +178,23 @@ export class JobController {
    * manageJob for NonIndexed Jobs: as many active pods as parallelism allows and completions
    * still need; new pods wait out the failure back-off after a failed pod. Returns the active pods.
    */
-  private manageJob(job: KubeObject, key: string, active: KubeObject[], pods: KubeObject[], succeeded: number, now: Date): KubeObject[] {
+  private manageJob(
+    job: KubeObject,
+    key: string,
+    active: KubeObject[],
+    pods: KubeObject[],
+    succeeded: number,
+    now: Date,
+  ): KubeObject[] {
     const spec = job.spec ?? {};
     const parallelism: number = spec.parallelism ?? 1;
     let wantActive: number;
     if (spec.completions == null) wantActive = succeeded > 0 ? active.length : parallelism;
     else wantActive = Math.max(0, Math.min(spec.completions - succeeded, parallelism));
     if (active.length > wantActive) {
-      const extra = [...active].sort((a, b) => Number(isPodReady(a)) - Number(isPodReady(b))).slice(0, active.length - wantActive);
+      const extra = [...active]
+        .sort((a, b) => Number(isPodReady(a)) - Number(isPodReady(b)))
+        .slice(0, active.length - wantActive);
       for (const pod of extra) this.deletePod(job, pod);
       return active.filter((pod) => !extra.includes(pod));
     }
@@ -196,7 +223,16 @@ export class JobController {
         generateName: `${job.metadata.name}-`,
         namespace: job.metadata.namespace,
         labels: template.metadata?.labels ?? {},
-        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.metadata.name, uid: job.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'batch/v1',
+            kind: 'Job',
+            name: job.metadata.name,
+            uid: job.metadata.uid!,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec: template.spec ?? { containers: [] },
     };
@@ -251,7 +287,9 @@ export class JobController {
 
 /** util.IsJobFinished: a Complete or Failed condition that is True. */
 function isFinished(job: KubeObject): boolean {
-  return ((job.status?.conditions ?? []) as JobCondition[]).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  return ((job.status?.conditions ?? []) as JobCondition[]).some(
+    (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+  );
 }
 
 const isFinishedPod = (pod: KubeObject): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
@@ -269,7 +307,10 @@ function pastBackoffLimitOnFailure(job: KubeObject, pods: KubeObject[]): boolean
   let restarts = 0;
   for (const pod of pods) {
     if (pod.status?.phase !== 'Running' && pod.status?.phase !== 'Pending') continue;
-    for (const container of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])] as { restartCount?: number }[]) {
+    for (const container of [
+      ...(pod.status?.initContainerStatuses ?? []),
+      ...(pod.status?.containerStatuses ?? []),
+    ] as { restartCount?: number }[]) {
       restarts += container.restartCount ?? 0;
     }
   }
@@ -289,7 +330,9 @@ function backoffRemaining(pods: KubeObject[], now: Date): number {
     return times.length > 0 ? Math.max(...times) : Date.parse(pod.metadata.creationTimestamp ?? '');
   };
   const lastSuccess = Math.max(0, ...pods.filter((pod) => pod.status?.phase === 'Succeeded').map(finishedAt));
-  const failures = pods.filter((pod) => pod.status?.phase === 'Failed' && finishedAt(pod) >= lastSuccess).map(finishedAt);
+  const failures = pods
+    .filter((pod) => pod.status?.phase === 'Failed' && finishedAt(pod) >= lastSuccess)
+    .map(finishedAt);
   if (failures.length === 0) return 0;
   const backoff = Math.min(POD_FAILURE_BACKOFF_MS * 2 ** (failures.length - 1), MAX_POD_FAILURE_BACKOFF_MS);
   return Math.max(0, Math.max(...failures) + backoff - now.getTime());

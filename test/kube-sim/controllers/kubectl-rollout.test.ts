@@ -22,12 +22,16 @@ function manifest(yaml: string): string {
 describe('controllers with the real kubectl', () => {
   it('rollout status succeeds, a bad image times out, and rollout undo --to-revision restores revision 1', async () => {
     cluster = await startCluster({ timeScale: 20, scenario: { registry: { 'nginx:9.99': 'missing' } } });
-    expect((await kubectl(cluster, ['apply', '-f', manifest(deploymentYaml('web', 'nginx:1.25'))])).stdout).toBe('deployment.apps/web created');
+    expect((await kubectl(cluster, ['apply', '-f', manifest(deploymentYaml('web', 'nginx:1.25'))])).stdout).toBe(
+      'deployment.apps/web created',
+    );
     const healthy = await kubectl(cluster, ['rollout', 'status', 'deployment/web', '--timeout=20s']);
     expect(healthy.stdout).toContain('deployment "web" successfully rolled out');
     expect(healthy.exitCode).toBe(0);
 
-    expect((await kubectl(cluster, ['apply', '-f', manifest(deploymentYaml('web', 'nginx:9.99'))])).stdout).toBe('deployment.apps/web configured');
+    expect((await kubectl(cluster, ['apply', '-f', manifest(deploymentYaml('web', 'nginx:9.99'))])).stdout).toBe(
+      'deployment.apps/web configured',
+    );
     const stuck = await kubectl(cluster, ['rollout', 'status', 'deployment/web', '--timeout=2s']);
     expect(stuck.exitCode).toBe(1);
     expect(stuck.stderr).toContain('error: timed out waiting for the condition');
@@ -35,10 +39,13 @@ describe('controllers with the real kubectl', () => {
     // The new pod's first pull fails a few simulated seconds after the apply; on a loaded machine the
     // simulator may not be there yet when kubectl first looks, so look again for a while.
     const waitingReasons = async () => {
-      const pods = JSON.parse((await kubectl(cluster!, ['get', 'pods', '-l', 'app=web', '-o', 'json'])).stdout) as { items: { status: { containerStatuses?: { state: { waiting?: { reason: string } } }[] } }[] };
+      const pods = JSON.parse((await kubectl(cluster!, ['get', 'pods', '-l', 'app=web', '-o', 'json'])).stdout) as {
+        items: { status: { containerStatuses?: { state: { waiting?: { reason: string } } }[] } }[];
+      };
       return pods.items.map((pod) => pod.status.containerStatuses?.[0]?.state.waiting?.reason).filter(Boolean);
     };
-    const pullFailed = (reasons: (string | undefined)[]) => reasons.some((reason) => reason === 'ErrImagePull' || reason === 'ImagePullBackOff');
+    const pullFailed = (reasons: (string | undefined)[]) =>
+      reasons.some((reason) => reason === 'ErrImagePull' || reason === 'ImagePullBackOff');
     let reasons = await waitingReasons();
     for (let attempt = 0; attempt < 20 && !pullFailed(reasons); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -53,7 +60,12 @@ describe('controllers with the real kubectl', () => {
     const restored = await kubectl(cluster, ['rollout', 'status', 'deployment/web', '--timeout=20s']);
     expect(restored.stdout).toContain('deployment "web" successfully rolled out');
 
-    const sets = JSON.parse((await kubectl(cluster, ['get', 'rs', '-l', 'app=web', '-o', 'json'])).stdout) as { items: { metadata: { annotations: Record<string, string> }; spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } }[] };
+    const sets = JSON.parse((await kubectl(cluster, ['get', 'rs', '-l', 'app=web', '-o', 'json'])).stdout) as {
+      items: {
+        metadata: { annotations: Record<string, string> };
+        spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+      }[];
+    };
     expect(sets.items).toHaveLength(2); // the revision-1 ReplicaSet was reused, not duplicated
     const current = sets.items.find((rs) => rs.spec.replicas === 2)!;
     expect(current.spec.template.spec.containers[0]!.image).toBe('nginx:1.25');
@@ -63,7 +75,10 @@ describe('controllers with the real kubectl', () => {
 
   it('rollout status reports an exceeded progress deadline', async () => {
     cluster = await startCluster({ timeScale: 30, scenario: { registry: { 'nginx:9.99': 'missing' } } });
-    const yaml = deploymentYaml('pds', 'nginx:9.99', { replicas: 1 }).replace('spec:\n  replicas', 'spec:\n  progressDeadlineSeconds: 30\n  replicas');
+    const yaml = deploymentYaml('pds', 'nginx:9.99', { replicas: 1 }).replace(
+      'spec:\n  replicas',
+      'spec:\n  progressDeadlineSeconds: 30\n  replicas',
+    );
     await kubectl(cluster, ['apply', '-f', manifest(yaml)]);
     const result = await kubectl(cluster, ['rollout', 'status', 'deployment/pds', '--timeout=15s']);
     expect(result.exitCode).toBe(1);

@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../types.js';
-import { condition, containerStatus, deployment, eventsFor, firstSeen, getDeployment, startSim, waitFor, type Sim } from './harness.js';
+import {
+  condition,
+  containerStatus,
+  deployment,
+  eventsFor,
+  firstSeen,
+  getDeployment,
+  startSim,
+  waitFor,
+  type Sim,
+} from './harness.js';
 
 let sim: Sim | undefined;
 afterEach(() => sim?.stop());
@@ -9,8 +19,14 @@ function onlyPod(sim: Sim, app: string): KubeObject | undefined {
   return sim.store.list('Pod', 'default', `app=${app}`)[0];
 }
 
-function waitingReason(pod: KubeObject | undefined, name = 'app', list: 'containerStatuses' | 'initContainerStatuses' = 'containerStatuses'): string | undefined {
-  return (pod?.status?.[list] as { name: string; state: { waiting?: { reason: string } } }[] | undefined)?.find((s) => s.name === name)?.state.waiting?.reason;
+function waitingReason(
+  pod: KubeObject | undefined,
+  name = 'app',
+  list: 'containerStatuses' | 'initContainerStatuses' = 'containerStatuses',
+): string | undefined {
+  return (pod?.status?.[list] as { name: string; state: { waiting?: { reason: string } } }[] | undefined)?.find(
+    (s) => s.name === name,
+  )?.state.waiting?.reason;
 }
 
 function podEvents(sim: Sim, pod: KubeObject): string[] {
@@ -26,24 +42,59 @@ describe('kubelet', () => {
       return condition(found, 'Ready')?.status === 'True' ? found : undefined;
     });
     const status = containerStatus(pod)!;
-    expect(status).toMatchObject({ name: 'app', ready: true, started: true, restartCount: 0, lastState: {}, image: 'docker.io/library/nginx:1.25' });
+    expect(status).toMatchObject({
+      name: 'app',
+      ready: true,
+      started: true,
+      restartCount: 0,
+      lastState: {},
+      image: 'docker.io/library/nginx:1.25',
+    });
     expect(status.state.running.startedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(status.imageID).toMatch(/^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
     expect(status.containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
-    expect(pod.status.conditions.map((c: { type: string }) => c.type)).toEqual(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+    expect(pod.status.conditions.map((c: { type: string }) => c.type)).toEqual([
+      'PodReadyToStartContainers',
+      'Initialized',
+      'Ready',
+      'ContainersReady',
+      'PodScheduled',
+    ]);
     expect(pod.status).toMatchObject({ phase: 'Running', hostIP: '172.18.0.2', qosClass: 'BestEffort' });
     expect(pod.status.podIP).toMatch(/^10\.244\.\d+\.\d+$/);
     const events = podEvents(sim, pod);
     expect(events).toContain('Normal Pulling: Pulling image "nginx:1.25"');
-    expect(events.some((e) => /^Normal Pulled: Successfully pulled image "nginx:1\.25" in 2s \(2s including waiting\)\. Image size: \d+ bytes\.$/.test(e))).toBe(true);
+    expect(
+      events.some((e) =>
+        /^Normal Pulled: Successfully pulled image "nginx:1\.25" in 2s \(2s including waiting\)\. Image size: \d+ bytes\.$/.test(
+          e,
+        ),
+      ),
+    ).toBe(true);
     expect(events).toContain('Normal Created: Created container: app');
     expect(events).toContain('Normal Started: Started container app');
     const pulling = eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Pulling')!;
-    expect(pulling.involvedObject).toMatchObject({ kind: 'Pod', name: pod.metadata.name, namespace: 'default', uid: pod.metadata.uid, apiVersion: 'v1', fieldPath: 'spec.containers{app}' });
-    expect(pulling).toMatchObject({ source: { component: 'kubelet', host: pod.spec.nodeName }, count: 1, type: 'Normal' });
+    expect(pulling.involvedObject).toMatchObject({
+      kind: 'Pod',
+      name: pod.metadata.name,
+      namespace: 'default',
+      uid: pod.metadata.uid,
+      apiVersion: 'v1',
+      fieldPath: 'spec.containers{app}',
+    });
+    expect(pulling).toMatchObject({
+      source: { component: 'kubelet', host: pod.spec.nodeName },
+      count: 1,
+      type: 'Normal',
+    });
     expect(pulling.metadata.name).toMatch(new RegExp(`^${pod.metadata.name}\\.[0-9a-f]+$`));
     const scheduled = eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Scheduled')!;
-    expect(scheduled).toMatchObject({ reportingComponent: 'default-scheduler', source: {}, firstTimestamp: null, action: 'Binding' });
+    expect(scheduled).toMatchObject({
+      reportingComponent: 'default-scheduler',
+      source: {},
+      firstTimestamp: null,
+      action: 'Binding',
+    });
   });
 
   it('reports ErrImagePull then ImagePullBackOff for a missing tag, retrying with a growing back-off', async () => {
@@ -56,7 +107,8 @@ describe('kubelet', () => {
     sim.store.subscribe(({ object }) => {
       if (object.kind !== 'Event') return;
       if (object.reason === 'Pulling') pulledAt.set(Number(object.count), Date.parse(String(object.lastTimestamp)));
-      if (object.reason === 'Failed' && String(object.message).startsWith('Failed to pull image')) failedAt.set(Number(object.count), Date.parse(String(object.lastTimestamp)));
+      if (object.reason === 'Failed' && String(object.message).startsWith('Failed to pull image'))
+        failedAt.set(Number(object.count), Date.parse(String(object.lastTimestamp)));
     });
     // ErrImagePull lasts one resync (5 simulated seconds = 50 ms here): catch it as it is written.
     const errPull = await firstSeen(sim.store, 'ErrImagePull', () => {
@@ -70,7 +122,9 @@ describe('kubelet', () => {
       const pod = onlyPod(sim!, 'web');
       return waitingReason(pod) === 'ImagePullBackOff' ? containerStatus(pod) : undefined;
     });
-    expect(backOff.state.waiting.message).toBe(`Back-off pulling image "nginx:9.99": ErrImagePull: ${errPull.state.waiting.message}`);
+    expect(backOff.state.waiting.message).toBe(
+      `Back-off pulling image "nginx:9.99": ErrImagePull: ${errPull.state.waiting.message}`,
+    );
     expect(backOff).toMatchObject({ ready: false, started: false, restartCount: 0, image: 'nginx:9.99', imageID: '' });
     await waitFor('four pulls', () => pulledAt.has(4), 15_000);
     // The kubelet may pull again only once the back-off since the previous failure has passed:
@@ -94,12 +148,18 @@ describe('kubelet', () => {
     sim = startSim({ registry: { 'acme/private:1': 'no-repository', 'ghcr.io/acme/*': 'auth-required' } });
     sim.store.create(deployment('hub', { replicas: 1, image: 'acme/private:1' }));
     sim.store.create(deployment('gh', { replicas: 1, image: 'ghcr.io/acme/app:2' }));
-    const hub = await firstSeen(sim.store, 'hub ErrImagePull', () => (waitingReason(onlyPod(sim!, 'hub')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'hub')) : undefined));
+    const hub = await firstSeen(sim.store, 'hub ErrImagePull', () =>
+      waitingReason(onlyPod(sim!, 'hub')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'hub')) : undefined,
+    );
     expect(hub.state.waiting.message).toBe(
       'failed to pull and unpack image "docker.io/acme/private:1": failed to resolve reference "docker.io/acme/private:1": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed',
     );
-    const gh = await firstSeen(sim.store, 'ghcr ErrImagePull', () => (waitingReason(onlyPod(sim!, 'gh')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'gh')) : undefined));
-    expect(gh.state.waiting.message).toContain('failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://ghcr.io/token?scope=repository%3Aacme%2Fapp%3Apull&service=ghcr.io: 401 Unauthorized');
+    const gh = await firstSeen(sim.store, 'ghcr ErrImagePull', () =>
+      waitingReason(onlyPod(sim!, 'gh')) === 'ErrImagePull' ? containerStatus(onlyPod(sim!, 'gh')) : undefined,
+    );
+    expect(gh.state.waiting.message).toContain(
+      'failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://ghcr.io/token?scope=repository%3Aacme%2Fapp%3Apull&service=ghcr.io: 401 Unauthorized',
+    );
   });
 
   it('recovers from a registry rate limit once the limited pulls are used up', async () => {
@@ -114,14 +174,20 @@ describe('kubelet', () => {
     });
     await waitFor('ready', () => condition(onlyPod(sim!, 'web'), 'Ready')?.status === 'True');
     expect(seen).toContain('ErrImagePull');
-    const failed = podEvents(sim, onlyPod(sim, 'web')!).find((e) => e.startsWith('Warning Failed: Failed to pull image'));
-    expect(failed).toContain('429 Too Many Requests - Server message: toomanyrequests: You have reached your unauthenticated pull rate limit.');
+    const failed = podEvents(sim, onlyPod(sim, 'web')!).find((e) =>
+      e.startsWith('Warning Failed: Failed to pull image'),
+    );
+    expect(failed).toContain(
+      '429 Too Many Requests - Server message: toomanyrequests: You have reached your unauthenticated pull rate limit.',
+    );
   });
 
   it('reports InvalidImageName for a reference that does not parse', async () => {
     sim = startSim();
     sim.store.create(deployment('web', { replicas: 1, image: 'Nginx:1.25' }));
-    const status = await waitFor('InvalidImageName', () => (waitingReason(onlyPod(sim!, 'web')) === 'InvalidImageName' ? containerStatus(onlyPod(sim!, 'web')) : undefined));
+    const status = await waitFor('InvalidImageName', () =>
+      waitingReason(onlyPod(sim!, 'web')) === 'InvalidImageName' ? containerStatus(onlyPod(sim!, 'web')) : undefined,
+    );
     expect(status.state.waiting.message).toBe(
       'Failed to apply default image tag "Nginx:1.25": couldn\'t parse image name "Nginx:1.25": invalid reference format: repository name must be lowercase',
     );
@@ -130,12 +196,22 @@ describe('kubelet', () => {
 
   it('crash-loops a container that exits 1: restartCount, lastState.terminated, CrashLoopBackOff', async () => {
     sim = startSim();
-    sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/exit-code': '1', 'sim.kguard.dev/run-seconds': '1', 'sim.kguard.dev/stdout': 'panic: boom' } }));
+    sim.store.create(
+      deployment('web', {
+        replicas: 1,
+        podAnnotations: {
+          'sim.kguard.dev/exit-code': '1',
+          'sim.kguard.dev/run-seconds': '1',
+          'sim.kguard.dev/stdout': 'panic: boom',
+        },
+      }),
+    );
     // Every CrashLoopBackOff status the kubelet writes, as written.
     const backOffs: { restartCount: number; message: string }[] = [];
     sim.store.subscribe(({ object }) => {
       const s = object.kind === 'Pod' ? containerStatus(object) : undefined;
-      if (s?.state.waiting?.reason === 'CrashLoopBackOff') backOffs.push({ restartCount: s.restartCount, message: s.state.waiting.message });
+      if (s?.state.waiting?.reason === 'CrashLoopBackOff')
+        backOffs.push({ restartCount: s.restartCount, message: s.state.waiting.message });
     });
     const status = await firstSeen(sim.store, 'CrashLoopBackOff', () => {
       const s = containerStatus(onlyPod(sim!, 'web'));
@@ -149,7 +225,8 @@ describe('kubelet', () => {
     // the back-off already ran out, restart at once and report the next step (restartCount 2 / 20s),
     // so the back-off is checked against the restartCount the same status reports.
     const backOffAfter = ['', '10s', '20s', '40s', '1m20s', '2m40s'];
-    const expected = (restartCount: number) => `back-off ${backOffAfter[restartCount] ?? '5m0s'} restarting failed container=app pod=${ref}`;
+    const expected = (restartCount: number) =>
+      `back-off ${backOffAfter[restartCount] ?? '5m0s'} restarting failed container=app pod=${ref}`;
     expect(status.state.waiting.message).toBe(expected(status.restartCount));
     expect(status.lastState.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     expect(status.lastState.terminated.containerID).toMatch(/^containerd:\/\//);
@@ -170,42 +247,80 @@ describe('kubelet', () => {
 
   it('reports OOMKilled with exit code 137', async () => {
     sim = startSim();
-    sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/oom-kill.app': 'true', 'sim.kguard.dev/run-seconds.app': '1' } }));
+    sim.store.create(
+      deployment('web', {
+        replicas: 1,
+        podAnnotations: { 'sim.kguard.dev/oom-kill.app': 'true', 'sim.kguard.dev/run-seconds.app': '1' },
+      }),
+    );
     const status = await waitFor('OOMKilled', () => containerStatus(onlyPod(sim!, 'web'))?.lastState.terminated);
     expect(status).toMatchObject({ exitCode: 137, reason: 'OOMKilled' });
   });
 
   it('reports CreateContainerConfigError for a missing ConfigMap and heals once it exists', async () => {
     sim = startSim();
-    sim.store.create(deployment('web', { replicas: 1, container: { envFrom: [{ configMapRef: { name: 'web-config' } }] } }));
+    sim.store.create(
+      deployment('web', { replicas: 1, container: { envFrom: [{ configMapRef: { name: 'web-config' } }] } }),
+    );
     const status = await waitFor('CreateContainerConfigError', () => {
       const s = containerStatus(onlyPod(sim!, 'web'));
       return s?.state.waiting?.reason === 'CreateContainerConfigError' ? s : undefined;
     });
     expect(status.state.waiting.message).toBe('configmap "web-config" not found');
     expect(podEvents(sim, onlyPod(sim, 'web')!)).toContain('Warning Failed: Error: configmap "web-config" not found');
-    sim.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'default' }, data: { A: '1' } });
+    sim.store.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'web-config', namespace: 'default' },
+      data: { A: '1' },
+    });
     await waitFor('healed', () => condition(getDeployment(sim!.store, 'web'), 'Available')?.status === 'True');
   });
 
   it('reports a missing Secret key as CreateContainerConfigError', async () => {
     sim = startSim();
-    sim.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'default' }, data: { user: 'eA==' } });
-    sim.store.create(deployment('web', { replicas: 1, container: { env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }] } }));
-    const status = await waitFor('config error', () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.reason === 'CreateContainerConfigError' && containerStatus(onlyPod(sim!, 'web')));
+    sim.store.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'db', namespace: 'default' },
+      data: { user: 'eA==' },
+    });
+    sim.store.create(
+      deployment('web', {
+        replicas: 1,
+        container: { env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }] },
+      }),
+    );
+    const status = await waitFor(
+      'config error',
+      () =>
+        containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.reason === 'CreateContainerConfigError' &&
+        containerStatus(onlyPod(sim!, 'web')),
+    );
     expect(status.state.waiting.message).toBe("couldn't find key password in Secret default/db");
   });
 
   it('keeps a pod in ContainerCreating with FailedMount for a missing ConfigMap volume', async () => {
     sim = startSim();
-    sim.store.create(deployment('web', { replicas: 1, podSpec: { volumes: [{ name: 'config', configMap: { name: 'web-files' } }] } }));
+    sim.store.create(
+      deployment('web', { replicas: 1, podSpec: { volumes: [{ name: 'config', configMap: { name: 'web-files' } }] } }),
+    );
     const pod = await waitFor('FailedMount', () => {
       const found = onlyPod(sim!, 'web');
-      return found && eventsFor(sim!.store, found.metadata.name).some((e) => e.reason === 'FailedMount') ? found : undefined;
+      return found && eventsFor(sim!.store, found.metadata.name).some((e) => e.reason === 'FailedMount')
+        ? found
+        : undefined;
     });
-    expect(podEvents(sim, pod)).toContain('Warning FailedMount: MountVolume.SetUp failed for volume "config" : configmap "web-files" not found');
+    expect(podEvents(sim, pod)).toContain(
+      'Warning FailedMount: MountVolume.SetUp failed for volume "config" : configmap "web-files" not found',
+    );
     expect(waitingReason(onlyPod(sim, 'web'))).toBe('ContainerCreating');
-    sim.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-files', namespace: 'default' }, data: {} });
+    sim.store.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'web-files', namespace: 'default' },
+      data: {},
+    });
     await waitFor('mounted and ready', () => condition(onlyPod(sim!, 'web'), 'Ready')?.status === 'True');
   });
 
@@ -223,11 +338,18 @@ describe('kubelet', () => {
       const event = pod && eventsFor(sim!.store, pod.metadata.name).find((e) => e.reason === 'Unhealthy');
       return event && Number(event.count) >= 3 ? event : undefined;
     });
-    expect(unhealthy).toMatchObject({ type: 'Warning', message: 'Readiness probe failed: HTTP probe failed with statuscode: 503' });
+    expect(unhealthy).toMatchObject({
+      type: 'Warning',
+      message: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
+    });
     const pod = onlyPod(sim, 'web')!;
     expect(pod.status.phase).toBe('Running');
     expect(containerStatus(pod)).toMatchObject({ ready: false, started: true, state: { running: {} } });
-    expect(condition(pod, 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' });
+    expect(condition(pod, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [app]',
+    });
   });
 
   it('runs init containers first and reports Init failures with ContainersNotInitialized', async () => {
@@ -246,37 +368,62 @@ describe('kubelet', () => {
     const init = pod.status.initContainerStatuses[0];
     expect(init.lastState.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
     expect(pod.status.phase).toBe('Pending');
-    expect(condition(pod, 'Initialized')).toMatchObject({ status: 'False', reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [migrate]' });
+    expect(condition(pod, 'Initialized')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotInitialized',
+      message: 'containers with incomplete status: [migrate]',
+    });
     expect(waitingReason(pod)).toBe('PodInitializing');
-    expect(eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Started')?.involvedObject).toMatchObject({ fieldPath: 'spec.initContainers{migrate}' });
+    expect(eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Started')?.involvedObject).toMatchObject({
+      fieldPath: 'spec.initContainers{migrate}',
+    });
   });
 
   it('completes init containers before starting the app', async () => {
     sim = startSim();
-    sim.store.create(deployment('web', { replicas: 1, podSpec: { initContainers: [{ name: 'migrate', image: 'busybox:1.36' }] } }));
+    sim.store.create(
+      deployment('web', { replicas: 1, podSpec: { initContainers: [{ name: 'migrate', image: 'busybox:1.36' }] } }),
+    );
     const pod = await waitFor('ready', () => {
       const found = onlyPod(sim!, 'web');
       return condition(found, 'Ready')?.status === 'True' ? found : undefined;
     });
-    expect(pod.status.initContainerStatuses[0]).toMatchObject({ ready: true, state: { terminated: { exitCode: 0, reason: 'Completed' } } });
+    expect(pod.status.initContainerStatuses[0]).toMatchObject({
+      ready: true,
+      state: { terminated: { exitCode: 0, reason: 'Completed' } },
+    });
   });
 
   it('reports RunContainerError then CrashLoopBackOff when the process cannot start', async () => {
     sim = startSim();
-    sim.store.create(deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/start-error': 'true' }, container: { command: ['/app/serve'] } }));
+    sim.store.create(
+      deployment('web', {
+        replicas: 1,
+        podAnnotations: { 'sim.kguard.dev/start-error': 'true' },
+        container: { command: ['/app/serve'] },
+      }),
+    );
     const status = await firstSeen(sim.store, 'RunContainerError', () => {
       const s = containerStatus(onlyPod(sim!, 'web'));
       return s?.state.waiting?.reason === 'RunContainerError' ? s : undefined;
     });
     expect(status.state.waiting.message).toContain('exec: "/app/serve": executable file not found in $PATH');
     expect(status.lastState.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
-    await firstSeen(sim.store, 'CrashLoopBackOff', () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.reason === 'CrashLoopBackOff');
+    await firstSeen(
+      sim.store,
+      'CrashLoopBackOff',
+      () => containerStatus(onlyPod(sim!, 'web'))?.state.waiting?.reason === 'CrashLoopBackOff',
+    );
   });
 
   it('kills and restarts a container whose liveness probe fails', async () => {
     sim = startSim();
     sim.store.create(
-      deployment('web', { replicas: 1, podAnnotations: { 'sim.kguard.dev/liveness': 'fail' }, container: { livenessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 2, failureThreshold: 2 } } }),
+      deployment('web', {
+        replicas: 1,
+        podAnnotations: { 'sim.kguard.dev/liveness': 'fail' },
+        container: { livenessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 2, failureThreshold: 2 } },
+      }),
     );
     const status = await waitFor('restarted', () => {
       const s = containerStatus(onlyPod(sim!, 'web'));
@@ -293,7 +440,11 @@ describe('kubelet', () => {
     const pod = (name: string, exitCode: string) => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name, namespace: 'default', annotations: { 'sim.kguard.dev/exit-code': exitCode, 'sim.kguard.dev/run-seconds': '1' } },
+      metadata: {
+        name,
+        namespace: 'default',
+        annotations: { 'sim.kguard.dev/exit-code': exitCode, 'sim.kguard.dev/run-seconds': '1' },
+      },
       spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox:1.36' }] },
     });
     sim.store.create(pod('ok', '0'));
@@ -303,6 +454,9 @@ describe('kubelet', () => {
       const found = sim!.store.get('Pod', 'default', 'bad');
       return found?.status?.phase === 'Failed' ? found : undefined;
     });
-    expect(containerStatus(bad)).toMatchObject({ restartCount: 0, state: { terminated: { exitCode: 1, reason: 'Error' } } });
+    expect(containerStatus(bad)).toMatchObject({
+      restartCount: 0,
+      state: { terminated: { exitCode: 1, reason: 'Error' } },
+    });
   });
 });

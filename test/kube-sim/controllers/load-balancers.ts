@@ -67,7 +67,8 @@ export class ServiceLoadBalancerController {
   start(): void {
     if (!this.knobs.cloud) return;
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const service of this.store.list('Service')) this.onEvent({ type: 'ADDED', object: service, resourceVersion: 0 });
+    for (const service of this.store.list('Service'))
+      this.onEvent({ type: 'ADDED', object: service, resourceVersion: 0 });
   }
 
   stop(): void {
@@ -90,12 +91,27 @@ export class ServiceLoadBalancerController {
     }
     if (!wantsLoadBalancer(service)) {
       if (!this.provisioned.delete(key) || addressesOf(service).length === 0) return;
-      this.writer.updateStatus('cloud-controller-manager', { ...structuredClone(service), status: { ...(service.status ?? {}), loadBalancer: {} } });
-      this.recorder.record(service, { component: 'service-controller' }, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+      this.writer.updateStatus('cloud-controller-manager', {
+        ...structuredClone(service),
+        status: { ...(service.status ?? {}), loadBalancer: {} },
+      });
+      this.recorder.record(
+        service,
+        { component: 'service-controller' },
+        'Normal',
+        'DeletedLoadBalancer',
+        'Deleted load balancer',
+      );
       return;
     }
     if (addressesOf(service).length > 0) return;
-    this.recorder.record(service, { component: 'service-controller' }, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
+    this.recorder.record(
+      service,
+      { component: 'service-controller' },
+      'Normal',
+      'EnsuringLoadBalancer',
+      'Ensuring load balancer',
+    );
     if (refused(service)) {
       this.recorder.record(
         service,
@@ -111,16 +127,28 @@ export class ServiceLoadBalancerController {
     }
     this.retryMs.delete(key);
     const updated = structuredClone(service);
-    updated.status = { ...(service.status ?? {}), loadBalancer: { ingress: [{ ip: `203.0.113.${this.nextAddress++}`, ipMode: 'VIP' }] } };
+    updated.status = {
+      ...(service.status ?? {}),
+      loadBalancer: { ingress: [{ ip: `203.0.113.${this.nextAddress++}`, ipMode: 'VIP' }] },
+    };
     this.writer.updateStatus('cloud-controller-manager', updated);
     this.provisioned.add(key);
-    this.recorder.record(service, { component: 'service-controller' }, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
+    this.recorder.record(
+      service,
+      { component: 'service-controller' },
+      'Normal',
+      'EnsuredLoadBalancer',
+      'Ensured load balancer',
+    );
   }
 }
 
 /** controller.go wantsLoadBalancer. */
 function wantsLoadBalancer(service: KubeObject): boolean {
-  return service.spec?.type === 'LoadBalancer' && (service.spec.loadBalancerClass === undefined || service.spec.loadBalancerClass === null);
+  return (
+    service.spec?.type === 'LoadBalancer' &&
+    (service.spec.loadBalancerClass === undefined || service.spec.loadBalancerClass === null)
+  );
 }
 
 export class IngressStatusController {
@@ -142,7 +170,8 @@ export class IngressStatusController {
 
   start(): void {
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const ingress of this.store.list('Ingress')) this.onEvent({ type: 'ADDED', object: ingress, resourceVersion: 0 });
+    for (const ingress of this.store.list('Ingress'))
+      this.onEvent({ type: 'ADDED', object: ingress, resourceVersion: 0 });
   }
 
   stop(): void {
@@ -154,7 +183,9 @@ export class IngressStatusController {
     if (type === 'DELETED') return;
     if (object.kind === 'Ingress') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
     // A class created after its Ingresses: they are served from then on.
-    if (object.kind === 'IngressClass') for (const ingress of this.store.list('Ingress')) this.queue.add(namespacedKey(ingress.metadata.namespace, ingress.metadata.name));
+    if (object.kind === 'IngressClass')
+      for (const ingress of this.store.list('Ingress'))
+        this.queue.add(namespacedKey(ingress.metadata.namespace, ingress.metadata.name));
   }
 
   private sync(key: string): void {

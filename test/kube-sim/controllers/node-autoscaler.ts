@@ -44,7 +44,8 @@ export class NodeAutoscaler {
     private readonly scenario: Scenario,
     private readonly knobs: NodeAutoscalerKnobs | undefined,
   ) {
-    if (knobs) this.queue = new WorkQueue(clock, scenario.timing.controllerStepMs, (key) => this.sync(key), knobs.flavour);
+    if (knobs)
+      this.queue = new WorkQueue(clock, scenario.timing.controllerStepMs, (key) => this.sync(key), knobs.flavour);
   }
 
   start(): void {
@@ -69,22 +70,44 @@ export class NodeAutoscaler {
     const knobs = this.knobs!;
     let scaleUp = this.inFlight.find((candidate) => matchesNodeSelectorAndAffinity(pod, candidate.node));
     if (!scaleUp) {
-      const candidate = knobs.nodes.find((node) => !this.used.has(node.name) && matchesNodeSelectorAndAffinity(pod, { name: node.name, labels: labelsOf(node) }));
+      const candidate = knobs.nodes.find(
+        (node) =>
+          !this.used.has(node.name) && matchesNodeSelectorAndAffinity(pod, { name: node.name, labels: labelsOf(node) }),
+      );
       if (!candidate) return;
       scaleUp = this.startScaleUp(candidate);
     }
     this.told.set(pod.metadata.uid ?? '', scaleUp.node.name);
     if (knobs.flavour === 'karpenter') {
-      this.recorder.record(pod, { component: 'karpenter' }, 'Normal', 'Nominated', `Pod should schedule on: nodeclaim/${scaleUp.description}`);
+      this.recorder.record(
+        pod,
+        { component: 'karpenter' },
+        'Normal',
+        'Nominated',
+        `Pod should schedule on: nodeclaim/${scaleUp.description}`,
+      );
     } else {
-      this.recorder.record(pod, { component: 'cluster-autoscaler' }, 'Normal', 'TriggeredScaleUp', `pod triggered scale-up: [${scaleUp.description}]`);
+      this.recorder.record(
+        pod,
+        { component: 'cluster-autoscaler' },
+        'Normal',
+        'TriggeredScaleUp',
+        `pod triggered scale-up: [${scaleUp.description}]`,
+      );
     }
   }
 
   private startScaleUp(candidate: NodeAutoscalerKnobs['nodes'][number]): ScaleUp {
     const knobs = this.knobs!;
     this.used.add(candidate.name);
-    const node: NodeSpec = { name: candidate.name, cpu: candidate.cpu ?? '4', memory: candidate.memory ?? '8Gi', pods: 110, labels: labelsOf(candidate), taints: [] };
+    const node: NodeSpec = {
+      name: candidate.name,
+      cpu: candidate.cpu ?? '4',
+      memory: candidate.memory ?? '8Gi',
+      pods: 110,
+      labels: labelsOf(candidate),
+      taints: [],
+    };
     const description =
       knobs.flavour === 'karpenter'
         ? `${knobs.nodeGroup}-${generatedSuffix(candidate.name)}`
@@ -117,10 +140,21 @@ function generatedSuffix(seed: string): string {
 }
 
 function labelsOf(node: { name: string; labels: Record<string, string> }): Record<string, string> {
-  return { 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', ...node.labels };
+  return {
+    'kubernetes.io/hostname': node.name,
+    'kubernetes.io/os': 'linux',
+    'kubernetes.io/arch': 'amd64',
+    ...node.labels,
+  };
 }
 
 function unschedulableForSelector(pod: KubeObject): boolean {
-  const scheduled = (pod.status?.conditions as PodCondition[] | undefined)?.find((condition) => condition.type === 'PodScheduled');
-  return scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && String(scheduled.message ?? '').includes(SELECTOR_MISMATCH);
+  const scheduled = (pod.status?.conditions as PodCondition[] | undefined)?.find(
+    (condition) => condition.type === 'PodScheduled',
+  );
+  return (
+    scheduled?.status === 'False' &&
+    scheduled.reason === 'Unschedulable' &&
+    String(scheduled.message ?? '').includes(SELECTOR_MISMATCH)
+  );
 }

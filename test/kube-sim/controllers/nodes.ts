@@ -27,7 +27,11 @@ function nodeObject(node: NodeSpec, index: number, nowIso: string, kubeletVersio
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: node.name, labels: node.labels },
-    spec: { podCIDR: `10.244.${index + 1}.0/24`, podCIDRs: [`10.244.${index + 1}.0/24`], ...(node.taints.length > 0 ? { taints: node.taints } : {}) },
+    spec: {
+      podCIDR: `10.244.${index + 1}.0/24`,
+      podCIDRs: [`10.244.${index + 1}.0/24`],
+      ...(node.taints.length > 0 ? { taints: node.taints } : {}),
+    },
     status: {
       capacity: resources,
       allocatable: resources,

@@ -58,22 +58,39 @@ export function containerLimit(container: Container, resource: 'cpu' | 'memory')
 }
 
 /** The scheduler's effective pod request: max(sum of app containers, largest init container). */
-export function podRequest(spec: { containers?: Container[]; initContainers?: Container[] }, resource: 'cpu' | 'memory'): number {
+export function podRequest(
+  spec: { containers?: Container[]; initContainers?: Container[] },
+  resource: 'cpu' | 'memory',
+): number {
   const sum = (spec.containers ?? []).reduce((total, container) => total + containerRequest(container, resource), 0);
-  const largestInit = (spec.initContainers ?? []).reduce((max, container) => Math.max(max, containerRequest(container, resource)), 0);
+  const largestInit = (spec.initContainers ?? []).reduce(
+    (max, container) => Math.max(max, containerRequest(container, resource)),
+    0,
+  );
   return Math.max(sum, largestInit);
 }
 
-export function podLimit(spec: { containers?: Container[]; initContainers?: Container[] }, resource: 'cpu' | 'memory'): number {
+export function podLimit(
+  spec: { containers?: Container[]; initContainers?: Container[] },
+  resource: 'cpu' | 'memory',
+): number {
   const sum = (spec.containers ?? []).reduce((total, container) => total + containerLimit(container, resource), 0);
-  const largestInit = (spec.initContainers ?? []).reduce((max, container) => Math.max(max, containerLimit(container, resource)), 0);
+  const largestInit = (spec.initContainers ?? []).reduce(
+    (max, container) => Math.max(max, containerLimit(container, resource)),
+    0,
+  );
   return Math.max(sum, largestInit);
 }
 
 /** The QoS class the API server records at creation. */
-export function qosClass(spec: { containers?: Container[]; initContainers?: Container[] }): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+export function qosClass(spec: {
+  containers?: Container[];
+  initContainers?: Container[];
+}): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])];
-  const anySet = containers.some((c) => Object.keys(c.resources?.requests ?? {}).length + Object.keys(c.resources?.limits ?? {}).length > 0);
+  const anySet = containers.some(
+    (c) => Object.keys(c.resources?.requests ?? {}).length + Object.keys(c.resources?.limits ?? {}).length > 0,
+  );
   if (!anySet) return 'BestEffort';
   const guaranteed = containers.every((c) =>
     (['cpu', 'memory'] as const).every((resource) => {
@@ -100,11 +117,14 @@ export function deletePodGracefully(store: Store, pod: KubeObject, now: Date): v
   if (pod.metadata.deletionTimestamp) return;
   const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
   const terminating = structuredClone(pod);
-  terminating.metadata.deletionTimestamp = new Date(now.getTime() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  terminating.metadata.deletionTimestamp = new Date(now.getTime() + grace * 1000)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
   terminating.metadata.deletionGracePeriodSeconds = grace;
   delete terminating.metadata.resourceVersion;
   store.update(terminating);
 }
 
 /** Pods that still hold their node's resources: everything not finished, Terminating included. */
-export const holdsNodeResources = (pod: KubeObject): boolean => pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
+export const holdsNodeResources = (pod: KubeObject): boolean =>
+  pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';

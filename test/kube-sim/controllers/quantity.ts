@@ -2,7 +2,18 @@
 // admission compare them: CPU in millicores, everything else in plain units (bytes, counts).
 
 const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+const DECIMAL: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
 
 /** The quantity's value in base units (cores, bytes, pods). Unparseable input counts as 0. */
 export function parseQuantity(quantity: string | number | undefined): number {
@@ -36,7 +47,12 @@ export function formatBytes(bytes: number): string {
 }
 
 /** maxSurge / maxUnavailable: an int or a percentage string ('25%'). */
-export function scaledValue(intOrPercent: number | string | undefined, total: number, roundUp: boolean, fallback: string): number {
+export function scaledValue(
+  intOrPercent: number | string | undefined,
+  total: number,
+  roundUp: boolean,
+  fallback: string,
+): number {
   const value = intOrPercent ?? fallback;
   if (typeof value === 'number') return value;
   const percent = /^(\d+)%$/.exec(value);

@@ -10,7 +10,16 @@ import { cpuMillis, formatBytes, formatCpu, parseQuantity } from './quantity.js'
 
 type Usage = Record<string, number>;
 
-const TRACKED = ['pods', 'count/pods', 'requests.cpu', 'cpu', 'requests.memory', 'memory', 'limits.cpu', 'limits.memory'] as const;
+const TRACKED = [
+  'pods',
+  'count/pods',
+  'requests.cpu',
+  'cpu',
+  'requests.memory',
+  'memory',
+  'limits.cpu',
+  'limits.memory',
+] as const;
 
 /** Throws the 403 the API server would answer with, if creating `pod` would exceed a quota. */
 export function admitPod(store: Store, pod: KubeObject): void {
@@ -27,10 +36,15 @@ export function admitPod(store: Store, pod: KubeObject): void {
     }
     const exceeded = Object.keys(hard)
       .filter((resource) => (TRACKED as readonly string[]).includes(resource))
-      .filter((resource) => (requested[resource] ?? 0) > 0 && (used[resource] ?? 0) + requested[resource]! > amount(resource, hard[resource]!))
+      .filter(
+        (resource) =>
+          (requested[resource] ?? 0) > 0 &&
+          (used[resource] ?? 0) + requested[resource]! > amount(resource, hard[resource]!),
+      )
       .sort();
     if (exceeded.length > 0) {
-      const list = (usage: (resource: string) => number) => exceeded.map((resource) => `${resource}=${format(resource, usage(resource))}`).join(',');
+      const list = (usage: (resource: string) => number) =>
+        exceeded.map((resource) => `${resource}=${format(resource, usage(resource))}`).join(',');
       throw forbidden(
         pod,
         `exceeded quota: ${quota.metadata.name}, requested: ${list((r) => requested[r] ?? 0)}, used: ${list((r) => used[r] ?? 0)}, limited: ${list((r) => amount(r, hard[r]!))}`,
@@ -40,7 +54,10 @@ export function admitPod(store: Store, pod: KubeObject): void {
 }
 
 function forbidden(pod: KubeObject, reason: string): ApiError {
-  return new ApiError(403, 'Forbidden', `pods "${pod.metadata.name}" is forbidden: ${reason}`, { name: pod.metadata.name, kind: 'pods' });
+  return new ApiError(403, 'Forbidden', `pods "${pod.metadata.name}" is forbidden: ${reason}`, {
+    name: pod.metadata.name,
+    kind: 'pods',
+  });
 }
 
 function usageOf(pods: KubeObject[]): Usage {
@@ -64,7 +81,9 @@ function missingRequests(pod: KubeObject, hard: Record<string, string>): string[
   for (const resource of Object.keys(hard)) {
     const [kind, name] = resource.includes('.') ? (resource.split('.') as [string, string]) : ['requests', resource];
     if ((name !== 'cpu' && name !== 'memory') || (kind !== 'requests' && kind !== 'limits')) continue;
-    const lacking = containers.some((c) => (kind === 'limits' ? containerLimit(c, name) : containerRequest(c, name)) === 0);
+    const lacking = containers.some(
+      (c) => (kind === 'limits' ? containerLimit(c, name) : containerRequest(c, name)) === 0,
+    );
     if (lacking) missing.add(`${kind}.${name}`);
   }
   return [...missing].sort();

@@ -8,7 +8,15 @@ import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import type { EventRecorder } from './events.js';
 import { applyDefaults } from '../server/defaults.js';
-import { availableAt, deletePodGracefully, isOwnedBy, isPodActive, isPodAvailable, isPodReady, podCondition } from './pods.js';
+import {
+  availableAt,
+  deletePodGracefully,
+  isOwnedBy,
+  isPodActive,
+  isPodAvailable,
+  isPodReady,
+  podCondition,
+} from './pods.js';
 import { admitPod } from './quota.js';
 import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
 
@@ -32,7 +40,8 @@ export class ReplicaSetController {
 
   start(): void {
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const rs of this.store.list('ReplicaSet')) this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
+    for (const rs of this.store.list('ReplicaSet'))
+      this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
   }
 
   stop(): void {
@@ -110,7 +119,16 @@ export class ReplicaSetController {
       generateName: `${rs.metadata.name}-`,
       namespace: rs.metadata.namespace,
       labels: template.metadata?.labels ?? {},
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: rs.metadata.name,
+          uid: rs.metadata.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     };
     if (template.metadata?.annotations) metadata.annotations = template.metadata.annotations;
     const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata, spec: template.spec ?? { containers: [] } };
@@ -122,7 +140,9 @@ export class ReplicaSetController {
   private updateStatus(rs: KubeObject, pods: KubeObject[], manageError: Error | undefined, now: Date): void {
     const minReady = rs.spec?.minReadySeconds ?? 0;
     const templateLabels: Record<string, string> = rs.spec?.template?.metadata?.labels ?? {};
-    const fullyLabeled = pods.filter((pod) => Object.entries(templateLabels).every(([k, v]) => pod.metadata.labels?.[k] === v)).length;
+    const fullyLabeled = pods.filter((pod) =>
+      Object.entries(templateLabels).every(([k, v]) => pod.metadata.labels?.[k] === v),
+    ).length;
     const status: Record<string, unknown> = { replicas: pods.length };
     if (fullyLabeled) status.fullyLabeledReplicas = fullyLabeled;
     const ready = pods.filter(isPodReady).length;
@@ -136,7 +156,13 @@ export class ReplicaSetController {
       const reason = (rs.spec?.replicas ?? 1) > pods.length ? 'FailedCreate' : 'FailedDelete';
       if (!existingFailure || existingFailure.reason !== reason || existingFailure.message !== manageError.message) {
         conditions = conditions.filter((c) => c.type !== 'ReplicaFailure');
-        conditions.push({ type: 'ReplicaFailure', status: 'True', lastTransitionTime: this.clock.nowIso(), reason, message: manageError.message });
+        conditions.push({
+          type: 'ReplicaFailure',
+          status: 'True',
+          lastTransitionTime: this.clock.nowIso(),
+          reason,
+          message: manageError.message,
+        });
       }
     } else if (existingFailure) {
       conditions = conditions.filter((c) => c.type !== 'ReplicaFailure');
@@ -174,7 +200,10 @@ function deletionRank(left: KubeObject, right: KubeObject): number {
     if (since(left) !== since(right)) return since(right).localeCompare(since(left));
   }
   const restarts = (pod: KubeObject) =>
-    ((pod.status?.containerStatuses as { restartCount?: number }[] | undefined) ?? []).reduce((max, s) => Math.max(max, s.restartCount ?? 0), 0);
+    ((pod.status?.containerStatuses as { restartCount?: number }[] | undefined) ?? []).reduce(
+      (max, s) => Math.max(max, s.restartCount ?? 0),
+      0,
+    );
   if (restarts(left) !== restarts(right)) return restarts(right) - restarts(left);
   return (right.metadata.creationTimestamp ?? '').localeCompare(left.metadata.creationTimestamp ?? '');
 }

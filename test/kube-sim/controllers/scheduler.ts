@@ -33,12 +33,18 @@ export class Scheduler {
     private readonly recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    this.queue = new WorkQueue(clock, scenario.timing.controllerStepMs, (key) => this.schedule(key), 'default-scheduler');
+    this.queue = new WorkQueue(
+      clock,
+      scenario.timing.controllerStepMs,
+      (key) => this.schedule(key),
+      'default-scheduler',
+    );
   }
 
   start(): void {
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const pod of this.store.list('Pod')) if (this.wantsScheduling(pod)) this.queue.add(namespacedKey(pod.metadata.namespace, pod.metadata.name));
+    for (const pod of this.store.list('Pod'))
+      if (this.wantsScheduling(pod)) this.queue.add(namespacedKey(pod.metadata.namespace, pod.metadata.name));
   }
 
   stop(): void {
@@ -64,7 +70,11 @@ export class Scheduler {
   }
 
   private wantsScheduling(pod: KubeObject): boolean {
-    return !pod.spec?.nodeName && (pod.spec?.schedulerName ?? 'default-scheduler') === 'default-scheduler' && isPodActive(pod);
+    return (
+      !pod.spec?.nodeName &&
+      (pod.spec?.schedulerName ?? 'default-scheduler') === 'default-scheduler' &&
+      isPodActive(pod)
+    );
   }
 
   private schedule(key: string): void {
@@ -98,23 +108,42 @@ export class Scheduler {
     // Filter plugins run in the default profile's order and a node fails on the first that
     // rejects it: TaintToleration before NodeAffinity before NodeResourcesFit.
     const taint = untoleratedTaint(node, (pod.spec?.tolerations as Toleration[] | undefined) ?? []);
-    if (taint) return [{ reason: `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`, resolvable: false }];
+    if (taint)
+      return [{ reason: `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`, resolvable: false }];
     if (!matchesNodeSelectorAndAffinity(pod, node)) {
       return [{ reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false }];
     }
-    const onNode = this.store.list('Pod', undefined, undefined, (other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
+    const onNode = this.store.list(
+      'Pod',
+      undefined,
+      undefined,
+      (other) => other.spec?.nodeName === node.name && holdsNodeResources(other),
+    );
     if (onNode.length + 1 > node.pods) problems.push({ reason: 'Too many pods', resolvable: true });
     const usedCpu = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'), 0);
     const usedMemory = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'memory'), 0);
-    if (usedCpu + podRequest(pod.spec ?? {}, 'cpu') > cpuMillis(node.cpu)) problems.push({ reason: 'Insufficient cpu', resolvable: true });
-    if (usedMemory + podRequest(pod.spec ?? {}, 'memory') > parseQuantity(node.memory)) problems.push({ reason: 'Insufficient memory', resolvable: true });
+    if (usedCpu + podRequest(pod.spec ?? {}, 'cpu') > cpuMillis(node.cpu))
+      problems.push({ reason: 'Insufficient cpu', resolvable: true });
+    if (usedMemory + podRequest(pod.spec ?? {}, 'memory') > parseQuantity(node.memory))
+      problems.push({ reason: 'Insufficient memory', resolvable: true });
     return problems;
   }
 
   private freeFraction(pod: KubeObject, node: NodeSpec): number {
-    const onNode = this.store.list('Pod', undefined, undefined, (other) => other.spec?.nodeName === node.name && holdsNodeResources(other));
-    const cpu = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'), podRequest(pod.spec ?? {}, 'cpu'));
-    const memory = onNode.reduce((sum, other) => sum + podRequest(other.spec ?? {}, 'memory'), podRequest(pod.spec ?? {}, 'memory'));
+    const onNode = this.store.list(
+      'Pod',
+      undefined,
+      undefined,
+      (other) => other.spec?.nodeName === node.name && holdsNodeResources(other),
+    );
+    const cpu = onNode.reduce(
+      (sum, other) => sum + podRequest(other.spec ?? {}, 'cpu'),
+      podRequest(pod.spec ?? {}, 'cpu'),
+    );
+    const memory = onNode.reduce(
+      (sum, other) => sum + podRequest(other.spec ?? {}, 'memory'),
+      podRequest(pod.spec ?? {}, 'memory'),
+    );
     const freeCpu = 1 - cpu / Math.max(1, cpuMillis(node.cpu));
     const freeMemory = 1 - memory / Math.max(1, parseQuantity(node.memory));
     // With no requests at all, spread by pod count instead.
@@ -126,8 +155,15 @@ export class Scheduler {
     bound.spec.nodeName = nodeName;
     delete bound.metadata.resourceVersion;
     const updated = this.store.update(bound);
-    const conditions = ((updated.status?.conditions as PodCondition[] | undefined) ?? []).filter((c) => c.type !== 'PodScheduled');
-    conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: this.clock.nowIso() });
+    const conditions = ((updated.status?.conditions as PodCondition[] | undefined) ?? []).filter(
+      (c) => c.type !== 'PodScheduled',
+    );
+    conditions.push({
+      type: 'PodScheduled',
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: this.clock.nowIso(),
+    });
     this.store.updateStatus({ ...updated, status: { ...(updated.status ?? {}), conditions } });
     this.recorder.recordSeries(
       pod,
@@ -145,11 +181,32 @@ export class Scheduler {
     const message = `${fitErrorMessage(total, verdicts)} ${preemptionMessage(total, verdicts)}`;
     const current = (pod.status?.conditions as PodCondition[] | undefined)?.find((c) => c.type === 'PodScheduled');
     if (!(current?.status === 'False' && current.message === message)) {
-      const conditions = ((pod.status?.conditions as PodCondition[] | undefined) ?? []).filter((c) => c.type !== 'PodScheduled');
-      conditions.push({ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: this.clock.nowIso(), reason: 'Unschedulable', message });
-      this.store.updateStatus({ ...pod, metadata: { ...pod.metadata, resourceVersion: undefined }, status: { ...(pod.status ?? {}), phase: 'Pending', conditions } });
+      const conditions = ((pod.status?.conditions as PodCondition[] | undefined) ?? []).filter(
+        (c) => c.type !== 'PodScheduled',
+      );
+      conditions.push({
+        type: 'PodScheduled',
+        status: 'False',
+        lastProbeTime: null,
+        lastTransitionTime: this.clock.nowIso(),
+        reason: 'Unschedulable',
+        message,
+      });
+      this.store.updateStatus({
+        ...pod,
+        metadata: { ...pod.metadata, resourceVersion: undefined },
+        status: { ...(pod.status ?? {}), phase: 'Pending', conditions },
+      });
     }
-    this.recorder.recordSeries(pod, 'default-scheduler', REPORTING_INSTANCE, 'Scheduling', 'Warning', 'FailedScheduling', message);
+    this.recorder.recordSeries(
+      pod,
+      'default-scheduler',
+      REPORTING_INSTANCE,
+      'Scheduling',
+      'Warning',
+      'FailedScheduling',
+      message,
+    );
   }
 }
 
@@ -191,7 +248,8 @@ interface NodeSelectorRequirement {
  * writes) hold (component-helpers nodeaffinity). No affinity: every node.
  */
 function matchesRequiredAffinity(pod: KubeObject, node: Pick<NodeSpec, 'name' | 'labels'>): boolean {
-  const terms = (pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) as {
+  const terms = (pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ??
+    []) as {
     matchExpressions?: NodeSelectorRequirement[];
     matchFields?: NodeSelectorRequirement[];
   }[];
@@ -213,7 +271,9 @@ function matchesRequiredAffinity(pod: KubeObject, node: Pick<NodeSpec, 'name' | 
   return terms.some(
     (term) =>
       (term.matchExpressions ?? []).every((requirement) => holds(requirement, node.labels[requirement.key])) &&
-      (term.matchFields ?? []).every((requirement) => holds(requirement, requirement.key === 'metadata.name' ? node.name : undefined)) &&
+      (term.matchFields ?? []).every((requirement) =>
+        holds(requirement, requirement.key === 'metadata.name' ? node.name : undefined),
+      ) &&
       ((term.matchExpressions ?? []).length > 0 || (term.matchFields ?? []).length > 0),
   );
 }
@@ -229,7 +289,14 @@ function preemptionMessage(total: number, verdicts: Map<string, NodeVerdict[]>):
   const perNode = new Map<string, NodeVerdict[]>();
   for (const [node, problems] of verdicts) {
     const resolvable = problems.every((problem) => problem.resolvable);
-    perNode.set(node, [{ reason: resolvable ? 'No preemption victims found for incoming pod' : 'Preemption is not helpful for scheduling', resolvable }]);
+    perNode.set(node, [
+      {
+        reason: resolvable
+          ? 'No preemption victims found for incoming pod'
+          : 'Preemption is not helpful for scheduling',
+        resolvable,
+      },
+    ]);
   }
   return `preemption: 0/${total} nodes are available: ${histogram(perNode, (verdict) => verdict.reason)}.`;
 }

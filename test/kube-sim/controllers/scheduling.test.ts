@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, eventsFor, getDeployment, podsOf, replicaSetsOf, startSim, waitFor, type Sim } from './harness.js';
+import {
+  condition,
+  deployment,
+  eventsFor,
+  getDeployment,
+  podsOf,
+  replicaSetsOf,
+  startSim,
+  waitFor,
+  type Sim,
+} from './harness.js';
 
 let sim: Sim | undefined;
 afterEach(() => sim?.stop());
@@ -12,15 +22,26 @@ describe('scheduler', () => {
       const found = sim!.store.list('Pod', 'default', 'app=big')[0];
       return condition(found, 'PodScheduled')?.status === 'False' ? found : undefined;
     });
-    const message = '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
+    const message =
+      '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
     expect(condition(pod, 'PodScheduled')).toMatchObject({ reason: 'Unschedulable', message });
     expect(pod.status.phase).toBe('Pending');
     const event = eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'FailedScheduling')!;
-    expect(event).toMatchObject({ type: 'Warning', message, reportingComponent: 'default-scheduler', action: 'Scheduling' });
+    expect(event).toMatchObject({
+      type: 'Warning',
+      message,
+      reportingComponent: 'default-scheduler',
+      action: 'Scheduling',
+    });
   });
 
   it('counts each reason per node and explains a nodeSelector mismatch', async () => {
-    sim = startSim({ nodes: [{ name: 'small', cpu: '1', memory: '1Gi' }, { name: 'big', cpu: '8', memory: '32Gi', labels: { disk: 'ssd' } }] });
+    sim = startSim({
+      nodes: [
+        { name: 'small', cpu: '1', memory: '1Gi' },
+        { name: 'big', cpu: '8', memory: '32Gi', labels: { disk: 'ssd' } },
+      ],
+    });
     sim.store.create(deployment('pick', { replicas: 1, podSpec: { nodeSelector: { disk: 'hdd' } } }));
     const pod = await waitFor('unschedulable', () => {
       const found = sim!.store.list('Pod', 'default', 'app=pick')[0];
@@ -34,18 +55,29 @@ describe('scheduler', () => {
   it('schedules a waiting pod once another pod frees the node', async () => {
     sim = startSim({ nodes: { count: 1, cpu: '1' } });
     sim.store.create(deployment('first', { replicas: 1, container: { resources: { requests: { cpu: '800m' } } } }));
-    await waitFor('first available', () => condition(getDeployment(sim!.store, 'first'), 'Available')?.status === 'True');
+    await waitFor(
+      'first available',
+      () => condition(getDeployment(sim!.store, 'first'), 'Available')?.status === 'True',
+    );
     sim.store.create(deployment('second', { replicas: 1, container: { resources: { requests: { cpu: '800m' } } } }));
-    await waitFor('second unschedulable', () => condition(sim!.store.list('Pod', 'default', 'app=second')[0], 'PodScheduled')?.status === 'False');
+    await waitFor(
+      'second unschedulable',
+      () => condition(sim!.store.list('Pod', 'default', 'app=second')[0], 'PodScheduled')?.status === 'False',
+    );
     sim.store.delete('Deployment', 'default', 'first');
-    await waitFor('second available', () => condition(getDeployment(sim!.store, 'second'), 'Available')?.status === 'True');
+    await waitFor(
+      'second available',
+      () => condition(getDeployment(sim!.store, 'second'), 'Available')?.status === 'True',
+    );
   });
 });
 
 describe('replicaset controller', () => {
   it('reports FailedCreate and ReplicaFailure when a ResourceQuota refuses pods', async () => {
     sim = startSim({ quotas: [{ namespace: 'default', name: 'compute', hard: { 'requests.cpu': '1' } }] });
-    const created = sim.store.create(deployment('web', { replicas: 3, container: { resources: { requests: { cpu: '500m' } } } }));
+    const created = sim.store.create(
+      deployment('web', { replicas: 3, container: { resources: { requests: { cpu: '500m' } } } }),
+    );
     const d = await waitFor('ReplicaFailure', () => {
       const found = getDeployment(sim!.store, 'web');
       return condition(found, 'ReplicaFailure') ? found : undefined;
@@ -54,7 +86,9 @@ describe('replicaset controller', () => {
     const failure = condition(d, 'ReplicaFailure')!;
     expect(failure).toMatchObject({ status: 'True', reason: 'FailedCreate' });
     expect(failure.message).toMatch(
-      new RegExp(`^pods "${rs.metadata.name}-[a-z0-9]{5}" is forbidden: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1, limited: requests.cpu=1$`),
+      new RegExp(
+        `^pods "${rs.metadata.name}-[a-z0-9]{5}" is forbidden: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1, limited: requests.cpu=1$`,
+      ),
     );
     const events = eventsFor(sim.store, rs.metadata.name).filter((e) => e.reason === 'FailedCreate');
     expect(events[0]).toMatchObject({ type: 'Warning', source: { component: 'replicaset-controller' } });

@@ -40,14 +40,27 @@ describe('statefulset controller with the real kubectl', () => {
     expect(status.stdout).toContain('Waiting for 3 pods to be ready...');
     expect(status.stdout).toContain('partitioned roll out complete: 3 new pods have been updated...');
     const [first, second, third] = ['db-0', 'db-1', 'db-2'].map((name) => cluster!.store.get('Pod', 'default', name)!);
-    const readyAt = (pod: KubeObject) => (pod.status.conditions as { type: string; lastTransitionTime: string }[]).find((c) => c.type === 'Ready')!.lastTransitionTime;
+    const readyAt = (pod: KubeObject) =>
+      (pod.status.conditions as { type: string; lastTransitionTime: string }[]).find((c) => c.type === 'Ready')!
+        .lastTransitionTime;
     expect(Date.parse(second!.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(Date.parse(readyAt(first!)));
     expect(Date.parse(third!.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(Date.parse(readyAt(second!)));
     const set = cluster.store.get('StatefulSet', 'default', 'db')!;
-    expect(set.status).toMatchObject({ replicas: 3, readyReplicas: 3, currentReplicas: 3, updatedReplicas: 3, availableReplicas: 3, observedGeneration: 1, collisionCount: 0 });
+    expect(set.status).toMatchObject({
+      replicas: 3,
+      readyReplicas: 3,
+      currentReplicas: 3,
+      updatedReplicas: 3,
+      availableReplicas: 3,
+      observedGeneration: 1,
+      collisionCount: 0,
+    });
     expect(set.status.currentRevision).toBe(set.status.updateRevision);
     expect(revisionOf(first)).toBe(set.status.updateRevision);
-    expect(first!.metadata.labels).toMatchObject({ 'statefulset.kubernetes.io/pod-name': 'db-0', 'apps.kubernetes.io/pod-index': '0' });
+    expect(first!.metadata.labels).toMatchObject({
+      'statefulset.kubernetes.io/pod-name': 'db-0',
+      'apps.kubernetes.io/pod-index': '0',
+    });
     expect(first!.spec).toMatchObject({ hostname: 'db-0', subdomain: 'db' });
     const revisions = cluster.store.list('ControllerRevision', 'default');
     expect(revisions.map((revision) => revision.metadata.name)).toEqual([set.status.updateRevision]);
@@ -66,8 +79,15 @@ describe('statefulset controller with the real kubectl', () => {
     expect(set.status.updateRevision).not.toBe(before);
     expect(set.status.currentRevision).toBe(set.status.updateRevision);
     expect(pods('db').map((pod) => pod.spec.containers[0].image)).toEqual(['nginx:1.26', 'nginx:1.26', 'nginx:1.26']);
-    const deletions = cluster.store.list('Event', 'default').filter((event) => event['reason'] === 'SuccessfulDelete').map((event) => event['message']);
-    expect(deletions).toEqual(['delete Pod db-2 in StatefulSet db successful', 'delete Pod db-1 in StatefulSet db successful', 'delete Pod db-0 in StatefulSet db successful']);
+    const deletions = cluster.store
+      .list('Event', 'default')
+      .filter((event) => event['reason'] === 'SuccessfulDelete')
+      .map((event) => event['message']);
+    expect(deletions).toEqual([
+      'delete Pod db-2 in StatefulSet db successful',
+      'delete Pod db-1 in StatefulSet db successful',
+      'delete Pod db-0 in StatefulSet db successful',
+    ]);
     const history = await kubectl(cluster, ['rollout', 'history', 'statefulset/db']);
     expect(history.stdout).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>/);
   });
@@ -84,18 +104,29 @@ describe('statefulset controller with the real kubectl', () => {
     });
     await until('db-2 stuck pulling', () => {
       const pod = cluster!.store.get('Pod', 'default', 'db-2');
-      return revisionOf(pod) === bad && pod?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff';
+      return (
+        revisionOf(pod) === bad && pod?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff'
+      );
     });
     const stuck = await kubectl(cluster, ['rollout', 'status', 'statefulset/db', '--timeout=1s']);
     expect(stuck.exitCode).toBe(1);
     expect(stuck.stdout).toContain('Waiting for 1 pods to be ready...');
     expect(revisionOf(cluster.store.get('Pod', 'default', 'db-1'))).toBe(good);
-    expect(cluster.store.get('StatefulSet', 'default', 'db')!.status).toMatchObject({ currentRevision: good, updateRevision: bad, readyReplicas: 2, currentReplicas: 2, updatedReplicas: 1 });
+    expect(cluster.store.get('StatefulSet', 'default', 'db')!.status).toMatchObject({
+      currentRevision: good,
+      updateRevision: bad,
+      readyReplicas: 2,
+      currentReplicas: 2,
+      updatedReplicas: 1,
+    });
 
     // The forced rollback: the template goes back, the controller moves the good revision to the
     // top of the history, but waits for db-2 to be Ready before it does anything else.
     await apply(statefulSetYaml('db', 'nginx:1.25'));
-    await until('the good revision as update revision', () => cluster!.store.get('StatefulSet', 'default', 'db')!.status.updateRevision === good);
+    await until(
+      'the good revision as update revision',
+      () => cluster!.store.get('StatefulSet', 'default', 'db')!.status.updateRevision === good,
+    );
     const revisions = cluster.store.list('ControllerRevision', 'default');
     expect(revisions.find((revision) => revision.metadata.name === good)!['revision']).toBe(3);
     const clockBefore = cluster.clock.now().getTime();
@@ -113,7 +144,10 @@ describe('statefulset controller with the real kubectl', () => {
     await apply(statefulSetYaml('db', 'nginx:1.25', { partition: 2 }));
     expect((await kubectl(cluster, ['rollout', 'status', 'statefulset/db', '--timeout=30s'])).exitCode).toBe(0);
     await apply(statefulSetYaml('db', 'nginx:1.26', { partition: 2 }));
-    await until('generation observed', () => cluster!.store.get('StatefulSet', 'default', 'db')!.status.observedGeneration === 2);
+    await until(
+      'generation observed',
+      () => cluster!.store.get('StatefulSet', 'default', 'db')!.status.observedGeneration === 2,
+    );
     const status = await kubectl(cluster, ['rollout', 'status', 'statefulset/db', '--timeout=30s']);
     expect(status.exitCode, status.stderr).toBe(0);
     expect(status.stdout).toContain('partitioned roll out complete: 1 new pods have been updated...');
@@ -125,15 +159,24 @@ describe('statefulset controller with the real kubectl', () => {
   it('OnDelete replaces nothing until a pod is deleted; rollout status refuses the strategy', async () => {
     cluster = await startCluster({ timeScale: 20 });
     await apply(statefulSetYaml('db', 'nginx:1.25', { strategy: 'OnDelete', replicas: 2 }));
-    await until('two ready pods', () => cluster!.store.get('StatefulSet', 'default', 'db')!.status?.readyReplicas === 2);
+    await until(
+      'two ready pods',
+      () => cluster!.store.get('StatefulSet', 'default', 'db')!.status?.readyReplicas === 2,
+    );
     await apply(statefulSetYaml('db', 'nginx:1.26', { strategy: 'OnDelete', replicas: 2 }));
-    await until('generation observed', () => cluster!.store.get('StatefulSet', 'default', 'db')!.status.observedGeneration === 2);
+    await until(
+      'generation observed',
+      () => cluster!.store.get('StatefulSet', 'default', 'db')!.status.observedGeneration === 2,
+    );
     const status = await kubectl(cluster, ['rollout', 'status', 'statefulset/db', '--timeout=5s']);
     expect(status.exitCode).toBe(1);
     expect(status.stderr).toContain('rollout status is only available for RollingUpdate strategy type');
     expect(pods('db').map((pod) => pod.spec.containers[0].image)).toEqual(['nginx:1.25', 'nginx:1.25']);
     expect((await kubectl(cluster, ['delete', 'pod', 'db-1'])).exitCode).toBe(0);
-    await until('db-1 at the new image', () => cluster!.store.get('Pod', 'default', 'db-1')?.spec.containers[0].image === 'nginx:1.26');
+    await until(
+      'db-1 at the new image',
+      () => cluster!.store.get('Pod', 'default', 'db-1')?.spec.containers[0].image === 'nginx:1.26',
+    );
     expect(cluster.store.get('Pod', 'default', 'db-0')!.spec.containers[0].image).toBe('nginx:1.25');
   });
 
@@ -148,7 +191,11 @@ describe('statefulset controller with the real kubectl', () => {
     expect(Math.max(...created) - Math.min(...created)).toBeLessThanOrEqual(1000);
     expect((await kubectl(cluster, ['rollout', 'status', 'statefulset/db', '--timeout=30s'])).exitCode).toBe(0);
     // None waited for another to be Ready.
-    const readyAt = (pod: KubeObject) => Date.parse((pod.status.conditions as { type: string; lastTransitionTime: string }[]).find((c) => c.type === 'Ready')!.lastTransitionTime);
+    const readyAt = (pod: KubeObject) =>
+      Date.parse(
+        (pod.status.conditions as { type: string; lastTransitionTime: string }[]).find((c) => c.type === 'Ready')!
+          .lastTransitionTime,
+      );
     expect(Math.max(...created)).toBeLessThanOrEqual(Math.min(...pods('db').map(readyAt)));
   });
 });

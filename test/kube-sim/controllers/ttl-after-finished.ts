@@ -53,12 +53,18 @@ export class TtlAfterFinishedController {
 
 /** needsCleanup: a TTL is set, the Job has finished and is not already being deleted. */
 function needsCleanup(job: KubeObject): boolean {
-  return typeof job.spec?.ttlSecondsAfterFinished === 'number' && !job.metadata.deletionTimestamp && finishTime(job) !== undefined;
+  return (
+    typeof job.spec?.ttlSecondsAfterFinished === 'number' &&
+    !job.metadata.deletionTimestamp &&
+    finishTime(job) !== undefined
+  );
 }
 
 /** jobFinishTime: when the Complete or Failed condition became True. */
 function finishTime(job: KubeObject): number | undefined {
   const conditions = (job.status?.conditions ?? []) as { type: string; status: string; lastTransitionTime?: string }[];
-  const finished = conditions.find((condition) => (condition.type === 'Complete' || condition.type === 'Failed') && condition.status === 'True');
+  const finished = conditions.find(
+    (condition) => (condition.type === 'Complete' || condition.type === 'Failed') && condition.status === 'True',
+  );
   return finished?.lastTransitionTime ? Date.parse(finished.lastTransitionTime) : undefined;
 }

@@ -44,12 +44,18 @@ export class VolumeBinder {
     private readonly scenario: Scenario,
   ) {
     this.writer = new ApiWriter(store, clock);
-    this.queue = new WorkQueue(clock, scenario.timing.controllerStepMs, (key) => this.sync(key), 'persistentvolume-binder');
+    this.queue = new WorkQueue(
+      clock,
+      scenario.timing.controllerStepMs,
+      (key) => this.sync(key),
+      'persistentvolume-binder',
+    );
   }
 
   start(): void {
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const claim of this.store.list('PersistentVolumeClaim')) this.queue.add(namespacedKey(claim.metadata.namespace, claim.metadata.name));
+    for (const claim of this.store.list('PersistentVolumeClaim'))
+      this.queue.add(namespacedKey(claim.metadata.namespace, claim.metadata.name));
   }
 
   stop(): void {
@@ -66,7 +72,8 @@ export class VolumeBinder {
     } else if (object.kind === 'PersistentVolume' && type !== 'DELETED' && object.spec?.claimRef) {
       this.queue.add(namespacedKey(object.spec.claimRef.namespace, object.spec.claimRef.name));
     } else if (object.kind === 'StorageClass' && type === 'ADDED') {
-      for (const claim of this.store.list('PersistentVolumeClaim')) this.queue.add(namespacedKey(claim.metadata.namespace, claim.metadata.name));
+      for (const claim of this.store.list('PersistentVolumeClaim'))
+        this.queue.add(namespacedKey(claim.metadata.namespace, claim.metadata.name));
     }
   }
 
@@ -79,13 +86,17 @@ export class VolumeBinder {
     if (!storageClass) return this.classMissing(claim, className);
     if (claim.metadata.deletionTimestamp) return this.releaseIfUnused(claim);
     if (!(claim.metadata.finalizers ?? []).includes(PVC_PROTECTION)) {
-      this.writer.update(CONTROLLER_MANAGER, { ...claim, metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), PVC_PROTECTION] } });
+      this.writer.update(CONTROLLER_MANAGER, {
+        ...claim,
+        metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), PVC_PROTECTION] },
+      });
       return;
     }
     if (claim.status?.phase === 'Bound' || claim.spec.volumeName) return;
     const volume = this.store.get('PersistentVolume', '', `pvc-${claim.metadata.uid}`);
     if (volume) return this.bind(claim, volume);
-    if (storageClass['volumeBindingMode'] === 'WaitForFirstConsumer' && !claim.metadata.annotations?.[SELECTED_NODE]) return this.waitForConsumer(claim);
+    if (storageClass['volumeBindingMode'] === 'WaitForFirstConsumer' && !claim.metadata.annotations?.[SELECTED_NODE])
+      return this.waitForConsumer(claim);
     this.requestProvisioning(claim, storageClass);
   }
 
@@ -95,13 +106,27 @@ export class VolumeBinder {
    */
   private classMissing(claim: KubeObject, className: string): void {
     if (claim.status?.phase === 'Bound' || claim.spec.volumeName || claim.metadata.deletionTimestamp) return;
-    this.recorder.record(claim, PV_CONTROLLER, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
+    this.recorder.record(
+      claim,
+      PV_CONTROLLER,
+      'Warning',
+      'ProvisioningFailed',
+      `storageclass.storage.k8s.io "${className}" not found`,
+    );
   }
 
   private waitForConsumer(claim: KubeObject): void {
-    const consumer = this.store.list('Pod', claim.metadata.namespace).find((pod) => pod.spec?.nodeName && claimsOf(pod).includes(claim.metadata.name));
+    const consumer = this.store
+      .list('Pod', claim.metadata.namespace)
+      .find((pod) => pod.spec?.nodeName && claimsOf(pod).includes(claim.metadata.name));
     if (!consumer) {
-      this.recorder.record(claim, PV_CONTROLLER, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
+      this.recorder.record(
+        claim,
+        PV_CONTROLLER,
+        'Normal',
+        'WaitForFirstConsumer',
+        'waiting for first consumer to be created before binding',
+      );
       return;
     }
     const annotations = { ...(claim.metadata.annotations ?? {}), [SELECTED_NODE]: consumer.spec.nodeName };
@@ -113,7 +138,11 @@ export class VolumeBinder {
     const provisioner = String(storageClass['provisioner'] ?? '');
     const annotations = claim.metadata.annotations ?? {};
     if (annotations['volume.kubernetes.io/storage-provisioner'] !== provisioner) {
-      const marked = { ...annotations, 'volume.beta.kubernetes.io/storage-provisioner': provisioner, 'volume.kubernetes.io/storage-provisioner': provisioner };
+      const marked = {
+        ...annotations,
+        'volume.beta.kubernetes.io/storage-provisioner': provisioner,
+        'volume.kubernetes.io/storage-provisioner': provisioner,
+      };
       this.writer.update(CONTROLLER_MANAGER, { ...claim, metadata: { ...claim.metadata, annotations: marked } });
       this.recorder.record(
         claim,
@@ -123,7 +152,13 @@ export class VolumeBinder {
         `Waiting for a volume to be created either by the external provisioner '${provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`,
       );
       const source = { component: `${provisioner}_csi-provisioner-0_${claim.metadata.uid?.slice(0, 8) ?? ''}` };
-      this.recorder.record(claim, source, 'Normal', 'Provisioning', `External provisioner is provisioning volume for claim "${claim.metadata.namespace}/${claim.metadata.name}"`);
+      this.recorder.record(
+        claim,
+        source,
+        'Normal',
+        'Provisioning',
+        `External provisioner is provisioning volume for claim "${claim.metadata.namespace}/${claim.metadata.name}"`,
+      );
       this.clock.after(this.scenario.timing.volumeProvisionMs, () => this.provision(claim, storageClass, source));
     }
   }
@@ -138,16 +173,41 @@ export class VolumeBinder {
     this.writer.create(PROVISIONER_MANAGER, {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
-      metadata: { name, annotations: { 'pv.kubernetes.io/provisioned-by': provisioner, 'volume.kubernetes.io/provisioner-deletion-secret-name': '', 'volume.kubernetes.io/provisioner-deletion-secret-namespace': '' }, finalizers: [PV_PROTECTION] },
+      metadata: {
+        name,
+        annotations: {
+          'pv.kubernetes.io/provisioned-by': provisioner,
+          'volume.kubernetes.io/provisioner-deletion-secret-name': '',
+          'volume.kubernetes.io/provisioner-deletion-secret-namespace': '',
+        },
+        finalizers: [PV_PROTECTION],
+      },
       spec: {
         accessModes: current.spec.accessModes ?? ['ReadWriteOnce'],
         capacity: { storage: current.spec.resources?.requests?.storage ?? '1Gi' },
-        claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: current.metadata.name, namespace: current.metadata.namespace, resourceVersion: current.metadata.resourceVersion, uid: current.metadata.uid },
+        claimRef: {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          name: current.metadata.name,
+          namespace: current.metadata.namespace,
+          resourceVersion: current.metadata.resourceVersion,
+          uid: current.metadata.uid,
+        },
         csi: { driver: provisioner, fsType: 'ext4', volumeHandle: `vol-${claim.metadata.uid?.slice(0, 17) ?? ''}` },
         persistentVolumeReclaimPolicy: storageClass['reclaimPolicy'] ?? 'Delete',
         storageClassName: storageClass.metadata.name,
         volumeMode: current.spec.volumeMode ?? 'Filesystem',
-        ...(selectedNode ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [selectedNode] }] }] } } } : {}),
+        ...(selectedNode
+          ? {
+              nodeAffinity: {
+                required: {
+                  nodeSelectorTerms: [
+                    { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [selectedNode] }] },
+                  ],
+                },
+              },
+            }
+          : {}),
       },
     });
     this.recorder.record(current, source, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${name}`);
@@ -156,17 +216,38 @@ export class VolumeBinder {
   /** bindVolumeToClaim + bindClaimToVolume + the two status updates. */
   private bind(claim: KubeObject, volume: KubeObject): void {
     if (volume.status?.phase !== 'Bound') {
-      this.writer.updateStatus(CONTROLLER_MANAGER, { ...volume, status: { phase: 'Bound', lastPhaseTransitionTime: this.clock.nowIso() } });
+      this.writer.updateStatus(CONTROLLER_MANAGER, {
+        ...volume,
+        status: { phase: 'Bound', lastPhaseTransitionTime: this.clock.nowIso() },
+      });
     }
-    const annotations = { ...(claim.metadata.annotations ?? {}), 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' };
-    const bound = this.writer.update(CONTROLLER_MANAGER, { ...claim, metadata: { ...claim.metadata, annotations }, spec: { ...claim.spec, volumeName: volume.metadata.name } });
-    this.writer.updateStatus(CONTROLLER_MANAGER, { ...bound, status: { phase: 'Bound', accessModes: volume.spec.accessModes, capacity: volume.spec.capacity } });
+    const annotations = {
+      ...(claim.metadata.annotations ?? {}),
+      'pv.kubernetes.io/bind-completed': 'yes',
+      'pv.kubernetes.io/bound-by-controller': 'yes',
+    };
+    const bound = this.writer.update(CONTROLLER_MANAGER, {
+      ...claim,
+      metadata: { ...claim.metadata, annotations },
+      spec: { ...claim.spec, volumeName: volume.metadata.name },
+    });
+    this.writer.updateStatus(CONTROLLER_MANAGER, {
+      ...bound,
+      status: { phase: 'Bound', accessModes: volume.spec.accessModes, capacity: volume.spec.capacity },
+    });
   }
 
   /** The PVC protection controller: a claim no pod uses loses its finalizer, and so goes. */
   private releaseIfUnused(claim: KubeObject): void {
     if (!(claim.metadata.finalizers ?? []).includes(PVC_PROTECTION)) return;
-    const used = this.store.list('Pod', claim.metadata.namespace).some((pod) => claimsOf(pod).includes(claim.metadata.name) && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed');
+    const used = this.store
+      .list('Pod', claim.metadata.namespace)
+      .some(
+        (pod) =>
+          claimsOf(pod).includes(claim.metadata.name) &&
+          pod.status?.phase !== 'Succeeded' &&
+          pod.status?.phase !== 'Failed',
+      );
     if (used) return;
     const finalizers = (claim.metadata.finalizers ?? []).filter((finalizer) => finalizer !== PVC_PROTECTION);
     this.writer.update(CONTROLLER_MANAGER, { ...claim, metadata: { ...claim.metadata, finalizers } });
@@ -180,12 +261,18 @@ export class VolumeBinder {
         this.store.update({ ...volume, metadata: { ...volume.metadata, resourceVersion: undefined, finalizers: [] } });
         this.store.delete('PersistentVolume', '', volume.metadata.name);
       } else {
-        this.store.updateStatus({ ...volume, metadata: { ...volume.metadata, resourceVersion: undefined }, status: { phase: 'Released', lastPhaseTransitionTime: this.clock.nowIso() } });
+        this.store.updateStatus({
+          ...volume,
+          metadata: { ...volume.metadata, resourceVersion: undefined },
+          status: { phase: 'Released', lastPhaseTransitionTime: this.clock.nowIso() },
+        });
       }
     }
   }
 }
 
 function claimsOf(pod: KubeObject): string[] {
-  return ((pod.spec?.volumes ?? []) as { persistentVolumeClaim?: { claimName?: string } }[]).flatMap((volume) => (volume.persistentVolumeClaim?.claimName ? [volume.persistentVolumeClaim.claimName] : []));
+  return ((pod.spec?.volumes ?? []) as { persistentVolumeClaim?: { claimName?: string } }[]).flatMap((volume) =>
+    volume.persistentVolumeClaim?.claimName ? [volume.persistentVolumeClaim.claimName] : [],
+  );
 }

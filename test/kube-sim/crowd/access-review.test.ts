@@ -21,13 +21,17 @@ const review = (verb: string, resource: string, namespace: string, group = '') =
 describe('SelfSubjectAccessReview and denied verbs', () => {
   it('allows everything by default; a denied verb is refused with 403 and reviewed as not allowed', async () => {
     cluster = await startCluster({ controllers: false });
-    expect((await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps', '-n', 'default'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps', '-n', 'default'])).stdout.trim()).toBe(
+      'yes',
+    );
 
     cluster.faults.deny('delete', 'configmaps', { namespace: 'default' });
     const canI = await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps', '-n', 'default']);
     expect(canI.stdout.trim()).toBe('no');
     expect(canI.exitCode).toBe(1);
-    expect((await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps', '-n', 'other'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(cluster, ['auth', 'can-i', 'delete', 'configmaps', '-n', 'other'])).stdout.trim()).toBe(
+      'yes',
+    );
 
     await kubectl(cluster, ['create', 'configmap', 'settings', '--from-literal=mode=fast']);
     const deleted = await kubectl(cluster, ['delete', 'configmap', 'settings']);
@@ -37,13 +41,25 @@ describe('SelfSubjectAccessReview and denied verbs', () => {
     );
 
     // Several reviews in one kubectl process: a List is created item by item, each answer printed.
-    const list = { apiVersion: 'v1', kind: 'List', items: [review('delete', 'configmaps', 'default'), review('update', 'deployments', 'default', 'apps')] };
-    const created = await kubectl(cluster, ['create', '-f', '-', '-o', 'json', '--validate=false'], JSON.stringify(list));
+    const list = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [review('delete', 'configmaps', 'default'), review('update', 'deployments', 'default', 'apps')],
+    };
+    const created = await kubectl(
+      cluster,
+      ['create', '-f', '-', '-o', 'json', '--validate=false'],
+      JSON.stringify(list),
+    );
     expect(created.exitCode, created.stderr).toBe(0);
-    const answers = created.stdout.split(/\n(?=\{)/).map((text) => JSON.parse(text) as { status: { allowed: boolean; reason?: string }; spec: unknown });
+    const answers = created.stdout
+      .split(/\n(?=\{)/)
+      .map((text) => JSON.parse(text) as { status: { allowed: boolean; reason?: string }; spec: unknown });
     expect(answers.map((answer) => answer.status.allowed)).toEqual([false, true]);
     // Empty attributes are left out, as Go's omitempty leaves them out of the real answer.
-    expect(answers[0]!.spec).toEqual({ resourceAttributes: { namespace: 'default', verb: 'delete', resource: 'configmaps' } });
+    expect(answers[0]!.spec).toEqual({
+      resourceAttributes: { namespace: 'default', verb: 'delete', resource: 'configmaps' },
+    });
     expect(answers[1]!.status.reason).toMatch(/^RBAC: allowed by ClusterRoleBinding/);
     // Nothing is stored, and a review is only ever created.
     expect((await kubectl(cluster, ['get', 'selfsubjectaccessreviews'])).stderr).toContain('MethodNotAllowed');

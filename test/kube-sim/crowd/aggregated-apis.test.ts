@@ -19,11 +19,15 @@ afterEach(async () => {
 
 const UNAVAILABLE = 'external.metrics.k8s.io/v1beta1: the server is currently unable to handle the request';
 // klog's line for the failed group: kubectl 1.32 wraps it as an "Unhandled Error", 1.29 prints it bare.
-const MEMCACHE_LINE = /^E\d{4} [\d:.]+\s+\d+ memcache\.go:\d+\] (?:"Unhandled Error" err="couldn't get resource list for external\.metrics\.k8s\.io\/v1beta1: the server is currently unable to handle the request"|couldn't get resource list for external\.metrics\.k8s\.io\/v1beta1: the server is currently unable to handle the request)$/;
+const MEMCACHE_LINE =
+  /^E\d{4} [\d:.]+\s+\d+ memcache\.go:\d+\] (?:"Unhandled Error" err="couldn't get resource list for external\.metrics\.k8s\.io\/v1beta1: the server is currently unable to handle the request"|couldn't get resource list for external\.metrics\.k8s\.io\/v1beta1: the server is currently unable to handle the request)$/;
 
 describe('an unavailable aggregated APIService', () => {
   it('legacy discovery: api-resources exits 1 with the real error, get deploy works with memcache errors, the group version answers 503', async () => {
-    cluster = await startCluster({ controllers: false, scenario: { apiServices: ['v1beta1.external.metrics.k8s.io'], aggregatedDiscovery: false } });
+    cluster = await startCluster({
+      controllers: false,
+      scenario: { apiServices: ['v1beta1.external.metrics.k8s.io'], aggregatedDiscovery: false },
+    });
     const applied = await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('web', 'nginx:1.25'));
     expect(applied.exitCode, applied.stderr).toBe(0);
     expect(applied.stdout).toBe('deployment.apps/web created');
@@ -42,19 +46,32 @@ describe('an unavailable aggregated APIService', () => {
 
     const raw = await kubectl(cluster, ['get', '--raw', '/apis/external.metrics.k8s.io/v1beta1']);
     expect(raw.exitCode).toBe(1);
-    expect(raw.stderr).toBe('Error from server (ServiceUnavailable): the server is currently unable to handle the request');
+    expect(raw.stderr).toBe(
+      'Error from server (ServiceUnavailable): the server is currently unable to handle the request',
+    );
     const response = await fetch(`${cluster.url}/apis/external.metrics.k8s.io/v1beta1`);
     expect(response.status).toBe(503);
     expect(await response.text()).toBe('service unavailable\n');
-    expect(cluster.requests.some((request) => request.url.startsWith('/apis/external.metrics.k8s.io/v1beta1') && request.status === 503)).toBe(true);
+    expect(
+      cluster.requests.some(
+        (request) => request.url.startsWith('/apis/external.metrics.k8s.io/v1beta1') && request.status === 503,
+      ),
+    ).toBe(true);
   });
 
   it('aggregated discovery: the group version is Stale without resources, and kubectl 1.32 drops it silently', async () => {
-    cluster = await startCluster({ controllers: false, scenario: { apiServices: ['v1beta1.external.metrics.k8s.io'] } });
+    cluster = await startCluster({
+      controllers: false,
+      scenario: { apiServices: ['v1beta1.external.metrics.k8s.io'] },
+    });
     const document = (await (
-      await fetch(`${cluster.url}/apis`, { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } })
+      await fetch(`${cluster.url}/apis`, {
+        headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' },
+      })
     ).json()) as { items: { metadata: { name: string }; versions: unknown[] }[] };
-    expect(document.items.find((item) => item.metadata.name === 'external.metrics.k8s.io')?.versions).toEqual([{ version: 'v1beta1', freshness: 'Stale' }]);
+    expect(document.items.find((item) => item.metadata.name === 'external.metrics.k8s.io')?.versions).toEqual([
+      { version: 'v1beta1', freshness: 'Stale' },
+    ]);
 
     const resources = await kubectl(cluster, ['api-resources']);
     expect(resources.exitCode, resources.stderr).toBe(0);
@@ -68,8 +85,23 @@ describe('an unavailable aggregated APIService', () => {
   });
 
   it('registers the APIService as the available controller leaves it', async () => {
-    cluster = await startCluster({ controllers: false, scenario: { apiServices: [{ name: 'v1beta1.metrics.k8s.io', service: { namespace: 'kube-system', name: 'metrics-server' } }] } });
-    const shown = await kubectl(cluster, ['get', 'apiservice', 'v1beta1.metrics.k8s.io', '-o', 'jsonpath={.status.conditions[0].reason}: {.status.conditions[0].message}']);
-    expect(shown.stdout).toBe('MissingEndpoints: endpoints for service/metrics-server in "kube-system" have no addresses with port name "https"');
+    cluster = await startCluster({
+      controllers: false,
+      scenario: {
+        apiServices: [
+          { name: 'v1beta1.metrics.k8s.io', service: { namespace: 'kube-system', name: 'metrics-server' } },
+        ],
+      },
+    });
+    const shown = await kubectl(cluster, [
+      'get',
+      'apiservice',
+      'v1beta1.metrics.k8s.io',
+      '-o',
+      'jsonpath={.status.conditions[0].reason}: {.status.conditions[0].message}',
+    ]);
+    expect(shown.stdout).toBe(
+      'MissingEndpoints: endpoints for service/metrics-server in "kube-system" have no addresses with port name "https"',
+    );
   });
 });

@@ -36,13 +36,36 @@ describe('finalizers added and removed by a controller', () => {
   it('the LB controller guards LoadBalancer Services; kubectl delete waits until it lets go', async () => {
     cluster = await startCluster({
       timeScale: 20,
-      scenario: { finalizers: [{ kind: 'Service', finalizer: LB_FINALIZER, match: { 'spec.type': 'LoadBalancer' }, manager: 'cloud-controller-manager', removeAfterMs: 40_000 }] },
+      scenario: {
+        finalizers: [
+          {
+            kind: 'Service',
+            finalizer: LB_FINALIZER,
+            match: { 'spec.type': 'LoadBalancer' },
+            manager: 'cloud-controller-manager',
+            removeAfterMs: 40_000,
+          },
+        ],
+      },
     });
-    await kubectl(cluster, ['apply', '-f', '-'], `${serviceYaml('web', 'LoadBalancer')}---\n${serviceYaml('internal', 'ClusterIP')}`);
+    await kubectl(
+      cluster,
+      ['apply', '-f', '-'],
+      `${serviceYaml('web', 'LoadBalancer')}---\n${serviceYaml('internal', 'ClusterIP')}`,
+    );
     await waitFor('the finalizer on service/web', () => service('web')?.metadata.finalizers?.includes(LB_FINALIZER));
     expect(service('internal')?.metadata.finalizers).toBeUndefined();
-    const entry = (service('web')!.metadata['managedFields'] as { manager: string; operation: string; fieldsV1: Record<string, unknown> }[]).find((e) => e.manager === 'cloud-controller-manager');
-    expect(entry).toMatchObject({ operation: 'Update', fieldsV1: { 'f:metadata': { 'f:finalizers': { '.': {}, [`v:"${LB_FINALIZER}"`]: {} } } } });
+    const entry = (
+      service('web')!.metadata['managedFields'] as {
+        manager: string;
+        operation: string;
+        fieldsV1: Record<string, unknown>;
+      }[]
+    ).find((e) => e.manager === 'cloud-controller-manager');
+    expect(entry).toMatchObject({
+      operation: 'Update',
+      fieldsV1: { 'f:metadata': { 'f:finalizers': { '.': {}, [`v:"${LB_FINALIZER}"`]: {} } } },
+    });
 
     const marked = await kubectl(cluster, ['delete', 'service', 'web', '--wait=false']);
     expect(marked.exitCode, marked.stderr).toBe(0);
@@ -74,13 +97,27 @@ data:
     expect(deleted.exitCode, deleted.stderr).toBe(0);
     expect(cluster.store.get('ConfigMap', 'default', 'guarded')?.metadata.deletionTimestamp).toBeDefined();
 
-    const added = await kubectl(cluster, ['patch', 'configmap', 'guarded', '--type=json', '-p', '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/more"}]']);
+    const added = await kubectl(cluster, [
+      'patch',
+      'configmap',
+      'guarded',
+      '--type=json',
+      '-p',
+      '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/more"}]',
+    ]);
     expect(added.exitCode).toBe(1);
     expect(added.stderr).toContain(
       'The ConfigMap "guarded" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}',
     );
 
-    const released = await kubectl(cluster, ['patch', 'configmap', 'guarded', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    const released = await kubectl(cluster, [
+      'patch',
+      'configmap',
+      'guarded',
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/metadata/finalizers"}]',
+    ]);
     expect(released.exitCode, released.stderr).toBe(0);
     expect(cluster.store.get('ConfigMap', 'default', 'guarded')).toBeUndefined();
   });

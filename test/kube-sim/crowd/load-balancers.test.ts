@@ -25,14 +25,22 @@ function ingress(name: string, spec: string, annotations = ''): string {
   return `apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ${name}\n${annotations}spec:\n${spec}  defaultBackend:\n    service:\n      name: web\n      port:\n        number: 80\n`;
 }
 
-const addresses = (kind: string, name: string) => cluster.store.get(kind, 'default', name)?.status?.loadBalancer?.ingress as { ip?: string }[] | undefined;
-const reasons = (name: string) => cluster.store.list('Event', 'default').filter((event) => (event['involvedObject'] as { name?: string }).name === name).map((event) => `${event.type} ${event.reason}: ${event.message}`);
+const addresses = (kind: string, name: string) =>
+  cluster.store.get(kind, 'default', name)?.status?.loadBalancer?.ingress as { ip?: string }[] | undefined;
+const reasons = (name: string) =>
+  cluster.store
+    .list('Event', 'default')
+    .filter((event) => (event['involvedObject'] as { name?: string }).name === name)
+    .map((event) => `${event.type} ${event.reason}: ${event.message}`);
 
 describe('the service controller', () => {
   it('gives a LoadBalancer Service an address, and none to one of a loadBalancerClass or one the cloud refuses', async () => {
     const manifests = [
       service('web'),
-      service('classy', '').replace('  type: LoadBalancer\n', '  type: LoadBalancer\n  loadBalancerClass: example.com/internal\n'),
+      service('classy', '').replace(
+        '  type: LoadBalancer\n',
+        '  type: LoadBalancer\n  loadBalancerClass: example.com/internal\n',
+      ),
       service('refused', '  annotations:\n    sim.kguard.dev/load-balancer: never\n'),
     ].join('---\n');
     expect((await kubectl(cluster, ['apply', '-f', '-'], manifests)).exitCode).toBe(0);
@@ -40,8 +48,17 @@ describe('the service controller', () => {
     expect(first).toEqual({ ip: '203.0.113.10', ipMode: 'VIP' });
     const shown = await kubectl(cluster, ['get', 'service', 'web', '--no-headers']);
     expect(shown.stdout).toMatch(/^web\s+LoadBalancer\s+\S+\s+203\.0\.113\.10\s+80:\d+\/TCP/);
-    expect(reasons('web')).toEqual(['Normal EnsuringLoadBalancer: Ensuring load balancer', 'Normal EnsuredLoadBalancer: Ensured load balancer']);
-    await waitFor('SyncLoadBalancerFailed on service/refused', () => reasons('refused').some((reason) => reason.startsWith('Warning SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: ')));
+    expect(reasons('web')).toEqual([
+      'Normal EnsuringLoadBalancer: Ensuring load balancer',
+      'Normal EnsuredLoadBalancer: Ensured load balancer',
+    ]);
+    await waitFor('SyncLoadBalancerFailed on service/refused', () =>
+      reasons('refused').some((reason) =>
+        reason.startsWith(
+          'Warning SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: ',
+        ),
+      ),
+    );
     await untilSimTime(cluster.clock, cluster.clock.now().getTime() + 10_000);
     expect(addresses('Service', 'classy')).toBeUndefined();
     expect(addresses('Service', 'refused')).toBeUndefined();
@@ -50,9 +67,20 @@ describe('the service controller', () => {
 
   it('empties the status of a Service that stops being a LoadBalancer (the deleteLoadBalancer path)', async () => {
     await waitFor('an address for service/web', () => addresses('Service', 'web'));
-    const patched = await kubectl(cluster, ['patch', 'service', 'web', '--type', 'merge', '-p', '{"spec":{"type":"ClusterIP"}}']);
+    const patched = await kubectl(cluster, [
+      'patch',
+      'service',
+      'web',
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"type":"ClusterIP"}}',
+    ]);
     expect(patched.exitCode, patched.stderr).toBe(0);
-    await waitFor('service/web without an address', () => cluster.store.get('Service', 'default', 'web')?.status?.loadBalancer?.ingress === undefined);
+    await waitFor(
+      'service/web without an address',
+      () => cluster.store.get('Service', 'default', 'web')?.status?.loadBalancer?.ingress === undefined,
+    );
     expect(reasons('web')).toContain('Normal DeletedLoadBalancer: Deleted load balancer');
   });
 });
@@ -78,15 +106,20 @@ describe('the ingress controller', () => {
     await waitFor('an address for ingress/legacy', () => addresses('Ingress', 'legacy'));
     expect(addresses('Ingress', 'defaulted')).toEqual([{ ip: '198.51.100.10' }]);
     const shown = await kubectl(cluster, ['get', 'ingress', 'defaulted', 'quiet']);
-    expect(shown.stdout).toMatch(/^NAME\s+CLASS\s+HOSTS\s+ADDRESS\s+PORTS\s+AGE\ndefaulted\s+sim\s+\*\s+198\.51\.100\.10\s+80\s+\S+\nquiet\s+quiet\s+\*\s+80\s+\S+$/);
-    expect((await kubectl(cluster, ['get', 'ingressclass', 'sim', '--no-headers'])).stdout).toMatch(/^sim\s+kube-sim\.kguard\.dev\/ingress-controller\s+<none>\s+\S+$/);
+    expect(shown.stdout).toMatch(
+      /^NAME\s+CLASS\s+HOSTS\s+ADDRESS\s+PORTS\s+AGE\ndefaulted\s+sim\s+\*\s+198\.51\.100\.10\s+80\s+\S+\nquiet\s+quiet\s+\*\s+80\s+\S+$/,
+    );
+    expect((await kubectl(cluster, ['get', 'ingressclass', 'sim', '--no-headers'])).stdout).toMatch(
+      /^sim\s+kube-sim\.kguard\.dev\/ingress-controller\s+<none>\s+\S+$/,
+    );
     await untilSimTime(cluster.clock, cluster.clock.now().getTime() + 20_000);
     expect(addresses('Ingress', 'quiet')).toBeUndefined();
     expect(addresses('Ingress', 'refused')).toBeUndefined();
   });
 
   it('refuses an Ingress without a class while two IngressClasses say they are the default', async () => {
-    const second = 'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: also-default\n  annotations:\n    ingressclass.kubernetes.io/is-default-class: "true"\nspec:\n  controller: example.com/other\n';
+    const second =
+      'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: also-default\n  annotations:\n    ingressclass.kubernetes.io/is-default-class: "true"\nspec:\n  controller: example.com/other\n';
     expect((await kubectl(cluster, ['apply', '-f', '-'], second)).exitCode).toBe(0);
     const refused = await kubectl(cluster, ['apply', '-f', '-'], ingress('orphan', ''));
     expect(refused.exitCode).toBe(1);

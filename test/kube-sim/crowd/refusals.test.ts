@@ -29,13 +29,20 @@ describe('refusals of the real API server', () => {
     await kubectl(cluster, ['apply', '-f', '-'], claimYaml('2Gi'));
     const unbound = await kubectl(cluster, ['apply', '-f', '-'], claimYaml('1Gi'));
     expect(unbound.exitCode).toBe(1);
-    expect(unbound.stderr).toContain('The PersistentVolumeClaim "data" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims');
+    expect(unbound.stderr).toContain(
+      'The PersistentVolumeClaim "data" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
+    );
 
     const claim = cluster.store.get('PersistentVolumeClaim', 'default', 'data')!;
-    cluster.store.updateStatus({ ...claim, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '2Gi' } } });
+    cluster.store.updateStatus({
+      ...claim,
+      status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '2Gi' } },
+    });
     const shrunk = await kubectl(cluster, ['apply', '-f', '-'], claimYaml('1Gi'));
     expect(shrunk.exitCode).toBe(1);
-    expect(shrunk.stderr).toContain('The PersistentVolumeClaim "data" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity');
+    expect(shrunk.stderr).toContain(
+      'The PersistentVolumeClaim "data" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity',
+    );
     const grown = await kubectl(cluster, ['apply', '-f', '-'], claimYaml('3Gi'));
     expect(grown.exitCode, grown.stderr).toBe(0);
   });
@@ -53,22 +60,46 @@ data:
     await kubectl(cluster, ['apply', '-f', '-'], configMap('fast', true));
     const changed = await kubectl(cluster, ['apply', '-f', '-'], configMap('slow', true));
     expect(changed.exitCode).toBe(1);
-    expect(changed.stderr).toContain('The ConfigMap "settings" is invalid: data: Forbidden: field is immutable when `immutable` is set');
-    const mutable = await kubectl(cluster, ['patch', 'configmap', 'settings', '--type=merge', '-p', '{"immutable":false}']);
+    expect(changed.stderr).toContain(
+      'The ConfigMap "settings" is invalid: data: Forbidden: field is immutable when `immutable` is set',
+    );
+    const mutable = await kubectl(cluster, [
+      'patch',
+      'configmap',
+      'settings',
+      '--type=merge',
+      '-p',
+      '{"immutable":false}',
+    ]);
     expect(mutable.exitCode).toBe(1);
-    expect(mutable.stderr).toContain('The ConfigMap "settings" is invalid: immutable: Forbidden: field is immutable when `immutable` is set');
+    expect(mutable.stderr).toContain(
+      'The ConfigMap "settings" is invalid: immutable: Forbidden: field is immutable when `immutable` is set',
+    );
 
     await kubectl(cluster, ['create', 'secret', 'generic', 'token', '--from-literal=key=v1']);
     await kubectl(cluster, ['patch', 'secret', 'token', '--type=merge', '-p', '{"immutable":true}']);
-    const secret = await kubectl(cluster, ['patch', 'secret', 'token', '--type=merge', '-p', '{"data":{"key":"djI="}}']);
+    const secret = await kubectl(cluster, [
+      'patch',
+      'secret',
+      'token',
+      '--type=merge',
+      '-p',
+      '{"data":{"key":"djI="}}',
+    ]);
     expect(secret.exitCode).toBe(1);
-    expect(secret.stderr).toContain('The Secret "token" is invalid: data: Forbidden: field is immutable when `immutable` is set');
+    expect(secret.stderr).toContain(
+      'The Secret "token" is invalid: data: Forbidden: field is immutable when `immutable` is set',
+    );
   });
 
   it('refuses a Job created from a copy of a deleted Job: its labels and selector name the old uid', async () => {
     cluster = await startCluster({ controllers: false });
     await kubectl(cluster, ['apply', '-f', '-'], jobYaml('migrate', 'busybox:1.36'));
-    const copy = JSON.parse((await kubectl(cluster, ['get', 'job', 'migrate', '-o', 'json'])).stdout) as { metadata: Record<string, unknown>; status?: unknown; spec: { selector?: unknown; template: { metadata: { labels: Record<string, string> } } } };
+    const copy = JSON.parse((await kubectl(cluster, ['get', 'job', 'migrate', '-o', 'json'])).stdout) as {
+      metadata: Record<string, unknown>;
+      status?: unknown;
+      spec: { selector?: unknown; template: { metadata: { labels: Record<string, string> } } };
+    };
     const oldUid = copy.metadata['uid'] as string;
     for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'generation']) delete copy.metadata[field];
     delete copy.status;
@@ -78,8 +109,16 @@ data:
     expect(recreated.exitCode).toBe(1);
     const labels = `map[string]string{"batch.kubernetes.io/controller-uid":"${oldUid}", "batch.kubernetes.io/job-name":"migrate", "controller-uid":"${oldUid}", "job-name":"migrate"}`;
     expect(recreated.stderr).toMatch(/^The Job "migrate" is invalid: \n/);
-    expect(recreated.stderr).toMatch(new RegExp(`\\* spec\\.template\\.metadata\\.labels\\[controller-uid\\]: Invalid value: ${escapeRegExp(labels)}: must be '[0-9a-f-]{36}'`));
-    expect(recreated.stderr).toMatch(new RegExp(`\\* spec\\.template\\.metadata\\.labels\\[batch\\.kubernetes\\.io/controller-uid\\]: Invalid value: ${escapeRegExp(labels)}: must be '[0-9a-f-]{36}'`));
+    expect(recreated.stderr).toMatch(
+      new RegExp(
+        `\\* spec\\.template\\.metadata\\.labels\\[controller-uid\\]: Invalid value: ${escapeRegExp(labels)}: must be '[0-9a-f-]{36}'`,
+      ),
+    );
+    expect(recreated.stderr).toMatch(
+      new RegExp(
+        `\\* spec\\.template\\.metadata\\.labels\\[batch\\.kubernetes\\.io/controller-uid\\]: Invalid value: ${escapeRegExp(labels)}: must be '[0-9a-f-]{36}'`,
+      ),
+    );
     expect(recreated.stderr).toContain(
       `* spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"batch.kubernetes.io/controller-uid":"${oldUid}"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: \`selector\` not auto-generated`,
     );
@@ -90,7 +129,9 @@ data:
     (manual.spec as Record<string, unknown>)['manualSelector'] = true;
     const adopted = await kubectl(cluster, ['create', '-f', '-'], JSON.stringify(manual));
     expect(adopted.exitCode, adopted.stderr).toBe(0);
-    expect(cluster.store.get('Job', 'default', 'migrate')?.spec.selector).toEqual({ matchLabels: { 'batch.kubernetes.io/controller-uid': oldUid } });
+    expect(cluster.store.get('Job', 'default', 'migrate')?.spec.selector).toEqual({
+      matchLabels: { 'batch.kubernetes.io/controller-uid': oldUid },
+    });
     await kubectl(cluster, ['delete', 'job', 'migrate']);
 
     // Without the generated selector and labels, the same Job is created again.

@@ -42,15 +42,26 @@ describe('crowd scenario knobs', () => {
     expect(scenario.crowd.caInjector).toEqual({ caBundle: TEST_CA_BUNDLE, delayMs: 500 });
     expect(scenario.crowd.apiServices).toEqual([{ name: 'v1beta1.metrics.k8s.io' }]);
     expect(scenario.crowd.aggregatedDiscovery).toBe(false);
-    expect(scenario.crowd.nodeAutoscaler).toMatchObject({ flavour: 'karpenter', joinAfterMs: 60_000, nodeGroup: 'pool-1', maxSize: 10 });
+    expect(scenario.crowd.nodeAutoscaler).toMatchObject({
+      flavour: 'karpenter',
+      joinAfterMs: 60_000,
+      nodeGroup: 'pool-1',
+      maxSize: 10,
+    });
     expect(scenario.registry['nginx:1.25']).toEqual({ tokenServer: '503', tokenFailures: 2 });
     // A resolved scenario resolves to itself (startControllers resolves again).
     expect(resolveScenario(scenario)).toEqual(scenario);
   });
 
   it('refuses malformed knobs, naming the field', () => {
-    expect(() => resolveScenario({ registry: { 'nginx:1.25': { tokenServer: 'timeout' as never } } })).toThrow('scenario.registry["nginx:1.25"].tokenServer: unknown value "timeout"');
-    expect(() => resolveScenario({ nodeAutoscaler: { flavour: 'gke' as never } })).toThrow('scenario.nodeAutoscaler.flavour: unknown value "gke"');
-    expect(() => resolveScenario({ finalizers: [{ kind: 'Service' } as never] })).toThrow('scenario.finalizers[]: kind and finalizer are required');
+    expect(() => resolveScenario({ registry: { 'nginx:1.25': { tokenServer: 'timeout' as never } } })).toThrow(
+      'scenario.registry["nginx:1.25"].tokenServer: unknown value "timeout"',
+    );
+    expect(() => resolveScenario({ nodeAutoscaler: { flavour: 'gke' as never } })).toThrow(
+      'scenario.nodeAutoscaler.flavour: unknown value "gke"',
+    );
+    expect(() => resolveScenario({ finalizers: [{ kind: 'Service' } as never] })).toThrow(
+      'scenario.finalizers[]: kind and finalizer are required',
+    );
   });
 });

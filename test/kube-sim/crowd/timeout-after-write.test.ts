@@ -37,17 +37,38 @@ describe('a write stored and then answered 504', () => {
     expect(applied.exitCode).toBe(1);
     expect(applied.stderr).toContain(`Error from server (Timeout): error when applying patch:`);
     expect(applied.stderr).toContain(TIMEOUT);
-    expect(cluster.store.get('Deployment', 'default', 'web')?.spec.template.spec.containers[0].image).toBe('nginx:1.26');
+    expect(cluster.store.get('Deployment', 'default', 'web')?.spec.template.spec.containers[0].image).toBe(
+      'nginx:1.26',
+    );
 
     cluster.faults.commitThenTimeout(1, /^PUT .*\/configmaps\/raw/);
-    cluster.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raw', namespace: 'default' }, data: { a: '1' } });
+    cluster.store.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'raw', namespace: 'default' },
+      data: { a: '1' },
+    });
     const response = await fetch(`${cluster.url}/api/v1/namespaces/default/configmaps/raw`, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raw', namespace: 'default' }, data: { a: '2' } }),
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'raw', namespace: 'default' },
+        data: { a: '2' },
+      }),
     });
     expect(response.status).toBe(504);
-    expect(await response.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: TIMEOUT, reason: 'Timeout', details: {}, code: 504 });
+    expect(await response.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: TIMEOUT,
+      reason: 'Timeout',
+      details: {},
+      code: 504,
+    });
     expect(cluster.store.get('ConfigMap', 'default', 'raw')?.data).toEqual({ a: '2' });
   });
 });

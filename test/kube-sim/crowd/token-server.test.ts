@@ -12,7 +12,6 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-
 describe('pulls failing at the token server', () => {
   it('words DNS, TLS, 503 and 429 failures as containerd does, then pulls', async () => {
     cluster = await startCluster({
@@ -37,9 +36,12 @@ describe('pulls failing at the token server', () => {
       const rollout = await kubectl(cluster, ['rollout', 'status', `deployment/${name}`, '--timeout=20s']);
       expect(rollout.exitCode, `${name}: ${rollout.stderr}`).toBe(0);
     }
-    const events = JSON.parse((await kubectl(cluster, ['get', 'events', '--field-selector', 'reason=Failed', '-o', 'json'])).stdout) as { items: { message: string; count: number }[] };
+    const events = JSON.parse(
+      (await kubectl(cluster, ['get', 'events', '--field-selector', 'reason=Failed', '-o', 'json'])).stdout,
+    ) as { items: { message: string; count: number }[] };
     const pullFailures = events.items.filter((event) => event.message.startsWith('Failed to pull image'));
-    const byImage = (image: string) => pullFailures.find((event) => event.message.startsWith(`Failed to pull image "${image}"`));
+    const byImage = (image: string) =>
+      pullFailures.find((event) => event.message.startsWith(`Failed to pull image "${image}"`));
     expect(byImage('nginx:1.25')?.message).toBe(
       'Failed to pull image "nginx:1.25": failed to pull and unpack image "docker.io/library/nginx:1.25": failed to resolve reference "docker.io/library/nginx:1.25": failed to authorize: failed to fetch anonymous token: Get "https://auth.docker.io/token?scope=repository%3Alibrary%2Fnginx%3Apull&service=registry.docker.io": dial tcp: lookup auth.docker.io on 172.18.0.1:53: no such host',
     );

@@ -13,7 +13,11 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-const classYaml = (name: string, provisioner: string, mode: 'Immediate' | 'WaitForFirstConsumer') => `apiVersion: storage.k8s.io/v1
+const classYaml = (
+  name: string,
+  provisioner: string,
+  mode: 'Immediate' | 'WaitForFirstConsumer',
+) => `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
   name: ${name}
@@ -60,7 +64,11 @@ const eventsOf = (name: string) =>
 describe('PV binder', () => {
   it('provisions and binds a claim of an Immediate StorageClass as the real controllers write it', async () => {
     cluster = await startCluster({ timeScale: 20 });
-    await kubectl(cluster, ['apply', '-f', '-'], `${classYaml('fast', 'ebs.csi.aws.com', 'Immediate')}---\n${claimYaml('data', 'fast')}---\n${claimYaml('plain')}`);
+    await kubectl(
+      cluster,
+      ['apply', '-f', '-'],
+      `${classYaml('fast', 'ebs.csi.aws.com', 'Immediate')}---\n${claimYaml('data', 'fast')}---\n${claimYaml('plain')}`,
+    );
     await waitFor('the claim Bound', () => claim('data')?.status?.phase === 'Bound');
     const bound = claim('data')!;
     const volumeName = `pvc-${bound.metadata.uid}`;
@@ -76,7 +84,11 @@ describe('PV binder', () => {
     const volume = cluster.store.get('PersistentVolume', '', volumeName)!;
     expect(volume.metadata.annotations?.['pv.kubernetes.io/provisioned-by']).toBe('ebs.csi.aws.com');
     expect(volume.metadata.finalizers).toEqual(['kubernetes.io/pv-protection']);
-    expect(volume.spec).toMatchObject({ storageClassName: 'fast', persistentVolumeReclaimPolicy: 'Delete', claimRef: { name: 'data', namespace: 'default', uid: bound.metadata.uid } });
+    expect(volume.spec).toMatchObject({
+      storageClassName: 'fast',
+      persistentVolumeReclaimPolicy: 'Delete',
+      claimRef: { name: 'data', namespace: 'default', uid: bound.metadata.uid },
+    });
     expect(volume.status.phase).toBe('Bound');
     expect(eventsOf('data')).toEqual([
       "ExternalProvisioning: Waiting for a volume to be created either by the external provisioner 'ebs.csi.aws.com' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
@@ -84,10 +96,22 @@ describe('PV binder', () => {
       `ProvisioningSucceeded: Successfully provisioned volume ${volumeName}`,
     ]);
     const table = await kubectl(cluster, ['get', 'pvc', 'data']);
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE$/);
-    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^data\\s+Bound\\s+${volumeName}\\s+5Gi\\s+RWO\\s+fast\\s+<unset>\\s+\\d+s$`));
-    const managers = (bound.metadata['managedFields'] as { manager: string; subresource?: string }[]).map((entry) => `${entry.manager}${entry.subresource ? `/${entry.subresource}` : ''}`);
-    expect(managers).toEqual(expect.arrayContaining(['kubectl-client-side-apply', 'kube-controller-manager', 'kube-controller-manager/status']));
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE$/,
+    );
+    expect(table.stdout.split('\n')[1]).toMatch(
+      new RegExp(`^data\\s+Bound\\s+${volumeName}\\s+5Gi\\s+RWO\\s+fast\\s+<unset>\\s+\\d+s$`),
+    );
+    const managers = (bound.metadata['managedFields'] as { manager: string; subresource?: string }[]).map(
+      (entry) => `${entry.manager}${entry.subresource ? `/${entry.subresource}` : ''}`,
+    );
+    expect(managers).toEqual(
+      expect.arrayContaining([
+        'kubectl-client-side-apply',
+        'kube-controller-manager',
+        'kube-controller-manager/status',
+      ]),
+    );
     // No class, no binder: the claim stays as applied.
     expect(claim('plain')?.metadata.finalizers).toBeUndefined();
     expect(claim('plain')?.status?.phase).toBe('Pending');
@@ -105,7 +129,14 @@ describe('PV binder', () => {
     await kubectl(cluster, ['apply', '-f', '-'], claimYaml('data', 'fast'));
     await waitFor('ProvisioningFailed', () => eventsOf('data').length > 0);
     expect(eventsOf('data')).toEqual(['ProvisioningFailed: storageclass.storage.k8s.io "fast" not found']);
-    const described = await kubectl(cluster, ['get', 'events', '--field-selector', 'involvedObject.name=data', '-o', 'jsonpath={.items[0].type} {.items[0].source.component}']);
+    const described = await kubectl(cluster, [
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.name=data',
+      '-o',
+      'jsonpath={.items[0].type} {.items[0].source.component}',
+    ]);
     expect(described.stdout).toBe('Warning persistentvolume-controller');
     await kubectl(cluster, ['apply', '-f', '-'], classYaml('fast', 'ebs.csi.aws.com', 'Immediate'));
     await waitFor('the claim Bound', () => claim('data')?.status?.phase === 'Bound');
@@ -113,9 +144,15 @@ describe('PV binder', () => {
 
   it('waits for the first consumer, then provisions on its node', async () => {
     cluster = await startCluster({ timeScale: 20 });
-    await kubectl(cluster, ['apply', '-f', '-'], `${classYaml('local', 'rancher.io/local-path', 'WaitForFirstConsumer')}---\n${claimYaml('cache', 'local')}`);
+    await kubectl(
+      cluster,
+      ['apply', '-f', '-'],
+      `${classYaml('local', 'rancher.io/local-path', 'WaitForFirstConsumer')}---\n${claimYaml('cache', 'local')}`,
+    );
     await waitFor('WaitForFirstConsumer', () => eventsOf('cache').length > 0);
-    expect(eventsOf('cache')).toEqual(['WaitForFirstConsumer: waiting for first consumer to be created before binding']);
+    expect(eventsOf('cache')).toEqual([
+      'WaitForFirstConsumer: waiting for first consumer to be created before binding',
+    ]);
     expect(claim('cache')?.status?.phase).toBe('Pending');
 
     await kubectl(cluster, ['apply', '-f', '-'], podYaml('worker', 'cache'));
@@ -123,7 +160,11 @@ describe('PV binder', () => {
     const node = cluster.store.get('Pod', 'default', 'worker')!.spec.nodeName as string;
     expect(claim('cache')!.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBe(node);
     const volume = cluster.store.get('PersistentVolume', '', claim('cache')!.spec.volumeName)!;
-    expect(volume.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0]).toEqual({ key: 'kubernetes.io/hostname', operator: 'In', values: [node] });
+    expect(volume.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0]).toEqual({
+      key: 'kubernetes.io/hostname',
+      operator: 'In',
+      values: [node],
+    });
 
     // In use: deleting the claim leaves it Terminating until the pod is gone.
     await kubectl(cluster, ['delete', 'pvc', 'cache', '--wait=false']);

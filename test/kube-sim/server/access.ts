@@ -63,11 +63,16 @@ export function forbiddenError(attributes: AccessAttributes, type: Pick<Resource
   const resource = attributes.subresource ? `${attributes.resource}/${attributes.subresource}` : attributes.resource;
   const subject = attributes.name !== undefined ? `${qualified} "${attributes.name}"` : qualified;
   const scope = attributes.namespace ? `in the namespace "${attributes.namespace}"` : 'at the cluster scope';
-  return new ApiError(403, 'Forbidden', `${subject} is forbidden: User "${USER}" cannot ${attributes.verb} resource "${resource}" in API group "${type.group}" ${scope}`, {
-    name: attributes.name,
-    group: type.group || undefined,
-    kind: type.plural,
-  });
+  return new ApiError(
+    403,
+    'Forbidden',
+    `${subject} is forbidden: User "${USER}" cannot ${attributes.verb} resource "${resource}" in API group "${type.group}" ${scope}`,
+    {
+      name: attributes.name,
+      group: type.group || undefined,
+      kind: type.plural,
+    },
+  );
 }
 
 interface ReviewBody {
@@ -75,7 +80,15 @@ interface ReviewBody {
   kind?: string;
   metadata?: Record<string, unknown>;
   spec?: {
-    resourceAttributes?: { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string };
+    resourceAttributes?: {
+      namespace?: string;
+      verb?: string;
+      group?: string;
+      version?: string;
+      resource?: string;
+      subresource?: string;
+      name?: string;
+    };
     nonResourceAttributes?: { path?: string; verb?: string };
   };
 }
@@ -88,11 +101,22 @@ export function reviewSelfAccess(body: unknown, access: AccessControl): { code: 
   if ((resourceAttributes === undefined) === (spec.nonResourceAttributes === undefined)) {
     // validation.go ValidateSelfSubjectAccessReviewSpec
     const value = JSON.stringify(spec);
-    throw new ApiError(422, 'Invalid', `SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: ${value}: exactly one of nonResourceAttributes or resourceAttributes must be specified`, {
-      group: 'authorization.k8s.io',
-      kind: 'SelfSubjectAccessReview',
-      causes: [{ reason: 'FieldValueInvalid', field: 'spec.resourceAttributes', message: `Invalid value: ${value}: exactly one of nonResourceAttributes or resourceAttributes must be specified` }],
-    });
+    throw new ApiError(
+      422,
+      'Invalid',
+      `SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: ${value}: exactly one of nonResourceAttributes or resourceAttributes must be specified`,
+      {
+        group: 'authorization.k8s.io',
+        kind: 'SelfSubjectAccessReview',
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'spec.resourceAttributes',
+            message: `Invalid value: ${value}: exactly one of nonResourceAttributes or resourceAttributes must be specified`,
+          },
+        ],
+      },
+    );
   }
   const allowed = resourceAttributes
     ? access.allows({
@@ -105,14 +129,20 @@ export function reviewSelfAccess(body: unknown, access: AccessControl): { code: 
       })
     : true;
   // Decoded and encoded again, as the real server does: empty strings go (omitempty).
-  const attributes = (value: object | undefined) => (value ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== '' && field !== undefined)) : undefined);
+  const attributes = (value: object | undefined) =>
+    value
+      ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== '' && field !== undefined))
+      : undefined;
   return {
     code: 201,
     body: {
       kind: 'SelfSubjectAccessReview',
       apiVersion: 'authorization.k8s.io/v1',
       metadata: { creationTimestamp: null },
-      spec: { resourceAttributes: attributes(spec.resourceAttributes), nonResourceAttributes: attributes(spec.nonResourceAttributes) },
+      spec: {
+        resourceAttributes: attributes(spec.resourceAttributes),
+        nonResourceAttributes: attributes(spec.nonResourceAttributes),
+      },
       status: allowed ? { allowed: true, reason: ALLOWED_BY } : { allowed: false },
     },
   };

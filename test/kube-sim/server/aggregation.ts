@@ -33,7 +33,9 @@ export function staleDiscoveryItems(unavailable: UnavailableGroupVersion[]): obj
   const groups = [...new Set(unavailable.map((entry) => entry.group))];
   return groups.map((group) => ({
     metadata: { name: group, creationTimestamp: null },
-    versions: unavailable.filter((entry) => entry.group === group).map((entry) => ({ version: entry.version, freshness: 'Stale' })),
+    versions: unavailable
+      .filter((entry) => entry.group === group)
+      .map((entry) => ({ version: entry.version, freshness: 'Stale' })),
   }));
 }
 
@@ -41,20 +43,30 @@ export function staleDiscoveryItems(unavailable: UnavailableGroupVersion[]): obj
 export function legacyAggregatedGroups(unavailable: UnavailableGroupVersion[]): object[] {
   const groups = [...new Set(unavailable.map((entry) => entry.group))];
   return groups.map((group) => {
-    const versions = unavailable.filter((entry) => entry.group === group).map((entry) => ({ groupVersion: `${group}/${entry.version}`, version: entry.version }));
+    const versions = unavailable
+      .filter((entry) => entry.group === group)
+      .map((entry) => ({ groupVersion: `${group}/${entry.version}`, version: entry.version }));
     return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions, preferredVersion: versions[0] };
   });
 }
 
 /** Whether a path is served by one of these APIServices' (absent) backends. */
 export function servedByUnavailable(pathname: string, unavailable: UnavailableGroupVersion[]): boolean {
-  return unavailable.some((entry) => pathname === `/apis/${entry.group}/${entry.version}` || pathname.startsWith(`/apis/${entry.group}/${entry.version}/`));
+  return unavailable.some(
+    (entry) =>
+      pathname === `/apis/${entry.group}/${entry.version}` ||
+      pathname.startsWith(`/apis/${entry.group}/${entry.version}/`),
+  );
 }
 
 /** handler_proxy.go proxyError → http.Error: a plain-text body, not a Status. */
 export function sendServiceUnavailable(res: ServerResponse): void {
   const body = 'service unavailable\n';
-  res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(503, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -67,7 +79,14 @@ export function registerApiServices(store: Store, unavailable: UnavailableGroupV
       apiVersion: 'apiregistration.k8s.io/v1',
       kind: 'APIService',
       metadata: { name: apiService.name },
-      spec: { group, version, groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true, service: { ...service, port: 443 } },
+      spec: {
+        group,
+        version,
+        groupPriorityMinimum: 100,
+        versionPriority: 100,
+        insecureSkipTLSVerify: true,
+        service: { ...service, port: 443 },
+      },
       status: {
         conditions: [
           {

@@ -19,7 +19,13 @@ import {
   negotiateAggregatedDiscovery,
 } from './discovery.js';
 import type { AggregatedApiService } from '../scenario-crowd.js';
-import { legacyAggregatedGroups, sendServiceUnavailable, servedByUnavailable, staleDiscoveryItems, unavailableGroupVersions } from './aggregation.js';
+import {
+  legacyAggregatedGroups,
+  sendServiceUnavailable,
+  servedByUnavailable,
+  staleDiscoveryItems,
+  unavailableGroupVersions,
+} from './aggregation.js';
 import { controlFaults, CONTROL_PATH } from './control.js';
 import { FaultInjector, requestDeadlineExceeded, type Faults } from './faults.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
@@ -72,7 +78,11 @@ export interface ApiServerOptions {
   unavailableApiServices?: AggregatedApiService[];
 }
 
-export async function startApiServer(store: Store, clock: SimClock, options: ApiServerOptions = {}): Promise<ApiServer> {
+export async function startApiServer(
+  store: Store,
+  clock: SimClock,
+  options: ApiServerOptions = {},
+): Promise<ApiServer> {
   const unavailable = unavailableGroupVersions(options.unavailableApiServices ?? []);
   const history = new WatchHistory(store);
   const openWatches = new Set<ServerResponse>();
@@ -140,14 +150,19 @@ export async function startApiServer(store: Store, clock: SimClock, options: Api
     const failure = faults.failureFor(facts) ?? faults.deniedFor(facts);
     if (failure) return sendError(res, failure);
     if (route?.type.kind === 'SelfSubjectAccessReview') {
-      if (req.method !== 'POST' || route.name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      if (req.method !== 'POST' || route.name !== undefined)
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       const body = await readBody(req);
-      const review = reviewSelfAccess(isProtobuf(req.headers['content-type']) ? decodeProtobufObject(body) : parseJson(body.toString('utf8')), faults.access);
+      const review = reviewSelfAccess(
+        isProtobuf(req.headers['content-type']) ? decodeProtobufObject(body) : parseJson(body.toString('utf8')),
+        faults.access,
+      );
       return sendJson(res, review.code, review.body);
     }
 
     if (servedByUnavailable(pathname, unavailable)) return sendServiceUnavailable(res);
-    if (route && faults.timesOutAfterCommit(facts)) return serveThenTimeOut(req, res, () => serveResource(context, route, query, req, res));
+    if (route && faults.timesOutAfterCommit(facts))
+      return serveThenTimeOut(req, res, () => serveResource(context, route, query, req, res));
     if (route) return serveResource(context, route, query, req, res);
     if (req.method !== 'GET') throw notFoundPath();
     return serveNonResource(pathname, req, res);
@@ -157,7 +172,11 @@ export async function startApiServer(store: Store, clock: SimClock, options: Api
    * The write runs to the end (stored, watch events sent) but its answer is dropped: the client
    * gets the 504 a timed-out request gets, unless the write itself failed.
    */
-  async function serveThenTimeOut(_req: IncomingMessage, res: ServerResponse, serve: () => Promise<void>): Promise<void> {
+  async function serveThenTimeOut(
+    _req: IncomingMessage,
+    res: ServerResponse,
+    serve: () => Promise<void>,
+  ): Promise<void> {
     const writeHead = res.writeHead.bind(res);
     const end = res.end.bind(res);
     let head: Parameters<typeof res.writeHead> | undefined;
@@ -188,7 +207,8 @@ export async function startApiServer(store: Store, clock: SimClock, options: Api
     if (pathname === '/version') return sendJson(res, 200, VERSION_INFO);
     if (pathname === '/healthz' || pathname === '/livez' || pathname === '/readyz') return sendText(res, 200, 'ok');
     if (pathname === '/api' || pathname === '/apis') {
-      const aggregated = options.aggregatedDiscovery === false ? undefined : negotiateAggregatedDiscovery(req.headers.accept);
+      const aggregated =
+        options.aggregatedDiscovery === false ? undefined : negotiateAggregatedDiscovery(req.headers.accept);
       const core = pathname === '/api';
       if (aggregated) {
         res.setHeader('Vary', 'Accept');
@@ -207,7 +227,9 @@ export async function startApiServer(store: Store, clock: SimClock, options: Api
     }
     const group = parseGroupPath(pathname);
     if (group && isKnownGroup(group)) return sendJson(res, 200, legacyGroup(group));
-    const aggregatedGroup = legacyAggregatedGroups(unavailable).find((candidate) => (candidate as { name: string }).name === group);
+    const aggregatedGroup = legacyAggregatedGroups(unavailable).find(
+      (candidate) => (candidate as { name: string }).name === group,
+    );
     if (aggregatedGroup) return sendJson(res, 200, aggregatedGroup);
     if (pathname === '/openapi/v3') return sendJson(res, 200, openApiRoot());
     const document = pathname.startsWith('/openapi/v3/') ? openApiDocument(pathname) : undefined;

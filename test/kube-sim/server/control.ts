@@ -34,12 +34,19 @@ export async function controlFaults(req: IncomingMessage, res: ServerResponse, f
     return refuse(res, `not JSON. ${USAGE}`);
   }
   const pattern = (match: string | undefined) => (match === undefined ? undefined : new RegExp(match));
-  if ('failNext' in control) faults.failNext(control.failNext.status, control.failNext.count ?? 1, pattern(control.failNext.match));
-  else if ('slowNext' in control) faults.slowNext(control.slowNext.ms, control.slowNext.count ?? 1, pattern(control.slowNext.match));
-  else if ('commitThenTimeout' in control) faults.commitThenTimeout(control.commitThenTimeout.count ?? 1, pattern(control.commitThenTimeout.match));
+  if ('failNext' in control)
+    faults.failNext(control.failNext.status, control.failNext.count ?? 1, pattern(control.failNext.match));
+  else if ('slowNext' in control)
+    faults.slowNext(control.slowNext.ms, control.slowNext.count ?? 1, pattern(control.slowNext.match));
+  else if ('commitThenTimeout' in control)
+    faults.commitThenTimeout(control.commitThenTimeout.count ?? 1, pattern(control.commitThenTimeout.match));
   else if ('latency' in control) faults.latency(control.latency.ms);
   else if ('cutWatches' in control) faults.cutWatches();
-  else if ('deny' in control) faults.deny(control.deny.verb, control.deny.resource, { group: control.deny.group, namespace: control.deny.namespace });
+  else if ('deny' in control)
+    faults.deny(control.deny.verb, control.deny.resource, {
+      group: control.deny.group,
+      namespace: control.deny.namespace,
+    });
   else if ('restore' in control) await faults.restore();
   else if ('unreachable' in control) {
     // Answer first: the server stops listening right after.
@@ -52,5 +59,13 @@ export async function controlFaults(req: IncomingMessage, res: ServerResponse, f
 
 /** A Status body, as kubectl prints it: `Error from server (BadRequest): <message>`. */
 function refuse(res: ServerResponse, message: string): void {
-  sendJson(res, 400, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+  sendJson(res, 400, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: 'BadRequest',
+    code: 400,
+  });
 }

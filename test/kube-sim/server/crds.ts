@@ -52,7 +52,8 @@ export function serveCustomResourceDefinitions(store: Store, clock: SimClock): C
     if (!type) return;
     served.delete(crd.metadata.name);
     later(0, () => {
-      for (const object of store.list(type.kind)) store.delete(type.kind, object.metadata.namespace ?? '', object.metadata.name);
+      for (const object of store.list(type.kind))
+        store.delete(type.kind, object.metadata.namespace ?? '', object.metadata.name);
       unregisterResourceType(type.group, type.kind);
     });
   };
@@ -96,7 +97,9 @@ export function resourceTypeOf(crd: KubeObject): ResourceType | undefined {
 }
 
 function isEstablished(crd: KubeObject): boolean {
-  return ((crd.status?.conditions ?? []) as Json[]).some((condition) => condition.type === 'Established' && condition.status === 'True');
+  return ((crd.status?.conditions ?? []) as Json[]).some(
+    (condition) => condition.type === 'Established' && condition.status === 'True',
+  );
 }
 
 /** NamesAccepted (NoConflicts) and Established (InitialNamesAccepted), with the accepted names and stored version. */
@@ -105,16 +108,30 @@ function establish(store: Store, name: string, now: string): void {
   const type = crd && resourceTypeOf(crd);
   if (!crd || !type || isEstablished(crd)) return;
   const names: Json = crd.spec?.names ?? {};
-  const acceptedNames: Json = { kind: names.kind, listKind: names.listKind ?? `${names.kind}List`, plural: names.plural, singular: type.singular };
+  const acceptedNames: Json = {
+    kind: names.kind,
+    listKind: names.listKind ?? `${names.kind}List`,
+    plural: names.plural,
+    singular: type.singular,
+  };
   if (names.shortNames) acceptedNames.shortNames = names.shortNames;
   if (names.categories) acceptedNames.categories = names.categories;
-  const condition = (conditionType: string, reason: string, message: string) => ({ lastTransitionTime: now, message, reason, status: 'True', type: conditionType });
+  const condition = (conditionType: string, reason: string, message: string) => ({
+    lastTransitionTime: now,
+    message,
+    reason,
+    status: 'True',
+    type: conditionType,
+  });
   store.updateStatus({
     ...crd,
     metadata: { ...crd.metadata, resourceVersion: undefined },
     status: {
       acceptedNames,
-      conditions: [condition('NamesAccepted', 'NoConflicts', 'no conflicts found'), condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted')],
+      conditions: [
+        condition('NamesAccepted', 'NoConflicts', 'no conflicts found'),
+        condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted'),
+      ],
       storedVersions: [type.version],
     },
   });

@@ -15,10 +15,16 @@ export function admitDefaultIngressClass(store: Store, obj: KubeObject): void {
   if (obj.kind !== 'Ingress' || obj.apiVersion !== 'networking.k8s.io/v1') return;
   if (obj.spec?.ingressClassName !== undefined && obj.spec.ingressClassName !== null) return;
   if (obj.metadata.annotations?.[LEGACY_CLASS_ANNOTATION] !== undefined) return;
-  const defaults = store.list('IngressClass').filter((ingressClass) => ingressClass.metadata.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true');
+  const defaults = store
+    .list('IngressClass')
+    .filter((ingressClass) => ingressClass.metadata.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true');
   if (defaults.length === 0) return;
   if (defaults.length > 1) {
-    throw new ApiError(403, 'Forbidden', `ingresses.networking.k8s.io "${obj.metadata.name}" is forbidden: Internal error occurred: ${defaults.length} default IngressClasses were found, only 1 allowed`);
+    throw new ApiError(
+      403,
+      'Forbidden',
+      `ingresses.networking.k8s.io "${obj.metadata.name}" is forbidden: Internal error occurred: ${defaults.length} default IngressClasses were found, only 1 allowed`,
+    );
   }
   obj.spec = { ...(obj.spec ?? {}), ingressClassName: defaults[0]!.metadata.name };
 }

@@ -119,7 +119,8 @@ function defaultJob(obj: KubeObject): void {
   spec.parallelism ??= 1;
   spec.backoffLimit ??= spec.backoffLimitPerIndex != null ? 2147483647 : 6;
   const templateLabels = spec.template?.metadata?.labels;
-  if (templateLabels && Object.keys(obj.metadata.labels ?? {}).length === 0) obj.metadata.labels = { ...templateLabels };
+  if (templateLabels && Object.keys(obj.metadata.labels ?? {}).length === 0)
+    obj.metadata.labels = { ...templateLabels };
   spec.completionMode ??= 'NonIndexed';
   spec.suspend ??= false;
   spec.podReplacementPolicy ??= spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed';
@@ -161,7 +162,8 @@ function defaultPodSpec(spec: Json): void {
   spec.dnsPolicy ??= 'ClusterFirst';
   spec.securityContext ??= {};
   spec.schedulerName ??= 'default-scheduler';
-  for (const container of [...(spec.containers ?? []), ...(spec.initContainers ?? [])] as Json[]) defaultContainer(container);
+  for (const container of [...(spec.containers ?? []), ...(spec.initContainers ?? [])] as Json[])
+    defaultContainer(container);
 }
 
 function defaultContainer(container: Json): void {
@@ -182,12 +184,18 @@ export function imagePullPolicyFor(image: unknown): string {
 
 function qosClassOf(spec: Json): string {
   const containers = (spec.containers ?? []) as Json[];
-  const hasAny = containers.some((container) => Object.keys(container.resources?.requests ?? {}).length + Object.keys(container.resources?.limits ?? {}).length > 0);
+  const hasAny = containers.some(
+    (container) =>
+      Object.keys(container.resources?.requests ?? {}).length + Object.keys(container.resources?.limits ?? {}).length >
+      0,
+  );
   if (!hasAny) return 'BestEffort';
   const guaranteed = containers.every((container) => {
     const limits = container.resources?.limits ?? {};
     const requests = container.resources?.requests ?? {};
-    return ['cpu', 'memory'].every((resource) => limits[resource] !== undefined && (requests[resource] ?? limits[resource]) === limits[resource]);
+    return ['cpu', 'memory'].every(
+      (resource) => limits[resource] !== undefined && (requests[resource] ?? limits[resource]) === limits[resource],
+    );
   });
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
@@ -216,7 +224,7 @@ function defaultService(obj: KubeObject): void {
 /** A stable address in 10.96.0.0/16 derived from the name, so re-creating gives the same IP. */
 function clusterIpFor(key: string): string {
   const hash = stringHash(key);
-  return `10.96.${(hash >> 8) & 255}.${(hash & 255) || 1}`;
+  return `10.96.${(hash >> 8) & 255}.${hash & 255 || 1}`;
 }
 
 /** A stable port in the default NodePort range 30000-32767. */

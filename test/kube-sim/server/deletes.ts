@@ -42,7 +42,11 @@ export function deleteRequestOf(bodyText: string, query: URLSearchParams, now: D
   };
 }
 
-export function deleteObject(store: Store, route: ResourceRoute & { name: string }, request: DeleteRequest): WriteResult {
+export function deleteObject(
+  store: Store,
+  route: ResourceRoute & { name: string },
+  request: DeleteRequest,
+): WriteResult {
   const stored = getObject(store, route);
   checkPreconditions(route, stored, request);
   const deleted = deleteOne(store, stored, request);
@@ -59,7 +63,12 @@ export function deleteObject(store: Store, route: ResourceRoute & { name: string
       apiVersion: 'v1',
       metadata: {},
       status: 'Success',
-      details: { name: route.name, group: route.type.group || undefined, kind: route.type.plural, uid: stored.metadata.uid },
+      details: {
+        name: route.name,
+        group: route.type.group || undefined,
+        kind: route.type.plural,
+        uid: stored.metadata.uid,
+      },
     },
   };
 }
@@ -72,19 +81,39 @@ function checkPreconditions(route: ResourceRoute & { name: string }, stored: Kub
   const { uid, resourceVersion } = request.preconditions ?? {};
   const resource = { plural: route.type.kind, group: route.type.group };
   if (uid != null && uid !== stored.metadata.uid) {
-    throw preconditionConflict(resource, stored.metadata.name, `the UID in the precondition (${uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`);
+    throw preconditionConflict(
+      resource,
+      stored.metadata.name,
+      `the UID in the precondition (${uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`,
+    );
   }
   if (resourceVersion != null && resourceVersion !== stored.metadata.resourceVersion) {
-    throw preconditionConflict(resource, stored.metadata.name, `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`);
+    throw preconditionConflict(
+      resource,
+      stored.metadata.name,
+      `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`,
+    );
   }
 }
 
 /** DELETE on a list path (`kubectl delete pods -l app=web` may send this). Returns the deleted items. */
-export function deleteCollection(store: Store, route: ResourceRoute, labelSelector: string | undefined, request: DeleteRequest): WriteResult {
-  const items = store.list(route.type.kind, route.namespace, labelSelector).map((obj) => deleteOne(store, obj, request));
+export function deleteCollection(
+  store: Store,
+  route: ResourceRoute,
+  labelSelector: string | undefined,
+  request: DeleteRequest,
+): WriteResult {
+  const items = store
+    .list(route.type.kind, route.namespace, labelSelector)
+    .map((obj) => deleteOne(store, obj, request));
   return {
     code: 200,
-    body: { kind: `${route.type.kind}List`, apiVersion: apiVersionOf(route.type), metadata: { resourceVersion: String(store.currentResourceVersion()) }, items },
+    body: {
+      kind: `${route.type.kind}List`,
+      apiVersion: apiVersionOf(route.type),
+      metadata: { resourceVersion: String(store.currentResourceVersion()) },
+      items,
+    },
   };
 }
 
@@ -93,14 +122,17 @@ function deleteOne(store: Store, obj: KubeObject, request: DeleteRequest): KubeO
   const grace = request.gracePeriodSeconds ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
   // pkg/registry/core/pod/strategy.go CheckGracefulDelete: a finished pod has nothing to stop, so it goes at once.
   const finished = obj.status?.phase === 'Succeeded' || obj.status?.phase === 'Failed';
-  if (obj.kind === 'Pod' && obj.spec?.nodeName && grace > 0 && !finished) return startGracefulDeletion(store, obj, grace, request);
+  if (obj.kind === 'Pod' && obj.spec?.nodeName && grace > 0 && !finished)
+    return startGracefulDeletion(store, obj, grace, request);
   return store.delete(obj.kind, namespace, obj.metadata.name, request) ?? obj;
 }
 
 function startGracefulDeletion(store: Store, pod: KubeObject, grace: number, request: DeleteRequest): KubeObject {
   if (pod.metadata.deletionTimestamp) return pod;
   const terminating = structuredClone(pod);
-  terminating.metadata.deletionTimestamp = new Date(request.now.getTime() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  terminating.metadata.deletionTimestamp = new Date(request.now.getTime() + grace * 1000)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
   terminating.metadata.deletionGracePeriodSeconds = grace;
   delete terminating.metadata.resourceVersion;
   return store.update(terminating, { dryRun: request.dryRun });

@@ -109,7 +109,12 @@ export function legacyResourceList(group: string): object {
       };
     }),
   ]);
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? 'v1' : `${group}/${versionOf(group)}`, resources };
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: group === '' ? 'v1' : `${group}/${versionOf(group)}`,
+    resources,
+  };
 }
 
 function groupNames(): string[] {

@@ -151,7 +151,9 @@ export class FaultInjector implements Faults {
   timesOutAfterCommit(request: RequestFacts): boolean {
     const isWrite = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(request.method);
     const pending = this.lateTimeouts.find((candidate) =>
-      candidate.match ? candidate.match.test(`${request.method} ${request.url}`) : request.route !== undefined && isWrite && request.method !== 'DELETE',
+      candidate.match
+        ? candidate.match.test(`${request.method} ${request.url}`)
+        : request.route !== undefined && isWrite && request.method !== 'DELETE',
     );
     if (!pending || !isWrite) return false;
     pending.remaining--;
@@ -195,7 +197,12 @@ export class FaultInjector implements Faults {
 
 /** errors.NewTimeoutError(…, 0) from FinishRequest once the request's context is done. */
 export function requestDeadlineExceeded(): ApiError {
-  return new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {});
+  return new ApiError(
+    504,
+    'Timeout',
+    'Timeout: request did not complete within requested timeout - context deadline exceeded',
+    {},
+  );
 }
 
 function errorFor(status: number, request: RequestFacts): ApiError {
@@ -203,18 +210,44 @@ function errorFor(status: number, request: RequestFacts): ApiError {
     case 403:
       return forbidden(request);
     case 409:
-      return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${describe(request)}: the object has been modified; please apply your changes to the latest version and try again`, detailsOf(request));
+      return new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${describe(request)}: the object has been modified; please apply your changes to the latest version and try again`,
+        detailsOf(request),
+      );
     case 429:
       // client-go retries a 429 carrying Retry-After by itself, as it would against a real server.
-      return new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { ...detailsOf(request), retryAfterSeconds: 1 });
+      return new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', {
+        ...detailsOf(request),
+        retryAfterSeconds: 1,
+      });
     case 500:
-      return new ApiError(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out', { ...detailsOf(request), causes: [{ message: 'etcdserver: request timed out' }] });
+      return new ApiError(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out', {
+        ...detailsOf(request),
+        causes: [{ message: 'etcdserver: request timed out' }],
+      });
     case 503:
-      return new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request', detailsOf(request));
+      return new ApiError(
+        503,
+        'ServiceUnavailable',
+        'the server is currently unable to handle the request',
+        detailsOf(request),
+      );
     case 504:
-      return new ApiError(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout', detailsOf(request));
+      return new ApiError(
+        504,
+        'Timeout',
+        'Timeout: request did not complete within the allotted timeout',
+        detailsOf(request),
+      );
     default:
-      return new ApiError(status, 'Unknown', `the server responded with the status code ${status} but did not return more information`, detailsOf(request));
+      return new ApiError(
+        status,
+        'Unknown',
+        `the server responded with the status code ${status} but did not return more information`,
+        detailsOf(request),
+      );
   }
 }
 
@@ -224,11 +257,17 @@ function forbidden(request: RequestFacts): ApiError {
   const user = 'User "system:anonymous"';
   if (!route) {
     const path = request.url.split('?')[0];
-    return new ApiError(403, 'Forbidden', `forbidden: ${user} cannot ${request.method.toLowerCase()} path "${path}"`, {});
+    return new ApiError(
+      403,
+      'Forbidden',
+      `forbidden: ${user} cannot ${request.method.toLowerCase()} path "${path}"`,
+      {},
+    );
   }
   const resource = route.subresource ? `${route.type.plural}/${route.subresource}` : route.type.plural;
   const scope = route.namespace !== undefined ? `in the namespace "${route.namespace}"` : 'at the cluster scope';
-  const subject = route.name !== undefined ? `${qualifiedResource(route.type)} "${route.name}"` : qualifiedResource(route.type);
+  const subject =
+    route.name !== undefined ? `${qualifiedResource(route.type)} "${route.name}"` : qualifiedResource(route.type);
   return new ApiError(
     403,
     'Forbidden',

@@ -25,7 +25,9 @@ export function parseFieldSelector(selector: string | undefined | null): FieldRe
 }
 
 export function matchesFields(requirements: FieldRequirement[], obj: KubeObject): boolean {
-  return requirements.every((requirement) => (fieldValue(obj, requirement.path) === requirement.value) === requirement.equals);
+  return requirements.every(
+    (requirement) => (fieldValue(obj, requirement.path) === requirement.value) === requirement.equals,
+  );
 }
 
 /** Missing fields compare as the empty string, like an unset string field in the real API. */

@@ -44,11 +44,20 @@ function validateClaimUpdate(obj: KubeObject, previous: KubeObject): StatusCause
     return spec;
   };
   if (!jsonEqual(comparable(obj), comparable(previous))) {
-    causes.push({ reason: 'FieldValueForbidden', field: 'spec', message: 'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims' });
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: 'spec',
+      message:
+        'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
+    });
   }
   const newSize = parseQuantity(storage(obj));
   if (newSize < parseQuantity(storage(previous)) && newSize <= parseQuantity(previous.status?.capacity?.storage)) {
-    causes.push({ reason: 'FieldValueForbidden', field: 'spec.resources.requests.storage', message: 'Forbidden: field can not be less than status.capacity' });
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: 'spec.resources.requests.storage',
+      message: 'Forbidden: field can not be less than status.capacity',
+    });
   }
   return causes;
 }
@@ -58,14 +67,21 @@ function validateImmutableData(obj: KubeObject, previous: KubeObject, dataFields
   if (previous['immutable'] !== true) return [];
   const causes: StatusCause[] = [];
   if (obj['immutable'] !== true) causes.push(forbidden('immutable'));
-  for (const field of dataFields) if (!jsonEqual(obj[field] ?? null, previous[field] ?? null)) causes.push(forbidden(field));
+  for (const field of dataFields)
+    if (!jsonEqual(obj[field] ?? null, previous[field] ?? null)) causes.push(forbidden(field));
   return causes;
 }
 
 function validateSecretType(obj: KubeObject, previous: KubeObject): StatusCause[] {
   const type = obj['type'] || previous['type'];
   if (type === previous['type']) return [];
-  return [{ reason: 'FieldValueInvalid', field: 'type', message: `Invalid value: ${JSON.stringify(type)}: field is immutable` }];
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      field: 'type',
+      message: `Invalid value: ${JSON.stringify(type)}: field is immutable`,
+    },
+  ];
 }
 
 function forbidden(field: string): StatusCause {

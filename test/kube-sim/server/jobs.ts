@@ -53,9 +53,17 @@ export function validateJob(job: KubeObject, previous: KubeObject | undefined): 
   }
   if (!previous) return [...validateGeneratedSelector(job), ...causes];
   const before: Json = previous.spec ?? {};
-  if (!jsonEqual(spec.selector, before.selector)) causes.push(immutable('spec.selector', goLabelSelector(spec.selector)));
-  if (!jsonEqual(spec.template, before.template)) causes.push(immutable('spec.template', goPodTemplateSpec(spec.template ?? {})));
-  if (!jsonEqual(spec.completionMode, before.completionMode)) causes.push(immutable('spec.completionMode', `(*batch.CompletionMode)(${spec.completionMode ? JSON.stringify(spec.completionMode) : 'nil'})`));
+  if (!jsonEqual(spec.selector, before.selector))
+    causes.push(immutable('spec.selector', goLabelSelector(spec.selector)));
+  if (!jsonEqual(spec.template, before.template))
+    causes.push(immutable('spec.template', goPodTemplateSpec(spec.template ?? {})));
+  if (!jsonEqual(spec.completionMode, before.completionMode))
+    causes.push(
+      immutable(
+        'spec.completionMode',
+        `(*batch.CompletionMode)(${spec.completionMode ? JSON.stringify(spec.completionMode) : 'nil'})`,
+      ),
+    );
   return causes;
 }
 
@@ -77,16 +85,31 @@ function validateGeneratedSelector(job: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
   const hasLabel = (key: string, expected: string): void => {
     const field = `spec.template.metadata.labels[${key}]`;
-    if (labels?.[key] === undefined) causes.push({ reason: 'FieldValueRequired', field, message: `Required value: must be '${expected}'` });
-    else if (labels[key] !== expected) causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${goStringMap(labels)}: must be '${expected}'` });
+    if (labels?.[key] === undefined)
+      causes.push({ reason: 'FieldValueRequired', field, message: `Required value: must be '${expected}'` });
+    else if (labels[key] !== expected)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${goStringMap(labels)}: must be '${expected}'`,
+      });
   };
   hasLabel(LEGACY_CONTROLLER_UID_LABEL, uid);
   hasLabel(LEGACY_JOB_NAME_LABEL, name);
   hasLabel(CONTROLLER_UID_LABEL, uid);
   hasLabel(JOB_NAME_LABEL, name);
-  const expected: Record<string, string> = { [CONTROLLER_UID_LABEL]: uid, [JOB_NAME_LABEL]: name, [LEGACY_CONTROLLER_UID_LABEL]: uid, [LEGACY_JOB_NAME_LABEL]: name };
+  const expected: Record<string, string> = {
+    [CONTROLLER_UID_LABEL]: uid,
+    [JOB_NAME_LABEL]: name,
+    [LEGACY_CONTROLLER_UID_LABEL]: uid,
+    [LEGACY_JOB_NAME_LABEL]: name,
+  };
   if (!matchesLabelSelector(spec.selector as LabelSelectorObject, expected)) {
-    causes.push({ reason: 'FieldValueInvalid', field: 'spec.selector', message: `Invalid value: ${goLabelSelector(spec.selector)}: \`selector\` not auto-generated` });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.selector',
+      message: `Invalid value: ${goLabelSelector(spec.selector)}: \`selector\` not auto-generated`,
+    });
   }
   return causes;
 }
@@ -104,7 +127,9 @@ function goStringMap(map: Record<string, string> | undefined): string {
 }
 
 function goStrings(list: unknown): string {
-  return Array.isArray(list) ? `[]string{${list.map((item) => JSON.stringify(String(item))).join(', ')}}` : '[]string(nil)';
+  return Array.isArray(list)
+    ? `[]string{${list.map((item) => JSON.stringify(String(item))).join(', ')}}`
+    : '[]string(nil)';
 }
 
 function goLabelSelector(selector: Json | undefined): string {
@@ -129,7 +154,10 @@ export function goPodTemplateSpec(template: Json): string {
   const container = (c: Json) =>
     `core.Container{Name:${JSON.stringify(c.name ?? '')}, Image:${JSON.stringify(c.image ?? '')}, Command:${goStrings(c.command)}, Args:${goStrings(c.args)}, ` +
     `WorkingDir:${JSON.stringify(c.workingDir ?? '')}, ImagePullPolicy:${JSON.stringify(c.imagePullPolicy ?? '')}}`;
-  const containers = (list: unknown) => (Array.isArray(list) && list.length > 0 ? `[]core.Container{${list.map(container).join(', ')}}` : '[]core.Container(nil)');
+  const containers = (list: unknown) =>
+    Array.isArray(list) && list.length > 0
+      ? `[]core.Container{${list.map(container).join(', ')}}`
+      : '[]core.Container(nil)';
   const podSpec =
     `core.PodSpec{Volumes:[]core.Volume(nil), InitContainers:${containers(spec.initContainers)}, Containers:${containers(spec.containers)}, ` +
     `RestartPolicy:${JSON.stringify(spec.restartPolicy ?? '')}, TerminationGracePeriodSeconds:(*int64)(${spec.terminationGracePeriodSeconds === undefined ? 'nil' : '0xc000a1b2c8'}), ` +

@@ -17,17 +17,95 @@ const listOf = (fields: Record<string, Shape | null>): Shape => ({ fields, list:
 const opaque = (...names: string[]): Record<string, null> => Object.fromEntries(names.map((name) => [name, null]));
 
 const OBJECT_META = shape(
-  opaque('name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields'),
+  opaque(
+    'name',
+    'generateName',
+    'namespace',
+    'selfLink',
+    'uid',
+    'resourceVersion',
+    'generation',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'labels',
+    'annotations',
+    'ownerReferences',
+    'finalizers',
+    'managedFields',
+  ),
 );
 
 const CONTAINER_FIELDS = {
-  ...opaque('name', 'image', 'command', 'args', 'workingDir', 'envFrom', 'resources', 'resizePolicy', 'restartPolicy', 'volumeMounts', 'volumeDevices', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle', 'terminationMessagePath', 'terminationMessagePolicy', 'imagePullPolicy', 'securityContext', 'stdin', 'stdinOnce', 'tty'),
+  ...opaque(
+    'name',
+    'image',
+    'command',
+    'args',
+    'workingDir',
+    'envFrom',
+    'resources',
+    'resizePolicy',
+    'restartPolicy',
+    'volumeMounts',
+    'volumeDevices',
+    'livenessProbe',
+    'readinessProbe',
+    'startupProbe',
+    'lifecycle',
+    'terminationMessagePath',
+    'terminationMessagePolicy',
+    'imagePullPolicy',
+    'securityContext',
+    'stdin',
+    'stdinOnce',
+    'tty',
+  ),
   ports: listOf(opaque('name', 'hostPort', 'containerPort', 'protocol', 'hostIP')),
   env: listOf(opaque('name', 'value', 'valueFrom')),
 };
 
 const POD_SPEC = shape({
-  ...opaque('volumes', 'ephemeralContainers', 'restartPolicy', 'terminationGracePeriodSeconds', 'activeDeadlineSeconds', 'dnsPolicy', 'nodeSelector', 'serviceAccountName', 'serviceAccount', 'automountServiceAccountToken', 'nodeName', 'hostNetwork', 'hostPID', 'hostIPC', 'shareProcessNamespace', 'securityContext', 'imagePullSecrets', 'hostname', 'subdomain', 'affinity', 'schedulerName', 'tolerations', 'hostAliases', 'priorityClassName', 'priority', 'dnsConfig', 'readinessGates', 'runtimeClassName', 'enableServiceLinks', 'preemptionPolicy', 'overhead', 'topologySpreadConstraints', 'setHostnameAsFQDN', 'os', 'hostUsers', 'schedulingGates', 'resourceClaims', 'resources'),
+  ...opaque(
+    'volumes',
+    'ephemeralContainers',
+    'restartPolicy',
+    'terminationGracePeriodSeconds',
+    'activeDeadlineSeconds',
+    'dnsPolicy',
+    'nodeSelector',
+    'serviceAccountName',
+    'serviceAccount',
+    'automountServiceAccountToken',
+    'nodeName',
+    'hostNetwork',
+    'hostPID',
+    'hostIPC',
+    'shareProcessNamespace',
+    'securityContext',
+    'imagePullSecrets',
+    'hostname',
+    'subdomain',
+    'affinity',
+    'schedulerName',
+    'tolerations',
+    'hostAliases',
+    'priorityClassName',
+    'priority',
+    'dnsConfig',
+    'readinessGates',
+    'runtimeClassName',
+    'enableServiceLinks',
+    'preemptionPolicy',
+    'overhead',
+    'topologySpreadConstraints',
+    'setHostnameAsFQDN',
+    'os',
+    'hostUsers',
+    'schedulingGates',
+    'resourceClaims',
+    'resources',
+  ),
   containers: listOf(CONTAINER_FIELDS),
   initContainers: listOf(CONTAINER_FIELDS),
 });
@@ -45,20 +123,60 @@ const SHAPES: Record<string, Shape> = {
       strategy: shape({ type: null, rollingUpdate: shape(opaque('maxUnavailable', 'maxSurge')) }),
     }),
   }),
-  ReplicaSet: shape({ ...OBJECT_FIELDS, spec: shape({ ...opaque('replicas', 'minReadySeconds', 'selector'), template: POD_TEMPLATE }) }),
+  ReplicaSet: shape({
+    ...OBJECT_FIELDS,
+    spec: shape({ ...opaque('replicas', 'minReadySeconds', 'selector'), template: POD_TEMPLATE }),
+  }),
   StatefulSet: shape({
     ...OBJECT_FIELDS,
     spec: shape({
-      ...opaque('replicas', 'selector', 'volumeClaimTemplates', 'serviceName', 'podManagementPolicy', 'updateStrategy', 'revisionHistoryLimit', 'minReadySeconds', 'persistentVolumeClaimRetentionPolicy', 'ordinals'),
+      ...opaque(
+        'replicas',
+        'selector',
+        'volumeClaimTemplates',
+        'serviceName',
+        'podManagementPolicy',
+        'updateStrategy',
+        'revisionHistoryLimit',
+        'minReadySeconds',
+        'persistentVolumeClaimRetentionPolicy',
+        'ordinals',
+      ),
       template: POD_TEMPLATE,
     }),
   }),
-  DaemonSet: shape({ ...OBJECT_FIELDS, spec: shape({ ...opaque('selector', 'updateStrategy', 'minReadySeconds', 'revisionHistoryLimit'), template: POD_TEMPLATE }) }),
+  DaemonSet: shape({
+    ...OBJECT_FIELDS,
+    spec: shape({
+      ...opaque('selector', 'updateStrategy', 'minReadySeconds', 'revisionHistoryLimit'),
+      template: POD_TEMPLATE,
+    }),
+  }),
   Pod: shape({ ...OBJECT_FIELDS, spec: POD_SPEC }),
   Service: shape({
     ...OBJECT_FIELDS,
     spec: shape({
-      ...opaque('selector', 'clusterIP', 'clusterIPs', 'type', 'externalIPs', 'sessionAffinity', 'loadBalancerIP', 'loadBalancerSourceRanges', 'externalName', 'externalTrafficPolicy', 'healthCheckNodePort', 'publishNotReadyAddresses', 'sessionAffinityConfig', 'ipFamilies', 'ipFamilyPolicy', 'allocateLoadBalancerNodePorts', 'loadBalancerClass', 'internalTrafficPolicy', 'trafficDistribution'),
+      ...opaque(
+        'selector',
+        'clusterIP',
+        'clusterIPs',
+        'type',
+        'externalIPs',
+        'sessionAffinity',
+        'loadBalancerIP',
+        'loadBalancerSourceRanges',
+        'externalName',
+        'externalTrafficPolicy',
+        'healthCheckNodePort',
+        'publishNotReadyAddresses',
+        'sessionAffinityConfig',
+        'ipFamilies',
+        'ipFamilyPolicy',
+        'allocateLoadBalancerNodePorts',
+        'loadBalancerClass',
+        'internalTrafficPolicy',
+        'trafficDistribution',
+      ),
       ports: listOf(opaque('name', 'protocol', 'appProtocol', 'port', 'targetPort', 'nodePort')),
     }),
   }),
@@ -87,7 +205,8 @@ export function strictDecodingMessage(kind: string, version: string, fields: str
 function walk(value: unknown, expected: Shape, path: string, found: string[], prune: boolean): void {
   if (expected.list) {
     if (!Array.isArray(value)) return;
-    for (const [index, item] of value.entries()) walk(item, { fields: expected.fields }, `${path}[${index}]`, found, prune);
+    for (const [index, item] of value.entries())
+      walk(item, { fields: expected.fields }, `${path}[${index}]`, found, prune);
     return;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return;

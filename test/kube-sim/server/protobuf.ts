@@ -37,7 +37,11 @@ const LABEL_SELECTOR: Schema = {
   2: {
     name: 'matchExpressions',
     repeated: true,
-    kind: { 1: { name: 'key', kind: 'string' }, 2: { name: 'operator', kind: 'string' }, 3: { name: 'values', kind: 'string', repeated: true } },
+    kind: {
+      1: { name: 'key', kind: 'string' },
+      2: { name: 'operator', kind: 'string' },
+      3: { name: 'values', kind: 'string', repeated: true },
+    },
   },
 };
 
@@ -58,7 +62,11 @@ const CONTAINER: Schema = {
       5: { name: 'hostIP', kind: 'string' },
     },
   },
-  7: { name: 'env', repeated: true, kind: { 1: { name: 'name', kind: 'string' }, 2: { name: 'value', kind: 'string' } } },
+  7: {
+    name: 'env',
+    repeated: true,
+    kind: { 1: { name: 'name', kind: 'string' }, 2: { name: 'value', kind: 'string' } },
+  },
   13: { name: 'terminationMessagePath', kind: 'string' },
   14: { name: 'imagePullPolicy', kind: 'string' },
   20: { name: 'terminationMessagePolicy', kind: 'string' },
@@ -84,7 +92,10 @@ const DEPLOYMENT_SPEC: Schema = {
     name: 'strategy',
     kind: {
       1: { name: 'type', kind: 'string' },
-      2: { name: 'rollingUpdate', kind: { 1: { name: 'maxUnavailable', kind: 'intOrString' }, 2: { name: 'maxSurge', kind: 'intOrString' } } },
+      2: {
+        name: 'rollingUpdate',
+        kind: { 1: { name: 'maxUnavailable', kind: 'intOrString' }, 2: { name: 'maxSurge', kind: 'intOrString' } },
+      },
     },
   },
   5: { name: 'minReadySeconds', kind: 'int' },
@@ -128,13 +139,19 @@ const SELF_SUBJECT_ACCESS_REVIEW_SPEC: Schema = {
       7: { name: 'name', kind: 'string' },
     },
   },
-  2: { name: 'nonResourceAttributes', kind: { 1: { name: 'path', kind: 'string' }, 2: { name: 'verb', kind: 'string' } } },
+  2: {
+    name: 'nonResourceAttributes',
+    kind: { 1: { name: 'path', kind: 'string' }, 2: { name: 'verb', kind: 'string' } },
+  },
 };
 
 /** Top-level schemas by kind. Field 1 is always metadata. */
 const OBJECT_SCHEMAS: Record<string, Schema> = {
   Deployment: { 1: { name: 'metadata', kind: OBJECT_META }, 2: { name: 'spec', kind: DEPLOYMENT_SPEC } },
-  Namespace: { 1: { name: 'metadata', kind: OBJECT_META }, 2: { name: 'spec', kind: { 1: { name: 'finalizers', kind: 'string', repeated: true } } } },
+  Namespace: {
+    1: { name: 'metadata', kind: OBJECT_META },
+    2: { name: 'spec', kind: { 1: { name: 'finalizers', kind: 'string', repeated: true } } },
+  },
   ConfigMap: {
     1: { name: 'metadata', kind: OBJECT_META },
     2: { name: 'data', kind: 'stringMap' },
@@ -149,7 +166,10 @@ const OBJECT_SCHEMAS: Record<string, Schema> = {
     5: { name: 'immutable', kind: 'bool' },
   },
   Service: { 1: { name: 'metadata', kind: OBJECT_META }, 2: { name: 'spec', kind: SERVICE_SPEC } },
-  SelfSubjectAccessReview: { 1: { name: 'metadata', kind: OBJECT_META }, 2: { name: 'spec', kind: SELF_SUBJECT_ACCESS_REVIEW_SPEC } },
+  SelfSubjectAccessReview: {
+    1: { name: 'metadata', kind: OBJECT_META },
+    2: { name: 'spec', kind: SELF_SUBJECT_ACCESS_REVIEW_SPEC },
+  },
 };
 
 export function isProtobuf(contentType: string | undefined): boolean {
@@ -158,14 +178,16 @@ export function isProtobuf(contentType: string | undefined): boolean {
 
 /** The JSON form of a protobuf-encoded object, or 415 for kinds this server cannot decode. */
 export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
-  if (!body.subarray(0, 4).equals(MAGIC)) throw unsupported('the body does not start with the Kubernetes protobuf magic');
+  if (!body.subarray(0, 4).equals(MAGIC))
+    throw unsupported('the body does not start with the Kubernetes protobuf magic');
   const envelope = decodeMessage(body.subarray(4), {
     1: { name: 'typeMeta', kind: { 1: { name: 'apiVersion', kind: 'string' }, 2: { name: 'kind', kind: 'string' } } },
     2: { name: 'raw', kind: 'bytes' },
   }) as { typeMeta?: { apiVersion?: string; kind?: string }; raw?: string };
   const kind = envelope.typeMeta?.kind ?? '';
   const schema = OBJECT_SCHEMAS[kind];
-  if (!schema || !RESOURCE_TYPES.some((type) => type.kind === kind)) throw unsupported(`kube-sim cannot decode protobuf for kind ${JSON.stringify(kind)}`);
+  if (!schema || !RESOURCE_TYPES.some((type) => type.kind === kind))
+    throw unsupported(`kube-sim cannot decode protobuf for kind ${JSON.stringify(kind)}`);
   const raw = Buffer.from(envelope.raw ?? '', 'base64');
   return { apiVersion: envelope.typeMeta?.apiVersion, kind, ...decodeMessage(raw, schema) };
 }
@@ -211,11 +233,18 @@ function decodeField(field: Field, value: bigint | Buffer): unknown {
       return value === 1n ? true : undefined;
     case 'stringMap':
     case 'bytesMap': {
-      const entry = decodeMessage(asBytes(value), { 1: { name: 'key', kind: 'string' }, 2: { name: 'value', kind: kind === 'stringMap' ? 'string' : 'bytes' } });
+      const entry = decodeMessage(asBytes(value), {
+        1: { name: 'key', kind: 'string' },
+        2: { name: 'value', kind: kind === 'stringMap' ? 'string' : 'bytes' },
+      });
       return { [String(entry['key'] ?? '')]: entry['value'] ?? '' };
     }
     case 'intOrString': {
-      const parsed = decodeMessage(asBytes(value), { 1: { name: 'type', kind: 'int' }, 2: { name: 'intVal', kind: 'int', keepZero: true }, 3: { name: 'strVal', kind: 'string' } });
+      const parsed = decodeMessage(asBytes(value), {
+        1: { name: 'type', kind: 'int' },
+        2: { name: 'intVal', kind: 'int', keepZero: true },
+        3: { name: 'strVal', kind: 'string' },
+      });
       return parsed['type'] === 1 ? parsed['strVal'] : parsed['intVal'];
     }
   }

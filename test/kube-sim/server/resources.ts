@@ -32,11 +32,22 @@ export async function serveResource(
   return serveWrite(context, route, query, req, res);
 }
 
-function serveRead(context: ApiContext, route: ResourceRoute, query: URLSearchParams, req: IncomingMessage, res: ServerResponse): void {
+function serveRead(
+  context: ApiContext,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const { store } = context;
   const table = negotiateTable(req.headers.accept);
   const printTable = (objects: KubeObject[], resourceVersion?: string): void => {
-    const options = { version: table!, now: context.clock.now(), includeObject: query.get('includeObject'), resourceVersion };
+    const options = {
+      version: table!,
+      now: context.clock.now(),
+      includeObject: query.get('includeObject'),
+      resourceVersion,
+    };
     sendJson(res, 200, tableOf(route.type.kind, objects, options), tableContentType(table!));
   };
   if (route.name === undefined) {
@@ -53,7 +64,13 @@ function serveRead(context: ApiContext, route: ResourceRoute, query: URLSearchPa
   return sendJson(res, 200, obj);
 }
 
-async function serveWrite(context: ApiContext, route: ResourceRoute, query: URLSearchParams, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serveWrite(
+  context: ApiContext,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const { store } = context;
   const dryRun = query.getAll('dryRun').includes('All');
   const request: WriteRequest = {
@@ -79,7 +96,8 @@ async function serveWrite(context: ApiContext, route: ResourceRoute, query: URLS
         : deleteObject(store, { ...route, name: route.name }, deleteRequest);
     return sendJson(res, result.code, result.body);
   }
-  if (req.method === 'POST' && route.name === undefined) return sendWriteResult(res, createObject(store, route, parseBody(), request));
+  if (req.method === 'POST' && route.name === undefined)
+    return sendWriteResult(res, createObject(store, route, parseBody(), request));
   if (route.name === undefined || route.subresource === 'log' || (req.method !== 'PUT' && req.method !== 'PATCH')) {
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   }
@@ -87,8 +105,11 @@ async function serveWrite(context: ApiContext, route: ResourceRoute, query: URLS
   const named = { ...route, name: route.name };
   const patchType = req.method === 'PATCH' ? patchTypeOf(req.headers['content-type']) : undefined;
   const change = (patchType ? parseJson(bodyText) : parseBody()) as JsonValue;
-  if (route.subresource === 'scale') return sendJson(res, 200, writeScale(store, named, { patchType, body: change }, request));
-  const result = patchType ? patchObject(store, named, patchType, change, request) : replaceObject(store, named, change, request);
+  if (route.subresource === 'scale')
+    return sendJson(res, 200, writeScale(store, named, { patchType, body: change }, request));
+  const result = patchType
+    ? patchObject(store, named, patchType, change, request)
+    : replaceObject(store, named, change, request);
   return sendWriteResult(res, result);
 }
 
@@ -104,6 +125,10 @@ function fieldValidationOf(query: URLSearchParams): WriteRequest['fieldValidatio
 
 /** Warnings become `Warning: 299 - "…"` headers, which kubectl prints as `Warning: …`. */
 function sendWriteResult(res: ServerResponse, result: WriteResult): void {
-  if (result.warnings?.length) res.setHeader('Warning', result.warnings.map((warning) => `299 - ${JSON.stringify(warning)}`));
+  if (result.warnings?.length)
+    res.setHeader(
+      'Warning',
+      result.warnings.map((warning) => `299 - ${JSON.stringify(warning)}`),
+    );
   sendJson(res, result.code, result.body);
 }

@@ -47,7 +47,11 @@ export function sendError(res: ServerResponse, error: unknown): void {
   const retryAfter = apiError.details?.retryAfterSeconds;
   if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
   const payload = JSON.stringify(statusBodyFor(apiError));
-  res.writeHead(apiError.code, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
+  res.writeHead(apiError.code, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(payload),
+  });
   res.end(payload);
 }
 
@@ -62,6 +66,8 @@ export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw badRequest(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (${(error as Error).message})`);
+    throw badRequest(
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (${(error as Error).message})`,
+    );
   }
 }

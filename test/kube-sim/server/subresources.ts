@@ -20,12 +20,23 @@ export function getScale(store: Store, route: NamedRoute): object {
 }
 
 /** PUT or PATCH of a Scale: only spec.replicas carries over to the object. */
-export function writeScale(store: Store, route: NamedRoute, change: { patchType?: PatchType; body: JsonValue }, request: WriteRequest): object {
+export function writeScale(
+  store: Store,
+  route: NamedRoute,
+  change: { patchType?: PatchType; body: JsonValue },
+  request: WriteRequest,
+): object {
   const stored = getObject(store, route);
-  const scale = change.patchType ? applyPatch(change.patchType, scaleOf(stored) as JsonValue, change.body) : change.body;
+  const scale = change.patchType
+    ? applyPatch(change.patchType, scaleOf(stored) as JsonValue, change.body)
+    : change.body;
   const replicas = (scale as { spec?: { replicas?: unknown } })?.spec?.replicas;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-    throw new ApiError(422, 'Invalid', `Scale.autoscaling "${route.name}" is invalid: spec.replicas: Invalid value: ${String(replicas)}: must be greater than or equal to 0`);
+    throw new ApiError(
+      422,
+      'Invalid',
+      `Scale.autoscaling "${route.name}" is invalid: spec.replicas: Invalid value: ${String(replicas)}: must be greater than or equal to 0`,
+    );
   }
   const updated = { ...stored, spec: { ...stored.spec, replicas } };
   delete updated.metadata.resourceVersion;
@@ -56,7 +67,9 @@ export function podLog(store: Store, route: NamedRoute, query: URLSearchParams):
   let container = query.get('container');
   if (!container) {
     if (containers.length !== 1) {
-      throw badRequest(`a container name must be specified for pod ${route.name}, choose one of: [${containers.join(' ')}]`);
+      throw badRequest(
+        `a container name must be specified for pod ${route.name}, choose one of: [${containers.join(' ')}]`,
+      );
     }
     container = containers[0]!;
   }
@@ -89,7 +102,10 @@ function waitingReason(pod: KubeObject, container: string): string | undefined {
 }
 
 function restartCountOf(pod: KubeObject, container: string): number {
-  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])] as { name: string; restartCount?: number }[];
+  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])] as {
+    name: string;
+    restartCount?: number;
+  }[];
   return statuses.find((candidate) => candidate.name === container)?.restartCount ?? 0;
 }
 

@@ -19,7 +19,10 @@ const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Throws 422 Invalid listing every problem. `previous` is the stored object on updates. */
 export function validate(obj: KubeObject, previous?: KubeObject): void {
-  const causes: StatusCause[] = [...validateName(obj), ...(previous ? [...validateNoNewFinalizers(obj, previous), ...validateImmutability(obj, previous)] : [])];
+  const causes: StatusCause[] = [
+    ...validateName(obj),
+    ...(previous ? [...validateNoNewFinalizers(obj, previous), ...validateImmutability(obj, previous)] : []),
+  ];
   const spec = (obj.spec ?? {}) as Json;
   switch (obj.kind) {
     case 'Deployment':
@@ -41,7 +44,10 @@ export function validate(obj: KubeObject, previous?: KubeObject): void {
       }
       break;
     case 'Job':
-      causes.push(...validateContainers(spec.template?.spec?.containers, 'spec.template.spec.containers'), ...validateJob(obj, previous));
+      causes.push(
+        ...validateContainers(spec.template?.spec?.containers, 'spec.template.spec.containers'),
+        ...validateJob(obj, previous),
+      );
       break;
     case 'Secret':
     case 'ConfigMap':
@@ -63,18 +69,27 @@ function validateNoNewFinalizers(obj: KubeObject, previous: KubeObject): StatusC
   const before = new Set(previous.metadata.finalizers ?? []);
   const extra = [...new Set(obj.metadata.finalizers ?? [])].filter((finalizer) => !before.has(finalizer)).sort();
   if (extra.length === 0) return [];
-  return [{
-    reason: 'FieldValueForbidden',
-    field: 'metadata.finalizers',
-    message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map((f) => JSON.stringify(f)).join(', ')}}`,
-  }];
+  return [
+    {
+      reason: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map((f) => JSON.stringify(f)).join(', ')}}`,
+    },
+  ];
 }
 
 function validateName(obj: KubeObject): StatusCause[] {
   const name = obj.metadata?.name;
   // The store derives the name from generateName after admission.
   if (!name && obj.metadata?.generateName) return [];
-  if (!name) return [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }];
+  if (!name)
+    return [
+      {
+        reason: 'FieldValueRequired',
+        field: 'metadata.name',
+        message: 'Required value: name or generateName is required',
+      },
+    ];
   if (obj.kind === 'Namespace' && !DNS1123_LABEL.test(name)) {
     return [
       valueCause(
@@ -114,13 +129,23 @@ const MAX_DATA_BYTES = 1024 * 1024;
  * reported with field.TooLong on `data` (Secret) or on the empty path, printed `[]` (ConfigMap).
  */
 function validateDataSize(obj: KubeObject): StatusCause[] {
-  const values = (field: string) => Object.values((obj[field] ?? {}) as Record<string, unknown>).filter((value): value is string => typeof value === 'string');
+  const values = (field: string) =>
+    Object.values((obj[field] ?? {}) as Record<string, unknown>).filter(
+      (value): value is string => typeof value === 'string',
+    );
   const total =
     obj.kind === 'Secret'
       ? values('data').reduce((sum, value) => sum + Buffer.from(value, 'base64').length, 0)
-      : values('data').reduce((sum, value) => sum + Buffer.byteLength(value), 0) + values('binaryData').reduce((sum, value) => sum + Buffer.from(value, 'base64').length, 0);
+      : values('data').reduce((sum, value) => sum + Buffer.byteLength(value), 0) +
+        values('binaryData').reduce((sum, value) => sum + Buffer.from(value, 'base64').length, 0);
   if (total <= MAX_DATA_BYTES) return [];
-  return [{ reason: 'FieldValueTooLong', field: obj.kind === 'Secret' ? 'data' : '[]', message: `Too long: may not be more than ${MAX_DATA_BYTES} bytes` }];
+  return [
+    {
+      reason: 'FieldValueTooLong',
+      field: obj.kind === 'Secret' ? 'data' : '[]',
+      message: `Too long: may not be more than ${MAX_DATA_BYTES} bytes`,
+    },
+  ];
 }
 
 function validateWorkload(spec: Json): StatusCause[] {
@@ -129,30 +154,48 @@ function validateWorkload(spec: Json): StatusCause[] {
     causes.push(valueCause('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
   }
   const selector = spec.selector as LabelSelectorObject | undefined;
-  const selectorIsEmpty = !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0);
+  const selectorIsEmpty =
+    !selector ||
+    (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0);
   if (!selector) causes.push({ reason: 'FieldValueRequired', field: 'spec.selector', message: 'Required value' });
-  else if (selectorIsEmpty) causes.push(valueCause('spec.selector', selector, 'empty selector is invalid for deployment'));
+  else if (selectorIsEmpty)
+    causes.push(valueCause('spec.selector', selector, 'empty selector is invalid for deployment'));
   const templateLabels = spec.template?.metadata?.labels as Record<string, string> | undefined;
   if (!selectorIsEmpty && !matchesLabelSelector(selector, templateLabels ?? {})) {
-    causes.push(valueCause('spec.template.metadata.labels', templateLabels ?? {}, '`selector` does not match template `labels`'));
+    causes.push(
+      valueCause('spec.template.metadata.labels', templateLabels ?? {}, '`selector` does not match template `labels`'),
+    );
   }
   causes.push(...validateContainers(spec.template?.spec?.containers, 'spec.template.spec.containers'));
   return causes;
 }
 
 function validateContainers(containers: unknown, field: string): StatusCause[] {
-  if (!Array.isArray(containers) || containers.length === 0) return [{ reason: 'FieldValueRequired', field, message: 'Required value' }];
+  if (!Array.isArray(containers) || containers.length === 0)
+    return [{ reason: 'FieldValueRequired', field, message: 'Required value' }];
   const causes: StatusCause[] = [];
   const seen = new Set<string>();
   containers.forEach((container: Json, index) => {
     const at = `${field}[${index}]`;
     if (!container?.name) causes.push({ reason: 'FieldValueRequired', field: `${at}.name`, message: 'Required value' });
-    else if (seen.has(container.name)) causes.push({ reason: 'FieldValueDuplicate', field: `${at}.name`, message: `Duplicate value: "${container.name}"` });
+    else if (seen.has(container.name))
+      causes.push({
+        reason: 'FieldValueDuplicate',
+        field: `${at}.name`,
+        message: `Duplicate value: "${container.name}"`,
+      });
     else if (!DNS1123_LABEL.test(container.name)) {
-      causes.push(valueCause(`${at}.name`, container.name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+      causes.push(
+        valueCause(
+          `${at}.name`,
+          container.name,
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        ),
+      );
     }
     if (container?.name) seen.add(container.name);
-    if (!container?.image) causes.push({ reason: 'FieldValueRequired', field: `${at}.image`, message: 'Required value' });
+    if (!container?.image)
+      causes.push({ reason: 'FieldValueRequired', field: `${at}.image`, message: 'Required value' });
   });
   return causes;
 }
@@ -165,8 +208,15 @@ function valueCause(field: string, value: unknown, detail: string, reason = 'Fie
 function goFormat(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string')) {
-    const entries = Object.entries(value as Record<string, string>).map(([key, item]) => `${JSON.stringify(key)}:${JSON.stringify(item)}`);
+  if (
+    value &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.values(value).every((item) => typeof item === 'string')
+  ) {
+    const entries = Object.entries(value as Record<string, string>).map(
+      ([key, item]) => `${JSON.stringify(key)}:${JSON.stringify(item)}`,
+    );
     return `map[string]string{${entries.join(', ')}}`;
   }
   return JSON.stringify(value);

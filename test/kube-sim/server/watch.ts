@@ -25,17 +25,38 @@ const BOOKMARK_INTERVAL_MS = 1000;
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-export function serveWatch(context: ApiContext, route: ResourceRoute, query: URLSearchParams, res: ServerResponse, table?: TableVersion): void {
+export function serveWatch(
+  context: ApiContext,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  res: ServerResponse,
+  table?: TableVersion,
+): void {
   const matches = matcherFor(route, query);
   const requestedVersion = query.get('resourceVersion');
   const initialEvents = query.get('sendInitialEvents');
   const match = query.get('resourceVersionMatch');
-  if (initialEvents !== null && match !== 'NotOlderThan') throw listOptionsInvalid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
-  if (initialEvents === null && match) throw listOptionsInvalid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  if (initialEvents !== null && match !== 'NotOlderThan')
+    throw listOptionsInvalid(
+      'resourceVersionMatch',
+      'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    );
+  if (initialEvents === null && match)
+    throw listOptionsInvalid(
+      'resourceVersionMatch',
+      'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+    );
   const streamingList = initialEvents === 'true';
-  const replay = !streamingList && requestedVersion && requestedVersion !== '0' ? context.history.since(Number(requestedVersion)) : undefined;
+  const replay =
+    !streamingList && requestedVersion && requestedVersion !== '0'
+      ? context.history.since(Number(requestedVersion))
+      : undefined;
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
   // Node sends headers only with the first body write; kubectl waits for them before it considers
   // the watch started (and `rollout status` then hangs forever), so send them now.
   res.flushHeaders();
@@ -44,7 +65,11 @@ export function serveWatch(context: ApiContext, route: ResourceRoute, query: URL
     // `kubectl get -w` without -o asks for Tables: each event then carries a one-row Table.
     const printed =
       table && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')
-        ? tableOf(route.type.kind, [object as KubeObject], { version: table, now: context.clock.now(), includeObject: query.get('includeObject') })
+        ? tableOf(route.type.kind, [object as KubeObject], {
+            version: table,
+            now: context.clock.now(),
+            includeObject: query.get('includeObject'),
+          })
         : object;
     res.write(`${JSON.stringify({ type, object: printed })}\n`);
   };
@@ -70,7 +95,11 @@ export function serveWatch(context: ApiContext, route: ResourceRoute, query: URL
       send('BOOKMARK', {
         kind: type.kind,
         apiVersion: apiVersionOf(type),
-        metadata: { resourceVersion: String(context.store.currentResourceVersion()), creationTimestamp: null, annotations: { 'k8s.io/initial-events-end': 'true' } },
+        metadata: {
+          resourceVersion: String(context.store.currentResourceVersion()),
+          creationTimestamp: null,
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
       });
     }
   } else {
@@ -129,5 +158,7 @@ function matcherFor(route: ResourceRoute, query: URLSearchParams): (obj: KubeObj
 
 /** A watch's options the API server refuses (422 Invalid, kind ListOptions of meta.k8s.io). */
 function listOptionsInvalid(field: string, detail: string): ApiError {
-  return invalid('ListOptions', 'meta.k8s.io', '', [{ reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` }]);
+  return invalid('ListOptions', 'meta.k8s.io', '', [
+    { reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` },
+  ]);
 }

@@ -50,7 +50,8 @@ export function createObject(store: Store, route: ResourceRoute, body: unknown, 
   const warnings = checkFields(obj, route.type, request);
   const bodyNamespace = obj.metadata.namespace;
   if (route.type.namespaced) {
-    if (route.namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    if (route.namespace === undefined)
+      throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     if (bodyNamespace && bodyNamespace !== route.namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
@@ -96,7 +97,10 @@ function prepareForUpdate(obj: KubeObject, stored: KubeObject): void {
 const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 
 function setTemplateGeneration(obj: KubeObject, generation: number): void {
-  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: String(generation) };
+  obj.metadata.annotations = {
+    ...(obj.metadata.annotations ?? {}),
+    [TEMPLATE_GENERATION_ANNOTATION]: String(generation),
+  };
 }
 
 function managerOf(route: ResourceRoute, request: WriteRequest): FieldManagerRequest {
@@ -113,13 +117,16 @@ function managerOf(route: ResourceRoute, request: WriteRequest): FieldManagerReq
 export function replaceObject(store: Store, route: NamedRoute, body: unknown, request: WriteRequest): WriteResult {
   const obj = asObjectFor(route.type, body);
   if (obj.metadata.name !== route.name) {
-    throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${route.name})`);
+    throw badRequest(
+      `the name of the object (${obj.metadata.name}) does not match the name on the URL (${route.name})`,
+    );
   }
   const stored = getObject(store, route);
   const warnings = checkFields(obj, route.type, request, stored);
   obj.metadata.namespace = stored.metadata.namespace;
   requireUid(route, obj, stored);
-  if (route.subresource === 'status') return { code: 200, body: updateStatus(store, route, obj, stored, request), warnings };
+  if (route.subresource === 'status')
+    return { code: 200, body: updateStatus(store, route, obj, stored, request), warnings };
   return { code: 200, body: admitUpdate(store, route, obj, stored, request), warnings };
 }
 
@@ -136,13 +143,25 @@ function requireUid(route: NamedRoute, obj: KubeObject, stored: KubeObject): voi
   throw preconditionConflict(route.type, stored.metadata.name, storageError);
 }
 
-function updateStatus(store: Store, route: NamedRoute, obj: KubeObject, stored: KubeObject, request: WriteRequest): KubeObject {
+function updateStatus(
+  store: Store,
+  route: NamedRoute,
+  obj: KubeObject,
+  stored: KubeObject,
+  request: WriteRequest,
+): KubeObject {
   const next = { ...jsonClone(stored), status: obj.status };
   recordUpdate(stored, next, managerOf(route, request));
   return store.updateStatus(obj, { dryRun: request.dryRun, managedFields: next.metadata.managedFields });
 }
 
-export function patchObject(store: Store, route: NamedRoute, patchType: PatchType, patch: JsonValue, request: WriteRequest): WriteResult {
+export function patchObject(
+  store: Store,
+  route: NamedRoute,
+  patchType: PatchType,
+  patch: JsonValue,
+  request: WriteRequest,
+): WriteResult {
   const stored = store.get(route.type.kind, route.namespace ?? '', route.name);
   const apply = patchType === 'apply' && !route.subresource;
   if (patchType === 'apply' && !isJsonObject(patch)) throw badRequest('the apply configuration must be an object');
@@ -159,17 +178,29 @@ export function patchObject(store: Store, route: NamedRoute, patchType: PatchTyp
   obj.metadata = { ...obj.metadata, name: stored.metadata.name };
   if (stored.metadata.namespace !== undefined) obj.metadata.namespace = stored.metadata.namespace;
   const warnings = checkFields(obj, route.type, request, stored);
-  if (route.subresource === 'status') return { code: 200, body: updateStatus(store, route, obj, stored, request), warnings };
+  if (route.subresource === 'status')
+    return { code: 200, body: updateStatus(store, route, obj, stored, request), warnings };
   if (!apply) return { code: 200, body: admitUpdate(store, route, obj, stored, request), warnings };
-  const applied = recordApply(stored, obj, patch as JsonObject, managerOf(route, request), request.fieldManager.force, (merged) => {
-    keepStoredStatus(route.type, merged, stored);
-    keepDeletionState(merged, stored);
-    applyDefaults(merged);
-    prepareForUpdate(merged, stored);
-    validate(merged, stored);
-    return merged;
-  });
-  return { code: 200, body: store.update(applied, { dryRun: request.dryRun, managedFields: applied.metadata.managedFields }), warnings };
+  const applied = recordApply(
+    stored,
+    obj,
+    patch as JsonObject,
+    managerOf(route, request),
+    request.fieldManager.force,
+    (merged) => {
+      keepStoredStatus(route.type, merged, stored);
+      keepDeletionState(merged, stored);
+      applyDefaults(merged);
+      prepareForUpdate(merged, stored);
+      validate(merged, stored);
+      return merged;
+    },
+  );
+  return {
+    code: 200,
+    body: store.update(applied, { dryRun: request.dryRun, managedFields: applied.metadata.managedFields }),
+    warnings,
+  };
 }
 
 function applyToMissing(store: Store, route: NamedRoute, patch: JsonObject, request: WriteRequest): WriteResult {
@@ -182,18 +213,31 @@ function applyToMissing(store: Store, route: NamedRoute, patch: JsonObject, requ
     obj.metadata.namespace = route.namespace;
   }
   if (route.type.subresources.includes('status')) delete obj.status;
-  const created = recordApply(undefined, obj, patch, managerOf(route, request), request.fieldManager.force, (merged) => {
-    applyDefaults(merged);
-    admitDefaultIngressClass(store, merged);
-    return merged;
-  });
+  const created = recordApply(
+    undefined,
+    obj,
+    patch,
+    managerOf(route, request),
+    request.fieldManager.force,
+    (merged) => {
+      applyDefaults(merged);
+      admitDefaultIngressClass(store, merged);
+      return merged;
+    },
+  );
   const uid = prepareForCreate(created);
   validate(created);
   return { code: 201, body: store.create(created, { dryRun: request.dryRun, uid }), warnings };
 }
 
 /** The object's spec may change through PUT/PATCH, its status only through /status. */
-function admitUpdate(store: Store, route: NamedRoute, obj: KubeObject, stored: KubeObject, request: WriteRequest): KubeObject {
+function admitUpdate(
+  store: Store,
+  route: NamedRoute,
+  obj: KubeObject,
+  stored: KubeObject,
+  request: WriteRequest,
+): KubeObject {
   keepStoredStatus(route.type, obj, stored);
   keepDeletionState(obj, stored);
   applyDefaults(obj);
@@ -211,7 +255,8 @@ function keepDeletionState(obj: KubeObject, stored: KubeObject): void {
   delete obj.metadata.deletionTimestamp;
   delete obj.metadata.deletionGracePeriodSeconds;
   if (stored.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = stored.metadata.deletionTimestamp;
-  if (stored.metadata.deletionGracePeriodSeconds !== undefined) obj.metadata.deletionGracePeriodSeconds = stored.metadata.deletionGracePeriodSeconds;
+  if (stored.metadata.deletionGracePeriodSeconds !== undefined)
+    obj.metadata.deletionGracePeriodSeconds = stored.metadata.deletionGracePeriodSeconds;
 }
 
 function keepStoredStatus(type: ResourceType, obj: KubeObject, stored: KubeObject): void {
@@ -224,7 +269,12 @@ function keepStoredStatus(type: ResourceType, obj: KubeObject, stored: KubeObjec
  * Strict: 400 for unknown fields. Warn and Ignore: they are dropped (as decoding does), Warn reports
  * them. Fields already in the stored object (written by the controllers) are not the client's doing.
  */
-function checkFields(obj: KubeObject, type: ResourceType, request: WriteRequest, stored?: KubeObject): string[] | undefined {
+function checkFields(
+  obj: KubeObject,
+  type: ResourceType,
+  request: WriteRequest,
+  stored?: KubeObject,
+): string[] | undefined {
   const preexisting = new Set(stored ? unknownFields(stored) : []);
   const unknown = unknownFields(obj, request.fieldValidation !== 'Strict').filter((field) => !preexisting.has(field));
   if (unknown.length === 0 || request.fieldValidation === 'Ignore') return undefined;
@@ -237,7 +287,9 @@ function asObjectFor(type: ResourceType, body: unknown): KubeObject {
   const obj = body as unknown as KubeObject;
   if (obj.kind !== undefined && obj.kind !== type.kind) {
     const bodyType = resourceTypeForKind(obj.kind);
-    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersionOf(type)})${bodyType ? '' : `: unknown kind ${obj.kind}`}`);
+    throw badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersionOf(type)})${bodyType ? '' : `: unknown kind ${obj.kind}`}`,
+    );
   }
   obj.kind = type.kind;
   obj.apiVersion ??= apiVersionOf(type);

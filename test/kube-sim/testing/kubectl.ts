@@ -11,17 +11,29 @@ export interface KubectlResult {
 }
 
 export async function kubectl(cluster: Pick<Cluster, 'env'>, args: string[], input?: string): Promise<KubectlResult> {
-  const result = await execa('kubectl', args, { env: { ...process.env, ...cluster.env }, reject: false, input, timeout: 20_000 });
+  const result = await execa('kubectl', args, {
+    env: { ...process.env, ...cluster.env },
+    reject: false,
+    input,
+    timeout: 20_000,
+  });
   return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1 };
 }
 
 /** A long-running kubectl (e.g. `get -w`); the caller kills it. */
-export function spawnKubectl(cluster: Pick<Cluster, 'env'>, args: string[]): ResultPromise<{ reject: false; env: NodeJS.ProcessEnv }> {
+export function spawnKubectl(
+  cluster: Pick<Cluster, 'env'>,
+  args: string[],
+): ResultPromise<{ reject: false; env: NodeJS.ProcessEnv }> {
   return execa('kubectl', args, { env: { ...process.env, ...cluster.env }, reject: false });
 }
 
 /** Resolves once `predicate` holds for the text written so far to the child's stdout. */
-export function waitForOutput(child: { stdout: NodeJS.ReadableStream | null }, predicate: (text: string) => boolean, timeoutMs = 5000): Promise<string> {
+export function waitForOutput(
+  child: { stdout: NodeJS.ReadableStream | null },
+  predicate: (text: string) => boolean,
+  timeoutMs = 5000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     const timer = setTimeout(() => reject(new Error(`timed out waiting for output; got:\n${text}`)), timeoutMs);
@@ -36,7 +48,11 @@ export function waitForOutput(child: { stdout: NodeJS.ReadableStream | null }, p
 }
 
 /** A Deployment manifest as kubectl users write it. */
-export function deploymentYaml(name: string, image: string, extra: { replicas?: number; namespace?: string } = {}): string {
+export function deploymentYaml(
+  name: string,
+  image: string,
+  extra: { replicas?: number; namespace?: string } = {},
+): string {
   return `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -65,7 +81,16 @@ spec:
 }
 
 /** A StatefulSet manifest as kubectl users write it (RollingUpdate unless told otherwise). */
-export function statefulSetYaml(name: string, image: string, options: { replicas?: number; partition?: number; strategy?: 'RollingUpdate' | 'OnDelete'; policy?: 'OrderedReady' | 'Parallel' } = {}): string {
+export function statefulSetYaml(
+  name: string,
+  image: string,
+  options: {
+    replicas?: number;
+    partition?: number;
+    strategy?: 'RollingUpdate' | 'OnDelete';
+    policy?: 'OrderedReady' | 'Parallel';
+  } = {},
+): string {
   const strategy =
     options.strategy === 'OnDelete'
       ? '  updateStrategy:\n    type: OnDelete\n'
@@ -97,7 +122,19 @@ ${options.policy ? `  podManagementPolicy: ${options.policy}\n` : ''}${strategy}
  * A Job manifest. Its container exits with `exitCode` after `runSeconds` (the simulator's
  * `sim.kguard.dev/exit-code` and `run-seconds` knobs); restartPolicy Never unless told otherwise.
  */
-export function jobYaml(name: string, image: string, options: { exitCode?: number; runSeconds?: number; backoffLimit?: number; completions?: number; parallelism?: number; restartPolicy?: 'Never' | 'OnFailure'; activeDeadlineSeconds?: number } = {}): string {
+export function jobYaml(
+  name: string,
+  image: string,
+  options: {
+    exitCode?: number;
+    runSeconds?: number;
+    backoffLimit?: number;
+    completions?: number;
+    parallelism?: number;
+    restartPolicy?: 'Never' | 'OnFailure';
+    activeDeadlineSeconds?: number;
+  } = {},
+): string {
   const spec = [
     options.completions !== undefined ? `  completions: ${options.completions}\n` : '',
     options.parallelism !== undefined ? `  parallelism: ${options.parallelism}\n` : '',
@@ -124,7 +161,15 @@ ${spec}  template:
 }
 
 /** A DaemonSet manifest (RollingUpdate, maxUnavailable 1 by default; OnDelete if asked). */
-export function daemonSetYaml(name: string, image: string, options: { strategy?: 'RollingUpdate' | 'OnDelete'; maxUnavailable?: number | string; nodeSelector?: Record<string, string> } = {}): string {
+export function daemonSetYaml(
+  name: string,
+  image: string,
+  options: {
+    strategy?: 'RollingUpdate' | 'OnDelete';
+    maxUnavailable?: number | string;
+    nodeSelector?: Record<string, string>;
+  } = {},
+): string {
   const strategy =
     options.strategy === 'OnDelete'
       ? '  updateStrategy:\n    type: OnDelete\n'
@@ -132,7 +177,9 @@ export function daemonSetYaml(name: string, image: string, options: { strategy?:
         ? `  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxUnavailable: ${typeof options.maxUnavailable === 'string' ? JSON.stringify(options.maxUnavailable) : options.maxUnavailable}\n`
         : '';
   const selector = options.nodeSelector
-    ? `      nodeSelector:\n${Object.entries(options.nodeSelector).map(([key, value]) => `        ${key}: ${JSON.stringify(value)}\n`).join('')}`
+    ? `      nodeSelector:\n${Object.entries(options.nodeSelector)
+        .map(([key, value]) => `        ${key}: ${JSON.stringify(value)}\n`)
+        .join('')}`
     : '';
   return `apiVersion: apps/v1
 kind: DaemonSet
@@ -180,14 +227,21 @@ spec:
 `;
 
 /** A Widget; `ready` sets what the simulated controller reports (sim.kguard.dev/ready). */
-export function widgetYaml(name: string, size: number, ready: 'true' | 'false' | 'stalled' | 'silent' = 'true', annotations: Record<string, string> = {}): string {
+export function widgetYaml(
+  name: string,
+  size: number,
+  ready: 'true' | 'false' | 'stalled' | 'silent' = 'true',
+  annotations: Record<string, string> = {},
+): string {
   const all = { 'sim.kguard.dev/ready': ready, ...annotations };
   return `apiVersion: example.com/v1
 kind: Widget
 metadata:
   name: ${name}
   annotations:
-${Object.entries(all).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}\n`).join('')}spec:
+${Object.entries(all)
+  .map(([key, value]) => `    ${key}: ${JSON.stringify(value)}\n`)
+  .join('')}spec:
   size: ${size}
 `;
 }

@@ -98,7 +98,12 @@ export class DeploymentController {
 
   /** ReplicaSets this Deployment controls (adoption of orphans is not simulated). */
   private replicaSetsOf(d: KubeObject): KubeObject[] {
-    return this.store.list('ReplicaSet', d.metadata.namespace, undefined, (rs) => rs.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === d.metadata.uid) === true);
+    return this.store.list(
+      'ReplicaSet',
+      d.metadata.namespace,
+      undefined,
+      (rs) => rs.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === d.metadata.uid) === true,
+    );
   }
 
   // ---- rollout strategies (rolling.go, recreate.go) ----
@@ -107,7 +112,8 @@ export class DeploymentController {
     const { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, true);
     const allRSs = newRS ? [...oldRSs, newRS] : oldRSs;
     if (newRS && reconcileNewReplicaSet(this.scaler, allRSs, newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
-    if (reconcileOldReplicaSets(this.scaler, allRSs, activeReplicaSets(oldRSs), newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (reconcileOldReplicaSets(this.scaler, allRSs, activeReplicaSets(oldRSs), newRS, d))
+      return this.syncRolloutStatus(allRSs, newRS, d);
     if (deploymentComplete(d, d.status ?? {})) this.cleanupDeployment(oldRSs, d);
     this.syncRolloutStatus(allRSs, newRS, d);
   }
@@ -164,7 +170,11 @@ export class DeploymentController {
 
   // ---- the new ReplicaSet and revisions (sync.go: getNewReplicaSet) ----
 
-  private getAllReplicaSetsAndSyncRevision(d: KubeObject, rsList: KubeObject[], createIfNotExisted: boolean): { newRS?: KubeObject; oldRSs: KubeObject[] } {
+  private getAllReplicaSetsAndSyncRevision(
+    d: KubeObject,
+    rsList: KubeObject[],
+    createIfNotExisted: boolean,
+  ): { newRS?: KubeObject; oldRSs: KubeObject[] } {
     const existing = [...rsList].sort(byCreation).find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
     const oldRSs = rsList.filter((rs) => rs !== existing);
     const newRS = getNewReplicaSet(this.revisionWriter, d, existing, oldRSs, createIfNotExisted);
@@ -191,7 +201,13 @@ export class DeploymentController {
     Object.assign(rs, updated);
     if (sizeNeedsUpdate) {
       const operation = oldScale < newScale ? 'up' : 'down';
-      this.recorder.record(d, SOURCE, 'Normal', 'ScalingReplicaSet', `Scaled ${operation} replica set ${rs.metadata.name} from ${oldScale} to ${newScale}`);
+      this.recorder.record(
+        d,
+        SOURCE,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled ${operation} replica set ${rs.metadata.name} from ${oldScale} to ${newScale}`,
+      );
     }
     return sizeNeedsUpdate;
   }
@@ -202,7 +218,10 @@ export class DeploymentController {
     // requeueStuckDeployment: look again when the deadline would pass without progress.
     const deadlineAt = progressDeadlineAt(d, status);
     if (deadlineAt !== undefined) {
-      this.queue.add(namespacedKey(d.metadata.namespace, d.metadata.name), Math.max(0, deadlineAt - this.clock.now().getTime()) + 1000);
+      this.queue.add(
+        namespacedKey(d.metadata.namespace, d.metadata.name),
+        Math.max(0, deadlineAt - this.clock.now().getTime()) + 1000,
+      );
     }
   }
 
@@ -213,9 +232,15 @@ export class DeploymentController {
     const pausedConditionExists = condition?.reason === PAUSED_REASON;
     const status: DeploymentStatus = structuredClone(d.status ?? {});
     if (d.spec?.paused && !pausedConditionExists) {
-      setCondition(status, newCondition('Progressing', 'Unknown', PAUSED_REASON, 'Deployment is paused', this.clock.nowIso()));
+      setCondition(
+        status,
+        newCondition('Progressing', 'Unknown', PAUSED_REASON, 'Deployment is paused', this.clock.nowIso()),
+      );
     } else if (!d.spec?.paused && pausedConditionExists) {
-      setCondition(status, newCondition('Progressing', 'Unknown', RESUMED_REASON, 'Deployment is resumed', this.clock.nowIso()));
+      setCondition(
+        status,
+        newCondition('Progressing', 'Unknown', RESUMED_REASON, 'Deployment is resumed', this.clock.nowIso()),
+      );
     } else {
       return;
     }
@@ -252,5 +277,3 @@ export class DeploymentController {
 function controllerOf(obj: KubeObject, kind: string): string | undefined {
   return obj.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === kind)?.name;
 }
-
-

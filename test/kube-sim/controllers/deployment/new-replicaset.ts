@@ -35,7 +35,13 @@ export interface RevisionWriter {
   writeDeployment(d: KubeObject, status: DeploymentStatus): void;
 }
 
-export function getNewReplicaSet(writer: RevisionWriter, d: KubeObject, existing: KubeObject | undefined, oldRSs: KubeObject[], createIfNotExisted: boolean): KubeObject | undefined {
+export function getNewReplicaSet(
+  writer: RevisionWriter,
+  d: KubeObject,
+  existing: KubeObject | undefined,
+  oldRSs: KubeObject[],
+  createIfNotExisted: boolean,
+): KubeObject | undefined {
   const newRevision = maxRevision(oldRSs) + 1;
   if (existing) {
     const copy = structuredClone(existing);
@@ -50,7 +56,16 @@ export function getNewReplicaSet(writer: RevisionWriter, d: KubeObject, existing
     let needsUpdate = setDeploymentRevision(d, rs.metadata.annotations?.[REVISION_ANNOTATION] ?? '');
     const status: DeploymentStatus = structuredClone(d.status ?? {});
     if (!getCondition(status, 'Progressing')) {
-      setCondition(status, newCondition('Progressing', 'True', FOUND_NEW_RS_REASON, `Found new replica set "${rs.metadata.name}"`, writer.clock.nowIso()));
+      setCondition(
+        status,
+        newCondition(
+          'Progressing',
+          'True',
+          FOUND_NEW_RS_REASON,
+          `Found new replica set "${rs.metadata.name}"`,
+          writer.clock.nowIso(),
+        ),
+      );
       needsUpdate = true;
     }
     if (needsUpdate) writer.writeDeployment(d, status);
@@ -73,7 +88,16 @@ export function getNewReplicaSet(writer: RevisionWriter, d: KubeObject, existing
       namespace: d.metadata.namespace,
       labels: template.metadata.labels,
       annotations: {},
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata.name, uid: d.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name: d.metadata.name,
+          uid: d.metadata.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: { replicas: 0, selector, template },
   };
@@ -104,7 +128,10 @@ export function getNewReplicaSet(writer: RevisionWriter, d: KubeObject, existing
       const message = `Failed to create new replica set "${name}": ${(error as Error).message}`;
       if (hasProgressDeadline(d)) {
         const status: DeploymentStatus = structuredClone(d.status ?? {});
-        setCondition(status, newCondition('Progressing', 'False', FAILED_RS_CREATE_REASON, message, writer.clock.nowIso()));
+        setCondition(
+          status,
+          newCondition('Progressing', 'False', FAILED_RS_CREATE_REASON, message, writer.clock.nowIso()),
+        );
         writer.writeDeployment(d, status);
       }
       writer.recorder.record(d, SOURCE, 'Warning', FAILED_RS_CREATE_REASON, message);
@@ -112,12 +139,21 @@ export function getNewReplicaSet(writer: RevisionWriter, d: KubeObject, existing
     }
   }
   if (!alreadyExisted && replicas > 0) {
-    writer.recorder.record(d, SOURCE, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} from 0 to ${replicas}`);
+    writer.recorder.record(
+      d,
+      SOURCE,
+      'Normal',
+      'ScalingReplicaSet',
+      `Scaled up replica set ${name} from 0 to ${replicas}`,
+    );
   }
   let needsUpdate = setDeploymentRevision(d, String(newRevision));
   const status: DeploymentStatus = structuredClone(d.status ?? {});
   if (!alreadyExisted && hasProgressDeadline(d)) {
-    setCondition(status, newCondition('Progressing', 'True', NEW_RS_REASON, `Created new replica set "${name}"`, writer.clock.nowIso()));
+    setCondition(
+      status,
+      newCondition('Progressing', 'True', NEW_RS_REASON, `Created new replica set "${name}"`, writer.clock.nowIso()),
+    );
     needsUpdate = true;
   }
   if (needsUpdate) writer.writeDeployment(d, status);

@@ -27,14 +27,25 @@ export interface Scaler {
   resize(rs: KubeObject, newScale: number, d: KubeObject): boolean;
 }
 
-export function reconcileNewReplicaSet(scaler: Scaler, allRSs: KubeObject[], newRS: KubeObject, d: KubeObject): boolean {
+export function reconcileNewReplicaSet(
+  scaler: Scaler,
+  allRSs: KubeObject[],
+  newRS: KubeObject,
+  d: KubeObject,
+): boolean {
   const desired = desiredReplicas(d);
   if (specReplicas(newRS) === desired) return false;
   if (specReplicas(newRS) > desired) return scaler.scaleAndRecord(newRS, desired, d);
   return scaler.scaleAndRecord(newRS, newRSNewReplicas(d, allRSs, newRS), d);
 }
 
-export function reconcileOldReplicaSets(scaler: Scaler, allRSs: KubeObject[], oldRSs: KubeObject[], newRS: KubeObject | undefined, d: KubeObject): boolean {
+export function reconcileOldReplicaSets(
+  scaler: Scaler,
+  allRSs: KubeObject[],
+  oldRSs: KubeObject[],
+  newRS: KubeObject | undefined,
+  d: KubeObject,
+): boolean {
   if (replicaCount(oldRSs) === 0) return false;
   const allPodsCount = replicaCount(allRSs);
   const minAvailable = desiredReplicas(d) - maxUnavailable(d);
@@ -47,7 +58,12 @@ export function reconcileOldReplicaSets(scaler: Scaler, allRSs: KubeObject[], ol
   return cleanedUp + scaledDown > 0;
 }
 
-export function cleanupUnhealthyReplicas(scaler: Scaler, oldRSs: KubeObject[], d: KubeObject, maxCleanupCount: number): number {
+export function cleanupUnhealthyReplicas(
+  scaler: Scaler,
+  oldRSs: KubeObject[],
+  d: KubeObject,
+  maxCleanupCount: number,
+): number {
   let totalScaledDown = 0;
   for (const rs of [...oldRSs].sort(byCreation)) {
     if (totalScaledDown >= maxCleanupCount) break;
@@ -61,7 +77,12 @@ export function cleanupUnhealthyReplicas(scaler: Scaler, oldRSs: KubeObject[], d
   return totalScaledDown;
 }
 
-export function scaleDownOldReplicaSetsForRollingUpdate(scaler: Scaler, allRSs: KubeObject[], oldRSs: KubeObject[], d: KubeObject): number {
+export function scaleDownOldReplicaSetsForRollingUpdate(
+  scaler: Scaler,
+  allRSs: KubeObject[],
+  oldRSs: KubeObject[],
+  d: KubeObject,
+): number {
   const minAvailable = desiredReplicas(d) - maxUnavailable(d);
   const availablePodCount = availableReplicaCount(allRSs);
   if (availablePodCount <= minAvailable) return 0;
@@ -128,7 +149,11 @@ function findActiveOrLatest(newRS: KubeObject | undefined, oldRSs: KubeObject[])
 
 function isSaturated(d: KubeObject, rs: KubeObject): boolean {
   const desired = rs.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION];
-  return specReplicas(rs) === desiredReplicas(d) && Number(desired) === desiredReplicas(d) && (rs.status?.availableReplicas ?? 0) === desiredReplicas(d);
+  return (
+    specReplicas(rs) === desiredReplicas(d) &&
+    Number(desired) === desiredReplicas(d) &&
+    (rs.status?.availableReplicas ?? 0) === desiredReplicas(d)
+  );
 }
 
 /** getReplicaSetFraction: this ReplicaSet's share of a resize, from its max-replicas annotation. */

@@ -27,7 +27,12 @@ import {
 } from './util.js';
 
 /** calculateStatus. Zero counts are left out, as the API's omitempty fields are. */
-export function calculateStatus(allSets: KubeObject[], newRS: KubeObject | undefined, d: KubeObject, now: string): DeploymentStatus {
+export function calculateStatus(
+  allSets: KubeObject[],
+  newRS: KubeObject | undefined,
+  d: KubeObject,
+  now: string,
+): DeploymentStatus {
   const availableReplicas = availableReplicaCount(allSets);
   const totalReplicas = replicaCount(allSets);
   const unavailableReplicas = Math.max(0, totalReplicas - availableReplicas);
@@ -42,23 +47,45 @@ export function calculateStatus(allSets: KubeObject[], newRS: KubeObject | undef
     conditions: structuredClone(d.status?.conditions ?? []),
   };
   if (availableReplicas >= desiredReplicas(d) - maxUnavailable(d)) {
-    setCondition(status, newCondition('Available', 'True', MINIMUM_REPLICAS_AVAILABLE, 'Deployment has minimum availability.', now));
+    setCondition(
+      status,
+      newCondition('Available', 'True', MINIMUM_REPLICAS_AVAILABLE, 'Deployment has minimum availability.', now),
+    );
   } else {
-    setCondition(status, newCondition('Available', 'False', MINIMUM_REPLICAS_UNAVAILABLE, 'Deployment does not have minimum availability.', now));
+    setCondition(
+      status,
+      newCondition(
+        'Available',
+        'False',
+        MINIMUM_REPLICAS_UNAVAILABLE,
+        'Deployment does not have minimum availability.',
+        now,
+      ),
+    );
   }
   return status;
 }
 
 /** syncRolloutStatus: the status to write, including the Progressing verdict and ReplicaFailure. */
-export function rolloutStatus(allSets: KubeObject[], newRS: KubeObject | undefined, d: KubeObject, now: Date, nowIso: string): DeploymentStatus {
+export function rolloutStatus(
+  allSets: KubeObject[],
+  newRS: KubeObject | undefined,
+  d: KubeObject,
+  now: Date,
+  nowIso: string,
+): DeploymentStatus {
   const newStatus = calculateStatus(allSets, newRS, d, nowIso);
   if (!hasProgressDeadline(d)) removeCondition(newStatus, 'Progressing');
   const current = getCondition(d.status ?? {}, 'Progressing');
-  const isCompleteDeployment = (newStatus.replicas ?? 0) === (newStatus.updatedReplicas ?? 0) && current?.reason === NEW_RS_AVAILABLE_REASON;
+  const isCompleteDeployment =
+    (newStatus.replicas ?? 0) === (newStatus.updatedReplicas ?? 0) && current?.reason === NEW_RS_AVAILABLE_REASON;
   if (hasProgressDeadline(d) && !isCompleteDeployment) {
     const subject = newRS ? `ReplicaSet "${newRS.metadata.name}"` : `Deployment "${d.metadata.name}"`;
     if (deploymentComplete(d, newStatus)) {
-      setCondition(newStatus, newCondition('Progressing', 'True', NEW_RS_AVAILABLE_REASON, `${subject} has successfully progressed.`, nowIso));
+      setCondition(
+        newStatus,
+        newCondition('Progressing', 'True', NEW_RS_AVAILABLE_REASON, `${subject} has successfully progressed.`, nowIso),
+      );
     } else if (deploymentProgressing(d, newStatus)) {
       const condition = newCondition('Progressing', 'True', RS_UPDATED_REASON, `${subject} is progressing.`, nowIso);
       // Progress refreshes lastUpdateTime (which the deadline counts from) but not lastTransitionTime.
@@ -68,7 +95,10 @@ export function rolloutStatus(allSets: KubeObject[], newRS: KubeObject | undefin
       }
       setCondition(newStatus, condition);
     } else if (deploymentTimedOut(d, newStatus, now)) {
-      setCondition(newStatus, newCondition('Progressing', 'False', TIMED_OUT_REASON, `${subject} has timed out progressing.`, nowIso));
+      setCondition(
+        newStatus,
+        newCondition('Progressing', 'False', TIMED_OUT_REASON, `${subject} has timed out progressing.`, nowIso),
+      );
     }
   }
   const replicaFailure = replicaFailureOf(allSets, newRS);
@@ -99,7 +129,15 @@ function replicaFailureOf(allSets: KubeObject[], newRS: KubeObject | undefined):
 /** The status as the API serves it: zero counts and a missing collisionCount are omitted. */
 export function serializeStatus(status: DeploymentStatus): DeploymentStatus {
   const out: DeploymentStatus = {};
-  for (const key of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'] as const) {
+  for (const key of [
+    'observedGeneration',
+    'replicas',
+    'updatedReplicas',
+    'readyReplicas',
+    'availableReplicas',
+    'unavailableReplicas',
+    'collisionCount',
+  ] as const) {
     const value = status[key];
     if (value) out[key] = value;
   }
@@ -111,7 +149,8 @@ export function serializeStatus(status: DeploymentStatus): DeploymentStatus {
 export function progressDeadlineAt(d: KubeObject, status: DeploymentStatus): number | undefined {
   if (!hasProgressDeadline(d)) return undefined;
   const condition = getCondition(status, 'Progressing');
-  if (!condition || condition.reason === NEW_RS_AVAILABLE_REASON || condition.reason === TIMED_OUT_REASON) return undefined;
+  if (!condition || condition.reason === NEW_RS_AVAILABLE_REASON || condition.reason === TIMED_OUT_REASON)
+    return undefined;
   if (deploymentComplete(d, status)) return undefined;
   return Date.parse(condition.lastUpdateTime) + (d.spec?.progressDeadlineSeconds ?? 600) * 1000;
 }

@@ -34,7 +34,8 @@ export interface DeploymentCondition {
 
 // Defaults the API server would have filled in (apps/v1 SetDefaults_Deployment).
 export const desiredReplicas = (d: KubeObject): number => d.spec?.replicas ?? 1;
-export const isRollingUpdate = (d: KubeObject): boolean => (d.spec?.strategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+export const isRollingUpdate = (d: KubeObject): boolean =>
+  (d.spec?.strategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
 export const revisionHistoryLimit = (d: KubeObject): number => d.spec?.revisionHistoryLimit ?? 10;
 export const progressDeadlineSeconds = (d: KubeObject): number | undefined =>
   d.spec?.progressDeadlineSeconds === undefined ? 600 : (d.spec.progressDeadlineSeconds ?? undefined);
@@ -69,9 +70,12 @@ export const specReplicas = (rs: KubeObject): number => rs.spec?.replicas ?? 0;
 /** GetReplicaCountForReplicaSets: sum of spec.replicas. */
 export const replicaCount = (sets: KubeObject[]): number => sets.reduce((sum, rs) => sum + specReplicas(rs), 0);
 /** GetActualReplicaCountForReplicaSets: sum of status.replicas. */
-export const actualReplicaCount = (sets: KubeObject[]): number => sets.reduce((sum, rs) => sum + (rs.status?.replicas ?? 0), 0);
-export const readyReplicaCount = (sets: KubeObject[]): number => sets.reduce((sum, rs) => sum + (rs.status?.readyReplicas ?? 0), 0);
-export const availableReplicaCount = (sets: KubeObject[]): number => sets.reduce((sum, rs) => sum + (rs.status?.availableReplicas ?? 0), 0);
+export const actualReplicaCount = (sets: KubeObject[]): number =>
+  sets.reduce((sum, rs) => sum + (rs.status?.replicas ?? 0), 0);
+export const readyReplicaCount = (sets: KubeObject[]): number =>
+  sets.reduce((sum, rs) => sum + (rs.status?.readyReplicas ?? 0), 0);
+export const availableReplicaCount = (sets: KubeObject[]): number =>
+  sets.reduce((sum, rs) => sum + (rs.status?.availableReplicas ?? 0), 0);
 
 export function revisionOf(obj: KubeObject): number {
   const value = obj.metadata.annotations?.[REVISION_ANNOTATION];
@@ -103,7 +107,14 @@ export function bySizeOlder(left: KubeObject, right: KubeObject): number {
 }
 
 function skipCopyAnnotation(key: string): boolean {
-  return [LAST_APPLIED_ANNOTATION, REVISION_ANNOTATION, REVISION_HISTORY_ANNOTATION, DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, ROLLBACK_TO_ANNOTATION].includes(key);
+  return [
+    LAST_APPLIED_ANNOTATION,
+    REVISION_ANNOTATION,
+    REVISION_HISTORY_ANNOTATION,
+    DESIRED_REPLICAS_ANNOTATION,
+    MAX_REPLICAS_ANNOTATION,
+    ROLLBACK_TO_ANNOTATION,
+  ].includes(key);
 }
 
 /** copyDeploymentAnnotationsToReplicaSet: adds or overwrites, never removes. Returns whether anything changed. */
@@ -135,7 +146,9 @@ export function setReplicasAnnotations(rs: KubeObject, desired: number, max: num
 
 export function replicasAnnotationsNeedUpdate(rs: KubeObject, desired: number, max: number): boolean {
   const annotations = rs.metadata.annotations ?? {};
-  return annotations[DESIRED_REPLICAS_ANNOTATION] !== String(desired) || annotations[MAX_REPLICAS_ANNOTATION] !== String(max);
+  return (
+    annotations[DESIRED_REPLICAS_ANNOTATION] !== String(desired) || annotations[MAX_REPLICAS_ANNOTATION] !== String(max)
+  );
 }
 
 /**
@@ -143,7 +156,12 @@ export function replicasAnnotationsNeedUpdate(rs: KubeObject, desired: number, m
  * `newRevision` (keeping the old number in revision-history when an old ReplicaSet is reused,
  * i.e. a rollback), and on creation records desired/max replicas.
  */
-export function setNewReplicaSetAnnotations(d: KubeObject, rs: KubeObject, newRevision: number, exists: boolean): boolean {
+export function setNewReplicaSetAnnotations(
+  d: KubeObject,
+  rs: KubeObject,
+  newRevision: number,
+  exists: boolean,
+): boolean {
   let changed = copyDeploymentAnnotations(d, rs);
   const annotations = (rs.metadata.annotations ??= {});
   const oldRevisionText = annotations[REVISION_ANNOTATION];
@@ -218,7 +236,13 @@ export interface DeploymentStatus {
   conditions?: DeploymentCondition[];
 }
 
-export function newCondition(type: string, status: DeploymentCondition['status'], reason: string, message: string, now: string): DeploymentCondition {
+export function newCondition(
+  type: string,
+  status: DeploymentCondition['status'],
+  reason: string,
+  message: string,
+  now: string,
+): DeploymentCondition {
   return { type, status, lastUpdateTime: now, lastTransitionTime: now, reason, message };
 }
 

@@ -13,28 +13,45 @@ interface KeyRef {
 }
 
 /** The first env/envFrom problem of a container, worded like kubelet_pods.go makeEnvironmentVariables. */
-export function containerConfigError(store: Store, pod: KubeObject, container: Record<string, any>): string | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function containerConfigError(
+  store: Store,
+  pod: KubeObject,
+  container: Record<string, any>,
+): string | undefined {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const namespace = pod.metadata.namespace ?? 'default';
   for (const source of (container.envFrom as { configMapRef?: KeyRef; secretRef?: KeyRef }[] | undefined) ?? []) {
-    if (source.configMapRef && !source.configMapRef.optional && !store.get('ConfigMap', namespace, source.configMapRef.name ?? '')) {
+    if (
+      source.configMapRef &&
+      !source.configMapRef.optional &&
+      !store.get('ConfigMap', namespace, source.configMapRef.name ?? '')
+    ) {
       return `configmap "${source.configMapRef.name}" not found`;
     }
-    if (source.secretRef && !source.secretRef.optional && !store.get('Secret', namespace, source.secretRef.name ?? '')) {
+    if (
+      source.secretRef &&
+      !source.secretRef.optional &&
+      !store.get('Secret', namespace, source.secretRef.name ?? '')
+    ) {
       return `secret "${source.secretRef.name}" not found`;
     }
   }
-  for (const variable of (container.env as { valueFrom?: { configMapKeyRef?: KeyRef; secretKeyRef?: KeyRef } }[] | undefined) ?? []) {
+  for (const variable of (container.env as
+    | { valueFrom?: { configMapKeyRef?: KeyRef; secretKeyRef?: KeyRef } }[]
+    | undefined) ?? []) {
     const configMapRef = variable.valueFrom?.configMapKeyRef;
     if (configMapRef && !configMapRef.optional) {
       const configMap = store.get('ConfigMap', namespace, configMapRef.name ?? '');
       if (!configMap) return `configmap "${configMapRef.name}" not found`;
-      if (!hasKey(configMap, ['data', 'binaryData'], configMapRef.key)) return `couldn't find key ${configMapRef.key} in ConfigMap ${namespace}/${configMapRef.name}`;
+      if (!hasKey(configMap, ['data', 'binaryData'], configMapRef.key))
+        return `couldn't find key ${configMapRef.key} in ConfigMap ${namespace}/${configMapRef.name}`;
     }
     const secretRef = variable.valueFrom?.secretKeyRef;
     if (secretRef && !secretRef.optional) {
       const secret = store.get('Secret', namespace, secretRef.name ?? '');
       if (!secret) return `secret "${secretRef.name}" not found`;
-      if (!hasKey(secret, ['data', 'stringData'], secretRef.key)) return `couldn't find key ${secretRef.key} in Secret ${namespace}/${secretRef.name}`;
+      if (!hasKey(secret, ['data', 'stringData'], secretRef.key))
+        return `couldn't find key ${secretRef.key} in Secret ${namespace}/${secretRef.name}`;
     }
   }
   return undefined;
@@ -44,7 +61,8 @@ export function containerConfigError(store: Store, pod: KubeObject, container: R
 export function volumeMountErrors(store: Store, pod: KubeObject): string[] {
   const namespace = pod.metadata.namespace ?? 'default';
   const errors: string[] = [];
-  for (const volume of (pod.spec?.volumes as Record<string, any>[] | undefined) ?? []) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (const volume of (pod.spec?.volumes as Record<string, any>[] | undefined) ?? []) {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const configMap = volume.configMap as KeyRef | undefined;
     if (configMap && !configMap.optional && !store.get('ConfigMap', namespace, configMap.name ?? '')) {
       errors.push(`MountVolume.SetUp failed for volume "${volume.name}" : configmap "${configMap.name}" not found`);

@@ -59,7 +59,10 @@ export function ensureImage(host: PullHost, then: (ref: ImageRef) => void): void
     const message = `Back-off pulling image "${image}"`;
     host.event('Normal', 'BackOff', message);
     // 1.32 (kubernetes PR #127918) appends the previous pull error; earlier kubelets did not.
-    host.wait('ImagePullBackOff', host.legacyBackOffMessage ? message : `${message}: ErrImagePull: ${host.lastPullError ?? ''}`);
+    host.wait(
+      'ImagePullBackOff',
+      host.legacyBackOffMessage ? message : `${message}: ErrImagePull: ${host.lastPullError ?? ''}`,
+    );
     host.event('Warning', 'Failed', 'Error: ImagePullBackOff');
     const expiresAt = host.imageBackoff.expiresAt(backoffKey) ?? now;
     host.after(Math.max(1, Math.min(expiresAt - now, host.errorResyncMs)), () => host.resync());
@@ -72,7 +75,11 @@ export function ensureImage(host: PullHost, then: (ref: ImageRef) => void): void
     if (outcome.ok) {
       host.imagesOnNode.add(parsed.normalized);
       const took = goDuration(duration);
-      host.event('Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${outcome.sizeBytes} bytes.`);
+      host.event(
+        'Normal',
+        'Pulled',
+        `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${outcome.sizeBytes} bytes.`,
+      );
       return then(parsed);
     }
     host.event('Warning', 'Failed', `Failed to pull image "${image}": ${outcome.error}`);

@@ -19,7 +19,8 @@ export interface ImageRef {
 }
 
 const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const DOMAIN = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*(?::[0-9]+)?$/;
+const DOMAIN =
+  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*(?::[0-9]+)?$/;
 const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-fA-F0-9]{32,}$/;
 
@@ -45,7 +46,10 @@ export function parseImageRef(written: string): ImageRef | { error: string } {
   const parts = rest.split('/');
   let domain = 'docker.io';
   const first = parts[0]!;
-  if (parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase())) {
+  if (
+    parts.length > 1 &&
+    (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase())
+  ) {
     domain = first;
     parts.shift();
     if (!DOMAIN.test(domain)) return { error: 'invalid reference format' };
@@ -87,14 +91,19 @@ export class SimulatedRegistry {
     const state: ImageAvailability = behaviour.state ?? 'present';
     switch (state) {
       case 'present':
-        return { ok: true, imageID: imageIdOf(ref), sizeBytes: behaviour.sizeBytes ?? this.scenario.defaultImageSizeBytes };
+        return {
+          ok: true,
+          imageID: imageIdOf(ref),
+          sizeBytes: behaviour.sizeBytes ?? this.scenario.defaultImageSizeBytes,
+        };
       case 'missing':
         return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found` };
       case 'auth-required':
         return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${authError(ref)}` };
       case 'no-repository':
         // Docker Hub does not tell a missing repository from a private one.
-        if (ref.domain === 'docker.io') return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${authError(ref)}` };
+        if (ref.domain === 'docker.io')
+          return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${authError(ref)}` };
         return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found` };
       case 'unreachable': {
         const host = registryHost(ref);

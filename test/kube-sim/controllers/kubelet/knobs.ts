@@ -28,9 +28,14 @@ export interface ContainerKnobs {
   ephemeralStorageUsage?: string;
 }
 
-export function readKnobs(annotations: Record<string, string> | undefined, container: string, isInit: boolean): ContainerKnobs {
+export function readKnobs(
+  annotations: Record<string, string> | undefined,
+  container: string,
+  isInit: boolean,
+): ContainerKnobs {
   const knob = (name: string): string | undefined =>
-    annotations?.[`${KNOB_PREFIX}${name}.${container}`] ?? (isInit ? undefined : annotations?.[`${KNOB_PREFIX}${name}`]);
+    annotations?.[`${KNOB_PREFIX}${name}.${container}`] ??
+    (isInit ? undefined : annotations?.[`${KNOB_PREFIX}${name}`]);
   const number = (name: string): number | undefined => {
     const value = knob(name);
     if (value === undefined) return undefined;
@@ -53,7 +58,12 @@ export function readKnobs(annotations: Record<string, string> | undefined, conta
     readinessDelayMs: seconds('readiness-delay-seconds'),
     liveness: knob('liveness') === 'fail' ? 'fail' : 'pass',
     stdout: knob('stdout'),
-    postStartFailure: postStart === undefined || postStart === 'false' ? undefined : postStart === 'fail' || postStart === 'true' ? '' : postStart,
+    postStartFailure:
+      postStart === undefined || postStart === 'false'
+        ? undefined
+        : postStart === 'fail' || postStart === 'true'
+          ? ''
+          : postStart,
     ephemeralStorageUsage: knob('ephemeral-storage-usage'),
   };
 }

@@ -83,7 +83,13 @@ export class Kubelets {
     if (nodeIndex < 0) return;
     const ipSuffix = (this.nextIp.get(nodeName) ?? 1) + 1;
     this.nextIp.set(nodeName, ipSuffix > 254 ? 1 : ipSuffix);
-    const worker = new PodWorker(pod, nodeName, hostIpOf(nodeIndex), `10.244.${nodeIndex + 1}.${ipSuffix}`, this.services);
+    const worker = new PodWorker(
+      pod,
+      nodeName,
+      hostIpOf(nodeIndex),
+      `10.244.${nodeIndex + 1}.${ipSuffix}`,
+      this.services,
+    );
     this.workers.set(uid, worker);
     // The kubelet learns about the binding through its watch a moment later.
     const cancel = this.clock.after(this.scenario.timing.controllerStepMs, () => {

@@ -88,10 +88,13 @@ export class PodWorker {
         sidecar: init && spec.restartPolicy === 'Always',
       },
     });
-    this.initContainers = ((pod.spec?.initContainers as ContainerSpec[] | undefined) ?? []).map((spec) => track(spec, true));
+    this.initContainers = ((pod.spec?.initContainers as ContainerSpec[] | undefined) ?? []).map((spec) =>
+      track(spec, true),
+    );
     this.containers = ((pod.spec?.containers as ContainerSpec[] | undefined) ?? []).map((spec) => track(spec, false));
     // Until initialization is done every container waits with PodInitializing, as the kubelet reports it.
-    if (this.initContainers.length > 0) for (const c of this.containers) c.runtime.state = { waiting: { reason: 'PodInitializing' } };
+    if (this.initContainers.length > 0)
+      for (const c of this.containers) c.runtime.state = { waiting: { reason: 'PodInitializing' } };
     this.view = {
       sandboxReady: false,
       hostIP,
@@ -134,7 +137,8 @@ export class PodWorker {
     const grace = (terminating.metadata.deletionGracePeriodSeconds as number | undefined) ?? 30;
     const cancel = this.services.clock.after(Math.min(this.services.timing.podTerminationMs, grace * 1000), () => {
       this.timers.delete(cancel);
-      if (this.fresh()) this.services.store.delete('Pod', this.pod.metadata.namespace ?? 'default', this.pod.metadata.name);
+      if (this.fresh())
+        this.services.store.delete('Pod', this.pod.metadata.namespace ?? 'default', this.pod.metadata.name);
     });
     this.timers.add(cancel);
   }
@@ -174,7 +178,8 @@ export class PodWorker {
     const c = this.initContainers[index];
     if (!c) {
       for (const app of this.containers) {
-        if ('waiting' in app.runtime.state && app.runtime.state.waiting.reason === 'PodInitializing') app.runtime.state = { waiting: { reason: 'ContainerCreating' } };
+        if ('waiting' in app.runtime.state && app.runtime.state.waiting.reason === 'PodInitializing')
+          app.runtime.state = { waiting: { reason: 'ContainerCreating' } };
       }
       this.publish();
       for (const app of this.containers) this.startContainer(app);
@@ -197,11 +202,22 @@ export class PodWorker {
     if (c.finishedAtMs !== undefined) {
       const { crashBackoff } = this.services;
       if (crashBackoff.isInBackOffSince(key, c.finishedAtMs, now)) {
-        this.toWaiting(c, 'CrashLoopBackOff', `back-off ${goDuration(crashBackoff.get(key))} restarting failed container=${c.runtime.name} pod=${this.podRef()}`);
-        this.event(c, 'Warning', 'BackOff', `Back-off restarting failed container ${c.runtime.name} in pod ${this.podRef()}`);
+        this.toWaiting(
+          c,
+          'CrashLoopBackOff',
+          `back-off ${goDuration(crashBackoff.get(key))} restarting failed container=${c.runtime.name} pod=${this.podRef()}`,
+        );
+        this.event(
+          c,
+          'Warning',
+          'BackOff',
+          `Back-off restarting failed container ${c.runtime.name} in pod ${this.podRef()}`,
+        );
         this.publish();
         const retryAt = c.finishedAtMs + crashBackoff.get(key);
-        this.after(Math.max(1, Math.min(retryAt - now, this.services.timing.errorResyncMs)), () => this.startContainer(c));
+        this.after(Math.max(1, Math.min(retryAt - now, this.services.timing.errorResyncMs)), () =>
+          this.startContainer(c),
+        );
         return;
       }
       crashBackoff.next(key, c.finishedAtMs, now);
@@ -256,7 +272,14 @@ export class PodWorker {
     if (knobs.startError) {
       const message = knobs.startError === 'true' ? defaultStartError(c.spec) : knobs.startError;
       this.event(c, 'Warning', 'Failed', `Error: ${message}`);
-      const terminated = { exitCode: 128, reason: 'StartError', message, startedAt: '1970-01-01T00:00:00Z', finishedAt: this.nowIso(), containerID: runtime.containerID };
+      const terminated = {
+        exitCode: 128,
+        reason: 'StartError',
+        message,
+        startedAt: '1970-01-01T00:00:00Z',
+        finishedAt: this.nowIso(),
+        containerID: runtime.containerID,
+      };
       runtime.lastState = { terminated };
       runtime.state = { waiting: { reason: 'RunContainerError', message } };
       c.finishedAtMs = this.now();
@@ -277,15 +300,20 @@ export class PodWorker {
     const appLike = !runtime.init || runtime.sidecar === true;
     runtime.ready = appLike && !c.spec.readinessProbe;
     this.writeLogs(runtime.name, knobs.stdout);
-    if (c.spec.lifecycle?.postStart && knobs.postStartFailure !== undefined) return this.failPostStart(c, knobs.postStartFailure);
+    if (c.spec.lifecycle?.postStart && knobs.postStartFailure !== undefined)
+      return this.failPostStart(c, knobs.postStartFailure);
     this.publish();
 
-    const misbehaves = (knobs.exitCode !== undefined || knobs.oomKill) && (knobs.crashCount === undefined || runtime.instances <= knobs.crashCount);
+    const misbehaves =
+      (knobs.exitCode !== undefined || knobs.oomKill) &&
+      (knobs.crashCount === undefined || runtime.instances <= knobs.crashCount);
     const exitCode = knobs.oomKill ? 137 : (knobs.exitCode ?? 0);
     const reason = knobs.oomKill ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error';
     if (runtime.init && !runtime.sidecar) {
       const code = misbehaves ? exitCode : 0;
-      this.containerAfter(c, knobs.runMs ?? this.services.timing.initContainerRunMs, () => this.exit(c, code, misbehaves ? reason : 'Completed'));
+      this.containerAfter(c, knobs.runMs ?? this.services.timing.initContainerRunMs, () =>
+        this.exit(c, code, misbehaves ? reason : 'Completed'),
+      );
       return;
     }
     // A started sidecar lets initialization go on (only once: a restart does not re-run the chain).
@@ -293,10 +321,18 @@ export class PodWorker {
       const next = c.onSucceeded;
       this.after(this.services.timing.containerStartMs, () => next?.());
     }
-    if (misbehaves) this.containerAfter(c, knobs.runMs ?? this.services.timing.crashAfterMs, () => this.exit(c, exitCode, reason));
+    if (misbehaves)
+      this.containerAfter(c, knobs.runMs ?? this.services.timing.crashAfterMs, () => this.exit(c, exitCode, reason));
     if (knobs.ephemeralStorageUsage !== undefined) this.watchEphemeralStorage(c, knobs);
-    if (c.spec.readinessProbe) startReadinessProbe(this.probeHost(c), c.spec.readinessProbe as Probe, knobs, this.services.timing.readinessDelayMs);
-    if (c.spec.livenessProbe && knobs.liveness === 'fail') startFailingLivenessProbe(this.probeHost(c), c.spec.livenessProbe as Probe);
+    if (c.spec.readinessProbe)
+      startReadinessProbe(
+        this.probeHost(c),
+        c.spec.readinessProbe as Probe,
+        knobs,
+        this.services.timing.readinessDelayMs,
+      );
+    if (c.spec.livenessProbe && knobs.liveness === 'fail')
+      startFailingLivenessProbe(this.probeHost(c), c.spec.livenessProbe as Probe);
   }
 
   /**
@@ -307,7 +343,10 @@ export class PodWorker {
    */
   private failPostStart(c: ContainerTracking, output: string): void {
     const runtime = c.runtime;
-    const hook = c.spec.lifecycle.postStart as { exec?: { command?: string[] }; httpGet?: { path?: string; port?: number | string } };
+    const hook = c.spec.lifecycle.postStart as {
+      exec?: { command?: string[] };
+      httpGet?: { path?: string; port?: number | string };
+    };
     const pod = this.podRef();
     let message: string;
     if (hook.exec) {
@@ -323,7 +362,15 @@ export class PodWorker {
     this.event(c, 'Warning', 'FailedPostStartHook', 'PostStartHook failed');
     this.event(c, 'Normal', 'Killing', 'FailedPostStartHook');
     const startedAt = 'running' in runtime.state ? runtime.state.running.startedAt : this.nowIso();
-    runtime.lastState = { terminated: { exitCode: 137, reason: 'Error', startedAt, finishedAt: this.nowIso(), containerID: runtime.containerID ?? '' } };
+    runtime.lastState = {
+      terminated: {
+        exitCode: 137,
+        reason: 'Error',
+        startedAt,
+        finishedAt: this.nowIso(),
+        containerID: runtime.containerID ?? '',
+      },
+    };
     runtime.state = { waiting: { reason: 'PostStartHookError', message } };
     runtime.started = false;
     runtime.ready = false;
@@ -355,7 +402,15 @@ export class PodWorker {
       const runtime = c.runtime;
       if (!('running' in runtime.state)) continue;
       this.event(c, 'Normal', 'Killing', `Stopping container ${runtime.name}`);
-      runtime.state = { terminated: { exitCode: 137, reason: 'Error', startedAt: runtime.state.running.startedAt, finishedAt: this.nowIso(), containerID: runtime.containerID ?? '' } };
+      runtime.state = {
+        terminated: {
+          exitCode: 137,
+          reason: 'Error',
+          startedAt: runtime.state.running.startedAt,
+          finishedAt: this.nowIso(),
+          containerID: runtime.containerID ?? '',
+        },
+      };
       runtime.ready = false;
       runtime.started = false;
     }
@@ -368,7 +423,9 @@ export class PodWorker {
     this.cancelContainerTimers(c);
     const runtime = c.runtime;
     const startedAt = 'running' in runtime.state ? runtime.state.running.startedAt : this.nowIso();
-    runtime.state = { terminated: { exitCode, reason, startedAt, finishedAt: this.nowIso(), containerID: runtime.containerID ?? '' } };
+    runtime.state = {
+      terminated: { exitCode, reason, startedAt, finishedAt: this.nowIso(), containerID: runtime.containerID ?? '' },
+    };
     runtime.started = false;
     c.finishedAtMs = this.now();
     if (runtime.init && !runtime.sidecar && exitCode === 0) {
@@ -420,7 +477,10 @@ export class PodWorker {
     if (stdout === undefined) return;
     const fresh = this.fresh();
     if (!fresh || fresh.metadata.annotations?.[LOGS_ANNOTATION_PREFIX + container] === stdout) return;
-    fresh.metadata.annotations = { ...(fresh.metadata.annotations ?? {}), [LOGS_ANNOTATION_PREFIX + container]: stdout };
+    fresh.metadata.annotations = {
+      ...(fresh.metadata.annotations ?? {}),
+      [LOGS_ANNOTATION_PREFIX + container]: stdout,
+    };
     delete fresh.metadata.resourceVersion;
     this.pod = this.services.store.update(fresh);
   }
@@ -432,7 +492,11 @@ export class PodWorker {
     this.pod = fresh;
     const status = buildPodStatus(fresh, this.view, this.memory, this.nowIso());
     if (jsonEqual(status, fresh.status)) return;
-    this.pod = this.services.store.updateStatus({ ...fresh, metadata: { ...fresh.metadata, resourceVersion: undefined }, status });
+    this.pod = this.services.store.updateStatus({
+      ...fresh,
+      metadata: { ...fresh.metadata, resourceVersion: undefined },
+      status,
+    });
   }
 
   private fresh(): KubeObject | undefined {

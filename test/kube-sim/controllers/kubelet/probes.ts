@@ -31,7 +31,12 @@ export interface ProbeHost {
   kill(): void;
 }
 
-export function startReadinessProbe(host: ProbeHost, probe: Probe, knobs: ContainerKnobs, defaultDelayMs: number): void {
+export function startReadinessProbe(
+  host: ProbeHost,
+  probe: Probe,
+  knobs: ContainerKnobs,
+  defaultDelayMs: number,
+): void {
   const period = (probe.periodSeconds ?? 10) * 1000;
   const threshold = probe.failureThreshold ?? 3;
   const readyAfter = (probe.initialDelaySeconds ?? 0) * 1000 + (knobs.readinessDelayMs ?? defaultDelayMs);
@@ -72,7 +77,8 @@ export function startFailingLivenessProbe(host: ProbeHost, probe: Probe): void {
 /** The prober's output when the endpoint answers badly (exec probes: the command's empty output). */
 function failureOutput(host: ProbeHost, probe: Probe, statusCode: number): string {
   if (probe.httpGet) return `HTTP probe failed with statuscode: ${statusCode}`;
-  if (probe.tcpSocket) return `dial tcp ${host.podIP}:${portOf(host, probe.tcpSocket.port)}: connect: connection refused`;
+  if (probe.tcpSocket)
+    return `dial tcp ${host.podIP}:${portOf(host, probe.tcpSocket.port)}: connect: connection refused`;
   if (probe.grpc) return `timeout: failed to connect service ":${probe.grpc.port}" within 1s`;
   return '';
 }

@@ -53,12 +53,21 @@ export interface PodRuntimeView {
 /** Condition type → [status, lastTransitionTime], kept across syncs so transition times stay stable. */
 export type ConditionMemory = Map<string, { status: string; since: string }>;
 
-export function buildPodStatus(pod: KubeObject, view: PodRuntimeView, memory: ConditionMemory, now: string): Record<string, unknown> {
+export function buildPodStatus(
+  pod: KubeObject,
+  view: PodRuntimeView,
+  memory: ConditionMemory,
+  now: string,
+): Record<string, unknown> {
   // A sidecar counts as initialized once started; its readiness counts with the app containers'
   // (status/generate.go, restartable init containers).
   const initialized = view.initContainers.every((c) => c.succeeded || (c.sidecar && c.started));
-  const unready = [...view.initContainers.filter((c) => c.sidecar), ...view.containers].filter((c) => !c.ready).map((c) => c.name);
-  const incompleteInit = view.initContainers.filter((c) => !c.succeeded && !(c.sidecar && c.started)).map((c) => c.name);
+  const unready = [...view.initContainers.filter((c) => c.sidecar), ...view.containers]
+    .filter((c) => !c.ready)
+    .map((c) => c.name);
+  const incompleteInit = view.initContainers
+    .filter((c) => !c.succeeded && !(c.sidecar && c.started))
+    .map((c) => c.name);
   const condition = (type: string, status: 'True' | 'False', reason?: string, message?: string): PodCondition => {
     const remembered = memory.get(type);
     const since = remembered && remembered.status === status ? remembered.since : now;
@@ -71,18 +80,36 @@ export function buildPodStatus(pod: KubeObject, view: PodRuntimeView, memory: Co
   const existing = (pod.status?.conditions as PodCondition[] | undefined) ?? [];
   const scheduled = existing.find((c) => c.type === 'PodScheduled');
   // Readiness gates: conditions other controllers write into the pod status; the kubelet keeps them.
-  const gates = ((pod.spec?.readinessGates as { conditionType: string }[] | undefined) ?? []).map((gate) => gate.conditionType);
+  const gates = ((pod.spec?.readinessGates as { conditionType: string }[] | undefined) ?? []).map(
+    (gate) => gate.conditionType,
+  );
   const gateConditions = existing.filter((c) => gates.includes(c.type));
   const containersReady = view.evicted
     ? condition('ContainersReady', 'False', 'PodFailed')
     : unready.length === 0
       ? condition('ContainersReady', 'True')
-      : condition('ContainersReady', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
-  const ready = view.evicted ? condition('Ready', 'False', 'PodFailed') : unready.length === 0 ? gatedReady(gates, gateConditions, condition) : condition('Ready', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
+      : condition(
+          'ContainersReady',
+          'False',
+          'ContainersNotReady',
+          `containers with unready status: [${unready.join(' ')}]`,
+        );
+  const ready = view.evicted
+    ? condition('Ready', 'False', 'PodFailed')
+    : unready.length === 0
+      ? gatedReady(gates, gateConditions, condition)
+      : condition('Ready', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
   const conditions: PodCondition[] = [
     ...(view.evicted ? [condition('DisruptionTarget', 'True', 'TerminationByKubelet', view.evicted.message)] : []),
     condition('PodReadyToStartContainers', view.sandboxReady && !view.evicted ? 'True' : 'False'),
-    initialized ? condition('Initialized', 'True') : condition('Initialized', 'False', 'ContainersNotInitialized', `containers with incomplete status: [${incompleteInit.join(' ')}]`),
+    initialized
+      ? condition('Initialized', 'True')
+      : condition(
+          'Initialized',
+          'False',
+          'ContainersNotInitialized',
+          `containers with incomplete status: [${incompleteInit.join(' ')}]`,
+        ),
     ready,
     containersReady,
     ...gateConditions,
@@ -120,9 +147,13 @@ function gatedReady(
   const unmet = gates.flatMap((gate) => {
     const found = gateConditions.find((c) => c.type === gate);
     if (!found) return [`corresponding condition of pod readiness gate "${gate}" does not exist.`];
-    return found.status === 'True' ? [] : [`the status of pod readiness gate "${gate}" is not "True", but ${found.status}`];
+    return found.status === 'True'
+      ? []
+      : [`the status of pod readiness gate "${gate}" is not "True", but ${found.status}`];
   });
-  return unmet.length === 0 ? condition('Ready', 'True') : condition('Ready', 'False', 'ReadinessGatesNotReady', unmet.join(', '));
+  return unmet.length === 0
+    ? condition('Ready', 'True')
+    : condition('Ready', 'False', 'ReadinessGatesNotReady', unmet.join(', '));
 }
 
 function containerStatus(c: ContainerRuntime): Record<string, unknown> {
@@ -143,7 +174,9 @@ function containerStatus(c: ContainerRuntime): Record<string, unknown> {
 /** kubelet getPhase: Pending until every container has started once; Succeeded / Failed only
  *  when nothing will be restarted any more (restartPolicy Never / OnFailure). */
 function podPhase(view: PodRuntimeView, restartPolicy: string): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
-  const initFailed = view.initContainers.some((c) => !c.sidecar && 'terminated' in c.state && c.state.terminated.exitCode !== 0);
+  const initFailed = view.initContainers.some(
+    (c) => !c.sidecar && 'terminated' in c.state && c.state.terminated.exitCode !== 0,
+  );
   if (initFailed && restartPolicy === 'Never') return 'Failed';
   if (!view.initContainers.every((c) => c.succeeded || (c.sidecar && c.started))) return 'Pending';
   let waiting = 0;

@@ -75,7 +75,8 @@ export class StatefulSetController {
 
   start(): void {
     this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const set of this.store.list('StatefulSet')) this.queue.add(namespacedKey(set.metadata.namespace, set.metadata.name));
+    for (const set of this.store.list('StatefulSet'))
+      this.queue.add(namespacedKey(set.metadata.namespace, set.metadata.name));
   }
 
   stop(): void {
@@ -105,7 +106,9 @@ export class StatefulSetController {
     // stateful_set.go: with minReadySeconds, look again when ready pods become available.
     const minReady = set.spec?.minReadySeconds ?? 0;
     if (minReady > 0 && status.readyReplicas !== status.availableReplicas) {
-      const upcoming = this.podsOf(set).map((pod) => availableAt(pod, minReady)).filter((at): at is number => at !== undefined && at > this.clock.now().getTime());
+      const upcoming = this.podsOf(set)
+        .map((pod) => availableAt(pod, minReady))
+        .filter((at): at is number => at !== undefined && at > this.clock.now().getTime());
       if (upcoming.length > 0) this.queue.add(key, Math.min(...upcoming) - this.clock.now().getTime());
     }
   }
@@ -124,7 +127,13 @@ export class StatefulSetController {
   private getRevisions(set: KubeObject, revisions: KubeObject[]): Revisions {
     let collisionCount = set.status?.collisionCount ?? 0;
     const next = revisions.length === 0 ? 1 : Number(revisions[revisions.length - 1]!['revision']) + 1;
-    const candidate = newControllerRevision(set, set.spec?.template?.metadata?.labels ?? {}, templatePatch(set.spec?.template), next, collisionCount);
+    const candidate = newControllerRevision(
+      set,
+      set.spec?.template?.metadata?.labels ?? {},
+      templatePatch(set.spec?.template),
+      next,
+      collisionCount,
+    );
     const equal = findEqualRevisions(revisions, candidate);
     let update: KubeObject;
     if (equal.length > 0 && equalRevision(revisions[revisions.length - 1], equal[equal.length - 1])) {
@@ -139,7 +148,13 @@ export class StatefulSetController {
   }
 
   /** updateStatefulSet: create, delete and replace pods toward the target state; returns the status to record. */
-  private updateStatefulSet(set: KubeObject, current: KubeObject, update: KubeObject, collisionCount: number, pods: KubeObject[]): StatefulSetStatus {
+  private updateStatefulSet(
+    set: KubeObject,
+    current: KubeObject,
+    update: KubeObject,
+    collisionCount: number,
+    pods: KubeObject[],
+  ): StatefulSetStatus {
     const now = this.clock.now();
     const minReady = set.spec?.minReadySeconds ?? 0;
     const currentSet = { ...set, spec: { ...set.spec, template: templateOf(current) } };
@@ -155,15 +170,23 @@ export class StatefulSetController {
       else if (ordinal >= 0) condemned.push(pod);
     }
     for (let ordinal = 0; ordinal < replicaCount; ordinal++) {
-      replicas[ordinal] ??= newVersionedPod(currentSet, updateSet, current.metadata.name, update.metadata.name, ordinal);
+      replicas[ordinal] ??= newVersionedPod(
+        currentSet,
+        updateSet,
+        current.metadata.name,
+        update.metadata.name,
+        ordinal,
+      );
     }
     condemned.sort((left, right) => ordinalOf(right, set) - ordinalOf(left, set));
     const firstUnavailable =
-      replicas.find((pod) => isUnavailable(pod, minReady, now)) ?? [...condemned].reverse().find((pod) => isUnavailable(pod, minReady, now));
+      replicas.find((pod) => isUnavailable(pod, minReady, now)) ??
+      [...condemned].reverse().find((pod) => isUnavailable(pod, minReady, now));
     const recount = () => countReplicas(set, current, update, collisionCount, [...replicas, ...condemned], now);
 
     const monotonic = set.spec?.podManagementPolicy !== 'Parallel';
-    if (runForAll(replicas.length, (i) => this.processReplica(set, monotonic, replicas, i, now), monotonic)) return recount();
+    if (runForAll(replicas.length, (i) => this.processReplica(set, monotonic, replicas, i, now), monotonic))
+      return recount();
     const processCondemned = (i: number) => this.processCondemned(set, firstUnavailable, monotonic, condemned[i]!, now);
     if (runForAll(condemned.length, processCondemned, monotonic)) return recount();
     const settled = recount();
@@ -209,10 +232,17 @@ export class StatefulSetController {
   }
 
   /** processCondemned: scale down from the highest ordinal, one at a time when monotonic. */
-  private processCondemned(set: KubeObject, firstUnavailable: KubeObject | undefined, monotonic: boolean, pod: KubeObject, now: Date): boolean {
+  private processCondemned(
+    set: KubeObject,
+    firstUnavailable: KubeObject | undefined,
+    monotonic: boolean,
+    pod: KubeObject,
+    now: Date,
+  ): boolean {
     if (isTerminating(pod)) return monotonic;
     if (!isRunningAndReady(pod) && monotonic && pod !== firstUnavailable) return true;
-    if (!isRunningAndAvailable(pod, set.spec?.minReadySeconds ?? 0, now) && monotonic && pod !== firstUnavailable) return true;
+    if (!isRunningAndAvailable(pod, set.spec?.minReadySeconds ?? 0, now) && monotonic && pod !== firstUnavailable)
+      return true;
     this.deletePod(set, pod);
     return true;
   }
@@ -231,7 +261,13 @@ export class StatefulSetController {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.code === 409) return undefined;
-      this.recorder.record(set, SOURCE, 'Warning', 'FailedCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${error.message}`);
+      this.recorder.record(
+        set,
+        SOURCE,
+        'Warning',
+        'FailedCreate',
+        `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${error.message}`,
+      );
       return undefined;
     }
   }
@@ -250,14 +286,28 @@ export class StatefulSetController {
       const created = this.store.create({
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
-        metadata: { name, namespace, labels: { ...(template.metadata.labels ?? {}), ...(set.spec?.selector?.matchLabels ?? {}) } },
+        metadata: {
+          name,
+          namespace,
+          labels: { ...(template.metadata.labels ?? {}), ...(set.spec?.selector?.matchLabels ?? {}) },
+        },
         spec: { ...spec, volumeName: `pvc-${name}` },
       });
       this.store.updateStatus({
         ...created,
-        status: { phase: 'Bound', accessModes: spec.accessModes ?? ['ReadWriteOnce'], capacity: { storage: spec.resources?.requests?.storage ?? '1Gi' } },
+        status: {
+          phase: 'Bound',
+          accessModes: spec.accessModes ?? ['ReadWriteOnce'],
+          capacity: { storage: spec.resources?.requests?.storage ?? '1Gi' },
+        },
       });
-      this.recorder.record(set, SOURCE, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} success`);
+      this.recorder.record(
+        set,
+        SOURCE,
+        'Normal',
+        'SuccessfulCreate',
+        `create Claim ${name} Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} success`,
+      );
     }
   }
 
@@ -271,7 +321,13 @@ export class StatefulSetController {
   /** recordPodEvent: `create Pod web-0 in StatefulSet web successful` (SuccessfulCreate / SuccessfulDelete). */
   private recordPodEvent(set: KubeObject, verb: 'create' | 'delete', pod: string): void {
     const reason = verb === 'create' ? 'SuccessfulCreate' : 'SuccessfulDelete';
-    this.recorder.record(set, SOURCE, 'Normal', reason, `${verb} Pod ${pod} in StatefulSet ${set.metadata.name} successful`);
+    this.recorder.record(
+      set,
+      SOURCE,
+      'Normal',
+      reason,
+      `${verb} Pod ${pod} in StatefulSet ${set.metadata.name} successful`,
+    );
   }
 
   /** updateStatefulSetStatus: complete a finished rolling update, then write only when something changed. */
@@ -288,11 +344,21 @@ export class StatefulSetController {
     const fresh = this.store.get('StatefulSet', set.metadata.namespace ?? 'default', set.metadata.name);
     if (!fresh || fresh.metadata.uid !== set.metadata.uid) return;
     if (JSON.stringify(fresh.status ?? {}) === JSON.stringify(serialized)) return;
-    this.store.updateStatus({ ...fresh, metadata: { ...fresh.metadata, resourceVersion: undefined }, status: serialized });
+    this.store.updateStatus({
+      ...fresh,
+      metadata: { ...fresh.metadata, resourceVersion: undefined },
+      status: serialized,
+    });
   }
 
   /** truncateHistory: keep the live revisions (current, update, any a pod runs) and revisionHistoryLimit others. */
-  private truncateHistory(set: KubeObject, pods: KubeObject[], revisions: KubeObject[], current: KubeObject, update: KubeObject): void {
+  private truncateHistory(
+    set: KubeObject,
+    pods: KubeObject[],
+    revisions: KubeObject[],
+    current: KubeObject,
+    update: KubeObject,
+  ): void {
     const live = new Set([current.metadata.name, update.metadata.name, ...pods.map((pod) => revisionOfPod(pod) ?? '')]);
     const history = revisions.filter((revision) => !live.has(revision.metadata.name));
     const limit = set.spec?.revisionHistoryLimit ?? 10;
@@ -312,7 +378,14 @@ function runForAll(count: number, process: (i: number) => boolean, monotonic: bo
 }
 
 /** computeReplicaStatus over the given pods (planned, uncreated pods count for nothing). */
-function countReplicas(set: KubeObject, current: KubeObject, update: KubeObject, collisionCount: number, pods: KubeObject[], now: Date): StatefulSetStatus {
+function countReplicas(
+  set: KubeObject,
+  current: KubeObject,
+  update: KubeObject,
+  collisionCount: number,
+  pods: KubeObject[],
+  now: Date,
+): StatefulSetStatus {
   const status: StatefulSetStatus = {
     observedGeneration: set.metadata.generation ?? 1,
     replicas: 0,

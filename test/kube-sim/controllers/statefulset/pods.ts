@@ -23,7 +23,8 @@ export const revisionOfPod = (pod: KubeObject): string | undefined => pod.metada
 /** isCreated: the API server gave it a phase. Pods the controller only plans have no status. */
 export const isCreated = (pod: KubeObject): boolean => Boolean(pod.status?.phase);
 export const isTerminating = (pod: KubeObject): boolean => Boolean(pod.metadata.deletionTimestamp);
-export const isFinished = (pod: KubeObject): boolean => pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded';
+export const isFinished = (pod: KubeObject): boolean =>
+  pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded';
 /** isRunningAndReady: phase Running and the Ready condition True. */
 export const isRunningAndReady = (pod: KubeObject): boolean => pod.status?.phase === 'Running' && isPodReady(pod);
 export const isRunningAndAvailable = (pod: KubeObject, minReadySeconds: number, now: Date): boolean =>
@@ -46,7 +47,9 @@ export function newVersionedPod(
 ): KubeObject {
   const strategy = currentSet.spec?.updateStrategy ?? {};
   const keepsCurrent =
-    (strategy.type === 'RollingUpdate' && strategy.rollingUpdate == null && ordinal < (currentSet.status?.currentReplicas ?? 0)) ||
+    (strategy.type === 'RollingUpdate' &&
+      strategy.rollingUpdate == null &&
+      ordinal < (currentSet.status?.currentReplicas ?? 0)) ||
     (strategy.rollingUpdate != null && ordinal < (strategy.rollingUpdate.partition ?? 0));
   const pod = keepsCurrent ? newStatefulSetPod(currentSet, ordinal) : newStatefulSetPod(updateSet, ordinal);
   pod.metadata.labels = { ...pod.metadata.labels, [REVISION_LABEL]: keepsCurrent ? currentRevision : updateRevision };
@@ -64,7 +67,10 @@ function newStatefulSetPod(set: KubeObject, ordinal: number): KubeObject {
   if (claims.length > 0) {
     const own = new Set(claims.map((claim) => claim.metadata.name));
     spec.volumes = [
-      ...claims.map((claim) => ({ name: claim.metadata.name, persistentVolumeClaim: { claimName: claimName(claim, set, ordinal) } })),
+      ...claims.map((claim) => ({
+        name: claim.metadata.name,
+        persistentVolumeClaim: { claimName: claimName(claim, set, ordinal) },
+      })),
       ...((spec.volumes ?? []) as { name: string }[]).filter((volume) => !own.has(volume.name)),
     ];
   }
@@ -75,7 +81,16 @@ function newStatefulSetPod(set: KubeObject, ordinal: number): KubeObject {
       name,
       namespace: set.metadata.namespace,
       labels: { ...(template.metadata?.labels ?? {}), [POD_NAME_LABEL]: name, [POD_INDEX_LABEL]: String(ordinal) },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata.name, uid: set.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'StatefulSet',
+          name: set.metadata.name,
+          uid: set.metadata.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec,
   };

@@ -120,7 +120,9 @@ export function pathString(path: readonly string[]): string {
           return `.${body}`;
         case 'k': {
           const keys = JSON.parse(body) as JsonObject;
-          return `[${Object.entries(keys).map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(',')}]`;
+          return `[${Object.entries(keys)
+            .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
+            .join(',')}]`;
         }
         case 'v':
           return `[=${body}]`;

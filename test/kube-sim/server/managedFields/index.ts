@@ -70,10 +70,19 @@ export function recordUpdate(live: KubeObject | undefined, next: KubeObject, req
   for (const owner of owners.values()) {
     owner.set = difference(difference(owner.set, changed), comparison.removed);
   }
-  const id = identity({ manager: request.manager, operation: 'Update', apiVersion: request.apiVersion, subresource: request.subresource });
+  const id = identity({
+    manager: request.manager,
+    operation: 'Update',
+    apiVersion: request.apiVersion,
+    subresource: request.subresource,
+  });
   if (!isEmptySet(changed)) {
     const previous = owners.get(id);
-    owners.set(id, { entry: entryHead(request, 'Update'), set: union(changed, previous?.set ?? emptySet()), time: request.now });
+    owners.set(id, {
+      entry: entryHead(request, 'Update'),
+      set: union(changed, previous?.set ?? emptySet()),
+      time: request.now,
+    });
   }
   next.metadata.managedFields = encode(owners);
 }
@@ -84,7 +93,14 @@ export function recordUpdate(live: KubeObject | undefined, next: KubeObject, req
  * owns any more, checks conflicts, and returns the object to store with its managedFields.
  * Throws the 409 Conflict of conflict.go unless `force`.
  */
-export function recordApply(live: KubeObject | undefined, merged: KubeObject, config: JsonObject, request: FieldManagerRequest, force: boolean, finish: (obj: KubeObject) => KubeObject): KubeObject {
+export function recordApply(
+  live: KubeObject | undefined,
+  merged: KubeObject,
+  config: JsonObject,
+  request: FieldManagerRequest,
+  force: boolean,
+  finish: (obj: KubeObject) => KubeObject,
+): KubeObject {
   const owners = decode(live?.metadata.managedFields);
   const id = identity({ manager: request.manager, operation: 'Apply', subresource: request.subresource });
   const configSet = ignoring(fieldSetOf(config, merged.kind), request);
@@ -93,7 +109,8 @@ export function recordApply(live: KubeObject | undefined, merged: KubeObject, co
   owners.set(id, { entry: entryHead(request, 'Apply'), set: configSet, time: previousTime });
 
   const result = jsonClone(merged);
-  if (lastSet) removePaths(result as unknown as JsonObject, unownedPaths(difference(lastSet, configSet), owners), merged.kind);
+  if (lastSet)
+    removePaths(result as unknown as JsonObject, unownedPaths(difference(lastSet, configSet), owners), merged.kind);
   const stored = finish(result);
 
   const comparison = comparisonIgnoring(live, stored, request);
@@ -127,7 +144,8 @@ export function recordApply(live: KubeObject | undefined, merged: KubeObject, co
 function ownersForUpdate(live: KubeObject | undefined, next: KubeObject, request: FieldManagerRequest): Owners {
   const requested = next.metadata.managedFields;
   if (request.subresource) return decode(live?.metadata.managedFields);
-  if (Array.isArray(requested) && (requested.length === 0 || (requested.length === 1 && jsonEqual(requested[0], {})))) return new Map();
+  if (Array.isArray(requested) && (requested.length === 0 || (requested.length === 1 && jsonEqual(requested[0], {}))))
+    return new Map();
   const fromRequest = decode(requested);
   return fromRequest.size > 0 ? fromRequest : decode(live?.metadata.managedFields);
 }
@@ -140,7 +158,12 @@ function decode(entries: unknown): Owners {
     const entry = raw as unknown as ManagedFieldsEntry;
     // managedfields.go decodeManagedFieldsEntrySet: anything but Apply/Update is an error, and the whole list is ignored.
     if (entry.operation !== 'Apply' && entry.operation !== 'Update') return new Map();
-    const head: Owner['entry'] = { manager: entry.manager ?? '', operation: entry.operation, apiVersion: entry.apiVersion ?? '', fieldsType: 'FieldsV1' };
+    const head: Owner['entry'] = {
+      manager: entry.manager ?? '',
+      operation: entry.operation,
+      apiVersion: entry.apiVersion ?? '',
+      fieldsType: 'FieldsV1',
+    };
     if (entry.subresource) head.subresource = entry.subresource;
     owners.set(identity(head), { entry: head, set: fromFieldsV1(entry.fieldsV1), time: entry.time });
   }
@@ -152,7 +175,11 @@ function encode(owners: Owners): ManagedFieldsEntry[] | undefined {
   const entries: ManagedFieldsEntry[] = [];
   for (const owner of owners.values()) {
     if (isEmptySet(owner.set)) continue;
-    const entry: ManagedFieldsEntry = { manager: owner.entry.manager, operation: owner.entry.operation, apiVersion: owner.entry.apiVersion } as ManagedFieldsEntry;
+    const entry: ManagedFieldsEntry = {
+      manager: owner.entry.manager,
+      operation: owner.entry.operation,
+      apiVersion: owner.entry.apiVersion,
+    } as ManagedFieldsEntry;
     if (owner.time) entry.time = owner.time;
     entry.fieldsType = 'FieldsV1';
     entry.fieldsV1 = toFieldsV1(owner.set);
@@ -172,11 +199,21 @@ function encode(owners: Owners): ManagedFieldsEntry[] | undefined {
 }
 
 function identity(entry: { manager: string; operation: string; apiVersion?: string; subresource?: string }): string {
-  return JSON.stringify([entry.manager, entry.operation, entry.operation === 'Apply' ? '' : entry.apiVersion ?? '', entry.subresource ?? '']);
+  return JSON.stringify([
+    entry.manager,
+    entry.operation,
+    entry.operation === 'Apply' ? '' : (entry.apiVersion ?? ''),
+    entry.subresource ?? '',
+  ]);
 }
 
 function entryHead(request: FieldManagerRequest, operation: 'Apply' | 'Update'): Owner['entry'] {
-  const head: Owner['entry'] = { manager: request.manager, operation, apiVersion: request.apiVersion, fieldsType: 'FieldsV1' };
+  const head: Owner['entry'] = {
+    manager: request.manager,
+    operation,
+    apiVersion: request.apiVersion,
+    fieldsType: 'FieldsV1',
+  };
   if (request.subresource) head.subresource = request.subresource;
   return head;
 }
@@ -188,7 +225,17 @@ function entryHead(request: FieldManagerRequest, operation: 'Apply' | 'Update'):
 function ignoring(set: FieldSet, request: FieldManagerRequest): FieldSet {
   const strip = emptySet();
   for (const path of [['f:apiVersion'], ['f:kind'], ['f:metadata']].concat(
-    ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((field) => ['f:metadata', `f:${field}`]),
+    [
+      'name',
+      'namespace',
+      'creationTimestamp',
+      'selfLink',
+      'uid',
+      'clusterName',
+      'generation',
+      'managedFields',
+      'resourceVersion',
+    ].map((field) => ['f:metadata', `f:${field}`]),
   )) {
     insertPath(strip, path);
   }
@@ -204,7 +251,11 @@ function ignoring(set: FieldSet, request: FieldManagerRequest): FieldSet {
 
 function comparisonIgnoring(live: KubeObject | undefined, next: KubeObject, request: FieldManagerRequest) {
   const comparison = compareObjects(withoutManagedFields(live), withoutManagedFields(next), next.kind);
-  return { added: ignoring(comparison.added, request), modified: ignoring(comparison.modified, request), removed: ignoring(comparison.removed, request) };
+  return {
+    added: ignoring(comparison.added, request),
+    modified: ignoring(comparison.modified, request),
+    removed: ignoring(comparison.removed, request),
+  };
 }
 
 /** merge/update.go prune: paths this manager dropped that nobody (itself included, through its new set) owns. */
@@ -242,13 +293,18 @@ function conflictError(conflicts: Conflict[], owners: Owners): ApiError {
     if (entry.subresource) text += ` with subresource ${JSON.stringify(entry.subresource)}`;
     return entry.operation === 'Update' ? `${text} using ${entry.apiVersion}` : text;
   };
-  const causes = conflicts.map((conflict) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(conflict.ownerId)}`, field: pathString(conflict.path) }));
+  const causes = conflicts.map((conflict) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${printManager(conflict.ownerId)}`,
+    field: pathString(conflict.path),
+  }));
   let message: string;
   if (conflicts.length === 1) {
     message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]!.ownerId)}: ${pathString(conflicts[0]!.path)}`;
   } else {
     const byManager = new Map<string, string[]>();
-    for (const conflict of conflicts) byManager.set(conflict.ownerId, [...(byManager.get(conflict.ownerId) ?? []), pathString(conflict.path)]);
+    for (const conflict of conflicts)
+      byManager.set(conflict.ownerId, [...(byManager.get(conflict.ownerId) ?? []), pathString(conflict.path)]);
     const lines: string[] = [];
     for (const ownerId of [...byManager.keys()].sort()) {
       lines.push(`conflicts with ${printManager(ownerId)}:`, ...byManager.get(ownerId)!.map((path) => `- ${path}`));
@@ -270,7 +326,10 @@ function allowedByLastApplied(live: KubeObject | undefined, request: FieldManage
   }
   if (!isJsonObject(lastApplied) || lastApplied['apiVersion'] !== request.apiVersion) return emptySet();
   const comparison = compareObjects(lastApplied, withoutManagedFields(live), live.kind);
-  return difference(difference(difference(fieldSetOf(lastApplied, live.kind), comparison.modified), comparison.added), comparison.removed);
+  return difference(
+    difference(difference(fieldSetOf(lastApplied, live.kind), comparison.modified), comparison.added),
+    comparison.removed,
+  );
 }
 
 /** lastappliedupdater.go buildLastApplied: the applied configuration without the annotation itself. */

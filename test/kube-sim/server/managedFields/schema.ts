@@ -65,8 +65,10 @@ export function listShape(schemaPath: readonly string[], objectKind: string): Li
   if (SET_LISTS.has(field)) return { kind: 'set' };
   if (field === 'ports') {
     const parent = schemaPath[schemaPath.length - 3];
-    if (parent === 'containers' || parent === 'initContainers' || parent === 'ephemeralContainers') return { kind: 'map', keys: ['containerPort', 'protocol'] };
-    if (objectKind === 'Service' && schemaPath.join('.') === 'spec.ports') return { kind: 'map', keys: ['port', 'protocol'] };
+    if (parent === 'containers' || parent === 'initContainers' || parent === 'ephemeralContainers')
+      return { kind: 'map', keys: ['containerPort', 'protocol'] };
+    if (objectKind === 'Service' && schemaPath.join('.') === 'spec.ports')
+      return { kind: 'map', keys: ['port', 'protocol'] };
     return { kind: 'atomic' };
   }
   const keys = LIST_MAP_KEYS[field];

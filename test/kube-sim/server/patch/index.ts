@@ -20,7 +20,11 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const type = PATCH_TYPES[mediaType];
   if (!type) {
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`,
+    );
   }
   return type;
 }

@@ -74,7 +74,8 @@ function insert(document: JsonValue, tokens: string[], value: JsonValue, replace
   const last = tokens[tokens.length - 1]!;
   if (Array.isArray(parent)) {
     const index = last === '-' ? parent.length : Number(last);
-    if (!Number.isInteger(index) || index < 0 || index > parent.length) throw invalidPatch(`index out of range: ${last}`);
+    if (!Number.isInteger(index) || index < 0 || index > parent.length)
+      throw invalidPatch(`index out of range: ${last}`);
     parent.splice(index, replaceExisting ? 1 : 0, value);
   } else if (isJsonObject(parent)) {
     parent[last] = value;

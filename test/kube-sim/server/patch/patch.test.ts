@@ -8,7 +8,15 @@ const deploymentSpec = {
     template: {
       spec: {
         containers: [
-          { name: 'web', image: 'nginx:1.25', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], ports: [{ containerPort: 80, protocol: 'TCP' }] },
+          {
+            name: 'web',
+            image: 'nginx:1.25',
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '2' },
+            ],
+            ports: [{ containerPort: 80, protocol: 'TCP' }],
+          },
           { name: 'sidecar', image: 'envoy:1' },
         ],
         volumes: [{ name: 'data', emptyDir: {} }],
@@ -20,7 +28,14 @@ const deploymentSpec = {
 describe('strategic merge patch', () => {
   it('merges containers by name, keeping fields the patch does not mention', () => {
     const result = applyPatch('strategic', deploymentSpec, {
-      spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'web' }, { name: 'sidecar' }], containers: [{ name: 'web', image: 'nginx:1.26' }] } } },
+      spec: {
+        template: {
+          spec: {
+            '$setElementOrder/containers': [{ name: 'web' }, { name: 'sidecar' }],
+            containers: [{ name: 'web', image: 'nginx:1.26' }],
+          },
+        },
+      },
     }) as any;
     const containers = result.spec.template.spec.containers;
     expect(containers).toHaveLength(2);
@@ -35,7 +50,14 @@ describe('strategic merge patch', () => {
         template: {
           spec: {
             containers: [
-              { name: 'web', env: [{ name: 'B', value: '3' }, { name: 'A', $patch: 'delete' }], ports: [{ containerPort: 443 }] },
+              {
+                name: 'web',
+                env: [
+                  { name: 'B', value: '3' },
+                  { name: 'A', $patch: 'delete' },
+                ],
+                ports: [{ containerPort: 443 }],
+              },
               { name: 'sidecar', $patch: 'delete' },
             ],
             volumes: null,
@@ -52,15 +74,30 @@ describe('strategic merge patch', () => {
 
   it('orders a merged list by $setElementOrder', () => {
     const result = applyPatch('strategic', deploymentSpec, {
-      spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'sidecar' }, { name: 'web' }], containers: [{ name: 'web', image: 'x' }] } } },
+      spec: {
+        template: {
+          spec: {
+            '$setElementOrder/containers': [{ name: 'sidecar' }, { name: 'web' }],
+            containers: [{ name: 'web', image: 'x' }],
+          },
+        },
+      },
     }) as any;
     expect(result.spec.template.spec.containers.map((c: { name: string }) => c.name)).toEqual(['sidecar', 'web']);
   });
 
   it('replaces a list element set with $patch: replace and honours $retainKeys', () => {
-    const target = { spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%' } }, containers: [{ name: 'a' }, { name: 'b' }] } };
+    const target = {
+      spec: {
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%' } },
+        containers: [{ name: 'a' }, { name: 'b' }],
+      },
+    };
     const result = applyPatch('strategic', target, {
-      spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' }, containers: [{ name: 'c' }, { $patch: 'replace' }] },
+      spec: {
+        strategy: { $retainKeys: ['type'], type: 'Recreate' },
+        containers: [{ name: 'c' }, { $patch: 'replace' }],
+      },
     }) as any;
     expect(result.spec.strategy).toEqual({ type: 'Recreate' });
     expect(result.spec.containers).toEqual([{ name: 'c' }]);
@@ -68,7 +105,9 @@ describe('strategic merge patch', () => {
 
   it('merges Service ports by port and replaces lists without a merge key', () => {
     const target = { spec: { ports: [{ port: 80, targetPort: 8080 }], tolerations: [{ key: 'a' }] } };
-    const result = applyPatch('strategic', target, { spec: { ports: [{ port: 80, name: 'http' }], tolerations: [{ key: 'b' }] } }) as any;
+    const result = applyPatch('strategic', target, {
+      spec: { ports: [{ port: 80, name: 'http' }], tolerations: [{ key: 'b' }] },
+    }) as any;
     expect(result.spec.ports).toEqual([{ port: 80, targetPort: 8080, name: 'http' }]);
     expect(result.spec.tolerations).toEqual([{ key: 'b' }]);
   });
@@ -83,7 +122,10 @@ describe('JSON merge patch', () => {
 
 describe('JSON patch', () => {
   it('applies add, replace, remove and test like rollout undo sends them', () => {
-    const target = { metadata: { annotations: { a: '1' }, labels: { x: 'y' } }, spec: { template: { old: true }, list: [1, 3] } };
+    const target = {
+      metadata: { annotations: { a: '1' }, labels: { x: 'y' } },
+      spec: { template: { old: true }, list: [1, 3] },
+    };
     const result = applyPatch('json', target, [
       { op: 'test', path: '/metadata/labels/x', value: 'y' },
       { op: 'replace', path: '/spec/template', value: { new: true } },
@@ -92,7 +134,10 @@ describe('JSON patch', () => {
       { op: 'add', path: '/metadata/labels/a~1b', value: 'z' },
       { op: 'remove', path: '/metadata/labels/x' },
     ]);
-    expect(result).toEqual({ metadata: { annotations: { b: '2' }, labels: { 'a/b': 'z' } }, spec: { template: { new: true }, list: [1, 2, 3] } });
+    expect(result).toEqual({
+      metadata: { annotations: { b: '2' }, labels: { 'a/b': 'z' } },
+      spec: { template: { new: true }, list: [1, 2, 3] },
+    });
   });
 
   it('rejects a failed test and a replace of a missing path with 422', () => {

@@ -44,7 +44,8 @@ function mergeValue(target: JsonValue | undefined, patch: JsonValue, path: strin
 function mergeMap(target: JsonObject | undefined, patch: JsonObject, path: string[]): JsonObject {
   const directive = patch['$patch'];
   if (directive === 'replace') return withoutDirectives(patch);
-  if (directive !== undefined && directive !== 'merge') throw badPatch(`unknown patch directive ${JSON.stringify(directive)} at ${path.join('.')}`);
+  if (directive !== undefined && directive !== 'merge')
+    throw badPatch(`unknown patch directive ${JSON.stringify(directive)} at ${path.join('.')}`);
 
   const result: JsonObject = target ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
@@ -61,9 +62,13 @@ function mergeMap(target: JsonObject | undefined, patch: JsonObject, path: strin
   }
 
   for (const [key, value] of Object.entries(patch)) {
-    const field = key.startsWith('$deleteFromPrimitiveList/') ? key.slice('$deleteFromPrimitiveList/'.length) : undefined;
+    const field = key.startsWith('$deleteFromPrimitiveList/')
+      ? key.slice('$deleteFromPrimitiveList/'.length)
+      : undefined;
     if (field && Array.isArray(value) && Array.isArray(result[field])) {
-      result[field] = (result[field] as JsonValue[]).filter((item) => !value.some((removed) => jsonEqual(removed, item)));
+      result[field] = (result[field] as JsonValue[]).filter(
+        (item) => !value.some((removed) => jsonEqual(removed, item)),
+      );
     }
   }
   for (const [key, value] of Object.entries(patch)) {
@@ -82,7 +87,9 @@ function mergeMap(target: JsonObject | undefined, patch: JsonObject, path: strin
 function mergeList(target: JsonValue | undefined, patch: JsonValue[], field: string, path: string[]): JsonValue {
   const original = Array.isArray(target) ? target : [];
   if (patch.some((item) => isJsonObject(item) && item['$patch'] === 'replace')) {
-    return patch.filter((item) => !(isJsonObject(item) && item['$patch'] === 'replace')).map((item) => withoutDirectivesDeep(item));
+    return patch
+      .filter((item) => !(isJsonObject(item) && item['$patch'] === 'replace'))
+      .map((item) => withoutDirectivesDeep(item));
   }
   const mergeKey = mergeKeyFor(field, path.slice(0, -1));
   if (mergeKey) return mergeKeyedList(original, patch, mergeKey, path);
@@ -99,7 +106,9 @@ function mergeKeyedList(original: JsonValue[], patch: JsonValue[], mergeKey: str
   for (const item of patch) {
     if (!isJsonObject(item)) throw badPatch(`expected objects in the list at ${path.join('.')}`);
     const keyValue = item[mergeKey];
-    const index = result.findIndex((existing) => isJsonObject(existing) && keyValue !== undefined && jsonEqual(existing[mergeKey], keyValue));
+    const index = result.findIndex(
+      (existing) => isJsonObject(existing) && keyValue !== undefined && jsonEqual(existing[mergeKey], keyValue),
+    );
     if (item['$patch'] === 'delete') {
       if (index >= 0) result.splice(index, 1);
     } else if (index >= 0) {
@@ -113,10 +122,13 @@ function mergeKeyedList(original: JsonValue[], patch: JsonValue[], mergeKey: str
 
 /** Puts the listed elements in the given order; elements not listed keep their place after them. */
 function reorder(list: JsonValue[], order: JsonValue[], mergeKey: string | undefined): JsonValue[] {
-  const keyOf = (item: JsonValue): JsonValue | undefined => (mergeKey && isJsonObject(item) ? item[mergeKey] : isJsonObject(item) ? undefined : item);
+  const keyOf = (item: JsonValue): JsonValue | undefined =>
+    mergeKey && isJsonObject(item) ? item[mergeKey] : isJsonObject(item) ? undefined : item;
   const rank = (item: JsonValue): number => {
     const key = keyOf(item);
-    const position = order.findIndex((entry) => jsonEqual(mergeKey && isJsonObject(entry) ? entry[mergeKey] : entry, key));
+    const position = order.findIndex((entry) =>
+      jsonEqual(mergeKey && isJsonObject(entry) ? entry[mergeKey] : entry, key),
+    );
     return position < 0 ? order.length : position;
   };
   return list
@@ -129,7 +141,9 @@ function reorder(list: JsonValue[], order: JsonValue[], mergeKey: string | undef
 export function mergeKeyFor(field: string, parentPath: string[]): string | undefined {
   if (field === 'ports') {
     // Container ports merge by containerPort, Service ports by port.
-    return parentPath.includes('containers') || parentPath.includes('initContainers') || parentPath.includes('ephemeralContainers')
+    return parentPath.includes('containers') ||
+      parentPath.includes('initContainers') ||
+      parentPath.includes('ephemeralContainers')
       ? 'containerPort'
       : 'port';
   }

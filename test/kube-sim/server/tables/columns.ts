@@ -19,7 +19,17 @@ const DEFAULT_PRINTER: Printer = {
 
 const PRINTERS: Record<string, Printer> = {
   Pod: {
-    columns: [NAME, column('Ready'), column('Status'), column('Restarts'), AGE, wide('IP'), wide('Node'), wide('Nominated Node'), wide('Readiness Gates')],
+    columns: [
+      NAME,
+      column('Ready'),
+      column('Status'),
+      column('Restarts'),
+      AGE,
+      wide('IP'),
+      wide('Node'),
+      wide('Nominated Node'),
+      wide('Readiness Gates'),
+    ],
     cells(pod, now) {
       const { ready, status, restarts } = podCells(pod, now);
       return [
@@ -36,7 +46,16 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   Deployment: {
-    columns: [NAME, column('Ready'), integer('Up-to-date'), integer('Available'), AGE, wide('Containers'), wide('Images'), wide('Selector')],
+    columns: [
+      NAME,
+      column('Ready'),
+      integer('Up-to-date'),
+      integer('Available'),
+      AGE,
+      wide('Containers'),
+      wide('Images'),
+      wide('Selector'),
+    ],
     cells(obj, now) {
       const status = obj.status ?? {};
       return [
@@ -50,7 +69,16 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   ReplicaSet: {
-    columns: [NAME, integer('Desired'), integer('Current'), integer('Ready'), AGE, wide('Containers'), wide('Images'), wide('Selector')],
+    columns: [
+      NAME,
+      integer('Desired'),
+      integer('Current'),
+      integer('Ready'),
+      AGE,
+      wide('Containers'),
+      wide('Images'),
+      wide('Selector'),
+    ],
     cells: (obj, now) => [
       obj.metadata.name,
       obj.spec?.replicas ?? 0,
@@ -70,7 +98,19 @@ const PRINTERS: Record<string, Printer> = {
     ],
   },
   DaemonSet: {
-    columns: [NAME, integer('Desired'), integer('Current'), integer('Ready'), integer('Up-to-date'), integer('Available'), column('Node Selector'), AGE, wide('Containers'), wide('Images'), wide('Selector')],
+    columns: [
+      NAME,
+      integer('Desired'),
+      integer('Current'),
+      integer('Ready'),
+      integer('Up-to-date'),
+      integer('Available'),
+      column('Node Selector'),
+      AGE,
+      wide('Containers'),
+      wide('Images'),
+      wide('Selector'),
+    ],
     cells(obj, now) {
       const status = obj.status ?? {};
       return [
@@ -87,10 +127,22 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   Service: {
-    columns: [NAME, column('Type'), column('Cluster-IP'), column('External-IP'), column('Port(s)'), AGE, wide('Selector')],
+    columns: [
+      NAME,
+      column('Type'),
+      column('Cluster-IP'),
+      column('External-IP'),
+      column('Port(s)'),
+      AGE,
+      wide('Selector'),
+    ],
     cells(obj, now) {
       const spec: Json = obj.spec ?? {};
-      const ports = ((spec.ports ?? []) as Json[]).map((port) => (port.nodePort ? `${port.port}:${port.nodePort}/${port.protocol ?? 'TCP'}` : `${port.port}/${port.protocol ?? 'TCP'}`));
+      const ports = ((spec.ports ?? []) as Json[]).map((port) =>
+        port.nodePort
+          ? `${port.port}:${port.nodePort}/${port.protocol ?? 'TCP'}`
+          : `${port.port}/${port.protocol ?? 'TCP'}`,
+      );
       return [
         obj.metadata.name,
         spec.type ?? 'ClusterIP',
@@ -103,21 +155,40 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   Event: {
-    columns: [column('Last Seen'), column('Type'), column('Reason'), column('Object'), wide('Subobject'), wide('Source'), column('Message'), wide('First Seen'), column('Count', { type: 'integer', wide: true }), column('Name', { wide: true })],
+    columns: [
+      column('Last Seen'),
+      column('Type'),
+      column('Reason'),
+      column('Object'),
+      wide('Subobject'),
+      wide('Source'),
+      column('Message'),
+      wide('First Seen'),
+      column('Count', { type: 'integer', wide: true }),
+      column('Name', { wide: true }),
+    ],
     cells(event, now) {
       const involved: Json = event['involvedObject'] ?? {};
       const firstSeen = ageOf(event['firstTimestamp'] ?? event['eventTime'] ?? event.metadata.creationTimestamp, now);
       const series = event['series'] as Json | undefined;
-      const lastSeen = series?.lastObservedTime ? ageOf(series.lastObservedTime, now) : event['lastTimestamp'] ? ageOf(event['lastTimestamp'], now) : firstSeen;
+      const lastSeen = series?.lastObservedTime
+        ? ageOf(series.lastObservedTime, now)
+        : event['lastTimestamp']
+          ? ageOf(event['lastTimestamp'], now)
+          : firstSeen;
       const count = (series?.count ?? event['count'] ?? 1) as number;
       const source = event['source'] as Json | undefined;
       return [
         lastSeen,
         String(event['type'] ?? ''),
         String(event['reason'] ?? ''),
-        involved.name ? `${String(involved.kind ?? '').toLowerCase()}/${involved.name}` : String(involved.kind ?? '').toLowerCase(),
+        involved.name
+          ? `${String(involved.kind ?? '').toLowerCase()}/${involved.name}`
+          : String(involved.kind ?? '').toLowerCase(),
         involved.fieldPath ?? '',
-        source?.component ? [source.component, source.host].filter(Boolean).join(', ') : String(event['reportingComponent'] ?? ''),
+        source?.component
+          ? [source.component, source.host].filter(Boolean).join(', ')
+          : String(event['reportingComponent'] ?? ''),
         String(event['message'] ?? '').trim(),
         firstSeen,
         count,
@@ -130,7 +201,18 @@ const PRINTERS: Record<string, Printer> = {
     cells: (obj, now) => [obj.metadata.name, obj.status?.phase ?? 'Active', ageOf(obj.metadata.creationTimestamp, now)],
   },
   Node: {
-    columns: [NAME, column('Status'), column('Roles'), AGE, column('Version'), wide('Internal-IP'), wide('External-IP'), wide('OS-Image'), wide('Kernel-Version'), wide('Container-Runtime')],
+    columns: [
+      NAME,
+      column('Status'),
+      column('Roles'),
+      AGE,
+      column('Version'),
+      wide('Internal-IP'),
+      wide('External-IP'),
+      wide('OS-Image'),
+      wide('Kernel-Version'),
+      wide('Container-Runtime'),
+    ],
     cells(node, now) {
       const ready = ((node.status?.conditions ?? []) as Json[]).find((condition) => condition.type === 'Ready');
       const state = ready?.status === 'True' ? 'Ready' : ready?.status === 'False' ? 'NotReady' : 'Unknown';
@@ -155,20 +237,35 @@ const PRINTERS: Record<string, Printer> = {
   },
   ConfigMap: {
     columns: [NAME, integer('Data'), AGE],
-    cells: (obj, now) => [obj.metadata.name, Object.keys(obj['data'] ?? {}).length + Object.keys(obj['binaryData'] ?? {}).length, ageOf(obj.metadata.creationTimestamp, now)],
+    cells: (obj, now) => [
+      obj.metadata.name,
+      Object.keys(obj['data'] ?? {}).length + Object.keys(obj['binaryData'] ?? {}).length,
+      ageOf(obj.metadata.creationTimestamp, now),
+    ],
   },
   Secret: {
     columns: [NAME, column('Type'), integer('Data'), AGE],
-    cells: (obj, now) => [obj.metadata.name, String(obj['type'] ?? 'Opaque'), Object.keys(obj['data'] ?? {}).length, ageOf(obj.metadata.creationTimestamp, now)],
+    cells: (obj, now) => [
+      obj.metadata.name,
+      String(obj['type'] ?? 'Opaque'),
+      Object.keys(obj['data'] ?? {}).length,
+      ageOf(obj.metadata.creationTimestamp, now),
+    ],
   },
   ResourceQuota: {
     columns: [NAME, AGE, column('Request'), column('Limit')],
     cells(obj, now) {
       const hard: Record<string, string> = obj.status?.hard ?? obj.spec?.hard ?? {};
       const used: Record<string, string> = obj.status?.used ?? {};
-      const usage = (keys: string[]): string => keys.map((key) => `${key}: ${used[key] ?? '0'}/${hard[key]}`).join(', ');
+      const usage = (keys: string[]): string =>
+        keys.map((key) => `${key}: ${used[key] ?? '0'}/${hard[key]}`).join(', ');
       const keys = Object.keys(hard).sort();
-      return [obj.metadata.name, ageOf(obj.metadata.creationTimestamp, now), usage(keys.filter((key) => !key.startsWith('limits.'))), usage(keys.filter((key) => key.startsWith('limits.')))];
+      return [
+        obj.metadata.name,
+        ageOf(obj.metadata.creationTimestamp, now),
+        usage(keys.filter((key) => !key.startsWith('limits.'))),
+        usage(keys.filter((key) => key.startsWith('limits.'))),
+      ];
     },
   },
 };
@@ -180,7 +277,11 @@ export function printerFor(kind: string): Printer {
 /** Containers, Images and Selector cells of a workload. */
 function templateCells(obj: KubeObject): string[] {
   const containers = (obj.spec?.template?.spec?.containers ?? []) as Json[];
-  return [containers.map((container) => container.name).join(','), containers.map((container) => container.image).join(','), selectorText(obj.spec?.selector)];
+  return [
+    containers.map((container) => container.name).join(','),
+    containers.map((container) => container.image).join(','),
+    selectorText(obj.spec?.selector),
+  ];
 }
 
 function selectorText(selector: LabelSelectorObject | undefined): string {
@@ -196,7 +297,9 @@ function externalIp(service: KubeObject): string {
   const spec: Json = service.spec ?? {};
   const external = (spec.externalIPs ?? []) as string[];
   if (spec.type === 'LoadBalancer') {
-    const ingress = ((service.status?.loadBalancer?.ingress ?? []) as Json[]).map((entry) => entry.ip ?? entry.hostname);
+    const ingress = ((service.status?.loadBalancer?.ingress ?? []) as Json[]).map(
+      (entry) => entry.ip ?? entry.hostname,
+    );
     const all = [...ingress, ...external];
     return all.length > 0 ? all.join(',') : '<pending>';
   }

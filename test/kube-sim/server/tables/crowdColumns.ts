@@ -10,15 +10,31 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /** helper.GetAccessModesAsString */
 function accessModes(modes: string[] | undefined): string {
-  const short: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };
+  const short: Record<string, string> = {
+    ReadWriteOnce: 'RWO',
+    ReadOnlyMany: 'ROX',
+    ReadWriteMany: 'RWX',
+    ReadWriteOncePod: 'RWOP',
+  };
   return (modes ?? []).map((mode) => short[mode] ?? mode).join(',');
 }
 
-const terminatingOr = (obj: KubeObject, phase: string): string => (obj.metadata.deletionTimestamp ? 'Terminating' : phase);
+const terminatingOr = (obj: KubeObject, phase: string): string =>
+  obj.metadata.deletionTimestamp ? 'Terminating' : phase;
 
 export const CROWD_PRINTERS: Record<string, Printer> = {
   PersistentVolumeClaim: {
-    columns: [NAME, column('Status'), column('Volume'), column('Capacity'), column('Access Modes'), column('StorageClass'), column('VolumeAttributesClass'), AGE, wide('VolumeMode')],
+    columns: [
+      NAME,
+      column('Status'),
+      column('Volume'),
+      column('Capacity'),
+      column('Access Modes'),
+      column('StorageClass'),
+      column('VolumeAttributesClass'),
+      AGE,
+      wide('VolumeMode'),
+    ],
     cells(obj, now) {
       const bound = Boolean(obj.spec?.volumeName);
       return [
@@ -35,7 +51,19 @@ export const CROWD_PRINTERS: Record<string, Printer> = {
     },
   },
   PersistentVolume: {
-    columns: [NAME, column('Capacity'), column('Access Modes'), column('Reclaim Policy'), column('Status'), column('Claim'), column('StorageClass'), column('VolumeAttributesClass'), column('Reason'), AGE, wide('VolumeMode')],
+    columns: [
+      NAME,
+      column('Capacity'),
+      column('Access Modes'),
+      column('Reclaim Policy'),
+      column('Status'),
+      column('Claim'),
+      column('StorageClass'),
+      column('VolumeAttributesClass'),
+      column('Reason'),
+      AGE,
+      wide('VolumeMode'),
+    ],
     cells(obj, now) {
       const claim = obj.spec?.claimRef ? `${obj.spec.claimRef.namespace}/${obj.spec.claimRef.name}` : '';
       return [
@@ -54,7 +82,14 @@ export const CROWD_PRINTERS: Record<string, Printer> = {
     },
   },
   StorageClass: {
-    columns: [NAME, column('Provisioner'), column('ReclaimPolicy'), column('VolumeBindingMode'), column('AllowVolumeExpansion'), AGE],
+    columns: [
+      NAME,
+      column('Provisioner'),
+      column('ReclaimPolicy'),
+      column('VolumeBindingMode'),
+      column('AllowVolumeExpansion'),
+      AGE,
+    ],
     cells(obj, now) {
       const isDefault = obj.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true';
       return [
@@ -68,7 +103,15 @@ export const CROWD_PRINTERS: Record<string, Printer> = {
     },
   },
   HorizontalPodAutoscaler: {
-    columns: [NAME, column('Reference'), column('Targets'), column('MinPods'), integer('MaxPods'), integer('Replicas'), AGE],
+    columns: [
+      NAME,
+      column('Reference'),
+      column('Targets'),
+      column('MinPods'),
+      integer('MaxPods'),
+      integer('Replicas'),
+      AGE,
+    ],
     cells(obj, now) {
       const spec: Json = obj.spec ?? {};
       return [
@@ -87,7 +130,13 @@ export const CROWD_PRINTERS: Record<string, Printer> = {
     cells(obj, now) {
       const rules = (obj.spec?.rules ?? []) as Json[];
       // ingressLoadBalancerStatusStringer: unique ips (else hostnames), sorted; the server prints wide, unclipped.
-      const addresses = [...new Set(((obj.status?.loadBalancer?.ingress ?? []) as Json[]).map((entry) => entry.ip || entry.hostname).filter(Boolean))].sort();
+      const addresses = [
+        ...new Set(
+          ((obj.status?.loadBalancer?.ingress ?? []) as Json[])
+            .map((entry) => entry.ip || entry.hostname)
+            .filter(Boolean),
+        ),
+      ].sort();
       return [
         obj.metadata.name,
         obj.spec?.ingressClassName ?? '<none>',
@@ -102,7 +151,9 @@ export const CROWD_PRINTERS: Record<string, Printer> = {
     columns: [NAME, column('Controller'), column('Parameters'), AGE],
     cells(obj, now) {
       const parameters: Json | undefined = obj.spec?.parameters;
-      const shown = parameters ? `${parameters.kind}${parameters.apiGroup ? `.${parameters.apiGroup}` : ''}/${parameters.name}` : '<none>';
+      const shown = parameters
+        ? `${parameters.kind}${parameters.apiGroup ? `.${parameters.apiGroup}` : ''}/${parameters.name}`
+        : '<none>';
       return [obj.metadata.name, obj.spec?.controller ?? '', shown, ageOf(obj.metadata.creationTimestamp, now)];
     },
   },
@@ -111,7 +162,11 @@ export const CROWD_PRINTERS: Record<string, Printer> = {
     cells(obj, now) {
       const service = obj.spec?.service ? `${obj.spec.service.namespace}/${obj.spec.service.name}` : 'Local';
       const available = ((obj.status?.conditions ?? []) as Json[]).find((condition) => condition.type === 'Available');
-      const cell = !available ? 'Unknown' : available.status === 'True' ? 'True' : `${available.status} (${available.reason})`;
+      const cell = !available
+        ? 'Unknown'
+        : available.status === 'True'
+          ? 'True'
+          : `${available.status} (${available.reason})`;
       return [obj.metadata.name, service, cell, ageOf(obj.metadata.creationTimestamp, now)];
     },
   },
@@ -119,10 +174,22 @@ export const CROWD_PRINTERS: Record<string, Printer> = {
 
 /** formatHPAMetrics with no current metrics (there is no metrics server): `cpu: <unknown>/70%`. */
 function hpaTargets(metrics: Json[] | undefined): string {
-  const list = metrics && metrics.length > 0 ? metrics : [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+  const list =
+    metrics && metrics.length > 0
+      ? metrics
+      : [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
   const shown = list.slice(0, 2).map((metric) => {
-    const target: Json = metric.resource?.target ?? metric.containerResource?.target ?? metric.pods?.target ?? metric.object?.target ?? metric.external?.target ?? {};
-    const wanted = target.averageUtilization !== undefined ? `${target.averageUtilization}%` : (target.averageValue ?? target.value ?? '<unknown>');
+    const target: Json =
+      metric.resource?.target ??
+      metric.containerResource?.target ??
+      metric.pods?.target ??
+      metric.object?.target ??
+      metric.external?.target ??
+      {};
+    const wanted =
+      target.averageUtilization !== undefined
+        ? `${target.averageUtilization}%`
+        : (target.averageValue ?? target.value ?? '<unknown>');
     const name = metric.resource?.name ?? metric.containerResource?.name;
     return name ? `${name}: <unknown>/${wanted}` : `<unknown>/${wanted}`;
   });
@@ -131,7 +198,10 @@ function hpaTargets(metrics: Json[] | undefined): string {
 
 /** formatHosts: the first three rule hosts, "*" without any. */
 function ingressHosts(rules: Json[]): string {
-  const hosts = rules.map((rule) => rule.host as string | undefined).filter((host): host is string => Boolean(host)).slice(0, 3);
+  const hosts = rules
+    .map((rule) => rule.host as string | undefined)
+    .filter((host): host is string => Boolean(host))
+    .slice(0, 3);
   if (hosts.length === 0) return '*';
   return rules.length > 3 ? `${hosts.join(',')} + ${rules.length - 3} more...` : hosts.join(',');
 }

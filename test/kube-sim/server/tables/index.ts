@@ -22,14 +22,21 @@ export function tableContentType(version: TableVersion): string {
 }
 
 /** `includeObject`: None, Metadata (the default: PartialObjectMetadata) or Object. */
-export function tableOf(kind: string, objects: KubeObject[], options: { version: TableVersion; now: Date; includeObject: string | null; resourceVersion?: string }): object {
+export function tableOf(
+  kind: string,
+  objects: KubeObject[],
+  options: { version: TableVersion; now: Date; includeObject: string | null; resourceVersion?: string },
+): object {
   const printer = printerFor(kind);
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${options.version}`,
     metadata: options.resourceVersion === undefined ? {} : { resourceVersion: options.resourceVersion },
     columnDefinitions: printer.columns,
-    rows: objects.map((obj) => ({ cells: printer.cells(obj, options.now), object: embedded(obj, options.includeObject, options.version) })),
+    rows: objects.map((obj) => ({
+      cells: printer.cells(obj, options.now),
+      object: embedded(obj, options.includeObject, options.version),
+    })),
   };
 }
 

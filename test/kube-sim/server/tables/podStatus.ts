@@ -41,7 +41,12 @@ export function podCells(pod: KubeObject, now: Date): PodCells {
     const waiting = container.state?.waiting;
     if (terminated && (terminated.exitCode ?? 0) === 0) continue;
     initializing = true;
-    if (terminated) reason = terminated.reason ? `Init:${terminated.reason}` : terminated.signal ? `Init:Signal:${terminated.signal}` : `Init:ExitCode:${terminated.exitCode}`;
+    if (terminated)
+      reason = terminated.reason
+        ? `Init:${terminated.reason}`
+        : terminated.signal
+          ? `Init:Signal:${terminated.signal}`
+          : `Init:ExitCode:${terminated.exitCode}`;
     else if (waiting?.reason && waiting.reason !== 'PodInitializing') reason = `Init:${waiting.reason}`;
     else reason = `Init:${index}/${initCount}`;
     break;
@@ -60,7 +65,8 @@ export function podCells(pod: KubeObject, now: Date): PodCells {
       const { waiting, terminated, running } = container.state ?? {};
       if (waiting?.reason) reason = waiting.reason;
       else if (terminated?.reason) reason = terminated.reason;
-      else if (terminated) reason = terminated.signal ? `Signal:${terminated.signal}` : `ExitCode:${terminated.exitCode ?? 0}`;
+      else if (terminated)
+        reason = terminated.signal ? `Signal:${terminated.signal}` : `ExitCode:${terminated.exitCode ?? 0}`;
       else if (container.ready && running) {
         hasRunning = true;
         readyContainers++;
@@ -73,9 +79,13 @@ export function podCells(pod: KubeObject, now: Date): PodCells {
       reason = podReady ? 'Running' : 'NotReady';
     }
   }
-  if (pod.metadata.deletionTimestamp && status.phase !== 'Succeeded' && status.phase !== 'Failed') reason = 'Terminating';
+  if (pod.metadata.deletionTimestamp && status.phase !== 'Succeeded' && status.phase !== 'Failed')
+    reason = 'Terminating';
 
-  const restartsText = restarts !== 0 && lastRestart > 0 ? `${restarts} (${ageOf(new Date(lastRestart).toISOString(), now)} ago)` : String(restarts);
+  const restartsText =
+    restarts !== 0 && lastRestart > 0
+      ? `${restarts} (${ageOf(new Date(lastRestart).toISOString(), now)} ago)`
+      : String(restarts);
   const total = (pod.spec?.containers ?? []).length as number;
   return { ready: `${readyContainers}/${total}`, status: reason, restarts: restartsText };
 }

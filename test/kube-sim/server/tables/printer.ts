@@ -16,8 +16,17 @@ export interface Printer {
   cells(obj: KubeObject, now: Date): (string | number)[];
 }
 
-export function column(name: string, options: { type?: 'string' | 'integer'; format?: string; wide?: boolean } = {}): ColumnDefinition {
-  return { name, type: options.type ?? 'string', format: options.format ?? '', description: name, priority: options.wide ? 1 : 0 };
+export function column(
+  name: string,
+  options: { type?: 'string' | 'integer'; format?: string; wide?: boolean } = {},
+): ColumnDefinition {
+  return {
+    name,
+    type: options.type ?? 'string',
+    format: options.format ?? '',
+    description: name,
+    priority: options.wide ? 1 : 0,
+  };
 }
 
 export const NAME = column('Name', { format: 'name' });
