@@ -103,6 +103,10 @@ export type RunEvent =
       exitCode: number;
     }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
+  /** A dead run's unfinished journal holds objects of this apply: it is finished first (run/rollback/recover.ts). */
+  | { kind: 'recovering-run'; runId: string; why: string; objects: ObjectRef[] }
+  /** That dead run is finished: its objects are back as they were before it; this run reads its "before" now. */
+  | { kind: 'recovered-run'; runId: string; restored: number; untouched: number }
   /** A check (--verify, --verify-job) starts, right after the rollout or again during the bake. */
   | { kind: 'verify-started'; check: VerifyCheck; during: VerifyPhase; timeoutMs: number }
   | { kind: 'verify-passed'; outcome: VerifyOutcome }

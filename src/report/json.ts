@@ -30,6 +30,8 @@ export interface JsonReport {
   bake: JsonBake | null;
   timings: { applyMs: number; totalMs: number };
   kubectlProcesses: number;
+  /** Dead runs whose journals held objects of this apply, finished (restored from their journals) before its apply; empty when none. */
+  recoveredRuns: Array<{ runId: string; restored: number; untouched: number }>;
   /** Where every kubectl call went: the kubeconfig's context, cluster, user and namespace, resolved once (null without a kubeconfig context). */
   target: { context: string; cluster: string; user: string; namespace: string } | null;
   /** Every line kguard logged, in order, without symbols or colour. */
@@ -84,6 +86,11 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
     bake: bakeReport(result.verification),
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
+    recoveredRuns: (result.recoveredRuns ?? []).map(({ runId, restored, untouched }) => ({
+      runId,
+      restored,
+      untouched,
+    })),
     target: result.target ? { ...result.target } : null,
     messages: [...messages],
   };

@@ -43,6 +43,8 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   'journal-kept': 'quiet',
   'journal-warning': 'normal',
   'fleet-cluster': 'quiet',
+  'recovering-run': 'quiet',
+  'recovered-run': 'quiet',
   'rollback-wait': 'normal',
   'rollback-finished': 'quiet',
   'lock-wait': 'normal',

@@ -60,6 +60,8 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'undo-finished': undefined,
   'journal-warning': undefined,
   'fleet-cluster': undefined,
+  'recovering-run': 'restore',
+  'recovered-run': 'restore',
   'rollback-wait': 'restore',
   'rollback-finished': 'restore',
   'verify-started': 'verify',

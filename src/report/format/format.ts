@@ -242,6 +242,14 @@ export const FORMATTERS: Formatters = {
           tone: 'undo',
           text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed`,
         },
+  'recovering-run': (event) => ({
+    tone: 'warn',
+    text: `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}): restoring them from that journal before this run reads its "before"`,
+  }),
+  'recovered-run': (event) => ({
+    tone: 'info',
+    text: `run ${event.runId} finished first: ${event.restored} object(s) restored from its journal, ${event.untouched} already as before it; its journal and Leases removed`,
+  }),
   'rollback-wait': (event) => ({
     tone: 'info',
     text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,

@@ -1,0 +1,105 @@
+// The CI retry story (#29): a job killed the way CI jobs die (kill -9) runs again. The retry
+// finishes the dead run from its journal before it reads its own "before", and a restore outlasts
+// a short API outage.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { eventually, type Sandbox } from './harness.js';
+import { configMapYaml } from './manifests.js';
+import { differencesFrom, peopleMadeObjects } from './restored.js';
+import { fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
+
+let env: Sandbox;
+beforeEach(async () => {
+  env = await runSandbox();
+});
+afterEach(async () => {
+  await env.stop();
+});
+
+/** v1: a ConfigMap and a Deployment, healthy. */
+async function deployV1(): Promise<void> {
+  const applied = await kubectl(
+    env.cluster,
+    ['apply', '-f', '-'],
+    `${configMapYaml('settings', { level: 'info' })}---\n${deploymentYaml('web', 'nginx:1.25')}`,
+  );
+  expect(applied.exitCode, applied.stderr).toBe(0);
+  await eventually(() =>
+    env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+  );
+}
+
+const manifest = (image: string, level: string) =>
+  `${configMapYaml('settings', { level })}---\n${deploymentYaml('web', image)}`;
+
+/** kguard applies `file` and is killed with SIGKILL while it watches a rollout that cannot finish. */
+async function killDuringWatch(file: string): Promise<void> {
+  const running = env.kguardProcess(['apply', '-f', file, ...fast]);
+  await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+  running.child.kill('SIGKILL');
+  await running.done;
+}
+
+describe('a retry after kill -9 finishes the dead run first', () => {
+  it('the same command again: not "changed nothing" (exit 0) but the rollout judged again from the true before, and restored to it', async () => {
+    await deployV1();
+    const v1 = peopleMadeObjects(env.cluster.store);
+    const file = await env.write('v2.yaml', manifest(THROTTLED, 'debug'));
+    await killDuringWatch(file);
+    expect(env.imageOf('web')).toBe(THROTTLED);
+
+    const retry = await env.kguard(['apply', '-f', file, ...fast, '--timeout', '6s', '-o', 'json'], {
+      checkRestore: false,
+    });
+    const report = JSON.parse(retry.stdout) as {
+      exitCode: number;
+      recoveredRuns: Array<{ runId: string; restored: number }>;
+      messages: string[];
+    };
+    // Before: "nothing to change" and exit 0 while the dead run's v2 stayed stuck.
+    expect(retry.exitCode, retry.output).toBe(5);
+    expect(report.recoveredRuns).toEqual([{ runId: expect.stringMatching(/^kguard-/), restored: 2, untouched: 0 }]);
+    expect(report.messages.join('\n')).toMatch(
+      /run kguard-\S+ died and left its journal on 2 object\(s\) of this apply \(its process \d+ on this machine has ended\): restoring them from that journal before this run reads its "before"/,
+    );
+    // Timed out and restored: to v1, the dead run's true "before", not to its half-applied v2.
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+    expect(differencesFrom(v1, peopleMadeObjects(env.cluster.store))).toEqual([]);
+    expect((await env.kguard(['status'])).stdout).toContain('no unfinished kguard runs');
+  });
+
+  it('another manifest next: the dead run is restored first, without waiting for its Leases, and a failure restores to the true before (exit 3)', async () => {
+    await deployV1();
+    const v1 = peopleMadeObjects(env.cluster.store);
+    await killDuringWatch(await env.write('v2.yaml', manifest(THROTTLED, 'debug')));
+
+    const v3 = await env.write('v3.yaml', manifest(MISSING, 'trace'));
+    // Before: it waited for the dead run's Leases and, with --lock-timeout under their 120 s, exited 2.
+    const run = await env.kguard(['apply', '-f', v3, ...fast, '--lock-timeout', '10s'], { checkRestore: false });
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).toMatch(/run kguard-\S+ finished first: 2 object\(s\) restored from its journal/);
+    expect(run.output).not.toContain('another kguard run holds it');
+    expect(differencesFrom(v1, peopleMadeObjects(env.cluster.store))).toEqual([]);
+  });
+});
+
+describe('a restore outlasts a short API outage', () => {
+  it('the API server away for 6 s while the restore writes: retried until it answers, restored (exit 3)', async () => {
+    await deployV1();
+    const file = await env.write('v2.yaml', manifest(MISSING, 'debug'));
+    const seen = env.cluster.arrivals.length;
+    const running = env.kguardProcess(['apply', '-f', file, ...fast, '--rollback-timeout', '60s']);
+    // The outage starts with the restore's first write of the Deployment.
+    env.cluster.faults.failNext(503, 1, /^PUT [^?]*\/deployments\/web/);
+    await eventually(() =>
+      env.cluster.arrivals.slice(seen).some((request) => /^PUT [^?]*\/deployments\/web/.test(request))
+        ? true
+        : undefined,
+    );
+    await env.cluster.faults.unreachable(6000);
+    const run = await running.done;
+    // Before: three retries 0.5, 1 and 2 s apart, then "ROLLBACK FAILED" (exit 4).
+    expect(run.exitCode, run.output).toBe(3);
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+});
