@@ -1,6 +1,5 @@
-// How one object's restore ends: kept for a person (with the commands and a private copy), failed,
-// or done; and the event that says so.
-import type { Reporter } from '../model/events.js';
+// How one object's restore ends when it is not done: kept for a person (with the commands and a
+// private copy of its pre-apply state), or failed.
 import type { RestoreResult } from '../model/result.js';
 import type { KubeObject, ObjectRef } from '../objects/model.js';
 import { manualRestore } from './manual.js';
@@ -43,40 +42,6 @@ export async function failed(step: RestoreStep, reason: string, deps: OutcomeDep
     commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
     copyFile,
   };
-}
-
-export function reportResult(step: RestoreStep, result: RestoreResult, reporter: Reporter): void {
-  switch (result.status) {
-    case 'restored':
-    case 'deleted':
-    case 'recreated':
-    case 'replaced':
-      reporter.emit({
-        kind: 'restored',
-        object: step.ref,
-        action: result.status,
-        differences: result.differences,
-        notes: result.notes,
-      });
-      return;
-    case 'kept':
-      reporter.emit({
-        kind: 'restore-kept',
-        object: step.ref,
-        reason: result.reason,
-        detail: result.detail,
-        commands: result.commands,
-      });
-      return;
-    case 'failed':
-      reporter.emit({
-        kind: 'restore-failed',
-        object: step.ref,
-        reason: result.reason,
-        commands: result.commands,
-        copyFile: result.copyFile,
-      });
-  }
 }
 
 /** The owners' write as a restore result when it did not end written. */

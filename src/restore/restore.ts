@@ -6,7 +6,8 @@
 // checked right before each write, and the write itself is conditional, so a change in between
 // is caught too (a 409: that object alone is read again and looked at). A transient API answer
 // (500, 503, 429, a dropped connection) is retried by the kubectl adapter itself
-// (kubectl/transient.ts), for every write alike.
+// (kubectl/transient.ts), for every write alike; past those retries, an object's reads and writes
+// are asked again until --rollback-timeout, the object read again before each (persist.ts).
 import type { Clock } from '../clock.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import type { ApiResource, Kubectl } from '../kubectl/types.js';
@@ -29,10 +30,9 @@ import { manualRestore } from './manual.js';
 import { restorePhases } from './plan.js';
 import { manualCopy, type RestoreStep } from './steps.js';
 import { Persistence, RETRY } from './persist.js';
-import { failed, keepBecause, ownersOf, reportResult } from './outcomes.js';
-
-export { privateCopies, removeCopiesOf, type PrivateCopies } from './copies.js';
+import { failed, keepBecause, ownersOf } from './outcomes.js';
 import type { RestoreResult } from '../model/result.js';
+import { reportResult } from './result-events.js';
 
 export interface RestoreDeps {
   kubectl: Pick<

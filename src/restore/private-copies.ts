@@ -1,5 +1,5 @@
-// Where a restore keeps the pre-apply copies a person needs: a private directory per run (mode
-// 0700, files 0600), removed when the run needs no person.
+// Pre-apply copies a person needs to finish a restore by hand: written to a private directory
+// (mode 0700, files 0600) only when a printed command names them, and removed with the run.
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
