@@ -42,7 +42,13 @@ export type RunEvent =
   | { kind: 'not-watched'; workload: ObjectRef; detail: string }
   | { kind: 'progress'; workload: ObjectRef; progress: Progress; waitingFor: string; phase: Phase }
   | { kind: 'pod-problem'; workload: ObjectRef; finding: Finding; phase: Phase }
-  | { kind: 'poll-error'; namespace: string; message: string }
+  /**
+   * Reads of a namespace fail: said once when they start failing (`since`, wall-clock ISO time),
+   * then once a minute while they go on (`forMs`), not at every look (track/outage.ts).
+   */
+  | { kind: 'poll-error'; namespace: string; message: string; since?: string; forMs?: number }
+  /** Reads of a namespace answer again after an outage that lasted `afterMs`. */
+  | { kind: 'poll-recovered'; namespace: string; afterMs: number }
   /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
   | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }
   /** detail: how it ended healthy when that is not a rollout (a Job deleted by its TTL once complete). */

@@ -26,6 +26,7 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   progress: 'normal',
   'pod-problem': 'normal',
   'poll-error': 'normal',
+  'poll-recovered': 'normal',
   'watch-fallback': 'normal',
   healthy: 'quiet',
   failed: 'quiet',

@@ -2,6 +2,7 @@
 // at every poll when it polls, sources.ts), and at least every poll interval, since some rules
 // depend on time alone. What the objects mean for each kind comes from its row (kinds/table.ts), judged by the shared engine (kinds/engine.ts).
 // Side effects (kubectl, clock, reporter) come in as deps.
+import { OutageNotes } from './outage.js';
 import { NO_CLUES, podsNeedingEvents, podUid, rememberClues, type Clues } from '../classify/clues.js';
 import { diagnose, logTargets } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
@@ -115,7 +116,7 @@ async function trackFrom(
     ]),
   );
   const done = new Map<string, Tracked>();
-  const reportedErrors = new Set<string>();
+  const outages = new OutageNotes();
 
   while (pending.size > 0 && !deps.signal?.aborted) {
     const typesByNamespace = new Map<string, Set<string>>();
@@ -135,6 +136,15 @@ async function trackFrom(
         if (snapshot && !(snapshot instanceof Error)) await gatherClues(watch, snapshot, now, deps.kubectl);
       }),
     );
+    for (const [namespace, snapshot] of snapshots) {
+      const said = outages.see(
+        namespace,
+        snapshot instanceof Error ? snapshot : undefined,
+        now,
+        new Date().toISOString(),
+      );
+      if (said) deps.reporter.emit(said);
+    }
     const finals: Array<[string, Watch, Verdict]> = [];
     for (const [key, watch] of pending) {
       const snapshot = snapshots.get(watch.target.workload.namespace);
@@ -142,14 +152,6 @@ async function trackFrom(
         snapshot === undefined || snapshot instanceof Error
           ? unreachableVerdict(watch, snapshot, now - startedAt >= timeoutOf(watch.target, options))
           : observe(watch, snapshot, now, startedAt, options, deps.reporter);
-      if (snapshot instanceof Error && !reportedErrors.has(snapshot.message)) {
-        reportedErrors.add(snapshot.message);
-        deps.reporter.emit({
-          kind: 'poll-error',
-          namespace: watch.target.workload.namespace,
-          message: snapshot.message,
-        });
-      }
       if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
     }
     // The evidence of every verdict reached at this look (events, logs), gathered at once.

@@ -41,6 +41,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   progress: 'phase',
   'pod-problem': 'phase',
   'poll-error': undefined,
+  'poll-recovered': undefined,
   'watch-fallback': undefined,
   healthy: 'watch',
   failed: 'watch',

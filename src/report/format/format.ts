@@ -110,7 +110,14 @@ export const FORMATTERS: Formatters = {
   }),
   'poll-error': (event) => ({
     tone: 'warn',
-    text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`,
+    text:
+      event.forMs === undefined
+        ? `could not read workloads in namespace ${event.namespace}${event.since ? ` since ${clockTime(event.since)}` : ''}: ${event.message}; kguard keeps retrying until --timeout and says when they answer again`
+        : `still cannot read workloads in namespace ${event.namespace}, for ${Math.round(event.forMs / 1000)}s now: ${event.message}; kguard keeps retrying until --timeout`,
+  }),
+  'poll-recovered': (event) => ({
+    tone: 'info',
+    text: `workloads in namespace ${event.namespace} can be read again, after ${Math.round(event.afterMs / 1000)}s without an answer`,
   }),
   'watch-fallback': (event) => ({
     tone: 'warn',
@@ -355,4 +362,9 @@ function listObjects(objects: readonly ObjectRef[]): string {
 
 export function formatEvent(event: RunEvent): Line {
   return (FORMATTERS[event.kind] as (event: RunEvent) => Line)(event);
+}
+
+/** 12:04:05 (UTC) of an ISO time: when an outage began. */
+function clockTime(iso: string): string {
+  return `${iso.slice(11, 19)} UTC`;
 }

@@ -103,3 +103,27 @@ describe('a restore outlasts a short API outage', () => {
     expect(env.imageOf('web')).toBe('nginx:1.25');
   });
 });
+
+describe('an outage while kguard watches is said once', () => {
+  it('one line when the API server goes away (with the time), one when it is back: not one per look', async () => {
+    await deployV1();
+    const file = await env.write('v2.yaml', manifest(THROTTLED, 'debug'));
+    const running = env.kguardProcess(['apply', '-f', file, ...fast, '--timeout', '30s']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await env.cluster.faults.unreachable(10_000);
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(5);
+    const lines = run.output.split('\n');
+    // Before: a warning at every look (about every 1.6 s), each a little different.
+    expect(
+      lines.filter((line) => line.includes('could not read workloads in namespace default')),
+      run.output,
+    ).toEqual([
+      expect.stringMatching(
+        /since \d\d:\d\d:\d\d UTC: .*refused.*; kguard keeps retrying until --timeout and says when they answer again$/,
+      ),
+    ]);
+    expect(lines.filter((line) => line.includes('workloads in namespace default can be read again'))).toHaveLength(1);
+    expect(run.output).not.toContain('kguard keeps reconnecting');
+  });
+});
