@@ -127,3 +127,20 @@ describe('an outage while kguard watches is said once', () => {
     expect(run.output).not.toContain('kguard keeps reconnecting');
   });
 });
+
+describe("an object over the API server's size limits", () => {
+  it('is refused before any kubectl call, naming it and the limit (exit 1)', async () => {
+    const big = `${configMapYaml('small', { a: '1' })}---\n${configMapYaml('huge', { blob: 'x'.repeat(2 * 1024 * 1024) })}`;
+    const file = await env.write('big.yaml', big);
+    const seen = env.cluster.arrivals.length;
+    const run = await env.kguard(['apply', '-f', file, ...fast]);
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).toContain(
+      'big.yaml (document 2): its data holds 2097152 bytes; the API server takes at most 1048576 (1 MiB) in a ConfigMap',
+    );
+    expect(run.output).toContain('configmap/huge in ');
+    expect(run.output).toContain('nothing was applied and kubectl was not called');
+    // Before: kubectl's dry runs sent it to the API server first.
+    expect(env.cluster.arrivals.slice(seen)).toEqual([]);
+  });
+});

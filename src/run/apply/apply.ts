@@ -11,7 +11,7 @@ import { finishDeadRuns } from '../rollback/recover.js';
 import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../../journal/leases.js';
 import { deleteExpiredJournals, makeRunId, type RunJournal } from '../../journal/store.js';
-import { prepareInputs } from '../../manifests/inputs.js';
+import { prepareInputs, refuseOversized } from '../../manifests/inputs.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { ObjectResult, RecoveredRun, RunResult } from '../../model/result.js';
 import type { Verification } from '../../model/verify.js';
@@ -42,6 +42,10 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
   // Before the apply every kubectl call is a read: a signal stops them at once.
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
+  await refuseOversized(inputs).catch(async (error: unknown) => {
+    await inputs.cleanup();
+    throw error;
+  });
   // The run's target, resolved once and passed on every later call: a context switched while
   // kguard watches cannot send the restore to another cluster.
   const target = await deps.kubectl.pinTarget().catch(async (error: unknown) => {
