@@ -144,3 +144,30 @@ describe("an object over the API server's size limits", () => {
     expect(env.cluster.arrivals.slice(seen)).toEqual([]);
   });
 });
+
+describe('what kguard is given', () => {
+  it('an object written twice with different contents is refused, naming it (exit 1), not applied with the last copy winning', async () => {
+    await deployV1();
+    const file = await env.write(
+      'twice.yaml',
+      `${deploymentYaml('web', 'nginx:1.26')}---\n${configMapYaml('settings', { level: 'info' })}---\n${deploymentYaml('web', 'nginx:1.27')}`,
+    );
+    const run = await env.kguard(['apply', '-f', file, ...fast]);
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).toMatch(
+      /deployment\/web \(namespace default\) \(different spec\.template\.spec\.containers\[0\]\.image\) is written more than once in this apply, and the copies differ/,
+    );
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+
+  it('a KGUARD_KUBECTL that is not kubectl, or not there, is named (exit 2), not blamed on the manifests', async () => {
+    const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
+    const wrong = await env.kguard(['apply', '-f', file], { env: { KGUARD_KUBECTL: '/bin/false' } });
+    expect(wrong.exitCode, wrong.output).toBe(2);
+    expect(wrong.output).toContain('KGUARD_KUBECTL=/bin/false does not answer as kubectl does');
+    expect(wrong.output).not.toContain('cannot read the manifests');
+    const missing = await env.kguard(['apply', '-f', file], { env: { KGUARD_KUBECTL: '/nonexistent/kubectl' } });
+    expect(missing.exitCode, missing.output).toBe(2);
+    expect(missing.output).toContain('KGUARD_KUBECTL=/nonexistent/kubectl could not be started (ENOENT: no such file)');
+  });
+});

@@ -12,7 +12,9 @@ describe('npm run cluster', () => {
     let printed = '';
     simulator.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     try {
-      const exports = await eventually(() => /^export KUBECONFIG=(\S+) KUBECACHEDIR=(\S+)$/m.exec(printed) ?? undefined);
+      const exports = await eventually(
+        () => /^export KUBECONFIG=(\S+) KUBECACHEDIR=(\S+)$/m.exec(printed) ?? undefined,
+      );
       const env = { ...process.env, KUBECONFIG: exports[1]!, KUBECACHEDIR: exports[2]! };
       const kubectl = (args: string[], input?: string) => execa('kubectl', args, { env, input, reject: false });
       expect((await kubectl(['create', 'configmap', 'kept', '--from-literal=a=1'])).exitCode).toBe(0);

@@ -7,9 +7,9 @@ import type { ApplyRequest, Kubectl } from '../../kubectl/types.js';
 import { diagnoseKubectlFailure } from '../../kubectl/output/diagnose.js';
 import { readObjects } from '../../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../../manifests/inputs.js';
-import { judgeServerDryRun, objectsOfApply } from '../../manifests/understand.js';
+import { differingDuplicates, judgeServerDryRun, objectsOfApply } from '../../manifests/understand.js';
 import { canonicalJson, changeOf } from '../../objects/compare.js';
-import { kindKey, objectKey, refOf, type KubeObject, type ObjectRef } from '../../objects/model.js';
+import { describeObject, kindKey, objectKey, refOf, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { ApplyPhase } from '../../model/result.js';
 import type { Deps } from './deps.js';
@@ -94,6 +94,10 @@ export async function understand(
   deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
   // The objects as they are, read while the API server answers the dry run.
   const [server, current] = await Promise.all([serverRun, snapshot(refs, deps)]);
+  // The client run prints the live object for one that exists (its patch is never sent): copies
+  // that differ show in the server's answer, each patched on its own.
+  refuseDiffering(client.objects);
+  if (server?.ok) refuseDiffering(server.objects);
   // The API server's warnings (a deprecated API version, an unknown field): said once, before the apply.
   const warnings = server?.ok ? kubectlWarnings(server.warnings) : [];
   if (warnings.length > 0) deps.reporter.emit({ kind: 'kubectl-warnings', lines: warnings });
@@ -236,4 +240,18 @@ export function kubectlWarnings(stderr: string): string[] {
         .filter((line) => line.startsWith('Warning: ')),
     ),
   ];
+}
+
+/** An object written twice with different contents (manifests/understand.ts differingDuplicates): refused. */
+function refuseDiffering(objects: readonly KubeObject[]): void {
+  const twice = differingDuplicates(objects);
+  if (twice.length > 0) {
+    const named = twice.map(
+      ({ ref, paths }) =>
+        `${describeObject(ref)} (different ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''})`,
+    );
+    throw new InputError(
+      `${named.join('; ')} ${twice.length === 1 ? 'is' : 'are'} written more than once in this apply, and the copies differ: kubectl would apply each in turn and the last would win. Next: keep one copy of each; nothing was applied.`,
+    );
+  }
 }
