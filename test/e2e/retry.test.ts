@@ -83,6 +83,32 @@ describe('a retry after kill -9 finishes the dead run first', () => {
   });
 });
 
+describe('an apply that changes nothing still judges what is not settled', () => {
+  it('with no journal to finish (--no-journal), a rollout left unfinished is judged, not called unchanged', async () => {
+    await deployV1();
+    const file = await env.write('v2.yaml', manifest(THROTTLED, 'debug'));
+    const running = env.kguardProcess(['apply', '-f', file, ...fast, '--no-journal']);
+    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    running.child.kill('SIGKILL');
+    await running.done;
+
+    const retry = await env.kguard(['apply', '-f', file, ...fast, '--no-journal', '--timeout', '5s']);
+    // Before: "the apply changed nothing (exit 0)" in a second or two, the rollout stuck.
+    expect(retry.exitCode, retry.output).toBe(5);
+    expect(retry.output).toContain(
+      'deployment/web (namespace default): watching the new rollout (unchanged by this apply, but its last rollout is not complete:',
+    );
+  });
+
+  it('a settled apply that changes nothing stays exit 0 without watching anything', async () => {
+    await deployV1();
+    const file = await env.write('v1.yaml', manifest('nginx:1.25', 'info'));
+    const run = await env.kguard(['apply', '-f', file, ...fast]);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).not.toContain('watching');
+  });
+});
+
 describe('a restore outlasts a short API outage', () => {
   it('the API server away for 6 s while the restore writes: retried until it answers, restored (exit 3)', async () => {
     await deployV1();

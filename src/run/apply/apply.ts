@@ -19,7 +19,7 @@ import { prepareVerifyJobs } from '../../verify/job-manifest.js';
 import { isChange } from '../../objects/compare.js';
 import { PHASES } from '../../manifests/phases.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
-import type { PendingObject } from './changes.js';
+import { judgeUnsettled, type PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { endJournal, homeNamespace, journalPlace, rollbackCommand, startJournal } from './journal-life.js';
 import { checkPermissions } from './permissions.js';
@@ -67,8 +67,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     let place = journalPlace(refs, understood.current, options.journalNamespace);
     // A dead run's journal on these objects holds their true "before": that run is finished first
     // (run/rollback/recover.ts), and what kubectl reads of the objects is read again after it.
-    const recovered = options.dryRun
-      ? []
+    const { recovered, heldByLive } = options.dryRun
+      ? { recovered: [], heldByLive: new Set<string>() }
       : await finishDeadRuns(
           refs,
           place.namespaces,
@@ -109,7 +109,14 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // would write nothing. Checks asked for (--verify, --verify-job) still need the apply's run.
     if (!options.dryRun && unchanged && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
       deps.reporter.emit({ kind: 'nothing-to-change', objects: understood.refs });
-      result = { ...unchangedResult(understood.refs, target, options, deps, startedAt), ...recoveredOf(recovered) };
+      // Nothing changes, but a rollout someone left unfinished is judged, not called unchanged.
+      const judged = await judgeUnsettled(understood.refs, understood.current, heldByLive, options, deps);
+      result = {
+        ...(judged
+          ? withOutcome({ ...unchangedResult(understood.refs, target, options, deps, startedAt), objects: judged })
+          : unchangedResult(understood.refs, target, options, deps, startedAt)),
+        ...recoveredOf(recovered),
+      };
       deps.announce?.(result);
       return result;
     }

@@ -7,6 +7,7 @@
 import { UnfinishedRunError } from '../../errors.js';
 import type { RecoveredRun } from '../../model/result.js';
 import { objectKey, type ObjectRef } from '../../objects/model.js';
+import { heldOf } from '../../journal/lease.js';
 import { listRuns, type RunRecord } from '../status/runs.js';
 import { runRollback, type RollbackDeps } from './rollback.js';
 
@@ -30,6 +31,18 @@ export function deadRunsOn(runs: readonly RunRecord[], refs: readonly ObjectRef[
     .sort((left, right) => right.journal!.startedAt.localeCompare(left.journal!.startedAt));
 }
 
+/** Keys of `refs` a live run holds: in its journal, or listed on one of its Leases. */
+export function heldByLiveRuns(runs: readonly RunRecord[], refs: readonly ObjectRef[]): Set<string> {
+  const wanted = new Map(refs.map((ref) => [objectKey(ref), ref]));
+  const held = new Set<string>();
+  for (const run of runs.filter((candidate) => candidate.liveness.state === 'live')) {
+    for (const entry of run.journal?.objects ?? [])
+      if (wanted.has(objectKey(entry.ref))) held.add(objectKey(entry.ref));
+    for (const lease of run.leases) for (const ref of heldOf(lease, wanted)) held.add(objectKey(ref));
+  }
+  return held;
+}
+
 /**
  * Finishes the dead runs on `refs`, looking in each namespace where this run journals (pieces.ts
  * puts each object's copy in its own namespace). A journal that cannot be listed (no right to
@@ -41,7 +54,7 @@ export async function finishDeadRuns(
   namespaces: readonly string[],
   options: { deadlineMs: number },
   deps: RollbackDeps,
-): Promise<RecoveredRun[]> {
+): Promise<{ recovered: RecoveredRun[]; heldByLive: Set<string> }> {
   const listed = await Promise.all(
     namespaces.map(async (namespace) => ({
       namespace,
@@ -55,6 +68,10 @@ export async function finishDeadRuns(
     right.run.journal!.startedAt.localeCompare(left.run.journal!.startedAt),
   );
   const recovered: RecoveredRun[] = [];
+  const heldByLive = heldByLiveRuns(
+    listed.flatMap(({ runs }) => runs),
+    refs,
+  );
   for (const { run, namespace } of order) {
     deps.reporter.emit({
       kind: 'recovering-run',
@@ -82,5 +99,5 @@ export async function finishDeadRuns(
     });
     recovered.push({ runId: run.runId, restored: result.restored, untouched: result.untouched });
   }
-  return recovered;
+  return { recovered, heldByLive };
 }
