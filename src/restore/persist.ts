@@ -30,7 +30,11 @@ export class Persistence {
     if (now >= this.giveUpAt) return false;
     const wait = backoffMs(this.retries, RESTORE_BACKOFF, (this.deps.random ?? Math.random)());
     this.retries += 1;
-    await this.deps.clock.sleep(Math.min(wait, this.giveUpAt - now));
+    const pause = Math.min(wait, this.giveUpAt - now);
+    await this.deps.clock.sleep(pause);
+    // A pause cut short is a signal (the run's clock is interruptible): no busy loop against a
+    // server that is away; what is left is said with the commands that finish it.
+    if (this.deps.clock.now() - now < pause / 2) return false;
     this.waited = true;
     return true;
   }

@@ -130,6 +130,27 @@ describe('a restore outlasts a short API outage', () => {
   });
 });
 
+describe('an outage during the apply', () => {
+  it('is waited out: what the apply changed is read once the server answers, and restored (exit 3), not left to a person', async () => {
+    await deployV1();
+    const file = await env.write('v2.yaml', manifest(MISSING, 'debug'));
+    const patch = /^PATCH [^?]*\/deployments\/web\?(?!.*dryRun)/;
+    // The Deployment's PATCH is held; the API server goes away while it is, for 6 s.
+    env.cluster.faults.slowNext(1500, 1, patch);
+    const seen = env.cluster.arrivals.length;
+    const running = env.kguardProcess(['apply', '-f', file, ...fast, '--rollback-timeout', '60s']);
+    await eventually(() =>
+      env.cluster.arrivals.slice(seen).some((request) => patch.test(request)) ? true : undefined,
+    );
+    await env.cluster.faults.unreachable(6000);
+    const run = await running.done;
+    // Before: "kguard could not read it after the apply … may or may not have changed" on every object (exit 4).
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).not.toContain('may or may not have changed');
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+});
+
 describe('an outage while kguard watches is said once', () => {
   it('one line when the API server goes away (with the time), one when it is back: not one per look', async () => {
     await deployV1();
