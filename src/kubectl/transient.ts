@@ -41,11 +41,16 @@ export async function retryTransient<T extends Pick<ExecResult, 'exitCode' | 'st
   onRetry?: (result: T, attemptNumber: number) => void,
 ): Promise<T> {
   let result = await attempt();
+  let said: T | undefined;
   for (let index = 0; index < delaysMs.length && isTransientFailure(result); index += 1) {
+    said = result;
     onRetry?.(result, index + 1);
     await sleep(delaysMs[index] as number);
     result = await attempt();
   }
+  // A retry that failed without a word (killed at its deadline, say) does not hide what kubectl
+  // printed the time before: that is the error a person can act on.
+  if (said && result.exitCode !== 0 && result.stderr.trim() === '') return said;
   return result;
 }
 

@@ -137,3 +137,18 @@ describe('backoffMs', () => {
     expect(backoffMs(5, RESTORE_BACKOFF, 0.5)).toBe(4500);
   });
 });
+
+describe('retryTransient keeps what kubectl said', () => {
+  it('returns the failure kubectl explained, not a later attempt that was killed and printed nothing', async () => {
+    const explained = failed(
+      'Error from server (InternalError): etcdserver: request timed out\nconfigmaps "huge" is invalid: []: Too long: may not be more than 1048576 bytes',
+    );
+    const answers = [explained, failed('', { timedOut: true })];
+    const result = await retryTransient(
+      async () => answers.shift() as ExecResult,
+      [500],
+      async () => undefined,
+    );
+    expect(result).toBe(explained);
+  });
+});

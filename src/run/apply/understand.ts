@@ -68,11 +68,14 @@ export async function understand(
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
   if (!client.ok) {
+    // The client run said nothing (killed): the server run over the same inputs may have said why.
+    const server = client.stderr.trim() === '' ? await serverRun?.catch(() => undefined) : undefined;
+    const said = server && !server.ok && server.stderr.trim() !== '' ? server : client;
     const failure = diagnoseKubectlFailure({
       exitCode: 1,
       stdout: '',
-      stderr: client.stderr,
-      timedOut: client.timedOut,
+      stderr: said.stderr,
+      timedOut: said.timedOut,
     });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
     if (
