@@ -85,15 +85,23 @@ export async function startRegistry(
     host,
     ...credentials,
     async push(name, tag) {
-      const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] } }));
+      const config = Buffer.from(
+        JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] } }),
+      );
       const layer = Buffer.from(`layer of ${name}:${tag}`);
       const [configDigest, layerDigest] = [await upload(name, config), await upload(name, layer)];
       const manifest = Buffer.from(
         JSON.stringify({
           schemaVersion: 2,
           mediaType: 'application/vnd.docker.distribution.manifest.v2+json',
-          config: { mediaType: 'application/vnd.docker.container.image.v1+json', size: config.length, digest: configDigest },
-          layers: [{ mediaType: 'application/vnd.docker.image.rootfs.diff.tar.gzip', size: layer.length, digest: layerDigest }],
+          config: {
+            mediaType: 'application/vnd.docker.container.image.v1+json',
+            size: config.length,
+            digest: configDigest,
+          },
+          layers: [
+            { mediaType: 'application/vnd.docker.image.rootfs.diff.tar.gzip', size: layer.length, digest: layerDigest },
+          ],
         }),
       );
       const put = await fetch(`${base}/v2/${name}/manifests/${tag}`, {

@@ -82,16 +82,18 @@ describe('an unreachable registry: cannot know, quickly', () => {
 });
 
 describe("Docker Hub's token flow (replayed answers)", () => {
-  const hub = JSON.parse(readFileSync(new URL('../fixtures/registry/docker-hub.json', import.meta.url), 'utf8')) as Record<
-    string,
-    { status: number; headers: Record<string, string>; body: string }
-  >;
+  const hub = JSON.parse(
+    readFileSync(new URL('../fixtures/registry/docker-hub.json', import.meta.url), 'utf8'),
+  ) as Record<string, { status: number; headers: Record<string, string>; body: string }>;
   let server: Server;
   let base = '';
   const seen: Array<{ method: string; url: string; authorization?: string; accept?: string }> = [];
   const realm = (headers: Record<string, string>) =>
     Object.fromEntries(
-      Object.entries(headers).map(([name, value]) => [name, value.replace('https://auth.docker.io/token', `${base}/token`)]),
+      Object.entries(headers).map(([name, value]) => [
+        name,
+        value.replace('https://auth.docker.io/token', `${base}/token`),
+      ]),
     );
   const replay = (request: IncomingMessage) => {
     const url = new URL(request.url ?? '/', base);
@@ -151,7 +153,11 @@ describe("Docker Hub's token flow (replayed answers)", () => {
     expect(seen.find((request) => request.url.startsWith('/token'))!.authorization).toBe(
       `Basic ${Buffer.from('someone:Hub-Passw0rd').toString('base64')}`,
     );
-    expect(seen.filter((request) => request.url.startsWith('/v2/team')).every((request) => request.authorization?.startsWith('Bearer '))).toBe(true);
+    expect(
+      seen
+        .filter((request) => request.url.startsWith('/v2/team'))
+        .every((request) => request.authorization?.startsWith('Bearer ')),
+    ).toBe(true);
     const wrong = [{ username: 'someone', password: 'Hub-Passw0rd-wrong', source: 'secret old, key docker.io' }];
     const refused = await client.ask(image(host, 'team/private', 'v2'), wrong);
     expect(refused).toEqual({
