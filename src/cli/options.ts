@@ -1,5 +1,5 @@
 // Command-line values → ApplyOptions. Pure, so every rule here is tested without a process.
-import { InputError } from '../errors.js';
+import { ExitCode, InputError } from '../errors.js';
 import type { RollbackMode } from '../model/result.js';
 import { resolveApplyOptions } from '../api/options.js';
 import { parseDuration } from '../duration.js';
@@ -199,6 +199,22 @@ export function wantsJsonOutput(argv: readonly string[]): boolean {
     else if (arg === '-o' || arg === '--output') json = argv[index + 1] === 'json';
   }
   return json;
+}
+
+/** `kguard apply … --diff` (before `--`): a preview whose exit codes are `kubectl diff`'s. */
+export function wantsDiff(argv: readonly string[]): boolean {
+  if (argv[0] !== 'apply') return false;
+  const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  return own.includes('--diff');
+}
+
+/**
+ * `kubectl diff` exits 0 for no differences, 1 for differences and more than 1 for an error
+ * (kubectl/pkg/cmd/diff/diff.go). kguard's input and usage errors are 1 elsewhere; with --diff
+ * they are 2, so a script can tell "would change" from "could not tell". Other codes stand.
+ */
+export function diffPreviewExitCode(exitCode: number): number {
+  return exitCode === ExitCode.InputError ? ExitCode.ClusterError : exitCode;
 }
 
 /** A whole number on the command line; a malformed one is said as typed. */

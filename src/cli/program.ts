@@ -199,7 +199,7 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     )
     .option(
       '--diff',
-      'preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)',
+      'preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff',
     )
     .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')
     .option('-y, --yes', 'answer yes to --confirm (apply without asking)')

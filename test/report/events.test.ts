@@ -53,7 +53,12 @@ describe('EventStreamReporter', () => {
   it('cuts a 1,000-object changes event into parts no line reader chokes on (each under 64 KiB, in order, schema-valid)', () => {
     const { lines, reporter } = stream();
     const objects = Array.from({ length: 1000 }, (_, index) => ({
-      ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: `settings-${String(index).padStart(4, '0')}` },
+      ref: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: 'shop',
+        name: `settings-${String(index).padStart(4, '0')}`,
+      },
       change: 'configured' as const,
       changedFields: ['data.application.properties', 'data.logging.yaml', 'metadata.annotations.checksum/config'],
     }));
@@ -63,7 +68,9 @@ describe('EventStreamReporter', () => {
     expect(Buffer.byteLength(JSON.stringify({ kind: 'changes', objects }))).toBeGreaterThan(150 * 1024);
     const longest = Math.max(...lines.map((line) => Buffer.byteLength(line)));
     expect(longest).toBeLessThanOrEqual(60 * 1024);
-    const events = lines.map((line) => JSON.parse(line) as { seq: number; kind: string; part?: number; parts?: number; objects?: unknown[] });
+    const events = lines.map(
+      (line) => JSON.parse(line) as { seq: number; kind: string; part?: number; parts?: number; objects?: unknown[] },
+    );
     const parts = events.filter((event) => event.kind === 'changes');
     expect(parts.length).toBeGreaterThan(2);
     expect(parts.map((event) => event.part)).toEqual(parts.map((_, index) => index + 1));
