@@ -83,6 +83,8 @@ export interface RawApplyOptions {
   dotenv?: string;
   /** --events FILE|-: the NDJSON event stream (the CLI writes it). */
   events?: string;
+  /** --run-label TEXT */
+  runLabel?: string;
   /** -v: every kubectl command too; -q: verdict lines only (the CLI's reporter). */
   verbose?: boolean;
   quiet?: boolean;
@@ -127,6 +129,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     dryRun: parseDryRun(raw.dryRun),
     diff: raw.diff,
     confirm: raw.confirm,
+    runLabel: runLabelOf(raw.runLabel),
     keepCreated: raw.keepCreated,
     journal: raw.journal,
     lockTimeoutMs: optionalDuration(raw.lockTimeout, '--lock-timeout'),
@@ -199,6 +202,17 @@ export function wantsJsonOutput(argv: readonly string[]): boolean {
     else if (arg === '-o' || arg === '--output') json = argv[index + 1] === 'json';
   }
   return json;
+}
+
+/** --run-label: one line of printable text, at most 253 characters (it is written in the journal and on each event). */
+export function runLabelOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const label = text.trim();
+  if (label === '' || label.length > 253 || /[\u0000-\u001f\u007f]/.test(label))
+    throw new InputError(
+      `--run-label ${JSON.stringify(text)}: give one line of 1 to 253 printable characters, e.g. --run-label "$SR_DEPLOYMENT_ID" or --run-label "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT".`,
+    );
+  return label;
 }
 
 /** `kguard apply … --diff` (before `--`): a preview whose exit codes are `kubectl diff`'s. */
