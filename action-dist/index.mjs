@@ -59,8 +59,11 @@ function contentOf(object) {
   return { ...rest, metadata: meta };
 }
 function withControllerAnnotations(before, live) {
-  const annotations = Object.fromEntries(Object.entries(before.metadata.annotations ?? {}).filter(([key]) => !CONTROLLER_ANNOTATIONS.has(key)));
-  for (const [key, value] of Object.entries(live.metadata.annotations ?? {})) if (CONTROLLER_ANNOTATIONS.has(key)) annotations[key] = value;
+  const annotations = Object.fromEntries(
+    Object.entries(before.metadata.annotations ?? {}).filter(([key]) => !CONTROLLER_ANNOTATIONS.has(key))
+  );
+  for (const [key, value] of Object.entries(live.metadata.annotations ?? {}))
+    if (CONTROLLER_ANNOTATIONS.has(key)) annotations[key] = value;
   return Object.keys(annotations).length > 0 || before.metadata.annotations !== void 0 ? annotations : void 0;
 }
 function canonicalJson(value) {
@@ -3585,8 +3588,8 @@ var init_esm = __esm({
 });
 
 // src/errors.ts
-function kibibytes(bytes) {
-  return Math.ceil(bytes / 1024);
+function kibibytes(bytes2) {
+  return Math.ceil(bytes2 / 1024);
 }
 var ExitCode, KguardError, InputError, InterruptedError, KubectlError, JournalTooLargeError;
 var init_errors = __esm({
@@ -3628,11 +3631,11 @@ var init_errors = __esm({
       exitCode = ExitCode.ClusterError;
     };
     JournalTooLargeError = class extends KguardError {
-      constructor(bytes, limitBytes, objects, namespace, object) {
+      constructor(bytes2, limitBytes, objects, namespace, object) {
         super(
-          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
+          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes2)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
         );
-        this.bytes = bytes;
+        this.bytes = bytes2;
         this.limitBytes = limitBytes;
         this.objects = objects;
         this.namespace = namespace;
@@ -3648,7 +3651,7 @@ var init_errors = __esm({
   }
 });
 
-// src/kubectl/reaper.ts
+// src/kubectl/process/reaper.ts
 import { spawn } from "node:child_process";
 function reapOnDeath(pgid) {
   const stdin = reaperInput();
@@ -3679,7 +3682,7 @@ function reaperInput() {
 }
 var REAPER_SCRIPT, reaper, unavailable;
 var init_reaper = __esm({
-  "src/kubectl/reaper.ts"() {
+  "src/kubectl/process/reaper.ts"() {
     "use strict";
     REAPER_SCRIPT = [
       "groups=' '",
@@ -12022,7 +12025,7 @@ var init_execa = __esm({
   }
 });
 
-// src/kubectl/exec.ts
+// src/kubectl/process/exec.ts
 function streaming(file, args, onStdout, background) {
   let stopRequested = false;
   let stopGroup;
@@ -12105,7 +12108,7 @@ function killGroup(pid, signal) {
 }
 var kubectlEnv, KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess, backgroundProcess, execCommand;
 var init_exec = __esm({
-  "src/kubectl/exec.ts"() {
+  "src/kubectl/process/exec.ts"() {
     "use strict";
     init_reaper();
     kubectlEnv = () => ({ ...process.env, KUBECTL_KUBERC: "false" });
@@ -12212,8 +12215,16 @@ var init_exec = __esm({
           }, KILL_GRACE_MS)
         );
       };
-      timers.push(setTimeout(() => (timedOut = true, stop()), options.timeoutMs));
-      const onCancel = () => (cancelled = true, stop());
+      timers.push(
+        setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, options.timeoutMs)
+      );
+      const onCancel = () => {
+        cancelled = true;
+        stop();
+      };
       if (options.cancelSignal?.aborted) onCancel();
       else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
       try {
@@ -12269,9 +12280,27 @@ var init_flags = __esm({
       // Which cluster and who: every kubectl call kguard makes gets them, the restore's included.
       { long: "--context", arity: "value", scope: "global", role: "connection" },
       { long: "--kubeconfig", arity: "value", scope: "global", role: "connection" },
-      { long: "--cluster", arity: "value", scope: "global", role: "connection", native: { help: "the kubeconfig cluster to use", placeholder: "name" } },
-      { long: "--user", arity: "value", scope: "global", role: "connection", native: { help: "the kubeconfig user to use", placeholder: "name" } },
-      { long: "--as", arity: "value", scope: "global", role: "connection", native: { help: "user to impersonate for every kubectl call", placeholder: "user" } },
+      {
+        long: "--cluster",
+        arity: "value",
+        scope: "global",
+        role: "connection",
+        native: { help: "the kubeconfig cluster to use", placeholder: "name" }
+      },
+      {
+        long: "--user",
+        arity: "value",
+        scope: "global",
+        role: "connection",
+        native: { help: "the kubeconfig user to use", placeholder: "name" }
+      },
+      {
+        long: "--as",
+        arity: "value",
+        scope: "global",
+        role: "connection",
+        native: { help: "user to impersonate for every kubectl call", placeholder: "user" }
+      },
       {
         long: "--as-group",
         arity: "value",
@@ -12283,8 +12312,22 @@ var init_flags = __esm({
       { long: "--as-uid", arity: "value", scope: "global", role: "connection" },
       // Listed by `kubectl options` from 1.35 (checked against 1.33.9, 1.34.5 and 1.35.2 binaries).
       { long: "--as-user-extra", arity: "value", scope: "global", role: "connection", repeatable: true, since: 35 },
-      { long: "--server", short: "-s", arity: "value", scope: "global", role: "connection", native: { help: "the address and port of the API server", placeholder: "url" } },
-      { long: "--token", arity: "value", scope: "global", role: "connection", secret: true, native: { help: "bearer token for the API server (never printed)", placeholder: "token" } },
+      {
+        long: "--server",
+        short: "-s",
+        arity: "value",
+        scope: "global",
+        role: "connection",
+        native: { help: "the address and port of the API server", placeholder: "url" }
+      },
+      {
+        long: "--token",
+        arity: "value",
+        scope: "global",
+        role: "connection",
+        secret: true,
+        native: { help: "bearer token for the API server (never printed)", placeholder: "token" }
+      },
       {
         long: "--certificate-authority",
         arity: "value",
@@ -12334,7 +12377,13 @@ var init_flags = __esm({
         native: { help: "group/version/kind that --prune may delete (repeatable)", placeholder: "gvk" }
       },
       { long: "--all", arity: "boolean", scope: "apply", role: "apply" },
-      { long: "--force-conflicts", arity: "boolean", scope: "apply", role: "apply", native: { help: "server-side apply: take fields other managers own" } },
+      {
+        long: "--force-conflicts",
+        arity: "boolean",
+        scope: "apply",
+        role: "apply",
+        native: { help: "server-side apply: take fields other managers own" }
+      },
       {
         long: "--validate",
         arity: "optional-value",
@@ -12343,22 +12392,42 @@ var init_flags = __esm({
         role: "apply",
         native: { help: "strict (or true), warn, ignore (or false); alone: strict", placeholder: "mode" }
       },
-      { long: "--overwrite", arity: "boolean", scope: "apply", role: "apply", native: { help: "resolve conflicts with the live object from the manifest (on by default; --overwrite=false turns it off)" } },
-      { long: "--force", arity: "boolean", scope: "apply", role: "apply", native: { help: "delete and re-create an object kubectl cannot patch" } },
+      {
+        long: "--overwrite",
+        arity: "boolean",
+        scope: "apply",
+        role: "apply",
+        native: {
+          help: "resolve conflicts with the live object from the manifest (on by default; --overwrite=false turns it off)"
+        }
+      },
+      {
+        long: "--force",
+        arity: "boolean",
+        scope: "apply",
+        role: "apply",
+        native: { help: "delete and re-create an object kubectl cannot patch" }
+      },
       {
         long: "--cascade",
         arity: "optional-value",
         bare: "background",
         scope: "apply",
         role: "apply",
-        native: { help: "background, orphan or foreground, for what --prune and --force delete; alone: background", placeholder: "strategy" }
+        native: {
+          help: "background, orphan or foreground, for what --prune and --force delete; alone: background",
+          placeholder: "strategy"
+        }
       },
       {
         long: "--grace-period",
         arity: "value",
         scope: "apply",
         role: "apply",
-        native: { help: "seconds an object --prune or --force deletes may take to end (-1: its own)", placeholder: "seconds" }
+        native: {
+          help: "seconds an object --prune or --force deletes may take to end (-1: its own)",
+          placeholder: "seconds"
+        }
       },
       { long: "--server-side", arity: "boolean", scope: "apply", role: "apply" },
       { long: "--field-manager", arity: "value", scope: "apply", role: "apply" },
@@ -12374,7 +12443,9 @@ var init_flags = __esm({
       { long: "--vmodule", arity: "value", scope: "global", role: "apply" },
       { long: "--warnings-as-errors", arity: "boolean", scope: "global", role: "apply" }
     ];
-    BY_NAME = new Map(KUBECTL_FLAGS.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []]));
+    BY_NAME = new Map(
+      KUBECTL_FLAGS.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []])
+    );
   }
 });
 
@@ -12407,12 +12478,16 @@ function splitPassThrough(args) {
     switch (flag.role) {
       case "namespace":
         if (result.namespace !== void 0 && result.namespace !== value) {
-          throw new InputError(`-n ${result.namespace} and -n ${value} after -- contradict each other; give one namespace.`);
+          throw new InputError(
+            `-n ${result.namespace} and -n ${value} after -- contradict each other; give one namespace.`
+          );
         }
         result.namespace = value;
         break;
       case "connection":
-        result.connection.push(flag.arity === "boolean" && inlineValue === void 0 ? flag.long : `${flag.long}=${value}`);
+        result.connection.push(
+          flag.arity === "boolean" && inlineValue === void 0 ? flag.long : `${flag.long}=${value}`
+        );
         break;
       case "selection":
         result.selection.push(normalized);
@@ -12420,7 +12495,8 @@ function splitPassThrough(args) {
         break;
       case "dry-run":
         if (value === "none") break;
-        if (value !== "client" && value !== "server") throw new InputError(`--dry-run=${value} after -- is not one of none, client, server.`);
+        if (value !== "client" && value !== "server")
+          throw new InputError(`--dry-run=${value} after -- is not one of none, client, server.`);
         result.dryRun = value;
         break;
       case "apply":
@@ -12453,7 +12529,7 @@ var init_passthrough = __esm({
   }
 });
 
-// src/run/result.ts
+// src/run/apply/result.ts
 function verificationFailed(verification) {
   if (!verification) return false;
   const bake2 = verification.bake;
@@ -12469,13 +12545,16 @@ function outcomeOf(result) {
   if (needsPerson) return "needs-attention";
   if (result.cancelled !== void 0) return "interrupted";
   const restored = restores.some((restore2) => restore2 !== void 0 && restore2.status !== "kept");
-  if (states.includes("failed") || result.applyError !== void 0 || verificationFailed(result.verification)) return restored ? "rolled-back" : "failed";
+  if (states.includes("failed") || result.applyError !== void 0 || verificationFailed(result.verification))
+    return restored ? "rolled-back" : "failed";
   if (states.includes("timed-out")) return "timed-out";
   if (!result.objects.some(isChange)) return "unchanged";
   return "succeeded";
 }
 function anythingRestored(result) {
-  return result.objects.some((object) => object.restore !== void 0 && object.restore.status !== "kept" && object.restore.status !== "failed");
+  return result.objects.some(
+    (object) => object.restore !== void 0 && object.restore.status !== "kept" && object.restore.status !== "failed"
+  );
 }
 function exitCodeOfRun(result) {
   if (result.outcome === "previewed" && result.diff && result.objects.some(isChange)) return DIFFERENCES_FOUND;
@@ -12486,7 +12565,7 @@ function withOutcome(result) {
 }
 var EXIT_CODES, DIFFERENCES_FOUND;
 var init_result2 = __esm({
-  "src/run/result.ts"() {
+  "src/run/apply/result.ts"() {
     "use strict";
     init_compare();
     init_errors();
@@ -12516,7 +12595,12 @@ function bakeReport(verification) {
     elapsedMs: Math.round(bake2.elapsedMs),
     passed: bake2.passed,
     stoppedBy: bake2.stoppedBy ?? null,
-    workload: bake2.workload ? { apiVersion: bake2.workload.apiVersion, kind: bake2.workload.kind, namespace: bake2.workload.namespace || null, name: bake2.workload.name } : null,
+    workload: bake2.workload ? {
+      apiVersion: bake2.workload.apiVersion,
+      kind: bake2.workload.kind,
+      namespace: bake2.workload.namespace || null,
+      name: bake2.workload.name
+    } : null,
     summary: bake2.summary ?? null,
     evidence: [...bake2.evidence],
     logs: bake2.logs.map(logReport),
@@ -12543,7 +12627,11 @@ function checkReport(outcome) {
     evidence: [...outcome.evidence],
     logs: outcome.logs.map(logReport),
     nextStep: outcome.nextStep ?? null,
-    cleanup: outcome.cleanup ? { action: outcome.cleanup.action, detail: outcome.cleanup.detail ?? null, commands: [...outcome.cleanup.commands] } : null
+    cleanup: outcome.cleanup ? {
+      action: outcome.cleanup.action,
+      detail: outcome.cleanup.detail ?? null,
+      commands: [...outcome.cleanup.commands]
+    } : null
   };
 }
 function logReport({ pod, container, previous, lines, error: error2 }) {
@@ -12556,9 +12644,11 @@ var init_json_verify = __esm({
 });
 
 // src/report/json.ts
-function buildReport(result, messages) {
+function buildReport(result, messages, run = {}) {
   return {
     reportVersion: REPORT_VERSION,
+    ...run.runId ? { runId: run.runId } : {},
+    ...run.runLabel ? { runLabel: run.runLabel } : {},
     outcome: result.outcome,
     exitCode: exitCodeOfRun(result),
     dryRun: result.mode === "preview",
@@ -12802,12 +12892,32 @@ var init_table = __esm({
     START_STEP = "the runtime cannot start CONTAINER: check its command and args against the image (the runtime's error is in this diagnosis)";
     WAITING_REASONS = {
       // kubelet image manager (images/types.go ErrImagePull): a pull failed.
-      ErrImagePull: { category: "image-pull", family: "image-pull", policy: PULL_CAUSE_RULES.unknown.policy, judgedByPullError: true, cannot: "pull image IMAGE", nextStep: PULL_STEP },
+      ErrImagePull: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: PULL_CAUSE_RULES.unknown.policy,
+        judgedByPullError: true,
+        cannot: "pull image IMAGE",
+        nextStep: PULL_STEP
+      },
       // kubelet image manager: in the back-off after a failed pull. Its message names the last error
       // from 1.32 on (`Back-off pulling image "x": ErrImagePull: \u2026`), only the image before.
-      ImagePullBackOff: { category: "image-pull", family: "image-pull", policy: PULL_CAUSE_RULES.unknown.policy, judgedByPullError: true, cannot: "pull image IMAGE", nextStep: PULL_STEP },
+      ImagePullBackOff: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: PULL_CAUSE_RULES.unknown.policy,
+        judgedByPullError: true,
+        cannot: "pull image IMAGE",
+        nextStep: PULL_STEP
+      },
       // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable\u2026`.
-      RegistryUnavailable: { category: "image-pull", family: "image-pull", policy: PULL_CAUSE_RULES.transient.policy, cannot: "pull image IMAGE", nextStep: PULL_CAUSE_RULES.transient.nextStep },
+      RegistryUnavailable: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: PULL_CAUSE_RULES.transient.policy,
+        cannot: "pull image IMAGE",
+        nextStep: PULL_CAUSE_RULES.transient.nextStep
+      },
       // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the signature validation failed\u2026`.
       SignatureValidationFailed: {
         category: "image-pull",
@@ -12817,7 +12927,13 @@ var init_table = __esm({
         nextStep: "sign IMAGE as the node policy requires, or use a signed image"
       },
       // kubelet image manager: `Failed to apply default image tag "x": couldn't parse image name \u2026`. No retry can fix it.
-      InvalidImageName: { category: "image-pull", family: "image-pull", policy: { when: "now" }, cannot: "use image name IMAGE", nextStep: "fix the image reference in the pod template (lowercase, registry/name:tag)" },
+      InvalidImageName: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: { when: "now" },
+        cannot: "use image name IMAGE",
+        nextStep: "fix the image reference in the pod template (lowercase, registry/name:tag)"
+      },
       // kubelet image manager: `Container image "x" is not present with pull policy of Never`.
       ErrImageNeverPull: {
         category: "image-pull",
@@ -12836,10 +12952,22 @@ var init_table = __esm({
       },
       // kubelet (kuberuntime_manager.go doBackOff): restart back-off after the container exited.
       // One crash can be a slow dependency; three restarts or a minute of it is a crash loop.
-      CrashLoopBackOff: { category: "crash-loop", family: "crash", policy: { when: "after", seconds: 60, restarts: 3 }, cannot: "stay running (crash loop)", nextStep: CRASH_STEP },
+      CrashLoopBackOff: {
+        category: "crash-loop",
+        family: "crash",
+        policy: { when: "after", seconds: 60, restarts: 3 },
+        cannot: "stay running (crash loop)",
+        nextStep: CRASH_STEP
+      },
       // kubelet (kuberuntime_container.go startContainer, ErrRunContainer): the runtime could not
       // start the process, e.g. the command is not in the image.
-      RunContainerError: { category: "start", family: "start", policy: { when: "after", seconds: 15, restarts: 2 }, cannot: "start container CONTAINER", nextStep: START_STEP },
+      RunContainerError: {
+        category: "start",
+        family: "start",
+        policy: { when: "after", seconds: 15, restarts: 2 },
+        cannot: "start container CONTAINER",
+        nextStep: START_STEP
+      },
       // kubelet (ErrPostStartHook): the postStart hook failed and the container was killed. The
       // event says only "PostStartHook failed"; the waiting message has the hook's output.
       PostStartHookError: {
@@ -13036,10 +13164,14 @@ function rememberClues(previous, pods, read) {
     const known = previous.volumes.get(podUid(pod));
     if (known) volumes.set(podUid(pod), known);
   }
-  for (const [key, failure] of previous.startFailures) if (uids.has(key.split("/")[0] ?? "")) startFailures.set(key, failure);
+  for (const [key, failure] of previous.startFailures)
+    if (uids.has(key.split("/")[0] ?? "")) startFailures.set(key, failure);
   const scaleUps = new Set([...previous.scaleUps].filter((uid) => uids.has(uid)));
   if (read) {
-    if (read.events.some((event) => event.reason !== void 0 && SCALE_UP_REASONS.has(event.reason) && isAbout(event, read.pod))) scaleUps.add(podUid(read.pod));
+    if (read.events.some(
+      (event) => event.reason !== void 0 && SCALE_UP_REASONS.has(event.reason) && isAbout(event, read.pod)
+    ))
+      scaleUps.add(podUid(read.pod));
     const own = read.events.filter((event) => event.type === "Warning" && isAbout(event, read.pod)).sort((a2, b) => timeOf(a2).localeCompare(timeOf(b)));
     const latest = /* @__PURE__ */ new Map();
     for (const event of own) {
@@ -13047,7 +13179,10 @@ function rememberClues(previous, pods, read) {
       if (event.reason === "Failed" && pulled?.[1] && pulled[2]) pullErrors.set(pulled[1], oneLine(pulled[2]));
       const container = containerOf(event.involvedObject?.fieldPath);
       if (event.reason === "FailedPostStartHook" && container) {
-        startFailures.set(`${podUid(read.pod)}/${container}`, { reason: "PostStartHookError", message: oneLine(event.message ?? "") });
+        startFailures.set(`${podUid(read.pod)}/${container}`, {
+          reason: "PostStartHookError",
+          message: oneLine(event.message ?? "")
+        });
       }
       if (event.reason && VOLUME_REASONS.has(event.reason)) {
         latest.set(event.reason, {
@@ -13064,9 +13199,13 @@ function rememberClues(previous, pods, read) {
     for (const status of [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []]) {
       const waiting = status.state?.waiting;
       const image = images.get(status.name);
-      if (waiting?.reason === "ErrImagePull" && waiting.message && image) pullErrors.set(image, oneLine(waiting.message));
+      if (waiting?.reason === "ErrImagePull" && waiting.message && image)
+        pullErrors.set(image, oneLine(waiting.message));
       if (waiting?.reason && WAITING_REASONS[waiting.reason]?.family === "start") {
-        startFailures.set(`${podUid(pod)}/${status.name}`, { reason: waiting.reason, message: oneLine(waiting.message ?? "") });
+        startFailures.set(`${podUid(pod)}/${status.name}`, {
+          reason: waiting.reason,
+          message: oneLine(waiting.message ?? "")
+        });
       }
     }
   }
@@ -13080,7 +13219,8 @@ function podsNeedingEvents(pods, clues) {
     if (pod.metadata.deletionTimestamp || pod.status?.phase !== "Pending") continue;
     if (!pod.spec?.nodeName) {
       const scheduled = pod.status?.conditions?.find((condition) => condition.type === "PodScheduled");
-      if (scheduled?.status === "False" && scheduled.reason === "Unschedulable" && !clues.scaleUps.has(podUid(pod))) unplaced.push(pod);
+      if (scheduled?.status === "False" && scheduled.reason === "Unschedulable" && !clues.scaleUps.has(podUid(pod)))
+        unplaced.push(pod);
       continue;
     }
     const images = imagesOf(pod);
@@ -13093,7 +13233,8 @@ function podsNeedingEvents(pods, clues) {
       return judgePullError(text2) === "unknown";
     });
     if (pullUnknown) unknownPull.push(pod);
-    else if (statuses.length === 0 || statuses.every((status) => STARTING_REASONS.has(status.state?.waiting?.reason ?? ""))) starting.push(pod);
+    else if (statuses.length === 0 || statuses.every((status) => STARTING_REASONS.has(status.state?.waiting?.reason ?? "")))
+      starting.push(pod);
   }
   return { unknownPull, starting, unplaced };
 }
@@ -13123,7 +13264,12 @@ var init_clues = __esm({
     init_pull_errors();
     init_table();
     init_text();
-    NO_CLUES = { pullErrors: /* @__PURE__ */ new Map(), volumes: /* @__PURE__ */ new Map(), startFailures: /* @__PURE__ */ new Map(), scaleUps: /* @__PURE__ */ new Set() };
+    NO_CLUES = {
+      pullErrors: /* @__PURE__ */ new Map(),
+      volumes: /* @__PURE__ */ new Map(),
+      startFailures: /* @__PURE__ */ new Map(),
+      scaleUps: /* @__PURE__ */ new Set()
+    };
     SCALE_UP_REASONS = /* @__PURE__ */ new Set(["TriggeredScaleUp", "Nominated"]);
     VOLUME_REASONS = /* @__PURE__ */ new Set(["FailedMount", "FailedAttachVolume"]);
   }
@@ -13138,7 +13284,10 @@ function diagnose(verdict, events, workload, logs = []) {
       const worst = worstFinding(verdict.findings);
       return {
         summary: `new pods did not become ready in time (at the deadline: ${verdict.waitingFor})`,
-        evidence: [...findingLines(worst ? [worst, ...verdict.findings] : verdict.findings), ...eventLines(events, verdict.findings)],
+        evidence: [
+          ...findingLines(worst ? [worst, ...verdict.findings] : verdict.findings),
+          ...eventLines(events, verdict.findings)
+        ],
         nextStep: worst ? fillStep(stepFor(worst, logs), worst, workload) : `raise --timeout if the rollout is just slow; its events: kubectl get events -n ${workload.namespace}`,
         pod: worst?.pod,
         logs: [...logs]
@@ -13153,9 +13302,14 @@ function logTargets(verdict) {
   const cause = verdict.state === "failed" && verdict.cause.source === "pod" ? verdict.cause.finding : void 0;
   const targets = [];
   for (const finding of cause ? [cause, ...verdict.findings] : verdict.findings) {
-    if (!finding.container || !finding.ran || targets.some((target) => target.container === finding.container)) continue;
+    if (!finding.container || !finding.ran || targets.some((target) => target.container === finding.container))
+      continue;
     if (targets.length >= MAX_LOGGED_CONTAINERS) break;
-    targets.push({ pod: finding.pod, container: finding.container, previous: finding.running && finding.restartCount > 0 });
+    targets.push({
+      pod: finding.pod,
+      container: finding.container,
+      previous: finding.running && finding.restartCount > 0
+    });
   }
   return targets;
 }
@@ -13170,8 +13324,20 @@ function causeDiagnosis(cause, findings, events, workload, logs) {
       logs: [...logs]
     };
   }
-  if (cause.source === "apply") return { summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: "fix what kubectl apply said (quoted in the summary) and run kguard again", logs: [] };
-  if (cause.source === "internal") return { summary: `kguard failed while watching it: ${oneLine(cause.message, 300)}`, evidence: [], nextStep: "report this kguard bug; the apply was restored", logs: [] };
+  if (cause.source === "apply")
+    return {
+      summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`,
+      evidence: [],
+      nextStep: "fix what kubectl apply said (quoted in the summary) and run kguard again",
+      logs: []
+    };
+  if (cause.source === "internal")
+    return {
+      summary: `kguard failed while watching it: ${oneLine(cause.message, 300)}`,
+      evidence: [],
+      nextStep: "report this kguard bug; the apply was restored",
+      logs: []
+    };
   const worst = worstFinding(findings);
   return {
     summary: `the rollout cannot ${cause.rule.cannot}: ${cause.reason}${cause.message ? ` (${oneLine(cause.message, 300)})` : ""}`,
@@ -13191,7 +13357,11 @@ function withEventCause(finding, events) {
   return hookFailed ? { ...finding, reason: "PostStartHookError", family: "start", rule } : finding;
 }
 function withProbeFailure(finding, events) {
-  const probe = events.filter((event) => event.reason === "Unhealthy" && event.involvedObject?.name === finding.pod && (event.message ?? "").startsWith("Readiness probe failed")).filter((event) => finding.container === void 0 || containerOf(event.involvedObject?.fieldPath) === void 0 || containerOf(event.involvedObject?.fieldPath) === finding.container).sort((left, right) => timeOf(left).localeCompare(timeOf(right))).at(-1);
+  const probe = events.filter(
+    (event) => event.reason === "Unhealthy" && event.involvedObject?.name === finding.pod && (event.message ?? "").startsWith("Readiness probe failed")
+  ).filter(
+    (event) => finding.container === void 0 || containerOf(event.involvedObject?.fieldPath) === void 0 || containerOf(event.involvedObject?.fieldPath) === finding.container
+  ).sort((left, right) => timeOf(left).localeCompare(timeOf(right))).at(-1);
   return probe?.message ? { ...finding, message: oneLine(probe.message) } : finding;
 }
 function findingLines(findings) {
@@ -13215,13 +13385,16 @@ function findingLines(findings) {
   return lines;
 }
 function displayMessage(finding) {
-  if (finding.family === "image-pull" && finding.rule.judgedByPullError) return pullErrorGist(finding.pullError ?? finding.message);
+  if (finding.family === "image-pull" && finding.rule.judgedByPullError)
+    return pullErrorGist(finding.pullError ?? finding.message);
   if (finding.reason === "CrashLoopBackOff") return "";
   return finding.message;
 }
 function eventLines(events, findings) {
   const shown2 = findings.flatMap((finding) => [finding.message, finding.pullError ?? ""]).filter((text2) => text2 !== "");
-  const warnings = events.filter((event) => event.type === "Warning" && !/^Error: \w+$/.test(event.message ?? "")).filter((event) => !shown2.some((text2) => (event.message ?? "").includes(pullErrorGist(text2)))).filter((event) => !(event.reason === "BackOff" && /^Back-off restarting failed container/.test(event.message ?? ""))).sort((a2, b) => timeOf(b).localeCompare(timeOf(a2)));
+  const warnings = events.filter((event) => event.type === "Warning" && !/^Error: \w+$/.test(event.message ?? "")).filter((event) => !shown2.some((text2) => (event.message ?? "").includes(pullErrorGist(text2)))).filter(
+    (event) => !(event.reason === "BackOff" && /^Back-off restarting failed container/.test(event.message ?? ""))
+  ).sort((a2, b) => timeOf(b).localeCompare(timeOf(a2)));
   const seen = /* @__PURE__ */ new Set();
   const lines = [];
   for (const event of warnings) {
@@ -13242,7 +13415,11 @@ function rank(finding) {
 }
 function stepFor(finding, logs) {
   const printed = logs.some((log) => log.container === finding.container && log.lines.length > 0);
-  if (finding.family === "crash" && !printed) return finding.rule.nextStep.replace("its last lines, read before any restore, say why", "it printed nothing kguard could read");
+  if (finding.family === "crash" && !printed)
+    return finding.rule.nextStep.replace(
+      "its last lines, read before any restore, say why",
+      "it printed nothing kguard could read"
+    );
   return finding.rule.nextStep;
 }
 function fillStep(step, finding, workload) {
@@ -13262,7 +13439,7 @@ var init_diagnosis = __esm({
   }
 });
 
-// src/kubectl/apply-output.ts
+// src/kubectl/output/apply-output.ts
 function parseApplyOutput(stdout) {
   const applied2 = [];
   for (const line of stdout.split("\n")) {
@@ -13281,13 +13458,13 @@ function describeApplied(object) {
 }
 var APPLY_LINE;
 var init_apply_output = __esm({
-  "src/kubectl/apply-output.ts"() {
+  "src/kubectl/output/apply-output.ts"() {
     "use strict";
     APPLY_LINE = /^(?<resource>[a-z0-9.-]+)\/(?<name>\S+) (?<action>created|configured|unchanged|serverside-applied)(?: \((?:server )?dry run\))?$/;
   }
 });
 
-// src/kubectl/diagnose.ts
+// src/kubectl/output/diagnose.ts
 function diagnoseKubectlFailure(result) {
   if (result.spawnError) {
     return {
@@ -13337,7 +13514,7 @@ function firstLine(stderr, pattern2) {
 }
 var FAILURE_PATTERNS, KLOG_PREFIX;
 var init_diagnose = __esm({
-  "src/kubectl/diagnose.ts"() {
+  "src/kubectl/output/diagnose.ts"() {
     "use strict";
     FAILURE_PATTERNS = [
       {
@@ -13388,9 +13565,15 @@ var init_diagnose = __esm({
         pattern: /no matches for kind "([^"]+)" in version "([^"]+)"/,
         nextStep: (match) => `install the CustomResourceDefinition that defines ${match[1]} (${match[2]}) before applying objects of that kind (kubectl get crd), or fix apiVersion/kind`,
         detail: (stderr) => {
-          const unknown = [...stderr.matchAll(/resource mapping not found for name: "([^"]*)" namespace: "([^"]*)" from "([^"]*)": no matches for kind "([^"]+)" in version "([^"]+)"/g)];
+          const unknown = [
+            ...stderr.matchAll(
+              /resource mapping not found for name: "([^"]*)" namespace: "([^"]*)" from "([^"]*)": no matches for kind "([^"]+)" in version "([^"]+)"/g
+            )
+          ];
           if (unknown.length === 0) return firstLine(stderr, /no matches for kind/);
-          return unknown.map(([, name, , file, kind, version]) => `the cluster does not know kind ${kind} in version ${version} (${file}${name ? `, ${kind} "${name}"` : ""})`).join("; ");
+          return unknown.map(
+            ([, name, , file, kind, version]) => `the cluster does not know kind ${kind} in version ${version} (${file}${name ? `, ${kind} "${name}"` : ""})`
+          ).join("; ");
         }
       },
       {
@@ -13458,7 +13641,7 @@ var init_transient = __esm({
   }
 });
 
-// src/kubectl/parse.ts
+// src/kubectl/output/parse.ts
 function writeFailure(result, deadlineMs) {
   const stderr = result.stderr;
   const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
@@ -13473,7 +13656,10 @@ function writeFailure(result, deadlineMs) {
 function logsResult(result) {
   if (result.exitCode === 0) return { ok: true, text: result.stdout };
   const said2 = result.stderr.split("\n").find((line) => line.trim() !== "") ?? "";
-  return { ok: false, error: result.timedOut ? "kubectl did not answer in time" : said2.replace(/^error: /, "").trim() || `kubectl exited ${result.exitCode}` };
+  return {
+    ok: false,
+    error: result.timedOut ? "kubectl did not answer in time" : said2.replace(/^error: /, "").trim() || `kubectl exited ${result.exitCode}`
+  };
 }
 function selectorsOf(query) {
   return {
@@ -13543,7 +13729,8 @@ function jsonDocuments(text2) {
 }
 function itemsOfValue(parsed) {
   const list = parsed;
-  if (typeof parsed === "object" && parsed !== null && list.kind === "List" && Array.isArray(list.items)) return list.items;
+  if (typeof parsed === "object" && parsed !== null && list.kind === "List" && Array.isArray(list.items))
+    return list.items;
   return [parsed];
 }
 function itemsOf(stdout) {
@@ -13568,12 +13755,21 @@ function kubectlFailure(what, result, deadline, applied2 = []) {
     );
   }
   const diagnosis = diagnoseKubectlFailure(result);
-  return new KubectlError(`kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`, void 0, result.stderr, applied2);
+  return new KubectlError(
+    `kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
+    void 0,
+    result.stderr,
+    applied2
+  );
 }
 function listedItems(stdout) {
   const list = JSON.parse(stdout);
   const kind = (list.kind ?? "").replace(/List$/, "");
-  const items = (list.items ?? []).map((item) => ({ ...item, apiVersion: item.apiVersion ?? list.apiVersion ?? "", kind: item.kind ?? kind }));
+  const items = (list.items ?? []).map((item) => ({
+    ...item,
+    apiVersion: item.apiVersion ?? list.apiVersion ?? "",
+    kind: item.kind ?? kind
+  }));
   return { items, resourceVersion: list.metadata?.resourceVersion ?? "" };
 }
 function applyCommand(request) {
@@ -13586,7 +13782,7 @@ function applyCommand(request) {
 }
 var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
 var init_parse = __esm({
-  "src/kubectl/parse.ts"() {
+  "src/kubectl/output/parse.ts"() {
     "use strict";
     init_errors();
     init_diagnose();
@@ -13596,7 +13792,7 @@ var init_parse = __esm({
   }
 });
 
-// src/report/format-phases.ts
+// src/report/format/format-phases.ts
 function listObjects(objects) {
   const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
   return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
@@ -13606,7 +13802,7 @@ function plural(count2) {
 }
 var PHASE_TEXT, PHASE_FORMATTERS;
 var init_format_phases = __esm({
-  "src/report/format-phases.ts"() {
+  "src/report/format/format-phases.ts"() {
     "use strict";
     init_model();
     PHASE_TEXT = {
@@ -13637,9 +13833,12 @@ var init_format_phases = __esm({
 // src/duration.ts
 function parseDuration(text2, what) {
   const ms = durationMs(text2.trim());
-  if (ms === void 0) throw new InputError(`${what} ${JSON.stringify(text2)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
+  if (ms === void 0)
+    throw new InputError(`${what} ${JSON.stringify(text2)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
   if (ms > MAX_DURATION_MS) {
-    throw new InputError(`${what} ${text2} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`);
+    throw new InputError(
+      `${what} ${text2} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`
+    );
   }
   return ms;
 }
@@ -13667,7 +13866,7 @@ var init_duration2 = __esm({
   }
 });
 
-// src/report/line.ts
+// src/report/format/line.ts
 function seconds2(ms) {
   const total = ms / 1e3;
   if (total < 60) return `${total.toFixed(1)}s`;
@@ -13685,12 +13884,12 @@ function containerLogLines(logs) {
   });
 }
 var init_line = __esm({
-  "src/report/line.ts"() {
+  "src/report/format/line.ts"() {
     "use strict";
   }
 });
 
-// src/report/format-verify.ts
+// src/report/format/format-verify.ts
 function checkName(check) {
   if (check.type === "command") return `\`${check.command}\``;
   return `${check.job ? describeObject(check.job) : "the Job"} from ${check.file}`;
@@ -13711,7 +13910,7 @@ function outcomeDetails(outcome, shown2) {
 }
 var VERIFY_FORMATTERS, CLEANUP_TEXT;
 var init_format_verify = __esm({
-  "src/report/format-verify.ts"() {
+  "src/report/format/format-verify.ts"() {
     "use strict";
     init_duration2();
     init_model();
@@ -13753,7 +13952,11 @@ var init_format_verify = __esm({
       "bake-failed": (event) => ({
         tone: "fail",
         text: `${event.workload ? `${describeObject(event.workload)}: ` : "the bake stopped: "}${event.outcome.summary ?? "it did not stay healthy"} (after ${seconds2(event.outcome.elapsedMs)} of the ${formatDuration(event.outcome.durationMs)} bake)`,
-        details: [...event.outcome.evidence, ...containerLogLines(event.outcome.logs.map((log) => ({ ...log, shown: event.shown }))), ...event.outcome.nextStep ? [`next: ${event.outcome.nextStep}`] : []]
+        details: [
+          ...event.outcome.evidence,
+          ...containerLogLines(event.outcome.logs.map((log) => ({ ...log, shown: event.shown }))),
+          ...event.outcome.nextStep ? [`next: ${event.outcome.nextStep}`] : []
+        ]
       })
     };
     CLEANUP_TEXT = {
@@ -13764,11 +13967,13 @@ var init_format_verify = __esm({
   }
 });
 
-// src/report/format.ts
+// src/report/format/format.ts
 function finalText(event) {
   if (event.outcome === "timed-out" && event.restored) return TIMED_OUT_RESTORED;
-  if (event.outcome === "interrupted" && !event.restored) return "cancelled after the apply; nothing was restored (see above)";
-  if (event.outcome === "previewed" && event.exitCode !== 0) return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
+  if (event.outcome === "interrupted" && !event.restored)
+    return "cancelled after the apply; nothing was restored (see above)";
+  if (event.outcome === "previewed" && event.exitCode !== 0)
+    return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
   return OUTCOME_TEXT[event.outcome];
 }
 function diagnosisDetails(diagnosis) {
@@ -13800,7 +14005,7 @@ function formatEvent(event) {
 }
 var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, PHASE_PREFIX, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
 var init_format = __esm({
-  "src/report/format.ts"() {
+  "src/report/format/format.ts"() {
     "use strict";
     init_compare();
     init_diagnosis();
@@ -13845,7 +14050,9 @@ var init_format = __esm({
       "apply-failed": (event) => ({
         tone: "fail",
         text: `kubectl apply failed part-way: ${event.message}`,
-        details: event.applied.length > 0 ? [`kubectl had already applied: ${event.applied.map(describeApplied).join(", ")}; kguard restores what changed`] : []
+        details: event.applied.length > 0 ? [
+          `kubectl had already applied: ${event.applied.map(describeApplied).join(", ")}; kguard restores what changed`
+        ] : []
       }),
       changes: (event) => {
         const changed = event.objects.filter((object) => isChangeKind(object.change));
@@ -13984,11 +14191,28 @@ var init_format = __esm({
         text: `run ${event.runId} is not finished: its journal stays in ${journalNamespaces(event)}. When you have looked, restore what is left with:`,
         details: [event.command]
       }),
-      "journal-warning": (event) => event.commands ? { tone: "warn", text: `${event.message}:`, details: event.commands } : { tone: "warn", text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)` },
-      "fleet-cluster": (event) => event.step === "apply" ? { tone: "info", text: `context ${event.context} (wave ${event.wave}): applying (fleet run ${event.fleetRunId})` } : { tone: "undo", text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed` },
+      "journal-warning": (event) => event.commands ? { tone: "warn", text: `${event.message}:`, details: event.commands } : {
+        tone: "warn",
+        text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`
+      },
+      "fleet-cluster": (event) => event.step === "apply" ? {
+        tone: "info",
+        text: `context ${event.context} (wave ${event.wave}): applying (fleet run ${event.fleetRunId})`
+      } : {
+        tone: "undo",
+        text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed`
+      },
       "rollback-wait": (event) => ({
         tone: "info",
         text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
+      }),
+      "stop-requested": (event) => ({
+        tone: "undo",
+        text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`
+      }),
+      "stopping-run": (event) => ({
+        tone: event.step === "unanswered" ? "warn" : "info",
+        text: `run ${event.runId}: ${event.detail}`
       }),
       "rollback-finished": (event) => ({
         tone: event.needsPerson > 0 ? "alarm" : "ok",
@@ -14608,7 +14832,7 @@ var init_plain = __esm({
   }
 });
 
-// src/report/github.ts
+// src/report/ci/github.ts
 var github_exports = {};
 __export(github_exports, {
   GithubActionsReporter: () => GithubActionsReporter,
@@ -14628,14 +14852,22 @@ function withoutSubject(text2, ref) {
   return text2.startsWith(prefix2) ? text2.slice(prefix2.length) : text2;
 }
 function cell(line) {
-  const details = (line.details ?? []).filter((detail) => line.tone === "undo" || line.tone === "alarm" || line.tone === "warn" || detail.startsWith("next: ")).map((detail) => `<br><code>${escapeCell(detail)}</code>`).join("");
+  const details = (line.details ?? []).filter(
+    (detail) => line.tone === "undo" || line.tone === "alarm" || line.tone === "warn" || detail.startsWith("next: ")
+  ).map((detail) => `<br><code>${escapeCell(detail)}</code>`).join("");
   return `${SYMBOLS[line.tone]} ${escapeCell(line.text)}${details}`;
 }
 function failureSummary(message, exitCode, messages) {
   return [
     `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`,
     "",
-    ...messages.length > 0 ? [`<details><summary>kguard log (${messages.length} lines)</summary>`, "", `<pre>${escapeHtml(messages.join("\n"))}</pre>`, "</details>", ""] : []
+    ...messages.length > 0 ? [
+      `<details><summary>kguard log (${messages.length} lines)</summary>`,
+      "",
+      `<pre>${escapeHtml(messages.join("\n"))}</pre>`,
+      "</details>",
+      ""
+    ] : []
   ].join("\n");
 }
 function appendSummary(summaryPath, markdown, stream, append = appendFileSync2) {
@@ -14643,8 +14875,10 @@ function appendSummary(summaryPath, markdown, stream, append = appendFileSync2) 
     append(summaryPath, markdown);
   } catch (error2) {
     const why = error2 instanceof Error ? error2.message : String(error2);
-    stream.write(`::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}
-`);
+    stream.write(
+      `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}
+`
+    );
   }
 }
 function escapeData(text2) {
@@ -14661,7 +14895,7 @@ function escapeCell(text2) {
 }
 var CHANGE_WORDS, GithubActionsReporter, CHECK_KINDS, RESTORE_KINDS;
 var init_github = __esm({
-  "src/report/github.ts"() {
+  "src/report/ci/github.ts"() {
     "use strict";
     init_compare();
     init_model();
@@ -14705,7 +14939,7 @@ var init_github = __esm({
 `);
         }
       }
-      /** The summary is written only for a run that finished; one that stopped early is summarised by report/failure.ts. */
+      /** The summary is written only for a run that finished; one that stopped early is summarised by report/format/failure.ts. */
       close() {
         this.inner.close();
         if (!this.summaryPath || !this.verdict) return;
@@ -14721,13 +14955,18 @@ var init_github = __esm({
           this.preview = event.kind === "preview";
           for (const object of event.objects) {
             const fields = object.changedFields.length > 0 ? `: ${summarizePaths(object.changedFields)}` : "";
-            this.rows.set(objectKey(object.ref), { ref: object.ref, change: `${CHANGE_WORDS[object.change]}${fields}`, restore: [] });
+            this.rows.set(objectKey(object.ref), {
+              ref: object.ref,
+              change: `${CHANGE_WORDS[object.change]}${fields}`,
+              restore: []
+            });
           }
           return;
         }
         const subject = subjectOf(event);
         const row = subject && this.rows.get(objectKey(subject));
-        if (!row || event.kind === "pod-problem" || event.kind === "progress" || event.kind === "lock-wait" || event.kind === "diff") return;
+        if (!row || event.kind === "pod-problem" || event.kind === "progress" || event.kind === "lock-wait" || event.kind === "diff")
+          return;
         const own = { ...line, text: withoutSubject(line.text, row.ref) };
         if (RESTORE_KINDS.has(event.kind)) row.restore.push(own);
         else row.verdict = own;
@@ -14741,7 +14980,9 @@ var init_github = __esm({
         });
         const table = rows.length === 0 ? [] : ["| object | change | verdict | restore |", "|---|---|---|---|", ...rows, ""];
         const checks = this.checks.length === 0 ? [] : ["**Checks**", "", ...this.checks.map((check) => `- ${cell(check)}`), ""];
-        const logText = this.log.map((line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join("\n")).join("\n");
+        const logText = this.log.map(
+          (line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join("\n")
+        ).join("\n");
         return [
           `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
           "",
@@ -14760,12 +15001,24 @@ var init_github = __esm({
         return `file=${escapeProperty(location.file)},line=${location.line},title=${escapeProperty(`kguard: ${describeObject(subject)}`)}`;
       }
     };
-    CHECK_KINDS = /* @__PURE__ */ new Set(["verify-passed", "verify-failed", "verify-job-cleanup", "baked", "bake-failed"]);
-    RESTORE_KINDS = /* @__PURE__ */ new Set(["restored", "restore-kept", "restore-failed", "rolled-back", "rollback-unhealthy"]);
+    CHECK_KINDS = /* @__PURE__ */ new Set([
+      "verify-passed",
+      "verify-failed",
+      "verify-job-cleanup",
+      "baked",
+      "bake-failed"
+    ]);
+    RESTORE_KINDS = /* @__PURE__ */ new Set([
+      "restored",
+      "restore-kept",
+      "restore-failed",
+      "rolled-back",
+      "rollback-unhealthy"
+    ]);
   }
 });
 
-// src/report/failure.ts
+// src/report/format/failure.ts
 function failureReport(failure) {
   return {
     reportVersion: REPORT_VERSION,
@@ -14782,18 +15035,26 @@ async function reportFailure(failure, outputs) {
     const { appendSummary: appendSummary2, escapeData: escapeData2, escapeProperty: escapeProperty2, failureSummary: failureSummary2 } = await Promise.resolve().then(() => (init_github(), github_exports));
     const located = await outputs.locateYamlErrors?.(failure.message) ?? [];
     for (const { file, line, message } of located) {
-      outputs.stderr.write(`::error file=${escapeProperty2(file)},line=${line},title=kguard%3A YAML error::${escapeData2(`${file} line ${line}: ${message}. kubectl cannot read it; nothing was applied (exit ${failure.exitCode})`)}
-`);
+      outputs.stderr.write(
+        `::error file=${escapeProperty2(file)},line=${line},title=kguard%3A YAML error::${escapeData2(`${file} line ${line}: ${message}. kubectl cannot read it; nothing was applied (exit ${failure.exitCode})`)}
+`
+      );
     }
-    if (located.length === 0) outputs.stderr.write(`::error title=kguard::${escapeData2(`${failure.message} (exit ${failure.exitCode})`)}
+    if (located.length === 0)
+      outputs.stderr.write(`::error title=kguard::${escapeData2(`${failure.message} (exit ${failure.exitCode})`)}
 `);
-    if (outputs.summaryPath) appendSummary2(outputs.summaryPath, failureSummary2(failure.message, failure.exitCode, failure.messages ?? []), outputs.stderr);
+    if (outputs.summaryPath)
+      appendSummary2(
+        outputs.summaryPath,
+        failureSummary2(failure.message, failure.exitCode, failure.messages ?? []),
+        outputs.stderr
+      );
   }
   if (outputs.json) outputs.stdout.write(`${JSON.stringify(failureReport(failure), null, 2)}
 `);
 }
 var init_failure = __esm({
-  "src/report/failure.ts"() {
+  "src/report/format/failure.ts"() {
     "use strict";
     init_json();
   }
@@ -14815,10 +15076,10 @@ var init_labels = __esm({
   }
 });
 
-// src/report/literals.ts
+// src/report/format/literals.ts
 var PREFIX_LENGTH, NONE, ROOT, CODE, CHILD_COUNT, FIRST_CHILD, NEXT_SIBLING, FAILURE, OUTPUT, DEPTH, FIRST_ENDING, FIELDS, LiteralMatcher, EdgeTable;
 var init_literals = __esm({
-  "src/report/literals.ts"() {
+  "src/report/format/literals.ts"() {
     "use strict";
     PREFIX_LENGTH = 32;
     NONE = -1;
@@ -14973,11 +15234,13 @@ var init_literals = __esm({
       }
       indexEdges() {
         let branching = 0;
-        for (let node = ROOT + 1; node < this.nodeCount; node++) if (this.get(node, CHILD_COUNT) > 1) branching += this.get(node, CHILD_COUNT);
+        for (let node = ROOT + 1; node < this.nodeCount; node++)
+          if (this.get(node, CHILD_COUNT) > 1) branching += this.get(node, CHILD_COUNT);
         const edges = new EdgeTable(branching);
         for (let node = ROOT + 1; node < this.nodeCount; node++) {
           if (this.get(node, CHILD_COUNT) < 2) continue;
-          for (let child = this.get(node, FIRST_CHILD); child !== NONE; child = this.get(child, NEXT_SIBLING)) edges.set(node, this.get(child, CODE), child);
+          for (let child = this.get(node, FIRST_CHILD); child !== NONE; child = this.get(child, NEXT_SIBLING))
+            edges.set(node, this.get(child, CODE), child);
         }
         return edges;
       }
@@ -14985,7 +15248,8 @@ var init_literals = __esm({
       linkFailures() {
         const queue = new Int32Array(this.nodeCount);
         let tail = 0;
-        for (let child = this.get(ROOT, FIRST_CHILD); child !== NONE; child = this.get(child, NEXT_SIBLING)) queue[tail++] = child;
+        for (let child = this.get(ROOT, FIRST_CHILD); child !== NONE; child = this.get(child, NEXT_SIBLING))
+          queue[tail++] = child;
         for (let head = 0; head < tail; head++) {
           const node = queue[head];
           const fallback = this.get(node, FAILURE);
@@ -15035,7 +15299,7 @@ var init_literals = __esm({
   }
 });
 
-// src/report/redact.ts
+// src/report/safety/redact.ts
 var redact_exports = {};
 __export(redact_exports, {
   REDACTED: () => REDACTED,
@@ -15070,7 +15334,7 @@ function asRecord(value) {
 }
 var REDACTED, MIN_FREE_TEXT_LENGTH, MIN_LINE_LENGTH, Redactor;
 var init_redact = __esm({
-  "src/report/redact.ts"() {
+  "src/report/safety/redact.ts"() {
     "use strict";
     init_labels();
     init_literals();
@@ -15113,15 +15377,20 @@ var init_redact = __esm({
       compile() {
         const byLength = (left, right) => right.length - left.length;
         const found = [...this.anywhere].sort(byLength).map((form) => ({ form, replacement: REDACTED }));
-        const quoted = [...this.quotedOnly].flatMap((form) => ['"', '\\"'].map((quote) => ({ form: `${quote}${form}${quote}`, replacement: `${quote}${REDACTED}${quote}` }))).sort((left, right) => byLength(left.form, right.form));
+        const quoted = [...this.quotedOnly].flatMap(
+          (form) => ['"', '\\"'].map((quote) => ({ form: `${quote}${form}${quote}`, replacement: `${quote}${REDACTED}${quote}` }))
+        ).sort((left, right) => byLength(left.form, right.form));
         const all = [...found, ...quoted];
-        return { literals: new LiteralMatcher(all.map(({ form }) => form)), replacements: all.map(({ replacement }) => replacement) };
+        return {
+          literals: new LiteralMatcher(all.map(({ form }) => form)),
+          replacements: all.map(({ replacement }) => replacement)
+        };
       }
     };
   }
 });
 
-// src/report/sanitize.ts
+// src/report/safety/sanitize.ts
 function neutraliseCommands(line) {
   return line.replace(/^(\s*):(?=:)/, "$1: ").replace(/##(?=\[|vso\[)/gi, "# #").replace(/section_(start|end):/gi, "section_$1 :");
 }
@@ -15150,7 +15419,7 @@ function isPlainObject2(value) {
 }
 var ESCAPE_SEQUENCES, CONTROL_CHARACTERS, UNCHECKED_TEXT;
 var init_sanitize = __esm({
-  "src/report/sanitize.ts"() {
+  "src/report/safety/sanitize.ts"() {
     "use strict";
     ESCAPE_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|\u001b[ -~]?/g;
     CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
@@ -15165,7 +15434,9 @@ import { homedir } from "node:os";
 import path6 from "node:path";
 async function readStdin() {
   if (process.stdin.isTTY) {
-    throw new InputError("-f - reads manifests from stdin, but stdin is a terminal. Pipe the manifests in: cat app.yaml | kguard apply -f -");
+    throw new InputError(
+      "-f - reads manifests from stdin, but stdin is a terminal. Pipe the manifests in: cat app.yaml | kguard apply -f -"
+    );
   }
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
@@ -15278,18 +15549,31 @@ function resolveApplyOptions(input) {
   if (rollbackTimeoutMs <= 0) throw new InputError("--rollback-timeout must be longer than 0s.");
   const verification = resolveVerification(input);
   const logLines2 = input.logLines ?? DEFAULTS.logLines;
-  if (!Number.isInteger(logLines2) || logLines2 < 0) throw new InputError(`--log-lines ${JSON.stringify(String(logLines2))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  if (!Number.isInteger(logLines2) || logLines2 < 0)
+    throw new InputError(
+      `--log-lines ${JSON.stringify(String(logLines2))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
+    );
   const requestTimeoutMs = input.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   if (!(requestTimeoutMs >= 1e3) || requestTimeoutMs % 1e3 !== 0) {
-    throw new InputError(`--request-timeout ${JSON.stringify(`${requestTimeoutMs / 1e3}s`)} is not a whole number of seconds; use e.g. --request-timeout 30s.`);
+    throw new InputError(
+      `--request-timeout ${JSON.stringify(`${requestTimeoutMs / 1e3}s`)} is not a whole number of seconds; use e.g. --request-timeout 30s.`
+    );
   }
   const history = input.history ?? DEFAULTS.history;
-  if (!Number.isInteger(history) || history < 0) throw new InputError(`--history ${JSON.stringify(String(history))} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
+  if (!Number.isInteger(history) || history < 0)
+    throw new InputError(
+      `--history ${JSON.stringify(String(history))} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`
+    );
   const concurrency = input.concurrency ?? DEFAULTS.concurrency;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${JSON.stringify(String(concurrency))} is not a number of processes; use 1 or more, e.g. --concurrency 8.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InputError(
+      `--concurrency ${JSON.stringify(String(concurrency))} is not a number of processes; use 1 or more, e.g. --concurrency 8.`
+    );
   const passThrough = splitPassThrough(input.kubectlArgs ?? []);
   if (input.namespace !== void 0 && passThrough.namespace !== void 0 && input.namespace !== passThrough.namespace) {
-    throw new InputError(`-n ${input.namespace} and -n ${passThrough.namespace} after -- contradict each other; give the namespace once, before --.`);
+    throw new InputError(
+      `-n ${input.namespace} and -n ${passThrough.namespace} after -- contradict each other; give the namespace once, before --.`
+    );
   }
   const connectionArgs = [
     ...input.kubeconfig ? [`--kubeconfig=${input.kubeconfig}`] : [],
@@ -15298,12 +15582,23 @@ function resolveApplyOptions(input) {
   ];
   for (const flag of ["--kubeconfig", "--context"]) {
     const values = new Set(connectionArgs.filter((arg) => arg.startsWith(`${flag}=`)));
-    if (values.size > 1) throw new InputError(`${[...values].join(" and ")} contradict each other; give ${flag} once, before --.`);
+    if (values.size > 1)
+      throw new InputError(`${[...values].join(" and ")} contradict each other; give ${flag} once, before --.`);
   }
-  const applyArgs = [...input.serverSide ? ["--server-side"] : [], ...input.fieldManager ? [`--field-manager=${input.fieldManager}`] : [], ...passThrough.apply];
+  const applyArgs = [
+    ...input.serverSide ? ["--server-side"] : [],
+    ...input.fieldManager ? [`--field-manager=${input.fieldManager}`] : [],
+    ...passThrough.apply
+  ];
   const dryRun = input.dryRun ?? passThrough.dryRun;
-  if (input.diff && dryRun === "client") throw new InputError("--diff shows what the API server would make of the apply; --dry-run=client asks it nothing. Drop one of them.");
-  if (input.confirm && dryRun) throw new InputError("--confirm asks before applying, and --dry-run applies nothing: drop one of them (--diff alone previews).");
+  if (input.diff && dryRun === "client")
+    throw new InputError(
+      "--diff shows what the API server would make of the apply; --dry-run=client asks it nothing. Drop one of them."
+    );
+  if (input.confirm && dryRun)
+    throw new InputError(
+      "--confirm asks before applying, and --dry-run applies nothing: drop one of them (--diff alone previews)."
+    );
   return {
     manifests: { filenames: [...input.filenames], recursive: input.recursive ?? false, kustomize: input.kustomize },
     namespace: input.namespace ?? passThrough.namespace,
@@ -15321,6 +15616,7 @@ function resolveApplyOptions(input) {
     rollback: input.rollback ?? DEFAULTS.rollback,
     keepCreated: input.keepCreated ?? false,
     journal: input.journal ?? true,
+    ...input.runLabel ? { runLabel: input.runLabel } : {},
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
     journalNamespace: journalNamespaceOf(input.journalNamespace),
     logLines: logLines2,
@@ -15334,7 +15630,9 @@ function resolveApplyOptions(input) {
 function journalNamespaceOf(namespace) {
   if (namespace === void 0) return DEFAULTS.journalNamespace;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
-    throw new InputError(`--journal-namespace ${JSON.stringify(namespace)}: not a namespace name (lower case letters, digits and '-', at most 63). Pass the namespace where kguard may journal and lease cluster-scoped objects.`);
+    throw new InputError(
+      `--journal-namespace ${JSON.stringify(namespace)}: not a namespace name (lower case letters, digits and '-', at most 63). Pass the namespace where kguard may journal and lease cluster-scoped objects.`
+    );
   }
   return namespace;
 }
@@ -15347,14 +15645,29 @@ function resolveVerification(input) {
   const verifyTimeoutMs = input.verifyTimeoutMs ?? DEFAULTS.verifyTimeoutMs;
   if (verifyTimeoutMs <= 0) throw new InputError("--verify-timeout must be longer than 0s.");
   const verifyCommands = [...input.verifyCommands ?? []];
-  if (verifyCommands.some((command) => command.trim() === "")) throw new InputError('--verify needs a command, e.g. --verify "curl -fsS http://web/healthz".');
+  if (verifyCommands.some((command) => command.trim() === ""))
+    throw new InputError('--verify needs a command, e.g. --verify "curl -fsS http://web/healthz".');
   const verifyJobs = [...input.verifyJobs ?? []];
-  if (verifyJobs.some((file) => file.trim() === "")) throw new InputError("--verify-job needs a file with a Job manifest, e.g. --verify-job smoke-test.yaml.");
+  if (verifyJobs.some((file) => file.trim() === ""))
+    throw new InputError("--verify-job needs a file with a Job manifest, e.g. --verify-job smoke-test.yaml.");
   const verifyIntervalMs = input.verifyIntervalMs ?? DEFAULTS.verifyIntervalMs;
   if (verifyIntervalMs < 0) throw new InputError("--verify-interval cannot be negative.");
-  if (verifyIntervalMs > 0 && bakeMs === 0) throw new InputError("--verify-interval runs the --verify commands again during the bake: give --bake too, e.g. --bake 5m --verify-interval 30s.");
-  if (verifyIntervalMs > 0 && verifyCommands.length === 0) throw new InputError("--verify-interval runs the --verify commands again during the bake, and none is given: add --verify CMD.");
-  return { verifyCommands, verifyJobs, verifyTimeoutMs, keepVerify: input.keepVerify ?? false, bakeMs, verifyIntervalMs };
+  if (verifyIntervalMs > 0 && bakeMs === 0)
+    throw new InputError(
+      "--verify-interval runs the --verify commands again during the bake: give --bake too, e.g. --bake 5m --verify-interval 30s."
+    );
+  if (verifyIntervalMs > 0 && verifyCommands.length === 0)
+    throw new InputError(
+      "--verify-interval runs the --verify commands again during the bake, and none is given: add --verify CMD."
+    );
+  return {
+    verifyCommands,
+    verifyJobs,
+    verifyTimeoutMs,
+    keepVerify: input.keepVerify ?? false,
+    bakeMs,
+    verifyIntervalMs
+  };
 }
 var init_options3 = __esm({
   "src/api/options.ts"() {
@@ -15365,13 +15678,16 @@ var init_options3 = __esm({
   }
 });
 
-// src/run/fleet.ts
+// src/run/fleet/fleet.ts
 function fleetWaves(contexts, canary) {
   const named = contexts.map((context) => context.trim()).filter((context) => context !== "");
   const duplicate = named.find((context, index) => named.indexOf(context) !== index);
   if (duplicate !== void 0) throw new InputError(`--contexts names ${duplicate} twice; give each context once.`);
   if (canary === void 0) {
-    if (named.length === 0) throw new InputError("--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.");
+    if (named.length === 0)
+      throw new InputError(
+        "--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1."
+      );
     return named.map((context) => [context]);
   }
   const rest = named.filter((context) => context !== canary);
@@ -15418,17 +15734,19 @@ function fleetExitCode(ends) {
   const failed2 = firstFailure(ends);
   if (!failed2) return ExitCode.Success;
   const restoredOthers = ends.some((end) => end.outcome === "restored");
-  if ((failed2.exitCode === ExitCode.ClusterError || failed2.exitCode === ExitCode.InputError) && restoredOthers) return ExitCode.RolledBack;
+  if ((failed2.exitCode === ExitCode.ClusterError || failed2.exitCode === ExitCode.InputError) && restoredOthers)
+    return ExitCode.RolledBack;
   return failed2.exitCode ?? ExitCode.ClusterError;
 }
 function fleetOutcome(ends) {
   const exitCode = fleetExitCode(ends);
-  if (exitCode === ExitCode.RolledBack && !ends.some((end) => end.outcome === "rolled-back" || end.outcome === "restored")) return "failed";
+  if (exitCode === ExitCode.RolledBack && !ends.some((end) => end.outcome === "rolled-back" || end.outcome === "restored"))
+    return "failed";
   return OUTCOMES[exitCode] ?? "error";
 }
 var OUTCOMES;
 var init_fleet = __esm({
-  "src/run/fleet.ts"() {
+  "src/run/fleet/fleet.ts"() {
     "use strict";
     init_errors();
     init_passthrough();
@@ -19282,7 +19600,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse4(serialize2(uri, options), options);
+        parse4(serialize3(uri, options), options);
       }
       return uri;
     }
@@ -19320,13 +19638,13 @@ var require_fast_uri = __commonJS({
         throw new Error(resolved.error);
       }
       schemelessOptions.skipEscape = true;
-      return serialize2(resolved, schemelessOptions);
+      return serialize3(resolved, schemelessOptions);
     }
     function resolveComponent(base, relative, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse4(serialize2(base, options), options);
-        relative = parse4(serialize2(relative, options), options);
+        base = parse4(serialize3(base, options), options);
+        relative = parse4(serialize3(relative, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative.scheme) {
@@ -19381,7 +19699,7 @@ var require_fast_uri = __commonJS({
       const normalizedB = normalizeComparableURI(uriB, options);
       return normalizedA !== void 0 && normalizedB !== void 0 && normalizedA === normalizedB;
     }
-    function serialize2(cmpts, opts) {
+    function serialize3(cmpts, opts) {
       const component = {
         host: cmpts.host,
         scheme: cmpts.scheme,
@@ -19653,7 +19971,7 @@ var require_fast_uri = __commonJS({
     function normalizeStringWithStatus(uri, opts) {
       const { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
       return {
-        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize2(parsed, opts),
+        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize3(parsed, opts),
         malformedAuthorityOrPort,
         malformedPercentEncoding,
         malformedSchemeSpecific,
@@ -19667,7 +19985,7 @@ var require_fast_uri = __commonJS({
       }
       let value;
       try {
-        value = typeof uri === "string" ? uri : serialize2(uri, opts);
+        value = typeof uri === "string" ? uri : serialize3(uri, opts);
       } catch {
         return void 0;
       }
@@ -19680,7 +19998,7 @@ var require_fast_uri = __commonJS({
       resolve,
       resolveComponent,
       equal,
-      serialize: serialize2,
+      serialize: serialize3,
       parse: parse4
     };
     module.exports = fastUri;
@@ -30254,12 +30572,17 @@ var require_dist = __commonJS({
   }
 });
 
-// src/run/fleet-schema.ts
+// src/run/fleet/fleet-schema.ts
 var contextName, contextWithOverrides, FLEET_SCHEMA;
 var init_fleet_schema = __esm({
-  "src/run/fleet-schema.ts"() {
+  "src/run/fleet/fleet-schema.ts"() {
     "use strict";
-    contextName = { type: "string", minLength: 1, pattern: "^[^,\\s]+$", description: "A context of the kubeconfig." };
+    contextName = {
+      type: "string",
+      minLength: 1,
+      pattern: "^[^,\\s]+$",
+      description: "A context of the kubeconfig."
+    };
     contextWithOverrides = {
       type: "object",
       description: "A context with what differs for it.",
@@ -30273,7 +30596,11 @@ var init_fleet_schema = __esm({
           maxLength: 63,
           description: "The namespace for objects that name none (as -n), in this cluster."
         },
-        kubeconfig: { type: "string", minLength: 1, description: "The kubeconfig file this context is read from (as --kubeconfig)." },
+        kubeconfig: {
+          type: "string",
+          minLength: 1,
+          description: "The kubeconfig file this context is read from (as --kubeconfig)."
+        },
         kubectlArgs: {
           type: "array",
           items: { type: "string", minLength: 1 },
@@ -30306,7 +30633,11 @@ var init_fleet_schema = __esm({
                 description: "The clusters of the wave: a context name, or an object with the context and its overrides.",
                 items: { anyOf: [contextName, contextWithOverrides] }
               },
-              parallel: { type: "integer", minimum: 1, description: "How many of the wave's clusters run at once (default: all)." },
+              parallel: {
+                type: "integer",
+                minimum: 1,
+                description: "How many of the wave's clusters run at once (default: all)."
+              },
               bake: {
                 type: "string",
                 pattern: "^(\\d+(\\.\\d+)?(ms|s|m|h))+$",
@@ -30320,7 +30651,7 @@ var init_fleet_schema = __esm({
   }
 });
 
-// src/run/fleet-file.ts
+// src/run/fleet/fleet-file.ts
 function validate() {
   validator ??= new import__.Ajv2020({ allErrors: true, strict: true }).compile(FLEET_SCHEMA);
   return validator;
@@ -30330,11 +30661,16 @@ function parseFleetFile(text2, file) {
   try {
     data = (0, import_yaml.parse)(text2);
   } catch (error2) {
-    throw new InputError(`--fleet ${file}: not YAML or JSON (${error2.message.split("\n")[0]}); see schema/fleet.schema.json.`);
+    throw new InputError(
+      `--fleet ${file}: not YAML or JSON (${error2.message.split("\n")[0]}); see schema/fleet.schema.json.`
+    );
   }
   const check = validate();
   if (!check(data)) {
-    const problems = [...new Set((check.errors ?? []).filter((error2) => error2.keyword !== "anyOf").map(say))].slice(0, 5);
+    const problems = [...new Set((check.errors ?? []).filter((error2) => error2.keyword !== "anyOf").map(say))].slice(
+      0,
+      5
+    );
     throw new InputError(`--fleet ${file} does not follow schema/fleet.schema.json: ${problems.join("; ")}.`);
   }
   const fleet = data;
@@ -30345,25 +30681,34 @@ function parseFleetFile(text2, file) {
       const where2 = `/waves/${index}/contexts/${position}`;
       const { context, ...own } = typeof entry === "string" ? { context: entry } : entry;
       const earlier = seen.get(context);
-      if (earlier !== void 0) throw new InputError(`--fleet ${file}: ${where2} names context ${context} again (first at ${earlier}); give each context once.`);
+      if (earlier !== void 0)
+        throw new InputError(
+          `--fleet ${file}: ${where2} names context ${context} again (first at ${earlier}); give each context once.`
+        );
       seen.set(context, where2);
       if (Object.keys(own).length > 0) overrides[context] = own;
       return context;
     });
     const bakeMs = wave.bake === void 0 ? void 0 : parseDuration(wave.bake, `--fleet ${file}: /waves/${index}/bake`);
-    return { contexts, ...wave.parallel === void 0 ? {} : { parallel: wave.parallel }, ...bakeMs === void 0 ? {} : { bakeMs } };
+    return {
+      contexts,
+      ...wave.parallel === void 0 ? {} : { parallel: wave.parallel },
+      ...bakeMs === void 0 ? {} : { bakeMs }
+    };
   });
   return { waves, overrides, source: file };
 }
 function say(error2) {
   const where2 = error2.instancePath === "" ? "the file" : error2.instancePath;
-  if (error2.keyword === "additionalProperties") return `${where2} has an unknown field ${JSON.stringify(error2.params.additionalProperty)}`;
-  if (error2.keyword === "pattern" && /\/bake$/.test(where2)) return `${where2} is not a duration (use forms like 90s, 5m or 1m30s)`;
+  if (error2.keyword === "additionalProperties")
+    return `${where2} has an unknown field ${JSON.stringify(error2.params.additionalProperty)}`;
+  if (error2.keyword === "pattern" && /\/bake$/.test(where2))
+    return `${where2} is not a duration (use forms like 90s, 5m or 1m30s)`;
   return `${where2} ${error2.message ?? "is not valid"}`;
 }
 var import__, import_yaml, validator;
 var init_fleet_file = __esm({
-  "src/run/fleet-file.ts"() {
+  "src/run/fleet/fleet-file.ts"() {
     "use strict";
     import__ = __toESM(require__(), 1);
     import_yaml = __toESM(require_dist(), 1);
@@ -30373,10 +30718,10 @@ var init_fleet_file = __esm({
   }
 });
 
-// src/kinds/health-rules-schema.ts
+// src/kinds/health/health-rules-schema.ts
 var stringOrList, conditionMatch, fieldMatch, matchList, HEALTH_RULES_SCHEMA;
 var init_health_rules_schema = __esm({
-  "src/kinds/health-rules-schema.ts"() {
+  "src/kinds/health/health-rules-schema.ts"() {
     "use strict";
     stringOrList = {
       oneOf: [
@@ -30394,8 +30739,16 @@ var init_health_rules_schema = __esm({
         status: { ...stringOrList, description: "True, False or Unknown (one of a list); default any." },
         reason: { ...stringOrList, description: "The condition reason (one of a list); default any." },
         reasonNot: { ...stringOrList, description: "The condition reason is none of these (one or a list)." },
-        each: { type: "string", pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", description: "A dotted path to a list whose entries hold their own conditions, e.g. status.parents." },
-        afterSeconds: { type: "integer", minimum: 1, description: "Only under failed: how long the match must last before it fails the rollout." }
+        each: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$",
+          description: "A dotted path to a list whose entries hold their own conditions, e.g. status.parents."
+        },
+        afterSeconds: {
+          type: "integer",
+          minimum: 1,
+          description: "Only under failed: how long the match must last before it fails the rollout."
+        }
       }
     };
     fieldMatch = {
@@ -30405,9 +30758,20 @@ var init_health_rules_schema = __esm({
       additionalProperties: false,
       properties: {
         field: { type: "string", pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", description: "e.g. status.phase" },
-        equals: { ...stringOrList, description: "The value, compared as a string (one of a list); absent: the field is set." },
-        message: { type: "string", pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", description: "Where the words are read, e.g. status.message." },
-        afterSeconds: { type: "integer", minimum: 1, description: "Only under failed: how long the match must last before it fails the rollout." }
+        equals: {
+          ...stringOrList,
+          description: "The value, compared as a string (one of a list); absent: the field is set."
+        },
+        message: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$",
+          description: "Where the words are read, e.g. status.message."
+        },
+        afterSeconds: {
+          type: "integer",
+          minimum: 1,
+          description: "Only under failed: how long the match must last before it fails the rollout."
+        }
       }
     };
     matchList = { type: "array", items: { oneOf: [conditionMatch, fieldMatch] } };
@@ -30428,7 +30792,11 @@ var init_health_rules_schema = __esm({
             required: ["id", "match", "healthy"],
             additionalProperties: false,
             properties: {
-              id: { type: "string", minLength: 1, description: 'The rule name, "group/Kind" by convention; kguard.dev/health-rule picks it.' },
+              id: {
+                type: "string",
+                minLength: 1,
+                description: 'The rule name, "group/Kind" by convention; kguard.dev/health-rule picks it.'
+              },
               match: {
                 type: "array",
                 items: {
@@ -30436,17 +30804,29 @@ var init_health_rules_schema = __esm({
                   required: ["group", "kind"],
                   additionalProperties: false,
                   properties: {
-                    group: { type: "string", description: 'The API group ("" for core); "*.example.io" matches every subgroup.' },
+                    group: {
+                      type: "string",
+                      description: 'The API group ("" for core); "*.example.io" matches every subgroup.'
+                    },
                     kind: { type: "string", minLength: 1, description: 'The kind, or "*" for every kind of the group.' }
                   }
                 }
               },
               source: { type: "string", description: "Where the rule comes from." },
-              observedGeneration: { type: "boolean", description: "Judge only once status.observedGeneration caught up (default true)." },
-              applied: { ...matchList, description: "Any match: judged applied, not waited for (nothing reconciles it: Flux spec.suspend); checked first." },
+              observedGeneration: {
+                type: "boolean",
+                description: "Judge only once status.observedGeneration caught up (default true)."
+              },
+              applied: {
+                ...matchList,
+                description: "Any match: judged applied, not waited for (nothing reconciles it: Flux spec.suspend); checked first."
+              },
               failed: { ...matchList, description: "Any match: the rollout failed." },
               progressing: { ...matchList, description: "Any match: still progressing." },
-              healthy: { ...matchList, description: "Every match: healthy. Empty: healthy once applied (a kind without a status, as a Crossplane ProviderConfig)." }
+              healthy: {
+                ...matchList,
+                description: "Every match: healthy. Empty: healthy once applied (a kind without a status, as a Crossplane ProviderConfig)."
+              }
             }
           }
         }
@@ -30455,7 +30835,7 @@ var init_health_rules_schema = __esm({
   }
 });
 
-// src/kinds/health-rules-file.ts
+// src/kinds/health/health-rules-file.ts
 function validate2() {
   validator2 ??= new import__2.Ajv2020({ allErrors: true, strict: true }).compile(HEALTH_RULES_SCHEMA);
   return validator2;
@@ -30465,29 +30845,37 @@ function parseHealthRules(text2, file) {
   try {
     data = (0, import_yaml2.parse)(text2);
   } catch (error2) {
-    throw new InputError(`--health-rules ${file}: not JSON or YAML (${error2.message.split("\n")[0]}); see schema/health-rules.schema.json.`);
+    throw new InputError(
+      `--health-rules ${file}: not JSON or YAML (${error2.message.split("\n")[0]}); see schema/health-rules.schema.json.`
+    );
   }
   const check = validate2();
   if (!check(data)) {
     const problems = (check.errors ?? []).filter((error2) => error2.keyword !== "oneOf").slice(0, 5).map(say2);
-    throw new InputError(`--health-rules ${file} does not follow schema/health-rules.schema.json: ${problems.join("; ")}.`);
+    throw new InputError(
+      `--health-rules ${file} does not follow schema/health-rules.schema.json: ${problems.join("; ")}.`
+    );
   }
   const rules = data;
   const ids = /* @__PURE__ */ new Set();
   for (const rule of rules.rules) {
-    if (ids.has(rule.id)) throw new InputError(`--health-rules ${file}: two rules are named ${JSON.stringify(rule.id)}; give each rule its own id.`);
+    if (ids.has(rule.id))
+      throw new InputError(
+        `--health-rules ${file}: two rules are named ${JSON.stringify(rule.id)}; give each rule its own id.`
+      );
     ids.add(rule.id);
   }
   return rules;
 }
 function say2(error2) {
   const where2 = error2.instancePath === "" ? "the file" : error2.instancePath;
-  if (error2.keyword === "additionalProperties") return `${where2} has an unknown field ${JSON.stringify(error2.params.additionalProperty)}`;
+  if (error2.keyword === "additionalProperties")
+    return `${where2} has an unknown field ${JSON.stringify(error2.params.additionalProperty)}`;
   return `${where2} ${error2.message ?? "is not valid"}`;
 }
 var import__2, import_yaml2, validator2;
 var init_health_rules_file = __esm({
-  "src/kinds/health-rules-file.ts"() {
+  "src/kinds/health/health-rules-file.ts"() {
     "use strict";
     import__2 = __toESM(require__(), 1);
     import_yaml2 = __toESM(require_dist(), 1);
@@ -30500,7 +30888,9 @@ var init_health_rules_file = __esm({
 function checkRollbackFlags(flags) {
   const modes = new Set(flags.map((flag) => flag === "--no-rollback" ? "none" : flag.replace(/^--rollback[ =]/, "")));
   if (modes.size > 1) {
-    throw new InputError(`${[...new Set(flags)].join(" and ")} contradict each other; give one of --rollback all|failed|none (--no-rollback is --rollback none).`);
+    throw new InputError(
+      `${[...new Set(flags)].join(" and ")} contradict each other; give one of --rollback all|failed|none (--no-rollback is --rollback none).`
+    );
   }
 }
 function parseRollbackMode(value) {
@@ -30527,6 +30917,7 @@ function toApplyOptions(raw, passThroughArgs) {
     dryRun: parseDryRun(raw.dryRun),
     diff: raw.diff,
     confirm: raw.confirm,
+    runLabel: runLabelOf(raw.runLabel),
     keepCreated: raw.keepCreated,
     journal: raw.journal,
     lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
@@ -30554,7 +30945,10 @@ function toApplyOptions(raw, passThroughArgs) {
   });
 }
 function parseHistory(value) {
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`);
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`
+    );
   return Number(value.trim());
 }
 function optionalDuration(value, flag) {
@@ -30562,7 +30956,10 @@ function optionalDuration(value, flag) {
 }
 function parseLogLines(value) {
   if (value === void 0) return void 0;
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`);
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
+    );
   return Number(value.trim());
 }
 function parseDryRun(value) {
@@ -30582,19 +30979,45 @@ function wantsJsonOutput(argv) {
   }
   return json;
 }
+function runLabelOf(text2) {
+  if (text2 === void 0) return void 0;
+  const label = text2.trim();
+  if (label === "" || label.length > 253 || /[\u0000-\u001f\u007f]/.test(label))
+    throw new InputError(
+      `--run-label ${JSON.stringify(text2)}: give one line of 1 to 253 printable characters, e.g. --run-label "$SR_DEPLOYMENT_ID" or --run-label "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT".`
+    );
+  return label;
+}
+function wantsDiff(argv) {
+  if (argv[0] !== "apply") return false;
+  const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  return own.includes("--diff");
+}
+function diffPreviewExitCode(exitCode) {
+  return exitCode === ExitCode.InputError ? ExitCode.ClusterError : exitCode;
+}
 function parseCount(value, flag) {
-  if (!/^\d+$/.test(value.trim())) throw new InputError(`${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`);
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`
+    );
   return Number(value.trim());
 }
 function toFleetPlan(raw) {
   if (raw.contexts === void 0 && raw.canary === void 0 && raw.fleet === void 0) {
-    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all") throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary) or --fleet FILE.");
+    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all")
+      throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary) or --fleet FILE.");
     return void 0;
   }
   if (raw.fleet !== void 0 && (raw.contexts !== void 0 || raw.canary !== void 0)) {
-    throw new InputError(`--fleet ${raw.fleet} names the fleet's contexts, and so do --contexts and --canary: give one of them.`);
+    throw new InputError(
+      `--fleet ${raw.fleet} names the fleet's contexts, and so do --contexts and --canary: give one of them.`
+    );
   }
-  if (raw.confirm || raw.diff) throw new InputError("--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context.");
+  if (raw.confirm || raw.diff)
+    throw new InputError(
+      "--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context."
+    );
   const rollback = parseFleetRollback(raw.fleetRollback ?? "all");
   if (raw.fleet !== void 0) return { ...parseFleetFile(raw.fleetText ?? "", raw.fleet), rollback };
   return { waves: planWaves(fleetWaves((raw.contexts ?? "").split(","), raw.canary)), rollback };
@@ -30616,12 +31039,15 @@ function nativeFlags(command) {
   const native = KUBECTL_FLAGS.filter((flag) => flag.native);
   if (command === "apply") return native;
   const runCommands = ["status", "rollback", "unlock", "forget", "history", "undo"];
-  if (command !== void 0 && runCommands.includes(command)) return native.filter((flag) => flag.role === "connection");
+  if (command !== void 0 && runCommands.includes(command))
+    return native.filter((flag) => flag.role === "connection");
   return [];
 }
 function takeKubectlFlags(words) {
   const accepted = nativeFlags(words[0]);
-  const byName = new Map(accepted.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []]));
+  const byName = new Map(
+    accepted.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []])
+  );
   const rest = [];
   const kubectlArgs = [];
   for (let index = 0; index < words.length; index += 1) {
@@ -30652,7 +31078,10 @@ function kubectlOptions(command, record) {
   return nativeFlags(command).map((flag) => {
     const placeholder = flag.native?.placeholder ?? "value";
     const value = flag.arity === "value" ? ` <${placeholder}>` : flag.arity === "optional-value" ? ` [${placeholder}]` : "";
-    const option = new Option(`${flag.short ? `${flag.short}, ` : ""}${flag.long}${value}`, flag.native?.help ?? "").helpGroup(KUBECTL_HELP_GROUP);
+    const option = new Option(
+      `${flag.short ? `${flag.short}, ` : ""}${flag.long}${value}`,
+      flag.native?.help ?? ""
+    ).helpGroup(KUBECTL_HELP_GROUP);
     if (flag.arity === "boolean") return option;
     return option.argParser((given) => {
       record(`${flag.long}=${given}`);
@@ -30709,7 +31138,29 @@ function movedAfterDashDash(words, known) {
 function isShortGroup(name) {
   return /^-[a-zA-Z]./.test(name) && !name.startsWith("--");
 }
-var KUBECTL_HELP_GROUP;
+function kubectlHabits(words) {
+  const dashDash = words.indexOf("--");
+  const before = dashDash === -1 ? words : words.slice(0, dashDash);
+  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
+  const kept = [];
+  const levels = [];
+  const notes = [];
+  for (const word of before) {
+    const short = /^(-[a-zA-Z])=(.*)$/.exec(word);
+    const level = /^(?:-v=?|--v=)(\d+)$/.exec(word);
+    if (level) {
+      levels.push(`--v=${level[1]}`);
+      notes.push(
+        words[0] === "apply" ? `${word} is kubectl's log level: passed to kubectl apply as --v=${level[1]} (kguard's own -v, --verbose, lists every kubectl command it runs)` : `${word} is kubectl's log level, which kguard ${words[0] ?? ""} does not pass on; its own -v (--verbose) lists every kubectl command it runs`
+      );
+    } else if (short && SHORT_VALUE_FLAGS.has(short[1])) kept.push(short[1], short[2]);
+    else kept.push(word);
+  }
+  const passed = words[0] === "apply" ? levels : [];
+  if (passed.length === 0 && dashDash === -1) return { words: kept, notes };
+  return { words: [...kept, "--", ...passed, ...after], notes };
+}
+var KUBECTL_HELP_GROUP, SHORT_VALUE_FLAGS;
 var init_kubectl_options = __esm({
   "src/cli/kubectl-options.ts"() {
     "use strict";
@@ -30718,6 +31169,7 @@ var init_kubectl_options = __esm({
     init_parse();
     init_passthrough();
     KUBECTL_HELP_GROUP = "kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):";
+    SHORT_VALUE_FLAGS = /* @__PURE__ */ new Set(["-f", "-k", "-n", "-o"]);
   }
 });
 
@@ -30742,11 +31194,20 @@ var init_version = __esm({
 function applyHelp(program2) {
   const examples = [
     ["apply, watch, restore everything on failure", `${program2} apply -f k8s/`],
-    ["only the objects labelled app=web, pruning the ones gone from k8s/", `${program2} apply -f k8s/ -l app=web --prune`],
+    [
+      "only the objects labelled app=web, pruning the ones gone from k8s/",
+      `${program2} apply -f k8s/ -l app=web --prune`
+    ],
     ["as another user, on another cluster", `${program2} apply -f web.yaml --context prod --as deployer`],
-    ["a fleet: staging first, then eu-1 and us-1 in parallel; all restored if one fails", `${program2} apply -f web.yaml --contexts eu-1,us-1 --canary staging`],
+    [
+      "a fleet: staging first, then eu-1 and us-1 in parallel; all restored if one fails",
+      `${program2} apply -f web.yaml --contexts eu-1,us-1 --canary staging`
+    ],
     ["what would change, as kubectl diff (exit 1 when something would)", `${program2} apply -f k8s/ --diff`],
-    ["for CI: a JSON report, a JUnit file and an NDJSON event stream", `${program2} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`],
+    [
+      "for CI: a JSON report, a JUnit file and an NDJSON event stream",
+      `${program2} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`
+    ],
     ["any other kubectl apply flag, after --", `${program2} apply -f k8s/ -- --openapi-patch=false`]
   ];
   return [
@@ -30793,23 +31254,129 @@ function collect(value, previous) {
   return [...previous, value];
 }
 function verbosityOptions(command) {
-  return command.option("-v, --verbose", "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --").option("-q, --quiet", "print only the verdict lines and what a person must do");
+  return command.option(
+    "-v, --verbose",
+    "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --"
+  ).option("-q, --quiet", "print only the verdict lines and what a person must do");
 }
 function withKubectlOptions(command, handlers) {
   for (const option of kubectlOptions(command.name(), handlers.kubectlFlag)) command.addOption(option);
-  for (const long of booleanKubectlFlags(command.name())) command.on(`option:${long.slice(2)}`, () => handlers.kubectlFlag(long));
+  for (const long of booleanKubectlFlags(command.name()))
+    command.on(`option:${long.slice(2)}`, () => handlers.kubectlFlag(long));
   return command;
 }
 function buildProgram(name, words, handlers) {
-  const program2 = new Command(name).description("kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision").version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
+  const program2 = new Command(name).description(
+    "kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision"
+  ).version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
   const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option("--contexts <names>", "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts").option("--canary <context>", "a fleet: apply to this context first, then to the other --contexts in one parallel wave").option("--fleet <file>", "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags").addOption(
-    new Option("--fleet-rollback <mode>", "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none").choices(["all", "failed", "none"]).default("all")
-  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option("--dry-run [strategy]", "preview: say what would be created, changed or left alone; nothing changes (server, client)").option("--keep-created", "when restoring, keep objects this apply created (they are reported with their delete command)").option("--field-manager <name>", "field manager name for the apply").option("--no-journal", "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)").option("--lock-timeout <duration>", "how long to wait for objects another kguard run holds", formatDuration(DEFAULTS.lockTimeoutMs)).option("--journal-namespace <namespace>", "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)", DEFAULTS.journalNamespace).option("--timeout <duration>", "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)", formatDuration(DEFAULTS.timeoutMs)).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option("--poll-interval <duration>", "longest time between two looks at a rollout (watching), or between polls (--poll)", formatDuration(DEFAULTS.pollIntervalMs)).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option("--verify <command>", "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)", collect, []).option("--verify-job <file>", "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)", collect, []).option("--verify-timeout <duration>", "how long each --verify command or --verify-job may take", formatDuration(DEFAULTS.verifyTimeoutMs)).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option("--bake <duration>", "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply").option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option("--history <n>", "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)", String(DEFAULTS.history)).option("--concurrency <n>", "how many kubectl processes may run at once (watch streams aside)", String(DEFAULTS.concurrency)).option("--request-timeout <duration>", "kubectl's deadline for each API request (kubectl --request-timeout)", formatDuration(DEFAULTS.requestTimeoutMs)).option("--readiness-grace <duration>", "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure", formatDuration(DEFAULTS.readinessGraceMs)).option("--status-grace <duration>", "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one", formatDuration(DEFAULTS.statusGraceMs)).option("--health-rules <file>", "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table").option("--log-lines <n>", "how many of a failing container's last lines to print (the JSON report has up to 50)", String(DEFAULTS.logLines)).addOption(
-    new Option("--rollback <mode>", "on failure restore every object the apply changed (all), only failing ones (failed), or none").choices(["all", "failed", "none"]).default("all")
-  ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option("--dotenv <file>", "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs").option("--events <file|->", "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr").option("--diff", "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)").option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option(
+    "--contexts <names>",
+    "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts"
+  ).option(
+    "--canary <context>",
+    "a fleet: apply to this context first, then to the other --contexts in one parallel wave"
+  ).option(
+    "--fleet <file>",
+    "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags"
+  ).addOption(
+    new Option(
+      "--fleet-rollback <mode>",
+      "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none"
+    ).choices(["all", "failed", "none"]).default("all")
+  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option(
+    "--dry-run [strategy]",
+    "preview: say what would be created, changed or left alone; nothing changes (server, client)"
+  ).option(
+    "--keep-created",
+    "when restoring, keep objects this apply created (they are reported with their delete command)"
+  ).option("--field-manager <name>", "field manager name for the apply").option(
+    "--no-journal",
+    "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)"
+  ).option(
+    "--lock-timeout <duration>",
+    "how long to wait for objects another kguard run holds",
+    formatDuration(DEFAULTS.lockTimeoutMs)
+  ).option(
+    "--journal-namespace <namespace>",
+    "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)",
+    DEFAULTS.journalNamespace
+  ).option(
+    "--timeout <duration>",
+    "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)",
+    formatDuration(DEFAULTS.timeoutMs)
+  ).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option(
+    "--poll-interval <duration>",
+    "longest time between two looks at a rollout (watching), or between polls (--poll)",
+    formatDuration(DEFAULTS.pollIntervalMs)
+  ).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option(
+    "--verify <command>",
+    "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)",
+    collect,
+    []
+  ).option(
+    "--verify-job <file>",
+    "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)",
+    collect,
+    []
+  ).option(
+    "--verify-timeout <duration>",
+    "how long each --verify command or --verify-job may take",
+    formatDuration(DEFAULTS.verifyTimeoutMs)
+  ).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option(
+    "--bake <duration>",
+    "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply"
+  ).option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option(
+    "--history <n>",
+    "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)",
+    String(DEFAULTS.history)
+  ).option(
+    "--concurrency <n>",
+    "how many kubectl processes may run at once (watch streams aside)",
+    String(DEFAULTS.concurrency)
+  ).option(
+    "--request-timeout <duration>",
+    "kubectl's deadline for each API request (kubectl --request-timeout)",
+    formatDuration(DEFAULTS.requestTimeoutMs)
+  ).option(
+    "--readiness-grace <duration>",
+    "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure",
+    formatDuration(DEFAULTS.readinessGraceMs)
+  ).option(
+    "--status-grace <duration>",
+    "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
+    formatDuration(DEFAULTS.statusGraceMs)
+  ).option(
+    "--health-rules <file>",
+    "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table"
+  ).option(
+    "--log-lines <n>",
+    "how many of a failing container's last lines to print (the JSON report has up to 50)",
+    String(DEFAULTS.logLines)
+  ).addOption(
+    new Option(
+      "--rollback <mode>",
+      "on failure restore every object the apply changed (all), only failing ones (failed), or none"
+    ).choices(["all", "failed", "none"]).default("all")
+  ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(
+    new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")
+  ).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option(
+    "--dotenv <file>",
+    "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs"
+  ).option(
+    "--run-label <text>",
+    "a name for this run from the CD tool that runs it (PipeCD's $SR_DEPLOYMENT_ID, a CI run id): kept in the journal, history, events and report; kguard rollback --run-label TEXT finds the run"
+  ).option(
+    "--events <file|->",
+    "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr"
+  ).option(
+    "--diff",
+    "preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff"
+  ).option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
-      throw new InputError(`unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`);
+      throw new InputError(
+        `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`
+      );
     }
     await handlers.apply({ ...raw, rollbackFlags }, kubectlArgs);
   });
@@ -30819,34 +31386,72 @@ function buildProgram(name, words, handlers) {
   apply.on("option:no-rollback", () => rollbackFlags.push("--no-rollback"));
   const journalOptions = (command) => withKubectlOptions(
     verbosityOptions(
-      command.option("-n, --namespace <namespace>", "look for journals and Leases in this namespace only (default: all namespaces)").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
+      command.option(
+        "-n, --namespace <namespace>",
+        "look for journals and Leases in this namespace only (default: all namespaces)"
+      ).option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
     ),
     handlers
   );
   const runAction2 = (command) => (run, raw) => handlers.journal(command, run, raw);
   journalOptions(
-    program2.command("rollback").description("restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)").argument("[run]", "the run to restore (kguard status lists them); default: the only unfinished run that is not running")
-  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option("--force", "restore the run even if it looks alive (its process runs, or it renews its Leases)").option("--contexts <names>", "a fleet run (RUN is its fleet-\u2026 id): restore its run in each of these contexts (comma-separated)").action(runAction2("rollback"));
-  journalOptions(program2.command("status").description("list kguard runs in the cluster: running, dead or finished, with what is left to do")).option("--contexts <names>", "these contexts' runs (comma-separated): each fleet run with one line per cluster").action(
-    async (raw) => runAction2("status")(void 0, raw)
+    program2.command("rollback").description(
+      "restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)"
+    ).argument(
+      "[run]",
+      "the run to restore (kguard status lists them); default: the only unfinished run that is not running"
+    )
+  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option(
+    "--force",
+    "restore the run even while it runs, without asking it to stop (by default a live run is asked, through its Lease, to restore and exit 130)"
+  ).option(
+    "--run-label <text>",
+    "the run started with this --run-label (nothing to do, exit 0, when none is unfinished)"
+  ).option(
+    "--contexts <names>",
+    "a fleet run (RUN is its fleet-\u2026 id): restore its run in each of these contexts (comma-separated)"
+  ).action(runAction2("rollback"));
+  journalOptions(
+    program2.command("status").description("list kguard runs in the cluster: running, dead or finished, with what is left to do")
+  ).option("--contexts <names>", "these contexts' runs (comma-separated): each fleet run with one line per cluster").action(async (raw) => runAction2("status")(void 0, raw));
+  const byRunId = (command, description, force) => journalOptions(
+    program2.command(command).description(description).argument("<run>", `the run to ${command} (kguard status lists them)`)
+  ).option("--force", force).action(runAction2(command));
+  byRunId(
+    "unlock",
+    "release the Leases of a run that died before it wrote its journal, so other runs may change its objects",
+    "release them even if the run looks alive or left a journal"
   );
-  const byRunId = (command, description, force) => journalOptions(program2.command(command).description(description).argument("<run>", `the run to ${command} (kguard status lists them)`)).option("--force", force).action(runAction2(command));
-  byRunId("unlock", "release the Leases of a run that died before it wrote its journal, so other runs may change its objects", "release them even if the run looks alive or left a journal");
-  byRunId("forget", "dismiss a run on purpose: remove its journal and Leases and leave its objects as they are", "forget it even if it looks alive");
+  byRunId(
+    "forget",
+    "dismiss a run on purpose: remove its journal and Leases and leave its objects as they are",
+    "forget it even if it looks alive"
+  );
   const historyAction = (command) => (run, raw) => handlers.history(command, run, raw);
   const historyOptions = (command) => withKubectlOptions(
     verbosityOptions(
-      command.option("-n, --namespace <namespace>", "look for history records in this namespace only (default: all namespaces)").option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
+      command.option(
+        "-n, --namespace <namespace>",
+        "look for history records in this namespace only (default: all namespaces)"
+      ).option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
     ),
     handlers
   );
-  historyOptions(program2.command("history").description("list the successful runs kept in the cluster (--history): when, who, what they changed")).action(
-    async (raw) => historyAction("history")(void 0, raw)
-  );
   historyOptions(
-    program2.command("undo").description("put back the state from before a successful run, from its history record (someone else's change since still wins)").argument("[run]", "the run to undo (kguard history lists them); default: the newest kept")
-  ).option("--dry-run", "say what would change, with the differences kubectl diff style; change nothing").option("--rollback-timeout <duration>", "how long the restore and the restored workloads may take", formatDuration(DEFAULTS.timeoutMs)).action(historyAction("undo"));
-  program2.command("completion").description("print the shell completion script: source <(kguard completion bash), or kguard completion fish | source").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).action(async (shell) => handlers.completion(shell, program2));
+    program2.command("history").description("list the successful runs kept in the cluster (--history): when, who, what they changed")
+  ).action(async (raw) => historyAction("history")(void 0, raw));
+  historyOptions(
+    program2.command("undo").description(
+      "put back the state from before a successful run, from its history record (someone else's change since still wins)"
+    ).argument("[run]", "the run to undo (kguard history lists them); default: the newest kept")
+  ).option("--dry-run", "say what would change, with the differences kubectl diff style; change nothing").option(
+    "--rollback-timeout <duration>",
+    "how long the restore and the restored workloads may take",
+    formatDuration(DEFAULTS.timeoutMs)
+  ).action(historyAction("undo"));
+  program2.command("completion").description(
+    "print the shell completion script: source <(kguard completion bash), or kguard completion fish | source"
+  ).addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).action(async (shell) => handlers.completion(shell, program2));
   program2.command("version").description("print kguard's version (as --version)").action(() => {
     process.stdout.write(`${kguardVersion()}
 `);
@@ -30866,7 +31471,7 @@ var init_program = __esm({
   }
 });
 
-// src/report/dotenv.ts
+// src/report/ci/dotenv.ts
 function dotenvReport(outcome, exitCode, runId) {
   return [
     `KGUARD_OUTCOME=${outcome}`,
@@ -30876,12 +31481,12 @@ function dotenvReport(outcome, exitCode, runId) {
   ].join("\n");
 }
 var init_dotenv = __esm({
-  "src/report/dotenv.ts"() {
+  "src/report/ci/dotenv.ts"() {
     "use strict";
   }
 });
 
-// src/report/junit.ts
+// src/report/ci/junit.ts
 var junit_exports = {};
 __export(junit_exports, {
   fleetJunitXml: () => fleetJunitXml,
@@ -30894,21 +31499,53 @@ function junitXml(report, finishedAt, locate = () => void 0) {
 function fleetJunitXml(report, finishedAt, locate = () => void 0) {
   return document(
     report.clusters.map((cluster) => {
-      const properties = [["context", cluster.context], ["wave", String(cluster.wave)], ["clusterOutcome", cluster.outcome]];
+      const properties = [
+        ["context", cluster.context],
+        ["wave", String(cluster.wave)],
+        ["clusterOutcome", cluster.outcome]
+      ];
       const name = `kguard apply (context ${cluster.context})`;
       if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
-      const test = cluster.outcome === "not-reached" ? { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, skipped: "not reached: its wave never started; nothing was read or changed there" } : { name: `context ${cluster.context}`, classname: "fleet", seconds: 0, error: { message: cluster.message ?? cluster.outcome, type: cluster.outcome, text: cluster.message ?? "" } };
-      return suiteFromCases([test], name, [["outcome", cluster.outcome], ["exitCode", String(cluster.exitCode ?? "")], ...properties], 0, finishedAt, []);
+      const test = cluster.outcome === "not-reached" ? {
+        name: `context ${cluster.context}`,
+        classname: "fleet",
+        seconds: 0,
+        skipped: "not reached: its wave never started; nothing was read or changed there"
+      } : {
+        name: `context ${cluster.context}`,
+        classname: "fleet",
+        seconds: 0,
+        error: {
+          message: cluster.message ?? cluster.outcome,
+          type: cluster.outcome,
+          text: cluster.message ?? ""
+        }
+      };
+      return suiteFromCases(
+        [test],
+        name,
+        [["outcome", cluster.outcome], ["exitCode", String(cluster.exitCode ?? "")], ...properties],
+        0,
+        finishedAt,
+        []
+      );
     })
   );
 }
 function suiteOf(report, name, extra, finishedAt, locate) {
-  const cases = "objects" in report ? [...report.objects.map((object) => objectCase(object, locate)), ...report.verify.map(checkCase), ...report.bake ? [bakeCase(report.bake)] : []] : [errorCase(report)];
+  const cases = "objects" in report ? [
+    ...report.objects.map((object) => objectCase(object, locate)),
+    ...report.verify.map(checkCase),
+    ...report.bake ? [bakeCase(report.bake)] : []
+  ] : [errorCase(report)];
   const totalMs = "timings" in report ? report.timings.totalMs : 0;
   const properties = [
     ["outcome", report.outcome],
     ["exitCode", String(report.exitCode)],
-    ..."rollbackMode" in report ? [["rollbackMode", report.rollbackMode], ["dryRun", String(report.dryRun)]] : [],
+    ..."rollbackMode" in report ? [
+      ["rollbackMode", report.rollbackMode],
+      ["dryRun", String(report.dryRun)]
+    ] : [],
     ...extra
   ];
   return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
@@ -30945,10 +31582,24 @@ function document(suites) {
 }
 function objectCase(object, locate) {
   const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ""}`;
-  const location = locate({ apiVersion: object.apiVersion, kind: object.kind, namespace: object.namespace ?? "", name: object.name });
-  const test = { name, classname: `kguard.${object.kind}`, seconds: (object.timings.verdictAfterMs ?? 0) / 1e3, location };
+  const location = locate({
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.namespace ?? "",
+    name: object.name
+  });
+  const test = {
+    name,
+    classname: `kguard.${object.kind}`,
+    seconds: (object.timings.verdictAfterMs ?? 0) / 1e3,
+    location
+  };
   if (FAILING_VERDICTS.has(object.verdict)) {
-    test.failure = { message: object.summary ?? object.verdict, type: object.reason ?? object.verdict, text: diagnosisText(object, location) };
+    test.failure = {
+      message: object.summary ?? object.verdict,
+      type: object.reason ?? object.verdict,
+      text: diagnosisText(object, location)
+    };
   } else if (object.verdict in SKIP_REASONS) {
     test.skipped = SKIP_REASONS[object.verdict];
   } else if (object.verdict in PASS_OUTPUT) {
@@ -30958,25 +31609,58 @@ function objectCase(object, locate) {
 }
 function checkCase(check) {
   const what = check.type === "command" ? `verify: ${check.command}` : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ""} (${check.file})`;
-  const test = { name: check.during === "bake" ? `${what} (during the bake)` : what, classname: "kguard.verify", seconds: check.durationMs / 1e3 };
+  const test = {
+    name: check.during === "bake" ? `${what} (during the bake)` : what,
+    classname: "kguard.verify",
+    seconds: check.durationMs / 1e3
+  };
   if (check.cancelled) test.skipped = check.summary;
   else if (!check.passed) {
     const lines = check.lines.length > 0 ? ["last lines:", ...check.lines.map((line) => `  | ${line}`)] : [];
-    const logs = check.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
-    test.failure = { message: check.summary, type: check.timedOut ? "timed-out" : "verify", text: [check.summary, ...lines, ...check.evidence.map((line) => `  ${line}`), ...logs, ...check.nextStep ? [`next: ${check.nextStep}`] : []].join("\n") };
+    const logs = check.logs.flatMap((log) => [
+      `last lines of container ${log.container} (pod ${log.pod}):`,
+      ...log.lines.map((line) => `  | ${line}`)
+    ]);
+    test.failure = {
+      message: check.summary,
+      type: check.timedOut ? "timed-out" : "verify",
+      text: [
+        check.summary,
+        ...lines,
+        ...check.evidence.map((line) => `  ${line}`),
+        ...logs,
+        ...check.nextStep ? [`next: ${check.nextStep}`] : []
+      ].join("\n")
+    };
   }
   return test;
 }
 function bakeCase(bake2) {
-  const test = { name: `bake ${bake2.durationMs / 1e3}s`, classname: "kguard.bake", seconds: bake2.elapsedMs / 1e3 };
+  const test = {
+    name: `bake ${bake2.durationMs / 1e3}s`,
+    classname: "kguard.bake",
+    seconds: bake2.elapsedMs / 1e3
+  };
   if (bake2.passed) return test;
   if (bake2.stoppedBy === "cancelled" || bake2.stoppedBy === "conflict") {
     test.skipped = bake2.summary ?? bake2.stoppedBy;
     return test;
   }
   const where2 = bake2.workload ? `${bake2.workload.kind.toLowerCase()}/${bake2.workload.name}${bake2.workload.namespace ? ` (namespace ${bake2.workload.namespace})` : ""}: ` : "";
-  const logs = bake2.logs.flatMap((log) => [`last lines of container ${log.container} (pod ${log.pod}):`, ...log.lines.map((line) => `  | ${line}`)]);
-  test.failure = { message: `${where2}${bake2.summary ?? "it did not stay healthy"}`, type: bake2.stoppedBy ?? "bake", text: [`${where2}${bake2.summary ?? ""}`, ...bake2.evidence, ...logs, ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []].join("\n") };
+  const logs = bake2.logs.flatMap((log) => [
+    `last lines of container ${log.container} (pod ${log.pod}):`,
+    ...log.lines.map((line) => `  | ${line}`)
+  ]);
+  test.failure = {
+    message: `${where2}${bake2.summary ?? "it did not stay healthy"}`,
+    type: bake2.stoppedBy ?? "bake",
+    text: [
+      `${where2}${bake2.summary ?? ""}`,
+      ...bake2.evidence,
+      ...logs,
+      ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []
+    ].join("\n")
+  };
   return test;
 }
 function errorCase(report) {
@@ -30992,8 +31676,12 @@ function diagnosisText(object, location) {
   const restore2 = object.restore;
   const logs = object.logs.flatMap((log) => {
     const lines = log.lines.slice(-LOG_LINES);
-    if (lines.length === 0) return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
-    return [`last lines of container ${log.container} (pod ${log.pod}${log.previous ? ", run before the restart" : ""}):`, ...lines.map((line) => `  | ${line}`)];
+    if (lines.length === 0)
+      return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
+    return [
+      `last lines of container ${log.container} (pod ${log.pod}${log.previous ? ", run before the restart" : ""}):`,
+      ...lines.map((line) => `  | ${line}`)
+    ];
   });
   return [
     object.summary ?? `ended ${object.verdict}`,
@@ -31002,7 +31690,10 @@ function diagnosisText(object, location) {
     ...logs,
     ...object.nextStep ? [`next: ${object.nextStep}`] : [],
     ...object.changedFields.length > 0 ? [`changed by the apply: ${object.changedFields.join(", ")}`] : [],
-    ...restore2 ? [`restore: ${restore2.status}${restore2.reason ? ` (${restore2.reason})` : ""}`, ...restore2.commands.map((command) => `  ${command}`)] : ["restore: none"]
+    ...restore2 ? [
+      `restore: ${restore2.status}${restore2.reason ? ` (${restore2.reason})` : ""}`,
+      ...restore2.commands.map((command) => `  ${command}`)
+    ] : ["restore: none"]
   ].join("\n");
 }
 function testCaseXml(test) {
@@ -31010,8 +31701,12 @@ function testCaseXml(test) {
   const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds3(test.seconds * 1e3)}"${where2}`;
   const children = [
     ...test.skipped !== void 0 ? [`      <skipped>${text(test.skipped)}</skipped>`] : [],
-    ...test.error ? [`      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`] : [],
-    ...test.failure ? [`      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`] : [],
+    ...test.error ? [
+      `      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`
+    ] : [],
+    ...test.failure ? [
+      `      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`
+    ] : [],
     ...test.output !== void 0 ? [`      <system-out>${text(test.output)}</system-out>`] : []
   ];
   return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, "    </testcase>"].join("\n");
@@ -31027,7 +31722,7 @@ function attribute(value) {
 }
 var LOG_LINES, FAILING_VERDICTS, SKIP_REASONS, PASS_OUTPUT, NOT_XML;
 var init_junit = __esm({
-  "src/report/junit.ts"() {
+  "src/report/ci/junit.ts"() {
     "use strict";
     LOG_LINES = 20;
     FAILING_VERDICTS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
@@ -31059,7 +31754,8 @@ function objectsWritten(text2) {
     const value = document2.toJS();
     const items = isObject2(value) && value.kind === "List" && Array.isArray(value.items) ? value.items : [value];
     for (const item of items) {
-      if (!isObject2(item) || typeof item.kind !== "string" || !isObject2(item.metadata) || typeof item.metadata.name !== "string") continue;
+      if (!isObject2(item) || typeof item.kind !== "string" || !isObject2(item.metadata) || typeof item.metadata.name !== "string")
+        continue;
       const namespace = typeof item.metadata.namespace === "string" ? item.metadata.namespace : void 0;
       found.push({ kind: item.kind, name: item.metadata.name, namespace, line: lineCounter.linePos(start).line });
     }
@@ -31133,13 +31829,19 @@ function workspace() {
 }
 async function writeJunit(session, report) {
   if (!session.junitFile) return;
-  const [{ junitXml: junitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([Promise.resolve().then(() => (init_junit(), junit_exports)), Promise.resolve().then(() => (init_locate(), locate_exports))]);
+  const [{ junitXml: junitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_junit(), junit_exports)),
+    Promise.resolve().then(() => (init_locate(), locate_exports))
+  ]);
   const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
   write(session.junitFile, "JUnit report", () => junitXml2(report, /* @__PURE__ */ new Date(), locate));
 }
 async function writeFleetJunit(session, report) {
   if (!session.junitFile) return;
-  const [{ fleetJunitXml: fleetJunitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([Promise.resolve().then(() => (init_junit(), junit_exports)), Promise.resolve().then(() => (init_locate(), locate_exports))]);
+  const [{ fleetJunitXml: fleetJunitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_junit(), junit_exports)),
+    Promise.resolve().then(() => (init_locate(), locate_exports))
+  ]);
   const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
   write(session.junitFile, "JUnit report", () => fleetJunitXml2(report, /* @__PURE__ */ new Date(), locate));
 }
@@ -31171,7 +31873,37 @@ var init_ci_files = __esm({
   }
 });
 
-// src/kubectl/raw-request.ts
+// src/cli/input-files.ts
+async function readFleetFile(file) {
+  const { readFile: readFile4 } = await import("node:fs/promises");
+  try {
+    return await readFile4(file, "utf8");
+  } catch (error2) {
+    const code = error2.code ?? "unreadable";
+    throw new InputError(
+      `--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`
+    );
+  }
+}
+async function readHealthRules(file) {
+  const { readFile: readFile4 } = await import("node:fs/promises");
+  try {
+    return await readFile4(file, "utf8");
+  } catch (error2) {
+    const code = error2.code ?? "unreadable";
+    throw new InputError(
+      `--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`
+    );
+  }
+}
+var init_input_files = __esm({
+  "src/cli/input-files.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/kubectl/channel/raw-request.ts
 function rawRequestOf(args) {
   const at = args.indexOf("--raw");
   if (at < 1 || at + 1 >= args.length) return void 0;
@@ -31199,7 +31931,8 @@ function kubectlStyleAnswer(status, body, warnings = []) {
 }
 function errorLine(status, body) {
   const parsed = statusOf(body);
-  if (parsed?.message) return parsed.reason ? `Error from server (${parsed.reason}): ${parsed.message}` : `Error from server: ${parsed.message}`;
+  if (parsed?.message)
+    return parsed.reason ? `Error from server (${parsed.reason}): ${parsed.message}` : `Error from server: ${parsed.message}`;
   const generic = GENERIC[status];
   const text2 = body.trim();
   if (generic) return `Error from server (${generic.reason}): ${generic.message(text2)}`;
@@ -31214,11 +31947,13 @@ function statusOf(body) {
   }
 }
 function warningTexts(headers) {
-  return headers.flatMap((header) => [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => match[1].replace(/\\(.)/g, "$1")));
+  return headers.flatMap(
+    (header) => [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => match[1].replace(/\\(.)/g, "$1"))
+  );
 }
 var METHODS, GENERIC;
 var init_raw_request = __esm({
-  "src/kubectl/raw-request.ts"() {
+  "src/kubectl/channel/raw-request.ts"() {
     "use strict";
     METHODS = { get: "GET", replace: "PUT", create: "POST", delete: "DELETE" };
     GENERIC = {
@@ -31229,20 +31964,32 @@ var init_raw_request = __esm({
       405: { reason: "MethodNotAllowed", message: () => "the server does not allow this method on the requested resource" },
       409: { reason: "Conflict", message: () => "the server reported a conflict" },
       410: { reason: "Expired", message: () => "the server reported the resource has expired" },
-      413: { reason: "RequestEntityTooLarge", message: () => "the server has rejected the request because it is too large" },
+      413: {
+        reason: "RequestEntityTooLarge",
+        message: () => "the server has rejected the request because it is too large"
+      },
       422: { reason: "Invalid", message: () => "the server rejected our request due to an error in our request" },
-      429: { reason: "TooManyRequests", message: () => "the server has received too many requests and has asked us to try again later" },
+      429: {
+        reason: "TooManyRequests",
+        message: () => "the server has received too many requests and has asked us to try again later"
+      },
       // kubectl proxy answers 500 itself when it cannot reach the API server, its body saying why
       // ("dial tcp 127.0.0.1:1: connect: connection refused", seen with kubectl 1.32); any other 5xx
       // without a Status is worded the same way below.
-      500: { reason: "InternalError", message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` },
+      500: {
+        reason: "InternalError",
+        message: (body) => `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`
+      },
       503: { reason: "ServiceUnavailable", message: () => "the server is currently unable to handle the request" },
-      504: { reason: "Timeout", message: () => "the server was unable to return a response in the time allotted, but may still be processing the request" }
+      504: {
+        reason: "Timeout",
+        message: () => "the server was unable to return a response in the time allotted, but may still be processing the request"
+      }
     };
   }
 });
 
-// src/kubectl/api-channel.ts
+// src/kubectl/channel/api-channel.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -31306,9 +32053,16 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
     if (!call || !isWatch(call.path) || call.method !== "GET") return stream(file, args, onStdout);
     const proxy = proxyFor2(call.connection);
     if (!proxy) return stream(file, args, onStdout);
-    return watchThrough(proxy, watchAgent, call, onStdout, () => {
-      requests += 1;
-    }, () => stream(file, args, onStdout));
+    return watchThrough(
+      proxy,
+      watchAgent,
+      call,
+      onStdout,
+      () => {
+        requests += 1;
+      },
+      () => stream(file, args, onStdout)
+    );
   };
   return {
     exec: channelExec,
@@ -31349,7 +32103,10 @@ async function send(proxy, agent, call, options) {
         agent,
         method: call.method,
         path: call.path,
-        headers: { ...HEADERS, ...body ? { "content-type": "application/json", "content-length": String(body.length) } : {} }
+        headers: {
+          ...HEADERS,
+          ...body ? { "content-type": "application/json", "content-length": String(body.length) } : {}
+        }
       },
       (response) => {
         readAll(response).then(
@@ -31410,7 +32167,12 @@ function watchThrough(proxy, agent, call, onStdout, onSent, fallback) {
           response.on("data", (text2) => onStdout(text2));
           response.on("end", () => resolve({ exitCode: 0, stdout: "", stderr: "", proxied: true }));
           response.on("error", (error2) => resolve(stopped ? STOPPED : dropped(error2)));
-          response.on("close", () => resolve(stopped ? STOPPED : response.complete ? { exitCode: 0, stdout: "", stderr: "", proxied: true } : dropped(new Error("the stream ended early"))));
+          response.on(
+            "close",
+            () => resolve(
+              stopped ? STOPPED : response.complete ? { exitCode: 0, stdout: "", stderr: "", proxied: true } : dropped(new Error("the stream ended early"))
+            )
+          );
         }
       );
       req.on("error", (error2) => resolve(stopped ? STOPPED : dropped(error2)));
@@ -31452,7 +32214,7 @@ function toBuffer(input) {
 }
 var START_DEADLINE_MS, STOPPED, HEADERS;
 var init_api_channel = __esm({
-  "src/kubectl/api-channel.ts"() {
+  "src/kubectl/channel/api-channel.ts"() {
     "use strict";
     init_raw_request();
     START_DEADLINE_MS = 1e4;
@@ -31461,7 +32223,7 @@ var init_api_channel = __esm({
   }
 });
 
-// src/kubectl/diff-output.ts
+// src/kubectl/output/diff-output.ts
 function diffsByObject(stdout, refs) {
   const byFile = /* @__PURE__ */ new Map();
   for (const ref of refs) {
@@ -31487,7 +32249,7 @@ function diffsByObject(stdout, refs) {
   return diffs;
 }
 var init_diff_output = __esm({
-  "src/kubectl/diff-output.ts"() {
+  "src/kubectl/output/diff-output.ts"() {
     "use strict";
     init_model();
   }
@@ -31513,7 +32275,10 @@ function resourceNameIn(discovery, kind) {
 }
 function snapshotOf(objects) {
   const all = [...objects];
-  return { objects: all, pods: all.filter((object) => object.kind === "Pod" && object.apiVersion === "v1") };
+  return {
+    objects: all,
+    pods: all.filter((object) => object.kind === "Pod" && object.apiVersion === "v1")
+  };
 }
 var BUILT_IN;
 var init_resources = __esm({
@@ -31524,7 +32289,12 @@ var init_resources = __esm({
       services: { group: "", version: "v1", kind: "Service", resource: "services" },
       secrets: { group: "", version: "v1", kind: "Secret", resource: "secrets" },
       events: { group: "", version: "v1", kind: "Event", resource: "events" },
-      persistentvolumeclaims: { group: "", version: "v1", kind: "PersistentVolumeClaim", resource: "persistentvolumeclaims" },
+      persistentvolumeclaims: {
+        group: "",
+        version: "v1",
+        kind: "PersistentVolumeClaim",
+        resource: "persistentvolumeclaims"
+      },
       "deployments.apps": { group: "apps", version: "v1", kind: "Deployment", resource: "deployments" },
       "replicasets.apps": { group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets" },
       "statefulsets.apps": { group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets" },
@@ -31532,12 +32302,17 @@ var init_resources = __esm({
       "ingresses.networking.k8s.io": { group: "networking.k8s.io", version: "v1", kind: "Ingress", resource: "ingresses" },
       "jobs.batch": { group: "batch", version: "v1", kind: "Job", resource: "jobs" },
       "leases.coordination.k8s.io": { group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases" },
-      "customresourcedefinitions.apiextensions.k8s.io": { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", resource: "customresourcedefinitions" }
+      "customresourcedefinitions.apiextensions.k8s.io": {
+        group: "apiextensions.k8s.io",
+        version: "v1",
+        kind: "CustomResourceDefinition",
+        resource: "customresourcedefinitions"
+      }
     };
   }
 });
 
-// src/kubectl/watch-events.ts
+// src/kubectl/channel/watch-events.ts
 function watchEventOf(value) {
   if (typeof value !== "object" || value === null) return void 0;
   const { type, object } = value;
@@ -31565,7 +32340,7 @@ function isExpired(status) {
 }
 var WatchEventReader;
 var init_watch_events = __esm({
-  "src/kubectl/watch-events.ts"() {
+  "src/kubectl/channel/watch-events.ts"() {
     "use strict";
     WatchEventReader = class {
       buffered = "";
@@ -31626,7 +32401,9 @@ var init_discovery = __esm({
       /** The resources of the given group versions only, each from its own discovery document: one unavailable group elsewhere does not matter. */
       async resourcesOf(apiVersions) {
         const resources = /* @__PURE__ */ new Map();
-        const documents = await Promise.all(apiVersions.map(async (apiVersion) => ({ apiVersion, document: await this.discoveryOf(apiVersion) })));
+        const documents = await Promise.all(
+          apiVersions.map(async (apiVersion) => ({ apiVersion, document: await this.discoveryOf(apiVersion) }))
+        );
         for (const { apiVersion, document: document2 } of documents) {
           const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
           const listed = document2.resources ?? [];
@@ -31634,7 +32411,11 @@ var init_discovery = __esm({
           for (const entry of listed) {
             if (typeof entry.name !== "string" || entry.name.includes("/") || typeof entry.kind !== "string") continue;
             const statusSubresource = names2.has(`${entry.name}/status`);
-            resources.set(`${group}/${entry.kind}`, { name: entry.name, namespaced: entry.namespaced === true, ...statusSubresource ? { statusSubresource } : {} });
+            resources.set(`${group}/${entry.kind}`, {
+              name: entry.name,
+              namespaced: entry.namespaced === true,
+              ...statusSubresource ? { statusSubresource } : {}
+            });
           }
         }
         return resources;
@@ -31652,7 +32433,10 @@ var init_discovery = __esm({
           const path14 = groupVersionPath({ group, version });
           found = (async () => {
             const result = await this.readRaw(path14);
-            if (result.exitCode !== 0) throw new Error(`kubectl could not read the API server's discovery of ${path14}: ${diagnoseKubectlFailure(result).detail}`);
+            if (result.exitCode !== 0)
+              throw new Error(
+                `kubectl could not read the API server's discovery of ${path14}: ${diagnoseKubectlFailure(result).detail}`
+              );
             return JSON.parse(result.stdout);
           })();
           found.catch(() => this.documents.delete(apiVersion));
@@ -31678,10 +32462,10 @@ var init_discovery = __esm({
   }
 });
 
-// src/kubectl/pool.ts
+// src/kubectl/process/pool.ts
 var ProcessPool;
 var init_pool = __esm({
-  "src/kubectl/pool.ts"() {
+  "src/kubectl/process/pool.ts"() {
     "use strict";
     ProcessPool = class {
       constructor(size) {
@@ -31723,14 +32507,20 @@ function targetOf(stdout) {
   const name = config["current-context"];
   const entry = config.contexts?.find((context) => context.name === name) ?? config.contexts?.[0];
   if (!name || !entry?.context?.cluster) return void 0;
-  return { context: name, cluster: entry.context.cluster, user: entry.context.user ?? "", namespace: entry.context.namespace || "default" };
+  return {
+    context: name,
+    cluster: entry.context.cluster,
+    user: entry.context.user ?? "",
+    namespace: entry.context.namespace || "default"
+  };
 }
 function pinnedArgs(connectionArgs, target) {
   const given = (flag) => connectionArgs.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
   const pinned = [...connectionArgs];
   if (!given("--context")) pinned.push(`--context=${target.context}`);
   if (!given("--cluster") && !given("--server")) pinned.push(`--cluster=${target.cluster}`);
-  if (target.user && !given("--user") && !given("--token") && !given("--username")) pinned.push(`--user=${target.user}`);
+  if (target.user && !given("--user") && !given("--token") && !given("--username"))
+    pinned.push(`--user=${target.user}`);
   return pinned;
 }
 var init_target = __esm({
@@ -31761,7 +32551,8 @@ function readAnswers(questions, result) {
       const asked = spec?.resourceAttributes ?? {};
       return asked.verb === question.verb && (asked.group ?? "") === question.group && asked.resource === question.resource && (asked.namespace ?? "") === question.namespace;
     });
-    if (!answer) throw new Error(`the API server did not answer whether this user may ${question.verb} ${question.resource}`);
+    if (!answer)
+      throw new Error(`the API server did not answer whether this user may ${question.verb} ${question.resource}`);
     return { ...question, allowed: answer.status?.allowed === true };
   });
 }
@@ -31770,9 +32561,16 @@ async function reviewAccess(questions, run) {
   if (!first) return [];
   const ask = (question) => run(REVIEW_RAW_ARGS, JSON.stringify(reviewOf(question)));
   const asked = await ask(first);
-  if (!asked.proxied || asked.exitCode !== 0) return readAnswers(questions, await run(REVIEW_ARGS, reviewsList(questions)));
+  if (!asked.proxied || asked.exitCode !== 0)
+    return readAnswers(questions, await run(REVIEW_ARGS, reviewsList(questions)));
   const answers = [asked, ...await Promise.all(others.map(ask))];
-  return readAnswers(questions, answers.find((answer) => answer.exitCode !== 0) ?? { ...asked, stdout: answers.map((answer) => answer.stdout).join("\n") });
+  return readAnswers(
+    questions,
+    answers.find((answer) => answer.exitCode !== 0) ?? {
+      ...asked,
+      stdout: answers.map((answer) => answer.stdout).join("\n")
+    }
+  );
 }
 var REVIEW_ARGS, REVIEW_RAW_ARGS;
 var init_access = __esm({
@@ -31781,7 +32579,13 @@ var init_access = __esm({
     init_diagnose();
     init_parse();
     REVIEW_ARGS = ["create", "-f", "-", "-o", "json", "--validate=false"];
-    REVIEW_RAW_ARGS = ["create", "--raw", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "-f", "-"];
+    REVIEW_RAW_ARGS = [
+      "create",
+      "--raw",
+      "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+      "-f",
+      "-"
+    ];
   }
 });
 
@@ -31823,7 +32627,9 @@ var init_client = __esm({
       /** The connection flags with the run's target pinned, once pinTarget has resolved it. */
       pinned;
       /** Discovery documents by group version, read once each. */
-      discovery = new Discovery((path14) => this.run(["get", "--raw", path14], { deadlineMs: this.connection.readDeadlineMs }));
+      discovery = new Discovery(
+        (path14) => this.run(["get", "--raw", path14], { deadlineMs: this.connection.readDeadlineMs })
+      );
       /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
       pool;
       /** How many kubectl processes this object started, its API channel's proxy included: reported in measurements and --output json. */
@@ -31835,11 +32641,16 @@ var init_client = __esm({
         return this.pool.peak;
       }
       async kustomize(directory) {
-        const result = await this.run(["kustomize", directory], { deadlineMs: this.connection.readDeadlineMs, bounded: false });
+        const result = await this.run(["kustomize", directory], {
+          deadlineMs: this.connection.readDeadlineMs,
+          bounded: false
+        });
         if (result.exitCode !== 0) {
           const diagnosis = diagnoseKubectlFailure(result);
           if (diagnosis.kind === "missing-binary") throw this.failure("render the kustomization", result);
-          throw new InputError(`kubectl kustomize ${directory} failed: ${diagnosis.detail}. Fix the kustomization; nothing was applied.`);
+          throw new InputError(
+            `kubectl kustomize ${directory} failed: ${diagnosis.detail}. Fix the kustomization; nothing was applied.`
+          );
         }
         return result.stdout;
       }
@@ -31852,7 +32663,10 @@ var init_client = __esm({
        */
       async dryRun(request, strategy) {
         const result = await this.retrying(
-          () => this.run([...applyCommand(request), `--dry-run=${strategy}`, "-o", "json"], { deadlineMs: request.deadlineMs, input: request.stdin })
+          () => this.run([...applyCommand(request), `--dry-run=${strategy}`, "-o", "json"], {
+            deadlineMs: request.deadlineMs,
+            input: request.stdin
+          })
         );
         if (result.exitCode !== 0) {
           if (diagnoseKubectlFailure(result).kind === "missing-binary") throw this.failure("run kubectl", result);
@@ -31870,7 +32684,10 @@ var init_client = __esm({
        * never sent (apply.go, DryRunClient).
        */
       async dryRunActions(request) {
-        const result = await this.run([...applyCommand(request), "--dry-run=client"], { deadlineMs: request.deadlineMs, input: request.stdin });
+        const result = await this.run([...applyCommand(request), "--dry-run=client"], {
+          deadlineMs: request.deadlineMs,
+          input: request.stdin
+        });
         if (result.exitCode !== 0) throw this.failure("preview the apply", result);
         return parseApplyOutput(result.stdout);
       }
@@ -31885,7 +32702,8 @@ var init_client = __esm({
         if (request.namespace) args.push("-n", request.namespace);
         args.push(...request.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
         const result = await this.retrying(() => this.run(args, { deadlineMs: request.deadlineMs, input: request.stdin }));
-        if (result.exitCode !== 0 && result.exitCode !== 1) throw this.failure("show the differences (kubectl diff)", result);
+        if (result.exitCode !== 0 && result.exitCode !== 1)
+          throw this.failure("show the differences (kubectl diff)", result);
         return diffsByObject(result.stdout, refs);
       }
       /**
@@ -31904,7 +32722,11 @@ var init_client = __esm({
           }
           return attempt;
         });
-        if (result.exitCode !== 0) throw this.failure("apply the manifests", result, [...applied2.values()], { ms: request.deadlineMs, flag: "--timeout" });
+        if (result.exitCode !== 0)
+          throw this.failure("apply the manifests", result, [...applied2.values()], {
+            ms: request.deadlineMs,
+            flag: "--timeout"
+          });
         return [...applied2.values()];
       }
       /**
@@ -31913,14 +32735,13 @@ var init_client = __esm({
        */
       async listObjects(namespace, types) {
         if (types.length === 0) return [];
-        const items = await this.lists(namespace, types, {}, `read ${types.join(", ")}${namespace ? ` in namespace ${namespace}` : ""}`, [
-          "get",
-          types.join(","),
-          ...namespace ? ["-n", namespace] : [],
-          "-o",
-          "json",
-          "--show-managed-fields"
-        ]);
+        const items = await this.lists(
+          namespace,
+          types,
+          {},
+          `read ${types.join(", ")}${namespace ? ` in namespace ${namespace}` : ""}`,
+          ["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json", "--show-managed-fields"]
+        );
         return this.observed(items);
       }
       /**
@@ -31929,9 +32750,15 @@ var init_client = __esm({
        * the order of the types; else `kubectlArgs` as one kubectl command.
        */
       async lists(namespace, types, selectors, what, kubectlArgs) {
-        const paths = await Promise.all(types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => void 0)));
+        const paths = await Promise.all(
+          types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => void 0))
+        );
         if (paths.every((path14) => path14 !== void 0)) {
-          const results = await Promise.all(paths.map((path14) => this.run(["get", "--raw", withQuery(path14, selectors)], { deadlineMs: this.connection.readDeadlineMs })));
+          const results = await Promise.all(
+            paths.map(
+              (path14) => this.run(["get", "--raw", withQuery(path14, selectors)], { deadlineMs: this.connection.readDeadlineMs })
+            )
+          );
           const failed2 = results.find((result2) => result2.exitCode !== 0);
           if (failed2) throw this.failure(what, failed2);
           return results.flatMap((result2) => listedItems(result2.stdout).items);
@@ -31947,16 +32774,28 @@ var init_client = __esm({
       async getObject(type, namespace, name) {
         const path14 = await this.collectionPathOf({ type, namespace }).catch(() => void 0);
         if (path14) {
-          const raw = await this.run(["get", "--raw", `${path14}/${encodeURIComponent(name)}`], { deadlineMs: this.connection.readDeadlineMs });
+          const raw = await this.run(["get", "--raw", `${path14}/${encodeURIComponent(name)}`], {
+            deadlineMs: this.connection.readDeadlineMs
+          });
           if (raw.exitCode === 0) return this.observed([JSON.parse(raw.stdout)])[0];
           if (/\(NotFound\)/.test(raw.stderr)) return void 0;
           throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ""}`, raw);
         }
         const result = await this.run(
-          ["get", type, name, ...namespace ? ["-n", namespace] : [], "-o", "json", "--show-managed-fields", "--ignore-not-found"],
+          [
+            "get",
+            type,
+            name,
+            ...namespace ? ["-n", namespace] : [],
+            "-o",
+            "json",
+            "--show-managed-fields",
+            "--ignore-not-found"
+          ],
           { deadlineMs: this.connection.readDeadlineMs }
         );
-        if (result.exitCode !== 0) throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ""}`, result);
+        if (result.exitCode !== 0)
+          throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ""}`, result);
         return this.observed(itemsOf(result.stdout))[0];
       }
       /**
@@ -31975,7 +32814,9 @@ var init_client = __esm({
         return this.rawWrite("create", withFieldManager(collectionPath2), object, deadlineMs);
       }
       async rawWrite(verb, path14, object, deadlineMs) {
-        const result = await this.retrying(() => this.run([verb, "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(object) }));
+        const result = await this.retrying(
+          () => this.run([verb, "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(object) })
+        );
         if (result.exitCode === 0) return { ok: true, object: this.observed(itemsOf(result.stdout))[0] };
         return writeFailure(result, deadlineMs);
       }
@@ -31986,26 +32827,28 @@ var init_client = __esm({
        */
       async deleteExact(path14, preconditions, deadlineMs) {
         const body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions };
-        const result = await this.retrying(() => this.run(["delete", "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(body) }));
+        const result = await this.retrying(
+          () => this.run(["delete", "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(body) })
+        );
         if (result.exitCode === 0) return { ok: true };
         return writeFailure(result, deadlineMs);
       }
       /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
       async listLabelled(type, namespace, selector) {
-        return this.lists(namespace ?? "", [type], { labelSelector: selector }, `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ""}`, [
-          "get",
-          type,
-          ...namespace ? ["-n", namespace] : ["--all-namespaces"],
-          "-l",
-          selector,
-          "-o",
-          "json"
-        ]);
+        return this.lists(
+          namespace ?? "",
+          [type],
+          { labelSelector: selector },
+          `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ""}`,
+          ["get", type, ...namespace ? ["-n", namespace] : ["--all-namespaces"], "-l", selector, "-o", "json"]
+        );
       }
       /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
       async apiResources(apiVersions) {
         if (apiVersions) return this.discovery.resourcesOf([...new Set(apiVersions)]);
-        const result = await this.run(["api-resources", "-o", "wide", "--no-headers=false"], { deadlineMs: this.connection.readDeadlineMs });
+        const result = await this.run(["api-resources", "-o", "wide", "--no-headers=false"], {
+          deadlineMs: this.connection.readDeadlineMs
+        });
         const resources = parseApiResources(result.stdout);
         if (result.exitCode !== 0 && !(resources.size > 0 && /unable to retrieve the complete list of server APIs/.test(result.stderr))) {
           throw this.failure("read the API resources (kubectl api-resources)", result);
@@ -32025,7 +32868,8 @@ var init_client = __esm({
         const result = await this.run(["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json"], {
           deadlineMs: this.connection.readDeadlineMs
         });
-        if (result.exitCode !== 0) throw this.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ""}`, result);
+        if (result.exitCode !== 0)
+          throw this.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ""}`, result);
         return snapshotOf(itemsOf(result.stdout));
       }
       /**
@@ -32036,8 +32880,11 @@ var init_client = __esm({
       async listCollection(query) {
         const path14 = await this.collectionPathOf(query).catch((error2) => error2);
         if (path14 instanceof Error) return { ok: false, message: path14.message, transient: false };
-        const result = await this.run(["get", "--raw", withQuery(path14, selectorsOf(query))], { deadlineMs: this.connection.readDeadlineMs });
-        if (result.exitCode !== 0) return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
+        const result = await this.run(["get", "--raw", withQuery(path14, selectorsOf(query))], {
+          deadlineMs: this.connection.readDeadlineMs
+        });
+        if (result.exitCode !== 0)
+          return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
         return { ok: true, ...listedItems(result.stdout) };
       }
       /**
@@ -32047,18 +32894,32 @@ var init_client = __esm({
        */
       watchCollection(query, from, onEvent) {
         const stream = this.stream;
-        if (!stream) return { done: Promise.resolve({ ended: false, message: "watching is not available", transient: false }), stop: () => void 0 };
+        if (!stream)
+          return {
+            done: Promise.resolve({ ended: false, message: "watching is not available", transient: false }),
+            stop: () => void 0
+          };
         let stopRequested = false;
         let running2;
         const done = (async () => {
           const path14 = await this.collectionPathOf(query).catch((error2) => error2);
           if (path14 instanceof Error) return { ended: false, message: path14.message, transient: false };
           if (stopRequested) return { ended: true };
-          const params = { ...selectorsOf(query), watch: "1", resourceVersion: from.resourceVersion, allowWatchBookmarks: "true", timeoutSeconds: String(from.timeoutSeconds) };
+          const params = {
+            ...selectorsOf(query),
+            watch: "1",
+            resourceVersion: from.resourceVersion,
+            allowWatchBookmarks: "true",
+            timeoutSeconds: String(from.timeoutSeconds)
+          };
           const reader = new WatchEventReader();
-          running2 = stream(this.connection.binary, [...this.connectionArgs(), "get", "--raw", withQuery(path14, params)], (text2) => {
-            for (const event of reader.push(text2)) onEvent(event);
-          });
+          running2 = stream(
+            this.connection.binary,
+            [...this.connectionArgs(), "get", "--raw", withQuery(path14, params)],
+            (text2) => {
+              for (const event of reader.push(text2)) onEvent(event);
+            }
+          );
           const result = await running2.done;
           if (!result.proxied) this.processes += 1;
           if (result.exitCode === 0 || stopRequested) return { ended: true };
@@ -32082,7 +32943,16 @@ var init_client = __esm({
       /** Events about one object (a pod or a deployment), oldest first. */
       async events(namespace, objectName) {
         const selector = `involvedObject.name=${objectName}`;
-        const items = await this.lists(namespace, ["events"], { fieldSelector: selector }, `read events of ${objectName}`, ["get", "events", "-n", namespace, "--field-selector", selector, "-o", "json"]);
+        const items = await this.lists(namespace, ["events"], { fieldSelector: selector }, `read events of ${objectName}`, [
+          "get",
+          "events",
+          "-n",
+          namespace,
+          "--field-selector",
+          selector,
+          "-o",
+          "json"
+        ]);
         return items;
       }
       async pinTarget() {
@@ -32092,7 +32962,10 @@ var init_client = __esm({
         return target;
       }
       async target() {
-        const result = await this.run(["config", "view", "--minify", "-o", "json"], { deadlineMs: this.connection.readDeadlineMs, bounded: false });
+        const result = await this.run(["config", "view", "--minify", "-o", "json"], {
+          deadlineMs: this.connection.readDeadlineMs,
+          bounded: false
+        });
         if (result.exitCode !== 0) return void 0;
         return targetOf(result.stdout);
       }
@@ -32139,17 +33012,29 @@ var init_client = __esm({
        * before the last restart. Evidence, not a verdict: a failure comes back as kubectl's own words.
        */
       async logs(namespace, pod, container, options) {
-        const args = ["logs", pod, "-n", namespace, "-c", container, `--tail=${options.tail}`, ...options.previous ? ["--previous"] : []];
+        const args = [
+          "logs",
+          pod,
+          "-n",
+          namespace,
+          "-c",
+          container,
+          `--tail=${options.tail}`,
+          ...options.previous ? ["--previous"] : []
+        ];
         return logsResult(await this.run(args, { deadlineMs: this.connection.readDeadlineMs }));
       }
       reviewAccess(questions) {
-        return reviewAccess(questions, (args, input) => this.run(args, { deadlineMs: this.connection.readDeadlineMs, input }));
+        return reviewAccess(
+          questions,
+          (args, input) => this.run(args, { deadlineMs: this.connection.readDeadlineMs, input })
+        );
       }
     };
   }
 });
 
-// src/kubectl/trace.ts
+// src/kubectl/process/trace.ts
 function maskCredentials(args) {
   return args.map((arg, index) => {
     const [name, value] = splitFlag(arg);
@@ -32162,7 +33047,14 @@ function tracedExec(exec, now2, onCall) {
   return async (file, args, options) => {
     const started = now2();
     const result = await exec(file, args, options);
-    onCall({ args: maskCredentials(args), durationMs: now2() - started, exitCode: result.exitCode, timedOut: result.timedOut === true, stream: false, ...result.proxied ? { proxied: true } : {} });
+    onCall({
+      args: maskCredentials(args),
+      durationMs: now2() - started,
+      exitCode: result.exitCode,
+      timedOut: result.timedOut === true,
+      stream: false,
+      ...result.proxied ? { proxied: true } : {}
+    });
     return result;
   };
 }
@@ -32171,7 +33063,14 @@ function tracedStream(stream, now2, onCall) {
     const started = now2();
     const running2 = stream(file, args, onStdout);
     const done = running2.done.then((result) => {
-      onCall({ args: maskCredentials(args), durationMs: now2() - started, exitCode: result.exitCode, timedOut: false, stream: true, ...result.proxied ? { proxied: true } : {} });
+      onCall({
+        args: maskCredentials(args),
+        durationMs: now2() - started,
+        exitCode: result.exitCode,
+        timedOut: false,
+        stream: true,
+        ...result.proxied ? { proxied: true } : {}
+      });
       return result;
     });
     return { done, stop: running2.stop };
@@ -32179,7 +33078,7 @@ function tracedStream(stream, now2, onCall) {
 }
 var MASKED;
 var init_trace = __esm({
-  "src/kubectl/trace.ts"() {
+  "src/kubectl/process/trace.ts"() {
     "use strict";
     init_flags();
     init_passthrough();
@@ -32197,7 +33096,11 @@ function connectKubectl(connection, options = {}) {
   const trace = options.trace;
   const exec = trace ? tracedExec(channel.exec, trace.now, trace.onCall) : channel.exec;
   const stream = options.watches === false ? void 0 : trace ? tracedStream(channel.stream, trace.now, trace.onCall) : channel.stream;
-  const kubectl = createKubectl(exec, { ...connection, channelProcesses: () => channel.processes, pinned: (args) => channel.start(args) }, stream);
+  const kubectl = createKubectl(
+    exec,
+    { ...connection, channelProcesses: () => channel.processes, pinned: (args) => channel.start(args) },
+    stream
+  );
   return Object.assign(kubectl, { close: () => channel.close() });
 }
 var init_connect = __esm({
@@ -32255,7 +33158,7 @@ function commandConnection(raw, session) {
   return connectionArgs;
 }
 async function commandKubectl(connectionArgs, session, recorder, options) {
-  const [{ connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { secretValuesOfObjects: secretValuesOfObjects3 }] = await Promise.all([
+  const [{ connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { secretValuesOfObjects: secretValuesOfObjects2 }] = await Promise.all([
     Promise.resolve().then(() => (init_connect(), connect_exports)),
     Promise.resolve().then(() => (init_transient(), transient_exports)),
     Promise.resolve().then(() => (init_clock(), clock_exports)),
@@ -32270,7 +33173,7 @@ async function commandKubectl(connectionArgs, session, recorder, options) {
       readDeadlineMs: 6e4,
       retry: { delaysMs: RETRY_DELAYS_MS2, sleep: systemClock2.sleep },
       observe: (objects) => {
-        for (const value of secretValuesOfObjects3(objects)) session.redactor.addValue(value);
+        for (const value of secretValuesOfObjects2(objects)) session.redactor.addValue(value);
       }
     },
     { trace, watches: options.watches }
@@ -32363,7 +33266,10 @@ function processStart(pid) {
 }
 function holderAnnotations(holder) {
   if (!holder) return {};
-  return { [HOLDER_HOST_ANNOTATION]: holder.host, [HOLDER_PID_ANNOTATION]: holder.started ? `${holder.pid}/${holder.started}` : String(holder.pid) };
+  return {
+    [HOLDER_HOST_ANNOTATION]: holder.host,
+    [HOLDER_PID_ANNOTATION]: holder.started ? `${holder.pid}/${holder.started}` : String(holder.pid)
+  };
 }
 function holderOfAnnotations(annotations) {
   const host = annotations?.[HOLDER_HOST_ANNOTATION];
@@ -32463,7 +33369,13 @@ function ticketOf(lease) {
   return Number.isSafeInteger(ticket) && ticket > 0 ? ticket : void 0;
 }
 function withTicket(lease, ticket) {
-  return { ...lease, metadata: { ...lease.metadata, annotations: { ...lease.metadata.annotations, [TICKET_ANNOTATION]: String(ticket) } } };
+  return {
+    ...lease,
+    metadata: {
+      ...lease.metadata,
+      annotations: { ...lease.metadata.annotations, [TICKET_ANNOTATION]: String(ticket) }
+    }
+  };
 }
 function goesBefore(lease, mine) {
   const theirs = ticketOf(lease);
@@ -32483,7 +33395,10 @@ function identityOf(lease) {
 function chunksOf(keys) {
   for (let parts = 1; ; parts *= 2) {
     const size = Math.ceil(keys.length / parts);
-    const chunks = Array.from({ length: Math.ceil(keys.length / size) || 1 }, (_, index) => keys.slice(index * size, (index + 1) * size));
+    const chunks = Array.from(
+      { length: Math.ceil(keys.length / size) || 1 },
+      (_, index) => keys.slice(index * size, (index + 1) * size)
+    );
     if (size <= 1 || chunks.every((chunk) => encodeKeys(chunk).length <= MAX_KEYS_BYTES)) return chunks;
   }
 }
@@ -32619,7 +33534,12 @@ function journalPieces(journal, placement, limit = PIECE_BYTES) {
     );
     const over = written2.find((piece) => piece.packed.length > MAX_SECRET_BYTES && piece.journal.objects.length > 1);
     if (!over) return written2;
-    chunks = new Map([...chunks].map(([namespace, parts]) => [namespace, parts.flatMap((part) => part === over.journal.objects ? halves(part) : [part])]));
+    chunks = new Map(
+      [...chunks].map(([namespace, parts]) => [
+        namespace,
+        parts.flatMap((part) => part === over.journal.objects ? halves(part) : [part])
+      ])
+    );
   }
 }
 function chunked(entries2, limit) {
@@ -32631,7 +33551,8 @@ function chunked(entries2, limit) {
   let size = 0;
   entries2.forEach((entry, index) => {
     const own = sizes[index];
-    if (own > MAX_SECRET_BYTES) throw new JournalTooLargeError(own, MAX_SECRET_BYTES, 1, entry.ref.namespace, describeObject(entry.ref));
+    if (own > MAX_SECRET_BYTES)
+      throw new JournalTooLargeError(own, MAX_SECRET_BYTES, 1, entry.ref.namespace, describeObject(entry.ref));
     if (current2.length > 0 && size + own > limit) {
       chunks.push(current2);
       current2 = [];
@@ -32659,7 +33580,9 @@ function mergePieces(pieces) {
     }
   }
   const expected = /* @__PURE__ */ new Map();
-  for (const piece of pieces) for (const [namespace, count2] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 })) expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count2));
+  for (const piece of pieces)
+    for (const [namespace, count2] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 }))
+      expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count2));
   const found = /* @__PURE__ */ new Map();
   for (const piece of pieces) found.set(piece.namespace, (found.get(piece.namespace) ?? 0) + 1);
   const missing = [...expected].filter(([namespace, count2]) => (found.get(namespace) ?? 0) < count2).map(([namespace]) => namespace);
@@ -32667,9 +33590,14 @@ function mergePieces(pieces) {
   const state = states.has("applying") ? "applying" : states.has("restoring") ? "restoring" : states.size === 1 && states.has("finished") ? "finished" : "applied";
   const homeNamespace2 = first.home ?? first.namespace;
   const home = pieces.find((piece) => piece.namespace === homeNamespace2) ?? first;
-  const order = [...expected.keys()].sort((left, right) => left === homeNamespace2 ? -1 : right === homeNamespace2 ? 1 : left.localeCompare(right));
+  const order = [...expected.keys()].sort(
+    (left, right) => left === homeNamespace2 ? -1 : right === homeNamespace2 ? 1 : left.localeCompare(right)
+  );
   const pieceCounts = Object.fromEntries(order.map((namespace) => [namespace, expected.get(namespace)]));
-  return { journal: { ...home, namespace: homeNamespace2, state, objects: [...objects.values()], pieces: pieceCounts }, missing: missing.sort() };
+  return {
+    journal: { ...home, namespace: homeNamespace2, state, objects: [...objects.values()], pieces: pieceCounts },
+    missing: missing.sort()
+  };
 }
 var MAX_SECRET_BYTES, PIECE_BYTES;
 var init_pieces = __esm({
@@ -32713,7 +33641,11 @@ function refusedBecause(result, what, namespace, clusterScoped = false) {
   const next = forbidden ? `${elsewhere}grant ${rbacRule(what, namespace)}, or run with --no-journal (then a killed run cannot be rolled back by kguard rollback, and two runs on the same objects are not kept apart)` : clusterScoped && result.notFound ? `${elsewhere}or run with --no-journal` : "check that the API server answers and run kguard again";
   const purpose = what === "secrets" ? "write its run journal (a Secret)" : "take a lease on the objects it will change";
   const why = clusterScoped ? ` (the journal namespace of this apply's cluster-scoped objects)` : "";
-  return new KubectlError(`kguard could not ${purpose} in namespace ${namespace}${why}: ${result.message}. Next: ${next}; nothing was applied.`, void 0, result.stderr);
+  return new KubectlError(
+    `kguard could not ${purpose} in namespace ${namespace}${why}: ${result.message}. Next: ${next}; nothing was applied.`,
+    void 0,
+    result.stderr
+  );
 }
 function keyOf(piece, runId) {
   return `${piece.namespace}/${journalName(runId, piece.index)}`;
@@ -32723,7 +33655,10 @@ async function removeJournal(kubectl, secrets, deadlineMs) {
     const uid = secret.uid ?? (await kubectl.getObject("secrets", secret.namespace, secret.name))?.metadata.uid;
     if (!uid) return;
     const deleted = await kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid }, deadlineMs);
-    if (!deleted.ok && !deleted.notFound) throw new Error(`kguard could not delete its run journal secret/${secret.name} (namespace ${secret.namespace}): ${deleted.message}`);
+    if (!deleted.ok && !deleted.notFound)
+      throw new Error(
+        `kguard could not delete its run journal secret/${secret.name} (namespace ${secret.namespace}): ${deleted.message}`
+      );
   };
   const isHome = (secret) => /-journal$/.test(secret.name);
   await Promise.all(secrets.filter((secret) => !isHome(secret)).map(remove));
@@ -32740,9 +33675,14 @@ async function listJournals(kubectl, namespace, whole = true) {
       } catch {
         continue;
       }
-      const ref = { namespace: secret.metadata.namespace ?? journal.namespace, name: secret.metadata.name, uid: secret.metadata.uid };
+      const ref = {
+        namespace: secret.metadata.namespace ?? journal.namespace,
+        name: secret.metadata.name,
+        uid: secret.metadata.uid
+      };
       const pieces = byRun.get(journal.runId) ?? [];
-      if (!pieces.some((piece) => piece.secret.namespace === ref.namespace && piece.secret.name === ref.name)) pieces.push({ journal: { ...journal, namespace: ref.namespace }, secret: ref });
+      if (!pieces.some((piece) => piece.secret.namespace === ref.namespace && piece.secret.name === ref.name))
+        pieces.push({ journal: { ...journal, namespace: ref.namespace }, secret: ref });
       byRun.set(journal.runId, pieces);
     }
   };
@@ -32750,15 +33690,25 @@ async function listJournals(kubectl, namespace, whole = true) {
   if (namespace !== void 0 && whole) {
     await Promise.all(
       [...byRun].map(async ([runId, pieces]) => {
-        const elsewhere = new Set(pieces.flatMap(({ journal }) => Object.keys(journal.pieces ?? {})).filter((other) => other !== namespace));
-        for (const other of elsewhere) add(await kubectl.listLabelled("secrets", other, `${JOURNAL_LABEL}=${JOURNAL_VERSION},${RUN_LABEL}=${runId}`).catch(() => []));
+        const elsewhere = new Set(
+          pieces.flatMap(({ journal }) => Object.keys(journal.pieces ?? {})).filter((other) => other !== namespace)
+        );
+        for (const other of elsewhere)
+          add(
+            await kubectl.listLabelled("secrets", other, `${JOURNAL_LABEL}=${JOURNAL_VERSION},${RUN_LABEL}=${runId}`).catch(() => [])
+          );
       })
     );
   }
   const now2 = Date.now();
   return [...byRun.values()].map((pieces) => {
     const { journal, missing } = mergePieces(pieces.map((piece) => piece.journal));
-    return { journal, expired: Date.parse(journal.expiresAt) < now2, secrets: pieces.map((piece) => piece.secret), missing };
+    return {
+      journal,
+      expired: Date.parse(journal.expiresAt) < now2,
+      secrets: pieces.map((piece) => piece.secret),
+      missing
+    };
   }).sort((left, right) => left.journal.startedAt.localeCompare(right.journal.startedAt));
 }
 async function deleteExpiredJournals(kubectl, namespaces, deadlineMs) {
@@ -32766,7 +33716,13 @@ async function deleteExpiredJournals(kubectl, namespaces, deadlineMs) {
     [...new Set(namespaces)].map(async (namespace) => {
       const journals = await listJournals(kubectl, namespace, false).catch(() => []);
       await Promise.all(
-        journals.filter(({ expired }) => expired).map(({ secrets }) => removeJournal(kubectl, secrets.filter((secret) => secret.namespace === namespace), deadlineMs).catch(() => void 0))
+        journals.filter(({ expired }) => expired).map(
+          ({ secrets }) => removeJournal(
+            kubectl,
+            secrets.filter((secret) => secret.namespace === namespace),
+            deadlineMs
+          ).catch(() => void 0)
+        )
       );
     })
   );
@@ -32817,7 +33773,12 @@ var init_store = __esm({
        * written are deleted and the refusal names the rule to add.
        */
       static async start(kubectl, wanted, placement, deadlineMs) {
-        const store = new _RunJournal(kubectl, { ...wanted, clusterNamespace: placement.clusterNamespace }, placement, deadlineMs);
+        const store = new _RunJournal(
+          kubectl,
+          { ...wanted, clusterNamespace: placement.clusterNamespace },
+          placement,
+          deadlineMs
+        );
         const pieces = journalPieces(store.journal, placement);
         try {
           await store.write(pieces);
@@ -32835,9 +33796,13 @@ var init_store = __esm({
             await this.write(journalPieces(this.journal, this.placement));
           } catch (error2) {
             if (error2 instanceof JournalTooLargeError) {
-              throw new Error(`kguard could not update its run journal: the copies of ${error2.object ?? "an object"} would be ${Math.ceil(error2.bytes / 1024)} KiB compressed, more than the ${Math.ceil(error2.limitBytes / 1024)} KiB a Secret may hold`);
+              throw new Error(
+                `kguard could not update its run journal: the copies of ${error2.object ?? "an object"} would be ${Math.ceil(error2.bytes / 1024)} KiB compressed, more than the ${Math.ceil(error2.limitBytes / 1024)} KiB a Secret may hold`
+              );
             }
-            throw new Error(`kguard could not update its run journal: ${error2 instanceof Error ? error2.message : String(error2)}`);
+            throw new Error(
+              `kguard could not update its run journal: ${error2 instanceof Error ? error2.message : String(error2)}`
+            );
           }
         });
         this.writes = next.catch(() => void 0);
@@ -32854,15 +33819,25 @@ var init_store = __esm({
         const home = journalName(this.runId);
         const secrets = [...this.written.values()];
         const remove = async (secret) => {
-          const deleted = await this.kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid: secret.uid ?? "" }, this.deadlineMs);
+          const deleted = await this.kubectl.deleteExact(
+            `${secretsPath(secret.namespace)}/${secret.name}`,
+            { uid: secret.uid ?? "" },
+            this.deadlineMs
+          );
           if (deleted.ok || deleted.notFound) this.written.delete(`${secret.namespace}/${secret.name}`);
           else failures.push(`secret/${secret.name} (namespace ${secret.namespace}): ${deleted.message}`);
         };
-        await Promise.all(secrets.filter((secret) => !(secret.namespace === this.namespace && secret.name === home)).map(remove));
-        await Promise.all(secrets.filter((secret) => secret.namespace === this.namespace && secret.name === home).map(remove));
+        await Promise.all(
+          secrets.filter((secret) => !(secret.namespace === this.namespace && secret.name === home)).map(remove)
+        );
+        await Promise.all(
+          secrets.filter((secret) => secret.namespace === this.namespace && secret.name === home).map(remove)
+        );
         if (failures.length === 0) return;
         this.journal = { ...this.journal, state: "finished" };
-        const left = journalPieces(this.journal, this.placement).filter((piece) => this.written.has(keyOf(piece, this.runId)));
+        const left = journalPieces(this.journal, this.placement).filter(
+          (piece) => this.written.has(keyOf(piece, this.runId))
+        );
         const marked = await this.write(left, false).then(
           () => true,
           () => false
@@ -32885,7 +33860,11 @@ var init_store = __esm({
         const wanted = new Set(pieces.map((piece) => keyOf(piece, this.runId)));
         await Promise.all(
           [...this.written].filter(([key]) => !wanted.has(key)).map(async ([key, secret]) => {
-            const deleted = await this.kubectl.deleteExact(`${secretsPath(secret.namespace)}/${secret.name}`, { uid: secret.uid ?? "" }, this.deadlineMs);
+            const deleted = await this.kubectl.deleteExact(
+              `${secretsPath(secret.namespace)}/${secret.name}`,
+              { uid: secret.uid ?? "" },
+              this.deadlineMs
+            );
             if (deleted.ok || deleted.notFound) this.written.delete(key);
           })
         );
@@ -32893,7 +33872,11 @@ var init_store = __esm({
       async writeOne(piece) {
         const key = keyOf(piece, this.runId);
         const known = this.written.get(key);
-        const secret = journalSecret(piece.journal, { index: piece.index, packed: piece.packed, resourceVersion: known?.resourceVersion });
+        const secret = journalSecret(piece.journal, {
+          index: piece.index,
+          packed: piece.packed,
+          resourceVersion: known?.resourceVersion
+        });
         const written2 = known ? await this.kubectl.replace(secret, `${secretsPath(piece.namespace)}/${secret.metadata.name}`, this.deadlineMs) : await this.kubectl.create(secret, secretsPath(piece.namespace), this.deadlineMs);
         if (!written2.ok) {
           if (known) throw new Error(`secret/${secret.metadata.name} (namespace ${piece.namespace}): ${written2.message}`);
@@ -33019,7 +34002,14 @@ var init_held_leases = __esm({
         const created = [];
         const outcomes = await Promise.allSettled(
           [...claims].map(async ([namespace, keys]) => {
-            for (const lease of runLeases(options.runId, namespace, [...keys.keys()], options.durationSeconds, now2, options)) {
+            for (const lease of runLeases(
+              options.runId,
+              namespace,
+              [...keys.keys()],
+              options.durationSeconds,
+              now2,
+              options
+            )) {
               const taken = await createOne(kubectl, lease, options);
               if (!taken) return;
               created.push(taken);
@@ -33057,6 +34047,17 @@ var init_held_leases = __esm({
               "lost" in outcome ? `kguard lost ${what} while it waited: it was ${outcome.lost}. Next: run kguard again; nothing was applied.` : `kguard could not write its place in line on ${what}: ${outcome.failed}. Next: check that the API server answers and run kguard again; nothing was applied.`
             );
           })
+        );
+      }
+      /** Writes `annotations` on each Lease this run holds (a stop answer, stop.ts); one that cannot be written is left as it is. */
+      async annotate(annotations) {
+        await Promise.all(
+          this.held.map(
+            (lease) => this.rewrite(lease, (current2) => ({
+              ...current2,
+              metadata: { ...current2.metadata, annotations: { ...current2.metadata.annotations, ...annotations } }
+            }))
+          )
         );
       }
       /**
@@ -33113,7 +34114,8 @@ var init_held_leases = __esm({
               this.leases.set(id, written2.object ?? change(current2));
               return { written: true };
             }
-            if (!written2.conflict && !written2.notFound || attempt > 0) return { written: false, failed: written2.message };
+            if (!written2.conflict && !written2.notFound || attempt > 0)
+              return { written: false, failed: written2.message };
             const live = written2.notFound ? void 0 : await this.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch((error2) => new Error(messageOf(error2)));
             if (live instanceof Error) return { written: false, failed: live.message };
             if (!live || live.metadata.uid !== lease.metadata.uid || leaseHolder(live) !== this.options.runId) {
@@ -33133,23 +34135,34 @@ var init_held_leases = __esm({
 
 // src/journal/liveness.ts
 function livenessOf(journal, leases, now2, probe) {
-  if (journal?.state === "finished") return { state: "finished", why: "it ended; only its journal could not be deleted" };
+  if (journal?.state === "finished")
+    return { state: "finished", why: "it ended; only its journal could not be deleted" };
   const holder = journal?.holder ?? leases.map((lease) => holderOfAnnotations(lease.metadata.annotations)).find(Boolean);
   const found = holder ? probe(holder) : "elsewhere";
-  if (holder && found === "running") return { state: "live", why: `its process ${holder.pid} is running on this machine` };
-  if (holder && found === "gone") return { state: "dead", why: `its process ${holder.pid} on this machine has ended`, diedBy: now2 };
+  if (holder && found === "running")
+    return { state: "live", why: `its process ${holder.pid} is running on this machine` };
+  if (holder && found === "gone")
+    return { state: "dead", why: `its process ${holder.pid} on this machine has ended`, diedBy: now2 };
   const renewals = leases.flatMap((lease) => {
     const renewed2 = Date.parse(leaseSpec(lease).renewTime ?? "");
     return Number.isFinite(renewed2) ? [{ renewed: renewed2, durationMs: (leaseSpec(lease).leaseDurationSeconds ?? LEASE_DURATION_SECONDS) * 1e3 }] : [];
   });
   if (renewals.length === 0) {
-    return { state: "unknown", why: holder ? `it ran on ${holder.host} and holds no Lease that would say whether it lives` : "it holds no Lease that would say whether it lives" };
+    return {
+      state: "unknown",
+      why: holder ? `it ran on ${holder.host} and holds no Lease that would say whether it lives` : "it holds no Lease that would say whether it lives"
+    };
   }
   const last = renewals.reduce((newest, renewal) => renewal.renewed > newest.renewed ? renewal : newest);
   const ago = formatAgo(now2 - last.renewed);
   const where2 = holder ? ` on ${holder.host}` : "";
-  if (now2 - last.renewed <= last.durationMs) return { state: "live", why: `it renewed its Lease ${ago} ago${where2} (by this machine's clock)` };
-  return { state: "dead", why: `its Lease has not been renewed for ${ago}${where2} (by this machine's clock)`, diedBy: last.renewed + last.durationMs / 3 };
+  if (now2 - last.renewed <= last.durationMs)
+    return { state: "live", why: `it renewed its Lease ${ago} ago${where2} (by this machine's clock)` };
+  return {
+    state: "dead",
+    why: `its Lease has not been renewed for ${ago}${where2} (by this machine's clock)`,
+    diedBy: last.renewed + last.durationMs / 3
+  };
 }
 function leaseSpec(lease) {
   return lease.spec ?? {};
@@ -33168,29 +34181,137 @@ var init_liveness = __esm({
   }
 });
 
-// src/run/runs.ts
+// src/journal/stop.ts
+function stopRequestOf(lease) {
+  const text2 = lease?.metadata.annotations?.[STOP_REQUEST_ANNOTATION];
+  if (!text2) return void 0;
+  try {
+    const parsed = JSON.parse(text2);
+    return { at: String(parsed.at ?? ""), by: String(parsed.by ?? "another kguard") };
+  } catch {
+    return { at: "", by: "another kguard" };
+  }
+}
+function stopAnswerOf(lease) {
+  return lease?.metadata.annotations?.[STOP_ANSWER_ANNOTATION] || void 0;
+}
+function withAnnotation(lease, name, value) {
+  return {
+    ...lease,
+    metadata: { ...lease.metadata, annotations: { ...lease.metadata.annotations, [name]: value } }
+  };
+}
+async function requestStop(kubectl, runId, leases, request, deadlineMs) {
+  const written2 = await Promise.all(
+    leases.map(async (seen) => {
+      let current2 = seen;
+      for (let attempt = 0; attempt < 5 && current2 && leaseHolder(current2) === runId; attempt += 1) {
+        if (stopRequestOf(current2)) return true;
+        const outcome = await kubectl.replace(
+          withAnnotation(current2, STOP_REQUEST_ANNOTATION, JSON.stringify(request)),
+          leasePath2(current2),
+          deadlineMs
+        ).catch(() => void 0);
+        if (outcome?.ok) return true;
+        if (outcome && !outcome.conflict) return false;
+        current2 = await kubectl.getObject(LEASE_TYPE, current2.metadata.namespace ?? "", current2.metadata.name).catch(() => current2);
+      }
+      return false;
+    })
+  );
+  return written2.filter(Boolean).length;
+}
+async function watchStopRequests(kubectl, lease, deps, onRequest) {
+  while (!deps.until.aborted) {
+    await deps.clock.sleep(STOP_POLL_MS, deps.until).catch(() => void 0);
+    if (deps.until.aborted) return;
+    const held = lease();
+    if (!held) continue;
+    const live = await kubectl.getObject(LEASE_TYPE, held.metadata.namespace ?? "", held.metadata.name).catch(() => void 0);
+    const request = stopRequestOf(live);
+    if (request) {
+      onRequest(request);
+      return;
+    }
+  }
+}
+function stopOnRequest(signal) {
+  const requested = new AbortController();
+  const ended = new AbortController();
+  return {
+    signal: signal ? AbortSignal.any([signal, requested.signal]) : requested.signal,
+    watch(kubectl, held, runId, deps) {
+      void watchStopRequests(
+        kubectl,
+        () => held.held[0],
+        { clock: deps.clock, until: ended.signal },
+        (request) => {
+          deps.reporter.emit({ kind: "stop-requested", runId, by: request.by, at: request.at });
+          if (!signal?.aborted) requested.abort(`stopped by kguard rollback (${request.by})`);
+          void held.annotate({ [STOP_ANSWER_ANNOTATION]: (/* @__PURE__ */ new Date()).toISOString() }).catch(() => void 0);
+        }
+      );
+    },
+    end: () => ended.abort()
+  };
+}
+var STOP_REQUEST_ANNOTATION, STOP_ANSWER_ANNOTATION, STOP_POLL_MS, leasePath2;
+var init_stop = __esm({
+  "src/journal/stop.ts"() {
+    "use strict";
+    init_held_leases();
+    init_lease();
+    STOP_REQUEST_ANNOTATION = "kguard.dev/stop-requested";
+    STOP_ANSWER_ANNOTATION = "kguard.dev/stop-answered";
+    STOP_POLL_MS = 1e3;
+    leasePath2 = (lease) => `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(lease.metadata.namespace ?? "")}/leases/${lease.metadata.name}`;
+  }
+});
+
+// src/run/status/runs.ts
 var runs_exports = {};
 __export(runs_exports, {
   listRuns: () => listRuns,
   pickRun: () => pickRun,
   statusLine: () => statusLine,
-  statusLines: () => statusLines
+  statusLines: () => statusLines,
+  stopOf: () => stopOf
 });
 async function listRuns(kubectl, namespace, now2, probe) {
-  const [listings, leases] = await Promise.all([listJournals(kubectl, namespace), kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR)]);
+  const [listings, leases] = await Promise.all([
+    listJournals(kubectl, namespace),
+    kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR)
+  ]);
   const leasesOf = /* @__PURE__ */ new Map();
   for (const lease of leases) leasesOf.set(leaseHolder(lease), [...leasesOf.get(leaseHolder(lease)) ?? [], lease]);
   const runs = listings.map(({ journal, expired, secrets, missing }) => {
     const held = leasesOf.get(journal.runId) ?? [];
     leasesOf.delete(journal.runId);
-    return { runId: journal.runId, journal, secrets, missing, expired, leases: held, liveness: livenessOf(journal, held, now2, probe) };
+    return {
+      runId: journal.runId,
+      journal,
+      secrets,
+      missing,
+      expired,
+      leases: held,
+      liveness: livenessOf(journal, held, now2, probe)
+    };
   });
-  for (const [runId, held] of leasesOf) runs.push({ runId, secrets: [], missing: [], expired: false, leases: held, liveness: livenessOf(void 0, held, now2, probe) });
+  for (const [runId, held] of leasesOf)
+    runs.push({
+      runId,
+      secrets: [],
+      missing: [],
+      expired: false,
+      leases: held,
+      liveness: livenessOf(void 0, held, now2, probe)
+    });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }
 function statusLine(run, now2, withNext = true) {
   const { journal, liveness } = run;
-  const life = `${liveness.state === "live" ? "running" : liveness.state}: ${liveness.why}`;
+  const stop = stopOf(run);
+  const life = `${liveness.state === "live" ? "running" : liveness.state}: ${liveness.why}${stop ? `; ${stop}` : ""}`;
   if (!journal) {
     const namespaces = [...new Set(run.leases.map((lease) => lease.metadata.namespace ?? ""))].sort().join(", ");
     const next2 = !withNext || liveness.state === "live" ? "" : `  \u2192  kguard unlock ${run.runId}`;
@@ -33199,7 +34320,13 @@ function statusLine(run, now2, withNext = true) {
   const ageMinutes = Math.max(0, Math.round((now2.getTime() - Date.parse(journal.startedAt)) / 6e4));
   const where2 = STATE_WORDS[journal.state];
   const next = !withNext || liveness.state === "live" ? "" : liveness.state === "finished" ? `  \u2192  kguard forget ${run.runId}` : `  \u2192  kguard rollback ${run.runId}`;
-  return `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where2}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
+  return `${run.runId}${journal.runLabel ? ` (label ${journal.runLabel})` : ""}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where2}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
+}
+function stopOf(run) {
+  const request = run.leases.map(stopRequestOf).find(Boolean);
+  if (!request) return void 0;
+  const answered = run.leases.map(stopAnswerOf).find(Boolean);
+  return answered ? `stopping: asked by ${request.by} at ${request.at}, restoring what it changed` : `stop pending: asked by ${request.by} at ${request.at}, not answered yet`;
 }
 function journalWhere(run) {
   const pieces = Object.entries(run.journal?.pieces ?? { [run.journal?.namespace ?? ""]: 1 });
@@ -33210,22 +34337,34 @@ function statusLines(runs, now2) {
   if (runs.length === 0) return ["no unfinished kguard runs"];
   return runs.map((run) => statusLine(run, now2));
 }
-function pickRun(runs, runId, command, force) {
-  const run = runId ? runs.find((candidate) => candidate.runId === runId) : onlyUnfinished(runs);
-  if (!run) throw new InputError(`no journal or Lease of run ${runId} found (kguard status lists the runs); it may have finished or expired.`);
+function pickRun(runs, runId, command, force, stopLive = false) {
+  const run = runId ? runs.find((candidate) => candidate.runId === runId) : onlyUnfinished(runs, stopLive);
+  if (!run)
+    throw new InputError(
+      `no journal or Lease of run ${runId} found (kguard status lists the runs); it may have finished or expired.`
+    );
   if (command === "rollback" && !run.journal) {
-    throw new InputError(`run ${run.runId} left Leases but no journal: nothing to roll back. kguard unlock ${run.runId} releases its Leases.`);
+    throw new InputError(
+      `run ${run.runId} left Leases but no journal: nothing to roll back. kguard unlock ${run.runId} releases its Leases.`
+    );
   }
   if (force) return run;
   const { liveness } = run;
+  if (stopLive && command === "rollback" && liveness.state === "live" && run.leases.length > 0) return run;
   if (liveness.state === "live") {
-    throw new InputError(`run ${run.runId} is still running (${liveness.why}): kguard ${command} would undo a live run. Let it finish, or stop it; if you are sure it is gone, kguard ${command} ${run.runId} --force.`);
+    throw new InputError(
+      `run ${run.runId} is still running (${liveness.why}): kguard ${command} would undo a live run. Let it finish, or stop it; if you are sure it is gone, kguard ${command} ${run.runId} --force.`
+    );
   }
   if (liveness.state === "unknown") {
-    throw new InputError(`kguard cannot tell whether run ${run.runId} still runs (${liveness.why}). If you are sure it has ended, kguard ${command} ${run.runId} --force.`);
+    throw new InputError(
+      `kguard cannot tell whether run ${run.runId} still runs (${liveness.why}). If you are sure it has ended, kguard ${command} ${run.runId} --force.`
+    );
   }
   if (liveness.state === "finished" && command === "rollback") {
-    throw new InputError(`run ${run.runId} finished (${liveness.why}): there is nothing to roll back. kguard forget ${run.runId} removes its journal.`);
+    throw new InputError(
+      `run ${run.runId} finished (${liveness.why}): there is nothing to roll back. kguard forget ${run.runId} removes its journal.`
+    );
   }
   if (command === "unlock" && run.journal && liveness.state === "dead") {
     throw new InputError(
@@ -33234,26 +34373,33 @@ function pickRun(runs, runId, command, force) {
   }
   return run;
 }
-function onlyUnfinished(runs) {
+function onlyUnfinished(runs, stopLive) {
   const journalled = runs.filter((run) => run.journal && run.liveness.state !== "finished");
-  if (journalled.length === 0) throw new InputError("there is no unfinished kguard run to roll back (no journal found).");
+  if (journalled.length === 0)
+    throw new InputError("there is no unfinished kguard run to roll back (no journal found).");
   const stopped = journalled.filter((run) => run.liveness.state !== "live");
   if (stopped.length === 1) return stopped[0];
+  if (stopped.length === 0 && stopLive && journalled.length === 1) return journalled[0];
   if (stopped.length === 0) {
     const names2 = journalled.map((run) => `${run.runId} (${run.liveness.why})`).join(", ");
-    throw new InputError(`every unfinished kguard run is still running: ${names2}. Name one with --force to roll it back anyway.`);
+    throw new InputError(
+      `every unfinished kguard run is still running: ${names2}. Name one with --force to roll it back anyway.`
+    );
   }
-  throw new InputError(`${stopped.length} unfinished kguard runs: name one (${stopped.map((run) => run.runId).join(", ")}).`);
+  throw new InputError(
+    `${stopped.length} unfinished kguard runs: name one (${stopped.map((run) => run.runId).join(", ")}).`
+  );
 }
 var STATE_WORDS;
 var init_runs = __esm({
-  "src/run/runs.ts"() {
+  "src/run/status/runs.ts"() {
     "use strict";
     init_errors();
     init_lease();
     init_held_leases();
     init_liveness();
     init_store();
+    init_stop();
     STATE_WORDS = {
       applying: "was applying",
       applied: "applied, not verified or restored",
@@ -33263,7 +34409,7 @@ var init_runs = __esm({
   }
 });
 
-// src/run/fleet-runs.ts
+// src/run/fleet/fleet-runs.ts
 var fleet_runs_exports = {};
 __export(fleet_runs_exports, {
   fleetRestoreExitCode: () => fleetRestoreExitCode,
@@ -33287,16 +34433,27 @@ function fleetStatusLines(listings, now2) {
   const lines = [];
   for (const [fleetRunId, contexts] of [...fleets].sort(([left], [right]) => left.localeCompare(right))) {
     const named = [.../* @__PURE__ */ new Set([...contexts, ...asked])];
-    const runs = named.map((context) => ({ context, listing: listings.find((candidate) => candidate.context === context) }));
-    const unfinished = runs.some(({ listing }) => listing && "runs" in listing && runsOfFleet(listing.runs, fleetRunId).some((run) => run.liveness.state !== "live" && run.liveness.state !== "finished"));
-    lines.push(`fleet run ${fleetRunId} (contexts ${contexts.join(", ")})${unfinished ? `  \u2192  kguard rollback ${fleetRunId} --contexts ${named.join(",")}` : ""}`);
+    const runs = named.map((context) => ({
+      context,
+      listing: listings.find((candidate) => candidate.context === context)
+    }));
+    const unfinished = runs.some(
+      ({ listing }) => listing && "runs" in listing && runsOfFleet(listing.runs, fleetRunId).some(
+        (run) => run.liveness.state !== "live" && run.liveness.state !== "finished"
+      )
+    );
+    lines.push(
+      `fleet run ${fleetRunId} (contexts ${contexts.join(", ")})${unfinished ? `  \u2192  kguard rollback ${fleetRunId} --contexts ${named.join(",")}` : ""}`
+    );
     for (const { context, listing } of runs) {
       if (!listing) lines.push(`  context ${context}: not asked about (add it to --contexts)`);
       else if (!("runs" in listing)) lines.push(`  context ${context}: cannot tell: ${listing.error}`);
       else {
         const mine = runsOfFleet(listing.runs, fleetRunId);
-        if (mine.length === 0) lines.push(`  context ${context}: no journal of this fleet run (not reached, or its run there ended)`);
-        for (const run of mine) lines.push(`  context ${context}: ${run.liveness.state}  ${statusLine(run, now2, false)}`);
+        if (mine.length === 0)
+          lines.push(`  context ${context}: no journal of this fleet run (not reached, or its run there ended)`);
+        for (const run of mine)
+          lines.push(`  context ${context}: ${run.liveness.state}  ${statusLine(run, now2, false)}`);
       }
     }
   }
@@ -33305,7 +34462,8 @@ function fleetStatusLines(listings, now2) {
       if (fleets.size === 0) lines.push(`context ${listing.context}: cannot tell: ${listing.error}`);
       continue;
     }
-    for (const run of listing.runs.filter((candidate) => !candidate.journal?.fleet)) lines.push(`context ${listing.context}: ${statusLine(run, now2)}`);
+    for (const run of listing.runs.filter((candidate) => !candidate.journal?.fleet))
+      lines.push(`context ${listing.context}: ${statusLine(run, now2)}`);
   }
   return lines.length > 0 ? lines : [`no unfinished kguard runs in contexts ${asked.join(", ")}`];
 }
@@ -33319,11 +34477,14 @@ function fleetRestoreLines(fleetRunId, ends) {
     return `context ${end.context}:${run} ${WORDS[end.outcome]}${counts}${end.message ? `: ${end.message}` : ""}`;
   });
   const exitCode = fleetRestoreExitCode(ends);
-  return [...lines, `fleet run ${fleetRunId}: ${exitCode === ExitCode.Success ? "restored" : "needs a person"} (exit ${exitCode})`];
+  return [
+    ...lines,
+    `fleet run ${fleetRunId}: ${exitCode === ExitCode.Success ? "restored" : "needs a person"} (exit ${exitCode})`
+  ];
 }
 var WORDS;
 var init_fleet_runs = __esm({
-  "src/run/fleet-runs.ts"() {
+  "src/run/fleet/fleet-runs.ts"() {
     "use strict";
     init_errors();
     init_runs();
@@ -33382,7 +34543,15 @@ async function acquireLeases(kubectl, refs, options, deps) {
   const leases = await HeldLeases.create(kubectl, claims, options, deps);
   try {
     let pending = leases.namespaces;
-    let look2 = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: void 0 }, deps.clock, probe);
+    let look2 = await lookAt(
+      kubectl,
+      pending,
+      claims,
+      observations,
+      { ...options, ticket: void 0 },
+      deps.clock,
+      probe
+    );
     if (look2.blocked.length === 0) return leases;
     await leases.takeTicket(look2.highestTicket + 1);
     for (; ; ) {
@@ -33399,7 +34568,15 @@ async function acquireLeases(kubectl, refs, options, deps) {
       lastHolders = holders;
       await waits.sleep(Math.min(options.lockTimeoutMs - waited, pollMs(look2.blocked, unchanged, random)));
       if (deps.signal?.aborted) throw lockTimeout(look2.blocked, options);
-      look2 = await lookAt(kubectl, pending, claims, observations, { ...options, ticket: leases.ticket }, deps.clock, probe);
+      look2 = await lookAt(
+        kubectl,
+        pending,
+        claims,
+        observations,
+        { ...options, ticket: leases.ticket },
+        deps.clock,
+        probe
+      );
       if (look2.blocked.length === 0) return leases;
       pending = pending.filter((namespace) => !look2.clear.includes(namespace));
     }
@@ -33410,7 +34587,9 @@ async function acquireLeases(kubectl, refs, options, deps) {
   }
 }
 async function lookAt(kubectl, namespaces, claims, observations, mine, clock, probe) {
-  const listed = await Promise.all(namespaces.map(async (namespace) => ({ namespace, leases: await listLeases(kubectl, namespace) })));
+  const listed = await Promise.all(
+    namespaces.map(async (namespace) => ({ namespace, leases: await listLeases(kubectl, namespace) }))
+  );
   const look2 = { blocked: [], clear: [], highestTicket: 0 };
   for (const { namespace, leases } of listed) {
     let clear = true;
@@ -33441,7 +34620,11 @@ async function deadWithoutJournal(kubectl, lease, probe) {
 async function listLeases(kubectl, namespace) {
   const listed = await kubectl.listCollection({ type: LEASE_TYPE, namespace, labelSelector: LEASE_SELECTOR });
   if (listed.ok) return listed.items;
-  throw refusedBecause({ message: listed.message, stderr: /forbidden/i.test(listed.message) ? "(Forbidden)" : "" }, "leases", namespace);
+  throw refusedBecause(
+    { message: listed.message, stderr: /forbidden/i.test(listed.message) ? "(Forbidden)" : "" },
+    "leases",
+    namespace
+  );
 }
 function lockTimeout(blocked, options) {
   const first = [...blocked].sort((left, right) => (left.ticket ?? 0) - (right.ticket ?? 0))[0];
@@ -33501,7 +34684,9 @@ function readHistorySecret(secret) {
   return JSON.parse(gunzipSync3(Buffer.from(data, "base64")).toString("utf8"));
 }
 function beyondKeep(records, keep) {
-  const newestFirst = [...records].sort((a2, b) => b.finishedAt.localeCompare(a2.finishedAt) || b.runId.localeCompare(a2.runId));
+  const newestFirst = [...records].sort(
+    (a2, b) => b.finishedAt.localeCompare(a2.finishedAt) || b.runId.localeCompare(a2.runId)
+  );
   return newestFirst.slice(Math.max(0, keep));
 }
 function asJournal(record) {
@@ -33535,19 +34720,37 @@ __export(history_store_exports, {
 });
 async function keepHistory(kubectl, record, keep, deadlineMs) {
   const packed = historySecret(record);
-  if (!packed) throw new Error(`its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`);
+  if (!packed)
+    throw new Error(
+      `its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`
+    );
   const written2 = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
-  if (!written2.ok) throw new Error(`kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written2.message}`);
+  if (!written2.ok)
+    throw new Error(
+      `kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written2.message}`
+    );
   const listed = await listHistory(kubectl, record.namespace);
-  const old = beyondKeep(listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })), keep);
-  await Promise.all(old.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+  const old = beyondKeep(
+    listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })),
+    keep
+  );
+  await Promise.all(
+    old.map(
+      (entry) => kubectl.deleteExact(
+        `${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`,
+        { uid: entry.uid },
+        deadlineMs
+      )
+    )
+  );
   return { bytes: packed.bytes, pruned: old.length };
 }
 function joinParts(listed) {
   const runs = /* @__PURE__ */ new Map();
   for (const entry of listed) {
     const seen = runs.get(entry.record.runId);
-    if (!seen) runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
+    if (!seen)
+      runs.set(entry.record.runId, { ...entry, record: { ...entry.record, objects: [...entry.record.objects] } });
     else {
       seen.record.objects.push(...entry.record.objects);
       seen.bytes += entry.bytes;
@@ -33560,15 +34763,31 @@ async function listHistory(kubectl, namespace) {
   return secrets.flatMap((secret) => {
     try {
       const record = readHistorySecret(secret);
-      return [{ record, uid: secret.metadata.uid ?? "", bytes: String(secret.data?.history ?? "").length }];
+      return [
+        {
+          record,
+          uid: secret.metadata.uid ?? "",
+          bytes: String(secret.data?.history ?? "").length
+        }
+      ];
     } catch {
       return [];
     }
-  }).sort((a2, b) => b.record.finishedAt.localeCompare(a2.record.finishedAt) || b.record.runId.localeCompare(a2.record.runId));
+  }).sort(
+    (a2, b) => b.record.finishedAt.localeCompare(a2.record.finishedAt) || b.record.runId.localeCompare(a2.record.runId)
+  );
 }
 async function removeHistoryOf(kubectl, runId, deadlineMs) {
   const parts = (await listHistory(kubectl, void 0)).filter((entry) => entry.record.runId === runId);
-  await Promise.all(parts.map((entry) => kubectl.deleteExact(`${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`, { uid: entry.uid }, deadlineMs)));
+  await Promise.all(
+    parts.map(
+      (entry) => kubectl.deleteExact(
+        `${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${runId}-history`)}`,
+        { uid: entry.uid },
+        deadlineMs
+      )
+    )
+  );
 }
 var secretsPath2;
 var init_history_store = __esm({
@@ -33577,6 +34796,99 @@ var init_history_store = __esm({
     init_history();
     init_labels();
     secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
+  }
+});
+
+// src/run/rollback/stop-live.ts
+import { hostname as hostname2 } from "node:os";
+async function stopLiveRun(run, deadlineMs, deps) {
+  const startedAt = Date.now();
+  const by = `${hostname2()} (pid ${process.pid})`;
+  const asked = await requestStop(
+    deps.kubectl,
+    run.runId,
+    run.leases,
+    { at: (/* @__PURE__ */ new Date()).toISOString(), by },
+    Math.min(deadlineMs, 3e4)
+  );
+  if (asked === 0)
+    throw new KubectlError(
+      `run ${run.runId} is running (${run.liveness.why}), and kguard could not write a stop request on any of its Leases: check that you may update leases in namespace ${namespacesOf(run.leases)}, then kguard rollback ${run.runId} again, or stop its process.`
+    );
+  deps.reporter.emit({
+    kind: "stopping-run",
+    runId: run.runId,
+    step: "asked",
+    detail: `running (${run.liveness.why}): asked it to stop through its Lease; it restores what it changed and exits 130 (waiting up to ${Math.round(ANSWER_WAIT_MS / 1e3)}s for its answer)`
+  });
+  let answered = false;
+  let saidUnanswered = false;
+  const answerBy = startedAt + ANSWER_WAIT_MS;
+  const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
+  for (; ; ) {
+    const leases = await readLeases(run.leases, deps);
+    if (leases.length === 0) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "ended",
+        detail: `ended ${Math.round((Date.now() - startedAt) / 100) / 10}s after the request`
+      });
+      return { ended: answered ? "answered" : "dead", waitedMs: Date.now() - startedAt };
+    }
+    if (!answered && leases.some((lease) => stopAnswerOf(lease))) {
+      answered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "answered",
+        detail: "answered: it is restoring what its apply changed; waiting for it to end"
+      });
+    }
+    const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
+    if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
+    const now2 = Date.now();
+    if (!answered && now2 > answerBy && !saidUnanswered) {
+      saidUnanswered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `did not answer within ${Math.round(ANSWER_WAIT_MS / 1e3)}s (${liveness.why}): kguard restores it from its journal once its Lease stands still (at most ${LEASE_DURATION_SECONDS}s)`
+      });
+    }
+    if (answered && now2 > startedAt + deadlineMs + 3e4 || !answered && now2 > deadBy)
+      throw new KubectlError(
+        answered ? `run ${run.runId} answered the stop request but did not end within --rollback-timeout (${Math.round(deadlineMs / 1e3)}s): kguard status shows it; run kguard rollback ${run.runId} again once it has ended.` : `run ${run.runId} neither answered the stop request nor stopped renewing its Lease (${liveness.why}): it may be an older kguard. Stop its process, then kguard rollback ${run.runId}; or kguard rollback ${run.runId} --force to restore it while it runs.`
+      );
+    await deps.clock.sleep(POLL_MS);
+  }
+}
+async function readLeases(leases, deps) {
+  const read = await Promise.all(
+    leases.map(
+      (lease) => deps.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch(() => lease)
+    )
+  );
+  return read.filter((lease, index) => {
+    const seen = leases[index].metadata.uid;
+    return lease !== void 0 && (seen === void 0 || lease.metadata.uid === seen);
+  });
+}
+function namespacesOf(leases) {
+  return [...new Set(leases.map((lease) => lease.metadata.namespace ?? ""))].join(", ");
+}
+var ANSWER_WAIT_MS, POLL_MS;
+var init_stop_live = __esm({
+  "src/run/rollback/stop-live.ts"() {
+    "use strict";
+    init_errors();
+    init_held_leases();
+    init_liveness();
+    init_lease();
+    init_stop();
+    ANSWER_WAIT_MS = 15e3;
+    POLL_MS = 500;
   }
 });
 
@@ -33682,8 +34994,26 @@ var BINARY, DECIMAL;
 var init_quantity = __esm({
   "src/objects/quantity.ts"() {
     "use strict";
-    BINARY = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-    DECIMAL = { n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+    BINARY = {
+      Ki: 2 ** 10,
+      Mi: 2 ** 20,
+      Gi: 2 ** 30,
+      Ti: 2 ** 40,
+      Pi: 2 ** 50,
+      Ei: 2 ** 60
+    };
+    DECIMAL = {
+      n: 1e-9,
+      u: 1e-6,
+      m: 1e-3,
+      "": 1,
+      k: 1e3,
+      M: 1e6,
+      G: 1e9,
+      T: 1e12,
+      P: 1e15,
+      E: 1e18
+    };
   }
 });
 
@@ -33715,7 +35045,13 @@ var init_claim = __esm({
       newPods: () => [],
       wait: (claim) => claim.status?.phase === "Bound" ? void 0 : `waiting for the claim to be bound (phase ${claim.status?.phase ?? "Pending"})`,
       failure: (claim) => claim.status?.phase === "Lost" ? { source: "condition", reason: "Lost", message: "the claim lost its PersistentVolume", rule: CLAIM_LOST } : void 0,
-      progress: (claim) => ({ desired: 0, updated: 0, ready: 0, available: 0, summary: `phase ${claim.status?.phase ?? "Pending"}` })
+      progress: (claim) => ({
+        desired: 0,
+        updated: 0,
+        ready: 0,
+        available: 0,
+        summary: `phase ${claim.status?.phase ?? "Pending"}`
+      })
     };
     STORAGE = ["spec", "resources", "requests", "storage"];
   }
@@ -33733,9 +35069,7 @@ function conditionOf(object, type) {
 }
 function isControlledBy(object, ownerUid) {
   if (!ownerUid) return false;
-  return (object.metadata.ownerReferences ?? []).some(
-    (owner) => owner.controller === true && owner.uid === ownerUid
-  );
+  return (object.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === ownerUid);
 }
 var REVISION_HASH_LABEL, REVISION_ANNOTATION;
 var init_kube = __esm({
@@ -33770,22 +35104,39 @@ var init_crd = __esm({
       },
       failure(crd) {
         const names2 = conditionOf(crd, "NamesAccepted");
-        if (names2?.status === "False") return { source: "condition", reason: names2.reason ?? "NamesNotAccepted", message: names2.message ?? "", rule: NOT_ESTABLISHED };
+        if (names2?.status === "False")
+          return {
+            source: "condition",
+            reason: names2.reason ?? "NamesNotAccepted",
+            message: names2.message ?? "",
+            rule: NOT_ESTABLISHED
+          };
         const established = conditionOf(crd, "Established");
         if (established?.status === "False" && established.reason !== "Installing") {
-          return { source: "condition", reason: established.reason ?? "NotEstablished", message: established.message ?? "", rule: NOT_ESTABLISHED };
+          return {
+            source: "condition",
+            reason: established.reason ?? "NotEstablished",
+            message: established.message ?? "",
+            rule: NOT_ESTABLISHED
+          };
         }
         return void 0;
       },
       progress(crd) {
         const established = conditionOf(crd, "Established");
-        return { desired: 0, updated: 0, ready: 0, available: 0, summary: established?.status === "True" ? "Established" : "not Established yet" };
+        return {
+          desired: 0,
+          updated: 0,
+          ready: 0,
+          available: 0,
+          summary: established?.status === "True" ? "Established" : "not Established yet"
+        };
       }
     };
   }
 });
 
-// src/kinds/load-balancer.ts
+// src/kinds/network/load-balancer.ts
 function loadBalancerAddresses(status) {
   return (status?.loadBalancer?.ingress ?? []).map((entry) => entry.ip ?? entry.hostname ?? "").filter((address) => address !== "");
 }
@@ -33797,21 +35148,28 @@ function noAddressCause(timeoutMs, nextStep) {
     cannot: "be reached from outside the cluster",
     nextStep
   };
-  return { source: "condition", reason: NO_ADDRESS_REASON, message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`, rule };
+  return {
+    source: "condition",
+    reason: NO_ADDRESS_REASON,
+    message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`,
+    rule
+  };
 }
 var NO_ADDRESS_REASON;
 var init_load_balancer = __esm({
-  "src/kinds/load-balancer.ts"() {
+  "src/kinds/network/load-balancer.ts"() {
     "use strict";
     init_duration2();
     NO_ADDRESS_REASON = "NoLoadBalancerAddress";
   }
 });
 
-// src/kinds/service.ts
+// src/kinds/network/service.ts
 function planService(applied2) {
-  if (applied2.spec?.type === "ExternalName") return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
-  if (!hasSelector(applied2) && !wantsAddress(applied2)) return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
+  if (applied2.spec?.type === "ExternalName")
+    return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
+  if (!hasSelector(applied2) && !wantsAddress(applied2))
+    return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
   return void 0;
 }
 function hasSelector(service) {
@@ -33832,12 +35190,15 @@ function matches(selector, labels) {
 }
 function selected(service, pods) {
   const selector = service.spec?.selector ?? {};
-  return pods.filter((pod) => !pod.metadata.deletionTimestamp && (pod.metadata.namespace ?? "") === (service.metadata.namespace ?? "") && matches(selector, pod.metadata.labels));
+  return pods.filter(
+    (pod) => !pod.metadata.deletionTimestamp && (pod.metadata.namespace ?? "") === (service.metadata.namespace ?? "") && matches(selector, pod.metadata.labels)
+  );
 }
 function scaledToZero(service, objects) {
   const selector = service.spec?.selector ?? {};
   return objects.some((object) => {
-    if (object.apiVersion !== "apps/v1" || object.kind !== "Deployment" && object.kind !== "StatefulSet") return false;
+    if (object.apiVersion !== "apps/v1" || object.kind !== "Deployment" && object.kind !== "StatefulSet")
+      return false;
     const workload = object;
     return workload.spec?.replicas === 0 && matches(selector, workload.spec.template?.metadata?.labels);
   });
@@ -33847,7 +35208,7 @@ function selectorText(service) {
 }
 var NO_POD_GRACE_SECONDS, SELECTS_NO_POD, serviceRules;
 var init_service = __esm({
-  "src/kinds/service.ts"() {
+  "src/kinds/network/service.ts"() {
     "use strict";
     init_load_balancer();
     NO_POD_GRACE_SECONDS = 30;
@@ -33863,8 +35224,10 @@ var init_service = __esm({
       observed: () => true,
       newPods: () => [],
       wait(service, snapshot2) {
-        if (!selectsSome(service, snapshot2)) return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
-        if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0) return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
+        if (!selectsSome(service, snapshot2))
+          return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
+        if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0)
+          return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
         return void 0;
       },
       failure(service, snapshot2) {
@@ -33873,7 +35236,8 @@ var init_service = __esm({
         return { source: "condition", reason: "SelectsNoPods", message, rule: SELECTS_NO_POD };
       },
       atDeadline(service, snapshot2, timeoutMs) {
-        if (!selectsSome(service, snapshot2) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0) return void 0;
+        if (!selectsSome(service, snapshot2) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0)
+          return void 0;
         const name = service.metadata.name;
         const namespace = service.metadata.namespace ?? "";
         const lbClass = service.spec?.loadBalancerClass;
@@ -33893,7 +35257,7 @@ var init_service = __esm({
   }
 });
 
-// src/kinds/ingress.ts
+// src/kinds/network/ingress.ts
 function ingressClassOf(ingress) {
   return ingress.spec?.ingressClassName ?? ingress.metadata.annotations?.[LEGACY_CLASS_ANNOTATION];
 }
@@ -33909,7 +35273,7 @@ function classText(ingress) {
 }
 var LEGACY_CLASS_ANNOTATION, ingressRules;
 var init_ingress = __esm({
-  "src/kinds/ingress.ts"() {
+  "src/kinds/network/ingress.ts"() {
     "use strict";
     init_load_balancer();
     LEGACY_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
@@ -33925,7 +35289,8 @@ var init_ingress = __esm({
       },
       failure: () => void 0,
       atDeadline(ingress, snapshot2, timeoutMs) {
-        if (loadBalancerAddresses(ingress.status).length > 0 || !reportingSibling(ingress, snapshot2.objects)) return void 0;
+        if (loadBalancerAddresses(ingress.status).length > 0 || !reportingSibling(ingress, snapshot2.objects))
+          return void 0;
         const name = ingress.metadata.name;
         const namespace = ingress.metadata.namespace ?? "";
         return noAddressCause(
@@ -33935,7 +35300,14 @@ var init_ingress = __esm({
       },
       progress(ingress, snapshot2) {
         const addresses = loadBalancerAddresses(ingress.status);
-        if (addresses.length > 0) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `load-balancer address ${addresses.join(", ")}` };
+        if (addresses.length > 0)
+          return {
+            desired: 0,
+            updated: 0,
+            ready: 0,
+            available: 0,
+            summary: `load-balancer address ${addresses.join(", ")}`
+          };
         const summary = reportingSibling(ingress, snapshot2.objects) ? "no load-balancer address yet" : `judged applied: no other Ingress of ${classText(ingress)} in namespace ${ingress.metadata.namespace ?? ""} has a load-balancer address, so none is waited for`;
         return { desired: 0, updated: 0, ready: 0, available: 0, summary };
       }
@@ -33981,7 +35353,8 @@ function classifyPod(pod, clues = NO_CLUES) {
   if (pod.status?.reason === "Evicted") return [evictionFinding(pod)];
   const findings = [];
   const specs = /* @__PURE__ */ new Map();
-  for (const container of [...pod.spec?.initContainers ?? [], ...pod.spec?.containers ?? []]) specs.set(container.name, container);
+  for (const container of [...pod.spec?.initContainers ?? [], ...pod.spec?.containers ?? []])
+    specs.set(container.name, container);
   const statuses = [
     ...(pod.status?.initContainerStatuses ?? []).map((status) => [status, true]),
     ...(pod.status?.containerStatuses ?? []).map((status) => [status, false])
@@ -34063,8 +35436,10 @@ function schedulingFinding(pod, clues) {
   const scheduled = conditionOf(pod, "PodScheduled");
   if (scheduled?.status !== "False" || scheduled.reason !== "Unschedulable") return void 0;
   const message = scheduled.message ?? "";
-  if (judgeSchedulingMessage(message) === "capacity") return podFinding(pod, POD_REASONS.Unschedulable, "Unschedulable", message);
-  if (clues.scaleUps.has(podUid(pod))) return podFinding(pod, POD_REASONS.UnschedulableScalingUp, "Unschedulable", message);
+  if (judgeSchedulingMessage(message) === "capacity")
+    return podFinding(pod, POD_REASONS.Unschedulable, "Unschedulable", message);
+  if (clues.scaleUps.has(podUid(pod)))
+    return podFinding(pod, POD_REASONS.UnschedulableScalingUp, "Unschedulable", message);
   const taints = fitReasons(message).filter((reason) => reason.includes("untolerated taint"));
   const rule = taints.length > 0 && taints.length === fitReasons(message).length ? {
     ...POD_REASONS.UnschedulableConstraint,
@@ -34088,11 +35463,18 @@ function readinessFinding(pod) {
   if (ready?.status !== "False" || pod.status?.phase !== "Running") return void 0;
   if (ready.reason === "ContainersNotReady") {
     const unready = /\[([^\]]*)\]/.exec(ready.message ?? "")?.[1]?.split(" ")[0];
-    const finding = podFinding(pod, POD_REASONS.ContainersNotReady, "ContainersNotReady", ready.message ?? "", unready || void 0);
+    const finding = podFinding(
+      pod,
+      POD_REASONS.ContainersNotReady,
+      "ContainersNotReady",
+      ready.message ?? "",
+      unready || void 0
+    );
     const status = pod.status?.containerStatuses?.find((candidate) => candidate.name === unready);
     return status?.state?.running ? { ...finding, ran: true, running: true, restartCount: status.restartCount ?? 0 } : finding;
   }
-  if (ready.reason === "ReadinessGatesNotReady") return podFinding(pod, POD_REASONS.ReadinessGatesNotReady, "ReadinessGatesNotReady", ready.message ?? "");
+  if (ready.reason === "ReadinessGatesNotReady")
+    return podFinding(pod, POD_REASONS.ReadinessGatesNotReady, "ReadinessGatesNotReady", ready.message ?? "");
   return void 0;
 }
 function hasRun(status) {
@@ -34133,12 +35515,13 @@ function walk2(a2, b, path14, out) {
     return;
   }
   if (Array.isArray(a2) && Array.isArray(b)) {
-    a2.forEach((item, index) => walk2(item, b[index], [...path14, index], out));
+    for (const [index, item] of a2.entries()) walk2(item, b[index], [...path14, index], out);
     return;
   }
   const left = a2;
   const right = b;
-  for (const key of [.../* @__PURE__ */ new Set([...Object.keys(left), ...Object.keys(right)])].sort()) walk2(left[key], right[key], [...path14, key], out);
+  for (const key of [.../* @__PURE__ */ new Set([...Object.keys(left), ...Object.keys(right)])].sort())
+    walk2(left[key], right[key], [...path14, key], out);
 }
 function fieldsOfApply(before, applied2) {
   if (before) return differingPaths(contentOf(before), contentOf(applied2));
@@ -34197,7 +35580,9 @@ function keepingOthers(before, applied2, live, ours) {
 }
 function fieldName(field) {
   if (field.length === 0) return "(whole object)";
-  return field.map((segment, index) => typeof segment === "number" ? `[${segment}]` : /^[A-Za-z_][\w-]*$/.test(segment) ? `${index === 0 ? "" : "."}${segment}` : `[${JSON.stringify(segment)}]`).join("");
+  return field.map(
+    (segment, index) => typeof segment === "number" ? `[${segment}]` : /^[A-Za-z_][\w-]*$/.test(segment) ? `${index === 0 ? "" : "."}${segment}` : `[${JSON.stringify(segment)}]`
+  ).join("");
 }
 function getAt(root, field) {
   let current2 = root;
@@ -34234,7 +35619,9 @@ function same(a2, b) {
 function sorted(value) {
   if (Array.isArray(value)) return value.map(sorted);
   if (!isContainer(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
+  return Object.fromEntries(
+    Object.keys(value).sort().map((key) => [key, sorted(value[key])])
+  );
 }
 var LAST_APPLIED2, MAX_PATHS;
 var init_owners = __esm({
@@ -34258,13 +35645,22 @@ function judge(rules, observation, expected, firstSeen, moment) {
   const progress = rules.progress(typed, snapshot2);
   const observed = rules.observed(typed);
   const pods = newPodsOf(rules, typed, snapshot2);
-  const findings = [...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)), ...rules.evidence?.(typed, pods) ?? []];
+  const findings = [
+    ...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)),
+    ...rules.evidence?.(typed, pods) ?? []
+  ];
   const condition = observed ? rules.failure(typed, snapshot2, expected) : void 0;
   if (condition && isFatalNow(condition.rule.policy, firstSeen.get(condition.reason), moment.now)) {
     return { state: "failed", progress, findings, cause: condition };
   }
   const fatal = findings.find(
-    (finding) => !rules.judgesItself?.(finding) && isFatalNow(policyOf(rules, finding), firstSeen.get(findingKey(finding)), moment.now, finding.restartCount, podsShowing(finding, findings))
+    (finding) => !rules.judgesItself?.(finding) && isFatalNow(
+      policyOf(rules, finding),
+      firstSeen.get(findingKey(finding)),
+      moment.now,
+      finding.restartCount,
+      podsShowing(finding, findings)
+    )
   );
   if (fatal) return { state: "failed", progress, findings, cause: { source: "pod", finding: fatal } };
   const generation = object.metadata.generation;
@@ -34272,7 +35668,13 @@ function judge(rules, observation, expected, firstSeen, moment) {
   const graceMs = (rules.firstStatus?.graceSeconds ?? 0) * 1e3;
   const waitingFor = !observed ? `waiting for the ${rules.controller} to observe generation ${generation ?? "?"}` : silent && moment.now - moment.startedAt < graceMs ? `waiting for the ${rules.controller} to write its first status` : rules.wait(typed, snapshot2) ?? (rules.servingPods ? notServing(pods) : void 0);
   if (waitingFor === void 0) {
-    if (silent) return { state: "healthy", progress, findings, detail: `the ${rules.controller} wrote no status in ${graceMs / 1e3}s: judged by kstatus without one` };
+    if (silent)
+      return {
+        state: "healthy",
+        progress,
+        findings,
+        detail: `the ${rules.controller} wrote no status in ${graceMs / 1e3}s: judged by kstatus without one`
+      };
     return { state: "healthy", progress, findings };
   }
   if (moment.now - moment.startedAt >= moment.timeoutMs) {
@@ -34311,19 +35713,24 @@ function stillFailing(key, pods) {
   return status !== void 0 && status.ready !== true;
 }
 function podsShowing(finding, findings) {
-  return new Set(findings.filter((other) => other.reason === finding.reason && other.rule === finding.rule).map((other) => other.pod)).size;
+  return new Set(
+    findings.filter((other) => other.reason === finding.reason && other.rule === finding.rule).map((other) => other.pod)
+  ).size;
 }
 function notServing(pods) {
   for (const pod of pods) {
     const containers = pod.status?.containerStatuses ?? [];
     const down = containers.find((status) => status.state?.running === void 0 || status.ready !== true);
-    if (down) return `container ${down.name} of new pod ${pod.metadata.name} is not ${down.state?.running === void 0 ? "running" : "ready"} (the controller still counts it)`;
-    if (conditionOf(pod, "Ready")?.status !== "True") return `new pod ${pod.metadata.name} is not ready (the controller still counts it)`;
+    if (down)
+      return `container ${down.name} of new pod ${pod.metadata.name} is not ${down.state?.running === void 0 ? "running" : "ready"} (the controller still counts it)`;
+    if (conditionOf(pod, "Ready")?.status !== "True")
+      return `new pod ${pod.metadata.name} is not ready (the controller still counts it)`;
   }
   return void 0;
 }
 function policyOf(rules, finding) {
-  if (rules.readinessGraceSeconds !== void 0 && finding.reason === "ContainersNotReady") return { when: "after", seconds: rules.readinessGraceSeconds };
+  if (rules.readinessGraceSeconds !== void 0 && finding.reason === "ContainersNotReady")
+    return { when: "after", seconds: rules.readinessGraceSeconds };
   if (rules.failuresAllowed === void 0 || finding.family !== "crash") return finding.policy;
   return { when: "after", seconds: Number.POSITIVE_INFINITY, restarts: rules.failuresAllowed + 1 };
 }
@@ -34337,15 +35744,20 @@ function isFatalNow(policy, since, now2, restartCount = 0, pods = 1) {
 function podsControlledBy(object, pods) {
   const uid = object.metadata.uid;
   if (!uid) return [];
-  return pods.filter((pod) => (pod.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === uid));
+  return pods.filter(
+    (pod) => (pod.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === uid)
+  );
 }
 function objectsOfKind(snapshot2, apiVersion, kind) {
-  return snapshot2.objects.filter((object) => object.kind === kind && object.apiVersion === apiVersion);
+  return snapshot2.objects.filter(
+    (object) => object.kind === kind && object.apiVersion === apiVersion
+  );
 }
 function verdictText(verdict) {
   if ("detail" in verdict) return verdict.detail;
   if ("waitingFor" in verdict) return verdict.waitingFor;
-  if (verdict.state === "failed" && (verdict.cause.source === "apply" || verdict.cause.source === "internal")) return verdict.cause.message;
+  if (verdict.state === "failed" && (verdict.cause.source === "apply" || verdict.cause.source === "internal"))
+    return verdict.cause.message;
   return void 0;
 }
 var NO_PROGRESS;
@@ -34360,7 +35772,7 @@ var init_engine = __esm({
   }
 });
 
-// src/kinds/daemonset.ts
+// src/kinds/workloads/daemonset.ts
 function daemonSetWait(set) {
   const status = set.status ?? {};
   const desired = status.desiredNumberScheduled ?? 0;
@@ -34375,11 +35787,14 @@ function daemonSetWait(set) {
 function planDaemonSet(applied2) {
   const type = applied2.spec?.updateStrategy?.type ?? "RollingUpdate";
   if (type === "RollingUpdate") return void 0;
-  return { state: "applied", detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch` };
+  return {
+    state: "applied",
+    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`
+  };
 }
 var TEMPLATE_GENERATION_ANNOTATION, POD_TEMPLATE_GENERATION_LABEL, daemonSetRules;
 var init_daemonset = __esm({
-  "src/kinds/daemonset.ts"() {
+  "src/kinds/workloads/daemonset.ts"() {
     "use strict";
     init_engine();
     TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation";
@@ -34410,7 +35825,7 @@ var init_daemonset = __esm({
   }
 });
 
-// src/kinds/template.ts
+// src/kinds/workloads/template.ts
 function canonicalTemplate(template) {
   const copy = structuredClone(template ?? {});
   if (copy.metadata?.labels) delete copy.metadata.labels[HASH_LABEL];
@@ -34432,7 +35847,9 @@ function newReplicaSetFor(deployment, replicaSets) {
   const wanted = canonicalTemplate(deployment.spec?.template);
   const owned = replicaSets.filter((replicaSet) => isControlledBy(replicaSet, deployment.metadata.uid));
   const matching2 = owned.filter((replicaSet) => canonicalTemplate(replicaSet.spec?.template) === wanted);
-  return matching2.sort((a2, b) => (a2.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? ""))[0];
+  return matching2.sort(
+    (a2, b) => (a2.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "")
+  )[0];
 }
 function stableStringify(value) {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
@@ -34444,14 +35861,14 @@ function stableStringify(value) {
 }
 var HASH_LABEL;
 var init_template2 = __esm({
-  "src/kinds/template.ts"() {
+  "src/kinds/workloads/template.ts"() {
     "use strict";
     init_kube();
     HASH_LABEL = "pod-template-hash";
   }
 });
 
-// src/kinds/deployment.ts
+// src/kinds/workloads/deployment.ts
 function newReplicaSetIn(deployment, snapshot2) {
   return newReplicaSetFor(deployment, objectsOfKind(snapshot2, "apps/v1", "ReplicaSet"));
 }
@@ -34461,7 +35878,8 @@ function rolloutWait(deployment, readyNew = 0) {
   const updated = status.updatedReplicas ?? 0;
   const total = status.replicas ?? 0;
   const available = status.availableReplicas ?? 0;
-  if (deployment.spec?.paused) return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
+  if (deployment.spec?.paused)
+    return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
   if (updated < desired) return `${updated} out of ${desired} new replicas have been updated`;
   if (total > updated) return `${total - updated} old replicas are pending termination`;
   if (available < updated) {
@@ -34497,7 +35915,8 @@ function failingCondition(deployment) {
 function deploymentCause(deployment, expected, newReplicaSet) {
   const condition = failingCondition(deployment);
   const rule = condition?.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : void 0;
-  if (!condition?.reason || !rule || !belongsToRollout(condition, expected, newReplicaSet, deployment.metadata.name)) return void 0;
+  if (!condition?.reason || !rule || !belongsToRollout(condition, expected, newReplicaSet, deployment.metadata.name))
+    return void 0;
   return { source: "condition", reason: condition.reason, message: condition.message ?? "", rule };
 }
 function belongsToRollout(condition, expected, newReplicaSet, deploymentName) {
@@ -34511,12 +35930,14 @@ function belongsToRollout(condition, expected, newReplicaSet, deploymentName) {
 }
 function appliedTime(applied2) {
   const entries2 = applied2.metadata.managedFields ?? [];
-  const times = entries2.filter((entry) => !entry.subresource && entry.manager !== "kube-controller-manager" && typeof entry.time === "string").map((entry) => entry.time).sort();
+  const times = entries2.filter(
+    (entry) => !entry.subresource && entry.manager !== "kube-controller-manager" && typeof entry.time === "string"
+  ).map((entry) => entry.time).sort();
   return times[times.length - 1];
 }
 var deploymentRules;
 var init_deployment = __esm({
-  "src/kinds/deployment.ts"() {
+  "src/kinds/workloads/deployment.ts"() {
     "use strict";
     init_table();
     init_kube();
@@ -34538,25 +35959,35 @@ var init_deployment = __esm({
   }
 });
 
-// src/kinds/generic.ts
+// src/kinds/health/generic.ts
 function genericRules(kind, statusGraceSeconds) {
   return {
     controller: `${kind} controller`,
-    ...statusGraceSeconds !== void 0 ? { firstStatus: { missing: (object) => !written(object.status), graceSeconds: statusGraceSeconds } } : {},
+    ...statusGraceSeconds !== void 0 ? {
+      firstStatus: {
+        missing: (object) => !written(object.status),
+        graceSeconds: statusGraceSeconds
+      }
+    } : {},
     observed: (object) => object.status?.observedGeneration === void 0 || object.status.observedGeneration >= (object.metadata.generation ?? 0),
     newPods: () => [],
     wait(object) {
       const reconciling = conditionOf(object, "Reconciling");
       if (reconciling?.status === "True") return `reconciling${said(reconciling)}`;
       const readiness = conditionOf(object, "Ready") ?? conditionOf(object, "Available");
-      if (readiness && stale(readiness, object)) return `waiting for the ${kind} controller to write ${readiness.type} for generation ${object.metadata.generation ?? "?"} (it is for ${readiness.observedGeneration})`;
-      if (readiness && readiness.status !== "True") return `waiting for ${readiness.type} to be True (it is ${readiness.status}${said(readiness)})`;
+      if (readiness && stale(readiness, object))
+        return `waiting for the ${kind} controller to write ${readiness.type} for generation ${object.metadata.generation ?? "?"} (it is for ${readiness.observedGeneration})`;
+      if (readiness && readiness.status !== "True")
+        return `waiting for ${readiness.type} to be True (it is ${readiness.status}${said(readiness)})`;
       return void 0;
     },
     failure(object) {
       const stalled = conditionOf(object, "Stalled");
       if (stalled?.status !== "True" || stale(stalled, object)) return void 0;
-      const rule = { ...STALLED, nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE` };
+      const rule = {
+        ...STALLED,
+        nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE`
+      };
       return { source: "condition", reason: stalled.reason ?? "Stalled", message: stalled.message ?? "", rule };
     },
     progress(object) {
@@ -34580,18 +36011,20 @@ function said(condition) {
   return condition.message ? `${reason}: ${condition.message}` : reason;
 }
 var init_generic = __esm({
-  "src/kinds/generic.ts"() {
+  "src/kinds/health/generic.ts"() {
     "use strict";
     init_conditions();
     init_kube();
   }
 });
 
-// src/kinds/health-rules.ts
+// src/kinds/health/health-rules.ts
 function findHealthRule(ref, rules, picked) {
   if (picked !== void 0) return rules.find((rule) => rule.id === picked);
   const group = groupOf(ref.apiVersion);
-  return rules.find((rule) => rule.match.some((match) => (match.kind === "*" || match.kind === ref.kind) && groupMatches(match.group, group)));
+  return rules.find(
+    (rule) => rule.match.some((match) => (match.kind === "*" || match.kind === ref.kind) && groupMatches(match.group, group))
+  );
 }
 function mergeHealthRules(builtIn, user) {
   if (!user) return [...builtIn];
@@ -34637,7 +36070,14 @@ function healthRuleRules(rule, kind) {
     },
     progress(object) {
       const applied2 = appliedBy(object);
-      if (applied2 !== void 0) return { desired: 0, updated: 0, ready: 0, available: 0, summary: `judged applied: ${applied2} (rule ${rule.id}: nothing reconciles it)` };
+      if (applied2 !== void 0)
+        return {
+          desired: 0,
+          updated: 0,
+          ready: 0,
+          available: 0,
+          summary: `judged applied: ${applied2} (rule ${rule.id}: nothing reconciles it)`
+        };
       const shown2 = rule.healthy[0];
       const summary = shown2 ? now(shown2, object).replace(/^ \(it is (.*)\)$/, "$1") || describe(shown2) : rule.id;
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
@@ -34658,7 +36098,11 @@ function matched(match, object, entriesNeeded = "any") {
 function matchCondition(match, object, entriesNeeded) {
   const lists = match.each === void 0 ? [conditionsOf(object.status)] : entries(object, match.each).map((entry) => conditionsOf(entry));
   if (lists.length === 0) return void 0;
-  const hits = lists.map((conditions) => conditions.find((condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)));
+  const hits = lists.map(
+    (conditions) => conditions.find(
+      (condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)
+    )
+  );
   const found = hits.find((hit) => hit !== void 0);
   if (!found || entriesNeeded === "every" && hits.some((hit) => hit === void 0)) return void 0;
   return [found.reason, found.message].filter(Boolean).join(": ") || `${found.type} ${found.status}`;
@@ -34719,16 +36163,16 @@ function now(match, object) {
   return value === void 0 ? ` (${match.field} not set yet)` : ` (it is ${String(value)})`;
 }
 var init_health_rules = __esm({
-  "src/kinds/health-rules.ts"() {
+  "src/kinds/health/health-rules.ts"() {
     "use strict";
     init_model();
   }
 });
 
-// src/kinds/health-table.ts
+// src/kinds/health/health-table.ts
 var ARGO_CD, BUILT_IN_HEALTH_RULES;
 var init_health_table = __esm({
-  "src/kinds/health-table.ts"() {
+  "src/kinds/health/health-table.ts"() {
     "use strict";
     ARGO_CD = "https://github.com/argoproj/argo-cd/blob/master/resource_customizations";
     BUILT_IN_HEALTH_RULES = [
@@ -34839,7 +36283,9 @@ var init_health_table = __esm({
         // _.upbound.io/_/health.lua calls them Healthy without a status): applied is done. Matched
         // before the rule for every *.upbound.io kind, which would wait for a Ready that never comes.
         id: "crossplane.io/ProviderConfig",
-        match: ["ProviderConfig", "ClusterProviderConfig", "ProviderConfigUsage", "ClusterProviderConfigUsage"].map((kind) => ({ group: "*.upbound.io", kind })),
+        match: ["ProviderConfig", "ClusterProviderConfig", "ProviderConfigUsage", "ClusterProviderConfigUsage"].map(
+          (kind) => ({ group: "*.upbound.io", kind })
+        ),
         source: `${ARGO_CD}/_.upbound.io/_/health.lua (has_no_status); ${ARGO_CD}/_.upbound.io/_/testdata/providerconfig_healthy.yaml`,
         healthy: []
       },
@@ -34890,7 +36336,11 @@ var init_health_table = __esm({
         match: [{ group: "gateway.networking.k8s.io", kind: "Gateway" }],
         source: "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason)",
         failed: [
-          { condition: "Accepted", status: "False", reason: ["Invalid", "InvalidParameters", "UnsupportedAddress", "ListenersNotValid"] },
+          {
+            condition: "Accepted",
+            status: "False",
+            reason: ["Invalid", "InvalidParameters", "UnsupportedAddress", "ListenersNotValid"]
+          },
           { condition: "Programmed", status: "False", reason: ["Invalid", "AddressNotUsable"] }
         ],
         healthy: [
@@ -34912,9 +36362,31 @@ var init_health_table = __esm({
         ],
         source: "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)",
         failed: [
-          { condition: "Accepted", status: "False", reason: ["NotAllowedByListeners", "NoMatchingListenerHostname", "NoMatchingParent", "UnsupportedValue", "IncompatibleFilters"], each: "status.parents" },
-          { condition: "ResolvedRefs", status: "False", reason: ["RefNotPermitted", "InvalidKind", "UnsupportedProtocol"], each: "status.parents" },
-          { condition: "ResolvedRefs", status: "False", reason: "BackendNotFound", each: "status.parents", afterSeconds: 30 }
+          {
+            condition: "Accepted",
+            status: "False",
+            reason: [
+              "NotAllowedByListeners",
+              "NoMatchingListenerHostname",
+              "NoMatchingParent",
+              "UnsupportedValue",
+              "IncompatibleFilters"
+            ],
+            each: "status.parents"
+          },
+          {
+            condition: "ResolvedRefs",
+            status: "False",
+            reason: ["RefNotPermitted", "InvalidKind", "UnsupportedProtocol"],
+            each: "status.parents"
+          },
+          {
+            condition: "ResolvedRefs",
+            status: "False",
+            reason: "BackendNotFound",
+            each: "status.parents",
+            afterSeconds: 30
+          }
         ],
         healthy: [
           { condition: "Accepted", status: "True", each: "status.parents" },
@@ -34941,7 +36413,7 @@ var init_health_table = __esm({
   }
 });
 
-// src/kinds/job.ts
+// src/kinds/workloads/job.ts
 function jobRules(overrides) {
   return {
     controller: "job controller",
@@ -34950,7 +36422,9 @@ function jobRules(overrides) {
     wait(job, snapshot2) {
       if (conditionOf(job, "Complete")?.status === "True") return void 0;
       if (!overrides.mustSucceed) {
-        const running2 = podsControlledBy(job, snapshot2.pods).some((pod) => pod.status?.phase === "Running" || pod.status?.phase === "Succeeded");
+        const running2 = podsControlledBy(job, snapshot2.pods).some(
+          (pod) => pod.status?.phase === "Running" || pod.status?.phase === "Succeeded"
+        );
         if (running2 || (job.status?.succeeded ?? 0) > 0) return void 0;
         return 'waiting for a pod of the job to run (kguard.dev/must-succeed: "false")';
       }
@@ -34963,21 +36437,37 @@ function jobRules(overrides) {
       const parts = [`${status.succeeded ?? 0}/${completions} completions succeeded`];
       if ((status.active ?? 0) > 0) parts.push(`${status.active} running`);
       if ((status.failed ?? 0) > 0) parts.push(`${status.failed} failed`);
-      return { desired: completions, updated: status.active ?? 0, ready: status.succeeded ?? 0, available: status.succeeded ?? 0, summary: parts.join(", ") };
+      return {
+        desired: completions,
+        updated: status.active ?? 0,
+        ready: status.succeeded ?? 0,
+        available: status.succeeded ?? 0,
+        summary: parts.join(", ")
+      };
     },
     judgesItself: (finding) => finding.rule.category === "crash-loop",
     evidence: failedContainers
   };
 }
 function jobFailure(job) {
-  const condition = [conditionOf(job, "Failed"), conditionOf(job, "FailureTarget")].find((candidate) => candidate?.status === "True");
+  const condition = [conditionOf(job, "Failed"), conditionOf(job, "FailureTarget")].find(
+    (candidate) => candidate?.status === "True"
+  );
   if (!condition) return void 0;
   const reason = condition.reason ?? "Failed";
-  return { source: "condition", reason, message: condition.message ?? "", rule: JOB_CONDITION_REASONS[reason] ?? JOB_FAILED };
+  return {
+    source: "condition",
+    reason,
+    message: condition.message ?? "",
+    rule: JOB_CONDITION_REASONS[reason] ?? JOB_FAILED
+  };
 }
 function planJob(applied2) {
   if (applied2.spec?.suspend !== true) return void 0;
-  return { state: "applied", detail: "spec.suspend is true: it runs nothing until it is resumed, so there is nothing to watch" };
+  return {
+    state: "applied",
+    detail: "spec.suspend is true: it runs nothing until it is resumed, so there is nothing to watch"
+  };
 }
 function completionsOf(job) {
   return job.spec?.completions ?? 1;
@@ -35026,7 +36516,10 @@ function jobRecreate(before) {
   const finished7 = ["Complete", "Failed"].find((type) => conditionOf(job, type)?.status === "True");
   if (finished7) {
     const what = finished7 === "Complete" ? "completed" : "failed";
-    return { how: "never", why: `it had ${what} before the apply, and created again it would run its pods again: a restore never runs a finished Job twice` };
+    return {
+      how: "never",
+      why: `it had ${what} before the apply, and created again it would run its pods again: a restore never runs a finished Job twice`
+    };
   }
   const copy = structuredClone(before);
   if (copy.spec && copy.spec.manualSelector !== true) {
@@ -35037,13 +36530,14 @@ function jobRecreate(before) {
       for (const key of CONTROLLER_UID_LABELS) if (labels && labels[key] === uid) delete labels[key];
     }
   }
-  for (const key of ["uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"]) delete copy.metadata[key];
+  for (const key of ["uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"])
+    delete copy.metadata[key];
   delete copy.status;
   return { how: "create", copy };
 }
 var CONTROLLER_UID_LABELS;
 var init_job = __esm({
-  "src/kinds/job.ts"() {
+  "src/kinds/workloads/job.ts"() {
     "use strict";
     init_conditions();
     init_kube();
@@ -35072,21 +36566,35 @@ function overridesOf(object) {
       timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
     } catch (error2) {
       if (!(error2 instanceof InputError)) throw error2;
-      problems.push(`${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`);
+      problems.push(
+        `${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`
+      );
     }
   }
   const health = annotations[HEALTH_ANNOTATION];
   const ignoreHealth = health === "ignore" ? true : void 0;
-  if (health !== void 0 && health !== "ignore") problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
+  if (health !== void 0 && health !== "ignore")
+    problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
   const rule = annotations[HEALTH_RULE_ANNOTATION]?.trim();
   const healthRule = rule ? rule : void 0;
   const allowed = annotations[FAILURES_ALLOWED_ANNOTATION];
   let failuresAllowed;
   if (allowed !== void 0) {
     if (/^\d+$/.test(allowed.trim())) failuresAllowed = Number(allowed.trim());
-    else problems.push(`${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`);
+    else
+      problems.push(
+        `${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`
+      );
   }
-  return { track: track3, timeoutMs, mustSucceed, problems, ...failuresAllowed !== void 0 ? { failuresAllowed } : {}, ...ignoreHealth ? { ignoreHealth } : {}, ...healthRule ? { healthRule } : {} };
+  return {
+    track: track3,
+    timeoutMs,
+    mustSucceed,
+    problems,
+    ...failuresAllowed !== void 0 ? { failuresAllowed } : {},
+    ...ignoreHealth ? { ignoreHealth } : {},
+    ...healthRule ? { healthRule } : {}
+  };
 }
 var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, HEALTH_ANNOTATION, FAILURES_ALLOWED_ANNOTATION, HEALTH_RULE_ANNOTATION, NO_OVERRIDES;
 var init_overrides = __esm({
@@ -35104,10 +36612,10 @@ var init_overrides = __esm({
   }
 });
 
-// src/kinds/pod.ts
+// src/kinds/workloads/pod.ts
 var podRules;
 var init_pod2 = __esm({
-  "src/kinds/pod.ts"() {
+  "src/kinds/workloads/pod.ts"() {
     "use strict";
     init_conditions();
     init_kube();
@@ -35121,20 +36629,31 @@ var init_pod2 = __esm({
       },
       failure(pod) {
         if (pod.status?.phase !== "Failed") return void 0;
-        return { source: "condition", reason: pod.status.reason ?? "Failed", message: pod.status.message ?? "", rule: POD_FAILED };
+        return {
+          source: "condition",
+          reason: pod.status.reason ?? "Failed",
+          message: pod.status.message ?? "",
+          rule: POD_FAILED
+        };
       },
       progress(pod) {
         const ready = conditionOf(pod, "Ready")?.status === "True" ? 1 : 0;
-        return { desired: 1, updated: 1, ready, available: ready, summary: `phase ${pod.status?.phase ?? "Pending"}${ready ? ", Ready" : ""}` };
+        return {
+          desired: 1,
+          updated: 1,
+          ready,
+          available: ready,
+          summary: `phase ${pod.status?.phase ?? "Pending"}${ready ? ", Ready" : ""}`
+        };
       }
     };
   }
 });
 
-// src/kinds/replicaset.ts
+// src/kinds/workloads/replicaset.ts
 var replicaSetRules;
 var init_replicaset = __esm({
-  "src/kinds/replicaset.ts"() {
+  "src/kinds/workloads/replicaset.ts"() {
     "use strict";
     init_table();
     init_kube();
@@ -35156,13 +36675,18 @@ var init_replicaset = __esm({
       },
       progress(set) {
         const replicas = set.spec?.replicas ?? 1;
-        return { desired: replicas, updated: replicas, ready: set.status?.readyReplicas ?? 0, available: set.status?.availableReplicas ?? 0 };
+        return {
+          desired: replicas,
+          updated: replicas,
+          ready: set.status?.readyReplicas ?? 0,
+          available: set.status?.availableReplicas ?? 0
+        };
       }
     };
   }
 });
 
-// src/kinds/statefulset.ts
+// src/kinds/workloads/statefulset.ts
 function statefulSetWait(set) {
   const replicas = set.spec?.replicas ?? 1;
   const status = set.status ?? {};
@@ -35184,14 +36708,17 @@ function statefulSetWait(set) {
 function planStatefulSet(applied2) {
   const type = applied2.spec?.updateStrategy?.type ?? "RollingUpdate";
   if (type === "RollingUpdate") return void 0;
-  return { state: "applied", detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch` };
+  return {
+    state: "applied",
+    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`
+  };
 }
 function partitionOf(set) {
   return set.spec?.updateStrategy?.type === "RollingUpdate" ? set.spec.updateStrategy.rollingUpdate?.partition ?? 0 : 0;
 }
 var statefulSetRules;
 var init_statefulset = __esm({
-  "src/kinds/statefulset.ts"() {
+  "src/kinds/workloads/statefulset.ts"() {
     "use strict";
     init_kube();
     init_engine();
@@ -35201,7 +36728,9 @@ var init_statefulset = __esm({
       // The viewer also waits while observedGeneration is 0 (a status never written).
       observed: (set) => (set.status?.observedGeneration ?? 0) !== 0 && (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
       // statefulset controller: every pod carries its revision's name in controller-revision-hash.
-      newPods: (set, snapshot2) => podsControlledBy(set, snapshot2.pods).filter((pod) => pod.metadata.labels?.[REVISION_HASH_LABEL] === set.status?.updateRevision),
+      newPods: (set, snapshot2) => podsControlledBy(set, snapshot2.pods).filter(
+        (pod) => pod.metadata.labels?.[REVISION_HASH_LABEL] === set.status?.updateRevision
+      ),
       wait: statefulSetWait,
       failure: () => void 0,
       progress(set) {
@@ -35226,19 +36755,32 @@ function immutablePutBack(before, current2) {
   const now2 = current2;
   const was = before;
   if (now2.kind === "Secret" && (was.type ?? "Opaque") !== (now2.type ?? "Opaque")) {
-    return { how: "delete-and-create", why: `a Secret's type never changes (type: field is immutable): it is ${now2.type ?? "Opaque"} now, ${was.type ?? "Opaque"} in the pre-apply copy` };
+    return {
+      how: "delete-and-create",
+      why: `a Secret's type never changes (type: field is immutable): it is ${now2.type ?? "Opaque"} now, ${was.type ?? "Opaque"} in the pre-apply copy`
+    };
   }
   if (now2.immutable !== true) return void 0;
-  if (was.immutable !== true) return { how: "delete-and-create", why: `immutable: true cannot be undone by a write (immutable: Forbidden: ${IMMUTABLE_FORBIDDEN})` };
-  const changed = ["data", "binaryData"].filter((field) => canonicalJson(contentOf(before)[field] ?? null) !== canonicalJson(contentOf(current2)[field] ?? null));
+  if (was.immutable !== true)
+    return {
+      how: "delete-and-create",
+      why: `immutable: true cannot be undone by a write (immutable: Forbidden: ${IMMUTABLE_FORBIDDEN})`
+    };
+  const changed = ["data", "binaryData"].filter(
+    (field) => canonicalJson(contentOf(before)[field] ?? null) !== canonicalJson(contentOf(current2)[field] ?? null)
+  );
   if (changed.length === 0) return void 0;
-  return { how: "delete-and-create", why: `it is immutable: true, so its ${changed.join(" and ")} cannot change (${changed[0]}: Forbidden: ${IMMUTABLE_FORBIDDEN})` };
+  return {
+    how: "delete-and-create",
+    why: `it is immutable: true, so its ${changed.join(" and ")} cannot change (${changed[0]}: Forbidden: ${IMMUTABLE_FORBIDDEN})`
+  };
 }
 function withCurrentValues(before, current2, fields) {
   const copy = structuredClone(before);
   for (const field of fields) {
     let source = current2;
-    for (const segment of field) source = source === null || typeof source !== "object" ? void 0 : source[segment];
+    for (const segment of field)
+      source = source === null || typeof source !== "object" ? void 0 : source[segment];
     let target = copy;
     for (const segment of field.slice(0, -1)) {
       const next = target[segment];
@@ -35259,7 +36801,7 @@ var init_refusals = __esm({
   }
 });
 
-// src/kinds/stuck-pods.ts
+// src/kinds/workloads/stuck-pods.ts
 function stuckPods(failed2, before, pods) {
   const status = failed2.status ?? {};
   const failedRevision = status.updateRevision;
@@ -35271,7 +36813,7 @@ function stuckPods(failed2, before, pods) {
 }
 var OBSERVE_POLL_MS, deleteStuckPods;
 var init_stuck_pods = __esm({
-  "src/kinds/stuck-pods.ts"() {
+  "src/kinds/workloads/stuck-pods.ts"() {
     "use strict";
     init_kube();
     OBSERVE_POLL_MS = 500;
@@ -35283,7 +36825,10 @@ var init_stuck_pods = __esm({
         const live = await deps.kubectl.getObject("StatefulSet.v1.apps", namespace, name);
         if (!live || live.metadata.uid !== restored.metadata.uid) return [];
         if ((live.status?.observedGeneration ?? 0) >= (restored.metadata.generation ?? 0)) break;
-        if (deps.clock.now() - started >= deps.deadlineMs) return [`the statefulset controller did not observe the restored template in time; pods of the failed revision were left in place`];
+        if (deps.clock.now() - started >= deps.deadlineMs)
+          return [
+            `the statefulset controller did not observe the restored template in time; pods of the failed revision were left in place`
+          ];
         await deps.clock.sleep(OBSERVE_POLL_MS);
       }
       const { pods } = await deps.kubectl.workloadState(namespace, ["pods"]);
@@ -35315,7 +36860,10 @@ function rowFor(ref, statusGraceMs) {
   const row = ROWS[kindKey(ref)];
   if (row) return row;
   if (NO_STATUS_GROUPS.has(group)) return NO_STATUS;
-  return watched(() => genericRules(ref.kind, statusGraceMs === void 0 ? void 0 : statusGraceMs / 1e3), (target) => [typeArg(target)]);
+  return watched(
+    () => genericRules(ref.kind, statusGraceMs === void 0 ? void 0 : statusGraceMs / 1e3),
+    (target) => [typeArg(target)]
+  );
 }
 function judgedByKstatus(ref, rules = BUILT_IN_HEALTH_RULES) {
   const group = groupOf(ref.apiVersion);
@@ -35328,23 +36876,34 @@ function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = []
     ...readinessGraceMs !== void 0 ? { readinessGraceSeconds: readinessGraceMs / 1e3 } : {}
   };
   if (Object.keys(tolerance).length === 0) return row;
-  return { ...row, rules: (given) => {
-    const judged = row.rules(given);
-    return judged && { ...judged, ...tolerance };
-  } };
+  return {
+    ...row,
+    rules: (given) => {
+      const judged = row.rules(given);
+      return judged && { ...judged, ...tolerance };
+    }
+  };
 }
 function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
   if (overrides.ignoreHealth) return applied(`${HEALTH_ANNOTATION}: "ignore": not judged`);
   const group = groupOf(ref.apiVersion);
   const own = ROWS[kindKey(ref)] ?? (NO_STATUS_GROUPS.has(group) ? NO_STATUS : void 0);
   if (own) {
-    if (overrides.healthRule !== void 0) problems.push(`${HEALTH_RULE_ANNOTATION}: kguard judges ${ref.kind} by its own rules; ignored`);
+    if (overrides.healthRule !== void 0)
+      problems.push(`${HEALTH_RULE_ANNOTATION}: kguard judges ${ref.kind} by its own rules; ignored`);
     return own;
   }
   const rule = findHealthRule(ref, rules, overrides.healthRule);
-  if (overrides.healthRule !== void 0 && !rule) problems.push(`${HEALTH_RULE_ANNOTATION}: ${JSON.stringify(overrides.healthRule)} names no health rule; kstatus judges it`);
+  if (overrides.healthRule !== void 0 && !rule)
+    problems.push(
+      `${HEALTH_RULE_ANNOTATION}: ${JSON.stringify(overrides.healthRule)} names no health rule; kstatus judges it`
+    );
   const found = rule ?? findHealthRule(ref, rules);
-  if (found) return watched(() => healthRuleRules(found, ref.kind), (target) => [typeArg(target)]);
+  if (found)
+    return watched(
+      () => healthRuleRules(found, ref.kind),
+      (target) => [typeArg(target)]
+    );
   return rowFor(ref, statusGraceMs);
 }
 function runsPods(ref) {
@@ -35384,13 +36943,36 @@ var init_table2 = __esm({
     NO_STATUS = applied();
     runningPods = (row) => ({ ...row, runsPods: true });
     ROWS = {
-      "apps/Deployment": runningPods(watched(() => deploymentRules, () => ["deployments.apps", "replicasets.apps", "pods"])),
+      "apps/Deployment": runningPods(
+        watched(
+          () => deploymentRules,
+          () => ["deployments.apps", "replicasets.apps", "pods"]
+        )
+      ),
       "apps/StatefulSet": {
-        ...runningPods(watched(() => statefulSetRules, () => ["statefulsets.apps", "pods"], planStatefulSet, deleteStuckPods)),
+        ...runningPods(
+          watched(
+            () => statefulSetRules,
+            () => ["statefulsets.apps", "pods"],
+            planStatefulSet,
+            deleteStuckPods
+          )
+        ),
         restoreNeeds: [{ verb: "delete", group: "", resource: "pods", why: "to delete the pods of the failed revision" }]
       },
-      "apps/DaemonSet": runningPods(watched(() => daemonSetRules, () => ["daemonsets.apps", "pods"], planDaemonSet)),
-      "apps/ReplicaSet": runningPods(watched(() => replicaSetRules, () => ["replicasets.apps", "pods"])),
+      "apps/DaemonSet": runningPods(
+        watched(
+          () => daemonSetRules,
+          () => ["daemonsets.apps", "pods"],
+          planDaemonSet
+        )
+      ),
+      "apps/ReplicaSet": runningPods(
+        watched(
+          () => replicaSetRules,
+          () => ["replicasets.apps", "pods"]
+        )
+      ),
       "batch/Job": {
         ...runningPods(watched(jobRules, () => ["jobs.batch", "pods"], planJob)),
         goneWhenDone: {
@@ -35400,26 +36982,50 @@ var init_table2 = __esm({
         recreate: jobRecreate
       },
       "batch/CronJob": runningPods(applied("a CronJob only schedules Jobs: kguard does not wait for its next run")),
-      "/Pod": runningPods(watched(() => podRules, () => ["pods"])),
-      "/PersistentVolumeClaim": { ...watched(() => claimRules, () => ["persistentvolumeclaims"]), putBack: claimPutBack },
+      "/Pod": runningPods(
+        watched(
+          () => podRules,
+          () => ["pods"]
+        )
+      ),
+      "/PersistentVolumeClaim": {
+        ...watched(
+          () => claimRules,
+          () => ["persistentvolumeclaims"]
+        ),
+        putBack: claimPutBack
+      },
       // Objects with no status to judge: applying them is all there is.
       "/ConfigMap": { ...NO_STATUS, putBack: immutablePutBack },
       "/Secret": { ...NO_STATUS, putBack: immutablePutBack },
       "/ServiceAccount": NO_STATUS,
-      "/Service": watched(() => serviceRules, () => ["services", "pods", "deployments.apps", "statefulsets.apps"], planService),
+      "/Service": watched(
+        () => serviceRules,
+        () => ["services", "pods", "deployments.apps", "statefulsets.apps"],
+        planService
+      ),
       "/Endpoints": NO_STATUS,
       "/LimitRange": NO_STATUS,
       "/ResourceQuota": NO_STATUS,
       "/Namespace": NO_STATUS,
       "/PersistentVolume": NO_STATUS,
       "networking.k8s.io/NetworkPolicy": NO_STATUS,
-      "networking.k8s.io/Ingress": { ...watched(() => ingressRules, () => ["ingresses.networking.k8s.io"]), readsSiblings: true },
+      "networking.k8s.io/Ingress": {
+        ...watched(
+          () => ingressRules,
+          () => ["ingresses.networking.k8s.io"]
+        ),
+        readsSiblings: true
+      },
       "networking.k8s.io/IngressClass": NO_STATUS,
       "policy/PodDisruptionBudget": NO_STATUS,
       "autoscaling/HorizontalPodAutoscaler": NO_STATUS,
       "storage.k8s.io/StorageClass": NO_STATUS,
       "scheduling.k8s.io/PriorityClass": NO_STATUS,
-      "apiextensions.k8s.io/CustomResourceDefinition": watched(() => crdRules, () => ["customresourcedefinitions.apiextensions.k8s.io"]),
+      "apiextensions.k8s.io/CustomResourceDefinition": watched(
+        () => crdRules,
+        () => ["customresourcedefinitions.apiextensions.k8s.io"]
+      ),
       "discovery.k8s.io/EndpointSlice": NO_STATUS,
       "coordination.k8s.io/Lease": NO_STATUS,
       "node.k8s.io/RuntimeClass": NO_STATUS
@@ -35428,7 +37034,7 @@ var init_table2 = __esm({
   }
 });
 
-// src/rollback/steps.ts
+// src/restore/steps.ts
 function manualCopy(object, forCreate) {
   const { resourceVersion: _rv, ...metadata } = object.metadata;
   if (forCreate) {
@@ -35444,13 +37050,13 @@ function createFor(ref, before) {
   return rule.how === "create" ? { copy: rule.copy } : { why: rule.why };
 }
 var init_steps = __esm({
-  "src/rollback/steps.ts"() {
+  "src/restore/steps.ts"() {
     "use strict";
     init_table2();
   }
 });
 
-// src/rollback/plan.ts
+// src/restore/plan.ts
 function beyondRollback(reason) {
   return reason === "cannot-restore" || reason === "finished-job";
 }
@@ -35496,7 +37102,14 @@ function planRestore(objects, mode, options) {
           break;
         }
         const created = createFor(ref, change.before);
-        writes.push({ ref, action: "replace", before: change.before, applied: change.after, copy: created.copy, why: created.why ?? "the apply replaced it with a new object" });
+        writes.push({
+          ref,
+          action: "replace",
+          before: change.before,
+          applied: change.after,
+          copy: created.copy,
+          why: created.why ?? "the apply replaced it with a new object"
+        });
         break;
       }
       case "created":
@@ -35508,9 +37121,18 @@ function planRestore(objects, mode, options) {
 }
 function putBackStep(ref, before, applied2) {
   const rule = rowFor(ref).putBack?.(before, applied2);
-  if (rule?.how === "impossible") return { ref, action: "keep", reason: "cannot-restore", before, applied: applied2, detail: rule.why };
+  if (rule?.how === "impossible")
+    return { ref, action: "keep", reason: "cannot-restore", before, applied: applied2, detail: rule.why };
   if (rule?.how === "delete-and-create") {
-    if (isControllerOwned(applied2)) return { ref, action: "keep", reason: "cannot-restore", before, applied: applied2, detail: `${rule.why}; a controller owns it, and kguard does not delete it` };
+    if (isControllerOwned(applied2))
+      return {
+        ref,
+        action: "keep",
+        reason: "cannot-restore",
+        before,
+        applied: applied2,
+        detail: `${rule.why}; a controller owns it, and kguard does not delete it`
+      };
     return { ref, action: "replace", before, applied: applied2, copy: manualCopy(before, true), why: rule.why };
   }
   return { ref, action: "put-back", before, applied: applied2 };
@@ -35546,7 +37168,9 @@ function restorePhases(steps, stages = /* @__PURE__ */ new Map()) {
   const stageOf2 = (step) => stages.get(objectKey(step.ref)) ?? 0;
   const inReverse = [...new Set(steps.map(stageOf2))].sort((left, right) => right - left);
   return inReverse.flatMap(
-    (stage) => RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf2(step) === stage && phaseOf(step) === phase)).filter((group) => group.length > 0)
+    (stage) => RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf2(step) === stage && phaseOf(step) === phase)).filter(
+      (group) => group.length > 0
+    )
   );
 }
 function inPhaseOrder(steps) {
@@ -35554,49 +37178,82 @@ function inPhaseOrder(steps) {
 }
 var NEVER_DELETED, RESTORE_PHASES, DEFINITIONS, CREATED_AND_KEPT;
 var init_plan = __esm({
-  "src/rollback/plan.ts"() {
+  "src/restore/plan.ts"() {
     "use strict";
     init_compare();
     init_table2();
     init_model();
     init_steps();
-    NEVER_DELETED = /* @__PURE__ */ new Set(["/Namespace", "apiextensions.k8s.io/CustomResourceDefinition", "/PersistentVolumeClaim"]);
-    RESTORE_PHASES = ["definitions", "configuration", "workloads", "delete workloads", "delete the rest"];
+    NEVER_DELETED = /* @__PURE__ */ new Set([
+      "/Namespace",
+      "apiextensions.k8s.io/CustomResourceDefinition",
+      "/PersistentVolumeClaim"
+    ]);
+    RESTORE_PHASES = [
+      "definitions",
+      "configuration",
+      "workloads",
+      "delete workloads",
+      "delete the rest"
+    ];
     DEFINITIONS = /* @__PURE__ */ new Set(["/Namespace", "apiextensions.k8s.io/CustomResourceDefinition"]);
     CREATED_AND_KEPT = /* @__PURE__ */ new Set(["protected-kind", "controller-owned", "keep-created"]);
   }
 });
 
-// src/rollback/field-owners.ts
+// src/restore/field-owners.ts
 async function restoreOwners(step, written2, path14, options, deps, read) {
   let restored = written2;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
   for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
     if (attempt >= OWNER_ATTEMPTS && deps.clock.now() >= giveUpAt) {
-      return { failure: `its values were restored but its field owners were not: it kept changing for ${Math.round(options.deadlineMs / 1e3)}s (--rollback-timeout)` };
+      return {
+        failure: `its values were restored but its field owners were not: it kept changing for ${Math.round(options.deadlineMs / 1e3)}s (--rollback-timeout)`
+      };
     }
     if (attempt >= OWNER_ATTEMPTS) await deps.clock.sleep(100 * Math.min(attempt - OWNER_ATTEMPTS + 1, 5));
-    const owners = { ...restored, metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields } };
+    const owners = {
+      ...restored,
+      metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields }
+    };
     const second = await deps.kubectl.replace(owners, path14, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
     if (second.ok || !second.conflict) {
-      return { failure: `its values were restored but its field owners were not: ${second.ok ? "no object returned" : second.message}` };
+      return {
+        failure: `its values were restored but its field owners were not: ${second.ok ? "no object returned" : second.message}`
+      };
     }
     const moved = await read();
     const change = changeSinceApply(restored, moved);
-    if (change || !moved) return { moved: { state: change?.state ?? "gone", detail: `${change?.detail ?? "it was deleted"} while kguard restored it`, live: moved ?? null } };
+    if (change || !moved)
+      return {
+        moved: {
+          state: change?.state ?? "gone",
+          detail: `${change?.detail ?? "it was deleted"} while kguard restored it`,
+          live: moved ?? null
+        }
+      };
     restored = moved;
   }
   return { object: restored };
 }
 function conditional(before, live) {
-  return { ...before, metadata: { ...before.metadata, annotations: withControllerAnnotations(before, live), resourceVersion: live.metadata.resourceVersion } };
+  return {
+    ...before,
+    metadata: {
+      ...before.metadata,
+      annotations: withControllerAnnotations(before, live),
+      resourceVersion: live.metadata.resourceVersion
+    }
+  };
 }
 function needsOwners(before, restored) {
   return before.metadata.managedFields !== void 0 && canonicalJson(before.metadata.managedFields) !== canonicalJson(restored.metadata.managedFields);
 }
 function ownership(object) {
-  return canonicalJson((object.metadata.managedFields ?? []).map((entry) => ({ ...entry, time: void 0 })));
+  return canonicalJson(
+    (object.metadata.managedFields ?? []).map((entry) => ({ ...entry, time: void 0 }))
+  );
 }
 function differencesFromCopy(before, restored) {
   const paths = changedPaths(contentOf(before), contentOf(restored));
@@ -35605,7 +37262,7 @@ function differencesFromCopy(before, restored) {
 }
 var OWNER_ATTEMPTS;
 var init_field_owners = __esm({
-  "src/rollback/field-owners.ts"() {
+  "src/restore/field-owners.ts"() {
     "use strict";
     init_compare();
     init_owners();
@@ -35613,7 +37270,7 @@ var init_field_owners = __esm({
   }
 });
 
-// src/rollback/manual.ts
+// src/restore/manual.ts
 function onlyIfYouDecide(command) {
   return command.includes("    # ") ? command.replace("    # ", `    # ${ONLY_IF}; `) : `${command}    # ${ONLY_IF}`;
 }
@@ -35625,7 +37282,13 @@ function manualRestore(step, live) {
     case "put-back":
       return backTo(step.before, live ?? step.applied, step);
     case "replace":
-      return { copy: step.copy, commands: (kubectl, file) => [deleteIt(kubectl), ...file && step.copy ? [kubectl(["create", "-f", file])] : []] };
+      return {
+        copy: step.copy,
+        commands: (kubectl, file) => [
+          deleteIt(kubectl),
+          ...file && step.copy ? [kubectl(["create", "-f", file])] : []
+        ]
+      };
     case "recreate":
       return { copy: step.copy, commands: (kubectl, file) => file ? [kubectl(["create", "-f", file])] : [] };
     case "delete":
@@ -35638,11 +37301,17 @@ function manualRestore(step, live) {
       const manual = !current2 ? createAgain(step, before) : current2.metadata.uid !== before.metadata.uid ? replaceNew(step, before) : backTo(before, current2, step);
       if (!someoneElse) return manual;
       if (!current2) {
-        return { copy: manual.copy, commands: (kubectl, file) => manual.commands(kubectl, file).map((command) => `${command}    # only if you decide the pre-apply copy should come back`) };
+        return {
+          copy: manual.copy,
+          commands: (kubectl, file) => manual.commands(kubectl, file).map((command) => `${command}    # only if you decide the pre-apply copy should come back`)
+        };
       }
       return {
         copy: manual.copy,
-        commands: (kubectl, file) => [kubectl(["get", name, ...ns, "-o", "yaml"]), ...manual.commands(kubectl, file).map(onlyIfYouDecide)]
+        commands: (kubectl, file) => [
+          kubectl(["get", name, ...ns, "-o", "yaml"]),
+          ...manual.commands(kubectl, file).map(onlyIfYouDecide)
+        ]
       };
     }
   }
@@ -35652,15 +37321,28 @@ function backTo(before, current2, step) {
   const ns = namespaceArgs(step.ref);
   const rule = rowFor(step.ref).putBack?.(before, current2);
   if (rule?.how === "delete-and-create") {
-    return { copy: manualCopy(before, true), commands: (kubectl, file) => [kubectl(["delete", name, ...ns]), ...file ? [kubectl(["create", "-f", file])] : []] };
+    return {
+      copy: manualCopy(before, true),
+      commands: (kubectl, file) => [
+        kubectl(["delete", name, ...ns]),
+        ...file ? [kubectl(["create", "-f", file])] : []
+      ]
+    };
   }
   if (rule?.how === "impossible") {
     const partial = manualCopy(withCurrentValues(before, current2, rule.fields), false);
-    if (sameContent(withoutLastApplied(partial), withoutLastApplied(current2))) return { commands: (kubectl) => [kubectl(["get", name, ...ns, "-o", "yaml"])] };
+    if (sameContent(withoutLastApplied(partial), withoutLastApplied(current2)))
+      return { commands: (kubectl) => [kubectl(["get", name, ...ns, "-o", "yaml"])] };
     const kept = rule.fields.map((field) => field.join(".")).join(", ");
-    return { copy: partial, commands: (kubectl, file) => file ? [`${kubectl(["replace", "-f", file])}    # puts back the rest of it; ${kept} stays as it is`] : [] };
+    return {
+      copy: partial,
+      commands: (kubectl, file) => file ? [`${kubectl(["replace", "-f", file])}    # puts back the rest of it; ${kept} stays as it is`] : []
+    };
   }
-  return { copy: manualCopy(before, false), commands: (kubectl, file) => file ? [kubectl(["replace", "-f", file])] : [kubectl(["get", name, ...ns, "-o", "yaml"])] };
+  return {
+    copy: manualCopy(before, false),
+    commands: (kubectl, file) => file ? [kubectl(["replace", "-f", file])] : [kubectl(["get", name, ...ns, "-o", "yaml"])]
+  };
 }
 function withoutLastApplied(object) {
   const { [LAST_APPLIED3]: _lastApplied, ...annotations } = object.metadata.annotations ?? {};
@@ -35674,12 +37356,15 @@ function replaceNew(step, before) {
   const { copy } = createFor(step.ref, before);
   return {
     copy,
-    commands: (kubectl, file) => [kubectl(["delete", kubectlName(step.ref), ...namespaceArgs(step.ref)]), ...copy && file ? [kubectl(["create", "-f", file])] : []]
+    commands: (kubectl, file) => [
+      kubectl(["delete", kubectlName(step.ref), ...namespaceArgs(step.ref)]),
+      ...copy && file ? [kubectl(["create", "-f", file])] : []
+    ]
   };
 }
 var ONLY_IF, LAST_APPLIED3;
 var init_manual = __esm({
-  "src/rollback/manual.ts"() {
+  "src/restore/manual.ts"() {
     "use strict";
     init_table2();
     init_refusals();
@@ -35691,7 +37376,7 @@ var init_manual = __esm({
   }
 });
 
-// src/rollback/restore.ts
+// src/restore/restore.ts
 var restore_exports = {};
 __export(restore_exports, {
   executeRestore: () => executeRestore,
@@ -35744,7 +37429,13 @@ async function restoreOne(step, options, deps, apiResources, read) {
   if (step.action === "keep") {
     const manual = manualRestore(step);
     const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
-    return { status: "kept", reason: step.reason, detail: step.detail, commands: manual.commands(commandLine, copyFile), copyFile };
+    return {
+      status: "kept",
+      reason: step.reason,
+      detail: step.detail,
+      commands: manual.commands(commandLine, copyFile),
+      copyFile
+    };
   }
   if (step.action === "replace") return replaceWithCopy(step, options, deps, apiResources, read);
   if (step.action === "recreate") {
@@ -35754,7 +37445,11 @@ async function restoreOne(step, options, deps, apiResources, read) {
     const written3 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
     if (!written3.ok) return failed(step, `the API server refused to create it again: ${written3.message}`, deps);
     if (!written3.object) return { status: "recreated", differences: [] };
-    const owned = await ownersOf(step, restoreOwners(step, written3.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read), deps);
+    const owned = await ownersOf(
+      step,
+      restoreOwners(step, written3.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read),
+      deps
+    );
     if ("status" in owned) return owned;
     return { status: "recreated", restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
   }
@@ -35763,9 +37458,14 @@ async function restoreOne(step, options, deps, apiResources, read) {
     if (!live) return { status: "deleted", differences: [] };
     const change = changeSinceApply(step.applied, live, fieldsOfApply(void 0, step.applied));
     if (change) return keepBecause(step, change.state, change.detail, deps, live);
-    const deleted = await deps.kubectl.deleteExact(await apiPath(step.ref, apiResources), { uid: live.metadata.uid ?? "" }, options.deadlineMs);
+    const deleted = await deps.kubectl.deleteExact(
+      await apiPath(step.ref, apiResources),
+      { uid: live.metadata.uid ?? "" },
+      options.deadlineMs
+    );
     if (!deleted.ok && deleted.notFound) return { status: "deleted", differences: [] };
-    if (!deleted.ok && deleted.conflict) return keepBecause(step, "gone", "it was replaced by someone else before kguard could delete it", deps);
+    if (!deleted.ok && deleted.conflict)
+      return keepBecause(step, "gone", "it was replaced by someone else before kguard could delete it", deps);
     if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
     return { status: "deleted", differences: [] };
   }
@@ -35781,60 +37481,130 @@ async function restoreOne(step, options, deps, apiResources, read) {
       const owned2 = await ownersOf(step, restoreOwners(step, live, path14, options, deps, read), deps);
       if ("status" in owned2) return owned2;
       const notes2 = await afterPutBack(step, lastLive ?? live, owned2.object, options, deps);
-      return { status: "restored", restored: owned2.object, differences: differencesFromCopy(step.before, owned2.object), notes: notes2 };
+      return {
+        status: "restored",
+        restored: owned2.object,
+        differences: differencesFromCopy(step.before, owned2.object),
+        notes: notes2
+      };
     }
     const change = changeSinceApply(step.applied, live, ours);
-    if (change || !live) return keepBecause(step, change?.state ?? "gone", change?.detail ?? "it was deleted", deps, live ?? null);
+    if (change || !live)
+      return keepBecause(step, change?.state ?? "gone", change?.detail ?? "it was deleted", deps, live ?? null);
     const rule = rowFor(step.ref).putBack?.(step.before, live);
     if (rule?.how === "impossible") return keepBecause(step, "cannot-restore", rule.why, deps, live);
     if (rule?.how === "delete-and-create") {
-      return replaceWithCopy({ ...step, action: "replace", copy: manualCopy(step.before, true), why: rule.why }, options, deps, apiResources, async () => live);
+      return replaceWithCopy(
+        { ...step, action: "replace", copy: manualCopy(step.before, true), why: rule.why },
+        options,
+        deps,
+        apiResources,
+        async () => live
+      );
     }
     lastLive = live;
     written2 = keepingOthers(step.before, step.applied, live, ours);
     const first = await deps.kubectl.replace(conditional(written2, live), path14, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
-    if (!first.ok || !first.object) return failed(step, `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`, deps);
+    if (!first.ok || !first.object)
+      return failed(
+        step,
+        `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`,
+        deps
+      );
     const owned = await ownersOf(step, restoreOwners(step, first.object, path14, options, deps, read), deps);
     if ("status" in owned) return owned;
     const notes = await afterPutBack(step, live, owned.object, options, deps);
-    return { status: "restored", restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes };
+    return {
+      status: "restored",
+      restored: owned.object,
+      differences: differencesFromCopy(step.before, owned.object),
+      notes
+    };
   }
-  return keepBecause(step, "conflict", `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1e3)}s (--rollback-timeout)`, deps);
+  return keepBecause(
+    step,
+    "conflict",
+    `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1e3)}s (--rollback-timeout)`,
+    deps
+  );
 }
 async function replaceWithCopy(step, options, deps, apiResources, read) {
   const live = await read();
   const change = changeSinceApply(step.applied, live);
-  if (change || !live) return keepBecause(step, change?.state ?? "gone", change?.detail ?? "it was deleted", deps, live ?? null);
-  if (isControllerOwned(live)) return keepBecause(step, "cannot-restore", `${step.why}; a controller owns it, and kguard does not delete it`, deps, live);
+  if (change || !live)
+    return keepBecause(step, change?.state ?? "gone", change?.detail ?? "it was deleted", deps, live ?? null);
+  if (isControllerOwned(live))
+    return keepBecause(
+      step,
+      "cannot-restore",
+      `${step.why}; a controller owns it, and kguard does not delete it`,
+      deps,
+      live
+    );
   const finalizers = live.metadata.finalizers ?? [];
   if (finalizers.length > 0) {
-    return keepBecause(step, "cannot-restore", `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(", ")})`, deps, live);
+    return keepBecause(
+      step,
+      "cannot-restore",
+      `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(", ")})`,
+      deps,
+      live
+    );
   }
   const path14 = await apiPath(step.ref, apiResources);
-  const deleted = await deps.kubectl.deleteExact(path14, { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion }, options.deadlineMs);
-  if (!deleted.ok && deleted.conflict) return keepBecause(step, "conflict", "it changed while kguard was about to delete it to create its pre-apply copy", deps, live);
-  if (!deleted.ok && !deleted.notFound) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
+  const deleted = await deps.kubectl.deleteExact(
+    path14,
+    { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion },
+    options.deadlineMs
+  );
+  if (!deleted.ok && deleted.conflict)
+    return keepBecause(
+      step,
+      "conflict",
+      "it changed while kguard was about to delete it to create its pre-apply copy",
+      deps,
+      live
+    );
+  if (!deleted.ok && !deleted.notFound)
+    return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
   if (!step.copy) {
-    return { status: "kept", reason: "finished-job", detail: `the object this apply put in its place was deleted; ${step.why}`, commands: [] };
+    return {
+      status: "kept",
+      reason: "finished-job",
+      detail: `the object this apply put in its place was deleted; ${step.why}`,
+      commands: []
+    };
   }
   const collection = path14.replace(/\/[^/]+$/, "");
   const written2 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
   if (!written2.ok) {
     const recreate = { ref: step.ref, action: "recreate", before: step.before, copy: step.copy };
-    return failed(recreate, `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written2.message}`, deps);
+    return failed(
+      recreate,
+      `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written2.message}`,
+      deps
+    );
   }
   if (!written2.object) return { status: "replaced", differences: [], notes: [step.why] };
   const owned = await ownersOf(step, restoreOwners(step, written2.object, path14, options, deps, read), deps);
   if ("status" in owned) return owned;
-  return { status: "replaced", restored: owned.object, differences: differencesFromCopy(step.before, owned.object), notes: [step.why] };
+  return {
+    status: "replaced",
+    restored: owned.object,
+    differences: differencesFromCopy(step.before, owned.object),
+    notes: [step.why]
+  };
 }
 async function afterPutBack(step, failed2, restored, options, deps) {
   const hook = rowFor(step.ref).afterRestore;
   if (!hook) return void 0;
-  return hook({ failed: failed2, before: step.before, restored }, { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }).catch(
-    (error2) => [`its extra restore step failed: ${error2 instanceof Error ? error2.message : String(error2)}`]
-  );
+  return hook(
+    { failed: failed2, before: step.before, restored },
+    { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }
+  ).catch((error2) => [
+    `its extra restore step failed: ${error2 instanceof Error ? error2.message : String(error2)}`
+  ]);
 }
 async function ownersOf(step, outcome, deps) {
   const owned = await outcome;
@@ -35847,12 +37617,23 @@ async function keepBecause(step, reason, detail, deps, live) {
   const applied2 = "applied" in step ? step.applied : void 0;
   const manual = manualRestore({ ref: step.ref, action: "keep", reason, before, applied: applied2 }, live);
   const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
-  return { status: "kept", reason, detail, commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile), copyFile };
+  return {
+    status: "kept",
+    reason,
+    detail,
+    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
+    copyFile
+  };
 }
 async function failed(step, reason, deps) {
   const manual = manualRestore(step);
   const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
-  return { status: "failed", reason, commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile), copyFile };
+  return {
+    status: "failed",
+    reason,
+    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
+    copyFile
+  };
 }
 function reportResult(step, result, reporter) {
   switch (result.status) {
@@ -35860,13 +37641,31 @@ function reportResult(step, result, reporter) {
     case "deleted":
     case "recreated":
     case "replaced":
-      reporter.emit({ kind: "restored", object: step.ref, action: result.status, differences: result.differences, notes: result.notes });
+      reporter.emit({
+        kind: "restored",
+        object: step.ref,
+        action: result.status,
+        differences: result.differences,
+        notes: result.notes
+      });
       return;
     case "kept":
-      reporter.emit({ kind: "restore-kept", object: step.ref, reason: result.reason, detail: result.detail, commands: result.commands });
+      reporter.emit({
+        kind: "restore-kept",
+        object: step.ref,
+        reason: result.reason,
+        detail: result.detail,
+        commands: result.commands
+      });
       return;
     case "failed":
-      reporter.emit({ kind: "restore-failed", object: step.ref, reason: result.reason, commands: result.commands, copyFile: result.copyFile });
+      reporter.emit({
+        kind: "restore-failed",
+        object: step.ref,
+        reason: result.reason,
+        commands: result.commands,
+        copyFile: result.copyFile
+      });
   }
 }
 async function apiPath(ref, apiResources) {
@@ -35881,7 +37680,10 @@ function privateCopies(runId) {
   let directory;
   const keep = async (ref, object) => {
     directory ??= mkdtemp(copiesPrefix(runId));
-    const file = path8.join(await directory, `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join("-").toLowerCase()}.json`);
+    const file = path8.join(
+      await directory,
+      `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join("-").toLowerCase()}.json`
+    );
     await writeFile(file, `${JSON.stringify(object, null, 2)}
 `, { mode: 384 });
     return file;
@@ -35895,11 +37697,13 @@ function privateCopies(runId) {
 async function removeCopiesOf(runId) {
   const prefix2 = path8.basename(copiesPrefix(runId));
   const entries2 = await readdir2(tmpdir2()).catch(() => []);
-  await Promise.all(entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path8.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0)));
+  await Promise.all(
+    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path8.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0))
+  );
 }
 var PUT_BACK_LOOKS, copiesPrefix;
 var init_restore = __esm({
-  "src/rollback/restore.ts"() {
+  "src/restore/restore.ts"() {
     "use strict";
     init_read_objects();
     init_compare();
@@ -35915,15 +37719,29 @@ var init_restore = __esm({
   }
 });
 
-// src/run/rollback.ts
+// src/run/rollback/rollback.ts
 var rollback_exports = {};
 __export(rollback_exports, {
   readJournalled: () => readJournalled,
   runRollback: () => runRollback
 });
 async function runRollback(options, deps) {
-  const runs = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
-  const run = pickRun(runs, options.runId, "rollback", options.force ?? false);
+  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
+  const runs = options.runLabel === void 0 ? listed : labelled(listed, options.runLabel);
+  if (runs.length === 0 && options.runLabel !== void 0 && options.runId === void 0)
+    return nothingToDo(
+      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ""}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`
+    );
+  let run = pickRun(runs, options.runId, "rollback", options.force ?? false, true);
+  let stopped;
+  if (run.liveness.state === "live" && !options.force) {
+    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
+    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+      (candidate) => candidate.runId === run.runId && candidate.journal
+    );
+    if (!after) return { ...nothingToDo(""), runId: run.runId, stopped };
+    run = after;
+  }
   const journal = run.journal;
   if (run.missing.length > 0 && !options.force) {
     throw new InputError(
@@ -35937,7 +37755,11 @@ async function runRollback(options, deps) {
     "all",
     { keepCreated: false }
   );
-  const stages = new Map(journal.objects.flatMap((entry) => entry.stage === void 0 ? [] : [[objectKey(entry.ref), entry.stage]]));
+  const stages = new Map(
+    journal.objects.flatMap(
+      (entry) => entry.stage === void 0 ? [] : [[objectKey(entry.ref), entry.stage]]
+    )
+  );
   const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
   const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
@@ -35947,27 +37769,57 @@ async function runRollback(options, deps) {
     results.set(objectKey(ref), {
       status: "failed",
       reason: "it changed again after the restore (a late write of the run, or someone else): look at it, then kguard rollback again",
-      commands: [deps.kubectl.commandLine(["get", typeArg(ref), ...ref.namespace ? ["-n", ref.namespace] : [], ref.name, "-o", "yaml"])]
+      commands: [
+        deps.kubectl.commandLine([
+          "get",
+          typeArg(ref),
+          ...ref.namespace ? ["-n", ref.namespace] : [],
+          ref.name,
+          "-o",
+          "yaml"
+        ])
+      ]
     });
   }
   const statuses = [...results.values()].map((result) => result.status);
   const needsPerson = statuses.filter((status) => status === "failed" || status === "kept").length;
   if (needsPerson === 0) {
     if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
-    await Promise.all([releaseLeasesOf(journal, options.deadlineMs, deps), removeHistoryOf(deps.kubectl, journal.runId, options.deadlineMs).catch(() => void 0)]);
+    await Promise.all([
+      releaseLeasesOf(journal, options.deadlineMs, deps),
+      removeHistoryOf(deps.kubectl, journal.runId, options.deadlineMs).catch(() => void 0)
+    ]);
   }
   return {
     runId: journal.runId,
-    restored: statuses.filter((status) => status === "restored" || status === "deleted" || status === "recreated" || status === "replaced").length,
+    ...stopped ? { stopped } : {},
+    restored: statuses.filter(
+      (status) => status === "restored" || status === "deleted" || status === "recreated" || status === "replaced"
+    ).length,
     untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results
   };
 }
+function labelled(runs, label) {
+  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== "finished");
+}
+function nothingToDo(nothing) {
+  return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
+}
 async function readJournalled(journal, deps) {
-  const read = await readObjects(deps.kubectl, journal.objects.map((entry) => entry.ref));
-  const live = new Map(journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))]));
-  await Promise.all(read.unread.map(async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))));
+  const read = await readObjects(
+    deps.kubectl,
+    journal.objects.map((entry) => entry.ref)
+  );
+  const live = new Map(
+    journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))])
+  );
+  await Promise.all(
+    read.unread.map(
+      async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))
+    )
+  );
   return live;
 }
 async function waitOutTheApply(journal, liveness, deps) {
@@ -35981,12 +37833,16 @@ async function waitOutTheApply(journal, liveness, deps) {
 }
 async function releaseLeasesOf(journal, deadlineMs, deps) {
   const clusterNamespace = journal.clusterNamespace ?? journal.namespace;
-  const namespaces = [journal.namespace, ...Object.keys(journal.pieces ?? {}), ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace))];
+  const namespaces = [
+    journal.namespace,
+    ...Object.keys(journal.pieces ?? {}),
+    ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace))
+  ];
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
 }
 var LANDING_MARGIN_MS;
 var init_rollback = __esm({
-  "src/run/rollback.ts"() {
+  "src/run/rollback/rollback.ts"() {
     "use strict";
     init_errors();
     init_compare();
@@ -35998,6 +37854,7 @@ var init_rollback = __esm({
     init_history_store();
     init_options2();
     init_runs();
+    init_stop_live();
     init_model();
     init_plan();
     init_restore();
@@ -36005,14 +37862,14 @@ var init_rollback = __esm({
   }
 });
 
-// src/report/sections.ts
+// src/report/format/sections.ts
 var sections_exports = {};
 __export(sections_exports, {
   ClusterSections: () => ClusterSections
 });
 var ClusterSections;
 var init_sections = __esm({
-  "src/report/sections.ts"() {
+  "src/report/format/sections.ts"() {
     "use strict";
     ClusterSections = class {
       constructor(inner, order) {
@@ -36047,7 +37904,7 @@ var init_sections = __esm({
   }
 });
 
-// src/cli/fleet-run-commands.ts
+// src/cli/commands/fleet-run-commands.ts
 var fleet_run_commands_exports = {};
 __export(fleet_run_commands_exports, {
   fleetRunCommand: () => fleetRunCommand
@@ -36057,13 +37914,37 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
   const opened = [];
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
-    if (raw.context !== void 0) throw new InputError("--context and --contexts contradict each other: give the fleet's contexts with --contexts.");
-    const contexts = [...new Set((raw.contexts ?? "").split(",").map((name) => name.trim()).filter(Boolean))];
-    if (contexts.length === 0) throw new InputError("--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1.");
-    if (command === "rollback" && fleetRunId === void 0) throw new InputError("kguard rollback --contexts restores one fleet run: name it (kguard status --contexts lists them), e.g. kguard rollback fleet-\u2026 --contexts staging,eu-1.");
+    if (raw.context !== void 0)
+      throw new InputError(
+        "--context and --contexts contradict each other: give the fleet's contexts with --contexts."
+      );
+    const contexts = [
+      ...new Set(
+        (raw.contexts ?? "").split(",").map((name) => name.trim()).filter(Boolean)
+      )
+    ];
+    if (contexts.length === 0)
+      throw new InputError(
+        "--contexts names no context; give them comma-separated, e.g. --contexts staging,eu-1,us-1."
+      );
+    if (command === "rollback" && fleetRunId === void 0)
+      throw new InputError(
+        "kguard rollback --contexts restores one fleet run: name it (kguard status --contexts lists them), e.g. kguard rollback fleet-\u2026 --contexts staging,eu-1."
+      );
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder: RunRecorder2 }, { connectKubectl: connectKubectl2 }, { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, fleetRuns, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { ClusterSections: ClusterSections2 }] = await Promise.all([
+    const [
+      { RunRecorder: RunRecorder2 },
+      { connectKubectl: connectKubectl2 },
+      { RETRY_DELAYS_MS: RETRY_DELAYS_MS2 },
+      { systemClock: systemClock2 },
+      { probeHolder: probeHolder2 },
+      runs,
+      fleetRuns,
+      { runRollback: runRollback2 },
+      { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 },
+      { ClusterSections: ClusterSections2 }
+    ] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
       Promise.resolve().then(() => (init_connect(), connect_exports)),
       Promise.resolve().then(() => (init_transient(), transient_exports)),
@@ -36097,9 +37978,11 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
       return kubectl;
     };
     const say3 = (error2) => sanitizeText(error2 instanceof Error ? error2.message : String(error2), session.redactor);
-    const write2 = (lines, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
+    const write2 = (lines, report) => process.stdout.write(
+      session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(lines.join("\n"), session.redactor)}
-`);
+`
+    );
     const listings = await Promise.all(
       contexts.map(async (name) => {
         try {
@@ -36113,14 +37996,27 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
     if (command === "status") {
       session.finished = true;
       const report = listings.map(
-        (listing) => "runs" in listing ? { context: listing.context, error: null, runs: listing.runs.map((run) => ({ runId: run.runId, fleetRunId: run.journal?.fleet?.runId ?? null, state: run.journal?.state ?? null, liveness: run.liveness.state, why: run.liveness.why, objects: run.journal?.objects.map(({ ref }) => ref) ?? [] })) } : { context: listing.context, error: listing.error, runs: [] }
+        (listing) => "runs" in listing ? {
+          context: listing.context,
+          error: null,
+          runs: listing.runs.map((run) => ({
+            runId: run.runId,
+            fleetRunId: run.journal?.fleet?.runId ?? null,
+            state: run.journal?.state ?? null,
+            liveness: run.liveness.state,
+            why: run.liveness.why,
+            objects: run.journal?.objects.map(({ ref }) => ref) ?? []
+          }))
+        } : { context: listing.context, error: listing.error, runs: [] }
       );
       write2(fleetRuns.fleetStatusLines(listings, /* @__PURE__ */ new Date()), { contexts: report });
       return listings.some((listing) => "error" in listing) ? ExitCode.ClusterError : ExitCode.Success;
     }
     const fleet = fleetRunId;
     if (listings.every((listing) => "runs" in listing && fleetRuns.runsOfFleet(listing.runs, fleet).length === 0)) {
-      throw new InputError(`no journal of fleet run ${fleet} in contexts ${contexts.join(", ")} (kguard status --contexts lists the fleet runs): it may have finished, or expired.`);
+      throw new InputError(
+        `no journal of fleet run ${fleet} in contexts ${contexts.join(", ")} (kguard status --contexts lists the fleet runs): it may have finished, or expired.`
+      );
     }
     const terminal2 = await context.makeReporter(session);
     const shared = { emit: (event) => terminal2.emit(event), close: () => void 0 };
@@ -36129,20 +38025,51 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
       listings.map(async (listing) => {
         const base = { context: listing.context, restored: 0, untouched: 0, needsPerson: 0 };
         try {
-          if ("error" in listing) return { ...base, runId: null, outcome: "needs-attention", message: `its runs could not be read (${listing.error}); run this again when it answers` };
+          if ("error" in listing)
+            return {
+              ...base,
+              runId: null,
+              outcome: "needs-attention",
+              message: `its runs could not be read (${listing.error}); run this again when it answers`
+            };
           const [run, ...others] = fleetRuns.runsOfFleet(listing.runs, fleet);
           if (!run) return { ...base, runId: null, outcome: "no-journal", message: null };
-          if (others.length > 0) return { ...base, runId: run.runId, outcome: "needs-attention", message: `${others.length + 1} runs of this fleet run there; restore each with kguard rollback RUN --context ${listing.context}` };
-          if (run.liveness.state === "finished") return { ...base, runId: run.runId, outcome: "no-journal", message: `its run there ended (${run.liveness.why})` };
+          if (others.length > 0)
+            return {
+              ...base,
+              runId: run.runId,
+              outcome: "needs-attention",
+              message: `${others.length + 1} runs of this fleet run there; restore each with kguard rollback RUN --context ${listing.context}`
+            };
+          if (run.liveness.state === "finished")
+            return {
+              ...base,
+              runId: run.runId,
+              outcome: "no-journal",
+              message: `its run there ended (${run.liveness.why})`
+            };
           const recorder = new RunRecorder2(sections.reporterFor(listing.context), session.redactor);
           const copies2 = privateCopies2(run.runId);
           try {
             const result = await runRollback2(
               { runId: run.runId, namespace: raw.namespace, deadlineMs, force: raw.force },
-              { kubectl: kubectlFor(listing.context), clock: systemClock2, reporter: recorder, keepCopy: copies2, probe: probeHolder2 }
+              {
+                kubectl: kubectlFor(listing.context),
+                clock: systemClock2,
+                reporter: recorder,
+                keepCopy: copies2,
+                probe: probeHolder2
+              }
             );
             const counts = { restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson };
-            if (result.needsPerson > 0) return { ...base, ...counts, runId: run.runId, outcome: "needs-attention", message: `kguard rollback ${run.runId} --context ${listing.context} finishes it` };
+            if (result.needsPerson > 0)
+              return {
+                ...base,
+                ...counts,
+                runId: run.runId,
+                outcome: "needs-attention",
+                message: `kguard rollback ${run.runId} --context ${listing.context} finishes it`
+              };
             await Promise.all([copies2.remove(), removeCopiesOf2(run.runId)]);
             return { ...base, ...counts, runId: run.runId, outcome: "restored", message: null };
           } catch (error2) {
@@ -36169,7 +38096,7 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
   }
 }
 var init_fleet_run_commands = __esm({
-  "src/cli/fleet-run-commands.ts"() {
+  "src/cli/commands/fleet-run-commands.ts"() {
     "use strict";
     init_errors();
     init_duration2();
@@ -36181,7 +38108,7 @@ var init_fleet_run_commands = __esm({
   }
 });
 
-// src/cli/journal-commands.ts
+// src/cli/commands/journal-commands.ts
 var journal_commands_exports = {};
 __export(journal_commands_exports, {
   journalCommand: () => journalCommand
@@ -36197,7 +38124,16 @@ async function journalCommand(command, runId, raw, context) {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder: RunRecorder2 }, { systemClock: systemClock2 }, { probeHolder: probeHolder2 }, runs, { runRollback: runRollback2 }, { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 }, { releaseLeftLeases: releaseLeftLeases2 }, { removeJournal: removeJournal2 }] = await Promise.all([
+    const [
+      { RunRecorder: RunRecorder2 },
+      { systemClock: systemClock2 },
+      { probeHolder: probeHolder2 },
+      runs,
+      { runRollback: runRollback2 },
+      { privateCopies: privateCopies2, removeCopiesOf: removeCopiesOf2 },
+      { releaseLeftLeases: releaseLeftLeases2 },
+      { removeJournal: removeJournal2 }
+    ] = await Promise.all([
       Promise.resolve().then(() => (init_recorder(), recorder_exports)),
       Promise.resolve().then(() => (init_clock(), clock_exports)),
       Promise.resolve().then(() => (init_holder(), holder_exports)),
@@ -36211,23 +38147,56 @@ async function journalCommand(command, runId, raw, context) {
     session.recorder = recorder;
     const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: false });
     closeKubectl = () => kubectl.close();
-    const write2 = (text3, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
+    const write2 = (text3, report) => process.stdout.write(
+      session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(text3, session.redactor)}
-`);
+`
+    );
     if (command === "rollback") {
       const copies2 = privateCopies2();
       const result = await runRollback2(
-        { runId, namespace: raw.namespace, deadlineMs, force: raw.force },
+        { runId, runLabel: runLabelOf(raw.runLabel), namespace: raw.namespace, deadlineMs, force: raw.force },
         { kubectl, clock: systemClock2, reporter: recorder, keepCopy: copies2, probe: probeHolder2 }
       );
       if (result.needsPerson === 0) await Promise.all([copies2.remove(), removeCopiesOf2(result.runId)]);
       session.finished = true;
       const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-      recorder.emit({ kind: "rollback-finished", runId: result.runId, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, exitCode });
+      if (result.nothing !== void 0) {
+        const text3 = result.stopped ? `kguard rollback ${result.runId}: the run stopped and restored what it changed itself; its journal is gone (exit 0)` : `kguard rollback: ${result.nothing} (exit 0)`;
+        recorder.close();
+        write2(text3, {
+          runId: result.runId || null,
+          exitCode,
+          stopped: result.stopped ?? null,
+          restored: 0,
+          untouched: 0,
+          needsPerson: 0,
+          objects: [],
+          messages: recorder.messages
+        });
+        return exitCode;
+      }
+      recorder.emit({
+        kind: "rollback-finished",
+        runId: result.runId,
+        restored: result.restored,
+        untouched: result.untouched,
+        needsPerson: result.needsPerson,
+        exitCode
+      });
       recorder.close();
       if (session.json) {
         const objects2 = [...result.results].map(([key, restore2]) => ({ object: key, ...restore2, restored: void 0 }));
-        write2("", { runId: result.runId, exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects: objects2, messages: recorder.messages });
+        write2("", {
+          runId: result.runId,
+          exitCode,
+          stopped: result.stopped ?? null,
+          restored: result.restored,
+          untouched: result.untouched,
+          needsPerson: result.needsPerson,
+          objects: objects2,
+          messages: recorder.messages
+        });
       }
       return exitCode;
     }
@@ -36247,7 +38216,9 @@ async function journalCommand(command, runId, raw, context) {
         expired: run2.expired,
         objects: run2.journal?.objects.map(({ ref }) => ref) ?? [],
         leases: run2.leases.map((lease) => ({ name: lease.metadata.name, namespace: lease.metadata.namespace })),
-        command: run2.journal?.command
+        command: run2.journal?.command,
+        runLabel: run2.journal?.runLabel,
+        stop: runs.stopOf(run2)
       }));
       write2(runs.statusLines(listed, /* @__PURE__ */ new Date()).join("\n"), { runs: report });
       return ExitCode.Success;
@@ -36255,12 +38226,21 @@ async function journalCommand(command, runId, raw, context) {
     const run = runs.pickRun(listed, runId, command, raw.force ?? false);
     const namespaces = run.leases.map((lease) => lease.metadata.namespace ?? "");
     await releaseLeftLeases2(kubectl, run.runId, namespaces, deadlineMs, recorder);
-    if (command === "forget" && run.journal) await Promise.all([removeJournal2(kubectl, run.secrets, deadlineMs), removeCopiesOf2(run.runId)]);
+    if (command === "forget" && run.journal)
+      await Promise.all([removeJournal2(kubectl, run.secrets, deadlineMs), removeCopiesOf2(run.runId)]);
     session.finished = true;
     recorder.close();
-    const objects = run.journal?.objects.map(({ ref }) => `${ref.kind.toLowerCase()}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ""}`) ?? [];
+    const objects = run.journal?.objects.map(
+      ({ ref }) => `${ref.kind.toLowerCase()}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ""}`
+    ) ?? [];
     const text2 = command === "unlock" ? `kguard unlock ${run.runId}: released ${run.leases.length} Lease(s); other runs may now change its objects (exit 0)` : `kguard forget ${run.runId}: removed its journal and ${run.leases.length} Lease(s); its objects stay as they are now${objects.length > 0 ? `: ${objects.join(", ")}` : ""} (exit 0)`;
-    write2(text2, { runId: run.runId, command, released: run.leases.length, journalRemoved: command === "forget" && Boolean(run.journal), objects: run.journal?.objects.map(({ ref }) => ref) ?? [] });
+    write2(text2, {
+      runId: run.runId,
+      command,
+      released: run.leases.length,
+      journalRemoved: command === "forget" && Boolean(run.journal),
+      objects: run.journal?.objects.map(({ ref }) => ref) ?? []
+    });
     return ExitCode.Success;
   } catch (error2) {
     session.recorder?.close();
@@ -36270,7 +38250,7 @@ async function journalCommand(command, runId, raw, context) {
   }
 }
 var init_journal_commands = __esm({
-  "src/cli/journal-commands.ts"() {
+  "src/cli/commands/journal-commands.ts"() {
     "use strict";
     init_errors();
     init_duration2();
@@ -36296,14 +38276,17 @@ function unifiedDiff(from, to, labels, context = 3) {
     if (index >= ops.length) break;
     const start = Math.max(0, index - context);
     let end = index;
-    for (let quiet = 0; end < ops.length && quiet <= 2 * context; end += 1) quiet = ops[end].kind === " " ? quiet + 1 : 0;
+    for (let quiet = 0; end < ops.length && quiet <= 2 * context; end += 1)
+      quiet = ops[end].kind === " " ? quiet + 1 : 0;
     end = Math.min(ops.length, trimTail(ops, end, context));
     const hunk = ops.slice(start, end);
     const fromStart = hunk[0].fromLine;
     const toStart = hunk[0].toLine;
     const fromCount = hunk.filter((op) => op.kind !== "+").length;
     const toCount = hunk.filter((op) => op.kind !== "-").length;
-    lines.push(`@@ -${fromStart + (fromCount > 0 ? 1 : 0)},${fromCount} +${toStart + (toCount > 0 ? 1 : 0)},${toCount} @@`);
+    lines.push(
+      `@@ -${fromStart + (fromCount > 0 ? 1 : 0)},${fromCount} +${toStart + (toCount > 0 ? 1 : 0)},${toCount} @@`
+    );
     for (const op of hunk) lines.push(`${op.kind}${op.text}`);
     index = end;
   }
@@ -36462,17 +38445,22 @@ var init_watch_cache = __esm({
         let delivered = false;
         let expired = false;
         let error2;
-        const stream = this.deps.kubectl.watchCollection(this.query, { resourceVersion, timeoutSeconds: this.options.watchSeconds }, (event) => {
-          delivered = true;
-          if (this.stopped) return;
-          if (event.type === "ERROR") {
-            if (isExpired(event.status)) expired = true;
-            else error2 = event.status.message ?? `the watch failed (${event.status.reason ?? event.status.code ?? "no reason given"})`;
-            stream.stop();
-            return;
+        const stream = this.deps.kubectl.watchCollection(
+          this.query,
+          { resourceVersion, timeoutSeconds: this.options.watchSeconds },
+          (event) => {
+            delivered = true;
+            if (this.stopped) return;
+            if (event.type === "ERROR") {
+              if (isExpired(event.status)) expired = true;
+              else
+                error2 = event.status.message ?? `the watch failed (${event.status.reason ?? event.status.code ?? "no reason given"})`;
+              stream.stop();
+              return;
+            }
+            this.apply(event);
           }
-          this.apply(event);
-        });
+        );
         this.stopStream = () => stream.stop();
         const relistDue = new AbortController();
         let relist = false;
@@ -36516,7 +38504,13 @@ function pollingSource(kubectl, clock) {
   };
 }
 async function pollAll(kubectl, typesByNamespace2) {
-  return new Map(await Promise.all([...typesByNamespace2].map(async ([namespace, types]) => [namespace, await poll(kubectl, namespace, types)])));
+  return new Map(
+    await Promise.all(
+      [...typesByNamespace2].map(
+        async ([namespace, types]) => [namespace, await poll(kubectl, namespace, types)]
+      )
+    )
+  );
 }
 async function poll(kubectl, namespace, types) {
   try {
@@ -36554,17 +38548,32 @@ var init_sources = __esm({
       fellBack = /* @__PURE__ */ new Set();
       async read(typesByNamespace2) {
         this.seenVersion = this.version;
-        return new Map(await Promise.all([...typesByNamespace2].map(async ([namespace, types]) => [namespace, await this.readNamespace(namespace, types)])));
+        return new Map(
+          await Promise.all(
+            [...typesByNamespace2].map(
+              async ([namespace, types]) => [namespace, await this.readNamespace(namespace, types)]
+            )
+          )
+        );
       }
       async readNamespace(namespace, types) {
         if (this.fellBack.has(namespace)) return poll(this.deps.kubectl, namespace, types);
-        const caches = types.map((type) => this.caches.find((cache) => cache.query.namespace === namespace && cache.query.type === type));
+        const caches = types.map(
+          (type) => this.caches.find((cache) => cache.query.namespace === namespace && cache.query.type === type)
+        );
         const failed2 = caches.find((cache) => cache === void 0 || cache.health.state === "failed");
         if (caches.some((cache) => cache === void 0) || failed2) {
           this.fellBack.add(namespace);
           const reason = failed2?.health.state === "failed" ? `${failed2.query.type}: ${failed2.health.error}` : "a type kguard cannot watch";
-          this.deps.reporter.emit({ kind: "watch-fallback", namespace, reason, pollIntervalMs: this.options.pollIntervalMs });
-          await Promise.all(this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop()));
+          this.deps.reporter.emit({
+            kind: "watch-fallback",
+            namespace,
+            reason,
+            pollIntervalMs: this.options.pollIntervalMs
+          });
+          await Promise.all(
+            this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop())
+          );
           return poll(this.deps.kubectl, namespace, types);
         }
         const now2 = this.deps.clock.now();
@@ -36572,7 +38581,9 @@ var init_sources = __esm({
           const health = cache.health;
           if ((health.state === "starting" || health.state === "reconnecting") && now2 - health.since >= this.options.silenceMs) {
             const seconds4 = Math.round((now2 - health.since) / 1e3);
-            return new Error(`no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"}); kguard keeps reconnecting.`);
+            return new Error(
+              `no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"}); kguard keeps reconnecting.`
+            );
           }
         }
         if (caches.some((cache) => cache.health.state === "starting")) return void 0;
@@ -36617,7 +38628,11 @@ function watchQueries(targets) {
       wanted.set(key, entry);
     }
   }
-  return [...wanted.values()].map(({ namespace, type, narrowings }) => ({ namespace, type, ...selectorsFor(merged(narrowings)) }));
+  return [...wanted.values()].map(({ namespace, type, narrowings }) => ({
+    namespace,
+    type,
+    ...selectorsFor(merged(narrowings))
+  }));
 }
 function narrowingFor(type, target) {
   const resource = resourceTypeOf(type);
@@ -36683,7 +38698,16 @@ async function trackFrom(source, targets, options, deps) {
   const pending = new Map(
     targets.map((target) => [
       objectKey(target.workload),
-      { target, firstSeen: /* @__PURE__ */ new Map(), clues: NO_CLUES, eventsReadAt: /* @__PURE__ */ new Map(), startingSince: /* @__PURE__ */ new Map(), reported: /* @__PURE__ */ new Set(), lastProgress: "", lastPods: [] }
+      {
+        target,
+        firstSeen: /* @__PURE__ */ new Map(),
+        clues: NO_CLUES,
+        eventsReadAt: /* @__PURE__ */ new Map(),
+        startingSince: /* @__PURE__ */ new Map(),
+        reported: /* @__PURE__ */ new Set(),
+        lastProgress: "",
+        lastPods: []
+      }
     ])
   );
   const done = /* @__PURE__ */ new Map();
@@ -36695,7 +38719,9 @@ async function trackFrom(source, targets, options, deps) {
       for (const type of rowOf(target).reads(target.workload)) types.add(type);
       typesByNamespace2.set(target.workload.namespace, types);
     }
-    const snapshots = await source.read(new Map([...typesByNamespace2].map(([namespace, types]) => [namespace, [...types]])));
+    const snapshots = await source.read(
+      new Map([...typesByNamespace2].map(([namespace, types]) => [namespace, [...types]]))
+    );
     const now2 = deps.clock.now();
     await Promise.all(
       [...pending.values()].map(async (watch) => {
@@ -36709,19 +38735,33 @@ async function trackFrom(source, targets, options, deps) {
       const verdict = snapshot2 === void 0 || snapshot2 instanceof Error ? unreachableVerdict(watch, snapshot2, now2 - startedAt >= timeoutOf(watch.target, options)) : observe(watch, snapshot2, now2, startedAt, options, deps.reporter);
       if (snapshot2 instanceof Error && !reportedErrors.has(snapshot2.message)) {
         reportedErrors.add(snapshot2.message);
-        deps.reporter.emit({ kind: "poll-error", namespace: watch.target.workload.namespace, message: snapshot2.message });
+        deps.reporter.emit({
+          kind: "poll-error",
+          namespace: watch.target.workload.namespace,
+          message: snapshot2.message
+        });
       }
       if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
     }
-    const finished7 = await Promise.all(finals.map(([, watch, verdict]) => finish(watch, verdict, now2 - startedAt, options, deps)));
+    const finished7 = await Promise.all(
+      finals.map(([, watch, verdict]) => finish(watch, verdict, now2 - startedAt, options, deps))
+    );
     finals.forEach(([key], index) => {
       done.set(key, finished7[index]);
       pending.delete(key);
     });
-    const anyFailed = [...done.values()].some(({ verdict }) => verdict.state === "failed" || verdict.state === "timed-out");
+    const anyFailed = [...done.values()].some(
+      ({ verdict }) => verdict.state === "failed" || verdict.state === "timed-out"
+    );
     if (options.stopWhenAnyFails && anyFailed) {
       for (const [key, watch] of pending) {
-        if (watch.lastVerdict) done.set(key, { target: watch.target, verdict: watch.lastVerdict, elapsedMs: now2 - startedAt, newPods: watch.lastPods });
+        if (watch.lastVerdict)
+          done.set(key, {
+            target: watch.target,
+            verdict: watch.lastVerdict,
+            elapsedMs: now2 - startedAt,
+            newPods: watch.lastPods
+          });
       }
       break;
     }
@@ -36732,8 +38772,18 @@ async function trackFrom(source, targets, options, deps) {
     }
   }
   for (const [key, watch] of pending) {
-    const stoodAt = watch.lastVerdict ?? { state: "progressing", progress: NO_PROGRESS, findings: [], waitingFor: "not observed yet" };
-    done.set(key, { target: watch.target, verdict: stoodAt, elapsedMs: deps.clock.now() - startedAt, newPods: watch.lastPods });
+    const stoodAt = watch.lastVerdict ?? {
+      state: "progressing",
+      progress: NO_PROGRESS,
+      findings: [],
+      waitingFor: "not observed yet"
+    };
+    done.set(key, {
+      target: watch.target,
+      verdict: stoodAt,
+      elapsedMs: deps.clock.now() - startedAt,
+      newPods: watch.lastPods
+    });
   }
   return done;
 }
@@ -36742,7 +38792,8 @@ function rowOf(target) {
 }
 function rulesOf(target) {
   const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
-  if (!rules) throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+  if (!rules)
+    throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
   return rules;
 }
 function timeoutOf(target, options) {
@@ -36751,9 +38802,24 @@ function timeoutOf(target, options) {
 function sourceFor(targets, options, deps) {
   const { listCollection, watchCollection } = deps.kubectl;
   if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(targets.map((target) => ({ workload: target.workload, reads: rowOf(target).reads(target.workload), selector: target.selector, siblings: rowOf(target).readsSiblings })));
-  const kubectl = { workloadState: deps.kubectl.workloadState.bind(deps.kubectl), listCollection: listCollection.bind(deps.kubectl), watchCollection: watchCollection.bind(deps.kubectl) };
-  return new WatchSource(queries, { kubectl, clock: deps.clock, reporter: deps.reporter }, { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs });
+  const queries = watchQueries(
+    targets.map((target) => ({
+      workload: target.workload,
+      reads: rowOf(target).reads(target.workload),
+      selector: target.selector,
+      siblings: rowOf(target).readsSiblings
+    }))
+  );
+  const kubectl = {
+    workloadState: deps.kubectl.workloadState.bind(deps.kubectl),
+    listCollection: listCollection.bind(deps.kubectl),
+    watchCollection: watchCollection.bind(deps.kubectl)
+  };
+  return new WatchSource(
+    queries,
+    { kubectl, clock: deps.clock, reporter: deps.reporter },
+    { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs }
+  );
 }
 function observe(watch, snapshot2, now2, startedAt, options, reporter) {
   const { workload, expected } = watch.target;
@@ -36800,8 +38866,14 @@ async function gatherClues(watch, snapshot2, now2, kubectl) {
   const startingUids = new Set(starting.map(podUid));
   for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
   for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now2);
-  const candidates = [...unknownPull, ...unplaced, ...starting.filter((pod) => now2 - (watch.startingSince.get(podUid(pod)) ?? now2) >= STARTING_LOOK_MS)];
-  const due = candidates.filter((pod) => now2 - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS).sort((a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity))[0];
+  const candidates = [
+    ...unknownPull,
+    ...unplaced,
+    ...starting.filter((pod) => now2 - (watch.startingSince.get(podUid(pod)) ?? now2) >= STARTING_LOOK_MS)
+  ];
+  const due = candidates.filter((pod) => now2 - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS).sort(
+    (a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity)
+  )[0];
   if (!due) return;
   watch.eventsReadAt.set(podUid(due), now2);
   const events = await kubectl.events(watch.target.workload.namespace, due.metadata.name).catch(() => void 0);
@@ -36881,15 +38953,22 @@ function trackTargetOf(target, healthRules, readinessGraceMs) {
 async function trackWorkloads(targets, options, deps) {
   const outcomes = /* @__PURE__ */ new Map();
   const watched2 = [];
-  const writesStatus = await statusServed(targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)), deps);
+  const writesStatus = await statusServed(
+    targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)),
+    deps
+  );
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
     const statusGraceMs = writesStatus.has(kindKey(target.ref)) ? options.statusGraceMs : void 0;
-    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, { readinessGraceMs: options.readinessGraceMs, statusGraceMs });
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, {
+      readinessGraceMs: options.readinessGraceMs,
+      statusGraceMs
+    });
     const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
     if (planned) {
       outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
-      if (options.phase === "rollout" && planned.detail) deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: planned.detail });
+      if (options.phase === "rollout" && planned.detail)
+        deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: planned.detail });
       continue;
     }
     watched2.push({ ...trackTargetOf(target, options.healthRules), row, source: target, problems: overrides.problems });
@@ -36909,7 +38988,13 @@ async function trackWorkloads(targets, options, deps) {
   for (const { source } of watched2) {
     const outcome = tracked.get(objectKey(source.ref));
     if (!outcome) continue;
-    outcomes.set(objectKey(source.ref), { tracked: true, verdict: outcome.verdict, diagnosis: outcome.diagnosis, elapsedMs: outcome.elapsedMs, newPods: outcome.newPods });
+    outcomes.set(objectKey(source.ref), {
+      tracked: true,
+      verdict: outcome.verdict,
+      diagnosis: outcome.diagnosis,
+      elapsedMs: outcome.elapsedMs,
+      newPods: outcome.newPods
+    });
   }
   return outcomes;
 }
@@ -36932,7 +39017,7 @@ var init_workloads = __esm({
   }
 });
 
-// src/run/undo.ts
+// src/run/undo/undo.ts
 var undo_exports = {};
 __export(undo_exports, {
   previewOf: () => previewOf,
@@ -36959,19 +39044,35 @@ async function runUndo(options, deps) {
   const statuses = [...results.values()].map((result) => result.status);
   const needsPerson = statuses.filter((status) => status === "failed" || status === "kept").length + unhealthy;
   const exitCode = needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-  const restored = statuses.filter((status) => status === "restored" || status === "deleted" || status === "recreated").length;
-  deps.reporter.emit({ kind: "undo-finished", runId: record.runId, restored, untouched, needsPerson, exitCode, dryRun: false });
+  const restored = statuses.filter(
+    (status) => status === "restored" || status === "deleted" || status === "recreated"
+  ).length;
+  deps.reporter.emit({
+    kind: "undo-finished",
+    runId: record.runId,
+    restored,
+    untouched,
+    needsPerson,
+    exitCode,
+    dryRun: false
+  });
   return { runId: record.runId, exitCode, restored, untouched, needsPerson, results };
 }
 function pickRecord(listed, runId, namespace) {
   const where2 = namespace ? ` in namespace ${namespace}` : "";
   if (runId) {
     const found = listed.find((entry) => entry.record.runId === runId);
-    if (!found) throw new InputError(`no history record of run ${runId}${where2} (kguard history lists them; the last --history runs of each namespace are kept).`);
+    if (!found)
+      throw new InputError(
+        `no history record of run ${runId}${where2} (kguard history lists them; the last --history runs of each namespace are kept).`
+      );
     return found;
   }
   const newest = listed[0];
-  if (!newest) throw new InputError(`no run is kept in kguard's history${where2}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`);
+  if (!newest)
+    throw new InputError(
+      `no run is kept in kguard's history${where2}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`
+    );
   return newest;
 }
 async function trackRestored(steps, results, options, deps) {
@@ -36979,13 +39080,29 @@ async function trackRestored(steps, results, options, deps) {
     const result = results.get(objectKey(step.ref));
     return result && "restored" in result && result.restored ? [{ ref: step.ref, applied: result.restored, before: void 0 }] : [];
   });
-  const outcomes = await trackWorkloads(targets, { timeoutMs: options.deadlineMs, pollIntervalMs: options.pollIntervalMs, phase: "rollback", stopWhenAnyFails: false, watch: options.watch, logLines: options.logLines }, deps);
+  const outcomes = await trackWorkloads(
+    targets,
+    {
+      timeoutMs: options.deadlineMs,
+      pollIntervalMs: options.pollIntervalMs,
+      phase: "rollback",
+      stopWhenAnyFails: false,
+      watch: options.watch,
+      logLines: options.logLines
+    },
+    deps
+  );
   let unhealthy = 0;
   for (const { ref } of targets) {
     const outcome = outcomes.get(objectKey(ref));
     if (!outcome?.tracked) continue;
     if (outcome.verdict.state === "healthy" && outcome.verdict.progress) {
-      deps.reporter.emit({ kind: "rolled-back", workload: ref, progress: outcome.verdict.progress, elapsedMs: outcome.elapsedMs });
+      deps.reporter.emit({
+        kind: "rolled-back",
+        workload: ref,
+        progress: outcome.verdict.progress,
+        elapsedMs: outcome.elapsedMs
+      });
       continue;
     }
     unhealthy += 1;
@@ -36993,7 +39110,10 @@ async function trackRestored(steps, results, options, deps) {
       kind: "rollback-unhealthy",
       workload: ref,
       reason: outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`,
-      commands: [deps.kubectl.commandLine(["rollout", "status", kubectlName(ref), ...namespaceArgs(ref)]), deps.kubectl.commandLine(["describe", kubectlName(ref), ...namespaceArgs(ref)])]
+      commands: [
+        deps.kubectl.commandLine(["rollout", "status", kubectlName(ref), ...namespaceArgs(ref)]),
+        deps.kubectl.commandLine(["describe", kubectlName(ref), ...namespaceArgs(ref)])
+      ]
     });
   }
   return unhealthy;
@@ -37008,7 +39128,15 @@ function preview(runId, steps, live, untouched, deps) {
     deps.reporter.emit({ kind: "undo-preview", runId, object: step.ref, action, detail, lines });
   }
   const exitCode = left > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-  deps.reporter.emit({ kind: "undo-finished", runId, restored: writes, untouched, needsPerson: left, exitCode, dryRun: true });
+  deps.reporter.emit({
+    kind: "undo-finished",
+    runId,
+    restored: writes,
+    untouched,
+    needsPerson: left,
+    exitCode,
+    dryRun: true
+  });
   return { runId, exitCode, restored: writes, untouched, needsPerson: left, results: /* @__PURE__ */ new Map() };
 }
 function previewOf(step, live, runId) {
@@ -37016,38 +39144,73 @@ function previewOf(step, live, runId) {
   switch (step.action) {
     case "put-back": {
       const changed = changeSinceApply(step.applied, live, fieldsOfApply(step.before, step.applied));
-      if (changed) return { action: "keep", detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
-      return { action: "put-back", detail: `would be put back as it was before run ${runId}:`, lines: unifiedDiff(shown(live), shown(step.before), labels) };
+      if (changed)
+        return { action: "keep", detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
+      return {
+        action: "put-back",
+        detail: `would be put back as it was before run ${runId}:`,
+        lines: unifiedDiff(shown(live), shown(step.before), labels)
+      };
     }
     case "replace": {
       const changed = changeSinceApply(step.applied, live, fieldsOfApply(step.before, step.applied));
-      if (changed) return { action: "keep", detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
+      if (changed)
+        return { action: "keep", detail: `would NOT be put back: ${changed.detail}, and their change wins`, lines: [] };
       if (!step.copy) return { action: "keep", detail: `would NOT be put back: ${step.why}`, lines: [] };
-      return { action: "replace", detail: `would be deleted and created again as it was before run ${runId} (${step.why}):`, lines: unifiedDiff(shown(live), shown(step.copy), labels) };
+      return {
+        action: "replace",
+        detail: `would be deleted and created again as it was before run ${runId} (${step.why}):`,
+        lines: unifiedDiff(shown(live), shown(step.copy), labels)
+      };
     }
     case "delete": {
       const changed = changeSinceApply(step.applied, live);
-      if (changed?.state === "gone") return { action: "none", detail: `already gone (run ${runId} created it)`, lines: [] };
-      return { action: "delete", detail: `would be deleted (run ${runId} created it)`, lines: unifiedDiff(shown(live), "", labels) };
+      if (changed?.state === "gone")
+        return { action: "none", detail: `already gone (run ${runId} created it)`, lines: [] };
+      return {
+        action: "delete",
+        detail: `would be deleted (run ${runId} created it)`,
+        lines: unifiedDiff(shown(live), "", labels)
+      };
     }
     case "recreate":
-      if (live) return { action: "keep", detail: `would NOT be created again: an object of that name exists now (run ${runId} deleted the one before)`, lines: [] };
-      return { action: "recreate", detail: `would be created again (run ${runId} deleted it):`, lines: unifiedDiff("", shown(step.copy), labels) };
+      if (live)
+        return {
+          action: "keep",
+          detail: `would NOT be created again: an object of that name exists now (run ${runId} deleted the one before)`,
+          lines: []
+        };
+      return {
+        action: "recreate",
+        detail: `would be created again (run ${runId} deleted it):`,
+        lines: unifiedDiff("", shown(step.copy), labels)
+      };
     case "keep":
-      return { action: "keep", detail: `would NOT be restored (${step.reason}${step.detail ? `: ${step.detail}` : ""})`, lines: [] };
+      return {
+        action: "keep",
+        detail: `would NOT be restored (${step.reason}${step.detail ? `: ${step.detail}` : ""})`,
+        lines: []
+      };
   }
 }
 function shown(object) {
   if (!object) return "";
   const { status: _status, ...rest } = object;
-  const { resourceVersion: _rv, generation: _generation, managedFields: _fields, uid: _uid, creationTimestamp: _created, ...metadata } = object.metadata;
+  const {
+    resourceVersion: _rv,
+    generation: _generation,
+    managedFields: _fields,
+    uid: _uid,
+    creationTimestamp: _created,
+    ...metadata
+  } = object.metadata;
   const { [REVISION_ANNOTATION]: _revision, ...annotations } = metadata.annotations ?? {};
   const kept = Object.keys(annotations).length > 0 ? { ...metadata, annotations } : { ...metadata, annotations: void 0 };
   return yaml().stringify({ ...rest, metadata: kept }, { sortMapEntries: true });
 }
 var yaml;
 var init_undo = __esm({
-  "src/run/undo.ts"() {
+  "src/run/undo/undo.ts"() {
     "use strict";
     init_kube();
     init_errors();
@@ -37067,7 +39230,7 @@ var init_undo = __esm({
   }
 });
 
-// src/cli/history-commands.ts
+// src/cli/commands/history-commands.ts
 var history_commands_exports = {};
 __export(history_commands_exports, {
   historyCommand: () => historyCommand,
@@ -37091,12 +39254,16 @@ async function historyCommand(command, runId, raw, context) {
     session.recorder = recorder;
     const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: true });
     closeKubectl = () => kubectl.close();
-    const write2 = (text2, report) => process.stdout.write(session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
+    const write2 = (text2, report) => process.stdout.write(
+      session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 ` : `${sanitizeText(text2, session.redactor)}
-`);
+`
+    );
     if (command === "history") {
       const listed = joinParts2(await listHistory2(kubectl, raw.namespace));
-      for (const { record } of listed) for (const value of secretValuesOfObjects(record.objects.flatMap(({ before, applied: applied2 }) => [before, applied2]))) session.redactor.addValue(value);
+      for (const { record } of listed)
+        for (const value of secretValuesOfObjects(record.objects.flatMap(({ before, applied: applied2 }) => [before, applied2])))
+          session.redactor.addValue(value);
       session.finished = true;
       recorder.close();
       write2(historyLines(listed).join("\n"), { runs: listed.map(historyReport) });
@@ -37104,7 +39271,15 @@ async function historyCommand(command, runId, raw, context) {
     }
     const copies2 = privateCopies2();
     const result = await runUndo2(
-      { runId, namespace: raw.namespace, dryRun: raw.dryRun ?? false, deadlineMs, pollIntervalMs: DEFAULTS.pollIntervalMs, watch: true, logLines: DEFAULTS.logLines },
+      {
+        runId,
+        namespace: raw.namespace,
+        dryRun: raw.dryRun ?? false,
+        deadlineMs,
+        pollIntervalMs: DEFAULTS.pollIntervalMs,
+        watch: true,
+        logLines: DEFAULTS.logLines
+      },
       { kubectl, clock: systemClock2, reporter: recorder, keepCopy: copies2, signal: session.cancel.signal }
     );
     if (result.needsPerson === 0) await copies2.remove();
@@ -37112,7 +39287,16 @@ async function historyCommand(command, runId, raw, context) {
     recorder.close();
     if (session.json) {
       const objects = [...result.results].map(([key, restore2]) => ({ object: key, ...restore2, restored: void 0 }));
-      write2("", { runId: result.runId, dryRun: raw.dryRun ?? false, exitCode: result.exitCode, restored: result.restored, untouched: result.untouched, needsPerson: result.needsPerson, objects, messages: recorder.messages });
+      write2("", {
+        runId: result.runId,
+        dryRun: raw.dryRun ?? false,
+        exitCode: result.exitCode,
+        restored: result.restored,
+        untouched: result.untouched,
+        needsPerson: result.needsPerson,
+        objects,
+        messages: recorder.messages
+      });
     }
     return result.exitCode;
   } catch (error2) {
@@ -37122,7 +39306,7 @@ async function historyCommand(command, runId, raw, context) {
     closeKubectl();
   }
 }
-function historyReport({ record, bytes }) {
+function historyReport({ record, bytes: bytes2 }) {
   return {
     runId: record.runId,
     namespace: record.namespace,
@@ -37134,19 +39318,20 @@ function historyReport({ record, bytes }) {
     inputsDigest: record.inputsDigest,
     outcome: record.outcome,
     objects: record.objects.map(({ ref, change }) => ({ ...ref, change })),
-    bytes
+    bytes: bytes2
   };
 }
 function historyLines(listed) {
-  if (listed.length === 0) return ["no run is kept in kguard history here (successful runs are kept unless --history 0 or --no-journal)"];
-  return listed.flatMap(({ record, bytes }) => [
-    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes / 1024)} KiB`,
+  if (listed.length === 0)
+    return ["no run is kept in kguard history here (successful runs are kept unless --history 0 or --no-journal)"];
+  return listed.flatMap(({ record, bytes: bytes2 }) => [
+    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes2 / 1024)} KiB`,
     ...record.objects.map(({ ref, change }) => `    ${describeObject(ref)}: ${change}`),
     `    inputs ${record.inputsDigest}; undo: kguard undo ${record.runId}`
   ]);
 }
 var init_history_commands = __esm({
-  "src/cli/history-commands.ts"() {
+  "src/cli/commands/history-commands.ts"() {
     "use strict";
     init_errors();
     init_duration2();
@@ -37159,7 +39344,7 @@ var init_history_commands = __esm({
   }
 });
 
-// src/cli/completion-spec.ts
+// src/cli/completion/completion-spec.ts
 var completion_spec_exports = {};
 __export(completion_spec_exports, {
   KUBECTL_VALUES: () => KUBECTL_VALUES,
@@ -37171,7 +39356,10 @@ function completionSpec(program2) {
     commands: program2.commands.map((command) => ({
       name: command.name(),
       description: command.description(),
-      flags: [...command.options.filter((option) => !option.hidden).map(flagSpec), { names: ["-h", "--help"], description: "display help", value: "none", choices: [], optionalValue: false }],
+      flags: [
+        ...command.options.filter((option) => !option.hidden).map(flagSpec),
+        { names: ["-h", "--help"], description: "display help", value: "none", choices: [], optionalValue: false }
+      ],
       argumentChoices: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
       positional: command.registeredArguments.map((argument, index) => {
         const label = argument.description || argument.name();
@@ -37200,10 +39388,17 @@ function flagSpec(option) {
 }
 var CHECKED_VALUES, CLUSTER_VALUES, KUBECTL_VALUES;
 var init_completion_spec = __esm({
-  "src/cli/completion-spec.ts"() {
+  "src/cli/completion/completion-spec.ts"() {
     "use strict";
-    CHECKED_VALUES = { "--output": ["text", "json"], "--dry-run": ["server", "client", "none"] };
-    CLUSTER_VALUES = { "--namespace": "namespaces", "--context": "contexts", "--canary": "contexts" };
+    CHECKED_VALUES = {
+      "--output": ["text", "json"],
+      "--dry-run": ["server", "client", "none"]
+    };
+    CLUSTER_VALUES = {
+      "--namespace": "namespaces",
+      "--context": "contexts",
+      "--canary": "contexts"
+    };
     KUBECTL_VALUES = {
       namespaces: (contextArgs2) => `kubectl ${contextArgs2} get namespaces -o name 2>/dev/null | sed 's|^namespace/||'`,
       contexts: () => "kubectl config get-contexts -o name 2>/dev/null"
@@ -37211,13 +39406,17 @@ var init_completion_spec = __esm({
   }
 });
 
-// src/cli/completion-fish.ts
+// src/cli/completion/completion-fish.ts
 function fishCompletion(spec) {
   const fn = `__${spec.program.replace(/[^a-z0-9]/gi, "_")}`;
-  const commands = spec.commands.map((command) => `complete -c $program -n ${fn}_needs_command -a ${fishQuote(command.name)} -d ${fishQuote(oneLine2(command.description))}`);
+  const commands = spec.commands.map(
+    (command) => `complete -c $program -n ${fn}_needs_command -a ${fishQuote(command.name)} -d ${fishQuote(oneLine2(command.description))}`
+  );
   const flags = spec.commands.flatMap((command) => {
     const when = `-n ${fishQuote(`${fn}_using_command ${command.name}; and not ${fn}_after_dashdash`)}`;
-    const rules = command.flags.map((flag) => `complete -c $program ${when} ${names(flag)} ${values(flag)}-d ${fishQuote(oneLine2(flag.description))}`);
+    const rules = command.flags.map(
+      (flag) => `complete -c $program ${when} ${names(flag)} ${values(flag)}-d ${fishQuote(oneLine2(flag.description))}`
+    );
     const positional = command.argumentChoices.length > 0 ? [`complete -c $program ${when} -a ${fishQuote(command.argumentChoices.join(" "))}`] : [];
     return [...rules, ...positional];
   });
@@ -37296,7 +39495,9 @@ end
   }
 }
 function names(flag) {
-  return flag.names.map((name) => /^-[^-]$/.test(name) ? `-s ${name.slice(1)}` : name.startsWith("--") ? `-l ${name.slice(2)}` : `-o ${name.slice(1)}`).join(" ");
+  return flag.names.map(
+    (name) => /^-[^-]$/.test(name) ? `-s ${name.slice(1)}` : name.startsWith("--") ? `-l ${name.slice(2)}` : `-o ${name.slice(1)}`
+  ).join(" ");
 }
 function oneLine2(text2) {
   return text2.replace(/\s+/g, " ").trim();
@@ -37305,13 +39506,13 @@ function fishQuote(text2) {
   return `'${text2.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 }
 var init_completion_fish = __esm({
-  "src/cli/completion-fish.ts"() {
+  "src/cli/completion/completion-fish.ts"() {
     "use strict";
     init_completion_spec();
   }
 });
 
-// src/cli/completion.ts
+// src/cli/completion/completion.ts
 var completion_exports = {};
 __export(completion_exports, {
   bashCompletion: () => bashCompletion,
@@ -37321,7 +39522,9 @@ __export(completion_exports, {
 function bashCompletion(spec) {
   const fn = `_${spec.program.replace(/[^a-z0-9]/gi, "_")}`;
   const commandCases = spec.commands.map((command) => {
-    const valueCases = command.flags.filter((flag) => flag.value !== "none").map((flag) => `        ${flag.names.join("|")}) ${bashValues(flag)}${flag.value === "choices" ? " ;;" : "; return ;;"}`);
+    const valueCases = command.flags.filter((flag) => flag.value !== "none").map(
+      (flag) => `        ${flag.names.join("|")}) ${bashValues(flag)}${flag.value === "choices" ? " ;;" : "; return ;;"}`
+    );
     const words = command.flags.flatMap((flag) => flag.names).join(" ");
     return [
       `    ${command.name})`,
@@ -37380,7 +39583,12 @@ function zshCompletion(spec) {
   const commandCases = spec.commands.map((command) => {
     const specs = command.flags.map((flag) => `        ${zshFlag(flag)}`);
     const lines = [...specs, ...command.positional.map((spec2) => `        ${zshQuote(spec2)}`)];
-    return [`    ${command.name})`, `      _arguments -s -S \\`, ...lines.map((line, index) => index < lines.length - 1 ? `${line} \\` : line), "      ;;"].join("\n");
+    return [
+      `    ${command.name})`,
+      `      _arguments -s -S \\`,
+      ...lines.map((line, index) => index < lines.length - 1 ? `${line} \\` : line),
+      "      ;;"
+    ].join("\n");
   });
   return `#compdef kguard kubectl-rollout_guard
 # zsh completion for kguard (and kubectl-rollout_guard). Load it now with
@@ -37451,7 +39659,7 @@ function completionScript(program2, shell) {
   return shell === "bash" ? bashCompletion(spec) : shell === "zsh" ? zshCompletion(spec) : fishCompletion(spec);
 }
 var init_completion = __esm({
-  "src/cli/completion.ts"() {
+  "src/cli/completion/completion.ts"() {
     "use strict";
     init_completion_fish();
     init_completion_spec();
@@ -37466,7 +39674,10 @@ __export(events_output_exports, {
 import { openSync, writeSync } from "node:fs";
 function openEventLines(target, jsonOutput) {
   if (target === "-") {
-    if (jsonOutput) throw new InputError("--events - and --output json both write to stdout; write the events to a file (--events events.ndjson).");
+    if (jsonOutput)
+      throw new InputError(
+        "--events - and --output json both write to stdout; write the events to a file (--events events.ndjson)."
+      );
     return { write: (line) => void process.stdout.write(line), toStdout: true };
   }
   let fd;
@@ -37482,6 +39693,64 @@ var init_events_output = __esm({
   "src/cli/events-output.ts"() {
     "use strict";
     init_errors();
+  }
+});
+
+// src/report/event-lines.ts
+function eventLines2(head, event, nextSeq, maxBytes = MAX_EVENT_LINE_BYTES) {
+  const widest = head(999999999);
+  if (bytes(serialize2({ ...widest, ...event })) <= maxBytes) return [serialize2({ ...head(nextSeq()), ...event })];
+  const size = (candidate) => bytes(serialize2({ ...widest, ...candidate, part: 99999, parts: 99999 }));
+  const parts = splitToFit(event, size, maxBytes);
+  return parts.map((part, index) => serialize2({ ...head(nextSeq()), ...part, part: index + 1, parts: parts.length }));
+}
+function serialize2(fields) {
+  return `${JSON.stringify(fields)}
+`;
+}
+function bytes(line) {
+  return Buffer.byteLength(line, "utf8");
+}
+function splitToFit(event, size, maxBytes) {
+  if (size(event) <= maxBytes) return [event];
+  const list = longestList(event);
+  if (!list || event[list].length < 2) return [shorten(event, size, maxBytes)];
+  const items = event[list];
+  const half = Math.ceil(items.length / 2);
+  return [
+    ...splitToFit({ ...event, [list]: items.slice(0, half) }, size, maxBytes),
+    ...splitToFit({ ...event, [list]: items.slice(half) }, size, maxBytes)
+  ];
+}
+function longestList(event) {
+  let best;
+  let bestBytes = 0;
+  for (const [key, value] of Object.entries(event)) {
+    if (!Array.isArray(value) || value.length === 0) continue;
+    const length = JSON.stringify(value).length;
+    if (length > bestBytes) [best, bestBytes] = [key, length];
+  }
+  return best;
+}
+function shorten(event, size, maxBytes) {
+  let current2 = event;
+  for (let limit = 16 * 1024; limit >= 64 && size(current2) > maxBytes; limit = Math.floor(limit / 2))
+    current2 = clip(current2, limit);
+  return current2;
+}
+function clip(value, limit) {
+  if (typeof value === "string") return value.length > limit ? `${value.slice(0, limit)}${SHORTENED}` : value;
+  if (Array.isArray(value)) return value.map((item) => clip(item, limit));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clip(item, limit)]));
+  return value;
+}
+var MAX_EVENT_LINE_BYTES, SHORTENED;
+var init_event_lines = __esm({
+  "src/report/event-lines.ts"() {
+    "use strict";
+    MAX_EVENT_LINE_BYTES = 60 * 1024;
+    SHORTENED = "\u2026 [shortened: the line would pass 64 KiB]";
   }
 });
 
@@ -37508,6 +39777,7 @@ var EVENTS_VERSION, EventStreamReporter;
 var init_events = __esm({
   "src/report/events.ts"() {
     "use strict";
+    init_event_lines();
     EVENTS_VERSION = 1;
     EventStreamReporter = class {
       constructor(write2, now2 = () => /* @__PURE__ */ new Date()) {
@@ -37533,10 +39803,14 @@ var init_events = __esm({
       }
       line(event) {
         if (this.ended) return;
-        this.seq += 1;
+        const time = this.now().toISOString();
+        const lines = eventLines2(
+          (seq) => ({ eventsVersion: EVENTS_VERSION, seq, time }),
+          event,
+          () => this.seq += 1
+        );
         try {
-          this.write(`${JSON.stringify({ eventsVersion: EVENTS_VERSION, seq: this.seq, time: this.now().toISOString(), ...event })}
-`);
+          for (const line of lines) this.write(line);
         } catch {
         }
       }
@@ -40452,14 +42726,14 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect({ hostname: hostname3, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
             tls = __require("node:tls");
           }
           servername = servername || options.servername || util.getServerName(host) || null;
-          const sessionKey = servername || hostname2;
+          const sessionKey = servername || hostname3;
           assert(sessionKey);
           const session = customSession || sessionCache.get(sessionKey) || null;
           port = port || 443;
@@ -40474,7 +42748,7 @@ var require_connect = __commonJS({
             socket: httpSocket,
             // upgrade socket connection
             port,
-            host: hostname2
+            host: hostname3
           });
           socket.on("session", function(session2) {
             sessionCache.set(sessionKey, session2);
@@ -40488,7 +42762,7 @@ var require_connect = __commonJS({
             ...options,
             localAddress,
             port,
-            host: hostname2
+            host: hostname3
           });
           if (useH2c === true) {
             socket.alpnProtocol = "h2";
@@ -40498,7 +42772,7 @@ var require_connect = __commonJS({
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname2, port });
+        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname3, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback) {
@@ -41548,8 +43822,8 @@ var require_infra = __commonJS({
       assert(!invalidIsomorphicEncodeValueRegex.test(input));
       return input;
     }
-    function parseJSONFromBytes(bytes) {
-      return JSON.parse(utf8DecodeBytes(bytes));
+    function parseJSONFromBytes(bytes2) {
+      return JSON.parse(utf8DecodeBytes(bytes2));
     }
     function removeASCIIWhitespace(str, leading = true, trailing = true) {
       return removeChars(str, leading, trailing, isASCIIWhitespace);
@@ -41649,8 +43923,8 @@ var require_data_url = __commonJS({
       return serialized;
     }
     function stringPercentDecode(input) {
-      const bytes = encoder.encode(input);
-      return percentDecode(bytes);
+      const bytes2 = encoder.encode(input);
+      return percentDecode(bytes2);
     }
     function isHexCharByte(byte) {
       return byte >= 48 && byte <= 57 || byte >= 65 && byte <= 70 || byte >= 97 && byte <= 102;
@@ -42336,10 +44610,10 @@ var require_webidl = __commonJS({
       if (jsArrayBuffer.detached) {
         return new Uint8Array(0);
       }
-      const bytes = new Uint8Array(length);
+      const bytes2 = new Uint8Array(length);
       const view = new Uint8Array(jsArrayBuffer, offset, length);
-      bytes.set(view);
-      return bytes;
+      bytes2.set(view);
+      return bytes2;
     };
     webidl.converters.DOMString = function(V, prefix2, argument, flags) {
       if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
@@ -43055,19 +45329,19 @@ var require_util3 = __commonJS({
     }
     async function readAllBytes(reader, successSteps, failureSteps) {
       try {
-        const bytes = [];
+        const bytes2 = [];
         let byteLength = 0;
         do {
           const { done, value: chunk } = await reader.read();
           if (done) {
-            successSteps(Buffer.concat(bytes, byteLength));
+            successSteps(Buffer.concat(bytes2, byteLength));
             return;
           }
           if (!isUint8Array2(chunk)) {
             failureSteps(new TypeError("Received non-Uint8Array chunk"));
             return;
           }
-          bytes.push(chunk);
+          bytes2.push(chunk);
           byteLength += chunk.length;
         } while (true);
       } catch (e) {
@@ -44026,19 +46300,19 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function bodyMixinMethods(instance, getInternalState) {
       const methods = {
         blob() {
-          return consumeBody(this, (bytes) => {
+          return consumeBody(this, (bytes2) => {
             let mimeType = bodyMimeType(getInternalState(this));
             if (mimeType === null) {
               mimeType = "";
             } else if (mimeType) {
               mimeType = serializeAMimeType(mimeType);
             }
-            return new Blob([bytes], { type: mimeType });
+            return new Blob([bytes2], { type: mimeType });
           }, instance, getInternalState);
         },
         arrayBuffer() {
-          return consumeBody(this, (bytes) => {
-            return new Uint8Array(bytes).buffer;
+          return consumeBody(this, (bytes2) => {
+            return new Uint8Array(bytes2).buffer;
           }, instance, getInternalState);
         },
         text() {
@@ -44074,8 +46348,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           }, instance, getInternalState);
         },
         bytes() {
-          return consumeBody(this, (bytes) => {
-            return new Uint8Array(bytes);
+          return consumeBody(this, (bytes2) => {
+            return new Uint8Array(bytes2);
           }, instance, getInternalState);
         }
       };
@@ -45788,8 +48062,8 @@ var require_client_h2 = __commonJS({
         }
       }
       let stream = null;
-      const { hostname: hostname2, port } = client[kUrl];
-      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
+      const { hostname: hostname3, port } = client[kUrl];
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname3}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
         if (request.aborted || request.completed) {
@@ -46526,20 +48800,20 @@ var require_client = __commonJS({
     function connect(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
-      let { host, hostname: hostname2, protocol, port } = client[kUrl];
-      if (hostname2[0] === "[") {
-        const idx = hostname2.indexOf("]");
+      let { host, hostname: hostname3, protocol, port } = client[kUrl];
+      if (hostname3[0] === "[") {
+        const idx = hostname3.indexOf("]");
         assert(idx !== -1);
-        const ip = hostname2.substring(1, idx);
+        const ip = hostname3.substring(1, idx);
         assert(net.isIPv6(ip));
-        hostname2 = ip;
+        hostname3 = ip;
       }
       client[kConnecting] = true;
       if (channels.beforeConnect.hasSubscribers) {
         channels.beforeConnect.publish({
           connectParams: {
             host,
-            hostname: hostname2,
+            hostname: hostname3,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -46552,14 +48826,14 @@ var require_client = __commonJS({
       try {
         client[kConnector]({
           host,
-          hostname: hostname2,
+          hostname: hostname3,
           protocol,
           port,
           servername: client[kServerName],
           localAddress: client[kLocalAddress]
         }, (err, socket) => {
           if (err) {
-            handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
+            handleConnectError(client, err, { host, hostname: hostname3, protocol, port });
             client[kResume]();
             return;
           }
@@ -46573,7 +48847,7 @@ var require_client = __commonJS({
             client[kHTTPContext] = socket.alpnProtocol === "h2" ? connectH2(client, socket) : connectH1(client, socket);
           } catch (err2) {
             socket.destroy().on("error", noop3);
-            handleConnectError(client, err2, { host, hostname: hostname2, protocol, port });
+            handleConnectError(client, err2, { host, hostname: hostname3, protocol, port });
             client[kResume]();
             return;
           }
@@ -46586,7 +48860,7 @@ var require_client = __commonJS({
             channels.connected.publish({
               connectParams: {
                 host,
-                hostname: hostname2,
+                hostname: hostname3,
                 protocol,
                 port,
                 version: client[kHTTPContext]?.version,
@@ -46601,11 +48875,11 @@ var require_client = __commonJS({
           client[kResume]();
         });
       } catch (err) {
-        handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
+        handleConnectError(client, err, { host, hostname: hostname3, protocol, port });
         client[kResume]();
       }
     }
-    function handleConnectError(client, err, { host, hostname: hostname2, protocol, port }) {
+    function handleConnectError(client, err, { host, hostname: hostname3, protocol, port }) {
       if (client.destroyed) {
         return;
       }
@@ -46614,7 +48888,7 @@ var require_client = __commonJS({
         channels.connectError.publish({
           connectParams: {
             host,
-            hostname: hostname2,
+            hostname: hostname3,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -48483,10 +50757,10 @@ var require_env_http_proxy_agent = __commonJS({
         ]);
       }
       #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname2, port } = url;
-        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
+        let { protocol, host: hostname3, port } = url;
+        hostname3 = hostname3.replace(/:\d*$/, "").toLowerCase();
         port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname2, port)) {
+        if (!this.#shouldProxy(hostname3, port)) {
           return this[kNoProxyAgent];
         }
         if (protocol === "https:") {
@@ -48494,7 +50768,7 @@ var require_env_http_proxy_agent = __commonJS({
         }
         return this[kHttpProxyAgent];
       }
-      #shouldProxy(hostname2, port) {
+      #shouldProxy(hostname3, port) {
         if (this.#noProxyChanged) {
           this.#parseNoProxy();
         }
@@ -48509,10 +50783,10 @@ var require_env_http_proxy_agent = __commonJS({
           if (entry.port && entry.port !== port) {
             continue;
           }
-          if (hostname2 === entry.hostname) {
+          if (hostname3 === entry.hostname) {
             return false;
           }
-          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
+          if (hostname3.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
             return false;
           }
         }
@@ -52714,14 +54988,14 @@ var require_dns = __commonJS({
       get size() {
         return this.#records.size;
       }
-      get(hostname2) {
-        return this.#records.get(hostname2) ?? null;
+      get(hostname3) {
+        return this.#records.get(hostname3) ?? null;
       }
-      set(hostname2, records) {
-        this.#records.set(hostname2, records);
+      set(hostname3, records) {
+        this.#records.set(hostname3, records);
       }
-      delete(hostname2) {
-        this.#records.delete(hostname2);
+      delete(hostname3) {
+        this.#records.delete(hostname3);
       }
       // Delegate to storage decide can we do more lookups or not
       full() {
@@ -57444,10 +59718,10 @@ var require_response = __commonJS({
         if (init !== null) {
           init = webidl.converters.ResponseInit(init);
         }
-        const bytes = textEncoder3.encode(
+        const bytes2 = textEncoder3.encode(
           serializeJavascriptValueToJSONString(data)
         );
-        const body = extractBody(bytes);
+        const body = extractBody(bytes2);
         const responseObject = fromInnerResponse(makeResponse({}), "response");
         initializeResponse(responseObject, init, { body: body[0], type: "application/json" });
         return responseObject;
@@ -58611,7 +60885,7 @@ var require_subresource_integrity = __commonJS({
       )
     );
     var isValidSRIHashAlgorithm = (algorithm) => validSRIHashAlgorithmTokenSet.has(asciiLowercase(algorithm));
-    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes, metadataList) => {
+    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes2, metadataList) => {
       const parsedMetadata = parseMetadata(metadataList);
       if (parsedMetadata.length === 0) {
         return true;
@@ -58620,7 +60894,7 @@ var require_subresource_integrity = __commonJS({
       for (const item of metadata) {
         const algorithm = item.alg;
         const expectedValue = item.val;
-        const actualValue = applyAlgorithmToBytes(algorithm, bytes);
+        const actualValue = applyAlgorithmToBytes(algorithm, bytes2);
         if (caseSensitiveMatch(actualValue, expectedValue)) {
           return true;
         }
@@ -58679,8 +60953,8 @@ var require_subresource_integrity = __commonJS({
       }
       return result;
     }
-    var applyAlgorithmToBytes = (algorithm, bytes) => {
-      return crypto.hash(algorithm, bytes, "base64");
+    var applyAlgorithmToBytes = (algorithm, bytes2) => {
+      return crypto.hash(algorithm, bytes2, "base64");
     };
     function caseSensitiveMatch(actualValue, expectedValue) {
       let actualValueLength = actualValue.length;
@@ -59091,12 +61365,12 @@ var require_fetch = __commonJS({
             processBodyError(response.error);
             return;
           }
-          const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request.integrity)) {
+          const processBody = (bytes2) => {
+            if (!bytesMatch(bytes2, request.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
-            response.body = safelyExtractBody(bytes)[0];
+            response.body = safelyExtractBody(bytes2)[0];
             fetchFinale(fetchParams, response);
           };
           fullyReadBody(response.body, processBody, processBodyError);
@@ -59539,12 +61813,12 @@ var require_fetch = __commonJS({
       if (request.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
       } else if (request.body != null) {
-        const processBodyChunk = async function* (bytes) {
+        const processBodyChunk = async function* (bytes2) {
           if (isCancelled(fetchParams)) {
             return;
           }
-          yield bytes;
-          fetchParams.processRequestBodyChunkLength?.(bytes.byteLength);
+          yield bytes2;
+          fetchParams.processRequestBodyChunkLength?.(bytes2.byteLength);
         };
         const processEndOfBody = () => {
           if (isCancelled(fetchParams)) {
@@ -59566,8 +61840,8 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes of request.body.stream) {
-              yield* processBodyChunk(bytes);
+            for await (const bytes2 of request.body.stream) {
+              yield* processBodyChunk(bytes2);
             }
             processEndOfBody();
           } catch (err) {
@@ -59615,33 +61889,33 @@ var require_fetch = __commonJS({
       }
       fetchParams.controller.resume = async () => {
         while (true) {
-          let bytes;
+          let bytes2;
           let isFailure;
           try {
             const { done, value } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value;
+            bytes2 = done ? void 0 : value;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
-              bytes = void 0;
+              bytes2 = void 0;
             } else {
-              bytes = err;
+              bytes2 = err;
               isFailure = true;
             }
           }
-          if (bytes === void 0) {
+          if (bytes2 === void 0) {
             readableStreamClose(fetchParams.controller.controller);
             finalizeResponse(fetchParams, response);
             return;
           }
-          timingInfo.decodedBodySize += bytes?.byteLength ?? 0;
+          timingInfo.decodedBodySize += bytes2?.byteLength ?? 0;
           if (isFailure) {
-            fetchParams.controller.terminate(bytes);
+            fetchParams.controller.terminate(bytes2);
             return;
           }
-          const buffer = new Uint8Array(bytes);
+          const buffer = new Uint8Array(bytes2);
           if (buffer.byteLength) {
             fetchParams.controller.controller.enqueue(buffer);
           }
@@ -59781,9 +62055,9 @@ var require_fetch = __commonJS({
               if (fetchParams.controller.dump) {
                 return;
               }
-              const bytes = chunk;
-              timingInfo.encodedBodySize += bytes.byteLength;
-              return this.body.push(bytes);
+              const bytes2 = chunk;
+              timingInfo.encodedBodySize += bytes2.byteLength;
+              return this.body.push(bytes2);
             },
             onComplete() {
               if (this.abort) {
@@ -60114,9 +62388,9 @@ var require_cache3 = __commonJS({
           // 16.
         };
         operations.push(operation);
-        const bytes = await bodyReadPromise.promise;
+        const bytes2 = await bodyReadPromise.promise;
         if (clonedResponse.body != null) {
-          clonedResponse.body.source = bytes;
+          clonedResponse.body.source = bytes2;
         }
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
@@ -64246,7 +66520,7 @@ var init_download = __esm({
   }
 });
 
-// src/report/secret-values.ts
+// src/report/safety/secret-values.ts
 function secretValuesIn(text2) {
   if (!MAY_NAME_A_SECRET.test(text2)) return [];
   const parts = /^%/m.test(text2) ? [text2] : text2.split(/^(?=---(?:[ \t]|\r?$))/m).filter((part) => MAY_NAME_A_SECRET.test(part));
@@ -64279,7 +66553,7 @@ function valuesOf(text2) {
 }
 var import_yaml4, MAY_NAME_A_SECRET;
 var init_secret_values = __esm({
-  "src/report/secret-values.ts"() {
+  "src/report/safety/secret-values.ts"() {
     "use strict";
     import_yaml4 = __toESM(require_dist(), 1);
     init_redact();
@@ -64308,9 +66582,9 @@ async function prepareInputs(input, deps) {
     origins: /* @__PURE__ */ new Map(),
     cleanup: () => rm2(directory, { recursive: true, force: true })
   };
-  const keep = async (origin, bytes, extension) => {
+  const keep = async (origin, bytes2, extension) => {
     const file = path9.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
-    await writeFile2(file, bytes, { mode: 384 });
+    await writeFile2(file, bytes2, { mode: 384 });
     prepared.filenames.push(file);
     prepared.origins.set(file, origin);
   };
@@ -64322,7 +66596,8 @@ async function prepareInputs(input, deps) {
     }
     for (const filename of input.filenames) {
       if (filename === "-") await keep("stdin", await deps.readStdin(), ".yaml");
-      else if (/^https?:\/\//i.test(filename)) await keep(filename, await deps.download(filename), urlExtension(filename));
+      else if (/^https?:\/\//i.test(filename))
+        await keep(filename, await deps.download(filename), urlExtension(filename));
       else {
         await requireExisting(filename, "-f");
         prepared.filenames.push(filename);
@@ -64381,19 +66656,39 @@ function verifyJobOf(file, text2, context, random) {
   if (documents.length !== 1) throw refuse(`it holds ${documents.length} documents; it must hold exactly one Job`);
   const object = documents[0];
   if (object?.apiVersion !== "batch/v1" || object.kind !== "Job") {
-    throw refuse(`it holds a ${String(object?.kind ?? "document without kind")} (${String(object?.apiVersion ?? "no apiVersion")}); it must hold one batch/v1 Job`);
+    throw refuse(
+      `it holds a ${String(object?.kind ?? "document without kind")} (${String(object?.apiVersion ?? "no apiVersion")}); it must hold one batch/v1 Job`
+    );
   }
   if (object.spec?.suspend === true) throw refuse("the Job is suspended (spec.suspend: true), so it would never run");
   const metadata = { ...object.metadata ?? {} };
   const name = metadata.name ?? (typeof metadata.generateName === "string" ? generatedName(metadata.generateName, random) : void 0);
-  if (!name) throw refuse("the Job has neither metadata.name nor metadata.generateName (generateName gives each run its own Job)");
+  if (!name)
+    throw refuse(
+      "the Job has neither metadata.name nor metadata.generateName (generateName gives each run its own Job)"
+    );
   delete metadata.generateName;
   const namespace = metadata.namespace ?? context.namespace;
   const job = {
     ...object,
-    metadata: { ...metadata, name, namespace, labels: { ...metadata.labels ?? {}, [MANAGED_BY_LABEL]: MANAGED_BY, [RUN_LABEL]: context.runId, [VERIFY_LABEL]: "job" } }
+    metadata: {
+      ...metadata,
+      name,
+      namespace,
+      labels: {
+        ...metadata.labels ?? {},
+        [MANAGED_BY_LABEL]: MANAGED_BY,
+        [RUN_LABEL]: context.runId,
+        [VERIFY_LABEL]: "job"
+      }
+    }
   };
-  return { file, job, ref: { apiVersion: "batch/v1", kind: "Job", namespace, name }, collectionPath: `/apis/batch/v1/namespaces/${encodeURIComponent(namespace)}/jobs` };
+  return {
+    file,
+    job,
+    ref: { apiVersion: "batch/v1", kind: "Job", namespace, name },
+    collectionPath: `/apis/batch/v1/namespaces/${encodeURIComponent(namespace)}/jobs`
+  };
 }
 async function checkVerifyJob(prepared, context, kubectl) {
   const { ref, file } = prepared;
@@ -64407,7 +66702,11 @@ async function checkVerifyJob(prepared, context, kubectl) {
   if (dryRun.ok || dryRun.notFound && context.createdNamespaces.has(ref.namespace)) return;
   const why = `--verify-job ${file}: the API server refuses job/${ref.name} in namespace ${ref.namespace}: ${dryRun.message}`;
   if (/\(Forbidden\)/.test(dryRun.stderr)) {
-    throw new KubectlError(`${why}. Next: grant create, get, list, watch and delete on jobs (group batch) in namespace ${ref.namespace}; nothing was applied.`, void 0, dryRun.stderr);
+    throw new KubectlError(
+      `${why}. Next: grant create, get, list, watch and delete on jobs (group batch) in namespace ${ref.namespace}; nothing was applied.`,
+      void 0,
+      dryRun.stderr
+    );
   }
   throw new InputError(`${why}. Fix the Job; nothing was applied.`);
 }
@@ -64415,10 +66714,13 @@ async function prepareVerifyJobs(files, context, kubectl) {
   const prepared = [];
   for (const file of files) {
     const text2 = await readFile2(file, "utf8").catch((error2) => {
-      throw new InputError(`--verify-job ${file}: cannot read it (${error2 instanceof Error ? error2.message : String(error2)}). Nothing was applied.`);
+      throw new InputError(
+        `--verify-job ${file}: cannot read it (${error2 instanceof Error ? error2.message : String(error2)}). Nothing was applied.`
+      );
     });
     const job = verifyJobOf(file, text2, context);
-    if (prepared.some((other) => objectKey(other.ref) === objectKey(job.ref))) throw new InputError(`--verify-job ${file}: job/${job.ref.name} is given twice. Nothing was applied.`);
+    if (prepared.some((other) => objectKey(other.ref) === objectKey(job.ref)))
+      throw new InputError(`--verify-job ${file}: job/${job.ref.name} is given twice. Nothing was applied.`);
     await checkVerifyJob(job, context, kubectl);
     prepared.push(job);
   }
@@ -64489,7 +66791,8 @@ function headOfObject(value) {
     const kind = stringOf(names2.kind);
     if (group && kind) head.defines = { group, kind };
   }
-  if (head.kind?.endsWith("List") && Array.isArray(value.items)) head.items = value.items.filter(isObject3).map(headOfObject);
+  if (head.kind?.endsWith("List") && Array.isArray(value.items))
+    head.items = value.items.filter(isObject3).map(headOfObject);
   return head;
 }
 function stringOf(value) {
@@ -64509,8 +66812,12 @@ var init_documents = __esm({
 
 // src/manifests/phases.ts
 function planPhases(documents) {
-  const heads = documents.flatMap(({ document: document2 }) => document2.head ? [document2.head, ...document2.head.items ?? []] : []);
-  const defined = new Set(heads.flatMap((head) => head.defines ? [`${head.defines.group}/${head.defines.kind}`] : []));
+  const heads = documents.flatMap(
+    ({ document: document2 }) => document2.head ? [document2.head, ...document2.head.items ?? []] : []
+  );
+  const defined = new Set(
+    heads.flatMap((head) => head.defines ? [`${head.defines.group}/${head.defines.kind}`] : [])
+  );
   const annotated = heads.some((head) => head.phase !== void 0);
   if (defined.size === 0 && !annotated) return void 0;
   const parts = /* @__PURE__ */ new Map();
@@ -64568,12 +66875,14 @@ var init_phases = __esm({
   }
 });
 
-// src/run/journal-life.ts
+// src/run/apply/journal-life.ts
 function homeNamespace(refs, namespace) {
   return refs.find((ref) => ref.namespace !== "")?.namespace ?? namespace ?? "default";
 }
 function journalPlace(refs, current2, clusterNamespace) {
-  const created = new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name));
+  const created = new Set(
+    refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name)
+  );
   const clusterScoped = refs.some((ref) => ref.namespace === "");
   const namespaced = refs.map((ref) => ref.namespace).filter((namespace) => namespace !== "" && !created.has(namespace));
   const namespaces = [.../* @__PURE__ */ new Set([...clusterScoped ? [clusterNamespace] : [], ...namespaced])];
@@ -64592,6 +66901,7 @@ async function startJournal(runId, { placement, home }, refs, before, options, d
       command: options.commandLine ?? "kguard apply",
       holder: thisProcess(),
       requestTimeoutMs: options.requestTimeoutMs,
+      ...options.runLabel ? { runLabel: options.runLabel } : {},
       ...options.fleet ? { fleet: options.fleet } : {},
       objects: refs.map((ref) => {
         const stage = stages.get(objectKey(ref));
@@ -64601,7 +66911,13 @@ async function startJournal(runId, { placement, home }, refs, before, options, d
     placement,
     options.timeoutMs
   );
-  deps.reporter.emit({ kind: "journal", runId, namespace: journal.namespace, pieces: journal.pieces });
+  deps.reporter.emit({
+    kind: "journal",
+    runId,
+    namespace: journal.namespace,
+    pieces: journal.pieces,
+    ...options.runLabel ? { runLabel: options.runLabel } : {}
+  });
   return journal;
 }
 async function endJournal(journal, result, deps, keepWhenHealthy = false) {
@@ -64617,10 +66933,18 @@ async function endJournal(journal, result, deps, keepWhenHealthy = false) {
     return;
   }
   const command = rollbackCommand(journal.runId, deps.kubectl);
-  deps.reporter.emit({ kind: "journal-kept", runId: journal.runId, namespace: journal.namespace, pieces: journal.pieces, command });
+  deps.reporter.emit({
+    kind: "journal-kept",
+    runId: journal.runId,
+    namespace: journal.namespace,
+    pieces: journal.pieces,
+    command
+  });
 }
 function rollbackCanHelp(result) {
-  const rest = result.objects.map((object) => object.restore?.status === "kept" && beyondRollback(object.restore.reason) ? { ...object, restore: void 0 } : object);
+  const rest = result.objects.map(
+    (object) => object.restore?.status === "kept" && beyondRollback(object.restore.reason) ? { ...object, restore: void 0 } : object
+  );
   return result.outcome === "needs-attention" && outcomeOf({ ...result, objects: rest }) === "needs-attention";
 }
 function rollbackCommand(runId, kubectl) {
@@ -64636,7 +66960,7 @@ function flagName(word) {
 }
 var RUN_COMMAND_FLAGS;
 var init_journal_life = __esm({
-  "src/run/journal-life.ts"() {
+  "src/run/apply/journal-life.ts"() {
     "use strict";
     init_model();
     init_holder();
@@ -64644,14 +66968,25 @@ var init_journal_life = __esm({
     init_result2();
     init_plan();
     init_flags();
-    RUN_COMMAND_FLAGS = /* @__PURE__ */ new Set(["--context", "--kubeconfig", ...KUBECTL_FLAGS.filter((flag) => flag.native && flag.role === "connection").flatMap((flag) => [flag.long, ...flag.short ? [flag.short] : []])]);
+    RUN_COMMAND_FLAGS = /* @__PURE__ */ new Set([
+      "--context",
+      "--kubeconfig",
+      ...KUBECTL_FLAGS.filter((flag) => flag.native && flag.role === "connection").flatMap((flag) => [
+        flag.long,
+        ...flag.short ? [flag.short] : []
+      ])
+    ]);
   }
 });
 
-// src/run/permissions.ts
+// src/run/apply/permissions.ts
 function restoreAccess(understood, options, resources) {
-  const wouldBe = new Map(understood.server.ok ? understood.server.objects.map((object) => [objectKey(refOf(object)), object]) : []);
-  const prunedCopies = new Map(understood.server.ok ? understood.server.pruned.map((object) => [objectKey(refOf(object)), object]) : []);
+  const wouldBe = new Map(
+    understood.server.ok ? understood.server.objects.map((object) => [objectKey(refOf(object)), object]) : []
+  );
+  const prunedCopies = new Map(
+    understood.server.ok ? understood.server.pruned.map((object) => [objectKey(refOf(object)), object]) : []
+  );
   const planned = understood.refs.map((ref) => {
     const before = understood.current.get(objectKey(ref));
     const after = wouldBe.get(objectKey(ref));
@@ -64676,17 +67011,36 @@ function accessOf(step, resources) {
   const group = groupOf(step.ref.apiVersion);
   const resource = resources.get(kindKey(step.ref));
   if (!resource) return [];
-  const on6 = (verb, why) => ({ verb, group, resource: resource.name, namespace: resource.namespaced ? step.ref.namespace : "", why });
+  const on6 = (verb, why) => ({
+    verb,
+    group,
+    resource: resource.name,
+    namespace: resource.namespaced ? step.ref.namespace : "",
+    why
+  });
   const name = describeObject(step.ref);
   switch (step.action) {
     case "put-back": {
-      const extra = (rowFor(step.ref).restoreNeeds ?? []).map((need) => ({ ...need, namespace: step.ref.namespace, why: `${need.why} of ${name}` }));
+      const extra = (rowFor(step.ref).restoreNeeds ?? []).map((need) => ({
+        ...need,
+        namespace: step.ref.namespace,
+        why: `${need.why} of ${name}`
+      }));
       return [on6("update", `to put back ${name}`), ...extra];
     }
     case "replace":
-      return [on6("delete", `to put back ${name} by deleting it and creating its pre-apply copy`), ...step.copy ? [on6("create", `to create ${name} again from its pre-apply copy`), on6("update", `to put back the field owners of ${name}`)] : []];
+      return [
+        on6("delete", `to put back ${name} by deleting it and creating its pre-apply copy`),
+        ...step.copy ? [
+          on6("create", `to create ${name} again from its pre-apply copy`),
+          on6("update", `to put back the field owners of ${name}`)
+        ] : []
+      ];
     case "recreate":
-      return [on6("create", `to create ${name} again, which this apply deletes`), on6("update", `to put back the field owners of ${name}`)];
+      return [
+        on6("create", `to create ${name} again, which this apply deletes`),
+        on6("update", `to put back the field owners of ${name}`)
+      ];
     case "delete":
       return [on6("delete", `to delete ${name}, which this apply creates`)];
     case "keep":
@@ -64694,11 +67048,17 @@ function accessOf(step, resources) {
   }
 }
 function stub(ref) {
-  return { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...ref.namespace ? { namespace: ref.namespace } : {} } };
+  return {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { name: ref.name, ...ref.namespace ? { namespace: ref.namespace } : {} }
+  };
 }
 async function checkPermissions(understood, options, deps) {
   const versions = [...new Set([...understood.refs, ...understood.pruned].map((ref) => ref.apiVersion))];
-  const found = await Promise.all(versions.map((version) => deps.kubectl.apiResources([version]).catch(() => /* @__PURE__ */ new Map())));
+  const found = await Promise.all(
+    versions.map((version) => deps.kubectl.apiResources([version]).catch(() => /* @__PURE__ */ new Map()))
+  );
   const resources = new Map(found.flatMap((map) => [...map]));
   const needed = restoreAccess(understood, options, resources);
   if (needed.length === 0) return;
@@ -64711,7 +67071,9 @@ async function checkPermissions(understood, options, deps) {
   if (denied.length > 0) throw new KubectlError(deniedMessage(denied));
 }
 function deniedMessage(denied) {
-  const missing = denied.map(({ verb, group, resource, namespace, why }) => `${verb} ${qualified(group, resource)}${namespace ? ` in namespace ${namespace}` : ""} (${why})`);
+  const missing = denied.map(
+    ({ verb, group, resource, namespace, why }) => `${verb} ${qualified(group, resource)}${namespace ? ` in namespace ${namespace}` : ""} (${why})`
+  );
   const rules = /* @__PURE__ */ new Map();
   for (const { verb, group, resource, namespace } of denied) {
     const key = `${namespace}/${group}/${resource}`;
@@ -64728,7 +67090,7 @@ function qualified(group, resource) {
   return group ? `${resource}.${group}` : resource;
 }
 var init_permissions = __esm({
-  "src/run/permissions.ts"() {
+  "src/run/apply/permissions.ts"() {
     "use strict";
     init_errors();
     init_table2();
@@ -64738,15 +67100,21 @@ var init_permissions = __esm({
   }
 });
 
-// src/run/preview.ts
+// src/run/apply/preview.ts
 async function preview2(understood, before, request, options, deps, startedAt) {
   const wouldBe = /* @__PURE__ */ new Map();
-  if (understood.server.ok) for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
+  if (understood.server.ok)
+    for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
   const actions = options.dryRun === "client" ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request)) : void 0;
   const objects = understood.refs.map((ref) => {
     const key = objectKey(ref);
     const action = actions?.get(key);
-    if (action) return { ref, changeKind: action === "configured" ? "configured" : action === "created" ? "created" : "unchanged", changedFields: [] };
+    if (action)
+      return {
+        ref,
+        changeKind: action === "configured" ? "configured" : action === "created" ? "created" : "unchanged",
+        changedFields: []
+      };
     const wouldBeObject = wouldBe.get(key);
     if (!wouldBeObject) return { ref, changeKind: before.has(key) ? "unchanged" : "created", changedFields: [] };
     const change = changeOf(before.get(key), wouldBeObject);
@@ -64763,7 +67131,8 @@ async function preview2(understood, before, request, options, deps, startedAt) {
     const diffs = await deps.kubectl.diff(request, understood.refs);
     for (const object of objects) {
       const lines = diffs.get(objectKey(object.ref));
-      if (lines && (object.changeKind === "created" || object.changeKind === "configured")) deps.reporter.emit({ kind: "diff", object: object.ref, lines });
+      if (lines && (object.changeKind === "created" || object.changeKind === "configured"))
+        deps.reporter.emit({ kind: "diff", object: object.ref, lines });
     }
   }
   return {
@@ -64790,14 +67159,14 @@ function clientActions(refs, lines) {
   return actions;
 }
 var init_preview = __esm({
-  "src/run/preview.ts"() {
+  "src/run/apply/preview.ts"() {
     "use strict";
     init_compare();
     init_model();
   }
 });
 
-// src/run/track-options.ts
+// src/run/apply/track-options.ts
 function trackOptionsFor(options, phase) {
   const rollout = phase === "rollout";
   return {
@@ -64815,7 +67184,7 @@ function trackOptionsFor(options, phase) {
   };
 }
 var init_track_options = __esm({
-  "src/run/track-options.ts"() {
+  "src/run/apply/track-options.ts"() {
     "use strict";
     init_health_rules();
     init_health_table();
@@ -64823,19 +67192,27 @@ var init_track_options = __esm({
   }
 });
 
-// src/run/restore-step.ts
+// src/run/apply/restore-step.ts
 async function restore(objects, options, deps, failedAsUnit = false) {
   const steps = planRestore(
-    objects.map((object) => ({ ref: object.ref, change: object.change, verdict: object.verdict?.state })),
+    objects.map((object) => ({
+      ref: object.ref,
+      change: object.change,
+      verdict: object.verdict?.state
+    })),
     options.rollback,
     { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted, failedAsUnit }
   );
   if (steps.length === 0) return;
-  const stages = new Map(objects.flatMap((object) => object.stage === void 0 ? [] : [[objectKey(object.ref), object.stage]]));
+  const stages = new Map(
+    objects.flatMap((object) => object.stage === void 0 ? [] : [[objectKey(object.ref), object.stage]])
+  );
   const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs, stages }, deps);
   for (const object of objects) object.restore = results.get(objectKey(object.ref));
   if (deps.signal?.aborted) return;
-  const restored = objects.filter((object) => object.restore?.status === "restored" || object.restore?.status === "recreated" || object.restore?.status === "replaced");
+  const restored = objects.filter(
+    (object) => object.restore?.status === "restored" || object.restore?.status === "recreated" || object.restore?.status === "replaced"
+  );
   const outcomes = await trackWorkloads(
     restored.flatMap(
       (object) => object.restore && "restored" in object.restore && object.restore.restored ? [{ ref: object.ref, applied: object.restore.restored, before: void 0 }] : []
@@ -64847,9 +67224,18 @@ async function restore(objects, options, deps, failedAsUnit = false) {
     const outcome = outcomes.get(objectKey(object.ref));
     if (!outcome?.tracked) continue;
     if (deps.signal?.aborted && outcome.verdict.state !== "healthy") continue;
-    object.afterRestore = { state: outcome.verdict.state, summary: outcome.diagnosis?.summary, elapsedMs: outcome.elapsedMs };
+    object.afterRestore = {
+      state: outcome.verdict.state,
+      summary: outcome.diagnosis?.summary,
+      elapsedMs: outcome.elapsedMs
+    };
     if (outcome.verdict.state === "healthy" && outcome.verdict.progress) {
-      deps.reporter.emit({ kind: "rolled-back", workload: object.ref, progress: outcome.verdict.progress, elapsedMs: outcome.elapsedMs });
+      deps.reporter.emit({
+        kind: "rolled-back",
+        workload: object.ref,
+        progress: outcome.verdict.progress,
+        elapsedMs: outcome.elapsedMs
+      });
     } else {
       const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
       deps.reporter.emit({
@@ -64865,7 +67251,7 @@ async function restore(objects, options, deps, failedAsUnit = false) {
   }
 }
 var init_restore_step = __esm({
-  "src/run/restore-step.ts"() {
+  "src/run/apply/restore-step.ts"() {
     "use strict";
     init_model();
     init_plan();
@@ -64876,20 +67262,26 @@ var init_restore_step = __esm({
   }
 });
 
-// src/run/restore-limits.ts
+// src/run/apply/restore-limits.ts
 function restoreLimits(understood) {
   if (!understood.server.ok) return [];
-  const wouldBe = new Map(understood.server.objects.map((object) => [objectKey(refOf(object)), object]));
+  const wouldBe = new Map(
+    understood.server.objects.map((object) => [objectKey(refOf(object)), object])
+  );
   const limits = [];
   for (const ref of understood.refs) {
     const before = understood.current.get(objectKey(ref));
     const after = wouldBe.get(objectKey(ref));
     if (!before || !after || changeOf(before, after).change !== "configured") continue;
     const rule = rowFor(ref).putBack?.(before, after);
-    if (rule?.how === "impossible") limits.push({ kind: "restore-limit", object: ref, how: "cannot-restore", detail: rule.why });
-    if (rule?.how === "delete-and-create") limits.push({ kind: "restore-limit", object: ref, how: "delete-and-create", detail: rule.why });
+    if (rule?.how === "impossible")
+      limits.push({ kind: "restore-limit", object: ref, how: "cannot-restore", detail: rule.why });
+    if (rule?.how === "delete-and-create")
+      limits.push({ kind: "restore-limit", object: ref, how: "delete-and-create", detail: rule.why });
   }
-  const pruned = new Map(understood.server.pruned.map((object) => [objectKey(refOf(object)), object]));
+  const pruned = new Map(
+    understood.server.pruned.map((object) => [objectKey(refOf(object)), object])
+  );
   for (const ref of understood.pruned) {
     const before = understood.current.get(objectKey(ref)) ?? pruned.get(objectKey(ref));
     const created = before ? createFor(ref, before) : void 0;
@@ -64898,7 +67290,7 @@ function restoreLimits(understood) {
   return limits;
 }
 var init_restore_limits = __esm({
-  "src/run/restore-limits.ts"() {
+  "src/run/apply/restore-limits.ts"() {
     "use strict";
     init_table2();
     init_compare();
@@ -64926,7 +67318,10 @@ function keyOf2(pod) {
   return pod.metadata.uid ?? pod.metadata.name;
 }
 function markOf(pod) {
-  return { ready: isReady(pod), restarts: Object.fromEntries(statusesOf(pod).map((status) => [status.name, status.restartCount ?? 0])) };
+  return {
+    ready: isReady(pod),
+    restarts: Object.fromEntries(statusesOf(pod).map((status) => [status.name, status.restartCount ?? 0]))
+  };
 }
 function isReady(pod) {
   return conditionOf(pod, "Ready")?.status === "True";
@@ -64939,7 +67334,12 @@ function evicted(pod) {
   const byKubelet = disruption?.status === "True" && disruption.reason === "TerminationByKubelet";
   if (!(pod.status?.phase === "Failed" && pod.status.reason === "Evicted") && !byKubelet) return void 0;
   const message = (pod.status?.message ?? disruption?.message ?? "").trim();
-  return { what: "evicted", why: "evicted", pod: pod.metadata.name, summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ""}` };
+  return {
+    what: "evicted",
+    why: "evicted",
+    pod: pod.metadata.name,
+    summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ""}`
+  };
 }
 function restarted(pod, before) {
   for (const status of statusesOf(pod)) {
@@ -64993,9 +67393,16 @@ var init_bake_rules = __esm({
 
 // src/verify/bake.ts
 async function bake(targets, run, deps, checkAgain) {
-  deps.reporter.emit({ kind: "bake-started", workloads: targets.map((target) => target.workload), durationMs: run.durationMs, verifyIntervalMs: run.verifyIntervalMs });
+  deps.reporter.emit({
+    kind: "bake-started",
+    workloads: targets.map((target) => target.workload),
+    durationMs: run.durationMs,
+    verifyIntervalMs: run.verifyIntervalMs
+  });
   const startedAt = deps.clock.now();
-  const watched2 = targets.map((target) => ({ target, marks: marksOf(target.baseline), firstSeen: /* @__PURE__ */ new Map(), seen: false }));
+  const watched2 = targets.map(
+    (target) => ({ target, marks: marksOf(target.baseline), firstSeen: /* @__PURE__ */ new Map(), seen: false })
+  );
   const source = sourceFor(targets, run, deps);
   let checksRun = 0;
   let checking;
@@ -65028,12 +67435,20 @@ async function bake(targets, run, deps, checkAgain) {
     await source.close();
     if (checking) await checking.catch(() => void 0);
   }
-  if (!stop && deps.signal?.aborted) stop = { stoppedBy: "cancelled", summary: "stopped: the run was cancelled", evidence: [], logs: [] };
+  if (!stop && deps.signal?.aborted)
+    stop = { stoppedBy: "cancelled", summary: "stopped: the run was cancelled", evidence: [], logs: [] };
   const elapsedMs = Math.min(deps.clock.now() - startedAt, stop ? Infinity : run.durationMs);
   const { verdict, ...rest } = stop ?? { evidence: [], logs: [] };
-  const outcome = { durationMs: run.durationMs, elapsedMs, passed: stop === void 0, checksRun, ...rest };
+  const outcome = {
+    durationMs: run.durationMs,
+    elapsedMs,
+    passed: stop === void 0,
+    checksRun,
+    ...rest
+  };
   if (!stop) deps.reporter.emit({ kind: "baked", outcome, workloads: targets.length });
-  else if (stop.stoppedBy !== "conflict" && stop.stoppedBy !== "cancelled") deps.reporter.emit({ kind: "bake-failed", workload: stop.workload, outcome, shown: run.logLines });
+  else if (stop.stoppedBy !== "conflict" && stop.stoppedBy !== "cancelled")
+    deps.reporter.emit({ kind: "bake-failed", workload: stop.workload, outcome, shown: run.logLines });
   const verdicts = /* @__PURE__ */ new Map();
   if (verdict && stop?.workload) verdicts.set(objectKey(stop.workload), verdict);
   return { outcome, verdicts };
@@ -65060,7 +67475,14 @@ async function lastLook(watched2, run, deps) {
       if (stop) return stop;
       if (!entry.seen) {
         const why = reading instanceof Error ? reading.message : "it was not found";
-        return { stoppedBy: "unobserved", workload: entry.target.workload, summary: `kguard could not watch it during the bake (${why})`, evidence: [], logs: [], nextStep: "check that the API server answers, then run kguard again" };
+        return {
+          stoppedBy: "unobserved",
+          workload: entry.target.workload,
+          summary: `kguard could not watch it during the bake (${why})`,
+          evidence: [],
+          logs: [],
+          nextStep: "check that the API server answers, then run kguard again"
+        };
       }
     }
   }
@@ -65073,7 +67495,11 @@ async function judgeOne(entry, reading, startedAt, run, deps) {
   const rules = rulesOf(entry.target);
   const observation = { object: findObject(snapshot2, workload), snapshot: snapshot2 };
   const now2 = deps.clock.now();
-  const verdict = judge(rules, observation, expected, entry.firstSeen, { now: now2, startedAt, timeoutMs: Number.MAX_SAFE_INTEGER });
+  const verdict = judge(rules, observation, expected, entry.firstSeen, {
+    now: now2,
+    startedAt,
+    timeoutMs: Number.MAX_SAFE_INTEGER
+  });
   entry.firstSeen = rememberSeen(rules, entry.firstSeen, verdict, now2, observation, expected);
   entry.seen = true;
   if (verdict.state === "conflict" || verdict.state === "gone") {
@@ -65082,20 +67508,39 @@ async function judgeOne(entry, reading, startedAt, run, deps) {
   }
   if (verdict.state === "failed") {
     const diagnosis = diagnose(verdict, [], workload);
-    return { stoppedBy: "workload", workload, summary: diagnosis?.summary ?? "it failed", evidence: diagnosis?.evidence ?? [], logs: [], nextStep: diagnosis?.nextStep };
+    return {
+      stoppedBy: "workload",
+      workload,
+      summary: diagnosis?.summary ?? "it failed",
+      evidence: diagnosis?.evidence ?? [],
+      logs: [],
+      nextStep: diagnosis?.nextStep
+    };
   }
   const { marks, breach } = bakeLook(entry.marks, newPodsOf(rules, observation.object, snapshot2));
   entry.marks = marks;
   if (!breach) return void 0;
-  return { stoppedBy: "workload", workload, summary: breach.summary, evidence: [], logs: await logsOf(breach, workload, run.logLines, deps), nextStep: NEXT_STEPS[breach.why] };
+  return {
+    stoppedBy: "workload",
+    workload,
+    summary: breach.summary,
+    evidence: [],
+    logs: await logsOf(breach, workload, run.logLines, deps),
+    nextStep: NEXT_STEPS[breach.why]
+  };
 }
 async function logsOf(breach, workload, shown2, deps) {
   const read = deps.kubectl.logs?.bind(deps.kubectl);
   if (!breach.logs || !read || shown2 <= 0) return [];
   const { pod, container, previous } = breach.logs;
   const tail = Math.max(shown2, JSON_LOG_LINES);
-  const result = await read(workload.namespace, pod, container, { tail, previous }).catch((error2) => ({ ok: false, error: String(error2) }));
-  return [result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown: shown2 } : { pod, container, previous, lines: [], shown: shown2, error: splitLines(result.error)[0] ?? "" }];
+  const result = await read(workload.namespace, pod, container, { tail, previous }).catch((error2) => ({
+    ok: false,
+    error: String(error2)
+  }));
+  return [
+    result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown: shown2 } : { pod, container, previous, lines: [], shown: shown2, error: splitLines(result.error)[0] ?? "" }
+  ];
 }
 function typesByNamespace(watched2) {
   const types = /* @__PURE__ */ new Map();
@@ -65129,7 +67574,15 @@ var init_bake = __esm({
 function commandOutcome(command, result, context) {
   const check = { type: "command", command };
   const lines = outputLines(result);
-  const base = { check, during: context.during, elapsedMs: context.elapsedMs, timedOut: result.timedOut, lines, evidence: [], logs: [] };
+  const base = {
+    check,
+    during: context.during,
+    elapsedMs: context.elapsedMs,
+    timedOut: result.timedOut,
+    lines,
+    evidence: [],
+    logs: []
+  };
   const timeout = formatDuration(context.timeoutMs);
   if (result.timedOut) {
     return {
@@ -65140,13 +67593,31 @@ function commandOutcome(command, result, context) {
       nextStep: `raise --verify-timeout if the check is only slow, or make it give up by itself (e.g. curl --max-time); it runs with sh -c`
     };
   }
-  if (result.cancelled) return { ...base, passed: false, cancelled: true, signal: result.signal, summary: "stopped: the run was cancelled" };
+  if (result.cancelled)
+    return {
+      ...base,
+      passed: false,
+      cancelled: true,
+      signal: result.signal,
+      summary: "stopped: the run was cancelled"
+    };
   if (result.spawnError !== void 0) {
-    return { ...base, passed: false, summary: `could not be started (${result.spawnError})`, nextStep: "kguard runs --verify commands with the system shell (sh -c); check that it exists" };
+    return {
+      ...base,
+      passed: false,
+      summary: `could not be started (${result.spawnError})`,
+      nextStep: "kguard runs --verify commands with the system shell (sh -c); check that it exists"
+    };
   }
   if (result.exitCode === 0) return { ...base, passed: true, exitCode: 0, summary: "exited 0" };
   if (result.exitCode === void 0) {
-    return { ...base, passed: false, signal: result.signal, summary: `was ended by ${result.signal ?? "a signal"}`, nextStep: "find out what stopped it; its last lines are above" };
+    return {
+      ...base,
+      passed: false,
+      signal: result.signal,
+      summary: `was ended by ${result.signal ?? "a signal"}`,
+      nextStep: "find out what stopped it; its last lines are above"
+    };
   }
   const shell = SHELL_CODES[result.exitCode];
   return {
@@ -65163,14 +67634,26 @@ function outputLines(result) {
   return lines.slice(-JSON_LOG_LINES);
 }
 function jobOutcome(check, tracked, context) {
-  const base = { check, during: context.during, elapsedMs: context.elapsedMs, timedOut: false, lines: [], evidence: [], logs: [] };
+  const base = {
+    check,
+    during: context.during,
+    elapsedMs: context.elapsedMs,
+    timedOut: false,
+    lines: [],
+    evidence: [],
+    logs: []
+  };
   const job = check.job ? describeObject(check.job) : "the Job";
   const verdict = tracked?.verdict;
   const diagnosis = tracked?.diagnosis;
   const evidence = { evidence: diagnosis?.evidence ?? [], logs: diagnosis?.logs ?? [] };
   switch (verdict?.state) {
     case "healthy":
-      return { ...base, passed: true, summary: `completed${verdict.progress.summary ? ` (${verdict.progress.summary})` : ""}` };
+      return {
+        ...base,
+        passed: true,
+        summary: `completed${verdict.progress.summary ? ` (${verdict.progress.summary})` : ""}`
+      };
     case "failed": {
       const cause = verdict.cause.source === "condition" ? `cannot ${verdict.cause.rule.cannot}: ${verdict.cause.reason}` : diagnosis?.summary ?? "failed";
       const nextStep = context.keep ? diagnosis?.nextStep ?? "read its pods' logs and events" : "the check says the new version does not work: its pod's last lines are above (the Job is deleted after its check; --keep-verify keeps it). Fix the app (or the check) and apply again";
@@ -65186,11 +67669,21 @@ function jobOutcome(check, tracked, context) {
         nextStep: "raise --verify-timeout if the check is only slow; otherwise its pods above say what it waited for"
       };
     case "gone":
-      return { ...base, passed: false, summary: `${job} was deleted by someone else before it finished`, nextStep: "do not delete the verify Job (nor give it ttlSecondsAfterFinished: 0) while kguard watches it" };
+      return {
+        ...base,
+        passed: false,
+        summary: `${job} was deleted by someone else before it finished`,
+        nextStep: "do not delete the verify Job (nor give it ttlSecondsAfterFinished: 0) while kguard watches it"
+      };
     case "conflict":
       return { ...base, passed: false, summary: `someone else changed ${job} while it ran: ${verdict.detail}` };
     case "applied":
-      return { ...base, passed: false, summary: `${job} has nothing to run: ${verdict.detail ?? "it is not watched"}`, nextStep: 'remove spec.suspend and kguard.dev/track: "false" from the verify Job' };
+      return {
+        ...base,
+        passed: false,
+        summary: `${job} has nothing to run: ${verdict.detail ?? "it is not watched"}`,
+        nextStep: 'remove spec.suspend and kguard.dev/track: "false" from the verify Job'
+      };
     case "progressing":
     case void 0:
       return { ...base, passed: false, cancelled: true, summary: "stopped: the run was cancelled" };
@@ -65214,11 +67707,27 @@ var init_verdict = __esm({
 
 // src/verify/command.ts
 async function runVerifyCommand(command, run, deps) {
-  deps.reporter.emit({ kind: "verify-started", check: { type: "command", command }, during: run.during, timeoutMs: run.timeoutMs });
+  deps.reporter.emit({
+    kind: "verify-started",
+    check: { type: "command", command },
+    during: run.during,
+    timeoutMs: run.timeoutMs
+  });
   const startedAt = deps.clock.now();
-  const result = await deps.runCommand(command, { env: run.env, timeoutMs: run.timeoutMs, cancelSignal: deps.signal, tailChars: OUTPUT_TAIL_CHARS });
-  const outcome = commandOutcome(command, result, { during: run.during, elapsedMs: deps.clock.now() - startedAt, timeoutMs: run.timeoutMs });
-  deps.reporter.emit(outcome.passed ? { kind: "verify-passed", outcome } : { kind: "verify-failed", outcome, shown: run.logLines });
+  const result = await deps.runCommand(command, {
+    env: run.env,
+    timeoutMs: run.timeoutMs,
+    cancelSignal: deps.signal,
+    tailChars: OUTPUT_TAIL_CHARS
+  });
+  const outcome = commandOutcome(command, result, {
+    during: run.during,
+    elapsedMs: deps.clock.now() - startedAt,
+    timeoutMs: run.timeoutMs
+  });
+  deps.reporter.emit(
+    outcome.passed ? { kind: "verify-passed", outcome } : { kind: "verify-failed", outcome, shown: run.logLines }
+  );
   return outcome;
 }
 var init_command3 = __esm({
@@ -65233,23 +67742,41 @@ async function runVerifyJob(prepared, run, deps) {
   const check = { type: "job", file: prepared.file, job: prepared.ref };
   deps.reporter.emit({ kind: "verify-started", check, during: "verify", timeoutMs: run.timeoutMs });
   const startedAt = deps.clock.now();
-  const context = () => ({ during: "verify", elapsedMs: deps.clock.now() - startedAt, timeoutMs: run.timeoutMs, keep: run.keep });
+  const context = () => ({
+    during: "verify",
+    elapsedMs: deps.clock.now() - startedAt,
+    timeoutMs: run.timeoutMs,
+    keep: run.keep
+  });
   let created;
   let outcome;
   try {
     const made = await createJob(prepared, run, deps);
     if (typeof made === "string") {
-      outcome = { ...jobOutcome(check, void 0, context()), summary: `kguard could not create ${kubectlName(prepared.ref)}: ${made}`, nextStep: "check the Job and kguard's permissions on jobs there" };
+      outcome = {
+        ...jobOutcome(check, void 0, context()),
+        summary: `kguard could not create ${kubectlName(prepared.ref)}: ${made}`,
+        nextStep: "check the Job and kguard's permissions on jobs there"
+      };
     } else {
       created = made;
       const tracked = await trackWorkloads(
         [{ ref: prepared.ref, applied: made, before: void 0 }],
-        { timeoutMs: run.timeoutMs, pollIntervalMs: run.pollIntervalMs, phase: "verify", stopWhenAnyFails: false, watch: run.watch, logLines: run.logLines },
+        {
+          timeoutMs: run.timeoutMs,
+          pollIntervalMs: run.pollIntervalMs,
+          phase: "verify",
+          stopWhenAnyFails: false,
+          watch: run.watch,
+          logLines: run.logLines
+        },
         deps
       );
       outcome = jobOutcome(check, tracked.get(objectKey(prepared.ref)), context());
     }
-    deps.reporter.emit(outcome.passed ? { kind: "verify-passed", outcome } : { kind: "verify-failed", outcome, shown: run.logLines });
+    deps.reporter.emit(
+      outcome.passed ? { kind: "verify-passed", outcome } : { kind: "verify-failed", outcome, shown: run.logLines }
+    );
   } finally {
     const cleanup = await cleanUp(prepared, created, run, deps);
     if (outcome) outcome.cleanup = cleanup;
@@ -65278,12 +67805,22 @@ async function cleanUp(prepared, created, run, deps) {
   const target = created ?? await findOurs(prepared, deps).catch(() => void 0);
   const uid = target?.metadata.uid;
   if (!uid) return { action: "deleted", commands: [] };
-  const deleted = await deps.kubectl.deleteExact(`${prepared.collectionPath}/${encodeURIComponent(job.name)}`, { uid }, run.writeDeadlineMs);
+  const deleted = await deps.kubectl.deleteExact(
+    `${prepared.collectionPath}/${encodeURIComponent(job.name)}`,
+    { uid },
+    run.writeDeadlineMs
+  );
   if (deleted.ok || deleted.notFound) {
     deps.reporter.emit({ kind: "verify-job-cleanup", job, action: "deleted", commands: [] });
     return { action: "deleted", commands: [] };
   }
-  deps.reporter.emit({ kind: "verify-job-cleanup", job, action: "failed", detail: deleted.message, commands: [deleteCommand] });
+  deps.reporter.emit({
+    kind: "verify-job-cleanup",
+    job,
+    action: "failed",
+    detail: deleted.message,
+    commands: [deleteCommand]
+  });
   return { action: "failed", detail: deleted.message, commands: [deleteCommand] };
 }
 var init_job2 = __esm({
@@ -65296,12 +67833,17 @@ var init_job2 = __esm({
   }
 });
 
-// src/run/changes.ts
+// src/run/apply/changes.ts
 function detectChanges(refs, before, after, deps) {
   const objects = refs.map((ref) => {
     const key = objectKey(ref);
     const change = changeOf(before.get(key), after.get(key));
-    return { ref, change, changeKind: change.change, changedFields: change.change === "configured" ? change.paths : [] };
+    return {
+      ref,
+      change,
+      changeKind: change.change,
+      changedFields: change.change === "configured" ? change.paths : []
+    };
   });
   deps.reporter.emit({
     kind: "changes",
@@ -65312,7 +67854,11 @@ function detectChanges(refs, before, after, deps) {
 async function track2(objects, options, deps) {
   const changed = objects.filter((object) => isChange(object) && "after" in object.change);
   const outcomes = await trackWorkloads(
-    changed.map((object) => ({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) })),
+    changed.map((object) => ({
+      ref: object.ref,
+      applied: object.change.after,
+      before: beforeOf(object.change)
+    })),
     trackOptionsFor(options, "rollout"),
     deps
   );
@@ -65323,11 +67869,18 @@ async function track2(objects, options, deps) {
   }
 }
 function reportVerdict(object, outcome, deps) {
-  const { verdict, diagnosis, elapsedMs } = outcome;
+  const { verdict, elapsedMs } = outcome;
   const workload = object.ref;
   switch (verdict.state) {
     case "healthy":
-      if (verdict.progress) deps.reporter.emit({ kind: "healthy", workload, progress: verdict.progress, elapsedMs, detail: verdict.detail });
+      if (verdict.progress)
+        deps.reporter.emit({
+          kind: "healthy",
+          workload,
+          progress: verdict.progress,
+          elapsedMs,
+          detail: verdict.detail
+        });
       return;
     case "failed":
     case "timed-out":
@@ -65338,7 +67891,12 @@ function reportVerdict(object, outcome, deps) {
       return;
     case "progressing":
       if (verdict.progress) {
-        deps.reporter.emit({ kind: "interrupted", workload, progress: verdict.progress, waitingFor: verdict.waitingFor ?? "" });
+        deps.reporter.emit({
+          kind: "interrupted",
+          workload,
+          progress: verdict.progress,
+          waitingFor: verdict.waitingFor ?? ""
+        });
       }
       return;
   }
@@ -65355,7 +67913,7 @@ function recordOutcome(object, outcome) {
   object.newPods = outcome.newPods;
 }
 var init_changes = __esm({
-  "src/run/changes.ts"() {
+  "src/run/apply/changes.ts"() {
     "use strict";
     init_compare();
     init_model();
@@ -65364,7 +67922,7 @@ var init_changes = __esm({
   }
 });
 
-// src/run/verify-step.ts
+// src/run/apply/verify-step.ts
 import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import path10 from "node:path";
@@ -65374,10 +67932,16 @@ function verifies(options) {
 async function verifyAndBake(objects, context, options, deps) {
   if (!verifies(options) || deps.signal?.aborted) return void 0;
   if (!objects.some(isChange)) {
-    deps.reporter.emit({ kind: "verify-skipped", reason: "the apply changed nothing, so there is nothing a check could send back" });
+    deps.reporter.emit({
+      kind: "verify-skipped",
+      reason: "the apply changed nothing, so there is nothing a check could send back"
+    });
     return void 0;
   }
-  if (objects.some((object) => object.verdict !== void 0 && object.verdict.state !== "healthy" && object.verdict.state !== "applied")) return void 0;
+  if (objects.some(
+    (object) => object.verdict !== void 0 && object.verdict.state !== "healthy" && object.verdict.state !== "applied"
+  ))
+    return void 0;
   const verification = { checks: [] };
   const reportFile = options.verifyCommands.length > 0 ? privateReportFile() : void 0;
   try {
@@ -65386,7 +67950,11 @@ async function verifyAndBake(objects, context, options, deps) {
       const env2 = environment(context, during, report, deps);
       for (const command of options.verifyCommands) {
         if (deps.signal?.aborted) return void 0;
-        const outcome = await runVerifyCommand(command, { during, timeoutMs: options.verifyTimeoutMs, env: env2, logLines: options.logLines }, commandDeps(deps));
+        const outcome = await runVerifyCommand(
+          command,
+          { during, timeoutMs: options.verifyTimeoutMs, env: env2, logLines: options.logLines },
+          commandDeps(deps)
+        );
         verification.checks.push(outcome);
         if (!outcome.passed) return outcome;
       }
@@ -65395,12 +67963,34 @@ async function verifyAndBake(objects, context, options, deps) {
     if (await commands("verify")) return verification;
     for (const job of context.jobs) {
       if (deps.signal?.aborted) return verification;
-      const outcome = await runVerifyJob(job, { timeoutMs: options.verifyTimeoutMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, keep: options.keepVerify, writeDeadlineMs: Math.min(6e4, options.rollbackTimeoutMs) }, deps);
+      const outcome = await runVerifyJob(
+        job,
+        {
+          timeoutMs: options.verifyTimeoutMs,
+          pollIntervalMs: options.pollIntervalMs,
+          watch: !options.poll,
+          logLines: options.logLines,
+          keep: options.keepVerify,
+          writeDeadlineMs: Math.min(6e4, options.rollbackTimeoutMs)
+        },
+        deps
+      );
       verification.checks.push(outcome);
       if (!outcome.passed) return verification;
     }
     if (options.bakeMs > 0 && !deps.signal?.aborted) {
-      const { outcome, verdicts } = await bake(bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)), { durationMs: options.bakeMs, pollIntervalMs: options.pollIntervalMs, watch: !options.poll, logLines: options.logLines, verifyIntervalMs: options.verifyIntervalMs }, deps, () => commands("bake"));
+      const { outcome, verdicts } = await bake(
+        bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)),
+        {
+          durationMs: options.bakeMs,
+          pollIntervalMs: options.pollIntervalMs,
+          watch: !options.poll,
+          logLines: options.logLines,
+          verifyIntervalMs: options.verifyIntervalMs
+        },
+        deps,
+        () => commands("bake")
+      );
       verification.bake = outcome;
       for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
     }
@@ -65412,7 +68002,15 @@ async function verifyAndBake(objects, context, options, deps) {
 function bakeTargets(objects, healthRules) {
   return objects.flatMap((object) => {
     if (!object.tracked || object.verdict?.state !== "healthy" || !("after" in object.change)) return [];
-    return [{ ...trackTargetOf({ ref: object.ref, applied: object.change.after, before: beforeOf(object.change) }, healthRules), baseline: object.newPods ?? [] }];
+    return [
+      {
+        ...trackTargetOf(
+          { ref: object.ref, applied: object.change.after, before: beforeOf(object.change) },
+          healthRules
+        ),
+        baseline: object.newPods ?? []
+      }
+    ];
   });
 }
 function commandDeps(deps) {
@@ -65445,7 +68043,7 @@ function privateReportFile() {
   };
 }
 var init_verify_step = __esm({
-  "src/run/verify-step.ts"() {
+  "src/run/apply/verify-step.ts"() {
     "use strict";
     init_compare();
     init_model();
@@ -65459,7 +68057,7 @@ var init_verify_step = __esm({
   }
 });
 
-// src/run/history-step.ts
+// src/run/apply/history-step.ts
 function keptInHistory(result, journal, options) {
   return journal !== void 0 && options.history > 0 && result.outcome === "succeeded";
 }
@@ -65495,13 +68093,16 @@ async function writeHistory(records, options, deps) {
   await Promise.all(
     records.map(
       (record) => keepHistory(deps.kubectl, record, options.history, Math.min(6e4, options.timeoutMs)).catch(
-        (error2) => deps.reporter.emit({ kind: "journal-warning", message: error2 instanceof Error ? error2.message : String(error2) })
+        (error2) => deps.reporter.emit({
+          kind: "journal-warning",
+          message: error2 instanceof Error ? error2.message : String(error2)
+        })
       )
     )
   );
 }
 var init_history_step = __esm({
-  "src/run/history-step.ts"() {
+  "src/run/apply/history-step.ts"() {
     "use strict";
     init_history_store();
     init_compare();
@@ -65531,10 +68132,14 @@ function judgeServerDryRun(stderr, refs, namespacesCreatedByApply) {
     if (missing !== void 0 && namespacesCreatedByApply.has(missing)) waivedNamespaces.add(missing);
     else refused.push(line);
   }
-  if (refused.length > 0 || errors.length === 0) return { accepted: false, errors: refused.length > 0 ? refused : [stderr.trim()] };
+  if (refused.length > 0 || errors.length === 0)
+    return { accepted: false, errors: refused.length > 0 ? refused : [stderr.trim()] };
   return {
     accepted: true,
-    waived: [...waivedNamespaces].map((namespace) => ({ namespace, objects: refs.filter((ref) => ref.namespace === namespace) }))
+    waived: [...waivedNamespaces].map((namespace) => ({
+      namespace,
+      objects: refs.filter((ref) => ref.namespace === namespace)
+    }))
   };
 }
 function errorLines(stderr) {
@@ -65560,8 +68165,11 @@ import { tmpdir as tmpdir5 } from "node:os";
 import path11 from "node:path";
 async function phaseInputs(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
-  const texts = await Promise.all(files.map(async (file) => ({ file, text: await readFile3(file, "utf8").catch(() => void 0) })));
-  if (texts.some(({ text: text2 }) => text2 === void 0) || !texts.some(({ text: text2 }) => MAY_NEED_PHASES.test(text2))) return void 0;
+  const texts = await Promise.all(
+    files.map(async (file) => ({ file, text: await readFile3(file, "utf8").catch(() => void 0) }))
+  );
+  if (texts.some(({ text: text2 }) => text2 === void 0) || !texts.some(({ text: text2 }) => MAY_NEED_PHASES.test(text2)))
+    return void 0;
   const placed = [];
   for (const { file, text: text2 } of texts) {
     const documents = splitDocuments(text2);
@@ -65572,13 +68180,20 @@ async function phaseInputs(inputs) {
   const planned = planPhases(placed);
   if (!planned) return void 0;
   const root = await mkdtemp4(path11.join(tmpdir5(), "kguard-phases-"));
-  const phased = { parts: [], origins: /* @__PURE__ */ new Map(), cleanup: () => rm4(root, { recursive: true, force: true }) };
+  const phased = {
+    parts: [],
+    origins: /* @__PURE__ */ new Map(),
+    cleanup: () => rm4(root, { recursive: true, force: true })
+  };
   try {
     for (const [number, part] of planned.entries()) {
       const directory = path11.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
       await mkdir(directory, { mode: 448 });
       for (const [position, document2] of part.documents.entries()) {
-        const file = path11.join(directory, `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`);
+        const file = path11.join(
+          directory,
+          `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`
+        );
         await writeFile4(file, document2.document.text, { mode: 384 });
         phased.origins.set(file, where(document2));
       }
@@ -65586,7 +68201,11 @@ async function phaseInputs(inputs) {
         phase: part.phase,
         custom: part.custom,
         directory,
-        documents: part.documents.map((document2) => ({ where: where(document2), kind: document2.document.head?.kind, name: document2.document.head?.name }))
+        documents: part.documents.map((document2) => ({
+          where: where(document2),
+          kind: document2.document.head?.kind,
+          name: document2.document.head?.name
+        }))
       });
     }
     return phased;
@@ -65606,7 +68225,7 @@ var init_phase_files = __esm({
   }
 });
 
-// src/run/understand.ts
+// src/run/apply/understand.ts
 import { createHash } from "node:crypto";
 async function understand(request, options, inputs, deps, part) {
   const clientOnly = options.dryRun === "client";
@@ -65615,11 +68234,23 @@ async function understand(request, options, inputs, deps, part) {
   serverRun?.catch(() => void 0);
   const client = await deps.kubectl.dryRun(identityRequest, "client");
   if (!client.ok && part) {
-    if (/no objects passed to apply/.test(client.stderr)) return { refs: [], pruned: [], server: { ok: true, objects: [], pruned: [], warnings: "" }, current: /* @__PURE__ */ new Map(), digest: digestOf([]) };
+    if (/no objects passed to apply/.test(client.stderr))
+      return {
+        refs: [],
+        pruned: [],
+        server: { ok: true, objects: [], pruned: [], warnings: "" },
+        current: /* @__PURE__ */ new Map(),
+        digest: digestOf([])
+      };
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
   if (!client.ok) {
-    const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: "", stderr: client.stderr, timedOut: client.timedOut });
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: "",
+      stderr: client.stderr,
+      timedOut: client.timedOut
+    });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
     if (failure.kind === "unreachable" || failure.kind === "forbidden" || failure.kind === "unauthorized" || client.timedOut) {
       throw new KubectlError(message, void 0, client.stderr);
@@ -65628,7 +68259,9 @@ async function understand(request, options, inputs, deps, part) {
   }
   const refs = objectsOfApply(client.objects);
   if (refs.length === 0) {
-    throw new InputError("the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.");
+    throw new InputError(
+      "the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied."
+    );
   }
   deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
   const [server, current2] = await Promise.all([serverRun, snapshot(refs, deps)]);
@@ -65655,15 +68288,27 @@ function checkServerDryRun(understood, before, inputs, deps, allRefs = understoo
   );
   const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces2);
   if (judgement.accepted) {
-    for (const { namespace, objects } of judgement.waived) deps.reporter.emit({ kind: "dry-run-waived", namespace, objects });
+    for (const { namespace, objects } of judgement.waived)
+      deps.reporter.emit({ kind: "dry-run-waived", namespace, objects });
     return;
   }
-  const failure = diagnoseKubectlFailure({ exitCode: 1, stdout: "", stderr: judgement.errors.join("\n"), timedOut: understood.server.timedOut });
+  const failure = diagnoseKubectlFailure({
+    exitCode: 1,
+    stdout: "",
+    stderr: judgement.errors.join("\n"),
+    timedOut: understood.server.timedOut
+  });
   const quoted = withOrigins(judgement.errors.join("; "), inputs.origins);
   if (failure.kind === "invalid" || failure.kind === "not-found" || failure.kind === "other") {
-    throw new InputError(`the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`);
+    throw new InputError(
+      `the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`
+    );
   }
-  throw new KubectlError(`kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`, void 0, understood.server.stderr);
+  throw new KubectlError(
+    `kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`,
+    void 0,
+    understood.server.stderr
+  );
 }
 function applyRequest(options, inputs) {
   return {
@@ -65688,16 +68333,24 @@ async function checkRestorable(refs, deps) {
   const resources = await deps.kubectl.apiResources(refs.map((ref) => ref.apiVersion)).catch((error2) => error2);
   if (createsKinds) return;
   const next = "check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied";
-  if (resources instanceof Error) throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
+  if (resources instanceof Error)
+    throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
   const unknown = refs.find((ref) => !resources.has(kindKey(ref)));
-  if (unknown) throw new KubectlError(`kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`);
+  if (unknown)
+    throw new KubectlError(
+      `kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`
+    );
 }
 function kubectlWarnings(stderr) {
-  return [...new Set(stderr.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("Warning: ")))];
+  return [
+    ...new Set(
+      stderr.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("Warning: "))
+    )
+  ];
 }
 var NotReadableYet;
 var init_understand2 = __esm({
-  "src/run/understand.ts"() {
+  "src/run/apply/understand.ts"() {
     "use strict";
     init_errors();
     init_diagnose();
@@ -65716,11 +68369,17 @@ var init_understand2 = __esm({
   }
 });
 
-// src/run/parts.ts
+// src/run/apply/parts.ts
 async function planRun(inputs, options) {
   const whole = applyRequest(options, inputs);
   const phased = await phaseInputs(inputs);
-  if (!phased) return { parts: [{ custom: false, request: whole, documents: [] }], phased: false, origins: inputs.origins, cleanup: async () => void 0 };
+  if (!phased)
+    return {
+      parts: [{ custom: false, request: whole, documents: [] }],
+      phased: false,
+      origins: inputs.origins,
+      cleanup: async () => void 0
+    };
   if (options.applyArgs.some((arg) => /^--prune(=|$)/.test(arg))) {
     await phased.cleanup();
     throw new InputError(
@@ -65746,10 +68405,21 @@ async function understandPlan(plan, options, deps) {
       const index = plan.parts.indexOf(part);
       const reporter = { emit: (event) => said2[index].push(event), close: () => void 0 };
       try {
-        part.understood = await understand(part.request, options, plan, { kubectl: deps.kubectl, reporter }, plan.phased ? readingOf(part) : void 0);
+        part.understood = await understand(
+          part.request,
+          options,
+          plan,
+          { kubectl: deps.kubectl, reporter },
+          plan.phased ? readingOf(part) : void 0
+        );
       } catch (error2) {
         if (!(error2 instanceof NotReadableYet)) throw error2;
-        said2[index].push({ kind: "phase-deferred", phase: part.phase ?? "main", documents: describe2(part), dryRun: options.dryRun !== void 0 });
+        said2[index].push({
+          kind: "phase-deferred",
+          phase: part.phase ?? "main",
+          documents: describe2(part),
+          dryRun: options.dryRun !== void 0
+        });
       }
     })
   );
@@ -65757,7 +68427,14 @@ async function understandPlan(plan, options, deps) {
     await readParts(plan.parts.filter((part) => !part.custom));
     const custom = plan.parts.filter((part) => part.custom);
     if (custom.length > 0 && allServed(plan.parts)) await readParts(custom);
-    else for (const part of custom) said2[plan.parts.indexOf(part)].push({ kind: "phase-deferred", phase: part.phase ?? "main", documents: describe2(part), dryRun: options.dryRun !== void 0 });
+    else
+      for (const part of custom)
+        said2[plan.parts.indexOf(part)].push({
+          kind: "phase-deferred",
+          phase: part.phase ?? "main",
+          documents: describe2(part),
+          dryRun: options.dryRun !== void 0
+        });
   } finally {
     for (const event of said2.flat()) deps.reporter.emit(event);
   }
@@ -65776,7 +68453,12 @@ async function understandPlan(plan, options, deps) {
   return {
     refs,
     pruned: read.flatMap((understood) => understood.pruned),
-    server: { ok: true, objects: answers.flatMap((answer) => answer.objects), pruned: answers.flatMap((answer) => answer.pruned), warnings: "" },
+    server: {
+      ok: true,
+      objects: answers.flatMap((answer) => answer.objects),
+      pruned: answers.flatMap((answer) => answer.pruned),
+      warnings: ""
+    },
     current: current2,
     digest: digestOf(read.map((understood) => understood.digest))
   };
@@ -65787,7 +68469,10 @@ async function readLater(part, plan, known, options, deps) {
   for (let wait = 250; ; wait = Math.min(wait * 2, 4e3)) {
     try {
       const understood = await understand(part.request, options, plan, deps, readingOf(part));
-      checkServerDryRun(understood, new Map([...known.current, ...understood.current]), plan, deps, [...known.refs, ...understood.refs]);
+      checkServerDryRun(understood, new Map([...known.current, ...understood.current]), plan, deps, [
+        ...known.refs,
+        ...understood.refs
+      ]);
       return understood;
     } catch (error2) {
       if (!(error2 instanceof NotReadableYet)) throw error2;
@@ -65813,16 +68498,24 @@ function readingOf(part) {
 }
 function unknownKindsOnly(stderr) {
   const errors = errorLines(stderr);
-  return errors.length > 0 && errors.every((line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(line));
+  return errors.length > 0 && errors.every(
+    (line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(
+      line
+    )
+  );
 }
 function describe2(part) {
-  return part.documents.map((document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`);
+  return part.documents.map(
+    (document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`
+  );
 }
 function noObjects() {
-  return new InputError("the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.");
+  return new InputError(
+    "the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied."
+  );
 }
 var init_parts = __esm({
-  "src/run/parts.ts"() {
+  "src/run/apply/parts.ts"() {
     "use strict";
     init_errors();
     init_understand();
@@ -65833,14 +68526,16 @@ var init_parts = __esm({
   }
 });
 
-// src/run/phases.ts
+// src/run/apply/phases.ts
 function newPhasedApply() {
   return { objects: [], applied: [], applyMs: 0, journalled: Promise.resolve() };
 }
 async function applyInPhases(context, state, options, deps) {
   const stages = stagesOf(context.plan.parts);
   const entries2 = /* @__PURE__ */ new Map();
-  for (const part of context.plan.parts) for (const ref of part.understood?.refs ?? []) entries2.set(objectKey(ref), entryOf(ref, context.before, part.phase));
+  for (const part of context.plan.parts)
+    for (const ref of part.understood?.refs ?? [])
+      entries2.set(objectKey(ref), entryOf(ref, context.before, part.phase));
   for (const ref of context.pruned) entries2.set(objectKey(ref), entryOf(ref, context.before, void 0));
   let stopped;
   for (const [number, stage] of stages.entries()) {
@@ -65850,7 +68545,9 @@ async function applyInPhases(context, state, options, deps) {
     }
     const unread = stage.parts.filter((part) => !part.understood);
     if (unread.length > 0) {
-      const failure = await readNow(unread, stage, entries2, context, options, deps).catch((error2) => error2);
+      const failure = await readNow(unread, stage, entries2, context, options, deps).catch(
+        (error2) => error2
+      );
       if (failure) {
         stopped = `phase ${stage.phase} could not be read: ${messageOf2(failure)}`;
         if (!state.objects.some(isChange)) state.refused = failure;
@@ -65862,9 +68559,13 @@ async function applyInPhases(context, state, options, deps) {
         continue;
       }
     }
-    const refs = [...stage.parts.flatMap((part) => part.understood?.refs ?? []), ...stage.phase ? [] : context.pruned];
+    const refs = [
+      ...stage.parts.flatMap((part) => part.understood?.refs ?? []),
+      ...stage.phase ? [] : context.pruned
+    ];
     if (refs.length === 0) continue;
-    if (stage.phase) deps.reporter.emit({ kind: "phase", phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
+    if (stage.phase)
+      deps.reporter.emit({ kind: "phase", phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
     const applyStartedAt = deps.clock.now();
     const { applied: applied2, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
     state.applyMs += deps.clock.now() - applyStartedAt;
@@ -65877,9 +68578,13 @@ async function applyInPhases(context, state, options, deps) {
       state.objects.push(...unreadable(refs, context.before));
       return;
     }
-    const objects = detectChanges(refs, context.before, after, deps).map((object) => ({ ...object, ...stageOf(stage) }));
+    const objects = detectChanges(refs, context.before, after, deps).map((object) => ({
+      ...object,
+      ...stageOf(stage)
+    }));
     state.objects.push(...objects);
-    for (const ref of refs) entries2.set(objectKey(ref), { ...entries2.get(objectKey(ref)), applied: after.get(objectKey(ref)) ?? null });
+    for (const ref of refs)
+      entries2.set(objectKey(ref), { ...entries2.get(objectKey(ref)), applied: after.get(objectKey(ref)) ?? null });
     journalUpdate(context.journal, { state: "applied", objects: [...entries2.values()] }, state, deps);
     if (applyError) {
       state.applyError = applyError;
@@ -65954,7 +68659,12 @@ async function applyManifests(request, origins, deps) {
     return { applied: applied2, applyError: void 0 };
   } catch (caught) {
     const error2 = caught instanceof KubectlError ? caught : new KubectlError(`kguard failed while kubectl applied: ${messageOf2(caught)}`);
-    const applyError = new KubectlError(withOrigins(error2.message, origins), error2.command, error2.stderr, error2.applied);
+    const applyError = new KubectlError(
+      withOrigins(error2.message, origins),
+      error2.command,
+      error2.stderr,
+      error2.applied
+    );
     deps.reporter.emit({ kind: "apply-failed", message: applyError.message, applied: [...error2.applied] });
     return { applied: [...error2.applied], applyError };
   }
@@ -65982,7 +68692,7 @@ function messageOf2(error2) {
 }
 var STOPS;
 var init_phases2 = __esm({
-  "src/run/phases.ts"() {
+  "src/run/apply/phases.ts"() {
     "use strict";
     init_errors();
     init_engine();
@@ -65998,9 +68708,10 @@ var init_phases2 = __esm({
   }
 });
 
-// src/run/apply.ts
+// src/run/apply/apply.ts
 async function runApply(options, rawDeps) {
-  const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
+  const stopping = stopOnRequest(rawDeps.signal);
+  const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
   const startedAt = deps.clock.now();
   const startedAtIso = (/* @__PURE__ */ new Date()).toISOString();
   deps.kubectl.cancelReadsOn(deps.signal);
@@ -66023,9 +68734,16 @@ async function runApply(options, rawDeps) {
     const home = homeNamespace(refs, options.namespace);
     const readLater2 = plan.parts.some((part) => !part.understood);
     for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
-    const verifyJobs = options.verifyJobs.length > 0 && !options.dryRun ? await prepareVerifyJobs(options.verifyJobs, { namespace: home, runId, createdNamespaces: createdNamespaces(refs, understood.current), deadlineMs: options.timeoutMs }, deps.kubectl).catch(
-      interruptedBeforeApply(deps.signal)
-    ) : [];
+    const verifyJobs = options.verifyJobs.length > 0 && !options.dryRun ? await prepareVerifyJobs(
+      options.verifyJobs,
+      {
+        namespace: home,
+        runId,
+        createdNamespaces: createdNamespaces(refs, understood.current),
+        deadlineMs: options.timeoutMs
+      },
+      deps.kubectl
+    ).catch(interruptedBeforeApply(deps.signal)) : [];
     const unchanged = !readLater2 && changesNothing(understood);
     const journalled = options.journal && !options.dryRun && !unchanged;
     if (!options.dryRun && unchanged && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
@@ -66058,6 +68776,7 @@ async function runApply(options, rawDeps) {
       );
     };
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
+    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) {
       result = { ...await preview2(understood, before, readableRequest(plan), options, deps, startedAt), target };
@@ -66065,7 +68784,10 @@ async function runApply(options, rawDeps) {
       return result;
     }
     await restorable?.catch(interruptedBeforeApply(deps.signal));
-    const [journal] = await Promise.all([journalled ? startJournal(runId, place, refs, before, options, deps, stagesOf2(plan)) : void 0, tidied]);
+    const [journal] = await Promise.all([
+      journalled ? startJournal(runId, place, refs, before, options, deps, stagesOf2(plan)) : void 0,
+      tidied
+    ]);
     if (deps.signal?.aborted) {
       deps.kubectl.stopCancelling();
       await journal?.finish().catch(() => void 0);
@@ -66093,14 +68815,36 @@ async function runApply(options, rawDeps) {
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned
     });
-    const { objects, verification } = await afterTheApply(context, state, { runId, namespace: home, target, jobs: verifyJobs, resultOf }, options, deps);
+    const { objects, verification } = await afterTheApply(
+      context,
+      state,
+      { runId, namespace: home, target, jobs: verifyJobs, resultOf },
+      options,
+      deps
+    );
     result = resultOf(objects, verification);
-    const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, { startedAt: startedAtIso, target, digest: understood.digest }, options) : [];
-    if (records.length > 0) deps.reporter.emit({ kind: "history-kept", runId: records[0].runId, namespaces: records.map((record) => record.namespace), keep: options.history });
-    ending = journal ? Promise.all([writeHistory(records, options, deps), endJournal(journal, result, deps, options.keepJournal)]).then(() => void 0) : void 0;
+    const records = keptInHistory(result, journal, options) ? historyRecordsOf(
+      result,
+      objects,
+      journal,
+      { startedAt: startedAtIso, target, digest: understood.digest },
+      options
+    ) : [];
+    if (records.length > 0)
+      deps.reporter.emit({
+        kind: "history-kept",
+        runId: records[0].runId,
+        namespaces: records.map((record) => record.namespace),
+        keep: options.history
+      });
+    ending = journal ? Promise.all([
+      writeHistory(records, options, deps),
+      endJournal(journal, result, deps, options.keepJournal)
+    ]).then(() => void 0) : void 0;
     deps.announce?.(result);
     return result;
   } finally {
+    stopping.end();
     deps.kubectl.stopCancelling();
     await Promise.all([ending, ...leases.map((held) => held.release()), inputs.cleanup(), plan?.cleanup()]);
     if (result) result.kubectlProcesses = deps.kubectl.spawned;
@@ -66118,7 +68862,13 @@ async function afterTheApply(context, state, verify, options, deps) {
     }
     if (state.unreadable) return { objects: unreadable2(state, context.journal, deps) };
     const pending = state.objects;
-    if (!state.applyError) verification = await verifyAndBake(pending, { ...verify, resultSoFar: (sofar) => verify.resultOf(pending, sofar) }, options, deps);
+    if (!state.applyError)
+      verification = await verifyAndBake(
+        pending,
+        { ...verify, resultSoFar: (sofar) => verify.resultOf(pending, sofar) },
+        options,
+        deps
+      );
   } catch (error2) {
     if (error2 === state.applyError || error2 === state.refused) throw error2;
     deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
@@ -66130,17 +68880,24 @@ async function afterTheApply(context, state, verify, options, deps) {
   } catch (error2) {
     deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
     for (const object of state.objects.filter(isChange)) {
-      object.restore ??= { status: "failed", reason: `kguard failed while restoring it: ${messageOf3(error2)}`, commands: finishCommands(context.journal, deps) };
+      object.restore ??= {
+        status: "failed",
+        reason: `kguard failed while restoring it: ${messageOf3(error2)}`,
+        commands: finishCommands(context.journal, deps)
+      };
     }
   }
   return { objects: state.objects, verification };
 }
 function createdNamespaces(refs, current2) {
-  return new Set(refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name));
+  return new Set(
+    refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name)
+  );
 }
 function unreadable2(state, journal, deps) {
   const reason = `kguard could not read it after the apply (${messageOf3(state.unreadable)}), so it may or may not have changed`;
-  for (const object of state.objects.filter(isChange)) object.restore = { status: "failed", reason, commands: finishCommands(journal, deps) };
+  for (const object of state.objects.filter(isChange))
+    object.restore = { status: "failed", reason, commands: finishCommands(journal, deps) };
   return state.objects;
 }
 function finishCommands(journal, deps) {
@@ -66152,7 +68909,11 @@ function readableRequest(plan) {
   return { ...readable2[0].request, filenames: readable2.flatMap((part) => part.request.filenames) };
 }
 function stagesOf2(plan) {
-  return new Map(plan.parts.flatMap((part) => part.phase ? (part.understood?.refs ?? []).map((ref) => [objectKey(ref), PHASES.indexOf(part.phase)]) : []));
+  return new Map(
+    plan.parts.flatMap(
+      (part) => part.phase ? (part.understood?.refs ?? []).map((ref) => [objectKey(ref), PHASES.indexOf(part.phase)]) : []
+    )
+  );
 }
 function messageOf3(error2) {
   return error2 instanceof Error ? error2.message : String(error2);
@@ -66179,7 +68940,7 @@ function unchangedResult(refs, target, options, deps, startedAt) {
   });
 }
 var init_apply = __esm({
-  "src/run/apply.ts"() {
+  "src/run/apply/apply.ts"() {
     "use strict";
     init_clock();
     init_errors();
@@ -66187,6 +68948,7 @@ var init_apply = __esm({
     init_lease();
     init_leases();
     init_store();
+    init_stop();
     init_inputs();
     init_job_manifest();
     init_compare();
@@ -66217,7 +68979,7 @@ async function guardedApply(options, deps) {
   const learn = (text2) => {
     for (const value of secretValuesIn(text2)) deps.redactor.addValue(value);
   };
-  const learnBytes = (bytes) => learn(Buffer.from(bytes).toString("utf8"));
+  const learnBytes = (bytes2) => learn(Buffer.from(bytes2).toString("utf8"));
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
   for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
@@ -66273,14 +69035,17 @@ async function guardedApply(options, deps) {
             outcome: known.outcome,
             exitCode: exitCodeOfRun(known),
             restored: anythingRestored(known),
-            failedWorkloads: known.objects.filter((object) => object.verdict && object.verdict.state !== "healthy" && object.tracked).length
+            failedWorkloads: known.objects.filter(
+              (object) => object.verdict && object.verdict.state !== "healthy" && object.tracked
+            ).length
           });
         }
       }
     });
     const exitCode = exitCodeOfRun(result);
     if (result.outcome !== "needs-attention" && options.rollback === "all") await copies2.remove();
-    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode, runId };
+    const run = { runId: recorder.runId, runLabel: options.runLabel };
+    return { report: sanitizeDeep(buildReport(result, recorder.messages, run), deps.redactor), exitCode, runId };
   } finally {
     closeKubectl();
     recorder.close();
@@ -66327,17 +69092,32 @@ __export(fleet_exports, {
 });
 async function guardedFleetApply(options, plan, deps) {
   if (options.connectionArgs.some((arg) => arg.startsWith("--context="))) {
-    throw new InputError("--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context.");
+    throw new InputError(
+      "--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context."
+    );
   }
   if (plan.rollback === "all" && !options.journal && !options.dryRun) {
-    throw new InputError("--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.");
+    throw new InputError(
+      "--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed."
+    );
   }
-  const fleet = { runId: deps.fleetRunId ?? makeFleetRunId(), contexts: plan.waves.flatMap((wave) => wave.contexts) };
+  const fleet = {
+    runId: deps.fleetRunId ?? makeFleetRunId(),
+    contexts: plan.waves.flatMap((wave) => wave.contexts)
+  };
   const shared = { emit: (event) => deps.reporter.emit(event), close: () => void 0 };
   let stdin;
   const readStdin2 = () => stdin ??= deps.readStdin();
   const ends = plan.waves.flatMap(
-    (wave, index) => wave.contexts.map((context) => ({ context, wave: index + 1, outcome: "not-reached", exitCode: null, runId: null, message: null, report: null }))
+    (wave, index) => wave.contexts.map((context) => ({
+      context,
+      wave: index + 1,
+      outcome: "not-reached",
+      exitCode: null,
+      runId: null,
+      message: null,
+      report: null
+    }))
   );
   const optionsOf = (end) => clusterOptions(options, end.context, plan.waves[end.wave - 1], plan, fleet);
   for (const end of ends) {
@@ -66346,16 +69126,34 @@ async function guardedFleetApply(options, plan, deps) {
   }
   for (const [index, { parallel }] of plan.waves.entries()) {
     const wave = ends.filter((end) => end.wave === index + 1);
-    const sections = new ClusterSections(shared, wave.map((end) => end.context));
+    const sections = new ClusterSections(
+      shared,
+      wave.map((end) => end.context)
+    );
     await eachAtMost(wave, parallel ?? wave.length, async (end) => {
       const reporter = sections.reporterFor(end.context);
-      reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "apply", fleetRunId: fleet.runId });
+      reporter.emit({
+        kind: "fleet-cluster",
+        context: end.context,
+        wave: end.wave,
+        step: "apply",
+        fleetRunId: fleet.runId
+      });
       try {
         const run = await guardedApply(optionsOf(end), { ...deps, reporter, readStdin: readStdin2 });
-        Object.assign(end, { outcome: run.report.outcome, exitCode: run.exitCode, runId: run.runId, report: run.report });
+        Object.assign(end, {
+          outcome: run.report.outcome,
+          exitCode: run.exitCode,
+          runId: run.runId,
+          report: run.report
+        });
       } catch (error2) {
         if (!(error2 instanceof KguardError)) throw error2;
-        Object.assign(end, { outcome: "error", exitCode: error2.exitCode, message: sanitizeText(error2.message, deps.redactor) });
+        Object.assign(end, {
+          outcome: "error",
+          exitCode: error2.exitCode,
+          message: sanitizeText(error2.message, deps.redactor)
+        });
       } finally {
         sections.end(end.context);
       }
@@ -66364,7 +69162,10 @@ async function guardedFleetApply(options, plan, deps) {
   }
   const failed2 = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
   const restore2 = failed2 ? clustersToRestore(ends, plan.rollback) : [];
-  const restoreSections = new ClusterSections(shared, restore2.map((end) => end.context));
+  const restoreSections = new ClusterSections(
+    shared,
+    restore2.map((end) => end.context)
+  );
   await Promise.all(
     ends.map(async (end) => {
       if (end.runId === null || end.outcome !== "succeeded") return;
@@ -66374,7 +69175,13 @@ async function guardedFleetApply(options, plan, deps) {
         return;
       }
       const reporter = restoreSections.reporterFor(end.context);
-      reporter.emit({ kind: "fleet-cluster", context: end.context, wave: end.wave, step: "restore", fleetRunId: fleet.runId });
+      reporter.emit({
+        kind: "fleet-cluster",
+        context: end.context,
+        wave: end.wave,
+        step: "restore",
+        fleetRunId: fleet.runId
+      });
       try {
         const kubeconfig = plan.overrides?.[end.context]?.kubeconfig;
         const where2 = `--context ${end.context}${kubeconfig === void 0 ? "" : ` --kubeconfig ${kubeconfig}`}`;
@@ -66387,7 +69194,18 @@ async function guardedFleetApply(options, plan, deps) {
   );
   deps.reporter.close();
   const exitCode = fleetExitCode(ends);
-  return { report: { reportVersion: 3, fleet: true, fleetRunId: fleet.runId, outcome: fleetOutcome(ends), exitCode, fleetRollback: plan.rollback, clusters: ends }, exitCode };
+  return {
+    report: {
+      reportVersion: 3,
+      fleet: true,
+      fleetRunId: fleet.runId,
+      outcome: fleetOutcome(ends),
+      exitCode,
+      fleetRollback: plan.rollback,
+      clusters: ends
+    },
+    exitCode
+  };
 }
 async function eachAtMost(items, limit, work) {
   let next = 0;
@@ -66401,37 +69219,56 @@ async function eachAtMost(items, limit, work) {
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 function clusterKubectl(options, deps) {
-  return connectKubectl({
-    binary: deps.kubectlBinary,
-    connectionArgs: options.connectionArgs,
-    requestTimeout: `${options.requestTimeoutMs / 1e3}s`,
-    readDeadlineMs: Math.min(6e4, Math.max(5e3, options.rollbackTimeoutMs)),
-    concurrency: options.concurrency,
-    retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
-    observe: (objects) => {
-      for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
-    }
-  }, { watches: false });
+  return connectKubectl(
+    {
+      binary: deps.kubectlBinary,
+      connectionArgs: options.connectionArgs,
+      requestTimeout: `${options.requestTimeoutMs / 1e3}s`,
+      readDeadlineMs: Math.min(6e4, Math.max(5e3, options.rollbackTimeoutMs)),
+      concurrency: options.concurrency,
+      retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
+      observe: (objects) => {
+        for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
+      }
+    },
+    { watches: false }
+  );
 }
 async function restoreCluster(runId, where2, kubectl, options, deps) {
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   const copies2 = privateCopies(runId);
   try {
-    const result = await runRollback({ runId, deadlineMs: options.rollbackTimeoutMs, force: true }, { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies2, probe: probeHolder });
+    const result = await runRollback(
+      { runId, deadlineMs: options.rollbackTimeoutMs, force: true },
+      { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies2, probe: probeHolder }
+    );
     if (result.needsPerson > 0) {
-      return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where2} finishes it.` };
+      return {
+        outcome: "needs-attention",
+        exitCode: ExitCode.RollbackFailed,
+        message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where2} finishes it.`
+      };
     }
     await Promise.all([copies2.remove(), removeCopiesOf(runId)]);
     return { outcome: "restored", exitCode: ExitCode.RolledBack };
   } catch (error2) {
     const reason = error2 instanceof Error ? error2.message : String(error2);
-    return { outcome: "needs-attention", exitCode: ExitCode.RollbackFailed, message: sanitizeText(`the fleet could not restore it: ${reason}. kguard rollback ${runId} ${where2} finishes it.`, deps.redactor) };
+    return {
+      outcome: "needs-attention",
+      exitCode: ExitCode.RollbackFailed,
+      message: sanitizeText(
+        `the fleet could not restore it: ${reason}. kguard rollback ${runId} ${where2} finishes it.`,
+        deps.redactor
+      )
+    };
   } finally {
     recorder.close();
   }
 }
 async function forgetJournal(runId, kubectl, deadlineMs) {
-  const run = (await listRuns(kubectl, void 0, Date.now(), probeHolder).catch(() => [])).find((candidate) => candidate.runId === runId);
+  const run = (await listRuns(kubectl, void 0, Date.now(), probeHolder).catch(() => [])).find(
+    (candidate) => candidate.runId === runId
+  );
   if (run) await removeJournal(kubectl, run.secrets, deadlineMs).catch(() => void 0);
 }
 var init_fleet2 = __esm({
@@ -66547,7 +69384,11 @@ function yamlErrorLocations(kubectlMessage, base, read = (file) => {
     const text2 = read(file);
     const start = text2 === void 0 ? 1 : failingDocumentStart(text2);
     const shown2 = path12.relative(base, path12.resolve(file));
-    return { file: shown2.startsWith("..") || path12.isAbsolute(shown2) ? path12.resolve(file) : shown2, line: start + Number(lineInDocument) - 1, message };
+    return {
+      file: shown2.startsWith("..") || path12.isAbsolute(shown2) ? path12.resolve(file) : shown2,
+      line: start + Number(lineInDocument) - 1,
+      message
+    };
   });
 }
 function failingDocumentStart(text2) {
@@ -66625,6 +69466,8 @@ var init_verbosity = __esm({
       "fleet-cluster": "quiet",
       "rollback-wait": "normal",
       "rollback-finished": "quiet",
+      "stop-requested": "quiet",
+      "stopping-run": "normal",
       "lock-wait": "normal",
       "internal-error": "quiet",
       "undo-preview": "quiet",
@@ -69405,10 +72248,12 @@ var init_tty = __esm({
           this.refresh();
           return;
         }
-        if ("workload" in event && event.workload && event.kind !== "pod-problem") this.inProgress.delete(objectKey(event.workload));
+        if ("workload" in event && event.workload && event.kind !== "pod-problem")
+          this.inProgress.delete(objectKey(event.workload));
         const checked = event.kind === "verify-passed" || event.kind === "verify-failed" ? event.outcome.check : void 0;
         if (checked?.type === "job" && checked.job) this.inProgress.delete(objectKey(checked.job));
-        if (event.kind === "tracking") this.inProgress.set(objectKey(event.workload), `${describeObject(event.workload)}: starting`);
+        if (event.kind === "tracking")
+          this.inProgress.set(objectKey(event.workload), `${describeObject(event.workload)}: starting`);
         if (this.spinner.isSpinning) this.spinner.clear();
         this.stream.write(`${paint(this.chalk, formatEvent(event))}
 `);
@@ -69431,7 +72276,7 @@ var init_tty = __esm({
   }
 });
 
-// src/report/gitlab.ts
+// src/report/ci/gitlab.ts
 var gitlab_exports = {};
 __export(gitlab_exports, {
   GitlabCiReporter: () => GitlabCiReporter
@@ -69444,7 +72289,7 @@ function sectionOf(event) {
 }
 var HEADERS2, SECTION_OF, GitlabCiReporter;
 var init_gitlab = __esm({
-  "src/report/gitlab.ts"() {
+  "src/report/ci/gitlab.ts"() {
     "use strict";
     init_format();
     HEADERS2 = {
@@ -69500,6 +72345,8 @@ var init_gitlab = __esm({
       "fleet-cluster": void 0,
       "rollback-wait": "restore",
       "rollback-finished": "restore",
+      "stop-requested": "restore",
+      "stopping-run": "restore",
       "verify-started": "verify",
       "verify-passed": "verify",
       "verify-failed": "verify",
@@ -69540,8 +72387,10 @@ var init_gitlab = __esm({
       }
       start(section) {
         this.open = section;
-        this.stream.write(`\x1B[0Ksection_start:${this.seconds()}:kguard_${section}[collapsed=true]\r\x1B[0K${HEADERS2[section]}
-`);
+        this.stream.write(
+          `\x1B[0Ksection_start:${this.seconds()}:kguard_${section}[collapsed=true]\r\x1B[0K${HEADERS2[section]}
+`
+        );
       }
       end() {
         if (!this.open) return;
@@ -69559,7 +72408,7 @@ var init_gitlab = __esm({
   }
 });
 
-// src/cli/complete-words.ts
+// src/cli/completion/complete-words.ts
 var complete_words_exports = {};
 __export(complete_words_exports, {
   DIRECTIVE: () => DIRECTIVE,
@@ -69572,16 +72421,22 @@ function completeWords(spec, words, list) {
   if (typed.includes("--")) return { candidates: [], directive: DIRECTIVE.default };
   const commandAt = typed.findIndex((word) => !word.startsWith("-"));
   if (commandAt === -1) {
-    const commands = [...spec.commands.map((command2) => ({ value: command2.name, description: command2.description })), { value: "help", description: "display help for a command" }];
+    const commands = [
+      ...spec.commands.map((command2) => ({ value: command2.name, description: command2.description })),
+      { value: "help", description: "display help for a command" }
+    ];
     return matching(commands, current2);
   }
   const command = spec.commands.find((candidate) => candidate.name === typed[commandAt]);
   if (!command) return { candidates: [], directive: DIRECTIVE.noFileComp };
   const flagOf2 = (word) => word === void 0 ? void 0 : command.flags.find((flag) => flag.names.includes(word));
   const previous = flagOf2(typed.at(-1));
-  if (previous && previous.value !== "none" && !previous.optionalValue) return valuesOf2(previous, current2, contextArgs(typed), list);
+  if (previous && previous.value !== "none" && !previous.optionalValue)
+    return valuesOf2(previous, current2, contextArgs(typed), list);
   if (current2.startsWith("-")) {
-    const flags = command.flags.flatMap((flag) => flag.names.map((name) => ({ value: name, description: flag.description })));
+    const flags = command.flags.flatMap(
+      (flag) => flag.names.map((name) => ({ value: name, description: flag.description }))
+    );
     return matching(flags, current2);
   }
   return matching(
@@ -69617,15 +72472,20 @@ function contextArgs(typed) {
   return context === void 0 ? [] : ["--context", context];
 }
 function matching(candidates, current2) {
-  return { candidates: candidates.filter((candidate) => candidate.value.startsWith(current2)), directive: DIRECTIVE.noFileComp };
+  return {
+    candidates: candidates.filter((candidate) => candidate.value.startsWith(current2)),
+    directive: DIRECTIVE.noFileComp
+  };
 }
 function completionOutput(completion) {
-  const lines = completion.candidates.map(({ value, description }) => description ? `${value}	${description.replace(/\s+/g, " ")}` : value);
+  const lines = completion.candidates.map(
+    ({ value, description }) => description ? `${value}	${description.replace(/\s+/g, " ")}` : value
+  );
   return [...lines, `:${completion.directive}`, ""].join("\n");
 }
 var DIRECTIVE;
 var init_complete_words = __esm({
-  "src/cli/complete-words.ts"() {
+  "src/cli/completion/complete-words.ts"() {
     "use strict";
     DIRECTIVE = { default: 0, noFileComp: 4 };
   }
@@ -69635,8 +72495,12 @@ var init_complete_words = __esm({
 var main_exports = {};
 function buildCli(session, argv) {
   const name = programName(argv[1]);
-  const typed = argv.slice(2);
+  const habits = kubectlHabits(argv.slice(2));
+  for (const note of habits.notes) process.stderr.write(`kguard: note: ${note}
+`);
+  const typed = habits.words;
   for (const value of credentialValues(typed)) session.redactor.addValue(value);
+  session.diffPreview = wantsDiff(typed);
   const { rest, kubectlArgs } = takeKubectlFlags(typed);
   session.kubectlFlags = kubectlArgs;
   const program2 = buildProgram(name, typed, {
@@ -69674,7 +72538,8 @@ function explainUsage(message, name, typed, apply) {
   return `error: ${explainUnknownOption(message.replace(/^error: /, ""), name, typed, known)}`;
 }
 function setVerbosity(session, raw) {
-  if (raw.verbose && raw.quiet) throw new InputError("-v (--verbose) and -q (--quiet) contradict each other; give one of them.");
+  if (raw.verbose && raw.quiet)
+    throw new InputError("-v (--verbose) and -q (--quiet) contradict each other; give one of them.");
   session.verbosity = raw.verbose ? "verbose" : raw.quiet ? "quiet" : "normal";
 }
 async function runCommand2(raw, passThrough, session) {
@@ -69687,7 +72552,10 @@ async function runCommand2(raw, passThrough, session) {
     await writeDotenv(session, "running");
     setVerbosity(session, raw);
     if (raw.events !== void 0) {
-      const [{ openEventLines: openEventLines2 }, { EventStreamReporter: EventStreamReporter2 }] = await Promise.all([Promise.resolve().then(() => (init_events_output(), events_output_exports)), Promise.resolve().then(() => (init_events(), events_exports))]);
+      const [{ openEventLines: openEventLines2 }, { EventStreamReporter: EventStreamReporter2 }] = await Promise.all([
+        Promise.resolve().then(() => (init_events_output(), events_output_exports)),
+        Promise.resolve().then(() => (init_events(), events_exports))
+      ]);
       const lines = openEventLines2(raw.events, session.json);
       session.events = new EventStreamReporter2(lines.write);
       session.logToStderr = session.json || lines.toStdout;
@@ -69731,47 +72599,73 @@ async function runDeps(options, session) {
   };
 }
 async function runFleet(options, plan, session) {
-  const [{ guardedFleetApply: guardedFleetApply2 }, { fleetLines: fleetLines2 }] = await Promise.all([Promise.resolve().then(() => (init_fleet2(), fleet_exports)), Promise.resolve().then(() => (init_fleet3(), fleet_exports2))]);
+  const [{ guardedFleetApply: guardedFleetApply2 }, { fleetLines: fleetLines2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_fleet2(), fleet_exports)),
+    Promise.resolve().then(() => (init_fleet3(), fleet_exports2))
+  ]);
   const { report, exitCode } = await guardedFleetApply2(options, plan, await runDeps(options, session));
   session.finished = true;
   const log = session.logToStderr ? process.stderr : process.stdout;
-  log.write(`${fleetLines2(report).map((line) => sanitizeText(line, session.redactor)).join("\n")}
-`);
+  log.write(
+    `${fleetLines2(report).map((line) => sanitizeText(line, session.redactor)).join("\n")}
+`
+  );
   if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
 `);
   await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
   return exitCode;
 }
 async function fail(session, error2) {
-  const failure = failureOf(error2);
+  const found = failureOf(error2);
+  const failure = session.diffPreview ? { ...found, exitCode: diffPreviewExitCode(found.exitCode) } : found;
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
-  const sanitized = { ...failure, message: sanitizeText(failure.message, session.redactor), messages: session.recorder?.messages };
+  const sanitized = {
+    ...failure,
+    message: sanitizeText(failure.message, session.redactor),
+    messages: session.recorder?.messages
+  };
   await reportFailure(sanitized, failureOutputs(session));
   session.events?.error(failure.exitCode, sanitized.message);
-  await Promise.all([writeJunit(session, failureReport(sanitized)), writeDotenv(session, failure.outcome, failure.exitCode)]);
+  await Promise.all([
+    writeJunit(session, failureReport(sanitized)),
+    writeDotenv(session, failure.outcome, failure.exitCode)
+  ]);
   return failure.exitCode;
 }
 async function confirmed(options, session) {
   const output = session.logToStderr ? process.stderr : process.stdout;
-  const [{ askYesNo: askYesNo2, requireTerminal: requireTerminal2 }, { guardedApply: guardedApply2 }] = await Promise.all([Promise.resolve().then(() => (init_confirm(), confirm_exports)), Promise.resolve().then(() => (init_apply2(), apply_exports))]);
+  const [{ askYesNo: askYesNo2, requireTerminal: requireTerminal2 }, { guardedApply: guardedApply2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_confirm(), confirm_exports)),
+    Promise.resolve().then(() => (init_apply2(), apply_exports))
+  ]);
   requireTerminal2(Boolean(process.stdin.isTTY), Boolean(output.isTTY));
-  const { report } = await guardedApply2({ ...options, dryRun: "server", diff: true }, {
-    redactor: session.redactor,
-    reporter: await makeReporter({ ...session, githubActions: false, events: void 0 }, options.manifests),
-    signal: session.cancel.signal,
-    readStdin,
-    kubectlBinary: process.env.KGUARD_KUBECTL || "kubectl",
-    env: process.env,
-    onRecorder: (recorder) => session.recorder = recorder,
-    quietEnd: true
-  });
+  const { report } = await guardedApply2(
+    { ...options, dryRun: "server", diff: true },
+    {
+      redactor: session.redactor,
+      reporter: await makeReporter({ ...session, githubActions: false, events: void 0 }, options.manifests),
+      signal: session.cancel.signal,
+      readStdin,
+      kubectlBinary: process.env.KGUARD_KUBECTL || "kubectl",
+      env: process.env,
+      onRecorder: (recorder) => session.recorder = recorder,
+      quietEnd: true
+    }
+  );
   if (report.objects.every((object) => !isChangeKind(object.change))) return true;
   return askYesNo2("Apply these changes? [y/N] ", process.stdin, output);
 }
 function failureOutputs(session) {
   const summaryPath = process.env.GITHUB_STEP_SUMMARY || void 0;
   const locateYamlErrors = async (message) => (await Promise.resolve().then(() => (init_yaml_errors(), yaml_errors_exports))).yamlErrorLocations(message, workspace());
-  return { stdout: process.stdout, stderr: process.stderr, json: session.json, githubActions: session.githubActions, summaryPath, locateYamlErrors };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    json: session.json,
+    githubActions: session.githubActions,
+    summaryPath,
+    locateYamlErrors
+  };
 }
 function failureOf(error2) {
   if (error2 instanceof CommanderError) {
@@ -69779,7 +72673,8 @@ function failureOf(error2) {
     const message = error2.message === "(outputHelp)" ? "no command given: use kguard apply -f FILE" : error2.message.replace(/^error: /, "");
     return { outcome: "error", exitCode: ExitCode.InputError, message, printed: true };
   }
-  if (error2 instanceof InterruptedError) return { outcome: "interrupted", exitCode: error2.exitCode, message: error2.message };
+  if (error2 instanceof InterruptedError)
+    return { outcome: "interrupted", exitCode: error2.exitCode, message: error2.message };
   if (error2 instanceof KguardError) return { outcome: "error", exitCode: error2.exitCode, message: error2.message };
   const detail = error2 instanceof Error ? error2.stack ?? error2.message : String(error2);
   return {
@@ -69802,16 +72697,27 @@ function handleInterrupts(session) {
       return;
     }
     if (meaning === "same-cancellation") {
-      process.stderr.write(`kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)
-`);
+      process.stderr.write(
+        `kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)
+`
+      );
       return;
     }
     stopRunningProcesses();
     session.recorder?.close();
-    const message = sanitizeText(secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId), session.redactor);
+    const message = sanitizeText(
+      secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId),
+      session.redactor
+    );
     process.stderr.write(`kguard: ${message}
 `);
-    const failure = { outcome: "interrupted", exitCode: INTERRUPTED, message, messages: session.recorder?.messages, printed: true };
+    const failure = {
+      outcome: "interrupted",
+      exitCode: INTERRUPTED,
+      message,
+      messages: session.recorder?.messages,
+      printed: true
+    };
     session.events?.error(INTERRUPTED, message);
     void (async () => {
       await reportFailure(failure, failureOutputs(session)).catch(() => void 0);
@@ -69843,20 +72749,25 @@ async function makeReporter(session, manifests) {
 }
 async function githubReporter(reporter, manifests) {
   const env2 = process.env;
-  const [{ GithubActionsReporter: GithubActionsReporter2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([Promise.resolve().then(() => (init_github(), github_exports)), Promise.resolve().then(() => (init_locate(), locate_exports))]);
+  const [{ GithubActionsReporter: GithubActionsReporter2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_github(), github_exports)),
+    Promise.resolve().then(() => (init_locate(), locate_exports))
+  ]);
   const locate = manifests ? manifestLocator2(manifests.filenames, manifests.recursive, workspace()) : void 0;
   return new GithubActionsReporter2(reporter, process.stderr, env2.GITHUB_STEP_SUMMARY || void 0, void 0, locate);
 }
 async function printCompletions(program2, words) {
-  const [{ completeWords: completeWords2, completionOutput: completionOutput2 }, { completionSpec: completionSpec2, KUBECTL_VALUES: KUBECTL_VALUES2 }, { execFileSync }] = await Promise.all([
-    Promise.resolve().then(() => (init_complete_words(), complete_words_exports)),
-    Promise.resolve().then(() => (init_completion_spec(), completion_spec_exports)),
-    import("node:child_process")
-  ]);
+  const [{ completeWords: completeWords2, completionOutput: completionOutput2 }, { completionSpec: completionSpec2, KUBECTL_VALUES: KUBECTL_VALUES2 }, { execFileSync }] = await Promise.all(
+    [Promise.resolve().then(() => (init_complete_words(), complete_words_exports)), Promise.resolve().then(() => (init_completion_spec(), completion_spec_exports)), import("node:child_process")]
+  );
   const list = (kind, contextArgs2) => {
     try {
       const command = KUBECTL_VALUES2[kind](contextArgs2.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(" "));
-      return execFileSync("sh", ["-c", command], { encoding: "utf8", timeout: 5e3, stdio: ["ignore", "pipe", "ignore"] }).split("\n").filter(Boolean);
+      return execFileSync("sh", ["-c", command], {
+        encoding: "utf8",
+        timeout: 5e3,
+        stdio: ["ignore", "pipe", "ignore"]
+      }).split("\n").filter(Boolean);
     } catch {
       return [];
     }
@@ -69884,26 +72795,9 @@ async function main(argv) {
     explain = cli.explain;
     await cli.program.parseAsync(cli.words, { from: "user" });
   } catch (error2) {
-    if (error2 instanceof CommanderError && error2.code === "commander.unknownOption") error2.message = explain(error2.message);
+    if (error2 instanceof CommanderError && error2.code === "commander.unknownOption")
+      error2.message = explain(error2.message);
     process.exitCode = await fail(session, error2);
-  }
-}
-async function readFleetFile(file) {
-  const { readFile: readFile4 } = await import("node:fs/promises");
-  try {
-    return await readFile4(file, "utf8");
-  } catch (error2) {
-    const code = error2.code ?? "unreadable";
-    throw new InputError(`--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`);
-  }
-}
-async function readHealthRules(file) {
-  const { readFile: readFile4 } = await import("node:fs/promises");
-  try {
-    return await readFile4(file, "utf8");
-  } catch (error2) {
-    const code = error2.code ?? "unreadable";
-    throw new InputError(`--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`);
   }
 }
 var INTERNAL_ERROR, INTERRUPTED;
@@ -69924,6 +72818,7 @@ var init_main2 = __esm({
     init_kubectl_options();
     init_program();
     init_ci_files();
+    init_input_files();
     INTERNAL_ERROR = 70;
     INTERRUPTED = 130;
     await main(process.argv);
@@ -69985,6 +72880,14 @@ function kguardArgs(inputs, files) {
     "json",
     ...kubectlFlags
   ];
+}
+function kubeconfigSecrets(content) {
+  const values = [
+    ...content.matchAll(
+      /^\s*-?\s*(?:token|password|client-key-data|client-certificate-data|id-token|refresh-token|access-token):\s*["']?([^\s"']{4,})["']?\s*$/gm
+    )
+  ].map((match) => match[1]);
+  return [...new Set(values)];
 }
 function kubeconfigInput(value) {
   if (value === void 0) return void 0;
@@ -70048,18 +72951,25 @@ __export(run_exports, {
   runAction: () => runAction
 });
 import { spawn as spawn3 } from "node:child_process";
-import { appendFileSync as appendFileSync3, closeSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
+import { appendFileSync as appendFileSync3, closeSync, mkdirSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import { constants as constants4, tmpdir as tmpdir6 } from "node:os";
 import path13 from "node:path";
 async function runAction(kguard, env2 = process.env) {
   const temp = env2.RUNNER_TEMP || tmpdir6();
   const stamp = `${process.pid}-${Date.now()}`;
+  putOnPath(kguard, env2, path13.join(temp, `kguard-bin-${stamp}`));
   let args;
   let junit;
   try {
     const inputs = readInputs(env2);
     junit = inputs.junit ?? path13.join(temp, `kguard-junit-${stamp}.xml`);
     const kubeconfig = kubeconfigInput(inputs.kubeconfig);
+    const secrets = [
+      ...credentialValues(inputs.extraArgs),
+      ...kubeconfig && "content" in kubeconfig ? kubeconfigSecrets(kubeconfig.content) : []
+    ];
+    for (const secret of secrets) process.stdout.write(`::add-mask::${secret}
+`);
     let kubeconfigPath;
     if (kubeconfig && "content" in kubeconfig) {
       kubeconfigPath = path13.join(temp, `kguard-kubeconfig-${stamp}`);
@@ -70073,12 +72983,13 @@ async function runAction(kguard, env2 = process.env) {
     const message = error2 instanceof Error ? error2.message : String(error2);
     process.stdout.write(`::error title=kguard::${escapeData(message)}
 `);
-    setOutputs(env2, { outcome: "error", "exit-code": "1", report: "", junit: "" });
-    return 1;
+    const code = /^true$/i.test((env2.INPUT_DIFF ?? "").trim()) ? 2 : 1;
+    setOutputs(env2, { outcome: "error", "exit-code": String(code), report: "", junit: "", "run-id": "" });
+    return code;
   }
   const report = path13.join(temp, `kguard-report-${stamp}.json`);
   const reportFd = openSync2(report, "w", 384);
-  process.stderr.write(`kguard ${args.join(" ")}
+  process.stderr.write(`kguard ${maskCredentials(args).join(" ")}
 `);
   const childEnv = Object.fromEntries(Object.entries(env2).filter(([name]) => !name.startsWith("INPUT_")));
   const child = spawn3(kguard.command, [...kguard.args, ...args], {
@@ -70096,15 +73007,42 @@ async function runAction(kguard, env2 = process.env) {
     });
   });
   closeSync(reportFd);
-  setOutputs(env2, { outcome: outcomeIn(report), "exit-code": String(exitCode), report, junit });
+  const { outcome, runId } = reportIn(report);
+  setOutputs(env2, { outcome, "exit-code": String(exitCode), report, junit, "run-id": runId });
   return exitCode;
 }
-function outcomeIn(report) {
+function reportIn(report) {
   try {
     const parsed = JSON.parse(readFileSync7(report, "utf8"));
-    return typeof parsed.outcome === "string" ? parsed.outcome : "error";
+    return {
+      outcome: typeof parsed.outcome === "string" ? parsed.outcome : "error",
+      runId: typeof parsed.runId === "string" ? parsed.runId : ""
+    };
   } catch {
-    return "error";
+    return { outcome: "error", runId: "" };
+  }
+}
+function putOnPath(kguard, env2, directory) {
+  if (!env2.GITHUB_PATH) return;
+  try {
+    mkdirSync(directory, { recursive: true });
+    const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;
+    const exports = Object.entries(kguard.env ?? {}).map(([name, value]) => `${name}=${quote(value)} `);
+    writeFileSync3(
+      path13.join(directory, "kguard"),
+      `#!/bin/sh
+${exports.join("")}exec ${[kguard.command, ...kguard.args].map(quote).join(" ")} "$@"
+`,
+      { mode: 493 }
+    );
+    appendFileSync3(env2.GITHUB_PATH, `${directory}
+`);
+  } catch (error2) {
+    const message = error2 instanceof Error ? error2.message : String(error2);
+    process.stdout.write(
+      `::warning title=kguard::${escapeData(`could not put kguard on PATH for later steps (${message}); they can run it with node and this action's action-dist/index.mjs`)}
+`
+    );
   }
 }
 function setOutputs(env2, outputs) {
@@ -70116,6 +73054,8 @@ function setOutputs(env2, outputs) {
 var init_run = __esm({
   "src/action/run.ts"() {
     "use strict";
+    init_passthrough();
+    init_trace();
     init_github();
     init_inputs2();
   }
@@ -70127,7 +73067,11 @@ if (process.env.KGUARD_BUNDLE_ROLE === "cli") {
   await init_main2().then(() => main_exports);
 } else {
   const { runAction: runAction2 } = await Promise.resolve().then(() => (init_run(), run_exports));
-  process.exitCode = await runAction2({ command: process.execPath, args: [fileURLToPath3(import.meta.url)], env: { KGUARD_BUNDLE_ROLE: "cli" } });
+  process.exitCode = await runAction2({
+    command: process.execPath,
+    args: [fileURLToPath3(import.meta.url)],
+    env: { KGUARD_BUNDLE_ROLE: "cli" }
+  });
 }
 /*! Bundled license information:
 
