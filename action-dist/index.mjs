@@ -3608,7 +3608,9 @@ var init_errors = __esm({
       /** A changed workload did not become healthy within --timeout (rolled back unless --no-rollback). */
       TimedOut: 5,
       /** Cancelled by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C); what the apply changed was restored. */
-      Interrupted: 130
+      Interrupted: 130,
+      /** A bug in kguard itself (EX_SOFTWARE from sysexits.h), never a verdict about the cluster. */
+      InternalError: 70
     };
     KguardError = class extends Error {
     };
@@ -3647,8603 +3649,6 @@ var init_errors = __esm({
       namespace;
       object;
       exitCode = ExitCode.ClusterError;
-    };
-  }
-});
-
-// src/kubectl/process/reaper.ts
-import { spawn } from "node:child_process";
-function reapOnDeath(pgid) {
-  const stdin = reaperInput();
-  stdin?.write(`+${pgid}
-`);
-}
-function forgetGroup(pgid) {
-  if (reaper?.stdin?.writable) reaper.stdin.write(`-${pgid}
-`);
-}
-function reaperInput() {
-  if (unavailable) return void 0;
-  if (reaper?.stdin?.writable) return reaper.stdin;
-  try {
-    const started = spawn("/bin/sh", ["-c", REAPER_SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
-    started.on("error", () => {
-      unavailable = true;
-    });
-    started.stdin?.on("error", () => void 0);
-    started.unref();
-    started.stdin?.unref?.();
-    reaper = started;
-    return started.stdin ?? void 0;
-  } catch {
-    unavailable = true;
-    return void 0;
-  }
-}
-var REAPER_SCRIPT, reaper, unavailable;
-var init_reaper = __esm({
-  "src/kubectl/process/reaper.ts"() {
-    "use strict";
-    REAPER_SCRIPT = [
-      "groups=' '",
-      "while IFS= read -r line; do",
-      '  case "$line" in',
-      '    +*) groups="$groups${line#+} " ;;',
-      "    -*) id=${line#-}",
-      '        case "$groups" in *" $id "*) groups="${groups%% $id *} ${groups#* $id }" ;; esac ;;',
-      "  esac",
-      "done",
-      'for id in $groups; do kill -s KILL -- "-$id" 2>/dev/null; done'
-    ].join("\n");
-    unavailable = process.platform === "win32";
-  }
-});
-
-// node_modules/is-plain-obj/index.js
-function isPlainObject(value) {
-  if (typeof value !== "object" || value === null) {
-    return false;
-  }
-  const prototype = Object.getPrototypeOf(value);
-  return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
-}
-var init_is_plain_obj = __esm({
-  "node_modules/is-plain-obj/index.js"() {
-  }
-});
-
-// node_modules/execa/lib/arguments/file-url.js
-import { fileURLToPath } from "node:url";
-var safeNormalizeFileUrl, normalizeDenoExecPath, isDenoExecPath, normalizeFileUrl;
-var init_file_url = __esm({
-  "node_modules/execa/lib/arguments/file-url.js"() {
-    safeNormalizeFileUrl = (file, name) => {
-      const fileString = normalizeFileUrl(normalizeDenoExecPath(file));
-      if (typeof fileString !== "string") {
-        throw new TypeError(`${name} must be a string or a file URL: ${fileString}.`);
-      }
-      return fileString;
-    };
-    normalizeDenoExecPath = (file) => isDenoExecPath(file) ? file.toString() : file;
-    isDenoExecPath = (file) => typeof file !== "string" && file && Object.getPrototypeOf(file) === String.prototype;
-    normalizeFileUrl = (file) => file instanceof URL ? fileURLToPath(file) : file;
-  }
-});
-
-// node_modules/execa/lib/methods/parameters.js
-var normalizeParameters;
-var init_parameters = __esm({
-  "node_modules/execa/lib/methods/parameters.js"() {
-    init_is_plain_obj();
-    init_file_url();
-    normalizeParameters = (rawFile, rawArguments = [], rawOptions = {}) => {
-      const filePath = safeNormalizeFileUrl(rawFile, "First argument");
-      const [commandArguments, options] = isPlainObject(rawArguments) ? [[], rawArguments] : [rawArguments, rawOptions];
-      if (!Array.isArray(commandArguments)) {
-        throw new TypeError(`Second argument must be either an array of arguments or an options object: ${commandArguments}`);
-      }
-      if (commandArguments.some((commandArgument) => typeof commandArgument === "object" && commandArgument !== null)) {
-        throw new TypeError(`Second argument must be an array of strings: ${commandArguments}`);
-      }
-      const normalizedArguments = commandArguments.map(String);
-      const nullByteArgument = normalizedArguments.find((normalizedArgument) => normalizedArgument.includes("\0"));
-      if (nullByteArgument !== void 0) {
-        throw new TypeError(`Arguments cannot contain null bytes ("\\0"): ${nullByteArgument}`);
-      }
-      if (!isPlainObject(options)) {
-        throw new TypeError(`Last argument must be an options object: ${options}`);
-      }
-      return [filePath, normalizedArguments, options];
-    };
-  }
-});
-
-// node_modules/execa/lib/utils/uint-array.js
-import { StringDecoder } from "node:string_decoder";
-var objectToString, isArrayBuffer, isUint8Array, bufferToUint8Array, textEncoder, stringToUint8Array, textDecoder, uint8ArrayToString, joinToString, uint8ArraysToStrings, joinToUint8Array, stringsToUint8Arrays, concatUint8Arrays, getJoinLength;
-var init_uint_array = __esm({
-  "node_modules/execa/lib/utils/uint-array.js"() {
-    ({ toString: objectToString } = Object.prototype);
-    isArrayBuffer = (value) => objectToString.call(value) === "[object ArrayBuffer]";
-    isUint8Array = (value) => objectToString.call(value) === "[object Uint8Array]";
-    bufferToUint8Array = (buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    textEncoder = new TextEncoder();
-    stringToUint8Array = (string) => textEncoder.encode(string);
-    textDecoder = new TextDecoder();
-    uint8ArrayToString = (uint8Array) => textDecoder.decode(uint8Array);
-    joinToString = (uint8ArraysOrStrings, encoding) => {
-      const strings = uint8ArraysToStrings(uint8ArraysOrStrings, encoding);
-      return strings.join("");
-    };
-    uint8ArraysToStrings = (uint8ArraysOrStrings, encoding) => {
-      if (encoding === "utf8" && uint8ArraysOrStrings.every((uint8ArrayOrString) => typeof uint8ArrayOrString === "string")) {
-        return uint8ArraysOrStrings;
-      }
-      const decoder = new StringDecoder(encoding);
-      const strings = uint8ArraysOrStrings.map((uint8ArrayOrString) => typeof uint8ArrayOrString === "string" ? stringToUint8Array(uint8ArrayOrString) : uint8ArrayOrString).map((uint8Array) => decoder.write(uint8Array));
-      const finalString = decoder.end();
-      return finalString === "" ? strings : [...strings, finalString];
-    };
-    joinToUint8Array = (uint8ArraysOrStrings) => {
-      if (uint8ArraysOrStrings.length === 1 && isUint8Array(uint8ArraysOrStrings[0])) {
-        return uint8ArraysOrStrings[0];
-      }
-      return concatUint8Arrays(stringsToUint8Arrays(uint8ArraysOrStrings));
-    };
-    stringsToUint8Arrays = (uint8ArraysOrStrings) => uint8ArraysOrStrings.map((uint8ArrayOrString) => typeof uint8ArrayOrString === "string" ? stringToUint8Array(uint8ArrayOrString) : uint8ArrayOrString);
-    concatUint8Arrays = (uint8Arrays) => {
-      const result = new Uint8Array(getJoinLength(uint8Arrays));
-      let index = 0;
-      for (const uint8Array of uint8Arrays) {
-        result.set(uint8Array, index);
-        index += uint8Array.length;
-      }
-      return result;
-    };
-    getJoinLength = (uint8Arrays) => {
-      let joinLength = 0;
-      for (const uint8Array of uint8Arrays) {
-        joinLength += uint8Array.length;
-      }
-      return joinLength;
-    };
-  }
-});
-
-// node_modules/execa/lib/methods/template.js
-import { ChildProcess } from "node:child_process";
-var isTemplateString, parseTemplates, parseTemplate, splitByWhitespaces, DELIMITERS, ESCAPE_LENGTH, concatTokens, parseExpression, getSubprocessResult;
-var init_template = __esm({
-  "node_modules/execa/lib/methods/template.js"() {
-    init_is_plain_obj();
-    init_uint_array();
-    isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
-    parseTemplates = (templates, expressions) => {
-      let tokens = [];
-      for (const [index, template] of templates.entries()) {
-        tokens = parseTemplate({
-          templates,
-          expressions,
-          tokens,
-          index,
-          template
-        });
-      }
-      if (tokens.length === 0) {
-        throw new TypeError("Template script must not be empty");
-      }
-      const [file, ...commandArguments] = tokens;
-      return [file, commandArguments, {}];
-    };
-    parseTemplate = ({ templates, expressions, tokens, index, template }) => {
-      if (template === void 0) {
-        throw new TypeError(`Invalid backslash sequence: ${templates.raw[index]}`);
-      }
-      const { nextTokens, leadingWhitespaces, trailingWhitespaces } = splitByWhitespaces(template, templates.raw[index]);
-      const newTokens = concatTokens(tokens, nextTokens, leadingWhitespaces);
-      if (index === expressions.length) {
-        return newTokens;
-      }
-      const expression = expressions[index];
-      const expressionTokens = Array.isArray(expression) ? expression.map((expression2) => parseExpression(expression2)) : [parseExpression(expression)];
-      return concatTokens(newTokens, expressionTokens, trailingWhitespaces);
-    };
-    splitByWhitespaces = (template, rawTemplate) => {
-      if (rawTemplate.length === 0) {
-        return { nextTokens: [], leadingWhitespaces: false, trailingWhitespaces: false };
-      }
-      const nextTokens = [];
-      let templateStart = 0;
-      const leadingWhitespaces = DELIMITERS.has(rawTemplate[0]);
-      for (let templateIndex = 0, rawIndex = 0; templateIndex < template.length; templateIndex += 1, rawIndex += 1) {
-        const rawCharacter = rawTemplate[rawIndex];
-        if (DELIMITERS.has(rawCharacter)) {
-          if (templateStart !== templateIndex) {
-            nextTokens.push(template.slice(templateStart, templateIndex));
-          }
-          templateStart = templateIndex + 1;
-        } else if (rawCharacter === "\\") {
-          const nextRawCharacter = rawTemplate[rawIndex + 1];
-          if (nextRawCharacter === "\n") {
-            templateIndex -= 1;
-            rawIndex += 1;
-          } else if (nextRawCharacter === "u" && rawTemplate[rawIndex + 2] === "{") {
-            rawIndex = rawTemplate.indexOf("}", rawIndex + 3);
-          } else {
-            rawIndex += ESCAPE_LENGTH[nextRawCharacter] ?? 1;
-          }
-        }
-      }
-      const trailingWhitespaces = templateStart === template.length;
-      if (!trailingWhitespaces) {
-        nextTokens.push(template.slice(templateStart));
-      }
-      return { nextTokens, leadingWhitespaces, trailingWhitespaces };
-    };
-    DELIMITERS = /* @__PURE__ */ new Set([" ", "	", "\r", "\n"]);
-    ESCAPE_LENGTH = { x: 3, u: 5 };
-    concatTokens = (tokens, nextTokens, isSeparated) => isSeparated || tokens.length === 0 || nextTokens.length === 0 ? [...tokens, ...nextTokens] : [
-      ...tokens.slice(0, -1),
-      `${tokens.at(-1)}${nextTokens[0]}`,
-      ...nextTokens.slice(1)
-    ];
-    parseExpression = (expression) => {
-      const typeOfExpression = typeof expression;
-      if (typeOfExpression === "string") {
-        return expression;
-      }
-      if (typeOfExpression === "number") {
-        return String(expression);
-      }
-      if (isPlainObject(expression) && ("stdout" in expression || "isMaxBuffer" in expression)) {
-        return getSubprocessResult(expression);
-      }
-      if (expression instanceof ChildProcess || Object.prototype.toString.call(expression) === "[object Promise]") {
-        throw new TypeError("Unexpected subprocess in template expression. Please use ${await subprocess} instead of ${subprocess}.");
-      }
-      throw new TypeError(`Unexpected "${typeOfExpression}" in template expression`);
-    };
-    getSubprocessResult = ({ stdout }) => {
-      if (typeof stdout === "string") {
-        return stdout;
-      }
-      if (isUint8Array(stdout)) {
-        return uint8ArrayToString(stdout);
-      }
-      if (stdout === void 0) {
-        throw new TypeError(`Missing result.stdout in template expression. This is probably due to the previous subprocess' "stdout" option.`);
-      }
-      throw new TypeError(`Unexpected "${typeof stdout}" stdout in template expression`);
-    };
-  }
-});
-
-// node_modules/execa/lib/utils/standard-stream.js
-import process2 from "node:process";
-var isStandardStream, STANDARD_STREAMS, STANDARD_STREAMS_ALIASES, getStreamName;
-var init_standard_stream = __esm({
-  "node_modules/execa/lib/utils/standard-stream.js"() {
-    isStandardStream = (stream) => STANDARD_STREAMS.includes(stream);
-    STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
-    STANDARD_STREAMS_ALIASES = ["stdin", "stdout", "stderr"];
-    getStreamName = (fdNumber) => STANDARD_STREAMS_ALIASES[fdNumber] ?? `stdio[${fdNumber}]`;
-  }
-});
-
-// node_modules/execa/lib/arguments/specific.js
-import { debuglog } from "node:util";
-var normalizeFdSpecificOptions, normalizeFdSpecificOption, getStdioLength, normalizeFdSpecificValue, normalizeOptionObject, compareFdName, getFdNameOrder, parseFdName, parseFd, FD_REGEXP, addDefaultValue, verboseDefault, DEFAULT_OPTIONS, FD_SPECIFIC_OPTIONS, getFdSpecificValue;
-var init_specific = __esm({
-  "node_modules/execa/lib/arguments/specific.js"() {
-    init_is_plain_obj();
-    init_standard_stream();
-    normalizeFdSpecificOptions = (options) => {
-      const optionsCopy = { ...options };
-      for (const optionName of FD_SPECIFIC_OPTIONS) {
-        optionsCopy[optionName] = normalizeFdSpecificOption(options, optionName);
-      }
-      return optionsCopy;
-    };
-    normalizeFdSpecificOption = (options, optionName) => {
-      const optionBaseArray = Array.from({ length: getStdioLength(options) + 1 });
-      const optionArray = normalizeFdSpecificValue(options[optionName], optionBaseArray, optionName);
-      return addDefaultValue(optionArray, optionName);
-    };
-    getStdioLength = ({ stdio }) => Array.isArray(stdio) ? Math.max(stdio.length, STANDARD_STREAMS_ALIASES.length) : STANDARD_STREAMS_ALIASES.length;
-    normalizeFdSpecificValue = (optionValue, optionArray, optionName) => isPlainObject(optionValue) ? normalizeOptionObject(optionValue, optionArray, optionName) : optionArray.fill(optionValue);
-    normalizeOptionObject = (optionValue, optionArray, optionName) => {
-      for (const fdName of Object.keys(optionValue).sort(compareFdName)) {
-        for (const fdNumber of parseFdName(fdName, optionName, optionArray)) {
-          optionArray[fdNumber] = optionValue[fdName];
-        }
-      }
-      return optionArray;
-    };
-    compareFdName = (fdNameA, fdNameB) => getFdNameOrder(fdNameA) < getFdNameOrder(fdNameB) ? 1 : -1;
-    getFdNameOrder = (fdName) => {
-      if (fdName === "stdout" || fdName === "stderr") {
-        return 0;
-      }
-      return fdName === "all" ? 2 : 1;
-    };
-    parseFdName = (fdName, optionName, optionArray) => {
-      if (fdName === "ipc") {
-        return [optionArray.length - 1];
-      }
-      const fdNumber = parseFd(fdName);
-      if (fdNumber === void 0 || fdNumber === 0) {
-        throw new TypeError(`"${optionName}.${fdName}" is invalid.
-It must be "${optionName}.stdout", "${optionName}.stderr", "${optionName}.all", "${optionName}.ipc", or "${optionName}.fd3", "${optionName}.fd4" (and so on).`);
-      }
-      if (fdNumber >= optionArray.length) {
-        throw new TypeError(`"${optionName}.${fdName}" is invalid: that file descriptor does not exist.
-Please set the "stdio" option to ensure that file descriptor exists.`);
-      }
-      return fdNumber === "all" ? [1, 2] : [fdNumber];
-    };
-    parseFd = (fdName) => {
-      if (fdName === "all") {
-        return fdName;
-      }
-      if (STANDARD_STREAMS_ALIASES.includes(fdName)) {
-        return STANDARD_STREAMS_ALIASES.indexOf(fdName);
-      }
-      const regexpResult = FD_REGEXP.exec(fdName);
-      if (regexpResult !== null) {
-        return Number(regexpResult[1]);
-      }
-    };
-    FD_REGEXP = /^fd(\d+)$/;
-    addDefaultValue = (optionArray, optionName) => optionArray.map((optionValue) => optionValue === void 0 ? DEFAULT_OPTIONS[optionName] : optionValue);
-    verboseDefault = debuglog("execa").enabled ? "full" : "none";
-    DEFAULT_OPTIONS = {
-      lines: false,
-      buffer: true,
-      maxBuffer: 1e3 * 1e3 * 100,
-      verbose: verboseDefault,
-      stripFinalNewline: true
-    };
-    FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
-    getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
-  }
-});
-
-// node_modules/execa/lib/verbose/values.js
-var isVerbose, isFullVerbose, getVerboseFunction, getFdVerbose, getFdGenericVerbose, isVerboseFunction, VERBOSE_VALUES;
-var init_values = __esm({
-  "node_modules/execa/lib/verbose/values.js"() {
-    init_specific();
-    isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
-    isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
-    getVerboseFunction = ({ verbose }, fdNumber) => {
-      const fdVerbose = getFdVerbose(verbose, fdNumber);
-      return isVerboseFunction(fdVerbose) ? fdVerbose : void 0;
-    };
-    getFdVerbose = (verbose, fdNumber) => fdNumber === void 0 ? getFdGenericVerbose(verbose) : getFdSpecificValue(verbose, fdNumber);
-    getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunction(fdVerbose)) ?? VERBOSE_VALUES.findLast((fdVerbose) => verbose.includes(fdVerbose));
-    isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
-    VERBOSE_VALUES = ["none", "short", "full"];
-  }
-});
-
-// node_modules/execa/lib/arguments/escape.js
-import { platform } from "node:process";
-import { stripVTControlCharacters } from "node:util";
-var joinCommand, escapeLines, escapeControlCharacters, escapeControlCharacter, getSpecialCharRegExp, SPECIAL_CHAR_REGEXP, COMMON_ESCAPES, ASTRAL_START, quoteString, NO_ESCAPE_REGEXP;
-var init_escape = __esm({
-  "node_modules/execa/lib/arguments/escape.js"() {
-    joinCommand = (filePath, rawArguments) => {
-      const fileAndArguments = [filePath, ...rawArguments];
-      const command = fileAndArguments.join(" ");
-      const escapedCommand = fileAndArguments.map((fileAndArgument) => quoteString(escapeControlCharacters(fileAndArgument))).join(" ");
-      return { command, escapedCommand };
-    };
-    escapeLines = (lines) => stripVTControlCharacters(lines).split("\n").map((line) => escapeControlCharacters(line)).join("\n");
-    escapeControlCharacters = (line) => line.replaceAll(SPECIAL_CHAR_REGEXP, (character) => escapeControlCharacter(character));
-    escapeControlCharacter = (character) => {
-      const commonEscape = COMMON_ESCAPES[character];
-      if (commonEscape !== void 0) {
-        return commonEscape;
-      }
-      const codepoint = character.codePointAt(0);
-      const codepointHex = codepoint.toString(16);
-      return codepoint <= ASTRAL_START ? `\\u${codepointHex.padStart(4, "0")}` : `\\U${codepointHex}`;
-    };
-    getSpecialCharRegExp = () => {
-      try {
-        return new RegExp("\\p{Separator}|\\p{Other}", "gu");
-      } catch {
-        return /[\s\u0000-\u001F\u007F-\u009F\u00AD]/g;
-      }
-    };
-    SPECIAL_CHAR_REGEXP = getSpecialCharRegExp();
-    COMMON_ESCAPES = {
-      " ": " ",
-      "\b": "\\b",
-      "\f": "\\f",
-      "\n": "\\n",
-      "\r": "\\r",
-      "	": "\\t"
-    };
-    ASTRAL_START = 65535;
-    quoteString = (escapedArgument) => {
-      if (NO_ESCAPE_REGEXP.test(escapedArgument)) {
-        return escapedArgument;
-      }
-      return platform === "win32" ? `"${escapedArgument.replaceAll('"', '""')}"` : `'${escapedArgument.replaceAll("'", "'\\''")}'`;
-    };
-    NO_ESCAPE_REGEXP = /^[\w./-]+$/;
-  }
-});
-
-// node_modules/is-unicode-supported/index.js
-import process3 from "node:process";
-function isUnicodeSupported() {
-  const { env: env2 } = process3;
-  const { TERM, TERM_PROGRAM } = env2;
-  if (process3.platform !== "win32") {
-    return TERM !== "linux";
-  }
-  return Boolean(env2.WT_SESSION) || Boolean(env2.TERMINUS_SUBLIME) || env2.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env2.TERMINAL_EMULATOR === "JetBrains-JediTerm";
-}
-var init_is_unicode_supported = __esm({
-  "node_modules/is-unicode-supported/index.js"() {
-  }
-});
-
-// node_modules/figures/index.js
-var common, specialMainSymbols, specialFallbackSymbols, mainSymbols, fallbackSymbols, shouldUseMain, figures, figures_default, replacements;
-var init_figures = __esm({
-  "node_modules/figures/index.js"() {
-    init_is_unicode_supported();
-    common = {
-      circleQuestionMark: "(?)",
-      questionMarkPrefix: "(?)",
-      square: "\u2588",
-      squareDarkShade: "\u2593",
-      squareMediumShade: "\u2592",
-      squareLightShade: "\u2591",
-      squareTop: "\u2580",
-      squareBottom: "\u2584",
-      squareLeft: "\u258C",
-      squareRight: "\u2590",
-      squareCenter: "\u25A0",
-      bullet: "\u25CF",
-      dot: "\u2024",
-      ellipsis: "\u2026",
-      pointerSmall: "\u203A",
-      triangleUp: "\u25B2",
-      triangleUpSmall: "\u25B4",
-      triangleDown: "\u25BC",
-      triangleDownSmall: "\u25BE",
-      triangleLeftSmall: "\u25C2",
-      triangleRightSmall: "\u25B8",
-      home: "\u2302",
-      heart: "\u2665",
-      musicNote: "\u266A",
-      musicNoteBeamed: "\u266B",
-      arrowUp: "\u2191",
-      arrowDown: "\u2193",
-      arrowLeft: "\u2190",
-      arrowRight: "\u2192",
-      arrowLeftRight: "\u2194",
-      arrowUpDown: "\u2195",
-      almostEqual: "\u2248",
-      notEqual: "\u2260",
-      lessOrEqual: "\u2264",
-      greaterOrEqual: "\u2265",
-      identical: "\u2261",
-      infinity: "\u221E",
-      subscriptZero: "\u2080",
-      subscriptOne: "\u2081",
-      subscriptTwo: "\u2082",
-      subscriptThree: "\u2083",
-      subscriptFour: "\u2084",
-      subscriptFive: "\u2085",
-      subscriptSix: "\u2086",
-      subscriptSeven: "\u2087",
-      subscriptEight: "\u2088",
-      subscriptNine: "\u2089",
-      oneHalf: "\xBD",
-      oneThird: "\u2153",
-      oneQuarter: "\xBC",
-      oneFifth: "\u2155",
-      oneSixth: "\u2159",
-      oneEighth: "\u215B",
-      twoThirds: "\u2154",
-      twoFifths: "\u2156",
-      threeQuarters: "\xBE",
-      threeFifths: "\u2157",
-      threeEighths: "\u215C",
-      fourFifths: "\u2158",
-      fiveSixths: "\u215A",
-      fiveEighths: "\u215D",
-      sevenEighths: "\u215E",
-      line: "\u2500",
-      lineBold: "\u2501",
-      lineDouble: "\u2550",
-      lineDashed0: "\u2504",
-      lineDashed1: "\u2505",
-      lineDashed2: "\u2508",
-      lineDashed3: "\u2509",
-      lineDashed4: "\u254C",
-      lineDashed5: "\u254D",
-      lineDashed6: "\u2574",
-      lineDashed7: "\u2576",
-      lineDashed8: "\u2578",
-      lineDashed9: "\u257A",
-      lineDashed10: "\u257C",
-      lineDashed11: "\u257E",
-      lineDashed12: "\u2212",
-      lineDashed13: "\u2013",
-      lineDashed14: "\u2010",
-      lineDashed15: "\u2043",
-      lineVertical: "\u2502",
-      lineVerticalBold: "\u2503",
-      lineVerticalDouble: "\u2551",
-      lineVerticalDashed0: "\u2506",
-      lineVerticalDashed1: "\u2507",
-      lineVerticalDashed2: "\u250A",
-      lineVerticalDashed3: "\u250B",
-      lineVerticalDashed4: "\u254E",
-      lineVerticalDashed5: "\u254F",
-      lineVerticalDashed6: "\u2575",
-      lineVerticalDashed7: "\u2577",
-      lineVerticalDashed8: "\u2579",
-      lineVerticalDashed9: "\u257B",
-      lineVerticalDashed10: "\u257D",
-      lineVerticalDashed11: "\u257F",
-      lineDownLeft: "\u2510",
-      lineDownLeftArc: "\u256E",
-      lineDownBoldLeftBold: "\u2513",
-      lineDownBoldLeft: "\u2512",
-      lineDownLeftBold: "\u2511",
-      lineDownDoubleLeftDouble: "\u2557",
-      lineDownDoubleLeft: "\u2556",
-      lineDownLeftDouble: "\u2555",
-      lineDownRight: "\u250C",
-      lineDownRightArc: "\u256D",
-      lineDownBoldRightBold: "\u250F",
-      lineDownBoldRight: "\u250E",
-      lineDownRightBold: "\u250D",
-      lineDownDoubleRightDouble: "\u2554",
-      lineDownDoubleRight: "\u2553",
-      lineDownRightDouble: "\u2552",
-      lineUpLeft: "\u2518",
-      lineUpLeftArc: "\u256F",
-      lineUpBoldLeftBold: "\u251B",
-      lineUpBoldLeft: "\u251A",
-      lineUpLeftBold: "\u2519",
-      lineUpDoubleLeftDouble: "\u255D",
-      lineUpDoubleLeft: "\u255C",
-      lineUpLeftDouble: "\u255B",
-      lineUpRight: "\u2514",
-      lineUpRightArc: "\u2570",
-      lineUpBoldRightBold: "\u2517",
-      lineUpBoldRight: "\u2516",
-      lineUpRightBold: "\u2515",
-      lineUpDoubleRightDouble: "\u255A",
-      lineUpDoubleRight: "\u2559",
-      lineUpRightDouble: "\u2558",
-      lineUpDownLeft: "\u2524",
-      lineUpBoldDownBoldLeftBold: "\u252B",
-      lineUpBoldDownBoldLeft: "\u2528",
-      lineUpDownLeftBold: "\u2525",
-      lineUpBoldDownLeftBold: "\u2529",
-      lineUpDownBoldLeftBold: "\u252A",
-      lineUpDownBoldLeft: "\u2527",
-      lineUpBoldDownLeft: "\u2526",
-      lineUpDoubleDownDoubleLeftDouble: "\u2563",
-      lineUpDoubleDownDoubleLeft: "\u2562",
-      lineUpDownLeftDouble: "\u2561",
-      lineUpDownRight: "\u251C",
-      lineUpBoldDownBoldRightBold: "\u2523",
-      lineUpBoldDownBoldRight: "\u2520",
-      lineUpDownRightBold: "\u251D",
-      lineUpBoldDownRightBold: "\u2521",
-      lineUpDownBoldRightBold: "\u2522",
-      lineUpDownBoldRight: "\u251F",
-      lineUpBoldDownRight: "\u251E",
-      lineUpDoubleDownDoubleRightDouble: "\u2560",
-      lineUpDoubleDownDoubleRight: "\u255F",
-      lineUpDownRightDouble: "\u255E",
-      lineDownLeftRight: "\u252C",
-      lineDownBoldLeftBoldRightBold: "\u2533",
-      lineDownLeftBoldRightBold: "\u252F",
-      lineDownBoldLeftRight: "\u2530",
-      lineDownBoldLeftBoldRight: "\u2531",
-      lineDownBoldLeftRightBold: "\u2532",
-      lineDownLeftRightBold: "\u252E",
-      lineDownLeftBoldRight: "\u252D",
-      lineDownDoubleLeftDoubleRightDouble: "\u2566",
-      lineDownDoubleLeftRight: "\u2565",
-      lineDownLeftDoubleRightDouble: "\u2564",
-      lineUpLeftRight: "\u2534",
-      lineUpBoldLeftBoldRightBold: "\u253B",
-      lineUpLeftBoldRightBold: "\u2537",
-      lineUpBoldLeftRight: "\u2538",
-      lineUpBoldLeftBoldRight: "\u2539",
-      lineUpBoldLeftRightBold: "\u253A",
-      lineUpLeftRightBold: "\u2536",
-      lineUpLeftBoldRight: "\u2535",
-      lineUpDoubleLeftDoubleRightDouble: "\u2569",
-      lineUpDoubleLeftRight: "\u2568",
-      lineUpLeftDoubleRightDouble: "\u2567",
-      lineUpDownLeftRight: "\u253C",
-      lineUpBoldDownBoldLeftBoldRightBold: "\u254B",
-      lineUpDownBoldLeftBoldRightBold: "\u2548",
-      lineUpBoldDownLeftBoldRightBold: "\u2547",
-      lineUpBoldDownBoldLeftRightBold: "\u254A",
-      lineUpBoldDownBoldLeftBoldRight: "\u2549",
-      lineUpBoldDownLeftRight: "\u2540",
-      lineUpDownBoldLeftRight: "\u2541",
-      lineUpDownLeftBoldRight: "\u253D",
-      lineUpDownLeftRightBold: "\u253E",
-      lineUpBoldDownBoldLeftRight: "\u2542",
-      lineUpDownLeftBoldRightBold: "\u253F",
-      lineUpBoldDownLeftBoldRight: "\u2543",
-      lineUpBoldDownLeftRightBold: "\u2544",
-      lineUpDownBoldLeftBoldRight: "\u2545",
-      lineUpDownBoldLeftRightBold: "\u2546",
-      lineUpDoubleDownDoubleLeftDoubleRightDouble: "\u256C",
-      lineUpDoubleDownDoubleLeftRight: "\u256B",
-      lineUpDownLeftDoubleRightDouble: "\u256A",
-      lineCross: "\u2573",
-      lineBackslash: "\u2572",
-      lineSlash: "\u2571"
-    };
-    specialMainSymbols = {
-      tick: "\u2714",
-      info: "\u2139",
-      warning: "\u26A0",
-      cross: "\u2718",
-      squareSmall: "\u25FB",
-      squareSmallFilled: "\u25FC",
-      circle: "\u25EF",
-      circleFilled: "\u25C9",
-      circleDotted: "\u25CC",
-      circleDouble: "\u25CE",
-      circleCircle: "\u24DE",
-      circleCross: "\u24E7",
-      circlePipe: "\u24BE",
-      radioOn: "\u25C9",
-      radioOff: "\u25EF",
-      checkboxOn: "\u2612",
-      checkboxOff: "\u2610",
-      checkboxCircleOn: "\u24E7",
-      checkboxCircleOff: "\u24BE",
-      pointer: "\u276F",
-      triangleUpOutline: "\u25B3",
-      triangleLeft: "\u25C0",
-      triangleRight: "\u25B6",
-      lozenge: "\u25C6",
-      lozengeOutline: "\u25C7",
-      hamburger: "\u2630",
-      smiley: "\u32E1",
-      mustache: "\u0DF4",
-      star: "\u2605",
-      play: "\u25B6",
-      nodejs: "\u2B22",
-      oneSeventh: "\u2150",
-      oneNinth: "\u2151",
-      oneTenth: "\u2152"
-    };
-    specialFallbackSymbols = {
-      tick: "\u221A",
-      info: "i",
-      warning: "\u203C",
-      cross: "\xD7",
-      squareSmall: "\u25A1",
-      squareSmallFilled: "\u25A0",
-      circle: "( )",
-      circleFilled: "(*)",
-      circleDotted: "( )",
-      circleDouble: "( )",
-      circleCircle: "(\u25CB)",
-      circleCross: "(\xD7)",
-      circlePipe: "(\u2502)",
-      radioOn: "(*)",
-      radioOff: "( )",
-      checkboxOn: "[\xD7]",
-      checkboxOff: "[ ]",
-      checkboxCircleOn: "(\xD7)",
-      checkboxCircleOff: "( )",
-      pointer: ">",
-      triangleUpOutline: "\u2206",
-      triangleLeft: "\u25C4",
-      triangleRight: "\u25BA",
-      lozenge: "\u2666",
-      lozengeOutline: "\u25CA",
-      hamburger: "\u2261",
-      smiley: "\u263A",
-      mustache: "\u250C\u2500\u2510",
-      star: "\u2736",
-      play: "\u25BA",
-      nodejs: "\u2666",
-      oneSeventh: "1/7",
-      oneNinth: "1/9",
-      oneTenth: "1/10"
-    };
-    mainSymbols = { ...common, ...specialMainSymbols };
-    fallbackSymbols = { ...common, ...specialFallbackSymbols };
-    shouldUseMain = isUnicodeSupported();
-    figures = shouldUseMain ? mainSymbols : fallbackSymbols;
-    figures_default = figures;
-    replacements = Object.entries(specialMainSymbols);
-  }
-});
-
-// node_modules/yoctocolors/base.js
-import tty from "node:tty";
-var hasColors, format, reset, bold, dim, italic, underline, underlineDouble, underlineCurly, underlineDotted, underlineDashed, overline, inverse, hidden, strikethrough, black, red, green, yellow, blue, magenta, cyan, white, gray, bgBlack, bgRed, bgGreen, bgYellow, bgBlue, bgMagenta, bgCyan, bgWhite, bgGray, redBright, greenBright, yellowBright, blueBright, magentaBright, cyanBright, whiteBright, bgRedBright, bgGreenBright, bgYellowBright, bgBlueBright, bgMagentaBright, bgCyanBright, bgWhiteBright, underlineBlack, underlineRed, underlineGreen, underlineYellow, underlineBlue, underlineMagenta, underlineCyan, underlineWhite, underlineGray, underlineRedBright, underlineGreenBright, underlineYellowBright, underlineBlueBright, underlineMagentaBright, underlineCyanBright, underlineWhiteBright;
-var init_base = __esm({
-  "node_modules/yoctocolors/base.js"() {
-    hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
-    format = (open, close) => {
-      if (!hasColors) {
-        return (input) => input;
-      }
-      const openCode = `\x1B[${open}m`;
-      const closeCode = `\x1B[${close}m`;
-      return (input) => {
-        const string = input + "";
-        let index = string.indexOf(closeCode);
-        if (index === -1) {
-          return openCode + string + closeCode;
-        }
-        let result = openCode;
-        let lastIndex = 0;
-        const reopenOnNestedClose = close === 22;
-        const replaceCode = (reopenOnNestedClose ? closeCode : "") + openCode;
-        while (index !== -1) {
-          result += string.slice(lastIndex, index) + replaceCode;
-          lastIndex = index + closeCode.length;
-          index = string.indexOf(closeCode, lastIndex);
-        }
-        result += string.slice(lastIndex) + closeCode;
-        return result;
-      };
-    };
-    reset = format(0, 0);
-    bold = format(1, 22);
-    dim = format(2, 22);
-    italic = format(3, 23);
-    underline = format(4, 24);
-    underlineDouble = format("4:2", 24);
-    underlineCurly = format("4:3", 24);
-    underlineDotted = format("4:4", 24);
-    underlineDashed = format("4:5", 24);
-    overline = format(53, 55);
-    inverse = format(7, 27);
-    hidden = format(8, 28);
-    strikethrough = format(9, 29);
-    black = format(30, 39);
-    red = format(31, 39);
-    green = format(32, 39);
-    yellow = format(33, 39);
-    blue = format(34, 39);
-    magenta = format(35, 39);
-    cyan = format(36, 39);
-    white = format(37, 39);
-    gray = format(90, 39);
-    bgBlack = format(40, 49);
-    bgRed = format(41, 49);
-    bgGreen = format(42, 49);
-    bgYellow = format(43, 49);
-    bgBlue = format(44, 49);
-    bgMagenta = format(45, 49);
-    bgCyan = format(46, 49);
-    bgWhite = format(47, 49);
-    bgGray = format(100, 49);
-    redBright = format(91, 39);
-    greenBright = format(92, 39);
-    yellowBright = format(93, 39);
-    blueBright = format(94, 39);
-    magentaBright = format(95, 39);
-    cyanBright = format(96, 39);
-    whiteBright = format(97, 39);
-    bgRedBright = format(101, 49);
-    bgGreenBright = format(102, 49);
-    bgYellowBright = format(103, 49);
-    bgBlueBright = format(104, 49);
-    bgMagentaBright = format(105, 49);
-    bgCyanBright = format(106, 49);
-    bgWhiteBright = format(107, 49);
-    underlineBlack = format("58;5;0", 59);
-    underlineRed = format("58;5;1", 59);
-    underlineGreen = format("58;5;2", 59);
-    underlineYellow = format("58;5;3", 59);
-    underlineBlue = format("58;5;4", 59);
-    underlineMagenta = format("58;5;5", 59);
-    underlineCyan = format("58;5;6", 59);
-    underlineWhite = format("58;5;7", 59);
-    underlineGray = format("58;5;8", 59);
-    underlineRedBright = format("58;5;9", 59);
-    underlineGreenBright = format("58;5;10", 59);
-    underlineYellowBright = format("58;5;11", 59);
-    underlineBlueBright = format("58;5;12", 59);
-    underlineMagentaBright = format("58;5;13", 59);
-    underlineCyanBright = format("58;5;14", 59);
-    underlineWhiteBright = format("58;5;15", 59);
-  }
-});
-
-// node_modules/yoctocolors/index.js
-var init_yoctocolors = __esm({
-  "node_modules/yoctocolors/index.js"() {
-    init_base();
-    init_base();
-  }
-});
-
-// node_modules/execa/lib/verbose/default.js
-var defaultVerboseFunction, serializeTimestamp, padField, getFinalIcon, ICONS, identity, COLORS;
-var init_default = __esm({
-  "node_modules/execa/lib/verbose/default.js"() {
-    init_figures();
-    init_yoctocolors();
-    defaultVerboseFunction = ({
-      type,
-      message,
-      timestamp,
-      piped,
-      commandId,
-      result: { failed: failed2 = false } = {},
-      options: { reject = true }
-    }) => {
-      const timestampString = serializeTimestamp(timestamp);
-      const icon = ICONS[type]({ failed: failed2, reject, piped });
-      const color = COLORS[type]({ reject });
-      return `${gray(`[${timestampString}]`)} ${gray(`[${commandId}]`)} ${color(icon)} ${color(message)}`;
-    };
-    serializeTimestamp = (timestamp) => `${padField(timestamp.getHours(), 2)}:${padField(timestamp.getMinutes(), 2)}:${padField(timestamp.getSeconds(), 2)}.${padField(timestamp.getMilliseconds(), 3)}`;
-    padField = (field, padding) => String(field).padStart(padding, "0");
-    getFinalIcon = ({ failed: failed2, reject }) => {
-      if (!failed2) {
-        return figures_default.tick;
-      }
-      return reject ? figures_default.cross : figures_default.warning;
-    };
-    ICONS = {
-      command: ({ piped }) => piped ? "|" : "$",
-      output: () => " ",
-      ipc: () => "*",
-      error: getFinalIcon,
-      duration: getFinalIcon
-    };
-    identity = (string) => string;
-    COLORS = {
-      command: () => bold,
-      output: () => identity,
-      ipc: () => identity,
-      error: ({ reject }) => reject ? redBright : yellowBright,
-      duration: () => gray
-    };
-  }
-});
-
-// node_modules/execa/lib/verbose/custom.js
-var applyVerboseOnLines, applyVerboseFunction, appendNewline;
-var init_custom = __esm({
-  "node_modules/execa/lib/verbose/custom.js"() {
-    init_values();
-    applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
-      const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
-      return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
-    };
-    applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
-      if (verboseFunction === void 0) {
-        return verboseLine;
-      }
-      const printedLine = verboseFunction(verboseLine, verboseObject);
-      if (typeof printedLine === "string") {
-        return printedLine;
-      }
-    };
-    appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
-`;
-  }
-});
-
-// node_modules/execa/lib/verbose/log.js
-import { inspect } from "node:util";
-var verboseLog, getVerboseObject, getPrintedLines, getPrintedLine, serializeVerboseMessage, TAB_SIZE;
-var init_log = __esm({
-  "node_modules/execa/lib/verbose/log.js"() {
-    init_escape();
-    init_default();
-    init_custom();
-    verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
-      const verboseObject = getVerboseObject({ type, result, verboseInfo });
-      const printedLines = getPrintedLines(verboseMessage, verboseObject);
-      const finalLines = applyVerboseOnLines(printedLines, verboseInfo, fdNumber);
-      if (finalLines !== "") {
-        console.warn(finalLines.slice(0, -1));
-      }
-    };
-    getVerboseObject = ({
-      type,
-      result,
-      verboseInfo: { escapedCommand, commandId, rawOptions: { piped = false, ...options } }
-    }) => ({
-      type,
-      escapedCommand,
-      commandId: `${commandId}`,
-      timestamp: /* @__PURE__ */ new Date(),
-      piped,
-      result,
-      options
-    });
-    getPrintedLines = (verboseMessage, verboseObject) => verboseMessage.split("\n").map((message) => getPrintedLine({ ...verboseObject, message }));
-    getPrintedLine = (verboseObject) => {
-      const verboseLine = defaultVerboseFunction(verboseObject);
-      return { verboseLine, verboseObject };
-    };
-    serializeVerboseMessage = (message) => {
-      const messageString = typeof message === "string" ? message : inspect(message);
-      const escapedMessage = escapeLines(messageString);
-      return escapedMessage.replaceAll("	", " ".repeat(TAB_SIZE));
-    };
-    TAB_SIZE = 2;
-  }
-});
-
-// node_modules/execa/lib/verbose/start.js
-var logCommand;
-var init_start = __esm({
-  "node_modules/execa/lib/verbose/start.js"() {
-    init_values();
-    init_log();
-    logCommand = (escapedCommand, verboseInfo) => {
-      if (!isVerbose(verboseInfo)) {
-        return;
-      }
-      verboseLog({
-        type: "command",
-        verboseMessage: escapedCommand,
-        verboseInfo
-      });
-    };
-  }
-});
-
-// node_modules/execa/lib/verbose/info.js
-var getVerboseInfo, getCommandId, COMMAND_ID, validateVerbose;
-var init_info = __esm({
-  "node_modules/execa/lib/verbose/info.js"() {
-    init_values();
-    getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
-      validateVerbose(verbose);
-      const commandId = getCommandId(verbose);
-      return {
-        verbose,
-        escapedCommand,
-        commandId,
-        rawOptions
-      };
-    };
-    getCommandId = (verbose) => isVerbose({ verbose }) ? COMMAND_ID++ : void 0;
-    COMMAND_ID = 0n;
-    validateVerbose = (verbose) => {
-      for (const fdVerbose of verbose) {
-        if (fdVerbose === false) {
-          throw new TypeError(`The "verbose: false" option was renamed to "verbose: 'none'".`);
-        }
-        if (fdVerbose === true) {
-          throw new TypeError(`The "verbose: true" option was renamed to "verbose: 'short'".`);
-        }
-        if (!VERBOSE_VALUES.includes(fdVerbose) && !isVerboseFunction(fdVerbose)) {
-          const allowedValues = VERBOSE_VALUES.map((allowedValue) => `'${allowedValue}'`).join(", ");
-          throw new TypeError(`The "verbose" option must not be ${fdVerbose}. Allowed values are: ${allowedValues} or a function.`);
-        }
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/return/duration.js
-import { hrtime } from "node:process";
-var getStartTime, getDurationMs;
-var init_duration = __esm({
-  "node_modules/execa/lib/return/duration.js"() {
-    getStartTime = () => hrtime.bigint();
-    getDurationMs = (startTime) => Number(hrtime.bigint() - startTime) / 1e6;
-  }
-});
-
-// node_modules/execa/lib/arguments/command.js
-var handleCommand;
-var init_command = __esm({
-  "node_modules/execa/lib/arguments/command.js"() {
-    init_start();
-    init_info();
-    init_duration();
-    init_escape();
-    init_specific();
-    handleCommand = (filePath, rawArguments, rawOptions) => {
-      const startTime = getStartTime();
-      const { command, escapedCommand } = joinCommand(filePath, rawArguments);
-      const verbose = normalizeFdSpecificOption(rawOptions, "verbose");
-      const verboseInfo = getVerboseInfo(verbose, escapedCommand, { ...rawOptions });
-      logCommand(escapedCommand, verboseInfo);
-      return {
-        command,
-        escapedCommand,
-        startTime,
-        verboseInfo
-      };
-    };
-  }
-});
-
-// node_modules/isexe/windows.js
-var require_windows = __commonJS({
-  "node_modules/isexe/windows.js"(exports, module) {
-    module.exports = isexe;
-    isexe.sync = sync;
-    var fs = __require("fs");
-    function checkPathExt(path14, options) {
-      var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
-      if (!pathext) {
-        return true;
-      }
-      pathext = pathext.split(";");
-      if (pathext.indexOf("") !== -1) {
-        return true;
-      }
-      for (var i2 = 0; i2 < pathext.length; i2++) {
-        var p = pathext[i2].toLowerCase();
-        if (p && path14.substr(-p.length).toLowerCase() === p) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function checkStat(stat3, path14, options) {
-      if (!stat3.isSymbolicLink() && !stat3.isFile()) {
-        return false;
-      }
-      return checkPathExt(path14, options);
-    }
-    function isexe(path14, options, cb) {
-      fs.stat(path14, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, path14, options));
-      });
-    }
-    function sync(path14, options) {
-      return checkStat(fs.statSync(path14), path14, options);
-    }
-  }
-});
-
-// node_modules/isexe/mode.js
-var require_mode = __commonJS({
-  "node_modules/isexe/mode.js"(exports, module) {
-    module.exports = isexe;
-    isexe.sync = sync;
-    var fs = __require("fs");
-    function isexe(path14, options, cb) {
-      fs.stat(path14, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, options));
-      });
-    }
-    function sync(path14, options) {
-      return checkStat(fs.statSync(path14), options);
-    }
-    function checkStat(stat3, options) {
-      return stat3.isFile() && checkMode(stat3, options);
-    }
-    function checkMode(stat3, options) {
-      var mod = stat3.mode;
-      var uid = stat3.uid;
-      var gid = stat3.gid;
-      var myUid = options.uid !== void 0 ? options.uid : process.getuid && process.getuid();
-      var myGid = options.gid !== void 0 ? options.gid : process.getgid && process.getgid();
-      var u2 = parseInt("100", 8);
-      var g = parseInt("010", 8);
-      var o2 = parseInt("001", 8);
-      var ug = u2 | g;
-      var ret = mod & o2 || mod & g && gid === myGid || mod & u2 && uid === myUid || mod & ug && myUid === 0;
-      return ret;
-    }
-  }
-});
-
-// node_modules/isexe/index.js
-var require_isexe = __commonJS({
-  "node_modules/isexe/index.js"(exports, module) {
-    var fs = __require("fs");
-    var core;
-    if (process.platform === "win32" || global.TESTING_WINDOWS) {
-      core = require_windows();
-    } else {
-      core = require_mode();
-    }
-    module.exports = isexe;
-    isexe.sync = sync;
-    function isexe(path14, options, cb) {
-      if (typeof options === "function") {
-        cb = options;
-        options = {};
-      }
-      if (!cb) {
-        if (typeof Promise !== "function") {
-          throw new TypeError("callback not provided");
-        }
-        return new Promise(function(resolve, reject) {
-          isexe(path14, options || {}, function(er, is) {
-            if (er) {
-              reject(er);
-            } else {
-              resolve(is);
-            }
-          });
-        });
-      }
-      core(path14, options || {}, function(er, is) {
-        if (er) {
-          if (er.code === "EACCES" || options && options.ignoreErrors) {
-            er = null;
-            is = false;
-          }
-        }
-        cb(er, is);
-      });
-    }
-    function sync(path14, options) {
-      try {
-        return core.sync(path14, options || {});
-      } catch (er) {
-        if (options && options.ignoreErrors || er.code === "EACCES") {
-          return false;
-        } else {
-          throw er;
-        }
-      }
-    }
-  }
-});
-
-// node_modules/which/which.js
-var require_which = __commonJS({
-  "node_modules/which/which.js"(exports, module) {
-    var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path14 = __require("path");
-    var COLON = isWindows ? ";" : ":";
-    var isexe = require_isexe();
-    var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
-    var getPathInfo = (cmd, opt) => {
-      const colon = opt.colon || COLON;
-      const pathEnv = cmd.match(/\//) || isWindows && cmd.match(/\\/) ? [""] : [
-        // windows always checks the cwd first
-        ...isWindows ? [process.cwd()] : [],
-        ...(opt.path || process.env.PATH || /* istanbul ignore next: very unusual */
-        "").split(colon)
-      ];
-      const pathExtExe = isWindows ? opt.pathExt || process.env.PATHEXT || ".EXE;.CMD;.BAT;.COM" : "";
-      const pathExt = isWindows ? pathExtExe.split(colon) : [""];
-      if (isWindows) {
-        if (cmd.indexOf(".") !== -1 && pathExt[0] !== "")
-          pathExt.unshift("");
-      }
-      return {
-        pathEnv,
-        pathExt,
-        pathExtExe
-      };
-    };
-    var which = (cmd, opt, cb) => {
-      if (typeof opt === "function") {
-        cb = opt;
-        opt = {};
-      }
-      if (!opt)
-        opt = {};
-      const { pathEnv, pathExt, pathExtExe } = getPathInfo(cmd, opt);
-      const found = [];
-      const step = (i2) => new Promise((resolve, reject) => {
-        if (i2 === pathEnv.length)
-          return opt.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
-        const ppRaw = pathEnv[i2];
-        const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path14.join(pathPart, cmd);
-        const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
-        resolve(subStep(p, i2, 0));
-      });
-      const subStep = (p, i2, ii) => new Promise((resolve, reject) => {
-        if (ii === pathExt.length)
-          return resolve(step(i2 + 1));
-        const ext = pathExt[ii];
-        isexe(p + ext, { pathExt: pathExtExe }, (er, is) => {
-          if (!er && is) {
-            if (opt.all)
-              found.push(p + ext);
-            else
-              return resolve(p + ext);
-          }
-          return resolve(subStep(p, i2, ii + 1));
-        });
-      });
-      return cb ? step(0).then((res) => cb(null, res), cb) : step(0);
-    };
-    var whichSync = (cmd, opt) => {
-      opt = opt || {};
-      const { pathEnv, pathExt, pathExtExe } = getPathInfo(cmd, opt);
-      const found = [];
-      for (let i2 = 0; i2 < pathEnv.length; i2++) {
-        const ppRaw = pathEnv[i2];
-        const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path14.join(pathPart, cmd);
-        const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
-        for (let j = 0; j < pathExt.length; j++) {
-          const cur = p + pathExt[j];
-          try {
-            const is = isexe.sync(cur, { pathExt: pathExtExe });
-            if (is) {
-              if (opt.all)
-                found.push(cur);
-              else
-                return cur;
-            }
-          } catch (ex) {
-          }
-        }
-      }
-      if (opt.all && found.length)
-        return found;
-      if (opt.nothrow)
-        return null;
-      throw getNotFoundError(cmd);
-    };
-    module.exports = which;
-    which.sync = whichSync;
-  }
-});
-
-// node_modules/path-key/index.js
-var require_path_key = __commonJS({
-  "node_modules/path-key/index.js"(exports, module) {
-    "use strict";
-    var pathKey2 = (options = {}) => {
-      const environment2 = options.env || process.env;
-      const platform2 = options.platform || process.platform;
-      if (platform2 !== "win32") {
-        return "PATH";
-      }
-      return Object.keys(environment2).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
-    };
-    module.exports = pathKey2;
-    module.exports.default = pathKey2;
-  }
-});
-
-// node_modules/cross-spawn/lib/util/resolveCommand.js
-var require_resolveCommand = __commonJS({
-  "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
-    "use strict";
-    var path14 = __require("path");
-    var which = require_which();
-    var getPathKey = require_path_key();
-    function getPathExt(env2) {
-      const key = Object.keys(env2).find((name) => name.toUpperCase() === "PATHEXT");
-      return key ? env2[key] : void 0;
-    }
-    function resolveCommandAttempt(parsed, withoutPathExt) {
-      const env2 = parsed.options.env || process.env;
-      const cwd = process.cwd();
-      const hasCustomCwd = parsed.options.cwd != null;
-      const shouldSwitchCwd = hasCustomCwd && process.chdir !== void 0 && !process.chdir.disabled;
-      if (shouldSwitchCwd) {
-        try {
-          process.chdir(parsed.options.cwd);
-        } catch (err) {
-        }
-      }
-      let resolved;
-      try {
-        resolved = which.sync(parsed.command, {
-          path: env2[getPathKey({ env: env2 })],
-          pathExt: withoutPathExt ? path14.delimiter : getPathExt(env2)
-        });
-      } catch (e) {
-      } finally {
-        if (shouldSwitchCwd) {
-          process.chdir(cwd);
-        }
-      }
-      if (resolved) {
-        resolved = path14.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
-      }
-      return resolved;
-    }
-    function resolveCommand(parsed) {
-      return resolveCommandAttempt(parsed) || resolveCommandAttempt(parsed, true);
-    }
-    module.exports = resolveCommand;
-  }
-});
-
-// node_modules/cross-spawn/lib/util/escape.js
-var require_escape = __commonJS({
-  "node_modules/cross-spawn/lib/util/escape.js"(exports, module) {
-    "use strict";
-    var metaCharsRegExp = /([()\][!^"`<>&|;, *?])/g;
-    var lineBreakRegExp = /[\r\n]/;
-    function assertNoLineBreaks(arg) {
-      if (lineBreakRegExp.test(arg)) {
-        throw new TypeError("The command and its arguments cannot contain line breaks when executed through cmd.exe");
-      }
-    }
-    function escapePercent(arg) {
-      return arg.replace(/%/g, "%%cd:~,%");
-    }
-    function quoteArgument(arg, escapedQuote) {
-      let quoted = '"';
-      let backslashes = 0;
-      for (const char of arg) {
-        if (char === "\\") {
-          backslashes += 1;
-          continue;
-        }
-        if (char === '"') {
-          quoted += "\\".repeat(backslashes * 2) + escapedQuote;
-        } else {
-          quoted += "\\".repeat(backslashes) + char;
-        }
-        backslashes = 0;
-      }
-      return `${quoted}${"\\".repeat(backslashes * 2)}"`;
-    }
-    function escapeCommand(arg) {
-      assertNoLineBreaks(arg);
-      return `"${escapePercent(arg)}"`;
-    }
-    function escapeArgument(arg) {
-      arg = `${arg}`;
-      assertNoLineBreaks(arg);
-      arg = quoteArgument(arg, '\\"');
-      arg = escapePercent(arg.replace(metaCharsRegExp, "^$1"));
-      return arg;
-    }
-    function escapeBatchCommand(arg) {
-      assertNoLineBreaks(arg);
-      return `"${escapePercent(arg)}"`;
-    }
-    function escapeBatchArgument(arg) {
-      arg = `${arg}`;
-      assertNoLineBreaks(arg);
-      return escapePercent(quoteArgument(arg, '""'));
-    }
-    module.exports.command = escapeCommand;
-    module.exports.argument = escapeArgument;
-    module.exports.batchCommand = escapeBatchCommand;
-    module.exports.batchArgument = escapeBatchArgument;
-  }
-});
-
-// node_modules/shebang-regex/index.js
-var require_shebang_regex = __commonJS({
-  "node_modules/shebang-regex/index.js"(exports, module) {
-    "use strict";
-    module.exports = /^#!(.*)/;
-  }
-});
-
-// node_modules/shebang-command/index.js
-var require_shebang_command = __commonJS({
-  "node_modules/shebang-command/index.js"(exports, module) {
-    "use strict";
-    var shebangRegex = require_shebang_regex();
-    module.exports = (string = "") => {
-      const match = string.match(shebangRegex);
-      if (!match) {
-        return null;
-      }
-      const [path14, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path14.split("/").pop();
-      if (binary === "env") {
-        return argument;
-      }
-      return argument ? `${binary} ${argument}` : binary;
-    };
-  }
-});
-
-// node_modules/cross-spawn/lib/util/readShebang.js
-var require_readShebang = __commonJS({
-  "node_modules/cross-spawn/lib/util/readShebang.js"(exports, module) {
-    "use strict";
-    var fs = __require("fs");
-    var shebangCommand = require_shebang_command();
-    function readShebang(command) {
-      const size = 150;
-      const buffer = Buffer.alloc(size);
-      let fd;
-      try {
-        fd = fs.openSync(command, "r");
-        fs.readSync(fd, buffer, 0, size, 0);
-      } catch (e) {
-      } finally {
-        if (fd !== void 0) {
-          try {
-            fs.closeSync(fd);
-          } catch (e) {
-          }
-        }
-      }
-      return shebangCommand(buffer.toString());
-    }
-    module.exports = readShebang;
-  }
-});
-
-// node_modules/cross-spawn/lib/parse.js
-var require_parse = __commonJS({
-  "node_modules/cross-spawn/lib/parse.js"(exports, module) {
-    "use strict";
-    var path14 = __require("path");
-    var resolveCommand = require_resolveCommand();
-    var escape3 = require_escape();
-    var readShebang = require_readShebang();
-    var isWin = process.platform === "win32";
-    var isExecutableRegExp = /\.(?:com|exe)$/i;
-    var isBatchFileRegExp = /\.(?:bat|cmd)$/i;
-    var trailingDotsAndSpacesRegExp = /[.\s]+$/;
-    function detectShebang(parsed) {
-      parsed.file = resolveCommand(parsed);
-      const shebang = parsed.file && readShebang(parsed.file);
-      if (shebang) {
-        parsed.args.unshift(parsed.file);
-        parsed.command = shebang;
-        return resolveCommand(parsed);
-      }
-      return parsed.file;
-    }
-    function isBatchFile(parsed, commandFile) {
-      if (commandFile) {
-        return isBatchFileRegExp.test(commandFile.replace(trailingDotsAndSpacesRegExp, ""));
-      }
-      const command = parsed.command.replace(trailingDotsAndSpacesRegExp, "");
-      const file = command !== parsed.command ? resolveCommand(Object.assign({}, parsed, { command })) : null;
-      return isBatchFileRegExp.test(file || command);
-    }
-    function parseNonShell(parsed) {
-      if (!isWin) {
-        return parsed;
-      }
-      parsed.command = parsed.command.replace(/"/g, "");
-      const commandFile = detectShebang(parsed);
-      const needsShell = !isExecutableRegExp.test(commandFile);
-      if (parsed.options.forceShell || needsShell) {
-        parsed.command = path14.normalize(parsed.command);
-        if (isBatchFile(parsed, commandFile)) {
-          parsed.command = escape3.batchCommand(commandFile ? path14.normalize(commandFile) : parsed.command);
-          parsed.args = parsed.args.map((arg) => escape3.batchArgument(arg));
-        } else {
-          parsed.command = escape3.command(parsed.command);
-          parsed.args = parsed.args.map((arg) => escape3.argument(arg));
-        }
-        const shellCommand = [parsed.command].concat(parsed.args).join(" ");
-        parsed.args = ["/d", "/e:on", "/v:off", "/s", "/c", `"${shellCommand}"`];
-        parsed.command = process.env.comspec || "cmd.exe";
-        parsed.options.windowsVerbatimArguments = true;
-      }
-      return parsed;
-    }
-    function parse4(command, args, options) {
-      if (args && !Array.isArray(args)) {
-        options = args;
-        args = null;
-      }
-      args = args ? args.slice(0) : [];
-      options = Object.assign({}, options);
-      const parsed = {
-        command,
-        args,
-        options,
-        file: void 0,
-        original: {
-          command,
-          args
-        }
-      };
-      return options.shell ? parsed : parseNonShell(parsed);
-    }
-    module.exports = parse4;
-  }
-});
-
-// node_modules/cross-spawn/lib/enoent.js
-var require_enoent = __commonJS({
-  "node_modules/cross-spawn/lib/enoent.js"(exports, module) {
-    "use strict";
-    var isWin = process.platform === "win32";
-    function notFoundError(original, syscall) {
-      return Object.assign(new Error(`${syscall} ${original.command} ENOENT`), {
-        code: "ENOENT",
-        errno: "ENOENT",
-        syscall: `${syscall} ${original.command}`,
-        path: original.command,
-        spawnargs: original.args
-      });
-    }
-    function hookChildProcess(cp, parsed) {
-      if (!isWin) {
-        return;
-      }
-      const originalEmit = cp.emit;
-      cp.emit = function(name, arg1) {
-        if (name === "exit") {
-          const err = verifyENOENT(arg1, parsed);
-          if (err) {
-            return originalEmit.call(cp, "error", err);
-          }
-        }
-        return originalEmit.apply(cp, arguments);
-      };
-    }
-    function verifyENOENT(status, parsed) {
-      if (isWin && status === 1 && !parsed.file) {
-        return notFoundError(parsed.original, "spawn");
-      }
-      return null;
-    }
-    function verifyENOENTSync(status, parsed) {
-      if (isWin && status === 1 && !parsed.file) {
-        return notFoundError(parsed.original, "spawnSync");
-      }
-      return null;
-    }
-    module.exports = {
-      hookChildProcess,
-      verifyENOENT,
-      verifyENOENTSync,
-      notFoundError
-    };
-  }
-});
-
-// node_modules/cross-spawn/index.js
-var require_cross_spawn = __commonJS({
-  "node_modules/cross-spawn/index.js"(exports, module) {
-    "use strict";
-    var cp = __require("child_process");
-    var parse4 = require_parse();
-    var enoent = require_enoent();
-    function spawn4(command, args, options) {
-      const parsed = parse4(command, args, options);
-      const spawned = cp.spawn(parsed.command, parsed.args, parsed.options);
-      enoent.hookChildProcess(spawned, parsed);
-      return spawned;
-    }
-    function spawnSync2(command, args, options) {
-      const parsed = parse4(command, args, options);
-      const result = cp.spawnSync(parsed.command, parsed.args, parsed.options);
-      result.error = result.error || enoent.verifyENOENTSync(result.status, parsed);
-      return result;
-    }
-    module.exports = spawn4;
-    module.exports.spawn = spawn4;
-    module.exports.sync = spawnSync2;
-    module.exports._parse = parse4;
-    module.exports._enoent = enoent;
-  }
-});
-
-// node_modules/npm-run-path/node_modules/path-key/index.js
-function pathKey(options = {}) {
-  const {
-    env: env2 = process.env,
-    platform: platform2 = process.platform
-  } = options;
-  if (platform2 !== "win32") {
-    return "PATH";
-  }
-  return Object.keys(env2).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
-}
-var init_path_key = __esm({
-  "node_modules/npm-run-path/node_modules/path-key/index.js"() {
-  }
-});
-
-// node_modules/unicorn-magic/default.js
-var init_default2 = __esm({
-  "node_modules/unicorn-magic/default.js"() {
-  }
-});
-
-// node_modules/unicorn-magic/node.js
-import { promisify } from "node:util";
-import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
-function toPath(urlOrPath) {
-  return urlOrPath instanceof URL ? fileURLToPath2(urlOrPath) : urlOrPath;
-}
-function traversePathUp(startPath) {
-  return {
-    *[Symbol.iterator]() {
-      let currentPath = path.resolve(toPath(startPath));
-      let previousPath;
-      while (previousPath !== currentPath) {
-        yield currentPath;
-        previousPath = currentPath;
-        currentPath = path.resolve(currentPath, "..");
-      }
-    }
-  };
-}
-var execFileOriginal, TEN_MEGABYTES_IN_BYTES;
-var init_node = __esm({
-  "node_modules/unicorn-magic/node.js"() {
-    init_default2();
-    execFileOriginal = promisify(execFileCallback);
-    TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
-  }
-});
-
-// node_modules/npm-run-path/index.js
-import process4 from "node:process";
-import path2 from "node:path";
-var npmRunPath, applyPreferLocal, applyExecPath, npmRunPathEnv;
-var init_npm_run_path = __esm({
-  "node_modules/npm-run-path/index.js"() {
-    init_path_key();
-    init_node();
-    npmRunPath = ({
-      cwd = process4.cwd(),
-      path: pathOption = process4.env[pathKey()],
-      preferLocal = true,
-      execPath: execPath2 = process4.execPath,
-      addExecPath = true
-    } = {}) => {
-      const cwdPath = path2.resolve(toPath(cwd));
-      const result = [];
-      const pathParts = pathOption.split(path2.delimiter);
-      if (preferLocal) {
-        applyPreferLocal(result, pathParts, cwdPath);
-      }
-      if (addExecPath) {
-        applyExecPath(result, pathParts, execPath2, cwdPath);
-      }
-      return pathOption === "" || pathOption === path2.delimiter ? `${result.join(path2.delimiter)}${pathOption}` : [...result, pathOption].join(path2.delimiter);
-    };
-    applyPreferLocal = (result, pathParts, cwdPath) => {
-      for (const directory of traversePathUp(cwdPath)) {
-        const pathPart = path2.join(directory, "node_modules/.bin");
-        if (!pathParts.includes(pathPart)) {
-          result.push(pathPart);
-        }
-      }
-    };
-    applyExecPath = (result, pathParts, execPath2, cwdPath) => {
-      const pathPart = path2.resolve(cwdPath, toPath(execPath2), "..");
-      if (!pathParts.includes(pathPart)) {
-        result.push(pathPart);
-      }
-    };
-    npmRunPathEnv = ({ env: env2 = process4.env, ...options } = {}) => {
-      env2 = { ...env2 };
-      const pathName = pathKey({ env: env2 });
-      options.path = env2[pathName];
-      env2[pathName] = npmRunPath(options);
-      return env2;
-    };
-  }
-});
-
-// node_modules/execa/lib/return/final-error.js
-var getFinalError, DiscardedError, setErrorName, isExecaError, execaErrorSymbol, isErrorInstance, ExecaError, ExecaSyncError;
-var init_final_error = __esm({
-  "node_modules/execa/lib/return/final-error.js"() {
-    getFinalError = (originalError, message, isSync) => {
-      const ErrorClass = isSync ? ExecaSyncError : ExecaError;
-      const options = originalError instanceof DiscardedError ? {} : { cause: originalError };
-      return new ErrorClass(message, options);
-    };
-    DiscardedError = class extends Error {
-    };
-    setErrorName = (ErrorClass, value) => {
-      Object.defineProperty(ErrorClass.prototype, "name", {
-        value,
-        writable: true,
-        enumerable: false,
-        configurable: true
-      });
-      Object.defineProperty(ErrorClass.prototype, execaErrorSymbol, {
-        value: true,
-        writable: false,
-        enumerable: false,
-        configurable: false
-      });
-    };
-    isExecaError = (error2) => isErrorInstance(error2) && execaErrorSymbol in error2;
-    execaErrorSymbol = /* @__PURE__ */ Symbol("isExecaError");
-    isErrorInstance = (value) => Object.prototype.toString.call(value) === "[object Error]";
-    ExecaError = class extends Error {
-    };
-    setErrorName(ExecaError, ExecaError.name);
-    ExecaSyncError = class extends Error {
-    };
-    setErrorName(ExecaSyncError, ExecaSyncError.name);
-  }
-});
-
-// node_modules/human-signals/build/src/realtime.js
-var getRealtimeSignals, getRealtimeSignal, SIGRTMIN, SIGRTMAX;
-var init_realtime = __esm({
-  "node_modules/human-signals/build/src/realtime.js"() {
-    getRealtimeSignals = () => {
-      const length = SIGRTMAX - SIGRTMIN + 1;
-      return Array.from({ length }, getRealtimeSignal);
-    };
-    getRealtimeSignal = (value, index) => ({
-      name: `SIGRT${index + 1}`,
-      number: SIGRTMIN + index,
-      action: "terminate",
-      description: "Application-specific signal (realtime)",
-      standard: "posix"
-    });
-    SIGRTMIN = 34;
-    SIGRTMAX = 64;
-  }
-});
-
-// node_modules/human-signals/build/src/core.js
-var SIGNALS;
-var init_core = __esm({
-  "node_modules/human-signals/build/src/core.js"() {
-    SIGNALS = [
-      {
-        name: "SIGHUP",
-        number: 1,
-        action: "terminate",
-        description: "Terminal closed",
-        standard: "posix"
-      },
-      {
-        name: "SIGINT",
-        number: 2,
-        action: "terminate",
-        description: "User interruption with CTRL-C",
-        standard: "ansi"
-      },
-      {
-        name: "SIGQUIT",
-        number: 3,
-        action: "core",
-        description: "User interruption with CTRL-\\",
-        standard: "posix"
-      },
-      {
-        name: "SIGILL",
-        number: 4,
-        action: "core",
-        description: "Invalid machine instruction",
-        standard: "ansi"
-      },
-      {
-        name: "SIGTRAP",
-        number: 5,
-        action: "core",
-        description: "Debugger breakpoint",
-        standard: "posix"
-      },
-      {
-        name: "SIGABRT",
-        number: 6,
-        action: "core",
-        description: "Aborted",
-        standard: "ansi"
-      },
-      {
-        name: "SIGIOT",
-        number: 6,
-        action: "core",
-        description: "Aborted",
-        standard: "bsd"
-      },
-      {
-        name: "SIGBUS",
-        number: 7,
-        action: "core",
-        description: "Bus error due to misaligned, non-existing address or paging error",
-        standard: "bsd"
-      },
-      {
-        name: "SIGEMT",
-        number: 7,
-        action: "terminate",
-        description: "Command should be emulated but is not implemented",
-        standard: "other"
-      },
-      {
-        name: "SIGFPE",
-        number: 8,
-        action: "core",
-        description: "Floating point arithmetic error",
-        standard: "ansi"
-      },
-      {
-        name: "SIGKILL",
-        number: 9,
-        action: "terminate",
-        description: "Forced termination",
-        standard: "posix",
-        forced: true
-      },
-      {
-        name: "SIGUSR1",
-        number: 10,
-        action: "terminate",
-        description: "Application-specific signal",
-        standard: "posix"
-      },
-      {
-        name: "SIGSEGV",
-        number: 11,
-        action: "core",
-        description: "Segmentation fault",
-        standard: "ansi"
-      },
-      {
-        name: "SIGUSR2",
-        number: 12,
-        action: "terminate",
-        description: "Application-specific signal",
-        standard: "posix"
-      },
-      {
-        name: "SIGPIPE",
-        number: 13,
-        action: "terminate",
-        description: "Broken pipe or socket",
-        standard: "posix"
-      },
-      {
-        name: "SIGALRM",
-        number: 14,
-        action: "terminate",
-        description: "Timeout or timer",
-        standard: "posix"
-      },
-      {
-        name: "SIGTERM",
-        number: 15,
-        action: "terminate",
-        description: "Termination",
-        standard: "ansi"
-      },
-      {
-        name: "SIGSTKFLT",
-        number: 16,
-        action: "terminate",
-        description: "Stack is empty or overflowed",
-        standard: "other"
-      },
-      {
-        name: "SIGCHLD",
-        number: 17,
-        action: "ignore",
-        description: "Child process terminated, paused or unpaused",
-        standard: "posix"
-      },
-      {
-        name: "SIGCLD",
-        number: 17,
-        action: "ignore",
-        description: "Child process terminated, paused or unpaused",
-        standard: "other"
-      },
-      {
-        name: "SIGCONT",
-        number: 18,
-        action: "unpause",
-        description: "Unpaused",
-        standard: "posix",
-        forced: true
-      },
-      {
-        name: "SIGSTOP",
-        number: 19,
-        action: "pause",
-        description: "Paused",
-        standard: "posix",
-        forced: true
-      },
-      {
-        name: "SIGTSTP",
-        number: 20,
-        action: "pause",
-        description: 'Paused using CTRL-Z or "suspend"',
-        standard: "posix"
-      },
-      {
-        name: "SIGTTIN",
-        number: 21,
-        action: "pause",
-        description: "Background process cannot read terminal input",
-        standard: "posix"
-      },
-      {
-        name: "SIGBREAK",
-        number: 21,
-        action: "terminate",
-        description: "User interruption with CTRL-BREAK",
-        standard: "other"
-      },
-      {
-        name: "SIGTTOU",
-        number: 22,
-        action: "pause",
-        description: "Background process cannot write to terminal output",
-        standard: "posix"
-      },
-      {
-        name: "SIGURG",
-        number: 23,
-        action: "ignore",
-        description: "Socket received out-of-band data",
-        standard: "bsd"
-      },
-      {
-        name: "SIGXCPU",
-        number: 24,
-        action: "core",
-        description: "Process timed out",
-        standard: "bsd"
-      },
-      {
-        name: "SIGXFSZ",
-        number: 25,
-        action: "core",
-        description: "File too big",
-        standard: "bsd"
-      },
-      {
-        name: "SIGVTALRM",
-        number: 26,
-        action: "terminate",
-        description: "Timeout or timer",
-        standard: "bsd"
-      },
-      {
-        name: "SIGPROF",
-        number: 27,
-        action: "terminate",
-        description: "Timeout or timer",
-        standard: "bsd"
-      },
-      {
-        name: "SIGWINCH",
-        number: 28,
-        action: "ignore",
-        description: "Terminal window size changed",
-        standard: "bsd"
-      },
-      {
-        name: "SIGIO",
-        number: 29,
-        action: "terminate",
-        description: "I/O is available",
-        standard: "other"
-      },
-      {
-        name: "SIGPOLL",
-        number: 29,
-        action: "terminate",
-        description: "Watched event",
-        standard: "other"
-      },
-      {
-        name: "SIGINFO",
-        number: 29,
-        action: "ignore",
-        description: "Request for process information",
-        standard: "other"
-      },
-      {
-        name: "SIGPWR",
-        number: 30,
-        action: "terminate",
-        description: "Device running out of power",
-        standard: "systemv"
-      },
-      {
-        name: "SIGSYS",
-        number: 31,
-        action: "core",
-        description: "Invalid system call",
-        standard: "other"
-      },
-      {
-        name: "SIGUNUSED",
-        number: 31,
-        action: "terminate",
-        description: "Invalid system call",
-        standard: "other"
-      }
-    ];
-  }
-});
-
-// node_modules/human-signals/build/src/signals.js
-import { constants } from "node:os";
-var getSignals, normalizeSignal;
-var init_signals = __esm({
-  "node_modules/human-signals/build/src/signals.js"() {
-    init_core();
-    init_realtime();
-    getSignals = () => {
-      const realtimeSignals = getRealtimeSignals();
-      const signals2 = [...SIGNALS, ...realtimeSignals].map(normalizeSignal);
-      return signals2;
-    };
-    normalizeSignal = ({
-      name,
-      number: defaultNumber,
-      description,
-      action,
-      forced = false,
-      standard
-    }) => {
-      const {
-        signals: { [name]: constantSignal }
-      } = constants;
-      const supported = constantSignal !== void 0;
-      const number = supported ? constantSignal : defaultNumber;
-      return { name, number, description, supported, action, forced, standard };
-    };
-  }
-});
-
-// node_modules/human-signals/build/src/main.js
-import { constants as constants2 } from "node:os";
-var getSignalsByName, getSignalByName, signalsByName, getSignalsByNumber, getSignalByNumber, findSignalByNumber, signalsByNumber;
-var init_main = __esm({
-  "node_modules/human-signals/build/src/main.js"() {
-    init_realtime();
-    init_signals();
-    getSignalsByName = () => {
-      const signals2 = getSignals();
-      return Object.fromEntries(signals2.map(getSignalByName));
-    };
-    getSignalByName = ({
-      name,
-      number,
-      description,
-      supported,
-      action,
-      forced,
-      standard
-    }) => [name, { name, number, description, supported, action, forced, standard }];
-    signalsByName = getSignalsByName();
-    getSignalsByNumber = () => {
-      const signals2 = getSignals();
-      const length = SIGRTMAX + 1;
-      const signalsA = Array.from(
-        { length },
-        (value, number) => getSignalByNumber(number, signals2)
-      );
-      return Object.assign({}, ...signalsA);
-    };
-    getSignalByNumber = (number, signals2) => {
-      const signal = findSignalByNumber(number, signals2);
-      if (signal === void 0) {
-        return {};
-      }
-      const { name, description, supported, action, forced, standard } = signal;
-      return {
-        [number]: {
-          name,
-          number,
-          description,
-          supported,
-          action,
-          forced,
-          standard
-        }
-      };
-    };
-    findSignalByNumber = (number, signals2) => {
-      const signal = signals2.find(({ name }) => constants2.signals[name] === number);
-      if (signal !== void 0) {
-        return signal;
-      }
-      return signals2.find((signalA) => signalA.number === number);
-    };
-    signalsByNumber = getSignalsByNumber();
-  }
-});
-
-// node_modules/execa/lib/terminate/signal.js
-import { constants as constants3 } from "node:os";
-var normalizeKillSignal, normalizeSignalArgument, normalizeSignal2, normalizeSignalInteger, getSignalsIntegerToName, signalsIntegerToName, normalizeSignalName, getAvailableSignals, getAvailableSignalNames, getAvailableSignalIntegers, getSignalDescription;
-var init_signal = __esm({
-  "node_modules/execa/lib/terminate/signal.js"() {
-    init_main();
-    normalizeKillSignal = (killSignal) => {
-      const optionName = "option `killSignal`";
-      if (killSignal === 0) {
-        throw new TypeError(`Invalid ${optionName}: 0 cannot be used.`);
-      }
-      return normalizeSignal2(killSignal, optionName);
-    };
-    normalizeSignalArgument = (signal) => signal === 0 ? signal : normalizeSignal2(signal, "`subprocess.kill()`'s argument");
-    normalizeSignal2 = (signalNameOrInteger, optionName) => {
-      if (Number.isInteger(signalNameOrInteger)) {
-        return normalizeSignalInteger(signalNameOrInteger, optionName);
-      }
-      if (typeof signalNameOrInteger === "string") {
-        return normalizeSignalName(signalNameOrInteger, optionName);
-      }
-      throw new TypeError(`Invalid ${optionName} ${String(signalNameOrInteger)}: it must be a string or an integer.
-${getAvailableSignals()}`);
-    };
-    normalizeSignalInteger = (signalInteger, optionName) => {
-      if (signalsIntegerToName.has(signalInteger)) {
-        return signalsIntegerToName.get(signalInteger);
-      }
-      throw new TypeError(`Invalid ${optionName} ${signalInteger}: this signal integer does not exist.
-${getAvailableSignals()}`);
-    };
-    getSignalsIntegerToName = () => new Map(Object.entries(constants3.signals).reverse().map(([signalName, signalInteger]) => [signalInteger, signalName]));
-    signalsIntegerToName = getSignalsIntegerToName();
-    normalizeSignalName = (signalName, optionName) => {
-      if (signalName in constants3.signals) {
-        return signalName;
-      }
-      if (signalName.toUpperCase() in constants3.signals) {
-        throw new TypeError(`Invalid ${optionName} '${signalName}': please rename it to '${signalName.toUpperCase()}'.`);
-      }
-      throw new TypeError(`Invalid ${optionName} '${signalName}': this signal name does not exist.
-${getAvailableSignals()}`);
-    };
-    getAvailableSignals = () => `Available signal names: ${getAvailableSignalNames()}.
-Available signal numbers: ${getAvailableSignalIntegers()}.`;
-    getAvailableSignalNames = () => Object.keys(constants3.signals).sort().map((signalName) => `'${signalName}'`).join(", ");
-    getAvailableSignalIntegers = () => [...new Set(Object.values(constants3.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
-    getSignalDescription = (signal) => signalsByName[signal].description;
-  }
-});
-
-// node_modules/execa/lib/terminate/kill.js
-import { setTimeout as setTimeout2 } from "node:timers/promises";
-var normalizeForceKillAfterDelay, DEFAULT_FORCE_KILL_TIMEOUT, subprocessKill, parseKillArguments, emitKillError, setKillTimeout, killOnTimeout;
-var init_kill = __esm({
-  "node_modules/execa/lib/terminate/kill.js"() {
-    init_final_error();
-    init_signal();
-    normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
-      if (forceKillAfterDelay === false) {
-        return forceKillAfterDelay;
-      }
-      if (forceKillAfterDelay === true) {
-        return DEFAULT_FORCE_KILL_TIMEOUT;
-      }
-      if (!Number.isFinite(forceKillAfterDelay) || forceKillAfterDelay < 0) {
-        throw new TypeError(`Expected the \`forceKillAfterDelay\` option to be a non-negative integer, got \`${forceKillAfterDelay}\` (${typeof forceKillAfterDelay})`);
-      }
-      return forceKillAfterDelay;
-    };
-    DEFAULT_FORCE_KILL_TIMEOUT = 1e3 * 5;
-    subprocessKill = ({ kill, options: { forceKillAfterDelay, killSignal }, onInternalError, context, controller }, signalOrError, errorArgument) => {
-      const { signal, error: error2 } = parseKillArguments(signalOrError, errorArgument, killSignal);
-      emitKillError(error2, onInternalError);
-      const killResult = kill(signal);
-      setKillTimeout({
-        kill,
-        signal,
-        forceKillAfterDelay,
-        killSignal,
-        killResult,
-        context,
-        controller
-      });
-      return killResult;
-    };
-    parseKillArguments = (signalOrError, errorArgument, killSignal) => {
-      const [signal = killSignal, error2] = isErrorInstance(signalOrError) ? [void 0, signalOrError] : [signalOrError, errorArgument];
-      if (typeof signal !== "string" && !Number.isInteger(signal)) {
-        throw new TypeError(`The first argument must be an error instance or a signal name string/integer: ${String(signal)}`);
-      }
-      if (error2 !== void 0 && !isErrorInstance(error2)) {
-        throw new TypeError(`The second argument is optional. If specified, it must be an error instance: ${error2}`);
-      }
-      return { signal: normalizeSignalArgument(signal), error: error2 };
-    };
-    emitKillError = (error2, onInternalError) => {
-      if (error2 !== void 0) {
-        onInternalError.reject(error2);
-      }
-    };
-    setKillTimeout = async ({ kill, signal, forceKillAfterDelay, killSignal, killResult, context, controller }) => {
-      if (signal === killSignal && killResult) {
-        killOnTimeout({
-          kill,
-          forceKillAfterDelay,
-          context,
-          controllerSignal: controller.signal
-        });
-      }
-    };
-    killOnTimeout = async ({ kill, forceKillAfterDelay, context, controllerSignal }) => {
-      if (forceKillAfterDelay === false) {
-        return;
-      }
-      try {
-        await setTimeout2(forceKillAfterDelay, void 0, { signal: controllerSignal });
-        if (kill("SIGKILL")) {
-          context.isForcefullyTerminated ??= true;
-        }
-      } catch {
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/utils/abort-signal.js
-import { once } from "node:events";
-var onAbortedSignal;
-var init_abort_signal = __esm({
-  "node_modules/execa/lib/utils/abort-signal.js"() {
-    onAbortedSignal = async (mainSignal, stopSignal) => {
-      if (!mainSignal.aborted) {
-        await once(mainSignal, "abort", { signal: stopSignal });
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/terminate/cancel.js
-var validateCancelSignal, throwOnCancel, terminateOnCancel;
-var init_cancel = __esm({
-  "node_modules/execa/lib/terminate/cancel.js"() {
-    init_abort_signal();
-    validateCancelSignal = ({ cancelSignal }) => {
-      if (cancelSignal !== void 0 && Object.prototype.toString.call(cancelSignal) !== "[object AbortSignal]") {
-        throw new Error(`The \`cancelSignal\` option must be an AbortSignal: ${String(cancelSignal)}`);
-      }
-    };
-    throwOnCancel = ({ subprocess, cancelSignal, gracefulCancel, context, controller }) => cancelSignal === void 0 || gracefulCancel ? [] : [terminateOnCancel(subprocess, cancelSignal, context, controller)];
-    terminateOnCancel = async (subprocess, cancelSignal, context, { signal }) => {
-      await onAbortedSignal(cancelSignal, signal);
-      context.terminationReason ??= "cancel";
-      subprocess.kill();
-      throw cancelSignal.reason;
-    };
-  }
-});
-
-// node_modules/execa/lib/ipc/validation.js
-var validateIpcMethod, validateIpcOption, validateConnection, throwOnEarlyDisconnect, throwOnStrictDeadlockError, getStrictResponseError, throwOnMissingStrict, throwOnStrictDisconnect, getAbortDisconnectError, throwOnMissingParent, handleEpipeError, handleSerializationError, isSerializationError, SERIALIZATION_ERROR_CODES, SERIALIZATION_ERROR_MESSAGES, getMethodName, getNamespaceName, getOtherProcessName, disconnect;
-var init_validation = __esm({
-  "node_modules/execa/lib/ipc/validation.js"() {
-    validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
-      validateIpcOption(methodName, isSubprocess, ipc);
-      validateConnection(methodName, isSubprocess, isConnected2);
-    };
-    validateIpcOption = (methodName, isSubprocess, ipc) => {
-      if (!ipc) {
-        throw new Error(`${getMethodName(methodName, isSubprocess)} can only be used if the \`ipc\` option is \`true\`.`);
-      }
-    };
-    validateConnection = (methodName, isSubprocess, isConnected2) => {
-      if (!isConnected2) {
-        throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} has already exited or disconnected.`);
-      }
-    };
-    throwOnEarlyDisconnect = (isSubprocess) => {
-      throw new Error(`${getMethodName("getOneMessage", isSubprocess)} could not complete: the ${getOtherProcessName(isSubprocess)} exited or disconnected.`);
-    };
-    throwOnStrictDeadlockError = (isSubprocess) => {
-      throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} is sending a message too, instead of listening to incoming messages.
-This can be fixed by both sending a message and listening to incoming messages at the same time:
-
-const [receivedMessage] = await Promise.all([
-	${getMethodName("getOneMessage", isSubprocess)},
-	${getMethodName("sendMessage", isSubprocess, "message, {strict: true}")},
-]);`);
-    };
-    getStrictResponseError = (error2, isSubprocess) => new Error(`${getMethodName("sendMessage", isSubprocess)} failed when sending an acknowledgment response to the ${getOtherProcessName(isSubprocess)}.`, { cause: error2 });
-    throwOnMissingStrict = (isSubprocess) => {
-      throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} is not listening to incoming messages.`);
-    };
-    throwOnStrictDisconnect = (isSubprocess) => {
-      throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} exited without listening to incoming messages.`);
-    };
-    getAbortDisconnectError = () => new Error(`\`cancelSignal\` aborted: the ${getOtherProcessName(true)} disconnected.`);
-    throwOnMissingParent = () => {
-      throw new Error("`getCancelSignal()` cannot be used without setting the `cancelSignal` subprocess option.");
-    };
-    handleEpipeError = ({ error: error2, methodName, isSubprocess }) => {
-      if (error2.code === "EPIPE") {
-        throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} is disconnecting.`, { cause: error2 });
-      }
-    };
-    handleSerializationError = ({ error: error2, methodName, isSubprocess, message }) => {
-      if (isSerializationError(error2)) {
-        throw new Error(`${getMethodName(methodName, isSubprocess)}'s argument type is invalid: the message cannot be serialized: ${String(message)}.`, { cause: error2 });
-      }
-    };
-    isSerializationError = ({ code, message }) => SERIALIZATION_ERROR_CODES.has(code) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message.includes(serializationErrorMessage));
-    SERIALIZATION_ERROR_CODES = /* @__PURE__ */ new Set([
-      // Message is `undefined`
-      "ERR_MISSING_ARGS",
-      // Message is a function, a bigint, a symbol
-      "ERR_INVALID_ARG_TYPE"
-    ]);
-    SERIALIZATION_ERROR_MESSAGES = [
-      // Message is a promise or a proxy, with `serialization: 'advanced'`
-      "could not be cloned",
-      // Message has cycles, with `serialization: 'json'`
-      "circular structure",
-      // Message has cycles inside toJSON(), with `serialization: 'json'`
-      "call stack size exceeded"
-    ];
-    getMethodName = (methodName, isSubprocess, parameters = "") => methodName === "cancelSignal" ? "`cancelSignal`'s `controller.abort()`" : `${getNamespaceName(isSubprocess)}${methodName}(${parameters})`;
-    getNamespaceName = (isSubprocess) => isSubprocess ? "" : "subprocess.";
-    getOtherProcessName = (isSubprocess) => isSubprocess ? "parent process" : "subprocess";
-    disconnect = (anyProcess) => {
-      if (anyProcess.connected) {
-        anyProcess.disconnect();
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/utils/deferred.js
-var createDeferred;
-var init_deferred = __esm({
-  "node_modules/execa/lib/utils/deferred.js"() {
-    createDeferred = () => {
-      const methods = {};
-      const promise = new Promise((resolve, reject) => {
-        Object.assign(methods, { resolve, reject });
-      });
-      return Object.assign(promise, methods);
-    };
-  }
-});
-
-// node_modules/execa/lib/arguments/fd-options.js
-var getToStream, getFromStream, SUBPROCESS_OPTIONS, getFdNumber, parseFdNumber, validateFdNumber, getInvalidStdioOptionMessage, getInvalidStdioOption, getUsedDescriptor, getOptionName, serializeOptionValue;
-var init_fd_options = __esm({
-  "node_modules/execa/lib/arguments/fd-options.js"() {
-    init_specific();
-    getToStream = (destination, to = "stdin") => {
-      const isWritable = true;
-      const { options, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
-      const fdNumber = getFdNumber(fileDescriptors, to, isWritable);
-      const destinationStream = destination.stdio[fdNumber];
-      if (destinationStream === null) {
-        throw new TypeError(getInvalidStdioOptionMessage(fdNumber, to, options, isWritable));
-      }
-      return destinationStream;
-    };
-    getFromStream = (source, from = "stdout") => {
-      const isWritable = false;
-      const { options, fileDescriptors } = SUBPROCESS_OPTIONS.get(source);
-      const fdNumber = getFdNumber(fileDescriptors, from, isWritable);
-      const sourceStream = fdNumber === "all" ? source.all : source.stdio[fdNumber];
-      if (sourceStream === null || sourceStream === void 0) {
-        throw new TypeError(getInvalidStdioOptionMessage(fdNumber, from, options, isWritable));
-      }
-      return sourceStream;
-    };
-    SUBPROCESS_OPTIONS = /* @__PURE__ */ new WeakMap();
-    getFdNumber = (fileDescriptors, fdName, isWritable) => {
-      const fdNumber = parseFdNumber(fdName, isWritable);
-      validateFdNumber(fdNumber, fdName, isWritable, fileDescriptors);
-      return fdNumber;
-    };
-    parseFdNumber = (fdName, isWritable) => {
-      const fdNumber = parseFd(fdName);
-      if (fdNumber !== void 0) {
-        return fdNumber;
-      }
-      const { validOptions, defaultValue } = isWritable ? { validOptions: '"stdin"', defaultValue: "stdin" } : { validOptions: '"stdout", "stderr", "all"', defaultValue: "stdout" };
-      throw new TypeError(`"${getOptionName(isWritable)}" must not be "${fdName}".
-It must be ${validOptions} or "fd3", "fd4" (and so on).
-It is optional and defaults to "${defaultValue}".`);
-    };
-    validateFdNumber = (fdNumber, fdName, isWritable, fileDescriptors) => {
-      const fileDescriptor = fileDescriptors[getUsedDescriptor(fdNumber)];
-      if (fileDescriptor === void 0) {
-        throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. That file descriptor does not exist.
-Please set the "stdio" option to ensure that file descriptor exists.`);
-      }
-      if (fileDescriptor.direction === "input" && !isWritable) {
-        throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. It must be a readable stream, not writable.`);
-      }
-      if (fileDescriptor.direction !== "input" && isWritable) {
-        throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. It must be a writable stream, not readable.`);
-      }
-    };
-    getInvalidStdioOptionMessage = (fdNumber, fdName, options, isWritable) => {
-      if (fdNumber === "all" && !options.all) {
-        return `The "all" option must be true to use "from: 'all'".`;
-      }
-      const { optionName, optionValue } = getInvalidStdioOption(fdNumber, options);
-      return `The "${optionName}: ${serializeOptionValue(optionValue)}" option is incompatible with using "${getOptionName(isWritable)}: ${serializeOptionValue(fdName)}".
-Please set this option with "pipe" instead.`;
-    };
-    getInvalidStdioOption = (fdNumber, { stdin, stdout, stderr, stdio }) => {
-      const usedDescriptor = getUsedDescriptor(fdNumber);
-      if (usedDescriptor === 0 && stdin !== void 0) {
-        return { optionName: "stdin", optionValue: stdin };
-      }
-      if (usedDescriptor === 1 && stdout !== void 0) {
-        return { optionName: "stdout", optionValue: stdout };
-      }
-      if (usedDescriptor === 2 && stderr !== void 0) {
-        return { optionName: "stderr", optionValue: stderr };
-      }
-      return { optionName: `stdio[${usedDescriptor}]`, optionValue: stdio[usedDescriptor] };
-    };
-    getUsedDescriptor = (fdNumber) => fdNumber === "all" ? 1 : fdNumber;
-    getOptionName = (isWritable) => isWritable ? "to" : "from";
-    serializeOptionValue = (value) => {
-      if (typeof value === "string") {
-        return `'${value}'`;
-      }
-      return typeof value === "number" ? `${value}` : "Stream";
-    };
-  }
-});
-
-// node_modules/execa/lib/utils/max-listeners.js
-import { addAbortListener } from "node:events";
-var incrementMaxListeners;
-var init_max_listeners = __esm({
-  "node_modules/execa/lib/utils/max-listeners.js"() {
-    incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
-      const maxListeners = eventEmitter.getMaxListeners();
-      if (maxListeners === 0 || maxListeners === Number.POSITIVE_INFINITY) {
-        return;
-      }
-      eventEmitter.setMaxListeners(maxListeners + maxListenersIncrement);
-      addAbortListener(signal, () => {
-        eventEmitter.setMaxListeners(eventEmitter.getMaxListeners() - maxListenersIncrement);
-      });
-    };
-  }
-});
-
-// node_modules/execa/lib/ipc/reference.js
-var addReference, addReferenceCount, removeReference, removeReferenceCount, undoAddedReferences, redoAddedReferences;
-var init_reference = __esm({
-  "node_modules/execa/lib/ipc/reference.js"() {
-    addReference = (channel, reference) => {
-      if (reference) {
-        addReferenceCount(channel);
-      }
-    };
-    addReferenceCount = (channel) => {
-      channel.refCounted();
-    };
-    removeReference = (channel, reference) => {
-      if (reference) {
-        removeReferenceCount(channel);
-      }
-    };
-    removeReferenceCount = (channel) => {
-      channel.unrefCounted();
-    };
-    undoAddedReferences = (channel, isSubprocess) => {
-      if (isSubprocess) {
-        removeReferenceCount(channel);
-        removeReferenceCount(channel);
-      }
-    };
-    redoAddedReferences = (channel, isSubprocess) => {
-      if (isSubprocess) {
-        addReferenceCount(channel);
-        addReferenceCount(channel);
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/ipc/incoming.js
-import { once as once2 } from "node:events";
-import { scheduler } from "node:timers/promises";
-var onMessage, onDisconnect, INCOMING_MESSAGES;
-var init_incoming = __esm({
-  "node_modules/execa/lib/ipc/incoming.js"() {
-    init_outgoing();
-    init_reference();
-    init_strict();
-    init_graceful();
-    onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
-      if (handleStrictResponse(wrappedMessage) || handleAbort(wrappedMessage)) {
-        return;
-      }
-      if (!INCOMING_MESSAGES.has(anyProcess)) {
-        INCOMING_MESSAGES.set(anyProcess, []);
-      }
-      const incomingMessages = INCOMING_MESSAGES.get(anyProcess);
-      incomingMessages.push(wrappedMessage);
-      if (incomingMessages.length > 1) {
-        return;
-      }
-      while (incomingMessages.length > 0) {
-        await waitForOutgoingMessages(anyProcess, ipcEmitter, wrappedMessage);
-        await scheduler.yield();
-        const message = await handleStrictRequest({
-          wrappedMessage: incomingMessages[0],
-          anyProcess,
-          channel,
-          isSubprocess,
-          ipcEmitter
-        });
-        incomingMessages.shift();
-        ipcEmitter.emit("message", message);
-        ipcEmitter.emit("message:done");
-      }
-    };
-    onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, boundOnMessage }) => {
-      abortOnDisconnect();
-      const incomingMessages = INCOMING_MESSAGES.get(anyProcess);
-      while (incomingMessages?.length > 0) {
-        await once2(ipcEmitter, "message:done");
-      }
-      anyProcess.removeListener("message", boundOnMessage);
-      redoAddedReferences(channel, isSubprocess);
-      ipcEmitter.connected = false;
-      ipcEmitter.emit("disconnect");
-    };
-    INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
-  }
-});
-
-// node_modules/execa/lib/ipc/forward.js
-import { EventEmitter } from "node:events";
-var getIpcEmitter, IPC_EMITTERS, forwardEvents, isConnected;
-var init_forward = __esm({
-  "node_modules/execa/lib/ipc/forward.js"() {
-    init_incoming();
-    init_reference();
-    getIpcEmitter = (anyProcess, channel, isSubprocess) => {
-      if (IPC_EMITTERS.has(anyProcess)) {
-        return IPC_EMITTERS.get(anyProcess);
-      }
-      const ipcEmitter = new EventEmitter();
-      ipcEmitter.connected = true;
-      IPC_EMITTERS.set(anyProcess, ipcEmitter);
-      forwardEvents({
-        ipcEmitter,
-        anyProcess,
-        channel,
-        isSubprocess
-      });
-      return ipcEmitter;
-    };
-    IPC_EMITTERS = /* @__PURE__ */ new WeakMap();
-    forwardEvents = ({ ipcEmitter, anyProcess, channel, isSubprocess }) => {
-      const boundOnMessage = onMessage.bind(void 0, {
-        anyProcess,
-        channel,
-        isSubprocess,
-        ipcEmitter
-      });
-      anyProcess.on("message", boundOnMessage);
-      anyProcess.once("disconnect", onDisconnect.bind(void 0, {
-        anyProcess,
-        channel,
-        isSubprocess,
-        ipcEmitter,
-        boundOnMessage
-      }));
-      undoAddedReferences(channel, isSubprocess);
-    };
-    isConnected = (anyProcess) => {
-      const ipcEmitter = IPC_EMITTERS.get(anyProcess);
-      return ipcEmitter === void 0 ? anyProcess.channel !== null : ipcEmitter.connected;
-    };
-  }
-});
-
-// node_modules/execa/lib/ipc/strict.js
-import { once as once3 } from "node:events";
-var handleSendStrict, count, validateStrictDeadlock, handleStrictRequest, handleStrictResponse, waitForStrictResponse, STRICT_RESPONSES, throwOnDisconnect, REQUEST_TYPE, RESPONSE_TYPE;
-var init_strict = __esm({
-  "node_modules/execa/lib/ipc/strict.js"() {
-    init_deferred();
-    init_max_listeners();
-    init_send();
-    init_validation();
-    init_forward();
-    init_outgoing();
-    handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
-      if (!strict) {
-        return message;
-      }
-      const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
-      const hasListeners = hasMessageListeners(anyProcess, ipcEmitter);
-      return {
-        id: count++,
-        type: REQUEST_TYPE,
-        message,
-        hasListeners
-      };
-    };
-    count = 0n;
-    validateStrictDeadlock = (outgoingMessages, wrappedMessage) => {
-      if (wrappedMessage?.type !== REQUEST_TYPE || wrappedMessage.hasListeners) {
-        return;
-      }
-      for (const { id } of outgoingMessages) {
-        if (id !== void 0) {
-          STRICT_RESPONSES[id].resolve({ isDeadlock: true, hasListeners: false });
-        }
-      }
-    };
-    handleStrictRequest = async ({ wrappedMessage, anyProcess, channel, isSubprocess, ipcEmitter }) => {
-      if (wrappedMessage?.type !== REQUEST_TYPE || !anyProcess.connected) {
-        return wrappedMessage;
-      }
-      const { id, message } = wrappedMessage;
-      const response = { id, type: RESPONSE_TYPE, message: hasMessageListeners(anyProcess, ipcEmitter) };
-      try {
-        await sendMessage({
-          anyProcess,
-          channel,
-          isSubprocess,
-          ipc: true
-        }, response);
-      } catch (error2) {
-        ipcEmitter.emit("strict:error", error2);
-      }
-      return message;
-    };
-    handleStrictResponse = (wrappedMessage) => {
-      if (wrappedMessage?.type !== RESPONSE_TYPE) {
-        return false;
-      }
-      const { id, message: hasListeners } = wrappedMessage;
-      STRICT_RESPONSES[id]?.resolve({ isDeadlock: false, hasListeners });
-      return true;
-    };
-    waitForStrictResponse = async (wrappedMessage, anyProcess, isSubprocess) => {
-      if (wrappedMessage?.type !== REQUEST_TYPE) {
-        return;
-      }
-      const deferred = createDeferred();
-      STRICT_RESPONSES[wrappedMessage.id] = deferred;
-      const controller = new AbortController();
-      try {
-        const { isDeadlock, hasListeners } = await Promise.race([
-          deferred,
-          throwOnDisconnect(anyProcess, isSubprocess, controller)
-        ]);
-        if (isDeadlock) {
-          throwOnStrictDeadlockError(isSubprocess);
-        }
-        if (!hasListeners) {
-          throwOnMissingStrict(isSubprocess);
-        }
-      } finally {
-        controller.abort();
-        delete STRICT_RESPONSES[wrappedMessage.id];
-      }
-    };
-    STRICT_RESPONSES = {};
-    throwOnDisconnect = async (anyProcess, isSubprocess, { signal }) => {
-      incrementMaxListeners(anyProcess, 1, signal);
-      await once3(anyProcess, "disconnect", { signal });
-      throwOnStrictDisconnect(isSubprocess);
-    };
-    REQUEST_TYPE = "execa:ipc:request";
-    RESPONSE_TYPE = "execa:ipc:response";
-  }
-});
-
-// node_modules/execa/lib/ipc/outgoing.js
-var startSendMessage, endSendMessage, waitForOutgoingMessages, OUTGOING_MESSAGES, hasMessageListeners, getMinListenerCount;
-var init_outgoing = __esm({
-  "node_modules/execa/lib/ipc/outgoing.js"() {
-    init_deferred();
-    init_specific();
-    init_fd_options();
-    init_strict();
-    startSendMessage = (anyProcess, wrappedMessage, strict) => {
-      if (!OUTGOING_MESSAGES.has(anyProcess)) {
-        OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
-      }
-      const outgoingMessages = OUTGOING_MESSAGES.get(anyProcess);
-      const onMessageSent = createDeferred();
-      const id = strict ? wrappedMessage.id : void 0;
-      const outgoingMessage = { onMessageSent, id };
-      outgoingMessages.add(outgoingMessage);
-      return { outgoingMessages, outgoingMessage };
-    };
-    endSendMessage = ({ outgoingMessages, outgoingMessage }) => {
-      outgoingMessages.delete(outgoingMessage);
-      outgoingMessage.onMessageSent.resolve();
-    };
-    waitForOutgoingMessages = async (anyProcess, ipcEmitter, wrappedMessage) => {
-      while (!hasMessageListeners(anyProcess, ipcEmitter) && OUTGOING_MESSAGES.get(anyProcess)?.size > 0) {
-        const outgoingMessages = [...OUTGOING_MESSAGES.get(anyProcess)];
-        validateStrictDeadlock(outgoingMessages, wrappedMessage);
-        await Promise.all(outgoingMessages.map(({ onMessageSent }) => onMessageSent));
-      }
-    };
-    OUTGOING_MESSAGES = /* @__PURE__ */ new WeakMap();
-    hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("message") > getMinListenerCount(anyProcess);
-    getMinListenerCount = (anyProcess) => SUBPROCESS_OPTIONS.has(anyProcess) && !getFdSpecificValue(SUBPROCESS_OPTIONS.get(anyProcess).options.buffer, "ipc") ? 1 : 0;
-  }
-});
-
-// node_modules/execa/lib/ipc/send.js
-import { promisify as promisify2 } from "node:util";
-var sendMessage, sendMessageAsync, sendOneMessage, getSendMethod, PROCESS_SEND_METHODS;
-var init_send = __esm({
-  "node_modules/execa/lib/ipc/send.js"() {
-    init_validation();
-    init_outgoing();
-    init_strict();
-    sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, { strict = false } = {}) => {
-      const methodName = "sendMessage";
-      validateIpcMethod({
-        methodName,
-        isSubprocess,
-        ipc,
-        isConnected: anyProcess.connected
-      });
-      return sendMessageAsync({
-        anyProcess,
-        channel,
-        methodName,
-        isSubprocess,
-        message,
-        strict
-      });
-    };
-    sendMessageAsync = async ({ anyProcess, channel, methodName, isSubprocess, message, strict }) => {
-      const wrappedMessage = handleSendStrict({
-        anyProcess,
-        channel,
-        isSubprocess,
-        message,
-        strict
-      });
-      const outgoingMessagesState = startSendMessage(anyProcess, wrappedMessage, strict);
-      try {
-        await sendOneMessage({
-          anyProcess,
-          methodName,
-          isSubprocess,
-          wrappedMessage,
-          message
-        });
-      } catch (error2) {
-        disconnect(anyProcess);
-        throw error2;
-      } finally {
-        endSendMessage(outgoingMessagesState);
-      }
-    };
-    sendOneMessage = async ({ anyProcess, methodName, isSubprocess, wrappedMessage, message }) => {
-      const sendMethod = getSendMethod(anyProcess);
-      try {
-        await Promise.all([
-          waitForStrictResponse(wrappedMessage, anyProcess, isSubprocess),
-          sendMethod(wrappedMessage)
-        ]);
-      } catch (error2) {
-        handleEpipeError({ error: error2, methodName, isSubprocess });
-        handleSerializationError({
-          error: error2,
-          methodName,
-          isSubprocess,
-          message
-        });
-        throw error2;
-      }
-    };
-    getSendMethod = (anyProcess) => {
-      if (PROCESS_SEND_METHODS.has(anyProcess)) {
-        return PROCESS_SEND_METHODS.get(anyProcess);
-      }
-      const sendMethod = promisify2(anyProcess.send.bind(anyProcess));
-      PROCESS_SEND_METHODS.set(anyProcess, sendMethod);
-      return sendMethod;
-    };
-    PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
-  }
-});
-
-// node_modules/execa/lib/ipc/graceful.js
-import { scheduler as scheduler2 } from "node:timers/promises";
-var sendAbort, getCancelSignal, startIpc, cancelListening, handleAbort, GRACEFUL_CANCEL_TYPE, abortOnDisconnect, cancelController;
-var init_graceful = __esm({
-  "node_modules/execa/lib/ipc/graceful.js"() {
-    init_send();
-    init_forward();
-    init_validation();
-    sendAbort = (subprocess, message) => {
-      const methodName = "cancelSignal";
-      validateConnection(methodName, false, subprocess.connected);
-      return sendOneMessage({
-        anyProcess: subprocess,
-        methodName,
-        isSubprocess: false,
-        wrappedMessage: { type: GRACEFUL_CANCEL_TYPE, message },
-        message
-      });
-    };
-    getCancelSignal = async ({ anyProcess, channel, isSubprocess, ipc }) => {
-      await startIpc({
-        anyProcess,
-        channel,
-        isSubprocess,
-        ipc
-      });
-      return cancelController.signal;
-    };
-    startIpc = async ({ anyProcess, channel, isSubprocess, ipc }) => {
-      if (cancelListening) {
-        return;
-      }
-      cancelListening = true;
-      if (!ipc) {
-        throwOnMissingParent();
-        return;
-      }
-      if (channel === null) {
-        abortOnDisconnect();
-        return;
-      }
-      getIpcEmitter(anyProcess, channel, isSubprocess);
-      await scheduler2.yield();
-    };
-    cancelListening = false;
-    handleAbort = (wrappedMessage) => {
-      if (wrappedMessage?.type !== GRACEFUL_CANCEL_TYPE) {
-        return false;
-      }
-      cancelController.abort(wrappedMessage.message);
-      return true;
-    };
-    GRACEFUL_CANCEL_TYPE = "execa:ipc:cancel";
-    abortOnDisconnect = () => {
-      cancelController.abort(getAbortDisconnectError());
-    };
-    cancelController = new AbortController();
-  }
-});
-
-// node_modules/execa/lib/terminate/graceful.js
-var validateGracefulCancel, throwOnGracefulCancel, sendOnAbort, getReason;
-var init_graceful2 = __esm({
-  "node_modules/execa/lib/terminate/graceful.js"() {
-    init_abort_signal();
-    init_graceful();
-    init_kill();
-    validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
-      if (!gracefulCancel) {
-        return;
-      }
-      if (cancelSignal === void 0) {
-        throw new Error("The `cancelSignal` option must be defined when setting the `gracefulCancel` option.");
-      }
-      if (!ipc) {
-        throw new Error("The `ipc` option cannot be false when setting the `gracefulCancel` option.");
-      }
-      if (serialization === "json") {
-        throw new Error("The `serialization` option cannot be 'json' when setting the `gracefulCancel` option.");
-      }
-    };
-    throwOnGracefulCancel = ({
-      subprocess,
-      cancelSignal,
-      gracefulCancel,
-      forceKillAfterDelay,
-      context,
-      controller
-    }) => gracefulCancel ? [sendOnAbort({
-      subprocess,
-      cancelSignal,
-      forceKillAfterDelay,
-      context,
-      controller
-    })] : [];
-    sendOnAbort = async ({ subprocess, cancelSignal, forceKillAfterDelay, context, controller: { signal } }) => {
-      await onAbortedSignal(cancelSignal, signal);
-      const reason = getReason(cancelSignal);
-      await sendAbort(subprocess, reason);
-      killOnTimeout({
-        kill: subprocess.kill,
-        forceKillAfterDelay,
-        context,
-        controllerSignal: signal
-      });
-      context.terminationReason ??= "gracefulCancel";
-      throw cancelSignal.reason;
-    };
-    getReason = ({ reason }) => {
-      if (!(reason instanceof DOMException)) {
-        return reason;
-      }
-      const error2 = new Error(reason.message);
-      Object.defineProperty(error2, "stack", {
-        value: reason.stack,
-        enumerable: false,
-        configurable: true,
-        writable: true
-      });
-      return error2;
-    };
-  }
-});
-
-// node_modules/execa/lib/terminate/timeout.js
-import { setTimeout as setTimeout3 } from "node:timers/promises";
-var validateTimeout, throwOnTimeout, killAfterTimeout;
-var init_timeout = __esm({
-  "node_modules/execa/lib/terminate/timeout.js"() {
-    init_final_error();
-    validateTimeout = ({ timeout }) => {
-      if (timeout !== void 0 && (!Number.isFinite(timeout) || timeout < 0)) {
-        throw new TypeError(`Expected the \`timeout\` option to be a non-negative integer, got \`${timeout}\` (${typeof timeout})`);
-      }
-    };
-    throwOnTimeout = (subprocess, timeout, context, controller) => timeout === 0 || timeout === void 0 ? [] : [killAfterTimeout(subprocess, timeout, context, controller)];
-    killAfterTimeout = async (subprocess, timeout, context, { signal }) => {
-      await setTimeout3(timeout, void 0, { signal });
-      context.terminationReason ??= "timeout";
-      subprocess.kill();
-      throw new DiscardedError();
-    };
-  }
-});
-
-// node_modules/execa/lib/methods/node.js
-import { execPath, execArgv } from "node:process";
-import path3 from "node:path";
-var mapNode, handleNodeOption;
-var init_node2 = __esm({
-  "node_modules/execa/lib/methods/node.js"() {
-    init_file_url();
-    mapNode = ({ options }) => {
-      if (options.node === false) {
-        throw new TypeError('The "node" option cannot be false with `execaNode()`.');
-      }
-      return { options: { ...options, node: true } };
-    };
-    handleNodeOption = (file, commandArguments, {
-      node: shouldHandleNode = false,
-      nodePath = execPath,
-      nodeOptions = execArgv.filter((nodeOption) => !nodeOption.startsWith("--inspect")),
-      cwd,
-      execPath: formerNodePath,
-      ...options
-    }) => {
-      if (formerNodePath !== void 0) {
-        throw new TypeError('The "execPath" option has been removed. Please use the "nodePath" option instead.');
-      }
-      const normalizedNodePath = safeNormalizeFileUrl(nodePath, 'The "nodePath" option');
-      const resolvedNodePath = path3.resolve(cwd, normalizedNodePath);
-      const newOptions = {
-        ...options,
-        nodePath: resolvedNodePath,
-        node: shouldHandleNode,
-        cwd
-      };
-      if (!shouldHandleNode) {
-        return [file, commandArguments, newOptions];
-      }
-      if (path3.basename(file, ".exe") === "node") {
-        throw new TypeError('When the "node" option is true, the first argument does not need to be "node".');
-      }
-      return [
-        resolvedNodePath,
-        [...nodeOptions, file, ...commandArguments],
-        { ipc: true, ...newOptions, shell: false }
-      ];
-    };
-  }
-});
-
-// node_modules/execa/lib/ipc/ipc-input.js
-import { serialize } from "node:v8";
-var validateIpcInputOption, validateAdvancedInput, validateJsonInput, validateIpcInput, sendIpcInput;
-var init_ipc_input = __esm({
-  "node_modules/execa/lib/ipc/ipc-input.js"() {
-    validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
-      if (ipcInput === void 0) {
-        return;
-      }
-      if (!ipc) {
-        throw new Error("The `ipcInput` option cannot be set unless the `ipc` option is `true`.");
-      }
-      validateIpcInput[serialization](ipcInput);
-    };
-    validateAdvancedInput = (ipcInput) => {
-      try {
-        serialize(ipcInput);
-      } catch (error2) {
-        throw new Error("The `ipcInput` option is not serializable with a structured clone.", { cause: error2 });
-      }
-    };
-    validateJsonInput = (ipcInput) => {
-      try {
-        JSON.stringify(ipcInput);
-      } catch (error2) {
-        throw new Error("The `ipcInput` option is not serializable with JSON.", { cause: error2 });
-      }
-    };
-    validateIpcInput = {
-      advanced: validateAdvancedInput,
-      json: validateJsonInput
-    };
-    sendIpcInput = async (subprocess, ipcInput) => {
-      if (ipcInput === void 0) {
-        return;
-      }
-      await subprocess.sendMessage(ipcInput);
-    };
-  }
-});
-
-// node_modules/execa/lib/arguments/encoding-option.js
-var validateEncoding, TEXT_ENCODINGS, BINARY_ENCODINGS, ENCODINGS, getCorrectEncoding, ENCODING_ALIASES, serializeEncoding;
-var init_encoding_option = __esm({
-  "node_modules/execa/lib/arguments/encoding-option.js"() {
-    validateEncoding = ({ encoding }) => {
-      if (ENCODINGS.has(encoding)) {
-        return;
-      }
-      const correctEncoding = getCorrectEncoding(encoding);
-      if (correctEncoding !== void 0) {
-        throw new TypeError(`Invalid option \`encoding: ${serializeEncoding(encoding)}\`.
-Please rename it to ${serializeEncoding(correctEncoding)}.`);
-      }
-      const correctEncodings = [...ENCODINGS].map((correctEncoding2) => serializeEncoding(correctEncoding2)).join(", ");
-      throw new TypeError(`Invalid option \`encoding: ${serializeEncoding(encoding)}\`.
-Please rename it to one of: ${correctEncodings}.`);
-    };
-    TEXT_ENCODINGS = /* @__PURE__ */ new Set(["utf8", "utf16le"]);
-    BINARY_ENCODINGS = /* @__PURE__ */ new Set(["buffer", "hex", "base64", "base64url", "latin1", "ascii"]);
-    ENCODINGS = /* @__PURE__ */ new Set([...TEXT_ENCODINGS, ...BINARY_ENCODINGS]);
-    getCorrectEncoding = (encoding) => {
-      if (encoding === null) {
-        return "buffer";
-      }
-      if (typeof encoding !== "string") {
-        return;
-      }
-      const lowerEncoding = encoding.toLowerCase();
-      if (lowerEncoding in ENCODING_ALIASES) {
-        return ENCODING_ALIASES[lowerEncoding];
-      }
-      if (ENCODINGS.has(lowerEncoding)) {
-        return lowerEncoding;
-      }
-    };
-    ENCODING_ALIASES = {
-      // eslint-disable-next-line unicorn/text-encoding-identifier-case
-      "utf-8": "utf8",
-      "utf-16le": "utf16le",
-      "ucs-2": "utf16le",
-      ucs2: "utf16le",
-      binary: "latin1"
-    };
-    serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
-  }
-});
-
-// node_modules/execa/lib/arguments/cwd.js
-import { statSync } from "node:fs";
-import path4 from "node:path";
-import process5 from "node:process";
-var normalizeCwd, getDefaultCwd, fixCwdError;
-var init_cwd = __esm({
-  "node_modules/execa/lib/arguments/cwd.js"() {
-    init_file_url();
-    normalizeCwd = (cwd = getDefaultCwd()) => {
-      const cwdString = safeNormalizeFileUrl(cwd, 'The "cwd" option');
-      return path4.resolve(cwdString);
-    };
-    getDefaultCwd = () => {
-      try {
-        return process5.cwd();
-      } catch (error2) {
-        error2.message = `The current directory does not exist.
-${error2.message}`;
-        throw error2;
-      }
-    };
-    fixCwdError = (originalMessage, cwd) => {
-      if (cwd === getDefaultCwd()) {
-        return originalMessage;
-      }
-      let cwdStat;
-      try {
-        cwdStat = statSync(cwd);
-      } catch (error2) {
-        return `The "cwd" option is invalid: ${cwd}.
-${error2.message}
-${originalMessage}`;
-      }
-      if (!cwdStat.isDirectory()) {
-        return `The "cwd" option is not a directory: ${cwd}.
-${originalMessage}`;
-      }
-      return originalMessage;
-    };
-  }
-});
-
-// node_modules/execa/lib/arguments/options.js
-import path5 from "node:path";
-import process6 from "node:process";
-var import_cross_spawn, normalizeOptions, addDefaultOptions, getEnv;
-var init_options = __esm({
-  "node_modules/execa/lib/arguments/options.js"() {
-    import_cross_spawn = __toESM(require_cross_spawn(), 1);
-    init_npm_run_path();
-    init_kill();
-    init_signal();
-    init_cancel();
-    init_graceful2();
-    init_timeout();
-    init_node2();
-    init_ipc_input();
-    init_encoding_option();
-    init_cwd();
-    init_file_url();
-    init_specific();
-    normalizeOptions = (filePath, rawArguments, rawOptions) => {
-      rawOptions.cwd = normalizeCwd(rawOptions.cwd);
-      const [processedFile, processedArguments, processedOptions] = handleNodeOption(filePath, rawArguments, rawOptions);
-      const { command: file, args: commandArguments, options: initialOptions } = import_cross_spawn.default._parse(processedFile, processedArguments, processedOptions);
-      const fdOptions = normalizeFdSpecificOptions(initialOptions);
-      const options = addDefaultOptions(fdOptions);
-      validateTimeout(options);
-      validateEncoding(options);
-      validateIpcInputOption(options);
-      validateCancelSignal(options);
-      validateGracefulCancel(options);
-      options.shell = normalizeFileUrl(options.shell);
-      options.env = getEnv(options);
-      options.killSignal = normalizeKillSignal(options.killSignal);
-      options.forceKillAfterDelay = normalizeForceKillAfterDelay(options.forceKillAfterDelay);
-      options.lines = options.lines.map((lines, fdNumber) => lines && !BINARY_ENCODINGS.has(options.encoding) && options.buffer[fdNumber]);
-      if (process6.platform === "win32" && path5.basename(file, ".exe") === "cmd") {
-        commandArguments.unshift("/q");
-      }
-      return { file, commandArguments, options };
-    };
-    addDefaultOptions = ({
-      extendEnv = true,
-      preferLocal = false,
-      cwd,
-      localDir: localDirectory = cwd,
-      encoding = "utf8",
-      reject = true,
-      cleanup = true,
-      all = false,
-      windowsHide = true,
-      killSignal = "SIGTERM",
-      forceKillAfterDelay = true,
-      gracefulCancel = false,
-      ipcInput,
-      ipc = ipcInput !== void 0 || gracefulCancel,
-      serialization = "advanced",
-      ...options
-    }) => ({
-      ...options,
-      extendEnv,
-      preferLocal,
-      cwd,
-      localDirectory,
-      encoding,
-      reject,
-      cleanup,
-      all,
-      windowsHide,
-      killSignal,
-      forceKillAfterDelay,
-      gracefulCancel,
-      ipcInput,
-      ipc,
-      serialization
-    });
-    getEnv = ({ env: envOption, extendEnv, preferLocal, node, localDirectory, nodePath }) => {
-      const env2 = extendEnv ? { ...process6.env, ...envOption } : envOption;
-      if (preferLocal || node) {
-        return npmRunPathEnv({
-          env: env2,
-          cwd: localDirectory,
-          execPath: nodePath,
-          preferLocal,
-          addExecPath: node
-        });
-      }
-      return env2;
-    };
-  }
-});
-
-// node_modules/execa/lib/arguments/shell.js
-var concatenateShell;
-var init_shell = __esm({
-  "node_modules/execa/lib/arguments/shell.js"() {
-    concatenateShell = (file, commandArguments, options) => options.shell && commandArguments.length > 0 ? [[file, ...commandArguments].join(" "), [], options] : [file, commandArguments, options];
-  }
-});
-
-// node_modules/strip-final-newline/index.js
-function stripFinalNewline(input) {
-  if (typeof input === "string") {
-    return stripFinalNewlineString(input);
-  }
-  if (!(ArrayBuffer.isView(input) && input.BYTES_PER_ELEMENT === 1)) {
-    throw new Error("Input must be a string or a Uint8Array");
-  }
-  return stripFinalNewlineBinary(input);
-}
-var stripFinalNewlineString, stripFinalNewlineBinary, LF, LF_BINARY, CR, CR_BINARY;
-var init_strip_final_newline = __esm({
-  "node_modules/strip-final-newline/index.js"() {
-    stripFinalNewlineString = (input) => input.at(-1) === LF ? input.slice(0, input.at(-2) === CR ? -2 : -1) : input;
-    stripFinalNewlineBinary = (input) => input.at(-1) === LF_BINARY ? input.subarray(0, input.at(-2) === CR_BINARY ? -2 : -1) : input;
-    LF = "\n";
-    LF_BINARY = LF.codePointAt(0);
-    CR = "\r";
-    CR_BINARY = CR.codePointAt(0);
-  }
-});
-
-// node_modules/is-stream/index.js
-function isStream(stream, { checkOpen = true } = {}) {
-  return stream !== null && typeof stream === "object" && (stream.writable || stream.readable || !checkOpen || stream.writable === void 0 && stream.readable === void 0) && typeof stream.pipe === "function";
-}
-function isWritableStream(stream, { checkOpen = true } = {}) {
-  return isStream(stream, { checkOpen }) && (stream.writable || !checkOpen) && typeof stream.write === "function" && typeof stream.end === "function" && typeof stream.writable === "boolean" && typeof stream.writableObjectMode === "boolean" && typeof stream.destroy === "function" && typeof stream.destroyed === "boolean";
-}
-function isReadableStream(stream, { checkOpen = true } = {}) {
-  return isStream(stream, { checkOpen }) && (stream.readable || !checkOpen) && typeof stream.read === "function" && typeof stream.readable === "boolean" && typeof stream.readableObjectMode === "boolean" && typeof stream.destroy === "function" && typeof stream.destroyed === "boolean";
-}
-function isDuplexStream(stream, options) {
-  return isWritableStream(stream, options) && isReadableStream(stream, options);
-}
-var init_is_stream = __esm({
-  "node_modules/is-stream/index.js"() {
-  }
-});
-
-// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
-function i() {
-  return this[n].next();
-}
-function o(r) {
-  return this[n].return(r);
-}
-function h({ preventCancel: r = false } = {}) {
-  const e = this.getReader(), t = new c(
-    e,
-    r
-  ), s = Object.create(u);
-  return s[n] = t, s;
-}
-var a, c, n, u;
-var init_asyncIterator = __esm({
-  "node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js"() {
-    a = Object.getPrototypeOf(
-      Object.getPrototypeOf(
-        /* istanbul ignore next */
-        async function* () {
-        }
-      ).prototype
-    );
-    c = class {
-      #t;
-      #n;
-      #r = false;
-      #e = void 0;
-      constructor(e, t) {
-        this.#t = e, this.#n = t;
-      }
-      next() {
-        const e = () => this.#s();
-        return this.#e = this.#e ? this.#e.then(e, e) : e(), this.#e;
-      }
-      return(e) {
-        const t = () => this.#i(e);
-        return this.#e ? this.#e.then(t, t) : t();
-      }
-      async #s() {
-        if (this.#r)
-          return {
-            done: true,
-            value: void 0
-          };
-        let e;
-        try {
-          e = await this.#t.read();
-        } catch (t) {
-          throw this.#e = void 0, this.#r = true, this.#t.releaseLock(), t;
-        }
-        return e.done && (this.#e = void 0, this.#r = true, this.#t.releaseLock()), e;
-      }
-      async #i(e) {
-        if (this.#r)
-          return {
-            done: true,
-            value: e
-          };
-        if (this.#r = true, !this.#n) {
-          const t = this.#t.cancel(e);
-          return this.#t.releaseLock(), await t, {
-            done: true,
-            value: e
-          };
-        }
-        return this.#t.releaseLock(), {
-          done: true,
-          value: e
-        };
-      }
-    };
-    n = /* @__PURE__ */ Symbol();
-    Object.defineProperty(i, "name", { value: "next" });
-    Object.defineProperty(o, "name", { value: "return" });
-    u = Object.create(a, {
-      next: {
-        enumerable: true,
-        configurable: true,
-        writable: true,
-        value: i
-      },
-      return: {
-        enumerable: true,
-        configurable: true,
-        writable: true,
-        value: o
-      }
-    });
-  }
-});
-
-// node_modules/@sec-ant/readable-stream/dist/ponyfill/fromAnyIterable.js
-var init_fromAnyIterable = __esm({
-  "node_modules/@sec-ant/readable-stream/dist/ponyfill/fromAnyIterable.js"() {
-  }
-});
-
-// node_modules/@sec-ant/readable-stream/dist/ponyfill/index.js
-var init_ponyfill = __esm({
-  "node_modules/@sec-ant/readable-stream/dist/ponyfill/index.js"() {
-    init_asyncIterator();
-    init_fromAnyIterable();
-  }
-});
-
-// node_modules/get-stream/source/stream.js
-var getAsyncIterable, toString, getStreamIterable, handleStreamEnd, nodeImports;
-var init_stream = __esm({
-  "node_modules/get-stream/source/stream.js"() {
-    init_is_stream();
-    init_ponyfill();
-    getAsyncIterable = (stream) => {
-      if (isReadableStream(stream, { checkOpen: false }) && nodeImports.on !== void 0) {
-        return getStreamIterable(stream);
-      }
-      if (typeof stream?.[Symbol.asyncIterator] === "function") {
-        return stream;
-      }
-      if (toString.call(stream) === "[object ReadableStream]") {
-        return h.call(stream);
-      }
-      throw new TypeError("The first argument must be a Readable, a ReadableStream, or an async iterable.");
-    };
-    ({ toString } = Object.prototype);
-    getStreamIterable = async function* (stream) {
-      const controller = new AbortController();
-      const state = {};
-      handleStreamEnd(stream, controller, state);
-      try {
-        for await (const [chunk] of nodeImports.on(stream, "data", { signal: controller.signal })) {
-          yield chunk;
-        }
-      } catch (error2) {
-        if (state.error !== void 0) {
-          throw state.error;
-        } else if (!controller.signal.aborted) {
-          throw error2;
-        }
-      } finally {
-        stream.destroy();
-      }
-    };
-    handleStreamEnd = async (stream, controller, state) => {
-      try {
-        await nodeImports.finished(stream, {
-          cleanup: true,
-          readable: true,
-          writable: false,
-          error: false
-        });
-      } catch (error2) {
-        state.error = error2;
-      } finally {
-        controller.abort();
-      }
-    };
-    nodeImports = {};
-  }
-});
-
-// node_modules/get-stream/source/contents.js
-var getStreamContents, appendFinalChunk, appendChunk, addNewChunk, getChunkType, objectToString2, MaxBufferError;
-var init_contents = __esm({
-  "node_modules/get-stream/source/contents.js"() {
-    init_stream();
-    getStreamContents = async (stream, { init, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
-      const asyncIterable = getAsyncIterable(stream);
-      const state = init();
-      state.length = 0;
-      try {
-        for await (const chunk of asyncIterable) {
-          const chunkType = getChunkType(chunk);
-          const convertedChunk = convertChunk[chunkType](chunk, state);
-          appendChunk({
-            convertedChunk,
-            state,
-            getSize,
-            truncateChunk,
-            addChunk,
-            maxBuffer
-          });
-        }
-        appendFinalChunk({
-          state,
-          convertChunk,
-          getSize,
-          truncateChunk,
-          addChunk,
-          getFinalChunk,
-          maxBuffer
-        });
-        return finalize(state);
-      } catch (error2) {
-        const normalizedError = typeof error2 === "object" && error2 !== null ? error2 : new Error(error2);
-        normalizedError.bufferedData = finalize(state);
-        throw normalizedError;
-      }
-    };
-    appendFinalChunk = ({ state, getSize, truncateChunk, addChunk, getFinalChunk, maxBuffer }) => {
-      const convertedChunk = getFinalChunk(state);
-      if (convertedChunk !== void 0) {
-        appendChunk({
-          convertedChunk,
-          state,
-          getSize,
-          truncateChunk,
-          addChunk,
-          maxBuffer
-        });
-      }
-    };
-    appendChunk = ({ convertedChunk, state, getSize, truncateChunk, addChunk, maxBuffer }) => {
-      const chunkSize = getSize(convertedChunk);
-      const newLength = state.length + chunkSize;
-      if (newLength <= maxBuffer) {
-        addNewChunk(convertedChunk, state, addChunk, newLength);
-        return;
-      }
-      const truncatedChunk = truncateChunk(convertedChunk, maxBuffer - state.length);
-      if (truncatedChunk !== void 0) {
-        addNewChunk(truncatedChunk, state, addChunk, maxBuffer);
-      }
-      throw new MaxBufferError();
-    };
-    addNewChunk = (convertedChunk, state, addChunk, newLength) => {
-      state.contents = addChunk(convertedChunk, state, newLength);
-      state.length = newLength;
-    };
-    getChunkType = (chunk) => {
-      const typeOfChunk = typeof chunk;
-      if (typeOfChunk === "string") {
-        return "string";
-      }
-      if (typeOfChunk !== "object" || chunk === null) {
-        return "others";
-      }
-      if (globalThis.Buffer?.isBuffer(chunk)) {
-        return "buffer";
-      }
-      const prototypeName = objectToString2.call(chunk);
-      if (prototypeName === "[object ArrayBuffer]") {
-        return "arrayBuffer";
-      }
-      if (prototypeName === "[object DataView]") {
-        return "dataView";
-      }
-      if (Number.isInteger(chunk.byteLength) && Number.isInteger(chunk.byteOffset) && objectToString2.call(chunk.buffer) === "[object ArrayBuffer]") {
-        return "typedArray";
-      }
-      return "others";
-    };
-    ({ toString: objectToString2 } = Object.prototype);
-    MaxBufferError = class extends Error {
-      name = "MaxBufferError";
-      constructor() {
-        super("maxBuffer exceeded");
-      }
-    };
-  }
-});
-
-// node_modules/get-stream/source/utils.js
-var identity2, noop, getContentsProperty, throwObjectStream, getLengthProperty;
-var init_utils = __esm({
-  "node_modules/get-stream/source/utils.js"() {
-    identity2 = (value) => value;
-    noop = () => void 0;
-    getContentsProperty = ({ contents }) => contents;
-    throwObjectStream = (chunk) => {
-      throw new Error(`Streams in object mode are not supported: ${String(chunk)}`);
-    };
-    getLengthProperty = (convertedChunk) => convertedChunk.length;
-  }
-});
-
-// node_modules/get-stream/source/array.js
-async function getStreamAsArray(stream, options) {
-  return getStreamContents(stream, arrayMethods, options);
-}
-var initArray, increment, addArrayChunk, arrayMethods;
-var init_array = __esm({
-  "node_modules/get-stream/source/array.js"() {
-    init_contents();
-    init_utils();
-    initArray = () => ({ contents: [] });
-    increment = () => 1;
-    addArrayChunk = (convertedChunk, { contents }) => {
-      contents.push(convertedChunk);
-      return contents;
-    };
-    arrayMethods = {
-      init: initArray,
-      convertChunk: {
-        string: identity2,
-        buffer: identity2,
-        arrayBuffer: identity2,
-        dataView: identity2,
-        typedArray: identity2,
-        others: identity2
-      },
-      getSize: increment,
-      truncateChunk: noop,
-      addChunk: addArrayChunk,
-      getFinalChunk: noop,
-      finalize: getContentsProperty
-    };
-  }
-});
-
-// node_modules/get-stream/source/array-buffer.js
-async function getStreamAsArrayBuffer(stream, options) {
-  return getStreamContents(stream, arrayBufferMethods, options);
-}
-var initArrayBuffer, useTextEncoder, textEncoder2, useUint8Array, useUint8ArrayWithOffset, truncateArrayBufferChunk, addArrayBufferChunk, resizeArrayBufferSlow, resizeArrayBuffer, getNewContentsLength, SCALE_FACTOR, finalizeArrayBuffer, hasArrayBufferResize, arrayBufferMethods;
-var init_array_buffer = __esm({
-  "node_modules/get-stream/source/array-buffer.js"() {
-    init_contents();
-    init_utils();
-    initArrayBuffer = () => ({ contents: new ArrayBuffer(0) });
-    useTextEncoder = (chunk) => textEncoder2.encode(chunk);
-    textEncoder2 = new TextEncoder();
-    useUint8Array = (chunk) => new Uint8Array(chunk);
-    useUint8ArrayWithOffset = (chunk) => new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    truncateArrayBufferChunk = (convertedChunk, chunkSize) => convertedChunk.slice(0, chunkSize);
-    addArrayBufferChunk = (convertedChunk, { contents, length: previousLength }, length) => {
-      const newContents = hasArrayBufferResize() ? resizeArrayBuffer(contents, length) : resizeArrayBufferSlow(contents, length);
-      new Uint8Array(newContents).set(convertedChunk, previousLength);
-      return newContents;
-    };
-    resizeArrayBufferSlow = (contents, length) => {
-      if (length <= contents.byteLength) {
-        return contents;
-      }
-      const arrayBuffer = new ArrayBuffer(getNewContentsLength(length));
-      new Uint8Array(arrayBuffer).set(new Uint8Array(contents), 0);
-      return arrayBuffer;
-    };
-    resizeArrayBuffer = (contents, length) => {
-      if (length <= contents.maxByteLength) {
-        contents.resize(length);
-        return contents;
-      }
-      const arrayBuffer = new ArrayBuffer(length, { maxByteLength: getNewContentsLength(length) });
-      new Uint8Array(arrayBuffer).set(new Uint8Array(contents), 0);
-      return arrayBuffer;
-    };
-    getNewContentsLength = (length) => SCALE_FACTOR ** Math.ceil(Math.log(length) / Math.log(SCALE_FACTOR));
-    SCALE_FACTOR = 2;
-    finalizeArrayBuffer = ({ contents, length }) => hasArrayBufferResize() ? contents : contents.slice(0, length);
-    hasArrayBufferResize = () => "resize" in ArrayBuffer.prototype;
-    arrayBufferMethods = {
-      init: initArrayBuffer,
-      convertChunk: {
-        string: useTextEncoder,
-        buffer: useUint8Array,
-        arrayBuffer: useUint8Array,
-        dataView: useUint8ArrayWithOffset,
-        typedArray: useUint8ArrayWithOffset,
-        others: throwObjectStream
-      },
-      getSize: getLengthProperty,
-      truncateChunk: truncateArrayBufferChunk,
-      addChunk: addArrayBufferChunk,
-      getFinalChunk: noop,
-      finalize: finalizeArrayBuffer
-    };
-  }
-});
-
-// node_modules/get-stream/source/string.js
-async function getStreamAsString(stream, options) {
-  return getStreamContents(stream, stringMethods, options);
-}
-var initString, useTextDecoder, addStringChunk, truncateStringChunk, getFinalStringChunk, stringMethods;
-var init_string = __esm({
-  "node_modules/get-stream/source/string.js"() {
-    init_contents();
-    init_utils();
-    initString = () => ({ contents: "", textDecoder: new TextDecoder() });
-    useTextDecoder = (chunk, { textDecoder: textDecoder2 }) => textDecoder2.decode(chunk, { stream: true });
-    addStringChunk = (convertedChunk, { contents }) => contents + convertedChunk;
-    truncateStringChunk = (convertedChunk, chunkSize) => convertedChunk.slice(0, chunkSize);
-    getFinalStringChunk = ({ textDecoder: textDecoder2 }) => {
-      const finalChunk = textDecoder2.decode();
-      return finalChunk === "" ? void 0 : finalChunk;
-    };
-    stringMethods = {
-      init: initString,
-      convertChunk: {
-        string: identity2,
-        buffer: useTextDecoder,
-        arrayBuffer: useTextDecoder,
-        dataView: useTextDecoder,
-        typedArray: useTextDecoder,
-        others: throwObjectStream
-      },
-      getSize: getLengthProperty,
-      truncateChunk: truncateStringChunk,
-      addChunk: addStringChunk,
-      getFinalChunk: getFinalStringChunk,
-      finalize: getContentsProperty
-    };
-  }
-});
-
-// node_modules/get-stream/source/exports.js
-var init_exports = __esm({
-  "node_modules/get-stream/source/exports.js"() {
-    init_array();
-    init_array_buffer();
-    init_string();
-    init_contents();
-  }
-});
-
-// node_modules/get-stream/source/index.js
-import { on } from "node:events";
-import { finished } from "node:stream/promises";
-var init_source = __esm({
-  "node_modules/get-stream/source/index.js"() {
-    init_stream();
-    init_exports();
-    Object.assign(nodeImports, { on, finished });
-  }
-});
-
-// node_modules/execa/lib/io/max-buffer.js
-var handleMaxBuffer, getMaxBufferUnit, checkIpcMaxBuffer, getMaxBufferMessage, getMaxBufferInfo, isMaxBufferSync, truncateMaxBufferSync, getMaxBufferSync;
-var init_max_buffer = __esm({
-  "node_modules/execa/lib/io/max-buffer.js"() {
-    init_source();
-    init_standard_stream();
-    init_specific();
-    handleMaxBuffer = ({ error: error2, stream, readableObjectMode, lines, encoding, fdNumber }) => {
-      if (!(error2 instanceof MaxBufferError)) {
-        throw error2;
-      }
-      if (fdNumber === "all") {
-        return error2;
-      }
-      const unit = getMaxBufferUnit(readableObjectMode, lines, encoding);
-      error2.maxBufferInfo = { fdNumber, unit };
-      stream.destroy();
-      throw error2;
-    };
-    getMaxBufferUnit = (readableObjectMode, lines, encoding) => {
-      if (readableObjectMode) {
-        return "objects";
-      }
-      if (lines) {
-        return "lines";
-      }
-      if (encoding === "buffer") {
-        return "bytes";
-      }
-      return "characters";
-    };
-    checkIpcMaxBuffer = (subprocess, ipcOutput, maxBuffer) => {
-      if (ipcOutput.length !== maxBuffer) {
-        return;
-      }
-      const error2 = new MaxBufferError();
-      error2.maxBufferInfo = { fdNumber: "ipc" };
-      throw error2;
-    };
-    getMaxBufferMessage = (error2, maxBuffer) => {
-      const { streamName, threshold, unit } = getMaxBufferInfo(error2, maxBuffer);
-      return `Command's ${streamName} was larger than ${threshold} ${unit}`;
-    };
-    getMaxBufferInfo = (error2, maxBuffer) => {
-      if (error2?.maxBufferInfo === void 0) {
-        return { streamName: "output", threshold: maxBuffer[1], unit: "bytes" };
-      }
-      const { maxBufferInfo: { fdNumber, unit } } = error2;
-      delete error2.maxBufferInfo;
-      const threshold = getFdSpecificValue(maxBuffer, fdNumber);
-      if (fdNumber === "ipc") {
-        return { streamName: "IPC output", threshold, unit: "messages" };
-      }
-      return { streamName: getStreamName(fdNumber), threshold, unit };
-    };
-    isMaxBufferSync = (resultError, output, maxBuffer) => resultError?.code === "ENOBUFS" && output !== null && output.some((result) => result !== null && result.length > getMaxBufferSync(maxBuffer));
-    truncateMaxBufferSync = (result, isMaxBuffer, maxBuffer) => {
-      if (!isMaxBuffer) {
-        return result;
-      }
-      const maxBufferValue = getMaxBufferSync(maxBuffer);
-      return result.length > maxBufferValue ? result.slice(0, maxBufferValue) : result;
-    };
-    getMaxBufferSync = ([, stdoutMaxBuffer]) => stdoutMaxBuffer;
-  }
-});
-
-// node_modules/execa/lib/return/message.js
-import { inspect as inspect2 } from "node:util";
-var createMessages, getErrorPrefix, getForcefulSuffix, getOriginalMessage, serializeIpcMessage, serializeMessagePart, serializeMessageItem;
-var init_message = __esm({
-  "node_modules/execa/lib/return/message.js"() {
-    init_strip_final_newline();
-    init_uint_array();
-    init_cwd();
-    init_escape();
-    init_max_buffer();
-    init_signal();
-    init_final_error();
-    createMessages = ({
-      stdio,
-      all,
-      ipcOutput,
-      originalError,
-      signal,
-      signalDescription,
-      exitCode,
-      escapedCommand,
-      timedOut,
-      isCanceled,
-      isGracefullyCanceled,
-      isMaxBuffer,
-      isForcefullyTerminated,
-      forceKillAfterDelay,
-      killSignal,
-      maxBuffer,
-      timeout,
-      cwd
-    }) => {
-      const errorCode = originalError?.code;
-      const prefix2 = getErrorPrefix({
-        originalError,
-        timedOut,
-        timeout,
-        isMaxBuffer,
-        maxBuffer,
-        errorCode,
-        signal,
-        signalDescription,
-        exitCode,
-        isCanceled,
-        isGracefullyCanceled,
-        isForcefullyTerminated,
-        forceKillAfterDelay,
-        killSignal
-      });
-      const originalMessage = getOriginalMessage(originalError, cwd);
-      const suffix = originalMessage === void 0 ? "" : `
-${originalMessage}`;
-      const shortMessage = `${prefix2}: ${escapedCommand}${suffix}`;
-      const messageStdio = all === void 0 ? [stdio[2], stdio[1]] : [all];
-      const message = [
-        shortMessage,
-        ...messageStdio,
-        ...stdio.slice(3),
-        ipcOutput.map((ipcMessage) => serializeIpcMessage(ipcMessage)).join("\n")
-      ].map((messagePart) => escapeLines(stripFinalNewline(serializeMessagePart(messagePart)))).filter(Boolean).join("\n\n");
-      return { originalMessage, shortMessage, message };
-    };
-    getErrorPrefix = ({
-      originalError,
-      timedOut,
-      timeout,
-      isMaxBuffer,
-      maxBuffer,
-      errorCode,
-      signal,
-      signalDescription,
-      exitCode,
-      isCanceled,
-      isGracefullyCanceled,
-      isForcefullyTerminated,
-      forceKillAfterDelay,
-      killSignal
-    }) => {
-      const forcefulSuffix = getForcefulSuffix(isForcefullyTerminated, forceKillAfterDelay);
-      if (timedOut) {
-        return `Command timed out after ${timeout} milliseconds${forcefulSuffix}`;
-      }
-      if (isGracefullyCanceled) {
-        if (signal === void 0) {
-          return `Command was gracefully canceled with exit code ${exitCode}`;
-        }
-        return isForcefullyTerminated ? `Command was gracefully canceled${forcefulSuffix}` : `Command was gracefully canceled with ${signal} (${signalDescription})`;
-      }
-      if (isCanceled) {
-        return `Command was canceled${forcefulSuffix}`;
-      }
-      if (isMaxBuffer) {
-        return `${getMaxBufferMessage(originalError, maxBuffer)}${forcefulSuffix}`;
-      }
-      if (errorCode !== void 0) {
-        return `Command failed with ${errorCode}${forcefulSuffix}`;
-      }
-      if (isForcefullyTerminated) {
-        return `Command was killed with ${killSignal} (${getSignalDescription(killSignal)})${forcefulSuffix}`;
-      }
-      if (signal !== void 0) {
-        return `Command was killed with ${signal} (${signalDescription})`;
-      }
-      if (exitCode !== void 0) {
-        return `Command failed with exit code ${exitCode}`;
-      }
-      return "Command failed";
-    };
-    getForcefulSuffix = (isForcefullyTerminated, forceKillAfterDelay) => isForcefullyTerminated ? ` and was forcefully terminated after ${forceKillAfterDelay} milliseconds` : "";
-    getOriginalMessage = (originalError, cwd) => {
-      if (originalError instanceof DiscardedError) {
-        return;
-      }
-      const originalMessage = isExecaError(originalError) ? originalError.originalMessage : String(originalError?.message ?? originalError);
-      const escapedOriginalMessage = escapeLines(fixCwdError(originalMessage, cwd));
-      return escapedOriginalMessage === "" ? void 0 : escapedOriginalMessage;
-    };
-    serializeIpcMessage = (ipcMessage) => typeof ipcMessage === "string" ? ipcMessage : inspect2(ipcMessage);
-    serializeMessagePart = (messagePart) => Array.isArray(messagePart) ? messagePart.map((messageItem) => stripFinalNewline(serializeMessageItem(messageItem))).filter(Boolean).join("\n") : serializeMessageItem(messagePart);
-    serializeMessageItem = (messageItem) => {
-      if (typeof messageItem === "string") {
-        return messageItem;
-      }
-      if (isUint8Array(messageItem)) {
-        return uint8ArrayToString(messageItem);
-      }
-      return "";
-    };
-  }
-});
-
-// node_modules/execa/lib/return/result.js
-var makeSuccessResult, makeEarlyError, makeError, getErrorProperties, omitUndefinedProperties, normalizeExitPayload;
-var init_result = __esm({
-  "node_modules/execa/lib/return/result.js"() {
-    init_signal();
-    init_duration();
-    init_final_error();
-    init_message();
-    makeSuccessResult = ({
-      command,
-      escapedCommand,
-      stdio,
-      all,
-      ipcOutput,
-      options: { cwd },
-      startTime
-    }) => omitUndefinedProperties({
-      command,
-      escapedCommand,
-      cwd,
-      durationMs: getDurationMs(startTime),
-      failed: false,
-      timedOut: false,
-      isCanceled: false,
-      isGracefullyCanceled: false,
-      isTerminated: false,
-      isMaxBuffer: false,
-      isForcefullyTerminated: false,
-      exitCode: 0,
-      stdout: stdio[1],
-      stderr: stdio[2],
-      all,
-      stdio,
-      ipcOutput,
-      pipedFrom: []
-    });
-    makeEarlyError = ({
-      error: error2,
-      command,
-      escapedCommand,
-      fileDescriptors,
-      options,
-      startTime,
-      isSync
-    }) => makeError({
-      error: error2,
-      command,
-      escapedCommand,
-      startTime,
-      timedOut: false,
-      isCanceled: false,
-      isGracefullyCanceled: false,
-      isMaxBuffer: false,
-      isForcefullyTerminated: false,
-      stdio: Array.from({ length: fileDescriptors.length }),
-      ipcOutput: [],
-      options,
-      isSync
-    });
-    makeError = ({
-      error: originalError,
-      command,
-      escapedCommand,
-      startTime,
-      timedOut,
-      isCanceled,
-      isGracefullyCanceled,
-      isMaxBuffer,
-      isForcefullyTerminated,
-      exitCode: rawExitCode,
-      signal: rawSignal,
-      stdio,
-      all,
-      ipcOutput,
-      options: {
-        timeoutDuration,
-        timeout = timeoutDuration,
-        forceKillAfterDelay,
-        killSignal,
-        cwd,
-        maxBuffer
-      },
-      isSync
-    }) => {
-      const { exitCode, signal, signalDescription } = normalizeExitPayload(rawExitCode, rawSignal);
-      const { originalMessage, shortMessage, message } = createMessages({
-        stdio,
-        all,
-        ipcOutput,
-        originalError,
-        signal,
-        signalDescription,
-        exitCode,
-        escapedCommand,
-        timedOut,
-        isCanceled,
-        isGracefullyCanceled,
-        isMaxBuffer,
-        isForcefullyTerminated,
-        forceKillAfterDelay,
-        killSignal,
-        maxBuffer,
-        timeout,
-        cwd
-      });
-      const error2 = getFinalError(originalError, message, isSync);
-      Object.assign(error2, getErrorProperties({
-        error: error2,
-        command,
-        escapedCommand,
-        startTime,
-        timedOut,
-        isCanceled,
-        isGracefullyCanceled,
-        isMaxBuffer,
-        isForcefullyTerminated,
-        exitCode,
-        signal,
-        signalDescription,
-        stdio,
-        all,
-        ipcOutput,
-        cwd,
-        originalMessage,
-        shortMessage
-      }));
-      return error2;
-    };
-    getErrorProperties = ({
-      error: error2,
-      command,
-      escapedCommand,
-      startTime,
-      timedOut,
-      isCanceled,
-      isGracefullyCanceled,
-      isMaxBuffer,
-      isForcefullyTerminated,
-      exitCode,
-      signal,
-      signalDescription,
-      stdio,
-      all,
-      ipcOutput,
-      cwd,
-      originalMessage,
-      shortMessage
-    }) => omitUndefinedProperties({
-      shortMessage,
-      originalMessage,
-      command,
-      escapedCommand,
-      cwd,
-      durationMs: getDurationMs(startTime),
-      failed: true,
-      timedOut,
-      isCanceled,
-      isGracefullyCanceled,
-      isTerminated: signal !== void 0,
-      isMaxBuffer,
-      isForcefullyTerminated,
-      exitCode,
-      signal,
-      signalDescription,
-      code: error2.cause?.code,
-      stdout: stdio[1],
-      stderr: stdio[2],
-      all,
-      stdio,
-      ipcOutput,
-      pipedFrom: []
-    });
-    omitUndefinedProperties = (result) => Object.fromEntries(Object.entries(result).filter(([, value]) => value !== void 0));
-    normalizeExitPayload = (rawExitCode, rawSignal) => {
-      const exitCode = rawExitCode === null ? void 0 : rawExitCode;
-      const signal = rawSignal === null ? void 0 : rawSignal;
-      const signalDescription = signal === void 0 ? void 0 : getSignalDescription(rawSignal);
-      return { exitCode, signal, signalDescription };
-    };
-  }
-});
-
-// node_modules/parse-ms/index.js
-function parseNumber(milliseconds) {
-  return {
-    days: Math.trunc(milliseconds / 864e5),
-    hours: Math.trunc(milliseconds / 36e5 % 24),
-    minutes: Math.trunc(milliseconds / 6e4 % 60),
-    seconds: Math.trunc(milliseconds / 1e3 % 60),
-    milliseconds: Math.trunc(milliseconds % 1e3),
-    microseconds: Math.trunc(toZeroIfInfinity(milliseconds * 1e3) % 1e3),
-    nanoseconds: Math.trunc(toZeroIfInfinity(milliseconds * 1e6) % 1e3)
-  };
-}
-function parseBigint(milliseconds) {
-  return {
-    days: milliseconds / 86400000n,
-    hours: milliseconds / 3600000n % 24n,
-    minutes: milliseconds / 60000n % 60n,
-    seconds: milliseconds / 1000n % 60n,
-    milliseconds: milliseconds % 1000n,
-    microseconds: 0n,
-    nanoseconds: 0n
-  };
-}
-function parseMilliseconds(milliseconds) {
-  switch (typeof milliseconds) {
-    case "number": {
-      if (Number.isFinite(milliseconds)) {
-        return parseNumber(milliseconds);
-      }
-      break;
-    }
-    case "bigint": {
-      return parseBigint(milliseconds);
-    }
-  }
-  throw new TypeError("Expected a finite number or bigint");
-}
-var toZeroIfInfinity;
-var init_parse_ms = __esm({
-  "node_modules/parse-ms/index.js"() {
-    toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
-  }
-});
-
-// node_modules/pretty-ms/index.js
-function prettyMilliseconds(milliseconds, options) {
-  const isBigInt = typeof milliseconds === "bigint";
-  if (!isBigInt && !Number.isFinite(milliseconds)) {
-    throw new TypeError("Expected a finite number or bigint");
-  }
-  options = { ...options };
-  const sign = milliseconds < 0 ? "-" : "";
-  milliseconds = milliseconds < 0 ? -milliseconds : milliseconds;
-  if (options.colonNotation) {
-    options.compact = false;
-    options.formatSubMilliseconds = false;
-    options.separateMilliseconds = false;
-    options.verbose = false;
-  }
-  if (options.compact) {
-    options.unitCount = 1;
-    options.secondsDecimalDigits = 0;
-    options.millisecondsDecimalDigits = 0;
-  }
-  let result = [];
-  const floorDecimals = (value, decimalDigits) => {
-    const flooredInterimValue = Math.floor(value * 10 ** decimalDigits + SECOND_ROUNDING_EPSILON);
-    const flooredValue = Math.round(flooredInterimValue) / 10 ** decimalDigits;
-    return flooredValue.toFixed(decimalDigits);
-  };
-  const add = (value, long, short, valueString) => {
-    if ((result.length === 0 || !options.colonNotation) && isZero(value) && !(options.colonNotation && short === "m")) {
-      return;
-    }
-    valueString ??= String(value);
-    if (options.colonNotation) {
-      const wholeDigits = valueString.includes(".") ? valueString.split(".")[0].length : valueString.length;
-      const minLength = result.length > 0 ? 2 : 1;
-      valueString = "0".repeat(Math.max(0, minLength - wholeDigits)) + valueString;
-    } else {
-      valueString += options.verbose ? " " + pluralize(long, value) : short;
-    }
-    result.push(valueString);
-  };
-  const parsed = parseMilliseconds(milliseconds);
-  const days = BigInt(parsed.days);
-  if (options.hideYearAndDays) {
-    add(BigInt(days) * 24n + BigInt(parsed.hours), "hour", "h");
-  } else {
-    if (options.hideYear) {
-      add(days, "day", "d");
-    } else {
-      add(days / 365n, "year", "y");
-      add(days % 365n, "day", "d");
-    }
-    add(Number(parsed.hours), "hour", "h");
-  }
-  add(Number(parsed.minutes), "minute", "m");
-  if (!options.hideSeconds) {
-    if (options.separateMilliseconds || options.formatSubMilliseconds || !options.colonNotation && milliseconds < 1e3 && !options.subSecondsAsDecimals) {
-      const seconds4 = Number(parsed.seconds);
-      const milliseconds2 = Number(parsed.milliseconds);
-      const microseconds = Number(parsed.microseconds);
-      const nanoseconds = Number(parsed.nanoseconds);
-      add(seconds4, "second", "s");
-      if (options.formatSubMilliseconds) {
-        add(milliseconds2, "millisecond", "ms");
-        add(microseconds, "microsecond", "\xB5s");
-        add(nanoseconds, "nanosecond", "ns");
-      } else {
-        const millisecondsAndBelow = milliseconds2 + microseconds / 1e3 + nanoseconds / 1e6;
-        const millisecondsDecimalDigits = typeof options.millisecondsDecimalDigits === "number" ? options.millisecondsDecimalDigits : 0;
-        const roundedMilliseconds = millisecondsAndBelow >= 1 ? Math.round(millisecondsAndBelow) : Math.ceil(millisecondsAndBelow);
-        const maximumMilliseconds = 1e3 - 10 ** -millisecondsDecimalDigits;
-        const millisecondsString = millisecondsDecimalDigits ? Math.min(millisecondsAndBelow, maximumMilliseconds).toFixed(millisecondsDecimalDigits) : Math.min(roundedMilliseconds, maximumMilliseconds);
-        add(
-          Number.parseFloat(millisecondsString),
-          "millisecond",
-          "ms",
-          millisecondsString
-        );
-      }
-    } else {
-      const seconds4 = (isBigInt ? Number(milliseconds % ONE_DAY_IN_MILLISECONDS) : milliseconds) / 1e3 % 60;
-      const secondsDecimalDigits = typeof options.secondsDecimalDigits === "number" ? options.secondsDecimalDigits : 1;
-      const secondsFixed = floorDecimals(seconds4, secondsDecimalDigits);
-      const secondsString = options.keepDecimalsOnWholeSeconds ? secondsFixed : secondsFixed.replace(/\.0+$/, "");
-      add(Number.parseFloat(secondsString), "second", "s", secondsString);
-    }
-  }
-  if (result.length === 0) {
-    return sign + "0" + (options.verbose ? " milliseconds" : "ms");
-  }
-  const separator = options.colonNotation ? ":" : " ";
-  if (typeof options.unitCount === "number") {
-    result = result.slice(0, Math.max(options.unitCount, 1));
-  }
-  return sign + result.join(separator);
-}
-var isZero, pluralize, SECOND_ROUNDING_EPSILON, ONE_DAY_IN_MILLISECONDS;
-var init_pretty_ms = __esm({
-  "node_modules/pretty-ms/index.js"() {
-    init_parse_ms();
-    isZero = (value) => value === 0 || value === 0n;
-    pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
-    SECOND_ROUNDING_EPSILON = 1e-7;
-    ONE_DAY_IN_MILLISECONDS = 24n * 60n * 60n * 1000n;
-  }
-});
-
-// node_modules/execa/lib/verbose/error.js
-var logError;
-var init_error = __esm({
-  "node_modules/execa/lib/verbose/error.js"() {
-    init_log();
-    logError = (result, verboseInfo) => {
-      if (result.failed) {
-        verboseLog({
-          type: "error",
-          verboseMessage: result.shortMessage,
-          verboseInfo,
-          result
-        });
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/verbose/complete.js
-var logResult, logDuration;
-var init_complete = __esm({
-  "node_modules/execa/lib/verbose/complete.js"() {
-    init_pretty_ms();
-    init_values();
-    init_log();
-    init_error();
-    logResult = (result, verboseInfo) => {
-      if (!isVerbose(verboseInfo)) {
-        return;
-      }
-      logError(result, verboseInfo);
-      logDuration(result, verboseInfo);
-    };
-    logDuration = (result, verboseInfo) => {
-      const verboseMessage = `(done in ${prettyMilliseconds(result.durationMs)})`;
-      verboseLog({
-        type: "duration",
-        verboseMessage,
-        verboseInfo,
-        result
-      });
-    };
-  }
-});
-
-// node_modules/execa/lib/return/reject.js
-var handleResult;
-var init_reject = __esm({
-  "node_modules/execa/lib/return/reject.js"() {
-    init_complete();
-    handleResult = (result, verboseInfo, { reject }) => {
-      logResult(result, verboseInfo);
-      if (result.failed && reject) {
-        throw result;
-      }
-      return result;
-    };
-  }
-});
-
-// node_modules/execa/lib/stdio/type.js
-var getStdioItemType, getTransformObjectType, getDuplexType, getTransformStreamType, validateNonGeneratorType, checkUndefinedOption, getGeneratorObjectType, checkBooleanOption, isGenerator, isAsyncGenerator, isSyncGenerator, isTransformOptions, isUrl, isRegularUrl, isFilePathObject, FILE_PATH_KEYS, isFilePathString, isUnknownStdioString, KNOWN_STDIO_STRINGS, isReadableStream2, isWritableStream2, isWebStream, isTransformStream, isAsyncIterableObject, isIterableObject, isObject, TRANSFORM_TYPES, FILE_TYPES, SPECIAL_DUPLICATE_TYPES_SYNC, SPECIAL_DUPLICATE_TYPES, FORBID_DUPLICATE_TYPES, TYPE_TO_MESSAGE;
-var init_type = __esm({
-  "node_modules/execa/lib/stdio/type.js"() {
-    init_is_stream();
-    init_is_plain_obj();
-    init_uint_array();
-    getStdioItemType = (value, optionName) => {
-      if (isAsyncGenerator(value)) {
-        return "asyncGenerator";
-      }
-      if (isSyncGenerator(value)) {
-        return "generator";
-      }
-      if (isUrl(value)) {
-        return "fileUrl";
-      }
-      if (isFilePathObject(value)) {
-        return "filePath";
-      }
-      if (isWebStream(value)) {
-        return "webStream";
-      }
-      if (isStream(value, { checkOpen: false })) {
-        return "native";
-      }
-      if (isUint8Array(value)) {
-        return "uint8Array";
-      }
-      if (isAsyncIterableObject(value)) {
-        return "asyncIterable";
-      }
-      if (isIterableObject(value)) {
-        return "iterable";
-      }
-      if (isTransformStream(value)) {
-        return getTransformStreamType({ transform: value }, optionName);
-      }
-      if (isTransformOptions(value)) {
-        return getTransformObjectType(value, optionName);
-      }
-      return "native";
-    };
-    getTransformObjectType = (value, optionName) => {
-      if (isDuplexStream(value.transform, { checkOpen: false })) {
-        return getDuplexType(value, optionName);
-      }
-      if (isTransformStream(value.transform)) {
-        return getTransformStreamType(value, optionName);
-      }
-      return getGeneratorObjectType(value, optionName);
-    };
-    getDuplexType = (value, optionName) => {
-      validateNonGeneratorType(value, optionName, "Duplex stream");
-      return "duplex";
-    };
-    getTransformStreamType = (value, optionName) => {
-      validateNonGeneratorType(value, optionName, "web TransformStream");
-      return "webTransform";
-    };
-    validateNonGeneratorType = ({ final, binary, objectMode }, optionName, typeName) => {
-      checkUndefinedOption(final, `${optionName}.final`, typeName);
-      checkUndefinedOption(binary, `${optionName}.binary`, typeName);
-      checkBooleanOption(objectMode, `${optionName}.objectMode`);
-    };
-    checkUndefinedOption = (value, optionName, typeName) => {
-      if (value !== void 0) {
-        throw new TypeError(`The \`${optionName}\` option can only be defined when using a generator, not a ${typeName}.`);
-      }
-    };
-    getGeneratorObjectType = ({ transform, final, binary, objectMode }, optionName) => {
-      if (transform !== void 0 && !isGenerator(transform)) {
-        throw new TypeError(`The \`${optionName}.transform\` option must be a generator, a Duplex stream or a web TransformStream.`);
-      }
-      if (isDuplexStream(final, { checkOpen: false })) {
-        throw new TypeError(`The \`${optionName}.final\` option must not be a Duplex stream.`);
-      }
-      if (isTransformStream(final)) {
-        throw new TypeError(`The \`${optionName}.final\` option must not be a web TransformStream.`);
-      }
-      if (final !== void 0 && !isGenerator(final)) {
-        throw new TypeError(`The \`${optionName}.final\` option must be a generator.`);
-      }
-      checkBooleanOption(binary, `${optionName}.binary`);
-      checkBooleanOption(objectMode, `${optionName}.objectMode`);
-      return isAsyncGenerator(transform) || isAsyncGenerator(final) ? "asyncGenerator" : "generator";
-    };
-    checkBooleanOption = (value, optionName) => {
-      if (value !== void 0 && typeof value !== "boolean") {
-        throw new TypeError(`The \`${optionName}\` option must use a boolean.`);
-      }
-    };
-    isGenerator = (value) => isAsyncGenerator(value) || isSyncGenerator(value);
-    isAsyncGenerator = (value) => Object.prototype.toString.call(value) === "[object AsyncGeneratorFunction]";
-    isSyncGenerator = (value) => Object.prototype.toString.call(value) === "[object GeneratorFunction]";
-    isTransformOptions = (value) => isPlainObject(value) && (value.transform !== void 0 || value.final !== void 0);
-    isUrl = (value) => Object.prototype.toString.call(value) === "[object URL]";
-    isRegularUrl = (value) => isUrl(value) && value.protocol !== "file:";
-    isFilePathObject = (value) => isPlainObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => FILE_PATH_KEYS.has(key)) && isFilePathString(value.file);
-    FILE_PATH_KEYS = /* @__PURE__ */ new Set(["file", "append"]);
-    isFilePathString = (file) => typeof file === "string";
-    isUnknownStdioString = (type, value) => type === "native" && typeof value === "string" && !KNOWN_STDIO_STRINGS.has(value);
-    KNOWN_STDIO_STRINGS = /* @__PURE__ */ new Set(["ipc", "ignore", "inherit", "overlapped", "pipe"]);
-    isReadableStream2 = (value) => Object.prototype.toString.call(value) === "[object ReadableStream]";
-    isWritableStream2 = (value) => Object.prototype.toString.call(value) === "[object WritableStream]";
-    isWebStream = (value) => isReadableStream2(value) || isWritableStream2(value);
-    isTransformStream = (value) => isReadableStream2(value?.readable) && isWritableStream2(value?.writable);
-    isAsyncIterableObject = (value) => isObject(value) && typeof value[Symbol.asyncIterator] === "function";
-    isIterableObject = (value) => isObject(value) && typeof value[Symbol.iterator] === "function";
-    isObject = (value) => typeof value === "object" && value !== null;
-    TRANSFORM_TYPES = /* @__PURE__ */ new Set(["generator", "asyncGenerator", "duplex", "webTransform"]);
-    FILE_TYPES = /* @__PURE__ */ new Set(["fileUrl", "filePath", "fileNumber"]);
-    SPECIAL_DUPLICATE_TYPES_SYNC = /* @__PURE__ */ new Set(["fileUrl", "filePath"]);
-    SPECIAL_DUPLICATE_TYPES = /* @__PURE__ */ new Set([...SPECIAL_DUPLICATE_TYPES_SYNC, "webStream", "nodeStream"]);
-    FORBID_DUPLICATE_TYPES = /* @__PURE__ */ new Set(["webTransform", "duplex"]);
-    TYPE_TO_MESSAGE = {
-      generator: "a generator",
-      asyncGenerator: "an async generator",
-      fileUrl: "a file URL",
-      filePath: "a file path string",
-      fileNumber: "a file descriptor number",
-      webStream: "a web stream",
-      nodeStream: "a Node.js stream",
-      webTransform: "a web TransformStream",
-      duplex: "a Duplex stream",
-      native: "any value",
-      iterable: "an iterable",
-      asyncIterable: "an async iterable",
-      string: "a string",
-      uint8Array: "a Uint8Array"
-    };
-  }
-});
-
-// node_modules/execa/lib/transform/object-mode.js
-var getTransformObjectModes, getOutputObjectModes, getInputObjectModes, getFdObjectMode;
-var init_object_mode = __esm({
-  "node_modules/execa/lib/transform/object-mode.js"() {
-    init_type();
-    getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
-    getOutputObjectModes = (objectMode, index, newTransforms) => {
-      const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
-      const readableObjectMode = objectMode ?? writableObjectMode;
-      return { writableObjectMode, readableObjectMode };
-    };
-    getInputObjectModes = (objectMode, index, newTransforms) => {
-      const writableObjectMode = index === 0 ? objectMode === true : newTransforms[index - 1].value.readableObjectMode;
-      const readableObjectMode = index !== newTransforms.length - 1 && (objectMode ?? writableObjectMode);
-      return { writableObjectMode, readableObjectMode };
-    };
-    getFdObjectMode = (stdioItems, direction) => {
-      const lastTransform = stdioItems.findLast(({ type }) => TRANSFORM_TYPES.has(type));
-      if (lastTransform === void 0) {
-        return false;
-      }
-      return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
-    };
-  }
-});
-
-// node_modules/execa/lib/transform/normalize.js
-var normalizeTransforms, getTransforms, normalizeTransform, normalizeDuplex, normalizeTransformStream, normalizeGenerator, sortTransforms;
-var init_normalize = __esm({
-  "node_modules/execa/lib/transform/normalize.js"() {
-    init_is_plain_obj();
-    init_encoding_option();
-    init_type();
-    init_object_mode();
-    normalizeTransforms = (stdioItems, optionName, direction, options) => [
-      ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
-      ...getTransforms(stdioItems, optionName, direction, options)
-    ];
-    getTransforms = (stdioItems, optionName, direction, { encoding }) => {
-      const transforms = stdioItems.filter(({ type }) => TRANSFORM_TYPES.has(type));
-      const newTransforms = Array.from({ length: transforms.length });
-      for (const [index, stdioItem] of Object.entries(transforms)) {
-        newTransforms[index] = normalizeTransform({
-          stdioItem,
-          index: Number(index),
-          newTransforms,
-          optionName,
-          direction,
-          encoding
-        });
-      }
-      return sortTransforms(newTransforms, direction);
-    };
-    normalizeTransform = ({ stdioItem, stdioItem: { type }, index, newTransforms, optionName, direction, encoding }) => {
-      if (type === "duplex") {
-        return normalizeDuplex({ stdioItem, optionName });
-      }
-      if (type === "webTransform") {
-        return normalizeTransformStream({
-          stdioItem,
-          index,
-          newTransforms,
-          direction
-        });
-      }
-      return normalizeGenerator({
-        stdioItem,
-        index,
-        newTransforms,
-        direction,
-        encoding
-      });
-    };
-    normalizeDuplex = ({
-      stdioItem,
-      stdioItem: {
-        value: {
-          transform,
-          transform: { writableObjectMode, readableObjectMode },
-          objectMode = readableObjectMode
-        }
-      },
-      optionName
-    }) => {
-      if (objectMode && !readableObjectMode) {
-        throw new TypeError(`The \`${optionName}.objectMode\` option can only be \`true\` if \`new Duplex({objectMode: true})\` is used.`);
-      }
-      if (!objectMode && readableObjectMode) {
-        throw new TypeError(`The \`${optionName}.objectMode\` option cannot be \`false\` if \`new Duplex({objectMode: true})\` is used.`);
-      }
-      return {
-        ...stdioItem,
-        value: { transform, writableObjectMode, readableObjectMode }
-      };
-    };
-    normalizeTransformStream = ({ stdioItem, stdioItem: { value }, index, newTransforms, direction }) => {
-      const { transform, objectMode } = isPlainObject(value) ? value : { transform: value };
-      const { writableObjectMode, readableObjectMode } = getTransformObjectModes(objectMode, index, newTransforms, direction);
-      return {
-        ...stdioItem,
-        value: { transform, writableObjectMode, readableObjectMode }
-      };
-    };
-    normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransforms, direction, encoding }) => {
-      const {
-        transform,
-        final,
-        binary: binaryOption = false,
-        preserveNewlines = false,
-        objectMode
-      } = isPlainObject(value) ? value : { transform: value };
-      const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
-      const { writableObjectMode, readableObjectMode } = getTransformObjectModes(objectMode, index, newTransforms, direction);
-      return {
-        ...stdioItem,
-        value: {
-          transform,
-          final,
-          binary,
-          preserveNewlines,
-          writableObjectMode,
-          readableObjectMode
-        }
-      };
-    };
-    sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
-  }
-});
-
-// node_modules/execa/lib/stdio/direction.js
-import process7 from "node:process";
-var getStreamDirection, getStdioItemDirection, KNOWN_DIRECTIONS, anyDirection, alwaysInput, guessStreamDirection, getStandardStreamDirection, DEFAULT_DIRECTION;
-var init_direction = __esm({
-  "node_modules/execa/lib/stdio/direction.js"() {
-    init_is_stream();
-    init_type();
-    getStreamDirection = (stdioItems, fdNumber, optionName) => {
-      const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber));
-      if (directions.includes("input") && directions.includes("output")) {
-        throw new TypeError(`The \`${optionName}\` option must not be an array of both readable and writable values.`);
-      }
-      return directions.find(Boolean) ?? DEFAULT_DIRECTION;
-    };
-    getStdioItemDirection = ({ type, value }, fdNumber) => KNOWN_DIRECTIONS[fdNumber] ?? guessStreamDirection[type](value);
-    KNOWN_DIRECTIONS = ["input", "output", "output"];
-    anyDirection = () => void 0;
-    alwaysInput = () => "input";
-    guessStreamDirection = {
-      generator: anyDirection,
-      asyncGenerator: anyDirection,
-      fileUrl: anyDirection,
-      filePath: anyDirection,
-      iterable: alwaysInput,
-      asyncIterable: alwaysInput,
-      uint8Array: alwaysInput,
-      webStream: (value) => isWritableStream2(value) ? "output" : "input",
-      nodeStream(value) {
-        if (!isReadableStream(value, { checkOpen: false })) {
-          return "output";
-        }
-        return isWritableStream(value, { checkOpen: false }) ? void 0 : "input";
-      },
-      webTransform: anyDirection,
-      duplex: anyDirection,
-      native(value) {
-        const standardStreamDirection = getStandardStreamDirection(value);
-        if (standardStreamDirection !== void 0) {
-          return standardStreamDirection;
-        }
-        if (isStream(value, { checkOpen: false })) {
-          return guessStreamDirection.nodeStream(value);
-        }
-      }
-    };
-    getStandardStreamDirection = (value) => {
-      if ([0, process7.stdin].includes(value)) {
-        return "input";
-      }
-      if ([1, 2, process7.stdout, process7.stderr].includes(value)) {
-        return "output";
-      }
-    };
-    DEFAULT_DIRECTION = "output";
-  }
-});
-
-// node_modules/execa/lib/ipc/array.js
-var normalizeIpcStdioArray;
-var init_array2 = __esm({
-  "node_modules/execa/lib/ipc/array.js"() {
-    normalizeIpcStdioArray = (stdioArray, ipc) => ipc && !stdioArray.includes("ipc") ? [...stdioArray, "ipc"] : stdioArray;
-  }
-});
-
-// node_modules/execa/lib/stdio/stdio-option.js
-var normalizeStdioOption, getStdioArray, hasAlias, addDefaultValue2, normalizeStdioSync, isOutputPipeOnly;
-var init_stdio_option = __esm({
-  "node_modules/execa/lib/stdio/stdio-option.js"() {
-    init_standard_stream();
-    init_array2();
-    init_values();
-    normalizeStdioOption = ({ stdio, ipc, buffer, ...options }, verboseInfo, isSync) => {
-      const stdioArray = getStdioArray(stdio, options).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
-      return isSync ? normalizeStdioSync(stdioArray, buffer, verboseInfo) : normalizeIpcStdioArray(stdioArray, ipc);
-    };
-    getStdioArray = (stdio, options) => {
-      if (stdio === void 0) {
-        return STANDARD_STREAMS_ALIASES.map((alias) => options[alias]);
-      }
-      if (hasAlias(options)) {
-        throw new Error(`It's not possible to provide \`stdio\` in combination with one of ${STANDARD_STREAMS_ALIASES.map((alias) => `\`${alias}\``).join(", ")}`);
-      }
-      if (typeof stdio === "string") {
-        return [stdio, stdio, stdio];
-      }
-      if (!Array.isArray(stdio)) {
-        throw new TypeError(`Expected \`stdio\` to be of type \`string\` or \`Array\`, got \`${typeof stdio}\``);
-      }
-      const length = Math.max(stdio.length, STANDARD_STREAMS_ALIASES.length);
-      return Array.from({ length }, (_, fdNumber) => stdio[fdNumber]);
-    };
-    hasAlias = (options) => STANDARD_STREAMS_ALIASES.some((alias) => options[alias] !== void 0);
-    addDefaultValue2 = (stdioOption, fdNumber) => {
-      if (Array.isArray(stdioOption)) {
-        return stdioOption.map((item) => addDefaultValue2(item, fdNumber));
-      }
-      if (stdioOption === null || stdioOption === void 0) {
-        return fdNumber >= STANDARD_STREAMS_ALIASES.length ? "ignore" : "pipe";
-      }
-      return stdioOption;
-    };
-    normalizeStdioSync = (stdioArray, buffer, verboseInfo) => stdioArray.map((stdioOption, fdNumber) => !buffer[fdNumber] && fdNumber !== 0 && !isFullVerbose(verboseInfo, fdNumber) && isOutputPipeOnly(stdioOption) ? "ignore" : stdioOption);
-    isOutputPipeOnly = (stdioOption) => stdioOption === "pipe" || Array.isArray(stdioOption) && stdioOption.every((item) => item === "pipe");
-  }
-});
-
-// node_modules/execa/lib/stdio/native.js
-import { readFileSync } from "node:fs";
-import tty2 from "node:tty";
-var handleNativeStream, handleNativeStreamSync, getTargetFd, getTargetFdNumber, handleNativeStreamAsync, getStandardStream;
-var init_native = __esm({
-  "node_modules/execa/lib/stdio/native.js"() {
-    init_is_stream();
-    init_standard_stream();
-    init_uint_array();
-    init_fd_options();
-    handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
-      if (!isStdioArray || type !== "native") {
-        return stdioItem;
-      }
-      return isSync ? handleNativeStreamSync({ stdioItem, fdNumber, direction }) : handleNativeStreamAsync({ stdioItem, fdNumber });
-    };
-    handleNativeStreamSync = ({ stdioItem, stdioItem: { value, optionName }, fdNumber, direction }) => {
-      const targetFd = getTargetFd({
-        value,
-        optionName,
-        fdNumber,
-        direction
-      });
-      if (targetFd !== void 0) {
-        return targetFd;
-      }
-      if (isStream(value, { checkOpen: false })) {
-        throw new TypeError(`The \`${optionName}: Stream\` option cannot both be an array and include a stream with synchronous methods.`);
-      }
-      return stdioItem;
-    };
-    getTargetFd = ({ value, optionName, fdNumber, direction }) => {
-      const targetFdNumber = getTargetFdNumber(value, fdNumber);
-      if (targetFdNumber === void 0) {
-        return;
-      }
-      if (direction === "output") {
-        return { type: "fileNumber", value: targetFdNumber, optionName };
-      }
-      if (tty2.isatty(targetFdNumber)) {
-        throw new TypeError(`The \`${optionName}: ${serializeOptionValue(value)}\` option is invalid: it cannot be a TTY with synchronous methods.`);
-      }
-      return { type: "uint8Array", value: bufferToUint8Array(readFileSync(targetFdNumber)), optionName };
-    };
-    getTargetFdNumber = (value, fdNumber) => {
-      if (value === "inherit") {
-        return fdNumber;
-      }
-      if (typeof value === "number") {
-        return value;
-      }
-      const standardStreamIndex = STANDARD_STREAMS.indexOf(value);
-      if (standardStreamIndex !== -1) {
-        return standardStreamIndex;
-      }
-    };
-    handleNativeStreamAsync = ({ stdioItem, stdioItem: { value, optionName }, fdNumber }) => {
-      if (value === "inherit") {
-        return { type: "nodeStream", value: getStandardStream(fdNumber, value, optionName), optionName };
-      }
-      if (typeof value === "number") {
-        return { type: "nodeStream", value: getStandardStream(value, value, optionName), optionName };
-      }
-      if (isStream(value, { checkOpen: false })) {
-        return { type: "nodeStream", value, optionName };
-      }
-      return stdioItem;
-    };
-    getStandardStream = (fdNumber, value, optionName) => {
-      const standardStream = STANDARD_STREAMS[fdNumber];
-      if (standardStream === void 0) {
-        throw new TypeError(`The \`${optionName}: ${value}\` option is invalid: no such standard stream.`);
-      }
-      return standardStream;
-    };
-  }
-});
-
-// node_modules/execa/lib/stdio/input-option.js
-var handleInputOptions, handleInputOption, getInputType, handleInputFileOption, getInputFileType;
-var init_input_option = __esm({
-  "node_modules/execa/lib/stdio/input-option.js"() {
-    init_is_stream();
-    init_uint_array();
-    init_type();
-    handleInputOptions = ({ input, inputFile }, fdNumber) => fdNumber === 0 ? [
-      ...handleInputOption(input),
-      ...handleInputFileOption(inputFile)
-    ] : [];
-    handleInputOption = (input) => input === void 0 ? [] : [{
-      type: getInputType(input),
-      value: input,
-      optionName: "input"
-    }];
-    getInputType = (input) => {
-      if (isReadableStream(input, { checkOpen: false })) {
-        return "nodeStream";
-      }
-      if (typeof input === "string") {
-        return "string";
-      }
-      if (isUint8Array(input)) {
-        return "uint8Array";
-      }
-      throw new Error("The `input` option must be a string, a Uint8Array or a Node.js Readable stream.");
-    };
-    handleInputFileOption = (inputFile) => inputFile === void 0 ? [] : [{
-      ...getInputFileType(inputFile),
-      optionName: "inputFile"
-    }];
-    getInputFileType = (inputFile) => {
-      if (isUrl(inputFile)) {
-        return { type: "fileUrl", value: inputFile };
-      }
-      if (isFilePathString(inputFile)) {
-        return { type: "filePath", value: { file: inputFile } };
-      }
-      throw new Error("The `inputFile` option must be a file path string or a file URL.");
-    };
-  }
-});
-
-// node_modules/execa/lib/stdio/duplicate.js
-var filterDuplicates, getDuplicateStream, getOtherStdioItems, validateDuplicateStreamSync, getDuplicateStreamInstance, hasSameValue, validateDuplicateTransform, throwOnDuplicateStream;
-var init_duplicate = __esm({
-  "node_modules/execa/lib/stdio/duplicate.js"() {
-    init_type();
-    filterDuplicates = (stdioItems) => stdioItems.filter((stdioItemOne, indexOne) => stdioItems.every((stdioItemTwo, indexTwo) => stdioItemOne.value !== stdioItemTwo.value || indexOne >= indexTwo || stdioItemOne.type === "generator" || stdioItemOne.type === "asyncGenerator"));
-    getDuplicateStream = ({ stdioItem: { type, value, optionName }, direction, fileDescriptors, isSync }) => {
-      const otherStdioItems = getOtherStdioItems(fileDescriptors, type);
-      if (otherStdioItems.length === 0) {
-        return;
-      }
-      if (isSync) {
-        validateDuplicateStreamSync({
-          otherStdioItems,
-          type,
-          value,
-          optionName,
-          direction
-        });
-        return;
-      }
-      if (SPECIAL_DUPLICATE_TYPES.has(type)) {
-        return getDuplicateStreamInstance({
-          otherStdioItems,
-          type,
-          value,
-          optionName,
-          direction
-        });
-      }
-      if (FORBID_DUPLICATE_TYPES.has(type)) {
-        validateDuplicateTransform({
-          otherStdioItems,
-          type,
-          value,
-          optionName
-        });
-      }
-    };
-    getOtherStdioItems = (fileDescriptors, type) => fileDescriptors.flatMap(({ direction, stdioItems }) => stdioItems.filter((stdioItem) => stdioItem.type === type).map(((stdioItem) => ({ ...stdioItem, direction }))));
-    validateDuplicateStreamSync = ({ otherStdioItems, type, value, optionName, direction }) => {
-      if (SPECIAL_DUPLICATE_TYPES_SYNC.has(type)) {
-        getDuplicateStreamInstance({
-          otherStdioItems,
-          type,
-          value,
-          optionName,
-          direction
-        });
-      }
-    };
-    getDuplicateStreamInstance = ({ otherStdioItems, type, value, optionName, direction }) => {
-      const duplicateStdioItems = otherStdioItems.filter((stdioItem) => hasSameValue(stdioItem, value));
-      if (duplicateStdioItems.length === 0) {
-        return;
-      }
-      const differentStdioItem = duplicateStdioItems.find((stdioItem) => stdioItem.direction !== direction);
-      throwOnDuplicateStream(differentStdioItem, optionName, type);
-      return direction === "output" ? duplicateStdioItems[0].stream : void 0;
-    };
-    hasSameValue = ({ type, value }, secondValue) => {
-      if (type === "filePath") {
-        return value.file === secondValue.file;
-      }
-      if (type === "fileUrl") {
-        return value.href === secondValue.href;
-      }
-      return value === secondValue;
-    };
-    validateDuplicateTransform = ({ otherStdioItems, type, value, optionName }) => {
-      const duplicateStdioItem = otherStdioItems.find(({ value: { transform } }) => transform === value.transform);
-      throwOnDuplicateStream(duplicateStdioItem, optionName, type);
-    };
-    throwOnDuplicateStream = (stdioItem, optionName, type) => {
-      if (stdioItem !== void 0) {
-        throw new TypeError(`The \`${stdioItem.optionName}\` and \`${optionName}\` options must not target ${TYPE_TO_MESSAGE[type]} that is the same.`);
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/stdio/handle.js
-var handleStdio, getFileDescriptor, initializeStdioItems, initializeStdioItem, validateStdioArray, INVALID_STDIO_ARRAY_OPTIONS, validateStreams, validateFileStdio, validateFileObjectMode, getFinalFileDescriptors, getFinalFileDescriptor, addStreamProperties, cleanupCustomStreams, forwardStdio;
-var init_handle = __esm({
-  "node_modules/execa/lib/stdio/handle.js"() {
-    init_standard_stream();
-    init_normalize();
-    init_object_mode();
-    init_type();
-    init_direction();
-    init_stdio_option();
-    init_native();
-    init_input_option();
-    init_duplicate();
-    handleStdio = (addProperties3, options, verboseInfo, isSync) => {
-      const stdio = normalizeStdioOption(options, verboseInfo, isSync);
-      const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
-        stdioOption,
-        fdNumber,
-        options,
-        isSync
-      }));
-      const fileDescriptors = getFinalFileDescriptors({
-        initialFileDescriptors,
-        addProperties: addProperties3,
-        options,
-        isSync
-      });
-      options.stdio = fileDescriptors.map(({ stdioItems }) => forwardStdio(stdioItems));
-      return fileDescriptors;
-    };
-    getFileDescriptor = ({ stdioOption, fdNumber, options, isSync }) => {
-      const optionName = getStreamName(fdNumber);
-      const { stdioItems: initialStdioItems, isStdioArray } = initializeStdioItems({
-        stdioOption,
-        fdNumber,
-        options,
-        optionName
-      });
-      const direction = getStreamDirection(initialStdioItems, fdNumber, optionName);
-      const stdioItems = initialStdioItems.map((stdioItem) => handleNativeStream({
-        stdioItem,
-        isStdioArray,
-        fdNumber,
-        direction,
-        isSync
-      }));
-      const normalizedStdioItems = normalizeTransforms(stdioItems, optionName, direction, options);
-      const objectMode = getFdObjectMode(normalizedStdioItems, direction);
-      validateFileObjectMode(normalizedStdioItems, objectMode);
-      return { direction, objectMode, stdioItems: normalizedStdioItems };
-    };
-    initializeStdioItems = ({ stdioOption, fdNumber, options, optionName }) => {
-      const values = Array.isArray(stdioOption) ? stdioOption : [stdioOption];
-      const initialStdioItems = [
-        ...values.map((value) => initializeStdioItem(value, optionName)),
-        ...handleInputOptions(options, fdNumber)
-      ];
-      const stdioItems = filterDuplicates(initialStdioItems);
-      const isStdioArray = stdioItems.length > 1;
-      validateStdioArray(stdioItems, isStdioArray, optionName);
-      validateStreams(stdioItems);
-      return { stdioItems, isStdioArray };
-    };
-    initializeStdioItem = (value, optionName) => ({
-      type: getStdioItemType(value, optionName),
-      value,
-      optionName
-    });
-    validateStdioArray = (stdioItems, isStdioArray, optionName) => {
-      if (stdioItems.length === 0) {
-        throw new TypeError(`The \`${optionName}\` option must not be an empty array.`);
-      }
-      if (!isStdioArray) {
-        return;
-      }
-      for (const { value, optionName: optionName2 } of stdioItems) {
-        if (INVALID_STDIO_ARRAY_OPTIONS.has(value)) {
-          throw new Error(`The \`${optionName2}\` option must not include \`${value}\`.`);
-        }
-      }
-    };
-    INVALID_STDIO_ARRAY_OPTIONS = /* @__PURE__ */ new Set(["ignore", "ipc"]);
-    validateStreams = (stdioItems) => {
-      for (const stdioItem of stdioItems) {
-        validateFileStdio(stdioItem);
-      }
-    };
-    validateFileStdio = ({ type, value, optionName }) => {
-      if (isRegularUrl(value)) {
-        throw new TypeError(`The \`${optionName}: URL\` option must use the \`file:\` scheme.
-For example, you can use the \`pathToFileURL()\` method of the \`url\` core module.`);
-      }
-      if (isUnknownStdioString(type, value)) {
-        throw new TypeError(`The \`${optionName}: { file: '...' }\` option must be used instead of \`${optionName}: '...'\`.`);
-      }
-    };
-    validateFileObjectMode = (stdioItems, objectMode) => {
-      if (!objectMode) {
-        return;
-      }
-      const fileStdioItem = stdioItems.find(({ type }) => FILE_TYPES.has(type));
-      if (fileStdioItem !== void 0) {
-        throw new TypeError(`The \`${fileStdioItem.optionName}\` option cannot use both files and transforms in objectMode.`);
-      }
-    };
-    getFinalFileDescriptors = ({ initialFileDescriptors, addProperties: addProperties3, options, isSync }) => {
-      const fileDescriptors = [];
-      try {
-        for (const fileDescriptor of initialFileDescriptors) {
-          fileDescriptors.push(getFinalFileDescriptor({
-            fileDescriptor,
-            fileDescriptors,
-            addProperties: addProperties3,
-            options,
-            isSync
-          }));
-        }
-        return fileDescriptors;
-      } catch (error2) {
-        cleanupCustomStreams(fileDescriptors);
-        throw error2;
-      }
-    };
-    getFinalFileDescriptor = ({
-      fileDescriptor: { direction, objectMode, stdioItems },
-      fileDescriptors,
-      addProperties: addProperties3,
-      options,
-      isSync
-    }) => {
-      const finalStdioItems = stdioItems.map((stdioItem) => addStreamProperties({
-        stdioItem,
-        addProperties: addProperties3,
-        direction,
-        options,
-        fileDescriptors,
-        isSync
-      }));
-      return { direction, objectMode, stdioItems: finalStdioItems };
-    };
-    addStreamProperties = ({ stdioItem, addProperties: addProperties3, direction, options, fileDescriptors, isSync }) => {
-      const duplicateStream = getDuplicateStream({
-        stdioItem,
-        direction,
-        fileDescriptors,
-        isSync
-      });
-      if (duplicateStream !== void 0) {
-        return { ...stdioItem, stream: duplicateStream };
-      }
-      return {
-        ...stdioItem,
-        ...addProperties3[direction][stdioItem.type](stdioItem, options)
-      };
-    };
-    cleanupCustomStreams = (fileDescriptors) => {
-      for (const { stdioItems } of fileDescriptors) {
-        for (const { stream } of stdioItems) {
-          if (stream !== void 0 && !isStandardStream(stream)) {
-            stream.destroy();
-          }
-        }
-      }
-    };
-    forwardStdio = (stdioItems) => {
-      if (stdioItems.length > 1) {
-        return stdioItems.some(({ value: value2 }) => value2 === "overlapped") ? "overlapped" : "pipe";
-      }
-      const [{ type, value }] = stdioItems;
-      return type === "native" ? value : "pipe";
-    };
-  }
-});
-
-// node_modules/execa/lib/stdio/handle-sync.js
-import { readFileSync as readFileSync2 } from "node:fs";
-var handleStdioSync, forbiddenIfSync, forbiddenNativeIfSync, throwInvalidSyncValue, addProperties, addPropertiesSync;
-var init_handle_sync = __esm({
-  "node_modules/execa/lib/stdio/handle-sync.js"() {
-    init_uint_array();
-    init_handle();
-    init_type();
-    handleStdioSync = (options, verboseInfo) => handleStdio(addPropertiesSync, options, verboseInfo, true);
-    forbiddenIfSync = ({ type, optionName }) => {
-      throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
-    };
-    forbiddenNativeIfSync = ({ optionName, value }) => {
-      if (value === "ipc" || value === "overlapped") {
-        throwInvalidSyncValue(optionName, `"${value}"`);
-      }
-      return {};
-    };
-    throwInvalidSyncValue = (optionName, value) => {
-      throw new TypeError(`The \`${optionName}\` option cannot be ${value} with synchronous methods.`);
-    };
-    addProperties = {
-      generator() {
-      },
-      asyncGenerator: forbiddenIfSync,
-      webStream: forbiddenIfSync,
-      nodeStream: forbiddenIfSync,
-      webTransform: forbiddenIfSync,
-      duplex: forbiddenIfSync,
-      asyncIterable: forbiddenIfSync,
-      native: forbiddenNativeIfSync
-    };
-    addPropertiesSync = {
-      input: {
-        ...addProperties,
-        fileUrl: ({ value }) => ({ contents: [bufferToUint8Array(readFileSync2(value))] }),
-        filePath: ({ value: { file } }) => ({ contents: [bufferToUint8Array(readFileSync2(file))] }),
-        fileNumber: forbiddenIfSync,
-        iterable: ({ value }) => ({ contents: [...value] }),
-        string: ({ value }) => ({ contents: [value] }),
-        uint8Array: ({ value }) => ({ contents: [value] })
-      },
-      output: {
-        ...addProperties,
-        fileUrl: ({ value }) => ({ path: value }),
-        filePath: ({ value: { file, append } }) => ({ path: file, append }),
-        fileNumber: ({ value }) => ({ path: value }),
-        iterable: forbiddenIfSync,
-        string: forbiddenIfSync,
-        uint8Array: forbiddenIfSync
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/io/strip-newline.js
-var stripNewline, getStripFinalNewline;
-var init_strip_newline = __esm({
-  "node_modules/execa/lib/io/strip-newline.js"() {
-    init_strip_final_newline();
-    stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber) => getStripFinalNewline(stripFinalNewline2, fdNumber) && value !== void 0 && !Array.isArray(value) ? stripFinalNewline(value) : value;
-    getStripFinalNewline = (stripFinalNewline2, fdNumber) => fdNumber === "all" ? stripFinalNewline2[1] || stripFinalNewline2[2] : stripFinalNewline2[fdNumber];
-  }
-});
-
-// node_modules/execa/lib/transform/split.js
-var getSplitLinesGenerator, splitLinesSync, splitLinesItemSync, initializeSplitLines, splitGenerator, getNewlineLength, linesFinal, getAppendNewlineGenerator, appendNewlineGenerator, concatString, linesStringInfo, concatUint8Array, linesUint8ArrayInfo;
-var init_split = __esm({
-  "node_modules/execa/lib/transform/split.js"() {
-    getSplitLinesGenerator = (binary, preserveNewlines, skipped, state) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state);
-    splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
-    splitLinesItemSync = (chunk, preserveNewlines) => {
-      const { transform, final } = initializeSplitLines(preserveNewlines, {});
-      return [...transform(chunk), ...final()];
-    };
-    initializeSplitLines = (preserveNewlines, state) => {
-      state.previousChunks = "";
-      return {
-        transform: splitGenerator.bind(void 0, state, preserveNewlines),
-        final: linesFinal.bind(void 0, state)
-      };
-    };
-    splitGenerator = function* (state, preserveNewlines, chunk) {
-      if (typeof chunk !== "string") {
-        yield chunk;
-        return;
-      }
-      let { previousChunks } = state;
-      let start = -1;
-      for (let end = 0; end < chunk.length; end += 1) {
-        if (chunk[end] === "\n") {
-          const newlineLength = getNewlineLength(chunk, end, preserveNewlines, state);
-          let line = chunk.slice(start + 1, end + 1 - newlineLength);
-          if (previousChunks.length > 0) {
-            line = concatString(previousChunks, line);
-            previousChunks = "";
-          }
-          yield line;
-          start = end;
-        }
-      }
-      if (start !== chunk.length - 1) {
-        previousChunks = concatString(previousChunks, chunk.slice(start + 1));
-      }
-      state.previousChunks = previousChunks;
-    };
-    getNewlineLength = (chunk, end, preserveNewlines, state) => {
-      if (preserveNewlines) {
-        return 0;
-      }
-      state.isWindowsNewline = end !== 0 && chunk[end - 1] === "\r";
-      return state.isWindowsNewline ? 2 : 1;
-    };
-    linesFinal = function* ({ previousChunks }) {
-      if (previousChunks.length > 0) {
-        yield previousChunks;
-      }
-    };
-    getAppendNewlineGenerator = ({ binary, preserveNewlines, readableObjectMode, state }) => binary || preserveNewlines || readableObjectMode ? void 0 : { transform: appendNewlineGenerator.bind(void 0, state) };
-    appendNewlineGenerator = function* ({ isWindowsNewline = false }, chunk) {
-      const { unixNewline, windowsNewline, LF: LF2, concatBytes } = typeof chunk === "string" ? linesStringInfo : linesUint8ArrayInfo;
-      if (chunk.at(-1) === LF2) {
-        yield chunk;
-        return;
-      }
-      const newline = isWindowsNewline ? windowsNewline : unixNewline;
-      yield concatBytes(chunk, newline);
-    };
-    concatString = (firstChunk, secondChunk) => `${firstChunk}${secondChunk}`;
-    linesStringInfo = {
-      windowsNewline: "\r\n",
-      unixNewline: "\n",
-      LF: "\n",
-      concatBytes: concatString
-    };
-    concatUint8Array = (firstChunk, secondChunk) => {
-      const chunk = new Uint8Array(firstChunk.length + secondChunk.length);
-      chunk.set(firstChunk, 0);
-      chunk.set(secondChunk, firstChunk.length);
-      return chunk;
-    };
-    linesUint8ArrayInfo = {
-      windowsNewline: new Uint8Array([13, 10]),
-      unixNewline: new Uint8Array([10]),
-      LF: 10,
-      concatBytes: concatUint8Array
-    };
-  }
-});
-
-// node_modules/execa/lib/transform/validate.js
-import { Buffer as Buffer2 } from "node:buffer";
-var getValidateTransformInput, validateStringTransformInput, getValidateTransformReturn, validateObjectTransformReturn, validateStringTransformReturn, validateEmptyReturn;
-var init_validate = __esm({
-  "node_modules/execa/lib/transform/validate.js"() {
-    init_uint_array();
-    getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
-    validateStringTransformInput = function* (optionName, chunk) {
-      if (typeof chunk !== "string" && !isUint8Array(chunk) && !Buffer2.isBuffer(chunk)) {
-        throw new TypeError(`The \`${optionName}\` option's transform must use "objectMode: true" to receive as input: ${typeof chunk}.`);
-      }
-      yield chunk;
-    };
-    getValidateTransformReturn = (readableObjectMode, optionName) => readableObjectMode ? validateObjectTransformReturn.bind(void 0, optionName) : validateStringTransformReturn.bind(void 0, optionName);
-    validateObjectTransformReturn = function* (optionName, chunk) {
-      validateEmptyReturn(optionName, chunk);
-      yield chunk;
-    };
-    validateStringTransformReturn = function* (optionName, chunk) {
-      validateEmptyReturn(optionName, chunk);
-      if (typeof chunk !== "string" && !isUint8Array(chunk)) {
-        throw new TypeError(`The \`${optionName}\` option's function must yield a string or an Uint8Array, not ${typeof chunk}.`);
-      }
-      yield chunk;
-    };
-    validateEmptyReturn = (optionName, chunk) => {
-      if (chunk === null || chunk === void 0) {
-        throw new TypeError(`The \`${optionName}\` option's function must not call \`yield ${chunk}\`.
-Instead, \`yield\` should either be called with a value, or not be called at all. For example:
-  if (condition) { yield value; }`);
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/transform/encoding-transform.js
-import { Buffer as Buffer3 } from "node:buffer";
-import { StringDecoder as StringDecoder2 } from "node:string_decoder";
-var getEncodingTransformGenerator, encodingUint8ArrayGenerator, encodingStringGenerator, encodingStringFinal;
-var init_encoding_transform = __esm({
-  "node_modules/execa/lib/transform/encoding-transform.js"() {
-    init_uint_array();
-    getEncodingTransformGenerator = (binary, encoding, skipped) => {
-      if (skipped) {
-        return;
-      }
-      if (binary) {
-        return { transform: encodingUint8ArrayGenerator.bind(void 0, new TextEncoder()) };
-      }
-      const stringDecoder = new StringDecoder2(encoding);
-      return {
-        transform: encodingStringGenerator.bind(void 0, stringDecoder),
-        final: encodingStringFinal.bind(void 0, stringDecoder)
-      };
-    };
-    encodingUint8ArrayGenerator = function* (textEncoder3, chunk) {
-      if (Buffer3.isBuffer(chunk)) {
-        yield bufferToUint8Array(chunk);
-      } else if (typeof chunk === "string") {
-        yield textEncoder3.encode(chunk);
-      } else {
-        yield chunk;
-      }
-    };
-    encodingStringGenerator = function* (stringDecoder, chunk) {
-      yield isUint8Array(chunk) ? stringDecoder.write(chunk) : chunk;
-    };
-    encodingStringFinal = function* (stringDecoder) {
-      const lastChunk = stringDecoder.end();
-      if (lastChunk !== "") {
-        yield lastChunk;
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/transform/run-async.js
-import { callbackify } from "node:util";
-var pushChunks, transformChunk, finalChunks, generatorFinalChunks, destroyTransform, identityGenerator;
-var init_run_async = __esm({
-  "node_modules/execa/lib/transform/run-async.js"() {
-    pushChunks = callbackify(async (getChunks, state, getChunksArguments, transformStream) => {
-      state.currentIterable = getChunks(...getChunksArguments);
-      try {
-        for await (const chunk of state.currentIterable) {
-          transformStream.push(chunk);
-        }
-      } finally {
-        delete state.currentIterable;
-      }
-    });
-    transformChunk = async function* (chunk, generators, index) {
-      if (index === generators.length) {
-        yield chunk;
-        return;
-      }
-      const { transform = identityGenerator } = generators[index];
-      for await (const transformedChunk of transform(chunk)) {
-        yield* transformChunk(transformedChunk, generators, index + 1);
-      }
-    };
-    finalChunks = async function* (generators) {
-      for (const [index, { final }] of Object.entries(generators)) {
-        yield* generatorFinalChunks(final, Number(index), generators);
-      }
-    };
-    generatorFinalChunks = async function* (final, index, generators) {
-      if (final === void 0) {
-        return;
-      }
-      for await (const finalChunk of final()) {
-        yield* transformChunk(finalChunk, generators, index + 1);
-      }
-    };
-    destroyTransform = callbackify(async ({ currentIterable }, error2) => {
-      if (currentIterable !== void 0) {
-        await (error2 ? currentIterable.throw(error2) : currentIterable.return());
-        return;
-      }
-      if (error2) {
-        throw error2;
-      }
-    });
-    identityGenerator = function* (chunk) {
-      yield chunk;
-    };
-  }
-});
-
-// node_modules/execa/lib/transform/run-sync.js
-var pushChunksSync, runTransformSync, transformChunkSync, finalChunksSync, generatorFinalChunksSync, identityGenerator2;
-var init_run_sync = __esm({
-  "node_modules/execa/lib/transform/run-sync.js"() {
-    pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
-      try {
-        for (const chunk of getChunksSync(...getChunksArguments)) {
-          transformStream.push(chunk);
-        }
-        done();
-      } catch (error2) {
-        done(error2);
-      }
-    };
-    runTransformSync = (generators, chunks) => [
-      ...chunks.flatMap((chunk) => [...transformChunkSync(chunk, generators, 0)]),
-      ...finalChunksSync(generators)
-    ];
-    transformChunkSync = function* (chunk, generators, index) {
-      if (index === generators.length) {
-        yield chunk;
-        return;
-      }
-      const { transform = identityGenerator2 } = generators[index];
-      for (const transformedChunk of transform(chunk)) {
-        yield* transformChunkSync(transformedChunk, generators, index + 1);
-      }
-    };
-    finalChunksSync = function* (generators) {
-      for (const [index, { final }] of Object.entries(generators)) {
-        yield* generatorFinalChunksSync(final, Number(index), generators);
-      }
-    };
-    generatorFinalChunksSync = function* (final, index, generators) {
-      if (final === void 0) {
-        return;
-      }
-      for (const finalChunk of final()) {
-        yield* transformChunkSync(finalChunk, generators, index + 1);
-      }
-    };
-    identityGenerator2 = function* (chunk) {
-      yield chunk;
-    };
-  }
-});
-
-// node_modules/execa/lib/transform/generator.js
-import { Transform, getDefaultHighWaterMark } from "node:stream";
-var generatorToStream, runGeneratorsSync, addInternalGenerators;
-var init_generator = __esm({
-  "node_modules/execa/lib/transform/generator.js"() {
-    init_type();
-    init_split();
-    init_validate();
-    init_encoding_transform();
-    init_run_async();
-    init_run_sync();
-    generatorToStream = ({
-      value,
-      value: { transform, final, writableObjectMode, readableObjectMode },
-      optionName
-    }, { encoding }) => {
-      const state = {};
-      const generators = addInternalGenerators(value, encoding, optionName);
-      const transformAsync = isAsyncGenerator(transform);
-      const finalAsync = isAsyncGenerator(final);
-      const transformMethod = transformAsync ? pushChunks.bind(void 0, transformChunk, state) : pushChunksSync.bind(void 0, transformChunkSync);
-      const finalMethod = transformAsync || finalAsync ? pushChunks.bind(void 0, finalChunks, state) : pushChunksSync.bind(void 0, finalChunksSync);
-      const destroyMethod = transformAsync || finalAsync ? destroyTransform.bind(void 0, state) : void 0;
-      const stream = new Transform({
-        writableObjectMode,
-        writableHighWaterMark: getDefaultHighWaterMark(writableObjectMode),
-        readableObjectMode,
-        readableHighWaterMark: getDefaultHighWaterMark(readableObjectMode),
-        transform(chunk, encoding2, done) {
-          transformMethod([chunk, generators, 0], this, done);
-        },
-        flush(done) {
-          finalMethod([generators], this, done);
-        },
-        destroy: destroyMethod
-      });
-      return { stream };
-    };
-    runGeneratorsSync = (chunks, stdioItems, encoding, isInput) => {
-      const generators = stdioItems.filter(({ type }) => type === "generator");
-      const reversedGenerators = isInput ? generators.reverse() : generators;
-      for (const { value, optionName } of reversedGenerators) {
-        const generators2 = addInternalGenerators(value, encoding, optionName);
-        chunks = runTransformSync(generators2, chunks);
-      }
-      return chunks;
-    };
-    addInternalGenerators = ({ transform, final, binary, writableObjectMode, readableObjectMode, preserveNewlines }, encoding, optionName) => {
-      const state = {};
-      return [
-        { transform: getValidateTransformInput(writableObjectMode, optionName) },
-        getEncodingTransformGenerator(binary, encoding, writableObjectMode),
-        getSplitLinesGenerator(binary, preserveNewlines, writableObjectMode, state),
-        { transform, final },
-        { transform: getValidateTransformReturn(readableObjectMode, optionName) },
-        getAppendNewlineGenerator({
-          binary,
-          preserveNewlines,
-          readableObjectMode,
-          state
-        })
-      ].filter(Boolean);
-    };
-  }
-});
-
-// node_modules/execa/lib/io/input-sync.js
-var addInputOptionsSync, getInputFdNumbers, addInputOptionSync, applySingleInputGeneratorsSync, validateSerializable;
-var init_input_sync = __esm({
-  "node_modules/execa/lib/io/input-sync.js"() {
-    init_generator();
-    init_uint_array();
-    init_type();
-    addInputOptionsSync = (fileDescriptors, options) => {
-      for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
-        addInputOptionSync(fileDescriptors, fdNumber, options);
-      }
-    };
-    getInputFdNumbers = (fileDescriptors) => new Set(Object.entries(fileDescriptors).filter(([, { direction }]) => direction === "input").map(([fdNumber]) => Number(fdNumber)));
-    addInputOptionSync = (fileDescriptors, fdNumber, options) => {
-      const { stdioItems } = fileDescriptors[fdNumber];
-      const allStdioItems = stdioItems.filter(({ contents }) => contents !== void 0);
-      if (allStdioItems.length === 0) {
-        return;
-      }
-      if (fdNumber !== 0) {
-        const [{ type, optionName }] = allStdioItems;
-        throw new TypeError(`Only the \`stdin\` option, not \`${optionName}\`, can be ${TYPE_TO_MESSAGE[type]} with synchronous methods.`);
-      }
-      const allContents = allStdioItems.map(({ contents }) => contents);
-      const transformedContents = allContents.map((contents) => applySingleInputGeneratorsSync(contents, stdioItems));
-      options.input = joinToUint8Array(transformedContents);
-    };
-    applySingleInputGeneratorsSync = (contents, stdioItems) => {
-      const newContents = runGeneratorsSync(contents, stdioItems, "utf8", true);
-      validateSerializable(newContents);
-      return joinToUint8Array(newContents);
-    };
-    validateSerializable = (newContents) => {
-      const invalidItem = newContents.find((item) => typeof item !== "string" && !isUint8Array(item));
-      if (invalidItem !== void 0) {
-        throw new TypeError(`The \`stdin\` option is invalid: when passing objects as input, a transform must be used to serialize them to strings or Uint8Arrays: ${invalidItem}.`);
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/verbose/output.js
-var shouldLogOutput, fdUsesVerbose, PIPED_STDIO_VALUES, logLines, logLinesSync, isPipingStream, logLine;
-var init_output = __esm({
-  "node_modules/execa/lib/verbose/output.js"() {
-    init_encoding_option();
-    init_type();
-    init_log();
-    init_values();
-    shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && fdUsesVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
-    fdUsesVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
-    PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
-    logLines = async (linesIterable, stream, fdNumber, verboseInfo) => {
-      for await (const line of linesIterable) {
-        if (!isPipingStream(stream)) {
-          logLine(line, fdNumber, verboseInfo);
-        }
-      }
-    };
-    logLinesSync = (linesArray, fdNumber, verboseInfo) => {
-      for (const line of linesArray) {
-        logLine(line, fdNumber, verboseInfo);
-      }
-    };
-    isPipingStream = (stream) => stream._readableState.pipes.length > 0;
-    logLine = (line, fdNumber, verboseInfo) => {
-      const verboseMessage = serializeVerboseMessage(line);
-      verboseLog({
-        type: "output",
-        verboseMessage,
-        fdNumber,
-        verboseInfo
-      });
-    };
-  }
-});
-
-// node_modules/execa/lib/io/output-sync.js
-import { writeFileSync, appendFileSync } from "node:fs";
-var transformOutputSync, transformOutputResultSync, runOutputGeneratorsSync, serializeChunks, logOutputSync, writeToFiles;
-var init_output_sync = __esm({
-  "node_modules/execa/lib/io/output-sync.js"() {
-    init_output();
-    init_generator();
-    init_split();
-    init_uint_array();
-    init_type();
-    init_max_buffer();
-    transformOutputSync = ({ fileDescriptors, syncResult: { output }, options, isMaxBuffer, verboseInfo }) => {
-      if (output === null) {
-        return { output: Array.from({ length: 3 }) };
-      }
-      const state = {};
-      const outputFiles = /* @__PURE__ */ new Set([]);
-      const transformedOutput = output.map((result, fdNumber) => transformOutputResultSync({
-        result,
-        fileDescriptors,
-        fdNumber,
-        state,
-        outputFiles,
-        isMaxBuffer,
-        verboseInfo
-      }, options));
-      return { output: transformedOutput, ...state };
-    };
-    transformOutputResultSync = ({ result, fileDescriptors, fdNumber, state, outputFiles, isMaxBuffer, verboseInfo }, { buffer, encoding, lines, stripFinalNewline: stripFinalNewline2, maxBuffer }) => {
-      if (result === null) {
-        return;
-      }
-      const truncatedResult = truncateMaxBufferSync(result, isMaxBuffer, maxBuffer);
-      const uint8ArrayResult = bufferToUint8Array(truncatedResult);
-      const { stdioItems, objectMode } = fileDescriptors[fdNumber];
-      const chunks = runOutputGeneratorsSync([uint8ArrayResult], stdioItems, encoding, state);
-      const { serializedResult, finalResult = serializedResult } = serializeChunks({
-        chunks,
-        objectMode,
-        encoding,
-        lines,
-        stripFinalNewline: stripFinalNewline2,
-        fdNumber
-      });
-      logOutputSync({
-        serializedResult,
-        fdNumber,
-        state,
-        verboseInfo,
-        encoding,
-        stdioItems,
-        objectMode
-      });
-      const returnedResult = buffer[fdNumber] ? finalResult : void 0;
-      try {
-        if (state.error === void 0) {
-          writeToFiles(serializedResult, stdioItems, outputFiles);
-        }
-        return returnedResult;
-      } catch (error2) {
-        state.error = error2;
-        return returnedResult;
-      }
-    };
-    runOutputGeneratorsSync = (chunks, stdioItems, encoding, state) => {
-      try {
-        return runGeneratorsSync(chunks, stdioItems, encoding, false);
-      } catch (error2) {
-        state.error = error2;
-        return chunks;
-      }
-    };
-    serializeChunks = ({ chunks, objectMode, encoding, lines, stripFinalNewline: stripFinalNewline2, fdNumber }) => {
-      if (objectMode) {
-        return { serializedResult: chunks };
-      }
-      if (encoding === "buffer") {
-        return { serializedResult: joinToUint8Array(chunks) };
-      }
-      const serializedResult = joinToString(chunks, encoding);
-      if (lines[fdNumber]) {
-        return { serializedResult, finalResult: splitLinesSync(serializedResult, !stripFinalNewline2[fdNumber], objectMode) };
-      }
-      return { serializedResult };
-    };
-    logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding, stdioItems, objectMode }) => {
-      if (!shouldLogOutput({
-        stdioItems,
-        encoding,
-        verboseInfo,
-        fdNumber
-      })) {
-        return;
-      }
-      const linesArray = splitLinesSync(serializedResult, false, objectMode);
-      try {
-        logLinesSync(linesArray, fdNumber, verboseInfo);
-      } catch (error2) {
-        state.error ??= error2;
-      }
-    };
-    writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-      for (const { path: path14, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-        const pathString = typeof path14 === "string" ? path14 : path14.toString();
-        if (append || outputFiles.has(pathString)) {
-          appendFileSync(path14, serializedResult);
-        } else {
-          outputFiles.add(pathString);
-          writeFileSync(path14, serializedResult);
-        }
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/resolve/all-sync.js
-var getAllSync;
-var init_all_sync = __esm({
-  "node_modules/execa/lib/resolve/all-sync.js"() {
-    init_uint_array();
-    init_strip_newline();
-    getAllSync = ([, stdout, stderr], options) => {
-      if (!options.all) {
-        return;
-      }
-      if (stdout === void 0) {
-        return stderr;
-      }
-      if (stderr === void 0) {
-        return stdout;
-      }
-      if (Array.isArray(stdout)) {
-        return Array.isArray(stderr) ? [...stdout, ...stderr] : [...stdout, stripNewline(stderr, options, "all")];
-      }
-      if (Array.isArray(stderr)) {
-        return [stripNewline(stdout, options, "all"), ...stderr];
-      }
-      if (isUint8Array(stdout) && isUint8Array(stderr)) {
-        return concatUint8Arrays([stdout, stderr]);
-      }
-      return `${stdout}${stderr}`;
-    };
-  }
-});
-
-// node_modules/execa/lib/resolve/exit-async.js
-import { once as once4 } from "node:events";
-var waitForExit, waitForExitOrError, waitForSubprocessExit, waitForSuccessfulExit, isSubprocessErrorExit, isFailedExit;
-var init_exit_async = __esm({
-  "node_modules/execa/lib/resolve/exit-async.js"() {
-    init_final_error();
-    waitForExit = async (subprocess, context) => {
-      const [exitCode, signal] = await waitForExitOrError(subprocess);
-      context.isForcefullyTerminated ??= false;
-      return [exitCode, signal];
-    };
-    waitForExitOrError = async (subprocess) => {
-      const [spawnPayload, exitPayload] = await Promise.allSettled([
-        once4(subprocess, "spawn"),
-        once4(subprocess, "exit")
-      ]);
-      if (spawnPayload.status === "rejected") {
-        return [];
-      }
-      return exitPayload.status === "rejected" ? waitForSubprocessExit(subprocess) : exitPayload.value;
-    };
-    waitForSubprocessExit = async (subprocess) => {
-      try {
-        return await once4(subprocess, "exit");
-      } catch {
-        return waitForSubprocessExit(subprocess);
-      }
-    };
-    waitForSuccessfulExit = async (exitPromise) => {
-      const [exitCode, signal] = await exitPromise;
-      if (!isSubprocessErrorExit(exitCode, signal) && isFailedExit(exitCode, signal)) {
-        throw new DiscardedError();
-      }
-      return [exitCode, signal];
-    };
-    isSubprocessErrorExit = (exitCode, signal) => exitCode === void 0 && signal === void 0;
-    isFailedExit = (exitCode, signal) => exitCode !== 0 || signal !== null;
-  }
-});
-
-// node_modules/execa/lib/resolve/exit-sync.js
-var getExitResultSync, getResultError;
-var init_exit_sync = __esm({
-  "node_modules/execa/lib/resolve/exit-sync.js"() {
-    init_final_error();
-    init_max_buffer();
-    init_exit_async();
-    getExitResultSync = ({ error: error2, status: exitCode, signal, output }, { maxBuffer }) => {
-      const resultError = getResultError(error2, exitCode, signal);
-      const timedOut = resultError?.code === "ETIMEDOUT";
-      const isMaxBuffer = isMaxBufferSync(resultError, output, maxBuffer);
-      return {
-        resultError,
-        exitCode,
-        signal,
-        timedOut,
-        isMaxBuffer
-      };
-    };
-    getResultError = (error2, exitCode, signal) => {
-      if (error2 !== void 0) {
-        return error2;
-      }
-      return isFailedExit(exitCode, signal) ? new DiscardedError() : void 0;
-    };
-  }
-});
-
-// node_modules/execa/lib/methods/main-sync.js
-import { spawnSync } from "node:child_process";
-var execaCoreSync, handleSyncArguments, normalizeSyncOptions, validateSyncOptions, throwInvalidSyncOption, spawnSubprocessSync, runSubprocessSync, normalizeSpawnSyncOptions, getSyncResult;
-var init_main_sync = __esm({
-  "node_modules/execa/lib/methods/main-sync.js"() {
-    init_command();
-    init_options();
-    init_shell();
-    init_result();
-    init_reject();
-    init_handle_sync();
-    init_strip_newline();
-    init_input_sync();
-    init_output_sync();
-    init_max_buffer();
-    init_all_sync();
-    init_exit_sync();
-    execaCoreSync = (rawFile, rawArguments, rawOptions) => {
-      const { file, commandArguments, command, escapedCommand, startTime, verboseInfo, options, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
-      const result = spawnSubprocessSync({
-        file,
-        commandArguments,
-        options,
-        command,
-        escapedCommand,
-        verboseInfo,
-        fileDescriptors,
-        startTime
-      });
-      return handleResult(result, verboseInfo, options);
-    };
-    handleSyncArguments = (rawFile, rawArguments, rawOptions) => {
-      const { command, escapedCommand, startTime, verboseInfo } = handleCommand(rawFile, rawArguments, rawOptions);
-      const syncOptions = normalizeSyncOptions(rawOptions);
-      const { file, commandArguments, options } = normalizeOptions(rawFile, rawArguments, syncOptions);
-      validateSyncOptions(options);
-      const fileDescriptors = handleStdioSync(options, verboseInfo);
-      return {
-        file,
-        commandArguments,
-        command,
-        escapedCommand,
-        startTime,
-        verboseInfo,
-        options,
-        fileDescriptors
-      };
-    };
-    normalizeSyncOptions = (options) => options.node && !options.ipc ? { ...options, ipc: false } : options;
-    validateSyncOptions = ({ ipc, ipcInput, detached, cancelSignal }) => {
-      if (ipcInput) {
-        throwInvalidSyncOption("ipcInput");
-      }
-      if (ipc) {
-        throwInvalidSyncOption("ipc: true");
-      }
-      if (detached) {
-        throwInvalidSyncOption("detached: true");
-      }
-      if (cancelSignal) {
-        throwInvalidSyncOption("cancelSignal");
-      }
-    };
-    throwInvalidSyncOption = (value) => {
-      throw new TypeError(`The "${value}" option cannot be used with synchronous methods.`);
-    };
-    spawnSubprocessSync = ({ file, commandArguments, options, command, escapedCommand, verboseInfo, fileDescriptors, startTime }) => {
-      const syncResult = runSubprocessSync({
-        file,
-        commandArguments,
-        options,
-        command,
-        escapedCommand,
-        fileDescriptors,
-        startTime
-      });
-      if (syncResult.failed) {
-        return syncResult;
-      }
-      const { resultError, exitCode, signal, timedOut, isMaxBuffer } = getExitResultSync(syncResult, options);
-      const { output, error: error2 = resultError } = transformOutputSync({
-        fileDescriptors,
-        syncResult,
-        options,
-        isMaxBuffer,
-        verboseInfo
-      });
-      const stdio = output.map((stdioOutput, fdNumber) => stripNewline(stdioOutput, options, fdNumber));
-      const all = stripNewline(getAllSync(output, options), options, "all");
-      return getSyncResult({
-        error: error2,
-        exitCode,
-        signal,
-        timedOut,
-        isMaxBuffer,
-        stdio,
-        all,
-        options,
-        command,
-        escapedCommand,
-        startTime
-      });
-    };
-    runSubprocessSync = ({ file, commandArguments, options, command, escapedCommand, fileDescriptors, startTime }) => {
-      try {
-        addInputOptionsSync(fileDescriptors, options);
-        const normalizedOptions = normalizeSpawnSyncOptions(options);
-        return spawnSync(...concatenateShell(file, commandArguments, normalizedOptions));
-      } catch (error2) {
-        return makeEarlyError({
-          error: error2,
-          command,
-          escapedCommand,
-          fileDescriptors,
-          options,
-          startTime,
-          isSync: true
-        });
-      }
-    };
-    normalizeSpawnSyncOptions = ({ encoding, maxBuffer, ...options }) => ({ ...options, encoding: "buffer", maxBuffer: getMaxBufferSync(maxBuffer) });
-    getSyncResult = ({ error: error2, exitCode, signal, timedOut, isMaxBuffer, stdio, all, options, command, escapedCommand, startTime }) => error2 === void 0 ? makeSuccessResult({
-      command,
-      escapedCommand,
-      stdio,
-      all,
-      ipcOutput: [],
-      options,
-      startTime
-    }) : makeError({
-      error: error2,
-      command,
-      escapedCommand,
-      timedOut,
-      isCanceled: false,
-      isGracefullyCanceled: false,
-      isMaxBuffer,
-      isForcefullyTerminated: false,
-      exitCode,
-      signal,
-      stdio,
-      all,
-      ipcOutput: [],
-      options,
-      startTime,
-      isSync: true
-    });
-  }
-});
-
-// node_modules/execa/lib/ipc/get-one.js
-import { once as once5, on as on2 } from "node:events";
-var getOneMessage, getOneMessageAsync, getMessage, throwOnDisconnect2, throwOnStrictError;
-var init_get_one = __esm({
-  "node_modules/execa/lib/ipc/get-one.js"() {
-    init_validation();
-    init_forward();
-    init_reference();
-    getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, { reference = true, filter } = {}) => {
-      validateIpcMethod({
-        methodName: "getOneMessage",
-        isSubprocess,
-        ipc,
-        isConnected: isConnected(anyProcess)
-      });
-      return getOneMessageAsync({
-        anyProcess,
-        channel,
-        isSubprocess,
-        filter,
-        reference
-      });
-    };
-    getOneMessageAsync = async ({ anyProcess, channel, isSubprocess, filter, reference }) => {
-      addReference(channel, reference);
-      const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
-      const controller = new AbortController();
-      try {
-        return await Promise.race([
-          getMessage(ipcEmitter, filter, controller),
-          throwOnDisconnect2(ipcEmitter, isSubprocess, controller),
-          throwOnStrictError(ipcEmitter, isSubprocess, controller)
-        ]);
-      } catch (error2) {
-        disconnect(anyProcess);
-        throw error2;
-      } finally {
-        controller.abort();
-        removeReference(channel, reference);
-      }
-    };
-    getMessage = async (ipcEmitter, filter, { signal }) => {
-      if (filter === void 0) {
-        const [message] = await once5(ipcEmitter, "message", { signal });
-        return message;
-      }
-      for await (const [message] of on2(ipcEmitter, "message", { signal })) {
-        if (filter(message)) {
-          return message;
-        }
-      }
-    };
-    throwOnDisconnect2 = async (ipcEmitter, isSubprocess, { signal }) => {
-      await once5(ipcEmitter, "disconnect", { signal });
-      throwOnEarlyDisconnect(isSubprocess);
-    };
-    throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
-      const [error2] = await once5(ipcEmitter, "strict:error", { signal });
-      throw getStrictResponseError(error2, isSubprocess);
-    };
-  }
-});
-
-// node_modules/execa/lib/ipc/get-each.js
-import { once as once6, on as on3 } from "node:events";
-var getEachMessage, loopOnMessages, stopOnDisconnect, abortOnStrictError, iterateOnMessages, throwIfStrictError;
-var init_get_each = __esm({
-  "node_modules/execa/lib/ipc/get-each.js"() {
-    init_validation();
-    init_forward();
-    init_reference();
-    getEachMessage = ({ anyProcess, channel, isSubprocess, ipc }, { reference = true } = {}) => loopOnMessages({
-      anyProcess,
-      channel,
-      isSubprocess,
-      ipc,
-      shouldAwait: !isSubprocess,
-      reference
-    });
-    loopOnMessages = ({ anyProcess, channel, isSubprocess, ipc, shouldAwait, reference }) => {
-      validateIpcMethod({
-        methodName: "getEachMessage",
-        isSubprocess,
-        ipc,
-        isConnected: isConnected(anyProcess)
-      });
-      addReference(channel, reference);
-      const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
-      const controller = new AbortController();
-      const state = {};
-      stopOnDisconnect(anyProcess, ipcEmitter, controller);
-      abortOnStrictError({
-        ipcEmitter,
-        isSubprocess,
-        controller,
-        state
-      });
-      return iterateOnMessages({
-        anyProcess,
-        channel,
-        ipcEmitter,
-        isSubprocess,
-        shouldAwait,
-        controller,
-        state,
-        reference
-      });
-    };
-    stopOnDisconnect = async (anyProcess, ipcEmitter, controller) => {
-      try {
-        await once6(ipcEmitter, "disconnect", { signal: controller.signal });
-        controller.abort();
-      } catch {
-      }
-    };
-    abortOnStrictError = async ({ ipcEmitter, isSubprocess, controller, state }) => {
-      try {
-        const [error2] = await once6(ipcEmitter, "strict:error", { signal: controller.signal });
-        state.error = getStrictResponseError(error2, isSubprocess);
-        controller.abort();
-      } catch {
-      }
-    };
-    iterateOnMessages = async function* ({ anyProcess, channel, ipcEmitter, isSubprocess, shouldAwait, controller, state, reference }) {
-      try {
-        for await (const [message] of on3(ipcEmitter, "message", { signal: controller.signal })) {
-          throwIfStrictError(state);
-          yield message;
-        }
-      } catch {
-        throwIfStrictError(state);
-      } finally {
-        controller.abort();
-        removeReference(channel, reference);
-        if (!isSubprocess) {
-          disconnect(anyProcess);
-        }
-        if (shouldAwait) {
-          await anyProcess;
-        }
-      }
-    };
-    throwIfStrictError = ({ error: error2 }) => {
-      if (error2) {
-        throw error2;
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/ipc/methods.js
-import process8 from "node:process";
-var addIpcMethods, getIpcExport, getIpcMethods;
-var init_methods = __esm({
-  "node_modules/execa/lib/ipc/methods.js"() {
-    init_send();
-    init_get_one();
-    init_get_each();
-    init_graceful();
-    addIpcMethods = (subprocess, { ipc }) => {
-      Object.assign(subprocess, getIpcMethods(subprocess, false, ipc));
-    };
-    getIpcExport = () => {
-      const anyProcess = process8;
-      const isSubprocess = true;
-      const ipc = process8.channel !== void 0;
-      return {
-        ...getIpcMethods(anyProcess, isSubprocess, ipc),
-        getCancelSignal: getCancelSignal.bind(void 0, {
-          anyProcess,
-          channel: anyProcess.channel,
-          isSubprocess,
-          ipc
-        })
-      };
-    };
-    getIpcMethods = (anyProcess, isSubprocess, ipc) => ({
-      sendMessage: sendMessage.bind(void 0, {
-        anyProcess,
-        channel: anyProcess.channel,
-        isSubprocess,
-        ipc
-      }),
-      getOneMessage: getOneMessage.bind(void 0, {
-        anyProcess,
-        channel: anyProcess.channel,
-        isSubprocess,
-        ipc
-      }),
-      getEachMessage: getEachMessage.bind(void 0, {
-        anyProcess,
-        channel: anyProcess.channel,
-        isSubprocess,
-        ipc
-      })
-    });
-  }
-});
-
-// node_modules/execa/lib/return/early-error.js
-import { ChildProcess as ChildProcess2 } from "node:child_process";
-import {
-  PassThrough,
-  Readable,
-  Writable,
-  Duplex
-} from "node:stream";
-var handleEarlyError, createDummyStreams, createDummyStream, readable, writable, duplex, handleDummyPromise;
-var init_early_error = __esm({
-  "node_modules/execa/lib/return/early-error.js"() {
-    init_handle();
-    init_result();
-    init_reject();
-    handleEarlyError = ({ error: error2, command, escapedCommand, fileDescriptors, options, startTime, verboseInfo }) => {
-      cleanupCustomStreams(fileDescriptors);
-      const subprocess = new ChildProcess2();
-      createDummyStreams(subprocess, fileDescriptors);
-      Object.assign(subprocess, { readable, writable, duplex });
-      const earlyError = makeEarlyError({
-        error: error2,
-        command,
-        escapedCommand,
-        fileDescriptors,
-        options,
-        startTime,
-        isSync: false
-      });
-      const promise = handleDummyPromise(earlyError, verboseInfo, options);
-      return { subprocess, promise };
-    };
-    createDummyStreams = (subprocess, fileDescriptors) => {
-      const stdin = createDummyStream();
-      const stdout = createDummyStream();
-      const stderr = createDummyStream();
-      const extraStdio = Array.from({ length: fileDescriptors.length - 3 }, createDummyStream);
-      const all = createDummyStream();
-      const stdio = [stdin, stdout, stderr, ...extraStdio];
-      Object.assign(subprocess, {
-        stdin,
-        stdout,
-        stderr,
-        all,
-        stdio
-      });
-    };
-    createDummyStream = () => {
-      const stream = new PassThrough();
-      stream.end();
-      return stream;
-    };
-    readable = () => new Readable({ read() {
-    } });
-    writable = () => new Writable({ write() {
-    } });
-    duplex = () => new Duplex({ read() {
-    }, write() {
-    } });
-    handleDummyPromise = async (error2, verboseInfo, options) => handleResult(error2, verboseInfo, options);
-  }
-});
-
-// node_modules/execa/lib/stdio/handle-async.js
-import { createReadStream, createWriteStream } from "node:fs";
-import { Buffer as Buffer4 } from "node:buffer";
-import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
-var handleStdioAsync, forbiddenIfAsync, addProperties2, addPropertiesAsync;
-var init_handle_async = __esm({
-  "node_modules/execa/lib/stdio/handle-async.js"() {
-    init_generator();
-    init_handle();
-    init_type();
-    handleStdioAsync = (options, verboseInfo) => handleStdio(addPropertiesAsync, options, verboseInfo, false);
-    forbiddenIfAsync = ({ type, optionName }) => {
-      throw new TypeError(`The \`${optionName}\` option cannot be ${TYPE_TO_MESSAGE[type]}.`);
-    };
-    addProperties2 = {
-      fileNumber: forbiddenIfAsync,
-      generator: generatorToStream,
-      asyncGenerator: generatorToStream,
-      nodeStream: ({ value }) => ({ stream: value }),
-      webTransform({ value: { transform, writableObjectMode, readableObjectMode } }) {
-        const objectMode = writableObjectMode || readableObjectMode;
-        const stream = Duplex2.fromWeb(transform, { objectMode });
-        return { stream };
-      },
-      duplex: ({ value: { transform } }) => ({ stream: transform }),
-      native() {
-      }
-    };
-    addPropertiesAsync = {
-      input: {
-        ...addProperties2,
-        fileUrl: ({ value }) => ({ stream: createReadStream(value) }),
-        filePath: ({ value: { file } }) => ({ stream: createReadStream(file) }),
-        webStream: ({ value }) => ({ stream: Readable2.fromWeb(value) }),
-        iterable: ({ value }) => ({ stream: Readable2.from(value) }),
-        asyncIterable: ({ value }) => ({ stream: Readable2.from(value) }),
-        string: ({ value }) => ({ stream: Readable2.from(value) }),
-        uint8Array: ({ value }) => ({ stream: Readable2.from(Buffer4.from(value)) })
-      },
-      output: {
-        ...addProperties2,
-        fileUrl: ({ value }) => ({ stream: createWriteStream(value) }),
-        filePath: ({ value: { file, append } }) => ({ stream: createWriteStream(file, append ? { flags: "a" } : {}) }),
-        webStream: ({ value }) => ({ stream: Writable2.fromWeb(value) }),
-        iterable: forbiddenIfAsync,
-        asyncIterable: forbiddenIfAsync,
-        string: forbiddenIfAsync,
-        uint8Array: forbiddenIfAsync
-      }
-    };
-  }
-});
-
-// node_modules/@sindresorhus/merge-streams/index.js
-import { on as on4, once as once7 } from "node:events";
-import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
-import { finished as finished2 } from "node:stream/promises";
-function mergeStreams(streams) {
-  if (!Array.isArray(streams)) {
-    throw new TypeError(`Expected an array, got \`${typeof streams}\`.`);
-  }
-  for (const stream of streams) {
-    validateStream(stream);
-  }
-  const objectMode = streams.some(({ readableObjectMode }) => readableObjectMode);
-  const highWaterMark = getHighWaterMark(streams, objectMode);
-  const passThroughStream = new MergedStream({
-    objectMode,
-    writableHighWaterMark: highWaterMark,
-    readableHighWaterMark: highWaterMark
-  });
-  for (const stream of streams) {
-    passThroughStream.add(stream);
-  }
-  return passThroughStream;
-}
-var getHighWaterMark, MergedStream, onMergedStreamFinished, onMergedStreamEnd, onInputStreamsUnpipe, validateStream, endWhenStreamsDone, afterMergedStreamFinished, onInputStreamEnd, onInputStreamUnpipe, endStream, errorOrAbortStream, isAbortError, abortStream, errorStream, noop2, updateMaxListeners, PASSTHROUGH_LISTENERS_COUNT, PASSTHROUGH_LISTENERS_PER_STREAM;
-var init_merge_streams = __esm({
-  "node_modules/@sindresorhus/merge-streams/index.js"() {
-    getHighWaterMark = (streams, objectMode) => {
-      if (streams.length === 0) {
-        return getDefaultHighWaterMark2(objectMode);
-      }
-      const highWaterMarks = streams.filter(({ readableObjectMode }) => readableObjectMode === objectMode).map(({ readableHighWaterMark }) => readableHighWaterMark);
-      return Math.max(...highWaterMarks);
-    };
-    MergedStream = class extends PassThroughStream {
-      #streams = /* @__PURE__ */ new Set([]);
-      #ended = /* @__PURE__ */ new Set([]);
-      #aborted = /* @__PURE__ */ new Set([]);
-      #onFinished;
-      #unpipeEvent = /* @__PURE__ */ Symbol("unpipe");
-      #streamPromises = /* @__PURE__ */ new WeakMap();
-      add(stream) {
-        validateStream(stream);
-        if (this.#streams.has(stream)) {
-          return;
-        }
-        this.#streams.add(stream);
-        this.#onFinished ??= onMergedStreamFinished(this, this.#streams, this.#unpipeEvent);
-        const streamPromise = endWhenStreamsDone({
-          passThroughStream: this,
-          stream,
-          streams: this.#streams,
-          ended: this.#ended,
-          aborted: this.#aborted,
-          onFinished: this.#onFinished,
-          unpipeEvent: this.#unpipeEvent
-        });
-        this.#streamPromises.set(stream, streamPromise);
-        stream.pipe(this, { end: false });
-      }
-      async remove(stream) {
-        validateStream(stream);
-        if (!this.#streams.has(stream)) {
-          return false;
-        }
-        const streamPromise = this.#streamPromises.get(stream);
-        if (streamPromise === void 0) {
-          return false;
-        }
-        this.#streamPromises.delete(stream);
-        stream.unpipe(this);
-        await streamPromise;
-        return true;
-      }
-    };
-    onMergedStreamFinished = async (passThroughStream, streams, unpipeEvent) => {
-      updateMaxListeners(passThroughStream, PASSTHROUGH_LISTENERS_COUNT);
-      const controller = new AbortController();
-      try {
-        await Promise.race([
-          onMergedStreamEnd(passThroughStream, controller),
-          onInputStreamsUnpipe(passThroughStream, streams, unpipeEvent, controller)
-        ]);
-      } finally {
-        controller.abort();
-        updateMaxListeners(passThroughStream, -PASSTHROUGH_LISTENERS_COUNT);
-      }
-    };
-    onMergedStreamEnd = async (passThroughStream, { signal }) => {
-      try {
-        await finished2(passThroughStream, { signal, cleanup: true });
-      } catch (error2) {
-        errorOrAbortStream(passThroughStream, error2);
-        throw error2;
-      }
-    };
-    onInputStreamsUnpipe = async (passThroughStream, streams, unpipeEvent, { signal }) => {
-      for await (const [unpipedStream] of on4(passThroughStream, "unpipe", { signal })) {
-        if (streams.has(unpipedStream)) {
-          unpipedStream.emit(unpipeEvent);
-        }
-      }
-    };
-    validateStream = (stream) => {
-      if (typeof stream?.pipe !== "function") {
-        throw new TypeError(`Expected a readable stream, got: \`${typeof stream}\`.`);
-      }
-    };
-    endWhenStreamsDone = async ({ passThroughStream, stream, streams, ended, aborted: aborted2, onFinished, unpipeEvent }) => {
-      updateMaxListeners(passThroughStream, PASSTHROUGH_LISTENERS_PER_STREAM);
-      const controller = new AbortController();
-      try {
-        await Promise.race([
-          afterMergedStreamFinished(onFinished, stream, controller),
-          onInputStreamEnd({
-            passThroughStream,
-            stream,
-            streams,
-            ended,
-            aborted: aborted2,
-            controller
-          }),
-          onInputStreamUnpipe({
-            stream,
-            streams,
-            ended,
-            aborted: aborted2,
-            unpipeEvent,
-            controller
-          })
-        ]);
-      } finally {
-        controller.abort();
-        updateMaxListeners(passThroughStream, -PASSTHROUGH_LISTENERS_PER_STREAM);
-      }
-      if (streams.size > 0 && streams.size === ended.size + aborted2.size) {
-        if (ended.size === 0 && aborted2.size > 0) {
-          abortStream(passThroughStream);
-        } else {
-          endStream(passThroughStream);
-        }
-      }
-    };
-    afterMergedStreamFinished = async (onFinished, stream, { signal }) => {
-      try {
-        await onFinished;
-        if (!signal.aborted) {
-          abortStream(stream);
-        }
-      } catch (error2) {
-        if (!signal.aborted) {
-          errorOrAbortStream(stream, error2);
-        }
-      }
-    };
-    onInputStreamEnd = async ({ passThroughStream, stream, streams, ended, aborted: aborted2, controller: { signal } }) => {
-      try {
-        await finished2(stream, {
-          signal,
-          cleanup: true,
-          readable: true,
-          writable: false
-        });
-        if (streams.has(stream)) {
-          ended.add(stream);
-        }
-      } catch (error2) {
-        if (signal.aborted || !streams.has(stream)) {
-          return;
-        }
-        if (isAbortError(error2)) {
-          aborted2.add(stream);
-        } else {
-          errorStream(passThroughStream, error2);
-        }
-      }
-    };
-    onInputStreamUnpipe = async ({ stream, streams, ended, aborted: aborted2, unpipeEvent, controller: { signal } }) => {
-      await once7(stream, unpipeEvent, { signal });
-      if (!stream.readable) {
-        return once7(signal, "abort", { signal });
-      }
-      streams.delete(stream);
-      ended.delete(stream);
-      aborted2.delete(stream);
-    };
-    endStream = (stream) => {
-      if (stream.writable) {
-        stream.end();
-      }
-    };
-    errorOrAbortStream = (stream, error2) => {
-      if (isAbortError(error2)) {
-        abortStream(stream);
-      } else {
-        errorStream(stream, error2);
-      }
-    };
-    isAbortError = (error2) => error2?.code === "ERR_STREAM_PREMATURE_CLOSE";
-    abortStream = (stream) => {
-      if (stream.readable || stream.writable) {
-        stream.destroy();
-      }
-    };
-    errorStream = (stream, error2) => {
-      if (!stream.destroyed) {
-        stream.once("error", noop2);
-        stream.destroy(error2);
-      }
-    };
-    noop2 = () => {
-    };
-    updateMaxListeners = (passThroughStream, increment2) => {
-      const maxListeners = passThroughStream.getMaxListeners();
-      if (maxListeners !== 0 && maxListeners !== Number.POSITIVE_INFINITY) {
-        passThroughStream.setMaxListeners(maxListeners + increment2);
-      }
-    };
-    PASSTHROUGH_LISTENERS_COUNT = 2;
-    PASSTHROUGH_LISTENERS_PER_STREAM = 1;
-  }
-});
-
-// node_modules/execa/lib/io/pipeline.js
-import { finished as finished3 } from "node:stream/promises";
-var pipeStreams, onSourceFinish, endDestinationStream, onDestinationFinish, abortSourceStream;
-var init_pipeline = __esm({
-  "node_modules/execa/lib/io/pipeline.js"() {
-    init_standard_stream();
-    pipeStreams = (source, destination) => {
-      source.pipe(destination);
-      onSourceFinish(source, destination);
-      onDestinationFinish(source, destination);
-    };
-    onSourceFinish = async (source, destination) => {
-      if (isStandardStream(source) || isStandardStream(destination)) {
-        return;
-      }
-      try {
-        await finished3(source, { cleanup: true, readable: true, writable: false });
-      } catch {
-      }
-      endDestinationStream(destination);
-    };
-    endDestinationStream = (destination) => {
-      if (destination.writable) {
-        destination.end();
-      }
-    };
-    onDestinationFinish = async (source, destination) => {
-      if (isStandardStream(source) || isStandardStream(destination)) {
-        return;
-      }
-      try {
-        await finished3(destination, { cleanup: true, readable: false, writable: true });
-      } catch {
-      }
-      abortSourceStream(source);
-    };
-    abortSourceStream = (source) => {
-      if (source.readable) {
-        source.destroy();
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/io/output-async.js
-var pipeOutputAsync, pipeTransform, SUBPROCESS_STREAM_PROPERTIES, pipeStdioItem, setStandardStreamMaxListeners, MAX_LISTENERS_INCREMENT;
-var init_output_async = __esm({
-  "node_modules/execa/lib/io/output-async.js"() {
-    init_merge_streams();
-    init_standard_stream();
-    init_max_listeners();
-    init_type();
-    init_pipeline();
-    pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
-      const pipeGroups = /* @__PURE__ */ new Map();
-      for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
-        for (const { stream } of stdioItems.filter(({ type }) => TRANSFORM_TYPES.has(type))) {
-          pipeTransform(subprocess, stream, direction, fdNumber);
-        }
-        for (const { stream } of stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type))) {
-          pipeStdioItem({
-            subprocess,
-            stream,
-            direction,
-            fdNumber,
-            pipeGroups,
-            controller
-          });
-        }
-      }
-      for (const [outputStream, inputStreams] of pipeGroups.entries()) {
-        const inputStream = inputStreams.length === 1 ? inputStreams[0] : mergeStreams(inputStreams);
-        pipeStreams(inputStream, outputStream);
-      }
-    };
-    pipeTransform = (subprocess, stream, direction, fdNumber) => {
-      if (direction === "output") {
-        pipeStreams(subprocess.stdio[fdNumber], stream);
-      } else {
-        pipeStreams(stream, subprocess.stdio[fdNumber]);
-      }
-      const streamProperty = SUBPROCESS_STREAM_PROPERTIES[fdNumber];
-      if (streamProperty !== void 0) {
-        subprocess[streamProperty] = stream;
-      }
-      subprocess.stdio[fdNumber] = stream;
-    };
-    SUBPROCESS_STREAM_PROPERTIES = ["stdin", "stdout", "stderr"];
-    pipeStdioItem = ({ subprocess, stream, direction, fdNumber, pipeGroups, controller }) => {
-      if (stream === void 0) {
-        return;
-      }
-      setStandardStreamMaxListeners(stream, controller);
-      const [inputStream, outputStream] = direction === "output" ? [stream, subprocess.stdio[fdNumber]] : [subprocess.stdio[fdNumber], stream];
-      const outputStreams = pipeGroups.get(inputStream) ?? [];
-      pipeGroups.set(inputStream, [...outputStreams, outputStream]);
-    };
-    setStandardStreamMaxListeners = (stream, { signal }) => {
-      if (isStandardStream(stream)) {
-        incrementMaxListeners(stream, MAX_LISTENERS_INCREMENT, signal);
-      }
-    };
-    MAX_LISTENERS_INCREMENT = 2;
-  }
-});
-
-// node_modules/signal-exit/dist/mjs/signals.js
-var signals;
-var init_signals2 = __esm({
-  "node_modules/signal-exit/dist/mjs/signals.js"() {
-    signals = [];
-    signals.push("SIGHUP", "SIGINT", "SIGTERM");
-    if (process.platform !== "win32") {
-      signals.push(
-        "SIGALRM",
-        "SIGABRT",
-        "SIGVTALRM",
-        "SIGXCPU",
-        "SIGXFSZ",
-        "SIGUSR2",
-        "SIGTRAP",
-        "SIGSYS",
-        "SIGQUIT",
-        "SIGIOT"
-        // should detect profiler and enable/disable accordingly.
-        // see #21
-        // 'SIGPROF'
-      );
-    }
-    if (process.platform === "linux") {
-      signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
-    }
-  }
-});
-
-// node_modules/signal-exit/dist/mjs/index.js
-var processOk, kExitEmitter, global2, ObjectDefineProperty, Emitter, SignalExitBase, signalExitWrap, SignalExitFallback, SignalExit, process9, onExit, load, unload;
-var init_mjs = __esm({
-  "node_modules/signal-exit/dist/mjs/index.js"() {
-    init_signals2();
-    processOk = (process15) => !!process15 && typeof process15 === "object" && typeof process15.removeListener === "function" && typeof process15.emit === "function" && typeof process15.reallyExit === "function" && typeof process15.listeners === "function" && typeof process15.kill === "function" && typeof process15.pid === "number" && typeof process15.on === "function";
-    kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
-    global2 = globalThis;
-    ObjectDefineProperty = Object.defineProperty.bind(Object);
-    Emitter = class {
-      emitted = {
-        afterExit: false,
-        exit: false
-      };
-      listeners = {
-        afterExit: [],
-        exit: []
-      };
-      count = 0;
-      id = Math.random();
-      constructor() {
-        if (global2[kExitEmitter]) {
-          return global2[kExitEmitter];
-        }
-        ObjectDefineProperty(global2, kExitEmitter, {
-          value: this,
-          writable: false,
-          enumerable: false,
-          configurable: false
-        });
-      }
-      on(ev, fn) {
-        this.listeners[ev].push(fn);
-      }
-      removeListener(ev, fn) {
-        const list = this.listeners[ev];
-        const i2 = list.indexOf(fn);
-        if (i2 === -1) {
-          return;
-        }
-        if (i2 === 0 && list.length === 1) {
-          list.length = 0;
-        } else {
-          list.splice(i2, 1);
-        }
-      }
-      emit(ev, code, signal) {
-        if (this.emitted[ev]) {
-          return false;
-        }
-        this.emitted[ev] = true;
-        let ret = false;
-        for (const fn of this.listeners[ev]) {
-          ret = fn(code, signal) === true || ret;
-        }
-        if (ev === "exit") {
-          ret = this.emit("afterExit", code, signal) || ret;
-        }
-        return ret;
-      }
-    };
-    SignalExitBase = class {
-    };
-    signalExitWrap = (handler) => {
-      return {
-        onExit(cb, opts) {
-          return handler.onExit(cb, opts);
-        },
-        load() {
-          return handler.load();
-        },
-        unload() {
-          return handler.unload();
-        }
-      };
-    };
-    SignalExitFallback = class extends SignalExitBase {
-      onExit() {
-        return () => {
-        };
-      }
-      load() {
-      }
-      unload() {
-      }
-    };
-    SignalExit = class extends SignalExitBase {
-      // "SIGHUP" throws an `ENOSYS` error on Windows,
-      // so use a supported signal instead
-      /* c8 ignore start */
-      #hupSig = process9.platform === "win32" ? "SIGINT" : "SIGHUP";
-      /* c8 ignore stop */
-      #emitter = new Emitter();
-      #process;
-      #originalProcessEmit;
-      #originalProcessReallyExit;
-      #sigListeners = {};
-      #loaded = false;
-      constructor(process15) {
-        super();
-        this.#process = process15;
-        this.#sigListeners = {};
-        for (const sig of signals) {
-          this.#sigListeners[sig] = () => {
-            const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
-            const p = process15;
-            if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
-            }
-            if (listeners.length === count2) {
-              this.unload();
-              const ret = this.#emitter.emit("exit", null, sig);
-              const s = sig === "SIGHUP" ? this.#hupSig : sig;
-              if (!ret)
-                process15.kill(process15.pid, s);
-            }
-          };
-        }
-        this.#originalProcessReallyExit = process15.reallyExit;
-        this.#originalProcessEmit = process15.emit;
-      }
-      onExit(cb, opts) {
-        if (!processOk(this.#process)) {
-          return () => {
-          };
-        }
-        if (this.#loaded === false) {
-          this.load();
-        }
-        const ev = opts?.alwaysLast ? "afterExit" : "exit";
-        this.#emitter.on(ev, cb);
-        return () => {
-          this.#emitter.removeListener(ev, cb);
-          if (this.#emitter.listeners["exit"].length === 0 && this.#emitter.listeners["afterExit"].length === 0) {
-            this.unload();
-          }
-        };
-      }
-      load() {
-        if (this.#loaded) {
-          return;
-        }
-        this.#loaded = true;
-        this.#emitter.count += 1;
-        for (const sig of signals) {
-          try {
-            const fn = this.#sigListeners[sig];
-            if (fn)
-              this.#process.on(sig, fn);
-          } catch (_) {
-          }
-        }
-        this.#process.emit = (ev, ...a2) => {
-          return this.#processEmit(ev, ...a2);
-        };
-        this.#process.reallyExit = (code) => {
-          return this.#processReallyExit(code);
-        };
-      }
-      unload() {
-        if (!this.#loaded) {
-          return;
-        }
-        this.#loaded = false;
-        signals.forEach((sig) => {
-          const listener = this.#sigListeners[sig];
-          if (!listener) {
-            throw new Error("Listener not defined for signal: " + sig);
-          }
-          try {
-            this.#process.removeListener(sig, listener);
-          } catch (_) {
-          }
-        });
-        this.#process.emit = this.#originalProcessEmit;
-        this.#process.reallyExit = this.#originalProcessReallyExit;
-        this.#emitter.count -= 1;
-      }
-      #processReallyExit(code) {
-        if (!processOk(this.#process)) {
-          return 0;
-        }
-        this.#process.exitCode = code || 0;
-        this.#emitter.emit("exit", this.#process.exitCode, null);
-        return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
-      }
-      #processEmit(ev, ...args) {
-        const og = this.#originalProcessEmit;
-        if (ev === "exit" && processOk(this.#process)) {
-          if (typeof args[0] === "number") {
-            this.#process.exitCode = args[0];
-          }
-          const ret = og.call(this.#process, ev, ...args);
-          this.#emitter.emit("exit", this.#process.exitCode, null);
-          return ret;
-        } else {
-          return og.call(this.#process, ev, ...args);
-        }
-      }
-    };
-    process9 = globalThis.process;
-    ({
-      onExit: (
-        /**
-         * Called when the process is exiting, whether via signal, explicit
-         * exit, or running out of stuff to do.
-         *
-         * If the global process object is not suitable for instrumentation,
-         * then this will be a no-op.
-         *
-         * Returns a function that may be used to unload signal-exit.
-         */
-        onExit
-      ),
-      load: (
-        /**
-         * Load the listeners.  Likely you never need to call this, unless
-         * doing a rather deep integration with signal-exit functionality.
-         * Mostly exposed for the benefit of testing.
-         *
-         * @internal
-         */
-        load
-      ),
-      unload: (
-        /**
-         * Unload the listeners.  Likely you never need to call this, unless
-         * doing a rather deep integration with signal-exit functionality.
-         * Mostly exposed for the benefit of testing.
-         *
-         * @internal
-         */
-        unload
-      )
-    } = signalExitWrap(processOk(process9) ? new SignalExit(process9) : new SignalExitFallback()));
-  }
-});
-
-// node_modules/execa/lib/terminate/cleanup.js
-import { addAbortListener as addAbortListener2 } from "node:events";
-var cleanupOnExit;
-var init_cleanup = __esm({
-  "node_modules/execa/lib/terminate/cleanup.js"() {
-    init_mjs();
-    cleanupOnExit = (subprocess, { cleanup, detached }, { signal }) => {
-      if (!cleanup || detached) {
-        return;
-      }
-      const removeExitHandler = onExit(() => {
-        subprocess.kill();
-      });
-      addAbortListener2(signal, () => {
-        removeExitHandler();
-      });
-    };
-  }
-});
-
-// node_modules/execa/lib/pipe/pipe-arguments.js
-var normalizePipeArguments, getDestinationStream, getDestination, mapDestinationArguments, getSourceStream;
-var init_pipe_arguments = __esm({
-  "node_modules/execa/lib/pipe/pipe-arguments.js"() {
-    init_parameters();
-    init_duration();
-    init_fd_options();
-    init_file_url();
-    normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
-      const startTime = getStartTime();
-      const {
-        destination,
-        destinationStream,
-        destinationError,
-        from,
-        unpipeSignal
-      } = getDestinationStream(boundOptions, createNested, pipeArguments);
-      const { sourceStream, sourceError } = getSourceStream(source, from);
-      const { options: sourceOptions, fileDescriptors } = SUBPROCESS_OPTIONS.get(source);
-      return {
-        sourcePromise,
-        sourceStream,
-        sourceOptions,
-        sourceError,
-        destination,
-        destinationStream,
-        destinationError,
-        unpipeSignal,
-        fileDescriptors,
-        startTime
-      };
-    };
-    getDestinationStream = (boundOptions, createNested, pipeArguments) => {
-      try {
-        const {
-          destination,
-          pipeOptions: { from, to, unpipeSignal } = {}
-        } = getDestination(boundOptions, createNested, ...pipeArguments);
-        const destinationStream = getToStream(destination, to);
-        return {
-          destination,
-          destinationStream,
-          from,
-          unpipeSignal
-        };
-      } catch (error2) {
-        return { destinationError: error2 };
-      }
-    };
-    getDestination = (boundOptions, createNested, firstArgument, ...pipeArguments) => {
-      if (Array.isArray(firstArgument)) {
-        const destination = createNested(mapDestinationArguments, boundOptions)(firstArgument, ...pipeArguments);
-        return { destination, pipeOptions: boundOptions };
-      }
-      if (typeof firstArgument === "string" || firstArgument instanceof URL || isDenoExecPath(firstArgument)) {
-        if (Object.keys(boundOptions).length > 0) {
-          throw new TypeError('Please use .pipe("file", ..., options) or .pipe(execa("file", ..., options)) instead of .pipe(options)("file", ...).');
-        }
-        const [rawFile, rawArguments, rawOptions] = normalizeParameters(firstArgument, ...pipeArguments);
-        const destination = createNested(mapDestinationArguments)(rawFile, rawArguments, rawOptions);
-        return { destination, pipeOptions: rawOptions };
-      }
-      if (SUBPROCESS_OPTIONS.has(firstArgument)) {
-        if (Object.keys(boundOptions).length > 0) {
-          throw new TypeError("Please use .pipe(options)`command` or .pipe($(options)`command`) instead of .pipe(options)($`command`).");
-        }
-        return { destination: firstArgument, pipeOptions: pipeArguments[0] };
-      }
-      throw new TypeError(`The first argument must be a template string, an options object, or an Execa subprocess: ${firstArgument}`);
-    };
-    mapDestinationArguments = ({ options }) => ({ options: { ...options, stdin: "pipe", piped: true } });
-    getSourceStream = (source, from) => {
-      try {
-        const sourceStream = getFromStream(source, from);
-        return { sourceStream };
-      } catch (error2) {
-        return { sourceError: error2 };
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/pipe/throw.js
-var handlePipeArgumentsError, getPipeArgumentsError, createNonCommandError, PIPE_COMMAND_MESSAGE;
-var init_throw = __esm({
-  "node_modules/execa/lib/pipe/throw.js"() {
-    init_result();
-    init_pipeline();
-    handlePipeArgumentsError = ({
-      sourceStream,
-      sourceError,
-      destinationStream,
-      destinationError,
-      fileDescriptors,
-      sourceOptions,
-      startTime
-    }) => {
-      const error2 = getPipeArgumentsError({
-        sourceStream,
-        sourceError,
-        destinationStream,
-        destinationError
-      });
-      if (error2 !== void 0) {
-        throw createNonCommandError({
-          error: error2,
-          fileDescriptors,
-          sourceOptions,
-          startTime
-        });
-      }
-    };
-    getPipeArgumentsError = ({ sourceStream, sourceError, destinationStream, destinationError }) => {
-      if (sourceError !== void 0 && destinationError !== void 0) {
-        return destinationError;
-      }
-      if (destinationError !== void 0) {
-        abortSourceStream(sourceStream);
-        return destinationError;
-      }
-      if (sourceError !== void 0) {
-        endDestinationStream(destinationStream);
-        return sourceError;
-      }
-    };
-    createNonCommandError = ({ error: error2, fileDescriptors, sourceOptions, startTime }) => makeEarlyError({
-      error: error2,
-      command: PIPE_COMMAND_MESSAGE,
-      escapedCommand: PIPE_COMMAND_MESSAGE,
-      fileDescriptors,
-      options: sourceOptions,
-      startTime,
-      isSync: false
-    });
-    PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
-  }
-});
-
-// node_modules/execa/lib/pipe/sequence.js
-var waitForBothSubprocesses;
-var init_sequence = __esm({
-  "node_modules/execa/lib/pipe/sequence.js"() {
-    waitForBothSubprocesses = async (subprocessPromises) => {
-      const [
-        { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
-        { status: destinationStatus, reason: destinationReason, value: destinationResult = destinationReason }
-      ] = await subprocessPromises;
-      if (!destinationResult.pipedFrom.includes(sourceResult)) {
-        destinationResult.pipedFrom.push(sourceResult);
-      }
-      if (destinationStatus === "rejected") {
-        throw destinationResult;
-      }
-      if (sourceStatus === "rejected") {
-        throw sourceResult;
-      }
-      return destinationResult;
-    };
-  }
-});
-
-// node_modules/execa/lib/pipe/streaming.js
-import { finished as finished4 } from "node:stream/promises";
-var pipeSubprocessStream, pipeFirstSubprocessStream, pipeMoreSubprocessStream, cleanupMergedStreamsMap, MERGED_STREAMS, SOURCE_LISTENERS_PER_PIPE, DESTINATION_LISTENERS_PER_PIPE;
-var init_streaming = __esm({
-  "node_modules/execa/lib/pipe/streaming.js"() {
-    init_merge_streams();
-    init_max_listeners();
-    init_pipeline();
-    pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
-      const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
-      incrementMaxListeners(sourceStream, SOURCE_LISTENERS_PER_PIPE, maxListenersController.signal);
-      incrementMaxListeners(destinationStream, DESTINATION_LISTENERS_PER_PIPE, maxListenersController.signal);
-      cleanupMergedStreamsMap(destinationStream);
-      return mergedStream;
-    };
-    pipeFirstSubprocessStream = (sourceStream, destinationStream) => {
-      const mergedStream = mergeStreams([sourceStream]);
-      pipeStreams(mergedStream, destinationStream);
-      MERGED_STREAMS.set(destinationStream, mergedStream);
-      return mergedStream;
-    };
-    pipeMoreSubprocessStream = (sourceStream, destinationStream) => {
-      const mergedStream = MERGED_STREAMS.get(destinationStream);
-      mergedStream.add(sourceStream);
-      return mergedStream;
-    };
-    cleanupMergedStreamsMap = async (destinationStream) => {
-      try {
-        await finished4(destinationStream, { cleanup: true, readable: false, writable: true });
-      } catch {
-      }
-      MERGED_STREAMS.delete(destinationStream);
-    };
-    MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
-    SOURCE_LISTENERS_PER_PIPE = 2;
-    DESTINATION_LISTENERS_PER_PIPE = 1;
-  }
-});
-
-// node_modules/execa/lib/pipe/abort.js
-import { aborted } from "node:util";
-var unpipeOnAbort, unpipeOnSignalAbort;
-var init_abort = __esm({
-  "node_modules/execa/lib/pipe/abort.js"() {
-    init_throw();
-    unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
-    unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime }) => {
-      await aborted(unpipeSignal, sourceStream);
-      await mergedStream.remove(sourceStream);
-      const error2 = new Error("Pipe canceled by `unpipeSignal` option.");
-      throw createNonCommandError({
-        error: error2,
-        fileDescriptors,
-        sourceOptions,
-        startTime
-      });
-    };
-  }
-});
-
-// node_modules/execa/lib/pipe/setup.js
-var pipeToSubprocess, handlePipePromise, getSubprocessPromises;
-var init_setup = __esm({
-  "node_modules/execa/lib/pipe/setup.js"() {
-    init_is_plain_obj();
-    init_pipe_arguments();
-    init_throw();
-    init_sequence();
-    init_streaming();
-    init_abort();
-    pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
-      if (isPlainObject(pipeArguments[0])) {
-        return pipeToSubprocess.bind(void 0, {
-          ...sourceInfo,
-          boundOptions: { ...sourceInfo.boundOptions, ...pipeArguments[0] }
-        });
-      }
-      const { destination, ...normalizedInfo } = normalizePipeArguments(sourceInfo, ...pipeArguments);
-      const promise = handlePipePromise({ ...normalizedInfo, destination });
-      promise.pipe = pipeToSubprocess.bind(void 0, {
-        ...sourceInfo,
-        source: destination,
-        sourcePromise: promise,
-        boundOptions: {}
-      });
-      return promise;
-    };
-    handlePipePromise = async ({
-      sourcePromise,
-      sourceStream,
-      sourceOptions,
-      sourceError,
-      destination,
-      destinationStream,
-      destinationError,
-      unpipeSignal,
-      fileDescriptors,
-      startTime
-    }) => {
-      const subprocessPromises = getSubprocessPromises(sourcePromise, destination);
-      handlePipeArgumentsError({
-        sourceStream,
-        sourceError,
-        destinationStream,
-        destinationError,
-        fileDescriptors,
-        sourceOptions,
-        startTime
-      });
-      const maxListenersController = new AbortController();
-      try {
-        const mergedStream = pipeSubprocessStream(sourceStream, destinationStream, maxListenersController);
-        return await Promise.race([
-          waitForBothSubprocesses(subprocessPromises),
-          ...unpipeOnAbort(unpipeSignal, {
-            sourceStream,
-            mergedStream,
-            sourceOptions,
-            fileDescriptors,
-            startTime
-          })
-        ]);
-      } finally {
-        maxListenersController.abort();
-      }
-    };
-    getSubprocessPromises = (sourcePromise, destination) => Promise.allSettled([sourcePromise, destination]);
-  }
-});
-
-// node_modules/execa/lib/io/iterate.js
-import { on as on5 } from "node:events";
-import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
-var iterateOnSubprocessStream, stopReadingOnExit, iterateForResult, stopReadingOnStreamEnd, iterateOnStream, DEFAULT_OBJECT_HIGH_WATER_MARK, HIGH_WATER_MARK, iterateOnData, getGenerators;
-var init_iterate = __esm({
-  "node_modules/execa/lib/io/iterate.js"() {
-    init_encoding_transform();
-    init_split();
-    init_run_sync();
-    iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
-      const controller = new AbortController();
-      stopReadingOnExit(subprocess, controller);
-      return iterateOnStream({
-        stream: subprocessStdout,
-        controller,
-        binary,
-        shouldEncode: !subprocessStdout.readableObjectMode && shouldEncode,
-        encoding,
-        shouldSplit: !subprocessStdout.readableObjectMode,
-        preserveNewlines
-      });
-    };
-    stopReadingOnExit = async (subprocess, controller) => {
-      try {
-        await subprocess;
-      } catch {
-      } finally {
-        controller.abort();
-      }
-    };
-    iterateForResult = ({ stream, onStreamEnd, lines, encoding, stripFinalNewline: stripFinalNewline2, allMixed }) => {
-      const controller = new AbortController();
-      stopReadingOnStreamEnd(onStreamEnd, controller, stream);
-      const objectMode = stream.readableObjectMode && !allMixed;
-      return iterateOnStream({
-        stream,
-        controller,
-        binary: encoding === "buffer",
-        shouldEncode: !objectMode,
-        encoding,
-        shouldSplit: !objectMode && lines,
-        preserveNewlines: !stripFinalNewline2
-      });
-    };
-    stopReadingOnStreamEnd = async (onStreamEnd, controller, stream) => {
-      try {
-        await onStreamEnd;
-      } catch {
-        stream.destroy();
-      } finally {
-        controller.abort();
-      }
-    };
-    iterateOnStream = ({ stream, controller, binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) => {
-      const onStdoutChunk = on5(stream, "data", {
-        signal: controller.signal,
-        highWaterMark: HIGH_WATER_MARK,
-        // Backward compatibility with older name for this option
-        // See https://github.com/nodejs/node/pull/52080#discussion_r1525227861
-        // @todo Remove after removing support for Node 21
-        highWatermark: HIGH_WATER_MARK
-      });
-      return iterateOnData({
-        onStdoutChunk,
-        controller,
-        binary,
-        shouldEncode,
-        encoding,
-        shouldSplit,
-        preserveNewlines
-      });
-    };
-    DEFAULT_OBJECT_HIGH_WATER_MARK = getDefaultHighWaterMark3(true);
-    HIGH_WATER_MARK = DEFAULT_OBJECT_HIGH_WATER_MARK;
-    iterateOnData = async function* ({ onStdoutChunk, controller, binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) {
-      const generators = getGenerators({
-        binary,
-        shouldEncode,
-        encoding,
-        shouldSplit,
-        preserveNewlines
-      });
-      try {
-        for await (const [chunk] of onStdoutChunk) {
-          yield* transformChunkSync(chunk, generators, 0);
-        }
-      } catch (error2) {
-        if (!controller.signal.aborted) {
-          throw error2;
-        }
-      } finally {
-        yield* finalChunksSync(generators);
-      }
-    };
-    getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) => [
-      getEncodingTransformGenerator(binary, encoding, !shouldEncode),
-      getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
-    ].filter(Boolean);
-  }
-});
-
-// node_modules/execa/lib/io/contents.js
-import { setImmediate as setImmediate2 } from "node:timers/promises";
-var getStreamOutput, logOutputAsync, resumeStream, getStreamContents2, getBufferedData, handleBufferedData;
-var init_contents2 = __esm({
-  "node_modules/execa/lib/io/contents.js"() {
-    init_source();
-    init_uint_array();
-    init_output();
-    init_iterate();
-    init_max_buffer();
-    init_strip_newline();
-    getStreamOutput = async ({ stream, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => {
-      const logPromise = logOutputAsync({
-        stream,
-        onStreamEnd,
-        fdNumber,
-        encoding,
-        allMixed,
-        verboseInfo,
-        streamInfo
-      });
-      if (!buffer) {
-        await Promise.all([resumeStream(stream), logPromise]);
-        return;
-      }
-      const stripFinalNewlineValue = getStripFinalNewline(stripFinalNewline2, fdNumber);
-      const iterable = iterateForResult({
-        stream,
-        onStreamEnd,
-        lines,
-        encoding,
-        stripFinalNewline: stripFinalNewlineValue,
-        allMixed
-      });
-      const [output] = await Promise.all([
-        getStreamContents2({
-          stream,
-          iterable,
-          fdNumber,
-          encoding,
-          maxBuffer,
-          lines
-        }),
-        logPromise
-      ]);
-      return output;
-    };
-    logOutputAsync = async ({ stream, onStreamEnd, fdNumber, encoding, allMixed, verboseInfo, streamInfo: { fileDescriptors } }) => {
-      if (!shouldLogOutput({
-        stdioItems: fileDescriptors[fdNumber]?.stdioItems,
-        encoding,
-        verboseInfo,
-        fdNumber
-      })) {
-        return;
-      }
-      const linesIterable = iterateForResult({
-        stream,
-        onStreamEnd,
-        lines: true,
-        encoding,
-        stripFinalNewline: true,
-        allMixed
-      });
-      await logLines(linesIterable, stream, fdNumber, verboseInfo);
-    };
-    resumeStream = async (stream) => {
-      await setImmediate2();
-      if (stream.readableFlowing === null) {
-        stream.resume();
-      }
-    };
-    getStreamContents2 = async ({ stream, stream: { readableObjectMode }, iterable, fdNumber, encoding, maxBuffer, lines }) => {
-      try {
-        if (readableObjectMode || lines) {
-          return await getStreamAsArray(iterable, { maxBuffer });
-        }
-        if (encoding === "buffer") {
-          return new Uint8Array(await getStreamAsArrayBuffer(iterable, { maxBuffer }));
-        }
-        return await getStreamAsString(iterable, { maxBuffer });
-      } catch (error2) {
-        return handleBufferedData(handleMaxBuffer({
-          error: error2,
-          stream,
-          readableObjectMode,
-          lines,
-          encoding,
-          fdNumber
-        }));
-      }
-    };
-    getBufferedData = async (streamPromise) => {
-      try {
-        return await streamPromise;
-      } catch (error2) {
-        return handleBufferedData(error2);
-      }
-    };
-    handleBufferedData = ({ bufferedData }) => isArrayBuffer(bufferedData) ? new Uint8Array(bufferedData) : bufferedData;
-  }
-});
-
-// node_modules/execa/lib/resolve/wait-stream.js
-import { finished as finished5 } from "node:stream/promises";
-var waitForStream, handleStdinDestroy, spyOnStdinDestroy, setStdinCleanedUp, handleStreamError, shouldIgnoreStreamError, isInputFileDescriptor, isStreamAbort, isStreamEpipe;
-var init_wait_stream = __esm({
-  "node_modules/execa/lib/resolve/wait-stream.js"() {
-    waitForStream = async (stream, fdNumber, streamInfo, { isSameDirection, stopOnExit: stopOnExit2 = false } = {}) => {
-      const state = handleStdinDestroy(stream, streamInfo);
-      const abortController = new AbortController();
-      try {
-        await Promise.race([
-          ...stopOnExit2 ? [streamInfo.exitPromise] : [],
-          finished5(stream, { cleanup: true, signal: abortController.signal })
-        ]);
-      } catch (error2) {
-        if (!state.stdinCleanedUp) {
-          handleStreamError(error2, fdNumber, streamInfo, isSameDirection);
-        }
-      } finally {
-        abortController.abort();
-      }
-    };
-    handleStdinDestroy = (stream, { originalStreams: [originalStdin], subprocess }) => {
-      const state = { stdinCleanedUp: false };
-      if (stream === originalStdin) {
-        spyOnStdinDestroy(stream, subprocess, state);
-      }
-      return state;
-    };
-    spyOnStdinDestroy = (subprocessStdin, subprocess, state) => {
-      const { _destroy } = subprocessStdin;
-      subprocessStdin._destroy = (...destroyArguments) => {
-        setStdinCleanedUp(subprocess, state);
-        _destroy.call(subprocessStdin, ...destroyArguments);
-      };
-    };
-    setStdinCleanedUp = ({ exitCode, signalCode }, state) => {
-      if (exitCode !== null || signalCode !== null) {
-        state.stdinCleanedUp = true;
-      }
-    };
-    handleStreamError = (error2, fdNumber, streamInfo, isSameDirection) => {
-      if (!shouldIgnoreStreamError(error2, fdNumber, streamInfo, isSameDirection)) {
-        throw error2;
-      }
-    };
-    shouldIgnoreStreamError = (error2, fdNumber, streamInfo, isSameDirection = true) => {
-      if (streamInfo.propagating) {
-        return isStreamEpipe(error2) || isStreamAbort(error2);
-      }
-      streamInfo.propagating = true;
-      return isInputFileDescriptor(streamInfo, fdNumber) === isSameDirection ? isStreamEpipe(error2) : isStreamAbort(error2);
-    };
-    isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all" && fileDescriptors[fdNumber].direction === "input";
-    isStreamAbort = (error2) => error2?.code === "ERR_STREAM_PREMATURE_CLOSE";
-    isStreamEpipe = (error2) => error2?.code === "EPIPE";
-  }
-});
-
-// node_modules/execa/lib/resolve/stdio.js
-var waitForStdioStreams, waitForSubprocessStream;
-var init_stdio = __esm({
-  "node_modules/execa/lib/resolve/stdio.js"() {
-    init_contents2();
-    init_wait_stream();
-    waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream, fdNumber) => waitForSubprocessStream({
-      stream,
-      fdNumber,
-      encoding,
-      buffer: buffer[fdNumber],
-      maxBuffer: maxBuffer[fdNumber],
-      lines: lines[fdNumber],
-      allMixed: false,
-      stripFinalNewline: stripFinalNewline2,
-      verboseInfo,
-      streamInfo
-    }));
-    waitForSubprocessStream = async ({ stream, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => {
-      if (!stream) {
-        return;
-      }
-      const onStreamEnd = waitForStream(stream, fdNumber, streamInfo);
-      if (isInputFileDescriptor(streamInfo, fdNumber)) {
-        await onStreamEnd;
-        return;
-      }
-      const [output] = await Promise.all([
-        getStreamOutput({
-          stream,
-          onStreamEnd,
-          fdNumber,
-          encoding,
-          buffer,
-          maxBuffer,
-          lines,
-          allMixed,
-          stripFinalNewline: stripFinalNewline2,
-          verboseInfo,
-          streamInfo
-        }),
-        onStreamEnd
-      ]);
-      return output;
-    };
-  }
-});
-
-// node_modules/execa/lib/resolve/all-async.js
-var makeAllStream, waitForAllStream, getAllStream, getAllMixed;
-var init_all_async = __esm({
-  "node_modules/execa/lib/resolve/all-async.js"() {
-    init_merge_streams();
-    init_stdio();
-    makeAllStream = ({ stdout, stderr }, { all }) => all && (stdout || stderr) ? mergeStreams([stdout, stderr].filter(Boolean)) : void 0;
-    waitForAllStream = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => waitForSubprocessStream({
-      ...getAllStream(subprocess, buffer),
-      fdNumber: "all",
-      encoding,
-      maxBuffer: maxBuffer[1] + maxBuffer[2],
-      lines: lines[1] || lines[2],
-      allMixed: getAllMixed(subprocess),
-      stripFinalNewline: stripFinalNewline2,
-      verboseInfo,
-      streamInfo
-    });
-    getAllStream = ({ stdout, stderr, all }, [, bufferStdout, bufferStderr]) => {
-      const buffer = bufferStdout || bufferStderr;
-      if (!buffer) {
-        return { stream: all, buffer };
-      }
-      if (!bufferStdout) {
-        return { stream: stderr, buffer };
-      }
-      if (!bufferStderr) {
-        return { stream: stdout, buffer };
-      }
-      return { stream: all, buffer };
-    };
-    getAllMixed = ({ all, stdout, stderr }) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
-  }
-});
-
-// node_modules/execa/lib/verbose/ipc.js
-var shouldLogIpc, logIpcOutput;
-var init_ipc = __esm({
-  "node_modules/execa/lib/verbose/ipc.js"() {
-    init_log();
-    init_values();
-    shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
-    logIpcOutput = (message, verboseInfo) => {
-      const verboseMessage = serializeVerboseMessage(message);
-      verboseLog({
-        type: "ipc",
-        verboseMessage,
-        fdNumber: "ipc",
-        verboseInfo
-      });
-    };
-  }
-});
-
-// node_modules/execa/lib/ipc/buffer-messages.js
-var waitForIpcOutput, getBufferedIpcOutput;
-var init_buffer_messages = __esm({
-  "node_modules/execa/lib/ipc/buffer-messages.js"() {
-    init_max_buffer();
-    init_ipc();
-    init_specific();
-    init_get_each();
-    waitForIpcOutput = async ({
-      subprocess,
-      buffer: bufferArray,
-      maxBuffer: maxBufferArray,
-      ipc,
-      ipcOutput,
-      verboseInfo
-    }) => {
-      if (!ipc) {
-        return ipcOutput;
-      }
-      const isVerbose2 = shouldLogIpc(verboseInfo);
-      const buffer = getFdSpecificValue(bufferArray, "ipc");
-      const maxBuffer = getFdSpecificValue(maxBufferArray, "ipc");
-      for await (const message of loopOnMessages({
-        anyProcess: subprocess,
-        channel: subprocess.channel,
-        isSubprocess: false,
-        ipc,
-        shouldAwait: false,
-        reference: true
-      })) {
-        if (buffer) {
-          checkIpcMaxBuffer(subprocess, ipcOutput, maxBuffer);
-          ipcOutput.push(message);
-        }
-        if (isVerbose2) {
-          logIpcOutput(message, verboseInfo);
-        }
-      }
-      return ipcOutput;
-    };
-    getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
-      await Promise.allSettled([ipcOutputPromise]);
-      return ipcOutput;
-    };
-  }
-});
-
-// node_modules/execa/lib/resolve/wait-subprocess.js
-import { once as once8 } from "node:events";
-var waitForSubprocessResult, waitForOriginalStreams, waitForCustomStreamsEnd, throwOnSubprocessError;
-var init_wait_subprocess = __esm({
-  "node_modules/execa/lib/resolve/wait-subprocess.js"() {
-    init_is_stream();
-    init_timeout();
-    init_cancel();
-    init_graceful2();
-    init_standard_stream();
-    init_type();
-    init_contents2();
-    init_buffer_messages();
-    init_ipc_input();
-    init_all_async();
-    init_stdio();
-    init_exit_async();
-    init_wait_stream();
-    waitForSubprocessResult = async ({
-      subprocess,
-      options: {
-        encoding,
-        buffer,
-        maxBuffer,
-        lines,
-        timeoutDuration: timeout,
-        cancelSignal,
-        gracefulCancel,
-        forceKillAfterDelay,
-        stripFinalNewline: stripFinalNewline2,
-        ipc,
-        ipcInput
-      },
-      context,
-      verboseInfo,
-      fileDescriptors,
-      originalStreams,
-      onInternalError,
-      controller
-    }) => {
-      const exitPromise = waitForExit(subprocess, context);
-      const streamInfo = {
-        originalStreams,
-        fileDescriptors,
-        subprocess,
-        exitPromise,
-        propagating: false
-      };
-      const stdioPromises = waitForStdioStreams({
-        subprocess,
-        encoding,
-        buffer,
-        maxBuffer,
-        lines,
-        stripFinalNewline: stripFinalNewline2,
-        verboseInfo,
-        streamInfo
-      });
-      const allPromise = waitForAllStream({
-        subprocess,
-        encoding,
-        buffer,
-        maxBuffer,
-        lines,
-        stripFinalNewline: stripFinalNewline2,
-        verboseInfo,
-        streamInfo
-      });
-      const ipcOutput = [];
-      const ipcOutputPromise = waitForIpcOutput({
-        subprocess,
-        buffer,
-        maxBuffer,
-        ipc,
-        ipcOutput,
-        verboseInfo
-      });
-      const originalPromises = waitForOriginalStreams(originalStreams, subprocess, streamInfo);
-      const customStreamsEndPromises = waitForCustomStreamsEnd(fileDescriptors, streamInfo);
-      try {
-        return await Promise.race([
-          Promise.all([
-            {},
-            waitForSuccessfulExit(exitPromise),
-            Promise.all(stdioPromises),
-            allPromise,
-            ipcOutputPromise,
-            sendIpcInput(subprocess, ipcInput),
-            ...originalPromises,
-            ...customStreamsEndPromises
-          ]),
-          onInternalError,
-          throwOnSubprocessError(subprocess, controller),
-          ...throwOnTimeout(subprocess, timeout, context, controller),
-          ...throwOnCancel({
-            subprocess,
-            cancelSignal,
-            gracefulCancel,
-            context,
-            controller
-          }),
-          ...throwOnGracefulCancel({
-            subprocess,
-            cancelSignal,
-            gracefulCancel,
-            forceKillAfterDelay,
-            context,
-            controller
-          })
-        ]);
-      } catch (error2) {
-        context.terminationReason ??= "other";
-        return Promise.all([
-          { error: error2 },
-          exitPromise,
-          Promise.all(stdioPromises.map((stdioPromise) => getBufferedData(stdioPromise))),
-          getBufferedData(allPromise),
-          getBufferedIpcOutput(ipcOutputPromise, ipcOutput),
-          Promise.allSettled(originalPromises),
-          Promise.allSettled(customStreamsEndPromises)
-        ]);
-      }
-    };
-    waitForOriginalStreams = (originalStreams, subprocess, streamInfo) => originalStreams.map((stream, fdNumber) => stream === subprocess.stdio[fdNumber] ? void 0 : waitForStream(stream, fdNumber, streamInfo));
-    waitForCustomStreamsEnd = (fileDescriptors, streamInfo) => fileDescriptors.flatMap(({ stdioItems }, fdNumber) => stdioItems.filter(({ value, stream = value }) => isStream(stream, { checkOpen: false }) && !isStandardStream(stream)).map(({ type, value, stream = value }) => waitForStream(stream, fdNumber, streamInfo, {
-      isSameDirection: TRANSFORM_TYPES.has(type),
-      stopOnExit: type === "native"
-    })));
-    throwOnSubprocessError = async (subprocess, { signal }) => {
-      const [error2] = await once8(subprocess, "error", { signal });
-      throw error2;
-    };
-  }
-});
-
-// node_modules/execa/lib/convert/concurrent.js
-var initializeConcurrentStreams, addConcurrentStream, waitForConcurrentStreams;
-var init_concurrent = __esm({
-  "node_modules/execa/lib/convert/concurrent.js"() {
-    init_deferred();
-    initializeConcurrentStreams = () => ({
-      readableDestroy: /* @__PURE__ */ new WeakMap(),
-      writableFinal: /* @__PURE__ */ new WeakMap(),
-      writableDestroy: /* @__PURE__ */ new WeakMap()
-    });
-    addConcurrentStream = (concurrentStreams, stream, waitName) => {
-      const weakMap = concurrentStreams[waitName];
-      if (!weakMap.has(stream)) {
-        weakMap.set(stream, []);
-      }
-      const promises = weakMap.get(stream);
-      const promise = createDeferred();
-      promises.push(promise);
-      const resolve = promise.resolve.bind(promise);
-      return { resolve, promises };
-    };
-    waitForConcurrentStreams = async ({ resolve, promises }, subprocess) => {
-      resolve();
-      const [isSubprocessExit] = await Promise.race([
-        Promise.allSettled([true, subprocess]),
-        Promise.all([false, ...promises])
-      ]);
-      return !isSubprocessExit;
-    };
-  }
-});
-
-// node_modules/execa/lib/convert/shared.js
-import { finished as finished6 } from "node:stream/promises";
-var safeWaitForSubprocessStdin, safeWaitForSubprocessStdout, waitForSubprocessStdin, waitForSubprocessStdout, waitForSubprocess, destroyOtherStream;
-var init_shared = __esm({
-  "node_modules/execa/lib/convert/shared.js"() {
-    init_wait_stream();
-    safeWaitForSubprocessStdin = async (subprocessStdin) => {
-      if (subprocessStdin === void 0) {
-        return;
-      }
-      try {
-        await waitForSubprocessStdin(subprocessStdin);
-      } catch {
-      }
-    };
-    safeWaitForSubprocessStdout = async (subprocessStdout) => {
-      if (subprocessStdout === void 0) {
-        return;
-      }
-      try {
-        await waitForSubprocessStdout(subprocessStdout);
-      } catch {
-      }
-    };
-    waitForSubprocessStdin = async (subprocessStdin) => {
-      await finished6(subprocessStdin, { cleanup: true, readable: false, writable: true });
-    };
-    waitForSubprocessStdout = async (subprocessStdout) => {
-      await finished6(subprocessStdout, { cleanup: true, readable: true, writable: false });
-    };
-    waitForSubprocess = async (subprocess, error2) => {
-      await subprocess;
-      if (error2) {
-        throw error2;
-      }
-    };
-    destroyOtherStream = (stream, isOpen, error2) => {
-      if (error2 && !isStreamAbort(error2)) {
-        stream.destroy(error2);
-      } else if (isOpen) {
-        stream.destroy();
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/convert/readable.js
-import { Readable as Readable3 } from "node:stream";
-import { callbackify as callbackify2 } from "node:util";
-var createReadable, getSubprocessStdout, getReadableOptions, getReadableMethods, onRead, onStdoutFinished, onReadableDestroy, destroyOtherReadable;
-var init_readable = __esm({
-  "node_modules/execa/lib/convert/readable.js"() {
-    init_encoding_option();
-    init_fd_options();
-    init_iterate();
-    init_deferred();
-    init_concurrent();
-    init_shared();
-    createReadable = ({ subprocess, concurrentStreams, encoding }, { from, binary: binaryOption = true, preserveNewlines = true } = {}) => {
-      const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
-      const { subprocessStdout, waitReadableDestroy } = getSubprocessStdout(subprocess, from, concurrentStreams);
-      const { readableEncoding, readableObjectMode, readableHighWaterMark } = getReadableOptions(subprocessStdout, binary);
-      const { read, onStdoutDataDone } = getReadableMethods({
-        subprocessStdout,
-        subprocess,
-        binary,
-        encoding,
-        preserveNewlines
-      });
-      const readable2 = new Readable3({
-        read,
-        destroy: callbackify2(onReadableDestroy.bind(void 0, { subprocessStdout, subprocess, waitReadableDestroy })),
-        highWaterMark: readableHighWaterMark,
-        objectMode: readableObjectMode,
-        encoding: readableEncoding
-      });
-      onStdoutFinished({
-        subprocessStdout,
-        onStdoutDataDone,
-        readable: readable2,
-        subprocess
-      });
-      return readable2;
-    };
-    getSubprocessStdout = (subprocess, from, concurrentStreams) => {
-      const subprocessStdout = getFromStream(subprocess, from);
-      const waitReadableDestroy = addConcurrentStream(concurrentStreams, subprocessStdout, "readableDestroy");
-      return { subprocessStdout, waitReadableDestroy };
-    };
-    getReadableOptions = ({ readableEncoding, readableObjectMode, readableHighWaterMark }, binary) => binary ? { readableEncoding, readableObjectMode, readableHighWaterMark } : { readableEncoding, readableObjectMode: true, readableHighWaterMark: DEFAULT_OBJECT_HIGH_WATER_MARK };
-    getReadableMethods = ({ subprocessStdout, subprocess, binary, encoding, preserveNewlines }) => {
-      const onStdoutDataDone = createDeferred();
-      const onStdoutData = iterateOnSubprocessStream({
-        subprocessStdout,
-        subprocess,
-        binary,
-        shouldEncode: !binary,
-        encoding,
-        preserveNewlines
-      });
-      return {
-        read() {
-          onRead(this, onStdoutData, onStdoutDataDone);
-        },
-        onStdoutDataDone
-      };
-    };
-    onRead = async (readable2, onStdoutData, onStdoutDataDone) => {
-      try {
-        const { value, done } = await onStdoutData.next();
-        if (done) {
-          onStdoutDataDone.resolve();
-        } else {
-          readable2.push(value);
-        }
-      } catch {
-      }
-    };
-    onStdoutFinished = async ({ subprocessStdout, onStdoutDataDone, readable: readable2, subprocess, subprocessStdin }) => {
-      try {
-        await waitForSubprocessStdout(subprocessStdout);
-        await subprocess;
-        await safeWaitForSubprocessStdin(subprocessStdin);
-        await onStdoutDataDone;
-        if (readable2.readable) {
-          readable2.push(null);
-        }
-      } catch (error2) {
-        await safeWaitForSubprocessStdin(subprocessStdin);
-        destroyOtherReadable(readable2, error2);
-      }
-    };
-    onReadableDestroy = async ({ subprocessStdout, subprocess, waitReadableDestroy }, error2) => {
-      if (await waitForConcurrentStreams(waitReadableDestroy, subprocess)) {
-        destroyOtherReadable(subprocessStdout, error2);
-        await waitForSubprocess(subprocess, error2);
-      }
-    };
-    destroyOtherReadable = (stream, error2) => {
-      destroyOtherStream(stream, stream.readable, error2);
-    };
-  }
-});
-
-// node_modules/execa/lib/convert/writable.js
-import { Writable as Writable3 } from "node:stream";
-import { callbackify as callbackify3 } from "node:util";
-var createWritable, getSubprocessStdin, getWritableMethods, onWrite, onWritableFinal, onStdinFinished, onWritableDestroy, destroyOtherWritable;
-var init_writable = __esm({
-  "node_modules/execa/lib/convert/writable.js"() {
-    init_fd_options();
-    init_concurrent();
-    init_shared();
-    createWritable = ({ subprocess, concurrentStreams }, { to } = {}) => {
-      const { subprocessStdin, waitWritableFinal, waitWritableDestroy } = getSubprocessStdin(subprocess, to, concurrentStreams);
-      const writable2 = new Writable3({
-        ...getWritableMethods(subprocessStdin, subprocess, waitWritableFinal),
-        destroy: callbackify3(onWritableDestroy.bind(void 0, {
-          subprocessStdin,
-          subprocess,
-          waitWritableFinal,
-          waitWritableDestroy
-        })),
-        highWaterMark: subprocessStdin.writableHighWaterMark,
-        objectMode: subprocessStdin.writableObjectMode
-      });
-      onStdinFinished(subprocessStdin, writable2);
-      return writable2;
-    };
-    getSubprocessStdin = (subprocess, to, concurrentStreams) => {
-      const subprocessStdin = getToStream(subprocess, to);
-      const waitWritableFinal = addConcurrentStream(concurrentStreams, subprocessStdin, "writableFinal");
-      const waitWritableDestroy = addConcurrentStream(concurrentStreams, subprocessStdin, "writableDestroy");
-      return { subprocessStdin, waitWritableFinal, waitWritableDestroy };
-    };
-    getWritableMethods = (subprocessStdin, subprocess, waitWritableFinal) => ({
-      write: onWrite.bind(void 0, subprocessStdin),
-      final: callbackify3(onWritableFinal.bind(void 0, subprocessStdin, subprocess, waitWritableFinal))
-    });
-    onWrite = (subprocessStdin, chunk, encoding, done) => {
-      if (subprocessStdin.write(chunk, encoding)) {
-        done();
-      } else {
-        subprocessStdin.once("drain", done);
-      }
-    };
-    onWritableFinal = async (subprocessStdin, subprocess, waitWritableFinal) => {
-      if (await waitForConcurrentStreams(waitWritableFinal, subprocess)) {
-        if (subprocessStdin.writable) {
-          subprocessStdin.end();
-        }
-        await subprocess;
-      }
-    };
-    onStdinFinished = async (subprocessStdin, writable2, subprocessStdout) => {
-      try {
-        await waitForSubprocessStdin(subprocessStdin);
-        if (writable2.writable) {
-          writable2.end();
-        }
-      } catch (error2) {
-        await safeWaitForSubprocessStdout(subprocessStdout);
-        destroyOtherWritable(writable2, error2);
-      }
-    };
-    onWritableDestroy = async ({ subprocessStdin, subprocess, waitWritableFinal, waitWritableDestroy }, error2) => {
-      await waitForConcurrentStreams(waitWritableFinal, subprocess);
-      if (await waitForConcurrentStreams(waitWritableDestroy, subprocess)) {
-        destroyOtherWritable(subprocessStdin, error2);
-        await waitForSubprocess(subprocess, error2);
-      }
-    };
-    destroyOtherWritable = (stream, error2) => {
-      destroyOtherStream(stream, stream.writable, error2);
-    };
-  }
-});
-
-// node_modules/execa/lib/convert/duplex.js
-import { Duplex as Duplex3 } from "node:stream";
-import { callbackify as callbackify4 } from "node:util";
-var createDuplex, onDuplexDestroy;
-var init_duplex = __esm({
-  "node_modules/execa/lib/convert/duplex.js"() {
-    init_encoding_option();
-    init_readable();
-    init_writable();
-    createDuplex = ({ subprocess, concurrentStreams, encoding }, { from, to, binary: binaryOption = true, preserveNewlines = true } = {}) => {
-      const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
-      const { subprocessStdout, waitReadableDestroy } = getSubprocessStdout(subprocess, from, concurrentStreams);
-      const { subprocessStdin, waitWritableFinal, waitWritableDestroy } = getSubprocessStdin(subprocess, to, concurrentStreams);
-      const { readableEncoding, readableObjectMode, readableHighWaterMark } = getReadableOptions(subprocessStdout, binary);
-      const { read, onStdoutDataDone } = getReadableMethods({
-        subprocessStdout,
-        subprocess,
-        binary,
-        encoding,
-        preserveNewlines
-      });
-      const duplex2 = new Duplex3({
-        read,
-        ...getWritableMethods(subprocessStdin, subprocess, waitWritableFinal),
-        destroy: callbackify4(onDuplexDestroy.bind(void 0, {
-          subprocessStdout,
-          subprocessStdin,
-          subprocess,
-          waitReadableDestroy,
-          waitWritableFinal,
-          waitWritableDestroy
-        })),
-        readableHighWaterMark,
-        writableHighWaterMark: subprocessStdin.writableHighWaterMark,
-        readableObjectMode,
-        writableObjectMode: subprocessStdin.writableObjectMode,
-        encoding: readableEncoding
-      });
-      onStdoutFinished({
-        subprocessStdout,
-        onStdoutDataDone,
-        readable: duplex2,
-        subprocess,
-        subprocessStdin
-      });
-      onStdinFinished(subprocessStdin, duplex2, subprocessStdout);
-      return duplex2;
-    };
-    onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, waitReadableDestroy, waitWritableFinal, waitWritableDestroy }, error2) => {
-      await Promise.all([
-        onReadableDestroy({ subprocessStdout, subprocess, waitReadableDestroy }, error2),
-        onWritableDestroy({
-          subprocessStdin,
-          subprocess,
-          waitWritableFinal,
-          waitWritableDestroy
-        }, error2)
-      ]);
-    };
-  }
-});
-
-// node_modules/execa/lib/convert/iterable.js
-var createIterable, iterateOnStdoutData;
-var init_iterable = __esm({
-  "node_modules/execa/lib/convert/iterable.js"() {
-    init_encoding_option();
-    init_fd_options();
-    init_iterate();
-    createIterable = (subprocess, encoding, {
-      from,
-      binary: binaryOption = false,
-      preserveNewlines = false
-    } = {}) => {
-      const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
-      const subprocessStdout = getFromStream(subprocess, from);
-      const onStdoutData = iterateOnSubprocessStream({
-        subprocessStdout,
-        subprocess,
-        binary,
-        shouldEncode: true,
-        encoding,
-        preserveNewlines
-      });
-      return iterateOnStdoutData(onStdoutData, subprocessStdout, subprocess);
-    };
-    iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subprocess) {
-      try {
-        yield* onStdoutData;
-      } finally {
-        if (subprocessStdout.readable) {
-          subprocessStdout.destroy();
-        }
-        await subprocess;
-      }
-    };
-  }
-});
-
-// node_modules/execa/lib/convert/add.js
-var addConvertedStreams;
-var init_add = __esm({
-  "node_modules/execa/lib/convert/add.js"() {
-    init_concurrent();
-    init_readable();
-    init_writable();
-    init_duplex();
-    init_iterable();
-    addConvertedStreams = (subprocess, { encoding }) => {
-      const concurrentStreams = initializeConcurrentStreams();
-      subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
-      subprocess.writable = createWritable.bind(void 0, { subprocess, concurrentStreams });
-      subprocess.duplex = createDuplex.bind(void 0, { subprocess, concurrentStreams, encoding });
-      subprocess.iterable = createIterable.bind(void 0, subprocess, encoding);
-      subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
-    };
-  }
-});
-
-// node_modules/execa/lib/methods/promise.js
-var mergePromise, nativePromisePrototype, descriptors;
-var init_promise = __esm({
-  "node_modules/execa/lib/methods/promise.js"() {
-    mergePromise = (subprocess, promise) => {
-      for (const [property, descriptor] of descriptors) {
-        const value = descriptor.value.bind(promise);
-        Reflect.defineProperty(subprocess, property, { ...descriptor, value });
-      }
-    };
-    nativePromisePrototype = (async () => {
-    })().constructor.prototype;
-    descriptors = ["then", "catch", "finally"].map((property) => [
-      property,
-      Reflect.getOwnPropertyDescriptor(nativePromisePrototype, property)
-    ]);
-  }
-});
-
-// node_modules/execa/lib/methods/main-async.js
-import { setMaxListeners } from "node:events";
-import { spawn as spawn2 } from "node:child_process";
-var execaCoreAsync, handleAsyncArguments, handleAsyncOptions, spawnSubprocessAsync, handlePromise, getAsyncResult;
-var init_main_async = __esm({
-  "node_modules/execa/lib/methods/main-async.js"() {
-    init_source();
-    init_command();
-    init_options();
-    init_fd_options();
-    init_shell();
-    init_methods();
-    init_result();
-    init_reject();
-    init_early_error();
-    init_handle_async();
-    init_strip_newline();
-    init_output_async();
-    init_kill();
-    init_cleanup();
-    init_setup();
-    init_all_async();
-    init_wait_subprocess();
-    init_add();
-    init_deferred();
-    init_promise();
-    execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
-      const { file, commandArguments, command, escapedCommand, startTime, verboseInfo, options, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
-      const { subprocess, promise } = spawnSubprocessAsync({
-        file,
-        commandArguments,
-        options,
-        startTime,
-        verboseInfo,
-        command,
-        escapedCommand,
-        fileDescriptors
-      });
-      subprocess.pipe = pipeToSubprocess.bind(void 0, {
-        source: subprocess,
-        sourcePromise: promise,
-        boundOptions: {},
-        createNested
-      });
-      mergePromise(subprocess, promise);
-      SUBPROCESS_OPTIONS.set(subprocess, { options, fileDescriptors });
-      return subprocess;
-    };
-    handleAsyncArguments = (rawFile, rawArguments, rawOptions) => {
-      const { command, escapedCommand, startTime, verboseInfo } = handleCommand(rawFile, rawArguments, rawOptions);
-      const { file, commandArguments, options: normalizedOptions } = normalizeOptions(rawFile, rawArguments, rawOptions);
-      const options = handleAsyncOptions(normalizedOptions);
-      const fileDescriptors = handleStdioAsync(options, verboseInfo);
-      return {
-        file,
-        commandArguments,
-        command,
-        escapedCommand,
-        startTime,
-        verboseInfo,
-        options,
-        fileDescriptors
-      };
-    };
-    handleAsyncOptions = ({ timeout, signal, ...options }) => {
-      if (signal !== void 0) {
-        throw new TypeError('The "signal" option has been renamed to "cancelSignal" instead.');
-      }
-      return { ...options, timeoutDuration: timeout };
-    };
-    spawnSubprocessAsync = ({ file, commandArguments, options, startTime, verboseInfo, command, escapedCommand, fileDescriptors }) => {
-      let subprocess;
-      try {
-        subprocess = spawn2(...concatenateShell(file, commandArguments, options));
-      } catch (error2) {
-        return handleEarlyError({
-          error: error2,
-          command,
-          escapedCommand,
-          fileDescriptors,
-          options,
-          startTime,
-          verboseInfo
-        });
-      }
-      const controller = new AbortController();
-      setMaxListeners(Number.POSITIVE_INFINITY, controller.signal);
-      const originalStreams = [...subprocess.stdio];
-      pipeOutputAsync(subprocess, fileDescriptors, controller);
-      cleanupOnExit(subprocess, options, controller);
-      const context = {};
-      const onInternalError = createDeferred();
-      subprocess.kill = subprocessKill.bind(void 0, {
-        kill: subprocess.kill.bind(subprocess),
-        options,
-        onInternalError,
-        context,
-        controller
-      });
-      subprocess.all = makeAllStream(subprocess, options);
-      addConvertedStreams(subprocess, options);
-      addIpcMethods(subprocess, options);
-      const promise = handlePromise({
-        subprocess,
-        options,
-        startTime,
-        verboseInfo,
-        fileDescriptors,
-        originalStreams,
-        command,
-        escapedCommand,
-        context,
-        onInternalError,
-        controller
-      });
-      return { subprocess, promise };
-    };
-    handlePromise = async ({ subprocess, options, startTime, verboseInfo, fileDescriptors, originalStreams, command, escapedCommand, context, onInternalError, controller }) => {
-      const [
-        errorInfo,
-        [exitCode, signal],
-        stdioResults,
-        allResult,
-        ipcOutput
-      ] = await waitForSubprocessResult({
-        subprocess,
-        options,
-        context,
-        verboseInfo,
-        fileDescriptors,
-        originalStreams,
-        onInternalError,
-        controller
-      });
-      controller.abort();
-      onInternalError.resolve();
-      const stdio = stdioResults.map((stdioResult, fdNumber) => stripNewline(stdioResult, options, fdNumber));
-      const all = stripNewline(allResult, options, "all");
-      const result = getAsyncResult({
-        errorInfo,
-        exitCode,
-        signal,
-        stdio,
-        all,
-        ipcOutput,
-        context,
-        options,
-        command,
-        escapedCommand,
-        startTime
-      });
-      return handleResult(result, verboseInfo, options);
-    };
-    getAsyncResult = ({ errorInfo, exitCode, signal, stdio, all, ipcOutput, context, options, command, escapedCommand, startTime }) => "error" in errorInfo ? makeError({
-      error: errorInfo.error,
-      command,
-      escapedCommand,
-      timedOut: context.terminationReason === "timeout",
-      isCanceled: context.terminationReason === "cancel" || context.terminationReason === "gracefulCancel",
-      isGracefullyCanceled: context.terminationReason === "gracefulCancel",
-      isMaxBuffer: errorInfo.error instanceof MaxBufferError,
-      isForcefullyTerminated: context.isForcefullyTerminated,
-      exitCode,
-      signal,
-      stdio,
-      all,
-      ipcOutput,
-      options,
-      startTime,
-      isSync: false
-    }) : makeSuccessResult({
-      command,
-      escapedCommand,
-      stdio,
-      all,
-      ipcOutput,
-      options,
-      startTime
-    });
-  }
-});
-
-// node_modules/execa/lib/methods/bind.js
-var mergeOptions, mergeOption, DEEP_OPTIONS;
-var init_bind = __esm({
-  "node_modules/execa/lib/methods/bind.js"() {
-    init_is_plain_obj();
-    init_specific();
-    mergeOptions = (boundOptions, options) => {
-      const newOptions = Object.fromEntries(
-        Object.entries(options).map(([optionName, optionValue]) => [
-          optionName,
-          mergeOption(optionName, boundOptions[optionName], optionValue)
-        ])
-      );
-      return { ...boundOptions, ...newOptions };
-    };
-    mergeOption = (optionName, boundOptionValue, optionValue) => {
-      if (DEEP_OPTIONS.has(optionName) && isPlainObject(boundOptionValue) && isPlainObject(optionValue)) {
-        return { ...boundOptionValue, ...optionValue };
-      }
-      return optionValue;
-    };
-    DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
-  }
-});
-
-// node_modules/execa/lib/methods/create.js
-var createExeca, callBoundExeca, parseArguments;
-var init_create = __esm({
-  "node_modules/execa/lib/methods/create.js"() {
-    init_is_plain_obj();
-    init_parameters();
-    init_template();
-    init_main_sync();
-    init_main_async();
-    init_bind();
-    createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
-      const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
-      const boundExeca = (...execaArguments) => callBoundExeca({
-        mapArguments,
-        deepOptions,
-        boundOptions,
-        setBoundExeca,
-        createNested
-      }, ...execaArguments);
-      if (setBoundExeca !== void 0) {
-        setBoundExeca(boundExeca, createNested, boundOptions);
-      }
-      return boundExeca;
-    };
-    callBoundExeca = ({ mapArguments, deepOptions = {}, boundOptions = {}, setBoundExeca, createNested }, firstArgument, ...nextArguments) => {
-      if (isPlainObject(firstArgument)) {
-        return createNested(mapArguments, mergeOptions(boundOptions, firstArgument), setBoundExeca);
-      }
-      const { file, commandArguments, options, isSync } = parseArguments({
-        mapArguments,
-        firstArgument,
-        nextArguments,
-        deepOptions,
-        boundOptions
-      });
-      return isSync ? execaCoreSync(file, commandArguments, options) : execaCoreAsync(file, commandArguments, options, createNested);
-    };
-    parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions, boundOptions }) => {
-      const callArguments = isTemplateString(firstArgument) ? parseTemplates(firstArgument, nextArguments) : [firstArgument, ...nextArguments];
-      const [initialFile, initialArguments, initialOptions] = normalizeParameters(...callArguments);
-      const mergedOptions = mergeOptions(mergeOptions(deepOptions, boundOptions), initialOptions);
-      const {
-        file = initialFile,
-        commandArguments = initialArguments,
-        options = mergedOptions,
-        isSync = false
-      } = mapArguments({ file: initialFile, commandArguments: initialArguments, options: mergedOptions });
-      return {
-        file,
-        commandArguments,
-        options,
-        isSync
-      };
-    };
-  }
-});
-
-// node_modules/execa/lib/methods/command.js
-var mapCommandAsync, mapCommandSync, parseCommand, parseCommandString, SPACES_REGEXP;
-var init_command2 = __esm({
-  "node_modules/execa/lib/methods/command.js"() {
-    mapCommandAsync = ({ file, commandArguments }) => parseCommand(file, commandArguments);
-    mapCommandSync = ({ file, commandArguments }) => ({ ...parseCommand(file, commandArguments), isSync: true });
-    parseCommand = (command, unusedArguments) => {
-      if (unusedArguments.length > 0) {
-        throw new TypeError(`The command and its arguments must be passed as a single string: ${command} ${unusedArguments}.`);
-      }
-      const [file, ...commandArguments] = parseCommandString(command);
-      return { file, commandArguments };
-    };
-    parseCommandString = (command) => {
-      if (typeof command !== "string") {
-        throw new TypeError(`The command must be a string: ${String(command)}.`);
-      }
-      const trimmedCommand = command.trim();
-      if (trimmedCommand === "") {
-        return [];
-      }
-      const tokens = [];
-      for (const token of trimmedCommand.split(SPACES_REGEXP)) {
-        const previousToken = tokens.at(-1);
-        if (previousToken && previousToken.endsWith("\\")) {
-          tokens[tokens.length - 1] = `${previousToken.slice(0, -1)} ${token}`;
-        } else {
-          tokens.push(token);
-        }
-      }
-      return tokens;
-    };
-    SPACES_REGEXP = / +/g;
-  }
-});
-
-// node_modules/execa/lib/methods/script.js
-var setScriptSync, mapScriptAsync, mapScriptSync, getScriptOptions, getScriptStdinOption, deepScriptOptions;
-var init_script = __esm({
-  "node_modules/execa/lib/methods/script.js"() {
-    setScriptSync = (boundExeca, createNested, boundOptions) => {
-      boundExeca.sync = createNested(mapScriptSync, boundOptions);
-      boundExeca.s = boundExeca.sync;
-    };
-    mapScriptAsync = ({ options }) => getScriptOptions(options);
-    mapScriptSync = ({ options }) => ({ ...getScriptOptions(options), isSync: true });
-    getScriptOptions = (options) => ({ options: { ...getScriptStdinOption(options), ...options } });
-    getScriptStdinOption = ({ input, inputFile, stdio }) => input === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin: "inherit" } : {};
-    deepScriptOptions = { preferLocal: true };
-  }
-});
-
-// node_modules/execa/index.js
-var execa_exports = {};
-__export(execa_exports, {
-  $: () => $,
-  ExecaError: () => ExecaError,
-  ExecaSyncError: () => ExecaSyncError,
-  execa: () => execa,
-  execaCommand: () => execaCommand,
-  execaCommandSync: () => execaCommandSync,
-  execaNode: () => execaNode,
-  execaSync: () => execaSync,
-  getCancelSignal: () => getCancelSignal2,
-  getEachMessage: () => getEachMessage2,
-  getOneMessage: () => getOneMessage2,
-  parseCommandString: () => parseCommandString,
-  sendMessage: () => sendMessage2
-});
-var execa, execaSync, execaCommand, execaCommandSync, execaNode, $, sendMessage2, getOneMessage2, getEachMessage2, getCancelSignal2;
-var init_execa = __esm({
-  "node_modules/execa/index.js"() {
-    init_create();
-    init_command2();
-    init_node2();
-    init_script();
-    init_methods();
-    init_command2();
-    init_final_error();
-    execa = createExeca(() => ({}));
-    execaSync = createExeca(() => ({ isSync: true }));
-    execaCommand = createExeca(mapCommandAsync);
-    execaCommandSync = createExeca(mapCommandSync);
-    execaNode = createExeca(mapNode);
-    $ = createExeca(mapScriptAsync, {}, deepScriptOptions, setScriptSync);
-    ({
-      sendMessage: sendMessage2,
-      getOneMessage: getOneMessage2,
-      getEachMessage: getEachMessage2,
-      getCancelSignal: getCancelSignal2
-    } = getIpcExport());
-  }
-});
-
-// src/kubectl/process/exec.ts
-function streaming(file, args, onStdout, background) {
-  let stopRequested = false;
-  let stopGroup;
-  const done = (async () => {
-    const { execa: execa2 } = await loadExeca();
-    if (stopRequested) return { exitCode: 130, stdout: "", stderr: "" };
-    const child = execa2(file, [...args], {
-      reject: false,
-      stdin: "ignore",
-      buffer: { stdout: false },
-      env: kubectlEnv(),
-      detached: true
-    });
-    const pid = child.pid;
-    if (pid !== void 0) track(pid);
-    if (!stopOnExit) {
-      stopOnExit = true;
-      process.once("exit", () => stopRunningProcesses());
-    }
-    child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (text2) => onStdout(text2));
-    if (background) {
-      child.unref();
-      for (const pipe of [child.stdout, child.stderr]) pipe?.unref?.();
-    }
-    let timer;
-    stopGroup = () => {
-      if (pid === void 0 || timer) return;
-      killGroup(pid, "SIGTERM");
-      timer = setTimeout(() => {
-        killGroup(pid, "SIGKILL");
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, KILL_GRACE_MS);
-    };
-    try {
-      const result = await child;
-      const spawnFailed = result.failed && result.exitCode === void 0 && !stopRequested && result.signal === void 0;
-      return {
-        exitCode: result.exitCode ?? (stopRequested ? 130 : 127),
-        stdout: "",
-        stderr: typeof result.stderr === "string" ? result.stderr : "",
-        spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0
-      };
-    } finally {
-      clearTimeout(timer);
-      if (pid !== void 0) untrack(pid);
-    }
-  })();
-  return {
-    done,
-    stop: () => {
-      stopRequested = true;
-      stopGroup?.();
-    }
-  };
-}
-function stopRunningProcesses() {
-  const count2 = running.size;
-  for (const pid of running) {
-    killGroup(pid, "SIGKILL");
-    forgetGroup(pid);
-  }
-  running.clear();
-  return count2;
-}
-function track(pid) {
-  running.add(pid);
-  reapOnDeath(pid);
-}
-function untrack(pid) {
-  running.delete(pid);
-  forgetGroup(pid);
-}
-function killGroup(pid, signal) {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-  }
-}
-var kubectlEnv, KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess, backgroundProcess, execCommand;
-var init_exec = __esm({
-  "src/kubectl/process/exec.ts"() {
-    "use strict";
-    init_reaper();
-    kubectlEnv = () => ({ ...process.env, KUBECTL_KUBERC: "false" });
-    KILL_GRACE_MS = 1e3;
-    running = /* @__PURE__ */ new Set();
-    loadExeca = () => execaModule ??= Promise.resolve().then(() => (init_execa(), execa_exports));
-    execProcess = async (file, args, options = {}) => {
-      const { execa: execa2 } = await loadExeca();
-      const child = execa2(file, [...args], {
-        reject: false,
-        stripFinalNewline: false,
-        input: options.input,
-        stdin: options.input === void 0 ? "ignore" : void 0,
-        env: kubectlEnv(),
-        // A group of its own: the deadline and an interrupt can kill the whole tree. It also keeps a
-        // terminal's Ctrl-C away from kubectl, so kguard alone decides what to stop (and says so).
-        detached: true
-      });
-      const pid = child.pid;
-      if (pid !== void 0) track(pid);
-      let timedOut = false;
-      let canceled = false;
-      const timers = [];
-      const stop = () => {
-        if (pid === void 0) return;
-        killGroup(pid, "SIGTERM");
-        timers.push(
-          setTimeout(() => {
-            killGroup(pid, "SIGKILL");
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-          }, KILL_GRACE_MS)
-        );
-      };
-      if (options.timeoutMs !== void 0) {
-        timers.push(
-          setTimeout(() => {
-            timedOut = true;
-            stop();
-          }, options.timeoutMs)
-        );
-      }
-      const onCancel = () => {
-        canceled = true;
-        stop();
-      };
-      if (options.cancelSignal?.aborted) onCancel();
-      else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
-      try {
-        const result = await child;
-        const spawnFailed = result.failed && result.exitCode === void 0 && !timedOut && !canceled && result.signal === void 0;
-        return {
-          exitCode: result.exitCode ?? (timedOut ? 124 : canceled ? 130 : 127),
-          stdout: typeof result.stdout === "string" ? result.stdout : "",
-          stderr: typeof result.stderr === "string" ? result.stderr : "",
-          spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0,
-          timedOut
-        };
-      } finally {
-        for (const timer of timers) clearTimeout(timer);
-        options.cancelSignal?.removeEventListener("abort", onCancel);
-        if (pid !== void 0) untrack(pid);
-      }
-    };
-    stopOnExit = false;
-    streamProcess = (file, args, onStdout) => streaming(file, args, onStdout, false);
-    backgroundProcess = (file, args, onStdout) => streaming(file, args, onStdout, true);
-    execCommand = async (command, options) => {
-      const { execa: execa2 } = await loadExeca();
-      const child = execa2(command, {
-        shell: true,
-        reject: false,
-        stdin: "ignore",
-        buffer: false,
-        env: { ...process.env, ...options.env },
-        detached: true
-      });
-      const pid = child.pid;
-      if (pid !== void 0) track(pid);
-      let output = "";
-      let truncated = false;
-      const keep = (text2) => {
-        output += text2;
-        if (output.length > 2 * options.tailChars) {
-          output = output.slice(-options.tailChars);
-          truncated = true;
-        }
-      };
-      for (const stream of [child.stdout, child.stderr]) {
-        stream?.setEncoding("utf8");
-        stream?.on("data", keep);
-      }
-      let timedOut = false;
-      let cancelled = false;
-      const timers = [];
-      const stop = () => {
-        if (pid === void 0) return;
-        killGroup(pid, "SIGTERM");
-        timers.push(
-          setTimeout(() => {
-            killGroup(pid, "SIGKILL");
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-          }, KILL_GRACE_MS)
-        );
-      };
-      timers.push(
-        setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, options.timeoutMs)
-      );
-      const onCancel = () => {
-        cancelled = true;
-        stop();
-      };
-      if (options.cancelSignal?.aborted) onCancel();
-      else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
-      try {
-        const result = await child;
-        const spawnFailed = result.failed && result.exitCode === void 0 && result.signal === void 0 && !timedOut && !cancelled;
-        return {
-          exitCode: result.exitCode,
-          signal: result.signal,
-          timedOut,
-          cancelled,
-          spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0,
-          output: output.slice(-options.tailChars),
-          truncated: truncated || output.length > options.tailChars
-        };
-      } finally {
-        for (const timer of timers) clearTimeout(timer);
-        options.cancelSignal?.removeEventListener("abort", onCancel);
-        if (pid !== void 0) untrack(pid);
-      }
     };
   }
 });
@@ -12526,2537 +3931,6 @@ var init_passthrough = __esm({
     "use strict";
     init_errors();
     init_flags();
-  }
-});
-
-// src/run/apply/result.ts
-function verificationFailed(verification) {
-  if (!verification) return false;
-  const bake2 = verification.bake;
-  return verification.checks.some((check) => !check.passed && !check.cancelled) || bake2 !== void 0 && !bake2.passed && bake2.stoppedBy !== "conflict" && bake2.stoppedBy !== "cancelled";
-}
-function outcomeOf(result) {
-  if (result.mode === "preview") return "previewed";
-  const states = result.objects.map((object) => object.verdict?.state);
-  const restores = result.objects.map((object) => object.restore);
-  const needsPerson = states.some((state) => state === "conflict" || state === "gone") || restores.some(
-    (restore2) => restore2?.status === "failed" || restore2?.status === "kept" && restore2.reason !== "no-rollback" && restore2.reason !== "not-failed"
-  ) || result.objects.some((object) => object.afterRestore !== void 0 && object.afterRestore.state !== "healthy");
-  if (needsPerson) return "needs-attention";
-  if (result.cancelled !== void 0) return "interrupted";
-  const restored = restores.some((restore2) => restore2 !== void 0 && restore2.status !== "kept");
-  if (states.includes("failed") || result.applyError !== void 0 || verificationFailed(result.verification))
-    return restored ? "rolled-back" : "failed";
-  if (states.includes("timed-out")) return "timed-out";
-  if (!result.objects.some(isChange)) return "unchanged";
-  return "succeeded";
-}
-function anythingRestored(result) {
-  return result.objects.some(
-    (object) => object.restore !== void 0 && object.restore.status !== "kept" && object.restore.status !== "failed"
-  );
-}
-function exitCodeOfRun(result) {
-  if (result.outcome === "previewed" && result.diff && result.objects.some(isChange)) return DIFFERENCES_FOUND;
-  return EXIT_CODES[result.outcome];
-}
-function withOutcome(result) {
-  return { ...result, outcome: outcomeOf(result) };
-}
-var EXIT_CODES, DIFFERENCES_FOUND;
-var init_result2 = __esm({
-  "src/run/apply/result.ts"() {
-    "use strict";
-    init_compare();
-    init_errors();
-    EXIT_CODES = {
-      interrupted: ExitCode.Interrupted,
-      succeeded: ExitCode.Success,
-      unchanged: ExitCode.Success,
-      previewed: ExitCode.Success,
-      "rolled-back": ExitCode.RolledBack,
-      failed: ExitCode.RolledBack,
-      "timed-out": ExitCode.TimedOut,
-      "needs-attention": ExitCode.RollbackFailed
-    };
-    DIFFERENCES_FOUND = 1;
-  }
-});
-
-// src/report/json-verify.ts
-function checksReport(verification) {
-  return (verification?.checks ?? []).map(checkReport);
-}
-function bakeReport(verification) {
-  const bake2 = verification?.bake;
-  if (!bake2) return null;
-  return {
-    durationMs: Math.round(bake2.durationMs),
-    elapsedMs: Math.round(bake2.elapsedMs),
-    passed: bake2.passed,
-    stoppedBy: bake2.stoppedBy ?? null,
-    workload: bake2.workload ? {
-      apiVersion: bake2.workload.apiVersion,
-      kind: bake2.workload.kind,
-      namespace: bake2.workload.namespace || null,
-      name: bake2.workload.name
-    } : null,
-    summary: bake2.summary ?? null,
-    evidence: [...bake2.evidence],
-    logs: bake2.logs.map(logReport),
-    nextStep: bake2.nextStep ?? null,
-    checksRun: bake2.checksRun
-  };
-}
-function checkReport(outcome) {
-  const { check } = outcome;
-  return {
-    type: check.type,
-    command: check.type === "command" ? check.command : null,
-    file: check.type === "job" ? check.file : null,
-    job: check.type === "job" && check.job ? { namespace: check.job.namespace, name: check.job.name } : null,
-    during: outcome.during,
-    passed: outcome.passed,
-    cancelled: outcome.cancelled ?? false,
-    summary: outcome.summary,
-    exitCode: outcome.exitCode ?? null,
-    signal: outcome.signal ?? null,
-    timedOut: outcome.timedOut,
-    durationMs: Math.round(outcome.elapsedMs),
-    lines: [...outcome.lines],
-    evidence: [...outcome.evidence],
-    logs: outcome.logs.map(logReport),
-    nextStep: outcome.nextStep ?? null,
-    cleanup: outcome.cleanup ? {
-      action: outcome.cleanup.action,
-      detail: outcome.cleanup.detail ?? null,
-      commands: [...outcome.cleanup.commands]
-    } : null
-  };
-}
-function logReport({ pod, container, previous, lines, error: error2 }) {
-  return { pod, container, previous, lines: [...lines], error: error2 ?? null };
-}
-var init_json_verify = __esm({
-  "src/report/json-verify.ts"() {
-    "use strict";
-  }
-});
-
-// src/report/json.ts
-function buildReport(result, messages, run = {}) {
-  return {
-    reportVersion: REPORT_VERSION,
-    ...run.runId ? { runId: run.runId } : {},
-    ...run.runLabel ? { runLabel: run.runLabel } : {},
-    outcome: result.outcome,
-    exitCode: exitCodeOfRun(result),
-    dryRun: result.mode === "preview",
-    applied: result.applied.map(({ resource, name, action }) => ({ resource, name, action })),
-    applyError: result.applyError ?? null,
-    cancelled: result.cancelled ?? null,
-    objects: result.objects.map(objectReport),
-    rollbackMode: result.rollbackMode,
-    verify: checksReport(result.verification),
-    bake: bakeReport(result.verification),
-    timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
-    kubectlProcesses: result.kubectlProcesses,
-    target: result.target ? { ...result.target } : null,
-    messages: [...messages]
-  };
-}
-function objectReport(result) {
-  const { ref, verdict, diagnosis, restore: restore2 } = result;
-  const cause = verdict?.state === "failed" ? verdict.cause : void 0;
-  const unchanged = !isChange(result);
-  return {
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    namespace: ref.namespace || null,
-    name: ref.name,
-    change: result.changeKind,
-    changedFields: result.changedFields,
-    ...result.phase ? { phase: result.phase } : {},
-    tracked: result.tracked ?? false,
-    verdict: verdict?.state ?? (unchanged ? "unchanged" : "applied"),
-    reason: cause ? cause.source === "pod" ? cause.finding.reason : cause.source === "condition" ? cause.reason : null : null,
-    category: cause ? cause.source === "pod" ? cause.finding.rule.category : cause.source === "condition" ? cause.rule.category : null : null,
-    summary: diagnosis?.summary ?? (verdict && "detail" in verdict ? verdict.detail : void 0) ?? (cause?.source === "apply" || cause?.source === "internal" ? cause.message : null),
-    nextStep: diagnosis?.nextStep ?? null,
-    evidence: diagnosis?.evidence ?? [],
-    pods: (verdict && "findings" in verdict ? verdict.findings : []).map(podReport),
-    logs: (diagnosis?.logs ?? []).map(logReport),
-    restore: restore2 ? {
-      status: restore2.status,
-      reason: restore2.status === "kept" ? restore2.reason : restore2.status === "failed" ? restore2.reason : null,
-      commands: "commands" in restore2 ? restore2.commands : [],
-      copyFile: "copyFile" in restore2 ? restore2.copyFile ?? null : null,
-      differences: "differences" in restore2 ? restore2.differences : [],
-      notes: "notes" in restore2 ? restore2.notes ?? [] : [],
-      healthyAfterRestore: result.afterRestore ? result.afterRestore.state === "healthy" : null
-    } : null,
-    timings: {
-      verdictAfterMs: result.verdictAfterMs === void 0 ? null : Math.round(result.verdictAfterMs),
-      restoreHealthyAfterMs: result.afterRestore ? Math.round(result.afterRestore.elapsedMs) : null
-    }
-  };
-}
-function podReport(finding) {
-  return {
-    pod: finding.pod,
-    container: finding.container ?? null,
-    reason: finding.reason,
-    message: finding.message,
-    restartCount: finding.restartCount
-  };
-}
-var REPORT_VERSION;
-var init_json = __esm({
-  "src/report/json.ts"() {
-    "use strict";
-    init_compare();
-    init_result2();
-    init_json_verify();
-    REPORT_VERSION = 3;
-  }
-});
-
-// src/objects/model.ts
-function refOf(object) {
-  return {
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    namespace: object.metadata.namespace ?? "",
-    name: object.metadata.name
-  };
-}
-function groupOf(apiVersion) {
-  const slash = apiVersion.indexOf("/");
-  return slash === -1 ? "" : apiVersion.slice(0, slash);
-}
-function versionOf(apiVersion) {
-  const slash = apiVersion.indexOf("/");
-  return slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
-}
-function kindKey(ref) {
-  return `${groupOf(ref.apiVersion)}/${ref.kind}`;
-}
-function objectKey(ref) {
-  return `${kindKey(ref)}/${ref.namespace}/${ref.name}`;
-}
-function typeArg(ref) {
-  return `${ref.kind}.${versionOf(ref.apiVersion)}.${groupOf(ref.apiVersion)}`;
-}
-function describeObject(ref) {
-  const group = groupOf(ref.apiVersion ?? "");
-  const type = group === "" || BUILT_IN_GROUPS.has(group) ? ref.kind.toLowerCase() : `${ref.kind.toLowerCase()}.${group}`;
-  return `${type}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ""}`;
-}
-function kubectlName(ref) {
-  const group = groupOf(ref.apiVersion);
-  return `${ref.kind.toLowerCase()}${group ? `.${group}` : ""}/${ref.name}`;
-}
-function namespaceArgs(ref) {
-  return ref.namespace ? ["-n", ref.namespace] : [];
-}
-function isControllerOwned(object) {
-  return (object.metadata.ownerReferences ?? []).some((owner) => owner.controller === true);
-}
-var BUILT_IN_GROUPS;
-var init_model = __esm({
-  "src/objects/model.ts"() {
-    "use strict";
-    BUILT_IN_GROUPS = /* @__PURE__ */ new Set([
-      "apps",
-      "batch",
-      "autoscaling",
-      "policy",
-      "networking.k8s.io",
-      "rbac.authorization.k8s.io",
-      "storage.k8s.io",
-      "coordination.k8s.io",
-      "scheduling.k8s.io",
-      "apiextensions.k8s.io",
-      "admissionregistration.k8s.io",
-      "discovery.k8s.io",
-      "node.k8s.io"
-    ]);
-  }
-});
-
-// src/classify/pull-errors.ts
-function judgePullError(text2) {
-  if (!text2) return "unknown";
-  if (CONTENT_NOT_FOUND.test(text2)) return "lag";
-  const tokenFailure = TOKEN_FETCH.exec(text2)?.[1];
-  if (tokenFailure !== void 0) {
-    if (TOKEN_REFUSED.test(tokenFailure)) return "final";
-    return TRANSIENT.some((pattern2) => pattern2.test(tokenFailure)) ? "transient" : "unknown";
-  }
-  if (FINAL.some((pattern2) => pattern2.test(text2))) return "final";
-  if (TRANSIENT.some((pattern2) => pattern2.test(text2))) return "transient";
-  return "unknown";
-}
-function pullErrorGist(message) {
-  let text2 = message;
-  text2 = text2.replace(/^Back-off pulling image "[^"]*"(?:: \w+: |$)/, "");
-  text2 = text2.replace(/^rpc error: code = \w+ desc = /, "");
-  text2 = text2.replace(/^failed to pull and unpack image "[^"]*": /, "");
-  text2 = text2.replace(/^failed to resolve reference "[^"]*": /, "");
-  return text2.trim();
-}
-function isBareBackOff(message) {
-  return /^Back-off pulling image "[^"]*"$/.test(message.trim());
-}
-var FINAL, TRANSIENT, TOKEN_FETCH, TOKEN_REFUSED, CONTENT_NOT_FOUND;
-var init_pull_errors = __esm({
-  "src/classify/pull-errors.ts"() {
-    "use strict";
-    FINAL = [
-      /code = NotFound/,
-      // containerd resolver: tag or repository not found
-      /: not found\b/,
-      // `failed to resolve reference "\u2026": docker.io/library/nginx:1.99: not found`
-      /manifest unknown/i,
-      // distribution spec error code MANIFEST_UNKNOWN
-      /repository does not exist/i,
-      // Docker Hub: `pull access denied, repository does not exist or may require authorization`
-      /pull access denied/i,
-      /insufficient_scope/i,
-      /requested access to the resource is denied/i,
-      /\b401 Unauthorized\b/i,
-      // token servers and basic-auth registries
-      /\b403 Forbidden\b/i,
-      // ghcr.io without a token
-      /unauthorized: authentication required/i,
-      /failed to authorize/i,
-      /no match for platform in manifest/i
-      // the image exists, but not for this node's architecture
-    ];
-    TRANSIENT = [
-      /\b429\b|toomanyrequests|too many requests|rate limit/i,
-      // Docker Hub pull rate limit
-      /no such host/i,
-      // DNS (also a typo in the registry host: the wait then ends at --timeout)
-      /i\/o timeout|TLS handshake timeout|context deadline exceeded|code = DeadlineExceeded/i,
-      /connection reset by peer|connection refused|no route to host|network is unreachable/i,
-      /code = Canceled|context canceled/i,
-      // a pull the kubelet or containerd cancelled
-      /\bEOF\b/,
-      // `failed to do request: \u2026 EOF`
-      /\b50[0234]\b|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout/i,
-      /because the registry is unavailable/i
-      // kubelet evalCRIPullErr, CRI-O's RegistryUnavailable
-    ];
-    TOKEN_FETCH = /failed to fetch (?:anonymous|oauth) token: ([\s\S]*)$/;
-    TOKEN_REFUSED = /\b40[13]\b|Unauthorized|Forbidden|denied/i;
-    CONTENT_NOT_FOUND = /httpRead(?:er)?Seeker: failed open: (?:could not fetch content descriptor \S+ \([^)]*\) from remote|content at \S+ not found): not found/;
-  }
-});
-
-// src/classify/table.ts
-function unknownWaitingRule(reason) {
-  return {
-    category: "unknown",
-    family: "other",
-    policy: { when: "after", seconds: 60 },
-    cannot: `start container CONTAINER (it keeps waiting: ${reason})`,
-    nextStep: "the kubelet says REASON (its message is in this diagnosis); its events outlive the pod: kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD"
-  };
-}
-var PULL_STEP, PULL_CAUSE_RULES, CRASH_STEP, START_STEP, WAITING_REASONS, STARTING_REASONS, POD_REASONS, DEPLOYMENT_CONDITION_REASONS;
-var init_table = __esm({
-  "src/classify/table.ts"() {
-    "use strict";
-    PULL_STEP = "check that image IMAGE exists (name and tag) and that the pods may pull it (imagePullSecrets for a private registry)";
-    PULL_CAUSE_RULES = {
-      // The registry says the image, the tag or the right to pull it does not exist: no retry helps,
-      // so the first ErrImagePull decides, without waiting out the back-off.
-      final: { policy: { when: "now" }, nextStep: PULL_STEP },
-      // Rate limit, DNS, network, registry 5xx: the pull may succeed later. Explains a timeout.
-      transient: {
-        policy: { when: "never" },
-        nextStep: "the registry could not serve IMAGE for now (rate limit, DNS or network trouble); it may recover by itself: retry later, authenticate pulls (imagePullSecrets) or use a registry mirror"
-      },
-      // The tag resolves but a layer blob is missing (pull-errors.ts CONTENT_NOT_FOUND): right after a
-      // push a geo-replicated registry or a mirror may still be copying it. The kubelet retries
-      // after 10, 20 and 40 s: a minute covers three pulls; after that the image is broken.
-      lag: {
-        policy: { when: "after", seconds: 60 },
-        nextStep: "IMAGE's tag exists but a layer it names could not be fetched (not found): a registry or mirror still replicating a fresh push catches up within a minute or so; if it does not, push IMAGE again and check the registry"
-      },
-      // A text kguard cannot judge, or none at all: one back-off cycle (10 s) and a retry first.
-      unknown: { policy: { when: "after", seconds: 20 }, nextStep: PULL_STEP }
-    };
-    CRASH_STEP = "CONTAINER exits soon after it starts; its last lines, read before any restore, say why. Fix the app or its configuration";
-    START_STEP = "the runtime cannot start CONTAINER: check its command and args against the image (the runtime's error is in this diagnosis)";
-    WAITING_REASONS = {
-      // kubelet image manager (images/types.go ErrImagePull): a pull failed.
-      ErrImagePull: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: PULL_CAUSE_RULES.unknown.policy,
-        judgedByPullError: true,
-        cannot: "pull image IMAGE",
-        nextStep: PULL_STEP
-      },
-      // kubelet image manager: in the back-off after a failed pull. Its message names the last error
-      // from 1.32 on (`Back-off pulling image "x": ErrImagePull: \u2026`), only the image before.
-      ImagePullBackOff: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: PULL_CAUSE_RULES.unknown.policy,
-        judgedByPullError: true,
-        cannot: "pull image IMAGE",
-        nextStep: PULL_STEP
-      },
-      // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable\u2026`.
-      RegistryUnavailable: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: PULL_CAUSE_RULES.transient.policy,
-        cannot: "pull image IMAGE",
-        nextStep: PULL_CAUSE_RULES.transient.nextStep
-      },
-      // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the signature validation failed\u2026`.
-      SignatureValidationFailed: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: { when: "now" },
-        cannot: "pull image IMAGE (signature validation failed)",
-        nextStep: "sign IMAGE as the node policy requires, or use a signed image"
-      },
-      // kubelet image manager: `Failed to apply default image tag "x": couldn't parse image name \u2026`. No retry can fix it.
-      InvalidImageName: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: { when: "now" },
-        cannot: "use image name IMAGE",
-        nextStep: "fix the image reference in the pod template (lowercase, registry/name:tag)"
-      },
-      // kubelet image manager: `Container image "x" is not present with pull policy of Never`.
-      ErrImageNeverPull: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: { when: "now" },
-        cannot: "find image IMAGE on the node (imagePullPolicy: Never)",
-        nextStep: "set imagePullPolicy to IfNotPresent or preload the image on every node"
-      },
-      // kubelet image manager imagePullPrecheck: `Failed to inspect image "x": \u2026` (the node's image store).
-      ImageInspectError: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: { when: "after", seconds: 30 },
-        cannot: "inspect image IMAGE on the node",
-        nextStep: "the node's container runtime cannot read the image: check the runtime on the nodes the pods landed on"
-      },
-      // kubelet (kuberuntime_manager.go doBackOff): restart back-off after the container exited.
-      // One crash can be a slow dependency; three restarts or a minute of it is a crash loop.
-      CrashLoopBackOff: {
-        category: "crash-loop",
-        family: "crash",
-        policy: { when: "after", seconds: 60, restarts: 3 },
-        cannot: "stay running (crash loop)",
-        nextStep: CRASH_STEP
-      },
-      // kubelet (kuberuntime_container.go startContainer, ErrRunContainer): the runtime could not
-      // start the process, e.g. the command is not in the image.
-      RunContainerError: {
-        category: "start",
-        family: "start",
-        policy: { when: "after", seconds: 15, restarts: 2 },
-        cannot: "start container CONTAINER",
-        nextStep: START_STEP
-      },
-      // kubelet (ErrPostStartHook): the postStart hook failed and the container was killed. The
-      // event says only "PostStartHook failed"; the waiting message has the hook's output.
-      PostStartHookError: {
-        category: "start",
-        family: "start",
-        policy: { when: "after", seconds: 30, restarts: 3 },
-        cannot: "run the postStart hook of CONTAINER",
-        nextStep: "fix the lifecycle.postStart hook of CONTAINER (its error is in this diagnosis) or remove it"
-      },
-      // kubelet (ErrPreStartHook / ErrPreCreateHook): `Internal PreStartContainer hook failed: \u2026`,
-      // the kubelet's own resource managers (CPU, memory, devices) refused the container.
-      PreStartHookError: {
-        category: "start",
-        family: "start",
-        policy: { when: "after", seconds: 30 },
-        cannot: "start CONTAINER (the kubelet refused it)",
-        nextStep: "the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes"
-      },
-      PreCreateHookError: {
-        category: "start",
-        family: "start",
-        policy: { when: "after", seconds: 30 },
-        cannot: "create CONTAINER (the kubelet refused it)",
-        nextStep: "the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes"
-      },
-      // kubelet (ErrCreateContainerConfig): a ConfigMap/Secret/key the container needs is missing.
-      // It may be created by the same deploy a moment later.
-      CreateContainerConfigError: {
-        category: "config",
-        family: "config",
-        policy: { when: "after", seconds: 30 },
-        cannot: "be configured",
-        nextStep: "create the missing ConfigMap or Secret (the kubelet's message names it), or fix the reference in the pod template"
-      },
-      // kubelet (ErrCreateContainer): the runtime refused to create the container (bad mount, security context).
-      CreateContainerError: {
-        category: "config",
-        family: "config",
-        policy: { when: "after", seconds: 30 },
-        cannot: "create container CONTAINER",
-        nextStep: "the runtime refused the container (its error is in this diagnosis): fix the pod template"
-      }
-    };
-    STARTING_REASONS = /* @__PURE__ */ new Set(["ContainerCreating", "PodInitializing"]);
-    POD_REASONS = {
-      // scheduler (FitError): every node lacks room for the pod. Pods leaving or a cluster autoscaler
-      // can fix that, so it only explains a timeout.
-      Unschedulable: {
-        category: "unschedulable",
-        family: "schedule",
-        policy: { when: "never" },
-        cannot: "be scheduled (not enough room on any node)",
-        nextStep: "free capacity, add nodes or lower the pod requests (the scheduler says which resource is short)"
-      },
-      // scheduler: no node satisfies a constraint of the pod (node selector/affinity, taints); it
-      // says so itself ("Preemption is not helpful for scheduling"). Nothing the rollout waits for
-      // changes that; half a minute covers a node being labelled by the same deploy.
-      UnschedulableConstraint: {
-        category: "unschedulable",
-        family: "schedule",
-        policy: { when: "after", seconds: 30 },
-        cannot: "be scheduled (no node satisfies its constraints)",
-        nextStep: "no node matches the pod: compare its nodeSelector/affinity and tolerations with the nodes (kubectl get nodes --show-labels) and fix the pod template"
-      },
-      // scheduler: no node matches yet, but cluster-autoscaler (TriggeredScaleUp) or Karpenter
-      // (Nominated) said it is bringing one: pods wait for a new node for 1 to 3 minutes.
-      UnschedulableScalingUp: {
-        category: "unschedulable",
-        family: "schedule",
-        policy: { when: "never" },
-        cannot: "be scheduled yet (a node autoscaler is adding a node for them)",
-        nextStep: "the node autoscaler did not bring a matching node in time: check its status (cluster-autoscaler status ConfigMap, or the Karpenter NodeClaims)"
-      },
-      // kubelet status/generate.go: running but a readiness probe fails (Ready False, ContainersNotReady).
-      ContainersNotReady: {
-        category: "not-ready",
-        family: "readiness",
-        policy: { when: "never" },
-        cannot: "become ready",
-        nextStep: "the readiness probe of CONTAINER keeps failing: check the probe (path, port) and the app"
-      },
-      // kubelet status/generate.go: containers are ready but a readiness gate's condition is missing
-      // or not True; another controller (a load balancer's) sets it.
-      ReadinessGatesNotReady: {
-        category: "not-ready",
-        family: "readiness",
-        policy: { when: "never" },
-        cannot: "pass their readiness gates",
-        nextStep: "the controller that sets the readiness gate condition has not set it to True: check that controller"
-      },
-      // kubelet volume manager (event FailedMount, pod stuck ContainerCreating): e.g.
-      // `MountVolume.SetUp failed for volume "config" : configmap "x" not found`. The source may be created soon.
-      FailedMount: {
-        category: "volume",
-        family: "volume",
-        policy: { when: "after", seconds: 30 },
-        cannot: "mount their volumes",
-        nextStep: "create the volume's source (the ConfigMap, Secret or PersistentVolumeClaim the kubelet's message names), or fix the volume in the pod template"
-      },
-      // attachdetach-controller (event FailedAttachVolume): e.g. `Multi-Attach error for volume "pvc-\u2026"
-      // Volume is already used by pod(s) web-old-\u2026` \u2014 a ReadWriteOnce volume still held by an old pod.
-      FailedAttachVolume: {
-        category: "volume",
-        family: "volume",
-        policy: { when: "after", seconds: 60 },
-        cannot: "attach their volumes",
-        nextStep: "a ReadWriteOnce volume cannot be attached to the new pods while the old ones hold it: use strategy Recreate (or maxSurge 0) for this Deployment, or a ReadWriteMany volume"
-      },
-      // kubelet eviction manager (status.reason Evicted): the pod went over its own ephemeral-storage
-      // limit (`Container app exceeded its local ephemeral storage limit "1Gi". `). Every replacement
-      // will too: two evicted pods of the new revision are enough.
-      Evicted: {
-        category: "evicted",
-        family: "eviction",
-        policy: { when: "after", seconds: 120, pods: 2 },
-        cannot: "stay within their ephemeral-storage limit (evicted)",
-        nextStep: "raise the container's ephemeral-storage limit, or write less to its filesystem (use a volume)"
-      },
-      // kubelet eviction manager under node pressure (`The node was low on resource: memory. `): the
-      // node's trouble, not the release's.
-      EvictedByNodePressure: {
-        category: "evicted",
-        family: "eviction",
-        policy: { when: "never" },
-        cannot: "stay on their nodes (evicted under node pressure)",
-        nextStep: "the nodes ran low on a resource and evicted pods: set requests that match the usage, or add capacity"
-      }
-    };
-    DEPLOYMENT_CONDITION_REASONS = {
-      // deployment controller (progress.go): Progressing False after progressDeadlineSeconds without progress.
-      ProgressDeadlineExceeded: {
-        category: "progress-deadline",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "make progress before progressDeadlineSeconds",
-        nextStep: "see why the new pods are not available: kubectl describe deployment NAME -n NAMESPACE"
-      },
-      // deployment controller (sync.go, FailedRSCreateReason): Progressing False
-      // `Failed to create new replica set "x": \u2026` (a quota on ReplicaSets, an admission webhook).
-      ReplicaSetCreateError: {
-        category: "replica-failure",
-        family: "other",
-        policy: { when: "after", seconds: 30 },
-        cannot: "create its new ReplicaSet",
-        nextStep: "fix what refuses the ReplicaSet (its message, in this diagnosis: a quota or an admission rule): kubectl get resourcequota -n NAMESPACE"
-      },
-      // replicaset controller, copied by the deployment controller: ReplicaFailure True, FailedCreate
-      // (pod quota, admission webhook, PodSecurity).
-      FailedCreate: {
-        category: "replica-failure",
-        family: "other",
-        policy: { when: "after", seconds: 30 },
-        cannot: "create its pods",
-        nextStep: "raise the ResourceQuota or fix what the admission rule refuses (its message is in this diagnosis): kubectl describe resourcequota -n NAMESPACE"
-      },
-      // replicaset controller: ReplicaFailure True, FailedDelete.
-      FailedDelete: {
-        category: "replica-failure",
-        family: "other",
-        policy: { when: "after", seconds: 30 },
-        cannot: "delete its surplus pods",
-        nextStep: "check what refuses pod deletion in namespace NAMESPACE (a webhook, RBAC of the controller)"
-      }
-    };
-  }
-});
-
-// src/classify/text.ts
-function oneLine(text2, maxLength = 2e3) {
-  const flat = text2.replace(/\r?\n|\r|\t/g, " ").trim();
-  return flat.length > maxLength ? `${flat.slice(0, maxLength - 1)}\u2026` : flat;
-}
-function splitLines(text2, maxLength = 500) {
-  const lines = text2.split(/\r?\n/).map((line) => oneLine(line, maxLength));
-  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-var init_text = __esm({
-  "src/classify/text.ts"() {
-    "use strict";
-  }
-});
-
-// src/classify/clues.ts
-function podUid(pod) {
-  return pod.metadata.uid ?? pod.metadata.name;
-}
-function rememberClues(previous, pods, read) {
-  const pullErrors = new Map(previous.pullErrors);
-  const volumes = /* @__PURE__ */ new Map();
-  const startFailures = /* @__PURE__ */ new Map();
-  const uids = new Set(pods.map(podUid));
-  for (const pod of pods) {
-    const known = previous.volumes.get(podUid(pod));
-    if (known) volumes.set(podUid(pod), known);
-  }
-  for (const [key, failure] of previous.startFailures)
-    if (uids.has(key.split("/")[0] ?? "")) startFailures.set(key, failure);
-  const scaleUps = new Set([...previous.scaleUps].filter((uid) => uids.has(uid)));
-  if (read) {
-    if (read.events.some(
-      (event) => event.reason !== void 0 && SCALE_UP_REASONS.has(event.reason) && isAbout(event, read.pod)
-    ))
-      scaleUps.add(podUid(read.pod));
-    const own = read.events.filter((event) => event.type === "Warning" && isAbout(event, read.pod)).sort((a2, b) => timeOf(a2).localeCompare(timeOf(b)));
-    const latest = /* @__PURE__ */ new Map();
-    for (const event of own) {
-      const pulled = /^Failed to pull image "([^"]*)": ([\s\S]*)$/.exec(event.message ?? "");
-      if (event.reason === "Failed" && pulled?.[1] && pulled[2]) pullErrors.set(pulled[1], oneLine(pulled[2]));
-      const container = containerOf(event.involvedObject?.fieldPath);
-      if (event.reason === "FailedPostStartHook" && container) {
-        startFailures.set(`${podUid(read.pod)}/${container}`, {
-          reason: "PostStartHookError",
-          message: oneLine(event.message ?? "")
-        });
-      }
-      if (event.reason && VOLUME_REASONS.has(event.reason)) {
-        latest.set(event.reason, {
-          reason: event.reason,
-          message: oneLine(event.message ?? ""),
-          count: event.count ?? event.series?.count ?? 1
-        });
-      }
-    }
-    volumes.set(podUid(read.pod), [...latest.values()]);
-  }
-  for (const pod of pods) {
-    const images = imagesOf(pod);
-    for (const status of [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []]) {
-      const waiting = status.state?.waiting;
-      const image = images.get(status.name);
-      if (waiting?.reason === "ErrImagePull" && waiting.message && image)
-        pullErrors.set(image, oneLine(waiting.message));
-      if (waiting?.reason && WAITING_REASONS[waiting.reason]?.family === "start") {
-        startFailures.set(`${podUid(pod)}/${status.name}`, {
-          reason: waiting.reason,
-          message: oneLine(waiting.message ?? "")
-        });
-      }
-    }
-  }
-  return { pullErrors, volumes, startFailures, scaleUps };
-}
-function podsNeedingEvents(pods, clues) {
-  const unknownPull = [];
-  const starting = [];
-  const unplaced = [];
-  for (const pod of pods) {
-    if (pod.metadata.deletionTimestamp || pod.status?.phase !== "Pending") continue;
-    if (!pod.spec?.nodeName) {
-      const scheduled = pod.status?.conditions?.find((condition) => condition.type === "PodScheduled");
-      if (scheduled?.status === "False" && scheduled.reason === "Unschedulable" && !clues.scaleUps.has(podUid(pod)))
-        unplaced.push(pod);
-      continue;
-    }
-    const images = imagesOf(pod);
-    const statuses = [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []];
-    const pullUnknown = statuses.some((status) => {
-      const waiting = status.state?.waiting;
-      if (!waiting?.reason || !WAITING_REASONS[waiting.reason]?.judgedByPullError) return false;
-      const message = waiting.message ?? "";
-      const text2 = isBareBackOff(message) || message === "" ? clues.pullErrors.get(images.get(status.name) ?? "") : message;
-      return judgePullError(text2) === "unknown";
-    });
-    if (pullUnknown) unknownPull.push(pod);
-    else if (statuses.length === 0 || statuses.every((status) => STARTING_REASONS.has(status.state?.waiting?.reason ?? "")))
-      starting.push(pod);
-  }
-  return { unknownPull, starting, unplaced };
-}
-function imagesOf(pod) {
-  const images = /* @__PURE__ */ new Map();
-  for (const container of [...pod.spec?.initContainers ?? [], ...pod.spec?.containers ?? []]) {
-    if (container.image) images.set(container.name, container.image);
-  }
-  return images;
-}
-function isAbout(event, pod) {
-  const involved = event.involvedObject;
-  if (!involved || involved.kind !== void 0 && involved.kind !== "Pod") return false;
-  if (involved.uid && pod.metadata.uid) return involved.uid === pod.metadata.uid;
-  return involved.name === pod.metadata.name;
-}
-function containerOf(fieldPath) {
-  return /^spec\.(?:initContainers|containers)\{(.+)\}$/.exec(fieldPath ?? "")?.[1];
-}
-function timeOf(event) {
-  return event.lastTimestamp ?? event.series?.lastObservedTime ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp ?? "";
-}
-var NO_CLUES, SCALE_UP_REASONS, VOLUME_REASONS;
-var init_clues = __esm({
-  "src/classify/clues.ts"() {
-    "use strict";
-    init_pull_errors();
-    init_table();
-    init_text();
-    NO_CLUES = {
-      pullErrors: /* @__PURE__ */ new Map(),
-      volumes: /* @__PURE__ */ new Map(),
-      startFailures: /* @__PURE__ */ new Map(),
-      scaleUps: /* @__PURE__ */ new Set()
-    };
-    SCALE_UP_REASONS = /* @__PURE__ */ new Set(["TriggeredScaleUp", "Nominated"]);
-    VOLUME_REASONS = /* @__PURE__ */ new Set(["FailedMount", "FailedAttachVolume"]);
-  }
-});
-
-// src/classify/diagnosis.ts
-function diagnose(verdict, events, workload, logs = []) {
-  switch (verdict.state) {
-    case "failed":
-      return causeDiagnosis(verdict.cause, verdict.findings, events, workload, logs);
-    case "timed-out": {
-      const worst = worstFinding(verdict.findings);
-      return {
-        summary: `new pods did not become ready in time (at the deadline: ${verdict.waitingFor})`,
-        evidence: [
-          ...findingLines(worst ? [worst, ...verdict.findings] : verdict.findings),
-          ...eventLines(events, verdict.findings)
-        ],
-        nextStep: worst ? fillStep(stepFor(worst, logs), worst, workload) : `raise --timeout if the rollout is just slow; its events: kubectl get events -n ${workload.namespace}`,
-        pod: worst?.pod,
-        logs: [...logs]
-      };
-    }
-    default:
-      return void 0;
-  }
-}
-function logTargets(verdict) {
-  if (verdict.state !== "failed" && verdict.state !== "timed-out") return [];
-  const cause = verdict.state === "failed" && verdict.cause.source === "pod" ? verdict.cause.finding : void 0;
-  const targets = [];
-  for (const finding of cause ? [cause, ...verdict.findings] : verdict.findings) {
-    if (!finding.container || !finding.ran || targets.some((target) => target.container === finding.container))
-      continue;
-    if (targets.length >= MAX_LOGGED_CONTAINERS) break;
-    targets.push({
-      pod: finding.pod,
-      container: finding.container,
-      previous: finding.running && finding.restartCount > 0
-    });
-  }
-  return targets;
-}
-function causeDiagnosis(cause, findings, events, workload, logs) {
-  if (cause.source === "pod") {
-    const finding = withEventCause(cause.finding, events);
-    return {
-      summary: `new pods cannot ${fillStep(finding.rule.cannot, finding, workload)}: ${finding.reason}`,
-      evidence: [...findingLines([finding, ...findings]), ...eventLines(events, findings)],
-      nextStep: fillStep(stepFor(finding, logs), finding, workload),
-      pod: finding.pod,
-      logs: [...logs]
-    };
-  }
-  if (cause.source === "apply")
-    return {
-      summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`,
-      evidence: [],
-      nextStep: "fix what kubectl apply said (quoted in the summary) and run kguard again",
-      logs: []
-    };
-  if (cause.source === "internal")
-    return {
-      summary: `kguard failed while watching it: ${oneLine(cause.message, 300)}`,
-      evidence: [],
-      nextStep: "report this kguard bug; the apply was restored",
-      logs: []
-    };
-  const worst = worstFinding(findings);
-  return {
-    summary: `the rollout cannot ${cause.rule.cannot}: ${cause.reason}${cause.message ? ` (${oneLine(cause.message, 300)})` : ""}`,
-    evidence: [...findingLines(findings), ...eventLines(events, findings)],
-    nextStep: worst ? fillStep(stepFor(worst, logs), worst, workload) : cause.rule.nextStep.replace(/NAMESPACE/g, workload.namespace).replace(/NAME/g, workload.name),
-    pod: worst?.pod,
-    logs: [...logs]
-  };
-}
-function withEventCause(finding, events) {
-  if (finding.reason === "ContainersNotReady") return withProbeFailure(finding, events);
-  const rule = WAITING_REASONS.PostStartHookError;
-  if (finding.family !== "crash" || !rule) return finding;
-  const hookFailed = events.some(
-    (event) => event.reason === "FailedPostStartHook" && event.involvedObject?.name === finding.pod && containerOf(event.involvedObject.fieldPath) === finding.container
-  );
-  return hookFailed ? { ...finding, reason: "PostStartHookError", family: "start", rule } : finding;
-}
-function withProbeFailure(finding, events) {
-  const probe = events.filter(
-    (event) => event.reason === "Unhealthy" && event.involvedObject?.name === finding.pod && (event.message ?? "").startsWith("Readiness probe failed")
-  ).filter(
-    (event) => finding.container === void 0 || containerOf(event.involvedObject?.fieldPath) === void 0 || containerOf(event.involvedObject?.fieldPath) === finding.container
-  ).sort((left, right) => timeOf(left).localeCompare(timeOf(right))).at(-1);
-  return probe?.message ? { ...finding, message: oneLine(probe.message) } : finding;
-}
-function findingLines(findings) {
-  const groups = /* @__PURE__ */ new Map();
-  for (const finding of findings) {
-    const key = `${finding.container ?? ""}/${finding.reason}/${displayMessage(finding)}`;
-    const group = groups.get(key) ?? { first: finding, pods: /* @__PURE__ */ new Set(), restarts: 0 };
-    group.pods.add(finding.pod);
-    group.restarts = Math.max(group.restarts, finding.restartCount);
-    groups.set(key, group);
-  }
-  const lines = [...groups.values()].slice(0, MAX_GROUPS).map(({ first, pods, restarts }) => {
-    const who = pods.size > 1 ? `${pods.size} pods` : `pod ${first.pod}`;
-    const where2 = first.container ? `, ${first.initContainer ? "init container" : "container"} ${first.container}` : "";
-    const message = displayMessage(first);
-    const restarted2 = restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? "" : "s"}` : "";
-    const last = first.lastTermination ? `, last exit code ${first.lastTermination.exitCode ?? "?"} (${first.lastTermination.reason ?? "unknown"})` : "";
-    return `${who}${where2}: ${first.reason}${message ? `: ${message}` : ""}${restarted2}${last}`;
-  });
-  if (groups.size > MAX_GROUPS) lines.push(`and ${groups.size - MAX_GROUPS} more problems (all in --output json)`);
-  return lines;
-}
-function displayMessage(finding) {
-  if (finding.family === "image-pull" && finding.rule.judgedByPullError)
-    return pullErrorGist(finding.pullError ?? finding.message);
-  if (finding.reason === "CrashLoopBackOff") return "";
-  return finding.message;
-}
-function eventLines(events, findings) {
-  const shown2 = findings.flatMap((finding) => [finding.message, finding.pullError ?? ""]).filter((text2) => text2 !== "");
-  const warnings = events.filter((event) => event.type === "Warning" && !/^Error: \w+$/.test(event.message ?? "")).filter((event) => !shown2.some((text2) => (event.message ?? "").includes(pullErrorGist(text2)))).filter(
-    (event) => !(event.reason === "BackOff" && /^Back-off restarting failed container/.test(event.message ?? ""))
-  ).sort((a2, b) => timeOf(b).localeCompare(timeOf(a2)));
-  const seen = /* @__PURE__ */ new Set();
-  const lines = [];
-  for (const event of warnings) {
-    const message = oneLine(event.message ?? "", 300);
-    const key = `${event.reason}/${message}`;
-    if (seen.has(key) || lines.length >= MAX_EVENTS) continue;
-    seen.add(key);
-    const count2 = event.count ?? event.series?.count ?? 1;
-    lines.push(`event ${event.reason}: ${message}${count2 > 1 ? ` (x${count2})` : ""}`);
-  }
-  return lines;
-}
-function worstFinding(findings) {
-  return [...findings].sort((a2, b) => rank(a2) - rank(b))[0];
-}
-function rank(finding) {
-  return finding.policy.when === "now" ? 0 : finding.policy.when === "after" ? 1 : 2;
-}
-function stepFor(finding, logs) {
-  const printed = logs.some((log) => log.container === finding.container && log.lines.length > 0);
-  if (finding.family === "crash" && !printed)
-    return finding.rule.nextStep.replace(
-      "its last lines, read before any restore, say why",
-      "it printed nothing kguard could read"
-    );
-  return finding.rule.nextStep;
-}
-function fillStep(step, finding, workload) {
-  return step.replace(/IMAGE/g, finding.image ? `"${finding.image}"` : "the image").replace(/CONTAINER/g, finding.container ?? "the container").replace(/REASON/g, finding.reason).replace(/NAMESPACE/g, workload.namespace).replace(/POD/g, finding.pod);
-}
-var MAX_GROUPS, MAX_EVENTS, MAX_LOGGED_CONTAINERS;
-var init_diagnosis = __esm({
-  "src/classify/diagnosis.ts"() {
-    "use strict";
-    init_clues();
-    init_pull_errors();
-    init_table();
-    init_text();
-    MAX_GROUPS = 3;
-    MAX_EVENTS = 2;
-    MAX_LOGGED_CONTAINERS = 3;
-  }
-});
-
-// src/kubectl/output/apply-output.ts
-function parseApplyOutput(stdout) {
-  const applied2 = [];
-  for (const line of stdout.split("\n")) {
-    const match = APPLY_LINE.exec(line.trim());
-    if (!match?.groups) continue;
-    applied2.push({
-      resource: match.groups.resource,
-      name: match.groups.name,
-      action: match.groups.action
-    });
-  }
-  return applied2;
-}
-function describeApplied(object) {
-  return `${object.resource}/${object.name} ${object.action}`;
-}
-var APPLY_LINE;
-var init_apply_output = __esm({
-  "src/kubectl/output/apply-output.ts"() {
-    "use strict";
-    APPLY_LINE = /^(?<resource>[a-z0-9.-]+)\/(?<name>\S+) (?<action>created|configured|unchanged|serverside-applied)(?: \((?:server )?dry run\))?$/;
-  }
-});
-
-// src/kubectl/output/diagnose.ts
-function diagnoseKubectlFailure(result) {
-  if (result.spawnError) {
-    return {
-      kind: "missing-binary",
-      detail: `kubectl could not be started (${result.spawnError})`,
-      nextStep: "install kubectl and put it on PATH, or point KGUARD_KUBECTL at it"
-    };
-  }
-  if (result.timedOut) {
-    return {
-      kind: "timeout",
-      detail: "kubectl did not answer in time and was killed",
-      nextStep: "the API server is slow or unreachable; check it with kubectl cluster-info and retry"
-    };
-  }
-  const stderr = result.stderr.trim();
-  for (const candidate of FAILURE_PATTERNS) {
-    const match = candidate.pattern.exec(stderr);
-    if (!match) continue;
-    return {
-      kind: candidate.kind,
-      detail: candidate.detail?.(stderr) ?? tellingLine(stderr),
-      nextStep: typeof candidate.nextStep === "string" ? candidate.nextStep : candidate.nextStep(match)
-    };
-  }
-  const said2 = tellingLine(stderr);
-  return {
-    kind: "other",
-    detail: said2 || `kubectl exited with code ${result.exitCode} and printed nothing`,
-    // Quote, don't point: the kubectl error is not printed anywhere but in this message.
-    nextStep: said2 ? "fix what kubectl names in its error (quoted above in this message)" : "run the same kubectl command by hand to see what it does"
-  };
-}
-function tellingLine(stderr) {
-  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  const plain = lines.filter((line) => !KLOG_PREFIX.test(line));
-  const chosen = plain.length > 0 ? plain : lines.map(withoutKlogHeader);
-  return chosen.slice(-3).join(" ").replace(/^error: /, "");
-}
-function withoutKlogHeader(line) {
-  const message = line.replace(KLOG_PREFIX, "");
-  const structured = /^"command failed" err="(.*)"$/.exec(message)?.[1];
-  return structured === void 0 ? message : structured.replace(/\\"/g, '"').replace(/\\\\/g, "\\");
-}
-function firstLine(stderr, pattern2) {
-  return (stderr.split("\n").find((line) => pattern2.test(line)) ?? tellingLine(stderr)).replace(/^error: /, "").trim();
-}
-var FAILURE_PATTERNS, KLOG_PREFIX;
-var init_diagnose = __esm({
-  "src/kubectl/output/diagnose.ts"() {
-    "use strict";
-    FAILURE_PATTERNS = [
-      {
-        kind: "unreachable",
-        pattern: /connection refused|was refused|no such host|Unable to connect to the server|i\/o timeout|connection reset|dial tcp|EOF$/m,
-        nextStep: "check that the cluster is up and that --context/--kubeconfig point at it (kubectl cluster-info)"
-      },
-      {
-        kind: "unauthorized",
-        pattern: /Unauthorized|You must be logged in to the server|provide credentials/,
-        nextStep: "refresh your cluster credentials (kubectl auth whoami) and run kguard again"
-      },
-      {
-        kind: "forbidden",
-        pattern: /\(Forbidden\)|is forbidden: User/,
-        nextStep: "ask for RBAC rights to get, patch and apply these objects (kubectl auth can-i patch deployments -n NAMESPACE)"
-      },
-      {
-        // The API server failed to answer, not refused the request: 500, 503, 504, 429 Status
-        // reasons as kubectl prints them (apimachinery StatusReason).
-        kind: "server-error",
-        pattern: /\((InternalError|ServiceUnavailable|ServerTimeout|Timeout|TooManyRequests)\)|the server is currently unable to handle the request/,
-        nextStep: "the API server is failing or overloaded (kubectl get --raw /readyz); run kguard again when it answers"
-      },
-      {
-        // kubectl --kubeconfig=PATH with no such file: client-go's loader stats it first.
-        kind: "no-context",
-        pattern: /^(?:error: )?stat (.+): no such file or directory$/m,
-        nextStep: (match) => `the kubeconfig file ${match[1]} does not exist: check the --kubeconfig path or KUBECONFIG`
-      },
-      {
-        // `context "x" does not exist` (kubectl config), `context was not found for specified context: x` (client-go).
-        kind: "no-context",
-        pattern: /context "([^"]+)" does not exist|context was not found for specified context: (\S+)/,
-        nextStep: (match) => `the kubeconfig has no context named ${match[1] ?? match[2]}: list them with kubectl config get-contexts and pass one with --context`
-      },
-      {
-        kind: "no-context",
-        pattern: /current-context must exist|no configuration has been provided|invalid configuration/,
-        nextStep: "pick a context with --context or set one with kubectl config use-context"
-      },
-      {
-        // The RESTMapper knows no such kind: its CustomResourceDefinition is not installed, or the
-        // apiVersion/kind is misspelt (kubectl builder: `resource mapping not found for name: "x"
-        // namespace: "" from "file": no matches for kind "K" in version "G/V"`, then
-        // `ensure CRDs are installed first`).
-        kind: "unknown-kind",
-        pattern: /no matches for kind "([^"]+)" in version "([^"]+)"/,
-        nextStep: (match) => `install the CustomResourceDefinition that defines ${match[1]} (${match[2]}) before applying objects of that kind (kubectl get crd), or fix apiVersion/kind`,
-        detail: (stderr) => {
-          const unknown = [
-            ...stderr.matchAll(
-              /resource mapping not found for name: "([^"]*)" namespace: "([^"]*)" from "([^"]*)": no matches for kind "([^"]+)" in version "([^"]+)"/g
-            )
-          ];
-          if (unknown.length === 0) return firstLine(stderr, /no matches for kind/);
-          return unknown.map(
-            ([, name, , file, kind, version]) => `the cluster does not know kind ${kind} in version ${version} (${file}${name ? `, ${kind} "${name}"` : ""})`
-          ).join("; ");
-        }
-      },
-      {
-        kind: "invalid",
-        pattern: /error validating|is invalid|strict decoding error|unknown field|error converting YAML|error parsing|cannot unmarshal|\(BadRequest\)|\(Invalid\)/,
-        nextStep: "fix the manifest"
-      },
-      {
-        // Objects for a namespace that does not exist (NamespaceLifecycle admission, or the REST
-        // storage: `namespaces "x" not found`).
-        kind: "not-found",
-        pattern: /namespaces "([^"]+)" not found/,
-        nextStep: (match) => `create the namespace ${match[1]} first (kubectl create namespace ${match[1]}), or add a Namespace object to the manifests`
-      },
-      {
-        kind: "not-found",
-        pattern: /\(NotFound\)|not found/,
-        nextStep: "check the object names and namespace"
-      },
-      {
-        kind: "timeout",
-        pattern: /timed out|Timeout exceeded|context deadline exceeded/,
-        nextStep: "the API server is slow or overloaded: check it with kubectl get --raw /readyz, and retry (--timeout gives the whole apply longer)"
-      }
-    ];
-    KLOG_PREFIX = /^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?\s+\d+ [^\s\]]+:\d+\] /;
-  }
-});
-
-// src/kubectl/transient.ts
-var transient_exports = {};
-__export(transient_exports, {
-  RETRY_DELAYS_MS: () => RETRY_DELAYS_MS,
-  isTransientFailure: () => isTransientFailure,
-  retryTransient: () => retryTransient
-});
-function isTransientFailure(result) {
-  if (result.exitCode === 0 || result.timedOut || result.spawnError) return false;
-  return TRANSIENT_PATTERNS.some((pattern2) => pattern2.test(result.stderr));
-}
-async function retryTransient(attempt, delaysMs, sleep, onRetry) {
-  let result = await attempt();
-  for (let index = 0; index < delaysMs.length && isTransientFailure(result); index += 1) {
-    onRetry?.(result, index + 1);
-    await sleep(delaysMs[index]);
-    result = await attempt();
-  }
-  return result;
-}
-var TRANSIENT_PATTERNS, RETRY_DELAYS_MS;
-var init_transient = __esm({
-  "src/kubectl/transient.ts"() {
-    "use strict";
-    TRANSIENT_PATTERNS = [
-      /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)/,
-      // 503 without a Status body; also kube-aggregator for an unavailable APIService.
-      /the server is currently unable to handle the request/,
-      // 429: "Too many requests, please try again later." (apiserver max-in-flight filter).
-      /too many requests/i,
-      /etcdserver: (request timed out|leader changed|too many requests)/,
-      // Transport: the connection dropped or never came (an API server restarting, a load balancer).
-      /connection reset by peer|connection refused|The connection to the server \S+ was refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/
-    ];
-    RETRY_DELAYS_MS = [500, 1e3, 2e3];
-  }
-});
-
-// src/kubectl/output/parse.ts
-function writeFailure(result, deadlineMs) {
-  const stderr = result.stderr;
-  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
-  return {
-    ok: false,
-    conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
-    notFound: /\(NotFound\)/.test(stderr),
-    message,
-    stderr
-  };
-}
-function logsResult(result) {
-  if (result.exitCode === 0) return { ok: true, text: result.stdout };
-  const said2 = result.stderr.split("\n").find((line) => line.trim() !== "") ?? "";
-  return {
-    ok: false,
-    error: result.timedOut ? "kubectl did not answer in time" : said2.replace(/^error: /, "").trim() || `kubectl exited ${result.exitCode}`
-  };
-}
-function selectorsOf(query) {
-  return {
-    ...query.labelSelector ? { labelSelector: query.labelSelector } : {},
-    ...query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}
-  };
-}
-function withQuery(path14, params) {
-  const query = new URLSearchParams(params).toString();
-  return query ? `${path14}?${query}` : path14;
-}
-function isRetryable(result) {
-  const kind = diagnoseKubectlFailure(result).kind;
-  return kind === "unreachable" || kind === "timeout" || isTransientFailure(result);
-}
-function requestTimeoutWithin(requestTimeout, deadlineMs) {
-  const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1e3 : void 0;
-  if (requestMs === void 0 || deadlineMs >= requestMs) return requestTimeout;
-  return `${Math.max(1, Math.floor(deadlineMs / 1e3))}s`;
-}
-function seconds(ms) {
-  return ms % 1e3 === 0 ? `${ms / 1e3}s` : `${(ms / 1e3).toFixed(1)}s`;
-}
-function parseApiResources(stdout) {
-  const resources = /* @__PURE__ */ new Map();
-  const [header, ...rows] = stdout.split("\n").filter((line) => line.trim() !== "");
-  if (!header) return resources;
-  const columns = ["APIVERSION", "NAMESPACED", "KIND"].map((name) => header.indexOf(name));
-  const [apiVersionAt, namespacedAt, kindAt] = columns;
-  for (const row of rows) {
-    const name = row.split(/\s+/)[0] ?? "";
-    const apiVersion = row.slice(apiVersionAt).split(/\s+/)[0] ?? "";
-    const namespaced = row.slice(namespacedAt).split(/\s+/)[0] === "true";
-    const kind = row.slice(kindAt).split(/\s+/)[0] ?? "";
-    const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
-    resources.set(`${group}/${kind}`, { name, namespaced });
-  }
-  return resources;
-}
-function jsonDocuments(text2) {
-  const documents = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  let escaped = false;
-  for (let index = 0; index < text2.length; index += 1) {
-    const char = text2[index];
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (char === "\\") escaped = true;
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') inString = true;
-    else if (char === "{" || char === "[") {
-      if (depth === 0) start = index;
-      depth += 1;
-    } else if (char === "}" || char === "]") {
-      depth -= 1;
-      if (depth === 0 && start !== -1) {
-        documents.push(JSON.parse(text2.slice(start, index + 1)));
-        start = -1;
-      }
-    }
-  }
-  return documents;
-}
-function itemsOfValue(parsed) {
-  const list = parsed;
-  if (typeof parsed === "object" && parsed !== null && list.kind === "List" && Array.isArray(list.items))
-    return list.items;
-  return [parsed];
-}
-function itemsOf(stdout) {
-  const text2 = stdout.trim();
-  if (text2 === "") return [];
-  return itemsOfValue(JSON.parse(text2));
-}
-function shellQuote(word) {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-function withFieldManager(path14) {
-  return `${path14}${path14.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
-}
-function kubectlFailure(what, result, deadline, applied2 = []) {
-  if (result.timedOut) {
-    const within = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
-    return new KubectlError(
-      `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
-      void 0,
-      result.stderr,
-      applied2
-    );
-  }
-  const diagnosis = diagnoseKubectlFailure(result);
-  return new KubectlError(
-    `kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
-    void 0,
-    result.stderr,
-    applied2
-  );
-}
-function listedItems(stdout) {
-  const list = JSON.parse(stdout);
-  const kind = (list.kind ?? "").replace(/List$/, "");
-  const items = (list.items ?? []).map((item) => ({
-    ...item,
-    apiVersion: item.apiVersion ?? list.apiVersion ?? "",
-    kind: item.kind ?? kind
-  }));
-  return { items, resourceVersion: list.metadata?.resourceVersion ?? "" };
-}
-function applyCommand(request) {
-  const args = ["apply"];
-  for (const filename of request.filenames) args.push("-f", filename);
-  if (request.recursive) args.push("-R");
-  if (request.namespace) args.push("-n", request.namespace);
-  args.push(...request.applyArgs);
-  return args;
-}
-var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
-var init_parse = __esm({
-  "src/kubectl/output/parse.ts"() {
-    "use strict";
-    init_errors();
-    init_diagnose();
-    init_transient();
-    DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
-    RESTORE_FIELD_MANAGER = "kguard-restore";
-  }
-});
-
-// src/report/format/format-phases.ts
-function listObjects(objects) {
-  const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
-  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
-}
-function plural(count2) {
-  return count2 === 1 ? "" : "s";
-}
-var PHASE_TEXT, PHASE_FORMATTERS;
-var init_format_phases = __esm({
-  "src/report/format/format-phases.ts"() {
-    "use strict";
-    init_model();
-    PHASE_TEXT = {
-      definitions: "CustomResourceDefinitions and Namespaces",
-      pre: "kguard.dev/phase: pre",
-      main: "the workloads and the rest",
-      post: "kguard.dev/phase: post"
-    };
-    PHASE_FORMATTERS = {
-      phase: (event) => ({
-        tone: "info",
-        text: `phase ${event.number}/${event.of}, ${event.phase} (${PHASE_TEXT[event.phase]}): applying ${event.objects.length} object${plural(event.objects.length)}: ${listObjects(event.objects)}`
-      }),
-      "phase-deferred": (event) => ({
-        tone: "info",
-        text: `phase ${event.phase}: ${event.documents.length} document${plural(event.documents.length)} of kinds that a CustomResourceDefinition of this apply defines: ` + (event.dryRun ? "kubectl cannot read them before that CRD is Established, so this preview cannot dry-run them; the apply would read, dry-run and apply them once the CRDs are Established:" : "kubectl can read them only once that CRD is Established: they are read, dry-run and leased then, before their own apply:"),
-        details: event.documents
-      }),
-      "phase-skipped": (event) => ({
-        tone: "warn",
-        text: `phase ${event.phase} (${PHASE_TEXT[event.phase]}) was not applied (${event.because}): its objects are left as they were`,
-        details: [...event.objects.map(describeObject), ...event.documents]
-      })
-    };
-  }
-});
-
-// src/duration.ts
-function parseDuration(text2, what) {
-  const ms = durationMs(text2.trim());
-  if (ms === void 0)
-    throw new InputError(`${what} ${JSON.stringify(text2)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
-  if (ms > MAX_DURATION_MS) {
-    throw new InputError(
-      `${what} ${text2} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`
-    );
-  }
-  return ms;
-}
-function durationMs(text2) {
-  if (/^\d+(\.\d+)?$/.test(text2)) return Number(text2) * 1e3;
-  const parts = [...text2.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text2) return void 0;
-  return parts.reduce((total, part) => total + Number(part[1]) * (UNITS[part[2]] ?? 0), 0);
-}
-function formatDuration(ms) {
-  if (ms % 1e3 !== 0) return `${ms}ms`;
-  const hours = Math.floor(ms / 36e5);
-  const minutes = Math.floor(ms % 36e5 / 6e4);
-  const seconds4 = ms % 6e4 / 1e3;
-  const text2 = `${hours ? `${hours}h` : ""}${minutes ? `${minutes}m` : ""}${seconds4 ? `${seconds4}s` : ""}`;
-  return text2 || "0s";
-}
-var UNITS, MAX_DURATION_MS;
-var init_duration2 = __esm({
-  "src/duration.ts"() {
-    "use strict";
-    init_errors();
-    UNITS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
-    MAX_DURATION_MS = 2 ** 31 - 1;
-  }
-});
-
-// src/report/format/line.ts
-function seconds2(ms) {
-  const total = ms / 1e3;
-  if (total < 60) return `${total.toFixed(1)}s`;
-  return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
-}
-function plural2(count2) {
-  return count2 === 1 ? "" : "s";
-}
-function containerLogLines(logs) {
-  return logs.flatMap((log) => {
-    const lines = log.lines.slice(-log.shown);
-    if (lines.length === 0) return [];
-    const run = log.previous ? ", run before the restart" : "";
-    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
-  });
-}
-var init_line = __esm({
-  "src/report/format/line.ts"() {
-    "use strict";
-  }
-});
-
-// src/report/format/format-verify.ts
-function checkName(check) {
-  if (check.type === "command") return `\`${check.command}\``;
-  return `${check.job ? describeObject(check.job) : "the Job"} from ${check.file}`;
-}
-function flagOf(check) {
-  return check.type === "command" ? "--verify" : "--verify-job";
-}
-function prefix(during, word) {
-  if (during !== "bake") return word;
-  return `bake: ${word === "verified" ? "checked again" : word === "verifying" ? "checking again" : "check failed"}`;
-}
-function failureText(outcome) {
-  return outcome.check.type === "command" ? `${checkName(outcome.check)} ${outcome.summary}` : `${outcome.summary} (${outcome.check.file})`;
-}
-function outcomeDetails(outcome, shown2) {
-  const lines = outcome.check.type === "command" ? outcome.lines.length > 0 && shown2 > 0 ? ["last lines of its output:", ...outcome.lines.slice(-shown2).map((line) => `  | ${line}`)] : shown2 > 0 ? ["it printed nothing"] : [] : [...outcome.evidence, ...containerLogLines(outcome.logs.map((log) => ({ ...log, shown: shown2 })))];
-  return [...lines, ...outcome.nextStep ? [`next: ${outcome.nextStep}`] : []];
-}
-var VERIFY_FORMATTERS, CLEANUP_TEXT;
-var init_format_verify = __esm({
-  "src/report/format/format-verify.ts"() {
-    "use strict";
-    init_duration2();
-    init_model();
-    init_line();
-    VERIFY_FORMATTERS = {
-      "verify-started": (event) => ({
-        tone: "info",
-        text: event.during === "bake" ? `bake: running ${checkName(event.check)} again (--verify-interval, at most ${formatDuration(event.timeoutMs)})` : `verifying: ${event.check.type === "command" ? "running " : ""}${checkName(event.check)} (${flagOf(event.check)}, at most ${formatDuration(event.timeoutMs)})`
-      }),
-      "verify-passed": (event) => ({
-        tone: "ok",
-        text: `${prefix(event.outcome.during, "verified")}: ${checkName(event.outcome.check)} ${event.outcome.summary} in ${seconds2(event.outcome.elapsedMs)}`
-      }),
-      "verify-failed": (event) => event.outcome.cancelled ? {
-        tone: "info",
-        text: `${prefix(event.outcome.during, "verifying")}: ${checkName(event.outcome.check)} stopped: the run was cancelled (after ${seconds2(event.outcome.elapsedMs)})`
-      } : {
-        tone: "fail",
-        text: `${prefix(event.outcome.during, "verification failed")}: ${failureText(event.outcome)} (after ${seconds2(event.outcome.elapsedMs)})`,
-        details: outcomeDetails(event.outcome, event.shown)
-      },
-      "verify-skipped": (event) => ({
-        tone: "info",
-        text: `not verifying: ${event.reason}`
-      }),
-      "verify-job-cleanup": (event) => ({
-        tone: event.action === "failed" ? "alarm" : "info",
-        text: `${describeObject(event.job)}: ${CLEANUP_TEXT[event.action]}${event.detail ? ` (${event.detail})` : ""}${event.commands.length > 0 ? event.action === "kept" ? ". To remove it:" : ". Delete it:" : ""}`,
-        details: event.commands
-      }),
-      "bake-started": (event) => ({
-        tone: "info",
-        text: `baking for ${formatDuration(event.durationMs)}: watching ${event.workloads.length} workload${plural2(event.workloads.length)} for restarts, pods leaving Ready and evictions` + (event.verifyIntervalMs > 0 ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}` : "")
-      }),
-      baked: (event) => ({
-        tone: "ok",
-        text: `baked for ${formatDuration(event.outcome.durationMs)}: no restart, no pod left Ready, no eviction in ${event.workloads} workload${plural2(event.workloads)}` + (event.outcome.checksRun > 0 ? `; the checks passed ${event.outcome.checksRun} more time${plural2(event.outcome.checksRun)}` : "")
-      }),
-      "bake-failed": (event) => ({
-        tone: "fail",
-        text: `${event.workload ? `${describeObject(event.workload)}: ` : "the bake stopped: "}${event.outcome.summary ?? "it did not stay healthy"} (after ${seconds2(event.outcome.elapsedMs)} of the ${formatDuration(event.outcome.durationMs)} bake)`,
-        details: [
-          ...event.outcome.evidence,
-          ...containerLogLines(event.outcome.logs.map((log) => ({ ...log, shown: event.shown }))),
-          ...event.outcome.nextStep ? [`next: ${event.outcome.nextStep}`] : []
-        ]
-      })
-    };
-    CLEANUP_TEXT = {
-      deleted: "deleted (the verify Job of this run)",
-      kept: "the verify Job is kept (--keep-verify)",
-      failed: "the verify Job was NOT deleted"
-    };
-  }
-});
-
-// src/report/format/format.ts
-function finalText(event) {
-  if (event.outcome === "timed-out" && event.restored) return TIMED_OUT_RESTORED;
-  if (event.outcome === "interrupted" && !event.restored)
-    return "cancelled after the apply; nothing was restored (see above)";
-  if (event.outcome === "previewed" && event.exitCode !== 0)
-    return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
-  return OUTCOME_TEXT[event.outcome];
-}
-function diagnosisDetails(diagnosis) {
-  return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
-}
-function describeChange(object) {
-  const meaningful = object.changedFields.filter((path14) => path14 !== LAST_APPLIED);
-  const shown2 = meaningful.length > 0 ? meaningful : object.changedFields;
-  const fields = shown2.length > 0 ? `: ${summarizePaths(shown2)}` : "";
-  return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
-}
-function journalSecrets(event) {
-  const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
-  const total = pieces.reduce((sum, [, count2]) => sum + count2, 0);
-  if (total <= 1) return `secret/${event.runId}-journal (namespace ${event.namespace})`;
-  return `${total} Secrets ${event.runId}-journal\u2026 in ${journalNamespaces(event)}`;
-}
-function journalNamespaces(event) {
-  const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
-  if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
-  return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
-}
-function listObjects2(objects) {
-  const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
-  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
-}
-function formatEvent(event) {
-  return FORMATTERS[event.kind](event);
-}
-var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, PHASE_PREFIX, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
-var init_format = __esm({
-  "src/report/format/format.ts"() {
-    "use strict";
-    init_compare();
-    init_diagnosis();
-    init_apply_output();
-    init_parse();
-    init_compare();
-    init_model();
-    init_format_phases();
-    init_format_verify();
-    init_line();
-    init_line();
-    OUTCOME_TEXT = {
-      interrupted: "cancelled: what the apply changed was restored to its state before the apply (not waited for health)",
-      succeeded: "every changed object was applied and every changed workload rolled out",
-      unchanged: "the apply changed nothing",
-      previewed: "dry run: nothing was changed",
-      "rolled-back": "the apply failed and the cluster was restored to its state before the apply",
-      failed: "rollout failed and was left in place (--no-rollback)",
-      "timed-out": "a changed workload was not healthy within --timeout; it was left as applied",
-      "needs-attention": "the apply was neither verified healthy nor fully undone: finish by hand with the commands above"
-    };
-    TIMED_OUT_RESTORED = "a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply";
-    FORMATTERS = {
-      ...VERIFY_FORMATTERS,
-      understood: (event) => ({
-        tone: "info",
-        text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ""}read ${event.objects.length} object${plural2(event.objects.length)} (as kubectl reads them): ${listObjects2(event.objects)}`
-      }),
-      ...PHASE_FORMATTERS,
-      "dry-run-waived": (event) => ({
-        tone: "info",
-        text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects2(event.objects)}`
-      }),
-      applied: (event) => ({
-        tone: "ok",
-        text: `applied ${event.objects.length} object${plural2(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${event.objects.map(describeApplied).join(", ")})`
-      }),
-      "nothing-to-change": (event) => ({
-        tone: "ok",
-        text: `nothing to change: the API server's dry run leaves ${event.objects.length === 1 ? "the object" : `all ${event.objects.length} objects`} as ${event.objects.length === 1 ? "it is" : "they are"}; nothing was applied`
-      }),
-      "apply-failed": (event) => ({
-        tone: "fail",
-        text: `kubectl apply failed part-way: ${event.message}`,
-        details: event.applied.length > 0 ? [
-          `kubectl had already applied: ${event.applied.map(describeApplied).join(", ")}; kguard restores what changed`
-        ] : []
-      }),
-      changes: (event) => {
-        const changed = event.objects.filter((object) => isChangeKind(object.change));
-        return {
-          tone: "info",
-          text: changed.length === 0 ? "the apply changed nothing: there is nothing to watch" : `the apply changed ${changed.length} of ${event.objects.length} object${plural2(event.objects.length)}`,
-          details: changed.map(describeChange)
-        };
-      },
-      preview: (event) => ({
-        tone: "info",
-        text: event.strategy === "client" ? `dry run (client): nothing was changed. kubectl's client dry run calls every existing object "configured", changed or not; --dry-run=server names the fields. The apply would:` : `dry run (${event.strategy}): nothing was changed. The apply would:`,
-        details: event.objects.map(describeChange)
-      }),
-      diff: (event) => ({
-        tone: "info",
-        text: `${describeObject(event.object)}: kubectl diff (live object \u2192 after the apply):`,
-        details: event.lines
-      }),
-      tracking: (event) => ({
-        tone: "info",
-        text: `${describeObject(event.workload)}: watching the new rollout (${event.detail}${event.fromRevision !== void 0 ? `; live revision before the apply: ${event.fromRevision}` : ""})`
-      }),
-      progress: (event) => ({
-        tone: "info",
-        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === "rollback" ? "" : "new "}pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""}: ${event.waitingFor}`
-      }),
-      "pod-problem": (event) => ({
-        tone: "warn",
-        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
-      }),
-      "poll-error": (event) => ({
-        tone: "warn",
-        text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`
-      }),
-      "watch-fallback": (event) => ({
-        tone: "warn",
-        text: `cannot watch namespace ${event.namespace || "(cluster-scoped objects)"} (${event.reason}); polling it every ${seconds2(event.pollIntervalMs)} instead`
-      }),
-      healthy: (event) => ({
-        tone: "ok",
-        text: event.detail ? `${describeObject(event.workload)}: ${event.detail} (after ${seconds2(event.elapsedMs)})` : `${describeObject(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""} in ${seconds2(event.elapsedMs)}`
-      }),
-      failed: (event) => ({
-        tone: "fail",
-        text: `${describeObject(event.workload)}: ${event.diagnosis.summary} (after ${seconds2(event.elapsedMs)})`,
-        details: diagnosisDetails(event.diagnosis)
-      }),
-      "timed-out": (event) => ({
-        tone: "fail",
-        text: `${describeObject(event.workload)}: timed out after ${seconds2(event.elapsedMs)}: ${event.diagnosis.summary}`,
-        details: diagnosisDetails(event.diagnosis)
-      }),
-      interrupted: (event) => ({
-        tone: "info",
-        text: `${describeObject(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} (${event.waitingFor}) because another workload of this apply failed`
-      }),
-      conflict: (event) => ({
-        tone: "alarm",
-        text: `${describeObject(event.workload)}: ${event.detail}; kguard will not undo someone else's change${event.commands.length > 0 ? ". Inspect it:" : ""}`,
-        details: event.commands
-      }),
-      gone: (event) => ({
-        tone: "alarm",
-        text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? ". Inspect it:" : ""}`,
-        details: event.commands
-      }),
-      "restore-limit": (event) => ({
-        tone: event.how === "delete-and-create" ? "info" : "warn",
-        text: `${describeObject(event.object)}: ${RESTORE_LIMIT_TEXT[event.how]}: ${event.detail}`
-      }),
-      "kubectl-warnings": (event) => ({
-        tone: "warn",
-        text: `the API server warns about this apply (kubectl apply would print it too):`,
-        details: event.lines
-      }),
-      target: (event) => ({
-        tone: "info",
-        text: `target: context ${event.context} (cluster ${event.cluster}${event.user ? `, user ${event.user}` : ""}, namespace ${event.namespace}); every kubectl call of this run goes there`
-      }),
-      "internal-error": (event) => ({
-        tone: "alarm",
-        text: `kguard failed after the apply (${event.message}): every object the apply changed counts as failed and is restored. Please report this kguard bug`
-      }),
-      "not-watched": (event) => ({
-        tone: "info",
-        text: `${describeObject(event.workload)}: applied, not watched: ${event.detail}`
-      }),
-      restoring: (event) => ({
-        tone: "undo",
-        text: `restoring ${event.objects.length} object${plural2(event.objects.length)} to their copies from before the apply: ${listObjects2(event.objects)}`
-      }),
-      restored: (event) => ({
-        tone: "undo",
-        text: `${describeObject(event.object)}: ${RESTORED_TEXT[event.action]}${event.differences.length > 0 ? ` (differs from the copy in ${event.differences.join(", ")})` : ""}`,
-        details: event.notes
-      }),
-      "restore-kept": (event) => ({
-        tone: event.reason === "no-rollback" || event.reason === "not-failed" ? "warn" : "alarm",
-        text: `${describeObject(event.object)}: ${KEPT_TEXT[event.reason]}${event.detail ? ` (${event.detail})` : ""}`,
-        details: event.commands
-      }),
-      "restore-failed": (event) => ({
-        tone: "alarm",
-        text: `ROLLBACK FAILED: ${describeObject(event.object)} is not back as it was before the apply: ${event.reason}.${event.copyFile ? ` Its pre-apply copy is in ${event.copyFile} (readable only by you).` : ""} Finish by hand:`,
-        details: event.commands
-      }),
-      "rolled-back": (event) => ({
-        tone: "undo",
-        text: `${describeObject(event.workload)}: restored and healthy again, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} pods ready`} in ${seconds2(event.elapsedMs)}`
-      }),
-      "rollback-unhealthy": (event) => ({
-        tone: "alarm",
-        text: `ROLLBACK FAILED: ${describeObject(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
-        details: event.commands
-      }),
-      journal: (event) => ({
-        tone: "info",
-        text: `run ${event.runId}: pre-apply copies journalled in ${journalSecrets(event)} until the run ends`
-      }),
-      "undo-preview": (event) => ({
-        tone: event.action === "keep" ? "alarm" : "info",
-        text: `${describeObject(event.object)}: ${event.detail}`,
-        details: event.lines
-      }),
-      "undo-finished": (event) => ({
-        tone: event.needsPerson > 0 ? "alarm" : "ok",
-        text: event.dryRun ? `kguard undo ${event.runId} --dry-run: ${event.restored} object(s) would be put back, ${event.untouched} already as before the run${event.needsPerson > 0 ? `, ${event.needsPerson} would be left to a person` : ""}; nothing was changed (exit ${event.exitCode})` : event.needsPerson > 0 ? `kguard undo ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} put back (exit ${event.exitCode})` : `kguard undo ${event.runId}: ${event.restored} object(s) put back as they were before the run and healthy, ${event.untouched} already so (exit ${event.exitCode})`
-      }),
-      "history-kept": (event) => ({
-        tone: "info",
-        text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history in namespace ${event.namespaces.join(", ")}; the last ${event.keep} runs of each are kept): kguard undo ${event.runId} puts back the state before it`
-      }),
-      "journal-kept": (event) => ({
-        tone: "alarm",
-        text: `run ${event.runId} is not finished: its journal stays in ${journalNamespaces(event)}. When you have looked, restore what is left with:`,
-        details: [event.command]
-      }),
-      "journal-warning": (event) => event.commands ? { tone: "warn", text: `${event.message}:`, details: event.commands } : {
-        tone: "warn",
-        text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`
-      },
-      "fleet-cluster": (event) => event.step === "apply" ? {
-        tone: "info",
-        text: `context ${event.context} (wave ${event.wave}): applying (fleet run ${event.fleetRunId})`
-      } : {
-        tone: "undo",
-        text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed`
-      },
-      "rollback-wait": (event) => ({
-        tone: "info",
-        text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
-      }),
-      "stop-requested": (event) => ({
-        tone: "undo",
-        text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`
-      }),
-      "stopping-run": (event) => ({
-        tone: event.step === "unanswered" ? "warn" : "info",
-        text: `run ${event.runId}: ${event.detail}`
-      }),
-      "rollback-finished": (event) => ({
-        tone: event.needsPerson > 0 ? "alarm" : "ok",
-        text: event.needsPerson > 0 ? `kguard rollback ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} restored; the journal stays (exit ${event.exitCode})` : `kguard rollback ${event.runId}: ${event.restored} object(s) restored, ${event.untouched} already as before the run; journal removed (exit ${event.exitCode})`
-      }),
-      "lock-wait": (event) => ({
-        tone: "warn",
-        text: `${describeObject(event.object)}: another kguard run holds it (${event.holder}); waiting for it to finish (--lock-timeout)`
-      }),
-      kubectl: (event) => ({
-        tone: "info",
-        text: `kubectl ${event.args.map(shellQuote).join(" ")} (${event.timedOut ? "killed at its deadline" : `exit ${event.exitCode}`}${event.stream ? ", watch" : ""}${event.proxied ? ", through kubectl proxy" : ""}, ${seconds2(event.durationMs)})`
-      }),
-      finished: (event) => ({
-        // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.
-        tone: event.exitCode === 0 || event.outcome === "previewed" ? "ok" : event.outcome === "needs-attention" ? "alarm" : "fail",
-        text: `kguard: ${finalText(event)} (exit ${event.exitCode})`
-      })
-    };
-    RESTORE_LIMIT_TEXT = {
-      "cannot-restore": "NOT restorable if this apply fails: a restore cannot put it back",
-      "finished-job": "NOT restorable if this apply fails: a restore will not create it again",
-      "delete-and-create": "if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy"
-    };
-    PHASE_PREFIX = { rollout: "", rollback: "rollback of ", verify: "verify: " };
-    RESTORED_TEXT = {
-      restored: "put back as it was before the apply",
-      deleted: "deleted (this apply created it)",
-      recreated: "created again (this apply deleted it)",
-      replaced: "put back by deleting it and creating its pre-apply copy again (a new uid)"
-    };
-    KEPT_TEXT = {
-      "no-rollback": "left as applied because of --rollback none. To restore it by hand:",
-      "not-failed": "left as applied (--rollback failed restores only what failed)",
-      "keep-created": "NOT deleted (--keep-created): this apply created it. To remove it:",
-      "protected-kind": "NOT deleted: this apply created it, and kguard never deletes a Namespace, CRD or PersistentVolumeClaim. To remove it:",
-      "controller-owned": "NOT deleted: a controller owns it. Inspect it:",
-      conflict: "NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:",
-      gone: "NOT restored: it was deleted or replaced by someone else after the apply. Inspect:",
-      "cannot-restore": "NOT restored: no write the API server takes puts it back",
-      "finished-job": "NOT created again: a Job that had finished is never run a second time by a restore"
-    };
-    CHANGE_TEXT = {
-      created: "created",
-      configured: "changed",
-      unchanged: "unchanged",
-      recreated: "deleted and created again",
-      deleted: "deleted",
-      absent: "absent"
-    };
-    LAST_APPLIED = "metadata.annotations.kubectl.kubernetes.io/last-applied-configuration";
-  }
-});
-
-// node_modules/chalk/source/vendor/ansi-styles/index.js
-function assembleStyles() {
-  const codes = /* @__PURE__ */ new Map();
-  for (const [groupName, group] of Object.entries(styles)) {
-    for (const [styleName, style] of Object.entries(group)) {
-      styles[styleName] = {
-        open: `\x1B[${style[0]}m`,
-        close: `\x1B[${style[1]}m`
-      };
-      group[styleName] = styles[styleName];
-      codes.set(style[0], style[1]);
-    }
-    Object.defineProperty(styles, groupName, {
-      value: group,
-      enumerable: false
-    });
-  }
-  Object.defineProperty(styles, "codes", {
-    value: codes,
-    enumerable: false
-  });
-  styles.color.close = "\x1B[39m";
-  styles.bgColor.close = "\x1B[49m";
-  styles.color.ansi = wrapAnsi16();
-  styles.color.ansi256 = wrapAnsi256();
-  styles.color.ansi16m = wrapAnsi16m();
-  styles.bgColor.ansi = wrapAnsi16(ANSI_BACKGROUND_OFFSET);
-  styles.bgColor.ansi256 = wrapAnsi256(ANSI_BACKGROUND_OFFSET);
-  styles.bgColor.ansi16m = wrapAnsi16m(ANSI_BACKGROUND_OFFSET);
-  Object.defineProperties(styles, {
-    rgbToAnsi256: {
-      value(red2, green2, blue2) {
-        if (red2 === green2 && green2 === blue2) {
-          if (red2 < 8) {
-            return 16;
-          }
-          if (red2 > 248) {
-            return 231;
-          }
-          return Math.round((red2 - 8) / 247 * 24) + 232;
-        }
-        return 16 + 36 * Math.round(red2 / 255 * 5) + 6 * Math.round(green2 / 255 * 5) + Math.round(blue2 / 255 * 5);
-      },
-      enumerable: false
-    },
-    hexToRgb: {
-      value(hex) {
-        const matches2 = /[a-f\d]{6}|[a-f\d]{3}/i.exec(hex.toString(16));
-        if (!matches2) {
-          return [0, 0, 0];
-        }
-        let [colorString] = matches2;
-        if (colorString.length === 3) {
-          colorString = [...colorString].map((character) => character + character).join("");
-        }
-        const integer = Number.parseInt(colorString, 16);
-        return [
-          /* eslint-disable no-bitwise */
-          integer >> 16 & 255,
-          integer >> 8 & 255,
-          integer & 255
-          /* eslint-enable no-bitwise */
-        ];
-      },
-      enumerable: false
-    },
-    hexToAnsi256: {
-      value: (hex) => styles.rgbToAnsi256(...styles.hexToRgb(hex)),
-      enumerable: false
-    },
-    ansi256ToAnsi: {
-      value(code) {
-        if (code < 8) {
-          return 30 + code;
-        }
-        if (code < 16) {
-          return 90 + (code - 8);
-        }
-        let red2;
-        let green2;
-        let blue2;
-        if (code >= 232) {
-          red2 = ((code - 232) * 10 + 8) / 255;
-          green2 = red2;
-          blue2 = red2;
-        } else {
-          code -= 16;
-          const remainder = code % 36;
-          red2 = Math.floor(code / 36) / 5;
-          green2 = Math.floor(remainder / 6) / 5;
-          blue2 = remainder % 6 / 5;
-        }
-        const value = Math.max(red2, green2, blue2) * 2;
-        if (value === 0) {
-          return 30;
-        }
-        let result = 30 + (Math.round(blue2) << 2 | Math.round(green2) << 1 | Math.round(red2));
-        if (value === 2) {
-          result += 60;
-        }
-        return result;
-      },
-      enumerable: false
-    },
-    rgbToAnsi: {
-      value: (red2, green2, blue2) => styles.ansi256ToAnsi(styles.rgbToAnsi256(red2, green2, blue2)),
-      enumerable: false
-    },
-    hexToAnsi: {
-      value: (hex) => styles.ansi256ToAnsi(styles.hexToAnsi256(hex)),
-      enumerable: false
-    }
-  });
-  return styles;
-}
-var ANSI_BACKGROUND_OFFSET, wrapAnsi16, wrapAnsi256, wrapAnsi16m, styles, modifierNames, foregroundColorNames, backgroundColorNames, colorNames, ansiStyles, ansi_styles_default;
-var init_ansi_styles = __esm({
-  "node_modules/chalk/source/vendor/ansi-styles/index.js"() {
-    ANSI_BACKGROUND_OFFSET = 10;
-    wrapAnsi16 = (offset = 0) => (code) => `\x1B[${code + offset}m`;
-    wrapAnsi256 = (offset = 0) => (code) => `\x1B[${38 + offset};5;${code}m`;
-    wrapAnsi16m = (offset = 0) => (red2, green2, blue2) => `\x1B[${38 + offset};2;${red2};${green2};${blue2}m`;
-    styles = {
-      modifier: {
-        reset: [0, 0],
-        // 21 isn't widely supported and 22 does the same thing
-        bold: [1, 22],
-        dim: [2, 22],
-        italic: [3, 23],
-        underline: [4, 24],
-        overline: [53, 55],
-        inverse: [7, 27],
-        hidden: [8, 28],
-        strikethrough: [9, 29]
-      },
-      color: {
-        black: [30, 39],
-        red: [31, 39],
-        green: [32, 39],
-        yellow: [33, 39],
-        blue: [34, 39],
-        magenta: [35, 39],
-        cyan: [36, 39],
-        white: [37, 39],
-        // Bright color
-        blackBright: [90, 39],
-        gray: [90, 39],
-        // Alias of `blackBright`
-        grey: [90, 39],
-        // Alias of `blackBright`
-        redBright: [91, 39],
-        greenBright: [92, 39],
-        yellowBright: [93, 39],
-        blueBright: [94, 39],
-        magentaBright: [95, 39],
-        cyanBright: [96, 39],
-        whiteBright: [97, 39]
-      },
-      bgColor: {
-        bgBlack: [40, 49],
-        bgRed: [41, 49],
-        bgGreen: [42, 49],
-        bgYellow: [43, 49],
-        bgBlue: [44, 49],
-        bgMagenta: [45, 49],
-        bgCyan: [46, 49],
-        bgWhite: [47, 49],
-        // Bright color
-        bgBlackBright: [100, 49],
-        bgGray: [100, 49],
-        // Alias of `bgBlackBright`
-        bgGrey: [100, 49],
-        // Alias of `bgBlackBright`
-        bgRedBright: [101, 49],
-        bgGreenBright: [102, 49],
-        bgYellowBright: [103, 49],
-        bgBlueBright: [104, 49],
-        bgMagentaBright: [105, 49],
-        bgCyanBright: [106, 49],
-        bgWhiteBright: [107, 49]
-      }
-    };
-    modifierNames = Object.keys(styles.modifier);
-    foregroundColorNames = Object.keys(styles.color);
-    backgroundColorNames = Object.keys(styles.bgColor);
-    colorNames = [...foregroundColorNames, ...backgroundColorNames];
-    ansiStyles = assembleStyles();
-    ansi_styles_default = ansiStyles;
-  }
-});
-
-// node_modules/chalk/source/vendor/supports-color/index.js
-import process10 from "node:process";
-import os from "node:os";
-import tty3 from "node:tty";
-function hasFlag(flag, argv = globalThis.Deno ? globalThis.Deno.args : process10.argv) {
-  const prefix2 = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
-  const position = argv.indexOf(prefix2 + flag);
-  const terminatorPosition = argv.indexOf("--");
-  return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
-}
-function envForceColor() {
-  if ("FORCE_COLOR" in env) {
-    if (env.FORCE_COLOR === "true") {
-      return 1;
-    }
-    if (env.FORCE_COLOR === "false") {
-      return 0;
-    }
-    return env.FORCE_COLOR.length === 0 ? 1 : Math.min(Number.parseInt(env.FORCE_COLOR, 10), 3);
-  }
-}
-function translateLevel(level) {
-  if (level === 0) {
-    return false;
-  }
-  return {
-    level,
-    hasBasic: true,
-    has256: level >= 2,
-    has16m: level >= 3
-  };
-}
-function _supportsColor(haveStream, { streamIsTTY, sniffFlags = true } = {}) {
-  const noFlagForceColor = envForceColor();
-  if (noFlagForceColor !== void 0) {
-    flagForceColor = noFlagForceColor;
-  }
-  const forceColor = sniffFlags ? flagForceColor : noFlagForceColor;
-  if (forceColor === 0) {
-    return 0;
-  }
-  if (sniffFlags) {
-    if (hasFlag("color=16m") || hasFlag("color=full") || hasFlag("color=truecolor")) {
-      return 3;
-    }
-    if (hasFlag("color=256")) {
-      return 2;
-    }
-  }
-  if ("TF_BUILD" in env && "AGENT_NAME" in env) {
-    return 1;
-  }
-  if (haveStream && !streamIsTTY && forceColor === void 0) {
-    return 0;
-  }
-  const min = forceColor || 0;
-  if (env.TERM === "dumb") {
-    return min;
-  }
-  if (process10.platform === "win32") {
-    const osRelease = os.release().split(".");
-    if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
-      return Number(osRelease[2]) >= 14931 ? 3 : 2;
-    }
-    return 1;
-  }
-  if ("CI" in env) {
-    if (["GITHUB_ACTIONS", "GITEA_ACTIONS", "CIRCLECI"].some((key) => key in env)) {
-      return 3;
-    }
-    if (["TRAVIS", "APPVEYOR", "GITLAB_CI", "BUILDKITE", "DRONE"].some((sign) => sign in env) || env.CI_NAME === "codeship") {
-      return 1;
-    }
-    return min;
-  }
-  if ("TEAMCITY_VERSION" in env) {
-    return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env.TEAMCITY_VERSION) ? 1 : 0;
-  }
-  if (env.COLORTERM === "truecolor") {
-    return 3;
-  }
-  if (env.TERM === "xterm-kitty") {
-    return 3;
-  }
-  if (env.TERM === "xterm-ghostty") {
-    return 3;
-  }
-  if (env.TERM === "wezterm") {
-    return 3;
-  }
-  if ("TERM_PROGRAM" in env) {
-    const version = Number.parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
-    switch (env.TERM_PROGRAM) {
-      case "iTerm.app": {
-        return version >= 3 ? 3 : 2;
-      }
-      case "Apple_Terminal": {
-        return 2;
-      }
-    }
-  }
-  if (/-256(color)?$/i.test(env.TERM)) {
-    return 2;
-  }
-  if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env.TERM)) {
-    return 1;
-  }
-  if ("COLORTERM" in env) {
-    return 1;
-  }
-  return min;
-}
-function createSupportsColor(stream, options = {}) {
-  const level = _supportsColor(stream, {
-    streamIsTTY: stream && stream.isTTY,
-    ...options
-  });
-  return translateLevel(level);
-}
-var env, flagForceColor, supportsColor, supports_color_default;
-var init_supports_color = __esm({
-  "node_modules/chalk/source/vendor/supports-color/index.js"() {
-    ({ env } = process10);
-    if (hasFlag("no-color") || hasFlag("no-colors") || hasFlag("color=false") || hasFlag("color=never")) {
-      flagForceColor = 0;
-    } else if (hasFlag("color") || hasFlag("colors") || hasFlag("color=true") || hasFlag("color=always")) {
-      flagForceColor = 1;
-    }
-    supportsColor = {
-      stdout: createSupportsColor({ isTTY: tty3.isatty(1) }),
-      stderr: createSupportsColor({ isTTY: tty3.isatty(2) })
-    };
-    supports_color_default = supportsColor;
-  }
-});
-
-// node_modules/chalk/source/utilities.js
-function stringReplaceAll(string, substring, replacer) {
-  let index = string.indexOf(substring);
-  if (index === -1) {
-    return string;
-  }
-  const substringLength = substring.length;
-  let endIndex = 0;
-  let returnValue = "";
-  do {
-    returnValue += string.slice(endIndex, index) + substring + replacer;
-    endIndex = index + substringLength;
-    index = string.indexOf(substring, endIndex);
-  } while (index !== -1);
-  returnValue += string.slice(endIndex);
-  return returnValue;
-}
-function stringEncaseCRLFWithFirstIndex(string, prefix2, postfix, index) {
-  let endIndex = 0;
-  let returnValue = "";
-  do {
-    const gotCR = string[index - 1] === "\r";
-    returnValue += string.slice(endIndex, gotCR ? index - 1 : index) + prefix2 + (gotCR ? "\r\n" : "\n") + postfix;
-    endIndex = index + 1;
-    index = string.indexOf("\n", endIndex);
-  } while (index !== -1);
-  returnValue += string.slice(endIndex);
-  return returnValue;
-}
-var init_utilities = __esm({
-  "node_modules/chalk/source/utilities.js"() {
-  }
-});
-
-// node_modules/chalk/source/index.js
-function createChalk(options) {
-  return chalkFactory(options);
-}
-var stdoutColor, stderrColor, GENERATOR, STYLER, IS_EMPTY, levelMapping, styles2, applyOptions, Chalk, chalkFactory, getModelAnsi, usedModels, proto, createStyler, createBuilder, applyStyle, chalk, chalkStderr, source_default;
-var init_source2 = __esm({
-  "node_modules/chalk/source/index.js"() {
-    init_ansi_styles();
-    init_supports_color();
-    init_utilities();
-    ({ stdout: stdoutColor, stderr: stderrColor } = supports_color_default);
-    GENERATOR = /* @__PURE__ */ Symbol("GENERATOR");
-    STYLER = /* @__PURE__ */ Symbol("STYLER");
-    IS_EMPTY = /* @__PURE__ */ Symbol("IS_EMPTY");
-    levelMapping = [
-      "ansi",
-      "ansi",
-      "ansi256",
-      "ansi16m"
-    ];
-    styles2 = /* @__PURE__ */ Object.create(null);
-    applyOptions = (object, options = {}) => {
-      if (options.level && !(Number.isInteger(options.level) && options.level >= 0 && options.level <= 3)) {
-        throw new Error("The `level` option should be an integer from 0 to 3");
-      }
-      const colorLevel = stdoutColor ? stdoutColor.level : 0;
-      object.level = options.level === void 0 ? colorLevel : options.level;
-    };
-    Chalk = class {
-      constructor(options) {
-        return chalkFactory(options);
-      }
-    };
-    chalkFactory = (options) => {
-      const chalk2 = (...strings) => strings.join(" ");
-      applyOptions(chalk2, options);
-      Object.setPrototypeOf(chalk2, createChalk.prototype);
-      return chalk2;
-    };
-    Object.setPrototypeOf(createChalk.prototype, Function.prototype);
-    for (const [styleName, style] of Object.entries(ansi_styles_default)) {
-      styles2[styleName] = {
-        get() {
-          const builder = createBuilder(this, createStyler(style.open, style.close, this[STYLER]), this[IS_EMPTY]);
-          Object.defineProperty(this, styleName, { value: builder });
-          return builder;
-        }
-      };
-    }
-    styles2.visible = {
-      get() {
-        const builder = createBuilder(this, this[STYLER], true);
-        Object.defineProperty(this, "visible", { value: builder });
-        return builder;
-      }
-    };
-    getModelAnsi = (model, level, type, ...arguments_) => {
-      if (model === "rgb") {
-        if (level === "ansi16m") {
-          return ansi_styles_default[type].ansi16m(...arguments_);
-        }
-        if (level === "ansi256") {
-          return ansi_styles_default[type].ansi256(ansi_styles_default.rgbToAnsi256(...arguments_));
-        }
-        return ansi_styles_default[type].ansi(ansi_styles_default.rgbToAnsi(...arguments_));
-      }
-      if (model === "hex") {
-        return getModelAnsi("rgb", level, type, ...ansi_styles_default.hexToRgb(...arguments_));
-      }
-      return ansi_styles_default[type][model](...arguments_);
-    };
-    usedModels = ["rgb", "hex", "ansi256"];
-    for (const model of usedModels) {
-      styles2[model] = {
-        get() {
-          const { level } = this;
-          return function(...arguments_) {
-            const styler = createStyler(getModelAnsi(model, levelMapping[level], "color", ...arguments_), ansi_styles_default.color.close, this[STYLER]);
-            return createBuilder(this, styler, this[IS_EMPTY]);
-          };
-        }
-      };
-      const bgModel = "bg" + model[0].toUpperCase() + model.slice(1);
-      styles2[bgModel] = {
-        get() {
-          const { level } = this;
-          return function(...arguments_) {
-            const styler = createStyler(getModelAnsi(model, levelMapping[level], "bgColor", ...arguments_), ansi_styles_default.bgColor.close, this[STYLER]);
-            return createBuilder(this, styler, this[IS_EMPTY]);
-          };
-        }
-      };
-    }
-    proto = Object.defineProperties(() => {
-    }, {
-      ...styles2,
-      level: {
-        enumerable: true,
-        get() {
-          return this[GENERATOR].level;
-        },
-        set(level) {
-          this[GENERATOR].level = level;
-        }
-      }
-    });
-    createStyler = (open, close, parent) => {
-      let openAll;
-      let closeAll;
-      if (parent === void 0) {
-        openAll = open;
-        closeAll = close;
-      } else {
-        openAll = parent.openAll + open;
-        closeAll = close + parent.closeAll;
-      }
-      return {
-        open,
-        close,
-        openAll,
-        closeAll,
-        parent
-      };
-    };
-    createBuilder = (self, _styler, _isEmpty) => {
-      const builder = (...arguments_) => applyStyle(builder, arguments_.length === 1 ? "" + arguments_[0] : arguments_.join(" "));
-      Object.setPrototypeOf(builder, proto);
-      builder[GENERATOR] = self;
-      builder[STYLER] = _styler;
-      builder[IS_EMPTY] = _isEmpty;
-      return builder;
-    };
-    applyStyle = (self, string) => {
-      if (self.level <= 0 || !string) {
-        return self[IS_EMPTY] ? "" : string;
-      }
-      let styler = self[STYLER];
-      if (styler === void 0) {
-        return string;
-      }
-      const { openAll, closeAll } = styler;
-      if (string.includes("\x1B")) {
-        while (styler !== void 0) {
-          string = stringReplaceAll(string, styler.close, styler.open);
-          styler = styler.parent;
-        }
-      }
-      const lfIndex = string.indexOf("\n");
-      if (lfIndex !== -1) {
-        string = stringEncaseCRLFWithFirstIndex(string, closeAll, openAll, lfIndex);
-      }
-      return openAll + string + closeAll;
-    };
-    Object.defineProperties(createChalk.prototype, styles2);
-    chalk = createChalk();
-    chalkStderr = createChalk({ level: stderrColor ? stderrColor.level : 0 });
-    source_default = chalk;
-  }
-});
-
-// src/report/plain.ts
-var plain_exports = {};
-__export(plain_exports, {
-  PlainReporter: () => PlainReporter,
-  SYMBOLS: () => SYMBOLS,
-  paint: () => paint
-});
-function paint(chalk2, line) {
-  const colours = {
-    ok: chalk2.green,
-    fail: chalk2.red,
-    warn: chalk2.yellow,
-    info: (text2) => text2,
-    undo: chalk2.cyan,
-    alarm: (text2) => chalk2.bold.red(text2)
-  };
-  const head = `${colours[line.tone](SYMBOLS[line.tone])} ${line.tone === "alarm" ? chalk2.bold.red(line.text) : line.text}`;
-  const details = (line.details ?? []).map((detail) => `    ${chalk2.dim(detail)}`);
-  return [head, ...details].join("\n");
-}
-var SYMBOLS, PlainReporter;
-var init_plain = __esm({
-  "src/report/plain.ts"() {
-    "use strict";
-    init_source2();
-    init_format();
-    SYMBOLS = { ok: "\u2714", fail: "\u2716", warn: "\u26A0", info: "\u2022", undo: "\u21A9", alarm: "\u203C" };
-    PlainReporter = class {
-      constructor(stream, colour) {
-        this.stream = stream;
-        this.chalk = new Chalk({ level: colour ? 1 : 0 });
-      }
-      stream;
-      chalk;
-      emit(event) {
-        this.stream.write(`${paint(this.chalk, formatEvent(event))}
-`);
-      }
-      close() {
-      }
-    };
-  }
-});
-
-// src/report/ci/github.ts
-var github_exports = {};
-__export(github_exports, {
-  GithubActionsReporter: () => GithubActionsReporter,
-  appendSummary: () => appendSummary,
-  escapeData: () => escapeData,
-  escapeProperty: () => escapeProperty,
-  failureSummary: () => failureSummary
-});
-import { appendFileSync as appendFileSync2 } from "node:fs";
-function subjectOf(event) {
-  if ("workload" in event) return event.workload;
-  if ("object" in event) return event.object;
-  return void 0;
-}
-function withoutSubject(text2, ref) {
-  const prefix2 = `${describeObject(ref)}: `;
-  return text2.startsWith(prefix2) ? text2.slice(prefix2.length) : text2;
-}
-function cell(line) {
-  const details = (line.details ?? []).filter(
-    (detail) => line.tone === "undo" || line.tone === "alarm" || line.tone === "warn" || detail.startsWith("next: ")
-  ).map((detail) => `<br><code>${escapeCell(detail)}</code>`).join("");
-  return `${SYMBOLS[line.tone]} ${escapeCell(line.text)}${details}`;
-}
-function failureSummary(message, exitCode, messages) {
-  return [
-    `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`,
-    "",
-    ...messages.length > 0 ? [
-      `<details><summary>kguard log (${messages.length} lines)</summary>`,
-      "",
-      `<pre>${escapeHtml(messages.join("\n"))}</pre>`,
-      "</details>",
-      ""
-    ] : []
-  ].join("\n");
-}
-function appendSummary(summaryPath, markdown, stream, append = appendFileSync2) {
-  try {
-    append(summaryPath, markdown);
-  } catch (error2) {
-    const why = error2 instanceof Error ? error2.message : String(error2);
-    stream.write(
-      `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}
-`
-    );
-  }
-}
-function escapeData(text2) {
-  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-function escapeProperty(text2) {
-  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-function escapeHtml(text2) {
-  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-function escapeCell(text2) {
-  return escapeHtml(text2).replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-var CHANGE_WORDS, GithubActionsReporter, CHECK_KINDS, RESTORE_KINDS;
-var init_github = __esm({
-  "src/report/ci/github.ts"() {
-    "use strict";
-    init_compare();
-    init_model();
-    init_format();
-    init_plain();
-    CHANGE_WORDS = {
-      created: "created",
-      configured: "changed",
-      unchanged: "unchanged",
-      recreated: "deleted and created again",
-      deleted: "pruned",
-      absent: "absent"
-    };
-    GithubActionsReporter = class {
-      constructor(inner, stream, summaryPath, append = appendFileSync2, locate = () => void 0) {
-        this.inner = inner;
-        this.stream = stream;
-        this.summaryPath = summaryPath;
-        this.append = append;
-        this.locate = locate;
-      }
-      inner;
-      stream;
-      summaryPath;
-      append;
-      locate;
-      log = [];
-      rows = /* @__PURE__ */ new Map();
-      verdict;
-      preview = false;
-      /** The checks (--verify, --verify-job) and the bake (--bake), one line each. */
-      checks = [];
-      emit(event) {
-        this.inner.emit(event);
-        const line = formatEvent(event);
-        if (event.kind !== "progress" && event.kind !== "kubectl") this.log.push(line);
-        this.remember(event, line);
-        if (line.tone === "fail" || line.tone === "alarm") {
-          const body = [line.text, ...line.details ?? []].join("\n");
-          this.stream.write(`::error ${this.properties(subjectOf(event))}::${escapeData(body)}
-`);
-        }
-      }
-      /** The summary is written only for a run that finished; one that stopped early is summarised by report/format/failure.ts. */
-      close() {
-        this.inner.close();
-        if (!this.summaryPath || !this.verdict) return;
-        appendSummary(this.summaryPath, this.summary(), this.stream, this.append);
-      }
-      remember(event, line) {
-        if (event.kind === "finished") this.verdict = line;
-        if (CHECK_KINDS.has(event.kind)) {
-          this.checks.push(line);
-          return;
-        }
-        if (event.kind === "changes" || event.kind === "preview") {
-          this.preview = event.kind === "preview";
-          for (const object of event.objects) {
-            const fields = object.changedFields.length > 0 ? `: ${summarizePaths(object.changedFields)}` : "";
-            this.rows.set(objectKey(object.ref), {
-              ref: object.ref,
-              change: `${CHANGE_WORDS[object.change]}${fields}`,
-              restore: []
-            });
-          }
-          return;
-        }
-        const subject = subjectOf(event);
-        const row = subject && this.rows.get(objectKey(subject));
-        if (!row || event.kind === "pod-problem" || event.kind === "progress" || event.kind === "lock-wait" || event.kind === "diff")
-          return;
-        const own = { ...line, text: withoutSubject(line.text, row.ref) };
-        if (RESTORE_KINDS.has(event.kind)) row.restore.push(own);
-        else row.verdict = own;
-      }
-      summary() {
-        const verdict = this.verdict;
-        const rows = [...this.rows.values()].map((row) => {
-          const verdictCell = row.verdict ? cell(row.verdict) : row.change.startsWith("unchanged") ? "unchanged, not watched" : this.preview ? "" : "applied";
-          const restoreCell = row.restore.map(cell).join("<br>");
-          return `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`;
-        });
-        const table = rows.length === 0 ? [] : ["| object | change | verdict | restore |", "|---|---|---|---|", ...rows, ""];
-        const checks = this.checks.length === 0 ? [] : ["**Checks**", "", ...this.checks.map((check) => `- ${cell(check)}`), ""];
-        const logText = this.log.map(
-          (line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join("\n")
-        ).join("\n");
-        return [
-          `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
-          "",
-          ...table,
-          ...checks,
-          `<details><summary>kguard log (${this.log.length} lines)</summary>`,
-          "",
-          `<pre>${escapeHtml(logText)}</pre>`,
-          "</details>",
-          ""
-        ].join("\n");
-      }
-      properties(subject) {
-        const location = subject ? this.locate(subject) : void 0;
-        if (!location) return "title=kguard";
-        return `file=${escapeProperty(location.file)},line=${location.line},title=${escapeProperty(`kguard: ${describeObject(subject)}`)}`;
-      }
-    };
-    CHECK_KINDS = /* @__PURE__ */ new Set([
-      "verify-passed",
-      "verify-failed",
-      "verify-job-cleanup",
-      "baked",
-      "bake-failed"
-    ]);
-    RESTORE_KINDS = /* @__PURE__ */ new Set([
-      "restored",
-      "restore-kept",
-      "restore-failed",
-      "rolled-back",
-      "rollback-unhealthy"
-    ]);
-  }
-});
-
-// src/report/format/failure.ts
-function failureReport(failure) {
-  return {
-    reportVersion: REPORT_VERSION,
-    outcome: failure.outcome,
-    exitCode: failure.exitCode,
-    error: failure.message,
-    messages: [...failure.messages ?? []]
-  };
-}
-async function reportFailure(failure, outputs) {
-  if (!failure.printed) outputs.stderr.write(`kguard: ${failure.message} (exit ${failure.exitCode})
-`);
-  if (outputs.githubActions) {
-    const { appendSummary: appendSummary2, escapeData: escapeData2, escapeProperty: escapeProperty2, failureSummary: failureSummary2 } = await Promise.resolve().then(() => (init_github(), github_exports));
-    const located = await outputs.locateYamlErrors?.(failure.message) ?? [];
-    for (const { file, line, message } of located) {
-      outputs.stderr.write(
-        `::error file=${escapeProperty2(file)},line=${line},title=kguard%3A YAML error::${escapeData2(`${file} line ${line}: ${message}. kubectl cannot read it; nothing was applied (exit ${failure.exitCode})`)}
-`
-      );
-    }
-    if (located.length === 0)
-      outputs.stderr.write(`::error title=kguard::${escapeData2(`${failure.message} (exit ${failure.exitCode})`)}
-`);
-    if (outputs.summaryPath)
-      appendSummary2(
-        outputs.summaryPath,
-        failureSummary2(failure.message, failure.exitCode, failure.messages ?? []),
-        outputs.stderr
-      );
-  }
-  if (outputs.json) outputs.stdout.write(`${JSON.stringify(failureReport(failure), null, 2)}
-`);
-}
-var init_failure = __esm({
-  "src/report/format/failure.ts"() {
-    "use strict";
-    init_json();
   }
 });
 
@@ -15408,12 +4282,12 @@ function redactSafely(text2, redactor) {
 function sanitizeDeep(value, redactor) {
   if (typeof value === "string") return sanitizeText(value, redactor);
   if (Array.isArray(value)) return value.map((item) => sanitizeDeep(item, redactor));
-  if (value !== null && typeof value === "object" && isPlainObject2(value)) {
+  if (value !== null && typeof value === "object" && isPlainObject(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, sanitizeDeep(item, redactor)]));
   }
   return value;
 }
-function isPlainObject2(value) {
+function isPlainObject(value) {
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
@@ -15431,7 +4305,7 @@ var init_sanitize = __esm({
 import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import path6 from "node:path";
+import path from "node:path";
 async function readStdin() {
   if (process.stdin.isTTY) {
     throw new InputError(
@@ -15449,7 +4323,7 @@ async function manifestTexts(paths, recursive) {
     if (!info2) return;
     if (info2.isDirectory()) {
       if (!top && !recursive) return;
-      for (const entry of await readdir(file).catch(() => [])) await visit(path6.join(file, entry), false);
+      for (const entry of await readdir(file).catch(() => [])) await visit(path.join(file, entry), false);
       return;
     }
     if (top || /\.(json|ya?ml)$/i.test(file)) texts.push(await readFile(file, "utf8").catch(() => ""));
@@ -15463,12 +4337,12 @@ function missingKubeconfig(connectionArgs, env2, exists = existsSync, home = hom
     return exists(flag) ? void 0 : `the kubeconfig file ${flag} (--kubeconfig) does not exist. Check the path; nothing was applied.`;
   }
   if (connectionArgs.some((arg) => /^(--server|-s)=/.test(arg)) || env2.KUBERNETES_SERVICE_HOST) return void 0;
-  const listed = (env2.KUBECONFIG ?? "").split(path6.delimiter).filter((file) => file !== "");
+  const listed = (env2.KUBECONFIG ?? "").split(path.delimiter).filter((file) => file !== "");
   if (listed.length > 0) {
     if (listed.some(exists)) return void 0;
     return `KUBECONFIG names ${listed.join(", ")}, and no such file exists, so kubectl has no cluster to talk to. Fix KUBECONFIG or pass --kubeconfig; nothing was applied.`;
   }
-  const defaultFile = path6.join(home, ".kube", "config");
+  const defaultFile = path.join(home, ".kube", "config");
   if (exists(defaultFile)) return void 0;
   return `no kubeconfig: ${defaultFile} does not exist and KUBECONFIG is not set, so kubectl has no cluster to talk to. Pass --kubeconfig or set KUBECONFIG; nothing was applied.`;
 }
@@ -15482,7 +4356,7 @@ function canAnimate(stream, env2) {
   return Boolean(stream.isTTY) && !env2.CI && typeof stream.columns === "number" && stream.columns > 0;
 }
 function programName(launcher) {
-  const name = launcher === void 0 ? "" : path6.basename(launcher);
+  const name = launcher === void 0 ? "" : path.basename(launcher);
   return name === PLUGIN_BINARY || name === PLUGIN_COMPLETION ? `kubectl ${PLUGIN_NAME}` : "kguard";
 }
 var PLUGIN_NAME, PLUGIN_BINARY, PLUGIN_COMPLETION;
@@ -15496,28 +4370,9 @@ var init_environment = __esm({
   }
 });
 
-// src/cli/interrupt.ts
-function secondSignalMessage(signal, notRestored, exitCode, runId) {
-  const what = notRestored.length > 0 ? `the restore was NOT finished; these objects may still be as the apply left them:
-${notRestored.map((name) => `  ${name}`).join("\n")}` : "the restore was NOT finished.";
-  const finish2 = runId && notRestored.length > 0 ? `
-Finish it with: kguard rollback ${runId}` : "";
-  return `${signal} again: exiting at once (exit ${exitCode}); ${what}${finish2}`;
-}
-function signalMeaning(before, signal) {
-  if (before.length === 0) return "cancel";
-  if (before.length === 1 && before[0] === "SIGINT" && signal === "SIGTERM") return "same-cancellation";
-  return "exit-now";
-}
-var init_interrupt = __esm({
-  "src/cli/interrupt.ts"() {
-    "use strict";
-  }
-});
-
 // src/model/options.ts
 var DEFAULTS;
-var init_options2 = __esm({
+var init_options = __esm({
   "src/model/options.ts"() {
     "use strict";
     DEFAULTS = {
@@ -15669,12 +4524,48 @@ function resolveVerification(input) {
     verifyIntervalMs
   };
 }
-var init_options3 = __esm({
+var init_options2 = __esm({
   "src/api/options.ts"() {
     "use strict";
     init_errors();
     init_passthrough();
-    init_options2();
+    init_options();
+  }
+});
+
+// src/duration.ts
+function parseDuration(text2, what) {
+  const ms = durationMs(text2.trim());
+  if (ms === void 0)
+    throw new InputError(`${what} ${JSON.stringify(text2)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
+  if (ms > MAX_DURATION_MS) {
+    throw new InputError(
+      `${what} ${text2} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`
+    );
+  }
+  return ms;
+}
+function durationMs(text2) {
+  if (/^\d+(\.\d+)?$/.test(text2)) return Number(text2) * 1e3;
+  const parts = [...text2.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text2) return void 0;
+  return parts.reduce((total, part) => total + Number(part[1]) * (UNITS[part[2]] ?? 0), 0);
+}
+function formatDuration(ms) {
+  if (ms % 1e3 !== 0) return `${ms}ms`;
+  const hours = Math.floor(ms / 36e5);
+  const minutes = Math.floor(ms % 36e5 / 6e4);
+  const seconds4 = ms % 6e4 / 1e3;
+  const text2 = `${hours ? `${hours}h` : ""}${minutes ? `${minutes}m` : ""}${seconds4 ? `${seconds4}s` : ""}`;
+  return text2 || "0s";
+}
+var UNITS, MAX_DURATION_MS;
+var init_duration = __esm({
+  "src/duration.ts"() {
+    "use strict";
+    init_errors();
+    UNITS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
+    MAX_DURATION_MS = 2 ** 31 - 1;
   }
 });
 
@@ -30712,7 +19603,7 @@ var init_fleet_file = __esm({
     "use strict";
     import__ = __toESM(require__(), 1);
     import_yaml = __toESM(require_dist(), 1);
-    init_duration2();
+    init_duration();
     init_errors();
     init_fleet_schema();
   }
@@ -31022,15 +19913,343 @@ function toFleetPlan(raw) {
   if (raw.fleet !== void 0) return { ...parseFleetFile(raw.fleetText ?? "", raw.fleet), rollback };
   return { waves: planWaves(fleetWaves((raw.contexts ?? "").split(","), raw.canary)), rollback };
 }
-var init_options4 = __esm({
+var init_options3 = __esm({
   "src/cli/options.ts"() {
     "use strict";
     init_errors();
-    init_options3();
-    init_duration2();
+    init_options2();
+    init_duration();
     init_fleet();
     init_fleet_file();
     init_health_rules_file();
+  }
+});
+
+// src/kubectl/output/diagnose.ts
+function diagnoseKubectlFailure(result) {
+  if (result.spawnError) {
+    return {
+      kind: "missing-binary",
+      detail: `kubectl could not be started (${result.spawnError})`,
+      nextStep: "install kubectl and put it on PATH, or point KGUARD_KUBECTL at it"
+    };
+  }
+  if (result.timedOut) {
+    return {
+      kind: "timeout",
+      detail: "kubectl did not answer in time and was killed",
+      nextStep: "the API server is slow or unreachable; check it with kubectl cluster-info and retry"
+    };
+  }
+  const stderr = result.stderr.trim();
+  for (const candidate of FAILURE_PATTERNS) {
+    const match = candidate.pattern.exec(stderr);
+    if (!match) continue;
+    return {
+      kind: candidate.kind,
+      detail: candidate.detail?.(stderr) ?? tellingLine(stderr),
+      nextStep: typeof candidate.nextStep === "string" ? candidate.nextStep : candidate.nextStep(match)
+    };
+  }
+  const said2 = tellingLine(stderr);
+  return {
+    kind: "other",
+    detail: said2 || `kubectl exited with code ${result.exitCode} and printed nothing`,
+    // Quote, don't point: the kubectl error is not printed anywhere but in this message.
+    nextStep: said2 ? "fix what kubectl names in its error (quoted above in this message)" : "run the same kubectl command by hand to see what it does"
+  };
+}
+function tellingLine(stderr) {
+  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const plain = lines.filter((line) => !KLOG_PREFIX.test(line));
+  const chosen = plain.length > 0 ? plain : lines.map(withoutKlogHeader);
+  return chosen.slice(-3).join(" ").replace(/^error: /, "");
+}
+function withoutKlogHeader(line) {
+  const message = line.replace(KLOG_PREFIX, "");
+  const structured = /^"command failed" err="(.*)"$/.exec(message)?.[1];
+  return structured === void 0 ? message : structured.replace(/\\"/g, '"').replace(/\\\\/g, "\\");
+}
+function firstLine(stderr, pattern2) {
+  return (stderr.split("\n").find((line) => pattern2.test(line)) ?? tellingLine(stderr)).replace(/^error: /, "").trim();
+}
+var FAILURE_PATTERNS, KLOG_PREFIX;
+var init_diagnose = __esm({
+  "src/kubectl/output/diagnose.ts"() {
+    "use strict";
+    FAILURE_PATTERNS = [
+      {
+        kind: "unreachable",
+        pattern: /connection refused|was refused|no such host|Unable to connect to the server|i\/o timeout|connection reset|dial tcp|EOF$/m,
+        nextStep: "check that the cluster is up and that --context/--kubeconfig point at it (kubectl cluster-info)"
+      },
+      {
+        kind: "unauthorized",
+        pattern: /Unauthorized|You must be logged in to the server|provide credentials/,
+        nextStep: "refresh your cluster credentials (kubectl auth whoami) and run kguard again"
+      },
+      {
+        kind: "forbidden",
+        pattern: /\(Forbidden\)|is forbidden: User/,
+        nextStep: "ask for RBAC rights to get, patch and apply these objects (kubectl auth can-i patch deployments -n NAMESPACE)"
+      },
+      {
+        // The API server failed to answer, not refused the request: 500, 503, 504, 429 Status
+        // reasons as kubectl prints them (apimachinery StatusReason).
+        kind: "server-error",
+        pattern: /\((InternalError|ServiceUnavailable|ServerTimeout|Timeout|TooManyRequests)\)|the server is currently unable to handle the request/,
+        nextStep: "the API server is failing or overloaded (kubectl get --raw /readyz); run kguard again when it answers"
+      },
+      {
+        // kubectl --kubeconfig=PATH with no such file: client-go's loader stats it first.
+        kind: "no-context",
+        pattern: /^(?:error: )?stat (.+): no such file or directory$/m,
+        nextStep: (match) => `the kubeconfig file ${match[1]} does not exist: check the --kubeconfig path or KUBECONFIG`
+      },
+      {
+        // `context "x" does not exist` (kubectl config), `context was not found for specified context: x` (client-go).
+        kind: "no-context",
+        pattern: /context "([^"]+)" does not exist|context was not found for specified context: (\S+)/,
+        nextStep: (match) => `the kubeconfig has no context named ${match[1] ?? match[2]}: list them with kubectl config get-contexts and pass one with --context`
+      },
+      {
+        kind: "no-context",
+        pattern: /current-context must exist|no configuration has been provided|invalid configuration/,
+        nextStep: "pick a context with --context or set one with kubectl config use-context"
+      },
+      {
+        // The RESTMapper knows no such kind: its CustomResourceDefinition is not installed, or the
+        // apiVersion/kind is misspelt (kubectl builder: `resource mapping not found for name: "x"
+        // namespace: "" from "file": no matches for kind "K" in version "G/V"`, then
+        // `ensure CRDs are installed first`).
+        kind: "unknown-kind",
+        pattern: /no matches for kind "([^"]+)" in version "([^"]+)"/,
+        nextStep: (match) => `install the CustomResourceDefinition that defines ${match[1]} (${match[2]}) before applying objects of that kind (kubectl get crd), or fix apiVersion/kind`,
+        detail: (stderr) => {
+          const unknown = [
+            ...stderr.matchAll(
+              /resource mapping not found for name: "([^"]*)" namespace: "([^"]*)" from "([^"]*)": no matches for kind "([^"]+)" in version "([^"]+)"/g
+            )
+          ];
+          if (unknown.length === 0) return firstLine(stderr, /no matches for kind/);
+          return unknown.map(
+            ([, name, , file, kind, version]) => `the cluster does not know kind ${kind} in version ${version} (${file}${name ? `, ${kind} "${name}"` : ""})`
+          ).join("; ");
+        }
+      },
+      {
+        kind: "invalid",
+        pattern: /error validating|is invalid|strict decoding error|unknown field|error converting YAML|error parsing|cannot unmarshal|\(BadRequest\)|\(Invalid\)/,
+        nextStep: "fix the manifest"
+      },
+      {
+        // Objects for a namespace that does not exist (NamespaceLifecycle admission, or the REST
+        // storage: `namespaces "x" not found`).
+        kind: "not-found",
+        pattern: /namespaces "([^"]+)" not found/,
+        nextStep: (match) => `create the namespace ${match[1]} first (kubectl create namespace ${match[1]}), or add a Namespace object to the manifests`
+      },
+      {
+        kind: "not-found",
+        pattern: /\(NotFound\)|not found/,
+        nextStep: "check the object names and namespace"
+      },
+      {
+        kind: "timeout",
+        pattern: /timed out|Timeout exceeded|context deadline exceeded/,
+        nextStep: "the API server is slow or overloaded: check it with kubectl get --raw /readyz, and retry (--timeout gives the whole apply longer)"
+      }
+    ];
+    KLOG_PREFIX = /^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?\s+\d+ [^\s\]]+:\d+\] /;
+  }
+});
+
+// src/kubectl/transient.ts
+var transient_exports = {};
+__export(transient_exports, {
+  RETRY_DELAYS_MS: () => RETRY_DELAYS_MS,
+  isTransientFailure: () => isTransientFailure,
+  retryTransient: () => retryTransient
+});
+function isTransientFailure(result) {
+  if (result.exitCode === 0 || result.timedOut || result.spawnError) return false;
+  return TRANSIENT_PATTERNS.some((pattern2) => pattern2.test(result.stderr));
+}
+async function retryTransient(attempt, delaysMs, sleep, onRetry) {
+  let result = await attempt();
+  for (let index = 0; index < delaysMs.length && isTransientFailure(result); index += 1) {
+    onRetry?.(result, index + 1);
+    await sleep(delaysMs[index]);
+    result = await attempt();
+  }
+  return result;
+}
+var TRANSIENT_PATTERNS, RETRY_DELAYS_MS;
+var init_transient = __esm({
+  "src/kubectl/transient.ts"() {
+    "use strict";
+    TRANSIENT_PATTERNS = [
+      /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)/,
+      // 503 without a Status body; also kube-aggregator for an unavailable APIService.
+      /the server is currently unable to handle the request/,
+      // 429: "Too many requests, please try again later." (apiserver max-in-flight filter).
+      /too many requests/i,
+      /etcdserver: (request timed out|leader changed|too many requests)/,
+      // Transport: the connection dropped or never came (an API server restarting, a load balancer).
+      /connection reset by peer|connection refused|The connection to the server \S+ was refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/
+    ];
+    RETRY_DELAYS_MS = [500, 1e3, 2e3];
+  }
+});
+
+// src/kubectl/output/parse.ts
+function writeFailure(result, deadlineMs) {
+  const stderr = result.stderr;
+  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
+  return {
+    ok: false,
+    conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
+    notFound: /\(NotFound\)/.test(stderr),
+    message,
+    stderr
+  };
+}
+function logsResult(result) {
+  if (result.exitCode === 0) return { ok: true, text: result.stdout };
+  const said2 = result.stderr.split("\n").find((line) => line.trim() !== "") ?? "";
+  return {
+    ok: false,
+    error: result.timedOut ? "kubectl did not answer in time" : said2.replace(/^error: /, "").trim() || `kubectl exited ${result.exitCode}`
+  };
+}
+function selectorsOf(query) {
+  return {
+    ...query.labelSelector ? { labelSelector: query.labelSelector } : {},
+    ...query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}
+  };
+}
+function withQuery(path14, params) {
+  const query = new URLSearchParams(params).toString();
+  return query ? `${path14}?${query}` : path14;
+}
+function isRetryable(result) {
+  const kind = diagnoseKubectlFailure(result).kind;
+  return kind === "unreachable" || kind === "timeout" || isTransientFailure(result);
+}
+function requestTimeoutWithin(requestTimeout, deadlineMs) {
+  const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1e3 : void 0;
+  if (requestMs === void 0 || deadlineMs >= requestMs) return requestTimeout;
+  return `${Math.max(1, Math.floor(deadlineMs / 1e3))}s`;
+}
+function seconds(ms) {
+  return ms % 1e3 === 0 ? `${ms / 1e3}s` : `${(ms / 1e3).toFixed(1)}s`;
+}
+function parseApiResources(stdout) {
+  const resources = /* @__PURE__ */ new Map();
+  const [header, ...rows] = stdout.split("\n").filter((line) => line.trim() !== "");
+  if (!header) return resources;
+  const columns = ["APIVERSION", "NAMESPACED", "KIND"].map((name) => header.indexOf(name));
+  const [apiVersionAt, namespacedAt, kindAt] = columns;
+  for (const row of rows) {
+    const name = row.split(/\s+/)[0] ?? "";
+    const apiVersion = row.slice(apiVersionAt).split(/\s+/)[0] ?? "";
+    const namespaced = row.slice(namespacedAt).split(/\s+/)[0] === "true";
+    const kind = row.slice(kindAt).split(/\s+/)[0] ?? "";
+    const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+    resources.set(`${group}/${kind}`, { name, namespaced });
+  }
+  return resources;
+}
+function jsonDocuments(text2) {
+  const documents = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  let escaped = false;
+  for (let index = 0; index < text2.length; index += 1) {
+    const char = text2[index];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === "\\") escaped = true;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    else if (char === "{" || char === "[") {
+      if (depth === 0) start = index;
+      depth += 1;
+    } else if (char === "}" || char === "]") {
+      depth -= 1;
+      if (depth === 0 && start !== -1) {
+        documents.push(JSON.parse(text2.slice(start, index + 1)));
+        start = -1;
+      }
+    }
+  }
+  return documents;
+}
+function itemsOfValue(parsed) {
+  const list = parsed;
+  if (typeof parsed === "object" && parsed !== null && list.kind === "List" && Array.isArray(list.items))
+    return list.items;
+  return [parsed];
+}
+function itemsOf(stdout) {
+  const text2 = stdout.trim();
+  if (text2 === "") return [];
+  return itemsOfValue(JSON.parse(text2));
+}
+function shellQuote(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+function withFieldManager(path14) {
+  return `${path14}${path14.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
+}
+function kubectlFailure(what, result, deadline, applied2 = []) {
+  if (result.timedOut) {
+    const within = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
+    return new KubectlError(
+      `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
+      void 0,
+      result.stderr,
+      applied2
+    );
+  }
+  const diagnosis = diagnoseKubectlFailure(result);
+  return new KubectlError(
+    `kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
+    void 0,
+    result.stderr,
+    applied2
+  );
+}
+function listedItems(stdout) {
+  const list = JSON.parse(stdout);
+  const kind = (list.kind ?? "").replace(/List$/, "");
+  const items = (list.items ?? []).map((item) => ({
+    ...item,
+    apiVersion: item.apiVersion ?? list.apiVersion ?? "",
+    kind: item.kind ?? kind
+  }));
+  return { items, resourceVersion: list.metadata?.resourceVersion ?? "" };
+}
+function applyCommand(request) {
+  const args = ["apply"];
+  for (const filename of request.filenames) args.push("-f", filename);
+  if (request.recursive) args.push("-R");
+  if (request.namespace) args.push("-n", request.namespace);
+  args.push(...request.applyArgs);
+  return args;
+}
+var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
+var init_parse = __esm({
+  "src/kubectl/output/parse.ts"() {
+    "use strict";
+    init_errors();
+    init_diagnose();
+    init_transient();
+    DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
+    RESTORE_FIELD_MANAGER = "kguard-restore";
   }
 });
 
@@ -31174,11 +20393,11 @@ var init_kubectl_options = __esm({
 });
 
 // src/version.ts
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync } from "node:fs";
 function kguardVersion() {
   if (true) return "0.1.0";
   try {
-    const manifest = JSON.parse(readFileSync3(new URL("../../package.json", import.meta.url), "utf8"));
+    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
     return typeof manifest.version === "string" ? manifest.version : "unknown";
   } catch {
     return "unknown";
@@ -31216,17 +20435,17 @@ function applyHelp(program2) {
     ...examples.flatMap(([what, command]) => [`  # ${what}`, `  ${command}`]),
     "",
     "Exit codes:",
-    ...EXIT_CODES2.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),
+    ...EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),
     "",
     "Environment:",
     ...ENVIRONMENT.map(([name, meaning]) => `  ${name.padEnd(22)}${meaning}`)
   ].join("\n");
 }
-var EXIT_CODES2, ENVIRONMENT;
+var EXIT_CODES, ENVIRONMENT;
 var init_help = __esm({
   "src/cli/help.ts"() {
     "use strict";
-    EXIT_CODES2 = [
+    EXIT_CODES = [
       [0, "healthy: every changed workload rolled out (or nothing changed, or a preview without --diff changes)"],
       [1, "bad input or usage (nothing applied); with --diff: the apply would change something, as kubectl diff"],
       [2, "kubectl or the cluster failed before the apply, or refused it (nothing applied)"],
@@ -31463,8 +20682,8 @@ var init_program = __esm({
     "use strict";
     init_esm();
     init_errors();
-    init_duration2();
-    init_options2();
+    init_duration();
+    init_options();
     init_version();
     init_help();
     init_kubectl_options();
@@ -31558,7 +20777,7 @@ function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) 
     errors: count2((test) => test.error),
     skipped: count2((test) => test.skipped !== void 0)
   };
-  const time = seconds3(totalMs);
+  const time = seconds2(totalMs);
   const lines = [
     `  <testsuite name="${attribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
     "    <properties>",
@@ -31574,7 +20793,7 @@ function document(suites) {
   const sum = (pick) => suites.reduce((total, suite) => total + pick(suite), 0);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds3(sum((suite) => suite.totalMs))}">`,
+    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds2(sum((suite) => suite.totalMs))}">`,
     ...suites.flatMap((suite) => suite.lines),
     "</testsuites>",
     ""
@@ -31698,7 +20917,7 @@ function diagnosisText(object, location) {
 }
 function testCaseXml(test) {
   const where2 = test.location ? ` file="${attribute(test.location.file)}" line="${test.location.line}"` : "";
-  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds3(test.seconds * 1e3)}"${where2}`;
+  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds2(test.seconds * 1e3)}"${where2}`;
   const children = [
     ...test.skipped !== void 0 ? [`      <skipped>${text(test.skipped)}</skipped>`] : [],
     ...test.error ? [
@@ -31711,7 +20930,7 @@ function testCaseXml(test) {
   ];
   return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, "    </testcase>"].join("\n");
 }
-function seconds3(ms) {
+function seconds2(ms) {
   return (ms / 1e3).toFixed(3);
 }
 function text(value) {
@@ -31743,8 +20962,8 @@ __export(locate_exports, {
   manifestLocator: () => manifestLocator,
   objectsWritten: () => objectsWritten
 });
-import { readdirSync, readFileSync as readFileSync4, statSync as statSync2 } from "node:fs";
-import path7 from "node:path";
+import { readdirSync, readFileSync as readFileSync2, statSync } from "node:fs";
+import path2 from "node:path";
 function objectsWritten(text2) {
   const lineCounter = new import_yaml3.LineCounter();
   const found = [];
@@ -31752,9 +20971,9 @@ function objectsWritten(text2) {
     if (document2.errors.length > 0 || !document2.contents) continue;
     const start = document2.contents.range?.[0] ?? 0;
     const value = document2.toJS();
-    const items = isObject2(value) && value.kind === "List" && Array.isArray(value.items) ? value.items : [value];
+    const items = isObject(value) && value.kind === "List" && Array.isArray(value.items) ? value.items : [value];
     for (const item of items) {
-      if (!isObject2(item) || typeof item.kind !== "string" || !isObject2(item.metadata) || typeof item.metadata.name !== "string")
+      if (!isObject(item) || typeof item.kind !== "string" || !isObject(item.metadata) || typeof item.metadata.name !== "string")
         continue;
       const namespace = typeof item.metadata.namespace === "string" ? item.metadata.namespace : void 0;
       found.push({ kind: item.kind, name: item.metadata.name, namespace, line: lineCounter.linePos(start).line });
@@ -31769,12 +20988,12 @@ function manifestLocator(filenames, recursive, base) {
     for (const file of manifestFiles(filenames, recursive)) {
       let text2;
       try {
-        text2 = readFileSync4(file, "utf8");
+        text2 = readFileSync2(file, "utf8");
       } catch {
         continue;
       }
-      const shown2 = path7.relative(base, path7.resolve(file));
-      const display = shown2.startsWith("..") || path7.isAbsolute(shown2) ? path7.resolve(file) : shown2;
+      const shown2 = path2.relative(base, path2.resolve(file));
+      const display = shown2.startsWith("..") || path2.isAbsolute(shown2) ? path2.resolve(file) : shown2;
       for (const object of objectsWritten(text2)) entries2.push({ ...object, file: display });
     }
     return entries2;
@@ -31791,7 +21010,7 @@ function manifestFiles(filenames, recursive) {
   const visit = (file, top) => {
     let info2;
     try {
-      info2 = statSync2(file);
+      info2 = statSync(file);
     } catch {
       return;
     }
@@ -31803,7 +21022,7 @@ function manifestFiles(filenames, recursive) {
       } catch {
         return;
       }
-      for (const entry of entries2) visit(path7.join(file, entry), false);
+      for (const entry of entries2) visit(path2.join(file, entry), false);
       return;
     }
     if (top || /\.(json|ya?ml)$/.test(file)) files.push(file);
@@ -31811,7 +21030,7 @@ function manifestFiles(filenames, recursive) {
   for (const file of filenames) if (file !== "-" && !/^https?:\/\//i.test(file)) visit(file, true);
   return files;
 }
-function isObject2(value) {
+function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 var import_yaml3;
@@ -31823,7 +21042,7 @@ var init_locate = __esm({
 });
 
 // src/cli/ci-files.ts
-import { writeFileSync as writeFileSync2 } from "node:fs";
+import { writeFileSync } from "node:fs";
 function workspace() {
   return process.env.GITHUB_WORKSPACE || process.env.CI_PROJECT_DIR || process.cwd();
 }
@@ -31859,7 +21078,7 @@ function dotenvWhileRunning(session) {
 }
 function write(file, what, contents) {
   try {
-    writeFileSync2(file, contents());
+    writeFileSync(file, contents());
   } catch (error2) {
     const why = error2 instanceof Error ? error2.message : String(error2);
     process.stderr.write(`kguard: could not write the ${what} to ${file} (${why}); the exit code stands
@@ -31900,6 +21119,10944 @@ var init_input_files = __esm({
   "src/cli/input-files.ts"() {
     "use strict";
     init_errors();
+  }
+});
+
+// src/kubectl/process/reaper.ts
+import { spawn } from "node:child_process";
+function reapOnDeath(pgid) {
+  const stdin = reaperInput();
+  stdin?.write(`+${pgid}
+`);
+}
+function forgetGroup(pgid) {
+  if (reaper?.stdin?.writable) reaper.stdin.write(`-${pgid}
+`);
+}
+function reaperInput() {
+  if (unavailable) return void 0;
+  if (reaper?.stdin?.writable) return reaper.stdin;
+  try {
+    const started = spawn("/bin/sh", ["-c", REAPER_SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+    started.on("error", () => {
+      unavailable = true;
+    });
+    started.stdin?.on("error", () => void 0);
+    started.unref();
+    started.stdin?.unref?.();
+    reaper = started;
+    return started.stdin ?? void 0;
+  } catch {
+    unavailable = true;
+    return void 0;
+  }
+}
+var REAPER_SCRIPT, reaper, unavailable;
+var init_reaper = __esm({
+  "src/kubectl/process/reaper.ts"() {
+    "use strict";
+    REAPER_SCRIPT = [
+      "groups=' '",
+      "while IFS= read -r line; do",
+      '  case "$line" in',
+      '    +*) groups="$groups${line#+} " ;;',
+      "    -*) id=${line#-}",
+      '        case "$groups" in *" $id "*) groups="${groups%% $id *} ${groups#* $id }" ;; esac ;;',
+      "  esac",
+      "done",
+      'for id in $groups; do kill -s KILL -- "-$id" 2>/dev/null; done'
+    ].join("\n");
+    unavailable = process.platform === "win32";
+  }
+});
+
+// node_modules/is-plain-obj/index.js
+function isPlainObject2(value) {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
+}
+var init_is_plain_obj = __esm({
+  "node_modules/is-plain-obj/index.js"() {
+  }
+});
+
+// node_modules/execa/lib/arguments/file-url.js
+import { fileURLToPath } from "node:url";
+var safeNormalizeFileUrl, normalizeDenoExecPath, isDenoExecPath, normalizeFileUrl;
+var init_file_url = __esm({
+  "node_modules/execa/lib/arguments/file-url.js"() {
+    safeNormalizeFileUrl = (file, name) => {
+      const fileString = normalizeFileUrl(normalizeDenoExecPath(file));
+      if (typeof fileString !== "string") {
+        throw new TypeError(`${name} must be a string or a file URL: ${fileString}.`);
+      }
+      return fileString;
+    };
+    normalizeDenoExecPath = (file) => isDenoExecPath(file) ? file.toString() : file;
+    isDenoExecPath = (file) => typeof file !== "string" && file && Object.getPrototypeOf(file) === String.prototype;
+    normalizeFileUrl = (file) => file instanceof URL ? fileURLToPath(file) : file;
+  }
+});
+
+// node_modules/execa/lib/methods/parameters.js
+var normalizeParameters;
+var init_parameters = __esm({
+  "node_modules/execa/lib/methods/parameters.js"() {
+    init_is_plain_obj();
+    init_file_url();
+    normalizeParameters = (rawFile, rawArguments = [], rawOptions = {}) => {
+      const filePath = safeNormalizeFileUrl(rawFile, "First argument");
+      const [commandArguments, options] = isPlainObject2(rawArguments) ? [[], rawArguments] : [rawArguments, rawOptions];
+      if (!Array.isArray(commandArguments)) {
+        throw new TypeError(`Second argument must be either an array of arguments or an options object: ${commandArguments}`);
+      }
+      if (commandArguments.some((commandArgument) => typeof commandArgument === "object" && commandArgument !== null)) {
+        throw new TypeError(`Second argument must be an array of strings: ${commandArguments}`);
+      }
+      const normalizedArguments = commandArguments.map(String);
+      const nullByteArgument = normalizedArguments.find((normalizedArgument) => normalizedArgument.includes("\0"));
+      if (nullByteArgument !== void 0) {
+        throw new TypeError(`Arguments cannot contain null bytes ("\\0"): ${nullByteArgument}`);
+      }
+      if (!isPlainObject2(options)) {
+        throw new TypeError(`Last argument must be an options object: ${options}`);
+      }
+      return [filePath, normalizedArguments, options];
+    };
+  }
+});
+
+// node_modules/execa/lib/utils/uint-array.js
+import { StringDecoder } from "node:string_decoder";
+var objectToString, isArrayBuffer, isUint8Array, bufferToUint8Array, textEncoder, stringToUint8Array, textDecoder, uint8ArrayToString, joinToString, uint8ArraysToStrings, joinToUint8Array, stringsToUint8Arrays, concatUint8Arrays, getJoinLength;
+var init_uint_array = __esm({
+  "node_modules/execa/lib/utils/uint-array.js"() {
+    ({ toString: objectToString } = Object.prototype);
+    isArrayBuffer = (value) => objectToString.call(value) === "[object ArrayBuffer]";
+    isUint8Array = (value) => objectToString.call(value) === "[object Uint8Array]";
+    bufferToUint8Array = (buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    textEncoder = new TextEncoder();
+    stringToUint8Array = (string) => textEncoder.encode(string);
+    textDecoder = new TextDecoder();
+    uint8ArrayToString = (uint8Array) => textDecoder.decode(uint8Array);
+    joinToString = (uint8ArraysOrStrings, encoding) => {
+      const strings = uint8ArraysToStrings(uint8ArraysOrStrings, encoding);
+      return strings.join("");
+    };
+    uint8ArraysToStrings = (uint8ArraysOrStrings, encoding) => {
+      if (encoding === "utf8" && uint8ArraysOrStrings.every((uint8ArrayOrString) => typeof uint8ArrayOrString === "string")) {
+        return uint8ArraysOrStrings;
+      }
+      const decoder = new StringDecoder(encoding);
+      const strings = uint8ArraysOrStrings.map((uint8ArrayOrString) => typeof uint8ArrayOrString === "string" ? stringToUint8Array(uint8ArrayOrString) : uint8ArrayOrString).map((uint8Array) => decoder.write(uint8Array));
+      const finalString = decoder.end();
+      return finalString === "" ? strings : [...strings, finalString];
+    };
+    joinToUint8Array = (uint8ArraysOrStrings) => {
+      if (uint8ArraysOrStrings.length === 1 && isUint8Array(uint8ArraysOrStrings[0])) {
+        return uint8ArraysOrStrings[0];
+      }
+      return concatUint8Arrays(stringsToUint8Arrays(uint8ArraysOrStrings));
+    };
+    stringsToUint8Arrays = (uint8ArraysOrStrings) => uint8ArraysOrStrings.map((uint8ArrayOrString) => typeof uint8ArrayOrString === "string" ? stringToUint8Array(uint8ArrayOrString) : uint8ArrayOrString);
+    concatUint8Arrays = (uint8Arrays) => {
+      const result = new Uint8Array(getJoinLength(uint8Arrays));
+      let index = 0;
+      for (const uint8Array of uint8Arrays) {
+        result.set(uint8Array, index);
+        index += uint8Array.length;
+      }
+      return result;
+    };
+    getJoinLength = (uint8Arrays) => {
+      let joinLength = 0;
+      for (const uint8Array of uint8Arrays) {
+        joinLength += uint8Array.length;
+      }
+      return joinLength;
+    };
+  }
+});
+
+// node_modules/execa/lib/methods/template.js
+import { ChildProcess } from "node:child_process";
+var isTemplateString, parseTemplates, parseTemplate, splitByWhitespaces, DELIMITERS, ESCAPE_LENGTH, concatTokens, parseExpression, getSubprocessResult;
+var init_template = __esm({
+  "node_modules/execa/lib/methods/template.js"() {
+    init_is_plain_obj();
+    init_uint_array();
+    isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
+    parseTemplates = (templates, expressions) => {
+      let tokens = [];
+      for (const [index, template] of templates.entries()) {
+        tokens = parseTemplate({
+          templates,
+          expressions,
+          tokens,
+          index,
+          template
+        });
+      }
+      if (tokens.length === 0) {
+        throw new TypeError("Template script must not be empty");
+      }
+      const [file, ...commandArguments] = tokens;
+      return [file, commandArguments, {}];
+    };
+    parseTemplate = ({ templates, expressions, tokens, index, template }) => {
+      if (template === void 0) {
+        throw new TypeError(`Invalid backslash sequence: ${templates.raw[index]}`);
+      }
+      const { nextTokens, leadingWhitespaces, trailingWhitespaces } = splitByWhitespaces(template, templates.raw[index]);
+      const newTokens = concatTokens(tokens, nextTokens, leadingWhitespaces);
+      if (index === expressions.length) {
+        return newTokens;
+      }
+      const expression = expressions[index];
+      const expressionTokens = Array.isArray(expression) ? expression.map((expression2) => parseExpression(expression2)) : [parseExpression(expression)];
+      return concatTokens(newTokens, expressionTokens, trailingWhitespaces);
+    };
+    splitByWhitespaces = (template, rawTemplate) => {
+      if (rawTemplate.length === 0) {
+        return { nextTokens: [], leadingWhitespaces: false, trailingWhitespaces: false };
+      }
+      const nextTokens = [];
+      let templateStart = 0;
+      const leadingWhitespaces = DELIMITERS.has(rawTemplate[0]);
+      for (let templateIndex = 0, rawIndex = 0; templateIndex < template.length; templateIndex += 1, rawIndex += 1) {
+        const rawCharacter = rawTemplate[rawIndex];
+        if (DELIMITERS.has(rawCharacter)) {
+          if (templateStart !== templateIndex) {
+            nextTokens.push(template.slice(templateStart, templateIndex));
+          }
+          templateStart = templateIndex + 1;
+        } else if (rawCharacter === "\\") {
+          const nextRawCharacter = rawTemplate[rawIndex + 1];
+          if (nextRawCharacter === "\n") {
+            templateIndex -= 1;
+            rawIndex += 1;
+          } else if (nextRawCharacter === "u" && rawTemplate[rawIndex + 2] === "{") {
+            rawIndex = rawTemplate.indexOf("}", rawIndex + 3);
+          } else {
+            rawIndex += ESCAPE_LENGTH[nextRawCharacter] ?? 1;
+          }
+        }
+      }
+      const trailingWhitespaces = templateStart === template.length;
+      if (!trailingWhitespaces) {
+        nextTokens.push(template.slice(templateStart));
+      }
+      return { nextTokens, leadingWhitespaces, trailingWhitespaces };
+    };
+    DELIMITERS = /* @__PURE__ */ new Set([" ", "	", "\r", "\n"]);
+    ESCAPE_LENGTH = { x: 3, u: 5 };
+    concatTokens = (tokens, nextTokens, isSeparated) => isSeparated || tokens.length === 0 || nextTokens.length === 0 ? [...tokens, ...nextTokens] : [
+      ...tokens.slice(0, -1),
+      `${tokens.at(-1)}${nextTokens[0]}`,
+      ...nextTokens.slice(1)
+    ];
+    parseExpression = (expression) => {
+      const typeOfExpression = typeof expression;
+      if (typeOfExpression === "string") {
+        return expression;
+      }
+      if (typeOfExpression === "number") {
+        return String(expression);
+      }
+      if (isPlainObject2(expression) && ("stdout" in expression || "isMaxBuffer" in expression)) {
+        return getSubprocessResult(expression);
+      }
+      if (expression instanceof ChildProcess || Object.prototype.toString.call(expression) === "[object Promise]") {
+        throw new TypeError("Unexpected subprocess in template expression. Please use ${await subprocess} instead of ${subprocess}.");
+      }
+      throw new TypeError(`Unexpected "${typeOfExpression}" in template expression`);
+    };
+    getSubprocessResult = ({ stdout }) => {
+      if (typeof stdout === "string") {
+        return stdout;
+      }
+      if (isUint8Array(stdout)) {
+        return uint8ArrayToString(stdout);
+      }
+      if (stdout === void 0) {
+        throw new TypeError(`Missing result.stdout in template expression. This is probably due to the previous subprocess' "stdout" option.`);
+      }
+      throw new TypeError(`Unexpected "${typeof stdout}" stdout in template expression`);
+    };
+  }
+});
+
+// node_modules/execa/lib/utils/standard-stream.js
+import process2 from "node:process";
+var isStandardStream, STANDARD_STREAMS, STANDARD_STREAMS_ALIASES, getStreamName;
+var init_standard_stream = __esm({
+  "node_modules/execa/lib/utils/standard-stream.js"() {
+    isStandardStream = (stream) => STANDARD_STREAMS.includes(stream);
+    STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
+    STANDARD_STREAMS_ALIASES = ["stdin", "stdout", "stderr"];
+    getStreamName = (fdNumber) => STANDARD_STREAMS_ALIASES[fdNumber] ?? `stdio[${fdNumber}]`;
+  }
+});
+
+// node_modules/execa/lib/arguments/specific.js
+import { debuglog } from "node:util";
+var normalizeFdSpecificOptions, normalizeFdSpecificOption, getStdioLength, normalizeFdSpecificValue, normalizeOptionObject, compareFdName, getFdNameOrder, parseFdName, parseFd, FD_REGEXP, addDefaultValue, verboseDefault, DEFAULT_OPTIONS, FD_SPECIFIC_OPTIONS, getFdSpecificValue;
+var init_specific = __esm({
+  "node_modules/execa/lib/arguments/specific.js"() {
+    init_is_plain_obj();
+    init_standard_stream();
+    normalizeFdSpecificOptions = (options) => {
+      const optionsCopy = { ...options };
+      for (const optionName of FD_SPECIFIC_OPTIONS) {
+        optionsCopy[optionName] = normalizeFdSpecificOption(options, optionName);
+      }
+      return optionsCopy;
+    };
+    normalizeFdSpecificOption = (options, optionName) => {
+      const optionBaseArray = Array.from({ length: getStdioLength(options) + 1 });
+      const optionArray = normalizeFdSpecificValue(options[optionName], optionBaseArray, optionName);
+      return addDefaultValue(optionArray, optionName);
+    };
+    getStdioLength = ({ stdio }) => Array.isArray(stdio) ? Math.max(stdio.length, STANDARD_STREAMS_ALIASES.length) : STANDARD_STREAMS_ALIASES.length;
+    normalizeFdSpecificValue = (optionValue, optionArray, optionName) => isPlainObject2(optionValue) ? normalizeOptionObject(optionValue, optionArray, optionName) : optionArray.fill(optionValue);
+    normalizeOptionObject = (optionValue, optionArray, optionName) => {
+      for (const fdName of Object.keys(optionValue).sort(compareFdName)) {
+        for (const fdNumber of parseFdName(fdName, optionName, optionArray)) {
+          optionArray[fdNumber] = optionValue[fdName];
+        }
+      }
+      return optionArray;
+    };
+    compareFdName = (fdNameA, fdNameB) => getFdNameOrder(fdNameA) < getFdNameOrder(fdNameB) ? 1 : -1;
+    getFdNameOrder = (fdName) => {
+      if (fdName === "stdout" || fdName === "stderr") {
+        return 0;
+      }
+      return fdName === "all" ? 2 : 1;
+    };
+    parseFdName = (fdName, optionName, optionArray) => {
+      if (fdName === "ipc") {
+        return [optionArray.length - 1];
+      }
+      const fdNumber = parseFd(fdName);
+      if (fdNumber === void 0 || fdNumber === 0) {
+        throw new TypeError(`"${optionName}.${fdName}" is invalid.
+It must be "${optionName}.stdout", "${optionName}.stderr", "${optionName}.all", "${optionName}.ipc", or "${optionName}.fd3", "${optionName}.fd4" (and so on).`);
+      }
+      if (fdNumber >= optionArray.length) {
+        throw new TypeError(`"${optionName}.${fdName}" is invalid: that file descriptor does not exist.
+Please set the "stdio" option to ensure that file descriptor exists.`);
+      }
+      return fdNumber === "all" ? [1, 2] : [fdNumber];
+    };
+    parseFd = (fdName) => {
+      if (fdName === "all") {
+        return fdName;
+      }
+      if (STANDARD_STREAMS_ALIASES.includes(fdName)) {
+        return STANDARD_STREAMS_ALIASES.indexOf(fdName);
+      }
+      const regexpResult = FD_REGEXP.exec(fdName);
+      if (regexpResult !== null) {
+        return Number(regexpResult[1]);
+      }
+    };
+    FD_REGEXP = /^fd(\d+)$/;
+    addDefaultValue = (optionArray, optionName) => optionArray.map((optionValue) => optionValue === void 0 ? DEFAULT_OPTIONS[optionName] : optionValue);
+    verboseDefault = debuglog("execa").enabled ? "full" : "none";
+    DEFAULT_OPTIONS = {
+      lines: false,
+      buffer: true,
+      maxBuffer: 1e3 * 1e3 * 100,
+      verbose: verboseDefault,
+      stripFinalNewline: true
+    };
+    FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
+    getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
+  }
+});
+
+// node_modules/execa/lib/verbose/values.js
+var isVerbose, isFullVerbose, getVerboseFunction, getFdVerbose, getFdGenericVerbose, isVerboseFunction, VERBOSE_VALUES;
+var init_values = __esm({
+  "node_modules/execa/lib/verbose/values.js"() {
+    init_specific();
+    isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
+    isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
+    getVerboseFunction = ({ verbose }, fdNumber) => {
+      const fdVerbose = getFdVerbose(verbose, fdNumber);
+      return isVerboseFunction(fdVerbose) ? fdVerbose : void 0;
+    };
+    getFdVerbose = (verbose, fdNumber) => fdNumber === void 0 ? getFdGenericVerbose(verbose) : getFdSpecificValue(verbose, fdNumber);
+    getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunction(fdVerbose)) ?? VERBOSE_VALUES.findLast((fdVerbose) => verbose.includes(fdVerbose));
+    isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
+    VERBOSE_VALUES = ["none", "short", "full"];
+  }
+});
+
+// node_modules/execa/lib/arguments/escape.js
+import { platform } from "node:process";
+import { stripVTControlCharacters } from "node:util";
+var joinCommand, escapeLines, escapeControlCharacters, escapeControlCharacter, getSpecialCharRegExp, SPECIAL_CHAR_REGEXP, COMMON_ESCAPES, ASTRAL_START, quoteString, NO_ESCAPE_REGEXP;
+var init_escape = __esm({
+  "node_modules/execa/lib/arguments/escape.js"() {
+    joinCommand = (filePath, rawArguments) => {
+      const fileAndArguments = [filePath, ...rawArguments];
+      const command = fileAndArguments.join(" ");
+      const escapedCommand = fileAndArguments.map((fileAndArgument) => quoteString(escapeControlCharacters(fileAndArgument))).join(" ");
+      return { command, escapedCommand };
+    };
+    escapeLines = (lines) => stripVTControlCharacters(lines).split("\n").map((line) => escapeControlCharacters(line)).join("\n");
+    escapeControlCharacters = (line) => line.replaceAll(SPECIAL_CHAR_REGEXP, (character) => escapeControlCharacter(character));
+    escapeControlCharacter = (character) => {
+      const commonEscape = COMMON_ESCAPES[character];
+      if (commonEscape !== void 0) {
+        return commonEscape;
+      }
+      const codepoint = character.codePointAt(0);
+      const codepointHex = codepoint.toString(16);
+      return codepoint <= ASTRAL_START ? `\\u${codepointHex.padStart(4, "0")}` : `\\U${codepointHex}`;
+    };
+    getSpecialCharRegExp = () => {
+      try {
+        return new RegExp("\\p{Separator}|\\p{Other}", "gu");
+      } catch {
+        return /[\s\u0000-\u001F\u007F-\u009F\u00AD]/g;
+      }
+    };
+    SPECIAL_CHAR_REGEXP = getSpecialCharRegExp();
+    COMMON_ESCAPES = {
+      " ": " ",
+      "\b": "\\b",
+      "\f": "\\f",
+      "\n": "\\n",
+      "\r": "\\r",
+      "	": "\\t"
+    };
+    ASTRAL_START = 65535;
+    quoteString = (escapedArgument) => {
+      if (NO_ESCAPE_REGEXP.test(escapedArgument)) {
+        return escapedArgument;
+      }
+      return platform === "win32" ? `"${escapedArgument.replaceAll('"', '""')}"` : `'${escapedArgument.replaceAll("'", "'\\''")}'`;
+    };
+    NO_ESCAPE_REGEXP = /^[\w./-]+$/;
+  }
+});
+
+// node_modules/is-unicode-supported/index.js
+import process3 from "node:process";
+function isUnicodeSupported() {
+  const { env: env2 } = process3;
+  const { TERM, TERM_PROGRAM } = env2;
+  if (process3.platform !== "win32") {
+    return TERM !== "linux";
+  }
+  return Boolean(env2.WT_SESSION) || Boolean(env2.TERMINUS_SUBLIME) || env2.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env2.TERMINAL_EMULATOR === "JetBrains-JediTerm";
+}
+var init_is_unicode_supported = __esm({
+  "node_modules/is-unicode-supported/index.js"() {
+  }
+});
+
+// node_modules/figures/index.js
+var common, specialMainSymbols, specialFallbackSymbols, mainSymbols, fallbackSymbols, shouldUseMain, figures, figures_default, replacements;
+var init_figures = __esm({
+  "node_modules/figures/index.js"() {
+    init_is_unicode_supported();
+    common = {
+      circleQuestionMark: "(?)",
+      questionMarkPrefix: "(?)",
+      square: "\u2588",
+      squareDarkShade: "\u2593",
+      squareMediumShade: "\u2592",
+      squareLightShade: "\u2591",
+      squareTop: "\u2580",
+      squareBottom: "\u2584",
+      squareLeft: "\u258C",
+      squareRight: "\u2590",
+      squareCenter: "\u25A0",
+      bullet: "\u25CF",
+      dot: "\u2024",
+      ellipsis: "\u2026",
+      pointerSmall: "\u203A",
+      triangleUp: "\u25B2",
+      triangleUpSmall: "\u25B4",
+      triangleDown: "\u25BC",
+      triangleDownSmall: "\u25BE",
+      triangleLeftSmall: "\u25C2",
+      triangleRightSmall: "\u25B8",
+      home: "\u2302",
+      heart: "\u2665",
+      musicNote: "\u266A",
+      musicNoteBeamed: "\u266B",
+      arrowUp: "\u2191",
+      arrowDown: "\u2193",
+      arrowLeft: "\u2190",
+      arrowRight: "\u2192",
+      arrowLeftRight: "\u2194",
+      arrowUpDown: "\u2195",
+      almostEqual: "\u2248",
+      notEqual: "\u2260",
+      lessOrEqual: "\u2264",
+      greaterOrEqual: "\u2265",
+      identical: "\u2261",
+      infinity: "\u221E",
+      subscriptZero: "\u2080",
+      subscriptOne: "\u2081",
+      subscriptTwo: "\u2082",
+      subscriptThree: "\u2083",
+      subscriptFour: "\u2084",
+      subscriptFive: "\u2085",
+      subscriptSix: "\u2086",
+      subscriptSeven: "\u2087",
+      subscriptEight: "\u2088",
+      subscriptNine: "\u2089",
+      oneHalf: "\xBD",
+      oneThird: "\u2153",
+      oneQuarter: "\xBC",
+      oneFifth: "\u2155",
+      oneSixth: "\u2159",
+      oneEighth: "\u215B",
+      twoThirds: "\u2154",
+      twoFifths: "\u2156",
+      threeQuarters: "\xBE",
+      threeFifths: "\u2157",
+      threeEighths: "\u215C",
+      fourFifths: "\u2158",
+      fiveSixths: "\u215A",
+      fiveEighths: "\u215D",
+      sevenEighths: "\u215E",
+      line: "\u2500",
+      lineBold: "\u2501",
+      lineDouble: "\u2550",
+      lineDashed0: "\u2504",
+      lineDashed1: "\u2505",
+      lineDashed2: "\u2508",
+      lineDashed3: "\u2509",
+      lineDashed4: "\u254C",
+      lineDashed5: "\u254D",
+      lineDashed6: "\u2574",
+      lineDashed7: "\u2576",
+      lineDashed8: "\u2578",
+      lineDashed9: "\u257A",
+      lineDashed10: "\u257C",
+      lineDashed11: "\u257E",
+      lineDashed12: "\u2212",
+      lineDashed13: "\u2013",
+      lineDashed14: "\u2010",
+      lineDashed15: "\u2043",
+      lineVertical: "\u2502",
+      lineVerticalBold: "\u2503",
+      lineVerticalDouble: "\u2551",
+      lineVerticalDashed0: "\u2506",
+      lineVerticalDashed1: "\u2507",
+      lineVerticalDashed2: "\u250A",
+      lineVerticalDashed3: "\u250B",
+      lineVerticalDashed4: "\u254E",
+      lineVerticalDashed5: "\u254F",
+      lineVerticalDashed6: "\u2575",
+      lineVerticalDashed7: "\u2577",
+      lineVerticalDashed8: "\u2579",
+      lineVerticalDashed9: "\u257B",
+      lineVerticalDashed10: "\u257D",
+      lineVerticalDashed11: "\u257F",
+      lineDownLeft: "\u2510",
+      lineDownLeftArc: "\u256E",
+      lineDownBoldLeftBold: "\u2513",
+      lineDownBoldLeft: "\u2512",
+      lineDownLeftBold: "\u2511",
+      lineDownDoubleLeftDouble: "\u2557",
+      lineDownDoubleLeft: "\u2556",
+      lineDownLeftDouble: "\u2555",
+      lineDownRight: "\u250C",
+      lineDownRightArc: "\u256D",
+      lineDownBoldRightBold: "\u250F",
+      lineDownBoldRight: "\u250E",
+      lineDownRightBold: "\u250D",
+      lineDownDoubleRightDouble: "\u2554",
+      lineDownDoubleRight: "\u2553",
+      lineDownRightDouble: "\u2552",
+      lineUpLeft: "\u2518",
+      lineUpLeftArc: "\u256F",
+      lineUpBoldLeftBold: "\u251B",
+      lineUpBoldLeft: "\u251A",
+      lineUpLeftBold: "\u2519",
+      lineUpDoubleLeftDouble: "\u255D",
+      lineUpDoubleLeft: "\u255C",
+      lineUpLeftDouble: "\u255B",
+      lineUpRight: "\u2514",
+      lineUpRightArc: "\u2570",
+      lineUpBoldRightBold: "\u2517",
+      lineUpBoldRight: "\u2516",
+      lineUpRightBold: "\u2515",
+      lineUpDoubleRightDouble: "\u255A",
+      lineUpDoubleRight: "\u2559",
+      lineUpRightDouble: "\u2558",
+      lineUpDownLeft: "\u2524",
+      lineUpBoldDownBoldLeftBold: "\u252B",
+      lineUpBoldDownBoldLeft: "\u2528",
+      lineUpDownLeftBold: "\u2525",
+      lineUpBoldDownLeftBold: "\u2529",
+      lineUpDownBoldLeftBold: "\u252A",
+      lineUpDownBoldLeft: "\u2527",
+      lineUpBoldDownLeft: "\u2526",
+      lineUpDoubleDownDoubleLeftDouble: "\u2563",
+      lineUpDoubleDownDoubleLeft: "\u2562",
+      lineUpDownLeftDouble: "\u2561",
+      lineUpDownRight: "\u251C",
+      lineUpBoldDownBoldRightBold: "\u2523",
+      lineUpBoldDownBoldRight: "\u2520",
+      lineUpDownRightBold: "\u251D",
+      lineUpBoldDownRightBold: "\u2521",
+      lineUpDownBoldRightBold: "\u2522",
+      lineUpDownBoldRight: "\u251F",
+      lineUpBoldDownRight: "\u251E",
+      lineUpDoubleDownDoubleRightDouble: "\u2560",
+      lineUpDoubleDownDoubleRight: "\u255F",
+      lineUpDownRightDouble: "\u255E",
+      lineDownLeftRight: "\u252C",
+      lineDownBoldLeftBoldRightBold: "\u2533",
+      lineDownLeftBoldRightBold: "\u252F",
+      lineDownBoldLeftRight: "\u2530",
+      lineDownBoldLeftBoldRight: "\u2531",
+      lineDownBoldLeftRightBold: "\u2532",
+      lineDownLeftRightBold: "\u252E",
+      lineDownLeftBoldRight: "\u252D",
+      lineDownDoubleLeftDoubleRightDouble: "\u2566",
+      lineDownDoubleLeftRight: "\u2565",
+      lineDownLeftDoubleRightDouble: "\u2564",
+      lineUpLeftRight: "\u2534",
+      lineUpBoldLeftBoldRightBold: "\u253B",
+      lineUpLeftBoldRightBold: "\u2537",
+      lineUpBoldLeftRight: "\u2538",
+      lineUpBoldLeftBoldRight: "\u2539",
+      lineUpBoldLeftRightBold: "\u253A",
+      lineUpLeftRightBold: "\u2536",
+      lineUpLeftBoldRight: "\u2535",
+      lineUpDoubleLeftDoubleRightDouble: "\u2569",
+      lineUpDoubleLeftRight: "\u2568",
+      lineUpLeftDoubleRightDouble: "\u2567",
+      lineUpDownLeftRight: "\u253C",
+      lineUpBoldDownBoldLeftBoldRightBold: "\u254B",
+      lineUpDownBoldLeftBoldRightBold: "\u2548",
+      lineUpBoldDownLeftBoldRightBold: "\u2547",
+      lineUpBoldDownBoldLeftRightBold: "\u254A",
+      lineUpBoldDownBoldLeftBoldRight: "\u2549",
+      lineUpBoldDownLeftRight: "\u2540",
+      lineUpDownBoldLeftRight: "\u2541",
+      lineUpDownLeftBoldRight: "\u253D",
+      lineUpDownLeftRightBold: "\u253E",
+      lineUpBoldDownBoldLeftRight: "\u2542",
+      lineUpDownLeftBoldRightBold: "\u253F",
+      lineUpBoldDownLeftBoldRight: "\u2543",
+      lineUpBoldDownLeftRightBold: "\u2544",
+      lineUpDownBoldLeftBoldRight: "\u2545",
+      lineUpDownBoldLeftRightBold: "\u2546",
+      lineUpDoubleDownDoubleLeftDoubleRightDouble: "\u256C",
+      lineUpDoubleDownDoubleLeftRight: "\u256B",
+      lineUpDownLeftDoubleRightDouble: "\u256A",
+      lineCross: "\u2573",
+      lineBackslash: "\u2572",
+      lineSlash: "\u2571"
+    };
+    specialMainSymbols = {
+      tick: "\u2714",
+      info: "\u2139",
+      warning: "\u26A0",
+      cross: "\u2718",
+      squareSmall: "\u25FB",
+      squareSmallFilled: "\u25FC",
+      circle: "\u25EF",
+      circleFilled: "\u25C9",
+      circleDotted: "\u25CC",
+      circleDouble: "\u25CE",
+      circleCircle: "\u24DE",
+      circleCross: "\u24E7",
+      circlePipe: "\u24BE",
+      radioOn: "\u25C9",
+      radioOff: "\u25EF",
+      checkboxOn: "\u2612",
+      checkboxOff: "\u2610",
+      checkboxCircleOn: "\u24E7",
+      checkboxCircleOff: "\u24BE",
+      pointer: "\u276F",
+      triangleUpOutline: "\u25B3",
+      triangleLeft: "\u25C0",
+      triangleRight: "\u25B6",
+      lozenge: "\u25C6",
+      lozengeOutline: "\u25C7",
+      hamburger: "\u2630",
+      smiley: "\u32E1",
+      mustache: "\u0DF4",
+      star: "\u2605",
+      play: "\u25B6",
+      nodejs: "\u2B22",
+      oneSeventh: "\u2150",
+      oneNinth: "\u2151",
+      oneTenth: "\u2152"
+    };
+    specialFallbackSymbols = {
+      tick: "\u221A",
+      info: "i",
+      warning: "\u203C",
+      cross: "\xD7",
+      squareSmall: "\u25A1",
+      squareSmallFilled: "\u25A0",
+      circle: "( )",
+      circleFilled: "(*)",
+      circleDotted: "( )",
+      circleDouble: "( )",
+      circleCircle: "(\u25CB)",
+      circleCross: "(\xD7)",
+      circlePipe: "(\u2502)",
+      radioOn: "(*)",
+      radioOff: "( )",
+      checkboxOn: "[\xD7]",
+      checkboxOff: "[ ]",
+      checkboxCircleOn: "(\xD7)",
+      checkboxCircleOff: "( )",
+      pointer: ">",
+      triangleUpOutline: "\u2206",
+      triangleLeft: "\u25C4",
+      triangleRight: "\u25BA",
+      lozenge: "\u2666",
+      lozengeOutline: "\u25CA",
+      hamburger: "\u2261",
+      smiley: "\u263A",
+      mustache: "\u250C\u2500\u2510",
+      star: "\u2736",
+      play: "\u25BA",
+      nodejs: "\u2666",
+      oneSeventh: "1/7",
+      oneNinth: "1/9",
+      oneTenth: "1/10"
+    };
+    mainSymbols = { ...common, ...specialMainSymbols };
+    fallbackSymbols = { ...common, ...specialFallbackSymbols };
+    shouldUseMain = isUnicodeSupported();
+    figures = shouldUseMain ? mainSymbols : fallbackSymbols;
+    figures_default = figures;
+    replacements = Object.entries(specialMainSymbols);
+  }
+});
+
+// node_modules/yoctocolors/base.js
+import tty from "node:tty";
+var hasColors, format, reset, bold, dim, italic, underline, underlineDouble, underlineCurly, underlineDotted, underlineDashed, overline, inverse, hidden, strikethrough, black, red, green, yellow, blue, magenta, cyan, white, gray, bgBlack, bgRed, bgGreen, bgYellow, bgBlue, bgMagenta, bgCyan, bgWhite, bgGray, redBright, greenBright, yellowBright, blueBright, magentaBright, cyanBright, whiteBright, bgRedBright, bgGreenBright, bgYellowBright, bgBlueBright, bgMagentaBright, bgCyanBright, bgWhiteBright, underlineBlack, underlineRed, underlineGreen, underlineYellow, underlineBlue, underlineMagenta, underlineCyan, underlineWhite, underlineGray, underlineRedBright, underlineGreenBright, underlineYellowBright, underlineBlueBright, underlineMagentaBright, underlineCyanBright, underlineWhiteBright;
+var init_base = __esm({
+  "node_modules/yoctocolors/base.js"() {
+    hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
+    format = (open, close) => {
+      if (!hasColors) {
+        return (input) => input;
+      }
+      const openCode = `\x1B[${open}m`;
+      const closeCode = `\x1B[${close}m`;
+      return (input) => {
+        const string = input + "";
+        let index = string.indexOf(closeCode);
+        if (index === -1) {
+          return openCode + string + closeCode;
+        }
+        let result = openCode;
+        let lastIndex = 0;
+        const reopenOnNestedClose = close === 22;
+        const replaceCode = (reopenOnNestedClose ? closeCode : "") + openCode;
+        while (index !== -1) {
+          result += string.slice(lastIndex, index) + replaceCode;
+          lastIndex = index + closeCode.length;
+          index = string.indexOf(closeCode, lastIndex);
+        }
+        result += string.slice(lastIndex) + closeCode;
+        return result;
+      };
+    };
+    reset = format(0, 0);
+    bold = format(1, 22);
+    dim = format(2, 22);
+    italic = format(3, 23);
+    underline = format(4, 24);
+    underlineDouble = format("4:2", 24);
+    underlineCurly = format("4:3", 24);
+    underlineDotted = format("4:4", 24);
+    underlineDashed = format("4:5", 24);
+    overline = format(53, 55);
+    inverse = format(7, 27);
+    hidden = format(8, 28);
+    strikethrough = format(9, 29);
+    black = format(30, 39);
+    red = format(31, 39);
+    green = format(32, 39);
+    yellow = format(33, 39);
+    blue = format(34, 39);
+    magenta = format(35, 39);
+    cyan = format(36, 39);
+    white = format(37, 39);
+    gray = format(90, 39);
+    bgBlack = format(40, 49);
+    bgRed = format(41, 49);
+    bgGreen = format(42, 49);
+    bgYellow = format(43, 49);
+    bgBlue = format(44, 49);
+    bgMagenta = format(45, 49);
+    bgCyan = format(46, 49);
+    bgWhite = format(47, 49);
+    bgGray = format(100, 49);
+    redBright = format(91, 39);
+    greenBright = format(92, 39);
+    yellowBright = format(93, 39);
+    blueBright = format(94, 39);
+    magentaBright = format(95, 39);
+    cyanBright = format(96, 39);
+    whiteBright = format(97, 39);
+    bgRedBright = format(101, 49);
+    bgGreenBright = format(102, 49);
+    bgYellowBright = format(103, 49);
+    bgBlueBright = format(104, 49);
+    bgMagentaBright = format(105, 49);
+    bgCyanBright = format(106, 49);
+    bgWhiteBright = format(107, 49);
+    underlineBlack = format("58;5;0", 59);
+    underlineRed = format("58;5;1", 59);
+    underlineGreen = format("58;5;2", 59);
+    underlineYellow = format("58;5;3", 59);
+    underlineBlue = format("58;5;4", 59);
+    underlineMagenta = format("58;5;5", 59);
+    underlineCyan = format("58;5;6", 59);
+    underlineWhite = format("58;5;7", 59);
+    underlineGray = format("58;5;8", 59);
+    underlineRedBright = format("58;5;9", 59);
+    underlineGreenBright = format("58;5;10", 59);
+    underlineYellowBright = format("58;5;11", 59);
+    underlineBlueBright = format("58;5;12", 59);
+    underlineMagentaBright = format("58;5;13", 59);
+    underlineCyanBright = format("58;5;14", 59);
+    underlineWhiteBright = format("58;5;15", 59);
+  }
+});
+
+// node_modules/yoctocolors/index.js
+var init_yoctocolors = __esm({
+  "node_modules/yoctocolors/index.js"() {
+    init_base();
+    init_base();
+  }
+});
+
+// node_modules/execa/lib/verbose/default.js
+var defaultVerboseFunction, serializeTimestamp, padField, getFinalIcon, ICONS, identity, COLORS;
+var init_default = __esm({
+  "node_modules/execa/lib/verbose/default.js"() {
+    init_figures();
+    init_yoctocolors();
+    defaultVerboseFunction = ({
+      type,
+      message,
+      timestamp,
+      piped,
+      commandId,
+      result: { failed: failed2 = false } = {},
+      options: { reject = true }
+    }) => {
+      const timestampString = serializeTimestamp(timestamp);
+      const icon = ICONS[type]({ failed: failed2, reject, piped });
+      const color = COLORS[type]({ reject });
+      return `${gray(`[${timestampString}]`)} ${gray(`[${commandId}]`)} ${color(icon)} ${color(message)}`;
+    };
+    serializeTimestamp = (timestamp) => `${padField(timestamp.getHours(), 2)}:${padField(timestamp.getMinutes(), 2)}:${padField(timestamp.getSeconds(), 2)}.${padField(timestamp.getMilliseconds(), 3)}`;
+    padField = (field, padding) => String(field).padStart(padding, "0");
+    getFinalIcon = ({ failed: failed2, reject }) => {
+      if (!failed2) {
+        return figures_default.tick;
+      }
+      return reject ? figures_default.cross : figures_default.warning;
+    };
+    ICONS = {
+      command: ({ piped }) => piped ? "|" : "$",
+      output: () => " ",
+      ipc: () => "*",
+      error: getFinalIcon,
+      duration: getFinalIcon
+    };
+    identity = (string) => string;
+    COLORS = {
+      command: () => bold,
+      output: () => identity,
+      ipc: () => identity,
+      error: ({ reject }) => reject ? redBright : yellowBright,
+      duration: () => gray
+    };
+  }
+});
+
+// node_modules/execa/lib/verbose/custom.js
+var applyVerboseOnLines, applyVerboseFunction, appendNewline;
+var init_custom = __esm({
+  "node_modules/execa/lib/verbose/custom.js"() {
+    init_values();
+    applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
+      const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
+      return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
+    };
+    applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
+      if (verboseFunction === void 0) {
+        return verboseLine;
+      }
+      const printedLine = verboseFunction(verboseLine, verboseObject);
+      if (typeof printedLine === "string") {
+        return printedLine;
+      }
+    };
+    appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
+`;
+  }
+});
+
+// node_modules/execa/lib/verbose/log.js
+import { inspect } from "node:util";
+var verboseLog, getVerboseObject, getPrintedLines, getPrintedLine, serializeVerboseMessage, TAB_SIZE;
+var init_log = __esm({
+  "node_modules/execa/lib/verbose/log.js"() {
+    init_escape();
+    init_default();
+    init_custom();
+    verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
+      const verboseObject = getVerboseObject({ type, result, verboseInfo });
+      const printedLines = getPrintedLines(verboseMessage, verboseObject);
+      const finalLines = applyVerboseOnLines(printedLines, verboseInfo, fdNumber);
+      if (finalLines !== "") {
+        console.warn(finalLines.slice(0, -1));
+      }
+    };
+    getVerboseObject = ({
+      type,
+      result,
+      verboseInfo: { escapedCommand, commandId, rawOptions: { piped = false, ...options } }
+    }) => ({
+      type,
+      escapedCommand,
+      commandId: `${commandId}`,
+      timestamp: /* @__PURE__ */ new Date(),
+      piped,
+      result,
+      options
+    });
+    getPrintedLines = (verboseMessage, verboseObject) => verboseMessage.split("\n").map((message) => getPrintedLine({ ...verboseObject, message }));
+    getPrintedLine = (verboseObject) => {
+      const verboseLine = defaultVerboseFunction(verboseObject);
+      return { verboseLine, verboseObject };
+    };
+    serializeVerboseMessage = (message) => {
+      const messageString = typeof message === "string" ? message : inspect(message);
+      const escapedMessage = escapeLines(messageString);
+      return escapedMessage.replaceAll("	", " ".repeat(TAB_SIZE));
+    };
+    TAB_SIZE = 2;
+  }
+});
+
+// node_modules/execa/lib/verbose/start.js
+var logCommand;
+var init_start = __esm({
+  "node_modules/execa/lib/verbose/start.js"() {
+    init_values();
+    init_log();
+    logCommand = (escapedCommand, verboseInfo) => {
+      if (!isVerbose(verboseInfo)) {
+        return;
+      }
+      verboseLog({
+        type: "command",
+        verboseMessage: escapedCommand,
+        verboseInfo
+      });
+    };
+  }
+});
+
+// node_modules/execa/lib/verbose/info.js
+var getVerboseInfo, getCommandId, COMMAND_ID, validateVerbose;
+var init_info = __esm({
+  "node_modules/execa/lib/verbose/info.js"() {
+    init_values();
+    getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
+      validateVerbose(verbose);
+      const commandId = getCommandId(verbose);
+      return {
+        verbose,
+        escapedCommand,
+        commandId,
+        rawOptions
+      };
+    };
+    getCommandId = (verbose) => isVerbose({ verbose }) ? COMMAND_ID++ : void 0;
+    COMMAND_ID = 0n;
+    validateVerbose = (verbose) => {
+      for (const fdVerbose of verbose) {
+        if (fdVerbose === false) {
+          throw new TypeError(`The "verbose: false" option was renamed to "verbose: 'none'".`);
+        }
+        if (fdVerbose === true) {
+          throw new TypeError(`The "verbose: true" option was renamed to "verbose: 'short'".`);
+        }
+        if (!VERBOSE_VALUES.includes(fdVerbose) && !isVerboseFunction(fdVerbose)) {
+          const allowedValues = VERBOSE_VALUES.map((allowedValue) => `'${allowedValue}'`).join(", ");
+          throw new TypeError(`The "verbose" option must not be ${fdVerbose}. Allowed values are: ${allowedValues} or a function.`);
+        }
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/return/duration.js
+import { hrtime } from "node:process";
+var getStartTime, getDurationMs;
+var init_duration2 = __esm({
+  "node_modules/execa/lib/return/duration.js"() {
+    getStartTime = () => hrtime.bigint();
+    getDurationMs = (startTime) => Number(hrtime.bigint() - startTime) / 1e6;
+  }
+});
+
+// node_modules/execa/lib/arguments/command.js
+var handleCommand;
+var init_command = __esm({
+  "node_modules/execa/lib/arguments/command.js"() {
+    init_start();
+    init_info();
+    init_duration2();
+    init_escape();
+    init_specific();
+    handleCommand = (filePath, rawArguments, rawOptions) => {
+      const startTime = getStartTime();
+      const { command, escapedCommand } = joinCommand(filePath, rawArguments);
+      const verbose = normalizeFdSpecificOption(rawOptions, "verbose");
+      const verboseInfo = getVerboseInfo(verbose, escapedCommand, { ...rawOptions });
+      logCommand(escapedCommand, verboseInfo);
+      return {
+        command,
+        escapedCommand,
+        startTime,
+        verboseInfo
+      };
+    };
+  }
+});
+
+// node_modules/isexe/windows.js
+var require_windows = __commonJS({
+  "node_modules/isexe/windows.js"(exports, module) {
+    module.exports = isexe;
+    isexe.sync = sync;
+    var fs = __require("fs");
+    function checkPathExt(path14, options) {
+      var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
+      if (!pathext) {
+        return true;
+      }
+      pathext = pathext.split(";");
+      if (pathext.indexOf("") !== -1) {
+        return true;
+      }
+      for (var i2 = 0; i2 < pathext.length; i2++) {
+        var p = pathext[i2].toLowerCase();
+        if (p && path14.substr(-p.length).toLowerCase() === p) {
+          return true;
+        }
+      }
+      return false;
+    }
+    function checkStat(stat3, path14, options) {
+      if (!stat3.isSymbolicLink() && !stat3.isFile()) {
+        return false;
+      }
+      return checkPathExt(path14, options);
+    }
+    function isexe(path14, options, cb) {
+      fs.stat(path14, function(er, stat3) {
+        cb(er, er ? false : checkStat(stat3, path14, options));
+      });
+    }
+    function sync(path14, options) {
+      return checkStat(fs.statSync(path14), path14, options);
+    }
+  }
+});
+
+// node_modules/isexe/mode.js
+var require_mode = __commonJS({
+  "node_modules/isexe/mode.js"(exports, module) {
+    module.exports = isexe;
+    isexe.sync = sync;
+    var fs = __require("fs");
+    function isexe(path14, options, cb) {
+      fs.stat(path14, function(er, stat3) {
+        cb(er, er ? false : checkStat(stat3, options));
+      });
+    }
+    function sync(path14, options) {
+      return checkStat(fs.statSync(path14), options);
+    }
+    function checkStat(stat3, options) {
+      return stat3.isFile() && checkMode(stat3, options);
+    }
+    function checkMode(stat3, options) {
+      var mod = stat3.mode;
+      var uid = stat3.uid;
+      var gid = stat3.gid;
+      var myUid = options.uid !== void 0 ? options.uid : process.getuid && process.getuid();
+      var myGid = options.gid !== void 0 ? options.gid : process.getgid && process.getgid();
+      var u2 = parseInt("100", 8);
+      var g = parseInt("010", 8);
+      var o2 = parseInt("001", 8);
+      var ug = u2 | g;
+      var ret = mod & o2 || mod & g && gid === myGid || mod & u2 && uid === myUid || mod & ug && myUid === 0;
+      return ret;
+    }
+  }
+});
+
+// node_modules/isexe/index.js
+var require_isexe = __commonJS({
+  "node_modules/isexe/index.js"(exports, module) {
+    var fs = __require("fs");
+    var core;
+    if (process.platform === "win32" || global.TESTING_WINDOWS) {
+      core = require_windows();
+    } else {
+      core = require_mode();
+    }
+    module.exports = isexe;
+    isexe.sync = sync;
+    function isexe(path14, options, cb) {
+      if (typeof options === "function") {
+        cb = options;
+        options = {};
+      }
+      if (!cb) {
+        if (typeof Promise !== "function") {
+          throw new TypeError("callback not provided");
+        }
+        return new Promise(function(resolve, reject) {
+          isexe(path14, options || {}, function(er, is) {
+            if (er) {
+              reject(er);
+            } else {
+              resolve(is);
+            }
+          });
+        });
+      }
+      core(path14, options || {}, function(er, is) {
+        if (er) {
+          if (er.code === "EACCES" || options && options.ignoreErrors) {
+            er = null;
+            is = false;
+          }
+        }
+        cb(er, is);
+      });
+    }
+    function sync(path14, options) {
+      try {
+        return core.sync(path14, options || {});
+      } catch (er) {
+        if (options && options.ignoreErrors || er.code === "EACCES") {
+          return false;
+        } else {
+          throw er;
+        }
+      }
+    }
+  }
+});
+
+// node_modules/which/which.js
+var require_which = __commonJS({
+  "node_modules/which/which.js"(exports, module) {
+    var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
+    var path14 = __require("path");
+    var COLON = isWindows ? ";" : ":";
+    var isexe = require_isexe();
+    var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
+    var getPathInfo = (cmd, opt) => {
+      const colon = opt.colon || COLON;
+      const pathEnv = cmd.match(/\//) || isWindows && cmd.match(/\\/) ? [""] : [
+        // windows always checks the cwd first
+        ...isWindows ? [process.cwd()] : [],
+        ...(opt.path || process.env.PATH || /* istanbul ignore next: very unusual */
+        "").split(colon)
+      ];
+      const pathExtExe = isWindows ? opt.pathExt || process.env.PATHEXT || ".EXE;.CMD;.BAT;.COM" : "";
+      const pathExt = isWindows ? pathExtExe.split(colon) : [""];
+      if (isWindows) {
+        if (cmd.indexOf(".") !== -1 && pathExt[0] !== "")
+          pathExt.unshift("");
+      }
+      return {
+        pathEnv,
+        pathExt,
+        pathExtExe
+      };
+    };
+    var which = (cmd, opt, cb) => {
+      if (typeof opt === "function") {
+        cb = opt;
+        opt = {};
+      }
+      if (!opt)
+        opt = {};
+      const { pathEnv, pathExt, pathExtExe } = getPathInfo(cmd, opt);
+      const found = [];
+      const step = (i2) => new Promise((resolve, reject) => {
+        if (i2 === pathEnv.length)
+          return opt.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
+        const ppRaw = pathEnv[i2];
+        const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
+        const pCmd = path14.join(pathPart, cmd);
+        const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
+        resolve(subStep(p, i2, 0));
+      });
+      const subStep = (p, i2, ii) => new Promise((resolve, reject) => {
+        if (ii === pathExt.length)
+          return resolve(step(i2 + 1));
+        const ext = pathExt[ii];
+        isexe(p + ext, { pathExt: pathExtExe }, (er, is) => {
+          if (!er && is) {
+            if (opt.all)
+              found.push(p + ext);
+            else
+              return resolve(p + ext);
+          }
+          return resolve(subStep(p, i2, ii + 1));
+        });
+      });
+      return cb ? step(0).then((res) => cb(null, res), cb) : step(0);
+    };
+    var whichSync = (cmd, opt) => {
+      opt = opt || {};
+      const { pathEnv, pathExt, pathExtExe } = getPathInfo(cmd, opt);
+      const found = [];
+      for (let i2 = 0; i2 < pathEnv.length; i2++) {
+        const ppRaw = pathEnv[i2];
+        const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
+        const pCmd = path14.join(pathPart, cmd);
+        const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
+        for (let j = 0; j < pathExt.length; j++) {
+          const cur = p + pathExt[j];
+          try {
+            const is = isexe.sync(cur, { pathExt: pathExtExe });
+            if (is) {
+              if (opt.all)
+                found.push(cur);
+              else
+                return cur;
+            }
+          } catch (ex) {
+          }
+        }
+      }
+      if (opt.all && found.length)
+        return found;
+      if (opt.nothrow)
+        return null;
+      throw getNotFoundError(cmd);
+    };
+    module.exports = which;
+    which.sync = whichSync;
+  }
+});
+
+// node_modules/path-key/index.js
+var require_path_key = __commonJS({
+  "node_modules/path-key/index.js"(exports, module) {
+    "use strict";
+    var pathKey2 = (options = {}) => {
+      const environment2 = options.env || process.env;
+      const platform2 = options.platform || process.platform;
+      if (platform2 !== "win32") {
+        return "PATH";
+      }
+      return Object.keys(environment2).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
+    };
+    module.exports = pathKey2;
+    module.exports.default = pathKey2;
+  }
+});
+
+// node_modules/cross-spawn/lib/util/resolveCommand.js
+var require_resolveCommand = __commonJS({
+  "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
+    "use strict";
+    var path14 = __require("path");
+    var which = require_which();
+    var getPathKey = require_path_key();
+    function getPathExt(env2) {
+      const key = Object.keys(env2).find((name) => name.toUpperCase() === "PATHEXT");
+      return key ? env2[key] : void 0;
+    }
+    function resolveCommandAttempt(parsed, withoutPathExt) {
+      const env2 = parsed.options.env || process.env;
+      const cwd = process.cwd();
+      const hasCustomCwd = parsed.options.cwd != null;
+      const shouldSwitchCwd = hasCustomCwd && process.chdir !== void 0 && !process.chdir.disabled;
+      if (shouldSwitchCwd) {
+        try {
+          process.chdir(parsed.options.cwd);
+        } catch (err) {
+        }
+      }
+      let resolved;
+      try {
+        resolved = which.sync(parsed.command, {
+          path: env2[getPathKey({ env: env2 })],
+          pathExt: withoutPathExt ? path14.delimiter : getPathExt(env2)
+        });
+      } catch (e) {
+      } finally {
+        if (shouldSwitchCwd) {
+          process.chdir(cwd);
+        }
+      }
+      if (resolved) {
+        resolved = path14.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+      }
+      return resolved;
+    }
+    function resolveCommand(parsed) {
+      return resolveCommandAttempt(parsed) || resolveCommandAttempt(parsed, true);
+    }
+    module.exports = resolveCommand;
+  }
+});
+
+// node_modules/cross-spawn/lib/util/escape.js
+var require_escape = __commonJS({
+  "node_modules/cross-spawn/lib/util/escape.js"(exports, module) {
+    "use strict";
+    var metaCharsRegExp = /([()\][!^"`<>&|;, *?])/g;
+    var lineBreakRegExp = /[\r\n]/;
+    function assertNoLineBreaks(arg) {
+      if (lineBreakRegExp.test(arg)) {
+        throw new TypeError("The command and its arguments cannot contain line breaks when executed through cmd.exe");
+      }
+    }
+    function escapePercent(arg) {
+      return arg.replace(/%/g, "%%cd:~,%");
+    }
+    function quoteArgument(arg, escapedQuote) {
+      let quoted = '"';
+      let backslashes = 0;
+      for (const char of arg) {
+        if (char === "\\") {
+          backslashes += 1;
+          continue;
+        }
+        if (char === '"') {
+          quoted += "\\".repeat(backslashes * 2) + escapedQuote;
+        } else {
+          quoted += "\\".repeat(backslashes) + char;
+        }
+        backslashes = 0;
+      }
+      return `${quoted}${"\\".repeat(backslashes * 2)}"`;
+    }
+    function escapeCommand(arg) {
+      assertNoLineBreaks(arg);
+      return `"${escapePercent(arg)}"`;
+    }
+    function escapeArgument(arg) {
+      arg = `${arg}`;
+      assertNoLineBreaks(arg);
+      arg = quoteArgument(arg, '\\"');
+      arg = escapePercent(arg.replace(metaCharsRegExp, "^$1"));
+      return arg;
+    }
+    function escapeBatchCommand(arg) {
+      assertNoLineBreaks(arg);
+      return `"${escapePercent(arg)}"`;
+    }
+    function escapeBatchArgument(arg) {
+      arg = `${arg}`;
+      assertNoLineBreaks(arg);
+      return escapePercent(quoteArgument(arg, '""'));
+    }
+    module.exports.command = escapeCommand;
+    module.exports.argument = escapeArgument;
+    module.exports.batchCommand = escapeBatchCommand;
+    module.exports.batchArgument = escapeBatchArgument;
+  }
+});
+
+// node_modules/shebang-regex/index.js
+var require_shebang_regex = __commonJS({
+  "node_modules/shebang-regex/index.js"(exports, module) {
+    "use strict";
+    module.exports = /^#!(.*)/;
+  }
+});
+
+// node_modules/shebang-command/index.js
+var require_shebang_command = __commonJS({
+  "node_modules/shebang-command/index.js"(exports, module) {
+    "use strict";
+    var shebangRegex = require_shebang_regex();
+    module.exports = (string = "") => {
+      const match = string.match(shebangRegex);
+      if (!match) {
+        return null;
+      }
+      const [path14, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path14.split("/").pop();
+      if (binary === "env") {
+        return argument;
+      }
+      return argument ? `${binary} ${argument}` : binary;
+    };
+  }
+});
+
+// node_modules/cross-spawn/lib/util/readShebang.js
+var require_readShebang = __commonJS({
+  "node_modules/cross-spawn/lib/util/readShebang.js"(exports, module) {
+    "use strict";
+    var fs = __require("fs");
+    var shebangCommand = require_shebang_command();
+    function readShebang(command) {
+      const size = 150;
+      const buffer = Buffer.alloc(size);
+      let fd;
+      try {
+        fd = fs.openSync(command, "r");
+        fs.readSync(fd, buffer, 0, size, 0);
+      } catch (e) {
+      } finally {
+        if (fd !== void 0) {
+          try {
+            fs.closeSync(fd);
+          } catch (e) {
+          }
+        }
+      }
+      return shebangCommand(buffer.toString());
+    }
+    module.exports = readShebang;
+  }
+});
+
+// node_modules/cross-spawn/lib/parse.js
+var require_parse = __commonJS({
+  "node_modules/cross-spawn/lib/parse.js"(exports, module) {
+    "use strict";
+    var path14 = __require("path");
+    var resolveCommand = require_resolveCommand();
+    var escape3 = require_escape();
+    var readShebang = require_readShebang();
+    var isWin = process.platform === "win32";
+    var isExecutableRegExp = /\.(?:com|exe)$/i;
+    var isBatchFileRegExp = /\.(?:bat|cmd)$/i;
+    var trailingDotsAndSpacesRegExp = /[.\s]+$/;
+    function detectShebang(parsed) {
+      parsed.file = resolveCommand(parsed);
+      const shebang = parsed.file && readShebang(parsed.file);
+      if (shebang) {
+        parsed.args.unshift(parsed.file);
+        parsed.command = shebang;
+        return resolveCommand(parsed);
+      }
+      return parsed.file;
+    }
+    function isBatchFile(parsed, commandFile) {
+      if (commandFile) {
+        return isBatchFileRegExp.test(commandFile.replace(trailingDotsAndSpacesRegExp, ""));
+      }
+      const command = parsed.command.replace(trailingDotsAndSpacesRegExp, "");
+      const file = command !== parsed.command ? resolveCommand(Object.assign({}, parsed, { command })) : null;
+      return isBatchFileRegExp.test(file || command);
+    }
+    function parseNonShell(parsed) {
+      if (!isWin) {
+        return parsed;
+      }
+      parsed.command = parsed.command.replace(/"/g, "");
+      const commandFile = detectShebang(parsed);
+      const needsShell = !isExecutableRegExp.test(commandFile);
+      if (parsed.options.forceShell || needsShell) {
+        parsed.command = path14.normalize(parsed.command);
+        if (isBatchFile(parsed, commandFile)) {
+          parsed.command = escape3.batchCommand(commandFile ? path14.normalize(commandFile) : parsed.command);
+          parsed.args = parsed.args.map((arg) => escape3.batchArgument(arg));
+        } else {
+          parsed.command = escape3.command(parsed.command);
+          parsed.args = parsed.args.map((arg) => escape3.argument(arg));
+        }
+        const shellCommand = [parsed.command].concat(parsed.args).join(" ");
+        parsed.args = ["/d", "/e:on", "/v:off", "/s", "/c", `"${shellCommand}"`];
+        parsed.command = process.env.comspec || "cmd.exe";
+        parsed.options.windowsVerbatimArguments = true;
+      }
+      return parsed;
+    }
+    function parse4(command, args, options) {
+      if (args && !Array.isArray(args)) {
+        options = args;
+        args = null;
+      }
+      args = args ? args.slice(0) : [];
+      options = Object.assign({}, options);
+      const parsed = {
+        command,
+        args,
+        options,
+        file: void 0,
+        original: {
+          command,
+          args
+        }
+      };
+      return options.shell ? parsed : parseNonShell(parsed);
+    }
+    module.exports = parse4;
+  }
+});
+
+// node_modules/cross-spawn/lib/enoent.js
+var require_enoent = __commonJS({
+  "node_modules/cross-spawn/lib/enoent.js"(exports, module) {
+    "use strict";
+    var isWin = process.platform === "win32";
+    function notFoundError(original, syscall) {
+      return Object.assign(new Error(`${syscall} ${original.command} ENOENT`), {
+        code: "ENOENT",
+        errno: "ENOENT",
+        syscall: `${syscall} ${original.command}`,
+        path: original.command,
+        spawnargs: original.args
+      });
+    }
+    function hookChildProcess(cp, parsed) {
+      if (!isWin) {
+        return;
+      }
+      const originalEmit = cp.emit;
+      cp.emit = function(name, arg1) {
+        if (name === "exit") {
+          const err = verifyENOENT(arg1, parsed);
+          if (err) {
+            return originalEmit.call(cp, "error", err);
+          }
+        }
+        return originalEmit.apply(cp, arguments);
+      };
+    }
+    function verifyENOENT(status, parsed) {
+      if (isWin && status === 1 && !parsed.file) {
+        return notFoundError(parsed.original, "spawn");
+      }
+      return null;
+    }
+    function verifyENOENTSync(status, parsed) {
+      if (isWin && status === 1 && !parsed.file) {
+        return notFoundError(parsed.original, "spawnSync");
+      }
+      return null;
+    }
+    module.exports = {
+      hookChildProcess,
+      verifyENOENT,
+      verifyENOENTSync,
+      notFoundError
+    };
+  }
+});
+
+// node_modules/cross-spawn/index.js
+var require_cross_spawn = __commonJS({
+  "node_modules/cross-spawn/index.js"(exports, module) {
+    "use strict";
+    var cp = __require("child_process");
+    var parse4 = require_parse();
+    var enoent = require_enoent();
+    function spawn4(command, args, options) {
+      const parsed = parse4(command, args, options);
+      const spawned = cp.spawn(parsed.command, parsed.args, parsed.options);
+      enoent.hookChildProcess(spawned, parsed);
+      return spawned;
+    }
+    function spawnSync2(command, args, options) {
+      const parsed = parse4(command, args, options);
+      const result = cp.spawnSync(parsed.command, parsed.args, parsed.options);
+      result.error = result.error || enoent.verifyENOENTSync(result.status, parsed);
+      return result;
+    }
+    module.exports = spawn4;
+    module.exports.spawn = spawn4;
+    module.exports.sync = spawnSync2;
+    module.exports._parse = parse4;
+    module.exports._enoent = enoent;
+  }
+});
+
+// node_modules/npm-run-path/node_modules/path-key/index.js
+function pathKey(options = {}) {
+  const {
+    env: env2 = process.env,
+    platform: platform2 = process.platform
+  } = options;
+  if (platform2 !== "win32") {
+    return "PATH";
+  }
+  return Object.keys(env2).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
+}
+var init_path_key = __esm({
+  "node_modules/npm-run-path/node_modules/path-key/index.js"() {
+  }
+});
+
+// node_modules/unicorn-magic/default.js
+var init_default2 = __esm({
+  "node_modules/unicorn-magic/default.js"() {
+  }
+});
+
+// node_modules/unicorn-magic/node.js
+import { promisify } from "node:util";
+import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
+import path3 from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+function toPath(urlOrPath) {
+  return urlOrPath instanceof URL ? fileURLToPath2(urlOrPath) : urlOrPath;
+}
+function traversePathUp(startPath) {
+  return {
+    *[Symbol.iterator]() {
+      let currentPath = path3.resolve(toPath(startPath));
+      let previousPath;
+      while (previousPath !== currentPath) {
+        yield currentPath;
+        previousPath = currentPath;
+        currentPath = path3.resolve(currentPath, "..");
+      }
+    }
+  };
+}
+var execFileOriginal, TEN_MEGABYTES_IN_BYTES;
+var init_node = __esm({
+  "node_modules/unicorn-magic/node.js"() {
+    init_default2();
+    execFileOriginal = promisify(execFileCallback);
+    TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
+  }
+});
+
+// node_modules/npm-run-path/index.js
+import process4 from "node:process";
+import path4 from "node:path";
+var npmRunPath, applyPreferLocal, applyExecPath, npmRunPathEnv;
+var init_npm_run_path = __esm({
+  "node_modules/npm-run-path/index.js"() {
+    init_path_key();
+    init_node();
+    npmRunPath = ({
+      cwd = process4.cwd(),
+      path: pathOption = process4.env[pathKey()],
+      preferLocal = true,
+      execPath: execPath2 = process4.execPath,
+      addExecPath = true
+    } = {}) => {
+      const cwdPath = path4.resolve(toPath(cwd));
+      const result = [];
+      const pathParts = pathOption.split(path4.delimiter);
+      if (preferLocal) {
+        applyPreferLocal(result, pathParts, cwdPath);
+      }
+      if (addExecPath) {
+        applyExecPath(result, pathParts, execPath2, cwdPath);
+      }
+      return pathOption === "" || pathOption === path4.delimiter ? `${result.join(path4.delimiter)}${pathOption}` : [...result, pathOption].join(path4.delimiter);
+    };
+    applyPreferLocal = (result, pathParts, cwdPath) => {
+      for (const directory of traversePathUp(cwdPath)) {
+        const pathPart = path4.join(directory, "node_modules/.bin");
+        if (!pathParts.includes(pathPart)) {
+          result.push(pathPart);
+        }
+      }
+    };
+    applyExecPath = (result, pathParts, execPath2, cwdPath) => {
+      const pathPart = path4.resolve(cwdPath, toPath(execPath2), "..");
+      if (!pathParts.includes(pathPart)) {
+        result.push(pathPart);
+      }
+    };
+    npmRunPathEnv = ({ env: env2 = process4.env, ...options } = {}) => {
+      env2 = { ...env2 };
+      const pathName = pathKey({ env: env2 });
+      options.path = env2[pathName];
+      env2[pathName] = npmRunPath(options);
+      return env2;
+    };
+  }
+});
+
+// node_modules/execa/lib/return/final-error.js
+var getFinalError, DiscardedError, setErrorName, isExecaError, execaErrorSymbol, isErrorInstance, ExecaError, ExecaSyncError;
+var init_final_error = __esm({
+  "node_modules/execa/lib/return/final-error.js"() {
+    getFinalError = (originalError, message, isSync) => {
+      const ErrorClass = isSync ? ExecaSyncError : ExecaError;
+      const options = originalError instanceof DiscardedError ? {} : { cause: originalError };
+      return new ErrorClass(message, options);
+    };
+    DiscardedError = class extends Error {
+    };
+    setErrorName = (ErrorClass, value) => {
+      Object.defineProperty(ErrorClass.prototype, "name", {
+        value,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      });
+      Object.defineProperty(ErrorClass.prototype, execaErrorSymbol, {
+        value: true,
+        writable: false,
+        enumerable: false,
+        configurable: false
+      });
+    };
+    isExecaError = (error2) => isErrorInstance(error2) && execaErrorSymbol in error2;
+    execaErrorSymbol = /* @__PURE__ */ Symbol("isExecaError");
+    isErrorInstance = (value) => Object.prototype.toString.call(value) === "[object Error]";
+    ExecaError = class extends Error {
+    };
+    setErrorName(ExecaError, ExecaError.name);
+    ExecaSyncError = class extends Error {
+    };
+    setErrorName(ExecaSyncError, ExecaSyncError.name);
+  }
+});
+
+// node_modules/human-signals/build/src/realtime.js
+var getRealtimeSignals, getRealtimeSignal, SIGRTMIN, SIGRTMAX;
+var init_realtime = __esm({
+  "node_modules/human-signals/build/src/realtime.js"() {
+    getRealtimeSignals = () => {
+      const length = SIGRTMAX - SIGRTMIN + 1;
+      return Array.from({ length }, getRealtimeSignal);
+    };
+    getRealtimeSignal = (value, index) => ({
+      name: `SIGRT${index + 1}`,
+      number: SIGRTMIN + index,
+      action: "terminate",
+      description: "Application-specific signal (realtime)",
+      standard: "posix"
+    });
+    SIGRTMIN = 34;
+    SIGRTMAX = 64;
+  }
+});
+
+// node_modules/human-signals/build/src/core.js
+var SIGNALS;
+var init_core = __esm({
+  "node_modules/human-signals/build/src/core.js"() {
+    SIGNALS = [
+      {
+        name: "SIGHUP",
+        number: 1,
+        action: "terminate",
+        description: "Terminal closed",
+        standard: "posix"
+      },
+      {
+        name: "SIGINT",
+        number: 2,
+        action: "terminate",
+        description: "User interruption with CTRL-C",
+        standard: "ansi"
+      },
+      {
+        name: "SIGQUIT",
+        number: 3,
+        action: "core",
+        description: "User interruption with CTRL-\\",
+        standard: "posix"
+      },
+      {
+        name: "SIGILL",
+        number: 4,
+        action: "core",
+        description: "Invalid machine instruction",
+        standard: "ansi"
+      },
+      {
+        name: "SIGTRAP",
+        number: 5,
+        action: "core",
+        description: "Debugger breakpoint",
+        standard: "posix"
+      },
+      {
+        name: "SIGABRT",
+        number: 6,
+        action: "core",
+        description: "Aborted",
+        standard: "ansi"
+      },
+      {
+        name: "SIGIOT",
+        number: 6,
+        action: "core",
+        description: "Aborted",
+        standard: "bsd"
+      },
+      {
+        name: "SIGBUS",
+        number: 7,
+        action: "core",
+        description: "Bus error due to misaligned, non-existing address or paging error",
+        standard: "bsd"
+      },
+      {
+        name: "SIGEMT",
+        number: 7,
+        action: "terminate",
+        description: "Command should be emulated but is not implemented",
+        standard: "other"
+      },
+      {
+        name: "SIGFPE",
+        number: 8,
+        action: "core",
+        description: "Floating point arithmetic error",
+        standard: "ansi"
+      },
+      {
+        name: "SIGKILL",
+        number: 9,
+        action: "terminate",
+        description: "Forced termination",
+        standard: "posix",
+        forced: true
+      },
+      {
+        name: "SIGUSR1",
+        number: 10,
+        action: "terminate",
+        description: "Application-specific signal",
+        standard: "posix"
+      },
+      {
+        name: "SIGSEGV",
+        number: 11,
+        action: "core",
+        description: "Segmentation fault",
+        standard: "ansi"
+      },
+      {
+        name: "SIGUSR2",
+        number: 12,
+        action: "terminate",
+        description: "Application-specific signal",
+        standard: "posix"
+      },
+      {
+        name: "SIGPIPE",
+        number: 13,
+        action: "terminate",
+        description: "Broken pipe or socket",
+        standard: "posix"
+      },
+      {
+        name: "SIGALRM",
+        number: 14,
+        action: "terminate",
+        description: "Timeout or timer",
+        standard: "posix"
+      },
+      {
+        name: "SIGTERM",
+        number: 15,
+        action: "terminate",
+        description: "Termination",
+        standard: "ansi"
+      },
+      {
+        name: "SIGSTKFLT",
+        number: 16,
+        action: "terminate",
+        description: "Stack is empty or overflowed",
+        standard: "other"
+      },
+      {
+        name: "SIGCHLD",
+        number: 17,
+        action: "ignore",
+        description: "Child process terminated, paused or unpaused",
+        standard: "posix"
+      },
+      {
+        name: "SIGCLD",
+        number: 17,
+        action: "ignore",
+        description: "Child process terminated, paused or unpaused",
+        standard: "other"
+      },
+      {
+        name: "SIGCONT",
+        number: 18,
+        action: "unpause",
+        description: "Unpaused",
+        standard: "posix",
+        forced: true
+      },
+      {
+        name: "SIGSTOP",
+        number: 19,
+        action: "pause",
+        description: "Paused",
+        standard: "posix",
+        forced: true
+      },
+      {
+        name: "SIGTSTP",
+        number: 20,
+        action: "pause",
+        description: 'Paused using CTRL-Z or "suspend"',
+        standard: "posix"
+      },
+      {
+        name: "SIGTTIN",
+        number: 21,
+        action: "pause",
+        description: "Background process cannot read terminal input",
+        standard: "posix"
+      },
+      {
+        name: "SIGBREAK",
+        number: 21,
+        action: "terminate",
+        description: "User interruption with CTRL-BREAK",
+        standard: "other"
+      },
+      {
+        name: "SIGTTOU",
+        number: 22,
+        action: "pause",
+        description: "Background process cannot write to terminal output",
+        standard: "posix"
+      },
+      {
+        name: "SIGURG",
+        number: 23,
+        action: "ignore",
+        description: "Socket received out-of-band data",
+        standard: "bsd"
+      },
+      {
+        name: "SIGXCPU",
+        number: 24,
+        action: "core",
+        description: "Process timed out",
+        standard: "bsd"
+      },
+      {
+        name: "SIGXFSZ",
+        number: 25,
+        action: "core",
+        description: "File too big",
+        standard: "bsd"
+      },
+      {
+        name: "SIGVTALRM",
+        number: 26,
+        action: "terminate",
+        description: "Timeout or timer",
+        standard: "bsd"
+      },
+      {
+        name: "SIGPROF",
+        number: 27,
+        action: "terminate",
+        description: "Timeout or timer",
+        standard: "bsd"
+      },
+      {
+        name: "SIGWINCH",
+        number: 28,
+        action: "ignore",
+        description: "Terminal window size changed",
+        standard: "bsd"
+      },
+      {
+        name: "SIGIO",
+        number: 29,
+        action: "terminate",
+        description: "I/O is available",
+        standard: "other"
+      },
+      {
+        name: "SIGPOLL",
+        number: 29,
+        action: "terminate",
+        description: "Watched event",
+        standard: "other"
+      },
+      {
+        name: "SIGINFO",
+        number: 29,
+        action: "ignore",
+        description: "Request for process information",
+        standard: "other"
+      },
+      {
+        name: "SIGPWR",
+        number: 30,
+        action: "terminate",
+        description: "Device running out of power",
+        standard: "systemv"
+      },
+      {
+        name: "SIGSYS",
+        number: 31,
+        action: "core",
+        description: "Invalid system call",
+        standard: "other"
+      },
+      {
+        name: "SIGUNUSED",
+        number: 31,
+        action: "terminate",
+        description: "Invalid system call",
+        standard: "other"
+      }
+    ];
+  }
+});
+
+// node_modules/human-signals/build/src/signals.js
+import { constants } from "node:os";
+var getSignals, normalizeSignal;
+var init_signals = __esm({
+  "node_modules/human-signals/build/src/signals.js"() {
+    init_core();
+    init_realtime();
+    getSignals = () => {
+      const realtimeSignals = getRealtimeSignals();
+      const signals2 = [...SIGNALS, ...realtimeSignals].map(normalizeSignal);
+      return signals2;
+    };
+    normalizeSignal = ({
+      name,
+      number: defaultNumber,
+      description,
+      action,
+      forced = false,
+      standard
+    }) => {
+      const {
+        signals: { [name]: constantSignal }
+      } = constants;
+      const supported = constantSignal !== void 0;
+      const number = supported ? constantSignal : defaultNumber;
+      return { name, number, description, supported, action, forced, standard };
+    };
+  }
+});
+
+// node_modules/human-signals/build/src/main.js
+import { constants as constants2 } from "node:os";
+var getSignalsByName, getSignalByName, signalsByName, getSignalsByNumber, getSignalByNumber, findSignalByNumber, signalsByNumber;
+var init_main = __esm({
+  "node_modules/human-signals/build/src/main.js"() {
+    init_realtime();
+    init_signals();
+    getSignalsByName = () => {
+      const signals2 = getSignals();
+      return Object.fromEntries(signals2.map(getSignalByName));
+    };
+    getSignalByName = ({
+      name,
+      number,
+      description,
+      supported,
+      action,
+      forced,
+      standard
+    }) => [name, { name, number, description, supported, action, forced, standard }];
+    signalsByName = getSignalsByName();
+    getSignalsByNumber = () => {
+      const signals2 = getSignals();
+      const length = SIGRTMAX + 1;
+      const signalsA = Array.from(
+        { length },
+        (value, number) => getSignalByNumber(number, signals2)
+      );
+      return Object.assign({}, ...signalsA);
+    };
+    getSignalByNumber = (number, signals2) => {
+      const signal = findSignalByNumber(number, signals2);
+      if (signal === void 0) {
+        return {};
+      }
+      const { name, description, supported, action, forced, standard } = signal;
+      return {
+        [number]: {
+          name,
+          number,
+          description,
+          supported,
+          action,
+          forced,
+          standard
+        }
+      };
+    };
+    findSignalByNumber = (number, signals2) => {
+      const signal = signals2.find(({ name }) => constants2.signals[name] === number);
+      if (signal !== void 0) {
+        return signal;
+      }
+      return signals2.find((signalA) => signalA.number === number);
+    };
+    signalsByNumber = getSignalsByNumber();
+  }
+});
+
+// node_modules/execa/lib/terminate/signal.js
+import { constants as constants3 } from "node:os";
+var normalizeKillSignal, normalizeSignalArgument, normalizeSignal2, normalizeSignalInteger, getSignalsIntegerToName, signalsIntegerToName, normalizeSignalName, getAvailableSignals, getAvailableSignalNames, getAvailableSignalIntegers, getSignalDescription;
+var init_signal = __esm({
+  "node_modules/execa/lib/terminate/signal.js"() {
+    init_main();
+    normalizeKillSignal = (killSignal) => {
+      const optionName = "option `killSignal`";
+      if (killSignal === 0) {
+        throw new TypeError(`Invalid ${optionName}: 0 cannot be used.`);
+      }
+      return normalizeSignal2(killSignal, optionName);
+    };
+    normalizeSignalArgument = (signal) => signal === 0 ? signal : normalizeSignal2(signal, "`subprocess.kill()`'s argument");
+    normalizeSignal2 = (signalNameOrInteger, optionName) => {
+      if (Number.isInteger(signalNameOrInteger)) {
+        return normalizeSignalInteger(signalNameOrInteger, optionName);
+      }
+      if (typeof signalNameOrInteger === "string") {
+        return normalizeSignalName(signalNameOrInteger, optionName);
+      }
+      throw new TypeError(`Invalid ${optionName} ${String(signalNameOrInteger)}: it must be a string or an integer.
+${getAvailableSignals()}`);
+    };
+    normalizeSignalInteger = (signalInteger, optionName) => {
+      if (signalsIntegerToName.has(signalInteger)) {
+        return signalsIntegerToName.get(signalInteger);
+      }
+      throw new TypeError(`Invalid ${optionName} ${signalInteger}: this signal integer does not exist.
+${getAvailableSignals()}`);
+    };
+    getSignalsIntegerToName = () => new Map(Object.entries(constants3.signals).reverse().map(([signalName, signalInteger]) => [signalInteger, signalName]));
+    signalsIntegerToName = getSignalsIntegerToName();
+    normalizeSignalName = (signalName, optionName) => {
+      if (signalName in constants3.signals) {
+        return signalName;
+      }
+      if (signalName.toUpperCase() in constants3.signals) {
+        throw new TypeError(`Invalid ${optionName} '${signalName}': please rename it to '${signalName.toUpperCase()}'.`);
+      }
+      throw new TypeError(`Invalid ${optionName} '${signalName}': this signal name does not exist.
+${getAvailableSignals()}`);
+    };
+    getAvailableSignals = () => `Available signal names: ${getAvailableSignalNames()}.
+Available signal numbers: ${getAvailableSignalIntegers()}.`;
+    getAvailableSignalNames = () => Object.keys(constants3.signals).sort().map((signalName) => `'${signalName}'`).join(", ");
+    getAvailableSignalIntegers = () => [...new Set(Object.values(constants3.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
+    getSignalDescription = (signal) => signalsByName[signal].description;
+  }
+});
+
+// node_modules/execa/lib/terminate/kill.js
+import { setTimeout as setTimeout2 } from "node:timers/promises";
+var normalizeForceKillAfterDelay, DEFAULT_FORCE_KILL_TIMEOUT, subprocessKill, parseKillArguments, emitKillError, setKillTimeout, killOnTimeout;
+var init_kill = __esm({
+  "node_modules/execa/lib/terminate/kill.js"() {
+    init_final_error();
+    init_signal();
+    normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
+      if (forceKillAfterDelay === false) {
+        return forceKillAfterDelay;
+      }
+      if (forceKillAfterDelay === true) {
+        return DEFAULT_FORCE_KILL_TIMEOUT;
+      }
+      if (!Number.isFinite(forceKillAfterDelay) || forceKillAfterDelay < 0) {
+        throw new TypeError(`Expected the \`forceKillAfterDelay\` option to be a non-negative integer, got \`${forceKillAfterDelay}\` (${typeof forceKillAfterDelay})`);
+      }
+      return forceKillAfterDelay;
+    };
+    DEFAULT_FORCE_KILL_TIMEOUT = 1e3 * 5;
+    subprocessKill = ({ kill, options: { forceKillAfterDelay, killSignal }, onInternalError, context, controller }, signalOrError, errorArgument) => {
+      const { signal, error: error2 } = parseKillArguments(signalOrError, errorArgument, killSignal);
+      emitKillError(error2, onInternalError);
+      const killResult = kill(signal);
+      setKillTimeout({
+        kill,
+        signal,
+        forceKillAfterDelay,
+        killSignal,
+        killResult,
+        context,
+        controller
+      });
+      return killResult;
+    };
+    parseKillArguments = (signalOrError, errorArgument, killSignal) => {
+      const [signal = killSignal, error2] = isErrorInstance(signalOrError) ? [void 0, signalOrError] : [signalOrError, errorArgument];
+      if (typeof signal !== "string" && !Number.isInteger(signal)) {
+        throw new TypeError(`The first argument must be an error instance or a signal name string/integer: ${String(signal)}`);
+      }
+      if (error2 !== void 0 && !isErrorInstance(error2)) {
+        throw new TypeError(`The second argument is optional. If specified, it must be an error instance: ${error2}`);
+      }
+      return { signal: normalizeSignalArgument(signal), error: error2 };
+    };
+    emitKillError = (error2, onInternalError) => {
+      if (error2 !== void 0) {
+        onInternalError.reject(error2);
+      }
+    };
+    setKillTimeout = async ({ kill, signal, forceKillAfterDelay, killSignal, killResult, context, controller }) => {
+      if (signal === killSignal && killResult) {
+        killOnTimeout({
+          kill,
+          forceKillAfterDelay,
+          context,
+          controllerSignal: controller.signal
+        });
+      }
+    };
+    killOnTimeout = async ({ kill, forceKillAfterDelay, context, controllerSignal }) => {
+      if (forceKillAfterDelay === false) {
+        return;
+      }
+      try {
+        await setTimeout2(forceKillAfterDelay, void 0, { signal: controllerSignal });
+        if (kill("SIGKILL")) {
+          context.isForcefullyTerminated ??= true;
+        }
+      } catch {
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/utils/abort-signal.js
+import { once } from "node:events";
+var onAbortedSignal;
+var init_abort_signal = __esm({
+  "node_modules/execa/lib/utils/abort-signal.js"() {
+    onAbortedSignal = async (mainSignal, stopSignal) => {
+      if (!mainSignal.aborted) {
+        await once(mainSignal, "abort", { signal: stopSignal });
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/terminate/cancel.js
+var validateCancelSignal, throwOnCancel, terminateOnCancel;
+var init_cancel = __esm({
+  "node_modules/execa/lib/terminate/cancel.js"() {
+    init_abort_signal();
+    validateCancelSignal = ({ cancelSignal }) => {
+      if (cancelSignal !== void 0 && Object.prototype.toString.call(cancelSignal) !== "[object AbortSignal]") {
+        throw new Error(`The \`cancelSignal\` option must be an AbortSignal: ${String(cancelSignal)}`);
+      }
+    };
+    throwOnCancel = ({ subprocess, cancelSignal, gracefulCancel, context, controller }) => cancelSignal === void 0 || gracefulCancel ? [] : [terminateOnCancel(subprocess, cancelSignal, context, controller)];
+    terminateOnCancel = async (subprocess, cancelSignal, context, { signal }) => {
+      await onAbortedSignal(cancelSignal, signal);
+      context.terminationReason ??= "cancel";
+      subprocess.kill();
+      throw cancelSignal.reason;
+    };
+  }
+});
+
+// node_modules/execa/lib/ipc/validation.js
+var validateIpcMethod, validateIpcOption, validateConnection, throwOnEarlyDisconnect, throwOnStrictDeadlockError, getStrictResponseError, throwOnMissingStrict, throwOnStrictDisconnect, getAbortDisconnectError, throwOnMissingParent, handleEpipeError, handleSerializationError, isSerializationError, SERIALIZATION_ERROR_CODES, SERIALIZATION_ERROR_MESSAGES, getMethodName, getNamespaceName, getOtherProcessName, disconnect;
+var init_validation = __esm({
+  "node_modules/execa/lib/ipc/validation.js"() {
+    validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
+      validateIpcOption(methodName, isSubprocess, ipc);
+      validateConnection(methodName, isSubprocess, isConnected2);
+    };
+    validateIpcOption = (methodName, isSubprocess, ipc) => {
+      if (!ipc) {
+        throw new Error(`${getMethodName(methodName, isSubprocess)} can only be used if the \`ipc\` option is \`true\`.`);
+      }
+    };
+    validateConnection = (methodName, isSubprocess, isConnected2) => {
+      if (!isConnected2) {
+        throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} has already exited or disconnected.`);
+      }
+    };
+    throwOnEarlyDisconnect = (isSubprocess) => {
+      throw new Error(`${getMethodName("getOneMessage", isSubprocess)} could not complete: the ${getOtherProcessName(isSubprocess)} exited or disconnected.`);
+    };
+    throwOnStrictDeadlockError = (isSubprocess) => {
+      throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} is sending a message too, instead of listening to incoming messages.
+This can be fixed by both sending a message and listening to incoming messages at the same time:
+
+const [receivedMessage] = await Promise.all([
+	${getMethodName("getOneMessage", isSubprocess)},
+	${getMethodName("sendMessage", isSubprocess, "message, {strict: true}")},
+]);`);
+    };
+    getStrictResponseError = (error2, isSubprocess) => new Error(`${getMethodName("sendMessage", isSubprocess)} failed when sending an acknowledgment response to the ${getOtherProcessName(isSubprocess)}.`, { cause: error2 });
+    throwOnMissingStrict = (isSubprocess) => {
+      throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} is not listening to incoming messages.`);
+    };
+    throwOnStrictDisconnect = (isSubprocess) => {
+      throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} exited without listening to incoming messages.`);
+    };
+    getAbortDisconnectError = () => new Error(`\`cancelSignal\` aborted: the ${getOtherProcessName(true)} disconnected.`);
+    throwOnMissingParent = () => {
+      throw new Error("`getCancelSignal()` cannot be used without setting the `cancelSignal` subprocess option.");
+    };
+    handleEpipeError = ({ error: error2, methodName, isSubprocess }) => {
+      if (error2.code === "EPIPE") {
+        throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} is disconnecting.`, { cause: error2 });
+      }
+    };
+    handleSerializationError = ({ error: error2, methodName, isSubprocess, message }) => {
+      if (isSerializationError(error2)) {
+        throw new Error(`${getMethodName(methodName, isSubprocess)}'s argument type is invalid: the message cannot be serialized: ${String(message)}.`, { cause: error2 });
+      }
+    };
+    isSerializationError = ({ code, message }) => SERIALIZATION_ERROR_CODES.has(code) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message.includes(serializationErrorMessage));
+    SERIALIZATION_ERROR_CODES = /* @__PURE__ */ new Set([
+      // Message is `undefined`
+      "ERR_MISSING_ARGS",
+      // Message is a function, a bigint, a symbol
+      "ERR_INVALID_ARG_TYPE"
+    ]);
+    SERIALIZATION_ERROR_MESSAGES = [
+      // Message is a promise or a proxy, with `serialization: 'advanced'`
+      "could not be cloned",
+      // Message has cycles, with `serialization: 'json'`
+      "circular structure",
+      // Message has cycles inside toJSON(), with `serialization: 'json'`
+      "call stack size exceeded"
+    ];
+    getMethodName = (methodName, isSubprocess, parameters = "") => methodName === "cancelSignal" ? "`cancelSignal`'s `controller.abort()`" : `${getNamespaceName(isSubprocess)}${methodName}(${parameters})`;
+    getNamespaceName = (isSubprocess) => isSubprocess ? "" : "subprocess.";
+    getOtherProcessName = (isSubprocess) => isSubprocess ? "parent process" : "subprocess";
+    disconnect = (anyProcess) => {
+      if (anyProcess.connected) {
+        anyProcess.disconnect();
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/utils/deferred.js
+var createDeferred;
+var init_deferred = __esm({
+  "node_modules/execa/lib/utils/deferred.js"() {
+    createDeferred = () => {
+      const methods = {};
+      const promise = new Promise((resolve, reject) => {
+        Object.assign(methods, { resolve, reject });
+      });
+      return Object.assign(promise, methods);
+    };
+  }
+});
+
+// node_modules/execa/lib/arguments/fd-options.js
+var getToStream, getFromStream, SUBPROCESS_OPTIONS, getFdNumber, parseFdNumber, validateFdNumber, getInvalidStdioOptionMessage, getInvalidStdioOption, getUsedDescriptor, getOptionName, serializeOptionValue;
+var init_fd_options = __esm({
+  "node_modules/execa/lib/arguments/fd-options.js"() {
+    init_specific();
+    getToStream = (destination, to = "stdin") => {
+      const isWritable = true;
+      const { options, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
+      const fdNumber = getFdNumber(fileDescriptors, to, isWritable);
+      const destinationStream = destination.stdio[fdNumber];
+      if (destinationStream === null) {
+        throw new TypeError(getInvalidStdioOptionMessage(fdNumber, to, options, isWritable));
+      }
+      return destinationStream;
+    };
+    getFromStream = (source, from = "stdout") => {
+      const isWritable = false;
+      const { options, fileDescriptors } = SUBPROCESS_OPTIONS.get(source);
+      const fdNumber = getFdNumber(fileDescriptors, from, isWritable);
+      const sourceStream = fdNumber === "all" ? source.all : source.stdio[fdNumber];
+      if (sourceStream === null || sourceStream === void 0) {
+        throw new TypeError(getInvalidStdioOptionMessage(fdNumber, from, options, isWritable));
+      }
+      return sourceStream;
+    };
+    SUBPROCESS_OPTIONS = /* @__PURE__ */ new WeakMap();
+    getFdNumber = (fileDescriptors, fdName, isWritable) => {
+      const fdNumber = parseFdNumber(fdName, isWritable);
+      validateFdNumber(fdNumber, fdName, isWritable, fileDescriptors);
+      return fdNumber;
+    };
+    parseFdNumber = (fdName, isWritable) => {
+      const fdNumber = parseFd(fdName);
+      if (fdNumber !== void 0) {
+        return fdNumber;
+      }
+      const { validOptions, defaultValue } = isWritable ? { validOptions: '"stdin"', defaultValue: "stdin" } : { validOptions: '"stdout", "stderr", "all"', defaultValue: "stdout" };
+      throw new TypeError(`"${getOptionName(isWritable)}" must not be "${fdName}".
+It must be ${validOptions} or "fd3", "fd4" (and so on).
+It is optional and defaults to "${defaultValue}".`);
+    };
+    validateFdNumber = (fdNumber, fdName, isWritable, fileDescriptors) => {
+      const fileDescriptor = fileDescriptors[getUsedDescriptor(fdNumber)];
+      if (fileDescriptor === void 0) {
+        throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. That file descriptor does not exist.
+Please set the "stdio" option to ensure that file descriptor exists.`);
+      }
+      if (fileDescriptor.direction === "input" && !isWritable) {
+        throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. It must be a readable stream, not writable.`);
+      }
+      if (fileDescriptor.direction !== "input" && isWritable) {
+        throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. It must be a writable stream, not readable.`);
+      }
+    };
+    getInvalidStdioOptionMessage = (fdNumber, fdName, options, isWritable) => {
+      if (fdNumber === "all" && !options.all) {
+        return `The "all" option must be true to use "from: 'all'".`;
+      }
+      const { optionName, optionValue } = getInvalidStdioOption(fdNumber, options);
+      return `The "${optionName}: ${serializeOptionValue(optionValue)}" option is incompatible with using "${getOptionName(isWritable)}: ${serializeOptionValue(fdName)}".
+Please set this option with "pipe" instead.`;
+    };
+    getInvalidStdioOption = (fdNumber, { stdin, stdout, stderr, stdio }) => {
+      const usedDescriptor = getUsedDescriptor(fdNumber);
+      if (usedDescriptor === 0 && stdin !== void 0) {
+        return { optionName: "stdin", optionValue: stdin };
+      }
+      if (usedDescriptor === 1 && stdout !== void 0) {
+        return { optionName: "stdout", optionValue: stdout };
+      }
+      if (usedDescriptor === 2 && stderr !== void 0) {
+        return { optionName: "stderr", optionValue: stderr };
+      }
+      return { optionName: `stdio[${usedDescriptor}]`, optionValue: stdio[usedDescriptor] };
+    };
+    getUsedDescriptor = (fdNumber) => fdNumber === "all" ? 1 : fdNumber;
+    getOptionName = (isWritable) => isWritable ? "to" : "from";
+    serializeOptionValue = (value) => {
+      if (typeof value === "string") {
+        return `'${value}'`;
+      }
+      return typeof value === "number" ? `${value}` : "Stream";
+    };
+  }
+});
+
+// node_modules/execa/lib/utils/max-listeners.js
+import { addAbortListener } from "node:events";
+var incrementMaxListeners;
+var init_max_listeners = __esm({
+  "node_modules/execa/lib/utils/max-listeners.js"() {
+    incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
+      const maxListeners = eventEmitter.getMaxListeners();
+      if (maxListeners === 0 || maxListeners === Number.POSITIVE_INFINITY) {
+        return;
+      }
+      eventEmitter.setMaxListeners(maxListeners + maxListenersIncrement);
+      addAbortListener(signal, () => {
+        eventEmitter.setMaxListeners(eventEmitter.getMaxListeners() - maxListenersIncrement);
+      });
+    };
+  }
+});
+
+// node_modules/execa/lib/ipc/reference.js
+var addReference, addReferenceCount, removeReference, removeReferenceCount, undoAddedReferences, redoAddedReferences;
+var init_reference = __esm({
+  "node_modules/execa/lib/ipc/reference.js"() {
+    addReference = (channel, reference) => {
+      if (reference) {
+        addReferenceCount(channel);
+      }
+    };
+    addReferenceCount = (channel) => {
+      channel.refCounted();
+    };
+    removeReference = (channel, reference) => {
+      if (reference) {
+        removeReferenceCount(channel);
+      }
+    };
+    removeReferenceCount = (channel) => {
+      channel.unrefCounted();
+    };
+    undoAddedReferences = (channel, isSubprocess) => {
+      if (isSubprocess) {
+        removeReferenceCount(channel);
+        removeReferenceCount(channel);
+      }
+    };
+    redoAddedReferences = (channel, isSubprocess) => {
+      if (isSubprocess) {
+        addReferenceCount(channel);
+        addReferenceCount(channel);
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/ipc/incoming.js
+import { once as once2 } from "node:events";
+import { scheduler } from "node:timers/promises";
+var onMessage, onDisconnect, INCOMING_MESSAGES;
+var init_incoming = __esm({
+  "node_modules/execa/lib/ipc/incoming.js"() {
+    init_outgoing();
+    init_reference();
+    init_strict();
+    init_graceful();
+    onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
+      if (handleStrictResponse(wrappedMessage) || handleAbort(wrappedMessage)) {
+        return;
+      }
+      if (!INCOMING_MESSAGES.has(anyProcess)) {
+        INCOMING_MESSAGES.set(anyProcess, []);
+      }
+      const incomingMessages = INCOMING_MESSAGES.get(anyProcess);
+      incomingMessages.push(wrappedMessage);
+      if (incomingMessages.length > 1) {
+        return;
+      }
+      while (incomingMessages.length > 0) {
+        await waitForOutgoingMessages(anyProcess, ipcEmitter, wrappedMessage);
+        await scheduler.yield();
+        const message = await handleStrictRequest({
+          wrappedMessage: incomingMessages[0],
+          anyProcess,
+          channel,
+          isSubprocess,
+          ipcEmitter
+        });
+        incomingMessages.shift();
+        ipcEmitter.emit("message", message);
+        ipcEmitter.emit("message:done");
+      }
+    };
+    onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, boundOnMessage }) => {
+      abortOnDisconnect();
+      const incomingMessages = INCOMING_MESSAGES.get(anyProcess);
+      while (incomingMessages?.length > 0) {
+        await once2(ipcEmitter, "message:done");
+      }
+      anyProcess.removeListener("message", boundOnMessage);
+      redoAddedReferences(channel, isSubprocess);
+      ipcEmitter.connected = false;
+      ipcEmitter.emit("disconnect");
+    };
+    INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// node_modules/execa/lib/ipc/forward.js
+import { EventEmitter } from "node:events";
+var getIpcEmitter, IPC_EMITTERS, forwardEvents, isConnected;
+var init_forward = __esm({
+  "node_modules/execa/lib/ipc/forward.js"() {
+    init_incoming();
+    init_reference();
+    getIpcEmitter = (anyProcess, channel, isSubprocess) => {
+      if (IPC_EMITTERS.has(anyProcess)) {
+        return IPC_EMITTERS.get(anyProcess);
+      }
+      const ipcEmitter = new EventEmitter();
+      ipcEmitter.connected = true;
+      IPC_EMITTERS.set(anyProcess, ipcEmitter);
+      forwardEvents({
+        ipcEmitter,
+        anyProcess,
+        channel,
+        isSubprocess
+      });
+      return ipcEmitter;
+    };
+    IPC_EMITTERS = /* @__PURE__ */ new WeakMap();
+    forwardEvents = ({ ipcEmitter, anyProcess, channel, isSubprocess }) => {
+      const boundOnMessage = onMessage.bind(void 0, {
+        anyProcess,
+        channel,
+        isSubprocess,
+        ipcEmitter
+      });
+      anyProcess.on("message", boundOnMessage);
+      anyProcess.once("disconnect", onDisconnect.bind(void 0, {
+        anyProcess,
+        channel,
+        isSubprocess,
+        ipcEmitter,
+        boundOnMessage
+      }));
+      undoAddedReferences(channel, isSubprocess);
+    };
+    isConnected = (anyProcess) => {
+      const ipcEmitter = IPC_EMITTERS.get(anyProcess);
+      return ipcEmitter === void 0 ? anyProcess.channel !== null : ipcEmitter.connected;
+    };
+  }
+});
+
+// node_modules/execa/lib/ipc/strict.js
+import { once as once3 } from "node:events";
+var handleSendStrict, count, validateStrictDeadlock, handleStrictRequest, handleStrictResponse, waitForStrictResponse, STRICT_RESPONSES, throwOnDisconnect, REQUEST_TYPE, RESPONSE_TYPE;
+var init_strict = __esm({
+  "node_modules/execa/lib/ipc/strict.js"() {
+    init_deferred();
+    init_max_listeners();
+    init_send();
+    init_validation();
+    init_forward();
+    init_outgoing();
+    handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
+      if (!strict) {
+        return message;
+      }
+      const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
+      const hasListeners = hasMessageListeners(anyProcess, ipcEmitter);
+      return {
+        id: count++,
+        type: REQUEST_TYPE,
+        message,
+        hasListeners
+      };
+    };
+    count = 0n;
+    validateStrictDeadlock = (outgoingMessages, wrappedMessage) => {
+      if (wrappedMessage?.type !== REQUEST_TYPE || wrappedMessage.hasListeners) {
+        return;
+      }
+      for (const { id } of outgoingMessages) {
+        if (id !== void 0) {
+          STRICT_RESPONSES[id].resolve({ isDeadlock: true, hasListeners: false });
+        }
+      }
+    };
+    handleStrictRequest = async ({ wrappedMessage, anyProcess, channel, isSubprocess, ipcEmitter }) => {
+      if (wrappedMessage?.type !== REQUEST_TYPE || !anyProcess.connected) {
+        return wrappedMessage;
+      }
+      const { id, message } = wrappedMessage;
+      const response = { id, type: RESPONSE_TYPE, message: hasMessageListeners(anyProcess, ipcEmitter) };
+      try {
+        await sendMessage({
+          anyProcess,
+          channel,
+          isSubprocess,
+          ipc: true
+        }, response);
+      } catch (error2) {
+        ipcEmitter.emit("strict:error", error2);
+      }
+      return message;
+    };
+    handleStrictResponse = (wrappedMessage) => {
+      if (wrappedMessage?.type !== RESPONSE_TYPE) {
+        return false;
+      }
+      const { id, message: hasListeners } = wrappedMessage;
+      STRICT_RESPONSES[id]?.resolve({ isDeadlock: false, hasListeners });
+      return true;
+    };
+    waitForStrictResponse = async (wrappedMessage, anyProcess, isSubprocess) => {
+      if (wrappedMessage?.type !== REQUEST_TYPE) {
+        return;
+      }
+      const deferred = createDeferred();
+      STRICT_RESPONSES[wrappedMessage.id] = deferred;
+      const controller = new AbortController();
+      try {
+        const { isDeadlock, hasListeners } = await Promise.race([
+          deferred,
+          throwOnDisconnect(anyProcess, isSubprocess, controller)
+        ]);
+        if (isDeadlock) {
+          throwOnStrictDeadlockError(isSubprocess);
+        }
+        if (!hasListeners) {
+          throwOnMissingStrict(isSubprocess);
+        }
+      } finally {
+        controller.abort();
+        delete STRICT_RESPONSES[wrappedMessage.id];
+      }
+    };
+    STRICT_RESPONSES = {};
+    throwOnDisconnect = async (anyProcess, isSubprocess, { signal }) => {
+      incrementMaxListeners(anyProcess, 1, signal);
+      await once3(anyProcess, "disconnect", { signal });
+      throwOnStrictDisconnect(isSubprocess);
+    };
+    REQUEST_TYPE = "execa:ipc:request";
+    RESPONSE_TYPE = "execa:ipc:response";
+  }
+});
+
+// node_modules/execa/lib/ipc/outgoing.js
+var startSendMessage, endSendMessage, waitForOutgoingMessages, OUTGOING_MESSAGES, hasMessageListeners, getMinListenerCount;
+var init_outgoing = __esm({
+  "node_modules/execa/lib/ipc/outgoing.js"() {
+    init_deferred();
+    init_specific();
+    init_fd_options();
+    init_strict();
+    startSendMessage = (anyProcess, wrappedMessage, strict) => {
+      if (!OUTGOING_MESSAGES.has(anyProcess)) {
+        OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
+      }
+      const outgoingMessages = OUTGOING_MESSAGES.get(anyProcess);
+      const onMessageSent = createDeferred();
+      const id = strict ? wrappedMessage.id : void 0;
+      const outgoingMessage = { onMessageSent, id };
+      outgoingMessages.add(outgoingMessage);
+      return { outgoingMessages, outgoingMessage };
+    };
+    endSendMessage = ({ outgoingMessages, outgoingMessage }) => {
+      outgoingMessages.delete(outgoingMessage);
+      outgoingMessage.onMessageSent.resolve();
+    };
+    waitForOutgoingMessages = async (anyProcess, ipcEmitter, wrappedMessage) => {
+      while (!hasMessageListeners(anyProcess, ipcEmitter) && OUTGOING_MESSAGES.get(anyProcess)?.size > 0) {
+        const outgoingMessages = [...OUTGOING_MESSAGES.get(anyProcess)];
+        validateStrictDeadlock(outgoingMessages, wrappedMessage);
+        await Promise.all(outgoingMessages.map(({ onMessageSent }) => onMessageSent));
+      }
+    };
+    OUTGOING_MESSAGES = /* @__PURE__ */ new WeakMap();
+    hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("message") > getMinListenerCount(anyProcess);
+    getMinListenerCount = (anyProcess) => SUBPROCESS_OPTIONS.has(anyProcess) && !getFdSpecificValue(SUBPROCESS_OPTIONS.get(anyProcess).options.buffer, "ipc") ? 1 : 0;
+  }
+});
+
+// node_modules/execa/lib/ipc/send.js
+import { promisify as promisify2 } from "node:util";
+var sendMessage, sendMessageAsync, sendOneMessage, getSendMethod, PROCESS_SEND_METHODS;
+var init_send = __esm({
+  "node_modules/execa/lib/ipc/send.js"() {
+    init_validation();
+    init_outgoing();
+    init_strict();
+    sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, { strict = false } = {}) => {
+      const methodName = "sendMessage";
+      validateIpcMethod({
+        methodName,
+        isSubprocess,
+        ipc,
+        isConnected: anyProcess.connected
+      });
+      return sendMessageAsync({
+        anyProcess,
+        channel,
+        methodName,
+        isSubprocess,
+        message,
+        strict
+      });
+    };
+    sendMessageAsync = async ({ anyProcess, channel, methodName, isSubprocess, message, strict }) => {
+      const wrappedMessage = handleSendStrict({
+        anyProcess,
+        channel,
+        isSubprocess,
+        message,
+        strict
+      });
+      const outgoingMessagesState = startSendMessage(anyProcess, wrappedMessage, strict);
+      try {
+        await sendOneMessage({
+          anyProcess,
+          methodName,
+          isSubprocess,
+          wrappedMessage,
+          message
+        });
+      } catch (error2) {
+        disconnect(anyProcess);
+        throw error2;
+      } finally {
+        endSendMessage(outgoingMessagesState);
+      }
+    };
+    sendOneMessage = async ({ anyProcess, methodName, isSubprocess, wrappedMessage, message }) => {
+      const sendMethod = getSendMethod(anyProcess);
+      try {
+        await Promise.all([
+          waitForStrictResponse(wrappedMessage, anyProcess, isSubprocess),
+          sendMethod(wrappedMessage)
+        ]);
+      } catch (error2) {
+        handleEpipeError({ error: error2, methodName, isSubprocess });
+        handleSerializationError({
+          error: error2,
+          methodName,
+          isSubprocess,
+          message
+        });
+        throw error2;
+      }
+    };
+    getSendMethod = (anyProcess) => {
+      if (PROCESS_SEND_METHODS.has(anyProcess)) {
+        return PROCESS_SEND_METHODS.get(anyProcess);
+      }
+      const sendMethod = promisify2(anyProcess.send.bind(anyProcess));
+      PROCESS_SEND_METHODS.set(anyProcess, sendMethod);
+      return sendMethod;
+    };
+    PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// node_modules/execa/lib/ipc/graceful.js
+import { scheduler as scheduler2 } from "node:timers/promises";
+var sendAbort, getCancelSignal, startIpc, cancelListening, handleAbort, GRACEFUL_CANCEL_TYPE, abortOnDisconnect, cancelController;
+var init_graceful = __esm({
+  "node_modules/execa/lib/ipc/graceful.js"() {
+    init_send();
+    init_forward();
+    init_validation();
+    sendAbort = (subprocess, message) => {
+      const methodName = "cancelSignal";
+      validateConnection(methodName, false, subprocess.connected);
+      return sendOneMessage({
+        anyProcess: subprocess,
+        methodName,
+        isSubprocess: false,
+        wrappedMessage: { type: GRACEFUL_CANCEL_TYPE, message },
+        message
+      });
+    };
+    getCancelSignal = async ({ anyProcess, channel, isSubprocess, ipc }) => {
+      await startIpc({
+        anyProcess,
+        channel,
+        isSubprocess,
+        ipc
+      });
+      return cancelController.signal;
+    };
+    startIpc = async ({ anyProcess, channel, isSubprocess, ipc }) => {
+      if (cancelListening) {
+        return;
+      }
+      cancelListening = true;
+      if (!ipc) {
+        throwOnMissingParent();
+        return;
+      }
+      if (channel === null) {
+        abortOnDisconnect();
+        return;
+      }
+      getIpcEmitter(anyProcess, channel, isSubprocess);
+      await scheduler2.yield();
+    };
+    cancelListening = false;
+    handleAbort = (wrappedMessage) => {
+      if (wrappedMessage?.type !== GRACEFUL_CANCEL_TYPE) {
+        return false;
+      }
+      cancelController.abort(wrappedMessage.message);
+      return true;
+    };
+    GRACEFUL_CANCEL_TYPE = "execa:ipc:cancel";
+    abortOnDisconnect = () => {
+      cancelController.abort(getAbortDisconnectError());
+    };
+    cancelController = new AbortController();
+  }
+});
+
+// node_modules/execa/lib/terminate/graceful.js
+var validateGracefulCancel, throwOnGracefulCancel, sendOnAbort, getReason;
+var init_graceful2 = __esm({
+  "node_modules/execa/lib/terminate/graceful.js"() {
+    init_abort_signal();
+    init_graceful();
+    init_kill();
+    validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
+      if (!gracefulCancel) {
+        return;
+      }
+      if (cancelSignal === void 0) {
+        throw new Error("The `cancelSignal` option must be defined when setting the `gracefulCancel` option.");
+      }
+      if (!ipc) {
+        throw new Error("The `ipc` option cannot be false when setting the `gracefulCancel` option.");
+      }
+      if (serialization === "json") {
+        throw new Error("The `serialization` option cannot be 'json' when setting the `gracefulCancel` option.");
+      }
+    };
+    throwOnGracefulCancel = ({
+      subprocess,
+      cancelSignal,
+      gracefulCancel,
+      forceKillAfterDelay,
+      context,
+      controller
+    }) => gracefulCancel ? [sendOnAbort({
+      subprocess,
+      cancelSignal,
+      forceKillAfterDelay,
+      context,
+      controller
+    })] : [];
+    sendOnAbort = async ({ subprocess, cancelSignal, forceKillAfterDelay, context, controller: { signal } }) => {
+      await onAbortedSignal(cancelSignal, signal);
+      const reason = getReason(cancelSignal);
+      await sendAbort(subprocess, reason);
+      killOnTimeout({
+        kill: subprocess.kill,
+        forceKillAfterDelay,
+        context,
+        controllerSignal: signal
+      });
+      context.terminationReason ??= "gracefulCancel";
+      throw cancelSignal.reason;
+    };
+    getReason = ({ reason }) => {
+      if (!(reason instanceof DOMException)) {
+        return reason;
+      }
+      const error2 = new Error(reason.message);
+      Object.defineProperty(error2, "stack", {
+        value: reason.stack,
+        enumerable: false,
+        configurable: true,
+        writable: true
+      });
+      return error2;
+    };
+  }
+});
+
+// node_modules/execa/lib/terminate/timeout.js
+import { setTimeout as setTimeout3 } from "node:timers/promises";
+var validateTimeout, throwOnTimeout, killAfterTimeout;
+var init_timeout = __esm({
+  "node_modules/execa/lib/terminate/timeout.js"() {
+    init_final_error();
+    validateTimeout = ({ timeout }) => {
+      if (timeout !== void 0 && (!Number.isFinite(timeout) || timeout < 0)) {
+        throw new TypeError(`Expected the \`timeout\` option to be a non-negative integer, got \`${timeout}\` (${typeof timeout})`);
+      }
+    };
+    throwOnTimeout = (subprocess, timeout, context, controller) => timeout === 0 || timeout === void 0 ? [] : [killAfterTimeout(subprocess, timeout, context, controller)];
+    killAfterTimeout = async (subprocess, timeout, context, { signal }) => {
+      await setTimeout3(timeout, void 0, { signal });
+      context.terminationReason ??= "timeout";
+      subprocess.kill();
+      throw new DiscardedError();
+    };
+  }
+});
+
+// node_modules/execa/lib/methods/node.js
+import { execPath, execArgv } from "node:process";
+import path5 from "node:path";
+var mapNode, handleNodeOption;
+var init_node2 = __esm({
+  "node_modules/execa/lib/methods/node.js"() {
+    init_file_url();
+    mapNode = ({ options }) => {
+      if (options.node === false) {
+        throw new TypeError('The "node" option cannot be false with `execaNode()`.');
+      }
+      return { options: { ...options, node: true } };
+    };
+    handleNodeOption = (file, commandArguments, {
+      node: shouldHandleNode = false,
+      nodePath = execPath,
+      nodeOptions = execArgv.filter((nodeOption) => !nodeOption.startsWith("--inspect")),
+      cwd,
+      execPath: formerNodePath,
+      ...options
+    }) => {
+      if (formerNodePath !== void 0) {
+        throw new TypeError('The "execPath" option has been removed. Please use the "nodePath" option instead.');
+      }
+      const normalizedNodePath = safeNormalizeFileUrl(nodePath, 'The "nodePath" option');
+      const resolvedNodePath = path5.resolve(cwd, normalizedNodePath);
+      const newOptions = {
+        ...options,
+        nodePath: resolvedNodePath,
+        node: shouldHandleNode,
+        cwd
+      };
+      if (!shouldHandleNode) {
+        return [file, commandArguments, newOptions];
+      }
+      if (path5.basename(file, ".exe") === "node") {
+        throw new TypeError('When the "node" option is true, the first argument does not need to be "node".');
+      }
+      return [
+        resolvedNodePath,
+        [...nodeOptions, file, ...commandArguments],
+        { ipc: true, ...newOptions, shell: false }
+      ];
+    };
+  }
+});
+
+// node_modules/execa/lib/ipc/ipc-input.js
+import { serialize } from "node:v8";
+var validateIpcInputOption, validateAdvancedInput, validateJsonInput, validateIpcInput, sendIpcInput;
+var init_ipc_input = __esm({
+  "node_modules/execa/lib/ipc/ipc-input.js"() {
+    validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
+      if (ipcInput === void 0) {
+        return;
+      }
+      if (!ipc) {
+        throw new Error("The `ipcInput` option cannot be set unless the `ipc` option is `true`.");
+      }
+      validateIpcInput[serialization](ipcInput);
+    };
+    validateAdvancedInput = (ipcInput) => {
+      try {
+        serialize(ipcInput);
+      } catch (error2) {
+        throw new Error("The `ipcInput` option is not serializable with a structured clone.", { cause: error2 });
+      }
+    };
+    validateJsonInput = (ipcInput) => {
+      try {
+        JSON.stringify(ipcInput);
+      } catch (error2) {
+        throw new Error("The `ipcInput` option is not serializable with JSON.", { cause: error2 });
+      }
+    };
+    validateIpcInput = {
+      advanced: validateAdvancedInput,
+      json: validateJsonInput
+    };
+    sendIpcInput = async (subprocess, ipcInput) => {
+      if (ipcInput === void 0) {
+        return;
+      }
+      await subprocess.sendMessage(ipcInput);
+    };
+  }
+});
+
+// node_modules/execa/lib/arguments/encoding-option.js
+var validateEncoding, TEXT_ENCODINGS, BINARY_ENCODINGS, ENCODINGS, getCorrectEncoding, ENCODING_ALIASES, serializeEncoding;
+var init_encoding_option = __esm({
+  "node_modules/execa/lib/arguments/encoding-option.js"() {
+    validateEncoding = ({ encoding }) => {
+      if (ENCODINGS.has(encoding)) {
+        return;
+      }
+      const correctEncoding = getCorrectEncoding(encoding);
+      if (correctEncoding !== void 0) {
+        throw new TypeError(`Invalid option \`encoding: ${serializeEncoding(encoding)}\`.
+Please rename it to ${serializeEncoding(correctEncoding)}.`);
+      }
+      const correctEncodings = [...ENCODINGS].map((correctEncoding2) => serializeEncoding(correctEncoding2)).join(", ");
+      throw new TypeError(`Invalid option \`encoding: ${serializeEncoding(encoding)}\`.
+Please rename it to one of: ${correctEncodings}.`);
+    };
+    TEXT_ENCODINGS = /* @__PURE__ */ new Set(["utf8", "utf16le"]);
+    BINARY_ENCODINGS = /* @__PURE__ */ new Set(["buffer", "hex", "base64", "base64url", "latin1", "ascii"]);
+    ENCODINGS = /* @__PURE__ */ new Set([...TEXT_ENCODINGS, ...BINARY_ENCODINGS]);
+    getCorrectEncoding = (encoding) => {
+      if (encoding === null) {
+        return "buffer";
+      }
+      if (typeof encoding !== "string") {
+        return;
+      }
+      const lowerEncoding = encoding.toLowerCase();
+      if (lowerEncoding in ENCODING_ALIASES) {
+        return ENCODING_ALIASES[lowerEncoding];
+      }
+      if (ENCODINGS.has(lowerEncoding)) {
+        return lowerEncoding;
+      }
+    };
+    ENCODING_ALIASES = {
+      // eslint-disable-next-line unicorn/text-encoding-identifier-case
+      "utf-8": "utf8",
+      "utf-16le": "utf16le",
+      "ucs-2": "utf16le",
+      ucs2: "utf16le",
+      binary: "latin1"
+    };
+    serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
+  }
+});
+
+// node_modules/execa/lib/arguments/cwd.js
+import { statSync as statSync2 } from "node:fs";
+import path6 from "node:path";
+import process5 from "node:process";
+var normalizeCwd, getDefaultCwd, fixCwdError;
+var init_cwd = __esm({
+  "node_modules/execa/lib/arguments/cwd.js"() {
+    init_file_url();
+    normalizeCwd = (cwd = getDefaultCwd()) => {
+      const cwdString = safeNormalizeFileUrl(cwd, 'The "cwd" option');
+      return path6.resolve(cwdString);
+    };
+    getDefaultCwd = () => {
+      try {
+        return process5.cwd();
+      } catch (error2) {
+        error2.message = `The current directory does not exist.
+${error2.message}`;
+        throw error2;
+      }
+    };
+    fixCwdError = (originalMessage, cwd) => {
+      if (cwd === getDefaultCwd()) {
+        return originalMessage;
+      }
+      let cwdStat;
+      try {
+        cwdStat = statSync2(cwd);
+      } catch (error2) {
+        return `The "cwd" option is invalid: ${cwd}.
+${error2.message}
+${originalMessage}`;
+      }
+      if (!cwdStat.isDirectory()) {
+        return `The "cwd" option is not a directory: ${cwd}.
+${originalMessage}`;
+      }
+      return originalMessage;
+    };
+  }
+});
+
+// node_modules/execa/lib/arguments/options.js
+import path7 from "node:path";
+import process6 from "node:process";
+var import_cross_spawn, normalizeOptions, addDefaultOptions, getEnv;
+var init_options4 = __esm({
+  "node_modules/execa/lib/arguments/options.js"() {
+    import_cross_spawn = __toESM(require_cross_spawn(), 1);
+    init_npm_run_path();
+    init_kill();
+    init_signal();
+    init_cancel();
+    init_graceful2();
+    init_timeout();
+    init_node2();
+    init_ipc_input();
+    init_encoding_option();
+    init_cwd();
+    init_file_url();
+    init_specific();
+    normalizeOptions = (filePath, rawArguments, rawOptions) => {
+      rawOptions.cwd = normalizeCwd(rawOptions.cwd);
+      const [processedFile, processedArguments, processedOptions] = handleNodeOption(filePath, rawArguments, rawOptions);
+      const { command: file, args: commandArguments, options: initialOptions } = import_cross_spawn.default._parse(processedFile, processedArguments, processedOptions);
+      const fdOptions = normalizeFdSpecificOptions(initialOptions);
+      const options = addDefaultOptions(fdOptions);
+      validateTimeout(options);
+      validateEncoding(options);
+      validateIpcInputOption(options);
+      validateCancelSignal(options);
+      validateGracefulCancel(options);
+      options.shell = normalizeFileUrl(options.shell);
+      options.env = getEnv(options);
+      options.killSignal = normalizeKillSignal(options.killSignal);
+      options.forceKillAfterDelay = normalizeForceKillAfterDelay(options.forceKillAfterDelay);
+      options.lines = options.lines.map((lines, fdNumber) => lines && !BINARY_ENCODINGS.has(options.encoding) && options.buffer[fdNumber]);
+      if (process6.platform === "win32" && path7.basename(file, ".exe") === "cmd") {
+        commandArguments.unshift("/q");
+      }
+      return { file, commandArguments, options };
+    };
+    addDefaultOptions = ({
+      extendEnv = true,
+      preferLocal = false,
+      cwd,
+      localDir: localDirectory = cwd,
+      encoding = "utf8",
+      reject = true,
+      cleanup = true,
+      all = false,
+      windowsHide = true,
+      killSignal = "SIGTERM",
+      forceKillAfterDelay = true,
+      gracefulCancel = false,
+      ipcInput,
+      ipc = ipcInput !== void 0 || gracefulCancel,
+      serialization = "advanced",
+      ...options
+    }) => ({
+      ...options,
+      extendEnv,
+      preferLocal,
+      cwd,
+      localDirectory,
+      encoding,
+      reject,
+      cleanup,
+      all,
+      windowsHide,
+      killSignal,
+      forceKillAfterDelay,
+      gracefulCancel,
+      ipcInput,
+      ipc,
+      serialization
+    });
+    getEnv = ({ env: envOption, extendEnv, preferLocal, node, localDirectory, nodePath }) => {
+      const env2 = extendEnv ? { ...process6.env, ...envOption } : envOption;
+      if (preferLocal || node) {
+        return npmRunPathEnv({
+          env: env2,
+          cwd: localDirectory,
+          execPath: nodePath,
+          preferLocal,
+          addExecPath: node
+        });
+      }
+      return env2;
+    };
+  }
+});
+
+// node_modules/execa/lib/arguments/shell.js
+var concatenateShell;
+var init_shell = __esm({
+  "node_modules/execa/lib/arguments/shell.js"() {
+    concatenateShell = (file, commandArguments, options) => options.shell && commandArguments.length > 0 ? [[file, ...commandArguments].join(" "), [], options] : [file, commandArguments, options];
+  }
+});
+
+// node_modules/strip-final-newline/index.js
+function stripFinalNewline(input) {
+  if (typeof input === "string") {
+    return stripFinalNewlineString(input);
+  }
+  if (!(ArrayBuffer.isView(input) && input.BYTES_PER_ELEMENT === 1)) {
+    throw new Error("Input must be a string or a Uint8Array");
+  }
+  return stripFinalNewlineBinary(input);
+}
+var stripFinalNewlineString, stripFinalNewlineBinary, LF, LF_BINARY, CR, CR_BINARY;
+var init_strip_final_newline = __esm({
+  "node_modules/strip-final-newline/index.js"() {
+    stripFinalNewlineString = (input) => input.at(-1) === LF ? input.slice(0, input.at(-2) === CR ? -2 : -1) : input;
+    stripFinalNewlineBinary = (input) => input.at(-1) === LF_BINARY ? input.subarray(0, input.at(-2) === CR_BINARY ? -2 : -1) : input;
+    LF = "\n";
+    LF_BINARY = LF.codePointAt(0);
+    CR = "\r";
+    CR_BINARY = CR.codePointAt(0);
+  }
+});
+
+// node_modules/is-stream/index.js
+function isStream(stream, { checkOpen = true } = {}) {
+  return stream !== null && typeof stream === "object" && (stream.writable || stream.readable || !checkOpen || stream.writable === void 0 && stream.readable === void 0) && typeof stream.pipe === "function";
+}
+function isWritableStream(stream, { checkOpen = true } = {}) {
+  return isStream(stream, { checkOpen }) && (stream.writable || !checkOpen) && typeof stream.write === "function" && typeof stream.end === "function" && typeof stream.writable === "boolean" && typeof stream.writableObjectMode === "boolean" && typeof stream.destroy === "function" && typeof stream.destroyed === "boolean";
+}
+function isReadableStream(stream, { checkOpen = true } = {}) {
+  return isStream(stream, { checkOpen }) && (stream.readable || !checkOpen) && typeof stream.read === "function" && typeof stream.readable === "boolean" && typeof stream.readableObjectMode === "boolean" && typeof stream.destroy === "function" && typeof stream.destroyed === "boolean";
+}
+function isDuplexStream(stream, options) {
+  return isWritableStream(stream, options) && isReadableStream(stream, options);
+}
+var init_is_stream = __esm({
+  "node_modules/is-stream/index.js"() {
+  }
+});
+
+// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
+function i() {
+  return this[n].next();
+}
+function o(r) {
+  return this[n].return(r);
+}
+function h({ preventCancel: r = false } = {}) {
+  const e = this.getReader(), t = new c(
+    e,
+    r
+  ), s = Object.create(u);
+  return s[n] = t, s;
+}
+var a, c, n, u;
+var init_asyncIterator = __esm({
+  "node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js"() {
+    a = Object.getPrototypeOf(
+      Object.getPrototypeOf(
+        /* istanbul ignore next */
+        async function* () {
+        }
+      ).prototype
+    );
+    c = class {
+      #t;
+      #n;
+      #r = false;
+      #e = void 0;
+      constructor(e, t) {
+        this.#t = e, this.#n = t;
+      }
+      next() {
+        const e = () => this.#s();
+        return this.#e = this.#e ? this.#e.then(e, e) : e(), this.#e;
+      }
+      return(e) {
+        const t = () => this.#i(e);
+        return this.#e ? this.#e.then(t, t) : t();
+      }
+      async #s() {
+        if (this.#r)
+          return {
+            done: true,
+            value: void 0
+          };
+        let e;
+        try {
+          e = await this.#t.read();
+        } catch (t) {
+          throw this.#e = void 0, this.#r = true, this.#t.releaseLock(), t;
+        }
+        return e.done && (this.#e = void 0, this.#r = true, this.#t.releaseLock()), e;
+      }
+      async #i(e) {
+        if (this.#r)
+          return {
+            done: true,
+            value: e
+          };
+        if (this.#r = true, !this.#n) {
+          const t = this.#t.cancel(e);
+          return this.#t.releaseLock(), await t, {
+            done: true,
+            value: e
+          };
+        }
+        return this.#t.releaseLock(), {
+          done: true,
+          value: e
+        };
+      }
+    };
+    n = /* @__PURE__ */ Symbol();
+    Object.defineProperty(i, "name", { value: "next" });
+    Object.defineProperty(o, "name", { value: "return" });
+    u = Object.create(a, {
+      next: {
+        enumerable: true,
+        configurable: true,
+        writable: true,
+        value: i
+      },
+      return: {
+        enumerable: true,
+        configurable: true,
+        writable: true,
+        value: o
+      }
+    });
+  }
+});
+
+// node_modules/@sec-ant/readable-stream/dist/ponyfill/fromAnyIterable.js
+var init_fromAnyIterable = __esm({
+  "node_modules/@sec-ant/readable-stream/dist/ponyfill/fromAnyIterable.js"() {
+  }
+});
+
+// node_modules/@sec-ant/readable-stream/dist/ponyfill/index.js
+var init_ponyfill = __esm({
+  "node_modules/@sec-ant/readable-stream/dist/ponyfill/index.js"() {
+    init_asyncIterator();
+    init_fromAnyIterable();
+  }
+});
+
+// node_modules/get-stream/source/stream.js
+var getAsyncIterable, toString, getStreamIterable, handleStreamEnd, nodeImports;
+var init_stream = __esm({
+  "node_modules/get-stream/source/stream.js"() {
+    init_is_stream();
+    init_ponyfill();
+    getAsyncIterable = (stream) => {
+      if (isReadableStream(stream, { checkOpen: false }) && nodeImports.on !== void 0) {
+        return getStreamIterable(stream);
+      }
+      if (typeof stream?.[Symbol.asyncIterator] === "function") {
+        return stream;
+      }
+      if (toString.call(stream) === "[object ReadableStream]") {
+        return h.call(stream);
+      }
+      throw new TypeError("The first argument must be a Readable, a ReadableStream, or an async iterable.");
+    };
+    ({ toString } = Object.prototype);
+    getStreamIterable = async function* (stream) {
+      const controller = new AbortController();
+      const state = {};
+      handleStreamEnd(stream, controller, state);
+      try {
+        for await (const [chunk] of nodeImports.on(stream, "data", { signal: controller.signal })) {
+          yield chunk;
+        }
+      } catch (error2) {
+        if (state.error !== void 0) {
+          throw state.error;
+        } else if (!controller.signal.aborted) {
+          throw error2;
+        }
+      } finally {
+        stream.destroy();
+      }
+    };
+    handleStreamEnd = async (stream, controller, state) => {
+      try {
+        await nodeImports.finished(stream, {
+          cleanup: true,
+          readable: true,
+          writable: false,
+          error: false
+        });
+      } catch (error2) {
+        state.error = error2;
+      } finally {
+        controller.abort();
+      }
+    };
+    nodeImports = {};
+  }
+});
+
+// node_modules/get-stream/source/contents.js
+var getStreamContents, appendFinalChunk, appendChunk, addNewChunk, getChunkType, objectToString2, MaxBufferError;
+var init_contents = __esm({
+  "node_modules/get-stream/source/contents.js"() {
+    init_stream();
+    getStreamContents = async (stream, { init, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
+      const asyncIterable = getAsyncIterable(stream);
+      const state = init();
+      state.length = 0;
+      try {
+        for await (const chunk of asyncIterable) {
+          const chunkType = getChunkType(chunk);
+          const convertedChunk = convertChunk[chunkType](chunk, state);
+          appendChunk({
+            convertedChunk,
+            state,
+            getSize,
+            truncateChunk,
+            addChunk,
+            maxBuffer
+          });
+        }
+        appendFinalChunk({
+          state,
+          convertChunk,
+          getSize,
+          truncateChunk,
+          addChunk,
+          getFinalChunk,
+          maxBuffer
+        });
+        return finalize(state);
+      } catch (error2) {
+        const normalizedError = typeof error2 === "object" && error2 !== null ? error2 : new Error(error2);
+        normalizedError.bufferedData = finalize(state);
+        throw normalizedError;
+      }
+    };
+    appendFinalChunk = ({ state, getSize, truncateChunk, addChunk, getFinalChunk, maxBuffer }) => {
+      const convertedChunk = getFinalChunk(state);
+      if (convertedChunk !== void 0) {
+        appendChunk({
+          convertedChunk,
+          state,
+          getSize,
+          truncateChunk,
+          addChunk,
+          maxBuffer
+        });
+      }
+    };
+    appendChunk = ({ convertedChunk, state, getSize, truncateChunk, addChunk, maxBuffer }) => {
+      const chunkSize = getSize(convertedChunk);
+      const newLength = state.length + chunkSize;
+      if (newLength <= maxBuffer) {
+        addNewChunk(convertedChunk, state, addChunk, newLength);
+        return;
+      }
+      const truncatedChunk = truncateChunk(convertedChunk, maxBuffer - state.length);
+      if (truncatedChunk !== void 0) {
+        addNewChunk(truncatedChunk, state, addChunk, maxBuffer);
+      }
+      throw new MaxBufferError();
+    };
+    addNewChunk = (convertedChunk, state, addChunk, newLength) => {
+      state.contents = addChunk(convertedChunk, state, newLength);
+      state.length = newLength;
+    };
+    getChunkType = (chunk) => {
+      const typeOfChunk = typeof chunk;
+      if (typeOfChunk === "string") {
+        return "string";
+      }
+      if (typeOfChunk !== "object" || chunk === null) {
+        return "others";
+      }
+      if (globalThis.Buffer?.isBuffer(chunk)) {
+        return "buffer";
+      }
+      const prototypeName = objectToString2.call(chunk);
+      if (prototypeName === "[object ArrayBuffer]") {
+        return "arrayBuffer";
+      }
+      if (prototypeName === "[object DataView]") {
+        return "dataView";
+      }
+      if (Number.isInteger(chunk.byteLength) && Number.isInteger(chunk.byteOffset) && objectToString2.call(chunk.buffer) === "[object ArrayBuffer]") {
+        return "typedArray";
+      }
+      return "others";
+    };
+    ({ toString: objectToString2 } = Object.prototype);
+    MaxBufferError = class extends Error {
+      name = "MaxBufferError";
+      constructor() {
+        super("maxBuffer exceeded");
+      }
+    };
+  }
+});
+
+// node_modules/get-stream/source/utils.js
+var identity2, noop, getContentsProperty, throwObjectStream, getLengthProperty;
+var init_utils = __esm({
+  "node_modules/get-stream/source/utils.js"() {
+    identity2 = (value) => value;
+    noop = () => void 0;
+    getContentsProperty = ({ contents }) => contents;
+    throwObjectStream = (chunk) => {
+      throw new Error(`Streams in object mode are not supported: ${String(chunk)}`);
+    };
+    getLengthProperty = (convertedChunk) => convertedChunk.length;
+  }
+});
+
+// node_modules/get-stream/source/array.js
+async function getStreamAsArray(stream, options) {
+  return getStreamContents(stream, arrayMethods, options);
+}
+var initArray, increment, addArrayChunk, arrayMethods;
+var init_array = __esm({
+  "node_modules/get-stream/source/array.js"() {
+    init_contents();
+    init_utils();
+    initArray = () => ({ contents: [] });
+    increment = () => 1;
+    addArrayChunk = (convertedChunk, { contents }) => {
+      contents.push(convertedChunk);
+      return contents;
+    };
+    arrayMethods = {
+      init: initArray,
+      convertChunk: {
+        string: identity2,
+        buffer: identity2,
+        arrayBuffer: identity2,
+        dataView: identity2,
+        typedArray: identity2,
+        others: identity2
+      },
+      getSize: increment,
+      truncateChunk: noop,
+      addChunk: addArrayChunk,
+      getFinalChunk: noop,
+      finalize: getContentsProperty
+    };
+  }
+});
+
+// node_modules/get-stream/source/array-buffer.js
+async function getStreamAsArrayBuffer(stream, options) {
+  return getStreamContents(stream, arrayBufferMethods, options);
+}
+var initArrayBuffer, useTextEncoder, textEncoder2, useUint8Array, useUint8ArrayWithOffset, truncateArrayBufferChunk, addArrayBufferChunk, resizeArrayBufferSlow, resizeArrayBuffer, getNewContentsLength, SCALE_FACTOR, finalizeArrayBuffer, hasArrayBufferResize, arrayBufferMethods;
+var init_array_buffer = __esm({
+  "node_modules/get-stream/source/array-buffer.js"() {
+    init_contents();
+    init_utils();
+    initArrayBuffer = () => ({ contents: new ArrayBuffer(0) });
+    useTextEncoder = (chunk) => textEncoder2.encode(chunk);
+    textEncoder2 = new TextEncoder();
+    useUint8Array = (chunk) => new Uint8Array(chunk);
+    useUint8ArrayWithOffset = (chunk) => new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    truncateArrayBufferChunk = (convertedChunk, chunkSize) => convertedChunk.slice(0, chunkSize);
+    addArrayBufferChunk = (convertedChunk, { contents, length: previousLength }, length) => {
+      const newContents = hasArrayBufferResize() ? resizeArrayBuffer(contents, length) : resizeArrayBufferSlow(contents, length);
+      new Uint8Array(newContents).set(convertedChunk, previousLength);
+      return newContents;
+    };
+    resizeArrayBufferSlow = (contents, length) => {
+      if (length <= contents.byteLength) {
+        return contents;
+      }
+      const arrayBuffer = new ArrayBuffer(getNewContentsLength(length));
+      new Uint8Array(arrayBuffer).set(new Uint8Array(contents), 0);
+      return arrayBuffer;
+    };
+    resizeArrayBuffer = (contents, length) => {
+      if (length <= contents.maxByteLength) {
+        contents.resize(length);
+        return contents;
+      }
+      const arrayBuffer = new ArrayBuffer(length, { maxByteLength: getNewContentsLength(length) });
+      new Uint8Array(arrayBuffer).set(new Uint8Array(contents), 0);
+      return arrayBuffer;
+    };
+    getNewContentsLength = (length) => SCALE_FACTOR ** Math.ceil(Math.log(length) / Math.log(SCALE_FACTOR));
+    SCALE_FACTOR = 2;
+    finalizeArrayBuffer = ({ contents, length }) => hasArrayBufferResize() ? contents : contents.slice(0, length);
+    hasArrayBufferResize = () => "resize" in ArrayBuffer.prototype;
+    arrayBufferMethods = {
+      init: initArrayBuffer,
+      convertChunk: {
+        string: useTextEncoder,
+        buffer: useUint8Array,
+        arrayBuffer: useUint8Array,
+        dataView: useUint8ArrayWithOffset,
+        typedArray: useUint8ArrayWithOffset,
+        others: throwObjectStream
+      },
+      getSize: getLengthProperty,
+      truncateChunk: truncateArrayBufferChunk,
+      addChunk: addArrayBufferChunk,
+      getFinalChunk: noop,
+      finalize: finalizeArrayBuffer
+    };
+  }
+});
+
+// node_modules/get-stream/source/string.js
+async function getStreamAsString(stream, options) {
+  return getStreamContents(stream, stringMethods, options);
+}
+var initString, useTextDecoder, addStringChunk, truncateStringChunk, getFinalStringChunk, stringMethods;
+var init_string = __esm({
+  "node_modules/get-stream/source/string.js"() {
+    init_contents();
+    init_utils();
+    initString = () => ({ contents: "", textDecoder: new TextDecoder() });
+    useTextDecoder = (chunk, { textDecoder: textDecoder2 }) => textDecoder2.decode(chunk, { stream: true });
+    addStringChunk = (convertedChunk, { contents }) => contents + convertedChunk;
+    truncateStringChunk = (convertedChunk, chunkSize) => convertedChunk.slice(0, chunkSize);
+    getFinalStringChunk = ({ textDecoder: textDecoder2 }) => {
+      const finalChunk = textDecoder2.decode();
+      return finalChunk === "" ? void 0 : finalChunk;
+    };
+    stringMethods = {
+      init: initString,
+      convertChunk: {
+        string: identity2,
+        buffer: useTextDecoder,
+        arrayBuffer: useTextDecoder,
+        dataView: useTextDecoder,
+        typedArray: useTextDecoder,
+        others: throwObjectStream
+      },
+      getSize: getLengthProperty,
+      truncateChunk: truncateStringChunk,
+      addChunk: addStringChunk,
+      getFinalChunk: getFinalStringChunk,
+      finalize: getContentsProperty
+    };
+  }
+});
+
+// node_modules/get-stream/source/exports.js
+var init_exports = __esm({
+  "node_modules/get-stream/source/exports.js"() {
+    init_array();
+    init_array_buffer();
+    init_string();
+    init_contents();
+  }
+});
+
+// node_modules/get-stream/source/index.js
+import { on } from "node:events";
+import { finished } from "node:stream/promises";
+var init_source = __esm({
+  "node_modules/get-stream/source/index.js"() {
+    init_stream();
+    init_exports();
+    Object.assign(nodeImports, { on, finished });
+  }
+});
+
+// node_modules/execa/lib/io/max-buffer.js
+var handleMaxBuffer, getMaxBufferUnit, checkIpcMaxBuffer, getMaxBufferMessage, getMaxBufferInfo, isMaxBufferSync, truncateMaxBufferSync, getMaxBufferSync;
+var init_max_buffer = __esm({
+  "node_modules/execa/lib/io/max-buffer.js"() {
+    init_source();
+    init_standard_stream();
+    init_specific();
+    handleMaxBuffer = ({ error: error2, stream, readableObjectMode, lines, encoding, fdNumber }) => {
+      if (!(error2 instanceof MaxBufferError)) {
+        throw error2;
+      }
+      if (fdNumber === "all") {
+        return error2;
+      }
+      const unit = getMaxBufferUnit(readableObjectMode, lines, encoding);
+      error2.maxBufferInfo = { fdNumber, unit };
+      stream.destroy();
+      throw error2;
+    };
+    getMaxBufferUnit = (readableObjectMode, lines, encoding) => {
+      if (readableObjectMode) {
+        return "objects";
+      }
+      if (lines) {
+        return "lines";
+      }
+      if (encoding === "buffer") {
+        return "bytes";
+      }
+      return "characters";
+    };
+    checkIpcMaxBuffer = (subprocess, ipcOutput, maxBuffer) => {
+      if (ipcOutput.length !== maxBuffer) {
+        return;
+      }
+      const error2 = new MaxBufferError();
+      error2.maxBufferInfo = { fdNumber: "ipc" };
+      throw error2;
+    };
+    getMaxBufferMessage = (error2, maxBuffer) => {
+      const { streamName, threshold, unit } = getMaxBufferInfo(error2, maxBuffer);
+      return `Command's ${streamName} was larger than ${threshold} ${unit}`;
+    };
+    getMaxBufferInfo = (error2, maxBuffer) => {
+      if (error2?.maxBufferInfo === void 0) {
+        return { streamName: "output", threshold: maxBuffer[1], unit: "bytes" };
+      }
+      const { maxBufferInfo: { fdNumber, unit } } = error2;
+      delete error2.maxBufferInfo;
+      const threshold = getFdSpecificValue(maxBuffer, fdNumber);
+      if (fdNumber === "ipc") {
+        return { streamName: "IPC output", threshold, unit: "messages" };
+      }
+      return { streamName: getStreamName(fdNumber), threshold, unit };
+    };
+    isMaxBufferSync = (resultError, output, maxBuffer) => resultError?.code === "ENOBUFS" && output !== null && output.some((result) => result !== null && result.length > getMaxBufferSync(maxBuffer));
+    truncateMaxBufferSync = (result, isMaxBuffer, maxBuffer) => {
+      if (!isMaxBuffer) {
+        return result;
+      }
+      const maxBufferValue = getMaxBufferSync(maxBuffer);
+      return result.length > maxBufferValue ? result.slice(0, maxBufferValue) : result;
+    };
+    getMaxBufferSync = ([, stdoutMaxBuffer]) => stdoutMaxBuffer;
+  }
+});
+
+// node_modules/execa/lib/return/message.js
+import { inspect as inspect2 } from "node:util";
+var createMessages, getErrorPrefix, getForcefulSuffix, getOriginalMessage, serializeIpcMessage, serializeMessagePart, serializeMessageItem;
+var init_message = __esm({
+  "node_modules/execa/lib/return/message.js"() {
+    init_strip_final_newline();
+    init_uint_array();
+    init_cwd();
+    init_escape();
+    init_max_buffer();
+    init_signal();
+    init_final_error();
+    createMessages = ({
+      stdio,
+      all,
+      ipcOutput,
+      originalError,
+      signal,
+      signalDescription,
+      exitCode,
+      escapedCommand,
+      timedOut,
+      isCanceled,
+      isGracefullyCanceled,
+      isMaxBuffer,
+      isForcefullyTerminated,
+      forceKillAfterDelay,
+      killSignal,
+      maxBuffer,
+      timeout,
+      cwd
+    }) => {
+      const errorCode = originalError?.code;
+      const prefix2 = getErrorPrefix({
+        originalError,
+        timedOut,
+        timeout,
+        isMaxBuffer,
+        maxBuffer,
+        errorCode,
+        signal,
+        signalDescription,
+        exitCode,
+        isCanceled,
+        isGracefullyCanceled,
+        isForcefullyTerminated,
+        forceKillAfterDelay,
+        killSignal
+      });
+      const originalMessage = getOriginalMessage(originalError, cwd);
+      const suffix = originalMessage === void 0 ? "" : `
+${originalMessage}`;
+      const shortMessage = `${prefix2}: ${escapedCommand}${suffix}`;
+      const messageStdio = all === void 0 ? [stdio[2], stdio[1]] : [all];
+      const message = [
+        shortMessage,
+        ...messageStdio,
+        ...stdio.slice(3),
+        ipcOutput.map((ipcMessage) => serializeIpcMessage(ipcMessage)).join("\n")
+      ].map((messagePart) => escapeLines(stripFinalNewline(serializeMessagePart(messagePart)))).filter(Boolean).join("\n\n");
+      return { originalMessage, shortMessage, message };
+    };
+    getErrorPrefix = ({
+      originalError,
+      timedOut,
+      timeout,
+      isMaxBuffer,
+      maxBuffer,
+      errorCode,
+      signal,
+      signalDescription,
+      exitCode,
+      isCanceled,
+      isGracefullyCanceled,
+      isForcefullyTerminated,
+      forceKillAfterDelay,
+      killSignal
+    }) => {
+      const forcefulSuffix = getForcefulSuffix(isForcefullyTerminated, forceKillAfterDelay);
+      if (timedOut) {
+        return `Command timed out after ${timeout} milliseconds${forcefulSuffix}`;
+      }
+      if (isGracefullyCanceled) {
+        if (signal === void 0) {
+          return `Command was gracefully canceled with exit code ${exitCode}`;
+        }
+        return isForcefullyTerminated ? `Command was gracefully canceled${forcefulSuffix}` : `Command was gracefully canceled with ${signal} (${signalDescription})`;
+      }
+      if (isCanceled) {
+        return `Command was canceled${forcefulSuffix}`;
+      }
+      if (isMaxBuffer) {
+        return `${getMaxBufferMessage(originalError, maxBuffer)}${forcefulSuffix}`;
+      }
+      if (errorCode !== void 0) {
+        return `Command failed with ${errorCode}${forcefulSuffix}`;
+      }
+      if (isForcefullyTerminated) {
+        return `Command was killed with ${killSignal} (${getSignalDescription(killSignal)})${forcefulSuffix}`;
+      }
+      if (signal !== void 0) {
+        return `Command was killed with ${signal} (${signalDescription})`;
+      }
+      if (exitCode !== void 0) {
+        return `Command failed with exit code ${exitCode}`;
+      }
+      return "Command failed";
+    };
+    getForcefulSuffix = (isForcefullyTerminated, forceKillAfterDelay) => isForcefullyTerminated ? ` and was forcefully terminated after ${forceKillAfterDelay} milliseconds` : "";
+    getOriginalMessage = (originalError, cwd) => {
+      if (originalError instanceof DiscardedError) {
+        return;
+      }
+      const originalMessage = isExecaError(originalError) ? originalError.originalMessage : String(originalError?.message ?? originalError);
+      const escapedOriginalMessage = escapeLines(fixCwdError(originalMessage, cwd));
+      return escapedOriginalMessage === "" ? void 0 : escapedOriginalMessage;
+    };
+    serializeIpcMessage = (ipcMessage) => typeof ipcMessage === "string" ? ipcMessage : inspect2(ipcMessage);
+    serializeMessagePart = (messagePart) => Array.isArray(messagePart) ? messagePart.map((messageItem) => stripFinalNewline(serializeMessageItem(messageItem))).filter(Boolean).join("\n") : serializeMessageItem(messagePart);
+    serializeMessageItem = (messageItem) => {
+      if (typeof messageItem === "string") {
+        return messageItem;
+      }
+      if (isUint8Array(messageItem)) {
+        return uint8ArrayToString(messageItem);
+      }
+      return "";
+    };
+  }
+});
+
+// node_modules/execa/lib/return/result.js
+var makeSuccessResult, makeEarlyError, makeError, getErrorProperties, omitUndefinedProperties, normalizeExitPayload;
+var init_result = __esm({
+  "node_modules/execa/lib/return/result.js"() {
+    init_signal();
+    init_duration2();
+    init_final_error();
+    init_message();
+    makeSuccessResult = ({
+      command,
+      escapedCommand,
+      stdio,
+      all,
+      ipcOutput,
+      options: { cwd },
+      startTime
+    }) => omitUndefinedProperties({
+      command,
+      escapedCommand,
+      cwd,
+      durationMs: getDurationMs(startTime),
+      failed: false,
+      timedOut: false,
+      isCanceled: false,
+      isGracefullyCanceled: false,
+      isTerminated: false,
+      isMaxBuffer: false,
+      isForcefullyTerminated: false,
+      exitCode: 0,
+      stdout: stdio[1],
+      stderr: stdio[2],
+      all,
+      stdio,
+      ipcOutput,
+      pipedFrom: []
+    });
+    makeEarlyError = ({
+      error: error2,
+      command,
+      escapedCommand,
+      fileDescriptors,
+      options,
+      startTime,
+      isSync
+    }) => makeError({
+      error: error2,
+      command,
+      escapedCommand,
+      startTime,
+      timedOut: false,
+      isCanceled: false,
+      isGracefullyCanceled: false,
+      isMaxBuffer: false,
+      isForcefullyTerminated: false,
+      stdio: Array.from({ length: fileDescriptors.length }),
+      ipcOutput: [],
+      options,
+      isSync
+    });
+    makeError = ({
+      error: originalError,
+      command,
+      escapedCommand,
+      startTime,
+      timedOut,
+      isCanceled,
+      isGracefullyCanceled,
+      isMaxBuffer,
+      isForcefullyTerminated,
+      exitCode: rawExitCode,
+      signal: rawSignal,
+      stdio,
+      all,
+      ipcOutput,
+      options: {
+        timeoutDuration,
+        timeout = timeoutDuration,
+        forceKillAfterDelay,
+        killSignal,
+        cwd,
+        maxBuffer
+      },
+      isSync
+    }) => {
+      const { exitCode, signal, signalDescription } = normalizeExitPayload(rawExitCode, rawSignal);
+      const { originalMessage, shortMessage, message } = createMessages({
+        stdio,
+        all,
+        ipcOutput,
+        originalError,
+        signal,
+        signalDescription,
+        exitCode,
+        escapedCommand,
+        timedOut,
+        isCanceled,
+        isGracefullyCanceled,
+        isMaxBuffer,
+        isForcefullyTerminated,
+        forceKillAfterDelay,
+        killSignal,
+        maxBuffer,
+        timeout,
+        cwd
+      });
+      const error2 = getFinalError(originalError, message, isSync);
+      Object.assign(error2, getErrorProperties({
+        error: error2,
+        command,
+        escapedCommand,
+        startTime,
+        timedOut,
+        isCanceled,
+        isGracefullyCanceled,
+        isMaxBuffer,
+        isForcefullyTerminated,
+        exitCode,
+        signal,
+        signalDescription,
+        stdio,
+        all,
+        ipcOutput,
+        cwd,
+        originalMessage,
+        shortMessage
+      }));
+      return error2;
+    };
+    getErrorProperties = ({
+      error: error2,
+      command,
+      escapedCommand,
+      startTime,
+      timedOut,
+      isCanceled,
+      isGracefullyCanceled,
+      isMaxBuffer,
+      isForcefullyTerminated,
+      exitCode,
+      signal,
+      signalDescription,
+      stdio,
+      all,
+      ipcOutput,
+      cwd,
+      originalMessage,
+      shortMessage
+    }) => omitUndefinedProperties({
+      shortMessage,
+      originalMessage,
+      command,
+      escapedCommand,
+      cwd,
+      durationMs: getDurationMs(startTime),
+      failed: true,
+      timedOut,
+      isCanceled,
+      isGracefullyCanceled,
+      isTerminated: signal !== void 0,
+      isMaxBuffer,
+      isForcefullyTerminated,
+      exitCode,
+      signal,
+      signalDescription,
+      code: error2.cause?.code,
+      stdout: stdio[1],
+      stderr: stdio[2],
+      all,
+      stdio,
+      ipcOutput,
+      pipedFrom: []
+    });
+    omitUndefinedProperties = (result) => Object.fromEntries(Object.entries(result).filter(([, value]) => value !== void 0));
+    normalizeExitPayload = (rawExitCode, rawSignal) => {
+      const exitCode = rawExitCode === null ? void 0 : rawExitCode;
+      const signal = rawSignal === null ? void 0 : rawSignal;
+      const signalDescription = signal === void 0 ? void 0 : getSignalDescription(rawSignal);
+      return { exitCode, signal, signalDescription };
+    };
+  }
+});
+
+// node_modules/parse-ms/index.js
+function parseNumber(milliseconds) {
+  return {
+    days: Math.trunc(milliseconds / 864e5),
+    hours: Math.trunc(milliseconds / 36e5 % 24),
+    minutes: Math.trunc(milliseconds / 6e4 % 60),
+    seconds: Math.trunc(milliseconds / 1e3 % 60),
+    milliseconds: Math.trunc(milliseconds % 1e3),
+    microseconds: Math.trunc(toZeroIfInfinity(milliseconds * 1e3) % 1e3),
+    nanoseconds: Math.trunc(toZeroIfInfinity(milliseconds * 1e6) % 1e3)
+  };
+}
+function parseBigint(milliseconds) {
+  return {
+    days: milliseconds / 86400000n,
+    hours: milliseconds / 3600000n % 24n,
+    minutes: milliseconds / 60000n % 60n,
+    seconds: milliseconds / 1000n % 60n,
+    milliseconds: milliseconds % 1000n,
+    microseconds: 0n,
+    nanoseconds: 0n
+  };
+}
+function parseMilliseconds(milliseconds) {
+  switch (typeof milliseconds) {
+    case "number": {
+      if (Number.isFinite(milliseconds)) {
+        return parseNumber(milliseconds);
+      }
+      break;
+    }
+    case "bigint": {
+      return parseBigint(milliseconds);
+    }
+  }
+  throw new TypeError("Expected a finite number or bigint");
+}
+var toZeroIfInfinity;
+var init_parse_ms = __esm({
+  "node_modules/parse-ms/index.js"() {
+    toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
+  }
+});
+
+// node_modules/pretty-ms/index.js
+function prettyMilliseconds(milliseconds, options) {
+  const isBigInt = typeof milliseconds === "bigint";
+  if (!isBigInt && !Number.isFinite(milliseconds)) {
+    throw new TypeError("Expected a finite number or bigint");
+  }
+  options = { ...options };
+  const sign = milliseconds < 0 ? "-" : "";
+  milliseconds = milliseconds < 0 ? -milliseconds : milliseconds;
+  if (options.colonNotation) {
+    options.compact = false;
+    options.formatSubMilliseconds = false;
+    options.separateMilliseconds = false;
+    options.verbose = false;
+  }
+  if (options.compact) {
+    options.unitCount = 1;
+    options.secondsDecimalDigits = 0;
+    options.millisecondsDecimalDigits = 0;
+  }
+  let result = [];
+  const floorDecimals = (value, decimalDigits) => {
+    const flooredInterimValue = Math.floor(value * 10 ** decimalDigits + SECOND_ROUNDING_EPSILON);
+    const flooredValue = Math.round(flooredInterimValue) / 10 ** decimalDigits;
+    return flooredValue.toFixed(decimalDigits);
+  };
+  const add = (value, long, short, valueString) => {
+    if ((result.length === 0 || !options.colonNotation) && isZero(value) && !(options.colonNotation && short === "m")) {
+      return;
+    }
+    valueString ??= String(value);
+    if (options.colonNotation) {
+      const wholeDigits = valueString.includes(".") ? valueString.split(".")[0].length : valueString.length;
+      const minLength = result.length > 0 ? 2 : 1;
+      valueString = "0".repeat(Math.max(0, minLength - wholeDigits)) + valueString;
+    } else {
+      valueString += options.verbose ? " " + pluralize(long, value) : short;
+    }
+    result.push(valueString);
+  };
+  const parsed = parseMilliseconds(milliseconds);
+  const days = BigInt(parsed.days);
+  if (options.hideYearAndDays) {
+    add(BigInt(days) * 24n + BigInt(parsed.hours), "hour", "h");
+  } else {
+    if (options.hideYear) {
+      add(days, "day", "d");
+    } else {
+      add(days / 365n, "year", "y");
+      add(days % 365n, "day", "d");
+    }
+    add(Number(parsed.hours), "hour", "h");
+  }
+  add(Number(parsed.minutes), "minute", "m");
+  if (!options.hideSeconds) {
+    if (options.separateMilliseconds || options.formatSubMilliseconds || !options.colonNotation && milliseconds < 1e3 && !options.subSecondsAsDecimals) {
+      const seconds4 = Number(parsed.seconds);
+      const milliseconds2 = Number(parsed.milliseconds);
+      const microseconds = Number(parsed.microseconds);
+      const nanoseconds = Number(parsed.nanoseconds);
+      add(seconds4, "second", "s");
+      if (options.formatSubMilliseconds) {
+        add(milliseconds2, "millisecond", "ms");
+        add(microseconds, "microsecond", "\xB5s");
+        add(nanoseconds, "nanosecond", "ns");
+      } else {
+        const millisecondsAndBelow = milliseconds2 + microseconds / 1e3 + nanoseconds / 1e6;
+        const millisecondsDecimalDigits = typeof options.millisecondsDecimalDigits === "number" ? options.millisecondsDecimalDigits : 0;
+        const roundedMilliseconds = millisecondsAndBelow >= 1 ? Math.round(millisecondsAndBelow) : Math.ceil(millisecondsAndBelow);
+        const maximumMilliseconds = 1e3 - 10 ** -millisecondsDecimalDigits;
+        const millisecondsString = millisecondsDecimalDigits ? Math.min(millisecondsAndBelow, maximumMilliseconds).toFixed(millisecondsDecimalDigits) : Math.min(roundedMilliseconds, maximumMilliseconds);
+        add(
+          Number.parseFloat(millisecondsString),
+          "millisecond",
+          "ms",
+          millisecondsString
+        );
+      }
+    } else {
+      const seconds4 = (isBigInt ? Number(milliseconds % ONE_DAY_IN_MILLISECONDS) : milliseconds) / 1e3 % 60;
+      const secondsDecimalDigits = typeof options.secondsDecimalDigits === "number" ? options.secondsDecimalDigits : 1;
+      const secondsFixed = floorDecimals(seconds4, secondsDecimalDigits);
+      const secondsString = options.keepDecimalsOnWholeSeconds ? secondsFixed : secondsFixed.replace(/\.0+$/, "");
+      add(Number.parseFloat(secondsString), "second", "s", secondsString);
+    }
+  }
+  if (result.length === 0) {
+    return sign + "0" + (options.verbose ? " milliseconds" : "ms");
+  }
+  const separator = options.colonNotation ? ":" : " ";
+  if (typeof options.unitCount === "number") {
+    result = result.slice(0, Math.max(options.unitCount, 1));
+  }
+  return sign + result.join(separator);
+}
+var isZero, pluralize, SECOND_ROUNDING_EPSILON, ONE_DAY_IN_MILLISECONDS;
+var init_pretty_ms = __esm({
+  "node_modules/pretty-ms/index.js"() {
+    init_parse_ms();
+    isZero = (value) => value === 0 || value === 0n;
+    pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
+    SECOND_ROUNDING_EPSILON = 1e-7;
+    ONE_DAY_IN_MILLISECONDS = 24n * 60n * 60n * 1000n;
+  }
+});
+
+// node_modules/execa/lib/verbose/error.js
+var logError;
+var init_error = __esm({
+  "node_modules/execa/lib/verbose/error.js"() {
+    init_log();
+    logError = (result, verboseInfo) => {
+      if (result.failed) {
+        verboseLog({
+          type: "error",
+          verboseMessage: result.shortMessage,
+          verboseInfo,
+          result
+        });
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/verbose/complete.js
+var logResult, logDuration;
+var init_complete = __esm({
+  "node_modules/execa/lib/verbose/complete.js"() {
+    init_pretty_ms();
+    init_values();
+    init_log();
+    init_error();
+    logResult = (result, verboseInfo) => {
+      if (!isVerbose(verboseInfo)) {
+        return;
+      }
+      logError(result, verboseInfo);
+      logDuration(result, verboseInfo);
+    };
+    logDuration = (result, verboseInfo) => {
+      const verboseMessage = `(done in ${prettyMilliseconds(result.durationMs)})`;
+      verboseLog({
+        type: "duration",
+        verboseMessage,
+        verboseInfo,
+        result
+      });
+    };
+  }
+});
+
+// node_modules/execa/lib/return/reject.js
+var handleResult;
+var init_reject = __esm({
+  "node_modules/execa/lib/return/reject.js"() {
+    init_complete();
+    handleResult = (result, verboseInfo, { reject }) => {
+      logResult(result, verboseInfo);
+      if (result.failed && reject) {
+        throw result;
+      }
+      return result;
+    };
+  }
+});
+
+// node_modules/execa/lib/stdio/type.js
+var getStdioItemType, getTransformObjectType, getDuplexType, getTransformStreamType, validateNonGeneratorType, checkUndefinedOption, getGeneratorObjectType, checkBooleanOption, isGenerator, isAsyncGenerator, isSyncGenerator, isTransformOptions, isUrl, isRegularUrl, isFilePathObject, FILE_PATH_KEYS, isFilePathString, isUnknownStdioString, KNOWN_STDIO_STRINGS, isReadableStream2, isWritableStream2, isWebStream, isTransformStream, isAsyncIterableObject, isIterableObject, isObject2, TRANSFORM_TYPES, FILE_TYPES, SPECIAL_DUPLICATE_TYPES_SYNC, SPECIAL_DUPLICATE_TYPES, FORBID_DUPLICATE_TYPES, TYPE_TO_MESSAGE;
+var init_type = __esm({
+  "node_modules/execa/lib/stdio/type.js"() {
+    init_is_stream();
+    init_is_plain_obj();
+    init_uint_array();
+    getStdioItemType = (value, optionName) => {
+      if (isAsyncGenerator(value)) {
+        return "asyncGenerator";
+      }
+      if (isSyncGenerator(value)) {
+        return "generator";
+      }
+      if (isUrl(value)) {
+        return "fileUrl";
+      }
+      if (isFilePathObject(value)) {
+        return "filePath";
+      }
+      if (isWebStream(value)) {
+        return "webStream";
+      }
+      if (isStream(value, { checkOpen: false })) {
+        return "native";
+      }
+      if (isUint8Array(value)) {
+        return "uint8Array";
+      }
+      if (isAsyncIterableObject(value)) {
+        return "asyncIterable";
+      }
+      if (isIterableObject(value)) {
+        return "iterable";
+      }
+      if (isTransformStream(value)) {
+        return getTransformStreamType({ transform: value }, optionName);
+      }
+      if (isTransformOptions(value)) {
+        return getTransformObjectType(value, optionName);
+      }
+      return "native";
+    };
+    getTransformObjectType = (value, optionName) => {
+      if (isDuplexStream(value.transform, { checkOpen: false })) {
+        return getDuplexType(value, optionName);
+      }
+      if (isTransformStream(value.transform)) {
+        return getTransformStreamType(value, optionName);
+      }
+      return getGeneratorObjectType(value, optionName);
+    };
+    getDuplexType = (value, optionName) => {
+      validateNonGeneratorType(value, optionName, "Duplex stream");
+      return "duplex";
+    };
+    getTransformStreamType = (value, optionName) => {
+      validateNonGeneratorType(value, optionName, "web TransformStream");
+      return "webTransform";
+    };
+    validateNonGeneratorType = ({ final, binary, objectMode }, optionName, typeName) => {
+      checkUndefinedOption(final, `${optionName}.final`, typeName);
+      checkUndefinedOption(binary, `${optionName}.binary`, typeName);
+      checkBooleanOption(objectMode, `${optionName}.objectMode`);
+    };
+    checkUndefinedOption = (value, optionName, typeName) => {
+      if (value !== void 0) {
+        throw new TypeError(`The \`${optionName}\` option can only be defined when using a generator, not a ${typeName}.`);
+      }
+    };
+    getGeneratorObjectType = ({ transform, final, binary, objectMode }, optionName) => {
+      if (transform !== void 0 && !isGenerator(transform)) {
+        throw new TypeError(`The \`${optionName}.transform\` option must be a generator, a Duplex stream or a web TransformStream.`);
+      }
+      if (isDuplexStream(final, { checkOpen: false })) {
+        throw new TypeError(`The \`${optionName}.final\` option must not be a Duplex stream.`);
+      }
+      if (isTransformStream(final)) {
+        throw new TypeError(`The \`${optionName}.final\` option must not be a web TransformStream.`);
+      }
+      if (final !== void 0 && !isGenerator(final)) {
+        throw new TypeError(`The \`${optionName}.final\` option must be a generator.`);
+      }
+      checkBooleanOption(binary, `${optionName}.binary`);
+      checkBooleanOption(objectMode, `${optionName}.objectMode`);
+      return isAsyncGenerator(transform) || isAsyncGenerator(final) ? "asyncGenerator" : "generator";
+    };
+    checkBooleanOption = (value, optionName) => {
+      if (value !== void 0 && typeof value !== "boolean") {
+        throw new TypeError(`The \`${optionName}\` option must use a boolean.`);
+      }
+    };
+    isGenerator = (value) => isAsyncGenerator(value) || isSyncGenerator(value);
+    isAsyncGenerator = (value) => Object.prototype.toString.call(value) === "[object AsyncGeneratorFunction]";
+    isSyncGenerator = (value) => Object.prototype.toString.call(value) === "[object GeneratorFunction]";
+    isTransformOptions = (value) => isPlainObject2(value) && (value.transform !== void 0 || value.final !== void 0);
+    isUrl = (value) => Object.prototype.toString.call(value) === "[object URL]";
+    isRegularUrl = (value) => isUrl(value) && value.protocol !== "file:";
+    isFilePathObject = (value) => isPlainObject2(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => FILE_PATH_KEYS.has(key)) && isFilePathString(value.file);
+    FILE_PATH_KEYS = /* @__PURE__ */ new Set(["file", "append"]);
+    isFilePathString = (file) => typeof file === "string";
+    isUnknownStdioString = (type, value) => type === "native" && typeof value === "string" && !KNOWN_STDIO_STRINGS.has(value);
+    KNOWN_STDIO_STRINGS = /* @__PURE__ */ new Set(["ipc", "ignore", "inherit", "overlapped", "pipe"]);
+    isReadableStream2 = (value) => Object.prototype.toString.call(value) === "[object ReadableStream]";
+    isWritableStream2 = (value) => Object.prototype.toString.call(value) === "[object WritableStream]";
+    isWebStream = (value) => isReadableStream2(value) || isWritableStream2(value);
+    isTransformStream = (value) => isReadableStream2(value?.readable) && isWritableStream2(value?.writable);
+    isAsyncIterableObject = (value) => isObject2(value) && typeof value[Symbol.asyncIterator] === "function";
+    isIterableObject = (value) => isObject2(value) && typeof value[Symbol.iterator] === "function";
+    isObject2 = (value) => typeof value === "object" && value !== null;
+    TRANSFORM_TYPES = /* @__PURE__ */ new Set(["generator", "asyncGenerator", "duplex", "webTransform"]);
+    FILE_TYPES = /* @__PURE__ */ new Set(["fileUrl", "filePath", "fileNumber"]);
+    SPECIAL_DUPLICATE_TYPES_SYNC = /* @__PURE__ */ new Set(["fileUrl", "filePath"]);
+    SPECIAL_DUPLICATE_TYPES = /* @__PURE__ */ new Set([...SPECIAL_DUPLICATE_TYPES_SYNC, "webStream", "nodeStream"]);
+    FORBID_DUPLICATE_TYPES = /* @__PURE__ */ new Set(["webTransform", "duplex"]);
+    TYPE_TO_MESSAGE = {
+      generator: "a generator",
+      asyncGenerator: "an async generator",
+      fileUrl: "a file URL",
+      filePath: "a file path string",
+      fileNumber: "a file descriptor number",
+      webStream: "a web stream",
+      nodeStream: "a Node.js stream",
+      webTransform: "a web TransformStream",
+      duplex: "a Duplex stream",
+      native: "any value",
+      iterable: "an iterable",
+      asyncIterable: "an async iterable",
+      string: "a string",
+      uint8Array: "a Uint8Array"
+    };
+  }
+});
+
+// node_modules/execa/lib/transform/object-mode.js
+var getTransformObjectModes, getOutputObjectModes, getInputObjectModes, getFdObjectMode;
+var init_object_mode = __esm({
+  "node_modules/execa/lib/transform/object-mode.js"() {
+    init_type();
+    getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
+    getOutputObjectModes = (objectMode, index, newTransforms) => {
+      const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
+      const readableObjectMode = objectMode ?? writableObjectMode;
+      return { writableObjectMode, readableObjectMode };
+    };
+    getInputObjectModes = (objectMode, index, newTransforms) => {
+      const writableObjectMode = index === 0 ? objectMode === true : newTransforms[index - 1].value.readableObjectMode;
+      const readableObjectMode = index !== newTransforms.length - 1 && (objectMode ?? writableObjectMode);
+      return { writableObjectMode, readableObjectMode };
+    };
+    getFdObjectMode = (stdioItems, direction) => {
+      const lastTransform = stdioItems.findLast(({ type }) => TRANSFORM_TYPES.has(type));
+      if (lastTransform === void 0) {
+        return false;
+      }
+      return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
+    };
+  }
+});
+
+// node_modules/execa/lib/transform/normalize.js
+var normalizeTransforms, getTransforms, normalizeTransform, normalizeDuplex, normalizeTransformStream, normalizeGenerator, sortTransforms;
+var init_normalize = __esm({
+  "node_modules/execa/lib/transform/normalize.js"() {
+    init_is_plain_obj();
+    init_encoding_option();
+    init_type();
+    init_object_mode();
+    normalizeTransforms = (stdioItems, optionName, direction, options) => [
+      ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
+      ...getTransforms(stdioItems, optionName, direction, options)
+    ];
+    getTransforms = (stdioItems, optionName, direction, { encoding }) => {
+      const transforms = stdioItems.filter(({ type }) => TRANSFORM_TYPES.has(type));
+      const newTransforms = Array.from({ length: transforms.length });
+      for (const [index, stdioItem] of Object.entries(transforms)) {
+        newTransforms[index] = normalizeTransform({
+          stdioItem,
+          index: Number(index),
+          newTransforms,
+          optionName,
+          direction,
+          encoding
+        });
+      }
+      return sortTransforms(newTransforms, direction);
+    };
+    normalizeTransform = ({ stdioItem, stdioItem: { type }, index, newTransforms, optionName, direction, encoding }) => {
+      if (type === "duplex") {
+        return normalizeDuplex({ stdioItem, optionName });
+      }
+      if (type === "webTransform") {
+        return normalizeTransformStream({
+          stdioItem,
+          index,
+          newTransforms,
+          direction
+        });
+      }
+      return normalizeGenerator({
+        stdioItem,
+        index,
+        newTransforms,
+        direction,
+        encoding
+      });
+    };
+    normalizeDuplex = ({
+      stdioItem,
+      stdioItem: {
+        value: {
+          transform,
+          transform: { writableObjectMode, readableObjectMode },
+          objectMode = readableObjectMode
+        }
+      },
+      optionName
+    }) => {
+      if (objectMode && !readableObjectMode) {
+        throw new TypeError(`The \`${optionName}.objectMode\` option can only be \`true\` if \`new Duplex({objectMode: true})\` is used.`);
+      }
+      if (!objectMode && readableObjectMode) {
+        throw new TypeError(`The \`${optionName}.objectMode\` option cannot be \`false\` if \`new Duplex({objectMode: true})\` is used.`);
+      }
+      return {
+        ...stdioItem,
+        value: { transform, writableObjectMode, readableObjectMode }
+      };
+    };
+    normalizeTransformStream = ({ stdioItem, stdioItem: { value }, index, newTransforms, direction }) => {
+      const { transform, objectMode } = isPlainObject2(value) ? value : { transform: value };
+      const { writableObjectMode, readableObjectMode } = getTransformObjectModes(objectMode, index, newTransforms, direction);
+      return {
+        ...stdioItem,
+        value: { transform, writableObjectMode, readableObjectMode }
+      };
+    };
+    normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransforms, direction, encoding }) => {
+      const {
+        transform,
+        final,
+        binary: binaryOption = false,
+        preserveNewlines = false,
+        objectMode
+      } = isPlainObject2(value) ? value : { transform: value };
+      const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
+      const { writableObjectMode, readableObjectMode } = getTransformObjectModes(objectMode, index, newTransforms, direction);
+      return {
+        ...stdioItem,
+        value: {
+          transform,
+          final,
+          binary,
+          preserveNewlines,
+          writableObjectMode,
+          readableObjectMode
+        }
+      };
+    };
+    sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
+  }
+});
+
+// node_modules/execa/lib/stdio/direction.js
+import process7 from "node:process";
+var getStreamDirection, getStdioItemDirection, KNOWN_DIRECTIONS, anyDirection, alwaysInput, guessStreamDirection, getStandardStreamDirection, DEFAULT_DIRECTION;
+var init_direction = __esm({
+  "node_modules/execa/lib/stdio/direction.js"() {
+    init_is_stream();
+    init_type();
+    getStreamDirection = (stdioItems, fdNumber, optionName) => {
+      const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber));
+      if (directions.includes("input") && directions.includes("output")) {
+        throw new TypeError(`The \`${optionName}\` option must not be an array of both readable and writable values.`);
+      }
+      return directions.find(Boolean) ?? DEFAULT_DIRECTION;
+    };
+    getStdioItemDirection = ({ type, value }, fdNumber) => KNOWN_DIRECTIONS[fdNumber] ?? guessStreamDirection[type](value);
+    KNOWN_DIRECTIONS = ["input", "output", "output"];
+    anyDirection = () => void 0;
+    alwaysInput = () => "input";
+    guessStreamDirection = {
+      generator: anyDirection,
+      asyncGenerator: anyDirection,
+      fileUrl: anyDirection,
+      filePath: anyDirection,
+      iterable: alwaysInput,
+      asyncIterable: alwaysInput,
+      uint8Array: alwaysInput,
+      webStream: (value) => isWritableStream2(value) ? "output" : "input",
+      nodeStream(value) {
+        if (!isReadableStream(value, { checkOpen: false })) {
+          return "output";
+        }
+        return isWritableStream(value, { checkOpen: false }) ? void 0 : "input";
+      },
+      webTransform: anyDirection,
+      duplex: anyDirection,
+      native(value) {
+        const standardStreamDirection = getStandardStreamDirection(value);
+        if (standardStreamDirection !== void 0) {
+          return standardStreamDirection;
+        }
+        if (isStream(value, { checkOpen: false })) {
+          return guessStreamDirection.nodeStream(value);
+        }
+      }
+    };
+    getStandardStreamDirection = (value) => {
+      if ([0, process7.stdin].includes(value)) {
+        return "input";
+      }
+      if ([1, 2, process7.stdout, process7.stderr].includes(value)) {
+        return "output";
+      }
+    };
+    DEFAULT_DIRECTION = "output";
+  }
+});
+
+// node_modules/execa/lib/ipc/array.js
+var normalizeIpcStdioArray;
+var init_array2 = __esm({
+  "node_modules/execa/lib/ipc/array.js"() {
+    normalizeIpcStdioArray = (stdioArray, ipc) => ipc && !stdioArray.includes("ipc") ? [...stdioArray, "ipc"] : stdioArray;
+  }
+});
+
+// node_modules/execa/lib/stdio/stdio-option.js
+var normalizeStdioOption, getStdioArray, hasAlias, addDefaultValue2, normalizeStdioSync, isOutputPipeOnly;
+var init_stdio_option = __esm({
+  "node_modules/execa/lib/stdio/stdio-option.js"() {
+    init_standard_stream();
+    init_array2();
+    init_values();
+    normalizeStdioOption = ({ stdio, ipc, buffer, ...options }, verboseInfo, isSync) => {
+      const stdioArray = getStdioArray(stdio, options).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
+      return isSync ? normalizeStdioSync(stdioArray, buffer, verboseInfo) : normalizeIpcStdioArray(stdioArray, ipc);
+    };
+    getStdioArray = (stdio, options) => {
+      if (stdio === void 0) {
+        return STANDARD_STREAMS_ALIASES.map((alias) => options[alias]);
+      }
+      if (hasAlias(options)) {
+        throw new Error(`It's not possible to provide \`stdio\` in combination with one of ${STANDARD_STREAMS_ALIASES.map((alias) => `\`${alias}\``).join(", ")}`);
+      }
+      if (typeof stdio === "string") {
+        return [stdio, stdio, stdio];
+      }
+      if (!Array.isArray(stdio)) {
+        throw new TypeError(`Expected \`stdio\` to be of type \`string\` or \`Array\`, got \`${typeof stdio}\``);
+      }
+      const length = Math.max(stdio.length, STANDARD_STREAMS_ALIASES.length);
+      return Array.from({ length }, (_, fdNumber) => stdio[fdNumber]);
+    };
+    hasAlias = (options) => STANDARD_STREAMS_ALIASES.some((alias) => options[alias] !== void 0);
+    addDefaultValue2 = (stdioOption, fdNumber) => {
+      if (Array.isArray(stdioOption)) {
+        return stdioOption.map((item) => addDefaultValue2(item, fdNumber));
+      }
+      if (stdioOption === null || stdioOption === void 0) {
+        return fdNumber >= STANDARD_STREAMS_ALIASES.length ? "ignore" : "pipe";
+      }
+      return stdioOption;
+    };
+    normalizeStdioSync = (stdioArray, buffer, verboseInfo) => stdioArray.map((stdioOption, fdNumber) => !buffer[fdNumber] && fdNumber !== 0 && !isFullVerbose(verboseInfo, fdNumber) && isOutputPipeOnly(stdioOption) ? "ignore" : stdioOption);
+    isOutputPipeOnly = (stdioOption) => stdioOption === "pipe" || Array.isArray(stdioOption) && stdioOption.every((item) => item === "pipe");
+  }
+});
+
+// node_modules/execa/lib/stdio/native.js
+import { readFileSync as readFileSync3 } from "node:fs";
+import tty2 from "node:tty";
+var handleNativeStream, handleNativeStreamSync, getTargetFd, getTargetFdNumber, handleNativeStreamAsync, getStandardStream;
+var init_native = __esm({
+  "node_modules/execa/lib/stdio/native.js"() {
+    init_is_stream();
+    init_standard_stream();
+    init_uint_array();
+    init_fd_options();
+    handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
+      if (!isStdioArray || type !== "native") {
+        return stdioItem;
+      }
+      return isSync ? handleNativeStreamSync({ stdioItem, fdNumber, direction }) : handleNativeStreamAsync({ stdioItem, fdNumber });
+    };
+    handleNativeStreamSync = ({ stdioItem, stdioItem: { value, optionName }, fdNumber, direction }) => {
+      const targetFd = getTargetFd({
+        value,
+        optionName,
+        fdNumber,
+        direction
+      });
+      if (targetFd !== void 0) {
+        return targetFd;
+      }
+      if (isStream(value, { checkOpen: false })) {
+        throw new TypeError(`The \`${optionName}: Stream\` option cannot both be an array and include a stream with synchronous methods.`);
+      }
+      return stdioItem;
+    };
+    getTargetFd = ({ value, optionName, fdNumber, direction }) => {
+      const targetFdNumber = getTargetFdNumber(value, fdNumber);
+      if (targetFdNumber === void 0) {
+        return;
+      }
+      if (direction === "output") {
+        return { type: "fileNumber", value: targetFdNumber, optionName };
+      }
+      if (tty2.isatty(targetFdNumber)) {
+        throw new TypeError(`The \`${optionName}: ${serializeOptionValue(value)}\` option is invalid: it cannot be a TTY with synchronous methods.`);
+      }
+      return { type: "uint8Array", value: bufferToUint8Array(readFileSync3(targetFdNumber)), optionName };
+    };
+    getTargetFdNumber = (value, fdNumber) => {
+      if (value === "inherit") {
+        return fdNumber;
+      }
+      if (typeof value === "number") {
+        return value;
+      }
+      const standardStreamIndex = STANDARD_STREAMS.indexOf(value);
+      if (standardStreamIndex !== -1) {
+        return standardStreamIndex;
+      }
+    };
+    handleNativeStreamAsync = ({ stdioItem, stdioItem: { value, optionName }, fdNumber }) => {
+      if (value === "inherit") {
+        return { type: "nodeStream", value: getStandardStream(fdNumber, value, optionName), optionName };
+      }
+      if (typeof value === "number") {
+        return { type: "nodeStream", value: getStandardStream(value, value, optionName), optionName };
+      }
+      if (isStream(value, { checkOpen: false })) {
+        return { type: "nodeStream", value, optionName };
+      }
+      return stdioItem;
+    };
+    getStandardStream = (fdNumber, value, optionName) => {
+      const standardStream = STANDARD_STREAMS[fdNumber];
+      if (standardStream === void 0) {
+        throw new TypeError(`The \`${optionName}: ${value}\` option is invalid: no such standard stream.`);
+      }
+      return standardStream;
+    };
+  }
+});
+
+// node_modules/execa/lib/stdio/input-option.js
+var handleInputOptions, handleInputOption, getInputType, handleInputFileOption, getInputFileType;
+var init_input_option = __esm({
+  "node_modules/execa/lib/stdio/input-option.js"() {
+    init_is_stream();
+    init_uint_array();
+    init_type();
+    handleInputOptions = ({ input, inputFile }, fdNumber) => fdNumber === 0 ? [
+      ...handleInputOption(input),
+      ...handleInputFileOption(inputFile)
+    ] : [];
+    handleInputOption = (input) => input === void 0 ? [] : [{
+      type: getInputType(input),
+      value: input,
+      optionName: "input"
+    }];
+    getInputType = (input) => {
+      if (isReadableStream(input, { checkOpen: false })) {
+        return "nodeStream";
+      }
+      if (typeof input === "string") {
+        return "string";
+      }
+      if (isUint8Array(input)) {
+        return "uint8Array";
+      }
+      throw new Error("The `input` option must be a string, a Uint8Array or a Node.js Readable stream.");
+    };
+    handleInputFileOption = (inputFile) => inputFile === void 0 ? [] : [{
+      ...getInputFileType(inputFile),
+      optionName: "inputFile"
+    }];
+    getInputFileType = (inputFile) => {
+      if (isUrl(inputFile)) {
+        return { type: "fileUrl", value: inputFile };
+      }
+      if (isFilePathString(inputFile)) {
+        return { type: "filePath", value: { file: inputFile } };
+      }
+      throw new Error("The `inputFile` option must be a file path string or a file URL.");
+    };
+  }
+});
+
+// node_modules/execa/lib/stdio/duplicate.js
+var filterDuplicates, getDuplicateStream, getOtherStdioItems, validateDuplicateStreamSync, getDuplicateStreamInstance, hasSameValue, validateDuplicateTransform, throwOnDuplicateStream;
+var init_duplicate = __esm({
+  "node_modules/execa/lib/stdio/duplicate.js"() {
+    init_type();
+    filterDuplicates = (stdioItems) => stdioItems.filter((stdioItemOne, indexOne) => stdioItems.every((stdioItemTwo, indexTwo) => stdioItemOne.value !== stdioItemTwo.value || indexOne >= indexTwo || stdioItemOne.type === "generator" || stdioItemOne.type === "asyncGenerator"));
+    getDuplicateStream = ({ stdioItem: { type, value, optionName }, direction, fileDescriptors, isSync }) => {
+      const otherStdioItems = getOtherStdioItems(fileDescriptors, type);
+      if (otherStdioItems.length === 0) {
+        return;
+      }
+      if (isSync) {
+        validateDuplicateStreamSync({
+          otherStdioItems,
+          type,
+          value,
+          optionName,
+          direction
+        });
+        return;
+      }
+      if (SPECIAL_DUPLICATE_TYPES.has(type)) {
+        return getDuplicateStreamInstance({
+          otherStdioItems,
+          type,
+          value,
+          optionName,
+          direction
+        });
+      }
+      if (FORBID_DUPLICATE_TYPES.has(type)) {
+        validateDuplicateTransform({
+          otherStdioItems,
+          type,
+          value,
+          optionName
+        });
+      }
+    };
+    getOtherStdioItems = (fileDescriptors, type) => fileDescriptors.flatMap(({ direction, stdioItems }) => stdioItems.filter((stdioItem) => stdioItem.type === type).map(((stdioItem) => ({ ...stdioItem, direction }))));
+    validateDuplicateStreamSync = ({ otherStdioItems, type, value, optionName, direction }) => {
+      if (SPECIAL_DUPLICATE_TYPES_SYNC.has(type)) {
+        getDuplicateStreamInstance({
+          otherStdioItems,
+          type,
+          value,
+          optionName,
+          direction
+        });
+      }
+    };
+    getDuplicateStreamInstance = ({ otherStdioItems, type, value, optionName, direction }) => {
+      const duplicateStdioItems = otherStdioItems.filter((stdioItem) => hasSameValue(stdioItem, value));
+      if (duplicateStdioItems.length === 0) {
+        return;
+      }
+      const differentStdioItem = duplicateStdioItems.find((stdioItem) => stdioItem.direction !== direction);
+      throwOnDuplicateStream(differentStdioItem, optionName, type);
+      return direction === "output" ? duplicateStdioItems[0].stream : void 0;
+    };
+    hasSameValue = ({ type, value }, secondValue) => {
+      if (type === "filePath") {
+        return value.file === secondValue.file;
+      }
+      if (type === "fileUrl") {
+        return value.href === secondValue.href;
+      }
+      return value === secondValue;
+    };
+    validateDuplicateTransform = ({ otherStdioItems, type, value, optionName }) => {
+      const duplicateStdioItem = otherStdioItems.find(({ value: { transform } }) => transform === value.transform);
+      throwOnDuplicateStream(duplicateStdioItem, optionName, type);
+    };
+    throwOnDuplicateStream = (stdioItem, optionName, type) => {
+      if (stdioItem !== void 0) {
+        throw new TypeError(`The \`${stdioItem.optionName}\` and \`${optionName}\` options must not target ${TYPE_TO_MESSAGE[type]} that is the same.`);
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/stdio/handle.js
+var handleStdio, getFileDescriptor, initializeStdioItems, initializeStdioItem, validateStdioArray, INVALID_STDIO_ARRAY_OPTIONS, validateStreams, validateFileStdio, validateFileObjectMode, getFinalFileDescriptors, getFinalFileDescriptor, addStreamProperties, cleanupCustomStreams, forwardStdio;
+var init_handle = __esm({
+  "node_modules/execa/lib/stdio/handle.js"() {
+    init_standard_stream();
+    init_normalize();
+    init_object_mode();
+    init_type();
+    init_direction();
+    init_stdio_option();
+    init_native();
+    init_input_option();
+    init_duplicate();
+    handleStdio = (addProperties3, options, verboseInfo, isSync) => {
+      const stdio = normalizeStdioOption(options, verboseInfo, isSync);
+      const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
+        stdioOption,
+        fdNumber,
+        options,
+        isSync
+      }));
+      const fileDescriptors = getFinalFileDescriptors({
+        initialFileDescriptors,
+        addProperties: addProperties3,
+        options,
+        isSync
+      });
+      options.stdio = fileDescriptors.map(({ stdioItems }) => forwardStdio(stdioItems));
+      return fileDescriptors;
+    };
+    getFileDescriptor = ({ stdioOption, fdNumber, options, isSync }) => {
+      const optionName = getStreamName(fdNumber);
+      const { stdioItems: initialStdioItems, isStdioArray } = initializeStdioItems({
+        stdioOption,
+        fdNumber,
+        options,
+        optionName
+      });
+      const direction = getStreamDirection(initialStdioItems, fdNumber, optionName);
+      const stdioItems = initialStdioItems.map((stdioItem) => handleNativeStream({
+        stdioItem,
+        isStdioArray,
+        fdNumber,
+        direction,
+        isSync
+      }));
+      const normalizedStdioItems = normalizeTransforms(stdioItems, optionName, direction, options);
+      const objectMode = getFdObjectMode(normalizedStdioItems, direction);
+      validateFileObjectMode(normalizedStdioItems, objectMode);
+      return { direction, objectMode, stdioItems: normalizedStdioItems };
+    };
+    initializeStdioItems = ({ stdioOption, fdNumber, options, optionName }) => {
+      const values = Array.isArray(stdioOption) ? stdioOption : [stdioOption];
+      const initialStdioItems = [
+        ...values.map((value) => initializeStdioItem(value, optionName)),
+        ...handleInputOptions(options, fdNumber)
+      ];
+      const stdioItems = filterDuplicates(initialStdioItems);
+      const isStdioArray = stdioItems.length > 1;
+      validateStdioArray(stdioItems, isStdioArray, optionName);
+      validateStreams(stdioItems);
+      return { stdioItems, isStdioArray };
+    };
+    initializeStdioItem = (value, optionName) => ({
+      type: getStdioItemType(value, optionName),
+      value,
+      optionName
+    });
+    validateStdioArray = (stdioItems, isStdioArray, optionName) => {
+      if (stdioItems.length === 0) {
+        throw new TypeError(`The \`${optionName}\` option must not be an empty array.`);
+      }
+      if (!isStdioArray) {
+        return;
+      }
+      for (const { value, optionName: optionName2 } of stdioItems) {
+        if (INVALID_STDIO_ARRAY_OPTIONS.has(value)) {
+          throw new Error(`The \`${optionName2}\` option must not include \`${value}\`.`);
+        }
+      }
+    };
+    INVALID_STDIO_ARRAY_OPTIONS = /* @__PURE__ */ new Set(["ignore", "ipc"]);
+    validateStreams = (stdioItems) => {
+      for (const stdioItem of stdioItems) {
+        validateFileStdio(stdioItem);
+      }
+    };
+    validateFileStdio = ({ type, value, optionName }) => {
+      if (isRegularUrl(value)) {
+        throw new TypeError(`The \`${optionName}: URL\` option must use the \`file:\` scheme.
+For example, you can use the \`pathToFileURL()\` method of the \`url\` core module.`);
+      }
+      if (isUnknownStdioString(type, value)) {
+        throw new TypeError(`The \`${optionName}: { file: '...' }\` option must be used instead of \`${optionName}: '...'\`.`);
+      }
+    };
+    validateFileObjectMode = (stdioItems, objectMode) => {
+      if (!objectMode) {
+        return;
+      }
+      const fileStdioItem = stdioItems.find(({ type }) => FILE_TYPES.has(type));
+      if (fileStdioItem !== void 0) {
+        throw new TypeError(`The \`${fileStdioItem.optionName}\` option cannot use both files and transforms in objectMode.`);
+      }
+    };
+    getFinalFileDescriptors = ({ initialFileDescriptors, addProperties: addProperties3, options, isSync }) => {
+      const fileDescriptors = [];
+      try {
+        for (const fileDescriptor of initialFileDescriptors) {
+          fileDescriptors.push(getFinalFileDescriptor({
+            fileDescriptor,
+            fileDescriptors,
+            addProperties: addProperties3,
+            options,
+            isSync
+          }));
+        }
+        return fileDescriptors;
+      } catch (error2) {
+        cleanupCustomStreams(fileDescriptors);
+        throw error2;
+      }
+    };
+    getFinalFileDescriptor = ({
+      fileDescriptor: { direction, objectMode, stdioItems },
+      fileDescriptors,
+      addProperties: addProperties3,
+      options,
+      isSync
+    }) => {
+      const finalStdioItems = stdioItems.map((stdioItem) => addStreamProperties({
+        stdioItem,
+        addProperties: addProperties3,
+        direction,
+        options,
+        fileDescriptors,
+        isSync
+      }));
+      return { direction, objectMode, stdioItems: finalStdioItems };
+    };
+    addStreamProperties = ({ stdioItem, addProperties: addProperties3, direction, options, fileDescriptors, isSync }) => {
+      const duplicateStream = getDuplicateStream({
+        stdioItem,
+        direction,
+        fileDescriptors,
+        isSync
+      });
+      if (duplicateStream !== void 0) {
+        return { ...stdioItem, stream: duplicateStream };
+      }
+      return {
+        ...stdioItem,
+        ...addProperties3[direction][stdioItem.type](stdioItem, options)
+      };
+    };
+    cleanupCustomStreams = (fileDescriptors) => {
+      for (const { stdioItems } of fileDescriptors) {
+        for (const { stream } of stdioItems) {
+          if (stream !== void 0 && !isStandardStream(stream)) {
+            stream.destroy();
+          }
+        }
+      }
+    };
+    forwardStdio = (stdioItems) => {
+      if (stdioItems.length > 1) {
+        return stdioItems.some(({ value: value2 }) => value2 === "overlapped") ? "overlapped" : "pipe";
+      }
+      const [{ type, value }] = stdioItems;
+      return type === "native" ? value : "pipe";
+    };
+  }
+});
+
+// node_modules/execa/lib/stdio/handle-sync.js
+import { readFileSync as readFileSync4 } from "node:fs";
+var handleStdioSync, forbiddenIfSync, forbiddenNativeIfSync, throwInvalidSyncValue, addProperties, addPropertiesSync;
+var init_handle_sync = __esm({
+  "node_modules/execa/lib/stdio/handle-sync.js"() {
+    init_uint_array();
+    init_handle();
+    init_type();
+    handleStdioSync = (options, verboseInfo) => handleStdio(addPropertiesSync, options, verboseInfo, true);
+    forbiddenIfSync = ({ type, optionName }) => {
+      throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
+    };
+    forbiddenNativeIfSync = ({ optionName, value }) => {
+      if (value === "ipc" || value === "overlapped") {
+        throwInvalidSyncValue(optionName, `"${value}"`);
+      }
+      return {};
+    };
+    throwInvalidSyncValue = (optionName, value) => {
+      throw new TypeError(`The \`${optionName}\` option cannot be ${value} with synchronous methods.`);
+    };
+    addProperties = {
+      generator() {
+      },
+      asyncGenerator: forbiddenIfSync,
+      webStream: forbiddenIfSync,
+      nodeStream: forbiddenIfSync,
+      webTransform: forbiddenIfSync,
+      duplex: forbiddenIfSync,
+      asyncIterable: forbiddenIfSync,
+      native: forbiddenNativeIfSync
+    };
+    addPropertiesSync = {
+      input: {
+        ...addProperties,
+        fileUrl: ({ value }) => ({ contents: [bufferToUint8Array(readFileSync4(value))] }),
+        filePath: ({ value: { file } }) => ({ contents: [bufferToUint8Array(readFileSync4(file))] }),
+        fileNumber: forbiddenIfSync,
+        iterable: ({ value }) => ({ contents: [...value] }),
+        string: ({ value }) => ({ contents: [value] }),
+        uint8Array: ({ value }) => ({ contents: [value] })
+      },
+      output: {
+        ...addProperties,
+        fileUrl: ({ value }) => ({ path: value }),
+        filePath: ({ value: { file, append } }) => ({ path: file, append }),
+        fileNumber: ({ value }) => ({ path: value }),
+        iterable: forbiddenIfSync,
+        string: forbiddenIfSync,
+        uint8Array: forbiddenIfSync
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/io/strip-newline.js
+var stripNewline, getStripFinalNewline;
+var init_strip_newline = __esm({
+  "node_modules/execa/lib/io/strip-newline.js"() {
+    init_strip_final_newline();
+    stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber) => getStripFinalNewline(stripFinalNewline2, fdNumber) && value !== void 0 && !Array.isArray(value) ? stripFinalNewline(value) : value;
+    getStripFinalNewline = (stripFinalNewline2, fdNumber) => fdNumber === "all" ? stripFinalNewline2[1] || stripFinalNewline2[2] : stripFinalNewline2[fdNumber];
+  }
+});
+
+// node_modules/execa/lib/transform/split.js
+var getSplitLinesGenerator, splitLinesSync, splitLinesItemSync, initializeSplitLines, splitGenerator, getNewlineLength, linesFinal, getAppendNewlineGenerator, appendNewlineGenerator, concatString, linesStringInfo, concatUint8Array, linesUint8ArrayInfo;
+var init_split = __esm({
+  "node_modules/execa/lib/transform/split.js"() {
+    getSplitLinesGenerator = (binary, preserveNewlines, skipped, state) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state);
+    splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
+    splitLinesItemSync = (chunk, preserveNewlines) => {
+      const { transform, final } = initializeSplitLines(preserveNewlines, {});
+      return [...transform(chunk), ...final()];
+    };
+    initializeSplitLines = (preserveNewlines, state) => {
+      state.previousChunks = "";
+      return {
+        transform: splitGenerator.bind(void 0, state, preserveNewlines),
+        final: linesFinal.bind(void 0, state)
+      };
+    };
+    splitGenerator = function* (state, preserveNewlines, chunk) {
+      if (typeof chunk !== "string") {
+        yield chunk;
+        return;
+      }
+      let { previousChunks } = state;
+      let start = -1;
+      for (let end = 0; end < chunk.length; end += 1) {
+        if (chunk[end] === "\n") {
+          const newlineLength = getNewlineLength(chunk, end, preserveNewlines, state);
+          let line = chunk.slice(start + 1, end + 1 - newlineLength);
+          if (previousChunks.length > 0) {
+            line = concatString(previousChunks, line);
+            previousChunks = "";
+          }
+          yield line;
+          start = end;
+        }
+      }
+      if (start !== chunk.length - 1) {
+        previousChunks = concatString(previousChunks, chunk.slice(start + 1));
+      }
+      state.previousChunks = previousChunks;
+    };
+    getNewlineLength = (chunk, end, preserveNewlines, state) => {
+      if (preserveNewlines) {
+        return 0;
+      }
+      state.isWindowsNewline = end !== 0 && chunk[end - 1] === "\r";
+      return state.isWindowsNewline ? 2 : 1;
+    };
+    linesFinal = function* ({ previousChunks }) {
+      if (previousChunks.length > 0) {
+        yield previousChunks;
+      }
+    };
+    getAppendNewlineGenerator = ({ binary, preserveNewlines, readableObjectMode, state }) => binary || preserveNewlines || readableObjectMode ? void 0 : { transform: appendNewlineGenerator.bind(void 0, state) };
+    appendNewlineGenerator = function* ({ isWindowsNewline = false }, chunk) {
+      const { unixNewline, windowsNewline, LF: LF2, concatBytes } = typeof chunk === "string" ? linesStringInfo : linesUint8ArrayInfo;
+      if (chunk.at(-1) === LF2) {
+        yield chunk;
+        return;
+      }
+      const newline = isWindowsNewline ? windowsNewline : unixNewline;
+      yield concatBytes(chunk, newline);
+    };
+    concatString = (firstChunk, secondChunk) => `${firstChunk}${secondChunk}`;
+    linesStringInfo = {
+      windowsNewline: "\r\n",
+      unixNewline: "\n",
+      LF: "\n",
+      concatBytes: concatString
+    };
+    concatUint8Array = (firstChunk, secondChunk) => {
+      const chunk = new Uint8Array(firstChunk.length + secondChunk.length);
+      chunk.set(firstChunk, 0);
+      chunk.set(secondChunk, firstChunk.length);
+      return chunk;
+    };
+    linesUint8ArrayInfo = {
+      windowsNewline: new Uint8Array([13, 10]),
+      unixNewline: new Uint8Array([10]),
+      LF: 10,
+      concatBytes: concatUint8Array
+    };
+  }
+});
+
+// node_modules/execa/lib/transform/validate.js
+import { Buffer as Buffer2 } from "node:buffer";
+var getValidateTransformInput, validateStringTransformInput, getValidateTransformReturn, validateObjectTransformReturn, validateStringTransformReturn, validateEmptyReturn;
+var init_validate = __esm({
+  "node_modules/execa/lib/transform/validate.js"() {
+    init_uint_array();
+    getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
+    validateStringTransformInput = function* (optionName, chunk) {
+      if (typeof chunk !== "string" && !isUint8Array(chunk) && !Buffer2.isBuffer(chunk)) {
+        throw new TypeError(`The \`${optionName}\` option's transform must use "objectMode: true" to receive as input: ${typeof chunk}.`);
+      }
+      yield chunk;
+    };
+    getValidateTransformReturn = (readableObjectMode, optionName) => readableObjectMode ? validateObjectTransformReturn.bind(void 0, optionName) : validateStringTransformReturn.bind(void 0, optionName);
+    validateObjectTransformReturn = function* (optionName, chunk) {
+      validateEmptyReturn(optionName, chunk);
+      yield chunk;
+    };
+    validateStringTransformReturn = function* (optionName, chunk) {
+      validateEmptyReturn(optionName, chunk);
+      if (typeof chunk !== "string" && !isUint8Array(chunk)) {
+        throw new TypeError(`The \`${optionName}\` option's function must yield a string or an Uint8Array, not ${typeof chunk}.`);
+      }
+      yield chunk;
+    };
+    validateEmptyReturn = (optionName, chunk) => {
+      if (chunk === null || chunk === void 0) {
+        throw new TypeError(`The \`${optionName}\` option's function must not call \`yield ${chunk}\`.
+Instead, \`yield\` should either be called with a value, or not be called at all. For example:
+  if (condition) { yield value; }`);
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/transform/encoding-transform.js
+import { Buffer as Buffer3 } from "node:buffer";
+import { StringDecoder as StringDecoder2 } from "node:string_decoder";
+var getEncodingTransformGenerator, encodingUint8ArrayGenerator, encodingStringGenerator, encodingStringFinal;
+var init_encoding_transform = __esm({
+  "node_modules/execa/lib/transform/encoding-transform.js"() {
+    init_uint_array();
+    getEncodingTransformGenerator = (binary, encoding, skipped) => {
+      if (skipped) {
+        return;
+      }
+      if (binary) {
+        return { transform: encodingUint8ArrayGenerator.bind(void 0, new TextEncoder()) };
+      }
+      const stringDecoder = new StringDecoder2(encoding);
+      return {
+        transform: encodingStringGenerator.bind(void 0, stringDecoder),
+        final: encodingStringFinal.bind(void 0, stringDecoder)
+      };
+    };
+    encodingUint8ArrayGenerator = function* (textEncoder3, chunk) {
+      if (Buffer3.isBuffer(chunk)) {
+        yield bufferToUint8Array(chunk);
+      } else if (typeof chunk === "string") {
+        yield textEncoder3.encode(chunk);
+      } else {
+        yield chunk;
+      }
+    };
+    encodingStringGenerator = function* (stringDecoder, chunk) {
+      yield isUint8Array(chunk) ? stringDecoder.write(chunk) : chunk;
+    };
+    encodingStringFinal = function* (stringDecoder) {
+      const lastChunk = stringDecoder.end();
+      if (lastChunk !== "") {
+        yield lastChunk;
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/transform/run-async.js
+import { callbackify } from "node:util";
+var pushChunks, transformChunk, finalChunks, generatorFinalChunks, destroyTransform, identityGenerator;
+var init_run_async = __esm({
+  "node_modules/execa/lib/transform/run-async.js"() {
+    pushChunks = callbackify(async (getChunks, state, getChunksArguments, transformStream) => {
+      state.currentIterable = getChunks(...getChunksArguments);
+      try {
+        for await (const chunk of state.currentIterable) {
+          transformStream.push(chunk);
+        }
+      } finally {
+        delete state.currentIterable;
+      }
+    });
+    transformChunk = async function* (chunk, generators, index) {
+      if (index === generators.length) {
+        yield chunk;
+        return;
+      }
+      const { transform = identityGenerator } = generators[index];
+      for await (const transformedChunk of transform(chunk)) {
+        yield* transformChunk(transformedChunk, generators, index + 1);
+      }
+    };
+    finalChunks = async function* (generators) {
+      for (const [index, { final }] of Object.entries(generators)) {
+        yield* generatorFinalChunks(final, Number(index), generators);
+      }
+    };
+    generatorFinalChunks = async function* (final, index, generators) {
+      if (final === void 0) {
+        return;
+      }
+      for await (const finalChunk of final()) {
+        yield* transformChunk(finalChunk, generators, index + 1);
+      }
+    };
+    destroyTransform = callbackify(async ({ currentIterable }, error2) => {
+      if (currentIterable !== void 0) {
+        await (error2 ? currentIterable.throw(error2) : currentIterable.return());
+        return;
+      }
+      if (error2) {
+        throw error2;
+      }
+    });
+    identityGenerator = function* (chunk) {
+      yield chunk;
+    };
+  }
+});
+
+// node_modules/execa/lib/transform/run-sync.js
+var pushChunksSync, runTransformSync, transformChunkSync, finalChunksSync, generatorFinalChunksSync, identityGenerator2;
+var init_run_sync = __esm({
+  "node_modules/execa/lib/transform/run-sync.js"() {
+    pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
+      try {
+        for (const chunk of getChunksSync(...getChunksArguments)) {
+          transformStream.push(chunk);
+        }
+        done();
+      } catch (error2) {
+        done(error2);
+      }
+    };
+    runTransformSync = (generators, chunks) => [
+      ...chunks.flatMap((chunk) => [...transformChunkSync(chunk, generators, 0)]),
+      ...finalChunksSync(generators)
+    ];
+    transformChunkSync = function* (chunk, generators, index) {
+      if (index === generators.length) {
+        yield chunk;
+        return;
+      }
+      const { transform = identityGenerator2 } = generators[index];
+      for (const transformedChunk of transform(chunk)) {
+        yield* transformChunkSync(transformedChunk, generators, index + 1);
+      }
+    };
+    finalChunksSync = function* (generators) {
+      for (const [index, { final }] of Object.entries(generators)) {
+        yield* generatorFinalChunksSync(final, Number(index), generators);
+      }
+    };
+    generatorFinalChunksSync = function* (final, index, generators) {
+      if (final === void 0) {
+        return;
+      }
+      for (const finalChunk of final()) {
+        yield* transformChunkSync(finalChunk, generators, index + 1);
+      }
+    };
+    identityGenerator2 = function* (chunk) {
+      yield chunk;
+    };
+  }
+});
+
+// node_modules/execa/lib/transform/generator.js
+import { Transform, getDefaultHighWaterMark } from "node:stream";
+var generatorToStream, runGeneratorsSync, addInternalGenerators;
+var init_generator = __esm({
+  "node_modules/execa/lib/transform/generator.js"() {
+    init_type();
+    init_split();
+    init_validate();
+    init_encoding_transform();
+    init_run_async();
+    init_run_sync();
+    generatorToStream = ({
+      value,
+      value: { transform, final, writableObjectMode, readableObjectMode },
+      optionName
+    }, { encoding }) => {
+      const state = {};
+      const generators = addInternalGenerators(value, encoding, optionName);
+      const transformAsync = isAsyncGenerator(transform);
+      const finalAsync = isAsyncGenerator(final);
+      const transformMethod = transformAsync ? pushChunks.bind(void 0, transformChunk, state) : pushChunksSync.bind(void 0, transformChunkSync);
+      const finalMethod = transformAsync || finalAsync ? pushChunks.bind(void 0, finalChunks, state) : pushChunksSync.bind(void 0, finalChunksSync);
+      const destroyMethod = transformAsync || finalAsync ? destroyTransform.bind(void 0, state) : void 0;
+      const stream = new Transform({
+        writableObjectMode,
+        writableHighWaterMark: getDefaultHighWaterMark(writableObjectMode),
+        readableObjectMode,
+        readableHighWaterMark: getDefaultHighWaterMark(readableObjectMode),
+        transform(chunk, encoding2, done) {
+          transformMethod([chunk, generators, 0], this, done);
+        },
+        flush(done) {
+          finalMethod([generators], this, done);
+        },
+        destroy: destroyMethod
+      });
+      return { stream };
+    };
+    runGeneratorsSync = (chunks, stdioItems, encoding, isInput) => {
+      const generators = stdioItems.filter(({ type }) => type === "generator");
+      const reversedGenerators = isInput ? generators.reverse() : generators;
+      for (const { value, optionName } of reversedGenerators) {
+        const generators2 = addInternalGenerators(value, encoding, optionName);
+        chunks = runTransformSync(generators2, chunks);
+      }
+      return chunks;
+    };
+    addInternalGenerators = ({ transform, final, binary, writableObjectMode, readableObjectMode, preserveNewlines }, encoding, optionName) => {
+      const state = {};
+      return [
+        { transform: getValidateTransformInput(writableObjectMode, optionName) },
+        getEncodingTransformGenerator(binary, encoding, writableObjectMode),
+        getSplitLinesGenerator(binary, preserveNewlines, writableObjectMode, state),
+        { transform, final },
+        { transform: getValidateTransformReturn(readableObjectMode, optionName) },
+        getAppendNewlineGenerator({
+          binary,
+          preserveNewlines,
+          readableObjectMode,
+          state
+        })
+      ].filter(Boolean);
+    };
+  }
+});
+
+// node_modules/execa/lib/io/input-sync.js
+var addInputOptionsSync, getInputFdNumbers, addInputOptionSync, applySingleInputGeneratorsSync, validateSerializable;
+var init_input_sync = __esm({
+  "node_modules/execa/lib/io/input-sync.js"() {
+    init_generator();
+    init_uint_array();
+    init_type();
+    addInputOptionsSync = (fileDescriptors, options) => {
+      for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
+        addInputOptionSync(fileDescriptors, fdNumber, options);
+      }
+    };
+    getInputFdNumbers = (fileDescriptors) => new Set(Object.entries(fileDescriptors).filter(([, { direction }]) => direction === "input").map(([fdNumber]) => Number(fdNumber)));
+    addInputOptionSync = (fileDescriptors, fdNumber, options) => {
+      const { stdioItems } = fileDescriptors[fdNumber];
+      const allStdioItems = stdioItems.filter(({ contents }) => contents !== void 0);
+      if (allStdioItems.length === 0) {
+        return;
+      }
+      if (fdNumber !== 0) {
+        const [{ type, optionName }] = allStdioItems;
+        throw new TypeError(`Only the \`stdin\` option, not \`${optionName}\`, can be ${TYPE_TO_MESSAGE[type]} with synchronous methods.`);
+      }
+      const allContents = allStdioItems.map(({ contents }) => contents);
+      const transformedContents = allContents.map((contents) => applySingleInputGeneratorsSync(contents, stdioItems));
+      options.input = joinToUint8Array(transformedContents);
+    };
+    applySingleInputGeneratorsSync = (contents, stdioItems) => {
+      const newContents = runGeneratorsSync(contents, stdioItems, "utf8", true);
+      validateSerializable(newContents);
+      return joinToUint8Array(newContents);
+    };
+    validateSerializable = (newContents) => {
+      const invalidItem = newContents.find((item) => typeof item !== "string" && !isUint8Array(item));
+      if (invalidItem !== void 0) {
+        throw new TypeError(`The \`stdin\` option is invalid: when passing objects as input, a transform must be used to serialize them to strings or Uint8Arrays: ${invalidItem}.`);
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/verbose/output.js
+var shouldLogOutput, fdUsesVerbose, PIPED_STDIO_VALUES, logLines, logLinesSync, isPipingStream, logLine;
+var init_output = __esm({
+  "node_modules/execa/lib/verbose/output.js"() {
+    init_encoding_option();
+    init_type();
+    init_log();
+    init_values();
+    shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && fdUsesVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
+    fdUsesVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
+    PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
+    logLines = async (linesIterable, stream, fdNumber, verboseInfo) => {
+      for await (const line of linesIterable) {
+        if (!isPipingStream(stream)) {
+          logLine(line, fdNumber, verboseInfo);
+        }
+      }
+    };
+    logLinesSync = (linesArray, fdNumber, verboseInfo) => {
+      for (const line of linesArray) {
+        logLine(line, fdNumber, verboseInfo);
+      }
+    };
+    isPipingStream = (stream) => stream._readableState.pipes.length > 0;
+    logLine = (line, fdNumber, verboseInfo) => {
+      const verboseMessage = serializeVerboseMessage(line);
+      verboseLog({
+        type: "output",
+        verboseMessage,
+        fdNumber,
+        verboseInfo
+      });
+    };
+  }
+});
+
+// node_modules/execa/lib/io/output-sync.js
+import { writeFileSync as writeFileSync2, appendFileSync } from "node:fs";
+var transformOutputSync, transformOutputResultSync, runOutputGeneratorsSync, serializeChunks, logOutputSync, writeToFiles;
+var init_output_sync = __esm({
+  "node_modules/execa/lib/io/output-sync.js"() {
+    init_output();
+    init_generator();
+    init_split();
+    init_uint_array();
+    init_type();
+    init_max_buffer();
+    transformOutputSync = ({ fileDescriptors, syncResult: { output }, options, isMaxBuffer, verboseInfo }) => {
+      if (output === null) {
+        return { output: Array.from({ length: 3 }) };
+      }
+      const state = {};
+      const outputFiles = /* @__PURE__ */ new Set([]);
+      const transformedOutput = output.map((result, fdNumber) => transformOutputResultSync({
+        result,
+        fileDescriptors,
+        fdNumber,
+        state,
+        outputFiles,
+        isMaxBuffer,
+        verboseInfo
+      }, options));
+      return { output: transformedOutput, ...state };
+    };
+    transformOutputResultSync = ({ result, fileDescriptors, fdNumber, state, outputFiles, isMaxBuffer, verboseInfo }, { buffer, encoding, lines, stripFinalNewline: stripFinalNewline2, maxBuffer }) => {
+      if (result === null) {
+        return;
+      }
+      const truncatedResult = truncateMaxBufferSync(result, isMaxBuffer, maxBuffer);
+      const uint8ArrayResult = bufferToUint8Array(truncatedResult);
+      const { stdioItems, objectMode } = fileDescriptors[fdNumber];
+      const chunks = runOutputGeneratorsSync([uint8ArrayResult], stdioItems, encoding, state);
+      const { serializedResult, finalResult = serializedResult } = serializeChunks({
+        chunks,
+        objectMode,
+        encoding,
+        lines,
+        stripFinalNewline: stripFinalNewline2,
+        fdNumber
+      });
+      logOutputSync({
+        serializedResult,
+        fdNumber,
+        state,
+        verboseInfo,
+        encoding,
+        stdioItems,
+        objectMode
+      });
+      const returnedResult = buffer[fdNumber] ? finalResult : void 0;
+      try {
+        if (state.error === void 0) {
+          writeToFiles(serializedResult, stdioItems, outputFiles);
+        }
+        return returnedResult;
+      } catch (error2) {
+        state.error = error2;
+        return returnedResult;
+      }
+    };
+    runOutputGeneratorsSync = (chunks, stdioItems, encoding, state) => {
+      try {
+        return runGeneratorsSync(chunks, stdioItems, encoding, false);
+      } catch (error2) {
+        state.error = error2;
+        return chunks;
+      }
+    };
+    serializeChunks = ({ chunks, objectMode, encoding, lines, stripFinalNewline: stripFinalNewline2, fdNumber }) => {
+      if (objectMode) {
+        return { serializedResult: chunks };
+      }
+      if (encoding === "buffer") {
+        return { serializedResult: joinToUint8Array(chunks) };
+      }
+      const serializedResult = joinToString(chunks, encoding);
+      if (lines[fdNumber]) {
+        return { serializedResult, finalResult: splitLinesSync(serializedResult, !stripFinalNewline2[fdNumber], objectMode) };
+      }
+      return { serializedResult };
+    };
+    logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding, stdioItems, objectMode }) => {
+      if (!shouldLogOutput({
+        stdioItems,
+        encoding,
+        verboseInfo,
+        fdNumber
+      })) {
+        return;
+      }
+      const linesArray = splitLinesSync(serializedResult, false, objectMode);
+      try {
+        logLinesSync(linesArray, fdNumber, verboseInfo);
+      } catch (error2) {
+        state.error ??= error2;
+      }
+    };
+    writeToFiles = (serializedResult, stdioItems, outputFiles) => {
+      for (const { path: path14, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+        const pathString = typeof path14 === "string" ? path14 : path14.toString();
+        if (append || outputFiles.has(pathString)) {
+          appendFileSync(path14, serializedResult);
+        } else {
+          outputFiles.add(pathString);
+          writeFileSync2(path14, serializedResult);
+        }
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/resolve/all-sync.js
+var getAllSync;
+var init_all_sync = __esm({
+  "node_modules/execa/lib/resolve/all-sync.js"() {
+    init_uint_array();
+    init_strip_newline();
+    getAllSync = ([, stdout, stderr], options) => {
+      if (!options.all) {
+        return;
+      }
+      if (stdout === void 0) {
+        return stderr;
+      }
+      if (stderr === void 0) {
+        return stdout;
+      }
+      if (Array.isArray(stdout)) {
+        return Array.isArray(stderr) ? [...stdout, ...stderr] : [...stdout, stripNewline(stderr, options, "all")];
+      }
+      if (Array.isArray(stderr)) {
+        return [stripNewline(stdout, options, "all"), ...stderr];
+      }
+      if (isUint8Array(stdout) && isUint8Array(stderr)) {
+        return concatUint8Arrays([stdout, stderr]);
+      }
+      return `${stdout}${stderr}`;
+    };
+  }
+});
+
+// node_modules/execa/lib/resolve/exit-async.js
+import { once as once4 } from "node:events";
+var waitForExit, waitForExitOrError, waitForSubprocessExit, waitForSuccessfulExit, isSubprocessErrorExit, isFailedExit;
+var init_exit_async = __esm({
+  "node_modules/execa/lib/resolve/exit-async.js"() {
+    init_final_error();
+    waitForExit = async (subprocess, context) => {
+      const [exitCode, signal] = await waitForExitOrError(subprocess);
+      context.isForcefullyTerminated ??= false;
+      return [exitCode, signal];
+    };
+    waitForExitOrError = async (subprocess) => {
+      const [spawnPayload, exitPayload] = await Promise.allSettled([
+        once4(subprocess, "spawn"),
+        once4(subprocess, "exit")
+      ]);
+      if (spawnPayload.status === "rejected") {
+        return [];
+      }
+      return exitPayload.status === "rejected" ? waitForSubprocessExit(subprocess) : exitPayload.value;
+    };
+    waitForSubprocessExit = async (subprocess) => {
+      try {
+        return await once4(subprocess, "exit");
+      } catch {
+        return waitForSubprocessExit(subprocess);
+      }
+    };
+    waitForSuccessfulExit = async (exitPromise) => {
+      const [exitCode, signal] = await exitPromise;
+      if (!isSubprocessErrorExit(exitCode, signal) && isFailedExit(exitCode, signal)) {
+        throw new DiscardedError();
+      }
+      return [exitCode, signal];
+    };
+    isSubprocessErrorExit = (exitCode, signal) => exitCode === void 0 && signal === void 0;
+    isFailedExit = (exitCode, signal) => exitCode !== 0 || signal !== null;
+  }
+});
+
+// node_modules/execa/lib/resolve/exit-sync.js
+var getExitResultSync, getResultError;
+var init_exit_sync = __esm({
+  "node_modules/execa/lib/resolve/exit-sync.js"() {
+    init_final_error();
+    init_max_buffer();
+    init_exit_async();
+    getExitResultSync = ({ error: error2, status: exitCode, signal, output }, { maxBuffer }) => {
+      const resultError = getResultError(error2, exitCode, signal);
+      const timedOut = resultError?.code === "ETIMEDOUT";
+      const isMaxBuffer = isMaxBufferSync(resultError, output, maxBuffer);
+      return {
+        resultError,
+        exitCode,
+        signal,
+        timedOut,
+        isMaxBuffer
+      };
+    };
+    getResultError = (error2, exitCode, signal) => {
+      if (error2 !== void 0) {
+        return error2;
+      }
+      return isFailedExit(exitCode, signal) ? new DiscardedError() : void 0;
+    };
+  }
+});
+
+// node_modules/execa/lib/methods/main-sync.js
+import { spawnSync } from "node:child_process";
+var execaCoreSync, handleSyncArguments, normalizeSyncOptions, validateSyncOptions, throwInvalidSyncOption, spawnSubprocessSync, runSubprocessSync, normalizeSpawnSyncOptions, getSyncResult;
+var init_main_sync = __esm({
+  "node_modules/execa/lib/methods/main-sync.js"() {
+    init_command();
+    init_options4();
+    init_shell();
+    init_result();
+    init_reject();
+    init_handle_sync();
+    init_strip_newline();
+    init_input_sync();
+    init_output_sync();
+    init_max_buffer();
+    init_all_sync();
+    init_exit_sync();
+    execaCoreSync = (rawFile, rawArguments, rawOptions) => {
+      const { file, commandArguments, command, escapedCommand, startTime, verboseInfo, options, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
+      const result = spawnSubprocessSync({
+        file,
+        commandArguments,
+        options,
+        command,
+        escapedCommand,
+        verboseInfo,
+        fileDescriptors,
+        startTime
+      });
+      return handleResult(result, verboseInfo, options);
+    };
+    handleSyncArguments = (rawFile, rawArguments, rawOptions) => {
+      const { command, escapedCommand, startTime, verboseInfo } = handleCommand(rawFile, rawArguments, rawOptions);
+      const syncOptions = normalizeSyncOptions(rawOptions);
+      const { file, commandArguments, options } = normalizeOptions(rawFile, rawArguments, syncOptions);
+      validateSyncOptions(options);
+      const fileDescriptors = handleStdioSync(options, verboseInfo);
+      return {
+        file,
+        commandArguments,
+        command,
+        escapedCommand,
+        startTime,
+        verboseInfo,
+        options,
+        fileDescriptors
+      };
+    };
+    normalizeSyncOptions = (options) => options.node && !options.ipc ? { ...options, ipc: false } : options;
+    validateSyncOptions = ({ ipc, ipcInput, detached, cancelSignal }) => {
+      if (ipcInput) {
+        throwInvalidSyncOption("ipcInput");
+      }
+      if (ipc) {
+        throwInvalidSyncOption("ipc: true");
+      }
+      if (detached) {
+        throwInvalidSyncOption("detached: true");
+      }
+      if (cancelSignal) {
+        throwInvalidSyncOption("cancelSignal");
+      }
+    };
+    throwInvalidSyncOption = (value) => {
+      throw new TypeError(`The "${value}" option cannot be used with synchronous methods.`);
+    };
+    spawnSubprocessSync = ({ file, commandArguments, options, command, escapedCommand, verboseInfo, fileDescriptors, startTime }) => {
+      const syncResult = runSubprocessSync({
+        file,
+        commandArguments,
+        options,
+        command,
+        escapedCommand,
+        fileDescriptors,
+        startTime
+      });
+      if (syncResult.failed) {
+        return syncResult;
+      }
+      const { resultError, exitCode, signal, timedOut, isMaxBuffer } = getExitResultSync(syncResult, options);
+      const { output, error: error2 = resultError } = transformOutputSync({
+        fileDescriptors,
+        syncResult,
+        options,
+        isMaxBuffer,
+        verboseInfo
+      });
+      const stdio = output.map((stdioOutput, fdNumber) => stripNewline(stdioOutput, options, fdNumber));
+      const all = stripNewline(getAllSync(output, options), options, "all");
+      return getSyncResult({
+        error: error2,
+        exitCode,
+        signal,
+        timedOut,
+        isMaxBuffer,
+        stdio,
+        all,
+        options,
+        command,
+        escapedCommand,
+        startTime
+      });
+    };
+    runSubprocessSync = ({ file, commandArguments, options, command, escapedCommand, fileDescriptors, startTime }) => {
+      try {
+        addInputOptionsSync(fileDescriptors, options);
+        const normalizedOptions = normalizeSpawnSyncOptions(options);
+        return spawnSync(...concatenateShell(file, commandArguments, normalizedOptions));
+      } catch (error2) {
+        return makeEarlyError({
+          error: error2,
+          command,
+          escapedCommand,
+          fileDescriptors,
+          options,
+          startTime,
+          isSync: true
+        });
+      }
+    };
+    normalizeSpawnSyncOptions = ({ encoding, maxBuffer, ...options }) => ({ ...options, encoding: "buffer", maxBuffer: getMaxBufferSync(maxBuffer) });
+    getSyncResult = ({ error: error2, exitCode, signal, timedOut, isMaxBuffer, stdio, all, options, command, escapedCommand, startTime }) => error2 === void 0 ? makeSuccessResult({
+      command,
+      escapedCommand,
+      stdio,
+      all,
+      ipcOutput: [],
+      options,
+      startTime
+    }) : makeError({
+      error: error2,
+      command,
+      escapedCommand,
+      timedOut,
+      isCanceled: false,
+      isGracefullyCanceled: false,
+      isMaxBuffer,
+      isForcefullyTerminated: false,
+      exitCode,
+      signal,
+      stdio,
+      all,
+      ipcOutput: [],
+      options,
+      startTime,
+      isSync: true
+    });
+  }
+});
+
+// node_modules/execa/lib/ipc/get-one.js
+import { once as once5, on as on2 } from "node:events";
+var getOneMessage, getOneMessageAsync, getMessage, throwOnDisconnect2, throwOnStrictError;
+var init_get_one = __esm({
+  "node_modules/execa/lib/ipc/get-one.js"() {
+    init_validation();
+    init_forward();
+    init_reference();
+    getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, { reference = true, filter } = {}) => {
+      validateIpcMethod({
+        methodName: "getOneMessage",
+        isSubprocess,
+        ipc,
+        isConnected: isConnected(anyProcess)
+      });
+      return getOneMessageAsync({
+        anyProcess,
+        channel,
+        isSubprocess,
+        filter,
+        reference
+      });
+    };
+    getOneMessageAsync = async ({ anyProcess, channel, isSubprocess, filter, reference }) => {
+      addReference(channel, reference);
+      const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
+      const controller = new AbortController();
+      try {
+        return await Promise.race([
+          getMessage(ipcEmitter, filter, controller),
+          throwOnDisconnect2(ipcEmitter, isSubprocess, controller),
+          throwOnStrictError(ipcEmitter, isSubprocess, controller)
+        ]);
+      } catch (error2) {
+        disconnect(anyProcess);
+        throw error2;
+      } finally {
+        controller.abort();
+        removeReference(channel, reference);
+      }
+    };
+    getMessage = async (ipcEmitter, filter, { signal }) => {
+      if (filter === void 0) {
+        const [message] = await once5(ipcEmitter, "message", { signal });
+        return message;
+      }
+      for await (const [message] of on2(ipcEmitter, "message", { signal })) {
+        if (filter(message)) {
+          return message;
+        }
+      }
+    };
+    throwOnDisconnect2 = async (ipcEmitter, isSubprocess, { signal }) => {
+      await once5(ipcEmitter, "disconnect", { signal });
+      throwOnEarlyDisconnect(isSubprocess);
+    };
+    throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
+      const [error2] = await once5(ipcEmitter, "strict:error", { signal });
+      throw getStrictResponseError(error2, isSubprocess);
+    };
+  }
+});
+
+// node_modules/execa/lib/ipc/get-each.js
+import { once as once6, on as on3 } from "node:events";
+var getEachMessage, loopOnMessages, stopOnDisconnect, abortOnStrictError, iterateOnMessages, throwIfStrictError;
+var init_get_each = __esm({
+  "node_modules/execa/lib/ipc/get-each.js"() {
+    init_validation();
+    init_forward();
+    init_reference();
+    getEachMessage = ({ anyProcess, channel, isSubprocess, ipc }, { reference = true } = {}) => loopOnMessages({
+      anyProcess,
+      channel,
+      isSubprocess,
+      ipc,
+      shouldAwait: !isSubprocess,
+      reference
+    });
+    loopOnMessages = ({ anyProcess, channel, isSubprocess, ipc, shouldAwait, reference }) => {
+      validateIpcMethod({
+        methodName: "getEachMessage",
+        isSubprocess,
+        ipc,
+        isConnected: isConnected(anyProcess)
+      });
+      addReference(channel, reference);
+      const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
+      const controller = new AbortController();
+      const state = {};
+      stopOnDisconnect(anyProcess, ipcEmitter, controller);
+      abortOnStrictError({
+        ipcEmitter,
+        isSubprocess,
+        controller,
+        state
+      });
+      return iterateOnMessages({
+        anyProcess,
+        channel,
+        ipcEmitter,
+        isSubprocess,
+        shouldAwait,
+        controller,
+        state,
+        reference
+      });
+    };
+    stopOnDisconnect = async (anyProcess, ipcEmitter, controller) => {
+      try {
+        await once6(ipcEmitter, "disconnect", { signal: controller.signal });
+        controller.abort();
+      } catch {
+      }
+    };
+    abortOnStrictError = async ({ ipcEmitter, isSubprocess, controller, state }) => {
+      try {
+        const [error2] = await once6(ipcEmitter, "strict:error", { signal: controller.signal });
+        state.error = getStrictResponseError(error2, isSubprocess);
+        controller.abort();
+      } catch {
+      }
+    };
+    iterateOnMessages = async function* ({ anyProcess, channel, ipcEmitter, isSubprocess, shouldAwait, controller, state, reference }) {
+      try {
+        for await (const [message] of on3(ipcEmitter, "message", { signal: controller.signal })) {
+          throwIfStrictError(state);
+          yield message;
+        }
+      } catch {
+        throwIfStrictError(state);
+      } finally {
+        controller.abort();
+        removeReference(channel, reference);
+        if (!isSubprocess) {
+          disconnect(anyProcess);
+        }
+        if (shouldAwait) {
+          await anyProcess;
+        }
+      }
+    };
+    throwIfStrictError = ({ error: error2 }) => {
+      if (error2) {
+        throw error2;
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/ipc/methods.js
+import process8 from "node:process";
+var addIpcMethods, getIpcExport, getIpcMethods;
+var init_methods = __esm({
+  "node_modules/execa/lib/ipc/methods.js"() {
+    init_send();
+    init_get_one();
+    init_get_each();
+    init_graceful();
+    addIpcMethods = (subprocess, { ipc }) => {
+      Object.assign(subprocess, getIpcMethods(subprocess, false, ipc));
+    };
+    getIpcExport = () => {
+      const anyProcess = process8;
+      const isSubprocess = true;
+      const ipc = process8.channel !== void 0;
+      return {
+        ...getIpcMethods(anyProcess, isSubprocess, ipc),
+        getCancelSignal: getCancelSignal.bind(void 0, {
+          anyProcess,
+          channel: anyProcess.channel,
+          isSubprocess,
+          ipc
+        })
+      };
+    };
+    getIpcMethods = (anyProcess, isSubprocess, ipc) => ({
+      sendMessage: sendMessage.bind(void 0, {
+        anyProcess,
+        channel: anyProcess.channel,
+        isSubprocess,
+        ipc
+      }),
+      getOneMessage: getOneMessage.bind(void 0, {
+        anyProcess,
+        channel: anyProcess.channel,
+        isSubprocess,
+        ipc
+      }),
+      getEachMessage: getEachMessage.bind(void 0, {
+        anyProcess,
+        channel: anyProcess.channel,
+        isSubprocess,
+        ipc
+      })
+    });
+  }
+});
+
+// node_modules/execa/lib/return/early-error.js
+import { ChildProcess as ChildProcess2 } from "node:child_process";
+import {
+  PassThrough,
+  Readable,
+  Writable,
+  Duplex
+} from "node:stream";
+var handleEarlyError, createDummyStreams, createDummyStream, readable, writable, duplex, handleDummyPromise;
+var init_early_error = __esm({
+  "node_modules/execa/lib/return/early-error.js"() {
+    init_handle();
+    init_result();
+    init_reject();
+    handleEarlyError = ({ error: error2, command, escapedCommand, fileDescriptors, options, startTime, verboseInfo }) => {
+      cleanupCustomStreams(fileDescriptors);
+      const subprocess = new ChildProcess2();
+      createDummyStreams(subprocess, fileDescriptors);
+      Object.assign(subprocess, { readable, writable, duplex });
+      const earlyError = makeEarlyError({
+        error: error2,
+        command,
+        escapedCommand,
+        fileDescriptors,
+        options,
+        startTime,
+        isSync: false
+      });
+      const promise = handleDummyPromise(earlyError, verboseInfo, options);
+      return { subprocess, promise };
+    };
+    createDummyStreams = (subprocess, fileDescriptors) => {
+      const stdin = createDummyStream();
+      const stdout = createDummyStream();
+      const stderr = createDummyStream();
+      const extraStdio = Array.from({ length: fileDescriptors.length - 3 }, createDummyStream);
+      const all = createDummyStream();
+      const stdio = [stdin, stdout, stderr, ...extraStdio];
+      Object.assign(subprocess, {
+        stdin,
+        stdout,
+        stderr,
+        all,
+        stdio
+      });
+    };
+    createDummyStream = () => {
+      const stream = new PassThrough();
+      stream.end();
+      return stream;
+    };
+    readable = () => new Readable({ read() {
+    } });
+    writable = () => new Writable({ write() {
+    } });
+    duplex = () => new Duplex({ read() {
+    }, write() {
+    } });
+    handleDummyPromise = async (error2, verboseInfo, options) => handleResult(error2, verboseInfo, options);
+  }
+});
+
+// node_modules/execa/lib/stdio/handle-async.js
+import { createReadStream, createWriteStream } from "node:fs";
+import { Buffer as Buffer4 } from "node:buffer";
+import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
+var handleStdioAsync, forbiddenIfAsync, addProperties2, addPropertiesAsync;
+var init_handle_async = __esm({
+  "node_modules/execa/lib/stdio/handle-async.js"() {
+    init_generator();
+    init_handle();
+    init_type();
+    handleStdioAsync = (options, verboseInfo) => handleStdio(addPropertiesAsync, options, verboseInfo, false);
+    forbiddenIfAsync = ({ type, optionName }) => {
+      throw new TypeError(`The \`${optionName}\` option cannot be ${TYPE_TO_MESSAGE[type]}.`);
+    };
+    addProperties2 = {
+      fileNumber: forbiddenIfAsync,
+      generator: generatorToStream,
+      asyncGenerator: generatorToStream,
+      nodeStream: ({ value }) => ({ stream: value }),
+      webTransform({ value: { transform, writableObjectMode, readableObjectMode } }) {
+        const objectMode = writableObjectMode || readableObjectMode;
+        const stream = Duplex2.fromWeb(transform, { objectMode });
+        return { stream };
+      },
+      duplex: ({ value: { transform } }) => ({ stream: transform }),
+      native() {
+      }
+    };
+    addPropertiesAsync = {
+      input: {
+        ...addProperties2,
+        fileUrl: ({ value }) => ({ stream: createReadStream(value) }),
+        filePath: ({ value: { file } }) => ({ stream: createReadStream(file) }),
+        webStream: ({ value }) => ({ stream: Readable2.fromWeb(value) }),
+        iterable: ({ value }) => ({ stream: Readable2.from(value) }),
+        asyncIterable: ({ value }) => ({ stream: Readable2.from(value) }),
+        string: ({ value }) => ({ stream: Readable2.from(value) }),
+        uint8Array: ({ value }) => ({ stream: Readable2.from(Buffer4.from(value)) })
+      },
+      output: {
+        ...addProperties2,
+        fileUrl: ({ value }) => ({ stream: createWriteStream(value) }),
+        filePath: ({ value: { file, append } }) => ({ stream: createWriteStream(file, append ? { flags: "a" } : {}) }),
+        webStream: ({ value }) => ({ stream: Writable2.fromWeb(value) }),
+        iterable: forbiddenIfAsync,
+        asyncIterable: forbiddenIfAsync,
+        string: forbiddenIfAsync,
+        uint8Array: forbiddenIfAsync
+      }
+    };
+  }
+});
+
+// node_modules/@sindresorhus/merge-streams/index.js
+import { on as on4, once as once7 } from "node:events";
+import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
+import { finished as finished2 } from "node:stream/promises";
+function mergeStreams(streams) {
+  if (!Array.isArray(streams)) {
+    throw new TypeError(`Expected an array, got \`${typeof streams}\`.`);
+  }
+  for (const stream of streams) {
+    validateStream(stream);
+  }
+  const objectMode = streams.some(({ readableObjectMode }) => readableObjectMode);
+  const highWaterMark = getHighWaterMark(streams, objectMode);
+  const passThroughStream = new MergedStream({
+    objectMode,
+    writableHighWaterMark: highWaterMark,
+    readableHighWaterMark: highWaterMark
+  });
+  for (const stream of streams) {
+    passThroughStream.add(stream);
+  }
+  return passThroughStream;
+}
+var getHighWaterMark, MergedStream, onMergedStreamFinished, onMergedStreamEnd, onInputStreamsUnpipe, validateStream, endWhenStreamsDone, afterMergedStreamFinished, onInputStreamEnd, onInputStreamUnpipe, endStream, errorOrAbortStream, isAbortError, abortStream, errorStream, noop2, updateMaxListeners, PASSTHROUGH_LISTENERS_COUNT, PASSTHROUGH_LISTENERS_PER_STREAM;
+var init_merge_streams = __esm({
+  "node_modules/@sindresorhus/merge-streams/index.js"() {
+    getHighWaterMark = (streams, objectMode) => {
+      if (streams.length === 0) {
+        return getDefaultHighWaterMark2(objectMode);
+      }
+      const highWaterMarks = streams.filter(({ readableObjectMode }) => readableObjectMode === objectMode).map(({ readableHighWaterMark }) => readableHighWaterMark);
+      return Math.max(...highWaterMarks);
+    };
+    MergedStream = class extends PassThroughStream {
+      #streams = /* @__PURE__ */ new Set([]);
+      #ended = /* @__PURE__ */ new Set([]);
+      #aborted = /* @__PURE__ */ new Set([]);
+      #onFinished;
+      #unpipeEvent = /* @__PURE__ */ Symbol("unpipe");
+      #streamPromises = /* @__PURE__ */ new WeakMap();
+      add(stream) {
+        validateStream(stream);
+        if (this.#streams.has(stream)) {
+          return;
+        }
+        this.#streams.add(stream);
+        this.#onFinished ??= onMergedStreamFinished(this, this.#streams, this.#unpipeEvent);
+        const streamPromise = endWhenStreamsDone({
+          passThroughStream: this,
+          stream,
+          streams: this.#streams,
+          ended: this.#ended,
+          aborted: this.#aborted,
+          onFinished: this.#onFinished,
+          unpipeEvent: this.#unpipeEvent
+        });
+        this.#streamPromises.set(stream, streamPromise);
+        stream.pipe(this, { end: false });
+      }
+      async remove(stream) {
+        validateStream(stream);
+        if (!this.#streams.has(stream)) {
+          return false;
+        }
+        const streamPromise = this.#streamPromises.get(stream);
+        if (streamPromise === void 0) {
+          return false;
+        }
+        this.#streamPromises.delete(stream);
+        stream.unpipe(this);
+        await streamPromise;
+        return true;
+      }
+    };
+    onMergedStreamFinished = async (passThroughStream, streams, unpipeEvent) => {
+      updateMaxListeners(passThroughStream, PASSTHROUGH_LISTENERS_COUNT);
+      const controller = new AbortController();
+      try {
+        await Promise.race([
+          onMergedStreamEnd(passThroughStream, controller),
+          onInputStreamsUnpipe(passThroughStream, streams, unpipeEvent, controller)
+        ]);
+      } finally {
+        controller.abort();
+        updateMaxListeners(passThroughStream, -PASSTHROUGH_LISTENERS_COUNT);
+      }
+    };
+    onMergedStreamEnd = async (passThroughStream, { signal }) => {
+      try {
+        await finished2(passThroughStream, { signal, cleanup: true });
+      } catch (error2) {
+        errorOrAbortStream(passThroughStream, error2);
+        throw error2;
+      }
+    };
+    onInputStreamsUnpipe = async (passThroughStream, streams, unpipeEvent, { signal }) => {
+      for await (const [unpipedStream] of on4(passThroughStream, "unpipe", { signal })) {
+        if (streams.has(unpipedStream)) {
+          unpipedStream.emit(unpipeEvent);
+        }
+      }
+    };
+    validateStream = (stream) => {
+      if (typeof stream?.pipe !== "function") {
+        throw new TypeError(`Expected a readable stream, got: \`${typeof stream}\`.`);
+      }
+    };
+    endWhenStreamsDone = async ({ passThroughStream, stream, streams, ended, aborted: aborted2, onFinished, unpipeEvent }) => {
+      updateMaxListeners(passThroughStream, PASSTHROUGH_LISTENERS_PER_STREAM);
+      const controller = new AbortController();
+      try {
+        await Promise.race([
+          afterMergedStreamFinished(onFinished, stream, controller),
+          onInputStreamEnd({
+            passThroughStream,
+            stream,
+            streams,
+            ended,
+            aborted: aborted2,
+            controller
+          }),
+          onInputStreamUnpipe({
+            stream,
+            streams,
+            ended,
+            aborted: aborted2,
+            unpipeEvent,
+            controller
+          })
+        ]);
+      } finally {
+        controller.abort();
+        updateMaxListeners(passThroughStream, -PASSTHROUGH_LISTENERS_PER_STREAM);
+      }
+      if (streams.size > 0 && streams.size === ended.size + aborted2.size) {
+        if (ended.size === 0 && aborted2.size > 0) {
+          abortStream(passThroughStream);
+        } else {
+          endStream(passThroughStream);
+        }
+      }
+    };
+    afterMergedStreamFinished = async (onFinished, stream, { signal }) => {
+      try {
+        await onFinished;
+        if (!signal.aborted) {
+          abortStream(stream);
+        }
+      } catch (error2) {
+        if (!signal.aborted) {
+          errorOrAbortStream(stream, error2);
+        }
+      }
+    };
+    onInputStreamEnd = async ({ passThroughStream, stream, streams, ended, aborted: aborted2, controller: { signal } }) => {
+      try {
+        await finished2(stream, {
+          signal,
+          cleanup: true,
+          readable: true,
+          writable: false
+        });
+        if (streams.has(stream)) {
+          ended.add(stream);
+        }
+      } catch (error2) {
+        if (signal.aborted || !streams.has(stream)) {
+          return;
+        }
+        if (isAbortError(error2)) {
+          aborted2.add(stream);
+        } else {
+          errorStream(passThroughStream, error2);
+        }
+      }
+    };
+    onInputStreamUnpipe = async ({ stream, streams, ended, aborted: aborted2, unpipeEvent, controller: { signal } }) => {
+      await once7(stream, unpipeEvent, { signal });
+      if (!stream.readable) {
+        return once7(signal, "abort", { signal });
+      }
+      streams.delete(stream);
+      ended.delete(stream);
+      aborted2.delete(stream);
+    };
+    endStream = (stream) => {
+      if (stream.writable) {
+        stream.end();
+      }
+    };
+    errorOrAbortStream = (stream, error2) => {
+      if (isAbortError(error2)) {
+        abortStream(stream);
+      } else {
+        errorStream(stream, error2);
+      }
+    };
+    isAbortError = (error2) => error2?.code === "ERR_STREAM_PREMATURE_CLOSE";
+    abortStream = (stream) => {
+      if (stream.readable || stream.writable) {
+        stream.destroy();
+      }
+    };
+    errorStream = (stream, error2) => {
+      if (!stream.destroyed) {
+        stream.once("error", noop2);
+        stream.destroy(error2);
+      }
+    };
+    noop2 = () => {
+    };
+    updateMaxListeners = (passThroughStream, increment2) => {
+      const maxListeners = passThroughStream.getMaxListeners();
+      if (maxListeners !== 0 && maxListeners !== Number.POSITIVE_INFINITY) {
+        passThroughStream.setMaxListeners(maxListeners + increment2);
+      }
+    };
+    PASSTHROUGH_LISTENERS_COUNT = 2;
+    PASSTHROUGH_LISTENERS_PER_STREAM = 1;
+  }
+});
+
+// node_modules/execa/lib/io/pipeline.js
+import { finished as finished3 } from "node:stream/promises";
+var pipeStreams, onSourceFinish, endDestinationStream, onDestinationFinish, abortSourceStream;
+var init_pipeline = __esm({
+  "node_modules/execa/lib/io/pipeline.js"() {
+    init_standard_stream();
+    pipeStreams = (source, destination) => {
+      source.pipe(destination);
+      onSourceFinish(source, destination);
+      onDestinationFinish(source, destination);
+    };
+    onSourceFinish = async (source, destination) => {
+      if (isStandardStream(source) || isStandardStream(destination)) {
+        return;
+      }
+      try {
+        await finished3(source, { cleanup: true, readable: true, writable: false });
+      } catch {
+      }
+      endDestinationStream(destination);
+    };
+    endDestinationStream = (destination) => {
+      if (destination.writable) {
+        destination.end();
+      }
+    };
+    onDestinationFinish = async (source, destination) => {
+      if (isStandardStream(source) || isStandardStream(destination)) {
+        return;
+      }
+      try {
+        await finished3(destination, { cleanup: true, readable: false, writable: true });
+      } catch {
+      }
+      abortSourceStream(source);
+    };
+    abortSourceStream = (source) => {
+      if (source.readable) {
+        source.destroy();
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/io/output-async.js
+var pipeOutputAsync, pipeTransform, SUBPROCESS_STREAM_PROPERTIES, pipeStdioItem, setStandardStreamMaxListeners, MAX_LISTENERS_INCREMENT;
+var init_output_async = __esm({
+  "node_modules/execa/lib/io/output-async.js"() {
+    init_merge_streams();
+    init_standard_stream();
+    init_max_listeners();
+    init_type();
+    init_pipeline();
+    pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
+      const pipeGroups = /* @__PURE__ */ new Map();
+      for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
+        for (const { stream } of stdioItems.filter(({ type }) => TRANSFORM_TYPES.has(type))) {
+          pipeTransform(subprocess, stream, direction, fdNumber);
+        }
+        for (const { stream } of stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type))) {
+          pipeStdioItem({
+            subprocess,
+            stream,
+            direction,
+            fdNumber,
+            pipeGroups,
+            controller
+          });
+        }
+      }
+      for (const [outputStream, inputStreams] of pipeGroups.entries()) {
+        const inputStream = inputStreams.length === 1 ? inputStreams[0] : mergeStreams(inputStreams);
+        pipeStreams(inputStream, outputStream);
+      }
+    };
+    pipeTransform = (subprocess, stream, direction, fdNumber) => {
+      if (direction === "output") {
+        pipeStreams(subprocess.stdio[fdNumber], stream);
+      } else {
+        pipeStreams(stream, subprocess.stdio[fdNumber]);
+      }
+      const streamProperty = SUBPROCESS_STREAM_PROPERTIES[fdNumber];
+      if (streamProperty !== void 0) {
+        subprocess[streamProperty] = stream;
+      }
+      subprocess.stdio[fdNumber] = stream;
+    };
+    SUBPROCESS_STREAM_PROPERTIES = ["stdin", "stdout", "stderr"];
+    pipeStdioItem = ({ subprocess, stream, direction, fdNumber, pipeGroups, controller }) => {
+      if (stream === void 0) {
+        return;
+      }
+      setStandardStreamMaxListeners(stream, controller);
+      const [inputStream, outputStream] = direction === "output" ? [stream, subprocess.stdio[fdNumber]] : [subprocess.stdio[fdNumber], stream];
+      const outputStreams = pipeGroups.get(inputStream) ?? [];
+      pipeGroups.set(inputStream, [...outputStreams, outputStream]);
+    };
+    setStandardStreamMaxListeners = (stream, { signal }) => {
+      if (isStandardStream(stream)) {
+        incrementMaxListeners(stream, MAX_LISTENERS_INCREMENT, signal);
+      }
+    };
+    MAX_LISTENERS_INCREMENT = 2;
+  }
+});
+
+// node_modules/signal-exit/dist/mjs/signals.js
+var signals;
+var init_signals2 = __esm({
+  "node_modules/signal-exit/dist/mjs/signals.js"() {
+    signals = [];
+    signals.push("SIGHUP", "SIGINT", "SIGTERM");
+    if (process.platform !== "win32") {
+      signals.push(
+        "SIGALRM",
+        "SIGABRT",
+        "SIGVTALRM",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGUSR2",
+        "SIGTRAP",
+        "SIGSYS",
+        "SIGQUIT",
+        "SIGIOT"
+        // should detect profiler and enable/disable accordingly.
+        // see #21
+        // 'SIGPROF'
+      );
+    }
+    if (process.platform === "linux") {
+      signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
+    }
+  }
+});
+
+// node_modules/signal-exit/dist/mjs/index.js
+var processOk, kExitEmitter, global2, ObjectDefineProperty, Emitter, SignalExitBase, signalExitWrap, SignalExitFallback, SignalExit, process9, onExit, load, unload;
+var init_mjs = __esm({
+  "node_modules/signal-exit/dist/mjs/index.js"() {
+    init_signals2();
+    processOk = (process15) => !!process15 && typeof process15 === "object" && typeof process15.removeListener === "function" && typeof process15.emit === "function" && typeof process15.reallyExit === "function" && typeof process15.listeners === "function" && typeof process15.kill === "function" && typeof process15.pid === "number" && typeof process15.on === "function";
+    kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
+    global2 = globalThis;
+    ObjectDefineProperty = Object.defineProperty.bind(Object);
+    Emitter = class {
+      emitted = {
+        afterExit: false,
+        exit: false
+      };
+      listeners = {
+        afterExit: [],
+        exit: []
+      };
+      count = 0;
+      id = Math.random();
+      constructor() {
+        if (global2[kExitEmitter]) {
+          return global2[kExitEmitter];
+        }
+        ObjectDefineProperty(global2, kExitEmitter, {
+          value: this,
+          writable: false,
+          enumerable: false,
+          configurable: false
+        });
+      }
+      on(ev, fn) {
+        this.listeners[ev].push(fn);
+      }
+      removeListener(ev, fn) {
+        const list = this.listeners[ev];
+        const i2 = list.indexOf(fn);
+        if (i2 === -1) {
+          return;
+        }
+        if (i2 === 0 && list.length === 1) {
+          list.length = 0;
+        } else {
+          list.splice(i2, 1);
+        }
+      }
+      emit(ev, code, signal) {
+        if (this.emitted[ev]) {
+          return false;
+        }
+        this.emitted[ev] = true;
+        let ret = false;
+        for (const fn of this.listeners[ev]) {
+          ret = fn(code, signal) === true || ret;
+        }
+        if (ev === "exit") {
+          ret = this.emit("afterExit", code, signal) || ret;
+        }
+        return ret;
+      }
+    };
+    SignalExitBase = class {
+    };
+    signalExitWrap = (handler) => {
+      return {
+        onExit(cb, opts) {
+          return handler.onExit(cb, opts);
+        },
+        load() {
+          return handler.load();
+        },
+        unload() {
+          return handler.unload();
+        }
+      };
+    };
+    SignalExitFallback = class extends SignalExitBase {
+      onExit() {
+        return () => {
+        };
+      }
+      load() {
+      }
+      unload() {
+      }
+    };
+    SignalExit = class extends SignalExitBase {
+      // "SIGHUP" throws an `ENOSYS` error on Windows,
+      // so use a supported signal instead
+      /* c8 ignore start */
+      #hupSig = process9.platform === "win32" ? "SIGINT" : "SIGHUP";
+      /* c8 ignore stop */
+      #emitter = new Emitter();
+      #process;
+      #originalProcessEmit;
+      #originalProcessReallyExit;
+      #sigListeners = {};
+      #loaded = false;
+      constructor(process15) {
+        super();
+        this.#process = process15;
+        this.#sigListeners = {};
+        for (const sig of signals) {
+          this.#sigListeners[sig] = () => {
+            const listeners = this.#process.listeners(sig);
+            let { count: count2 } = this.#emitter;
+            const p = process15;
+            if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
+              count2 += p.__signal_exit_emitter__.count;
+            }
+            if (listeners.length === count2) {
+              this.unload();
+              const ret = this.#emitter.emit("exit", null, sig);
+              const s = sig === "SIGHUP" ? this.#hupSig : sig;
+              if (!ret)
+                process15.kill(process15.pid, s);
+            }
+          };
+        }
+        this.#originalProcessReallyExit = process15.reallyExit;
+        this.#originalProcessEmit = process15.emit;
+      }
+      onExit(cb, opts) {
+        if (!processOk(this.#process)) {
+          return () => {
+          };
+        }
+        if (this.#loaded === false) {
+          this.load();
+        }
+        const ev = opts?.alwaysLast ? "afterExit" : "exit";
+        this.#emitter.on(ev, cb);
+        return () => {
+          this.#emitter.removeListener(ev, cb);
+          if (this.#emitter.listeners["exit"].length === 0 && this.#emitter.listeners["afterExit"].length === 0) {
+            this.unload();
+          }
+        };
+      }
+      load() {
+        if (this.#loaded) {
+          return;
+        }
+        this.#loaded = true;
+        this.#emitter.count += 1;
+        for (const sig of signals) {
+          try {
+            const fn = this.#sigListeners[sig];
+            if (fn)
+              this.#process.on(sig, fn);
+          } catch (_) {
+          }
+        }
+        this.#process.emit = (ev, ...a2) => {
+          return this.#processEmit(ev, ...a2);
+        };
+        this.#process.reallyExit = (code) => {
+          return this.#processReallyExit(code);
+        };
+      }
+      unload() {
+        if (!this.#loaded) {
+          return;
+        }
+        this.#loaded = false;
+        signals.forEach((sig) => {
+          const listener = this.#sigListeners[sig];
+          if (!listener) {
+            throw new Error("Listener not defined for signal: " + sig);
+          }
+          try {
+            this.#process.removeListener(sig, listener);
+          } catch (_) {
+          }
+        });
+        this.#process.emit = this.#originalProcessEmit;
+        this.#process.reallyExit = this.#originalProcessReallyExit;
+        this.#emitter.count -= 1;
+      }
+      #processReallyExit(code) {
+        if (!processOk(this.#process)) {
+          return 0;
+        }
+        this.#process.exitCode = code || 0;
+        this.#emitter.emit("exit", this.#process.exitCode, null);
+        return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
+      }
+      #processEmit(ev, ...args) {
+        const og = this.#originalProcessEmit;
+        if (ev === "exit" && processOk(this.#process)) {
+          if (typeof args[0] === "number") {
+            this.#process.exitCode = args[0];
+          }
+          const ret = og.call(this.#process, ev, ...args);
+          this.#emitter.emit("exit", this.#process.exitCode, null);
+          return ret;
+        } else {
+          return og.call(this.#process, ev, ...args);
+        }
+      }
+    };
+    process9 = globalThis.process;
+    ({
+      onExit: (
+        /**
+         * Called when the process is exiting, whether via signal, explicit
+         * exit, or running out of stuff to do.
+         *
+         * If the global process object is not suitable for instrumentation,
+         * then this will be a no-op.
+         *
+         * Returns a function that may be used to unload signal-exit.
+         */
+        onExit
+      ),
+      load: (
+        /**
+         * Load the listeners.  Likely you never need to call this, unless
+         * doing a rather deep integration with signal-exit functionality.
+         * Mostly exposed for the benefit of testing.
+         *
+         * @internal
+         */
+        load
+      ),
+      unload: (
+        /**
+         * Unload the listeners.  Likely you never need to call this, unless
+         * doing a rather deep integration with signal-exit functionality.
+         * Mostly exposed for the benefit of testing.
+         *
+         * @internal
+         */
+        unload
+      )
+    } = signalExitWrap(processOk(process9) ? new SignalExit(process9) : new SignalExitFallback()));
+  }
+});
+
+// node_modules/execa/lib/terminate/cleanup.js
+import { addAbortListener as addAbortListener2 } from "node:events";
+var cleanupOnExit;
+var init_cleanup = __esm({
+  "node_modules/execa/lib/terminate/cleanup.js"() {
+    init_mjs();
+    cleanupOnExit = (subprocess, { cleanup, detached }, { signal }) => {
+      if (!cleanup || detached) {
+        return;
+      }
+      const removeExitHandler = onExit(() => {
+        subprocess.kill();
+      });
+      addAbortListener2(signal, () => {
+        removeExitHandler();
+      });
+    };
+  }
+});
+
+// node_modules/execa/lib/pipe/pipe-arguments.js
+var normalizePipeArguments, getDestinationStream, getDestination, mapDestinationArguments, getSourceStream;
+var init_pipe_arguments = __esm({
+  "node_modules/execa/lib/pipe/pipe-arguments.js"() {
+    init_parameters();
+    init_duration2();
+    init_fd_options();
+    init_file_url();
+    normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
+      const startTime = getStartTime();
+      const {
+        destination,
+        destinationStream,
+        destinationError,
+        from,
+        unpipeSignal
+      } = getDestinationStream(boundOptions, createNested, pipeArguments);
+      const { sourceStream, sourceError } = getSourceStream(source, from);
+      const { options: sourceOptions, fileDescriptors } = SUBPROCESS_OPTIONS.get(source);
+      return {
+        sourcePromise,
+        sourceStream,
+        sourceOptions,
+        sourceError,
+        destination,
+        destinationStream,
+        destinationError,
+        unpipeSignal,
+        fileDescriptors,
+        startTime
+      };
+    };
+    getDestinationStream = (boundOptions, createNested, pipeArguments) => {
+      try {
+        const {
+          destination,
+          pipeOptions: { from, to, unpipeSignal } = {}
+        } = getDestination(boundOptions, createNested, ...pipeArguments);
+        const destinationStream = getToStream(destination, to);
+        return {
+          destination,
+          destinationStream,
+          from,
+          unpipeSignal
+        };
+      } catch (error2) {
+        return { destinationError: error2 };
+      }
+    };
+    getDestination = (boundOptions, createNested, firstArgument, ...pipeArguments) => {
+      if (Array.isArray(firstArgument)) {
+        const destination = createNested(mapDestinationArguments, boundOptions)(firstArgument, ...pipeArguments);
+        return { destination, pipeOptions: boundOptions };
+      }
+      if (typeof firstArgument === "string" || firstArgument instanceof URL || isDenoExecPath(firstArgument)) {
+        if (Object.keys(boundOptions).length > 0) {
+          throw new TypeError('Please use .pipe("file", ..., options) or .pipe(execa("file", ..., options)) instead of .pipe(options)("file", ...).');
+        }
+        const [rawFile, rawArguments, rawOptions] = normalizeParameters(firstArgument, ...pipeArguments);
+        const destination = createNested(mapDestinationArguments)(rawFile, rawArguments, rawOptions);
+        return { destination, pipeOptions: rawOptions };
+      }
+      if (SUBPROCESS_OPTIONS.has(firstArgument)) {
+        if (Object.keys(boundOptions).length > 0) {
+          throw new TypeError("Please use .pipe(options)`command` or .pipe($(options)`command`) instead of .pipe(options)($`command`).");
+        }
+        return { destination: firstArgument, pipeOptions: pipeArguments[0] };
+      }
+      throw new TypeError(`The first argument must be a template string, an options object, or an Execa subprocess: ${firstArgument}`);
+    };
+    mapDestinationArguments = ({ options }) => ({ options: { ...options, stdin: "pipe", piped: true } });
+    getSourceStream = (source, from) => {
+      try {
+        const sourceStream = getFromStream(source, from);
+        return { sourceStream };
+      } catch (error2) {
+        return { sourceError: error2 };
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/pipe/throw.js
+var handlePipeArgumentsError, getPipeArgumentsError, createNonCommandError, PIPE_COMMAND_MESSAGE;
+var init_throw = __esm({
+  "node_modules/execa/lib/pipe/throw.js"() {
+    init_result();
+    init_pipeline();
+    handlePipeArgumentsError = ({
+      sourceStream,
+      sourceError,
+      destinationStream,
+      destinationError,
+      fileDescriptors,
+      sourceOptions,
+      startTime
+    }) => {
+      const error2 = getPipeArgumentsError({
+        sourceStream,
+        sourceError,
+        destinationStream,
+        destinationError
+      });
+      if (error2 !== void 0) {
+        throw createNonCommandError({
+          error: error2,
+          fileDescriptors,
+          sourceOptions,
+          startTime
+        });
+      }
+    };
+    getPipeArgumentsError = ({ sourceStream, sourceError, destinationStream, destinationError }) => {
+      if (sourceError !== void 0 && destinationError !== void 0) {
+        return destinationError;
+      }
+      if (destinationError !== void 0) {
+        abortSourceStream(sourceStream);
+        return destinationError;
+      }
+      if (sourceError !== void 0) {
+        endDestinationStream(destinationStream);
+        return sourceError;
+      }
+    };
+    createNonCommandError = ({ error: error2, fileDescriptors, sourceOptions, startTime }) => makeEarlyError({
+      error: error2,
+      command: PIPE_COMMAND_MESSAGE,
+      escapedCommand: PIPE_COMMAND_MESSAGE,
+      fileDescriptors,
+      options: sourceOptions,
+      startTime,
+      isSync: false
+    });
+    PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
+  }
+});
+
+// node_modules/execa/lib/pipe/sequence.js
+var waitForBothSubprocesses;
+var init_sequence = __esm({
+  "node_modules/execa/lib/pipe/sequence.js"() {
+    waitForBothSubprocesses = async (subprocessPromises) => {
+      const [
+        { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
+        { status: destinationStatus, reason: destinationReason, value: destinationResult = destinationReason }
+      ] = await subprocessPromises;
+      if (!destinationResult.pipedFrom.includes(sourceResult)) {
+        destinationResult.pipedFrom.push(sourceResult);
+      }
+      if (destinationStatus === "rejected") {
+        throw destinationResult;
+      }
+      if (sourceStatus === "rejected") {
+        throw sourceResult;
+      }
+      return destinationResult;
+    };
+  }
+});
+
+// node_modules/execa/lib/pipe/streaming.js
+import { finished as finished4 } from "node:stream/promises";
+var pipeSubprocessStream, pipeFirstSubprocessStream, pipeMoreSubprocessStream, cleanupMergedStreamsMap, MERGED_STREAMS, SOURCE_LISTENERS_PER_PIPE, DESTINATION_LISTENERS_PER_PIPE;
+var init_streaming = __esm({
+  "node_modules/execa/lib/pipe/streaming.js"() {
+    init_merge_streams();
+    init_max_listeners();
+    init_pipeline();
+    pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
+      const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
+      incrementMaxListeners(sourceStream, SOURCE_LISTENERS_PER_PIPE, maxListenersController.signal);
+      incrementMaxListeners(destinationStream, DESTINATION_LISTENERS_PER_PIPE, maxListenersController.signal);
+      cleanupMergedStreamsMap(destinationStream);
+      return mergedStream;
+    };
+    pipeFirstSubprocessStream = (sourceStream, destinationStream) => {
+      const mergedStream = mergeStreams([sourceStream]);
+      pipeStreams(mergedStream, destinationStream);
+      MERGED_STREAMS.set(destinationStream, mergedStream);
+      return mergedStream;
+    };
+    pipeMoreSubprocessStream = (sourceStream, destinationStream) => {
+      const mergedStream = MERGED_STREAMS.get(destinationStream);
+      mergedStream.add(sourceStream);
+      return mergedStream;
+    };
+    cleanupMergedStreamsMap = async (destinationStream) => {
+      try {
+        await finished4(destinationStream, { cleanup: true, readable: false, writable: true });
+      } catch {
+      }
+      MERGED_STREAMS.delete(destinationStream);
+    };
+    MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
+    SOURCE_LISTENERS_PER_PIPE = 2;
+    DESTINATION_LISTENERS_PER_PIPE = 1;
+  }
+});
+
+// node_modules/execa/lib/pipe/abort.js
+import { aborted } from "node:util";
+var unpipeOnAbort, unpipeOnSignalAbort;
+var init_abort = __esm({
+  "node_modules/execa/lib/pipe/abort.js"() {
+    init_throw();
+    unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
+    unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime }) => {
+      await aborted(unpipeSignal, sourceStream);
+      await mergedStream.remove(sourceStream);
+      const error2 = new Error("Pipe canceled by `unpipeSignal` option.");
+      throw createNonCommandError({
+        error: error2,
+        fileDescriptors,
+        sourceOptions,
+        startTime
+      });
+    };
+  }
+});
+
+// node_modules/execa/lib/pipe/setup.js
+var pipeToSubprocess, handlePipePromise, getSubprocessPromises;
+var init_setup = __esm({
+  "node_modules/execa/lib/pipe/setup.js"() {
+    init_is_plain_obj();
+    init_pipe_arguments();
+    init_throw();
+    init_sequence();
+    init_streaming();
+    init_abort();
+    pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
+      if (isPlainObject2(pipeArguments[0])) {
+        return pipeToSubprocess.bind(void 0, {
+          ...sourceInfo,
+          boundOptions: { ...sourceInfo.boundOptions, ...pipeArguments[0] }
+        });
+      }
+      const { destination, ...normalizedInfo } = normalizePipeArguments(sourceInfo, ...pipeArguments);
+      const promise = handlePipePromise({ ...normalizedInfo, destination });
+      promise.pipe = pipeToSubprocess.bind(void 0, {
+        ...sourceInfo,
+        source: destination,
+        sourcePromise: promise,
+        boundOptions: {}
+      });
+      return promise;
+    };
+    handlePipePromise = async ({
+      sourcePromise,
+      sourceStream,
+      sourceOptions,
+      sourceError,
+      destination,
+      destinationStream,
+      destinationError,
+      unpipeSignal,
+      fileDescriptors,
+      startTime
+    }) => {
+      const subprocessPromises = getSubprocessPromises(sourcePromise, destination);
+      handlePipeArgumentsError({
+        sourceStream,
+        sourceError,
+        destinationStream,
+        destinationError,
+        fileDescriptors,
+        sourceOptions,
+        startTime
+      });
+      const maxListenersController = new AbortController();
+      try {
+        const mergedStream = pipeSubprocessStream(sourceStream, destinationStream, maxListenersController);
+        return await Promise.race([
+          waitForBothSubprocesses(subprocessPromises),
+          ...unpipeOnAbort(unpipeSignal, {
+            sourceStream,
+            mergedStream,
+            sourceOptions,
+            fileDescriptors,
+            startTime
+          })
+        ]);
+      } finally {
+        maxListenersController.abort();
+      }
+    };
+    getSubprocessPromises = (sourcePromise, destination) => Promise.allSettled([sourcePromise, destination]);
+  }
+});
+
+// node_modules/execa/lib/io/iterate.js
+import { on as on5 } from "node:events";
+import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
+var iterateOnSubprocessStream, stopReadingOnExit, iterateForResult, stopReadingOnStreamEnd, iterateOnStream, DEFAULT_OBJECT_HIGH_WATER_MARK, HIGH_WATER_MARK, iterateOnData, getGenerators;
+var init_iterate = __esm({
+  "node_modules/execa/lib/io/iterate.js"() {
+    init_encoding_transform();
+    init_split();
+    init_run_sync();
+    iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
+      const controller = new AbortController();
+      stopReadingOnExit(subprocess, controller);
+      return iterateOnStream({
+        stream: subprocessStdout,
+        controller,
+        binary,
+        shouldEncode: !subprocessStdout.readableObjectMode && shouldEncode,
+        encoding,
+        shouldSplit: !subprocessStdout.readableObjectMode,
+        preserveNewlines
+      });
+    };
+    stopReadingOnExit = async (subprocess, controller) => {
+      try {
+        await subprocess;
+      } catch {
+      } finally {
+        controller.abort();
+      }
+    };
+    iterateForResult = ({ stream, onStreamEnd, lines, encoding, stripFinalNewline: stripFinalNewline2, allMixed }) => {
+      const controller = new AbortController();
+      stopReadingOnStreamEnd(onStreamEnd, controller, stream);
+      const objectMode = stream.readableObjectMode && !allMixed;
+      return iterateOnStream({
+        stream,
+        controller,
+        binary: encoding === "buffer",
+        shouldEncode: !objectMode,
+        encoding,
+        shouldSplit: !objectMode && lines,
+        preserveNewlines: !stripFinalNewline2
+      });
+    };
+    stopReadingOnStreamEnd = async (onStreamEnd, controller, stream) => {
+      try {
+        await onStreamEnd;
+      } catch {
+        stream.destroy();
+      } finally {
+        controller.abort();
+      }
+    };
+    iterateOnStream = ({ stream, controller, binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) => {
+      const onStdoutChunk = on5(stream, "data", {
+        signal: controller.signal,
+        highWaterMark: HIGH_WATER_MARK,
+        // Backward compatibility with older name for this option
+        // See https://github.com/nodejs/node/pull/52080#discussion_r1525227861
+        // @todo Remove after removing support for Node 21
+        highWatermark: HIGH_WATER_MARK
+      });
+      return iterateOnData({
+        onStdoutChunk,
+        controller,
+        binary,
+        shouldEncode,
+        encoding,
+        shouldSplit,
+        preserveNewlines
+      });
+    };
+    DEFAULT_OBJECT_HIGH_WATER_MARK = getDefaultHighWaterMark3(true);
+    HIGH_WATER_MARK = DEFAULT_OBJECT_HIGH_WATER_MARK;
+    iterateOnData = async function* ({ onStdoutChunk, controller, binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) {
+      const generators = getGenerators({
+        binary,
+        shouldEncode,
+        encoding,
+        shouldSplit,
+        preserveNewlines
+      });
+      try {
+        for await (const [chunk] of onStdoutChunk) {
+          yield* transformChunkSync(chunk, generators, 0);
+        }
+      } catch (error2) {
+        if (!controller.signal.aborted) {
+          throw error2;
+        }
+      } finally {
+        yield* finalChunksSync(generators);
+      }
+    };
+    getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) => [
+      getEncodingTransformGenerator(binary, encoding, !shouldEncode),
+      getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
+    ].filter(Boolean);
+  }
+});
+
+// node_modules/execa/lib/io/contents.js
+import { setImmediate as setImmediate2 } from "node:timers/promises";
+var getStreamOutput, logOutputAsync, resumeStream, getStreamContents2, getBufferedData, handleBufferedData;
+var init_contents2 = __esm({
+  "node_modules/execa/lib/io/contents.js"() {
+    init_source();
+    init_uint_array();
+    init_output();
+    init_iterate();
+    init_max_buffer();
+    init_strip_newline();
+    getStreamOutput = async ({ stream, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => {
+      const logPromise = logOutputAsync({
+        stream,
+        onStreamEnd,
+        fdNumber,
+        encoding,
+        allMixed,
+        verboseInfo,
+        streamInfo
+      });
+      if (!buffer) {
+        await Promise.all([resumeStream(stream), logPromise]);
+        return;
+      }
+      const stripFinalNewlineValue = getStripFinalNewline(stripFinalNewline2, fdNumber);
+      const iterable = iterateForResult({
+        stream,
+        onStreamEnd,
+        lines,
+        encoding,
+        stripFinalNewline: stripFinalNewlineValue,
+        allMixed
+      });
+      const [output] = await Promise.all([
+        getStreamContents2({
+          stream,
+          iterable,
+          fdNumber,
+          encoding,
+          maxBuffer,
+          lines
+        }),
+        logPromise
+      ]);
+      return output;
+    };
+    logOutputAsync = async ({ stream, onStreamEnd, fdNumber, encoding, allMixed, verboseInfo, streamInfo: { fileDescriptors } }) => {
+      if (!shouldLogOutput({
+        stdioItems: fileDescriptors[fdNumber]?.stdioItems,
+        encoding,
+        verboseInfo,
+        fdNumber
+      })) {
+        return;
+      }
+      const linesIterable = iterateForResult({
+        stream,
+        onStreamEnd,
+        lines: true,
+        encoding,
+        stripFinalNewline: true,
+        allMixed
+      });
+      await logLines(linesIterable, stream, fdNumber, verboseInfo);
+    };
+    resumeStream = async (stream) => {
+      await setImmediate2();
+      if (stream.readableFlowing === null) {
+        stream.resume();
+      }
+    };
+    getStreamContents2 = async ({ stream, stream: { readableObjectMode }, iterable, fdNumber, encoding, maxBuffer, lines }) => {
+      try {
+        if (readableObjectMode || lines) {
+          return await getStreamAsArray(iterable, { maxBuffer });
+        }
+        if (encoding === "buffer") {
+          return new Uint8Array(await getStreamAsArrayBuffer(iterable, { maxBuffer }));
+        }
+        return await getStreamAsString(iterable, { maxBuffer });
+      } catch (error2) {
+        return handleBufferedData(handleMaxBuffer({
+          error: error2,
+          stream,
+          readableObjectMode,
+          lines,
+          encoding,
+          fdNumber
+        }));
+      }
+    };
+    getBufferedData = async (streamPromise) => {
+      try {
+        return await streamPromise;
+      } catch (error2) {
+        return handleBufferedData(error2);
+      }
+    };
+    handleBufferedData = ({ bufferedData }) => isArrayBuffer(bufferedData) ? new Uint8Array(bufferedData) : bufferedData;
+  }
+});
+
+// node_modules/execa/lib/resolve/wait-stream.js
+import { finished as finished5 } from "node:stream/promises";
+var waitForStream, handleStdinDestroy, spyOnStdinDestroy, setStdinCleanedUp, handleStreamError, shouldIgnoreStreamError, isInputFileDescriptor, isStreamAbort, isStreamEpipe;
+var init_wait_stream = __esm({
+  "node_modules/execa/lib/resolve/wait-stream.js"() {
+    waitForStream = async (stream, fdNumber, streamInfo, { isSameDirection, stopOnExit: stopOnExit2 = false } = {}) => {
+      const state = handleStdinDestroy(stream, streamInfo);
+      const abortController = new AbortController();
+      try {
+        await Promise.race([
+          ...stopOnExit2 ? [streamInfo.exitPromise] : [],
+          finished5(stream, { cleanup: true, signal: abortController.signal })
+        ]);
+      } catch (error2) {
+        if (!state.stdinCleanedUp) {
+          handleStreamError(error2, fdNumber, streamInfo, isSameDirection);
+        }
+      } finally {
+        abortController.abort();
+      }
+    };
+    handleStdinDestroy = (stream, { originalStreams: [originalStdin], subprocess }) => {
+      const state = { stdinCleanedUp: false };
+      if (stream === originalStdin) {
+        spyOnStdinDestroy(stream, subprocess, state);
+      }
+      return state;
+    };
+    spyOnStdinDestroy = (subprocessStdin, subprocess, state) => {
+      const { _destroy } = subprocessStdin;
+      subprocessStdin._destroy = (...destroyArguments) => {
+        setStdinCleanedUp(subprocess, state);
+        _destroy.call(subprocessStdin, ...destroyArguments);
+      };
+    };
+    setStdinCleanedUp = ({ exitCode, signalCode }, state) => {
+      if (exitCode !== null || signalCode !== null) {
+        state.stdinCleanedUp = true;
+      }
+    };
+    handleStreamError = (error2, fdNumber, streamInfo, isSameDirection) => {
+      if (!shouldIgnoreStreamError(error2, fdNumber, streamInfo, isSameDirection)) {
+        throw error2;
+      }
+    };
+    shouldIgnoreStreamError = (error2, fdNumber, streamInfo, isSameDirection = true) => {
+      if (streamInfo.propagating) {
+        return isStreamEpipe(error2) || isStreamAbort(error2);
+      }
+      streamInfo.propagating = true;
+      return isInputFileDescriptor(streamInfo, fdNumber) === isSameDirection ? isStreamEpipe(error2) : isStreamAbort(error2);
+    };
+    isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all" && fileDescriptors[fdNumber].direction === "input";
+    isStreamAbort = (error2) => error2?.code === "ERR_STREAM_PREMATURE_CLOSE";
+    isStreamEpipe = (error2) => error2?.code === "EPIPE";
+  }
+});
+
+// node_modules/execa/lib/resolve/stdio.js
+var waitForStdioStreams, waitForSubprocessStream;
+var init_stdio = __esm({
+  "node_modules/execa/lib/resolve/stdio.js"() {
+    init_contents2();
+    init_wait_stream();
+    waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream, fdNumber) => waitForSubprocessStream({
+      stream,
+      fdNumber,
+      encoding,
+      buffer: buffer[fdNumber],
+      maxBuffer: maxBuffer[fdNumber],
+      lines: lines[fdNumber],
+      allMixed: false,
+      stripFinalNewline: stripFinalNewline2,
+      verboseInfo,
+      streamInfo
+    }));
+    waitForSubprocessStream = async ({ stream, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => {
+      if (!stream) {
+        return;
+      }
+      const onStreamEnd = waitForStream(stream, fdNumber, streamInfo);
+      if (isInputFileDescriptor(streamInfo, fdNumber)) {
+        await onStreamEnd;
+        return;
+      }
+      const [output] = await Promise.all([
+        getStreamOutput({
+          stream,
+          onStreamEnd,
+          fdNumber,
+          encoding,
+          buffer,
+          maxBuffer,
+          lines,
+          allMixed,
+          stripFinalNewline: stripFinalNewline2,
+          verboseInfo,
+          streamInfo
+        }),
+        onStreamEnd
+      ]);
+      return output;
+    };
+  }
+});
+
+// node_modules/execa/lib/resolve/all-async.js
+var makeAllStream, waitForAllStream, getAllStream, getAllMixed;
+var init_all_async = __esm({
+  "node_modules/execa/lib/resolve/all-async.js"() {
+    init_merge_streams();
+    init_stdio();
+    makeAllStream = ({ stdout, stderr }, { all }) => all && (stdout || stderr) ? mergeStreams([stdout, stderr].filter(Boolean)) : void 0;
+    waitForAllStream = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => waitForSubprocessStream({
+      ...getAllStream(subprocess, buffer),
+      fdNumber: "all",
+      encoding,
+      maxBuffer: maxBuffer[1] + maxBuffer[2],
+      lines: lines[1] || lines[2],
+      allMixed: getAllMixed(subprocess),
+      stripFinalNewline: stripFinalNewline2,
+      verboseInfo,
+      streamInfo
+    });
+    getAllStream = ({ stdout, stderr, all }, [, bufferStdout, bufferStderr]) => {
+      const buffer = bufferStdout || bufferStderr;
+      if (!buffer) {
+        return { stream: all, buffer };
+      }
+      if (!bufferStdout) {
+        return { stream: stderr, buffer };
+      }
+      if (!bufferStderr) {
+        return { stream: stdout, buffer };
+      }
+      return { stream: all, buffer };
+    };
+    getAllMixed = ({ all, stdout, stderr }) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
+  }
+});
+
+// node_modules/execa/lib/verbose/ipc.js
+var shouldLogIpc, logIpcOutput;
+var init_ipc = __esm({
+  "node_modules/execa/lib/verbose/ipc.js"() {
+    init_log();
+    init_values();
+    shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
+    logIpcOutput = (message, verboseInfo) => {
+      const verboseMessage = serializeVerboseMessage(message);
+      verboseLog({
+        type: "ipc",
+        verboseMessage,
+        fdNumber: "ipc",
+        verboseInfo
+      });
+    };
+  }
+});
+
+// node_modules/execa/lib/ipc/buffer-messages.js
+var waitForIpcOutput, getBufferedIpcOutput;
+var init_buffer_messages = __esm({
+  "node_modules/execa/lib/ipc/buffer-messages.js"() {
+    init_max_buffer();
+    init_ipc();
+    init_specific();
+    init_get_each();
+    waitForIpcOutput = async ({
+      subprocess,
+      buffer: bufferArray,
+      maxBuffer: maxBufferArray,
+      ipc,
+      ipcOutput,
+      verboseInfo
+    }) => {
+      if (!ipc) {
+        return ipcOutput;
+      }
+      const isVerbose2 = shouldLogIpc(verboseInfo);
+      const buffer = getFdSpecificValue(bufferArray, "ipc");
+      const maxBuffer = getFdSpecificValue(maxBufferArray, "ipc");
+      for await (const message of loopOnMessages({
+        anyProcess: subprocess,
+        channel: subprocess.channel,
+        isSubprocess: false,
+        ipc,
+        shouldAwait: false,
+        reference: true
+      })) {
+        if (buffer) {
+          checkIpcMaxBuffer(subprocess, ipcOutput, maxBuffer);
+          ipcOutput.push(message);
+        }
+        if (isVerbose2) {
+          logIpcOutput(message, verboseInfo);
+        }
+      }
+      return ipcOutput;
+    };
+    getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
+      await Promise.allSettled([ipcOutputPromise]);
+      return ipcOutput;
+    };
+  }
+});
+
+// node_modules/execa/lib/resolve/wait-subprocess.js
+import { once as once8 } from "node:events";
+var waitForSubprocessResult, waitForOriginalStreams, waitForCustomStreamsEnd, throwOnSubprocessError;
+var init_wait_subprocess = __esm({
+  "node_modules/execa/lib/resolve/wait-subprocess.js"() {
+    init_is_stream();
+    init_timeout();
+    init_cancel();
+    init_graceful2();
+    init_standard_stream();
+    init_type();
+    init_contents2();
+    init_buffer_messages();
+    init_ipc_input();
+    init_all_async();
+    init_stdio();
+    init_exit_async();
+    init_wait_stream();
+    waitForSubprocessResult = async ({
+      subprocess,
+      options: {
+        encoding,
+        buffer,
+        maxBuffer,
+        lines,
+        timeoutDuration: timeout,
+        cancelSignal,
+        gracefulCancel,
+        forceKillAfterDelay,
+        stripFinalNewline: stripFinalNewline2,
+        ipc,
+        ipcInput
+      },
+      context,
+      verboseInfo,
+      fileDescriptors,
+      originalStreams,
+      onInternalError,
+      controller
+    }) => {
+      const exitPromise = waitForExit(subprocess, context);
+      const streamInfo = {
+        originalStreams,
+        fileDescriptors,
+        subprocess,
+        exitPromise,
+        propagating: false
+      };
+      const stdioPromises = waitForStdioStreams({
+        subprocess,
+        encoding,
+        buffer,
+        maxBuffer,
+        lines,
+        stripFinalNewline: stripFinalNewline2,
+        verboseInfo,
+        streamInfo
+      });
+      const allPromise = waitForAllStream({
+        subprocess,
+        encoding,
+        buffer,
+        maxBuffer,
+        lines,
+        stripFinalNewline: stripFinalNewline2,
+        verboseInfo,
+        streamInfo
+      });
+      const ipcOutput = [];
+      const ipcOutputPromise = waitForIpcOutput({
+        subprocess,
+        buffer,
+        maxBuffer,
+        ipc,
+        ipcOutput,
+        verboseInfo
+      });
+      const originalPromises = waitForOriginalStreams(originalStreams, subprocess, streamInfo);
+      const customStreamsEndPromises = waitForCustomStreamsEnd(fileDescriptors, streamInfo);
+      try {
+        return await Promise.race([
+          Promise.all([
+            {},
+            waitForSuccessfulExit(exitPromise),
+            Promise.all(stdioPromises),
+            allPromise,
+            ipcOutputPromise,
+            sendIpcInput(subprocess, ipcInput),
+            ...originalPromises,
+            ...customStreamsEndPromises
+          ]),
+          onInternalError,
+          throwOnSubprocessError(subprocess, controller),
+          ...throwOnTimeout(subprocess, timeout, context, controller),
+          ...throwOnCancel({
+            subprocess,
+            cancelSignal,
+            gracefulCancel,
+            context,
+            controller
+          }),
+          ...throwOnGracefulCancel({
+            subprocess,
+            cancelSignal,
+            gracefulCancel,
+            forceKillAfterDelay,
+            context,
+            controller
+          })
+        ]);
+      } catch (error2) {
+        context.terminationReason ??= "other";
+        return Promise.all([
+          { error: error2 },
+          exitPromise,
+          Promise.all(stdioPromises.map((stdioPromise) => getBufferedData(stdioPromise))),
+          getBufferedData(allPromise),
+          getBufferedIpcOutput(ipcOutputPromise, ipcOutput),
+          Promise.allSettled(originalPromises),
+          Promise.allSettled(customStreamsEndPromises)
+        ]);
+      }
+    };
+    waitForOriginalStreams = (originalStreams, subprocess, streamInfo) => originalStreams.map((stream, fdNumber) => stream === subprocess.stdio[fdNumber] ? void 0 : waitForStream(stream, fdNumber, streamInfo));
+    waitForCustomStreamsEnd = (fileDescriptors, streamInfo) => fileDescriptors.flatMap(({ stdioItems }, fdNumber) => stdioItems.filter(({ value, stream = value }) => isStream(stream, { checkOpen: false }) && !isStandardStream(stream)).map(({ type, value, stream = value }) => waitForStream(stream, fdNumber, streamInfo, {
+      isSameDirection: TRANSFORM_TYPES.has(type),
+      stopOnExit: type === "native"
+    })));
+    throwOnSubprocessError = async (subprocess, { signal }) => {
+      const [error2] = await once8(subprocess, "error", { signal });
+      throw error2;
+    };
+  }
+});
+
+// node_modules/execa/lib/convert/concurrent.js
+var initializeConcurrentStreams, addConcurrentStream, waitForConcurrentStreams;
+var init_concurrent = __esm({
+  "node_modules/execa/lib/convert/concurrent.js"() {
+    init_deferred();
+    initializeConcurrentStreams = () => ({
+      readableDestroy: /* @__PURE__ */ new WeakMap(),
+      writableFinal: /* @__PURE__ */ new WeakMap(),
+      writableDestroy: /* @__PURE__ */ new WeakMap()
+    });
+    addConcurrentStream = (concurrentStreams, stream, waitName) => {
+      const weakMap = concurrentStreams[waitName];
+      if (!weakMap.has(stream)) {
+        weakMap.set(stream, []);
+      }
+      const promises = weakMap.get(stream);
+      const promise = createDeferred();
+      promises.push(promise);
+      const resolve = promise.resolve.bind(promise);
+      return { resolve, promises };
+    };
+    waitForConcurrentStreams = async ({ resolve, promises }, subprocess) => {
+      resolve();
+      const [isSubprocessExit] = await Promise.race([
+        Promise.allSettled([true, subprocess]),
+        Promise.all([false, ...promises])
+      ]);
+      return !isSubprocessExit;
+    };
+  }
+});
+
+// node_modules/execa/lib/convert/shared.js
+import { finished as finished6 } from "node:stream/promises";
+var safeWaitForSubprocessStdin, safeWaitForSubprocessStdout, waitForSubprocessStdin, waitForSubprocessStdout, waitForSubprocess, destroyOtherStream;
+var init_shared = __esm({
+  "node_modules/execa/lib/convert/shared.js"() {
+    init_wait_stream();
+    safeWaitForSubprocessStdin = async (subprocessStdin) => {
+      if (subprocessStdin === void 0) {
+        return;
+      }
+      try {
+        await waitForSubprocessStdin(subprocessStdin);
+      } catch {
+      }
+    };
+    safeWaitForSubprocessStdout = async (subprocessStdout) => {
+      if (subprocessStdout === void 0) {
+        return;
+      }
+      try {
+        await waitForSubprocessStdout(subprocessStdout);
+      } catch {
+      }
+    };
+    waitForSubprocessStdin = async (subprocessStdin) => {
+      await finished6(subprocessStdin, { cleanup: true, readable: false, writable: true });
+    };
+    waitForSubprocessStdout = async (subprocessStdout) => {
+      await finished6(subprocessStdout, { cleanup: true, readable: true, writable: false });
+    };
+    waitForSubprocess = async (subprocess, error2) => {
+      await subprocess;
+      if (error2) {
+        throw error2;
+      }
+    };
+    destroyOtherStream = (stream, isOpen, error2) => {
+      if (error2 && !isStreamAbort(error2)) {
+        stream.destroy(error2);
+      } else if (isOpen) {
+        stream.destroy();
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/convert/readable.js
+import { Readable as Readable3 } from "node:stream";
+import { callbackify as callbackify2 } from "node:util";
+var createReadable, getSubprocessStdout, getReadableOptions, getReadableMethods, onRead, onStdoutFinished, onReadableDestroy, destroyOtherReadable;
+var init_readable = __esm({
+  "node_modules/execa/lib/convert/readable.js"() {
+    init_encoding_option();
+    init_fd_options();
+    init_iterate();
+    init_deferred();
+    init_concurrent();
+    init_shared();
+    createReadable = ({ subprocess, concurrentStreams, encoding }, { from, binary: binaryOption = true, preserveNewlines = true } = {}) => {
+      const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
+      const { subprocessStdout, waitReadableDestroy } = getSubprocessStdout(subprocess, from, concurrentStreams);
+      const { readableEncoding, readableObjectMode, readableHighWaterMark } = getReadableOptions(subprocessStdout, binary);
+      const { read, onStdoutDataDone } = getReadableMethods({
+        subprocessStdout,
+        subprocess,
+        binary,
+        encoding,
+        preserveNewlines
+      });
+      const readable2 = new Readable3({
+        read,
+        destroy: callbackify2(onReadableDestroy.bind(void 0, { subprocessStdout, subprocess, waitReadableDestroy })),
+        highWaterMark: readableHighWaterMark,
+        objectMode: readableObjectMode,
+        encoding: readableEncoding
+      });
+      onStdoutFinished({
+        subprocessStdout,
+        onStdoutDataDone,
+        readable: readable2,
+        subprocess
+      });
+      return readable2;
+    };
+    getSubprocessStdout = (subprocess, from, concurrentStreams) => {
+      const subprocessStdout = getFromStream(subprocess, from);
+      const waitReadableDestroy = addConcurrentStream(concurrentStreams, subprocessStdout, "readableDestroy");
+      return { subprocessStdout, waitReadableDestroy };
+    };
+    getReadableOptions = ({ readableEncoding, readableObjectMode, readableHighWaterMark }, binary) => binary ? { readableEncoding, readableObjectMode, readableHighWaterMark } : { readableEncoding, readableObjectMode: true, readableHighWaterMark: DEFAULT_OBJECT_HIGH_WATER_MARK };
+    getReadableMethods = ({ subprocessStdout, subprocess, binary, encoding, preserveNewlines }) => {
+      const onStdoutDataDone = createDeferred();
+      const onStdoutData = iterateOnSubprocessStream({
+        subprocessStdout,
+        subprocess,
+        binary,
+        shouldEncode: !binary,
+        encoding,
+        preserveNewlines
+      });
+      return {
+        read() {
+          onRead(this, onStdoutData, onStdoutDataDone);
+        },
+        onStdoutDataDone
+      };
+    };
+    onRead = async (readable2, onStdoutData, onStdoutDataDone) => {
+      try {
+        const { value, done } = await onStdoutData.next();
+        if (done) {
+          onStdoutDataDone.resolve();
+        } else {
+          readable2.push(value);
+        }
+      } catch {
+      }
+    };
+    onStdoutFinished = async ({ subprocessStdout, onStdoutDataDone, readable: readable2, subprocess, subprocessStdin }) => {
+      try {
+        await waitForSubprocessStdout(subprocessStdout);
+        await subprocess;
+        await safeWaitForSubprocessStdin(subprocessStdin);
+        await onStdoutDataDone;
+        if (readable2.readable) {
+          readable2.push(null);
+        }
+      } catch (error2) {
+        await safeWaitForSubprocessStdin(subprocessStdin);
+        destroyOtherReadable(readable2, error2);
+      }
+    };
+    onReadableDestroy = async ({ subprocessStdout, subprocess, waitReadableDestroy }, error2) => {
+      if (await waitForConcurrentStreams(waitReadableDestroy, subprocess)) {
+        destroyOtherReadable(subprocessStdout, error2);
+        await waitForSubprocess(subprocess, error2);
+      }
+    };
+    destroyOtherReadable = (stream, error2) => {
+      destroyOtherStream(stream, stream.readable, error2);
+    };
+  }
+});
+
+// node_modules/execa/lib/convert/writable.js
+import { Writable as Writable3 } from "node:stream";
+import { callbackify as callbackify3 } from "node:util";
+var createWritable, getSubprocessStdin, getWritableMethods, onWrite, onWritableFinal, onStdinFinished, onWritableDestroy, destroyOtherWritable;
+var init_writable = __esm({
+  "node_modules/execa/lib/convert/writable.js"() {
+    init_fd_options();
+    init_concurrent();
+    init_shared();
+    createWritable = ({ subprocess, concurrentStreams }, { to } = {}) => {
+      const { subprocessStdin, waitWritableFinal, waitWritableDestroy } = getSubprocessStdin(subprocess, to, concurrentStreams);
+      const writable2 = new Writable3({
+        ...getWritableMethods(subprocessStdin, subprocess, waitWritableFinal),
+        destroy: callbackify3(onWritableDestroy.bind(void 0, {
+          subprocessStdin,
+          subprocess,
+          waitWritableFinal,
+          waitWritableDestroy
+        })),
+        highWaterMark: subprocessStdin.writableHighWaterMark,
+        objectMode: subprocessStdin.writableObjectMode
+      });
+      onStdinFinished(subprocessStdin, writable2);
+      return writable2;
+    };
+    getSubprocessStdin = (subprocess, to, concurrentStreams) => {
+      const subprocessStdin = getToStream(subprocess, to);
+      const waitWritableFinal = addConcurrentStream(concurrentStreams, subprocessStdin, "writableFinal");
+      const waitWritableDestroy = addConcurrentStream(concurrentStreams, subprocessStdin, "writableDestroy");
+      return { subprocessStdin, waitWritableFinal, waitWritableDestroy };
+    };
+    getWritableMethods = (subprocessStdin, subprocess, waitWritableFinal) => ({
+      write: onWrite.bind(void 0, subprocessStdin),
+      final: callbackify3(onWritableFinal.bind(void 0, subprocessStdin, subprocess, waitWritableFinal))
+    });
+    onWrite = (subprocessStdin, chunk, encoding, done) => {
+      if (subprocessStdin.write(chunk, encoding)) {
+        done();
+      } else {
+        subprocessStdin.once("drain", done);
+      }
+    };
+    onWritableFinal = async (subprocessStdin, subprocess, waitWritableFinal) => {
+      if (await waitForConcurrentStreams(waitWritableFinal, subprocess)) {
+        if (subprocessStdin.writable) {
+          subprocessStdin.end();
+        }
+        await subprocess;
+      }
+    };
+    onStdinFinished = async (subprocessStdin, writable2, subprocessStdout) => {
+      try {
+        await waitForSubprocessStdin(subprocessStdin);
+        if (writable2.writable) {
+          writable2.end();
+        }
+      } catch (error2) {
+        await safeWaitForSubprocessStdout(subprocessStdout);
+        destroyOtherWritable(writable2, error2);
+      }
+    };
+    onWritableDestroy = async ({ subprocessStdin, subprocess, waitWritableFinal, waitWritableDestroy }, error2) => {
+      await waitForConcurrentStreams(waitWritableFinal, subprocess);
+      if (await waitForConcurrentStreams(waitWritableDestroy, subprocess)) {
+        destroyOtherWritable(subprocessStdin, error2);
+        await waitForSubprocess(subprocess, error2);
+      }
+    };
+    destroyOtherWritable = (stream, error2) => {
+      destroyOtherStream(stream, stream.writable, error2);
+    };
+  }
+});
+
+// node_modules/execa/lib/convert/duplex.js
+import { Duplex as Duplex3 } from "node:stream";
+import { callbackify as callbackify4 } from "node:util";
+var createDuplex, onDuplexDestroy;
+var init_duplex = __esm({
+  "node_modules/execa/lib/convert/duplex.js"() {
+    init_encoding_option();
+    init_readable();
+    init_writable();
+    createDuplex = ({ subprocess, concurrentStreams, encoding }, { from, to, binary: binaryOption = true, preserveNewlines = true } = {}) => {
+      const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
+      const { subprocessStdout, waitReadableDestroy } = getSubprocessStdout(subprocess, from, concurrentStreams);
+      const { subprocessStdin, waitWritableFinal, waitWritableDestroy } = getSubprocessStdin(subprocess, to, concurrentStreams);
+      const { readableEncoding, readableObjectMode, readableHighWaterMark } = getReadableOptions(subprocessStdout, binary);
+      const { read, onStdoutDataDone } = getReadableMethods({
+        subprocessStdout,
+        subprocess,
+        binary,
+        encoding,
+        preserveNewlines
+      });
+      const duplex2 = new Duplex3({
+        read,
+        ...getWritableMethods(subprocessStdin, subprocess, waitWritableFinal),
+        destroy: callbackify4(onDuplexDestroy.bind(void 0, {
+          subprocessStdout,
+          subprocessStdin,
+          subprocess,
+          waitReadableDestroy,
+          waitWritableFinal,
+          waitWritableDestroy
+        })),
+        readableHighWaterMark,
+        writableHighWaterMark: subprocessStdin.writableHighWaterMark,
+        readableObjectMode,
+        writableObjectMode: subprocessStdin.writableObjectMode,
+        encoding: readableEncoding
+      });
+      onStdoutFinished({
+        subprocessStdout,
+        onStdoutDataDone,
+        readable: duplex2,
+        subprocess,
+        subprocessStdin
+      });
+      onStdinFinished(subprocessStdin, duplex2, subprocessStdout);
+      return duplex2;
+    };
+    onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, waitReadableDestroy, waitWritableFinal, waitWritableDestroy }, error2) => {
+      await Promise.all([
+        onReadableDestroy({ subprocessStdout, subprocess, waitReadableDestroy }, error2),
+        onWritableDestroy({
+          subprocessStdin,
+          subprocess,
+          waitWritableFinal,
+          waitWritableDestroy
+        }, error2)
+      ]);
+    };
+  }
+});
+
+// node_modules/execa/lib/convert/iterable.js
+var createIterable, iterateOnStdoutData;
+var init_iterable = __esm({
+  "node_modules/execa/lib/convert/iterable.js"() {
+    init_encoding_option();
+    init_fd_options();
+    init_iterate();
+    createIterable = (subprocess, encoding, {
+      from,
+      binary: binaryOption = false,
+      preserveNewlines = false
+    } = {}) => {
+      const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
+      const subprocessStdout = getFromStream(subprocess, from);
+      const onStdoutData = iterateOnSubprocessStream({
+        subprocessStdout,
+        subprocess,
+        binary,
+        shouldEncode: true,
+        encoding,
+        preserveNewlines
+      });
+      return iterateOnStdoutData(onStdoutData, subprocessStdout, subprocess);
+    };
+    iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subprocess) {
+      try {
+        yield* onStdoutData;
+      } finally {
+        if (subprocessStdout.readable) {
+          subprocessStdout.destroy();
+        }
+        await subprocess;
+      }
+    };
+  }
+});
+
+// node_modules/execa/lib/convert/add.js
+var addConvertedStreams;
+var init_add = __esm({
+  "node_modules/execa/lib/convert/add.js"() {
+    init_concurrent();
+    init_readable();
+    init_writable();
+    init_duplex();
+    init_iterable();
+    addConvertedStreams = (subprocess, { encoding }) => {
+      const concurrentStreams = initializeConcurrentStreams();
+      subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
+      subprocess.writable = createWritable.bind(void 0, { subprocess, concurrentStreams });
+      subprocess.duplex = createDuplex.bind(void 0, { subprocess, concurrentStreams, encoding });
+      subprocess.iterable = createIterable.bind(void 0, subprocess, encoding);
+      subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
+    };
+  }
+});
+
+// node_modules/execa/lib/methods/promise.js
+var mergePromise, nativePromisePrototype, descriptors;
+var init_promise = __esm({
+  "node_modules/execa/lib/methods/promise.js"() {
+    mergePromise = (subprocess, promise) => {
+      for (const [property, descriptor] of descriptors) {
+        const value = descriptor.value.bind(promise);
+        Reflect.defineProperty(subprocess, property, { ...descriptor, value });
+      }
+    };
+    nativePromisePrototype = (async () => {
+    })().constructor.prototype;
+    descriptors = ["then", "catch", "finally"].map((property) => [
+      property,
+      Reflect.getOwnPropertyDescriptor(nativePromisePrototype, property)
+    ]);
+  }
+});
+
+// node_modules/execa/lib/methods/main-async.js
+import { setMaxListeners } from "node:events";
+import { spawn as spawn2 } from "node:child_process";
+var execaCoreAsync, handleAsyncArguments, handleAsyncOptions, spawnSubprocessAsync, handlePromise, getAsyncResult;
+var init_main_async = __esm({
+  "node_modules/execa/lib/methods/main-async.js"() {
+    init_source();
+    init_command();
+    init_options4();
+    init_fd_options();
+    init_shell();
+    init_methods();
+    init_result();
+    init_reject();
+    init_early_error();
+    init_handle_async();
+    init_strip_newline();
+    init_output_async();
+    init_kill();
+    init_cleanup();
+    init_setup();
+    init_all_async();
+    init_wait_subprocess();
+    init_add();
+    init_deferred();
+    init_promise();
+    execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
+      const { file, commandArguments, command, escapedCommand, startTime, verboseInfo, options, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
+      const { subprocess, promise } = spawnSubprocessAsync({
+        file,
+        commandArguments,
+        options,
+        startTime,
+        verboseInfo,
+        command,
+        escapedCommand,
+        fileDescriptors
+      });
+      subprocess.pipe = pipeToSubprocess.bind(void 0, {
+        source: subprocess,
+        sourcePromise: promise,
+        boundOptions: {},
+        createNested
+      });
+      mergePromise(subprocess, promise);
+      SUBPROCESS_OPTIONS.set(subprocess, { options, fileDescriptors });
+      return subprocess;
+    };
+    handleAsyncArguments = (rawFile, rawArguments, rawOptions) => {
+      const { command, escapedCommand, startTime, verboseInfo } = handleCommand(rawFile, rawArguments, rawOptions);
+      const { file, commandArguments, options: normalizedOptions } = normalizeOptions(rawFile, rawArguments, rawOptions);
+      const options = handleAsyncOptions(normalizedOptions);
+      const fileDescriptors = handleStdioAsync(options, verboseInfo);
+      return {
+        file,
+        commandArguments,
+        command,
+        escapedCommand,
+        startTime,
+        verboseInfo,
+        options,
+        fileDescriptors
+      };
+    };
+    handleAsyncOptions = ({ timeout, signal, ...options }) => {
+      if (signal !== void 0) {
+        throw new TypeError('The "signal" option has been renamed to "cancelSignal" instead.');
+      }
+      return { ...options, timeoutDuration: timeout };
+    };
+    spawnSubprocessAsync = ({ file, commandArguments, options, startTime, verboseInfo, command, escapedCommand, fileDescriptors }) => {
+      let subprocess;
+      try {
+        subprocess = spawn2(...concatenateShell(file, commandArguments, options));
+      } catch (error2) {
+        return handleEarlyError({
+          error: error2,
+          command,
+          escapedCommand,
+          fileDescriptors,
+          options,
+          startTime,
+          verboseInfo
+        });
+      }
+      const controller = new AbortController();
+      setMaxListeners(Number.POSITIVE_INFINITY, controller.signal);
+      const originalStreams = [...subprocess.stdio];
+      pipeOutputAsync(subprocess, fileDescriptors, controller);
+      cleanupOnExit(subprocess, options, controller);
+      const context = {};
+      const onInternalError = createDeferred();
+      subprocess.kill = subprocessKill.bind(void 0, {
+        kill: subprocess.kill.bind(subprocess),
+        options,
+        onInternalError,
+        context,
+        controller
+      });
+      subprocess.all = makeAllStream(subprocess, options);
+      addConvertedStreams(subprocess, options);
+      addIpcMethods(subprocess, options);
+      const promise = handlePromise({
+        subprocess,
+        options,
+        startTime,
+        verboseInfo,
+        fileDescriptors,
+        originalStreams,
+        command,
+        escapedCommand,
+        context,
+        onInternalError,
+        controller
+      });
+      return { subprocess, promise };
+    };
+    handlePromise = async ({ subprocess, options, startTime, verboseInfo, fileDescriptors, originalStreams, command, escapedCommand, context, onInternalError, controller }) => {
+      const [
+        errorInfo,
+        [exitCode, signal],
+        stdioResults,
+        allResult,
+        ipcOutput
+      ] = await waitForSubprocessResult({
+        subprocess,
+        options,
+        context,
+        verboseInfo,
+        fileDescriptors,
+        originalStreams,
+        onInternalError,
+        controller
+      });
+      controller.abort();
+      onInternalError.resolve();
+      const stdio = stdioResults.map((stdioResult, fdNumber) => stripNewline(stdioResult, options, fdNumber));
+      const all = stripNewline(allResult, options, "all");
+      const result = getAsyncResult({
+        errorInfo,
+        exitCode,
+        signal,
+        stdio,
+        all,
+        ipcOutput,
+        context,
+        options,
+        command,
+        escapedCommand,
+        startTime
+      });
+      return handleResult(result, verboseInfo, options);
+    };
+    getAsyncResult = ({ errorInfo, exitCode, signal, stdio, all, ipcOutput, context, options, command, escapedCommand, startTime }) => "error" in errorInfo ? makeError({
+      error: errorInfo.error,
+      command,
+      escapedCommand,
+      timedOut: context.terminationReason === "timeout",
+      isCanceled: context.terminationReason === "cancel" || context.terminationReason === "gracefulCancel",
+      isGracefullyCanceled: context.terminationReason === "gracefulCancel",
+      isMaxBuffer: errorInfo.error instanceof MaxBufferError,
+      isForcefullyTerminated: context.isForcefullyTerminated,
+      exitCode,
+      signal,
+      stdio,
+      all,
+      ipcOutput,
+      options,
+      startTime,
+      isSync: false
+    }) : makeSuccessResult({
+      command,
+      escapedCommand,
+      stdio,
+      all,
+      ipcOutput,
+      options,
+      startTime
+    });
+  }
+});
+
+// node_modules/execa/lib/methods/bind.js
+var mergeOptions, mergeOption, DEEP_OPTIONS;
+var init_bind = __esm({
+  "node_modules/execa/lib/methods/bind.js"() {
+    init_is_plain_obj();
+    init_specific();
+    mergeOptions = (boundOptions, options) => {
+      const newOptions = Object.fromEntries(
+        Object.entries(options).map(([optionName, optionValue]) => [
+          optionName,
+          mergeOption(optionName, boundOptions[optionName], optionValue)
+        ])
+      );
+      return { ...boundOptions, ...newOptions };
+    };
+    mergeOption = (optionName, boundOptionValue, optionValue) => {
+      if (DEEP_OPTIONS.has(optionName) && isPlainObject2(boundOptionValue) && isPlainObject2(optionValue)) {
+        return { ...boundOptionValue, ...optionValue };
+      }
+      return optionValue;
+    };
+    DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
+  }
+});
+
+// node_modules/execa/lib/methods/create.js
+var createExeca, callBoundExeca, parseArguments;
+var init_create = __esm({
+  "node_modules/execa/lib/methods/create.js"() {
+    init_is_plain_obj();
+    init_parameters();
+    init_template();
+    init_main_sync();
+    init_main_async();
+    init_bind();
+    createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
+      const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
+      const boundExeca = (...execaArguments) => callBoundExeca({
+        mapArguments,
+        deepOptions,
+        boundOptions,
+        setBoundExeca,
+        createNested
+      }, ...execaArguments);
+      if (setBoundExeca !== void 0) {
+        setBoundExeca(boundExeca, createNested, boundOptions);
+      }
+      return boundExeca;
+    };
+    callBoundExeca = ({ mapArguments, deepOptions = {}, boundOptions = {}, setBoundExeca, createNested }, firstArgument, ...nextArguments) => {
+      if (isPlainObject2(firstArgument)) {
+        return createNested(mapArguments, mergeOptions(boundOptions, firstArgument), setBoundExeca);
+      }
+      const { file, commandArguments, options, isSync } = parseArguments({
+        mapArguments,
+        firstArgument,
+        nextArguments,
+        deepOptions,
+        boundOptions
+      });
+      return isSync ? execaCoreSync(file, commandArguments, options) : execaCoreAsync(file, commandArguments, options, createNested);
+    };
+    parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions, boundOptions }) => {
+      const callArguments = isTemplateString(firstArgument) ? parseTemplates(firstArgument, nextArguments) : [firstArgument, ...nextArguments];
+      const [initialFile, initialArguments, initialOptions] = normalizeParameters(...callArguments);
+      const mergedOptions = mergeOptions(mergeOptions(deepOptions, boundOptions), initialOptions);
+      const {
+        file = initialFile,
+        commandArguments = initialArguments,
+        options = mergedOptions,
+        isSync = false
+      } = mapArguments({ file: initialFile, commandArguments: initialArguments, options: mergedOptions });
+      return {
+        file,
+        commandArguments,
+        options,
+        isSync
+      };
+    };
+  }
+});
+
+// node_modules/execa/lib/methods/command.js
+var mapCommandAsync, mapCommandSync, parseCommand, parseCommandString, SPACES_REGEXP;
+var init_command2 = __esm({
+  "node_modules/execa/lib/methods/command.js"() {
+    mapCommandAsync = ({ file, commandArguments }) => parseCommand(file, commandArguments);
+    mapCommandSync = ({ file, commandArguments }) => ({ ...parseCommand(file, commandArguments), isSync: true });
+    parseCommand = (command, unusedArguments) => {
+      if (unusedArguments.length > 0) {
+        throw new TypeError(`The command and its arguments must be passed as a single string: ${command} ${unusedArguments}.`);
+      }
+      const [file, ...commandArguments] = parseCommandString(command);
+      return { file, commandArguments };
+    };
+    parseCommandString = (command) => {
+      if (typeof command !== "string") {
+        throw new TypeError(`The command must be a string: ${String(command)}.`);
+      }
+      const trimmedCommand = command.trim();
+      if (trimmedCommand === "") {
+        return [];
+      }
+      const tokens = [];
+      for (const token of trimmedCommand.split(SPACES_REGEXP)) {
+        const previousToken = tokens.at(-1);
+        if (previousToken && previousToken.endsWith("\\")) {
+          tokens[tokens.length - 1] = `${previousToken.slice(0, -1)} ${token}`;
+        } else {
+          tokens.push(token);
+        }
+      }
+      return tokens;
+    };
+    SPACES_REGEXP = / +/g;
+  }
+});
+
+// node_modules/execa/lib/methods/script.js
+var setScriptSync, mapScriptAsync, mapScriptSync, getScriptOptions, getScriptStdinOption, deepScriptOptions;
+var init_script = __esm({
+  "node_modules/execa/lib/methods/script.js"() {
+    setScriptSync = (boundExeca, createNested, boundOptions) => {
+      boundExeca.sync = createNested(mapScriptSync, boundOptions);
+      boundExeca.s = boundExeca.sync;
+    };
+    mapScriptAsync = ({ options }) => getScriptOptions(options);
+    mapScriptSync = ({ options }) => ({ ...getScriptOptions(options), isSync: true });
+    getScriptOptions = (options) => ({ options: { ...getScriptStdinOption(options), ...options } });
+    getScriptStdinOption = ({ input, inputFile, stdio }) => input === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin: "inherit" } : {};
+    deepScriptOptions = { preferLocal: true };
+  }
+});
+
+// node_modules/execa/index.js
+var execa_exports = {};
+__export(execa_exports, {
+  $: () => $,
+  ExecaError: () => ExecaError,
+  ExecaSyncError: () => ExecaSyncError,
+  execa: () => execa,
+  execaCommand: () => execaCommand,
+  execaCommandSync: () => execaCommandSync,
+  execaNode: () => execaNode,
+  execaSync: () => execaSync,
+  getCancelSignal: () => getCancelSignal2,
+  getEachMessage: () => getEachMessage2,
+  getOneMessage: () => getOneMessage2,
+  parseCommandString: () => parseCommandString,
+  sendMessage: () => sendMessage2
+});
+var execa, execaSync, execaCommand, execaCommandSync, execaNode, $, sendMessage2, getOneMessage2, getEachMessage2, getCancelSignal2;
+var init_execa = __esm({
+  "node_modules/execa/index.js"() {
+    init_create();
+    init_command2();
+    init_node2();
+    init_script();
+    init_methods();
+    init_command2();
+    init_final_error();
+    execa = createExeca(() => ({}));
+    execaSync = createExeca(() => ({ isSync: true }));
+    execaCommand = createExeca(mapCommandAsync);
+    execaCommandSync = createExeca(mapCommandSync);
+    execaNode = createExeca(mapNode);
+    $ = createExeca(mapScriptAsync, {}, deepScriptOptions, setScriptSync);
+    ({
+      sendMessage: sendMessage2,
+      getOneMessage: getOneMessage2,
+      getEachMessage: getEachMessage2,
+      getCancelSignal: getCancelSignal2
+    } = getIpcExport());
+  }
+});
+
+// src/kubectl/process/exec.ts
+function streaming(file, args, onStdout, background) {
+  let stopRequested = false;
+  let stopGroup;
+  const done = (async () => {
+    const { execa: execa2 } = await loadExeca();
+    if (stopRequested) return { exitCode: 130, stdout: "", stderr: "" };
+    const child = execa2(file, [...args], {
+      reject: false,
+      stdin: "ignore",
+      buffer: { stdout: false },
+      env: kubectlEnv(),
+      detached: true
+    });
+    const pid = child.pid;
+    if (pid !== void 0) track(pid);
+    if (!stopOnExit) {
+      stopOnExit = true;
+      process.once("exit", () => stopRunningProcesses());
+    }
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (text2) => onStdout(text2));
+    if (background) {
+      child.unref();
+      for (const pipe of [child.stdout, child.stderr]) pipe?.unref?.();
+    }
+    let timer;
+    stopGroup = () => {
+      if (pid === void 0 || timer) return;
+      killGroup(pid, "SIGTERM");
+      timer = setTimeout(() => {
+        killGroup(pid, "SIGKILL");
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, KILL_GRACE_MS);
+    };
+    try {
+      const result = await child;
+      const spawnFailed = result.failed && result.exitCode === void 0 && !stopRequested && result.signal === void 0;
+      return {
+        exitCode: result.exitCode ?? (stopRequested ? 130 : 127),
+        stdout: "",
+        stderr: typeof result.stderr === "string" ? result.stderr : "",
+        spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0
+      };
+    } finally {
+      clearTimeout(timer);
+      if (pid !== void 0) untrack(pid);
+    }
+  })();
+  return {
+    done,
+    stop: () => {
+      stopRequested = true;
+      stopGroup?.();
+    }
+  };
+}
+function stopRunningProcesses() {
+  const count2 = running.size;
+  for (const pid of running) {
+    killGroup(pid, "SIGKILL");
+    forgetGroup(pid);
+  }
+  running.clear();
+  return count2;
+}
+function track(pid) {
+  running.add(pid);
+  reapOnDeath(pid);
+}
+function untrack(pid) {
+  running.delete(pid);
+  forgetGroup(pid);
+}
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+  }
+}
+var kubectlEnv, KILL_GRACE_MS, running, execaModule, loadExeca, execProcess, stopOnExit, streamProcess, backgroundProcess, execCommand;
+var init_exec = __esm({
+  "src/kubectl/process/exec.ts"() {
+    "use strict";
+    init_reaper();
+    kubectlEnv = () => ({ ...process.env, KUBECTL_KUBERC: "false" });
+    KILL_GRACE_MS = 1e3;
+    running = /* @__PURE__ */ new Set();
+    loadExeca = () => execaModule ??= Promise.resolve().then(() => (init_execa(), execa_exports));
+    execProcess = async (file, args, options = {}) => {
+      const { execa: execa2 } = await loadExeca();
+      const child = execa2(file, [...args], {
+        reject: false,
+        stripFinalNewline: false,
+        input: options.input,
+        stdin: options.input === void 0 ? "ignore" : void 0,
+        env: kubectlEnv(),
+        // A group of its own: the deadline and an interrupt can kill the whole tree. It also keeps a
+        // terminal's Ctrl-C away from kubectl, so kguard alone decides what to stop (and says so).
+        detached: true
+      });
+      const pid = child.pid;
+      if (pid !== void 0) track(pid);
+      let timedOut = false;
+      let canceled = false;
+      const timers = [];
+      const stop = () => {
+        if (pid === void 0) return;
+        killGroup(pid, "SIGTERM");
+        timers.push(
+          setTimeout(() => {
+            killGroup(pid, "SIGKILL");
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+          }, KILL_GRACE_MS)
+        );
+      };
+      if (options.timeoutMs !== void 0) {
+        timers.push(
+          setTimeout(() => {
+            timedOut = true;
+            stop();
+          }, options.timeoutMs)
+        );
+      }
+      const onCancel = () => {
+        canceled = true;
+        stop();
+      };
+      if (options.cancelSignal?.aborted) onCancel();
+      else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
+      try {
+        const result = await child;
+        const spawnFailed = result.failed && result.exitCode === void 0 && !timedOut && !canceled && result.signal === void 0;
+        return {
+          exitCode: result.exitCode ?? (timedOut ? 124 : canceled ? 130 : 127),
+          stdout: typeof result.stdout === "string" ? result.stdout : "",
+          stderr: typeof result.stderr === "string" ? result.stderr : "",
+          spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0,
+          timedOut
+        };
+      } finally {
+        for (const timer of timers) clearTimeout(timer);
+        options.cancelSignal?.removeEventListener("abort", onCancel);
+        if (pid !== void 0) untrack(pid);
+      }
+    };
+    stopOnExit = false;
+    streamProcess = (file, args, onStdout) => streaming(file, args, onStdout, false);
+    backgroundProcess = (file, args, onStdout) => streaming(file, args, onStdout, true);
+    execCommand = async (command, options) => {
+      const { execa: execa2 } = await loadExeca();
+      const child = execa2(command, {
+        shell: true,
+        reject: false,
+        stdin: "ignore",
+        buffer: false,
+        env: { ...process.env, ...options.env },
+        detached: true
+      });
+      const pid = child.pid;
+      if (pid !== void 0) track(pid);
+      let output = "";
+      let truncated = false;
+      const keep = (text2) => {
+        output += text2;
+        if (output.length > 2 * options.tailChars) {
+          output = output.slice(-options.tailChars);
+          truncated = true;
+        }
+      };
+      for (const stream of [child.stdout, child.stderr]) {
+        stream?.setEncoding("utf8");
+        stream?.on("data", keep);
+      }
+      let timedOut = false;
+      let cancelled = false;
+      const timers = [];
+      const stop = () => {
+        if (pid === void 0) return;
+        killGroup(pid, "SIGTERM");
+        timers.push(
+          setTimeout(() => {
+            killGroup(pid, "SIGKILL");
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+          }, KILL_GRACE_MS)
+        );
+      };
+      timers.push(
+        setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, options.timeoutMs)
+      );
+      const onCancel = () => {
+        cancelled = true;
+        stop();
+      };
+      if (options.cancelSignal?.aborted) onCancel();
+      else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
+      try {
+        const result = await child;
+        const spawnFailed = result.failed && result.exitCode === void 0 && result.signal === void 0 && !timedOut && !cancelled;
+        return {
+          exitCode: result.exitCode,
+          signal: result.signal,
+          timedOut,
+          cancelled,
+          spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0,
+          output: output.slice(-options.tailChars),
+          truncated: truncated || output.length > options.tailChars
+        };
+      } finally {
+        for (const timer of timers) clearTimeout(timer);
+        options.cancelSignal?.removeEventListener("abort", onCancel);
+        if (pid !== void 0) untrack(pid);
+      }
+    };
+  }
+});
+
+// src/run/apply/result.ts
+function verificationFailed(verification) {
+  if (!verification) return false;
+  const bake2 = verification.bake;
+  return verification.checks.some((check) => !check.passed && !check.cancelled) || bake2 !== void 0 && !bake2.passed && bake2.stoppedBy !== "conflict" && bake2.stoppedBy !== "cancelled";
+}
+function outcomeOf(result) {
+  if (result.mode === "preview") return "previewed";
+  const states = result.objects.map((object) => object.verdict?.state);
+  const restores = result.objects.map((object) => object.restore);
+  const needsPerson = states.some((state) => state === "conflict" || state === "gone") || restores.some(
+    (restore2) => restore2?.status === "failed" || restore2?.status === "kept" && restore2.reason !== "no-rollback" && restore2.reason !== "not-failed"
+  ) || result.objects.some((object) => object.afterRestore !== void 0 && object.afterRestore.state !== "healthy");
+  if (needsPerson) return "needs-attention";
+  if (result.cancelled !== void 0) return "interrupted";
+  const restored = restores.some((restore2) => restore2 !== void 0 && restore2.status !== "kept");
+  if (states.includes("failed") || result.applyError !== void 0 || verificationFailed(result.verification))
+    return restored ? "rolled-back" : "failed";
+  if (states.includes("timed-out")) return "timed-out";
+  if (!result.objects.some(isChange)) return "unchanged";
+  return "succeeded";
+}
+function anythingRestored(result) {
+  return result.objects.some(
+    (object) => object.restore !== void 0 && object.restore.status !== "kept" && object.restore.status !== "failed"
+  );
+}
+function exitCodeOfRun(result) {
+  if (result.outcome === "previewed" && result.diff && result.objects.some(isChange)) return DIFFERENCES_FOUND;
+  return EXIT_CODES2[result.outcome];
+}
+function withOutcome(result) {
+  return { ...result, outcome: outcomeOf(result) };
+}
+var EXIT_CODES2, DIFFERENCES_FOUND;
+var init_result2 = __esm({
+  "src/run/apply/result.ts"() {
+    "use strict";
+    init_compare();
+    init_errors();
+    EXIT_CODES2 = {
+      interrupted: ExitCode.Interrupted,
+      succeeded: ExitCode.Success,
+      unchanged: ExitCode.Success,
+      previewed: ExitCode.Success,
+      "rolled-back": ExitCode.RolledBack,
+      failed: ExitCode.RolledBack,
+      "timed-out": ExitCode.TimedOut,
+      "needs-attention": ExitCode.RollbackFailed
+    };
+    DIFFERENCES_FOUND = 1;
+  }
+});
+
+// src/report/json-verify.ts
+function checksReport(verification) {
+  return (verification?.checks ?? []).map(checkReport);
+}
+function bakeReport(verification) {
+  const bake2 = verification?.bake;
+  if (!bake2) return null;
+  return {
+    durationMs: Math.round(bake2.durationMs),
+    elapsedMs: Math.round(bake2.elapsedMs),
+    passed: bake2.passed,
+    stoppedBy: bake2.stoppedBy ?? null,
+    workload: bake2.workload ? {
+      apiVersion: bake2.workload.apiVersion,
+      kind: bake2.workload.kind,
+      namespace: bake2.workload.namespace || null,
+      name: bake2.workload.name
+    } : null,
+    summary: bake2.summary ?? null,
+    evidence: [...bake2.evidence],
+    logs: bake2.logs.map(logReport),
+    nextStep: bake2.nextStep ?? null,
+    checksRun: bake2.checksRun
+  };
+}
+function checkReport(outcome) {
+  const { check } = outcome;
+  return {
+    type: check.type,
+    command: check.type === "command" ? check.command : null,
+    file: check.type === "job" ? check.file : null,
+    job: check.type === "job" && check.job ? { namespace: check.job.namespace, name: check.job.name } : null,
+    during: outcome.during,
+    passed: outcome.passed,
+    cancelled: outcome.cancelled ?? false,
+    summary: outcome.summary,
+    exitCode: outcome.exitCode ?? null,
+    signal: outcome.signal ?? null,
+    timedOut: outcome.timedOut,
+    durationMs: Math.round(outcome.elapsedMs),
+    lines: [...outcome.lines],
+    evidence: [...outcome.evidence],
+    logs: outcome.logs.map(logReport),
+    nextStep: outcome.nextStep ?? null,
+    cleanup: outcome.cleanup ? {
+      action: outcome.cleanup.action,
+      detail: outcome.cleanup.detail ?? null,
+      commands: [...outcome.cleanup.commands]
+    } : null
+  };
+}
+function logReport({ pod, container, previous, lines, error: error2 }) {
+  return { pod, container, previous, lines: [...lines], error: error2 ?? null };
+}
+var init_json_verify = __esm({
+  "src/report/json-verify.ts"() {
+    "use strict";
+  }
+});
+
+// src/report/json.ts
+function buildReport(result, messages, run = {}) {
+  return {
+    reportVersion: REPORT_VERSION,
+    ...run.runId ? { runId: run.runId } : {},
+    ...run.runLabel ? { runLabel: run.runLabel } : {},
+    outcome: result.outcome,
+    exitCode: exitCodeOfRun(result),
+    dryRun: result.mode === "preview",
+    applied: result.applied.map(({ resource, name, action }) => ({ resource, name, action })),
+    applyError: result.applyError ?? null,
+    cancelled: result.cancelled ?? null,
+    objects: result.objects.map(objectReport),
+    rollbackMode: result.rollbackMode,
+    verify: checksReport(result.verification),
+    bake: bakeReport(result.verification),
+    timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
+    kubectlProcesses: result.kubectlProcesses,
+    target: result.target ? { ...result.target } : null,
+    messages: [...messages]
+  };
+}
+function objectReport(result) {
+  const { ref, verdict, diagnosis, restore: restore2 } = result;
+  const cause = verdict?.state === "failed" ? verdict.cause : void 0;
+  const unchanged = !isChange(result);
+  return {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    namespace: ref.namespace || null,
+    name: ref.name,
+    change: result.changeKind,
+    changedFields: result.changedFields,
+    ...result.phase ? { phase: result.phase } : {},
+    tracked: result.tracked ?? false,
+    verdict: verdict?.state ?? (unchanged ? "unchanged" : "applied"),
+    reason: cause ? cause.source === "pod" ? cause.finding.reason : cause.source === "condition" ? cause.reason : null : null,
+    category: cause ? cause.source === "pod" ? cause.finding.rule.category : cause.source === "condition" ? cause.rule.category : null : null,
+    summary: diagnosis?.summary ?? (verdict && "detail" in verdict ? verdict.detail : void 0) ?? (cause?.source === "apply" || cause?.source === "internal" ? cause.message : null),
+    nextStep: diagnosis?.nextStep ?? null,
+    evidence: diagnosis?.evidence ?? [],
+    pods: (verdict && "findings" in verdict ? verdict.findings : []).map(podReport),
+    logs: (diagnosis?.logs ?? []).map(logReport),
+    restore: restore2 ? {
+      status: restore2.status,
+      reason: restore2.status === "kept" ? restore2.reason : restore2.status === "failed" ? restore2.reason : null,
+      commands: "commands" in restore2 ? restore2.commands : [],
+      copyFile: "copyFile" in restore2 ? restore2.copyFile ?? null : null,
+      differences: "differences" in restore2 ? restore2.differences : [],
+      notes: "notes" in restore2 ? restore2.notes ?? [] : [],
+      healthyAfterRestore: result.afterRestore ? result.afterRestore.state === "healthy" : null
+    } : null,
+    timings: {
+      verdictAfterMs: result.verdictAfterMs === void 0 ? null : Math.round(result.verdictAfterMs),
+      restoreHealthyAfterMs: result.afterRestore ? Math.round(result.afterRestore.elapsedMs) : null
+    }
+  };
+}
+function podReport(finding) {
+  return {
+    pod: finding.pod,
+    container: finding.container ?? null,
+    reason: finding.reason,
+    message: finding.message,
+    restartCount: finding.restartCount
+  };
+}
+var REPORT_VERSION;
+var init_json = __esm({
+  "src/report/json.ts"() {
+    "use strict";
+    init_compare();
+    init_result2();
+    init_json_verify();
+    REPORT_VERSION = 3;
+  }
+});
+
+// src/objects/model.ts
+function refOf(object) {
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace ?? "",
+    name: object.metadata.name
+  };
+}
+function groupOf(apiVersion) {
+  const slash = apiVersion.indexOf("/");
+  return slash === -1 ? "" : apiVersion.slice(0, slash);
+}
+function versionOf(apiVersion) {
+  const slash = apiVersion.indexOf("/");
+  return slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
+}
+function kindKey(ref) {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}`;
+}
+function objectKey(ref) {
+  return `${kindKey(ref)}/${ref.namespace}/${ref.name}`;
+}
+function typeArg(ref) {
+  return `${ref.kind}.${versionOf(ref.apiVersion)}.${groupOf(ref.apiVersion)}`;
+}
+function describeObject(ref) {
+  const group = groupOf(ref.apiVersion ?? "");
+  const type = group === "" || BUILT_IN_GROUPS.has(group) ? ref.kind.toLowerCase() : `${ref.kind.toLowerCase()}.${group}`;
+  return `${type}/${ref.name}${ref.namespace ? ` (namespace ${ref.namespace})` : ""}`;
+}
+function kubectlName(ref) {
+  const group = groupOf(ref.apiVersion);
+  return `${ref.kind.toLowerCase()}${group ? `.${group}` : ""}/${ref.name}`;
+}
+function namespaceArgs(ref) {
+  return ref.namespace ? ["-n", ref.namespace] : [];
+}
+function isControllerOwned(object) {
+  return (object.metadata.ownerReferences ?? []).some((owner) => owner.controller === true);
+}
+var BUILT_IN_GROUPS;
+var init_model = __esm({
+  "src/objects/model.ts"() {
+    "use strict";
+    BUILT_IN_GROUPS = /* @__PURE__ */ new Set([
+      "apps",
+      "batch",
+      "autoscaling",
+      "policy",
+      "networking.k8s.io",
+      "rbac.authorization.k8s.io",
+      "storage.k8s.io",
+      "coordination.k8s.io",
+      "scheduling.k8s.io",
+      "apiextensions.k8s.io",
+      "admissionregistration.k8s.io",
+      "discovery.k8s.io",
+      "node.k8s.io"
+    ]);
+  }
+});
+
+// src/classify/pull-errors.ts
+function judgePullError(text2) {
+  if (!text2) return "unknown";
+  if (CONTENT_NOT_FOUND.test(text2)) return "lag";
+  const tokenFailure = TOKEN_FETCH.exec(text2)?.[1];
+  if (tokenFailure !== void 0) {
+    if (TOKEN_REFUSED.test(tokenFailure)) return "final";
+    return TRANSIENT.some((pattern2) => pattern2.test(tokenFailure)) ? "transient" : "unknown";
+  }
+  if (FINAL.some((pattern2) => pattern2.test(text2))) return "final";
+  if (TRANSIENT.some((pattern2) => pattern2.test(text2))) return "transient";
+  return "unknown";
+}
+function pullErrorGist(message) {
+  let text2 = message;
+  text2 = text2.replace(/^Back-off pulling image "[^"]*"(?:: \w+: |$)/, "");
+  text2 = text2.replace(/^rpc error: code = \w+ desc = /, "");
+  text2 = text2.replace(/^failed to pull and unpack image "[^"]*": /, "");
+  text2 = text2.replace(/^failed to resolve reference "[^"]*": /, "");
+  return text2.trim();
+}
+function isBareBackOff(message) {
+  return /^Back-off pulling image "[^"]*"$/.test(message.trim());
+}
+var FINAL, TRANSIENT, TOKEN_FETCH, TOKEN_REFUSED, CONTENT_NOT_FOUND;
+var init_pull_errors = __esm({
+  "src/classify/pull-errors.ts"() {
+    "use strict";
+    FINAL = [
+      /code = NotFound/,
+      // containerd resolver: tag or repository not found
+      /: not found\b/,
+      // `failed to resolve reference "\u2026": docker.io/library/nginx:1.99: not found`
+      /manifest unknown/i,
+      // distribution spec error code MANIFEST_UNKNOWN
+      /repository does not exist/i,
+      // Docker Hub: `pull access denied, repository does not exist or may require authorization`
+      /pull access denied/i,
+      /insufficient_scope/i,
+      /requested access to the resource is denied/i,
+      /\b401 Unauthorized\b/i,
+      // token servers and basic-auth registries
+      /\b403 Forbidden\b/i,
+      // ghcr.io without a token
+      /unauthorized: authentication required/i,
+      /failed to authorize/i,
+      /no match for platform in manifest/i
+      // the image exists, but not for this node's architecture
+    ];
+    TRANSIENT = [
+      /\b429\b|toomanyrequests|too many requests|rate limit/i,
+      // Docker Hub pull rate limit
+      /no such host/i,
+      // DNS (also a typo in the registry host: the wait then ends at --timeout)
+      /i\/o timeout|TLS handshake timeout|context deadline exceeded|code = DeadlineExceeded/i,
+      /connection reset by peer|connection refused|no route to host|network is unreachable/i,
+      /code = Canceled|context canceled/i,
+      // a pull the kubelet or containerd cancelled
+      /\bEOF\b/,
+      // `failed to do request: \u2026 EOF`
+      /\b50[0234]\b|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout/i,
+      /because the registry is unavailable/i
+      // kubelet evalCRIPullErr, CRI-O's RegistryUnavailable
+    ];
+    TOKEN_FETCH = /failed to fetch (?:anonymous|oauth) token: ([\s\S]*)$/;
+    TOKEN_REFUSED = /\b40[13]\b|Unauthorized|Forbidden|denied/i;
+    CONTENT_NOT_FOUND = /httpRead(?:er)?Seeker: failed open: (?:could not fetch content descriptor \S+ \([^)]*\) from remote|content at \S+ not found): not found/;
+  }
+});
+
+// src/classify/table.ts
+function unknownWaitingRule(reason) {
+  return {
+    category: "unknown",
+    family: "other",
+    policy: { when: "after", seconds: 60 },
+    cannot: `start container CONTAINER (it keeps waiting: ${reason})`,
+    nextStep: "the kubelet says REASON (its message is in this diagnosis); its events outlive the pod: kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD"
+  };
+}
+var PULL_STEP, PULL_CAUSE_RULES, CRASH_STEP, START_STEP, WAITING_REASONS, STARTING_REASONS, POD_REASONS, DEPLOYMENT_CONDITION_REASONS;
+var init_table = __esm({
+  "src/classify/table.ts"() {
+    "use strict";
+    PULL_STEP = "check that image IMAGE exists (name and tag) and that the pods may pull it (imagePullSecrets for a private registry)";
+    PULL_CAUSE_RULES = {
+      // The registry says the image, the tag or the right to pull it does not exist: no retry helps,
+      // so the first ErrImagePull decides, without waiting out the back-off.
+      final: { policy: { when: "now" }, nextStep: PULL_STEP },
+      // Rate limit, DNS, network, registry 5xx: the pull may succeed later. Explains a timeout.
+      transient: {
+        policy: { when: "never" },
+        nextStep: "the registry could not serve IMAGE for now (rate limit, DNS or network trouble); it may recover by itself: retry later, authenticate pulls (imagePullSecrets) or use a registry mirror"
+      },
+      // The tag resolves but a layer blob is missing (pull-errors.ts CONTENT_NOT_FOUND): right after a
+      // push a geo-replicated registry or a mirror may still be copying it. The kubelet retries
+      // after 10, 20 and 40 s: a minute covers three pulls; after that the image is broken.
+      lag: {
+        policy: { when: "after", seconds: 60 },
+        nextStep: "IMAGE's tag exists but a layer it names could not be fetched (not found): a registry or mirror still replicating a fresh push catches up within a minute or so; if it does not, push IMAGE again and check the registry"
+      },
+      // A text kguard cannot judge, or none at all: one back-off cycle (10 s) and a retry first.
+      unknown: { policy: { when: "after", seconds: 20 }, nextStep: PULL_STEP }
+    };
+    CRASH_STEP = "CONTAINER exits soon after it starts; its last lines, read before any restore, say why. Fix the app or its configuration";
+    START_STEP = "the runtime cannot start CONTAINER: check its command and args against the image (the runtime's error is in this diagnosis)";
+    WAITING_REASONS = {
+      // kubelet image manager (images/types.go ErrImagePull): a pull failed.
+      ErrImagePull: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: PULL_CAUSE_RULES.unknown.policy,
+        judgedByPullError: true,
+        cannot: "pull image IMAGE",
+        nextStep: PULL_STEP
+      },
+      // kubelet image manager: in the back-off after a failed pull. Its message names the last error
+      // from 1.32 on (`Back-off pulling image "x": ErrImagePull: \u2026`), only the image before.
+      ImagePullBackOff: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: PULL_CAUSE_RULES.unknown.policy,
+        judgedByPullError: true,
+        cannot: "pull image IMAGE",
+        nextStep: PULL_STEP
+      },
+      // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable\u2026`.
+      RegistryUnavailable: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: PULL_CAUSE_RULES.transient.policy,
+        cannot: "pull image IMAGE",
+        nextStep: PULL_CAUSE_RULES.transient.nextStep
+      },
+      // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the signature validation failed\u2026`.
+      SignatureValidationFailed: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: { when: "now" },
+        cannot: "pull image IMAGE (signature validation failed)",
+        nextStep: "sign IMAGE as the node policy requires, or use a signed image"
+      },
+      // kubelet image manager: `Failed to apply default image tag "x": couldn't parse image name \u2026`. No retry can fix it.
+      InvalidImageName: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: { when: "now" },
+        cannot: "use image name IMAGE",
+        nextStep: "fix the image reference in the pod template (lowercase, registry/name:tag)"
+      },
+      // kubelet image manager: `Container image "x" is not present with pull policy of Never`.
+      ErrImageNeverPull: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: { when: "now" },
+        cannot: "find image IMAGE on the node (imagePullPolicy: Never)",
+        nextStep: "set imagePullPolicy to IfNotPresent or preload the image on every node"
+      },
+      // kubelet image manager imagePullPrecheck: `Failed to inspect image "x": \u2026` (the node's image store).
+      ImageInspectError: {
+        category: "image-pull",
+        family: "image-pull",
+        policy: { when: "after", seconds: 30 },
+        cannot: "inspect image IMAGE on the node",
+        nextStep: "the node's container runtime cannot read the image: check the runtime on the nodes the pods landed on"
+      },
+      // kubelet (kuberuntime_manager.go doBackOff): restart back-off after the container exited.
+      // One crash can be a slow dependency; three restarts or a minute of it is a crash loop.
+      CrashLoopBackOff: {
+        category: "crash-loop",
+        family: "crash",
+        policy: { when: "after", seconds: 60, restarts: 3 },
+        cannot: "stay running (crash loop)",
+        nextStep: CRASH_STEP
+      },
+      // kubelet (kuberuntime_container.go startContainer, ErrRunContainer): the runtime could not
+      // start the process, e.g. the command is not in the image.
+      RunContainerError: {
+        category: "start",
+        family: "start",
+        policy: { when: "after", seconds: 15, restarts: 2 },
+        cannot: "start container CONTAINER",
+        nextStep: START_STEP
+      },
+      // kubelet (ErrPostStartHook): the postStart hook failed and the container was killed. The
+      // event says only "PostStartHook failed"; the waiting message has the hook's output.
+      PostStartHookError: {
+        category: "start",
+        family: "start",
+        policy: { when: "after", seconds: 30, restarts: 3 },
+        cannot: "run the postStart hook of CONTAINER",
+        nextStep: "fix the lifecycle.postStart hook of CONTAINER (its error is in this diagnosis) or remove it"
+      },
+      // kubelet (ErrPreStartHook / ErrPreCreateHook): `Internal PreStartContainer hook failed: \u2026`,
+      // the kubelet's own resource managers (CPU, memory, devices) refused the container.
+      PreStartHookError: {
+        category: "start",
+        family: "start",
+        policy: { when: "after", seconds: 30 },
+        cannot: "start CONTAINER (the kubelet refused it)",
+        nextStep: "the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes"
+      },
+      PreCreateHookError: {
+        category: "start",
+        family: "start",
+        policy: { when: "after", seconds: 30 },
+        cannot: "create CONTAINER (the kubelet refused it)",
+        nextStep: "the node could not allocate what CONTAINER asks for (CPUs, devices): check its resources against the nodes"
+      },
+      // kubelet (ErrCreateContainerConfig): a ConfigMap/Secret/key the container needs is missing.
+      // It may be created by the same deploy a moment later.
+      CreateContainerConfigError: {
+        category: "config",
+        family: "config",
+        policy: { when: "after", seconds: 30 },
+        cannot: "be configured",
+        nextStep: "create the missing ConfigMap or Secret (the kubelet's message names it), or fix the reference in the pod template"
+      },
+      // kubelet (ErrCreateContainer): the runtime refused to create the container (bad mount, security context).
+      CreateContainerError: {
+        category: "config",
+        family: "config",
+        policy: { when: "after", seconds: 30 },
+        cannot: "create container CONTAINER",
+        nextStep: "the runtime refused the container (its error is in this diagnosis): fix the pod template"
+      }
+    };
+    STARTING_REASONS = /* @__PURE__ */ new Set(["ContainerCreating", "PodInitializing"]);
+    POD_REASONS = {
+      // scheduler (FitError): every node lacks room for the pod. Pods leaving or a cluster autoscaler
+      // can fix that, so it only explains a timeout.
+      Unschedulable: {
+        category: "unschedulable",
+        family: "schedule",
+        policy: { when: "never" },
+        cannot: "be scheduled (not enough room on any node)",
+        nextStep: "free capacity, add nodes or lower the pod requests (the scheduler says which resource is short)"
+      },
+      // scheduler: no node satisfies a constraint of the pod (node selector/affinity, taints); it
+      // says so itself ("Preemption is not helpful for scheduling"). Nothing the rollout waits for
+      // changes that; half a minute covers a node being labelled by the same deploy.
+      UnschedulableConstraint: {
+        category: "unschedulable",
+        family: "schedule",
+        policy: { when: "after", seconds: 30 },
+        cannot: "be scheduled (no node satisfies its constraints)",
+        nextStep: "no node matches the pod: compare its nodeSelector/affinity and tolerations with the nodes (kubectl get nodes --show-labels) and fix the pod template"
+      },
+      // scheduler: no node matches yet, but cluster-autoscaler (TriggeredScaleUp) or Karpenter
+      // (Nominated) said it is bringing one: pods wait for a new node for 1 to 3 minutes.
+      UnschedulableScalingUp: {
+        category: "unschedulable",
+        family: "schedule",
+        policy: { when: "never" },
+        cannot: "be scheduled yet (a node autoscaler is adding a node for them)",
+        nextStep: "the node autoscaler did not bring a matching node in time: check its status (cluster-autoscaler status ConfigMap, or the Karpenter NodeClaims)"
+      },
+      // kubelet status/generate.go: running but a readiness probe fails (Ready False, ContainersNotReady).
+      ContainersNotReady: {
+        category: "not-ready",
+        family: "readiness",
+        policy: { when: "never" },
+        cannot: "become ready",
+        nextStep: "the readiness probe of CONTAINER keeps failing: check the probe (path, port) and the app"
+      },
+      // kubelet status/generate.go: containers are ready but a readiness gate's condition is missing
+      // or not True; another controller (a load balancer's) sets it.
+      ReadinessGatesNotReady: {
+        category: "not-ready",
+        family: "readiness",
+        policy: { when: "never" },
+        cannot: "pass their readiness gates",
+        nextStep: "the controller that sets the readiness gate condition has not set it to True: check that controller"
+      },
+      // kubelet volume manager (event FailedMount, pod stuck ContainerCreating): e.g.
+      // `MountVolume.SetUp failed for volume "config" : configmap "x" not found`. The source may be created soon.
+      FailedMount: {
+        category: "volume",
+        family: "volume",
+        policy: { when: "after", seconds: 30 },
+        cannot: "mount their volumes",
+        nextStep: "create the volume's source (the ConfigMap, Secret or PersistentVolumeClaim the kubelet's message names), or fix the volume in the pod template"
+      },
+      // attachdetach-controller (event FailedAttachVolume): e.g. `Multi-Attach error for volume "pvc-\u2026"
+      // Volume is already used by pod(s) web-old-\u2026` \u2014 a ReadWriteOnce volume still held by an old pod.
+      FailedAttachVolume: {
+        category: "volume",
+        family: "volume",
+        policy: { when: "after", seconds: 60 },
+        cannot: "attach their volumes",
+        nextStep: "a ReadWriteOnce volume cannot be attached to the new pods while the old ones hold it: use strategy Recreate (or maxSurge 0) for this Deployment, or a ReadWriteMany volume"
+      },
+      // kubelet eviction manager (status.reason Evicted): the pod went over its own ephemeral-storage
+      // limit (`Container app exceeded its local ephemeral storage limit "1Gi". `). Every replacement
+      // will too: two evicted pods of the new revision are enough.
+      Evicted: {
+        category: "evicted",
+        family: "eviction",
+        policy: { when: "after", seconds: 120, pods: 2 },
+        cannot: "stay within their ephemeral-storage limit (evicted)",
+        nextStep: "raise the container's ephemeral-storage limit, or write less to its filesystem (use a volume)"
+      },
+      // kubelet eviction manager under node pressure (`The node was low on resource: memory. `): the
+      // node's trouble, not the release's.
+      EvictedByNodePressure: {
+        category: "evicted",
+        family: "eviction",
+        policy: { when: "never" },
+        cannot: "stay on their nodes (evicted under node pressure)",
+        nextStep: "the nodes ran low on a resource and evicted pods: set requests that match the usage, or add capacity"
+      }
+    };
+    DEPLOYMENT_CONDITION_REASONS = {
+      // deployment controller (progress.go): Progressing False after progressDeadlineSeconds without progress.
+      ProgressDeadlineExceeded: {
+        category: "progress-deadline",
+        family: "other",
+        policy: { when: "now" },
+        cannot: "make progress before progressDeadlineSeconds",
+        nextStep: "see why the new pods are not available: kubectl describe deployment NAME -n NAMESPACE"
+      },
+      // deployment controller (sync.go, FailedRSCreateReason): Progressing False
+      // `Failed to create new replica set "x": \u2026` (a quota on ReplicaSets, an admission webhook).
+      ReplicaSetCreateError: {
+        category: "replica-failure",
+        family: "other",
+        policy: { when: "after", seconds: 30 },
+        cannot: "create its new ReplicaSet",
+        nextStep: "fix what refuses the ReplicaSet (its message, in this diagnosis: a quota or an admission rule): kubectl get resourcequota -n NAMESPACE"
+      },
+      // replicaset controller, copied by the deployment controller: ReplicaFailure True, FailedCreate
+      // (pod quota, admission webhook, PodSecurity).
+      FailedCreate: {
+        category: "replica-failure",
+        family: "other",
+        policy: { when: "after", seconds: 30 },
+        cannot: "create its pods",
+        nextStep: "raise the ResourceQuota or fix what the admission rule refuses (its message is in this diagnosis): kubectl describe resourcequota -n NAMESPACE"
+      },
+      // replicaset controller: ReplicaFailure True, FailedDelete.
+      FailedDelete: {
+        category: "replica-failure",
+        family: "other",
+        policy: { when: "after", seconds: 30 },
+        cannot: "delete its surplus pods",
+        nextStep: "check what refuses pod deletion in namespace NAMESPACE (a webhook, RBAC of the controller)"
+      }
+    };
+  }
+});
+
+// src/classify/text.ts
+function oneLine(text2, maxLength = 2e3) {
+  const flat = text2.replace(/\r?\n|\r|\t/g, " ").trim();
+  return flat.length > maxLength ? `${flat.slice(0, maxLength - 1)}\u2026` : flat;
+}
+function splitLines(text2, maxLength = 500) {
+  const lines = text2.split(/\r?\n/).map((line) => oneLine(line, maxLength));
+  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+var init_text = __esm({
+  "src/classify/text.ts"() {
+    "use strict";
+  }
+});
+
+// src/classify/clues.ts
+function podUid(pod) {
+  return pod.metadata.uid ?? pod.metadata.name;
+}
+function rememberClues(previous, pods, read) {
+  const pullErrors = new Map(previous.pullErrors);
+  const volumes = /* @__PURE__ */ new Map();
+  const startFailures = /* @__PURE__ */ new Map();
+  const uids = new Set(pods.map(podUid));
+  for (const pod of pods) {
+    const known = previous.volumes.get(podUid(pod));
+    if (known) volumes.set(podUid(pod), known);
+  }
+  for (const [key, failure] of previous.startFailures)
+    if (uids.has(key.split("/")[0] ?? "")) startFailures.set(key, failure);
+  const scaleUps = new Set([...previous.scaleUps].filter((uid) => uids.has(uid)));
+  if (read) {
+    if (read.events.some(
+      (event) => event.reason !== void 0 && SCALE_UP_REASONS.has(event.reason) && isAbout(event, read.pod)
+    ))
+      scaleUps.add(podUid(read.pod));
+    const own = read.events.filter((event) => event.type === "Warning" && isAbout(event, read.pod)).sort((a2, b) => timeOf(a2).localeCompare(timeOf(b)));
+    const latest = /* @__PURE__ */ new Map();
+    for (const event of own) {
+      const pulled = /^Failed to pull image "([^"]*)": ([\s\S]*)$/.exec(event.message ?? "");
+      if (event.reason === "Failed" && pulled?.[1] && pulled[2]) pullErrors.set(pulled[1], oneLine(pulled[2]));
+      const container = containerOf(event.involvedObject?.fieldPath);
+      if (event.reason === "FailedPostStartHook" && container) {
+        startFailures.set(`${podUid(read.pod)}/${container}`, {
+          reason: "PostStartHookError",
+          message: oneLine(event.message ?? "")
+        });
+      }
+      if (event.reason && VOLUME_REASONS.has(event.reason)) {
+        latest.set(event.reason, {
+          reason: event.reason,
+          message: oneLine(event.message ?? ""),
+          count: event.count ?? event.series?.count ?? 1
+        });
+      }
+    }
+    volumes.set(podUid(read.pod), [...latest.values()]);
+  }
+  for (const pod of pods) {
+    const images = imagesOf(pod);
+    for (const status of [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []]) {
+      const waiting = status.state?.waiting;
+      const image = images.get(status.name);
+      if (waiting?.reason === "ErrImagePull" && waiting.message && image)
+        pullErrors.set(image, oneLine(waiting.message));
+      if (waiting?.reason && WAITING_REASONS[waiting.reason]?.family === "start") {
+        startFailures.set(`${podUid(pod)}/${status.name}`, {
+          reason: waiting.reason,
+          message: oneLine(waiting.message ?? "")
+        });
+      }
+    }
+  }
+  return { pullErrors, volumes, startFailures, scaleUps };
+}
+function podsNeedingEvents(pods, clues) {
+  const unknownPull = [];
+  const starting = [];
+  const unplaced = [];
+  for (const pod of pods) {
+    if (pod.metadata.deletionTimestamp || pod.status?.phase !== "Pending") continue;
+    if (!pod.spec?.nodeName) {
+      const scheduled = pod.status?.conditions?.find((condition) => condition.type === "PodScheduled");
+      if (scheduled?.status === "False" && scheduled.reason === "Unschedulable" && !clues.scaleUps.has(podUid(pod)))
+        unplaced.push(pod);
+      continue;
+    }
+    const images = imagesOf(pod);
+    const statuses = [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []];
+    const pullUnknown = statuses.some((status) => {
+      const waiting = status.state?.waiting;
+      if (!waiting?.reason || !WAITING_REASONS[waiting.reason]?.judgedByPullError) return false;
+      const message = waiting.message ?? "";
+      const text2 = isBareBackOff(message) || message === "" ? clues.pullErrors.get(images.get(status.name) ?? "") : message;
+      return judgePullError(text2) === "unknown";
+    });
+    if (pullUnknown) unknownPull.push(pod);
+    else if (statuses.length === 0 || statuses.every((status) => STARTING_REASONS.has(status.state?.waiting?.reason ?? "")))
+      starting.push(pod);
+  }
+  return { unknownPull, starting, unplaced };
+}
+function imagesOf(pod) {
+  const images = /* @__PURE__ */ new Map();
+  for (const container of [...pod.spec?.initContainers ?? [], ...pod.spec?.containers ?? []]) {
+    if (container.image) images.set(container.name, container.image);
+  }
+  return images;
+}
+function isAbout(event, pod) {
+  const involved = event.involvedObject;
+  if (!involved || involved.kind !== void 0 && involved.kind !== "Pod") return false;
+  if (involved.uid && pod.metadata.uid) return involved.uid === pod.metadata.uid;
+  return involved.name === pod.metadata.name;
+}
+function containerOf(fieldPath) {
+  return /^spec\.(?:initContainers|containers)\{(.+)\}$/.exec(fieldPath ?? "")?.[1];
+}
+function timeOf(event) {
+  return event.lastTimestamp ?? event.series?.lastObservedTime ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp ?? "";
+}
+var NO_CLUES, SCALE_UP_REASONS, VOLUME_REASONS;
+var init_clues = __esm({
+  "src/classify/clues.ts"() {
+    "use strict";
+    init_pull_errors();
+    init_table();
+    init_text();
+    NO_CLUES = {
+      pullErrors: /* @__PURE__ */ new Map(),
+      volumes: /* @__PURE__ */ new Map(),
+      startFailures: /* @__PURE__ */ new Map(),
+      scaleUps: /* @__PURE__ */ new Set()
+    };
+    SCALE_UP_REASONS = /* @__PURE__ */ new Set(["TriggeredScaleUp", "Nominated"]);
+    VOLUME_REASONS = /* @__PURE__ */ new Set(["FailedMount", "FailedAttachVolume"]);
+  }
+});
+
+// src/classify/diagnosis.ts
+function diagnose(verdict, events, workload, logs = []) {
+  switch (verdict.state) {
+    case "failed":
+      return causeDiagnosis(verdict.cause, verdict.findings, events, workload, logs);
+    case "timed-out": {
+      const worst = worstFinding(verdict.findings);
+      return {
+        summary: `new pods did not become ready in time (at the deadline: ${verdict.waitingFor})`,
+        evidence: [
+          ...findingLines(worst ? [worst, ...verdict.findings] : verdict.findings),
+          ...eventLines(events, verdict.findings)
+        ],
+        nextStep: worst ? fillStep(stepFor(worst, logs), worst, workload) : `raise --timeout if the rollout is just slow; its events: kubectl get events -n ${workload.namespace}`,
+        pod: worst?.pod,
+        logs: [...logs]
+      };
+    }
+    default:
+      return void 0;
+  }
+}
+function logTargets(verdict) {
+  if (verdict.state !== "failed" && verdict.state !== "timed-out") return [];
+  const cause = verdict.state === "failed" && verdict.cause.source === "pod" ? verdict.cause.finding : void 0;
+  const targets = [];
+  for (const finding of cause ? [cause, ...verdict.findings] : verdict.findings) {
+    if (!finding.container || !finding.ran || targets.some((target) => target.container === finding.container))
+      continue;
+    if (targets.length >= MAX_LOGGED_CONTAINERS) break;
+    targets.push({
+      pod: finding.pod,
+      container: finding.container,
+      previous: finding.running && finding.restartCount > 0
+    });
+  }
+  return targets;
+}
+function causeDiagnosis(cause, findings, events, workload, logs) {
+  if (cause.source === "pod") {
+    const finding = withEventCause(cause.finding, events);
+    return {
+      summary: `new pods cannot ${fillStep(finding.rule.cannot, finding, workload)}: ${finding.reason}`,
+      evidence: [...findingLines([finding, ...findings]), ...eventLines(events, findings)],
+      nextStep: fillStep(stepFor(finding, logs), finding, workload),
+      pod: finding.pod,
+      logs: [...logs]
+    };
+  }
+  if (cause.source === "apply")
+    return {
+      summary: `kubectl apply failed part-way: ${oneLine(cause.message, 300)}`,
+      evidence: [],
+      nextStep: "fix what kubectl apply said (quoted in the summary) and run kguard again",
+      logs: []
+    };
+  if (cause.source === "internal")
+    return {
+      summary: `kguard failed while watching it: ${oneLine(cause.message, 300)}`,
+      evidence: [],
+      nextStep: "report this kguard bug; the apply was restored",
+      logs: []
+    };
+  const worst = worstFinding(findings);
+  return {
+    summary: `the rollout cannot ${cause.rule.cannot}: ${cause.reason}${cause.message ? ` (${oneLine(cause.message, 300)})` : ""}`,
+    evidence: [...findingLines(findings), ...eventLines(events, findings)],
+    nextStep: worst ? fillStep(stepFor(worst, logs), worst, workload) : cause.rule.nextStep.replace(/NAMESPACE/g, workload.namespace).replace(/NAME/g, workload.name),
+    pod: worst?.pod,
+    logs: [...logs]
+  };
+}
+function withEventCause(finding, events) {
+  if (finding.reason === "ContainersNotReady") return withProbeFailure(finding, events);
+  const rule = WAITING_REASONS.PostStartHookError;
+  if (finding.family !== "crash" || !rule) return finding;
+  const hookFailed = events.some(
+    (event) => event.reason === "FailedPostStartHook" && event.involvedObject?.name === finding.pod && containerOf(event.involvedObject.fieldPath) === finding.container
+  );
+  return hookFailed ? { ...finding, reason: "PostStartHookError", family: "start", rule } : finding;
+}
+function withProbeFailure(finding, events) {
+  const probe = events.filter(
+    (event) => event.reason === "Unhealthy" && event.involvedObject?.name === finding.pod && (event.message ?? "").startsWith("Readiness probe failed")
+  ).filter(
+    (event) => finding.container === void 0 || containerOf(event.involvedObject?.fieldPath) === void 0 || containerOf(event.involvedObject?.fieldPath) === finding.container
+  ).sort((left, right) => timeOf(left).localeCompare(timeOf(right))).at(-1);
+  return probe?.message ? { ...finding, message: oneLine(probe.message) } : finding;
+}
+function findingLines(findings) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const finding of findings) {
+    const key = `${finding.container ?? ""}/${finding.reason}/${displayMessage(finding)}`;
+    const group = groups.get(key) ?? { first: finding, pods: /* @__PURE__ */ new Set(), restarts: 0 };
+    group.pods.add(finding.pod);
+    group.restarts = Math.max(group.restarts, finding.restartCount);
+    groups.set(key, group);
+  }
+  const lines = [...groups.values()].slice(0, MAX_GROUPS).map(({ first, pods, restarts }) => {
+    const who = pods.size > 1 ? `${pods.size} pods` : `pod ${first.pod}`;
+    const where2 = first.container ? `, ${first.initContainer ? "init container" : "container"} ${first.container}` : "";
+    const message = displayMessage(first);
+    const restarted2 = restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? "" : "s"}` : "";
+    const last = first.lastTermination ? `, last exit code ${first.lastTermination.exitCode ?? "?"} (${first.lastTermination.reason ?? "unknown"})` : "";
+    return `${who}${where2}: ${first.reason}${message ? `: ${message}` : ""}${restarted2}${last}`;
+  });
+  if (groups.size > MAX_GROUPS) lines.push(`and ${groups.size - MAX_GROUPS} more problems (all in --output json)`);
+  return lines;
+}
+function displayMessage(finding) {
+  if (finding.family === "image-pull" && finding.rule.judgedByPullError)
+    return pullErrorGist(finding.pullError ?? finding.message);
+  if (finding.reason === "CrashLoopBackOff") return "";
+  return finding.message;
+}
+function eventLines(events, findings) {
+  const shown2 = findings.flatMap((finding) => [finding.message, finding.pullError ?? ""]).filter((text2) => text2 !== "");
+  const warnings = events.filter((event) => event.type === "Warning" && !/^Error: \w+$/.test(event.message ?? "")).filter((event) => !shown2.some((text2) => (event.message ?? "").includes(pullErrorGist(text2)))).filter(
+    (event) => !(event.reason === "BackOff" && /^Back-off restarting failed container/.test(event.message ?? ""))
+  ).sort((a2, b) => timeOf(b).localeCompare(timeOf(a2)));
+  const seen = /* @__PURE__ */ new Set();
+  const lines = [];
+  for (const event of warnings) {
+    const message = oneLine(event.message ?? "", 300);
+    const key = `${event.reason}/${message}`;
+    if (seen.has(key) || lines.length >= MAX_EVENTS) continue;
+    seen.add(key);
+    const count2 = event.count ?? event.series?.count ?? 1;
+    lines.push(`event ${event.reason}: ${message}${count2 > 1 ? ` (x${count2})` : ""}`);
+  }
+  return lines;
+}
+function worstFinding(findings) {
+  return [...findings].sort((a2, b) => rank(a2) - rank(b))[0];
+}
+function rank(finding) {
+  return finding.policy.when === "now" ? 0 : finding.policy.when === "after" ? 1 : 2;
+}
+function stepFor(finding, logs) {
+  const printed = logs.some((log) => log.container === finding.container && log.lines.length > 0);
+  if (finding.family === "crash" && !printed)
+    return finding.rule.nextStep.replace(
+      "its last lines, read before any restore, say why",
+      "it printed nothing kguard could read"
+    );
+  return finding.rule.nextStep;
+}
+function fillStep(step, finding, workload) {
+  return step.replace(/IMAGE/g, finding.image ? `"${finding.image}"` : "the image").replace(/CONTAINER/g, finding.container ?? "the container").replace(/REASON/g, finding.reason).replace(/NAMESPACE/g, workload.namespace).replace(/POD/g, finding.pod);
+}
+var MAX_GROUPS, MAX_EVENTS, MAX_LOGGED_CONTAINERS;
+var init_diagnosis = __esm({
+  "src/classify/diagnosis.ts"() {
+    "use strict";
+    init_clues();
+    init_pull_errors();
+    init_table();
+    init_text();
+    MAX_GROUPS = 3;
+    MAX_EVENTS = 2;
+    MAX_LOGGED_CONTAINERS = 3;
+  }
+});
+
+// src/kubectl/output/apply-output.ts
+function parseApplyOutput(stdout) {
+  const applied2 = [];
+  for (const line of stdout.split("\n")) {
+    const match = APPLY_LINE.exec(line.trim());
+    if (!match?.groups) continue;
+    applied2.push({
+      resource: match.groups.resource,
+      name: match.groups.name,
+      action: match.groups.action
+    });
+  }
+  return applied2;
+}
+function describeApplied(object) {
+  return `${object.resource}/${object.name} ${object.action}`;
+}
+var APPLY_LINE;
+var init_apply_output = __esm({
+  "src/kubectl/output/apply-output.ts"() {
+    "use strict";
+    APPLY_LINE = /^(?<resource>[a-z0-9.-]+)\/(?<name>\S+) (?<action>created|configured|unchanged|serverside-applied)(?: \((?:server )?dry run\))?$/;
+  }
+});
+
+// src/report/format/format-phases.ts
+function listObjects(objects) {
+  const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
+  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
+}
+function plural(count2) {
+  return count2 === 1 ? "" : "s";
+}
+var PHASE_TEXT, PHASE_FORMATTERS;
+var init_format_phases = __esm({
+  "src/report/format/format-phases.ts"() {
+    "use strict";
+    init_model();
+    PHASE_TEXT = {
+      definitions: "CustomResourceDefinitions and Namespaces",
+      pre: "kguard.dev/phase: pre",
+      main: "the workloads and the rest",
+      post: "kguard.dev/phase: post"
+    };
+    PHASE_FORMATTERS = {
+      phase: (event) => ({
+        tone: "info",
+        text: `phase ${event.number}/${event.of}, ${event.phase} (${PHASE_TEXT[event.phase]}): applying ${event.objects.length} object${plural(event.objects.length)}: ${listObjects(event.objects)}`
+      }),
+      "phase-deferred": (event) => ({
+        tone: "info",
+        text: `phase ${event.phase}: ${event.documents.length} document${plural(event.documents.length)} of kinds that a CustomResourceDefinition of this apply defines: ` + (event.dryRun ? "kubectl cannot read them before that CRD is Established, so this preview cannot dry-run them; the apply would read, dry-run and apply them once the CRDs are Established:" : "kubectl can read them only once that CRD is Established: they are read, dry-run and leased then, before their own apply:"),
+        details: event.documents
+      }),
+      "phase-skipped": (event) => ({
+        tone: "warn",
+        text: `phase ${event.phase} (${PHASE_TEXT[event.phase]}) was not applied (${event.because}): its objects are left as they were`,
+        details: [...event.objects.map(describeObject), ...event.documents]
+      })
+    };
+  }
+});
+
+// src/report/format/line.ts
+function seconds3(ms) {
+  const total = ms / 1e3;
+  if (total < 60) return `${total.toFixed(1)}s`;
+  return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
+}
+function plural2(count2) {
+  return count2 === 1 ? "" : "s";
+}
+function containerLogLines(logs) {
+  return logs.flatMap((log) => {
+    const lines = log.lines.slice(-log.shown);
+    if (lines.length === 0) return [];
+    const run = log.previous ? ", run before the restart" : "";
+    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
+  });
+}
+var init_line = __esm({
+  "src/report/format/line.ts"() {
+    "use strict";
+  }
+});
+
+// src/report/format/format-verify.ts
+function checkName(check) {
+  if (check.type === "command") return `\`${check.command}\``;
+  return `${check.job ? describeObject(check.job) : "the Job"} from ${check.file}`;
+}
+function flagOf(check) {
+  return check.type === "command" ? "--verify" : "--verify-job";
+}
+function prefix(during, word) {
+  if (during !== "bake") return word;
+  return `bake: ${word === "verified" ? "checked again" : word === "verifying" ? "checking again" : "check failed"}`;
+}
+function failureText(outcome) {
+  return outcome.check.type === "command" ? `${checkName(outcome.check)} ${outcome.summary}` : `${outcome.summary} (${outcome.check.file})`;
+}
+function outcomeDetails(outcome, shown2) {
+  const lines = outcome.check.type === "command" ? outcome.lines.length > 0 && shown2 > 0 ? ["last lines of its output:", ...outcome.lines.slice(-shown2).map((line) => `  | ${line}`)] : shown2 > 0 ? ["it printed nothing"] : [] : [...outcome.evidence, ...containerLogLines(outcome.logs.map((log) => ({ ...log, shown: shown2 })))];
+  return [...lines, ...outcome.nextStep ? [`next: ${outcome.nextStep}`] : []];
+}
+var VERIFY_FORMATTERS, CLEANUP_TEXT;
+var init_format_verify = __esm({
+  "src/report/format/format-verify.ts"() {
+    "use strict";
+    init_duration();
+    init_model();
+    init_line();
+    VERIFY_FORMATTERS = {
+      "verify-started": (event) => ({
+        tone: "info",
+        text: event.during === "bake" ? `bake: running ${checkName(event.check)} again (--verify-interval, at most ${formatDuration(event.timeoutMs)})` : `verifying: ${event.check.type === "command" ? "running " : ""}${checkName(event.check)} (${flagOf(event.check)}, at most ${formatDuration(event.timeoutMs)})`
+      }),
+      "verify-passed": (event) => ({
+        tone: "ok",
+        text: `${prefix(event.outcome.during, "verified")}: ${checkName(event.outcome.check)} ${event.outcome.summary} in ${seconds3(event.outcome.elapsedMs)}`
+      }),
+      "verify-failed": (event) => event.outcome.cancelled ? {
+        tone: "info",
+        text: `${prefix(event.outcome.during, "verifying")}: ${checkName(event.outcome.check)} stopped: the run was cancelled (after ${seconds3(event.outcome.elapsedMs)})`
+      } : {
+        tone: "fail",
+        text: `${prefix(event.outcome.during, "verification failed")}: ${failureText(event.outcome)} (after ${seconds3(event.outcome.elapsedMs)})`,
+        details: outcomeDetails(event.outcome, event.shown)
+      },
+      "verify-skipped": (event) => ({
+        tone: "info",
+        text: `not verifying: ${event.reason}`
+      }),
+      "verify-job-cleanup": (event) => ({
+        tone: event.action === "failed" ? "alarm" : "info",
+        text: `${describeObject(event.job)}: ${CLEANUP_TEXT[event.action]}${event.detail ? ` (${event.detail})` : ""}${event.commands.length > 0 ? event.action === "kept" ? ". To remove it:" : ". Delete it:" : ""}`,
+        details: event.commands
+      }),
+      "bake-started": (event) => ({
+        tone: "info",
+        text: `baking for ${formatDuration(event.durationMs)}: watching ${event.workloads.length} workload${plural2(event.workloads.length)} for restarts, pods leaving Ready and evictions` + (event.verifyIntervalMs > 0 ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}` : "")
+      }),
+      baked: (event) => ({
+        tone: "ok",
+        text: `baked for ${formatDuration(event.outcome.durationMs)}: no restart, no pod left Ready, no eviction in ${event.workloads} workload${plural2(event.workloads)}` + (event.outcome.checksRun > 0 ? `; the checks passed ${event.outcome.checksRun} more time${plural2(event.outcome.checksRun)}` : "")
+      }),
+      "bake-failed": (event) => ({
+        tone: "fail",
+        text: `${event.workload ? `${describeObject(event.workload)}: ` : "the bake stopped: "}${event.outcome.summary ?? "it did not stay healthy"} (after ${seconds3(event.outcome.elapsedMs)} of the ${formatDuration(event.outcome.durationMs)} bake)`,
+        details: [
+          ...event.outcome.evidence,
+          ...containerLogLines(event.outcome.logs.map((log) => ({ ...log, shown: event.shown }))),
+          ...event.outcome.nextStep ? [`next: ${event.outcome.nextStep}`] : []
+        ]
+      })
+    };
+    CLEANUP_TEXT = {
+      deleted: "deleted (the verify Job of this run)",
+      kept: "the verify Job is kept (--keep-verify)",
+      failed: "the verify Job was NOT deleted"
+    };
+  }
+});
+
+// src/report/format/format.ts
+function finalText(event) {
+  if (event.outcome === "timed-out" && event.restored) return TIMED_OUT_RESTORED;
+  if (event.outcome === "interrupted" && !event.restored)
+    return "cancelled after the apply; nothing was restored (see above)";
+  if (event.outcome === "previewed" && event.exitCode !== 0)
+    return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
+  return OUTCOME_TEXT[event.outcome];
+}
+function diagnosisDetails(diagnosis) {
+  return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
+}
+function describeChange(object) {
+  const meaningful = object.changedFields.filter((path14) => path14 !== LAST_APPLIED);
+  const shown2 = meaningful.length > 0 ? meaningful : object.changedFields;
+  const fields = shown2.length > 0 ? `: ${summarizePaths(shown2)}` : "";
+  return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
+}
+function journalSecrets(event) {
+  const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
+  const total = pieces.reduce((sum, [, count2]) => sum + count2, 0);
+  if (total <= 1) return `secret/${event.runId}-journal (namespace ${event.namespace})`;
+  return `${total} Secrets ${event.runId}-journal\u2026 in ${journalNamespaces(event)}`;
+}
+function journalNamespaces(event) {
+  const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
+  if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
+  return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
+}
+function listObjects2(objects) {
+  const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
+  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
+}
+function formatEvent(event) {
+  return FORMATTERS[event.kind](event);
+}
+var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, PHASE_PREFIX, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
+var init_format = __esm({
+  "src/report/format/format.ts"() {
+    "use strict";
+    init_compare();
+    init_diagnosis();
+    init_apply_output();
+    init_parse();
+    init_compare();
+    init_model();
+    init_format_phases();
+    init_format_verify();
+    init_line();
+    init_line();
+    OUTCOME_TEXT = {
+      interrupted: "cancelled: what the apply changed was restored to its state before the apply (not waited for health)",
+      succeeded: "every changed object was applied and every changed workload rolled out",
+      unchanged: "the apply changed nothing",
+      previewed: "dry run: nothing was changed",
+      "rolled-back": "the apply failed and the cluster was restored to its state before the apply",
+      failed: "rollout failed and was left in place (--no-rollback)",
+      "timed-out": "a changed workload was not healthy within --timeout; it was left as applied",
+      "needs-attention": "the apply was neither verified healthy nor fully undone: finish by hand with the commands above"
+    };
+    TIMED_OUT_RESTORED = "a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply";
+    FORMATTERS = {
+      ...VERIFY_FORMATTERS,
+      understood: (event) => ({
+        tone: "info",
+        text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ""}read ${event.objects.length} object${plural2(event.objects.length)} (as kubectl reads them): ${listObjects2(event.objects)}`
+      }),
+      ...PHASE_FORMATTERS,
+      "dry-run-waived": (event) => ({
+        tone: "info",
+        text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects2(event.objects)}`
+      }),
+      applied: (event) => ({
+        tone: "ok",
+        text: `applied ${event.objects.length} object${plural2(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${event.objects.map(describeApplied).join(", ")})`
+      }),
+      "nothing-to-change": (event) => ({
+        tone: "ok",
+        text: `nothing to change: the API server's dry run leaves ${event.objects.length === 1 ? "the object" : `all ${event.objects.length} objects`} as ${event.objects.length === 1 ? "it is" : "they are"}; nothing was applied`
+      }),
+      "apply-failed": (event) => ({
+        tone: "fail",
+        text: `kubectl apply failed part-way: ${event.message}`,
+        details: event.applied.length > 0 ? [
+          `kubectl had already applied: ${event.applied.map(describeApplied).join(", ")}; kguard restores what changed`
+        ] : []
+      }),
+      changes: (event) => {
+        const changed = event.objects.filter((object) => isChangeKind(object.change));
+        return {
+          tone: "info",
+          text: changed.length === 0 ? "the apply changed nothing: there is nothing to watch" : `the apply changed ${changed.length} of ${event.objects.length} object${plural2(event.objects.length)}`,
+          details: changed.map(describeChange)
+        };
+      },
+      preview: (event) => ({
+        tone: "info",
+        text: event.strategy === "client" ? `dry run (client): nothing was changed. kubectl's client dry run calls every existing object "configured", changed or not; --dry-run=server names the fields. The apply would:` : `dry run (${event.strategy}): nothing was changed. The apply would:`,
+        details: event.objects.map(describeChange)
+      }),
+      diff: (event) => ({
+        tone: "info",
+        text: `${describeObject(event.object)}: kubectl diff (live object \u2192 after the apply):`,
+        details: event.lines
+      }),
+      tracking: (event) => ({
+        tone: "info",
+        text: `${describeObject(event.workload)}: watching the new rollout (${event.detail}${event.fromRevision !== void 0 ? `; live revision before the apply: ${event.fromRevision}` : ""})`
+      }),
+      progress: (event) => ({
+        tone: "info",
+        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === "rollback" ? "" : "new "}pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""}: ${event.waitingFor}`
+      }),
+      "pod-problem": (event) => ({
+        tone: "warn",
+        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
+      }),
+      "poll-error": (event) => ({
+        tone: "warn",
+        text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`
+      }),
+      "watch-fallback": (event) => ({
+        tone: "warn",
+        text: `cannot watch namespace ${event.namespace || "(cluster-scoped objects)"} (${event.reason}); polling it every ${seconds3(event.pollIntervalMs)} instead`
+      }),
+      healthy: (event) => ({
+        tone: "ok",
+        text: event.detail ? `${describeObject(event.workload)}: ${event.detail} (after ${seconds3(event.elapsedMs)})` : `${describeObject(event.workload)}: rolled out, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""} in ${seconds3(event.elapsedMs)}`
+      }),
+      failed: (event) => ({
+        tone: "fail",
+        text: `${describeObject(event.workload)}: ${event.diagnosis.summary} (after ${seconds3(event.elapsedMs)})`,
+        details: diagnosisDetails(event.diagnosis)
+      }),
+      "timed-out": (event) => ({
+        tone: "fail",
+        text: `${describeObject(event.workload)}: timed out after ${seconds3(event.elapsedMs)}: ${event.diagnosis.summary}`,
+        details: diagnosisDetails(event.diagnosis)
+      }),
+      interrupted: (event) => ({
+        tone: "info",
+        text: `${describeObject(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} (${event.waitingFor}) because another workload of this apply failed`
+      }),
+      conflict: (event) => ({
+        tone: "alarm",
+        text: `${describeObject(event.workload)}: ${event.detail}; kguard will not undo someone else's change${event.commands.length > 0 ? ". Inspect it:" : ""}`,
+        details: event.commands
+      }),
+      gone: (event) => ({
+        tone: "alarm",
+        text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? ". Inspect it:" : ""}`,
+        details: event.commands
+      }),
+      "restore-limit": (event) => ({
+        tone: event.how === "delete-and-create" ? "info" : "warn",
+        text: `${describeObject(event.object)}: ${RESTORE_LIMIT_TEXT[event.how]}: ${event.detail}`
+      }),
+      "kubectl-warnings": (event) => ({
+        tone: "warn",
+        text: `the API server warns about this apply (kubectl apply would print it too):`,
+        details: event.lines
+      }),
+      target: (event) => ({
+        tone: "info",
+        text: `target: context ${event.context} (cluster ${event.cluster}${event.user ? `, user ${event.user}` : ""}, namespace ${event.namespace}); every kubectl call of this run goes there`
+      }),
+      "internal-error": (event) => ({
+        tone: "alarm",
+        text: `kguard failed after the apply (${event.message}): every object the apply changed counts as failed and is restored. Please report this kguard bug`
+      }),
+      "not-watched": (event) => ({
+        tone: "info",
+        text: `${describeObject(event.workload)}: applied, not watched: ${event.detail}`
+      }),
+      restoring: (event) => ({
+        tone: "undo",
+        text: `restoring ${event.objects.length} object${plural2(event.objects.length)} to their copies from before the apply: ${listObjects2(event.objects)}`
+      }),
+      restored: (event) => ({
+        tone: "undo",
+        text: `${describeObject(event.object)}: ${RESTORED_TEXT[event.action]}${event.differences.length > 0 ? ` (differs from the copy in ${event.differences.join(", ")})` : ""}`,
+        details: event.notes
+      }),
+      "restore-kept": (event) => ({
+        tone: event.reason === "no-rollback" || event.reason === "not-failed" ? "warn" : "alarm",
+        text: `${describeObject(event.object)}: ${KEPT_TEXT[event.reason]}${event.detail ? ` (${event.detail})` : ""}`,
+        details: event.commands
+      }),
+      "restore-failed": (event) => ({
+        tone: "alarm",
+        text: `ROLLBACK FAILED: ${describeObject(event.object)} is not back as it was before the apply: ${event.reason}.${event.copyFile ? ` Its pre-apply copy is in ${event.copyFile} (readable only by you).` : ""} Finish by hand:`,
+        details: event.commands
+      }),
+      "rolled-back": (event) => ({
+        tone: "undo",
+        text: `${describeObject(event.workload)}: restored and healthy again, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} pods ready`} in ${seconds3(event.elapsedMs)}`
+      }),
+      "rollback-unhealthy": (event) => ({
+        tone: "alarm",
+        text: `ROLLBACK FAILED: ${describeObject(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
+        details: event.commands
+      }),
+      journal: (event) => ({
+        tone: "info",
+        text: `run ${event.runId}: pre-apply copies journalled in ${journalSecrets(event)} until the run ends`
+      }),
+      "undo-preview": (event) => ({
+        tone: event.action === "keep" ? "alarm" : "info",
+        text: `${describeObject(event.object)}: ${event.detail}`,
+        details: event.lines
+      }),
+      "undo-finished": (event) => ({
+        tone: event.needsPerson > 0 ? "alarm" : "ok",
+        text: event.dryRun ? `kguard undo ${event.runId} --dry-run: ${event.restored} object(s) would be put back, ${event.untouched} already as before the run${event.needsPerson > 0 ? `, ${event.needsPerson} would be left to a person` : ""}; nothing was changed (exit ${event.exitCode})` : event.needsPerson > 0 ? `kguard undo ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} put back (exit ${event.exitCode})` : `kguard undo ${event.runId}: ${event.restored} object(s) put back as they were before the run and healthy, ${event.untouched} already so (exit ${event.exitCode})`
+      }),
+      "history-kept": (event) => ({
+        tone: "info",
+        text: `run ${event.runId} kept in kguard's history (secret/${event.runId}-history in namespace ${event.namespaces.join(", ")}; the last ${event.keep} runs of each are kept): kguard undo ${event.runId} puts back the state before it`
+      }),
+      "journal-kept": (event) => ({
+        tone: "alarm",
+        text: `run ${event.runId} is not finished: its journal stays in ${journalNamespaces(event)}. When you have looked, restore what is left with:`,
+        details: [event.command]
+      }),
+      "journal-warning": (event) => event.commands ? { tone: "warn", text: `${event.message}:`, details: event.commands } : {
+        tone: "warn",
+        text: `${event.message}; the run goes on (a kill now would leave kguard rollback less to go on)`
+      },
+      "fleet-cluster": (event) => event.step === "apply" ? {
+        tone: "info",
+        text: `context ${event.context} (wave ${event.wave}): applying (fleet run ${event.fleetRunId})`
+      } : {
+        tone: "undo",
+        text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed`
+      },
+      "rollback-wait": (event) => ({
+        tone: "info",
+        text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
+      }),
+      "stop-requested": (event) => ({
+        tone: "undo",
+        text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`
+      }),
+      "stopping-run": (event) => ({
+        tone: event.step === "unanswered" ? "warn" : "info",
+        text: `run ${event.runId}: ${event.detail}`
+      }),
+      "rollback-finished": (event) => ({
+        tone: event.needsPerson > 0 ? "alarm" : "ok",
+        text: event.needsPerson > 0 ? `kguard rollback ${event.runId}: ${event.needsPerson} object(s) need a person (commands above); ${event.restored} restored; the journal stays (exit ${event.exitCode})` : `kguard rollback ${event.runId}: ${event.restored} object(s) restored, ${event.untouched} already as before the run; journal removed (exit ${event.exitCode})`
+      }),
+      "lock-wait": (event) => ({
+        tone: "warn",
+        text: `${describeObject(event.object)}: another kguard run holds it (${event.holder}); waiting for it to finish (--lock-timeout)`
+      }),
+      kubectl: (event) => ({
+        tone: "info",
+        text: `kubectl ${event.args.map(shellQuote).join(" ")} (${event.timedOut ? "killed at its deadline" : `exit ${event.exitCode}`}${event.stream ? ", watch" : ""}${event.proxied ? ", through kubectl proxy" : ""}, ${seconds3(event.durationMs)})`
+      }),
+      finished: (event) => ({
+        // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.
+        tone: event.exitCode === 0 || event.outcome === "previewed" ? "ok" : event.outcome === "needs-attention" ? "alarm" : "fail",
+        text: `kguard: ${finalText(event)} (exit ${event.exitCode})`
+      })
+    };
+    RESTORE_LIMIT_TEXT = {
+      "cannot-restore": "NOT restorable if this apply fails: a restore cannot put it back",
+      "finished-job": "NOT restorable if this apply fails: a restore will not create it again",
+      "delete-and-create": "if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy"
+    };
+    PHASE_PREFIX = { rollout: "", rollback: "rollback of ", verify: "verify: " };
+    RESTORED_TEXT = {
+      restored: "put back as it was before the apply",
+      deleted: "deleted (this apply created it)",
+      recreated: "created again (this apply deleted it)",
+      replaced: "put back by deleting it and creating its pre-apply copy again (a new uid)"
+    };
+    KEPT_TEXT = {
+      "no-rollback": "left as applied because of --rollback none. To restore it by hand:",
+      "not-failed": "left as applied (--rollback failed restores only what failed)",
+      "keep-created": "NOT deleted (--keep-created): this apply created it. To remove it:",
+      "protected-kind": "NOT deleted: this apply created it, and kguard never deletes a Namespace, CRD or PersistentVolumeClaim. To remove it:",
+      "controller-owned": "NOT deleted: a controller owns it. Inspect it:",
+      conflict: "NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:",
+      gone: "NOT restored: it was deleted or replaced by someone else after the apply. Inspect:",
+      "cannot-restore": "NOT restored: no write the API server takes puts it back",
+      "finished-job": "NOT created again: a Job that had finished is never run a second time by a restore"
+    };
+    CHANGE_TEXT = {
+      created: "created",
+      configured: "changed",
+      unchanged: "unchanged",
+      recreated: "deleted and created again",
+      deleted: "deleted",
+      absent: "absent"
+    };
+    LAST_APPLIED = "metadata.annotations.kubectl.kubernetes.io/last-applied-configuration";
+  }
+});
+
+// node_modules/chalk/source/vendor/ansi-styles/index.js
+function assembleStyles() {
+  const codes = /* @__PURE__ */ new Map();
+  for (const [groupName, group] of Object.entries(styles)) {
+    for (const [styleName, style] of Object.entries(group)) {
+      styles[styleName] = {
+        open: `\x1B[${style[0]}m`,
+        close: `\x1B[${style[1]}m`
+      };
+      group[styleName] = styles[styleName];
+      codes.set(style[0], style[1]);
+    }
+    Object.defineProperty(styles, groupName, {
+      value: group,
+      enumerable: false
+    });
+  }
+  Object.defineProperty(styles, "codes", {
+    value: codes,
+    enumerable: false
+  });
+  styles.color.close = "\x1B[39m";
+  styles.bgColor.close = "\x1B[49m";
+  styles.color.ansi = wrapAnsi16();
+  styles.color.ansi256 = wrapAnsi256();
+  styles.color.ansi16m = wrapAnsi16m();
+  styles.bgColor.ansi = wrapAnsi16(ANSI_BACKGROUND_OFFSET);
+  styles.bgColor.ansi256 = wrapAnsi256(ANSI_BACKGROUND_OFFSET);
+  styles.bgColor.ansi16m = wrapAnsi16m(ANSI_BACKGROUND_OFFSET);
+  Object.defineProperties(styles, {
+    rgbToAnsi256: {
+      value(red2, green2, blue2) {
+        if (red2 === green2 && green2 === blue2) {
+          if (red2 < 8) {
+            return 16;
+          }
+          if (red2 > 248) {
+            return 231;
+          }
+          return Math.round((red2 - 8) / 247 * 24) + 232;
+        }
+        return 16 + 36 * Math.round(red2 / 255 * 5) + 6 * Math.round(green2 / 255 * 5) + Math.round(blue2 / 255 * 5);
+      },
+      enumerable: false
+    },
+    hexToRgb: {
+      value(hex) {
+        const matches2 = /[a-f\d]{6}|[a-f\d]{3}/i.exec(hex.toString(16));
+        if (!matches2) {
+          return [0, 0, 0];
+        }
+        let [colorString] = matches2;
+        if (colorString.length === 3) {
+          colorString = [...colorString].map((character) => character + character).join("");
+        }
+        const integer = Number.parseInt(colorString, 16);
+        return [
+          /* eslint-disable no-bitwise */
+          integer >> 16 & 255,
+          integer >> 8 & 255,
+          integer & 255
+          /* eslint-enable no-bitwise */
+        ];
+      },
+      enumerable: false
+    },
+    hexToAnsi256: {
+      value: (hex) => styles.rgbToAnsi256(...styles.hexToRgb(hex)),
+      enumerable: false
+    },
+    ansi256ToAnsi: {
+      value(code) {
+        if (code < 8) {
+          return 30 + code;
+        }
+        if (code < 16) {
+          return 90 + (code - 8);
+        }
+        let red2;
+        let green2;
+        let blue2;
+        if (code >= 232) {
+          red2 = ((code - 232) * 10 + 8) / 255;
+          green2 = red2;
+          blue2 = red2;
+        } else {
+          code -= 16;
+          const remainder = code % 36;
+          red2 = Math.floor(code / 36) / 5;
+          green2 = Math.floor(remainder / 6) / 5;
+          blue2 = remainder % 6 / 5;
+        }
+        const value = Math.max(red2, green2, blue2) * 2;
+        if (value === 0) {
+          return 30;
+        }
+        let result = 30 + (Math.round(blue2) << 2 | Math.round(green2) << 1 | Math.round(red2));
+        if (value === 2) {
+          result += 60;
+        }
+        return result;
+      },
+      enumerable: false
+    },
+    rgbToAnsi: {
+      value: (red2, green2, blue2) => styles.ansi256ToAnsi(styles.rgbToAnsi256(red2, green2, blue2)),
+      enumerable: false
+    },
+    hexToAnsi: {
+      value: (hex) => styles.ansi256ToAnsi(styles.hexToAnsi256(hex)),
+      enumerable: false
+    }
+  });
+  return styles;
+}
+var ANSI_BACKGROUND_OFFSET, wrapAnsi16, wrapAnsi256, wrapAnsi16m, styles, modifierNames, foregroundColorNames, backgroundColorNames, colorNames, ansiStyles, ansi_styles_default;
+var init_ansi_styles = __esm({
+  "node_modules/chalk/source/vendor/ansi-styles/index.js"() {
+    ANSI_BACKGROUND_OFFSET = 10;
+    wrapAnsi16 = (offset = 0) => (code) => `\x1B[${code + offset}m`;
+    wrapAnsi256 = (offset = 0) => (code) => `\x1B[${38 + offset};5;${code}m`;
+    wrapAnsi16m = (offset = 0) => (red2, green2, blue2) => `\x1B[${38 + offset};2;${red2};${green2};${blue2}m`;
+    styles = {
+      modifier: {
+        reset: [0, 0],
+        // 21 isn't widely supported and 22 does the same thing
+        bold: [1, 22],
+        dim: [2, 22],
+        italic: [3, 23],
+        underline: [4, 24],
+        overline: [53, 55],
+        inverse: [7, 27],
+        hidden: [8, 28],
+        strikethrough: [9, 29]
+      },
+      color: {
+        black: [30, 39],
+        red: [31, 39],
+        green: [32, 39],
+        yellow: [33, 39],
+        blue: [34, 39],
+        magenta: [35, 39],
+        cyan: [36, 39],
+        white: [37, 39],
+        // Bright color
+        blackBright: [90, 39],
+        gray: [90, 39],
+        // Alias of `blackBright`
+        grey: [90, 39],
+        // Alias of `blackBright`
+        redBright: [91, 39],
+        greenBright: [92, 39],
+        yellowBright: [93, 39],
+        blueBright: [94, 39],
+        magentaBright: [95, 39],
+        cyanBright: [96, 39],
+        whiteBright: [97, 39]
+      },
+      bgColor: {
+        bgBlack: [40, 49],
+        bgRed: [41, 49],
+        bgGreen: [42, 49],
+        bgYellow: [43, 49],
+        bgBlue: [44, 49],
+        bgMagenta: [45, 49],
+        bgCyan: [46, 49],
+        bgWhite: [47, 49],
+        // Bright color
+        bgBlackBright: [100, 49],
+        bgGray: [100, 49],
+        // Alias of `bgBlackBright`
+        bgGrey: [100, 49],
+        // Alias of `bgBlackBright`
+        bgRedBright: [101, 49],
+        bgGreenBright: [102, 49],
+        bgYellowBright: [103, 49],
+        bgBlueBright: [104, 49],
+        bgMagentaBright: [105, 49],
+        bgCyanBright: [106, 49],
+        bgWhiteBright: [107, 49]
+      }
+    };
+    modifierNames = Object.keys(styles.modifier);
+    foregroundColorNames = Object.keys(styles.color);
+    backgroundColorNames = Object.keys(styles.bgColor);
+    colorNames = [...foregroundColorNames, ...backgroundColorNames];
+    ansiStyles = assembleStyles();
+    ansi_styles_default = ansiStyles;
+  }
+});
+
+// node_modules/chalk/source/vendor/supports-color/index.js
+import process10 from "node:process";
+import os from "node:os";
+import tty3 from "node:tty";
+function hasFlag(flag, argv = globalThis.Deno ? globalThis.Deno.args : process10.argv) {
+  const prefix2 = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
+  const position = argv.indexOf(prefix2 + flag);
+  const terminatorPosition = argv.indexOf("--");
+  return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
+}
+function envForceColor() {
+  if ("FORCE_COLOR" in env) {
+    if (env.FORCE_COLOR === "true") {
+      return 1;
+    }
+    if (env.FORCE_COLOR === "false") {
+      return 0;
+    }
+    return env.FORCE_COLOR.length === 0 ? 1 : Math.min(Number.parseInt(env.FORCE_COLOR, 10), 3);
+  }
+}
+function translateLevel(level) {
+  if (level === 0) {
+    return false;
+  }
+  return {
+    level,
+    hasBasic: true,
+    has256: level >= 2,
+    has16m: level >= 3
+  };
+}
+function _supportsColor(haveStream, { streamIsTTY, sniffFlags = true } = {}) {
+  const noFlagForceColor = envForceColor();
+  if (noFlagForceColor !== void 0) {
+    flagForceColor = noFlagForceColor;
+  }
+  const forceColor = sniffFlags ? flagForceColor : noFlagForceColor;
+  if (forceColor === 0) {
+    return 0;
+  }
+  if (sniffFlags) {
+    if (hasFlag("color=16m") || hasFlag("color=full") || hasFlag("color=truecolor")) {
+      return 3;
+    }
+    if (hasFlag("color=256")) {
+      return 2;
+    }
+  }
+  if ("TF_BUILD" in env && "AGENT_NAME" in env) {
+    return 1;
+  }
+  if (haveStream && !streamIsTTY && forceColor === void 0) {
+    return 0;
+  }
+  const min = forceColor || 0;
+  if (env.TERM === "dumb") {
+    return min;
+  }
+  if (process10.platform === "win32") {
+    const osRelease = os.release().split(".");
+    if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
+      return Number(osRelease[2]) >= 14931 ? 3 : 2;
+    }
+    return 1;
+  }
+  if ("CI" in env) {
+    if (["GITHUB_ACTIONS", "GITEA_ACTIONS", "CIRCLECI"].some((key) => key in env)) {
+      return 3;
+    }
+    if (["TRAVIS", "APPVEYOR", "GITLAB_CI", "BUILDKITE", "DRONE"].some((sign) => sign in env) || env.CI_NAME === "codeship") {
+      return 1;
+    }
+    return min;
+  }
+  if ("TEAMCITY_VERSION" in env) {
+    return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env.TEAMCITY_VERSION) ? 1 : 0;
+  }
+  if (env.COLORTERM === "truecolor") {
+    return 3;
+  }
+  if (env.TERM === "xterm-kitty") {
+    return 3;
+  }
+  if (env.TERM === "xterm-ghostty") {
+    return 3;
+  }
+  if (env.TERM === "wezterm") {
+    return 3;
+  }
+  if ("TERM_PROGRAM" in env) {
+    const version = Number.parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
+    switch (env.TERM_PROGRAM) {
+      case "iTerm.app": {
+        return version >= 3 ? 3 : 2;
+      }
+      case "Apple_Terminal": {
+        return 2;
+      }
+    }
+  }
+  if (/-256(color)?$/i.test(env.TERM)) {
+    return 2;
+  }
+  if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env.TERM)) {
+    return 1;
+  }
+  if ("COLORTERM" in env) {
+    return 1;
+  }
+  return min;
+}
+function createSupportsColor(stream, options = {}) {
+  const level = _supportsColor(stream, {
+    streamIsTTY: stream && stream.isTTY,
+    ...options
+  });
+  return translateLevel(level);
+}
+var env, flagForceColor, supportsColor, supports_color_default;
+var init_supports_color = __esm({
+  "node_modules/chalk/source/vendor/supports-color/index.js"() {
+    ({ env } = process10);
+    if (hasFlag("no-color") || hasFlag("no-colors") || hasFlag("color=false") || hasFlag("color=never")) {
+      flagForceColor = 0;
+    } else if (hasFlag("color") || hasFlag("colors") || hasFlag("color=true") || hasFlag("color=always")) {
+      flagForceColor = 1;
+    }
+    supportsColor = {
+      stdout: createSupportsColor({ isTTY: tty3.isatty(1) }),
+      stderr: createSupportsColor({ isTTY: tty3.isatty(2) })
+    };
+    supports_color_default = supportsColor;
+  }
+});
+
+// node_modules/chalk/source/utilities.js
+function stringReplaceAll(string, substring, replacer) {
+  let index = string.indexOf(substring);
+  if (index === -1) {
+    return string;
+  }
+  const substringLength = substring.length;
+  let endIndex = 0;
+  let returnValue = "";
+  do {
+    returnValue += string.slice(endIndex, index) + substring + replacer;
+    endIndex = index + substringLength;
+    index = string.indexOf(substring, endIndex);
+  } while (index !== -1);
+  returnValue += string.slice(endIndex);
+  return returnValue;
+}
+function stringEncaseCRLFWithFirstIndex(string, prefix2, postfix, index) {
+  let endIndex = 0;
+  let returnValue = "";
+  do {
+    const gotCR = string[index - 1] === "\r";
+    returnValue += string.slice(endIndex, gotCR ? index - 1 : index) + prefix2 + (gotCR ? "\r\n" : "\n") + postfix;
+    endIndex = index + 1;
+    index = string.indexOf("\n", endIndex);
+  } while (index !== -1);
+  returnValue += string.slice(endIndex);
+  return returnValue;
+}
+var init_utilities = __esm({
+  "node_modules/chalk/source/utilities.js"() {
+  }
+});
+
+// node_modules/chalk/source/index.js
+function createChalk(options) {
+  return chalkFactory(options);
+}
+var stdoutColor, stderrColor, GENERATOR, STYLER, IS_EMPTY, levelMapping, styles2, applyOptions, Chalk, chalkFactory, getModelAnsi, usedModels, proto, createStyler, createBuilder, applyStyle, chalk, chalkStderr, source_default;
+var init_source2 = __esm({
+  "node_modules/chalk/source/index.js"() {
+    init_ansi_styles();
+    init_supports_color();
+    init_utilities();
+    ({ stdout: stdoutColor, stderr: stderrColor } = supports_color_default);
+    GENERATOR = /* @__PURE__ */ Symbol("GENERATOR");
+    STYLER = /* @__PURE__ */ Symbol("STYLER");
+    IS_EMPTY = /* @__PURE__ */ Symbol("IS_EMPTY");
+    levelMapping = [
+      "ansi",
+      "ansi",
+      "ansi256",
+      "ansi16m"
+    ];
+    styles2 = /* @__PURE__ */ Object.create(null);
+    applyOptions = (object, options = {}) => {
+      if (options.level && !(Number.isInteger(options.level) && options.level >= 0 && options.level <= 3)) {
+        throw new Error("The `level` option should be an integer from 0 to 3");
+      }
+      const colorLevel = stdoutColor ? stdoutColor.level : 0;
+      object.level = options.level === void 0 ? colorLevel : options.level;
+    };
+    Chalk = class {
+      constructor(options) {
+        return chalkFactory(options);
+      }
+    };
+    chalkFactory = (options) => {
+      const chalk2 = (...strings) => strings.join(" ");
+      applyOptions(chalk2, options);
+      Object.setPrototypeOf(chalk2, createChalk.prototype);
+      return chalk2;
+    };
+    Object.setPrototypeOf(createChalk.prototype, Function.prototype);
+    for (const [styleName, style] of Object.entries(ansi_styles_default)) {
+      styles2[styleName] = {
+        get() {
+          const builder = createBuilder(this, createStyler(style.open, style.close, this[STYLER]), this[IS_EMPTY]);
+          Object.defineProperty(this, styleName, { value: builder });
+          return builder;
+        }
+      };
+    }
+    styles2.visible = {
+      get() {
+        const builder = createBuilder(this, this[STYLER], true);
+        Object.defineProperty(this, "visible", { value: builder });
+        return builder;
+      }
+    };
+    getModelAnsi = (model, level, type, ...arguments_) => {
+      if (model === "rgb") {
+        if (level === "ansi16m") {
+          return ansi_styles_default[type].ansi16m(...arguments_);
+        }
+        if (level === "ansi256") {
+          return ansi_styles_default[type].ansi256(ansi_styles_default.rgbToAnsi256(...arguments_));
+        }
+        return ansi_styles_default[type].ansi(ansi_styles_default.rgbToAnsi(...arguments_));
+      }
+      if (model === "hex") {
+        return getModelAnsi("rgb", level, type, ...ansi_styles_default.hexToRgb(...arguments_));
+      }
+      return ansi_styles_default[type][model](...arguments_);
+    };
+    usedModels = ["rgb", "hex", "ansi256"];
+    for (const model of usedModels) {
+      styles2[model] = {
+        get() {
+          const { level } = this;
+          return function(...arguments_) {
+            const styler = createStyler(getModelAnsi(model, levelMapping[level], "color", ...arguments_), ansi_styles_default.color.close, this[STYLER]);
+            return createBuilder(this, styler, this[IS_EMPTY]);
+          };
+        }
+      };
+      const bgModel = "bg" + model[0].toUpperCase() + model.slice(1);
+      styles2[bgModel] = {
+        get() {
+          const { level } = this;
+          return function(...arguments_) {
+            const styler = createStyler(getModelAnsi(model, levelMapping[level], "bgColor", ...arguments_), ansi_styles_default.bgColor.close, this[STYLER]);
+            return createBuilder(this, styler, this[IS_EMPTY]);
+          };
+        }
+      };
+    }
+    proto = Object.defineProperties(() => {
+    }, {
+      ...styles2,
+      level: {
+        enumerable: true,
+        get() {
+          return this[GENERATOR].level;
+        },
+        set(level) {
+          this[GENERATOR].level = level;
+        }
+      }
+    });
+    createStyler = (open, close, parent) => {
+      let openAll;
+      let closeAll;
+      if (parent === void 0) {
+        openAll = open;
+        closeAll = close;
+      } else {
+        openAll = parent.openAll + open;
+        closeAll = close + parent.closeAll;
+      }
+      return {
+        open,
+        close,
+        openAll,
+        closeAll,
+        parent
+      };
+    };
+    createBuilder = (self, _styler, _isEmpty) => {
+      const builder = (...arguments_) => applyStyle(builder, arguments_.length === 1 ? "" + arguments_[0] : arguments_.join(" "));
+      Object.setPrototypeOf(builder, proto);
+      builder[GENERATOR] = self;
+      builder[STYLER] = _styler;
+      builder[IS_EMPTY] = _isEmpty;
+      return builder;
+    };
+    applyStyle = (self, string) => {
+      if (self.level <= 0 || !string) {
+        return self[IS_EMPTY] ? "" : string;
+      }
+      let styler = self[STYLER];
+      if (styler === void 0) {
+        return string;
+      }
+      const { openAll, closeAll } = styler;
+      if (string.includes("\x1B")) {
+        while (styler !== void 0) {
+          string = stringReplaceAll(string, styler.close, styler.open);
+          styler = styler.parent;
+        }
+      }
+      const lfIndex = string.indexOf("\n");
+      if (lfIndex !== -1) {
+        string = stringEncaseCRLFWithFirstIndex(string, closeAll, openAll, lfIndex);
+      }
+      return openAll + string + closeAll;
+    };
+    Object.defineProperties(createChalk.prototype, styles2);
+    chalk = createChalk();
+    chalkStderr = createChalk({ level: stderrColor ? stderrColor.level : 0 });
+    source_default = chalk;
+  }
+});
+
+// src/report/plain.ts
+var plain_exports = {};
+__export(plain_exports, {
+  PlainReporter: () => PlainReporter,
+  SYMBOLS: () => SYMBOLS,
+  paint: () => paint
+});
+function paint(chalk2, line) {
+  const colours = {
+    ok: chalk2.green,
+    fail: chalk2.red,
+    warn: chalk2.yellow,
+    info: (text2) => text2,
+    undo: chalk2.cyan,
+    alarm: (text2) => chalk2.bold.red(text2)
+  };
+  const head = `${colours[line.tone](SYMBOLS[line.tone])} ${line.tone === "alarm" ? chalk2.bold.red(line.text) : line.text}`;
+  const details = (line.details ?? []).map((detail) => `    ${chalk2.dim(detail)}`);
+  return [head, ...details].join("\n");
+}
+var SYMBOLS, PlainReporter;
+var init_plain = __esm({
+  "src/report/plain.ts"() {
+    "use strict";
+    init_source2();
+    init_format();
+    SYMBOLS = { ok: "\u2714", fail: "\u2716", warn: "\u26A0", info: "\u2022", undo: "\u21A9", alarm: "\u203C" };
+    PlainReporter = class {
+      constructor(stream, colour) {
+        this.stream = stream;
+        this.chalk = new Chalk({ level: colour ? 1 : 0 });
+      }
+      stream;
+      chalk;
+      emit(event) {
+        this.stream.write(`${paint(this.chalk, formatEvent(event))}
+`);
+      }
+      close() {
+      }
+    };
+  }
+});
+
+// src/report/ci/github.ts
+var github_exports = {};
+__export(github_exports, {
+  GithubActionsReporter: () => GithubActionsReporter,
+  appendSummary: () => appendSummary,
+  escapeData: () => escapeData,
+  escapeProperty: () => escapeProperty,
+  failureSummary: () => failureSummary
+});
+import { appendFileSync as appendFileSync2 } from "node:fs";
+function subjectOf(event) {
+  if ("workload" in event) return event.workload;
+  if ("object" in event) return event.object;
+  return void 0;
+}
+function withoutSubject(text2, ref) {
+  const prefix2 = `${describeObject(ref)}: `;
+  return text2.startsWith(prefix2) ? text2.slice(prefix2.length) : text2;
+}
+function cell(line) {
+  const details = (line.details ?? []).filter(
+    (detail) => line.tone === "undo" || line.tone === "alarm" || line.tone === "warn" || detail.startsWith("next: ")
+  ).map((detail) => `<br><code>${escapeCell(detail)}</code>`).join("");
+  return `${SYMBOLS[line.tone]} ${escapeCell(line.text)}${details}`;
+}
+function failureSummary(message, exitCode, messages) {
+  return [
+    `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`,
+    "",
+    ...messages.length > 0 ? [
+      `<details><summary>kguard log (${messages.length} lines)</summary>`,
+      "",
+      `<pre>${escapeHtml(messages.join("\n"))}</pre>`,
+      "</details>",
+      ""
+    ] : []
+  ].join("\n");
+}
+function appendSummary(summaryPath, markdown, stream, append = appendFileSync2) {
+  try {
+    append(summaryPath, markdown);
+  } catch (error2) {
+    const why = error2 instanceof Error ? error2.message : String(error2);
+    stream.write(
+      `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}
+`
+    );
+  }
+}
+function escapeData(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+function escapeProperty(text2) {
+  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+function escapeHtml(text2) {
+  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+function escapeCell(text2) {
+  return escapeHtml(text2).replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+var CHANGE_WORDS, GithubActionsReporter, CHECK_KINDS, RESTORE_KINDS;
+var init_github = __esm({
+  "src/report/ci/github.ts"() {
+    "use strict";
+    init_compare();
+    init_model();
+    init_format();
+    init_plain();
+    CHANGE_WORDS = {
+      created: "created",
+      configured: "changed",
+      unchanged: "unchanged",
+      recreated: "deleted and created again",
+      deleted: "pruned",
+      absent: "absent"
+    };
+    GithubActionsReporter = class {
+      constructor(inner, stream, summaryPath, append = appendFileSync2, locate = () => void 0) {
+        this.inner = inner;
+        this.stream = stream;
+        this.summaryPath = summaryPath;
+        this.append = append;
+        this.locate = locate;
+      }
+      inner;
+      stream;
+      summaryPath;
+      append;
+      locate;
+      log = [];
+      rows = /* @__PURE__ */ new Map();
+      verdict;
+      preview = false;
+      /** The checks (--verify, --verify-job) and the bake (--bake), one line each. */
+      checks = [];
+      emit(event) {
+        this.inner.emit(event);
+        const line = formatEvent(event);
+        if (event.kind !== "progress" && event.kind !== "kubectl") this.log.push(line);
+        this.remember(event, line);
+        if (line.tone === "fail" || line.tone === "alarm") {
+          const body = [line.text, ...line.details ?? []].join("\n");
+          this.stream.write(`::error ${this.properties(subjectOf(event))}::${escapeData(body)}
+`);
+        }
+      }
+      /** The summary is written only for a run that finished; one that stopped early is summarised by report/format/failure.ts. */
+      close() {
+        this.inner.close();
+        if (!this.summaryPath || !this.verdict) return;
+        appendSummary(this.summaryPath, this.summary(), this.stream, this.append);
+      }
+      remember(event, line) {
+        if (event.kind === "finished") this.verdict = line;
+        if (CHECK_KINDS.has(event.kind)) {
+          this.checks.push(line);
+          return;
+        }
+        if (event.kind === "changes" || event.kind === "preview") {
+          this.preview = event.kind === "preview";
+          for (const object of event.objects) {
+            const fields = object.changedFields.length > 0 ? `: ${summarizePaths(object.changedFields)}` : "";
+            this.rows.set(objectKey(object.ref), {
+              ref: object.ref,
+              change: `${CHANGE_WORDS[object.change]}${fields}`,
+              restore: []
+            });
+          }
+          return;
+        }
+        const subject = subjectOf(event);
+        const row = subject && this.rows.get(objectKey(subject));
+        if (!row || event.kind === "pod-problem" || event.kind === "progress" || event.kind === "lock-wait" || event.kind === "diff")
+          return;
+        const own = { ...line, text: withoutSubject(line.text, row.ref) };
+        if (RESTORE_KINDS.has(event.kind)) row.restore.push(own);
+        else row.verdict = own;
+      }
+      summary() {
+        const verdict = this.verdict;
+        const rows = [...this.rows.values()].map((row) => {
+          const verdictCell = row.verdict ? cell(row.verdict) : row.change.startsWith("unchanged") ? "unchanged, not watched" : this.preview ? "" : "applied";
+          const restoreCell = row.restore.map(cell).join("<br>");
+          return `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`;
+        });
+        const table = rows.length === 0 ? [] : ["| object | change | verdict | restore |", "|---|---|---|---|", ...rows, ""];
+        const checks = this.checks.length === 0 ? [] : ["**Checks**", "", ...this.checks.map((check) => `- ${cell(check)}`), ""];
+        const logText = this.log.map(
+          (line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join("\n")
+        ).join("\n");
+        return [
+          `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
+          "",
+          ...table,
+          ...checks,
+          `<details><summary>kguard log (${this.log.length} lines)</summary>`,
+          "",
+          `<pre>${escapeHtml(logText)}</pre>`,
+          "</details>",
+          ""
+        ].join("\n");
+      }
+      properties(subject) {
+        const location = subject ? this.locate(subject) : void 0;
+        if (!location) return "title=kguard";
+        return `file=${escapeProperty(location.file)},line=${location.line},title=${escapeProperty(`kguard: ${describeObject(subject)}`)}`;
+      }
+    };
+    CHECK_KINDS = /* @__PURE__ */ new Set([
+      "verify-passed",
+      "verify-failed",
+      "verify-job-cleanup",
+      "baked",
+      "bake-failed"
+    ]);
+    RESTORE_KINDS = /* @__PURE__ */ new Set([
+      "restored",
+      "restore-kept",
+      "restore-failed",
+      "rolled-back",
+      "rollback-unhealthy"
+    ]);
+  }
+});
+
+// src/report/format/failure.ts
+function failureReport(failure) {
+  return {
+    reportVersion: REPORT_VERSION,
+    outcome: failure.outcome,
+    exitCode: failure.exitCode,
+    error: failure.message,
+    messages: [...failure.messages ?? []]
+  };
+}
+async function reportFailure(failure, outputs) {
+  if (!failure.printed) outputs.stderr.write(`kguard: ${failure.message} (exit ${failure.exitCode})
+`);
+  if (outputs.githubActions) {
+    const { appendSummary: appendSummary2, escapeData: escapeData2, escapeProperty: escapeProperty2, failureSummary: failureSummary2 } = await Promise.resolve().then(() => (init_github(), github_exports));
+    const located = await outputs.locateYamlErrors?.(failure.message) ?? [];
+    for (const { file, line, message } of located) {
+      outputs.stderr.write(
+        `::error file=${escapeProperty2(file)},line=${line},title=kguard%3A YAML error::${escapeData2(`${file} line ${line}: ${message}. kubectl cannot read it; nothing was applied (exit ${failure.exitCode})`)}
+`
+      );
+    }
+    if (located.length === 0)
+      outputs.stderr.write(`::error title=kguard::${escapeData2(`${failure.message} (exit ${failure.exitCode})`)}
+`);
+    if (outputs.summaryPath)
+      appendSummary2(
+        outputs.summaryPath,
+        failureSummary2(failure.message, failure.exitCode, failure.messages ?? []),
+        outputs.stderr
+      );
+  }
+  if (outputs.json) outputs.stdout.write(`${JSON.stringify(failureReport(failure), null, 2)}
+`);
+}
+var init_failure = __esm({
+  "src/report/format/failure.ts"() {
+    "use strict";
+    init_json();
+  }
+});
+
+// src/cli/interrupt.ts
+function secondSignalMessage(signal, notRestored, exitCode, runId) {
+  const what = notRestored.length > 0 ? `the restore was NOT finished; these objects may still be as the apply left them:
+${notRestored.map((name) => `  ${name}`).join("\n")}` : "the restore was NOT finished.";
+  const finish2 = runId && notRestored.length > 0 ? `
+Finish it with: kguard rollback ${runId}` : "";
+  return `${signal} again: exiting at once (exit ${exitCode}); ${what}${finish2}`;
+}
+function signalMeaning(before, signal) {
+  if (before.length === 0) return "cancel";
+  if (before.length === 1 && before[0] === "SIGINT" && signal === "SIGTERM") return "same-cancellation";
+  return "exit-now";
+}
+var init_interrupt = __esm({
+  "src/cli/interrupt.ts"() {
+    "use strict";
+  }
+});
+
+// src/manifests/yaml-errors.ts
+var yaml_errors_exports = {};
+__export(yaml_errors_exports, {
+  failingDocumentStart: () => failingDocumentStart,
+  yamlErrorLocations: () => yamlErrorLocations
+});
+import { readFileSync as readFileSync5 } from "node:fs";
+import path8 from "node:path";
+function yamlErrorLocations(kubectlMessage, base, read = (file) => {
+  try {
+    return readFileSync5(file, "utf8");
+  } catch {
+    return void 0;
+  }
+}) {
+  return [...kubectlMessage.matchAll(KUBECTL_YAML_ERROR)].map((match) => {
+    const [, file, lineInDocument, message] = match;
+    const text2 = read(file);
+    const start = text2 === void 0 ? 1 : failingDocumentStart(text2);
+    const shown2 = path8.relative(base, path8.resolve(file));
+    return {
+      file: shown2.startsWith("..") || path8.isAbsolute(shown2) ? path8.resolve(file) : shown2,
+      line: start + Number(lineInDocument) - 1,
+      message
+    };
+  });
+}
+function failingDocumentStart(text2) {
+  const lines = text2.split("\n");
+  let start = 0;
+  for (let index = 0; index <= lines.length; index += 1) {
+    const atEnd = index === lines.length;
+    if (atEnd || /^---\s*$/.test(lines[index])) {
+      const chunk = lines.slice(start, index).join("\n");
+      if (chunk.trim() !== "" && (0, import_yaml4.parseDocument)(chunk).errors.length > 0) return start + 1;
+      start = index + 1;
+    }
+  }
+  return 1;
+}
+var import_yaml4, KUBECTL_YAML_ERROR;
+var init_yaml_errors = __esm({
+  "src/manifests/yaml-errors.ts"() {
+    "use strict";
+    import_yaml4 = __toESM(require_dist(), 1);
+    KUBECTL_YAML_ERROR = /error parsing (.+?): error converting YAML to JSON: yaml: line (\d+): (.+?)(?=(?: error parsing .+?: error converting YAML| error parsing |\. Next:|\n|$))/g;
+  }
+});
+
+// src/cli/exits.ts
+async function fail(session, error2) {
+  const found = failureOf(error2);
+  const failure = session.diffPreview ? { ...found, exitCode: diffPreviewExitCode(found.exitCode) } : found;
+  if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
+  const sanitized = {
+    ...failure,
+    message: sanitizeText(failure.message, session.redactor),
+    messages: session.recorder?.messages
+  };
+  await reportFailure(sanitized, failureOutputs(session));
+  session.events?.error(failure.exitCode, sanitized.message);
+  await Promise.all([
+    writeJunit(session, failureReport(sanitized)),
+    writeDotenv(session, failure.outcome, failure.exitCode)
+  ]);
+  return failure.exitCode;
+}
+function failureOutputs(session) {
+  const summaryPath = process.env.GITHUB_STEP_SUMMARY || void 0;
+  const locateYamlErrors = async (message) => (await Promise.resolve().then(() => (init_yaml_errors(), yaml_errors_exports))).yamlErrorLocations(message, workspace());
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    json: session.json,
+    githubActions: session.githubActions,
+    summaryPath,
+    locateYamlErrors
+  };
+}
+function failureOf(error2) {
+  if (error2 instanceof CommanderError) {
+    if (error2.exitCode === 0) return { outcome: "error", exitCode: ExitCode.Success, message: "" };
+    const message = error2.message === "(outputHelp)" ? "no command given: use kguard apply -f FILE" : error2.message.replace(/^error: /, "");
+    return { outcome: "error", exitCode: ExitCode.InputError, message, printed: true };
+  }
+  if (error2 instanceof InterruptedError)
+    return { outcome: "interrupted", exitCode: error2.exitCode, message: error2.message };
+  if (error2 instanceof KguardError) return { outcome: "error", exitCode: error2.exitCode, message: error2.message };
+  const detail = error2 instanceof Error ? error2.stack ?? error2.message : String(error2);
+  return {
+    outcome: "error",
+    exitCode: ExitCode.InternalError,
+    message: `internal error: ${detail}. This is a bug in kguard; please report it with the command you ran.`
+  };
+}
+function handleInterrupts(session) {
+  const seen = [];
+  const onSignal = (signal) => {
+    if (session.finished) return;
+    const meaning = signalMeaning(seen, signal);
+    seen.push(signal);
+    if (meaning === "cancel") {
+      const again = signal === "SIGINT" ? "SIGINT again exits at once" : "a second signal exits at once";
+      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (${again})
+`);
+      session.cancel.abort(`interrupted by ${signal}`);
+      return;
+    }
+    if (meaning === "same-cancellation") {
+      process.stderr.write(
+        `kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)
+`
+      );
+      return;
+    }
+    stopRunningProcesses();
+    session.recorder?.close();
+    const message = sanitizeText(
+      secondSignalMessage(signal, session.recorder?.notRestored() ?? [], ExitCode.Interrupted, session.recorder?.runId),
+      session.redactor
+    );
+    process.stderr.write(`kguard: ${message}
+`);
+    const failure = {
+      outcome: "interrupted",
+      exitCode: ExitCode.Interrupted,
+      message,
+      messages: session.recorder?.messages,
+      printed: true
+    };
+    session.events?.error(ExitCode.Interrupted, message);
+    void (async () => {
+      await reportFailure(failure, failureOutputs(session)).catch(() => void 0);
+      await writeJunit(session, failureReport(failure)).catch(() => void 0);
+      await writeDotenv(session, failure.outcome, ExitCode.Interrupted).catch(() => void 0);
+      process.exit(ExitCode.Interrupted);
+    })();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+}
+var init_exits = __esm({
+  "src/cli/exits.ts"() {
+    "use strict";
+    init_esm();
+    init_errors();
+    init_exec();
+    init_failure();
+    init_sanitize();
+    init_interrupt();
+    init_ci_files();
+    init_options3();
   }
 });
 
@@ -32255,60 +32412,113 @@ var init_diff_output = __esm({
   }
 });
 
-// src/kubectl/resources.ts
-function resourceTypeOf(type) {
-  const builtIn = BUILT_IN[type];
-  if (builtIn) return builtIn;
-  const [kind, version, ...group] = type.split(".");
-  if (!kind || !version || !/^[A-Z]/.test(kind)) return void 0;
-  return { kind, version, group: group.join(".") };
-}
-function groupVersionPath(type) {
-  return type.group === "" ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
-}
-function collectionPath(type, resource, namespace) {
-  return `${groupVersionPath(type)}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ""}/${resource}`;
-}
-function resourceNameIn(discovery, kind) {
-  const resources = discovery?.resources ?? [];
-  return resources.find((entry) => entry.kind === kind && typeof entry.name === "string" && !entry.name.includes("/"))?.name;
-}
-function snapshotOf(objects) {
-  const all = [...objects];
+// src/kubectl/client/apply-family.ts
+function applyFamily(runner) {
   return {
-    objects: all,
-    pods: all.filter((object) => object.kind === "Pod" && object.apiVersion === "v1")
+    async kustomize(directory) {
+      const result = await runner.run(["kustomize", directory], {
+        deadlineMs: runner.connection.readDeadlineMs,
+        bounded: false
+      });
+      if (result.exitCode !== 0) {
+        const diagnosis = diagnoseKubectlFailure(result);
+        if (diagnosis.kind === "missing-binary") throw runner.failure("render the kustomization", result);
+        throw new InputError(
+          `kubectl kustomize ${directory} failed: ${diagnosis.detail}. Fix the kustomization; nothing was applied.`
+        );
+      }
+      return result.stdout;
+    },
+    /**
+     * kubectl's own reading of the manifests: `kubectl apply --dry-run=client|server -o json` over
+     * the same inputs. The client run names every object with its namespace resolved as kubectl
+     * resolves it; the server run returns each object as the API server would store it.
+     * With -o json kubectl prints the applied objects as one document (a List when there are
+     * several), then one document per pruned object (apply.go printObjects, prune.go).
+     */
+    async dryRun(request, strategy) {
+      const result = await runner.retrying(
+        () => runner.run([...applyCommand(request), `--dry-run=${strategy}`, "-o", "json"], {
+          deadlineMs: request.deadlineMs,
+          input: request.stdin
+        })
+      );
+      if (result.exitCode !== 0) {
+        if (diagnoseKubectlFailure(result).kind === "missing-binary") throw runner.failure("run kubectl", result);
+        return { ok: false, stderr: result.stderr, timedOut: result.timedOut === true };
+      }
+      const documents = jsonDocuments(result.stdout);
+      const [first, ...rest] = documents;
+      const objects = first ? itemsOfValue(first) : [];
+      runner.connection.observe?.([...objects, ...rest]);
+      return { ok: true, objects, pruned: rest, warnings: result.stderr };
+    },
+    /**
+     * What a client-side dry run says it would do to each object, in kubectl's order. Its -o json
+     * output cannot tell: for an object that exists it prints the live object, since the patch is
+     * never sent (apply.go, DryRunClient).
+     */
+    async dryRunActions(request) {
+      const result = await runner.run([...applyCommand(request), "--dry-run=client"], {
+        deadlineMs: request.deadlineMs,
+        input: request.stdin
+      });
+      if (result.exitCode !== 0) throw runner.failure("preview the apply", result);
+      return parseApplyOutput(result.stdout);
+    },
+    /**
+     * `kubectl diff` over the same inputs: the live objects against what the apply would make of
+     * them, split per object. kubectl diff exits 1 when there are differences: that is an answer,
+     * not a failure; above 1 it failed.
+     */
+    async diff(request, refs) {
+      const args = ["diff", ...request.filenames.flatMap((filename) => ["-f", filename])];
+      if (request.recursive) args.push("-R");
+      if (request.namespace) args.push("-n", request.namespace);
+      args.push(...request.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
+      const result = await runner.retrying(
+        () => runner.run(args, { deadlineMs: request.deadlineMs, input: request.stdin })
+      );
+      if (result.exitCode !== 0 && result.exitCode !== 1)
+        throw runner.failure("show the differences (kubectl diff)", result);
+      return diffsByObject(result.stdout, refs);
+    },
+    /**
+     * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
+     * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
+     * already wrote come out unchanged the second time. What an attempt reported applied before it
+     * failed is kept (a later attempt reports those objects as unchanged).
+     */
+    async apply(request) {
+      const applied2 = /* @__PURE__ */ new Map();
+      const result = await runner.retrying(async () => {
+        const attempt = await runner.run(applyCommand(request), {
+          deadlineMs: request.deadlineMs,
+          input: request.stdin
+        });
+        for (const object of parseApplyOutput(attempt.stdout)) {
+          const key = `${object.resource}/${object.name}`;
+          if (!applied2.has(key) || applied2.get(key)?.action === "unchanged") applied2.set(key, object);
+        }
+        return attempt;
+      });
+      if (result.exitCode !== 0)
+        throw runner.failure("apply the manifests", result, [...applied2.values()], {
+          ms: request.deadlineMs,
+          flag: "--timeout"
+        });
+      return [...applied2.values()];
+    }
   };
 }
-var BUILT_IN;
-var init_resources = __esm({
-  "src/kubectl/resources.ts"() {
+var init_apply_family = __esm({
+  "src/kubectl/client/apply-family.ts"() {
     "use strict";
-    BUILT_IN = {
-      pods: { group: "", version: "v1", kind: "Pod", resource: "pods" },
-      services: { group: "", version: "v1", kind: "Service", resource: "services" },
-      secrets: { group: "", version: "v1", kind: "Secret", resource: "secrets" },
-      events: { group: "", version: "v1", kind: "Event", resource: "events" },
-      persistentvolumeclaims: {
-        group: "",
-        version: "v1",
-        kind: "PersistentVolumeClaim",
-        resource: "persistentvolumeclaims"
-      },
-      "deployments.apps": { group: "apps", version: "v1", kind: "Deployment", resource: "deployments" },
-      "replicasets.apps": { group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets" },
-      "statefulsets.apps": { group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets" },
-      "daemonsets.apps": { group: "apps", version: "v1", kind: "DaemonSet", resource: "daemonsets" },
-      "ingresses.networking.k8s.io": { group: "networking.k8s.io", version: "v1", kind: "Ingress", resource: "ingresses" },
-      "jobs.batch": { group: "batch", version: "v1", kind: "Job", resource: "jobs" },
-      "leases.coordination.k8s.io": { group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases" },
-      "customresourcedefinitions.apiextensions.k8s.io": {
-        group: "apiextensions.k8s.io",
-        version: "v1",
-        kind: "CustomResourceDefinition",
-        resource: "customresourcedefinitions"
-      }
-    };
+    init_errors();
+    init_apply_output();
+    init_diagnose();
+    init_diff_output();
+    init_parse();
   }
 });
 
@@ -32381,6 +32591,336 @@ var init_watch_events = __esm({
         return events;
       }
     };
+  }
+});
+
+// src/kubectl/client/list-watch.ts
+function listWatch(runner) {
+  return {
+    /**
+     * One collection as the API server lists it (`kubectl get --raw`), with the list's
+     * resourceVersion, which kubectl's own `get -o json` of several types does not keep: a watch
+     * started from it misses nothing. Items get back the kind the API server leaves out of lists.
+     */
+    async listCollection(query) {
+      const path14 = await runner.collectionPathOf(query).catch((error2) => error2);
+      if (path14 instanceof Error) return { ok: false, message: path14.message, transient: false };
+      const result = await runner.run(["get", "--raw", withQuery(path14, selectorsOf(query))], {
+        deadlineMs: runner.connection.readDeadlineMs
+      });
+      if (result.exitCode !== 0)
+        return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
+      return { ok: true, ...listedItems(result.stdout) };
+    },
+    /**
+     * Watches one collection from `resourceVersion` (`kubectl get --raw '\u2026?watch=1'`, which copies
+     * the server's stream as it arrives), with bookmarks, until the server ends it after
+     * `timeoutSeconds`. No --request-timeout: it would cut the stream.
+     */
+    watchCollection(query, from, onEvent) {
+      const stream = runner.stream;
+      if (!stream)
+        return {
+          done: Promise.resolve({ ended: false, message: "watching is not available", transient: false }),
+          stop: () => void 0
+        };
+      let stopRequested = false;
+      let running2;
+      const done = (async () => {
+        const path14 = await runner.collectionPathOf(query).catch((error2) => error2);
+        if (path14 instanceof Error) return { ended: false, message: path14.message, transient: false };
+        if (stopRequested) return { ended: true };
+        const params = {
+          ...selectorsOf(query),
+          watch: "1",
+          resourceVersion: from.resourceVersion,
+          allowWatchBookmarks: "true",
+          timeoutSeconds: String(from.timeoutSeconds)
+        };
+        const reader = new WatchEventReader();
+        running2 = stream(
+          runner.connection.binary,
+          [...runner.connectionArgs(), "get", "--raw", withQuery(path14, params)],
+          (text2) => {
+            for (const event of reader.push(text2)) onEvent(event);
+          }
+        );
+        const result = await running2.done;
+        if (!result.proxied) runner.processes += 1;
+        if (result.exitCode === 0 || stopRequested) return { ended: true };
+        return {
+          ended: false,
+          message: diagnoseKubectlFailure(result).detail,
+          transient: isRetryable(result)
+        };
+      })();
+      return {
+        done,
+        stop: () => {
+          stopRequested = true;
+          running2?.stop();
+        }
+      };
+    }
+  };
+}
+var init_list_watch = __esm({
+  "src/kubectl/client/list-watch.ts"() {
+    "use strict";
+    init_diagnose();
+    init_watch_events();
+    init_parse();
+  }
+});
+
+// src/kubectl/resources.ts
+function resourceTypeOf(type) {
+  const builtIn = BUILT_IN[type];
+  if (builtIn) return builtIn;
+  const [kind, version, ...group] = type.split(".");
+  if (!kind || !version || !/^[A-Z]/.test(kind)) return void 0;
+  return { kind, version, group: group.join(".") };
+}
+function groupVersionPath(type) {
+  return type.group === "" ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
+}
+function collectionPath(type, resource, namespace) {
+  return `${groupVersionPath(type)}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ""}/${resource}`;
+}
+function resourceNameIn(discovery, kind) {
+  const resources = discovery?.resources ?? [];
+  return resources.find((entry) => entry.kind === kind && typeof entry.name === "string" && !entry.name.includes("/"))?.name;
+}
+function snapshotOf(objects) {
+  const all = [...objects];
+  return {
+    objects: all,
+    pods: all.filter((object) => object.kind === "Pod" && object.apiVersion === "v1")
+  };
+}
+var BUILT_IN;
+var init_resources = __esm({
+  "src/kubectl/resources.ts"() {
+    "use strict";
+    BUILT_IN = {
+      pods: { group: "", version: "v1", kind: "Pod", resource: "pods" },
+      services: { group: "", version: "v1", kind: "Service", resource: "services" },
+      secrets: { group: "", version: "v1", kind: "Secret", resource: "secrets" },
+      events: { group: "", version: "v1", kind: "Event", resource: "events" },
+      persistentvolumeclaims: {
+        group: "",
+        version: "v1",
+        kind: "PersistentVolumeClaim",
+        resource: "persistentvolumeclaims"
+      },
+      "deployments.apps": { group: "apps", version: "v1", kind: "Deployment", resource: "deployments" },
+      "replicasets.apps": { group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets" },
+      "statefulsets.apps": { group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets" },
+      "daemonsets.apps": { group: "apps", version: "v1", kind: "DaemonSet", resource: "daemonsets" },
+      "ingresses.networking.k8s.io": { group: "networking.k8s.io", version: "v1", kind: "Ingress", resource: "ingresses" },
+      "jobs.batch": { group: "batch", version: "v1", kind: "Job", resource: "jobs" },
+      "leases.coordination.k8s.io": { group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases" },
+      "customresourcedefinitions.apiextensions.k8s.io": {
+        group: "apiextensions.k8s.io",
+        version: "v1",
+        kind: "CustomResourceDefinition",
+        resource: "customresourcedefinitions"
+      }
+    };
+  }
+});
+
+// src/kubectl/access.ts
+function reviewOf({ verb, group, resource, namespace }) {
+  return {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectAccessReview",
+    spec: { resourceAttributes: { verb, group, resource, ...namespace ? { namespace } : {} } }
+  };
+}
+function reviewsList(questions) {
+  return JSON.stringify({ apiVersion: "v1", kind: "List", items: questions.map(reviewOf) });
+}
+function readAnswers(questions, result) {
+  if (result.exitCode !== 0) {
+    const said2 = result.timedOut ? "kubectl did not answer in time" : diagnoseKubectlFailure(result).detail;
+    throw new Error(`kubectl could not ask the API server what this user may do (SelfSubjectAccessReview): ${said2}`);
+  }
+  const answers = jsonDocuments(result.stdout);
+  return questions.map((question) => {
+    const answer = answers.find(({ spec }) => {
+      const asked = spec?.resourceAttributes ?? {};
+      return asked.verb === question.verb && (asked.group ?? "") === question.group && asked.resource === question.resource && (asked.namespace ?? "") === question.namespace;
+    });
+    if (!answer)
+      throw new Error(`the API server did not answer whether this user may ${question.verb} ${question.resource}`);
+    return { ...question, allowed: answer.status?.allowed === true };
+  });
+}
+async function reviewAccess(questions, run) {
+  const [first, ...others] = questions;
+  if (!first) return [];
+  const ask = (question) => run(REVIEW_RAW_ARGS, JSON.stringify(reviewOf(question)));
+  const asked = await ask(first);
+  if (!asked.proxied || asked.exitCode !== 0)
+    return readAnswers(questions, await run(REVIEW_ARGS, reviewsList(questions)));
+  const answers = [asked, ...await Promise.all(others.map(ask))];
+  return readAnswers(
+    questions,
+    answers.find((answer) => answer.exitCode !== 0) ?? {
+      ...asked,
+      stdout: answers.map((answer) => answer.stdout).join("\n")
+    }
+  );
+}
+var REVIEW_ARGS, REVIEW_RAW_ARGS;
+var init_access = __esm({
+  "src/kubectl/access.ts"() {
+    "use strict";
+    init_diagnose();
+    init_parse();
+    REVIEW_ARGS = ["create", "-f", "-", "-o", "json", "--validate=false"];
+    REVIEW_RAW_ARGS = [
+      "create",
+      "--raw",
+      "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+      "-f",
+      "-"
+    ];
+  }
+});
+
+// src/kubectl/client/reads.ts
+function objectReads(runner) {
+  return {
+    /**
+     * Full copies of objects of the given types in one namespace ('' for cluster-scoped types),
+     * one list request per type, with managedFields (kubectl hides them unless asked).
+     */
+    async listObjects(namespace, types) {
+      if (types.length === 0) return [];
+      const items = await runner.lists(
+        namespace,
+        types,
+        {},
+        `read ${types.join(", ")}${namespace ? ` in namespace ${namespace}` : ""}`,
+        ["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json", "--show-managed-fields"]
+      );
+      return runner.observed(items);
+    },
+    /**
+     * One object as it is now, or undefined when it does not exist. A type whose REST path is known
+     * is read with `get --raw` (through the API channel: no process of its own); 404 means gone.
+     */
+    async getObject(type, namespace, name) {
+      const path14 = await runner.collectionPathOf({ type, namespace }).catch(() => void 0);
+      if (path14) {
+        const raw = await runner.run(["get", "--raw", `${path14}/${encodeURIComponent(name)}`], {
+          deadlineMs: runner.connection.readDeadlineMs
+        });
+        if (raw.exitCode === 0) return runner.observed([JSON.parse(raw.stdout)])[0];
+        if (/\(NotFound\)/.test(raw.stderr)) return void 0;
+        throw runner.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ""}`, raw);
+      }
+      const result = await runner.run(
+        [
+          "get",
+          type,
+          name,
+          ...namespace ? ["-n", namespace] : [],
+          "-o",
+          "json",
+          "--show-managed-fields",
+          "--ignore-not-found"
+        ],
+        { deadlineMs: runner.connection.readDeadlineMs }
+      );
+      if (result.exitCode !== 0)
+        throw runner.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ""}`, result);
+      return runner.observed(itemsOf(result.stdout))[0];
+    },
+    /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
+    async listLabelled(type, namespace, selector) {
+      return runner.lists(
+        namespace ?? "",
+        [type],
+        { labelSelector: selector },
+        `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ""}`,
+        ["get", type, ...namespace ? ["-n", namespace] : ["--all-namespaces"], "-l", selector, "-o", "json"]
+      );
+    },
+    /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
+    async apiResources(apiVersions) {
+      if (apiVersions) return runner.discovery.resourcesOf([...new Set(apiVersions)]);
+      const result = await runner.run(["api-resources", "-o", "wide", "--no-headers=false"], {
+        deadlineMs: runner.connection.readDeadlineMs
+      });
+      const resources = parseApiResources(result.stdout);
+      if (result.exitCode !== 0 && !(resources.size > 0 && /unable to retrieve the complete list of server APIs/.test(result.stderr))) {
+        throw runner.failure("read the API resources (kubectl api-resources)", result);
+      }
+      return resources;
+    },
+    /** Kinds a CRD of this run just established appear: discovery is read again from now on. */
+    refreshDiscovery() {
+      runner.discovery.forget();
+    },
+    /**
+     * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
+     * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
+     * reads cluster-scoped types.
+     */
+    async workloadState(namespace, types) {
+      const result = await runner.run(["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json"], {
+        deadlineMs: runner.connection.readDeadlineMs
+      });
+      if (result.exitCode !== 0)
+        throw runner.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ""}`, result);
+      return snapshotOf(itemsOf(result.stdout));
+    },
+    /** Events about one object (a pod or a deployment), oldest first. */
+    async events(namespace, objectName) {
+      const selector = `involvedObject.name=${objectName}`;
+      const items = await runner.lists(
+        namespace,
+        ["events"],
+        { fieldSelector: selector },
+        `read events of ${objectName}`,
+        ["get", "events", "-n", namespace, "--field-selector", selector, "-o", "json"]
+      );
+      return items;
+    },
+    /**
+     * The last `tail` lines one container printed (`kubectl logs`); with `previous`, those of its run
+     * before the last restart. Evidence, not a verdict: a failure comes back as kubectl's own words.
+     */
+    async logs(namespace, pod, container, options) {
+      const args = [
+        "logs",
+        pod,
+        "-n",
+        namespace,
+        "-c",
+        container,
+        `--tail=${options.tail}`,
+        ...options.previous ? ["--previous"] : []
+      ];
+      return logsResult(await runner.run(args, { deadlineMs: runner.connection.readDeadlineMs }));
+    },
+    reviewAccess(questions) {
+      return reviewAccess(
+        questions,
+        (args, input) => runner.run(args, { deadlineMs: runner.connection.readDeadlineMs, input })
+      );
+    }
+  };
+}
+var init_reads = __esm({
+  "src/kubectl/client/reads.ts"() {
+    "use strict";
+    init_resources();
+    init_parse();
+    init_access();
   }
 });
 
@@ -32529,88 +33069,19 @@ var init_target = __esm({
   }
 });
 
-// src/kubectl/access.ts
-function reviewOf({ verb, group, resource, namespace }) {
-  return {
-    apiVersion: "authorization.k8s.io/v1",
-    kind: "SelfSubjectAccessReview",
-    spec: { resourceAttributes: { verb, group, resource, ...namespace ? { namespace } : {} } }
-  };
-}
-function reviewsList(questions) {
-  return JSON.stringify({ apiVersion: "v1", kind: "List", items: questions.map(reviewOf) });
-}
-function readAnswers(questions, result) {
-  if (result.exitCode !== 0) {
-    const said2 = result.timedOut ? "kubectl did not answer in time" : diagnoseKubectlFailure(result).detail;
-    throw new Error(`kubectl could not ask the API server what this user may do (SelfSubjectAccessReview): ${said2}`);
-  }
-  const answers = jsonDocuments(result.stdout);
-  return questions.map((question) => {
-    const answer = answers.find(({ spec }) => {
-      const asked = spec?.resourceAttributes ?? {};
-      return asked.verb === question.verb && (asked.group ?? "") === question.group && asked.resource === question.resource && (asked.namespace ?? "") === question.namespace;
-    });
-    if (!answer)
-      throw new Error(`the API server did not answer whether this user may ${question.verb} ${question.resource}`);
-    return { ...question, allowed: answer.status?.allowed === true };
-  });
-}
-async function reviewAccess(questions, run) {
-  const [first, ...others] = questions;
-  if (!first) return [];
-  const ask = (question) => run(REVIEW_RAW_ARGS, JSON.stringify(reviewOf(question)));
-  const asked = await ask(first);
-  if (!asked.proxied || asked.exitCode !== 0)
-    return readAnswers(questions, await run(REVIEW_ARGS, reviewsList(questions)));
-  const answers = [asked, ...await Promise.all(others.map(ask))];
-  return readAnswers(
-    questions,
-    answers.find((answer) => answer.exitCode !== 0) ?? {
-      ...asked,
-      stdout: answers.map((answer) => answer.stdout).join("\n")
-    }
-  );
-}
-var REVIEW_ARGS, REVIEW_RAW_ARGS;
-var init_access = __esm({
-  "src/kubectl/access.ts"() {
+// src/kubectl/client/runner.ts
+var KubectlRunner;
+var init_runner = __esm({
+  "src/kubectl/client/runner.ts"() {
     "use strict";
-    init_diagnose();
-    init_parse();
-    REVIEW_ARGS = ["create", "-f", "-", "-o", "json", "--validate=false"];
-    REVIEW_RAW_ARGS = [
-      "create",
-      "--raw",
-      "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-      "-f",
-      "-"
-    ];
-  }
-});
-
-// src/kubectl/client.ts
-function createKubectl(exec, connection, stream) {
-  return new KubectlClient(exec, connection, stream);
-}
-var KubectlClient;
-var init_client = __esm({
-  "src/kubectl/client.ts"() {
-    "use strict";
-    init_errors();
-    init_apply_output();
-    init_diagnose();
-    init_diff_output();
     init_resources();
     init_transient();
-    init_watch_events();
-    init_options2();
+    init_options();
     init_discovery();
     init_pool();
     init_target();
     init_parse();
-    init_access();
-    KubectlClient = class {
+    KubectlRunner = class {
       constructor(exec, connection, stream) {
         this.exec = exec;
         this.connection = connection;
@@ -32639,321 +33110,6 @@ var init_client = __esm({
       /** The most kubectl processes (watch streams aside) that ran at once. */
       get peakProcesses() {
         return this.pool.peak;
-      }
-      async kustomize(directory) {
-        const result = await this.run(["kustomize", directory], {
-          deadlineMs: this.connection.readDeadlineMs,
-          bounded: false
-        });
-        if (result.exitCode !== 0) {
-          const diagnosis = diagnoseKubectlFailure(result);
-          if (diagnosis.kind === "missing-binary") throw this.failure("render the kustomization", result);
-          throw new InputError(
-            `kubectl kustomize ${directory} failed: ${diagnosis.detail}. Fix the kustomization; nothing was applied.`
-          );
-        }
-        return result.stdout;
-      }
-      /**
-       * kubectl's own reading of the manifests: `kubectl apply --dry-run=client|server -o json` over
-       * the same inputs. The client run names every object with its namespace resolved as kubectl
-       * resolves it; the server run returns each object as the API server would store it.
-       * With -o json kubectl prints the applied objects as one document (a List when there are
-       * several), then one document per pruned object (apply.go printObjects, prune.go).
-       */
-      async dryRun(request, strategy) {
-        const result = await this.retrying(
-          () => this.run([...applyCommand(request), `--dry-run=${strategy}`, "-o", "json"], {
-            deadlineMs: request.deadlineMs,
-            input: request.stdin
-          })
-        );
-        if (result.exitCode !== 0) {
-          if (diagnoseKubectlFailure(result).kind === "missing-binary") throw this.failure("run kubectl", result);
-          return { ok: false, stderr: result.stderr, timedOut: result.timedOut === true };
-        }
-        const documents = jsonDocuments(result.stdout);
-        const [first, ...rest] = documents;
-        const objects = first ? itemsOfValue(first) : [];
-        this.connection.observe?.([...objects, ...rest]);
-        return { ok: true, objects, pruned: rest, warnings: result.stderr };
-      }
-      /**
-       * What a client-side dry run says it would do to each object, in kubectl's order. Its -o json
-       * output cannot tell: for an object that exists it prints the live object, since the patch is
-       * never sent (apply.go, DryRunClient).
-       */
-      async dryRunActions(request) {
-        const result = await this.run([...applyCommand(request), "--dry-run=client"], {
-          deadlineMs: request.deadlineMs,
-          input: request.stdin
-        });
-        if (result.exitCode !== 0) throw this.failure("preview the apply", result);
-        return parseApplyOutput(result.stdout);
-      }
-      /**
-       * `kubectl diff` over the same inputs: the live objects against what the apply would make of
-       * them, split per object. kubectl diff exits 1 when there are differences: that is an answer,
-       * not a failure; above 1 it failed.
-       */
-      async diff(request, refs) {
-        const args = ["diff", ...request.filenames.flatMap((filename) => ["-f", filename])];
-        if (request.recursive) args.push("-R");
-        if (request.namespace) args.push("-n", request.namespace);
-        args.push(...request.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
-        const result = await this.retrying(() => this.run(args, { deadlineMs: request.deadlineMs, input: request.stdin }));
-        if (result.exitCode !== 0 && result.exitCode !== 1)
-          throw this.failure("show the differences (kubectl diff)", result);
-        return diffsByObject(result.stdout, refs);
-      }
-      /**
-       * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
-       * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
-       * already wrote come out unchanged the second time. What an attempt reported applied before it
-       * failed is kept (a later attempt reports those objects as unchanged).
-       */
-      async apply(request) {
-        const applied2 = /* @__PURE__ */ new Map();
-        const result = await this.retrying(async () => {
-          const attempt = await this.run(applyCommand(request), { deadlineMs: request.deadlineMs, input: request.stdin });
-          for (const object of parseApplyOutput(attempt.stdout)) {
-            const key = `${object.resource}/${object.name}`;
-            if (!applied2.has(key) || applied2.get(key)?.action === "unchanged") applied2.set(key, object);
-          }
-          return attempt;
-        });
-        if (result.exitCode !== 0)
-          throw this.failure("apply the manifests", result, [...applied2.values()], {
-            ms: request.deadlineMs,
-            flag: "--timeout"
-          });
-        return [...applied2.values()];
-      }
-      /**
-       * Full copies of objects of the given types in one namespace ('' for cluster-scoped types),
-       * one list request per type, with managedFields (kubectl hides them unless asked).
-       */
-      async listObjects(namespace, types) {
-        if (types.length === 0) return [];
-        const items = await this.lists(
-          namespace,
-          types,
-          {},
-          `read ${types.join(", ")}${namespace ? ` in namespace ${namespace}` : ""}`,
-          ["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json", "--show-managed-fields"]
-        );
-        return this.observed(items);
-      }
-      /**
-       * Objects of `types` as `kubectl get TYPES -o json` lists them: one `get --raw` list per type
-       * when every type's REST path is known (through the API channel, no process of its own), in
-       * the order of the types; else `kubectlArgs` as one kubectl command.
-       */
-      async lists(namespace, types, selectors, what, kubectlArgs) {
-        const paths = await Promise.all(
-          types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => void 0))
-        );
-        if (paths.every((path14) => path14 !== void 0)) {
-          const results = await Promise.all(
-            paths.map(
-              (path14) => this.run(["get", "--raw", withQuery(path14, selectors)], { deadlineMs: this.connection.readDeadlineMs })
-            )
-          );
-          const failed2 = results.find((result2) => result2.exitCode !== 0);
-          if (failed2) throw this.failure(what, failed2);
-          return results.flatMap((result2) => listedItems(result2.stdout).items);
-        }
-        const result = await this.run(kubectlArgs, { deadlineMs: this.connection.readDeadlineMs });
-        if (result.exitCode !== 0) throw this.failure(what, result);
-        return itemsOf(result.stdout);
-      }
-      /**
-       * One object as it is now, or undefined when it does not exist. A type whose REST path is known
-       * is read with `get --raw` (through the API channel: no process of its own); 404 means gone.
-       */
-      async getObject(type, namespace, name) {
-        const path14 = await this.collectionPathOf({ type, namespace }).catch(() => void 0);
-        if (path14) {
-          const raw = await this.run(["get", "--raw", `${path14}/${encodeURIComponent(name)}`], {
-            deadlineMs: this.connection.readDeadlineMs
-          });
-          if (raw.exitCode === 0) return this.observed([JSON.parse(raw.stdout)])[0];
-          if (/\(NotFound\)/.test(raw.stderr)) return void 0;
-          throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ""}`, raw);
-        }
-        const result = await this.run(
-          [
-            "get",
-            type,
-            name,
-            ...namespace ? ["-n", namespace] : [],
-            "-o",
-            "json",
-            "--show-managed-fields",
-            "--ignore-not-found"
-          ],
-          { deadlineMs: this.connection.readDeadlineMs }
-        );
-        if (result.exitCode !== 0)
-          throw this.failure(`read ${type}/${name}${namespace ? ` in namespace ${namespace}` : ""}`, result);
-        return this.observed(itemsOf(result.stdout))[0];
-      }
-      /**
-       * PUT the whole object to its REST path (`kubectl replace --raw PATH -f -`). The raw form
-       * sends the body untouched: plain `kubectl replace` rewrites an existing
-       * last-applied-configuration annotation from the object it sends (kubectl replace.go \u2192
-       * util.CreateOrUpdateAnnotation), which would corrupt the copy being restored.
-       * metadata.resourceVersion makes the write conditional (409 Conflict if the object moved);
-       * non-empty managedFields in the body replace the stored ones (apimachinery fieldmanager.go).
-       */
-      async replace(object, path14, deadlineMs) {
-        return this.rawWrite("replace", withFieldManager(path14), object, deadlineMs);
-      }
-      /** POST a new object to its collection path (`kubectl create --raw PATH -f -`), body untouched. */
-      async create(object, collectionPath2, deadlineMs) {
-        return this.rawWrite("create", withFieldManager(collectionPath2), object, deadlineMs);
-      }
-      async rawWrite(verb, path14, object, deadlineMs) {
-        const result = await this.retrying(
-          () => this.run([verb, "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(object) })
-        );
-        if (result.exitCode === 0) return { ok: true, object: this.observed(itemsOf(result.stdout))[0] };
-        return writeFailure(result, deadlineMs);
-      }
-      /**
-       * DELETE with preconditions (`kubectl delete --raw PATH -f -` sends the file as the request
-       * body: kubectl delete.go \u2192 rawhttp.RawDelete). A uid precondition deletes exactly the object
-       * this run created, never a namesake created since.
-       */
-      async deleteExact(path14, preconditions, deadlineMs) {
-        const body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions };
-        const result = await this.retrying(
-          () => this.run(["delete", "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(body) })
-        );
-        if (result.exitCode === 0) return { ok: true };
-        return writeFailure(result, deadlineMs);
-      }
-      /** kguard's run journals (Secrets with the journal label), in one namespace or in all. */
-      async listLabelled(type, namespace, selector) {
-        return this.lists(
-          namespace ?? "",
-          [type],
-          { labelSelector: selector },
-          `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ""}`,
-          ["get", type, ...namespace ? ["-n", namespace] : ["--all-namespaces"], "-l", selector, "-o", "json"]
-        );
-      }
-      /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
-      async apiResources(apiVersions) {
-        if (apiVersions) return this.discovery.resourcesOf([...new Set(apiVersions)]);
-        const result = await this.run(["api-resources", "-o", "wide", "--no-headers=false"], {
-          deadlineMs: this.connection.readDeadlineMs
-        });
-        const resources = parseApiResources(result.stdout);
-        if (result.exitCode !== 0 && !(resources.size > 0 && /unable to retrieve the complete list of server APIs/.test(result.stderr))) {
-          throw this.failure("read the API resources (kubectl api-resources)", result);
-        }
-        return resources;
-      }
-      /** Kinds a CRD of this run just established appear: discovery is read again from now on. */
-      refreshDiscovery() {
-        this.discovery.forget();
-      }
-      /**
-       * What the tracker reads of one namespace, in a single kubectl call: the types its kinds' rows
-       * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
-       * reads cluster-scoped types.
-       */
-      async workloadState(namespace, types) {
-        const result = await this.run(["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json"], {
-          deadlineMs: this.connection.readDeadlineMs
-        });
-        if (result.exitCode !== 0)
-          throw this.failure(`read workloads${namespace ? ` in namespace ${namespace}` : ""}`, result);
-        return snapshotOf(itemsOf(result.stdout));
-      }
-      /**
-       * One collection as the API server lists it (`kubectl get --raw`), with the list's
-       * resourceVersion, which kubectl's own `get -o json` of several types does not keep: a watch
-       * started from it misses nothing. Items get back the kind the API server leaves out of lists.
-       */
-      async listCollection(query) {
-        const path14 = await this.collectionPathOf(query).catch((error2) => error2);
-        if (path14 instanceof Error) return { ok: false, message: path14.message, transient: false };
-        const result = await this.run(["get", "--raw", withQuery(path14, selectorsOf(query))], {
-          deadlineMs: this.connection.readDeadlineMs
-        });
-        if (result.exitCode !== 0)
-          return { ok: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
-        return { ok: true, ...listedItems(result.stdout) };
-      }
-      /**
-       * Watches one collection from `resourceVersion` (`kubectl get --raw '\u2026?watch=1'`, which copies
-       * the server's stream as it arrives), with bookmarks, until the server ends it after
-       * `timeoutSeconds`. No --request-timeout: it would cut the stream.
-       */
-      watchCollection(query, from, onEvent) {
-        const stream = this.stream;
-        if (!stream)
-          return {
-            done: Promise.resolve({ ended: false, message: "watching is not available", transient: false }),
-            stop: () => void 0
-          };
-        let stopRequested = false;
-        let running2;
-        const done = (async () => {
-          const path14 = await this.collectionPathOf(query).catch((error2) => error2);
-          if (path14 instanceof Error) return { ended: false, message: path14.message, transient: false };
-          if (stopRequested) return { ended: true };
-          const params = {
-            ...selectorsOf(query),
-            watch: "1",
-            resourceVersion: from.resourceVersion,
-            allowWatchBookmarks: "true",
-            timeoutSeconds: String(from.timeoutSeconds)
-          };
-          const reader = new WatchEventReader();
-          running2 = stream(
-            this.connection.binary,
-            [...this.connectionArgs(), "get", "--raw", withQuery(path14, params)],
-            (text2) => {
-              for (const event of reader.push(text2)) onEvent(event);
-            }
-          );
-          const result = await running2.done;
-          if (!result.proxied) this.processes += 1;
-          if (result.exitCode === 0 || stopRequested) return { ended: true };
-          return { ended: false, message: diagnoseKubectlFailure(result).detail, transient: isRetryable(result) };
-        })();
-        return {
-          done,
-          stop: () => {
-            stopRequested = true;
-            running2?.stop();
-          }
-        };
-      }
-      /** The REST path of a collection; a custom kind's plural is looked up once in discovery. */
-      async collectionPathOf(query) {
-        const type = resourceTypeOf(query.type);
-        if (!type) throw new Error(`kguard cannot watch ${query.type}: not a type it knows the path of`);
-        const resource = type.resource ?? await this.discovery.resourceNameOf(type.group, type.version, type.kind);
-        return collectionPath(type, resource, query.namespace);
-      }
-      /** Events about one object (a pod or a deployment), oldest first. */
-      async events(namespace, objectName) {
-        const selector = `involvedObject.name=${objectName}`;
-        const items = await this.lists(namespace, ["events"], { fieldSelector: selector }, `read events of ${objectName}`, [
-          "get",
-          "events",
-          "-n",
-          namespace,
-          "--field-selector",
-          selector,
-          "-o",
-          "json"
-        ]);
-        return items;
       }
       async pinTarget() {
         const target = await this.target();
@@ -33008,29 +33164,100 @@ var init_client = __esm({
         return kubectlFailure(what, result, deadline ?? { ms: this.connection.readDeadlineMs }, applied2);
       }
       /**
-       * The last `tail` lines one container printed (`kubectl logs`); with `previous`, those of its run
-       * before the last restart. Evidence, not a verdict: a failure comes back as kubectl's own words.
+       * Objects of `types` as `kubectl get TYPES -o json` lists them: one `get --raw` list per type
+       * when every type's REST path is known (through the API channel, no process of its own), in
+       * the order of the types; else `kubectlArgs` as one kubectl command.
        */
-      async logs(namespace, pod, container, options) {
-        const args = [
-          "logs",
-          pod,
-          "-n",
-          namespace,
-          "-c",
-          container,
-          `--tail=${options.tail}`,
-          ...options.previous ? ["--previous"] : []
-        ];
-        return logsResult(await this.run(args, { deadlineMs: this.connection.readDeadlineMs }));
-      }
-      reviewAccess(questions) {
-        return reviewAccess(
-          questions,
-          (args, input) => this.run(args, { deadlineMs: this.connection.readDeadlineMs, input })
+      async lists(namespace, types, selectors, what, kubectlArgs) {
+        const paths = await Promise.all(
+          types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => void 0))
         );
+        if (paths.every((path14) => path14 !== void 0)) {
+          const results = await Promise.all(
+            paths.map(
+              (path14) => this.run(["get", "--raw", withQuery(path14, selectors)], { deadlineMs: this.connection.readDeadlineMs })
+            )
+          );
+          const failed2 = results.find((result2) => result2.exitCode !== 0);
+          if (failed2) throw this.failure(what, failed2);
+          return results.flatMap((result2) => listedItems(result2.stdout).items);
+        }
+        const result = await this.run(kubectlArgs, { deadlineMs: this.connection.readDeadlineMs });
+        if (result.exitCode !== 0) throw this.failure(what, result);
+        return itemsOf(result.stdout);
+      }
+      /** The REST path of a collection; a custom kind's plural is looked up once in discovery. */
+      async collectionPathOf(query) {
+        const type = resourceTypeOf(query.type);
+        if (!type) throw new Error(`kguard cannot watch ${query.type}: not a type it knows the path of`);
+        const resource = type.resource ?? await this.discovery.resourceNameOf(type.group, type.version, type.kind);
+        return collectionPath(type, resource, query.namespace);
       }
     };
+  }
+});
+
+// src/kubectl/client/writes.ts
+function conditionalWrites(runner) {
+  return {
+    /**
+     * PUT the whole object to its REST path (`kubectl replace --raw PATH -f -`). The raw form
+     * sends the body untouched: plain `kubectl replace` rewrites an existing
+     * last-applied-configuration annotation from the object it sends (kubectl replace.go \u2192
+     * util.CreateOrUpdateAnnotation), which would corrupt the copy being restored.
+     * metadata.resourceVersion makes the write conditional (409 Conflict if the object moved);
+     * non-empty managedFields in the body replace the stored ones (apimachinery fieldmanager.go).
+     */
+    async replace(object, path14, deadlineMs) {
+      return rawWrite(runner, "replace", withFieldManager(path14), object, deadlineMs);
+    },
+    /** POST a new object to its collection path (`kubectl create --raw PATH -f -`), body untouched. */
+    async create(object, collectionPath2, deadlineMs) {
+      return rawWrite(runner, "create", withFieldManager(collectionPath2), object, deadlineMs);
+    },
+    /**
+     * DELETE with preconditions (`kubectl delete --raw PATH -f -` sends the file as the request
+     * body: kubectl delete.go \u2192 rawhttp.RawDelete). A uid precondition deletes exactly the object
+     * this run created, never a namesake created since.
+     */
+    async deleteExact(path14, preconditions, deadlineMs) {
+      const body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions };
+      const result = await runner.retrying(
+        () => runner.run(["delete", "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(body) })
+      );
+      if (result.exitCode === 0) return { ok: true };
+      return writeFailure(result, deadlineMs);
+    }
+  };
+}
+async function rawWrite(runner, verb, path14, object, deadlineMs) {
+  const result = await runner.retrying(
+    () => runner.run([verb, "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(object) })
+  );
+  if (result.exitCode === 0) return { ok: true, object: runner.observed(itemsOf(result.stdout))[0] };
+  return writeFailure(result, deadlineMs);
+}
+var init_writes = __esm({
+  "src/kubectl/client/writes.ts"() {
+    "use strict";
+    init_parse();
+  }
+});
+
+// src/kubectl/client.ts
+function createKubectl(exec, connection, stream) {
+  const runner = new KubectlRunner(exec, connection, stream);
+  return Object.assign(runner, applyFamily(runner), objectReads(runner), conditionalWrites(runner), listWatch(runner));
+}
+var init_client = __esm({
+  "src/kubectl/client.ts"() {
+    "use strict";
+    init_apply_family();
+    init_list_watch();
+    init_reads();
+    init_runner();
+    init_writes();
+    init_parse();
   }
 });
 
@@ -33185,7 +33412,7 @@ var init_connection = __esm({
     init_environment();
     init_errors();
     init_passthrough();
-    init_options2();
+    init_options();
   }
 });
 
@@ -33250,7 +33477,7 @@ __export(holder_exports, {
   probeHolder: () => probeHolder,
   thisProcess: () => thisProcess
 });
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import { hostname } from "node:os";
 function thisProcess() {
   const started = processStart(process.pid);
@@ -33258,7 +33485,7 @@ function thisProcess() {
 }
 function processStart(pid) {
   try {
-    const stat3 = readFileSync5(`/proc/${pid}/stat`, "utf8");
+    const stat3 = readFileSync6(`/proc/${pid}/stat`, "utf8");
     return stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -35159,7 +35386,7 @@ var NO_ADDRESS_REASON;
 var init_load_balancer = __esm({
   "src/kinds/network/load-balancer.ts"() {
     "use strict";
-    init_duration2();
+    init_duration();
     NO_ADDRESS_REASON = "NoLoadBalancerAddress";
   }
 });
@@ -36601,7 +36828,7 @@ var init_overrides = __esm({
   "src/kinds/overrides.ts"() {
     "use strict";
     init_errors();
-    init_duration2();
+    init_duration();
     TRACK_ANNOTATION = "kguard.dev/track";
     TIMEOUT_ANNOTATION = "kguard.dev/timeout";
     MUST_SUCCEED_ANNOTATION = "kguard.dev/must-succeed";
@@ -37376,16 +37603,47 @@ var init_manual = __esm({
   }
 });
 
-// src/restore/restore.ts
-var restore_exports = {};
-__export(restore_exports, {
-  executeRestore: () => executeRestore,
-  privateCopies: () => privateCopies,
-  removeCopiesOf: () => removeCopiesOf
+// src/restore/result-events.ts
+function reportResult(step, result, reporter) {
+  switch (result.status) {
+    case "restored":
+    case "deleted":
+    case "recreated":
+    case "replaced":
+      reporter.emit({
+        kind: "restored",
+        object: step.ref,
+        action: result.status,
+        differences: result.differences,
+        notes: result.notes
+      });
+      return;
+    case "kept":
+      reporter.emit({
+        kind: "restore-kept",
+        object: step.ref,
+        reason: result.reason,
+        detail: result.detail,
+        commands: result.commands
+      });
+      return;
+    case "failed":
+      reporter.emit({
+        kind: "restore-failed",
+        object: step.ref,
+        reason: result.reason,
+        commands: result.commands,
+        copyFile: result.copyFile
+      });
+  }
+}
+var init_result_events = __esm({
+  "src/restore/result-events.ts"() {
+    "use strict";
+  }
 });
-import { mkdtemp, readdir as readdir2, rm, writeFile } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
-import path8 from "node:path";
+
+// src/restore/restore.ts
 async function executeRestore(steps, options, deps) {
   const results = /* @__PURE__ */ new Map();
   let resources;
@@ -37635,39 +37893,6 @@ async function failed(step, reason, deps) {
     copyFile
   };
 }
-function reportResult(step, result, reporter) {
-  switch (result.status) {
-    case "restored":
-    case "deleted":
-    case "recreated":
-    case "replaced":
-      reporter.emit({
-        kind: "restored",
-        object: step.ref,
-        action: result.status,
-        differences: result.differences,
-        notes: result.notes
-      });
-      return;
-    case "kept":
-      reporter.emit({
-        kind: "restore-kept",
-        object: step.ref,
-        reason: result.reason,
-        detail: result.detail,
-        commands: result.commands
-      });
-      return;
-    case "failed":
-      reporter.emit({
-        kind: "restore-failed",
-        object: step.ref,
-        reason: result.reason,
-        commands: result.commands,
-        copyFile: result.copyFile
-      });
-  }
-}
 async function apiPath(ref, apiResources) {
   const group = groupOf(ref.apiVersion);
   const resource = (await apiResources()).get(kindKey(ref));
@@ -37676,32 +37901,7 @@ async function apiPath(ref, apiResources) {
   const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace)}` : "";
   return `${base}${scope}/${resource.name}/${encodeURIComponent(ref.name)}`;
 }
-function privateCopies(runId) {
-  let directory;
-  const keep = async (ref, object) => {
-    directory ??= mkdtemp(copiesPrefix(runId));
-    const file = path8.join(
-      await directory,
-      `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join("-").toLowerCase()}.json`
-    );
-    await writeFile(file, `${JSON.stringify(object, null, 2)}
-`, { mode: 384 });
-    return file;
-  };
-  return Object.assign(keep, {
-    async remove() {
-      if (directory) await rm(await directory, { recursive: true, force: true }).catch(() => void 0);
-    }
-  });
-}
-async function removeCopiesOf(runId) {
-  const prefix2 = path8.basename(copiesPrefix(runId));
-  const entries2 = await readdir2(tmpdir2()).catch(() => []);
-  await Promise.all(
-    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path8.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0))
-  );
-}
-var PUT_BACK_LOOKS, copiesPrefix;
+var PUT_BACK_LOOKS;
 var init_restore = __esm({
   "src/restore/restore.ts"() {
     "use strict";
@@ -37714,8 +37914,8 @@ var init_restore = __esm({
     init_manual();
     init_plan();
     init_steps();
+    init_result_events();
     PUT_BACK_LOOKS = 3;
-    copiesPrefix = (runId) => path8.join(tmpdir2(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
   }
 });
 
@@ -37852,13 +38052,55 @@ var init_rollback = __esm({
     init_leases();
     init_store();
     init_history_store();
-    init_options2();
+    init_options();
     init_runs();
     init_stop_live();
     init_model();
     init_plan();
     init_restore();
     LANDING_MARGIN_MS = 2e3;
+  }
+});
+
+// src/restore/private-copies.ts
+var private_copies_exports = {};
+__export(private_copies_exports, {
+  privateCopies: () => privateCopies,
+  removeCopiesOf: () => removeCopiesOf
+});
+import { mkdtemp, readdir as readdir2, rm, writeFile } from "node:fs/promises";
+import { tmpdir as tmpdir2 } from "node:os";
+import path9 from "node:path";
+function privateCopies(runId) {
+  let directory;
+  const keep = async (ref, object) => {
+    directory ??= mkdtemp(copiesPrefix(runId));
+    const file = path9.join(
+      await directory,
+      `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join("-").toLowerCase()}.json`
+    );
+    await writeFile(file, `${JSON.stringify(object, null, 2)}
+`, { mode: 384 });
+    return file;
+  };
+  return Object.assign(keep, {
+    async remove() {
+      if (directory) await rm(await directory, { recursive: true, force: true }).catch(() => void 0);
+    }
+  });
+}
+async function removeCopiesOf(runId) {
+  const prefix2 = path9.basename(copiesPrefix(runId));
+  const entries2 = await readdir2(tmpdir2()).catch(() => []);
+  await Promise.all(
+    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path9.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0))
+  );
+}
+var copiesPrefix;
+var init_private_copies = __esm({
+  "src/restore/private-copies.ts"() {
+    "use strict";
+    copiesPrefix = (runId) => path9.join(tmpdir2(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
   }
 });
 
@@ -37953,7 +38195,7 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
       Promise.resolve().then(() => (init_runs(), runs_exports)),
       Promise.resolve().then(() => (init_fleet_runs(), fleet_runs_exports)),
       Promise.resolve().then(() => (init_rollback(), rollback_exports)),
-      Promise.resolve().then(() => (init_restore(), restore_exports)),
+      Promise.resolve().then(() => (init_private_copies(), private_copies_exports)),
       Promise.resolve().then(() => (init_sections(), sections_exports))
     ]);
     const kubectls = /* @__PURE__ */ new Map();
@@ -38099,12 +38341,12 @@ var init_fleet_run_commands = __esm({
   "src/cli/commands/fleet-run-commands.ts"() {
     "use strict";
     init_errors();
-    init_duration2();
-    init_options2();
+    init_duration();
+    init_options();
     init_redact();
     init_sanitize();
     init_connection();
-    init_options4();
+    init_options3();
   }
 });
 
@@ -38139,7 +38381,7 @@ async function journalCommand(command, runId, raw, context) {
       Promise.resolve().then(() => (init_holder(), holder_exports)),
       Promise.resolve().then(() => (init_runs(), runs_exports)),
       Promise.resolve().then(() => (init_rollback(), rollback_exports)),
-      Promise.resolve().then(() => (init_restore(), restore_exports)),
+      Promise.resolve().then(() => (init_private_copies(), private_copies_exports)),
       Promise.resolve().then(() => (init_held_leases(), held_leases_exports)),
       Promise.resolve().then(() => (init_store(), store_exports))
     ]);
@@ -38253,11 +38495,11 @@ var init_journal_commands = __esm({
   "src/cli/commands/journal-commands.ts"() {
     "use strict";
     init_errors();
-    init_duration2();
-    init_options2();
+    init_duration();
+    init_options();
     init_sanitize();
     init_connection();
-    init_options4();
+    init_options3();
   }
 });
 
@@ -39248,7 +39490,7 @@ async function historyCommand(command, runId, raw, context) {
       Promise.resolve().then(() => (init_clock(), clock_exports)),
       Promise.resolve().then(() => (init_history_store(), history_store_exports)),
       Promise.resolve().then(() => (init_undo(), undo_exports)),
-      Promise.resolve().then(() => (init_restore(), restore_exports))
+      Promise.resolve().then(() => (init_private_copies(), private_copies_exports))
     ]);
     const recorder = new RunRecorder2(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;
@@ -39334,13 +39576,13 @@ var init_history_commands = __esm({
   "src/cli/commands/history-commands.ts"() {
     "use strict";
     init_errors();
-    init_duration2();
-    init_options2();
+    init_duration();
+    init_options();
     init_model();
     init_redact();
     init_sanitize();
     init_connection();
-    init_options4();
+    init_options3();
   }
 });
 
@@ -66536,7 +66778,7 @@ function valuesOf(text2) {
   const values = [];
   let documents;
   try {
-    documents = (0, import_yaml4.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
+    documents = (0, import_yaml5.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
   } catch {
     return void 0;
   }
@@ -66551,11 +66793,11 @@ function valuesOf(text2) {
   }
   return values;
 }
-var import_yaml4, MAY_NAME_A_SECRET;
+var import_yaml5, MAY_NAME_A_SECRET;
 var init_secret_values = __esm({
   "src/report/safety/secret-values.ts"() {
     "use strict";
-    import_yaml4 = __toESM(require_dist(), 1);
+    import_yaml5 = __toESM(require_dist(), 1);
     init_redact();
     MAY_NAME_A_SECRET = /Secret|\\[xuU]|\\\r?\n/;
   }
@@ -66564,7 +66806,7 @@ var init_secret_values = __esm({
 // src/manifests/inputs.ts
 import { mkdtemp as mkdtemp2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import path9 from "node:path";
+import path10 from "node:path";
 async function prepareInputs(input, deps) {
   if (input.kustomize !== void 0 && input.filenames.length > 0) {
     throw new InputError("-f and -k cannot be used together (kubectl apply refuses it). Pass one of them.");
@@ -66575,7 +66817,7 @@ async function prepareInputs(input, deps) {
   if (input.filenames.filter((name) => name === "-").length > 1) {
     throw new InputError("-f - (stdin) can be given only once.");
   }
-  const directory = await mkdtemp2(path9.join(tmpdir3(), "kguard-input-"));
+  const directory = await mkdtemp2(path10.join(tmpdir3(), "kguard-input-"));
   const prepared = {
     filenames: [],
     recursive: input.recursive,
@@ -66583,7 +66825,7 @@ async function prepareInputs(input, deps) {
     cleanup: () => rm2(directory, { recursive: true, force: true })
   };
   const keep = async (origin, bytes2, extension) => {
-    const file = path9.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
+    const file = path10.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
     await writeFile2(file, bytes2, { mode: 384 });
     prepared.filenames.push(file);
     prepared.origins.set(file, origin);
@@ -66769,7 +67011,7 @@ function hasContent(body) {
 function headOf(text2, json) {
   let value;
   try {
-    value = json ? JSON.parse(text2) : (0, import_yaml5.parse)(text2, { uniqueKeys: false });
+    value = json ? JSON.parse(text2) : (0, import_yaml6.parse)(text2, { uniqueKeys: false });
   } catch {
     return void 0;
   }
@@ -66801,11 +67043,11 @@ function stringOf(value) {
 function isObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-var import_yaml5, PHASE_ANNOTATION;
+var import_yaml6, PHASE_ANNOTATION;
 var init_documents = __esm({
   "src/manifests/documents.ts"() {
     "use strict";
-    import_yaml5 = __toESM(require_dist(), 1);
+    import_yaml6 = __toESM(require_dist(), 1);
     PHASE_ANNOTATION = "kguard.dev/phase";
   }
 });
@@ -67188,7 +67430,7 @@ var init_track_options = __esm({
     "use strict";
     init_health_rules();
     init_health_table();
-    init_options2();
+    init_options();
   }
 });
 
@@ -67694,7 +67936,7 @@ var init_verdict = __esm({
   "src/verify/verdict.ts"() {
     "use strict";
     init_text();
-    init_duration2();
+    init_duration();
     init_model();
     init_tracker();
     OUTPUT_TAIL_CHARS = 64 * 1024;
@@ -67925,7 +68167,7 @@ var init_changes = __esm({
 // src/run/apply/verify-step.ts
 import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import path10 from "node:path";
+import path11 from "node:path";
 function verifies(options) {
   return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0;
 }
@@ -68031,8 +68273,8 @@ function privateReportFile() {
   let directory;
   return {
     async write(json) {
-      directory ??= mkdtemp3(path10.join(tmpdir4(), "kguard-verify-"));
-      const file = path10.join(await directory, "report.json");
+      directory ??= mkdtemp3(path11.join(tmpdir4(), "kguard-verify-"));
+      const file = path11.join(await directory, "report.json");
       await writeFile3(file, `${json}
 `, { mode: 384 });
       return file;
@@ -68162,7 +68404,7 @@ var init_understand = __esm({
 // src/manifests/phase-files.ts
 import { mkdtemp as mkdtemp4, readFile as readFile3, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import path11 from "node:path";
+import path12 from "node:path";
 async function phaseInputs(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const texts = await Promise.all(
@@ -68179,7 +68421,7 @@ async function phaseInputs(inputs) {
   }
   const planned = planPhases(placed);
   if (!planned) return void 0;
-  const root = await mkdtemp4(path11.join(tmpdir5(), "kguard-phases-"));
+  const root = await mkdtemp4(path12.join(tmpdir5(), "kguard-phases-"));
   const phased = {
     parts: [],
     origins: /* @__PURE__ */ new Map(),
@@ -68187,10 +68429,10 @@ async function phaseInputs(inputs) {
   };
   try {
     for (const [number, part] of planned.entries()) {
-      const directory = path11.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
+      const directory = path12.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
       await mkdir(directory, { mode: 448 });
       for (const [position, document2] of part.documents.entries()) {
-        const file = path11.join(
+        const file = path12.join(
           directory,
           `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`
         );
@@ -69072,7 +69314,7 @@ var init_apply2 = __esm({
     init_passthrough();
     init_transient();
     init_download();
-    init_restore();
+    init_private_copies();
     init_store();
     init_json();
     init_recorder();
@@ -69287,7 +69529,7 @@ var init_fleet2 = __esm({
     init_fleet();
     init_rollback();
     init_runs();
-    init_restore();
+    init_private_copies();
     init_apply2();
     init_environment();
   }
@@ -69361,55 +69603,6 @@ var init_confirm = __esm({
   "src/cli/confirm.ts"() {
     "use strict";
     init_errors();
-  }
-});
-
-// src/manifests/yaml-errors.ts
-var yaml_errors_exports = {};
-__export(yaml_errors_exports, {
-  failingDocumentStart: () => failingDocumentStart,
-  yamlErrorLocations: () => yamlErrorLocations
-});
-import { readFileSync as readFileSync6 } from "node:fs";
-import path12 from "node:path";
-function yamlErrorLocations(kubectlMessage, base, read = (file) => {
-  try {
-    return readFileSync6(file, "utf8");
-  } catch {
-    return void 0;
-  }
-}) {
-  return [...kubectlMessage.matchAll(KUBECTL_YAML_ERROR)].map((match) => {
-    const [, file, lineInDocument, message] = match;
-    const text2 = read(file);
-    const start = text2 === void 0 ? 1 : failingDocumentStart(text2);
-    const shown2 = path12.relative(base, path12.resolve(file));
-    return {
-      file: shown2.startsWith("..") || path12.isAbsolute(shown2) ? path12.resolve(file) : shown2,
-      line: start + Number(lineInDocument) - 1,
-      message
-    };
-  });
-}
-function failingDocumentStart(text2) {
-  const lines = text2.split("\n");
-  let start = 0;
-  for (let index = 0; index <= lines.length; index += 1) {
-    const atEnd = index === lines.length;
-    if (atEnd || /^---\s*$/.test(lines[index])) {
-      const chunk = lines.slice(start, index).join("\n");
-      if (chunk.trim() !== "" && (0, import_yaml6.parseDocument)(chunk).errors.length > 0) return start + 1;
-      start = index + 1;
-    }
-  }
-  return 1;
-}
-var import_yaml6, KUBECTL_YAML_ERROR;
-var init_yaml_errors = __esm({
-  "src/manifests/yaml-errors.ts"() {
-    "use strict";
-    import_yaml6 = __toESM(require_dist(), 1);
-    KUBECTL_YAML_ERROR = /error parsing (.+?): error converting YAML to JSON: yaml: line (\d+): (.+?)(?=(?: error parsing .+?: error converting YAML| error parsing |\. Next:|\n|$))/g;
   }
 });
 
@@ -72615,23 +72808,6 @@ async function runFleet(options, plan, session) {
   await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
   return exitCode;
 }
-async function fail(session, error2) {
-  const found = failureOf(error2);
-  const failure = session.diffPreview ? { ...found, exitCode: diffPreviewExitCode(found.exitCode) } : found;
-  if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
-  const sanitized = {
-    ...failure,
-    message: sanitizeText(failure.message, session.redactor),
-    messages: session.recorder?.messages
-  };
-  await reportFailure(sanitized, failureOutputs(session));
-  session.events?.error(failure.exitCode, sanitized.message);
-  await Promise.all([
-    writeJunit(session, failureReport(sanitized)),
-    writeDotenv(session, failure.outcome, failure.exitCode)
-  ]);
-  return failure.exitCode;
-}
 async function confirmed(options, session) {
   const output = session.logToStderr ? process.stderr : process.stdout;
   const [{ askYesNo: askYesNo2, requireTerminal: requireTerminal2 }, { guardedApply: guardedApply2 }] = await Promise.all([
@@ -72654,80 +72830,6 @@ async function confirmed(options, session) {
   );
   if (report.objects.every((object) => !isChangeKind(object.change))) return true;
   return askYesNo2("Apply these changes? [y/N] ", process.stdin, output);
-}
-function failureOutputs(session) {
-  const summaryPath = process.env.GITHUB_STEP_SUMMARY || void 0;
-  const locateYamlErrors = async (message) => (await Promise.resolve().then(() => (init_yaml_errors(), yaml_errors_exports))).yamlErrorLocations(message, workspace());
-  return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    json: session.json,
-    githubActions: session.githubActions,
-    summaryPath,
-    locateYamlErrors
-  };
-}
-function failureOf(error2) {
-  if (error2 instanceof CommanderError) {
-    if (error2.exitCode === 0) return { outcome: "error", exitCode: ExitCode.Success, message: "" };
-    const message = error2.message === "(outputHelp)" ? "no command given: use kguard apply -f FILE" : error2.message.replace(/^error: /, "");
-    return { outcome: "error", exitCode: ExitCode.InputError, message, printed: true };
-  }
-  if (error2 instanceof InterruptedError)
-    return { outcome: "interrupted", exitCode: error2.exitCode, message: error2.message };
-  if (error2 instanceof KguardError) return { outcome: "error", exitCode: error2.exitCode, message: error2.message };
-  const detail = error2 instanceof Error ? error2.stack ?? error2.message : String(error2);
-  return {
-    outcome: "error",
-    exitCode: INTERNAL_ERROR,
-    message: `internal error: ${detail}. This is a bug in kguard; please report it with the command you ran.`
-  };
-}
-function handleInterrupts(session) {
-  const seen = [];
-  const onSignal = (signal) => {
-    if (session.finished) return;
-    const meaning = signalMeaning(seen, signal);
-    seen.push(signal);
-    if (meaning === "cancel") {
-      const again = signal === "SIGINT" ? "SIGINT again exits at once" : "a second signal exits at once";
-      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (${again})
-`);
-      session.cancel.abort(`interrupted by ${signal}`);
-      return;
-    }
-    if (meaning === "same-cancellation") {
-      process.stderr.write(
-        `kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)
-`
-      );
-      return;
-    }
-    stopRunningProcesses();
-    session.recorder?.close();
-    const message = sanitizeText(
-      secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId),
-      session.redactor
-    );
-    process.stderr.write(`kguard: ${message}
-`);
-    const failure = {
-      outcome: "interrupted",
-      exitCode: INTERRUPTED,
-      message,
-      messages: session.recorder?.messages,
-      printed: true
-    };
-    session.events?.error(INTERRUPTED, message);
-    void (async () => {
-      await reportFailure(failure, failureOutputs(session)).catch(() => void 0);
-      await writeJunit(session, failureReport(failure)).catch(() => void 0);
-      await writeDotenv(session, failure.outcome, INTERRUPTED).catch(() => void 0);
-      process.exit(INTERRUPTED);
-    })();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
 }
 function keepWorkingWithoutReaders() {
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void 0);
@@ -72800,27 +72902,22 @@ async function main(argv) {
     process.exitCode = await fail(session, error2);
   }
 }
-var INTERNAL_ERROR, INTERRUPTED;
 var init_main2 = __esm({
   async "src/cli/main.ts"() {
     "use strict";
     init_compare();
     init_esm();
     init_errors();
-    init_exec();
     init_passthrough();
-    init_failure();
     init_redact();
     init_sanitize();
     init_environment();
-    init_interrupt();
-    init_options4();
+    init_options3();
     init_kubectl_options();
     init_program();
     init_ci_files();
     init_input_files();
-    INTERNAL_ERROR = 70;
-    INTERRUPTED = 130;
+    init_exits();
     await main(process.argv);
   }
 });

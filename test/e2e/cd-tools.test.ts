@@ -120,7 +120,7 @@ describe("--diff speaks kubectl diff's exit codes", () => {
 describe("kubectl's = habits", () => {
   it('-o=json, -n=default, -v=4 and -v6 are read as kubectl reads them', async () => {
     const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
-    const run = await env.kguard(['apply', '-f=' + file, '-o=json', '-n=default', '-v=4', '--poll-interval', '300ms']);
+    const run = await env.kguard(['apply', `-f=${file}`, '-o=json', '-n=default', '-v=4', '--poll-interval', '300ms']);
     expect(run.exitCode, run.output).toBe(0);
     expect(JSON.parse(run.stdout).outcome).toBe('succeeded');
     expect(run.stderr).toContain("kguard: note: -v=4 is kubectl's log level: passed to kubectl apply as --v=4");
