@@ -9,6 +9,8 @@ import type { HealthRules } from '../model/health-rules.js';
 /** A guarded apply as typed values: what `kguard apply` takes, durations in milliseconds. */
 export interface GuardInput {
   filenames: readonly string[];
+  /** The CD tool's name for the run: `kguard rollback --run-label` finds it. */
+  runLabel?: string;
   recursive?: boolean;
   kustomize?: string;
   namespace?: string;
@@ -140,6 +142,7 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     rollback: input.rollback ?? DEFAULTS.rollback,
     keepCreated: input.keepCreated ?? false,
     journal: input.journal ?? true,
+    ...(input.runLabel ? { runLabel: input.runLabel } : {}),
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
     journalNamespace: journalNamespaceOf(input.journalNamespace),
     logLines,

@@ -72,7 +72,7 @@ export type RunEvent =
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }
   | { kind: 'rollback-unhealthy'; workload: ObjectRef; reason: string; commands: string[] }
   /** `pieces`: where its Secrets are (namespace → how many); `namespace`: the run's home. */
-  | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number> }
+  | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number>; runLabel?: string }
   | { kind: 'journal-kept'; runId: string; namespace: string; pieces?: Record<string, number>; command: string }
   /** `kguard undo --dry-run`: what undoing a run would do to one object, with the differences `kubectl diff` style. */
   | {
@@ -101,6 +101,10 @@ export type RunEvent =
   | { kind: 'fleet-cluster'; context: string; wave: number; step: 'apply' | 'restore'; fleetRunId: string }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */
   | { kind: 'rollback-wait'; runId: string; waitMs: number }
+  /** A live run read a stop request on its Lease (`kguard rollback` from anywhere): it restores and exits 130, as on SIGTERM. */
+  | { kind: 'stop-requested'; runId: string; by: string; at: string }
+  /** `kguard rollback` of a live run: it asked the run to stop (asked), the run answered, did not answer, or ended. */
+  | { kind: 'stopping-run'; runId: string; step: 'asked' | 'answered' | 'unanswered' | 'ended'; detail: string }
   | {
       kind: 'rollback-finished';
       runId: string;

@@ -52,6 +52,8 @@ export interface ApplyOptions {
   journalNamespace: string;
   /** kguard's own command line, recorded in the journal for `kguard status`. */
   commandLine?: string;
+  /** --run-label: the CD tool's name for this run (PipeCD's SR_DEPLOYMENT_ID, a CI run id), kept in the journal, history, events and report. */
+  runLabel?: string;
   /** How many of a failing container's last lines the text output shows; 0 reads no logs. */
   logLines: number;
   /** How many kubectl processes may run at once (--concurrency); watch streams are not counted. */

@@ -14,6 +14,10 @@ export const REPORT_VERSION = 3;
 
 export interface JsonReport {
   reportVersion: number;
+  /** The run's id, when it wrote a journal. */
+  runId?: string;
+  /** --run-label. */
+  runLabel?: string;
   outcome: Outcome;
   exitCode: number;
   dryRun: boolean;
@@ -80,9 +84,15 @@ export interface JsonObject {
   timings: { verdictAfterMs: number | null; restoreHealthyAfterMs: number | null };
 }
 
-export function buildReport(result: RunResult, messages: readonly string[]): JsonReport {
+export function buildReport(
+  result: RunResult,
+  messages: readonly string[],
+  run: { runId?: string; runLabel?: string } = {},
+): JsonReport {
   return {
     reportVersion: REPORT_VERSION,
+    ...(run.runId ? { runId: run.runId } : {}),
+    ...(run.runLabel ? { runLabel: run.runLabel } : {}),
     outcome: result.outcome,
     exitCode: exitCodeOfRun(result),
     dryRun: result.mode === 'preview',

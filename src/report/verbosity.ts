@@ -48,6 +48,8 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   'fleet-cluster': 'quiet',
   'rollback-wait': 'normal',
   'rollback-finished': 'quiet',
+  'stop-requested': 'quiet',
+  'stopping-run': 'normal',
   'lock-wait': 'normal',
   'internal-error': 'quiet',
   'undo-preview': 'quiet',

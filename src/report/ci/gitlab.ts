@@ -65,6 +65,8 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'fleet-cluster': undefined,
   'rollback-wait': 'restore',
   'rollback-finished': 'restore',
+  'stop-requested': 'restore',
+  'stopping-run': 'restore',
   'verify-started': 'verify',
   'verify-passed': 'verify',
   'verify-failed': 'verify',

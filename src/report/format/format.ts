@@ -258,6 +258,14 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,
   }),
+  'stop-requested': (event) => ({
+    tone: 'undo',
+    text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`,
+  }),
+  'stopping-run': (event) => ({
+    tone: event.step === 'unanswered' ? 'warn' : 'info',
+    text: `run ${event.runId}: ${event.detail}`,
+  }),
   'rollback-finished': (event) => ({
     tone: event.needsPerson > 0 ? 'alarm' : 'ok',
     text:

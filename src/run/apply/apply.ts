@@ -10,6 +10,7 @@ import { thisProcess } from '../../journal/holder.js';
 import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../../journal/leases.js';
 import { deleteExpiredJournals, makeRunId, type RunJournal } from '../../journal/store.js';
+import { stopOnRequest } from '../../journal/stop.js';
 import { prepareInputs } from '../../manifests/inputs.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { ObjectResult, RunResult } from '../../model/result.js';
@@ -36,7 +37,9 @@ import { checkImagesStep } from '../../images/check.js';
 export type { Deps };
 
 export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
-  const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
+  // A signal, or a stop request on the run's Lease (kguard rollback from anywhere): the same cancellation.
+  const stopping = stopOnRequest(rawDeps.signal);
+  const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
   const startedAt = deps.clock.now();
   const startedAtIso = new Date().toISOString();
   // Before the apply every kubectl call is a read: a signal stops them at once.
@@ -139,6 +142,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     };
     const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
+    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before =
       journalled || understood.pruned.length > 0
@@ -222,6 +226,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     return result;
   } finally {
     // However the run ended, letting its leases go must land: a signal no longer stops kubectl.
+    stopping.end();
     deps.kubectl.stopCancelling();
     await Promise.all([ending, ...leases.map((held) => held.release()), inputs.cleanup(), plan?.cleanup()]);
     // Every kubectl process of the run is counted, the cleanup's included.
