@@ -101,15 +101,6 @@ export function scaleOwnedFields(object: KubeObject | undefined): FieldPath[] {
     .filter((field) => field.length > 0);
 }
 
-/** The fields this apply set that an autoscaler owned before it (fieldsOfApply leaves them out), in a person's words. */
-export function autoscaledByApply(before: KubeObject | undefined, applied: KubeObject): string[] {
-  if (!before) return [];
-  const autoscaled = scaleOwnedFields(before);
-  return differingPaths(contentOf(before), contentOf(applied))
-    .filter((field) => autoscaled.some((owned) => within(field, owned)))
-    .map(fieldName);
-}
-
 /** What a verdict says once about fields an autoscaler wrote through /scale since the apply. */
 export function autoscalerNote(
   applied: KubeObject,

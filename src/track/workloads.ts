@@ -9,7 +9,7 @@ import type { Pod } from '../kube.js';
 import type { Diagnosis } from '../model/findings.js';
 import type { Verdict } from '../model/verdict.js';
 import { kindKey, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
-import { autoscaledByApply, autoscalerText, fieldName, fieldsOfApply } from '../objects/owners.js';
+import { fieldName, fieldsOfApply } from '../objects/owners.js';
 import { trackRollouts, type TrackDeps, type TrackTarget } from './tracker.js';
 import type { TrackOptions } from '../model/options.js';
 import { labelSelectorString, type LabelSelector } from './watch-scope.js';
@@ -80,11 +80,8 @@ export async function trackWorkloads(
         deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
       continue;
     }
+    // The note that the autoscaler owns them comes with the verdict, once its /scale write shows.
     const autoscaled = scaledByHpa.has(objectKey(target.ref));
-    const owned = [
-      ...new Set([...autoscaledByApply(target.before, target.applied), ...(autoscaled ? ['spec.replicas'] : [])]),
-    ];
-    if (owned.length > 0) overrides.problems.push(autoscalerText(owned));
     watched.push({
       ...trackTargetOf(target, options.healthRules, undefined, autoscaled),
       row,
