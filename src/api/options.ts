@@ -50,6 +50,10 @@ export interface GuardInput {
   statusGraceMs?: number;
   /** kubectl processes at once (watch streams aside). */
   concurrency?: number;
+  /** --image-check: ask each changed image's registry before the apply (default on). */
+  imageCheck?: 'on' | 'off';
+  /** --insecure-registry: registries asked over plain HTTP, besides loopback ones. */
+  insecureRegistries?: readonly string[];
   /** kubectl's deadline for each API request (whole seconds). */
   requestTimeoutMs?: number;
   /** More `kubectl apply` flags, as after `--` on the command line. */
@@ -143,6 +147,8 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     requestTimeoutMs,
     readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
     statusGraceMs: input.statusGraceMs ?? DEFAULTS.statusGraceMs,
+    imageCheck: input.imageCheck ?? DEFAULTS.imageCheck,
+    insecureRegistries: input.insecureRegistries ?? [],
     ...(input.healthRules ? { healthRules: input.healthRules } : {}),
   };
 }

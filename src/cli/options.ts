@@ -60,6 +60,10 @@ export interface RawApplyOptions {
   /** --readiness-grace: how long a new pod may run without becoming Ready. */
   readinessGrace?: string;
   statusGrace?: string;
+  /** --image-check on|off. */
+  imageCheck?: string;
+  /** --insecure-registry HOST, repeatable. */
+  insecureRegistry?: string[];
   /** --health-rules FILE: health rules for custom resources. */
   healthRules?: string;
   /** The text of that file, read by the CLI entry (this module stays pure). */
@@ -151,6 +155,8 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     kubectlArgs: passThroughArgs,
     readinessGraceMs: optionalDuration(raw.readinessGrace, '--readiness-grace'),
     statusGraceMs: optionalDuration(raw.statusGrace, '--status-grace'),
+    ...(raw.imageCheck === undefined ? {} : { imageCheck: raw.imageCheck === 'off' ? 'off' : 'on' }),
+    ...(raw.insecureRegistry?.length ? { insecureRegistries: raw.insecureRegistry } : {}),
     healthRules:
       raw.healthRules === undefined ? undefined : parseHealthRules(raw.healthRulesText ?? '', raw.healthRules),
   });

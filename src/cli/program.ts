@@ -167,6 +167,19 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
       "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
       formatDuration(DEFAULTS.statusGraceMs),
     )
+    .addOption(
+      new Option(
+        '--image-check <mode>',
+        "before the apply, ask each changed image's registry (with the pods' pull credentials) whether it exists: a missing one refuses the run, an unreachable registry is said and passed",
+      )
+        .choices(['on', 'off'])
+        .default(DEFAULTS.imageCheck),
+    )
+    .option(
+      '--insecure-registry <host>',
+      'ask this registry (host[:port]) over plain HTTP, as loopback registries are (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option(
       '--health-rules <file>',
       'health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table',

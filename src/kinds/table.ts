@@ -60,6 +60,8 @@ export interface KindRow {
   readsSiblings?: boolean;
   /** It runs pods (or schedules them): restored after the configuration they read. */
   runsPods?: boolean;
+  /** Where its pod spec is (its images are asked of their registries before the apply: images/check.ts). */
+  podSpecAt?: readonly string[];
   /**
    * What the API server refuses to write back (refusals.ts): undefined, a plain write of the
    * pre-apply copy over `current` (the object as applied, or as it is now); otherwise delete and
@@ -101,7 +103,12 @@ const applied = (detail?: string): KindRow => ({
 
 const NO_STATUS = applied();
 
-const runningPods = (row: KindRow): KindRow => ({ ...row, runsPods: true });
+const TEMPLATE = ['spec', 'template', 'spec'];
+const runningPods = (row: KindRow, podSpecAt: readonly string[] = TEMPLATE): KindRow => ({
+  ...row,
+  runsPods: true,
+  podSpecAt,
+});
 
 const ROWS: Readonly<Record<string, KindRow>> = {
   'apps/Deployment': runningPods(
@@ -144,13 +151,22 @@ const ROWS: Readonly<Record<string, KindRow>> = {
     },
     recreate: jobRecreate,
   },
-  'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run')),
+  'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run'), [
+    'spec',
+    'jobTemplate',
+    'spec',
+    'template',
+    'spec',
+  ]),
   '/Pod': runningPods(
     watched(
       () => podRules,
       () => ['pods'],
     ),
+    ['spec'],
   ),
+  // A PodTemplate only holds a template (controllers outside the cluster's own read it).
+  '/PodTemplate': { ...NO_STATUS, podSpecAt: ['template', 'spec'] },
   '/PersistentVolumeClaim': {
     ...watched(
       () => claimRules,

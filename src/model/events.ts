@@ -30,6 +30,13 @@ export type RunEvent =
       how: 'cannot-restore' | 'finished-job' | 'delete-and-create';
       detail: string;
     }
+  /**
+   * Before the apply, what the registry said of one image the apply changes (--image-check): it
+   * exists; it does not (the run is refused); or kguard cannot know (the run goes on).
+   */
+  | { kind: 'image-exists'; object: ObjectRef; container: string; image: string; detail: string }
+  | { kind: 'image-missing'; object: ObjectRef; container: string; image: string; detail: string }
+  | { kind: 'image-not-checked'; object: ObjectRef; container: string; image: string; detail: string }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
   /** The server dry run leaves every object as it is and nothing is pruned: kguard applies nothing (kubectl would write nothing). */
   | { kind: 'nothing-to-change'; objects: ObjectRef[] }

@@ -64,6 +64,10 @@ export interface ApplyOptions {
   fleet?: FleetRun;
   /** Health rules for custom resources (--health-rules FILE), over the built-in table; a rule of the same id replaces the built-in one. */
   healthRules?: HealthRules;
+  /** Ask each changed image's registry whether it exists before the apply (--image-check; default DEFAULTS.imageCheck). */
+  imageCheck?: 'on' | 'off';
+  /** Registries asked over plain HTTP (--insecure-registry), besides loopback ones. */
+  insecureRegistries?: readonly string[];
   /** A new pod that runs but is never Ready fails the rollout after this long (--readiness-grace; default DEFAULTS.readinessGraceMs). */
   readinessGraceMs?: number;
   /** A custom resource of a kind that serves a status subresource waits this long for its controller's first status (--status-grace; default DEFAULTS.statusGraceMs). */
@@ -91,6 +95,7 @@ export const DEFAULTS = {
   requestTimeoutMs: 30_000,
   readinessGraceMs: 5 * 60_000,
   statusGraceMs: 30_000,
+  imageCheck: 'on',
 } as const satisfies Partial<ApplyOptions>;
 
 /** How one tracking (of the rollout, or of the restore) runs. */

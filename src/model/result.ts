@@ -91,6 +91,18 @@ export interface ObjectResult {
   afterRestore?: { state: VerdictState; summary?: string; elapsedMs: number };
 }
 
+/** What a registry said of one image the apply changes, before the apply (images/check.ts). */
+export interface ImageVerdict {
+  object: ObjectRef;
+  container: string;
+  /** As the manifest writes it. */
+  image: string;
+  /** missing refuses the run; unknown ("cannot know": unreachable, no usable credentials) goes on. */
+  verdict: 'exists' | 'missing' | 'unknown';
+  /** The registry's answer, or why it could not be asked. Never a credential. */
+  detail: string;
+}
+
 export interface RunResult {
   /** "preview" for --dry-run: nothing was changed. */
   mode: 'apply' | 'preview';
@@ -107,6 +119,8 @@ export interface RunResult {
   target?: Target;
   /** What the checks (--verify, --verify-job) and the bake (--bake) found, when any ran. */
   verification?: Verification;
+  /** Each changed image's registry verdict, asked before the apply (--image-check). */
+  images?: ImageVerdict[];
   /** Where the run ended, decided once (run/apply/result.ts outcomeOf) when the run assembles its result. */
   outcome: Outcome;
   applyMs: number;

@@ -32,6 +32,17 @@ export interface JsonReport {
   kubectlProcesses: number;
   /** Where every kubectl call went: the kubeconfig's context, cluster, user and namespace, resolved once (null without a kubeconfig context). */
   target: { context: string; cluster: string; user: string; namespace: string } | null;
+  /** Each image the apply changes, as its registry answered before the apply (--image-check); empty when none was asked. */
+  images: Array<{
+    apiVersion: string;
+    kind: string;
+    namespace: string | null;
+    name: string;
+    container: string;
+    image: string;
+    verdict: 'exists' | 'missing' | 'unknown';
+    detail: string;
+  }>;
   /** Every line kguard logged, in order, without symbols or colour. */
   messages: string[];
 }
@@ -87,6 +98,16 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
     target: result.target ? { ...result.target } : null,
+    images: (result.images ?? []).map(({ object, container, image, verdict, detail }) => ({
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      namespace: object.namespace || null,
+      name: object.name,
+      container,
+      image,
+      verdict,
+      detail,
+    })),
     messages: [...messages],
   };
 }

@@ -37,6 +37,9 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   target: 'read',
   'kubectl-warnings': 'read',
   'restore-limit': 'read',
+  'image-exists': 'read',
+  'image-not-checked': 'read',
+  'image-missing': 'read',
   // Progress and pod problems belong to the watch or to the restore, by their phase.
   progress: 'phase',
   'pod-problem': 'phase',

@@ -152,6 +152,18 @@ export const FORMATTERS: Formatters = {
     text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
   }),
+  'image-exists': (event) => ({
+    tone: 'ok',
+    text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" exists (${event.detail})`,
+  }),
+  'image-missing': (event) => ({
+    tone: 'alarm',
+    text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" does not exist (${event.detail}); nothing is applied`,
+  }),
+  'image-not-checked': (event) => ({
+    tone: 'warn',
+    text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" not checked: ${event.detail}; going on (the nodes may pull what this machine cannot see)`,
+  }),
   'restore-limit': (event) => ({
     tone: event.how === 'delete-and-create' ? 'info' : 'warn',
     text: `${describeObject(event.object)}: ${RESTORE_LIMIT_TEXT[event.how]}: ${event.detail}`,

@@ -31,6 +31,7 @@ import { historyRecordsOf, keptInHistory, writeHistory } from './history-step.js
 import { planRun, understandPlan, type RunPlan } from './parts.js';
 import { applyInPhases, failUnjudged, newPhasedApply, type PhaseContext, type PhasedApply } from './phases.js';
 import { changesNothing, checkRestorable, snapshot } from './understand.js';
+import { checkImagesStep } from '../../images/check.js';
 
 export type { Deps };
 
@@ -102,6 +103,13 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps))
         : undefined;
     restorable?.catch(() => undefined);
+    // Does every image the apply changes exist? Asked of the registries now, beside the reads
+    // above, and awaited before the first write (images/check.ts): a missing one refuses the run.
+    const imagesChecked =
+      options.imageCheck !== 'off' && !options.dryRun && understood.server.ok
+        ? checkImagesStep(understood.server.objects, understood.current, options, deps)
+        : undefined;
+    imagesChecked?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
     const tidied = journalled
       ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => undefined)
@@ -129,6 +137,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         ),
       );
     };
+    const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before =
@@ -171,6 +180,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
         rollbackMode: options.rollback,
         verification,
+        ...(images && images.length > 0 ? { images } : {}),
         applyMs: state.applyMs,
         totalMs: deps.clock.now() - startedAt,
         kubectlProcesses: deps.kubectl.spawned,
