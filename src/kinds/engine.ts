@@ -5,11 +5,12 @@
 // only its rules (a row of table.ts); every step is here, once. Pure.
 import { NO_CLUES, type Clues } from '../classify/clues.js';
 import { classifyPod, findingKey } from '../classify/pod.js';
+import { terminationOf, terminationNote } from '../classify/terminated.js';
 import { conditionOf, type Pod } from '../kube.js';
 import type { FatalPolicy, Finding } from '../model/findings.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Cause, Expectation, FirstSeen, Moment, Progress, RolloutVerdict, Verdict } from '../model/verdict.js';
-import { changeSinceApply } from '../objects/owners.js';
+import { autoscalerNote, changeSinceApply } from '../objects/owners.js';
 import type { KubeObject } from '../objects/model.js';
 
 /** One look, as a kind sees it: its object (if it still exists) and what else was read in its namespace. */
@@ -92,8 +93,29 @@ export function judge<T>(
   }
   const typed = object as unknown as T;
   const progress = rules.progress(typed, snapshot);
-  const observed = rules.observed(typed);
   const pods = newPodsOf(rules, typed, snapshot);
+  // What was seen and is no reason to wait, said on the object's line.
+  const notes = [
+    ...terminatedNotes(rules, typed, snapshot),
+    ...autoscalerNote(expected.applied, object, expected.ours),
+  ];
+  const verdict = judgePods(rules, observation, expected, firstSeen, moment, pods, progress);
+  return notes.length > 0 ? { ...verdict, notes } : verdict;
+}
+
+function judgePods<T>(
+  rules: RolloutRules<T>,
+  observation: KindObservation,
+  expected: Expectation,
+  firstSeen: FirstSeen,
+  moment: Moment,
+  pods: Pod[],
+  progress: Progress,
+): RolloutVerdict {
+  const object = observation.object as KubeObject;
+  const { snapshot } = observation;
+  const typed = object as unknown as T;
+  const observed = rules.observed(typed);
   const findings = [
     ...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)),
     ...(rules.evidence?.(typed, pods) ?? []),
@@ -142,10 +164,29 @@ export function judge<T>(
   return { state: 'progressing', progress, findings, waitingFor };
 }
 
-/** The new revision's pods that are not going away, once the controller has observed the applied spec. */
+/**
+ * The new revision's pods that count, once the controller has observed the applied spec: not
+ * going away, and, for a kind whose pods serve, counted by its controller (IsPodActive,
+ * classify/terminated.ts) unless the pod ended for the release's own reason.
+ */
 export function newPodsOf<T>(rules: RolloutRules<T>, object: T | undefined, snapshot: WorkloadSnapshot): Pod[] {
   if (object === undefined || !rules.observed(object)) return [];
-  return rules.newPods(object, snapshot).filter((pod) => !pod.metadata.deletionTimestamp);
+  return rules
+    .newPods(object, snapshot)
+    .filter((pod) => !pod.metadata.deletionTimestamp && (!rules.servingPods || terminationOf(pod)?.own !== false));
+}
+
+/** The new pods that ended for a reason not the release's (its node evicted it, rejected it, shut down): notes, never a wait. */
+export function terminatedNotes<T>(
+  rules: RolloutRules<T>,
+  object: T | undefined,
+  snapshot: WorkloadSnapshot,
+): string[] {
+  if (!rules.servingPods || object === undefined || !rules.observed(object)) return [];
+  return rules.newPods(object, snapshot).flatMap((pod) => {
+    const termination = terminationOf(pod);
+    return termination && !termination.own ? [terminationNote(pod, termination)] : [];
+  });
 }
 
 /**
@@ -200,6 +241,9 @@ function podsShowing(finding: Finding, findings: readonly Finding[]): number {
 /** What a new pod still lacks to serve: Ready, and every container running and ready. */
 function notServing(pods: readonly Pod[]): string | undefined {
   for (const pod of pods) {
+    // Ended for the release's own reason (its own limit): its replacement is what is waited for.
+    const ended = terminationOf(pod);
+    if (ended) return `new pod ${pod.metadata.name} ${ended.how}`;
     const containers = pod.status?.containerStatuses ?? [];
     const down = containers.find((status) => status.state?.running === undefined || status.ready !== true);
     if (down)

@@ -4,7 +4,7 @@
 //
 // | kind                  | new pods                               | done (as)                                        | failed by                                  |
 // |-----------------------|----------------------------------------|--------------------------------------------------|--------------------------------------------|
-// | apps Deployment       | the new ReplicaSet's                   | DeploymentStatusViewer                           | ProgressDeadlineExceeded, ReplicaFailure, pods |
+// | apps Deployment       | the new ReplicaSet's                   | DeploymentStatusViewer (paused: applied)         | ProgressDeadlineExceeded, ReplicaFailure, pods |
 // | apps StatefulSet      | controller-revision-hash = updateRevision | StatefulSetStatusViewer (OnDelete: applied)   | pods                                       |
 // | apps DaemonSet        | pod-template-generation = template gen. | DaemonSetStatusViewer (OnDelete: applied)       | pods                                       |
 // | apps ReplicaSet       | its own                                | every replica available                          | ReplicaFailure, pods                       |
@@ -31,7 +31,7 @@ import { crdRules } from './crd.js';
 import { planService, serviceRules } from './network/service.js';
 import { ingressRules } from './network/ingress.js';
 import { daemonSetRules, planDaemonSet } from './workloads/daemonset.js';
-import { deploymentRules } from './workloads/deployment.js';
+import { deploymentRules, planDeployment } from './workloads/deployment.js';
 import type { RolloutRules } from './engine.js';
 import { genericRules } from './health/generic.js';
 import { findHealthRule, healthRuleRules } from './health/health-rules.js';
@@ -115,6 +115,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
     watched(
       () => deploymentRules,
       () => ['deployments.apps', 'replicasets.apps', 'pods'],
+      planDeployment,
     ),
   ),
   'apps/StatefulSet': {

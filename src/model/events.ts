@@ -49,6 +49,8 @@ export type RunEvent =
   | { kind: 'not-watched'; workload: ObjectRef; detail: string }
   | { kind: 'progress'; workload: ObjectRef; progress: Progress; waitingFor: string; phase: Phase }
   | { kind: 'pod-problem'; workload: ObjectRef; finding: Finding; phase: Phase }
+  /** Seen once and no reason to wait: a new pod its node ended (its replacement counts), replicas an autoscaler writes. */
+  | { kind: 'note'; workload: ObjectRef; text: string; phase: Phase }
   | { kind: 'poll-error'; namespace: string; message: string }
   /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
   | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }

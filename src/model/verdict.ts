@@ -28,15 +28,17 @@ export type Cause =
  * - progressing, healthy, failed, timed-out: a tracked rollout;
  * - conflict, gone: someone else changed or deleted it while kguard watched (never overwritten);
  * - applied: changed, with nothing to watch (a ConfigMap, a CronJob, kguard.dev/track: "false").
+ * notes: what was seen and is not a reason to wait (a new pod its node evicted, whose replacement
+ * counts; replicas an autoscaler writes), said once on the object's line.
  */
 export type Verdict =
-  | { state: 'progressing'; progress: Progress; findings: Finding[]; waitingFor: string }
+  | { state: 'progressing'; progress: Progress; findings: Finding[]; waitingFor: string; notes?: string[] }
   /** detail: how it ended healthy when that is not a rollout (a Job the TTL controller deleted once it completed). */
-  | { state: 'healthy'; progress: Progress; findings: Finding[]; detail?: string }
-  | { state: 'failed'; progress: Progress; findings: Finding[]; cause: Cause }
-  | { state: 'timed-out'; progress: Progress; findings: Finding[]; waitingFor: string }
-  | { state: 'conflict'; progress: Progress; findings: Finding[]; detail: string }
-  | { state: 'gone'; progress: Progress; findings: Finding[]; detail: string }
+  | { state: 'healthy'; progress: Progress; findings: Finding[]; detail?: string; notes?: string[] }
+  | { state: 'failed'; progress: Progress; findings: Finding[]; cause: Cause; notes?: string[] }
+  | { state: 'timed-out'; progress: Progress; findings: Finding[]; waitingFor: string; notes?: string[] }
+  | { state: 'conflict'; progress: Progress; findings: Finding[]; detail: string; notes?: string[] }
+  | { state: 'gone'; progress: Progress; findings: Finding[]; detail: string; notes?: string[] }
   | { state: 'applied'; detail?: string };
 
 export type VerdictState = Verdict['state'];

@@ -69,6 +69,8 @@ export interface JsonObject {
   nextStep: string | null;
   evidence: string[];
   pods: Array<{ pod: string; container: string | null; reason: string; message: string; restartCount: number }>;
+  /** What was seen and is no reason to wait: a new pod its node ended (its replacement counts), an autoscaler's replicas. */
+  notes: string[];
   /** The failing containers' last lines (up to 50 each), read before any rollback removed the pods. */
   logs: Array<{ pod: string; container: string; previous: boolean; lines: string[]; error: string | null }>;
   restore: {
@@ -155,6 +157,7 @@ function objectReport(result: ObjectResult): JsonObject {
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict && 'findings' in verdict ? verdict.findings : []).map(podReport),
+    notes: (verdict && 'notes' in verdict ? verdict.notes : undefined) ?? [],
     logs: (diagnosis?.logs ?? []).map(logReport),
     restore: restore
       ? {

@@ -28,6 +28,7 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   'not-watched': 'normal',
   progress: 'normal',
   'pod-problem': 'normal',
+  note: 'normal',
   'poll-error': 'normal',
   'watch-fallback': 'normal',
   healthy: 'quiet',

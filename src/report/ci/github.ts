@@ -89,6 +89,7 @@ export class GithubActionsReporter implements Reporter {
     if (
       !row ||
       event.kind === 'pod-problem' ||
+      event.kind === 'note' ||
       event.kind === 'progress' ||
       event.kind === 'lock-wait' ||
       event.kind === 'diff'

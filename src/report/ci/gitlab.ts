@@ -43,6 +43,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   // Progress and pod problems belong to the watch or to the restore, by their phase.
   progress: 'phase',
   'pod-problem': 'phase',
+  note: 'phase',
   'poll-error': undefined,
   'watch-fallback': undefined,
   healthy: 'watch',

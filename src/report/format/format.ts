@@ -108,6 +108,10 @@ export const FORMATTERS: Formatters = {
     tone: 'warn',
     text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
   }),
+  note: (event) => ({
+    tone: 'info',
+    text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`,
+  }),
   'poll-error': (event) => ({
     tone: 'warn',
     text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`,
