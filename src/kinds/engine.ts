@@ -11,6 +11,7 @@ import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Cause, Expectation, FirstSeen, Moment, Progress, RolloutVerdict, Verdict } from '../model/verdict.js';
 import { changeSinceApply } from '../objects/owners.js';
 import type { KubeObject } from '../objects/model.js';
+import { statusWrittenSince, writeChangedGeneration } from './status-moment.js';
 
 /** One look, as a kind sees it: its object (if it still exists) and what else was read in its namespace. */
 export interface KindObservation {
@@ -71,6 +72,14 @@ export interface RolloutRules<T> {
    * (fluxcd/kustomize-controller#387), so a verdict depended on when kguard first looked.
    */
   firstStatus?: { missing(object: T): boolean; graceSeconds: number };
+  /**
+   * Its controller answers a new generation with a status some time after kguard's write (a custom
+   * resource): where the status does not say which generation it judged (`reportsGeneration`),
+   * it counts only once written after kguard's write (status-moment.ts), waited for up to
+   * `graceSeconds` (--status-grace, at most the object's deadline); then the standing one is
+   * judged, and the verdict says so.
+   */
+  freshStatus?: { reportsGeneration(object: T): boolean; graceSeconds: number };
 }
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
@@ -92,7 +101,8 @@ export function judge<T>(
   }
   const typed = object as unknown as T;
   const progress = rules.progress(typed, snapshot);
-  const observed = rules.observed(typed);
+  const answer = answerOf(rules, typed, expected, moment);
+  const observed = rules.observed(typed) && answer !== 'awaited';
   const pods = newPodsOf(rules, typed, snapshot);
   const findings = [
     ...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)),
@@ -101,7 +111,8 @@ export function judge<T>(
 
   const condition = observed ? rules.failure(typed, snapshot, expected) : undefined;
   if (condition && isFatalNow(condition.rule.policy, firstSeen.get(condition.reason), moment.now)) {
-    return { state: 'failed', progress, findings, cause: condition };
+    const cause = answer === 'standing' ? { ...condition, message: `${condition.message} (${STANDING})` } : condition;
+    return { state: 'failed', progress, findings, cause };
   }
   const fatal = findings.find(
     (finding) =>
@@ -120,7 +131,9 @@ export function judge<T>(
   const silent = observed && rules.firstStatus?.missing(typed) === true;
   const graceMs = (rules.firstStatus?.graceSeconds ?? 0) * 1000;
   const waitingFor = !observed
-    ? `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`
+    ? answer === 'awaited'
+      ? `waiting for the ${rules.controller} to answer generation ${generation ?? '?'} (its status names no generation, and the one there was written before kguard's write)`
+      : `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`
     : silent && moment.now - moment.startedAt < graceMs
       ? `waiting for the ${rules.controller} to write its first status`
       : (rules.wait(typed, snapshot) ?? (rules.servingPods ? notServing(pods) : undefined));
@@ -132,6 +145,7 @@ export function judge<T>(
         findings,
         detail: `the ${rules.controller} wrote no status in ${graceMs / 1000}s: judged by kstatus without one`,
       };
+    if (answer === 'standing') return { state: 'healthy', progress, findings, detail: STANDING };
     return { state: 'healthy', progress, findings };
   }
   if (moment.now - moment.startedAt >= moment.timeoutMs) {
@@ -140,6 +154,29 @@ export function judge<T>(
     return { state: 'timed-out', progress, findings, waitingFor };
   }
   return { state: 'progressing', progress, findings, waitingFor };
+}
+
+const STANDING = 'no status written since the apply; judged on the one from before';
+
+/**
+ * Whether the status answers kguard's write (status-moment.ts): 'current' (it names the
+ * generation, or was written since, or the write changed no generation), 'awaited' (not yet,
+ * within the wait), 'standing' (the wait ended without an answer: the one there is judged).
+ */
+function answerOf<T>(
+  rules: RolloutRules<T>,
+  object: T,
+  expected: Expectation,
+  moment: Moment,
+): 'current' | 'awaited' | 'standing' {
+  const fresh = rules.freshStatus;
+  // No status at all yet: the first-status wait (firstStatus) speaks for it.
+  if (!fresh || fresh.reportsGeneration(object) || rules.firstStatus?.missing(object)) return 'current';
+  const live = object as unknown as KubeObject;
+  if (!writeChangedGeneration(expected.applied, expected.generationBefore)) return 'current';
+  if (statusWrittenSince(expected.applied, live)) return 'current';
+  const windowMs = Math.min(fresh.graceSeconds * 1000, moment.timeoutMs);
+  return moment.now - moment.startedAt < windowMs ? 'awaited' : 'standing';
 }
 
 /** The new revision's pods that are not going away, once the controller has observed the applied spec. */

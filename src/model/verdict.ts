@@ -54,6 +54,11 @@ export interface Expectation {
    * cluster's normal life (an HPA's replicas, a binder's volumeName). Absent: every field counts.
    */
   ours?: readonly FieldPath[];
+  /**
+   * metadata.generation before kguard's write (the pre-apply copy's); absent for a new object or a
+   * restore. The same generation means the write changed no spec: the standing status still speaks for it.
+   */
+  generationBefore?: number;
 }
 
 export interface Moment {

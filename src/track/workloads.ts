@@ -40,7 +40,11 @@ export function trackTargetOf(
   const overrides = overridesOf(target.applied);
   return {
     workload: target.ref,
-    expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
+    expected: {
+      applied: target.applied,
+      ours: fieldsOfApply(target.before, target.applied),
+      generationBefore: target.before?.metadata.generation,
+    },
     row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
     overrides,
     selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
@@ -60,7 +64,12 @@ export async function trackWorkloads(
   );
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const statusGraceMs = writesStatus.has(kindKey(target.ref)) ? options.statusGraceMs : undefined;
+    // A kind judged by a health rule waits --status-grace for its controller's answer to kguard's
+    // write (kinds/status-moment.ts); a kind judged by kstatus only when its API serves /status.
+    const statusGraceMs =
+      writesStatus.has(kindKey(target.ref)) || !judgedByKstatus(target.ref, options.healthRules)
+        ? options.statusGraceMs
+        : undefined;
     const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, {
       readinessGraceMs: options.readinessGraceMs,
       statusGraceMs,

@@ -9,6 +9,7 @@
 import { STALLED } from '../../classify/conditions.js';
 import { conditionOf, type Condition, type StatusConventions } from '../../kube.js';
 import type { RolloutRules } from '../engine.js';
+import { reportsGeneration } from '../status-moment.js';
 
 /**
  * `statusGraceSeconds`: the kind's API serves a status subresource, so a controller writes its
@@ -23,6 +24,7 @@ export function genericRules(kind: string, statusGraceSeconds?: number): Rollout
             missing: (object: StatusConventions) => !written(object.status),
             graceSeconds: statusGraceSeconds,
           },
+          freshStatus: { reportsGeneration: (object: StatusConventions) => reportsGeneration(object), graceSeconds: statusGraceSeconds },
         }
       : {}),
     observed: (object) =>
