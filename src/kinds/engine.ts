@@ -32,7 +32,9 @@ export interface RolloutRules<T> {
   /** The pods of the new revision: only their problems count, and only theirs are read for clues. */
   newPods(object: T, snapshot: WorkloadSnapshot): Pod[];
   /** What the rollout still waits for, in its viewer's words; undefined when it is done. */
-  wait(object: T, snapshot: WorkloadSnapshot): string | undefined;
+  wait(object: T, snapshot: WorkloadSnapshot, expected?: Expectation): string | undefined;
+  /** What a healthy verdict adds on the object's line: a failure that stood before the apply and that it did not cause. */
+  note?(object: T, snapshot: WorkloadSnapshot, expected: Expectation): string | undefined;
   /**
    * The object's own word that this rollout failed (a Deployment's ProgressDeadlineExceeded, a
    * Job's Failed condition, a pod's phase Failed, Stalled). `expected` tells this rollout's from an older one's.
@@ -136,7 +138,7 @@ export function judge<T>(
       : `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`
     : silent && moment.now - moment.startedAt < graceMs
       ? `waiting for the ${rules.controller} to write its first status`
-      : (rules.wait(typed, snapshot) ?? (rules.servingPods ? notServing(pods) : undefined));
+      : (rules.wait(typed, snapshot, expected) ?? (rules.servingPods ? notServing(pods) : undefined));
   if (waitingFor === undefined) {
     if (silent)
       return {
@@ -146,6 +148,8 @@ export function judge<T>(
         detail: `the ${rules.controller} wrote no status in ${graceMs / 1000}s: judged by kstatus without one`,
       };
     if (answer === 'standing') return { state: 'healthy', progress, findings, detail: STANDING };
+    const note = rules.note?.(typed, snapshot, expected);
+    if (note !== undefined) return { state: 'healthy', progress, findings, detail: note };
     return { state: 'healthy', progress, findings };
   }
   if (moment.now - moment.startedAt >= moment.timeoutMs) {

@@ -36,6 +36,7 @@ export function trackTargetOf(
   target: WorkloadTarget,
   healthRules?: readonly HealthRule[],
   readinessGraceMs?: number,
+  templatesBefore?: ReadonlyArray<Record<string, string>>,
 ): TrackTarget {
   const overrides = overridesOf(target.applied);
   return {
@@ -44,6 +45,8 @@ export function trackTargetOf(
       applied: target.applied,
       ours: fieldsOfApply(target.before, target.applied),
       generationBefore: target.before?.metadata.generation,
+      ...(target.before ? { before: target.before } : {}),
+      ...(templatesBefore ? { templatesBefore } : {}),
     },
     row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
     overrides,
@@ -83,7 +86,12 @@ export async function trackWorkloads(
         deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
       continue;
     }
-    watched.push({ ...trackTargetOf(target, options.healthRules), row, source: target, problems: overrides.problems });
+    watched.push({
+      ...trackTargetOf(target, options.healthRules, undefined, templatesBefore(targets, target.ref.namespace)),
+      row,
+      source: target,
+      problems: overrides.problems,
+    });
   }
   if (watched.length === 0) return outcomes;
   if (options.phase === 'rollout') {
@@ -124,4 +132,13 @@ async function statusServed(targets: readonly WorkloadTarget[], deps: TrackDeps)
     .catch(() => undefined);
   for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
   return served;
+}
+
+/** The pod-template labels, before the apply, of the targets in one namespace (a Deployment's spec.template). */
+function templatesBefore(targets: readonly WorkloadTarget[], namespace: string): Array<Record<string, string>> {
+  return targets.flatMap((target) => {
+    const labels = (target.before as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } })
+      ?.spec?.template?.metadata?.labels;
+    return target.ref.namespace === namespace && labels ? [labels] : [];
+  });
 }
