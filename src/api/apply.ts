@@ -10,7 +10,7 @@ import { credentialValues } from '../kubectl/passthrough.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
-import { privateCopies } from '../restore/restore.js';
+import { privateCopies } from '../restore/private-copies.js';
 import { makeRunId } from '../journal/store.js';
 import type { KubectlCall, Reporter } from '../model/events.js';
 import { buildReport, type JsonReport } from '../report/json.js';

@@ -54,7 +54,7 @@ export async function journalCommand(
       import('../../journal/holder.js'),
       import('../../run/status/runs.js'),
       import('../../run/rollback/rollback.js'),
-      import('../../restore/restore.js'),
+      import('../../restore/private-copies.js'),
       import('../../journal/held-leases.js'),
       import('../../journal/store.js'),
     ]);

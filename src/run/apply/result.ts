@@ -83,11 +83,6 @@ export function exitCodeOfRun(result: Pick<RunResult, 'outcome' | 'diff' | 'obje
 /** `kubectl diff`'s exit code when there are differences; the same number as a usage error, as in kubectl. */
 const DIFFERENCES_FOUND: ExitCode = 1;
 
-/** The exit code of an outcome (the table above). */
-export function exitCodeOf(outcome: Outcome): ExitCode {
-  return EXIT_CODES[outcome];
-}
-
 /** The run's result with its outcome, decided once. */
 export function withOutcome(result: Omit<RunResult, 'outcome'>): RunResult {
   return { ...result, outcome: outcomeOf(result) };
