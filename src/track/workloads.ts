@@ -137,8 +137,8 @@ async function statusServed(targets: readonly WorkloadTarget[], deps: TrackDeps)
 /** The pod-template labels, before the apply, of the targets in one namespace (a Deployment's spec.template). */
 function templatesBefore(targets: readonly WorkloadTarget[], namespace: string): Array<Record<string, string>> {
   return targets.flatMap((target) => {
-    const labels = (target.before as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } })
-      ?.spec?.template?.metadata?.labels;
+    const labels = (target.before as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } })?.spec
+      ?.template?.metadata?.labels;
     return target.ref.namespace === namespace && labels ? [labels] : [];
   });
 }

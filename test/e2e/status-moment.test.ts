@@ -51,7 +51,9 @@ spec:
 
 // External Secrets Operator's Ready condition, as Argo CD's health tests show it
 // (resource_customizations/external-secrets.io/ExternalSecret/testdata/healthy.yaml, degraded.yaml).
-const SYNCED = { conditions: [{ type: 'Ready', status: 'True', reason: 'SecretSynced', message: 'Secret was synced' }] };
+const SYNCED = {
+  conditions: [{ type: 'Ready', status: 'True', reason: 'SecretSynced', message: 'Secret was synced' }],
+};
 const SYNC_ERROR = {
   conditions: [
     {
@@ -108,10 +110,7 @@ describe('a custom resource is judged by the status written for kguard’s write
 
     it(`${how}: a change its controller answers with SecretSyncedError 0.5 s later fails and is restored healthy (exit 3)`, async () => {
       await reconciledExternalSecret(observedGeneration);
-      const run = await kguardJson(
-        'secret.yaml',
-        externalSecretYaml('shop/db-v2', SYNC_ERROR, observedGeneration),
-      );
+      const run = await kguardJson('secret.yaml', externalSecretYaml('shop/db-v2', SYNC_ERROR, observedGeneration));
       expect(run.exitCode, run.stderr).toBe(3);
       expect(run.object('ExternalSecret', 'db-credentials')).toMatchObject({
         verdict: 'failed',
@@ -123,10 +122,7 @@ describe('a custom resource is judged by the status written for kguard’s write
 
     it(`${how}: a new one its controller answers with SecretSyncedError 0.5 s later fails and is deleted (exit 3)`, async () => {
       await installExternalSecrets();
-      const run = await kguardJson(
-        'secret.yaml',
-        externalSecretYaml('shop/db-v2', SYNC_ERROR, observedGeneration),
-      );
+      const run = await kguardJson('secret.yaml', externalSecretYaml('shop/db-v2', SYNC_ERROR, observedGeneration));
       expect(run.exitCode, run.stderr).toBe(3);
       expect(run.object('ExternalSecret', 'db-credentials')).toMatchObject({
         verdict: 'failed',

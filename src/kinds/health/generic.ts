@@ -24,7 +24,10 @@ export function genericRules(kind: string, statusGraceSeconds?: number): Rollout
             missing: (object: StatusConventions) => !written(object.status),
             graceSeconds: statusGraceSeconds,
           },
-          freshStatus: { reportsGeneration: (object: StatusConventions) => reportsGeneration(object), graceSeconds: statusGraceSeconds },
+          freshStatus: {
+            reportsGeneration: (object: StatusConventions) => reportsGeneration(object),
+            graceSeconds: statusGraceSeconds,
+          },
         }
       : {}),
     observed: (object) =>

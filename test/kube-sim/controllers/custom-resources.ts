@@ -83,7 +83,11 @@ export class CustomResourceReconciler {
     const status = given
       ? stamped(JSON.parse(given) as Record<string, unknown>, withGeneration ? generation : undefined)
       : stamped(
-          { ...(object.status ?? {}), observedGeneration: generation, conditions: this.conditionsFor(object, generation) },
+          {
+            ...(object.status ?? {}),
+            observedGeneration: generation,
+            conditions: this.conditionsFor(object, generation),
+          },
           withGeneration ? generation : undefined,
         );
     this.answered.set(key, generation);
