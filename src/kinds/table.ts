@@ -291,7 +291,7 @@ function chooseRow(
   const found = rule ?? findHealthRule(ref, rules);
   if (found)
     return watched(
-      () => healthRuleRules(found, ref.kind),
+      () => healthRuleRules(found, ref.kind, statusGraceMs === undefined ? undefined : statusGraceMs / 1000),
       (target) => [typeArg(target)],
     );
   return rowFor(ref, statusGraceMs);

@@ -73,6 +73,8 @@ export type RunEvent =
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }
   | { kind: 'rollback-unhealthy'; workload: ObjectRef; reason: string; commands: string[] }
+  /** Restored to its pre-apply copy, and not healthy as it was not before the apply (kinds/before.ts): restored all the same. */
+  | { kind: 'restored-failing-before'; workload: ObjectRef; before: string; now: string; command: string }
   /** `pieces`: where its Secrets are (namespace → how many); `namespace`: the run's home. */
   | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number>; runLabel?: string }
   | { kind: 'journal-kept'; runId: string; namespace: string; pieces?: Record<string, number>; command: string }

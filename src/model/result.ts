@@ -88,7 +88,13 @@ export interface ObjectResult {
   verdictAfterMs?: number;
   restore?: RestoreResult;
   /** A restored workload, tracked until healthy again. */
-  afterRestore?: { state: VerdictState; summary?: string; elapsedMs: number };
+  afterRestore?: {
+    state: VerdictState;
+    summary?: string;
+    elapsedMs: number;
+    /** Not healthy, as before the apply: why the pre-apply copy was not healthy (kinds/before.ts). Restored all the same. */
+    failingBefore?: string;
+  };
 }
 
 /** What a registry said of one image the apply changes, before the apply (images/check.ts). */

@@ -56,6 +56,18 @@ export interface Expectation {
    * cluster's normal life (an HPA's replicas, a binder's volumeName). Absent: every field counts.
    */
   ours?: readonly FieldPath[];
+  /**
+   * metadata.generation before kguard's write (the pre-apply copy's); absent for a new object or a
+   * restore. The same generation means the write changed no spec: the standing status still speaks for it.
+   */
+  generationBefore?: number;
+  /** Its pre-apply copy (absent: created by this apply or a restore). */
+  before?: KubeObject;
+  /**
+   * The pod-template labels, before the apply, of the objects this apply changed in the object's
+   * namespace: whether the apply moved pods away from a Service's selector.
+   */
+  templatesBefore?: ReadonlyArray<Record<string, string>>;
 }
 
 export interface Moment {

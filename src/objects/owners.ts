@@ -101,20 +101,34 @@ export function scaleOwnedFields(object: KubeObject | undefined): FieldPath[] {
     .filter((field) => field.length > 0);
 }
 
-/** What a verdict says once about fields an autoscaler wrote through /scale since the apply. */
+/**
+ * What a verdict says once about fields an autoscaler writes through /scale: those it wrote since
+ * the apply, and those it owned before the apply (its managedFields entry with subresource scale)
+ * that the apply set, which its next sync writes back. The second is known at the first look,
+ * whether or not the autoscaler's write lands before the rollout is done.
+ */
 export function autoscalerNote(
   applied: KubeObject,
   live: KubeObject | undefined,
   ours: readonly FieldPath[] | undefined,
+  before?: KubeObject,
 ): string[] {
   if (!live || ours === undefined) return [];
-  const autoscaled = scaleOwnedFields(live);
-  if (autoscaled.length === 0) return [];
-  const written = differingPaths(contentOf(applied), contentOf(live)).filter((field) =>
-    autoscaled.some((owned) => within(field, owned)),
-  );
+  const sinceApply = scaleOwnedFields(live);
+  const beforeApply = before ? scaleOwnedFields(before) : [];
+  if (sinceApply.length === 0 && beforeApply.length === 0) return [];
+  const written = [
+    ...differingPaths(contentOf(applied), contentOf(live)).filter((field) =>
+      sinceApply.some((owned) => within(field, owned)),
+    ),
+    ...(before
+      ? differingPaths(contentOf(before), contentOf(applied)).filter((field) =>
+          beforeApply.some((owned) => within(field, owned)),
+        )
+      : []),
+  ];
   if (written.length === 0) return [];
-  return [autoscalerText(written.map(fieldName))];
+  return [autoscalerText([...new Set(written.map(fieldName))])];
 }
 
 /** The one line that says an autoscaler owns a field. */

@@ -43,6 +43,7 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   'restore-failed': 'quiet',
   'rolled-back': 'quiet',
   'rollback-unhealthy': 'quiet',
+  'restored-failing-before': 'quiet',
   journal: 'normal',
   'journal-kept': 'quiet',
   'journal-warning': 'normal',

@@ -37,6 +37,7 @@ export function trackTargetOf(
   healthRules?: readonly HealthRule[],
   readinessGraceMs?: number,
   autoscaled = false,
+  templatesBefore?: ReadonlyArray<Record<string, string>>,
 ): TrackTarget {
   const overrides = overridesOf(target.applied);
   const ours = fieldsOfApply(target.before, target.applied);
@@ -45,6 +46,9 @@ export function trackTargetOf(
     expected: {
       applied: target.applied,
       ours: autoscaled ? ours.filter((field) => fieldName(field) !== 'spec.replicas') : ours,
+      generationBefore: target.before?.metadata.generation,
+      ...(target.before ? { before: target.before } : {}),
+      ...(templatesBefore ? { templatesBefore } : {}),
     },
     row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
     overrides,
@@ -66,7 +70,12 @@ export async function trackWorkloads(
   );
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const statusGraceMs = writesStatus.has(kindKey(target.ref)) ? options.statusGraceMs : undefined;
+    // A kind judged by a health rule waits --status-grace for its controller's answer to kguard's
+    // write (kinds/status-moment.ts); a kind judged by kstatus only when its API serves /status.
+    const statusGraceMs =
+      writesStatus.has(kindKey(target.ref)) || !judgedByKstatus(target.ref, options.healthRules)
+        ? options.statusGraceMs
+        : undefined;
     const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, {
       readinessGraceMs: options.readinessGraceMs,
       statusGraceMs,
@@ -83,7 +92,13 @@ export async function trackWorkloads(
     // The note that the autoscaler owns them comes with the verdict, once its /scale write shows.
     const autoscaled = scaledByHpa.has(objectKey(target.ref));
     watched.push({
-      ...trackTargetOf(target, options.healthRules, undefined, autoscaled),
+      ...trackTargetOf(
+        target,
+        options.healthRules,
+        undefined,
+        autoscaled,
+        templatesBefore(targets, target.ref.namespace),
+      ),
       row,
       source: target,
       problems: overrides.problems,
@@ -151,4 +166,13 @@ async function statusServed(targets: readonly WorkloadTarget[], deps: TrackDeps)
     .catch(() => undefined);
   for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
   return served;
+}
+
+/** The pod-template labels, before the apply, of the targets in one namespace (a Deployment's spec.template). */
+function templatesBefore(targets: readonly WorkloadTarget[], namespace: string): Array<Record<string, string>> {
+  return targets.flatMap((target) => {
+    const labels = (target.before as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } })?.spec
+      ?.template?.metadata?.labels;
+    return target.ref.namespace === namespace && labels ? [labels] : [];
+  });
 }

@@ -158,6 +158,7 @@ const RESTORE_KINDS = new Set<RunEvent['kind']>([
   'restore-failed',
   'rolled-back',
   'rollback-unhealthy',
+  'restored-failing-before',
 ]);
 
 /** The object an event is about, if it is about one. */

@@ -58,6 +58,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'restore-failed': 'restore',
   'rolled-back': 'restore',
   'rollback-unhealthy': 'restore',
+  'restored-failing-before': 'restore',
   'journal-kept': undefined,
   'history-kept': undefined,
   'undo-preview': 'preview',

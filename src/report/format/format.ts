@@ -210,6 +210,11 @@ export const FORMATTERS: Formatters = {
     tone: 'undo',
     text: `${describeObject(event.workload)}: restored and healthy again, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} pods ready`} in ${seconds(event.elapsedMs)}`,
   }),
+  'restored-failing-before': (event) => ({
+    tone: 'undo',
+    text: `${describeObject(event.workload)}: restored to its pre-apply copy; it was already failing before the apply (${event.before}) and still is (${event.now}). The apply did not cause it: fix it separately. Look at it:`,
+    details: [event.command],
+  }),
   'rollback-unhealthy': (event) => ({
     tone: 'alarm',
     text: `ROLLBACK FAILED: ${describeObject(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
