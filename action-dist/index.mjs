@@ -3588,8 +3588,8 @@ var init_esm = __esm({
 });
 
 // src/errors.ts
-function kibibytes(bytes) {
-  return Math.ceil(bytes / 1024);
+function kibibytes(bytes2) {
+  return Math.ceil(bytes2 / 1024);
 }
 var ExitCode, KguardError, InputError, InterruptedError, KubectlError, JournalTooLargeError;
 var init_errors = __esm({
@@ -3633,11 +3633,11 @@ var init_errors = __esm({
       exitCode = ExitCode.ClusterError;
     };
     JournalTooLargeError = class extends KguardError {
-      constructor(bytes, limitBytes, objects, namespace, object) {
+      constructor(bytes2, limitBytes, objects, namespace, object) {
         super(
-          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
+          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes2)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
         );
-        this.bytes = bytes;
+        this.bytes = bytes2;
         this.limitBytes = limitBytes;
         this.objects = objects;
         this.namespace = namespace;
@@ -3860,8 +3860,8 @@ function splitPassThrough(args) {
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index];
     const [name, inlineValue] = splitFlag(arg);
-    const refusal = REFUSED_AFTER_DASH_DASH[name];
-    if (refusal) throw new InputError(`${arg} after -- is not passed to kubectl: ${refusal}.`);
+    const refusal2 = REFUSED_AFTER_DASH_DASH[name];
+    if (refusal2) throw new InputError(`${arg} after -- is not passed to kubectl: ${refusal2}.`);
     const flag = kubectlFlag(name);
     if (!flag) {
       result.apply.push(arg);
@@ -4389,7 +4389,8 @@ var init_options = __esm({
       concurrency: 8,
       requestTimeoutMs: 3e4,
       readinessGraceMs: 5 * 6e4,
-      statusGraceMs: 3e4
+      statusGraceMs: 3e4,
+      imageCheck: "on"
     };
   }
 });
@@ -4471,6 +4472,7 @@ function resolveApplyOptions(input) {
     rollback: input.rollback ?? DEFAULTS.rollback,
     keepCreated: input.keepCreated ?? false,
     journal: input.journal ?? true,
+    ...input.runLabel ? { runLabel: input.runLabel } : {},
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
     journalNamespace: journalNamespaceOf(input.journalNamespace),
     logLines: logLines2,
@@ -4478,6 +4480,8 @@ function resolveApplyOptions(input) {
     requestTimeoutMs,
     readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
     statusGraceMs: input.statusGraceMs ?? DEFAULTS.statusGraceMs,
+    imageCheck: input.imageCheck ?? DEFAULTS.imageCheck,
+    insecureRegistries: input.insecureRegistries ?? [],
     ...input.healthRules ? { healthRules: input.healthRules } : {}
   };
 }
@@ -8490,7 +8494,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse4(serialize2(uri, options), options);
+        parse4(serialize3(uri, options), options);
       }
       return uri;
     }
@@ -8528,13 +8532,13 @@ var require_fast_uri = __commonJS({
         throw new Error(resolved.error);
       }
       schemelessOptions.skipEscape = true;
-      return serialize2(resolved, schemelessOptions);
+      return serialize3(resolved, schemelessOptions);
     }
     function resolveComponent(base, relative, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse4(serialize2(base, options), options);
-        relative = parse4(serialize2(relative, options), options);
+        base = parse4(serialize3(base, options), options);
+        relative = parse4(serialize3(relative, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative.scheme) {
@@ -8589,7 +8593,7 @@ var require_fast_uri = __commonJS({
       const normalizedB = normalizeComparableURI(uriB, options);
       return normalizedA !== void 0 && normalizedB !== void 0 && normalizedA === normalizedB;
     }
-    function serialize2(cmpts, opts) {
+    function serialize3(cmpts, opts) {
       const component = {
         host: cmpts.host,
         scheme: cmpts.scheme,
@@ -8861,7 +8865,7 @@ var require_fast_uri = __commonJS({
     function normalizeStringWithStatus(uri, opts) {
       const { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
       return {
-        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize2(parsed, opts),
+        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize3(parsed, opts),
         malformedAuthorityOrPort,
         malformedPercentEncoding,
         malformedSchemeSpecific,
@@ -8875,7 +8879,7 @@ var require_fast_uri = __commonJS({
       }
       let value;
       try {
-        value = typeof uri === "string" ? uri : serialize2(uri, opts);
+        value = typeof uri === "string" ? uri : serialize3(uri, opts);
       } catch {
         return void 0;
       }
@@ -8888,7 +8892,7 @@ var require_fast_uri = __commonJS({
       resolve,
       resolveComponent,
       equal,
-      serialize: serialize2,
+      serialize: serialize3,
       parse: parse4
     };
     module.exports = fastUri;
@@ -19807,6 +19811,7 @@ function toApplyOptions(raw, passThroughArgs) {
     dryRun: parseDryRun(raw.dryRun),
     diff: raw.diff,
     confirm: raw.confirm,
+    runLabel: runLabelOf(raw.runLabel),
     keepCreated: raw.keepCreated,
     journal: raw.journal,
     lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
@@ -19830,6 +19835,8 @@ function toApplyOptions(raw, passThroughArgs) {
     kubectlArgs: passThroughArgs,
     readinessGraceMs: optionalDuration(raw.readinessGrace, "--readiness-grace"),
     statusGraceMs: optionalDuration(raw.statusGrace, "--status-grace"),
+    ...raw.imageCheck === void 0 ? {} : { imageCheck: raw.imageCheck === "off" ? "off" : "on" },
+    ...raw.insecureRegistry?.length ? { insecureRegistries: raw.insecureRegistry } : {},
     healthRules: raw.healthRules === void 0 ? void 0 : parseHealthRules(raw.healthRulesText ?? "", raw.healthRules)
   });
 }
@@ -19867,6 +19874,23 @@ function wantsJsonOutput(argv) {
     else if (arg === "-o" || arg === "--output") json = argv[index + 1] === "json";
   }
   return json;
+}
+function runLabelOf(text2) {
+  if (text2 === void 0) return void 0;
+  const label = text2.trim();
+  if (label === "" || label.length > 253 || /[\u0000-\u001f\u007f]/.test(label))
+    throw new InputError(
+      `--run-label ${JSON.stringify(text2)}: give one line of 1 to 253 printable characters, e.g. --run-label "$SR_DEPLOYMENT_ID" or --run-label "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT".`
+    );
+  return label;
+}
+function wantsDiff(argv) {
+  if (argv[0] !== "apply") return false;
+  const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  return own.includes("--diff");
+}
+function diffPreviewExitCode(exitCode) {
+  return exitCode === ExitCode.InputError ? ExitCode.ClusterError : exitCode;
 }
 function parseCount(value, flag) {
   if (!/^\d+$/.test(value.trim()))
@@ -19942,8 +19966,8 @@ function diagnoseKubectlFailure(result) {
 }
 function tellingLine(stderr) {
   const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  const plain = lines.filter((line) => !KLOG_PREFIX.test(line));
-  const chosen = plain.length > 0 ? plain : lines.map(withoutKlogHeader);
+  const plain2 = lines.filter((line) => !KLOG_PREFIX.test(line));
+  const chosen = plain2.length > 0 ? plain2 : lines.map(withoutKlogHeader);
   return chosen.slice(-3).join(" ").replace(/^error: /, "");
 }
 function withoutKlogHeader(line) {
@@ -20214,12 +20238,12 @@ function listedItems(stdout) {
   }));
   return { items, resourceVersion: list.metadata?.resourceVersion ?? "" };
 }
-function applyCommand(request) {
+function applyCommand(request2) {
   const args = ["apply"];
-  for (const filename of request.filenames) args.push("-f", filename);
-  if (request.recursive) args.push("-R");
-  if (request.namespace) args.push("-n", request.namespace);
-  args.push(...request.applyArgs);
+  for (const filename of request2.filenames) args.push("-f", filename);
+  if (request2.recursive) args.push("-R");
+  if (request2.namespace) args.push("-n", request2.namespace);
+  args.push(...request2.applyArgs);
   return args;
 }
 var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
@@ -20297,8 +20321,8 @@ function explainUnknownOption(commanderMessage, program2, words, known) {
   if (!flag) return commanderMessage;
   const suggestion = /\(Did you mean [^)]*\)/.exec(commanderMessage)?.[0];
   const head = `unknown option '${flag}'${suggestion ? ` ${suggestion}` : ""}`;
-  const refusal = REFUSED_AFTER_DASH_DASH[splitFlag(flag)[0]];
-  if (refusal) return `${head}: ${refusal}.`;
+  const refusal2 = REFUSED_AFTER_DASH_DASH[splitFlag(flag)[0]];
+  if (refusal2) return `${head}: ${refusal2}.`;
   const corrected = movedAfterDashDash(words, known);
   return `${head}. kguard apply takes its own flags and kubectl's common ones (${program2} apply --help lists them); any other kubectl apply flag goes after --:
   ${[...program2.split(" "), ...corrected].map(shellQuote).join(" ")}`;
@@ -20338,7 +20362,29 @@ function movedAfterDashDash(words, known) {
 function isShortGroup(name) {
   return /^-[a-zA-Z]./.test(name) && !name.startsWith("--");
 }
-var KUBECTL_HELP_GROUP;
+function kubectlHabits(words) {
+  const dashDash = words.indexOf("--");
+  const before = dashDash === -1 ? words : words.slice(0, dashDash);
+  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
+  const kept = [];
+  const levels = [];
+  const notes = [];
+  for (const word of before) {
+    const short = /^(-[a-zA-Z])=(.*)$/.exec(word);
+    const level = /^(?:-v=?|--v=)(\d+)$/.exec(word);
+    if (level) {
+      levels.push(`--v=${level[1]}`);
+      notes.push(
+        words[0] === "apply" ? `${word} is kubectl's log level: passed to kubectl apply as --v=${level[1]} (kguard's own -v, --verbose, lists every kubectl command it runs)` : `${word} is kubectl's log level, which kguard ${words[0] ?? ""} does not pass on; its own -v (--verbose) lists every kubectl command it runs`
+      );
+    } else if (short && SHORT_VALUE_FLAGS.has(short[1])) kept.push(short[1], short[2]);
+    else kept.push(word);
+  }
+  const passed = words[0] === "apply" ? levels : [];
+  if (passed.length === 0 && dashDash === -1) return { words: kept, notes };
+  return { words: [...kept, "--", ...passed, ...after], notes };
+}
+var KUBECTL_HELP_GROUP, SHORT_VALUE_FLAGS;
 var init_kubectl_options = __esm({
   "src/cli/kubectl-options.ts"() {
     "use strict";
@@ -20347,6 +20393,7 @@ var init_kubectl_options = __esm({
     init_parse();
     init_passthrough();
     KUBECTL_HELP_GROUP = "kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):";
+    SHORT_VALUE_FLAGS = /* @__PURE__ */ new Set(["-f", "-k", "-n", "-o"]);
   }
 });
 
@@ -20523,6 +20570,15 @@ function buildProgram(name, words, handlers) {
     "--status-grace <duration>",
     "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
     formatDuration(DEFAULTS.statusGraceMs)
+  ).addOption(
+    new Option(
+      "--image-check <mode>",
+      "before the apply, ask each changed image's registry (with the pods' pull credentials) whether it exists: a missing one refuses the run, an unreachable registry is said and passed"
+    ).choices(["on", "off"]).default(DEFAULTS.imageCheck)
+  ).option(
+    "--insecure-registry <host>",
+    "ask this registry (host[:port]) over plain HTTP, as loopback registries are (repeatable)",
+    (value, previous = []) => [...previous, value]
   ).option(
     "--health-rules <file>",
     "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table"
@@ -20541,11 +20597,14 @@ function buildProgram(name, words, handlers) {
     "--dotenv <file>",
     "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs"
   ).option(
+    "--run-label <text>",
+    "a name for this run from the CD tool that runs it (PipeCD's $SR_DEPLOYMENT_ID, a CI run id): kept in the journal, history, events and report; kguard rollback --run-label TEXT finds the run"
+  ).option(
     "--events <file|->",
     "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr"
   ).option(
     "--diff",
-    "preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)"
+    "preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff"
   ).option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
       throw new InputError(
@@ -20575,7 +20634,13 @@ function buildProgram(name, words, handlers) {
       "[run]",
       "the run to restore (kguard status lists them); default: the only unfinished run that is not running"
     )
-  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option("--force", "restore the run even if it looks alive (its process runs, or it renews its Leases)").option(
+  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option(
+    "--force",
+    "restore the run even while it runs, without asking it to stop (by default a live run is asked, through its Lease, to restore and exit 130)"
+  ).option(
+    "--run-label <text>",
+    "the run started with this --run-label (nothing to do, exit 0, when none is unfinished)"
+  ).option(
     "--contexts <names>",
     "a fleet run (RUN is its fleet-\u2026 id): restore its run in each of these contexts (comma-separated)"
   ).action(runAction2("rollback"));
@@ -21038,6 +21103,36 @@ var init_ci_files = __esm({
   "src/cli/ci-files.ts"() {
     "use strict";
     init_dotenv();
+  }
+});
+
+// src/cli/input-files.ts
+async function readFleetFile(file) {
+  const { readFile: readFile4 } = await import("node:fs/promises");
+  try {
+    return await readFile4(file, "utf8");
+  } catch (error2) {
+    const code = error2.code ?? "unreadable";
+    throw new InputError(
+      `--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`
+    );
+  }
+}
+async function readHealthRules(file) {
+  const { readFile: readFile4 } = await import("node:fs/promises");
+  try {
+    return await readFile4(file, "utf8");
+  } catch (error2) {
+    const code = error2.code ?? "unreadable";
+    throw new InputError(
+      `--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`
+    );
+  }
+}
+var init_input_files = __esm({
+  "src/cli/input-files.ts"() {
+    "use strict";
+    init_errors();
   }
 });
 
@@ -29753,9 +29848,11 @@ var init_json_verify = __esm({
 });
 
 // src/report/json.ts
-function buildReport(result, messages) {
+function buildReport(result, messages, run = {}) {
   return {
     reportVersion: REPORT_VERSION,
+    ...run.runId ? { runId: run.runId } : {},
+    ...run.runLabel ? { runLabel: run.runLabel } : {},
     outcome: result.outcome,
     exitCode: exitCodeOfRun(result),
     dryRun: result.mode === "preview",
@@ -29769,6 +29866,16 @@ function buildReport(result, messages) {
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
     target: result.target ? { ...result.target } : null,
+    images: (result.images ?? []).map(({ object, container, image, verdict, detail }) => ({
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      namespace: object.namespace || null,
+      name: object.name,
+      container,
+      image,
+      verdict,
+      detail
+    })),
     messages: [...messages]
   };
 }
@@ -30863,6 +30970,18 @@ var init_format = __esm({
         text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? ". Inspect it:" : ""}`,
         details: event.commands
       }),
+      "image-exists": (event) => ({
+        tone: "ok",
+        text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" exists (${event.detail})`
+      }),
+      "image-missing": (event) => ({
+        tone: "alarm",
+        text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" does not exist (${event.detail}); nothing is applied`
+      }),
+      "image-not-checked": (event) => ({
+        tone: "warn",
+        text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" not checked: ${event.detail}; going on (the nodes may pull what this machine cannot see)`
+      }),
       "restore-limit": (event) => ({
         tone: event.how === "delete-and-create" ? "info" : "warn",
         text: `${describeObject(event.object)}: ${RESTORE_LIMIT_TEXT[event.how]}: ${event.detail}`
@@ -30948,6 +31067,14 @@ var init_format = __esm({
       "rollback-wait": (event) => ({
         tone: "info",
         text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
+      }),
+      "stop-requested": (event) => ({
+        tone: "undo",
+        text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`
+      }),
+      "stopping-run": (event) => ({
+        tone: event.step === "unanswered" ? "warn" : "info",
+        text: `run ${event.runId}: ${event.detail}`
       }),
       "rollback-finished": (event) => ({
         tone: event.needsPerson > 0 ? "alarm" : "ok",
@@ -31865,7 +31992,8 @@ var init_yaml_errors = __esm({
 
 // src/cli/exits.ts
 async function fail(session, error2) {
-  const failure = failureOf(error2);
+  const found = failureOf(error2);
+  const failure = session.diffPreview ? { ...found, exitCode: diffPreviewExitCode(found.exitCode) } : found;
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
   const sanitized = {
     ...failure,
@@ -31964,6 +32092,7 @@ var init_exits = __esm({
     init_sanitize();
     init_interrupt();
     init_ci_files();
+    init_options3();
   }
 });
 
@@ -32343,11 +32472,11 @@ function applyFamily(runner) {
      * With -o json kubectl prints the applied objects as one document (a List when there are
      * several), then one document per pruned object (apply.go printObjects, prune.go).
      */
-    async dryRun(request, strategy) {
+    async dryRun(request2, strategy) {
       const result = await runner.retrying(
-        () => runner.run([...applyCommand(request), `--dry-run=${strategy}`, "-o", "json"], {
-          deadlineMs: request.deadlineMs,
-          input: request.stdin
+        () => runner.run([...applyCommand(request2), `--dry-run=${strategy}`, "-o", "json"], {
+          deadlineMs: request2.deadlineMs,
+          input: request2.stdin
         })
       );
       if (result.exitCode !== 0) {
@@ -32365,10 +32494,10 @@ function applyFamily(runner) {
      * output cannot tell: for an object that exists it prints the live object, since the patch is
      * never sent (apply.go, DryRunClient).
      */
-    async dryRunActions(request) {
-      const result = await runner.run([...applyCommand(request), "--dry-run=client"], {
-        deadlineMs: request.deadlineMs,
-        input: request.stdin
+    async dryRunActions(request2) {
+      const result = await runner.run([...applyCommand(request2), "--dry-run=client"], {
+        deadlineMs: request2.deadlineMs,
+        input: request2.stdin
       });
       if (result.exitCode !== 0) throw runner.failure("preview the apply", result);
       return parseApplyOutput(result.stdout);
@@ -32378,13 +32507,13 @@ function applyFamily(runner) {
      * them, split per object. kubectl diff exits 1 when there are differences: that is an answer,
      * not a failure; above 1 it failed.
      */
-    async diff(request, refs) {
-      const args = ["diff", ...request.filenames.flatMap((filename) => ["-f", filename])];
-      if (request.recursive) args.push("-R");
-      if (request.namespace) args.push("-n", request.namespace);
-      args.push(...request.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
+    async diff(request2, refs) {
+      const args = ["diff", ...request2.filenames.flatMap((filename) => ["-f", filename])];
+      if (request2.recursive) args.push("-R");
+      if (request2.namespace) args.push("-n", request2.namespace);
+      args.push(...request2.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
       const result = await runner.retrying(
-        () => runner.run(args, { deadlineMs: request.deadlineMs, input: request.stdin })
+        () => runner.run(args, { deadlineMs: request2.deadlineMs, input: request2.stdin })
       );
       if (result.exitCode !== 0 && result.exitCode !== 1)
         throw runner.failure("show the differences (kubectl diff)", result);
@@ -32396,12 +32525,12 @@ function applyFamily(runner) {
      * already wrote come out unchanged the second time. What an attempt reported applied before it
      * failed is kept (a later attempt reports those objects as unchanged).
      */
-    async apply(request) {
+    async apply(request2) {
       const applied2 = /* @__PURE__ */ new Map();
       const result = await runner.retrying(async () => {
-        const attempt = await runner.run(applyCommand(request), {
-          deadlineMs: request.deadlineMs,
-          input: request.stdin
+        const attempt = await runner.run(applyCommand(request2), {
+          deadlineMs: request2.deadlineMs,
+          input: request2.stdin
         });
         for (const object of parseApplyOutput(attempt.stdout)) {
           const key = `${object.resource}/${object.name}`;
@@ -32411,7 +32540,7 @@ function applyFamily(runner) {
       });
       if (result.exitCode !== 0)
         throw runner.failure("apply the manifests", result, [...applied2.values()], {
-          ms: request.deadlineMs,
+          ms: request2.deadlineMs,
           flag: "--timeout"
         });
       return [...applied2.values()];
@@ -34183,6 +34312,17 @@ var init_held_leases = __esm({
           })
         );
       }
+      /** Writes `annotations` on each Lease this run holds (a stop answer, stop.ts); one that cannot be written is left as it is. */
+      async annotate(annotations) {
+        await Promise.all(
+          this.held.map(
+            (lease) => this.rewrite(lease, (current2) => ({
+              ...current2,
+              metadata: { ...current2.metadata, annotations: { ...current2.metadata.annotations, ...annotations } }
+            }))
+          )
+        );
+      }
       /**
        * Deletes each Lease this run still holds, all at once (kubectl's pool bounds the processes).
        * One that cannot be deleted is said with the command that deletes it. Safe to call twice.
@@ -34304,13 +34444,101 @@ var init_liveness = __esm({
   }
 });
 
+// src/journal/stop.ts
+function stopRequestOf(lease) {
+  const text2 = lease?.metadata.annotations?.[STOP_REQUEST_ANNOTATION];
+  if (!text2) return void 0;
+  try {
+    const parsed = JSON.parse(text2);
+    return { at: String(parsed.at ?? ""), by: String(parsed.by ?? "another kguard") };
+  } catch {
+    return { at: "", by: "another kguard" };
+  }
+}
+function stopAnswerOf(lease) {
+  return lease?.metadata.annotations?.[STOP_ANSWER_ANNOTATION] || void 0;
+}
+function withAnnotation(lease, name, value) {
+  return {
+    ...lease,
+    metadata: { ...lease.metadata, annotations: { ...lease.metadata.annotations, [name]: value } }
+  };
+}
+async function requestStop(kubectl, runId, leases, request2, deadlineMs) {
+  const written2 = await Promise.all(
+    leases.map(async (seen) => {
+      let current2 = seen;
+      for (let attempt = 0; attempt < 5 && current2 && leaseHolder(current2) === runId; attempt += 1) {
+        if (stopRequestOf(current2)) return true;
+        const outcome = await kubectl.replace(
+          withAnnotation(current2, STOP_REQUEST_ANNOTATION, JSON.stringify(request2)),
+          leasePath2(current2),
+          deadlineMs
+        ).catch(() => void 0);
+        if (outcome?.ok) return true;
+        if (outcome && !outcome.conflict) return false;
+        current2 = await kubectl.getObject(LEASE_TYPE, current2.metadata.namespace ?? "", current2.metadata.name).catch(() => current2);
+      }
+      return false;
+    })
+  );
+  return written2.filter(Boolean).length;
+}
+async function watchStopRequests(kubectl, lease, deps, onRequest) {
+  while (!deps.until.aborted) {
+    await deps.clock.sleep(STOP_POLL_MS, deps.until).catch(() => void 0);
+    if (deps.until.aborted) return;
+    const held = lease();
+    if (!held) continue;
+    const live = await kubectl.getObject(LEASE_TYPE, held.metadata.namespace ?? "", held.metadata.name).catch(() => void 0);
+    const request2 = stopRequestOf(live);
+    if (request2) {
+      onRequest(request2);
+      return;
+    }
+  }
+}
+function stopOnRequest(signal) {
+  const requested = new AbortController();
+  const ended = new AbortController();
+  return {
+    signal: signal ? AbortSignal.any([signal, requested.signal]) : requested.signal,
+    watch(kubectl, held, runId, deps) {
+      void watchStopRequests(
+        kubectl,
+        () => held.held[0],
+        { clock: deps.clock, until: ended.signal },
+        (request2) => {
+          deps.reporter.emit({ kind: "stop-requested", runId, by: request2.by, at: request2.at });
+          if (!signal?.aborted) requested.abort(`stopped by kguard rollback (${request2.by})`);
+          void held.annotate({ [STOP_ANSWER_ANNOTATION]: (/* @__PURE__ */ new Date()).toISOString() }).catch(() => void 0);
+        }
+      );
+    },
+    end: () => ended.abort()
+  };
+}
+var STOP_REQUEST_ANNOTATION, STOP_ANSWER_ANNOTATION, STOP_POLL_MS, leasePath2;
+var init_stop = __esm({
+  "src/journal/stop.ts"() {
+    "use strict";
+    init_held_leases();
+    init_lease();
+    STOP_REQUEST_ANNOTATION = "kguard.dev/stop-requested";
+    STOP_ANSWER_ANNOTATION = "kguard.dev/stop-answered";
+    STOP_POLL_MS = 1e3;
+    leasePath2 = (lease) => `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(lease.metadata.namespace ?? "")}/leases/${lease.metadata.name}`;
+  }
+});
+
 // src/run/status/runs.ts
 var runs_exports = {};
 __export(runs_exports, {
   listRuns: () => listRuns,
   pickRun: () => pickRun,
   statusLine: () => statusLine,
-  statusLines: () => statusLines
+  statusLines: () => statusLines,
+  stopOf: () => stopOf
 });
 async function listRuns(kubectl, namespace, now2, probe) {
   const [listings, leases] = await Promise.all([
@@ -34345,7 +34573,8 @@ async function listRuns(kubectl, namespace, now2, probe) {
 }
 function statusLine(run, now2, withNext = true) {
   const { journal, liveness } = run;
-  const life = `${liveness.state === "live" ? "running" : liveness.state}: ${liveness.why}`;
+  const stop = stopOf(run);
+  const life = `${liveness.state === "live" ? "running" : liveness.state}: ${liveness.why}${stop ? `; ${stop}` : ""}`;
   if (!journal) {
     const namespaces = [...new Set(run.leases.map((lease) => lease.metadata.namespace ?? ""))].sort().join(", ");
     const next2 = !withNext || liveness.state === "live" ? "" : `  \u2192  kguard unlock ${run.runId}`;
@@ -34354,7 +34583,13 @@ function statusLine(run, now2, withNext = true) {
   const ageMinutes = Math.max(0, Math.round((now2.getTime() - Date.parse(journal.startedAt)) / 6e4));
   const where2 = STATE_WORDS[journal.state];
   const next = !withNext || liveness.state === "live" ? "" : liveness.state === "finished" ? `  \u2192  kguard forget ${run.runId}` : `  \u2192  kguard rollback ${run.runId}`;
-  return `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where2}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
+  return `${run.runId}${journal.runLabel ? ` (label ${journal.runLabel})` : ""}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where2}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
+}
+function stopOf(run) {
+  const request2 = run.leases.map(stopRequestOf).find(Boolean);
+  if (!request2) return void 0;
+  const answered = run.leases.map(stopAnswerOf).find(Boolean);
+  return answered ? `stopping: asked by ${request2.by} at ${request2.at}, restoring what it changed` : `stop pending: asked by ${request2.by} at ${request2.at}, not answered yet`;
 }
 function journalWhere(run) {
   const pieces = Object.entries(run.journal?.pieces ?? { [run.journal?.namespace ?? ""]: 1 });
@@ -34365,8 +34600,8 @@ function statusLines(runs, now2) {
   if (runs.length === 0) return ["no unfinished kguard runs"];
   return runs.map((run) => statusLine(run, now2));
 }
-function pickRun(runs, runId, command, force) {
-  const run = runId ? runs.find((candidate) => candidate.runId === runId) : onlyUnfinished(runs);
+function pickRun(runs, runId, command, force, stopLive = false) {
+  const run = runId ? runs.find((candidate) => candidate.runId === runId) : onlyUnfinished(runs, stopLive);
   if (!run)
     throw new InputError(
       `no journal or Lease of run ${runId} found (kguard status lists the runs); it may have finished or expired.`
@@ -34378,6 +34613,7 @@ function pickRun(runs, runId, command, force) {
   }
   if (force) return run;
   const { liveness } = run;
+  if (stopLive && command === "rollback" && liveness.state === "live" && run.leases.length > 0) return run;
   if (liveness.state === "live") {
     throw new InputError(
       `run ${run.runId} is still running (${liveness.why}): kguard ${command} would undo a live run. Let it finish, or stop it; if you are sure it is gone, kguard ${command} ${run.runId} --force.`
@@ -34400,12 +34636,13 @@ function pickRun(runs, runId, command, force) {
   }
   return run;
 }
-function onlyUnfinished(runs) {
+function onlyUnfinished(runs, stopLive) {
   const journalled = runs.filter((run) => run.journal && run.liveness.state !== "finished");
   if (journalled.length === 0)
     throw new InputError("there is no unfinished kguard run to roll back (no journal found).");
   const stopped = journalled.filter((run) => run.liveness.state !== "live");
   if (stopped.length === 1) return stopped[0];
+  if (stopped.length === 0 && stopLive && journalled.length === 1) return journalled[0];
   if (stopped.length === 0) {
     const names2 = journalled.map((run) => `${run.runId} (${run.liveness.why})`).join(", ");
     throw new InputError(
@@ -34425,6 +34662,7 @@ var init_runs = __esm({
     init_held_leases();
     init_liveness();
     init_store();
+    init_stop();
     STATE_WORDS = {
       applying: "was applying",
       applied: "applied, not verified or restored",
@@ -34821,6 +35059,99 @@ var init_history_store = __esm({
     init_history();
     init_labels();
     secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
+  }
+});
+
+// src/run/rollback/stop-live.ts
+import { hostname as hostname2 } from "node:os";
+async function stopLiveRun(run, deadlineMs, deps) {
+  const startedAt = Date.now();
+  const by = `${hostname2()} (pid ${process.pid})`;
+  const asked = await requestStop(
+    deps.kubectl,
+    run.runId,
+    run.leases,
+    { at: (/* @__PURE__ */ new Date()).toISOString(), by },
+    Math.min(deadlineMs, 3e4)
+  );
+  if (asked === 0)
+    throw new KubectlError(
+      `run ${run.runId} is running (${run.liveness.why}), and kguard could not write a stop request on any of its Leases: check that you may update leases in namespace ${namespacesOf(run.leases)}, then kguard rollback ${run.runId} again, or stop its process.`
+    );
+  deps.reporter.emit({
+    kind: "stopping-run",
+    runId: run.runId,
+    step: "asked",
+    detail: `running (${run.liveness.why}): asked it to stop through its Lease; it restores what it changed and exits 130 (waiting up to ${Math.round(ANSWER_WAIT_MS / 1e3)}s for its answer)`
+  });
+  let answered = false;
+  let saidUnanswered = false;
+  const answerBy = startedAt + ANSWER_WAIT_MS;
+  const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
+  for (; ; ) {
+    const leases = await readLeases(run.leases, deps);
+    if (leases.length === 0) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "ended",
+        detail: `ended ${Math.round((Date.now() - startedAt) / 100) / 10}s after the request`
+      });
+      return { ended: answered ? "answered" : "dead", waitedMs: Date.now() - startedAt };
+    }
+    if (!answered && leases.some((lease) => stopAnswerOf(lease))) {
+      answered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "answered",
+        detail: "answered: it is restoring what its apply changed; waiting for it to end"
+      });
+    }
+    const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
+    if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
+    const now2 = Date.now();
+    if (!answered && now2 > answerBy && !saidUnanswered) {
+      saidUnanswered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `did not answer within ${Math.round(ANSWER_WAIT_MS / 1e3)}s (${liveness.why}): kguard restores it from its journal once its Lease stands still (at most ${LEASE_DURATION_SECONDS}s)`
+      });
+    }
+    if (answered && now2 > startedAt + deadlineMs + 3e4 || !answered && now2 > deadBy)
+      throw new KubectlError(
+        answered ? `run ${run.runId} answered the stop request but did not end within --rollback-timeout (${Math.round(deadlineMs / 1e3)}s): kguard status shows it; run kguard rollback ${run.runId} again once it has ended.` : `run ${run.runId} neither answered the stop request nor stopped renewing its Lease (${liveness.why}): it may be an older kguard. Stop its process, then kguard rollback ${run.runId}; or kguard rollback ${run.runId} --force to restore it while it runs.`
+      );
+    await deps.clock.sleep(POLL_MS);
+  }
+}
+async function readLeases(leases, deps) {
+  const read = await Promise.all(
+    leases.map(
+      (lease) => deps.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch(() => lease)
+    )
+  );
+  return read.filter((lease, index) => {
+    const seen = leases[index].metadata.uid;
+    return lease !== void 0 && (seen === void 0 || lease.metadata.uid === seen);
+  });
+}
+function namespacesOf(leases) {
+  return [...new Set(leases.map((lease) => lease.metadata.namespace ?? ""))].join(", ");
+}
+var ANSWER_WAIT_MS, POLL_MS;
+var init_stop_live = __esm({
+  "src/run/rollback/stop-live.ts"() {
+    "use strict";
+    init_errors();
+    init_held_leases();
+    init_liveness();
+    init_lease();
+    init_stop();
+    ANSWER_WAIT_MS = 15e3;
+    POLL_MS = 500;
   }
 });
 
@@ -36846,7 +37177,7 @@ function findObject(snapshot2, ref) {
     (object) => object.kind === ref.kind && groupOf(object.apiVersion) === groupOf(ref.apiVersion) && object.metadata.name === ref.name && (object.metadata.namespace ?? "") === ref.namespace
   );
 }
-var applied, NO_STATUS, runningPods, ROWS, NO_STATUS_GROUPS;
+var applied, NO_STATUS, TEMPLATE, runningPods, ROWS, NO_STATUS_GROUPS;
 var init_table2 = __esm({
   "src/kinds/table.ts"() {
     "use strict";
@@ -36873,7 +37204,12 @@ var init_table2 = __esm({
       rules: () => void 0
     });
     NO_STATUS = applied();
-    runningPods = (row) => ({ ...row, runsPods: true });
+    TEMPLATE = ["spec", "template", "spec"];
+    runningPods = (row, podSpecAt = TEMPLATE) => ({
+      ...row,
+      runsPods: true,
+      podSpecAt
+    });
     ROWS = {
       "apps/Deployment": runningPods(
         watched(
@@ -36913,13 +37249,22 @@ var init_table2 = __esm({
         },
         recreate: jobRecreate
       },
-      "batch/CronJob": runningPods(applied("a CronJob only schedules Jobs: kguard does not wait for its next run")),
+      "batch/CronJob": runningPods(applied("a CronJob only schedules Jobs: kguard does not wait for its next run"), [
+        "spec",
+        "jobTemplate",
+        "spec",
+        "template",
+        "spec"
+      ]),
       "/Pod": runningPods(
         watched(
           () => podRules,
           () => ["pods"]
-        )
+        ),
+        ["spec"]
       ),
+      // A PodTemplate only holds a template (controllers outside the cluster's own read it).
+      "/PodTemplate": { ...NO_STATUS, podSpecAt: ["template", "spec"] },
       "/PersistentVolumeClaim": {
         ...watched(
           () => claimRules,
@@ -37631,8 +37976,22 @@ __export(rollback_exports, {
   runRollback: () => runRollback
 });
 async function runRollback(options, deps) {
-  const runs = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
-  const run = pickRun(runs, options.runId, "rollback", options.force ?? false);
+  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
+  const runs = options.runLabel === void 0 ? listed : labelled(listed, options.runLabel);
+  if (runs.length === 0 && options.runLabel !== void 0 && options.runId === void 0)
+    return nothingToDo(
+      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ""}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`
+    );
+  let run = pickRun(runs, options.runId, "rollback", options.force ?? false, true);
+  let stopped;
+  if (run.liveness.state === "live" && !options.force) {
+    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
+    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+      (candidate) => candidate.runId === run.runId && candidate.journal
+    );
+    if (!after) return { ...nothingToDo(""), runId: run.runId, stopped };
+    run = after;
+  }
   const journal = run.journal;
   if (run.missing.length > 0 && !options.force) {
     throw new InputError(
@@ -37683,6 +38042,7 @@ async function runRollback(options, deps) {
   }
   return {
     runId: journal.runId,
+    ...stopped ? { stopped } : {},
     restored: statuses.filter(
       (status) => status === "restored" || status === "deleted" || status === "recreated" || status === "replaced"
     ).length,
@@ -37690,6 +38050,12 @@ async function runRollback(options, deps) {
     needsPerson,
     results
   };
+}
+function labelled(runs, label) {
+  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== "finished");
+}
+function nothingToDo(nothing) {
+  return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
 }
 async function readJournalled(journal, deps) {
   const read = await readObjects(
@@ -37738,6 +38104,7 @@ var init_rollback = __esm({
     init_history_store();
     init_options();
     init_runs();
+    init_stop_live();
     init_model();
     init_plan();
     init_restore();
@@ -38080,12 +38447,27 @@ async function journalCommand(command, runId, raw, context) {
     if (command === "rollback") {
       const copies2 = privateCopies2();
       const result = await runRollback2(
-        { runId, namespace: raw.namespace, deadlineMs, force: raw.force },
+        { runId, runLabel: runLabelOf(raw.runLabel), namespace: raw.namespace, deadlineMs, force: raw.force },
         { kubectl, clock: systemClock2, reporter: recorder, keepCopy: copies2, probe: probeHolder2 }
       );
       if (result.needsPerson === 0) await Promise.all([copies2.remove(), removeCopiesOf2(result.runId)]);
       session.finished = true;
       const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
+      if (result.nothing !== void 0) {
+        const text3 = result.stopped ? `kguard rollback ${result.runId}: the run stopped and restored what it changed itself; its journal is gone (exit 0)` : `kguard rollback: ${result.nothing} (exit 0)`;
+        recorder.close();
+        write2(text3, {
+          runId: result.runId || null,
+          exitCode,
+          stopped: result.stopped ?? null,
+          restored: 0,
+          untouched: 0,
+          needsPerson: 0,
+          objects: [],
+          messages: recorder.messages
+        });
+        return exitCode;
+      }
       recorder.emit({
         kind: "rollback-finished",
         runId: result.runId,
@@ -38100,6 +38482,7 @@ async function journalCommand(command, runId, raw, context) {
         write2("", {
           runId: result.runId,
           exitCode,
+          stopped: result.stopped ?? null,
           restored: result.restored,
           untouched: result.untouched,
           needsPerson: result.needsPerson,
@@ -38125,7 +38508,9 @@ async function journalCommand(command, runId, raw, context) {
         expired: run2.expired,
         objects: run2.journal?.objects.map(({ ref }) => ref) ?? [],
         leases: run2.leases.map((lease) => ({ name: lease.metadata.name, namespace: lease.metadata.namespace })),
-        command: run2.journal?.command
+        command: run2.journal?.command,
+        runLabel: run2.journal?.runLabel,
+        stop: runs.stopOf(run2)
       }));
       write2(runs.statusLines(listed, /* @__PURE__ */ new Date()).join("\n"), { runs: report });
       return ExitCode.Success;
@@ -38924,6 +39309,29 @@ var init_workloads = __esm({
   }
 });
 
+// src/track/options.ts
+function trackOptions(settings, phase, timeoutMs, extra = {}) {
+  return {
+    timeoutMs,
+    pollIntervalMs: settings.pollIntervalMs,
+    phase,
+    stopWhenAnyFails: extra.stopWhenAnyFails ?? false,
+    watch: settings.watch,
+    logLines: settings.logLines,
+    healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, settings.healthRules),
+    ...extra.readinessGraceMs === void 0 ? {} : { readinessGraceMs: extra.readinessGraceMs },
+    statusGraceMs: settings.statusGraceMs ?? DEFAULTS.statusGraceMs
+  };
+}
+var init_options5 = __esm({
+  "src/track/options.ts"() {
+    "use strict";
+    init_health_rules();
+    init_health_table();
+    init_options();
+  }
+});
+
 // src/run/undo/undo.ts
 var undo_exports = {};
 __export(undo_exports, {
@@ -38987,18 +39395,7 @@ async function trackRestored(steps, results, options, deps) {
     const result = results.get(objectKey(step.ref));
     return result && "restored" in result && result.restored ? [{ ref: step.ref, applied: result.restored, before: void 0 }] : [];
   });
-  const outcomes = await trackWorkloads(
-    targets,
-    {
-      timeoutMs: options.deadlineMs,
-      pollIntervalMs: options.pollIntervalMs,
-      phase: "rollback",
-      stopWhenAnyFails: false,
-      watch: options.watch,
-      logLines: options.logLines
-    },
-    deps
-  );
+  const outcomes = await trackWorkloads(targets, trackOptions(options, "rollback", options.deadlineMs), deps);
   let unhealthy = 0;
   for (const { ref } of targets) {
     const outcome = outcomes.get(objectKey(ref));
@@ -39133,6 +39530,7 @@ var init_undo = __esm({
     init_workloads();
     init_engine();
     init_rollback();
+    init_options5();
     yaml = () => createRequire(import.meta.url)("yaml");
   }
 });
@@ -39213,7 +39611,7 @@ async function historyCommand(command, runId, raw, context) {
     closeKubectl();
   }
 }
-function historyReport({ record, bytes }) {
+function historyReport({ record, bytes: bytes2 }) {
   return {
     runId: record.runId,
     namespace: record.namespace,
@@ -39225,14 +39623,14 @@ function historyReport({ record, bytes }) {
     inputsDigest: record.inputsDigest,
     outcome: record.outcome,
     objects: record.objects.map(({ ref, change }) => ({ ...ref, change })),
-    bytes
+    bytes: bytes2
   };
 }
 function historyLines(listed) {
   if (listed.length === 0)
     return ["no run is kept in kguard history here (successful runs are kept unless --history 0 or --no-journal)"];
-  return listed.flatMap(({ record, bytes }) => [
-    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes / 1024)} KiB`,
+  return listed.flatMap(({ record, bytes: bytes2 }) => [
+    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes2 / 1024)} KiB`,
     ...record.objects.map(({ ref, change }) => `    ${describeObject(ref)}: ${change}`),
     `    inputs ${record.inputsDigest}; undo: kguard undo ${record.runId}`
   ]);
@@ -39603,6 +40001,64 @@ var init_events_output = __esm({
   }
 });
 
+// src/report/event-lines.ts
+function eventLines2(head, event, nextSeq, maxBytes = MAX_EVENT_LINE_BYTES) {
+  const widest = head(999999999);
+  if (bytes(serialize2({ ...widest, ...event })) <= maxBytes) return [serialize2({ ...head(nextSeq()), ...event })];
+  const size = (candidate) => bytes(serialize2({ ...widest, ...candidate, part: 99999, parts: 99999 }));
+  const parts = splitToFit(event, size, maxBytes);
+  return parts.map((part, index) => serialize2({ ...head(nextSeq()), ...part, part: index + 1, parts: parts.length }));
+}
+function serialize2(fields) {
+  return `${JSON.stringify(fields)}
+`;
+}
+function bytes(line) {
+  return Buffer.byteLength(line, "utf8");
+}
+function splitToFit(event, size, maxBytes) {
+  if (size(event) <= maxBytes) return [event];
+  const list = longestList(event);
+  if (!list || event[list].length < 2) return [shorten(event, size, maxBytes)];
+  const items = event[list];
+  const half = Math.ceil(items.length / 2);
+  return [
+    ...splitToFit({ ...event, [list]: items.slice(0, half) }, size, maxBytes),
+    ...splitToFit({ ...event, [list]: items.slice(half) }, size, maxBytes)
+  ];
+}
+function longestList(event) {
+  let best;
+  let bestBytes = 0;
+  for (const [key, value] of Object.entries(event)) {
+    if (!Array.isArray(value) || value.length === 0) continue;
+    const length = JSON.stringify(value).length;
+    if (length > bestBytes) [best, bestBytes] = [key, length];
+  }
+  return best;
+}
+function shorten(event, size, maxBytes) {
+  let current2 = event;
+  for (let limit = 16 * 1024; limit >= 64 && size(current2) > maxBytes; limit = Math.floor(limit / 2))
+    current2 = clip(current2, limit);
+  return current2;
+}
+function clip(value, limit) {
+  if (typeof value === "string") return value.length > limit ? `${value.slice(0, limit)}${SHORTENED}` : value;
+  if (Array.isArray(value)) return value.map((item) => clip(item, limit));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clip(item, limit)]));
+  return value;
+}
+var MAX_EVENT_LINE_BYTES, SHORTENED;
+var init_event_lines = __esm({
+  "src/report/event-lines.ts"() {
+    "use strict";
+    MAX_EVENT_LINE_BYTES = 60 * 1024;
+    SHORTENED = "\u2026 [shortened: the line would pass 64 KiB]";
+  }
+});
+
 // src/report/events.ts
 var events_exports = {};
 __export(events_exports, {
@@ -39626,6 +40082,7 @@ var EVENTS_VERSION, EventStreamReporter;
 var init_events = __esm({
   "src/report/events.ts"() {
     "use strict";
+    init_event_lines();
     EVENTS_VERSION = 1;
     EventStreamReporter = class {
       constructor(write2, now2 = () => /* @__PURE__ */ new Date()) {
@@ -39651,12 +40108,14 @@ var init_events = __esm({
       }
       line(event) {
         if (this.ended) return;
-        this.seq += 1;
+        const time = this.now().toISOString();
+        const lines = eventLines2(
+          (seq) => ({ eventsVersion: EVENTS_VERSION, seq, time }),
+          event,
+          () => this.seq += 1
+        );
         try {
-          this.write(
-            `${JSON.stringify({ eventsVersion: EVENTS_VERSION, seq: this.seq, time: this.now().toISOString(), ...event })}
-`
-          );
+          for (const line of lines) this.write(line);
         } catch {
         }
       }
@@ -41349,10 +41808,10 @@ var require_util2 = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request, err) {
+    function errorRequest(client, request2, err) {
       try {
-        request.onError(err);
-        assert(request.aborted);
+        request2.onError(err);
+        assert(request2.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -42044,7 +42503,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request, key, val) {
+    function processHeader(request2, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError2(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -42091,24 +42550,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request.host !== null) {
+        if (request2.host !== null) {
           throw new InvalidArgumentError2("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError2("invalid host header");
         }
-        request.host = val;
+        request2.host = val;
       } else if (headerName === "content-length") {
-        if (request.contentLength !== null) {
+        if (request2.contentLength !== null) {
           throw new InvalidArgumentError2("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError2("invalid content-length header");
         }
-        request.contentLength = parseInt(val, 10);
-      } else if (request.contentType === null && headerName === "content-type") {
-        request.contentType = val;
-        request.headers.push(key, val);
+        request2.contentLength = parseInt(val, 10);
+      } else if (request2.contentType === null && headerName === "content-type") {
+        request2.contentType = val;
+        request2.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError2(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -42122,13 +42581,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError2("invalid connection header");
           }
           if (trimmed === "close") {
-            request.reset = true;
+            request2.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request.headers.push(key, val);
+        request2.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -42572,14 +43031,14 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect({ hostname: hostname3, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
             tls = __require("node:tls");
           }
           servername = servername || options.servername || util.getServerName(host) || null;
-          const sessionKey = servername || hostname2;
+          const sessionKey = servername || hostname3;
           assert(sessionKey);
           const session = customSession || sessionCache.get(sessionKey) || null;
           port = port || 443;
@@ -42594,7 +43053,7 @@ var require_connect = __commonJS({
             socket: httpSocket,
             // upgrade socket connection
             port,
-            host: hostname2
+            host: hostname3
           });
           socket.on("session", function(session2) {
             sessionCache.set(sessionKey, session2);
@@ -42608,7 +43067,7 @@ var require_connect = __commonJS({
             ...options,
             localAddress,
             port,
-            host: hostname2
+            host: hostname3
           });
           if (useH2c === true) {
             socket.alpnProtocol = "h2";
@@ -42618,7 +43077,7 @@ var require_connect = __commonJS({
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname2, port });
+        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname3, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback) {
@@ -43668,8 +44127,8 @@ var require_infra = __commonJS({
       assert(!invalidIsomorphicEncodeValueRegex.test(input));
       return input;
     }
-    function parseJSONFromBytes(bytes) {
-      return JSON.parse(utf8DecodeBytes(bytes));
+    function parseJSONFromBytes(bytes2) {
+      return JSON.parse(utf8DecodeBytes(bytes2));
     }
     function removeASCIIWhitespace(str, leading = true, trailing = true) {
       return removeChars(str, leading, trailing, isASCIIWhitespace);
@@ -43769,8 +44228,8 @@ var require_data_url = __commonJS({
       return serialized;
     }
     function stringPercentDecode(input) {
-      const bytes = encoder.encode(input);
-      return percentDecode(bytes);
+      const bytes2 = encoder.encode(input);
+      return percentDecode(bytes2);
     }
     function isHexCharByte(byte) {
       return byte >= 48 && byte <= 57 || byte >= 65 && byte <= 70 || byte >= 97 && byte <= 102;
@@ -44456,10 +44915,10 @@ var require_webidl = __commonJS({
       if (jsArrayBuffer.detached) {
         return new Uint8Array(0);
       }
-      const bytes = new Uint8Array(length);
+      const bytes2 = new Uint8Array(length);
       const view = new Uint8Array(jsArrayBuffer, offset, length);
-      bytes.set(view);
-      return bytes;
+      bytes2.set(view);
+      return bytes2;
     };
     webidl.converters.DOMString = function(V, prefix2, argument, flags) {
       if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
@@ -44741,11 +45200,11 @@ var require_util3 = __commonJS({
     function normalizeBinaryStringToUtf8(value) {
       return Buffer.from(value, "binary").toString("utf8");
     }
-    function requestCurrentURL(request) {
-      return request.urlList[request.urlList.length - 1];
+    function requestCurrentURL(request2) {
+      return request2.urlList[request2.urlList.length - 1];
     }
-    function requestBadPort(request) {
-      const url = requestCurrentURL(request);
+    function requestBadPort(request2) {
+      const url = requestCurrentURL(request2);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -44783,10 +45242,10 @@ var require_util3 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request.referrerPolicy = policy;
+        request2.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -44803,33 +45262,33 @@ var require_util3 = __commonJS({
       header = httpRequest2.mode;
       httpRequest2.headersList.set("sec-fetch-mode", header, true);
     }
-    function appendRequestOriginHeader(request) {
-      let serializedOrigin = request.origin;
+    function appendRequestOriginHeader(request2) {
+      let serializedOrigin = request2.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request.responseTainting === "cors" || request.mode === "websocket") {
-        request.headersList.append("origin", serializedOrigin, true);
-      } else if (request.method !== "GET" && request.method !== "HEAD") {
-        switch (request.referrerPolicy) {
+      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
+        request2.headersList.append("origin", serializedOrigin, true);
+      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
+        switch (request2.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request.origin && urlHasHttpsScheme(request.origin) && !urlHasHttpsScheme(requestCurrentURL(request))) {
+            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request, requestCurrentURL(request))) {
+            if (!sameOrigin(request2, requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request.headersList.append("origin", serializedOrigin, true);
+        request2.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -44883,18 +45342,18 @@ var require_util3 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request) {
-      const policy = request.referrerPolicy;
+    function determineRequestsReferrer(request2) {
+      const policy = request2.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request.referrer === "client") {
+      if (request2.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request.referrer)) {
-        referrerSource = request.referrer;
+      } else if (webidl.is.URL(request2.referrer)) {
+        referrerSource = request2.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -44912,14 +45371,14 @@ var require_util3 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -44929,17 +45388,17 @@ var require_util3 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request, referrerURL)) {
+          if (sameOrigin(request2, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request, referrerURL)) {
+          if (sameOrigin(request2, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -45006,7 +45465,7 @@ var require_util3 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -45175,19 +45634,19 @@ var require_util3 = __commonJS({
     }
     async function readAllBytes(reader, successSteps, failureSteps) {
       try {
-        const bytes = [];
+        const bytes2 = [];
         let byteLength = 0;
         do {
           const { done, value: chunk } = await reader.read();
           if (done) {
-            successSteps(Buffer.concat(bytes, byteLength));
+            successSteps(Buffer.concat(bytes2, byteLength));
             return;
           }
           if (!isUint8Array2(chunk)) {
             failureSteps(new TypeError("Received non-Uint8Array chunk"));
             return;
           }
-          bytes.push(chunk);
+          bytes2.push(chunk);
           byteLength += chunk.length;
         } while (true);
       } catch (e) {
@@ -45385,7 +45844,7 @@ var require_util3 = __commonJS({
       }
       return gettingDecodingSplitting(value);
     }
-    function hasAuthenticationEntry(request) {
+    function hasAuthenticationEntry(request2) {
       return false;
     }
     function includesCredentials(url) {
@@ -46146,19 +46605,19 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function bodyMixinMethods(instance, getInternalState) {
       const methods = {
         blob() {
-          return consumeBody(this, (bytes) => {
+          return consumeBody(this, (bytes2) => {
             let mimeType = bodyMimeType(getInternalState(this));
             if (mimeType === null) {
               mimeType = "";
             } else if (mimeType) {
               mimeType = serializeAMimeType(mimeType);
             }
-            return new Blob([bytes], { type: mimeType });
+            return new Blob([bytes2], { type: mimeType });
           }, instance, getInternalState);
         },
         arrayBuffer() {
-          return consumeBody(this, (bytes) => {
-            return new Uint8Array(bytes).buffer;
+          return consumeBody(this, (bytes2) => {
+            return new Uint8Array(bytes2).buffer;
           }, instance, getInternalState);
         },
         text() {
@@ -46194,8 +46653,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           }, instance, getInternalState);
         },
         bytes() {
-          return consumeBody(this, (bytes) => {
-            return new Uint8Array(bytes);
+          return consumeBody(this, (bytes2) => {
+            return new Uint8Array(bytes2);
           }, instance, getInternalState);
         }
       };
@@ -46620,11 +47079,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
-        request.onResponseStarted();
+        request2.onResponseStarted();
         return 0;
       }
       /**
@@ -46686,9 +47145,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
-        assert(request.upgrade || request.method === "CONNECT");
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
+        assert(request2.upgrade || request2.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -46705,9 +47164,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request.onUpgrade(statusCode, headers, socket, statusText);
+          request2.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request, err);
+          util.errorRequest(client, request2, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -46727,8 +47186,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
         assert(!this.upgrade);
@@ -46737,23 +47196,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request.upgrade) {
+        if (upgrade && !request2.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request.method === "CONNECT") {
+        if (request2.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -46784,11 +47243,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request.aborted) {
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request2.aborted) {
           return -1;
         }
-        if (request.method === "HEAD") {
+        if (request2.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -46809,8 +47268,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -46823,7 +47282,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request.onData(buf) === false) {
+        if (request2.onData(buf) === false) {
           return constants5.ERROR.PAUSED;
         }
         return 0;
@@ -46841,8 +47300,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -46854,11 +47313,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return 0;
         }
-        if (request.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request.onComplete(headers);
+        request2.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -46927,8 +47386,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request) {
-          return writeH1(client, request);
+        write(request2) {
+          return writeH1(client, request2);
         },
         resume() {
           resumeH1(client);
@@ -46955,18 +47414,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request) {
+        busy(request2) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request) {
-            if (client[kRunning] > 0 && !request.idempotent) {
+          if (request2) {
+            if (client[kRunning] > 0 && !request2.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request.upgrade || request.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
               return true;
             }
           }
@@ -47019,13 +47478,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request = requests[i2];
-          util.errorRequest(client, request, err);
+          const request2 = requests[i2];
+          util.errorRequest(client, request2, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -47093,8 +47552,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request.headersTimeout != null ? request.headersTimeout : client[kHeadersTimeout];
+            const request2 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -47103,11 +47562,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request) {
+    function setTypeOfService(socket, request2) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request.typeOfService;
+      const typeOfService = request2.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -47121,26 +47580,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request) {
-      const { method, path: path14, host, upgrade, blocking, reset: reset2 } = request;
-      let { body, headers, contentLength } = request;
+    function writeH1(client, request2) {
+      const { method, path: path14, host, upgrade, blocking, reset: reset2 } = request2;
+      let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request.contentType == null) {
+        if (request2.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request.contentType == null) {
+      } else if (util.isBlobLike(body) && request2.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request, new InvalidArgumentError2("invalid content-type header"));
+            util.errorRequest(client, request2, new InvalidArgumentError2("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -47152,14 +47611,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request.contentLength !== null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -47167,19 +47626,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request.aborted || request.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
-        util.errorRequest(client, request, err || new RequestAbortedError());
+        util.errorRequest(client, request2, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -47197,7 +47656,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request);
+      setTypeOfService(socket, request2);
       let header = `${method} ${path14} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -47231,31 +47690,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request, headers: header, socket });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished7 = false;
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       const onData = function(chunk) {
         if (finished7) {
           return;
@@ -47321,7 +47780,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -47341,18 +47800,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request.onBodySent(body);
-          if (!expectsPayload && request.reset !== false) {
+          request2.onBodySent(body);
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -47365,9 +47824,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request.onBodySent(buffer);
-        request.onRequestSent();
-        if (!expectsPayload && request.reset !== false) {
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
+        if (!expectsPayload && request2.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -47375,7 +47834,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -47394,7 +47853,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -47423,9 +47882,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header }) {
         this.socket = socket;
-        this.request = request;
+        this.request = request2;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -47439,7 +47898,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -47458,7 +47917,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request.reset !== false) {
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -47478,7 +47937,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -47492,8 +47951,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request } = this;
-        request.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request2 } = this;
+        request2.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -47673,8 +48132,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request) {
-          return writeH2(client, request);
+        write(request2) {
+          return writeH2(client, request2);
         },
         /**
          * @returns {void}
@@ -47703,14 +48162,14 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request) {
-          if (request != null) {
+        busy(request2) {
+          if (request2 != null) {
             if (client[kRunning] > 0) {
-              if (request.idempotent === false) return true;
-              if ((request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === false) return true;
-              if (util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) return true;
+              if (request2.idempotent === false) return true;
+              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if (util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) return true;
             } else {
-              return (request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -47785,15 +48244,15 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function completeRequest(client, request, resetPendingIdx = false) {
+    function completeRequest(client, request2, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request, runningIdx);
+      const index = queue.indexOf(request2, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -47812,10 +48271,10 @@ var require_client_h2 = __commonJS({
       this[kHTTP2Session] = null;
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        if (request != null) {
-          util.errorRequest(client, request, err);
+        if (request2 != null) {
+          util.errorRequest(client, request2, err);
         }
         client[kPendingIdx] = client[kRunningIdx];
       }
@@ -47838,9 +48297,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request = requests[i2];
-          if (request != null) {
-            util.errorRequest(client, request, err);
+          const request2 = requests[i2];
+          if (request2 != null) {
+            util.errorRequest(client, request2, err);
           }
         }
       }
@@ -47871,14 +48330,14 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request) {
-      const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request2) {
+      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path14, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
-      let { body } = request;
+      const { method, path: path14, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request2, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = {};
@@ -47908,37 +48367,37 @@ var require_client_h2 = __commonJS({
         }
       }
       let stream = null;
-      const { hostname: hostname2, port } = client[kUrl];
-      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
+      const { hostname: hostname3, port } = client[kUrl];
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname3}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
-        if (request.aborted || request.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
         if (stream != null) {
           stream.removeAllListeners("data");
           stream.close();
           client[kOnError](err);
-          completeRequest(client, request);
+          completeRequest(client, request2);
           client[kResume]();
         }
         util.destroy(body, err);
       };
       try {
-        request.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         session.ref();
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             session.unref();
             return false;
           }
@@ -47956,12 +48415,12 @@ var require_client_h2 = __commonJS({
           stream.once("response", (headers2, _flags) => {
             const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
             try {
-              request.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+              request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
             } catch (err) {
               abort(err);
               return;
             }
-            completeRequest(client, request);
+            completeRequest(client, request2);
           });
           stream.on("error", () => {
             if (stream.rstCode === NGHTTP2_REFUSED_STREAM || stream.rstCode === NGHTTP2_CANCEL) {
@@ -47981,12 +48440,12 @@ var require_client_h2 = __commonJS({
         stream.on("response", (headers2) => {
           const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client, request);
+          completeRequest(client, request2);
         });
         stream.on("error", abort);
         stream.once("close", () => {
@@ -48011,14 +48470,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (!expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request.contentLength != null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -48034,7 +48493,7 @@ var require_client_h2 = __commonJS({
           header += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request, headers: header, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket: session[kSocket] });
       }
       const shouldEndStream = method === "GET" || method === "HEAD" || body === null;
       if (expectContinue) {
@@ -48055,21 +48514,21 @@ var require_client_h2 = __commonJS({
       let responseReceived = false;
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request.onResponseStarted();
+        request2.onResponseStarted();
         responseReceived = true;
         stream.setTimeout(bodyTimeout);
-        if (request.aborted) {
+        if (request2.aborted) {
           stream.removeAllListeners("data");
           return;
         }
-        if (request.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request.aborted || request.completed) {
+          if (request2.aborted || request2.completed) {
             return;
           }
-          if (request.onData(chunk) === false) {
+          if (request2.onData(chunk) === false) {
             stream.pause();
           }
         });
@@ -48077,14 +48536,14 @@ var require_client_h2 = __commonJS({
       stream.once("end", () => {
         stream.removeAllListeners("data");
         if (responseReceived) {
-          if (!request.aborted && !request.completed) {
-            request.onComplete({});
+          if (!request2.aborted && !request2.completed) {
+            request2.onComplete({});
           }
-          completeRequest(client, request);
+          completeRequest(client, request2);
           client[kResume]();
         } else {
           abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
-          completeRequest(client, request, true);
+          completeRequest(client, request2, true);
           client[kResume]();
         }
       });
@@ -48094,7 +48553,7 @@ var require_client_h2 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        if (!request.aborted && !request.completed) {
+        if (!request2.aborted && !request2.completed) {
           abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
@@ -48119,11 +48578,11 @@ var require_client_h2 = __commonJS({
         abort(err);
       });
       stream.once("trailers", (trailers) => {
-        if (request.aborted || request.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
         stream.removeAllListeners("data");
-        request.onComplete(trailers);
+        request2.onComplete(trailers);
       });
       return true;
       function writeBodyH2() {
@@ -48133,7 +48592,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -48144,7 +48603,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -48156,7 +48615,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -48167,7 +48626,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -48181,7 +48640,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request,
+            request2,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -48190,7 +48649,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -48200,7 +48659,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -48208,18 +48667,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request.onBodySent(body);
+          request2.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (error2) {
         abort(error2);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -48230,7 +48689,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request.onRequestSent();
+            request2.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -48240,10 +48699,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -48254,8 +48713,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request.onBodySent(buffer);
-        request.onRequestSent();
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -48264,7 +48723,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -48289,13 +48748,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request.onBodySent(chunk);
+          request2.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request.onRequestSent();
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -48581,10 +49040,10 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request);
+        const request2 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request2);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request.body) == null && util.isIterable(request.body)) {
+        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -48608,9 +49067,9 @@ var require_client = __commonJS({
         return new Promise((resolve) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i2 = 0; i2 < requests.length; i2++) {
-            const request = requests[i2];
-            if (request != null) {
-              util.errorRequest(this, request, err);
+            const request2 = requests[i2];
+            if (request2 != null) {
+              util.errorRequest(this, request2, err);
             }
           }
           const callback = () => {
@@ -48635,9 +49094,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request = requests[i2];
-          if (request != null) {
-            util.errorRequest(client, request, err);
+          const request2 = requests[i2];
+          if (request2 != null) {
+            util.errorRequest(client, request2, err);
           }
         }
         assert(client[kSize] === 0);
@@ -48646,20 +49105,20 @@ var require_client = __commonJS({
     function connect(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
-      let { host, hostname: hostname2, protocol, port } = client[kUrl];
-      if (hostname2[0] === "[") {
-        const idx = hostname2.indexOf("]");
+      let { host, hostname: hostname3, protocol, port } = client[kUrl];
+      if (hostname3[0] === "[") {
+        const idx = hostname3.indexOf("]");
         assert(idx !== -1);
-        const ip = hostname2.substring(1, idx);
+        const ip = hostname3.substring(1, idx);
         assert(net.isIPv6(ip));
-        hostname2 = ip;
+        hostname3 = ip;
       }
       client[kConnecting] = true;
       if (channels.beforeConnect.hasSubscribers) {
         channels.beforeConnect.publish({
           connectParams: {
             host,
-            hostname: hostname2,
+            hostname: hostname3,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -48672,14 +49131,14 @@ var require_client = __commonJS({
       try {
         client[kConnector]({
           host,
-          hostname: hostname2,
+          hostname: hostname3,
           protocol,
           port,
           servername: client[kServerName],
           localAddress: client[kLocalAddress]
         }, (err, socket) => {
           if (err) {
-            handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
+            handleConnectError(client, err, { host, hostname: hostname3, protocol, port });
             client[kResume]();
             return;
           }
@@ -48693,7 +49152,7 @@ var require_client = __commonJS({
             client[kHTTPContext] = socket.alpnProtocol === "h2" ? connectH2(client, socket) : connectH1(client, socket);
           } catch (err2) {
             socket.destroy().on("error", noop3);
-            handleConnectError(client, err2, { host, hostname: hostname2, protocol, port });
+            handleConnectError(client, err2, { host, hostname: hostname3, protocol, port });
             client[kResume]();
             return;
           }
@@ -48706,7 +49165,7 @@ var require_client = __commonJS({
             channels.connected.publish({
               connectParams: {
                 host,
-                hostname: hostname2,
+                hostname: hostname3,
                 protocol,
                 port,
                 version: client[kHTTPContext]?.version,
@@ -48721,11 +49180,11 @@ var require_client = __commonJS({
           client[kResume]();
         });
       } catch (err) {
-        handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
+        handleConnectError(client, err, { host, hostname: hostname3, protocol, port });
         client[kResume]();
       }
     }
-    function handleConnectError(client, err, { host, hostname: hostname2, protocol, port }) {
+    function handleConnectError(client, err, { host, hostname: hostname3, protocol, port }) {
       if (client.destroyed) {
         return;
       }
@@ -48734,7 +49193,7 @@ var require_client = __commonJS({
         channels.connectError.publish({
           connectParams: {
             host,
-            hostname: hostname2,
+            hostname: hostname3,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -48748,8 +49207,8 @@ var require_client = __commonJS({
       if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
         assert(client[kRunning] === 0);
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-          const request = client[kQueue][client[kPendingIdx]++];
-          util.errorRequest(client, request, err);
+          const request2 = client[kQueue][client[kPendingIdx]++];
+          util.errorRequest(client, request2, err);
         }
       } else {
         onError(client, err);
@@ -48804,15 +49263,15 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request = client[kQueue][client[kPendingIdx]];
-        if (request === null) {
+        const request2 = client[kQueue][client[kPendingIdx]];
+        if (request2 === null) {
           return;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request.servername;
+          client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -48828,10 +49287,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request)) {
+        if (client[kHTTPContext].busy(request2)) {
           return;
         }
-        if (!request.aborted && client[kHTTPContext].write(request)) {
+        if (!request2.aborted && client[kHTTPContext].write(request2)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -49886,13 +50345,13 @@ var require_socks5_client = __commonJS({
         }
         debug("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request = Buffer5.alloc(2 + this.authMethods.length);
-        request[0] = SOCKS_VERSION;
-        request[1] = this.authMethods.length;
+        const request2 = Buffer5.alloc(2 + this.authMethods.length);
+        request2[0] = SOCKS_VERSION;
+        request2[1] = this.authMethods.length;
         this.authMethods.forEach((method, i2) => {
-          request[2 + i2] = method;
+          request2[2 + i2] = method;
         });
-        this.socket.write(request);
+        this.socket.write(request2);
       }
       /**
        * Handle handshake response from server
@@ -49934,13 +50393,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError2("Username or password too long");
         }
-        const request = Buffer5.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request[0] = 1;
-        request[1] = usernameBuffer.length;
-        usernameBuffer.copy(request, 2);
-        request[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request, 3 + usernameBuffer.length);
-        this.socket.write(request);
+        const request2 = Buffer5.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request2[0] = 1;
+        request2[1] = usernameBuffer.length;
+        usernameBuffer.copy(request2, 2);
+        request2[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
+        this.socket.write(request2);
       }
       /**
        * Handle authentication response
@@ -49975,22 +50434,22 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request);
+        const request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request2);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request = Buffer5.alloc(4 + addressBuffer.length + 2);
-        request[0] = SOCKS_VERSION;
-        request[1] = command;
-        request[2] = 0;
-        request[3] = addressType;
-        addressBuffer.copy(request, 4);
-        request.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request;
+        const request2 = Buffer5.alloc(4 + addressBuffer.length + 2);
+        request2[0] = SOCKS_VERSION;
+        request2[1] = command;
+        request2[2] = 0;
+        request2[3] = addressType;
+        addressBuffer.copy(request2, 4);
+        request2.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request2;
       }
       /**
        * Handle CONNECT response
@@ -50560,7 +51019,7 @@ var require_env_http_proxy_agent = __commonJS({
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent = class extends DispatcherBase {
+    var EnvHttpProxyAgent2 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -50603,10 +51062,10 @@ var require_env_http_proxy_agent = __commonJS({
         ]);
       }
       #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname2, port } = url;
-        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
+        let { protocol, host: hostname3, port } = url;
+        hostname3 = hostname3.replace(/:\d*$/, "").toLowerCase();
         port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname2, port)) {
+        if (!this.#shouldProxy(hostname3, port)) {
           return this[kNoProxyAgent];
         }
         if (protocol === "https:") {
@@ -50614,7 +51073,7 @@ var require_env_http_proxy_agent = __commonJS({
         }
         return this[kHttpProxyAgent];
       }
-      #shouldProxy(hostname2, port) {
+      #shouldProxy(hostname3, port) {
         if (this.#noProxyChanged) {
           this.#parseNoProxy();
         }
@@ -50629,10 +51088,10 @@ var require_env_http_proxy_agent = __commonJS({
           if (entry.port && entry.port !== port) {
             continue;
           }
-          if (hostname2 === entry.hostname) {
+          if (hostname3 === entry.hostname) {
             return false;
           }
-          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
+          if (hostname3.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
             return false;
           }
         }
@@ -50667,7 +51126,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent;
+    module.exports = EnvHttpProxyAgent2;
   }
 });
 
@@ -51710,10 +52169,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request(opts, callback) {
+    function request2(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve, reject) => {
-          request.call(this, opts, (err, data) => {
+          request2.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve(data);
           });
         });
@@ -51729,7 +52188,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request;
+    module.exports = request2;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -53712,8 +54171,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -53731,7 +54190,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request,
+            request: request2,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -53765,8 +54224,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const snapshot2 = this.#snapshots.get(hash);
         if (!snapshot2) return void 0;
         const currentCallCount = snapshot2.callCount || 0;
@@ -53861,8 +54320,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -53871,8 +54330,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const snapshot2 = this.#snapshots.get(hash);
         if (!snapshot2) return null;
         return {
@@ -54163,16 +54622,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot2 of this[kSnapshotRecorder].getSnapshots()) {
-          const { request, responses, response } = snapshot2;
-          const url = new URL(request.url);
+          const { request: request2, responses, response } = snapshot2;
+          const url = new URL(request2.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request.method,
-            headers: request.headers,
-            body: request.body
+            method: request2.method,
+            headers: request2.headers,
+            body: request2.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -54742,7 +55201,7 @@ var require_dns = __commonJS({
   "node_modules/undici/lib/interceptor/dns.js"(exports, module) {
     "use strict";
     var { isIP } = __require("node:net");
-    var { lookup } = __require("node:dns");
+    var { lookup: lookup2 } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
     var { InvalidArgumentError: InvalidArgumentError2, InformationalError } = require_errors3();
     var maxInt = Math.pow(2, 31) - 1;
@@ -54834,14 +55293,14 @@ var require_dns = __commonJS({
       get size() {
         return this.#records.size;
       }
-      get(hostname2) {
-        return this.#records.get(hostname2) ?? null;
+      get(hostname3) {
+        return this.#records.get(hostname3) ?? null;
       }
-      set(hostname2, records) {
-        this.#records.set(hostname2, records);
+      set(hostname3, records) {
+        this.#records.set(hostname3, records);
       }
-      delete(hostname2) {
-        this.#records.delete(hostname2);
+      delete(hostname3) {
+        this.#records.delete(hostname3);
       }
       // Delegate to storage decide can we do more lookups or not
       full() {
@@ -54932,7 +55391,7 @@ var require_dns = __commonJS({
         }
       }
       #defaultLookup(origin, opts, cb) {
-        lookup(
+        lookup2(
           origin.hostname,
           {
             all: true,
@@ -59564,10 +60023,10 @@ var require_response = __commonJS({
         if (init !== null) {
           init = webidl.converters.ResponseInit(init);
         }
-        const bytes = textEncoder3.encode(
+        const bytes2 = textEncoder3.encode(
           serializeJavascriptValueToJSONString(data)
         );
-        const body = extractBody(bytes);
+        const body = extractBody(bytes2);
         const responseObject = fromInnerResponse(makeResponse({}), "response");
         initializeResponse(responseObject, init, { body: body[0], type: "application/json" });
         return responseObject;
@@ -60028,7 +60487,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix2);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request = null;
+        let request2 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -60045,18 +60504,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request = makeRequest({ urlList: [parsedURL] });
+          request2 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request = input.#state;
+          request2 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window = "client";
-        if (request.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request.window, origin)) {
-          window = request.window;
+        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
+          window = request2.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window}' must be null`);
@@ -60064,66 +60523,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window = "no-window";
         }
-        request = makeRequest({
+        request2 = makeRequest({
           // URL request\u2019s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request\u2019s method.
-          method: request.method,
+          method: request2.method,
           // header list A copy of request\u2019s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request.headersList,
+          headersList: request2.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request.unsafeRequest,
+          unsafeRequest: request2.unsafeRequest,
           // client This\u2019s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window,
           // priority request\u2019s priority.
-          priority: request.priority,
+          priority: request2.priority,
           // origin request\u2019s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request.origin,
+          origin: request2.origin,
           // referrer request\u2019s referrer.
-          referrer: request.referrer,
+          referrer: request2.referrer,
           // referrer policy request\u2019s referrer policy.
-          referrerPolicy: request.referrerPolicy,
+          referrerPolicy: request2.referrerPolicy,
           // mode request\u2019s mode.
-          mode: request.mode,
+          mode: request2.mode,
           // credentials mode request\u2019s credentials mode.
-          credentials: request.credentials,
+          credentials: request2.credentials,
           // cache mode request\u2019s cache mode.
-          cache: request.cache,
+          cache: request2.cache,
           // redirect mode request\u2019s redirect mode.
-          redirect: request.redirect,
+          redirect: request2.redirect,
           // integrity metadata request\u2019s integrity metadata.
-          integrity: request.integrity,
+          integrity: request2.integrity,
           // keepalive request\u2019s keepalive.
-          keepalive: request.keepalive,
+          keepalive: request2.keepalive,
           // reload-navigation flag request\u2019s reload-navigation flag.
-          reloadNavigation: request.reloadNavigation,
+          reloadNavigation: request2.reloadNavigation,
           // history-navigation flag request\u2019s history-navigation flag.
-          historyNavigation: request.historyNavigation,
+          historyNavigation: request2.historyNavigation,
           // URL list A clone of request\u2019s URL list.
-          urlList: [...request.urlList]
+          urlList: [...request2.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request.mode === "navigate") {
-            request.mode = "same-origin";
+          if (request2.mode === "navigate") {
+            request2.mode = "same-origin";
           }
-          request.reloadNavigation = false;
-          request.historyNavigation = false;
-          request.origin = "client";
-          request.referrer = "client";
-          request.referrerPolicy = "";
-          request.url = request.urlList[request.urlList.length - 1];
-          request.urlList = [request.url];
+          request2.reloadNavigation = false;
+          request2.historyNavigation = false;
+          request2.origin = "client";
+          request2.referrer = "client";
+          request2.referrerPolicy = "";
+          request2.url = request2.urlList[request2.urlList.length - 1];
+          request2.urlList = [request2.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request.referrer = "no-referrer";
+            request2.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -60132,14 +60591,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request.referrer = "client";
+              request2.referrer = "client";
             } else {
-              request.referrer = parsedReferrer;
+              request2.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request.referrerPolicy = init.referrerPolicy;
+          request2.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -60154,33 +60613,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request.mode = mode;
+          request2.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request.credentials = init.credentials;
+          request2.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request.cache = init.cache;
+          request2.cache = init.cache;
         }
-        if (request.cache === "only-if-cached" && request.mode !== "same-origin") {
+        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request.redirect = init.redirect;
+          request2.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request.integrity = String(init.integrity);
+          request2.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request.keepalive = Boolean(init.keepalive);
+          request2.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request.method = mayBeNormalized;
+            request2.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -60190,9 +60649,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request.method = method;
+            request2.method = method;
           }
-          if (!patchMethodWarning && request.method === "patch") {
+          if (!patchMethodWarning && request2.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -60202,7 +60661,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request;
+        this.#state = request2;
         const ac = new AbortController();
         this.#signal = ac.signal;
         if (signal != null) {
@@ -60220,12 +60679,12 @@ var require_request2 = __commonJS({
           }
         }
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request.headersList);
+        setHeadersList(this.#headers, request2.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request.method)) {
+          if (!corsSafeListedMethodsSet.has(request2.method)) {
             throw new TypeError(
-              `'${request.method} is unsupported in no-cors mode.`
+              `'${request2.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -60244,14 +60703,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request.method === "GET" || request.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request.keepalive
+            request2.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -60263,12 +60722,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request.mode !== "same-origin" && request.mode !== "cors") {
+          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request.useCORSPreflightFlag = true;
+          request2.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -60458,42 +60917,42 @@ var require_request2 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request, newSignal) {
-        request.#signal = newSignal;
-        return request;
+      static setRequestSignal(request2, newSignal) {
+        request2.#signal = newSignal;
+        return request2;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request) {
-        return request.#dispatcher;
+      static getRequestDispatcher(request2) {
+        return request2.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request, newDispatcher) {
-        request.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request2, newDispatcher) {
+        request2.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request, newHeaders) {
-        request.#headers = newHeaders;
+      static setRequestHeaders(request2, newHeaders) {
+        request2.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request) {
-        return request.#state;
+      static getRequestState(request2) {
+        return request2.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request, newState) {
-        request.#state = newState;
+      static setRequestState(request2, newState) {
+        request2.#state = newState;
       }
     };
     var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
@@ -60548,23 +61007,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request) {
-      const newRequest = makeRequest({ ...request, body: null });
-      if (request.body != null) {
-        newRequest.body = cloneBody(request.body);
+    function cloneRequest(request2) {
+      const newRequest = makeRequest({ ...request2, body: null });
+      if (request2.body != null) {
+        newRequest.body = cloneBody(request2.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request = new Request(kConstruct);
-      setRequestState(request, innerRequest);
-      setRequestDispatcher(request, dispatcher);
-      setRequestSignal(request, signal);
+      const request2 = new Request(kConstruct);
+      setRequestState(request2, innerRequest);
+      setRequestDispatcher(request2, dispatcher);
+      setRequestSignal(request2, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request, headers);
+      setRequestHeaders(request2, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request;
+      return request2;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -60731,7 +61190,7 @@ var require_subresource_integrity = __commonJS({
       )
     );
     var isValidSRIHashAlgorithm = (algorithm) => validSRIHashAlgorithmTokenSet.has(asciiLowercase(algorithm));
-    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes, metadataList) => {
+    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes2, metadataList) => {
       const parsedMetadata = parseMetadata(metadataList);
       if (parsedMetadata.length === 0) {
         return true;
@@ -60740,7 +61199,7 @@ var require_subresource_integrity = __commonJS({
       for (const item of metadata) {
         const algorithm = item.alg;
         const expectedValue = item.val;
-        const actualValue = applyAlgorithmToBytes(algorithm, bytes);
+        const actualValue = applyAlgorithmToBytes(algorithm, bytes2);
         if (caseSensitiveMatch(actualValue, expectedValue)) {
           return true;
         }
@@ -60799,8 +61258,8 @@ var require_subresource_integrity = __commonJS({
       }
       return result;
     }
-    var applyAlgorithmToBytes = (algorithm, bytes) => {
-      return crypto.hash(algorithm, bytes, "base64");
+    var applyAlgorithmToBytes = (algorithm, bytes2) => {
+      return crypto.hash(algorithm, bytes2, "base64");
     };
     function caseSensitiveMatch(actualValue, expectedValue) {
       let actualValueLength = actualValue.length;
@@ -60955,14 +61414,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request = getRequestState(requestObject);
+      const request2 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request, null, requestObject.signal.reason, null);
+        abortFetch(p, request2, null, requestObject.signal.reason, null);
         return p.promise;
       }
-      const globalObject = request.client.globalObject;
+      const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request.serviceWorkers = "none";
+        request2.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -60974,7 +61433,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p, request2, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -60982,7 +61441,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p, request2, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
@@ -60994,7 +61453,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request,
+        request: request2,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: getRequestDispatcher(requestObject),
@@ -61041,12 +61500,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request, responseObject, error2, controller) {
+    function abortFetch(p, request2, responseObject, error2, controller) {
       if (p) {
         p.reject(error2);
       }
-      if (request.body?.stream != null && isReadable(request.body.stream)) {
-        request.body.stream.cancel(error2).catch((err) => {
+      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
+        request2.body.stream.cancel(error2).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -61062,7 +61521,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request,
+      request: request2,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -61077,9 +61536,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request.client != null) {
-        taskDestination = request.client.globalObject;
-        crossOriginIsolatedCapability = request.client.crossOriginIsolatedCapability;
+      if (request2.client != null) {
+        taskDestination = request2.client.globalObject;
+        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -61087,7 +61546,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request,
+        request: request2,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -61099,79 +61558,79 @@ var require_fetch = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      assert(!request.body || request.body.stream);
-      if (request.window === "client") {
-        request.window = request.client?.globalObject?.constructor?.name === "Window" ? request.client : "no-window";
+      assert(!request2.body || request2.body.stream);
+      if (request2.window === "client") {
+        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
       }
-      if (request.origin === "client") {
-        request.origin = request.client.origin;
+      if (request2.origin === "client") {
+        request2.origin = request2.client.origin;
       }
-      if (request.policyContainer === "client") {
-        if (request.client != null) {
-          request.policyContainer = clonePolicyContainer(
-            request.client.policyContainer
+      if (request2.policyContainer === "client") {
+        if (request2.client != null) {
+          request2.policyContainer = clonePolicyContainer(
+            request2.client.policyContainer
           );
         } else {
-          request.policyContainer = makePolicyContainer();
+          request2.policyContainer = makePolicyContainer();
         }
       }
-      if (!request.headersList.contains("accept", true)) {
+      if (!request2.headersList.contains("accept", true)) {
         const value = "*/*";
-        request.headersList.append("accept", value, true);
+        request2.headersList.append("accept", value, true);
       }
-      if (!request.headersList.contains("accept-language", true)) {
-        request.headersList.append("accept-language", "*", true);
+      if (!request2.headersList.contains("accept-language", true)) {
+        request2.headersList.append("accept-language", "*", true);
       }
-      if (request.priority === null) {
+      if (request2.priority === null) {
       }
-      if (subresourceSet.has(request.destination)) {
+      if (subresourceSet.has(request2.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request = fetchParams.request;
+        const request2 = fetchParams.request;
         let response = null;
-        if (request.localURLsOnly && !urlIsLocal(requestCurrentURL(request))) {
+        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request);
-        if (requestBadPort(request) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
+        if (requestBadPort(request2) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request.referrerPolicy === "") {
-          request.referrerPolicy = request.policyContainer.referrerPolicy;
+        if (request2.referrerPolicy === "") {
+          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
         }
-        if (request.referrer !== "no-referrer") {
-          request.referrer = determineRequestsReferrer(request);
+        if (request2.referrer !== "no-referrer") {
+          request2.referrer = determineRequestsReferrer(request2);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (
             // - request\u2019s current URL\u2019s origin is same origin with request\u2019s origin,
             //   and request\u2019s response tainting is "basic"
-            sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request\u2019s current URL\u2019s scheme is "data"
+            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request\u2019s current URL\u2019s scheme is "data"
             currentURL.protocol === "data:" || // - request\u2019s mode is "navigate" or "websocket"
-            (request.mode === "navigate" || request.mode === "websocket")
+            (request2.mode === "navigate" || request2.mode === "websocket")
           ) {
-            request.responseTainting = "basic";
+            request2.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request.mode === "same-origin") {
+          } else if (request2.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request.mode === "no-cors") {
-            if (request.redirect !== "follow") {
+          } else if (request2.mode === "no-cors") {
+            if (request2.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request.responseTainting = "opaque";
+              request2.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request.responseTainting = "cors";
+            request2.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -61179,13 +61638,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request.responseTainting === "cors") {
+          if (request2.responseTainting === "cors") {
           }
-          if (request.responseTainting === "basic") {
+          if (request2.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request.responseTainting === "cors") {
+          } else if (request2.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request.responseTainting === "opaque") {
+          } else if (request2.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -61193,30 +61652,30 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request.urlList);
+          internalResponse.urlList.push(...request2.urlList);
         }
-        if (!request.timingAllowFailed) {
+        if (!request2.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request.method === "HEAD" || request.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request.integrity) {
+        if (request2.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request.responseTainting === "opaque" || response.body == null) {
+          if (request2.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
-          const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request.integrity)) {
+          const processBody = (bytes2) => {
+            if (!bytesMatch(bytes2, request2.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
-            response.body = safelyExtractBody(bytes)[0];
+            response.body = safelyExtractBody(bytes2)[0];
             fetchFinale(fetchParams, response);
           };
           fullyReadBody(response.body, processBody, processBodyError);
@@ -61231,8 +61690,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request);
+      const { request: request2 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request2);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -61241,19 +61700,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request);
+          const blobURLEntry = requestCurrentURL(request2);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request.headersList.contains("range", true)) {
+          if (!request2.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -61261,7 +61720,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request.headersList.get("range", true);
+            const rangeHeader = request2.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -61292,7 +61751,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -61381,41 +61840,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request.serviceWorkers === "all") {
+      if (request2.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request.redirect === "follow") {
-          request.serviceWorkers = "none";
+        if (request2.redirect === "follow") {
+          request2.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request.responseTainting === "cors" && corsCheck(request, response) === "failure") {
+        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request, response) === "failure") {
-          request.timingAllowFailed = true;
+        if (TAOCheck(request2, response) === "failure") {
+          request2.timingAllowFailed = true;
         }
       }
-      if ((request.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request.origin,
-        request.client,
-        request.destination,
+      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request2.origin,
+        request2.client,
+        request2.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request.redirect !== "manual") {
+        if (request2.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request.redirect === "error") {
+        if (request2.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request.redirect === "manual") {
+        } else if (request2.redirect === "manual") {
           response = actualResponse;
-        } else if (request.redirect === "follow") {
+        } else if (request2.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -61425,13 +61884,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request).hash
+          requestCurrentURL(request2).hash
         );
         if (locationURL == null) {
           return response;
@@ -61442,63 +61901,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request.redirectCount === 20) {
+      if (request2.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request.redirectCount += 1;
-      if (request.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request, locationURL)) {
+      request2.redirectCount += 1;
+      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request.body != null && request.body.source == null) {
+      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request.method)) {
-        request.method = "GET";
-        request.body = null;
+      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
+        request2.method = "GET";
+        request2.body = null;
         for (const headerName of requestBodyHeader) {
-          request.headersList.delete(headerName);
+          request2.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request), locationURL)) {
-        request.headersList.delete("authorization", true);
-        request.headersList.delete("proxy-authorization", true);
-        request.headersList.delete("cookie", true);
-        request.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
+        request2.headersList.delete("authorization", true);
+        request2.headersList.delete("proxy-authorization", true);
+        request2.headersList.delete("cookie", true);
+        request2.headersList.delete("host", true);
       }
-      if (request.body != null) {
-        assert(request.body.source != null);
-        request.body = safelyExtractBody(request.body.source)[0];
+      if (request2.body != null) {
+        assert(request2.body.source != null);
+        request2.body = safelyExtractBody(request2.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request, actualResponse);
+      request2.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest2 = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request.window === "no-window" && request.redirect === "error") {
+      if (request2.window === "no-window" && request2.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest2 = request;
+        httpRequest2 = request2;
       } else {
-        httpRequest2 = cloneRequest(request);
+        httpRequest2 = cloneRequest(request2);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest2;
       }
-      const includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic";
+      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
       const contentLength = httpRequest2.body ? httpRequest2.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest2.body == null && ["POST", "PUT"].includes(httpRequest2.method)) {
@@ -61585,14 +62044,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest2.responseTainting !== "cors" && includeCredentials && (request.useURLCredentials !== void 0 || isTraversableNavigable(request.traversableForUserPrompts))) {
-        if (request.body != null) {
-          if (request.body.source == null) {
+      if (response.status === 401 && httpRequest2.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
+        if (request2.body != null) {
+          if (request2.body.source == null) {
             return response;
           }
-          request.body = safelyExtractBody(request.body.source)[0];
+          request2.body = safelyExtractBody(request2.body.source)[0];
         }
-        if (request.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -61602,7 +62061,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request.window === "no-window") {
+        if (request2.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -61614,7 +62073,7 @@ var require_fetch = __commonJS({
         // response\u2019s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request\u2019s body is null, or request\u2019s body is non-null and request\u2019s body\u2019s source is non-null
-        (request.body == null || request.body.source != null)
+        (request2.body == null || request2.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -61644,27 +62103,27 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request.cache = "no-store";
+        request2.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request.mode === "websocket") {
+      if (request2.mode === "websocket") {
       } else {
       }
       let requestBody = null;
-      if (request.body == null && fetchParams.processRequestEndOfBody) {
+      if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request.body != null) {
-        const processBodyChunk = async function* (bytes) {
+      } else if (request2.body != null) {
+        const processBodyChunk = async function* (bytes2) {
           if (isCancelled(fetchParams)) {
             return;
           }
-          yield bytes;
-          fetchParams.processRequestBodyChunkLength?.(bytes.byteLength);
+          yield bytes2;
+          fetchParams.processRequestBodyChunkLength?.(bytes2.byteLength);
         };
         const processEndOfBody = () => {
           if (isCancelled(fetchParams)) {
@@ -61686,8 +62145,8 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes of request.body.stream) {
-              yield* processBodyChunk(bytes);
+            for await (const bytes2 of request2.body.stream) {
+              yield* processBodyChunk(bytes2);
             }
             processEndOfBody();
           } catch (err) {
@@ -61735,33 +62194,33 @@ var require_fetch = __commonJS({
       }
       fetchParams.controller.resume = async () => {
         while (true) {
-          let bytes;
+          let bytes2;
           let isFailure;
           try {
             const { done, value } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value;
+            bytes2 = done ? void 0 : value;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
-              bytes = void 0;
+              bytes2 = void 0;
             } else {
-              bytes = err;
+              bytes2 = err;
               isFailure = true;
             }
           }
-          if (bytes === void 0) {
+          if (bytes2 === void 0) {
             readableStreamClose(fetchParams.controller.controller);
             finalizeResponse(fetchParams, response);
             return;
           }
-          timingInfo.decodedBodySize += bytes?.byteLength ?? 0;
+          timingInfo.decodedBodySize += bytes2?.byteLength ?? 0;
           if (isFailure) {
-            fetchParams.controller.terminate(bytes);
+            fetchParams.controller.terminate(bytes2);
             return;
           }
-          const buffer = new Uint8Array(bytes);
+          const buffer = new Uint8Array(bytes2);
           if (buffer.byteLength) {
             fetchParams.controller.controller.enqueue(buffer);
           }
@@ -61793,7 +62252,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request);
+        const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
         const path14 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -61801,11 +62260,11 @@ var require_fetch = __commonJS({
           {
             path: hasTrailingQuestionMark ? `${path14}?` : path14,
             origin: url.origin,
-            method: request.method,
-            body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
-            headers: request.headersList.entries,
+            method: request2.method,
+            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
+            headers: request2.headersList.entries,
             maxRedirections: 0,
-            upgrade: request.mode === "websocket" ? "websocket" : void 0
+            upgrade: request2.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -61841,9 +62300,9 @@ var require_fetch = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
               const decoders = [];
-              if (request.method !== "HEAD" && request.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -61901,9 +62360,9 @@ var require_fetch = __commonJS({
               if (fetchParams.controller.dump) {
                 return;
               }
-              const bytes = chunk;
-              timingInfo.encodedBodySize += bytes.byteLength;
-              return this.body.push(bytes);
+              const bytes2 = chunk;
+              timingInfo.encodedBodySize += bytes2.byteLength;
+              return this.body.push(bytes2);
             },
             onComplete() {
               if (this.abort) {
@@ -62040,31 +62499,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix2);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix2, "options");
-        const p = this.#internalMatchAll(request, options, 1);
+        const p = this.#internalMatchAll(request2, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request = void 0, options = {}) {
+      async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.matchAll";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request);
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix2, "options");
-        return this.#internalMatchAll(request, options);
+        return this.#internalMatchAll(request2, options);
       }
-      async add(request) {
+      async add(request2) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix2);
-        request = webidl.converters.RequestInfo(request);
-        const requests = [request];
+        request2 = webidl.converters.RequestInfo(request2);
+        const requests = [request2];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -62074,19 +62533,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix2);
         const responsePromises = [];
         const requestList = [];
-        for (let request of requests) {
-          if (request === void 0) {
+        for (let request2 of requests) {
+          if (request2 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix: prefix2,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request = webidl.converters.RequestInfo(request);
-          if (typeof request === "string") {
+          request2 = webidl.converters.RequestInfo(request2);
+          if (typeof request2 === "string") {
             continue;
           }
-          const r = getRequestState(request);
+          const r = getRequestState(request2);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix2,
@@ -62095,8 +62554,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request of requests) {
-          const r = getRequestState(new Request(request));
+        for (const request2 of requests) {
+          const r = getRequestState(new Request(request2));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix2,
@@ -62173,17 +62632,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request, response) {
+      async put(request2, response) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix2);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         response = webidl.converters.Response(response, prefix2, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request)) {
-          innerRequest = getRequestState(request);
+        if (webidl.is.Request(request2)) {
+          innerRequest = getRequestState(request2);
         } else {
-          innerRequest = getRequestState(new Request(request));
+          innerRequest = getRequestState(new Request(request2));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -62234,9 +62693,9 @@ var require_cache3 = __commonJS({
           // 16.
         };
         operations.push(operation);
-        const bytes = await bodyReadPromise.promise;
+        const bytes2 = await bodyReadPromise.promise;
         if (clonedResponse.body != null) {
-          clonedResponse.body.source = bytes;
+          clonedResponse.body.source = bytes2;
         }
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
@@ -62254,21 +62713,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request, options = {}) {
+      async delete(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix2);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix2, "options");
         let r = null;
-        if (webidl.is.Request(request)) {
-          r = getRequestState(request);
+        if (webidl.is.Request(request2)) {
+          r = getRequestState(request2);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request === "string");
-          r = getRequestState(new Request(request));
+          assert(typeof request2 === "string");
+          r = getRequestState(new Request(request2));
         }
         const operations = [];
         const operation = {
@@ -62300,25 +62759,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request = void 0, options = {}) {
+      async keys(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.keys";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request);
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix2, "options");
         let r = null;
-        if (request !== void 0) {
-          if (webidl.is.Request(request)) {
-            r = getRequestState(request);
+        if (request2 !== void 0) {
+          if (webidl.is.Request(request2)) {
+            r = getRequestState(request2);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = getRequestState(new Request(request));
+          } else if (typeof request2 === "string") {
+            r = getRequestState(new Request(request2));
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -62330,9 +62789,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request2 of requests) {
+          for (const request3 of requests) {
             const requestObject = fromInnerRequest(
-              request2,
+              request3,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -62451,9 +62910,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request.url);
+        const cachedURL = new URL(request2.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -62469,7 +62928,7 @@ var require_cache3 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request.headersList.get(fieldValue);
+          const requestValue = request2.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -62477,20 +62936,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request, options, maxResponses = Infinity) {
+      #internalMatchAll(request2, options, maxResponses = Infinity) {
         let r = null;
-        if (request !== void 0) {
-          if (webidl.is.Request(request)) {
-            r = getRequestState(request);
+        if (request2 !== void 0) {
+          if (webidl.is.Request(request2)) {
+            r = getRequestState(request2);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = getRequestState(new Request(request));
+          } else if (typeof request2 === "string") {
+            r = getRequestState(new Request(request2));
           }
         }
         const responses = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -62582,21 +63041,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request, options);
+            return await cache.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request, options);
+            const response = await cache.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -63793,7 +64252,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request = makeRequest({
+      const request2 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -63806,18 +64265,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request.headersList = headersList;
+        request2.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request.headersList.append("sec-websocket-key", keyValue, true);
-      request.headersList.append("sec-websocket-version", "13", true);
+      request2.headersList.append("sec-websocket-key", keyValue, true);
+      request2.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request.headersList.append("sec-websocket-protocol", protocol, true);
+        request2.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request,
+        request: request2,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -63864,7 +64323,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -66114,7 +66573,7 @@ var require_undici = __commonJS({
     var Agent2 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
     var errors = require_errors3();
@@ -66141,7 +66600,7 @@ var require_undici = __commonJS({
     module.exports.Agent = Agent2;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -66327,8 +66786,8 @@ async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.en
 }
 async function fetchAsKubectlWould(url, init, env2) {
   if (!proxyFor(new URL(url), env2)) return fetch(url, init);
-  const { fetch: proxiedFetch, EnvHttpProxyAgent } = await Promise.resolve().then(() => __toESM(require_undici(), 1));
-  const dispatcher = new EnvHttpProxyAgent({
+  const { fetch: proxiedFetch, EnvHttpProxyAgent: EnvHttpProxyAgent2 } = await Promise.resolve().then(() => __toESM(require_undici(), 1));
+  const dispatcher = new EnvHttpProxyAgent2({
     httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
     httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
     noProxy: env2.NO_PROXY ?? env2.no_proxy
@@ -66428,9 +66887,9 @@ async function prepareInputs(input, deps) {
     origins: /* @__PURE__ */ new Map(),
     cleanup: () => rm2(directory, { recursive: true, force: true })
   };
-  const keep = async (origin, bytes, extension) => {
+  const keep = async (origin, bytes2, extension) => {
     const file = path10.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
-    await writeFile2(file, bytes, { mode: 384 });
+    await writeFile2(file, bytes2, { mode: 384 });
     prepared.filenames.push(file);
     prepared.origins.set(file, origin);
   };
@@ -66747,6 +67206,7 @@ async function startJournal(runId, { placement, home }, refs, before, options, d
       command: options.commandLine ?? "kguard apply",
       holder: thisProcess(),
       requestTimeoutMs: options.requestTimeoutMs,
+      ...options.runLabel ? { runLabel: options.runLabel } : {},
       ...options.fleet ? { fleet: options.fleet } : {},
       objects: refs.map((ref) => {
         const stage = stages.get(objectKey(ref));
@@ -66756,7 +67216,13 @@ async function startJournal(runId, { placement, home }, refs, before, options, d
     placement,
     options.timeoutMs
   );
-  deps.reporter.emit({ kind: "journal", runId, namespace: journal.namespace, pieces: journal.pieces });
+  deps.reporter.emit({
+    kind: "journal",
+    runId,
+    namespace: journal.namespace,
+    pieces: journal.pieces,
+    ...options.runLabel ? { runLabel: options.runLabel } : {}
+  });
   return journal;
 }
 async function endJournal(journal, result, deps, keepWhenHealthy = false) {
@@ -66940,11 +67406,11 @@ var init_permissions = __esm({
 });
 
 // src/run/apply/preview.ts
-async function preview2(understood, before, request, options, deps, startedAt) {
+async function preview2(understood, before, request2, options, deps, startedAt) {
   const wouldBe = /* @__PURE__ */ new Map();
   if (understood.server.ok)
     for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
-  const actions = options.dryRun === "client" ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request)) : void 0;
+  const actions = options.dryRun === "client" ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request2)) : void 0;
   const objects = understood.refs.map((ref) => {
     const key = objectKey(ref);
     const action = actions?.get(key);
@@ -66967,7 +67433,7 @@ async function preview2(understood, before, request, options, deps, startedAt) {
     objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
   });
   if (options.diff) {
-    const diffs = await deps.kubectl.diff(request, understood.refs);
+    const diffs = await deps.kubectl.diff(request2, understood.refs);
     for (const object of objects) {
       const lines = diffs.get(objectKey(object.ref));
       if (lines && (object.changeKind === "created" || object.changeKind === "configured"))
@@ -67008,26 +67474,23 @@ var init_preview = __esm({
 // src/run/apply/track-options.ts
 function trackOptionsFor(options, phase) {
   const rollout = phase === "rollout";
-  return {
-    timeoutMs: rollout ? options.timeoutMs : options.rollbackTimeoutMs,
-    pollIntervalMs: options.pollIntervalMs,
+  return trackOptions(
+    { ...options, watch: !options.poll },
     phase,
-    // The others are undone with a failing one under --rollback all: no need to watch them on.
-    stopWhenAnyFails: rollout && options.rollback === "all",
-    watch: !options.poll,
-    logLines: options.logLines,
-    healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules),
-    // The restore puts back what ran before: it is waited for, not judged again by a grace.
-    ...rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {},
-    statusGraceMs: options.statusGraceMs ?? DEFAULTS.statusGraceMs
-  };
+    rollout ? options.timeoutMs : options.rollbackTimeoutMs,
+    {
+      // The others are undone with a failing one under --rollback all: no need to watch them on.
+      stopWhenAnyFails: rollout && options.rollback === "all",
+      // The restore puts back what ran before: it is waited for, not judged again by a grace.
+      readinessGraceMs: rollout ? options.readinessGraceMs ?? DEFAULTS.readinessGraceMs : void 0
+    }
+  );
 }
 var init_track_options = __esm({
   "src/run/apply/track-options.ts"() {
     "use strict";
-    init_health_rules();
-    init_health_table();
     init_options();
+    init_options5();
   }
 });
 
@@ -67601,14 +68064,7 @@ async function runVerifyJob(prepared, run, deps) {
       created = made;
       const tracked = await trackWorkloads(
         [{ ref: prepared.ref, applied: made, before: void 0 }],
-        {
-          timeoutMs: run.timeoutMs,
-          pollIntervalMs: run.pollIntervalMs,
-          phase: "verify",
-          stopWhenAnyFails: false,
-          watch: run.watch,
-          logLines: run.logLines
-        },
+        trackOptions(run, "verify", run.timeoutMs),
         deps
       );
       outcome = jobOutcome(check, tracked.get(objectKey(prepared.ref)), context());
@@ -67669,6 +68125,7 @@ var init_job2 = __esm({
     init_labels();
     init_workloads();
     init_verdict();
+    init_options5();
   }
 });
 
@@ -68066,10 +68523,10 @@ var init_phase_files = __esm({
 
 // src/run/apply/understand.ts
 import { createHash } from "node:crypto";
-async function understand(request, options, inputs, deps, part) {
+async function understand(request2, options, inputs, deps, part) {
   const clientOnly = options.dryRun === "client";
-  const identityRequest = clientOnly ? request : { ...request, applyArgs: [...options.selectionArgs, "--validate=false"] };
-  const serverRun = clientOnly ? void 0 : deps.kubectl.dryRun(request, "server");
+  const identityRequest = clientOnly ? request2 : { ...request2, applyArgs: [...options.selectionArgs, "--validate=false"] };
+  const serverRun = clientOnly ? void 0 : deps.kubectl.dryRun(request2, "server");
   serverRun?.catch(() => void 0);
   const client = await deps.kubectl.dryRun(identityRequest, "client");
   if (!client.ok && part) {
@@ -68491,9 +68948,9 @@ function requestOf(parts) {
   const [first] = parts;
   return { ...first.request, filenames: parts.flatMap((part) => part.request.filenames) };
 }
-async function applyManifests(request, origins, deps) {
+async function applyManifests(request2, origins, deps) {
   try {
-    const applied2 = await deps.kubectl.apply(request);
+    const applied2 = await deps.kubectl.apply(request2);
     deps.reporter.emit({ kind: "applied", objects: applied2, dryRun: false });
     return { applied: applied2, applyError: void 0 };
   } catch (caught) {
@@ -68547,9 +69004,583 @@ var init_phases2 = __esm({
   }
 });
 
+// src/images/keyring.ts
+function credentialsOfSecret(secret) {
+  const kind = PULL_SECRET_KEYS[secret.type ?? ""];
+  const encoded = kind ? secret.data?.[kind.key] : void 0;
+  if (!kind || encoded === void 0) return [];
+  let config;
+  try {
+    config = JSON.parse(Buffer.from(encoded, "base64").toString("utf8"));
+  } catch {
+    return [];
+  }
+  const entries2 = kind.auths ? config?.auths : config;
+  if (!entries2 || typeof entries2 !== "object") return [];
+  const found = [];
+  for (const [location, value] of Object.entries(entries2)) {
+    const credential = credentialOf(value, `secret ${secret.metadata.name}, key ${location}`);
+    if (credential) found.push([location, credential]);
+  }
+  return found;
+}
+function credentialOf(value, source) {
+  if (!value || typeof value !== "object") return void 0;
+  const entry = value;
+  let username = typeof entry.username === "string" ? entry.username : "";
+  let password = typeof entry.password === "string" ? entry.password : "";
+  if (typeof entry.auth === "string" && entry.auth !== "") {
+    const decoded = Buffer.from(entry.auth, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon === -1) return void 0;
+    username = decoded.slice(0, colon);
+    password = decoded.slice(colon + 1);
+  }
+  if (username === "" && typeof entry.identitytoken === "string" && entry.identitytoken !== "")
+    return { username: "<token>", password: entry.identitytoken, source };
+  if (username === "" && password === "") return void 0;
+  return { username, password, source };
+}
+function makeKeyring(entries2) {
+  const credentials = /* @__PURE__ */ new Map();
+  for (const [location, credential] of entries2) {
+    const withScheme = /^https?:\/\//.test(location) ? location : `https://${location}`;
+    let parsed;
+    try {
+      parsed = new URL(withScheme);
+    } catch {
+      continue;
+    }
+    let path14 = parsed.pathname;
+    if (path14.startsWith("/v2/") || path14.startsWith("/v1/")) path14 = path14.slice(3);
+    const key = path14.length > 0 && path14 !== "/" ? `${parsed.host}${path14}` : parsed.host;
+    credentials.set(key, [...credentials.get(key) ?? [], credential]);
+  }
+  const index = [...credentials.keys()].sort().reverse();
+  return { index, credentials };
+}
+function lookup(keyring, image) {
+  const found = keyring.index.filter((key) => urlsMatch(key, image)).flatMap((key) => keyring.credentials.get(key));
+  if (found.length > 0) return found;
+  if (isDefaultRegistryMatch(image)) return keyring.credentials.get(DEFAULT_REGISTRY_HOST) ?? [];
+  return [];
+}
+function isDefaultRegistryMatch(image) {
+  const [first, ...rest] = image.split("/");
+  if (!first) return false;
+  if (rest.length === 0) return true;
+  if (first === "docker.io" || first === DEFAULT_REGISTRY_HOST) return true;
+  return !/[.:]/.test(first);
+}
+function urlsMatch(glob, target) {
+  const globUrl = schemeless(glob);
+  const targetUrl = schemeless(target);
+  if (!globUrl || !targetUrl) return false;
+  if (globUrl.port !== targetUrl.port) return false;
+  if (globUrl.parts.length !== targetUrl.parts.length) return false;
+  if (!targetUrl.path.startsWith(globUrl.path)) return false;
+  return globUrl.parts.every((part, index) => globMatch(part, targetUrl.parts[index]));
+}
+function schemeless(text2) {
+  const slash = text2.indexOf("/");
+  const host = slash === -1 ? text2 : text2.slice(0, slash);
+  const path14 = slash === -1 ? "" : text2.slice(slash);
+  if (host === "") return void 0;
+  const port = /^(.*):(\d*)$/.exec(host);
+  const name = port && !port[1].includes(":") ? port[1] : host;
+  return { parts: name.split("."), port: port && !port[1].includes(":") ? port[2] : "", path: path14 };
+}
+function globMatch(pattern2, text2) {
+  let source = "";
+  for (let index = 0; index < pattern2.length; index++) {
+    const char = pattern2[index];
+    if (char === "*") source += ".*";
+    else if (char === "?") source += ".";
+    else if (char === "[") {
+      const end = pattern2.indexOf("]", index + 1);
+      if (end === -1) return false;
+      const body = pattern2.slice(index + 1, end).replace(/^\^/, "!");
+      source += `[${body.startsWith("!") ? `^${body.slice(1)}` : body}]`;
+      index = end;
+    } else if (char === "\\" && index + 1 < pattern2.length) source += `\\${pattern2[++index]}`;
+    else source += char.replace(/[.+^${}()|\\]/g, "\\$&");
+  }
+  return new RegExp(`^${source}$`).test(text2);
+}
+var PULL_SECRET_KEYS, DEFAULT_REGISTRY_HOST;
+var init_keyring = __esm({
+  "src/images/keyring.ts"() {
+    "use strict";
+    PULL_SECRET_KEYS = {
+      "kubernetes.io/dockerconfigjson": { key: ".dockerconfigjson", auths: true },
+      "kubernetes.io/dockercfg": { key: ".dockercfg", auths: false }
+    };
+    DEFAULT_REGISTRY_HOST = "index.docker.io";
+  }
+});
+
+// src/images/pull-secrets.ts
+function pullCredentialReader(applied2, kubectl) {
+  const reads = /* @__PURE__ */ new Map();
+  const ofApply = new Map(
+    applied2.map((object) => [`${object.kind}/${object.metadata.namespace ?? ""}/${object.metadata.name}`, object])
+  );
+  const read = (kind, namespace, name) => {
+    const key = `${kind}/${namespace}/${name}`;
+    let known = reads.get(key);
+    if (!known) {
+      const own = ofApply.get(key);
+      known = own ? Promise.resolve({ ok: true, object: own }) : kubectl.getObject(kind === "Secret" ? "secrets" : "serviceaccounts", namespace, name).then((object) => ({ ok: true, object })).catch((error2) => ({ ok: false, why: readFailure(error2, kind, namespace) }));
+      reads.set(key, known);
+    }
+    return known;
+  };
+  const keyrings = /* @__PURE__ */ new Map();
+  return (image) => {
+    const key = JSON.stringify([image.namespace, image.pullSecrets, image.serviceAccount]);
+    let known = keyrings.get(key);
+    if (!known) {
+      known = (async () => {
+        let names2 = image.pullSecrets;
+        if (names2.length === 0) {
+          const account = await read("ServiceAccount", image.namespace, image.serviceAccount);
+          if (!account.ok) return account;
+          const secrets = account.object?.imagePullSecrets;
+          names2 = (secrets ?? []).flatMap((secret) => secret?.name ? [secret.name] : []);
+        }
+        const entries2 = [];
+        for (const secret of await Promise.all(names2.map((name) => read("Secret", image.namespace, name)))) {
+          if (!secret.ok) return secret;
+          if (secret.object)
+            entries2.push(...credentialsOfSecret(secret.object));
+        }
+        return { ok: true, keyring: makeKeyring(entries2) };
+      })();
+      keyrings.set(key, known);
+    }
+    return known;
+  };
+}
+function readFailure(error2, kind, namespace) {
+  const message = error2 instanceof Error ? error2.message : String(error2);
+  const resource = kind === "Secret" ? "secrets" : "serviceaccounts";
+  if (/forbidden/i.test(message))
+    return `this user may not get ${resource} in namespace ${namespace}, so the pod's pull credentials cannot be read (grant get on ${resource} to check)`;
+  return `the pod's pull credentials could not be read (${kind.toLowerCase()} in namespace ${namespace}: ${message.slice(0, 200)})`;
+}
+var init_pull_secrets = __esm({
+  "src/images/pull-secrets.ts"() {
+    "use strict";
+    init_keyring();
+  }
+});
+
+// src/images/reference.ts
+function parseReference(image) {
+  let rest = image;
+  let digest;
+  const at = rest.indexOf("@");
+  if (at !== -1) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!DIGEST.test(digest)) return { ok: false, why: `"${digest}" is not a digest` };
+  }
+  let tag;
+  const colon = rest.lastIndexOf(":");
+  if (colon > rest.lastIndexOf("/")) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+    if (!TAG.test(tag)) return { ok: false, why: `"${tag}" is not a tag` };
+  }
+  if (rest === "") return { ok: false, why: "it names no repository" };
+  if (/^[a-f0-9]{64}$/.test(rest)) return { ok: false, why: "it is an image id, not a repository name" };
+  const slash = rest.indexOf("/");
+  const first = slash === -1 ? "" : rest.slice(0, slash);
+  const hasDomain = slash !== -1 && (/[.:]/.test(first) || first === "localhost" || first.toLowerCase() !== first);
+  let domain = hasDomain ? first : DOCKER_HUB;
+  let path14 = hasDomain ? rest.slice(slash + 1) : rest;
+  if (domain === "index.docker.io") domain = DOCKER_HUB;
+  if (domain === DOCKER_HUB && !path14.includes("/")) path14 = `library/${path14}`;
+  if (!DOMAIN.test(domain)) return { ok: false, why: `"${domain}" is not a registry host` };
+  if (path14.toLowerCase() !== path14) return { ok: false, why: "a repository name must be lowercase" };
+  if (!path14.split("/").every((component) => PATH_COMPONENT.test(component)))
+    return { ok: false, why: `"${path14}" is not a repository name` };
+  if (`${domain}/${path14}`.length > NAME_TOTAL_LENGTH_MAX)
+    return { ok: false, why: `the repository name is longer than ${NAME_TOTAL_LENGTH_MAX} characters` };
+  const reference = digest ?? tag ?? "latest";
+  const normalized = `${domain}/${path14}${digest ? `@${digest}` : `:${reference}`}`;
+  return { ok: true, image: { domain, path: path14, reference, normalized } };
+}
+function endpointOf(domain, insecureRegistries) {
+  const host = domain === DOCKER_HUB ? "registry-1.docker.io" : domain;
+  const plain2 = isLoopback(domain) || insecureRegistries.includes(domain);
+  return `${plain2 ? "http" : "https"}://${host}`;
+}
+function isLoopback(domain) {
+  const host = domain.startsWith("[") ? domain.slice(1, domain.indexOf("]")) : domain.replace(/:\d+$/, "");
+  return host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+var DOMAIN_COMPONENT, DOMAIN, PATH_COMPONENT, TAG, DIGEST, NAME_TOTAL_LENGTH_MAX, DOCKER_HUB;
+var init_reference2 = __esm({
+  "src/images/reference.ts"() {
+    "use strict";
+    DOMAIN_COMPONENT = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+    DOMAIN = new RegExp(`^(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?$`);
+    PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*$/;
+    TAG = /^[\w][\w.-]{0,127}$/;
+    DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/;
+    NAME_TOTAL_LENGTH_MAX = 255;
+    DOCKER_HUB = "docker.io";
+  }
+});
+
+// src/images/answers.ts
+function parseChallenge(header) {
+  if (!header) return void 0;
+  const match = /^\s*([A-Za-z][\w-]*)\s*(.*)$/s.exec(header);
+  if (!match) return void 0;
+  const name = match[1].toLowerCase();
+  const params = {};
+  const pattern2 = /([\w-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))\s*,?\s*/gy;
+  const rest = match[2];
+  pattern2.lastIndex = 0;
+  for (let found = pattern2.exec(rest); found; found = pattern2.exec(rest)) {
+    params[found[1].toLowerCase()] = found[2] !== void 0 ? found[2].replace(/\\(.)/g, "$1") : found[3];
+    if (pattern2.lastIndex >= rest.length) break;
+  }
+  return { scheme: name === "basic" ? "basic" : name === "bearer" ? "bearer" : "other", params };
+}
+function tokenOf(body) {
+  try {
+    const parsed = JSON.parse(body);
+    const token = typeof parsed.token === "string" && parsed.token ? parsed.token : parsed.access_token;
+    return typeof token === "string" && token !== "" ? token : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function errorsOf(body) {
+  try {
+    const parsed = JSON.parse(body);
+    if (!Array.isArray(parsed.errors)) return [];
+    return parsed.errors.flatMap(
+      (error2) => typeof error2?.code === "string" ? [{ code: plain(error2.code), message: typeof error2.message === "string" ? plain(error2.message) : "" }] : []
+    );
+  } catch {
+    return [];
+  }
+}
+function verdictOf(status, errors, asked, registry) {
+  if (status >= 200 && status < 300) return { verdict: "exists" };
+  const said2 = errors.length > 0 ? errors.map(({ code, message }) => `${code}${message ? ` (${message})` : ""}`).join(", ") : "";
+  if (status === 404) {
+    const answer = `${registry} answers ${said2 || "404 Not Found"}`;
+    if (asked !== "anonymous" || errors.some((error2) => error2.code === "MANIFEST_UNKNOWN"))
+      return {
+        verdict: "missing",
+        answer: asked === "credentials" ? `${answer}, to the pod's pull credentials` : answer
+      };
+    return {
+      verdict: "unknown",
+      why: `${registry} answers ${said2 || "404 Not Found"} to an anonymous request, and the pod names no pull credentials for it (the nodes may have their own)`
+    };
+  }
+  if (status === 401 || status === 403)
+    return {
+      verdict: "unknown",
+      why: asked === "credentials" ? `${registry} refuses the pod's pull credentials (${status}${said2 ? ` ${said2}` : ""})` : `${registry} wants credentials (${status}${said2 ? ` ${said2}` : ""}) and the pod names none for it (the nodes may have their own, or a credential provider)`
+    };
+  if (status === 429) return { verdict: "unknown", why: `${registry} limits the requests (429 Too Many Requests)` };
+  return { verdict: "unknown", why: `${registry} answers ${status}${said2 ? ` ${said2}` : ""}` };
+}
+function plain(text2) {
+  return text2.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").slice(0, 200);
+}
+var init_answers = __esm({
+  "src/images/answers.ts"() {
+    "use strict";
+  }
+});
+
+// src/images/registry.ts
+function registries(options) {
+  const agent = new import_undici.EnvHttpProxyAgent({
+    connect: { timeout: options.requestTimeoutMs },
+    headersTimeout: options.requestTimeoutMs,
+    bodyTimeout: options.requestTimeoutMs
+  });
+  const pings = /* @__PURE__ */ new Map();
+  const tokens = /* @__PURE__ */ new Map();
+  const send2 = async (url, method, headers) => {
+    const response = await (0, import_undici.request)(url, {
+      method,
+      headers: { "user-agent": options.userAgent, ...headers },
+      dispatcher: agent,
+      signal: AbortSignal.timeout(options.requestTimeoutMs)
+    });
+    let body = "";
+    if (method === "GET") {
+      for await (const chunk of response.body) {
+        body += chunk.toString("utf8");
+        if (body.length > MAX_BODY_BYTES) break;
+      }
+    }
+    await response.body.dump().catch(() => void 0);
+    return { status: response.statusCode, headers: response.headers, body };
+  };
+  const ping = (endpoint) => {
+    let known = pings.get(endpoint);
+    if (!known) {
+      known = send2(`${endpoint}/v2/`, "GET", {}).then(
+        (answer) => {
+          if (answer.status === 200) return { ok: true };
+          const challenge = parseChallenge(headerOf(answer, "www-authenticate"));
+          if (answer.status === 401 && challenge) return { ok: true, challenge };
+          return { ok: false, why: `it answers ${answer.status} to GET /v2/ (not an OCI distribution API)` };
+        },
+        (error2) => ({
+          ok: false,
+          why: `it cannot be reached from here (${networkCause(error2, options.requestTimeoutMs)})`
+        })
+      );
+      pings.set(endpoint, known);
+    }
+    return known;
+  };
+  const token = (challenge, scope, credential, key) => {
+    const cacheKey = `${challenge.params.realm}|${challenge.params.service}|${scope}|${key}`;
+    let known = tokens.get(cacheKey);
+    if (!known) {
+      const realm = new URL(challenge.params.realm ?? "");
+      if (challenge.params.service) realm.searchParams.set("service", challenge.params.service);
+      realm.searchParams.set("scope", scope);
+      known = send2(realm.toString(), "GET", credential ? { authorization: basic(credential) } : {}).then(
+        (answer) => answer.status === 200 ? tokenOf(answer.body) : void 0
+      );
+      tokens.set(cacheKey, known);
+    }
+    return known;
+  };
+  const ask = async (image, credentials) => {
+    const endpoint = endpointOf(image.domain, options.insecureRegistries);
+    const registry = `registry ${image.domain}`;
+    try {
+      const pinged = await ping(endpoint);
+      if (!pinged.ok) return { verdict: "unknown", why: `${registry}: ${pinged.why}` };
+      const url = `${endpoint}/v2/${image.path}/manifests/${image.reference}`;
+      const challenge = pinged.challenge;
+      if (!challenge) return await manifest(url, {}, "open", registry);
+      const attempts = credentials.length > 0 ? [...credentials] : [void 0];
+      let last;
+      for (const [index, credential] of attempts.entries()) {
+        const headers = await authorization(challenge, image, credential, index);
+        if (headers === void 0) {
+          last = {
+            verdict: "unknown",
+            why: credential ? `${registry}'s token server refuses the pod's pull credentials (${credential.source})` : `${registry}'s token server gives no anonymous token, and the pod names no pull credentials for it`
+          };
+          continue;
+        }
+        last = await manifest(
+          url,
+          { accept: MANIFEST_ACCEPT, ...headers },
+          credential ? "credentials" : "anonymous",
+          registry
+        );
+        if (last.verdict !== "unknown" || !credential) return last;
+      }
+      return last;
+    } catch (error2) {
+      return {
+        verdict: "unknown",
+        why: `${registry} did not answer (${networkCause(error2, options.requestTimeoutMs)})`
+      };
+    }
+  };
+  const authorization = async (challenge, image, credential, index) => {
+    if (challenge.scheme === "basic") return credential ? { authorization: basic(credential) } : {};
+    if (challenge.scheme !== "bearer" || !challenge.params.realm)
+      return credential ? { authorization: basic(credential) } : {};
+    const bearer = await token(
+      challenge,
+      `repository:${image.path}:pull`,
+      credential,
+      credential ? `${index}:${credential.source}` : "anonymous"
+    );
+    return bearer ? { authorization: `Bearer ${bearer}` } : void 0;
+  };
+  const manifest = async (url, headers, asked, registry) => {
+    const withAccept = { accept: MANIFEST_ACCEPT, ...headers };
+    const head = await send2(url, "HEAD", withAccept);
+    const errors = head.status === 404 ? errorsOf((await send2(url, "GET", withAccept)).body) : [];
+    return verdictOf(head.status, errors, asked, registry);
+  };
+  return { ask, close: () => agent.close() };
+}
+function basic(credential) {
+  return `Basic ${Buffer.from(`${credential.username}:${credential.password}`, "utf8").toString("base64")}`;
+}
+function headerOf(answer, name) {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+function networkCause(error2, deadlineMs) {
+  const named = error2;
+  if (named?.name === "TimeoutError" || named?.code === "UND_ERR_CONNECT_TIMEOUT" || named?.code === "UND_ERR_HEADERS_TIMEOUT")
+    return `no answer within ${Math.round(deadlineMs / 100) / 10} s, the --request-timeout`;
+  const code = named?.code ?? named?.cause?.code;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `its host name does not resolve: ${code}`;
+  if (code === "ECONNREFUSED") return "connection refused";
+  if (code) return code;
+  return error2 instanceof Error ? error2.message.slice(0, 200) : "unknown error";
+}
+var import_undici, MANIFEST_ACCEPT, MAX_BODY_BYTES;
+var init_registry = __esm({
+  "src/images/registry.ts"() {
+    "use strict";
+    import_undici = __toESM(require_undici(), 1);
+    init_answers();
+    init_reference2();
+    MANIFEST_ACCEPT = [
+      "application/vnd.docker.distribution.manifest.v2+json",
+      "application/vnd.docker.distribution.manifest.list.v2+json",
+      "application/vnd.oci.image.manifest.v1+json",
+      "application/vnd.oci.image.index.v1+json",
+      "*/*"
+    ].join(", ");
+    MAX_BODY_BYTES = 64 * 1024;
+  }
+});
+
+// src/images/templates.ts
+function imagesToCheck(wouldBe, current2, defaultNamespace) {
+  const found = [];
+  for (const object of wouldBe) {
+    const spec = podSpecOf(object);
+    if (!spec) continue;
+    const live = current2.get(objectKey(refOf(object)));
+    const running2 = new Set(containersOf(live ? podSpecOf(live) : void 0).map(({ image }) => image));
+    for (const { name, image } of containersOf(spec)) {
+      if (running2.has(image)) continue;
+      found.push({
+        object: refOf(object),
+        container: name,
+        image,
+        namespace: object.metadata.namespace || defaultNamespace,
+        pullSecrets: (spec.imagePullSecrets ?? []).flatMap((secret) => secret?.name ? [secret.name] : []),
+        // The ServiceAccount admission plugin sets "default" when the pod names none.
+        serviceAccount: spec.serviceAccountName || spec.serviceAccount || "default"
+      });
+    }
+  }
+  return found;
+}
+function podSpecOf(object) {
+  const path14 = rowFor(refOf(object)).podSpecAt;
+  if (!path14) return void 0;
+  let at = object;
+  for (const field of path14) at = at && typeof at === "object" ? at[field] : void 0;
+  return at && typeof at === "object" ? at : void 0;
+}
+function containersOf(spec) {
+  if (!spec) return [];
+  return [...spec.initContainers ?? [], ...spec.containers ?? [], ...spec.ephemeralContainers ?? []].flatMap(
+    (container) => typeof container?.image === "string" && container.image !== "" ? [{ name: container.name ?? "", image: container.image }] : []
+  );
+}
+var init_templates = __esm({
+  "src/images/templates.ts"() {
+    "use strict";
+    init_table2();
+    init_model();
+  }
+});
+
+// src/images/check.ts
+async function checkImages(wouldBe, current2, { namespace, concurrency }, deps) {
+  const images = imagesToCheck(wouldBe, current2, namespace ?? "default");
+  if (images.length === 0) return [];
+  const credentialsOf = pullCredentialReader(wouldBe, deps.kubectl);
+  const asked = /* @__PURE__ */ new Map();
+  const verdicts = await mapLimited(images, Math.max(1, concurrency), async (image) => {
+    const parsed = parseReference(image.image);
+    const base = { object: image.object, container: image.container, image: image.image };
+    if (!parsed.ok)
+      return { ...base, verdict: "unknown", detail: `kguard cannot read it as an image reference (${parsed.why})` };
+    const keyring = await credentialsOf(image);
+    const credentials = keyring.ok ? lookup(keyring.keyring, `${parsed.image.domain}/${parsed.image.path}`) : [];
+    const key = JSON.stringify([parsed.image.normalized, credentials.map((credential) => credential.source)]);
+    let answer = asked.get(key);
+    if (!answer) {
+      answer = deps.registries.ask(parsed.image, credentials);
+      asked.set(key, answer);
+    }
+    const found = await answer;
+    if (found.verdict === "exists")
+      return { ...base, verdict: "exists", detail: `found in registry ${parsed.image.domain}` };
+    if (found.verdict === "missing") return { ...base, verdict: "missing", detail: found.answer };
+    const why = !keyring.ok && /wants credentials|refuses|token server/.test(found.why) ? keyring.why : found.why;
+    return { ...base, verdict: "unknown", detail: why };
+  });
+  for (const { verdict, ...rest } of verdicts) deps.reporter.emit({ kind: EVENT_OF[verdict], ...rest });
+  const missing = verdicts.filter((verdict) => verdict.verdict === "missing");
+  if (missing.length > 0) throw new InputError(refusal(missing));
+  return verdicts;
+}
+async function checkImagesStep(wouldBe, current2, options, deps) {
+  const client = (deps.registries ?? registries)({
+    requestTimeoutMs: options.requestTimeoutMs,
+    insecureRegistries: options.insecureRegistries ?? [],
+    userAgent: `kguard/${kguardVersion()}`
+  });
+  try {
+    return await checkImages(wouldBe, current2, options, { ...deps, registries: client });
+  } finally {
+    await client.close().catch(() => void 0);
+  }
+}
+function refusal(missing) {
+  const lines = missing.map(
+    ({ object, container, image, detail }) => `${describeObject(object)}, container ${container}: image "${image}" does not exist (${detail})`
+  );
+  return `${lines.join("; ")}. Next: push the image or correct its name or tag (or run with --image-check=off if the registry is wrong about it); nothing was applied.`;
+}
+async function mapLimited(items, limit, work) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+var EVENT_OF;
+var init_check = __esm({
+  "src/images/check.ts"() {
+    "use strict";
+    init_errors();
+    init_model();
+    init_keyring();
+    init_pull_secrets();
+    init_reference2();
+    init_registry();
+    init_version();
+    init_templates();
+    EVENT_OF = {
+      exists: "image-exists",
+      missing: "image-missing",
+      unknown: "image-not-checked"
+    };
+  }
+});
+
 // src/run/apply/apply.ts
 async function runApply(options, rawDeps) {
-  const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
+  const stopping = stopOnRequest(rawDeps.signal);
+  const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
   const startedAt = deps.clock.now();
   const startedAtIso = (/* @__PURE__ */ new Date()).toISOString();
   deps.kubectl.cancelReadsOn(deps.signal);
@@ -68592,6 +69623,8 @@ async function runApply(options, rawDeps) {
     }
     const restorable = options.rollback !== "none" && !options.dryRun && !unchanged ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
+    const imagesChecked = options.imageCheck !== "off" && !options.dryRun && understood.server.ok ? checkImagesStep(understood.server.objects, understood.current, options, deps) : void 0;
+    imagesChecked?.catch(() => void 0);
     const tidied = journalled ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => void 0) : void 0;
     const lease = async (claimed, nameBase) => {
       leases.push(
@@ -68613,7 +69646,9 @@ async function runApply(options, rawDeps) {
         )
       );
     };
+    const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
+    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) {
       result = { ...await preview2(understood, before, readableRequest(plan), options, deps, startedAt), target };
@@ -68648,6 +69683,7 @@ async function runApply(options, rawDeps) {
       cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : void 0,
       rollbackMode: options.rollback,
       verification: verification2,
+      ...images && images.length > 0 ? { images } : {},
       applyMs: state.applyMs,
       totalMs: deps.clock.now() - startedAt,
       kubectlProcesses: deps.kubectl.spawned
@@ -68681,6 +69717,7 @@ async function runApply(options, rawDeps) {
     deps.announce?.(result);
     return result;
   } finally {
+    stopping.end();
     deps.kubectl.stopCancelling();
     await Promise.all([ending, ...leases.map((held) => held.release()), inputs.cleanup(), plan?.cleanup()]);
     if (result) result.kubectlProcesses = deps.kubectl.spawned;
@@ -68690,11 +69727,11 @@ async function afterTheApply(context, state, verify, options, deps) {
   let verification;
   try {
     await applyInPhases(context, state, options, deps);
-    const refusal = state.refused ?? (state.applyError && !state.objects.some(isChange) ? state.applyError : void 0);
-    if (refusal) {
+    const refusal2 = state.refused ?? (state.applyError && !state.objects.some(isChange) ? state.applyError : void 0);
+    if (refusal2) {
       await state.journalled;
       await context.journal?.finish().catch(() => void 0);
-      throw refusal;
+      throw refusal2;
     }
     if (state.unreadable) return { objects: unreadable2(state, context.journal, deps) };
     const pending = state.objects;
@@ -68784,6 +69821,7 @@ var init_apply = __esm({
     init_lease();
     init_leases();
     init_store();
+    init_stop();
     init_inputs();
     init_job_manifest();
     init_compare();
@@ -68800,6 +69838,7 @@ var init_apply = __esm({
     init_parts();
     init_phases2();
     init_understand2();
+    init_check();
   }
 });
 
@@ -68814,7 +69853,7 @@ async function guardedApply(options, deps) {
   const learn = (text2) => {
     for (const value of secretValuesIn(text2)) deps.redactor.addValue(value);
   };
-  const learnBytes = (bytes) => learn(Buffer.from(bytes).toString("utf8"));
+  const learnBytes = (bytes2) => learn(Buffer.from(bytes2).toString("utf8"));
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
   for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
@@ -68879,7 +69918,8 @@ async function guardedApply(options, deps) {
     });
     const exitCode = exitCodeOfRun(result);
     if (result.outcome !== "needs-attention" && options.rollback === "all") await copies2.remove();
-    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode, runId };
+    const run = { runId: recorder.runId, runLabel: options.runLabel };
+    return { report: sanitizeDeep(buildReport(result, recorder.messages, run), deps.redactor), exitCode, runId };
   } finally {
     closeKubectl();
     recorder.close();
@@ -69221,6 +70261,9 @@ var init_verbosity = __esm({
       "phase-skipped": "quiet",
       "kubectl-warnings": "normal",
       "restore-limit": "normal",
+      "image-exists": "verbose",
+      "image-not-checked": "normal",
+      "image-missing": "quiet",
       applied: "normal",
       "nothing-to-change": "normal",
       "apply-failed": "quiet",
@@ -69251,6 +70294,8 @@ var init_verbosity = __esm({
       "fleet-cluster": "quiet",
       "rollback-wait": "normal",
       "rollback-finished": "quiet",
+      "stop-requested": "quiet",
+      "stopping-run": "normal",
       "lock-wait": "normal",
       "internal-error": "quiet",
       "undo-preview": "quiet",
@@ -72103,6 +73148,9 @@ var init_gitlab = __esm({
       target: "read",
       "kubectl-warnings": "read",
       "restore-limit": "read",
+      "image-exists": "read",
+      "image-not-checked": "read",
+      "image-missing": "read",
       // Progress and pod problems belong to the watch or to the restore, by their phase.
       progress: "phase",
       "pod-problem": "phase",
@@ -72128,6 +73176,8 @@ var init_gitlab = __esm({
       "fleet-cluster": void 0,
       "rollback-wait": "restore",
       "rollback-finished": "restore",
+      "stop-requested": "restore",
+      "stopping-run": "restore",
       "verify-started": "verify",
       "verify-passed": "verify",
       "verify-failed": "verify",
@@ -72276,8 +73326,12 @@ var init_complete_words = __esm({
 var main_exports = {};
 function buildCli(session, argv) {
   const name = programName(argv[1]);
-  const typed = argv.slice(2);
+  const habits = kubectlHabits(argv.slice(2));
+  for (const note of habits.notes) process.stderr.write(`kguard: note: ${note}
+`);
+  const typed = habits.words;
   for (const value of credentialValues(typed)) session.redactor.addValue(value);
+  session.diffPreview = wantsDiff(typed);
   const { rest, kubectlArgs } = takeKubectlFlags(typed);
   session.kubectlFlags = kubectlArgs;
   const program2 = buildProgram(name, typed, {
@@ -72486,28 +73540,6 @@ async function main(argv) {
     process.exitCode = await fail(session, error2);
   }
 }
-async function readFleetFile(file) {
-  const { readFile: readFile4 } = await import("node:fs/promises");
-  try {
-    return await readFile4(file, "utf8");
-  } catch (error2) {
-    const code = error2.code ?? "unreadable";
-    throw new InputError(
-      `--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`
-    );
-  }
-}
-async function readHealthRules(file) {
-  const { readFile: readFile4 } = await import("node:fs/promises");
-  try {
-    return await readFile4(file, "utf8");
-  } catch (error2) {
-    const code = error2.code ?? "unreadable";
-    throw new InputError(
-      `--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`
-    );
-  }
-}
 var init_main2 = __esm({
   async "src/cli/main.ts"() {
     "use strict";
@@ -72522,6 +73554,7 @@ var init_main2 = __esm({
     init_kubectl_options();
     init_program();
     init_ci_files();
+    init_input_files();
     init_exits();
     await main(process.argv);
   }
@@ -72582,6 +73615,14 @@ function kguardArgs(inputs, files) {
     "json",
     ...kubectlFlags
   ];
+}
+function kubeconfigSecrets(content) {
+  const values = [
+    ...content.matchAll(
+      /^\s*-?\s*(?:token|password|client-key-data|client-certificate-data|id-token|refresh-token|access-token):\s*["']?([^\s"']{4,})["']?\s*$/gm
+    )
+  ].map((match) => match[1]);
+  return [...new Set(values)];
 }
 function kubeconfigInput(value) {
   if (value === void 0) return void 0;
@@ -72645,18 +73686,25 @@ __export(run_exports, {
   runAction: () => runAction
 });
 import { spawn as spawn3 } from "node:child_process";
-import { appendFileSync as appendFileSync3, closeSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
+import { appendFileSync as appendFileSync3, closeSync, mkdirSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import { constants as constants4, tmpdir as tmpdir6 } from "node:os";
 import path13 from "node:path";
 async function runAction(kguard, env2 = process.env) {
   const temp = env2.RUNNER_TEMP || tmpdir6();
   const stamp = `${process.pid}-${Date.now()}`;
+  putOnPath(kguard, env2, path13.join(temp, `kguard-bin-${stamp}`));
   let args;
   let junit;
   try {
     const inputs = readInputs(env2);
     junit = inputs.junit ?? path13.join(temp, `kguard-junit-${stamp}.xml`);
     const kubeconfig = kubeconfigInput(inputs.kubeconfig);
+    const secrets = [
+      ...credentialValues(inputs.extraArgs),
+      ...kubeconfig && "content" in kubeconfig ? kubeconfigSecrets(kubeconfig.content) : []
+    ];
+    for (const secret of secrets) process.stdout.write(`::add-mask::${secret}
+`);
     let kubeconfigPath;
     if (kubeconfig && "content" in kubeconfig) {
       kubeconfigPath = path13.join(temp, `kguard-kubeconfig-${stamp}`);
@@ -72670,12 +73718,13 @@ async function runAction(kguard, env2 = process.env) {
     const message = error2 instanceof Error ? error2.message : String(error2);
     process.stdout.write(`::error title=kguard::${escapeData(message)}
 `);
-    setOutputs(env2, { outcome: "error", "exit-code": "1", report: "", junit: "" });
-    return 1;
+    const code = /^true$/i.test((env2.INPUT_DIFF ?? "").trim()) ? 2 : 1;
+    setOutputs(env2, { outcome: "error", "exit-code": String(code), report: "", junit: "", "run-id": "" });
+    return code;
   }
   const report = path13.join(temp, `kguard-report-${stamp}.json`);
   const reportFd = openSync2(report, "w", 384);
-  process.stderr.write(`kguard ${args.join(" ")}
+  process.stderr.write(`kguard ${maskCredentials(args).join(" ")}
 `);
   const childEnv = Object.fromEntries(Object.entries(env2).filter(([name]) => !name.startsWith("INPUT_")));
   const child = spawn3(kguard.command, [...kguard.args, ...args], {
@@ -72693,15 +73742,42 @@ async function runAction(kguard, env2 = process.env) {
     });
   });
   closeSync(reportFd);
-  setOutputs(env2, { outcome: outcomeIn(report), "exit-code": String(exitCode), report, junit });
+  const { outcome, runId } = reportIn(report);
+  setOutputs(env2, { outcome, "exit-code": String(exitCode), report, junit, "run-id": runId });
   return exitCode;
 }
-function outcomeIn(report) {
+function reportIn(report) {
   try {
     const parsed = JSON.parse(readFileSync7(report, "utf8"));
-    return typeof parsed.outcome === "string" ? parsed.outcome : "error";
+    return {
+      outcome: typeof parsed.outcome === "string" ? parsed.outcome : "error",
+      runId: typeof parsed.runId === "string" ? parsed.runId : ""
+    };
   } catch {
-    return "error";
+    return { outcome: "error", runId: "" };
+  }
+}
+function putOnPath(kguard, env2, directory) {
+  if (!env2.GITHUB_PATH) return;
+  try {
+    mkdirSync(directory, { recursive: true });
+    const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;
+    const exports = Object.entries(kguard.env ?? {}).map(([name, value]) => `${name}=${quote(value)} `);
+    writeFileSync3(
+      path13.join(directory, "kguard"),
+      `#!/bin/sh
+${exports.join("")}exec ${[kguard.command, ...kguard.args].map(quote).join(" ")} "$@"
+`,
+      { mode: 493 }
+    );
+    appendFileSync3(env2.GITHUB_PATH, `${directory}
+`);
+  } catch (error2) {
+    const message = error2 instanceof Error ? error2.message : String(error2);
+    process.stdout.write(
+      `::warning title=kguard::${escapeData(`could not put kguard on PATH for later steps (${message}); they can run it with node and this action's action-dist/index.mjs`)}
+`
+    );
   }
 }
 function setOutputs(env2, outputs) {
@@ -72713,6 +73789,8 @@ function setOutputs(env2, outputs) {
 var init_run = __esm({
   "src/action/run.ts"() {
     "use strict";
+    init_passthrough();
+    init_trace();
     init_github();
     init_inputs2();
   }

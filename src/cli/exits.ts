@@ -5,11 +5,14 @@ import { failureReport, reportFailure, type Failure, type FailureOutputs } from 
 import { sanitizeText } from '../report/safety/sanitize.js';
 import { secondSignalMessage, signalMeaning } from './interrupt.js';
 import { workspace, writeDotenv, writeJunit } from './ci-files.js';
+import { diffPreviewExitCode } from './options.js';
 import type { Session } from './session.js';
 
 /** Turns anything that stopped the run into its exit code, reported on every output. */
 export async function fail(session: Session, error: unknown): Promise<number> {
-  const failure = failureOf(error);
+  const found = failureOf(error);
+  // --diff speaks kubectl diff's codes: 1 means differences, so an input or usage error is 2.
+  const failure = session.diffPreview ? { ...found, exitCode: diffPreviewExitCode(found.exitCode) } : found;
   if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
   const sanitized = {
     ...failure,

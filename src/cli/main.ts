@@ -12,13 +12,21 @@ import type { Reporter } from '../model/events.js';
 import { Redactor } from '../report/safety/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/safety/sanitize.js';
 import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from '../api/environment.js';
-import { parseOutputMode, toApplyOptions, toFleetPlan, wantsJsonOutput, type RawApplyOptions } from './options.js';
+import {
+  parseOutputMode,
+  toApplyOptions,
+  toFleetPlan,
+  wantsDiff,
+  wantsJsonOutput,
+  type RawApplyOptions,
+} from './options.js';
 import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
-import { explainUnknownOption, takeKubectlFlags } from './kubectl-options.js';
+import { explainUnknownOption, kubectlHabits, takeKubectlFlags } from './kubectl-options.js';
 import { buildProgram } from './program.js';
 import { dotenvWhileRunning, workspace, writeDotenv, writeFleetJunit, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
+import { readFleetFile, readHealthRules } from './input-files.js';
 import { fail, handleInterrupts } from './exits.js';
 
 /** The command line's words after the program, with the native kubectl flags taken out (kubectl-options.ts). */
@@ -27,9 +35,13 @@ function buildCli(
   argv: readonly string[],
 ): { program: Command; words: string[]; explain(message: string): string } {
   const name = programName(argv[1]);
-  const typed = argv.slice(2);
+  // kubectl's `-o=json`, `-n=shop`, `-v=4` and `-v6`, read as kubectl reads them (kubectl-options.ts).
+  const habits = kubectlHabits(argv.slice(2));
+  for (const note of habits.notes) process.stderr.write(`kguard: note: ${note}\n`);
+  const typed = habits.words;
   // A --token typed anywhere on the line is never printed, usage errors included.
   for (const value of credentialValues(typed)) session.redactor.addValue(value);
+  session.diffPreview = wantsDiff(typed);
   const { rest, kubectlArgs } = takeKubectlFlags(typed);
   session.kubectlFlags = kubectlArgs;
   const program = buildProgram(name, typed, {
@@ -281,29 +293,3 @@ async function main(argv: string[]): Promise<void> {
 }
 
 await main(process.argv);
-
-/** The text of a --fleet file; one that cannot be read is bad input (exit 1), before anything is applied. */
-async function readFleetFile(file: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new InputError(
-      `--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`,
-    );
-  }
-}
-
-/** The text of a --health-rules file; one that cannot be read is bad input (exit 1). */
-async function readHealthRules(file: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new InputError(
-      `--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`,
-    );
-  }
-}

@@ -4,7 +4,7 @@
 //
 // | kind                  | new pods                               | done (as)                                        | failed by                                  |
 // |-----------------------|----------------------------------------|--------------------------------------------------|--------------------------------------------|
-// | apps Deployment       | the new ReplicaSet's                   | DeploymentStatusViewer                           | ProgressDeadlineExceeded, ReplicaFailure, pods |
+// | apps Deployment       | the new ReplicaSet's                   | DeploymentStatusViewer (paused: applied)         | ProgressDeadlineExceeded, ReplicaFailure, pods |
 // | apps StatefulSet      | controller-revision-hash = updateRevision | StatefulSetStatusViewer (OnDelete: applied)   | pods                                       |
 // | apps DaemonSet        | pod-template-generation = template gen. | DaemonSetStatusViewer (OnDelete: applied)       | pods                                       |
 // | apps ReplicaSet       | its own                                | every replica available                          | ReplicaFailure, pods                       |
@@ -32,7 +32,7 @@ import { crdRules } from './crd.js';
 import { planService, serviceRules } from './network/service.js';
 import { ingressRules } from './network/ingress.js';
 import { daemonSetRules, planDaemonSet } from './workloads/daemonset.js';
-import { deploymentRules } from './workloads/deployment.js';
+import { deploymentRules, planDeployment } from './workloads/deployment.js';
 import type { RolloutRules } from './engine.js';
 import { genericRules } from './health/generic.js';
 import { findHealthRule, healthRuleRules } from './health/health-rules.js';
@@ -63,6 +63,8 @@ export interface KindRow {
   runsPods?: boolean;
   /** Its last rollout is not complete, from the object alone (what it waits for); undefined when settled (workloads/unsettled.ts). */
   unsettled?(live: KubeObject): string | undefined;
+  /** Where its pod spec is (its images are asked of their registries before the apply: images/check.ts). */
+  podSpecAt?: readonly string[];
   /**
    * What the API server refuses to write back (refusals.ts): undefined, a plain write of the
    * pre-apply copy over `current` (the object as applied, or as it is now); otherwise delete and
@@ -104,7 +106,12 @@ const applied = (detail?: string): KindRow => ({
 
 const NO_STATUS = applied();
 
-const runningPods = (row: KindRow): KindRow => ({ ...row, runsPods: true });
+const TEMPLATE = ['spec', 'template', 'spec'];
+const runningPods = (row: KindRow, podSpecAt: readonly string[] = TEMPLATE): KindRow => ({
+  ...row,
+  runsPods: true,
+  podSpecAt,
+});
 
 const ROWS: Readonly<Record<string, KindRow>> = {
   'apps/Deployment': {
@@ -112,6 +119,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
       watched(
         () => deploymentRules,
         () => ['deployments.apps', 'replicasets.apps', 'pods'],
+        planDeployment,
       ),
     ),
     unsettled: unsettledDeployment,
@@ -153,13 +161,22 @@ const ROWS: Readonly<Record<string, KindRow>> = {
     },
     recreate: jobRecreate,
   },
-  'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run')),
+  'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run'), [
+    'spec',
+    'jobTemplate',
+    'spec',
+    'template',
+    'spec',
+  ]),
   '/Pod': runningPods(
     watched(
       () => podRules,
       () => ['pods'],
     ),
+    ['spec'],
   ),
+  // A PodTemplate only holds a template (controllers outside the cluster's own read it).
+  '/PodTemplate': { ...NO_STATUS, podSpecAt: ['template', 'spec'] },
   '/PersistentVolumeClaim': {
     ...watched(
       () => claimRules,
@@ -284,7 +301,7 @@ function chooseRow(
   const found = rule ?? findHealthRule(ref, rules);
   if (found)
     return watched(
-      () => healthRuleRules(found, ref.kind),
+      () => healthRuleRules(found, ref.kind, statusGraceMs === undefined ? undefined : statusGraceMs / 1000),
       (target) => [typeArg(target)],
     );
   return rowFor(ref, statusGraceMs);

@@ -31,7 +31,12 @@ export function outcomeOf(
         restore?.status === 'failed' ||
         (restore?.status === 'kept' && restore.reason !== 'no-rollback' && restore.reason !== 'not-failed'),
     ) ||
-    result.objects.some((object) => object.afterRestore !== undefined && object.afterRestore.state !== 'healthy');
+    result.objects.some(
+      (object) =>
+        object.afterRestore !== undefined &&
+        object.afterRestore.state !== 'healthy' &&
+        object.afterRestore.failingBefore === undefined,
+    );
   if (needsPerson) return 'needs-attention';
   if (result.cancelled !== undefined) return 'interrupted';
   const restored = restores.some((restore) => restore !== undefined && restore.status !== 'kept');

@@ -23,6 +23,7 @@ import { executeRestore, type RestoreDeps } from '../../restore/restore.js';
 import { trackWorkloads } from '../../track/workloads.js';
 import { verdictText } from '../../kinds/engine.js';
 import { readJournalled } from '../rollback/rollback.js';
+import { trackOptions, type TrackSettings } from '../../track/options.js';
 
 /** yaml is loaded for a --dry-run's differences only. */
 const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
@@ -35,6 +36,8 @@ export interface UndoOptions {
   pollIntervalMs: number;
   watch: boolean;
   logLines: number;
+  healthRules?: TrackSettings['healthRules'];
+  statusGraceMs?: number;
 }
 
 export interface UndoDeps {
@@ -126,18 +129,7 @@ async function trackRestored(
       ? [{ ref: step.ref, applied: result.restored, before: undefined }]
       : [];
   });
-  const outcomes = await trackWorkloads(
-    targets,
-    {
-      timeoutMs: options.deadlineMs,
-      pollIntervalMs: options.pollIntervalMs,
-      phase: 'rollback',
-      stopWhenAnyFails: false,
-      watch: options.watch,
-      logLines: options.logLines,
-    },
-    deps,
-  );
+  const outcomes = await trackWorkloads(targets, trackOptions(options, 'rollback', options.deadlineMs), deps);
   let unhealthy = 0;
   for (const { ref } of targets) {
     const outcome = outcomes.get(objectKey(ref));
