@@ -149,7 +149,15 @@ export type RunEvent =
   | { kind: 'bake-failed'; workload?: ObjectRef; outcome: BakeOutcome; shown: number }
   /** Something broke after the apply: what the apply changed is restored anyway. */
   | { kind: 'internal-error'; message: string }
-  | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean }
+  | {
+      kind: 'finished';
+      outcome: Outcome;
+      exitCode: number;
+      failedWorkloads: number;
+      restored: boolean;
+      /** The apply changed nothing; a rollout left unfinished before it was judged (run/apply/changes.ts judgeUnsettled). */
+      changedNothing?: boolean;
+    }
   /** One kubectl process kguard ran, when it ended (only with --verbose); credentials in args masked. */
   | {
       kind: 'kubectl';

@@ -29,6 +29,8 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
 };
 
 function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
+  if (event.changedNothing && (event.outcome === 'failed' || event.outcome === 'timed-out'))
+    return `the apply changed nothing, but a rollout left unfinished before it ${event.outcome === 'failed' ? 'failed' : 'was not healthy within --timeout'}; nothing of this run is there to restore: fix the manifest and apply it, or undo that rollout by hand (kubectl rollout undo)`;
   if (event.outcome === 'timed-out' && event.restored) return TIMED_OUT_RESTORED;
   if (event.outcome === 'interrupted' && !event.restored)
     return 'cancelled after the apply; nothing was restored (see above)';
