@@ -1,0 +1,60 @@
+// kguard against a real control plane: RBAC with a real authorizer, and a run killed with -9.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { eventually, imageOf, realSandbox, type RealSandbox } from './harness.js';
+import { MISSING_IMAGE } from './scenario.js';
+
+let restricted: RealSandbox;
+let runs: RealSandbox;
+beforeAll(async () => {
+  // The restricted user's Role is in namespace default (test/control-plane/rbac.ts).
+  restricted = await realSandbox('default');
+  runs = await realSandbox('real-runs');
+});
+afterAll(async () => {
+  await restricted?.stop();
+  await runs?.stop();
+});
+
+const configYaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: features\ndata:\n  beta: "on"\n';
+
+describe('RBAC: a user who may not delete ConfigMaps', () => {
+  it('is refused before the apply (exit 2), the missing rule named, nothing changed', async () => {
+    const first = await restricted.kubectl(['apply', '-f', '-'], deploymentYaml('web', 'nginx:1.25'));
+    expect(first.exitCode, first.stderr).toBe(0);
+    const file = await restricted.write('next.yaml', `${configYaml}---\n${deploymentYaml('web', 'nginx:1.26')}`);
+    const run = await restricted.kguard(['apply', '-f', file, '--timeout', '30s', '--poll-interval', '1s'], { as: 'restricted' });
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.output).toContain('this user may not delete configmaps in namespace default (to delete configmap/features (namespace default), which this apply creates)');
+    expect(run.output).toContain('apiGroups: [""], resources: ["configmaps"], verbs: ["delete"]');
+    expect(await restricted.get('configmap', 'features')).toBeUndefined();
+    expect(imageOf(await restricted.get('deployment', 'web'))).toBe('nginx:1.25');
+    const leftovers = await restricted.kubectl(['get', 'secrets,leases', '-o', 'name']);
+    expect(leftovers.stdout.split('\n').filter((line) => line.includes('kguard'))).toEqual([]);
+  });
+});
+
+describe('kill -9 in the middle of the watch, then kguard rollback', () => {
+  it('restores the pre-apply Deployment from the dead run\'s journal', async () => {
+    const v1 = await runs.write('web-v1.yaml', deploymentYaml('web', 'nginx:1.25'));
+    const first = await runs.kguard(['apply', '-f', v1, '-n', runs.namespace, '--timeout', '60s', '--poll-interval', '1s']);
+    expect(first.exitCode, first.output).toBe(0);
+    const v2 = await runs.write('web-v2.yaml', deploymentYaml('web', MISSING_IMAGE));
+    const running = runs.kguardProcess(['apply', '-f', v2, '-n', runs.namespace, '--timeout', '120s', '--poll-interval', '1s']);
+    // Mid-watch: the new template is in, and its pods are failing to pull.
+    await eventually(async () => (imageOf(await runs.get('deployment', 'web')) === MISSING_IMAGE ? true : undefined));
+    await eventually(async () => (/ErrImagePull|ImagePullBackOff|waiting|watch/i.test(running.output()) ? true : undefined), 30_000);
+    running.child.kill('SIGKILL');
+    const killed = await running.done;
+    expect(killed.exitCode).not.toBe(0);
+
+    const status = await runs.kguard(['status', '-n', runs.namespace]);
+    expect(status.exitCode, status.output).toBe(0);
+    expect(status.stdout).toMatch(/dead: its process \d+ on this machine has ended/);
+    const rollback = await runs.kguard(['rollback', '-n', runs.namespace]);
+    expect(rollback.exitCode, rollback.output).toBe(0);
+    expect(rollback.output).toMatch(/kguard rollback kguard-\S+: \d object\(s\) restored/);
+    expect(imageOf(await runs.get('deployment', 'web'))).toBe('nginx:1.25');
+    expect((await runs.kguard(['status', '-n', runs.namespace])).stdout).toContain('no unfinished kguard runs');
+  });
+});
