@@ -115,6 +115,9 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         '--service-cluster-ip-range=10.96.0.0/16',
         '--enable-admission-plugins=NodeRestriction',
         '--allow-privileged=true', '--profiling=false',
+        // The endpoint reconciler refuses a loopback address for the kubernetes Service; nothing
+        // inside this cluster calls the API server through it.
+        '--endpoint-reconciler-type=none',
       ]);
       await until('kube-apiserver did not answer /readyz', STEP_TIMEOUT_MS, async () => (await admin.call('GET', '/readyz')).status === 200, check);
     });
@@ -127,7 +130,9 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       group.start('kube-controller-manager', bin('kube-controller-manager'), [
         ...own(kubeconfigs.controllerManager, ports.controllerManager),
         `--root-ca-file=${pki.caCert}`, `--service-account-private-key-file=${pki.serviceAccountKey}`,
-        '--use-service-account-credentials=false',
+        // Each controller as its own service account, as kubeadm runs it: the bootstrap RBAC
+        // policy grants system:kube-controller-manager itself too little to run them all.
+        '--use-service-account-credentials=true',
         `--cluster-signing-cert-file=${pki.caCert}`, `--cluster-signing-key-file=${pki.caKey}`,
       ]);
       group.start('kube-scheduler', bin('kube-scheduler'), own(kubeconfigs.scheduler, ports.scheduler));
