@@ -119,8 +119,8 @@ export async function ensureBinaries(log: (line: string) => void = () => {}): Pr
  * dispatcher) cannot parse.
  */
 function kubernetesVersionFlags(goMod: string): string[] {
-  const version = /^require k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)$/m.exec(goMod);
-  if (!version) throw new Error('test/control-plane/go/go.mod: no "require k8s.io/kubernetes vX.Y.Z" line');
+  const version = /^\s*(?:require\s+)?k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)$/m.exec(goMod);
+  if (!version) throw new Error('test/control-plane/go/go.mod: no "k8s.io/kubernetes vX.Y.Z" requirement');
   const [, gitVersion, major, minor] = version;
   const stamp = { gitVersion, gitMajor: major, gitMinor: minor, gitTreeState: 'clean', buildDate: '1970-01-01T00:00:00Z' };
   return ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => Object.entries(stamp).map(([name, value]) => `-X ${pkg}.${name}=${value}`));

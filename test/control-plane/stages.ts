@@ -255,8 +255,12 @@ interface StatusShape {
 function podStatus(shape: StatusShape): string {
   const readyStatus = shape.ready ? '"True"' : '"False"';
   const finished = { Succeeded: 'PodCompleted', Failed: 'PodFailed' }[shape.phase as string];
+  // kwok patches the status (strategic merge: conditions by type), so a condition that turns True
+  // must clear the reason and message it had, as the kubelet's full status write does.
   const notReady = shape.ready
-    ? ''
+    ? `  reason: ""
+  message: ""
+`
     : `  reason: ${finished ?? 'ContainersNotReady'}
   message: ${finished ? '""' : `'containers with unready status: [{{ range $i, $c := .spec.containers }}{{ if $i }} {{ end }}{{ $c.name }}{{ end }}]'`}
 `;

@@ -65,20 +65,19 @@ describe('Deployments on the real control plane', () => {
     expect(imageOf(scaled)).toBe('nginx:1.26');
   });
 
-  it('a paused Deployment: the apply lands, no new ReplicaSet is made, and kguard says so', async () => {
+  it('a paused Deployment: the apply lands, the controller makes no new ReplicaSet, and kguard names the pause', async () => {
     await deployed('paused');
     const pause = await sandbox.kubectl(['rollout', 'pause', 'deployment/paused', '-n', sandbox.namespace]);
     expect(pause.exitCode, pause.stderr).toBe(0);
     const file = await sandbox.write('paused-v2.yaml', deploymentYaml('paused', 'nginx:1.26'));
-    const run = await sandbox.kguard(['apply', '-f', file, '-n', sandbox.namespace, '--timeout', '20s', ...fast]);
-    const paused = await sandbox.get<KubeObject>('deployment', 'paused');
-    // The deployment controller does not roll out a paused Deployment: the old pods stay.
+    // Short timeouts: today kguard waits for a rollout the controller will not start (see the
+    // real suite's notes in test/control-plane/README.md).
+    const run = await sandbox.kguard(['apply', '-f', file, '-n', sandbox.namespace, '--timeout', '6s', '--rollback-timeout', '6s', ...fast]);
+    expect(run.output).toContain('the Deployment is paused: kubectl rollout resume deployment/paused');
+    const paused = await sandbox.get('deployment', 'paused');
     expect(paused?.spec.paused).toBe(true);
-    expect(run.output).toMatch(/paused/i);
-    expect([0, 3, 4, 5]).toContain(run.exitCode);
-    expect(run.exitCode, run.output).toBe(PAUSED_EXIT);
+    // The deployment controller does not create a ReplicaSet for a paused Deployment's new template.
+    const replicaSets = await sandbox.kubectl(['get', 'replicasets', '-l', 'app=paused', '-n', sandbox.namespace, '-o', 'name']);
+    expect(replicaSets.stdout.trim().split('\n')).toHaveLength(1);
   });
 });
-
-/** What kguard does with a paused Deployment today (filled in from the real cluster's answer). */
-const PAUSED_EXIT = 5;
