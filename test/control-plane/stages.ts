@@ -52,6 +52,7 @@ export const STAGE_TIMING: StageTiming = {
 
 const EXIT_CODE = 'sim.kguard.dev/exit-code';
 const EPHEMERAL_USAGE = 'sim.kguard.dev/ephemeral-storage-usage';
+const READINESS = 'sim.kguard.dev/readiness';
 
 const notDeleted: Requirement = { key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' };
 const phase = (...values: string[]): Requirement => ({ key: '.status.phase', operator: 'In', values });
@@ -94,9 +95,16 @@ export function podStages(scenario: Scenario, timing: StageTiming = STAGE_TIMING
   stage('pod-create', 'Pod', [notDeleted, { key: '.status.startTime', operator: 'DoesNotExist' }, { key: '.spec.nodeName', operator: 'Exists' }], 0, {
     statusTemplate: podStatus({ phase: 'Pending', sandbox: false, ready: false, containers: 'waiting "ContainerCreating" ""' }),
   });
-  stage('pod-start', 'Pod', [notDeleted, phase('Pending'), started, pullsFine, crashes(false)], timing.startMs, {
+  const neverReady: Requirement = { key: `.metadata.annotations[${JSON.stringify(READINESS)}]`, operator: 'In', values: ['fail'] };
+  const mayBeReady: Requirement = { ...neverReady, operator: 'NotIn' };
+  stage('pod-start', 'Pod', [notDeleted, phase('Pending'), started, pullsFine, crashes(false), mayBeReady], timing.startMs, {
     event: { type: 'Normal', reason: 'Started', message: 'Started container' },
     statusTemplate: podStatus({ phase: 'Running', sandbox: true, ready: true, containers: 'running' }),
+  });
+  // kube-sim's `sim.kguard.dev/readiness: fail`: the readiness probe never passes; Running, not Ready.
+  stage('pod-start-unready', 'Pod', [notDeleted, phase('Pending'), started, pullsFine, crashes(false), neverReady], timing.startMs, {
+    event: { type: 'Normal', reason: 'Started', message: 'Started container' },
+    statusTemplate: podStatus({ phase: 'Running', sandbox: true, ready: false, containers: 'running' }),
   });
 
   for (const image of failing) {
