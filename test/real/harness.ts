@@ -22,8 +22,9 @@ export interface RealSandbox {
   write(name: string, text: string): Promise<string>;
   /** kguard as the admin (or as the restricted user with `as: 'restricted'`), to the end. */
   kguard(args: string[], options?: { as?: 'restricted'; timeoutMs?: number }): Promise<KguardRun>;
-  /** kguard started in the background, for tests that act while it runs. */
-  kguardProcess(args: string[]): { child: ResultPromise; output(): string; done: Promise<KguardRun> };
+  /** kguard started in the background, for tests that act while it runs; `killWhen` sends SIGKILL
+   *  from the output handler itself, the moment its output first satisfies it (no polling delay). */
+  kguardProcess(args: string[], options?: { killWhen?: (output: string) => boolean }): { child: ResultPromise; output(): string; done: Promise<KguardRun> };
   kubectl(args: string[], input?: string): Promise<KubectlRun>;
   /** `kubectl get -o json` of one object in the sandbox's namespace; undefined when it does not exist. */
   get<T = KubeObject>(resource: string, name: string): Promise<T | undefined>;
@@ -54,7 +55,7 @@ export async function realSandbox(namespace: string): Promise<RealSandbox> {
     }
   }
 
-  const start = (args: string[], options: { as?: 'restricted'; timeoutMs?: number } = {}) => {
+  const start = (args: string[], options: { as?: 'restricted'; timeoutMs?: number; killWhen?: (output: string) => boolean } = {}) => {
     const env = options.as === 'restricted' ? cluster.restrictedEnv : cluster.env;
     const child = execa(KGUARD, args, {
       cwd: dir,
@@ -65,8 +66,12 @@ export async function realSandbox(namespace: string): Promise<RealSandbox> {
       forceKillAfterDelay: false,
     });
     let seen = '';
-    child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    const record = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (options.killWhen?.(seen) && child.exitCode === null) child.kill('SIGKILL');
+    };
+    child.stdout?.on('data', record);
+    child.stderr?.on('data', record);
     const done = child.then((result) => {
       const stdout = String(result.stdout ?? '');
       const stderr = String(result.stderr ?? '');
@@ -84,7 +89,7 @@ export async function realSandbox(namespace: string): Promise<RealSandbox> {
       return path;
     },
     kguard: (args, options) => start(args, options).done,
-    kguardProcess: (args) => start(args),
+    kguardProcess: (args, options) => start(args, options),
     kubectl: (args, input) => kubectl(args, input),
     async get<T>(resource: string, name: string) {
       const result = await kubectl(['get', resource, name, '-n', namespace, '-o', 'json']);
