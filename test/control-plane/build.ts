@@ -86,16 +86,16 @@ export async function ensureBinaries(log: (line: string) => void = () => {}): Pr
       await new Promise((resolve) => setTimeout(resolve, 2_000));
     }
   }
+  const staging = `${bin}.partial-${process.pid}`;
   try {
     if (await complete(bin)) return { bin, reused: true, ms: Date.now() - started };
-    const staging = `${bin}.partial-${process.pid}`;
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
     for (const module of MODULES) {
       log(`building ${Object.keys(module.packages).join(', ')} (go build in test/control-plane/${module.dir}) …`);
       const moduleStarted = Date.now();
       // nice: the machine is shared; -trimpath: the cache path does not end up in the binaries;
-      // -s -w: no symbol table and DWARF (kube-apiserver is 170 MB with them, 110 MB without).
+      // -s -w: no symbol table and DWARF (kube-apiserver is 170 MB with them, 119 MB without).
       const ldflags = ['-s', '-w', ...(module.ldflags?.(await readFile(join(SOURCES, module.dir, 'go.mod'), 'utf8')) ?? [])];
       await execa('nice', ['-n', '10', 'go', 'build', '-trimpath', `-ldflags=${ldflags.join(' ')}`, '-o', staging, ...Object.values(module.packages)], {
         cwd: join(SOURCES, module.dir),
@@ -107,10 +107,27 @@ export async function ensureBinaries(log: (line: string) => void = () => {}): Pr
     }
     // Each `go build -o DIR` names a binary after its package's last element: cmd/etcd → etcd.
     await rename(staging, bin);
+    await pruneOldBuilds(KEEP_BUILDS);
     return { bin, reused: false, ms: Date.now() - started };
   } finally {
+    await rm(staging, { recursive: true, force: true });
     await rm(lock, { recursive: true, force: true });
   }
+}
+
+/** Builds of other pin sets kept (other checkouts may use them): about 400 MB each. */
+const KEEP_BUILDS = 3;
+
+/** Removes all but the `keep` most recently built pin sets from the cache folder. */
+async function pruneOldBuilds(keep: number): Promise<void> {
+  const root = cacheRoot();
+  const builds = await Promise.all(
+    (await readdir(root, { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory() && /^[0-9a-f]{16}$/.test(entry.name))
+      .map(async (entry) => ({ path: join(root, entry.name), mtimeMs: (await stat(join(root, entry.name))).mtimeMs })),
+  );
+  builds.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const old of builds.slice(keep)) await rm(old.path, { recursive: true, force: true });
 }
 
 /**
