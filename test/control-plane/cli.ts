@@ -1,13 +1,15 @@
-// `npm run cluster:real -- --kubeconfig PATH [--scenario FILE] [--port N] [--max-minutes M]`:
+// `npm run cluster:real -- --kubeconfig PATH [--scenario FILE] [--port N] [--max-minutes M]`
+// (or `-- --build-only`):
 // builds the control plane if its pins changed, runs it in the foreground, writes the admin's
 // kubeconfig to PATH once everything answers, and stops every process it started on
 // SIGINT/SIGTERM, at the deadline, or (through the watchdog) when this process dies.
 
 import { copyFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { ensureBinaries } from './build.js';
 import { startRealCluster } from './cluster.js';
 
-const USAGE = 'usage: npm run cluster:real -- --kubeconfig PATH [--scenario FILE] [--port N] [--max-minutes M]';
+const USAGE = 'usage: npm run cluster:real -- --kubeconfig PATH [--scenario FILE] [--port N] [--max-minutes M]\n       npm run cluster:real -- --build-only';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -16,10 +18,17 @@ async function main(): Promise<void> {
       scenario: { type: 'string' },
       port: { type: 'string' },
       'max-minutes': { type: 'string' },
+      'build-only': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return void console.log(USAGE);
+  if (values['build-only']) {
+    // CI builds (or finds) the binaries first, so the suite's start-up is only the start-up.
+    const build = await ensureBinaries((line) => console.log(line));
+    console.log(`${build.reused ? 'reused' : 'built'} ${build.bin} in ${(build.ms / 1000).toFixed(1)} s`);
+    return;
+  }
   if (!values.kubeconfig) return usage('--kubeconfig PATH is required');
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65530)) return usage(`--port: expected a port number, got ${JSON.stringify(values.port)}`);

@@ -24,13 +24,16 @@ export class ProcessGroup {
   private readonly watchdog: ChildProcess;
   private stopping = false;
 
-  /** @param deadlineMs the watchdog stops everything after this long, whatever the parent does. */
+  /**
+   * @param logDir the cluster's temp dir: logs go there, and the watchdog removes it when it had to step in.
+   * @param deadlineMs the watchdog stops everything after this long, whatever the parent does.
+   */
   constructor(
     private readonly logDir: string,
     deadlineMs: number,
     private readonly onUnexpectedExit: (process: Started) => void = () => {},
   ) {
-    this.watchdog = spawn(process.execPath, [WATCHDOG, String(deadlineMs)], { stdio: ['pipe', 'ignore', 'inherit'], detached: true });
+    this.watchdog = spawn(process.execPath, [WATCHDOG, String(deadlineMs), logDir], { stdio: ['pipe', 'ignore', 'inherit'], detached: true });
     this.watchdog.unref();
     this.watchdog.stdin?.on('error', () => {});
     (this.watchdog.stdin as unknown as { unref?: () => void }).unref?.();

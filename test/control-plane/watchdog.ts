@@ -2,11 +2,15 @@
 // starts to this one's stdin. When that pipe closes (the parent exited, or was killed with -9) or
 // the deadline passes, it stops every PID it was given: SIGTERM, then SIGKILL after a grace.
 // So no etcd or kube-apiserver outlives the test run or the `npm run cluster:real` that started it.
-// Usage: node dist/test/control-plane/watchdog.js <deadline ms> (spawned by processes.ts).
+// Usage: node dist/test/control-plane/watchdog.js <deadline ms> [dir to remove after] (spawned by processes.ts).
+
+import { rmSync } from 'node:fs';
 
 const GRACE_MS = 5_000;
 
 const deadlineMs = Number(process.argv[2] ?? '0');
+// The cluster's temp dir (certificates, keys, etcd's data): removed once its processes are gone.
+const leftovers = process.argv[3];
 const pids = new Set<number>();
 let buffered = '';
 let stopping = false;
@@ -37,6 +41,7 @@ async function stopAll(why: string): Promise<void> {
   const until = Date.now() + GRACE_MS;
   while (Date.now() < until && alive.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 100));
   for (const pid of alive.filter(isAlive)) signal(pid, 'SIGKILL');
+  if (alive.length > 0 && leftovers) rmSync(leftovers, { recursive: true, force: true });
   process.exit(0);
 }
 
