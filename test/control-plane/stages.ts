@@ -177,6 +177,7 @@ conditions:
   cpu: {{ or (index $a "kguard.dev/cpu") "4" | Quote }}
   memory: {{ or (index $a "kguard.dev/memory") "8Gi" | Quote }}
   pods: {{ or (index $a "kguard.dev/pods") "110" | Quote }}
+  ephemeral-storage: "100Gi"
 {{ end }}
 addresses:
 - address: {{ NodeIP | Quote }}
