@@ -10,6 +10,7 @@ import type { ChangedObject, Phase, RunEvent, RunEventKind } from '../../model/e
 import { summarizePaths } from '../../objects/compare.js';
 import { describeObject, type ObjectRef } from '../../objects/model.js';
 import { PHASE_FORMATTERS } from './format-phases.js';
+import { RECOVERY_FORMATTERS } from './format-recovery.js';
 import { VERIFY_FORMATTERS } from './format-verify.js';
 import { containerLogLines, plural, seconds, type Line } from './line.js';
 
@@ -49,6 +50,7 @@ export const FORMATTERS: Formatters = {
     text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ''}read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
   }),
   ...PHASE_FORMATTERS,
+  ...RECOVERY_FORMATTERS,
   'dry-run-waived': (event) => ({
     tone: 'info',
     text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects(event.objects)}`,
@@ -113,17 +115,6 @@ export const FORMATTERS: Formatters = {
   note: (event) => ({
     tone: 'info',
     text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`,
-  }),
-  'poll-error': (event) => ({
-    tone: 'warn',
-    text:
-      event.forMs === undefined
-        ? `could not read workloads in namespace ${event.namespace}${event.since ? ` since ${clockTime(event.since)}` : ''}: ${event.message}; kguard keeps retrying until --timeout and says when they answer again`
-        : `still cannot read workloads in namespace ${event.namespace}, for ${Math.round(event.forMs / 1000)}s now: ${event.message}; kguard keeps retrying until --timeout`,
-  }),
-  'poll-recovered': (event) => ({
-    tone: 'info',
-    text: `workloads in namespace ${event.namespace} can be read again, after ${Math.round(event.afterMs / 1000)}s without an answer`,
   }),
   'watch-fallback': (event) => ({
     tone: 'warn',
@@ -272,14 +263,6 @@ export const FORMATTERS: Formatters = {
           tone: 'undo',
           text: `context ${event.context} (wave ${event.wave}): restoring its healthy run, because another cluster of the fleet failed`,
         },
-  'recovering-run': (event) => ({
-    tone: 'warn',
-    text: `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}): restoring them from that journal before this run reads its "before"`,
-  }),
-  'recovered-run': (event) => ({
-    tone: 'info',
-    text: `run ${event.runId} finished first: ${event.restored} object(s) restored from its journal, ${event.untouched} already as before it; its journal and Leases removed`,
-  }),
   'rollback-wait': (event) => ({
     tone: 'info',
     text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,
@@ -393,9 +376,4 @@ function listObjects(objects: readonly ObjectRef[]): string {
 
 export function formatEvent(event: RunEvent): Line {
   return (FORMATTERS[event.kind] as (event: RunEvent) => Line)(event);
-}
-
-/** 12:04:05 (UTC) of an ISO time: when an outage began. */
-function clockTime(iso: string): string {
-  return `${iso.slice(11, 19)} UTC`;
 }
