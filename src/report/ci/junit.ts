@@ -26,9 +26,7 @@ const FAILING_VERDICTS = new Set(['failed', 'timed-out', 'conflict', 'gone']);
 /** Why a test case is skipped, by verdict: kguard did not judge the object (a cancelled run says its own reason). */
 const SKIP_REASONS: Record<string, (cancelled: string | null) => string> = {
   progressing: (cancelled) =>
-    cancelled
-      ? `stopped watching: ${cancelled}`
-      : 'stopped watching because another workload of this apply failed',
+    cancelled ? `stopped watching: ${cancelled}` : 'stopped watching because another workload of this apply failed',
 };
 
 /** What a passing test case says of its object, by verdict. */

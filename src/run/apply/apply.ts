@@ -341,7 +341,6 @@ function interruptedBeforeApply(signal: AbortSignal | undefined): (error: unknow
   };
 }
 
-
 /** The run of an apply that changes nothing: every object as it is, nothing applied or watched. */
 function unchangedResult(
   refs: readonly ObjectRef[],
