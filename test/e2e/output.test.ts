@@ -94,7 +94,9 @@ describe('kguard apply in GitHub Actions', () => {
     expect(markdown).toMatch(
       /^\| deployment\/web \(namespace default\) \| changed: .*spec\.template\.spec\.containers\[0\]\.image \| ✖ new pods cannot pull image "xxxxxnginx:1\.17"[^|]* \| ↩ put back as it was before the apply<br>↩ restored and healthy again/m,
     );
-    expect(markdown).toContain('<details><summary>kguard log (');
+    // The folded log says how many lines it shows, and shows that many.
+    const counted = Number(markdown.match(/<summary>kguard log \((\d+) lines\)<\/summary>/)?.[1]);
+    expect(counted).toBe((markdown.match(/<pre>([\s\S]*?)<\/pre>/)?.[1] ?? '').split('\n').length);
   });
 });
 
