@@ -1,10 +1,13 @@
 // Progress lines for a log that is read afterwards (CI, a pipe): a crash loop flips a rollout's
 // ready count several times a second, and each flip was a line of its own (23 in 4 s for one
-// Deployment). Here an object's progress gets one line at most every PROGRESS_INTERVAL_MS: its
-// first line at once; a change within the interval is held and printed when the interval ends,
-// if it still differs from the last line printed; any other line about the object (its verdict
-// above all) drops what is held and is always printed. The spinner redraws one line in place
-// and needs none of this; --events, the JSON report and the job summary keep every event.
+// Deployment). Here a change that says something new is printed at once: the object's first line,
+// and a line of a shape not printed before (its text with the numbers left out: "ready pods count
+// as available after minReadySeconds" after "new replicas have been updated"). A change of numbers
+// only, or back to a shape already printed, gets one line every PROGRESS_INTERVAL_MS at most: held,
+// and printed when the interval ends if it still differs from the last line printed. Any other line
+// about the object (its verdict above all) drops what is held and is always printed. The spinner
+// redraws one line in place and needs none of this; --events, the JSON report and the job summary
+// keep every event.
 import type { Clock } from '../clock.js';
 import type { Reporter, RunEvent } from '../model/events.js';
 import { objectKey, type ObjectRef } from '../objects/model.js';
@@ -22,6 +25,8 @@ type Progress = Extract<RunEvent, { kind: 'progress' }>;
 interface Printed {
   at: number;
   text: string;
+  /** The shapes printed for this object so far: a new one is news, a known one is throttled. */
+  shapes: Set<string>;
   /** The latest progress not printed yet, and the end of its wait. */
   held?: { event: Progress; stop: AbortController };
 }
@@ -57,8 +62,9 @@ export class ProgressThrottle implements Reporter {
     const key = `${objectKey(event.workload)}\u0000${event.phase}`;
     const text = formatEvent(event).text;
     const last = this.printed.get(key);
-    if (!last) {
-      this.print(key, event, text);
+    if (!last || !last.shapes.has(shapeOf(text))) {
+      last?.held?.stop.abort();
+      this.print(key, event, text, last?.shapes);
       return;
     }
     if (last.held) {
@@ -68,7 +74,7 @@ export class ProgressThrottle implements Reporter {
     if (text === last.text) return;
     const wait = last.at + this.intervalMs - this.clock.now();
     if (wait <= 0) {
-      this.print(key, event, text);
+      this.print(key, event, text, last.shapes);
       return;
     }
     const stop = new AbortController();
@@ -78,12 +84,13 @@ export class ProgressThrottle implements Reporter {
       const held = last.held.event;
       last.held = undefined;
       const heldText = formatEvent(held).text;
-      if (heldText !== last.text) this.print(key, held, heldText);
+      if (heldText !== last.text) this.print(key, held, heldText, last.shapes);
     });
   }
 
-  private print(key: string, event: Progress, text: string): void {
-    this.printed.set(key, { at: this.clock.now(), text });
+  private print(key: string, event: Progress, text: string, shapes = new Set<string>()): void {
+    shapes.add(shapeOf(text));
+    this.printed.set(key, { at: this.clock.now(), text, shapes });
     this.inner.emit(event);
   }
 
@@ -100,4 +107,9 @@ export class ProgressThrottle implements Reporter {
     for (const printed of this.printed.values()) printed.held?.stop.abort();
     this.printed.clear();
   }
+}
+
+/** A progress line with its numbers left out: what kind of wait it says, not how far along it is. */
+function shapeOf(text: string): string {
+  return text.replace(/\d+(\.\d+)?/g, '#');
 }

@@ -1,4 +1,5 @@
-// Progress lines in a CI log: one per object every 5 s at most, the first at once, the verdict always.
+// Progress lines in a CI log: news at once (the first line, a new kind of wait), a change of
+// numbers once every 5 s per object at most, the verdict always.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/model/events.js';
@@ -9,12 +10,17 @@ import { ManualClock, RecordingReporter } from '../fakes.js';
 const web = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
 const api = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'api' };
 
-function progress(ready: number, workload = web, phase: 'rollout' | 'rollback' = 'rollout'): RunEvent {
+function progress(
+  ready: number,
+  workload = web,
+  phase: 'rollout' | 'rollback' = 'rollout',
+  waitingFor = '1 old replicas are pending termination',
+): RunEvent {
   return {
     kind: 'progress',
     workload,
     progress: { desired: 4, updated: 4, ready, available: ready, revision: 2 },
-    waitingFor: '1 old replicas are pending termination',
+    waitingFor,
     phase,
   };
 }
@@ -92,6 +98,31 @@ describe('ProgressThrottle', () => {
     throttle.emit(progress(0));
     throttle.emit(progress(2));
     expect(seen(inner)).toEqual(['web 0/4', 'web 2/4']);
+  });
+
+  it('prints a new kind of wait at once, and throttles one already said (a flip between two kinds)', async () => {
+    const clock = new ManualClock();
+    const inner = new RecordingReporter();
+    const throttle = new ProgressThrottle(inner, clock);
+    const updating = '2 out of 4 new replicas have been updated';
+    const minReady = 'ready pods count as available after minReadySeconds (30s)';
+    throttle.emit(progress(0, web, 'rollout', updating));
+    clock.advance(100);
+    throttle.emit(progress(1, web, 'rollout', updating));
+    clock.advance(100);
+    // News: said at once, and the held count change is dropped with it.
+    throttle.emit(progress(4, web, 'rollout', minReady));
+    expect(inner.events.map((event) => event.kind === 'progress' && event.waitingFor)).toEqual([updating, minReady]);
+    clock.advance(100);
+    throttle.emit(progress(2, web, 'rollout', updating));
+    clock.advance(100);
+    throttle.emit(progress(4, web, 'rollout', minReady));
+    clock.advance(100);
+    throttle.emit(progress(3, web, 'rollout', updating));
+    expect(inner.events).toHaveLength(2);
+    clock.advance(PROGRESS_INTERVAL_MS);
+    await settle();
+    expect(seen(inner)).toEqual(['web 0/4', 'web 4/4', 'web 3/4']);
   });
 
   it('counts each object and each phase apart: every first line is printed at once, pod problems pass through', () => {
