@@ -62,7 +62,7 @@ export class ProgressThrottle implements Reporter {
     const key = `${objectKey(event.workload)}\u0000${event.phase}`;
     const text = formatEvent(event).text;
     const last = this.printed.get(key);
-    if (!last || !last.shapes.has(shapeOf(text))) {
+    if (!last?.shapes.has(shapeOf(text))) {
       last?.held?.stop.abort();
       this.print(key, event, text, last?.shapes);
       return;

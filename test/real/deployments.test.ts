@@ -77,8 +77,8 @@ describe('Deployments on the real control plane', () => {
     const pause = await sandbox.kubectl(['rollout', 'pause', 'deployment/paused', '-n', sandbox.namespace]);
     expect(pause.exitCode, pause.stderr).toBe(0);
     const file = await sandbox.write('paused-v2.yaml', deploymentYaml('paused', 'nginx:1.26'));
-    // Short timeouts: today kguard waits for a rollout the controller will not start (see the
-    // real suite's notes in test/control-plane/README.md).
+    // A paused Deployment is applied and not watched (the controller starts no rollout until it is
+    // resumed): exit 0 at once, the staged change kept.
     const run = await sandbox.kguard([
       'apply',
       '-f',
@@ -91,9 +91,13 @@ describe('Deployments on the real control plane', () => {
       '6s',
       ...fast,
     ]);
-    expect(run.output).toContain('the Deployment is paused: kubectl rollout resume deployment/paused');
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).toContain(
+      'applied, not watched: spec.paused is true: the change is staged and rolls out once kubectl rollout resume deployment/paused',
+    );
     const paused = await sandbox.get('deployment', 'paused');
     expect(paused?.spec.paused).toBe(true);
+    expect(imageOf(paused)).toBe('nginx:1.26');
     // The deployment controller does not create a ReplicaSet for a paused Deployment's new template.
     const replicaSets = await sandbox.kubectl([
       'get',
