@@ -19642,6 +19642,17 @@ var init_health_rules_schema = __esm({
           type: "integer",
           minimum: 1,
           description: "Only under failed: how long the match must last before it fails the rollout."
+        },
+        unless: {
+          type: "object",
+          description: "Only under failed: no failure while this condition of status.conditions matches (cert-manager: Ready False while Issuing True).",
+          required: ["condition"],
+          additionalProperties: false,
+          properties: {
+            condition: { type: "string", minLength: 1 },
+            status: { ...stringOrList },
+            reason: { ...stringOrList }
+          }
         }
       }
     };
@@ -20212,9 +20223,9 @@ function withFieldManager(path14) {
 }
 function kubectlFailure(what, result, deadline, applied2 = []) {
   if (result.timedOut) {
-    const within = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
+    const within2 = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
     return new KubectlError(
-      `kubectl did not ${what} within ${within} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
+      `kubectl did not ${what} within ${within2} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
       void 0,
       result.stderr,
       applied2
@@ -29745,7 +29756,9 @@ function outcomeOf(result) {
   const restores = result.objects.map((object) => object.restore);
   const needsPerson = states.some((state) => state === "conflict" || state === "gone") || restores.some(
     (restore2) => restore2?.status === "failed" || restore2?.status === "kept" && restore2.reason !== "no-rollback" && restore2.reason !== "not-failed"
-  ) || result.objects.some((object) => object.afterRestore !== void 0 && object.afterRestore.state !== "healthy");
+  ) || result.objects.some(
+    (object) => object.afterRestore !== void 0 && object.afterRestore.state !== "healthy" && object.afterRestore.failingBefore === void 0
+  );
   if (needsPerson) return "needs-attention";
   if (result.cancelled !== void 0) return "interrupted";
   const restored = restores.some((restore2) => restore2 !== void 0 && restore2.status !== "kept");
@@ -29899,6 +29912,7 @@ function objectReport(result) {
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict && "findings" in verdict ? verdict.findings : []).map(podReport),
+    notes: (verdict && "notes" in verdict ? verdict.notes : void 0) ?? [],
     logs: (diagnosis?.logs ?? []).map(logReport),
     restore: restore2 ? {
       status: restore2.status,
@@ -30934,6 +30948,10 @@ var init_format = __esm({
         tone: "warn",
         text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
       }),
+      note: (event) => ({
+        tone: "info",
+        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`
+      }),
       "poll-error": (event) => ({
         tone: "warn",
         text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`
@@ -31025,6 +31043,11 @@ var init_format = __esm({
       "rolled-back": (event) => ({
         tone: "undo",
         text: `${describeObject(event.workload)}: restored and healthy again, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} pods ready`} in ${seconds3(event.elapsedMs)}`
+      }),
+      "restored-failing-before": (event) => ({
+        tone: "undo",
+        text: `${describeObject(event.workload)}: restored to its pre-apply copy; it was already failing before the apply (${event.before}) and still is (${event.now}). The apply did not cause it: fix it separately. Look at it:`,
+        details: [event.command]
       }),
       "rollback-unhealthy": (event) => ({
         tone: "alarm",
@@ -31827,7 +31850,7 @@ var init_github = __esm({
         }
         const subject = subjectOf(event);
         const row = subject && this.rows.get(objectKey(subject));
-        if (!row || event.kind === "pod-problem" || event.kind === "progress" || event.kind === "lock-wait" || event.kind === "diff")
+        if (!row || event.kind === "pod-problem" || event.kind === "note" || event.kind === "progress" || event.kind === "lock-wait" || event.kind === "diff")
           return;
         const own = { ...line, text: withoutSubject(line.text, row.ref) };
         if (RESTORE_KINDS.has(event.kind)) row.restore.push(own);
@@ -31875,7 +31898,8 @@ var init_github = __esm({
       "restore-kept",
       "restore-failed",
       "rolled-back",
-      "rollback-unhealthy"
+      "rollback-unhealthy",
+      "restored-failing-before"
     ]);
   }
 });
@@ -35428,12 +35452,26 @@ var init_load_balancer = __esm({
 });
 
 // src/kinds/network/service.ts
+import { isDeepStrictEqual } from "node:util";
 function planService(applied2) {
   if (applied2.spec?.type === "ExternalName")
     return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
   if (!hasSelector(applied2) && !wantsAddress(applied2))
     return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
   return void 0;
+}
+function brokenBefore(service, snapshot2, expected) {
+  const before = expected?.before;
+  if (!before || !hasSelector(service) || selectsSome(service, snapshot2)) return false;
+  const selector = service.spec?.selector ?? {};
+  if (!isDeepStrictEqual(before.spec?.selector ?? {}, selector)) return false;
+  if ((expected?.templatesBefore ?? []).some((labels) => matches(selector, labels))) return false;
+  return !snapshot2.objects.some(
+    (object) => (object.metadata.namespace ?? "") === (service.metadata.namespace ?? "") && matches(selector, object.spec?.template?.metadata?.labels ?? {}) && Object.keys(object.spec?.template?.metadata?.labels ?? {}).length > 0
+  );
+}
+function brokenBeforeText(service) {
+  return `warning: its selector ${selectorText(service)} matched no pod before the apply either, and the apply did not change that: not a failure of this apply. Fix it separately: ${SELECTS_NO_POD.nextStep.replace("NAMESPACE", service.metadata.namespace ?? "")}`;
 }
 function hasSelector(service) {
   return Object.keys(service.spec?.selector ?? {}).length > 0;
@@ -35486,18 +35524,19 @@ var init_service = __esm({
       controller: "endpoint-slice controller",
       observed: () => true,
       newPods: () => [],
-      wait(service, snapshot2) {
-        if (!selectsSome(service, snapshot2))
+      wait(service, snapshot2, expected) {
+        if (!selectsSome(service, snapshot2) && !brokenBefore(service, snapshot2, expected))
           return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
         if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0)
           return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
         return void 0;
       },
-      failure(service, snapshot2) {
-        if (selectsSome(service, snapshot2)) return void 0;
+      failure(service, snapshot2, expected) {
+        if (selectsSome(service, snapshot2) || brokenBefore(service, snapshot2, expected)) return void 0;
         const message = `its selector ${selectorText(service)} matches no pod in namespace ${service.metadata.namespace ?? ""}`;
         return { source: "condition", reason: "SelectsNoPods", message, rule: SELECTS_NO_POD };
       },
+      note: (service, snapshot2, expected) => brokenBefore(service, snapshot2, expected) ? brokenBeforeText(service) : void 0,
       atDeadline(service, snapshot2, timeoutMs) {
         if (!selectsSome(service, snapshot2) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0)
           return void 0;
@@ -35608,6 +35647,65 @@ var init_scheduling = __esm({
       /had volume node affinity conflict/
     ];
     PASSING_TAINT = /^\{(node\.kubernetes\.io\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler)/;
+  }
+});
+
+// src/classify/terminated.ts
+function terminationOf(pod) {
+  const phase = pod.status?.phase;
+  if (pod.metadata.deletionTimestamp || phase !== "Failed" && phase !== "Succeeded") return void 0;
+  const reason = pod.status?.reason ?? "";
+  const message = oneLine(pod.status?.message ?? "").trim();
+  const disruption = conditionOf(pod, "DisruptionTarget");
+  const disrupted = disruption?.status === "True" ? disruption : void 0;
+  const text2 = message || oneLine(disrupted?.message ?? "").trim();
+  if (reason === "Evicted" || disrupted?.reason === "TerminationByKubelet" && /^The node (was low|had condition)/.test(text2)) {
+    if (OWN_LIMIT_EVICTION.test(text2)) return { own: true, how: `was evicted for going over its own limit (${text2})` };
+    return { own: false, how: `was evicted by its node (${pressureOf(text2)})` };
+  }
+  if (OWN_REASONS.has(reason)) return { own: true, how: `ended: ${reason}${message ? ` (${message})` : ""}` };
+  if (SHUTDOWN_REASONS.has(reason) || /imminent node shutdown|node is shutting down/.test(text2))
+    return { own: false, how: "was ended by the graceful shutdown of its node" };
+  if (/^Pod was rejected: /.test(message) || reason !== "" && /^Pod /.test(message) && !pod.status?.containerStatuses?.length)
+    return {
+      own: false,
+      how: `was rejected by the kubelet of ${pod.spec?.nodeName ? `node ${pod.spec.nodeName}` : "its node"} (${reason || "rejected"}: ${message.replace(/^Pod (was rejected: )?/, "")})`
+    };
+  const disruptionText = disrupted?.reason ? DISRUPTIONS[disrupted.reason] : void 0;
+  if (disruptionText) return { own: false, how: disruptionText };
+  if (disrupted?.reason === "TerminationByKubelet") return { own: false, how: `was ended by its kubelet (${text2})` };
+  return { own: false, how: `ended (phase ${phase}${reason ? `, ${reason}` : ""})` };
+}
+function pressureOf(message) {
+  const resource = /The node was low on resource: ([\w-]+(?:\.[\w-]+)*?)\. /.exec(message)?.[1];
+  if (resource) return `${resource} pressure`;
+  const condition = /The node had condition: \[([^\]]+)\]/.exec(message)?.[1];
+  if (condition)
+    return condition.replace(/Pressure\b/, " pressure").replace(/^Memory|^Disk|^PID/, (word) => word.toLowerCase());
+  return "node pressure";
+}
+function terminationNote(pod, termination) {
+  return `pod ${pod.metadata.name} ${termination.how}; its replacement counts`;
+}
+var OWN_LIMIT_EVICTION, OWN_REASONS, SHUTDOWN_REASONS, DISRUPTIONS;
+var init_terminated = __esm({
+  "src/classify/terminated.ts"() {
+    "use strict";
+    init_kube();
+    init_text();
+    OWN_LIMIT_EVICTION = /exceeded its local ephemeral storage limit|ephemeral local storage usage exceeds the total limit|Usage of EmptyDir volume .* exceeds the limit/;
+    OWN_REASONS = /* @__PURE__ */ new Set(["DeadlineExceeded", "SysctlForbidden", "AppArmor"]);
+    SHUTDOWN_REASONS = /* @__PURE__ */ new Set(["Terminated", "Shutdown", "NodeShutdown"]);
+    DISRUPTIONS = {
+      // pkg/controller/podgc: an orphaned pod, or one terminating on a node that is gone or out of service.
+      DeletionByPodGC: "was failed by pod GC (its node is gone or out of service)",
+      // pkg/controller/tainteviction: a NoExecute taint of its node.
+      DeletionByTaintManager: "was evicted by a NoExecute taint of its node",
+      // kube-scheduler preemption: a higher-priority pod needed its place.
+      PreemptionByScheduler: "was preempted by the scheduler for a higher-priority pod",
+      // The Eviction API (kubectl drain, a node upgrade).
+      EvictionByEvictionAPI: "was evicted through the Eviction API (a drain)"
+    };
   }
 });
 
@@ -35746,7 +35844,7 @@ function hasRun(status) {
     (terminated) => terminated !== void 0 && terminated.reason !== "StartError" && !terminated.startedAt?.startsWith("1970-01-01")
   );
 }
-var TERMINATION_STEPS, OWN_LIMIT_EVICTION;
+var TERMINATION_STEPS;
 var init_pod = __esm({
   "src/classify/pod.ts"() {
     "use strict";
@@ -35755,12 +35853,12 @@ var init_pod = __esm({
     init_pull_errors();
     init_scheduling();
     init_table();
+    init_terminated();
     init_text();
     TERMINATION_STEPS = {
       // containerd (cgroup OOM event): the kernel OOM killer ended the process (exit code 137).
       OOMKilled: "raise the memory limit of CONTAINER or lower its usage (it was OOMKilled)"
     };
-    OWN_LIMIT_EVICTION = /exceeded its local ephemeral storage limit|ephemeral local storage usage exceeds the total limit|Usage of EmptyDir volume .* exceeds the limit/;
   }
 });
 
@@ -35787,7 +35885,12 @@ function walk2(a2, b, path14, out) {
     walk2(left[key], right[key], [...path14, key], out);
 }
 function fieldsOfApply(before, applied2) {
-  if (before) return differingPaths(contentOf(before), contentOf(applied2));
+  if (before) {
+    const autoscaled = scaleOwnedFields(before);
+    return differingPaths(contentOf(before), contentOf(applied2)).filter(
+      (field) => !autoscaled.some((owned) => within(field, owned))
+    );
+  }
   const lastApplied = applied2.metadata.annotations?.[LAST_APPLIED2];
   if (lastApplied) {
     try {
@@ -35812,6 +35915,31 @@ function ownedPaths(fields, path14) {
   if (keys.some((key) => !key.startsWith("f:"))) return [path14];
   return keys.flatMap((key) => ownedPaths(fields[key], [...path14, key.slice(2)]));
 }
+function scaleOwnedFields(object) {
+  return (object?.metadata.managedFields ?? []).filter((entry) => entry.subresource === "scale" && entry.fieldsV1 !== void 0).flatMap((entry) => ownedPaths(entry.fieldsV1, [])).filter((field) => field.length > 0);
+}
+function autoscalerNote(applied2, live, ours, before) {
+  if (!live || ours === void 0) return [];
+  const sinceApply = scaleOwnedFields(live);
+  const beforeApply = before ? scaleOwnedFields(before) : [];
+  if (sinceApply.length === 0 && beforeApply.length === 0) return [];
+  const written2 = [
+    ...differingPaths(contentOf(applied2), contentOf(live)).filter(
+      (field) => sinceApply.some((owned) => within(field, owned))
+    ),
+    ...before ? differingPaths(contentOf(before), contentOf(applied2)).filter(
+      (field) => beforeApply.some((owned) => within(field, owned))
+    ) : []
+  ];
+  if (written2.length === 0) return [];
+  return [autoscalerText([...new Set(written2.map(fieldName))])];
+}
+function autoscalerText(fields) {
+  return `${summarizePaths([...fields])} is written by an autoscaler through /scale: kguard judges and restores without it`;
+}
+function within(field, owner) {
+  return field.length >= owner.length && owner.every((segment, index) => field[index] === segment);
+}
 function overlaps(a2, b) {
   const length = Math.min(a2.length, b.length);
   for (let index = 0; index < length; index += 1) if (a2[index] !== b[index]) return false;
@@ -35827,7 +35955,10 @@ function changeSinceApply(applied2, live, ours) {
   if (live.metadata.uid !== applied2.metadata.uid) {
     return { state: "gone", detail: "it was deleted and created again by someone else", paths: [] };
   }
-  const { clashing } = othersChanges(applied2, live, ours);
+  const autoscaled = scaleOwnedFields(live);
+  const clashing = othersChanges(applied2, live, ours).clashing.filter(
+    (field) => !autoscaled.some((owned) => within(field, owned))
+  );
   if (clashing.length === 0) return void 0;
   const paths = clashing.map(fieldName);
   return { state: "conflict", detail: `someone else changed ${summarizePaths(paths)} after kguard applied it`, paths };
@@ -35896,6 +36027,64 @@ var init_owners = __esm({
   }
 });
 
+// src/kinds/status-moment.ts
+import { isDeepStrictEqual as isDeepStrictEqual2 } from "node:util";
+function reportsGeneration(object, each) {
+  const status = object.status;
+  if (!status) return false;
+  if (numericGeneration(status.observedGeneration) !== void 0) return true;
+  if (conditionsOf(status).some((condition) => typeof condition.observedGeneration === "number")) return true;
+  if (each === void 0) return false;
+  const entries2 = valueAt(object, each);
+  return Array.isArray(entries2) && entries2.some((entry) => conditionsOf(entry).some((condition) => typeof condition.observedGeneration === "number"));
+}
+function statusGeneration(object) {
+  const status = object.status;
+  if (!status) return void 0;
+  const top = numericGeneration(status.observedGeneration);
+  const byConditions = conditionsOf(status).map((condition) => condition.observedGeneration).filter((generation) => typeof generation === "number");
+  const newest = byConditions.length > 0 ? Math.max(...byConditions) : void 0;
+  if (top === void 0) return newest;
+  return newest !== void 0 && newest > top ? newest : top;
+}
+function statusWrittenSince(written2, live) {
+  if (written2.metadata.uid !== void 0 && live.metadata.uid !== written2.metadata.uid) return true;
+  if (live.metadata.resourceVersion === written2.metadata.resourceVersion) return false;
+  const statusOf2 = (object) => object.status ?? {};
+  if (!isDeepStrictEqual2(statusOf2(written2), statusOf2(live))) return true;
+  return isDeepStrictEqual2(apartFromStatus(written2), apartFromStatus(live));
+}
+function writeChangedGeneration(written2, generationBefore) {
+  return generationBefore === void 0 || written2.metadata.generation !== generationBefore;
+}
+function apartFromStatus(object) {
+  const { status: _status, ...rest } = object;
+  const { resourceVersion: _version, managedFields: _fields, ...metadata } = rest.metadata;
+  return { ...rest, metadata };
+}
+function numericGeneration(value) {
+  if (typeof value === "number") return Number.isFinite(value) ? value : void 0;
+  if (typeof value === "string" && /^-?\d+$/.test(value)) return Number(value);
+  return void 0;
+}
+function conditionsOf(holder) {
+  const conditions = holder?.conditions;
+  return Array.isArray(conditions) ? conditions : [];
+}
+function valueAt(object, path14) {
+  let value = object;
+  for (const part of path14.split(".")) {
+    if (value === null || typeof value !== "object") return void 0;
+    value = value[part];
+  }
+  return value;
+}
+var init_status_moment = __esm({
+  "src/kinds/status-moment.ts"() {
+    "use strict";
+  }
+});
+
 // src/kinds/engine.ts
 function judge(rules, observation, expected, firstSeen, moment) {
   const { object, snapshot: snapshot2 } = observation;
@@ -35906,15 +36095,28 @@ function judge(rules, observation, expected, firstSeen, moment) {
   }
   const typed = object;
   const progress = rules.progress(typed, snapshot2);
-  const observed = rules.observed(typed);
+  const answer = answerOf(rules, typed, expected, moment);
   const pods = newPodsOf(rules, typed, snapshot2);
+  const notes = [
+    ...terminatedNotes(rules, typed, snapshot2),
+    ...autoscalerNote(expected.applied, object, expected.ours, expected.before)
+  ];
+  const verdict = judgePods(rules, observation, expected, firstSeen, moment, pods, progress, answer);
+  return notes.length > 0 ? { ...verdict, notes } : verdict;
+}
+function judgePods(rules, observation, expected, firstSeen, moment, pods, progress, answer) {
+  const object = observation.object;
+  const { snapshot: snapshot2 } = observation;
+  const typed = object;
+  const observed = rules.observed(typed) && answer !== "awaited";
   const findings = [
     ...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)),
     ...rules.evidence?.(typed, pods) ?? []
   ];
   const condition = observed ? rules.failure(typed, snapshot2, expected) : void 0;
   if (condition && isFatalNow(condition.rule.policy, firstSeen.get(condition.reason), moment.now)) {
-    return { state: "failed", progress, findings, cause: condition };
+    const cause = answer === "standing" ? { ...condition, message: `${condition.message} (${STANDING})` } : condition;
+    return { state: "failed", progress, findings, cause };
   }
   const fatal = findings.find(
     (finding) => !rules.judgesItself?.(finding) && isFatalNow(
@@ -35929,7 +36131,7 @@ function judge(rules, observation, expected, firstSeen, moment) {
   const generation = object.metadata.generation;
   const silent = observed && rules.firstStatus?.missing(typed) === true;
   const graceMs = (rules.firstStatus?.graceSeconds ?? 0) * 1e3;
-  const waitingFor = !observed ? `waiting for the ${rules.controller} to observe generation ${generation ?? "?"}` : silent && moment.now - moment.startedAt < graceMs ? `waiting for the ${rules.controller} to write its first status` : rules.wait(typed, snapshot2) ?? (rules.servingPods ? notServing(pods) : void 0);
+  const waitingFor = !observed ? answer === "awaited" ? `waiting for the ${rules.controller} to answer generation ${generation ?? "?"} (its status names no generation, and the one there was written before kguard's write)` : `waiting for the ${rules.controller} to observe generation ${generation ?? "?"}` : silent && moment.now - moment.startedAt < graceMs ? `waiting for the ${rules.controller} to write its first status` : rules.wait(typed, snapshot2, expected) ?? (rules.servingPods ? notServing(pods) : void 0);
   if (waitingFor === void 0) {
     if (silent)
       return {
@@ -35938,6 +36140,9 @@ function judge(rules, observation, expected, firstSeen, moment) {
         findings,
         detail: `the ${rules.controller} wrote no status in ${graceMs / 1e3}s: judged by kstatus without one`
       };
+    if (answer === "standing") return { state: "healthy", progress, findings, detail: STANDING };
+    const note = rules.note?.(typed, snapshot2, expected);
+    if (note !== void 0) return { state: "healthy", progress, findings, detail: note };
     return { state: "healthy", progress, findings };
   }
   if (moment.now - moment.startedAt >= moment.timeoutMs) {
@@ -35947,9 +36152,25 @@ function judge(rules, observation, expected, firstSeen, moment) {
   }
   return { state: "progressing", progress, findings, waitingFor };
 }
+function answerOf(rules, object, expected, moment) {
+  const fresh = rules.freshStatus;
+  if (!fresh || fresh.reportsGeneration(object) || rules.firstStatus?.missing(object)) return "current";
+  const live = object;
+  if (!writeChangedGeneration(expected.applied, expected.generationBefore)) return "current";
+  if (statusWrittenSince(expected.applied, live)) return "current";
+  const windowMs = Math.min(fresh.graceSeconds * 1e3, moment.timeoutMs);
+  return moment.now - moment.startedAt < windowMs ? "awaited" : "standing";
+}
 function newPodsOf(rules, object, snapshot2) {
   if (object === void 0 || !rules.observed(object)) return [];
-  return rules.newPods(object, snapshot2).filter((pod) => !pod.metadata.deletionTimestamp);
+  return rules.newPods(object, snapshot2).filter((pod) => !pod.metadata.deletionTimestamp && (!rules.servingPods || terminationOf(pod)?.own !== false));
+}
+function terminatedNotes(rules, object, snapshot2) {
+  if (!rules.servingPods || object === void 0 || !rules.observed(object)) return [];
+  return rules.newPods(object, snapshot2).flatMap((pod) => {
+    const termination = terminationOf(pod);
+    return termination && !termination.own ? [terminationNote(pod, termination)] : [];
+  });
 }
 function rememberSeen(rules, firstSeen, verdict, now2, observation, expected) {
   const keys = verdict.findings.map((finding) => findingKey(finding));
@@ -35982,6 +36203,8 @@ function podsShowing(finding, findings) {
 }
 function notServing(pods) {
   for (const pod of pods) {
+    const ended = terminationOf(pod);
+    if (ended) return `new pod ${pod.metadata.name} ${ended.how}`;
     const containers = pod.status?.containerStatuses ?? [];
     const down = containers.find((status) => status.state?.running === void 0 || status.ready !== true);
     if (down)
@@ -36023,15 +36246,18 @@ function verdictText(verdict) {
     return verdict.cause.message;
   return void 0;
 }
-var NO_PROGRESS;
+var NO_PROGRESS, STANDING;
 var init_engine = __esm({
   "src/kinds/engine.ts"() {
     "use strict";
     init_clues();
     init_pod();
+    init_terminated();
     init_kube();
     init_owners();
+    init_status_moment();
     NO_PROGRESS = { desired: 0, updated: 0, ready: 0, available: 0 };
+    STANDING = "no status written since the apply; judged on the one from before";
   }
 });
 
@@ -36132,6 +36358,14 @@ var init_template2 = __esm({
 });
 
 // src/kinds/workloads/deployment.ts
+function planDeployment(applied2) {
+  if (applied2.spec?.paused !== true) return void 0;
+  const namespace = applied2.metadata.namespace ? ` -n ${applied2.metadata.namespace}` : "";
+  return {
+    state: "applied",
+    detail: `spec.paused is true: the change is staged and rolls out once kubectl rollout resume deployment/${applied2.metadata.name}${namespace} starts it, so there is nothing to watch`
+  };
+}
 function newReplicaSetIn(deployment, snapshot2) {
   return newReplicaSetFor(deployment, objectsOfKind(snapshot2, "apps/v1", "ReplicaSet"));
 }
@@ -36230,6 +36464,10 @@ function genericRules(kind, statusGraceSeconds) {
       firstStatus: {
         missing: (object) => !written(object.status),
         graceSeconds: statusGraceSeconds
+      },
+      freshStatus: {
+        reportsGeneration: (object) => reportsGeneration(object),
+        graceSeconds: statusGraceSeconds
       }
     } : {},
     observed: (object) => object.status?.observedGeneration === void 0 || object.status.observedGeneration >= (object.metadata.generation ?? 0),
@@ -36278,182 +36516,27 @@ var init_generic = __esm({
     "use strict";
     init_conditions();
     init_kube();
-  }
-});
-
-// src/kinds/health/health-rules.ts
-function findHealthRule(ref, rules, picked) {
-  if (picked !== void 0) return rules.find((rule) => rule.id === picked);
-  const group = groupOf(ref.apiVersion);
-  return rules.find(
-    (rule) => rule.match.some((match) => (match.kind === "*" || match.kind === ref.kind) && groupMatches(match.group, group))
-  );
-}
-function mergeHealthRules(builtIn, user) {
-  if (!user) return [...builtIn];
-  const ids = new Set(user.rules.map((rule) => rule.id));
-  return [...user.rules, ...builtIn.filter((rule) => !ids.has(rule.id))];
-}
-function groupMatches(pattern2, group) {
-  if (pattern2.startsWith("*.")) return group.endsWith(pattern2.slice(1));
-  return pattern2 === group;
-}
-function healthRuleRules(rule, kind) {
-  const appliedBy = (object) => (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
-  return {
-    controller: `${kind} controller`,
-    observed: (object) => rule.observedGeneration === false || appliedBy(object) !== void 0 || generationObserved(object),
-    newPods: () => [],
-    wait(object) {
-      if (appliedBy(object) !== void 0) return void 0;
-      const progressing = (rule.progressing ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
-      if (progressing !== void 0) return `progressing (${progressing})`;
-      const missing = rule.healthy.find((match) => matched(match, object, "every") === void 0);
-      if (missing === void 0) return void 0;
-      return `waiting for ${describe(missing)}${now(missing, object)} (rule ${rule.id})`;
-    },
-    failure(object) {
-      if (appliedBy(object) !== void 0) return void 0;
-      for (const match of rule.failed ?? []) {
-        const hit = matched(match, object);
-        if (hit === void 0) continue;
-        const reason = "condition" in match ? conditionsFor(match, object).find((c3) => c3.type === match.condition)?.reason ?? match.condition : String(valueAt(object, match.field));
-        const policy = match.afterSeconds ? { when: "after", seconds: match.afterSeconds } : { when: "now" };
-        const ruleText = {
-          category: "stalled",
-          family: "other",
-          policy,
-          cannot: `become healthy (health rule ${rule.id}: ${describe(match)})`,
-          nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE`
-        };
-        const cause = { source: "condition", reason, message: hit, rule: ruleText };
-        return cause;
-      }
-      return void 0;
-    },
-    progress(object) {
-      const applied2 = appliedBy(object);
-      if (applied2 !== void 0)
-        return {
-          desired: 0,
-          updated: 0,
-          ready: 0,
-          available: 0,
-          summary: `judged applied: ${applied2} (rule ${rule.id}: nothing reconciles it)`
-        };
-      const shown2 = rule.healthy[0];
-      const summary = shown2 ? now(shown2, object).replace(/^ \(it is (.*)\)$/, "$1") || describe(shown2) : rule.id;
-      return { desired: 0, updated: 0, ready: 0, available: 0, summary };
-    }
-  };
-}
-function generationObserved(object) {
-  const observed = object.status?.observedGeneration;
-  if (observed === void 0 || observed === null) return true;
-  const number = typeof observed === "number" ? observed : Number(observed);
-  if (!Number.isFinite(number)) return true;
-  return number >= (object.metadata.generation ?? 0);
-}
-function matched(match, object, entriesNeeded = "any") {
-  if ("condition" in match) return matchCondition(match, object, entriesNeeded);
-  return matchField(match, object);
-}
-function matchCondition(match, object, entriesNeeded) {
-  const lists = match.each === void 0 ? [conditionsOf(object.status)] : entries(object, match.each).map((entry) => conditionsOf(entry));
-  if (lists.length === 0) return void 0;
-  const hits = lists.map(
-    (conditions) => conditions.find(
-      (condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)
-    )
-  );
-  const found = hits.find((hit) => hit !== void 0);
-  if (!found || entriesNeeded === "every" && hits.some((hit) => hit === void 0)) return void 0;
-  return [found.reason, found.message].filter(Boolean).join(": ") || `${found.type} ${found.status}`;
-}
-function matchField(match, object) {
-  const value = valueAt(object, match.field);
-  if (value === void 0 || value === null) return void 0;
-  if (match.equals !== void 0 && !oneOf(match.equals, String(value))) return void 0;
-  const message = match.message ? valueAt(object, match.message) : void 0;
-  return typeof message === "string" && message !== "" ? `${match.field} ${String(value)}: ${message}` : `${match.field} ${String(value)}`;
-}
-function conditionsFor(match, object) {
-  return match.each === void 0 ? conditionsOf(object.status) : entries(object, match.each).flatMap((entry) => conditionsOf(entry));
-}
-function conditionsOf(holder) {
-  const conditions = holder?.conditions;
-  return Array.isArray(conditions) ? conditions : [];
-}
-function entries(object, path14) {
-  const value = valueAt(object, path14);
-  return Array.isArray(value) ? value : [];
-}
-function valueAt(object, path14) {
-  let value = object;
-  for (const part of path14.split(".")) {
-    if (value === null || typeof value !== "object") return void 0;
-    value = value[part];
-  }
-  return value;
-}
-function current(condition, object) {
-  return condition.observedGeneration === void 0 || condition.observedGeneration >= (object.metadata.generation ?? 0);
-}
-function noneOf(unwanted, actual) {
-  return unwanted === void 0 || actual === void 0 || ![unwanted].flat().includes(actual);
-}
-function oneOf(wanted, actual) {
-  if (wanted === void 0) return true;
-  return Array.isArray(wanted) ? actual !== void 0 && wanted.includes(actual) : wanted === actual;
-}
-function describe(match) {
-  if ("condition" in match) {
-    const where2 = match.each ? ` on every ${match.each} entry` : "";
-    const status = match.status === void 0 ? "" : `=${[match.status].flat().join("|")}`;
-    const reason = match.reason === void 0 ? match.reasonNot === void 0 ? "" : ` (not ${[match.reasonNot].flat().join("|")})` : ` (${[match.reason].flat().join("|")})`;
-    return `${match.condition}${status}${reason}${where2}`;
-  }
-  return match.equals === void 0 ? `${match.field} to be set` : `${match.field}=${[match.equals].flat().join("|")}`;
-}
-function now(match, object) {
-  if ("condition" in match) {
-    const found = conditionsFor(match, object).find((condition) => condition.type === match.condition);
-    if (!found) return ` (no ${match.condition} condition yet)`;
-    if (!current(found, object)) return ` (it is for generation ${found.observedGeneration})`;
-    return ` (it is ${found.status}${found.reason ? `: ${found.reason}` : ""}${found.message ? `: ${found.message}` : ""})`;
-  }
-  const value = valueAt(object, match.field);
-  return value === void 0 ? ` (${match.field} not set yet)` : ` (it is ${String(value)})`;
-}
-var init_health_rules = __esm({
-  "src/kinds/health/health-rules.ts"() {
-    "use strict";
-    init_model();
+    init_status_moment();
   }
 });
 
 // src/kinds/health/health-table.ts
-var ARGO_CD, BUILT_IN_HEALTH_RULES;
+var ARGO_CD, ROLLOUT_RULE_ID, BUILT_IN_HEALTH_RULES;
 var init_health_table = __esm({
   "src/kinds/health/health-table.ts"() {
     "use strict";
     ARGO_CD = "https://github.com/argoproj/argo-cd/blob/master/resource_customizations";
+    ROLLOUT_RULE_ID = "argoproj.io/Rollout";
     BUILT_IN_HEALTH_RULES = [
       {
-        // Argo Rollouts writes status.phase (Healthy, Progressing, Paused, Degraded) and status.message
-        // since v1.0, and status.observedGeneration as a string. Argo CD's check also fails an
-        // InvalidSpec condition and a Progressing condition of reason RolloutAborted or
-        // ProgressDeadlineExceeded. Paused waits for a promotion (Argo CD: Suspended).
-        id: "argoproj.io/Rollout",
+        // Argo Rollouts: judged by code (rollout.ts), as Argo CD's health.lua and Argo Rollouts'
+        // GetRolloutPhase decide: observedGeneration (and the workload's), status.phase where written,
+        // else the conditions, pause, currentPodHash, replicas, the active selector and the stable
+        // ReplicaSet. This entry names the kinds and the source; --health-rules replaces it by id.
+        id: ROLLOUT_RULE_ID,
         match: [{ group: "argoproj.io", kind: "Rollout" }],
-        source: `${ARGO_CD}/argoproj.io/Rollout/health.lua; https://github.com/argoproj/argo-rollouts/blob/master/pkg/apis/rollouts/v1alpha1/types.go (RolloutPhase)`,
-        failed: [
-          { condition: "InvalidSpec", status: "True" },
-          { condition: "Progressing", reason: ["RolloutAborted", "ProgressDeadlineExceeded"] },
-          { field: "status.phase", equals: "Degraded", message: "status.message" }
-        ],
-        progressing: [{ field: "status.phase", equals: "Paused", message: "status.message" }],
-        healthy: [{ field: "status.phase", equals: "Healthy" }]
+        source: `${ARGO_CD}/argoproj.io/Rollout/health.lua; https://github.com/argoproj/argo-rollouts/blob/master/utils/rollout/rolloututil.go (GetRolloutPhase); https://github.com/argoproj/argo-rollouts/blob/master/pkg/apis/rollouts/v1alpha1/types.go (RolloutPhase)`,
+        healthy: []
       },
       {
         // cert-manager: Issuing True while a certificate is (re)issued. An issuance that fails sets
@@ -36464,13 +36547,18 @@ var init_health_table = __esm({
         // before the next try. A success removes Issuing, or, with the ServerSideApply feature gate,
         // sets it False with reason "Issued" (updateOrApplyStatus): so Issuing False is a failure
         // unless its reason is Issued. Ready True once the Secret holds a valid certificate. Argo CD's
-        // check (health.lua) looks at Issuing True first, then calls any Ready False Degraded; kguard
-        // checks failures first, and Ready is False while the first issuance runs, so Ready False is
-        // not a failure here. Conditions carry observedGeneration.
+        // check (health.lua) looks at Issuing True first, then calls any Ready False Degraded (its
+        // degraded_configError.yaml: Ready False ConfigError, no issuance): so Ready False is a failure
+        // unless Issuing is True. The readiness and trigger controllers write Ready False and Issuing
+        // True in two writes (pkg/controller/certificates/readiness, trigger): 5 s lets the second land.
+        // Conditions carry observedGeneration.
         id: "cert-manager.io/Certificate",
         match: [{ group: "cert-manager.io", kind: "Certificate" }],
         source: `https://github.com/cert-manager/cert-manager/blob/master/pkg/controller/certificates/issuing/issuing_controller.go (failIssueCertificate, updateOrApplyStatus); ${ARGO_CD}/cert-manager.io/Certificate/health.lua`,
-        failed: [{ condition: "Issuing", status: "False", reasonNot: "Issued" }],
+        failed: [
+          { condition: "Issuing", status: "False", reasonNot: "Issued" },
+          { condition: "Ready", status: "False", unless: { condition: "Issuing", status: "True" }, afterSeconds: 5 }
+        ],
         progressing: [{ condition: "Issuing", status: "True" }],
         healthy: [{ condition: "Ready", status: "True" }]
       },
@@ -36514,10 +36602,15 @@ var init_health_table = __esm({
           { group: "source.toolkit.fluxcd.io", kind: "HelmChart" },
           { group: "source.toolkit.fluxcd.io", kind: "Bucket" }
         ],
-        source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua (spec.suspend: Suspended); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions`,
+        source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua (spec.suspend: Suspended); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions; ${ARGO_CD}/source.toolkit.fluxcd.io/HelmRepository/health.lua (type oci); https://fluxcd.io/flux/components/source/helmrepositories/#helmrepository-status`,
         // spec.suspend: true stops the controller's reconciliation (its status, observedGeneration
         // included, stays as it was): nothing would end a wait. Argo CD says Suspended.
-        applied: [{ field: "spec.suspend", equals: "true" }],
+        // A HelmRepository of spec.type "oci" writes no status at all (Flux docs, HelmRepository
+        // status; Argo CD's HelmRepository health.lua calls it Healthy): applied is done.
+        applied: [
+          { field: "spec.suspend", equals: "true" },
+          { field: "spec.type", equals: "oci" }
+        ],
         failed: [
           { condition: "Stalled", status: "True" },
           { condition: "Ready", status: "False" }
@@ -36565,8 +36658,9 @@ var init_health_table = __esm({
         // The crossplane.io/paused annotation: the reconciler stops and says Synced False
         // ReconcilePaused (crossplane-runtime ReconcilePaused()); nothing would end a wait.
         applied: [{ condition: "Synced", status: "False", reason: "ReconcilePaused" }],
+        // Any other Synced False is a failure too, as Argo CD's health.lua says Degraded for every one.
         failed: [
-          { condition: "Synced", status: "False", reason: "ReconcileError" },
+          { condition: "Synced", status: "False", reasonNot: "ReconcilePaused" },
           { condition: "LastAsyncOperation", status: "False" }
         ],
         healthy: [
@@ -36589,60 +36683,52 @@ var init_health_table = __esm({
         ]
       },
       {
-        // Gateway API: Accepted False with a configuration reason is the user's to fix (Invalid,
-        // InvalidParameters, UnsupportedAddress, ListenersNotValid; NotReconciled is the deprecated
-        // Pending); Programmed False Invalid, or AddressNotUsable (a static address in the spec cannot
-        // be used, "already in use"); Programmed False Pending, NoResources or AddressNotAssigned
-        // (IPAM still working) waits. Programmed True once the data plane serves it. Conditions carry
-        // observedGeneration.
+        // Gateway API (apis/v1/gateway_types.go): Accepted False with any reason but Pending (the
+        // controller has not reconciled it yet; NotReconciled is its deprecated name) fails: the
+        // named reasons (Invalid, InvalidParameters, UnsupportedAddress, ListenersNotValid) and an
+        // implementation's own ("implementation-specific reasons are allowed", e.g. NoControllerFound),
+        // as Argo CD's Gateway health.lua fails any Accepted False. ResolvedRefs False fails (Argo CD).
+        // Programmed False Invalid, or AddressNotUsable (a static address in the spec cannot be used);
+        // Programmed False Pending, NoResources or AddressNotAssigned (IPAM still working) waits. Each
+        // listener (status.listeners[].conditions) likewise: Accepted False (not Pending) or
+        // ResolvedRefs False fails, Programmed not True waits (Argo CD's listener_degraded.yaml).
+        // Programmed True once the data plane serves it. Conditions carry observedGeneration.
         id: "gateway.networking.k8s.io/Gateway",
         match: [{ group: "gateway.networking.k8s.io", kind: "Gateway" }],
-        source: "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason)",
+        source: `https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason, ListenerConditionType); ${ARGO_CD}/gateway.networking.k8s.io/Gateway/health.lua`,
         failed: [
-          {
-            condition: "Accepted",
-            status: "False",
-            reason: ["Invalid", "InvalidParameters", "UnsupportedAddress", "ListenersNotValid"]
-          },
-          { condition: "Programmed", status: "False", reason: ["Invalid", "AddressNotUsable"] }
+          { condition: "Accepted", status: "False", reasonNot: ["Pending", "NotReconciled"] },
+          { condition: "ResolvedRefs", status: "False" },
+          { condition: "Programmed", status: "False", reason: ["Invalid", "AddressNotUsable"] },
+          { condition: "Accepted", status: "False", reasonNot: "Pending", each: "status.listeners" },
+          { condition: "ResolvedRefs", status: "False", each: "status.listeners" }
         ],
+        progressing: [{ condition: "Programmed", status: ["False", "Unknown"], each: "status.listeners" }],
         healthy: [
           { condition: "Accepted", status: "True" },
           { condition: "Programmed", status: "True" }
         ]
       },
       {
-        // Routes report per parent (status.parents[].conditions): accepted by every parent with every
-        // backend reference resolved. Accepted False NotAllowedByListeners, NoMatchingListenerHostname,
-        // NoMatchingParent, UnsupportedValue or IncompatibleFilters (URLRewrite with RequestRedirect)
-        // fails; Pending waits. ResolvedRefs False RefNotPermitted, InvalidKind or UnsupportedProtocol
-        // fails. BackendNotFound fails after 30 s: the backend Service often comes in the same apply,
-        // and the route controller resolves it at its next reconcile (implementations watch Services).
+        // Routes report per parent (status.parents[].conditions, apis/v1/shared_types.go
+        // RouteParentStatus): accepted by every parent that answered for this generation, with every
+        // backend reference resolved. A parent entry whose conditions name an older generation is
+        // skipped (Argo CD's isParentGenerationObserved; Envoy Gateway keeps one for a removed
+        // parentRef). Accepted False with any reason but Pending fails (NotAllowedByListeners,
+        // NoMatchingListenerHostname, NoMatchingParent, UnsupportedValue, IncompatibleFilters, or an
+        // implementation's own), as Argo CD fails any. ResolvedRefs False fails (RefNotPermitted,
+        // InvalidKind, UnsupportedProtocol, BackendNotFound); BackendNotFound after 30 s: the backend
+        // Service often comes in the same apply, and the route controller resolves it at its next
+        // reconcile (implementations watch Services). Argo CD calls it Degraded at once.
         id: "gateway.networking.k8s.io/Route",
         match: [
           { group: "gateway.networking.k8s.io", kind: "HTTPRoute" },
           { group: "gateway.networking.k8s.io", kind: "GRPCRoute" }
         ],
-        source: "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)",
+        source: `https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus); ${ARGO_CD}/gateway.networking.k8s.io/HTTPRoute/health.lua`,
         failed: [
-          {
-            condition: "Accepted",
-            status: "False",
-            reason: [
-              "NotAllowedByListeners",
-              "NoMatchingListenerHostname",
-              "NoMatchingParent",
-              "UnsupportedValue",
-              "IncompatibleFilters"
-            ],
-            each: "status.parents"
-          },
-          {
-            condition: "ResolvedRefs",
-            status: "False",
-            reason: ["RefNotPermitted", "InvalidKind", "UnsupportedProtocol"],
-            each: "status.parents"
-          },
+          { condition: "Accepted", status: "False", reasonNot: "Pending", each: "status.parents" },
+          { condition: "ResolvedRefs", status: "False", reasonNot: "BackendNotFound", each: "status.parents" },
           {
             condition: "ResolvedRefs",
             status: "False",
@@ -36651,6 +36737,8 @@ var init_health_table = __esm({
             afterSeconds: 30
           }
         ],
+        // An implementation's own Programmed condition on a parent (Argo CD's progressing.yaml) waits.
+        progressing: [{ condition: "Programmed", status: ["False", "Unknown"], each: "status.parents" }],
         healthy: [
           { condition: "Accepted", status: "True", each: "status.parents" },
           { condition: "ResolvedRefs", status: "True", each: "status.parents" }
@@ -36673,6 +36761,286 @@ var init_health_table = __esm({
         healthy: [{ condition: "Ready", status: "True" }]
       }
     ];
+  }
+});
+
+// src/kinds/health/rollout.ts
+function rolloutRules(kind, statusGraceSeconds) {
+  return {
+    controller: "Argo Rollouts controller",
+    ...statusGraceSeconds !== void 0 ? {
+      freshStatus: {
+        reportsGeneration: (object) => statusGeneration(object) !== void 0,
+        graceSeconds: statusGraceSeconds
+      }
+    } : {},
+    observed: (object) => generationObserved(object) && workloadGenerationObserved(object),
+    newPods: () => [],
+    wait(object) {
+      const judged = judgeRollout(object);
+      return judged?.state === "wait" ? judged.why : void 0;
+    },
+    failure(object) {
+      const judged = judgeRollout(object);
+      if (judged?.state !== "failed") return void 0;
+      const rule = {
+        ...FAILED,
+        nextStep: `read its status: kubectl argo rollouts get rollout NAME -n NAMESPACE, or kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE`
+      };
+      const cause = { source: "condition", reason: judged.reason, message: judged.message, rule };
+      return cause;
+    },
+    progress(object) {
+      const status = object.status ?? {};
+      const desired = object.spec?.replicas ?? 1;
+      return {
+        desired,
+        updated: status.updatedReplicas ?? 0,
+        ready: status.availableReplicas ?? 0,
+        available: status.availableReplicas ?? 0,
+        summary: status.phase ? `phase ${status.phase}` : `${status.availableReplicas ?? 0}/${desired} available`
+      };
+    }
+  };
+}
+function generationObserved(object) {
+  if (!object.status) return false;
+  const observed = statusGeneration(object);
+  const generation = object.metadata.generation ?? 0;
+  if (observed === void 0 || observed > generation) return true;
+  return observed === generation;
+}
+function workloadGenerationObserved(object) {
+  if (object.spec?.workloadRef === void 0 || object.metadata.annotations === void 0) return true;
+  const wanted = object.metadata.annotations["rollout.argoproj.io/workload-generation"];
+  const seen = object.status?.workloadObservedGeneration;
+  return (wanted === void 0 ? void 0 : Number(wanted)) === (seen === void 0 ? void 0 : Number(seen));
+}
+function failingCondition2(conditions) {
+  for (const condition of Array.isArray(conditions) ? conditions : []) {
+    if (condition.type === "InvalidSpec") return { reason: "InvalidSpec", message: condition.message ?? "" };
+    if (condition.type === "Progressing" && (condition.reason === "RolloutAborted" || condition.reason === "ProgressDeadlineExceeded"))
+      return { reason: condition.reason, message: condition.message ?? "" };
+  }
+  return void 0;
+}
+function judgeRollout(object) {
+  const status = object.status ?? {};
+  if (status.phase !== void 0) {
+    if (status.phase === "Healthy") return void 0;
+    if (status.phase === "Degraded") {
+      const why = failingCondition2(status.conditions);
+      return { state: "failed", reason: why?.reason ?? "Degraded", message: status.message ?? why?.message ?? "" };
+    }
+    const paused = status.phase === "Paused" ? ", waiting for its promotion" : "";
+    return { state: "wait", why: `phase ${status.phase}${status.message ? `: ${status.message}` : ""}${paused}` };
+  }
+  const failing = failingCondition2(status.conditions);
+  if (failing) return { state: "failed", ...failing };
+  if ((status.pauseConditions ?? []).length > 0 || object.spec?.paused === true)
+    return { state: "wait", why: "the rollout is paused, waiting for its promotion" };
+  if (status.currentPodHash === void 0)
+    return { state: "wait", why: "waiting for the controller to reconcile it (no status.currentPodHash yet)" };
+  const desired = object.spec?.replicas ?? 1;
+  const replicas = status.replicas ?? 0;
+  const updated = status.updatedReplicas ?? 0;
+  const available = status.availableReplicas ?? 0;
+  if (updated < desired) return { state: "wait", why: `${updated}/${desired} replicas updated` };
+  if (available < updated) return { state: "wait", why: `${available}/${updated} updated replicas available` };
+  const stable = status.stableRS ?? status.canary?.stableRS ?? "";
+  if (object.spec?.strategy?.blueGreen !== void 0) {
+    if (status.blueGreen?.activeSelector !== status.currentPodHash)
+      return { state: "wait", why: "the active Service has not been switched to the new pods yet" };
+    if (stable !== "" && stable !== status.currentPodHash)
+      return { state: "wait", why: "waiting for its analysis to complete" };
+  } else if (object.spec?.strategy?.canary !== void 0) {
+    if (replicas > updated) return { state: "wait", why: `${replicas - updated} old replicas still terminating` };
+    if (stable === "" || stable !== status.currentPodHash)
+      return { state: "wait", why: "waiting for the canary to finish its steps" };
+  }
+  return void 0;
+}
+var FAILED;
+var init_rollout = __esm({
+  "src/kinds/health/rollout.ts"() {
+    "use strict";
+    init_status_moment();
+    FAILED = {
+      category: "stalled",
+      family: "other",
+      policy: { when: "now" },
+      cannot: "become healthy (Argo Rollouts says the rollout failed)"
+    };
+  }
+});
+
+// src/kinds/health/health-rules.ts
+function findHealthRule(ref, rules, picked) {
+  if (picked !== void 0) return rules.find((rule) => rule.id === picked);
+  const group = groupOf(ref.apiVersion);
+  return rules.find(
+    (rule) => rule.match.some((match) => (match.kind === "*" || match.kind === ref.kind) && groupMatches(match.group, group))
+  );
+}
+function mergeHealthRules(builtIn, user) {
+  if (!user) return [...builtIn];
+  const ids = new Set(user.rules.map((rule) => rule.id));
+  return [...user.rules, ...builtIn.filter((rule) => !ids.has(rule.id))];
+}
+function groupMatches(pattern2, group) {
+  if (pattern2.startsWith("*.")) return group.endsWith(pattern2.slice(1));
+  return pattern2 === group;
+}
+function healthRuleRules(rule, kind, statusGraceSeconds) {
+  if (rule === BUILT_IN_HEALTH_RULES.find((builtIn) => builtIn.id === ROLLOUT_RULE_ID))
+    return rolloutRules(kind, statusGraceSeconds);
+  const each = [...rule.failed ?? [], ...rule.progressing ?? [], ...rule.healthy].map((match) => "each" in match ? match.each : void 0).find((path14) => path14 !== void 0);
+  const appliedBy = (object) => (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
+  return {
+    controller: `${kind} controller`,
+    ...statusGraceSeconds !== void 0 && rule.observedGeneration !== false ? {
+      freshStatus: {
+        reportsGeneration: (object) => appliedBy(object) !== void 0 || reportsGeneration(object, each),
+        graceSeconds: statusGraceSeconds
+      }
+    } : {},
+    observed: (object) => rule.observedGeneration === false || appliedBy(object) !== void 0 || generationObserved2(object),
+    newPods: () => [],
+    wait(object) {
+      if (appliedBy(object) !== void 0) return void 0;
+      const progressing = (rule.progressing ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
+      if (progressing !== void 0) return `progressing (${progressing})`;
+      const missing = rule.healthy.find((match) => matched(match, object, "every") === void 0);
+      if (missing === void 0) return void 0;
+      return `waiting for ${describe(missing)}${now(missing, object)} (rule ${rule.id})`;
+    },
+    failure(object) {
+      if (appliedBy(object) !== void 0) return void 0;
+      for (const match of rule.failed ?? []) {
+        const hit = matched(match, object);
+        if (hit === void 0) continue;
+        if ("unless" in match && match.unless && unlessHolds(match.unless, object)) continue;
+        const reason = "condition" in match ? conditionsFor(match, object).find((c3) => c3.type === match.condition)?.reason ?? match.condition : String(valueAt2(object, match.field));
+        const policy = match.afterSeconds ? { when: "after", seconds: match.afterSeconds } : { when: "now" };
+        const ruleText = {
+          category: "stalled",
+          family: "other",
+          policy,
+          cannot: `become healthy (health rule ${rule.id}: ${describe(match)})`,
+          nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE`
+        };
+        const cause = { source: "condition", reason, message: hit, rule: ruleText };
+        return cause;
+      }
+      return void 0;
+    },
+    progress(object) {
+      const applied2 = appliedBy(object);
+      if (applied2 !== void 0)
+        return {
+          desired: 0,
+          updated: 0,
+          ready: 0,
+          available: 0,
+          summary: `judged applied: ${applied2} (rule ${rule.id}: nothing reconciles it)`
+        };
+      const shown2 = rule.healthy[0];
+      const summary = shown2 ? now(shown2, object).replace(/^ \(it is (.*)\)$/, "$1") || describe(shown2) : rule.id;
+      return { desired: 0, updated: 0, ready: 0, available: 0, summary };
+    }
+  };
+}
+function generationObserved2(object) {
+  const observed = statusGeneration(object);
+  if (observed === void 0) return true;
+  return observed >= (object.metadata.generation ?? 0);
+}
+function matched(match, object, entriesNeeded = "any") {
+  if ("condition" in match) return matchCondition(match, object, entriesNeeded);
+  return matchField(match, object);
+}
+function matchCondition(match, object, entriesNeeded) {
+  const lists = match.each === void 0 ? [conditionsOf2(object.status)] : entries(object, match.each).map((entry) => conditionsOf2(entry)).filter((conditions) => currentEntry(conditions, object));
+  if (lists.length === 0) return void 0;
+  const hits = lists.map(
+    (conditions) => conditions.find(
+      (condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)
+    )
+  );
+  const found = hits.find((hit) => hit !== void 0);
+  if (!found || entriesNeeded === "every" && hits.some((hit) => hit === void 0)) return void 0;
+  return [found.reason, found.message].filter(Boolean).join(": ") || `${found.type} ${found.status}`;
+}
+function matchField(match, object) {
+  const value = valueAt2(object, match.field);
+  if (value === void 0 || value === null) return void 0;
+  if (match.equals !== void 0 && !oneOf(match.equals, String(value))) return void 0;
+  const message = match.message ? valueAt2(object, match.message) : void 0;
+  return typeof message === "string" && message !== "" ? `${match.field} ${String(value)}: ${message}` : `${match.field} ${String(value)}`;
+}
+function conditionsFor(match, object) {
+  return match.each === void 0 ? conditionsOf2(object.status) : entries(object, match.each).map((entry) => conditionsOf2(entry)).filter((conditions) => currentEntry(conditions, object)).flat();
+}
+function currentEntry(conditions, object) {
+  return conditions.length > 0 && conditions.every((condition) => current(condition, object));
+}
+function unlessHolds(unless, object) {
+  return conditionsOf2(object.status).some(
+    (condition) => condition.type === unless.condition && current(condition, object) && oneOf(unless.status, condition.status) && oneOf(unless.reason, condition.reason)
+  );
+}
+function conditionsOf2(holder) {
+  const conditions = holder?.conditions;
+  return Array.isArray(conditions) ? conditions : [];
+}
+function entries(object, path14) {
+  const value = valueAt2(object, path14);
+  return Array.isArray(value) ? value : [];
+}
+function valueAt2(object, path14) {
+  let value = object;
+  for (const part of path14.split(".")) {
+    if (value === null || typeof value !== "object") return void 0;
+    value = value[part];
+  }
+  return value;
+}
+function current(condition, object) {
+  return condition.observedGeneration === void 0 || condition.observedGeneration >= (object.metadata.generation ?? 0);
+}
+function noneOf(unwanted, actual) {
+  return unwanted === void 0 || actual === void 0 || ![unwanted].flat().includes(actual);
+}
+function oneOf(wanted, actual) {
+  if (wanted === void 0) return true;
+  return Array.isArray(wanted) ? actual !== void 0 && wanted.includes(actual) : wanted === actual;
+}
+function describe(match) {
+  if ("condition" in match) {
+    const where2 = match.each ? ` on every ${match.each} entry` : "";
+    const status = match.status === void 0 ? "" : `=${[match.status].flat().join("|")}`;
+    const reason = match.reason === void 0 ? match.reasonNot === void 0 ? "" : ` (not ${[match.reasonNot].flat().join("|")})` : ` (${[match.reason].flat().join("|")})`;
+    return `${match.condition}${status}${reason}${where2}`;
+  }
+  return match.equals === void 0 ? `${match.field} to be set` : `${match.field}=${[match.equals].flat().join("|")}`;
+}
+function now(match, object) {
+  if ("condition" in match) {
+    const found = conditionsFor(match, object).find((condition) => condition.type === match.condition);
+    if (!found) return ` (no ${match.condition} condition yet)`;
+    if (!current(found, object)) return ` (it is for generation ${found.observedGeneration})`;
+    return ` (it is ${found.status}${found.reason ? `: ${found.reason}` : ""}${found.message ? `: ${found.message}` : ""})`;
+  }
+  const value = valueAt2(object, match.field);
+  return value === void 0 ? ` (${match.field} not set yet)` : ` (it is ${String(value)})`;
+}
+var init_health_rules = __esm({
+  "src/kinds/health/health-rules.ts"() {
+    "use strict";
+    init_model();
+    init_status_moment();
+    init_health_table();
+    init_rollout();
   }
 });
 
@@ -37164,7 +37532,7 @@ function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
   const found = rule ?? findHealthRule(ref, rules);
   if (found)
     return watched(
-      () => healthRuleRules(found, ref.kind),
+      () => healthRuleRules(found, ref.kind, statusGraceMs === void 0 ? void 0 : statusGraceMs / 1e3),
       (target) => [typeArg(target)]
     );
   return rowFor(ref, statusGraceMs);
@@ -37214,7 +37582,8 @@ var init_table2 = __esm({
       "apps/Deployment": runningPods(
         watched(
           () => deploymentRules,
-          () => ["deployments.apps", "replicasets.apps", "pods"]
+          () => ["deployments.apps", "replicasets.apps", "pods"],
+          planDeployment
         )
       ),
       "apps/StatefulSet": {
@@ -38013,7 +38382,7 @@ async function runRollback(options, deps) {
   const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
   const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
-    return isChangeKind(change.change) && status !== "kept" && status !== "failed";
+    return isChangeKind(change.change) && !ownersMovedOnly(change) && status !== "kept" && status !== "failed";
   });
   for (const { ref } of late) {
     results.set(objectKey(ref), {
@@ -38089,6 +38458,9 @@ async function releaseLeasesOf(journal, deadlineMs, deps) {
     ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace))
   ];
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
+}
+function ownersMovedOnly(change) {
+  return change.change === "configured" && change.paths.length > 0 && change.paths.every((path14) => path14 === "metadata.managedFields");
 }
 var LANDING_MARGIN_MS;
 var init_rollback = __esm({
@@ -38620,11 +38992,50 @@ var init_diff = __esm({
   }
 });
 
+// src/track/clue-reads.ts
+async function gatherClues(watch, rules, snapshot2, now2, kubectl) {
+  const pods = newPodsOf(rules, findObject(snapshot2, watch.target.workload), snapshot2);
+  watch.clues = rememberClues(watch.clues, pods);
+  const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
+  const startingUids = new Set(starting.map(podUid));
+  for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
+  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now2);
+  const candidates = [
+    ...unknownPull,
+    ...starting.filter((pod) => now2 - (watch.startingSince.get(podUid(pod)) ?? now2) >= STARTING_LOOK_MS)
+  ];
+  const isDue = (pod) => now2 - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS;
+  const other = candidates.filter(isDue).sort(
+    (a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity)
+  )[0];
+  const due = [...unplaced.filter(isDue), ...other ? [other] : []];
+  for (const pod of due) watch.eventsReadAt.set(podUid(pod), now2);
+  const reads = await Promise.all(
+    due.map(async (pod) => ({
+      pod,
+      events: await kubectl.events(watch.target.workload.namespace, pod.metadata.name).catch(() => void 0)
+    }))
+  );
+  for (const { pod, events } of reads) if (events) watch.clues = rememberClues(watch.clues, pods, { pod, events });
+}
+var STARTING_LOOK_MS, EVENTS_EVERY_MS;
+var init_clue_reads = __esm({
+  "src/track/clue-reads.ts"() {
+    "use strict";
+    init_clues();
+    init_engine();
+    init_table2();
+    STARTING_LOOK_MS = 5e3;
+    EVENTS_EVERY_MS = 5e3;
+  }
+});
+
 // src/track/watch-cache.ts
 function lean(object) {
   if (object.metadata.managedFields === void 0) return object;
-  const { managedFields: _managedFields, ...metadata } = object.metadata;
-  return { ...object, metadata };
+  const { managedFields, ...metadata } = object.metadata;
+  const scale = managedFields.filter((entry) => entry.subresource === "scale");
+  return { ...object, metadata: scale.length > 0 ? { ...metadata, managedFields: scale } : metadata };
 }
 var WATCH_CACHE_DEFAULTS, WatchCache;
 var init_watch_cache = __esm({
@@ -39018,7 +39429,8 @@ async function trackFrom(source, targets, options, deps) {
     await Promise.all(
       [...pending.values()].map(async (watch) => {
         const snapshot2 = snapshots.get(watch.target.workload.namespace);
-        if (snapshot2 && !(snapshot2 instanceof Error)) await gatherClues(watch, snapshot2, now2, deps.kubectl);
+        if (snapshot2 && !(snapshot2 instanceof Error))
+          await gatherClues(watch, rulesOf(watch.target), snapshot2, now2, deps.kubectl);
       })
     );
     const finals = [];
@@ -39131,6 +39543,11 @@ function observe(watch, snapshot2, now2, startedAt, options, reporter) {
     watch.reported.add(key);
     reporter.emit({ kind: "pod-problem", workload, finding, phase: options.phase });
   }
+  for (const text2 of verdict.notes ?? []) {
+    if (watch.reported.has(`note:${text2}`)) continue;
+    watch.reported.add(`note:${text2}`);
+    reporter.emit({ kind: "note", workload, text: text2, phase: options.phase });
+  }
   const waitingFor = verdict.state === "progressing" ? verdict.waitingFor : void 0;
   if (waitingFor !== void 0) {
     const text2 = `${verdict.progress.revision ?? ""}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
@@ -39150,26 +39567,6 @@ function unreachableVerdict(watch, error2, timedOut) {
     findings: last && "findings" in last ? last.findings : [],
     waitingFor: `no answer from the API server (${error2?.message ?? "no answer"})`
   };
-}
-async function gatherClues(watch, snapshot2, now2, kubectl) {
-  const pods = newPodsOf(rulesOf(watch.target), findObject(snapshot2, watch.target.workload), snapshot2);
-  watch.clues = rememberClues(watch.clues, pods);
-  const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
-  const startingUids = new Set(starting.map(podUid));
-  for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
-  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now2);
-  const candidates = [
-    ...unknownPull,
-    ...unplaced,
-    ...starting.filter((pod) => now2 - (watch.startingSince.get(podUid(pod)) ?? now2) >= STARTING_LOOK_MS)
-  ];
-  const due = candidates.filter((pod) => now2 - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS).sort(
-    (a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity)
-  )[0];
-  if (!due) return;
-  watch.eventsReadAt.set(podUid(due), now2);
-  const events = await kubectl.events(watch.target.workload.namespace, due.metadata.name).catch(() => void 0);
-  if (events) watch.clues = rememberClues(watch.clues, pods, { pod: due, events });
 }
 async function goneWhenDone(watch, verdict, kubectl) {
   const rule = rowOf(watch.target).goneWhenDone;
@@ -39211,7 +39608,7 @@ async function readLogs(verdict, namespace, shown2, kubectl) {
     })
   );
 }
-var JSON_LOG_LINES, STARTING_LOOK_MS, EVENTS_EVERY_MS, FINAL_STATES;
+var JSON_LOG_LINES, FINAL_STATES;
 var init_tracker = __esm({
   "src/track/tracker.ts"() {
     "use strict";
@@ -39222,21 +39619,27 @@ var init_tracker = __esm({
     init_overrides();
     init_table2();
     init_model();
+    init_clue_reads();
     init_sources();
     init_watch_scope();
     JSON_LOG_LINES = 50;
-    STARTING_LOOK_MS = 5e3;
-    EVENTS_EVERY_MS = 5e3;
     FINAL_STATES = /* @__PURE__ */ new Set(["healthy", "failed", "timed-out", "conflict", "gone"]);
   }
 });
 
 // src/track/workloads.ts
-function trackTargetOf(target, healthRules, readinessGraceMs) {
+function trackTargetOf(target, healthRules, readinessGraceMs, autoscaled = false, templatesBefore2) {
   const overrides = overridesOf(target.applied);
+  const ours = fieldsOfApply(target.before, target.applied);
   return {
     workload: target.ref,
-    expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
+    expected: {
+      applied: target.applied,
+      ours: autoscaled ? ours.filter((field) => fieldName(field) !== "spec.replicas") : ours,
+      generationBefore: target.before?.metadata.generation,
+      ...target.before ? { before: target.before } : {},
+      ...templatesBefore2 ? { templatesBefore: templatesBefore2 } : {}
+    },
     row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
     overrides,
     selector: labelSelectorString(target.applied.spec?.selector)
@@ -39245,13 +39648,14 @@ function trackTargetOf(target, healthRules, readinessGraceMs) {
 async function trackWorkloads(targets, options, deps) {
   const outcomes = /* @__PURE__ */ new Map();
   const watched2 = [];
+  const scaledByHpa = autoscalerTargets(targets);
   const writesStatus = await statusServed(
     targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)),
     deps
   );
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const statusGraceMs = writesStatus.has(kindKey(target.ref)) ? options.statusGraceMs : void 0;
+    const statusGraceMs = writesStatus.has(kindKey(target.ref)) || !judgedByKstatus(target.ref, options.healthRules) ? options.statusGraceMs : void 0;
     const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, {
       readinessGraceMs: options.readinessGraceMs,
       statusGraceMs
@@ -39263,7 +39667,19 @@ async function trackWorkloads(targets, options, deps) {
         deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: planned.detail });
       continue;
     }
-    watched2.push({ ...trackTargetOf(target, options.healthRules), row, source: target, problems: overrides.problems });
+    const autoscaled = scaledByHpa.has(objectKey(target.ref));
+    watched2.push({
+      ...trackTargetOf(
+        target,
+        options.healthRules,
+        void 0,
+        autoscaled,
+        templatesBefore(targets, target.ref.namespace)
+      ),
+      row,
+      source: target,
+      problems: overrides.problems
+    });
   }
   if (watched2.length === 0) return outcomes;
   if (options.phase === "rollout") {
@@ -39290,12 +39706,35 @@ async function trackWorkloads(targets, options, deps) {
   }
   return outcomes;
 }
+function autoscalerTargets(targets) {
+  const keys = /* @__PURE__ */ new Set();
+  for (const { ref, applied: applied2 } of targets) {
+    if (ref.kind !== "HorizontalPodAutoscaler" || !ref.apiVersion.startsWith("autoscaling/")) continue;
+    const scaled = applied2.spec?.scaleTargetRef;
+    if (!scaled?.kind || !scaled.name) continue;
+    keys.add(
+      objectKey({
+        apiVersion: scaled.apiVersion ?? "v1",
+        kind: scaled.kind,
+        name: scaled.name,
+        namespace: ref.namespace
+      })
+    );
+  }
+  return keys;
+}
 async function statusServed(targets, deps) {
   const served = /* @__PURE__ */ new Set();
   if (!deps.kubectl.apiResources || targets.length === 0) return served;
   const resources = await deps.kubectl.apiResources([...new Set(targets.map((target) => target.ref.apiVersion))]).catch(() => void 0);
   for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
   return served;
+}
+function templatesBefore(targets, namespace) {
+  return targets.flatMap((target) => {
+    const labels = target.before?.spec?.template?.metadata?.labels;
+    return target.ref.namespace === namespace && labels ? [labels] : [];
+  });
 }
 var init_workloads = __esm({
   "src/track/workloads.ts"() {
@@ -67471,6 +67910,33 @@ var init_preview = __esm({
   }
 });
 
+// src/kinds/before.ts
+function failingBeforeApply(ref, before, healthRules) {
+  if (!before || before.status === void 0) return void 0;
+  const overrides = overridesOf(before);
+  if (!overrides.track) return void 0;
+  const row = judgingRow(ref, overrides, healthRules);
+  if (row.plan(before, overrides)) return void 0;
+  const rules = row.rules(overrides);
+  if (!rules) return void 0;
+  const verdict = judge(rules, { object: before, snapshot: snapshotOf([before]) }, { applied: before }, /* @__PURE__ */ new Map(), {
+    now: 0,
+    startedAt: 0,
+    timeoutMs: 0
+  });
+  if (verdict.state === "healthy") return void 0;
+  return verdictText(verdict) ?? `it was ${verdict.state}`;
+}
+var init_before = __esm({
+  "src/kinds/before.ts"() {
+    "use strict";
+    init_resources();
+    init_engine();
+    init_overrides();
+    init_table2();
+  }
+});
+
 // src/run/apply/track-options.ts
 function trackOptionsFor(options, phase) {
   const rollout = phase === "rollout";
@@ -67526,12 +67992,27 @@ async function restore(objects, options, deps, failedAsUnit = false) {
     const outcome = outcomes.get(objectKey(object.ref));
     if (!outcome?.tracked) continue;
     if (deps.signal?.aborted && outcome.verdict.state !== "healthy") continue;
+    const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
+    const failingBefore = outcome.verdict.state === "healthy" ? void 0 : failingBeforeApply(
+      object.ref,
+      "before" in object.change ? object.change.before : void 0,
+      trackOptionsFor(options, "rollback").healthRules
+    );
     object.afterRestore = {
       state: outcome.verdict.state,
       summary: outcome.diagnosis?.summary,
-      elapsedMs: outcome.elapsedMs
+      elapsedMs: outcome.elapsedMs,
+      ...failingBefore === void 0 ? {} : { failingBefore }
     };
-    if (outcome.verdict.state === "healthy" && outcome.verdict.progress) {
+    if (failingBefore !== void 0) {
+      deps.reporter.emit({
+        kind: "restored-failing-before",
+        workload: object.ref,
+        before: failingBefore,
+        now: why,
+        command: deps.kubectl.commandLine(["describe", kubectlName(object.ref), ...namespaceArgs(object.ref)])
+      });
+    } else if (outcome.verdict.state === "healthy" && outcome.verdict.progress) {
       deps.reporter.emit({
         kind: "rolled-back",
         workload: object.ref,
@@ -67539,7 +68020,6 @@ async function restore(objects, options, deps, failedAsUnit = false) {
         elapsedMs: outcome.elapsedMs
       });
     } else {
-      const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
       deps.reporter.emit({
         kind: "rollback-unhealthy",
         workload: object.ref,
@@ -67560,6 +68040,7 @@ var init_restore_step = __esm({
     init_restore();
     init_workloads();
     init_engine();
+    init_before();
     init_track_options();
   }
 });
@@ -67608,7 +68089,7 @@ function marksOf(pods) {
 function bakeLook(marks, pods) {
   const next = /* @__PURE__ */ new Map();
   for (const pod of pods) {
-    if (pod.metadata.deletionTimestamp) continue;
+    if (pod.metadata.deletionTimestamp || endedByItsNode(pod)) continue;
     const before = marks.get(keyOf2(pod));
     const breach = evicted(pod) ?? restarted(pod, before) ?? leftReady(pod, before);
     if (breach) return { marks: next, breach };
@@ -67630,6 +68111,12 @@ function isReady(pod) {
 }
 function statusesOf(pod) {
   return [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []];
+}
+function endedByItsNode(pod) {
+  const termination = terminationOf(pod);
+  if (termination) return !termination.own;
+  const disruption = conditionOf(pod, "DisruptionTarget");
+  return disruption?.status === "True" && disruption.reason === "TerminationByKubelet" && !OWN_LIMIT_EVICTION.test(disruption.message ?? "");
 }
 function evicted(pod) {
   const disruption = conditionOf(pod, "DisruptionTarget");
@@ -67689,6 +68176,7 @@ function stateText(state) {
 var init_bake_rules = __esm({
   "src/verify/bake-rules.ts"() {
     "use strict";
+    init_terminated();
     init_kube();
   }
 });
@@ -70274,6 +70762,7 @@ var init_verbosity = __esm({
       "not-watched": "normal",
       progress: "normal",
       "pod-problem": "normal",
+      note: "normal",
       "poll-error": "normal",
       "watch-fallback": "normal",
       healthy: "quiet",
@@ -70288,6 +70777,7 @@ var init_verbosity = __esm({
       "restore-failed": "quiet",
       "rolled-back": "quiet",
       "rollback-unhealthy": "quiet",
+      "restored-failing-before": "quiet",
       journal: "normal",
       "journal-kept": "quiet",
       "journal-warning": "normal",
@@ -73076,7 +73566,7 @@ var init_tty = __esm({
           this.refresh();
           return;
         }
-        if ("workload" in event && event.workload && event.kind !== "pod-problem")
+        if ("workload" in event && event.workload && event.kind !== "pod-problem" && event.kind !== "note")
           this.inProgress.delete(objectKey(event.workload));
         const checked = event.kind === "verify-passed" || event.kind === "verify-failed" ? event.outcome.check : void 0;
         if (checked?.type === "job" && checked.job) this.inProgress.delete(objectKey(checked.job));
@@ -73154,6 +73644,7 @@ var init_gitlab = __esm({
       // Progress and pod problems belong to the watch or to the restore, by their phase.
       progress: "phase",
       "pod-problem": "phase",
+      note: "phase",
       "poll-error": void 0,
       "watch-fallback": void 0,
       healthy: "watch",
@@ -73168,6 +73659,7 @@ var init_gitlab = __esm({
       "restore-failed": "restore",
       "rolled-back": "restore",
       "rollback-unhealthy": "restore",
+      "restored-failing-before": "restore",
       "journal-kept": void 0,
       "history-kept": void 0,
       "undo-preview": "preview",

@@ -92,7 +92,9 @@ describe('Deployments on the real control plane', () => {
       ...fast,
     ]);
     expect(run.exitCode, run.output).toBe(0);
-    expect(run.output).toContain('the Deployment is paused: kubectl rollout resume deployment/paused');
+    expect(run.output).toContain(
+      'applied, not watched: spec.paused is true: the change is staged and rolls out once kubectl rollout resume deployment/paused',
+    );
     const paused = await sandbox.get('deployment', 'paused');
     expect(paused?.spec.paused).toBe(true);
     expect(imageOf(paused)).toBe('nginx:1.26');

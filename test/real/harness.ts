@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { inject } from 'vitest';
 import { KGUARD, normalize, type KguardRun } from '../e2e/harness.js';
+import { OFFLINE_REGISTRIES } from '../e2e/harness.js';
 
 export { normalize, type KguardRun };
 
@@ -84,7 +85,7 @@ export async function realSandbox(namespace: string): Promise<RealSandbox> {
       cwd: dir,
       reject: false,
       stdin: 'ignore',
-      env: { ...process.env, ...env, CI: 'true', NO_COLOR: '1' },
+      env: { ...process.env, ...env, ...OFFLINE_REGISTRIES, CI: 'true', NO_COLOR: '1' },
       timeout: options.timeoutMs ?? 150_000,
       forceKillAfterDelay: false,
     });
