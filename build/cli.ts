@@ -1,9 +1,20 @@
 // The single-file builds from the command line:
 //   node dist/build/cli.js action   (npm run build:action: action-dist/index.mjs, committed)
 //   node dist/build/cli.js sea      (npm run build:sea: dist/sea/kguard, one executable with Node inside)
-//   node dist/build/cli.js cli      (npm run build, after tsc: dist/kguard.mjs, the CLI in one module)
-import { writeFileSync } from 'node:fs';
-import { ACTION_BUNDLE, actionBuildOptions, bundleText, cliBuildOptions, CLI_BUNDLE, ROOT } from './bundle.js';
+//   node dist/build/cli.js cli      (npm run build, after tsc: dist/kguard.mjs and dist/kguard-parts/)
+//   node dist/build/cli.js parts    (the table of what a start parses and what loads on demand)
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  ACTION_BUNDLE,
+  actionBuildOptions,
+  bundleFiles,
+  bundleText,
+  cliBuildOptions,
+  CLI_PARTS,
+  ROOT,
+} from './bundle.js';
+import { cliMetafile, partRows, partsTable } from './parts.js';
 import { buildSea } from './sea.js';
 
 const target = process.argv[2];
@@ -11,10 +22,18 @@ if (target === 'action') {
   writeFileSync(`${ROOT}${ACTION_BUNDLE}`, await bundleText(actionBuildOptions()));
   process.stdout.write(`wrote ${ACTION_BUNDLE}\n`);
 } else if (target === 'cli') {
-  writeFileSync(`${ROOT}${CLI_BUNDLE}`, await bundleText(cliBuildOptions()));
+  const files = await bundleFiles(cliBuildOptions());
+  // The parts' names carry a hash of their content: old ones go, so the folder holds one build.
+  rmSync(`${ROOT}${CLI_PARTS}`, { recursive: true, force: true });
+  for (const file of files) {
+    mkdirSync(path.dirname(`${ROOT}${file.path}`), { recursive: true });
+    writeFileSync(`${ROOT}${file.path}`, file.text);
+  }
 } else if (target === 'sea') {
   process.stdout.write(`wrote ${await buildSea(`${ROOT}dist/sea`)}\n`);
+} else if (target === 'parts') {
+  process.stdout.write(`${partsTable(partRows(await cliMetafile()))}\n`);
 } else {
-  process.stderr.write('usage: node dist/build/cli.js action|sea|cli\n');
+  process.stderr.write('usage: node dist/build/cli.js action|sea|cli|parts\n');
   process.exitCode = 1;
 }

@@ -101,8 +101,18 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       session.events = new EventStreamReporter(lines.write);
       session.logToStderr = session.json || lines.toStdout;
     }
-    if (raw.healthRules !== undefined) raw.healthRulesText = await readHealthRules(raw.healthRules);
-    if (raw.fleet !== undefined) raw.fleetText = await readFleetFile(raw.fleet);
+    // ajv and yaml load only for these files (a plain apply -f never parses them).
+    if (raw.healthRules !== undefined) {
+      const text = await readHealthRules(raw.healthRules);
+      raw.healthRulesFile = (await import('../kinds/health/health-rules-file.js')).parseHealthRules(
+        text,
+        raw.healthRules,
+      );
+    }
+    if (raw.fleet !== undefined) {
+      const text = await readFleetFile(raw.fleet);
+      raw.fleetFile = (await import('../run/fleet/fleet-file.js')).parseFleetFile(text, raw.fleet);
+    }
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;

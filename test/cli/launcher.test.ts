@@ -1,6 +1,6 @@
 // bin/kguard says "run npm run build" only when the build is missing; any other error that reaches
 // it is a bug, said without its message (it may quote cluster data).
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -44,5 +44,19 @@ describe.each(launchers)('bin/%s', (launcher) => {
     expect(run.stderr).toMatch(/internal error \(RangeError\)/);
     expect(run.stderr).not.toContain('hunter2');
     expect(run.stderr).not.toContain('npm run build');
+  });
+});
+
+describe('the bundle', () => {
+  it('runs in a package that ships it without the checkout build record, and not when tsc built after it', async () => {
+    const root = await checkout("process.stdout.write('compiled sources');\n");
+    await writeFile(path.join(root, 'dist/kguard.mjs'), "process.stdout.write('bundle');\n");
+    const packed = await execa(process.execPath, [path.join(root, 'bin', 'kguard'), '--version']);
+    expect(packed.stdout).toBe('bundle');
+    // A later tsc-only build in a checkout: its sources are newer than the bundle.
+    await writeFile(path.join(root, 'dist/.tsbuildinfo'), '{}');
+    await utimes(path.join(root, 'dist/kguard.mjs'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    const checkedOut = await execa(process.execPath, [path.join(root, 'bin', 'kguard'), '--version']);
+    expect(checkedOut.stdout).toBe('compiled sources');
   });
 });
