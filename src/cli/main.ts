@@ -20,6 +20,7 @@ import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import { explainUnknownOption, takeKubectlFlags } from './kubectl-options.js';
 import { buildProgram } from './program.js';
+import { readFleetFile, readHealthRules } from './rule-files.js';
 import { dotenvWhileRunning, workspace, writeDotenv, writeFleetJunit, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
 
@@ -101,18 +102,8 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       session.events = new EventStreamReporter(lines.write);
       session.logToStderr = session.json || lines.toStdout;
     }
-    // ajv and yaml load only for these files (a plain apply -f never parses them).
-    if (raw.healthRules !== undefined) {
-      const text = await readHealthRules(raw.healthRules);
-      raw.healthRulesFile = (await import('../kinds/health/health-rules-file.js')).parseHealthRules(
-        text,
-        raw.healthRules,
-      );
-    }
-    if (raw.fleet !== undefined) {
-      const text = await readFleetFile(raw.fleet);
-      raw.fleetFile = (await import('../run/fleet/fleet-file.js')).parseFleetFile(text, raw.fleet);
-    }
+    if (raw.healthRules !== undefined) raw.healthRulesFile = await readHealthRules(raw.healthRules);
+    if (raw.fleet !== undefined) raw.fleetFile = await readFleetFile(raw.fleet);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
@@ -403,29 +394,3 @@ async function main(argv: string[]): Promise<void> {
 }
 
 await main(process.argv);
-
-/** The text of a --fleet file; one that cannot be read is bad input (exit 1), before anything is applied. */
-async function readFleetFile(file: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new InputError(
-      `--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`,
-    );
-  }
-}
-
-/** The text of a --health-rules file; one that cannot be read is bad input (exit 1). */
-async function readHealthRules(file: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new InputError(
-      `--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`,
-    );
-  }
-}

@@ -16,6 +16,7 @@ import { DEFAULTS } from '../model/options.js';
 import { Discovery } from './discovery.js';
 import { ProcessPool } from './process/pool.js';
 import { pinnedArgs, targetOf } from './target.js';
+import { readKubeconfigTarget } from './kubeconfig.js';
 import {
   applyCommand,
   DIFF_FLAGS,
@@ -129,6 +130,14 @@ class KubectlClient implements Kubectl {
     const objects = first ? itemsOfValue<KubeObject>(first) : [];
     this.connection.observe?.([...objects, ...(rest as KubeObject[])]);
     return { ok: true, objects, pruned: rest as KubeObject[], warnings: result.stderr };
+  }
+
+  async readApplied(request: ApplyRequest): Promise<KubeObject[]> {
+    const [, ...inputs] = applyCommand(request);
+    const args = ['get', ...inputs, '-o', 'json', '--show-managed-fields', '--ignore-not-found'];
+    const result = await this.run(args, { deadlineMs: this.connection.readDeadlineMs, input: request.stdin });
+    if (result.exitCode !== 0) throw this.failure('read the objects of the apply', result);
+    return this.observed(jsonDocuments(result.stdout).flatMap((document) => itemsOfValue<KubeObject>(document)));
   }
 
   /**
@@ -456,11 +465,17 @@ class KubectlClient implements Kubectl {
   async pinTarget(): Promise<Target | undefined> {
     const target = await this.target();
     if (target) this.pinned = pinnedArgs(this.connection.connectionArgs, target);
-    if (this.pinned) this.connection.pinned?.(this.pinned);
     return target;
   }
 
+  openChannel(): void {
+    this.connection.pinned?.(this.connectionArgs());
+  }
+
   async target(): Promise<Target | undefined> {
+    // The plain case read from the file (no process before the dry runs); kubectl otherwise.
+    const read = await readKubeconfigTarget(this.connection.connectionArgs);
+    if (read) return read;
     const result = await this.run(['config', 'view', '--minify', '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
       bounded: false,

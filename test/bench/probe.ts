@@ -1,0 +1,28 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { startCluster } from '../kube-sim/cluster.js';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { counted } from './counts.js';
+const kguard = fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
+const cluster = await startCluster({ timeScale: 4 });
+const dir = await mkdtemp(join(tmpdir(), 'probe-'));
+const file = join(dir, 'web.yaml');
+await writeFile(file, deploymentYaml('web', 'nginx:1.25', { replicas: 3 }));
+const env = { ...process.env, ...cluster.env };
+await execa('kubectl', ['apply', '-f', file], { env });
+await execa('kubectl', ['rollout', 'status', 'deployment/web'], { env });
+const show = (name: string, r: Awaited<ReturnType<typeof counted>>) => {
+  console.log(`${name}: exit ${r.exitCode}, ${r.processes} processes, ${r.requests} requests, lists ${JSON.stringify([...r.lists])}`);
+  if (process.argv.includes('-l')) console.log(r.log.join('\n'));
+  if (process.argv.includes('-c')) console.log(r.commands.join('\n'));
+};
+show('kubectl apply (no-op)', await counted(cluster, 'kubectl', ['apply', '-f', file]));
+show('kguard apply (no-op)', await counted(cluster, kguard, ['apply', '-f', file]));
+await writeFile(file, deploymentYaml('web', 'nginx:1.26', { replicas: 3 }));
+show('kguard apply (change)', await counted(cluster, kguard, ['apply', '-f', file]));
+await writeFile(file, deploymentYaml('web', 'nginx:1.25', { replicas: 3 }));
+show('kubectl apply+status (change)', await counted(cluster, 'sh', ['-c', `kubectl apply -f ${file} && kubectl rollout status deployment/web`]));
+await cluster.stop();
