@@ -23,10 +23,6 @@ export async function readFleetFile(file: string): Promise<Pick<FleetPlan, 'wave
 
 /** A --health-rules file's rules. */
 export async function readHealthRules(file: string): Promise<HealthRules> {
-  const text = await textOf(
-    file,
-    '--health-rules',
-    'a JSON or YAML file of rules (schema/health-rules.schema.json)',
-  );
+  const text = await textOf(file, '--health-rules', 'a JSON or YAML file of rules (schema/health-rules.schema.json)');
   return (await import('../kinds/health/health-rules-file.js')).parseHealthRules(text, file);
 }

@@ -32,7 +32,11 @@ export function kubeconfigFile(
 }
 
 /** The target one kubeconfig's text names (the --context given, else its current-context). Pure. */
-export function targetOfKubeconfig(text: string, parse: (text: string) => unknown, context?: string): Target | undefined {
+export function targetOfKubeconfig(
+  text: string,
+  parse: (text: string) => unknown,
+  context?: string,
+): Target | undefined {
   let config: KubeconfigFile;
   try {
     config = parse(text) as KubeconfigFile;
