@@ -1,8 +1,9 @@
-// The single-file builds, with esbuild: the GitHub Action (action-dist/index.mjs, committed, so a
-// workflow runs it with the runner's Node and nothing installed or compiled) and the single
-// executable's script (npm run build:sea). The options live here so the test that fails on a
-// stale committed bundle builds exactly what `npm run build:action` writes.
-// build/cli.ts writes them (npm run build:action, npm run build:sea).
+// The bundles, with esbuild: the GitHub Action (action-dist/index.mjs, committed, so a workflow
+// runs it with the runner's Node and nothing installed or compiled) and the CLI split into the
+// parts a command loads (dist/kguard.mjs, dist/kguard-parts/). The options live here so the test
+// that fails on a stale committed bundle builds exactly what `npm run build:action` writes.
+// build/cli.ts writes them (npm run build:action, npm run build). The executables are Bun's
+// (binaries.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,22 +33,6 @@ export function actionBuildOptions(): BuildOptions {
     legalComments: 'eof',
     logLevel: 'warning',
     write: false,
-  };
-}
-
-/**
- * The CLI as one ES module for the single executable (sea.ts): Node 20's single executable runs a
- * CommonJS script, which imports this module from a data: URL, so kguard's top-level await and
- * lazy imports stay as they are. A data: URL module has no file to resolve require() from: the
- * require that bundled CommonJS packages use for Node's built-ins comes from the executable's path.
- */
-export function seaBuildOptions(): BuildOptions {
-  return {
-    ...actionBuildOptions(),
-    entryPoints: ['src/cli/main.ts'],
-    banner: {
-      js: "import { createRequire as kguardCreateRequire } from 'node:module'; const require = kguardCreateRequire(process.execPath);",
-    },
   };
 }
 

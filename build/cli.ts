@@ -1,6 +1,6 @@
 // The single-file builds from the command line:
 //   node dist/build/cli.js action   (npm run build:action: action-dist/index.mjs, committed)
-//   node dist/build/cli.js sea      (npm run build:sea: dist/sea/kguard, one executable with Node inside)
+//   node dist/build/cli.js binaries [ASSET...]  (npm run build:binaries: dist/binaries/, one executable per platform)
 //   node dist/build/cli.js cli      (npm run build, after tsc: dist/kguard.mjs and dist/kguard-parts/)
 //   node dist/build/cli.js parts    (the table of what a start parses and what loads on demand)
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import {
   ROOT,
 } from './bundle.js';
 import { cliMetafile, partRows, partsTable } from './parts.js';
-import { buildSea } from './sea.js';
+import { buildBinaries } from './binaries.js';
 
 const target = process.argv[2];
 if (target === 'action') {
@@ -29,11 +29,12 @@ if (target === 'action') {
     mkdirSync(path.dirname(`${ROOT}${file.path}`), { recursive: true });
     writeFileSync(`${ROOT}${file.path}`, file.text);
   }
-} else if (target === 'sea') {
-  process.stdout.write(`wrote ${await buildSea(`${ROOT}dist/sea`)}\n`);
+} else if (target === 'binaries') {
+  const only = process.argv.slice(3);
+  for (const file of buildBinaries(only.length > 0 ? only : undefined)) process.stdout.write(`wrote ${file}\n`);
 } else if (target === 'parts') {
   process.stdout.write(`${partsTable(partRows(await cliMetafile()))}\n`);
 } else {
-  process.stderr.write('usage: node dist/build/cli.js action|sea|cli|parts\n');
+  process.stderr.write('usage: node dist/build/cli.js action|binaries|cli|parts\n');
   process.exitCode = 1;
 }

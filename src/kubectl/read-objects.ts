@@ -20,17 +20,21 @@ export interface ObjectsRead {
 export async function readObjects(
   kubectl: Pick<Kubectl, 'listObjects' | 'getObject'>,
   refs: readonly ObjectRef[],
+  { byNameLimit = BY_NAME_LIMIT }: { byNameLimit?: number } = {},
 ): Promise<ObjectsRead> {
-  const groups = new Map<string, { namespace: string; type: string; refs: ObjectRef[] }>();
+  // byNameLimit 0: one list per namespace over all its kinds (the restore's first reads).
+  const groups = new Map<string, { namespace: string; types: Set<string>; refs: ObjectRef[] }>();
   const wanted = new Map<string, ObjectRef>();
   for (const ref of refs) {
     const key = objectKey(ref);
     if (wanted.has(key)) continue;
     wanted.set(key, ref);
     const type = typeArg(ref);
-    const group = groups.get(`${ref.namespace}\u0000${type}`) ?? { namespace: ref.namespace, type, refs: [] };
+    const id = byNameLimit === 0 ? ref.namespace : `${ref.namespace}\u0000${type}`;
+    const group = groups.get(id) ?? { namespace: ref.namespace, types: new Set<string>(), refs: [] };
+    group.types.add(type);
     group.refs.push(ref);
-    groups.set(`${ref.namespace}\u0000${type}`, group);
+    groups.set(id, group);
   }
   const live = new Map<string, KubeObject>();
   const unread: ObjectsRead['unread'] = [];
@@ -40,10 +44,10 @@ export async function readObjects(
     if (wanted.has(key)) live.set(key, object);
   };
   await Promise.all(
-    [...groups.values()].map(async ({ namespace, type, refs: named }) => {
-      if (named.length > BY_NAME_LIMIT) {
+    [...groups.values()].map(async ({ namespace, types, refs: named }) => {
+      if (named.length > byNameLimit) {
         try {
-          for (const object of await kubectl.listObjects(namespace, [type])) keep(object);
+          for (const object of await kubectl.listObjects(namespace, [...types])) keep(object);
         } catch (error) {
           for (const ref of named) unread.push({ ref, error });
         }
@@ -52,7 +56,7 @@ export async function readObjects(
       await Promise.all(
         named.map(async (ref) => {
           try {
-            keep(await kubectl.getObject(type, namespace, ref.name));
+            keep(await kubectl.getObject(typeArg(ref), namespace, ref.name));
           } catch (error) {
             unread.push({ ref, error });
           }

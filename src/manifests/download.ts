@@ -86,6 +86,9 @@ export function causeOf(error: unknown, deadlineMs: number): string {
   const cause = error instanceof Error ? error.cause : undefined;
   const described = describeCause(cause);
   if (described) return described;
+  // Bun's fetch (the release executables) puts the code on the error itself, the URL as `path`.
+  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
+  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path)) return `${code} ${new URL(path).host}`;
   return error instanceof Error ? error.message : String(error);
 }
 
