@@ -120,7 +120,12 @@ export function buildBinary(target: BinaryTarget, outfile: string): void {
 /** `sha256sum` lines, as `sha256sum -c SHA256SUMS` checks them. */
 export function checksums(directory: string, assets: readonly string[]): string {
   return assets
-    .map((asset) => `${createHash('sha256').update(readFileSync(path.join(directory, asset))).digest('hex')}  ${asset}\n`)
+    .map(
+      (asset) =>
+        `${createHash('sha256')
+          .update(readFileSync(path.join(directory, asset)))
+          .digest('hex')}  ${asset}\n`,
+    )
     .join('');
 }
 

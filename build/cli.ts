@@ -2,6 +2,7 @@
 //   node dist/build/cli.js action   (npm run build:action: action-dist/index.mjs, committed)
 //   node dist/build/cli.js binaries [ASSET...]  (npm run build:binaries: dist/binaries/, one executable per platform)
 //   node dist/build/cli.js cli      (npm run build, after tsc: dist/kguard.mjs and dist/kguard-parts/)
+//   node dist/build/cli.js krew TAG (after binaries: the krew archives, SHA256SUMS, rollout-guard.yaml)
 //   node dist/build/cli.js parts    (the table of what a start parses and what loads on demand)
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import {
 } from './bundle.js';
 import { cliMetafile, partRows, partsTable } from './parts.js';
 import { buildBinaries } from './binaries.js';
+import { releaseKrew } from './krew.js';
 
 const target = process.argv[2];
 if (target === 'action') {
@@ -32,9 +34,11 @@ if (target === 'action') {
 } else if (target === 'binaries') {
   const only = process.argv.slice(3);
   for (const file of buildBinaries(only.length > 0 ? only : undefined)) process.stdout.write(`wrote ${file}\n`);
+} else if (target === 'krew' && process.argv[3]) {
+  process.stdout.write(`wrote ${releaseKrew(process.argv[3])}\n`);
 } else if (target === 'parts') {
   process.stdout.write(`${partsTable(partRows(await cliMetafile()))}\n`);
 } else {
-  process.stderr.write('usage: node dist/build/cli.js action|binaries|cli|parts\n');
+  process.stderr.write('usage: node dist/build/cli.js action|binaries [ASSET...]|cli|krew TAG|parts\n');
   process.exitCode = 1;
 }

@@ -88,7 +88,8 @@ export function causeOf(error: unknown, deadlineMs: number): string {
   if (described) return described;
   // Bun's fetch (the release executables) puts the code on the error itself, the URL as `path`.
   const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
-  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path)) return `${code} ${new URL(path).host}`;
+  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path))
+    return `${code} ${new URL(path).host}`;
   return error instanceof Error ? error.message : String(error);
 }
 

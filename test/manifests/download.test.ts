@@ -21,10 +21,13 @@ describe('causeOf', () => {
   });
 
   it("names the code and the address of Bun's fetch error (the release executables), which has no cause", () => {
-    const bun = Object.assign(new TypeError('ECONNREFUSED: Unable to connect. Is the computer able to access the url?'), {
-      code: 'ECONNREFUSED',
-      path: 'http://127.0.0.1:9/web.yaml',
-    });
+    const bun = Object.assign(
+      new TypeError('ECONNREFUSED: Unable to connect. Is the computer able to access the url?'),
+      {
+        code: 'ECONNREFUSED',
+        path: 'http://127.0.0.1:9/web.yaml',
+      },
+    );
     expect(causeOf(bun, 30_000)).toBe('ECONNREFUSED 127.0.0.1:9');
   });
 
