@@ -39,12 +39,12 @@ export function launch(name) {
   const entry =
     bundled !== undefined && (compiled === undefined || bundled >= compiled)
       ? '../dist/kguard.mjs'
-      : '../dist/src/cli/main.js';
+      : '../dist/src/cli/entry.js';
   import(entry).catch((error) => {
-    const missing = error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('cli/main.js');
+    const missing = error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('cli/entry.js');
     if (missing) {
       process.stderr.write(
-        `${name}: dist/src/cli/main.js is missing. Run "npm run build" in the kguard checkout first.\n`,
+        `${name}: dist/src/cli/entry.js is missing. Run "npm run build" in the kguard checkout first.\n`,
       );
       process.exitCode = 2;
       return;

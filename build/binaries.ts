@@ -97,7 +97,7 @@ export function buildBinary(target: BinaryTarget, outfile: string): void {
     bun,
     [
       'build',
-      path.join(ROOT, 'src', 'cli', 'main.ts'),
+      path.join(ROOT, 'src', 'cli', 'entry.ts'),
       '--compile',
       // Bytecode instead of source: the start parses nothing (ESM, for the CLI's top-level await).
       '--bytecode',

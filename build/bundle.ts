@@ -50,7 +50,7 @@ export const CLI_PARTS = 'dist/kguard-parts';
 export function cliBuildOptions(): BuildOptions {
   return {
     ...actionBuildOptions(),
-    entryPoints: { kguard: 'src/cli/main.ts' },
+    entryPoints: { kguard: 'src/cli/entry.ts' },
     outdir: `${ROOT}dist`,
     outExtension: { '.js': '.mjs' },
     splitting: true,

@@ -9,15 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 const launchers = ['kguard', 'kubectl-rollout_guard'];
 let directory: string | undefined;
 
-async function checkout(mainJs?: string): Promise<string> {
+async function checkout(entryJs?: string): Promise<string> {
   directory = await mkdtemp(path.join(tmpdir(), 'kguard-launcher-'));
   await mkdir(path.join(directory, 'bin'));
   for (const file of [...launchers, 'launch.mjs'])
     await copyFile(new URL(`../../bin/${file}`, import.meta.url), path.join(directory, 'bin', file));
   await writeFile(path.join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
-  if (mainJs !== undefined) {
+  if (entryJs !== undefined) {
     await mkdir(path.join(directory, 'dist/src/cli'), { recursive: true });
-    await writeFile(path.join(directory, 'dist/src/cli/main.js'), mainJs);
+    await writeFile(path.join(directory, 'dist/src/cli/entry.js'), entryJs);
   }
   return directory;
 }
@@ -32,7 +32,7 @@ describe.each(launchers)('bin/%s', (launcher) => {
     const root = await checkout();
     const run = await execa(process.execPath, [path.join(root, 'bin', launcher), '--version'], { reject: false });
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toMatch(/dist\/src\/cli\/main\.js is missing\. Run "npm run build"/);
+    expect(run.stderr).toMatch(/dist\/src\/cli\/entry\.js is missing\. Run "npm run build"/);
   });
 
   it('calls any other escaped error a bug (exit 70) and never prints its message', async () => {
