@@ -17,6 +17,8 @@ export const ExitCode = {
   TimedOut: 5,
   /** Cancelled by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C); what the apply changed was restored. */
   Interrupted: 130,
+  /** A bug in kguard itself (EX_SOFTWARE from sysexits.h), never a verdict about the cluster. */
+  InternalError: 70,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -93,6 +93,19 @@ export function kguardArgs(inputs: ActionInputs, files: { kubeconfig?: string; j
 }
 
 /**
+ * The secret values in a kubeconfig's text (tokens, passwords, client keys and certificates): the
+ * action asks the runner to mask each one (`::add-mask::`), so no later line of the job prints it.
+ */
+export function kubeconfigSecrets(content: string): string[] {
+  const values = [
+    ...content.matchAll(
+      /^\s*-?\s*(?:token|password|client-key-data|client-certificate-data|id-token|refresh-token|access-token):\s*["']?([^\s"']{4,})["']?\s*$/gm,
+    ),
+  ].map((match) => match[1]!);
+  return [...new Set(values)];
+}
+
+/**
  * The `kubeconfig` input is a path, or the kubeconfig itself (`kubeconfig: ${{ secrets.KUBECONFIG }}`):
  * text with a newline, or that starts like a kubeconfig, is the file's content, which the action
  * writes to a private file (0600) in RUNNER_TEMP; it never reaches the log.

@@ -10,7 +10,7 @@ import { credentialValues } from '../kubectl/passthrough.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
 import type { InputDeps } from '../manifests/inputs.js';
-import { privateCopies } from '../restore/restore.js';
+import { privateCopies } from '../restore/private-copies.js';
 import { makeRunId } from '../journal/store.js';
 import type { KubectlCall, Reporter } from '../model/events.js';
 import { buildReport, type JsonReport } from '../report/json.js';
@@ -128,7 +128,8 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
     const exitCode = exitCodeOfRun(result);
     // Pre-apply copies written for commands a person may run stay; a run that needs no one leaves none.
     if (result.outcome !== 'needs-attention' && options.rollback === 'all') await copies.remove();
-    return { report: sanitizeDeep(buildReport(result, recorder.messages), deps.redactor), exitCode, runId };
+    const run = { runId: recorder.runId, runLabel: options.runLabel };
+    return { report: sanitizeDeep(buildReport(result, recorder.messages, run), deps.redactor), exitCode, runId };
   } finally {
     closeKubectl();
     recorder.close();

@@ -9,6 +9,8 @@ import type { HealthRules } from '../model/health-rules.js';
 /** A guarded apply as typed values: what `kguard apply` takes, durations in milliseconds. */
 export interface GuardInput {
   filenames: readonly string[];
+  /** The CD tool's name for the run: `kguard rollback --run-label` finds it. */
+  runLabel?: string;
   recursive?: boolean;
   kustomize?: string;
   namespace?: string;
@@ -50,6 +52,10 @@ export interface GuardInput {
   statusGraceMs?: number;
   /** kubectl processes at once (watch streams aside). */
   concurrency?: number;
+  /** --image-check: ask each changed image's registry before the apply (default on). */
+  imageCheck?: 'on' | 'off';
+  /** --insecure-registry: registries asked over plain HTTP, besides loopback ones. */
+  insecureRegistries?: readonly string[];
   /** kubectl's deadline for each API request (whole seconds). */
   requestTimeoutMs?: number;
   /** More `kubectl apply` flags, as after `--` on the command line. */
@@ -136,6 +142,7 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     rollback: input.rollback ?? DEFAULTS.rollback,
     keepCreated: input.keepCreated ?? false,
     journal: input.journal ?? true,
+    ...(input.runLabel ? { runLabel: input.runLabel } : {}),
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
     journalNamespace: journalNamespaceOf(input.journalNamespace),
     logLines,
@@ -143,6 +150,8 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     requestTimeoutMs,
     readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
     statusGraceMs: input.statusGraceMs ?? DEFAULTS.statusGraceMs,
+    imageCheck: input.imageCheck ?? DEFAULTS.imageCheck,
+    insecureRegistries: input.insecureRegistries ?? [],
     ...(input.healthRules ? { healthRules: input.healthRules } : {}),
   };
 }

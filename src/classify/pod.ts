@@ -8,6 +8,7 @@ import type { PullCause } from '../model/findings.js';
 import { fitReasons, judgeSchedulingMessage } from './scheduling.js';
 import { POD_REASONS, PULL_CAUSE_RULES, STARTING_REASONS, unknownWaitingRule, WAITING_REASONS } from './table.js';
 import type { ReasonRule } from '../model/findings.js';
+import { OWN_LIMIT_EVICTION } from './terminated.js';
 import { oneLine } from './text.js';
 import type { Finding } from '../model/findings.js';
 
@@ -16,11 +17,6 @@ const TERMINATION_STEPS: Readonly<Record<string, string>> = {
   // containerd (cgroup OOM event): the kernel OOM killer ended the process (exit code 137).
   OOMKilled: 'raise the memory limit of CONTAINER or lower its usage (it was OOMKilled)',
 };
-
-// kubelet eviction manager messages for a pod over its own limits (eviction/helpers.go
-// containerEphemeralStorageMessageFmt, podEphemeralStorageMessageFmt, emptyDirMessageFmt).
-const OWN_LIMIT_EVICTION =
-  /exceeded its local ephemeral storage limit|ephemeral local storage usage exceeds the total limit|Usage of EmptyDir volume .* exceeds the limit/;
 
 export function classifyPod(pod: Pod, clues: Clues = NO_CLUES): Finding[] {
   // kubelet eviction manager: status.reason Evicted, phase Failed. The pod will not come back.

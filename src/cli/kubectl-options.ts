@@ -161,3 +161,37 @@ export function movedAfterDashDash(
 function isShortGroup(name: string): boolean {
   return /^-[a-zA-Z]./.test(name) && !name.startsWith('--');
 }
+
+/** kguard's own one-letter flags that take a value: pflag also reads them as `-o=json`, commander as `-o` `=json`. */
+const SHORT_VALUE_FLAGS = new Set(['-f', '-k', '-n', '-o']);
+
+/**
+ * kubectl habits commander would misread, as kubectl's pflag reads them (up to `--`):
+ * `-o=json` and `-n=shop` are `-o json` and `-n shop`; `-v=4`, `-v4` and `--v=4` are kubectl's log
+ * level (klog's --v), not kguard's -v (--verbose): for apply it goes to kubectl apply (after `--`),
+ * with a note; the run commands take no kubectl log level and say so. Pure.
+ */
+export function kubectlHabits(words: readonly string[]): { words: string[]; notes: string[] } {
+  const dashDash = words.indexOf('--');
+  const before = dashDash === -1 ? words : words.slice(0, dashDash);
+  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
+  const kept: string[] = [];
+  const levels: string[] = [];
+  const notes: string[] = [];
+  for (const word of before) {
+    const short = /^(-[a-zA-Z])=(.*)$/.exec(word);
+    const level = /^(?:-v=?|--v=)(\d+)$/.exec(word);
+    if (level) {
+      levels.push(`--v=${level[1]}`);
+      notes.push(
+        words[0] === 'apply'
+          ? `${word} is kubectl's log level: passed to kubectl apply as --v=${level[1]} (kguard's own -v, --verbose, lists every kubectl command it runs)`
+          : `${word} is kubectl's log level, which kguard ${words[0] ?? ''} does not pass on; its own -v (--verbose) lists every kubectl command it runs`,
+      );
+    } else if (short && SHORT_VALUE_FLAGS.has(short[1]!)) kept.push(short[1]!, short[2]!);
+    else kept.push(word);
+  }
+  const passed = words[0] === 'apply' ? levels : [];
+  if (passed.length === 0 && dashDash === -1) return { words: kept, notes };
+  return { words: [...kept, '--', ...passed, ...after], notes };
+}

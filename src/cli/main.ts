@@ -1,33 +1,33 @@
 // The CLI entry: wires options, kubectl, the clock and a reporter together, and is the only place
-// that turns results and errors into exit codes and exits.
+// that, with exits.ts, turns results and errors into exit codes and exits.
 // Only what parsing the command line needs is loaded up front: `--version`, `--help` and a bad
 // command line never load the pipeline, kubectl's adapter, the reporters, ora or chalk; each
 // command imports what it uses when it runs.
 import { isChangeKind } from '../objects/compare.js';
 import { CommanderError, type Command } from 'commander';
-import { ExitCode, InputError, InterruptedError, KguardError } from '../errors.js';
-import { stopRunningProcesses } from '../kubectl/process/exec.js';
+import { InputError } from '../errors.js';
 import { credentialValues } from '../kubectl/passthrough.js';
 import type { ManifestInput } from '../model/options.js';
 import type { Reporter } from '../model/events.js';
-import { failureReport, reportFailure, type Failure, type FailureOutputs } from '../report/format/failure.js';
 import { Redactor } from '../report/safety/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/safety/sanitize.js';
 import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from '../api/environment.js';
-import { secondSignalMessage, signalMeaning } from './interrupt.js';
-import { parseOutputMode, toApplyOptions, toFleetPlan, wantsJsonOutput, type RawApplyOptions } from './options.js';
+import {
+  parseOutputMode,
+  toApplyOptions,
+  toFleetPlan,
+  wantsDiff,
+  wantsJsonOutput,
+  type RawApplyOptions,
+} from './options.js';
 import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
-import { explainUnknownOption, takeKubectlFlags } from './kubectl-options.js';
+import { explainUnknownOption, kubectlHabits, takeKubectlFlags } from './kubectl-options.js';
 import { buildProgram } from './program.js';
-import { readFleetFile, readHealthRules } from './rule-files.js';
 import { dotenvWhileRunning, workspace, writeDotenv, writeFleetJunit, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
-
-/** A bug in kguard itself (EX_SOFTWARE), never a verdict about the cluster. */
-const INTERNAL_ERROR = 70;
-/** Interrupted by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C). */
-const INTERRUPTED = 130;
+import { readFleetFile, readHealthRules } from './input-files.js';
+import { fail, handleInterrupts } from './exits.js';
 
 /** The command line's words after the program, with the native kubectl flags taken out (kubectl-options.ts). */
 function buildCli(
@@ -35,9 +35,13 @@ function buildCli(
   argv: readonly string[],
 ): { program: Command; words: string[]; explain(message: string): string } {
   const name = programName(argv[1]);
-  const typed = argv.slice(2);
+  // kubectl's `-o=json`, `-n=shop`, `-v=4` and `-v6`, read as kubectl reads them (kubectl-options.ts).
+  const habits = kubectlHabits(argv.slice(2));
+  for (const note of habits.notes) process.stderr.write(`kguard: note: ${note}\n`);
+  const typed = habits.words;
   // A --token typed anywhere on the line is never printed, usage errors included.
   for (const value of credentialValues(typed)) session.redactor.addValue(value);
+  session.diffPreview = wantsDiff(typed);
   const { rest, kubectlArgs } = takeKubectlFlags(typed);
   session.kubectlFlags = kubectlArgs;
   const program = buildProgram(name, typed, {
@@ -164,24 +168,6 @@ async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: 
   return exitCode;
 }
 
-/** Turns anything that stopped the run into its exit code, reported on every output. */
-async function fail(session: Session, error: unknown): Promise<number> {
-  const failure = failureOf(error);
-  if (failure.exitCode === ExitCode.Success) return ExitCode.Success;
-  const sanitized = {
-    ...failure,
-    message: sanitizeText(failure.message, session.redactor),
-    messages: session.recorder?.messages,
-  };
-  await reportFailure(sanitized, failureOutputs(session));
-  session.events?.error(failure.exitCode, sanitized.message);
-  await Promise.all([
-    writeJunit(session, failureReport(sanitized)),
-    writeDotenv(session, failure.outcome, failure.exitCode),
-  ]);
-  return failure.exitCode;
-}
-
 /**
  * --confirm: the preview (a server dry run with kubectl diff) on the terminal, then the question.
  * A preview in which nothing would change needs no answer.
@@ -208,93 +194,6 @@ async function confirmed(options: GuardedApplyOptions, session: Session): Promis
   );
   if (report.objects.every((object) => !isChangeKind(object.change))) return true;
   return askYesNo('Apply these changes? [y/N] ', process.stdin, output);
-}
-
-function failureOutputs(session: Session): FailureOutputs {
-  const summaryPath = process.env.GITHUB_STEP_SUMMARY || undefined;
-  // Loaded only for a failure in GitHub Actions: the YAML parser is not needed otherwise.
-  const locateYamlErrors = async (message: string) =>
-    (await import('../manifests/yaml-errors.js')).yamlErrorLocations(message, workspace());
-  return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    json: session.json,
-    githubActions: session.githubActions,
-    summaryPath,
-    locateYamlErrors,
-  };
-}
-
-function failureOf(error: unknown): Failure {
-  if (error instanceof CommanderError) {
-    // Commander printed the usage error itself (or the help or version text, exit 0).
-    if (error.exitCode === 0) return { outcome: 'error', exitCode: ExitCode.Success, message: '' };
-    const message =
-      error.message === '(outputHelp)'
-        ? 'no command given: use kguard apply -f FILE'
-        : error.message.replace(/^error: /, '');
-    return { outcome: 'error', exitCode: ExitCode.InputError, message, printed: true };
-  }
-  if (error instanceof InterruptedError)
-    return { outcome: 'interrupted', exitCode: error.exitCode, message: error.message };
-  if (error instanceof KguardError) return { outcome: 'error', exitCode: error.exitCode, message: error.message };
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return {
-    outcome: 'error',
-    exitCode: INTERNAL_ERROR,
-    message: `internal error: ${detail}. This is a bug in kguard; please report it with the command you ran.`,
-  };
-}
-
-/**
- * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C, in any
- * state, from the first line of main on: the first signal stops the watch and restores what the
- * apply changed (before the apply: stops the reads, nothing is applied); the SIGTERM GitHub
- * Actions sends 7.5 s after its SIGINT is the same cancellation (interrupt.ts); any other second
- * signal stops every kubectl still running and exits at once, saying what was left, on every output.
- */
-function handleInterrupts(session: Session): void {
-  const seen: NodeJS.Signals[] = [];
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (session.finished) return;
-    const meaning = signalMeaning(seen, signal);
-    seen.push(signal);
-    if (meaning === 'cancel') {
-      const again = signal === 'SIGINT' ? 'SIGINT again exits at once' : 'a second signal exits at once';
-      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (${again})\n`);
-      session.cancel.abort(`interrupted by ${signal}`);
-      return;
-    }
-    if (meaning === 'same-cancellation') {
-      process.stderr.write(
-        `kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)\n`,
-      );
-      return;
-    }
-    stopRunningProcesses();
-    session.recorder?.close();
-    const message = sanitizeText(
-      secondSignalMessage(signal, session.recorder?.notRestored() ?? [], INTERRUPTED, session.recorder?.runId),
-      session.redactor,
-    );
-    process.stderr.write(`kguard: ${message}\n`);
-    const failure: Failure = {
-      outcome: 'interrupted',
-      exitCode: INTERRUPTED,
-      message,
-      messages: session.recorder?.messages,
-      printed: true,
-    };
-    session.events?.error(INTERRUPTED, message);
-    void (async () => {
-      await reportFailure(failure, failureOutputs(session)).catch(() => undefined);
-      await writeJunit(session, failureReport(failure)).catch(() => undefined);
-      await writeDotenv(session, failure.outcome, INTERRUPTED).catch(() => undefined);
-      process.exit(INTERRUPTED);
-    })();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
 }
 
 /**

@@ -1,5 +1,5 @@
 // Command-line values → ApplyOptions. Pure, so every rule here is tested without a process.
-import { InputError } from '../errors.js';
+import { ExitCode, InputError } from '../errors.js';
 import type { RollbackMode } from '../model/result.js';
 import { resolveApplyOptions } from '../api/options.js';
 import { parseDuration } from '../duration.js';
@@ -59,6 +59,10 @@ export interface RawApplyOptions {
   /** --readiness-grace: how long a new pod may run without becoming Ready. */
   readinessGrace?: string;
   statusGrace?: string;
+  /** --image-check on|off. */
+  imageCheck?: string;
+  /** --insecure-registry HOST, repeatable. */
+  insecureRegistry?: string[];
   /** --health-rules FILE: health rules for custom resources. */
   healthRules?: string;
   /** That file's rules, read and parsed by the CLI entry (this module stays pure). */
@@ -82,6 +86,8 @@ export interface RawApplyOptions {
   dotenv?: string;
   /** --events FILE|-: the NDJSON event stream (the CLI writes it). */
   events?: string;
+  /** --run-label TEXT */
+  runLabel?: string;
   /** -v: every kubectl command too; -q: verdict lines only (the CLI's reporter). */
   verbose?: boolean;
   quiet?: boolean;
@@ -126,6 +132,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     dryRun: parseDryRun(raw.dryRun),
     diff: raw.diff,
     confirm: raw.confirm,
+    runLabel: runLabelOf(raw.runLabel),
     keepCreated: raw.keepCreated,
     journal: raw.journal,
     lockTimeoutMs: optionalDuration(raw.lockTimeout, '--lock-timeout'),
@@ -150,6 +157,8 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     kubectlArgs: passThroughArgs,
     readinessGraceMs: optionalDuration(raw.readinessGrace, '--readiness-grace'),
     statusGraceMs: optionalDuration(raw.statusGrace, '--status-grace'),
+    ...(raw.imageCheck === undefined ? {} : { imageCheck: raw.imageCheck === 'off' ? 'off' : 'on' }),
+    ...(raw.insecureRegistry?.length ? { insecureRegistries: raw.insecureRegistry } : {}),
     healthRules: raw.healthRules === undefined ? undefined : raw.healthRulesFile,
   });
 }
@@ -197,6 +206,33 @@ export function wantsJsonOutput(argv: readonly string[]): boolean {
     else if (arg === '-o' || arg === '--output') json = argv[index + 1] === 'json';
   }
   return json;
+}
+
+/** --run-label: one line of printable text, at most 253 characters (it is written in the journal and on each event). */
+export function runLabelOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const label = text.trim();
+  if (label === '' || label.length > 253 || /[\u0000-\u001f\u007f]/.test(label))
+    throw new InputError(
+      `--run-label ${JSON.stringify(text)}: give one line of 1 to 253 printable characters, e.g. --run-label "$SR_DEPLOYMENT_ID" or --run-label "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT".`,
+    );
+  return label;
+}
+
+/** `kguard apply … --diff` (before `--`): a preview whose exit codes are `kubectl diff`'s. */
+export function wantsDiff(argv: readonly string[]): boolean {
+  if (argv[0] !== 'apply') return false;
+  const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  return own.includes('--diff');
+}
+
+/**
+ * `kubectl diff` exits 0 for no differences, 1 for differences and more than 1 for an error
+ * (kubectl/pkg/cmd/diff/diff.go). kguard's input and usage errors are 1 elsewhere; with --diff
+ * they are 2, so a script can tell "would change" from "could not tell". Other codes stand.
+ */
+export function diffPreviewExitCode(exitCode: number): number {
+  return exitCode === ExitCode.InputError ? ExitCode.ClusterError : exitCode;
 }
 
 /** A whole number on the command line; a malformed one is said as typed. */

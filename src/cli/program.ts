@@ -167,6 +167,19 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
       "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
       formatDuration(DEFAULTS.statusGraceMs),
     )
+    .addOption(
+      new Option(
+        '--image-check <mode>',
+        "before the apply, ask each changed image's registry (with the pods' pull credentials) whether it exists: a missing one refuses the run, an unreachable registry is said and passed",
+      )
+        .choices(['on', 'off'])
+        .default(DEFAULTS.imageCheck),
+    )
+    .option(
+      '--insecure-registry <host>',
+      'ask this registry (host[:port]) over plain HTTP, as loopback registries are (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option(
       '--health-rules <file>',
       'health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table',
@@ -194,12 +207,16 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
       'also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs',
     )
     .option(
+      '--run-label <text>',
+      "a name for this run from the CD tool that runs it (PipeCD's $SR_DEPLOYMENT_ID, a CI run id): kept in the journal, history, events and report; kguard rollback --run-label TEXT finds the run",
+    )
+    .option(
       '--events <file|->',
       'write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr',
     )
     .option(
       '--diff',
-      'preview with kubectl diff for every object the apply would create or change; nothing changes. Exits 1 when something would change, 0 when nothing would (as kubectl diff)',
+      'preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff',
     )
     .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')
     .option('-y, --yes', 'answer yes to --confirm (apply without asking)')
@@ -246,7 +263,14 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
       ),
   )
     .option('--rollback-timeout <duration>', 'how long the restore may take', formatDuration(DEFAULTS.timeoutMs))
-    .option('--force', 'restore the run even if it looks alive (its process runs, or it renews its Leases)')
+    .option(
+      '--force',
+      'restore the run even while it runs, without asking it to stop (by default a live run is asked, through its Lease, to restore and exit 130)',
+    )
+    .option(
+      '--run-label <text>',
+      'the run started with this --run-label (nothing to do, exit 0, when none is unfinished)',
+    )
     .option(
       '--contexts <names>',
       'a fleet run (RUN is its fleet-… id): restore its run in each of these contexts (comma-separated)',

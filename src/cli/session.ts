@@ -30,6 +30,8 @@ export interface Session {
   logToStderr?: boolean;
   /** -q: verdict lines only; -v: every kubectl command as well. */
   verbosity: 'quiet' | 'normal' | 'verbose';
+  /** `apply --diff`: an error exits 2 or more, as `kubectl diff` (1 means differences). */
+  diffPreview?: boolean;
 }
 
 /** What a command borrows from main.ts: its reporter and the one way errors become exit codes. */

@@ -126,6 +126,18 @@ export class HeldLeases {
     );
   }
 
+  /** Writes `annotations` on each Lease this run holds (a stop answer, stop.ts); one that cannot be written is left as it is. */
+  async annotate(annotations: Record<string, string>): Promise<void> {
+    await Promise.all(
+      this.held.map((lease) =>
+        this.rewrite(lease, (current) => ({
+          ...current,
+          metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, ...annotations } },
+        })),
+      ),
+    );
+  }
+
   /**
    * Deletes each Lease this run still holds, all at once (kubectl's pool bounds the processes).
    * One that cannot be deleted is said with the command that deletes it. Safe to call twice.

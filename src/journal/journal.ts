@@ -56,6 +56,8 @@ export interface Journal {
    * killed during its apply can land up to this long after the kill, so `kguard rollback` waits it out.
    */
   requestTimeoutMs?: number;
+  /** --run-label: the CD tool's name for the run (PipeCD's SR_DEPLOYMENT_ID, GitHub's run id); `kguard rollback --run-label` finds it. */
+  runLabel?: string;
   objects: JournalEntry[];
   /** A fleet's cluster: the fleet run and its contexts (`kguard status/rollback --contexts` read it). */
   fleet?: FleetRun;

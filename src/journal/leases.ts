@@ -14,17 +14,7 @@
 // 4. Past --lock-timeout: delete the Leases and exit 2 naming the holder.
 // Runs on objects apart never wait for each other: a Lease only stands in the way of the objects it lists.
 //
-// Why two runs that share an object are never in together. The API server's create, PUT and list
-// are linearizable (a list without resourceVersion is a consistent read from etcd); a run keeps
-// its Lease from its create until it is done, and writes its ticket at most once, before it goes
-// in. Say A and B share X, both are in at some moment, and A's deciding list of X's namespace
-// (d_A) came before B's (d_B). A's Lease, created before d_A and kept while A is in, was in d_B;
-// B went in, so that Lease did not go before B: both had tickets and (t_B, B) < (t_A, A). A wrote
-// t_A before d_A. At d_A, B's Lease did not go before A, so it was not there yet (a ticketed one
-// would go before A, a ticketless one goes before everyone). So B created it after d_A, and B's
-// first list, later still, showed A's Lease with t_A: B's ticket is above t_A. Contradiction.
-// (A run's deciding list of a namespace is its last before it goes in: once clear in a list made
-// with its ticket, a namespace is not listed again, since whoever comes later queues behind.)
+// Why two runs that share an object are never in together: docs/design/leases.md.
 // The one way past a Lease is its expiry: this run saw it stand still for longer than its
 // leaseDurationSeconds (lease.ts, LeaseObservations): its run stopped renewing it, so it died. It
 // is deleted with the resourceVersion this run saw: a renewal that landed meanwhile wins.

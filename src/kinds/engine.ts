@@ -5,12 +5,14 @@
 // only its rules (a row of table.ts); every step is here, once. Pure.
 import { NO_CLUES, type Clues } from '../classify/clues.js';
 import { classifyPod, findingKey } from '../classify/pod.js';
+import { terminationOf, terminationNote } from '../classify/terminated.js';
 import { conditionOf, type Pod } from '../kube.js';
 import type { FatalPolicy, Finding } from '../model/findings.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Cause, Expectation, FirstSeen, Moment, Progress, RolloutVerdict, Verdict } from '../model/verdict.js';
-import { changeSinceApply } from '../objects/owners.js';
+import { autoscalerNote, changeSinceApply } from '../objects/owners.js';
 import type { KubeObject } from '../objects/model.js';
+import { statusWrittenSince, writeChangedGeneration } from './status-moment.js';
 
 /** One look, as a kind sees it: its object (if it still exists) and what else was read in its namespace. */
 export interface KindObservation {
@@ -31,7 +33,9 @@ export interface RolloutRules<T> {
   /** The pods of the new revision: only their problems count, and only theirs are read for clues. */
   newPods(object: T, snapshot: WorkloadSnapshot): Pod[];
   /** What the rollout still waits for, in its viewer's words; undefined when it is done. */
-  wait(object: T, snapshot: WorkloadSnapshot): string | undefined;
+  wait(object: T, snapshot: WorkloadSnapshot, expected?: Expectation): string | undefined;
+  /** What a healthy verdict adds on the object's line: a failure that stood before the apply and that it did not cause. */
+  note?(object: T, snapshot: WorkloadSnapshot, expected: Expectation): string | undefined;
   /**
    * The object's own word that this rollout failed (a Deployment's ProgressDeadlineExceeded, a
    * Job's Failed condition, a pod's phase Failed, Stalled). `expected` tells this rollout's from an older one's.
@@ -71,6 +75,14 @@ export interface RolloutRules<T> {
    * (fluxcd/kustomize-controller#387), so a verdict depended on when kguard first looked.
    */
   firstStatus?: { missing(object: T): boolean; graceSeconds: number };
+  /**
+   * Its controller answers a new generation with a status some time after kguard's write (a custom
+   * resource): where the status does not say which generation it judged (`reportsGeneration`),
+   * it counts only once written after kguard's write (status-moment.ts), waited for up to
+   * `graceSeconds` (--status-grace, at most the object's deadline); then the standing one is
+   * judged, and the verdict says so.
+   */
+  freshStatus?: { reportsGeneration(object: T): boolean; graceSeconds: number };
 }
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
@@ -92,8 +104,31 @@ export function judge<T>(
   }
   const typed = object as unknown as T;
   const progress = rules.progress(typed, snapshot);
-  const observed = rules.observed(typed);
+  const answer = answerOf(rules, typed, expected, moment);
   const pods = newPodsOf(rules, typed, snapshot);
+  // What was seen and is no reason to wait, said on the object's line.
+  const notes = [
+    ...terminatedNotes(rules, typed, snapshot),
+    ...autoscalerNote(expected.applied, object, expected.ours, expected.before),
+  ];
+  const verdict = judgePods(rules, observation, expected, firstSeen, moment, pods, progress, answer);
+  return notes.length > 0 ? { ...verdict, notes } : verdict;
+}
+
+function judgePods<T>(
+  rules: RolloutRules<T>,
+  observation: KindObservation,
+  expected: Expectation,
+  firstSeen: FirstSeen,
+  moment: Moment,
+  pods: Pod[],
+  progress: Progress,
+  answer: StatusAnswer,
+): RolloutVerdict {
+  const object = observation.object as KubeObject;
+  const { snapshot } = observation;
+  const typed = object as unknown as T;
+  const observed = rules.observed(typed) && answer !== 'awaited';
   const findings = [
     ...pods.flatMap((pod) => classifyPod(pod, observation.clues ?? NO_CLUES)),
     ...(rules.evidence?.(typed, pods) ?? []),
@@ -101,7 +136,8 @@ export function judge<T>(
 
   const condition = observed ? rules.failure(typed, snapshot, expected) : undefined;
   if (condition && isFatalNow(condition.rule.policy, firstSeen.get(condition.reason), moment.now)) {
-    return { state: 'failed', progress, findings, cause: condition };
+    const cause = answer === 'standing' ? { ...condition, message: `${condition.message} (${STANDING})` } : condition;
+    return { state: 'failed', progress, findings, cause };
   }
   const fatal = findings.find(
     (finding) =>
@@ -120,10 +156,12 @@ export function judge<T>(
   const silent = observed && rules.firstStatus?.missing(typed) === true;
   const graceMs = (rules.firstStatus?.graceSeconds ?? 0) * 1000;
   const waitingFor = !observed
-    ? `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`
+    ? answer === 'awaited'
+      ? `waiting for the ${rules.controller} to answer generation ${generation ?? '?'} (its status names no generation, and the one there was written before kguard's write)`
+      : `waiting for the ${rules.controller} to observe generation ${generation ?? '?'}`
     : silent && moment.now - moment.startedAt < graceMs
       ? `waiting for the ${rules.controller} to write its first status`
-      : (rules.wait(typed, snapshot) ?? (rules.servingPods ? notServing(pods) : undefined));
+      : (rules.wait(typed, snapshot, expected) ?? (rules.servingPods ? notServing(pods) : undefined));
   if (waitingFor === undefined) {
     if (silent)
       return {
@@ -132,6 +170,9 @@ export function judge<T>(
         findings,
         detail: `the ${rules.controller} wrote no status in ${graceMs / 1000}s: judged by kstatus without one`,
       };
+    if (answer === 'standing') return { state: 'healthy', progress, findings, detail: STANDING };
+    const note = rules.note?.(typed, snapshot, expected);
+    if (note !== undefined) return { state: 'healthy', progress, findings, detail: note };
     return { state: 'healthy', progress, findings };
   }
   if (moment.now - moment.startedAt >= moment.timeoutMs) {
@@ -142,10 +183,49 @@ export function judge<T>(
   return { state: 'progressing', progress, findings, waitingFor };
 }
 
-/** The new revision's pods that are not going away, once the controller has observed the applied spec. */
+type StatusAnswer = 'current' | 'awaited' | 'standing';
+
+const STANDING = 'no status written since the apply; judged on the one from before';
+
+/**
+ * Whether the status answers kguard's write (status-moment.ts): 'current' (it names the
+ * generation, or was written since, or the write changed no generation), 'awaited' (not yet,
+ * within the wait), 'standing' (the wait ended without an answer: the one there is judged).
+ */
+function answerOf<T>(rules: RolloutRules<T>, object: T, expected: Expectation, moment: Moment): StatusAnswer {
+  const fresh = rules.freshStatus;
+  // No status at all yet: the first-status wait (firstStatus) speaks for it.
+  if (!fresh || fresh.reportsGeneration(object) || rules.firstStatus?.missing(object)) return 'current';
+  const live = object as unknown as KubeObject;
+  if (!writeChangedGeneration(expected.applied, expected.generationBefore)) return 'current';
+  if (statusWrittenSince(expected.applied, live)) return 'current';
+  const windowMs = Math.min(fresh.graceSeconds * 1000, moment.timeoutMs);
+  return moment.now - moment.startedAt < windowMs ? 'awaited' : 'standing';
+}
+
+/**
+ * The new revision's pods that count, once the controller has observed the applied spec: not
+ * going away, and, for a kind whose pods serve, counted by its controller (IsPodActive,
+ * classify/terminated.ts) unless the pod ended for the release's own reason.
+ */
 export function newPodsOf<T>(rules: RolloutRules<T>, object: T | undefined, snapshot: WorkloadSnapshot): Pod[] {
   if (object === undefined || !rules.observed(object)) return [];
-  return rules.newPods(object, snapshot).filter((pod) => !pod.metadata.deletionTimestamp);
+  return rules
+    .newPods(object, snapshot)
+    .filter((pod) => !pod.metadata.deletionTimestamp && (!rules.servingPods || terminationOf(pod)?.own !== false));
+}
+
+/** The new pods that ended for a reason not the release's (its node evicted it, rejected it, shut down): notes, never a wait. */
+export function terminatedNotes<T>(
+  rules: RolloutRules<T>,
+  object: T | undefined,
+  snapshot: WorkloadSnapshot,
+): string[] {
+  if (!rules.servingPods || object === undefined || !rules.observed(object)) return [];
+  return rules.newPods(object, snapshot).flatMap((pod) => {
+    const termination = terminationOf(pod);
+    return termination && !termination.own ? [terminationNote(pod, termination)] : [];
+  });
 }
 
 /**
@@ -200,6 +280,9 @@ function podsShowing(finding: Finding, findings: readonly Finding[]): number {
 /** What a new pod still lacks to serve: Ready, and every container running and ready. */
 function notServing(pods: readonly Pod[]): string | undefined {
   for (const pod of pods) {
+    // Ended for the release's own reason (its own limit): its replacement is what is waited for.
+    const ended = terminationOf(pod);
+    if (ended) return `new pod ${pod.metadata.name} ${ended.how}`;
     const containers = pod.status?.containerStatuses ?? [];
     const down = containers.find((status) => status.state?.running === undefined || status.ready !== true);
     if (down)

@@ -4,7 +4,7 @@
 //
 // | kind                  | new pods                               | done (as)                                        | failed by                                  |
 // |-----------------------|----------------------------------------|--------------------------------------------------|--------------------------------------------|
-// | apps Deployment       | the new ReplicaSet's                   | DeploymentStatusViewer                           | ProgressDeadlineExceeded, ReplicaFailure, pods |
+// | apps Deployment       | the new ReplicaSet's                   | DeploymentStatusViewer (paused: applied)         | ProgressDeadlineExceeded, ReplicaFailure, pods |
 // | apps StatefulSet      | controller-revision-hash = updateRevision | StatefulSetStatusViewer (OnDelete: applied)   | pods                                       |
 // | apps DaemonSet        | pod-template-generation = template gen. | DaemonSetStatusViewer (OnDelete: applied)       | pods                                       |
 // | apps ReplicaSet       | its own                                | every replica available                          | ReplicaFailure, pods                       |
@@ -31,7 +31,7 @@ import { crdRules } from './crd.js';
 import { planService, serviceRules } from './network/service.js';
 import { ingressRules } from './network/ingress.js';
 import { daemonSetRules, planDaemonSet } from './workloads/daemonset.js';
-import { deploymentRules } from './workloads/deployment.js';
+import { deploymentRules, planDeployment } from './workloads/deployment.js';
 import type { RolloutRules } from './engine.js';
 import { genericRules } from './health/generic.js';
 import { findHealthRule, healthRuleRules } from './health/health-rules.js';
@@ -60,6 +60,8 @@ export interface KindRow {
   readsSiblings?: boolean;
   /** It runs pods (or schedules them): restored after the configuration they read. */
   runsPods?: boolean;
+  /** Where its pod spec is (its images are asked of their registries before the apply: images/check.ts). */
+  podSpecAt?: readonly string[];
   /**
    * What the API server refuses to write back (refusals.ts): undefined, a plain write of the
    * pre-apply copy over `current` (the object as applied, or as it is now); otherwise delete and
@@ -101,13 +103,19 @@ const applied = (detail?: string): KindRow => ({
 
 const NO_STATUS = applied();
 
-const runningPods = (row: KindRow): KindRow => ({ ...row, runsPods: true });
+const TEMPLATE = ['spec', 'template', 'spec'];
+const runningPods = (row: KindRow, podSpecAt: readonly string[] = TEMPLATE): KindRow => ({
+  ...row,
+  runsPods: true,
+  podSpecAt,
+});
 
 const ROWS: Readonly<Record<string, KindRow>> = {
   'apps/Deployment': runningPods(
     watched(
       () => deploymentRules,
       () => ['deployments.apps', 'replicasets.apps', 'pods'],
+      planDeployment,
     ),
   ),
   'apps/StatefulSet': {
@@ -143,13 +151,22 @@ const ROWS: Readonly<Record<string, KindRow>> = {
     },
     recreate: jobRecreate,
   },
-  'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run')),
+  'batch/CronJob': runningPods(applied('a CronJob only schedules Jobs: kguard does not wait for its next run'), [
+    'spec',
+    'jobTemplate',
+    'spec',
+    'template',
+    'spec',
+  ]),
   '/Pod': runningPods(
     watched(
       () => podRules,
       () => ['pods'],
     ),
+    ['spec'],
   ),
+  // A PodTemplate only holds a template (controllers outside the cluster's own read it).
+  '/PodTemplate': { ...NO_STATUS, podSpecAt: ['template', 'spec'] },
   '/PersistentVolumeClaim': {
     ...watched(
       () => claimRules,
@@ -274,7 +291,7 @@ function chooseRow(
   const found = rule ?? findHealthRule(ref, rules);
   if (found)
     return watched(
-      () => healthRuleRules(found, ref.kind),
+      () => healthRuleRules(found, ref.kind, statusGraceMs === undefined ? undefined : statusGraceMs / 1000),
       (target) => [typeArg(target)],
     );
   return rowFor(ref, statusGraceMs);

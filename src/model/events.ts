@@ -30,6 +30,13 @@ export type RunEvent =
       how: 'cannot-restore' | 'finished-job' | 'delete-and-create';
       detail: string;
     }
+  /**
+   * Before the apply, what the registry said of one image the apply changes (--image-check): it
+   * exists; it does not (the run is refused); or kguard cannot know (the run goes on).
+   */
+  | { kind: 'image-exists'; object: ObjectRef; container: string; image: string; detail: string }
+  | { kind: 'image-missing'; object: ObjectRef; container: string; image: string; detail: string }
+  | { kind: 'image-not-checked'; object: ObjectRef; container: string; image: string; detail: string }
   | { kind: 'applied'; objects: AppliedObject[]; dryRun: boolean }
   /** The server dry run leaves every object as it is and nothing is pruned: kguard applies nothing (kubectl would write nothing). */
   | { kind: 'nothing-to-change'; objects: ObjectRef[] }
@@ -42,6 +49,8 @@ export type RunEvent =
   | { kind: 'not-watched'; workload: ObjectRef; detail: string }
   | { kind: 'progress'; workload: ObjectRef; progress: Progress; waitingFor: string; phase: Phase }
   | { kind: 'pod-problem'; workload: ObjectRef; finding: Finding; phase: Phase }
+  /** Seen once and no reason to wait: a new pod its node ended (its replacement counts), replicas an autoscaler writes. */
+  | { kind: 'note'; workload: ObjectRef; text: string; phase: Phase }
   | { kind: 'poll-error'; namespace: string; message: string }
   /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
   | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }
@@ -64,8 +73,10 @@ export type RunEvent =
   | { kind: 'restore-failed'; object: ObjectRef; reason: string; commands: string[]; copyFile?: string }
   | { kind: 'rolled-back'; workload: ObjectRef; progress: Progress; elapsedMs: number }
   | { kind: 'rollback-unhealthy'; workload: ObjectRef; reason: string; commands: string[] }
+  /** Restored to its pre-apply copy, and not healthy as it was not before the apply (kinds/before.ts): restored all the same. */
+  | { kind: 'restored-failing-before'; workload: ObjectRef; before: string; now: string; command: string }
   /** `pieces`: where its Secrets are (namespace → how many); `namespace`: the run's home. */
-  | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number> }
+  | { kind: 'journal'; runId: string; namespace: string; pieces?: Record<string, number>; runLabel?: string }
   | { kind: 'journal-kept'; runId: string; namespace: string; pieces?: Record<string, number>; command: string }
   /** `kguard undo --dry-run`: what undoing a run would do to one object, with the differences `kubectl diff` style. */
   | {
@@ -94,6 +105,10 @@ export type RunEvent =
   | { kind: 'fleet-cluster'; context: string; wave: number; step: 'apply' | 'restore'; fleetRunId: string }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */
   | { kind: 'rollback-wait'; runId: string; waitMs: number }
+  /** A live run read a stop request on its Lease (`kguard rollback` from anywhere): it restores and exits 130, as on SIGTERM. */
+  | { kind: 'stop-requested'; runId: string; by: string; at: string }
+  /** `kguard rollback` of a live run: it asked the run to stop (asked), the run answered, did not answer, or ended. */
+  | { kind: 'stopping-run'; runId: string; step: 'asked' | 'answered' | 'unanswered' | 'ended'; detail: string }
   | {
       kind: 'rollback-finished';
       runId: string;

@@ -14,6 +14,8 @@ export interface ConditionMatch {
   reasonNot?: string | string[];
   /** A dotted path to a list whose entries carry their own `conditions` (status.parents). Every entry must match (healthy) or any (failed, progressing). */
   each?: string;
+  /** Only under failed: no failure while this condition of status.conditions matches (cert-manager's Ready False while Issuing True). */
+  unless?: { condition: string; status?: string | string[]; reason?: string | string[] };
 }
 
 /** A status field's value, by dotted path (status.phase). */

@@ -52,6 +52,8 @@ export interface ApplyOptions {
   journalNamespace: string;
   /** kguard's own command line, recorded in the journal for `kguard status`. */
   commandLine?: string;
+  /** --run-label: the CD tool's name for this run (PipeCD's SR_DEPLOYMENT_ID, a CI run id), kept in the journal, history, events and report. */
+  runLabel?: string;
   /** How many of a failing container's last lines the text output shows; 0 reads no logs. */
   logLines: number;
   /** How many kubectl processes may run at once (--concurrency); watch streams are not counted. */
@@ -64,6 +66,10 @@ export interface ApplyOptions {
   fleet?: FleetRun;
   /** Health rules for custom resources (--health-rules FILE), over the built-in table; a rule of the same id replaces the built-in one. */
   healthRules?: HealthRules;
+  /** Ask each changed image's registry whether it exists before the apply (--image-check; default DEFAULTS.imageCheck). */
+  imageCheck?: 'on' | 'off';
+  /** Registries asked over plain HTTP (--insecure-registry), besides loopback ones. */
+  insecureRegistries?: readonly string[];
   /** A new pod that runs but is never Ready fails the rollout after this long (--readiness-grace; default DEFAULTS.readinessGraceMs). */
   readinessGraceMs?: number;
   /** A custom resource of a kind that serves a status subresource waits this long for its controller's first status (--status-grace; default DEFAULTS.statusGraceMs). */
@@ -91,6 +97,7 @@ export const DEFAULTS = {
   requestTimeoutMs: 30_000,
   readinessGraceMs: 5 * 60_000,
   statusGraceMs: 30_000,
+  imageCheck: 'on',
 } as const satisfies Partial<ApplyOptions>;
 
 /** How one tracking (of the rollout, or of the restore) runs. */

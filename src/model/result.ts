@@ -88,7 +88,25 @@ export interface ObjectResult {
   verdictAfterMs?: number;
   restore?: RestoreResult;
   /** A restored workload, tracked until healthy again. */
-  afterRestore?: { state: VerdictState; summary?: string; elapsedMs: number };
+  afterRestore?: {
+    state: VerdictState;
+    summary?: string;
+    elapsedMs: number;
+    /** Not healthy, as before the apply: why the pre-apply copy was not healthy (kinds/before.ts). Restored all the same. */
+    failingBefore?: string;
+  };
+}
+
+/** What a registry said of one image the apply changes, before the apply (images/check.ts). */
+export interface ImageVerdict {
+  object: ObjectRef;
+  container: string;
+  /** As the manifest writes it. */
+  image: string;
+  /** missing refuses the run; unknown ("cannot know": unreachable, no usable credentials) goes on. */
+  verdict: 'exists' | 'missing' | 'unknown';
+  /** The registry's answer, or why it could not be asked. Never a credential. */
+  detail: string;
 }
 
 export interface RunResult {
@@ -107,6 +125,8 @@ export interface RunResult {
   target?: Target;
   /** What the checks (--verify, --verify-job) and the bake (--bake) found, when any ran. */
   verification?: Verification;
+  /** Each changed image's registry verdict, asked before the apply (--image-check). */
+  images?: ImageVerdict[];
   /** Where the run ended, decided once (run/apply/result.ts outcomeOf) when the run assembles its result. */
   outcome: Outcome;
   applyMs: number;

@@ -28,15 +28,17 @@ export type Cause =
  * - progressing, healthy, failed, timed-out: a tracked rollout;
  * - conflict, gone: someone else changed or deleted it while kguard watched (never overwritten);
  * - applied: changed, with nothing to watch (a ConfigMap, a CronJob, kguard.dev/track: "false").
+ * notes: what was seen and is not a reason to wait (a new pod its node evicted, whose replacement
+ * counts; replicas an autoscaler writes), said once on the object's line.
  */
 export type Verdict =
-  | { state: 'progressing'; progress: Progress; findings: Finding[]; waitingFor: string }
+  | { state: 'progressing'; progress: Progress; findings: Finding[]; waitingFor: string; notes?: string[] }
   /** detail: how it ended healthy when that is not a rollout (a Job the TTL controller deleted once it completed). */
-  | { state: 'healthy'; progress: Progress; findings: Finding[]; detail?: string }
-  | { state: 'failed'; progress: Progress; findings: Finding[]; cause: Cause }
-  | { state: 'timed-out'; progress: Progress; findings: Finding[]; waitingFor: string }
-  | { state: 'conflict'; progress: Progress; findings: Finding[]; detail: string }
-  | { state: 'gone'; progress: Progress; findings: Finding[]; detail: string }
+  | { state: 'healthy'; progress: Progress; findings: Finding[]; detail?: string; notes?: string[] }
+  | { state: 'failed'; progress: Progress; findings: Finding[]; cause: Cause; notes?: string[] }
+  | { state: 'timed-out'; progress: Progress; findings: Finding[]; waitingFor: string; notes?: string[] }
+  | { state: 'conflict'; progress: Progress; findings: Finding[]; detail: string; notes?: string[] }
+  | { state: 'gone'; progress: Progress; findings: Finding[]; detail: string; notes?: string[] }
   | { state: 'applied'; detail?: string };
 
 export type VerdictState = Verdict['state'];
@@ -54,6 +56,18 @@ export interface Expectation {
    * cluster's normal life (an HPA's replicas, a binder's volumeName). Absent: every field counts.
    */
   ours?: readonly FieldPath[];
+  /**
+   * metadata.generation before kguard's write (the pre-apply copy's); absent for a new object or a
+   * restore. The same generation means the write changed no spec: the standing status still speaks for it.
+   */
+  generationBefore?: number;
+  /** Its pre-apply copy (absent: created by this apply or a restore). */
+  before?: KubeObject;
+  /**
+   * The pod-template labels, before the apply, of the objects this apply changed in the object's
+   * namespace: whether the apply moved pods away from a Service's selector.
+   */
+  templatesBefore?: ReadonlyArray<Record<string, string>>;
 }
 
 export interface Moment {

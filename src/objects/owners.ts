@@ -44,7 +44,14 @@ function walk(a: unknown, b: unknown, path: Array<string | number>, out: FieldPa
  * one); the whole object when neither can be told.
  */
 export function fieldsOfApply(before: KubeObject | undefined, applied: KubeObject): FieldPath[] {
-  if (before) return differingPaths(contentOf(before), contentOf(applied));
+  if (before) {
+    // A field an autoscaler wrote through /scale before the apply stays the autoscaler's: kubectl
+    // apply puts the manifest's replicas back and the HPA restores its count at its next sync.
+    const autoscaled = scaleOwnedFields(before);
+    return differingPaths(contentOf(before), contentOf(applied)).filter(
+      (field) => !autoscaled.some((owned) => within(field, owned)),
+    );
+  }
   const lastApplied = applied.metadata.annotations?.[LAST_APPLIED];
   if (lastApplied) {
     try {
@@ -81,6 +88,59 @@ function ownedPaths(fields: unknown, path: string[]): FieldPath[] {
   return keys.flatMap((key) => ownedPaths((fields as Record<string, unknown>)[key], [...path, key.slice(2)]));
 }
 
+/**
+ * The fields last written through the /scale subresource (managedFields entries with
+ * `subresource: scale`): the HorizontalPodAutoscaler's spec.replicas (pkg/controller/podautoscaler
+ * horizontal.go scales through /scale, as KEDA's HPA and `kubectl scale` do). They are the
+ * autoscaler's: judged and restored without them.
+ */
+export function scaleOwnedFields(object: KubeObject | undefined): FieldPath[] {
+  return ((object?.metadata.managedFields ?? []) as Array<{ subresource?: string; fieldsV1?: unknown }>)
+    .filter((entry) => entry.subresource === 'scale' && entry.fieldsV1 !== undefined)
+    .flatMap((entry) => ownedPaths(entry.fieldsV1, []))
+    .filter((field) => field.length > 0);
+}
+
+/**
+ * What a verdict says once about fields an autoscaler writes through /scale: those it wrote since
+ * the apply, and those it owned before the apply (its managedFields entry with subresource scale)
+ * that the apply set, which its next sync writes back. The second is known at the first look,
+ * whether or not the autoscaler's write lands before the rollout is done.
+ */
+export function autoscalerNote(
+  applied: KubeObject,
+  live: KubeObject | undefined,
+  ours: readonly FieldPath[] | undefined,
+  before?: KubeObject,
+): string[] {
+  if (!live || ours === undefined) return [];
+  const sinceApply = scaleOwnedFields(live);
+  const beforeApply = before ? scaleOwnedFields(before) : [];
+  if (sinceApply.length === 0 && beforeApply.length === 0) return [];
+  const written = [
+    ...differingPaths(contentOf(applied), contentOf(live)).filter((field) =>
+      sinceApply.some((owned) => within(field, owned)),
+    ),
+    ...(before
+      ? differingPaths(contentOf(before), contentOf(applied)).filter((field) =>
+          beforeApply.some((owned) => within(field, owned)),
+        )
+      : []),
+  ];
+  if (written.length === 0) return [];
+  return [autoscalerText([...new Set(written.map(fieldName))])];
+}
+
+/** The one line that says an autoscaler owns a field. */
+export function autoscalerText(fields: readonly string[]): string {
+  return `${summarizePaths([...fields])} is written by an autoscaler through /scale: kguard judges and restores without it`;
+}
+
+/** Whether `field` is `owner` or lies inside it. */
+function within(field: FieldPath, owner: FieldPath): boolean {
+  return field.length >= owner.length && owner.every((segment, index) => field[index] === segment);
+}
+
 /** Whether two fields are the same, or one holds the other. */
 export function overlaps(a: FieldPath, b: FieldPath): boolean {
   const length = Math.min(a.length, b.length);
@@ -115,7 +175,11 @@ export function changeSinceApply(
   if (live.metadata.uid !== applied.metadata.uid) {
     return { state: 'gone', detail: 'it was deleted and created again by someone else', paths: [] };
   }
-  const { clashing } = othersChanges(applied, live, ours);
+  // What the live object's /scale writer owns is the autoscaler's, not someone else's change.
+  const autoscaled = scaleOwnedFields(live);
+  const clashing = othersChanges(applied, live, ours).clashing.filter(
+    (field) => !autoscaled.some((owned) => within(field, owned)),
+  );
   if (clashing.length === 0) return undefined;
   const paths = clashing.map(fieldName);
   return { state: 'conflict', detail: `someone else changed ${summarizePaths(paths)} after kguard applied it`, paths };

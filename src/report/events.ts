@@ -5,6 +5,7 @@
 // It stands beside the terminal's reporter (alongside()): it sees every event, whatever -q or -v
 // show.
 import type { Reporter, RunEvent } from '../model/events.js';
+import { eventLines } from './event-lines.js';
 
 export const EVENTS_VERSION = 1;
 
@@ -35,11 +36,15 @@ export class EventStreamReporter implements Reporter {
 
   private line(event: RunEvent | { kind: 'error'; exitCode: number; message: string }): void {
     if (this.ended) return;
-    this.seq += 1;
+    const time = this.now().toISOString();
+    // No line passes 64 KiB (event-lines.ts): a bigger event comes in parts, each with its own seq.
+    const lines = eventLines(
+      (seq) => ({ eventsVersion: EVENTS_VERSION, seq, time }),
+      event,
+      () => (this.seq += 1),
+    );
     try {
-      this.write(
-        `${JSON.stringify({ eventsVersion: EVENTS_VERSION, seq: this.seq, time: this.now().toISOString(), ...event })}\n`,
-      );
+      for (const line of lines) this.write(line);
     } catch {
       // A stream that cannot be written (a full disk, a closed pipe) does not stop the run or its restore.
     }

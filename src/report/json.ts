@@ -14,6 +14,10 @@ export const REPORT_VERSION = 3;
 
 export interface JsonReport {
   reportVersion: number;
+  /** The run's id, when it wrote a journal. */
+  runId?: string;
+  /** --run-label. */
+  runLabel?: string;
   outcome: Outcome;
   exitCode: number;
   dryRun: boolean;
@@ -32,6 +36,17 @@ export interface JsonReport {
   kubectlProcesses: number;
   /** Where every kubectl call went: the kubeconfig's context, cluster, user and namespace, resolved once (null without a kubeconfig context). */
   target: { context: string; cluster: string; user: string; namespace: string } | null;
+  /** Each image the apply changes, as its registry answered before the apply (--image-check); empty when none was asked. */
+  images: Array<{
+    apiVersion: string;
+    kind: string;
+    namespace: string | null;
+    name: string;
+    container: string;
+    image: string;
+    verdict: 'exists' | 'missing' | 'unknown';
+    detail: string;
+  }>;
   /** Every line kguard logged, in order, without symbols or colour. */
   messages: string[];
 }
@@ -54,6 +69,8 @@ export interface JsonObject {
   nextStep: string | null;
   evidence: string[];
   pods: Array<{ pod: string; container: string | null; reason: string; message: string; restartCount: number }>;
+  /** What was seen and is no reason to wait: a new pod its node ended (its replacement counts), an autoscaler's replicas. */
+  notes: string[];
   /** The failing containers' last lines (up to 50 each), read before any rollback removed the pods. */
   logs: Array<{ pod: string; container: string; previous: boolean; lines: string[]; error: string | null }>;
   restore: {
@@ -69,9 +86,15 @@ export interface JsonObject {
   timings: { verdictAfterMs: number | null; restoreHealthyAfterMs: number | null };
 }
 
-export function buildReport(result: RunResult, messages: readonly string[]): JsonReport {
+export function buildReport(
+  result: RunResult,
+  messages: readonly string[],
+  run: { runId?: string; runLabel?: string } = {},
+): JsonReport {
   return {
     reportVersion: REPORT_VERSION,
+    ...(run.runId ? { runId: run.runId } : {}),
+    ...(run.runLabel ? { runLabel: run.runLabel } : {}),
     outcome: result.outcome,
     exitCode: exitCodeOfRun(result),
     dryRun: result.mode === 'preview',
@@ -85,6 +108,16 @@ export function buildReport(result: RunResult, messages: readonly string[]): Jso
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
     target: result.target ? { ...result.target } : null,
+    images: (result.images ?? []).map(({ object, container, image, verdict, detail }) => ({
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      namespace: object.namespace || null,
+      name: object.name,
+      container,
+      image,
+      verdict,
+      detail,
+    })),
     messages: [...messages],
   };
 }
@@ -124,6 +157,7 @@ function objectReport(result: ObjectResult): JsonObject {
     nextStep: diagnosis?.nextStep ?? null,
     evidence: diagnosis?.evidence ?? [],
     pods: (verdict && 'findings' in verdict ? verdict.findings : []).map(podReport),
+    notes: (verdict && 'notes' in verdict ? verdict.notes : undefined) ?? [],
     logs: (diagnosis?.logs ?? []).map(logReport),
     restore: restore
       ? {

@@ -27,7 +27,7 @@ export class TtyReporter implements Reporter {
       this.refresh();
       return;
     }
-    if ('workload' in event && event.workload && event.kind !== 'pod-problem')
+    if ('workload' in event && event.workload && event.kind !== 'pod-problem' && event.kind !== 'note')
       this.inProgress.delete(objectKey(event.workload));
     // A verify Job's progress ends with its check.
     const checked = event.kind === 'verify-passed' || event.kind === 'verify-failed' ? event.outcome.check : undefined;

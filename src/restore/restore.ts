@@ -1,15 +1,3 @@
-// Carries out a restore plan, phase by phase (plan.ts restorePhases): the objects of a phase are
-// restored at once, and kubectl's process pool (kubectl/process/pool.ts) bounds how many processes that
-// takes. Each phase starts with one list per namespace of its objects' live copies; each object
-// the apply changed is then written back to its pre-apply copy with a write conditional on the
-// copy just read, objects it created are deleted by uid. Someone else's change always wins:
-// checked right before each write, and the write itself is conditional, so a change in between
-// is caught too (a 409: that object alone is read again and looked at). A transient API answer
-// (500, 503, 429, a dropped connection) is retried by the kubectl adapter itself
-// (kubectl/transient.ts), for every write alike.
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import type { ApiResource, Kubectl } from '../kubectl/types.js';
@@ -32,6 +20,7 @@ import { manualRestore } from './manual.js';
 import { restorePhases } from './plan.js';
 import { manualCopy, type RestoreStep } from './steps.js';
 import type { RestoreResult } from '../model/result.js';
+import { reportResult } from './result-events.js';
 
 export interface RestoreDeps {
   kubectl: Pick<
@@ -390,40 +379,6 @@ async function failed(step: RestoreStep, reason: string, deps: RestoreDeps): Pro
   };
 }
 
-function reportResult(step: RestoreStep, result: RestoreResult, reporter: Reporter): void {
-  switch (result.status) {
-    case 'restored':
-    case 'deleted':
-    case 'recreated':
-    case 'replaced':
-      reporter.emit({
-        kind: 'restored',
-        object: step.ref,
-        action: result.status,
-        differences: result.differences,
-        notes: result.notes,
-      });
-      return;
-    case 'kept':
-      reporter.emit({
-        kind: 'restore-kept',
-        object: step.ref,
-        reason: result.reason,
-        detail: result.detail,
-        commands: result.commands,
-      });
-      return;
-    case 'failed':
-      reporter.emit({
-        kind: 'restore-failed',
-        object: step.ref,
-        reason: result.reason,
-        commands: result.commands,
-        copyFile: result.copyFile,
-      });
-  }
-}
-
 /** The REST path of an object, from discovery: /api/v1/namespaces/NS/PLURAL/NAME or /apis/G/V/... */
 async function apiPath(ref: ObjectRef, apiResources: () => Promise<Map<string, ApiResource>>): Promise<string> {
   const group = groupOf(ref.apiVersion);
@@ -432,44 +387,4 @@ async function apiPath(ref: ObjectRef, apiResources: () => Promise<Map<string, A
   const base = group === '' ? `/api/${versionOf(ref.apiVersion)}` : `/apis/${group}/${versionOf(ref.apiVersion)}`;
   const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';
   return `${base}${scope}/${resource.name}/${encodeURIComponent(ref.name)}`;
-}
-
-/** A private directory for pre-apply copies a person needs; created on first use. */
-export interface PrivateCopies {
-  (ref: ObjectRef, object: KubeObject): Promise<string>;
-  /** Removes the copies (the run needs no person: no printed command names them). */
-  remove(): Promise<void>;
-}
-
-/** Where a run's copies go: `kguard-restore-<run>-XXXXXX` in the temp directory, mode 0700. */
-const copiesPrefix = (runId: string | undefined) =>
-  path.join(tmpdir(), runId ? `kguard-restore-${runId}-` : 'kguard-restore-');
-
-export function privateCopies(runId?: string): PrivateCopies {
-  let directory: Promise<string> | undefined;
-  const keep = async (ref: ObjectRef, object: KubeObject) => {
-    directory ??= mkdtemp(copiesPrefix(runId));
-    const file = path.join(
-      await directory,
-      `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join('-').toLowerCase()}.json`,
-    );
-    await writeFile(file, `${JSON.stringify(object, null, 2)}\n`, { mode: 0o600 });
-    return file;
-  };
-  return Object.assign(keep, {
-    async remove() {
-      if (directory) await rm(await directory, { recursive: true, force: true }).catch(() => undefined);
-    },
-  });
-}
-
-/** A run finished later (`kguard rollback`, `forget`): the copies its apply left on this machine go too. */
-export async function removeCopiesOf(runId: string): Promise<void> {
-  const prefix = path.basename(copiesPrefix(runId));
-  const entries = await readdir(tmpdir()).catch(() => [] as string[]);
-  await Promise.all(
-    entries
-      .filter((name) => name.startsWith(prefix))
-      .map((name) => rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined)),
-  );
 }

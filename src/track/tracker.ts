@@ -2,7 +2,7 @@
 // at every poll when it polls, sources.ts), and at least every poll interval, since some rules
 // depend on time alone. What the objects mean for each kind comes from its row (kinds/table.ts), judged by the shared engine (kinds/engine.ts).
 // Side effects (kubectl, clock, reporter) come in as deps.
-import { NO_CLUES, podsNeedingEvents, podUid, rememberClues, type Clues } from '../classify/clues.js';
+import { NO_CLUES, type Clues } from '../classify/clues.js';
 import { diagnose, logTargets } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
 import type { Clock } from '../clock.js';
@@ -17,6 +17,7 @@ import type { TrackOptions } from '../model/options.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Expectation, FirstSeen, RolloutVerdict as Verdict } from '../model/verdict.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { gatherClues } from './clue-reads.js';
 import { pollingSource, WatchSource, WATCH_SOURCE_DEFAULTS, type WorkloadSource } from './sources.js';
 import { watchQueries } from './watch-scope.js';
 
@@ -35,10 +36,6 @@ export type { TrackOptions };
 
 /** The text shows a few log lines; the JSON report gets up to this many. */
 export const JSON_LOG_LINES = 50;
-/** A pod may wait this long to start its containers before its events are read for volume trouble. */
-const STARTING_LOOK_MS = 5000;
-/** The events of one pod are read again at most this often. */
-const EVENTS_EVERY_MS = 5000;
 
 export interface Tracked {
   target: TrackTarget;
@@ -128,11 +125,12 @@ async function trackFrom(
       new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])),
     );
     const now = deps.clock.now();
-    // Every workload's clues at once: each reads at most one pod's events, through the pool.
+    // Every workload's clues at once: each reads its unschedulable pods' events and one other pod's, through the pool.
     await Promise.all(
       [...pending.values()].map(async (watch) => {
         const snapshot = snapshots.get(watch.target.workload.namespace);
-        if (snapshot && !(snapshot instanceof Error)) await gatherClues(watch, snapshot, now, deps.kubectl);
+        if (snapshot && !(snapshot instanceof Error))
+          await gatherClues(watch, rulesOf(watch.target), snapshot, now, deps.kubectl);
       }),
     );
     const finals: Array<[string, Watch, Verdict]> = [];
@@ -274,6 +272,12 @@ function observe(
     watch.reported.add(key);
     reporter.emit({ kind: 'pod-problem', workload, finding, phase: options.phase });
   }
+  // Notes are said once each (a pod its node evicted, an autoscaler's replicas).
+  for (const text of verdict.notes ?? []) {
+    if (watch.reported.has(`note:${text}`)) continue;
+    watch.reported.add(`note:${text}`);
+    reporter.emit({ kind: 'note', workload, text, phase: options.phase });
+  }
   const waitingFor = verdict.state === 'progressing' ? verdict.waitingFor : undefined;
   if (waitingFor !== undefined) {
     const text = `${verdict.progress.revision ?? ''}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
@@ -295,40 +299,6 @@ function unreachableVerdict(watch: Watch, error: Error | undefined, timedOut: bo
     findings: last && 'findings' in last ? last.findings : [],
     waitingFor: `no answer from the API server (${error?.message ?? 'no answer'})`,
   };
-}
-
-/**
- * Reads what the status of the new pods cannot tell: the pull errors of a back-off that names none
- * and the volume events of a pod stuck creating its containers. One pod's events per poll at most,
- * each pod at most every EVENTS_EVERY_MS; the registry's answer about an image holds for every pod.
- */
-async function gatherClues(
-  watch: Watch,
-  snapshot: WorkloadSnapshot,
-  now: number,
-  kubectl: TrackDeps['kubectl'],
-): Promise<void> {
-  // Every kind's new pods, as its row names them: their events are read the same way for all.
-  const pods = newPodsOf(rulesOf(watch.target), findObject(snapshot, watch.target.workload), snapshot);
-  watch.clues = rememberClues(watch.clues, pods);
-  const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
-  const startingUids = new Set(starting.map(podUid));
-  for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
-  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now);
-  const candidates = [
-    ...unknownPull,
-    ...unplaced,
-    ...starting.filter((pod) => now - (watch.startingSince.get(podUid(pod)) ?? now) >= STARTING_LOOK_MS),
-  ];
-  const due = candidates
-    .filter((pod) => now - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS)
-    .sort(
-      (a, b) => (watch.eventsReadAt.get(podUid(a)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity),
-    )[0];
-  if (!due) return;
-  watch.eventsReadAt.set(podUid(due), now);
-  const events = await kubectl.events(watch.target.workload.namespace, due.metadata.name).catch(() => undefined);
-  if (events) watch.clues = rememberClues(watch.clues, pods, { pod: due, events });
 }
 
 /**

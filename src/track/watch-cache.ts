@@ -220,11 +220,13 @@ export class WatchCache {
 }
 
 /**
- * The object without its managedFields: nothing the tracker judges reads them (its expectations
- * come from the applied copy), and at a thousand objects they were a third of what the caches held.
+ * The object without most of its managedFields: the tracker judges by the applied copy, and at a
+ * thousand objects they were a third of what the caches held. The entries written through /scale
+ * stay: they tell an autoscaler's replicas from someone else's change (objects/owners.ts).
  */
 function lean(object: KubeObject): KubeObject {
   if (object.metadata.managedFields === undefined) return object;
-  const { managedFields: _managedFields, ...metadata } = object.metadata;
-  return { ...object, metadata };
+  const { managedFields, ...metadata } = object.metadata;
+  const scale = (managedFields as Array<{ subresource?: string }>).filter((entry) => entry.subresource === 'scale');
+  return { ...object, metadata: scale.length > 0 ? { ...metadata, managedFields: scale } : metadata };
 }

@@ -9,7 +9,7 @@ import type { Pod } from '../kube.js';
 import type { Diagnosis } from '../model/findings.js';
 import type { Verdict } from '../model/verdict.js';
 import { kindKey, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
-import { fieldsOfApply } from '../objects/owners.js';
+import { fieldName, fieldsOfApply } from '../objects/owners.js';
 import { trackRollouts, type TrackDeps, type TrackTarget } from './tracker.js';
 import type { TrackOptions } from '../model/options.js';
 import { labelSelectorString, type LabelSelector } from './watch-scope.js';
@@ -36,11 +36,20 @@ export function trackTargetOf(
   target: WorkloadTarget,
   healthRules?: readonly HealthRule[],
   readinessGraceMs?: number,
+  autoscaled = false,
+  templatesBefore?: ReadonlyArray<Record<string, string>>,
 ): TrackTarget {
   const overrides = overridesOf(target.applied);
+  const ours = fieldsOfApply(target.before, target.applied);
   return {
     workload: target.ref,
-    expected: { applied: target.applied, ours: fieldsOfApply(target.before, target.applied) },
+    expected: {
+      applied: target.applied,
+      ours: autoscaled ? ours.filter((field) => fieldName(field) !== 'spec.replicas') : ours,
+      generationBefore: target.before?.metadata.generation,
+      ...(target.before ? { before: target.before } : {}),
+      ...(templatesBefore ? { templatesBefore } : {}),
+    },
     row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
     overrides,
     selector: labelSelectorString((target.applied as { spec?: { selector?: LabelSelector } }).spec?.selector),
@@ -54,13 +63,19 @@ export async function trackWorkloads(
 ): Promise<Map<string, TrackedOutcome>> {
   const outcomes = new Map<string, TrackedOutcome>();
   const watched: Array<TrackTarget & { source: WorkloadTarget; problems: string[] }> = [];
+  const scaledByHpa = autoscalerTargets(targets);
   const writesStatus = await statusServed(
     targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)),
     deps,
   );
   for (const target of targets) {
     const overrides = overridesOf(target.applied);
-    const statusGraceMs = writesStatus.has(kindKey(target.ref)) ? options.statusGraceMs : undefined;
+    // A kind judged by a health rule waits --status-grace for its controller's answer to kguard's
+    // write (kinds/status-moment.ts); a kind judged by kstatus only when its API serves /status.
+    const statusGraceMs =
+      writesStatus.has(kindKey(target.ref)) || !judgedByKstatus(target.ref, options.healthRules)
+        ? options.statusGraceMs
+        : undefined;
     const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, {
       readinessGraceMs: options.readinessGraceMs,
       statusGraceMs,
@@ -74,7 +89,20 @@ export async function trackWorkloads(
         deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
       continue;
     }
-    watched.push({ ...trackTargetOf(target, options.healthRules), row, source: target, problems: overrides.problems });
+    // The note that the autoscaler owns them comes with the verdict, once its /scale write shows.
+    const autoscaled = scaledByHpa.has(objectKey(target.ref));
+    watched.push({
+      ...trackTargetOf(
+        target,
+        options.healthRules,
+        undefined,
+        autoscaled,
+        templatesBefore(targets, target.ref.namespace),
+      ),
+      row,
+      source: target,
+      problems: overrides.problems,
+    });
   }
   if (watched.length === 0) return outcomes;
   if (options.phase === 'rollout') {
@@ -103,6 +131,29 @@ export async function trackWorkloads(
 }
 
 /**
+ * The objects a HorizontalPodAutoscaler of this apply scales (spec.scaleTargetRef, in its
+ * namespace): their spec.replicas is the autoscaler's from its first sync, whatever the manifest says.
+ */
+function autoscalerTargets(targets: readonly WorkloadTarget[]): Set<string> {
+  const keys = new Set<string>();
+  for (const { ref, applied } of targets) {
+    if (ref.kind !== 'HorizontalPodAutoscaler' || !ref.apiVersion.startsWith('autoscaling/')) continue;
+    const scaled = (applied as { spec?: { scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string } } })
+      .spec?.scaleTargetRef;
+    if (!scaled?.kind || !scaled.name) continue;
+    keys.add(
+      objectKey({
+        apiVersion: scaled.apiVersion ?? 'v1',
+        kind: scaled.kind,
+        name: scaled.name,
+        namespace: ref.namespace,
+      }),
+    );
+  }
+  return keys;
+}
+
+/**
  * The kinds (group/Kind) among the targets whose API serves a status subresource, from each group
  * version's discovery (read once per run). Unknown (no discovery here, or it fails): none, and
  * kstatus judges an object without status at once, as before.
@@ -115,4 +166,13 @@ async function statusServed(targets: readonly WorkloadTarget[], deps: TrackDeps)
     .catch(() => undefined);
   for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
   return served;
+}
+
+/** The pod-template labels, before the apply, of the targets in one namespace (a Deployment's spec.template). */
+function templatesBefore(targets: readonly WorkloadTarget[], namespace: string): Array<Record<string, string>> {
+  return targets.flatMap((target) => {
+    const labels = (target.before as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } })?.spec
+      ?.template?.metadata?.labels;
+    return target.ref.namespace === namespace && labels ? [labels] : [];
+  });
 }

@@ -3,7 +3,10 @@
 // before it left (its marks); the first marks are the pods as the tracker saw them when it called
 // the rollout healthy, so a crash while the checks ran is caught at the bake's first look. Pods
 // that are being deleted (a scale-down, a replacement) and pods that come later and are not Ready
-// yet (an autoscaler's) are normal life, not a breach. Pure.
+// yet (an autoscaler's) are normal life, not a breach; so is a pod its node ends (evicted under
+// node pressure, rejected, shut down: classify/terminated.ts), which its controller replaces, as
+// the rollout's judge counts it. Pure.
+import { OWN_LIMIT_EVICTION, terminationOf } from '../classify/terminated.js';
 import { conditionOf, type ContainerState, type Pod } from '../kube.js';
 
 /** What one pod looked like at the last look. */
@@ -36,7 +39,7 @@ export function marksOf(pods: readonly Pod[]): PodMarks {
 export function bakeLook(marks: PodMarks, pods: readonly Pod[]): { marks: PodMarks; breach?: Breach } {
   const next = new Map<string, PodMark>();
   for (const pod of pods) {
-    if (pod.metadata.deletionTimestamp) continue;
+    if (pod.metadata.deletionTimestamp || endedByItsNode(pod)) continue;
     const before = marks.get(keyOf(pod));
     const breach = evicted(pod) ?? restarted(pod, before) ?? leftReady(pod, before);
     if (breach) return { marks: next, breach };
@@ -65,10 +68,28 @@ function statusesOf(pod: Pod) {
 }
 
 /**
+ * A pod its node ended or is ending for the node's own reason: terminated (classify/terminated.ts),
+ * or still running with the kubelet's DisruptionTarget (TerminationByKubelet, 1.26+: set before the
+ * containers are stopped) for node pressure or a node shutdown. Its controller replaces it.
+ */
+function endedByItsNode(pod: Pod): boolean {
+  const termination = terminationOf(pod);
+  if (termination) return !termination.own;
+  const disruption = conditionOf(pod, 'DisruptionTarget');
+  return (
+    disruption?.status === 'True' &&
+    disruption.reason === 'TerminationByKubelet' &&
+    !OWN_LIMIT_EVICTION.test(disruption.message ?? '')
+  );
+}
+
+/**
  * The kubelet's eviction manager fails the pod with reason "Evicted" (pkg/kubelet/eviction
  * helpers.go PodIsEvicted: phase Failed, status.reason Evicted) and, since 1.26, a DisruptionTarget
- * condition with reason TerminationByKubelet (eviction_manager.go). A drain through the Eviction
- * API deletes the pod instead: a person's decision, not the new version's failure.
+ * condition with reason TerminationByKubelet (eviction_manager.go). Only an eviction for the pod's
+ * own limit (its ephemeral storage, an emptyDir: its replacement goes the same way) reaches here;
+ * one under node pressure is the node's (endedByItsNode). A drain through the Eviction API deletes
+ * the pod instead: a person's decision, not the new version's failure.
  */
 function evicted(pod: Pod): Breach | undefined {
   const disruption = conditionOf(pod, 'DisruptionTarget');

@@ -12,6 +12,7 @@ import type { TrackDeps } from '../track/tracker.js';
 import { trackWorkloads } from '../track/workloads.js';
 import type { PreparedJob } from './job-manifest.js';
 import { jobOutcome } from './verdict.js';
+import { trackOptions } from '../track/options.js';
 
 export interface JobRun {
   timeoutMs: number;
@@ -51,14 +52,7 @@ export async function runVerifyJob(prepared: PreparedJob, run: JobRun, deps: Job
       created = made;
       const tracked = await trackWorkloads(
         [{ ref: prepared.ref, applied: made, before: undefined }],
-        {
-          timeoutMs: run.timeoutMs,
-          pollIntervalMs: run.pollIntervalMs,
-          phase: 'verify',
-          stopWhenAnyFails: false,
-          watch: run.watch,
-          logLines: run.logLines,
-        },
+        trackOptions(run, 'verify', run.timeoutMs),
         deps,
       );
       outcome = jobOutcome(check, tracked.get(objectKey(prepared.ref)), context());

@@ -2,7 +2,12 @@
 // and mean exactly what they mean after `--` (the same sorting, passthrough.ts); any other
 // unknown option is answered with the command that puts it after `--`.
 import { describe, expect, it } from 'vitest';
-import { explainUnknownOption, movedAfterDashDash, takeKubectlFlags } from '../../src/cli/kubectl-options.js';
+import {
+  explainUnknownOption,
+  movedAfterDashDash,
+  takeKubectlFlags,
+  kubectlHabits,
+} from '../../src/cli/kubectl-options.js';
 import { toApplyOptions, type RawApplyOptions } from '../../src/cli/options.js';
 import { KUBECTL_FLAGS } from '../../src/kubectl/flags.js';
 import { credentialValues } from '../../src/kubectl/passthrough.js';
@@ -194,5 +199,36 @@ describe('credentials', () => {
       'get',
       'pods',
     ]);
+  });
+});
+
+describe('kubectlHabits: kubectl habits commander would misread', () => {
+  it('reads -o=json and -n=shop as -o json and -n shop, as pflag does', () => {
+    expect(kubectlHabits(['apply', '-f=web.yaml', '-o=json', '-n=shop'])).toEqual({
+      words: ['apply', '-f', 'web.yaml', '-o', 'json', '-n', 'shop'],
+      notes: [],
+    });
+  });
+
+  it("passes kubectl's log level (-v=4, -v6, --v=2) to kubectl apply after --, with a note, and keeps what was after --", () => {
+    const { words, notes } = kubectlHabits(['apply', '-f', 'web.yaml', '-v=4', '-v6', '--', '--server-side']);
+    expect(words).toEqual(['apply', '-f', 'web.yaml', '--', '--v=4', '--v=6', '--server-side']);
+    expect(notes).toEqual([
+      "-v=4 is kubectl's log level: passed to kubectl apply as --v=4 (kguard's own -v, --verbose, lists every kubectl command it runs)",
+      "-v6 is kubectl's log level: passed to kubectl apply as --v=6 (kguard's own -v, --verbose, lists every kubectl command it runs)",
+    ]);
+  });
+
+  it("leaves kguard's own -v, -l=app=web (a kubectl flag kguard already reads) and everything after -- alone", () => {
+    expect(kubectlHabits(['apply', '-v', '-l=app=web', '--', '-o=yaml'])).toEqual({
+      words: ['apply', '-v', '-l=app=web', '--', '-o=yaml'],
+      notes: [],
+    });
+  });
+
+  it('drops a kubectl log level on a run command, saying so', () => {
+    const { words, notes } = kubectlHabits(['status', '-v=6']);
+    expect(words).toEqual(['status']);
+    expect(notes[0]).toMatch(/kguard status does not pass on/);
   });
 });

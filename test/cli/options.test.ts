@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DURATION_MS, parseDuration } from '../../src/duration.js';
-import { toApplyOptions, wantsJsonOutput, type RawApplyOptions } from '../../src/cli/options.js';
+import {
+  diffPreviewExitCode,
+  toApplyOptions,
+  wantsDiff,
+  wantsJsonOutput,
+  type RawApplyOptions,
+} from '../../src/cli/options.js';
 import { InputError } from '../../src/errors.js';
 
 const raw: RawApplyOptions = { filename: ['k8s/'], timeout: '5m', pollInterval: '2s', rollback: 'all', output: 'text' };
@@ -167,5 +173,17 @@ describe('--verify, --verify-job, --bake', () => {
     );
     expect(() => toApplyOptions({ ...raw, verify: ['true'], verifyInterval: '30s' }, [])).toThrow(/give --bake too/);
     expect(() => toApplyOptions({ ...raw, bake: '1m', verifyInterval: '30s' }, [])).toThrow(/add --verify CMD/);
+  });
+});
+
+describe("--diff speaks kubectl diff's exit codes", () => {
+  it('is a --diff apply only before --', () => {
+    expect(wantsDiff(['apply', '-f', 'x', '--diff'])).toBe(true);
+    expect(wantsDiff(['apply', '-f', 'x', '--', '--diff'])).toBe(false);
+    expect(wantsDiff(['status', '--diff'])).toBe(false);
+  });
+
+  it('turns an input or usage error (1) into 2, as kubectl diff exits >1 on an error; leaves other codes', () => {
+    expect([0, 1, 2, 70, 130].map(diffPreviewExitCode)).toEqual([0, 2, 2, 70, 130]);
   });
 });

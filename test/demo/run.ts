@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { startCluster } from '../kube-sim/cluster.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { OFFLINE_REGISTRIES } from '../e2e/harness.js';
 
 const kguard = fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
 const MISSING_IMAGE = 'xxxxxnginx:1.17';
@@ -14,7 +15,8 @@ const MISSING_IMAGE = 'xxxxxnginx:1.17';
 async function main(): Promise<number> {
   const cluster = await startCluster({ timeScale: 10, scenario: { registry: { [MISSING_IMAGE]: 'no-repository' } } });
   const dir = await mkdtemp(join(tmpdir(), 'kguard-demo-'));
-  const env = { ...process.env, ...cluster.env };
+  // The simulator decides which images exist: kguard asks no real registry (test/e2e/harness.ts).
+  const env = { ...process.env, ...cluster.env, ...OFFLINE_REGISTRIES };
   try {
     say(`simulated cluster at ${cluster.url} (time runs 10x faster); KUBECONFIG=${cluster.kubeconfigPath}`);
     const steps: Array<{ title: string; image: string; expectedExit: number }> = [

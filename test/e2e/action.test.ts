@@ -57,6 +57,7 @@ async function runAction(inputs: Record<string, string>, extraEnv: Record<string
     output: join(env.dir, 'github-output'),
     summary: join(env.dir, 'step-summary.md'),
     temp: join(env.dir, 'runner-temp'),
+    path: join(env.dir, 'github-path'),
   };
   await mkdir(files.temp, { recursive: true });
   await writeFile(files.output, '');
@@ -72,6 +73,7 @@ async function runAction(inputs: Record<string, string>, extraEnv: Record<string
       GITHUB_ACTIONS: 'true',
       GITHUB_WORKSPACE: env.dir,
       GITHUB_OUTPUT: files.output,
+      GITHUB_PATH: files.path,
       GITHUB_STEP_SUMMARY: files.summary,
       RUNNER_TEMP: files.temp,
       ...extraEnv,
@@ -85,7 +87,8 @@ async function runAction(inputs: Record<string, string>, extraEnv: Record<string
       .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
   );
   const summary = await readFile(files.summary, 'utf8').catch(() => '');
-  return { ...result, outputs, summary, temp: files.temp };
+  const paths = (await readFile(files.path, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  return { ...result, outputs, summary, temp: files.temp, paths };
 }
 
 describe('action.yml', () => {
@@ -111,7 +114,7 @@ describe('action.yml', () => {
         'timeout',
       ].sort(),
     );
-    expect(Object.keys(action.outputs).sort()).toEqual(['exit-code', 'junit', 'outcome', 'report']);
+    expect(Object.keys(action.outputs).sort()).toEqual(['exit-code', 'junit', 'outcome', 'report', 'run-id']);
   });
 
   it('applies a healthy change from a kubeconfig given as text: outcome, exit-code, the report, the JUnit file, a summary', async () => {
@@ -173,6 +176,32 @@ describe('action.yml', () => {
     expect(run.outputs).toMatchObject({ outcome: 'previewed', 'exit-code': '1' });
     expect(run.stderr).toMatch(/\+ +image: nginx:1\.26/);
     expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+
+  it('masks --token in what it prints, puts kguard on GITHUB_PATH, and outputs run-id: a later if: cancelled() step runs kguard rollback', async () => {
+    await env.deployHealthy('web');
+    await env.write('web.yaml', deploymentYaml('web', 'xxxxxnginx:1.17'));
+    const token = 'sekret-token-4711';
+    const run = await runAction({
+      files: 'web.yaml',
+      rollback: 'none',
+      'extra-args': `--poll-interval 300ms --token ${token}`,
+    });
+    // Before: "kguard apply … --token sekret-token-4711" in the job log.
+    expect(`${run.stdout}${run.stderr}`.replace(`::add-mask::${token}`, '')).not.toContain(token);
+    expect(run.stdout).toContain(`::add-mask::${token}`);
+    expect(run.stderr).toMatch(/^kguard apply .*--token \[redacted\]/m);
+    expect(run.outputs['run-id']).toMatch(/^kguard-[a-z0-9]+-[a-z0-9]+$/);
+    expect(run.paths).toHaveLength(1);
+    // The next step: `kguard status` from PATH, as a later step of the job runs it.
+    const later = await execa('kguard', ['status'], {
+      cwd: env.dir,
+      reject: false,
+      env: { ...process.env, ...env.cluster.env, PATH: `${run.paths[0]}:${process.env.PATH}`, CI: 'true' },
+    });
+    expect(later.exitCode, later.stderr).toBe(0);
+    // The run ended (its journal is gone): the launcher's kguard reads the cluster as the action's did.
+    expect(later.stdout).toBe('no unfinished kguard runs');
   });
 
   it('refuses an input that is not a boolean, with an annotation and exit-code 1', async () => {

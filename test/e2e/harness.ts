@@ -19,6 +19,18 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
  */
 export const KGUARD = process.env.KGUARD_BIN || join(repo, 'bin', 'kguard');
 
+/**
+ * The simulator decides which images exist (its scenario's registry), so kguard's image check
+ * must not reach a real registry from a machine that has the internet: every registry outside
+ * loopback is asked through a proxy that refuses at once ("cannot know", the run goes on), and a
+ * registry a test runs on 127.0.0.1 is asked directly. kubectl never proxies loopback.
+ */
+export const OFFLINE_REGISTRIES = {
+  HTTPS_PROXY: 'http://127.0.0.1:9',
+  HTTP_PROXY: 'http://127.0.0.1:9',
+  NO_PROXY: '127.0.0.1,localhost',
+} as const;
+
 export interface KguardRun {
   exitCode: number;
   stdout: string;
@@ -98,7 +110,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
       reject: false,
       input: runOptions.input,
       stdin: runOptions.input === undefined ? 'ignore' : undefined,
-      env: { ...process.env, ...cluster.env, CI: 'true', NO_COLOR: '1', ...runOptions.env },
+      env: { ...process.env, ...cluster.env, ...OFFLINE_REGISTRIES, CI: 'true', NO_COLOR: '1', ...runOptions.env },
       timeout: runOptions.timeoutMs ?? 120_000,
       // A test's own kill(SIGTERM) must not become a SIGKILL 5 s later (execa's default) on a
       // loaded machine: kguard's answer to the signal is what the test looks at.

@@ -31,7 +31,7 @@ function runIdIn(text: string): string {
 }
 
 describe('a live run', () => {
-  it('is shown running, and kguard rollback refuses it, with or without its run id', async () => {
+  it('is shown running; kguard rollback RUN asks it to stop through its Lease: it restores and exits 130, rollback exits 0', async () => {
     await deployV1();
     const live = env.kguardProcess([
       'apply',
@@ -43,20 +43,32 @@ describe('a live run', () => {
     const status = await env.kguard(['status']);
     expect(status.stdout).toMatch(/ running: its process \d+ is running on this machine$/m);
     expect(status.stdout).not.toContain('→');
-    const unnamed = await env.kguard(['rollback']);
-    expect(unnamed.exitCode, unnamed.output).toBe(1);
-    expect(unnamed.stderr).toContain('every unfinished kguard run is still running');
-    const named = await env.kguard(['rollback', runIdIn(status.stdout)]);
-    expect(named.exitCode, named.output).toBe(1);
-    expect(named.stderr).toMatch(
-      /run kguard-\S+ is still running \(its process \d+ is running on this machine\): kguard rollback would undo a live run/,
-    );
-    // The live run's change stands until the run itself decides.
+    // The live run's change stands until the run itself restores it.
     expect(env.imageOf('web')).toBe(THROTTLED);
-    live.child.kill('SIGTERM');
+    const named = await env.kguard(['rollback', runIdIn(status.stdout)]);
+    expect(named.exitCode, named.output).toBe(0);
+    expect(named.stdout).toMatch(/asked it to stop through its Lease/);
     const ended = await live.done;
     expect(ended.exitCode, ended.output).toBe(130);
     expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+
+  it('--force still restores it from its journal without asking (the old way, for a run known to be gone)', async () => {
+    await deployV1();
+    const live = env.kguardProcess([
+      'apply',
+      '-f',
+      await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
+      ...fast,
+    ]);
+    await eventually(() => (live.output().includes('watching the new rollout') ? true : undefined));
+    const status = await env.kguard(['status']);
+    const forced = await env.kguard(['rollback', runIdIn(status.stdout), '--force'], { checkRestore: false });
+    expect(forced.stdout + forced.stderr).not.toMatch(/asked it to stop/);
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+    // The live run sees its object changed under it by another writer: that change wins, a person looks (exit 4).
+    live.child.kill('SIGTERM');
+    expect((await live.done).exitCode).toBe(4);
   });
 });
 

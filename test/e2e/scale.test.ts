@@ -35,7 +35,8 @@ interface ReportObject {
 
 /** Applies v1 with kubectl and waits until every Deployment has rolled out. */
 async function deployFirstVersion(manifest: string): Promise<void> {
-  const applied = await kubectl(env.cluster, ['apply', '-f', '-'], manifest);
+  // Hundreds of objects in one kubectl apply: more than the 20 s a small apply is given.
+  const applied = await kubectl(env.cluster, ['apply', '-f', '-'], manifest, 120_000);
   expect(applied.exitCode, applied.stderr).toBe(0);
   await eventually(() => {
     const pending = env.cluster.store.everything().filter((object) => {

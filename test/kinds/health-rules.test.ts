@@ -80,7 +80,7 @@ describe('built-in health rules', () => {
     );
     const paused = verdictOf(health('rollout-paused'));
     expect(paused.state === 'progressing' && paused.waitingFor).toBe(
-      'progressing (status.phase Paused: CanaryPauseStep)',
+      'phase Paused: CanaryPauseStep, waiting for its promotion',
     );
     // A missing backend may be the Service this apply creates: failed once it stays missing 30 s.
     const route = verdictOf(health('httproute-backend-not-found'), {
@@ -98,7 +98,7 @@ describe('built-in health rules', () => {
   it('an Argo Rollout whose string observedGeneration is behind waits, whatever its phase says', () => {
     const verdict = verdictOf(health('rollout-progressing-generation'));
     expect(verdict.state === 'progressing' && verdict.waitingFor).toBe(
-      'waiting for the Rollout controller to observe generation 4',
+      'waiting for the Argo Rollouts controller to observe generation 4',
     );
   });
 

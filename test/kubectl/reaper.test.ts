@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../e2e/harness.js';
 
-const EXEC = fileURLToPath(new URL('../../dist/src/kubectl/exec.js', import.meta.url));
+const EXEC = fileURLToPath(new URL('../../dist/src/kubectl/process/exec.js', import.meta.url));
 
 function alive(pid: number): boolean {
   try {

@@ -50,6 +50,45 @@ describe('EventStreamReporter', () => {
     expect(eventSchemaErrors(JSON.parse(lines[0]!))).toEqual([]);
   });
 
+  it('cuts a 1,000-object changes event into parts no line reader chokes on (each under 64 KiB, in order, schema-valid)', () => {
+    const { lines, reporter } = stream();
+    const objects = Array.from({ length: 1000 }, (_, index) => ({
+      ref: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: 'shop',
+        name: `settings-${String(index).padStart(4, '0')}`,
+      },
+      change: 'configured' as const,
+      changedFields: ['data.application.properties', 'data.logging.yaml', 'metadata.annotations.checksum/config'],
+    }));
+    reporter.emit({ kind: 'changes', objects });
+    reporter.emit({ kind: 'finished', outcome: 'succeeded', exitCode: 0, failedWorkloads: 0, restored: false });
+    // One line before: 164 KiB, past Go's bufio.Scanner (64 KiB), which then stops with "token too long".
+    expect(Buffer.byteLength(JSON.stringify({ kind: 'changes', objects }))).toBeGreaterThan(150 * 1024);
+    const longest = Math.max(...lines.map((line) => Buffer.byteLength(line)));
+    expect(longest).toBeLessThanOrEqual(60 * 1024);
+    const events = lines.map(
+      (line) => JSON.parse(line) as { seq: number; kind: string; part?: number; parts?: number; objects?: unknown[] },
+    );
+    const parts = events.filter((event) => event.kind === 'changes');
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.map((event) => event.part)).toEqual(parts.map((_, index) => index + 1));
+    expect(new Set(parts.map((event) => event.parts))).toEqual(new Set([parts.length]));
+    expect(parts.flatMap((event) => event.objects)).toEqual(objects);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    for (const event of events) expect(eventSchemaErrors(event)).toEqual([]);
+  });
+
+  it('shortens a single text too long for one line, and keeps small events whole (no part fields)', () => {
+    const { lines, reporter } = stream();
+    reporter.emit({ kind: 'diff', object: web, lines: ['x'.repeat(200 * 1024)] });
+    reporter.emit({ kind: 'journal', runId: 'r', namespace: 'shop' });
+    expect(Buffer.byteLength(lines[0]!)).toBeLessThanOrEqual(60 * 1024);
+    expect(JSON.parse(lines[0]!).lines[0]).toMatch(/… \[shortened: the line would pass 64 KiB\]$/);
+    expect(JSON.parse(lines[1]!)).not.toHaveProperty('part');
+  });
+
   it('keeps the run going when its stream cannot be written', () => {
     const reporter = new EventStreamReporter(() => {
       throw new Error('EPIPE');
@@ -95,7 +134,8 @@ describe('schema/events.schema.json', () => {
     const schema = JSON.parse(readFileSync(new URL('../../schema/events.schema.json', import.meta.url), 'utf8')) as {
       $defs: Record<string, { properties: Record<string, unknown>; required: string[] }>;
     };
-    const envelope = ['eventsVersion', 'seq', 'time', 'kind'];
+    // part and parts: the stream's own, on an event cut so that no line passes 64 KiB (event-lines.ts).
+    const envelope = ['eventsVersion', 'seq', 'time', 'kind', 'part', 'parts'];
     for (const member of members) {
       const fields = member.members
         .filter(ts.isPropertySignature)

@@ -1,71 +1,14 @@
 // runApply, the whole pipeline, on a Kubectl faked at its interface: the decisions and their order
 // are tested here without processes; test/e2e drives the same code through the real kubectl.
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, type ApplyOptions } from '../../src/model/options.js';
 import type { KubeObject } from '../../src/objects/model.js';
-import { runApply, type Deps } from '../../src/run/apply/apply.js';
+import { runApply } from '../../src/run/apply/apply.js';
 import { exitCodeFor } from '../../src/run/apply/result.js';
 import { readHistorySecret } from '../../src/journal/history.js';
-import { FakeClock, ManualClock, RecordingReporter } from '../fakes.js';
+import { ManualClock, RecordingReporter } from '../fakes.js';
 import { pod } from '../fixtures/load.js';
-import { fakeCluster, type FakeCluster } from './fake-kubectl.js';
-
-const configBefore: KubeObject = {
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name: 'settings', namespace: 'shop', uid: 'cm-uid', resourceVersion: '7' },
-  data: { mode: 'old' },
-};
-const configAfter: KubeObject = {
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name: 'settings', namespace: 'shop' },
-  data: { mode: 'new' },
-};
-/** A bare Pod whose image does not exist: the kubelet's ErrImagePull with the registry's "not found". */
-function doomedPod(): KubeObject {
-  const fixture = pod('err-image-pull-not-found') as unknown as KubeObject;
-  return { ...fixture, metadata: { name: 'probe', namespace: 'shop', labels: { app: 'probe' } } };
-}
-
-const options: ApplyOptions = {
-  manifests: { filenames: ['-'], recursive: false },
-  applyArgs: [],
-  selectionArgs: [],
-  timeoutMs: DEFAULTS.timeoutMs,
-  rollbackTimeoutMs: DEFAULTS.timeoutMs,
-  pollIntervalMs: DEFAULTS.pollIntervalMs,
-  verifyCommands: [],
-  verifyJobs: [],
-  verifyTimeoutMs: DEFAULTS.verifyTimeoutMs,
-  keepVerify: false,
-  bakeMs: 0,
-  verifyIntervalMs: 0,
-  history: 0,
-  poll: true,
-  rollback: 'all',
-  keepCreated: false,
-  journal: false,
-  lockTimeoutMs: DEFAULTS.lockTimeoutMs,
-  journalNamespace: DEFAULTS.journalNamespace,
-  logLines: DEFAULTS.logLines,
-  concurrency: DEFAULTS.concurrency,
-  requestTimeoutMs: DEFAULTS.requestTimeoutMs,
-};
-
-function depsFor(cluster: FakeCluster, reporter = new RecordingReporter()): Deps & { reporter: RecordingReporter } {
-  return {
-    kubectl: cluster.kubectl,
-    clock: new FakeClock(),
-    reporter,
-    inputs: {
-      readStdin: async () => Buffer.from('# the fake reads no manifests: the apply writes what it planned\n'),
-      kustomize: async () => '',
-      download: async () => new Uint8Array(),
-    },
-    keepCopy: async () => '/tmp/kguard-copy.json',
-  };
-}
+import { fakeCluster } from './fake-kubectl.js';
+import { configAfter, configBefore, depsFor, doomedPod, options } from './pipeline-fixtures.js';
 
 describe('runApply', () => {
   it('restores a changed ConfigMap and deletes the created Pod when the Pod cannot pull its image (exit 3)', async () => {

@@ -81,15 +81,53 @@ describe('bakeLook', () => {
     });
   });
 
-  it("catches the kubelet's eviction (phase Failed, reason Evicted)", () => {
-    const evicted = variant({
-      ready: false,
-      status: { phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: memory. ' },
-    });
+  it("catches the kubelet's eviction for the pod's own limit (phase Failed, reason Evicted): its replacement goes the same way", () => {
+    // kubelet eviction/helpers.go containerEphemeralStorageMessageFmt.
+    const message = 'Container web exceeded its local ephemeral storage limit "1Gi". ';
+    const evicted = variant({ ready: false, status: { phase: 'Failed', reason: 'Evicted', message } });
     expect(bakeLook(marksOf([ready]), [evicted]).breach).toMatchObject({
       what: 'evicted',
-      summary: `pod ${ready.metadata.name} was evicted by the kubelet: The node was low on resource: memory.`,
+      summary: `pod ${ready.metadata.name} was evicted by the kubelet: ${message.trim()}`,
     });
+  });
+
+  it('leaves alone a pod its node ended: evicted under node pressure, shut down, rejected (its controller replaces it)', () => {
+    // kubelet eviction/helpers.go evictionMessage (memory pressure), nodeshutdown_manager_linux.go
+    // (reason Terminated), kubelet.go rejectPod ("Pod was rejected: " + the admit handler's message).
+    const pressure = variant({
+      ready: false,
+      status: {
+        phase: 'Failed',
+        reason: 'Evicted',
+        message:
+          'The node was low on resource: memory. Threshold quantity: 100Mi, available: 84Mi. Container web was using 512Mi, request is 128Mi, has larger consumption of memory. ',
+        conditions: [
+          {
+            type: 'DisruptionTarget',
+            status: 'True',
+            reason: 'TerminationByKubelet',
+            message: 'The node was low on resource: memory. ',
+          },
+        ],
+      },
+    });
+    const shutdown = variant({
+      ready: false,
+      status: {
+        phase: 'Failed',
+        reason: 'Terminated',
+        message: 'Pod was terminated in response to imminent node shutdown.',
+      },
+    });
+    const rejected = variant({
+      ready: false,
+      status: {
+        phase: 'Failed',
+        reason: 'OutOfcpu',
+        message: "Pod was rejected: Node didn't have enough resource: cpu, requested: 500, used: 3800, capacity: 4000",
+      },
+    });
+    for (const pod of [pressure, shutdown, rejected]) expect(bakeLook(marksOf([ready]), [pod]).breach).toBeUndefined();
   });
 
   it('leaves alone pods being deleted (a scale-down) and new pods that are not Ready yet (an autoscaler)', () => {

@@ -76,7 +76,7 @@ export async function fleetRunCommand(
       import('../../run/status/runs.js'),
       import('../../run/fleet/fleet-runs.js'),
       import('../../run/rollback/rollback.js'),
-      import('../../restore/restore.js'),
+      import('../../restore/private-copies.js'),
       import('../../report/format/sections.js'),
     ]);
     // One kubectl per context (its raw calls through one proxy), every call with a deadline.

@@ -40,7 +40,7 @@ export async function historyCommand(
         import('../../clock.js'),
         import('../../journal/history-store.js'),
         import('../../run/undo/undo.js'),
-        import('../../restore/restore.js'),
+        import('../../restore/private-copies.js'),
       ]);
     const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
     session.recorder = recorder;

@@ -5,7 +5,7 @@ import { formatDuration, parseDuration } from '../../duration.js';
 import { DEFAULTS } from '../../model/options.js';
 import { sanitizeDeep, sanitizeText } from '../../report/safety/sanitize.js';
 import { commandConnection, commandKubectl } from '../connection.js';
-import { parseOutputMode } from '../options.js';
+import { parseOutputMode, runLabelOf } from '../options.js';
 import type { CommandContext } from '../session.js';
 
 export type RunCommandName = 'status' | 'rollback' | 'unlock' | 'forget';
@@ -19,6 +19,8 @@ export interface JournalCommandOptions {
   rollbackTimeout?: string;
   output?: string;
   force?: boolean;
+  /** rollback: the run started with this --run-label. */
+  runLabel?: string;
   verbose?: boolean;
   quiet?: boolean;
 }
@@ -54,7 +56,7 @@ export async function journalCommand(
       import('../../journal/holder.js'),
       import('../../run/status/runs.js'),
       import('../../run/rollback/rollback.js'),
-      import('../../restore/restore.js'),
+      import('../../restore/private-copies.js'),
       import('../../journal/held-leases.js'),
       import('../../journal/store.js'),
     ]);
@@ -72,12 +74,30 @@ export async function journalCommand(
     if (command === 'rollback') {
       const copies = privateCopies();
       const result = await runRollback(
-        { runId, namespace: raw.namespace, deadlineMs, force: raw.force },
+        { runId, runLabel: runLabelOf(raw.runLabel), namespace: raw.namespace, deadlineMs, force: raw.force },
         { kubectl, clock: systemClock, reporter: recorder, keepCopy: copies, probe: probeHolder },
       );
       if (result.needsPerson === 0) await Promise.all([copies.remove(), removeCopiesOf(result.runId)]);
       session.finished = true;
       const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
+      if (result.nothing !== undefined) {
+        // Nothing left: no run of the label, or a live run that restored everything itself.
+        const text = result.stopped
+          ? `kguard rollback ${result.runId}: the run stopped and restored what it changed itself; its journal is gone (exit 0)`
+          : `kguard rollback: ${result.nothing} (exit 0)`;
+        recorder.close();
+        write(text, {
+          runId: result.runId || null,
+          exitCode,
+          stopped: result.stopped ?? null,
+          restored: 0,
+          untouched: 0,
+          needsPerson: 0,
+          objects: [],
+          messages: recorder.messages,
+        });
+        return exitCode;
+      }
       recorder.emit({
         kind: 'rollback-finished',
         runId: result.runId,
@@ -92,6 +112,7 @@ export async function journalCommand(
         write('', {
           runId: result.runId,
           exitCode,
+          stopped: result.stopped ?? null,
           restored: result.restored,
           untouched: result.untouched,
           needsPerson: result.needsPerson,
@@ -119,6 +140,8 @@ export async function journalCommand(
         objects: run.journal?.objects.map(({ ref }) => ref) ?? [],
         leases: run.leases.map((lease) => ({ name: lease.metadata.name, namespace: lease.metadata.namespace })),
         command: run.journal?.command,
+        runLabel: run.journal?.runLabel,
+        stop: runs.stopOf(run),
       }));
       write(runs.statusLines(listed, new Date()).join('\n'), { runs: report });
       return ExitCode.Success;

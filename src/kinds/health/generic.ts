@@ -9,6 +9,7 @@
 import { STALLED } from '../../classify/conditions.js';
 import { conditionOf, type Condition, type StatusConventions } from '../../kube.js';
 import type { RolloutRules } from '../engine.js';
+import { reportsGeneration } from '../status-moment.js';
 
 /**
  * `statusGraceSeconds`: the kind's API serves a status subresource, so a controller writes its
@@ -21,6 +22,10 @@ export function genericRules(kind: string, statusGraceSeconds?: number): Rollout
       ? {
           firstStatus: {
             missing: (object: StatusConventions) => !written(object.status),
+            graceSeconds: statusGraceSeconds,
+          },
+          freshStatus: {
+            reportsGeneration: (object: StatusConventions) => reportsGeneration(object),
             graceSeconds: statusGraceSeconds,
           },
         }

@@ -27,6 +27,18 @@ const conditionMatch = {
       minimum: 1,
       description: 'Only under failed: how long the match must last before it fails the rollout.',
     },
+    unless: {
+      type: 'object',
+      description:
+        'Only under failed: no failure while this condition of status.conditions matches (cert-manager: Ready False while Issuing True).',
+      required: ['condition'],
+      additionalProperties: false,
+      properties: {
+        condition: { type: 'string', minLength: 1 },
+        status: { ...stringOrList },
+        reason: { ...stringOrList },
+      },
+    },
   },
 };
 

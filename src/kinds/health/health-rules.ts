@@ -11,6 +11,9 @@ import type { ConditionMatch, FieldMatch, HealthMatch, HealthRule, HealthRules }
 import type { ReasonRule } from '../../model/findings.js';
 import { groupOf, type ObjectRef } from '../../objects/model.js';
 import type { ConditionCause, RolloutRules } from '../engine.js';
+import { reportsGeneration, statusGeneration } from '../status-moment.js';
+import { BUILT_IN_HEALTH_RULES, ROLLOUT_RULE_ID } from './health-table.js';
+import { rolloutRules } from './rollout.js';
 
 type Judged = StatusConventions & { status?: Record<string, unknown> };
 
@@ -39,11 +42,26 @@ function groupMatches(pattern: string, group: string): boolean {
   return pattern === group;
 }
 
-export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Judged> {
+/** `statusGraceSeconds`: how long a status that names no generation is waited for after kguard's write (--status-grace). */
+export function healthRuleRules(rule: HealthRule, kind: string, statusGraceSeconds?: number): RolloutRules<Judged> {
+  // Argo Rollouts' health is not a list of matches (replicas, pod hashes, pause): its own code.
+  if (rule === BUILT_IN_HEALTH_RULES.find((builtIn) => builtIn.id === ROLLOUT_RULE_ID))
+    return rolloutRules(kind, statusGraceSeconds) as unknown as RolloutRules<Judged>;
+  const each = [...(rule.failed ?? []), ...(rule.progressing ?? []), ...rule.healthy]
+    .map((match) => ('each' in match ? match.each : undefined))
+    .find((path) => path !== undefined);
   const appliedBy = (object: Judged): string | undefined =>
     (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== undefined);
   return {
     controller: `${kind} controller`,
+    ...(statusGraceSeconds !== undefined && rule.observedGeneration !== false
+      ? {
+          freshStatus: {
+            reportsGeneration: (object: Judged) => appliedBy(object) !== undefined || reportsGeneration(object, each),
+            graceSeconds: statusGraceSeconds,
+          },
+        }
+      : {}),
     observed: (object) =>
       rule.observedGeneration === false || appliedBy(object) !== undefined || generationObserved(object),
     newPods: () => [],
@@ -62,6 +80,7 @@ export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Ju
       for (const match of rule.failed ?? []) {
         const hit = matched(match, object);
         if (hit === undefined) continue;
+        if ('unless' in match && match.unless && unlessHolds(match.unless, object)) continue;
         const reason =
           'condition' in match
             ? (conditionsFor(match, object).find((c) => c.type === match.condition)?.reason ?? match.condition)
@@ -98,13 +117,16 @@ export function healthRuleRules(rule: HealthRule, kind: string): RolloutRules<Ju
   };
 }
 
+/**
+ * Whether the status speaks for the current generation, where it says (status-moment.ts
+ * statusGeneration: status.observedGeneration, or a newer one a condition names: Flux keeps -1 at
+ * the top until a first success). Argo Rollouts before v1.0 wrote a hash there, not a number:
+ * nothing to compare, as Argo CD's isGenerationObserved.
+ */
 function generationObserved(object: Judged): boolean {
-  const observed = object.status?.observedGeneration as unknown;
-  if (observed === undefined || observed === null) return true;
-  const number = typeof observed === 'number' ? observed : Number(observed);
-  // Argo Rollouts before v1.0 wrote a hash here, not a number: nothing to compare.
-  if (!Number.isFinite(number)) return true;
-  return number >= (object.metadata.generation ?? 0);
+  const observed = statusGeneration(object);
+  if (observed === undefined) return true;
+  return observed >= (object.metadata.generation ?? 0);
 }
 
 /** What a match found, in words (the condition's or field's message); undefined when it does not match. */
@@ -117,7 +139,9 @@ function matchCondition(match: ConditionMatch, object: Judged, entriesNeeded: 'e
   const lists =
     match.each === undefined
       ? [conditionsOf(object.status)]
-      : entries(object, match.each).map((entry) => conditionsOf(entry));
+      : entries(object, match.each)
+          .map((entry) => conditionsOf(entry))
+          .filter((conditions) => currentEntry(conditions, object));
   if (lists.length === 0) return undefined;
   const hits = lists.map((conditions) =>
     conditions.find(
@@ -148,7 +172,32 @@ function matchField(match: FieldMatch, object: Judged): string | undefined {
 function conditionsFor(match: ConditionMatch, object: Judged): Condition[] {
   return match.each === undefined
     ? conditionsOf(object.status)
-    : entries(object, match.each).flatMap((entry) => conditionsOf(entry));
+    : entries(object, match.each)
+        .map((entry) => conditionsOf(entry))
+        .filter((conditions) => currentEntry(conditions, object))
+        .flat();
+}
+
+/**
+ * An entry of a list under `each` (a route's status.parents, a Gateway's status.listeners) speaks
+ * for this generation only when it has conditions and none names an older generation: Argo CD's
+ * isParentGenerationObserved (HTTPRoute health.lua). An entry an implementation keeps for a
+ * parentRef the spec no longer names (Envoy Gateway) stays at its old generation: it is skipped,
+ * as are entries the controller has not rewritten yet.
+ */
+function currentEntry(conditions: readonly Condition[], object: Judged): boolean {
+  return conditions.length > 0 && conditions.every((condition) => current(condition, object));
+}
+
+/** `unless` of a failed match: a condition of status.conditions that excuses it (cert-manager's Issuing True). */
+function unlessHolds(unless: NonNullable<ConditionMatch['unless']>, object: Judged): boolean {
+  return conditionsOf(object.status).some(
+    (condition) =>
+      condition.type === unless.condition &&
+      current(condition, object) &&
+      oneOf(unless.status, condition.status) &&
+      oneOf(unless.reason, condition.reason),
+  );
 }
 
 function conditionsOf(holder: unknown): Condition[] {

@@ -5,22 +5,19 @@ import type { HealthRule } from '../../model/health-rules.js';
 
 const ARGO_CD = 'https://github.com/argoproj/argo-cd/blob/master/resource_customizations';
 
+/** The rule judged by its own code (rollout.ts) while it is the built-in one. */
+export const ROLLOUT_RULE_ID = 'argoproj.io/Rollout';
+
 export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
   {
-    // Argo Rollouts writes status.phase (Healthy, Progressing, Paused, Degraded) and status.message
-    // since v1.0, and status.observedGeneration as a string. Argo CD's check also fails an
-    // InvalidSpec condition and a Progressing condition of reason RolloutAborted or
-    // ProgressDeadlineExceeded. Paused waits for a promotion (Argo CD: Suspended).
-    id: 'argoproj.io/Rollout',
+    // Argo Rollouts: judged by code (rollout.ts), as Argo CD's health.lua and Argo Rollouts'
+    // GetRolloutPhase decide: observedGeneration (and the workload's), status.phase where written,
+    // else the conditions, pause, currentPodHash, replicas, the active selector and the stable
+    // ReplicaSet. This entry names the kinds and the source; --health-rules replaces it by id.
+    id: ROLLOUT_RULE_ID,
     match: [{ group: 'argoproj.io', kind: 'Rollout' }],
-    source: `${ARGO_CD}/argoproj.io/Rollout/health.lua; https://github.com/argoproj/argo-rollouts/blob/master/pkg/apis/rollouts/v1alpha1/types.go (RolloutPhase)`,
-    failed: [
-      { condition: 'InvalidSpec', status: 'True' },
-      { condition: 'Progressing', reason: ['RolloutAborted', 'ProgressDeadlineExceeded'] },
-      { field: 'status.phase', equals: 'Degraded', message: 'status.message' },
-    ],
-    progressing: [{ field: 'status.phase', equals: 'Paused', message: 'status.message' }],
-    healthy: [{ field: 'status.phase', equals: 'Healthy' }],
+    source: `${ARGO_CD}/argoproj.io/Rollout/health.lua; https://github.com/argoproj/argo-rollouts/blob/master/utils/rollout/rolloututil.go (GetRolloutPhase); https://github.com/argoproj/argo-rollouts/blob/master/pkg/apis/rollouts/v1alpha1/types.go (RolloutPhase)`,
+    healthy: [],
   },
   {
     // cert-manager: Issuing True while a certificate is (re)issued. An issuance that fails sets
@@ -31,13 +28,18 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     // before the next try. A success removes Issuing, or, with the ServerSideApply feature gate,
     // sets it False with reason "Issued" (updateOrApplyStatus): so Issuing False is a failure
     // unless its reason is Issued. Ready True once the Secret holds a valid certificate. Argo CD's
-    // check (health.lua) looks at Issuing True first, then calls any Ready False Degraded; kguard
-    // checks failures first, and Ready is False while the first issuance runs, so Ready False is
-    // not a failure here. Conditions carry observedGeneration.
+    // check (health.lua) looks at Issuing True first, then calls any Ready False Degraded (its
+    // degraded_configError.yaml: Ready False ConfigError, no issuance): so Ready False is a failure
+    // unless Issuing is True. The readiness and trigger controllers write Ready False and Issuing
+    // True in two writes (pkg/controller/certificates/readiness, trigger): 5 s lets the second land.
+    // Conditions carry observedGeneration.
     id: 'cert-manager.io/Certificate',
     match: [{ group: 'cert-manager.io', kind: 'Certificate' }],
     source: `https://github.com/cert-manager/cert-manager/blob/master/pkg/controller/certificates/issuing/issuing_controller.go (failIssueCertificate, updateOrApplyStatus); ${ARGO_CD}/cert-manager.io/Certificate/health.lua`,
-    failed: [{ condition: 'Issuing', status: 'False', reasonNot: 'Issued' }],
+    failed: [
+      { condition: 'Issuing', status: 'False', reasonNot: 'Issued' },
+      { condition: 'Ready', status: 'False', unless: { condition: 'Issuing', status: 'True' }, afterSeconds: 5 },
+    ],
     progressing: [{ condition: 'Issuing', status: 'True' }],
     healthy: [{ condition: 'Ready', status: 'True' }],
   },
@@ -81,10 +83,15 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
       { group: 'source.toolkit.fluxcd.io', kind: 'HelmChart' },
       { group: 'source.toolkit.fluxcd.io', kind: 'Bucket' },
     ],
-    source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua (spec.suspend: Suspended); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions`,
+    source: `https://github.com/fluxcd/pkg/blob/main/apis/meta/conditions.go (Ready, Reconciling, Stalled); ${ARGO_CD}/kustomize.toolkit.fluxcd.io/Kustomization/health.lua (spec.suspend: Suspended); https://fluxcd.io/flux/components/kustomize/kustomizations/#conditions; ${ARGO_CD}/source.toolkit.fluxcd.io/HelmRepository/health.lua (type oci); https://fluxcd.io/flux/components/source/helmrepositories/#helmrepository-status`,
     // spec.suspend: true stops the controller's reconciliation (its status, observedGeneration
     // included, stays as it was): nothing would end a wait. Argo CD says Suspended.
-    applied: [{ field: 'spec.suspend', equals: 'true' }],
+    // A HelmRepository of spec.type "oci" writes no status at all (Flux docs, HelmRepository
+    // status; Argo CD's HelmRepository health.lua calls it Healthy): applied is done.
+    applied: [
+      { field: 'spec.suspend', equals: 'true' },
+      { field: 'spec.type', equals: 'oci' },
+    ],
     failed: [
       { condition: 'Stalled', status: 'True' },
       { condition: 'Ready', status: 'False' },
@@ -132,8 +139,9 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     // The crossplane.io/paused annotation: the reconciler stops and says Synced False
     // ReconcilePaused (crossplane-runtime ReconcilePaused()); nothing would end a wait.
     applied: [{ condition: 'Synced', status: 'False', reason: 'ReconcilePaused' }],
+    // Any other Synced False is a failure too, as Argo CD's health.lua says Degraded for every one.
     failed: [
-      { condition: 'Synced', status: 'False', reason: 'ReconcileError' },
+      { condition: 'Synced', status: 'False', reasonNot: 'ReconcilePaused' },
       { condition: 'LastAsyncOperation', status: 'False' },
     ],
     healthy: [
@@ -157,62 +165,52 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
     ],
   },
   {
-    // Gateway API: Accepted False with a configuration reason is the user's to fix (Invalid,
-    // InvalidParameters, UnsupportedAddress, ListenersNotValid; NotReconciled is the deprecated
-    // Pending); Programmed False Invalid, or AddressNotUsable (a static address in the spec cannot
-    // be used, "already in use"); Programmed False Pending, NoResources or AddressNotAssigned
-    // (IPAM still working) waits. Programmed True once the data plane serves it. Conditions carry
-    // observedGeneration.
+    // Gateway API (apis/v1/gateway_types.go): Accepted False with any reason but Pending (the
+    // controller has not reconciled it yet; NotReconciled is its deprecated name) fails: the
+    // named reasons (Invalid, InvalidParameters, UnsupportedAddress, ListenersNotValid) and an
+    // implementation's own ("implementation-specific reasons are allowed", e.g. NoControllerFound),
+    // as Argo CD's Gateway health.lua fails any Accepted False. ResolvedRefs False fails (Argo CD).
+    // Programmed False Invalid, or AddressNotUsable (a static address in the spec cannot be used);
+    // Programmed False Pending, NoResources or AddressNotAssigned (IPAM still working) waits. Each
+    // listener (status.listeners[].conditions) likewise: Accepted False (not Pending) or
+    // ResolvedRefs False fails, Programmed not True waits (Argo CD's listener_degraded.yaml).
+    // Programmed True once the data plane serves it. Conditions carry observedGeneration.
     id: 'gateway.networking.k8s.io/Gateway',
     match: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway' }],
-    source:
-      'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason)',
+    source: `https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go (GatewayConditionType, GatewayConditionReason, ListenerConditionType); ${ARGO_CD}/gateway.networking.k8s.io/Gateway/health.lua`,
     failed: [
-      {
-        condition: 'Accepted',
-        status: 'False',
-        reason: ['Invalid', 'InvalidParameters', 'UnsupportedAddress', 'ListenersNotValid'],
-      },
+      { condition: 'Accepted', status: 'False', reasonNot: ['Pending', 'NotReconciled'] },
+      { condition: 'ResolvedRefs', status: 'False' },
       { condition: 'Programmed', status: 'False', reason: ['Invalid', 'AddressNotUsable'] },
+      { condition: 'Accepted', status: 'False', reasonNot: 'Pending', each: 'status.listeners' },
+      { condition: 'ResolvedRefs', status: 'False', each: 'status.listeners' },
     ],
+    progressing: [{ condition: 'Programmed', status: ['False', 'Unknown'], each: 'status.listeners' }],
     healthy: [
       { condition: 'Accepted', status: 'True' },
       { condition: 'Programmed', status: 'True' },
     ],
   },
   {
-    // Routes report per parent (status.parents[].conditions): accepted by every parent with every
-    // backend reference resolved. Accepted False NotAllowedByListeners, NoMatchingListenerHostname,
-    // NoMatchingParent, UnsupportedValue or IncompatibleFilters (URLRewrite with RequestRedirect)
-    // fails; Pending waits. ResolvedRefs False RefNotPermitted, InvalidKind or UnsupportedProtocol
-    // fails. BackendNotFound fails after 30 s: the backend Service often comes in the same apply,
-    // and the route controller resolves it at its next reconcile (implementations watch Services).
+    // Routes report per parent (status.parents[].conditions, apis/v1/shared_types.go
+    // RouteParentStatus): accepted by every parent that answered for this generation, with every
+    // backend reference resolved. A parent entry whose conditions name an older generation is
+    // skipped (Argo CD's isParentGenerationObserved; Envoy Gateway keeps one for a removed
+    // parentRef). Accepted False with any reason but Pending fails (NotAllowedByListeners,
+    // NoMatchingListenerHostname, NoMatchingParent, UnsupportedValue, IncompatibleFilters, or an
+    // implementation's own), as Argo CD fails any. ResolvedRefs False fails (RefNotPermitted,
+    // InvalidKind, UnsupportedProtocol, BackendNotFound); BackendNotFound after 30 s: the backend
+    // Service often comes in the same apply, and the route controller resolves it at its next
+    // reconcile (implementations watch Services). Argo CD calls it Degraded at once.
     id: 'gateway.networking.k8s.io/Route',
     match: [
       { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' },
       { group: 'gateway.networking.k8s.io', kind: 'GRPCRoute' },
     ],
-    source:
-      'https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus)',
+    source: `https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go (RouteConditionType, RouteConditionReason, RouteParentStatus); ${ARGO_CD}/gateway.networking.k8s.io/HTTPRoute/health.lua`,
     failed: [
-      {
-        condition: 'Accepted',
-        status: 'False',
-        reason: [
-          'NotAllowedByListeners',
-          'NoMatchingListenerHostname',
-          'NoMatchingParent',
-          'UnsupportedValue',
-          'IncompatibleFilters',
-        ],
-        each: 'status.parents',
-      },
-      {
-        condition: 'ResolvedRefs',
-        status: 'False',
-        reason: ['RefNotPermitted', 'InvalidKind', 'UnsupportedProtocol'],
-        each: 'status.parents',
-      },
+      { condition: 'Accepted', status: 'False', reasonNot: 'Pending', each: 'status.parents' },
+      { condition: 'ResolvedRefs', status: 'False', reasonNot: 'BackendNotFound', each: 'status.parents' },
       {
         condition: 'ResolvedRefs',
         status: 'False',
@@ -221,6 +219,8 @@ export const BUILT_IN_HEALTH_RULES: readonly HealthRule[] = [
         afterSeconds: 30,
       },
     ],
+    // An implementation's own Programmed condition on a parent (Argo CD's progressing.yaml) waits.
+    progressing: [{ condition: 'Programmed', status: ['False', 'Unknown'], each: 'status.parents' }],
     healthy: [
       { condition: 'Accepted', status: 'True', each: 'status.parents' },
       { condition: 'ResolvedRefs', status: 'True', each: 'status.parents' },

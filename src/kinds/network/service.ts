@@ -22,7 +22,8 @@
 // serves a class; a class nobody serves never gets an address, so the failure names the class.
 import type { Pod } from '../../kube.js';
 import type { ReasonRule } from '../../model/findings.js';
-import type { Verdict } from '../../model/verdict.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { Expectation, Verdict } from '../../model/verdict.js';
 import type { KubeObject } from '../../objects/model.js';
 import type { RolloutRules } from '../engine.js';
 import { loadBalancerAddresses, noAddressCause, type LoadBalancerStatus } from './load-balancer.js';
@@ -60,18 +61,20 @@ export const serviceRules: RolloutRules<Service> = {
   controller: 'endpoint-slice controller',
   observed: () => true,
   newPods: () => [],
-  wait(service, snapshot) {
-    if (!selectsSome(service, snapshot))
+  wait(service, snapshot, expected) {
+    if (!selectsSome(service, snapshot) && !brokenBefore(service, snapshot, expected))
       return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ''}`;
     if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0)
       return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
     return undefined;
   },
-  failure(service, snapshot) {
-    if (selectsSome(service, snapshot)) return undefined;
+  failure(service, snapshot, expected) {
+    if (selectsSome(service, snapshot) || brokenBefore(service, snapshot, expected)) return undefined;
     const message = `its selector ${selectorText(service)} matches no pod in namespace ${service.metadata.namespace ?? ''}`;
     return { source: 'condition', reason: 'SelectsNoPods', message, rule: SELECTS_NO_POD };
   },
+  note: (service, snapshot, expected) =>
+    brokenBefore(service, snapshot, expected) ? brokenBeforeText(service) : undefined,
   atDeadline(service, snapshot, timeoutMs) {
     if (!selectsSome(service, snapshot) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0)
       return undefined;
@@ -95,6 +98,36 @@ export const serviceRules: RolloutRules<Service> = {
     return { desired: 0, updated: 0, ready: 0, available: 0, summary: parts.join(', ') };
   },
 };
+
+/**
+ * It selected no pod before the apply either, and the apply did not cause that: kguard judges what
+ * the apply changes and says what was already broken. Its selector is the one it had before the
+ * apply, no workload of its namespace has a template it selects (no pods are coming), and no
+ * object this apply changed had, before it, a pod template the selector matched (the apply did not
+ * move pods away from it). A warning on its line, not a reason to undo the release.
+ */
+export function brokenBefore(
+  service: Service,
+  snapshot: { pods: readonly Pod[]; objects: readonly KubeObject[] },
+  expected: Pick<Expectation, 'before' | 'templatesBefore'> | undefined,
+): boolean {
+  const before = expected?.before as Service | undefined;
+  if (!before || !hasSelector(service) || selectsSome(service, snapshot)) return false;
+  const selector = service.spec?.selector ?? {};
+  if (!isDeepStrictEqual(before.spec?.selector ?? {}, selector)) return false;
+  if ((expected?.templatesBefore ?? []).some((labels) => matches(selector, labels))) return false;
+  return !snapshot.objects.some(
+    (object) =>
+      (object.metadata.namespace ?? '') === (service.metadata.namespace ?? '') &&
+      matches(selector, (object as Workload).spec?.template?.metadata?.labels ?? {}) &&
+      Object.keys((object as Workload).spec?.template?.metadata?.labels ?? {}).length > 0,
+  );
+}
+
+/** The warning a Service broken before the apply gets on its line (its verdict stays healthy). */
+export function brokenBeforeText(service: Service): string {
+  return `warning: its selector ${selectorText(service)} matched no pod before the apply either, and the apply did not change that: not a failure of this apply. Fix it separately: ${SELECTS_NO_POD.nextStep.replace('NAMESPACE', service.metadata.namespace ?? '')}`;
+}
 
 function hasSelector(service: Service): boolean {
   return Object.keys(service.spec?.selector ?? {}).length > 0;

@@ -5,7 +5,7 @@
 import { DEPLOYMENT_CONDITION_REASONS } from '../../classify/table.js';
 import { conditionOf, revisionOf, type Condition, type Deployment, type ReplicaSet } from '../../kube.js';
 import type { WorkloadSnapshot } from '../../model/snapshot.js';
-import type { Expectation, Progress } from '../../model/verdict.js';
+import type { Expectation, Progress, Verdict } from '../../model/verdict.js';
 import type { KubeObject } from '../../objects/model.js';
 import { objectsOfKind, podsControlledBy, type ConditionCause, type RolloutRules } from '../engine.js';
 import { newReplicaSetFor } from './template.js';
@@ -25,6 +25,21 @@ export const deploymentRules: RolloutRules<Deployment> = {
   progress: (deployment, snapshot) => progressOf(deployment, newReplicaSetIn(deployment, snapshot), snapshot),
   revision: (before) => revisionOf(before),
 };
+
+/**
+ * A paused Deployment (spec.paused) rolls nothing out: the deployment controller only scales it
+ * (sync.go, `if d.Spec.Paused { return dc.sync(ctx, d, rsList) }`) and `kubectl rollout resume`
+ * starts the staged change. As an OnDelete StatefulSet or a suspended Job, it is applied with
+ * nothing to watch; Argo CD calls it Suspended (gitops-engine health_deployment.go).
+ */
+export function planDeployment(applied: Deployment): Verdict | undefined {
+  if (applied.spec?.paused !== true) return undefined;
+  const namespace = applied.metadata.namespace ? ` -n ${applied.metadata.namespace}` : '';
+  return {
+    state: 'applied',
+    detail: `spec.paused is true: the change is staged and rolls out once kubectl rollout resume deployment/${applied.metadata.name}${namespace} starts it, so there is nothing to watch`,
+  };
+}
 
 function newReplicaSetIn(deployment: Deployment, snapshot: WorkloadSnapshot): ReplicaSet | undefined {
   return newReplicaSetFor(deployment, objectsOfKind<ReplicaSet>(snapshot, 'apps/v1', 'ReplicaSet'));

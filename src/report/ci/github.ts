@@ -89,6 +89,7 @@ export class GithubActionsReporter implements Reporter {
     if (
       !row ||
       event.kind === 'pod-problem' ||
+      event.kind === 'note' ||
       event.kind === 'progress' ||
       event.kind === 'lock-wait' ||
       event.kind === 'diff'
@@ -157,6 +158,7 @@ const RESTORE_KINDS = new Set<RunEvent['kind']>([
   'restore-failed',
   'rolled-back',
   'rollback-unhealthy',
+  'restored-failing-before',
 ]);
 
 /** The object an event is about, if it is about one. */

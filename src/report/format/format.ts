@@ -108,6 +108,10 @@ export const FORMATTERS: Formatters = {
     tone: 'warn',
     text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
   }),
+  note: (event) => ({
+    tone: 'info',
+    text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`,
+  }),
   'poll-error': (event) => ({
     tone: 'warn',
     text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`,
@@ -147,6 +151,18 @@ export const FORMATTERS: Formatters = {
     tone: 'alarm',
     text: `${describeObject(event.workload)}: ${event.detail}; there is nothing kguard may undo${event.commands.length > 0 ? '. Inspect it:' : ''}`,
     details: event.commands,
+  }),
+  'image-exists': (event) => ({
+    tone: 'ok',
+    text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" exists (${event.detail})`,
+  }),
+  'image-missing': (event) => ({
+    tone: 'alarm',
+    text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" does not exist (${event.detail}); nothing is applied`,
+  }),
+  'image-not-checked': (event) => ({
+    tone: 'warn',
+    text: `${describeObject(event.object)}, container ${event.container}: image "${event.image}" not checked: ${event.detail}; going on (the nodes may pull what this machine cannot see)`,
   }),
   'restore-limit': (event) => ({
     tone: event.how === 'delete-and-create' ? 'info' : 'warn',
@@ -193,6 +209,11 @@ export const FORMATTERS: Formatters = {
   'rolled-back': (event) => ({
     tone: 'undo',
     text: `${describeObject(event.workload)}: restored and healthy again, ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} pods ready`} in ${seconds(event.elapsedMs)}`,
+  }),
+  'restored-failing-before': (event) => ({
+    tone: 'undo',
+    text: `${describeObject(event.workload)}: restored to its pre-apply copy; it was already failing before the apply (${event.before}) and still is (${event.now}). The apply did not cause it: fix it separately. Look at it:`,
+    details: [event.command],
   }),
   'rollback-unhealthy': (event) => ({
     tone: 'alarm',
@@ -245,6 +266,14 @@ export const FORMATTERS: Formatters = {
   'rollback-wait': (event) => ({
     tone: 'info',
     text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,
+  }),
+  'stop-requested': (event) => ({
+    tone: 'undo',
+    text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`,
+  }),
+  'stopping-run': (event) => ({
+    tone: event.step === 'unanswered' ? 'warn' : 'info',
+    text: `run ${event.runId}: ${event.detail}`,
   }),
   'rollback-finished': (event) => ({
     tone: event.needsPerson > 0 ? 'alarm' : 'ok',

@@ -10,6 +10,7 @@ import { thisProcess } from '../../journal/holder.js';
 import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../../journal/leases.js';
 import { deleteExpiredJournals, makeRunId, type RunJournal } from '../../journal/store.js';
+import { stopOnRequest } from '../../journal/stop.js';
 import { prepareInputs } from '../../manifests/inputs.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { ObjectResult, RunResult } from '../../model/result.js';
@@ -31,11 +32,14 @@ import { historyRecordsOf, keptInHistory, writeHistory } from './history-step.js
 import { planRun, understandPlan, type RunPlan } from './parts.js';
 import { applyInPhases, failUnjudged, newPhasedApply, type PhaseContext, type PhasedApply } from './phases.js';
 import { changesNothing, checkRestorable, snapshot } from './understand.js';
+import { checkImagesStep } from '../../images/check.js';
 
 export type { Deps };
 
 export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
-  const deps = { ...rawDeps, clock: interruptible(rawDeps.clock, rawDeps.signal) };
+  // A signal, or a stop request on the run's Lease (kguard rollback from anywhere): the same cancellation.
+  const stopping = stopOnRequest(rawDeps.signal);
+  const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
   const startedAt = deps.clock.now();
   const startedAtIso = new Date().toISOString();
   // Before the apply every kubectl call is a read: a signal stops them at once.
@@ -108,6 +112,13 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps))
         : undefined;
     restorable?.catch(() => undefined);
+    // Does every image the apply changes exist? Asked of the registries now, beside the reads
+    // above, and awaited before the first write (images/check.ts): a missing one refuses the run.
+    const imagesChecked =
+      options.imageCheck !== 'off' && !options.dryRun && understood.server.ok
+        ? checkImagesStep(understood.server.objects, understood.current, options, deps)
+        : undefined;
+    imagesChecked?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
     const tidied = journalled
       ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => undefined)
@@ -135,7 +146,9 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         ),
       );
     };
+    const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
+    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before =
       journalled || understood.pruned.length > 0
@@ -177,6 +190,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : undefined,
         rollbackMode: options.rollback,
         verification,
+        ...(images && images.length > 0 ? { images } : {}),
         applyMs: state.applyMs,
         totalMs: deps.clock.now() - startedAt,
         kubectlProcesses: deps.kubectl.spawned,
@@ -218,6 +232,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     return result;
   } finally {
     // However the run ended, letting its leases go must land: a signal no longer stops kubectl.
+    stopping.end();
     deps.kubectl.stopCancelling();
     await Promise.all([ending, ...leases.map((held) => held.release()), inputs.cleanup(), plan?.cleanup()]);
     // Every kubectl process of the run is counted, the cleanup's included.

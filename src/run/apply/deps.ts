@@ -5,6 +5,7 @@ import type { CommandExec } from '../../kubectl/process/exec.js';
 import type { Kubectl } from '../../kubectl/types.js';
 import type { InputDeps } from '../../manifests/inputs.js';
 import type { RestoreDeps } from '../../restore/restore.js';
+import type { Registries, RegistryOptions } from '../../images/registry.js';
 import type { Reporter } from '../../model/events.js';
 import type { RunResult } from '../../model/result.js';
 
@@ -16,6 +17,8 @@ export interface Deps {
   signal?: AbortSignal;
   inputs: InputDeps;
   keepCopy: RestoreDeps['keepCopy'];
+  /** How registries are asked before the apply (images/registry.ts); tests pass their own. */
+  registries?: (options: RegistryOptions) => Registries;
   /** The run's id, when the caller made it (its copies' directory is named after it); else made here. */
   runId?: string;
   /**

@@ -69,6 +69,7 @@ export async function startJournal(
       command: options.commandLine ?? 'kguard apply',
       holder: thisProcess(),
       requestTimeoutMs: options.requestTimeoutMs,
+      ...(options.runLabel ? { runLabel: options.runLabel } : {}),
       ...(options.fleet ? { fleet: options.fleet } : {}),
       objects: refs.map((ref) => {
         const stage = stages.get(objectKey(ref));
@@ -78,7 +79,13 @@ export async function startJournal(
     placement,
     options.timeoutMs,
   );
-  deps.reporter.emit({ kind: 'journal', runId, namespace: journal.namespace, pieces: journal.pieces });
+  deps.reporter.emit({
+    kind: 'journal',
+    runId,
+    namespace: journal.namespace,
+    pieces: journal.pieces,
+    ...(options.runLabel ? { runLabel: options.runLabel } : {}),
+  });
   return journal;
 }
 

@@ -6,6 +6,7 @@ import type { VerdictState } from '../../model/verdict.js';
 import { executeRestore } from '../../restore/restore.js';
 import { trackWorkloads } from '../../track/workloads.js';
 import { verdictText } from '../../kinds/engine.js';
+import { failingBeforeApply } from '../../kinds/before.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
@@ -51,12 +52,31 @@ export async function restore(objects: PendingObject[], options: ApplyOptions, d
     // A signal while the restored pods start: the writes are done, and a cancelled run does not
     // wait for health (as above). Not healthy yet is not a failed restore.
     if (deps.signal?.aborted && outcome.verdict.state !== 'healthy') continue;
+    const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
+    // Judged against the state before the apply: failing as it failed then is restored, not worse.
+    const failingBefore =
+      outcome.verdict.state === 'healthy'
+        ? undefined
+        : failingBeforeApply(
+            object.ref,
+            'before' in object.change ? object.change.before : undefined,
+            trackOptionsFor(options, 'rollback').healthRules,
+          );
     object.afterRestore = {
       state: outcome.verdict.state,
       summary: outcome.diagnosis?.summary,
       elapsedMs: outcome.elapsedMs,
+      ...(failingBefore === undefined ? {} : { failingBefore }),
     };
-    if (outcome.verdict.state === 'healthy' && outcome.verdict.progress) {
+    if (failingBefore !== undefined) {
+      deps.reporter.emit({
+        kind: 'restored-failing-before',
+        workload: object.ref,
+        before: failingBefore,
+        now: why,
+        command: deps.kubectl.commandLine(['describe', kubectlName(object.ref), ...namespaceArgs(object.ref)]),
+      });
+    } else if (outcome.verdict.state === 'healthy' && outcome.verdict.progress) {
       deps.reporter.emit({
         kind: 'rolled-back',
         workload: object.ref,
@@ -64,7 +84,6 @@ export async function restore(objects: PendingObject[], options: ApplyOptions, d
         elapsedMs: outcome.elapsedMs,
       });
     } else {
-      const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
       deps.reporter.emit({
         kind: 'rollback-unhealthy',
         workload: object.ref,

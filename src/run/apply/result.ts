@@ -31,7 +31,12 @@ export function outcomeOf(
         restore?.status === 'failed' ||
         (restore?.status === 'kept' && restore.reason !== 'no-rollback' && restore.reason !== 'not-failed'),
     ) ||
-    result.objects.some((object) => object.afterRestore !== undefined && object.afterRestore.state !== 'healthy');
+    result.objects.some(
+      (object) =>
+        object.afterRestore !== undefined &&
+        object.afterRestore.state !== 'healthy' &&
+        object.afterRestore.failingBefore === undefined,
+    );
   if (needsPerson) return 'needs-attention';
   if (result.cancelled !== undefined) return 'interrupted';
   const restored = restores.some((restore) => restore !== undefined && restore.status !== 'kept');
@@ -77,11 +82,6 @@ export function exitCodeOfRun(result: Pick<RunResult, 'outcome' | 'diff' | 'obje
 
 /** `kubectl diff`'s exit code when there are differences; the same number as a usage error, as in kubectl. */
 const DIFFERENCES_FOUND: ExitCode = 1;
-
-/** The exit code of an outcome (the table above). */
-export function exitCodeOf(outcome: Outcome): ExitCode {
-  return EXIT_CODES[outcome];
-}
 
 /** The run's result with its outcome, decided once. */
 export function withOutcome(result: Omit<RunResult, 'outcome'>): RunResult {

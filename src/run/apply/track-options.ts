@@ -1,22 +1,33 @@
-// How a run tracks, from its options: once for the rollout and once for the restore, built in
-// one place so neither phase drops a field (--log-lines 0 reads no logs in either).
-import { mergeHealthRules } from '../../kinds/health/health-rules.js';
-import { BUILT_IN_HEALTH_RULES } from '../../kinds/health/health-table.js';
+// How an apply tracks, from its options: once for the rollout and once for the restore, both
+// through the one builder (track/options.ts), so neither phase drops a field.
 import { DEFAULTS, type ApplyOptions, type TrackOptions } from '../../model/options.js';
+import { trackOptions } from '../../track/options.js';
 
-export function trackOptionsFor(options: ApplyOptions, phase: TrackOptions['phase']): TrackOptions {
+export function trackOptionsFor(
+  options: Pick<
+    ApplyOptions,
+    | 'timeoutMs'
+    | 'rollbackTimeoutMs'
+    | 'pollIntervalMs'
+    | 'rollback'
+    | 'poll'
+    | 'logLines'
+    | 'healthRules'
+    | 'readinessGraceMs'
+    | 'statusGraceMs'
+  >,
+  phase: 'rollout' | 'rollback',
+): TrackOptions {
   const rollout = phase === 'rollout';
-  return {
-    timeoutMs: rollout ? options.timeoutMs : options.rollbackTimeoutMs,
-    pollIntervalMs: options.pollIntervalMs,
+  return trackOptions(
+    { ...options, watch: !options.poll },
     phase,
-    // The others are undone with a failing one under --rollback all: no need to watch them on.
-    stopWhenAnyFails: rollout && options.rollback === 'all',
-    watch: !options.poll,
-    logLines: options.logLines,
-    healthRules: mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules),
-    // The restore puts back what ran before: it is waited for, not judged again by a grace.
-    ...(rollout ? { readinessGraceMs: options.readinessGraceMs ?? DEFAULTS.readinessGraceMs } : {}),
-    statusGraceMs: options.statusGraceMs ?? DEFAULTS.statusGraceMs,
-  };
+    rollout ? options.timeoutMs : options.rollbackTimeoutMs,
+    {
+      // The others are undone with a failing one under --rollback all: no need to watch them on.
+      stopWhenAnyFails: rollout && options.rollback === 'all',
+      // The restore puts back what ran before: it is waited for, not judged again by a grace.
+      readinessGraceMs: rollout ? (options.readinessGraceMs ?? DEFAULTS.readinessGraceMs) : undefined,
+    },
+  );
 }

@@ -14,7 +14,8 @@ import { removeHistoryOf } from '../../journal/history-store.js';
 import type { HolderProbe } from '../../journal/holder.js';
 import type { RunLiveness } from '../../journal/liveness.js';
 import { DEFAULTS } from '../../model/options.js';
-import { listRuns, pickRun } from '../status/runs.js';
+import { listRuns, pickRun, type RunRecord } from '../status/runs.js';
+import { stopLiveRun } from './stop-live.js';
 import { objectKey, typeArg, type KubeObject } from '../../objects/model.js';
 import { planRestore } from '../../restore/plan.js';
 import { executeRestore, type RestoreDeps } from '../../restore/restore.js';
@@ -38,6 +39,10 @@ export interface RollbackResult {
   /** Objects a person must look at (someone else's change, a refused write). */
   needsPerson: number;
   results: Map<string, RestoreResult>;
+  /** The run was live and was asked to stop: it restored itself (answered), or was restored here once dead. */
+  stopped?: 'answered' | 'dead';
+  /** Nothing to do: no unfinished run has this --run-label (it finished, or restored itself). */
+  nothing?: string;
 }
 
 /**
@@ -48,11 +53,26 @@ export interface RollbackResult {
  * after it before calling the run restored.
  */
 export async function runRollback(
-  options: { runId?: string; namespace?: string; deadlineMs: number; force?: boolean },
+  options: { runId?: string; runLabel?: string; namespace?: string; deadlineMs: number; force?: boolean },
   deps: RollbackDeps,
 ): Promise<RollbackResult> {
-  const runs = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
-  const run = pickRun(runs, options.runId, 'rollback', options.force ?? false);
+  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
+  const runs = options.runLabel === undefined ? listed : labelled(listed, options.runLabel);
+  if (runs.length === 0 && options.runLabel !== undefined && options.runId === undefined)
+    return nothingToDo(
+      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ''}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`,
+    );
+  let run = pickRun(runs, options.runId, 'rollback', options.force ?? false, true);
+  let stopped: RollbackResult['stopped'];
+  if (run.liveness.state === 'live' && !options.force) {
+    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
+    // What the run left: nothing when it restored everything; its journal when a person must look, or it died.
+    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+      (candidate) => candidate.runId === run.runId && candidate.journal,
+    );
+    if (!after) return { ...nothingToDo(''), runId: run.runId, stopped };
+    run = after;
+  }
   const journal = run.journal!;
   // A journal is restored whole: a Secret of it that could not be read holds objects this would leave as they are.
   if (run.missing.length > 0 && !options.force) {
@@ -108,6 +128,7 @@ export async function runRollback(
   }
   return {
     runId: journal.runId,
+    ...(stopped ? { stopped } : {}),
     restored: statuses.filter(
       (status) => status === 'restored' || status === 'deleted' || status === 'recreated' || status === 'replaced',
     ).length,
@@ -115,6 +136,15 @@ export async function runRollback(
     needsPerson,
     results,
   };
+}
+
+/** The unfinished runs whose journal carries `label` (--run-label). */
+function labelled(runs: readonly RunRecord[], label: string): RunRecord[] {
+  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== 'finished');
+}
+
+function nothingToDo(nothing: string): RollbackResult {
+  return { runId: '', restored: 0, untouched: 0, needsPerson: 0, results: new Map(), nothing };
 }
 
 /** Each journalled object as the cluster holds it now (one list per namespace; the rest read alone). */

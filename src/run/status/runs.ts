@@ -8,6 +8,7 @@ import { leaseHolder, LEASE_SELECTOR } from '../../journal/lease.js';
 import { LEASE_TYPE } from '../../journal/held-leases.js';
 import { livenessOf, type RunLiveness } from '../../journal/liveness.js';
 import { listJournals, type JournalSecretRef } from '../../journal/store.js';
+import { stopAnswerOf, stopRequestOf } from '../../journal/stop.js';
 import type { KubeObject } from '../../objects/model.js';
 
 export interface RunRecord {
@@ -66,7 +67,8 @@ export async function listRuns(
 /** What `kguard status` says of one run, and the command that finishes it. */
 export function statusLine(run: RunRecord, now: Date, withNext = true): string {
   const { journal, liveness } = run;
-  const life = `${liveness.state === 'live' ? 'running' : liveness.state}: ${liveness.why}`;
+  const stop = stopOf(run);
+  const life = `${liveness.state === 'live' ? 'running' : liveness.state}: ${liveness.why}${stop ? `; ${stop}` : ''}`;
   if (!journal) {
     const namespaces = [...new Set(run.leases.map((lease) => lease.metadata.namespace ?? ''))].sort().join(', ');
     const next = !withNext || liveness.state === 'live' ? '' : `  →  kguard unlock ${run.runId}`;
@@ -81,9 +83,19 @@ export function statusLine(run: RunRecord, now: Date, withNext = true): string {
         ? `  →  kguard forget ${run.runId}`
         : `  →  kguard rollback ${run.runId}`;
   return (
-    `${run.runId}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where}  ${life}` +
+    `${run.runId}${journal.runLabel ? ` (label ${journal.runLabel})` : ''}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where}  ${life}` +
     `${run.expired ? '  (expired: deleted by the next run)' : ''}${next}`
   );
+}
+
+/** A stop asked of the run (kguard rollback of a live run), and whether it answered. */
+export function stopOf(run: Pick<RunRecord, 'leases'>): string | undefined {
+  const request = run.leases.map(stopRequestOf).find(Boolean);
+  if (!request) return undefined;
+  const answered = run.leases.map(stopAnswerOf).find(Boolean);
+  return answered
+    ? `stopping: asked by ${request.by} at ${request.at}, restoring what it changed`
+    : `stop pending: asked by ${request.by} at ${request.at}, not answered yet`;
 }
 
 /** "namespace shop", or, for a journal in several Secrets, "journal in shop (2), kube-system (1)"; and what could not be read. */
@@ -118,8 +130,10 @@ export function pickRun(
   runId: string | undefined,
   command: 'rollback' | 'unlock' | 'forget',
   force: boolean,
+  /** rollback: a live run is picked too, to be asked to stop (run/rollback/stop-live.ts). */
+  stopLive = false,
 ): RunRecord {
-  const run = runId ? runs.find((candidate) => candidate.runId === runId) : onlyUnfinished(runs);
+  const run = runId ? runs.find((candidate) => candidate.runId === runId) : onlyUnfinished(runs, stopLive);
   if (!run)
     throw new InputError(
       `no journal or Lease of run ${runId} found (kguard status lists the runs); it may have finished or expired.`,
@@ -131,6 +145,7 @@ export function pickRun(
   }
   if (force) return run;
   const { liveness } = run;
+  if (stopLive && command === 'rollback' && liveness.state === 'live' && run.leases.length > 0) return run;
   if (liveness.state === 'live') {
     throw new InputError(
       `run ${run.runId} is still running (${liveness.why}): kguard ${command} would undo a live run. Let it finish, or stop it; if you are sure it is gone, kguard ${command} ${run.runId} --force.`,
@@ -154,12 +169,13 @@ export function pickRun(
   return run;
 }
 
-function onlyUnfinished(runs: readonly RunRecord[]): RunRecord {
+function onlyUnfinished(runs: readonly RunRecord[], stopLive: boolean): RunRecord {
   const journalled = runs.filter((run) => run.journal && run.liveness.state !== 'finished');
   if (journalled.length === 0)
     throw new InputError('there is no unfinished kguard run to roll back (no journal found).');
   const stopped = journalled.filter((run) => run.liveness.state !== 'live');
   if (stopped.length === 1) return stopped[0]!;
+  if (stopped.length === 0 && stopLive && journalled.length === 1) return journalled[0]!;
   if (stopped.length === 0) {
     const names = journalled.map((run) => `${run.runId} (${run.liveness.why})`).join(', ');
     throw new InputError(

@@ -23,6 +23,7 @@ import { executeRestore, type RestoreDeps } from '../../restore/restore.js';
 import { trackWorkloads } from '../../track/workloads.js';
 import { verdictText } from '../../kinds/engine.js';
 import { readJournalled } from '../rollback/rollback.js';
+import { trackOptions, type TrackSettings } from '../../track/options.js';
 
 // yaml: this module is loaded with `kguard undo` (a part of the CLI bundle of its own), not at start-up.
 
@@ -34,6 +35,8 @@ export interface UndoOptions {
   pollIntervalMs: number;
   watch: boolean;
   logLines: number;
+  healthRules?: TrackSettings['healthRules'];
+  statusGraceMs?: number;
 }
 
 export interface UndoDeps {
@@ -125,18 +128,7 @@ async function trackRestored(
       ? [{ ref: step.ref, applied: result.restored, before: undefined }]
       : [];
   });
-  const outcomes = await trackWorkloads(
-    targets,
-    {
-      timeoutMs: options.deadlineMs,
-      pollIntervalMs: options.pollIntervalMs,
-      phase: 'rollback',
-      stopWhenAnyFails: false,
-      watch: options.watch,
-      logLines: options.logLines,
-    },
-    deps,
-  );
+  const outcomes = await trackWorkloads(targets, trackOptions(options, 'rollback', options.deadlineMs), deps);
   let unhealthy = 0;
   for (const { ref } of targets) {
     const outcome = outcomes.get(objectKey(ref));

@@ -7,6 +7,12 @@
 //   sim.kguard.dev/ready-reason, sim.kguard.dev/ready-message       (the reason and message of a False)
 //   sim.kguard.dev/reconcile-after: "<seconds>"   (the first reconcile of an object with no status comes
 //                         this many simulated seconds late: a busy controller, as in fluxcd/kustomize-controller#387)
+//   sim.kguard.dev/answer-after: "<seconds>"   (every new generation is answered this many simulated
+//                         seconds after the write: until then the status written for the previous spec stands)
+//   sim.kguard.dev/observed-generation: "false"   (the status names no generation, neither at the top nor
+//                         in a condition, as ExternalSecret, KEDA and many cert-manager versions write it)
+//   sim.kguard.dev/status: '<JSON>'   (the status to write, as it is: a real controller's, e.g. a case of
+//                         Argo CD's health tests; observedGeneration is set, or removed, per the knob above)
 
 import type { SimClock } from '../clock.js';
 import { resourceTypeForKind } from '../kinds.js';
@@ -16,6 +22,9 @@ import { WorkQueue } from './workqueue.js';
 
 const READY_KNOB = 'sim.kguard.dev/ready';
 const LATE_KNOB = 'sim.kguard.dev/reconcile-after';
+const ANSWER_KNOB = 'sim.kguard.dev/answer-after';
+const GENERATION_KNOB = 'sim.kguard.dev/observed-generation';
+const STATUS_KNOB = 'sim.kguard.dev/status';
 
 interface Condition {
   type: string;
@@ -28,6 +37,8 @@ interface Condition {
 
 export class CustomResourceReconciler {
   private readonly queue: WorkQueue;
+  /** The generation each object's status was last written for (by key). */
+  private readonly answered = new Map<string, number | undefined>();
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -50,8 +61,14 @@ export class CustomResourceReconciler {
   private onEvent({ type, object }: StoreEvent): void {
     if (type === 'DELETED' || !resourceTypeForKind(object.kind)?.custom) return;
     const late = Number(object.metadata.annotations?.[LATE_KNOB] ?? 0);
-    const delayMs = object.status === undefined && Number.isFinite(late) && late > 0 ? late * 1000 : undefined;
-    this.queue.add(JSON.stringify([object.kind, object.metadata.namespace ?? '', object.metadata.name]), delayMs);
+    const answer = Number(object.metadata.annotations?.[ANSWER_KNOB] ?? 0);
+    const delayMs =
+      object.status === undefined && Number.isFinite(late) && late > 0
+        ? late * 1000
+        : Number.isFinite(answer) && answer > 0 && this.answered.get(keyOf(object)) !== object.metadata.generation
+          ? answer * 1000
+          : undefined;
+    this.queue.add(keyOf(object), delayMs);
   }
 
   private sync(key: string): void {
@@ -61,8 +78,19 @@ export class CustomResourceReconciler {
     if (!object) return;
     if (object.metadata.annotations?.[READY_KNOB] === 'silent') return;
     const generation = object.metadata.generation ?? 1;
-    const conditions = this.conditionsFor(object, generation);
-    const status = { ...(object.status ?? {}), observedGeneration: generation, conditions };
+    const withGeneration = object.metadata.annotations?.[GENERATION_KNOB] !== 'false';
+    const given = object.metadata.annotations?.[STATUS_KNOB];
+    const status = given
+      ? stamped(JSON.parse(given) as Record<string, unknown>, withGeneration ? generation : undefined)
+      : stamped(
+          {
+            ...(object.status ?? {}),
+            observedGeneration: generation,
+            conditions: this.conditionsFor(object, generation),
+          },
+          withGeneration ? generation : undefined,
+        );
+    this.answered.set(key, generation);
     if (JSON.stringify(object.status ?? {}) === JSON.stringify(status)) return;
     this.store.updateStatus({ ...object, metadata: { ...object.metadata, resourceVersion: undefined }, status });
   }
@@ -85,4 +113,20 @@ export class CustomResourceReconciler {
     if (knob === 'false') return [condition('Ready', 'False', reason, message)];
     return [condition('Ready', 'True', 'Reconciled', `generation ${generation} reconciled`)];
   }
+}
+
+function keyOf(object: KubeObject): string {
+  return JSON.stringify([object.kind, object.metadata.namespace ?? '', object.metadata.name]);
+}
+
+/** The status with observedGeneration (top level and in each condition) set to `generation`, or removed. */
+function stamped(status: Record<string, unknown>, generation: number | undefined): Record<string, unknown> {
+  const { observedGeneration: _top, ...rest } = status;
+  const conditions = Array.isArray(rest.conditions)
+    ? (rest.conditions as Array<Record<string, unknown>>).map(({ observedGeneration: _own, ...condition }) =>
+        generation === undefined ? condition : { ...condition, observedGeneration: generation },
+      )
+    : rest.conditions;
+  const out: Record<string, unknown> = { ...rest, ...(conditions === undefined ? {} : { conditions }) };
+  return generation === undefined ? out : { ...out, observedGeneration: generation };
 }

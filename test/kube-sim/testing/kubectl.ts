@@ -10,12 +10,17 @@ export interface KubectlResult {
   exitCode: number;
 }
 
-export async function kubectl(cluster: Pick<Cluster, 'env'>, args: string[], input?: string): Promise<KubectlResult> {
+export async function kubectl(
+  cluster: Pick<Cluster, 'env'>,
+  args: string[],
+  input?: string,
+  timeoutMs = 20_000,
+): Promise<KubectlResult> {
   const result = await execa('kubectl', args, {
     env: { ...process.env, ...cluster.env },
     reject: false,
     input,
-    timeout: 20_000,
+    timeout: timeoutMs,
   });
   return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1 };
 }

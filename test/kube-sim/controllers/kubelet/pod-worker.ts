@@ -15,6 +15,16 @@ import { ensureImage, type PullHost } from './image-pull.js';
 import { goDuration, imageIdOf, type ImageRef, type SimulatedRegistry } from './images.js';
 import { parseQuantity } from '../quantity.js';
 import { LOGS_ANNOTATION_PREFIX, readKnobs, type ContainerKnobs } from './knobs.js';
+import {
+  ADMISSION_REJECT,
+  NODE_PRESSURE_EVICTION,
+  NODE_SHUTDOWN,
+  pressureMessage,
+  rejectionMessage,
+  SHUTDOWN_MESSAGE,
+  SHUTDOWN_REASON,
+  siblingEnded,
+} from './node-ends.js';
 import { startFailingLivenessProbe, startReadinessProbe, type Probe, type ProbeHost } from './probes.js';
 import { buildPodStatus, type ConditionMemory, type ContainerRuntime, type PodRuntimeView } from './status.js';
 
@@ -105,8 +115,42 @@ export class PodWorker {
   }
 
   start(): void {
+    // kubelet HandlePodAdditions → canAdmitPod → rejectPod: refused before anything runs.
+    const rejectReason = this.pod.metadata.annotations?.[ADMISSION_REJECT];
+    if (rejectReason && !siblingEnded(this.services.store, this.pod, rejectReason)) return this.reject(rejectReason);
     this.publish();
     this.mountVolumes();
+  }
+
+  /** kubelet.go rejectPod: a Warning event with the admit handler's reason, the pod Failed for good. */
+  private reject(reason: string): void {
+    const message = rejectionMessage(reason);
+    this.podEvent('Warning', reason, message.replace(/^Pod was rejected: /, ''));
+    this.view.evicted = { message, at: this.nowIso(), reason, rejected: true };
+    this.publish();
+    this.stop();
+  }
+
+  /** After the first app container has run a while: the node ends the pod, if the template asks and no sibling was ended so. */
+  private watchNodeEnds(c: ContainerTracking, knobs: ContainerKnobs): void {
+    if (c !== this.containers[0]) return;
+    const annotations = this.pod.metadata.annotations ?? {};
+    const after = knobs.runMs ?? this.services.timing.crashAfterMs;
+    const resource = annotations[NODE_PRESSURE_EVICTION];
+    if (resource)
+      // eviction_manager.go synchronize: at the monitoring tick after the threshold is crossed.
+      this.containerAfter(c, after + EVICTION_MONITORING_MS, () => {
+        if (siblingEnded(this.services.store, this.pod, 'Evicted')) return;
+        const request = (c.spec.resources?.requests as Record<string, string> | undefined)?.[resource];
+        this.evict(pressureMessage(resource, c.runtime.name, request));
+      });
+    if (annotations[NODE_SHUTDOWN] === 'true')
+      this.containerAfter(c, after, () => {
+        if (siblingEnded(this.services.store, this.pod, SHUTDOWN_REASON)) return;
+        // nodeshutdown_manager_linux.go killPods: the containers are stopped, the pod Failed with
+        // reason Terminated and (PodDisruptionConditions) DisruptionTarget TerminationByKubelet.
+        this.evict(SHUTDOWN_MESSAGE, SHUTDOWN_REASON);
+      });
   }
 
   /** The pod changed outside the kubelet (a readiness gate's condition): publish the status again. */
@@ -324,6 +368,7 @@ export class PodWorker {
     if (misbehaves)
       this.containerAfter(c, knobs.runMs ?? this.services.timing.crashAfterMs, () => this.exit(c, exitCode, reason));
     if (knobs.ephemeralStorageUsage !== undefined) this.watchEphemeralStorage(c, knobs);
+    if (!runtime.init) this.watchNodeEnds(c, knobs);
     if (c.spec.readinessProbe)
       startReadinessProbe(
         this.probeHost(c),
@@ -394,9 +439,12 @@ export class PodWorker {
     );
   }
 
-  /** eviction_manager.go evictPod: an Evicted event, every container killed, the pod Failed for good. */
-  private evict(message: string): void {
-    this.podEvent('Warning', 'Evicted', message);
+  /**
+   * eviction_manager.go evictPod: an Evicted event, every container killed, the pod Failed for good;
+   * the node shutdown manager the same without the event, with its own reason.
+   */
+  private evict(message: string, reason = 'Evicted'): void {
+    if (reason === 'Evicted') this.podEvent('Warning', 'Evicted', message);
     for (const c of [...this.initContainers, ...this.containers]) {
       this.cancelContainerTimers(c);
       const runtime = c.runtime;
@@ -414,7 +462,7 @@ export class PodWorker {
       runtime.ready = false;
       runtime.started = false;
     }
-    this.view.evicted = { message, at: this.nowIso() };
+    this.view.evicted = { message, at: this.nowIso(), reason };
     this.publish();
     this.stop();
   }

@@ -46,8 +46,12 @@ export interface PodRuntimeView {
   startTime: string;
   initContainers: ContainerRuntime[];
   containers: ContainerRuntime[];
-  /** Set by the eviction manager: the pod failed with this message and will not run again. */
-  evicted?: { message: string; at: string };
+  /**
+   * Set when the node ends the pod for good (phase Failed): the eviction manager (reason Evicted),
+   * the node shutdown manager (reason Terminated), or the kubelet's admission (`rejected`: rejectPod
+   * writes only phase, reason, message and qosClass; no DisruptionTarget, no container statuses).
+   */
+  evicted?: { message: string; at: string; reason?: string; rejected?: boolean };
 }
 
 /** Condition type → [status, lastTransitionTime], kept across syncs so transition times stay stable. */
@@ -116,16 +120,26 @@ export function buildPodStatus(
   ];
   if (scheduled) conditions.push(scheduled);
 
+  // kubelet.go rejectPod: `Pod was rejected: <the admit handler's message>`, nothing else of the kubelet's.
+  if (view.evicted?.rejected)
+    return {
+      phase: 'Failed',
+      reason: view.evicted.reason,
+      message: view.evicted.message,
+      conditions: scheduled ? [scheduled] : [],
+      qosClass: pod.status?.qosClass ?? 'BestEffort',
+    };
   const status: Record<string, unknown> = {
     phase: view.evicted ? 'Failed' : podPhase(view, pod.spec?.restartPolicy ?? 'Always'),
     conditions,
     hostIP: view.hostIP,
     hostIPs: [{ ip: view.hostIP }],
   };
-  // kubelet eviction manager (evictPod): phase Failed, reason Evicted, the eviction message.
+  // kubelet eviction manager (evictPod): phase Failed, reason Evicted, the eviction message; the node
+  // shutdown manager: reason Terminated (nodeshutdown_manager_linux.go podShutdownReason).
   if (view.evicted) {
     status.message = view.evicted.message;
-    status.reason = 'Evicted';
+    status.reason = view.evicted.reason ?? 'Evicted';
   }
   if (view.podIP) {
     status.podIP = view.podIP;

@@ -1,6 +1,7 @@
-// The files a flag names, read and parsed before anything is applied: --health-rules and --fleet.
-// A file that cannot be read, or does not follow its schema, is bad input (exit 1). Their parsers
-// (yaml, and ajv for the schemas) load only here: a plain `apply -f` never parses them.
+// Files named on apply's command line that kguard reads itself (kubectl reads the manifests),
+// read and parsed before anything is applied: --health-rules and --fleet. One that cannot be read,
+// or does not follow its schema, is bad input (exit 1). Their parsers (yaml, and ajv for the
+// schemas) load only here: a plain `apply -f` never parses them.
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import type { FleetPlan } from '../model/fleet.js';

@@ -1,0 +1,213 @@
+// Asks a registry whether one manifest exists, as containerd's resolver would fetch it
+// (remotes/docker/resolver.go): `HEAD /v2/<name>/manifests/<reference>` with the Accept header
+// containerd sends, after the registry's authentication challenge (answers.ts). The only module
+// here that talks to the network. Every request has a deadline (--request-timeout); each
+// registry is pinged once (`GET /v2/`, distribution-spec "determining support"), so an
+// unreachable one fails once for all its images; tokens are reused per repository and credential.
+import { EnvHttpProxyAgent, request } from 'undici';
+import {
+  type Asked,
+  type Challenge,
+  errorsOf,
+  type ImageAnswer,
+  parseChallenge,
+  tokenOf,
+  verdictOf,
+} from './answers.js';
+import type { PullCredential } from './keyring.js';
+import { endpointOf, type ImageReference } from './reference.js';
+
+/** containerd remotes/docker/resolver.go Resolve: Docker schema 2, manifest list, OCI manifest, OCI index, anything. */
+export const MANIFEST_ACCEPT = [
+  'application/vnd.docker.distribution.manifest.v2+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.oci.image.index.v1+json',
+  '*/*',
+].join(', ');
+
+/** Error bodies and token answers are small: nothing more is read. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+type Ping = { ok: true; challenge?: Challenge } | { ok: false; why: string };
+
+export interface RegistryOptions {
+  requestTimeoutMs: number;
+  insecureRegistries: readonly string[];
+  userAgent: string;
+}
+
+export interface Registries {
+  /** The verdict for one image, with the credentials the kubelet would try, in its order. */
+  ask(image: ImageReference, credentials: readonly PullCredential[]): Promise<ImageAnswer>;
+  close(): Promise<void>;
+}
+
+export function registries(options: RegistryOptions): Registries {
+  // A black-holed address fails at the deadline, a refused or unresolvable one at once. The
+  // runner's proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) is used as curl and containerd use it.
+  const agent = new EnvHttpProxyAgent({
+    connect: { timeout: options.requestTimeoutMs },
+    headersTimeout: options.requestTimeoutMs,
+    bodyTimeout: options.requestTimeoutMs,
+  });
+  const pings = new Map<string, Promise<Ping>>();
+  const tokens = new Map<string, Promise<string | undefined>>();
+
+  const send = async (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer> => {
+    const response = await request(url, {
+      method,
+      headers: { 'user-agent': options.userAgent, ...headers },
+      dispatcher: agent,
+      signal: AbortSignal.timeout(options.requestTimeoutMs),
+    });
+    let body = '';
+    if (method === 'GET') {
+      for await (const chunk of response.body) {
+        body += (chunk as Buffer).toString('utf8');
+        if (body.length > MAX_BODY_BYTES) break;
+      }
+    }
+    await response.body.dump().catch(() => undefined);
+    return { status: response.statusCode, headers: response.headers, body };
+  };
+
+  const ping = (endpoint: string): Promise<Ping> => {
+    let known = pings.get(endpoint);
+    if (!known) {
+      known = send(`${endpoint}/v2/`, 'GET', {}).then(
+        (answer): Ping => {
+          if (answer.status === 200) return { ok: true };
+          const challenge = parseChallenge(headerOf(answer, 'www-authenticate'));
+          if (answer.status === 401 && challenge) return { ok: true, challenge };
+          return { ok: false, why: `it answers ${answer.status} to GET /v2/ (not an OCI distribution API)` };
+        },
+        (error: unknown): Ping => ({
+          ok: false,
+          why: `it cannot be reached from here (${networkCause(error, options.requestTimeoutMs)})`,
+        }),
+      );
+      pings.set(endpoint, known);
+    }
+    return known;
+  };
+
+  const token = (challenge: Challenge, scope: string, credential: PullCredential | undefined, key: string) => {
+    const cacheKey = `${challenge.params.realm}|${challenge.params.service}|${scope}|${key}`;
+    let known = tokens.get(cacheKey);
+    if (!known) {
+      const realm = new URL(challenge.params.realm ?? '');
+      if (challenge.params.service) realm.searchParams.set('service', challenge.params.service);
+      realm.searchParams.set('scope', scope);
+      known = send(realm.toString(), 'GET', credential ? { authorization: basic(credential) } : {}).then((answer) =>
+        answer.status === 200 ? tokenOf(answer.body) : undefined,
+      );
+      tokens.set(cacheKey, known);
+    }
+    return known;
+  };
+
+  const ask = async (image: ImageReference, credentials: readonly PullCredential[]): Promise<ImageAnswer> => {
+    const endpoint = endpointOf(image.domain, options.insecureRegistries);
+    const registry = `registry ${image.domain}`;
+    try {
+      const pinged = await ping(endpoint);
+      if (!pinged.ok) return { verdict: 'unknown', why: `${registry}: ${pinged.why}` };
+      const url = `${endpoint}/v2/${image.path}/manifests/${image.reference}`;
+      const challenge = pinged.challenge;
+      if (!challenge) return await manifest(url, {}, 'open', registry);
+      // The kubelet tries each matching credential in turn, then none (keyring.go Lookup, then an anonymous pull).
+      const attempts: Array<PullCredential | undefined> = credentials.length > 0 ? [...credentials] : [undefined];
+      let last: ImageAnswer | undefined;
+      for (const [index, credential] of attempts.entries()) {
+        const headers = await authorization(challenge, image, credential, index);
+        if (headers === undefined) {
+          last = {
+            verdict: 'unknown',
+            why: credential
+              ? `${registry}'s token server refuses the pod's pull credentials (${credential.source})`
+              : `${registry}'s token server gives no anonymous token, and the pod names no pull credentials for it`,
+          };
+          continue;
+        }
+        last = await manifest(
+          url,
+          { accept: MANIFEST_ACCEPT, ...headers },
+          credential ? 'credentials' : 'anonymous',
+          registry,
+        );
+        if (last.verdict !== 'unknown' || !credential) return last;
+      }
+      return last!;
+    } catch (error) {
+      return {
+        verdict: 'unknown',
+        why: `${registry} did not answer (${networkCause(error, options.requestTimeoutMs)})`,
+      };
+    }
+  };
+
+  const authorization = async (
+    challenge: Challenge,
+    image: ImageReference,
+    credential: PullCredential | undefined,
+    index: number,
+  ): Promise<Record<string, string> | undefined> => {
+    if (challenge.scheme === 'basic') return credential ? { authorization: basic(credential) } : {};
+    if (challenge.scheme !== 'bearer' || !challenge.params.realm)
+      return credential ? { authorization: basic(credential) } : {};
+    const bearer = await token(
+      challenge,
+      `repository:${image.path}:pull`,
+      credential,
+      credential ? `${index}:${credential.source}` : 'anonymous',
+    );
+    return bearer ? { authorization: `Bearer ${bearer}` } : undefined;
+  };
+
+  const manifest = async (
+    url: string,
+    headers: Record<string, string>,
+    asked: Asked,
+    registry: string,
+  ): Promise<ImageAnswer> => {
+    const withAccept = { accept: MANIFEST_ACCEPT, ...headers };
+    const head = await send(url, 'HEAD', withAccept);
+    // A HEAD has no body: the 404's error codes come with a GET of the same manifest.
+    const errors = head.status === 404 ? errorsOf((await send(url, 'GET', withAccept)).body) : [];
+    return verdictOf(head.status, errors, asked, registry);
+  };
+
+  return { ask, close: () => agent.close() };
+}
+
+function basic(credential: PullCredential): string {
+  return `Basic ${Buffer.from(`${credential.username}:${credential.password}`, 'utf8').toString('base64')}`;
+}
+
+function headerOf(answer: Answer, name: string): string | undefined {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Why a request got no answer, in a few words (the error's code: ENOTFOUND, ECONNREFUSED, a TLS error, the deadline). */
+export function networkCause(error: unknown, deadlineMs: number): string {
+  const named = error as { name?: string; code?: string; cause?: { code?: string; message?: string } };
+  if (
+    named?.name === 'TimeoutError' ||
+    named?.code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    named?.code === 'UND_ERR_HEADERS_TIMEOUT'
+  )
+    return `no answer within ${Math.round(deadlineMs / 100) / 10} s, the --request-timeout`;
+  const code = named?.code ?? named?.cause?.code;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `its host name does not resolve: ${code}`;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code) return code;
+  return error instanceof Error ? error.message.slice(0, 200) : 'unknown error';
+}
