@@ -52,7 +52,7 @@ export async function download(
  */
 async function fetchAsKubectlWould(url: string, init: RequestInit, env: NodeJS.ProcessEnv): Promise<Response> {
   if (!proxyFor(new URL(url), env)) return fetch(url, init);
-  const { fetch: proxiedFetch, EnvHttpProxyAgent } = await import('undici');
+  const { fetch: proxiedFetch, EnvHttpProxyAgent } = await import('./proxied-fetch.js');
   const dispatcher = new EnvHttpProxyAgent({
     httpProxy: env.HTTP_PROXY ?? env.http_proxy,
     httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
