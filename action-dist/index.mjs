@@ -51552,7 +51552,7 @@ var require_env_http_proxy_agent = __commonJS({
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent2 = class extends DispatcherBase {
+    var EnvHttpProxyAgent3 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -51659,7 +51659,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent2;
+    module.exports = EnvHttpProxyAgent3;
   }
 });
 
@@ -61937,7 +61937,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch2(input, init = void 0) {
+    function fetch3(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p = createDeferredPromise();
       let requestObject;
@@ -62967,7 +62967,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch: fetch2,
+      fetch: fetch3,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -67106,7 +67106,7 @@ var require_undici = __commonJS({
     var Agent2 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent3 = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
     var errors = require_errors3();
@@ -67133,7 +67133,7 @@ var require_undici = __commonJS({
     module.exports.Agent = Agent2;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent3;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -67221,7 +67221,7 @@ var require_undici = __commonJS({
       err.stack = stack ? `${stack}
 ${captureLines}` : capture.stack;
     }
-    module.exports.fetch = function fetch2(init, options = void 0) {
+    module.exports.fetch = function fetch3(init, options = void 0) {
       return fetchImpl(init, options).catch((err) => {
         if (currentFilename) {
           appendFetchStackTrace(err, currentFilename);
@@ -67289,6 +67289,20 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/manifests/proxied-fetch.ts
+var proxied_fetch_exports = {};
+__export(proxied_fetch_exports, {
+  EnvHttpProxyAgent: () => import_undici.EnvHttpProxyAgent,
+  fetch: () => import_undici.fetch
+});
+var import_undici;
+var init_proxied_fetch = __esm({
+  "src/manifests/proxied-fetch.ts"() {
+    "use strict";
+    import_undici = __toESM(require_undici(), 1);
+  }
+});
+
 // src/manifests/download.ts
 async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.env) {
   const fail2 = (why) => new InputError(`-f ${url}: could not download the manifests (${why}). Check the URL; nothing was applied.`);
@@ -67319,8 +67333,8 @@ async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.en
 }
 async function fetchAsKubectlWould(url, init, env2) {
   if (!proxyFor(new URL(url), env2)) return fetch(url, init);
-  const { fetch: proxiedFetch, EnvHttpProxyAgent: EnvHttpProxyAgent2 } = await Promise.resolve().then(() => __toESM(require_undici(), 1));
-  const dispatcher = new EnvHttpProxyAgent2({
+  const { fetch: proxiedFetch, EnvHttpProxyAgent: EnvHttpProxyAgent3 } = await Promise.resolve().then(() => (init_proxied_fetch(), proxied_fetch_exports));
+  const dispatcher = new EnvHttpProxyAgent3({
     httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
     httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
     noProxy: env2.NO_PROXY ?? env2.no_proxy
@@ -69926,7 +69940,7 @@ var init_answers = __esm({
 
 // src/images/registry.ts
 function registries(options) {
-  const agent = new import_undici.EnvHttpProxyAgent({
+  const agent = new import_undici2.EnvHttpProxyAgent({
     connect: { timeout: options.requestTimeoutMs },
     headersTimeout: options.requestTimeoutMs,
     bodyTimeout: options.requestTimeoutMs
@@ -69934,7 +69948,7 @@ function registries(options) {
   const pings = /* @__PURE__ */ new Map();
   const tokens = /* @__PURE__ */ new Map();
   const send2 = async (url, method, headers) => {
-    const response = await (0, import_undici.request)(url, {
+    const response = await (0, import_undici2.request)(url, {
       method,
       headers: { "user-agent": options.userAgent, ...headers },
       dispatcher: agent,
@@ -70056,11 +70070,11 @@ function networkCause(error2, deadlineMs) {
   if (code) return code;
   return error2 instanceof Error ? error2.message.slice(0, 200) : "unknown error";
 }
-var import_undici, MANIFEST_ACCEPT, MAX_BODY_BYTES;
+var import_undici2, MANIFEST_ACCEPT, MAX_BODY_BYTES;
 var init_registry = __esm({
   "src/images/registry.ts"() {
     "use strict";
-    import_undici = __toESM(require_undici(), 1);
+    import_undici2 = __toESM(require_undici(), 1);
     init_answers();
     init_reference2();
     MANIFEST_ACCEPT = [
