@@ -29929,7 +29929,8 @@ function objectReport(result) {
       copyFile: "copyFile" in restore2 ? restore2.copyFile ?? null : null,
       differences: "differences" in restore2 ? restore2.differences : [],
       notes: "notes" in restore2 ? restore2.notes ?? [] : [],
-      healthyAfterRestore: result.afterRestore ? result.afterRestore.state === "healthy" : null
+      healthyAfterRestore: result.afterRestore ? result.afterRestore.state === "healthy" : null,
+      failingBefore: result.afterRestore?.failingBefore ?? null
     } : null,
     timings: {
       verdictAfterMs: result.verdictAfterMs === void 0 ? null : Math.round(result.verdictAfterMs),
@@ -38480,7 +38481,7 @@ async function runRollback(options, deps) {
   const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
   const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
-    return isChangeKind(change.change) && status !== "kept" && status !== "failed";
+    return isChangeKind(change.change) && !ownersMovedOnly(change) && status !== "kept" && status !== "failed";
   });
   for (const { ref } of late) {
     results.set(objectKey(ref), {
@@ -38556,6 +38557,9 @@ async function releaseLeasesOf(journal, deadlineMs, deps) {
     ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace))
   ];
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
+}
+function ownersMovedOnly(change) {
+  return change.change === "configured" && change.paths.length > 0 && change.paths.every((path15) => path15 === "metadata.managedFields");
 }
 var LANDING_MARGIN_MS;
 var init_rollback = __esm({

@@ -82,6 +82,8 @@ export interface JsonObject {
     /** What a kind's restore step did besides the write (a StatefulSet's stuck pods deleted). */
     notes: string[];
     healthyAfterRestore: boolean | null;
+    /** Restored but not healthy, as it was not before the apply either: why its pre-apply copy was not (kinds/before.ts). */
+    failingBefore: string | null;
   } | null;
   timings: { verdictAfterMs: number | null; restoreHealthyAfterMs: number | null };
 }
@@ -168,6 +170,7 @@ function objectReport(result: ObjectResult): JsonObject {
           differences: 'differences' in restore ? restore.differences : [],
           notes: 'notes' in restore ? (restore.notes ?? []) : [],
           healthyAfterRestore: result.afterRestore ? result.afterRestore.state === 'healthy' : null,
+          failingBefore: result.afterRestore?.failingBefore ?? null,
         }
       : null,
     timings: {

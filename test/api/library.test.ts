@@ -1,5 +1,5 @@
 // The library entry (src/index.ts) against the simulated cluster: in this process, and as the
-// README's example, run by node from a project that installed kguard.
+// documented example (docs/library.md), run by node from a project that installed kguard.
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +21,11 @@ afterEach(async () => {
   await env.stop();
 });
 
-/** The ```js block under the library-example marker in README.md, as written there. */
-async function readmeExample(): Promise<string> {
-  const readme = await readFile(join(repo, 'README.md'), 'utf8');
-  const match = /<!-- library-example[^>]*-->\n```js\n([\s\S]*?)```/.exec(readme);
-  if (!match?.[1]) throw new Error('README.md has no library example block');
+/** The ```js block under the library-example marker in docs/library.md, as written there. */
+async function documentedExample(): Promise<string> {
+  const page = await readFile(join(repo, 'docs', 'library.md'), 'utf8');
+  const match = /<!-- library-example[^>]*-->\n```js\n([\s\S]*?)```/.exec(page);
+  if (!match?.[1]) throw new Error('docs/library.md has no library example block');
   return match[1];
 }
 
@@ -90,12 +90,12 @@ describe('apply() from the library', () => {
   });
 });
 
-describe('the README library example', () => {
+describe('the library example of docs/library.md', () => {
   it('runs as written in a project that installed kguard, and prints the outcome per object', async () => {
     // A project with kguard in node_modules: `import 'kguard'` goes through package.json exports.
     await mkdir(join(env.dir, 'node_modules'), { recursive: true });
     await symlink(repo, join(env.dir, 'node_modules', 'kguard'), 'dir');
-    await writeFile(join(env.dir, 'example.mjs'), await readmeExample());
+    await writeFile(join(env.dir, 'example.mjs'), await documentedExample());
     await env.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
     const run = await execa('node', ['example.mjs'], { cwd: env.dir, env: { ...env.cluster.env }, reject: false });
     expect(run.exitCode, run.stderr).toBe(0);

@@ -107,4 +107,14 @@ describe('src/ layout', () => {
       .filter(({ lines }) => lines > 400);
     expect(long).toEqual([]);
   });
+
+  it('has no folder holding more than 15 files directly: a folder that grows is split by what it holds', () => {
+    const byFolder = new Map<string, number>();
+    for (const file of files) {
+      const folder = path.relative(SRC, path.dirname(file)) || '.';
+      byFolder.set(folder, (byFolder.get(folder) ?? 0) + 1);
+    }
+    const crowded = [...byFolder].filter(([, count]) => count > 15).map(([folder, count]) => ({ folder, count }));
+    expect(crowded).toEqual([]);
+  });
 });

@@ -1,16 +1,21 @@
-// --help says the exit codes and the environment; the codes are the README's table and errors.ts's.
+// --help says the exit codes and the environment; the codes are the README's table, docs/output.md's and errors.ts's.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { applyHelp, EXIT_CODES } from '../../src/cli/help.js';
 import { ExitCode } from '../../src/errors.js';
 
 describe('--help', () => {
-  it('lists the same exit codes as the README table and errors.ts (70: internal error)', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('### Exit codes'), readme.indexOf('### Output'));
-    const readmeCodes = [...table.matchAll(/^\| (\d+) \|/gm)].map((match) => Number(match[1]));
+  it('lists the same exit codes as the README table, docs/output.md and errors.ts (70: internal error)', async () => {
+    /** The codes of the table under a page's `## Exit codes` heading, in order. */
+    const tableCodes = async (page: string) => {
+      const text = await readFile(new URL(`../../${page}`, import.meta.url), 'utf8');
+      const start = text.indexOf('## Exit codes');
+      const table = text.slice(start, text.indexOf('\n## ', start + 1));
+      return [...table.matchAll(/^\| (\d+) \|/gm)].map((match) => Number(match[1]));
+    };
     const helpCodes = EXIT_CODES.map(([code]) => code);
-    expect(helpCodes).toEqual(readmeCodes);
+    expect(helpCodes).toEqual(await tableCodes('README.md'));
+    expect(helpCodes).toEqual(await tableCodes('docs/output.md'));
     expect(helpCodes).toEqual([...Object.values(ExitCode)].sort((a, b) => a - b));
   });
 

@@ -118,6 +118,8 @@ describe('--events', () => {
     expect(story).toEqual([
       'target',
       'understood',
+      // The simulator's images are asked of no real registry (harness.ts OFFLINE_REGISTRIES).
+      'image-not-checked',
       'journal',
       'applied',
       'changes',

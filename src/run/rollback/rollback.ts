@@ -1,6 +1,7 @@
 // `kguard rollback [RUN]` and `kguard status`: finish a run that could not finish itself (killed,
 // or it needed a person), from its journal in the cluster. The same restore as an apply's, with
 // the same rule: someone else's change wins.
+import type { ObjectChange } from '../../model/result.js';
 import { InputError } from '../../errors.js';
 import { isChangeKind } from '../../objects/compare.js';
 import type { Clock } from '../../clock.js';
@@ -96,7 +97,7 @@ export async function runRollback(
   // Read again: a late write (of a run that was not quite dead) would show here, not be called restored.
   const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
-    return isChangeKind(change.change) && status !== 'kept' && status !== 'failed';
+    return isChangeKind(change.change) && !ownersMovedOnly(change) && status !== 'kept' && status !== 'failed';
   });
   for (const { ref } of late) {
     results.set(objectKey(ref), {
@@ -190,4 +191,17 @@ async function releaseLeasesOf(journal: Journal, deadlineMs: number, deps: Rollb
     ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace)),
   ];
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
+}
+
+/**
+ * The values are back and only the field owners differ from the journal's copy: a controller
+ * wrote its own entry after the restore (the deployment controller's status and revision
+ * annotation carry a new time on a real cluster), which is no late write of the run.
+ */
+function ownersMovedOnly(change: ObjectChange): boolean {
+  return (
+    change.change === 'configured' &&
+    change.paths.length > 0 &&
+    change.paths.every((path) => path === 'metadata.managedFields')
+  );
 }

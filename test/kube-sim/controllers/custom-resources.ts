@@ -12,7 +12,8 @@
 //   sim.kguard.dev/observed-generation: "false"   (the status names no generation, neither at the top nor
 //                         in a condition, as ExternalSecret, KEDA and many cert-manager versions write it)
 //   sim.kguard.dev/status: '<JSON>'   (the status to write, as it is: a real controller's, e.g. a case of
-//                         Argo CD's health tests; observedGeneration is set, or removed, per the knob above)
+//                         Argo CD's health tests; its generations (top level, conditions, route parents',
+//                         Gateway listeners') follow the object's, or are removed, per the knob above: stamped())
 
 import type { SimClock } from '../clock.js';
 import { resourceTypeForKind } from '../kinds.js';
@@ -119,14 +120,78 @@ function keyOf(object: KubeObject): string {
   return JSON.stringify([object.kind, object.metadata.namespace ?? '', object.metadata.name]);
 }
 
-/** The status with observedGeneration (top level and in each condition) set to `generation`, or removed. */
+/**
+ * The status as the object's controller would write it for `generation`, or with no generation
+ * named at all (`undefined`). The places a status names a generation: status.observedGeneration
+ * (a number, or a string as Argo Rollouts v1 writes it), each condition's observedGeneration
+ * (metav1.Condition), and each condition of a Gateway API route's status.parents[] and a
+ * Gateway's status.listeners[] (apis/v1/shared_types.go RouteParentStatus, gateway_types.go
+ * ListenerStatus: metav1.Condition each). A given status that names generations (a case of Argo
+ * CD's health tests, written for its own object) keeps them relative to the newest it names, so a
+ * condition written for an older generation (a stale route parent, Flux's Released) stays older,
+ * never below 1, and Flux's -1 (no successful reconcile yet, fluxcd/pkg runtime/patch) stays -1;
+ * one that names none gets `generation` everywhere.
+ */
 function stamped(status: Record<string, unknown>, generation: number | undefined): Record<string, unknown> {
-  const { observedGeneration: _top, ...rest } = status;
-  const conditions = Array.isArray(rest.conditions)
-    ? (rest.conditions as Array<Record<string, unknown>>).map(({ observedGeneration: _own, ...condition }) =>
-        generation === undefined ? condition : { ...condition, observedGeneration: generation },
-      )
-    : rest.conditions;
-  const out: Record<string, unknown> = { ...rest, ...(conditions === undefined ? {} : { conditions }) };
-  return generation === undefined ? out : { ...out, observedGeneration: generation };
+  const named = namedGenerations(status).filter((value) => value >= 0);
+  const newest = named.length > 0 ? Math.max(...named) : undefined;
+  const restamp = (value: unknown): unknown => {
+    if (generation === undefined) return undefined;
+    const number = generationOf(value);
+    const next =
+      newest === undefined
+        ? generation
+        : number === undefined || number < 0
+          ? number
+          : Math.max(1, number + generation - newest);
+    if (next === undefined) return value;
+    return typeof value === 'string' ? String(next) : next;
+  };
+  const conditions = (list: unknown): unknown =>
+    Array.isArray(list)
+      ? (list as Array<Record<string, unknown>>).map(({ observedGeneration, ...condition }) => {
+          const next =
+            newest !== undefined && observedGeneration === undefined ? undefined : restamp(observedGeneration);
+          return next === undefined ? condition : { ...condition, observedGeneration: next };
+        })
+      : list;
+  const entries = (list: unknown): unknown =>
+    Array.isArray(list)
+      ? (list as Array<Record<string, unknown>>).map((entry) =>
+          'conditions' in entry ? { ...entry, conditions: conditions(entry.conditions) } : entry,
+        )
+      : list;
+  const { observedGeneration, ...rest } = status;
+  const out: Record<string, unknown> = { ...rest };
+  if ('conditions' in rest) out.conditions = conditions(rest.conditions);
+  if ('parents' in rest) out.parents = entries(rest.parents);
+  if ('listeners' in rest) out.listeners = entries(rest.listeners);
+  const top = newest !== undefined && observedGeneration === undefined ? undefined : restamp(observedGeneration);
+  return top === undefined ? out : { ...out, observedGeneration: top };
+}
+
+/** Every generation a status names (status-moment.ts reads the same places). */
+function namedGenerations(status: Record<string, unknown>): number[] {
+  const ofConditions = (list: unknown): unknown[] =>
+    Array.isArray(list)
+      ? (list as Array<Record<string, unknown>>).map((condition) => condition.observedGeneration)
+      : [];
+  const ofEntries = (list: unknown): unknown[] =>
+    Array.isArray(list)
+      ? (list as Array<Record<string, unknown>>).flatMap((entry) => ofConditions(entry.conditions))
+      : [];
+  return [
+    status.observedGeneration,
+    ...ofConditions(status.conditions),
+    ...ofEntries(status.parents),
+    ...ofEntries(status.listeners),
+  ]
+    .map(generationOf)
+    .filter((value): value is number => value !== undefined);
+}
+
+function generationOf(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
+  return undefined;
 }

@@ -223,7 +223,7 @@ export async function startApiServer(
     }
     const groupVersion = parseGroupVersionPath(pathname);
     if (groupVersion && isKnownGroupVersion(groupVersion.group, groupVersion.version)) {
-      return sendJson(res, 200, legacyResourceList(groupVersion.group));
+      return sendJson(res, 200, legacyResourceList(groupVersion.group, groupVersion.version));
     }
     const group = parseGroupPath(pathname);
     if (group && isKnownGroup(group)) return sendJson(res, 200, legacyGroup(group));

@@ -31,26 +31,24 @@ export function aggregatedDiscovery(version: AggregatedVersion, legacyCore: bool
     .filter((group) => (group === '') === legacyCore)
     .map((group) => ({
       metadata: { name: group, creationTimestamp: null },
-      versions: [
-        {
-          version: versionOf(group),
-          freshness: 'Current',
-          resources: typesIn(group).map((type) => ({
-            resource: type.plural,
-            singularResource: type.singular,
-            responseKind: { group: type.group, version: type.version, kind: type.kind },
-            scope: type.namespaced ? 'Namespaced' : 'Cluster',
-            verbs: verbsFor(type),
-            ...(type.shortNames.length > 0 ? { shortNames: type.shortNames } : {}),
-            ...(type.categories.length > 0 ? { categories: type.categories } : {}),
-            subresources: type.subresources.map((subresource) => ({
-              subresource,
-              responseKind: subresourceKind(type, subresource),
-              verbs: subresourceVerbs(subresource),
-            })),
+      versions: versionsOf(group).map((version) => ({
+        version,
+        freshness: 'Current',
+        resources: typesIn(group, version).map((type) => ({
+          resource: type.plural,
+          singularResource: type.singular,
+          responseKind: { group: type.group, version: type.version, kind: type.kind },
+          scope: type.namespaced ? 'Namespaced' : 'Cluster',
+          verbs: verbsFor(type),
+          ...(type.shortNames.length > 0 ? { shortNames: type.shortNames } : {}),
+          ...(type.categories.length > 0 ? { categories: type.categories } : {}),
+          subresources: type.subresources.map((subresource) => ({
+            subresource,
+            responseKind: subresourceKind(type, subresource),
+            verbs: subresourceVerbs(subresource),
           })),
-        },
-      ],
+        })),
+      })),
     }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }
@@ -74,8 +72,8 @@ export function legacyGroupList(): object {
 }
 
 export function legacyGroup(group: string): object {
-  const groupVersion = { groupVersion: `${group}/${versionOf(group)}`, version: versionOf(group) };
-  return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions: [groupVersion], preferredVersion: groupVersion };
+  const versions = versionsOf(group).map((version) => ({ groupVersion: `${group}/${version}`, version }));
+  return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions, preferredVersion: versions[0] };
 }
 
 export function isKnownGroup(group: string): boolean {
@@ -83,11 +81,11 @@ export function isKnownGroup(group: string): boolean {
 }
 
 export function isKnownGroupVersion(group: string, version: string): boolean {
-  return isKnownGroup(group) && versionOf(group) === version;
+  return isKnownGroup(group) && versionsOf(group).includes(version);
 }
 
-export function legacyResourceList(group: string): object {
-  const resources = typesIn(group).flatMap((type) => [
+export function legacyResourceList(group: string, version = versionsOf(group)[0] ?? 'v1'): object {
+  const resources = typesIn(group, version).flatMap((type) => [
     {
       name: type.plural,
       singularName: type.singular,
@@ -112,7 +110,7 @@ export function legacyResourceList(group: string): object {
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
-    groupVersion: group === '' ? 'v1' : `${group}/${versionOf(group)}`,
+    groupVersion: group === '' ? 'v1' : `${group}/${version}`,
     resources,
   };
 }
@@ -121,13 +119,18 @@ function groupNames(): string[] {
   return [...new Set(RESOURCE_TYPES.map((type) => type.group))];
 }
 
-/** Each group is served in exactly one version here (autoscaling: v2, the rest: v1). */
-function versionOf(group: string): string {
-  return RESOURCE_TYPES.find((type) => type.group === group)?.version ?? 'v1';
+/**
+ * The versions a group is served in, the preferred one first: one for each built-in group
+ * (autoscaling: v2, the rest: v1); a custom group serves each version its CRDs serve (one CRD's
+ * storage version each, server/crds.ts), as cert-manager.io v1 beside an older CRD's v1alpha2.
+ */
+function versionsOf(group: string): string[] {
+  const versions = [...new Set(RESOURCE_TYPES.filter((type) => type.group === group).map((type) => type.version))];
+  return versions.length > 0 ? versions : ['v1'];
 }
 
-function typesIn(group: string): ResourceType[] {
-  return RESOURCE_TYPES.filter((type) => type.group === group);
+function typesIn(group: string, version: string): ResourceType[] {
+  return RESOURCE_TYPES.filter((type) => type.group === group && type.version === version);
 }
 
 function verbsFor(type: ResourceType): string[] {
