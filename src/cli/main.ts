@@ -209,8 +209,9 @@ function keepWorkingWithoutReaders(): void {
 async function makeReporter(session: Session, manifests?: ManifestInput): Promise<Reporter> {
   const env = process.env;
   const logStream = session.json || session.logToStderr ? process.stderr : process.stdout;
-  const [{ VerbosityFilter }, reporterModule] = await Promise.all([
+  const [{ VerbosityFilter }, { systemClock }, reporterModule] = await Promise.all([
     import('../report/verbosity.js'),
+    import('../clock.js'),
     logStream === process.stdout && canAnimate(process.stdout, env)
       ? import('../report/tty.js')
       : import('../report/plain.js'),
@@ -218,7 +219,7 @@ async function makeReporter(session: Session, manifests?: ManifestInput): Promis
   const screen =
     'TtyReporter' in reporterModule
       ? new reporterModule.TtyReporter(process.stdout, useColour(env, true))
-      : new reporterModule.PlainReporter(logStream, useColour(env, Boolean(logStream.isTTY)));
+      : reporterModule.plainLines(logStream, useColour(env, Boolean(logStream.isTTY)), systemClock);
   const terminal = session.verbosity === 'normal' ? screen : new VerbosityFilter(screen, session.verbosity);
   const reporter =
     env.GITLAB_CI === 'true'

@@ -58,7 +58,20 @@ export type RunEvent =
   | { kind: 'healthy'; workload: ObjectRef; progress: Progress; elapsedMs: number; detail?: string }
   | { kind: 'failed'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
   | { kind: 'timed-out'; workload: ObjectRef; diagnosis: Diagnosis; elapsedMs: number }
-  | { kind: 'interrupted'; workload: ObjectRef; progress: Progress; waitingFor: string }
+  /**
+   * kguard stopped watching a rollout still in progress: another workload of this apply failed
+   * (`another-failed`), or the run was cancelled (`cancelled`: a signal or a stop request, named by
+   * `reason`; `restoring` says whether what the apply changed is now restored, false with --rollback none).
+   */
+  | {
+      kind: 'interrupted';
+      workload: ObjectRef;
+      progress: Progress;
+      waitingFor: string;
+      cause: 'another-failed' | 'cancelled';
+      reason?: string;
+      restoring?: boolean;
+    }
   | { kind: 'conflict'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'gone'; workload: ObjectRef; detail: string; commands: string[] }
   | { kind: 'restoring'; objects: ObjectRef[] }

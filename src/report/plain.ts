@@ -1,7 +1,9 @@
 // One line per event, for CI logs, pipes and --output json (where it writes to stderr).
 import { Chalk, type ChalkInstance } from 'chalk';
+import type { Clock } from '../clock.js';
 import type { Reporter, RunEvent } from '../model/events.js';
 import { formatEvent, type Line, type Tone } from './format/format.js';
+import { ProgressThrottle } from './progress-throttle.js';
 
 export const SYMBOLS: Record<Tone, string> = { ok: '✔', fail: '✖', warn: '⚠', info: '•', undo: '↩', alarm: '‼' };
 
@@ -34,4 +36,9 @@ export class PlainReporter implements Reporter {
   }
 
   close(): void {}
+}
+
+/** The plain reporter as the CLI uses it: progress lines throttled per object (progress-throttle.ts). */
+export function plainLines(stream: NodeJS.WritableStream, colour: boolean, clock: Clock): Reporter {
+  return new ProgressThrottle(new PlainReporter(stream, colour), clock);
 }

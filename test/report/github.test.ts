@@ -12,6 +12,11 @@ function capture() {
   return { stream, text: () => text };
 }
 
+/** The lines inside the summary's folded log, as a reader counts them. */
+function shownLogLines(markdown: string): string[] {
+  return (markdown.match(/<pre>([\s\S]*?)<\/pre>/)?.[1] ?? '').split('\n');
+}
+
 describe('GithubActionsReporter', () => {
   it('turns a failed rollout into one ::error annotation with its evidence, and passes every event on', () => {
     const out = capture();
@@ -84,7 +89,9 @@ describe('GithubActionsReporter', () => {
       '| deployment/web (namespace shop) | changed: spec.template.spec.containers[0].image | ✖ new pods cannot pull their image "x:1" &lt;b&gt; (after 1.2s)<br><code>next: fix the tag</code> | ↩ put back as it was before the apply |',
       '| configmap/settings (namespace shop) | unchanged | unchanged, not watched |  |',
     ]);
-    expect(lines).toContain('<details><summary>kguard log (5 lines)</summary>');
+    // 5 entries, 7 lines: the changes and the failure each carry a detail line of their own.
+    expect(lines).toContain('<details><summary>kguard log (7 lines)</summary>');
+    expect(shownLogLines(written[0]!)).toHaveLength(7);
     expect(written[0]).toContain(
       '<pre>• the apply changed 1 of 2 objects\n    deployment/web (namespace shop): changed: spec.template.spec.containers[0].image\n✖ deployment/web',
     );

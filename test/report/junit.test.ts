@@ -3,7 +3,7 @@ import { failureReport } from '../../src/report/format/failure.js';
 import { buildReport } from '../../src/report/json.js';
 import { junitXml } from '../../src/report/ci/junit.js';
 import { junitSchemaErrors } from './junit-schema.js';
-import { bakedRun, restoredRun } from './runs.js';
+import { bakedRun, cancelledRun, restoredRun } from './runs.js';
 
 const finishedAt = new Date('2026-12-03T10:00:07.160Z');
 
@@ -34,6 +34,13 @@ describe('junitXml', () => {
     );
     expect(xml).not.toContain('<skipped>');
     expect(xml).toContain('<system-out>read 3 objects\ndeployment/web: &lt;new&gt; pods &amp; "quotes"</system-out>');
+  });
+
+  it('skips a workload whose watch a signal stopped, with the signal as the reason', async () => {
+    const xml = junitXml(buildReport(cancelledRun, []), finishedAt);
+    expect(await junitSchemaErrors(xml)).toEqual([]);
+    expect(xml).toContain('<skipped>stopped watching: interrupted by SIGINT</skipped>');
+    expect(xml).not.toContain('another workload');
   });
 
   it("carries the container's last lines and the whole diagnosis in the failure, and the manifest's file and line on the test case", async () => {

@@ -144,3 +144,25 @@ export const bakedRun: RunResult = withOutcome({
     },
   },
 });
+
+/** A run cancelled by SIGINT while its Deployment rolled out: the watch stopped, the apply restored. */
+export const cancelledRun: RunResult = withOutcome({
+  mode: 'apply',
+  applied: [{ resource: 'deployment.apps', name: 'web', action: 'configured' }],
+  rollbackMode: 'all',
+  cancelled: 'interrupted by SIGINT',
+  applyMs: 300,
+  totalMs: 2000,
+  kubectlProcesses: 9,
+  objects: [
+    {
+      ref: webRef,
+      changeKind: 'configured',
+      changedFields: ['spec.template.spec.containers[0].image'],
+      tracked: true,
+      verdict: { state: 'progressing', findings: [], progress, waitingFor: 'waiting for 3 more new pods' },
+      verdictAfterMs: 1500,
+      restore: { status: 'restored', differences: [] },
+    },
+  ],
+});

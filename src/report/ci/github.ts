@@ -9,6 +9,15 @@ import { describeObject, objectKey, type ObjectRef } from '../../objects/model.j
 import type { ChangedObject, Reporter, RunEvent } from '../../model/events.js';
 import { formatEvent, type Line } from '../format/format.js';
 import { SYMBOLS } from '../plain.js';
+import {
+  composeSummary,
+  escapeHtml,
+  SUMMARY_MARGIN_BYTES,
+  STEP_SUMMARY_LIMIT_BYTES,
+  summaryBudget,
+  type SummaryParts,
+  type SummaryRow,
+} from './github-summary.js';
 
 /** Finds where an object is written, for annotations (manifests/locate.ts). */
 export type Locate = (ref: ObjectRef) => ManifestLocation | undefined;
@@ -63,7 +72,7 @@ export class GithubActionsReporter implements Reporter {
   close(): void {
     this.inner.close();
     if (!this.summaryPath || !this.verdict) return;
-    appendSummary(this.summaryPath, this.summary(), this.stream, this.append);
+    appendSummary(this.summaryPath, (budget) => composeSummary(this.summary(), budget), this.stream, this.append);
   }
 
   private remember(event: RunEvent, line: Line): void {
@@ -100,9 +109,9 @@ export class GithubActionsReporter implements Reporter {
     else row.verdict = own;
   }
 
-  private summary(): string {
+  private summary(): SummaryParts {
     const verdict = this.verdict!;
-    const rows = [...this.rows.values()].map((row) => {
+    const rows = [...this.rows.values()].map((row): SummaryRow => {
       const verdictCell = row.verdict
         ? cell(row.verdict)
         : row.change.startsWith('unchanged')
@@ -111,28 +120,17 @@ export class GithubActionsReporter implements Reporter {
             ? ''
             : 'applied';
       const restoreCell = row.restore.map(cell).join('<br>');
-      return `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`;
+      return {
+        markdown: `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`,
+        urgent: [row.verdict, ...row.restore].some((line) => line !== undefined && URGENT_TONES.has(line.tone)),
+      };
     });
-    const table =
-      rows.length === 0 ? [] : ['| object | change | verdict | restore |', '|---|---|---|---|', ...rows, ''];
-    const checks =
-      this.checks.length === 0 ? [] : ['**Checks**', '', ...this.checks.map((check) => `- ${cell(check)}`), ''];
-    const logText = this.log
-      .map((line) =>
-        [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join('\n'),
-      )
-      .join('\n');
-    return [
-      `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
-      '',
-      ...table,
-      ...checks,
-      `<details><summary>kguard log (${this.log.length} lines)</summary>`,
-      '',
-      `<pre>${escapeHtml(logText)}</pre>`,
-      '</details>',
-      '',
-    ].join('\n');
+    return {
+      heading: `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
+      rows,
+      checks: this.checks.map((check) => `- ${cell(check)}`),
+      log: this.log.flatMap(logLines),
+    };
   }
 
   private properties(subject: ObjectRef | undefined): string {
@@ -140,6 +138,16 @@ export class GithubActionsReporter implements Reporter {
     if (!location) return 'title=kguard';
     return `file=${escapeProperty(location.file)},line=${location.line},title=${escapeProperty(`kguard: ${describeObject(subject!)}`)}`;
   }
+}
+
+/** A row with one of these needs a person's eyes first: it stays when the summary is cut. */
+const URGENT_TONES = new Set<Line['tone']>(['fail', 'alarm', 'warn']);
+
+/** One log entry as the summary shows it: its text and each detail indented, one line each. */
+function logLines(line: Line): string[] {
+  return [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].flatMap(
+    (text) => text.split('\n'),
+  );
 }
 
 /** The checks and the bake: a list of their own under the table. */
@@ -184,37 +192,44 @@ function cell(line: Line): string {
   return `${SYMBOLS[line.tone]} ${escapeCell(line.text)}${details}`;
 }
 
-/** The summary of a run that could not do its job: the verdict and the log so far. */
-export function failureSummary(message: string, exitCode: number, messages: readonly string[]): string {
-  return [
-    `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`,
-    '',
-    ...(messages.length > 0
-      ? [
-          `<details><summary>kguard log (${messages.length} lines)</summary>`,
-          '',
-          `<pre>${escapeHtml(messages.join('\n'))}</pre>`,
-          '</details>',
-          '',
-        ]
-      : []),
-  ].join('\n');
+/** The summary of a run that could not do its job: the verdict and the log so far, within `budgetBytes`. */
+export function failureSummary(
+  message: string,
+  exitCode: number,
+  messages: readonly string[],
+  budgetBytes: number,
+): string | undefined {
+  const heading = `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`;
+  const log = messages.length > 0 ? messages.flatMap((text) => text.split('\n')) : undefined;
+  return composeSummary({ heading, rows: [], checks: [], log }, budgetBytes);
 }
 
-/** The summary is a courtesy: the run's result and exit code stand without it. */
+/**
+ * The summary is a courtesy: the run's result and exit code stand without it. `compose` gets the
+ * bytes the file has room for (github-summary.ts); when not even the verdict fits, nothing is written.
+ */
 export function appendSummary(
   summaryPath: string,
-  markdown: string,
+  compose: (budgetBytes: number) => string | undefined,
   stream: { write(text: string): unknown },
   append: (path: string, text: string) => void = appendFileSync,
 ): void {
-  try {
-    append(summaryPath, markdown);
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+  const warn = (why: string) =>
     stream.write(
       `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}\n`,
     );
+  const budget = summaryBudget(summaryPath);
+  const markdown = compose(budget);
+  if (markdown === undefined) {
+    warn(
+      `it already holds ${Math.round((STEP_SUMMARY_LIMIT_BYTES - SUMMARY_MARGIN_BYTES - budget) / 1024)} KiB; GitHub drops a step summary over 1 MiB`,
+    );
+    return;
+  }
+  try {
+    append(summaryPath, markdown);
+  } catch (error) {
+    warn(error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -226,10 +241,6 @@ export function escapeData(text: string): string {
 /** Workflow command property values (file=, title=), as @actions/core escapes them. */
 export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** A Markdown table cell that shows the text as it is: no HTML from the cluster is rendered. */

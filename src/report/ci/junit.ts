@@ -4,8 +4,8 @@
 // of <failure> (never its message attribute) and knows nothing of kguard's log, so the text holds
 // the evidence, the container's last lines, the next step and what the restore did. An object
 // the apply left unchanged passes (kguard checked it: nothing to do); one whose watch stopped
-// because another workload failed is skipped. A test case names the manifest file and line of
-// its object (`file` and `line`, which GitLab and the JUnit reporting actions for GitHub read:
+// (another workload failed, or the run was cancelled) is skipped. A test case names the manifest
+// file and line of its object (`file` and `line`, which GitLab and the JUnit reporting actions for GitHub read:
 // https://docs.gitlab.com/ci/testing/unit_test_reports/). Built from the JSON report, so both
 // always say the same. Pure.
 import type { ObjectRef } from '../../objects/model.js';
@@ -23,9 +23,10 @@ const LOG_LINES = 20;
 /** Verdicts that fail a test case: the rollout failed or timed out, someone else's change, an object gone. */
 const FAILING_VERDICTS = new Set(['failed', 'timed-out', 'conflict', 'gone']);
 
-/** Why a test case is skipped, by verdict: kguard did not judge the object. */
-const SKIP_REASONS: Record<string, string> = {
-  progressing: 'stopped watching because another workload of this apply failed',
+/** Why a test case is skipped, by verdict: kguard did not judge the object (a cancelled run says its own reason). */
+const SKIP_REASONS: Record<string, (cancelled: string | null) => string> = {
+  progressing: (cancelled) =>
+    cancelled ? `stopped watching: ${cancelled}` : 'stopped watching because another workload of this apply failed',
 };
 
 /** What a passing test case says of its object, by verdict. */
@@ -113,7 +114,7 @@ function suiteOf(
   const cases =
     'objects' in report
       ? [
-          ...report.objects.map((object) => objectCase(object, locate)),
+          ...report.objects.map((object) => objectCase(object, report.cancelled, locate)),
           ...report.verify.map(checkCase),
           ...(report.bake ? [bakeCase(report.bake)] : []),
         ]
@@ -173,7 +174,7 @@ function document(suites: readonly Suite[]): string {
   ].join('\n');
 }
 
-function objectCase(object: JsonObject, locate: LocateObject): TestCase {
+function objectCase(object: JsonObject, cancelled: string | null, locate: LocateObject): TestCase {
   const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ''}`;
   const location = locate({
     apiVersion: object.apiVersion,
@@ -194,7 +195,7 @@ function objectCase(object: JsonObject, locate: LocateObject): TestCase {
       text: diagnosisText(object, location),
     };
   } else if (object.verdict in SKIP_REASONS) {
-    test.skipped = SKIP_REASONS[object.verdict];
+    test.skipped = SKIP_REASONS[object.verdict]!(cancelled);
   } else if (object.verdict in PASS_OUTPUT) {
     test.output = PASS_OUTPUT[object.verdict];
   }

@@ -66,7 +66,7 @@ export async function reportFailure(failure: Failure, outputs: FailureOutputs): 
     if (outputs.summaryPath)
       appendSummary(
         outputs.summaryPath,
-        failureSummary(failure.message, failure.exitCode, failure.messages ?? []),
+        (budget) => failureSummary(failure.message, failure.exitCode, failure.messages ?? [], budget),
         outputs.stderr,
       );
   }

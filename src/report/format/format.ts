@@ -37,6 +37,15 @@ function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
   return OUTCOME_TEXT[event.outcome];
 }
 
+/** Why a watch stopped before its verdict, and what kguard does next. */
+function stoppedBecause(event: Extract<RunEvent, { kind: 'interrupted' }>): string {
+  if (event.cause === 'another-failed') return ' because another workload of this apply failed';
+  const next = event.restoring
+    ? 'restoring what this apply changed'
+    : 'what this apply changed stays as applied (--rollback none)';
+  return `: ${event.reason ?? 'the run was cancelled'}; ${next}`;
+}
+
 const TIMED_OUT_RESTORED =
   'a changed workload was not healthy within --timeout, and the cluster was restored to its state before the apply';
 
@@ -140,7 +149,7 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text:
       `${describeObject(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} ` +
-      `(${event.waitingFor}) because another workload of this apply failed`,
+      `(${event.waitingFor})${stoppedBecause(event)}`,
   }),
   conflict: (event) => ({
     tone: 'alarm',

@@ -20,7 +20,7 @@ import { isChange } from '../../objects/compare.js';
 import { PHASES } from '../../manifests/phases.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import type { PendingObject } from './changes.js';
-import type { Deps } from './deps.js';
+import { cancelReason, type Deps } from './deps.js';
 import { endJournal, homeNamespace, journalPlace, rollbackCommand, startJournal } from './journal-life.js';
 import { checkPermissions } from './permissions.js';
 import { preview } from './preview.js';
@@ -345,10 +345,6 @@ function interruptedBeforeApply(signal: AbortSignal | undefined): (error: unknow
     if (signal?.aborted) throw new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`);
     throw error;
   };
-}
-
-export function cancelReason(signal: AbortSignal): string {
-  return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
 }
 
 /** The run of an apply that changes nothing: every object as it is, nothing applied or watched. */

@@ -8,7 +8,8 @@ import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.
 import { trackWorkloads, type TrackedOutcome } from '../../track/workloads.js';
 import type { ObjectResult } from '../../model/result.js';
 import type { ApplyOptions } from '../../model/options.js';
-import type { Deps } from './deps.js';
+import { cancelReason, type Deps } from './deps.js';
+import type { RunEvent } from '../../model/events.js';
 import { trackOptionsFor } from './track-options.js';
 
 /**
@@ -45,7 +46,7 @@ export function detectChanges(
 export async function track(
   objects: PendingObject[],
   options: ApplyOptions,
-  deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>,
+  deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter' | 'signal'>,
 ) {
   const changed = objects.filter((object) => isChange(object) && 'after' in object.change);
   const outcomes = await trackWorkloads(
@@ -57,15 +58,30 @@ export async function track(
     trackOptionsFor(options, 'rollout'),
     deps,
   );
+  const stopped = stoppedWatching(options, deps.signal);
   for (const object of objects) {
     const outcome = outcomes.get(objectKey(object.ref));
     recordOutcome(object, outcome);
-    if (outcome?.tracked) reportVerdict(object, outcome, deps);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
   }
 }
 
+/** Why a rollout still in progress was no longer watched: the run was cancelled, or another workload failed. */
+type StoppedWatching = Pick<Extract<RunEvent, { kind: 'interrupted' }>, 'cause' | 'reason' | 'restoring'>;
+
+function stoppedWatching(options: Pick<ApplyOptions, 'rollback'>, signal: AbortSignal | undefined): StoppedWatching {
+  if (!signal?.aborted) return { cause: 'another-failed' };
+  // A cancelled run undoes the apply as a unit unless --rollback none (restore/plan.ts).
+  return { cause: 'cancelled', reason: cancelReason(signal), restoring: options.rollback !== 'none' };
+}
+
 /** The one line that says where a tracked workload's rollout ended. */
-export function reportVerdict(object: PendingObject, outcome: TrackedOutcome, deps: Pick<Deps, 'reporter'>) {
+export function reportVerdict(
+  object: PendingObject,
+  outcome: TrackedOutcome,
+  deps: Pick<Deps, 'reporter'>,
+  stopped: StoppedWatching,
+) {
   const { verdict, elapsedMs } = outcome;
   const workload = object.ref;
   switch (verdict.state) {
@@ -95,6 +111,7 @@ export function reportVerdict(object: PendingObject, outcome: TrackedOutcome, de
           workload,
           progress: verdict.progress,
           waitingFor: verdict.waitingFor ?? '',
+          ...stopped,
         });
       }
       return;

@@ -32,3 +32,8 @@ export interface Deps {
    */
   verify?: { runCommand: CommandExec; env: Readonly<Record<string, string>>; report(result: RunResult): string };
 }
+
+/** What cancelled the run, as the signal's abort says it: "interrupted by SIGINT", "stopped by kguard rollback (…)". */
+export function cancelReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
+}
