@@ -3588,8 +3588,8 @@ var init_esm = __esm({
 });
 
 // src/errors.ts
-function kibibytes(bytes2) {
-  return Math.ceil(bytes2 / 1024);
+function kibibytes(bytes3) {
+  return Math.ceil(bytes3 / 1024);
 }
 var ExitCode, KguardError, InputError, InterruptedError, KubectlError, JournalTooLargeError;
 var init_errors = __esm({
@@ -3633,11 +3633,11 @@ var init_errors = __esm({
       exitCode = ExitCode.ClusterError;
     };
     JournalTooLargeError = class extends KguardError {
-      constructor(bytes2, limitBytes, objects, namespace, object) {
+      constructor(bytes3, limitBytes, objects, namespace, object) {
         super(
-          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes2)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
+          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes3)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
         );
-        this.bytes = bytes2;
+        this.bytes = bytes3;
         this.limitBytes = limitBytes;
         this.objects = objects;
         this.namespace = namespace;
@@ -4405,10 +4405,10 @@ function resolveApplyOptions(input) {
   const rollbackTimeoutMs = input.rollbackTimeoutMs ?? timeoutMs;
   if (rollbackTimeoutMs <= 0) throw new InputError("--rollback-timeout must be longer than 0s.");
   const verification = resolveVerification(input);
-  const logLines2 = input.logLines ?? DEFAULTS.logLines;
-  if (!Number.isInteger(logLines2) || logLines2 < 0)
+  const logLines3 = input.logLines ?? DEFAULTS.logLines;
+  if (!Number.isInteger(logLines3) || logLines3 < 0)
     throw new InputError(
-      `--log-lines ${JSON.stringify(String(logLines2))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
+      `--log-lines ${JSON.stringify(String(logLines3))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
     );
   const requestTimeoutMs = input.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   if (!(requestTimeoutMs >= 1e3) || requestTimeoutMs % 1e3 !== 0) {
@@ -4476,7 +4476,7 @@ function resolveApplyOptions(input) {
     ...input.runLabel ? { runLabel: input.runLabel } : {},
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
     journalNamespace: journalNamespaceOf(input.journalNamespace),
-    logLines: logLines2,
+    logLines: logLines3,
     concurrency,
     requestTimeoutMs,
     readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
@@ -5650,7 +5650,7 @@ function fleetJunitXml(report, finishedAt, locate = () => void 0) {
 }
 function suiteOf(report, name, extra, finishedAt, locate) {
   const cases = "objects" in report ? [
-    ...report.objects.map((object) => objectCase(object, locate)),
+    ...report.objects.map((object) => objectCase(object, report.cancelled, locate)),
     ...report.verify.map(checkCase),
     ...report.bake ? [bakeCase(report.bake)] : []
   ] : [errorCase(report)];
@@ -5696,7 +5696,7 @@ function document(suites) {
     ""
   ].join("\n");
 }
-function objectCase(object, locate) {
+function objectCase(object, cancelled, locate) {
   const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ""}`;
   const location = locate({
     apiVersion: object.apiVersion,
@@ -5717,7 +5717,7 @@ function objectCase(object, locate) {
       text: diagnosisText(object, location)
     };
   } else if (object.verdict in SKIP_REASONS) {
-    test.skipped = SKIP_REASONS[object.verdict];
+    test.skipped = SKIP_REASONS[object.verdict](cancelled);
   } else if (object.verdict in PASS_OUTPUT) {
     test.output = PASS_OUTPUT[object.verdict];
   }
@@ -5843,7 +5843,7 @@ var init_junit = __esm({
     LOG_LINES = 20;
     FAILING_VERDICTS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
     SKIP_REASONS = {
-      progressing: "stopped watching because another workload of this apply failed"
+      progressing: (cancelled) => cancelled ? `stopped watching: ${cancelled}` : "stopped watching because another workload of this apply failed"
     };
     PASS_OUTPUT = {
       unchanged: "unchanged by this apply: nothing to watch or restore"
@@ -30849,6 +30849,11 @@ function finalText(event) {
     return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
   return OUTCOME_TEXT[event.outcome];
 }
+function stoppedBecause(event) {
+  if (event.cause === "another-failed") return " because another workload of this apply failed";
+  const next = event.restoring ? "restoring what this apply changed" : "what this apply changed stays as applied (--rollback none)";
+  return `: ${event.reason ?? "the run was cancelled"}; ${next}`;
+}
 function diagnosisDetails(diagnosis) {
   return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
 }
@@ -30985,7 +30990,7 @@ var init_format = __esm({
       }),
       interrupted: (event) => ({
         tone: "info",
-        text: `${describeObject(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} (${event.waitingFor}) because another workload of this apply failed`
+        text: `${describeObject(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} (${event.waitingFor})${stoppedBecause(event)}`
       }),
       conflict: (event) => ({
         tone: "alarm",
@@ -31682,12 +31687,99 @@ var init_source2 = __esm({
   }
 });
 
+// src/report/progress-throttle.ts
+function shapeOf(text2) {
+  return text2.replace(/\d+(\.\d+)?/g, "#");
+}
+var PROGRESS_INTERVAL_MS, ProgressThrottle;
+var init_progress_throttle = __esm({
+  "src/report/progress-throttle.ts"() {
+    "use strict";
+    init_model();
+    init_format();
+    PROGRESS_INTERVAL_MS = 5e3;
+    ProgressThrottle = class {
+      constructor(inner, clock, intervalMs = PROGRESS_INTERVAL_MS) {
+        this.inner = inner;
+        this.clock = clock;
+        this.intervalMs = intervalMs;
+      }
+      inner;
+      clock;
+      intervalMs;
+      /** By object and phase: the restore's first line is a first line too. */
+      printed = /* @__PURE__ */ new Map();
+      emit(event) {
+        if (event.kind === "progress") {
+          this.progress(event);
+          return;
+        }
+        if ("workload" in event && event.workload && event.kind !== "pod-problem" && event.kind !== "note")
+          this.forget(event.workload);
+        if (event.kind === "finished") this.forgetAll();
+        this.inner.emit(event);
+      }
+      close() {
+        this.forgetAll();
+        this.inner.close();
+      }
+      progress(event) {
+        const key = `${objectKey(event.workload)}\0${event.phase}`;
+        const text2 = formatEvent(event).text;
+        const last = this.printed.get(key);
+        if (!last?.shapes.has(shapeOf(text2))) {
+          last?.held?.stop.abort();
+          this.print(key, event, text2, last?.shapes);
+          return;
+        }
+        if (last.held) {
+          last.held.event = event;
+          return;
+        }
+        if (text2 === last.text) return;
+        const wait = last.at + this.intervalMs - this.clock.now();
+        if (wait <= 0) {
+          this.print(key, event, text2, last.shapes);
+          return;
+        }
+        const stop = new AbortController();
+        last.held = { event, stop };
+        void this.clock.sleep(wait, stop.signal).then(() => {
+          if (stop.signal.aborted || this.printed.get(key) !== last || !last.held) return;
+          const held = last.held.event;
+          last.held = void 0;
+          const heldText = formatEvent(held).text;
+          if (heldText !== last.text) this.print(key, held, heldText, last.shapes);
+        });
+      }
+      print(key, event, text2, shapes = /* @__PURE__ */ new Set()) {
+        shapes.add(shapeOf(text2));
+        this.printed.set(key, { at: this.clock.now(), text: text2, shapes });
+        this.inner.emit(event);
+      }
+      forget(workload) {
+        const prefix2 = `${objectKey(workload)}\0`;
+        for (const [key, printed] of this.printed) {
+          if (!key.startsWith(prefix2)) continue;
+          printed.held?.stop.abort();
+          this.printed.delete(key);
+        }
+      }
+      forgetAll() {
+        for (const printed of this.printed.values()) printed.held?.stop.abort();
+        this.printed.clear();
+      }
+    };
+  }
+});
+
 // src/report/plain.ts
 var plain_exports = {};
 __export(plain_exports, {
   PlainReporter: () => PlainReporter,
   SYMBOLS: () => SYMBOLS,
-  paint: () => paint
+  paint: () => paint,
+  plainLines: () => plainLines
 });
 function paint(chalk2, line) {
   const colours = {
@@ -31702,12 +31794,16 @@ function paint(chalk2, line) {
   const details = (line.details ?? []).map((detail) => `    ${chalk2.dim(detail)}`);
   return [head, ...details].join("\n");
 }
+function plainLines(stream, colour, clock) {
+  return new ProgressThrottle(new PlainReporter(stream, colour), clock);
+}
 var SYMBOLS, PlainReporter;
 var init_plain = __esm({
   "src/report/plain.ts"() {
     "use strict";
     init_source2();
     init_format();
+    init_progress_throttle();
     SYMBOLS = { ok: "\u2714", fail: "\u2716", warn: "\u26A0", info: "\u2022", undo: "\u21A9", alarm: "\u203C" };
     PlainReporter = class {
       constructor(stream, colour) {
@@ -31726,6 +31822,102 @@ var init_plain = __esm({
   }
 });
 
+// src/report/ci/github-summary.ts
+import { statSync as statSync3 } from "node:fs";
+function summaryBudget(path15, sizeOf = fileSize) {
+  return STEP_SUMMARY_LIMIT_BYTES - sizeOf(path15) - SUMMARY_MARGIN_BYTES;
+}
+function fileSize(path15) {
+  try {
+    return statSync3(path15).size;
+  } catch {
+    return 0;
+  }
+}
+function composeSummary(parts, budgetBytes) {
+  const all = parts.log ?? [];
+  const whole = render(parts, parts.rows, { head: all, tail: [], leftOut: 0 });
+  if (bytes(whole) <= budgetBytes) return whole;
+  const bare = render(parts, [], { head: [], tail: [], leftOut: all.length });
+  const room = budgetBytes - bytes(bare);
+  if (room < 0) return void 0;
+  const logBytes = all.reduce((total, line) => total + bytes(escapeHtml(line)) + 1, 0);
+  const rows = pickRows(parts.rows, room - Math.min(logBytes, Math.floor(room / 2)));
+  const rowBytes = rows.reduce((total, row) => total + bytes(row.markdown) + 1, 0);
+  const summary = render(parts, rows, cutLog(all, room - rowBytes));
+  return bytes(summary) <= budgetBytes ? summary : void 0;
+}
+function render(parts, rows, log) {
+  const rowsLeftOut = parts.rows.length - rows.length;
+  const table = parts.rows.length === 0 ? [] : [
+    ...TABLE_HEAD,
+    ...rows.map((row) => row.markdown),
+    "",
+    ...rowsLeftOut > 0 ? [`\u2026 ${rowsLeftOut} more objects; see the --output json report`, ""] : []
+  ];
+  const checks = parts.checks.length === 0 ? [] : ["**Checks**", "", ...parts.checks, ""];
+  const shown2 = log.head.length + log.tail.length;
+  const count2 = log.leftOut > 0 ? `${shown2} of ${shown2 + log.leftOut} lines` : `${shown2} lines`;
+  const lines = log.leftOut > 0 ? [...log.head, logMarker(log.leftOut), ...log.tail] : log.head;
+  const logSection = parts.log ? [
+    `<details><summary>kguard log (${count2})</summary>`,
+    "",
+    `<pre>${escapeHtml(lines.join("\n"))}</pre>`,
+    "</details>",
+    ""
+  ] : [];
+  return [parts.heading, "", ...table, ...checks, ...logSection].join("\n");
+}
+function logMarker(leftOut) {
+  return `\u2026 ${leftOut} more lines; see the job's log`;
+}
+function pickRows(rows, budgetBytes) {
+  const kept = /* @__PURE__ */ new Set();
+  let used = 0;
+  for (const row of [...rows.filter((row2) => row2.urgent), ...rows.filter((row2) => !row2.urgent)]) {
+    const size = bytes(row.markdown) + 1;
+    if (used + size > budgetBytes) break;
+    kept.add(row);
+    used += size;
+  }
+  return rows.filter((row) => kept.has(row));
+}
+function cutLog(log, budgetBytes) {
+  let room = budgetBytes - bytes(logMarker(log.length)) - 1;
+  const head = [];
+  const tail = [];
+  for (let start = 0, end = log.length - 1; start <= end; ) {
+    const fromHead = head.length <= tail.length;
+    const line = fromHead ? log[start] : log[end];
+    const size = bytes(escapeHtml(line)) + 1;
+    if (size > room) break;
+    room -= size;
+    if (fromHead) {
+      head.push(line);
+      start += 1;
+    } else {
+      tail.unshift(line);
+      end -= 1;
+    }
+  }
+  return { head, tail, leftOut: log.length - head.length - tail.length };
+}
+function bytes(text2) {
+  return Buffer.byteLength(text2, "utf8");
+}
+function escapeHtml(text2) {
+  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+var STEP_SUMMARY_LIMIT_BYTES, SUMMARY_MARGIN_BYTES, TABLE_HEAD;
+var init_github_summary = __esm({
+  "src/report/ci/github-summary.ts"() {
+    "use strict";
+    STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
+    SUMMARY_MARGIN_BYTES = 64 * 1024;
+    TABLE_HEAD = ["| object | change | verdict | restore |", "|---|---|---|---|"];
+  }
+});
+
 // src/report/ci/github.ts
 var github_exports = {};
 __export(github_exports, {
@@ -31736,6 +31928,11 @@ __export(github_exports, {
   failureSummary: () => failureSummary
 });
 import { appendFileSync as appendFileSync2 } from "node:fs";
+function logLines2(line) {
+  return [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].flatMap(
+    (text2) => text2.split("\n")
+  );
+}
 function subjectOf(event) {
   if ("workload" in event) return event.workload;
   if ("object" in event) return event.object;
@@ -31751,28 +31948,28 @@ function cell(line) {
   ).map((detail) => `<br><code>${escapeCell(detail)}</code>`).join("");
   return `${SYMBOLS[line.tone]} ${escapeCell(line.text)}${details}`;
 }
-function failureSummary(message, exitCode, messages) {
-  return [
-    `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`,
-    "",
-    ...messages.length > 0 ? [
-      `<details><summary>kguard log (${messages.length} lines)</summary>`,
-      "",
-      `<pre>${escapeHtml(messages.join("\n"))}</pre>`,
-      "</details>",
-      ""
-    ] : []
-  ].join("\n");
+function failureSummary(message, exitCode, messages, budgetBytes) {
+  const heading = `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`;
+  const log = messages.length > 0 ? messages.flatMap((text2) => text2.split("\n")) : void 0;
+  return composeSummary({ heading, rows: [], checks: [], log }, budgetBytes);
 }
-function appendSummary(summaryPath, markdown, stream, append = appendFileSync2) {
+function appendSummary(summaryPath, compose, stream, append = appendFileSync2) {
+  const warn = (why) => stream.write(
+    `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}
+`
+  );
+  const budget = summaryBudget(summaryPath);
+  const markdown = compose(budget);
+  if (markdown === void 0) {
+    warn(
+      `it already holds ${Math.round((STEP_SUMMARY_LIMIT_BYTES - SUMMARY_MARGIN_BYTES - budget) / 1024)} KiB; GitHub drops a step summary over 1 MiB`
+    );
+    return;
+  }
   try {
     append(summaryPath, markdown);
   } catch (error2) {
-    const why = error2 instanceof Error ? error2.message : String(error2);
-    stream.write(
-      `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}
-`
-    );
+    warn(error2 instanceof Error ? error2.message : String(error2));
   }
 }
 function escapeData(text2) {
@@ -31781,13 +31978,10 @@ function escapeData(text2) {
 function escapeProperty(text2) {
   return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
-function escapeHtml(text2) {
-  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
 function escapeCell(text2) {
   return escapeHtml(text2).replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
-var CHANGE_WORDS, GithubActionsReporter, CHECK_KINDS, RESTORE_KINDS;
+var CHANGE_WORDS, GithubActionsReporter, URGENT_TONES, CHECK_KINDS, RESTORE_KINDS;
 var init_github = __esm({
   "src/report/ci/github.ts"() {
     "use strict";
@@ -31795,6 +31989,7 @@ var init_github = __esm({
     init_model();
     init_format();
     init_plain();
+    init_github_summary();
     CHANGE_WORDS = {
       created: "created",
       configured: "changed",
@@ -31837,7 +32032,7 @@ var init_github = __esm({
       close() {
         this.inner.close();
         if (!this.summaryPath || !this.verdict) return;
-        appendSummary(this.summaryPath, this.summary(), this.stream, this.append);
+        appendSummary(this.summaryPath, (budget) => composeSummary(this.summary(), budget), this.stream, this.append);
       }
       remember(event, line) {
         if (event.kind === "finished") this.verdict = line;
@@ -31870,24 +32065,17 @@ var init_github = __esm({
         const rows = [...this.rows.values()].map((row) => {
           const verdictCell = row.verdict ? cell(row.verdict) : row.change.startsWith("unchanged") ? "unchanged, not watched" : this.preview ? "" : "applied";
           const restoreCell = row.restore.map(cell).join("<br>");
-          return `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`;
+          return {
+            markdown: `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`,
+            urgent: [row.verdict, ...row.restore].some((line) => line !== void 0 && URGENT_TONES.has(line.tone))
+          };
         });
-        const table = rows.length === 0 ? [] : ["| object | change | verdict | restore |", "|---|---|---|---|", ...rows, ""];
-        const checks = this.checks.length === 0 ? [] : ["**Checks**", "", ...this.checks.map((check) => `- ${cell(check)}`), ""];
-        const logText = this.log.map(
-          (line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join("\n")
-        ).join("\n");
-        return [
-          `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
-          "",
-          ...table,
-          ...checks,
-          `<details><summary>kguard log (${this.log.length} lines)</summary>`,
-          "",
-          `<pre>${escapeHtml(logText)}</pre>`,
-          "</details>",
-          ""
-        ].join("\n");
+        return {
+          heading: `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
+          rows,
+          checks: this.checks.map((check) => `- ${cell(check)}`),
+          log: this.log.flatMap(logLines2)
+        };
       }
       properties(subject) {
         const location = subject ? this.locate(subject) : void 0;
@@ -31895,6 +32083,7 @@ var init_github = __esm({
         return `file=${escapeProperty(location.file)},line=${location.line},title=${escapeProperty(`kguard: ${describeObject(subject)}`)}`;
       }
     };
+    URGENT_TONES = /* @__PURE__ */ new Set(["fail", "alarm", "warn"]);
     CHECK_KINDS = /* @__PURE__ */ new Set([
       "verify-passed",
       "verify-failed",
@@ -31941,7 +32130,7 @@ async function reportFailure(failure, outputs) {
     if (outputs.summaryPath)
       appendSummary2(
         outputs.summaryPath,
-        failureSummary2(failure.message, failure.exitCode, failure.messages ?? []),
+        (budget) => failureSummary2(failure.message, failure.exitCode, failure.messages ?? [], budget),
         outputs.stderr
       );
   }
@@ -40148,7 +40337,7 @@ async function historyCommand(command, runId, raw, context) {
     closeKubectl();
   }
 }
-function historyReport({ record, bytes: bytes2 }) {
+function historyReport({ record, bytes: bytes3 }) {
   return {
     runId: record.runId,
     namespace: record.namespace,
@@ -40160,14 +40349,14 @@ function historyReport({ record, bytes: bytes2 }) {
     inputsDigest: record.inputsDigest,
     outcome: record.outcome,
     objects: record.objects.map(({ ref, change }) => ({ ...ref, change })),
-    bytes: bytes2
+    bytes: bytes3
   };
 }
 function historyLines(listed) {
   if (listed.length === 0)
     return ["no run is kept in kguard history here (successful runs are kept unless --history 0 or --no-journal)"];
-  return listed.flatMap(({ record, bytes: bytes2 }) => [
-    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes2 / 1024)} KiB`,
+  return listed.flatMap(({ record, bytes: bytes3 }) => [
+    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes3 / 1024)} KiB`,
     ...record.objects.map(({ ref, change }) => `    ${describeObject(ref)}: ${change}`),
     `    inputs ${record.inputsDigest}; undo: kguard undo ${record.runId}`
   ]);
@@ -40541,8 +40730,8 @@ var init_events_output = __esm({
 // src/report/event-lines.ts
 function eventLines2(head, event, nextSeq, maxBytes = MAX_EVENT_LINE_BYTES) {
   const widest = head(999999999);
-  if (bytes(serialize2({ ...widest, ...event })) <= maxBytes) return [serialize2({ ...head(nextSeq()), ...event })];
-  const size = (candidate) => bytes(serialize2({ ...widest, ...candidate, part: 99999, parts: 99999 }));
+  if (bytes2(serialize2({ ...widest, ...event })) <= maxBytes) return [serialize2({ ...head(nextSeq()), ...event })];
+  const size = (candidate) => bytes2(serialize2({ ...widest, ...candidate, part: 99999, parts: 99999 }));
   const parts = splitToFit(event, size, maxBytes);
   return parts.map((part, index) => serialize2({ ...head(nextSeq()), ...part, part: index + 1, parts: parts.length }));
 }
@@ -40550,7 +40739,7 @@ function serialize2(fields) {
   return `${JSON.stringify(fields)}
 `;
 }
-function bytes(line) {
+function bytes2(line) {
   return Buffer.byteLength(line, "utf8");
 }
 function splitToFit(event, size, maxBytes) {
@@ -44664,8 +44853,8 @@ var require_infra = __commonJS({
       assert(!invalidIsomorphicEncodeValueRegex.test(input));
       return input;
     }
-    function parseJSONFromBytes(bytes2) {
-      return JSON.parse(utf8DecodeBytes(bytes2));
+    function parseJSONFromBytes(bytes3) {
+      return JSON.parse(utf8DecodeBytes(bytes3));
     }
     function removeASCIIWhitespace(str, leading = true, trailing = true) {
       return removeChars(str, leading, trailing, isASCIIWhitespace);
@@ -44765,8 +44954,8 @@ var require_data_url = __commonJS({
       return serialized;
     }
     function stringPercentDecode(input) {
-      const bytes2 = encoder.encode(input);
-      return percentDecode(bytes2);
+      const bytes3 = encoder.encode(input);
+      return percentDecode(bytes3);
     }
     function isHexCharByte(byte) {
       return byte >= 48 && byte <= 57 || byte >= 65 && byte <= 70 || byte >= 97 && byte <= 102;
@@ -45452,10 +45641,10 @@ var require_webidl = __commonJS({
       if (jsArrayBuffer.detached) {
         return new Uint8Array(0);
       }
-      const bytes2 = new Uint8Array(length);
+      const bytes3 = new Uint8Array(length);
       const view = new Uint8Array(jsArrayBuffer, offset, length);
-      bytes2.set(view);
-      return bytes2;
+      bytes3.set(view);
+      return bytes3;
     };
     webidl.converters.DOMString = function(V, prefix2, argument, flags) {
       if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
@@ -46171,19 +46360,19 @@ var require_util3 = __commonJS({
     }
     async function readAllBytes(reader, successSteps, failureSteps) {
       try {
-        const bytes2 = [];
+        const bytes3 = [];
         let byteLength = 0;
         do {
           const { done, value: chunk } = await reader.read();
           if (done) {
-            successSteps(Buffer.concat(bytes2, byteLength));
+            successSteps(Buffer.concat(bytes3, byteLength));
             return;
           }
           if (!isUint8Array2(chunk)) {
             failureSteps(new TypeError("Received non-Uint8Array chunk"));
             return;
           }
-          bytes2.push(chunk);
+          bytes3.push(chunk);
           byteLength += chunk.length;
         } while (true);
       } catch (e) {
@@ -47142,19 +47331,19 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function bodyMixinMethods(instance, getInternalState) {
       const methods = {
         blob() {
-          return consumeBody(this, (bytes2) => {
+          return consumeBody(this, (bytes3) => {
             let mimeType = bodyMimeType(getInternalState(this));
             if (mimeType === null) {
               mimeType = "";
             } else if (mimeType) {
               mimeType = serializeAMimeType(mimeType);
             }
-            return new Blob([bytes2], { type: mimeType });
+            return new Blob([bytes3], { type: mimeType });
           }, instance, getInternalState);
         },
         arrayBuffer() {
-          return consumeBody(this, (bytes2) => {
-            return new Uint8Array(bytes2).buffer;
+          return consumeBody(this, (bytes3) => {
+            return new Uint8Array(bytes3).buffer;
           }, instance, getInternalState);
         },
         text() {
@@ -47190,8 +47379,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           }, instance, getInternalState);
         },
         bytes() {
-          return consumeBody(this, (bytes2) => {
-            return new Uint8Array(bytes2);
+          return consumeBody(this, (bytes3) => {
+            return new Uint8Array(bytes3);
           }, instance, getInternalState);
         }
       };
@@ -60560,10 +60749,10 @@ var require_response = __commonJS({
         if (init !== null) {
           init = webidl.converters.ResponseInit(init);
         }
-        const bytes2 = textEncoder3.encode(
+        const bytes3 = textEncoder3.encode(
           serializeJavascriptValueToJSONString(data)
         );
-        const body = extractBody(bytes2);
+        const body = extractBody(bytes3);
         const responseObject = fromInnerResponse(makeResponse({}), "response");
         initializeResponse(responseObject, init, { body: body[0], type: "application/json" });
         return responseObject;
@@ -61727,7 +61916,7 @@ var require_subresource_integrity = __commonJS({
       )
     );
     var isValidSRIHashAlgorithm = (algorithm) => validSRIHashAlgorithmTokenSet.has(asciiLowercase(algorithm));
-    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes2, metadataList) => {
+    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes3, metadataList) => {
       const parsedMetadata = parseMetadata(metadataList);
       if (parsedMetadata.length === 0) {
         return true;
@@ -61736,7 +61925,7 @@ var require_subresource_integrity = __commonJS({
       for (const item of metadata) {
         const algorithm = item.alg;
         const expectedValue = item.val;
-        const actualValue = applyAlgorithmToBytes(algorithm, bytes2);
+        const actualValue = applyAlgorithmToBytes(algorithm, bytes3);
         if (caseSensitiveMatch(actualValue, expectedValue)) {
           return true;
         }
@@ -61795,8 +61984,8 @@ var require_subresource_integrity = __commonJS({
       }
       return result;
     }
-    var applyAlgorithmToBytes = (algorithm, bytes2) => {
-      return crypto.hash(algorithm, bytes2, "base64");
+    var applyAlgorithmToBytes = (algorithm, bytes3) => {
+      return crypto.hash(algorithm, bytes3, "base64");
     };
     function caseSensitiveMatch(actualValue, expectedValue) {
       let actualValueLength = actualValue.length;
@@ -62207,12 +62396,12 @@ var require_fetch = __commonJS({
             processBodyError(response.error);
             return;
           }
-          const processBody = (bytes2) => {
-            if (!bytesMatch(bytes2, request2.integrity)) {
+          const processBody = (bytes3) => {
+            if (!bytesMatch(bytes3, request2.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
-            response.body = safelyExtractBody(bytes2)[0];
+            response.body = safelyExtractBody(bytes3)[0];
             fetchFinale(fetchParams, response);
           };
           fullyReadBody(response.body, processBody, processBodyError);
@@ -62655,12 +62844,12 @@ var require_fetch = __commonJS({
       if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
       } else if (request2.body != null) {
-        const processBodyChunk = async function* (bytes2) {
+        const processBodyChunk = async function* (bytes3) {
           if (isCancelled(fetchParams)) {
             return;
           }
-          yield bytes2;
-          fetchParams.processRequestBodyChunkLength?.(bytes2.byteLength);
+          yield bytes3;
+          fetchParams.processRequestBodyChunkLength?.(bytes3.byteLength);
         };
         const processEndOfBody = () => {
           if (isCancelled(fetchParams)) {
@@ -62682,8 +62871,8 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes2 of request2.body.stream) {
-              yield* processBodyChunk(bytes2);
+            for await (const bytes3 of request2.body.stream) {
+              yield* processBodyChunk(bytes3);
             }
             processEndOfBody();
           } catch (err) {
@@ -62731,33 +62920,33 @@ var require_fetch = __commonJS({
       }
       fetchParams.controller.resume = async () => {
         while (true) {
-          let bytes2;
+          let bytes3;
           let isFailure;
           try {
             const { done, value } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes2 = done ? void 0 : value;
+            bytes3 = done ? void 0 : value;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
-              bytes2 = void 0;
+              bytes3 = void 0;
             } else {
-              bytes2 = err;
+              bytes3 = err;
               isFailure = true;
             }
           }
-          if (bytes2 === void 0) {
+          if (bytes3 === void 0) {
             readableStreamClose(fetchParams.controller.controller);
             finalizeResponse(fetchParams, response);
             return;
           }
-          timingInfo.decodedBodySize += bytes2?.byteLength ?? 0;
+          timingInfo.decodedBodySize += bytes3?.byteLength ?? 0;
           if (isFailure) {
-            fetchParams.controller.terminate(bytes2);
+            fetchParams.controller.terminate(bytes3);
             return;
           }
-          const buffer = new Uint8Array(bytes2);
+          const buffer = new Uint8Array(bytes3);
           if (buffer.byteLength) {
             fetchParams.controller.controller.enqueue(buffer);
           }
@@ -62897,9 +63086,9 @@ var require_fetch = __commonJS({
               if (fetchParams.controller.dump) {
                 return;
               }
-              const bytes2 = chunk;
-              timingInfo.encodedBodySize += bytes2.byteLength;
-              return this.body.push(bytes2);
+              const bytes3 = chunk;
+              timingInfo.encodedBodySize += bytes3.byteLength;
+              return this.body.push(bytes3);
             },
             onComplete() {
               if (this.abort) {
@@ -63230,9 +63419,9 @@ var require_cache3 = __commonJS({
           // 16.
         };
         operations.push(operation);
-        const bytes2 = await bodyReadPromise.promise;
+        const bytes3 = await bodyReadPromise.promise;
         if (clonedResponse.body != null) {
-          clonedResponse.body.source = bytes2;
+          clonedResponse.body.source = bytes3;
         }
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
@@ -67441,9 +67630,9 @@ async function prepareInputs(input, deps) {
     origins: /* @__PURE__ */ new Map(),
     cleanup: () => rm2(directory, { recursive: true, force: true })
   };
-  const keep = async (origin, bytes2, extension) => {
+  const keep = async (origin, bytes3, extension) => {
     const file = path11.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
-    await writeFile2(file, bytes2, { mode: 384 });
+    await writeFile2(file, bytes3, { mode: 384 });
     prepared.filenames.push(file);
     prepared.origins.set(file, origin);
   };
@@ -67730,6 +67919,16 @@ var init_phases = __esm({
     init_errors();
     init_documents();
     PHASES = ["definitions", "pre", "main", "post"];
+  }
+});
+
+// src/run/apply/deps.ts
+function cancelReason(signal) {
+  return typeof signal.reason === "string" ? signal.reason : "cancelled";
+}
+var init_deps = __esm({
+  "src/run/apply/deps.ts"() {
+    "use strict";
   }
 });
 
@@ -68760,13 +68959,18 @@ async function track2(objects, options, deps) {
     trackOptionsFor(options, "rollout"),
     deps
   );
+  const stopped = stoppedWatching(options, deps.signal);
   for (const object of objects) {
     const outcome = outcomes.get(objectKey(object.ref));
     recordOutcome(object, outcome);
-    if (outcome?.tracked) reportVerdict(object, outcome, deps);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
   }
 }
-function reportVerdict(object, outcome, deps) {
+function stoppedWatching(options, signal) {
+  if (!signal?.aborted) return { cause: "another-failed" };
+  return { cause: "cancelled", reason: cancelReason(signal), restoring: options.rollback !== "none" };
+}
+function reportVerdict(object, outcome, deps, stopped) {
   const { verdict, elapsedMs } = outcome;
   const workload = object.ref;
   switch (verdict.state) {
@@ -68793,7 +68997,8 @@ function reportVerdict(object, outcome, deps) {
           kind: "interrupted",
           workload,
           progress: verdict.progress,
-          waitingFor: verdict.waitingFor ?? ""
+          waitingFor: verdict.waitingFor ?? "",
+          ...stopped
         });
       }
       return;
@@ -68816,6 +69021,7 @@ var init_changes = __esm({
     init_compare();
     init_model();
     init_workloads();
+    init_deps();
     init_track_options();
   }
 });
@@ -70441,9 +70647,6 @@ function interruptedBeforeApply(signal) {
     throw error2;
   };
 }
-function cancelReason(signal) {
-  return typeof signal.reason === "string" ? signal.reason : "cancelled";
-}
 function unchangedResult(refs, target, options, deps, startedAt) {
   return withOutcome({
     mode: "apply",
@@ -70471,6 +70674,7 @@ var init_apply = __esm({
     init_compare();
     init_phases();
     init_model();
+    init_deps();
     init_journal_life();
     init_permissions();
     init_preview();
@@ -70497,7 +70701,7 @@ async function guardedApply(options, deps) {
   const learn = (text2) => {
     for (const value of secretValuesIn(text2)) deps.redactor.addValue(value);
   };
-  const learnBytes = (bytes2) => learn(Buffer.from(bytes2).toString("utf8"));
+  const learnBytes = (bytes3) => learn(Buffer.from(bytes3).toString("utf8"));
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
   for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
@@ -74123,11 +74327,12 @@ function keepWorkingWithoutReaders() {
 async function makeReporter(session, manifests) {
   const env2 = process.env;
   const logStream = session.json || session.logToStderr ? process.stderr : process.stdout;
-  const [{ VerbosityFilter: VerbosityFilter2 }, reporterModule] = await Promise.all([
+  const [{ VerbosityFilter: VerbosityFilter2 }, { systemClock: systemClock2 }, reporterModule] = await Promise.all([
     Promise.resolve().then(() => (init_verbosity(), verbosity_exports)),
+    Promise.resolve().then(() => (init_clock(), clock_exports)),
     logStream === process.stdout && canAnimate(process.stdout, env2) ? Promise.resolve().then(() => (init_tty(), tty_exports)) : Promise.resolve().then(() => (init_plain(), plain_exports))
   ]);
-  const screen = "TtyReporter" in reporterModule ? new reporterModule.TtyReporter(process.stdout, useColour(env2, true)) : new reporterModule.PlainReporter(logStream, useColour(env2, Boolean(logStream.isTTY)));
+  const screen = "TtyReporter" in reporterModule ? new reporterModule.TtyReporter(process.stdout, useColour(env2, true)) : reporterModule.plainLines(logStream, useColour(env2, Boolean(logStream.isTTY)), systemClock2);
   const terminal2 = session.verbosity === "normal" ? screen : new VerbosityFilter2(screen, session.verbosity);
   const reporter = env2.GITLAB_CI === "true" ? new (await Promise.resolve().then(() => (init_gitlab(), gitlab_exports))).GitlabCiReporter(terminal2, logStream) : terminal2;
   const ci = session.githubActions ? await githubReporter(reporter, manifests) : reporter;
