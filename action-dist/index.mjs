@@ -100,17 +100,17 @@ function changedPaths(a2, b, prefix2 = "", limit = 20) {
   walk(a2, b, prefix2, out, limit);
   return out;
 }
-function walk(a2, b, path14, out, limit) {
+function walk(a2, b, path15, out, limit) {
   if (out.length >= limit) return;
   if (canonicalJson(a2) === canonicalJson(b)) return;
   const bothObjects = a2 !== null && b !== null && typeof a2 === "object" && typeof b === "object" && Array.isArray(a2) === Array.isArray(b);
   if (!bothObjects || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
-    out.push(path14 || "(whole object)");
+    out.push(path15 || "(whole object)");
     return;
   }
   const keys = /* @__PURE__ */ new Set([...Object.keys(a2), ...Object.keys(b)]);
   for (const key of [...keys].sort()) {
-    const child = Array.isArray(a2) ? `${path14}[${key}]` : path14 ? `${path14}.${key}` : key;
+    const child = Array.isArray(a2) ? `${path15}[${key}]` : path15 ? `${path15}.${key}` : key;
     walk(a2[key], b[key], child, out, limit);
   }
 }
@@ -1300,7 +1300,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter2 = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path14 = __require("node:path");
+    var path15 = __require("node:path");
     var fs = __require("node:fs");
     var process15 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -2313,9 +2313,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path14.resolve(baseDir, baseName);
+          const localBin = path15.resolve(baseDir, baseName);
           if (fs.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path14.extname(baseName))) return void 0;
+          if (sourceExt.includes(path15.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs.existsSync(`${localBin}${ext}`)
           );
@@ -2333,17 +2333,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path14.resolve(
-            path14.dirname(resolvedScriptPath),
+          executableDir = path15.resolve(
+            path15.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path14.basename(
+            const legacyName = path15.basename(
               this._scriptPath,
-              path14.extname(this._scriptPath)
+              path15.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2354,7 +2354,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path14.extname(executableFile));
+        launchWithNode = sourceExt.includes(path15.extname(executableFile));
         let proc;
         if (process15.platform !== "win32") {
           if (launchWithNode) {
@@ -3269,7 +3269,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path14.basename(filename, path14.extname(filename));
+        this._name = path15.basename(filename, path15.extname(filename));
         return this;
       }
       /**
@@ -3283,9 +3283,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path15) {
-        if (path15 === void 0) return this._executableDir;
-        this._executableDir = path15;
+      executableDir(path16) {
+        if (path16 === void 0) return this._executableDir;
+        this._executableDir = path16;
         return this;
       }
       /**
@@ -3588,8 +3588,8 @@ var init_esm = __esm({
 });
 
 // src/errors.ts
-function kibibytes(bytes2) {
-  return Math.ceil(bytes2 / 1024);
+function kibibytes(bytes3) {
+  return Math.ceil(bytes3 / 1024);
 }
 var ExitCode, KguardError, InputError, InterruptedError, KubectlError, JournalTooLargeError;
 var init_errors = __esm({
@@ -3633,11 +3633,11 @@ var init_errors = __esm({
       exitCode = ExitCode.ClusterError;
     };
     JournalTooLargeError = class extends KguardError {
-      constructor(bytes2, limitBytes, objects, namespace, object) {
+      constructor(bytes3, limitBytes, objects, namespace, object) {
         super(
-          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes2)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
+          `kguard cannot journal this apply: the pre-apply copy of ${object ?? `${objects} object(s) in namespace ${namespace}`} is ${kibibytes(bytes3)} KiB compressed, more than a Secret may hold (${kibibytes(limitBytes)} KiB, the API server's limit): kguard splits a run journal across Secrets, but not one object's copy. Next: run with --no-journal (then a killed run cannot be finished by kguard rollback, and two runs on the same objects are not kept apart), or make the object smaller (its data, or the last-applied-configuration annotation: kubectl apply --server-side writes none); nothing was applied.`
         );
-        this.bytes = bytes2;
+        this.bytes = bytes3;
         this.limitBytes = limitBytes;
         this.objects = objects;
         this.namespace = namespace;
@@ -4355,8 +4355,9 @@ function useColour(env2, isTty) {
 function canAnimate(stream, env2) {
   return Boolean(stream.isTTY) && !env2.CI && typeof stream.columns === "number" && stream.columns > 0;
 }
-function programName(launcher) {
-  const name = launcher === void 0 ? "" : path.basename(launcher);
+function programName(launcher, executable = process.execPath) {
+  const embedded = launcher !== void 0 && /^(\/\$bunfs\/|B:[\\/]~BUN[\\/])/.test(launcher);
+  const name = launcher === void 0 ? "" : path.basename(embedded ? executable : launcher);
   return name === PLUGIN_BINARY || name === PLUGIN_COMPLETION ? `kubectl ${PLUGIN_NAME}` : "kguard";
 }
 var PLUGIN_NAME, PLUGIN_BINARY, PLUGIN_COMPLETION;
@@ -4404,10 +4405,10 @@ function resolveApplyOptions(input) {
   const rollbackTimeoutMs = input.rollbackTimeoutMs ?? timeoutMs;
   if (rollbackTimeoutMs <= 0) throw new InputError("--rollback-timeout must be longer than 0s.");
   const verification = resolveVerification(input);
-  const logLines2 = input.logLines ?? DEFAULTS.logLines;
-  if (!Number.isInteger(logLines2) || logLines2 < 0)
+  const logLines3 = input.logLines ?? DEFAULTS.logLines;
+  if (!Number.isInteger(logLines3) || logLines3 < 0)
     throw new InputError(
-      `--log-lines ${JSON.stringify(String(logLines2))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
+      `--log-lines ${JSON.stringify(String(logLines3))} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
     );
   const requestTimeoutMs = input.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   if (!(requestTimeoutMs >= 1e3) || requestTimeoutMs % 1e3 !== 0) {
@@ -4475,7 +4476,7 @@ function resolveApplyOptions(input) {
     ...input.runLabel ? { runLabel: input.runLabel } : {},
     lockTimeoutMs: input.lockTimeoutMs ?? DEFAULTS.lockTimeoutMs,
     journalNamespace: journalNamespaceOf(input.journalNamespace),
-    logLines: logLines2,
+    logLines: logLines3,
     concurrency,
     requestTimeoutMs,
     readinessGraceMs: input.readinessGraceMs ?? DEFAULTS.readinessGraceMs,
@@ -4656,6 +4657,8668 @@ var init_fleet = __esm({
   }
 });
 
+// src/cli/options.ts
+function checkRollbackFlags(flags) {
+  const modes = new Set(flags.map((flag) => flag === "--no-rollback" ? "none" : flag.replace(/^--rollback[ =]/, "")));
+  if (modes.size > 1) {
+    throw new InputError(
+      `${[...new Set(flags)].join(" and ")} contradict each other; give one of --rollback all|failed|none (--no-rollback is --rollback none).`
+    );
+  }
+}
+function parseRollbackMode(value) {
+  if (value === false) return "none";
+  if (value === true) return "all";
+  if (value === "all" || value === "failed" || value === "none") return value;
+  throw new InputError(`--rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
+}
+function parseOutputMode(value) {
+  if (value === "text" || value === "json") return value;
+  throw new InputError(`--output ${JSON.stringify(value)} is not supported; use text or json.`);
+}
+function toApplyOptions(raw, passThroughArgs) {
+  checkRollbackFlags(raw.rollbackFlags ?? []);
+  return resolveApplyOptions({
+    filenames: raw.filename,
+    recursive: raw.recursive,
+    kustomize: raw.kustomize,
+    namespace: raw.namespace,
+    context: raw.context,
+    kubeconfig: raw.kubeconfig,
+    serverSide: raw.serverSide,
+    fieldManager: raw.fieldManager,
+    dryRun: parseDryRun(raw.dryRun),
+    diff: raw.diff,
+    confirm: raw.confirm,
+    runLabel: runLabelOf(raw.runLabel),
+    keepCreated: raw.keepCreated,
+    journal: raw.journal,
+    lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
+    journalNamespace: raw.journalNamespace,
+    timeoutMs: parseDuration(raw.timeout, "--timeout"),
+    rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, "--rollback-timeout"),
+    pollIntervalMs: parseDuration(raw.pollInterval, "--poll-interval"),
+    poll: raw.poll,
+    settleMs: optionalDuration(raw.settle, "--settle"),
+    bakeMs: optionalDuration(raw.bake, "--bake"),
+    verifyCommands: raw.verify,
+    verifyJobs: raw.verifyJob,
+    verifyTimeoutMs: optionalDuration(raw.verifyTimeout, "--verify-timeout"),
+    keepVerify: raw.keepVerify,
+    verifyIntervalMs: optionalDuration(raw.verifyInterval, "--verify-interval"),
+    history: raw.history === void 0 ? void 0 : parseHistory(raw.history),
+    rollback: parseRollbackMode(raw.rollback),
+    logLines: parseLogLines(raw.logLines),
+    concurrency: raw.concurrency === void 0 ? void 0 : parseCount(raw.concurrency, "--concurrency"),
+    requestTimeoutMs: raw.requestTimeout === void 0 ? void 0 : parseDuration(raw.requestTimeout, "--request-timeout"),
+    kubectlArgs: passThroughArgs,
+    readinessGraceMs: optionalDuration(raw.readinessGrace, "--readiness-grace"),
+    statusGraceMs: optionalDuration(raw.statusGrace, "--status-grace"),
+    ...raw.imageCheck === void 0 ? {} : { imageCheck: raw.imageCheck === "off" ? "off" : "on" },
+    ...raw.insecureRegistry?.length ? { insecureRegistries: raw.insecureRegistry } : {},
+    healthRules: raw.healthRules === void 0 ? void 0 : raw.healthRulesFile
+  });
+}
+function parseHistory(value) {
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`
+    );
+  return Number(value.trim());
+}
+function optionalDuration(value, flag) {
+  return value === void 0 ? void 0 : parseDuration(value, flag);
+}
+function parseLogLines(value) {
+  if (value === void 0) return void 0;
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
+    );
+  return Number(value.trim());
+}
+function parseDryRun(value) {
+  if (value === void 0 || value === false || value === "none") return void 0;
+  if (value === true || value === "server") return "server";
+  if (value === "client") return "client";
+  throw new InputError(`--dry-run=${value} is not one of none, client, server.`);
+}
+function wantsJsonOutput(argv) {
+  let json = false;
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index];
+    if (arg === "--") break;
+    const inline = /^(?:--output=|-o=?)(.+)$/.exec(arg)?.[1];
+    if (inline !== void 0) json = inline === "json";
+    else if (arg === "-o" || arg === "--output") json = argv[index + 1] === "json";
+  }
+  return json;
+}
+function runLabelOf(text2) {
+  if (text2 === void 0) return void 0;
+  const label = text2.trim();
+  if (label === "" || label.length > 253 || /[\u0000-\u001f\u007f]/.test(label))
+    throw new InputError(
+      `--run-label ${JSON.stringify(text2)}: give one line of 1 to 253 printable characters, e.g. --run-label "$SR_DEPLOYMENT_ID" or --run-label "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT".`
+    );
+  return label;
+}
+function wantsDiff(argv) {
+  if (argv[0] !== "apply") return false;
+  const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  return own.includes("--diff");
+}
+function diffPreviewExitCode(exitCode) {
+  return exitCode === ExitCode.InputError ? ExitCode.ClusterError : exitCode;
+}
+function parseCount(value, flag) {
+  if (!/^\d+$/.test(value.trim()))
+    throw new InputError(
+      `${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`
+    );
+  return Number(value.trim());
+}
+function toFleetPlan(raw) {
+  if (raw.contexts === void 0 && raw.canary === void 0 && raw.fleet === void 0) {
+    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all")
+      throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary) or --fleet FILE.");
+    return void 0;
+  }
+  if (raw.fleet !== void 0 && (raw.contexts !== void 0 || raw.canary !== void 0)) {
+    throw new InputError(
+      `--fleet ${raw.fleet} names the fleet's contexts, and so do --contexts and --canary: give one of them.`
+    );
+  }
+  if (raw.confirm || raw.diff)
+    throw new InputError(
+      "--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context."
+    );
+  const rollback = parseFleetRollback(raw.fleetRollback ?? "all");
+  if (raw.fleet !== void 0) {
+    if (raw.fleetFile === void 0) throw new Error("the CLI entry parses --fleet FILE before toFleetPlan");
+    return { ...raw.fleetFile, rollback };
+  }
+  return { waves: planWaves(fleetWaves((raw.contexts ?? "").split(","), raw.canary)), rollback };
+}
+var init_options3 = __esm({
+  "src/cli/options.ts"() {
+    "use strict";
+    init_errors();
+    init_options2();
+    init_duration();
+    init_fleet();
+  }
+});
+
+// src/kubectl/output/diagnose.ts
+function diagnoseKubectlFailure(result) {
+  if (result.spawnError) {
+    return {
+      kind: "missing-binary",
+      detail: `kubectl could not be started (${result.spawnError})`,
+      nextStep: "install kubectl and put it on PATH, or point KGUARD_KUBECTL at it"
+    };
+  }
+  if (result.timedOut) {
+    return {
+      kind: "timeout",
+      detail: "kubectl did not answer in time and was killed",
+      nextStep: "the API server is slow or unreachable; check it with kubectl cluster-info and retry"
+    };
+  }
+  const stderr = result.stderr.trim();
+  for (const candidate of FAILURE_PATTERNS) {
+    const match = candidate.pattern.exec(stderr);
+    if (!match) continue;
+    return {
+      kind: candidate.kind,
+      detail: candidate.detail?.(stderr) ?? tellingLine(stderr),
+      nextStep: typeof candidate.nextStep === "string" ? candidate.nextStep : candidate.nextStep(match)
+    };
+  }
+  const said2 = tellingLine(stderr);
+  return {
+    kind: "other",
+    detail: said2 || `kubectl exited with code ${result.exitCode} and printed nothing`,
+    // Quote, don't point: the kubectl error is not printed anywhere but in this message.
+    nextStep: said2 ? "fix what kubectl names in its error (quoted above in this message)" : "run the same kubectl command by hand to see what it does"
+  };
+}
+function tellingLine(stderr) {
+  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const plain2 = lines.filter((line) => !KLOG_PREFIX.test(line));
+  const chosen = plain2.length > 0 ? plain2 : lines.map(withoutKlogHeader);
+  return chosen.slice(-3).join(" ").replace(/^error: /, "");
+}
+function withoutKlogHeader(line) {
+  const message = line.replace(KLOG_PREFIX, "");
+  const structured = /^"command failed" err="(.*)"$/.exec(message)?.[1];
+  return structured === void 0 ? message : structured.replace(/\\"/g, '"').replace(/\\\\/g, "\\");
+}
+function firstLine(stderr, pattern2) {
+  return (stderr.split("\n").find((line) => pattern2.test(line)) ?? tellingLine(stderr)).replace(/^error: /, "").trim();
+}
+var FAILURE_PATTERNS, KLOG_PREFIX;
+var init_diagnose = __esm({
+  "src/kubectl/output/diagnose.ts"() {
+    "use strict";
+    FAILURE_PATTERNS = [
+      {
+        kind: "unreachable",
+        pattern: /connection refused|was refused|no such host|Unable to connect to the server|i\/o timeout|connection reset|dial tcp|EOF$/m,
+        nextStep: "check that the cluster is up and that --context/--kubeconfig point at it (kubectl cluster-info)"
+      },
+      {
+        kind: "unauthorized",
+        pattern: /Unauthorized|You must be logged in to the server|provide credentials/,
+        nextStep: "refresh your cluster credentials (kubectl auth whoami) and run kguard again"
+      },
+      {
+        kind: "forbidden",
+        pattern: /\(Forbidden\)|is forbidden: User/,
+        nextStep: "ask for RBAC rights to get, patch and apply these objects (kubectl auth can-i patch deployments -n NAMESPACE)"
+      },
+      {
+        // The API server failed to answer, not refused the request: 500, 503, 504, 429 Status
+        // reasons as kubectl prints them (apimachinery StatusReason).
+        kind: "server-error",
+        pattern: /\((InternalError|ServiceUnavailable|ServerTimeout|Timeout|TooManyRequests)\)|the server is currently unable to handle the request/,
+        nextStep: "the API server is failing or overloaded (kubectl get --raw /readyz); run kguard again when it answers"
+      },
+      {
+        // kubectl --kubeconfig=PATH with no such file: client-go's loader stats it first.
+        kind: "no-context",
+        pattern: /^(?:error: )?stat (.+): no such file or directory$/m,
+        nextStep: (match) => `the kubeconfig file ${match[1]} does not exist: check the --kubeconfig path or KUBECONFIG`
+      },
+      {
+        // `context "x" does not exist` (kubectl config), `context was not found for specified context: x` (client-go).
+        kind: "no-context",
+        pattern: /context "([^"]+)" does not exist|context was not found for specified context: (\S+)/,
+        nextStep: (match) => `the kubeconfig has no context named ${match[1] ?? match[2]}: list them with kubectl config get-contexts and pass one with --context`
+      },
+      {
+        kind: "no-context",
+        pattern: /current-context must exist|no configuration has been provided|invalid configuration/,
+        nextStep: "pick a context with --context or set one with kubectl config use-context"
+      },
+      {
+        // The RESTMapper knows no such kind: its CustomResourceDefinition is not installed, or the
+        // apiVersion/kind is misspelt (kubectl builder: `resource mapping not found for name: "x"
+        // namespace: "" from "file": no matches for kind "K" in version "G/V"`, then
+        // `ensure CRDs are installed first`).
+        kind: "unknown-kind",
+        pattern: /no matches for kind "([^"]+)" in version "([^"]+)"/,
+        nextStep: (match) => `install the CustomResourceDefinition that defines ${match[1]} (${match[2]}) before applying objects of that kind (kubectl get crd), or fix apiVersion/kind`,
+        detail: (stderr) => {
+          const unknown = [
+            ...stderr.matchAll(
+              /resource mapping not found for name: "([^"]*)" namespace: "([^"]*)" from "([^"]*)": no matches for kind "([^"]+)" in version "([^"]+)"/g
+            )
+          ];
+          if (unknown.length === 0) return firstLine(stderr, /no matches for kind/);
+          return unknown.map(
+            ([, name, , file, kind, version]) => `the cluster does not know kind ${kind} in version ${version} (${file}${name ? `, ${kind} "${name}"` : ""})`
+          ).join("; ");
+        }
+      },
+      {
+        kind: "invalid",
+        pattern: /error validating|is invalid|strict decoding error|unknown field|error converting YAML|error parsing|cannot unmarshal|\(BadRequest\)|\(Invalid\)/,
+        nextStep: "fix the manifest"
+      },
+      {
+        // Objects for a namespace that does not exist (NamespaceLifecycle admission, or the REST
+        // storage: `namespaces "x" not found`).
+        kind: "not-found",
+        pattern: /namespaces "([^"]+)" not found/,
+        nextStep: (match) => `create the namespace ${match[1]} first (kubectl create namespace ${match[1]}), or add a Namespace object to the manifests`
+      },
+      {
+        kind: "not-found",
+        pattern: /\(NotFound\)|not found/,
+        nextStep: "check the object names and namespace"
+      },
+      {
+        kind: "timeout",
+        pattern: /timed out|Timeout exceeded|context deadline exceeded/,
+        nextStep: "the API server is slow or overloaded: check it with kubectl get --raw /readyz, and retry (--timeout gives the whole apply longer)"
+      }
+    ];
+    KLOG_PREFIX = /^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?\s+\d+ [^\s\]]+:\d+\] /;
+  }
+});
+
+// src/kubectl/transient.ts
+var transient_exports = {};
+__export(transient_exports, {
+  RETRY_DELAYS_MS: () => RETRY_DELAYS_MS,
+  isTransientFailure: () => isTransientFailure,
+  retryTransient: () => retryTransient
+});
+function isTransientFailure(result) {
+  if (result.exitCode === 0 || result.timedOut || result.spawnError) return false;
+  return TRANSIENT_PATTERNS.some((pattern2) => pattern2.test(result.stderr));
+}
+async function retryTransient(attempt, delaysMs, sleep, onRetry) {
+  let result = await attempt();
+  for (let index = 0; index < delaysMs.length && isTransientFailure(result); index += 1) {
+    onRetry?.(result, index + 1);
+    await sleep(delaysMs[index]);
+    result = await attempt();
+  }
+  return result;
+}
+var TRANSIENT_PATTERNS, RETRY_DELAYS_MS;
+var init_transient = __esm({
+  "src/kubectl/transient.ts"() {
+    "use strict";
+    TRANSIENT_PATTERNS = [
+      /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)/,
+      // 503 without a Status body; also kube-aggregator for an unavailable APIService.
+      /the server is currently unable to handle the request/,
+      // 429: "Too many requests, please try again later." (apiserver max-in-flight filter).
+      /too many requests/i,
+      /etcdserver: (request timed out|leader changed|too many requests)/,
+      // Transport: the connection dropped or never came (an API server restarting, a load balancer).
+      /connection reset by peer|connection refused|The connection to the server \S+ was refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/
+    ];
+    RETRY_DELAYS_MS = [500, 1e3, 2e3];
+  }
+});
+
+// src/kubectl/output/parse.ts
+function writeFailure(result, deadlineMs) {
+  const stderr = result.stderr;
+  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
+  return {
+    ok: false,
+    conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
+    notFound: /\(NotFound\)/.test(stderr),
+    message,
+    stderr
+  };
+}
+function logsResult(result) {
+  if (result.exitCode === 0) return { ok: true, text: result.stdout };
+  const said2 = result.stderr.split("\n").find((line) => line.trim() !== "") ?? "";
+  return {
+    ok: false,
+    error: result.timedOut ? "kubectl did not answer in time" : said2.replace(/^error: /, "").trim() || `kubectl exited ${result.exitCode}`
+  };
+}
+function selectorsOf(query) {
+  return {
+    ...query.labelSelector ? { labelSelector: query.labelSelector } : {},
+    ...query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}
+  };
+}
+function withQuery(path15, params) {
+  const query = new URLSearchParams(params).toString();
+  return query ? `${path15}?${query}` : path15;
+}
+function isRetryable(result) {
+  const kind = diagnoseKubectlFailure(result).kind;
+  return kind === "unreachable" || kind === "timeout" || isTransientFailure(result);
+}
+function requestTimeoutWithin(requestTimeout, deadlineMs) {
+  const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1e3 : void 0;
+  if (requestMs === void 0 || deadlineMs >= requestMs) return requestTimeout;
+  return `${Math.max(1, Math.floor(deadlineMs / 1e3))}s`;
+}
+function seconds(ms) {
+  return ms % 1e3 === 0 ? `${ms / 1e3}s` : `${(ms / 1e3).toFixed(1)}s`;
+}
+function parseApiResources(stdout) {
+  const resources = /* @__PURE__ */ new Map();
+  const [header, ...rows] = stdout.split("\n").filter((line) => line.trim() !== "");
+  if (!header) return resources;
+  const columns = ["APIVERSION", "NAMESPACED", "KIND"].map((name) => header.indexOf(name));
+  const [apiVersionAt, namespacedAt, kindAt] = columns;
+  for (const row of rows) {
+    const name = row.split(/\s+/)[0] ?? "";
+    const apiVersion = row.slice(apiVersionAt).split(/\s+/)[0] ?? "";
+    const namespaced = row.slice(namespacedAt).split(/\s+/)[0] === "true";
+    const kind = row.slice(kindAt).split(/\s+/)[0] ?? "";
+    const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+    resources.set(`${group}/${kind}`, { name, namespaced });
+  }
+  return resources;
+}
+function jsonDocuments(text2) {
+  const documents = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  let escaped = false;
+  for (let index = 0; index < text2.length; index += 1) {
+    const char = text2[index];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === "\\") escaped = true;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    else if (char === "{" || char === "[") {
+      if (depth === 0) start = index;
+      depth += 1;
+    } else if (char === "}" || char === "]") {
+      depth -= 1;
+      if (depth === 0 && start !== -1) {
+        documents.push(JSON.parse(text2.slice(start, index + 1)));
+        start = -1;
+      }
+    }
+  }
+  return documents;
+}
+function itemsOfValue(parsed) {
+  const list = parsed;
+  if (typeof parsed === "object" && parsed !== null && list.kind === "List" && Array.isArray(list.items))
+    return list.items;
+  return [parsed];
+}
+function itemsOf(stdout) {
+  const text2 = stdout.trim();
+  if (text2 === "") return [];
+  return itemsOfValue(JSON.parse(text2));
+}
+function shellQuote(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+function withFieldManager(path15) {
+  return `${path15}${path15.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
+}
+function kubectlFailure(what, result, deadline, applied2 = []) {
+  if (result.timedOut) {
+    const within2 = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
+    return new KubectlError(
+      `kubectl did not ${what} within ${within2} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
+      void 0,
+      result.stderr,
+      applied2
+    );
+  }
+  const diagnosis = diagnoseKubectlFailure(result);
+  return new KubectlError(
+    `kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
+    void 0,
+    result.stderr,
+    applied2
+  );
+}
+function listedItems(stdout) {
+  const list = JSON.parse(stdout);
+  const kind = (list.kind ?? "").replace(/List$/, "");
+  const items = (list.items ?? []).map((item) => ({
+    ...item,
+    apiVersion: item.apiVersion ?? list.apiVersion ?? "",
+    kind: item.kind ?? kind
+  }));
+  return { items, resourceVersion: list.metadata?.resourceVersion ?? "" };
+}
+function applyCommand(request2) {
+  const args = ["apply"];
+  for (const filename of request2.filenames) args.push("-f", filename);
+  if (request2.recursive) args.push("-R");
+  if (request2.namespace) args.push("-n", request2.namespace);
+  args.push(...request2.applyArgs);
+  return args;
+}
+var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
+var init_parse = __esm({
+  "src/kubectl/output/parse.ts"() {
+    "use strict";
+    init_errors();
+    init_diagnose();
+    init_transient();
+    DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
+    RESTORE_FIELD_MANAGER = "kguard-restore";
+  }
+});
+
+// src/cli/kubectl-options.ts
+function nativeFlags(command) {
+  const native = KUBECTL_FLAGS.filter((flag) => flag.native);
+  if (command === "apply") return native;
+  const runCommands = ["status", "rollback", "unlock", "forget", "history", "undo"];
+  if (command !== void 0 && runCommands.includes(command))
+    return native.filter((flag) => flag.role === "connection");
+  return [];
+}
+function takeKubectlFlags(words) {
+  const accepted = nativeFlags(words[0]);
+  const byName = new Map(
+    accepted.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []])
+  );
+  const rest = [];
+  const kubectlArgs = [];
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index];
+    if (word === "--") {
+      rest.push(...words.slice(index));
+      break;
+    }
+    const [name, inline] = splitFlag(word);
+    const attached = isShortGroup(name) ? byName.get(name.slice(0, 2)) : void 0;
+    const flag = byName.get(name);
+    if (flag) {
+      kubectlArgs.push(word);
+      const next = words[index + 1];
+      if (flag.arity === "value" && inline === void 0 && next !== void 0) {
+        kubectlArgs.push(next);
+        index += 1;
+      }
+    } else if (attached?.arity === "value" && attached.short) {
+      kubectlArgs.push(`${attached.short}=${word.slice(2)}`);
+    } else {
+      rest.push(word);
+    }
+  }
+  return { rest, kubectlArgs };
+}
+function kubectlOptions(command, record) {
+  return nativeFlags(command).map((flag) => {
+    const placeholder = flag.native?.placeholder ?? "value";
+    const value = flag.arity === "value" ? ` <${placeholder}>` : flag.arity === "optional-value" ? ` [${placeholder}]` : "";
+    const option = new Option(
+      `${flag.short ? `${flag.short}, ` : ""}${flag.long}${value}`,
+      flag.native?.help ?? ""
+    ).helpGroup(KUBECTL_HELP_GROUP);
+    if (flag.arity === "boolean") return option;
+    return option.argParser((given) => {
+      record(`${flag.long}=${given}`);
+      return given;
+    });
+  });
+}
+function booleanKubectlFlags(command) {
+  return nativeFlags(command).filter((flag) => flag.arity === "boolean").map((flag) => flag.long);
+}
+function explainUnknownOption(commanderMessage, program2, words, known) {
+  const flag = /unknown option '([^']+)'/.exec(commanderMessage)?.[1];
+  if (!flag) return commanderMessage;
+  const suggestion = /\(Did you mean [^)]*\)/.exec(commanderMessage)?.[0];
+  const head = `unknown option '${flag}'${suggestion ? ` ${suggestion}` : ""}`;
+  const refusal2 = REFUSED_AFTER_DASH_DASH[splitFlag(flag)[0]];
+  if (refusal2) return `${head}: ${refusal2}.`;
+  const corrected = movedAfterDashDash(words, known);
+  return `${head}. kguard apply takes its own flags and kubectl's common ones (${program2} apply --help lists them); any other kubectl apply flag goes after --:
+  ${[...program2.split(" "), ...corrected].map(shellQuote).join(" ")}`;
+}
+function movedAfterDashDash(words, known) {
+  const dashDash = words.indexOf("--");
+  const before = dashDash === -1 ? words : words.slice(0, dashDash);
+  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
+  const kept = [];
+  const moved = [];
+  for (let index = 0; index < before.length; index += 1) {
+    const word = before[index];
+    const next = before[index + 1];
+    if (!word.startsWith("-") || word === "-") {
+      kept.push(word);
+      continue;
+    }
+    const [name, inline] = splitFlag(word);
+    const exact = known(name);
+    const group = !exact && isShortGroup(name) ? known(name.slice(0, 2)) : void 0;
+    const target = exact || group ? kept : moved;
+    const kubectlBoolean = !exact && !group && kubectlFlag(name)?.arity === "boolean";
+    if (kubectlBoolean && inline === void 0 && next !== void 0 && parseKubectlBool(next) !== void 0) {
+      moved.push(`${name}=${next}`);
+      index += 1;
+      continue;
+    }
+    const takesNext = exact ? exact.takesValue && inline === void 0 : !kubectlBoolean && inline === void 0 && next !== void 0 && !next.startsWith("-");
+    target.push(word);
+    if (takesNext && next !== void 0) {
+      target.push(next);
+      index += 1;
+    }
+  }
+  return [...kept, "--", ...moved, ...after];
+}
+function isShortGroup(name) {
+  return /^-[a-zA-Z]./.test(name) && !name.startsWith("--");
+}
+function kubectlHabits(words) {
+  const dashDash = words.indexOf("--");
+  const before = dashDash === -1 ? words : words.slice(0, dashDash);
+  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
+  const kept = [];
+  const levels = [];
+  const notes = [];
+  for (const word of before) {
+    const short = /^(-[a-zA-Z])=(.*)$/.exec(word);
+    const level = /^(?:-v=?|--v=)(\d+)$/.exec(word);
+    if (level) {
+      levels.push(`--v=${level[1]}`);
+      notes.push(
+        words[0] === "apply" ? `${word} is kubectl's log level: passed to kubectl apply as --v=${level[1]} (kguard's own -v, --verbose, lists every kubectl command it runs)` : `${word} is kubectl's log level, which kguard ${words[0] ?? ""} does not pass on; its own -v (--verbose) lists every kubectl command it runs`
+      );
+    } else if (short && SHORT_VALUE_FLAGS.has(short[1])) kept.push(short[1], short[2]);
+    else kept.push(word);
+  }
+  const passed = words[0] === "apply" ? levels : [];
+  if (passed.length === 0 && dashDash === -1) return { words: kept, notes };
+  return { words: [...kept, "--", ...passed, ...after], notes };
+}
+var KUBECTL_HELP_GROUP, SHORT_VALUE_FLAGS;
+var init_kubectl_options = __esm({
+  "src/cli/kubectl-options.ts"() {
+    "use strict";
+    init_esm();
+    init_flags();
+    init_parse();
+    init_passthrough();
+    KUBECTL_HELP_GROUP = "kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):";
+    SHORT_VALUE_FLAGS = /* @__PURE__ */ new Set(["-f", "-k", "-n", "-o"]);
+  }
+});
+
+// src/version.ts
+import { readFileSync } from "node:fs";
+function kguardVersion() {
+  if (true) return "0.1.0";
+  try {
+    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    return typeof manifest.version === "string" ? manifest.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+function runtimeVersion(versions = process.versions) {
+  return versions.bun ? `bun ${versions.bun}` : `node ${versions.node}`;
+}
+var init_version = __esm({
+  "src/version.ts"() {
+    "use strict";
+  }
+});
+
+// src/cli/help.ts
+function applyHelp(program2) {
+  const examples = [
+    ["apply, watch, restore everything on failure", `${program2} apply -f k8s/`],
+    [
+      "only the objects labelled app=web, pruning the ones gone from k8s/",
+      `${program2} apply -f k8s/ -l app=web --prune`
+    ],
+    ["as another user, on another cluster", `${program2} apply -f web.yaml --context prod --as deployer`],
+    [
+      "a fleet: staging first, then eu-1 and us-1 in parallel; all restored if one fails",
+      `${program2} apply -f web.yaml --contexts eu-1,us-1 --canary staging`
+    ],
+    ["what would change, as kubectl diff (exit 1 when something would)", `${program2} apply -f k8s/ --diff`],
+    [
+      "for CI: a JSON report, a JUnit file and an NDJSON event stream",
+      `${program2} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`
+    ],
+    ["any other kubectl apply flag, after --", `${program2} apply -f k8s/ -- --openapi-patch=false`]
+  ];
+  return [
+    "",
+    "Examples:",
+    ...examples.flatMap(([what, command]) => [`  # ${what}`, `  ${command}`]),
+    "",
+    "Exit codes:",
+    ...EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),
+    "",
+    "Environment:",
+    ...ENVIRONMENT.map(([name, meaning]) => `  ${name.padEnd(22)}${meaning}`)
+  ].join("\n");
+}
+var EXIT_CODES, ENVIRONMENT;
+var init_help = __esm({
+  "src/cli/help.ts"() {
+    "use strict";
+    EXIT_CODES = [
+      [0, "healthy: every changed workload rolled out (or nothing changed, or a preview without --diff changes)"],
+      [1, "bad input or usage (nothing applied); with --diff: the apply would change something, as kubectl diff"],
+      [2, "kubectl or the cluster failed before the apply, or refused it (nothing applied)"],
+      [3, "the apply failed and everything it changed was restored"],
+      [4, "a person must finish: the commands are printed"],
+      [5, "a changed workload was not healthy within --timeout (restored unless --rollback none)"],
+      [70, "internal error: a bug in kguard"],
+      [130, "cancelled (SIGINT/SIGTERM): what the apply changed was restored"]
+    ];
+    ENVIRONMENT = [
+      ["KUBECONFIG", "the kubeconfig files, as for kubectl (or --kubeconfig)"],
+      ["KGUARD_KUBECTL", "the kubectl binary to run (default: kubectl on PATH)"],
+      ["GITHUB_ACTIONS", "true: ::error annotations and a job summary in $GITHUB_STEP_SUMMARY"],
+      ["GITHUB_STEP_SUMMARY", "the job summary file GitHub Actions provides"],
+      ["GITHUB_WORKSPACE", "the checkout annotations are relative to"],
+      ["GITLAB_CI", "true: each phase is a collapsible section of the job log"],
+      ["CI", "set: plain lines, no spinner"],
+      ["NO_COLOR, FORCE_COLOR", "turn colours off (NO_COLOR, FORCE_COLOR=0) or on (FORCE_COLOR=1)"]
+    ];
+  }
+});
+
+// src/cli/program.ts
+function collect(value, previous) {
+  return [...previous, value];
+}
+function verbosityOptions(command) {
+  return command.option(
+    "-v, --verbose",
+    "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --"
+  ).option("-q, --quiet", "print only the verdict lines and what a person must do");
+}
+function withKubectlOptions(command, handlers) {
+  for (const option of kubectlOptions(command.name(), handlers.kubectlFlag)) command.addOption(option);
+  for (const long of booleanKubectlFlags(command.name()))
+    command.on(`option:${long.slice(2)}`, () => handlers.kubectlFlag(long));
+  return command;
+}
+function buildProgram(name, words, handlers) {
+  const program2 = new Command(name).description(
+    "kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision"
+  ).version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
+  const rollbackFlags = [];
+  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option(
+    "--contexts <names>",
+    "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts"
+  ).option(
+    "--canary <context>",
+    "a fleet: apply to this context first, then to the other --contexts in one parallel wave"
+  ).option(
+    "--fleet <file>",
+    "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags"
+  ).addOption(
+    new Option(
+      "--fleet-rollback <mode>",
+      "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none"
+    ).choices(["all", "failed", "none"]).default("all")
+  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option(
+    "--dry-run [strategy]",
+    "preview: say what would be created, changed or left alone; nothing changes (server, client)"
+  ).option(
+    "--keep-created",
+    "when restoring, keep objects this apply created (they are reported with their delete command)"
+  ).option("--field-manager <name>", "field manager name for the apply").option(
+    "--no-journal",
+    "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)"
+  ).option(
+    "--lock-timeout <duration>",
+    "how long to wait for objects another kguard run holds",
+    formatDuration(DEFAULTS.lockTimeoutMs)
+  ).option(
+    "--journal-namespace <namespace>",
+    "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)",
+    DEFAULTS.journalNamespace
+  ).option(
+    "--timeout <duration>",
+    "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)",
+    formatDuration(DEFAULTS.timeoutMs)
+  ).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option(
+    "--poll-interval <duration>",
+    "longest time between two looks at a rollout (watching), or between polls (--poll)",
+    formatDuration(DEFAULTS.pollIntervalMs)
+  ).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option(
+    "--verify <command>",
+    "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)",
+    collect,
+    []
+  ).option(
+    "--verify-job <file>",
+    "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)",
+    collect,
+    []
+  ).option(
+    "--verify-timeout <duration>",
+    "how long each --verify command or --verify-job may take",
+    formatDuration(DEFAULTS.verifyTimeoutMs)
+  ).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option(
+    "--bake <duration>",
+    "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply"
+  ).option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option(
+    "--history <n>",
+    "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)",
+    String(DEFAULTS.history)
+  ).option(
+    "--concurrency <n>",
+    "how many kubectl processes may run at once (watch streams aside)",
+    String(DEFAULTS.concurrency)
+  ).option(
+    "--request-timeout <duration>",
+    "kubectl's deadline for each API request (kubectl --request-timeout)",
+    formatDuration(DEFAULTS.requestTimeoutMs)
+  ).option(
+    "--readiness-grace <duration>",
+    "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure",
+    formatDuration(DEFAULTS.readinessGraceMs)
+  ).option(
+    "--status-grace <duration>",
+    "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
+    formatDuration(DEFAULTS.statusGraceMs)
+  ).addOption(
+    new Option(
+      "--image-check <mode>",
+      "before the apply, ask each changed image's registry (with the pods' pull credentials) whether it exists: a missing one refuses the run, an unreachable registry is said and passed"
+    ).choices(["on", "off"]).default(DEFAULTS.imageCheck)
+  ).option(
+    "--insecure-registry <host>",
+    "ask this registry (host[:port]) over plain HTTP, as loopback registries are (repeatable)",
+    (value, previous = []) => [...previous, value]
+  ).option(
+    "--health-rules <file>",
+    "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table"
+  ).option(
+    "--log-lines <n>",
+    "how many of a failing container's last lines to print (the JSON report has up to 50)",
+    String(DEFAULTS.logLines)
+  ).addOption(
+    new Option(
+      "--rollback <mode>",
+      "on failure restore every object the apply changed (all), only failing ones (failed), or none"
+    ).choices(["all", "failed", "none"]).default("all")
+  ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(
+    new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")
+  ).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option(
+    "--dotenv <file>",
+    "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs"
+  ).option(
+    "--run-label <text>",
+    "a name for this run from the CD tool that runs it (PipeCD's $SR_DEPLOYMENT_ID, a CI run id): kept in the journal, history, events and report; kguard rollback --run-label TEXT finds the run"
+  ).option(
+    "--events <file|->",
+    "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr"
+  ).option(
+    "--diff",
+    "preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff"
+  ).option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
+    if (kubectlArgs.length > 0 && !words.includes("--")) {
+      throw new InputError(
+        `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`
+      );
+    }
+    await handlers.apply({ ...raw, rollbackFlags }, kubectlArgs);
+  });
+  verbosityOptions(apply);
+  withKubectlOptions(apply, handlers);
+  apply.on("option:rollback", (mode) => rollbackFlags.push(`--rollback ${mode}`));
+  apply.on("option:no-rollback", () => rollbackFlags.push("--no-rollback"));
+  const journalOptions = (command) => withKubectlOptions(
+    verbosityOptions(
+      command.option(
+        "-n, --namespace <namespace>",
+        "look for journals and Leases in this namespace only (default: all namespaces)"
+      ).option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
+    ),
+    handlers
+  );
+  const runAction2 = (command) => (run, raw) => handlers.journal(command, run, raw);
+  journalOptions(
+    program2.command("rollback").description(
+      "restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)"
+    ).argument(
+      "[run]",
+      "the run to restore (kguard status lists them); default: the only unfinished run that is not running"
+    )
+  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option(
+    "--force",
+    "restore the run even while it runs, without asking it to stop (by default a live run is asked, through its Lease, to restore and exit 130)"
+  ).option(
+    "--run-label <text>",
+    "the run started with this --run-label (nothing to do, exit 0, when none is unfinished)"
+  ).option(
+    "--contexts <names>",
+    "a fleet run (RUN is its fleet-\u2026 id): restore its run in each of these contexts (comma-separated)"
+  ).action(runAction2("rollback"));
+  journalOptions(
+    program2.command("status").description("list kguard runs in the cluster: running, dead or finished, with what is left to do")
+  ).option("--contexts <names>", "these contexts' runs (comma-separated): each fleet run with one line per cluster").action(async (raw) => runAction2("status")(void 0, raw));
+  const byRunId = (command, description, force) => journalOptions(
+    program2.command(command).description(description).argument("<run>", `the run to ${command} (kguard status lists them)`)
+  ).option("--force", force).action(runAction2(command));
+  byRunId(
+    "unlock",
+    "release the Leases of a run that died before it wrote its journal, so other runs may change its objects",
+    "release them even if the run looks alive or left a journal"
+  );
+  byRunId(
+    "forget",
+    "dismiss a run on purpose: remove its journal and Leases and leave its objects as they are",
+    "forget it even if it looks alive"
+  );
+  const historyAction = (command) => (run, raw) => handlers.history(command, run, raw);
+  const historyOptions = (command) => withKubectlOptions(
+    verbosityOptions(
+      command.option(
+        "-n, --namespace <namespace>",
+        "look for history records in this namespace only (default: all namespaces)"
+      ).option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
+    ),
+    handlers
+  );
+  historyOptions(
+    program2.command("history").description("list the successful runs kept in the cluster (--history): when, who, what they changed")
+  ).action(async (raw) => historyAction("history")(void 0, raw));
+  historyOptions(
+    program2.command("undo").description(
+      "put back the state from before a successful run, from its history record (someone else's change since still wins)"
+    ).argument("[run]", "the run to undo (kguard history lists them); default: the newest kept")
+  ).option("--dry-run", "say what would change, with the differences kubectl diff style; change nothing").option(
+    "--rollback-timeout <duration>",
+    "how long the restore and the restored workloads may take",
+    formatDuration(DEFAULTS.timeoutMs)
+  ).action(historyAction("undo"));
+  program2.command("completion").description(
+    "print the shell completion script: source <(kguard completion bash), or kguard completion fish | source"
+  ).addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).action(async (shell) => handlers.completion(shell, program2));
+  program2.command("version").description("print kguard's version and the runtime it runs on (--version: the version alone)").action(() => {
+    process.stdout.write(`${kguardVersion()} (${runtimeVersion()})
+`);
+  });
+  return program2;
+}
+var init_program = __esm({
+  "src/cli/program.ts"() {
+    "use strict";
+    init_esm();
+    init_errors();
+    init_duration();
+    init_options();
+    init_version();
+    init_help();
+    init_kubectl_options();
+  }
+});
+
+// src/report/ci/dotenv.ts
+function dotenvReport(outcome, exitCode, runId) {
+  return [
+    `KGUARD_OUTCOME=${outcome}`,
+    ...exitCode === void 0 ? [] : [`KGUARD_EXIT_CODE=${exitCode}`],
+    ...runId ? [`KGUARD_RUN_ID=${runId}`] : [],
+    ""
+  ].join("\n");
+}
+var init_dotenv = __esm({
+  "src/report/ci/dotenv.ts"() {
+    "use strict";
+  }
+});
+
+// src/report/ci/junit.ts
+var junit_exports = {};
+__export(junit_exports, {
+  fleetJunitXml: () => fleetJunitXml,
+  junitXml: () => junitXml
+});
+function junitXml(report, finishedAt, locate = () => void 0) {
+  const suite = suiteOf(report, "kguard apply", [], finishedAt, locate);
+  return document([suite]);
+}
+function fleetJunitXml(report, finishedAt, locate = () => void 0) {
+  return document(
+    report.clusters.map((cluster) => {
+      const properties = [
+        ["context", cluster.context],
+        ["wave", String(cluster.wave)],
+        ["clusterOutcome", cluster.outcome]
+      ];
+      const name = `kguard apply (context ${cluster.context})`;
+      if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
+      const test = cluster.outcome === "not-reached" ? {
+        name: `context ${cluster.context}`,
+        classname: "fleet",
+        seconds: 0,
+        skipped: "not reached: its wave never started; nothing was read or changed there"
+      } : {
+        name: `context ${cluster.context}`,
+        classname: "fleet",
+        seconds: 0,
+        error: {
+          message: cluster.message ?? cluster.outcome,
+          type: cluster.outcome,
+          text: cluster.message ?? ""
+        }
+      };
+      return suiteFromCases(
+        [test],
+        name,
+        [["outcome", cluster.outcome], ["exitCode", String(cluster.exitCode ?? "")], ...properties],
+        0,
+        finishedAt,
+        []
+      );
+    })
+  );
+}
+function suiteOf(report, name, extra, finishedAt, locate) {
+  const cases = "objects" in report ? [
+    ...report.objects.map((object) => objectCase(object, report.cancelled, locate)),
+    ...report.verify.map(checkCase),
+    ...report.bake ? [bakeCase(report.bake)] : []
+  ] : [errorCase(report)];
+  const totalMs = "timings" in report ? report.timings.totalMs : 0;
+  const properties = [
+    ["outcome", report.outcome],
+    ["exitCode", String(report.exitCode)],
+    ..."rollbackMode" in report ? [
+      ["rollbackMode", report.rollbackMode],
+      ["dryRun", String(report.dryRun)]
+    ] : [],
+    ...extra
+  ];
+  return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
+}
+function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) {
+  const count2 = (pick) => cases.filter(pick).length;
+  const totals = {
+    tests: cases.length,
+    failures: count2((test) => test.failure),
+    errors: count2((test) => test.error),
+    skipped: count2((test) => test.skipped !== void 0)
+  };
+  const time = seconds2(totalMs);
+  const lines = [
+    `  <testsuite name="${attribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
+    "    <properties>",
+    ...properties.map(([key, value]) => `      <property name="${attribute(key)}" value="${attribute(value)}"/>`),
+    "    </properties>",
+    ...cases.map(testCaseXml),
+    `    <system-out>${text(messages.join("\n"))}</system-out>`,
+    "  </testsuite>"
+  ];
+  return { lines, totals, totalMs };
+}
+function document(suites) {
+  const sum = (pick) => suites.reduce((total, suite) => total + pick(suite), 0);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds2(sum((suite) => suite.totalMs))}">`,
+    ...suites.flatMap((suite) => suite.lines),
+    "</testsuites>",
+    ""
+  ].join("\n");
+}
+function objectCase(object, cancelled, locate) {
+  const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ""}`;
+  const location = locate({
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.namespace ?? "",
+    name: object.name
+  });
+  const test = {
+    name,
+    classname: `kguard.${object.kind}`,
+    seconds: (object.timings.verdictAfterMs ?? 0) / 1e3,
+    location
+  };
+  if (FAILING_VERDICTS.has(object.verdict)) {
+    test.failure = {
+      message: object.summary ?? object.verdict,
+      type: object.reason ?? object.verdict,
+      text: diagnosisText(object, location)
+    };
+  } else if (object.verdict in SKIP_REASONS) {
+    test.skipped = SKIP_REASONS[object.verdict](cancelled);
+  } else if (object.verdict in PASS_OUTPUT) {
+    test.output = PASS_OUTPUT[object.verdict];
+  }
+  return test;
+}
+function checkCase(check) {
+  const what = check.type === "command" ? `verify: ${check.command}` : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ""} (${check.file})`;
+  const test = {
+    name: check.during === "bake" ? `${what} (during the bake)` : what,
+    classname: "kguard.verify",
+    seconds: check.durationMs / 1e3
+  };
+  if (check.cancelled) test.skipped = check.summary;
+  else if (!check.passed) {
+    const lines = check.lines.length > 0 ? ["last lines:", ...check.lines.map((line) => `  | ${line}`)] : [];
+    const logs = check.logs.flatMap((log) => [
+      `last lines of container ${log.container} (pod ${log.pod}):`,
+      ...log.lines.map((line) => `  | ${line}`)
+    ]);
+    test.failure = {
+      message: check.summary,
+      type: check.timedOut ? "timed-out" : "verify",
+      text: [
+        check.summary,
+        ...lines,
+        ...check.evidence.map((line) => `  ${line}`),
+        ...logs,
+        ...check.nextStep ? [`next: ${check.nextStep}`] : []
+      ].join("\n")
+    };
+  }
+  return test;
+}
+function bakeCase(bake2) {
+  const test = {
+    name: `bake ${bake2.durationMs / 1e3}s`,
+    classname: "kguard.bake",
+    seconds: bake2.elapsedMs / 1e3
+  };
+  if (bake2.passed) return test;
+  if (bake2.stoppedBy === "cancelled" || bake2.stoppedBy === "conflict") {
+    test.skipped = bake2.summary ?? bake2.stoppedBy;
+    return test;
+  }
+  const where2 = bake2.workload ? `${bake2.workload.kind.toLowerCase()}/${bake2.workload.name}${bake2.workload.namespace ? ` (namespace ${bake2.workload.namespace})` : ""}: ` : "";
+  const logs = bake2.logs.flatMap((log) => [
+    `last lines of container ${log.container} (pod ${log.pod}):`,
+    ...log.lines.map((line) => `  | ${line}`)
+  ]);
+  test.failure = {
+    message: `${where2}${bake2.summary ?? "it did not stay healthy"}`,
+    type: bake2.stoppedBy ?? "bake",
+    text: [
+      `${where2}${bake2.summary ?? ""}`,
+      ...bake2.evidence,
+      ...logs,
+      ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []
+    ].join("\n")
+  };
+  return test;
+}
+function errorCase(report) {
+  return {
+    name: "kguard apply",
+    classname: "kguard",
+    seconds: 0,
+    error: { message: report.error, type: report.outcome, text: `${report.error}
+(exit ${report.exitCode})` }
+  };
+}
+function diagnosisText(object, location) {
+  const restore2 = object.restore;
+  const logs = object.logs.flatMap((log) => {
+    const lines = log.lines.slice(-LOG_LINES);
+    if (lines.length === 0)
+      return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
+    return [
+      `last lines of container ${log.container} (pod ${log.pod}${log.previous ? ", run before the restart" : ""}):`,
+      ...lines.map((line) => `  | ${line}`)
+    ];
+  });
+  return [
+    object.summary ?? `ended ${object.verdict}`,
+    ...location ? [`manifest: ${location.file} line ${location.line}`] : [],
+    ...object.evidence.map((line) => `  ${line}`),
+    ...logs,
+    ...object.nextStep ? [`next: ${object.nextStep}`] : [],
+    ...object.changedFields.length > 0 ? [`changed by the apply: ${object.changedFields.join(", ")}`] : [],
+    ...restore2 ? [
+      `restore: ${restore2.status}${restore2.reason ? ` (${restore2.reason})` : ""}`,
+      ...restore2.commands.map((command) => `  ${command}`)
+    ] : ["restore: none"]
+  ].join("\n");
+}
+function testCaseXml(test) {
+  const where2 = test.location ? ` file="${attribute(test.location.file)}" line="${test.location.line}"` : "";
+  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds2(test.seconds * 1e3)}"${where2}`;
+  const children = [
+    ...test.skipped !== void 0 ? [`      <skipped>${text(test.skipped)}</skipped>`] : [],
+    ...test.error ? [
+      `      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`
+    ] : [],
+    ...test.failure ? [
+      `      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`
+    ] : [],
+    ...test.output !== void 0 ? [`      <system-out>${text(test.output)}</system-out>`] : []
+  ];
+  return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, "    </testcase>"].join("\n");
+}
+function seconds2(ms) {
+  return (ms / 1e3).toFixed(3);
+}
+function text(value) {
+  return value.replace(NOT_XML, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+function attribute(value) {
+  return text(value).replace(/"/g, "&quot;").replace(/\n/g, "&#10;").replace(/\t/g, "&#9;").replace(/\r/g, "&#13;");
+}
+var LOG_LINES, FAILING_VERDICTS, SKIP_REASONS, PASS_OUTPUT, NOT_XML;
+var init_junit = __esm({
+  "src/report/ci/junit.ts"() {
+    "use strict";
+    LOG_LINES = 20;
+    FAILING_VERDICTS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
+    SKIP_REASONS = {
+      progressing: (cancelled) => cancelled ? `stopped watching: ${cancelled}` : "stopped watching because another workload of this apply failed"
+    };
+    PASS_OUTPUT = {
+      unchanged: "unchanged by this apply: nothing to watch or restore"
+    };
+    NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+  }
+});
+
+// node_modules/yaml/dist/nodes/identity.js
+var require_identity = __commonJS({
+  "node_modules/yaml/dist/nodes/identity.js"(exports) {
+    "use strict";
+    var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
+    var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
+    var MAP = /* @__PURE__ */ Symbol.for("yaml.map");
+    var PAIR = /* @__PURE__ */ Symbol.for("yaml.pair");
+    var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
+    var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
+    var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
+    var isAlias = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
+    var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
+    var isMap = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isPair = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
+    var isScalar = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
+    var isSeq = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    function isCollection(node) {
+      if (node && typeof node === "object")
+        switch (node[NODE_TYPE]) {
+          case MAP:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    function isNode(node) {
+      if (node && typeof node === "object")
+        switch (node[NODE_TYPE]) {
+          case ALIAS:
+          case MAP:
+          case SCALAR:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    var hasAnchor = (node) => (isScalar(node) || isCollection(node)) && !!node.anchor;
+    exports.ALIAS = ALIAS;
+    exports.DOC = DOC;
+    exports.MAP = MAP;
+    exports.NODE_TYPE = NODE_TYPE;
+    exports.PAIR = PAIR;
+    exports.SCALAR = SCALAR;
+    exports.SEQ = SEQ;
+    exports.hasAnchor = hasAnchor;
+    exports.isAlias = isAlias;
+    exports.isCollection = isCollection;
+    exports.isDocument = isDocument;
+    exports.isMap = isMap;
+    exports.isNode = isNode;
+    exports.isPair = isPair;
+    exports.isScalar = isScalar;
+    exports.isSeq = isSeq;
+  }
+});
+
+// node_modules/yaml/dist/visit.js
+var require_visit = __commonJS({
+  "node_modules/yaml/dist/visit.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove node");
+    function visit(node, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity3.isDocument(node)) {
+        const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+          node.contents = null;
+      } else
+        visit_(null, node, visitor_, Object.freeze([]));
+    }
+    visit.BREAK = BREAK;
+    visit.SKIP = SKIP;
+    visit.REMOVE = REMOVE;
+    function visit_(key, node, visitor, path15) {
+      const ctrl = callVisitor(key, node, visitor, path15);
+      if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
+        replaceNode(key, path15, ctrl);
+        return visit_(key, ctrl, visitor, path15);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity3.isCollection(node)) {
+          path15 = Object.freeze(path15.concat(node));
+          for (let i2 = 0; i2 < node.items.length; ++i2) {
+            const ci = visit_(i2, node.items[i2], visitor, path15);
+            if (typeof ci === "number")
+              i2 = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node.items.splice(i2, 1);
+              i2 -= 1;
+            }
+          }
+        } else if (identity3.isPair(node)) {
+          path15 = Object.freeze(path15.concat(node));
+          const ck = visit_("key", node.key, visitor, path15);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node.key = null;
+          const cv = visit_("value", node.value, visitor, path15);
+          if (cv === BREAK)
+            return BREAK;
+          else if (cv === REMOVE)
+            node.value = null;
+        }
+      }
+      return ctrl;
+    }
+    async function visitAsync(node, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity3.isDocument(node)) {
+        const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+          node.contents = null;
+      } else
+        await visitAsync_(null, node, visitor_, Object.freeze([]));
+    }
+    visitAsync.BREAK = BREAK;
+    visitAsync.SKIP = SKIP;
+    visitAsync.REMOVE = REMOVE;
+    async function visitAsync_(key, node, visitor, path15) {
+      const ctrl = await callVisitor(key, node, visitor, path15);
+      if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
+        replaceNode(key, path15, ctrl);
+        return visitAsync_(key, ctrl, visitor, path15);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity3.isCollection(node)) {
+          path15 = Object.freeze(path15.concat(node));
+          for (let i2 = 0; i2 < node.items.length; ++i2) {
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path15);
+            if (typeof ci === "number")
+              i2 = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node.items.splice(i2, 1);
+              i2 -= 1;
+            }
+          }
+        } else if (identity3.isPair(node)) {
+          path15 = Object.freeze(path15.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path15);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node.key = null;
+          const cv = await visitAsync_("value", node.value, visitor, path15);
+          if (cv === BREAK)
+            return BREAK;
+          else if (cv === REMOVE)
+            node.value = null;
+        }
+      }
+      return ctrl;
+    }
+    function initVisitor(visitor) {
+      if (typeof visitor === "object" && (visitor.Collection || visitor.Node || visitor.Value)) {
+        return Object.assign({
+          Alias: visitor.Node,
+          Map: visitor.Node,
+          Scalar: visitor.Node,
+          Seq: visitor.Node
+        }, visitor.Value && {
+          Map: visitor.Value,
+          Scalar: visitor.Value,
+          Seq: visitor.Value
+        }, visitor.Collection && {
+          Map: visitor.Collection,
+          Seq: visitor.Collection
+        }, visitor);
+      }
+      return visitor;
+    }
+    function callVisitor(key, node, visitor, path15) {
+      if (typeof visitor === "function")
+        return visitor(key, node, path15);
+      if (identity3.isMap(node))
+        return visitor.Map?.(key, node, path15);
+      if (identity3.isSeq(node))
+        return visitor.Seq?.(key, node, path15);
+      if (identity3.isPair(node))
+        return visitor.Pair?.(key, node, path15);
+      if (identity3.isScalar(node))
+        return visitor.Scalar?.(key, node, path15);
+      if (identity3.isAlias(node))
+        return visitor.Alias?.(key, node, path15);
+      return void 0;
+    }
+    function replaceNode(key, path15, node) {
+      const parent = path15[path15.length - 1];
+      if (identity3.isCollection(parent)) {
+        parent.items[key] = node;
+      } else if (identity3.isPair(parent)) {
+        if (key === "key")
+          parent.key = node;
+        else
+          parent.value = node;
+      } else if (identity3.isDocument(parent)) {
+        parent.contents = node;
+      } else {
+        const pt = identity3.isAlias(parent) ? "alias" : "scalar";
+        throw new Error(`Cannot replace node with ${pt} parent`);
+      }
+    }
+    exports.visit = visit;
+    exports.visitAsync = visitAsync;
+  }
+});
+
+// node_modules/yaml/dist/doc/directives.js
+var require_directives = __commonJS({
+  "node_modules/yaml/dist/doc/directives.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var visit = require_visit();
+    var escapeChars = {
+      "!": "%21",
+      ",": "%2C",
+      "[": "%5B",
+      "]": "%5D",
+      "{": "%7B",
+      "}": "%7D"
+    };
+    var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
+    var Directives = class _Directives {
+      constructor(yaml, tags) {
+        this.docStart = null;
+        this.docEnd = false;
+        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
+        this.tags = Object.assign({}, _Directives.defaultTags, tags);
+      }
+      clone() {
+        const copy = new _Directives(this.yaml, this.tags);
+        copy.docStart = this.docStart;
+        return copy;
+      }
+      /**
+       * During parsing, get a Directives instance for the current document and
+       * update the stream state according to the current version's spec.
+       */
+      atDocument() {
+        const res = new _Directives(this.yaml, this.tags);
+        switch (this.yaml.version) {
+          case "1.1":
+            this.atNextDocument = true;
+            break;
+          case "1.2":
+            this.atNextDocument = false;
+            this.yaml = {
+              explicit: _Directives.defaultYaml.explicit,
+              version: "1.2"
+            };
+            this.tags = Object.assign({}, _Directives.defaultTags);
+            break;
+        }
+        return res;
+      }
+      /**
+       * @param onError - May be called even if the action was successful
+       * @returns `true` on success
+       */
+      add(line, onError) {
+        if (this.atNextDocument) {
+          this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
+          this.tags = Object.assign({}, _Directives.defaultTags);
+          this.atNextDocument = false;
+        }
+        const parts = line.trim().split(/[ \t]+/);
+        const name = parts.shift();
+        switch (name) {
+          case "%TAG": {
+            if (parts.length !== 2) {
+              onError(0, "%TAG directive should contain exactly two parts");
+              if (parts.length < 2)
+                return false;
+            }
+            const [handle, prefix2] = parts;
+            this.tags[handle] = prefix2;
+            return true;
+          }
+          case "%YAML": {
+            this.yaml.explicit = true;
+            if (parts.length !== 1) {
+              onError(0, "%YAML directive should contain exactly one part");
+              return false;
+            }
+            const [version] = parts;
+            if (version === "1.1" || version === "1.2") {
+              this.yaml.version = version;
+              return true;
+            } else {
+              const isValid = /^\d+\.\d+$/.test(version);
+              onError(6, `Unsupported YAML version ${version}`, isValid);
+              return false;
+            }
+          }
+          default:
+            onError(0, `Unknown directive ${name}`, true);
+            return false;
+        }
+      }
+      /**
+       * Resolves a tag, matching handles to those defined in %TAG directives.
+       *
+       * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
+       *   `'!local'` tag, or `null` if unresolvable.
+       */
+      tagName(source, onError) {
+        if (source === "!")
+          return "!";
+        if (source[0] !== "!") {
+          onError(`Not a valid tag: ${source}`);
+          return null;
+        }
+        if (source[1] === "<") {
+          const verbatim = source.slice(2, -1);
+          if (verbatim === "!" || verbatim === "!!") {
+            onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
+            return null;
+          }
+          if (source[source.length - 1] !== ">")
+            onError("Verbatim tags must end with a >");
+          return verbatim;
+        }
+        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        if (!suffix)
+          onError(`The ${source} tag has no suffix`);
+        const prefix2 = this.tags[handle];
+        if (prefix2) {
+          try {
+            return prefix2 + decodeURIComponent(suffix);
+          } catch (error2) {
+            onError(String(error2));
+            return null;
+          }
+        }
+        if (handle === "!")
+          return source;
+        onError(`Could not resolve tag: ${source}`);
+        return null;
+      }
+      /**
+       * Given a fully resolved tag, returns its printable string form,
+       * taking into account current tag prefixes and defaults.
+       */
+      tagString(tag) {
+        for (const [handle, prefix2] of Object.entries(this.tags)) {
+          if (tag.startsWith(prefix2))
+            return handle + escapeTagName(tag.substring(prefix2.length));
+        }
+        return tag[0] === "!" ? tag : `!<${tag}>`;
+      }
+      toString(doc) {
+        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
+        const tagEntries = Object.entries(this.tags);
+        let tagNames;
+        if (doc && tagEntries.length > 0 && identity3.isNode(doc.contents)) {
+          const tags = {};
+          visit.visit(doc.contents, (_key, node) => {
+            if (identity3.isNode(node) && node.tag)
+              tags[node.tag] = true;
+          });
+          tagNames = Object.keys(tags);
+        } else
+          tagNames = [];
+        for (const [handle, prefix2] of tagEntries) {
+          if (handle === "!!" && prefix2 === "tag:yaml.org,2002:")
+            continue;
+          if (!doc || tagNames.some((tn) => tn.startsWith(prefix2)))
+            lines.push(`%TAG ${handle} ${prefix2}`);
+        }
+        return lines.join("\n");
+      }
+    };
+    Directives.defaultYaml = { explicit: false, version: "1.2" };
+    Directives.defaultTags = { "!!": "tag:yaml.org,2002:" };
+    exports.Directives = Directives;
+  }
+});
+
+// node_modules/yaml/dist/doc/anchors.js
+var require_anchors = __commonJS({
+  "node_modules/yaml/dist/doc/anchors.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var visit = require_visit();
+    function anchorIsValid(anchor) {
+      if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
+        const sa = JSON.stringify(anchor);
+        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
+        throw new Error(msg);
+      }
+      return true;
+    }
+    function anchorNames(root) {
+      const anchors = /* @__PURE__ */ new Set();
+      visit.visit(root, {
+        Value(_key, node) {
+          if (node.anchor)
+            anchors.add(node.anchor);
+        }
+      });
+      return anchors;
+    }
+    function findNewAnchor(prefix2, exclude) {
+      for (let i2 = 1; true; ++i2) {
+        const name = `${prefix2}${i2}`;
+        if (!exclude.has(name))
+          return name;
+      }
+    }
+    function createNodeAnchors(doc, prefix2) {
+      const aliasObjects = [];
+      const sourceObjects = /* @__PURE__ */ new Map();
+      let prevAnchors = null;
+      return {
+        onAnchor: (source) => {
+          aliasObjects.push(source);
+          prevAnchors ?? (prevAnchors = anchorNames(doc));
+          const anchor = findNewAnchor(prefix2, prevAnchors);
+          prevAnchors.add(anchor);
+          return anchor;
+        },
+        /**
+         * With circular references, the source node is only resolved after all
+         * of its child nodes are. This is why anchors are set only after all of
+         * the nodes have been created.
+         */
+        setAnchors: () => {
+          for (const source of aliasObjects) {
+            const ref = sourceObjects.get(source);
+            if (typeof ref === "object" && ref.anchor && (identity3.isScalar(ref.node) || identity3.isCollection(ref.node))) {
+              ref.node.anchor = ref.anchor;
+            } else {
+              const error2 = new Error("Failed to resolve repeated object (this should not happen)");
+              error2.source = source;
+              throw error2;
+            }
+          }
+        },
+        sourceObjects
+      };
+    }
+    exports.anchorIsValid = anchorIsValid;
+    exports.anchorNames = anchorNames;
+    exports.createNodeAnchors = createNodeAnchors;
+    exports.findNewAnchor = findNewAnchor;
+  }
+});
+
+// node_modules/yaml/dist/doc/applyReviver.js
+var require_applyReviver = __commonJS({
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+    "use strict";
+    function applyReviver(reviver, obj, key, val) {
+      if (val && typeof val === "object") {
+        if (Array.isArray(val)) {
+          for (let i2 = 0, len = val.length; i2 < len; ++i2) {
+            const v0 = val[i2];
+            const v1 = applyReviver(reviver, val, String(i2), v0);
+            if (v1 === void 0)
+              delete val[i2];
+            else if (v1 !== v0)
+              val[i2] = v1;
+          }
+        } else if (val instanceof Map) {
+          for (const k of Array.from(val.keys())) {
+            const v0 = val.get(k);
+            const v1 = applyReviver(reviver, val, k, v0);
+            if (v1 === void 0)
+              val.delete(k);
+            else if (v1 !== v0)
+              val.set(k, v1);
+          }
+        } else if (val instanceof Set) {
+          for (const v0 of Array.from(val)) {
+            const v1 = applyReviver(reviver, val, v0, v0);
+            if (v1 === void 0)
+              val.delete(v0);
+            else if (v1 !== v0) {
+              val.delete(v0);
+              val.add(v1);
+            }
+          }
+        } else {
+          for (const [k, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k, v0);
+            if (v1 === void 0)
+              delete val[k];
+            else if (v1 !== v0)
+              val[k] = v1;
+          }
+        }
+      }
+      return reviver.call(obj, key, val);
+    }
+    exports.applyReviver = applyReviver;
+  }
+});
+
+// node_modules/yaml/dist/nodes/toJS.js
+var require_toJS = __commonJS({
+  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    function toJS(value, arg, ctx) {
+      if (Array.isArray(value))
+        return value.map((v, i2) => toJS(v, String(i2), ctx));
+      if (value && typeof value.toJSON === "function") {
+        if (!ctx || !identity3.hasAnchor(value))
+          return value.toJSON(arg, ctx);
+        const data = { aliasCount: 0, count: 1, res: void 0 };
+        ctx.anchors.set(value, data);
+        ctx.onCreate = (res2) => {
+          data.res = res2;
+          delete ctx.onCreate;
+        };
+        const res = value.toJSON(arg, ctx);
+        if (ctx.onCreate)
+          ctx.onCreate(res);
+        return res;
+      }
+      if (typeof value === "bigint" && !ctx?.keep)
+        return Number(value);
+      return value;
+    }
+    exports.toJS = toJS;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Node.js
+var require_Node = __commonJS({
+  "node_modules/yaml/dist/nodes/Node.js"(exports) {
+    "use strict";
+    var applyReviver = require_applyReviver();
+    var identity3 = require_identity();
+    var toJS = require_toJS();
+    var NodeBase = class {
+      constructor(type) {
+        Object.defineProperty(this, identity3.NODE_TYPE, { value: type });
+      }
+      /** Create a copy of this node.  */
+      clone() {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** A plain JavaScript representation of this node. */
+      toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        if (!identity3.isDocument(doc))
+          throw new TypeError("A document argument is required");
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc,
+          keep: true,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this, "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+    };
+    exports.NodeBase = NodeBase;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Alias.js
+var require_Alias = __commonJS({
+  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
+    "use strict";
+    var anchors = require_anchors();
+    var visit = require_visit();
+    var identity3 = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var Alias = class extends Node.NodeBase {
+      constructor(source) {
+        super(identity3.ALIAS);
+        this.source = source;
+        Object.defineProperty(this, "tag", {
+          set() {
+            throw new Error("Alias nodes cannot have tags");
+          }
+        });
+      }
+      /**
+       * Resolve the value of this alias within `doc`, finding the last
+       * instance of the `source` anchor before this node.
+       */
+      resolve(doc, ctx) {
+        if (ctx?.maxAliasCount === 0)
+          throw new ReferenceError("Alias resolution is disabled");
+        let nodes;
+        if (ctx?.aliasResolveCache) {
+          nodes = ctx.aliasResolveCache;
+        } else {
+          nodes = [];
+          visit.visit(doc, {
+            Node: (_key, node) => {
+              if (identity3.isAlias(node) || identity3.hasAnchor(node))
+                nodes.push(node);
+            }
+          });
+          if (ctx)
+            ctx.aliasResolveCache = nodes;
+        }
+        let found = void 0;
+        for (const node of nodes) {
+          if (node === this)
+            break;
+          if (node.anchor === this.source)
+            found = node;
+        }
+        if (found && ctx) {
+          const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
+          let data = anchors2.get(found);
+          if (!data) {
+            toJS.toJS(found, null, ctx);
+            data = anchors2.get(found);
+          }
+          if (data?.res === void 0) {
+            const msg = "This should not happen: Alias anchor was not resolved?";
+            throw new ReferenceError(msg);
+          }
+          if (maxAliasCount >= 0) {
+            data.count += 1;
+            if (data.aliasCount === 0)
+              data.aliasCount = getAliasCount(doc2, found, anchors2);
+            if (data.count * data.aliasCount > maxAliasCount) {
+              const msg = "Excessive alias count indicates a resource exhaustion attack";
+              throw new ReferenceError(msg);
+            }
+          }
+        }
+        return found;
+      }
+      toJSON(_arg, ctx) {
+        if (!ctx)
+          return { source: this.source };
+        const source = this.resolve(ctx.doc, ctx);
+        if (!source) {
+          const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+          throw new ReferenceError(msg);
+        }
+        return ctx.anchors.get(source).res;
+      }
+      toString(ctx, _onComment, _onChompKeep) {
+        const src = `*${this.source}`;
+        if (ctx) {
+          anchors.anchorIsValid(this.source);
+          if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
+            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+            throw new Error(msg);
+          }
+          if (ctx.implicitKey)
+            return `${src} `;
+        }
+        return src;
+      }
+    };
+    function getAliasCount(doc, node, anchors2) {
+      if (identity3.isAlias(node)) {
+        const source = node.resolve(doc);
+        const anchor = anchors2 && source && anchors2.get(source);
+        return anchor ? anchor.count * anchor.aliasCount : 0;
+      } else if (identity3.isCollection(node)) {
+        let count2 = 0;
+        for (const item of node.items) {
+          const c3 = getAliasCount(doc, item, anchors2);
+          if (c3 > count2)
+            count2 = c3;
+        }
+        return count2;
+      } else if (identity3.isPair(node)) {
+        const kc = getAliasCount(doc, node.key, anchors2);
+        const vc = getAliasCount(doc, node.value, anchors2);
+        return Math.max(kc, vc);
+      }
+      return 1;
+    }
+    exports.Alias = Alias;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Scalar.js
+var require_Scalar = __commonJS({
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
+    var Scalar = class extends Node.NodeBase {
+      constructor(value) {
+        super(identity3.SCALAR);
+        this.value = value;
+      }
+      toJSON(arg, ctx) {
+        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
+      }
+      toString() {
+        return String(this.value);
+      }
+    };
+    Scalar.BLOCK_FOLDED = "BLOCK_FOLDED";
+    Scalar.BLOCK_LITERAL = "BLOCK_LITERAL";
+    Scalar.PLAIN = "PLAIN";
+    Scalar.QUOTE_DOUBLE = "QUOTE_DOUBLE";
+    Scalar.QUOTE_SINGLE = "QUOTE_SINGLE";
+    exports.Scalar = Scalar;
+    exports.isScalarValue = isScalarValue;
+  }
+});
+
+// node_modules/yaml/dist/doc/createNode.js
+var require_createNode = __commonJS({
+  "node_modules/yaml/dist/doc/createNode.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity3 = require_identity();
+    var Scalar = require_Scalar();
+    var defaultTagPrefix = "tag:yaml.org,2002:";
+    function findTagObject(value, tagName, tags) {
+      if (tagName) {
+        const match = tags.filter((t) => t.tag === tagName);
+        const tagObj = match.find((t) => !t.format) ?? match[0];
+        if (!tagObj)
+          throw new Error(`Tag ${tagName} not found`);
+        return tagObj;
+      }
+      return tags.find((t) => t.identify?.(value) && !t.format);
+    }
+    function createNode(value, tagName, ctx) {
+      if (identity3.isDocument(value))
+        value = value.contents;
+      if (identity3.isNode(value))
+        return value;
+      if (identity3.isPair(value)) {
+        const map = ctx.schema[identity3.MAP].createNode?.(ctx.schema, null, ctx);
+        map.items.push(value);
+        return map;
+      }
+      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
+        value = value.valueOf();
+      }
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+      let ref = void 0;
+      if (aliasDuplicateObjects && value && typeof value === "object") {
+        ref = sourceObjects.get(value);
+        if (ref) {
+          ref.anchor ?? (ref.anchor = onAnchor(value));
+          return new Alias.Alias(ref.anchor);
+        } else {
+          ref = { anchor: null, node: null };
+          sourceObjects.set(value, ref);
+        }
+      }
+      if (tagName?.startsWith("!!"))
+        tagName = defaultTagPrefix + tagName.slice(2);
+      let tagObj = findTagObject(value, tagName, schema.tags);
+      if (!tagObj) {
+        if (value && typeof value.toJSON === "function") {
+          value = value.toJSON();
+        }
+        if (!value || typeof value !== "object") {
+          const node2 = new Scalar.Scalar(value);
+          if (ref)
+            ref.node = node2;
+          return node2;
+        }
+        tagObj = value instanceof Map ? schema[identity3.MAP] : Symbol.iterator in Object(value) ? schema[identity3.SEQ] : schema[identity3.MAP];
+      }
+      if (onTagObj) {
+        onTagObj(tagObj);
+        delete ctx.onTagObj;
+      }
+      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
+      if (tagName)
+        node.tag = tagName;
+      else if (!tagObj.default)
+        node.tag = tagObj.tag;
+      if (ref)
+        ref.node = node;
+      return node;
+    }
+    exports.createNode = createNode;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Collection.js
+var require_Collection = __commonJS({
+  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var identity3 = require_identity();
+    var Node = require_Node();
+    function collectionFromPath(schema, path15, value) {
+      let v = value;
+      for (let i2 = path15.length - 1; i2 >= 0; --i2) {
+        const k = path15[i2];
+        if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
+          const a2 = [];
+          a2[k] = v;
+          v = a2;
+        } else {
+          v = /* @__PURE__ */ new Map([[k, v]]);
+        }
+      }
+      return createNode.createNode(v, void 0, {
+        aliasDuplicateObjects: false,
+        keepUndefined: false,
+        onAnchor: () => {
+          throw new Error("This should not happen, please report a bug.");
+        },
+        schema,
+        sourceObjects: /* @__PURE__ */ new Map()
+      });
+    }
+    var isEmptyPath = (path15) => path15 == null || typeof path15 === "object" && !!path15[Symbol.iterator]().next().done;
+    var Collection = class extends Node.NodeBase {
+      constructor(type, schema) {
+        super(type);
+        Object.defineProperty(this, "schema", {
+          value: schema,
+          configurable: true,
+          enumerable: false,
+          writable: true
+        });
+      }
+      /**
+       * Create a copy of this collection.
+       *
+       * @param schema - If defined, overwrites the original's schema
+       */
+      clone(schema) {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (schema)
+          copy.schema = schema;
+        copy.items = copy.items.map((it) => identity3.isNode(it) || identity3.isPair(it) ? it.clone(schema) : it);
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /**
+       * Adds a value to the collection. For `!!map` and `!!omap` the value must
+       * be a Pair instance or a `{ key, value }` object, which may not have a key
+       * that already exists in the map.
+       */
+      addIn(path15, value) {
+        if (isEmptyPath(path15))
+          this.add(value);
+        else {
+          const [key, ...rest] = path15;
+          const node = this.get(key, true);
+          if (identity3.isCollection(node))
+            node.addIn(rest, value);
+          else if (node === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+      /**
+       * Removes a value from the collection.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path15) {
+        const [key, ...rest] = path15;
+        if (rest.length === 0)
+          return this.delete(key);
+        const node = this.get(key, true);
+        if (identity3.isCollection(node))
+          return node.deleteIn(rest);
+        else
+          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path15, keepScalar) {
+        const [key, ...rest] = path15;
+        const node = this.get(key, true);
+        if (rest.length === 0)
+          return !keepScalar && identity3.isScalar(node) ? node.value : node;
+        else
+          return identity3.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
+      }
+      hasAllNullValues(allowScalar) {
+        return this.items.every((node) => {
+          if (!identity3.isPair(node))
+            return false;
+          const n2 = node.value;
+          return n2 == null || allowScalar && identity3.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
+        });
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       */
+      hasIn(path15) {
+        const [key, ...rest] = path15;
+        if (rest.length === 0)
+          return this.has(key);
+        const node = this.get(key, true);
+        return identity3.isCollection(node) ? node.hasIn(rest) : false;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path15, value) {
+        const [key, ...rest] = path15;
+        if (rest.length === 0) {
+          this.set(key, value);
+        } else {
+          const node = this.get(key, true);
+          if (identity3.isCollection(node))
+            node.setIn(rest, value);
+          else if (node === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+    };
+    exports.Collection = Collection;
+    exports.collectionFromPath = collectionFromPath;
+    exports.isEmptyPath = isEmptyPath;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyComment.js
+var require_stringifyComment = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+    "use strict";
+    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
+    function indentComment(comment, indent) {
+      if (/^\n+$/.test(comment))
+        return comment.substring(1);
+      return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+    }
+    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
+    exports.indentComment = indentComment;
+    exports.lineComment = lineComment;
+    exports.stringifyComment = stringifyComment;
+  }
+});
+
+// node_modules/yaml/dist/stringify/foldFlowLines.js
+var require_foldFlowLines = __commonJS({
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+    "use strict";
+    var FOLD_FLOW = "flow";
+    var FOLD_BLOCK = "block";
+    var FOLD_QUOTED = "quoted";
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+      if (!lineWidth || lineWidth < 0)
+        return text2;
+      if (lineWidth < minContentWidth)
+        minContentWidth = 0;
+      const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
+      if (text2.length <= endStep)
+        return text2;
+      const folds = [];
+      const escapedFolds = {};
+      let end = lineWidth - indent.length;
+      if (typeof indentAtStart === "number") {
+        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
+          folds.push(0);
+        else
+          end = lineWidth - indentAtStart;
+      }
+      let split = void 0;
+      let prev = void 0;
+      let overflow = false;
+      let i2 = -1;
+      let escStart = -1;
+      let escEnd = -1;
+      if (mode === FOLD_BLOCK) {
+        i2 = consumeMoreIndentedLines(text2, i2, indent.length);
+        if (i2 !== -1)
+          end = i2 + endStep;
+      }
+      for (let ch; ch = text2[i2 += 1]; ) {
+        if (mode === FOLD_QUOTED && ch === "\\") {
+          escStart = i2;
+          switch (text2[i2 + 1]) {
+            case "x":
+              i2 += 3;
+              break;
+            case "u":
+              i2 += 5;
+              break;
+            case "U":
+              i2 += 9;
+              break;
+            default:
+              i2 += 1;
+          }
+          escEnd = i2;
+        }
+        if (ch === "\n") {
+          if (mode === FOLD_BLOCK)
+            i2 = consumeMoreIndentedLines(text2, i2, indent.length);
+          end = i2 + indent.length + endStep;
+          split = void 0;
+        } else {
+          if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
+            const next = text2[i2 + 1];
+            if (next && next !== " " && next !== "\n" && next !== "	")
+              split = i2;
+          }
+          if (i2 >= end) {
+            if (split) {
+              folds.push(split);
+              end = split + endStep;
+              split = void 0;
+            } else if (mode === FOLD_QUOTED) {
+              while (prev === " " || prev === "	") {
+                prev = ch;
+                ch = text2[i2 += 1];
+                overflow = true;
+              }
+              const j = i2 > escEnd + 1 ? i2 - 2 : escStart - 1;
+              if (escapedFolds[j])
+                return text2;
+              folds.push(j);
+              escapedFolds[j] = true;
+              end = j + endStep;
+              split = void 0;
+            } else {
+              overflow = true;
+            }
+          }
+        }
+        prev = ch;
+      }
+      if (overflow && onOverflow)
+        onOverflow();
+      if (folds.length === 0)
+        return text2;
+      if (onFold)
+        onFold();
+      let res = text2.slice(0, folds[0]);
+      for (let i3 = 0; i3 < folds.length; ++i3) {
+        const fold = folds[i3];
+        const end2 = folds[i3 + 1] || text2.length;
+        if (fold === 0)
+          res = `
+${indent}${text2.slice(0, end2)}`;
+        else {
+          if (mode === FOLD_QUOTED && escapedFolds[fold])
+            res += `${text2[fold]}\\`;
+          res += `
+${indent}${text2.slice(fold + 1, end2)}`;
+        }
+      }
+      return res;
+    }
+    function consumeMoreIndentedLines(text2, i2, indent) {
+      let end = i2;
+      let start = i2 + 1;
+      let ch = text2[start];
+      while (ch === " " || ch === "	") {
+        if (i2 < start + indent) {
+          ch = text2[++i2];
+        } else {
+          do {
+            ch = text2[++i2];
+          } while (ch && ch !== "\n");
+          end = i2;
+          start = i2 + 1;
+          ch = text2[start];
+        }
+      }
+      return end;
+    }
+    exports.FOLD_BLOCK = FOLD_BLOCK;
+    exports.FOLD_FLOW = FOLD_FLOW;
+    exports.FOLD_QUOTED = FOLD_QUOTED;
+    exports.foldFlowLines = foldFlowLines;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyString.js
+var require_stringifyString = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var foldFlowLines = require_foldFlowLines();
+    var getFoldOptions = (ctx, isBlock) => ({
+      indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
+      lineWidth: ctx.options.lineWidth,
+      minContentWidth: ctx.options.minContentWidth
+    });
+    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
+    function lineLengthOverLimit(str, lineWidth, indentLength) {
+      if (!lineWidth || lineWidth < 0)
+        return false;
+      const limit = lineWidth - indentLength;
+      const strLen = str.length;
+      if (strLen <= limit)
+        return false;
+      for (let i2 = 0, start = 0; i2 < strLen; ++i2) {
+        if (str[i2] === "\n") {
+          if (i2 - start > limit)
+            return true;
+          start = i2 + 1;
+          if (strLen - start <= limit)
+            return false;
+        }
+      }
+      return true;
+    }
+    function doubleQuotedString(value, ctx) {
+      const json = JSON.stringify(value);
+      if (ctx.options.doubleQuotedAsJSON)
+        return json;
+      const { implicitKey } = ctx;
+      const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      let str = "";
+      let start = 0;
+      for (let i2 = 0, ch = json[i2]; ch; ch = json[++i2]) {
+        if (ch === " " && json[i2 + 1] === "\\" && json[i2 + 2] === "n") {
+          str += json.slice(start, i2) + "\\ ";
+          i2 += 1;
+          start = i2;
+          ch = "\\";
+        }
+        if (ch === "\\")
+          switch (json[i2 + 1]) {
+            case "u":
+              {
+                str += json.slice(start, i2);
+                const code = json.substr(i2 + 2, 4);
+                switch (code) {
+                  case "0000":
+                    str += "\\0";
+                    break;
+                  case "0007":
+                    str += "\\a";
+                    break;
+                  case "000b":
+                    str += "\\v";
+                    break;
+                  case "001b":
+                    str += "\\e";
+                    break;
+                  case "0085":
+                    str += "\\N";
+                    break;
+                  case "00a0":
+                    str += "\\_";
+                    break;
+                  case "2028":
+                    str += "\\L";
+                    break;
+                  case "2029":
+                    str += "\\P";
+                    break;
+                  default:
+                    if (code.substr(0, 2) === "00")
+                      str += "\\x" + code.substr(2);
+                    else
+                      str += json.substr(i2, 6);
+                }
+                i2 += 5;
+                start = i2 + 1;
+              }
+              break;
+            case "n":
+              if (implicitKey || json[i2 + 2] === '"' || json.length < minMultiLineLength) {
+                i2 += 1;
+              } else {
+                str += json.slice(start, i2) + "\n\n";
+                while (json[i2 + 2] === "\\" && json[i2 + 3] === "n" && json[i2 + 4] !== '"') {
+                  str += "\n";
+                  i2 += 2;
+                }
+                str += indent;
+                if (json[i2 + 2] === " ")
+                  str += "\\";
+                i2 += 1;
+                start = i2 + 1;
+              }
+              break;
+            default:
+              i2 += 1;
+          }
+      }
+      str = start ? str + json.slice(start) : json;
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+    }
+    function singleQuotedString(value, ctx) {
+      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
+        return doubleQuotedString(value, ctx);
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
+${indent}`) + "'";
+      return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function quotedString(value, ctx) {
+      const { singleQuote } = ctx.options;
+      let qs;
+      if (singleQuote === false)
+        qs = doubleQuotedString;
+      else {
+        const hasDouble = value.includes('"');
+        const hasSingle = value.includes("'");
+        if (hasDouble && !hasSingle)
+          qs = singleQuotedString;
+        else if (hasSingle && !hasDouble)
+          qs = doubleQuotedString;
+        else
+          qs = singleQuote ? singleQuotedString : doubleQuotedString;
+      }
+      return qs(value, ctx);
+    }
+    var blockEndNewlines;
+    try {
+      blockEndNewlines = new RegExp("(^|(?<!\n))\n+(?!\n|$)", "g");
+    } catch {
+      blockEndNewlines = /\n+(?!\n|$)/g;
+    }
+    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
+      const { blockQuote, commentString, lineWidth } = ctx.options;
+      if (!blockQuote || /\n[\t ]+$/.test(value)) {
+        return quotedString(value, ctx);
+      }
+      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
+      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
+      if (!value)
+        return literal ? "|\n" : ">\n";
+      let chomp;
+      let endStart;
+      for (endStart = value.length; endStart > 0; --endStart) {
+        const ch = value[endStart - 1];
+        if (ch !== "\n" && ch !== "	" && ch !== " ")
+          break;
+      }
+      let end = value.substring(endStart);
+      const endNlPos = end.indexOf("\n");
+      if (endNlPos === -1) {
+        chomp = "-";
+      } else if (value === end || endNlPos !== end.length - 1) {
+        chomp = "+";
+        if (onChompKeep)
+          onChompKeep();
+      } else {
+        chomp = "";
+      }
+      if (end) {
+        value = value.slice(0, -end.length);
+        if (end[end.length - 1] === "\n")
+          end = end.slice(0, -1);
+        end = end.replace(blockEndNewlines, `$&${indent}`);
+      }
+      let startWithSpace = false;
+      let startEnd;
+      let startNlPos = -1;
+      for (startEnd = 0; startEnd < value.length; ++startEnd) {
+        const ch = value[startEnd];
+        if (ch === " ")
+          startWithSpace = true;
+        else if (ch === "\n")
+          startNlPos = startEnd;
+        else
+          break;
+      }
+      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      if (start) {
+        value = value.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
+      }
+      const indentSize = indent ? "2" : "1";
+      let header = (startWithSpace ? indentSize : "") + chomp;
+      if (comment) {
+        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+        if (onComment)
+          onComment();
+      }
+      if (!literal) {
+        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
+        let literalFallback = false;
+        const foldOptions = getFoldOptions(ctx, true);
+        if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
+          foldOptions.onOverflow = () => {
+            literalFallback = true;
+          };
+        }
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        if (!literalFallback)
+          return `>${header}
+${indent}${body}`;
+      }
+      value = value.replace(/\n+/g, `$&${indent}`);
+      return `|${header}
+${indent}${start}${value}${end}`;
+    }
+    function plainString(item, ctx, onComment, onChompKeep) {
+      const { type, value } = item;
+      const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
+      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
+        return quotedString(value, ctx);
+      }
+      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
+        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
+        return blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (containsDocumentMarker(value)) {
+        if (indent === "") {
+          ctx.forceBlockIndent = true;
+          return blockString(item, ctx, onComment, onChompKeep);
+        } else if (implicitKey && indent === indentStep) {
+          return quotedString(value, ctx);
+        }
+      }
+      const str = value.replace(/\n+/g, `$&
+${indent}`);
+      if (actualString) {
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
+        const { compat, tags } = ctx.doc.schema;
+        if (tags.some(test) || compat?.some(test))
+          return quotedString(value, ctx);
+      }
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function stringifyString(item, ctx, onComment, onChompKeep) {
+      const { implicitKey, inFlow } = ctx;
+      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
+      let { type } = item;
+      if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+          type = Scalar.Scalar.QUOTE_DOUBLE;
+      }
+      const _stringify = (_type) => {
+        switch (_type) {
+          case Scalar.Scalar.BLOCK_FOLDED:
+          case Scalar.Scalar.BLOCK_LITERAL:
+            return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
+          case Scalar.Scalar.QUOTE_DOUBLE:
+            return doubleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.QUOTE_SINGLE:
+            return singleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.PLAIN:
+            return plainString(ss, ctx, onComment, onChompKeep);
+          default:
+            return null;
+        }
+      };
+      let res = _stringify(type);
+      if (res === null) {
+        const { defaultKeyType, defaultStringType } = ctx.options;
+        const t = implicitKey && defaultKeyType || defaultStringType;
+        res = _stringify(t);
+        if (res === null)
+          throw new Error(`Unsupported default string type ${t}`);
+      }
+      return res;
+    }
+    exports.stringifyString = stringifyString;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringify.js
+var require_stringify = __commonJS({
+  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
+    "use strict";
+    var anchors = require_anchors();
+    var identity3 = require_identity();
+    var stringifyComment = require_stringifyComment();
+    var stringifyString = require_stringifyString();
+    function createStringifyContext(doc, options) {
+      const opt = Object.assign({
+        blockQuote: true,
+        commentString: stringifyComment.stringifyComment,
+        defaultKeyType: null,
+        defaultStringType: "PLAIN",
+        directives: null,
+        doubleQuotedAsJSON: false,
+        doubleQuotedMinMultiLineLength: 40,
+        falseStr: "false",
+        flowCollectionPadding: true,
+        indentSeq: true,
+        lineWidth: 80,
+        minContentWidth: 20,
+        nullStr: "null",
+        simpleKeys: false,
+        singleQuote: null,
+        trailingComma: false,
+        trueStr: "true",
+        verifyAliasOrder: true
+      }, doc.schema.toStringOptions, options);
+      let inFlow;
+      switch (opt.collectionStyle) {
+        case "block":
+          inFlow = false;
+          break;
+        case "flow":
+          inFlow = true;
+          break;
+        default:
+          inFlow = null;
+      }
+      return {
+        anchors: /* @__PURE__ */ new Set(),
+        doc,
+        flowCollectionPadding: opt.flowCollectionPadding ? " " : "",
+        indent: "",
+        indentStep: typeof opt.indent === "number" ? " ".repeat(opt.indent) : "  ",
+        inFlow,
+        options: opt
+      };
+    }
+    function getTagObject(tags, item) {
+      if (item.tag) {
+        const match = tags.filter((t) => t.tag === item.tag);
+        if (match.length > 0)
+          return match.find((t) => t.format === item.format) ?? match[0];
+      }
+      let tagObj = void 0;
+      let obj;
+      if (identity3.isScalar(item)) {
+        obj = item.value;
+        let match = tags.filter((t) => t.identify?.(obj));
+        if (match.length > 1) {
+          const testMatch = match.filter((t) => t.test);
+          if (testMatch.length > 0)
+            match = testMatch;
+        }
+        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
+      } else {
+        obj = item;
+        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
+      }
+      if (!tagObj) {
+        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        throw new Error(`Tag not resolved for ${name} value`);
+      }
+      return tagObj;
+    }
+    function stringifyProps(node, tagObj, { anchors: anchors$1, doc }) {
+      if (!doc.directives)
+        return "";
+      const props = [];
+      const anchor = (identity3.isScalar(node) || identity3.isCollection(node)) && node.anchor;
+      if (anchor && anchors.anchorIsValid(anchor)) {
+        anchors$1.add(anchor);
+        props.push(`&${anchor}`);
+      }
+      const tag = node.tag ?? (tagObj.default ? null : tagObj.tag);
+      if (tag)
+        props.push(doc.directives.tagString(tag));
+      return props.join(" ");
+    }
+    function stringify2(item, ctx, onComment, onChompKeep) {
+      if (identity3.isPair(item))
+        return item.toString(ctx, onComment, onChompKeep);
+      if (identity3.isAlias(item)) {
+        if (ctx.doc.directives)
+          return item.toString(ctx);
+        if (ctx.resolvedAliases?.has(item)) {
+          throw new TypeError(`Cannot stringify circular structure without alias nodes`);
+        } else {
+          if (ctx.resolvedAliases)
+            ctx.resolvedAliases.add(item);
+          else
+            ctx.resolvedAliases = /* @__PURE__ */ new Set([item]);
+          item = item.resolve(ctx.doc);
+        }
+      }
+      let tagObj = void 0;
+      const node = identity3.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o2) => tagObj = o2 });
+      tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
+      const props = stringifyProps(node, tagObj, ctx);
+      if (props.length > 0)
+        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
+      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity3.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      if (!props)
+        return str;
+      return identity3.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
+${ctx.indent}${str}`;
+    }
+    exports.createStringifyContext = createStringifyContext;
+    exports.stringify = stringify2;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyPair.js
+var require_stringifyPair = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var Scalar = require_Scalar();
+    var stringify2 = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+      const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
+      let keyComment = identity3.isNode(key) && key.comment || null;
+      if (simpleKeys) {
+        if (keyComment) {
+          throw new Error("With simple keys, key nodes cannot have comments");
+        }
+        if (identity3.isCollection(key) || !identity3.isNode(key) && typeof key === "object") {
+          const msg = "With simple keys, collection cannot be used as a key value";
+          throw new Error(msg);
+        }
+      }
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity3.isCollection(key) || (identity3.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      ctx = Object.assign({}, ctx, {
+        allNullValues: false,
+        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
+        indent: indent + indentStep
+      });
+      let keyCommentDone = false;
+      let chompKeep = false;
+      let str = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+        if (simpleKeys)
+          throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
+        explicitKey = true;
+      }
+      if (ctx.inFlow) {
+        if (allNullValues || value == null) {
+          if (keyCommentDone && onComment)
+            onComment();
+          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
+        }
+      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
+        str = `? ${str}`;
+        if (keyComment && !keyCommentDone) {
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        } else if (chompKeep && onChompKeep)
+          onChompKeep();
+        return str;
+      }
+      if (keyCommentDone)
+        keyComment = null;
+      if (explicitKey) {
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        str = `? ${str}
+${indent}:`;
+      } else {
+        str = `${str}:`;
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+      }
+      let vsb, vcb, valueComment;
+      if (identity3.isNode(value)) {
+        vsb = !!value.spaceBefore;
+        vcb = value.commentBefore;
+        valueComment = value.comment;
+      } else {
+        vsb = false;
+        vcb = null;
+        valueComment = null;
+        if (value && typeof value === "object")
+          value = doc.createNode(value);
+      }
+      ctx.implicitKey = false;
+      if (!explicitKey && !keyComment && identity3.isScalar(value))
+        ctx.indentAtStart = str.length + 1;
+      chompKeep = false;
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity3.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+        ctx.indent = ctx.indent.substring(2);
+      }
+      let valueCommentDone = false;
+      const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      let ws = " ";
+      if (keyComment || vsb || vcb) {
+        ws = vsb ? "\n" : "";
+        if (vcb) {
+          const cs = commentString(vcb);
+          ws += `
+${stringifyComment.indentComment(cs, ctx.indent)}`;
+        }
+        if (valueStr === "" && !ctx.inFlow) {
+          if (ws === "\n" && valueComment)
+            ws = "\n\n";
+        } else {
+          ws += `
+${ctx.indent}`;
+        }
+      } else if (!explicitKey && identity3.isCollection(value)) {
+        const vs0 = valueStr[0];
+        const nl0 = valueStr.indexOf("\n");
+        const hasNewline = nl0 !== -1;
+        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        if (hasNewline || !flow) {
+          let hasPropsLine = false;
+          if (hasNewline && (vs0 === "&" || vs0 === "!")) {
+            let sp0 = valueStr.indexOf(" ");
+            if (vs0 === "&" && sp0 !== -1 && sp0 < nl0 && valueStr[sp0 + 1] === "!") {
+              sp0 = valueStr.indexOf(" ", sp0 + 1);
+            }
+            if (sp0 === -1 || nl0 < sp0)
+              hasPropsLine = true;
+          }
+          if (!hasPropsLine)
+            ws = `
+${ctx.indent}`;
+        }
+      } else if (valueStr === "" || valueStr[0] === "\n") {
+        ws = "";
+      }
+      str += ws + valueStr;
+      if (ctx.inFlow) {
+        if (valueCommentDone && onComment)
+          onComment();
+      } else if (valueComment && !valueCommentDone) {
+        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+      } else if (chompKeep && onChompKeep) {
+        onChompKeep();
+      }
+      return str;
+    }
+    exports.stringifyPair = stringifyPair;
+  }
+});
+
+// node_modules/yaml/dist/log.js
+var require_log = __commonJS({
+  "node_modules/yaml/dist/log.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    function debug(logLevel, ...messages) {
+      if (logLevel === "debug")
+        console.log(...messages);
+    }
+    function warn(logLevel, warning2) {
+      if (logLevel === "debug" || logLevel === "warn") {
+        if (typeof node_process.emitWarning === "function")
+          node_process.emitWarning(warning2);
+        else
+          console.warn(warning2);
+      }
+    }
+    exports.debug = debug;
+    exports.warn = warn;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+var require_merge = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var Scalar = require_Scalar();
+    var MERGE_KEY = "<<";
+    var merge = {
+      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
+      default: "key",
+      tag: "tag:yaml.org,2002:merge",
+      test: /^<<$/,
+      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+        addToJSMap: addMergeToJSMap
+      }),
+      stringify: () => MERGE_KEY
+    };
+    var isMergeKey = (ctx, key) => (merge.identify(key) || identity3.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
+    function addMergeToJSMap(ctx, map, value) {
+      const source = resolveAliasValue(ctx, value);
+      if (identity3.isSeq(source))
+        for (const it of source.items)
+          mergeValue(ctx, map, it);
+      else if (Array.isArray(source))
+        for (const it of source)
+          mergeValue(ctx, map, it);
+      else
+        mergeValue(ctx, map, source);
+    }
+    function mergeValue(ctx, map, value) {
+      const source = resolveAliasValue(ctx, value);
+      if (!identity3.isMap(source))
+        throw new Error("Merge sources must be maps or map aliases");
+      const srcMap = source.toJSON(null, ctx, Map);
+      for (const [key, value2] of srcMap) {
+        if (map instanceof Map) {
+          if (!map.has(key))
+            map.set(key, value2);
+        } else if (map instanceof Set) {
+          map.add(key);
+        } else if (!Object.prototype.hasOwnProperty.call(map, key)) {
+          Object.defineProperty(map, key, {
+            value: value2,
+            writable: true,
+            enumerable: true,
+            configurable: true
+          });
+        }
+      }
+      return map;
+    }
+    function resolveAliasValue(ctx, value) {
+      return ctx && identity3.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+    }
+    exports.addMergeToJSMap = addMergeToJSMap;
+    exports.isMergeKey = isMergeKey;
+    exports.merge = merge;
+  }
+});
+
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
+var require_addPairToJSMap = __commonJS({
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+    "use strict";
+    var log = require_log();
+    var merge = require_merge();
+    var stringify2 = require_stringify();
+    var identity3 = require_identity();
+    var toJS = require_toJS();
+    function addPairToJSMap(ctx, map, { key, value }) {
+      if (identity3.isNode(key) && key.addToJSMap)
+        key.addToJSMap(ctx, map, value);
+      else if (merge.isMergeKey(ctx, key))
+        merge.addMergeToJSMap(ctx, map, value);
+      else {
+        const jsKey = toJS.toJS(key, "", ctx);
+        if (map instanceof Map) {
+          map.set(jsKey, toJS.toJS(value, jsKey, ctx));
+        } else if (map instanceof Set) {
+          map.add(jsKey);
+        } else {
+          const stringKey = stringifyKey(key, jsKey, ctx);
+          const jsValue = toJS.toJS(value, stringKey, ctx);
+          if (stringKey in map)
+            Object.defineProperty(map, stringKey, {
+              value: jsValue,
+              writable: true,
+              enumerable: true,
+              configurable: true
+            });
+          else
+            map[stringKey] = jsValue;
+        }
+      }
+      return map;
+    }
+    function stringifyKey(key, jsKey, ctx) {
+      if (jsKey === null)
+        return "";
+      if (typeof jsKey !== "object")
+        return String(jsKey);
+      if (identity3.isNode(key) && ctx?.doc) {
+        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
+        strCtx.anchors = /* @__PURE__ */ new Set();
+        for (const node of ctx.anchors.keys())
+          strCtx.anchors.add(node.anchor);
+        strCtx.inFlow = true;
+        strCtx.inStringifyKey = true;
+        const strKey = key.toString(strCtx);
+        if (!ctx.mapKeyWarned) {
+          let jsonStr = JSON.stringify(strKey);
+          if (jsonStr.length > 40)
+            jsonStr = jsonStr.substring(0, 36) + '..."';
+          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+          ctx.mapKeyWarned = true;
+        }
+        return strKey;
+      }
+      return JSON.stringify(jsKey);
+    }
+    exports.addPairToJSMap = addPairToJSMap;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Pair.js
+var require_Pair = __commonJS({
+  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyPair = require_stringifyPair();
+    var addPairToJSMap = require_addPairToJSMap();
+    var identity3 = require_identity();
+    function createPair(key, value, ctx) {
+      const k = createNode.createNode(key, void 0, ctx);
+      const v = createNode.createNode(value, void 0, ctx);
+      return new Pair(k, v);
+    }
+    var Pair = class _Pair {
+      constructor(key, value = null) {
+        Object.defineProperty(this, identity3.NODE_TYPE, { value: identity3.PAIR });
+        this.key = key;
+        this.value = value;
+      }
+      clone(schema) {
+        let { key, value } = this;
+        if (identity3.isNode(key))
+          key = key.clone(schema);
+        if (identity3.isNode(value))
+          value = value.clone(schema);
+        return new _Pair(key, value);
+      }
+      toJSON(_, ctx) {
+        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
+      }
+    };
+    exports.Pair = Pair;
+    exports.createPair = createPair;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyCollection.js
+var require_stringifyCollection = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var stringify2 = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyCollection(collection, ctx, options) {
+      const flow = ctx.inFlow ?? collection.flow;
+      const stringify3 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify3(collection, ctx, options);
+    }
+    function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+      const { indent, options: { commentString } } = ctx;
+      const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
+      let chompKeep = false;
+      const lines = [];
+      for (let i2 = 0; i2 < items.length; ++i2) {
+        const item = items[i2];
+        let comment2 = null;
+        if (identity3.isNode(item)) {
+          if (!chompKeep && item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+          if (item.comment)
+            comment2 = item.comment;
+        } else if (identity3.isPair(item)) {
+          const ik = identity3.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (!chompKeep && ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+          }
+        }
+        chompKeep = false;
+        let str2 = stringify2.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        if (comment2)
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
+        if (chompKeep && comment2)
+          chompKeep = false;
+        lines.push(blockItemPrefix + str2);
+      }
+      let str;
+      if (lines.length === 0) {
+        str = flowChars.start + flowChars.end;
+      } else {
+        str = lines[0];
+        for (let i2 = 1; i2 < lines.length; ++i2) {
+          const line = lines[i2];
+          str += line ? `
+${indent}${line}` : "\n";
+        }
+      }
+      if (comment) {
+        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        if (onComment)
+          onComment();
+      } else if (chompKeep && onChompKeep)
+        onChompKeep();
+      return str;
+    }
+    function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
+      const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
+      itemIndent += indentStep;
+      const itemCtx = Object.assign({}, ctx, {
+        indent: itemIndent,
+        inFlow: true,
+        type: null
+      });
+      let reqNewline = false;
+      let linesAtValue = 0;
+      const lines = [];
+      for (let i2 = 0; i2 < items.length; ++i2) {
+        const item = items[i2];
+        let comment = null;
+        if (identity3.isNode(item)) {
+          if (item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, false);
+          if (item.comment)
+            comment = item.comment;
+        } else if (identity3.isPair(item)) {
+          const ik = identity3.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, false);
+            if (ik.comment)
+              reqNewline = true;
+          }
+          const iv = identity3.isNode(item.value) ? item.value : null;
+          if (iv) {
+            if (iv.comment)
+              comment = iv.comment;
+            if (iv.commentBefore)
+              reqNewline = true;
+          } else if (item.value == null && ik?.comment) {
+            comment = ik.comment;
+          }
+        }
+        if (comment)
+          reqNewline = true;
+        let str = stringify2.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        if (i2 < items.length - 1) {
+          str += ",";
+        } else if (ctx.options.trailingComma) {
+          if (ctx.options.lineWidth > 0) {
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+          }
+          if (reqNewline) {
+            str += ",";
+          }
+        }
+        if (comment)
+          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        lines.push(str);
+        linesAtValue = lines.length;
+      }
+      const { start, end } = flowChars;
+      if (lines.length === 0) {
+        return start + end;
+      } else {
+        if (!reqNewline) {
+          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+        }
+        if (reqNewline) {
+          let str = start;
+          for (const line of lines)
+            str += line ? `
+${indentStep}${indent}${line}` : "\n";
+          return `${str}
+${indent}${end}`;
+        } else {
+          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+        }
+      }
+    }
+    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+      if (comment && chompKeep)
+        comment = comment.replace(/^\n+/, "");
+      if (comment) {
+        const ic = stringifyComment.indentComment(commentString(comment), indent);
+        lines.push(ic.trimStart());
+      }
+    }
+    exports.stringifyCollection = stringifyCollection;
+  }
+});
+
+// node_modules/yaml/dist/nodes/YAMLMap.js
+var require_YAMLMap = __commonJS({
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+    "use strict";
+    var stringifyCollection = require_stringifyCollection();
+    var addPairToJSMap = require_addPairToJSMap();
+    var Collection = require_Collection();
+    var identity3 = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    function findPair(items, key) {
+      const k = identity3.isScalar(key) ? key.value : key;
+      for (const it of items) {
+        if (identity3.isPair(it)) {
+          if (it.key === key || it.key === k)
+            return it;
+          if (identity3.isScalar(it.key) && it.key.value === k)
+            return it;
+        }
+      }
+      return void 0;
+    }
+    var YAMLMap = class extends Collection.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:map";
+      }
+      constructor(schema) {
+        super(identity3.MAP, schema);
+        this.items = [];
+      }
+      /**
+       * A generic collection parsing method that can be extended
+       * to other node classes that inherit from YAMLMap
+       */
+      static from(schema, obj, ctx) {
+        const { keepUndefined, replacer } = ctx;
+        const map = new this(schema);
+        const add = (key, value) => {
+          if (typeof replacer === "function")
+            value = replacer.call(obj, key, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key))
+            return;
+          if (value !== void 0 || keepUndefined)
+            map.items.push(Pair.createPair(key, value, ctx));
+        };
+        if (obj instanceof Map) {
+          for (const [key, value] of obj)
+            add(key, value);
+        } else if (obj && typeof obj === "object") {
+          for (const key of Object.keys(obj))
+            add(key, obj[key]);
+        }
+        if (typeof schema.sortMapEntries === "function") {
+          map.items.sort(schema.sortMapEntries);
+        }
+        return map;
+      }
+      /**
+       * Adds a value to the collection.
+       *
+       * @param overwrite - If not set `true`, using a key that is already in the
+       *   collection will throw. Otherwise, overwrites the previous value.
+       */
+      add(pair, overwrite) {
+        let _pair;
+        if (identity3.isPair(pair))
+          _pair = pair;
+        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
+          _pair = new Pair.Pair(pair, pair?.value);
+        } else
+          _pair = new Pair.Pair(pair.key, pair.value);
+        const prev = findPair(this.items, _pair.key);
+        const sortEntries = this.schema?.sortMapEntries;
+        if (prev) {
+          if (!overwrite)
+            throw new Error(`Key ${_pair.key} already set`);
+          if (identity3.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+            prev.value.value = _pair.value;
+          else
+            prev.value = _pair.value;
+        } else if (sortEntries) {
+          const i2 = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
+          if (i2 === -1)
+            this.items.push(_pair);
+          else
+            this.items.splice(i2, 0, _pair);
+        } else {
+          this.items.push(_pair);
+        }
+      }
+      delete(key) {
+        const it = findPair(this.items, key);
+        if (!it)
+          return false;
+        const del = this.items.splice(this.items.indexOf(it), 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const it = findPair(this.items, key);
+        const node = it?.value;
+        return (!keepScalar && identity3.isScalar(node) ? node.value : node) ?? void 0;
+      }
+      has(key) {
+        return !!findPair(this.items, key);
+      }
+      set(key, value) {
+        this.add(new Pair.Pair(key, value), true);
+      }
+      /**
+       * @param ctx - Conversion context, originally set in Document#toJS()
+       * @param {Class} Type - If set, forces the returned collection type
+       * @returns Instance of Type, Map, or Object
+       */
+      toJSON(_, ctx, Type) {
+        const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        if (ctx?.onCreate)
+          ctx.onCreate(map);
+        for (const item of this.items)
+          addPairToJSMap.addPairToJSMap(ctx, map, item);
+        return map;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        for (const item of this.items) {
+          if (!identity3.isPair(item))
+            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        }
+        if (!ctx.allNullValues && this.hasAllNullValues(false))
+          ctx = Object.assign({}, ctx, { allNullValues: true });
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "",
+          flowChars: { start: "{", end: "}" },
+          itemIndent: ctx.indent || "",
+          onChompKeep,
+          onComment
+        });
+      }
+    };
+    exports.YAMLMap = YAMLMap;
+    exports.findPair = findPair;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/map.js
+var require_map = __commonJS({
+  "node_modules/yaml/dist/schema/common/map.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var YAMLMap = require_YAMLMap();
+    var map = {
+      collection: "map",
+      default: true,
+      nodeClass: YAMLMap.YAMLMap,
+      tag: "tag:yaml.org,2002:map",
+      resolve(map2, onError) {
+        if (!identity3.isMap(map2))
+          onError("Expected a mapping for this tag");
+        return map2;
+      },
+      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+    };
+    exports.map = map;
+  }
+});
+
+// node_modules/yaml/dist/nodes/YAMLSeq.js
+var require_YAMLSeq = __commonJS({
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyCollection = require_stringifyCollection();
+    var Collection = require_Collection();
+    var identity3 = require_identity();
+    var Scalar = require_Scalar();
+    var toJS = require_toJS();
+    var YAMLSeq = class extends Collection.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:seq";
+      }
+      constructor(schema) {
+        super(identity3.SEQ, schema);
+        this.items = [];
+      }
+      add(value) {
+        this.items.push(value);
+      }
+      /**
+       * Removes a value from the collection.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       *
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return false;
+        const del = this.items.splice(idx, 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return void 0;
+        const it = this.items[idx];
+        return !keepScalar && identity3.isScalar(it) ? it.value : it;
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       */
+      has(key) {
+        const idx = asItemIndex(key);
+        return typeof idx === "number" && idx < this.items.length;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       *
+       * If `key` does not contain a representation of an integer, this will throw.
+       * It may be wrapped in a `Scalar`.
+       */
+      set(key, value) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          throw new Error(`Expected a valid index, not ${key}.`);
+        const prev = this.items[idx];
+        if (identity3.isScalar(prev) && Scalar.isScalarValue(value))
+          prev.value = value;
+        else
+          this.items[idx] = value;
+      }
+      toJSON(_, ctx) {
+        const seq = [];
+        if (ctx?.onCreate)
+          ctx.onCreate(seq);
+        let i2 = 0;
+        for (const item of this.items)
+          seq.push(toJS.toJS(item, String(i2++), ctx));
+        return seq;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "- ",
+          flowChars: { start: "[", end: "]" },
+          itemIndent: (ctx.indent || "") + "  ",
+          onChompKeep,
+          onComment
+        });
+      }
+      static from(schema, obj, ctx) {
+        const { replacer } = ctx;
+        const seq = new this(schema);
+        if (obj && Symbol.iterator in Object(obj)) {
+          let i2 = 0;
+          for (let it of obj) {
+            if (typeof replacer === "function") {
+              const key = obj instanceof Set ? it : String(i2++);
+              it = replacer.call(obj, key, it);
+            }
+            seq.items.push(createNode.createNode(it, void 0, ctx));
+          }
+        }
+        return seq;
+      }
+    };
+    function asItemIndex(key) {
+      let idx = identity3.isScalar(key) ? key.value : key;
+      if (idx && typeof idx === "string")
+        idx = Number(idx);
+      return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
+    }
+    exports.YAMLSeq = YAMLSeq;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/seq.js
+var require_seq = __commonJS({
+  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var YAMLSeq = require_YAMLSeq();
+    var seq = {
+      collection: "seq",
+      default: true,
+      nodeClass: YAMLSeq.YAMLSeq,
+      tag: "tag:yaml.org,2002:seq",
+      resolve(seq2, onError) {
+        if (!identity3.isSeq(seq2))
+          onError("Expected a sequence for this tag");
+        return seq2;
+      },
+      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+    };
+    exports.seq = seq;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/string.js
+var require_string = __commonJS({
+  "node_modules/yaml/dist/schema/common/string.js"(exports) {
+    "use strict";
+    var stringifyString = require_stringifyString();
+    var string = {
+      identify: (value) => typeof value === "string",
+      default: true,
+      tag: "tag:yaml.org,2002:str",
+      resolve: (str) => str,
+      stringify(item, ctx, onComment, onChompKeep) {
+        ctx = Object.assign({ actualString: true }, ctx);
+        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+      }
+    };
+    exports.string = string;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/null.js
+var require_null = __commonJS({
+  "node_modules/yaml/dist/schema/common/null.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var nullTag = {
+      identify: (value) => value == null,
+      createNode: () => new Scalar.Scalar(null),
+      default: true,
+      tag: "tag:yaml.org,2002:null",
+      test: /^(?:~|[Nn]ull|NULL)?$/,
+      resolve: () => new Scalar.Scalar(null),
+      stringify: ({ source }, ctx) => typeof source === "string" && nullTag.test.test(source) ? source : ctx.options.nullStr
+    };
+    exports.nullTag = nullTag;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/bool.js
+var require_bool = __commonJS({
+  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var boolTag = {
+      identify: (value) => typeof value === "boolean",
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
+      stringify({ source, value }, ctx) {
+        if (source && boolTag.test.test(source)) {
+          const sv = source[0] === "t" || source[0] === "T";
+          if (value === sv)
+            return source;
+        }
+        return value ? ctx.options.trueStr : ctx.options.falseStr;
+      }
+    };
+    exports.boolTag = boolTag;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyNumber.js
+var require_stringifyNumber = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+    "use strict";
+    function stringifyNumber({ format: format2, minFractionDigits, tag, value }) {
+      if (typeof value === "bigint")
+        return String(value);
+      const num = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num))
+        return isNaN(num) ? ".nan" : num < 0 ? "-.inf" : ".inf";
+      let n2 = Object.is(value, -0) ? "-0" : JSON.stringify(value);
+      if (!format2 && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n2) && !n2.includes("e")) {
+        let i2 = n2.indexOf(".");
+        if (i2 < 0) {
+          i2 = n2.length;
+          n2 += ".";
+        }
+        let d = minFractionDigits - (n2.length - i2 - 1);
+        while (d-- > 0)
+          n2 += "0";
+      }
+      return n2;
+    }
+    exports.stringifyNumber = stringifyNumber;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/float.js
+var require_float = __commonJS({
+  "node_modules/yaml/dist/schema/core/float.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str),
+      stringify(node) {
+        const num = Number(node.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
+      }
+    };
+    var float = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+      resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str));
+        const dot = str.indexOf(".");
+        if (dot !== -1 && str[str.length - 1] === "0")
+          node.minFractionDigits = str.length - dot - 1;
+        return node;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports.float = float;
+    exports.floatExp = floatExp;
+    exports.floatNaN = floatNaN;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/int.js
+var require_int = __commonJS({
+  "node_modules/yaml/dist/schema/core/int.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    function intStringify(node, radix, prefix2) {
+      const { value } = node;
+      if (intIdentify(value) && value >= 0)
+        return prefix2 + value.toString(radix);
+      return stringifyNumber.stringifyNumber(node);
+    }
+    var intOct = {
+      identify: (value) => intIdentify(value) && value >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^0o[0-7]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+      stringify: (node) => intStringify(node, 8, "0o")
+    };
+    var int = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: (value) => intIdentify(value) && value >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^0x[0-9a-fA-F]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node) => intStringify(node, 16, "0x")
+    };
+    exports.int = int;
+    exports.intHex = intHex;
+    exports.intOct = intOct;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/schema.js
+var require_schema = __commonJS({
+  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int = require_int();
+    var schema = [
+      map.map,
+      seq.seq,
+      string.string,
+      _null.nullTag,
+      bool.boolTag,
+      int.intOct,
+      int.int,
+      int.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float
+    ];
+    exports.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/json/schema.js
+var require_schema2 = __commonJS({
+  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var map = require_map();
+    var seq = require_seq();
+    function intIdentify(value) {
+      return typeof value === "bigint" || Number.isInteger(value);
+    }
+    var stringifyJSON = ({ value }) => JSON.stringify(value);
+    var jsonScalars = [
+      {
+        identify: (value) => typeof value === "string",
+        default: true,
+        tag: "tag:yaml.org,2002:str",
+        resolve: (str) => str,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value) => value == null,
+        createNode: () => new Scalar.Scalar(null),
+        default: true,
+        tag: "tag:yaml.org,2002:null",
+        test: /^null$/,
+        resolve: () => null,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value) => typeof value === "boolean",
+        default: true,
+        tag: "tag:yaml.org,2002:bool",
+        test: /^true$|^false$/,
+        resolve: (str) => str === "true",
+        stringify: stringifyJSON
+      },
+      {
+        identify: intIdentify,
+        default: true,
+        tag: "tag:yaml.org,2002:int",
+        test: /^-?(?:0|[1-9][0-9]*)$/,
+        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+      },
+      {
+        identify: (value) => typeof value === "number",
+        default: true,
+        tag: "tag:yaml.org,2002:float",
+        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
+        resolve: (str) => parseFloat(str),
+        stringify: stringifyJSON
+      }
+    ];
+    var jsonError = {
+      default: true,
+      tag: "",
+      test: /^/,
+      resolve(str, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
+        return str;
+      }
+    };
+    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+var require_binary = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+    "use strict";
+    var node_buffer = __require("buffer");
+    var Scalar = require_Scalar();
+    var stringifyString = require_stringifyString();
+    var binary = {
+      identify: (value) => value instanceof Uint8Array,
+      // Buffer inherits from Uint8Array
+      default: false,
+      tag: "tag:yaml.org,2002:binary",
+      /**
+       * Returns a Buffer in node and an Uint8Array in browsers
+       *
+       * To use the resulting buffer as an image, you'll want to do something like:
+       *
+       *   const blob = new Blob([buffer], { type: 'image/jpeg' })
+       *   document.querySelector('#photo').src = URL.createObjectURL(blob)
+       */
+      resolve(src, onError) {
+        if (typeof node_buffer.Buffer === "function") {
+          return node_buffer.Buffer.from(src, "base64");
+        } else if (typeof atob === "function") {
+          const str = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str.length);
+          for (let i2 = 0; i2 < str.length; ++i2)
+            buffer[i2] = str.charCodeAt(i2);
+          return buffer;
+        } else {
+          onError("This environment does not support reading binary tags; either Buffer or atob is required");
+          return src;
+        }
+      },
+      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
+        if (!value)
+          return "";
+        const buf = value;
+        let str;
+        if (typeof node_buffer.Buffer === "function") {
+          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+        } else if (typeof btoa === "function") {
+          let s = "";
+          for (let i2 = 0; i2 < buf.length; ++i2)
+            s += String.fromCharCode(buf[i2]);
+          str = btoa(s);
+        } else {
+          throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
+        }
+        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+          const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
+          const n2 = Math.ceil(str.length / lineWidth);
+          const lines = new Array(n2);
+          for (let i2 = 0, o2 = 0; i2 < n2; ++i2, o2 += lineWidth) {
+            lines[i2] = str.substr(o2, lineWidth);
+          }
+          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+        }
+        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+      }
+    };
+    exports.binary = binary;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+var require_pairs = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLSeq = require_YAMLSeq();
+    function resolvePairs(seq, onError) {
+      if (identity3.isSeq(seq)) {
+        for (let i2 = 0; i2 < seq.items.length; ++i2) {
+          let item = seq.items[i2];
+          if (identity3.isPair(item))
+            continue;
+          else if (identity3.isMap(item)) {
+            if (item.items.length > 1)
+              onError("Each pair must have its own sequence indicator");
+            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+            if (item.commentBefore)
+              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
+${pair.key.commentBefore}` : item.commentBefore;
+            if (item.comment) {
+              const cn = pair.value ?? pair.key;
+              cn.comment = cn.comment ? `${item.comment}
+${cn.comment}` : item.comment;
+            }
+            item = pair;
+          }
+          seq.items[i2] = identity3.isPair(item) ? item : new Pair.Pair(item);
+        }
+      } else
+        onError("Expected a sequence for this tag");
+      return seq;
+    }
+    function createPairs(schema, iterable, ctx) {
+      const { replacer } = ctx;
+      const pairs2 = new YAMLSeq.YAMLSeq(schema);
+      pairs2.tag = "tag:yaml.org,2002:pairs";
+      let i2 = 0;
+      if (iterable && Symbol.iterator in Object(iterable))
+        for (let it of iterable) {
+          if (typeof replacer === "function")
+            it = replacer.call(iterable, String(i2++), it);
+          let key, value;
+          if (Array.isArray(it)) {
+            if (it.length === 2) {
+              key = it[0];
+              value = it[1];
+            } else
+              throw new TypeError(`Expected [key, value] tuple: ${it}`);
+          } else if (it && it instanceof Object) {
+            const keys = Object.keys(it);
+            if (keys.length === 1) {
+              key = keys[0];
+              value = it[key];
+            } else {
+              throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
+            }
+          } else {
+            key = it;
+          }
+          pairs2.items.push(Pair.createPair(key, value, ctx));
+        }
+      return pairs2;
+    }
+    var pairs = {
+      collection: "seq",
+      default: false,
+      tag: "tag:yaml.org,2002:pairs",
+      resolve: resolvePairs,
+      createNode: createPairs
+    };
+    exports.createPairs = createPairs;
+    exports.pairs = pairs;
+    exports.resolvePairs = resolvePairs;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+var require_omap = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var toJS = require_toJS();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var pairs = require_pairs();
+    var YAMLOMap = class _YAMLOMap extends YAMLSeq.YAMLSeq {
+      constructor() {
+        super();
+        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
+        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
+        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
+        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
+        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
+        this.tag = _YAMLOMap.tag;
+      }
+      /**
+       * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
+       * but TypeScript won't allow widening the signature of a child method.
+       */
+      toJSON(_, ctx) {
+        if (!ctx)
+          return super.toJSON(_);
+        const map = /* @__PURE__ */ new Map();
+        if (ctx?.onCreate)
+          ctx.onCreate(map);
+        for (const pair of this.items) {
+          let key, value;
+          if (identity3.isPair(pair)) {
+            key = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key, ctx);
+          } else {
+            key = toJS.toJS(pair, "", ctx);
+          }
+          if (map.has(key))
+            throw new Error("Ordered maps must not include duplicate keys");
+          map.set(key, value);
+        }
+        return map;
+      }
+      static from(schema, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+        const omap2 = new this();
+        omap2.items = pairs$1.items;
+        return omap2;
+      }
+    };
+    YAMLOMap.tag = "tag:yaml.org,2002:omap";
+    var omap = {
+      collection: "seq",
+      identify: (value) => value instanceof Map,
+      nodeClass: YAMLOMap,
+      default: false,
+      tag: "tag:yaml.org,2002:omap",
+      resolve(seq, onError) {
+        const pairs$1 = pairs.resolvePairs(seq, onError);
+        const seenKeys = [];
+        for (const { key } of pairs$1.items) {
+          if (identity3.isScalar(key)) {
+            if (seenKeys.includes(key.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+            } else {
+              seenKeys.push(key.value);
+            }
+          }
+        }
+        return Object.assign(new YAMLOMap(), pairs$1);
+      },
+      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+    };
+    exports.YAMLOMap = YAMLOMap;
+    exports.omap = omap;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+var require_bool2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function boolStringify({ value, source }, ctx) {
+      const boolObj = value ? trueTag : falseTag;
+      if (source && boolObj.test.test(source))
+        return source;
+      return value ? ctx.options.trueStr : ctx.options.falseStr;
+    }
+    var trueTag = {
+      identify: (value) => value === true,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+      resolve: () => new Scalar.Scalar(true),
+      stringify: boolStringify
+    };
+    var falseTag = {
+      identify: (value) => value === false,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+      resolve: () => new Scalar.Scalar(false),
+      stringify: boolStringify
+    };
+    exports.falseTag = falseTag;
+    exports.trueTag = trueTag;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
+var require_float2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str.replace(/_/g, "")),
+      stringify(node) {
+        const num = Number(node.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
+      }
+    };
+    var float = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+      resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
+        const dot = str.indexOf(".");
+        if (dot !== -1) {
+          const f = str.substring(dot + 1).replace(/_/g, "");
+          if (f[f.length - 1] === "0")
+            node.minFractionDigits = f.length;
+        }
+        return node;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports.float = float;
+    exports.floatExp = floatExp;
+    exports.floatNaN = floatNaN;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
+var require_int2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    function intResolve(str, offset, radix, { intAsBigInt }) {
+      const sign = str[0];
+      if (sign === "-" || sign === "+")
+        offset += 1;
+      str = str.substring(offset).replace(/_/g, "");
+      if (intAsBigInt) {
+        switch (radix) {
+          case 2:
+            str = `0b${str}`;
+            break;
+          case 8:
+            str = `0o${str}`;
+            break;
+          case 16:
+            str = `0x${str}`;
+            break;
+        }
+        const n3 = BigInt(str);
+        return sign === "-" ? BigInt(-1) * n3 : n3;
+      }
+      const n2 = parseInt(str, radix);
+      return sign === "-" ? -1 * n2 : n2;
+    }
+    function intStringify(node, radix, prefix2) {
+      const { value } = node;
+      if (intIdentify(value)) {
+        const str = value.toString(radix);
+        return value < 0 ? "-" + prefix2 + str.substr(1) : prefix2 + str;
+      }
+      return stringifyNumber.stringifyNumber(node);
+    }
+    var intBin = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "BIN",
+      test: /^[-+]?0b[0-1_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+      stringify: (node) => intStringify(node, 2, "0b")
+    };
+    var intOct = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^[-+]?0[0-7_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+      stringify: (node) => intStringify(node, 8, "0")
+    };
+    var int = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9][0-9_]*$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^[-+]?0x[0-9a-fA-F_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node) => intStringify(node, 16, "0x")
+    };
+    exports.int = int;
+    exports.intBin = intBin;
+    exports.intHex = intHex;
+    exports.intOct = intOct;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
+var require_set = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
+      constructor(schema) {
+        super(schema);
+        this.tag = _YAMLSet.tag;
+      }
+      add(key) {
+        let pair;
+        if (identity3.isPair(key))
+          pair = key;
+        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
+          pair = new Pair.Pair(key.key, null);
+        else
+          pair = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair.key);
+        if (!prev)
+          this.items.push(pair);
+      }
+      /**
+       * If `keepPair` is `true`, returns the Pair matching `key`.
+       * Otherwise, returns the value of that Pair's key.
+       */
+      get(key, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity3.isPair(pair) ? identity3.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+      }
+      set(key, value) {
+        if (typeof value !== "boolean")
+          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+        const prev = YAMLMap.findPair(this.items, key);
+        if (prev && !value) {
+          this.items.splice(this.items.indexOf(prev), 1);
+        } else if (!prev && value) {
+          this.items.push(new Pair.Pair(key));
+        }
+      }
+      toJSON(_, ctx) {
+        return super.toJSON(_, ctx, Set);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        if (this.hasAllNullValues(true))
+          return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
+        else
+          throw new Error("Set items must all have null values");
+      }
+      static from(schema, iterable, ctx) {
+        const { replacer } = ctx;
+        const set2 = new this(schema);
+        if (iterable && Symbol.iterator in Object(iterable))
+          for (let value of iterable) {
+            if (typeof replacer === "function")
+              value = replacer.call(iterable, value, value);
+            set2.items.push(Pair.createPair(value, null, ctx));
+          }
+        return set2;
+      }
+    };
+    YAMLSet.tag = "tag:yaml.org,2002:set";
+    var set = {
+      collection: "map",
+      identify: (value) => value instanceof Set,
+      nodeClass: YAMLSet,
+      default: false,
+      tag: "tag:yaml.org,2002:set",
+      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+      resolve(map, onError) {
+        if (identity3.isMap(map)) {
+          if (map.hasAllNullValues(true))
+            return Object.assign(new YAMLSet(), map);
+          else
+            onError("Set items must all have null values");
+        } else
+          onError("Expected a mapping for this tag");
+        return map;
+      }
+    };
+    exports.YAMLSet = YAMLSet;
+    exports.set = set;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+var require_timestamp = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    function parseSexagesimal(str, asBigInt) {
+      const sign = str[0];
+      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+      const num = (n2) => asBigInt ? BigInt(n2) : Number(n2);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num(60) + num(p), num(0));
+      return sign === "-" ? num(-1) * res : res;
+    }
+    function stringifySexagesimal(node) {
+      let { value } = node;
+      let num = (n2) => n2;
+      if (typeof value === "bigint")
+        num = (n2) => BigInt(n2);
+      else if (isNaN(value) || !isFinite(value))
+        return stringifyNumber.stringifyNumber(node);
+      let sign = "";
+      if (value < 0) {
+        sign = "-";
+        value *= num(-1);
+      }
+      const _60 = num(60);
+      const parts = [value % _60];
+      if (value < 60) {
+        parts.unshift(0);
+      } else {
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60);
+        if (value >= 60) {
+          value = (value - parts[0]) / _60;
+          parts.unshift(value);
+        }
+      }
+      return sign + parts.map((n2) => String(n2).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+    }
+    var intTime = {
+      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+      stringify: stringifySexagesimal
+    };
+    var floatTime = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+      resolve: (str) => parseSexagesimal(str, false),
+      stringify: stringifySexagesimal
+    };
+    var timestamp = {
+      identify: (value) => value instanceof Date,
+      default: true,
+      tag: "tag:yaml.org,2002:timestamp",
+      // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
+      // may be omitted altogether, resulting in a date format. In such a case, the time part is
+      // assumed to be 00:00:00Z (start of day, UTC).
+      test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
+      resolve(str) {
+        const match = str.match(timestamp.test);
+        if (!match)
+          throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
+        const [, year, month, day, hour, minute, second] = match.map(Number);
+        const millisec = match[7] ? Number((match[7] + "00").substr(1, 3)) : 0;
+        let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
+        const tz = match[8];
+        if (tz && tz !== "Z") {
+          let d = parseSexagesimal(tz, false);
+          if (Math.abs(d) < 30)
+            d *= 60;
+          date -= 6e4 * d;
+        }
+        return new Date(date);
+      },
+      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
+    };
+    exports.floatTime = floatTime;
+    exports.intTime = intTime;
+    exports.timestamp = timestamp;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+var require_schema3 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var binary = require_binary();
+    var bool = require_bool2();
+    var float = require_float2();
+    var int = require_int2();
+    var merge = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var set = require_set();
+    var timestamp = require_timestamp();
+    var schema = [
+      map.map,
+      seq.seq,
+      string.string,
+      _null.nullTag,
+      bool.trueTag,
+      bool.falseTag,
+      int.intBin,
+      int.intOct,
+      int.int,
+      int.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float,
+      binary.binary,
+      merge.merge,
+      omap.omap,
+      pairs.pairs,
+      set.set,
+      timestamp.intTime,
+      timestamp.floatTime,
+      timestamp.timestamp
+    ];
+    exports.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/tags.js
+var require_tags = __commonJS({
+  "node_modules/yaml/dist/schema/tags.js"(exports) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int = require_int();
+    var schema = require_schema();
+    var schema$1 = require_schema2();
+    var binary = require_binary();
+    var merge = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var schema$2 = require_schema3();
+    var set = require_set();
+    var timestamp = require_timestamp();
+    var schemas = /* @__PURE__ */ new Map([
+      ["core", schema.schema],
+      ["failsafe", [map.map, seq.seq, string.string]],
+      ["json", schema$1.schema],
+      ["yaml11", schema$2.schema],
+      ["yaml-1.1", schema$2.schema]
+    ]);
+    var tagsByName = {
+      binary: binary.binary,
+      bool: bool.boolTag,
+      float: float.float,
+      floatExp: float.floatExp,
+      floatNaN: float.floatNaN,
+      floatTime: timestamp.floatTime,
+      int: int.int,
+      intHex: int.intHex,
+      intOct: int.intOct,
+      intTime: timestamp.intTime,
+      map: map.map,
+      merge: merge.merge,
+      null: _null.nullTag,
+      omap: omap.omap,
+      pairs: pairs.pairs,
+      seq: seq.seq,
+      set: set.set,
+      timestamp: timestamp.timestamp
+    };
+    var coreKnownTags = {
+      "tag:yaml.org,2002:binary": binary.binary,
+      "tag:yaml.org,2002:merge": merge.merge,
+      "tag:yaml.org,2002:omap": omap.omap,
+      "tag:yaml.org,2002:pairs": pairs.pairs,
+      "tag:yaml.org,2002:set": set.set,
+      "tag:yaml.org,2002:timestamp": timestamp.timestamp
+    };
+    function getTags(customTags, schemaName, addMergeTag) {
+      const schemaTags = schemas.get(schemaName);
+      if (schemaTags && !customTags) {
+        return addMergeTag && !schemaTags.includes(merge.merge) ? schemaTags.concat(merge.merge) : schemaTags.slice();
+      }
+      let tags = schemaTags;
+      if (!tags) {
+        if (Array.isArray(customTags))
+          tags = [];
+        else {
+          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
+        }
+      }
+      if (Array.isArray(customTags)) {
+        for (const tag of customTags)
+          tags = tags.concat(tag);
+      } else if (typeof customTags === "function") {
+        tags = customTags(tags.slice());
+      }
+      if (addMergeTag)
+        tags = tags.concat(merge.merge);
+      return tags.reduce((tags2, tag) => {
+        const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
+        if (!tagObj) {
+          const tagName = JSON.stringify(tag);
+          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
+        }
+        if (!tags2.includes(tagObj))
+          tags2.push(tagObj);
+        return tags2;
+      }, []);
+    }
+    exports.coreKnownTags = coreKnownTags;
+    exports.getTags = getTags;
+  }
+});
+
+// node_modules/yaml/dist/schema/Schema.js
+var require_Schema = __commonJS({
+  "node_modules/yaml/dist/schema/Schema.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var map = require_map();
+    var seq = require_seq();
+    var string = require_string();
+    var tags = require_tags();
+    var sortMapEntriesByKey = (a2, b) => a2.key < b.key ? -1 : a2.key > b.key ? 1 : 0;
+    var Schema = class _Schema {
+      constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
+        this.name = typeof schema === "string" && schema || "core";
+        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
+        this.tags = tags.getTags(customTags, this.name, merge);
+        this.toStringOptions = toStringDefaults ?? null;
+        Object.defineProperty(this, identity3.MAP, { value: map.map });
+        Object.defineProperty(this, identity3.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity3.SEQ, { value: seq.seq });
+        this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
+      }
+      clone() {
+        const copy = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy.tags = this.tags.slice();
+        return copy;
+      }
+    };
+    exports.Schema = Schema;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyDocument.js
+var require_stringifyDocument = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var stringify2 = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyDocument(doc, options) {
+      const lines = [];
+      let hasDirectives = options.directives === true;
+      if (options.directives !== false && doc.directives) {
+        const dir = doc.directives.toString(doc);
+        if (dir) {
+          lines.push(dir);
+          hasDirectives = true;
+        } else if (doc.directives.docStart)
+          hasDirectives = true;
+      }
+      if (hasDirectives)
+        lines.push("---");
+      const ctx = stringify2.createStringifyContext(doc, options);
+      const { commentString } = ctx.options;
+      if (doc.commentBefore) {
+        if (lines.length !== 1)
+          lines.unshift("");
+        const cs = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs, ""));
+      }
+      let chompKeep = false;
+      let contentComment = null;
+      if (doc.contents) {
+        if (identity3.isNode(doc.contents)) {
+          if (doc.contents.spaceBefore && hasDirectives)
+            lines.push("");
+          if (doc.contents.commentBefore) {
+            const cs = commentString(doc.contents.commentBefore);
+            lines.push(stringifyComment.indentComment(cs, ""));
+          }
+          ctx.forceBlockIndent = !!doc.comment;
+          contentComment = doc.contents.comment;
+        }
+        const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
+        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        if (contentComment)
+          body += stringifyComment.lineComment(body, "", commentString(contentComment));
+        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
+          lines[lines.length - 1] = `--- ${body}`;
+        } else
+          lines.push(body);
+      } else {
+        lines.push(stringify2.stringify(doc.contents, ctx));
+      }
+      if (doc.directives?.docEnd) {
+        if (doc.comment) {
+          const cs = commentString(doc.comment);
+          if (cs.includes("\n")) {
+            lines.push("...");
+            lines.push(stringifyComment.indentComment(cs, ""));
+          } else {
+            lines.push(`... ${cs}`);
+          }
+        } else {
+          lines.push("...");
+        }
+      } else {
+        let dc = doc.comment;
+        if (dc && chompKeep)
+          dc = dc.replace(/^\n+/, "");
+        if (dc) {
+          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
+            lines.push("");
+          lines.push(stringifyComment.indentComment(commentString(dc), ""));
+        }
+      }
+      return lines.join("\n") + "\n";
+    }
+    exports.stringifyDocument = stringifyDocument;
+  }
+});
+
+// node_modules/yaml/dist/doc/Document.js
+var require_Document = __commonJS({
+  "node_modules/yaml/dist/doc/Document.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var Collection = require_Collection();
+    var identity3 = require_identity();
+    var Pair = require_Pair();
+    var toJS = require_toJS();
+    var Schema = require_Schema();
+    var stringifyDocument = require_stringifyDocument();
+    var anchors = require_anchors();
+    var applyReviver = require_applyReviver();
+    var createNode = require_createNode();
+    var directives = require_directives();
+    var Document = class _Document {
+      constructor(value, replacer, options) {
+        this.commentBefore = null;
+        this.comment = null;
+        this.errors = [];
+        this.warnings = [];
+        Object.defineProperty(this, identity3.NODE_TYPE, { value: identity3.DOC });
+        let _replacer = null;
+        if (typeof replacer === "function" || Array.isArray(replacer)) {
+          _replacer = replacer;
+        } else if (options === void 0 && replacer) {
+          options = replacer;
+          replacer = void 0;
+        }
+        const opt = Object.assign({
+          intAsBigInt: false,
+          keepSourceTokens: false,
+          logLevel: "warn",
+          prettyErrors: true,
+          strict: true,
+          stringKeys: false,
+          uniqueKeys: true,
+          version: "1.2"
+        }, options);
+        this.options = opt;
+        let { version } = opt;
+        if (options?._directives) {
+          this.directives = options._directives.atDocument();
+          if (this.directives.yaml.explicit)
+            version = this.directives.yaml.version;
+        } else
+          this.directives = new directives.Directives({ version });
+        this.setSchema(version, options);
+        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options);
+      }
+      /**
+       * Create a deep copy of this Document and its contents.
+       *
+       * Custom Node values that inherit from `Object` still refer to their original instances.
+       */
+      clone() {
+        const copy = Object.create(_Document.prototype, {
+          [identity3.NODE_TYPE]: { value: identity3.DOC }
+        });
+        copy.commentBefore = this.commentBefore;
+        copy.comment = this.comment;
+        copy.errors = this.errors.slice();
+        copy.warnings = this.warnings.slice();
+        copy.options = Object.assign({}, this.options);
+        if (this.directives)
+          copy.directives = this.directives.clone();
+        copy.schema = this.schema.clone();
+        copy.contents = identity3.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** Adds a value to the document. */
+      add(value) {
+        if (assertCollection(this.contents))
+          this.contents.add(value);
+      }
+      /** Adds a value to the document. */
+      addIn(path15, value) {
+        if (assertCollection(this.contents))
+          this.contents.addIn(path15, value);
+      }
+      /**
+       * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
+       *
+       * If `node` already has an anchor, `name` is ignored.
+       * Otherwise, the `node.anchor` value will be set to `name`,
+       * or if an anchor with that name is already present in the document,
+       * `name` will be used as a prefix for a new unique anchor.
+       * If `name` is undefined, the generated anchor will use 'a' as a prefix.
+       */
+      createAlias(node, name) {
+        if (!node.anchor) {
+          const prev = anchors.anchorNames(this);
+          node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
+        }
+        return new Alias.Alias(node.anchor);
+      }
+      createNode(value, replacer, options) {
+        let _replacer = void 0;
+        if (typeof replacer === "function") {
+          value = replacer.call({ "": value }, "", value);
+          _replacer = replacer;
+        } else if (Array.isArray(replacer)) {
+          const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
+          const asStr = replacer.filter(keyToStr).map(String);
+          if (asStr.length > 0)
+            replacer = replacer.concat(asStr);
+          _replacer = replacer;
+        } else if (options === void 0 && replacer) {
+          options = replacer;
+          replacer = void 0;
+        }
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
+        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
+          this,
+          // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          anchorPrefix || "a"
+        );
+        const ctx = {
+          aliasDuplicateObjects: aliasDuplicateObjects ?? true,
+          keepUndefined: keepUndefined ?? false,
+          onAnchor,
+          onTagObj,
+          replacer: _replacer,
+          schema: this.schema,
+          sourceObjects
+        };
+        const node = createNode.createNode(value, tag, ctx);
+        if (flow && identity3.isCollection(node))
+          node.flow = true;
+        setAnchors();
+        return node;
+      }
+      /**
+       * Convert a key and a value into a `Pair` using the current schema,
+       * recursively wrapping all values as `Scalar` or `Collection` nodes.
+       */
+      createPair(key, value, options = {}) {
+        const k = this.createNode(key, null, options);
+        const v = this.createNode(value, null, options);
+        return new Pair.Pair(k, v);
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path15) {
+        if (Collection.isEmptyPath(path15)) {
+          if (this.contents == null)
+            return false;
+          this.contents = null;
+          return true;
+        }
+        return assertCollection(this.contents) ? this.contents.deleteIn(path15) : false;
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      get(key, keepScalar) {
+        return identity3.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      }
+      /**
+       * Returns item at `path`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path15, keepScalar) {
+        if (Collection.isEmptyPath(path15))
+          return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity3.isCollection(this.contents) ? this.contents.getIn(path15, keepScalar) : void 0;
+      }
+      /**
+       * Checks if the document includes a value with the key `key`.
+       */
+      has(key) {
+        return identity3.isCollection(this.contents) ? this.contents.has(key) : false;
+      }
+      /**
+       * Checks if the document includes a value at `path`.
+       */
+      hasIn(path15) {
+        if (Collection.isEmptyPath(path15))
+          return this.contents !== void 0;
+        return identity3.isCollection(this.contents) ? this.contents.hasIn(path15) : false;
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      set(key, value) {
+        if (this.contents == null) {
+          this.contents = Collection.collectionFromPath(this.schema, [key], value);
+        } else if (assertCollection(this.contents)) {
+          this.contents.set(key, value);
+        }
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path15, value) {
+        if (Collection.isEmptyPath(path15)) {
+          this.contents = value;
+        } else if (this.contents == null) {
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path15), value);
+        } else if (assertCollection(this.contents)) {
+          this.contents.setIn(path15, value);
+        }
+      }
+      /**
+       * Change the YAML version and schema used by the document.
+       * A `null` version disables support for directives, explicit tags, anchors, and aliases.
+       * It also requires the `schema` option to be given as a `Schema` instance value.
+       *
+       * Overrides all previously set schema options.
+       */
+      setSchema(version, options = {}) {
+        if (typeof version === "number")
+          version = String(version);
+        let opt;
+        switch (version) {
+          case "1.1":
+            if (this.directives)
+              this.directives.yaml.version = "1.1";
+            else
+              this.directives = new directives.Directives({ version: "1.1" });
+            opt = { resolveKnownTags: false, schema: "yaml-1.1" };
+            break;
+          case "1.2":
+          case "next":
+            if (this.directives)
+              this.directives.yaml.version = version;
+            else
+              this.directives = new directives.Directives({ version });
+            opt = { resolveKnownTags: true, schema: "core" };
+            break;
+          case null:
+            if (this.directives)
+              delete this.directives;
+            opt = null;
+            break;
+          default: {
+            const sv = JSON.stringify(version);
+            throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
+          }
+        }
+        if (options.schema instanceof Object)
+          this.schema = options.schema;
+        else if (opt)
+          this.schema = new Schema.Schema(Object.assign(opt, options));
+        else
+          throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
+      }
+      // json & jsonArg are only used from toJSON()
+      toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc: this,
+          keep: !json,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+      /**
+       * A JSON representation of the document `contents`.
+       *
+       * @param jsonArg Used by `JSON.stringify` to indicate the array index or
+       *   property name.
+       */
+      toJSON(jsonArg, onAnchor) {
+        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
+      }
+      /** A YAML representation of the document. */
+      toString(options = {}) {
+        if (this.errors.length > 0)
+          throw new Error("Document with errors cannot be stringified");
+        if ("indent" in options && (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
+          const s = JSON.stringify(options.indent);
+          throw new Error(`"indent" option must be a positive integer, not ${s}`);
+        }
+        return stringifyDocument.stringifyDocument(this, options);
+      }
+    };
+    function assertCollection(contents) {
+      if (identity3.isCollection(contents))
+        return true;
+      throw new Error("Expected a YAML collection as document contents");
+    }
+    exports.Document = Document;
+  }
+});
+
+// node_modules/yaml/dist/errors.js
+var require_errors = __commonJS({
+  "node_modules/yaml/dist/errors.js"(exports) {
+    "use strict";
+    var YAMLError = class extends Error {
+      constructor(name, pos, code, message) {
+        super();
+        this.name = name;
+        this.code = code;
+        this.message = message;
+        this.pos = pos;
+      }
+    };
+    var YAMLParseError = class extends YAMLError {
+      constructor(pos, code, message) {
+        super("YAMLParseError", pos, code, message);
+      }
+    };
+    var YAMLWarning = class extends YAMLError {
+      constructor(pos, code, message) {
+        super("YAMLWarning", pos, code, message);
+      }
+    };
+    var prettifyError = (src, lc) => (error2) => {
+      if (error2.pos[0] === -1)
+        return;
+      error2.linePos = error2.pos.map((pos) => lc.linePos(pos));
+      const { line, col } = error2.linePos[0];
+      error2.message += ` at line ${line}, column ${col}`;
+      let ci = col - 1;
+      let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
+      if (ci >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+        lineStr = "\u2026" + lineStr.substring(trimStart);
+        ci -= trimStart - 1;
+      }
+      if (lineStr.length > 80)
+        lineStr = lineStr.substring(0, 79) + "\u2026";
+      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+        if (prev.length > 80)
+          prev = prev.substring(0, 79) + "\u2026\n";
+        lineStr = prev + lineStr;
+      }
+      if (/[^ ]/.test(lineStr)) {
+        let count2 = 1;
+        const end = error2.linePos[1];
+        if (end?.line === line && end.col > col) {
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
+        }
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
+        error2.message += `:
+
+${lineStr}
+${pointer}
+`;
+      }
+    };
+    exports.YAMLError = YAMLError;
+    exports.YAMLParseError = YAMLParseError;
+    exports.YAMLWarning = YAMLWarning;
+    exports.prettifyError = prettifyError;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-props.js
+var require_resolve_props = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+    "use strict";
+    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+      let spaceBefore = false;
+      let atNewline = startOnNewline;
+      let hasSpace = startOnNewline;
+      let comment = "";
+      let commentSep = "";
+      let hasNewline = false;
+      let reqSpace = false;
+      let tab = null;
+      let anchor = null;
+      let tag = null;
+      let newlineAfterProp = null;
+      let comma = null;
+      let found = null;
+      let start = null;
+      for (const token of tokens) {
+        if (reqSpace) {
+          if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
+            onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+          reqSpace = false;
+        }
+        if (tab) {
+          if (atNewline && token.type !== "comment" && token.type !== "newline") {
+            onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+          }
+          tab = null;
+        }
+        switch (token.type) {
+          case "space":
+            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
+              tab = token;
+            }
+            hasSpace = true;
+            break;
+          case "comment": {
+            if (!hasSpace)
+              onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+            const cb = token.source.substring(1) || " ";
+            if (!comment)
+              comment = cb;
+            else
+              comment += commentSep + cb;
+            commentSep = "";
+            atNewline = false;
+            break;
+          }
+          case "newline":
+            if (atNewline) {
+              if (comment)
+                comment += token.source;
+              else if (!found || indicator !== "seq-item-ind")
+                spaceBefore = true;
+            } else
+              commentSep += token.source;
+            atNewline = true;
+            hasNewline = true;
+            if (anchor || tag)
+              newlineAfterProp = token;
+            hasSpace = true;
+            break;
+          case "anchor":
+            if (anchor)
+              onError(token, "MULTIPLE_ANCHORS", "A node can have at most one anchor");
+            if (token.source.endsWith(":"))
+              onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
+            anchor = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          case "tag": {
+            if (tag)
+              onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
+            tag = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          }
+          case indicator:
+            if (anchor || tag)
+              onError(token, "BAD_PROP_ORDER", `Anchors and tags must be after the ${token.source} indicator`);
+            if (found)
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow ?? "collection"}`);
+            found = token;
+            atNewline = indicator === "seq-item-ind" || indicator === "explicit-key-ind";
+            hasSpace = false;
+            break;
+          case "comma":
+            if (flow) {
+              if (comma)
+                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow}`);
+              comma = token;
+              atNewline = false;
+              hasSpace = false;
+              break;
+            }
+          // else fallthrough
+          default:
+            onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.type} token`);
+            atNewline = false;
+            hasSpace = false;
+        }
+      }
+      const last = tokens[tokens.length - 1];
+      const end = last ? last.offset + last.source.length : offset;
+      if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
+        onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+      }
+      if (tab && (atNewline && tab.indent <= parentIndent || next?.type === "block-map" || next?.type === "block-seq"))
+        onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+      return {
+        comma,
+        found,
+        spaceBefore,
+        comment,
+        hasNewline,
+        anchor,
+        tag,
+        newlineAfterProp,
+        end,
+        start: start ?? end
+      };
+    }
+    exports.resolveProps = resolveProps;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-contains-newline.js
+var require_util_contains_newline = __commonJS({
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+    "use strict";
+    function containsNewline(key) {
+      if (!key)
+        return null;
+      switch (key.type) {
+        case "alias":
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          if (key.source.includes("\n"))
+            return true;
+          if (key.end) {
+            for (const st of key.end)
+              if (st.type === "newline")
+                return true;
+          }
+          return false;
+        case "flow-collection":
+          for (const it of key.items) {
+            for (const st of it.start)
+              if (st.type === "newline")
+                return true;
+            if (it.sep) {
+              for (const st of it.sep)
+                if (st.type === "newline")
+                  return true;
+            }
+            if (containsNewline(it.key) || containsNewline(it.value))
+              return true;
+          }
+          return false;
+        default:
+          return true;
+      }
+    }
+    exports.containsNewline = containsNewline;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
+var require_util_flow_indent_check = __commonJS({
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+    "use strict";
+    var utilContainsNewline = require_util_contains_newline();
+    function flowIndentCheck(indent, fc, onError) {
+      if (fc?.type === "flow-collection") {
+        const end = fc.end[0];
+        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
+          const msg = "Flow end indicator should be more indented than parent";
+          onError(end, "BAD_INDENT", msg, true);
+        }
+      }
+    }
+    exports.flowIndentCheck = flowIndentCheck;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-map-includes.js
+var require_util_map_includes = __commonJS({
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    function mapIncludes(ctx, items, search) {
+      const { uniqueKeys } = ctx.options;
+      if (uniqueKeys === false)
+        return false;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a2, b) => a2 === b || identity3.isScalar(a2) && identity3.isScalar(b) && a2.value === b.value;
+      return items.some((pair) => isEqual(pair.key, search));
+    }
+    exports.mapIncludes = mapIncludes;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-map.js
+var require_resolve_block_map = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+    "use strict";
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    var utilMapIncludes = require_util_map_includes();
+    var startColMsg = "All mapping items must start at the same column";
+    function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
+      const map = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      let offset = bm.offset;
+      let commentEnd = null;
+      for (const collItem of bm.items) {
+        const { start, key, sep, value } = collItem;
+        const keyProps = resolveProps.resolveProps(start, {
+          indicator: "explicit-key-ind",
+          next: key ?? sep?.[0],
+          offset,
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: true
+        });
+        const implicitKey = !keyProps.found;
+        if (implicitKey) {
+          if (key) {
+            if (key.type === "block-seq")
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
+            else if ("indent" in key && key.indent !== bm.indent)
+              onError(offset, "BAD_INDENT", startColMsg);
+          }
+          if (!keyProps.anchor && !keyProps.tag && !sep) {
+            commentEnd = keyProps.end;
+            if (keyProps.comment) {
+              if (map.comment)
+                map.comment += "\n" + keyProps.comment;
+              else
+                map.comment = keyProps.comment;
+            }
+            continue;
+          }
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
+            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          }
+        } else if (keyProps.found?.indent !== bm.indent) {
+          onError(offset, "BAD_INDENT", startColMsg);
+        }
+        ctx.atKey = true;
+        const keyStart = keyProps.end;
+        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+        ctx.atKey = false;
+        if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+          onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+        const valueProps = resolveProps.resolveProps(sep ?? [], {
+          indicator: "map-value-ind",
+          next: value,
+          offset: keyNode.range[2],
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: !key || key.type === "block-scalar"
+        });
+        offset = valueProps.end;
+        if (valueProps.found) {
+          if (implicitKey) {
+            if (value?.type === "block-map" && !valueProps.hasNewline)
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
+            if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
+              onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
+          }
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+          if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+          offset = valueNode.range[2];
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map.items.push(pair);
+        } else {
+          if (implicitKey)
+            onError(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
+          if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map.items.push(pair);
+        }
+      }
+      if (commentEnd && commentEnd < offset)
+        onError(commentEnd, "IMPOSSIBLE", "Map comment with trailing content");
+      map.range = [bm.offset, offset, commentEnd ?? offset];
+      return map;
+    }
+    exports.resolveBlockMap = resolveBlockMap;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-seq.js
+var require_resolve_block_seq = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+    "use strict";
+    var YAMLSeq = require_YAMLSeq();
+    var resolveProps = require_resolve_props();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
+      const seq = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = bs.offset;
+      let commentEnd = null;
+      for (const { start, value } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
+          indicator: "seq-item-ind",
+          next: value,
+          offset,
+          onError,
+          parentIndent: bs.indent,
+          startOnNewline: true
+        });
+        if (!props.found) {
+          if (props.anchor || props.tag || value) {
+            if (value?.type === "block-seq")
+              onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
+            else
+              onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
+          } else {
+            commentEnd = props.end;
+            if (props.comment)
+              seq.comment = props.comment;
+            continue;
+          }
+        }
+        const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+        offset = node.range[2];
+        seq.items.push(node);
+      }
+      seq.range = [bs.offset, offset, commentEnd ?? offset];
+      return seq;
+    }
+    exports.resolveBlockSeq = resolveBlockSeq;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-end.js
+var require_resolve_end = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+    "use strict";
+    function resolveEnd(end, offset, reqSpace, onError) {
+      let comment = "";
+      if (end) {
+        let hasSpace = false;
+        let sep = "";
+        for (const token of end) {
+          const { source, type } = token;
+          switch (type) {
+            case "space":
+              hasSpace = true;
+              break;
+            case "comment": {
+              if (reqSpace && !hasSpace)
+                onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+              const cb = source.substring(1) || " ";
+              if (!comment)
+                comment = cb;
+              else
+                comment += sep + cb;
+              sep = "";
+              break;
+            }
+            case "newline":
+              if (comment)
+                sep += source;
+              hasSpace = true;
+              break;
+            default:
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${type} at node end`);
+          }
+          offset += source.length;
+        }
+      }
+      return { comment, offset };
+    }
+    exports.resolveEnd = resolveEnd;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
+var require_resolve_flow_collection = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilMapIncludes = require_util_map_includes();
+    var blockMsg = "Block collections are not allowed within flow collections";
+    var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
+    function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
+      const isMap = fc.start.source === "{";
+      const fcName = isMap ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const coll = new NodeClass(ctx.schema);
+      coll.flow = true;
+      const atRoot = ctx.atRoot;
+      if (atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = fc.offset + fc.start.source.length;
+      for (let i2 = 0; i2 < fc.items.length; ++i2) {
+        const collItem = fc.items[i2];
+        const { start, key, sep, value } = collItem;
+        const props = resolveProps.resolveProps(start, {
+          flow: fcName,
+          indicator: "explicit-key-ind",
+          next: key ?? sep?.[0],
+          offset,
+          onError,
+          parentIndent: fc.indent,
+          startOnNewline: false
+        });
+        if (!props.found) {
+          if (!props.anchor && !props.tag && !sep && !value) {
+            if (i2 === 0 && props.comma)
+              onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+            else if (i2 < fc.items.length - 1)
+              onError(props.start, "UNEXPECTED_TOKEN", `Unexpected empty item in ${fcName}`);
+            if (props.comment) {
+              if (coll.comment)
+                coll.comment += "\n" + props.comment;
+              else
+                coll.comment = props.comment;
+            }
+            offset = props.end;
+            continue;
+          }
+          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+            onError(
+              key,
+              // checked by containsNewline()
+              "MULTILINE_IMPLICIT_KEY",
+              "Implicit keys of flow sequence pairs need to be on a single line"
+            );
+        }
+        if (i2 === 0) {
+          if (props.comma)
+            onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+        } else {
+          if (!props.comma)
+            onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
+          if (props.comment) {
+            let prevItemComment = "";
+            loop: for (const st of start) {
+              switch (st.type) {
+                case "comma":
+                case "space":
+                  break;
+                case "comment":
+                  prevItemComment = st.source.substring(1);
+                  break loop;
+                default:
+                  break loop;
+              }
+            }
+            if (prevItemComment) {
+              let prev = coll.items[coll.items.length - 1];
+              if (identity3.isPair(prev))
+                prev = prev.value ?? prev.key;
+              if (prev.comment)
+                prev.comment += "\n" + prevItemComment;
+              else
+                prev.comment = prevItemComment;
+              props.comment = props.comment.substring(prevItemComment.length + 1);
+            }
+          }
+        }
+        if (!isMap && !sep && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+          coll.items.push(valueNode);
+          offset = valueNode.range[2];
+          if (isBlock(value))
+            onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+        } else {
+          ctx.atKey = true;
+          const keyStart = props.end;
+          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key))
+            onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
+          ctx.atKey = false;
+          const valueProps = resolveProps.resolveProps(sep ?? [], {
+            flow: fcName,
+            indicator: "map-value-ind",
+            next: value,
+            offset: keyNode.range[2],
+            onError,
+            parentIndent: fc.indent,
+            startOnNewline: false
+          });
+          if (valueProps.found) {
+            if (!isMap && !props.found && ctx.options.strict) {
+              if (sep)
+                for (const st of sep) {
+                  if (st === valueProps.found)
+                    break;
+                  if (st.type === "newline") {
+                    onError(st, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
+                    break;
+                  }
+                }
+              if (props.start < valueProps.found.offset - 1024)
+                onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
+            }
+          } else if (value) {
+            if ("source" in value && value.source?.[0] === ":")
+              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
+            else
+              onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
+          }
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
+          if (valueNode) {
+            if (isBlock(value))
+              onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+          } else if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          if (isMap) {
+            const map = coll;
+            if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+              onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+            map.items.push(pair);
+          } else {
+            const map = new YAMLMap.YAMLMap(ctx.schema);
+            map.flow = true;
+            map.items.push(pair);
+            const endRange = (valueNode ?? keyNode).range;
+            map.range = [keyNode.range[0], endRange[1], endRange[2]];
+            coll.items.push(map);
+          }
+          offset = valueNode ? valueNode.range[2] : valueProps.end;
+        }
+      }
+      const expectedEnd = isMap ? "}" : "]";
+      const [ce, ...ee] = fc.end;
+      let cePos = offset;
+      if (ce?.source === expectedEnd)
+        cePos = ce.offset + ce.source.length;
+      else {
+        const name = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
+        if (ce && ce.source.length !== 1)
+          ee.unshift(ce);
+      }
+      if (ee.length > 0) {
+        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end.comment) {
+          if (coll.comment)
+            coll.comment += "\n" + end.comment;
+          else
+            coll.comment = end.comment;
+        }
+        coll.range = [fc.offset, cePos, end.offset];
+      } else {
+        coll.range = [fc.offset, cePos, cePos];
+      }
+      return coll;
+    }
+    exports.resolveFlowCollection = resolveFlowCollection;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-collection.js
+var require_compose_collection = __commonJS({
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveBlockMap = require_resolve_block_map();
+    var resolveBlockSeq = require_resolve_block_seq();
+    var resolveFlowCollection = require_resolve_flow_collection();
+    function resolveCollection(CN, ctx, token, onError, tagName, tag) {
+      const coll = token.type === "block-map" ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag) : token.type === "block-seq" ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag) : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
+      const Coll = coll.constructor;
+      if (tagName === "!" || tagName === Coll.tagName) {
+        coll.tag = Coll.tagName;
+        return coll;
+      }
+      if (tagName)
+        coll.tag = tagName;
+      return coll;
+    }
+    function composeCollection(CN, ctx, token, props, onError) {
+      const tagToken = props.tag;
+      const tagName = !tagToken ? null : ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg));
+      if (token.type === "block-seq") {
+        const { anchor, newlineAfterProp: nl } = props;
+        const lastProp = anchor && tagToken ? anchor.offset > tagToken.offset ? anchor : tagToken : anchor ?? tagToken;
+        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+          const message = "Missing newline after block sequence props";
+          onError(lastProp, "MISSING_CHAR", message);
+        }
+      }
+      const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
+      if (!tagToken || !tagName || tagName === "!" || tagName === YAMLMap.YAMLMap.tagName && expType === "map" || tagName === YAMLSeq.YAMLSeq.tagName && expType === "seq") {
+        return resolveCollection(CN, ctx, token, onError, tagName);
+      }
+      let tag = ctx.schema.tags.find((t) => t.tag === tagName && t.collection === expType);
+      if (!tag) {
+        const kt = ctx.schema.knownTags[tagName];
+        if (kt?.collection === expType) {
+          ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
+          tag = kt;
+        } else {
+          if (kt) {
+            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? "scalar"}`, true);
+          } else {
+            onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, true);
+          }
+          return resolveCollection(CN, ctx, token, onError, tagName);
+        }
+      }
+      const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
+      const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
+      const node = identity3.isNode(res) ? res : new Scalar.Scalar(res);
+      node.range = coll.range;
+      node.tag = tagName;
+      if (tag?.format)
+        node.format = tag.format;
+      return node;
+    }
+    exports.composeCollection = composeCollection;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
+var require_resolve_block_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function resolveBlockScalar(ctx, scalar, onError) {
+      const start = scalar.offset;
+      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+      if (!header)
+        return { value: "", type: null, comment: "", range: [start, start, start] };
+      const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+      const lines = scalar.source ? splitLines2(scalar.source) : [];
+      let chompStart = lines.length;
+      for (let i2 = lines.length - 1; i2 >= 0; --i2) {
+        const content = lines[i2][1];
+        if (content === "" || content === "\r")
+          chompStart = i2;
+        else
+          break;
+      }
+      if (chompStart === 0) {
+        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end2 = start + header.length;
+        if (scalar.source)
+          end2 += scalar.source.length;
+        return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
+      }
+      let trimIndent = scalar.indent + header.indent;
+      let offset = scalar.offset + header.length;
+      let contentStart = 0;
+      for (let i2 = 0; i2 < chompStart; ++i2) {
+        const [indent, content] = lines[i2];
+        if (content === "" || content === "\r") {
+          if (header.indent === 0 && indent.length > trimIndent)
+            trimIndent = indent.length;
+        } else {
+          if (indent.length < trimIndent) {
+            const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
+            onError(offset + indent.length, "MISSING_CHAR", message);
+          }
+          if (header.indent === 0)
+            trimIndent = indent.length;
+          contentStart = i2;
+          if (trimIndent === 0 && !ctx.atRoot) {
+            const message = "Block scalar values in collections must be indented";
+            onError(offset, "BAD_INDENT", message);
+          }
+          break;
+        }
+        offset += indent.length + content.length + 1;
+      }
+      for (let i2 = lines.length - 1; i2 >= chompStart; --i2) {
+        if (lines[i2][0].length > trimIndent)
+          chompStart = i2 + 1;
+      }
+      let value = "";
+      let sep = "";
+      let prevMoreIndented = false;
+      for (let i2 = 0; i2 < contentStart; ++i2)
+        value += lines[i2][0].slice(trimIndent) + "\n";
+      for (let i2 = contentStart; i2 < chompStart; ++i2) {
+        let [indent, content] = lines[i2];
+        offset += indent.length + content.length + 1;
+        const crlf = content[content.length - 1] === "\r";
+        if (crlf)
+          content = content.slice(0, -1);
+        if (content && indent.length < trimIndent) {
+          const src = header.indent ? "explicit indentation indicator" : "first line";
+          const message = `Block scalar lines must not be less indented than their ${src}`;
+          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
+          indent = "";
+        }
+        if (type === Scalar.Scalar.BLOCK_LITERAL) {
+          value += sep + indent.slice(trimIndent) + content;
+          sep = "\n";
+        } else if (indent.length > trimIndent || content[0] === "	") {
+          if (sep === " ")
+            sep = "\n";
+          else if (!prevMoreIndented && sep === "\n")
+            sep = "\n\n";
+          value += sep + indent.slice(trimIndent) + content;
+          sep = "\n";
+          prevMoreIndented = true;
+        } else if (content === "") {
+          if (sep === "\n")
+            value += "\n";
+          else
+            sep = "\n";
+        } else {
+          value += sep + content;
+          sep = " ";
+          prevMoreIndented = false;
+        }
+      }
+      switch (header.chomp) {
+        case "-":
+          break;
+        case "+":
+          for (let i2 = chompStart; i2 < lines.length; ++i2)
+            value += "\n" + lines[i2][0].slice(trimIndent);
+          if (value[value.length - 1] !== "\n")
+            value += "\n";
+          break;
+        default:
+          value += "\n";
+      }
+      const end = start + header.length + scalar.source.length;
+      return { value, type, comment: header.comment, range: [start, end, end] };
+    }
+    function parseBlockScalarHeader({ offset, props }, strict, onError) {
+      if (props[0].type !== "block-scalar-header") {
+        onError(props[0], "IMPOSSIBLE", "Block scalar header not found");
+        return null;
+      }
+      const { source } = props[0];
+      const mode = source[0];
+      let indent = 0;
+      let chomp = "";
+      let error2 = -1;
+      for (let i2 = 1; i2 < source.length; ++i2) {
+        const ch = source[i2];
+        if (!chomp && (ch === "-" || ch === "+"))
+          chomp = ch;
+        else {
+          const n2 = Number(ch);
+          if (!indent && n2)
+            indent = n2;
+          else if (error2 === -1)
+            error2 = offset + i2;
+        }
+      }
+      if (error2 !== -1)
+        onError(error2, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
+      let hasSpace = false;
+      let comment = "";
+      let length = source.length;
+      for (let i2 = 1; i2 < props.length; ++i2) {
+        const token = props[i2];
+        switch (token.type) {
+          case "space":
+            hasSpace = true;
+          // fallthrough
+          case "newline":
+            length += token.source.length;
+            break;
+          case "comment":
+            if (strict && !hasSpace) {
+              const message = "Comments must be separated from other tokens by white space characters";
+              onError(token, "MISSING_CHAR", message);
+            }
+            length += token.source.length;
+            comment = token.source.substring(1);
+            break;
+          case "error":
+            onError(token, "UNEXPECTED_TOKEN", token.message);
+            length += token.source.length;
+            break;
+          /* istanbul ignore next should not happen */
+          default: {
+            const message = `Unexpected token in block scalar header: ${token.type}`;
+            onError(token, "UNEXPECTED_TOKEN", message);
+            const ts = token.source;
+            if (ts && typeof ts === "string")
+              length += ts.length;
+          }
+        }
+      }
+      return { mode, indent, chomp, comment, length };
+    }
+    function splitLines2(source) {
+      const split = source.split(/\n( *)/);
+      const first = split[0];
+      const m = first.match(/^( *)/);
+      const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
+      const lines = [line0];
+      for (let i2 = 1; i2 < split.length; i2 += 2)
+        lines.push([split[i2], split[i2 + 1]]);
+      return lines;
+    }
+    exports.resolveBlockScalar = resolveBlockScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+var require_resolve_flow_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var resolveEnd = require_resolve_end();
+    function resolveFlowScalar(scalar, strict, onError) {
+      const { offset, type, source, end } = scalar;
+      let _type;
+      let value;
+      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+      switch (type) {
+        case "scalar":
+          _type = Scalar.Scalar.PLAIN;
+          value = plainValue(source, _onError);
+          break;
+        case "single-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_SINGLE;
+          value = singleQuotedValue(source, _onError);
+          break;
+        case "double-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_DOUBLE;
+          value = doubleQuotedValue(source, _onError);
+          break;
+        /* istanbul ignore next should not happen */
+        default:
+          onError(scalar, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
+          return {
+            value: "",
+            type: null,
+            comment: "",
+            range: [offset, offset + source.length, offset + source.length]
+          };
+      }
+      const valueEnd = offset + source.length;
+      const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+      return {
+        value,
+        type: _type,
+        comment: re.comment,
+        range: [offset, valueEnd, re.offset]
+      };
+    }
+    function plainValue(source, onError) {
+      let badChar = "";
+      switch (source[0]) {
+        /* istanbul ignore next should not happen */
+        case "	":
+          badChar = "a tab character";
+          break;
+        case ",":
+          badChar = "flow indicator character ,";
+          break;
+        case "%":
+          badChar = "directive indicator character %";
+          break;
+        case "|":
+        case ">": {
+          badChar = `block scalar indicator ${source[0]}`;
+          break;
+        }
+        case "@":
+        case "`": {
+          badChar = `reserved character ${source[0]}`;
+          break;
+        }
+      }
+      if (badChar)
+        onError(0, "BAD_SCALAR_START", `Plain value cannot start with ${badChar}`);
+      return unfoldLines(source);
+    }
+    function singleQuotedValue(source, onError) {
+      if (source[source.length - 1] !== "'" || source.length === 1)
+        onError(source.length, "MISSING_CHAR", "Missing closing 'quote");
+      return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
+    }
+    function unfoldLines(source) {
+      const line = /(.*?)\r?\n/sy;
+      let match = line.exec(source);
+      if (!match)
+        return source;
+      let trimEnd, trimBoth;
+      try {
+        trimEnd = new RegExp("(?<![ 	])[ 	]+$");
+        trimBoth = new RegExp("^[ 	]+|(?<![ 	])[ 	]+$", "g");
+      } catch {
+        trimEnd = /[ \t]+$/;
+        trimBoth = /^[ \t]+|[ \t]+$/g;
+      }
+      let res = match[1].replace(trimEnd, "");
+      let sep = " ";
+      let pos = line.lastIndex;
+      while (match = line.exec(source)) {
+        const lm = match[1].replace(trimBoth, "");
+        if (lm === "") {
+          if (sep === "\n")
+            res += sep;
+          else
+            sep = "\n";
+        } else {
+          res += sep + lm;
+          sep = " ";
+        }
+        pos = line.lastIndex;
+      }
+      const last = /[ \t]*(.*)/sy;
+      last.lastIndex = pos;
+      match = last.exec(source);
+      return res + sep + (match?.[1] ?? "");
+    }
+    function doubleQuotedValue(source, onError) {
+      let res = "";
+      for (let i2 = 1; i2 < source.length - 1; ++i2) {
+        const ch = source[i2];
+        if (ch === "\r" && source[i2 + 1] === "\n")
+          continue;
+        if (ch === "\n") {
+          const { fold, offset } = foldNewline(source, i2);
+          res += fold;
+          i2 = offset;
+        } else if (ch === "\\") {
+          let next = source[++i2];
+          const cc = escapeCodes[next];
+          if (cc)
+            res += cc;
+          else if (next === "\n") {
+            next = source[i2 + 1];
+            while (next === " " || next === "	")
+              next = source[++i2 + 1];
+          } else if (next === "\r" && source[i2 + 1] === "\n") {
+            next = source[++i2 + 1];
+            while (next === " " || next === "	")
+              next = source[++i2 + 1];
+          } else if (next === "x" || next === "u" || next === "U") {
+            const length = next === "x" ? 2 : next === "u" ? 4 : 8;
+            res += parseCharCode(source, i2 + 1, length, onError);
+            i2 += length;
+          } else {
+            const raw = source.substr(i2 - 1, 2);
+            onError(i2 - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+            res += raw;
+          }
+        } else if (ch === " " || ch === "	") {
+          const wsStart = i2;
+          let next = source[i2 + 1];
+          while (next === " " || next === "	")
+            next = source[++i2 + 1];
+          if (next !== "\n" && !(next === "\r" && source[i2 + 2] === "\n"))
+            res += i2 > wsStart ? source.slice(wsStart, i2 + 1) : ch;
+        } else {
+          res += ch;
+        }
+      }
+      if (source[source.length - 1] !== '"' || source.length === 1)
+        onError(source.length, "MISSING_CHAR", 'Missing closing "quote');
+      return res;
+    }
+    function foldNewline(source, offset) {
+      let fold = "";
+      let ch = source[offset + 1];
+      while (ch === " " || ch === "	" || ch === "\n" || ch === "\r") {
+        if (ch === "\r" && source[offset + 2] !== "\n")
+          break;
+        if (ch === "\n")
+          fold += "\n";
+        offset += 1;
+        ch = source[offset + 1];
+      }
+      if (!fold)
+        fold = " ";
+      return { fold, offset };
+    }
+    var escapeCodes = {
+      "0": "\0",
+      // null character
+      a: "\x07",
+      // bell character
+      b: "\b",
+      // backspace
+      e: "\x1B",
+      // escape character
+      f: "\f",
+      // form feed
+      n: "\n",
+      // line feed
+      r: "\r",
+      // carriage return
+      t: "	",
+      // horizontal tab
+      v: "\v",
+      // vertical tab
+      N: "\x85",
+      // Unicode next line
+      _: "\xA0",
+      // Unicode non-breaking space
+      L: "\u2028",
+      // Unicode line separator
+      P: "\u2029",
+      // Unicode paragraph separator
+      " ": " ",
+      '"': '"',
+      "/": "/",
+      "\\": "\\",
+      "	": "	"
+    };
+    function parseCharCode(source, offset, length, onError) {
+      const cc = source.substr(offset, length);
+      const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code = ok ? parseInt(cc, 16) : NaN;
+      try {
+        return String.fromCodePoint(code);
+      } catch {
+        const raw = source.substr(offset - 2, length + 2);
+        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+        return raw;
+      }
+    }
+    exports.resolveFlowScalar = resolveFlowScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-scalar.js
+var require_compose_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+    "use strict";
+    var identity3 = require_identity();
+    var Scalar = require_Scalar();
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    function composeScalar(ctx, token, tagToken, onError) {
+      const { value, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
+      let tag;
+      if (ctx.options.stringKeys && ctx.atKey) {
+        tag = ctx.schema[identity3.SCALAR];
+      } else if (tagName)
+        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+      else if (token.type === "scalar")
+        tag = findScalarTagByTest(ctx, value, token, onError);
+      else
+        tag = ctx.schema[identity3.SCALAR];
+      let scalar;
+      try {
+        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
+        scalar = identity3.isScalar(res) ? res : new Scalar.Scalar(res);
+      } catch (error2) {
+        const msg = error2 instanceof Error ? error2.message : String(error2);
+        onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
+        scalar = new Scalar.Scalar(value);
+      }
+      scalar.range = range;
+      scalar.source = value;
+      if (type)
+        scalar.type = type;
+      if (tagName)
+        scalar.tag = tagName;
+      if (tag.format)
+        scalar.format = tag.format;
+      if (comment)
+        scalar.comment = comment;
+      return scalar;
+    }
+    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+      if (tagName === "!")
+        return schema[identity3.SCALAR];
+      const matchWithTest = [];
+      for (const tag of schema.tags) {
+        if (!tag.collection && tag.tag === tagName) {
+          if (tag.default && tag.test)
+            matchWithTest.push(tag);
+          else
+            return tag;
+        }
+      }
+      for (const tag of matchWithTest)
+        if (tag.test?.test(value))
+          return tag;
+      const kt = schema.knownTags[tagName];
+      if (kt && !kt.collection) {
+        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
+        return kt;
+      }
+      onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
+      return schema[identity3.SCALAR];
+    }
+    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity3.SCALAR];
+      if (schema.compat) {
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity3.SCALAR];
+        if (tag.tag !== compat.tag) {
+          const ts = directives.tagString(tag.tag);
+          const cs = directives.tagString(compat.tag);
+          const msg = `Value may be parsed as either ${ts} or ${cs}`;
+          onError(token, "TAG_RESOLVE_FAILED", msg, true);
+        }
+      }
+      return tag;
+    }
+    exports.composeScalar = composeScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+var require_util_empty_scalar_position = __commonJS({
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+    "use strict";
+    function emptyScalarPosition(offset, before, pos) {
+      if (before) {
+        pos ?? (pos = before.length);
+        for (let i2 = pos - 1; i2 >= 0; --i2) {
+          let st = before[i2];
+          switch (st.type) {
+            case "space":
+            case "comment":
+            case "newline":
+              offset -= st.source.length;
+              continue;
+          }
+          st = before[++i2];
+          while (st?.type === "space") {
+            offset += st.source.length;
+            st = before[++i2];
+          }
+          break;
+        }
+      }
+      return offset;
+    }
+    exports.emptyScalarPosition = emptyScalarPosition;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-node.js
+var require_compose_node = __commonJS({
+  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity3 = require_identity();
+    var composeCollection = require_compose_collection();
+    var composeScalar = require_compose_scalar();
+    var resolveEnd = require_resolve_end();
+    var utilEmptyScalarPosition = require_util_empty_scalar_position();
+    var CN = { composeNode, composeEmptyNode };
+    function composeNode(ctx, token, props, onError) {
+      const atKey = ctx.atKey;
+      const { spaceBefore, comment, anchor, tag } = props;
+      let node;
+      let isSrcToken = true;
+      switch (token.type) {
+        case "alias":
+          node = composeAlias(ctx, token, onError);
+          if (anchor || tag)
+            onError(token, "ALIAS_PROPS", "An alias node must not specify any properties");
+          break;
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "block-scalar":
+          node = composeScalar.composeScalar(ctx, token, tag, onError);
+          if (anchor)
+            node.anchor = anchor.source.substring(1);
+          break;
+        case "block-map":
+        case "block-seq":
+        case "flow-collection":
+          try {
+            node = composeCollection.composeCollection(CN, ctx, token, props, onError);
+            if (anchor)
+              node.anchor = anchor.source.substring(1);
+          } catch (error2) {
+            const message = error2 instanceof Error ? error2.message : String(error2);
+            onError(token, "RESOURCE_EXHAUSTION", message);
+          }
+          break;
+        default: {
+          const message = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
+          onError(token, "UNEXPECTED_TOKEN", message);
+          isSrcToken = false;
+        }
+      }
+      node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
+      if (anchor && node.anchor === "")
+        onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
+      if (atKey && ctx.options.stringKeys && (!identity3.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
+        const msg = "With stringKeys, all keys must be strings";
+        onError(tag ?? token, "NON_STRING_KEY", msg);
+      }
+      if (spaceBefore)
+        node.spaceBefore = true;
+      if (comment) {
+        if (token.type === "scalar" && token.source === "")
+          node.comment = comment;
+        else
+          node.commentBefore = comment;
+      }
+      if (ctx.options.keepSourceTokens && isSrcToken)
+        node.srcToken = token;
+      return node;
+    }
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+      const token = {
+        type: "scalar",
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        indent: -1,
+        source: ""
+      };
+      const node = composeScalar.composeScalar(ctx, token, tag, onError);
+      if (anchor) {
+        node.anchor = anchor.source.substring(1);
+        if (node.anchor === "")
+          onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
+      }
+      if (spaceBefore)
+        node.spaceBefore = true;
+      if (comment) {
+        node.comment = comment;
+        node.range[2] = end;
+      }
+      return node;
+    }
+    function composeAlias({ options }, { offset, source, end }, onError) {
+      const alias = new Alias.Alias(source.substring(1));
+      if (alias.source === "")
+        onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
+      if (alias.source.endsWith(":"))
+        onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
+      const valueEnd = offset + source.length;
+      const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+      alias.range = [offset, valueEnd, re.offset];
+      if (re.comment)
+        alias.comment = re.comment;
+      return alias;
+    }
+    exports.composeEmptyNode = composeEmptyNode;
+    exports.composeNode = composeNode;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-doc.js
+var require_compose_doc = __commonJS({
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+    "use strict";
+    var Document = require_Document();
+    var composeNode = require_compose_node();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    function composeDoc(options, directives, { offset, start, value, end }, onError) {
+      const opts = Object.assign({ _directives: directives }, options);
+      const doc = new Document.Document(void 0, opts);
+      const ctx = {
+        atKey: false,
+        atRoot: true,
+        directives: doc.directives,
+        options: doc.options,
+        schema: doc.schema
+      };
+      const props = resolveProps.resolveProps(start, {
+        indicator: "doc-start",
+        next: value ?? end?.[0],
+        offset,
+        onError,
+        parentIndent: 0,
+        startOnNewline: true
+      });
+      if (props.found) {
+        doc.directives.docStart = true;
+        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
+          onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
+      }
+      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      const contentEnd = doc.contents.range[2];
+      const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+      if (re.comment)
+        doc.comment = re.comment;
+      doc.range = [offset, contentEnd, re.offset];
+      return doc;
+    }
+    exports.composeDoc = composeDoc;
+  }
+});
+
+// node_modules/yaml/dist/compose/composer.js
+var require_composer = __commonJS({
+  "node_modules/yaml/dist/compose/composer.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    var directives = require_directives();
+    var Document = require_Document();
+    var errors = require_errors();
+    var identity3 = require_identity();
+    var composeDoc = require_compose_doc();
+    var resolveEnd = require_resolve_end();
+    function getErrorPos(src) {
+      if (typeof src === "number")
+        return [src, src + 1];
+      if (Array.isArray(src))
+        return src.length === 2 ? src : [src[0], src[1]];
+      const { offset, source } = src;
+      return [offset, offset + (typeof source === "string" ? source.length : 1)];
+    }
+    function parsePrelude(prelude) {
+      let comment = "";
+      let atComment = false;
+      let afterEmptyLine = false;
+      for (let i2 = 0; i2 < prelude.length; ++i2) {
+        const source = prelude[i2];
+        switch (source[0]) {
+          case "#":
+            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
+            atComment = true;
+            afterEmptyLine = false;
+            break;
+          case "%":
+            if (prelude[i2 + 1]?.[0] !== "#")
+              i2 += 1;
+            atComment = false;
+            break;
+          default:
+            if (!atComment)
+              afterEmptyLine = true;
+            atComment = false;
+        }
+      }
+      return { comment, afterEmptyLine };
+    }
+    var Composer = class {
+      constructor(options = {}) {
+        this.doc = null;
+        this.atDirectives = false;
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+        this.onError = (source, code, message, warning2) => {
+          const pos = getErrorPos(source);
+          if (warning2)
+            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+          else
+            this.errors.push(new errors.YAMLParseError(pos, code, message));
+        };
+        this.directives = new directives.Directives({ version: options.version || "1.2" });
+        this.options = options;
+      }
+      decorate(doc, afterDoc) {
+        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
+        if (comment) {
+          const dc = doc.contents;
+          if (afterDoc) {
+            doc.comment = doc.comment ? `${doc.comment}
+${comment}` : comment;
+          } else if (afterEmptyLine || doc.directives.docStart || !dc) {
+            doc.commentBefore = comment;
+          } else if (identity3.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+            let it = dc.items[0];
+            if (identity3.isPair(it))
+              it = it.key;
+            const cb = it.commentBefore;
+            it.commentBefore = cb ? `${comment}
+${cb}` : comment;
+          } else {
+            const cb = dc.commentBefore;
+            dc.commentBefore = cb ? `${comment}
+${cb}` : comment;
+          }
+        }
+        if (afterDoc) {
+          for (let i2 = 0; i2 < this.errors.length; ++i2)
+            doc.errors.push(this.errors[i2]);
+          for (let i2 = 0; i2 < this.warnings.length; ++i2)
+            doc.warnings.push(this.warnings[i2]);
+        } else {
+          doc.errors = this.errors;
+          doc.warnings = this.warnings;
+        }
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+      }
+      /**
+       * Current stream status information.
+       *
+       * Mostly useful at the end of input for an empty stream.
+       */
+      streamInfo() {
+        return {
+          comment: parsePrelude(this.prelude).comment,
+          directives: this.directives,
+          errors: this.errors,
+          warnings: this.warnings
+        };
+      }
+      /**
+       * Compose tokens into documents.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *compose(tokens, forceDoc = false, endOffset = -1) {
+        for (const token of tokens)
+          yield* this.next(token);
+        yield* this.end(forceDoc, endOffset);
+      }
+      /** Advance the composer by one CST token. */
+      *next(token) {
+        if (node_process.env.LOG_STREAM)
+          console.dir(token, { depth: null });
+        switch (token.type) {
+          case "directive":
+            this.directives.add(token.source, (offset, message, warning2) => {
+              const pos = getErrorPos(token);
+              pos[0] += offset;
+              this.onError(pos, "BAD_DIRECTIVE", message, warning2);
+            });
+            this.prelude.push(token.source);
+            this.atDirectives = true;
+            break;
+          case "document": {
+            const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
+            if (this.atDirectives && !doc.directives.docStart)
+              this.onError(token, "MISSING_CHAR", "Missing directives-end/doc-start indicator line");
+            this.decorate(doc, false);
+            if (this.doc)
+              yield this.doc;
+            this.doc = doc;
+            this.atDirectives = false;
+            break;
+          }
+          case "byte-order-mark":
+          case "space":
+            break;
+          case "comment":
+          case "newline":
+            this.prelude.push(token.source);
+            break;
+          case "error": {
+            const msg = token.source ? `${token.message}: ${JSON.stringify(token.source)}` : token.message;
+            const error2 = new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg);
+            if (this.atDirectives || !this.doc)
+              this.errors.push(error2);
+            else
+              this.doc.errors.push(error2);
+            break;
+          }
+          case "doc-end": {
+            if (!this.doc) {
+              const msg = "Unexpected doc-end without preceding document";
+              this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg));
+              break;
+            }
+            this.doc.directives.docEnd = true;
+            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+            this.decorate(this.doc, true);
+            if (end.comment) {
+              const dc = this.doc.comment;
+              this.doc.comment = dc ? `${dc}
+${end.comment}` : end.comment;
+            }
+            this.doc.range[2] = end.offset;
+            break;
+          }
+          default:
+            this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", `Unsupported token ${token.type}`));
+        }
+      }
+      /**
+       * Call at end of input to yield any remaining document.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *end(forceDoc = false, endOffset = -1) {
+        if (this.doc) {
+          this.decorate(this.doc, true);
+          yield this.doc;
+          this.doc = null;
+        } else if (forceDoc) {
+          const opts = Object.assign({ _directives: this.directives }, this.options);
+          const doc = new Document.Document(void 0, opts);
+          if (this.atDirectives)
+            this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
+          doc.range = [0, endOffset, endOffset];
+          this.decorate(doc, false);
+          yield doc;
+        }
+      }
+    };
+    exports.Composer = Composer;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-scalar.js
+var require_cst_scalar = __commonJS({
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+    "use strict";
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    var errors = require_errors();
+    var stringifyString = require_stringifyString();
+    function resolveAsScalar(token, strict = true, onError) {
+      if (token) {
+        const _onError = (pos, code, message) => {
+          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+          if (onError)
+            onError(offset, code, message);
+          else
+            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+        };
+        switch (token.type) {
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
+          case "block-scalar":
+            return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
+        }
+      }
+      return null;
+    }
+    function createScalarToken(value, context) {
+      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context;
+      const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey,
+        indent: indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      const end = context.end ?? [
+        { type: "newline", offset: -1, indent, source: "\n" }
+      ];
+      switch (source[0]) {
+        case "|":
+        case ">": {
+          const he = source.indexOf("\n");
+          const head = source.substring(0, he);
+          const body = source.substring(he + 1) + "\n";
+          const props = [
+            { type: "block-scalar-header", offset, indent, source: head }
+          ];
+          if (!addEndtoBlockProps(props, end))
+            props.push({ type: "newline", offset: -1, indent, source: "\n" });
+          return { type: "block-scalar", offset, indent, props, source: body };
+        }
+        case '"':
+          return { type: "double-quoted-scalar", offset, indent, source, end };
+        case "'":
+          return { type: "single-quoted-scalar", offset, indent, source, end };
+        default:
+          return { type: "scalar", offset, indent, source, end };
+      }
+    }
+    function setScalarValue(token, value, context = {}) {
+      let { afterKey = false, implicitKey = false, inFlow = false, type } = context;
+      let indent = "indent" in token ? token.indent : null;
+      if (afterKey && typeof indent === "number")
+        indent += 2;
+      if (!type)
+        switch (token.type) {
+          case "single-quoted-scalar":
+            type = "QUOTE_SINGLE";
+            break;
+          case "double-quoted-scalar":
+            type = "QUOTE_DOUBLE";
+            break;
+          case "block-scalar": {
+            const header = token.props[0];
+            if (header.type !== "block-scalar-header")
+              throw new Error("Invalid block scalar header");
+            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
+            break;
+          }
+          default:
+            type = "PLAIN";
+        }
+      const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey: implicitKey || indent === null,
+        indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      switch (source[0]) {
+        case "|":
+        case ">":
+          setBlockScalarValue(token, source);
+          break;
+        case '"':
+          setFlowScalarValue(token, source, "double-quoted-scalar");
+          break;
+        case "'":
+          setFlowScalarValue(token, source, "single-quoted-scalar");
+          break;
+        default:
+          setFlowScalarValue(token, source, "scalar");
+      }
+    }
+    function setBlockScalarValue(token, source) {
+      const he = source.indexOf("\n");
+      const head = source.substring(0, he);
+      const body = source.substring(he + 1) + "\n";
+      if (token.type === "block-scalar") {
+        const header = token.props[0];
+        if (header.type !== "block-scalar-header")
+          throw new Error("Invalid block scalar header");
+        header.source = head;
+        token.source = body;
+      } else {
+        const { offset } = token;
+        const indent = "indent" in token ? token.indent : -1;
+        const props = [
+          { type: "block-scalar-header", offset, indent, source: head }
+        ];
+        if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
+          props.push({ type: "newline", offset: -1, indent, source: "\n" });
+        for (const key of Object.keys(token))
+          if (key !== "type" && key !== "offset")
+            delete token[key];
+        Object.assign(token, { type: "block-scalar", indent, props, source: body });
+      }
+    }
+    function addEndtoBlockProps(props, end) {
+      if (end)
+        for (const st of end)
+          switch (st.type) {
+            case "space":
+            case "comment":
+              props.push(st);
+              break;
+            case "newline":
+              props.push(st);
+              return true;
+          }
+      return false;
+    }
+    function setFlowScalarValue(token, source, type) {
+      switch (token.type) {
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          token.type = type;
+          token.source = source;
+          break;
+        case "block-scalar": {
+          const end = token.props.slice(1);
+          let oa = source.length;
+          if (token.props[0].type === "block-scalar-header")
+            oa -= token.props[0].source.length;
+          for (const tok of end)
+            tok.offset += oa;
+          delete token.props;
+          Object.assign(token, { type, source, end });
+          break;
+        }
+        case "block-map":
+        case "block-seq": {
+          const offset = token.offset + source.length;
+          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
+          delete token.items;
+          Object.assign(token, { type, source, end: [nl] });
+          break;
+        }
+        default: {
+          const indent = "indent" in token ? token.indent : -1;
+          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
+          for (const key of Object.keys(token))
+            if (key !== "type" && key !== "offset")
+              delete token[key];
+          Object.assign(token, { type, indent, source, end });
+        }
+      }
+    }
+    exports.createScalarToken = createScalarToken;
+    exports.resolveAsScalar = resolveAsScalar;
+    exports.setScalarValue = setScalarValue;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-stringify.js
+var require_cst_stringify = __commonJS({
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+    "use strict";
+    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    function stringifyToken(token) {
+      switch (token.type) {
+        case "block-scalar": {
+          let res = "";
+          for (const tok of token.props)
+            res += stringifyToken(tok);
+          return res + token.source;
+        }
+        case "block-map":
+        case "block-seq": {
+          let res = "";
+          for (const item of token.items)
+            res += stringifyItem(item);
+          return res;
+        }
+        case "flow-collection": {
+          let res = token.start.source;
+          for (const item of token.items)
+            res += stringifyItem(item);
+          for (const st of token.end)
+            res += st.source;
+          return res;
+        }
+        case "document": {
+          let res = stringifyItem(token);
+          if (token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+        default: {
+          let res = token.source;
+          if ("end" in token && token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+      }
+    }
+    function stringifyItem({ start, key, sep, value }) {
+      let res = "";
+      for (const st of start)
+        res += st.source;
+      if (key)
+        res += stringifyToken(key);
+      if (sep)
+        for (const st of sep)
+          res += st.source;
+      if (value)
+        res += stringifyToken(value);
+      return res;
+    }
+    exports.stringify = stringify2;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-visit.js
+var require_cst_visit = __commonJS({
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+    "use strict";
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove item");
+    function visit(cst, visitor) {
+      if ("type" in cst && cst.type === "document")
+        cst = { start: cst.start, value: cst.value };
+      _visit(Object.freeze([]), cst, visitor);
+    }
+    visit.BREAK = BREAK;
+    visit.SKIP = SKIP;
+    visit.REMOVE = REMOVE;
+    visit.itemAtPath = (cst, path15) => {
+      let item = cst;
+      for (const [field, index] of path15) {
+        const tok = item?.[field];
+        if (tok && "items" in tok) {
+          item = tok.items[index];
+        } else
+          return void 0;
+      }
+      return item;
+    };
+    visit.parentCollection = (cst, path15) => {
+      const parent = visit.itemAtPath(cst, path15.slice(0, -1));
+      const field = path15[path15.length - 1][0];
+      const coll = parent?.[field];
+      if (coll && "items" in coll)
+        return coll;
+      throw new Error("Parent collection not found");
+    };
+    function _visit(path15, item, visitor) {
+      let ctrl = visitor(item, path15);
+      if (typeof ctrl === "symbol")
+        return ctrl;
+      for (const field of ["key", "value"]) {
+        const token = item[field];
+        if (token && "items" in token) {
+          for (let i2 = 0; i2 < token.items.length; ++i2) {
+            const ci = _visit(Object.freeze(path15.concat([[field, i2]])), token.items[i2], visitor);
+            if (typeof ci === "number")
+              i2 = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              token.items.splice(i2, 1);
+              i2 -= 1;
+            }
+          }
+          if (typeof ctrl === "function" && field === "key")
+            ctrl = ctrl(item, path15);
+        }
+      }
+      return typeof ctrl === "function" ? ctrl(item, path15) : ctrl;
+    }
+    exports.visit = visit;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst.js
+var require_cst = __commonJS({
+  "node_modules/yaml/dist/parse/cst.js"(exports) {
+    "use strict";
+    var cstScalar = require_cst_scalar();
+    var cstStringify = require_cst_stringify();
+    var cstVisit = require_cst_visit();
+    var BOM = "\uFEFF";
+    var DOCUMENT = "";
+    var FLOW_END = "";
+    var SCALAR = "";
+    var isCollection = (token) => !!token && "items" in token;
+    var isScalar = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    function prettyToken(token) {
+      switch (token) {
+        case BOM:
+          return "<BOM>";
+        case DOCUMENT:
+          return "<DOC>";
+        case FLOW_END:
+          return "<FLOW_END>";
+        case SCALAR:
+          return "<SCALAR>";
+        default:
+          return JSON.stringify(token);
+      }
+    }
+    function tokenType(source) {
+      switch (source) {
+        case BOM:
+          return "byte-order-mark";
+        case DOCUMENT:
+          return "doc-mode";
+        case FLOW_END:
+          return "flow-error-end";
+        case SCALAR:
+          return "scalar";
+        case "---":
+          return "doc-start";
+        case "...":
+          return "doc-end";
+        case "":
+        case "\n":
+        case "\r\n":
+          return "newline";
+        case "-":
+          return "seq-item-ind";
+        case "?":
+          return "explicit-key-ind";
+        case ":":
+          return "map-value-ind";
+        case "{":
+          return "flow-map-start";
+        case "}":
+          return "flow-map-end";
+        case "[":
+          return "flow-seq-start";
+        case "]":
+          return "flow-seq-end";
+        case ",":
+          return "comma";
+      }
+      switch (source[0]) {
+        case " ":
+        case "	":
+          return "space";
+        case "#":
+          return "comment";
+        case "%":
+          return "directive-line";
+        case "*":
+          return "alias";
+        case "&":
+          return "anchor";
+        case "!":
+          return "tag";
+        case "'":
+          return "single-quoted-scalar";
+        case '"':
+          return "double-quoted-scalar";
+        case "|":
+        case ">":
+          return "block-scalar-header";
+      }
+      return null;
+    }
+    exports.createScalarToken = cstScalar.createScalarToken;
+    exports.resolveAsScalar = cstScalar.resolveAsScalar;
+    exports.setScalarValue = cstScalar.setScalarValue;
+    exports.stringify = cstStringify.stringify;
+    exports.visit = cstVisit.visit;
+    exports.BOM = BOM;
+    exports.DOCUMENT = DOCUMENT;
+    exports.FLOW_END = FLOW_END;
+    exports.SCALAR = SCALAR;
+    exports.isCollection = isCollection;
+    exports.isScalar = isScalar;
+    exports.prettyToken = prettyToken;
+    exports.tokenType = tokenType;
+  }
+});
+
+// node_modules/yaml/dist/parse/lexer.js
+var require_lexer = __commonJS({
+  "node_modules/yaml/dist/parse/lexer.js"(exports) {
+    "use strict";
+    var cst = require_cst();
+    function isEmpty(ch) {
+      switch (ch) {
+        case void 0:
+        case " ":
+        case "\n":
+        case "\r":
+        case "	":
+          return true;
+        default:
+          return false;
+      }
+    }
+    var hexDigits = new Set("0123456789ABCDEFabcdef");
+    var tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
+    var flowIndicatorChars = new Set(",[]{}");
+    var invalidAnchorChars = new Set(" ,[]{}\n\r	");
+    var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
+    var Lexer = class {
+      constructor() {
+        this.atEnd = false;
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        this.buffer = "";
+        this.flowKey = false;
+        this.flowLevel = 0;
+        this.indentNext = 0;
+        this.indentValue = 0;
+        this.lineEndPos = null;
+        this.next = null;
+        this.pos = 0;
+      }
+      /**
+       * Generate YAML tokens from the `source` string. If `incomplete`,
+       * a part of the last line may be left as a buffer for the next call.
+       *
+       * @returns A generator of lexical tokens
+       */
+      *lex(source, incomplete = false) {
+        if (source) {
+          if (typeof source !== "string")
+            throw TypeError("source is not a string");
+          this.buffer = this.buffer ? this.buffer + source : source;
+          this.lineEndPos = null;
+        }
+        this.atEnd = !incomplete;
+        let next = this.next ?? "stream";
+        while (next && (incomplete || this.hasChars(1)))
+          next = yield* this.parseNext(next);
+      }
+      atLineEnd() {
+        let i2 = this.pos;
+        let ch = this.buffer[i2];
+        while (ch === " " || ch === "	")
+          ch = this.buffer[++i2];
+        if (!ch || ch === "#" || ch === "\n")
+          return true;
+        if (ch === "\r")
+          return this.buffer[i2 + 1] === "\n";
+        return false;
+      }
+      charAt(n2) {
+        return this.buffer[this.pos + n2];
+      }
+      continueScalar(offset) {
+        let ch = this.buffer[offset];
+        if (this.indentNext > 0) {
+          let indent = 0;
+          while (ch === " ")
+            ch = this.buffer[++indent + offset];
+          if (ch === "\r") {
+            const next = this.buffer[indent + offset + 1];
+            if (next === "\n" || !next && !this.atEnd)
+              return offset + indent + 1;
+          }
+          return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
+        }
+        if (ch === "-" || ch === ".") {
+          const dt = this.buffer.substr(offset, 3);
+          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
+            return -1;
+        }
+        return offset;
+      }
+      getLine() {
+        let end = this.lineEndPos;
+        if (typeof end !== "number" || end !== -1 && end < this.pos) {
+          end = this.buffer.indexOf("\n", this.pos);
+          this.lineEndPos = end;
+        }
+        if (end === -1)
+          return this.atEnd ? this.buffer.substring(this.pos) : null;
+        if (this.buffer[end - 1] === "\r")
+          end -= 1;
+        return this.buffer.substring(this.pos, end);
+      }
+      hasChars(n2) {
+        return this.pos + n2 <= this.buffer.length;
+      }
+      setNext(state) {
+        this.buffer = this.buffer.substring(this.pos);
+        this.pos = 0;
+        this.lineEndPos = null;
+        this.next = state;
+        return null;
+      }
+      peek(n2) {
+        return this.buffer.substr(this.pos, n2);
+      }
+      *parseNext(next) {
+        switch (next) {
+          case "stream":
+            return yield* this.parseStream();
+          case "line-start":
+            return yield* this.parseLineStart();
+          case "block-start":
+            return yield* this.parseBlockStart();
+          case "doc":
+            return yield* this.parseDocument();
+          case "flow":
+            return yield* this.parseFlowCollection();
+          case "quoted-scalar":
+            return yield* this.parseQuotedScalar();
+          case "block-scalar":
+            return yield* this.parseBlockScalar();
+          case "plain-scalar":
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseStream() {
+        let line = this.getLine();
+        if (line === null)
+          return this.setNext("stream");
+        if (line[0] === cst.BOM) {
+          yield* this.pushCount(1);
+          line = line.substring(1);
+        }
+        if (line[0] === "%") {
+          let dirEnd = line.length;
+          let cs = line.indexOf("#");
+          while (cs !== -1) {
+            const ch = line[cs - 1];
+            if (ch === " " || ch === "	") {
+              dirEnd = cs - 1;
+              break;
+            } else {
+              cs = line.indexOf("#", cs + 1);
+            }
+          }
+          while (true) {
+            const ch = line[dirEnd - 1];
+            if (ch === " " || ch === "	")
+              dirEnd -= 1;
+            else
+              break;
+          }
+          const n2 = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+          yield* this.pushCount(line.length - n2);
+          this.pushNewline();
+          return "stream";
+        }
+        if (this.atLineEnd()) {
+          const sp = yield* this.pushSpaces(true);
+          yield* this.pushCount(line.length - sp);
+          yield* this.pushNewline();
+          return "stream";
+        }
+        yield cst.DOCUMENT;
+        return yield* this.parseLineStart();
+      }
+      *parseLineStart() {
+        const ch = this.charAt(0);
+        if (!ch && !this.atEnd)
+          return this.setNext("line-start");
+        if (ch === "-" || ch === ".") {
+          if (!this.atEnd && !this.hasChars(4))
+            return this.setNext("line-start");
+          const s = this.peek(3);
+          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
+            yield* this.pushCount(3);
+            this.indentValue = 0;
+            this.indentNext = 0;
+            return s === "---" ? "doc" : "stream";
+          }
+        }
+        this.indentValue = yield* this.pushSpaces(false);
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
+          this.indentNext = this.indentValue;
+        return yield* this.parseBlockStart();
+      }
+      *parseBlockStart() {
+        const [ch0, ch1] = this.peek(2);
+        if (!ch1 && !this.atEnd)
+          return this.setNext("block-start");
+        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
+          const n2 = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+          this.indentNext = this.indentValue + 1;
+          this.indentValue += n2;
+          return "block-start";
+        }
+        return "doc";
+      }
+      *parseDocument() {
+        yield* this.pushSpaces(true);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("doc");
+        let n2 = yield* this.pushIndicators();
+        switch (line[n2]) {
+          case "#":
+            yield* this.pushCount(line.length - n2);
+          // fallthrough
+          case void 0:
+            yield* this.pushNewline();
+            return yield* this.parseLineStart();
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel = 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            return "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "doc";
+          case '"':
+          case "'":
+            return yield* this.parseQuotedScalar();
+          case "|":
+          case ">":
+            n2 += yield* this.parseBlockScalarHeader();
+            n2 += yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - n2);
+            yield* this.pushNewline();
+            return yield* this.parseBlockScalar();
+          default:
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseFlowCollection() {
+        let nl, sp;
+        let indent = -1;
+        do {
+          nl = yield* this.pushNewline();
+          if (nl > 0) {
+            sp = yield* this.pushSpaces(false);
+            this.indentValue = indent = sp;
+          } else {
+            sp = 0;
+          }
+          sp += yield* this.pushSpaces(true);
+        } while (nl + sp > 0);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("flow");
+        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
+          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
+          if (!atFlowEndMarker) {
+            this.flowLevel = 0;
+            yield cst.FLOW_END;
+            return yield* this.parseLineStart();
+          }
+        }
+        let n2 = 0;
+        while (line[n2] === ",") {
+          n2 += yield* this.pushCount(1);
+          n2 += yield* this.pushSpaces(true);
+          this.flowKey = false;
+        }
+        n2 += yield* this.pushIndicators();
+        switch (line[n2]) {
+          case void 0:
+            return "flow";
+          case "#":
+            yield* this.pushCount(line.length - n2);
+            return "flow";
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel += 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            this.flowKey = true;
+            this.flowLevel -= 1;
+            return this.flowLevel ? "flow" : "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "flow";
+          case '"':
+          case "'":
+            this.flowKey = true;
+            return yield* this.parseQuotedScalar();
+          case ":": {
+            const next = this.charAt(1);
+            if (this.flowKey || isEmpty(next) || next === ",") {
+              this.flowKey = false;
+              yield* this.pushCount(1);
+              yield* this.pushSpaces(true);
+              return "flow";
+            }
+          }
+          // fallthrough
+          default:
+            this.flowKey = false;
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseQuotedScalar() {
+        const quote = this.charAt(0);
+        let end = this.buffer.indexOf(quote, this.pos + 1);
+        if (quote === "'") {
+          while (end !== -1 && this.buffer[end + 1] === "'")
+            end = this.buffer.indexOf("'", end + 2);
+        } else {
+          while (end !== -1) {
+            let n2 = 0;
+            while (this.buffer[end - 1 - n2] === "\\")
+              n2 += 1;
+            if (n2 % 2 === 0)
+              break;
+            end = this.buffer.indexOf('"', end + 1);
+          }
+        }
+        const qb = this.buffer.substring(0, end);
+        let nl = qb.indexOf("\n", this.pos);
+        if (nl !== -1) {
+          while (nl !== -1) {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = qb.indexOf("\n", cs);
+          }
+          if (nl !== -1) {
+            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
+          }
+        }
+        if (end === -1) {
+          if (!this.atEnd)
+            return this.setNext("quoted-scalar");
+          end = this.buffer.length;
+        }
+        yield* this.pushToIndex(end + 1, false);
+        return this.flowLevel ? "flow" : "doc";
+      }
+      *parseBlockScalarHeader() {
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        let i2 = this.pos;
+        while (true) {
+          const ch = this.buffer[++i2];
+          if (ch === "+")
+            this.blockScalarKeep = true;
+          else if (ch > "0" && ch <= "9")
+            this.blockScalarIndent = Number(ch) - 1;
+          else if (ch !== "-")
+            break;
+        }
+        return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
+      }
+      *parseBlockScalar() {
+        let nl = this.pos - 1;
+        let indent = 0;
+        let ch;
+        loop: for (let i3 = this.pos; ch = this.buffer[i3]; ++i3) {
+          switch (ch) {
+            case " ":
+              indent += 1;
+              break;
+            case "\n":
+              nl = i3;
+              indent = 0;
+              break;
+            case "\r": {
+              const next = this.buffer[i3 + 1];
+              if (!next && !this.atEnd)
+                return this.setNext("block-scalar");
+              if (next === "\n")
+                break;
+            }
+            // fallthrough
+            default:
+              break loop;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("block-scalar");
+        if (indent >= this.indentNext) {
+          if (this.blockScalarIndent === -1)
+            this.indentNext = indent;
+          else {
+            this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
+          }
+          do {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = this.buffer.indexOf("\n", cs);
+          } while (nl !== -1);
+          if (nl === -1) {
+            if (!this.atEnd)
+              return this.setNext("block-scalar");
+            nl = this.buffer.length;
+          }
+        }
+        let i2 = nl + 1;
+        ch = this.buffer[i2];
+        while (ch === " ")
+          ch = this.buffer[++i2];
+        if (ch === "	") {
+          while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
+            ch = this.buffer[++i2];
+          nl = i2 - 1;
+        } else if (!this.blockScalarKeep) {
+          do {
+            let i3 = nl - 1;
+            let ch2 = this.buffer[i3];
+            if (ch2 === "\r")
+              ch2 = this.buffer[--i3];
+            const lastChar = i3;
+            while (ch2 === " ")
+              ch2 = this.buffer[--i3];
+            if (ch2 === "\n" && i3 >= this.pos && i3 + 1 + indent > lastChar)
+              nl = i3;
+            else
+              break;
+          } while (true);
+        }
+        yield cst.SCALAR;
+        yield* this.pushToIndex(nl + 1, true);
+        return yield* this.parseLineStart();
+      }
+      *parsePlainScalar() {
+        const inFlow = this.flowLevel > 0;
+        let end = this.pos - 1;
+        let i2 = this.pos - 1;
+        let ch;
+        while (ch = this.buffer[++i2]) {
+          if (ch === ":") {
+            const next = this.buffer[i2 + 1];
+            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
+              break;
+            end = i2;
+          } else if (isEmpty(ch)) {
+            let next = this.buffer[i2 + 1];
+            if (ch === "\r") {
+              if (next === "\n") {
+                i2 += 1;
+                ch = "\n";
+                next = this.buffer[i2 + 1];
+              } else
+                end = i2;
+            }
+            if (next === "#" || inFlow && flowIndicatorChars.has(next))
+              break;
+            if (ch === "\n") {
+              const cs = this.continueScalar(i2 + 1);
+              if (cs === -1)
+                break;
+              i2 = Math.max(i2, cs - 2);
+            }
+          } else {
+            if (inFlow && flowIndicatorChars.has(ch))
+              break;
+            end = i2;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("plain-scalar");
+        yield cst.SCALAR;
+        yield* this.pushToIndex(end + 1, true);
+        return inFlow ? "flow" : "doc";
+      }
+      *pushCount(n2) {
+        if (n2 > 0) {
+          yield this.buffer.substr(this.pos, n2);
+          this.pos += n2;
+          return n2;
+        }
+        return 0;
+      }
+      *pushToIndex(i2, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i2);
+        if (s) {
+          yield s;
+          this.pos += s.length;
+          return s.length;
+        } else if (allowEmpty)
+          yield "";
+        return 0;
+      }
+      *pushIndicators() {
+        let n2 = 0;
+        loop: while (true) {
+          switch (this.charAt(0)) {
+            case "!":
+              n2 += yield* this.pushTag();
+              n2 += yield* this.pushSpaces(true);
+              continue loop;
+            case "&":
+              n2 += yield* this.pushUntil(isNotAnchorChar);
+              n2 += yield* this.pushSpaces(true);
+              continue loop;
+            case "-":
+            // this is an error
+            case "?":
+            // this is an error outside flow collections
+            case ":": {
+              const inFlow = this.flowLevel > 0;
+              const ch1 = this.charAt(1);
+              if (isEmpty(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
+                if (!inFlow)
+                  this.indentNext = this.indentValue + 1;
+                else if (this.flowKey)
+                  this.flowKey = false;
+                n2 += yield* this.pushCount(1);
+                n2 += yield* this.pushSpaces(true);
+                continue loop;
+              }
+            }
+          }
+          break loop;
+        }
+        return n2;
+      }
+      *pushTag() {
+        if (this.charAt(1) === "<") {
+          let i2 = this.pos + 2;
+          let ch = this.buffer[i2];
+          while (!isEmpty(ch) && ch !== ">")
+            ch = this.buffer[++i2];
+          return yield* this.pushToIndex(ch === ">" ? i2 + 1 : i2, false);
+        } else {
+          let i2 = this.pos + 1;
+          let ch = this.buffer[i2];
+          while (ch) {
+            if (tagChars.has(ch))
+              ch = this.buffer[++i2];
+            else if (ch === "%" && hexDigits.has(this.buffer[i2 + 1]) && hexDigits.has(this.buffer[i2 + 2])) {
+              ch = this.buffer[i2 += 3];
+            } else
+              break;
+          }
+          return yield* this.pushToIndex(i2, false);
+        }
+      }
+      *pushNewline() {
+        const ch = this.buffer[this.pos];
+        if (ch === "\n")
+          return yield* this.pushCount(1);
+        else if (ch === "\r" && this.charAt(1) === "\n")
+          return yield* this.pushCount(2);
+        else
+          return 0;
+      }
+      *pushSpaces(allowTabs) {
+        let i2 = this.pos - 1;
+        let ch;
+        do {
+          ch = this.buffer[++i2];
+        } while (ch === " " || allowTabs && ch === "	");
+        const n2 = i2 - this.pos;
+        if (n2 > 0) {
+          yield this.buffer.substr(this.pos, n2);
+          this.pos = i2;
+        }
+        return n2;
+      }
+      *pushUntil(test) {
+        let i2 = this.pos;
+        let ch = this.buffer[i2];
+        while (!test(ch))
+          ch = this.buffer[++i2];
+        return yield* this.pushToIndex(i2, false);
+      }
+    };
+    exports.Lexer = Lexer;
+  }
+});
+
+// node_modules/yaml/dist/parse/line-counter.js
+var require_line_counter = __commonJS({
+  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
+    "use strict";
+    var LineCounter2 = class {
+      constructor() {
+        this.lineStarts = [];
+        this.addNewLine = (offset) => this.lineStarts.push(offset);
+        this.linePos = (offset) => {
+          let low = 0;
+          let high = this.lineStarts.length;
+          while (low < high) {
+            const mid = low + high >> 1;
+            if (this.lineStarts[mid] < offset)
+              low = mid + 1;
+            else
+              high = mid;
+          }
+          if (this.lineStarts[low] === offset)
+            return { line: low + 1, col: 1 };
+          if (low === 0)
+            return { line: 0, col: offset };
+          const start = this.lineStarts[low - 1];
+          return { line: low, col: offset - start + 1 };
+        };
+      }
+    };
+    exports.LineCounter = LineCounter2;
+  }
+});
+
+// node_modules/yaml/dist/parse/parser.js
+var require_parser = __commonJS({
+  "node_modules/yaml/dist/parse/parser.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    var cst = require_cst();
+    var lexer = require_lexer();
+    function includesToken(list, type) {
+      for (let i2 = 0; i2 < list.length; ++i2)
+        if (list[i2].type === type)
+          return true;
+      return false;
+    }
+    function findNonEmptyIndex(list) {
+      for (let i2 = 0; i2 < list.length; ++i2) {
+        switch (list[i2].type) {
+          case "space":
+          case "comment":
+          case "newline":
+            break;
+          default:
+            return i2;
+        }
+      }
+      return -1;
+    }
+    function isFlowToken(token) {
+      switch (token?.type) {
+        case "alias":
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "flow-collection":
+          return true;
+        default:
+          return false;
+      }
+    }
+    function getPrevProps(parent) {
+      switch (parent.type) {
+        case "document":
+          return parent.start;
+        case "block-map": {
+          const it = parent.items[parent.items.length - 1];
+          return it.sep ?? it.start;
+        }
+        case "block-seq":
+          return parent.items[parent.items.length - 1].start;
+        /* istanbul ignore next should not happen */
+        default:
+          return [];
+      }
+    }
+    function getFirstKeyStartProps(prev) {
+      if (prev.length === 0)
+        return [];
+      let i2 = prev.length;
+      loop: while (--i2 >= 0) {
+        switch (prev[i2].type) {
+          case "doc-start":
+          case "explicit-key-ind":
+          case "map-value-ind":
+          case "seq-item-ind":
+          case "newline":
+            break loop;
+        }
+      }
+      while (prev[++i2]?.type === "space") {
+      }
+      return prev.splice(i2, prev.length);
+    }
+    function arrayPushArray(target, source) {
+      if (source.length < 1e5)
+        Array.prototype.push.apply(target, source);
+      else
+        for (let i2 = 0; i2 < source.length; ++i2)
+          target.push(source[i2]);
+    }
+    function fixFlowSeqItems(fc) {
+      if (fc.start.type === "flow-seq-start") {
+        for (const it of fc.items) {
+          if (it.sep && !it.value && !includesToken(it.start, "explicit-key-ind") && !includesToken(it.sep, "map-value-ind")) {
+            if (it.key)
+              it.value = it.key;
+            delete it.key;
+            if (isFlowToken(it.value)) {
+              if (it.value.end)
+                arrayPushArray(it.value.end, it.sep);
+              else
+                it.value.end = it.sep;
+            } else
+              arrayPushArray(it.start, it.sep);
+            delete it.sep;
+          }
+        }
+      }
+    }
+    var Parser = class {
+      /**
+       * @param onNewLine - If defined, called separately with the start position of
+       *   each new line (in `parse()`, including the start of input).
+       */
+      constructor(onNewLine) {
+        this.atNewLine = true;
+        this.atScalar = false;
+        this.indent = 0;
+        this.offset = 0;
+        this.onKeyLine = false;
+        this.stack = [];
+        this.source = "";
+        this.type = "";
+        this.lexer = new lexer.Lexer();
+        this.onNewLine = onNewLine;
+      }
+      /**
+       * Parse `source` as a YAML stream.
+       * If `incomplete`, a part of the last line may be left as a buffer for the next call.
+       *
+       * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
+       *
+       * @returns A generator of tokens representing each directive, document, and other structure.
+       */
+      *parse(source, incomplete = false) {
+        if (this.onNewLine && this.offset === 0)
+          this.onNewLine(0);
+        for (const lexeme of this.lexer.lex(source, incomplete))
+          yield* this.next(lexeme);
+        if (!incomplete)
+          yield* this.end();
+      }
+      /**
+       * Advance the parser by the `source` of one lexical token.
+       */
+      *next(source) {
+        this.source = source;
+        if (node_process.env.LOG_TOKENS)
+          console.log("|", cst.prettyToken(source));
+        if (this.atScalar) {
+          this.atScalar = false;
+          yield* this.step();
+          this.offset += source.length;
+          return;
+        }
+        const type = cst.tokenType(source);
+        if (!type) {
+          const message = `Not a YAML token: ${source}`;
+          yield* this.pop({ type: "error", offset: this.offset, message, source });
+          this.offset += source.length;
+        } else if (type === "scalar") {
+          this.atNewLine = false;
+          this.atScalar = true;
+          this.type = "scalar";
+        } else {
+          this.type = type;
+          yield* this.step();
+          switch (type) {
+            case "newline":
+              this.atNewLine = true;
+              this.indent = 0;
+              if (this.onNewLine)
+                this.onNewLine(this.offset + source.length);
+              break;
+            case "space":
+              if (this.atNewLine && source[0] === " ")
+                this.indent += source.length;
+              break;
+            case "explicit-key-ind":
+            case "map-value-ind":
+            case "seq-item-ind":
+              if (this.atNewLine)
+                this.indent += source.length;
+              break;
+            case "doc-mode":
+            case "flow-error-end":
+              return;
+            default:
+              this.atNewLine = false;
+          }
+          this.offset += source.length;
+        }
+      }
+      /** Call at end of input to push out any remaining constructions */
+      *end() {
+        while (this.stack.length > 0)
+          yield* this.pop();
+      }
+      get sourceToken() {
+        const st = {
+          type: this.type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+        return st;
+      }
+      *step() {
+        const top = this.peek(1);
+        if (this.type === "doc-end" && top?.type !== "doc-end") {
+          while (this.stack.length > 0)
+            yield* this.pop();
+          this.stack.push({
+            type: "doc-end",
+            offset: this.offset,
+            source: this.source
+          });
+          return;
+        }
+        if (!top)
+          return yield* this.stream();
+        switch (top.type) {
+          case "document":
+            return yield* this.document(top);
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return yield* this.scalar(top);
+          case "block-scalar":
+            return yield* this.blockScalar(top);
+          case "block-map":
+            return yield* this.blockMap(top);
+          case "block-seq":
+            return yield* this.blockSequence(top);
+          case "flow-collection":
+            return yield* this.flowCollection(top);
+          case "doc-end":
+            return yield* this.documentEnd(top);
+        }
+        yield* this.pop();
+      }
+      peek(n2) {
+        return this.stack[this.stack.length - n2];
+      }
+      *pop(error2) {
+        const token = error2 ?? this.stack.pop();
+        if (!token) {
+          const message = "Tried to pop an empty stack";
+          yield { type: "error", offset: this.offset, source: "", message };
+        } else if (this.stack.length === 0) {
+          yield token;
+        } else {
+          const top = this.peek(1);
+          if (token.type === "block-scalar") {
+            token.indent = "indent" in top ? top.indent : 0;
+          } else if (token.type === "flow-collection" && top.type === "document") {
+            token.indent = 0;
+          }
+          if (token.type === "flow-collection")
+            fixFlowSeqItems(token);
+          switch (top.type) {
+            case "document":
+              top.value = token;
+              break;
+            case "block-scalar":
+              top.props.push(token);
+              break;
+            case "block-map": {
+              const it = top.items[top.items.length - 1];
+              if (it.value) {
+                top.items.push({ start: [], key: token, sep: [] });
+                this.onKeyLine = true;
+                return;
+              } else if (it.sep) {
+                it.value = token;
+              } else {
+                Object.assign(it, { key: token, sep: [] });
+                this.onKeyLine = !it.explicitKey;
+                return;
+              }
+              break;
+            }
+            case "block-seq": {
+              const it = top.items[top.items.length - 1];
+              if (it.value)
+                top.items.push({ start: [], value: token });
+              else
+                it.value = token;
+              break;
+            }
+            case "flow-collection": {
+              const it = top.items[top.items.length - 1];
+              if (!it || it.value)
+                top.items.push({ start: [], key: token, sep: [] });
+              else if (it.sep)
+                it.value = token;
+              else
+                Object.assign(it, { key: token, sep: [] });
+              return;
+            }
+            /* istanbul ignore next should not happen */
+            default:
+              yield* this.pop();
+              yield* this.pop(token);
+          }
+          if ((top.type === "document" || top.type === "block-map" || top.type === "block-seq") && (token.type === "block-map" || token.type === "block-seq")) {
+            const last = token.items[token.items.length - 1];
+            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st) => st.type !== "comment" || st.indent < token.indent))) {
+              if (top.type === "document")
+                top.end = last.start;
+              else
+                top.items.push({ start: last.start });
+              token.items.splice(-1, 1);
+            }
+          }
+        }
+      }
+      *stream() {
+        switch (this.type) {
+          case "directive-line":
+            yield { type: "directive", offset: this.offset, source: this.source };
+            return;
+          case "byte-order-mark":
+          case "space":
+          case "comment":
+          case "newline":
+            yield this.sourceToken;
+            return;
+          case "doc-mode":
+          case "doc-start": {
+            const doc = {
+              type: "document",
+              offset: this.offset,
+              start: []
+            };
+            if (this.type === "doc-start")
+              doc.start.push(this.sourceToken);
+            this.stack.push(doc);
+            return;
+          }
+        }
+        yield {
+          type: "error",
+          offset: this.offset,
+          message: `Unexpected ${this.type} token in YAML stream`,
+          source: this.source
+        };
+      }
+      *document(doc) {
+        if (doc.value)
+          return yield* this.lineEnd(doc);
+        switch (this.type) {
+          case "doc-start": {
+            if (findNonEmptyIndex(doc.start) !== -1) {
+              yield* this.pop();
+              yield* this.step();
+            } else
+              doc.start.push(this.sourceToken);
+            return;
+          }
+          case "anchor":
+          case "tag":
+          case "space":
+          case "comment":
+          case "newline":
+            doc.start.push(this.sourceToken);
+            return;
+        }
+        const bv = this.startBlockValue(doc);
+        if (bv)
+          this.stack.push(bv);
+        else {
+          yield {
+            type: "error",
+            offset: this.offset,
+            message: `Unexpected ${this.type} token in YAML document`,
+            source: this.source
+          };
+        }
+      }
+      *scalar(scalar) {
+        if (this.type === "map-value-ind") {
+          const prev = getPrevProps(this.peek(2));
+          const start = getFirstKeyStartProps(prev);
+          let sep;
+          if (scalar.end) {
+            sep = scalar.end;
+            sep.push(this.sourceToken);
+            delete scalar.end;
+          } else
+            sep = [this.sourceToken];
+          const map = {
+            type: "block-map",
+            offset: scalar.offset,
+            indent: scalar.indent,
+            items: [{ start, key: scalar, sep }]
+          };
+          this.onKeyLine = true;
+          this.stack[this.stack.length - 1] = map;
+        } else
+          yield* this.lineEnd(scalar);
+      }
+      *blockScalar(scalar) {
+        switch (this.type) {
+          case "space":
+          case "comment":
+          case "newline":
+            scalar.props.push(this.sourceToken);
+            return;
+          case "scalar":
+            scalar.source = this.source;
+            this.atNewLine = true;
+            this.indent = 0;
+            if (this.onNewLine) {
+              let nl = this.source.indexOf("\n") + 1;
+              while (nl !== 0) {
+                this.onNewLine(this.offset + nl);
+                nl = this.source.indexOf("\n", nl) + 1;
+              }
+            }
+            yield* this.pop();
+            break;
+          /* istanbul ignore next should not happen */
+          default:
+            yield* this.pop();
+            yield* this.step();
+        }
+      }
+      *blockMap(map) {
+        const it = map.items[map.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            this.onKeyLine = false;
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                map.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "space":
+          case "comment":
+            if (it.value) {
+              map.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              if (this.atIndentedComment(it.start, map.indent)) {
+                const prev = map.items[map.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  map.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+        }
+        if (this.indent >= map.indent) {
+          const atMapIndent = !this.onKeyLine && this.indent === map.indent;
+          const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
+          let start = [];
+          if (atNextItem && it.sep && !it.value) {
+            const nl = [];
+            for (let i2 = 0; i2 < it.sep.length; ++i2) {
+              const st = it.sep[i2];
+              switch (st.type) {
+                case "newline":
+                  nl.push(i2);
+                  break;
+                case "space":
+                  break;
+                case "comment":
+                  if (st.indent > map.indent)
+                    nl.length = 0;
+                  break;
+                default:
+                  nl.length = 0;
+              }
+            }
+            if (nl.length >= 2)
+              start = it.sep.splice(nl[1]);
+          }
+          switch (this.type) {
+            case "anchor":
+            case "tag":
+              if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map.items.push({ start });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                it.sep.push(this.sourceToken);
+              } else {
+                it.start.push(this.sourceToken);
+              }
+              return;
+            case "explicit-key-ind":
+              if (!it.sep && !it.explicitKey) {
+                it.start.push(this.sourceToken);
+                it.explicitKey = true;
+              } else if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map.items.push({ start, explicitKey: true });
+              } else {
+                this.stack.push({
+                  type: "block-map",
+                  offset: this.offset,
+                  indent: this.indent,
+                  items: [{ start: [this.sourceToken], explicitKey: true }]
+                });
+              }
+              this.onKeyLine = true;
+              return;
+            case "map-value-ind":
+              if (it.explicitKey) {
+                if (!it.sep) {
+                  if (includesToken(it.start, "newline")) {
+                    Object.assign(it, { key: null, sep: [this.sourceToken] });
+                  } else {
+                    const start2 = getFirstKeyStartProps(it.start);
+                    this.stack.push({
+                      type: "block-map",
+                      offset: this.offset,
+                      indent: this.indent,
+                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+                    });
+                  }
+                } else if (it.value) {
+                  map.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                  });
+                } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
+                  const start2 = getFirstKeyStartProps(it.start);
+                  const key = it.key;
+                  const sep = it.sep;
+                  sep.push(this.sourceToken);
+                  delete it.key;
+                  delete it.sep;
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: start2, key, sep }]
+                  });
+                } else if (start.length > 0) {
+                  it.sep = it.sep.concat(start, this.sourceToken);
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              } else {
+                if (!it.sep) {
+                  Object.assign(it, { key: null, sep: [this.sourceToken] });
+                } else if (it.value || atNextItem) {
+                  map.items.push({ start, key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: [], key: null, sep: [this.sourceToken] }]
+                  });
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              }
+              this.onKeyLine = true;
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs = this.flowScalar(this.type);
+              if (atNextItem || it.value) {
+                map.items.push({ start, key: fs, sep: [] });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                this.stack.push(fs);
+              } else {
+                Object.assign(it, { key: fs, sep: [] });
+                this.onKeyLine = true;
+              }
+              return;
+            }
+            default: {
+              const bv = this.startBlockValue(map);
+              if (bv) {
+                if (bv.type === "block-seq") {
+                  if (!it.explicitKey && it.sep && !includesToken(it.sep, "newline")) {
+                    yield* this.pop({
+                      type: "error",
+                      offset: this.offset,
+                      message: "Unexpected block-seq-ind on same line with key",
+                      source: this.source
+                    });
+                    return;
+                  }
+                } else if (atMapIndent) {
+                  map.items.push({ start });
+                }
+                this.stack.push(bv);
+                return;
+              }
+            }
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *blockSequence(seq) {
+        const it = seq.items[seq.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                seq.items.push({ start: [this.sourceToken] });
+            } else
+              it.start.push(this.sourceToken);
+            return;
+          case "space":
+          case "comment":
+            if (it.value)
+              seq.items.push({ start: [this.sourceToken] });
+            else {
+              if (this.atIndentedComment(it.start, seq.indent)) {
+                const prev = seq.items[seq.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  seq.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "anchor":
+          case "tag":
+            if (it.value || this.indent <= seq.indent)
+              break;
+            it.start.push(this.sourceToken);
+            return;
+          case "seq-item-ind":
+            if (this.indent !== seq.indent)
+              break;
+            if (it.value || includesToken(it.start, "seq-item-ind"))
+              seq.items.push({ start: [this.sourceToken] });
+            else
+              it.start.push(this.sourceToken);
+            return;
+        }
+        if (this.indent > seq.indent) {
+          const bv = this.startBlockValue(seq);
+          if (bv) {
+            this.stack.push(bv);
+            return;
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *flowCollection(fc) {
+        const it = fc.items[fc.items.length - 1];
+        if (this.type === "flow-error-end") {
+          let top;
+          do {
+            yield* this.pop();
+            top = this.peek(1);
+          } while (top?.type === "flow-collection");
+        } else if (fc.end.length === 0) {
+          switch (this.type) {
+            case "comma":
+            case "explicit-key-ind":
+              if (!it || it.sep)
+                fc.items.push({ start: [this.sourceToken] });
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "map-value-ind":
+              if (!it || it.value)
+                fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                Object.assign(it, { key: null, sep: [this.sourceToken] });
+              return;
+            case "space":
+            case "comment":
+            case "newline":
+            case "anchor":
+            case "tag":
+              if (!it || it.value)
+                fc.items.push({ start: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs = this.flowScalar(this.type);
+              if (!it || it.value)
+                fc.items.push({ start: [], key: fs, sep: [] });
+              else if (it.sep)
+                this.stack.push(fs);
+              else
+                Object.assign(it, { key: fs, sep: [] });
+              return;
+            }
+            case "flow-map-end":
+            case "flow-seq-end":
+              fc.end.push(this.sourceToken);
+              return;
+          }
+          const bv = this.startBlockValue(fc);
+          if (bv)
+            this.stack.push(bv);
+          else {
+            yield* this.pop();
+            yield* this.step();
+          }
+        } else {
+          const parent = this.peek(2);
+          if (parent.type === "block-map" && (this.type === "map-value-ind" && parent.indent === fc.indent || this.type === "newline" && !parent.items[parent.items.length - 1].sep)) {
+            yield* this.pop();
+            yield* this.step();
+          } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            fixFlowSeqItems(fc);
+            const sep = fc.end.splice(1, fc.end.length);
+            sep.push(this.sourceToken);
+            const map = {
+              type: "block-map",
+              offset: fc.offset,
+              indent: fc.indent,
+              items: [{ start, key: fc, sep }]
+            };
+            this.onKeyLine = true;
+            this.stack[this.stack.length - 1] = map;
+          } else {
+            yield* this.lineEnd(fc);
+          }
+        }
+      }
+      flowScalar(type) {
+        if (this.onNewLine) {
+          let nl = this.source.indexOf("\n") + 1;
+          while (nl !== 0) {
+            this.onNewLine(this.offset + nl);
+            nl = this.source.indexOf("\n", nl) + 1;
+          }
+        }
+        return {
+          type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+      }
+      startBlockValue(parent) {
+        switch (this.type) {
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return this.flowScalar(this.type);
+          case "block-scalar-header":
+            return {
+              type: "block-scalar",
+              offset: this.offset,
+              indent: this.indent,
+              props: [this.sourceToken],
+              source: ""
+            };
+          case "flow-map-start":
+          case "flow-seq-start":
+            return {
+              type: "flow-collection",
+              offset: this.offset,
+              indent: this.indent,
+              start: this.sourceToken,
+              items: [],
+              end: []
+            };
+          case "seq-item-ind":
+            return {
+              type: "block-seq",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start: [this.sourceToken] }]
+            };
+          case "explicit-key-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            start.push(this.sourceToken);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, explicitKey: true }]
+            };
+          }
+          case "map-value-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, key: null, sep: [this.sourceToken] }]
+            };
+          }
+        }
+        return null;
+      }
+      atIndentedComment(start, indent) {
+        if (this.type !== "comment")
+          return false;
+        if (this.indent <= indent)
+          return false;
+        return start.every((st) => st.type === "newline" || st.type === "space");
+      }
+      *documentEnd(docEnd) {
+        if (this.type !== "doc-mode") {
+          if (docEnd.end)
+            docEnd.end.push(this.sourceToken);
+          else
+            docEnd.end = [this.sourceToken];
+          if (this.type === "newline")
+            yield* this.pop();
+        }
+      }
+      *lineEnd(token) {
+        switch (this.type) {
+          case "comma":
+          case "doc-start":
+          case "doc-end":
+          case "flow-seq-end":
+          case "flow-map-end":
+          case "map-value-ind":
+            yield* this.pop();
+            yield* this.step();
+            break;
+          case "newline":
+            this.onKeyLine = false;
+          // fallthrough
+          case "space":
+          case "comment":
+          default:
+            if (token.end)
+              token.end.push(this.sourceToken);
+            else
+              token.end = [this.sourceToken];
+            if (this.type === "newline")
+              yield* this.pop();
+        }
+      }
+    };
+    exports.Parser = Parser;
+  }
+});
+
+// node_modules/yaml/dist/public-api.js
+var require_public_api = __commonJS({
+  "node_modules/yaml/dist/public-api.js"(exports) {
+    "use strict";
+    var composer = require_composer();
+    var Document = require_Document();
+    var errors = require_errors();
+    var log = require_log();
+    var identity3 = require_identity();
+    var lineCounter = require_line_counter();
+    var parser = require_parser();
+    function parseOptions(options) {
+      const prettyErrors = options.prettyErrors !== false;
+      const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
+      return { lineCounter: lineCounter$1, prettyErrors };
+    }
+    function parseAllDocuments4(source, options = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
+      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options);
+      const docs = Array.from(composer$1.compose(parser$1.parse(source)));
+      if (prettyErrors && lineCounter2)
+        for (const doc of docs) {
+          doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+          doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+        }
+      if (docs.length > 0)
+        return docs;
+      return Object.assign([], { empty: true }, composer$1.streamInfo());
+    }
+    function parseDocument2(source, options = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
+      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options);
+      let doc = null;
+      for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
+        if (!doc)
+          doc = _doc;
+        else if (doc.options.logLevel !== "silent") {
+          doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+          break;
+        }
+      }
+      if (prettyErrors && lineCounter2) {
+        doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+        doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+      }
+      return doc;
+    }
+    function parse4(src, reviver, options) {
+      let _reviver = void 0;
+      if (typeof reviver === "function") {
+        _reviver = reviver;
+      } else if (options === void 0 && reviver && typeof reviver === "object") {
+        options = reviver;
+      }
+      const doc = parseDocument2(src, options);
+      if (!doc)
+        return null;
+      doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
+      if (doc.errors.length > 0) {
+        if (doc.options.logLevel !== "silent")
+          throw doc.errors[0];
+        else
+          doc.errors = [];
+      }
+      return doc.toJS(Object.assign({ reviver: _reviver }, options));
+    }
+    function stringify2(value, replacer, options) {
+      let _replacer = null;
+      if (typeof replacer === "function" || Array.isArray(replacer)) {
+        _replacer = replacer;
+      } else if (options === void 0 && replacer) {
+        options = replacer;
+      }
+      if (typeof options === "string")
+        options = options.length;
+      if (typeof options === "number") {
+        const indent = Math.round(options);
+        options = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
+      }
+      if (value === void 0) {
+        const { keepUndefined } = options ?? replacer ?? {};
+        if (!keepUndefined)
+          return void 0;
+      }
+      if (identity3.isDocument(value) && !_replacer)
+        return value.toString(options);
+      return new Document.Document(value, _replacer, options).toString(options);
+    }
+    exports.parse = parse4;
+    exports.parseAllDocuments = parseAllDocuments4;
+    exports.parseDocument = parseDocument2;
+    exports.stringify = stringify2;
+  }
+});
+
+// node_modules/yaml/dist/index.js
+var require_dist = __commonJS({
+  "node_modules/yaml/dist/index.js"(exports) {
+    "use strict";
+    var composer = require_composer();
+    var Document = require_Document();
+    var Schema = require_Schema();
+    var errors = require_errors();
+    var Alias = require_Alias();
+    var identity3 = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var cst = require_cst();
+    var lexer = require_lexer();
+    var lineCounter = require_line_counter();
+    var parser = require_parser();
+    var publicApi = require_public_api();
+    var visit = require_visit();
+    exports.Composer = composer.Composer;
+    exports.Document = Document.Document;
+    exports.Schema = Schema.Schema;
+    exports.YAMLError = errors.YAMLError;
+    exports.YAMLParseError = errors.YAMLParseError;
+    exports.YAMLWarning = errors.YAMLWarning;
+    exports.Alias = Alias.Alias;
+    exports.isAlias = identity3.isAlias;
+    exports.isCollection = identity3.isCollection;
+    exports.isDocument = identity3.isDocument;
+    exports.isMap = identity3.isMap;
+    exports.isNode = identity3.isNode;
+    exports.isPair = identity3.isPair;
+    exports.isScalar = identity3.isScalar;
+    exports.isSeq = identity3.isSeq;
+    exports.Pair = Pair.Pair;
+    exports.Scalar = Scalar.Scalar;
+    exports.YAMLMap = YAMLMap.YAMLMap;
+    exports.YAMLSeq = YAMLSeq.YAMLSeq;
+    exports.CST = cst;
+    exports.Lexer = lexer.Lexer;
+    exports.LineCounter = lineCounter.LineCounter;
+    exports.Parser = parser.Parser;
+    exports.parse = publicApi.parse;
+    exports.parseAllDocuments = publicApi.parseAllDocuments;
+    exports.parseDocument = publicApi.parseDocument;
+    exports.stringify = publicApi.stringify;
+    exports.visit = visit.visit;
+    exports.visitAsync = visit.visitAsync;
+  }
+});
+
+// src/manifests/locate.ts
+var locate_exports = {};
+__export(locate_exports, {
+  manifestFiles: () => manifestFiles,
+  manifestLocator: () => manifestLocator,
+  objectsWritten: () => objectsWritten
+});
+import { readdirSync, readFileSync as readFileSync2, statSync } from "node:fs";
+import path2 from "node:path";
+function objectsWritten(text2) {
+  const lineCounter = new import_yaml.LineCounter();
+  const found = [];
+  for (const document2 of (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
+    if (document2.errors.length > 0 || !document2.contents) continue;
+    const start = document2.contents.range?.[0] ?? 0;
+    const value = document2.toJS();
+    const items = isObject(value) && value.kind === "List" && Array.isArray(value.items) ? value.items : [value];
+    for (const item of items) {
+      if (!isObject(item) || typeof item.kind !== "string" || !isObject(item.metadata) || typeof item.metadata.name !== "string")
+        continue;
+      const namespace = typeof item.metadata.namespace === "string" ? item.metadata.namespace : void 0;
+      found.push({ kind: item.kind, name: item.metadata.name, namespace, line: lineCounter.linePos(start).line });
+    }
+  }
+  return found;
+}
+function manifestLocator(filenames, recursive, base) {
+  let index;
+  const build = () => {
+    const entries2 = [];
+    for (const file of manifestFiles(filenames, recursive)) {
+      let text2;
+      try {
+        text2 = readFileSync2(file, "utf8");
+      } catch {
+        continue;
+      }
+      const shown2 = path2.relative(base, path2.resolve(file));
+      const display = shown2.startsWith("..") || path2.isAbsolute(shown2) ? path2.resolve(file) : shown2;
+      for (const object of objectsWritten(text2)) entries2.push({ ...object, file: display });
+    }
+    return entries2;
+  };
+  return (ref) => {
+    index ??= build();
+    const candidates = index.filter((object) => object.kind === ref.kind && object.name === ref.name);
+    const match = candidates.find((object) => object.namespace === ref.namespace) ?? candidates.find((object) => object.namespace === void 0);
+    return match ? { file: match.file, line: match.line } : void 0;
+  };
+}
+function manifestFiles(filenames, recursive) {
+  const files = [];
+  const visit = (file, top) => {
+    let info2;
+    try {
+      info2 = statSync(file);
+    } catch {
+      return;
+    }
+    if (info2.isDirectory()) {
+      if (!top && !recursive) return;
+      let entries2 = [];
+      try {
+        entries2 = readdirSync(file).sort();
+      } catch {
+        return;
+      }
+      for (const entry of entries2) visit(path2.join(file, entry), false);
+      return;
+    }
+    if (top || /\.(json|ya?ml)$/.test(file)) files.push(file);
+  };
+  for (const file of filenames) if (file !== "-" && !/^https?:\/\//i.test(file)) visit(file, true);
+  return files;
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+var import_yaml;
+var init_locate = __esm({
+  "src/manifests/locate.ts"() {
+    "use strict";
+    import_yaml = __toESM(require_dist(), 1);
+  }
+});
+
+// src/cli/ci-files.ts
+import { writeFileSync } from "node:fs";
+function workspace() {
+  return process.env.GITHUB_WORKSPACE || process.env.CI_PROJECT_DIR || process.cwd();
+}
+async function writeJunit(session, report) {
+  if (!session.junitFile) return;
+  const [{ junitXml: junitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_junit(), junit_exports)),
+    Promise.resolve().then(() => (init_locate(), locate_exports))
+  ]);
+  const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
+  write(session.junitFile, "JUnit report", () => junitXml2(report, /* @__PURE__ */ new Date(), locate));
+}
+async function writeFleetJunit(session, report) {
+  if (!session.junitFile) return;
+  const [{ fleetJunitXml: fleetJunitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_junit(), junit_exports)),
+    Promise.resolve().then(() => (init_locate(), locate_exports))
+  ]);
+  const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
+  write(session.junitFile, "JUnit report", () => fleetJunitXml2(report, /* @__PURE__ */ new Date(), locate));
+}
+async function writeDotenv(session, outcome, exitCode, runId = session.recorder?.runId) {
+  if (!session.dotenvFile) return;
+  write(session.dotenvFile, "dotenv report", () => dotenvReport(outcome, exitCode, runId));
+}
+function dotenvWhileRunning(session) {
+  return {
+    emit: (event) => {
+      if (event.kind === "journal") void writeDotenv(session, "running", void 0, event.runId);
+    },
+    close: () => void 0
+  };
+}
+function write(file, what, contents) {
+  try {
+    writeFileSync(file, contents());
+  } catch (error2) {
+    const why = error2 instanceof Error ? error2.message : String(error2);
+    process.stderr.write(`kguard: could not write the ${what} to ${file} (${why}); the exit code stands
+`);
+  }
+}
+var init_ci_files = __esm({
+  "src/cli/ci-files.ts"() {
+    "use strict";
+    init_dotenv();
+  }
+});
+
 // node_modules/ajv/dist/compile/codegen/code.js
 var require_code = __commonJS({
   "node_modules/ajv/dist/compile/codegen/code.js"(exports) {
@@ -4784,10 +13447,10 @@ var require_code = __commonJS({
     function interpolate(x) {
       return typeof x == "number" || typeof x == "boolean" || x === null ? x : safeStringify(Array.isArray(x) ? x.join(",") : x);
     }
-    function stringify(x) {
+    function stringify2(x) {
       return new _Code(safeStringify(x));
     }
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
     function safeStringify(x) {
       return JSON.stringify(x).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
     }
@@ -5882,7 +14545,7 @@ var require_names = __commonJS({
 });
 
 // node_modules/ajv/dist/compile/errors.js
-var require_errors = __commonJS({
+var require_errors2 = __commonJS({
   "node_modules/ajv/dist/compile/errors.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -6009,7 +14672,7 @@ var require_boolSchema = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.boolOrEmptySchema = exports.topBoolOrEmptySchema = void 0;
-    var errors_1 = require_errors();
+    var errors_1 = require_errors2();
     var codegen_1 = require_codegen();
     var names_1 = require_names();
     var boolError = {
@@ -6116,7 +14779,7 @@ var require_dataType = __commonJS({
     exports.reportTypeError = exports.checkDataTypes = exports.checkDataType = exports.coerceAndCheckDataType = exports.getJSONTypes = exports.getSchemaTypes = exports.DataType = void 0;
     var rules_1 = require_rules();
     var applicability_1 = require_applicability();
-    var errors_1 = require_errors();
+    var errors_1 = require_errors2();
     var codegen_1 = require_codegen();
     var util_1 = require_util();
     var DataType;
@@ -6471,7 +15134,7 @@ var require_keyword = __commonJS({
     var codegen_1 = require_codegen();
     var names_1 = require_names();
     var code_1 = require_code2();
-    var errors_1 = require_errors();
+    var errors_1 = require_errors2();
     function macroKeywordCode(cxt, def) {
       const { gen, keyword, schema, parentSchema, it } = cxt;
       const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
@@ -6959,7 +15622,7 @@ var require_validate = __commonJS({
     var names_1 = require_names();
     var resolve_1 = require_resolve();
     var util_1 = require_util();
-    var errors_1 = require_errors();
+    var errors_1 = require_errors2();
     function validateFunctionCode(it) {
       if (isSchemaObj(it)) {
         checkKeywords(it);
@@ -7885,8 +16548,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path14) {
-      let input = path14;
+    function removeDotSegments(path15) {
+      let input = path15;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -7960,11 +16623,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path14) {
-      if (path14 === "" || path14[0] === "/") {
-        return removeDotSegments(path14);
+    function removeDotSegmentsRelative(path15) {
+      if (path15 === "" || path15[0] === "/") {
+        return removeDotSegments(path15);
       }
-      const segments = path14.split("/");
+      const segments = path15.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -8327,8 +16990,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path14 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path14 && path14 !== "/" ? path14 : void 0;
+        const path15 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path15 && path15 !== "/" ? path15 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -11660,7 +20323,7 @@ var require_discriminator = __commonJS({
 });
 
 // node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
-var require_schema = __commonJS({
+var require_schema4 = __commonJS({
   "node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -12029,7 +20692,7 @@ var require_json_schema_2020_12 = __commonJS({
   "node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
-    var metaSchema = require_schema();
+    var metaSchema = require_schema4();
     var applicator = require_applicator2();
     var unevaluated = require_unevaluated2();
     var content = require_content();
@@ -12136,7336 +20799,6 @@ var require__ = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/identity.js
-var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports) {
-    "use strict";
-    var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
-    var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
-    var MAP = /* @__PURE__ */ Symbol.for("yaml.map");
-    var PAIR = /* @__PURE__ */ Symbol.for("yaml.pair");
-    var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
-    var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
-    var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
-    var isAlias = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
-    var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
-    var isPair = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
-    var isScalar = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
-    var isSeq = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
-    function isCollection(node) {
-      if (node && typeof node === "object")
-        switch (node[NODE_TYPE]) {
-          case MAP:
-          case SEQ:
-            return true;
-        }
-      return false;
-    }
-    function isNode(node) {
-      if (node && typeof node === "object")
-        switch (node[NODE_TYPE]) {
-          case ALIAS:
-          case MAP:
-          case SCALAR:
-          case SEQ:
-            return true;
-        }
-      return false;
-    }
-    var hasAnchor = (node) => (isScalar(node) || isCollection(node)) && !!node.anchor;
-    exports.ALIAS = ALIAS;
-    exports.DOC = DOC;
-    exports.MAP = MAP;
-    exports.NODE_TYPE = NODE_TYPE;
-    exports.PAIR = PAIR;
-    exports.SCALAR = SCALAR;
-    exports.SEQ = SEQ;
-    exports.hasAnchor = hasAnchor;
-    exports.isAlias = isAlias;
-    exports.isCollection = isCollection;
-    exports.isDocument = isDocument;
-    exports.isMap = isMap;
-    exports.isNode = isNode;
-    exports.isPair = isPair;
-    exports.isScalar = isScalar;
-    exports.isSeq = isSeq;
-  }
-});
-
-// node_modules/yaml/dist/visit.js
-var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var BREAK = /* @__PURE__ */ Symbol("break visit");
-    var SKIP = /* @__PURE__ */ Symbol("skip children");
-    var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit(node, visitor) {
-      const visitor_ = initVisitor(visitor);
-      if (identity3.isDocument(node)) {
-        const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
-        if (cd === REMOVE)
-          node.contents = null;
-      } else
-        visit_(null, node, visitor_, Object.freeze([]));
-    }
-    visit.BREAK = BREAK;
-    visit.SKIP = SKIP;
-    visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path14) {
-      const ctrl = callVisitor(key, node, visitor, path14);
-      if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visit_(key, ctrl, visitor, path14);
-      }
-      if (typeof ctrl !== "symbol") {
-        if (identity3.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path14);
-            if (typeof ci === "number")
-              i2 = ci - 1;
-            else if (ci === BREAK)
-              return BREAK;
-            else if (ci === REMOVE) {
-              node.items.splice(i2, 1);
-              i2 -= 1;
-            }
-          }
-        } else if (identity3.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = visit_("key", node.key, visitor, path14);
-          if (ck === BREAK)
-            return BREAK;
-          else if (ck === REMOVE)
-            node.key = null;
-          const cv = visit_("value", node.value, visitor, path14);
-          if (cv === BREAK)
-            return BREAK;
-          else if (cv === REMOVE)
-            node.value = null;
-        }
-      }
-      return ctrl;
-    }
-    async function visitAsync(node, visitor) {
-      const visitor_ = initVisitor(visitor);
-      if (identity3.isDocument(node)) {
-        const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
-        if (cd === REMOVE)
-          node.contents = null;
-      } else
-        await visitAsync_(null, node, visitor_, Object.freeze([]));
-    }
-    visitAsync.BREAK = BREAK;
-    visitAsync.SKIP = SKIP;
-    visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path14) {
-      const ctrl = await callVisitor(key, node, visitor, path14);
-      if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visitAsync_(key, ctrl, visitor, path14);
-      }
-      if (typeof ctrl !== "symbol") {
-        if (identity3.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path14);
-            if (typeof ci === "number")
-              i2 = ci - 1;
-            else if (ci === BREAK)
-              return BREAK;
-            else if (ci === REMOVE) {
-              node.items.splice(i2, 1);
-              i2 -= 1;
-            }
-          }
-        } else if (identity3.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path14);
-          if (ck === BREAK)
-            return BREAK;
-          else if (ck === REMOVE)
-            node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path14);
-          if (cv === BREAK)
-            return BREAK;
-          else if (cv === REMOVE)
-            node.value = null;
-        }
-      }
-      return ctrl;
-    }
-    function initVisitor(visitor) {
-      if (typeof visitor === "object" && (visitor.Collection || visitor.Node || visitor.Value)) {
-        return Object.assign({
-          Alias: visitor.Node,
-          Map: visitor.Node,
-          Scalar: visitor.Node,
-          Seq: visitor.Node
-        }, visitor.Value && {
-          Map: visitor.Value,
-          Scalar: visitor.Value,
-          Seq: visitor.Value
-        }, visitor.Collection && {
-          Map: visitor.Collection,
-          Seq: visitor.Collection
-        }, visitor);
-      }
-      return visitor;
-    }
-    function callVisitor(key, node, visitor, path14) {
-      if (typeof visitor === "function")
-        return visitor(key, node, path14);
-      if (identity3.isMap(node))
-        return visitor.Map?.(key, node, path14);
-      if (identity3.isSeq(node))
-        return visitor.Seq?.(key, node, path14);
-      if (identity3.isPair(node))
-        return visitor.Pair?.(key, node, path14);
-      if (identity3.isScalar(node))
-        return visitor.Scalar?.(key, node, path14);
-      if (identity3.isAlias(node))
-        return visitor.Alias?.(key, node, path14);
-      return void 0;
-    }
-    function replaceNode(key, path14, node) {
-      const parent = path14[path14.length - 1];
-      if (identity3.isCollection(parent)) {
-        parent.items[key] = node;
-      } else if (identity3.isPair(parent)) {
-        if (key === "key")
-          parent.key = node;
-        else
-          parent.value = node;
-      } else if (identity3.isDocument(parent)) {
-        parent.contents = node;
-      } else {
-        const pt = identity3.isAlias(parent) ? "alias" : "scalar";
-        throw new Error(`Cannot replace node with ${pt} parent`);
-      }
-    }
-    exports.visit = visit;
-    exports.visitAsync = visitAsync;
-  }
-});
-
-// node_modules/yaml/dist/doc/directives.js
-var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var visit = require_visit();
-    var escapeChars = {
-      "!": "%21",
-      ",": "%2C",
-      "[": "%5B",
-      "]": "%5D",
-      "{": "%7B",
-      "}": "%7D"
-    };
-    var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
-    var Directives = class _Directives {
-      constructor(yaml3, tags) {
-        this.docStart = null;
-        this.docEnd = false;
-        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml3);
-        this.tags = Object.assign({}, _Directives.defaultTags, tags);
-      }
-      clone() {
-        const copy = new _Directives(this.yaml, this.tags);
-        copy.docStart = this.docStart;
-        return copy;
-      }
-      /**
-       * During parsing, get a Directives instance for the current document and
-       * update the stream state according to the current version's spec.
-       */
-      atDocument() {
-        const res = new _Directives(this.yaml, this.tags);
-        switch (this.yaml.version) {
-          case "1.1":
-            this.atNextDocument = true;
-            break;
-          case "1.2":
-            this.atNextDocument = false;
-            this.yaml = {
-              explicit: _Directives.defaultYaml.explicit,
-              version: "1.2"
-            };
-            this.tags = Object.assign({}, _Directives.defaultTags);
-            break;
-        }
-        return res;
-      }
-      /**
-       * @param onError - May be called even if the action was successful
-       * @returns `true` on success
-       */
-      add(line, onError) {
-        if (this.atNextDocument) {
-          this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
-          this.tags = Object.assign({}, _Directives.defaultTags);
-          this.atNextDocument = false;
-        }
-        const parts = line.trim().split(/[ \t]+/);
-        const name = parts.shift();
-        switch (name) {
-          case "%TAG": {
-            if (parts.length !== 2) {
-              onError(0, "%TAG directive should contain exactly two parts");
-              if (parts.length < 2)
-                return false;
-            }
-            const [handle, prefix2] = parts;
-            this.tags[handle] = prefix2;
-            return true;
-          }
-          case "%YAML": {
-            this.yaml.explicit = true;
-            if (parts.length !== 1) {
-              onError(0, "%YAML directive should contain exactly one part");
-              return false;
-            }
-            const [version] = parts;
-            if (version === "1.1" || version === "1.2") {
-              this.yaml.version = version;
-              return true;
-            } else {
-              const isValid = /^\d+\.\d+$/.test(version);
-              onError(6, `Unsupported YAML version ${version}`, isValid);
-              return false;
-            }
-          }
-          default:
-            onError(0, `Unknown directive ${name}`, true);
-            return false;
-        }
-      }
-      /**
-       * Resolves a tag, matching handles to those defined in %TAG directives.
-       *
-       * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
-       *   `'!local'` tag, or `null` if unresolvable.
-       */
-      tagName(source, onError) {
-        if (source === "!")
-          return "!";
-        if (source[0] !== "!") {
-          onError(`Not a valid tag: ${source}`);
-          return null;
-        }
-        if (source[1] === "<") {
-          const verbatim = source.slice(2, -1);
-          if (verbatim === "!" || verbatim === "!!") {
-            onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
-            return null;
-          }
-          if (source[source.length - 1] !== ">")
-            onError("Verbatim tags must end with a >");
-          return verbatim;
-        }
-        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
-        if (!suffix)
-          onError(`The ${source} tag has no suffix`);
-        const prefix2 = this.tags[handle];
-        if (prefix2) {
-          try {
-            return prefix2 + decodeURIComponent(suffix);
-          } catch (error2) {
-            onError(String(error2));
-            return null;
-          }
-        }
-        if (handle === "!")
-          return source;
-        onError(`Could not resolve tag: ${source}`);
-        return null;
-      }
-      /**
-       * Given a fully resolved tag, returns its printable string form,
-       * taking into account current tag prefixes and defaults.
-       */
-      tagString(tag) {
-        for (const [handle, prefix2] of Object.entries(this.tags)) {
-          if (tag.startsWith(prefix2))
-            return handle + escapeTagName(tag.substring(prefix2.length));
-        }
-        return tag[0] === "!" ? tag : `!<${tag}>`;
-      }
-      toString(doc) {
-        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
-        const tagEntries = Object.entries(this.tags);
-        let tagNames;
-        if (doc && tagEntries.length > 0 && identity3.isNode(doc.contents)) {
-          const tags = {};
-          visit.visit(doc.contents, (_key, node) => {
-            if (identity3.isNode(node) && node.tag)
-              tags[node.tag] = true;
-          });
-          tagNames = Object.keys(tags);
-        } else
-          tagNames = [];
-        for (const [handle, prefix2] of tagEntries) {
-          if (handle === "!!" && prefix2 === "tag:yaml.org,2002:")
-            continue;
-          if (!doc || tagNames.some((tn) => tn.startsWith(prefix2)))
-            lines.push(`%TAG ${handle} ${prefix2}`);
-        }
-        return lines.join("\n");
-      }
-    };
-    Directives.defaultYaml = { explicit: false, version: "1.2" };
-    Directives.defaultTags = { "!!": "tag:yaml.org,2002:" };
-    exports.Directives = Directives;
-  }
-});
-
-// node_modules/yaml/dist/doc/anchors.js
-var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var visit = require_visit();
-    function anchorIsValid(anchor) {
-      if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
-        const sa = JSON.stringify(anchor);
-        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
-        throw new Error(msg);
-      }
-      return true;
-    }
-    function anchorNames(root) {
-      const anchors = /* @__PURE__ */ new Set();
-      visit.visit(root, {
-        Value(_key, node) {
-          if (node.anchor)
-            anchors.add(node.anchor);
-        }
-      });
-      return anchors;
-    }
-    function findNewAnchor(prefix2, exclude) {
-      for (let i2 = 1; true; ++i2) {
-        const name = `${prefix2}${i2}`;
-        if (!exclude.has(name))
-          return name;
-      }
-    }
-    function createNodeAnchors(doc, prefix2) {
-      const aliasObjects = [];
-      const sourceObjects = /* @__PURE__ */ new Map();
-      let prevAnchors = null;
-      return {
-        onAnchor: (source) => {
-          aliasObjects.push(source);
-          prevAnchors ?? (prevAnchors = anchorNames(doc));
-          const anchor = findNewAnchor(prefix2, prevAnchors);
-          prevAnchors.add(anchor);
-          return anchor;
-        },
-        /**
-         * With circular references, the source node is only resolved after all
-         * of its child nodes are. This is why anchors are set only after all of
-         * the nodes have been created.
-         */
-        setAnchors: () => {
-          for (const source of aliasObjects) {
-            const ref = sourceObjects.get(source);
-            if (typeof ref === "object" && ref.anchor && (identity3.isScalar(ref.node) || identity3.isCollection(ref.node))) {
-              ref.node.anchor = ref.anchor;
-            } else {
-              const error2 = new Error("Failed to resolve repeated object (this should not happen)");
-              error2.source = source;
-              throw error2;
-            }
-          }
-        },
-        sourceObjects
-      };
-    }
-    exports.anchorIsValid = anchorIsValid;
-    exports.anchorNames = anchorNames;
-    exports.createNodeAnchors = createNodeAnchors;
-    exports.findNewAnchor = findNewAnchor;
-  }
-});
-
-// node_modules/yaml/dist/doc/applyReviver.js
-var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
-    "use strict";
-    function applyReviver(reviver, obj, key, val) {
-      if (val && typeof val === "object") {
-        if (Array.isArray(val)) {
-          for (let i2 = 0, len = val.length; i2 < len; ++i2) {
-            const v0 = val[i2];
-            const v1 = applyReviver(reviver, val, String(i2), v0);
-            if (v1 === void 0)
-              delete val[i2];
-            else if (v1 !== v0)
-              val[i2] = v1;
-          }
-        } else if (val instanceof Map) {
-          for (const k of Array.from(val.keys())) {
-            const v0 = val.get(k);
-            const v1 = applyReviver(reviver, val, k, v0);
-            if (v1 === void 0)
-              val.delete(k);
-            else if (v1 !== v0)
-              val.set(k, v1);
-          }
-        } else if (val instanceof Set) {
-          for (const v0 of Array.from(val)) {
-            const v1 = applyReviver(reviver, val, v0, v0);
-            if (v1 === void 0)
-              val.delete(v0);
-            else if (v1 !== v0) {
-              val.delete(v0);
-              val.add(v1);
-            }
-          }
-        } else {
-          for (const [k, v0] of Object.entries(val)) {
-            const v1 = applyReviver(reviver, val, k, v0);
-            if (v1 === void 0)
-              delete val[k];
-            else if (v1 !== v0)
-              val[k] = v1;
-          }
-        }
-      }
-      return reviver.call(obj, key, val);
-    }
-    exports.applyReviver = applyReviver;
-  }
-});
-
-// node_modules/yaml/dist/nodes/toJS.js
-var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    function toJS(value, arg, ctx) {
-      if (Array.isArray(value))
-        return value.map((v, i2) => toJS(v, String(i2), ctx));
-      if (value && typeof value.toJSON === "function") {
-        if (!ctx || !identity3.hasAnchor(value))
-          return value.toJSON(arg, ctx);
-        const data = { aliasCount: 0, count: 1, res: void 0 };
-        ctx.anchors.set(value, data);
-        ctx.onCreate = (res2) => {
-          data.res = res2;
-          delete ctx.onCreate;
-        };
-        const res = value.toJSON(arg, ctx);
-        if (ctx.onCreate)
-          ctx.onCreate(res);
-        return res;
-      }
-      if (typeof value === "bigint" && !ctx?.keep)
-        return Number(value);
-      return value;
-    }
-    exports.toJS = toJS;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Node.js
-var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports) {
-    "use strict";
-    var applyReviver = require_applyReviver();
-    var identity3 = require_identity();
-    var toJS = require_toJS();
-    var NodeBase = class {
-      constructor(type) {
-        Object.defineProperty(this, identity3.NODE_TYPE, { value: type });
-      }
-      /** Create a copy of this node.  */
-      clone() {
-        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (this.range)
-          copy.range = this.range.slice();
-        return copy;
-      }
-      /** A plain JavaScript representation of this node. */
-      toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
-        if (!identity3.isDocument(doc))
-          throw new TypeError("A document argument is required");
-        const ctx = {
-          anchors: /* @__PURE__ */ new Map(),
-          doc,
-          keep: true,
-          mapAsMap: mapAsMap === true,
-          mapKeyWarned: false,
-          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
-        };
-        const res = toJS.toJS(this, "", ctx);
-        if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
-        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
-      }
-    };
-    exports.NodeBase = NodeBase;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Alias.js
-var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
-    "use strict";
-    var anchors = require_anchors();
-    var visit = require_visit();
-    var identity3 = require_identity();
-    var Node = require_Node();
-    var toJS = require_toJS();
-    var Alias = class extends Node.NodeBase {
-      constructor(source) {
-        super(identity3.ALIAS);
-        this.source = source;
-        Object.defineProperty(this, "tag", {
-          set() {
-            throw new Error("Alias nodes cannot have tags");
-          }
-        });
-      }
-      /**
-       * Resolve the value of this alias within `doc`, finding the last
-       * instance of the `source` anchor before this node.
-       */
-      resolve(doc, ctx) {
-        if (ctx?.maxAliasCount === 0)
-          throw new ReferenceError("Alias resolution is disabled");
-        let nodes;
-        if (ctx?.aliasResolveCache) {
-          nodes = ctx.aliasResolveCache;
-        } else {
-          nodes = [];
-          visit.visit(doc, {
-            Node: (_key, node) => {
-              if (identity3.isAlias(node) || identity3.hasAnchor(node))
-                nodes.push(node);
-            }
-          });
-          if (ctx)
-            ctx.aliasResolveCache = nodes;
-        }
-        let found = void 0;
-        for (const node of nodes) {
-          if (node === this)
-            break;
-          if (node.anchor === this.source)
-            found = node;
-        }
-        if (found && ctx) {
-          const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
-          let data = anchors2.get(found);
-          if (!data) {
-            toJS.toJS(found, null, ctx);
-            data = anchors2.get(found);
-          }
-          if (data?.res === void 0) {
-            const msg = "This should not happen: Alias anchor was not resolved?";
-            throw new ReferenceError(msg);
-          }
-          if (maxAliasCount >= 0) {
-            data.count += 1;
-            if (data.aliasCount === 0)
-              data.aliasCount = getAliasCount(doc2, found, anchors2);
-            if (data.count * data.aliasCount > maxAliasCount) {
-              const msg = "Excessive alias count indicates a resource exhaustion attack";
-              throw new ReferenceError(msg);
-            }
-          }
-        }
-        return found;
-      }
-      toJSON(_arg, ctx) {
-        if (!ctx)
-          return { source: this.source };
-        const source = this.resolve(ctx.doc, ctx);
-        if (!source) {
-          const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
-          throw new ReferenceError(msg);
-        }
-        return ctx.anchors.get(source).res;
-      }
-      toString(ctx, _onComment, _onChompKeep) {
-        const src = `*${this.source}`;
-        if (ctx) {
-          anchors.anchorIsValid(this.source);
-          if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
-            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
-            throw new Error(msg);
-          }
-          if (ctx.implicitKey)
-            return `${src} `;
-        }
-        return src;
-      }
-    };
-    function getAliasCount(doc, node, anchors2) {
-      if (identity3.isAlias(node)) {
-        const source = node.resolve(doc);
-        const anchor = anchors2 && source && anchors2.get(source);
-        return anchor ? anchor.count * anchor.aliasCount : 0;
-      } else if (identity3.isCollection(node)) {
-        let count2 = 0;
-        for (const item of node.items) {
-          const c3 = getAliasCount(doc, item, anchors2);
-          if (c3 > count2)
-            count2 = c3;
-        }
-        return count2;
-      } else if (identity3.isPair(node)) {
-        const kc = getAliasCount(doc, node.key, anchors2);
-        const vc = getAliasCount(doc, node.value, anchors2);
-        return Math.max(kc, vc);
-      }
-      return 1;
-    }
-    exports.Alias = Alias;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Scalar.js
-var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var Node = require_Node();
-    var toJS = require_toJS();
-    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
-    var Scalar = class extends Node.NodeBase {
-      constructor(value) {
-        super(identity3.SCALAR);
-        this.value = value;
-      }
-      toJSON(arg, ctx) {
-        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
-      }
-      toString() {
-        return String(this.value);
-      }
-    };
-    Scalar.BLOCK_FOLDED = "BLOCK_FOLDED";
-    Scalar.BLOCK_LITERAL = "BLOCK_LITERAL";
-    Scalar.PLAIN = "PLAIN";
-    Scalar.QUOTE_DOUBLE = "QUOTE_DOUBLE";
-    Scalar.QUOTE_SINGLE = "QUOTE_SINGLE";
-    exports.Scalar = Scalar;
-    exports.isScalarValue = isScalarValue;
-  }
-});
-
-// node_modules/yaml/dist/doc/createNode.js
-var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports) {
-    "use strict";
-    var Alias = require_Alias();
-    var identity3 = require_identity();
-    var Scalar = require_Scalar();
-    var defaultTagPrefix = "tag:yaml.org,2002:";
-    function findTagObject(value, tagName, tags) {
-      if (tagName) {
-        const match = tags.filter((t) => t.tag === tagName);
-        const tagObj = match.find((t) => !t.format) ?? match[0];
-        if (!tagObj)
-          throw new Error(`Tag ${tagName} not found`);
-        return tagObj;
-      }
-      return tags.find((t) => t.identify?.(value) && !t.format);
-    }
-    function createNode(value, tagName, ctx) {
-      if (identity3.isDocument(value))
-        value = value.contents;
-      if (identity3.isNode(value))
-        return value;
-      if (identity3.isPair(value)) {
-        const map = ctx.schema[identity3.MAP].createNode?.(ctx.schema, null, ctx);
-        map.items.push(value);
-        return map;
-      }
-      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
-        value = value.valueOf();
-      }
-      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
-      let ref = void 0;
-      if (aliasDuplicateObjects && value && typeof value === "object") {
-        ref = sourceObjects.get(value);
-        if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value));
-          return new Alias.Alias(ref.anchor);
-        } else {
-          ref = { anchor: null, node: null };
-          sourceObjects.set(value, ref);
-        }
-      }
-      if (tagName?.startsWith("!!"))
-        tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema.tags);
-      if (!tagObj) {
-        if (value && typeof value.toJSON === "function") {
-          value = value.toJSON();
-        }
-        if (!value || typeof value !== "object") {
-          const node2 = new Scalar.Scalar(value);
-          if (ref)
-            ref.node = node2;
-          return node2;
-        }
-        tagObj = value instanceof Map ? schema[identity3.MAP] : Symbol.iterator in Object(value) ? schema[identity3.SEQ] : schema[identity3.MAP];
-      }
-      if (onTagObj) {
-        onTagObj(tagObj);
-        delete ctx.onTagObj;
-      }
-      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
-      if (tagName)
-        node.tag = tagName;
-      else if (!tagObj.default)
-        node.tag = tagObj.tag;
-      if (ref)
-        ref.node = node;
-      return node;
-    }
-    exports.createNode = createNode;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Collection.js
-var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
-    "use strict";
-    var createNode = require_createNode();
-    var identity3 = require_identity();
-    var Node = require_Node();
-    function collectionFromPath(schema, path14, value) {
-      let v = value;
-      for (let i2 = path14.length - 1; i2 >= 0; --i2) {
-        const k = path14[i2];
-        if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
-          const a2 = [];
-          a2[k] = v;
-          v = a2;
-        } else {
-          v = /* @__PURE__ */ new Map([[k, v]]);
-        }
-      }
-      return createNode.createNode(v, void 0, {
-        aliasDuplicateObjects: false,
-        keepUndefined: false,
-        onAnchor: () => {
-          throw new Error("This should not happen, please report a bug.");
-        },
-        schema,
-        sourceObjects: /* @__PURE__ */ new Map()
-      });
-    }
-    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
-    var Collection = class extends Node.NodeBase {
-      constructor(type, schema) {
-        super(type);
-        Object.defineProperty(this, "schema", {
-          value: schema,
-          configurable: true,
-          enumerable: false,
-          writable: true
-        });
-      }
-      /**
-       * Create a copy of this collection.
-       *
-       * @param schema - If defined, overwrites the original's schema
-       */
-      clone(schema) {
-        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (schema)
-          copy.schema = schema;
-        copy.items = copy.items.map((it) => identity3.isNode(it) || identity3.isPair(it) ? it.clone(schema) : it);
-        if (this.range)
-          copy.range = this.range.slice();
-        return copy;
-      }
-      /**
-       * Adds a value to the collection. For `!!map` and `!!omap` the value must
-       * be a Pair instance or a `{ key, value }` object, which may not have a key
-       * that already exists in the map.
-       */
-      addIn(path14, value) {
-        if (isEmptyPath(path14))
-          this.add(value);
-        else {
-          const [key, ...rest] = path14;
-          const node = this.get(key, true);
-          if (identity3.isCollection(node))
-            node.addIn(rest, value);
-          else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
-          else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
-        }
-      }
-      /**
-       * Removes a value from the collection.
-       * @returns `true` if the item was found and removed.
-       */
-      deleteIn(path14) {
-        const [key, ...rest] = path14;
-        if (rest.length === 0)
-          return this.delete(key);
-        const node = this.get(key, true);
-        if (identity3.isCollection(node))
-          return node.deleteIn(rest);
-        else
-          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
-      }
-      /**
-       * Returns item at `key`, or `undefined` if not found. By default unwraps
-       * scalar values from their surrounding node; to disable set `keepScalar` to
-       * `true` (collections are always returned intact).
-       */
-      getIn(path14, keepScalar) {
-        const [key, ...rest] = path14;
-        const node = this.get(key, true);
-        if (rest.length === 0)
-          return !keepScalar && identity3.isScalar(node) ? node.value : node;
-        else
-          return identity3.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
-      }
-      hasAllNullValues(allowScalar) {
-        return this.items.every((node) => {
-          if (!identity3.isPair(node))
-            return false;
-          const n2 = node.value;
-          return n2 == null || allowScalar && identity3.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
-        });
-      }
-      /**
-       * Checks if the collection includes a value with the key `key`.
-       */
-      hasIn(path14) {
-        const [key, ...rest] = path14;
-        if (rest.length === 0)
-          return this.has(key);
-        const node = this.get(key, true);
-        return identity3.isCollection(node) ? node.hasIn(rest) : false;
-      }
-      /**
-       * Sets a value in this collection. For `!!set`, `value` needs to be a
-       * boolean to add/remove the item from the set.
-       */
-      setIn(path14, value) {
-        const [key, ...rest] = path14;
-        if (rest.length === 0) {
-          this.set(key, value);
-        } else {
-          const node = this.get(key, true);
-          if (identity3.isCollection(node))
-            node.setIn(rest, value);
-          else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
-          else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
-        }
-      }
-    };
-    exports.Collection = Collection;
-    exports.collectionFromPath = collectionFromPath;
-    exports.isEmptyPath = isEmptyPath;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyComment.js
-var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
-    "use strict";
-    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
-    function indentComment(comment, indent) {
-      if (/^\n+$/.test(comment))
-        return comment.substring(1);
-      return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
-    }
-    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
-    exports.indentComment = indentComment;
-    exports.lineComment = lineComment;
-    exports.stringifyComment = stringifyComment;
-  }
-});
-
-// node_modules/yaml/dist/stringify/foldFlowLines.js
-var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
-    "use strict";
-    var FOLD_FLOW = "flow";
-    var FOLD_BLOCK = "block";
-    var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
-      if (!lineWidth || lineWidth < 0)
-        return text2;
-      if (lineWidth < minContentWidth)
-        minContentWidth = 0;
-      const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
-      const folds = [];
-      const escapedFolds = {};
-      let end = lineWidth - indent.length;
-      if (typeof indentAtStart === "number") {
-        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
-          folds.push(0);
-        else
-          end = lineWidth - indentAtStart;
-      }
-      let split = void 0;
-      let prev = void 0;
-      let overflow = false;
-      let i2 = -1;
-      let escStart = -1;
-      let escEnd = -1;
-      if (mode === FOLD_BLOCK) {
-        i2 = consumeMoreIndentedLines(text2, i2, indent.length);
-        if (i2 !== -1)
-          end = i2 + endStep;
-      }
-      for (let ch; ch = text2[i2 += 1]; ) {
-        if (mode === FOLD_QUOTED && ch === "\\") {
-          escStart = i2;
-          switch (text2[i2 + 1]) {
-            case "x":
-              i2 += 3;
-              break;
-            case "u":
-              i2 += 5;
-              break;
-            case "U":
-              i2 += 9;
-              break;
-            default:
-              i2 += 1;
-          }
-          escEnd = i2;
-        }
-        if (ch === "\n") {
-          if (mode === FOLD_BLOCK)
-            i2 = consumeMoreIndentedLines(text2, i2, indent.length);
-          end = i2 + indent.length + endStep;
-          split = void 0;
-        } else {
-          if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i2 + 1];
-            if (next && next !== " " && next !== "\n" && next !== "	")
-              split = i2;
-          }
-          if (i2 >= end) {
-            if (split) {
-              folds.push(split);
-              end = split + endStep;
-              split = void 0;
-            } else if (mode === FOLD_QUOTED) {
-              while (prev === " " || prev === "	") {
-                prev = ch;
-                ch = text2[i2 += 1];
-                overflow = true;
-              }
-              const j = i2 > escEnd + 1 ? i2 - 2 : escStart - 1;
-              if (escapedFolds[j])
-                return text2;
-              folds.push(j);
-              escapedFolds[j] = true;
-              end = j + endStep;
-              split = void 0;
-            } else {
-              overflow = true;
-            }
-          }
-        }
-        prev = ch;
-      }
-      if (overflow && onOverflow)
-        onOverflow();
-      if (folds.length === 0)
-        return text2;
-      if (onFold)
-        onFold();
-      let res = text2.slice(0, folds[0]);
-      for (let i3 = 0; i3 < folds.length; ++i3) {
-        const fold = folds[i3];
-        const end2 = folds[i3 + 1] || text2.length;
-        if (fold === 0)
-          res = `
-${indent}${text2.slice(0, end2)}`;
-        else {
-          if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
-          res += `
-${indent}${text2.slice(fold + 1, end2)}`;
-        }
-      }
-      return res;
-    }
-    function consumeMoreIndentedLines(text2, i2, indent) {
-      let end = i2;
-      let start = i2 + 1;
-      let ch = text2[start];
-      while (ch === " " || ch === "	") {
-        if (i2 < start + indent) {
-          ch = text2[++i2];
-        } else {
-          do {
-            ch = text2[++i2];
-          } while (ch && ch !== "\n");
-          end = i2;
-          start = i2 + 1;
-          ch = text2[start];
-        }
-      }
-      return end;
-    }
-    exports.FOLD_BLOCK = FOLD_BLOCK;
-    exports.FOLD_FLOW = FOLD_FLOW;
-    exports.FOLD_QUOTED = FOLD_QUOTED;
-    exports.foldFlowLines = foldFlowLines;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyString.js
-var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var foldFlowLines = require_foldFlowLines();
-    var getFoldOptions = (ctx, isBlock) => ({
-      indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
-      lineWidth: ctx.options.lineWidth,
-      minContentWidth: ctx.options.minContentWidth
-    });
-    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
-    function lineLengthOverLimit(str, lineWidth, indentLength) {
-      if (!lineWidth || lineWidth < 0)
-        return false;
-      const limit = lineWidth - indentLength;
-      const strLen = str.length;
-      if (strLen <= limit)
-        return false;
-      for (let i2 = 0, start = 0; i2 < strLen; ++i2) {
-        if (str[i2] === "\n") {
-          if (i2 - start > limit)
-            return true;
-          start = i2 + 1;
-          if (strLen - start <= limit)
-            return false;
-        }
-      }
-      return true;
-    }
-    function doubleQuotedString(value, ctx) {
-      const json = JSON.stringify(value);
-      if (ctx.options.doubleQuotedAsJSON)
-        return json;
-      const { implicitKey } = ctx;
-      const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
-      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str = "";
-      let start = 0;
-      for (let i2 = 0, ch = json[i2]; ch; ch = json[++i2]) {
-        if (ch === " " && json[i2 + 1] === "\\" && json[i2 + 2] === "n") {
-          str += json.slice(start, i2) + "\\ ";
-          i2 += 1;
-          start = i2;
-          ch = "\\";
-        }
-        if (ch === "\\")
-          switch (json[i2 + 1]) {
-            case "u":
-              {
-                str += json.slice(start, i2);
-                const code = json.substr(i2 + 2, 4);
-                switch (code) {
-                  case "0000":
-                    str += "\\0";
-                    break;
-                  case "0007":
-                    str += "\\a";
-                    break;
-                  case "000b":
-                    str += "\\v";
-                    break;
-                  case "001b":
-                    str += "\\e";
-                    break;
-                  case "0085":
-                    str += "\\N";
-                    break;
-                  case "00a0":
-                    str += "\\_";
-                    break;
-                  case "2028":
-                    str += "\\L";
-                    break;
-                  case "2029":
-                    str += "\\P";
-                    break;
-                  default:
-                    if (code.substr(0, 2) === "00")
-                      str += "\\x" + code.substr(2);
-                    else
-                      str += json.substr(i2, 6);
-                }
-                i2 += 5;
-                start = i2 + 1;
-              }
-              break;
-            case "n":
-              if (implicitKey || json[i2 + 2] === '"' || json.length < minMultiLineLength) {
-                i2 += 1;
-              } else {
-                str += json.slice(start, i2) + "\n\n";
-                while (json[i2 + 2] === "\\" && json[i2 + 3] === "n" && json[i2 + 4] !== '"') {
-                  str += "\n";
-                  i2 += 2;
-                }
-                str += indent;
-                if (json[i2 + 2] === " ")
-                  str += "\\";
-                i2 += 1;
-                start = i2 + 1;
-              }
-              break;
-            default:
-              i2 += 1;
-          }
-      }
-      str = start ? str + json.slice(start) : json;
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
-    }
-    function singleQuotedString(value, ctx) {
-      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
-        return doubleQuotedString(value, ctx);
-      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
-${indent}`) + "'";
-      return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
-    }
-    function quotedString(value, ctx) {
-      const { singleQuote } = ctx.options;
-      let qs;
-      if (singleQuote === false)
-        qs = doubleQuotedString;
-      else {
-        const hasDouble = value.includes('"');
-        const hasSingle = value.includes("'");
-        if (hasDouble && !hasSingle)
-          qs = singleQuotedString;
-        else if (hasSingle && !hasDouble)
-          qs = doubleQuotedString;
-        else
-          qs = singleQuote ? singleQuotedString : doubleQuotedString;
-      }
-      return qs(value, ctx);
-    }
-    var blockEndNewlines;
-    try {
-      blockEndNewlines = new RegExp("(^|(?<!\n))\n+(?!\n|$)", "g");
-    } catch {
-      blockEndNewlines = /\n+(?!\n|$)/g;
-    }
-    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
-      const { blockQuote, commentString, lineWidth } = ctx.options;
-      if (!blockQuote || /\n[\t ]+$/.test(value)) {
-        return quotedString(value, ctx);
-      }
-      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
-      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
-      if (!value)
-        return literal ? "|\n" : ">\n";
-      let chomp;
-      let endStart;
-      for (endStart = value.length; endStart > 0; --endStart) {
-        const ch = value[endStart - 1];
-        if (ch !== "\n" && ch !== "	" && ch !== " ")
-          break;
-      }
-      let end = value.substring(endStart);
-      const endNlPos = end.indexOf("\n");
-      if (endNlPos === -1) {
-        chomp = "-";
-      } else if (value === end || endNlPos !== end.length - 1) {
-        chomp = "+";
-        if (onChompKeep)
-          onChompKeep();
-      } else {
-        chomp = "";
-      }
-      if (end) {
-        value = value.slice(0, -end.length);
-        if (end[end.length - 1] === "\n")
-          end = end.slice(0, -1);
-        end = end.replace(blockEndNewlines, `$&${indent}`);
-      }
-      let startWithSpace = false;
-      let startEnd;
-      let startNlPos = -1;
-      for (startEnd = 0; startEnd < value.length; ++startEnd) {
-        const ch = value[startEnd];
-        if (ch === " ")
-          startWithSpace = true;
-        else if (ch === "\n")
-          startNlPos = startEnd;
-        else
-          break;
-      }
-      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
-      if (start) {
-        value = value.substring(start.length);
-        start = start.replace(/\n+/g, `$&${indent}`);
-      }
-      const indentSize = indent ? "2" : "1";
-      let header = (startWithSpace ? indentSize : "") + chomp;
-      if (comment) {
-        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
-        if (onComment)
-          onComment();
-      }
-      if (!literal) {
-        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
-        let literalFallback = false;
-        const foldOptions = getFoldOptions(ctx, true);
-        if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
-          foldOptions.onOverflow = () => {
-            literalFallback = true;
-          };
-        }
-        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
-        if (!literalFallback)
-          return `>${header}
-${indent}${body}`;
-      }
-      value = value.replace(/\n+/g, `$&${indent}`);
-      return `|${header}
-${indent}${start}${value}${end}`;
-    }
-    function plainString(item, ctx, onComment, onChompKeep) {
-      const { type, value } = item;
-      const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
-      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
-        return quotedString(value, ctx);
-      }
-      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
-        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
-      }
-      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
-        return blockString(item, ctx, onComment, onChompKeep);
-      }
-      if (containsDocumentMarker(value)) {
-        if (indent === "") {
-          ctx.forceBlockIndent = true;
-          return blockString(item, ctx, onComment, onChompKeep);
-        } else if (implicitKey && indent === indentStep) {
-          return quotedString(value, ctx);
-        }
-      }
-      const str = value.replace(/\n+/g, `$&
-${indent}`);
-      if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
-        const { compat, tags } = ctx.doc.schema;
-        if (tags.some(test) || compat?.some(test))
-          return quotedString(value, ctx);
-      }
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
-    }
-    function stringifyString(item, ctx, onComment, onChompKeep) {
-      const { implicitKey, inFlow } = ctx;
-      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
-      let { type } = item;
-      if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
-        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
-          type = Scalar.Scalar.QUOTE_DOUBLE;
-      }
-      const _stringify = (_type) => {
-        switch (_type) {
-          case Scalar.Scalar.BLOCK_FOLDED:
-          case Scalar.Scalar.BLOCK_LITERAL:
-            return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
-          case Scalar.Scalar.QUOTE_DOUBLE:
-            return doubleQuotedString(ss.value, ctx);
-          case Scalar.Scalar.QUOTE_SINGLE:
-            return singleQuotedString(ss.value, ctx);
-          case Scalar.Scalar.PLAIN:
-            return plainString(ss, ctx, onComment, onChompKeep);
-          default:
-            return null;
-        }
-      };
-      let res = _stringify(type);
-      if (res === null) {
-        const { defaultKeyType, defaultStringType } = ctx.options;
-        const t = implicitKey && defaultKeyType || defaultStringType;
-        res = _stringify(t);
-        if (res === null)
-          throw new Error(`Unsupported default string type ${t}`);
-      }
-      return res;
-    }
-    exports.stringifyString = stringifyString;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringify.js
-var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
-    "use strict";
-    var anchors = require_anchors();
-    var identity3 = require_identity();
-    var stringifyComment = require_stringifyComment();
-    var stringifyString = require_stringifyString();
-    function createStringifyContext(doc, options) {
-      const opt = Object.assign({
-        blockQuote: true,
-        commentString: stringifyComment.stringifyComment,
-        defaultKeyType: null,
-        defaultStringType: "PLAIN",
-        directives: null,
-        doubleQuotedAsJSON: false,
-        doubleQuotedMinMultiLineLength: 40,
-        falseStr: "false",
-        flowCollectionPadding: true,
-        indentSeq: true,
-        lineWidth: 80,
-        minContentWidth: 20,
-        nullStr: "null",
-        simpleKeys: false,
-        singleQuote: null,
-        trailingComma: false,
-        trueStr: "true",
-        verifyAliasOrder: true
-      }, doc.schema.toStringOptions, options);
-      let inFlow;
-      switch (opt.collectionStyle) {
-        case "block":
-          inFlow = false;
-          break;
-        case "flow":
-          inFlow = true;
-          break;
-        default:
-          inFlow = null;
-      }
-      return {
-        anchors: /* @__PURE__ */ new Set(),
-        doc,
-        flowCollectionPadding: opt.flowCollectionPadding ? " " : "",
-        indent: "",
-        indentStep: typeof opt.indent === "number" ? " ".repeat(opt.indent) : "  ",
-        inFlow,
-        options: opt
-      };
-    }
-    function getTagObject(tags, item) {
-      if (item.tag) {
-        const match = tags.filter((t) => t.tag === item.tag);
-        if (match.length > 0)
-          return match.find((t) => t.format === item.format) ?? match[0];
-      }
-      let tagObj = void 0;
-      let obj;
-      if (identity3.isScalar(item)) {
-        obj = item.value;
-        let match = tags.filter((t) => t.identify?.(obj));
-        if (match.length > 1) {
-          const testMatch = match.filter((t) => t.test);
-          if (testMatch.length > 0)
-            match = testMatch;
-        }
-        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
-      } else {
-        obj = item;
-        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
-      }
-      if (!tagObj) {
-        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
-        throw new Error(`Tag not resolved for ${name} value`);
-      }
-      return tagObj;
-    }
-    function stringifyProps(node, tagObj, { anchors: anchors$1, doc }) {
-      if (!doc.directives)
-        return "";
-      const props = [];
-      const anchor = (identity3.isScalar(node) || identity3.isCollection(node)) && node.anchor;
-      if (anchor && anchors.anchorIsValid(anchor)) {
-        anchors$1.add(anchor);
-        props.push(`&${anchor}`);
-      }
-      const tag = node.tag ?? (tagObj.default ? null : tagObj.tag);
-      if (tag)
-        props.push(doc.directives.tagString(tag));
-      return props.join(" ");
-    }
-    function stringify(item, ctx, onComment, onChompKeep) {
-      if (identity3.isPair(item))
-        return item.toString(ctx, onComment, onChompKeep);
-      if (identity3.isAlias(item)) {
-        if (ctx.doc.directives)
-          return item.toString(ctx);
-        if (ctx.resolvedAliases?.has(item)) {
-          throw new TypeError(`Cannot stringify circular structure without alias nodes`);
-        } else {
-          if (ctx.resolvedAliases)
-            ctx.resolvedAliases.add(item);
-          else
-            ctx.resolvedAliases = /* @__PURE__ */ new Set([item]);
-          item = item.resolve(ctx.doc);
-        }
-      }
-      let tagObj = void 0;
-      const node = identity3.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o2) => tagObj = o2 });
-      tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
-      const props = stringifyProps(node, tagObj, ctx);
-      if (props.length > 0)
-        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity3.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
-      if (!props)
-        return str;
-      return identity3.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
-${ctx.indent}${str}`;
-    }
-    exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyPair.js
-var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var Scalar = require_Scalar();
-    var stringify = require_stringify();
-    var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
-      const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity3.isNode(key) && key.comment || null;
-      if (simpleKeys) {
-        if (keyComment) {
-          throw new Error("With simple keys, key nodes cannot have comments");
-        }
-        if (identity3.isCollection(key) || !identity3.isNode(key) && typeof key === "object") {
-          const msg = "With simple keys, collection cannot be used as a key value";
-          throw new Error(msg);
-        }
-      }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity3.isCollection(key) || (identity3.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
-      ctx = Object.assign({}, ctx, {
-        allNullValues: false,
-        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
-        indent: indent + indentStep
-      });
-      let keyCommentDone = false;
-      let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
-        if (simpleKeys)
-          throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
-        explicitKey = true;
-      }
-      if (ctx.inFlow) {
-        if (allNullValues || value == null) {
-          if (keyCommentDone && onComment)
-            onComment();
-          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
-        }
-      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str = `? ${str}`;
-        if (keyComment && !keyCommentDone) {
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-        } else if (chompKeep && onChompKeep)
-          onChompKeep();
-        return str;
-      }
-      if (keyCommentDone)
-        keyComment = null;
-      if (explicitKey) {
-        if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-        str = `? ${str}
-${indent}:`;
-      } else {
-        str = `${str}:`;
-        if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-      }
-      let vsb, vcb, valueComment;
-      if (identity3.isNode(value)) {
-        vsb = !!value.spaceBefore;
-        vcb = value.commentBefore;
-        valueComment = value.comment;
-      } else {
-        vsb = false;
-        vcb = null;
-        valueComment = null;
-        if (value && typeof value === "object")
-          value = doc.createNode(value);
-      }
-      ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity3.isScalar(value))
-        ctx.indentAtStart = str.length + 1;
-      chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity3.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
-        ctx.indent = ctx.indent.substring(2);
-      }
-      let valueCommentDone = false;
-      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
-      let ws = " ";
-      if (keyComment || vsb || vcb) {
-        ws = vsb ? "\n" : "";
-        if (vcb) {
-          const cs = commentString(vcb);
-          ws += `
-${stringifyComment.indentComment(cs, ctx.indent)}`;
-        }
-        if (valueStr === "" && !ctx.inFlow) {
-          if (ws === "\n" && valueComment)
-            ws = "\n\n";
-        } else {
-          ws += `
-${ctx.indent}`;
-        }
-      } else if (!explicitKey && identity3.isCollection(value)) {
-        const vs0 = valueStr[0];
-        const nl0 = valueStr.indexOf("\n");
-        const hasNewline = nl0 !== -1;
-        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
-        if (hasNewline || !flow) {
-          let hasPropsLine = false;
-          if (hasNewline && (vs0 === "&" || vs0 === "!")) {
-            let sp0 = valueStr.indexOf(" ");
-            if (vs0 === "&" && sp0 !== -1 && sp0 < nl0 && valueStr[sp0 + 1] === "!") {
-              sp0 = valueStr.indexOf(" ", sp0 + 1);
-            }
-            if (sp0 === -1 || nl0 < sp0)
-              hasPropsLine = true;
-          }
-          if (!hasPropsLine)
-            ws = `
-${ctx.indent}`;
-        }
-      } else if (valueStr === "" || valueStr[0] === "\n") {
-        ws = "";
-      }
-      str += ws + valueStr;
-      if (ctx.inFlow) {
-        if (valueCommentDone && onComment)
-          onComment();
-      } else if (valueComment && !valueCommentDone) {
-        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
-      } else if (chompKeep && onChompKeep) {
-        onChompKeep();
-      }
-      return str;
-    }
-    exports.stringifyPair = stringifyPair;
-  }
-});
-
-// node_modules/yaml/dist/log.js
-var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports) {
-    "use strict";
-    var node_process = __require("process");
-    function debug(logLevel, ...messages) {
-      if (logLevel === "debug")
-        console.log(...messages);
-    }
-    function warn(logLevel, warning2) {
-      if (logLevel === "debug" || logLevel === "warn") {
-        if (typeof node_process.emitWarning === "function")
-          node_process.emitWarning(warning2);
-        else
-          console.warn(warning2);
-      }
-    }
-    exports.debug = debug;
-    exports.warn = warn;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
-var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var Scalar = require_Scalar();
-    var MERGE_KEY = "<<";
-    var merge = {
-      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
-      default: "key",
-      tag: "tag:yaml.org,2002:merge",
-      test: /^<<$/,
-      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
-        addToJSMap: addMergeToJSMap
-      }),
-      stringify: () => MERGE_KEY
-    };
-    var isMergeKey = (ctx, key) => (merge.identify(key) || identity3.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
-    function addMergeToJSMap(ctx, map, value) {
-      const source = resolveAliasValue(ctx, value);
-      if (identity3.isSeq(source))
-        for (const it of source.items)
-          mergeValue(ctx, map, it);
-      else if (Array.isArray(source))
-        for (const it of source)
-          mergeValue(ctx, map, it);
-      else
-        mergeValue(ctx, map, source);
-    }
-    function mergeValue(ctx, map, value) {
-      const source = resolveAliasValue(ctx, value);
-      if (!identity3.isMap(source))
-        throw new Error("Merge sources must be maps or map aliases");
-      const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value2] of srcMap) {
-        if (map instanceof Map) {
-          if (!map.has(key))
-            map.set(key, value2);
-        } else if (map instanceof Set) {
-          map.add(key);
-        } else if (!Object.prototype.hasOwnProperty.call(map, key)) {
-          Object.defineProperty(map, key, {
-            value: value2,
-            writable: true,
-            enumerable: true,
-            configurable: true
-          });
-        }
-      }
-      return map;
-    }
-    function resolveAliasValue(ctx, value) {
-      return ctx && identity3.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
-    }
-    exports.addMergeToJSMap = addMergeToJSMap;
-    exports.isMergeKey = isMergeKey;
-    exports.merge = merge;
-  }
-});
-
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
-var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
-    "use strict";
-    var log = require_log();
-    var merge = require_merge();
-    var stringify = require_stringify();
-    var identity3 = require_identity();
-    var toJS = require_toJS();
-    function addPairToJSMap(ctx, map, { key, value }) {
-      if (identity3.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map, value);
-      else if (merge.isMergeKey(ctx, key))
-        merge.addMergeToJSMap(ctx, map, value);
-      else {
-        const jsKey = toJS.toJS(key, "", ctx);
-        if (map instanceof Map) {
-          map.set(jsKey, toJS.toJS(value, jsKey, ctx));
-        } else if (map instanceof Set) {
-          map.add(jsKey);
-        } else {
-          const stringKey = stringifyKey(key, jsKey, ctx);
-          const jsValue = toJS.toJS(value, stringKey, ctx);
-          if (stringKey in map)
-            Object.defineProperty(map, stringKey, {
-              value: jsValue,
-              writable: true,
-              enumerable: true,
-              configurable: true
-            });
-          else
-            map[stringKey] = jsValue;
-        }
-      }
-      return map;
-    }
-    function stringifyKey(key, jsKey, ctx) {
-      if (jsKey === null)
-        return "";
-      if (typeof jsKey !== "object")
-        return String(jsKey);
-      if (identity3.isNode(key) && ctx?.doc) {
-        const strCtx = stringify.createStringifyContext(ctx.doc, {});
-        strCtx.anchors = /* @__PURE__ */ new Set();
-        for (const node of ctx.anchors.keys())
-          strCtx.anchors.add(node.anchor);
-        strCtx.inFlow = true;
-        strCtx.inStringifyKey = true;
-        const strKey = key.toString(strCtx);
-        if (!ctx.mapKeyWarned) {
-          let jsonStr = JSON.stringify(strKey);
-          if (jsonStr.length > 40)
-            jsonStr = jsonStr.substring(0, 36) + '..."';
-          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
-          ctx.mapKeyWarned = true;
-        }
-        return strKey;
-      }
-      return JSON.stringify(jsKey);
-    }
-    exports.addPairToJSMap = addPairToJSMap;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Pair.js
-var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
-    "use strict";
-    var createNode = require_createNode();
-    var stringifyPair = require_stringifyPair();
-    var addPairToJSMap = require_addPairToJSMap();
-    var identity3 = require_identity();
-    function createPair(key, value, ctx) {
-      const k = createNode.createNode(key, void 0, ctx);
-      const v = createNode.createNode(value, void 0, ctx);
-      return new Pair(k, v);
-    }
-    var Pair = class _Pair {
-      constructor(key, value = null) {
-        Object.defineProperty(this, identity3.NODE_TYPE, { value: identity3.PAIR });
-        this.key = key;
-        this.value = value;
-      }
-      clone(schema) {
-        let { key, value } = this;
-        if (identity3.isNode(key))
-          key = key.clone(schema);
-        if (identity3.isNode(value))
-          value = value.clone(schema);
-        return new _Pair(key, value);
-      }
-      toJSON(_, ctx) {
-        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
-        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
-      }
-      toString(ctx, onComment, onChompKeep) {
-        return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
-      }
-    };
-    exports.Pair = Pair;
-    exports.createPair = createPair;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyCollection.js
-var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var stringify = require_stringify();
-    var stringifyComment = require_stringifyComment();
-    function stringifyCollection(collection, ctx, options) {
-      const flow = ctx.inFlow ?? collection.flow;
-      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify2(collection, ctx, options);
-    }
-    function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
-      const { indent, options: { commentString } } = ctx;
-      const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
-      let chompKeep = false;
-      const lines = [];
-      for (let i2 = 0; i2 < items.length; ++i2) {
-        const item = items[i2];
-        let comment2 = null;
-        if (identity3.isNode(item)) {
-          if (!chompKeep && item.spaceBefore)
-            lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
-          if (item.comment)
-            comment2 = item.comment;
-        } else if (identity3.isPair(item)) {
-          const ik = identity3.isNode(item.key) ? item.key : null;
-          if (ik) {
-            if (!chompKeep && ik.spaceBefore)
-              lines.push("");
-            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
-          }
-        }
-        chompKeep = false;
-        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
-        if (comment2)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
-        if (chompKeep && comment2)
-          chompKeep = false;
-        lines.push(blockItemPrefix + str2);
-      }
-      let str;
-      if (lines.length === 0) {
-        str = flowChars.start + flowChars.end;
-      } else {
-        str = lines[0];
-        for (let i2 = 1; i2 < lines.length; ++i2) {
-          const line = lines[i2];
-          str += line ? `
-${indent}${line}` : "\n";
-        }
-      }
-      if (comment) {
-        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
-        if (onComment)
-          onComment();
-      } else if (chompKeep && onChompKeep)
-        onChompKeep();
-      return str;
-    }
-    function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
-      const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
-      itemIndent += indentStep;
-      const itemCtx = Object.assign({}, ctx, {
-        indent: itemIndent,
-        inFlow: true,
-        type: null
-      });
-      let reqNewline = false;
-      let linesAtValue = 0;
-      const lines = [];
-      for (let i2 = 0; i2 < items.length; ++i2) {
-        const item = items[i2];
-        let comment = null;
-        if (identity3.isNode(item)) {
-          if (item.spaceBefore)
-            lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, false);
-          if (item.comment)
-            comment = item.comment;
-        } else if (identity3.isPair(item)) {
-          const ik = identity3.isNode(item.key) ? item.key : null;
-          if (ik) {
-            if (ik.spaceBefore)
-              lines.push("");
-            addCommentBefore(ctx, lines, ik.commentBefore, false);
-            if (ik.comment)
-              reqNewline = true;
-          }
-          const iv = identity3.isNode(item.value) ? item.value : null;
-          if (iv) {
-            if (iv.comment)
-              comment = iv.comment;
-            if (iv.commentBefore)
-              reqNewline = true;
-          } else if (item.value == null && ik?.comment) {
-            comment = ik.comment;
-          }
-        }
-        if (comment)
-          reqNewline = true;
-        let str = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
-        if (i2 < items.length - 1) {
-          str += ",";
-        } else if (ctx.options.trailingComma) {
-          if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
-          }
-          if (reqNewline) {
-            str += ",";
-          }
-        }
-        if (comment)
-          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
-        lines.push(str);
-        linesAtValue = lines.length;
-      }
-      const { start, end } = flowChars;
-      if (lines.length === 0) {
-        return start + end;
-      } else {
-        if (!reqNewline) {
-          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
-          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
-        }
-        if (reqNewline) {
-          let str = start;
-          for (const line of lines)
-            str += line ? `
-${indentStep}${indent}${line}` : "\n";
-          return `${str}
-${indent}${end}`;
-        } else {
-          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
-        }
-      }
-    }
-    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
-      if (comment && chompKeep)
-        comment = comment.replace(/^\n+/, "");
-      if (comment) {
-        const ic = stringifyComment.indentComment(commentString(comment), indent);
-        lines.push(ic.trimStart());
-      }
-    }
-    exports.stringifyCollection = stringifyCollection;
-  }
-});
-
-// node_modules/yaml/dist/nodes/YAMLMap.js
-var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
-    "use strict";
-    var stringifyCollection = require_stringifyCollection();
-    var addPairToJSMap = require_addPairToJSMap();
-    var Collection = require_Collection();
-    var identity3 = require_identity();
-    var Pair = require_Pair();
-    var Scalar = require_Scalar();
-    function findPair(items, key) {
-      const k = identity3.isScalar(key) ? key.value : key;
-      for (const it of items) {
-        if (identity3.isPair(it)) {
-          if (it.key === key || it.key === k)
-            return it;
-          if (identity3.isScalar(it.key) && it.key.value === k)
-            return it;
-        }
-      }
-      return void 0;
-    }
-    var YAMLMap = class extends Collection.Collection {
-      static get tagName() {
-        return "tag:yaml.org,2002:map";
-      }
-      constructor(schema) {
-        super(identity3.MAP, schema);
-        this.items = [];
-      }
-      /**
-       * A generic collection parsing method that can be extended
-       * to other node classes that inherit from YAMLMap
-       */
-      static from(schema, obj, ctx) {
-        const { keepUndefined, replacer } = ctx;
-        const map = new this(schema);
-        const add = (key, value) => {
-          if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
-          else if (Array.isArray(replacer) && !replacer.includes(key))
-            return;
-          if (value !== void 0 || keepUndefined)
-            map.items.push(Pair.createPair(key, value, ctx));
-        };
-        if (obj instanceof Map) {
-          for (const [key, value] of obj)
-            add(key, value);
-        } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
-        }
-        if (typeof schema.sortMapEntries === "function") {
-          map.items.sort(schema.sortMapEntries);
-        }
-        return map;
-      }
-      /**
-       * Adds a value to the collection.
-       *
-       * @param overwrite - If not set `true`, using a key that is already in the
-       *   collection will throw. Otherwise, overwrites the previous value.
-       */
-      add(pair, overwrite) {
-        let _pair;
-        if (identity3.isPair(pair))
-          _pair = pair;
-        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
-          _pair = new Pair.Pair(pair, pair?.value);
-        } else
-          _pair = new Pair.Pair(pair.key, pair.value);
-        const prev = findPair(this.items, _pair.key);
-        const sortEntries = this.schema?.sortMapEntries;
-        if (prev) {
-          if (!overwrite)
-            throw new Error(`Key ${_pair.key} already set`);
-          if (identity3.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
-            prev.value.value = _pair.value;
-          else
-            prev.value = _pair.value;
-        } else if (sortEntries) {
-          const i2 = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
-          if (i2 === -1)
-            this.items.push(_pair);
-          else
-            this.items.splice(i2, 0, _pair);
-        } else {
-          this.items.push(_pair);
-        }
-      }
-      delete(key) {
-        const it = findPair(this.items, key);
-        if (!it)
-          return false;
-        const del = this.items.splice(this.items.indexOf(it), 1);
-        return del.length > 0;
-      }
-      get(key, keepScalar) {
-        const it = findPair(this.items, key);
-        const node = it?.value;
-        return (!keepScalar && identity3.isScalar(node) ? node.value : node) ?? void 0;
-      }
-      has(key) {
-        return !!findPair(this.items, key);
-      }
-      set(key, value) {
-        this.add(new Pair.Pair(key, value), true);
-      }
-      /**
-       * @param ctx - Conversion context, originally set in Document#toJS()
-       * @param {Class} Type - If set, forces the returned collection type
-       * @returns Instance of Type, Map, or Object
-       */
-      toJSON(_, ctx, Type) {
-        const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
-        if (ctx?.onCreate)
-          ctx.onCreate(map);
-        for (const item of this.items)
-          addPairToJSMap.addPairToJSMap(ctx, map, item);
-        return map;
-      }
-      toString(ctx, onComment, onChompKeep) {
-        if (!ctx)
-          return JSON.stringify(this);
-        for (const item of this.items) {
-          if (!identity3.isPair(item))
-            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
-        }
-        if (!ctx.allNullValues && this.hasAllNullValues(false))
-          ctx = Object.assign({}, ctx, { allNullValues: true });
-        return stringifyCollection.stringifyCollection(this, ctx, {
-          blockItemPrefix: "",
-          flowChars: { start: "{", end: "}" },
-          itemIndent: ctx.indent || "",
-          onChompKeep,
-          onComment
-        });
-      }
-    };
-    exports.YAMLMap = YAMLMap;
-    exports.findPair = findPair;
-  }
-});
-
-// node_modules/yaml/dist/schema/common/map.js
-var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var YAMLMap = require_YAMLMap();
-    var map = {
-      collection: "map",
-      default: true,
-      nodeClass: YAMLMap.YAMLMap,
-      tag: "tag:yaml.org,2002:map",
-      resolve(map2, onError) {
-        if (!identity3.isMap(map2))
-          onError("Expected a mapping for this tag");
-        return map2;
-      },
-      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
-    };
-    exports.map = map;
-  }
-});
-
-// node_modules/yaml/dist/nodes/YAMLSeq.js
-var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
-    "use strict";
-    var createNode = require_createNode();
-    var stringifyCollection = require_stringifyCollection();
-    var Collection = require_Collection();
-    var identity3 = require_identity();
-    var Scalar = require_Scalar();
-    var toJS = require_toJS();
-    var YAMLSeq = class extends Collection.Collection {
-      static get tagName() {
-        return "tag:yaml.org,2002:seq";
-      }
-      constructor(schema) {
-        super(identity3.SEQ, schema);
-        this.items = [];
-      }
-      add(value) {
-        this.items.push(value);
-      }
-      /**
-       * Removes a value from the collection.
-       *
-       * `key` must contain a representation of an integer for this to succeed.
-       * It may be wrapped in a `Scalar`.
-       *
-       * @returns `true` if the item was found and removed.
-       */
-      delete(key) {
-        const idx = asItemIndex(key);
-        if (typeof idx !== "number")
-          return false;
-        const del = this.items.splice(idx, 1);
-        return del.length > 0;
-      }
-      get(key, keepScalar) {
-        const idx = asItemIndex(key);
-        if (typeof idx !== "number")
-          return void 0;
-        const it = this.items[idx];
-        return !keepScalar && identity3.isScalar(it) ? it.value : it;
-      }
-      /**
-       * Checks if the collection includes a value with the key `key`.
-       *
-       * `key` must contain a representation of an integer for this to succeed.
-       * It may be wrapped in a `Scalar`.
-       */
-      has(key) {
-        const idx = asItemIndex(key);
-        return typeof idx === "number" && idx < this.items.length;
-      }
-      /**
-       * Sets a value in this collection. For `!!set`, `value` needs to be a
-       * boolean to add/remove the item from the set.
-       *
-       * If `key` does not contain a representation of an integer, this will throw.
-       * It may be wrapped in a `Scalar`.
-       */
-      set(key, value) {
-        const idx = asItemIndex(key);
-        if (typeof idx !== "number")
-          throw new Error(`Expected a valid index, not ${key}.`);
-        const prev = this.items[idx];
-        if (identity3.isScalar(prev) && Scalar.isScalarValue(value))
-          prev.value = value;
-        else
-          this.items[idx] = value;
-      }
-      toJSON(_, ctx) {
-        const seq = [];
-        if (ctx?.onCreate)
-          ctx.onCreate(seq);
-        let i2 = 0;
-        for (const item of this.items)
-          seq.push(toJS.toJS(item, String(i2++), ctx));
-        return seq;
-      }
-      toString(ctx, onComment, onChompKeep) {
-        if (!ctx)
-          return JSON.stringify(this);
-        return stringifyCollection.stringifyCollection(this, ctx, {
-          blockItemPrefix: "- ",
-          flowChars: { start: "[", end: "]" },
-          itemIndent: (ctx.indent || "") + "  ",
-          onChompKeep,
-          onComment
-        });
-      }
-      static from(schema, obj, ctx) {
-        const { replacer } = ctx;
-        const seq = new this(schema);
-        if (obj && Symbol.iterator in Object(obj)) {
-          let i2 = 0;
-          for (let it of obj) {
-            if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i2++);
-              it = replacer.call(obj, key, it);
-            }
-            seq.items.push(createNode.createNode(it, void 0, ctx));
-          }
-        }
-        return seq;
-      }
-    };
-    function asItemIndex(key) {
-      let idx = identity3.isScalar(key) ? key.value : key;
-      if (idx && typeof idx === "string")
-        idx = Number(idx);
-      return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
-    }
-    exports.YAMLSeq = YAMLSeq;
-  }
-});
-
-// node_modules/yaml/dist/schema/common/seq.js
-var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var YAMLSeq = require_YAMLSeq();
-    var seq = {
-      collection: "seq",
-      default: true,
-      nodeClass: YAMLSeq.YAMLSeq,
-      tag: "tag:yaml.org,2002:seq",
-      resolve(seq2, onError) {
-        if (!identity3.isSeq(seq2))
-          onError("Expected a sequence for this tag");
-        return seq2;
-      },
-      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
-    };
-    exports.seq = seq;
-  }
-});
-
-// node_modules/yaml/dist/schema/common/string.js
-var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports) {
-    "use strict";
-    var stringifyString = require_stringifyString();
-    var string = {
-      identify: (value) => typeof value === "string",
-      default: true,
-      tag: "tag:yaml.org,2002:str",
-      resolve: (str) => str,
-      stringify(item, ctx, onComment, onChompKeep) {
-        ctx = Object.assign({ actualString: true }, ctx);
-        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
-      }
-    };
-    exports.string = string;
-  }
-});
-
-// node_modules/yaml/dist/schema/common/null.js
-var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var nullTag = {
-      identify: (value) => value == null,
-      createNode: () => new Scalar.Scalar(null),
-      default: true,
-      tag: "tag:yaml.org,2002:null",
-      test: /^(?:~|[Nn]ull|NULL)?$/,
-      resolve: () => new Scalar.Scalar(null),
-      stringify: ({ source }, ctx) => typeof source === "string" && nullTag.test.test(source) ? source : ctx.options.nullStr
-    };
-    exports.nullTag = nullTag;
-  }
-});
-
-// node_modules/yaml/dist/schema/core/bool.js
-var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var boolTag = {
-      identify: (value) => typeof value === "boolean",
-      default: true,
-      tag: "tag:yaml.org,2002:bool",
-      test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
-      stringify({ source, value }, ctx) {
-        if (source && boolTag.test.test(source)) {
-          const sv = source[0] === "t" || source[0] === "T";
-          if (value === sv)
-            return source;
-        }
-        return value ? ctx.options.trueStr : ctx.options.falseStr;
-      }
-    };
-    exports.boolTag = boolTag;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyNumber.js
-var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
-    "use strict";
-    function stringifyNumber({ format: format2, minFractionDigits, tag, value }) {
-      if (typeof value === "bigint")
-        return String(value);
-      const num = typeof value === "number" ? value : Number(value);
-      if (!isFinite(num))
-        return isNaN(num) ? ".nan" : num < 0 ? "-.inf" : ".inf";
-      let n2 = Object.is(value, -0) ? "-0" : JSON.stringify(value);
-      if (!format2 && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n2) && !n2.includes("e")) {
-        let i2 = n2.indexOf(".");
-        if (i2 < 0) {
-          i2 = n2.length;
-          n2 += ".";
-        }
-        let d = minFractionDigits - (n2.length - i2 - 1);
-        while (d-- > 0)
-          n2 += "0";
-      }
-      return n2;
-    }
-    exports.stringifyNumber = stringifyNumber;
-  }
-});
-
-// node_modules/yaml/dist/schema/core/float.js
-var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var stringifyNumber = require_stringifyNumber();
-    var floatNaN = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
-      stringify: stringifyNumber.stringifyNumber
-    };
-    var floatExp = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      format: "EXP",
-      test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str),
-      stringify(node) {
-        const num = Number(node.value);
-        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
-      }
-    };
-    var float = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str));
-        const dot = str.indexOf(".");
-        if (dot !== -1 && str[str.length - 1] === "0")
-          node.minFractionDigits = str.length - dot - 1;
-        return node;
-      },
-      stringify: stringifyNumber.stringifyNumber
-    };
-    exports.float = float;
-    exports.floatExp = floatExp;
-    exports.floatNaN = floatNaN;
-  }
-});
-
-// node_modules/yaml/dist/schema/core/int.js
-var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports) {
-    "use strict";
-    var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
-    function intStringify(node, radix, prefix2) {
-      const { value } = node;
-      if (intIdentify(value) && value >= 0)
-        return prefix2 + value.toString(radix);
-      return stringifyNumber.stringifyNumber(node);
-    }
-    var intOct = {
-      identify: (value) => intIdentify(value) && value >= 0,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "OCT",
-      test: /^0o[0-7]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
-      stringify: (node) => intStringify(node, 8, "0o")
-    };
-    var int = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      test: /^[-+]?[0-9]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
-      stringify: stringifyNumber.stringifyNumber
-    };
-    var intHex = {
-      identify: (value) => intIdentify(value) && value >= 0,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "HEX",
-      test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
-      stringify: (node) => intStringify(node, 16, "0x")
-    };
-    exports.int = int;
-    exports.intHex = intHex;
-    exports.intOct = intOct;
-  }
-});
-
-// node_modules/yaml/dist/schema/core/schema.js
-var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
-    "use strict";
-    var map = require_map();
-    var _null = require_null();
-    var seq = require_seq();
-    var string = require_string();
-    var bool = require_bool();
-    var float = require_float();
-    var int = require_int();
-    var schema = [
-      map.map,
-      seq.seq,
-      string.string,
-      _null.nullTag,
-      bool.boolTag,
-      int.intOct,
-      int.int,
-      int.intHex,
-      float.floatNaN,
-      float.floatExp,
-      float.float
-    ];
-    exports.schema = schema;
-  }
-});
-
-// node_modules/yaml/dist/schema/json/schema.js
-var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var map = require_map();
-    var seq = require_seq();
-    function intIdentify(value) {
-      return typeof value === "bigint" || Number.isInteger(value);
-    }
-    var stringifyJSON = ({ value }) => JSON.stringify(value);
-    var jsonScalars = [
-      {
-        identify: (value) => typeof value === "string",
-        default: true,
-        tag: "tag:yaml.org,2002:str",
-        resolve: (str) => str,
-        stringify: stringifyJSON
-      },
-      {
-        identify: (value) => value == null,
-        createNode: () => new Scalar.Scalar(null),
-        default: true,
-        tag: "tag:yaml.org,2002:null",
-        test: /^null$/,
-        resolve: () => null,
-        stringify: stringifyJSON
-      },
-      {
-        identify: (value) => typeof value === "boolean",
-        default: true,
-        tag: "tag:yaml.org,2002:bool",
-        test: /^true$|^false$/,
-        resolve: (str) => str === "true",
-        stringify: stringifyJSON
-      },
-      {
-        identify: intIdentify,
-        default: true,
-        tag: "tag:yaml.org,2002:int",
-        test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
-        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
-      },
-      {
-        identify: (value) => typeof value === "number",
-        default: true,
-        tag: "tag:yaml.org,2002:float",
-        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str) => parseFloat(str),
-        stringify: stringifyJSON
-      }
-    ];
-    var jsonError = {
-      default: true,
-      tag: "",
-      test: /^/,
-      resolve(str, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
-        return str;
-      }
-    };
-    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
-    exports.schema = schema;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
-var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
-    "use strict";
-    var node_buffer = __require("buffer");
-    var Scalar = require_Scalar();
-    var stringifyString = require_stringifyString();
-    var binary = {
-      identify: (value) => value instanceof Uint8Array,
-      // Buffer inherits from Uint8Array
-      default: false,
-      tag: "tag:yaml.org,2002:binary",
-      /**
-       * Returns a Buffer in node and an Uint8Array in browsers
-       *
-       * To use the resulting buffer as an image, you'll want to do something like:
-       *
-       *   const blob = new Blob([buffer], { type: 'image/jpeg' })
-       *   document.querySelector('#photo').src = URL.createObjectURL(blob)
-       */
-      resolve(src, onError) {
-        if (typeof node_buffer.Buffer === "function") {
-          return node_buffer.Buffer.from(src, "base64");
-        } else if (typeof atob === "function") {
-          const str = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str.length);
-          for (let i2 = 0; i2 < str.length; ++i2)
-            buffer[i2] = str.charCodeAt(i2);
-          return buffer;
-        } else {
-          onError("This environment does not support reading binary tags; either Buffer or atob is required");
-          return src;
-        }
-      },
-      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
-        if (!value)
-          return "";
-        const buf = value;
-        let str;
-        if (typeof node_buffer.Buffer === "function") {
-          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
-        } else if (typeof btoa === "function") {
-          let s = "";
-          for (let i2 = 0; i2 < buf.length; ++i2)
-            s += String.fromCharCode(buf[i2]);
-          str = btoa(s);
-        } else {
-          throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
-        }
-        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
-        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
-          const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n2 = Math.ceil(str.length / lineWidth);
-          const lines = new Array(n2);
-          for (let i2 = 0, o2 = 0; i2 < n2; ++i2, o2 += lineWidth) {
-            lines[i2] = str.substr(o2, lineWidth);
-          }
-          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
-        }
-        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
-      }
-    };
-    exports.binary = binary;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
-var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var Pair = require_Pair();
-    var Scalar = require_Scalar();
-    var YAMLSeq = require_YAMLSeq();
-    function resolvePairs(seq, onError) {
-      if (identity3.isSeq(seq)) {
-        for (let i2 = 0; i2 < seq.items.length; ++i2) {
-          let item = seq.items[i2];
-          if (identity3.isPair(item))
-            continue;
-          else if (identity3.isMap(item)) {
-            if (item.items.length > 1)
-              onError("Each pair must have its own sequence indicator");
-            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
-            if (item.commentBefore)
-              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
-${pair.key.commentBefore}` : item.commentBefore;
-            if (item.comment) {
-              const cn = pair.value ?? pair.key;
-              cn.comment = cn.comment ? `${item.comment}
-${cn.comment}` : item.comment;
-            }
-            item = pair;
-          }
-          seq.items[i2] = identity3.isPair(item) ? item : new Pair.Pair(item);
-        }
-      } else
-        onError("Expected a sequence for this tag");
-      return seq;
-    }
-    function createPairs(schema, iterable, ctx) {
-      const { replacer } = ctx;
-      const pairs2 = new YAMLSeq.YAMLSeq(schema);
-      pairs2.tag = "tag:yaml.org,2002:pairs";
-      let i2 = 0;
-      if (iterable && Symbol.iterator in Object(iterable))
-        for (let it of iterable) {
-          if (typeof replacer === "function")
-            it = replacer.call(iterable, String(i2++), it);
-          let key, value;
-          if (Array.isArray(it)) {
-            if (it.length === 2) {
-              key = it[0];
-              value = it[1];
-            } else
-              throw new TypeError(`Expected [key, value] tuple: ${it}`);
-          } else if (it && it instanceof Object) {
-            const keys = Object.keys(it);
-            if (keys.length === 1) {
-              key = keys[0];
-              value = it[key];
-            } else {
-              throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
-            }
-          } else {
-            key = it;
-          }
-          pairs2.items.push(Pair.createPair(key, value, ctx));
-        }
-      return pairs2;
-    }
-    var pairs = {
-      collection: "seq",
-      default: false,
-      tag: "tag:yaml.org,2002:pairs",
-      resolve: resolvePairs,
-      createNode: createPairs
-    };
-    exports.createPairs = createPairs;
-    exports.pairs = pairs;
-    exports.resolvePairs = resolvePairs;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
-var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var toJS = require_toJS();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSeq = require_YAMLSeq();
-    var pairs = require_pairs();
-    var YAMLOMap = class _YAMLOMap extends YAMLSeq.YAMLSeq {
-      constructor() {
-        super();
-        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
-        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
-        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
-        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
-        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
-        this.tag = _YAMLOMap.tag;
-      }
-      /**
-       * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
-       * but TypeScript won't allow widening the signature of a child method.
-       */
-      toJSON(_, ctx) {
-        if (!ctx)
-          return super.toJSON(_);
-        const map = /* @__PURE__ */ new Map();
-        if (ctx?.onCreate)
-          ctx.onCreate(map);
-        for (const pair of this.items) {
-          let key, value;
-          if (identity3.isPair(pair)) {
-            key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
-          } else {
-            key = toJS.toJS(pair, "", ctx);
-          }
-          if (map.has(key))
-            throw new Error("Ordered maps must not include duplicate keys");
-          map.set(key, value);
-        }
-        return map;
-      }
-      static from(schema, iterable, ctx) {
-        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
-        const omap2 = new this();
-        omap2.items = pairs$1.items;
-        return omap2;
-      }
-    };
-    YAMLOMap.tag = "tag:yaml.org,2002:omap";
-    var omap = {
-      collection: "seq",
-      identify: (value) => value instanceof Map,
-      nodeClass: YAMLOMap,
-      default: false,
-      tag: "tag:yaml.org,2002:omap",
-      resolve(seq, onError) {
-        const pairs$1 = pairs.resolvePairs(seq, onError);
-        const seenKeys = [];
-        for (const { key } of pairs$1.items) {
-          if (identity3.isScalar(key)) {
-            if (seenKeys.includes(key.value)) {
-              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
-            } else {
-              seenKeys.push(key.value);
-            }
-          }
-        }
-        return Object.assign(new YAMLOMap(), pairs$1);
-      },
-      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
-    };
-    exports.YAMLOMap = YAMLOMap;
-    exports.omap = omap;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
-var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    function boolStringify({ value, source }, ctx) {
-      const boolObj = value ? trueTag : falseTag;
-      if (source && boolObj.test.test(source))
-        return source;
-      return value ? ctx.options.trueStr : ctx.options.falseStr;
-    }
-    var trueTag = {
-      identify: (value) => value === true,
-      default: true,
-      tag: "tag:yaml.org,2002:bool",
-      test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
-      resolve: () => new Scalar.Scalar(true),
-      stringify: boolStringify
-    };
-    var falseTag = {
-      identify: (value) => value === false,
-      default: true,
-      tag: "tag:yaml.org,2002:bool",
-      test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
-      resolve: () => new Scalar.Scalar(false),
-      stringify: boolStringify
-    };
-    exports.falseTag = falseTag;
-    exports.trueTag = trueTag;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
-var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var stringifyNumber = require_stringifyNumber();
-    var floatNaN = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
-      stringify: stringifyNumber.stringifyNumber
-    };
-    var floatExp = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      format: "EXP",
-      test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str.replace(/_/g, "")),
-      stringify(node) {
-        const num = Number(node.value);
-        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
-      }
-    };
-    var float = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
-        const dot = str.indexOf(".");
-        if (dot !== -1) {
-          const f = str.substring(dot + 1).replace(/_/g, "");
-          if (f[f.length - 1] === "0")
-            node.minFractionDigits = f.length;
-        }
-        return node;
-      },
-      stringify: stringifyNumber.stringifyNumber
-    };
-    exports.float = float;
-    exports.floatExp = floatExp;
-    exports.floatNaN = floatNaN;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
-var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
-    "use strict";
-    var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str, offset, radix, { intAsBigInt }) {
-      const sign = str[0];
-      if (sign === "-" || sign === "+")
-        offset += 1;
-      str = str.substring(offset).replace(/_/g, "");
-      if (intAsBigInt) {
-        switch (radix) {
-          case 2:
-            str = `0b${str}`;
-            break;
-          case 8:
-            str = `0o${str}`;
-            break;
-          case 16:
-            str = `0x${str}`;
-            break;
-        }
-        const n3 = BigInt(str);
-        return sign === "-" ? BigInt(-1) * n3 : n3;
-      }
-      const n2 = parseInt(str, radix);
-      return sign === "-" ? -1 * n2 : n2;
-    }
-    function intStringify(node, radix, prefix2) {
-      const { value } = node;
-      if (intIdentify(value)) {
-        const str = value.toString(radix);
-        return value < 0 ? "-" + prefix2 + str.substr(1) : prefix2 + str;
-      }
-      return stringifyNumber.stringifyNumber(node);
-    }
-    var intBin = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "BIN",
-      test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
-      stringify: (node) => intStringify(node, 2, "0b")
-    };
-    var intOct = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "OCT",
-      test: /^[-+]?0[0-7_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
-      stringify: (node) => intStringify(node, 8, "0")
-    };
-    var int = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
-      stringify: stringifyNumber.stringifyNumber
-    };
-    var intHex = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "HEX",
-      test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
-      stringify: (node) => intStringify(node, 16, "0x")
-    };
-    exports.int = int;
-    exports.intBin = intBin;
-    exports.intHex = intHex;
-    exports.intOct = intOct;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
-var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var Pair = require_Pair();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
-      constructor(schema) {
-        super(schema);
-        this.tag = _YAMLSet.tag;
-      }
-      add(key) {
-        let pair;
-        if (identity3.isPair(key))
-          pair = key;
-        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair.Pair(key.key, null);
-        else
-          pair = new Pair.Pair(key, null);
-        const prev = YAMLMap.findPair(this.items, pair.key);
-        if (!prev)
-          this.items.push(pair);
-      }
-      /**
-       * If `keepPair` is `true`, returns the Pair matching `key`.
-       * Otherwise, returns the value of that Pair's key.
-       */
-      get(key, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key);
-        return !keepPair && identity3.isPair(pair) ? identity3.isScalar(pair.key) ? pair.key.value : pair.key : pair;
-      }
-      set(key, value) {
-        if (typeof value !== "boolean")
-          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
-        const prev = YAMLMap.findPair(this.items, key);
-        if (prev && !value) {
-          this.items.splice(this.items.indexOf(prev), 1);
-        } else if (!prev && value) {
-          this.items.push(new Pair.Pair(key));
-        }
-      }
-      toJSON(_, ctx) {
-        return super.toJSON(_, ctx, Set);
-      }
-      toString(ctx, onComment, onChompKeep) {
-        if (!ctx)
-          return JSON.stringify(this);
-        if (this.hasAllNullValues(true))
-          return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
-        else
-          throw new Error("Set items must all have null values");
-      }
-      static from(schema, iterable, ctx) {
-        const { replacer } = ctx;
-        const set2 = new this(schema);
-        if (iterable && Symbol.iterator in Object(iterable))
-          for (let value of iterable) {
-            if (typeof replacer === "function")
-              value = replacer.call(iterable, value, value);
-            set2.items.push(Pair.createPair(value, null, ctx));
-          }
-        return set2;
-      }
-    };
-    YAMLSet.tag = "tag:yaml.org,2002:set";
-    var set = {
-      collection: "map",
-      identify: (value) => value instanceof Set,
-      nodeClass: YAMLSet,
-      default: false,
-      tag: "tag:yaml.org,2002:set",
-      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
-      resolve(map, onError) {
-        if (identity3.isMap(map)) {
-          if (map.hasAllNullValues(true))
-            return Object.assign(new YAMLSet(), map);
-          else
-            onError("Set items must all have null values");
-        } else
-          onError("Expected a mapping for this tag");
-        return map;
-      }
-    };
-    exports.YAMLSet = YAMLSet;
-    exports.set = set;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
-var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
-    "use strict";
-    var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str, asBigInt) {
-      const sign = str[0];
-      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
-      const num = (n2) => asBigInt ? BigInt(n2) : Number(n2);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num(60) + num(p), num(0));
-      return sign === "-" ? num(-1) * res : res;
-    }
-    function stringifySexagesimal(node) {
-      let { value } = node;
-      let num = (n2) => n2;
-      if (typeof value === "bigint")
-        num = (n2) => BigInt(n2);
-      else if (isNaN(value) || !isFinite(value))
-        return stringifyNumber.stringifyNumber(node);
-      let sign = "";
-      if (value < 0) {
-        sign = "-";
-        value *= num(-1);
-      }
-      const _60 = num(60);
-      const parts = [value % _60];
-      if (value < 60) {
-        parts.unshift(0);
-      } else {
-        value = (value - parts[0]) / _60;
-        parts.unshift(value % _60);
-        if (value >= 60) {
-          value = (value - parts[0]) / _60;
-          parts.unshift(value);
-        }
-      }
-      return sign + parts.map((n2) => String(n2).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
-    }
-    var intTime = {
-      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "TIME",
-      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
-      stringify: stringifySexagesimal
-    };
-    var floatTime = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      format: "TIME",
-      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str) => parseSexagesimal(str, false),
-      stringify: stringifySexagesimal
-    };
-    var timestamp = {
-      identify: (value) => value instanceof Date,
-      default: true,
-      tag: "tag:yaml.org,2002:timestamp",
-      // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
-      // may be omitted altogether, resulting in a date format. In such a case, the time part is
-      // assumed to be 00:00:00Z (start of day, UTC).
-      test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str) {
-        const match = str.match(timestamp.test);
-        if (!match)
-          throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
-        const [, year, month, day, hour, minute, second] = match.map(Number);
-        const millisec = match[7] ? Number((match[7] + "00").substr(1, 3)) : 0;
-        let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
-        const tz = match[8];
-        if (tz && tz !== "Z") {
-          let d = parseSexagesimal(tz, false);
-          if (Math.abs(d) < 30)
-            d *= 60;
-          date -= 6e4 * d;
-        }
-        return new Date(date);
-      },
-      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
-    };
-    exports.floatTime = floatTime;
-    exports.intTime = intTime;
-    exports.timestamp = timestamp;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
-var require_schema4 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
-    "use strict";
-    var map = require_map();
-    var _null = require_null();
-    var seq = require_seq();
-    var string = require_string();
-    var binary = require_binary();
-    var bool = require_bool2();
-    var float = require_float2();
-    var int = require_int2();
-    var merge = require_merge();
-    var omap = require_omap();
-    var pairs = require_pairs();
-    var set = require_set();
-    var timestamp = require_timestamp();
-    var schema = [
-      map.map,
-      seq.seq,
-      string.string,
-      _null.nullTag,
-      bool.trueTag,
-      bool.falseTag,
-      int.intBin,
-      int.intOct,
-      int.int,
-      int.intHex,
-      float.floatNaN,
-      float.floatExp,
-      float.float,
-      binary.binary,
-      merge.merge,
-      omap.omap,
-      pairs.pairs,
-      set.set,
-      timestamp.intTime,
-      timestamp.floatTime,
-      timestamp.timestamp
-    ];
-    exports.schema = schema;
-  }
-});
-
-// node_modules/yaml/dist/schema/tags.js
-var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports) {
-    "use strict";
-    var map = require_map();
-    var _null = require_null();
-    var seq = require_seq();
-    var string = require_string();
-    var bool = require_bool();
-    var float = require_float();
-    var int = require_int();
-    var schema = require_schema2();
-    var schema$1 = require_schema3();
-    var binary = require_binary();
-    var merge = require_merge();
-    var omap = require_omap();
-    var pairs = require_pairs();
-    var schema$2 = require_schema4();
-    var set = require_set();
-    var timestamp = require_timestamp();
-    var schemas = /* @__PURE__ */ new Map([
-      ["core", schema.schema],
-      ["failsafe", [map.map, seq.seq, string.string]],
-      ["json", schema$1.schema],
-      ["yaml11", schema$2.schema],
-      ["yaml-1.1", schema$2.schema]
-    ]);
-    var tagsByName = {
-      binary: binary.binary,
-      bool: bool.boolTag,
-      float: float.float,
-      floatExp: float.floatExp,
-      floatNaN: float.floatNaN,
-      floatTime: timestamp.floatTime,
-      int: int.int,
-      intHex: int.intHex,
-      intOct: int.intOct,
-      intTime: timestamp.intTime,
-      map: map.map,
-      merge: merge.merge,
-      null: _null.nullTag,
-      omap: omap.omap,
-      pairs: pairs.pairs,
-      seq: seq.seq,
-      set: set.set,
-      timestamp: timestamp.timestamp
-    };
-    var coreKnownTags = {
-      "tag:yaml.org,2002:binary": binary.binary,
-      "tag:yaml.org,2002:merge": merge.merge,
-      "tag:yaml.org,2002:omap": omap.omap,
-      "tag:yaml.org,2002:pairs": pairs.pairs,
-      "tag:yaml.org,2002:set": set.set,
-      "tag:yaml.org,2002:timestamp": timestamp.timestamp
-    };
-    function getTags(customTags, schemaName, addMergeTag) {
-      const schemaTags = schemas.get(schemaName);
-      if (schemaTags && !customTags) {
-        return addMergeTag && !schemaTags.includes(merge.merge) ? schemaTags.concat(merge.merge) : schemaTags.slice();
-      }
-      let tags = schemaTags;
-      if (!tags) {
-        if (Array.isArray(customTags))
-          tags = [];
-        else {
-          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
-          throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
-        }
-      }
-      if (Array.isArray(customTags)) {
-        for (const tag of customTags)
-          tags = tags.concat(tag);
-      } else if (typeof customTags === "function") {
-        tags = customTags(tags.slice());
-      }
-      if (addMergeTag)
-        tags = tags.concat(merge.merge);
-      return tags.reduce((tags2, tag) => {
-        const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
-        if (!tagObj) {
-          const tagName = JSON.stringify(tag);
-          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
-          throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
-        }
-        if (!tags2.includes(tagObj))
-          tags2.push(tagObj);
-        return tags2;
-      }, []);
-    }
-    exports.coreKnownTags = coreKnownTags;
-    exports.getTags = getTags;
-  }
-});
-
-// node_modules/yaml/dist/schema/Schema.js
-var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var map = require_map();
-    var seq = require_seq();
-    var string = require_string();
-    var tags = require_tags();
-    var sortMapEntriesByKey = (a2, b) => a2.key < b.key ? -1 : a2.key > b.key ? 1 : 0;
-    var Schema = class _Schema {
-      constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
-        this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
-        this.name = typeof schema === "string" && schema || "core";
-        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
-        this.tags = tags.getTags(customTags, this.name, merge);
-        this.toStringOptions = toStringDefaults ?? null;
-        Object.defineProperty(this, identity3.MAP, { value: map.map });
-        Object.defineProperty(this, identity3.SCALAR, { value: string.string });
-        Object.defineProperty(this, identity3.SEQ, { value: seq.seq });
-        this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
-      }
-      clone() {
-        const copy = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
-        copy.tags = this.tags.slice();
-        return copy;
-      }
-    };
-    exports.Schema = Schema;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyDocument.js
-var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var stringify = require_stringify();
-    var stringifyComment = require_stringifyComment();
-    function stringifyDocument(doc, options) {
-      const lines = [];
-      let hasDirectives = options.directives === true;
-      if (options.directives !== false && doc.directives) {
-        const dir = doc.directives.toString(doc);
-        if (dir) {
-          lines.push(dir);
-          hasDirectives = true;
-        } else if (doc.directives.docStart)
-          hasDirectives = true;
-      }
-      if (hasDirectives)
-        lines.push("---");
-      const ctx = stringify.createStringifyContext(doc, options);
-      const { commentString } = ctx.options;
-      if (doc.commentBefore) {
-        if (lines.length !== 1)
-          lines.unshift("");
-        const cs = commentString(doc.commentBefore);
-        lines.unshift(stringifyComment.indentComment(cs, ""));
-      }
-      let chompKeep = false;
-      let contentComment = null;
-      if (doc.contents) {
-        if (identity3.isNode(doc.contents)) {
-          if (doc.contents.spaceBefore && hasDirectives)
-            lines.push("");
-          if (doc.contents.commentBefore) {
-            const cs = commentString(doc.contents.commentBefore);
-            lines.push(stringifyComment.indentComment(cs, ""));
-          }
-          ctx.forceBlockIndent = !!doc.comment;
-          contentComment = doc.contents.comment;
-        }
-        const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
-        if (contentComment)
-          body += stringifyComment.lineComment(body, "", commentString(contentComment));
-        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
-          lines[lines.length - 1] = `--- ${body}`;
-        } else
-          lines.push(body);
-      } else {
-        lines.push(stringify.stringify(doc.contents, ctx));
-      }
-      if (doc.directives?.docEnd) {
-        if (doc.comment) {
-          const cs = commentString(doc.comment);
-          if (cs.includes("\n")) {
-            lines.push("...");
-            lines.push(stringifyComment.indentComment(cs, ""));
-          } else {
-            lines.push(`... ${cs}`);
-          }
-        } else {
-          lines.push("...");
-        }
-      } else {
-        let dc = doc.comment;
-        if (dc && chompKeep)
-          dc = dc.replace(/^\n+/, "");
-        if (dc) {
-          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
-            lines.push("");
-          lines.push(stringifyComment.indentComment(commentString(dc), ""));
-        }
-      }
-      return lines.join("\n") + "\n";
-    }
-    exports.stringifyDocument = stringifyDocument;
-  }
-});
-
-// node_modules/yaml/dist/doc/Document.js
-var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports) {
-    "use strict";
-    var Alias = require_Alias();
-    var Collection = require_Collection();
-    var identity3 = require_identity();
-    var Pair = require_Pair();
-    var toJS = require_toJS();
-    var Schema = require_Schema();
-    var stringifyDocument = require_stringifyDocument();
-    var anchors = require_anchors();
-    var applyReviver = require_applyReviver();
-    var createNode = require_createNode();
-    var directives = require_directives();
-    var Document = class _Document {
-      constructor(value, replacer, options) {
-        this.commentBefore = null;
-        this.comment = null;
-        this.errors = [];
-        this.warnings = [];
-        Object.defineProperty(this, identity3.NODE_TYPE, { value: identity3.DOC });
-        let _replacer = null;
-        if (typeof replacer === "function" || Array.isArray(replacer)) {
-          _replacer = replacer;
-        } else if (options === void 0 && replacer) {
-          options = replacer;
-          replacer = void 0;
-        }
-        const opt = Object.assign({
-          intAsBigInt: false,
-          keepSourceTokens: false,
-          logLevel: "warn",
-          prettyErrors: true,
-          strict: true,
-          stringKeys: false,
-          uniqueKeys: true,
-          version: "1.2"
-        }, options);
-        this.options = opt;
-        let { version } = opt;
-        if (options?._directives) {
-          this.directives = options._directives.atDocument();
-          if (this.directives.yaml.explicit)
-            version = this.directives.yaml.version;
-        } else
-          this.directives = new directives.Directives({ version });
-        this.setSchema(version, options);
-        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options);
-      }
-      /**
-       * Create a deep copy of this Document and its contents.
-       *
-       * Custom Node values that inherit from `Object` still refer to their original instances.
-       */
-      clone() {
-        const copy = Object.create(_Document.prototype, {
-          [identity3.NODE_TYPE]: { value: identity3.DOC }
-        });
-        copy.commentBefore = this.commentBefore;
-        copy.comment = this.comment;
-        copy.errors = this.errors.slice();
-        copy.warnings = this.warnings.slice();
-        copy.options = Object.assign({}, this.options);
-        if (this.directives)
-          copy.directives = this.directives.clone();
-        copy.schema = this.schema.clone();
-        copy.contents = identity3.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
-        if (this.range)
-          copy.range = this.range.slice();
-        return copy;
-      }
-      /** Adds a value to the document. */
-      add(value) {
-        if (assertCollection(this.contents))
-          this.contents.add(value);
-      }
-      /** Adds a value to the document. */
-      addIn(path14, value) {
-        if (assertCollection(this.contents))
-          this.contents.addIn(path14, value);
-      }
-      /**
-       * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
-       *
-       * If `node` already has an anchor, `name` is ignored.
-       * Otherwise, the `node.anchor` value will be set to `name`,
-       * or if an anchor with that name is already present in the document,
-       * `name` will be used as a prefix for a new unique anchor.
-       * If `name` is undefined, the generated anchor will use 'a' as a prefix.
-       */
-      createAlias(node, name) {
-        if (!node.anchor) {
-          const prev = anchors.anchorNames(this);
-          node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
-        }
-        return new Alias.Alias(node.anchor);
-      }
-      createNode(value, replacer, options) {
-        let _replacer = void 0;
-        if (typeof replacer === "function") {
-          value = replacer.call({ "": value }, "", value);
-          _replacer = replacer;
-        } else if (Array.isArray(replacer)) {
-          const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
-          const asStr = replacer.filter(keyToStr).map(String);
-          if (asStr.length > 0)
-            replacer = replacer.concat(asStr);
-          _replacer = replacer;
-        } else if (options === void 0 && replacer) {
-          options = replacer;
-          replacer = void 0;
-        }
-        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
-        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
-          this,
-          // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          anchorPrefix || "a"
-        );
-        const ctx = {
-          aliasDuplicateObjects: aliasDuplicateObjects ?? true,
-          keepUndefined: keepUndefined ?? false,
-          onAnchor,
-          onTagObj,
-          replacer: _replacer,
-          schema: this.schema,
-          sourceObjects
-        };
-        const node = createNode.createNode(value, tag, ctx);
-        if (flow && identity3.isCollection(node))
-          node.flow = true;
-        setAnchors();
-        return node;
-      }
-      /**
-       * Convert a key and a value into a `Pair` using the current schema,
-       * recursively wrapping all values as `Scalar` or `Collection` nodes.
-       */
-      createPair(key, value, options = {}) {
-        const k = this.createNode(key, null, options);
-        const v = this.createNode(value, null, options);
-        return new Pair.Pair(k, v);
-      }
-      /**
-       * Removes a value from the document.
-       * @returns `true` if the item was found and removed.
-       */
-      delete(key) {
-        return assertCollection(this.contents) ? this.contents.delete(key) : false;
-      }
-      /**
-       * Removes a value from the document.
-       * @returns `true` if the item was found and removed.
-       */
-      deleteIn(path14) {
-        if (Collection.isEmptyPath(path14)) {
-          if (this.contents == null)
-            return false;
-          this.contents = null;
-          return true;
-        }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
-      }
-      /**
-       * Returns item at `key`, or `undefined` if not found. By default unwraps
-       * scalar values from their surrounding node; to disable set `keepScalar` to
-       * `true` (collections are always returned intact).
-       */
-      get(key, keepScalar) {
-        return identity3.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
-      }
-      /**
-       * Returns item at `path`, or `undefined` if not found. By default unwraps
-       * scalar values from their surrounding node; to disable set `keepScalar` to
-       * `true` (collections are always returned intact).
-       */
-      getIn(path14, keepScalar) {
-        if (Collection.isEmptyPath(path14))
-          return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity3.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
-      }
-      /**
-       * Checks if the document includes a value with the key `key`.
-       */
-      has(key) {
-        return identity3.isCollection(this.contents) ? this.contents.has(key) : false;
-      }
-      /**
-       * Checks if the document includes a value at `path`.
-       */
-      hasIn(path14) {
-        if (Collection.isEmptyPath(path14))
-          return this.contents !== void 0;
-        return identity3.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
-      }
-      /**
-       * Sets a value in this document. For `!!set`, `value` needs to be a
-       * boolean to add/remove the item from the set.
-       */
-      set(key, value) {
-        if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key], value);
-        } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value);
-        }
-      }
-      /**
-       * Sets a value in this document. For `!!set`, `value` needs to be a
-       * boolean to add/remove the item from the set.
-       */
-      setIn(path14, value) {
-        if (Collection.isEmptyPath(path14)) {
-          this.contents = value;
-        } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path14), value);
-        } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path14, value);
-        }
-      }
-      /**
-       * Change the YAML version and schema used by the document.
-       * A `null` version disables support for directives, explicit tags, anchors, and aliases.
-       * It also requires the `schema` option to be given as a `Schema` instance value.
-       *
-       * Overrides all previously set schema options.
-       */
-      setSchema(version, options = {}) {
-        if (typeof version === "number")
-          version = String(version);
-        let opt;
-        switch (version) {
-          case "1.1":
-            if (this.directives)
-              this.directives.yaml.version = "1.1";
-            else
-              this.directives = new directives.Directives({ version: "1.1" });
-            opt = { resolveKnownTags: false, schema: "yaml-1.1" };
-            break;
-          case "1.2":
-          case "next":
-            if (this.directives)
-              this.directives.yaml.version = version;
-            else
-              this.directives = new directives.Directives({ version });
-            opt = { resolveKnownTags: true, schema: "core" };
-            break;
-          case null:
-            if (this.directives)
-              delete this.directives;
-            opt = null;
-            break;
-          default: {
-            const sv = JSON.stringify(version);
-            throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
-          }
-        }
-        if (options.schema instanceof Object)
-          this.schema = options.schema;
-        else if (opt)
-          this.schema = new Schema.Schema(Object.assign(opt, options));
-        else
-          throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
-      }
-      // json & jsonArg are only used from toJSON()
-      toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
-        const ctx = {
-          anchors: /* @__PURE__ */ new Map(),
-          doc: this,
-          keep: !json,
-          mapAsMap: mapAsMap === true,
-          mapKeyWarned: false,
-          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
-        };
-        const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
-        if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
-        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
-      }
-      /**
-       * A JSON representation of the document `contents`.
-       *
-       * @param jsonArg Used by `JSON.stringify` to indicate the array index or
-       *   property name.
-       */
-      toJSON(jsonArg, onAnchor) {
-        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
-      }
-      /** A YAML representation of the document. */
-      toString(options = {}) {
-        if (this.errors.length > 0)
-          throw new Error("Document with errors cannot be stringified");
-        if ("indent" in options && (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
-          const s = JSON.stringify(options.indent);
-          throw new Error(`"indent" option must be a positive integer, not ${s}`);
-        }
-        return stringifyDocument.stringifyDocument(this, options);
-      }
-    };
-    function assertCollection(contents) {
-      if (identity3.isCollection(contents))
-        return true;
-      throw new Error("Expected a YAML collection as document contents");
-    }
-    exports.Document = Document;
-  }
-});
-
-// node_modules/yaml/dist/errors.js
-var require_errors2 = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports) {
-    "use strict";
-    var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
-        super();
-        this.name = name;
-        this.code = code;
-        this.message = message;
-        this.pos = pos;
-      }
-    };
-    var YAMLParseError = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLParseError", pos, code, message);
-      }
-    };
-    var YAMLWarning = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLWarning", pos, code, message);
-      }
-    };
-    var prettifyError = (src, lc) => (error2) => {
-      if (error2.pos[0] === -1)
-        return;
-      error2.linePos = error2.pos.map((pos) => lc.linePos(pos));
-      const { line, col } = error2.linePos[0];
-      error2.message += ` at line ${line}, column ${col}`;
-      let ci = col - 1;
-      let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
-      if (ci >= 60 && lineStr.length > 80) {
-        const trimStart = Math.min(ci - 39, lineStr.length - 79);
-        lineStr = "\u2026" + lineStr.substring(trimStart);
-        ci -= trimStart - 1;
-      }
-      if (lineStr.length > 80)
-        lineStr = lineStr.substring(0, 79) + "\u2026";
-      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
-        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
-        if (prev.length > 80)
-          prev = prev.substring(0, 79) + "\u2026\n";
-        lineStr = prev + lineStr;
-      }
-      if (/[^ ]/.test(lineStr)) {
-        let count2 = 1;
-        const end = error2.linePos[1];
-        if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
-        }
-        const pointer = " ".repeat(ci) + "^".repeat(count2);
-        error2.message += `:
-
-${lineStr}
-${pointer}
-`;
-      }
-    };
-    exports.YAMLError = YAMLError;
-    exports.YAMLParseError = YAMLParseError;
-    exports.YAMLWarning = YAMLWarning;
-    exports.prettifyError = prettifyError;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-props.js
-var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
-    "use strict";
-    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
-      let spaceBefore = false;
-      let atNewline = startOnNewline;
-      let hasSpace = startOnNewline;
-      let comment = "";
-      let commentSep = "";
-      let hasNewline = false;
-      let reqSpace = false;
-      let tab = null;
-      let anchor = null;
-      let tag = null;
-      let newlineAfterProp = null;
-      let comma = null;
-      let found = null;
-      let start = null;
-      for (const token of tokens) {
-        if (reqSpace) {
-          if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
-            onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
-          reqSpace = false;
-        }
-        if (tab) {
-          if (atNewline && token.type !== "comment" && token.type !== "newline") {
-            onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
-          }
-          tab = null;
-        }
-        switch (token.type) {
-          case "space":
-            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
-              tab = token;
-            }
-            hasSpace = true;
-            break;
-          case "comment": {
-            if (!hasSpace)
-              onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
-            const cb = token.source.substring(1) || " ";
-            if (!comment)
-              comment = cb;
-            else
-              comment += commentSep + cb;
-            commentSep = "";
-            atNewline = false;
-            break;
-          }
-          case "newline":
-            if (atNewline) {
-              if (comment)
-                comment += token.source;
-              else if (!found || indicator !== "seq-item-ind")
-                spaceBefore = true;
-            } else
-              commentSep += token.source;
-            atNewline = true;
-            hasNewline = true;
-            if (anchor || tag)
-              newlineAfterProp = token;
-            hasSpace = true;
-            break;
-          case "anchor":
-            if (anchor)
-              onError(token, "MULTIPLE_ANCHORS", "A node can have at most one anchor");
-            if (token.source.endsWith(":"))
-              onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
-            anchor = token;
-            start ?? (start = token.offset);
-            atNewline = false;
-            hasSpace = false;
-            reqSpace = true;
-            break;
-          case "tag": {
-            if (tag)
-              onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
-            tag = token;
-            start ?? (start = token.offset);
-            atNewline = false;
-            hasSpace = false;
-            reqSpace = true;
-            break;
-          }
-          case indicator:
-            if (anchor || tag)
-              onError(token, "BAD_PROP_ORDER", `Anchors and tags must be after the ${token.source} indicator`);
-            if (found)
-              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow ?? "collection"}`);
-            found = token;
-            atNewline = indicator === "seq-item-ind" || indicator === "explicit-key-ind";
-            hasSpace = false;
-            break;
-          case "comma":
-            if (flow) {
-              if (comma)
-                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow}`);
-              comma = token;
-              atNewline = false;
-              hasSpace = false;
-              break;
-            }
-          // else fallthrough
-          default:
-            onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.type} token`);
-            atNewline = false;
-            hasSpace = false;
-        }
-      }
-      const last = tokens[tokens.length - 1];
-      const end = last ? last.offset + last.source.length : offset;
-      if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
-        onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
-      }
-      if (tab && (atNewline && tab.indent <= parentIndent || next?.type === "block-map" || next?.type === "block-seq"))
-        onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
-      return {
-        comma,
-        found,
-        spaceBefore,
-        comment,
-        hasNewline,
-        anchor,
-        tag,
-        newlineAfterProp,
-        end,
-        start: start ?? end
-      };
-    }
-    exports.resolveProps = resolveProps;
-  }
-});
-
-// node_modules/yaml/dist/compose/util-contains-newline.js
-var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
-    "use strict";
-    function containsNewline(key) {
-      if (!key)
-        return null;
-      switch (key.type) {
-        case "alias":
-        case "scalar":
-        case "double-quoted-scalar":
-        case "single-quoted-scalar":
-          if (key.source.includes("\n"))
-            return true;
-          if (key.end) {
-            for (const st of key.end)
-              if (st.type === "newline")
-                return true;
-          }
-          return false;
-        case "flow-collection":
-          for (const it of key.items) {
-            for (const st of it.start)
-              if (st.type === "newline")
-                return true;
-            if (it.sep) {
-              for (const st of it.sep)
-                if (st.type === "newline")
-                  return true;
-            }
-            if (containsNewline(it.key) || containsNewline(it.value))
-              return true;
-          }
-          return false;
-        default:
-          return true;
-      }
-    }
-    exports.containsNewline = containsNewline;
-  }
-});
-
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
-var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
-    "use strict";
-    var utilContainsNewline = require_util_contains_newline();
-    function flowIndentCheck(indent, fc, onError) {
-      if (fc?.type === "flow-collection") {
-        const end = fc.end[0];
-        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
-          const msg = "Flow end indicator should be more indented than parent";
-          onError(end, "BAD_INDENT", msg, true);
-        }
-      }
-    }
-    exports.flowIndentCheck = flowIndentCheck;
-  }
-});
-
-// node_modules/yaml/dist/compose/util-map-includes.js
-var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    function mapIncludes(ctx, items, search) {
-      const { uniqueKeys } = ctx.options;
-      if (uniqueKeys === false)
-        return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a2, b) => a2 === b || identity3.isScalar(a2) && identity3.isScalar(b) && a2.value === b.value;
-      return items.some((pair) => isEqual(pair.key, search));
-    }
-    exports.mapIncludes = mapIncludes;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-block-map.js
-var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
-    "use strict";
-    var Pair = require_Pair();
-    var YAMLMap = require_YAMLMap();
-    var resolveProps = require_resolve_props();
-    var utilContainsNewline = require_util_contains_newline();
-    var utilFlowIndentCheck = require_util_flow_indent_check();
-    var utilMapIncludes = require_util_map_includes();
-    var startColMsg = "All mapping items must start at the same column";
-    function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
-      const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
-      const map = new NodeClass(ctx.schema);
-      if (ctx.atRoot)
-        ctx.atRoot = false;
-      let offset = bm.offset;
-      let commentEnd = null;
-      for (const collItem of bm.items) {
-        const { start, key, sep, value } = collItem;
-        const keyProps = resolveProps.resolveProps(start, {
-          indicator: "explicit-key-ind",
-          next: key ?? sep?.[0],
-          offset,
-          onError,
-          parentIndent: bm.indent,
-          startOnNewline: true
-        });
-        const implicitKey = !keyProps.found;
-        if (implicitKey) {
-          if (key) {
-            if (key.type === "block-seq")
-              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
-            else if ("indent" in key && key.indent !== bm.indent)
-              onError(offset, "BAD_INDENT", startColMsg);
-          }
-          if (!keyProps.anchor && !keyProps.tag && !sep) {
-            commentEnd = keyProps.end;
-            if (keyProps.comment) {
-              if (map.comment)
-                map.comment += "\n" + keyProps.comment;
-              else
-                map.comment = keyProps.comment;
-            }
-            continue;
-          }
-          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
-          }
-        } else if (keyProps.found?.indent !== bm.indent) {
-          onError(offset, "BAD_INDENT", startColMsg);
-        }
-        ctx.atKey = true;
-        const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
-        if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
-        ctx.atKey = false;
-        if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
-          onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep ?? [], {
-          indicator: "map-value-ind",
-          next: value,
-          offset: keyNode.range[2],
-          onError,
-          parentIndent: bm.indent,
-          startOnNewline: !key || key.type === "block-scalar"
-        });
-        offset = valueProps.end;
-        if (valueProps.found) {
-          if (implicitKey) {
-            if (value?.type === "block-map" && !valueProps.hasNewline)
-              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
-            if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
-              onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
-          }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
-          if (ctx.schema.compat)
-            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
-          offset = valueNode.range[2];
-          const pair = new Pair.Pair(keyNode, valueNode);
-          if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          map.items.push(pair);
-        } else {
-          if (implicitKey)
-            onError(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
-          if (valueProps.comment) {
-            if (keyNode.comment)
-              keyNode.comment += "\n" + valueProps.comment;
-            else
-              keyNode.comment = valueProps.comment;
-          }
-          const pair = new Pair.Pair(keyNode);
-          if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          map.items.push(pair);
-        }
-      }
-      if (commentEnd && commentEnd < offset)
-        onError(commentEnd, "IMPOSSIBLE", "Map comment with trailing content");
-      map.range = [bm.offset, offset, commentEnd ?? offset];
-      return map;
-    }
-    exports.resolveBlockMap = resolveBlockMap;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-block-seq.js
-var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
-    "use strict";
-    var YAMLSeq = require_YAMLSeq();
-    var resolveProps = require_resolve_props();
-    var utilFlowIndentCheck = require_util_flow_indent_check();
-    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
-      const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
-      const seq = new NodeClass(ctx.schema);
-      if (ctx.atRoot)
-        ctx.atRoot = false;
-      if (ctx.atKey)
-        ctx.atKey = false;
-      let offset = bs.offset;
-      let commentEnd = null;
-      for (const { start, value } of bs.items) {
-        const props = resolveProps.resolveProps(start, {
-          indicator: "seq-item-ind",
-          next: value,
-          offset,
-          onError,
-          parentIndent: bs.indent,
-          startOnNewline: true
-        });
-        if (!props.found) {
-          if (props.anchor || props.tag || value) {
-            if (value?.type === "block-seq")
-              onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
-            else
-              onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
-          } else {
-            commentEnd = props.end;
-            if (props.comment)
-              seq.comment = props.comment;
-            continue;
-          }
-        }
-        const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
-        if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
-        offset = node.range[2];
-        seq.items.push(node);
-      }
-      seq.range = [bs.offset, offset, commentEnd ?? offset];
-      return seq;
-    }
-    exports.resolveBlockSeq = resolveBlockSeq;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-end.js
-var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
-    "use strict";
-    function resolveEnd(end, offset, reqSpace, onError) {
-      let comment = "";
-      if (end) {
-        let hasSpace = false;
-        let sep = "";
-        for (const token of end) {
-          const { source, type } = token;
-          switch (type) {
-            case "space":
-              hasSpace = true;
-              break;
-            case "comment": {
-              if (reqSpace && !hasSpace)
-                onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
-              const cb = source.substring(1) || " ";
-              if (!comment)
-                comment = cb;
-              else
-                comment += sep + cb;
-              sep = "";
-              break;
-            }
-            case "newline":
-              if (comment)
-                sep += source;
-              hasSpace = true;
-              break;
-            default:
-              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${type} at node end`);
-          }
-          offset += source.length;
-        }
-      }
-      return { comment, offset };
-    }
-    exports.resolveEnd = resolveEnd;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
-var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var Pair = require_Pair();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSeq = require_YAMLSeq();
-    var resolveEnd = require_resolve_end();
-    var resolveProps = require_resolve_props();
-    var utilContainsNewline = require_util_contains_newline();
-    var utilMapIncludes = require_util_map_includes();
-    var blockMsg = "Block collections are not allowed within flow collections";
-    var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
-    function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
-      const isMap = fc.start.source === "{";
-      const fcName = isMap ? "flow map" : "flow sequence";
-      const NodeClass = tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
-      const coll = new NodeClass(ctx.schema);
-      coll.flow = true;
-      const atRoot = ctx.atRoot;
-      if (atRoot)
-        ctx.atRoot = false;
-      if (ctx.atKey)
-        ctx.atKey = false;
-      let offset = fc.offset + fc.start.source.length;
-      for (let i2 = 0; i2 < fc.items.length; ++i2) {
-        const collItem = fc.items[i2];
-        const { start, key, sep, value } = collItem;
-        const props = resolveProps.resolveProps(start, {
-          flow: fcName,
-          indicator: "explicit-key-ind",
-          next: key ?? sep?.[0],
-          offset,
-          onError,
-          parentIndent: fc.indent,
-          startOnNewline: false
-        });
-        if (!props.found) {
-          if (!props.anchor && !props.tag && !sep && !value) {
-            if (i2 === 0 && props.comma)
-              onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
-            else if (i2 < fc.items.length - 1)
-              onError(props.start, "UNEXPECTED_TOKEN", `Unexpected empty item in ${fcName}`);
-            if (props.comment) {
-              if (coll.comment)
-                coll.comment += "\n" + props.comment;
-              else
-                coll.comment = props.comment;
-            }
-            offset = props.end;
-            continue;
-          }
-          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
-            onError(
-              key,
-              // checked by containsNewline()
-              "MULTILINE_IMPLICIT_KEY",
-              "Implicit keys of flow sequence pairs need to be on a single line"
-            );
-        }
-        if (i2 === 0) {
-          if (props.comma)
-            onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
-        } else {
-          if (!props.comma)
-            onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
-          if (props.comment) {
-            let prevItemComment = "";
-            loop: for (const st of start) {
-              switch (st.type) {
-                case "comma":
-                case "space":
-                  break;
-                case "comment":
-                  prevItemComment = st.source.substring(1);
-                  break loop;
-                default:
-                  break loop;
-              }
-            }
-            if (prevItemComment) {
-              let prev = coll.items[coll.items.length - 1];
-              if (identity3.isPair(prev))
-                prev = prev.value ?? prev.key;
-              if (prev.comment)
-                prev.comment += "\n" + prevItemComment;
-              else
-                prev.comment = prevItemComment;
-              props.comment = props.comment.substring(prevItemComment.length + 1);
-            }
-          }
-        }
-        if (!isMap && !sep && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
-          coll.items.push(valueNode);
-          offset = valueNode.range[2];
-          if (isBlock(value))
-            onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
-        } else {
-          ctx.atKey = true;
-          const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
-          if (isBlock(key))
-            onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
-          ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep ?? [], {
-            flow: fcName,
-            indicator: "map-value-ind",
-            next: value,
-            offset: keyNode.range[2],
-            onError,
-            parentIndent: fc.indent,
-            startOnNewline: false
-          });
-          if (valueProps.found) {
-            if (!isMap && !props.found && ctx.options.strict) {
-              if (sep)
-                for (const st of sep) {
-                  if (st === valueProps.found)
-                    break;
-                  if (st.type === "newline") {
-                    onError(st, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
-                    break;
-                  }
-                }
-              if (props.start < valueProps.found.offset - 1024)
-                onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
-            }
-          } else if (value) {
-            if ("source" in value && value.source?.[0] === ":")
-              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
-            else
-              onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
-          }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
-          if (valueNode) {
-            if (isBlock(value))
-              onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
-          } else if (valueProps.comment) {
-            if (keyNode.comment)
-              keyNode.comment += "\n" + valueProps.comment;
-            else
-              keyNode.comment = valueProps.comment;
-          }
-          const pair = new Pair.Pair(keyNode, valueNode);
-          if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          if (isMap) {
-            const map = coll;
-            if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
-              onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-            map.items.push(pair);
-          } else {
-            const map = new YAMLMap.YAMLMap(ctx.schema);
-            map.flow = true;
-            map.items.push(pair);
-            const endRange = (valueNode ?? keyNode).range;
-            map.range = [keyNode.range[0], endRange[1], endRange[2]];
-            coll.items.push(map);
-          }
-          offset = valueNode ? valueNode.range[2] : valueProps.end;
-        }
-      }
-      const expectedEnd = isMap ? "}" : "]";
-      const [ce, ...ee] = fc.end;
-      let cePos = offset;
-      if (ce?.source === expectedEnd)
-        cePos = ce.offset + ce.source.length;
-      else {
-        const name = fcName[0].toUpperCase() + fcName.substring(1);
-        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
-        onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
-        if (ce && ce.source.length !== 1)
-          ee.unshift(ce);
-      }
-      if (ee.length > 0) {
-        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
-        if (end.comment) {
-          if (coll.comment)
-            coll.comment += "\n" + end.comment;
-          else
-            coll.comment = end.comment;
-        }
-        coll.range = [fc.offset, cePos, end.offset];
-      } else {
-        coll.range = [fc.offset, cePos, cePos];
-      }
-      return coll;
-    }
-    exports.resolveFlowCollection = resolveFlowCollection;
-  }
-});
-
-// node_modules/yaml/dist/compose/compose-collection.js
-var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var Scalar = require_Scalar();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSeq = require_YAMLSeq();
-    var resolveBlockMap = require_resolve_block_map();
-    var resolveBlockSeq = require_resolve_block_seq();
-    var resolveFlowCollection = require_resolve_flow_collection();
-    function resolveCollection(CN, ctx, token, onError, tagName, tag) {
-      const coll = token.type === "block-map" ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag) : token.type === "block-seq" ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag) : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
-      const Coll = coll.constructor;
-      if (tagName === "!" || tagName === Coll.tagName) {
-        coll.tag = Coll.tagName;
-        return coll;
-      }
-      if (tagName)
-        coll.tag = tagName;
-      return coll;
-    }
-    function composeCollection(CN, ctx, token, props, onError) {
-      const tagToken = props.tag;
-      const tagName = !tagToken ? null : ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg));
-      if (token.type === "block-seq") {
-        const { anchor, newlineAfterProp: nl } = props;
-        const lastProp = anchor && tagToken ? anchor.offset > tagToken.offset ? anchor : tagToken : anchor ?? tagToken;
-        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
-          const message = "Missing newline after block sequence props";
-          onError(lastProp, "MISSING_CHAR", message);
-        }
-      }
-      const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
-      if (!tagToken || !tagName || tagName === "!" || tagName === YAMLMap.YAMLMap.tagName && expType === "map" || tagName === YAMLSeq.YAMLSeq.tagName && expType === "seq") {
-        return resolveCollection(CN, ctx, token, onError, tagName);
-      }
-      let tag = ctx.schema.tags.find((t) => t.tag === tagName && t.collection === expType);
-      if (!tag) {
-        const kt = ctx.schema.knownTags[tagName];
-        if (kt?.collection === expType) {
-          ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
-          tag = kt;
-        } else {
-          if (kt) {
-            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? "scalar"}`, true);
-          } else {
-            onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, true);
-          }
-          return resolveCollection(CN, ctx, token, onError, tagName);
-        }
-      }
-      const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
-      const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
-      const node = identity3.isNode(res) ? res : new Scalar.Scalar(res);
-      node.range = coll.range;
-      node.tag = tagName;
-      if (tag?.format)
-        node.format = tag.format;
-      return node;
-    }
-    exports.composeCollection = composeCollection;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
-var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    function resolveBlockScalar(ctx, scalar, onError) {
-      const start = scalar.offset;
-      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
-      if (!header)
-        return { value: "", type: null, comment: "", range: [start, start, start] };
-      const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
-      const lines = scalar.source ? splitLines2(scalar.source) : [];
-      let chompStart = lines.length;
-      for (let i2 = lines.length - 1; i2 >= 0; --i2) {
-        const content = lines[i2][1];
-        if (content === "" || content === "\r")
-          chompStart = i2;
-        else
-          break;
-      }
-      if (chompStart === 0) {
-        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header.length;
-        if (scalar.source)
-          end2 += scalar.source.length;
-        return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
-      }
-      let trimIndent = scalar.indent + header.indent;
-      let offset = scalar.offset + header.length;
-      let contentStart = 0;
-      for (let i2 = 0; i2 < chompStart; ++i2) {
-        const [indent, content] = lines[i2];
-        if (content === "" || content === "\r") {
-          if (header.indent === 0 && indent.length > trimIndent)
-            trimIndent = indent.length;
-        } else {
-          if (indent.length < trimIndent) {
-            const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
-            onError(offset + indent.length, "MISSING_CHAR", message);
-          }
-          if (header.indent === 0)
-            trimIndent = indent.length;
-          contentStart = i2;
-          if (trimIndent === 0 && !ctx.atRoot) {
-            const message = "Block scalar values in collections must be indented";
-            onError(offset, "BAD_INDENT", message);
-          }
-          break;
-        }
-        offset += indent.length + content.length + 1;
-      }
-      for (let i2 = lines.length - 1; i2 >= chompStart; --i2) {
-        if (lines[i2][0].length > trimIndent)
-          chompStart = i2 + 1;
-      }
-      let value = "";
-      let sep = "";
-      let prevMoreIndented = false;
-      for (let i2 = 0; i2 < contentStart; ++i2)
-        value += lines[i2][0].slice(trimIndent) + "\n";
-      for (let i2 = contentStart; i2 < chompStart; ++i2) {
-        let [indent, content] = lines[i2];
-        offset += indent.length + content.length + 1;
-        const crlf = content[content.length - 1] === "\r";
-        if (crlf)
-          content = content.slice(0, -1);
-        if (content && indent.length < trimIndent) {
-          const src = header.indent ? "explicit indentation indicator" : "first line";
-          const message = `Block scalar lines must not be less indented than their ${src}`;
-          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
-          indent = "";
-        }
-        if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep + indent.slice(trimIndent) + content;
-          sep = "\n";
-        } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep === " ")
-            sep = "\n";
-          else if (!prevMoreIndented && sep === "\n")
-            sep = "\n\n";
-          value += sep + indent.slice(trimIndent) + content;
-          sep = "\n";
-          prevMoreIndented = true;
-        } else if (content === "") {
-          if (sep === "\n")
-            value += "\n";
-          else
-            sep = "\n";
-        } else {
-          value += sep + content;
-          sep = " ";
-          prevMoreIndented = false;
-        }
-      }
-      switch (header.chomp) {
-        case "-":
-          break;
-        case "+":
-          for (let i2 = chompStart; i2 < lines.length; ++i2)
-            value += "\n" + lines[i2][0].slice(trimIndent);
-          if (value[value.length - 1] !== "\n")
-            value += "\n";
-          break;
-        default:
-          value += "\n";
-      }
-      const end = start + header.length + scalar.source.length;
-      return { value, type, comment: header.comment, range: [start, end, end] };
-    }
-    function parseBlockScalarHeader({ offset, props }, strict, onError) {
-      if (props[0].type !== "block-scalar-header") {
-        onError(props[0], "IMPOSSIBLE", "Block scalar header not found");
-        return null;
-      }
-      const { source } = props[0];
-      const mode = source[0];
-      let indent = 0;
-      let chomp = "";
-      let error2 = -1;
-      for (let i2 = 1; i2 < source.length; ++i2) {
-        const ch = source[i2];
-        if (!chomp && (ch === "-" || ch === "+"))
-          chomp = ch;
-        else {
-          const n2 = Number(ch);
-          if (!indent && n2)
-            indent = n2;
-          else if (error2 === -1)
-            error2 = offset + i2;
-        }
-      }
-      if (error2 !== -1)
-        onError(error2, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
-      let hasSpace = false;
-      let comment = "";
-      let length = source.length;
-      for (let i2 = 1; i2 < props.length; ++i2) {
-        const token = props[i2];
-        switch (token.type) {
-          case "space":
-            hasSpace = true;
-          // fallthrough
-          case "newline":
-            length += token.source.length;
-            break;
-          case "comment":
-            if (strict && !hasSpace) {
-              const message = "Comments must be separated from other tokens by white space characters";
-              onError(token, "MISSING_CHAR", message);
-            }
-            length += token.source.length;
-            comment = token.source.substring(1);
-            break;
-          case "error":
-            onError(token, "UNEXPECTED_TOKEN", token.message);
-            length += token.source.length;
-            break;
-          /* istanbul ignore next should not happen */
-          default: {
-            const message = `Unexpected token in block scalar header: ${token.type}`;
-            onError(token, "UNEXPECTED_TOKEN", message);
-            const ts = token.source;
-            if (ts && typeof ts === "string")
-              length += ts.length;
-          }
-        }
-      }
-      return { mode, indent, chomp, comment, length };
-    }
-    function splitLines2(source) {
-      const split = source.split(/\n( *)/);
-      const first = split[0];
-      const m = first.match(/^( *)/);
-      const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
-      const lines = [line0];
-      for (let i2 = 1; i2 < split.length; i2 += 2)
-        lines.push([split[i2], split[i2 + 1]]);
-      return lines;
-    }
-    exports.resolveBlockScalar = resolveBlockScalar;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
-var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var resolveEnd = require_resolve_end();
-    function resolveFlowScalar(scalar, strict, onError) {
-      const { offset, type, source, end } = scalar;
-      let _type;
-      let value;
-      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
-      switch (type) {
-        case "scalar":
-          _type = Scalar.Scalar.PLAIN;
-          value = plainValue(source, _onError);
-          break;
-        case "single-quoted-scalar":
-          _type = Scalar.Scalar.QUOTE_SINGLE;
-          value = singleQuotedValue(source, _onError);
-          break;
-        case "double-quoted-scalar":
-          _type = Scalar.Scalar.QUOTE_DOUBLE;
-          value = doubleQuotedValue(source, _onError);
-          break;
-        /* istanbul ignore next should not happen */
-        default:
-          onError(scalar, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
-          return {
-            value: "",
-            type: null,
-            comment: "",
-            range: [offset, offset + source.length, offset + source.length]
-          };
-      }
-      const valueEnd = offset + source.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
-      return {
-        value,
-        type: _type,
-        comment: re.comment,
-        range: [offset, valueEnd, re.offset]
-      };
-    }
-    function plainValue(source, onError) {
-      let badChar = "";
-      switch (source[0]) {
-        /* istanbul ignore next should not happen */
-        case "	":
-          badChar = "a tab character";
-          break;
-        case ",":
-          badChar = "flow indicator character ,";
-          break;
-        case "%":
-          badChar = "directive indicator character %";
-          break;
-        case "|":
-        case ">": {
-          badChar = `block scalar indicator ${source[0]}`;
-          break;
-        }
-        case "@":
-        case "`": {
-          badChar = `reserved character ${source[0]}`;
-          break;
-        }
-      }
-      if (badChar)
-        onError(0, "BAD_SCALAR_START", `Plain value cannot start with ${badChar}`);
-      return unfoldLines(source);
-    }
-    function singleQuotedValue(source, onError) {
-      if (source[source.length - 1] !== "'" || source.length === 1)
-        onError(source.length, "MISSING_CHAR", "Missing closing 'quote");
-      return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
-    }
-    function unfoldLines(source) {
-      const line = /(.*?)\r?\n/sy;
-      let match = line.exec(source);
-      if (!match)
-        return source;
-      let trimEnd, trimBoth;
-      try {
-        trimEnd = new RegExp("(?<![ 	])[ 	]+$");
-        trimBoth = new RegExp("^[ 	]+|(?<![ 	])[ 	]+$", "g");
-      } catch {
-        trimEnd = /[ \t]+$/;
-        trimBoth = /^[ \t]+|[ \t]+$/g;
-      }
-      let res = match[1].replace(trimEnd, "");
-      let sep = " ";
-      let pos = line.lastIndex;
-      while (match = line.exec(source)) {
-        const lm = match[1].replace(trimBoth, "");
-        if (lm === "") {
-          if (sep === "\n")
-            res += sep;
-          else
-            sep = "\n";
-        } else {
-          res += sep + lm;
-          sep = " ";
-        }
-        pos = line.lastIndex;
-      }
-      const last = /[ \t]*(.*)/sy;
-      last.lastIndex = pos;
-      match = last.exec(source);
-      return res + sep + (match?.[1] ?? "");
-    }
-    function doubleQuotedValue(source, onError) {
-      let res = "";
-      for (let i2 = 1; i2 < source.length - 1; ++i2) {
-        const ch = source[i2];
-        if (ch === "\r" && source[i2 + 1] === "\n")
-          continue;
-        if (ch === "\n") {
-          const { fold, offset } = foldNewline(source, i2);
-          res += fold;
-          i2 = offset;
-        } else if (ch === "\\") {
-          let next = source[++i2];
-          const cc = escapeCodes[next];
-          if (cc)
-            res += cc;
-          else if (next === "\n") {
-            next = source[i2 + 1];
-            while (next === " " || next === "	")
-              next = source[++i2 + 1];
-          } else if (next === "\r" && source[i2 + 1] === "\n") {
-            next = source[++i2 + 1];
-            while (next === " " || next === "	")
-              next = source[++i2 + 1];
-          } else if (next === "x" || next === "u" || next === "U") {
-            const length = next === "x" ? 2 : next === "u" ? 4 : 8;
-            res += parseCharCode(source, i2 + 1, length, onError);
-            i2 += length;
-          } else {
-            const raw = source.substr(i2 - 1, 2);
-            onError(i2 - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
-            res += raw;
-          }
-        } else if (ch === " " || ch === "	") {
-          const wsStart = i2;
-          let next = source[i2 + 1];
-          while (next === " " || next === "	")
-            next = source[++i2 + 1];
-          if (next !== "\n" && !(next === "\r" && source[i2 + 2] === "\n"))
-            res += i2 > wsStart ? source.slice(wsStart, i2 + 1) : ch;
-        } else {
-          res += ch;
-        }
-      }
-      if (source[source.length - 1] !== '"' || source.length === 1)
-        onError(source.length, "MISSING_CHAR", 'Missing closing "quote');
-      return res;
-    }
-    function foldNewline(source, offset) {
-      let fold = "";
-      let ch = source[offset + 1];
-      while (ch === " " || ch === "	" || ch === "\n" || ch === "\r") {
-        if (ch === "\r" && source[offset + 2] !== "\n")
-          break;
-        if (ch === "\n")
-          fold += "\n";
-        offset += 1;
-        ch = source[offset + 1];
-      }
-      if (!fold)
-        fold = " ";
-      return { fold, offset };
-    }
-    var escapeCodes = {
-      "0": "\0",
-      // null character
-      a: "\x07",
-      // bell character
-      b: "\b",
-      // backspace
-      e: "\x1B",
-      // escape character
-      f: "\f",
-      // form feed
-      n: "\n",
-      // line feed
-      r: "\r",
-      // carriage return
-      t: "	",
-      // horizontal tab
-      v: "\v",
-      // vertical tab
-      N: "\x85",
-      // Unicode next line
-      _: "\xA0",
-      // Unicode non-breaking space
-      L: "\u2028",
-      // Unicode line separator
-      P: "\u2029",
-      // Unicode paragraph separator
-      " ": " ",
-      '"': '"',
-      "/": "/",
-      "\\": "\\",
-      "	": "	"
-    };
-    function parseCharCode(source, offset, length, onError) {
-      const cc = source.substr(offset, length);
-      const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code = ok ? parseInt(cc, 16) : NaN;
-      try {
-        return String.fromCodePoint(code);
-      } catch {
-        const raw = source.substr(offset - 2, length + 2);
-        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
-        return raw;
-      }
-    }
-    exports.resolveFlowScalar = resolveFlowScalar;
-  }
-});
-
-// node_modules/yaml/dist/compose/compose-scalar.js
-var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
-    "use strict";
-    var identity3 = require_identity();
-    var Scalar = require_Scalar();
-    var resolveBlockScalar = require_resolve_block_scalar();
-    var resolveFlowScalar = require_resolve_flow_scalar();
-    function composeScalar(ctx, token, tagToken, onError) {
-      const { value, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
-      const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
-      let tag;
-      if (ctx.options.stringKeys && ctx.atKey) {
-        tag = ctx.schema[identity3.SCALAR];
-      } else if (tagName)
-        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
-      else if (token.type === "scalar")
-        tag = findScalarTagByTest(ctx, value, token, onError);
-      else
-        tag = ctx.schema[identity3.SCALAR];
-      let scalar;
-      try {
-        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar = identity3.isScalar(res) ? res : new Scalar.Scalar(res);
-      } catch (error2) {
-        const msg = error2 instanceof Error ? error2.message : String(error2);
-        onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar = new Scalar.Scalar(value);
-      }
-      scalar.range = range;
-      scalar.source = value;
-      if (type)
-        scalar.type = type;
-      if (tagName)
-        scalar.tag = tagName;
-      if (tag.format)
-        scalar.format = tag.format;
-      if (comment)
-        scalar.comment = comment;
-      return scalar;
-    }
-    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
-      if (tagName === "!")
-        return schema[identity3.SCALAR];
-      const matchWithTest = [];
-      for (const tag of schema.tags) {
-        if (!tag.collection && tag.tag === tagName) {
-          if (tag.default && tag.test)
-            matchWithTest.push(tag);
-          else
-            return tag;
-        }
-      }
-      for (const tag of matchWithTest)
-        if (tag.test?.test(value))
-          return tag;
-      const kt = schema.knownTags[tagName];
-      if (kt && !kt.collection) {
-        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
-        return kt;
-      }
-      onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema[identity3.SCALAR];
-    }
-    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity3.SCALAR];
-      if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity3.SCALAR];
-        if (tag.tag !== compat.tag) {
-          const ts = directives.tagString(tag.tag);
-          const cs = directives.tagString(compat.tag);
-          const msg = `Value may be parsed as either ${ts} or ${cs}`;
-          onError(token, "TAG_RESOLVE_FAILED", msg, true);
-        }
-      }
-      return tag;
-    }
-    exports.composeScalar = composeScalar;
-  }
-});
-
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
-var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
-    "use strict";
-    function emptyScalarPosition(offset, before, pos) {
-      if (before) {
-        pos ?? (pos = before.length);
-        for (let i2 = pos - 1; i2 >= 0; --i2) {
-          let st = before[i2];
-          switch (st.type) {
-            case "space":
-            case "comment":
-            case "newline":
-              offset -= st.source.length;
-              continue;
-          }
-          st = before[++i2];
-          while (st?.type === "space") {
-            offset += st.source.length;
-            st = before[++i2];
-          }
-          break;
-        }
-      }
-      return offset;
-    }
-    exports.emptyScalarPosition = emptyScalarPosition;
-  }
-});
-
-// node_modules/yaml/dist/compose/compose-node.js
-var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
-    "use strict";
-    var Alias = require_Alias();
-    var identity3 = require_identity();
-    var composeCollection = require_compose_collection();
-    var composeScalar = require_compose_scalar();
-    var resolveEnd = require_resolve_end();
-    var utilEmptyScalarPosition = require_util_empty_scalar_position();
-    var CN = { composeNode, composeEmptyNode };
-    function composeNode(ctx, token, props, onError) {
-      const atKey = ctx.atKey;
-      const { spaceBefore, comment, anchor, tag } = props;
-      let node;
-      let isSrcToken = true;
-      switch (token.type) {
-        case "alias":
-          node = composeAlias(ctx, token, onError);
-          if (anchor || tag)
-            onError(token, "ALIAS_PROPS", "An alias node must not specify any properties");
-          break;
-        case "scalar":
-        case "single-quoted-scalar":
-        case "double-quoted-scalar":
-        case "block-scalar":
-          node = composeScalar.composeScalar(ctx, token, tag, onError);
-          if (anchor)
-            node.anchor = anchor.source.substring(1);
-          break;
-        case "block-map":
-        case "block-seq":
-        case "flow-collection":
-          try {
-            node = composeCollection.composeCollection(CN, ctx, token, props, onError);
-            if (anchor)
-              node.anchor = anchor.source.substring(1);
-          } catch (error2) {
-            const message = error2 instanceof Error ? error2.message : String(error2);
-            onError(token, "RESOURCE_EXHAUSTION", message);
-          }
-          break;
-        default: {
-          const message = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
-          onError(token, "UNEXPECTED_TOKEN", message);
-          isSrcToken = false;
-        }
-      }
-      node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
-      if (anchor && node.anchor === "")
-        onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
-      if (atKey && ctx.options.stringKeys && (!identity3.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
-        const msg = "With stringKeys, all keys must be strings";
-        onError(tag ?? token, "NON_STRING_KEY", msg);
-      }
-      if (spaceBefore)
-        node.spaceBefore = true;
-      if (comment) {
-        if (token.type === "scalar" && token.source === "")
-          node.comment = comment;
-        else
-          node.commentBefore = comment;
-      }
-      if (ctx.options.keepSourceTokens && isSrcToken)
-        node.srcToken = token;
-      return node;
-    }
-    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
-      const token = {
-        type: "scalar",
-        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
-        indent: -1,
-        source: ""
-      };
-      const node = composeScalar.composeScalar(ctx, token, tag, onError);
-      if (anchor) {
-        node.anchor = anchor.source.substring(1);
-        if (node.anchor === "")
-          onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
-      }
-      if (spaceBefore)
-        node.spaceBefore = true;
-      if (comment) {
-        node.comment = comment;
-        node.range[2] = end;
-      }
-      return node;
-    }
-    function composeAlias({ options }, { offset, source, end }, onError) {
-      const alias = new Alias.Alias(source.substring(1));
-      if (alias.source === "")
-        onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
-      if (alias.source.endsWith(":"))
-        onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
-      const valueEnd = offset + source.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
-      alias.range = [offset, valueEnd, re.offset];
-      if (re.comment)
-        alias.comment = re.comment;
-      return alias;
-    }
-    exports.composeEmptyNode = composeEmptyNode;
-    exports.composeNode = composeNode;
-  }
-});
-
-// node_modules/yaml/dist/compose/compose-doc.js
-var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
-    "use strict";
-    var Document = require_Document();
-    var composeNode = require_compose_node();
-    var resolveEnd = require_resolve_end();
-    var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start, value, end }, onError) {
-      const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document.Document(void 0, opts);
-      const ctx = {
-        atKey: false,
-        atRoot: true,
-        directives: doc.directives,
-        options: doc.options,
-        schema: doc.schema
-      };
-      const props = resolveProps.resolveProps(start, {
-        indicator: "doc-start",
-        next: value ?? end?.[0],
-        offset,
-        onError,
-        parentIndent: 0,
-        startOnNewline: true
-      });
-      if (props.found) {
-        doc.directives.docStart = true;
-        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
-          onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
-      }
-      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
-      const contentEnd = doc.contents.range[2];
-      const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
-      if (re.comment)
-        doc.comment = re.comment;
-      doc.range = [offset, contentEnd, re.offset];
-      return doc;
-    }
-    exports.composeDoc = composeDoc;
-  }
-});
-
-// node_modules/yaml/dist/compose/composer.js
-var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports) {
-    "use strict";
-    var node_process = __require("process");
-    var directives = require_directives();
-    var Document = require_Document();
-    var errors = require_errors2();
-    var identity3 = require_identity();
-    var composeDoc = require_compose_doc();
-    var resolveEnd = require_resolve_end();
-    function getErrorPos(src) {
-      if (typeof src === "number")
-        return [src, src + 1];
-      if (Array.isArray(src))
-        return src.length === 2 ? src : [src[0], src[1]];
-      const { offset, source } = src;
-      return [offset, offset + (typeof source === "string" ? source.length : 1)];
-    }
-    function parsePrelude(prelude) {
-      let comment = "";
-      let atComment = false;
-      let afterEmptyLine = false;
-      for (let i2 = 0; i2 < prelude.length; ++i2) {
-        const source = prelude[i2];
-        switch (source[0]) {
-          case "#":
-            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
-            atComment = true;
-            afterEmptyLine = false;
-            break;
-          case "%":
-            if (prelude[i2 + 1]?.[0] !== "#")
-              i2 += 1;
-            atComment = false;
-            break;
-          default:
-            if (!atComment)
-              afterEmptyLine = true;
-            atComment = false;
-        }
-      }
-      return { comment, afterEmptyLine };
-    }
-    var Composer = class {
-      constructor(options = {}) {
-        this.doc = null;
-        this.atDirectives = false;
-        this.prelude = [];
-        this.errors = [];
-        this.warnings = [];
-        this.onError = (source, code, message, warning2) => {
-          const pos = getErrorPos(source);
-          if (warning2)
-            this.warnings.push(new errors.YAMLWarning(pos, code, message));
-          else
-            this.errors.push(new errors.YAMLParseError(pos, code, message));
-        };
-        this.directives = new directives.Directives({ version: options.version || "1.2" });
-        this.options = options;
-      }
-      decorate(doc, afterDoc) {
-        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
-        if (comment) {
-          const dc = doc.contents;
-          if (afterDoc) {
-            doc.comment = doc.comment ? `${doc.comment}
-${comment}` : comment;
-          } else if (afterEmptyLine || doc.directives.docStart || !dc) {
-            doc.commentBefore = comment;
-          } else if (identity3.isCollection(dc) && !dc.flow && dc.items.length > 0) {
-            let it = dc.items[0];
-            if (identity3.isPair(it))
-              it = it.key;
-            const cb = it.commentBefore;
-            it.commentBefore = cb ? `${comment}
-${cb}` : comment;
-          } else {
-            const cb = dc.commentBefore;
-            dc.commentBefore = cb ? `${comment}
-${cb}` : comment;
-          }
-        }
-        if (afterDoc) {
-          for (let i2 = 0; i2 < this.errors.length; ++i2)
-            doc.errors.push(this.errors[i2]);
-          for (let i2 = 0; i2 < this.warnings.length; ++i2)
-            doc.warnings.push(this.warnings[i2]);
-        } else {
-          doc.errors = this.errors;
-          doc.warnings = this.warnings;
-        }
-        this.prelude = [];
-        this.errors = [];
-        this.warnings = [];
-      }
-      /**
-       * Current stream status information.
-       *
-       * Mostly useful at the end of input for an empty stream.
-       */
-      streamInfo() {
-        return {
-          comment: parsePrelude(this.prelude).comment,
-          directives: this.directives,
-          errors: this.errors,
-          warnings: this.warnings
-        };
-      }
-      /**
-       * Compose tokens into documents.
-       *
-       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
-       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
-       */
-      *compose(tokens, forceDoc = false, endOffset = -1) {
-        for (const token of tokens)
-          yield* this.next(token);
-        yield* this.end(forceDoc, endOffset);
-      }
-      /** Advance the composer by one CST token. */
-      *next(token) {
-        if (node_process.env.LOG_STREAM)
-          console.dir(token, { depth: null });
-        switch (token.type) {
-          case "directive":
-            this.directives.add(token.source, (offset, message, warning2) => {
-              const pos = getErrorPos(token);
-              pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message, warning2);
-            });
-            this.prelude.push(token.source);
-            this.atDirectives = true;
-            break;
-          case "document": {
-            const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
-            if (this.atDirectives && !doc.directives.docStart)
-              this.onError(token, "MISSING_CHAR", "Missing directives-end/doc-start indicator line");
-            this.decorate(doc, false);
-            if (this.doc)
-              yield this.doc;
-            this.doc = doc;
-            this.atDirectives = false;
-            break;
-          }
-          case "byte-order-mark":
-          case "space":
-            break;
-          case "comment":
-          case "newline":
-            this.prelude.push(token.source);
-            break;
-          case "error": {
-            const msg = token.source ? `${token.message}: ${JSON.stringify(token.source)}` : token.message;
-            const error2 = new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg);
-            if (this.atDirectives || !this.doc)
-              this.errors.push(error2);
-            else
-              this.doc.errors.push(error2);
-            break;
-          }
-          case "doc-end": {
-            if (!this.doc) {
-              const msg = "Unexpected doc-end without preceding document";
-              this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg));
-              break;
-            }
-            this.doc.directives.docEnd = true;
-            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
-            this.decorate(this.doc, true);
-            if (end.comment) {
-              const dc = this.doc.comment;
-              this.doc.comment = dc ? `${dc}
-${end.comment}` : end.comment;
-            }
-            this.doc.range[2] = end.offset;
-            break;
-          }
-          default:
-            this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", `Unsupported token ${token.type}`));
-        }
-      }
-      /**
-       * Call at end of input to yield any remaining document.
-       *
-       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
-       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
-       */
-      *end(forceDoc = false, endOffset = -1) {
-        if (this.doc) {
-          this.decorate(this.doc, true);
-          yield this.doc;
-          this.doc = null;
-        } else if (forceDoc) {
-          const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document.Document(void 0, opts);
-          if (this.atDirectives)
-            this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
-          doc.range = [0, endOffset, endOffset];
-          this.decorate(doc, false);
-          yield doc;
-        }
-      }
-    };
-    exports.Composer = Composer;
-  }
-});
-
-// node_modules/yaml/dist/parse/cst-scalar.js
-var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
-    "use strict";
-    var resolveBlockScalar = require_resolve_block_scalar();
-    var resolveFlowScalar = require_resolve_flow_scalar();
-    var errors = require_errors2();
-    var stringifyString = require_stringifyString();
-    function resolveAsScalar(token, strict = true, onError) {
-      if (token) {
-        const _onError = (pos, code, message) => {
-          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
-          if (onError)
-            onError(offset, code, message);
-          else
-            throw new errors.YAMLParseError([offset, offset + 1], code, message);
-        };
-        switch (token.type) {
-          case "scalar":
-          case "single-quoted-scalar":
-          case "double-quoted-scalar":
-            return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
-          case "block-scalar":
-            return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
-        }
-      }
-      return null;
-    }
-    function createScalarToken(value, context) {
-      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context;
-      const source = stringifyString.stringifyString({ type, value }, {
-        implicitKey,
-        indent: indent > 0 ? " ".repeat(indent) : "",
-        inFlow,
-        options: { blockQuote: true, lineWidth: -1 }
-      });
-      const end = context.end ?? [
-        { type: "newline", offset: -1, indent, source: "\n" }
-      ];
-      switch (source[0]) {
-        case "|":
-        case ">": {
-          const he = source.indexOf("\n");
-          const head = source.substring(0, he);
-          const body = source.substring(he + 1) + "\n";
-          const props = [
-            { type: "block-scalar-header", offset, indent, source: head }
-          ];
-          if (!addEndtoBlockProps(props, end))
-            props.push({ type: "newline", offset: -1, indent, source: "\n" });
-          return { type: "block-scalar", offset, indent, props, source: body };
-        }
-        case '"':
-          return { type: "double-quoted-scalar", offset, indent, source, end };
-        case "'":
-          return { type: "single-quoted-scalar", offset, indent, source, end };
-        default:
-          return { type: "scalar", offset, indent, source, end };
-      }
-    }
-    function setScalarValue(token, value, context = {}) {
-      let { afterKey = false, implicitKey = false, inFlow = false, type } = context;
-      let indent = "indent" in token ? token.indent : null;
-      if (afterKey && typeof indent === "number")
-        indent += 2;
-      if (!type)
-        switch (token.type) {
-          case "single-quoted-scalar":
-            type = "QUOTE_SINGLE";
-            break;
-          case "double-quoted-scalar":
-            type = "QUOTE_DOUBLE";
-            break;
-          case "block-scalar": {
-            const header = token.props[0];
-            if (header.type !== "block-scalar-header")
-              throw new Error("Invalid block scalar header");
-            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
-            break;
-          }
-          default:
-            type = "PLAIN";
-        }
-      const source = stringifyString.stringifyString({ type, value }, {
-        implicitKey: implicitKey || indent === null,
-        indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
-        inFlow,
-        options: { blockQuote: true, lineWidth: -1 }
-      });
-      switch (source[0]) {
-        case "|":
-        case ">":
-          setBlockScalarValue(token, source);
-          break;
-        case '"':
-          setFlowScalarValue(token, source, "double-quoted-scalar");
-          break;
-        case "'":
-          setFlowScalarValue(token, source, "single-quoted-scalar");
-          break;
-        default:
-          setFlowScalarValue(token, source, "scalar");
-      }
-    }
-    function setBlockScalarValue(token, source) {
-      const he = source.indexOf("\n");
-      const head = source.substring(0, he);
-      const body = source.substring(he + 1) + "\n";
-      if (token.type === "block-scalar") {
-        const header = token.props[0];
-        if (header.type !== "block-scalar-header")
-          throw new Error("Invalid block scalar header");
-        header.source = head;
-        token.source = body;
-      } else {
-        const { offset } = token;
-        const indent = "indent" in token ? token.indent : -1;
-        const props = [
-          { type: "block-scalar-header", offset, indent, source: head }
-        ];
-        if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
-          props.push({ type: "newline", offset: -1, indent, source: "\n" });
-        for (const key of Object.keys(token))
-          if (key !== "type" && key !== "offset")
-            delete token[key];
-        Object.assign(token, { type: "block-scalar", indent, props, source: body });
-      }
-    }
-    function addEndtoBlockProps(props, end) {
-      if (end)
-        for (const st of end)
-          switch (st.type) {
-            case "space":
-            case "comment":
-              props.push(st);
-              break;
-            case "newline":
-              props.push(st);
-              return true;
-          }
-      return false;
-    }
-    function setFlowScalarValue(token, source, type) {
-      switch (token.type) {
-        case "scalar":
-        case "double-quoted-scalar":
-        case "single-quoted-scalar":
-          token.type = type;
-          token.source = source;
-          break;
-        case "block-scalar": {
-          const end = token.props.slice(1);
-          let oa = source.length;
-          if (token.props[0].type === "block-scalar-header")
-            oa -= token.props[0].source.length;
-          for (const tok of end)
-            tok.offset += oa;
-          delete token.props;
-          Object.assign(token, { type, source, end });
-          break;
-        }
-        case "block-map":
-        case "block-seq": {
-          const offset = token.offset + source.length;
-          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
-          delete token.items;
-          Object.assign(token, { type, source, end: [nl] });
-          break;
-        }
-        default: {
-          const indent = "indent" in token ? token.indent : -1;
-          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
-          for (const key of Object.keys(token))
-            if (key !== "type" && key !== "offset")
-              delete token[key];
-          Object.assign(token, { type, indent, source, end });
-        }
-      }
-    }
-    exports.createScalarToken = createScalarToken;
-    exports.resolveAsScalar = resolveAsScalar;
-    exports.setScalarValue = setScalarValue;
-  }
-});
-
-// node_modules/yaml/dist/parse/cst-stringify.js
-var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
-    "use strict";
-    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
-    function stringifyToken(token) {
-      switch (token.type) {
-        case "block-scalar": {
-          let res = "";
-          for (const tok of token.props)
-            res += stringifyToken(tok);
-          return res + token.source;
-        }
-        case "block-map":
-        case "block-seq": {
-          let res = "";
-          for (const item of token.items)
-            res += stringifyItem(item);
-          return res;
-        }
-        case "flow-collection": {
-          let res = token.start.source;
-          for (const item of token.items)
-            res += stringifyItem(item);
-          for (const st of token.end)
-            res += st.source;
-          return res;
-        }
-        case "document": {
-          let res = stringifyItem(token);
-          if (token.end)
-            for (const st of token.end)
-              res += st.source;
-          return res;
-        }
-        default: {
-          let res = token.source;
-          if ("end" in token && token.end)
-            for (const st of token.end)
-              res += st.source;
-          return res;
-        }
-      }
-    }
-    function stringifyItem({ start, key, sep, value }) {
-      let res = "";
-      for (const st of start)
-        res += st.source;
-      if (key)
-        res += stringifyToken(key);
-      if (sep)
-        for (const st of sep)
-          res += st.source;
-      if (value)
-        res += stringifyToken(value);
-      return res;
-    }
-    exports.stringify = stringify;
-  }
-});
-
-// node_modules/yaml/dist/parse/cst-visit.js
-var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
-    "use strict";
-    var BREAK = /* @__PURE__ */ Symbol("break visit");
-    var SKIP = /* @__PURE__ */ Symbol("skip children");
-    var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit(cst, visitor) {
-      if ("type" in cst && cst.type === "document")
-        cst = { start: cst.start, value: cst.value };
-      _visit(Object.freeze([]), cst, visitor);
-    }
-    visit.BREAK = BREAK;
-    visit.SKIP = SKIP;
-    visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path14) => {
-      let item = cst;
-      for (const [field, index] of path14) {
-        const tok = item?.[field];
-        if (tok && "items" in tok) {
-          item = tok.items[index];
-        } else
-          return void 0;
-      }
-      return item;
-    };
-    visit.parentCollection = (cst, path14) => {
-      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
-      const field = path14[path14.length - 1][0];
-      const coll = parent?.[field];
-      if (coll && "items" in coll)
-        return coll;
-      throw new Error("Parent collection not found");
-    };
-    function _visit(path14, item, visitor) {
-      let ctrl = visitor(item, path14);
-      if (typeof ctrl === "symbol")
-        return ctrl;
-      for (const field of ["key", "value"]) {
-        const token = item[field];
-        if (token && "items" in token) {
-          for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path14.concat([[field, i2]])), token.items[i2], visitor);
-            if (typeof ci === "number")
-              i2 = ci - 1;
-            else if (ci === BREAK)
-              return BREAK;
-            else if (ci === REMOVE) {
-              token.items.splice(i2, 1);
-              i2 -= 1;
-            }
-          }
-          if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path14);
-        }
-      }
-      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
-    }
-    exports.visit = visit;
-  }
-});
-
-// node_modules/yaml/dist/parse/cst.js
-var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports) {
-    "use strict";
-    var cstScalar = require_cst_scalar();
-    var cstStringify = require_cst_stringify();
-    var cstVisit = require_cst_visit();
-    var BOM = "\uFEFF";
-    var DOCUMENT = "";
-    var FLOW_END = "";
-    var SCALAR = "";
-    var isCollection = (token) => !!token && "items" in token;
-    var isScalar = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
-    function prettyToken(token) {
-      switch (token) {
-        case BOM:
-          return "<BOM>";
-        case DOCUMENT:
-          return "<DOC>";
-        case FLOW_END:
-          return "<FLOW_END>";
-        case SCALAR:
-          return "<SCALAR>";
-        default:
-          return JSON.stringify(token);
-      }
-    }
-    function tokenType(source) {
-      switch (source) {
-        case BOM:
-          return "byte-order-mark";
-        case DOCUMENT:
-          return "doc-mode";
-        case FLOW_END:
-          return "flow-error-end";
-        case SCALAR:
-          return "scalar";
-        case "---":
-          return "doc-start";
-        case "...":
-          return "doc-end";
-        case "":
-        case "\n":
-        case "\r\n":
-          return "newline";
-        case "-":
-          return "seq-item-ind";
-        case "?":
-          return "explicit-key-ind";
-        case ":":
-          return "map-value-ind";
-        case "{":
-          return "flow-map-start";
-        case "}":
-          return "flow-map-end";
-        case "[":
-          return "flow-seq-start";
-        case "]":
-          return "flow-seq-end";
-        case ",":
-          return "comma";
-      }
-      switch (source[0]) {
-        case " ":
-        case "	":
-          return "space";
-        case "#":
-          return "comment";
-        case "%":
-          return "directive-line";
-        case "*":
-          return "alias";
-        case "&":
-          return "anchor";
-        case "!":
-          return "tag";
-        case "'":
-          return "single-quoted-scalar";
-        case '"':
-          return "double-quoted-scalar";
-        case "|":
-        case ">":
-          return "block-scalar-header";
-      }
-      return null;
-    }
-    exports.createScalarToken = cstScalar.createScalarToken;
-    exports.resolveAsScalar = cstScalar.resolveAsScalar;
-    exports.setScalarValue = cstScalar.setScalarValue;
-    exports.stringify = cstStringify.stringify;
-    exports.visit = cstVisit.visit;
-    exports.BOM = BOM;
-    exports.DOCUMENT = DOCUMENT;
-    exports.FLOW_END = FLOW_END;
-    exports.SCALAR = SCALAR;
-    exports.isCollection = isCollection;
-    exports.isScalar = isScalar;
-    exports.prettyToken = prettyToken;
-    exports.tokenType = tokenType;
-  }
-});
-
-// node_modules/yaml/dist/parse/lexer.js
-var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports) {
-    "use strict";
-    var cst = require_cst();
-    function isEmpty(ch) {
-      switch (ch) {
-        case void 0:
-        case " ":
-        case "\n":
-        case "\r":
-        case "	":
-          return true;
-        default:
-          return false;
-      }
-    }
-    var hexDigits = new Set("0123456789ABCDEFabcdef");
-    var tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
-    var flowIndicatorChars = new Set(",[]{}");
-    var invalidAnchorChars = new Set(" ,[]{}\n\r	");
-    var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
-    var Lexer = class {
-      constructor() {
-        this.atEnd = false;
-        this.blockScalarIndent = -1;
-        this.blockScalarKeep = false;
-        this.buffer = "";
-        this.flowKey = false;
-        this.flowLevel = 0;
-        this.indentNext = 0;
-        this.indentValue = 0;
-        this.lineEndPos = null;
-        this.next = null;
-        this.pos = 0;
-      }
-      /**
-       * Generate YAML tokens from the `source` string. If `incomplete`,
-       * a part of the last line may be left as a buffer for the next call.
-       *
-       * @returns A generator of lexical tokens
-       */
-      *lex(source, incomplete = false) {
-        if (source) {
-          if (typeof source !== "string")
-            throw TypeError("source is not a string");
-          this.buffer = this.buffer ? this.buffer + source : source;
-          this.lineEndPos = null;
-        }
-        this.atEnd = !incomplete;
-        let next = this.next ?? "stream";
-        while (next && (incomplete || this.hasChars(1)))
-          next = yield* this.parseNext(next);
-      }
-      atLineEnd() {
-        let i2 = this.pos;
-        let ch = this.buffer[i2];
-        while (ch === " " || ch === "	")
-          ch = this.buffer[++i2];
-        if (!ch || ch === "#" || ch === "\n")
-          return true;
-        if (ch === "\r")
-          return this.buffer[i2 + 1] === "\n";
-        return false;
-      }
-      charAt(n2) {
-        return this.buffer[this.pos + n2];
-      }
-      continueScalar(offset) {
-        let ch = this.buffer[offset];
-        if (this.indentNext > 0) {
-          let indent = 0;
-          while (ch === " ")
-            ch = this.buffer[++indent + offset];
-          if (ch === "\r") {
-            const next = this.buffer[indent + offset + 1];
-            if (next === "\n" || !next && !this.atEnd)
-              return offset + indent + 1;
-          }
-          return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
-        }
-        if (ch === "-" || ch === ".") {
-          const dt = this.buffer.substr(offset, 3);
-          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
-            return -1;
-        }
-        return offset;
-      }
-      getLine() {
-        let end = this.lineEndPos;
-        if (typeof end !== "number" || end !== -1 && end < this.pos) {
-          end = this.buffer.indexOf("\n", this.pos);
-          this.lineEndPos = end;
-        }
-        if (end === -1)
-          return this.atEnd ? this.buffer.substring(this.pos) : null;
-        if (this.buffer[end - 1] === "\r")
-          end -= 1;
-        return this.buffer.substring(this.pos, end);
-      }
-      hasChars(n2) {
-        return this.pos + n2 <= this.buffer.length;
-      }
-      setNext(state) {
-        this.buffer = this.buffer.substring(this.pos);
-        this.pos = 0;
-        this.lineEndPos = null;
-        this.next = state;
-        return null;
-      }
-      peek(n2) {
-        return this.buffer.substr(this.pos, n2);
-      }
-      *parseNext(next) {
-        switch (next) {
-          case "stream":
-            return yield* this.parseStream();
-          case "line-start":
-            return yield* this.parseLineStart();
-          case "block-start":
-            return yield* this.parseBlockStart();
-          case "doc":
-            return yield* this.parseDocument();
-          case "flow":
-            return yield* this.parseFlowCollection();
-          case "quoted-scalar":
-            return yield* this.parseQuotedScalar();
-          case "block-scalar":
-            return yield* this.parseBlockScalar();
-          case "plain-scalar":
-            return yield* this.parsePlainScalar();
-        }
-      }
-      *parseStream() {
-        let line = this.getLine();
-        if (line === null)
-          return this.setNext("stream");
-        if (line[0] === cst.BOM) {
-          yield* this.pushCount(1);
-          line = line.substring(1);
-        }
-        if (line[0] === "%") {
-          let dirEnd = line.length;
-          let cs = line.indexOf("#");
-          while (cs !== -1) {
-            const ch = line[cs - 1];
-            if (ch === " " || ch === "	") {
-              dirEnd = cs - 1;
-              break;
-            } else {
-              cs = line.indexOf("#", cs + 1);
-            }
-          }
-          while (true) {
-            const ch = line[dirEnd - 1];
-            if (ch === " " || ch === "	")
-              dirEnd -= 1;
-            else
-              break;
-          }
-          const n2 = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
-          yield* this.pushCount(line.length - n2);
-          this.pushNewline();
-          return "stream";
-        }
-        if (this.atLineEnd()) {
-          const sp = yield* this.pushSpaces(true);
-          yield* this.pushCount(line.length - sp);
-          yield* this.pushNewline();
-          return "stream";
-        }
-        yield cst.DOCUMENT;
-        return yield* this.parseLineStart();
-      }
-      *parseLineStart() {
-        const ch = this.charAt(0);
-        if (!ch && !this.atEnd)
-          return this.setNext("line-start");
-        if (ch === "-" || ch === ".") {
-          if (!this.atEnd && !this.hasChars(4))
-            return this.setNext("line-start");
-          const s = this.peek(3);
-          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
-            yield* this.pushCount(3);
-            this.indentValue = 0;
-            this.indentNext = 0;
-            return s === "---" ? "doc" : "stream";
-          }
-        }
-        this.indentValue = yield* this.pushSpaces(false);
-        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
-          this.indentNext = this.indentValue;
-        return yield* this.parseBlockStart();
-      }
-      *parseBlockStart() {
-        const [ch0, ch1] = this.peek(2);
-        if (!ch1 && !this.atEnd)
-          return this.setNext("block-start");
-        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
-          const n2 = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
-          this.indentNext = this.indentValue + 1;
-          this.indentValue += n2;
-          return "block-start";
-        }
-        return "doc";
-      }
-      *parseDocument() {
-        yield* this.pushSpaces(true);
-        const line = this.getLine();
-        if (line === null)
-          return this.setNext("doc");
-        let n2 = yield* this.pushIndicators();
-        switch (line[n2]) {
-          case "#":
-            yield* this.pushCount(line.length - n2);
-          // fallthrough
-          case void 0:
-            yield* this.pushNewline();
-            return yield* this.parseLineStart();
-          case "{":
-          case "[":
-            yield* this.pushCount(1);
-            this.flowKey = false;
-            this.flowLevel = 1;
-            return "flow";
-          case "}":
-          case "]":
-            yield* this.pushCount(1);
-            return "doc";
-          case "*":
-            yield* this.pushUntil(isNotAnchorChar);
-            return "doc";
-          case '"':
-          case "'":
-            return yield* this.parseQuotedScalar();
-          case "|":
-          case ">":
-            n2 += yield* this.parseBlockScalarHeader();
-            n2 += yield* this.pushSpaces(true);
-            yield* this.pushCount(line.length - n2);
-            yield* this.pushNewline();
-            return yield* this.parseBlockScalar();
-          default:
-            return yield* this.parsePlainScalar();
-        }
-      }
-      *parseFlowCollection() {
-        let nl, sp;
-        let indent = -1;
-        do {
-          nl = yield* this.pushNewline();
-          if (nl > 0) {
-            sp = yield* this.pushSpaces(false);
-            this.indentValue = indent = sp;
-          } else {
-            sp = 0;
-          }
-          sp += yield* this.pushSpaces(true);
-        } while (nl + sp > 0);
-        const line = this.getLine();
-        if (line === null)
-          return this.setNext("flow");
-        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
-          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
-          if (!atFlowEndMarker) {
-            this.flowLevel = 0;
-            yield cst.FLOW_END;
-            return yield* this.parseLineStart();
-          }
-        }
-        let n2 = 0;
-        while (line[n2] === ",") {
-          n2 += yield* this.pushCount(1);
-          n2 += yield* this.pushSpaces(true);
-          this.flowKey = false;
-        }
-        n2 += yield* this.pushIndicators();
-        switch (line[n2]) {
-          case void 0:
-            return "flow";
-          case "#":
-            yield* this.pushCount(line.length - n2);
-            return "flow";
-          case "{":
-          case "[":
-            yield* this.pushCount(1);
-            this.flowKey = false;
-            this.flowLevel += 1;
-            return "flow";
-          case "}":
-          case "]":
-            yield* this.pushCount(1);
-            this.flowKey = true;
-            this.flowLevel -= 1;
-            return this.flowLevel ? "flow" : "doc";
-          case "*":
-            yield* this.pushUntil(isNotAnchorChar);
-            return "flow";
-          case '"':
-          case "'":
-            this.flowKey = true;
-            return yield* this.parseQuotedScalar();
-          case ":": {
-            const next = this.charAt(1);
-            if (this.flowKey || isEmpty(next) || next === ",") {
-              this.flowKey = false;
-              yield* this.pushCount(1);
-              yield* this.pushSpaces(true);
-              return "flow";
-            }
-          }
-          // fallthrough
-          default:
-            this.flowKey = false;
-            return yield* this.parsePlainScalar();
-        }
-      }
-      *parseQuotedScalar() {
-        const quote = this.charAt(0);
-        let end = this.buffer.indexOf(quote, this.pos + 1);
-        if (quote === "'") {
-          while (end !== -1 && this.buffer[end + 1] === "'")
-            end = this.buffer.indexOf("'", end + 2);
-        } else {
-          while (end !== -1) {
-            let n2 = 0;
-            while (this.buffer[end - 1 - n2] === "\\")
-              n2 += 1;
-            if (n2 % 2 === 0)
-              break;
-            end = this.buffer.indexOf('"', end + 1);
-          }
-        }
-        const qb = this.buffer.substring(0, end);
-        let nl = qb.indexOf("\n", this.pos);
-        if (nl !== -1) {
-          while (nl !== -1) {
-            const cs = this.continueScalar(nl + 1);
-            if (cs === -1)
-              break;
-            nl = qb.indexOf("\n", cs);
-          }
-          if (nl !== -1) {
-            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
-          }
-        }
-        if (end === -1) {
-          if (!this.atEnd)
-            return this.setNext("quoted-scalar");
-          end = this.buffer.length;
-        }
-        yield* this.pushToIndex(end + 1, false);
-        return this.flowLevel ? "flow" : "doc";
-      }
-      *parseBlockScalarHeader() {
-        this.blockScalarIndent = -1;
-        this.blockScalarKeep = false;
-        let i2 = this.pos;
-        while (true) {
-          const ch = this.buffer[++i2];
-          if (ch === "+")
-            this.blockScalarKeep = true;
-          else if (ch > "0" && ch <= "9")
-            this.blockScalarIndent = Number(ch) - 1;
-          else if (ch !== "-")
-            break;
-        }
-        return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
-      }
-      *parseBlockScalar() {
-        let nl = this.pos - 1;
-        let indent = 0;
-        let ch;
-        loop: for (let i3 = this.pos; ch = this.buffer[i3]; ++i3) {
-          switch (ch) {
-            case " ":
-              indent += 1;
-              break;
-            case "\n":
-              nl = i3;
-              indent = 0;
-              break;
-            case "\r": {
-              const next = this.buffer[i3 + 1];
-              if (!next && !this.atEnd)
-                return this.setNext("block-scalar");
-              if (next === "\n")
-                break;
-            }
-            // fallthrough
-            default:
-              break loop;
-          }
-        }
-        if (!ch && !this.atEnd)
-          return this.setNext("block-scalar");
-        if (indent >= this.indentNext) {
-          if (this.blockScalarIndent === -1)
-            this.indentNext = indent;
-          else {
-            this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
-          }
-          do {
-            const cs = this.continueScalar(nl + 1);
-            if (cs === -1)
-              break;
-            nl = this.buffer.indexOf("\n", cs);
-          } while (nl !== -1);
-          if (nl === -1) {
-            if (!this.atEnd)
-              return this.setNext("block-scalar");
-            nl = this.buffer.length;
-          }
-        }
-        let i2 = nl + 1;
-        ch = this.buffer[i2];
-        while (ch === " ")
-          ch = this.buffer[++i2];
-        if (ch === "	") {
-          while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
-            ch = this.buffer[++i2];
-          nl = i2 - 1;
-        } else if (!this.blockScalarKeep) {
-          do {
-            let i3 = nl - 1;
-            let ch2 = this.buffer[i3];
-            if (ch2 === "\r")
-              ch2 = this.buffer[--i3];
-            const lastChar = i3;
-            while (ch2 === " ")
-              ch2 = this.buffer[--i3];
-            if (ch2 === "\n" && i3 >= this.pos && i3 + 1 + indent > lastChar)
-              nl = i3;
-            else
-              break;
-          } while (true);
-        }
-        yield cst.SCALAR;
-        yield* this.pushToIndex(nl + 1, true);
-        return yield* this.parseLineStart();
-      }
-      *parsePlainScalar() {
-        const inFlow = this.flowLevel > 0;
-        let end = this.pos - 1;
-        let i2 = this.pos - 1;
-        let ch;
-        while (ch = this.buffer[++i2]) {
-          if (ch === ":") {
-            const next = this.buffer[i2 + 1];
-            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
-              break;
-            end = i2;
-          } else if (isEmpty(ch)) {
-            let next = this.buffer[i2 + 1];
-            if (ch === "\r") {
-              if (next === "\n") {
-                i2 += 1;
-                ch = "\n";
-                next = this.buffer[i2 + 1];
-              } else
-                end = i2;
-            }
-            if (next === "#" || inFlow && flowIndicatorChars.has(next))
-              break;
-            if (ch === "\n") {
-              const cs = this.continueScalar(i2 + 1);
-              if (cs === -1)
-                break;
-              i2 = Math.max(i2, cs - 2);
-            }
-          } else {
-            if (inFlow && flowIndicatorChars.has(ch))
-              break;
-            end = i2;
-          }
-        }
-        if (!ch && !this.atEnd)
-          return this.setNext("plain-scalar");
-        yield cst.SCALAR;
-        yield* this.pushToIndex(end + 1, true);
-        return inFlow ? "flow" : "doc";
-      }
-      *pushCount(n2) {
-        if (n2 > 0) {
-          yield this.buffer.substr(this.pos, n2);
-          this.pos += n2;
-          return n2;
-        }
-        return 0;
-      }
-      *pushToIndex(i2, allowEmpty) {
-        const s = this.buffer.slice(this.pos, i2);
-        if (s) {
-          yield s;
-          this.pos += s.length;
-          return s.length;
-        } else if (allowEmpty)
-          yield "";
-        return 0;
-      }
-      *pushIndicators() {
-        let n2 = 0;
-        loop: while (true) {
-          switch (this.charAt(0)) {
-            case "!":
-              n2 += yield* this.pushTag();
-              n2 += yield* this.pushSpaces(true);
-              continue loop;
-            case "&":
-              n2 += yield* this.pushUntil(isNotAnchorChar);
-              n2 += yield* this.pushSpaces(true);
-              continue loop;
-            case "-":
-            // this is an error
-            case "?":
-            // this is an error outside flow collections
-            case ":": {
-              const inFlow = this.flowLevel > 0;
-              const ch1 = this.charAt(1);
-              if (isEmpty(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
-                if (!inFlow)
-                  this.indentNext = this.indentValue + 1;
-                else if (this.flowKey)
-                  this.flowKey = false;
-                n2 += yield* this.pushCount(1);
-                n2 += yield* this.pushSpaces(true);
-                continue loop;
-              }
-            }
-          }
-          break loop;
-        }
-        return n2;
-      }
-      *pushTag() {
-        if (this.charAt(1) === "<") {
-          let i2 = this.pos + 2;
-          let ch = this.buffer[i2];
-          while (!isEmpty(ch) && ch !== ">")
-            ch = this.buffer[++i2];
-          return yield* this.pushToIndex(ch === ">" ? i2 + 1 : i2, false);
-        } else {
-          let i2 = this.pos + 1;
-          let ch = this.buffer[i2];
-          while (ch) {
-            if (tagChars.has(ch))
-              ch = this.buffer[++i2];
-            else if (ch === "%" && hexDigits.has(this.buffer[i2 + 1]) && hexDigits.has(this.buffer[i2 + 2])) {
-              ch = this.buffer[i2 += 3];
-            } else
-              break;
-          }
-          return yield* this.pushToIndex(i2, false);
-        }
-      }
-      *pushNewline() {
-        const ch = this.buffer[this.pos];
-        if (ch === "\n")
-          return yield* this.pushCount(1);
-        else if (ch === "\r" && this.charAt(1) === "\n")
-          return yield* this.pushCount(2);
-        else
-          return 0;
-      }
-      *pushSpaces(allowTabs) {
-        let i2 = this.pos - 1;
-        let ch;
-        do {
-          ch = this.buffer[++i2];
-        } while (ch === " " || allowTabs && ch === "	");
-        const n2 = i2 - this.pos;
-        if (n2 > 0) {
-          yield this.buffer.substr(this.pos, n2);
-          this.pos = i2;
-        }
-        return n2;
-      }
-      *pushUntil(test) {
-        let i2 = this.pos;
-        let ch = this.buffer[i2];
-        while (!test(ch))
-          ch = this.buffer[++i2];
-        return yield* this.pushToIndex(i2, false);
-      }
-    };
-    exports.Lexer = Lexer;
-  }
-});
-
-// node_modules/yaml/dist/parse/line-counter.js
-var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
-    "use strict";
-    var LineCounter2 = class {
-      constructor() {
-        this.lineStarts = [];
-        this.addNewLine = (offset) => this.lineStarts.push(offset);
-        this.linePos = (offset) => {
-          let low = 0;
-          let high = this.lineStarts.length;
-          while (low < high) {
-            const mid = low + high >> 1;
-            if (this.lineStarts[mid] < offset)
-              low = mid + 1;
-            else
-              high = mid;
-          }
-          if (this.lineStarts[low] === offset)
-            return { line: low + 1, col: 1 };
-          if (low === 0)
-            return { line: 0, col: offset };
-          const start = this.lineStarts[low - 1];
-          return { line: low, col: offset - start + 1 };
-        };
-      }
-    };
-    exports.LineCounter = LineCounter2;
-  }
-});
-
-// node_modules/yaml/dist/parse/parser.js
-var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports) {
-    "use strict";
-    var node_process = __require("process");
-    var cst = require_cst();
-    var lexer = require_lexer();
-    function includesToken(list, type) {
-      for (let i2 = 0; i2 < list.length; ++i2)
-        if (list[i2].type === type)
-          return true;
-      return false;
-    }
-    function findNonEmptyIndex(list) {
-      for (let i2 = 0; i2 < list.length; ++i2) {
-        switch (list[i2].type) {
-          case "space":
-          case "comment":
-          case "newline":
-            break;
-          default:
-            return i2;
-        }
-      }
-      return -1;
-    }
-    function isFlowToken(token) {
-      switch (token?.type) {
-        case "alias":
-        case "scalar":
-        case "single-quoted-scalar":
-        case "double-quoted-scalar":
-        case "flow-collection":
-          return true;
-        default:
-          return false;
-      }
-    }
-    function getPrevProps(parent) {
-      switch (parent.type) {
-        case "document":
-          return parent.start;
-        case "block-map": {
-          const it = parent.items[parent.items.length - 1];
-          return it.sep ?? it.start;
-        }
-        case "block-seq":
-          return parent.items[parent.items.length - 1].start;
-        /* istanbul ignore next should not happen */
-        default:
-          return [];
-      }
-    }
-    function getFirstKeyStartProps(prev) {
-      if (prev.length === 0)
-        return [];
-      let i2 = prev.length;
-      loop: while (--i2 >= 0) {
-        switch (prev[i2].type) {
-          case "doc-start":
-          case "explicit-key-ind":
-          case "map-value-ind":
-          case "seq-item-ind":
-          case "newline":
-            break loop;
-        }
-      }
-      while (prev[++i2]?.type === "space") {
-      }
-      return prev.splice(i2, prev.length);
-    }
-    function arrayPushArray(target, source) {
-      if (source.length < 1e5)
-        Array.prototype.push.apply(target, source);
-      else
-        for (let i2 = 0; i2 < source.length; ++i2)
-          target.push(source[i2]);
-    }
-    function fixFlowSeqItems(fc) {
-      if (fc.start.type === "flow-seq-start") {
-        for (const it of fc.items) {
-          if (it.sep && !it.value && !includesToken(it.start, "explicit-key-ind") && !includesToken(it.sep, "map-value-ind")) {
-            if (it.key)
-              it.value = it.key;
-            delete it.key;
-            if (isFlowToken(it.value)) {
-              if (it.value.end)
-                arrayPushArray(it.value.end, it.sep);
-              else
-                it.value.end = it.sep;
-            } else
-              arrayPushArray(it.start, it.sep);
-            delete it.sep;
-          }
-        }
-      }
-    }
-    var Parser = class {
-      /**
-       * @param onNewLine - If defined, called separately with the start position of
-       *   each new line (in `parse()`, including the start of input).
-       */
-      constructor(onNewLine) {
-        this.atNewLine = true;
-        this.atScalar = false;
-        this.indent = 0;
-        this.offset = 0;
-        this.onKeyLine = false;
-        this.stack = [];
-        this.source = "";
-        this.type = "";
-        this.lexer = new lexer.Lexer();
-        this.onNewLine = onNewLine;
-      }
-      /**
-       * Parse `source` as a YAML stream.
-       * If `incomplete`, a part of the last line may be left as a buffer for the next call.
-       *
-       * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
-       *
-       * @returns A generator of tokens representing each directive, document, and other structure.
-       */
-      *parse(source, incomplete = false) {
-        if (this.onNewLine && this.offset === 0)
-          this.onNewLine(0);
-        for (const lexeme of this.lexer.lex(source, incomplete))
-          yield* this.next(lexeme);
-        if (!incomplete)
-          yield* this.end();
-      }
-      /**
-       * Advance the parser by the `source` of one lexical token.
-       */
-      *next(source) {
-        this.source = source;
-        if (node_process.env.LOG_TOKENS)
-          console.log("|", cst.prettyToken(source));
-        if (this.atScalar) {
-          this.atScalar = false;
-          yield* this.step();
-          this.offset += source.length;
-          return;
-        }
-        const type = cst.tokenType(source);
-        if (!type) {
-          const message = `Not a YAML token: ${source}`;
-          yield* this.pop({ type: "error", offset: this.offset, message, source });
-          this.offset += source.length;
-        } else if (type === "scalar") {
-          this.atNewLine = false;
-          this.atScalar = true;
-          this.type = "scalar";
-        } else {
-          this.type = type;
-          yield* this.step();
-          switch (type) {
-            case "newline":
-              this.atNewLine = true;
-              this.indent = 0;
-              if (this.onNewLine)
-                this.onNewLine(this.offset + source.length);
-              break;
-            case "space":
-              if (this.atNewLine && source[0] === " ")
-                this.indent += source.length;
-              break;
-            case "explicit-key-ind":
-            case "map-value-ind":
-            case "seq-item-ind":
-              if (this.atNewLine)
-                this.indent += source.length;
-              break;
-            case "doc-mode":
-            case "flow-error-end":
-              return;
-            default:
-              this.atNewLine = false;
-          }
-          this.offset += source.length;
-        }
-      }
-      /** Call at end of input to push out any remaining constructions */
-      *end() {
-        while (this.stack.length > 0)
-          yield* this.pop();
-      }
-      get sourceToken() {
-        const st = {
-          type: this.type,
-          offset: this.offset,
-          indent: this.indent,
-          source: this.source
-        };
-        return st;
-      }
-      *step() {
-        const top = this.peek(1);
-        if (this.type === "doc-end" && top?.type !== "doc-end") {
-          while (this.stack.length > 0)
-            yield* this.pop();
-          this.stack.push({
-            type: "doc-end",
-            offset: this.offset,
-            source: this.source
-          });
-          return;
-        }
-        if (!top)
-          return yield* this.stream();
-        switch (top.type) {
-          case "document":
-            return yield* this.document(top);
-          case "alias":
-          case "scalar":
-          case "single-quoted-scalar":
-          case "double-quoted-scalar":
-            return yield* this.scalar(top);
-          case "block-scalar":
-            return yield* this.blockScalar(top);
-          case "block-map":
-            return yield* this.blockMap(top);
-          case "block-seq":
-            return yield* this.blockSequence(top);
-          case "flow-collection":
-            return yield* this.flowCollection(top);
-          case "doc-end":
-            return yield* this.documentEnd(top);
-        }
-        yield* this.pop();
-      }
-      peek(n2) {
-        return this.stack[this.stack.length - n2];
-      }
-      *pop(error2) {
-        const token = error2 ?? this.stack.pop();
-        if (!token) {
-          const message = "Tried to pop an empty stack";
-          yield { type: "error", offset: this.offset, source: "", message };
-        } else if (this.stack.length === 0) {
-          yield token;
-        } else {
-          const top = this.peek(1);
-          if (token.type === "block-scalar") {
-            token.indent = "indent" in top ? top.indent : 0;
-          } else if (token.type === "flow-collection" && top.type === "document") {
-            token.indent = 0;
-          }
-          if (token.type === "flow-collection")
-            fixFlowSeqItems(token);
-          switch (top.type) {
-            case "document":
-              top.value = token;
-              break;
-            case "block-scalar":
-              top.props.push(token);
-              break;
-            case "block-map": {
-              const it = top.items[top.items.length - 1];
-              if (it.value) {
-                top.items.push({ start: [], key: token, sep: [] });
-                this.onKeyLine = true;
-                return;
-              } else if (it.sep) {
-                it.value = token;
-              } else {
-                Object.assign(it, { key: token, sep: [] });
-                this.onKeyLine = !it.explicitKey;
-                return;
-              }
-              break;
-            }
-            case "block-seq": {
-              const it = top.items[top.items.length - 1];
-              if (it.value)
-                top.items.push({ start: [], value: token });
-              else
-                it.value = token;
-              break;
-            }
-            case "flow-collection": {
-              const it = top.items[top.items.length - 1];
-              if (!it || it.value)
-                top.items.push({ start: [], key: token, sep: [] });
-              else if (it.sep)
-                it.value = token;
-              else
-                Object.assign(it, { key: token, sep: [] });
-              return;
-            }
-            /* istanbul ignore next should not happen */
-            default:
-              yield* this.pop();
-              yield* this.pop(token);
-          }
-          if ((top.type === "document" || top.type === "block-map" || top.type === "block-seq") && (token.type === "block-map" || token.type === "block-seq")) {
-            const last = token.items[token.items.length - 1];
-            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st) => st.type !== "comment" || st.indent < token.indent))) {
-              if (top.type === "document")
-                top.end = last.start;
-              else
-                top.items.push({ start: last.start });
-              token.items.splice(-1, 1);
-            }
-          }
-        }
-      }
-      *stream() {
-        switch (this.type) {
-          case "directive-line":
-            yield { type: "directive", offset: this.offset, source: this.source };
-            return;
-          case "byte-order-mark":
-          case "space":
-          case "comment":
-          case "newline":
-            yield this.sourceToken;
-            return;
-          case "doc-mode":
-          case "doc-start": {
-            const doc = {
-              type: "document",
-              offset: this.offset,
-              start: []
-            };
-            if (this.type === "doc-start")
-              doc.start.push(this.sourceToken);
-            this.stack.push(doc);
-            return;
-          }
-        }
-        yield {
-          type: "error",
-          offset: this.offset,
-          message: `Unexpected ${this.type} token in YAML stream`,
-          source: this.source
-        };
-      }
-      *document(doc) {
-        if (doc.value)
-          return yield* this.lineEnd(doc);
-        switch (this.type) {
-          case "doc-start": {
-            if (findNonEmptyIndex(doc.start) !== -1) {
-              yield* this.pop();
-              yield* this.step();
-            } else
-              doc.start.push(this.sourceToken);
-            return;
-          }
-          case "anchor":
-          case "tag":
-          case "space":
-          case "comment":
-          case "newline":
-            doc.start.push(this.sourceToken);
-            return;
-        }
-        const bv = this.startBlockValue(doc);
-        if (bv)
-          this.stack.push(bv);
-        else {
-          yield {
-            type: "error",
-            offset: this.offset,
-            message: `Unexpected ${this.type} token in YAML document`,
-            source: this.source
-          };
-        }
-      }
-      *scalar(scalar) {
-        if (this.type === "map-value-ind") {
-          const prev = getPrevProps(this.peek(2));
-          const start = getFirstKeyStartProps(prev);
-          let sep;
-          if (scalar.end) {
-            sep = scalar.end;
-            sep.push(this.sourceToken);
-            delete scalar.end;
-          } else
-            sep = [this.sourceToken];
-          const map = {
-            type: "block-map",
-            offset: scalar.offset,
-            indent: scalar.indent,
-            items: [{ start, key: scalar, sep }]
-          };
-          this.onKeyLine = true;
-          this.stack[this.stack.length - 1] = map;
-        } else
-          yield* this.lineEnd(scalar);
-      }
-      *blockScalar(scalar) {
-        switch (this.type) {
-          case "space":
-          case "comment":
-          case "newline":
-            scalar.props.push(this.sourceToken);
-            return;
-          case "scalar":
-            scalar.source = this.source;
-            this.atNewLine = true;
-            this.indent = 0;
-            if (this.onNewLine) {
-              let nl = this.source.indexOf("\n") + 1;
-              while (nl !== 0) {
-                this.onNewLine(this.offset + nl);
-                nl = this.source.indexOf("\n", nl) + 1;
-              }
-            }
-            yield* this.pop();
-            break;
-          /* istanbul ignore next should not happen */
-          default:
-            yield* this.pop();
-            yield* this.step();
-        }
-      }
-      *blockMap(map) {
-        const it = map.items[map.items.length - 1];
-        switch (this.type) {
-          case "newline":
-            this.onKeyLine = false;
-            if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
-              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
-              if (last?.type === "comment")
-                end?.push(this.sourceToken);
-              else
-                map.items.push({ start: [this.sourceToken] });
-            } else if (it.sep) {
-              it.sep.push(this.sourceToken);
-            } else {
-              it.start.push(this.sourceToken);
-            }
-            return;
-          case "space":
-          case "comment":
-            if (it.value) {
-              map.items.push({ start: [this.sourceToken] });
-            } else if (it.sep) {
-              it.sep.push(this.sourceToken);
-            } else {
-              if (this.atIndentedComment(it.start, map.indent)) {
-                const prev = map.items[map.items.length - 2];
-                const end = prev?.value?.end;
-                if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
-                  end.push(this.sourceToken);
-                  map.items.pop();
-                  return;
-                }
-              }
-              it.start.push(this.sourceToken);
-            }
-            return;
-        }
-        if (this.indent >= map.indent) {
-          const atMapIndent = !this.onKeyLine && this.indent === map.indent;
-          const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
-          let start = [];
-          if (atNextItem && it.sep && !it.value) {
-            const nl = [];
-            for (let i2 = 0; i2 < it.sep.length; ++i2) {
-              const st = it.sep[i2];
-              switch (st.type) {
-                case "newline":
-                  nl.push(i2);
-                  break;
-                case "space":
-                  break;
-                case "comment":
-                  if (st.indent > map.indent)
-                    nl.length = 0;
-                  break;
-                default:
-                  nl.length = 0;
-              }
-            }
-            if (nl.length >= 2)
-              start = it.sep.splice(nl[1]);
-          }
-          switch (this.type) {
-            case "anchor":
-            case "tag":
-              if (atNextItem || it.value) {
-                start.push(this.sourceToken);
-                map.items.push({ start });
-                this.onKeyLine = true;
-              } else if (it.sep) {
-                it.sep.push(this.sourceToken);
-              } else {
-                it.start.push(this.sourceToken);
-              }
-              return;
-            case "explicit-key-ind":
-              if (!it.sep && !it.explicitKey) {
-                it.start.push(this.sourceToken);
-                it.explicitKey = true;
-              } else if (atNextItem || it.value) {
-                start.push(this.sourceToken);
-                map.items.push({ start, explicitKey: true });
-              } else {
-                this.stack.push({
-                  type: "block-map",
-                  offset: this.offset,
-                  indent: this.indent,
-                  items: [{ start: [this.sourceToken], explicitKey: true }]
-                });
-              }
-              this.onKeyLine = true;
-              return;
-            case "map-value-ind":
-              if (it.explicitKey) {
-                if (!it.sep) {
-                  if (includesToken(it.start, "newline")) {
-                    Object.assign(it, { key: null, sep: [this.sourceToken] });
-                  } else {
-                    const start2 = getFirstKeyStartProps(it.start);
-                    this.stack.push({
-                      type: "block-map",
-                      offset: this.offset,
-                      indent: this.indent,
-                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
-                    });
-                  }
-                } else if (it.value) {
-                  map.items.push({ start: [], key: null, sep: [this.sourceToken] });
-                } else if (includesToken(it.sep, "map-value-ind")) {
-                  this.stack.push({
-                    type: "block-map",
-                    offset: this.offset,
-                    indent: this.indent,
-                    items: [{ start, key: null, sep: [this.sourceToken] }]
-                  });
-                } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
-                  const start2 = getFirstKeyStartProps(it.start);
-                  const key = it.key;
-                  const sep = it.sep;
-                  sep.push(this.sourceToken);
-                  delete it.key;
-                  delete it.sep;
-                  this.stack.push({
-                    type: "block-map",
-                    offset: this.offset,
-                    indent: this.indent,
-                    items: [{ start: start2, key, sep }]
-                  });
-                } else if (start.length > 0) {
-                  it.sep = it.sep.concat(start, this.sourceToken);
-                } else {
-                  it.sep.push(this.sourceToken);
-                }
-              } else {
-                if (!it.sep) {
-                  Object.assign(it, { key: null, sep: [this.sourceToken] });
-                } else if (it.value || atNextItem) {
-                  map.items.push({ start, key: null, sep: [this.sourceToken] });
-                } else if (includesToken(it.sep, "map-value-ind")) {
-                  this.stack.push({
-                    type: "block-map",
-                    offset: this.offset,
-                    indent: this.indent,
-                    items: [{ start: [], key: null, sep: [this.sourceToken] }]
-                  });
-                } else {
-                  it.sep.push(this.sourceToken);
-                }
-              }
-              this.onKeyLine = true;
-              return;
-            case "alias":
-            case "scalar":
-            case "single-quoted-scalar":
-            case "double-quoted-scalar": {
-              const fs = this.flowScalar(this.type);
-              if (atNextItem || it.value) {
-                map.items.push({ start, key: fs, sep: [] });
-                this.onKeyLine = true;
-              } else if (it.sep) {
-                this.stack.push(fs);
-              } else {
-                Object.assign(it, { key: fs, sep: [] });
-                this.onKeyLine = true;
-              }
-              return;
-            }
-            default: {
-              const bv = this.startBlockValue(map);
-              if (bv) {
-                if (bv.type === "block-seq") {
-                  if (!it.explicitKey && it.sep && !includesToken(it.sep, "newline")) {
-                    yield* this.pop({
-                      type: "error",
-                      offset: this.offset,
-                      message: "Unexpected block-seq-ind on same line with key",
-                      source: this.source
-                    });
-                    return;
-                  }
-                } else if (atMapIndent) {
-                  map.items.push({ start });
-                }
-                this.stack.push(bv);
-                return;
-              }
-            }
-          }
-        }
-        yield* this.pop();
-        yield* this.step();
-      }
-      *blockSequence(seq) {
-        const it = seq.items[seq.items.length - 1];
-        switch (this.type) {
-          case "newline":
-            if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
-              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
-              if (last?.type === "comment")
-                end?.push(this.sourceToken);
-              else
-                seq.items.push({ start: [this.sourceToken] });
-            } else
-              it.start.push(this.sourceToken);
-            return;
-          case "space":
-          case "comment":
-            if (it.value)
-              seq.items.push({ start: [this.sourceToken] });
-            else {
-              if (this.atIndentedComment(it.start, seq.indent)) {
-                const prev = seq.items[seq.items.length - 2];
-                const end = prev?.value?.end;
-                if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
-                  end.push(this.sourceToken);
-                  seq.items.pop();
-                  return;
-                }
-              }
-              it.start.push(this.sourceToken);
-            }
-            return;
-          case "anchor":
-          case "tag":
-            if (it.value || this.indent <= seq.indent)
-              break;
-            it.start.push(this.sourceToken);
-            return;
-          case "seq-item-ind":
-            if (this.indent !== seq.indent)
-              break;
-            if (it.value || includesToken(it.start, "seq-item-ind"))
-              seq.items.push({ start: [this.sourceToken] });
-            else
-              it.start.push(this.sourceToken);
-            return;
-        }
-        if (this.indent > seq.indent) {
-          const bv = this.startBlockValue(seq);
-          if (bv) {
-            this.stack.push(bv);
-            return;
-          }
-        }
-        yield* this.pop();
-        yield* this.step();
-      }
-      *flowCollection(fc) {
-        const it = fc.items[fc.items.length - 1];
-        if (this.type === "flow-error-end") {
-          let top;
-          do {
-            yield* this.pop();
-            top = this.peek(1);
-          } while (top?.type === "flow-collection");
-        } else if (fc.end.length === 0) {
-          switch (this.type) {
-            case "comma":
-            case "explicit-key-ind":
-              if (!it || it.sep)
-                fc.items.push({ start: [this.sourceToken] });
-              else
-                it.start.push(this.sourceToken);
-              return;
-            case "map-value-ind":
-              if (!it || it.value)
-                fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
-              else if (it.sep)
-                it.sep.push(this.sourceToken);
-              else
-                Object.assign(it, { key: null, sep: [this.sourceToken] });
-              return;
-            case "space":
-            case "comment":
-            case "newline":
-            case "anchor":
-            case "tag":
-              if (!it || it.value)
-                fc.items.push({ start: [this.sourceToken] });
-              else if (it.sep)
-                it.sep.push(this.sourceToken);
-              else
-                it.start.push(this.sourceToken);
-              return;
-            case "alias":
-            case "scalar":
-            case "single-quoted-scalar":
-            case "double-quoted-scalar": {
-              const fs = this.flowScalar(this.type);
-              if (!it || it.value)
-                fc.items.push({ start: [], key: fs, sep: [] });
-              else if (it.sep)
-                this.stack.push(fs);
-              else
-                Object.assign(it, { key: fs, sep: [] });
-              return;
-            }
-            case "flow-map-end":
-            case "flow-seq-end":
-              fc.end.push(this.sourceToken);
-              return;
-          }
-          const bv = this.startBlockValue(fc);
-          if (bv)
-            this.stack.push(bv);
-          else {
-            yield* this.pop();
-            yield* this.step();
-          }
-        } else {
-          const parent = this.peek(2);
-          if (parent.type === "block-map" && (this.type === "map-value-ind" && parent.indent === fc.indent || this.type === "newline" && !parent.items[parent.items.length - 1].sep)) {
-            yield* this.pop();
-            yield* this.step();
-          } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
-            const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
-            fixFlowSeqItems(fc);
-            const sep = fc.end.splice(1, fc.end.length);
-            sep.push(this.sourceToken);
-            const map = {
-              type: "block-map",
-              offset: fc.offset,
-              indent: fc.indent,
-              items: [{ start, key: fc, sep }]
-            };
-            this.onKeyLine = true;
-            this.stack[this.stack.length - 1] = map;
-          } else {
-            yield* this.lineEnd(fc);
-          }
-        }
-      }
-      flowScalar(type) {
-        if (this.onNewLine) {
-          let nl = this.source.indexOf("\n") + 1;
-          while (nl !== 0) {
-            this.onNewLine(this.offset + nl);
-            nl = this.source.indexOf("\n", nl) + 1;
-          }
-        }
-        return {
-          type,
-          offset: this.offset,
-          indent: this.indent,
-          source: this.source
-        };
-      }
-      startBlockValue(parent) {
-        switch (this.type) {
-          case "alias":
-          case "scalar":
-          case "single-quoted-scalar":
-          case "double-quoted-scalar":
-            return this.flowScalar(this.type);
-          case "block-scalar-header":
-            return {
-              type: "block-scalar",
-              offset: this.offset,
-              indent: this.indent,
-              props: [this.sourceToken],
-              source: ""
-            };
-          case "flow-map-start":
-          case "flow-seq-start":
-            return {
-              type: "flow-collection",
-              offset: this.offset,
-              indent: this.indent,
-              start: this.sourceToken,
-              items: [],
-              end: []
-            };
-          case "seq-item-ind":
-            return {
-              type: "block-seq",
-              offset: this.offset,
-              indent: this.indent,
-              items: [{ start: [this.sourceToken] }]
-            };
-          case "explicit-key-ind": {
-            this.onKeyLine = true;
-            const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
-            start.push(this.sourceToken);
-            return {
-              type: "block-map",
-              offset: this.offset,
-              indent: this.indent,
-              items: [{ start, explicitKey: true }]
-            };
-          }
-          case "map-value-ind": {
-            this.onKeyLine = true;
-            const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
-            return {
-              type: "block-map",
-              offset: this.offset,
-              indent: this.indent,
-              items: [{ start, key: null, sep: [this.sourceToken] }]
-            };
-          }
-        }
-        return null;
-      }
-      atIndentedComment(start, indent) {
-        if (this.type !== "comment")
-          return false;
-        if (this.indent <= indent)
-          return false;
-        return start.every((st) => st.type === "newline" || st.type === "space");
-      }
-      *documentEnd(docEnd) {
-        if (this.type !== "doc-mode") {
-          if (docEnd.end)
-            docEnd.end.push(this.sourceToken);
-          else
-            docEnd.end = [this.sourceToken];
-          if (this.type === "newline")
-            yield* this.pop();
-        }
-      }
-      *lineEnd(token) {
-        switch (this.type) {
-          case "comma":
-          case "doc-start":
-          case "doc-end":
-          case "flow-seq-end":
-          case "flow-map-end":
-          case "map-value-ind":
-            yield* this.pop();
-            yield* this.step();
-            break;
-          case "newline":
-            this.onKeyLine = false;
-          // fallthrough
-          case "space":
-          case "comment":
-          default:
-            if (token.end)
-              token.end.push(this.sourceToken);
-            else
-              token.end = [this.sourceToken];
-            if (this.type === "newline")
-              yield* this.pop();
-        }
-      }
-    };
-    exports.Parser = Parser;
-  }
-});
-
-// node_modules/yaml/dist/public-api.js
-var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports) {
-    "use strict";
-    var composer = require_composer();
-    var Document = require_Document();
-    var errors = require_errors2();
-    var log = require_log();
-    var identity3 = require_identity();
-    var lineCounter = require_line_counter();
-    var parser = require_parser();
-    function parseOptions(options) {
-      const prettyErrors = options.prettyErrors !== false;
-      const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
-      return { lineCounter: lineCounter$1, prettyErrors };
-    }
-    function parseAllDocuments3(source, options = {}) {
-      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
-      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
-      const composer$1 = new composer.Composer(options);
-      const docs = Array.from(composer$1.compose(parser$1.parse(source)));
-      if (prettyErrors && lineCounter2)
-        for (const doc of docs) {
-          doc.errors.forEach(errors.prettifyError(source, lineCounter2));
-          doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
-        }
-      if (docs.length > 0)
-        return docs;
-      return Object.assign([], { empty: true }, composer$1.streamInfo());
-    }
-    function parseDocument2(source, options = {}) {
-      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
-      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
-      const composer$1 = new composer.Composer(options);
-      let doc = null;
-      for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
-        if (!doc)
-          doc = _doc;
-        else if (doc.options.logLevel !== "silent") {
-          doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
-          break;
-        }
-      }
-      if (prettyErrors && lineCounter2) {
-        doc.errors.forEach(errors.prettifyError(source, lineCounter2));
-        doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
-      }
-      return doc;
-    }
-    function parse4(src, reviver, options) {
-      let _reviver = void 0;
-      if (typeof reviver === "function") {
-        _reviver = reviver;
-      } else if (options === void 0 && reviver && typeof reviver === "object") {
-        options = reviver;
-      }
-      const doc = parseDocument2(src, options);
-      if (!doc)
-        return null;
-      doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
-      if (doc.errors.length > 0) {
-        if (doc.options.logLevel !== "silent")
-          throw doc.errors[0];
-        else
-          doc.errors = [];
-      }
-      return doc.toJS(Object.assign({ reviver: _reviver }, options));
-    }
-    function stringify(value, replacer, options) {
-      let _replacer = null;
-      if (typeof replacer === "function" || Array.isArray(replacer)) {
-        _replacer = replacer;
-      } else if (options === void 0 && replacer) {
-        options = replacer;
-      }
-      if (typeof options === "string")
-        options = options.length;
-      if (typeof options === "number") {
-        const indent = Math.round(options);
-        options = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
-      }
-      if (value === void 0) {
-        const { keepUndefined } = options ?? replacer ?? {};
-        if (!keepUndefined)
-          return void 0;
-      }
-      if (identity3.isDocument(value) && !_replacer)
-        return value.toString(options);
-      return new Document.Document(value, _replacer, options).toString(options);
-    }
-    exports.parse = parse4;
-    exports.parseAllDocuments = parseAllDocuments3;
-    exports.parseDocument = parseDocument2;
-    exports.stringify = stringify;
-  }
-});
-
-// node_modules/yaml/dist/index.js
-var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports) {
-    "use strict";
-    var composer = require_composer();
-    var Document = require_Document();
-    var Schema = require_Schema();
-    var errors = require_errors2();
-    var Alias = require_Alias();
-    var identity3 = require_identity();
-    var Pair = require_Pair();
-    var Scalar = require_Scalar();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSeq = require_YAMLSeq();
-    var cst = require_cst();
-    var lexer = require_lexer();
-    var lineCounter = require_line_counter();
-    var parser = require_parser();
-    var publicApi = require_public_api();
-    var visit = require_visit();
-    exports.Composer = composer.Composer;
-    exports.Document = Document.Document;
-    exports.Schema = Schema.Schema;
-    exports.YAMLError = errors.YAMLError;
-    exports.YAMLParseError = errors.YAMLParseError;
-    exports.YAMLWarning = errors.YAMLWarning;
-    exports.Alias = Alias.Alias;
-    exports.isAlias = identity3.isAlias;
-    exports.isCollection = identity3.isCollection;
-    exports.isDocument = identity3.isDocument;
-    exports.isMap = identity3.isMap;
-    exports.isNode = identity3.isNode;
-    exports.isPair = identity3.isPair;
-    exports.isScalar = identity3.isScalar;
-    exports.isSeq = identity3.isSeq;
-    exports.Pair = Pair.Pair;
-    exports.Scalar = Scalar.Scalar;
-    exports.YAMLMap = YAMLMap.YAMLMap;
-    exports.YAMLSeq = YAMLSeq.YAMLSeq;
-    exports.CST = cst;
-    exports.Lexer = lexer.Lexer;
-    exports.LineCounter = lineCounter.LineCounter;
-    exports.Parser = parser.Parser;
-    exports.parse = publicApi.parse;
-    exports.parseAllDocuments = publicApi.parseAllDocuments;
-    exports.parseDocument = publicApi.parseDocument;
-    exports.stringify = publicApi.stringify;
-    exports.visit = visit.visit;
-    exports.visitAsync = visit.visitAsync;
-  }
-});
-
 // src/run/fleet/fleet-schema.ts
 var contextName, contextWithOverrides, FLEET_SCHEMA;
 var init_fleet_schema = __esm({
@@ -19546,6 +20879,10 @@ var init_fleet_schema = __esm({
 });
 
 // src/run/fleet/fleet-file.ts
+var fleet_file_exports = {};
+__export(fleet_file_exports, {
+  parseFleetFile: () => parseFleetFile
+});
 function validate() {
   validator ??= new import__.Ajv2020({ allErrors: true, strict: true }).compile(FLEET_SCHEMA);
   return validator;
@@ -19553,7 +20890,7 @@ function validate() {
 function parseFleetFile(text2, file) {
   let data;
   try {
-    data = (0, import_yaml.parse)(text2);
+    data = (0, import_yaml2.parse)(text2);
   } catch (error2) {
     throw new InputError(
       `--fleet ${file}: not YAML or JSON (${error2.message.split("\n")[0]}); see schema/fleet.schema.json.`
@@ -19600,12 +20937,12 @@ function say(error2) {
     return `${where2} is not a duration (use forms like 90s, 5m or 1m30s)`;
   return `${where2} ${error2.message ?? "is not valid"}`;
 }
-var import__, import_yaml, validator;
+var import__, import_yaml2, validator;
 var init_fleet_file = __esm({
   "src/run/fleet/fleet-file.ts"() {
     "use strict";
     import__ = __toESM(require__(), 1);
-    import_yaml = __toESM(require_dist(), 1);
+    import_yaml2 = __toESM(require_dist(), 1);
     init_duration();
     init_errors();
     init_fleet_schema();
@@ -19741,6 +21078,10 @@ var init_health_rules_schema = __esm({
 });
 
 // src/kinds/health/health-rules-file.ts
+var health_rules_file_exports = {};
+__export(health_rules_file_exports, {
+  parseHealthRules: () => parseHealthRules
+});
 function validate2() {
   validator2 ??= new import__2.Ajv2020({ allErrors: true, strict: true }).compile(HEALTH_RULES_SCHEMA);
   return validator2;
@@ -19748,7 +21089,7 @@ function validate2() {
 function parseHealthRules(text2, file) {
   let data;
   try {
-    data = (0, import_yaml2.parse)(text2);
+    data = (0, import_yaml3.parse)(text2);
   } catch (error2) {
     throw new InputError(
       `--health-rules ${file}: not JSON or YAML (${error2.message.split("\n")[0]}); see schema/health-rules.schema.json.`
@@ -19778,1367 +21119,34 @@ function say2(error2) {
     return `${where2} has an unknown field ${JSON.stringify(error2.params.additionalProperty)}`;
   return `${where2} ${error2.message ?? "is not valid"}`;
 }
-var import__2, import_yaml2, validator2;
+var import__2, import_yaml3, validator2;
 var init_health_rules_file = __esm({
   "src/kinds/health/health-rules-file.ts"() {
     "use strict";
     import__2 = __toESM(require__(), 1);
-    import_yaml2 = __toESM(require_dist(), 1);
+    import_yaml3 = __toESM(require_dist(), 1);
     init_errors();
     init_health_rules_schema();
   }
 });
 
-// src/cli/options.ts
-function checkRollbackFlags(flags) {
-  const modes = new Set(flags.map((flag) => flag === "--no-rollback" ? "none" : flag.replace(/^--rollback[ =]/, "")));
-  if (modes.size > 1) {
-    throw new InputError(
-      `${[...new Set(flags)].join(" and ")} contradict each other; give one of --rollback all|failed|none (--no-rollback is --rollback none).`
-    );
-  }
-}
-function parseRollbackMode(value) {
-  if (value === false) return "none";
-  if (value === true) return "all";
-  if (value === "all" || value === "failed" || value === "none") return value;
-  throw new InputError(`--rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
-}
-function parseOutputMode(value) {
-  if (value === "text" || value === "json") return value;
-  throw new InputError(`--output ${JSON.stringify(value)} is not supported; use text or json.`);
-}
-function toApplyOptions(raw, passThroughArgs) {
-  checkRollbackFlags(raw.rollbackFlags ?? []);
-  return resolveApplyOptions({
-    filenames: raw.filename,
-    recursive: raw.recursive,
-    kustomize: raw.kustomize,
-    namespace: raw.namespace,
-    context: raw.context,
-    kubeconfig: raw.kubeconfig,
-    serverSide: raw.serverSide,
-    fieldManager: raw.fieldManager,
-    dryRun: parseDryRun(raw.dryRun),
-    diff: raw.diff,
-    confirm: raw.confirm,
-    runLabel: runLabelOf(raw.runLabel),
-    keepCreated: raw.keepCreated,
-    journal: raw.journal,
-    lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
-    journalNamespace: raw.journalNamespace,
-    timeoutMs: parseDuration(raw.timeout, "--timeout"),
-    rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, "--rollback-timeout"),
-    pollIntervalMs: parseDuration(raw.pollInterval, "--poll-interval"),
-    poll: raw.poll,
-    settleMs: optionalDuration(raw.settle, "--settle"),
-    bakeMs: optionalDuration(raw.bake, "--bake"),
-    verifyCommands: raw.verify,
-    verifyJobs: raw.verifyJob,
-    verifyTimeoutMs: optionalDuration(raw.verifyTimeout, "--verify-timeout"),
-    keepVerify: raw.keepVerify,
-    verifyIntervalMs: optionalDuration(raw.verifyInterval, "--verify-interval"),
-    history: raw.history === void 0 ? void 0 : parseHistory(raw.history),
-    rollback: parseRollbackMode(raw.rollback),
-    logLines: parseLogLines(raw.logLines),
-    concurrency: raw.concurrency === void 0 ? void 0 : parseCount(raw.concurrency, "--concurrency"),
-    requestTimeoutMs: raw.requestTimeout === void 0 ? void 0 : parseDuration(raw.requestTimeout, "--request-timeout"),
-    kubectlArgs: passThroughArgs,
-    readinessGraceMs: optionalDuration(raw.readinessGrace, "--readiness-grace"),
-    statusGraceMs: optionalDuration(raw.statusGrace, "--status-grace"),
-    ...raw.imageCheck === void 0 ? {} : { imageCheck: raw.imageCheck === "off" ? "off" : "on" },
-    ...raw.insecureRegistry?.length ? { insecureRegistries: raw.insecureRegistry } : {},
-    healthRules: raw.healthRules === void 0 ? void 0 : parseHealthRules(raw.healthRulesText ?? "", raw.healthRules)
-  });
-}
-function parseHistory(value) {
-  if (!/^\d+$/.test(value.trim()))
-    throw new InputError(
-      `--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`
-    );
-  return Number(value.trim());
-}
-function optionalDuration(value, flag) {
-  return value === void 0 ? void 0 : parseDuration(value, flag);
-}
-function parseLogLines(value) {
-  if (value === void 0) return void 0;
-  if (!/^\d+$/.test(value.trim()))
-    throw new InputError(
-      `--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
-    );
-  return Number(value.trim());
-}
-function parseDryRun(value) {
-  if (value === void 0 || value === false || value === "none") return void 0;
-  if (value === true || value === "server") return "server";
-  if (value === "client") return "client";
-  throw new InputError(`--dry-run=${value} is not one of none, client, server.`);
-}
-function wantsJsonOutput(argv) {
-  let json = false;
-  for (let index = 0; index < argv.length; index += 1) {
-    const arg = argv[index];
-    if (arg === "--") break;
-    const inline = /^(?:--output=|-o=?)(.+)$/.exec(arg)?.[1];
-    if (inline !== void 0) json = inline === "json";
-    else if (arg === "-o" || arg === "--output") json = argv[index + 1] === "json";
-  }
-  return json;
-}
-function runLabelOf(text2) {
-  if (text2 === void 0) return void 0;
-  const label = text2.trim();
-  if (label === "" || label.length > 253 || /[\u0000-\u001f\u007f]/.test(label))
-    throw new InputError(
-      `--run-label ${JSON.stringify(text2)}: give one line of 1 to 253 printable characters, e.g. --run-label "$SR_DEPLOYMENT_ID" or --run-label "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT".`
-    );
-  return label;
-}
-function wantsDiff(argv) {
-  if (argv[0] !== "apply") return false;
-  const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
-  return own.includes("--diff");
-}
-function diffPreviewExitCode(exitCode) {
-  return exitCode === ExitCode.InputError ? ExitCode.ClusterError : exitCode;
-}
-function parseCount(value, flag) {
-  if (!/^\d+$/.test(value.trim()))
-    throw new InputError(
-      `${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`
-    );
-  return Number(value.trim());
-}
-function toFleetPlan(raw) {
-  if (raw.contexts === void 0 && raw.canary === void 0 && raw.fleet === void 0) {
-    if (raw.fleetRollback !== void 0 && raw.fleetRollback !== "all")
-      throw new InputError("--fleet-rollback is for a fleet: give --contexts (and --canary) or --fleet FILE.");
-    return void 0;
-  }
-  if (raw.fleet !== void 0 && (raw.contexts !== void 0 || raw.canary !== void 0)) {
-    throw new InputError(
-      `--fleet ${raw.fleet} names the fleet's contexts, and so do --contexts and --canary: give one of them.`
-    );
-  }
-  if (raw.confirm || raw.diff)
-    throw new InputError(
-      "--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context."
-    );
-  const rollback = parseFleetRollback(raw.fleetRollback ?? "all");
-  if (raw.fleet !== void 0) return { ...parseFleetFile(raw.fleetText ?? "", raw.fleet), rollback };
-  return { waves: planWaves(fleetWaves((raw.contexts ?? "").split(","), raw.canary)), rollback };
-}
-var init_options3 = __esm({
-  "src/cli/options.ts"() {
-    "use strict";
-    init_errors();
-    init_options2();
-    init_duration();
-    init_fleet();
-    init_fleet_file();
-    init_health_rules_file();
-  }
-});
-
-// src/kubectl/output/diagnose.ts
-function diagnoseKubectlFailure(result) {
-  if (result.spawnError) {
-    return {
-      kind: "missing-binary",
-      detail: `kubectl could not be started (${result.spawnError})`,
-      nextStep: "install kubectl and put it on PATH, or point KGUARD_KUBECTL at it"
-    };
-  }
-  if (result.timedOut) {
-    return {
-      kind: "timeout",
-      detail: "kubectl did not answer in time and was killed",
-      nextStep: "the API server is slow or unreachable; check it with kubectl cluster-info and retry"
-    };
-  }
-  const stderr = result.stderr.trim();
-  for (const candidate of FAILURE_PATTERNS) {
-    const match = candidate.pattern.exec(stderr);
-    if (!match) continue;
-    return {
-      kind: candidate.kind,
-      detail: candidate.detail?.(stderr) ?? tellingLine(stderr),
-      nextStep: typeof candidate.nextStep === "string" ? candidate.nextStep : candidate.nextStep(match)
-    };
-  }
-  const said2 = tellingLine(stderr);
-  return {
-    kind: "other",
-    detail: said2 || `kubectl exited with code ${result.exitCode} and printed nothing`,
-    // Quote, don't point: the kubectl error is not printed anywhere but in this message.
-    nextStep: said2 ? "fix what kubectl names in its error (quoted above in this message)" : "run the same kubectl command by hand to see what it does"
-  };
-}
-function tellingLine(stderr) {
-  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  const plain2 = lines.filter((line) => !KLOG_PREFIX.test(line));
-  const chosen = plain2.length > 0 ? plain2 : lines.map(withoutKlogHeader);
-  return chosen.slice(-3).join(" ").replace(/^error: /, "");
-}
-function withoutKlogHeader(line) {
-  const message = line.replace(KLOG_PREFIX, "");
-  const structured = /^"command failed" err="(.*)"$/.exec(message)?.[1];
-  return structured === void 0 ? message : structured.replace(/\\"/g, '"').replace(/\\\\/g, "\\");
-}
-function firstLine(stderr, pattern2) {
-  return (stderr.split("\n").find((line) => pattern2.test(line)) ?? tellingLine(stderr)).replace(/^error: /, "").trim();
-}
-var FAILURE_PATTERNS, KLOG_PREFIX;
-var init_diagnose = __esm({
-  "src/kubectl/output/diagnose.ts"() {
-    "use strict";
-    FAILURE_PATTERNS = [
-      {
-        kind: "unreachable",
-        pattern: /connection refused|was refused|no such host|Unable to connect to the server|i\/o timeout|connection reset|dial tcp|EOF$/m,
-        nextStep: "check that the cluster is up and that --context/--kubeconfig point at it (kubectl cluster-info)"
-      },
-      {
-        kind: "unauthorized",
-        pattern: /Unauthorized|You must be logged in to the server|provide credentials/,
-        nextStep: "refresh your cluster credentials (kubectl auth whoami) and run kguard again"
-      },
-      {
-        kind: "forbidden",
-        pattern: /\(Forbidden\)|is forbidden: User/,
-        nextStep: "ask for RBAC rights to get, patch and apply these objects (kubectl auth can-i patch deployments -n NAMESPACE)"
-      },
-      {
-        // The API server failed to answer, not refused the request: 500, 503, 504, 429 Status
-        // reasons as kubectl prints them (apimachinery StatusReason).
-        kind: "server-error",
-        pattern: /\((InternalError|ServiceUnavailable|ServerTimeout|Timeout|TooManyRequests)\)|the server is currently unable to handle the request/,
-        nextStep: "the API server is failing or overloaded (kubectl get --raw /readyz); run kguard again when it answers"
-      },
-      {
-        // kubectl --kubeconfig=PATH with no such file: client-go's loader stats it first.
-        kind: "no-context",
-        pattern: /^(?:error: )?stat (.+): no such file or directory$/m,
-        nextStep: (match) => `the kubeconfig file ${match[1]} does not exist: check the --kubeconfig path or KUBECONFIG`
-      },
-      {
-        // `context "x" does not exist` (kubectl config), `context was not found for specified context: x` (client-go).
-        kind: "no-context",
-        pattern: /context "([^"]+)" does not exist|context was not found for specified context: (\S+)/,
-        nextStep: (match) => `the kubeconfig has no context named ${match[1] ?? match[2]}: list them with kubectl config get-contexts and pass one with --context`
-      },
-      {
-        kind: "no-context",
-        pattern: /current-context must exist|no configuration has been provided|invalid configuration/,
-        nextStep: "pick a context with --context or set one with kubectl config use-context"
-      },
-      {
-        // The RESTMapper knows no such kind: its CustomResourceDefinition is not installed, or the
-        // apiVersion/kind is misspelt (kubectl builder: `resource mapping not found for name: "x"
-        // namespace: "" from "file": no matches for kind "K" in version "G/V"`, then
-        // `ensure CRDs are installed first`).
-        kind: "unknown-kind",
-        pattern: /no matches for kind "([^"]+)" in version "([^"]+)"/,
-        nextStep: (match) => `install the CustomResourceDefinition that defines ${match[1]} (${match[2]}) before applying objects of that kind (kubectl get crd), or fix apiVersion/kind`,
-        detail: (stderr) => {
-          const unknown = [
-            ...stderr.matchAll(
-              /resource mapping not found for name: "([^"]*)" namespace: "([^"]*)" from "([^"]*)": no matches for kind "([^"]+)" in version "([^"]+)"/g
-            )
-          ];
-          if (unknown.length === 0) return firstLine(stderr, /no matches for kind/);
-          return unknown.map(
-            ([, name, , file, kind, version]) => `the cluster does not know kind ${kind} in version ${version} (${file}${name ? `, ${kind} "${name}"` : ""})`
-          ).join("; ");
-        }
-      },
-      {
-        kind: "invalid",
-        pattern: /error validating|is invalid|strict decoding error|unknown field|error converting YAML|error parsing|cannot unmarshal|\(BadRequest\)|\(Invalid\)/,
-        nextStep: "fix the manifest"
-      },
-      {
-        // Objects for a namespace that does not exist (NamespaceLifecycle admission, or the REST
-        // storage: `namespaces "x" not found`).
-        kind: "not-found",
-        pattern: /namespaces "([^"]+)" not found/,
-        nextStep: (match) => `create the namespace ${match[1]} first (kubectl create namespace ${match[1]}), or add a Namespace object to the manifests`
-      },
-      {
-        kind: "not-found",
-        pattern: /\(NotFound\)|not found/,
-        nextStep: "check the object names and namespace"
-      },
-      {
-        kind: "timeout",
-        pattern: /timed out|Timeout exceeded|context deadline exceeded/,
-        nextStep: "the API server is slow or overloaded: check it with kubectl get --raw /readyz, and retry (--timeout gives the whole apply longer)"
-      }
-    ];
-    KLOG_PREFIX = /^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?\s+\d+ [^\s\]]+:\d+\] /;
-  }
-});
-
-// src/kubectl/transient.ts
-var transient_exports = {};
-__export(transient_exports, {
-  RETRY_DELAYS_MS: () => RETRY_DELAYS_MS,
-  isTransientFailure: () => isTransientFailure,
-  retryTransient: () => retryTransient
-});
-function isTransientFailure(result) {
-  if (result.exitCode === 0 || result.timedOut || result.spawnError) return false;
-  return TRANSIENT_PATTERNS.some((pattern2) => pattern2.test(result.stderr));
-}
-async function retryTransient(attempt, delaysMs, sleep, onRetry) {
-  let result = await attempt();
-  for (let index = 0; index < delaysMs.length && isTransientFailure(result); index += 1) {
-    onRetry?.(result, index + 1);
-    await sleep(delaysMs[index]);
-    result = await attempt();
-  }
-  return result;
-}
-var TRANSIENT_PATTERNS, RETRY_DELAYS_MS;
-var init_transient = __esm({
-  "src/kubectl/transient.ts"() {
-    "use strict";
-    TRANSIENT_PATTERNS = [
-      /\((InternalError|ServiceUnavailable|TooManyRequests|ServerTimeout|Timeout)\)/,
-      // 503 without a Status body; also kube-aggregator for an unavailable APIService.
-      /the server is currently unable to handle the request/,
-      // 429: "Too many requests, please try again later." (apiserver max-in-flight filter).
-      /too many requests/i,
-      /etcdserver: (request timed out|leader changed|too many requests)/,
-      // Transport: the connection dropped or never came (an API server restarting, a load balancer).
-      /connection reset by peer|connection refused|The connection to the server \S+ was refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/
-    ];
-    RETRY_DELAYS_MS = [500, 1e3, 2e3];
-  }
-});
-
-// src/kubectl/output/parse.ts
-function writeFailure(result, deadlineMs) {
-  const stderr = result.stderr;
-  const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
-  return {
-    ok: false,
-    conflict: /\(Conflict\)|the object has been modified|Precondition failed/.test(stderr),
-    notFound: /\(NotFound\)/.test(stderr),
-    message,
-    stderr
-  };
-}
-function logsResult(result) {
-  if (result.exitCode === 0) return { ok: true, text: result.stdout };
-  const said2 = result.stderr.split("\n").find((line) => line.trim() !== "") ?? "";
-  return {
-    ok: false,
-    error: result.timedOut ? "kubectl did not answer in time" : said2.replace(/^error: /, "").trim() || `kubectl exited ${result.exitCode}`
-  };
-}
-function selectorsOf(query) {
-  return {
-    ...query.labelSelector ? { labelSelector: query.labelSelector } : {},
-    ...query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}
-  };
-}
-function withQuery(path14, params) {
-  const query = new URLSearchParams(params).toString();
-  return query ? `${path14}?${query}` : path14;
-}
-function isRetryable(result) {
-  const kind = diagnoseKubectlFailure(result).kind;
-  return kind === "unreachable" || kind === "timeout" || isTransientFailure(result);
-}
-function requestTimeoutWithin(requestTimeout, deadlineMs) {
-  const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1e3 : void 0;
-  if (requestMs === void 0 || deadlineMs >= requestMs) return requestTimeout;
-  return `${Math.max(1, Math.floor(deadlineMs / 1e3))}s`;
-}
-function seconds(ms) {
-  return ms % 1e3 === 0 ? `${ms / 1e3}s` : `${(ms / 1e3).toFixed(1)}s`;
-}
-function parseApiResources(stdout) {
-  const resources = /* @__PURE__ */ new Map();
-  const [header, ...rows] = stdout.split("\n").filter((line) => line.trim() !== "");
-  if (!header) return resources;
-  const columns = ["APIVERSION", "NAMESPACED", "KIND"].map((name) => header.indexOf(name));
-  const [apiVersionAt, namespacedAt, kindAt] = columns;
-  for (const row of rows) {
-    const name = row.split(/\s+/)[0] ?? "";
-    const apiVersion = row.slice(apiVersionAt).split(/\s+/)[0] ?? "";
-    const namespaced = row.slice(namespacedAt).split(/\s+/)[0] === "true";
-    const kind = row.slice(kindAt).split(/\s+/)[0] ?? "";
-    const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
-    resources.set(`${group}/${kind}`, { name, namespaced });
-  }
-  return resources;
-}
-function jsonDocuments(text2) {
-  const documents = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  let escaped = false;
-  for (let index = 0; index < text2.length; index += 1) {
-    const char = text2[index];
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (char === "\\") escaped = true;
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') inString = true;
-    else if (char === "{" || char === "[") {
-      if (depth === 0) start = index;
-      depth += 1;
-    } else if (char === "}" || char === "]") {
-      depth -= 1;
-      if (depth === 0 && start !== -1) {
-        documents.push(JSON.parse(text2.slice(start, index + 1)));
-        start = -1;
-      }
-    }
-  }
-  return documents;
-}
-function itemsOfValue(parsed) {
-  const list = parsed;
-  if (typeof parsed === "object" && parsed !== null && list.kind === "List" && Array.isArray(list.items))
-    return list.items;
-  return [parsed];
-}
-function itemsOf(stdout) {
-  const text2 = stdout.trim();
-  if (text2 === "") return [];
-  return itemsOfValue(JSON.parse(text2));
-}
-function shellQuote(word) {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-function withFieldManager(path14) {
-  return `${path14}${path14.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
-}
-function kubectlFailure(what, result, deadline, applied2 = []) {
-  if (result.timedOut) {
-    const within2 = deadline.flag ? `${seconds(deadline.ms)} (${deadline.flag})` : seconds(deadline.ms);
-    return new KubectlError(
-      `kubectl did not ${what} within ${within2} and was killed. Next: check that the API server answers (kubectl get --raw /readyz) and run kguard again.`,
-      void 0,
-      result.stderr,
-      applied2
-    );
-  }
-  const diagnosis = diagnoseKubectlFailure(result);
-  return new KubectlError(
-    `kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
-    void 0,
-    result.stderr,
-    applied2
-  );
-}
-function listedItems(stdout) {
-  const list = JSON.parse(stdout);
-  const kind = (list.kind ?? "").replace(/List$/, "");
-  const items = (list.items ?? []).map((item) => ({
-    ...item,
-    apiVersion: item.apiVersion ?? list.apiVersion ?? "",
-    kind: item.kind ?? kind
-  }));
-  return { items, resourceVersion: list.metadata?.resourceVersion ?? "" };
-}
-function applyCommand(request2) {
-  const args = ["apply"];
-  for (const filename of request2.filenames) args.push("-f", filename);
-  if (request2.recursive) args.push("-R");
-  if (request2.namespace) args.push("-n", request2.namespace);
-  args.push(...request2.applyArgs);
-  return args;
-}
-var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
-var init_parse = __esm({
-  "src/kubectl/output/parse.ts"() {
-    "use strict";
-    init_errors();
-    init_diagnose();
-    init_transient();
-    DIFF_FLAGS = /^--(server-side|force-conflicts|field-manager=|prune$|prune-allowlist=|selector=)|^-l/;
-    RESTORE_FIELD_MANAGER = "kguard-restore";
-  }
-});
-
-// src/cli/kubectl-options.ts
-function nativeFlags(command) {
-  const native = KUBECTL_FLAGS.filter((flag) => flag.native);
-  if (command === "apply") return native;
-  const runCommands = ["status", "rollback", "unlock", "forget", "history", "undo"];
-  if (command !== void 0 && runCommands.includes(command))
-    return native.filter((flag) => flag.role === "connection");
-  return [];
-}
-function takeKubectlFlags(words) {
-  const accepted = nativeFlags(words[0]);
-  const byName = new Map(
-    accepted.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []])
-  );
-  const rest = [];
-  const kubectlArgs = [];
-  for (let index = 0; index < words.length; index += 1) {
-    const word = words[index];
-    if (word === "--") {
-      rest.push(...words.slice(index));
-      break;
-    }
-    const [name, inline] = splitFlag(word);
-    const attached = isShortGroup(name) ? byName.get(name.slice(0, 2)) : void 0;
-    const flag = byName.get(name);
-    if (flag) {
-      kubectlArgs.push(word);
-      const next = words[index + 1];
-      if (flag.arity === "value" && inline === void 0 && next !== void 0) {
-        kubectlArgs.push(next);
-        index += 1;
-      }
-    } else if (attached?.arity === "value" && attached.short) {
-      kubectlArgs.push(`${attached.short}=${word.slice(2)}`);
-    } else {
-      rest.push(word);
-    }
-  }
-  return { rest, kubectlArgs };
-}
-function kubectlOptions(command, record) {
-  return nativeFlags(command).map((flag) => {
-    const placeholder = flag.native?.placeholder ?? "value";
-    const value = flag.arity === "value" ? ` <${placeholder}>` : flag.arity === "optional-value" ? ` [${placeholder}]` : "";
-    const option = new Option(
-      `${flag.short ? `${flag.short}, ` : ""}${flag.long}${value}`,
-      flag.native?.help ?? ""
-    ).helpGroup(KUBECTL_HELP_GROUP);
-    if (flag.arity === "boolean") return option;
-    return option.argParser((given) => {
-      record(`${flag.long}=${given}`);
-      return given;
-    });
-  });
-}
-function booleanKubectlFlags(command) {
-  return nativeFlags(command).filter((flag) => flag.arity === "boolean").map((flag) => flag.long);
-}
-function explainUnknownOption(commanderMessage, program2, words, known) {
-  const flag = /unknown option '([^']+)'/.exec(commanderMessage)?.[1];
-  if (!flag) return commanderMessage;
-  const suggestion = /\(Did you mean [^)]*\)/.exec(commanderMessage)?.[0];
-  const head = `unknown option '${flag}'${suggestion ? ` ${suggestion}` : ""}`;
-  const refusal2 = REFUSED_AFTER_DASH_DASH[splitFlag(flag)[0]];
-  if (refusal2) return `${head}: ${refusal2}.`;
-  const corrected = movedAfterDashDash(words, known);
-  return `${head}. kguard apply takes its own flags and kubectl's common ones (${program2} apply --help lists them); any other kubectl apply flag goes after --:
-  ${[...program2.split(" "), ...corrected].map(shellQuote).join(" ")}`;
-}
-function movedAfterDashDash(words, known) {
-  const dashDash = words.indexOf("--");
-  const before = dashDash === -1 ? words : words.slice(0, dashDash);
-  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
-  const kept = [];
-  const moved = [];
-  for (let index = 0; index < before.length; index += 1) {
-    const word = before[index];
-    const next = before[index + 1];
-    if (!word.startsWith("-") || word === "-") {
-      kept.push(word);
-      continue;
-    }
-    const [name, inline] = splitFlag(word);
-    const exact = known(name);
-    const group = !exact && isShortGroup(name) ? known(name.slice(0, 2)) : void 0;
-    const target = exact || group ? kept : moved;
-    const kubectlBoolean = !exact && !group && kubectlFlag(name)?.arity === "boolean";
-    if (kubectlBoolean && inline === void 0 && next !== void 0 && parseKubectlBool(next) !== void 0) {
-      moved.push(`${name}=${next}`);
-      index += 1;
-      continue;
-    }
-    const takesNext = exact ? exact.takesValue && inline === void 0 : !kubectlBoolean && inline === void 0 && next !== void 0 && !next.startsWith("-");
-    target.push(word);
-    if (takesNext && next !== void 0) {
-      target.push(next);
-      index += 1;
-    }
-  }
-  return [...kept, "--", ...moved, ...after];
-}
-function isShortGroup(name) {
-  return /^-[a-zA-Z]./.test(name) && !name.startsWith("--");
-}
-function kubectlHabits(words) {
-  const dashDash = words.indexOf("--");
-  const before = dashDash === -1 ? words : words.slice(0, dashDash);
-  const after = dashDash === -1 ? [] : words.slice(dashDash + 1);
-  const kept = [];
-  const levels = [];
-  const notes = [];
-  for (const word of before) {
-    const short = /^(-[a-zA-Z])=(.*)$/.exec(word);
-    const level = /^(?:-v=?|--v=)(\d+)$/.exec(word);
-    if (level) {
-      levels.push(`--v=${level[1]}`);
-      notes.push(
-        words[0] === "apply" ? `${word} is kubectl's log level: passed to kubectl apply as --v=${level[1]} (kguard's own -v, --verbose, lists every kubectl command it runs)` : `${word} is kubectl's log level, which kguard ${words[0] ?? ""} does not pass on; its own -v (--verbose) lists every kubectl command it runs`
-      );
-    } else if (short && SHORT_VALUE_FLAGS.has(short[1])) kept.push(short[1], short[2]);
-    else kept.push(word);
-  }
-  const passed = words[0] === "apply" ? levels : [];
-  if (passed.length === 0 && dashDash === -1) return { words: kept, notes };
-  return { words: [...kept, "--", ...passed, ...after], notes };
-}
-var KUBECTL_HELP_GROUP, SHORT_VALUE_FLAGS;
-var init_kubectl_options = __esm({
-  "src/cli/kubectl-options.ts"() {
-    "use strict";
-    init_esm();
-    init_flags();
-    init_parse();
-    init_passthrough();
-    KUBECTL_HELP_GROUP = "kubectl flags (as for kubectl apply; kguard uses them for every kubectl call it makes):";
-    SHORT_VALUE_FLAGS = /* @__PURE__ */ new Set(["-f", "-k", "-n", "-o"]);
-  }
-});
-
-// src/version.ts
-import { readFileSync } from "node:fs";
-function kguardVersion() {
-  if (true) return "0.1.0";
-  try {
-    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
-    return typeof manifest.version === "string" ? manifest.version : "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-var init_version = __esm({
-  "src/version.ts"() {
-    "use strict";
-  }
-});
-
-// src/cli/help.ts
-function applyHelp(program2) {
-  const examples = [
-    ["apply, watch, restore everything on failure", `${program2} apply -f k8s/`],
-    [
-      "only the objects labelled app=web, pruning the ones gone from k8s/",
-      `${program2} apply -f k8s/ -l app=web --prune`
-    ],
-    ["as another user, on another cluster", `${program2} apply -f web.yaml --context prod --as deployer`],
-    [
-      "a fleet: staging first, then eu-1 and us-1 in parallel; all restored if one fails",
-      `${program2} apply -f web.yaml --contexts eu-1,us-1 --canary staging`
-    ],
-    ["what would change, as kubectl diff (exit 1 when something would)", `${program2} apply -f k8s/ --diff`],
-    [
-      "for CI: a JSON report, a JUnit file and an NDJSON event stream",
-      `${program2} apply -f k8s/ -o json --junit kguard.xml --events events.ndjson`
-    ],
-    ["any other kubectl apply flag, after --", `${program2} apply -f k8s/ -- --openapi-patch=false`]
-  ];
-  return [
-    "",
-    "Examples:",
-    ...examples.flatMap(([what, command]) => [`  # ${what}`, `  ${command}`]),
-    "",
-    "Exit codes:",
-    ...EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),
-    "",
-    "Environment:",
-    ...ENVIRONMENT.map(([name, meaning]) => `  ${name.padEnd(22)}${meaning}`)
-  ].join("\n");
-}
-var EXIT_CODES, ENVIRONMENT;
-var init_help = __esm({
-  "src/cli/help.ts"() {
-    "use strict";
-    EXIT_CODES = [
-      [0, "healthy: every changed workload rolled out (or nothing changed, or a preview without --diff changes)"],
-      [1, "bad input or usage (nothing applied); with --diff: the apply would change something, as kubectl diff"],
-      [2, "kubectl or the cluster failed before the apply, or refused it (nothing applied)"],
-      [3, "the apply failed and everything it changed was restored"],
-      [4, "a person must finish: the commands are printed"],
-      [5, "a changed workload was not healthy within --timeout (restored unless --rollback none)"],
-      [70, "internal error: a bug in kguard"],
-      [130, "cancelled (SIGINT/SIGTERM): what the apply changed was restored"]
-    ];
-    ENVIRONMENT = [
-      ["KUBECONFIG", "the kubeconfig files, as for kubectl (or --kubeconfig)"],
-      ["KGUARD_KUBECTL", "the kubectl binary to run (default: kubectl on PATH)"],
-      ["GITHUB_ACTIONS", "true: ::error annotations and a job summary in $GITHUB_STEP_SUMMARY"],
-      ["GITHUB_STEP_SUMMARY", "the job summary file GitHub Actions provides"],
-      ["GITHUB_WORKSPACE", "the checkout annotations are relative to"],
-      ["GITLAB_CI", "true: each phase is a collapsible section of the job log"],
-      ["CI", "set: plain lines, no spinner"],
-      ["NO_COLOR, FORCE_COLOR", "turn colours off (NO_COLOR, FORCE_COLOR=0) or on (FORCE_COLOR=1)"]
-    ];
-  }
-});
-
-// src/cli/program.ts
-function collect(value, previous) {
-  return [...previous, value];
-}
-function verbosityOptions(command) {
-  return command.option(
-    "-v, --verbose",
-    "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --"
-  ).option("-q, --quiet", "print only the verdict lines and what a person must do");
-}
-function withKubectlOptions(command, handlers) {
-  for (const option of kubectlOptions(command.name(), handlers.kubectlFlag)) command.addOption(option);
-  for (const long of booleanKubectlFlags(command.name()))
-    command.on(`option:${long.slice(2)}`, () => handlers.kubectlFlag(long));
-  return command;
-}
-function buildProgram(name, words, handlers) {
-  const program2 = new Command(name).description(
-    "kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision"
-  ).version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
-  const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option(
-    "--contexts <names>",
-    "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts"
-  ).option(
-    "--canary <context>",
-    "a fleet: apply to this context first, then to the other --contexts in one parallel wave"
-  ).option(
-    "--fleet <file>",
-    "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags"
-  ).addOption(
-    new Option(
-      "--fleet-rollback <mode>",
-      "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none"
-    ).choices(["all", "failed", "none"]).default("all")
-  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option(
-    "--dry-run [strategy]",
-    "preview: say what would be created, changed or left alone; nothing changes (server, client)"
-  ).option(
-    "--keep-created",
-    "when restoring, keep objects this apply created (they are reported with their delete command)"
-  ).option("--field-manager <name>", "field manager name for the apply").option(
-    "--no-journal",
-    "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)"
-  ).option(
-    "--lock-timeout <duration>",
-    "how long to wait for objects another kguard run holds",
-    formatDuration(DEFAULTS.lockTimeoutMs)
-  ).option(
-    "--journal-namespace <namespace>",
-    "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)",
-    DEFAULTS.journalNamespace
-  ).option(
-    "--timeout <duration>",
-    "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)",
-    formatDuration(DEFAULTS.timeoutMs)
-  ).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option(
-    "--poll-interval <duration>",
-    "longest time between two looks at a rollout (watching), or between polls (--poll)",
-    formatDuration(DEFAULTS.pollIntervalMs)
-  ).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option(
-    "--verify <command>",
-    "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)",
-    collect,
-    []
-  ).option(
-    "--verify-job <file>",
-    "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)",
-    collect,
-    []
-  ).option(
-    "--verify-timeout <duration>",
-    "how long each --verify command or --verify-job may take",
-    formatDuration(DEFAULTS.verifyTimeoutMs)
-  ).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option(
-    "--bake <duration>",
-    "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply"
-  ).option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option(
-    "--history <n>",
-    "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)",
-    String(DEFAULTS.history)
-  ).option(
-    "--concurrency <n>",
-    "how many kubectl processes may run at once (watch streams aside)",
-    String(DEFAULTS.concurrency)
-  ).option(
-    "--request-timeout <duration>",
-    "kubectl's deadline for each API request (kubectl --request-timeout)",
-    formatDuration(DEFAULTS.requestTimeoutMs)
-  ).option(
-    "--readiness-grace <duration>",
-    "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure",
-    formatDuration(DEFAULTS.readinessGraceMs)
-  ).option(
-    "--status-grace <duration>",
-    "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
-    formatDuration(DEFAULTS.statusGraceMs)
-  ).addOption(
-    new Option(
-      "--image-check <mode>",
-      "before the apply, ask each changed image's registry (with the pods' pull credentials) whether it exists: a missing one refuses the run, an unreachable registry is said and passed"
-    ).choices(["on", "off"]).default(DEFAULTS.imageCheck)
-  ).option(
-    "--insecure-registry <host>",
-    "ask this registry (host[:port]) over plain HTTP, as loopback registries are (repeatable)",
-    (value, previous = []) => [...previous, value]
-  ).option(
-    "--health-rules <file>",
-    "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table"
-  ).option(
-    "--log-lines <n>",
-    "how many of a failing container's last lines to print (the JSON report has up to 50)",
-    String(DEFAULTS.logLines)
-  ).addOption(
-    new Option(
-      "--rollback <mode>",
-      "on failure restore every object the apply changed (all), only failing ones (failed), or none"
-    ).choices(["all", "failed", "none"]).default("all")
-  ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(
-    new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")
-  ).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option(
-    "--dotenv <file>",
-    "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs"
-  ).option(
-    "--run-label <text>",
-    "a name for this run from the CD tool that runs it (PipeCD's $SR_DEPLOYMENT_ID, a CI run id): kept in the journal, history, events and report; kguard rollback --run-label TEXT finds the run"
-  ).option(
-    "--events <file|->",
-    "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr"
-  ).option(
-    "--diff",
-    "preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff"
-  ).option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
-    if (kubectlArgs.length > 0 && !words.includes("--")) {
-      throw new InputError(
-        `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`
-      );
-    }
-    await handlers.apply({ ...raw, rollbackFlags }, kubectlArgs);
-  });
-  verbosityOptions(apply);
-  withKubectlOptions(apply, handlers);
-  apply.on("option:rollback", (mode) => rollbackFlags.push(`--rollback ${mode}`));
-  apply.on("option:no-rollback", () => rollbackFlags.push("--no-rollback"));
-  const journalOptions = (command) => withKubectlOptions(
-    verbosityOptions(
-      command.option(
-        "-n, --namespace <namespace>",
-        "look for journals and Leases in this namespace only (default: all namespaces)"
-      ).option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
-    ),
-    handlers
-  );
-  const runAction2 = (command) => (run, raw) => handlers.journal(command, run, raw);
-  journalOptions(
-    program2.command("rollback").description(
-      "restore a run that could not finish itself, from its journal in the cluster (someone else's change still wins)"
-    ).argument(
-      "[run]",
-      "the run to restore (kguard status lists them); default: the only unfinished run that is not running"
-    )
-  ).option("--rollback-timeout <duration>", "how long the restore may take", formatDuration(DEFAULTS.timeoutMs)).option(
-    "--force",
-    "restore the run even while it runs, without asking it to stop (by default a live run is asked, through its Lease, to restore and exit 130)"
-  ).option(
-    "--run-label <text>",
-    "the run started with this --run-label (nothing to do, exit 0, when none is unfinished)"
-  ).option(
-    "--contexts <names>",
-    "a fleet run (RUN is its fleet-\u2026 id): restore its run in each of these contexts (comma-separated)"
-  ).action(runAction2("rollback"));
-  journalOptions(
-    program2.command("status").description("list kguard runs in the cluster: running, dead or finished, with what is left to do")
-  ).option("--contexts <names>", "these contexts' runs (comma-separated): each fleet run with one line per cluster").action(async (raw) => runAction2("status")(void 0, raw));
-  const byRunId = (command, description, force) => journalOptions(
-    program2.command(command).description(description).argument("<run>", `the run to ${command} (kguard status lists them)`)
-  ).option("--force", force).action(runAction2(command));
-  byRunId(
-    "unlock",
-    "release the Leases of a run that died before it wrote its journal, so other runs may change its objects",
-    "release them even if the run looks alive or left a journal"
-  );
-  byRunId(
-    "forget",
-    "dismiss a run on purpose: remove its journal and Leases and leave its objects as they are",
-    "forget it even if it looks alive"
-  );
-  const historyAction = (command) => (run, raw) => handlers.history(command, run, raw);
-  const historyOptions = (command) => withKubectlOptions(
-    verbosityOptions(
-      command.option(
-        "-n, --namespace <namespace>",
-        "look for history records in this namespace only (default: all namespaces)"
-      ).option("--context <name>", "kubeconfig context to use").option("--kubeconfig <path>", "kubeconfig file to use").addOption(new Option("-o, --output <format>", "text, or json").default("text"))
-    ),
-    handlers
-  );
-  historyOptions(
-    program2.command("history").description("list the successful runs kept in the cluster (--history): when, who, what they changed")
-  ).action(async (raw) => historyAction("history")(void 0, raw));
-  historyOptions(
-    program2.command("undo").description(
-      "put back the state from before a successful run, from its history record (someone else's change since still wins)"
-    ).argument("[run]", "the run to undo (kguard history lists them); default: the newest kept")
-  ).option("--dry-run", "say what would change, with the differences kubectl diff style; change nothing").option(
-    "--rollback-timeout <duration>",
-    "how long the restore and the restored workloads may take",
-    formatDuration(DEFAULTS.timeoutMs)
-  ).action(historyAction("undo"));
-  program2.command("completion").description(
-    "print the shell completion script: source <(kguard completion bash), or kguard completion fish | source"
-  ).addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).action(async (shell) => handlers.completion(shell, program2));
-  program2.command("version").description("print kguard's version (as --version)").action(() => {
-    process.stdout.write(`${kguardVersion()}
-`);
-  });
-  return program2;
-}
-var init_program = __esm({
-  "src/cli/program.ts"() {
-    "use strict";
-    init_esm();
-    init_errors();
-    init_duration();
-    init_options();
-    init_version();
-    init_help();
-    init_kubectl_options();
-  }
-});
-
-// src/report/ci/dotenv.ts
-function dotenvReport(outcome, exitCode, runId) {
-  return [
-    `KGUARD_OUTCOME=${outcome}`,
-    ...exitCode === void 0 ? [] : [`KGUARD_EXIT_CODE=${exitCode}`],
-    ...runId ? [`KGUARD_RUN_ID=${runId}`] : [],
-    ""
-  ].join("\n");
-}
-var init_dotenv = __esm({
-  "src/report/ci/dotenv.ts"() {
-    "use strict";
-  }
-});
-
-// src/report/ci/junit.ts
-var junit_exports = {};
-__export(junit_exports, {
-  fleetJunitXml: () => fleetJunitXml,
-  junitXml: () => junitXml
-});
-function junitXml(report, finishedAt, locate = () => void 0) {
-  const suite = suiteOf(report, "kguard apply", [], finishedAt, locate);
-  return document([suite]);
-}
-function fleetJunitXml(report, finishedAt, locate = () => void 0) {
-  return document(
-    report.clusters.map((cluster) => {
-      const properties = [
-        ["context", cluster.context],
-        ["wave", String(cluster.wave)],
-        ["clusterOutcome", cluster.outcome]
-      ];
-      const name = `kguard apply (context ${cluster.context})`;
-      if (cluster.report) return suiteOf(cluster.report, name, properties, finishedAt, locate);
-      const test = cluster.outcome === "not-reached" ? {
-        name: `context ${cluster.context}`,
-        classname: "fleet",
-        seconds: 0,
-        skipped: "not reached: its wave never started; nothing was read or changed there"
-      } : {
-        name: `context ${cluster.context}`,
-        classname: "fleet",
-        seconds: 0,
-        error: {
-          message: cluster.message ?? cluster.outcome,
-          type: cluster.outcome,
-          text: cluster.message ?? ""
-        }
-      };
-      return suiteFromCases(
-        [test],
-        name,
-        [["outcome", cluster.outcome], ["exitCode", String(cluster.exitCode ?? "")], ...properties],
-        0,
-        finishedAt,
-        []
-      );
-    })
-  );
-}
-function suiteOf(report, name, extra, finishedAt, locate) {
-  const cases = "objects" in report ? [
-    ...report.objects.map((object) => objectCase(object, locate)),
-    ...report.verify.map(checkCase),
-    ...report.bake ? [bakeCase(report.bake)] : []
-  ] : [errorCase(report)];
-  const totalMs = "timings" in report ? report.timings.totalMs : 0;
-  const properties = [
-    ["outcome", report.outcome],
-    ["exitCode", String(report.exitCode)],
-    ..."rollbackMode" in report ? [
-      ["rollbackMode", report.rollbackMode],
-      ["dryRun", String(report.dryRun)]
-    ] : [],
-    ...extra
-  ];
-  return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
-}
-function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) {
-  const count2 = (pick) => cases.filter(pick).length;
-  const totals = {
-    tests: cases.length,
-    failures: count2((test) => test.failure),
-    errors: count2((test) => test.error),
-    skipped: count2((test) => test.skipped !== void 0)
-  };
-  const time = seconds2(totalMs);
-  const lines = [
-    `  <testsuite name="${attribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${time}" timestamp="${new Date(finishedAt.getTime() - totalMs).toISOString()}">`,
-    "    <properties>",
-    ...properties.map(([key, value]) => `      <property name="${attribute(key)}" value="${attribute(value)}"/>`),
-    "    </properties>",
-    ...cases.map(testCaseXml),
-    `    <system-out>${text(messages.join("\n"))}</system-out>`,
-    "  </testsuite>"
-  ];
-  return { lines, totals, totalMs };
-}
-function document(suites) {
-  const sum = (pick) => suites.reduce((total, suite) => total + pick(suite), 0);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="kguard" tests="${sum((suite) => suite.totals.tests)}" failures="${sum((suite) => suite.totals.failures)}" errors="${sum((suite) => suite.totals.errors)}" time="${seconds2(sum((suite) => suite.totalMs))}">`,
-    ...suites.flatMap((suite) => suite.lines),
-    "</testsuites>",
-    ""
-  ].join("\n");
-}
-function objectCase(object, locate) {
-  const name = `${object.kind.toLowerCase()}/${object.name}${object.namespace ? ` (namespace ${object.namespace})` : ""}`;
-  const location = locate({
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    namespace: object.namespace ?? "",
-    name: object.name
-  });
-  const test = {
-    name,
-    classname: `kguard.${object.kind}`,
-    seconds: (object.timings.verdictAfterMs ?? 0) / 1e3,
-    location
-  };
-  if (FAILING_VERDICTS.has(object.verdict)) {
-    test.failure = {
-      message: object.summary ?? object.verdict,
-      type: object.reason ?? object.verdict,
-      text: diagnosisText(object, location)
-    };
-  } else if (object.verdict in SKIP_REASONS) {
-    test.skipped = SKIP_REASONS[object.verdict];
-  } else if (object.verdict in PASS_OUTPUT) {
-    test.output = PASS_OUTPUT[object.verdict];
-  }
-  return test;
-}
-function checkCase(check) {
-  const what = check.type === "command" ? `verify: ${check.command}` : `verify job: ${check.job ? `${check.job.namespace}/${check.job.name}` : ""} (${check.file})`;
-  const test = {
-    name: check.during === "bake" ? `${what} (during the bake)` : what,
-    classname: "kguard.verify",
-    seconds: check.durationMs / 1e3
-  };
-  if (check.cancelled) test.skipped = check.summary;
-  else if (!check.passed) {
-    const lines = check.lines.length > 0 ? ["last lines:", ...check.lines.map((line) => `  | ${line}`)] : [];
-    const logs = check.logs.flatMap((log) => [
-      `last lines of container ${log.container} (pod ${log.pod}):`,
-      ...log.lines.map((line) => `  | ${line}`)
-    ]);
-    test.failure = {
-      message: check.summary,
-      type: check.timedOut ? "timed-out" : "verify",
-      text: [
-        check.summary,
-        ...lines,
-        ...check.evidence.map((line) => `  ${line}`),
-        ...logs,
-        ...check.nextStep ? [`next: ${check.nextStep}`] : []
-      ].join("\n")
-    };
-  }
-  return test;
-}
-function bakeCase(bake2) {
-  const test = {
-    name: `bake ${bake2.durationMs / 1e3}s`,
-    classname: "kguard.bake",
-    seconds: bake2.elapsedMs / 1e3
-  };
-  if (bake2.passed) return test;
-  if (bake2.stoppedBy === "cancelled" || bake2.stoppedBy === "conflict") {
-    test.skipped = bake2.summary ?? bake2.stoppedBy;
-    return test;
-  }
-  const where2 = bake2.workload ? `${bake2.workload.kind.toLowerCase()}/${bake2.workload.name}${bake2.workload.namespace ? ` (namespace ${bake2.workload.namespace})` : ""}: ` : "";
-  const logs = bake2.logs.flatMap((log) => [
-    `last lines of container ${log.container} (pod ${log.pod}):`,
-    ...log.lines.map((line) => `  | ${line}`)
-  ]);
-  test.failure = {
-    message: `${where2}${bake2.summary ?? "it did not stay healthy"}`,
-    type: bake2.stoppedBy ?? "bake",
-    text: [
-      `${where2}${bake2.summary ?? ""}`,
-      ...bake2.evidence,
-      ...logs,
-      ...bake2.nextStep ? [`next: ${bake2.nextStep}`] : []
-    ].join("\n")
-  };
-  return test;
-}
-function errorCase(report) {
-  return {
-    name: "kguard apply",
-    classname: "kguard",
-    seconds: 0,
-    error: { message: report.error, type: report.outcome, text: `${report.error}
-(exit ${report.exitCode})` }
-  };
-}
-function diagnosisText(object, location) {
-  const restore2 = object.restore;
-  const logs = object.logs.flatMap((log) => {
-    const lines = log.lines.slice(-LOG_LINES);
-    if (lines.length === 0)
-      return log.error ? [`no last lines of container ${log.container} (pod ${log.pod}): ${log.error}`] : [];
-    return [
-      `last lines of container ${log.container} (pod ${log.pod}${log.previous ? ", run before the restart" : ""}):`,
-      ...lines.map((line) => `  | ${line}`)
-    ];
-  });
-  return [
-    object.summary ?? `ended ${object.verdict}`,
-    ...location ? [`manifest: ${location.file} line ${location.line}`] : [],
-    ...object.evidence.map((line) => `  ${line}`),
-    ...logs,
-    ...object.nextStep ? [`next: ${object.nextStep}`] : [],
-    ...object.changedFields.length > 0 ? [`changed by the apply: ${object.changedFields.join(", ")}`] : [],
-    ...restore2 ? [
-      `restore: ${restore2.status}${restore2.reason ? ` (${restore2.reason})` : ""}`,
-      ...restore2.commands.map((command) => `  ${command}`)
-    ] : ["restore: none"]
-  ].join("\n");
-}
-function testCaseXml(test) {
-  const where2 = test.location ? ` file="${attribute(test.location.file)}" line="${test.location.line}"` : "";
-  const open = `    <testcase name="${attribute(test.name)}" classname="${attribute(test.classname)}" time="${seconds2(test.seconds * 1e3)}"${where2}`;
-  const children = [
-    ...test.skipped !== void 0 ? [`      <skipped>${text(test.skipped)}</skipped>`] : [],
-    ...test.error ? [
-      `      <error message="${attribute(test.error.message)}" type="${attribute(test.error.type)}">${text(test.error.text)}</error>`
-    ] : [],
-    ...test.failure ? [
-      `      <failure message="${attribute(test.failure.message)}" type="${attribute(test.failure.type)}">${text(test.failure.text)}</failure>`
-    ] : [],
-    ...test.output !== void 0 ? [`      <system-out>${text(test.output)}</system-out>`] : []
-  ];
-  return children.length === 0 ? `${open}/>` : [`${open}>`, ...children, "    </testcase>"].join("\n");
-}
-function seconds2(ms) {
-  return (ms / 1e3).toFixed(3);
-}
-function text(value) {
-  return value.replace(NOT_XML, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-function attribute(value) {
-  return text(value).replace(/"/g, "&quot;").replace(/\n/g, "&#10;").replace(/\t/g, "&#9;").replace(/\r/g, "&#13;");
-}
-var LOG_LINES, FAILING_VERDICTS, SKIP_REASONS, PASS_OUTPUT, NOT_XML;
-var init_junit = __esm({
-  "src/report/ci/junit.ts"() {
-    "use strict";
-    LOG_LINES = 20;
-    FAILING_VERDICTS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
-    SKIP_REASONS = {
-      progressing: "stopped watching because another workload of this apply failed"
-    };
-    PASS_OUTPUT = {
-      unchanged: "unchanged by this apply: nothing to watch or restore"
-    };
-    NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-  }
-});
-
-// src/manifests/locate.ts
-var locate_exports = {};
-__export(locate_exports, {
-  manifestFiles: () => manifestFiles,
-  manifestLocator: () => manifestLocator,
-  objectsWritten: () => objectsWritten
-});
-import { readdirSync, readFileSync as readFileSync2, statSync } from "node:fs";
-import path2 from "node:path";
-function objectsWritten(text2) {
-  const lineCounter = new import_yaml3.LineCounter();
-  const found = [];
-  for (const document2 of (0, import_yaml3.parseAllDocuments)(text2, { lineCounter, uniqueKeys: false })) {
-    if (document2.errors.length > 0 || !document2.contents) continue;
-    const start = document2.contents.range?.[0] ?? 0;
-    const value = document2.toJS();
-    const items = isObject(value) && value.kind === "List" && Array.isArray(value.items) ? value.items : [value];
-    for (const item of items) {
-      if (!isObject(item) || typeof item.kind !== "string" || !isObject(item.metadata) || typeof item.metadata.name !== "string")
-        continue;
-      const namespace = typeof item.metadata.namespace === "string" ? item.metadata.namespace : void 0;
-      found.push({ kind: item.kind, name: item.metadata.name, namespace, line: lineCounter.linePos(start).line });
-    }
-  }
-  return found;
-}
-function manifestLocator(filenames, recursive, base) {
-  let index;
-  const build = () => {
-    const entries2 = [];
-    for (const file of manifestFiles(filenames, recursive)) {
-      let text2;
-      try {
-        text2 = readFileSync2(file, "utf8");
-      } catch {
-        continue;
-      }
-      const shown2 = path2.relative(base, path2.resolve(file));
-      const display = shown2.startsWith("..") || path2.isAbsolute(shown2) ? path2.resolve(file) : shown2;
-      for (const object of objectsWritten(text2)) entries2.push({ ...object, file: display });
-    }
-    return entries2;
-  };
-  return (ref) => {
-    index ??= build();
-    const candidates = index.filter((object) => object.kind === ref.kind && object.name === ref.name);
-    const match = candidates.find((object) => object.namespace === ref.namespace) ?? candidates.find((object) => object.namespace === void 0);
-    return match ? { file: match.file, line: match.line } : void 0;
-  };
-}
-function manifestFiles(filenames, recursive) {
-  const files = [];
-  const visit = (file, top) => {
-    let info2;
-    try {
-      info2 = statSync(file);
-    } catch {
-      return;
-    }
-    if (info2.isDirectory()) {
-      if (!top && !recursive) return;
-      let entries2 = [];
-      try {
-        entries2 = readdirSync(file).sort();
-      } catch {
-        return;
-      }
-      for (const entry of entries2) visit(path2.join(file, entry), false);
-      return;
-    }
-    if (top || /\.(json|ya?ml)$/.test(file)) files.push(file);
-  };
-  for (const file of filenames) if (file !== "-" && !/^https?:\/\//i.test(file)) visit(file, true);
-  return files;
-}
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-var import_yaml3;
-var init_locate = __esm({
-  "src/manifests/locate.ts"() {
-    "use strict";
-    import_yaml3 = __toESM(require_dist(), 1);
-  }
-});
-
-// src/cli/ci-files.ts
-import { writeFileSync } from "node:fs";
-function workspace() {
-  return process.env.GITHUB_WORKSPACE || process.env.CI_PROJECT_DIR || process.cwd();
-}
-async function writeJunit(session, report) {
-  if (!session.junitFile) return;
-  const [{ junitXml: junitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_junit(), junit_exports)),
-    Promise.resolve().then(() => (init_locate(), locate_exports))
-  ]);
-  const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
-  write(session.junitFile, "JUnit report", () => junitXml2(report, /* @__PURE__ */ new Date(), locate));
-}
-async function writeFleetJunit(session, report) {
-  if (!session.junitFile) return;
-  const [{ fleetJunitXml: fleetJunitXml2 }, { manifestLocator: manifestLocator2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_junit(), junit_exports)),
-    Promise.resolve().then(() => (init_locate(), locate_exports))
-  ]);
-  const locate = session.manifests ? manifestLocator2(session.manifests.filenames, session.manifests.recursive, workspace()) : void 0;
-  write(session.junitFile, "JUnit report", () => fleetJunitXml2(report, /* @__PURE__ */ new Date(), locate));
-}
-async function writeDotenv(session, outcome, exitCode, runId = session.recorder?.runId) {
-  if (!session.dotenvFile) return;
-  write(session.dotenvFile, "dotenv report", () => dotenvReport(outcome, exitCode, runId));
-}
-function dotenvWhileRunning(session) {
-  return {
-    emit: (event) => {
-      if (event.kind === "journal") void writeDotenv(session, "running", void 0, event.runId);
-    },
-    close: () => void 0
-  };
-}
-function write(file, what, contents) {
-  try {
-    writeFileSync(file, contents());
-  } catch (error2) {
-    const why = error2 instanceof Error ? error2.message : String(error2);
-    process.stderr.write(`kguard: could not write the ${what} to ${file} (${why}); the exit code stands
-`);
-  }
-}
-var init_ci_files = __esm({
-  "src/cli/ci-files.ts"() {
-    "use strict";
-    init_dotenv();
-  }
-});
-
 // src/cli/input-files.ts
-async function readFleetFile(file) {
-  const { readFile: readFile4 } = await import("node:fs/promises");
+import { readFile as readFile2 } from "node:fs/promises";
+async function textOf(file, flag, expected) {
   try {
-    return await readFile4(file, "utf8");
+    return await readFile2(file, "utf8");
   } catch (error2) {
     const code = error2.code ?? "unreadable";
-    throw new InputError(
-      `--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`
-    );
+    throw new InputError(`${flag} ${file}: cannot read it (${code}); give ${expected}.`);
   }
+}
+async function readFleetFile(file) {
+  const text2 = await textOf(file, "--fleet", "a YAML or JSON file of waves (schema/fleet.schema.json)");
+  return (await Promise.resolve().then(() => (init_fleet_file(), fleet_file_exports))).parseFleetFile(text2, file);
 }
 async function readHealthRules(file) {
-  const { readFile: readFile4 } = await import("node:fs/promises");
-  try {
-    return await readFile4(file, "utf8");
-  } catch (error2) {
-    const code = error2.code ?? "unreadable";
-    throw new InputError(
-      `--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`
-    );
-  }
+  const text2 = await textOf(file, "--health-rules", "a JSON or YAML file of rules (schema/health-rules.schema.json)");
+  return (await Promise.resolve().then(() => (init_health_rules_file(), health_rules_file_exports))).parseHealthRules(text2, file);
 }
 var init_input_files = __esm({
   "src/cli/input-files.ts"() {
@@ -22178,7 +22186,7 @@ var require_windows = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs = __require("fs");
-    function checkPathExt(path14, options) {
+    function checkPathExt(path15, options) {
       var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -22189,25 +22197,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path14.substr(-p.length).toLowerCase() === p) {
+        if (p && path15.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat3, path14, options) {
+    function checkStat(stat3, path15, options) {
       if (!stat3.isSymbolicLink() && !stat3.isFile()) {
         return false;
       }
-      return checkPathExt(path14, options);
+      return checkPathExt(path15, options);
     }
-    function isexe(path14, options, cb) {
-      fs.stat(path14, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, path14, options));
+    function isexe(path15, options, cb) {
+      fs.stat(path15, function(er, stat3) {
+        cb(er, er ? false : checkStat(stat3, path15, options));
       });
     }
-    function sync(path14, options) {
-      return checkStat(fs.statSync(path14), path14, options);
+    function sync(path15, options) {
+      return checkStat(fs.statSync(path15), path15, options);
     }
   }
 });
@@ -22218,13 +22226,13 @@ var require_mode = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs = __require("fs");
-    function isexe(path14, options, cb) {
-      fs.stat(path14, function(er, stat3) {
+    function isexe(path15, options, cb) {
+      fs.stat(path15, function(er, stat3) {
         cb(er, er ? false : checkStat(stat3, options));
       });
     }
-    function sync(path14, options) {
-      return checkStat(fs.statSync(path14), options);
+    function sync(path15, options) {
+      return checkStat(fs.statSync(path15), options);
     }
     function checkStat(stat3, options) {
       return stat3.isFile() && checkMode(stat3, options);
@@ -22257,7 +22265,7 @@ var require_isexe = __commonJS({
     }
     module.exports = isexe;
     isexe.sync = sync;
-    function isexe(path14, options, cb) {
+    function isexe(path15, options, cb) {
       if (typeof options === "function") {
         cb = options;
         options = {};
@@ -22267,7 +22275,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve, reject) {
-          isexe(path14, options || {}, function(er, is) {
+          isexe(path15, options || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -22276,7 +22284,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path14, options || {}, function(er, is) {
+      core(path15, options || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options && options.ignoreErrors) {
             er = null;
@@ -22286,9 +22294,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path14, options) {
+    function sync(path15, options) {
       try {
-        return core.sync(path14, options || {});
+        return core.sync(path15, options || {});
       } catch (er) {
         if (options && options.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -22304,7 +22312,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports, module) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path14 = __require("path");
+    var path15 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -22342,7 +22350,7 @@ var require_which = __commonJS({
           return opt.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path14.join(pathPart, cmd);
+        const pCmd = path15.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve(subStep(p, i2, 0));
       });
@@ -22369,7 +22377,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path14.join(pathPart, cmd);
+        const pCmd = path15.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -22417,7 +22425,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
     "use strict";
-    var path14 = __require("path");
+    var path15 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function getPathExt(env2) {
@@ -22439,7 +22447,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env2[getPathKey({ env: env2 })],
-          pathExt: withoutPathExt ? path14.delimiter : getPathExt(env2)
+          pathExt: withoutPathExt ? path15.delimiter : getPathExt(env2)
         });
       } catch (e) {
       } finally {
@@ -22448,7 +22456,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path14.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path15.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -22535,8 +22543,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path14, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path14.split("/").pop();
+      const [path15, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path15.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -22577,7 +22585,7 @@ var require_readShebang = __commonJS({
 var require_parse = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports, module) {
     "use strict";
-    var path14 = __require("path");
+    var path15 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape3 = require_escape();
     var readShebang = require_readShebang();
@@ -22611,9 +22619,9 @@ var require_parse = __commonJS({
       const commandFile = detectShebang(parsed);
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
-        parsed.command = path14.normalize(parsed.command);
+        parsed.command = path15.normalize(parsed.command);
         if (isBatchFile(parsed, commandFile)) {
-          parsed.command = escape3.batchCommand(commandFile ? path14.normalize(commandFile) : parsed.command);
+          parsed.command = escape3.batchCommand(commandFile ? path15.normalize(commandFile) : parsed.command);
           parsed.args = parsed.args.map((arg) => escape3.batchArgument(arg));
         } else {
           parsed.command = escape3.command(parsed.command);
@@ -26747,13 +26755,13 @@ var init_output_sync = __esm({
       }
     };
     writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-      for (const { path: path14, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-        const pathString = typeof path14 === "string" ? path14 : path14.toString();
+      for (const { path: path15, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+        const pathString = typeof path15 === "string" ? path15 : path15.toString();
         if (append || outputFiles.has(pathString)) {
-          appendFileSync(path14, serializedResult);
+          appendFileSync(path15, serializedResult);
         } else {
           outputFiles.add(pathString);
-          writeFileSync2(path14, serializedResult);
+          writeFileSync2(path15, serializedResult);
         }
       }
     };
@@ -29921,7 +29929,8 @@ function objectReport(result) {
       copyFile: "copyFile" in restore2 ? restore2.copyFile ?? null : null,
       differences: "differences" in restore2 ? restore2.differences : [],
       notes: "notes" in restore2 ? restore2.notes ?? [] : [],
-      healthyAfterRestore: result.afterRestore ? result.afterRestore.state === "healthy" : null
+      healthyAfterRestore: result.afterRestore ? result.afterRestore.state === "healthy" : null,
+      failingBefore: result.afterRestore?.failingBefore ?? null
     } : null,
     timings: {
       verdictAfterMs: result.verdictAfterMs === void 0 ? null : Math.round(result.verdictAfterMs),
@@ -30840,11 +30849,16 @@ function finalText(event) {
     return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
   return OUTCOME_TEXT[event.outcome];
 }
+function stoppedBecause(event) {
+  if (event.cause === "another-failed") return " because another workload of this apply failed";
+  const next = event.restoring ? "restoring what this apply changed" : "what this apply changed stays as applied (--rollback none)";
+  return `: ${event.reason ?? "the run was cancelled"}; ${next}`;
+}
 function diagnosisDetails(diagnosis) {
   return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
 }
 function describeChange(object) {
-  const meaningful = object.changedFields.filter((path14) => path14 !== LAST_APPLIED);
+  const meaningful = object.changedFields.filter((path15) => path15 !== LAST_APPLIED);
   const shown2 = meaningful.length > 0 ? meaningful : object.changedFields;
   const fields = shown2.length > 0 ? `: ${summarizePaths(shown2)}` : "";
   return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
@@ -30976,7 +30990,7 @@ var init_format = __esm({
       }),
       interrupted: (event) => ({
         tone: "info",
-        text: `${describeObject(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} (${event.waitingFor}) because another workload of this apply failed`
+        text: `${describeObject(event.workload)}: stopped watching at ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} new pods ready`} (${event.waitingFor})${stoppedBecause(event)}`
       }),
       conflict: (event) => ({
         tone: "alarm",
@@ -31673,12 +31687,99 @@ var init_source2 = __esm({
   }
 });
 
+// src/report/progress-throttle.ts
+function shapeOf(text2) {
+  return text2.replace(/\d+(\.\d+)?/g, "#");
+}
+var PROGRESS_INTERVAL_MS, ProgressThrottle;
+var init_progress_throttle = __esm({
+  "src/report/progress-throttle.ts"() {
+    "use strict";
+    init_model();
+    init_format();
+    PROGRESS_INTERVAL_MS = 5e3;
+    ProgressThrottle = class {
+      constructor(inner, clock, intervalMs = PROGRESS_INTERVAL_MS) {
+        this.inner = inner;
+        this.clock = clock;
+        this.intervalMs = intervalMs;
+      }
+      inner;
+      clock;
+      intervalMs;
+      /** By object and phase: the restore's first line is a first line too. */
+      printed = /* @__PURE__ */ new Map();
+      emit(event) {
+        if (event.kind === "progress") {
+          this.progress(event);
+          return;
+        }
+        if ("workload" in event && event.workload && event.kind !== "pod-problem" && event.kind !== "note")
+          this.forget(event.workload);
+        if (event.kind === "finished") this.forgetAll();
+        this.inner.emit(event);
+      }
+      close() {
+        this.forgetAll();
+        this.inner.close();
+      }
+      progress(event) {
+        const key = `${objectKey(event.workload)}\0${event.phase}`;
+        const text2 = formatEvent(event).text;
+        const last = this.printed.get(key);
+        if (!last?.shapes.has(shapeOf(text2))) {
+          last?.held?.stop.abort();
+          this.print(key, event, text2, last?.shapes);
+          return;
+        }
+        if (last.held) {
+          last.held.event = event;
+          return;
+        }
+        if (text2 === last.text) return;
+        const wait = last.at + this.intervalMs - this.clock.now();
+        if (wait <= 0) {
+          this.print(key, event, text2, last.shapes);
+          return;
+        }
+        const stop = new AbortController();
+        last.held = { event, stop };
+        void this.clock.sleep(wait, stop.signal).then(() => {
+          if (stop.signal.aborted || this.printed.get(key) !== last || !last.held) return;
+          const held = last.held.event;
+          last.held = void 0;
+          const heldText = formatEvent(held).text;
+          if (heldText !== last.text) this.print(key, held, heldText, last.shapes);
+        });
+      }
+      print(key, event, text2, shapes = /* @__PURE__ */ new Set()) {
+        shapes.add(shapeOf(text2));
+        this.printed.set(key, { at: this.clock.now(), text: text2, shapes });
+        this.inner.emit(event);
+      }
+      forget(workload) {
+        const prefix2 = `${objectKey(workload)}\0`;
+        for (const [key, printed] of this.printed) {
+          if (!key.startsWith(prefix2)) continue;
+          printed.held?.stop.abort();
+          this.printed.delete(key);
+        }
+      }
+      forgetAll() {
+        for (const printed of this.printed.values()) printed.held?.stop.abort();
+        this.printed.clear();
+      }
+    };
+  }
+});
+
 // src/report/plain.ts
 var plain_exports = {};
 __export(plain_exports, {
   PlainReporter: () => PlainReporter,
   SYMBOLS: () => SYMBOLS,
-  paint: () => paint
+  paint: () => paint,
+  plainLines: () => plainLines
 });
 function paint(chalk2, line) {
   const colours = {
@@ -31693,12 +31794,16 @@ function paint(chalk2, line) {
   const details = (line.details ?? []).map((detail) => `    ${chalk2.dim(detail)}`);
   return [head, ...details].join("\n");
 }
+function plainLines(stream, colour, clock) {
+  return new ProgressThrottle(new PlainReporter(stream, colour), clock);
+}
 var SYMBOLS, PlainReporter;
 var init_plain = __esm({
   "src/report/plain.ts"() {
     "use strict";
     init_source2();
     init_format();
+    init_progress_throttle();
     SYMBOLS = { ok: "\u2714", fail: "\u2716", warn: "\u26A0", info: "\u2022", undo: "\u21A9", alarm: "\u203C" };
     PlainReporter = class {
       constructor(stream, colour) {
@@ -31717,6 +31822,102 @@ var init_plain = __esm({
   }
 });
 
+// src/report/ci/github-summary.ts
+import { statSync as statSync3 } from "node:fs";
+function summaryBudget(path15, sizeOf = fileSize) {
+  return STEP_SUMMARY_LIMIT_BYTES - sizeOf(path15) - SUMMARY_MARGIN_BYTES;
+}
+function fileSize(path15) {
+  try {
+    return statSync3(path15).size;
+  } catch {
+    return 0;
+  }
+}
+function composeSummary(parts, budgetBytes) {
+  const all = parts.log ?? [];
+  const whole = render(parts, parts.rows, { head: all, tail: [], leftOut: 0 });
+  if (bytes(whole) <= budgetBytes) return whole;
+  const bare = render(parts, [], { head: [], tail: [], leftOut: all.length });
+  const room = budgetBytes - bytes(bare);
+  if (room < 0) return void 0;
+  const logBytes = all.reduce((total, line) => total + bytes(escapeHtml(line)) + 1, 0);
+  const rows = pickRows(parts.rows, room - Math.min(logBytes, Math.floor(room / 2)));
+  const rowBytes = rows.reduce((total, row) => total + bytes(row.markdown) + 1, 0);
+  const summary = render(parts, rows, cutLog(all, room - rowBytes));
+  return bytes(summary) <= budgetBytes ? summary : void 0;
+}
+function render(parts, rows, log) {
+  const rowsLeftOut = parts.rows.length - rows.length;
+  const table = parts.rows.length === 0 ? [] : [
+    ...TABLE_HEAD,
+    ...rows.map((row) => row.markdown),
+    "",
+    ...rowsLeftOut > 0 ? [`\u2026 ${rowsLeftOut} more objects; see the --output json report`, ""] : []
+  ];
+  const checks = parts.checks.length === 0 ? [] : ["**Checks**", "", ...parts.checks, ""];
+  const shown2 = log.head.length + log.tail.length;
+  const count2 = log.leftOut > 0 ? `${shown2} of ${shown2 + log.leftOut} lines` : `${shown2} lines`;
+  const lines = log.leftOut > 0 ? [...log.head, logMarker(log.leftOut), ...log.tail] : log.head;
+  const logSection = parts.log ? [
+    `<details><summary>kguard log (${count2})</summary>`,
+    "",
+    `<pre>${escapeHtml(lines.join("\n"))}</pre>`,
+    "</details>",
+    ""
+  ] : [];
+  return [parts.heading, "", ...table, ...checks, ...logSection].join("\n");
+}
+function logMarker(leftOut) {
+  return `\u2026 ${leftOut} more lines; see the job's log`;
+}
+function pickRows(rows, budgetBytes) {
+  const kept = /* @__PURE__ */ new Set();
+  let used = 0;
+  for (const row of [...rows.filter((row2) => row2.urgent), ...rows.filter((row2) => !row2.urgent)]) {
+    const size = bytes(row.markdown) + 1;
+    if (used + size > budgetBytes) break;
+    kept.add(row);
+    used += size;
+  }
+  return rows.filter((row) => kept.has(row));
+}
+function cutLog(log, budgetBytes) {
+  let room = budgetBytes - bytes(logMarker(log.length)) - 1;
+  const head = [];
+  const tail = [];
+  for (let start = 0, end = log.length - 1; start <= end; ) {
+    const fromHead = head.length <= tail.length;
+    const line = fromHead ? log[start] : log[end];
+    const size = bytes(escapeHtml(line)) + 1;
+    if (size > room) break;
+    room -= size;
+    if (fromHead) {
+      head.push(line);
+      start += 1;
+    } else {
+      tail.unshift(line);
+      end -= 1;
+    }
+  }
+  return { head, tail, leftOut: log.length - head.length - tail.length };
+}
+function bytes(text2) {
+  return Buffer.byteLength(text2, "utf8");
+}
+function escapeHtml(text2) {
+  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+var STEP_SUMMARY_LIMIT_BYTES, SUMMARY_MARGIN_BYTES, TABLE_HEAD;
+var init_github_summary = __esm({
+  "src/report/ci/github-summary.ts"() {
+    "use strict";
+    STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
+    SUMMARY_MARGIN_BYTES = 64 * 1024;
+    TABLE_HEAD = ["| object | change | verdict | restore |", "|---|---|---|---|"];
+  }
+});
+
 // src/report/ci/github.ts
 var github_exports = {};
 __export(github_exports, {
@@ -31727,6 +31928,11 @@ __export(github_exports, {
   failureSummary: () => failureSummary
 });
 import { appendFileSync as appendFileSync2 } from "node:fs";
+function logLines2(line) {
+  return [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].flatMap(
+    (text2) => text2.split("\n")
+  );
+}
 function subjectOf(event) {
   if ("workload" in event) return event.workload;
   if ("object" in event) return event.object;
@@ -31742,28 +31948,28 @@ function cell(line) {
   ).map((detail) => `<br><code>${escapeCell(detail)}</code>`).join("");
   return `${SYMBOLS[line.tone]} ${escapeCell(line.text)}${details}`;
 }
-function failureSummary(message, exitCode, messages) {
-  return [
-    `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`,
-    "",
-    ...messages.length > 0 ? [
-      `<details><summary>kguard log (${messages.length} lines)</summary>`,
-      "",
-      `<pre>${escapeHtml(messages.join("\n"))}</pre>`,
-      "</details>",
-      ""
-    ] : []
-  ].join("\n");
+function failureSummary(message, exitCode, messages, budgetBytes) {
+  const heading = `### ${SYMBOLS.fail} kguard: ${escapeHtml(message)} (exit ${exitCode})`;
+  const log = messages.length > 0 ? messages.flatMap((text2) => text2.split("\n")) : void 0;
+  return composeSummary({ heading, rows: [], checks: [], log }, budgetBytes);
 }
-function appendSummary(summaryPath, markdown, stream, append = appendFileSync2) {
+function appendSummary(summaryPath, compose, stream, append = appendFileSync2) {
+  const warn = (why) => stream.write(
+    `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}
+`
+  );
+  const budget = summaryBudget(summaryPath);
+  const markdown = compose(budget);
+  if (markdown === void 0) {
+    warn(
+      `it already holds ${Math.round((STEP_SUMMARY_LIMIT_BYTES - SUMMARY_MARGIN_BYTES - budget) / 1024)} KiB; GitHub drops a step summary over 1 MiB`
+    );
+    return;
+  }
   try {
     append(summaryPath, markdown);
   } catch (error2) {
-    const why = error2 instanceof Error ? error2.message : String(error2);
-    stream.write(
-      `::warning title=kguard::${escapeData(`could not write the job summary to $GITHUB_STEP_SUMMARY (${why})`)}
-`
-    );
+    warn(error2 instanceof Error ? error2.message : String(error2));
   }
 }
 function escapeData(text2) {
@@ -31772,13 +31978,10 @@ function escapeData(text2) {
 function escapeProperty(text2) {
   return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
-function escapeHtml(text2) {
-  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
 function escapeCell(text2) {
   return escapeHtml(text2).replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
-var CHANGE_WORDS, GithubActionsReporter, CHECK_KINDS, RESTORE_KINDS;
+var CHANGE_WORDS, GithubActionsReporter, URGENT_TONES, CHECK_KINDS, RESTORE_KINDS;
 var init_github = __esm({
   "src/report/ci/github.ts"() {
     "use strict";
@@ -31786,6 +31989,7 @@ var init_github = __esm({
     init_model();
     init_format();
     init_plain();
+    init_github_summary();
     CHANGE_WORDS = {
       created: "created",
       configured: "changed",
@@ -31828,7 +32032,7 @@ var init_github = __esm({
       close() {
         this.inner.close();
         if (!this.summaryPath || !this.verdict) return;
-        appendSummary(this.summaryPath, this.summary(), this.stream, this.append);
+        appendSummary(this.summaryPath, (budget) => composeSummary(this.summary(), budget), this.stream, this.append);
       }
       remember(event, line) {
         if (event.kind === "finished") this.verdict = line;
@@ -31861,24 +32065,17 @@ var init_github = __esm({
         const rows = [...this.rows.values()].map((row) => {
           const verdictCell = row.verdict ? cell(row.verdict) : row.change.startsWith("unchanged") ? "unchanged, not watched" : this.preview ? "" : "applied";
           const restoreCell = row.restore.map(cell).join("<br>");
-          return `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`;
+          return {
+            markdown: `| ${escapeCell(describeObject(row.ref))} | ${escapeCell(row.change)} | ${verdictCell} | ${restoreCell} |`,
+            urgent: [row.verdict, ...row.restore].some((line) => line !== void 0 && URGENT_TONES.has(line.tone))
+          };
         });
-        const table = rows.length === 0 ? [] : ["| object | change | verdict | restore |", "|---|---|---|---|", ...rows, ""];
-        const checks = this.checks.length === 0 ? [] : ["**Checks**", "", ...this.checks.map((check) => `- ${cell(check)}`), ""];
-        const logText = this.log.map(
-          (line) => [`${SYMBOLS[line.tone]} ${line.text}`, ...(line.details ?? []).map((detail) => `    ${detail}`)].join("\n")
-        ).join("\n");
-        return [
-          `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
-          "",
-          ...table,
-          ...checks,
-          `<details><summary>kguard log (${this.log.length} lines)</summary>`,
-          "",
-          `<pre>${escapeHtml(logText)}</pre>`,
-          "</details>",
-          ""
-        ].join("\n");
+        return {
+          heading: `### ${SYMBOLS[verdict.tone]} ${escapeHtml(verdict.text)}`,
+          rows,
+          checks: this.checks.map((check) => `- ${cell(check)}`),
+          log: this.log.flatMap(logLines2)
+        };
       }
       properties(subject) {
         const location = subject ? this.locate(subject) : void 0;
@@ -31886,6 +32083,7 @@ var init_github = __esm({
         return `file=${escapeProperty(location.file)},line=${location.line},title=${escapeProperty(`kguard: ${describeObject(subject)}`)}`;
       }
     };
+    URGENT_TONES = /* @__PURE__ */ new Set(["fail", "alarm", "warn"]);
     CHECK_KINDS = /* @__PURE__ */ new Set([
       "verify-passed",
       "verify-failed",
@@ -31932,7 +32130,7 @@ async function reportFailure(failure, outputs) {
     if (outputs.summaryPath)
       appendSummary2(
         outputs.summaryPath,
-        failureSummary2(failure.message, failure.exitCode, failure.messages ?? []),
+        (budget) => failureSummary2(failure.message, failure.exitCode, failure.messages ?? [], budget),
         outputs.stderr
       );
   }
@@ -32126,18 +32324,18 @@ function rawRequestOf(args) {
   if (at < 1 || at + 1 >= args.length) return void 0;
   const verb = args[at - 1];
   const method = Object.hasOwn(METHODS, verb) ? METHODS[verb] : void 0;
-  const path14 = args[at + 1];
-  if (!method || !path14.startsWith("/")) return void 0;
+  const path15 = args[at + 1];
+  if (!method || !path15.startsWith("/")) return void 0;
   const connection = args.slice(0, at - 1);
   const rest = args.slice(at + 2).filter((arg) => !arg.startsWith("--request-timeout="));
   const body = rest.length === 2 && rest[0] === "-f" && rest[1] === "-";
   if (rest.length > 0 && !body) return void 0;
   if (body === (method === "GET")) return void 0;
-  return { connection, method, path: path14, body };
+  return { connection, method, path: path15, body };
 }
-function isWatch(path14) {
-  const query = path14.includes("?") ? new URLSearchParams(path14.slice(path14.indexOf("?") + 1)) : void 0;
-  return query?.get("watch") === "1" || query?.get("watch") === "true" || /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//.test(path14);
+function isWatch(path15) {
+  const query = path15.includes("?") ? new URLSearchParams(path15.slice(path15.indexOf("?") + 1)) : void 0;
+  return query?.get("watch") === "1" || query?.get("watch") === "true" || /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//.test(path15);
 }
 function kubectlStyleAnswer(status, body, warnings = []) {
   const warned = warnings.map((text2) => `Warning: ${text2}
@@ -32513,6 +32711,13 @@ function applyFamily(runner) {
       runner.connection.observe?.([...objects, ...rest]);
       return { ok: true, objects, pruned: rest, warnings: result.stderr };
     },
+    async readApplied(request2) {
+      const [, ...inputs] = applyCommand(request2);
+      const args = ["get", ...inputs, "-o", "json", "--show-managed-fields", "--ignore-not-found"];
+      const result = await runner.run(args, { deadlineMs: runner.connection.readDeadlineMs, input: request2.stdin });
+      if (result.exitCode !== 0) throw runner.failure("read the objects of the apply", result);
+      return runner.observed(jsonDocuments(result.stdout).flatMap((document2) => itemsOfValue(document2)));
+    },
     /**
      * What a client-side dry run says it would do to each object, in kubectl's order. Its -o json
      * output cannot tell: for an object that exists it prints the live object, since the patch is
@@ -32663,9 +32868,9 @@ function listWatch(runner) {
      * started from it misses nothing. Items get back the kind the API server leaves out of lists.
      */
     async listCollection(query) {
-      const path14 = await runner.collectionPathOf(query).catch((error2) => error2);
-      if (path14 instanceof Error) return { ok: false, message: path14.message, transient: false };
-      const result = await runner.run(["get", "--raw", withQuery(path14, selectorsOf(query))], {
+      const path15 = await runner.collectionPathOf(query).catch((error2) => error2);
+      if (path15 instanceof Error) return { ok: false, message: path15.message, transient: false };
+      const result = await runner.run(["get", "--raw", withQuery(path15, selectorsOf(query))], {
         deadlineMs: runner.connection.readDeadlineMs
       });
       if (result.exitCode !== 0)
@@ -32687,8 +32892,8 @@ function listWatch(runner) {
       let stopRequested = false;
       let running2;
       const done = (async () => {
-        const path14 = await runner.collectionPathOf(query).catch((error2) => error2);
-        if (path14 instanceof Error) return { ended: false, message: path14.message, transient: false };
+        const path15 = await runner.collectionPathOf(query).catch((error2) => error2);
+        if (path15 instanceof Error) return { ended: false, message: path15.message, transient: false };
         if (stopRequested) return { ended: true };
         const params = {
           ...selectorsOf(query),
@@ -32700,7 +32905,7 @@ function listWatch(runner) {
         const reader = new WatchEventReader();
         running2 = stream(
           runner.connection.binary,
-          [...runner.connectionArgs(), "get", "--raw", withQuery(path14, params)],
+          [...runner.connectionArgs(), "get", "--raw", withQuery(path15, params)],
           (text2) => {
             for (const event of reader.push(text2)) onEvent(event);
           }
@@ -32873,9 +33078,9 @@ function objectReads(runner) {
      * is read with `get --raw` (through the API channel: no process of its own); 404 means gone.
      */
     async getObject(type, namespace, name) {
-      const path14 = await runner.collectionPathOf({ type, namespace }).catch(() => void 0);
-      if (path14) {
-        const raw = await runner.run(["get", "--raw", `${path14}/${encodeURIComponent(name)}`], {
+      const path15 = await runner.collectionPathOf({ type, namespace }).catch(() => void 0);
+      if (path15) {
+        const raw = await runner.run(["get", "--raw", `${path15}/${encodeURIComponent(name)}`], {
           deadlineMs: runner.connection.readDeadlineMs
         });
         if (raw.exitCode === 0) return runner.observed([JSON.parse(raw.stdout)])[0];
@@ -33030,12 +33235,12 @@ var init_discovery = __esm({
         let found = this.documents.get(apiVersion);
         if (!found) {
           const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-          const path14 = groupVersionPath({ group, version });
+          const path15 = groupVersionPath({ group, version });
           found = (async () => {
-            const result = await this.readRaw(path14);
+            const result = await this.readRaw(path15);
             if (result.exitCode !== 0)
               throw new Error(
-                `kubectl could not read the API server's discovery of ${path14}: ${diagnoseKubectlFailure(result).detail}`
+                `kubectl could not read the API server's discovery of ${path15}: ${diagnoseKubectlFailure(result).detail}`
               );
             return JSON.parse(result.stdout);
           })();
@@ -33129,6 +33334,62 @@ var init_target = __esm({
   }
 });
 
+// src/kubectl/kubeconfig.ts
+import { readFile as readFile3 } from "node:fs/promises";
+import { homedir as homedir2 } from "node:os";
+import path9 from "node:path";
+function kubeconfigFile(connectionArgs, env2, home = homedir2()) {
+  if (connectionArgs.some((arg) => /^--(server|cluster|user|token|username|password)=/.test(arg))) return void 0;
+  const flag = connectionArgs.find((arg) => arg.startsWith("--kubeconfig="));
+  if (flag !== void 0) return flag.slice("--kubeconfig=".length);
+  if (env2.KUBECONFIG !== void 0 && env2.KUBECONFIG !== "") {
+    const listed = env2.KUBECONFIG.split(path9.delimiter).filter((file) => file !== "");
+    return listed.length === 1 ? listed[0] : void 0;
+  }
+  return home ? path9.join(home, ".kube", "config") : void 0;
+}
+function targetOfKubeconfig(text2, parse4, context) {
+  let config;
+  try {
+    config = parse4(text2);
+  } catch {
+    return void 0;
+  }
+  if (typeof config !== "object" || config === null) return void 0;
+  const name = context ?? config["current-context"];
+  if (typeof name !== "string" || name === "" || !Array.isArray(config.contexts)) return void 0;
+  const entries2 = config.contexts.filter(
+    (entry2) => entry2?.name === name
+  );
+  const entry = entries2.length === 1 ? entries2[0]?.context : void 0;
+  const cluster = entry?.cluster;
+  const user = entry?.user ?? "";
+  const namespace = entry?.namespace ?? "";
+  if (typeof cluster !== "string" || cluster === "" || typeof user !== "string" || typeof namespace !== "string")
+    return void 0;
+  return { context: name, cluster, user, namespace: namespace || "default" };
+}
+async function loadYaml() {
+  const loaded = await Promise.resolve().then(() => __toESM(require_dist(), 1));
+  return typeof loaded.parse === "function" ? loaded : loaded.default ?? loaded;
+}
+async function readKubeconfigTarget(connectionArgs, env2 = process.env) {
+  const file = kubeconfigFile(connectionArgs, env2);
+  if (file === void 0) return void 0;
+  const context = connectionArgs.find((arg) => arg.startsWith("--context="))?.slice("--context=".length);
+  try {
+    const [text2, yaml] = await Promise.all([readFile3(file, "utf8"), loadYaml()]);
+    return targetOfKubeconfig(text2, (source) => yaml.parse(source, { prettyErrors: false }), context);
+  } catch {
+    return void 0;
+  }
+}
+var init_kubeconfig = __esm({
+  "src/kubectl/kubeconfig.ts"() {
+    "use strict";
+  }
+});
+
 // src/kubectl/client/runner.ts
 var KubectlRunner;
 var init_runner = __esm({
@@ -33140,6 +33401,7 @@ var init_runner = __esm({
     init_discovery();
     init_pool();
     init_target();
+    init_kubeconfig();
     init_parse();
     KubectlRunner = class {
       constructor(exec, connection, stream) {
@@ -33159,7 +33421,7 @@ var init_runner = __esm({
       pinned;
       /** Discovery documents by group version, read once each. */
       discovery = new Discovery(
-        (path14) => this.run(["get", "--raw", path14], { deadlineMs: this.connection.readDeadlineMs })
+        (path15) => this.run(["get", "--raw", path15], { deadlineMs: this.connection.readDeadlineMs })
       );
       /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
       pool;
@@ -33174,10 +33436,14 @@ var init_runner = __esm({
       async pinTarget() {
         const target = await this.target();
         if (target) this.pinned = pinnedArgs(this.connection.connectionArgs, target);
-        if (this.pinned) this.connection.pinned?.(this.pinned);
         return target;
       }
+      openChannel() {
+        this.connection.pinned?.(this.connectionArgs());
+      }
       async target() {
+        const read = await readKubeconfigTarget(this.connection.connectionArgs);
+        if (read) return read;
         const result = await this.run(["config", "view", "--minify", "-o", "json"], {
           deadlineMs: this.connection.readDeadlineMs,
           bounded: false
@@ -33232,10 +33498,10 @@ var init_runner = __esm({
         const paths = await Promise.all(
           types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => void 0))
         );
-        if (paths.every((path14) => path14 !== void 0)) {
+        if (paths.every((path15) => path15 !== void 0)) {
           const results = await Promise.all(
             paths.map(
-              (path14) => this.run(["get", "--raw", withQuery(path14, selectors)], { deadlineMs: this.connection.readDeadlineMs })
+              (path15) => this.run(["get", "--raw", withQuery(path15, selectors)], { deadlineMs: this.connection.readDeadlineMs })
             )
           );
           const failed2 = results.find((result2) => result2.exitCode !== 0);
@@ -33268,8 +33534,8 @@ function conditionalWrites(runner) {
      * metadata.resourceVersion makes the write conditional (409 Conflict if the object moved);
      * non-empty managedFields in the body replace the stored ones (apimachinery fieldmanager.go).
      */
-    async replace(object, path14, deadlineMs) {
-      return rawWrite(runner, "replace", withFieldManager(path14), object, deadlineMs);
+    async replace(object, path15, deadlineMs) {
+      return rawWrite(runner, "replace", withFieldManager(path15), object, deadlineMs);
     },
     /** POST a new object to its collection path (`kubectl create --raw PATH -f -`), body untouched. */
     async create(object, collectionPath2, deadlineMs) {
@@ -33280,19 +33546,19 @@ function conditionalWrites(runner) {
      * body: kubectl delete.go \u2192 rawhttp.RawDelete). A uid precondition deletes exactly the object
      * this run created, never a namesake created since.
      */
-    async deleteExact(path14, preconditions, deadlineMs) {
+    async deleteExact(path15, preconditions, deadlineMs) {
       const body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions };
       const result = await runner.retrying(
-        () => runner.run(["delete", "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(body) })
+        () => runner.run(["delete", "--raw", path15, "-f", "-"], { deadlineMs, input: JSON.stringify(body) })
       );
       if (result.exitCode === 0) return { ok: true };
       return writeFailure(result, deadlineMs);
     }
   };
 }
-async function rawWrite(runner, verb, path14, object, deadlineMs) {
+async function rawWrite(runner, verb, path15, object, deadlineMs) {
   const result = await runner.retrying(
-    () => runner.run([verb, "--raw", path14, "-f", "-"], { deadlineMs, input: JSON.stringify(object) })
+    () => runner.run([verb, "--raw", path15, "-f", "-"], { deadlineMs, input: JSON.stringify(object) })
   );
   if (result.exitCode === 0) return { ok: true, object: runner.observed(itemsOf(result.stdout))[0] };
   return writeFailure(result, deadlineMs);
@@ -34784,35 +35050,56 @@ var init_fleet_runs = __esm({
 });
 
 // src/kubectl/read-objects.ts
-async function readObjects(kubectl, refs) {
-  const byNamespace = /* @__PURE__ */ new Map();
+async function readObjects(kubectl, refs, { byNameLimit = BY_NAME_LIMIT } = {}) {
+  const groups = /* @__PURE__ */ new Map();
+  const wanted = /* @__PURE__ */ new Map();
   for (const ref of refs) {
-    const entry = byNamespace.get(ref.namespace) ?? { types: /* @__PURE__ */ new Set(), refs: [] };
-    entry.types.add(typeArg(ref));
-    entry.refs.push(ref);
-    byNamespace.set(ref.namespace, entry);
+    const key = objectKey(ref);
+    if (wanted.has(key)) continue;
+    wanted.set(key, ref);
+    const type = typeArg(ref);
+    const id = byNameLimit === 0 ? ref.namespace : `${ref.namespace}\0${type}`;
+    const group = groups.get(id) ?? { namespace: ref.namespace, types: /* @__PURE__ */ new Set(), refs: [] };
+    group.types.add(type);
+    group.refs.push(ref);
+    groups.set(id, group);
   }
-  const wanted = new Set(refs.map(objectKey));
   const live = /* @__PURE__ */ new Map();
   const unread = [];
+  const keep = (object) => {
+    if (!object) return;
+    const key = objectKey(refOf(object));
+    if (wanted.has(key)) live.set(key, object);
+  };
   await Promise.all(
-    [...byNamespace].map(async ([namespace, entry]) => {
-      try {
-        for (const object of await kubectl.listObjects(namespace, [...entry.types])) {
-          const key = objectKey(refOf(object));
-          if (wanted.has(key)) live.set(key, object);
+    [...groups.values()].map(async ({ namespace, types, refs: named }) => {
+      if (named.length > byNameLimit) {
+        try {
+          for (const object of await kubectl.listObjects(namespace, [...types])) keep(object);
+        } catch (error2) {
+          for (const ref of named) unread.push({ ref, error: error2 });
         }
-      } catch (error2) {
-        for (const ref of entry.refs) unread.push({ ref, error: error2 });
+        return;
       }
+      await Promise.all(
+        named.map(async (ref) => {
+          try {
+            keep(await kubectl.getObject(typeArg(ref), namespace, ref.name));
+          } catch (error2) {
+            unread.push({ ref, error: error2 });
+          }
+        })
+      );
     })
   );
   return { live, unread };
 }
+var BY_NAME_LIMIT;
 var init_read_objects = __esm({
   "src/kubectl/read-objects.ts"() {
     "use strict";
     init_model();
+    BY_NAME_LIMIT = 8;
   }
 });
 
@@ -35868,21 +36155,21 @@ function differingPaths(a2, b) {
   walk2(a2, b, [], out);
   return out;
 }
-function walk2(a2, b, path14, out) {
+function walk2(a2, b, path15, out) {
   if (same(a2, b)) return;
   const objects = isContainer(a2) && isContainer(b) && Array.isArray(a2) === Array.isArray(b);
   if (!objects || out.length >= MAX_PATHS || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
-    out.push(path14);
+    out.push(path15);
     return;
   }
   if (Array.isArray(a2) && Array.isArray(b)) {
-    for (const [index, item] of a2.entries()) walk2(item, b[index], [...path14, index], out);
+    for (const [index, item] of a2.entries()) walk2(item, b[index], [...path15, index], out);
     return;
   }
   const left = a2;
   const right = b;
   for (const key of [.../* @__PURE__ */ new Set([...Object.keys(left), ...Object.keys(right)])].sort())
-    walk2(left[key], right[key], [...path14, key], out);
+    walk2(left[key], right[key], [...path15, key], out);
 }
 function fieldsOfApply(before, applied2) {
   if (before) {
@@ -35902,18 +36189,18 @@ function fieldsOfApply(before, applied2) {
   const applyFields = (applied2.metadata.managedFields ?? []).filter((entry) => entry.operation === "Apply" && entry.subresource === void 0).flatMap((entry) => ownedPaths(entry.fieldsV1, []));
   return applyFields.length > 0 ? applyFields : [[]];
 }
-function leafPaths(value, path14 = []) {
-  if (!isContainer(value) || Array.isArray(value)) return [path14];
+function leafPaths(value, path15 = []) {
+  if (!isContainer(value) || Array.isArray(value)) return [path15];
   const entries2 = Object.entries(value);
-  if (entries2.length === 0) return [path14];
-  return entries2.flatMap(([key, item]) => leafPaths(item, [...path14, key]));
+  if (entries2.length === 0) return [path15];
+  return entries2.flatMap(([key, item]) => leafPaths(item, [...path15, key]));
 }
-function ownedPaths(fields, path14) {
-  if (!isContainer(fields) || Array.isArray(fields)) return [path14];
+function ownedPaths(fields, path15) {
+  if (!isContainer(fields) || Array.isArray(fields)) return [path15];
   const keys = Object.keys(fields).filter((key) => key !== ".");
-  if (keys.length === 0) return [path14];
-  if (keys.some((key) => !key.startsWith("f:"))) return [path14];
-  return keys.flatMap((key) => ownedPaths(fields[key], [...path14, key.slice(2)]));
+  if (keys.length === 0) return [path15];
+  if (keys.some((key) => !key.startsWith("f:"))) return [path15];
+  return keys.flatMap((key) => ownedPaths(fields[key], [...path15, key.slice(2)]));
 }
 function scaleOwnedFields(object) {
   return (object?.metadata.managedFields ?? []).filter((entry) => entry.subresource === "scale" && entry.fieldsV1 !== void 0).flatMap((entry) => ownedPaths(entry.fieldsV1, [])).filter((field) => field.length > 0);
@@ -36071,9 +36358,9 @@ function conditionsOf(holder) {
   const conditions = holder?.conditions;
   return Array.isArray(conditions) ? conditions : [];
 }
-function valueAt(object, path14) {
+function valueAt(object, path15) {
   let value = object;
-  for (const part of path14.split(".")) {
+  for (const part of path15.split(".")) {
     if (value === null || typeof value !== "object") return void 0;
     value = value[part];
   }
@@ -36894,7 +37181,7 @@ function groupMatches(pattern2, group) {
 function healthRuleRules(rule, kind, statusGraceSeconds) {
   if (rule === BUILT_IN_HEALTH_RULES.find((builtIn) => builtIn.id === ROLLOUT_RULE_ID))
     return rolloutRules(kind, statusGraceSeconds);
-  const each = [...rule.failed ?? [], ...rule.progressing ?? [], ...rule.healthy].map((match) => "each" in match ? match.each : void 0).find((path14) => path14 !== void 0);
+  const each = [...rule.failed ?? [], ...rule.progressing ?? [], ...rule.healthy].map((match) => "each" in match ? match.each : void 0).find((path15) => path15 !== void 0);
   const appliedBy = (object) => (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
   return {
     controller: `${kind} controller`,
@@ -36993,13 +37280,13 @@ function conditionsOf2(holder) {
   const conditions = holder?.conditions;
   return Array.isArray(conditions) ? conditions : [];
 }
-function entries(object, path14) {
-  const value = valueAt2(object, path14);
+function entries(object, path15) {
+  const value = valueAt2(object, path15);
   return Array.isArray(value) ? value : [];
 }
-function valueAt2(object, path14) {
+function valueAt2(object, path15) {
   let value = object;
-  for (const part of path14.split(".")) {
+  for (const part of path15.split(".")) {
     if (value === null || typeof value !== "object") return void 0;
     value = value[part];
   }
@@ -37466,8 +37753,8 @@ var init_stuck_pods = __esm({
       const lines = [];
       const revision = failed2.status?.updateRevision;
       for (const pod of stuckPods(failed2, before, pods)) {
-        const path14 = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
-        const deleted = await deps.kubectl.deleteExact(path14, { uid: pod.metadata.uid ?? "" }, deps.deadlineMs);
+        const path15 = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
+        const deleted = await deps.kubectl.deleteExact(path15, { uid: pod.metadata.uid ?? "" }, deps.deadlineMs);
         lines.push(
           deleted.ok || deleted.notFound ? `deleted pod ${pod.metadata.name} (failed revision ${revision}, not Ready) so the controller recreates it from the restored template` : `could not delete pod ${pod.metadata.name} of the failed revision ${revision}: ${deleted.message}; delete it by hand so the restored template can roll out`
         );
@@ -37848,7 +38135,7 @@ var init_plan = __esm({
 });
 
 // src/restore/field-owners.ts
-async function restoreOwners(step, written2, path14, options, deps, read) {
+async function restoreOwners(step, written2, path15, options, deps, read) {
   let restored = written2;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
   for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
@@ -37862,7 +38149,7 @@ async function restoreOwners(step, written2, path14, options, deps, read) {
       ...restored,
       metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields }
     };
-    const second = await deps.kubectl.replace(owners, path14, options.deadlineMs);
+    const second = await deps.kubectl.replace(owners, path15, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
     if (second.ok || !second.conflict) {
       return {
@@ -38088,7 +38375,8 @@ async function executeRestore(steps, options, deps) {
 async function firstReads(phase, deps) {
   const listed = await readObjects(
     deps.kubectl,
-    phase.filter((step) => step.action !== "keep").map((step) => step.ref)
+    phase.filter((step) => step.action !== "keep").map((step) => step.ref),
+    { byNameLimit: 0 }
   );
   const unread = new Set(listed.unread.map(({ ref }) => objectKey(ref)));
   return (step) => {
@@ -38146,7 +38434,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
     if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
     return { status: "deleted", differences: [] };
   }
-  const path14 = await apiPath(step.ref, apiResources);
+  const path15 = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive;
   let written2;
@@ -38155,7 +38443,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
     if (look2 > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look2 - PUT_BACK_LOOKS, 5));
     const live = await read();
     if (live && written2 && sameContent(live, written2)) {
-      const owned2 = await ownersOf(step, restoreOwners(step, live, path14, options, deps, read), deps);
+      const owned2 = await ownersOf(step, restoreOwners(step, live, path15, options, deps, read), deps);
       if ("status" in owned2) return owned2;
       const notes2 = await afterPutBack(step, lastLive ?? live, owned2.object, options, deps);
       return {
@@ -38181,7 +38469,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
     }
     lastLive = live;
     written2 = keepingOthers(step.before, step.applied, live, ours);
-    const first = await deps.kubectl.replace(conditional(written2, live), path14, options.deadlineMs);
+    const first = await deps.kubectl.replace(conditional(written2, live), path15, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok || !first.object)
       return failed(
@@ -38189,7 +38477,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
         `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`,
         deps
       );
-    const owned = await ownersOf(step, restoreOwners(step, first.object, path14, options, deps, read), deps);
+    const owned = await ownersOf(step, restoreOwners(step, first.object, path15, options, deps, read), deps);
     if ("status" in owned) return owned;
     const notes = await afterPutBack(step, live, owned.object, options, deps);
     return {
@@ -38229,9 +38517,9 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
       live
     );
   }
-  const path14 = await apiPath(step.ref, apiResources);
+  const path15 = await apiPath(step.ref, apiResources);
   const deleted = await deps.kubectl.deleteExact(
-    path14,
+    path15,
     { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion },
     options.deadlineMs
   );
@@ -38253,7 +38541,7 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
       commands: []
     };
   }
-  const collection = path14.replace(/\/[^/]+$/, "");
+  const collection = path15.replace(/\/[^/]+$/, "");
   const written2 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
   if (!written2.ok) {
     const recreate = { ref: step.ref, action: "recreate", before: step.before, copy: step.copy };
@@ -38264,7 +38552,7 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
     );
   }
   if (!written2.object) return { status: "replaced", differences: [], notes: [step.why] };
-  const owned = await ownersOf(step, restoreOwners(step, written2.object, path14, options, deps, read), deps);
+  const owned = await ownersOf(step, restoreOwners(step, written2.object, path15, options, deps, read), deps);
   if ("status" in owned) return owned;
   return {
     status: "replaced",
@@ -38460,7 +38748,7 @@ async function releaseLeasesOf(journal, deadlineMs, deps) {
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
 }
 function ownersMovedOnly(change) {
-  return change.change === "configured" && change.paths.length > 0 && change.paths.every((path14) => path14 === "metadata.managedFields");
+  return change.change === "configured" && change.paths.length > 0 && change.paths.every((path15) => path15 === "metadata.managedFields");
 }
 var LANDING_MARGIN_MS;
 var init_rollback = __esm({
@@ -38492,12 +38780,12 @@ __export(private_copies_exports, {
 });
 import { mkdtemp, readdir as readdir2, rm, writeFile } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import path9 from "node:path";
+import path10 from "node:path";
 function privateCopies(runId) {
   let directory;
   const keep = async (ref, object) => {
     directory ??= mkdtemp(copiesPrefix(runId));
-    const file = path9.join(
+    const file = path10.join(
       await directory,
       `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join("-").toLowerCase()}.json`
     );
@@ -38512,17 +38800,17 @@ function privateCopies(runId) {
   });
 }
 async function removeCopiesOf(runId) {
-  const prefix2 = path9.basename(copiesPrefix(runId));
+  const prefix2 = path10.basename(copiesPrefix(runId));
   const entries2 = await readdir2(tmpdir2()).catch(() => []);
   await Promise.all(
-    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path9.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0))
+    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path10.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0))
   );
 }
 var copiesPrefix;
 var init_private_copies = __esm({
   "src/restore/private-copies.ts"() {
     "use strict";
-    copiesPrefix = (runId) => path9.join(tmpdir2(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
+    copiesPrefix = (runId) => path10.join(tmpdir2(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
   }
 });
 
@@ -39777,7 +40065,6 @@ __export(undo_exports, {
   previewOf: () => previewOf,
   runUndo: () => runUndo
 });
-import { createRequire } from "node:module";
 async function runUndo(options, deps) {
   const listed = await listHistory(deps.kubectl, options.namespace);
   const picked = pickRecord(joinParts(listed), options.runId, options.namespace);
@@ -39949,12 +40236,13 @@ function shown(object) {
   } = object.metadata;
   const { [REVISION_ANNOTATION]: _revision, ...annotations } = metadata.annotations ?? {};
   const kept = Object.keys(annotations).length > 0 ? { ...metadata, annotations } : { ...metadata, annotations: void 0 };
-  return yaml().stringify({ ...rest, metadata: kept }, { sortMapEntries: true });
+  return (0, import_yaml5.stringify)({ ...rest, metadata: kept }, { sortMapEntries: true });
 }
-var yaml;
+var import_yaml5;
 var init_undo = __esm({
   "src/run/undo/undo.ts"() {
     "use strict";
+    import_yaml5 = __toESM(require_dist(), 1);
     init_kube();
     init_errors();
     init_history_store();
@@ -39970,7 +40258,6 @@ var init_undo = __esm({
     init_engine();
     init_rollback();
     init_options5();
-    yaml = () => createRequire(import.meta.url)("yaml");
   }
 });
 
@@ -40050,7 +40337,7 @@ async function historyCommand(command, runId, raw, context) {
     closeKubectl();
   }
 }
-function historyReport({ record, bytes: bytes2 }) {
+function historyReport({ record, bytes: bytes3 }) {
   return {
     runId: record.runId,
     namespace: record.namespace,
@@ -40062,14 +40349,14 @@ function historyReport({ record, bytes: bytes2 }) {
     inputsDigest: record.inputsDigest,
     outcome: record.outcome,
     objects: record.objects.map(({ ref, change }) => ({ ...ref, change })),
-    bytes: bytes2
+    bytes: bytes3
   };
 }
 function historyLines(listed) {
   if (listed.length === 0)
     return ["no run is kept in kguard history here (successful runs are kept unless --history 0 or --no-journal)"];
-  return listed.flatMap(({ record, bytes: bytes2 }) => [
-    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes2 / 1024)} KiB`,
+  return listed.flatMap(({ record, bytes: bytes3 }) => [
+    `${record.runId}  ${record.finishedAt}  ${record.outcome}  by ${record.user || "(unknown user)"}${record.context ? ` (context ${record.context})` : ""}  namespace ${record.namespace}  ${Math.ceil(bytes3 / 1024)} KiB`,
     ...record.objects.map(({ ref, change }) => `    ${describeObject(ref)}: ${change}`),
     `    inputs ${record.inputsDigest}; undo: kguard undo ${record.runId}`
   ]);
@@ -40443,8 +40730,8 @@ var init_events_output = __esm({
 // src/report/event-lines.ts
 function eventLines2(head, event, nextSeq, maxBytes = MAX_EVENT_LINE_BYTES) {
   const widest = head(999999999);
-  if (bytes(serialize2({ ...widest, ...event })) <= maxBytes) return [serialize2({ ...head(nextSeq()), ...event })];
-  const size = (candidate) => bytes(serialize2({ ...widest, ...candidate, part: 99999, parts: 99999 }));
+  if (bytes2(serialize2({ ...widest, ...event })) <= maxBytes) return [serialize2({ ...head(nextSeq()), ...event })];
+  const size = (candidate) => bytes2(serialize2({ ...widest, ...candidate, part: 99999, parts: 99999 }));
   const parts = splitToFit(event, size, maxBytes);
   return parts.map((part, index) => serialize2({ ...head(nextSeq()), ...part, part: index + 1, parts: parts.length }));
 }
@@ -40452,7 +40739,7 @@ function serialize2(fields) {
   return `${JSON.stringify(fields)}
 `;
 }
-function bytes(line) {
+function bytes2(line) {
   return Buffer.byteLength(line, "utf8");
 }
 function splitToFit(event, size, maxBytes) {
@@ -41560,7 +41847,7 @@ var require_util2 = __commonJS({
     var { IncomingMessage } = __require("node:http");
     var stream = __require("node:stream");
     var net = __require("node:net");
-    var { stringify } = __require("node:querystring");
+    var { stringify: stringify2 } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var timers = require_timers();
     var { InvalidArgumentError: InvalidArgumentError2, ConnectTimeoutError } = require_errors3();
@@ -41626,7 +41913,7 @@ var require_util2 = __commonJS({
       if (pathHasQueryOrFragment(url)) {
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       }
-      const stringified = stringify(queryParams);
+      const stringified = stringify2(queryParams);
       if (stringified) {
         url += "?" + stringified;
       }
@@ -41671,14 +41958,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path14 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path14 && path14[0] !== "/") {
-          path14 = `/${path14}`;
+        if (path15 && path15[0] !== "/") {
+          path15 = `/${path15}`;
         }
-        return new URL(`${origin}${path14}`);
+        return new URL(`${origin}${path15}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -42513,9 +42800,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path14, origin }
+            request: { method, path: path15, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path14);
+          debugLog("sending request to %s %s%s", method, origin, path15);
         }
       );
     }
@@ -42533,14 +42820,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path14, origin },
+            request: { method, path: path15, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path14,
+            path15,
             statusCode
           );
         }
@@ -42549,23 +42836,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path14, origin }
+            request: { method, path: path15, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path14);
+          debugLog("trailers received from %s %s%s", method, origin, path15);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path14, origin },
+            request: { method, path: path15, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path14,
+            path15,
             error2.message
           );
         }
@@ -42680,7 +42967,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path14,
+        path: path15,
         method,
         body,
         headers,
@@ -42697,11 +42984,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path14 !== "string") {
+        if (typeof path15 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path14[0] !== "/" && !(path14.startsWith("http://") || path14.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path14)) {
+        } else if (invalidPathRegex.test(path15)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -42776,7 +43063,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path14, query) : path14;
+        this.path = query ? serializePathWithQuery(path15, query) : path15;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -44566,8 +44853,8 @@ var require_infra = __commonJS({
       assert(!invalidIsomorphicEncodeValueRegex.test(input));
       return input;
     }
-    function parseJSONFromBytes(bytes2) {
-      return JSON.parse(utf8DecodeBytes(bytes2));
+    function parseJSONFromBytes(bytes3) {
+      return JSON.parse(utf8DecodeBytes(bytes3));
     }
     function removeASCIIWhitespace(str, leading = true, trailing = true) {
       return removeChars(str, leading, trailing, isASCIIWhitespace);
@@ -44667,8 +44954,8 @@ var require_data_url = __commonJS({
       return serialized;
     }
     function stringPercentDecode(input) {
-      const bytes2 = encoder.encode(input);
-      return percentDecode(bytes2);
+      const bytes3 = encoder.encode(input);
+      return percentDecode(bytes3);
     }
     function isHexCharByte(byte) {
       return byte >= 48 && byte <= 57 || byte >= 65 && byte <= 70 || byte >= 97 && byte <= 102;
@@ -45354,10 +45641,10 @@ var require_webidl = __commonJS({
       if (jsArrayBuffer.detached) {
         return new Uint8Array(0);
       }
-      const bytes2 = new Uint8Array(length);
+      const bytes3 = new Uint8Array(length);
       const view = new Uint8Array(jsArrayBuffer, offset, length);
-      bytes2.set(view);
-      return bytes2;
+      bytes3.set(view);
+      return bytes3;
     };
     webidl.converters.DOMString = function(V, prefix2, argument, flags) {
       if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
@@ -46073,19 +46360,19 @@ var require_util3 = __commonJS({
     }
     async function readAllBytes(reader, successSteps, failureSteps) {
       try {
-        const bytes2 = [];
+        const bytes3 = [];
         let byteLength = 0;
         do {
           const { done, value: chunk } = await reader.read();
           if (done) {
-            successSteps(Buffer.concat(bytes2, byteLength));
+            successSteps(Buffer.concat(bytes3, byteLength));
             return;
           }
           if (!isUint8Array2(chunk)) {
             failureSteps(new TypeError("Received non-Uint8Array chunk"));
             return;
           }
-          bytes2.push(chunk);
+          bytes3.push(chunk);
           byteLength += chunk.length;
         } while (true);
       } catch (e) {
@@ -47044,19 +47331,19 @@ Content-Type: ${value.type || "application/octet-stream"}\r
     function bodyMixinMethods(instance, getInternalState) {
       const methods = {
         blob() {
-          return consumeBody(this, (bytes2) => {
+          return consumeBody(this, (bytes3) => {
             let mimeType = bodyMimeType(getInternalState(this));
             if (mimeType === null) {
               mimeType = "";
             } else if (mimeType) {
               mimeType = serializeAMimeType(mimeType);
             }
-            return new Blob([bytes2], { type: mimeType });
+            return new Blob([bytes3], { type: mimeType });
           }, instance, getInternalState);
         },
         arrayBuffer() {
-          return consumeBody(this, (bytes2) => {
-            return new Uint8Array(bytes2).buffer;
+          return consumeBody(this, (bytes3) => {
+            return new Uint8Array(bytes3).buffer;
           }, instance, getInternalState);
         },
         text() {
@@ -47092,8 +47379,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           }, instance, getInternalState);
         },
         bytes() {
-          return consumeBody(this, (bytes2) => {
-            return new Uint8Array(bytes2);
+          return consumeBody(this, (bytes3) => {
+            return new Uint8Array(bytes3);
           }, instance, getInternalState);
         }
       };
@@ -48020,7 +48307,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request2) {
-      const { method, path: path14, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path15, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -48096,7 +48383,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request2);
-      let header = `${method} ${path14} HTTP/1.1\r
+      let header = `${method} ${path15} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -48773,7 +49060,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path14, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request2, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -48842,7 +49129,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path14;
+          headers[HTTP2_HEADER_PATH] = path15;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -48894,7 +49181,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path14;
+      headers[HTTP2_HEADER_PATH] = path15;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -51250,10 +51537,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path14 = "/",
+          path: path15 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path14;
+        opts.path = origin + path15;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -51458,7 +51745,7 @@ var require_env_http_proxy_agent = __commonJS({
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent2 = class extends DispatcherBase {
+    var EnvHttpProxyAgent3 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -51565,7 +51852,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent2;
+    module.exports = EnvHttpProxyAgent3;
   }
 });
 
@@ -53413,20 +53700,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path14) {
-      if (typeof path14 !== "string") {
-        return path14;
+    function safeUrl(path15) {
+      if (typeof path15 !== "string") {
+        return path15;
       }
-      const pathSegments = path14.split("?", 3);
+      const pathSegments = path15.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path14;
+        return path15;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path14, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path14);
+    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path15);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -53451,8 +53738,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path14, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path14)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path14), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -53491,19 +53778,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path14) {
-      while (path14.endsWith("/")) {
-        path14 = path14.slice(0, -1);
+    function removeTrailingSlash(path15) {
+      while (path15.endsWith("/")) {
+        path15 = path15.slice(0, -1);
       }
-      if (path14.length === 0) {
-        path14 = "/";
+      if (path15.length === 0) {
+        path15 = "/";
       }
-      return path14;
+      return path15;
     }
     function buildKey(opts) {
-      const { path: path14, method, body, headers, query } = opts;
+      const { path: path15, method, body, headers, query } = opts;
       return {
-        path: path14,
+        path: path15,
         method,
         body,
         headers,
@@ -54193,10 +54480,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path14, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path14,
+            Path: path15,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -54278,9 +54565,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path14, searchParams] = dispatchOpts.path.split("?");
+          const [path15, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path14}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -54484,7 +54771,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile4, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile6, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname, resolve } = __require("node:path");
     var { setTimeout: setTimeout4, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
@@ -54681,12 +54968,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path14 = filePath || this.#snapshotPath;
-        if (!path14) {
+        const path15 = filePath || this.#snapshotPath;
+        if (!path15) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile4(resolve(path14), "utf8");
+          const data = await readFile6(resolve(path15), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -54700,7 +54987,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path14}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error2 });
           }
         }
       }
@@ -54711,11 +54998,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path14 = filePath || this.#snapshotPath;
-        if (!path14) {
+        const path15 = filePath || this.#snapshotPath;
+        if (!path15) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path14);
+        const resolvedPath = resolve(path15);
         await mkdir2(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot2]) => ({
           hash,
@@ -55356,15 +55643,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path14 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path14}`;
+        const path15 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path15}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path14;
+        this.opts.path = path15;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -57181,10 +57468,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path14) {
+    function deleteCachedUri(store, cacheKey, path15) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path14
+        path: path15
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -57192,7 +57479,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path14
+            path: path15
           });
         }
       }
@@ -57203,9 +57490,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path14 = getSameOriginPath(cacheKey, values[i2]);
-        if (path14 !== void 0) {
-          deleteCachedUri(store, cacheKey, path14);
+        const path15 = getSameOriginPath(cacheKey, values[i2]);
+        if (path15 !== void 0) {
+          deleteCachedUri(store, cacheKey, path15);
         }
       }
     }
@@ -60462,10 +60749,10 @@ var require_response = __commonJS({
         if (init !== null) {
           init = webidl.converters.ResponseInit(init);
         }
-        const bytes2 = textEncoder3.encode(
+        const bytes3 = textEncoder3.encode(
           serializeJavascriptValueToJSONString(data)
         );
-        const body = extractBody(bytes2);
+        const body = extractBody(bytes3);
         const responseObject = fromInnerResponse(makeResponse({}), "response");
         initializeResponse(responseObject, init, { body: body[0], type: "application/json" });
         return responseObject;
@@ -61629,7 +61916,7 @@ var require_subresource_integrity = __commonJS({
       )
     );
     var isValidSRIHashAlgorithm = (algorithm) => validSRIHashAlgorithmTokenSet.has(asciiLowercase(algorithm));
-    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes2, metadataList) => {
+    var bytesMatch = runtimeFeatures.has("crypto") === false || validSRIHashAlgorithmTokenSet.size === 0 ? () => true : (bytes3, metadataList) => {
       const parsedMetadata = parseMetadata(metadataList);
       if (parsedMetadata.length === 0) {
         return true;
@@ -61638,7 +61925,7 @@ var require_subresource_integrity = __commonJS({
       for (const item of metadata) {
         const algorithm = item.alg;
         const expectedValue = item.val;
-        const actualValue = applyAlgorithmToBytes(algorithm, bytes2);
+        const actualValue = applyAlgorithmToBytes(algorithm, bytes3);
         if (caseSensitiveMatch(actualValue, expectedValue)) {
           return true;
         }
@@ -61697,8 +61984,8 @@ var require_subresource_integrity = __commonJS({
       }
       return result;
     }
-    var applyAlgorithmToBytes = (algorithm, bytes2) => {
-      return crypto.hash(algorithm, bytes2, "base64");
+    var applyAlgorithmToBytes = (algorithm, bytes3) => {
+      return crypto.hash(algorithm, bytes3, "base64");
     };
     function caseSensitiveMatch(actualValue, expectedValue) {
       let actualValueLength = actualValue.length;
@@ -61843,7 +62130,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch2(input, init = void 0) {
+    function fetch3(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p = createDeferredPromise();
       let requestObject;
@@ -62109,12 +62396,12 @@ var require_fetch = __commonJS({
             processBodyError(response.error);
             return;
           }
-          const processBody = (bytes2) => {
-            if (!bytesMatch(bytes2, request2.integrity)) {
+          const processBody = (bytes3) => {
+            if (!bytesMatch(bytes3, request2.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
-            response.body = safelyExtractBody(bytes2)[0];
+            response.body = safelyExtractBody(bytes3)[0];
             fetchFinale(fetchParams, response);
           };
           fullyReadBody(response.body, processBody, processBodyError);
@@ -62557,12 +62844,12 @@ var require_fetch = __commonJS({
       if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
       } else if (request2.body != null) {
-        const processBodyChunk = async function* (bytes2) {
+        const processBodyChunk = async function* (bytes3) {
           if (isCancelled(fetchParams)) {
             return;
           }
-          yield bytes2;
-          fetchParams.processRequestBodyChunkLength?.(bytes2.byteLength);
+          yield bytes3;
+          fetchParams.processRequestBodyChunkLength?.(bytes3.byteLength);
         };
         const processEndOfBody = () => {
           if (isCancelled(fetchParams)) {
@@ -62584,8 +62871,8 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes2 of request2.body.stream) {
-              yield* processBodyChunk(bytes2);
+            for await (const bytes3 of request2.body.stream) {
+              yield* processBodyChunk(bytes3);
             }
             processEndOfBody();
           } catch (err) {
@@ -62633,33 +62920,33 @@ var require_fetch = __commonJS({
       }
       fetchParams.controller.resume = async () => {
         while (true) {
-          let bytes2;
+          let bytes3;
           let isFailure;
           try {
             const { done, value } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes2 = done ? void 0 : value;
+            bytes3 = done ? void 0 : value;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
-              bytes2 = void 0;
+              bytes3 = void 0;
             } else {
-              bytes2 = err;
+              bytes3 = err;
               isFailure = true;
             }
           }
-          if (bytes2 === void 0) {
+          if (bytes3 === void 0) {
             readableStreamClose(fetchParams.controller.controller);
             finalizeResponse(fetchParams, response);
             return;
           }
-          timingInfo.decodedBodySize += bytes2?.byteLength ?? 0;
+          timingInfo.decodedBodySize += bytes3?.byteLength ?? 0;
           if (isFailure) {
-            fetchParams.controller.terminate(bytes2);
+            fetchParams.controller.terminate(bytes3);
             return;
           }
-          const buffer = new Uint8Array(bytes2);
+          const buffer = new Uint8Array(bytes3);
           if (buffer.byteLength) {
             fetchParams.controller.controller.enqueue(buffer);
           }
@@ -62693,11 +62980,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        const path14 = url.pathname + url.search;
+        const path15 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path14}?` : path14,
+            path: hasTrailingQuestionMark ? `${path15}?` : path15,
             origin: url.origin,
             method: request2.method,
             body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
@@ -62799,9 +63086,9 @@ var require_fetch = __commonJS({
               if (fetchParams.controller.dump) {
                 return;
               }
-              const bytes2 = chunk;
-              timingInfo.encodedBodySize += bytes2.byteLength;
-              return this.body.push(bytes2);
+              const bytes3 = chunk;
+              timingInfo.encodedBodySize += bytes3.byteLength;
+              return this.body.push(bytes3);
             },
             onComplete() {
               if (this.abort) {
@@ -62873,7 +63160,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch: fetch2,
+      fetch: fetch3,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -63132,9 +63419,9 @@ var require_cache3 = __commonJS({
           // 16.
         };
         operations.push(operation);
-        const bytes2 = await bodyReadPromise.promise;
+        const bytes3 = await bodyReadPromise.promise;
         if (clonedResponse.body != null) {
-          clonedResponse.body.source = bytes2;
+          clonedResponse.body.source = bytes3;
         }
         const cacheJobPromise = createDeferredPromise();
         let errorData = null;
@@ -63644,9 +63931,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path14) {
-      for (let i2 = 0; i2 < path14.length; ++i2) {
-        const code = path14.charCodeAt(i2);
+    function validateCookiePath(path15) {
+      for (let i2 = 0; i2 < path15.length; ++i2) {
+        const code = path15.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -63728,7 +64015,7 @@ var require_util5 = __commonJS({
         throw new Error("Invalid cookie max-age");
       }
     }
-    function stringify(cookie) {
+    function stringify2(cookie) {
       if (cookie.name.length === 0) {
         return null;
       }
@@ -63790,7 +64077,7 @@ var require_util5 = __commonJS({
       validateCookiePath,
       validateCookieValue,
       toIMFDate,
-      stringify
+      stringify: stringify2
     };
   }
 });
@@ -63937,7 +64224,7 @@ var require_cookies = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse2();
-    var { stringify } = require_util5();
+    var { stringify: stringify2 } = require_util5();
     var { webidl } = require_webidl();
     var { Headers } = require_headers();
     var brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean));
@@ -63985,7 +64272,7 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       brandChecks(headers);
       cookie = webidl.converters.Cookie(cookie);
-      const str = stringify(cookie);
+      const str = stringify2(cookie);
       if (str) {
         headers.append("set-cookie", str, true);
       }
@@ -67012,7 +67299,7 @@ var require_undici = __commonJS({
     var Agent2 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent3 = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
     var errors = require_errors3();
@@ -67039,7 +67326,7 @@ var require_undici = __commonJS({
     module.exports.Agent = Agent2;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent3;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -67082,11 +67369,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path14 = opts.path;
+          let path15 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path14 = `/${path14}`;
+            path15 = `/${path15}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path14);
+          url = new URL(util.parseOrigin(url).origin + path15);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -67127,7 +67414,7 @@ var require_undici = __commonJS({
       err.stack = stack ? `${stack}
 ${captureLines}` : capture.stack;
     }
-    module.exports.fetch = function fetch2(init, options = void 0) {
+    module.exports.fetch = function fetch3(init, options = void 0) {
       return fetchImpl(init, options).catch((err) => {
         if (currentFilename) {
           appendFetchStackTrace(err, currentFilename);
@@ -67195,6 +67482,20 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/manifests/proxied-fetch.ts
+var proxied_fetch_exports = {};
+__export(proxied_fetch_exports, {
+  EnvHttpProxyAgent: () => import_undici.EnvHttpProxyAgent,
+  fetch: () => import_undici.fetch
+});
+var import_undici;
+var init_proxied_fetch = __esm({
+  "src/manifests/proxied-fetch.ts"() {
+    "use strict";
+    import_undici = __toESM(require_undici(), 1);
+  }
+});
+
 // src/manifests/download.ts
 async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.env) {
   const fail2 = (why) => new InputError(`-f ${url}: could not download the manifests (${why}). Check the URL; nothing was applied.`);
@@ -67225,8 +67526,8 @@ async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.en
 }
 async function fetchAsKubectlWould(url, init, env2) {
   if (!proxyFor(new URL(url), env2)) return fetch(url, init);
-  const { fetch: proxiedFetch, EnvHttpProxyAgent: EnvHttpProxyAgent2 } = await Promise.resolve().then(() => __toESM(require_undici(), 1));
-  const dispatcher = new EnvHttpProxyAgent2({
+  const { fetch: proxiedFetch, EnvHttpProxyAgent: EnvHttpProxyAgent3 } = await Promise.resolve().then(() => (init_proxied_fetch(), proxied_fetch_exports));
+  const dispatcher = new EnvHttpProxyAgent3({
     httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
     httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
     noProxy: env2.NO_PROXY ?? env2.no_proxy
@@ -67246,6 +67547,9 @@ function causeOf(error2, deadlineMs) {
   const cause = error2 instanceof Error ? error2.cause : void 0;
   const described = describeCause(cause);
   if (described) return described;
+  const { code, path: path15 } = error2 ?? {};
+  if (typeof code === "string" && typeof path15 === "string" && URL.canParse(path15))
+    return `${code} ${new URL(path15).host}`;
   return error2 instanceof Error ? error2.message : String(error2);
 }
 function describeCause(cause) {
@@ -67280,7 +67584,7 @@ function valuesOf(text2) {
   const values = [];
   let documents;
   try {
-    documents = (0, import_yaml5.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
+    documents = (0, import_yaml6.parseAllDocuments)(text2, { version: "1.1", uniqueKeys: false });
   } catch {
     return void 0;
   }
@@ -67295,11 +67599,11 @@ function valuesOf(text2) {
   }
   return values;
 }
-var import_yaml5, MAY_NAME_A_SECRET;
+var import_yaml6, MAY_NAME_A_SECRET;
 var init_secret_values = __esm({
   "src/report/safety/secret-values.ts"() {
     "use strict";
-    import_yaml5 = __toESM(require_dist(), 1);
+    import_yaml6 = __toESM(require_dist(), 1);
     init_redact();
     MAY_NAME_A_SECRET = /Secret|\\[xuU]|\\\r?\n/;
   }
@@ -67308,7 +67612,7 @@ var init_secret_values = __esm({
 // src/manifests/inputs.ts
 import { mkdtemp as mkdtemp2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import path10 from "node:path";
+import path11 from "node:path";
 async function prepareInputs(input, deps) {
   if (input.kustomize !== void 0 && input.filenames.length > 0) {
     throw new InputError("-f and -k cannot be used together (kubectl apply refuses it). Pass one of them.");
@@ -67319,16 +67623,16 @@ async function prepareInputs(input, deps) {
   if (input.filenames.filter((name) => name === "-").length > 1) {
     throw new InputError("-f - (stdin) can be given only once.");
   }
-  const directory = await mkdtemp2(path10.join(tmpdir3(), "kguard-input-"));
+  const directory = await mkdtemp2(path11.join(tmpdir3(), "kguard-input-"));
   const prepared = {
     filenames: [],
     recursive: input.recursive,
     origins: /* @__PURE__ */ new Map(),
     cleanup: () => rm2(directory, { recursive: true, force: true })
   };
-  const keep = async (origin, bytes2, extension) => {
-    const file = path10.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
-    await writeFile2(file, bytes2, { mode: 384 });
+  const keep = async (origin, bytes3, extension) => {
+    const file = path11.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
+    await writeFile2(file, bytes3, { mode: 384 });
     prepared.filenames.push(file);
     prepared.origins.set(file, origin);
   };
@@ -67379,8 +67683,7 @@ var init_inputs = __esm({
 
 // src/verify/job-manifest.ts
 import { randomInt } from "node:crypto";
-import { readFile as readFile2 } from "node:fs/promises";
-import { createRequire as createRequire2 } from "node:module";
+import { readFile as readFile4 } from "node:fs/promises";
 function generatedName(prefix2, random = randomInt) {
   const alphabet = "bcdfghjklmnpqrstvwxz2456789";
   const suffix = Array.from({ length: 5 }, () => alphabet[random(alphabet.length)]).join("");
@@ -67390,7 +67693,7 @@ function verifyJobOf(file, text2, context, random) {
   const refuse = (why) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
   let documents;
   try {
-    documents = yaml2().parseAllDocuments(text2, { version: "1.1" }).map((document2) => {
+    documents = (0, import_yaml7.parseAllDocuments)(text2, { version: "1.1" }).map((document2) => {
       if (document2.errors.length > 0) throw new Error(document2.errors[0].message);
       return document2.toJS();
     }).filter((content) => content !== null && content !== void 0);
@@ -67457,7 +67760,7 @@ async function checkVerifyJob(prepared, context, kubectl) {
 async function prepareVerifyJobs(files, context, kubectl) {
   const prepared = [];
   for (const file of files) {
-    const text2 = await readFile2(file, "utf8").catch((error2) => {
+    const text2 = await readFile4(file, "utf8").catch((error2) => {
       throw new InputError(
         `--verify-job ${file}: cannot read it (${error2 instanceof Error ? error2.message : String(error2)}). Nothing was applied.`
       );
@@ -67470,14 +67773,14 @@ async function prepareVerifyJobs(files, context, kubectl) {
   }
   return prepared;
 }
-var yaml2, VERIFY_LABEL;
+var import_yaml7, VERIFY_LABEL;
 var init_job_manifest = __esm({
   "src/verify/job-manifest.ts"() {
     "use strict";
+    import_yaml7 = __toESM(require_dist(), 1);
     init_errors();
     init_labels();
     init_model();
-    yaml2 = () => createRequire2(import.meta.url)("yaml");
     VERIFY_LABEL = "kguard.dev/verify";
   }
 });
@@ -67513,7 +67816,7 @@ function hasContent(body) {
 function headOf(text2, json) {
   let value;
   try {
-    value = json ? JSON.parse(text2) : (0, import_yaml6.parse)(text2, { uniqueKeys: false });
+    value = json ? JSON.parse(text2) : (0, import_yaml8.parse)(text2, { uniqueKeys: false });
   } catch {
     return void 0;
   }
@@ -67545,11 +67848,11 @@ function stringOf(value) {
 function isObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-var import_yaml6, PHASE_ANNOTATION;
+var import_yaml8, PHASE_ANNOTATION;
 var init_documents = __esm({
   "src/manifests/documents.ts"() {
     "use strict";
-    import_yaml6 = __toESM(require_dist(), 1);
+    import_yaml8 = __toESM(require_dist(), 1);
     PHASE_ANNOTATION = "kguard.dev/phase";
   }
 });
@@ -67616,6 +67919,16 @@ var init_phases = __esm({
     init_errors();
     init_documents();
     PHASES = ["definitions", "pre", "main", "post"];
+  }
+});
+
+// src/run/apply/deps.ts
+function cancelReason(signal) {
+  return typeof signal.reason === "string" ? signal.reason : "cancelled";
+}
+var init_deps = __esm({
+  "src/run/apply/deps.ts"() {
+    "use strict";
   }
 });
 
@@ -68646,13 +68959,18 @@ async function track2(objects, options, deps) {
     trackOptionsFor(options, "rollout"),
     deps
   );
+  const stopped = stoppedWatching(options, deps.signal);
   for (const object of objects) {
     const outcome = outcomes.get(objectKey(object.ref));
     recordOutcome(object, outcome);
-    if (outcome?.tracked) reportVerdict(object, outcome, deps);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
   }
 }
-function reportVerdict(object, outcome, deps) {
+function stoppedWatching(options, signal) {
+  if (!signal?.aborted) return { cause: "another-failed" };
+  return { cause: "cancelled", reason: cancelReason(signal), restoring: options.rollback !== "none" };
+}
+function reportVerdict(object, outcome, deps, stopped) {
   const { verdict, elapsedMs } = outcome;
   const workload = object.ref;
   switch (verdict.state) {
@@ -68679,7 +68997,8 @@ function reportVerdict(object, outcome, deps) {
           kind: "interrupted",
           workload,
           progress: verdict.progress,
-          waitingFor: verdict.waitingFor ?? ""
+          waitingFor: verdict.waitingFor ?? "",
+          ...stopped
         });
       }
       return;
@@ -68702,6 +69021,7 @@ var init_changes = __esm({
     init_compare();
     init_model();
     init_workloads();
+    init_deps();
     init_track_options();
   }
 });
@@ -68709,7 +69029,7 @@ var init_changes = __esm({
 // src/run/apply/verify-step.ts
 import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import path11 from "node:path";
+import path12 from "node:path";
 function verifies(options) {
   return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0;
 }
@@ -68815,8 +69135,8 @@ function privateReportFile() {
   let directory;
   return {
     async write(json) {
-      directory ??= mkdtemp3(path11.join(tmpdir4(), "kguard-verify-"));
-      const file = path11.join(await directory, "report.json");
+      directory ??= mkdtemp3(path12.join(tmpdir4(), "kguard-verify-"));
+      const file = path12.join(await directory, "report.json");
       await writeFile3(file, `${json}
 `, { mode: 384 });
       return file;
@@ -68944,13 +69264,13 @@ var init_understand = __esm({
 });
 
 // src/manifests/phase-files.ts
-import { mkdtemp as mkdtemp4, readFile as readFile3, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
+import { mkdtemp as mkdtemp4, readFile as readFile5, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import path12 from "node:path";
+import path13 from "node:path";
 async function phaseInputs(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const texts = await Promise.all(
-    files.map(async (file) => ({ file, text: await readFile3(file, "utf8").catch(() => void 0) }))
+    files.map(async (file) => ({ file, text: await readFile5(file, "utf8").catch(() => void 0) }))
   );
   if (texts.some(({ text: text2 }) => text2 === void 0) || !texts.some(({ text: text2 }) => MAY_NEED_PHASES.test(text2)))
     return void 0;
@@ -68963,7 +69283,7 @@ async function phaseInputs(inputs) {
   }
   const planned = planPhases(placed);
   if (!planned) return void 0;
-  const root = await mkdtemp4(path12.join(tmpdir5(), "kguard-phases-"));
+  const root = await mkdtemp4(path13.join(tmpdir5(), "kguard-phases-"));
   const phased = {
     parts: [],
     origins: /* @__PURE__ */ new Map(),
@@ -68971,10 +69291,10 @@ async function phaseInputs(inputs) {
   };
   try {
     for (const [number, part] of planned.entries()) {
-      const directory = path12.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
+      const directory = path13.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
       await mkdir(directory, { mode: 448 });
       for (const [position, document2] of part.documents.entries()) {
-        const file = path12.join(
+        const file = path13.join(
           directory,
           `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`
         );
@@ -69014,8 +69334,47 @@ import { createHash } from "node:crypto";
 async function understand(request2, options, inputs, deps, part) {
   const clientOnly = options.dryRun === "client";
   const identityRequest = clientOnly ? request2 : { ...request2, applyArgs: [...options.selectionArgs, "--validate=false"] };
-  const serverRun = clientOnly ? void 0 : deps.kubectl.dryRun(request2, "server");
-  serverRun?.catch(() => void 0);
+  const readingOfInputs = once9(async () => {
+    const client = await deps.kubectl.dryRun(identityRequest, "client");
+    return client.ok ? client.objects : void 0;
+  });
+  if (!clientOnly) {
+    const serverRun = deps.kubectl.dryRun(request2, "server");
+    const liveRun = deps.kubectl.readApplied({ ...request2, applyArgs: options.selectionArgs }).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
+    const server = await serverRun;
+    const refs = server.ok ? objectsOfApply(server.objects) : [];
+    if (server.ok && refs.length > 0) {
+      deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
+      const live = await liveRun;
+      const current2 = live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
+      sayWarnings(server.warnings, deps);
+      const applied2 = new Set(refs.map(objectKey));
+      const pruned = objectsOfApply(server.pruned).filter((ref) => !applied2.has(objectKey(ref)));
+      const digest = once9(async () => digestOf(await readingOfInputs() ?? refs));
+      return { refs, pruned, server, current: current2, digest };
+    }
+    return await readByClient(server, identityRequest, inputs, deps, part);
+  }
+  return await readByClient(void 0, identityRequest, inputs, deps, part);
+}
+function liveCopies(live, refs) {
+  const wanted = new Set(refs.map(objectKey));
+  const copies2 = /* @__PURE__ */ new Map();
+  for (const object of live) {
+    const key = objectKey(refOf(object));
+    if (wanted.has(key)) copies2.set(key, object);
+  }
+  return copies2;
+}
+function sayWarnings(stderr, deps) {
+  const warnings = kubectlWarnings(stderr);
+  if (warnings.length > 0) deps.reporter.emit({ kind: "kubectl-warnings", lines: warnings });
+}
+function once9(make) {
+  let made;
+  return () => made ??= make();
+}
+async function readByClient(server, identityRequest, inputs, deps, part) {
   const client = await deps.kubectl.dryRun(identityRequest, "client");
   if (!client.ok && part) {
     if (/no objects passed to apply/.test(client.stderr))
@@ -69024,7 +69383,7 @@ async function understand(request2, options, inputs, deps, part) {
         pruned: [],
         server: { ok: true, objects: [], pruned: [], warnings: "" },
         current: /* @__PURE__ */ new Map(),
-        digest: digestOf([])
+        digest: async () => digestOf([])
       };
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
@@ -69048,14 +69407,13 @@ async function understand(request2, options, inputs, deps, part) {
     );
   }
   deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
-  const [server, current2] = await Promise.all([serverRun, snapshot(refs, deps)]);
-  const warnings = server?.ok ? kubectlWarnings(server.warnings) : [];
-  if (warnings.length > 0) deps.reporter.emit({ kind: "kubectl-warnings", lines: warnings });
+  const current2 = await snapshot(refs, deps);
+  if (server?.ok) sayWarnings(server.warnings, deps);
   const answer = server ?? client;
   const applied2 = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied2.has(objectKey(ref))) : [];
   const digest = digestOf(client.objects);
-  return { refs, pruned, server: answer, current: current2, digest };
+  return { refs, pruned, server: answer, current: current2, digest: async () => digest };
 }
 function digestOf(reading) {
   return `sha256:${createHash("sha256").update(canonicalJson(reading)).digest("hex")}`;
@@ -69244,7 +69602,7 @@ async function understandPlan(plan, options, deps) {
       warnings: ""
     },
     current: current2,
-    digest: digestOf(read.map((understood) => understood.digest))
+    digest: async () => digestOf(await Promise.all(read.map((understood) => understood.digest())))
   };
 }
 async function readLater(part, plan, known, options, deps) {
@@ -69539,9 +69897,9 @@ function makeKeyring(entries2) {
     } catch {
       continue;
     }
-    let path14 = parsed.pathname;
-    if (path14.startsWith("/v2/") || path14.startsWith("/v1/")) path14 = path14.slice(3);
-    const key = path14.length > 0 && path14 !== "/" ? `${parsed.host}${path14}` : parsed.host;
+    let path15 = parsed.pathname;
+    if (path15.startsWith("/v2/") || path15.startsWith("/v1/")) path15 = path15.slice(3);
+    const key = path15.length > 0 && path15 !== "/" ? `${parsed.host}${path15}` : parsed.host;
     credentials.set(key, [...credentials.get(key) ?? [], credential]);
   }
   const index = [...credentials.keys()].sort().reverse();
@@ -69572,11 +69930,11 @@ function urlsMatch(glob, target) {
 function schemeless(text2) {
   const slash = text2.indexOf("/");
   const host = slash === -1 ? text2 : text2.slice(0, slash);
-  const path14 = slash === -1 ? "" : text2.slice(slash);
+  const path15 = slash === -1 ? "" : text2.slice(slash);
   if (host === "") return void 0;
   const port = /^(.*):(\d*)$/.exec(host);
   const name = port && !port[1].includes(":") ? port[1] : host;
-  return { parts: name.split("."), port: port && !port[1].includes(":") ? port[2] : "", path: path14 };
+  return { parts: name.split("."), port: port && !port[1].includes(":") ? port[2] : "", path: path15 };
 }
 function globMatch(pattern2, text2) {
   let source = "";
@@ -69686,18 +70044,18 @@ function parseReference(image) {
   const first = slash === -1 ? "" : rest.slice(0, slash);
   const hasDomain = slash !== -1 && (/[.:]/.test(first) || first === "localhost" || first.toLowerCase() !== first);
   let domain = hasDomain ? first : DOCKER_HUB;
-  let path14 = hasDomain ? rest.slice(slash + 1) : rest;
+  let path15 = hasDomain ? rest.slice(slash + 1) : rest;
   if (domain === "index.docker.io") domain = DOCKER_HUB;
-  if (domain === DOCKER_HUB && !path14.includes("/")) path14 = `library/${path14}`;
+  if (domain === DOCKER_HUB && !path15.includes("/")) path15 = `library/${path15}`;
   if (!DOMAIN.test(domain)) return { ok: false, why: `"${domain}" is not a registry host` };
-  if (path14.toLowerCase() !== path14) return { ok: false, why: "a repository name must be lowercase" };
-  if (!path14.split("/").every((component) => PATH_COMPONENT.test(component)))
-    return { ok: false, why: `"${path14}" is not a repository name` };
-  if (`${domain}/${path14}`.length > NAME_TOTAL_LENGTH_MAX)
+  if (path15.toLowerCase() !== path15) return { ok: false, why: "a repository name must be lowercase" };
+  if (!path15.split("/").every((component) => PATH_COMPONENT.test(component)))
+    return { ok: false, why: `"${path15}" is not a repository name` };
+  if (`${domain}/${path15}`.length > NAME_TOTAL_LENGTH_MAX)
     return { ok: false, why: `the repository name is longer than ${NAME_TOTAL_LENGTH_MAX} characters` };
   const reference = digest ?? tag ?? "latest";
-  const normalized = `${domain}/${path14}${digest ? `@${digest}` : `:${reference}`}`;
-  return { ok: true, image: { domain, path: path14, reference, normalized } };
+  const normalized = `${domain}/${path15}${digest ? `@${digest}` : `:${reference}`}`;
+  return { ok: true, image: { domain, path: path15, reference, normalized } };
 }
 function endpointOf(domain, insecureRegistries) {
   const host = domain === DOCKER_HUB ? "registry-1.docker.io" : domain;
@@ -69792,7 +70150,7 @@ var init_answers = __esm({
 
 // src/images/registry.ts
 function registries(options) {
-  const agent = new import_undici.EnvHttpProxyAgent({
+  const agent = new import_undici2.EnvHttpProxyAgent({
     connect: { timeout: options.requestTimeoutMs },
     headersTimeout: options.requestTimeoutMs,
     bodyTimeout: options.requestTimeoutMs
@@ -69800,7 +70158,7 @@ function registries(options) {
   const pings = /* @__PURE__ */ new Map();
   const tokens = /* @__PURE__ */ new Map();
   const send2 = async (url, method, headers) => {
-    const response = await (0, import_undici.request)(url, {
+    const response = await (0, import_undici2.request)(url, {
       method,
       headers: { "user-agent": options.userAgent, ...headers },
       dispatcher: agent,
@@ -69922,11 +70280,11 @@ function networkCause(error2, deadlineMs) {
   if (code) return code;
   return error2 instanceof Error ? error2.message.slice(0, 200) : "unknown error";
 }
-var import_undici, MANIFEST_ACCEPT, MAX_BODY_BYTES;
+var import_undici2, MANIFEST_ACCEPT, MAX_BODY_BYTES;
 var init_registry = __esm({
   "src/images/registry.ts"() {
     "use strict";
-    import_undici = __toESM(require_undici(), 1);
+    import_undici2 = __toESM(require_undici(), 1);
     init_answers();
     init_reference2();
     MANIFEST_ACCEPT = [
@@ -69964,10 +70322,10 @@ function imagesToCheck(wouldBe, current2, defaultNamespace) {
   return found;
 }
 function podSpecOf(object) {
-  const path14 = rowFor(refOf(object)).podSpecAt;
-  if (!path14) return void 0;
+  const path15 = rowFor(refOf(object)).podSpecAt;
+  if (!path15) return void 0;
   let at = object;
-  for (const field of path14) at = at && typeof at === "object" ? at[field] : void 0;
+  for (const field of path15) at = at && typeof at === "object" ? at[field] : void 0;
   return at && typeof at === "object" ? at : void 0;
 }
 function containersOf(spec) {
@@ -70109,6 +70467,10 @@ async function runApply(options, rawDeps) {
       deps.announce?.(result);
       return result;
     }
+    if (!options.dryRun) {
+      deps.kubectl.openChannel();
+      if (options.history !== 0) understood.digest().catch(() => void 0);
+    }
     const restorable = options.rollback !== "none" && !options.dryRun && !unchanged ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
     const imagesChecked = options.imageCheck !== "off" && !options.dryRun && understood.server.ok ? checkImagesStep(understood.server.objects, understood.current, options, deps) : void 0;
@@ -70188,7 +70550,7 @@ async function runApply(options, rawDeps) {
       result,
       objects,
       journal,
-      { startedAt: startedAtIso, target, digest: understood.digest },
+      { startedAt: startedAtIso, target, digest: await understood.digest() },
       options
     ) : [];
     if (records.length > 0)
@@ -70285,9 +70647,6 @@ function interruptedBeforeApply(signal) {
     throw error2;
   };
 }
-function cancelReason(signal) {
-  return typeof signal.reason === "string" ? signal.reason : "cancelled";
-}
 function unchangedResult(refs, target, options, deps, startedAt) {
   return withOutcome({
     mode: "apply",
@@ -70315,6 +70674,7 @@ var init_apply = __esm({
     init_compare();
     init_phases();
     init_model();
+    init_deps();
     init_journal_life();
     init_permissions();
     init_preview();
@@ -70341,7 +70701,7 @@ async function guardedApply(options, deps) {
   const learn = (text2) => {
     for (const value of secretValuesIn(text2)) deps.redactor.addValue(value);
   };
-  const learnBytes = (bytes2) => learn(Buffer.from(bytes2).toString("utf8"));
+  const learnBytes = (bytes3) => learn(Buffer.from(bytes3).toString("utf8"));
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
   for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
@@ -73883,8 +74243,8 @@ async function runCommand2(raw, passThrough, session) {
       session.events = new EventStreamReporter2(lines.write);
       session.logToStderr = session.json || lines.toStdout;
     }
-    if (raw.healthRules !== void 0) raw.healthRulesText = await readHealthRules(raw.healthRules);
-    if (raw.fleet !== void 0) raw.fleetText = await readFleetFile(raw.fleet);
+    if (raw.healthRules !== void 0) raw.healthRulesFile = await readHealthRules(raw.healthRules);
+    if (raw.fleet !== void 0) raw.fleetFile = await readFleetFile(raw.fleet);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
@@ -73967,11 +74327,12 @@ function keepWorkingWithoutReaders() {
 async function makeReporter(session, manifests) {
   const env2 = process.env;
   const logStream = session.json || session.logToStderr ? process.stderr : process.stdout;
-  const [{ VerbosityFilter: VerbosityFilter2 }, reporterModule] = await Promise.all([
+  const [{ VerbosityFilter: VerbosityFilter2 }, { systemClock: systemClock2 }, reporterModule] = await Promise.all([
     Promise.resolve().then(() => (init_verbosity(), verbosity_exports)),
+    Promise.resolve().then(() => (init_clock(), clock_exports)),
     logStream === process.stdout && canAnimate(process.stdout, env2) ? Promise.resolve().then(() => (init_tty(), tty_exports)) : Promise.resolve().then(() => (init_plain(), plain_exports))
   ]);
-  const screen = "TtyReporter" in reporterModule ? new reporterModule.TtyReporter(process.stdout, useColour(env2, true)) : new reporterModule.PlainReporter(logStream, useColour(env2, Boolean(logStream.isTTY)));
+  const screen = "TtyReporter" in reporterModule ? new reporterModule.TtyReporter(process.stdout, useColour(env2, true)) : reporterModule.plainLines(logStream, useColour(env2, Boolean(logStream.isTTY)), systemClock2);
   const terminal2 = session.verbosity === "normal" ? screen : new VerbosityFilter2(screen, session.verbosity);
   const reporter = env2.GITLAB_CI === "true" ? new (await Promise.resolve().then(() => (init_gitlab(), gitlab_exports))).GitlabCiReporter(terminal2, logStream) : terminal2;
   const ci = session.githubActions ? await githubReporter(reporter, manifests) : reporter;
@@ -74180,16 +74541,16 @@ __export(run_exports, {
 import { spawn as spawn3 } from "node:child_process";
 import { appendFileSync as appendFileSync3, closeSync, mkdirSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import { constants as constants4, tmpdir as tmpdir6 } from "node:os";
-import path13 from "node:path";
+import path14 from "node:path";
 async function runAction(kguard, env2 = process.env) {
   const temp = env2.RUNNER_TEMP || tmpdir6();
   const stamp = `${process.pid}-${Date.now()}`;
-  putOnPath(kguard, env2, path13.join(temp, `kguard-bin-${stamp}`));
+  putOnPath(kguard, env2, path14.join(temp, `kguard-bin-${stamp}`));
   let args;
   let junit;
   try {
     const inputs = readInputs(env2);
-    junit = inputs.junit ?? path13.join(temp, `kguard-junit-${stamp}.xml`);
+    junit = inputs.junit ?? path14.join(temp, `kguard-junit-${stamp}.xml`);
     const kubeconfig = kubeconfigInput(inputs.kubeconfig);
     const secrets = [
       ...credentialValues(inputs.extraArgs),
@@ -74199,7 +74560,7 @@ async function runAction(kguard, env2 = process.env) {
 `);
     let kubeconfigPath;
     if (kubeconfig && "content" in kubeconfig) {
-      kubeconfigPath = path13.join(temp, `kguard-kubeconfig-${stamp}`);
+      kubeconfigPath = path14.join(temp, `kguard-kubeconfig-${stamp}`);
       writeFileSync3(kubeconfigPath, `${kubeconfig.content}
 `, { mode: 384 });
     } else if (kubeconfig) {
@@ -74214,7 +74575,7 @@ async function runAction(kguard, env2 = process.env) {
     setOutputs(env2, { outcome: "error", "exit-code": String(code), report: "", junit: "", "run-id": "" });
     return code;
   }
-  const report = path13.join(temp, `kguard-report-${stamp}.json`);
+  const report = path14.join(temp, `kguard-report-${stamp}.json`);
   const reportFd = openSync2(report, "w", 384);
   process.stderr.write(`kguard ${maskCredentials(args).join(" ")}
 `);
@@ -74256,7 +74617,7 @@ function putOnPath(kguard, env2, directory) {
     const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;
     const exports = Object.entries(kguard.env ?? {}).map(([name, value]) => `${name}=${quote(value)} `);
     writeFileSync3(
-      path13.join(directory, "kguard"),
+      path14.join(directory, "kguard"),
       `#!/bin/sh
 ${exports.join("")}exec ${[kguard.command, ...kguard.args].map(quote).join(" ")} "$@"
 `,

@@ -19,9 +19,11 @@ try {
   // Only a start-up time saving: without it kguard runs the same.
 }
 
-// npm run build also writes the CLI as one module (dist/kguard.mjs), which starts sooner. It is used
-// only while it is newer than tsc's last build (dist/.tsbuildinfo), so a tsc-only build never runs
-// older code; without it (a packed install, a copy of dist/src alone) the compiled sources run.
+// npm run build also writes the CLI as a bundle (dist/kguard.mjs and the parts it loads on demand,
+// dist/kguard-parts/), which starts sooner. In a checkout it is used only while it is newer than
+// tsc's last build (dist/.tsbuildinfo), so a tsc-only build never runs older code; the npm package
+// ships the bundle without dist/.tsbuildinfo, and runs it. Without it (a copy of dist/src alone) the
+// compiled sources run.
 const modified = (file) => {
   try {
     return statSync(new URL(file, import.meta.url)).mtimeMs;
@@ -35,14 +37,14 @@ export function launch(name) {
   const bundled = modified('../dist/kguard.mjs');
   const compiled = modified('../dist/.tsbuildinfo');
   const entry =
-    bundled !== undefined && compiled !== undefined && bundled >= compiled
+    bundled !== undefined && (compiled === undefined || bundled >= compiled)
       ? '../dist/kguard.mjs'
-      : '../dist/src/cli/main.js';
+      : '../dist/src/cli/entry.js';
   import(entry).catch((error) => {
-    const missing = error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('cli/main.js');
+    const missing = error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('cli/entry.js');
     if (missing) {
       process.stderr.write(
-        `${name}: dist/src/cli/main.js is missing. Run "npm run build" in the kguard checkout first.\n`,
+        `${name}: dist/src/cli/entry.js is missing. Run "npm run build" in the kguard checkout first.\n`,
       );
       process.exitCode = 2;
       return;

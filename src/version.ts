@@ -16,3 +16,8 @@ export function kguardVersion(): string {
     return 'unknown';
   }
 }
+
+/** The JavaScript runtime kguard runs on: `node 24.11.1`, or `bun 1.4.5` inside a release executable. */
+export function runtimeVersion(versions: NodeJS.ProcessVersions & { bun?: string } = process.versions): string {
+  return versions.bun ? `bun ${versions.bun}` : `node ${versions.node}`;
+}

@@ -107,7 +107,10 @@ export const PLUGIN_COMPLETION = 'kubectl_complete-rollout_guard';
  * plugin (kubectl execs the `kubectl-rollout_guard` it finds on PATH, a symlink in
  * node_modules/.bin included), or its completion helper `kubectl_complete-rollout_guard`.
  */
-export function programName(launcher: string | undefined): string {
-  const name = launcher === undefined ? '' : path.basename(launcher);
+export function programName(launcher: string | undefined, executable: string = process.execPath): string {
+  // A release executable (Bun's) runs its script from an embedded path (/$bunfs/root/…, B:/~BUN/…):
+  // its own file's name is the executable's.
+  const embedded = launcher !== undefined && /^(\/\$bunfs\/|B:[\\/]~BUN[\\/])/.test(launcher);
+  const name = launcher === undefined ? '' : path.basename(embedded ? executable : launcher);
   return name === PLUGIN_BINARY || name === PLUGIN_COMPLETION ? `kubectl ${PLUGIN_NAME}` : 'kguard';
 }

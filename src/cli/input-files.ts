@@ -1,29 +1,29 @@
-// Files named on apply's command line that kguard reads itself (kubectl reads the manifests):
-// one that cannot be read is bad input (exit 1), before anything is applied.
+// Files named on apply's command line that kguard reads itself (kubectl reads the manifests),
+// read and parsed before anything is applied: --health-rules and --fleet. One that cannot be read,
+// or does not follow its schema, is bad input (exit 1). Their parsers (yaml, and ajv for the
+// schemas) load only here: a plain `apply -f` never parses them.
+import { readFile } from 'node:fs/promises';
 import { InputError } from '../errors.js';
+import type { FleetPlan } from '../model/fleet.js';
+import type { HealthRules } from '../model/health-rules.js';
 
-/** The text of a --fleet file; one that cannot be read is bad input (exit 1), before anything is applied. */
-export async function readFleetFile(file: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
+async function textOf(file: string, flag: string, expected: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new InputError(
-      `--fleet ${file}: cannot read it (${code}); give a YAML or JSON file of waves (schema/fleet.schema.json).`,
-    );
+    throw new InputError(`${flag} ${file}: cannot read it (${code}); give ${expected}.`);
   }
 }
 
-/** The text of a --health-rules file; one that cannot be read is bad input (exit 1). */
-export async function readHealthRules(file: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new InputError(
-      `--health-rules ${file}: cannot read it (${code}); give a JSON or YAML file of rules (schema/health-rules.schema.json).`,
-    );
-  }
+/** A --fleet file's waves and per-context overrides. */
+export async function readFleetFile(file: string): Promise<Pick<FleetPlan, 'waves' | 'overrides' | 'source'>> {
+  const text = await textOf(file, '--fleet', 'a YAML or JSON file of waves (schema/fleet.schema.json)');
+  return (await import('../run/fleet/fleet-file.js')).parseFleetFile(text, file);
+}
+
+/** A --health-rules file's rules. */
+export async function readHealthRules(file: string): Promise<HealthRules> {
+  const text = await textOf(file, '--health-rules', 'a JSON or YAML file of rules (schema/health-rules.schema.json)');
+  return (await import('../kinds/health/health-rules-file.js')).parseHealthRules(text, file);
 }

@@ -106,8 +106,8 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       session.events = new EventStreamReporter(lines.write);
       session.logToStderr = session.json || lines.toStdout;
     }
-    if (raw.healthRules !== undefined) raw.healthRulesText = await readHealthRules(raw.healthRules);
-    if (raw.fleet !== undefined) raw.fleetText = await readFleetFile(raw.fleet);
+    if (raw.healthRules !== undefined) raw.healthRulesFile = await readHealthRules(raw.healthRules);
+    if (raw.fleet !== undefined) raw.fleetFile = await readFleetFile(raw.fleet);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;

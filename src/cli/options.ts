@@ -4,10 +4,9 @@ import type { RollbackMode } from '../model/result.js';
 import { resolveApplyOptions } from '../api/options.js';
 import { parseDuration } from '../duration.js';
 import { fleetWaves, parseFleetRollback, planWaves } from '../run/fleet/fleet.js';
-import { parseFleetFile } from '../run/fleet/fleet-file.js';
 import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
-import { parseHealthRules } from '../kinds/health/health-rules-file.js';
+import type { HealthRules } from '../model/health-rules.js';
 
 export interface RawApplyOptions {
   filename: string[];
@@ -19,8 +18,8 @@ export interface RawApplyOptions {
   fleetRollback?: string;
   /** --fleet FILE: the fleet's waves and per-context overrides. */
   fleet?: string;
-  /** The text of that file, read by the CLI entry (this module stays pure). */
-  fleetText?: string;
+  /** That file's waves and overrides, read and parsed by the CLI entry (this module stays pure). */
+  fleetFile?: Pick<FleetPlan, 'waves' | 'overrides' | 'source'>;
   kubeconfig?: string;
   /** --dry-run: true for the bare flag, or the strategy. */
   dryRun?: boolean | string;
@@ -66,8 +65,8 @@ export interface RawApplyOptions {
   insecureRegistry?: string[];
   /** --health-rules FILE: health rules for custom resources. */
   healthRules?: string;
-  /** The text of that file, read by the CLI entry (this module stays pure). */
-  healthRulesText?: string;
+  /** That file's rules, read and parsed by the CLI entry (this module stays pure). */
+  healthRulesFile?: HealthRules;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   /**
@@ -160,8 +159,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     statusGraceMs: optionalDuration(raw.statusGrace, '--status-grace'),
     ...(raw.imageCheck === undefined ? {} : { imageCheck: raw.imageCheck === 'off' ? 'off' : 'on' }),
     ...(raw.insecureRegistry?.length ? { insecureRegistries: raw.insecureRegistry } : {}),
-    healthRules:
-      raw.healthRules === undefined ? undefined : parseHealthRules(raw.healthRulesText ?? '', raw.healthRules),
+    healthRules: raw.healthRules === undefined ? undefined : raw.healthRulesFile,
   });
 }
 
@@ -250,7 +248,7 @@ function parseCount(value: string, flag: string): number {
 export function toFleetPlan(
   raw: Pick<
     RawApplyOptions,
-    'contexts' | 'canary' | 'fleetRollback' | 'fleet' | 'fleetText' | 'confirm' | 'diff' | 'context'
+    'contexts' | 'canary' | 'fleetRollback' | 'fleet' | 'fleetFile' | 'confirm' | 'diff' | 'context'
   >,
 ): FleetPlan | undefined {
   if (raw.contexts === undefined && raw.canary === undefined && raw.fleet === undefined) {
@@ -268,6 +266,9 @@ export function toFleetPlan(
       '--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context.',
     );
   const rollback = parseFleetRollback(raw.fleetRollback ?? 'all');
-  if (raw.fleet !== undefined) return { ...parseFleetFile(raw.fleetText ?? '', raw.fleet), rollback };
+  if (raw.fleet !== undefined) {
+    if (raw.fleetFile === undefined) throw new Error('the CLI entry parses --fleet FILE before toFleetPlan');
+    return { ...raw.fleetFile, rollback };
+  }
   return { waves: planWaves(fleetWaves((raw.contexts ?? '').split(','), raw.canary)), rollback };
 }

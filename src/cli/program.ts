@@ -5,7 +5,7 @@ import { Argument, Command, Option } from 'commander';
 import { InputError } from '../errors.js';
 import { formatDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
-import { kguardVersion } from '../version.js';
+import { kguardVersion, runtimeVersion } from '../version.js';
 import { applyHelp } from './help.js';
 import type { HistoryCommandOptions } from './commands/history-commands.js';
 import type { JournalCommandOptions, RunCommandName } from './commands/journal-commands.js';
@@ -347,9 +347,9 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .action(async (shell: Shell) => handlers.completion(shell, program));
   program
     .command('version')
-    .description("print kguard's version (as --version)")
+    .description("print kguard's version and the runtime it runs on (--version: the version alone)")
     .action(() => {
-      process.stdout.write(`${kguardVersion()}\n`);
+      process.stdout.write(`${kguardVersion()} (${runtimeVersion()})\n`);
     });
   return program;
 }

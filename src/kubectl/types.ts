@@ -113,6 +113,8 @@ export interface KubectlProcess {
   target(): Promise<Target | undefined>;
   /** Resolves the target and passes it (--context, --cluster, --user) on every later call; undefined when there is none to pin. */
   pinTarget(): Promise<Target | undefined>;
+  /** Starts the API channel (one `kubectl proxy`) for the writes and watches to come: a run that writes nothing never starts it. */
+  openChannel(): void;
 }
 
 /** kubectl's apply family over the same inputs: kustomize, dry runs, diff, apply. */
@@ -122,6 +124,12 @@ export interface ApplyFamily {
   dryRunActions(request: ApplyRequest): Promise<AppliedObject[]>;
   diff(request: ApplyRequest, refs: readonly ObjectRef[]): Promise<Map<string, string[]>>;
   apply(request: ApplyRequest): Promise<AppliedObject[]>;
+  /**
+   * The live objects the same inputs name, each read by name, kubectl resolving their identities
+   * as its apply does (`kubectl get -f … -o json --ignore-not-found`; `applyArgs` only -l): the ones
+   * that do not exist are absent.
+   */
+  readApplied(request: ApplyRequest): Promise<KubeObject[]>;
 }
 
 /** Reads of objects, events, logs and discovery. */

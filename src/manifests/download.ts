@@ -52,7 +52,7 @@ export async function download(
  */
 async function fetchAsKubectlWould(url: string, init: RequestInit, env: NodeJS.ProcessEnv): Promise<Response> {
   if (!proxyFor(new URL(url), env)) return fetch(url, init);
-  const { fetch: proxiedFetch, EnvHttpProxyAgent } = await import('undici');
+  const { fetch: proxiedFetch, EnvHttpProxyAgent } = await import('./proxied-fetch.js');
   const dispatcher = new EnvHttpProxyAgent({
     httpProxy: env.HTTP_PROXY ?? env.http_proxy,
     httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
@@ -86,6 +86,10 @@ export function causeOf(error: unknown, deadlineMs: number): string {
   const cause = error instanceof Error ? error.cause : undefined;
   const described = describeCause(cause);
   if (described) return described;
+  // Bun's fetch (the release executables) puts the code on the error itself, the URL as `path`.
+  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
+  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path))
+    return `${code} ${new URL(path).host}`;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -110,6 +110,7 @@ async function firstReads(
   const listed = await readObjects(
     deps.kubectl,
     phase.filter((step) => step.action !== 'keep').map((step) => step.ref),
+    { byNameLimit: 0 },
   );
   const unread = new Set(listed.unread.map(({ ref }) => objectKey(ref)));
   return (step) => {

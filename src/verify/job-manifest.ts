@@ -5,14 +5,13 @@
 // when the API server's dry run refuses it. Reading and checking are pure; the reads are passed in.
 import { randomInt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { parseAllDocuments } from 'yaml';
 import { InputError, KubectlError } from '../errors.js';
 import { MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL } from '../journal/labels.js';
 import type { Kubectl } from '../kubectl/types.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 
-/** yaml is loaded when a --verify-job file is read, not at start-up. */
-const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
+// yaml: this module is loaded with the apply (a part of the CLI bundle of its own), not at start-up.
 
 /** On the Jobs kguard creates to verify a run (with kguard.dev/run): what they are, for a person listing Jobs. */
 export const VERIFY_LABEL = 'kguard.dev/verify';
@@ -46,8 +45,7 @@ export function verifyJobOf(
   const refuse = (why: string) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
   let documents: unknown[];
   try {
-    documents = yaml()
-      .parseAllDocuments(text, { version: '1.1' })
+    documents = parseAllDocuments(text, { version: '1.1' })
       .map((document) => {
         if (document.errors.length > 0) throw new Error(document.errors[0]!.message);
         return document.toJS() as unknown;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canAnimate, missingKubeconfig, useColour } from '../../src/api/environment.js';
+import { canAnimate, missingKubeconfig, programName, useColour } from '../../src/api/environment.js';
 
 const exists = (present: string[]) => (file: string) => present.includes(file);
 
@@ -55,5 +55,16 @@ describe('canAnimate', () => {
     expect(canAnimate({ isTTY: true }, {})).toBe(false);
     expect(canAnimate({ isTTY: false, columns: 80 }, {})).toBe(false);
     expect(canAnimate({ isTTY: true, columns: 80 }, { CI: 'true' })).toBe(false);
+  });
+});
+
+describe('programName', () => {
+  it('is kubectl rollout-guard for the plugin, by its launcher or, in a release executable, by the executable', () => {
+    expect(programName('/usr/lib/node_modules/kguard/bin/kubectl-rollout_guard')).toBe('kubectl rollout-guard');
+    expect(programName('/usr/lib/node_modules/kguard/bin/kguard')).toBe('kguard');
+    expect(programName('/$bunfs/root/kguard-linux-x64', '/home/me/.krew/bin/kubectl-rollout_guard')).toBe(
+      'kubectl rollout-guard',
+    );
+    expect(programName('/$bunfs/root/kguard-linux-x64', '/usr/local/bin/kguard')).toBe('kguard');
   });
 });

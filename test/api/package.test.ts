@@ -43,10 +43,13 @@ describe('the npm tarball', () => {
         'dist/src/index.js',
         'dist/src/index.d.ts',
         'dist/src/cli/main.js',
+        // The CLI bundle, which the launchers run in an installed package (bin/launch.mjs).
+        'dist/kguard.mjs',
         'schema/report.schema.json',
         'schema/events.schema.json',
       ]),
     );
+    expect(files.some((file) => /^dist\/kguard-parts\/.+\.mjs$/.test(file))).toBe(true);
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
     expect(
       files.filter((file) => /^(src|test|build|action-dist)\//.test(file) || file.startsWith('dist/test/')),

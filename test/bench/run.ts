@@ -5,14 +5,16 @@
 //   2. status write → verdict: from the simulator's first write of the reason the verdict names
 //      (ErrImagePull, or ImagePullBackOff for builds that wait for it) to kguard's verdict line,
 //      watching (the default) and polling (--poll, default --poll-interval 2s)
-//   3. a healthy rollout: kguard against `kubectl apply && kubectl rollout status`
+//   3. a healthy rollout: kguard against `kubectl apply && kubectl rollout status` (ratio and
+//      difference of the medians; kubectl processes, requests, whole-namespace lists per run)
 //   4. 2,000 pods in the namespace: one namespace-wide poll against the selected list a watch
 //      starts from (bytes and time per read)
 //   5. kubectl processes per run, 10 Deployments in 10 namespaces
 //   6. redaction (in this process, this checkout's build): a 1 MiB Secret value and 1,000 others
 //   7. at scale: 10, 100 and 1,000 objects (scale.ts): healthy with and without the journal, a
 //      doomed apply restored in full, peak kubectl processes at once, kguard's peak RSS
-//   3b. an apply that changes nothing: kubectl apply against kguard apply, and kguard's writes
+//   3b. an apply that changes nothing: kubectl apply against kguard apply, kguard's writes, and
+//      the processes and requests of each
 //   8. a fleet of 3 clusters against 3 single-cluster runs one after another, healthy and failing
 //      in the last cluster: wall time and kubectl processes (fleet.ts)
 // `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes. `--only overhead` runs
@@ -28,6 +30,7 @@ import { Redactor } from '../../src/report/safety/redact.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 import { scaleCase, scaleRow, SCALE_HEADER } from './scale.js';
 import { fleetBench } from './fleet.js';
+import { counted, mostListed, type Counted } from '../e2e/counted.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 
@@ -40,7 +43,7 @@ const { values: flags } = parseArgs({
   },
 });
 const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
-const RUNS = Number(flags.runs ?? 5);
+const RUNS = Number(flags.runs ?? 7);
 const SIZES = (flags.sizes ?? '10,100,1000').split(',').map(Number);
 const MISSING = 'xxxxxnginx:1.17';
 
@@ -200,7 +203,14 @@ interface Timed {
   tailMs: number;
 }
 
-async function healthyRollouts(kguardArgs: readonly string[][]): Promise<{ kubectl: Timed[]; kguard: Timed[][] }> {
+interface Healthy {
+  kubectl: Timed[];
+  kguard: Timed[][];
+  kubectlCost: Counted;
+  kguardCosts: Counted[];
+}
+
+async function healthyRollouts(kguardArgs: readonly string[][]): Promise<Healthy> {
   // 3 replicas at 4× simulated time: a rollout of about 2 s.
   const cluster = await startCluster({ timeScale: 4 });
   try {
@@ -249,7 +259,16 @@ async function healthyRollouts(kguardArgs: readonly string[][]): Promise<{ kubec
           );
         }
       }
-      return { kubectl: kubectlRuns, kguard: kguardRuns };
+      // One more of each, counted (processes and requests do not vary from run to run).
+      const kubectlCost = await counted(cluster, 'sh', [
+        '-c',
+        'kubectl apply -f "$1" && kubectl rollout status deployment/web',
+        'sh',
+        flip(),
+      ]);
+      const kguardCosts: Counted[] = [];
+      for (const args of kguardArgs) kguardCosts.push(await counted(cluster, kguard, ['apply', '-f', flip(), ...args]));
+      return { kubectl: kubectlRuns, kguard: kguardRuns, kubectlCost, kguardCosts };
     });
   } finally {
     await cluster.stop();
@@ -282,11 +301,13 @@ async function noOpApplies(): Promise<void> {
           .slice(seen)
           .filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url)).length;
       }
-      table('3b. an apply that changes nothing (min / median / max)', [
-        ['kubectl apply', stats(kubectlMs)],
+      const kubectlCost = await counted(cluster, 'kubectl', ['apply', '-f', file]);
+      const kguardCost = await counted(cluster, kguard, ['apply', '-f', file]);
+      table('3b. an apply that changes nothing (min / median / max; one counted run each)', [
+        ['kubectl apply', `${stats(kubectlMs)}; ${costOf(kubectlCost)}`],
         [
           'kguard apply',
-          `${stats(kguardMs)} (${(median(kguardMs) / median(kubectlMs)).toFixed(2)}× kubectl); writes per run: ${writes / RUNS}`,
+          `${stats(kguardMs)} (${versus(kguardMs, kubectlMs)}); ${costOf(kguardCost)}; writes per run: ${writes / RUNS}`,
         ],
       ]);
     });
@@ -480,22 +501,37 @@ async function main(): Promise<void> {
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 
+/** Ratio of the medians and their difference: "1.42× kubectl, +0.12 s". */
+function versus(mine: readonly number[], theirs: readonly number[]): string {
+  const extra = (median(mine) - median(theirs)) / 1000;
+  return `${(median(mine) / median(theirs)).toFixed(2)}× kubectl, ${extra >= 0 ? '+' : ''}${extra.toFixed(2)} s`;
+}
+
+/** kubectl processes, API requests, and the most any whole-namespace list was read, in one run. */
+function costOf(run: Counted): string {
+  return `${run.processes} kubectl processes, ${run.requests} requests, whole-namespace lists read at most ${mostListed(run)}×`;
+}
+
 async function healthyTable(known: Array<{ name: string; args: string[] }>): Promise<void> {
   const healthy = await healthyRollouts(known.map((mode) => mode.args));
   const walls = (runs: Timed[]) => runs.map((run) => run.wallMs);
   const tails = (runs: Timed[]) => runs.map((run) => run.tailMs);
-  table('3. healthy rollout of 3 replicas: whole command; rolled-out status written → exit (min / median / max)', [
-    ['kubectl apply && kubectl rollout status', `${stats(walls(healthy.kubectl))}; ${stats(tails(healthy.kubectl))}`],
-    ...known.map((mode, index): [string, string] => {
-      const runs = healthy.kguard[index]!;
-      const ratio = median(walls(runs)) / median(walls(healthy.kubectl));
-      const extra = (median(walls(runs)) - median(walls(healthy.kubectl))) / 1000;
-      return [
-        `kguard apply, ${mode.name}`,
-        `${stats(walls(runs))} (${ratio.toFixed(2)}× kubectl, ${extra >= 0 ? '+' : ''}${extra.toFixed(2)} s); ${stats(tails(runs))}`,
-      ];
-    }),
-  ]);
+  table(
+    '3. healthy rollout of 3 replicas: whole command; rolled-out status written → exit (min / median / max; one counted run each)',
+    [
+      [
+        'kubectl apply && kubectl rollout status',
+        `${stats(walls(healthy.kubectl))}; ${stats(tails(healthy.kubectl))}; ${costOf(healthy.kubectlCost)}`,
+      ],
+      ...known.map((mode, index): [string, string] => {
+        const runs = healthy.kguard[index]!;
+        return [
+          `kguard apply, ${mode.name}`,
+          `${stats(walls(runs))} (${versus(walls(runs), walls(healthy.kubectl))}); ${stats(tails(runs))}; ${costOf(healthy.kguardCosts[index]!)}`,
+        ];
+      }),
+    ],
+  );
 }
 
 await main();

@@ -1,24 +1,27 @@
 // The krew manifest template (.krew.yaml), rendered as krew-release-bot renders it: a valid krew
 // Plugin for the name rollout-guard, whose binary is the one kubectl runs for
 // `kubectl rollout-guard` and the one the package installs.
-import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PLUGIN_BINARY, PLUGIN_NAME } from '../../src/api/environment.js';
+import { KREW_PLATFORMS, krewArchive, packKrew, parseChecksums, renderKrew } from '../../build/krew.js';
 
 const template = await readFile(new URL('../../.krew.yaml', import.meta.url), 'utf8');
 const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
   bin: Record<string, string>;
 };
 
-/** krew-release-bot's rendering: the tag, and each addURIAndSha as `uri:` and `sha256:` lines. */
+const SUMS = new Map(
+  KREW_PLATFORMS.map(({ os, arch }, index) => [krewArchive(os, arch), 'abcd'[index]!.repeat(64)] as const),
+);
+
+/** The release's rendering (build/krew.ts), as krew-release-bot renders the template. */
 function render(tag: string): string {
-  return template
-    .replace(
-      /\{\{ addURIAndSha "([^"]+)" \.TagName \}\}/g,
-      (_match, uri: string) => `uri: ${uri.replace('{{ .TagName }}', tag)}\n    sha256: ${'3f'.repeat(32)}`,
-    )
-    .replace(/\{\{ \.TagName \}\}/g, tag);
+  return renderKrew(template, tag, SUMS);
 }
 
 interface KrewPlugin {
@@ -68,5 +71,41 @@ describe('.krew.yaml', () => {
     expect(plugin.metadata.name).not.toMatch(/^kube/);
     expect(plugin.spec.shortDescription.length).toBeLessThanOrEqual(50);
     expect(Math.max(...plugin.spec.description.split('\n').map((line) => line.length))).toBeLessThanOrEqual(70);
+  });
+});
+
+describe('the krew release (build/krew.ts)', () => {
+  it("puts each platform's own sum beside its URL, and refuses an asset without one or a tag that is not v<semver>", () => {
+    const plugin = parse(render('v1.2.3')) as KrewPlugin;
+    for (const platform of plugin.spec.platforms)
+      expect(platform.sha256).toBe(SUMS.get(path.posix.basename(platform.uri)));
+    expect(() => renderKrew(template, 'v1.2.3', new Map())).toThrow(/no sha256 for kubectl-rollout_guard-linux-amd64/);
+    expect(() => renderKrew(template, '1.2.3', SUMS)).toThrow(/v<semver>/);
+  });
+
+  it('reads sha256sum lines', () => {
+    expect(parseChecksums(`${'a'.repeat(64)}  kguard-linux-x64\n${'b'.repeat(64)} *kguard-darwin-arm64\n`)).toEqual(
+      new Map([
+        ['kguard-linux-x64', 'a'.repeat(64)],
+        ['kguard-darwin-arm64', 'b'.repeat(64)],
+      ]),
+    );
+  });
+
+  it('packs the plugin, its completion helper and LICENSE per platform, the same bytes each time', async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'kguard-krew-test-'));
+    try {
+      for (const { asset } of KREW_PLATFORMS)
+        await writeFile(path.join(directory, asset), `#!/bin/sh\necho ${asset}\n`);
+      const archives = packKrew(directory);
+      expect(archives).toEqual(KREW_PLATFORMS.map(({ os, arch }) => krewArchive(os, arch)));
+      const listing = execFileSync('tar', ['-tzf', path.join(directory, archives[0]!)], { encoding: 'utf8' });
+      expect(listing.trim().split('\n').sort()).toEqual(['LICENSE', PLUGIN_BINARY, 'kubectl_complete-rollout_guard']);
+      const first = await readFile(path.join(directory, archives[0]!));
+      packKrew(directory);
+      expect((await readFile(path.join(directory, archives[0]!))).equals(first)).toBe(true);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -13,7 +13,11 @@ import { assertValidReport } from '../report/schema.js';
 import { differencesFrom, peopleMadeObjects, recreatedObjects } from './restored.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-export const KGUARD = join(repo, 'bin', 'kguard');
+/**
+ * The kguard under test: bin/kguard, or the executable KGUARD_BIN names (`npm run test:binary`
+ * runs these files against the linux-x64 release executable, copied alone into an empty folder).
+ */
+export const KGUARD = process.env.KGUARD_BIN || join(repo, 'bin', 'kguard');
 
 /**
  * The simulator decides which images exist (its scenario's registry), so kguard's image check

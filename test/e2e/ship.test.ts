@@ -263,11 +263,13 @@ describe('seeing what it does', () => {
     ]);
   });
 
-  it('says its version from package.json, as kguard version and --version', async () => {
+  it('says its version from package.json, as kguard version (with the runtime) and --version', async () => {
     const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
       version: string;
     };
-    expect((await env.kguard(['version'])).stdout.trim()).toBe(version);
+    expect((await env.kguard(['version'])).stdout.trim()).toMatch(
+      new RegExp(`^${version.replace(/\./g, '\\.')} \\((node|bun) \\d+\\.\\d+\\.\\d+\\)$`),
+    );
     expect((await env.kguard(['--version'])).stdout.trim()).toBe(version);
   });
 });

@@ -20,6 +20,17 @@ describe('causeOf', () => {
     expect(causeOf(fetchFailed(both), 30_000)).toBe('connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9');
   });
 
+  it("names the code and the address of Bun's fetch error (the release executables), which has no cause", () => {
+    const bun = Object.assign(
+      new TypeError('ECONNREFUSED: Unable to connect. Is the computer able to access the url?'),
+      {
+        code: 'ECONNREFUSED',
+        path: 'http://127.0.0.1:9/web.yaml',
+      },
+    );
+    expect(causeOf(bun, 30_000)).toBe('ECONNREFUSED 127.0.0.1:9');
+  });
+
   it('says a timeout is one', () => {
     expect(causeOf(new DOMException('timed out', 'TimeoutError'), 30_000)).toBe('no complete answer within 30s');
   });

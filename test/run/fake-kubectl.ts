@@ -57,6 +57,7 @@ export function fakeCluster(
     target: async () => undefined,
     reviewAccess: async (questions) => questions.map((question) => ({ ...question, allowed: true })),
     pinTarget: async () => undefined,
+    openChannel: () => undefined,
     kustomize: async () => '',
     dryRun: async () => {
       guard('dryRun');
@@ -69,6 +70,14 @@ export function fakeCluster(
       };
     },
     dryRunActions: async () => [],
+    readApplied: async () => {
+      guard('readApplied');
+      spawned += 1;
+      return planned.flatMap((object) => {
+        const current = live.get(objectKey(refOf(object)));
+        return current ? [structuredClone(current)] : [];
+      });
+    },
     diff: async () => new Map(),
     apply: async () => {
       guard('apply');

@@ -52,6 +52,14 @@ export function applyFamily(runner: KubectlRunner): ApplyFamily {
       return { ok: true, objects, pruned: rest as KubeObject[], warnings: result.stderr };
     },
 
+    async readApplied(request: ApplyRequest): Promise<KubeObject[]> {
+      const [, ...inputs] = applyCommand(request);
+      const args = ['get', ...inputs, '-o', 'json', '--show-managed-fields', '--ignore-not-found'];
+      const result = await runner.run(args, { deadlineMs: runner.connection.readDeadlineMs, input: request.stdin });
+      if (result.exitCode !== 0) throw runner.failure('read the objects of the apply', result);
+      return runner.observed(jsonDocuments(result.stdout).flatMap((document) => itemsOfValue<KubeObject>(document)));
+    },
+
     /**
      * What a client-side dry run says it would do to each object, in kubectl's order. Its -o json
      * output cannot tell: for an object that exists it prints the live object, since the patch is

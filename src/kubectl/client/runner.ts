@@ -13,6 +13,7 @@ import { DEFAULTS } from '../../model/options.js';
 import { Discovery } from '../discovery.js';
 import { ProcessPool } from '../process/pool.js';
 import { notKubectl, pinnedArgs, targetOf } from '../target.js';
+import { readKubeconfigTarget } from '../kubeconfig.js';
 import { itemsOf, listedItems, kubectlFailure, requestTimeoutWithin, shellQuote, withQuery } from '../output/parse.js';
 import type { CollectionQuery, Connection, Target, KubectlProcess } from '../types.js';
 
@@ -52,11 +53,17 @@ export class KubectlRunner implements KubectlProcess {
   async pinTarget(): Promise<Target | undefined> {
     const target = await this.target();
     if (target) this.pinned = pinnedArgs(this.connection.connectionArgs, target);
-    if (this.pinned) this.connection.pinned?.(this.pinned);
     return target;
   }
 
+  openChannel(): void {
+    this.connection.pinned?.(this.connectionArgs());
+  }
+
   async target(): Promise<Target | undefined> {
+    // The plain case read from the file (no process before the dry runs); kubectl otherwise.
+    const read = await readKubeconfigTarget(this.connection.connectionArgs);
+    if (read) return read;
     const result = await this.run(['config', 'view', '--minify', '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
       bounded: false,

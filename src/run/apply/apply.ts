@@ -124,6 +124,12 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       deps.announce?.(result);
       return result;
     }
+    // Something changes: the API channel (one kubectl proxy) starts for the leases, the journal
+    // and the watches, and the history's digest of the inputs is read meanwhile.
+    if (!options.dryRun) {
+      deps.kubectl.openChannel();
+      if (options.history !== 0) understood.digest().catch(() => undefined);
+    }
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
     // applied that kguard could not restore.
     // Then whether this user may do what a restore would (one kubectl process). An apply that
@@ -232,7 +238,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
           result,
           objects,
           journal,
-          { startedAt: startedAtIso, target, digest: understood.digest },
+          { startedAt: startedAtIso, target, digest: await understood.digest() },
           options,
         )
       : [];

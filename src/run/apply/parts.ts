@@ -150,7 +150,7 @@ export async function understandPlan(
       warnings: '',
     },
     current,
-    digest: digestOf(read.map((understood) => understood.digest)),
+    digest: async () => digestOf(await Promise.all(read.map((understood) => understood.digest()))),
   };
 }
 

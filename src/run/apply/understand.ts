@@ -25,14 +25,20 @@ export interface Understood {
    * copies a restore returns to are read again once the leases are held).
    */
   current: Map<string, KubeObject>;
-  /** sha256 of kubectl's reading of the inputs (the client dry run's objects, canonical JSON): the run's history names its inputs by it. */
-  digest: string;
+  /**
+   * sha256 of kubectl's reading of the inputs (the client dry run's objects, canonical JSON): the
+   * run's history names its inputs by it. Asked for only by a run that keeps history.
+   */
+  digest(): Promise<string>;
 }
 
 /**
- * kubectl is the parser: a client dry run names every object with its namespace resolved (it
- * needs no namespace to exist), a server dry run over the same inputs says whether the API
- * server would take them. Both at once.
+ * kubectl is the parser. The server dry run names every object with its namespace resolved and
+ * says whether the API server would take them; meanwhile kubectl reads the live copies of the
+ * same inputs by name (`get -f`). Two kubectl processes, no proxy: an apply that changes nothing
+ * needs no more. Only when the server refuses (an unknown kind, a Namespace this apply creates, a
+ * part of kinds a CRD of this apply defines) does a client dry run name the objects instead, and
+ * for a client-side preview (--dry-run=client) it is the whole answer, as kubectl asks nothing.
  */
 export async function understand(
   request: ApplyRequest,
@@ -43,17 +49,74 @@ export async function understand(
 ): Promise<Understood> {
   // The client run is only for identities: flags of the server-side apply would be refused by a
   // client dry run (--server-side with --dry-run=client), and only -l changes the selection.
-  // A client-side preview (--dry-run=client) asks the API server nothing, as kubectl does: the
-  // client run over the whole request is both the reading and the answer. Otherwise validation is
-  // the server dry run's job; without it in the client run, an unknown kind fails on kubectl's own
-  // mapping error (`no matches for kind`), which names the kind, instead of on a schema lookup.
+  // Without validation, an unknown kind fails on kubectl's own mapping error (`no matches for
+  // kind`), which names the kind, instead of on a schema lookup.
   const clientOnly = options.dryRun === 'client';
   const identityRequest = clientOnly
     ? request
     : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
-  const serverRun = clientOnly ? undefined : deps.kubectl.dryRun(request, 'server');
-  // Never left unawaited: a failed reading below returns before the server's answer is read.
-  serverRun?.catch(() => undefined);
+  const readingOfInputs = once(async () => {
+    const client = await deps.kubectl.dryRun(identityRequest, 'client');
+    return client.ok ? client.objects : undefined;
+  });
+  if (!clientOnly) {
+    const serverRun = deps.kubectl.dryRun(request, 'server');
+    const liveRun = deps.kubectl
+      .readApplied({ ...request, applyArgs: options.selectionArgs })
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    const server = await serverRun;
+    const refs = server.ok ? objectsOfApply(server.objects) : [];
+    // Each copy of an object written twice is patched on its own in the server's answer: copies that differ show there.
+    if (server.ok) refuseDiffering(server.objects);
+    if (server.ok && refs.length > 0) {
+      deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
+      const live = await liveRun;
+      // kubectl could not read them by name (a kind it cannot map from the files alone): listed.
+      const current = live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
+      sayWarnings(server.warnings, deps);
+      const applied = new Set(refs.map(objectKey));
+      const pruned = objectsOfApply(server.pruned).filter((ref) => !applied.has(objectKey(ref)));
+      // The history's digest names kubectl's reading of the inputs: a client dry run, run only
+      // for a run that keeps history (apply.ts asks for it once something changes).
+      const digest = once(async () => digestOf((await readingOfInputs()) ?? refs));
+      return { refs, pruned, server, current, digest };
+    }
+    return await readByClient(server, identityRequest, inputs, deps, part);
+  }
+  return await readByClient(undefined, identityRequest, inputs, deps, part);
+}
+
+/** The live copies `kubectl get -f` returned, by key, of the objects the apply names. */
+function liveCopies(live: readonly KubeObject[], refs: readonly ObjectRef[]): Map<string, KubeObject> {
+  const wanted = new Set(refs.map(objectKey));
+  const copies = new Map<string, KubeObject>();
+  for (const object of live) {
+    const key = objectKey(refOf(object));
+    if (wanted.has(key)) copies.set(key, object);
+  }
+  return copies;
+}
+
+function sayWarnings(stderr: string, deps: Pick<Deps, 'reporter'>): void {
+  // The API server's warnings (a deprecated API version, an unknown field): said once, before the apply.
+  const warnings = kubectlWarnings(stderr);
+  if (warnings.length > 0) deps.reporter.emit({ kind: 'kubectl-warnings', lines: warnings });
+}
+
+/** Memoised: the first call starts it, every call gets its answer. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+/** kubectl's client dry run names the objects (the server refused, or was not asked). */
+async function readByClient(
+  server: Awaited<ReturnType<Kubectl['dryRun']>> | undefined,
+  identityRequest: ApplyRequest,
+  inputs: Pick<PreparedInputs, 'origins'>,
+  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+  part: PartReading | undefined,
+): Promise<Understood> {
   const client = await deps.kubectl.dryRun(identityRequest, 'client');
   if (!client.ok && part) {
     // A part that -l leaves empty holds nothing; one of kinds kubectl cannot map yet is read later.
@@ -63,14 +126,13 @@ export async function understand(
         pruned: [],
         server: { ok: true, objects: [], pruned: [], warnings: '' },
         current: new Map(),
-        digest: digestOf([]),
+        digest: async () => digestOf([]),
       };
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
   if (!client.ok) {
     // The client run said nothing (killed): the server run over the same inputs may have said why.
-    const server = client.stderr.trim() === '' ? await serverRun?.catch(() => undefined) : undefined;
-    const said = server && !server.ok && server.stderr.trim() !== '' ? server : client;
+    const said = client.stderr.trim() === '' && server && !server.ok && server.stderr.trim() !== '' ? server : client;
     const failure = diagnoseKubectlFailure({
       exitCode: 1,
       stdout: '',
@@ -89,27 +151,21 @@ export async function understand(
     throw new InputError(message);
   }
   const refs = objectsOfApply(client.objects);
+  refuseDiffering(client.objects);
   if (refs.length === 0) {
     throw new InputError(
       'the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.',
     );
   }
   deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
-  // The objects as they are, read while the API server answers the dry run.
-  const [server, current] = await Promise.all([serverRun, snapshot(refs, deps)]);
-  // The client run prints the live object for one that exists (its patch is never sent): copies
-  // that differ show in the server's answer, each patched on its own.
-  refuseDiffering(client.objects);
-  if (server?.ok) refuseDiffering(server.objects);
-  // The API server's warnings (a deprecated API version, an unknown field): said once, before the apply.
-  const warnings = server?.ok ? kubectlWarnings(server.warnings) : [];
-  if (warnings.length > 0) deps.reporter.emit({ kind: 'kubectl-warnings', lines: warnings });
+  const current = await snapshot(refs, deps);
+  if (server?.ok) sayWarnings(server.warnings, deps);
   // What --prune would delete, in the server's answer (kubectl prints one document per pruned object).
   const answer = server ?? client;
   const applied = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
   const digest = digestOf(client.objects);
-  return { refs, pruned, server: answer, current, digest };
+  return { refs, pruned, server: answer, current, digest: async () => digest };
 }
 
 /** sha256 of kubectl's reading (canonical JSON); of a phased apply, of its parts' digests in order (run/apply/parts.ts). */

@@ -4,7 +4,7 @@
 // overwritten; kguard names it and prints the commands (exit 4). The restored workloads are
 // tracked until healthy, as after any restore (exit 4 when one is not). `--dry-run` says what it
 // would do to each object, with the differences `kubectl diff` style, and changes nothing.
-import { createRequire } from 'node:module';
+import { stringify } from 'yaml';
 import type { Clock } from '../../clock.js';
 import { REVISION_ANNOTATION } from '../../kube.js';
 import { ExitCode, InputError } from '../../errors.js';
@@ -25,8 +25,7 @@ import { verdictText } from '../../kinds/engine.js';
 import { readJournalled } from '../rollback/rollback.js';
 import { trackOptions, type TrackSettings } from '../../track/options.js';
 
-/** yaml is loaded for a --dry-run's differences only. */
-const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
+// yaml: this module is loaded with `kguard undo` (a part of the CLI bundle of its own), not at start-up.
 
 export interface UndoOptions {
   runId?: string;
@@ -266,5 +265,5 @@ function shown(object: KubeObject | undefined): string {
   const { [REVISION_ANNOTATION]: _revision, ...annotations } = metadata.annotations ?? {};
   const kept =
     Object.keys(annotations).length > 0 ? { ...metadata, annotations } : { ...metadata, annotations: undefined };
-  return yaml().stringify({ ...rest, metadata: kept }, { sortMapEntries: true });
+  return stringify({ ...rest, metadata: kept }, { sortMapEntries: true });
 }

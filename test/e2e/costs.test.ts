@@ -1,0 +1,39 @@
+// What a run costs the cluster, counted (deterministic): kubectl processes and API requests. An
+// apply that changes nothing starts two kubectl processes (the server dry run and a by-name read
+// of the same inputs: no `config view`, no client dry run, no proxy); a change reads each object
+// by name, never its whole namespace, before and after the apply.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { counted, mostListed } from './counted.js';
+import { KGUARD, sandbox, type Sandbox } from './harness.js';
+
+let box: Sandbox;
+beforeAll(async () => {
+  box = await sandbox();
+  await box.deployHealthy('web');
+}, 120_000);
+afterAll(async () => box?.stop());
+
+describe('what one apply costs the cluster', () => {
+  it('an apply that changes nothing: 2 kubectl processes (server dry run, get -f), no proxy, at most 12 requests', async () => {
+    const file = await box.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
+    const run = await counted(box.cluster, KGUARD, ['apply', '-f', file]);
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.commands.map((command) => command.replace(/^(--\S+ )+/, '').split(' ')[0])).toEqual(
+      expect.arrayContaining(['apply', 'get']),
+    );
+    expect(run.processes, run.commands.join('\n')).toBe(2);
+    expect(run.commands.some((command) => / proxy | config view/.test(` ${command} `))).toBe(false);
+    expect(run.requests, run.log.join('\n')).toBeLessThanOrEqual(12);
+    expect(run.lists.size).toBe(0);
+  });
+
+  it('a healthy change of one Deployment lists no whole namespace of its kind, in at most 35 requests', async () => {
+    const file = await box.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
+    const run = await counted(box.cluster, KGUARD, ['apply', '-f', file, '--poll-interval', '300ms']);
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.lists.get('/apis/apps/v1/namespaces/default/deployments'), run.log.join('\n')).toBeUndefined();
+    expect(mostListed(run)).toBeLessThanOrEqual(2);
+    expect(run.requests, run.log.join('\n')).toBeLessThanOrEqual(35);
+  });
+});
