@@ -119,7 +119,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
         ...(judged
           ? withOutcome({ ...unchangedResult(understood.refs, target, options, deps, startedAt), objects: judged })
           : unchangedResult(understood.refs, target, options, deps, startedAt)),
-        ...recoveredOf(recovered),
+        ...(recovered.length > 0 ? { recoveredRuns: recovered } : {}),
       };
       deps.announce?.(result);
       return result;
@@ -229,7 +229,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       options,
       deps,
     );
-    result = { ...resultOf(objects, verification), ...recoveredOf(recovered) };
+    result = { ...resultOf(objects, verification), ...(recovered.length > 0 ? { recoveredRuns: recovered } : {}) };
     // The journal and the leases end together: neither protects the other. A kept journal is
     // said before the verdict; deleting one (and letting the leases go) happens after it. So is
     // a successful run's history record: said now, written with the cleanup.
@@ -360,11 +360,6 @@ function stagesOf(plan: RunPlan): Map<string, number> {
         : [],
     ),
   );
-}
-
-/** What the report carries of the dead runs finished first: nothing when there were none. */
-function recoveredOf(recovered: readonly RecoveredRun[]): Pick<RunResult, 'recoveredRuns'> {
-  return recovered.length > 0 ? { recoveredRuns: [...recovered] } : {};
 }
 
 function messageOf(error: unknown): string {
