@@ -61,8 +61,10 @@ export class KubectlRunner implements KubectlProcess {
   }
 
   async target(): Promise<Target | undefined> {
-    // The plain case read from the file (no process before the dry runs); kubectl otherwise.
-    const read = await readKubeconfigTarget(this.connection.connectionArgs);
+    // The plain case read from the file (no process before the dry runs); kubectl otherwise, and
+    // always for a KGUARD_KUBECTL binary: this first call says whether it is kubectl at all.
+    const read =
+      this.connection.binary === 'kubectl' ? await readKubeconfigTarget(this.connection.connectionArgs) : undefined;
     if (read) return read;
     const result = await this.run(['config', 'view', '--minify', '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
