@@ -78,3 +78,12 @@ export class JournalTooLargeError extends KguardError {
 function kibibytes(bytes: number): number {
   return Math.ceil(bytes / 1024);
 }
+
+/**
+ * A dead run's journal lies on this apply's objects and finishing it left objects a person must
+ * look at (someone else's change won, a write was refused): this run applied nothing, since its
+ * "before" would be the dead run's half-applied state.
+ */
+export class UnfinishedRunError extends KguardError {
+  readonly exitCode = ExitCode.RollbackFailed;
+}

@@ -2,6 +2,7 @@
 // before kubectl sees them, every event sanitised, and the JSON report at the end. Shared by the
 // CLI (which passes a terminal reporter) and the library entry (src/index.ts, which passes a
 // callback); neither this file nor anything it calls writes to stdout or exits.
+import { isChange } from '../objects/compare.js';
 import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { connectKubectl } from '../kubectl/connect.js';
@@ -121,6 +122,12 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
             failedWorkloads: known.objects.filter(
               (object) => object.verdict && object.verdict.state !== 'healthy' && object.tracked,
             ).length,
+            // A rollout left unfinished before this run, judged although the apply changed nothing.
+            ...(known.mode === 'apply' &&
+            !known.objects.some(isChange) &&
+            known.objects.some((object) => object.tracked)
+              ? { changedNothing: true }
+              : {}),
           });
         }
       },

@@ -22,6 +22,7 @@
 // claim's grown storage request cannot go back; a finished Job is never created again, any other
 // Job without its old generated selector.
 // | anything else (CRs)   | -                                      | kstatus: generation observed, Ready/Available True; a first status waited for (--status-grace) when the kind serves /status | Stalled True |
+import { unsettledDaemonSet, unsettledDeployment, unsettledStatefulSet } from './workloads/unsettled.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Verdict } from '../model/verdict.js';
 import type { Job, KubeEvent } from '../kube.js';
@@ -60,6 +61,8 @@ export interface KindRow {
   readsSiblings?: boolean;
   /** It runs pods (or schedules them): restored after the configuration they read. */
   runsPods?: boolean;
+  /** Its last rollout is not complete, from the object alone (what it waits for); undefined when settled (workloads/unsettled.ts). */
+  unsettled?(live: KubeObject): string | undefined;
   /** Where its pod spec is (its images are asked of their registries before the apply: images/check.ts). */
   podSpecAt?: readonly string[];
   /**
@@ -111,13 +114,16 @@ const runningPods = (row: KindRow, podSpecAt: readonly string[] = TEMPLATE): Kin
 });
 
 const ROWS: Readonly<Record<string, KindRow>> = {
-  'apps/Deployment': runningPods(
-    watched(
-      () => deploymentRules,
-      () => ['deployments.apps', 'replicasets.apps', 'pods'],
-      planDeployment,
+  'apps/Deployment': {
+    ...runningPods(
+      watched(
+        () => deploymentRules,
+        () => ['deployments.apps', 'replicasets.apps', 'pods'],
+        planDeployment,
+      ),
     ),
-  ),
+    unsettled: unsettledDeployment,
+  },
   'apps/StatefulSet': {
     ...runningPods(
       watched(
@@ -128,14 +134,18 @@ const ROWS: Readonly<Record<string, KindRow>> = {
       ),
     ),
     restoreNeeds: [{ verb: 'delete', group: '', resource: 'pods', why: 'to delete the pods of the failed revision' }],
+    unsettled: unsettledStatefulSet,
   },
-  'apps/DaemonSet': runningPods(
-    watched(
-      () => daemonSetRules,
-      () => ['daemonsets.apps', 'pods'],
-      planDaemonSet,
+  'apps/DaemonSet': {
+    ...runningPods(
+      watched(
+        () => daemonSetRules,
+        () => ['daemonsets.apps', 'pods'],
+        planDaemonSet,
+      ),
     ),
-  ),
+    unsettled: unsettledDaemonSet,
+  },
   'apps/ReplicaSet': runningPods(
     watched(
       () => replicaSetRules,

@@ -41,3 +41,33 @@ export function pinnedArgs(connectionArgs: readonly string[], target: Target): s
     pinned.push(`--user=${target.user}`);
   return pinned;
 }
+
+/**
+ * Whether the first call (`BINARY config view --minify -o json`, which reads only the kubeconfig)
+ * shows that the binary is not kubectl, or cannot be started; the sentence that says so, naming
+ * it, or undefined. kubectl answers this call with a kubeconfig (`"kind": "Config"`), or fails with
+ * its own `error: ...` line (cmdutil.CheckErr), possibly after klog lines (`E1202 …`).
+ */
+export function notKubectl(
+  result: { exitCode: number; stdout: string; stderr: string; spawnError?: string },
+  binary: string,
+): string | undefined {
+  const named = binary === 'kubectl' ? 'kubectl' : `KGUARD_KUBECTL=${binary}`;
+  const next =
+    binary === 'kubectl'
+      ? 'install kubectl and put it on PATH, or set KGUARD_KUBECTL to its path'
+      : 'set KGUARD_KUBECTL to the path of kubectl (kubectl version --client), or unset it to use kubectl from PATH';
+  if (result.spawnError)
+    return `${named} could not be started (${result.spawnError === 'ENOENT' ? `ENOENT: ${binary === 'kubectl' ? 'not on PATH' : 'no such file'}` : result.spawnError}). Next: ${next}; nothing was applied.`;
+  if (result.exitCode === 0) {
+    let kind: unknown;
+    try {
+      kind = (JSON.parse(result.stdout) as { kind?: unknown }).kind;
+    } catch {
+      kind = undefined;
+    }
+    if (kind === 'Config') return undefined;
+  } else if (/^error: /m.test(result.stderr)) return undefined;
+  const said = (result.stderr || result.stdout).trim().split('\n')[0]?.slice(0, 200) || 'nothing';
+  return `${binary === 'kubectl' ? 'kubectl on PATH' : named} does not answer as kubectl does: \`config view --minify -o json\` exited ${result.exitCode} and printed ${said === 'nothing' ? 'nothing' : JSON.stringify(said)}. Next: ${next}; nothing was applied.`;
+}

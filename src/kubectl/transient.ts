@@ -41,10 +41,59 @@ export async function retryTransient<T extends Pick<ExecResult, 'exitCode' | 'st
   onRetry?: (result: T, attemptNumber: number) => void,
 ): Promise<T> {
   let result = await attempt();
+  let said: T | undefined;
   for (let index = 0; index < delaysMs.length && isTransientFailure(result); index += 1) {
+    said = result;
     onRetry?.(result, index + 1);
     await sleep(delaysMs[index] as number);
     result = await attempt();
   }
+  // A retry that failed without a word (killed at its deadline, say) does not hide what kubectl
+  // printed the time before: that is the error a person can act on.
+  if (said && result.exitCode !== 0 && result.stderr.trim() === '') return said;
   return result;
+}
+
+/**
+ * Whether kubectl's words say the API server could not be reached at all (nothing answered), as
+ * opposed to an answer: client-go's net.IsConnectionRefused / IsConnectionReset / IsProbableEOF
+ * (k8s.io/apimachinery/pkg/util/net/util.go, http.go) and the dial and timeout texts kubectl prints
+ * ("The connection to the server HOST was refused - did you specify the right host or port?",
+ * "Unable to connect to the server: dial tcp …: i/o timeout").
+ */
+export function isUnreachableText(stderr: string): boolean {
+  return UNREACHABLE.test(stderr);
+}
+
+const UNREACHABLE =
+  /connection refused|The connection to the server \S+ was refused|Unable to connect to the server|connection reset by peer|unexpected EOF|\bEOF$|i\/o timeout|no route to host|http2: client connection lost|TLS handshake timeout/m;
+
+/**
+ * Whether a failed write or read may succeed if asked again: unreachable, or an answer the
+ * transient table holds (5xx, 429, etcd's leader change). What client-go's IsRetriableError and
+ * the reflector's back-off retry on.
+ */
+export function mayPassLater(stderr: string): boolean {
+  return isUnreachableText(stderr) || TRANSIENT_PATTERNS.some((pattern) => pattern.test(stderr));
+}
+
+/**
+ * Capped exponential back-off with jitter, as apimachinery's wait.Backoff steps it
+ * (k8s.io/apimachinery/pkg/util/wait/backoff.go: the duration is multiplied by Factor each step and
+ * held at Cap; Jitter adds up to Jitter × duration at random).
+ */
+export interface Backoff {
+  initialMs: number;
+  factor: number;
+  capMs: number;
+  jitter: number;
+}
+
+/** The restore's back-off while the API server is away: 0.5 s, 1 s, 2 s, then every 4 s (plus up to 25 %). */
+export const RESTORE_BACKOFF: Backoff = { initialMs: 500, factor: 2, capMs: 4000, jitter: 0.25 };
+
+/** The wait before retry number `attempt` (0 = the first retry); `random` in [0, 1). */
+export function backoffMs(attempt: number, backoff: Backoff, random: number): number {
+  const base = Math.min(backoff.capMs, backoff.initialMs * backoff.factor ** Math.max(0, attempt));
+  return Math.round(base * (1 + backoff.jitter * random));
 }

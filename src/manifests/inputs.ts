@@ -2,11 +2,13 @@
 // dry runs and the apply all read the same copy. Files and directories are passed to kubectl as
 // they are (kubectl reads them, with its own rules for directories and -R); stdin, URLs and
 // kustomize output are written once to a private temporary directory and passed by path.
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import type { ManifestInput } from '../model/options.js';
+import { oversizedObjects } from './limits.js';
+import { manifestFiles } from './locate.js';
 
 export interface InputDeps {
   readStdin(): Promise<Uint8Array>;
@@ -89,4 +91,31 @@ export function withOrigins(text: string, origins: ReadonlyMap<string, string>):
   let out = text;
   for (const [file, origin] of origins) out = out.split(file).join(origin);
   return out;
+}
+
+/**
+ * Refuses, before any kubectl call, an input with an object the API server would refuse for its
+ * size (limits.ts): kubectl would spend its dry runs on it first. Files kubectl reads are read here
+ * once more; only documents over 1 MiB are parsed.
+ */
+export async function refuseOversized(
+  inputs: Pick<PreparedInputs, 'filenames' | 'recursive' | 'origins'>,
+): Promise<void> {
+  const files = manifestFiles(inputs.filenames, inputs.recursive);
+  const found = (
+    await Promise.all(
+      files.map(async (file) => {
+        const text = await readFile(file, 'utf8').catch(() => undefined);
+        return text === undefined ? [] : oversizedObjects(text, inputs.origins.get(file) ?? file);
+      }),
+    )
+  ).flat();
+  if (found.length === 0) return;
+  const lines = found.map(
+    (object) =>
+      `${object.kind && object.name ? `${object.kind.toLowerCase()}/${object.name} in ` : ''}${object.where}: ${object.problem}`,
+  );
+  throw new InputError(
+    `the API server would refuse ${found.length === 1 ? 'an object' : `${found.length} objects`} of this apply for its size (pkg/apis/core/validation, MaxRequestBodyBytes):\n  ${lines.join('\n  ')}\nNext: split the data (several ConfigMaps or Secrets), or ship it another way (a volume, an image); nothing was applied and kubectl was not called.`,
+  );
 }

@@ -2,6 +2,7 @@
 // the caller runs the dry runs (kubectl/client.ts) and hands their output here.
 import type { KubeObject, ObjectRef } from '../objects/model.js';
 import { objectKey, refOf } from '../objects/model.js';
+import { changedPaths, contentOf } from '../objects/compare.js';
 
 /** The objects kubectl would apply, first occurrence of each identity, in kubectl's order. */
 export function objectsOfApply(objects: readonly KubeObject[]): ObjectRef[] {
@@ -15,6 +16,33 @@ export function objectsOfApply(objects: readonly KubeObject[]): ObjectRef[] {
     refs.push(ref);
   }
   return refs;
+}
+
+/**
+ * Objects written more than once in one apply with different contents: kubectl applies each copy
+ * in turn (it prints "configured" twice) and the last one wins, silently. kustomize refuses any
+ * such id ("may not add resource with an already registered id"); kguard refuses copies that
+ * differ, and names the fields. Identical copies change nothing and pass.
+ */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+export function differingDuplicates(objects: readonly KubeObject[]): Array<{ ref: ObjectRef; paths: string[] }> {
+  const first = new Map<string, KubeObject>();
+  const found = new Map<string, { ref: ObjectRef; paths: string[] }>();
+  for (const object of objects) {
+    const key = objectKey(refOf(object));
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, object);
+      continue;
+    }
+    // kubectl's last-applied annotation holds each copy: it differs whenever they do, and says nothing more.
+    const paths = changedPaths(contentOf(earlier), contentOf(object)).filter(
+      (path) => path !== `metadata.annotations.${LAST_APPLIED}`,
+    );
+    if (paths.length > 0 && !found.has(key)) found.set(key, { ref: refOf(object), paths });
+  }
+  return [...found.values()];
 }
 
 export type DryRunJudgement =

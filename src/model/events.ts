@@ -51,7 +51,13 @@ export type RunEvent =
   | { kind: 'pod-problem'; workload: ObjectRef; finding: Finding; phase: Phase }
   /** Seen once and no reason to wait: a new pod its node ended (its replacement counts), replicas an autoscaler writes. */
   | { kind: 'note'; workload: ObjectRef; text: string; phase: Phase }
-  | { kind: 'poll-error'; namespace: string; message: string }
+  /**
+   * Reads of a namespace fail: said once when they start failing (`since`, wall-clock ISO time),
+   * then once a minute while they go on (`forMs`), not at every look (track/outage.ts).
+   */
+  | { kind: 'poll-error'; namespace: string; message: string; since?: string; forMs?: number }
+  /** Reads of a namespace answer again after an outage that lasted `afterMs`. */
+  | { kind: 'poll-recovered'; namespace: string; afterMs: number }
   /** Watching a namespace does not work (RBAC refuses watch, a proxy cuts streams): it is polled. */
   | { kind: 'watch-fallback'; namespace: string; reason: string; pollIntervalMs: number }
   /** detail: how it ended healthy when that is not a rollout (a Job deleted by its TTL once complete). */
@@ -131,6 +137,10 @@ export type RunEvent =
       exitCode: number;
     }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
+  /** A dead run's unfinished journal holds objects of this apply: it is finished first (run/rollback/recover.ts). */
+  | { kind: 'recovering-run'; runId: string; why: string; objects: ObjectRef[] }
+  /** That dead run is finished: its objects are back as they were before it; this run reads its "before" now. */
+  | { kind: 'recovered-run'; runId: string; restored: number; untouched: number }
   /** A check (--verify, --verify-job) starts, right after the rollout or again during the bake. */
   | { kind: 'verify-started'; check: VerifyCheck; during: VerifyPhase; timeoutMs: number }
   | { kind: 'verify-passed'; outcome: VerifyOutcome }
@@ -152,7 +162,15 @@ export type RunEvent =
   | { kind: 'bake-failed'; workload?: ObjectRef; outcome: BakeOutcome; shown: number }
   /** Something broke after the apply: what the apply changed is restored anyway. */
   | { kind: 'internal-error'; message: string }
-  | { kind: 'finished'; outcome: Outcome; exitCode: number; failedWorkloads: number; restored: boolean }
+  | {
+      kind: 'finished';
+      outcome: Outcome;
+      exitCode: number;
+      failedWorkloads: number;
+      restored: boolean;
+      /** The apply changed nothing; a rollout left unfinished before it was judged (run/apply/changes.ts judgeUnsettled). */
+      changedNothing?: boolean;
+    }
   /** One kubectl process kguard ran, when it ended (only with --verbose); credentials in args masked. */
   | {
       kind: 'kubectl';

@@ -132,6 +132,17 @@ export interface RunResult {
   applyMs: number;
   totalMs: number;
   kubectlProcesses: number;
+  /** Dead runs whose journals held objects of this apply, finished before it read its "before" (run/rollback/recover.ts). */
+  recoveredRuns?: RecoveredRun[];
+}
+
+/** A dead run this run finished first, from its journal. */
+export interface RecoveredRun {
+  runId: string;
+  /** Objects written back, deleted or created again. */
+  restored: number;
+  /** Objects already as they were before that run. */
+  untouched: number;
 }
 
 export type Outcome =

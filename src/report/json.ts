@@ -34,6 +34,8 @@ export interface JsonReport {
   bake: JsonBake | null;
   timings: { applyMs: number; totalMs: number };
   kubectlProcesses: number;
+  /** Dead runs whose journals held objects of this apply, finished (restored from their journals) before its apply; empty when none. */
+  recoveredRuns: Array<{ runId: string; restored: number; untouched: number }>;
   /** Where every kubectl call went: the kubeconfig's context, cluster, user and namespace, resolved once (null without a kubeconfig context). */
   target: { context: string; cluster: string; user: string; namespace: string } | null;
   /** Each image the apply changes, as its registry answered before the apply (--image-check); empty when none was asked. */
@@ -109,6 +111,11 @@ export function buildReport(
     bake: bakeReport(result.verification),
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
+    recoveredRuns: (result.recoveredRuns ?? []).map(({ runId, restored, untouched }) => ({
+      runId,
+      restored,
+      untouched,
+    })),
     target: result.target ? { ...result.target } : null,
     images: (result.images ?? []).map(({ object, container, image, verdict, detail }) => ({
       apiVersion: object.apiVersion,

@@ -7,6 +7,7 @@ import { changeSinceApply } from '../objects/owners.js';
 import type { Clock } from '../clock.js';
 import type { Kubectl } from '../kubectl/types.js';
 import type { RestoreStep } from './steps.js';
+import { Persistence, RETRY } from './persist.js';
 
 /** Where the owners' write ended: written, refused (`failure`), or the object moved under it. */
 export type OwnersOutcome =
@@ -38,6 +39,7 @@ export async function restoreOwners(
 ): Promise<OwnersOutcome> {
   let restored = written;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
+  const away = new Persistence(giveUpAt, deps);
   for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
     if (attempt >= OWNER_ATTEMPTS && deps.clock.now() >= giveUpAt) {
       return {
@@ -52,9 +54,16 @@ export async function restoreOwners(
     };
     const second = await deps.kubectl.replace(owners, path, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
+    // The API server away: read again (an owners' write that landed needs none) and try again.
+    if (!second.ok && !second.conflict && (await away.retryAfter(second.stderr))) {
+      const again = await away.attempt(read);
+      if (again !== RETRY && !(again instanceof Error) && again && !changeSinceApply(restored, again)) restored = again;
+      continue;
+    }
     if (second.ok || !second.conflict) {
+      const outage = second.ok ? undefined : away.outage(second.message, 'write its field owners', second.stderr);
       return {
-        failure: `its values were restored but its field owners were not: ${second.ok ? 'no object returned' : second.message}`,
+        failure: `its values were restored but its field owners were not: ${outage ?? (second.ok ? 'no object returned' : second.message)}`,
       };
     }
     const moved = await read();

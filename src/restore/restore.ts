@@ -1,8 +1,18 @@
+// Carries out a restore plan, phase by phase (plan.ts restorePhases): the objects of a phase are
+// restored at once, and kubectl's process pool (kubectl/process/pool.ts) bounds how many processes that
+// takes. Each phase starts with one list per namespace of its objects' live copies; each object
+// the apply changed is then written back to its pre-apply copy with a write conditional on the
+// copy just read, objects it created are deleted by uid. Someone else's change always wins:
+// checked right before each write, and the write itself is conditional, so a change in between
+// is caught too (a 409: that object alone is read again and looked at). A transient API answer
+// (500, 503, 429, a dropped connection) is retried by the kubectl adapter itself
+// (kubectl/transient.ts), for every write alike; past those retries, an object's reads and writes
+// are asked again until --rollback-timeout, the object read again before each (persist.ts).
 import type { Clock } from '../clock.js';
 import { readObjects } from '../kubectl/read-objects.js';
 import type { ApiResource, Kubectl } from '../kubectl/types.js';
 import { sameContent } from '../objects/compare.js';
-import { conditional, differencesFromCopy, restoreOwners, type OwnersOutcome } from './field-owners.js';
+import { conditional, differencesFromCopy, restoreOwners } from './field-owners.js';
 import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
 import {
   groupOf,
@@ -19,6 +29,8 @@ import { rowFor } from '../kinds/table.js';
 import { manualRestore } from './manual.js';
 import { restorePhases } from './plan.js';
 import { manualCopy, type RestoreStep } from './steps.js';
+import { Persistence, RETRY } from './persist.js';
+import { failed, keepBecause, ownersOf } from './outcomes.js';
 import type { RestoreResult } from '../model/result.js';
 import { reportResult } from './result-events.js';
 
@@ -51,7 +63,17 @@ export async function executeRestore(
   const results = new Map<string, RestoreResult>();
   let resources: Promise<Map<string, ApiResource>> | undefined;
   // Only the group versions this restore touches: an unavailable APIService elsewhere does not matter.
-  const apiResources = () => (resources ??= deps.kubectl.apiResources(steps.map((step) => step.ref.apiVersion)));
+  const away = new Persistence(deps.clock.now() + options.deadlineMs, deps);
+  const discover = async (): Promise<Map<string, ApiResource>> => {
+    for (;;) {
+      const found = await away.attempt(() => deps.kubectl.apiResources(steps.map((step) => step.ref.apiVersion)));
+      if (found !== RETRY) {
+        if (found instanceof Error) throw new Error(away.outage(found.message, 'read its kind') ?? found.message);
+        return found;
+      }
+    }
+  };
+  const apiResources = () => (resources ??= discover());
   const writes = steps.filter((step) => step.action !== 'keep');
   if (writes.length > 0) deps.reporter.emit({ kind: 'restoring', objects: writes.map((step) => step.ref) });
   for (const phase of restorePhases(steps, options.stages)) {
@@ -145,21 +167,28 @@ async function restoreOne(
   }
 
   if (step.action === 'delete') {
-    const live = await read();
-    if (!live) return { status: 'deleted', differences: [] };
-    // Others' writes to fields its manifest left alone (a finalizer, a binding) do not stop the delete.
-    const change = changeSinceApply(step.applied, live, fieldsOfApply(undefined, step.applied));
-    if (change) return keepBecause(step, change.state, change.detail, deps, live);
-    const deleted = await deps.kubectl.deleteExact(
-      await apiPath(step.ref, apiResources),
-      { uid: live.metadata.uid ?? '' },
-      options.deadlineMs,
-    );
-    if (!deleted.ok && deleted.notFound) return { status: 'deleted', differences: [] };
-    if (!deleted.ok && deleted.conflict)
-      return keepBecause(step, 'gone', 'it was replaced by someone else before kguard could delete it', deps);
-    if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
-    return { status: 'deleted', differences: [] };
+    // The API server away: read again (a delete that landed shows as gone) and delete again, until --rollback-timeout.
+    const away = new Persistence(deps.clock.now() + options.deadlineMs, deps);
+    for (;;) {
+      const live = await away.attempt(read);
+      if (live === RETRY) continue;
+      if (live instanceof Error) return failed(step, away.outage(live.message, 'read it') ?? live.message, deps);
+      if (!live) return { status: 'deleted', differences: [] };
+      // Others' writes to fields its manifest left alone (a finalizer, a binding) do not stop the delete.
+      const change = changeSinceApply(step.applied, live, fieldsOfApply(undefined, step.applied));
+      if (change) return keepBecause(step, change.state, change.detail, deps, live);
+      const deleted = await deps.kubectl.deleteExact(
+        await apiPath(step.ref, apiResources),
+        { uid: live.metadata.uid ?? '' },
+        options.deadlineMs,
+      );
+      if (deleted.ok || deleted.notFound) return { status: 'deleted', differences: [] };
+      if (deleted.conflict)
+        return keepBecause(step, 'gone', 'it was replaced by someone else before kguard could delete it', deps);
+      if (await away.retryAfter(deleted.stderr)) continue;
+      const outage = away.outage(deleted.message, 'delete it', deleted.stderr);
+      return failed(step, outage ?? `the API server refused to delete it: ${deleted.message}`, deps);
+    }
   }
 
   // put-back: a conditional PUT of the pre-apply copy; a 409 means it moved between the look and
@@ -171,9 +200,17 @@ async function restoreOne(
   let lastLive: KubeObject | undefined;
   let written: KubeObject | undefined;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
+  const away = new Persistence(giveUpAt, deps);
   for (let look = 0; look <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look += 1) {
-    if (look > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look - PUT_BACK_LOOKS, 5));
-    const live = await read();
+    if (look > PUT_BACK_LOOKS && !away.waited) await deps.clock.sleep(100 * Math.min(look - PUT_BACK_LOOKS, 5));
+    away.waited = false;
+    const reading = await away.attempt(read);
+    if (reading === RETRY) {
+      look -= 1;
+      continue;
+    }
+    if (reading instanceof Error) return failed(step, away.outage(reading.message, 'read it') ?? reading.message, deps);
+    const live = reading;
     // A write answered 504 may have landed all the same (the API server stored it, then timed out
     // answering: endpoints/handlers/finisher): the retry's 409 is then kguard's own write, not
     // someone else's change.
@@ -208,10 +245,16 @@ async function restoreOne(
     written = keepingOthers(step.before, step.applied, live, ours);
     const first = await deps.kubectl.replace(conditional(written, live), path, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
+    // The API server away or busy: look again (a write that landed shows as written) until --rollback-timeout.
+    if (!first.ok && (await away.retryAfter(first.stderr))) {
+      look -= 1;
+      continue;
+    }
     if (!first.ok || !first.object)
       return failed(
         step,
-        `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`,
+        (!first.ok && away.outage(first.message, 'write its pre-apply copy', first.stderr)) ||
+          `the API server refused the pre-apply copy: ${first.ok ? 'no object returned' : first.message}`,
         deps,
       );
     const owned = await ownersOf(step, restoreOwners(step, first.object, path, options, deps, read), deps);
@@ -333,50 +376,6 @@ async function afterPutBack(
   ).catch((error: unknown) => [
     `its extra restore step failed: ${error instanceof Error ? error.message : String(error)}`,
   ]);
-}
-
-/** The owners' write as a restore result when it did not end written. */
-async function ownersOf(
-  step: RestoreStep,
-  outcome: Promise<OwnersOutcome>,
-  deps: RestoreDeps,
-): Promise<{ object: KubeObject } | RestoreResult> {
-  const owned = await outcome;
-  if ('failure' in owned) return failed(step, owned.failure, deps);
-  if ('moved' in owned) return keepBecause(step, owned.moved.state, owned.moved.detail, deps, owned.moved.live);
-  return owned;
-}
-
-async function keepBecause(
-  step: RestoreStep,
-  reason: 'conflict' | 'gone' | 'cannot-restore',
-  detail: string,
-  deps: RestoreDeps,
-  /** The object as last read (null: not there); the commands depend on it. */
-  live?: KubeObject | null,
-): Promise<RestoreResult> {
-  const before = 'before' in step ? step.before : undefined;
-  const applied = 'applied' in step ? step.applied : undefined;
-  const manual = manualRestore({ ref: step.ref, action: 'keep', reason, before, applied }, live);
-  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
-  return {
-    status: 'kept',
-    reason,
-    detail,
-    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
-    copyFile,
-  };
-}
-
-async function failed(step: RestoreStep, reason: string, deps: RestoreDeps): Promise<RestoreResult> {
-  const manual = manualRestore(step);
-  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
-  return {
-    status: 'failed',
-    reason,
-    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
-    copyFile,
-  };
 }
 
 /** The REST path of an object, from discovery: /api/v1/namespaces/NS/PLURAL/NAME or /apis/G/V/... */

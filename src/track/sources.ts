@@ -141,7 +141,7 @@ export class WatchSource implements WorkloadSource {
       ) {
         const seconds = Math.round((now - health.since) / 1000);
         return new Error(
-          `no answer to the watch of ${cache.query.type} for ${seconds}s (${health.error ?? 'no answer yet'}); kguard keeps reconnecting.`,
+          `no answer to the watch of ${cache.query.type} for ${seconds}s (${health.error ?? 'no answer yet'})`,
         );
       }
     }

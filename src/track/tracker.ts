@@ -2,6 +2,7 @@
 // at every poll when it polls, sources.ts), and at least every poll interval, since some rules
 // depend on time alone. What the objects mean for each kind comes from its row (kinds/table.ts), judged by the shared engine (kinds/engine.ts).
 // Side effects (kubectl, clock, reporter) come in as deps.
+import { OutageNotes } from './outage.js';
 import { NO_CLUES, type Clues } from '../classify/clues.js';
 import { diagnose, logTargets } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
@@ -112,7 +113,7 @@ async function trackFrom(
     ]),
   );
   const done = new Map<string, Tracked>();
-  const reportedErrors = new Set<string>();
+  const outages = new OutageNotes();
 
   while (pending.size > 0 && !deps.signal?.aborted) {
     const typesByNamespace = new Map<string, Set<string>>();
@@ -133,6 +134,15 @@ async function trackFrom(
           await gatherClues(watch, rulesOf(watch.target), snapshot, now, deps.kubectl);
       }),
     );
+    for (const [namespace, snapshot] of snapshots) {
+      const said = outages.see(
+        namespace,
+        snapshot instanceof Error ? snapshot : undefined,
+        now,
+        new Date().toISOString(),
+      );
+      if (said) deps.reporter.emit(said);
+    }
     const finals: Array<[string, Watch, Verdict]> = [];
     for (const [key, watch] of pending) {
       const snapshot = snapshots.get(watch.target.workload.namespace);
@@ -140,14 +150,6 @@ async function trackFrom(
         snapshot === undefined || snapshot instanceof Error
           ? unreachableVerdict(watch, snapshot, now - startedAt >= timeoutOf(watch.target, options))
           : observe(watch, snapshot, now, startedAt, options, deps.reporter);
-      if (snapshot instanceof Error && !reportedErrors.has(snapshot.message)) {
-        reportedErrors.add(snapshot.message);
-        deps.reporter.emit({
-          kind: 'poll-error',
-          namespace: watch.target.workload.namespace,
-          message: snapshot.message,
-        });
-      }
       if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
     }
     // The evidence of every verdict reached at this look (events, logs), gathered at once.

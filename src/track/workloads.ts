@@ -20,6 +20,8 @@ export interface WorkloadTarget {
   applied: KubeObject;
   /** Its pre-apply copy, if it existed. */
   before: KubeObject | undefined;
+  /** Why it is watched, when not because this apply changed or created it. */
+  why?: string;
 }
 
 export interface TrackedOutcome {
@@ -111,7 +113,9 @@ export async function trackWorkloads(
         kind: 'tracking',
         workload: source.ref,
         fromRevision: source.before ? row?.rules(overrides ?? NO_OVERRIDES)?.revision?.(source.before) : undefined,
-        detail: [source.before ? 'changed by this apply' : 'created by this apply', ...problems].join('; '),
+        detail: [source.why ?? (source.before ? 'changed by this apply' : 'created by this apply'), ...problems].join(
+          '; ',
+        ),
       });
     }
   }

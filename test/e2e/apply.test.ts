@@ -85,7 +85,7 @@ describe('kguard apply', () => {
     expect(env.imageOf('web')).toBe(GOOD);
   });
 
-  it('leaves an unchanged Deployment alone even when it is failing, exit 0', async () => {
+  it('writes nothing to an unchanged Deployment whose rollout is failing, but judges it: its verdict (exit 3), not "changed nothing"', async () => {
     const file = await env.write('web.yaml', deploymentYaml('web', MISSING));
     const first = await kubectl(env.cluster, ['apply', '-f', file]);
     expect(first.exitCode, first.stderr).toBe(0);
@@ -104,13 +104,16 @@ describe('kguard apply', () => {
       .slice(requestsBefore)
       .filter((request) => request.method !== 'GET' && !/dryRun=All/.test(request.url));
     expect(sent.map((request) => `${request.method} ${request.url}`)).toEqual([]);
-    expect(run.exitCode, run.output).toBe(0);
+    // Its rollout was left unfinished (by kubectl here): judged, so not exit 0 (#29).
+    expect(run.exitCode, run.output).toBe(3);
     // The server dry run says nothing would change: kguard applies nothing at all.
     expect(run.output).toContain(
       "nothing to change: the API server's dry run leaves the object as it is; nothing was applied",
     );
     expect(run.output).not.toContain('applied 1 object');
-    expect(run.output).toContain('kguard: the apply changed nothing (exit 0)');
+    expect(run.output).toContain(
+      'kguard: the apply changed nothing, but a rollout left unfinished before it failed; nothing of this run is there to restore',
+    );
     expect(run.output).not.toContain('rolling back');
     expect(deploymentNow('web').metadata.generation).toBe(generationBefore);
     expect(env.imageOf('web')).toBe(MISSING);

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const parent = process.ppid;
   setInterval(() => {
     if (process.ppid !== parent) shutdown();
-  }, 500).unref();
+  }, 500);
 }
 
 function positiveNumber(flag: string, text: string): number {

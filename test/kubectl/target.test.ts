@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pinnedArgs, targetOf } from '../../src/kubectl/target.js';
+import { notKubectl, pinnedArgs, targetOf } from '../../src/kubectl/target.js';
 
 // What `kubectl config view --minify -o json` prints (kubectl 1.32 against kube-sim's kubeconfig).
 const minified = JSON.stringify({
@@ -33,5 +33,42 @@ describe('pinnedArgs', () => {
       '--server=https://x',
       '--token=t',
     ]);
+  });
+});
+
+describe('notKubectl', () => {
+  const minified = JSON.stringify({ kind: 'Config', apiVersion: 'v1', 'current-context': 'ci', contexts: [] });
+
+  it("takes kubectl's answers: a kubeconfig, or its own error line (no context, as kubectl 1.31 prints it)", () => {
+    expect(notKubectl({ exitCode: 0, stdout: minified, stderr: '' }, '/opt/kubectl-1.31')).toBeUndefined();
+    expect(
+      notKubectl(
+        { exitCode: 1, stdout: '', stderr: 'error: current-context must exist in order to minify\n' },
+        'kubectl',
+      ),
+    ).toBeUndefined();
+  });
+
+  it('names a KGUARD_KUBECTL path that does not exist', () => {
+    expect(notKubectl({ exitCode: -1, stdout: '', stderr: '', spawnError: 'ENOENT' }, '/nonexistent/kubectl')).toBe(
+      'KGUARD_KUBECTL=/nonexistent/kubectl could not be started (ENOENT: no such file). Next: set KGUARD_KUBECTL to the path of kubectl (kubectl version --client), or unset it to use kubectl from PATH; nothing was applied.',
+    );
+  });
+
+  it('says a binary that is not kubectl is not, instead of blaming the manifests', () => {
+    expect(notKubectl({ exitCode: 1, stdout: '', stderr: '' }, '/bin/false')).toMatch(
+      /^KGUARD_KUBECTL=\/bin\/false does not answer as kubectl does: `config view --minify -o json` exited 1 and printed nothing\./,
+    );
+    expect(
+      notKubectl(
+        {
+          exitCode: 2,
+          stdout: '',
+          stderr: "python3: can't open file '/work/config': [Errno 2] No such file or directory\n",
+        },
+        'python3',
+      ),
+    ).toContain(`printed "python3: can't open file '/work/config'`);
+    expect(notKubectl({ exitCode: 0, stdout: 'config', stderr: '' }, '/usr/bin/printf')).toContain('exited 0');
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isTransientFailure, retryTransient } from '../../src/kubectl/transient.js';
+import {
+  backoffMs,
+  isTransientFailure,
+  isUnreachableText,
+  mayPassLater,
+  RESTORE_BACKOFF,
+  retryTransient,
+} from '../../src/kubectl/transient.js';
 import type { ExecResult } from '../../src/kubectl/process/exec.js';
 import { kubectlStderr } from '../fixtures/load.js';
 
@@ -85,5 +92,63 @@ describe('retryTransient', () => {
       async () => undefined,
     );
     expect(attempts).toBe(1);
+  });
+});
+
+describe('mayPassLater and isUnreachableText', () => {
+  it.each(['get-connection-refused', 'apply-connection-refused'])(
+    'calls what kubectl printed for %s unreachable, and worth asking again',
+    (fixture) => {
+      expect(isUnreachableText(kubectlStderr(fixture))).toBe(true);
+      expect(mayPassLater(kubectlStderr(fixture))).toBe(true);
+    },
+  );
+
+  it.each([
+    'Error from server (InternalError): etcdserver: leader changed',
+    'Error from server: etcdserver: request timed out',
+    'Error from server (TooManyRequests): the server has received too many requests and has asked us to try again later',
+  ])('asks %j again, but does not call it unreachable: the server answered', (stderr) => {
+    expect(mayPassLater(stderr)).toBe(true);
+    expect(isUnreachableText(stderr)).toBe(false);
+  });
+
+  it.each(['delete-raw-service-unavailable'])('asks %s again: a 503 may pass', (fixture) => {
+    expect(mayPassLater(kubectlStderr(fixture))).toBe(true);
+  });
+
+  it.each(['apply-forbidden', 'replace-conflict', 'apply-unknown-kind'])(
+    'does not ask %s again: the answer would be the same',
+    (fixture) => {
+      expect(mayPassLater(kubectlStderr(fixture))).toBe(false);
+    },
+  );
+});
+
+describe('backoffMs', () => {
+  it('doubles from 0.5 s and holds at the 4 s cap, as wait.Backoff steps', () => {
+    expect([0, 1, 2, 3, 4, 10].map((attempt) => backoffMs(attempt, RESTORE_BACKOFF, 0))).toEqual([
+      500, 1000, 2000, 4000, 4000, 4000,
+    ]);
+  });
+
+  it('adds up to a quarter at random: two restores that failed together do not retry in step', () => {
+    expect(backoffMs(0, RESTORE_BACKOFF, 0.999)).toBe(625);
+    expect(backoffMs(5, RESTORE_BACKOFF, 0.5)).toBe(4500);
+  });
+});
+
+describe('retryTransient keeps what kubectl said', () => {
+  it('returns the failure kubectl explained, not a later attempt that was killed and printed nothing', async () => {
+    const explained = failed(
+      'Error from server (InternalError): etcdserver: request timed out\nconfigmaps "huge" is invalid: []: Too long: may not be more than 1048576 bytes',
+    );
+    const answers = [explained, failed('', { timedOut: true })];
+    const result = await retryTransient(
+      async () => answers.shift() as ExecResult,
+      [500],
+      async () => undefined,
+    );
+    expect(result).toBe(explained);
   });
 });

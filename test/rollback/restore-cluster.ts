@@ -24,6 +24,11 @@ export interface RestoreCluster {
   beforeWrite(name: string, change: (object: KubeObject, writesBefore: number) => void): void;
   /** Makes the lists of a namespace fail. */
   failListsOf(namespace: string): void;
+  /**
+   * The next `count` reads and writes fail with kubectl's `stderr` (a read throws, a write answers
+   * it); with `landed`, a failed write of `name` is stored all the same (answered 504 after commit).
+   */
+  failNext(count: number, stderr: string, options?: { landed?: string }): void;
 }
 
 const keyOf = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
@@ -42,6 +47,20 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
   const hooks = new Map<string, (object: KubeObject, writesBefore: number) => void>();
   const writes = new Map<string, number>();
   const failingLists = new Set<string>();
+  let failing = { count: 0, stderr: '', landed: undefined as string | undefined };
+  /** The failure of this call, if the outage is not over. */
+  const outage = (): string | undefined => {
+    if (failing.count <= 0) return undefined;
+    failing.count -= 1;
+    return failing.stderr;
+  };
+  const unreachable = (stderr: string): WriteResult => ({
+    ok: false,
+    conflict: false,
+    notFound: false,
+    message: stderr.split('\n').at(-1)!,
+    stderr,
+  });
   let clock = 0;
   let version = 1000;
 
@@ -113,13 +132,21 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
       }),
     getObject: (type, namespace, name) =>
       call('getObject', name, () => {
+        const down = outage();
+        if (down) throw Object.assign(new Error(down.split('\n').at(-1)), { stderr: down });
         const found = live.get(keyOf(type.split('.')[0]!, namespace, name));
         return found && structuredClone(found);
       }),
     replace: (object) =>
       call('replace', object.metadata.name, () => {
+        const down = outage();
+        if (down && failing.landed !== object.metadata.name) return unreachable(down);
         hook(object);
         const current = live.get(keyOfObject(object));
+        if (down && current?.metadata.resourceVersion === object.metadata.resourceVersion) {
+          store(object, current);
+          return unreachable(down);
+        }
         if (!current) return { ok: false, conflict: false, notFound: true, message: 'not found', stderr: '' };
         if (object.metadata.resourceVersion !== current.metadata.resourceVersion)
           return conflict(
@@ -166,6 +193,9 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
     },
     beforeWrite: (name, change) => hooks.set(name, change),
     failListsOf: (namespace) => failingLists.add(namespace),
+    failNext: (count, stderr, options = {}) => {
+      failing = { count, stderr, landed: options.landed };
+    },
   };
 }
 

@@ -413,3 +413,52 @@ describe('executeRestore, what the API server refuses to take back', () => {
     expect(cluster.live.get('ConfigMap/shop/settings')).toMatchObject({ immutable: true, data: { value: 'two' } });
   });
 });
+
+describe('executeRestore while the API server is away', () => {
+  const refused = 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?';
+
+  it('asks again with a growing pause until the server answers, reading the object before each write, and restores it', async () => {
+    const [before] = [configMap('settings', 'one')];
+    const { cluster, planned } = scenario([{ before: before!, after: changedConfig(before!) }]);
+    // Twelve calls refused: with the back-off (0.5, 1, 2, 4, 4… s) that is well past the adapter's 3.5 s.
+    cluster.failNext(12, refused);
+    const clock = new FakeClock();
+    const results = await executeRestore(
+      planRestore(planned, 'all', { keepCreated: false }),
+      { deadlineMs: 120_000 },
+      { kubectl: cluster.kubectl, clock, reporter: new RecordingReporter(), keepCopy: async () => '/private/copy' },
+    );
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({ status: 'restored', differences: [] });
+    expectRestored(cluster, [before!]);
+    expect(clock.now()).toBeGreaterThan(6_000);
+  });
+
+  it('a write that landed although its answer was lost is not written twice: the next look sees it written', async () => {
+    const before = configMap('settings', 'one');
+    const { cluster, planned } = scenario([{ before, after: changedConfig(before) }]);
+    cluster.failNext(1, 'Error from server (Timeout): Timeout: request did not complete within requested timeout', {
+      landed: 'settings',
+    });
+    const { results } = await restore(cluster, planned);
+    expect(results.get('/ConfigMap/shop/settings')).toMatchObject({ status: 'restored', differences: [] });
+    // As many writes as a restore without the lost answer: the values once, then the field owners.
+    const calm = scenario([{ before, after: changedConfig(before) }]);
+    await restore(calm.cluster, calm.planned);
+    expect(writesOf(cluster.calls, (name) => name === 'settings')).toHaveLength(
+      writesOf(calm.cluster.calls, (name) => name === 'settings').length,
+    );
+    expectRestored(cluster, [before]);
+  });
+
+  it('says "unreachable", not "refused", when the server never came back before --rollback-timeout', async () => {
+    const before = configMap('settings', 'one');
+    const { cluster, planned } = scenario([{ before, after: changedConfig(before) }]);
+    cluster.failNext(10_000, refused);
+    const { results } = await restore(cluster, planned);
+    const result = results.get('/ConfigMap/shop/settings');
+    expect(result?.status).toBe('failed');
+    expect(result && 'reason' in result ? result.reason : '').toMatch(
+      /^the API server was unreachable when kguard tried to (read it|write its pre-apply copy) \(.*was refused.*\); kguard tried again for 60s, until --rollback-timeout ran out$/,
+    );
+  });
+});

@@ -3,7 +3,7 @@
 // counts processes, pins the target, cancels reads, retries what is safe to repeat and turns a
 // failure into KubectlError. The capabilities (apply family, reads, writes, list and watch) are
 // functions over it, one file each (kubectl/client/), composed by createKubectl.
-import type { KubectlError } from '../../errors.js';
+import { KubectlError } from '../../errors.js';
 import type { KubeObject } from '../../objects/model.js';
 import type { AppliedObject } from '../../model/result.js';
 import type { Exec, ExecResult, StreamExec } from '../process/exec.js';
@@ -12,7 +12,7 @@ import { retryTransient } from '../transient.js';
 import { DEFAULTS } from '../../model/options.js';
 import { Discovery } from '../discovery.js';
 import { ProcessPool } from '../process/pool.js';
-import { pinnedArgs, targetOf } from '../target.js';
+import { notKubectl, pinnedArgs, targetOf } from '../target.js';
 import { readKubeconfigTarget } from '../kubeconfig.js';
 import { itemsOf, listedItems, kubectlFailure, requestTimeoutWithin, shellQuote, withQuery } from '../output/parse.js';
 import type { CollectionQuery, Connection, Target, KubectlProcess } from '../types.js';
@@ -61,13 +61,18 @@ export class KubectlRunner implements KubectlProcess {
   }
 
   async target(): Promise<Target | undefined> {
-    // The plain case read from the file (no process before the dry runs); kubectl otherwise.
-    const read = await readKubeconfigTarget(this.connection.connectionArgs);
+    // The plain case read from the file (no process before the dry runs); kubectl otherwise, and
+    // always for a KGUARD_KUBECTL binary: this first call says whether it is kubectl at all.
+    const read =
+      this.connection.binary === 'kubectl' ? await readKubeconfigTarget(this.connection.connectionArgs) : undefined;
     if (read) return read;
     const result = await this.run(['config', 'view', '--minify', '-o', 'json'], {
       deadlineMs: this.connection.readDeadlineMs,
       bounded: false,
     });
+    // The first call of a run: a binary that is not kubectl is said here, not blamed on the manifests.
+    const notIt = notKubectl(result, this.connection.binary);
+    if (notIt) throw new KubectlError(notIt, undefined, result.stderr);
     if (result.exitCode !== 0) return undefined;
     return targetOf(result.stdout);
   }

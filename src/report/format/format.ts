@@ -10,6 +10,7 @@ import type { ChangedObject, Phase, RunEvent, RunEventKind } from '../../model/e
 import { summarizePaths } from '../../objects/compare.js';
 import { describeObject, type ObjectRef } from '../../objects/model.js';
 import { PHASE_FORMATTERS } from './format-phases.js';
+import { RECOVERY_FORMATTERS } from './format-recovery.js';
 import { VERIFY_FORMATTERS } from './format-verify.js';
 import { containerLogLines, plural, seconds, type Line } from './line.js';
 
@@ -29,6 +30,8 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
 };
 
 function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
+  if (event.changedNothing && (event.outcome === 'failed' || event.outcome === 'timed-out'))
+    return `the apply changed nothing, but a rollout left unfinished before it ${event.outcome === 'failed' ? 'failed' : 'was not healthy within --timeout'}; nothing of this run is there to restore: fix the manifest and apply it, or undo that rollout by hand (kubectl rollout undo)`;
   if (event.outcome === 'timed-out' && event.restored) return TIMED_OUT_RESTORED;
   if (event.outcome === 'interrupted' && !event.restored)
     return 'cancelled after the apply; nothing was restored (see above)';
@@ -56,6 +59,7 @@ export const FORMATTERS: Formatters = {
     text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ''}read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,
   }),
   ...PHASE_FORMATTERS,
+  ...RECOVERY_FORMATTERS,
   'dry-run-waived': (event) => ({
     tone: 'info',
     text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects(event.objects)}`,
@@ -120,10 +124,6 @@ export const FORMATTERS: Formatters = {
   note: (event) => ({
     tone: 'info',
     text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`,
-  }),
-  'poll-error': (event) => ({
-    tone: 'warn',
-    text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`,
   }),
   'watch-fallback': (event) => ({
     tone: 'warn',

@@ -6,20 +6,21 @@
 // with exit 4 and the commands that finish it).
 import { interruptible } from '../../clock.js';
 import { InterruptedError } from '../../errors.js';
-import { thisProcess } from '../../journal/holder.js';
+import { probeHolder, thisProcess } from '../../journal/holder.js';
+import { finishDeadRuns } from '../rollback/recover.js';
 import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../../journal/leases.js';
 import { deleteExpiredJournals, makeRunId, type RunJournal } from '../../journal/store.js';
 import { stopOnRequest } from '../../journal/stop.js';
-import { prepareInputs } from '../../manifests/inputs.js';
+import { prepareInputs, refuseOversized } from '../../manifests/inputs.js';
 import type { ApplyOptions } from '../../model/options.js';
-import type { ObjectResult, RunResult } from '../../model/result.js';
+import type { ObjectResult, RecoveredRun, RunResult } from '../../model/result.js';
 import type { Verification } from '../../model/verify.js';
 import { prepareVerifyJobs } from '../../verify/job-manifest.js';
 import { isChange } from '../../objects/compare.js';
 import { PHASES } from '../../manifests/phases.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
-import type { PendingObject } from './changes.js';
+import { judgeUnsettled, type PendingObject } from './changes.js';
 import { cancelReason, type Deps } from './deps.js';
 import { endJournal, homeNamespace, journalPlace, rollbackCommand, startJournal } from './journal-life.js';
 import { checkPermissions } from './permissions.js';
@@ -45,6 +46,10 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
   // Before the apply every kubectl call is a read: a signal stops them at once.
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
+  await refuseOversized(inputs).catch(async (error: unknown) => {
+    await inputs.cleanup();
+    throw error;
+  });
   // The run's target, resolved once and passed on every later call: a context switched while
   // kguard watches cannot send the restore to another cluster.
   const target = await deps.kubectl.pinTarget().catch(async (error: unknown) => {
@@ -59,11 +64,26 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
   try {
     plan = await planRun(inputs, options).catch(interruptedBeforeApply(deps.signal));
     // A refused dry run ends the run before kguard writes anything, its own leases included.
-    const understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
-    const refs = [...understood.refs, ...understood.pruned];
+    let understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
+    let refs = [...understood.refs, ...understood.pruned];
     const runId = rawDeps.runId ?? makeRunId();
     // Each namespace's copies are journalled in it; cluster-scoped ones in --journal-namespace, where their Leases go too.
-    const place = journalPlace(refs, understood.current, options.journalNamespace);
+    let place = journalPlace(refs, understood.current, options.journalNamespace);
+    // A dead run's journal on these objects holds their true "before": that run is finished first
+    // (run/rollback/recover.ts), and what kubectl reads of the objects is read again after it.
+    const { recovered, heldByLive } = options.dryRun
+      ? { recovered: [], heldByLive: new Set<string>() }
+      : await finishDeadRuns(
+          refs,
+          place.namespaces,
+          { deadlineMs: options.rollbackTimeoutMs },
+          { ...deps, probe: rawDeps.probe ?? probeHolder },
+        ).catch(interruptedBeforeApply(deps.signal));
+    if (recovered.length > 0) {
+      understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
+      refs = [...understood.refs, ...understood.pruned];
+      place = journalPlace(refs, understood.current, options.journalNamespace);
+    }
     // The apply's own namespace (its first namespaced object's): verify Jobs run there.
     const home = homeNamespace(refs, options.namespace);
     // Parts kubectl can read only once this apply's CRDs exist cannot be judged unchanged now.
@@ -93,7 +113,14 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     // would write nothing. Checks asked for (--verify, --verify-job) still need the apply's run.
     if (!options.dryRun && unchanged && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
       deps.reporter.emit({ kind: 'nothing-to-change', objects: understood.refs });
-      result = unchangedResult(understood.refs, target, options, deps, startedAt);
+      // Nothing changes, but a rollout someone left unfinished is judged, not called unchanged.
+      const judged = await judgeUnsettled(understood.refs, understood.current, heldByLive, options, deps);
+      result = {
+        ...(judged
+          ? withOutcome({ ...unchangedResult(understood.refs, target, options, deps, startedAt), objects: judged })
+          : unchangedResult(understood.refs, target, options, deps, startedAt)),
+        ...(recovered.length > 0 ? { recoveredRuns: recovered } : {}),
+      };
       deps.announce?.(result);
       return result;
     }
@@ -202,7 +229,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       options,
       deps,
     );
-    result = resultOf(objects, verification);
+    result = { ...resultOf(objects, verification), ...(recovered.length > 0 ? { recoveredRuns: recovered } : {}) };
     // The journal and the leases end together: neither protects the other. A kept journal is
     // said before the verdict; deleting one (and letting the leases go) happens after it. So is
     // a successful run's history record: said now, written with the cleanup.

@@ -11,6 +11,7 @@ import type { ApplyOptions } from '../../model/options.js';
 import { cancelReason, type Deps } from './deps.js';
 import type { RunEvent } from '../../model/events.js';
 import { trackOptionsFor } from './track-options.js';
+import { rowFor } from '../../kinds/table.js';
 
 /**
  * An object on its way through the run: its result so far, its copies, its new pods at its verdict
@@ -129,4 +130,49 @@ export function recordOutcome(object: PendingObject, outcome: TrackedOutcome | u
   object.verdictAfterMs = outcome.elapsedMs;
   object.tracked = outcome.tracked;
   object.newPods = outcome.newPods;
+}
+
+/**
+ * An apply that changes nothing: each of its workloads whose last rollout is not complete
+ * (its kind's row says so from the object: kubectl rollout status's rules), unless a live run
+ * holds it, is judged as a rollout from where it stands. Undefined when none is unsettled.
+ */
+export async function judgeUnsettled(
+  refs: readonly ObjectRef[],
+  current: ReadonlyMap<string, KubeObject>,
+  heldByLive: ReadonlySet<string>,
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter' | 'signal'>,
+): Promise<PendingObject[] | undefined> {
+  const unsettled = refs.flatMap((ref) => {
+    const live = current.get(objectKey(ref));
+    const why = live && !heldByLive.has(objectKey(ref)) ? rowFor(ref).unsettled?.(live) : undefined;
+    return live && why
+      ? [
+          {
+            ref,
+            applied: live,
+            before: live,
+            why: `unchanged by this apply, but its last rollout is not complete: ${why}`,
+          },
+        ]
+      : [];
+  });
+  if (unsettled.length === 0) return undefined;
+  const outcomes = await trackWorkloads(unsettled, trackOptionsFor(options, 'rollout'), deps);
+  // Nothing of this run is there to restore, cancelled or not.
+  const stopped = stoppedWatching({ rollback: 'none' }, deps.signal);
+  return refs.map((ref) => {
+    const live = current.get(objectKey(ref));
+    const object: PendingObject = {
+      ref,
+      change: live ? { change: 'unchanged', before: live, after: live } : { change: 'absent' },
+      changeKind: 'unchanged',
+      changedFields: [],
+    };
+    const outcome = outcomes.get(objectKey(ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
+    return object;
+  });
 }

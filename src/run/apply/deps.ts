@@ -3,6 +3,7 @@
 import type { Clock } from '../../clock.js';
 import type { CommandExec } from '../../kubectl/process/exec.js';
 import type { Kubectl } from '../../kubectl/types.js';
+import type { HolderProbe } from '../../journal/holder.js';
 import type { InputDeps } from '../../manifests/inputs.js';
 import type { RestoreDeps } from '../../restore/restore.js';
 import type { Registries, RegistryOptions } from '../../images/registry.js';
@@ -17,6 +18,8 @@ export interface Deps {
   signal?: AbortSignal;
   inputs: InputDeps;
   keepCopy: RestoreDeps['keepCopy'];
+  /** Whether a run's process still runs on this machine (journal/holder.ts probeHolder by default). */
+  probe?: HolderProbe;
   /** How registries are asked before the apply (images/registry.ts); tests pass their own. */
   registries?: (options: RegistryOptions) => Registries;
   /** The run's id, when the caller made it (its copies' directory is named after it); else made here. */

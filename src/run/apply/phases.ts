@@ -21,6 +21,7 @@ import type { Deps } from './deps.js';
 import { readLater, type RunPart, type RunPlan } from './parts.js';
 import { checkPermissions } from './permissions.js';
 import { snapshot } from './understand.js';
+import { Persistence, RETRY } from '../../restore/persist.js';
 
 /** What the phases did so far: kept up to date, so that whatever breaks, the restore knows it. */
 export interface PhasedApply {
@@ -101,11 +102,13 @@ export async function applyInPhases(
     const { applied, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
     state.applyMs += deps.clock.now() - applyStartedAt;
     state.applied.push(...applied);
-    let after: Map<string, KubeObject>;
-    try {
-      after = await snapshot(refs, deps).catch(async () => snapshot(refs, deps));
-    } catch (error) {
-      state.unreadable = error as Error;
+    // An API server away during the apply is waited for (until --rollback-timeout): what the apply
+    // changed is read once it answers, and restored, instead of every object left to a person.
+    const away = new Persistence(deps.clock.now() + options.rollbackTimeoutMs, deps);
+    let after: Map<string, KubeObject> | typeof RETRY | Error = RETRY;
+    while (after === RETRY) after = await away.attempt(() => snapshot(refs, deps));
+    if (after instanceof Error) {
+      state.unreadable = new Error(away.outage(after.message, 'read it') ?? after.message);
       state.objects.push(...unreadable(refs, context.before));
       return;
     }

@@ -7,9 +7,9 @@ import type { ApplyRequest, Kubectl } from '../../kubectl/types.js';
 import { diagnoseKubectlFailure } from '../../kubectl/output/diagnose.js';
 import { readObjects } from '../../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../../manifests/inputs.js';
-import { judgeServerDryRun, objectsOfApply } from '../../manifests/understand.js';
+import { differingDuplicates, judgeServerDryRun, objectsOfApply } from '../../manifests/understand.js';
 import { canonicalJson, changeOf } from '../../objects/compare.js';
-import { kindKey, objectKey, refOf, type KubeObject, type ObjectRef } from '../../objects/model.js';
+import { describeObject, kindKey, objectKey, refOf, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { ApplyPhase } from '../../model/result.js';
 import type { Deps } from './deps.js';
@@ -66,6 +66,8 @@ export async function understand(
       .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     const server = await serverRun;
     const refs = server.ok ? objectsOfApply(server.objects) : [];
+    // Each copy of an object written twice is patched on its own in the server's answer: copies that differ show there.
+    if (server.ok) refuseDiffering(server.objects);
     if (server.ok && refs.length > 0) {
       deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
       const live = await liveRun;
@@ -129,11 +131,13 @@ async function readByClient(
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
   if (!client.ok) {
+    // The client run said nothing (killed): the server run over the same inputs may have said why.
+    const said = client.stderr.trim() === '' && server && !server.ok && server.stderr.trim() !== '' ? server : client;
     const failure = diagnoseKubectlFailure({
       exitCode: 1,
       stdout: '',
-      stderr: client.stderr,
-      timedOut: client.timedOut,
+      stderr: said.stderr,
+      timedOut: said.timedOut,
     });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
     if (
@@ -147,6 +151,7 @@ async function readByClient(
     throw new InputError(message);
   }
   const refs = objectsOfApply(client.objects);
+  refuseDiffering(client.objects);
   if (refs.length === 0) {
     throw new InputError(
       'the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied.',
@@ -294,4 +299,18 @@ export function kubectlWarnings(stderr: string): string[] {
         .filter((line) => line.startsWith('Warning: ')),
     ),
   ];
+}
+
+/** An object written twice with different contents (manifests/understand.ts differingDuplicates): refused. */
+function refuseDiffering(objects: readonly KubeObject[]): void {
+  const twice = differingDuplicates(objects);
+  if (twice.length > 0) {
+    const named = twice.map(
+      ({ ref, paths }) =>
+        `${describeObject(ref)} (different ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''})`,
+    );
+    throw new InputError(
+      `${named.join('; ')} ${twice.length === 1 ? 'is' : 'are'} written more than once in this apply, and the copies differ: kubectl would apply each in turn and the last would win. Next: keep one copy of each; nothing was applied.`,
+    );
+  }
 }

@@ -1,0 +1,103 @@
+// The CI retry story: a job killed during its run (a job timeout, a SIGKILL cancellation, the OOM
+// killer) leaves its journal in the cluster, and the same job runs again. Before the new run reads
+// its own "before", it finishes every dead run whose unfinished journal holds one of its objects,
+// as `kguard rollback` would (someone else's change wins), so the new run's "before" is the true
+// one and an unchanged apply is not called done while the dead run's change is live.
+// A live run is not touched: the new run waits for its Leases as before.
+import { UnfinishedRunError } from '../../errors.js';
+import type { RecoveredRun } from '../../model/result.js';
+import { objectKey, type ObjectRef } from '../../objects/model.js';
+import { heldOf } from '../../journal/lease.js';
+import { listRuns, type RunRecord } from '../status/runs.js';
+import { runRollback, type RollbackDeps } from './rollback.js';
+
+/**
+ * The runs this apply must finish first, newest first (an older dead run's copies are the truer
+ * "before" and are written last): dead (liveness.ts: its process gone on this machine, or its Lease
+ * unrenewed for its whole duration), with a journal that is neither finished nor expired, holding
+ * at least one of `refs`.
+ */
+export function deadRunsOn(runs: readonly RunRecord[], refs: readonly ObjectRef[]): RunRecord[] {
+  const wanted = new Set(refs.map(objectKey));
+  return runs
+    .filter(
+      (run) =>
+        run.journal !== undefined &&
+        !run.expired &&
+        run.liveness.state === 'dead' &&
+        run.journal.state !== 'finished' &&
+        run.journal.objects.some((entry) => wanted.has(objectKey(entry.ref))),
+    )
+    .sort((left, right) => right.journal!.startedAt.localeCompare(left.journal!.startedAt));
+}
+
+/** Keys of `refs` a live run holds: in its journal, or listed on one of its Leases. */
+export function heldByLiveRuns(runs: readonly RunRecord[], refs: readonly ObjectRef[]): Set<string> {
+  const wanted = new Map(refs.map((ref) => [objectKey(ref), ref]));
+  const held = new Set<string>();
+  for (const run of runs.filter((candidate) => candidate.liveness.state === 'live')) {
+    for (const entry of run.journal?.objects ?? [])
+      if (wanted.has(objectKey(entry.ref))) held.add(objectKey(entry.ref));
+    for (const lease of run.leases) for (const ref of heldOf(lease, wanted)) held.add(objectKey(ref));
+  }
+  return held;
+}
+
+/**
+ * Finishes the dead runs on `refs`, looking in each namespace where this run journals (pieces.ts
+ * puts each object's copy in its own namespace). A journal that cannot be listed (no right to
+ * list Secrets there) is not looked at: the run goes on as before. A dead run that leaves an
+ * object for a person stops this run before anything is applied (exit 4), with the commands.
+ */
+export async function finishDeadRuns(
+  refs: readonly ObjectRef[],
+  namespaces: readonly string[],
+  options: { deadlineMs: number },
+  deps: RollbackDeps,
+): Promise<{ recovered: RecoveredRun[]; heldByLive: Set<string> }> {
+  const listed = await Promise.all(
+    namespaces.map(async (namespace) => ({
+      namespace,
+      runs: await listRuns(deps.kubectl, namespace, Date.now(), deps.probe).catch(() => [] as RunRecord[]),
+    })),
+  );
+  const found = new Map<string, { run: RunRecord; namespace: string }>();
+  for (const { namespace, runs } of listed)
+    for (const run of deadRunsOn(runs, refs)) if (!found.has(run.runId)) found.set(run.runId, { run, namespace });
+  const order = [...found.values()].sort((left, right) =>
+    right.run.journal!.startedAt.localeCompare(left.run.journal!.startedAt),
+  );
+  const recovered: RecoveredRun[] = [];
+  const heldByLive = heldByLiveRuns(
+    listed.flatMap(({ runs }) => runs),
+    refs,
+  );
+  for (const { run, namespace } of order) {
+    deps.reporter.emit({
+      kind: 'recovering-run',
+      runId: run.runId,
+      why: run.liveness.why,
+      objects: run.journal!.objects.map((entry) => entry.ref),
+    });
+    const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
+      (error: unknown) => {
+        throw new UnfinishedRunError(
+          `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error instanceof Error ? error.message : String(error)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`,
+        );
+      },
+    );
+    if (result.needsPerson > 0) {
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`,
+      );
+    }
+    deps.reporter.emit({
+      kind: 'recovered-run',
+      runId: run.runId,
+      restored: result.restored,
+      untouched: result.untouched,
+    });
+    recovered.push({ runId: run.runId, restored: result.restored, untouched: result.untouched });
+  }
+  return { recovered, heldByLive };
+}
