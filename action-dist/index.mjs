@@ -3591,7 +3591,7 @@ var init_esm = __esm({
 function kibibytes(bytes3) {
   return Math.ceil(bytes3 / 1024);
 }
-var ExitCode, KguardError, InputError, InterruptedError, KubectlError, JournalTooLargeError;
+var ExitCode, KguardError, InputError, InterruptedError, KubectlError, JournalTooLargeError, UnfinishedRunError;
 var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
@@ -3649,6 +3649,9 @@ var init_errors = __esm({
       namespace;
       object;
       exitCode = ExitCode.ClusterError;
+    };
+    UnfinishedRunError = class extends KguardError {
+      exitCode = ExitCode.RollbackFailed;
     };
   }
 });
@@ -4081,12 +4084,12 @@ var init_literals = __esm({
       }
       child(node, code) {
         if (node === ROOT) return this.rootChildren[code];
-        const count2 = this.get(node, CHILD_COUNT);
-        if (count2 === 1) {
+        const count3 = this.get(node, CHILD_COUNT);
+        if (count3 === 1) {
           const only = this.get(node, FIRST_CHILD);
           return this.get(only, CODE) === code ? only : NONE;
         }
-        return count2 === 0 ? NONE : this.edges.get(node, code);
+        return count3 === 0 ? NONE : this.edges.get(node, code);
       }
       /** While the trie grows, before the edge table exists. */
       linkedChild(node, code) {
@@ -4952,8 +4955,12 @@ var init_diagnose = __esm({
 // src/kubectl/transient.ts
 var transient_exports = {};
 __export(transient_exports, {
+  RESTORE_BACKOFF: () => RESTORE_BACKOFF,
   RETRY_DELAYS_MS: () => RETRY_DELAYS_MS,
+  backoffMs: () => backoffMs,
   isTransientFailure: () => isTransientFailure,
+  isUnreachableText: () => isUnreachableText,
+  mayPassLater: () => mayPassLater,
   retryTransient: () => retryTransient
 });
 function isTransientFailure(result) {
@@ -4962,14 +4969,27 @@ function isTransientFailure(result) {
 }
 async function retryTransient(attempt, delaysMs, sleep, onRetry) {
   let result = await attempt();
+  let said2;
   for (let index = 0; index < delaysMs.length && isTransientFailure(result); index += 1) {
+    said2 = result;
     onRetry?.(result, index + 1);
     await sleep(delaysMs[index]);
     result = await attempt();
   }
+  if (said2 && result.exitCode !== 0 && result.stderr.trim() === "") return said2;
   return result;
 }
-var TRANSIENT_PATTERNS, RETRY_DELAYS_MS;
+function isUnreachableText(stderr) {
+  return UNREACHABLE.test(stderr);
+}
+function mayPassLater(stderr) {
+  return isUnreachableText(stderr) || TRANSIENT_PATTERNS.some((pattern2) => pattern2.test(stderr));
+}
+function backoffMs(attempt, backoff, random) {
+  const base = Math.min(backoff.capMs, backoff.initialMs * backoff.factor ** Math.max(0, attempt));
+  return Math.round(base * (1 + backoff.jitter * random));
+}
+var TRANSIENT_PATTERNS, RETRY_DELAYS_MS, UNREACHABLE, RESTORE_BACKOFF;
 var init_transient = __esm({
   "src/kubectl/transient.ts"() {
     "use strict";
@@ -4984,6 +5004,8 @@ var init_transient = __esm({
       /connection reset by peer|connection refused|The connection to the server \S+ was refused|i\/o timeout|broken pipe|unexpected EOF|http2: client connection lost|TLS handshake timeout/
     ];
     RETRY_DELAYS_MS = [500, 1e3, 2e3];
+    UNREACHABLE = /connection refused|The connection to the server \S+ was refused|Unable to connect to the server|connection reset by peer|unexpected EOF|\bEOF$|i\/o timeout|no route to host|http2: client connection lost|TLS handshake timeout/m;
+    RESTORE_BACKOFF = { initialMs: 500, factor: 2, capMs: 4e3, jitter: 0.25 };
   }
 });
 
@@ -5667,12 +5689,12 @@ function suiteOf(report, name, extra, finishedAt, locate) {
   return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
 }
 function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) {
-  const count2 = (pick) => cases.filter(pick).length;
+  const count3 = (pick) => cases.filter(pick).length;
   const totals = {
     tests: cases.length,
-    failures: count2((test) => test.failure),
-    errors: count2((test) => test.error),
-    skipped: count2((test) => test.skipped !== void 0)
+    failures: count3((test) => test.failure),
+    errors: count3((test) => test.error),
+    skipped: count3((test) => test.skipped !== void 0)
   };
   const time = seconds2(totalMs);
   const lines = [
@@ -6420,8 +6442,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -6529,13 +6551,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity3.isCollection(node)) {
-        let count2 = 0;
+        let count3 = 0;
         for (const item of node.items) {
           const c3 = getAliasCount(doc, item, anchors2);
-          if (c3 > count2)
-            count2 = c3;
+          if (c3 > count3)
+            count3 = c3;
         }
-        return count2;
+        return count3;
       } else if (identity3.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -9488,8 +9510,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -9566,12 +9588,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count2 = 1;
+        let count3 = 1;
         const end = error2.linePos[1];
         if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count3 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count2);
+        const pointer = " ".repeat(ci) + "^".repeat(count3);
         error2.message += `:
 
 ${lineStr}
@@ -13082,7 +13104,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse4(src, reviver, options) {
+    function parse5(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -13123,7 +13145,7 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse4;
+    exports.parse = parse5;
     exports.parseAllDocuments = parseAllDocuments4;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify2;
@@ -15506,20 +15528,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count2 = 0;
+      let count3 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count2++;
+        count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
         }
-        if (count2 === Infinity)
+        if (count3 === Infinity)
           return Infinity;
       }
-      return count2;
+      return count3;
     }
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
@@ -17157,7 +17179,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse4(serialize3(uri, options), options);
+        parse5(serialize3(uri, options), options);
       }
       return uri;
     }
@@ -17200,8 +17222,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse4(serialize3(base, options), options);
-        relative = parse4(serialize3(relative, options), options);
+        base = parse5(serialize3(base, options), options);
+        relative = parse5(serialize3(relative, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative.scheme) {
@@ -17519,7 +17541,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse4(uri, opts) {
+    function parse5(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -17556,7 +17578,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize: serialize3,
-      parse: parse4
+      parse: parse5
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -19057,8 +19079,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count2 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
+          const count3 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i2) => {
@@ -19071,16 +19093,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count2) {
-          gen.code((0, codegen_1._)`${count2}++`);
+        function checkLimits(count3) {
+          gen.code((0, codegen_1._)`${count3}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count2} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count3} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -22634,7 +22656,7 @@ var require_parse = __commonJS({
       }
       return parsed;
     }
-    function parse4(command, args, options) {
+    function parse5(command, args, options) {
       if (args && !Array.isArray(args)) {
         options = args;
         args = null;
@@ -22653,7 +22675,7 @@ var require_parse = __commonJS({
       };
       return options.shell ? parsed : parseNonShell(parsed);
     }
-    module.exports = parse4;
+    module.exports = parse5;
   }
 });
 
@@ -22712,16 +22734,16 @@ var require_cross_spawn = __commonJS({
   "node_modules/cross-spawn/index.js"(exports, module) {
     "use strict";
     var cp = __require("child_process");
-    var parse4 = require_parse();
+    var parse5 = require_parse();
     var enoent = require_enoent();
     function spawn4(command, args, options) {
-      const parsed = parse4(command, args, options);
+      const parsed = parse5(command, args, options);
       const spawned = cp.spawn(parsed.command, parsed.args, parsed.options);
       enoent.hookChildProcess(spawned, parsed);
       return spawned;
     }
     function spawnSync2(command, args, options) {
-      const parsed = parse4(command, args, options);
+      const parsed = parse5(command, args, options);
       const result = cp.spawnSync(parsed.command, parsed.args, parsed.options);
       result.error = result.error || enoent.verifyENOENTSync(result.status, parsed);
       return result;
@@ -22729,7 +22751,7 @@ var require_cross_spawn = __commonJS({
     module.exports = spawn4;
     module.exports.spawn = spawn4;
     module.exports.sync = spawnSync2;
-    module.exports._parse = parse4;
+    module.exports._parse = parse5;
     module.exports._enoent = enoent;
   }
 });
@@ -25371,7 +25393,7 @@ var init_pretty_ms = __esm({
   "node_modules/pretty-ms/index.js"() {
     init_parse_ms();
     isZero = (value) => value === 0 || value === 0n;
-    pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
+    pluralize = (word, count3) => count3 === 1 || count3 === 1n ? word : `${word}s`;
     SECOND_ROUNDING_EPSILON = 1e-7;
     ONE_DAY_IN_MILLISECONDS = 24n * 60n * 60n * 1000n;
   }
@@ -27792,12 +27814,12 @@ var init_mjs = __esm({
         for (const sig of signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count: count3 } = this.#emitter;
             const p = process15;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count3 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count3) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -29588,13 +29610,13 @@ function streaming(file, args, onStdout, background) {
   };
 }
 function stopRunningProcesses() {
-  const count2 = running.size;
+  const count3 = running.size;
   for (const pid of running) {
     killGroup(pid, "SIGKILL");
     forgetGroup(pid);
   }
   running.clear();
-  return count2;
+  return count3;
 }
 function track(pid) {
   running.add(pid);
@@ -29886,6 +29908,11 @@ function buildReport(result, messages, run = {}) {
     bake: bakeReport(result.verification),
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
+    recoveredRuns: (result.recoveredRuns ?? []).map(({ runId, restored, untouched }) => ({
+      runId,
+      restored,
+      untouched
+    })),
     target: result.target ? { ...result.target } : null,
     images: (result.images ?? []).map(({ object, container, image, verdict, detail }) => ({
       apiVersion: object.apiVersion,
@@ -30639,8 +30666,8 @@ function eventLines(events, findings) {
     const key = `${event.reason}/${message}`;
     if (seen.has(key) || lines.length >= MAX_EVENTS) continue;
     seen.add(key);
-    const count2 = event.count ?? event.series?.count ?? 1;
-    lines.push(`event ${event.reason}: ${message}${count2 > 1 ? ` (x${count2})` : ""}`);
+    const count3 = event.count ?? event.series?.count ?? 1;
+    lines.push(`event ${event.reason}: ${message}${count3 > 1 ? ` (x${count3})` : ""}`);
   }
   return lines;
 }
@@ -30706,8 +30733,8 @@ function listObjects(objects) {
   const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
   return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
 }
-function plural(count2) {
-  return count2 === 1 ? "" : "s";
+function plural(count3) {
+  return count3 === 1 ? "" : "s";
 }
 var PHASE_TEXT, PHASE_FORMATTERS;
 var init_format_phases = __esm({
@@ -30739,14 +30766,43 @@ var init_format_phases = __esm({
   }
 });
 
+// src/report/format/format-recovery.ts
+function clockTime(iso) {
+  return `${iso.slice(11, 19)} UTC`;
+}
+var RECOVERY_FORMATTERS;
+var init_format_recovery = __esm({
+  "src/report/format/format-recovery.ts"() {
+    "use strict";
+    RECOVERY_FORMATTERS = {
+      "poll-error": (event) => ({
+        tone: "warn",
+        text: event.forMs === void 0 ? `could not read workloads in namespace ${event.namespace}${event.since ? ` since ${clockTime(event.since)}` : ""}: ${event.message}; kguard keeps retrying until --timeout and says when they answer again` : `still cannot read workloads in namespace ${event.namespace}, for ${Math.round(event.forMs / 1e3)}s now: ${event.message}; kguard keeps retrying until --timeout`
+      }),
+      "poll-recovered": (event) => ({
+        tone: "info",
+        text: `workloads in namespace ${event.namespace} can be read again, after ${Math.round(event.afterMs / 1e3)}s without an answer`
+      }),
+      "recovering-run": (event) => ({
+        tone: "warn",
+        text: `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}): restoring them from that journal before this run reads its "before"`
+      }),
+      "recovered-run": (event) => ({
+        tone: "info",
+        text: `run ${event.runId} finished first: ${event.restored} object(s) restored from its journal, ${event.untouched} already as before it; its journal and Leases removed`
+      })
+    };
+  }
+});
+
 // src/report/format/line.ts
 function seconds3(ms) {
   const total = ms / 1e3;
   if (total < 60) return `${total.toFixed(1)}s`;
   return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
 }
-function plural2(count2) {
-  return count2 === 1 ? "" : "s";
+function plural2(count3) {
+  return count3 === 1 ? "" : "s";
 }
 function containerLogLines(logs) {
   return logs.flatMap((log) => {
@@ -30842,6 +30898,8 @@ var init_format_verify = __esm({
 
 // src/report/format/format.ts
 function finalText(event) {
+  if (event.changedNothing && (event.outcome === "failed" || event.outcome === "timed-out"))
+    return `the apply changed nothing, but a rollout left unfinished before it ${event.outcome === "failed" ? "failed" : "was not healthy within --timeout"}; nothing of this run is there to restore: fix the manifest and apply it, or undo that rollout by hand (kubectl rollout undo)`;
   if (event.outcome === "timed-out" && event.restored) return TIMED_OUT_RESTORED;
   if (event.outcome === "interrupted" && !event.restored)
     return "cancelled after the apply; nothing was restored (see above)";
@@ -30865,14 +30923,14 @@ function describeChange(object) {
 }
 function journalSecrets(event) {
   const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
-  const total = pieces.reduce((sum, [, count2]) => sum + count2, 0);
+  const total = pieces.reduce((sum, [, count3]) => sum + count3, 0);
   if (total <= 1) return `secret/${event.runId}-journal (namespace ${event.namespace})`;
   return `${total} Secrets ${event.runId}-journal\u2026 in ${journalNamespaces(event)}`;
 }
 function journalNamespaces(event) {
   const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
   if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
-  return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
+  return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count3]) => `${namespace} (${count3})`).join(", ")}`;
 }
 function listObjects2(objects) {
   const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
@@ -30892,6 +30950,7 @@ var init_format = __esm({
     init_compare();
     init_model();
     init_format_phases();
+    init_format_recovery();
     init_format_verify();
     init_line();
     init_line();
@@ -30913,6 +30972,7 @@ var init_format = __esm({
         text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ""}read ${event.objects.length} object${plural2(event.objects.length)} (as kubectl reads them): ${listObjects2(event.objects)}`
       }),
       ...PHASE_FORMATTERS,
+      ...RECOVERY_FORMATTERS,
       "dry-run-waived": (event) => ({
         tone: "info",
         text: `namespace/${event.namespace} is created by this apply, so the dry run could not check what goes in it: ${listObjects2(event.objects)}`
@@ -30965,10 +31025,6 @@ var init_format = __esm({
       note: (event) => ({
         tone: "info",
         text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`
-      }),
-      "poll-error": (event) => ({
-        tone: "warn",
-        text: `could not read workloads in namespace ${event.namespace}: ${event.message} kguard keeps retrying until --timeout.`
       }),
       "watch-fallback": (event) => ({
         tone: "warn",
@@ -31857,10 +31913,10 @@ function render(parts, rows, log) {
   ];
   const checks = parts.checks.length === 0 ? [] : ["**Checks**", "", ...parts.checks, ""];
   const shown2 = log.head.length + log.tail.length;
-  const count2 = log.leftOut > 0 ? `${shown2} of ${shown2 + log.leftOut} lines` : `${shown2} lines`;
+  const count3 = log.leftOut > 0 ? `${shown2} of ${shown2 + log.leftOut} lines` : `${shown2} lines`;
   const lines = log.leftOut > 0 ? [...log.head, logMarker(log.leftOut), ...log.tail] : log.head;
   const logSection = parts.log ? [
-    `<details><summary>kguard log (${count2})</summary>`,
+    `<details><summary>kguard log (${count3})</summary>`,
     "",
     `<pre>${escapeHtml(lines.join("\n"))}</pre>`,
     "</details>",
@@ -33328,6 +33384,23 @@ function pinnedArgs(connectionArgs, target) {
     pinned.push(`--user=${target.user}`);
   return pinned;
 }
+function notKubectl(result, binary) {
+  const named = binary === "kubectl" ? "kubectl" : `KGUARD_KUBECTL=${binary}`;
+  const next = binary === "kubectl" ? "install kubectl and put it on PATH, or set KGUARD_KUBECTL to its path" : "set KGUARD_KUBECTL to the path of kubectl (kubectl version --client), or unset it to use kubectl from PATH";
+  if (result.spawnError)
+    return `${named} could not be started (${result.spawnError === "ENOENT" ? `ENOENT: ${binary === "kubectl" ? "not on PATH" : "no such file"}` : result.spawnError}). Next: ${next}; nothing was applied.`;
+  if (result.exitCode === 0) {
+    let kind;
+    try {
+      kind = JSON.parse(result.stdout).kind;
+    } catch {
+      kind = void 0;
+    }
+    if (kind === "Config") return void 0;
+  } else if (/^error: /m.test(result.stderr)) return void 0;
+  const said2 = (result.stderr || result.stdout).trim().split("\n")[0]?.slice(0, 200) || "nothing";
+  return `${binary === "kubectl" ? "kubectl on PATH" : named} does not answer as kubectl does: \`config view --minify -o json\` exited ${result.exitCode} and printed ${said2 === "nothing" ? "nothing" : JSON.stringify(said2)}. Next: ${next}; nothing was applied.`;
+}
 var init_target = __esm({
   "src/kubectl/target.ts"() {
     "use strict";
@@ -33348,10 +33421,10 @@ function kubeconfigFile(connectionArgs, env2, home = homedir2()) {
   }
   return home ? path9.join(home, ".kube", "config") : void 0;
 }
-function targetOfKubeconfig(text2, parse4, context) {
+function targetOfKubeconfig(text2, parse5, context) {
   let config;
   try {
-    config = parse4(text2);
+    config = parse5(text2);
   } catch {
     return void 0;
   }
@@ -33395,6 +33468,7 @@ var KubectlRunner;
 var init_runner = __esm({
   "src/kubectl/client/runner.ts"() {
     "use strict";
+    init_errors();
     init_resources();
     init_transient();
     init_options();
@@ -33442,12 +33516,14 @@ var init_runner = __esm({
         this.connection.pinned?.(this.connectionArgs());
       }
       async target() {
-        const read = await readKubeconfigTarget(this.connection.connectionArgs);
+        const read = this.connection.binary === "kubectl" ? await readKubeconfigTarget(this.connection.connectionArgs) : void 0;
         if (read) return read;
         const result = await this.run(["config", "view", "--minify", "-o", "json"], {
           deadlineMs: this.connection.readDeadlineMs,
           bounded: false
         });
+        const notIt = notKubectl(result, this.connection.binary);
+        if (notIt) throw new KubectlError(notIt, void 0, result.stderr);
         if (result.exitCode !== 0) return void 0;
         return targetOf(result.stdout);
       }
@@ -34134,11 +34210,11 @@ function mergePieces(pieces) {
   }
   const expected = /* @__PURE__ */ new Map();
   for (const piece of pieces)
-    for (const [namespace, count2] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 }))
-      expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count2));
+    for (const [namespace, count3] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 }))
+      expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count3));
   const found = /* @__PURE__ */ new Map();
   for (const piece of pieces) found.set(piece.namespace, (found.get(piece.namespace) ?? 0) + 1);
-  const missing = [...expected].filter(([namespace, count2]) => (found.get(namespace) ?? 0) < count2).map(([namespace]) => namespace);
+  const missing = [...expected].filter(([namespace, count3]) => (found.get(namespace) ?? 0) < count3).map(([namespace]) => namespace);
   const states = new Set(pieces.map((piece) => piece.state));
   const state = states.has("applying") ? "applying" : states.has("restoring") ? "restoring" : states.size === 1 && states.has("finished") ? "finished" : "applied";
   const homeNamespace2 = first.home ?? first.namespace;
@@ -34883,7 +34959,7 @@ function stopOf(run) {
 }
 function journalWhere(run) {
   const pieces = Object.entries(run.journal?.pieces ?? { [run.journal?.namespace ?? ""]: 1 });
-  const where2 = pieces.length === 1 && pieces[0][1] === 1 ? `namespace ${pieces[0][0]}` : `journal in ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
+  const where2 = pieces.length === 1 && pieces[0][1] === 1 ? `namespace ${pieces[0][0]}` : `journal in ${pieces.map(([namespace, count3]) => `${namespace} (${count3})`).join(", ")}`;
   return run.missing.length > 0 ? `${where2} (not all read in ${run.missing.join(", ")})` : where2;
 }
 function statusLines(runs, now2) {
@@ -35463,6 +35539,59 @@ var init_stop_live = __esm({
     init_stop();
     ANSWER_WAIT_MS = 15e3;
     POLL_MS = 500;
+  }
+});
+
+// src/kinds/workloads/unsettled.ts
+function unsettledDeployment(live) {
+  const { metadata, spec, status = {} } = live;
+  if ((metadata.generation ?? 0) > count2(status.observedGeneration))
+    return "its latest spec has not been observed by the deployment controller yet";
+  const progressing = status.conditions?.find((condition) => condition.type === "Progressing");
+  if (progressing?.reason === "ProgressDeadlineExceeded") return `its rollout exceeded its progress deadline`;
+  const replicas = spec?.replicas ?? 1;
+  const updated = count2(status.updatedReplicas);
+  if (updated < replicas) return `${updated} of ${replicas} new replicas have been updated`;
+  if (count2(status.replicas) > updated)
+    return `${count2(status.replicas) - updated} old replicas are pending termination`;
+  if (count2(status.availableReplicas) < updated)
+    return `${count2(status.availableReplicas)} of ${updated} updated replicas are available`;
+  return void 0;
+}
+function unsettledDaemonSet(live) {
+  const { metadata, spec, status = {} } = live;
+  if (spec?.updateStrategy?.type && spec.updateStrategy.type !== "RollingUpdate") return void 0;
+  if ((metadata.generation ?? 0) > count2(status.observedGeneration))
+    return "its latest spec has not been observed by the daemon set controller yet";
+  const desired = count2(status.desiredNumberScheduled);
+  if (count2(status.updatedNumberScheduled) < desired)
+    return `${count2(status.updatedNumberScheduled)} of ${desired} updated pods are scheduled`;
+  if (count2(status.numberAvailable) < desired)
+    return `${count2(status.numberAvailable)} of ${desired} pods are available`;
+  return void 0;
+}
+function unsettledStatefulSet(live) {
+  const { metadata, spec, status = {} } = live;
+  if (spec?.updateStrategy?.type && spec.updateStrategy.type !== "RollingUpdate") return void 0;
+  if ((metadata.generation ?? 0) > count2(status.observedGeneration))
+    return "its latest spec has not been observed by the statefulset controller yet";
+  const replicas = spec?.replicas ?? 1;
+  if (count2(status.readyReplicas) < replicas) return `${count2(status.readyReplicas)} of ${replicas} pods are ready`;
+  const partition = spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
+  if (partition > 0) {
+    if (count2(status.updatedReplicas) < replicas - partition)
+      return `${count2(status.updatedReplicas)} of ${replicas - partition} pods above the partition are updated`;
+    return void 0;
+  }
+  if (status.updateRevision !== status.currentRevision)
+    return `its pods are not all at the update revision ${String(status.updateRevision)} yet`;
+  return void 0;
+}
+var count2;
+var init_unsettled = __esm({
+  "src/kinds/workloads/unsettled.ts"() {
+    "use strict";
+    count2 = (value) => typeof value === "number" ? value : 0;
   }
 });
 
@@ -37836,6 +37965,7 @@ var applied, NO_STATUS, TEMPLATE, runningPods, ROWS, NO_STATUS_GROUPS;
 var init_table2 = __esm({
   "src/kinds/table.ts"() {
     "use strict";
+    init_unsettled();
     init_model();
     init_claim();
     init_crd();
@@ -37866,13 +37996,16 @@ var init_table2 = __esm({
       podSpecAt
     });
     ROWS = {
-      "apps/Deployment": runningPods(
-        watched(
-          () => deploymentRules,
-          () => ["deployments.apps", "replicasets.apps", "pods"],
-          planDeployment
-        )
-      ),
+      "apps/Deployment": {
+        ...runningPods(
+          watched(
+            () => deploymentRules,
+            () => ["deployments.apps", "replicasets.apps", "pods"],
+            planDeployment
+          )
+        ),
+        unsettled: unsettledDeployment
+      },
       "apps/StatefulSet": {
         ...runningPods(
           watched(
@@ -37882,15 +38015,19 @@ var init_table2 = __esm({
             deleteStuckPods
           )
         ),
-        restoreNeeds: [{ verb: "delete", group: "", resource: "pods", why: "to delete the pods of the failed revision" }]
+        restoreNeeds: [{ verb: "delete", group: "", resource: "pods", why: "to delete the pods of the failed revision" }],
+        unsettled: unsettledStatefulSet
       },
-      "apps/DaemonSet": runningPods(
-        watched(
-          () => daemonSetRules,
-          () => ["daemonsets.apps", "pods"],
-          planDaemonSet
-        )
-      ),
+      "apps/DaemonSet": {
+        ...runningPods(
+          watched(
+            () => daemonSetRules,
+            () => ["daemonsets.apps", "pods"],
+            planDaemonSet
+          )
+        ),
+        unsettled: unsettledDaemonSet
+      },
       "apps/ReplicaSet": runningPods(
         watched(
           () => replicaSetRules,
@@ -38134,10 +38271,73 @@ var init_plan = __esm({
   }
 });
 
+// src/restore/persist.ts
+var RETRY, Persistence;
+var init_persist = __esm({
+  "src/restore/persist.ts"() {
+    "use strict";
+    init_transient();
+    RETRY = /* @__PURE__ */ Symbol("retry");
+    Persistence = class {
+      constructor(giveUpAt, deps) {
+        this.giveUpAt = giveUpAt;
+        this.deps = deps;
+      }
+      giveUpAt;
+      deps;
+      /** Set when a back-off was just slept: the caller's own pause is not added on top. */
+      waited = false;
+      retries = 0;
+      firstFailureAt;
+      unreachable = false;
+      /** After a failure that kubectl described with `stderr`: true once the back-off is waited (ask again), false to give up. */
+      async retryAfter(stderr) {
+        if (!mayPassLater(stderr)) return false;
+        const now2 = this.deps.clock.now();
+        this.firstFailureAt ??= now2;
+        this.unreachable = isUnreachableText(stderr);
+        if (now2 >= this.giveUpAt) return false;
+        const wait = backoffMs(this.retries, RESTORE_BACKOFF, (this.deps.random ?? Math.random)());
+        this.retries += 1;
+        const pause = Math.min(wait, this.giveUpAt - now2);
+        await this.deps.clock.sleep(pause);
+        if (this.deps.clock.now() - now2 < pause / 2) return false;
+        this.waited = true;
+        return true;
+      }
+      /** A read: its value, RETRY after a waited back-off, or the error that ends the restore of the object. */
+      async attempt(read) {
+        try {
+          return await read();
+        } catch (error2) {
+          const message = error2 instanceof Error ? error2.message : String(error2);
+          const stderr = error2.stderr;
+          if (await this.retryAfter(typeof stderr === "string" && stderr !== "" ? stderr : message)) return RETRY;
+          return new Error(message);
+        }
+      }
+      /**
+       * Why the object could not be restored when the API server was away: "unreachable" when nothing
+       * answered, "kept failing" when it answered with errors that may pass, and for how long;
+       * undefined when the server refused (the caller's own words).
+       */
+      outage(message, what, stderr = message) {
+        if (!mayPassLater(stderr)) return void 0;
+        const since = this.firstFailureAt === void 0 ? 0 : this.deps.clock.now() - this.firstFailureAt;
+        const tried = `kguard tried again for ${Math.round(since / 1e3)}s, until --rollback-timeout ran out`;
+        if (isUnreachableText(stderr) || this.unreachable)
+          return `the API server was unreachable when kguard tried to ${what} (${message}); ${tried}`;
+        return `the API server kept failing when kguard tried to ${what} (${message}); ${tried}`;
+      }
+    };
+  }
+});
+
 // src/restore/field-owners.ts
 async function restoreOwners(step, written2, path15, options, deps, read) {
   let restored = written2;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
+  const away = new Persistence(giveUpAt, deps);
   for (let attempt = 0; needsOwners(step.before, restored); attempt += 1) {
     if (attempt >= OWNER_ATTEMPTS && deps.clock.now() >= giveUpAt) {
       return {
@@ -38151,9 +38351,15 @@ async function restoreOwners(step, written2, path15, options, deps, read) {
     };
     const second = await deps.kubectl.replace(owners, path15, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
+    if (!second.ok && !second.conflict && await away.retryAfter(second.stderr)) {
+      const again = await away.attempt(read);
+      if (again !== RETRY && !(again instanceof Error) && again && !changeSinceApply(restored, again)) restored = again;
+      continue;
+    }
     if (second.ok || !second.conflict) {
+      const outage = second.ok ? void 0 : away.outage(second.message, "write its field owners", second.stderr);
       return {
-        failure: `its values were restored but its field owners were not: ${second.ok ? "no object returned" : second.message}`
+        failure: `its values were restored but its field owners were not: ${outage ?? (second.ok ? "no object returned" : second.message)}`
       };
     }
     const moved = await read();
@@ -38199,6 +38405,7 @@ var init_field_owners = __esm({
     "use strict";
     init_compare();
     init_owners();
+    init_persist();
     OWNER_ATTEMPTS = 10;
   }
 });
@@ -38309,6 +38516,43 @@ var init_manual = __esm({
   }
 });
 
+// src/restore/outcomes.ts
+async function keepBecause(step, reason, detail, deps, live) {
+  const before = "before" in step ? step.before : void 0;
+  const applied2 = "applied" in step ? step.applied : void 0;
+  const manual = manualRestore({ ref: step.ref, action: "keep", reason, before, applied: applied2 }, live);
+  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
+  return {
+    status: "kept",
+    reason,
+    detail,
+    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
+    copyFile
+  };
+}
+async function failed(step, reason, deps) {
+  const manual = manualRestore(step);
+  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
+  return {
+    status: "failed",
+    reason,
+    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
+    copyFile
+  };
+}
+async function ownersOf(step, outcome, deps) {
+  const owned = await outcome;
+  if ("failure" in owned) return failed(step, owned.failure, deps);
+  if ("moved" in owned) return keepBecause(step, owned.moved.state, owned.moved.detail, deps, owned.moved.live);
+  return owned;
+}
+var init_outcomes = __esm({
+  "src/restore/outcomes.ts"() {
+    "use strict";
+    init_manual();
+  }
+});
+
 // src/restore/result-events.ts
 function reportResult(step, result, reporter) {
   switch (result.status) {
@@ -38353,7 +38597,17 @@ var init_result_events = __esm({
 async function executeRestore(steps, options, deps) {
   const results = /* @__PURE__ */ new Map();
   let resources;
-  const apiResources = () => resources ??= deps.kubectl.apiResources(steps.map((step) => step.ref.apiVersion));
+  const away = new Persistence(deps.clock.now() + options.deadlineMs, deps);
+  const discover = async () => {
+    for (; ; ) {
+      const found = await away.attempt(() => deps.kubectl.apiResources(steps.map((step) => step.ref.apiVersion)));
+      if (found !== RETRY) {
+        if (found instanceof Error) throw new Error(away.outage(found.message, "read its kind") ?? found.message);
+        return found;
+      }
+    }
+  };
+  const apiResources = () => resources ??= discover();
   const writes = steps.filter((step) => step.action !== "keep");
   if (writes.length > 0) deps.reporter.emit({ kind: "restoring", objects: writes.map((step) => step.ref) });
   for (const phase of restorePhases(steps, options.stages)) {
@@ -38419,29 +38673,43 @@ async function restoreOne(step, options, deps, apiResources, read) {
     return { status: "recreated", restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
   }
   if (step.action === "delete") {
-    const live = await read();
-    if (!live) return { status: "deleted", differences: [] };
-    const change = changeSinceApply(step.applied, live, fieldsOfApply(void 0, step.applied));
-    if (change) return keepBecause(step, change.state, change.detail, deps, live);
-    const deleted = await deps.kubectl.deleteExact(
-      await apiPath(step.ref, apiResources),
-      { uid: live.metadata.uid ?? "" },
-      options.deadlineMs
-    );
-    if (!deleted.ok && deleted.notFound) return { status: "deleted", differences: [] };
-    if (!deleted.ok && deleted.conflict)
-      return keepBecause(step, "gone", "it was replaced by someone else before kguard could delete it", deps);
-    if (!deleted.ok) return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
-    return { status: "deleted", differences: [] };
+    const away2 = new Persistence(deps.clock.now() + options.deadlineMs, deps);
+    for (; ; ) {
+      const live = await away2.attempt(read);
+      if (live === RETRY) continue;
+      if (live instanceof Error) return failed(step, away2.outage(live.message, "read it") ?? live.message, deps);
+      if (!live) return { status: "deleted", differences: [] };
+      const change = changeSinceApply(step.applied, live, fieldsOfApply(void 0, step.applied));
+      if (change) return keepBecause(step, change.state, change.detail, deps, live);
+      const deleted = await deps.kubectl.deleteExact(
+        await apiPath(step.ref, apiResources),
+        { uid: live.metadata.uid ?? "" },
+        options.deadlineMs
+      );
+      if (deleted.ok || deleted.notFound) return { status: "deleted", differences: [] };
+      if (deleted.conflict)
+        return keepBecause(step, "gone", "it was replaced by someone else before kguard could delete it", deps);
+      if (await away2.retryAfter(deleted.stderr)) continue;
+      const outage = away2.outage(deleted.message, "delete it", deleted.stderr);
+      return failed(step, outage ?? `the API server refused to delete it: ${deleted.message}`, deps);
+    }
   }
   const path15 = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive;
   let written2;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
+  const away = new Persistence(giveUpAt, deps);
   for (let look2 = 0; look2 <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look2 += 1) {
-    if (look2 > PUT_BACK_LOOKS) await deps.clock.sleep(100 * Math.min(look2 - PUT_BACK_LOOKS, 5));
-    const live = await read();
+    if (look2 > PUT_BACK_LOOKS && !away.waited) await deps.clock.sleep(100 * Math.min(look2 - PUT_BACK_LOOKS, 5));
+    away.waited = false;
+    const reading = await away.attempt(read);
+    if (reading === RETRY) {
+      look2 -= 1;
+      continue;
+    }
+    if (reading instanceof Error) return failed(step, away.outage(reading.message, "read it") ?? reading.message, deps);
+    const live = reading;
     if (live && written2 && sameContent(live, written2)) {
       const owned2 = await ownersOf(step, restoreOwners(step, live, path15, options, deps, read), deps);
       if ("status" in owned2) return owned2;
@@ -38471,10 +38739,14 @@ async function restoreOne(step, options, deps, apiResources, read) {
     written2 = keepingOthers(step.before, step.applied, live, ours);
     const first = await deps.kubectl.replace(conditional(written2, live), path15, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
+    if (!first.ok && await away.retryAfter(first.stderr)) {
+      look2 -= 1;
+      continue;
+    }
     if (!first.ok || !first.object)
       return failed(
         step,
-        `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`,
+        !first.ok && away.outage(first.message, "write its pre-apply copy", first.stderr) || `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`,
         deps
       );
     const owned = await ownersOf(step, restoreOwners(step, first.object, path15, options, deps, read), deps);
@@ -38571,35 +38843,6 @@ async function afterPutBack(step, failed2, restored, options, deps) {
     `its extra restore step failed: ${error2 instanceof Error ? error2.message : String(error2)}`
   ]);
 }
-async function ownersOf(step, outcome, deps) {
-  const owned = await outcome;
-  if ("failure" in owned) return failed(step, owned.failure, deps);
-  if ("moved" in owned) return keepBecause(step, owned.moved.state, owned.moved.detail, deps, owned.moved.live);
-  return owned;
-}
-async function keepBecause(step, reason, detail, deps, live) {
-  const before = "before" in step ? step.before : void 0;
-  const applied2 = "applied" in step ? step.applied : void 0;
-  const manual = manualRestore({ ref: step.ref, action: "keep", reason, before, applied: applied2 }, live);
-  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
-  return {
-    status: "kept",
-    reason,
-    detail,
-    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
-    copyFile
-  };
-}
-async function failed(step, reason, deps) {
-  const manual = manualRestore(step);
-  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
-  return {
-    status: "failed",
-    reason,
-    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
-    copyFile
-  };
-}
 async function apiPath(ref, apiResources) {
   const group = groupOf(ref.apiVersion);
   const resource = (await apiResources()).get(kindKey(ref));
@@ -38621,6 +38864,8 @@ var init_restore = __esm({
     init_manual();
     init_plan();
     init_steps();
+    init_persist();
+    init_outcomes();
     init_result_events();
     PUT_BACK_LOOKS = 3;
   }
@@ -39280,6 +39525,40 @@ var init_diff = __esm({
   }
 });
 
+// src/track/outage.ts
+var OUTAGE_REMINDER_MS, OutageNotes;
+var init_outage = __esm({
+  "src/track/outage.ts"() {
+    "use strict";
+    OUTAGE_REMINDER_MS = 6e4;
+    OutageNotes = class {
+      outages = /* @__PURE__ */ new Map();
+      /** What to say of one look at `namespace`: its error, or undefined when it answered. */
+      see(namespace, error2, now2, wallIso) {
+        const outage = this.outages.get(namespace);
+        if (!error2) {
+          if (!outage) return void 0;
+          this.outages.delete(namespace);
+          return { kind: "poll-recovered", namespace, afterMs: Math.round(now2 - outage.since) };
+        }
+        if (!outage) {
+          this.outages.set(namespace, { since: now2, sinceIso: wallIso, saidAt: now2 });
+          return { kind: "poll-error", namespace, message: error2.message, since: wallIso };
+        }
+        if (now2 - outage.saidAt < OUTAGE_REMINDER_MS) return void 0;
+        outage.saidAt = now2;
+        return {
+          kind: "poll-error",
+          namespace,
+          message: error2.message,
+          since: outage.sinceIso,
+          forMs: Math.round(now2 - outage.since)
+        };
+      }
+    };
+  }
+});
+
 // src/track/clue-reads.ts
 async function gatherClues(watch, rules, snapshot2, now2, kubectl) {
   const pods = newPodsOf(rules, findObject(snapshot2, watch.target.workload), snapshot2);
@@ -39428,8 +39707,8 @@ var init_watch_cache = __esm({
         return false;
       }
       async pause(failures) {
-        const { backoffMs } = this.options;
-        await this.deps.clock.sleep(backoffMs[Math.min(failures, backoffMs.length) - 1] ?? 0, this.stopping.signal);
+        const { backoffMs: backoffMs2 } = this.options;
+        await this.deps.clock.sleep(backoffMs2[Math.min(failures, backoffMs2.length) - 1] ?? 0, this.stopping.signal);
       }
       /** One watch, from `resourceVersion` until the server ends it, it fails, or a relist is due. */
       async watchOnce(resourceVersion) {
@@ -39573,7 +39852,7 @@ var init_sources = __esm({
           if ((health.state === "starting" || health.state === "reconnecting") && now2 - health.since >= this.options.silenceMs) {
             const seconds4 = Math.round((now2 - health.since) / 1e3);
             return new Error(
-              `no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"}); kguard keeps reconnecting.`
+              `no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"})`
             );
           }
         }
@@ -39702,7 +39981,7 @@ async function trackFrom(source, targets, options, deps) {
     ])
   );
   const done = /* @__PURE__ */ new Map();
-  const reportedErrors = /* @__PURE__ */ new Set();
+  const outages = new OutageNotes();
   while (pending.size > 0 && !deps.signal?.aborted) {
     const typesByNamespace2 = /* @__PURE__ */ new Map();
     for (const { target } of pending.values()) {
@@ -39721,18 +40000,19 @@ async function trackFrom(source, targets, options, deps) {
           await gatherClues(watch, rulesOf(watch.target), snapshot2, now2, deps.kubectl);
       })
     );
+    for (const [namespace, snapshot2] of snapshots) {
+      const said2 = outages.see(
+        namespace,
+        snapshot2 instanceof Error ? snapshot2 : void 0,
+        now2,
+        (/* @__PURE__ */ new Date()).toISOString()
+      );
+      if (said2) deps.reporter.emit(said2);
+    }
     const finals = [];
     for (const [key, watch] of pending) {
       const snapshot2 = snapshots.get(watch.target.workload.namespace);
       const verdict = snapshot2 === void 0 || snapshot2 instanceof Error ? unreachableVerdict(watch, snapshot2, now2 - startedAt >= timeoutOf(watch.target, options)) : observe(watch, snapshot2, now2, startedAt, options, deps.reporter);
-      if (snapshot2 instanceof Error && !reportedErrors.has(snapshot2.message)) {
-        reportedErrors.add(snapshot2.message);
-        deps.reporter.emit({
-          kind: "poll-error",
-          namespace: watch.target.workload.namespace,
-          message: snapshot2.message
-        });
-      }
       if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
     }
     const finished7 = await Promise.all(
@@ -39900,6 +40180,7 @@ var JSON_LOG_LINES, FINAL_STATES;
 var init_tracker = __esm({
   "src/track/tracker.ts"() {
     "use strict";
+    init_outage();
     init_clues();
     init_diagnosis();
     init_text();
@@ -39976,7 +40257,9 @@ async function trackWorkloads(targets, options, deps) {
         kind: "tracking",
         workload: source.ref,
         fromRevision: source.before ? row?.rules(overrides ?? NO_OVERRIDES)?.revision?.(source.before) : void 0,
-        detail: [source.before ? "changed by this apply" : "created by this apply", ...problems].join("; ")
+        detail: [source.why ?? (source.before ? "changed by this apply" : "created by this apply"), ...problems].join(
+          "; "
+        )
       });
     }
   }
@@ -54771,7 +55054,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile6, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile7, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname, resolve } = __require("node:path");
     var { setTimeout: setTimeout4, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
@@ -54973,7 +55256,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile6(resolve(path15), "utf8");
+          const data = await readFile7(resolve(path15), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -66577,7 +66860,7 @@ var require_eventsource_stream = __commonJS({
     var DATA = Buffer.from("data");
     var EVENT = Buffer.from("event");
     var ID = Buffer.from("id");
-    var RETRY = Buffer.from("retry");
+    var RETRY2 = Buffer.from("retry");
     var minParserItems = 1024;
     var maxParserItems = 131072;
     var bytesPerParserItem = 128;
@@ -66786,7 +67069,7 @@ ${value}`;
           this.dataLineCount++;
           return;
         }
-        if (isFieldName(line, fieldLength, RETRY)) {
+        if (isFieldName(line, fieldLength, RETRY2)) {
           if (isASCIINumberBytes(line, valueStart)) {
             this.setEventFieldSize("retry", line.length - valueStart);
             event.retry = line.toString("utf8", valueStart);
@@ -66919,15 +67202,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -67609,8 +67892,226 @@ var init_secret_values = __esm({
   }
 });
 
+// src/run/rollback/recover.ts
+function deadRunsOn(runs, refs) {
+  const wanted = new Set(refs.map(objectKey));
+  return runs.filter(
+    (run) => run.journal !== void 0 && !run.expired && run.liveness.state === "dead" && run.journal.state !== "finished" && run.journal.objects.some((entry) => wanted.has(objectKey(entry.ref)))
+  ).sort((left, right) => right.journal.startedAt.localeCompare(left.journal.startedAt));
+}
+function heldByLiveRuns(runs, refs) {
+  const wanted = new Map(refs.map((ref) => [objectKey(ref), ref]));
+  const held = /* @__PURE__ */ new Set();
+  for (const run of runs.filter((candidate) => candidate.liveness.state === "live")) {
+    for (const entry of run.journal?.objects ?? [])
+      if (wanted.has(objectKey(entry.ref))) held.add(objectKey(entry.ref));
+    for (const lease of run.leases) for (const ref of heldOf(lease, wanted)) held.add(objectKey(ref));
+  }
+  return held;
+}
+async function finishDeadRuns(refs, namespaces, options, deps) {
+  const listed = await Promise.all(
+    namespaces.map(async (namespace) => ({
+      namespace,
+      runs: await listRuns(deps.kubectl, namespace, Date.now(), deps.probe).catch(() => [])
+    }))
+  );
+  const found = /* @__PURE__ */ new Map();
+  for (const { namespace, runs } of listed)
+    for (const run of deadRunsOn(runs, refs)) if (!found.has(run.runId)) found.set(run.runId, { run, namespace });
+  const order = [...found.values()].sort(
+    (left, right) => right.run.journal.startedAt.localeCompare(left.run.journal.startedAt)
+  );
+  const recovered = [];
+  const heldByLive = heldByLiveRuns(
+    listed.flatMap(({ runs }) => runs),
+    refs
+  );
+  for (const { run, namespace } of order) {
+    deps.reporter.emit({
+      kind: "recovering-run",
+      runId: run.runId,
+      why: run.liveness.why,
+      objects: run.journal.objects.map((entry) => entry.ref)
+    });
+    const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
+      (error2) => {
+        throw new UnfinishedRunError(
+          `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
+        );
+      }
+    );
+    if (result.needsPerson > 0) {
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
+      );
+    }
+    deps.reporter.emit({
+      kind: "recovered-run",
+      runId: run.runId,
+      restored: result.restored,
+      untouched: result.untouched
+    });
+    recovered.push({ runId: run.runId, restored: result.restored, untouched: result.untouched });
+  }
+  return { recovered, heldByLive };
+}
+var init_recover = __esm({
+  "src/run/rollback/recover.ts"() {
+    "use strict";
+    init_errors();
+    init_model();
+    init_lease();
+    init_runs();
+    init_rollback();
+  }
+});
+
+// src/manifests/documents.ts
+function splitDocuments(text2) {
+  if (/^\s*\{/.test(text2)) return [{ index: 1, text: text2, json: true, head: headOf(text2, true) }];
+  const documents = [];
+  let lines = [];
+  let index = 0;
+  const flush = () => {
+    const body = lines.join("");
+    lines = [];
+    if (!hasContent(body)) return;
+    index += 1;
+    documents.push({ index, text: body, json: false, head: headOf(body, false) });
+  };
+  for (const line of text2.split(/(?<=\n)/)) {
+    if (line.startsWith("---")) {
+      const rest = line.slice(3).trim();
+      if (rest !== "" && !rest.startsWith("#")) return void 0;
+      if (lines.length > 0) flush();
+      continue;
+    }
+    lines.push(line);
+  }
+  if (lines.length > 0) flush();
+  return documents;
+}
+function hasContent(body) {
+  return body.split("\n").some((line) => line.trim() !== "" && !line.trim().startsWith("#"));
+}
+function headOf(text2, json) {
+  let value;
+  try {
+    value = json ? JSON.parse(text2) : (0, import_yaml7.parse)(text2, { uniqueKeys: false });
+  } catch {
+    return void 0;
+  }
+  return isObject3(value) ? headOfObject(value) : void 0;
+}
+function headOfObject(value) {
+  const metadata = isObject3(value.metadata) ? value.metadata : {};
+  const annotations = isObject3(metadata.annotations) ? metadata.annotations : {};
+  const head = {
+    apiVersion: stringOf(value.apiVersion),
+    kind: stringOf(value.kind),
+    name: stringOf(metadata.name),
+    phase: stringOf(annotations[PHASE_ANNOTATION])
+  };
+  if (head.kind === "CustomResourceDefinition" && head.apiVersion?.startsWith("apiextensions.k8s.io/")) {
+    const spec = isObject3(value.spec) ? value.spec : {};
+    const names2 = isObject3(spec.names) ? spec.names : {};
+    const group = stringOf(spec.group);
+    const kind = stringOf(names2.kind);
+    if (group && kind) head.defines = { group, kind };
+  }
+  if (head.kind?.endsWith("List") && Array.isArray(value.items))
+    head.items = value.items.filter(isObject3).map(headOfObject);
+  return head;
+}
+function stringOf(value) {
+  return typeof value === "string" ? value : void 0;
+}
+function isObject3(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+var import_yaml7, PHASE_ANNOTATION;
+var init_documents = __esm({
+  "src/manifests/documents.ts"() {
+    "use strict";
+    import_yaml7 = __toESM(require_dist(), 1);
+    PHASE_ANNOTATION = "kguard.dev/phase";
+  }
+});
+
+// src/manifests/limits.ts
+function oversizedObjects(text2, origin) {
+  if (Buffer.byteLength(text2) <= PARSE_ABOVE_BYTES) return [];
+  const documents = splitDocuments(text2) ?? [{ index: 1, text: text2, json: false, head: void 0 }];
+  const found = [];
+  for (const document2 of documents) {
+    const bytes3 = Buffer.byteLength(document2.text);
+    if (bytes3 <= PARSE_ABOVE_BYTES) continue;
+    const where2 = documents.length > 1 ? `${origin} (document ${document2.index})` : origin;
+    let value;
+    try {
+      value = document2.json ? JSON.parse(document2.text) : (0, import_yaml8.parse)(document2.text, { uniqueKeys: false });
+    } catch {
+      if (bytes3 > 3 * MAX_REQUEST_BODY_BYTES)
+        found.push({ where: where2, problem: requestProblem(bytes3, "its text alone is") });
+      continue;
+    }
+    for (const object of objectsOf(value)) {
+      const metadata = isRecord(object.metadata) ? object.metadata : {};
+      const named = {
+        where: where2,
+        kind: typeof object.kind === "string" ? object.kind : void 0,
+        name: typeof metadata.name === "string" ? metadata.name : void 0
+      };
+      const data = dataBytes(object);
+      if (data !== void 0 && data > MAX_DATA_BYTES) {
+        found.push({
+          ...named,
+          problem: `its data holds ${data} bytes; the API server takes at most ${MAX_DATA_BYTES} (1 MiB) in a ${named.kind}`
+        });
+        continue;
+      }
+      const body = Buffer.byteLength(JSON.stringify(object));
+      if (body > MAX_REQUEST_BODY_BYTES) found.push({ ...named, problem: requestProblem(body, "as JSON it is") });
+    }
+  }
+  return found;
+}
+function requestProblem(bytes3, what) {
+  return `${what} ${bytes3} bytes; the API server takes a request body of at most ${MAX_REQUEST_BODY_BYTES} (3 MiB)`;
+}
+function dataBytes(object) {
+  if (object.apiVersion !== "v1" || object.kind !== "ConfigMap" && object.kind !== "Secret") return void 0;
+  const values = (field) => Object.values(isRecord(object[field]) ? object[field] : {}).filter(
+    (value) => typeof value === "string"
+  );
+  const decoded = (field) => values(field).reduce((sum, value) => sum + Buffer.from(value, "base64").length, 0);
+  const plain2 = (field) => values(field).reduce((sum, value) => sum + Buffer.byteLength(value), 0);
+  return object.kind === "Secret" ? decoded("data") + plain2("stringData") : plain2("data") + decoded("binaryData");
+}
+function objectsOf(value) {
+  if (!isRecord(value)) return [];
+  if (typeof value.kind === "string" && value.kind.endsWith("List") && Array.isArray(value.items))
+    return value.items.filter(isRecord);
+  return [value];
+}
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+var import_yaml8, MAX_DATA_BYTES, MAX_REQUEST_BODY_BYTES, PARSE_ABOVE_BYTES;
+var init_limits = __esm({
+  "src/manifests/limits.ts"() {
+    "use strict";
+    import_yaml8 = __toESM(require_dist(), 1);
+    init_documents();
+    MAX_DATA_BYTES = 1024 * 1024;
+    MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+    PARSE_ABOVE_BYTES = MAX_DATA_BYTES;
+  }
+});
+
 // src/manifests/inputs.ts
-import { mkdtemp as mkdtemp2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile4, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import path11 from "node:path";
 async function prepareInputs(input, deps) {
@@ -67674,16 +68175,36 @@ function withOrigins(text2, origins) {
   for (const [file, origin] of origins) out = out.split(file).join(origin);
   return out;
 }
+async function refuseOversized(inputs) {
+  const files = manifestFiles(inputs.filenames, inputs.recursive);
+  const found = (await Promise.all(
+    files.map(async (file) => {
+      const text2 = await readFile4(file, "utf8").catch(() => void 0);
+      return text2 === void 0 ? [] : oversizedObjects(text2, inputs.origins.get(file) ?? file);
+    })
+  )).flat();
+  if (found.length === 0) return;
+  const lines = found.map(
+    (object) => `${object.kind && object.name ? `${object.kind.toLowerCase()}/${object.name} in ` : ""}${object.where}: ${object.problem}`
+  );
+  throw new InputError(
+    `the API server would refuse ${found.length === 1 ? "an object" : `${found.length} objects`} of this apply for its size (pkg/apis/core/validation, MaxRequestBodyBytes):
+  ${lines.join("\n  ")}
+Next: split the data (several ConfigMaps or Secrets), or ship it another way (a volume, an image); nothing was applied and kubectl was not called.`
+  );
+}
 var init_inputs = __esm({
   "src/manifests/inputs.ts"() {
     "use strict";
     init_errors();
+    init_limits();
+    init_locate();
   }
 });
 
 // src/verify/job-manifest.ts
 import { randomInt } from "node:crypto";
-import { readFile as readFile4 } from "node:fs/promises";
+import { readFile as readFile5 } from "node:fs/promises";
 function generatedName(prefix2, random = randomInt) {
   const alphabet = "bcdfghjklmnpqrstvwxz2456789";
   const suffix = Array.from({ length: 5 }, () => alphabet[random(alphabet.length)]).join("");
@@ -67693,7 +68214,7 @@ function verifyJobOf(file, text2, context, random) {
   const refuse = (why) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
   let documents;
   try {
-    documents = (0, import_yaml7.parseAllDocuments)(text2, { version: "1.1" }).map((document2) => {
+    documents = (0, import_yaml9.parseAllDocuments)(text2, { version: "1.1" }).map((document2) => {
       if (document2.errors.length > 0) throw new Error(document2.errors[0].message);
       return document2.toJS();
     }).filter((content) => content !== null && content !== void 0);
@@ -67760,7 +68281,7 @@ async function checkVerifyJob(prepared, context, kubectl) {
 async function prepareVerifyJobs(files, context, kubectl) {
   const prepared = [];
   for (const file of files) {
-    const text2 = await readFile4(file, "utf8").catch((error2) => {
+    const text2 = await readFile5(file, "utf8").catch((error2) => {
       throw new InputError(
         `--verify-job ${file}: cannot read it (${error2 instanceof Error ? error2.message : String(error2)}). Nothing was applied.`
       );
@@ -67773,87 +68294,15 @@ async function prepareVerifyJobs(files, context, kubectl) {
   }
   return prepared;
 }
-var import_yaml7, VERIFY_LABEL;
+var import_yaml9, VERIFY_LABEL;
 var init_job_manifest = __esm({
   "src/verify/job-manifest.ts"() {
     "use strict";
-    import_yaml7 = __toESM(require_dist(), 1);
+    import_yaml9 = __toESM(require_dist(), 1);
     init_errors();
     init_labels();
     init_model();
     VERIFY_LABEL = "kguard.dev/verify";
-  }
-});
-
-// src/manifests/documents.ts
-function splitDocuments(text2) {
-  if (/^\s*\{/.test(text2)) return [{ index: 1, text: text2, json: true, head: headOf(text2, true) }];
-  const documents = [];
-  let lines = [];
-  let index = 0;
-  const flush = () => {
-    const body = lines.join("");
-    lines = [];
-    if (!hasContent(body)) return;
-    index += 1;
-    documents.push({ index, text: body, json: false, head: headOf(body, false) });
-  };
-  for (const line of text2.split(/(?<=\n)/)) {
-    if (line.startsWith("---")) {
-      const rest = line.slice(3).trim();
-      if (rest !== "" && !rest.startsWith("#")) return void 0;
-      if (lines.length > 0) flush();
-      continue;
-    }
-    lines.push(line);
-  }
-  if (lines.length > 0) flush();
-  return documents;
-}
-function hasContent(body) {
-  return body.split("\n").some((line) => line.trim() !== "" && !line.trim().startsWith("#"));
-}
-function headOf(text2, json) {
-  let value;
-  try {
-    value = json ? JSON.parse(text2) : (0, import_yaml8.parse)(text2, { uniqueKeys: false });
-  } catch {
-    return void 0;
-  }
-  return isObject3(value) ? headOfObject(value) : void 0;
-}
-function headOfObject(value) {
-  const metadata = isObject3(value.metadata) ? value.metadata : {};
-  const annotations = isObject3(metadata.annotations) ? metadata.annotations : {};
-  const head = {
-    apiVersion: stringOf(value.apiVersion),
-    kind: stringOf(value.kind),
-    name: stringOf(metadata.name),
-    phase: stringOf(annotations[PHASE_ANNOTATION])
-  };
-  if (head.kind === "CustomResourceDefinition" && head.apiVersion?.startsWith("apiextensions.k8s.io/")) {
-    const spec = isObject3(value.spec) ? value.spec : {};
-    const names2 = isObject3(spec.names) ? spec.names : {};
-    const group = stringOf(spec.group);
-    const kind = stringOf(names2.kind);
-    if (group && kind) head.defines = { group, kind };
-  }
-  if (head.kind?.endsWith("List") && Array.isArray(value.items))
-    head.items = value.items.filter(isObject3).map(headOfObject);
-  return head;
-}
-function stringOf(value) {
-  return typeof value === "string" ? value : void 0;
-}
-function isObject3(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-var import_yaml8, PHASE_ANNOTATION;
-var init_documents = __esm({
-  "src/manifests/documents.ts"() {
-    "use strict";
-    import_yaml8 = __toESM(require_dist(), 1);
-    PHASE_ANNOTATION = "kguard.dev/phase";
   }
 });
 
@@ -67929,6 +68378,156 @@ function cancelReason(signal) {
 var init_deps = __esm({
   "src/run/apply/deps.ts"() {
     "use strict";
+  }
+});
+
+// src/run/apply/track-options.ts
+function trackOptionsFor(options, phase) {
+  const rollout = phase === "rollout";
+  return trackOptions(
+    { ...options, watch: !options.poll },
+    phase,
+    rollout ? options.timeoutMs : options.rollbackTimeoutMs,
+    {
+      // The others are undone with a failing one under --rollback all: no need to watch them on.
+      stopWhenAnyFails: rollout && options.rollback === "all",
+      // The restore puts back what ran before: it is waited for, not judged again by a grace.
+      readinessGraceMs: rollout ? options.readinessGraceMs ?? DEFAULTS.readinessGraceMs : void 0
+    }
+  );
+}
+var init_track_options = __esm({
+  "src/run/apply/track-options.ts"() {
+    "use strict";
+    init_options();
+    init_options5();
+  }
+});
+
+// src/run/apply/changes.ts
+function detectChanges(refs, before, after, deps) {
+  const objects = refs.map((ref) => {
+    const key = objectKey(ref);
+    const change = changeOf(before.get(key), after.get(key));
+    return {
+      ref,
+      change,
+      changeKind: change.change,
+      changedFields: change.change === "configured" ? change.paths : []
+    };
+  });
+  deps.reporter.emit({
+    kind: "changes",
+    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
+  });
+  return objects;
+}
+async function track2(objects, options, deps) {
+  const changed = objects.filter((object) => isChange(object) && "after" in object.change);
+  const outcomes = await trackWorkloads(
+    changed.map((object) => ({
+      ref: object.ref,
+      applied: object.change.after,
+      before: beforeOf(object.change)
+    })),
+    trackOptionsFor(options, "rollout"),
+    deps
+  );
+  const stopped = stoppedWatching(options, deps.signal);
+  for (const object of objects) {
+    const outcome = outcomes.get(objectKey(object.ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
+  }
+}
+function stoppedWatching(options, signal) {
+  if (!signal?.aborted) return { cause: "another-failed" };
+  return { cause: "cancelled", reason: cancelReason(signal), restoring: options.rollback !== "none" };
+}
+function reportVerdict(object, outcome, deps, stopped) {
+  const { verdict, elapsedMs } = outcome;
+  const workload = object.ref;
+  switch (verdict.state) {
+    case "healthy":
+      if (verdict.progress)
+        deps.reporter.emit({
+          kind: "healthy",
+          workload,
+          progress: verdict.progress,
+          elapsedMs,
+          detail: verdict.detail
+        });
+      return;
+    case "failed":
+    case "timed-out":
+      return;
+    case "conflict":
+    case "gone":
+      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? "", commands: [] });
+      return;
+    case "progressing":
+      if (verdict.progress) {
+        deps.reporter.emit({
+          kind: "interrupted",
+          workload,
+          progress: verdict.progress,
+          waitingFor: verdict.waitingFor ?? "",
+          ...stopped
+        });
+      }
+      return;
+  }
+}
+function beforeOf(change) {
+  return "before" in change ? change.before : void 0;
+}
+function recordOutcome(object, outcome) {
+  if (!outcome) return;
+  object.verdict = outcome.verdict;
+  object.diagnosis = outcome.diagnosis;
+  object.verdictAfterMs = outcome.elapsedMs;
+  object.tracked = outcome.tracked;
+  object.newPods = outcome.newPods;
+}
+async function judgeUnsettled(refs, current2, heldByLive, options, deps) {
+  const unsettled = refs.flatMap((ref) => {
+    const live = current2.get(objectKey(ref));
+    const why = live && !heldByLive.has(objectKey(ref)) ? rowFor(ref).unsettled?.(live) : void 0;
+    return live && why ? [
+      {
+        ref,
+        applied: live,
+        before: live,
+        why: `unchanged by this apply, but its last rollout is not complete: ${why}`
+      }
+    ] : [];
+  });
+  if (unsettled.length === 0) return void 0;
+  const outcomes = await trackWorkloads(unsettled, trackOptionsFor(options, "rollout"), deps);
+  const stopped = stoppedWatching({ rollback: "none" }, deps.signal);
+  return refs.map((ref) => {
+    const live = current2.get(objectKey(ref));
+    const object = {
+      ref,
+      change: live ? { change: "unchanged", before: live, after: live } : { change: "absent" },
+      changeKind: "unchanged",
+      changedFields: []
+    };
+    const outcome = outcomes.get(objectKey(ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
+    return object;
+  });
+}
+var init_changes = __esm({
+  "src/run/apply/changes.ts"() {
+    "use strict";
+    init_compare();
+    init_model();
+    init_workloads();
+    init_deps();
+    init_track_options();
+    init_table2();
   }
 });
 
@@ -68247,29 +68846,6 @@ var init_before = __esm({
     init_engine();
     init_overrides();
     init_table2();
-  }
-});
-
-// src/run/apply/track-options.ts
-function trackOptionsFor(options, phase) {
-  const rollout = phase === "rollout";
-  return trackOptions(
-    { ...options, watch: !options.poll },
-    phase,
-    rollout ? options.timeoutMs : options.rollbackTimeoutMs,
-    {
-      // The others are undone with a failing one under --rollback all: no need to watch them on.
-      stopWhenAnyFails: rollout && options.rollback === "all",
-      // The restore puts back what ran before: it is waited for, not judged again by a grace.
-      readinessGraceMs: rollout ? options.readinessGraceMs ?? DEFAULTS.readinessGraceMs : void 0
-    }
-  );
-}
-var init_track_options = __esm({
-  "src/run/apply/track-options.ts"() {
-    "use strict";
-    init_options();
-    init_options5();
   }
 });
 
@@ -68930,102 +69506,6 @@ var init_job2 = __esm({
   }
 });
 
-// src/run/apply/changes.ts
-function detectChanges(refs, before, after, deps) {
-  const objects = refs.map((ref) => {
-    const key = objectKey(ref);
-    const change = changeOf(before.get(key), after.get(key));
-    return {
-      ref,
-      change,
-      changeKind: change.change,
-      changedFields: change.change === "configured" ? change.paths : []
-    };
-  });
-  deps.reporter.emit({
-    kind: "changes",
-    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
-  });
-  return objects;
-}
-async function track2(objects, options, deps) {
-  const changed = objects.filter((object) => isChange(object) && "after" in object.change);
-  const outcomes = await trackWorkloads(
-    changed.map((object) => ({
-      ref: object.ref,
-      applied: object.change.after,
-      before: beforeOf(object.change)
-    })),
-    trackOptionsFor(options, "rollout"),
-    deps
-  );
-  const stopped = stoppedWatching(options, deps.signal);
-  for (const object of objects) {
-    const outcome = outcomes.get(objectKey(object.ref));
-    recordOutcome(object, outcome);
-    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
-  }
-}
-function stoppedWatching(options, signal) {
-  if (!signal?.aborted) return { cause: "another-failed" };
-  return { cause: "cancelled", reason: cancelReason(signal), restoring: options.rollback !== "none" };
-}
-function reportVerdict(object, outcome, deps, stopped) {
-  const { verdict, elapsedMs } = outcome;
-  const workload = object.ref;
-  switch (verdict.state) {
-    case "healthy":
-      if (verdict.progress)
-        deps.reporter.emit({
-          kind: "healthy",
-          workload,
-          progress: verdict.progress,
-          elapsedMs,
-          detail: verdict.detail
-        });
-      return;
-    case "failed":
-    case "timed-out":
-      return;
-    case "conflict":
-    case "gone":
-      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? "", commands: [] });
-      return;
-    case "progressing":
-      if (verdict.progress) {
-        deps.reporter.emit({
-          kind: "interrupted",
-          workload,
-          progress: verdict.progress,
-          waitingFor: verdict.waitingFor ?? "",
-          ...stopped
-        });
-      }
-      return;
-  }
-}
-function beforeOf(change) {
-  return "before" in change ? change.before : void 0;
-}
-function recordOutcome(object, outcome) {
-  if (!outcome) return;
-  object.verdict = outcome.verdict;
-  object.diagnosis = outcome.diagnosis;
-  object.verdictAfterMs = outcome.elapsedMs;
-  object.tracked = outcome.tracked;
-  object.newPods = outcome.newPods;
-}
-var init_changes = __esm({
-  "src/run/apply/changes.ts"() {
-    "use strict";
-    init_compare();
-    init_model();
-    init_workloads();
-    init_deps();
-    init_track_options();
-  }
-});
-
 // src/run/apply/verify-step.ts
 import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
@@ -69227,6 +69707,23 @@ function objectsOfApply(objects) {
   }
   return refs;
 }
+function differingDuplicates(objects) {
+  const first = /* @__PURE__ */ new Map();
+  const found = /* @__PURE__ */ new Map();
+  for (const object of objects) {
+    const key = objectKey(refOf(object));
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, object);
+      continue;
+    }
+    const paths = changedPaths(contentOf(earlier), contentOf(object)).filter(
+      (path15) => path15 !== `metadata.annotations.${LAST_APPLIED4}`
+    );
+    if (paths.length > 0 && !found.has(key)) found.set(key, { ref: refOf(object), paths });
+  }
+  return [...found.values()];
+}
 function judgeServerDryRun(stderr, refs, namespacesCreatedByApply) {
   const errors = errorLines(stderr);
   const waivedNamespaces = /* @__PURE__ */ new Set();
@@ -69256,21 +69753,24 @@ function errorLines(stderr) {
   }
   return errors;
 }
+var LAST_APPLIED4;
 var init_understand = __esm({
   "src/manifests/understand.ts"() {
     "use strict";
     init_model();
+    init_compare();
+    LAST_APPLIED4 = "kubectl.kubernetes.io/last-applied-configuration";
   }
 });
 
 // src/manifests/phase-files.ts
-import { mkdtemp as mkdtemp4, readFile as readFile5, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
+import { mkdtemp as mkdtemp4, readFile as readFile6, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
 import path13 from "node:path";
 async function phaseInputs(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const texts = await Promise.all(
-    files.map(async (file) => ({ file, text: await readFile5(file, "utf8").catch(() => void 0) }))
+    files.map(async (file) => ({ file, text: await readFile6(file, "utf8").catch(() => void 0) }))
   );
   if (texts.some(({ text: text2 }) => text2 === void 0) || !texts.some(({ text: text2 }) => MAY_NEED_PHASES.test(text2)))
     return void 0;
@@ -69343,6 +69843,7 @@ async function understand(request2, options, inputs, deps, part) {
     const liveRun = deps.kubectl.readApplied({ ...request2, applyArgs: options.selectionArgs }).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
     const server = await serverRun;
     const refs = server.ok ? objectsOfApply(server.objects) : [];
+    if (server.ok) refuseDiffering(server.objects);
     if (server.ok && refs.length > 0) {
       deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
       const live = await liveRun;
@@ -69388,11 +69889,12 @@ async function readByClient(server, identityRequest, inputs, deps, part) {
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
   if (!client.ok) {
+    const said2 = client.stderr.trim() === "" && server && !server.ok && server.stderr.trim() !== "" ? server : client;
     const failure = diagnoseKubectlFailure({
       exitCode: 1,
       stdout: "",
-      stderr: client.stderr,
-      timedOut: client.timedOut
+      stderr: said2.stderr,
+      timedOut: said2.timedOut
     });
     const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
     if (failure.kind === "unreachable" || failure.kind === "forbidden" || failure.kind === "unauthorized" || client.timedOut) {
@@ -69401,6 +69903,7 @@ async function readByClient(server, identityRequest, inputs, deps, part) {
     throw new InputError(message);
   }
   const refs = objectsOfApply(client.objects);
+  refuseDiffering(client.objects);
   if (refs.length === 0) {
     throw new InputError(
       "the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied."
@@ -69489,6 +69992,17 @@ function kubectlWarnings(stderr) {
       stderr.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("Warning: "))
     )
   ];
+}
+function refuseDiffering(objects) {
+  const twice = differingDuplicates(objects);
+  if (twice.length > 0) {
+    const named = twice.map(
+      ({ ref, paths }) => `${describeObject(ref)} (different ${paths.slice(0, 3).join(", ")}${paths.length > 3 ? ", \u2026" : ""})`
+    );
+    throw new InputError(
+      `${named.join("; ")} ${twice.length === 1 ? "is" : "are"} written more than once in this apply, and the copies differ: kubectl would apply each in turn and the last would win. Next: keep one copy of each; nothing was applied.`
+    );
+  }
 }
 var NotReadableYet;
 var init_understand2 = __esm({
@@ -69712,11 +70226,11 @@ async function applyInPhases(context, state, options, deps) {
     const { applied: applied2, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
     state.applyMs += deps.clock.now() - applyStartedAt;
     state.applied.push(...applied2);
-    let after;
-    try {
-      after = await snapshot(refs, deps).catch(async () => snapshot(refs, deps));
-    } catch (error2) {
-      state.unreadable = error2;
+    const away = new Persistence(deps.clock.now() + options.rollbackTimeoutMs, deps);
+    let after = RETRY;
+    while (after === RETRY) after = await away.attempt(() => snapshot(refs, deps));
+    if (after instanceof Error) {
+      state.unreadable = new Error(away.outage(after.message, "read it") ?? after.message);
       state.objects.push(...unreadable(refs, context.before));
       return;
     }
@@ -69846,6 +70360,7 @@ var init_phases2 = __esm({
     init_parts();
     init_permissions();
     init_understand2();
+    init_persist();
     STOPS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
   }
 });
@@ -70431,6 +70946,10 @@ async function runApply(options, rawDeps) {
   const startedAtIso = (/* @__PURE__ */ new Date()).toISOString();
   deps.kubectl.cancelReadsOn(deps.signal);
   const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
+  await refuseOversized(inputs).catch(async (error2) => {
+    await inputs.cleanup();
+    throw error2;
+  });
   const target = await deps.kubectl.pinTarget().catch(async (error2) => {
     await inputs.cleanup();
     return interruptedBeforeApply(deps.signal)(error2);
@@ -70442,10 +70961,21 @@ async function runApply(options, rawDeps) {
   let result;
   try {
     plan = await planRun(inputs, options).catch(interruptedBeforeApply(deps.signal));
-    const understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
-    const refs = [...understood.refs, ...understood.pruned];
+    let understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
+    let refs = [...understood.refs, ...understood.pruned];
     const runId = rawDeps.runId ?? makeRunId();
-    const place = journalPlace(refs, understood.current, options.journalNamespace);
+    let place = journalPlace(refs, understood.current, options.journalNamespace);
+    const { recovered, heldByLive } = options.dryRun ? { recovered: [], heldByLive: /* @__PURE__ */ new Set() } : await finishDeadRuns(
+      refs,
+      place.namespaces,
+      { deadlineMs: options.rollbackTimeoutMs },
+      { ...deps, probe: rawDeps.probe ?? probeHolder }
+    ).catch(interruptedBeforeApply(deps.signal));
+    if (recovered.length > 0) {
+      understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
+      refs = [...understood.refs, ...understood.pruned];
+      place = journalPlace(refs, understood.current, options.journalNamespace);
+    }
     const home = homeNamespace(refs, options.namespace);
     const readLater2 = plan.parts.some((part) => !part.understood);
     for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
@@ -70463,7 +70993,11 @@ async function runApply(options, rawDeps) {
     const journalled = options.journal && !options.dryRun && !unchanged;
     if (!options.dryRun && unchanged && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
       deps.reporter.emit({ kind: "nothing-to-change", objects: understood.refs });
-      result = unchangedResult(understood.refs, target, options, deps, startedAt);
+      const judged = await judgeUnsettled(understood.refs, understood.current, heldByLive, options, deps);
+      result = {
+        ...judged ? withOutcome({ ...unchangedResult(understood.refs, target, options, deps, startedAt), objects: judged }) : unchangedResult(understood.refs, target, options, deps, startedAt),
+        ...recovered.length > 0 ? { recoveredRuns: recovered } : {}
+      };
       deps.announce?.(result);
       return result;
     }
@@ -70545,7 +71079,7 @@ async function runApply(options, rawDeps) {
       options,
       deps
     );
-    result = resultOf(objects, verification);
+    result = { ...resultOf(objects, verification), ...recovered.length > 0 ? { recoveredRuns: recovered } : {} };
     const records = keptInHistory(result, journal, options) ? historyRecordsOf(
       result,
       objects,
@@ -70665,6 +71199,7 @@ var init_apply = __esm({
     init_clock();
     init_errors();
     init_holder();
+    init_recover();
     init_lease();
     init_leases();
     init_store();
@@ -70674,6 +71209,7 @@ var init_apply = __esm({
     init_compare();
     init_phases();
     init_model();
+    init_changes();
     init_deps();
     init_journal_life();
     init_permissions();
@@ -70759,7 +71295,9 @@ async function guardedApply(options, deps) {
             restored: anythingRestored(known),
             failedWorkloads: known.objects.filter(
               (object) => object.verdict && object.verdict.state !== "healthy" && object.tracked
-            ).length
+            ).length,
+            // A rollout left unfinished before this run, judged although the apply changed nothing.
+            ...known.mode === "apply" && !known.objects.some(isChange) && known.objects.some((object) => object.tracked) ? { changedNothing: true } : {}
           });
         }
       }
@@ -70787,6 +71325,7 @@ function readDeadlineMs(options) {
 var init_apply2 = __esm({
   "src/api/apply.ts"() {
     "use strict";
+    init_compare();
     init_clock();
     init_errors();
     init_connect();
@@ -71124,6 +71663,7 @@ var init_verbosity = __esm({
       "pod-problem": "normal",
       note: "normal",
       "poll-error": "normal",
+      "poll-recovered": "normal",
       "watch-fallback": "normal",
       healthy: "quiet",
       failed: "quiet",
@@ -71142,6 +71682,8 @@ var init_verbosity = __esm({
       "journal-kept": "quiet",
       "journal-warning": "normal",
       "fleet-cluster": "quiet",
+      "recovering-run": "quiet",
+      "recovered-run": "quiet",
       "rollback-wait": "normal",
       "rollback-finished": "quiet",
       "stop-requested": "quiet",
@@ -73651,11 +74193,11 @@ var init_ora = __esm({
         return this.#formatAffix(suffixText, prefix2, true);
       }
       #computeLineCountFrom(text2, columns) {
-        let count2 = 0;
+        let count3 = 0;
         for (const line of stripVTControlCharacters2(text2).split("\n")) {
-          count2 += Math.max(1, Math.ceil(stringWidth(line) / columns));
+          count3 += Math.max(1, Math.ceil(stringWidth(line) / columns));
         }
-        return count2;
+        return count3;
       }
       get color() {
         return this.#color;
@@ -74006,6 +74548,7 @@ var init_gitlab = __esm({
       "pod-problem": "phase",
       note: "phase",
       "poll-error": void 0,
+      "poll-recovered": void 0,
       "watch-fallback": void 0,
       healthy: "watch",
       failed: "watch",
@@ -74026,6 +74569,8 @@ var init_gitlab = __esm({
       "undo-finished": void 0,
       "journal-warning": void 0,
       "fleet-cluster": void 0,
+      "recovering-run": "restore",
+      "recovered-run": "restore",
       "rollback-wait": "restore",
       "rollback-finished": "restore",
       "stop-requested": "restore",
