@@ -174,16 +174,26 @@ describe('kguard apply: DaemonSets', () => {
     );
   });
 
-  it('unchanged but failing: untouched, exit 0', async () => {
+  it('unchanged, its rollout unfinished and failing, nothing else in the apply: judged as its rollout (exit 3), nothing written', async () => {
+    // A CI retry of a killed run without a journal meets exactly this: the apply changes nothing,
+    // the rollout it left is stuck (#29: an unchanged apply still judges what is not settled).
     expect((await kubectl(env.cluster, ['apply', '-f', '-'], daemonSetYaml('agent', MISSING))).exitCode).toBe(0);
     await until('a pod failing to pull', () =>
       pods('app=agent').some(
         (pod) => pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff',
       ),
     );
+    const before = env.cluster.store.get('DaemonSet', 'default', 'agent')?.metadata.resourceVersion;
     const run = await kguard('agent.yaml', daemonSetYaml('agent', MISSING));
-    expect(run.exitCode, run.output).toBe(0);
-    expect(run.object('DaemonSet', 'agent')).toMatchObject({ change: 'unchanged', tracked: false, restore: null });
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.object('DaemonSet', 'agent')).toMatchObject({
+      change: 'unchanged',
+      tracked: true,
+      verdict: 'failed',
+      reason: 'ImagePullBackOff',
+      restore: null,
+    });
+    expect(env.cluster.store.get('DaemonSet', 'default', 'agent')?.metadata.resourceVersion).toBe(before);
   });
 
   it('OnDelete: applied, nothing rolls, nothing watched', async () => {
