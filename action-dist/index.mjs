@@ -29609,6 +29609,47 @@ function streaming(file, args, onStdout, background) {
     }
   };
 }
+function endOnDeadlineOrCancel(child, pid, options) {
+  const timers = [];
+  const state = { timedOut: false, cancelled: false };
+  const stop = () => {
+    if (pid === void 0) return;
+    killGroup(pid, "SIGTERM");
+    timers.push(
+      setTimeout(() => {
+        killGroup(pid, "SIGKILL");
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, KILL_GRACE_MS)
+    );
+  };
+  if (options.timeoutMs !== void 0) {
+    timers.push(
+      setTimeout(() => {
+        state.timedOut = true;
+        stop();
+      }, options.timeoutMs)
+    );
+  }
+  const onCancel = () => {
+    state.cancelled = true;
+    stop();
+  };
+  if (options.cancelSignal?.aborted) onCancel();
+  else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
+  return {
+    get timedOut() {
+      return state.timedOut;
+    },
+    get cancelled() {
+      return state.cancelled;
+    },
+    release() {
+      for (const timer of timers) clearTimeout(timer);
+      options.cancelSignal?.removeEventListener("abort", onCancel);
+    }
+  };
+}
 function stopRunningProcesses() {
   const count3 = running.size;
   for (const pid of running) {
@@ -29655,47 +29696,20 @@ var init_exec = __esm({
       });
       const pid = child.pid;
       if (pid !== void 0) track(pid);
-      let timedOut = false;
-      let canceled = false;
-      const timers = [];
-      const stop = () => {
-        if (pid === void 0) return;
-        killGroup(pid, "SIGTERM");
-        timers.push(
-          setTimeout(() => {
-            killGroup(pid, "SIGKILL");
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-          }, KILL_GRACE_MS)
-        );
-      };
-      if (options.timeoutMs !== void 0) {
-        timers.push(
-          setTimeout(() => {
-            timedOut = true;
-            stop();
-          }, options.timeoutMs)
-        );
-      }
-      const onCancel = () => {
-        canceled = true;
-        stop();
-      };
-      if (options.cancelSignal?.aborted) onCancel();
-      else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
+      const ending = endOnDeadlineOrCancel(child, pid, options);
       try {
         const result = await child;
-        const spawnFailed = result.failed && result.exitCode === void 0 && !timedOut && !canceled && result.signal === void 0;
+        const { timedOut, cancelled } = ending;
+        const spawnFailed = result.failed && result.exitCode === void 0 && !timedOut && !cancelled && result.signal === void 0;
         return {
-          exitCode: result.exitCode ?? (timedOut ? 124 : canceled ? 130 : 127),
+          exitCode: result.exitCode ?? (timedOut ? 124 : cancelled ? 130 : 127),
           stdout: typeof result.stdout === "string" ? result.stdout : "",
           stderr: typeof result.stderr === "string" ? result.stderr : "",
           spawnError: spawnFailed ? result.code ?? result.shortMessage : void 0,
           timedOut
         };
       } finally {
-        for (const timer of timers) clearTimeout(timer);
-        options.cancelSignal?.removeEventListener("abort", onCancel);
+        ending.release();
         if (pid !== void 0) untrack(pid);
       }
     };
@@ -29727,34 +29741,10 @@ var init_exec = __esm({
         stream?.setEncoding("utf8");
         stream?.on("data", keep);
       }
-      let timedOut = false;
-      let cancelled = false;
-      const timers = [];
-      const stop = () => {
-        if (pid === void 0) return;
-        killGroup(pid, "SIGTERM");
-        timers.push(
-          setTimeout(() => {
-            killGroup(pid, "SIGKILL");
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-          }, KILL_GRACE_MS)
-        );
-      };
-      timers.push(
-        setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, options.timeoutMs)
-      );
-      const onCancel = () => {
-        cancelled = true;
-        stop();
-      };
-      if (options.cancelSignal?.aborted) onCancel();
-      else options.cancelSignal?.addEventListener("abort", onCancel, { once: true });
+      const ending = endOnDeadlineOrCancel(child, pid, options);
       try {
         const result = await child;
+        const { timedOut, cancelled } = ending;
         const spawnFailed = result.failed && result.exitCode === void 0 && result.signal === void 0 && !timedOut && !cancelled;
         return {
           exitCode: result.exitCode,
@@ -29766,8 +29756,7 @@ var init_exec = __esm({
           truncated: truncated || output.length > options.tailChars
         };
       } finally {
-        for (const timer of timers) clearTimeout(timer);
-        options.cancelSignal?.removeEventListener("abort", onCancel);
+        ending.release();
         if (pid !== void 0) untrack(pid);
       }
     };

@@ -64,49 +64,21 @@ export const execProcess: Exec = async (file, args, options = {}) => {
   });
   const pid = child.pid;
   if (pid !== undefined) track(pid);
-  let timedOut = false;
-  let canceled = false;
-  const timers: NodeJS.Timeout[] = [];
-  const stop = () => {
-    if (pid === undefined) return;
-    killGroup(pid, 'SIGTERM');
-    timers.push(
-      setTimeout(() => {
-        killGroup(pid, 'SIGKILL');
-        // A process that left the group may still hold the pipes: stop waiting for them.
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, KILL_GRACE_MS),
-    );
-  };
-  if (options.timeoutMs !== undefined) {
-    timers.push(
-      setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, options.timeoutMs),
-    );
-  }
-  const onCancel = () => {
-    canceled = true;
-    stop();
-  };
-  if (options.cancelSignal?.aborted) onCancel();
-  else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
+  const ending = endOnDeadlineOrCancel(child, pid, options);
   try {
     const result = await child;
+    const { timedOut, cancelled } = ending;
     const spawnFailed =
-      result.failed && result.exitCode === undefined && !timedOut && !canceled && result.signal === undefined;
+      result.failed && result.exitCode === undefined && !timedOut && !cancelled && result.signal === undefined;
     return {
-      exitCode: result.exitCode ?? (timedOut ? 124 : canceled ? 130 : 127),
+      exitCode: result.exitCode ?? (timedOut ? 124 : cancelled ? 130 : 127),
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
       stderr: typeof result.stderr === 'string' ? result.stderr : '',
       spawnError: spawnFailed ? ((result as { code?: string }).code ?? result.shortMessage) : undefined,
       timedOut,
     };
   } finally {
-    for (const timer of timers) clearTimeout(timer);
-    options.cancelSignal?.removeEventListener('abort', onCancel);
+    ending.release();
     if (pid !== undefined) untrack(pid);
   }
 };
@@ -264,34 +236,10 @@ export const execCommand: CommandExec = async (command, options) => {
     stream?.setEncoding('utf8');
     stream?.on('data', keep);
   }
-  let timedOut = false;
-  let cancelled = false;
-  const timers: NodeJS.Timeout[] = [];
-  const stop = () => {
-    if (pid === undefined) return;
-    killGroup(pid, 'SIGTERM');
-    timers.push(
-      setTimeout(() => {
-        killGroup(pid, 'SIGKILL');
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, KILL_GRACE_MS),
-    );
-  };
-  timers.push(
-    setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, options.timeoutMs),
-  );
-  const onCancel = () => {
-    cancelled = true;
-    stop();
-  };
-  if (options.cancelSignal?.aborted) onCancel();
-  else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
+  const ending = endOnDeadlineOrCancel(child, pid, options);
   try {
     const result = await child;
+    const { timedOut, cancelled } = ending;
     const spawnFailed =
       result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !cancelled;
     return {
@@ -304,11 +252,61 @@ export const execCommand: CommandExec = async (command, options) => {
       truncated: truncated || output.length > options.tailChars,
     };
   } finally {
-    for (const timer of timers) clearTimeout(timer);
-    options.cancelSignal?.removeEventListener('abort', onCancel);
+    ending.release();
     if (pid !== undefined) untrack(pid);
   }
 };
+
+/**
+ * A child's deadline and cancel: either stops its whole process group (SIGTERM, then SIGKILL and
+ * its pipes abandoned after KILL_GRACE_MS) and says which it was; `release` clears both.
+ */
+function endOnDeadlineOrCancel(
+  child: { stdout?: { destroy(): void } | null; stderr?: { destroy(): void } | null },
+  pid: number | undefined,
+  options: { timeoutMs?: number; cancelSignal?: AbortSignal },
+): { readonly timedOut: boolean; readonly cancelled: boolean; release(): void } {
+  const timers: NodeJS.Timeout[] = [];
+  const state = { timedOut: false, cancelled: false };
+  const stop = () => {
+    if (pid === undefined) return;
+    killGroup(pid, 'SIGTERM');
+    timers.push(
+      setTimeout(() => {
+        killGroup(pid, 'SIGKILL');
+        // A process that left the group may still hold the pipes: stop waiting for them.
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, KILL_GRACE_MS),
+    );
+  };
+  if (options.timeoutMs !== undefined) {
+    timers.push(
+      setTimeout(() => {
+        state.timedOut = true;
+        stop();
+      }, options.timeoutMs),
+    );
+  }
+  const onCancel = () => {
+    state.cancelled = true;
+    stop();
+  };
+  if (options.cancelSignal?.aborted) onCancel();
+  else options.cancelSignal?.addEventListener('abort', onCancel, { once: true });
+  return {
+    get timedOut() {
+      return state.timedOut;
+    },
+    get cancelled() {
+      return state.cancelled;
+    },
+    release() {
+      for (const timer of timers) clearTimeout(timer);
+      options.cancelSignal?.removeEventListener('abort', onCancel);
+    },
+  };
+}
 
 /** Stops every process group kguard started that is still running (on SIGINT/SIGTERM). */
 export function stopRunningProcesses(): number {
