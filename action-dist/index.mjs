@@ -36296,6 +36296,9 @@ function fieldsOfApply(before, applied2) {
       (field) => !autoscaled.some((owned) => within(field, owned))
     );
   }
+  return declaredFields(applied2);
+}
+function declaredFields(applied2) {
   const lastApplied = applied2.metadata.annotations?.[LAST_APPLIED2];
   if (lastApplied) {
     try {
@@ -36328,13 +36331,16 @@ function autoscalerNote(applied2, live, ours, before) {
   const sinceApply = scaleOwnedFields(live);
   const beforeApply = before ? scaleOwnedFields(before) : [];
   if (sinceApply.length === 0 && beforeApply.length === 0) return [];
+  const declared = beforeApply.length > 0 ? declaredFields(applied2) : [];
   const written2 = [
     ...differingPaths(contentOf(applied2), contentOf(live)).filter(
       (field) => sinceApply.some((owned) => within(field, owned))
     ),
-    ...before ? differingPaths(contentOf(before), contentOf(applied2)).filter(
-      (field) => beforeApply.some((owned) => within(field, owned))
-    ) : []
+    // The manifest sets a field the autoscaler owned before the apply: said whether or not this
+    // apply wrote it (kubectl's three-way merge sends no replicas its last apply already set).
+    ...beforeApply.filter(
+      (owned) => declared.some((field) => field.length > 0 && (within(field, owned) || within(owned, field)))
+    )
   ];
   if (written2.length === 0) return [];
   return [autoscalerText([...new Set(written2.map(fieldName))])];

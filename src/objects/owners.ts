@@ -52,6 +52,14 @@ export function fieldsOfApply(before: KubeObject | undefined, applied: KubeObjec
       (field) => !autoscaled.some((owned) => within(field, owned)),
     );
   }
+  return declaredFields(applied);
+}
+
+/**
+ * The fields the manifest sets: the last-applied configuration of a client-side apply, the Apply
+ * managers' fields of a server-side one; the whole object ([[]]) when neither can be told.
+ */
+function declaredFields(applied: KubeObject): FieldPath[] {
   const lastApplied = applied.metadata.annotations?.[LAST_APPLIED];
   if (lastApplied) {
     try {
@@ -104,8 +112,8 @@ export function scaleOwnedFields(object: KubeObject | undefined): FieldPath[] {
 /**
  * What a verdict says once about fields an autoscaler writes through /scale: those it wrote since
  * the apply, and those it owned before the apply (its managedFields entry with subresource scale)
- * that the apply set, which its next sync writes back. The second is known at the first look,
- * whether or not the autoscaler's write lands before the rollout is done.
+ * that the manifest sets, which its next sync writes back whenever the apply sends them. The
+ * second is known at the first look, whether or not the autoscaler writes before the verdict.
  */
 export function autoscalerNote(
   applied: KubeObject,
@@ -117,15 +125,16 @@ export function autoscalerNote(
   const sinceApply = scaleOwnedFields(live);
   const beforeApply = before ? scaleOwnedFields(before) : [];
   if (sinceApply.length === 0 && beforeApply.length === 0) return [];
+  const declared = beforeApply.length > 0 ? declaredFields(applied) : [];
   const written = [
     ...differingPaths(contentOf(applied), contentOf(live)).filter((field) =>
       sinceApply.some((owned) => within(field, owned)),
     ),
-    ...(before
-      ? differingPaths(contentOf(before), contentOf(applied)).filter((field) =>
-          beforeApply.some((owned) => within(field, owned)),
-        )
-      : []),
+    // The manifest sets a field the autoscaler owned before the apply: said whether or not this
+    // apply wrote it (kubectl's three-way merge sends no replicas its last apply already set).
+    ...beforeApply.filter((owned) =>
+      declared.some((field) => field.length > 0 && (within(field, owned) || within(owned, field))),
+    ),
   ];
   if (written.length === 0) return [];
   return [autoscalerText([...new Set(written.map(fieldName))])];
