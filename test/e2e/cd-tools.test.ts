@@ -6,9 +6,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { eventually, KGUARD, type Sandbox } from './harness.js';
-import { fast, runSandbox, THROTTLED } from './run-fixtures.js';
+import { deployWeb, fast, runSandbox, THROTTLED } from './run-fixtures.js';
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -18,12 +18,8 @@ afterEach(async () => {
   await env.stop();
 });
 
-async function deployV1(): Promise<void> {
-  const applied = await kubectl(env.cluster, ['apply', '-f', '-'], deploymentYaml('web', 'nginx:1.25'));
-  expect(applied.exitCode, applied.stderr).toBe(0);
-  await eventually(() =>
-    env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
-  );
+function deployV1(): Promise<void> {
+  return deployWeb(env);
 }
 
 /**

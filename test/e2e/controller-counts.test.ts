@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
+import { hpaYaml } from './manifests.js';
 
 let env: Sandbox | undefined;
 afterEach(async () => {
@@ -157,28 +158,7 @@ describe('a paused Deployment', () => {
   });
 });
 
-/** web under an HPA, with a manifest that still sets replicas (3); the HPA wants 2. */
-const hpaYaml = `apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: web
-  annotations:
-    sim.kguard.dev/desired-replicas: "2"
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  minReplicas: 1
-  maxReplicas: 6
-  metrics:
-  - type: Resource
-    resource:
-      name: cpu
-      target:
-        type: Utilization
-        averageUtilization: 70
-`;
+/** web under an HPA (manifests.ts hpaYaml), with a manifest that still sets replicas (3); the HPA wants 2. */
 
 describe('an HPA owns spec.replicas, and the manifest still sets replicas', () => {
   const replicas = () => env!.cluster.store.get('Deployment', 'default', 'web')?.spec.replicas as number | undefined;

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
+import { hpaYaml } from './manifests.js';
 
 let env: Sandbox | undefined;
 afterEach(async () => {
@@ -30,29 +31,6 @@ spec:
       containers:
       - name: web
         image: ${image}
-`;
-
-const hpaYaml = `apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: web
-  annotations:
-    # kube-sim's stand-in for the metrics: the count the controller computes (controllers/hpa.ts).
-    sim.kguard.dev/desired-replicas: "2"
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  minReplicas: 1
-  maxReplicas: 6
-  metrics:
-  - type: Resource
-    resource:
-      name: cpu
-      target:
-        type: Utilization
-        averageUtilization: 70
 `;
 
 const replicas = () => env!.cluster.store.get('Deployment', 'default', 'web')?.spec.replicas as number | undefined;

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox } from './harness.js';
-import { fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
+import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
@@ -16,15 +16,11 @@ afterEach(async () => {
 });
 
 /** v1 of a small app: a ConfigMap and a Deployment, healthy. */
-async function deployV1(): Promise<void> {
-  const applied = await kubectl(
-    env.cluster,
-    ['apply', '-f', '-'],
-    `${configMapYaml('settings', { level: 'info' })}---\n${deploymentYaml('web', 'nginx:1.25')}`,
-  );
-  expect(applied.exitCode, applied.stderr).toBe(0);
-  await eventually(() =>
-    env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+function deployV1(): Promise<void> {
+  return deployWeb(
+    env,
+    `${configMapYaml('settings', { level: 'info' })}---
+${deploymentYaml('web', 'nginx:1.25')}`,
   );
 }
 

@@ -66,3 +66,27 @@ export function objectSet(
   });
   return parts.join('---\n');
 }
+
+/** An HPA on Deployment web that wants 2 replicas (kube-sim's stand-in for the metrics: the sim.kguard.dev/desired-replicas annotation, controllers/hpa.ts). */
+export const hpaYaml = `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+  annotations:
+    # kube-sim's stand-in for the metrics: the count the controller computes (controllers/hpa.ts).
+    sim.kguard.dev/desired-replicas: "2"
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  minReplicas: 1
+  maxReplicas: 6
+  metrics:
+  - type: Resource
+    resource:
+      name: cpu
+      target:
+        type: Utilization
+        averageUtilization: 70
+`;

@@ -1,6 +1,8 @@
 // What the journal and run tests share: a registry with a missing image and one whose pulls are
 // throttled for as long as a test needs a run to stay alive, and kguard flags that keep runs short.
-import { sandbox, type Sandbox } from './harness.js';
+import { expect } from 'vitest';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
 
 export const MISSING = 'xxxxxnginx:1.17';
 export const THROTTLED = 'registry.example.com/shop/web:2.0';
@@ -9,4 +11,13 @@ export const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-
 
 export function runSandbox(): Promise<Sandbox> {
   return sandbox({ scenario: { registry: { [MISSING]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } });
+}
+
+/** Applies `yaml` with kubectl (a Deployment web of 2 replicas, by default alone) and waits until web is available. */
+export async function deployWeb(env: Sandbox, yaml = deploymentYaml('web', 'nginx:1.25')): Promise<void> {
+  const applied = await kubectl(env.cluster, ['apply', '-f', '-'], yaml);
+  expect(applied.exitCode, applied.stderr).toBe(0);
+  await eventually(() =>
+    env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
+  );
 }

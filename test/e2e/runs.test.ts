@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox } from './harness.js';
-import { fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
+import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -16,12 +16,8 @@ afterEach(async () => {
   await env.stop();
 });
 
-async function deployV1(yaml = deploymentYaml('web', 'nginx:1.25')): Promise<void> {
-  const applied = await kubectl(env.cluster, ['apply', '-f', '-'], yaml);
-  expect(applied.exitCode, applied.stderr).toBe(0);
-  await eventually(() =>
-    env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
-  );
+function deployV1(yaml?: string): Promise<void> {
+  return deployWeb(env, yaml);
 }
 
 function runIdIn(text: string): string {
