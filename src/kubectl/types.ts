@@ -29,8 +29,8 @@ export interface Connection {
   observe?: (objects: readonly KubeObject[]) => void;
   /** kubectl processes started outside the calls: the API channel's proxy (api-channel.ts). */
   channelProcesses?: () => number;
-  /** The run's connection is pinned: its API channel may start its proxy now, beside the dry runs. */
-  pinned?: (connectionArgs: readonly string[]) => void;
+  /** The run's connection is pinned: its API channel may start its proxy now, beside the dry runs. True when raw calls will go through it. */
+  pinned?: (connectionArgs: readonly string[]) => boolean;
 }
 
 export interface ApplyRequest {
@@ -113,8 +113,12 @@ export interface KubectlProcess {
   target(): Promise<Target | undefined>;
   /** Resolves the target and passes it (--context, --cluster, --user) on every later call; undefined when there is none to pin. */
   pinTarget(): Promise<Target | undefined>;
-  /** Starts the API channel (one `kubectl proxy`) for the writes and watches to come: a run that writes nothing never starts it. */
-  openChannel(): void;
+  /**
+   * Starts the API channel (one `kubectl proxy`) for the reads, writes and watches to come. True
+   * when raw calls will go through it; false when each would be a kubectl process of its own (no
+   * channel: KGUARD_KUBECTL_PROXY=0, Windows, or a kubectl without one).
+   */
+  openChannel(): boolean;
 }
 
 /** kubectl's apply family over the same inputs: kustomize, dry runs, diff, apply. */

@@ -57,7 +57,7 @@ export function fakeCluster(
     target: async () => undefined,
     reviewAccess: async (questions) => questions.map((question) => ({ ...question, allowed: true })),
     pinTarget: async () => undefined,
-    openChannel: () => undefined,
+    openChannel: () => true,
     kustomize: async () => '',
     dryRun: async () => {
       guard('dryRun');

@@ -34,8 +34,8 @@ export interface ApiChannel {
   stream: StreamExec;
   /** kubectl processes it started itself (the proxies). */
   readonly processes: number;
-  /** Starts the proxy of a connection now, so that it serves by the first raw call. */
-  start(connection: readonly string[]): void;
+  /** Starts the proxy of a connection now, so that it serves by the first raw call; false when none will. */
+  start(connection: readonly string[]): boolean;
   /** Requests it sent through a proxy. */
   readonly requests: number;
   /** Stops the proxies and removes their sockets. */
@@ -145,7 +145,7 @@ export function apiChannel(
   return {
     exec: channelExec,
     stream: channelStream,
-    start: (connection) => void proxyFor(connection),
+    start: (connection) => proxyFor(connection) !== undefined,
     get processes() {
       return processes;
     },

@@ -56,8 +56,8 @@ export class KubectlRunner implements KubectlProcess {
     return target;
   }
 
-  openChannel(): void {
-    this.connection.pinned?.(this.connectionArgs());
+  openChannel(): boolean {
+    return this.connection.pinned?.(this.connectionArgs()) ?? false;
   }
 
   async target(): Promise<Target | undefined> {

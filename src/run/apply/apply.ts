@@ -57,6 +57,9 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     return interruptedBeforeApply(deps.signal)(error);
   });
   if (target) deps.reporter.emit({ kind: 'target', ...target });
+  // A run that may write starts its API channel (one kubectl proxy) now, beside the dry run: the
+  // live copies, the look for a dead run's journal, the leases and the watches all go through it.
+  if (!options.dryRun) deps.kubectl.openChannel();
   const leases: HeldLeases[] = [];
   let plan: RunPlan | undefined;
   let ending: Promise<void> | undefined;
@@ -124,12 +127,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       deps.announce?.(result);
       return result;
     }
-    // Something changes: the API channel (one kubectl proxy) starts for the leases, the journal
-    // and the watches, and the history's digest of the inputs is read meanwhile.
-    if (!options.dryRun) {
-      deps.kubectl.openChannel();
-      if (options.history !== 0) understood.digest().catch(() => undefined);
-    }
+    // Something changes: the history's digest of the inputs is read meanwhile.
+    if (!options.dryRun && options.history !== 0) understood.digest().catch(() => undefined);
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
     // applied that kguard could not restore.
     // Then whether this user may do what a restore would (one kubectl process). An apply that

@@ -34,8 +34,9 @@ export interface Understood {
 
 /**
  * kubectl is the parser. The server dry run names every object with its namespace resolved and
- * says whether the API server would take them; meanwhile kubectl reads the live copies of the
- * same inputs by name (`get -f`). Two kubectl processes, no proxy: an apply that changes nothing
+ * says whether the API server would take them; then the live copies are read by name through the
+ * run's API channel (its proxy started beside the dry run), or, for a preview or without a
+ * channel, by kubectl meanwhile (`get -f`). Two kubectl processes: an apply that changes nothing
  * needs no more. Only when the server refuses (an unknown kind, a Namespace this apply creates, a
  * part of kinds a CRD of this apply defines) does a client dry run name the objects instead, and
  * for a client-side preview (--dry-run=client) it is the whole answer, as kubectl asks nothing.
@@ -61,9 +62,16 @@ export async function understand(
   });
   if (!clientOnly) {
     const serverRun = deps.kubectl.dryRun(request, 'server');
-    const liveRun = deps.kubectl
-      .readApplied({ ...request, applyArgs: options.selectionArgs })
-      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    // A run that may write has its API channel (one kubectl proxy) starting beside the dry run
+    // (apply.ts), and its look for a dead run's journal needs it anyway: the live copies are read
+    // through it by name once the server names the objects, which costs no process of its own.
+    // A preview (--dry-run) starts no proxy: kubectl reads them by name (`get -f`) meanwhile.
+    const byChannel = !options.dryRun && deps.kubectl.openChannel();
+    const liveRun = byChannel
+      ? undefined
+      : deps.kubectl
+          .readApplied({ ...request, applyArgs: options.selectionArgs })
+          .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     const server = await serverRun;
     const refs = server.ok ? objectsOfApply(server.objects) : [];
     // Each copy of an object written twice is patched on its own in the server's answer: copies that differ show there.
@@ -72,7 +80,8 @@ export async function understand(
       deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
       const live = await liveRun;
       // kubectl could not read them by name (a kind it cannot map from the files alone): listed.
-      const current = live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
+      const current =
+        live === undefined || live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
       sayWarnings(server.warnings, deps);
       const applied = new Set(refs.map(objectKey));
       const pruned = objectsOfApply(server.pruned).filter((ref) => !applied.has(objectKey(ref)));
