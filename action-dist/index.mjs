@@ -30921,6 +30921,10 @@ function journalNamespaces(event) {
   if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
   return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count3]) => `${namespace} (${count3})`).join(", ")}`;
 }
+function listApplied(objects) {
+  const shown2 = objects.slice(0, 8).map(describeApplied).join(", ");
+  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
+}
 function listObjects2(objects) {
   const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
   return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
@@ -30968,7 +30972,7 @@ var init_format = __esm({
       }),
       applied: (event) => ({
         tone: "ok",
-        text: `applied ${event.objects.length} object${plural2(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${event.objects.map(describeApplied).join(", ")})`
+        text: `applied ${event.objects.length} object${plural2(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${listApplied(event.objects)})`
       }),
       "nothing-to-change": (event) => ({
         tone: "ok",
@@ -32527,7 +32531,7 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
   return {
     exec: channelExec,
     stream: channelStream,
-    start: (connection) => void proxyFor2(connection),
+    start: (connection) => proxyFor2(connection) !== void 0,
     get processes() {
       return processes;
     },
@@ -33502,7 +33506,7 @@ var init_runner = __esm({
         return target;
       }
       openChannel() {
-        this.connection.pinned?.(this.connectionArgs());
+        return this.connection.pinned?.(this.connectionArgs()) ?? false;
       }
       async target() {
         const read = this.connection.binary === "kubectl" ? await readKubeconfigTarget(this.connection.connectionArgs) : void 0;
@@ -35352,6 +35356,7 @@ var init_history = __esm({
 // src/journal/history-store.ts
 var history_store_exports = {};
 __export(history_store_exports, {
+  headOf: () => headOf,
   joinParts: () => joinParts,
   keepHistory: () => keepHistory,
   listHistory: () => listHistory,
@@ -35368,21 +35373,25 @@ async function keepHistory(kubectl, record, keep, deadlineMs) {
     throw new Error(
       `kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written2.message}`
     );
-  const listed = await listHistory(kubectl, record.namespace);
-  const old = beyondKeep(
-    listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })),
-    keep
-  );
+  const secrets = await kubectl.listLabelled("secrets", record.namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
+  const old = beyondKeep(secrets.flatMap(headOf), keep);
   await Promise.all(
     old.map(
       (entry) => kubectl.deleteExact(
-        `${secretsPath2(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`,
+        `${secretsPath2(entry.namespace)}/${encodeURIComponent(entry.name)}`,
         { uid: entry.uid },
         deadlineMs
       )
     )
   );
   return { bytes: packed.bytes, pruned: old.length };
+}
+function headOf(secret) {
+  const { labels, annotations, uid, name, namespace } = secret.metadata;
+  const runId = labels?.[RUN_LABEL];
+  const finishedAt = annotations?.["kguard.dev/finished-at"];
+  if (!runId || !finishedAt || !uid || !namespace) return [];
+  return [{ runId, finishedAt, uid, name, namespace }];
 }
 function joinParts(listed) {
   const runs = /* @__PURE__ */ new Map();
@@ -67964,7 +67973,7 @@ var init_recover = __esm({
 
 // src/manifests/documents.ts
 function splitDocuments(text2) {
-  if (/^\s*\{/.test(text2)) return [{ index: 1, text: text2, json: true, head: headOf(text2, true) }];
+  if (/^\s*\{/.test(text2)) return [{ index: 1, text: text2, json: true, head: headOf2(text2, true) }];
   const documents = [];
   let lines = [];
   let index = 0;
@@ -67973,7 +67982,7 @@ function splitDocuments(text2) {
     lines = [];
     if (!hasContent(body)) return;
     index += 1;
-    documents.push({ index, text: body, json: false, head: headOf(body, false) });
+    documents.push({ index, text: body, json: false, head: headOf2(body, false) });
   };
   for (const line of text2.split(/(?<=\n)/)) {
     if (line.startsWith("---")) {
@@ -67990,7 +67999,7 @@ function splitDocuments(text2) {
 function hasContent(body) {
   return body.split("\n").some((line) => line.trim() !== "" && !line.trim().startsWith("#"));
 }
-function headOf(text2, json) {
+function headOf2(text2, json) {
   let value;
   try {
     value = json ? JSON.parse(text2) : (0, import_yaml7.parse)(text2, { uniqueKeys: false });
@@ -69835,14 +69844,15 @@ async function understand(request2, options, inputs, deps, part) {
   });
   if (!clientOnly) {
     const serverRun = deps.kubectl.dryRun(request2, "server");
-    const liveRun = deps.kubectl.readApplied({ ...request2, applyArgs: options.selectionArgs }).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
+    const byChannel = !options.dryRun && deps.kubectl.openChannel();
+    const liveRun = byChannel ? void 0 : deps.kubectl.readApplied({ ...request2, applyArgs: options.selectionArgs }).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
     const server = await serverRun;
     const refs = server.ok ? objectsOfApply(server.objects) : [];
     if (server.ok) refuseDiffering(server.objects);
     if (server.ok && refs.length > 0) {
       deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
       const live = await liveRun;
-      const current2 = live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
+      const current2 = live === void 0 || live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
       sayWarnings(server.warnings, deps);
       const applied2 = new Set(refs.map(objectKey));
       const pruned = objectsOfApply(server.pruned).filter((ref) => !applied2.has(objectKey(ref)));
@@ -70590,6 +70600,50 @@ var init_reference2 = __esm({
   }
 });
 
+// src/images/templates.ts
+function imagesToCheck(wouldBe, current2, defaultNamespace) {
+  const found = [];
+  for (const object of wouldBe) {
+    const spec = podSpecOf(object);
+    if (!spec) continue;
+    const live = current2.get(objectKey(refOf(object)));
+    const running2 = new Set(containersOf(live ? podSpecOf(live) : void 0).map(({ image }) => image));
+    for (const { name, image } of containersOf(spec)) {
+      if (running2.has(image)) continue;
+      found.push({
+        object: refOf(object),
+        container: name,
+        image,
+        namespace: object.metadata.namespace || defaultNamespace,
+        pullSecrets: (spec.imagePullSecrets ?? []).flatMap((secret) => secret?.name ? [secret.name] : []),
+        // The ServiceAccount admission plugin sets "default" when the pod names none.
+        serviceAccount: spec.serviceAccountName || spec.serviceAccount || "default"
+      });
+    }
+  }
+  return found;
+}
+function podSpecOf(object) {
+  const path15 = rowFor(refOf(object)).podSpecAt;
+  if (!path15) return void 0;
+  let at = object;
+  for (const field of path15) at = at && typeof at === "object" ? at[field] : void 0;
+  return at && typeof at === "object" ? at : void 0;
+}
+function containersOf(spec) {
+  if (!spec) return [];
+  return [...spec.initContainers ?? [], ...spec.containers ?? [], ...spec.ephemeralContainers ?? []].flatMap(
+    (container) => typeof container?.image === "string" && container.image !== "" ? [{ name: container.name ?? "", image: container.image }] : []
+  );
+}
+var init_templates = __esm({
+  "src/images/templates.ts"() {
+    "use strict";
+    init_table2();
+    init_model();
+  }
+});
+
 // src/images/answers.ts
 function parseChallenge(header) {
   if (!header) return void 0;
@@ -70659,6 +70713,12 @@ var init_answers = __esm({
 });
 
 // src/images/registry.ts
+var registry_exports = {};
+__export(registry_exports, {
+  MANIFEST_ACCEPT: () => MANIFEST_ACCEPT,
+  networkCause: () => networkCause,
+  registries: () => registries
+});
 function registries(options) {
   const agent = new import_undici2.EnvHttpProxyAgent({
     connect: { timeout: options.requestTimeoutMs },
@@ -70808,50 +70868,6 @@ var init_registry = __esm({
   }
 });
 
-// src/images/templates.ts
-function imagesToCheck(wouldBe, current2, defaultNamespace) {
-  const found = [];
-  for (const object of wouldBe) {
-    const spec = podSpecOf(object);
-    if (!spec) continue;
-    const live = current2.get(objectKey(refOf(object)));
-    const running2 = new Set(containersOf(live ? podSpecOf(live) : void 0).map(({ image }) => image));
-    for (const { name, image } of containersOf(spec)) {
-      if (running2.has(image)) continue;
-      found.push({
-        object: refOf(object),
-        container: name,
-        image,
-        namespace: object.metadata.namespace || defaultNamespace,
-        pullSecrets: (spec.imagePullSecrets ?? []).flatMap((secret) => secret?.name ? [secret.name] : []),
-        // The ServiceAccount admission plugin sets "default" when the pod names none.
-        serviceAccount: spec.serviceAccountName || spec.serviceAccount || "default"
-      });
-    }
-  }
-  return found;
-}
-function podSpecOf(object) {
-  const path15 = rowFor(refOf(object)).podSpecAt;
-  if (!path15) return void 0;
-  let at = object;
-  for (const field of path15) at = at && typeof at === "object" ? at[field] : void 0;
-  return at && typeof at === "object" ? at : void 0;
-}
-function containersOf(spec) {
-  if (!spec) return [];
-  return [...spec.initContainers ?? [], ...spec.containers ?? [], ...spec.ephemeralContainers ?? []].flatMap(
-    (container) => typeof container?.image === "string" && container.image !== "" ? [{ name: container.name ?? "", image: container.image }] : []
-  );
-}
-var init_templates = __esm({
-  "src/images/templates.ts"() {
-    "use strict";
-    init_table2();
-    init_model();
-  }
-});
-
 // src/images/check.ts
 async function checkImages(wouldBe, current2, { namespace, concurrency }, deps) {
   const images = imagesToCheck(wouldBe, current2, namespace ?? "default");
@@ -70884,7 +70900,7 @@ async function checkImages(wouldBe, current2, { namespace, concurrency }, deps) 
   return verdicts;
 }
 async function checkImagesStep(wouldBe, current2, options, deps) {
-  const client = (deps.registries ?? registries)({
+  const client = (deps.registries ?? (await Promise.resolve().then(() => (init_registry(), registry_exports))).registries)({
     requestTimeoutMs: options.requestTimeoutMs,
     insecureRegistries: options.insecureRegistries ?? [],
     userAgent: `kguard/${kguardVersion()}`
@@ -70922,7 +70938,6 @@ var init_check = __esm({
     init_keyring();
     init_pull_secrets();
     init_reference2();
-    init_registry();
     init_version();
     init_templates();
     EVENT_OF = {
@@ -70950,6 +70965,7 @@ async function runApply(options, rawDeps) {
     return interruptedBeforeApply(deps.signal)(error2);
   });
   if (target) deps.reporter.emit({ kind: "target", ...target });
+  if (!options.dryRun) deps.kubectl.openChannel();
   const leases = [];
   let plan;
   let ending;
@@ -70996,10 +71012,7 @@ async function runApply(options, rawDeps) {
       deps.announce?.(result);
       return result;
     }
-    if (!options.dryRun) {
-      deps.kubectl.openChannel();
-      if (options.history !== 0) understood.digest().catch(() => void 0);
-    }
+    if (!options.dryRun && options.history !== 0) understood.digest().catch(() => void 0);
     const restorable = options.rollback !== "none" && !options.dryRun && !unchanged ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
     const imagesChecked = options.imageCheck !== "off" && !options.dryRun && understood.server.ok ? checkImagesStep(understood.server.objects, understood.current, options, deps) : void 0;

@@ -3,8 +3,9 @@
 // oldest first. History is a courtesy: a record that cannot be written never changes a run's
 // verdict or exit code; the caller says why.
 import type { Kubectl } from '../kubectl/types.js';
+import type { KubeObject } from '../objects/model.js';
 import { beyondKeep, historySecret, HISTORY_VERSION, readHistorySecret, type HistoryRecord } from './history.js';
-import { HISTORY_LABEL } from './labels.js';
+import { HISTORY_LABEL, RUN_LABEL } from './labels.js';
 
 type HistoryKubectl = Pick<Kubectl, 'create' | 'deleteExact' | 'listLabelled'>;
 
@@ -35,21 +36,31 @@ export async function keepHistory(
     throw new Error(
       `kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`,
     );
-  const listed = await listHistory(kubectl, record.namespace);
-  const old = beyondKeep(
-    listed.map((entry) => ({ ...entry, runId: entry.record.runId, finishedAt: entry.record.finishedAt })),
-    keep,
-  );
+  // The oldest go by what their Secrets' metadata says (run label, finished-at annotation): the
+  // records themselves (up to a MiB compressed each, many MiB as JSON) are not unpacked for it.
+  const secrets = await kubectl.listLabelled('secrets', record.namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
+  const old = beyondKeep(secrets.flatMap(headOf), keep);
   await Promise.all(
     old.map((entry) =>
       kubectl.deleteExact(
-        `${secretsPath(entry.record.namespace)}/${encodeURIComponent(`${entry.record.runId}-history`)}`,
+        `${secretsPath(entry.namespace)}/${encodeURIComponent(entry.name)}`,
         { uid: entry.uid },
         deadlineMs,
       ),
     ),
   );
   return { bytes: packed.bytes, pruned: old.length };
+}
+
+/** A history Secret's run, end and identity from its metadata alone; none when it lacks them (not one kguard wrote). */
+export function headOf(
+  secret: KubeObject,
+): Array<{ runId: string; finishedAt: string; uid: string; name: string; namespace: string }> {
+  const { labels, annotations, uid, name, namespace } = secret.metadata;
+  const runId = labels?.[RUN_LABEL];
+  const finishedAt = annotations?.['kguard.dev/finished-at'];
+  if (!runId || !finishedAt || !uid || !namespace) return [];
+  return [{ runId, finishedAt, uid, name, namespace }];
 }
 
 /**

@@ -213,9 +213,9 @@ describe('runApply after the apply: nothing escapes', () => {
 
   it('a read after the apply that keeps failing ends exit 4, every object "restore failed", nothing rolled back blindly', async () => {
     const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
-    // The copies before the apply come from the reading beside the dry run (no journal, so no
-    // second snapshot); every read by name after the apply fails.
-    cluster.failFrom('getObject', 1, new Error('connection reset by peer'));
+    // The copies before the apply are the by-name reads after the dry run (no journal, so no
+    // second snapshot): the first two reads; every read by name after the apply fails.
+    cluster.failFrom('getObject', 3, new Error('connection reset by peer'));
     const result = await runApply(options, depsFor(cluster));
     expect(exitCodeFor(result)).toBe(4);
     expect(result.objects.map((object) => object.restore?.status)).toEqual(['failed', 'failed']);

@@ -66,7 +66,7 @@ export const FORMATTERS: Formatters = {
   }),
   applied: (event) => ({
     tone: 'ok',
-    text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? ' (server dry run)' : ''} (${event.objects.map(describeApplied).join(', ')})`,
+    text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? ' (server dry run)' : ''} (${listApplied(event.objects)})`,
   }),
   'nothing-to-change': (event) => ({
     tone: 'ok',
@@ -376,6 +376,12 @@ function journalNamespaces(event: { namespace: string; pieces?: Record<string, n
   const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
   if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
   return `namespace${pieces.length > 1 ? 's' : ''} ${pieces.map(([namespace, count]) => `${namespace} (${count})`).join(', ')}`;
+}
+
+/** kubectl's line for each applied object, the first 8 of them: the lines after it name every change. */
+function listApplied(objects: Parameters<typeof describeApplied>[0][]): string {
+  const shown = objects.slice(0, 8).map(describeApplied).join(', ');
+  return objects.length > 8 ? `${shown} and ${objects.length - 8} more` : shown;
 }
 
 function listObjects(objects: readonly ObjectRef[]): string {

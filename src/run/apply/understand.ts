@@ -80,8 +80,7 @@ export async function understand(
       deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
       const live = await liveRun;
       // kubectl could not read them by name (a kind it cannot map from the files alone): listed.
-      const current =
-        live === undefined || live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
+      const current = live === undefined || live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
       sayWarnings(server.warnings, deps);
       const applied = new Set(refs.map(objectKey));
       const pruned = objectsOfApply(server.pruned).filter((ref) => !applied.has(objectKey(ref)));
