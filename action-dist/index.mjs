@@ -32993,7 +32993,8 @@ function resourceTypeOf(type) {
   if (builtIn) return builtIn;
   const [kind, version, ...group] = type.split(".");
   if (!kind || !version || !/^[A-Z]/.test(kind)) return void 0;
-  return { kind, version, group: group.join(".") };
+  const known = KNOWN_PLURALS[type];
+  return { kind, version, group: group.join("."), ...known ? { resource: known } : {} };
 }
 function groupVersionPath(type) {
   return type.group === "" ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
@@ -33012,7 +33013,7 @@ function snapshotOf(objects) {
     pods: all.filter((object) => object.kind === "Pod" && object.apiVersion === "v1")
   };
 }
-var BUILT_IN;
+var BUILT_IN, KNOWN_PLURALS;
 var init_resources = __esm({
   "src/kubectl/resources.ts"() {
     "use strict";
@@ -33020,6 +33021,7 @@ var init_resources = __esm({
       pods: { group: "", version: "v1", kind: "Pod", resource: "pods" },
       services: { group: "", version: "v1", kind: "Service", resource: "services" },
       secrets: { group: "", version: "v1", kind: "Secret", resource: "secrets" },
+      serviceaccounts: { group: "", version: "v1", kind: "ServiceAccount", resource: "serviceaccounts" },
       events: { group: "", version: "v1", kind: "Event", resource: "events" },
       persistentvolumeclaims: {
         group: "",
@@ -33040,6 +33042,31 @@ var init_resources = __esm({
         kind: "CustomResourceDefinition",
         resource: "customresourcedefinitions"
       }
+    };
+    KNOWN_PLURALS = {
+      "ConfigMap.v1.": "configmaps",
+      "Secret.v1.": "secrets",
+      "Service.v1.": "services",
+      "ServiceAccount.v1.": "serviceaccounts",
+      "Namespace.v1.": "namespaces",
+      "PersistentVolumeClaim.v1.": "persistentvolumeclaims",
+      "Pod.v1.": "pods",
+      "Deployment.v1.apps": "deployments",
+      "ReplicaSet.v1.apps": "replicasets",
+      "StatefulSet.v1.apps": "statefulsets",
+      "DaemonSet.v1.apps": "daemonsets",
+      "Job.v1.batch": "jobs",
+      "CronJob.v1.batch": "cronjobs",
+      "Ingress.v1.networking.k8s.io": "ingresses",
+      "NetworkPolicy.v1.networking.k8s.io": "networkpolicies",
+      "HorizontalPodAutoscaler.v2.autoscaling": "horizontalpodautoscalers",
+      "PodDisruptionBudget.v1.policy": "poddisruptionbudgets",
+      "Role.v1.rbac.authorization.k8s.io": "roles",
+      "RoleBinding.v1.rbac.authorization.k8s.io": "rolebindings",
+      "ClusterRole.v1.rbac.authorization.k8s.io": "clusterroles",
+      "ClusterRoleBinding.v1.rbac.authorization.k8s.io": "clusterrolebindings",
+      "Lease.v1.coordination.k8s.io": "leases",
+      "CustomResourceDefinition.v1.apiextensions.k8s.io": "customresourcedefinitions"
     };
   }
 });
@@ -34237,7 +34264,6 @@ var init_pieces = __esm({
 var store_exports = {};
 __export(store_exports, {
   RunJournal: () => RunJournal,
-  deleteExpiredJournals: () => deleteExpiredJournals,
   journalExpiry: () => journalExpiry,
   listJournals: () => listJournals,
   makeFleetRunId: () => makeFleetRunId,
@@ -34332,22 +34358,6 @@ async function listJournals(kubectl, namespace, whole = true) {
       missing
     };
   }).sort((left, right) => left.journal.startedAt.localeCompare(right.journal.startedAt));
-}
-async function deleteExpiredJournals(kubectl, namespaces, deadlineMs) {
-  await Promise.all(
-    [...new Set(namespaces)].map(async (namespace) => {
-      const journals = await listJournals(kubectl, namespace, false).catch(() => []);
-      await Promise.all(
-        journals.filter(({ expired }) => expired).map(
-          ({ secrets }) => removeJournal(
-            kubectl,
-            secrets.filter((secret) => secret.namespace === namespace),
-            deadlineMs
-          ).catch(() => void 0)
-        )
-      );
-    })
-  );
 }
 function journalExpiry(now2) {
   return new Date(now2.getTime() + JOURNAL_TTL_MS).toISOString();
@@ -35360,6 +35370,7 @@ __export(history_store_exports, {
   joinParts: () => joinParts,
   keepHistory: () => keepHistory,
   listHistory: () => listHistory,
+  oldestBeyond: () => oldestBeyond,
   removeHistoryOf: () => removeHistoryOf
 });
 async function keepHistory(kubectl, record, keep, deadlineMs) {
@@ -35368,13 +35379,15 @@ async function keepHistory(kubectl, record, keep, deadlineMs) {
     throw new Error(
       `its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`
     );
-  const written2 = await kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs);
+  const [written2, secrets] = await Promise.all([
+    kubectl.create(packed.secret, secretsPath2(record.namespace), deadlineMs),
+    kubectl.listLabelled("secrets", record.namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`).catch(() => [])
+  ]);
   if (!written2.ok)
     throw new Error(
       `kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written2.message}`
     );
-  const secrets = await kubectl.listLabelled("secrets", record.namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
-  const old = beyondKeep(secrets.flatMap(headOf), keep);
+  const old = oldestBeyond(secrets, record, keep);
   await Promise.all(
     old.map(
       (entry) => kubectl.deleteExact(
@@ -35385,6 +35398,11 @@ async function keepHistory(kubectl, record, keep, deadlineMs) {
     )
   );
   return { bytes: packed.bytes, pruned: old.length };
+}
+function oldestBeyond(listed, record, keep) {
+  const others = listed.flatMap(headOf).filter((head) => head.runId !== record.runId);
+  const newest = { runId: record.runId, finishedAt: record.finishedAt, uid: "", name: "", namespace: record.namespace };
+  return beyondKeep([...others, newest], keep).filter((head) => head !== newest);
 }
 function headOf(secret) {
   const { labels, annotations, uid, name, namespace } = secret.metadata;
@@ -67903,6 +67921,11 @@ function deadRunsOn(runs, refs) {
     (run) => run.journal !== void 0 && !run.expired && run.liveness.state === "dead" && run.journal.state !== "finished" && run.journal.objects.some((entry) => wanted.has(objectKey(entry.ref)))
   ).sort((left, right) => right.journal.startedAt.localeCompare(left.journal.startedAt));
 }
+function expiredJournals(listed) {
+  return listed.flatMap(
+    ({ namespace, runs }) => runs.filter((run) => run.expired && run.journal !== void 0).map((run) => run.secrets.filter((secret) => secret.namespace === namespace)).filter((secrets) => secrets.length > 0)
+  );
+}
 function heldByLiveRuns(runs, refs) {
   const wanted = new Map(refs.map((ref) => [objectKey(ref), ref]));
   const held = /* @__PURE__ */ new Set();
@@ -67958,7 +67981,7 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
     });
     recovered.push({ runId: run.runId, restored: result.restored, untouched: result.untouched });
   }
-  return { recovered, heldByLive };
+  return { recovered, heldByLive, expired: expiredJournals(listed) };
 }
 var init_recover = __esm({
   "src/run/rollback/recover.ts"() {
@@ -70976,7 +70999,7 @@ async function runApply(options, rawDeps) {
     let refs = [...understood.refs, ...understood.pruned];
     const runId = rawDeps.runId ?? makeRunId();
     let place = journalPlace(refs, understood.current, options.journalNamespace);
-    const { recovered, heldByLive } = options.dryRun ? { recovered: [], heldByLive: /* @__PURE__ */ new Set() } : await finishDeadRuns(
+    const { recovered, heldByLive, expired } = options.dryRun ? { recovered: [], heldByLive: /* @__PURE__ */ new Set(), expired: [] } : await finishDeadRuns(
       refs,
       place.namespaces,
       { deadlineMs: options.rollbackTimeoutMs },
@@ -71017,7 +71040,9 @@ async function runApply(options, rawDeps) {
     restorable?.catch(() => void 0);
     const imagesChecked = options.imageCheck !== "off" && !options.dryRun && understood.server.ok ? checkImagesStep(understood.server.objects, understood.current, options, deps) : void 0;
     imagesChecked?.catch(() => void 0);
-    const tidied = journalled ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => void 0) : void 0;
+    const tidied = journalled ? Promise.all(
+      expired.map((secrets) => removeJournal(deps.kubectl, secrets, options.timeoutMs).catch(() => void 0))
+    ) : void 0;
     const lease = async (claimed, nameBase) => {
       leases.push(
         await acquireLeases(

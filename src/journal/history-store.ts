@@ -31,15 +31,20 @@ export async function keepHistory(
     throw new Error(
       `its record would be more than a Secret may hold (1 MiB compressed), so it is not kept; kguard undo cannot put back the state before ${record.runId}`,
     );
-  const written = await kubectl.create(packed.secret, secretsPath(record.namespace), deadlineMs);
+  // The namespace's records are listed while this one is written (one round trip, not two). The
+  // oldest go by what their Secrets' metadata says (run label, finished-at annotation): the
+  // records themselves (up to a MiB compressed each, many MiB as JSON) are not unpacked for it.
+  const [written, secrets] = await Promise.all([
+    kubectl.create(packed.secret, secretsPath(record.namespace), deadlineMs),
+    kubectl
+      .listLabelled('secrets', record.namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`)
+      .catch(() => [] as KubeObject[]),
+  ]);
   if (!written.ok)
     throw new Error(
       `kguard could not write its history record (secret/${packed.secret.metadata.name}, namespace ${record.namespace}): ${written.message}`,
     );
-  // The oldest go by what their Secrets' metadata says (run label, finished-at annotation): the
-  // records themselves (up to a MiB compressed each, many MiB as JSON) are not unpacked for it.
-  const secrets = await kubectl.listLabelled('secrets', record.namespace, `${HISTORY_LABEL}=${HISTORY_VERSION}`);
-  const old = beyondKeep(secrets.flatMap(headOf), keep);
+  const old = oldestBeyond(secrets, record, keep);
   await Promise.all(
     old.map((entry) =>
       kubectl.deleteExact(
@@ -50,6 +55,16 @@ export async function keepHistory(
     ),
   );
   return { bytes: packed.bytes, pruned: old.length };
+}
+
+/**
+ * The records of a namespace to delete once `record` is written, so that the newest `keep` stay:
+ * `listed` was read while it was written, so it may or may not hold it; it is never one to go.
+ */
+export function oldestBeyond(listed: readonly KubeObject[], record: HistoryRecord, keep: number) {
+  const others = listed.flatMap(headOf).filter((head) => head.runId !== record.runId);
+  const newest = { runId: record.runId, finishedAt: record.finishedAt, uid: '', name: '', namespace: record.namespace };
+  return beyondKeep([...others, newest], keep).filter((head) => head !== newest);
 }
 
 /** A history Secret's run, end and identity from its metadata alone; none when it lacks them (not one kguard wrote). */

@@ -348,30 +348,6 @@ export async function listJournals(
 
 type KubeObjectLike = Parameters<typeof readJournalSecret>[0];
 
-/** Old journals expire: a run deletes the expired journal Secrets it can see in each namespace it touches. */
-export async function deleteExpiredJournals(
-  kubectl: JournalKubectl,
-  namespaces: Iterable<string>,
-  deadlineMs: number,
-): Promise<void> {
-  await Promise.all(
-    [...new Set(namespaces)].map(async (namespace) => {
-      const journals = await listJournals(kubectl, namespace, false).catch(() => []);
-      await Promise.all(
-        journals
-          .filter(({ expired }) => expired)
-          .map(({ secrets }) =>
-            removeJournal(
-              kubectl,
-              secrets.filter((secret) => secret.namespace === namespace),
-              deadlineMs,
-            ).catch(() => undefined),
-          ),
-      );
-    }),
-  );
-}
-
 export function journalExpiry(now: Date): string {
   return new Date(now.getTime() + JOURNAL_TTL_MS).toISOString();
 }

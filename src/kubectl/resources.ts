@@ -14,11 +14,12 @@ export interface ResourceType {
   resource?: string;
 }
 
-/** The built-in types the kind adapters read (track/adapters.ts), and kguard's own Leases and journal Secrets (journal/). */
+/** The built-in types the kind adapters read (track/adapters.ts), the image check's service accounts (images/pull-secrets.ts), and kguard's own Leases and journal Secrets (journal/). */
 const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   pods: { group: '', version: 'v1', kind: 'Pod', resource: 'pods' },
   services: { group: '', version: 'v1', kind: 'Service', resource: 'services' },
   secrets: { group: '', version: 'v1', kind: 'Secret', resource: 'secrets' },
+  serviceaccounts: { group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts' },
   events: { group: '', version: 'v1', kind: 'Event', resource: 'events' },
   persistentvolumeclaims: {
     group: '',
@@ -41,13 +42,45 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
   },
 };
 
+/**
+ * Plurals Kubernetes itself fixes for its own kinds (each kind's REST storage in
+ * pkg/registry/<group>/<kind>/storage), by KIND.VERSION.GROUP: an object of one of them is read by
+ * name with no discovery request first. Any other kind's plural is looked up in discovery.
+ */
+const KNOWN_PLURALS: Readonly<Record<string, string>> = {
+  'ConfigMap.v1.': 'configmaps',
+  'Secret.v1.': 'secrets',
+  'Service.v1.': 'services',
+  'ServiceAccount.v1.': 'serviceaccounts',
+  'Namespace.v1.': 'namespaces',
+  'PersistentVolumeClaim.v1.': 'persistentvolumeclaims',
+  'Pod.v1.': 'pods',
+  'Deployment.v1.apps': 'deployments',
+  'ReplicaSet.v1.apps': 'replicasets',
+  'StatefulSet.v1.apps': 'statefulsets',
+  'DaemonSet.v1.apps': 'daemonsets',
+  'Job.v1.batch': 'jobs',
+  'CronJob.v1.batch': 'cronjobs',
+  'Ingress.v1.networking.k8s.io': 'ingresses',
+  'NetworkPolicy.v1.networking.k8s.io': 'networkpolicies',
+  'HorizontalPodAutoscaler.v2.autoscaling': 'horizontalpodautoscalers',
+  'PodDisruptionBudget.v1.policy': 'poddisruptionbudgets',
+  'Role.v1.rbac.authorization.k8s.io': 'roles',
+  'RoleBinding.v1.rbac.authorization.k8s.io': 'rolebindings',
+  'ClusterRole.v1.rbac.authorization.k8s.io': 'clusterroles',
+  'ClusterRoleBinding.v1.rbac.authorization.k8s.io': 'clusterrolebindings',
+  'Lease.v1.coordination.k8s.io': 'leases',
+  'CustomResourceDefinition.v1.apiextensions.k8s.io': 'customresourcedefinitions',
+};
+
 /** What a type argument names; undefined when it is neither built in nor KIND.VERSION.GROUP. */
 export function resourceTypeOf(type: string): ResourceType | undefined {
   const builtIn = BUILT_IN[type];
   if (builtIn) return builtIn;
   const [kind, version, ...group] = type.split('.');
   if (!kind || !version || !/^[A-Z]/.test(kind)) return undefined;
-  return { kind, version, group: group.join('.') };
+  const known = KNOWN_PLURALS[type];
+  return { kind, version, group: group.join('.'), ...(known ? { resource: known } : {}) };
 }
 
 /** `/api/v1` or `/apis/GROUP/VERSION`: where a group version's resources and discovery live. */

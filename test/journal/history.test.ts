@@ -7,6 +7,7 @@ import {
   readHistorySecret,
   type HistoryRecord,
 } from '../../src/journal/history.js';
+import { headOf, oldestBeyond } from '../../src/journal/history-store.js';
 import type { KubeObject } from '../../src/objects/model.js';
 
 const web = (image: string): KubeObject => ({
@@ -78,5 +79,36 @@ describe('history records', () => {
       state: 'applied',
       objects: [{ before: record.objects[0]!.before, applied: record.objects[0]!.applied }],
     });
+  });
+});
+
+describe('letting the oldest records go', () => {
+  // As a list answers: the Secrets' metadata only is read; their data is never unpacked for it.
+  const listed = (runId: string, finishedAt: string): KubeObject => ({
+    ...historySecret({ ...record, runId, finishedAt })!.secret,
+    metadata: { ...historySecret({ ...record, runId, finishedAt })!.secret.metadata, uid: `uid-${runId}` },
+    data: { history: 'not gzip at all' },
+  });
+
+  it('keeps the newest, the record just written counted whether or not the list already held it', () => {
+    const older = [
+      listed('kguard-a1', '2026-05-01T09:00:00.000Z'),
+      listed('kguard-a2', '2026-05-01T09:30:00.000Z'),
+      listed('kguard-a3', '2026-05-01T09:45:00.000Z'),
+    ];
+    const goes = (secrets: KubeObject[]) => oldestBeyond(secrets, record, 2).map((head) => head.name);
+    expect(goes(older)).toEqual(['kguard-a2-history', 'kguard-a1-history']);
+    expect(goes([...older, listed(record.runId, record.finishedAt)])).toEqual([
+      'kguard-a2-history',
+      'kguard-a1-history',
+    ]);
+    expect(oldestBeyond(older, record, 2)[0]).toMatchObject({ uid: 'uid-kguard-a2', namespace: 'shop' });
+  });
+
+  it('never lets the record just written go, and leaves a Secret without kguard metadata alone', () => {
+    const future = listed('kguard-z9', '2027-01-01T00:00:00.000Z');
+    expect(oldestBeyond([future], record, 1)).toEqual([]);
+    const stranger = { ...future, metadata: { ...future.metadata, annotations: {} } };
+    expect(headOf(stranger)).toEqual([]);
   });
 });

@@ -170,13 +170,17 @@ describe('Kubectl', () => {
       data: { k: 'c2VjcmV0' },
     };
     const seen: unknown[] = [];
-    const kubectl = createKubectl(recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [secret] }))).exec, {
-      ...connection,
-      observe: (objects) => seen.push(...objects),
-    });
+    // A read by name is one GET of the object (a Secret's path needs no discovery); a list answers a List.
+    const { exec, calls } = recordingExec((args) =>
+      ok(
+        JSON.stringify(args.includes('/api/v1/namespaces/shop/secrets/s') ? secret : { kind: 'List', items: [secret] }),
+      ),
+    );
+    const kubectl = createKubectl(exec, { ...connection, observe: (objects) => seen.push(...objects) });
     await kubectl.listObjects('shop', ['Secret.v1.']);
     await kubectl.getObject('Secret.v1.', 'shop', 's');
     expect(seen).toEqual([secret, secret]);
+    expect(calls.at(-1)?.args).toContain('/api/v1/namespaces/shop/secrets/s');
   });
 
   it('quotes manual commands so they can be pasted into a shell', () => {

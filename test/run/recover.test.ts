@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/journal.js';
 import type { RunLiveness } from '../../src/journal/liveness.js';
 import type { ObjectRef } from '../../src/objects/model.js';
-import { deadRunsOn } from '../../src/run/rollback/recover.js';
+import { deadRunsOn, expiredJournals } from '../../src/run/rollback/recover.js';
 import type { RunRecord } from '../../src/run/status/runs.js';
 
 const web: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
@@ -52,6 +52,27 @@ describe('deadRunsOn', () => {
     const finished = run('kguard-a1', [web], {}, { state: 'finished' });
     const expired = run('kguard-a2', [web], { expired: true });
     expect(deadRunsOn([finished, expired], [web])).toEqual([]);
+  });
+
+  it('hands the expired journals it listed to the run, each namespace its own Secrets, none of a live or unexpired one', () => {
+    const expired = run('kguard-a1', [web], {
+      expired: true,
+      secrets: [
+        { namespace: 'shop', name: 'kguard-a1-journal', uid: 'u1' },
+        { namespace: 'cart', name: 'kguard-a1-journal', uid: 'u2' },
+      ],
+    });
+    const current = run('kguard-a2', [web]);
+    const leasesOnly = { ...run('kguard-a3', [web], { expired: true }), journal: undefined };
+    expect(
+      expiredJournals([
+        { namespace: 'shop', runs: [expired, current, leasesOnly] },
+        { namespace: 'cart', runs: [expired] },
+      ]),
+    ).toEqual([
+      [{ namespace: 'shop', name: 'kguard-a1-journal', uid: 'u1' }],
+      [{ namespace: 'cart', name: 'kguard-a1-journal', uid: 'u2' }],
+    ]);
   });
 
   it('leaves Leases without a journal to the Leases (nothing to restore)', () => {

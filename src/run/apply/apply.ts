@@ -10,7 +10,7 @@ import { probeHolder, thisProcess } from '../../journal/holder.js';
 import { finishDeadRuns } from '../rollback/recover.js';
 import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../../journal/leases.js';
-import { deleteExpiredJournals, makeRunId, type RunJournal } from '../../journal/store.js';
+import { makeRunId, removeJournal, type RunJournal } from '../../journal/store.js';
 import { stopOnRequest } from '../../journal/stop.js';
 import { prepareInputs, refuseOversized } from '../../manifests/inputs.js';
 import type { ApplyOptions } from '../../model/options.js';
@@ -74,8 +74,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     let place = journalPlace(refs, understood.current, options.journalNamespace);
     // A dead run's journal on these objects holds their true "before": that run is finished first
     // (run/rollback/recover.ts), and what kubectl reads of the objects is read again after it.
-    const { recovered, heldByLive } = options.dryRun
-      ? { recovered: [], heldByLive: new Set<string>() }
+    const { recovered, heldByLive, expired } = options.dryRun
+      ? { recovered: [], heldByLive: new Set<string>(), expired: [] }
       : await finishDeadRuns(
           refs,
           place.namespaces,
@@ -147,7 +147,9 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     imagesChecked?.catch(() => undefined);
     // Old journals go while this run takes its leases and its snapshot: nothing waits for it.
     const tidied = journalled
-      ? deleteExpiredJournals(deps.kubectl, place.namespaces, options.timeoutMs).catch(() => undefined)
+      ? Promise.all(
+          expired.map((secrets) => removeJournal(deps.kubectl, secrets, options.timeoutMs).catch(() => undefined)),
+        )
       : undefined;
     // One run per object at a time: the leases come before the snapshot, so a run never records
     // another run's unverified state as its "before".

@@ -8,6 +8,7 @@ import { UnfinishedRunError } from '../../errors.js';
 import type { RecoveredRun } from '../../model/result.js';
 import { objectKey, type ObjectRef } from '../../objects/model.js';
 import { heldOf } from '../../journal/lease.js';
+import type { JournalSecretRef } from '../../journal/store.js';
 import { listRuns, type RunRecord } from '../status/runs.js';
 import { runRollback, type RollbackDeps } from './rollback.js';
 
@@ -29,6 +30,21 @@ export function deadRunsOn(runs: readonly RunRecord[], refs: readonly ObjectRef[
         run.journal.objects.some((entry) => wanted.has(objectKey(entry.ref))),
     )
     .sort((left, right) => right.journal!.startedAt.localeCompare(left.journal!.startedAt));
+}
+
+/**
+ * The Secrets of each expired journal, namespace by namespace as listed (each namespace's are
+ * deleted by the run that journals there): what a journalled run deletes as it starts.
+ */
+export function expiredJournals(
+  listed: ReadonlyArray<{ namespace: string; runs: readonly RunRecord[] }>,
+): JournalSecretRef[][] {
+  return listed.flatMap(({ namespace, runs }) =>
+    runs
+      .filter((run) => run.expired && run.journal !== undefined)
+      .map((run) => run.secrets.filter((secret) => secret.namespace === namespace))
+      .filter((secrets) => secrets.length > 0),
+  );
 }
 
 /** Keys of `refs` a live run holds: in its journal, or listed on one of its Leases. */
@@ -54,7 +70,7 @@ export async function finishDeadRuns(
   namespaces: readonly string[],
   options: { deadlineMs: number },
   deps: RollbackDeps,
-): Promise<{ recovered: RecoveredRun[]; heldByLive: Set<string> }> {
+): Promise<{ recovered: RecoveredRun[]; heldByLive: Set<string>; expired: JournalSecretRef[][] }> {
   const listed = await Promise.all(
     namespaces.map(async (namespace) => ({
       namespace,
@@ -99,5 +115,6 @@ export async function finishDeadRuns(
     });
     recovered.push({ runId: run.runId, restored: result.restored, untouched: result.untouched });
   }
-  return { recovered, heldByLive };
+  // Expired journals seen here go while this run journals (apply.ts): no second list for them.
+  return { recovered, heldByLive, expired: expiredJournals(listed) };
 }
