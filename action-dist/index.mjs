@@ -34854,18 +34854,69 @@ async function requestStop(kubectl, runId, leases, request2, deadlineMs) {
   return written2.filter(Boolean).length;
 }
 async function watchStopRequests(kubectl, lease, deps, onRequest) {
+  const pause = (ms) => deps.clock.sleep(ms, deps.until).catch(() => void 0);
+  let watching = true;
+  let from;
   while (!deps.until.aborted) {
-    await deps.clock.sleep(STOP_POLL_MS, deps.until).catch(() => void 0);
-    if (deps.until.aborted) return;
     const held = lease();
-    if (!held) continue;
-    const live = await kubectl.getObject(LEASE_TYPE, held.metadata.namespace ?? "", held.metadata.name).catch(() => void 0);
+    if (!held) {
+      await pause(STOP_POLL_MS);
+      continue;
+    }
+    const namespace = held.metadata.namespace ?? "";
+    from ??= held.metadata.resourceVersion;
+    let pauseMs = STOP_POLL_MS;
+    if (watching && from) {
+      const began = Date.now();
+      const watched2 = await watchOnce(kubectl, held, from, deps.until);
+      if ("request" in watched2) {
+        onRequest(watched2.request);
+        return;
+      }
+      if (deps.until.aborted) return;
+      if (watched2.cannotWatch) watching = false;
+      pauseMs = Math.max(0, STOP_POLL_MS - (Date.now() - began));
+    }
+    await pause(pauseMs);
+    if (deps.until.aborted) return;
+    const live = await kubectl.getObject(LEASE_TYPE, namespace, held.metadata.name).catch(() => void 0);
     const request2 = stopRequestOf(live);
     if (request2) {
       onRequest(request2);
       return;
     }
+    from = live?.metadata.resourceVersion ?? held.metadata.resourceVersion;
   }
+}
+async function watchOnce(kubectl, held, from, until) {
+  let request2;
+  let ended = false;
+  let stream;
+  const end = () => {
+    ended = true;
+    stream?.stop();
+  };
+  stream = kubectl.watchCollection(
+    {
+      type: LEASE_TYPE,
+      namespace: held.metadata.namespace ?? "",
+      fieldSelector: `metadata.name=${held.metadata.name}`
+    },
+    { resourceVersion: from, timeoutSeconds: 300 },
+    (event) => {
+      if (request2) return;
+      if (event.type === "ERROR") end();
+      if (event.type !== "ADDED" && event.type !== "MODIFIED") return;
+      request2 = stopRequestOf(event.object);
+      if (request2) end();
+    }
+  );
+  if (ended) stream.stop();
+  until.addEventListener("abort", end, { once: true });
+  const how = await stream.done;
+  until.removeEventListener("abort", end);
+  if (request2) return { request: request2 };
+  return { cannotWatch: !how.ended && !how.transient };
 }
 function stopOnRequest(signal) {
   const requested = new AbortController();

@@ -1,13 +1,13 @@
 // Stopping a live run through the cluster. A CD tool that gives up on a step without signalling
 // its process (PipeCD's SCRIPT_RUN on cancel or stage timeout, a runner killed without grace)
 // leaves kguard watching, while the pipeline's own rollback runs `kguard rollback`, maybe on
-// another machine. That command writes a stop request on the run's Leases; the live run reads
-// its Lease every second, answers on it, restores what its apply changed and exits 130, as on
+// another machine. That command writes a stop request on the run's Leases; the live run watches
+// its Lease (or reads it every second where nothing can be watched), answers on it, restores what its apply changed and exits 130, as on
 // SIGTERM. The Leases are the place: every run has them from before its snapshot to its end, its
 // renewals keep what another writer added (held-leases.ts re-reads on a 409), and `kguard status`
 // lists them anyway.
 import type { Clock } from '../clock.js';
-import type { Kubectl } from '../kubectl/types.js';
+import type { Kubectl, WatchStream } from '../kubectl/types.js';
 import type { Reporter } from '../model/events.js';
 import type { KubeObject } from '../objects/model.js';
 import { type HeldLeases, LEASE_TYPE } from './held-leases.js';
@@ -91,30 +91,90 @@ export async function requestStop(
 }
 
 /**
- * The live run's side: reads `lease()` (its first held Lease) every STOP_POLL_MS until `until`
- * aborts, and calls `onRequest` once, with the request, when one is there. A read that fails is
- * tried again next time (a stop request is not urgent enough to end the run on an outage).
+ * The live run's side: watches `lease()` (its first held Lease) until `until` aborts, and calls
+ * `onRequest` once, with the request, when one is there. One watch request serves the whole run
+ * (a read each second was one request a second); when the watch ends (its timeout, a cut, an
+ * expired resourceVersion) the Lease is read once and watched again, at most once a second. Where
+ * nothing can be watched (--poll, no watch support) it is read every STOP_POLL_MS. A read that
+ * fails is tried again next time (a stop request is not urgent enough to end the run on an outage).
  */
 export async function watchStopRequests(
-  kubectl: Pick<Kubectl, 'getObject'>,
+  kubectl: Pick<Kubectl, 'getObject' | 'watchCollection'>,
   lease: () => KubeObject | undefined,
   deps: { clock: Pick<Clock, 'sleep'>; until: AbortSignal },
   onRequest: (request: StopRequest) => void,
 ): Promise<void> {
+  const pause = (ms: number) => deps.clock.sleep(ms, deps.until).catch(() => undefined);
+  let watching = true;
+  let from: string | undefined;
   while (!deps.until.aborted) {
-    await deps.clock.sleep(STOP_POLL_MS, deps.until).catch(() => undefined);
-    if (deps.until.aborted) return;
     const held = lease();
-    if (!held) continue;
-    const live = await kubectl
-      .getObject(LEASE_TYPE, held.metadata.namespace ?? '', held.metadata.name)
-      .catch(() => undefined);
+    if (!held) {
+      await pause(STOP_POLL_MS);
+      continue;
+    }
+    const namespace = held.metadata.namespace ?? '';
+    from ??= held.metadata.resourceVersion;
+    let pauseMs = STOP_POLL_MS;
+    if (watching && from) {
+      const began = Date.now();
+      const watched = await watchOnce(kubectl, held, from, deps.until);
+      if ('request' in watched) {
+        onRequest(watched.request);
+        return;
+      }
+      if (deps.until.aborted) return;
+      if (watched.cannotWatch) watching = false;
+      pauseMs = Math.max(0, STOP_POLL_MS - (Date.now() - began));
+    }
+    await pause(pauseMs);
+    if (deps.until.aborted) return;
+    const live = await kubectl.getObject(LEASE_TYPE, namespace, held.metadata.name).catch(() => undefined);
     const request = stopRequestOf(live);
     if (request) {
       onRequest(request);
       return;
     }
+    from = live?.metadata.resourceVersion ?? held.metadata.resourceVersion;
   }
+}
+
+/** One watch of the Lease from `from`: the stop request it carried, or how the watch ended. */
+async function watchOnce(
+  kubectl: Pick<Kubectl, 'watchCollection'>,
+  held: KubeObject,
+  from: string,
+  until: AbortSignal,
+): Promise<{ request: StopRequest } | { cannotWatch: boolean }> {
+  let request: StopRequest | undefined;
+  let ended = false;
+  let stream: WatchStream | undefined;
+  const end = () => {
+    ended = true;
+    stream?.stop();
+  };
+  stream = kubectl.watchCollection(
+    {
+      type: LEASE_TYPE,
+      namespace: held.metadata.namespace ?? '',
+      fieldSelector: `metadata.name=${held.metadata.name}`,
+    },
+    { resourceVersion: from, timeoutSeconds: 300 },
+    (event) => {
+      if (request) return;
+      // An ERROR (410 Gone: `from` is too old) ends this watch: the Lease is read, then watched again.
+      if (event.type === 'ERROR') end();
+      if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return;
+      request = stopRequestOf(event.object);
+      if (request) end();
+    },
+  );
+  if (ended) stream.stop();
+  until.addEventListener('abort', end, { once: true });
+  const how = await stream.done;
+  until.removeEventListener('abort', end);
+  if (request) return { request };
+  return { cannotWatch: !how.ended && !how.transient };
 }
 
 /**
@@ -124,7 +184,7 @@ export async function watchStopRequests(
 export function stopOnRequest(signal: AbortSignal | undefined): {
   signal: AbortSignal;
   watch(
-    kubectl: Pick<Kubectl, 'getObject'>,
+    kubectl: Pick<Kubectl, 'getObject' | 'watchCollection'>,
     held: HeldLeases,
     runId: string,
     deps: { clock: Pick<Clock, 'sleep'>; reporter: Reporter },

@@ -53,7 +53,8 @@ describe('kguard apply --output json', () => {
     expect(web?.pods[0]?.message).toContain('xxxxxnginx:1.17');
     expect(run.stderr).toContain('deployment/web (namespace default): put back as it was before the apply');
     expect(report.messages).toContain('deployment/web (namespace default): put back as it was before the apply');
-    expect(report.kubectlProcesses).toBeGreaterThan(4);
+    // Counted: at least the proxy, the server dry run and the apply (test/e2e/costs.test.ts has the exact counts).
+    expect(report.kubectlProcesses).toBeGreaterThanOrEqual(3);
   });
 
   it('prints a JSON error report for bad input, with the same exit code as text mode', async () => {
