@@ -34855,7 +34855,7 @@ async function requestStop(kubectl, runId, leases, request2, deadlineMs) {
 }
 async function watchStopRequests(kubectl, lease, deps, onRequest) {
   const pause = (ms) => deps.clock.sleep(ms, deps.until).catch(() => void 0);
-  let watching = true;
+  let watching = deps.poll !== true;
   let from;
   while (!deps.until.aborted) {
     const held = lease();
@@ -34927,7 +34927,7 @@ function stopOnRequest(signal) {
       void watchStopRequests(
         kubectl,
         () => held.held[0],
-        { clock: deps.clock, until: ended.signal },
+        { clock: deps.clock, until: ended.signal, poll: deps.poll },
         (request2) => {
           deps.reporter.emit({ kind: "stop-requested", runId, by: request2.by, at: request2.at });
           if (!signal?.aborted) requested.abort(`stopped by kguard rollback (${request2.by})`);
@@ -71116,7 +71116,12 @@ async function runApply(options, rawDeps) {
     };
     const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
-    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
+    if (leases[0])
+      stopping.watch(deps.kubectl, leases[0], runId, {
+        clock: rawDeps.clock,
+        reporter: deps.reporter,
+        poll: options.poll
+      });
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) {
       result = { ...await preview2(understood, before, readableRequest(plan), options, deps, startedAt), target };

@@ -95,17 +95,18 @@ export async function requestStop(
  * `onRequest` once, with the request, when one is there. One watch request serves the whole run
  * (a read each second was one request a second); when the watch ends (its timeout, a cut, an
  * expired resourceVersion) the Lease is read once and watched again, at most once a second. Where
- * nothing can be watched (--poll, no watch support) it is read every STOP_POLL_MS. A read that
+ * nothing is to be watched (`poll`: --poll) or can be, it is read every STOP_POLL_MS. A read that
  * fails is tried again next time (a stop request is not urgent enough to end the run on an outage).
  */
 export async function watchStopRequests(
   kubectl: Pick<Kubectl, 'getObject' | 'watchCollection'>,
   lease: () => KubeObject | undefined,
-  deps: { clock: Pick<Clock, 'sleep'>; until: AbortSignal },
+  deps: { clock: Pick<Clock, 'sleep'>; until: AbortSignal; poll?: boolean },
   onRequest: (request: StopRequest) => void,
 ): Promise<void> {
   const pause = (ms: number) => deps.clock.sleep(ms, deps.until).catch(() => undefined);
-  let watching = true;
+  // --poll: nothing of the run is watched (a proxy in between may break watches).
+  let watching = deps.poll !== true;
   let from: string | undefined;
   while (!deps.until.aborted) {
     const held = lease();
@@ -187,7 +188,7 @@ export function stopOnRequest(signal: AbortSignal | undefined): {
     kubectl: Pick<Kubectl, 'getObject' | 'watchCollection'>,
     held: HeldLeases,
     runId: string,
-    deps: { clock: Pick<Clock, 'sleep'>; reporter: Reporter },
+    deps: { clock: Pick<Clock, 'sleep'>; reporter: Reporter; poll?: boolean },
   ): void;
   end(): void;
 } {
@@ -199,7 +200,7 @@ export function stopOnRequest(signal: AbortSignal | undefined): {
       void watchStopRequests(
         kubectl,
         () => held.held[0],
-        { clock: deps.clock, until: ended.signal },
+        { clock: deps.clock, until: ended.signal, poll: deps.poll },
         (request) => {
           deps.reporter.emit({ kind: 'stop-requested', runId, by: request.by, at: request.at });
           if (!signal?.aborted) requested.abort(`stopped by kguard rollback (${request.by})`);

@@ -106,6 +106,20 @@ describe('watchStopRequests', () => {
     expect(requests).toHaveLength(1);
   });
 
+  it('with --poll, never watches: reads the Lease each time', async () => {
+    const fake = fakeKubectl([], [lease('11'), lease('12', asked)]);
+    const requests: unknown[] = [];
+    await watchStopRequests(
+      fake.kubectl,
+      () => lease('11'),
+      { clock, until: new AbortController().signal, poll: true },
+      (request) => requests.push(request),
+    );
+    expect(fake.watches).toEqual([]);
+    expect(fake.reads()).toBe(2);
+    expect(requests).toHaveLength(1);
+  });
+
   it('stops at once when the run ends, its watch included', async () => {
     const until = new AbortController();
     let stopped = false;

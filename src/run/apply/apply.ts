@@ -176,7 +176,12 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     };
     const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
-    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
+    if (leases[0])
+      stopping.watch(deps.kubectl, leases[0], runId, {
+        clock: rawDeps.clock,
+        reporter: deps.reporter,
+        poll: options.poll,
+      });
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before =
       journalled || understood.pruned.length > 0
