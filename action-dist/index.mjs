@@ -34857,6 +34857,7 @@ async function watchStopRequests(kubectl, lease, deps, onRequest) {
   const pause = (ms) => deps.clock.sleep(ms, deps.until).catch(() => void 0);
   let watching = deps.poll !== true;
   let from;
+  await pause(STOP_POLL_MS);
   while (!deps.until.aborted) {
     const held = lease();
     if (!held) {

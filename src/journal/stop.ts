@@ -108,6 +108,8 @@ export async function watchStopRequests(
   // --poll: nothing of the run is watched (a proxy in between may break watches).
   let watching = deps.poll !== true;
   let from: string | undefined;
+  // The first look a second in, as before: the watch does not start while the apply itself does.
+  await pause(STOP_POLL_MS);
   while (!deps.until.aborted) {
     const held = lease();
     if (!held) {
