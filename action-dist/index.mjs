@@ -34919,7 +34919,7 @@ async function watchOnce(kubectl, held, from, until) {
   if (request2) return { request: request2 };
   return { cannotWatch: !how.ended && !how.transient };
 }
-function stopOnRequest(signal) {
+function stopOnRequest(signal, how = {}) {
   const requested = new AbortController();
   const ended = new AbortController();
   return {
@@ -34928,7 +34928,7 @@ function stopOnRequest(signal) {
       void watchStopRequests(
         kubectl,
         () => held.held[0],
-        { clock: deps.clock, until: ended.signal, poll: deps.poll },
+        { clock: deps.clock, until: ended.signal, poll: how.poll },
         (request2) => {
           deps.reporter.emit({ kind: "stop-requested", runId, by: request2.by, at: request2.at });
           if (!signal?.aborted) requested.abort(`stopped by kguard rollback (${request2.by})`);
@@ -71025,7 +71025,7 @@ var init_check = __esm({
 
 // src/run/apply/apply.ts
 async function runApply(options, rawDeps) {
-  const stopping = stopOnRequest(rawDeps.signal);
+  const stopping = stopOnRequest(rawDeps.signal, { poll: options.poll });
   const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
   const startedAt = deps.clock.now();
   const startedAtIso = (/* @__PURE__ */ new Date()).toISOString();
@@ -71117,12 +71117,7 @@ async function runApply(options, rawDeps) {
     };
     const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
-    if (leases[0])
-      stopping.watch(deps.kubectl, leases[0], runId, {
-        clock: rawDeps.clock,
-        reporter: deps.reporter,
-        poll: options.poll
-      });
+    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
     const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
     if (options.dryRun) {
       result = { ...await preview2(understood, before, readableRequest(plan), options, deps, startedAt), target };

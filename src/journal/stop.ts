@@ -182,15 +182,19 @@ async function watchOnce(
 
 /**
  * A run's cancel signal that a stop request aborts too: `signal` (SIGINT/SIGTERM) or a request
- * read on the run's first Lease once `watch` starts; `end` stops reading (the run is over).
+ * read on the run's first Lease once `watch` starts (`poll`: read, never watched, as --poll asks);
+ * `end` stops reading (the run is over).
  */
-export function stopOnRequest(signal: AbortSignal | undefined): {
+export function stopOnRequest(
+  signal: AbortSignal | undefined,
+  how: { poll?: boolean } = {},
+): {
   signal: AbortSignal;
   watch(
     kubectl: Pick<Kubectl, 'getObject' | 'watchCollection'>,
     held: HeldLeases,
     runId: string,
-    deps: { clock: Pick<Clock, 'sleep'>; reporter: Reporter; poll?: boolean },
+    deps: { clock: Pick<Clock, 'sleep'>; reporter: Reporter },
   ): void;
   end(): void;
 } {
@@ -202,7 +206,7 @@ export function stopOnRequest(signal: AbortSignal | undefined): {
       void watchStopRequests(
         kubectl,
         () => held.held[0],
-        { clock: deps.clock, until: ended.signal, poll: deps.poll },
+        { clock: deps.clock, until: ended.signal, poll: how.poll },
         (request) => {
           deps.reporter.emit({ kind: 'stop-requested', runId, by: request.by, at: request.at });
           if (!signal?.aborted) requested.abort(`stopped by kguard rollback (${request.by})`);

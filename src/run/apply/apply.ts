@@ -39,7 +39,7 @@ export type { Deps };
 
 export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
   // A signal, or a stop request on the run's Lease (kguard rollback from anywhere): the same cancellation.
-  const stopping = stopOnRequest(rawDeps.signal);
+  const stopping = stopOnRequest(rawDeps.signal, { poll: options.poll });
   const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
   const startedAt = deps.clock.now();
   const startedAtIso = new Date().toISOString();
@@ -176,12 +176,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     };
     const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
     if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
-    if (leases[0])
-      stopping.watch(deps.kubectl, leases[0], runId, {
-        clock: rawDeps.clock,
-        reporter: deps.reporter,
-        poll: options.poll,
-      });
+    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
     // Under the leases the copies are read again; without leases, the reading of the dry run stands.
     const before =
       journalled || understood.pruned.length > 0
