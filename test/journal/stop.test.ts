@@ -42,6 +42,19 @@ function fakeKubectl(plays: Array<{ events: WatchEvent[]; done: Done }>, reads: 
 
 const clock = { sleep: async () => undefined };
 
+/** Runs the look over `fake` to its end; the requests it answered. */
+async function requestsSeen(fake: ReturnType<typeof fakeKubectl>, poll?: boolean): Promise<unknown[]> {
+  const requests: unknown[] = [];
+  const until = new AbortController().signal;
+  await watchStopRequests(
+    fake.kubectl,
+    () => lease('11'),
+    { clock, until, poll },
+    (request) => requests.push(request),
+  );
+  return requests;
+}
+
 describe('watchStopRequests', () => {
   it('answers a request the watch brings, from the held Lease on, with no read of its own', async () => {
     const fake = fakeKubectl(
@@ -56,14 +69,7 @@ describe('watchStopRequests', () => {
       ],
       [],
     );
-    const requests: unknown[] = [];
-    const until = new AbortController();
-    await watchStopRequests(
-      fake.kubectl,
-      () => lease('11'),
-      { clock, until: until.signal },
-      (request) => requests.push(request),
-    );
+    const requests = await requestsSeen(fake);
     expect(requests).toEqual([{ at: '2026-12-06T10:00:00Z', by: 'ci-runner-2 (pid 7)' }]);
     expect(fake.watches).toEqual([{ fieldSelector: 'metadata.name=kguard-mx1-aaaaaa', from: '11' }]);
     expect(fake.reads()).toBe(0);
@@ -77,13 +83,7 @@ describe('watchStopRequests', () => {
       ],
       [lease('39')],
     );
-    const requests: unknown[] = [];
-    await watchStopRequests(
-      fake.kubectl,
-      () => lease('11'),
-      { clock, until: new AbortController().signal },
-      (request) => requests.push(request),
-    );
+    const requests = await requestsSeen(fake);
     expect(fake.watches.map((watch) => watch.from)).toEqual(['11', '39']);
     expect(fake.reads()).toBe(1);
     expect(requests).toHaveLength(1);
@@ -94,13 +94,7 @@ describe('watchStopRequests', () => {
       [{ events: [], done: { ended: false, message: 'watching is not available', transient: false } }],
       [lease('11'), lease('12'), lease('13', asked)],
     );
-    const requests: unknown[] = [];
-    await watchStopRequests(
-      fake.kubectl,
-      () => lease('11'),
-      { clock, until: new AbortController().signal },
-      (request) => requests.push(request),
-    );
+    const requests = await requestsSeen(fake);
     expect(fake.watches).toHaveLength(1);
     expect(fake.reads()).toBe(3);
     expect(requests).toHaveLength(1);
@@ -108,13 +102,7 @@ describe('watchStopRequests', () => {
 
   it('with --poll, never watches: reads the Lease each time', async () => {
     const fake = fakeKubectl([], [lease('11'), lease('12', asked)]);
-    const requests: unknown[] = [];
-    await watchStopRequests(
-      fake.kubectl,
-      () => lease('11'),
-      { clock, until: new AbortController().signal, poll: true },
-      (request) => requests.push(request),
-    );
+    const requests = await requestsSeen(fake, true);
     expect(fake.watches).toEqual([]);
     expect(fake.reads()).toBe(2);
     expect(requests).toHaveLength(1);
