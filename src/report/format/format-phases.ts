@@ -3,6 +3,7 @@
 import type { RunEvent } from '../../model/events.js';
 import type { ApplyPhase } from '../../model/result.js';
 import { describeObject, type ObjectRef } from '../../objects/model.js';
+import { firstEight, plural } from './line.js';
 
 type Tone = 'ok' | 'fail' | 'warn' | 'info' | 'undo' | 'alarm';
 type PhaseEvent = Extract<RunEvent, { kind: 'phase' | 'phase-deferred' | 'phase-skipped' }>;
@@ -43,10 +44,5 @@ export const PHASE_FORMATTERS: PhaseFormatters = {
 };
 
 function listObjects(objects: readonly ObjectRef[]): string {
-  const shown = objects.slice(0, 8).map(describeObject).join(', ');
-  return objects.length > 8 ? `${shown} and ${objects.length - 8} more` : shown;
-}
-
-function plural(count: number): string {
-  return count === 1 ? '' : 's';
+  return firstEight(objects, describeObject);
 }

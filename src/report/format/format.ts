@@ -12,7 +12,7 @@ import { describeObject, type ObjectRef } from '../../objects/model.js';
 import { PHASE_FORMATTERS } from './format-phases.js';
 import { RECOVERY_FORMATTERS } from './format-recovery.js';
 import { VERIFY_FORMATTERS } from './format-verify.js';
-import { containerLogLines, plural, seconds, type Line } from './line.js';
+import { containerLogLines, firstEight, plural, seconds, type Line } from './line.js';
 
 export { seconds, type Line, type Tone } from './line.js';
 
@@ -66,7 +66,7 @@ export const FORMATTERS: Formatters = {
   }),
   applied: (event) => ({
     tone: 'ok',
-    text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? ' (server dry run)' : ''} (${listApplied(event.objects)})`,
+    text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? ' (server dry run)' : ''} (${firstEight(event.objects, describeApplied)})`,
   }),
   'nothing-to-change': (event) => ({
     tone: 'ok',
@@ -378,15 +378,8 @@ function journalNamespaces(event: { namespace: string; pieces?: Record<string, n
   return `namespace${pieces.length > 1 ? 's' : ''} ${pieces.map(([namespace, count]) => `${namespace} (${count})`).join(', ')}`;
 }
 
-/** kubectl's line for each applied object, the first 8 of them: the lines after it name every change. */
-function listApplied(objects: Parameters<typeof describeApplied>[0][]): string {
-  const shown = objects.slice(0, 8).map(describeApplied).join(', ');
-  return objects.length > 8 ? `${shown} and ${objects.length - 8} more` : shown;
-}
-
 function listObjects(objects: readonly ObjectRef[]): string {
-  const shown = objects.slice(0, 8).map(describeObject).join(', ');
-  return objects.length > 8 ? `${shown} and ${objects.length - 8} more` : shown;
+  return firstEight(objects, describeObject);
 }
 
 export function formatEvent(event: RunEvent): Line {

@@ -21,6 +21,12 @@ export function plural(count: number): string {
   return count === 1 ? '' : 's';
 }
 
+/** The first 8 of `items`, each as `describe` says it, and how many more there are. */
+export function firstEight<T>(items: readonly T[], describe: (item: T) => string): string {
+  const shown = items.slice(0, 8).map(describe).join(', ');
+  return items.length > 8 ? `${shown} and ${items.length - 8} more` : shown;
+}
+
 /** The last lines failing containers printed (their pods may be gone by now), `shown` of each. */
 export function containerLogLines(logs: readonly ContainerLog[]): string[] {
   return logs.flatMap((log) => {
