@@ -1,9 +1,10 @@
 // The line that says what kubectl applied: kubectl's words for the first 8 objects and how many more
 // (the lines after it name every change; at 1,000 objects the whole list was one 40 KB line).
 import { describe, expect, it } from 'vitest';
+import type { AppliedObject } from '../../../src/model/result.js';
 import { formatEvent } from '../../../src/report/format/format.js';
 
-const applied = (count: number) =>
+const applied = (count: number): AppliedObject[] =>
   Array.from({ length: count }, (_, index) => ({
     resource: 'configmap',
     name: `config-${index}`,
