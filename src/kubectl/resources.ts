@@ -44,34 +44,26 @@ const BUILT_IN: Readonly<Record<string, Required<ResourceType>>> = {
 
 /**
  * Plurals Kubernetes itself fixes for its own kinds (each kind's REST storage in
- * pkg/registry/<group>/<kind>/storage), by KIND.VERSION.GROUP: an object of one of them is read by
- * name with no discovery request first. Any other kind's plural is looked up in discovery.
+ * pkg/registry/<group>/<kind>/storage), by KIND.VERSION.GROUP (objects/model.ts typeArg): an object
+ * of one of them is read by name with no discovery request first. The built-in types above, and
+ * these others; any other kind's plural is looked up in discovery.
  */
-const KNOWN_PLURALS: Readonly<Record<string, string>> = {
-  'ConfigMap.v1.': 'configmaps',
-  'Secret.v1.': 'secrets',
-  'Service.v1.': 'services',
-  'ServiceAccount.v1.': 'serviceaccounts',
-  'Namespace.v1.': 'namespaces',
-  'PersistentVolumeClaim.v1.': 'persistentvolumeclaims',
-  'Pod.v1.': 'pods',
-  'Deployment.v1.apps': 'deployments',
-  'ReplicaSet.v1.apps': 'replicasets',
-  'StatefulSet.v1.apps': 'statefulsets',
-  'DaemonSet.v1.apps': 'daemonsets',
-  'Job.v1.batch': 'jobs',
-  'CronJob.v1.batch': 'cronjobs',
-  'Ingress.v1.networking.k8s.io': 'ingresses',
-  'NetworkPolicy.v1.networking.k8s.io': 'networkpolicies',
-  'HorizontalPodAutoscaler.v2.autoscaling': 'horizontalpodautoscalers',
-  'PodDisruptionBudget.v1.policy': 'poddisruptionbudgets',
-  'Role.v1.rbac.authorization.k8s.io': 'roles',
-  'RoleBinding.v1.rbac.authorization.k8s.io': 'rolebindings',
-  'ClusterRole.v1.rbac.authorization.k8s.io': 'clusterroles',
-  'ClusterRoleBinding.v1.rbac.authorization.k8s.io': 'clusterrolebindings',
-  'Lease.v1.coordination.k8s.io': 'leases',
-  'CustomResourceDefinition.v1.apiextensions.k8s.io': 'customresourcedefinitions',
-};
+const KNOWN_PLURALS: ReadonlyMap<string, string> = new Map([
+  ...Object.values(BUILT_IN).map((type): [string, string] => [
+    `${type.kind}.${type.version}.${type.group}`,
+    type.resource,
+  ]),
+  ['ConfigMap.v1.', 'configmaps'],
+  ['Namespace.v1.', 'namespaces'],
+  ['CronJob.v1.batch', 'cronjobs'],
+  ['NetworkPolicy.v1.networking.k8s.io', 'networkpolicies'],
+  ['HorizontalPodAutoscaler.v2.autoscaling', 'horizontalpodautoscalers'],
+  ['PodDisruptionBudget.v1.policy', 'poddisruptionbudgets'],
+  ['Role.v1.rbac.authorization.k8s.io', 'roles'],
+  ['RoleBinding.v1.rbac.authorization.k8s.io', 'rolebindings'],
+  ['ClusterRole.v1.rbac.authorization.k8s.io', 'clusterroles'],
+  ['ClusterRoleBinding.v1.rbac.authorization.k8s.io', 'clusterrolebindings'],
+]);
 
 /** What a type argument names; undefined when it is neither built in nor KIND.VERSION.GROUP. */
 export function resourceTypeOf(type: string): ResourceType | undefined {
@@ -79,7 +71,7 @@ export function resourceTypeOf(type: string): ResourceType | undefined {
   if (builtIn) return builtIn;
   const [kind, version, ...group] = type.split('.');
   if (!kind || !version || !/^[A-Z]/.test(kind)) return undefined;
-  const known = KNOWN_PLURALS[type];
+  const known = KNOWN_PLURALS.get(type);
   return { kind, version, group: group.join('.'), ...(known ? { resource: known } : {}) };
 }
 
