@@ -30717,19 +30717,43 @@ var init_apply_output = __esm({
   }
 });
 
-// src/report/format/format-phases.ts
-function listObjects(objects) {
-  const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
-  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
+// src/report/format/line.ts
+function seconds3(ms) {
+  const total = ms / 1e3;
+  if (total < 60) return `${total.toFixed(1)}s`;
+  return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
 }
 function plural(count3) {
   return count3 === 1 ? "" : "s";
+}
+function firstEight(items, describe3) {
+  const shown2 = items.slice(0, 8).map(describe3).join(", ");
+  return items.length > 8 ? `${shown2} and ${items.length - 8} more` : shown2;
+}
+function containerLogLines(logs) {
+  return logs.flatMap((log) => {
+    const lines = log.lines.slice(-log.shown);
+    if (lines.length === 0) return [];
+    const run = log.previous ? ", run before the restart" : "";
+    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
+  });
+}
+var init_line = __esm({
+  "src/report/format/line.ts"() {
+    "use strict";
+  }
+});
+
+// src/report/format/format-phases.ts
+function listObjects(objects) {
+  return firstEight(objects, describeObject);
 }
 var PHASE_TEXT, PHASE_FORMATTERS;
 var init_format_phases = __esm({
   "src/report/format/format-phases.ts"() {
     "use strict";
     init_model();
+    init_line();
     PHASE_TEXT = {
       definitions: "CustomResourceDefinitions and Namespaces",
       pre: "kguard.dev/phase: pre",
@@ -30781,29 +30805,6 @@ var init_format_recovery = __esm({
         text: `run ${event.runId} finished first: ${event.restored} object(s) restored from its journal, ${event.untouched} already as before it; its journal and Leases removed`
       })
     };
-  }
-});
-
-// src/report/format/line.ts
-function seconds3(ms) {
-  const total = ms / 1e3;
-  if (total < 60) return `${total.toFixed(1)}s`;
-  return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
-}
-function plural2(count3) {
-  return count3 === 1 ? "" : "s";
-}
-function containerLogLines(logs) {
-  return logs.flatMap((log) => {
-    const lines = log.lines.slice(-log.shown);
-    if (lines.length === 0) return [];
-    const run = log.previous ? ", run before the restart" : "";
-    return [`last lines of container ${log.container} (pod ${log.pod}${run}):`, ...lines.map((line) => `  | ${line}`)];
-  });
-}
-var init_line = __esm({
-  "src/report/format/line.ts"() {
-    "use strict";
   }
 });
 
@@ -30861,11 +30862,11 @@ var init_format_verify = __esm({
       }),
       "bake-started": (event) => ({
         tone: "info",
-        text: `baking for ${formatDuration(event.durationMs)}: watching ${event.workloads.length} workload${plural2(event.workloads.length)} for restarts, pods leaving Ready and evictions` + (event.verifyIntervalMs > 0 ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}` : "")
+        text: `baking for ${formatDuration(event.durationMs)}: watching ${event.workloads.length} workload${plural(event.workloads.length)} for restarts, pods leaving Ready and evictions` + (event.verifyIntervalMs > 0 ? `; the --verify commands run again every ${formatDuration(event.verifyIntervalMs)}` : "")
       }),
       baked: (event) => ({
         tone: "ok",
-        text: `baked for ${formatDuration(event.outcome.durationMs)}: no restart, no pod left Ready, no eviction in ${event.workloads} workload${plural2(event.workloads)}` + (event.outcome.checksRun > 0 ? `; the checks passed ${event.outcome.checksRun} more time${plural2(event.outcome.checksRun)}` : "")
+        text: `baked for ${formatDuration(event.outcome.durationMs)}: no restart, no pod left Ready, no eviction in ${event.workloads} workload${plural(event.workloads)}` + (event.outcome.checksRun > 0 ? `; the checks passed ${event.outcome.checksRun} more time${plural(event.outcome.checksRun)}` : "")
       }),
       "bake-failed": (event) => ({
         tone: "fail",
@@ -30921,13 +30922,8 @@ function journalNamespaces(event) {
   if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
   return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count3]) => `${namespace} (${count3})`).join(", ")}`;
 }
-function listApplied(objects) {
-  const shown2 = objects.slice(0, 8).map(describeApplied).join(", ");
-  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
-}
 function listObjects2(objects) {
-  const shown2 = objects.slice(0, 8).map(describeObject).join(", ");
-  return objects.length > 8 ? `${shown2} and ${objects.length - 8} more` : shown2;
+  return firstEight(objects, describeObject);
 }
 function formatEvent(event) {
   return FORMATTERS[event.kind](event);
@@ -30962,7 +30958,7 @@ var init_format = __esm({
       ...VERIFY_FORMATTERS,
       understood: (event) => ({
         tone: "info",
-        text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ""}read ${event.objects.length} object${plural2(event.objects.length)} (as kubectl reads them): ${listObjects2(event.objects)}`
+        text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ""}read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects2(event.objects)}`
       }),
       ...PHASE_FORMATTERS,
       ...RECOVERY_FORMATTERS,
@@ -30972,7 +30968,7 @@ var init_format = __esm({
       }),
       applied: (event) => ({
         tone: "ok",
-        text: `applied ${event.objects.length} object${plural2(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${listApplied(event.objects)})`
+        text: `applied ${event.objects.length} object${plural(event.objects.length)}${event.dryRun ? " (server dry run)" : ""} (${firstEight(event.objects, describeApplied)})`
       }),
       "nothing-to-change": (event) => ({
         tone: "ok",
@@ -30989,7 +30985,7 @@ var init_format = __esm({
         const changed = event.objects.filter((object) => isChangeKind(object.change));
         return {
           tone: "info",
-          text: changed.length === 0 ? "the apply changed nothing: there is nothing to watch" : `the apply changed ${changed.length} of ${event.objects.length} object${plural2(event.objects.length)}`,
+          text: changed.length === 0 ? "the apply changed nothing: there is nothing to watch" : `the apply changed ${changed.length} of ${event.objects.length} object${plural(event.objects.length)}`,
           details: changed.map(describeChange)
         };
       },
@@ -31086,7 +31082,7 @@ var init_format = __esm({
       }),
       restoring: (event) => ({
         tone: "undo",
-        text: `restoring ${event.objects.length} object${plural2(event.objects.length)} to their copies from before the apply: ${listObjects2(event.objects)}`
+        text: `restoring ${event.objects.length} object${plural(event.objects.length)} to their copies from before the apply: ${listObjects2(event.objects)}`
       }),
       restored: (event) => ({
         tone: "undo",
@@ -32993,7 +32989,7 @@ function resourceTypeOf(type) {
   if (builtIn) return builtIn;
   const [kind, version, ...group] = type.split(".");
   if (!kind || !version || !/^[A-Z]/.test(kind)) return void 0;
-  const known = KNOWN_PLURALS[type];
+  const known = KNOWN_PLURALS.get(type);
   return { kind, version, group: group.join("."), ...known ? { resource: known } : {} };
 }
 function groupVersionPath(type) {
@@ -33043,31 +33039,22 @@ var init_resources = __esm({
         resource: "customresourcedefinitions"
       }
     };
-    KNOWN_PLURALS = {
-      "ConfigMap.v1.": "configmaps",
-      "Secret.v1.": "secrets",
-      "Service.v1.": "services",
-      "ServiceAccount.v1.": "serviceaccounts",
-      "Namespace.v1.": "namespaces",
-      "PersistentVolumeClaim.v1.": "persistentvolumeclaims",
-      "Pod.v1.": "pods",
-      "Deployment.v1.apps": "deployments",
-      "ReplicaSet.v1.apps": "replicasets",
-      "StatefulSet.v1.apps": "statefulsets",
-      "DaemonSet.v1.apps": "daemonsets",
-      "Job.v1.batch": "jobs",
-      "CronJob.v1.batch": "cronjobs",
-      "Ingress.v1.networking.k8s.io": "ingresses",
-      "NetworkPolicy.v1.networking.k8s.io": "networkpolicies",
-      "HorizontalPodAutoscaler.v2.autoscaling": "horizontalpodautoscalers",
-      "PodDisruptionBudget.v1.policy": "poddisruptionbudgets",
-      "Role.v1.rbac.authorization.k8s.io": "roles",
-      "RoleBinding.v1.rbac.authorization.k8s.io": "rolebindings",
-      "ClusterRole.v1.rbac.authorization.k8s.io": "clusterroles",
-      "ClusterRoleBinding.v1.rbac.authorization.k8s.io": "clusterrolebindings",
-      "Lease.v1.coordination.k8s.io": "leases",
-      "CustomResourceDefinition.v1.apiextensions.k8s.io": "customresourcedefinitions"
-    };
+    KNOWN_PLURALS = new Map([
+      ...Object.values(BUILT_IN).map((type) => [
+        `${type.kind}.${type.version}.${type.group}`,
+        type.resource
+      ]),
+      ["ConfigMap.v1.", "configmaps"],
+      ["Namespace.v1.", "namespaces"],
+      ["CronJob.v1.batch", "cronjobs"],
+      ["NetworkPolicy.v1.networking.k8s.io", "networkpolicies"],
+      ["HorizontalPodAutoscaler.v2.autoscaling", "horizontalpodautoscalers"],
+      ["PodDisruptionBudget.v1.policy", "poddisruptionbudgets"],
+      ["Role.v1.rbac.authorization.k8s.io", "roles"],
+      ["RoleBinding.v1.rbac.authorization.k8s.io", "rolebindings"],
+      ["ClusterRole.v1.rbac.authorization.k8s.io", "clusterroles"],
+      ["ClusterRoleBinding.v1.rbac.authorization.k8s.io", "clusterrolebindings"]
+    ]);
   }
 });
 
@@ -45658,8 +45645,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(opts) {
-      const plural3 = opts.types.length === 1 ? "" : " one of";
-      const message = `${opts.argument} could not be converted to${plural3}: ${opts.types.join(", ")}.`;
+      const plural2 = opts.types.length === 1 ? "" : " one of";
+      const message = `${opts.argument} could not be converted to${plural2}: ${opts.types.join(", ")}.`;
       return webidl.errors.exception({
         header: opts.prefix,
         message
@@ -71040,7 +71027,6 @@ async function runApply(options, rawDeps) {
     return interruptedBeforeApply(deps.signal)(error2);
   });
   if (target) deps.reporter.emit({ kind: "target", ...target });
-  if (!options.dryRun) deps.kubectl.openChannel();
   const leases = [];
   let plan;
   let ending;

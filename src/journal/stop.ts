@@ -2,10 +2,10 @@
 // its process (PipeCD's SCRIPT_RUN on cancel or stage timeout, a runner killed without grace)
 // leaves kguard watching, while the pipeline's own rollback runs `kguard rollback`, maybe on
 // another machine. That command writes a stop request on the run's Leases; the live run watches
-// its Lease (or reads it every second where nothing can be watched), answers on it, restores what its apply changed and exits 130, as on
-// SIGTERM. The Leases are the place: every run has them from before its snapshot to its end, its
-// renewals keep what another writer added (held-leases.ts re-reads on a 409), and `kguard status`
-// lists them anyway.
+// its Lease (or reads it every second where nothing is to be watched), answers on it, restores
+// what its apply changed and exits 130, as on SIGTERM. The Leases are the place: every run has them
+// from before its snapshot to its end, its renewals keep what another writer added (held-leases.ts
+// re-reads on a 409), and `kguard status` lists them anyway.
 import type { Clock } from '../clock.js';
 import type { Kubectl, WatchStream } from '../kubectl/types.js';
 import type { Reporter } from '../model/events.js';

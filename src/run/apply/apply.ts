@@ -57,9 +57,6 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     return interruptedBeforeApply(deps.signal)(error);
   });
   if (target) deps.reporter.emit({ kind: 'target', ...target });
-  // A run that may write starts its API channel (one kubectl proxy) now, beside the dry run: the
-  // live copies, the look for a dead run's journal, the leases and the watches all go through it.
-  if (!options.dryRun) deps.kubectl.openChannel();
   const leases: HeldLeases[] = [];
   let plan: RunPlan | undefined;
   let ending: Promise<void> | undefined;

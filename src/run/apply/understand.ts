@@ -35,7 +35,7 @@ export interface Understood {
 /**
  * kubectl is the parser. The server dry run names every object with its namespace resolved and
  * says whether the API server would take them; then the live copies are read by name through the
- * run's API channel (its proxy started beside the dry run), or, for a preview or without a
+ * run's API channel (its proxy started here, beside the dry run), or, for a preview or without a
  * channel, by kubectl meanwhile (`get -f`). Two kubectl processes: an apply that changes nothing
  * needs no more. Only when the server refuses (an unknown kind, a Namespace this apply creates, a
  * part of kinds a CRD of this apply defines) does a client dry run name the objects instead, and
@@ -62,10 +62,10 @@ export async function understand(
   });
   if (!clientOnly) {
     const serverRun = deps.kubectl.dryRun(request, 'server');
-    // A run that may write has its API channel (one kubectl proxy) starting beside the dry run
-    // (apply.ts), and its look for a dead run's journal needs it anyway: the live copies are read
-    // through it by name once the server names the objects, which costs no process of its own.
-    // A preview (--dry-run) starts no proxy: kubectl reads them by name (`get -f`) meanwhile.
+    // A run that may write starts its API channel (one kubectl proxy) here, beside the dry run: the
+    // live copies, the look for a dead run's journal, the leases and the watches all go through it.
+    // The live copies are read through it by name once the server names the objects (no process
+    // of their own). A preview (--dry-run) starts no proxy: kubectl reads them (`get -f`) meanwhile.
     const byChannel = !options.dryRun && deps.kubectl.openChannel();
     const liveRun = byChannel
       ? undefined
@@ -79,7 +79,7 @@ export async function understand(
     if (server.ok && refs.length > 0) {
       deps.reporter.emit({ kind: 'understood', objects: refs, ...(part?.phase ? { applyPhase: part.phase } : {}) });
       const live = await liveRun;
-      // kubectl could not read them by name (a kind it cannot map from the files alone): listed.
+      // Through the channel, or kubectl could not read them (a kind it cannot map from the files alone): by name.
       const current = live === undefined || live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
       sayWarnings(server.warnings, deps);
       const applied = new Set(refs.map(objectKey));
