@@ -22,7 +22,7 @@
 //   as does a condition's lastTransitionTime, which moves only when a condition flips: neither
 //   tells a write in the same second as kguard's apart from one before it. Pure.
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '../objects/model.js';
+import { type KubeObject, valueAt } from '../objects/model.js';
 
 interface WithStatus {
   metadata: { generation?: number };
@@ -94,13 +94,4 @@ function numericGeneration(value: unknown): number | undefined {
 function conditionsOf(holder: unknown): GenerationCondition[] {
   const conditions = (holder as { conditions?: unknown } | undefined)?.conditions;
   return Array.isArray(conditions) ? (conditions as GenerationCondition[]) : [];
-}
-
-function valueAt(object: unknown, path: string): unknown {
-  let value: unknown = object;
-  for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
 }

@@ -99,3 +99,13 @@ export function namespaceArgs(ref: Pick<ObjectRef, 'namespace'>): string[] {
 export function isControllerOwned(object: KubeObject): boolean {
   return (object.metadata.ownerReferences ?? []).some((owner) => owner.controller === true);
 }
+
+/** The value at a dotted path (`status.conditions`), undefined where the path leaves the objects. */
+export function valueAt(object: unknown, path: string): unknown {
+  let value: unknown = object;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}

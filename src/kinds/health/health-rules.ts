@@ -9,7 +9,7 @@
 import type { Condition, StatusConventions } from '../../kube.js';
 import type { ConditionMatch, FieldMatch, HealthMatch, HealthRule, HealthRules } from '../../model/health-rules.js';
 import type { ReasonRule } from '../../model/findings.js';
-import { groupOf, type ObjectRef } from '../../objects/model.js';
+import { groupOf, type ObjectRef, valueAt } from '../../objects/model.js';
 import type { ConditionCause, RolloutRules } from '../engine.js';
 import { reportsGeneration, statusGeneration } from '../status-moment.js';
 import { BUILT_IN_HEALTH_RULES, ROLLOUT_RULE_ID } from './health-table.js';
@@ -208,15 +208,6 @@ function conditionsOf(holder: unknown): Condition[] {
 function entries(object: Judged, path: string): unknown[] {
   const value = valueAt(object, path);
   return Array.isArray(value) ? value : [];
-}
-
-function valueAt(object: unknown, path: string): unknown {
-  let value: unknown = object;
-  for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
 }
 
 /** A condition that names the generation it was written for speaks only for that one (metav1.Condition). */
