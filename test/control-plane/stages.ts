@@ -32,6 +32,8 @@ export interface Stage {
   };
 }
 
+type StageEvent = NonNullable<Stage['spec']['next']['event']>;
+
 /** Timing of the stages, in wall milliseconds (kwok has no simulated clock). */
 export interface StageTiming {
   startMs: number;
@@ -166,59 +168,26 @@ export function podStages(scenario: Scenario, timing: StageTiming = STAGE_TIMING
 
   for (const image of failing) {
     const failsHere = anyImage(image.regex, true);
+    // One step of the pull loop: from the container waiting `from`, after `ms`, to waiting `to`.
+    const pull = (name: string, from: string, ms: number, event: StageEvent, to: string) =>
+      stage(name, 'Pod', [notDeleted, phase('Pending'), started, failsHere, waitingReason(from)], ms, {
+        event,
+        statusTemplate: podStatus({
+          phase: 'Pending',
+          sandbox: true,
+          ready: false,
+          containers: `pull ${to}`,
+          regex: image.regex,
+          pullError: image.errorExpression,
+        }),
+      });
     // kubelet images/image_manager.go: ErrImagePull carries the runtime's error as its message.
-    stage(
-      `pull-${image.name}`,
-      'Pod',
-      [notDeleted, phase('Pending'), started, failsHere, waitingReason('ContainerCreating')],
-      timing.pullMs,
-      {
-        event: { type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull' },
-        statusTemplate: podStatus({
-          phase: 'Pending',
-          sandbox: true,
-          ready: false,
-          containers: 'pull ErrImagePull',
-          regex: image.regex,
-          pullError: image.errorExpression,
-        }),
-      },
-    );
+    const pullFailed: StageEvent = { type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull' };
+    pull(`pull-${image.name}`, 'ContainerCreating', timing.pullMs, pullFailed, 'ErrImagePull');
     // From 1.32 (kubernetes#127918) the back-off message adds the last pull error.
-    stage(
-      `pull-backoff-${image.name}`,
-      'Pod',
-      [notDeleted, phase('Pending'), started, failsHere, waitingReason('ErrImagePull')],
-      timing.pullMs,
-      {
-        event: { type: 'Normal', reason: 'BackOff', message: 'Back-off pulling image' },
-        statusTemplate: podStatus({
-          phase: 'Pending',
-          sandbox: true,
-          ready: false,
-          containers: 'pull ImagePullBackOff',
-          regex: image.regex,
-          pullError: image.errorExpression,
-        }),
-      },
-    );
-    stage(
-      `pull-retry-${image.name}`,
-      'Pod',
-      [notDeleted, phase('Pending'), started, failsHere, waitingReason('ImagePullBackOff')],
-      timing.imageBackOffMs,
-      {
-        event: { type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull' },
-        statusTemplate: podStatus({
-          phase: 'Pending',
-          sandbox: true,
-          ready: false,
-          containers: 'pull ErrImagePull',
-          regex: image.regex,
-          pullError: image.errorExpression,
-        }),
-      },
-    );
+    const backOff: StageEvent = { type: 'Normal', reason: 'BackOff', message: 'Back-off pulling image' };
+    pull(`pull-backoff-${image.name}`, 'ErrImagePull', timing.pullMs, backOff, 'ImagePullBackOff');
+    pull(`pull-retry-${image.name}`, 'ImagePullBackOff', timing.imageBackOffMs, pullFailed, 'ErrImagePull');
   }
 
   // A container given a non-zero `sim.kguard.dev/exit-code` starts, runs crashAfterMs and exits; the kubelet
