@@ -85,13 +85,22 @@ function containerStatus(shape: StatusShape): string {
   state:
     running:
       startedAt: {{ $now | Quote }}`;
-  const lastTerminated = (restarts: string) => `  lastState:
+  // A terminated container (ContainerStateTerminated) as its `key`: state, or lastState.
+  const terminatedAs = (key: string, code: string, reason: string, restarts: string) => `  ${key}:
     terminated:
-      exitCode: ${exitCode}
-      reason: Error
+      exitCode: ${code}
+      reason: ${reason}
       containerID: ${containerId(restarts)}
       startedAt: {{ dig "state" "running" "startedAt" $now $old | Quote }}
       finishedAt: {{ $now | Quote }}`;
+  const lastTerminated = (restarts: string) => terminatedAs('lastState', exitCode, 'Error', restarts);
+  const terminated = (code: string, reason: string) => `  imageID: ${imageId}
+  containerID: ${containerId('$restarts')}
+  ready: false
+  started: false
+  restartCount: {{ $restarts }}
+  lastState: {}
+${terminatedAs('state', code, reason, '$restarts')}`;
   switch (shape.containers.split(' ')[0]) {
     case 'waiting':
       return `  imageID: ""
@@ -143,33 +152,9 @@ ${lastTerminated('$restarts')}
       return `${running('$restarts', false)}
   lastState: {{ toJson (or $old.lastState dict) }}`;
     case 'exited':
-      return `  imageID: ${imageId}
-  containerID: ${containerId('$restarts')}
-  ready: false
-  started: false
-  restartCount: {{ $restarts }}
-  lastState: {}
-  state:
-    terminated:
-      exitCode: ${exitCode}
-      reason: Error
-      containerID: ${containerId('$restarts')}
-      startedAt: {{ dig "state" "running" "startedAt" $now $old | Quote }}
-      finishedAt: {{ $now | Quote }}`;
+      return terminated(exitCode, 'Error');
     case 'completed':
-      return `  imageID: ${imageId}
-  containerID: ${containerId('$restarts')}
-  ready: false
-  started: false
-  restartCount: {{ $restarts }}
-  lastState: {}
-  state:
-    terminated:
-      exitCode: 0
-      reason: Completed
-      containerID: ${containerId('$restarts')}
-      startedAt: {{ dig "state" "running" "startedAt" $now $old | Quote }}
-      finishedAt: {{ $now | Quote }}`;
+      return terminated('0', 'Completed');
     default:
       throw new Error(`unknown container shape ${shape.containers}`);
   }
