@@ -20,6 +20,19 @@ function deployV1(yaml?: string): Promise<void> {
   return deployWeb(env, yaml);
 }
 
+/** v1 deployed, then a run watching the slow rollout of THROTTLED; and `kguard status` of it. */
+async function watchingSlowRollout() {
+  await deployV1();
+  const live = env.kguardProcess([
+    'apply',
+    '-f',
+    await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
+    ...fast,
+  ]);
+  await eventually(() => (live.output().includes('watching the new rollout') ? true : undefined));
+  return { live, status: await env.kguard(['status']) };
+}
+
 function runIdIn(text: string): string {
   const found = /^(kguard-[a-z0-9]+-[a-z0-9]+)/m.exec(text)?.[1];
   expect(found, text).toBeDefined();
@@ -28,15 +41,7 @@ function runIdIn(text: string): string {
 
 describe('a live run', () => {
   it('is shown running; kguard rollback RUN asks it to stop through its Lease: it restores and exits 130, rollback exits 0', async () => {
-    await deployV1();
-    const live = env.kguardProcess([
-      'apply',
-      '-f',
-      await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
-      ...fast,
-    ]);
-    await eventually(() => (live.output().includes('watching the new rollout') ? true : undefined));
-    const status = await env.kguard(['status']);
+    const { live, status } = await watchingSlowRollout();
     expect(status.stdout).toMatch(/ running: its process \d+ is running on this machine$/m);
     expect(status.stdout).not.toContain('→');
     // The live run's change stands until the run itself restores it.
@@ -50,15 +55,7 @@ describe('a live run', () => {
   });
 
   it('--force still restores it from its journal without asking (the old way, for a run known to be gone)', async () => {
-    await deployV1();
-    const live = env.kguardProcess([
-      'apply',
-      '-f',
-      await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
-      ...fast,
-    ]);
-    await eventually(() => (live.output().includes('watching the new rollout') ? true : undefined));
-    const status = await env.kguard(['status']);
+    const { live, status } = await watchingSlowRollout();
     const forced = await env.kguard(['rollback', runIdIn(status.stdout), '--force'], { checkRestore: false });
     expect(forced.stdout + forced.stderr).not.toMatch(/asked it to stop/);
     expect(env.imageOf('web')).toBe('nginx:1.25');
