@@ -6,6 +6,7 @@ import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { wantsJsonOutput } from '../../src/cli/options.js';
+import type { JsonReport } from '../../src/report/json.js';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { assertValidEventStream } from '../report/events-schema.js';
@@ -208,4 +209,19 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * `kguard apply -f FILE ARGS -o json` of `text` written as `file`: the run, its report, and an
+ * object of the report by kind and name.
+ */
+export async function kguardJson(env: Sandbox, file: string, text: string, args: readonly string[]) {
+  const run = await env.kguard(['apply', '-f', await env.write(file, text), ...args, '-o', 'json']);
+  const report = JSON.parse(run.stdout) as JsonReport;
+  return {
+    ...run,
+    report,
+    object: (kind: string, name: string) =>
+      report.objects.find((object) => object.kind === kind && object.name === name),
+  };
 }

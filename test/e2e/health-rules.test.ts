@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
+import { kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '30s'];
 
@@ -77,15 +77,8 @@ ${Object.entries(all)
 `;
 }
 
-async function kguardJson(file: string, text: string) {
-  const run = await env.kguard(['apply', '-f', await env.write(file, text), ...fast, '-o', 'json']);
-  const report = JSON.parse(run.stdout) as JsonReport;
-  return {
-    ...run,
-    report,
-    object: (kind: string, name: string) =>
-      report.objects.find((object) => object.kind === kind && object.name === name),
-  };
+function kguardJson(file: string, text: string) {
+  return applyJson(env, file, text, fast);
 }
 
 describe('ExternalSecret (external-secrets.io rule)', () => {

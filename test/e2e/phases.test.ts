@@ -2,9 +2,8 @@
 // once they are Established, kguard.dev/phase: pre objects healthy before the workloads change,
 // post objects after; one journal and one restore across phases, the last phase undone first.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, jobYaml, kubectl, WIDGET_CRD_YAML, widgetYaml } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
+import { kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
@@ -27,15 +26,8 @@ function inPhase(yaml: string, phase: 'pre' | 'post'): string {
   );
 }
 
-async function kguardJson(file: string, text: string, extra: string[] = []) {
-  const run = await env.kguard(['apply', '-f', await env.write(file, text), ...fast, '-o', 'json', ...extra]);
-  const report = JSON.parse(run.stdout) as JsonReport;
-  return {
-    ...run,
-    report,
-    object: (kind: string, name: string) =>
-      report.objects.find((object) => object.kind === kind && object.name === name),
-  };
+function kguardJson(file: string, text: string, extra: string[] = []) {
+  return applyJson(env, file, text, [...fast, ...extra]);
 }
 
 /** The lines of the log, in order, that match each pattern: proves what happened before what. */

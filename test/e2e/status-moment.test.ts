@@ -4,9 +4,8 @@
 // observedGeneration); a restore is judged against the state before the apply; a Service that
 // selected nothing before the apply does not undo a healthy release.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
 
 // --time-scale 10: "5" simulated seconds is the controller's 0.5 s answer.
 const ANSWER_AFTER = '5';
@@ -93,15 +92,8 @@ async function reconciledExternalSecret(observedGeneration: boolean): Promise<vo
   await eventually(() => env.cluster.store.get('ExternalSecret', 'default', 'db-credentials')?.status?.conditions);
 }
 
-async function kguardJson(file: string, text: string, extra: string[] = []) {
-  const run = await env.kguard(['apply', '-f', await env.write(file, text), ...fast, ...extra, '-o', 'json']);
-  const report = JSON.parse(run.stdout) as JsonReport;
-  return {
-    ...run,
-    report,
-    object: (kind: string, name: string) =>
-      report.objects.find((object) => object.kind === kind && object.name === name),
-  };
+function kguardJson(file: string, text: string, extra: string[] = []) {
+  return applyJson(env, file, text, [...fast, ...extra]);
 }
 
 describe('a custom resource is judged by the status written for kguard’s write', () => {

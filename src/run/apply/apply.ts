@@ -14,7 +14,7 @@ import { makeRunId, removeJournal, type RunJournal } from '../../journal/store.j
 import { stopOnRequest } from '../../journal/stop.js';
 import { prepareInputs, refuseOversized } from '../../manifests/inputs.js';
 import type { ApplyOptions } from '../../model/options.js';
-import type { ObjectResult, RecoveredRun, RunResult } from '../../model/result.js';
+import type { ObjectResult, RunResult } from '../../model/result.js';
 import type { Verification } from '../../model/verify.js';
 import { prepareVerifyJobs } from '../../verify/job-manifest.js';
 import { isChange } from '../../objects/compare.js';
