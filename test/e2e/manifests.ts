@@ -1,5 +1,5 @@
 // Small manifests the end-to-end tests apply, beside deploymentYaml (kube-sim/testing/kubectl.ts).
-import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml, hpaYaml as hpaYamlOf } from '../kube-sim/testing/kubectl.js';
 
 /** A Service selecting the pods labelled `app: <app>` (its own name unless told). */
 export function serviceYaml(name: string, port: number, namespace?: string, app = name): string {
@@ -68,25 +68,4 @@ export function objectSet(
 }
 
 /** An HPA on Deployment web that wants 2 replicas (kube-sim's stand-in for the metrics: the sim.kguard.dev/desired-replicas annotation, controllers/hpa.ts). */
-export const hpaYaml = `apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: web
-  annotations:
-    # kube-sim's stand-in for the metrics: the count the controller computes (controllers/hpa.ts).
-    sim.kguard.dev/desired-replicas: "2"
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  minReplicas: 1
-  maxReplicas: 6
-  metrics:
-  - type: Resource
-    resource:
-      name: cpu
-      target:
-        type: Utilization
-        averageUtilization: 70
-`;
+export const hpaYaml = hpaYamlOf('web', 1, 6, { desiredReplicas: 2 });

@@ -5,33 +5,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { firstSeen, waitFor } from '../controllers/harness.js';
-import { deploymentYaml, kubectl } from '../testing/kubectl.js';
+import { deploymentYaml, hpaYaml, kubectl } from '../testing/kubectl.js';
 
 let cluster: Cluster | undefined;
 afterEach(async () => {
   await cluster?.stop();
   cluster = undefined;
 });
-
-const hpaYaml = (name: string, min: number, max: number) => `apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: ${name}
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: ${name}
-  minReplicas: ${min}
-  maxReplicas: ${max}
-  metrics:
-  - type: Resource
-    resource:
-      name: cpu
-      target:
-        type: Utilization
-        averageUtilization: 70
-`;
 
 const replicas = (name: string) => cluster!.store.get('Deployment', 'default', name)?.spec.replicas as number;
 const hpa = (name: string) => cluster!.store.get('HorizontalPodAutoscaler', 'default', name)!;

@@ -85,6 +85,36 @@ spec:
 `;
 }
 
+/**
+ * An HPA (autoscaling/v2, CPU at 70 %) on Deployment `name`; `desiredReplicas` is kube-sim's
+ * stand-in for the metrics: the count its controller computes (controllers/hpa.ts).
+ */
+export function hpaYaml(name: string, min: number, max: number, options: { desiredReplicas?: number } = {}): string {
+  const desired =
+    options.desiredReplicas === undefined
+      ? ''
+      : `  annotations:\n    sim.kguard.dev/desired-replicas: "${options.desiredReplicas}"\n`;
+  return `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: ${name}
+${desired}spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: ${name}
+  minReplicas: ${min}
+  maxReplicas: ${max}
+  metrics:
+  - type: Resource
+    resource:
+      name: cpu
+      target:
+        type: Utilization
+        averageUtilization: 70
+`;
+}
+
 /** A StatefulSet manifest as kubectl users write it (RollingUpdate unless told otherwise). */
 export function statefulSetYaml(
   name: string,
