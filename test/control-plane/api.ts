@@ -54,19 +54,6 @@ export function insecureGet(url: string): Promise<number> {
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
 export async function portInUse(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();

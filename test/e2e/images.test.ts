@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../kube-sim/testing/kubectl.js';
-import { freePort, startRegistry, type TestRegistry } from '../images/registry-server.js';
+import { freePort } from '../free-port.js';
+import { startRegistry, type TestRegistry } from '../images/registry-server.js';
 import { sandbox, type KguardRun, type Sandbox } from './harness.js';
 
 let registry: TestRegistry;

@@ -5,9 +5,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../free-port.js';
 
 export interface TestRegistry {
   /** "127.0.0.1:PORT": the registry part of an image reference. */
@@ -120,16 +120,4 @@ export async function startRegistry(
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** A port nothing listens on now (the OS picks it; closed before the registry binds it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registries } from '../../src/images/registry.js';
 import type { ImageReference } from '../../src/images/reference.js';
-import { freePort, startRegistry, type TestRegistry } from './registry-server.js';
+import { freePort } from '../free-port.js';
+import { startRegistry, type TestRegistry } from './registry-server.js';
 
 const OPTIONS = { requestTimeoutMs: 5_000, insecureRegistries: [], userAgent: 'kguard-test' };
 
