@@ -30015,6 +30015,14 @@ function namespaceArgs(ref) {
 function isControllerOwned(object) {
   return (object.metadata.ownerReferences ?? []).some((owner) => owner.controller === true);
 }
+function valueAt(object, path15) {
+  let value = object;
+  for (const part of path15.split(".")) {
+    if (value === null || typeof value !== "object") return void 0;
+    value = value[part];
+  }
+  return value;
+}
 var BUILT_IN_GROUPS;
 var init_model = __esm({
   "src/objects/model.ts"() {
@@ -36548,17 +36556,10 @@ function conditionsOf(holder) {
   const conditions = holder?.conditions;
   return Array.isArray(conditions) ? conditions : [];
 }
-function valueAt(object, path15) {
-  let value = object;
-  for (const part of path15.split(".")) {
-    if (value === null || typeof value !== "object") return void 0;
-    value = value[part];
-  }
-  return value;
-}
 var init_status_moment = __esm({
   "src/kinds/status-moment.ts"() {
     "use strict";
+    init_model();
   }
 });
 
@@ -37397,7 +37398,7 @@ function healthRuleRules(rule, kind, statusGraceSeconds) {
         const hit = matched(match, object);
         if (hit === void 0) continue;
         if ("unless" in match && match.unless && unlessHolds(match.unless, object)) continue;
-        const reason = "condition" in match ? conditionsFor(match, object).find((c3) => c3.type === match.condition)?.reason ?? match.condition : String(valueAt2(object, match.field));
+        const reason = "condition" in match ? conditionsFor(match, object).find((c3) => c3.type === match.condition)?.reason ?? match.condition : String(valueAt(object, match.field));
         const policy = match.afterSeconds ? { when: "after", seconds: match.afterSeconds } : { when: "now" };
         const ruleText = {
           category: "stalled",
@@ -37449,10 +37450,10 @@ function matchCondition(match, object, entriesNeeded) {
   return [found.reason, found.message].filter(Boolean).join(": ") || `${found.type} ${found.status}`;
 }
 function matchField(match, object) {
-  const value = valueAt2(object, match.field);
+  const value = valueAt(object, match.field);
   if (value === void 0 || value === null) return void 0;
   if (match.equals !== void 0 && !oneOf(match.equals, String(value))) return void 0;
-  const message = match.message ? valueAt2(object, match.message) : void 0;
+  const message = match.message ? valueAt(object, match.message) : void 0;
   return typeof message === "string" && message !== "" ? `${match.field} ${String(value)}: ${message}` : `${match.field} ${String(value)}`;
 }
 function conditionsFor(match, object) {
@@ -37471,16 +37472,8 @@ function conditionsOf2(holder) {
   return Array.isArray(conditions) ? conditions : [];
 }
 function entries(object, path15) {
-  const value = valueAt2(object, path15);
+  const value = valueAt(object, path15);
   return Array.isArray(value) ? value : [];
-}
-function valueAt2(object, path15) {
-  let value = object;
-  for (const part of path15.split(".")) {
-    if (value === null || typeof value !== "object") return void 0;
-    value = value[part];
-  }
-  return value;
 }
 function current(condition, object) {
   return condition.observedGeneration === void 0 || condition.observedGeneration >= (object.metadata.generation ?? 0);
@@ -37508,7 +37501,7 @@ function now(match, object) {
     if (!current(found, object)) return ` (it is for generation ${found.observedGeneration})`;
     return ` (it is ${found.status}${found.reason ? `: ${found.reason}` : ""}${found.message ? `: ${found.message}` : ""})`;
   }
-  const value = valueAt2(object, match.field);
+  const value = valueAt(object, match.field);
   return value === void 0 ? ` (${match.field} not set yet)` : ` (it is ${String(value)})`;
 }
 var init_health_rules = __esm({
