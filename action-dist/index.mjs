@@ -5010,6 +5010,29 @@ var init_transient = __esm({
 });
 
 // src/kubectl/output/parse.ts
+var parse_exports = {};
+__export(parse_exports, {
+  DIFF_FLAGS: () => DIFF_FLAGS,
+  RESTORE_FIELD_MANAGER: () => RESTORE_FIELD_MANAGER,
+  applyCommand: () => applyCommand,
+  applyRequest: () => applyRequest,
+  isRetryable: () => isRetryable,
+  itemsOf: () => itemsOf,
+  itemsOfValue: () => itemsOfValue,
+  jsonDocuments: () => jsonDocuments,
+  kubectlFailure: () => kubectlFailure,
+  listedItems: () => listedItems,
+  logsResult: () => logsResult,
+  parseApiResources: () => parseApiResources,
+  requestTimeoutOf: () => requestTimeoutOf,
+  requestTimeoutWithin: () => requestTimeoutWithin,
+  seconds: () => seconds,
+  selectorsOf: () => selectorsOf,
+  shellQuote: () => shellQuote,
+  withFieldManager: () => withFieldManager,
+  withQuery: () => withQuery,
+  writeFailure: () => writeFailure
+});
 function writeFailure(result, deadlineMs) {
   const stderr = result.stderr;
   const message = result.timedOut ? `kubectl did not finish within ${seconds(deadlineMs)} (--rollback-timeout) and was killed` : diagnoseKubectlFailure(result).detail;
@@ -5042,6 +5065,9 @@ function withQuery(path15, params) {
 function isRetryable(result) {
   const kind = diagnoseKubectlFailure(result).kind;
   return kind === "unreachable" || kind === "timeout" || isTransientFailure(result);
+}
+function requestTimeoutOf(requestTimeoutMs) {
+  return `${requestTimeoutMs / 1e3}s`;
 }
 function requestTimeoutWithin(requestTimeout, deadlineMs) {
   const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1e3 : void 0;
@@ -5139,6 +5165,15 @@ function listedItems(stdout) {
     kind: item.kind ?? kind
   }));
   return { items, resourceVersion: list.metadata?.resourceVersion ?? "" };
+}
+function applyRequest(options, inputs) {
+  return {
+    filenames: inputs.filenames,
+    recursive: inputs.recursive,
+    namespace: options.namespace,
+    applyArgs: options.applyArgs,
+    deadlineMs: options.timeoutMs
+  };
 }
 function applyCommand(request2) {
   const args = ["apply"];
@@ -17072,7 +17107,7 @@ var require_schemes = __commonJS({
       urnComponent.nss = (uuidComponent.uuid || "").toLowerCase();
       return urnComponent;
     }
-    var http = (
+    var http2 = (
       /** @type {SchemeHandler} */
       {
         scheme: "http",
@@ -17081,11 +17116,11 @@ var require_schemes = __commonJS({
         serialize: httpSerialize
       }
     );
-    var https = (
+    var https2 = (
       /** @type {SchemeHandler} */
       {
         scheme: "https",
-        domainHost: http.domainHost,
+        domainHost: http2.domainHost,
         parse: httpParse,
         serialize: httpSerialize
       }
@@ -17129,8 +17164,8 @@ var require_schemes = __commonJS({
     var SCHEMES = (
       /** @type {Record<SchemeName, SchemeHandler>} */
       {
-        http,
-        https,
+        http: http2,
+        https: https2,
         ws,
         wss,
         urn,
@@ -22225,15 +22260,15 @@ var require_windows = __commonJS({
       }
       return false;
     }
-    function checkStat(stat3, path15, options) {
-      if (!stat3.isSymbolicLink() && !stat3.isFile()) {
+    function checkStat(stat4, path15, options) {
+      if (!stat4.isSymbolicLink() && !stat4.isFile()) {
         return false;
       }
       return checkPathExt(path15, options);
     }
     function isexe(path15, options, cb) {
-      fs.stat(path15, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, path15, options));
+      fs.stat(path15, function(er, stat4) {
+        cb(er, er ? false : checkStat(stat4, path15, options));
       });
     }
     function sync(path15, options) {
@@ -22249,20 +22284,20 @@ var require_mode = __commonJS({
     isexe.sync = sync;
     var fs = __require("fs");
     function isexe(path15, options, cb) {
-      fs.stat(path15, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, options));
+      fs.stat(path15, function(er, stat4) {
+        cb(er, er ? false : checkStat(stat4, options));
       });
     }
     function sync(path15, options) {
       return checkStat(fs.statSync(path15), options);
     }
-    function checkStat(stat3, options) {
-      return stat3.isFile() && checkMode(stat3, options);
+    function checkStat(stat4, options) {
+      return stat4.isFile() && checkMode(stat4, options);
     }
-    function checkMode(stat3, options) {
-      var mod = stat3.mode;
-      var uid = stat3.uid;
-      var gid = stat3.gid;
+    function checkMode(stat4, options) {
+      var mod = stat4.mode;
+      var uid = stat4.uid;
+      var gid = stat4.gid;
       var myUid = options.uid !== void 0 ? options.uid : process.getuid && process.getuid();
       var myGid = options.gid !== void 0 ? options.gid : process.getgid && process.getgid();
       var u2 = parseInt("100", 8);
@@ -29552,6 +29587,18 @@ var init_execa = __esm({
 });
 
 // src/kubectl/process/exec.ts
+var exec_exports = {};
+__export(exec_exports, {
+  backgroundProcess: () => backgroundProcess,
+  execCommand: () => execCommand,
+  execProcess: () => execProcess,
+  readyToSpawn: () => readyToSpawn,
+  stopRunningProcesses: () => stopRunningProcesses,
+  streamProcess: () => streamProcess
+});
+async function readyToSpawn() {
+  await loadExeca();
+}
 function streaming(file, args, onStdout, background) {
   let stopRequested = false;
   let stopGroup;
@@ -31176,7 +31223,7 @@ var init_format = __esm({
       }),
       kubectl: (event) => ({
         tone: "info",
-        text: `kubectl ${event.args.map(shellQuote).join(" ")} (${event.timedOut ? "killed at its deadline" : `exit ${event.exitCode}`}${event.stream ? ", watch" : ""}${event.proxied ? ", through kubectl proxy" : ""}, ${seconds3(event.durationMs)})`
+        text: `kubectl ${event.args.map(shellQuote).join(" ")} (${event.timedOut ? "killed at its deadline" : `exit ${event.exitCode}`}${event.stream ? ", watch" : ""}${event.proxied ? ", through kubectl proxy" : ""}${event.early ? ", started before the run; waited" : ","} ${seconds3(event.durationMs)})`
       }),
       finished: (event) => ({
         // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.
@@ -33464,13 +33511,17 @@ async function loadYaml() {
 async function readKubeconfigTarget(connectionArgs, env2 = process.env) {
   const file = kubeconfigFile(connectionArgs, env2);
   if (file === void 0) return void 0;
-  const context = connectionArgs.find((arg) => arg.startsWith("--context="))?.slice("--context=".length);
   try {
-    const [text2, yaml] = await Promise.all([readFile3(file, "utf8"), loadYaml()]);
-    return targetOfKubeconfig(text2, (source) => yaml.parse(source, { prettyErrors: false }), context);
+    const [text2] = await Promise.all([readFile3(file, "utf8"), loadYaml()]);
+    return await targetOfKubeconfigText(text2, connectionArgs);
   } catch {
     return void 0;
   }
+}
+async function targetOfKubeconfigText(text2, connectionArgs) {
+  const context = connectionArgs.find((arg) => arg.startsWith("--context="))?.slice("--context=".length);
+  const yaml = await loadYaml();
+  return targetOfKubeconfig(text2, (source) => yaml.parse(source, { prettyErrors: false }), context);
 }
 var init_kubeconfig = __esm({
   "src/kubectl/kubeconfig.ts"() {
@@ -33678,6 +33729,102 @@ var init_client = __esm({
   }
 });
 
+// src/manifests/quick-look.ts
+var MAY_NEED_PHASES, PARSE_ABOVE_BYTES;
+var init_quick_look = __esm({
+  "src/manifests/quick-look.ts"() {
+    "use strict";
+    MAY_NEED_PHASES = /CustomResourceDefinition|kguard\.dev\/phase/;
+    PARSE_ABOVE_BYTES = 1024 * 1024;
+  }
+});
+
+// src/kubectl/early-dry-run.ts
+var early_dry_run_exports = {};
+__export(early_dry_run_exports, {
+  adoptingEarly: () => adoptingEarly,
+  startEarlyDryRun: () => startEarlyDryRun
+});
+import { readFile as readFile4, stat as stat2 } from "node:fs/promises";
+async function startEarlyDryRun(plan, exec) {
+  const { request: request2 } = plan;
+  if (plan.binary !== "kubectl" || request2.filenames.length === 0 || request2.stdin !== void 0 || request2.recursive)
+    return void 0;
+  const kubeconfig = kubeconfigFile(plan.connectionArgs, plan.env);
+  if (kubeconfig === void 0) return void 0;
+  const [bytes3, plainFiles] = await Promise.all([
+    readFile4(kubeconfig).catch(() => void 0),
+    Promise.all(request2.filenames.map(plainManifest)).then((plain2) => plain2.every(Boolean))
+  ]);
+  if (bytes3 === void 0 || !plainFiles || plan.signal?.aborted) return void 0;
+  const args = [
+    ...applyCommand(request2),
+    "--dry-run=server",
+    "-o",
+    "json",
+    `--request-timeout=${requestTimeoutWithin(plan.requestTimeout, request2.deadlineMs)}`
+  ];
+  const cancel = new AbortController();
+  const onAbort = () => cancel.abort();
+  plan.signal?.addEventListener("abort", onAbort, { once: true });
+  const running2 = exec(plan.binary, [...plan.connectionArgs, ...args], {
+    timeoutMs: request2.deadlineMs,
+    cancelSignal: cancel.signal
+  }).finally(() => plan.signal?.removeEventListener("abort", onAbort));
+  running2.catch(() => void 0);
+  let state = "waiting";
+  const giveUp = () => {
+    if (state !== "waiting") return;
+    state = "wasted";
+    cancel.abort();
+  };
+  return {
+    get wasted() {
+      return state === "wasted";
+    },
+    stop: giveUp,
+    async adopt(file, called, options) {
+      if (state !== "waiting" || options?.input !== void 0 || file !== plan.binary) return void 0;
+      const head = called.slice(0, called.length - args.length);
+      if (!sameWords(called.slice(head.length), args))
+        return called.includes("--dry-run=server") ? wasted() : void 0;
+      state = "taken";
+      const target = await targetOfKubeconfigText(bytes3.toString("utf8"), plan.connectionArgs).catch(() => void 0);
+      if (!target || !sameWords(head, pinnedArgs(plan.connectionArgs, target))) return wasted();
+      const result = await running2;
+      const now2 = await readFile4(kubeconfig).catch(() => void 0);
+      return now2?.equals(bytes3) ? { ...result, early: true } : wasted();
+    }
+  };
+  function wasted() {
+    state = "wasted";
+    cancel.abort();
+    return void 0;
+  }
+}
+function adoptingEarly(exec, early) {
+  return async (file, args, options) => await early.adopt(file, args, options) ?? exec(file, args, options);
+}
+async function plainManifest(filename) {
+  if (filename === "-" || /^https?:\/\//i.test(filename)) return false;
+  const info2 = await stat2(filename).catch(() => void 0);
+  if (!info2?.isFile() || info2.size > PARSE_ABOVE_BYTES) return false;
+  const text2 = await readFile4(filename, "utf8").catch(() => void 0);
+  return text2 !== void 0 && !MAY_NEED_PHASES.test(text2);
+}
+function sameWords(a2, b) {
+  return a2.length === b.length && a2.every((word, index) => word === b[index]);
+}
+var init_early_dry_run = __esm({
+  "src/kubectl/early-dry-run.ts"() {
+    "use strict";
+    init_quick_look();
+    init_kubeconfig();
+    init_parse();
+    init_target();
+  }
+});
+
 // src/kubectl/process/trace.ts
 function maskCredentials(args) {
   return args.map((arg, index) => {
@@ -33697,7 +33844,8 @@ function tracedExec(exec, now2, onCall) {
       exitCode: result.exitCode,
       timedOut: result.timedOut === true,
       stream: false,
-      ...result.proxied ? { proxied: true } : {}
+      ...result.proxied ? { proxied: true } : {},
+      ...result.early ? { early: true } : {}
     });
     return result;
   };
@@ -33738,20 +33886,33 @@ __export(connect_exports, {
 function connectKubectl(connection, options = {}) {
   const channel = apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
   const trace = options.trace;
-  const exec = trace ? tracedExec(channel.exec, trace.now, trace.onCall) : channel.exec;
+  const early = options.early;
+  const calls = early ? adoptingEarly(channel.exec, early) : channel.exec;
+  const exec = trace ? tracedExec(calls, trace.now, trace.onCall) : calls;
   const stream = options.watches === false ? void 0 : trace ? tracedStream(channel.stream, trace.now, trace.onCall) : channel.stream;
   const kubectl = createKubectl(
     exec,
-    { ...connection, channelProcesses: () => channel.processes, pinned: (args) => channel.start(args) },
+    {
+      ...connection,
+      // An early dry run no call took was a process of this run too.
+      channelProcesses: () => channel.processes + (early?.wasted ? 1 : 0),
+      pinned: (args) => channel.start(args)
+    },
     stream
   );
-  return Object.assign(kubectl, { close: () => channel.close() });
+  return Object.assign(kubectl, {
+    close: () => {
+      early?.stop();
+      channel.close();
+    }
+  });
 }
 var init_connect = __esm({
   "src/kubectl/connect.ts"() {
     "use strict";
     init_api_channel();
     init_client();
+    init_early_dry_run();
     init_exec();
     init_trace();
   }
@@ -33902,8 +34063,8 @@ function thisProcess() {
 }
 function processStart(pid) {
   try {
-    const stat3 = readFileSync6(`/proc/${pid}/stat`, "utf8");
-    return stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[19];
+    const stat4 = readFileSync6(`/proc/${pid}/stat`, "utf8");
+    return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
   }
@@ -49838,7 +49999,7 @@ var require_client = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var net = __require("node:net");
-    var http = __require("node:http");
+    var http2 = __require("node:http");
     var util = require_util2();
     var { ClientStats } = require_stats();
     var { channels } = require_diagnostics();
@@ -49896,7 +50057,7 @@ var require_client = __commonJS({
     var connectH1 = require_client_h1();
     var connectH2 = require_client_h2();
     var kClosedResolve = /* @__PURE__ */ Symbol("kClosedResolve");
-    var getDefaultNodeMaxHeaderSize = http && http.maxHeaderSize && Number.isInteger(http.maxHeaderSize) && http.maxHeaderSize > 0 ? () => http.maxHeaderSize : () => {
+    var getDefaultNodeMaxHeaderSize = http2 && http2.maxHeaderSize && Number.isInteger(http2.maxHeaderSize) && http2.maxHeaderSize > 0 ? () => http2.maxHeaderSize : () => {
       throw new InvalidArgumentError2("http module not available or http.maxHeaderSize invalid");
     };
     var noop3 = () => {
@@ -55108,7 +55269,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile7, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile8, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname, resolve } = __require("node:path");
     var { setTimeout: setTimeout4, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
@@ -55310,7 +55471,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile7(resolve(path15), "utf8");
+          const data = await readFile8(resolve(path15), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -68157,20 +68318,20 @@ function objectsOf(value) {
 function isRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-var import_yaml8, MAX_DATA_BYTES, MAX_REQUEST_BODY_BYTES, PARSE_ABOVE_BYTES;
+var import_yaml8, MAX_DATA_BYTES, MAX_REQUEST_BODY_BYTES;
 var init_limits = __esm({
   "src/manifests/limits.ts"() {
     "use strict";
     import_yaml8 = __toESM(require_dist(), 1);
     init_documents();
+    init_quick_look();
     MAX_DATA_BYTES = 1024 * 1024;
     MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
-    PARSE_ABOVE_BYTES = MAX_DATA_BYTES;
   }
 });
 
 // src/manifests/inputs.ts
-import { mkdtemp as mkdtemp2, readFile as readFile4, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat3, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import path11 from "node:path";
 async function prepareInputs(input, deps) {
@@ -68222,7 +68383,7 @@ function urlExtension(url) {
 }
 async function requireExisting(filename, flag) {
   try {
-    return await stat2(filename);
+    return await stat3(filename);
   } catch {
     throw new InputError(
       `${flag} ${filename}: no such file or directory. Check the path (relative paths start at ${process.cwd()}); nothing was applied.`
@@ -68238,7 +68399,7 @@ async function refuseOversized(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const found = (await Promise.all(
     files.map(async (file) => {
-      const text2 = await readFile4(file, "utf8").catch(() => void 0);
+      const text2 = await readFile5(file, "utf8").catch(() => void 0);
       return text2 === void 0 ? [] : oversizedObjects(text2, inputs.origins.get(file) ?? file);
     })
   )).flat();
@@ -68263,7 +68424,7 @@ var init_inputs = __esm({
 
 // src/verify/job-manifest.ts
 import { randomInt } from "node:crypto";
-import { readFile as readFile5 } from "node:fs/promises";
+import { readFile as readFile6 } from "node:fs/promises";
 function generatedName(prefix2, random = randomInt) {
   const alphabet = "bcdfghjklmnpqrstvwxz2456789";
   const suffix = Array.from({ length: 5 }, () => alphabet[random(alphabet.length)]).join("");
@@ -68340,7 +68501,7 @@ async function checkVerifyJob(prepared, context, kubectl) {
 async function prepareVerifyJobs(files, context, kubectl) {
   const prepared = [];
   for (const file of files) {
-    const text2 = await readFile5(file, "utf8").catch((error2) => {
+    const text2 = await readFile6(file, "utf8").catch((error2) => {
       throw new InputError(
         `--verify-job ${file}: cannot read it (${error2 instanceof Error ? error2.message : String(error2)}). Nothing was applied.`
       );
@@ -69823,13 +69984,13 @@ var init_understand = __esm({
 });
 
 // src/manifests/phase-files.ts
-import { mkdtemp as mkdtemp4, readFile as readFile6, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
+import { mkdtemp as mkdtemp4, readFile as readFile7, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
 import path13 from "node:path";
 async function phaseInputs(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const texts = await Promise.all(
-    files.map(async (file) => ({ file, text: await readFile6(file, "utf8").catch(() => void 0) }))
+    files.map(async (file) => ({ file, text: await readFile7(file, "utf8").catch(() => void 0) }))
   );
   if (texts.some(({ text: text2 }) => text2 === void 0) || !texts.some(({ text: text2 }) => MAY_NEED_PHASES.test(text2)))
     return void 0;
@@ -69877,14 +70038,13 @@ async function phaseInputs(inputs) {
     throw error2;
   }
 }
-var MAY_NEED_PHASES;
 var init_phase_files = __esm({
   "src/manifests/phase-files.ts"() {
     "use strict";
     init_documents();
     init_locate();
+    init_quick_look();
     init_phases();
-    MAY_NEED_PHASES = /CustomResourceDefinition|kguard\.dev\/phase/;
   }
 });
 
@@ -70014,15 +70174,6 @@ function checkServerDryRun(understood, before, inputs, deps, allRefs = understoo
     void 0,
     understood.server.stderr
   );
-}
-function applyRequest(options, inputs) {
-  return {
-    filenames: inputs.filenames,
-    recursive: inputs.recursive,
-    namespace: options.namespace,
-    applyArgs: options.applyArgs,
-    deadlineMs: options.timeoutMs
-  };
 }
 function changesNothing(understood) {
   if (!understood.server.ok || understood.pruned.length > 0) return false;
@@ -70238,6 +70389,7 @@ var init_parts = __esm({
     init_phase_files();
     init_kube();
     init_model();
+    init_parse();
     init_understand2();
   }
 });
@@ -70655,50 +70807,6 @@ var init_reference2 = __esm({
   }
 });
 
-// src/images/templates.ts
-function imagesToCheck(wouldBe, current2, defaultNamespace) {
-  const found = [];
-  for (const object of wouldBe) {
-    const spec = podSpecOf(object);
-    if (!spec) continue;
-    const live = current2.get(objectKey(refOf(object)));
-    const running2 = new Set(containersOf(live ? podSpecOf(live) : void 0).map(({ image }) => image));
-    for (const { name, image } of containersOf(spec)) {
-      if (running2.has(image)) continue;
-      found.push({
-        object: refOf(object),
-        container: name,
-        image,
-        namespace: object.metadata.namespace || defaultNamespace,
-        pullSecrets: (spec.imagePullSecrets ?? []).flatMap((secret) => secret?.name ? [secret.name] : []),
-        // The ServiceAccount admission plugin sets "default" when the pod names none.
-        serviceAccount: spec.serviceAccountName || spec.serviceAccount || "default"
-      });
-    }
-  }
-  return found;
-}
-function podSpecOf(object) {
-  const path15 = rowFor(refOf(object)).podSpecAt;
-  if (!path15) return void 0;
-  let at = object;
-  for (const field of path15) at = at && typeof at === "object" ? at[field] : void 0;
-  return at && typeof at === "object" ? at : void 0;
-}
-function containersOf(spec) {
-  if (!spec) return [];
-  return [...spec.initContainers ?? [], ...spec.containers ?? [], ...spec.ephemeralContainers ?? []].flatMap(
-    (container) => typeof container?.image === "string" && container.image !== "" ? [{ name: container.name ?? "", image: container.image }] : []
-  );
-}
-var init_templates = __esm({
-  "src/images/templates.ts"() {
-    "use strict";
-    init_table2();
-    init_model();
-  }
-});
-
 // src/images/answers.ts
 function parseChallenge(header) {
   if (!header) return void 0;
@@ -70761,34 +70869,31 @@ function verdictOf(status, errors, asked, registry) {
 function plain(text2) {
   return text2.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").slice(0, 200);
 }
+var MAX_BODY_BYTES;
 var init_answers = __esm({
   "src/images/answers.ts"() {
     "use strict";
+    MAX_BODY_BYTES = 64 * 1024;
   }
 });
 
-// src/images/registry.ts
-var registry_exports = {};
-__export(registry_exports, {
-  MANIFEST_ACCEPT: () => MANIFEST_ACCEPT,
-  networkCause: () => networkCause,
-  registries: () => registries
+// src/images/proxied-transport.ts
+var proxied_transport_exports = {};
+__export(proxied_transport_exports, {
+  proxiedTransport: () => proxiedTransport
 });
-function registries(options) {
-  const agent = new import_undici2.EnvHttpProxyAgent({
-    connect: { timeout: options.requestTimeoutMs },
-    headersTimeout: options.requestTimeoutMs,
-    bodyTimeout: options.requestTimeoutMs
+function proxiedTransport(requestTimeoutMs, env2) {
+  const newAgent = () => new import_undici2.EnvHttpProxyAgent({
+    httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
+    httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
+    noProxy: env2.NO_PROXY ?? env2.no_proxy,
+    connect: { timeout: requestTimeoutMs },
+    headersTimeout: requestTimeoutMs,
+    bodyTimeout: requestTimeoutMs
   });
-  const pings = /* @__PURE__ */ new Map();
-  const tokens = /* @__PURE__ */ new Map();
-  const send2 = async (url, method, headers) => {
-    const response = await (0, import_undici2.request)(url, {
-      method,
-      headers: { "user-agent": options.userAgent, ...headers },
-      dispatcher: agent,
-      signal: AbortSignal.timeout(options.requestTimeoutMs)
-    });
+  let agent = newAgent();
+  const ask = async (url, method, headers, signal) => {
+    const response = await (0, import_undici2.request)(url, { method, headers, dispatcher: agent, signal });
     let body = "";
     if (method === "GET") {
       for await (const chunk of response.body) {
@@ -70799,6 +70904,116 @@ function registries(options) {
     await response.body.dump().catch(() => void 0);
     return { status: response.statusCode, headers: response.headers, body };
   };
+  return {
+    send(url, method, headers) {
+      const signal = AbortSignal.timeout(requestTimeoutMs);
+      return new Promise((resolve, reject) => {
+        const giveUp = () => {
+          reject(signal.reason);
+          const stuck = agent;
+          agent = newAgent();
+          stuck.destroy().catch(() => void 0);
+        };
+        signal.addEventListener("abort", giveUp, { once: true });
+        ask(url, method, headers, signal).then(resolve, reject).finally(() => signal.removeEventListener("abort", giveUp));
+      });
+    },
+    close: () => agent.destroy()
+  };
+}
+var import_undici2;
+var init_proxied_transport = __esm({
+  "src/images/proxied-transport.ts"() {
+    "use strict";
+    import_undici2 = __toESM(require_undici(), 1);
+    init_answers();
+  }
+});
+
+// src/images/transport.ts
+import http from "node:http";
+import https from "node:https";
+function transport(requestTimeoutMs, env2 = process.env) {
+  const straight = direct(requestTimeoutMs);
+  let proxied;
+  return {
+    async send(url, method, headers) {
+      if (!proxyFor(new URL(url), env2)) return straight.send(url, method, headers);
+      proxied ??= Promise.resolve().then(() => (init_proxied_transport(), proxied_transport_exports)).then((module) => module.proxiedTransport(requestTimeoutMs, env2));
+      return (await proxied).send(url, method, headers);
+    },
+    async close() {
+      await Promise.all([straight.close(), proxied?.then((opened) => opened.close())]);
+    }
+  };
+}
+function direct(requestTimeoutMs) {
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const send2 = (url, method, headers) => new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const secure = target.protocol === "https:";
+    const signal = AbortSignal.timeout(requestTimeoutMs);
+    const failed2 = (error2) => reject(signal.aborted ? signal.reason : error2);
+    const request2 = (secure ? https : http).request(
+      target,
+      { method, headers, agent: secure ? agents.https : agents.http, signal },
+      (response) => {
+        const answer = (body2) => ({
+          status: response.statusCode ?? 0,
+          headers: headersOf(response.rawHeaders),
+          body: body2
+        });
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => {
+          if (method === "HEAD") return;
+          body += chunk;
+          if (body.length > MAX_BODY_BYTES) {
+            resolve(answer(body));
+            response.destroy();
+          }
+        });
+        response.on("end", () => resolve(answer(body)));
+        response.on("error", failed2);
+        response.on("close", () => {
+          if (!response.complete) failed2(new Error("the connection closed before the answer ended"));
+        });
+      }
+    );
+    request2.on("error", failed2);
+    request2.end();
+  });
+  return {
+    send: send2,
+    async close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    }
+  };
+}
+function headersOf(raw) {
+  const headers = {};
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = raw[index].toLowerCase();
+    const value = raw[index + 1];
+    const had = headers[name];
+    headers[name] = had === void 0 ? value : Array.isArray(had) ? [...had, value] : [had, value];
+  }
+  return headers;
+}
+var init_transport = __esm({
+  "src/images/transport.ts"() {
+    "use strict";
+    init_download();
+    init_answers();
+  }
+});
+
+// src/images/registry.ts
+function registries(options, through = transport(options.requestTimeoutMs)) {
+  const pings = /* @__PURE__ */ new Map();
+  const tokens = /* @__PURE__ */ new Map();
+  const send2 = (url, method, headers) => through.send(url, method, { "user-agent": options.userAgent, ...headers });
   const ping = (endpoint) => {
     let known = pings.get(endpoint);
     if (!known) {
@@ -70886,7 +71101,7 @@ function registries(options) {
     const errors = head.status === 404 ? errorsOf((await send2(url, "GET", withAccept)).body) : [];
     return verdictOf(head.status, errors, asked, registry);
   };
-  return { ask, close: () => agent.close() };
+  return { ask, close: () => through.close() };
 }
 function basic(credential) {
   return `Basic ${Buffer.from(`${credential.username}:${credential.password}`, "utf8").toString("base64")}`;
@@ -70905,13 +71120,13 @@ function networkCause(error2, deadlineMs) {
   if (code) return code;
   return error2 instanceof Error ? error2.message.slice(0, 200) : "unknown error";
 }
-var import_undici2, MANIFEST_ACCEPT, MAX_BODY_BYTES;
+var MANIFEST_ACCEPT;
 var init_registry = __esm({
   "src/images/registry.ts"() {
     "use strict";
-    import_undici2 = __toESM(require_undici(), 1);
     init_answers();
     init_reference2();
+    init_transport();
     MANIFEST_ACCEPT = [
       "application/vnd.docker.distribution.manifest.v2+json",
       "application/vnd.docker.distribution.manifest.list.v2+json",
@@ -70919,7 +71134,50 @@ var init_registry = __esm({
       "application/vnd.oci.image.index.v1+json",
       "*/*"
     ].join(", ");
-    MAX_BODY_BYTES = 64 * 1024;
+  }
+});
+
+// src/images/templates.ts
+function imagesToCheck(wouldBe, current2, defaultNamespace) {
+  const found = [];
+  for (const object of wouldBe) {
+    const spec = podSpecOf(object);
+    if (!spec) continue;
+    const live = current2.get(objectKey(refOf(object)));
+    const running2 = new Set(containersOf(live ? podSpecOf(live) : void 0).map(({ image }) => image));
+    for (const { name, image } of containersOf(spec)) {
+      if (running2.has(image)) continue;
+      found.push({
+        object: refOf(object),
+        container: name,
+        image,
+        namespace: object.metadata.namespace || defaultNamespace,
+        pullSecrets: (spec.imagePullSecrets ?? []).flatMap((secret) => secret?.name ? [secret.name] : []),
+        // The ServiceAccount admission plugin sets "default" when the pod names none.
+        serviceAccount: spec.serviceAccountName || spec.serviceAccount || "default"
+      });
+    }
+  }
+  return found;
+}
+function podSpecOf(object) {
+  const path15 = rowFor(refOf(object)).podSpecAt;
+  if (!path15) return void 0;
+  let at = object;
+  for (const field of path15) at = at && typeof at === "object" ? at[field] : void 0;
+  return at && typeof at === "object" ? at : void 0;
+}
+function containersOf(spec) {
+  if (!spec) return [];
+  return [...spec.initContainers ?? [], ...spec.containers ?? [], ...spec.ephemeralContainers ?? []].flatMap(
+    (container) => typeof container?.image === "string" && container.image !== "" ? [{ name: container.name ?? "", image: container.image }] : []
+  );
+}
+var init_templates = __esm({
+  "src/images/templates.ts"() {
+    "use strict";
+    init_table2();
+    init_model();
   }
 });
 
@@ -70955,7 +71213,7 @@ async function checkImages(wouldBe, current2, { namespace, concurrency }, deps) 
   return verdicts;
 }
 async function checkImagesStep(wouldBe, current2, options, deps) {
-  const client = (deps.registries ?? (await Promise.resolve().then(() => (init_registry(), registry_exports))).registries)({
+  const client = (deps.registries ?? registries)({
     requestTimeoutMs: options.requestTimeoutMs,
     insecureRegistries: options.insecureRegistries ?? [],
     userAgent: `kguard/${kguardVersion()}`
@@ -70993,6 +71251,7 @@ var init_check = __esm({
     init_keyring();
     init_pull_secrets();
     init_reference2();
+    init_registry();
     init_version();
     init_templates();
     EVENT_OF = {
@@ -71314,7 +71573,7 @@ async function guardedApply(options, deps) {
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
-        requestTimeout: `${options.requestTimeoutMs / 1e3}s`,
+        requestTimeout: requestTimeoutOf(options.requestTimeoutMs),
         readDeadlineMs: readDeadlineMs(options),
         concurrency: options.concurrency,
         retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
@@ -71323,7 +71582,7 @@ async function guardedApply(options, deps) {
           for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
         }
       },
-      { trace: deps.traceKubectl ? { now: now2, onCall } : void 0 }
+      { trace: deps.traceKubectl ? { now: now2, onCall } : void 0, early: deps.early }
     );
     closeKubectl = () => kubectl.close();
     const inputs = {
@@ -71394,6 +71653,7 @@ var init_apply2 = __esm({
     init_errors();
     init_connect();
     init_exec();
+    init_parse();
     init_passthrough();
     init_transient();
     init_download();
@@ -74835,6 +75095,8 @@ function setVerbosity(session, raw) {
   session.verbosity = raw.verbose ? "verbose" : raw.quiet ? "quiet" : "normal";
 }
 async function runCommand2(raw, passThrough, session) {
+  const earlyParts = raw.confirm || raw.fleet !== void 0 ? void 0 : loadEarlyParts();
+  earlyParts?.catch(() => void 0);
   try {
     const outputMode = parseOutputMode(raw.output);
     session.json = outputMode === "json";
@@ -74864,12 +75126,16 @@ async function runCommand2(raw, passThrough, session) {
     if (missing) throw new InputError(missing);
     session.finished = false;
     if (plan) return await runFleet(options, plan, session);
-    const { guardedApply: guardedApply2 } = await Promise.resolve().then(() => (init_apply2(), apply_exports));
-    const { report, exitCode } = await guardedApply2(options, {
-      ...await runDeps(options, session),
-      onRecorder: (recorder) => session.recorder = recorder,
-      onResult: () => session.finished = true
-    });
+    const early = earlyParts && await startEarlyDryRun2(options, session, await earlyParts);
+    const { report, exitCode } = await (async () => {
+      const { guardedApply: guardedApply2 } = await Promise.resolve().then(() => (init_apply2(), apply_exports));
+      return guardedApply2(options, {
+        ...await runDeps(options, session),
+        onRecorder: (recorder) => session.recorder = recorder,
+        onResult: () => session.finished = true,
+        early
+      });
+    })().finally(() => early?.stop());
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
 `);
     await Promise.all([writeJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
@@ -74879,13 +75145,39 @@ async function runCommand2(raw, passThrough, session) {
     return fail(session, error2);
   }
 }
+async function loadEarlyParts() {
+  const [early, exec, parse5] = await Promise.all([
+    Promise.resolve().then(() => (init_early_dry_run(), early_dry_run_exports)),
+    Promise.resolve().then(() => (init_exec(), exec_exports)).then(async (exec2) => {
+      await exec2.readyToSpawn();
+      return exec2;
+    }),
+    Promise.resolve().then(() => (init_parse(), parse_exports))
+  ]);
+  return { early, exec, parse: parse5 };
+}
+async function startEarlyDryRun2(options, session, { early, exec, parse: parse5 }) {
+  if (options.dryRun === "client" || options.manifests.kustomize !== void 0) return void 0;
+  const { applyRequest: applyRequest2, requestTimeoutOf: requestTimeoutOf2 } = parse5;
+  return early.startEarlyDryRun(
+    {
+      binary: kubectlBinary(),
+      connectionArgs: options.connectionArgs,
+      request: applyRequest2(options, options.manifests),
+      requestTimeout: requestTimeoutOf2(options.requestTimeoutMs),
+      env: process.env,
+      signal: session.cancel.signal
+    },
+    exec.execProcess
+  );
+}
 async function runDeps(options, session) {
   return {
     redactor: session.redactor,
     reporter: await makeReporter(session, options.manifests),
     signal: session.cancel.signal,
     readStdin,
-    kubectlBinary: process.env.KGUARD_KUBECTL || "kubectl",
+    kubectlBinary: kubectlBinary(),
     env: process.env,
     traceKubectl: session.verbosity === "verbose"
   };
@@ -74921,7 +75213,7 @@ async function confirmed(options, session) {
       reporter: await makeReporter({ ...session, githubActions: false, events: void 0 }, options.manifests),
       signal: session.cancel.signal,
       readStdin,
-      kubectlBinary: process.env.KGUARD_KUBECTL || "kubectl",
+      kubectlBinary: kubectlBinary(),
       env: process.env,
       onRecorder: (recorder) => session.recorder = recorder,
       quietEnd: true
@@ -75002,6 +75294,7 @@ async function main(argv) {
     process.exitCode = await fail(session, error2);
   }
 }
+var kubectlBinary;
 var init_main2 = __esm({
   async "src/cli/main.ts"() {
     "use strict";
@@ -75018,6 +75311,7 @@ var init_main2 = __esm({
     init_ci_files();
     init_input_files();
     init_exits();
+    kubectlBinary = () => process.env.KGUARD_KUBECTL || "kubectl";
     await main(process.argv);
   }
 });

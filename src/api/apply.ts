@@ -7,6 +7,8 @@ import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { connectKubectl } from '../kubectl/connect.js';
 import { execCommand } from '../kubectl/process/exec.js';
+import type { EarlyDryRun } from '../kubectl/early-dry-run.js';
+import { requestTimeoutOf } from '../kubectl/output/parse.js';
 import { credentialValues } from '../kubectl/passthrough.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
 import { download } from '../manifests/download.js';
@@ -45,6 +47,8 @@ export interface GuardedApplyDeps {
   onResult?(): void;
   /** Emit a `kubectl` event for every kubectl process as it ends (--verbose). */
   traceKubectl?: boolean;
+  /** The server dry run the CLI started before loading this module; the run takes its answer when it is the same call. */
+  early?: EarlyDryRun;
 }
 
 export interface GuardedApplyResult {
@@ -75,7 +79,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       {
         binary: deps.kubectlBinary,
         connectionArgs: options.connectionArgs,
-        requestTimeout: `${options.requestTimeoutMs / 1000}s`,
+        requestTimeout: requestTimeoutOf(options.requestTimeoutMs),
         readDeadlineMs: readDeadlineMs(options),
         concurrency: options.concurrency,
         retry: { delaysMs: RETRY_DELAYS_MS, sleep: systemClock.sleep },
@@ -84,7 +88,7 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
           for (const value of secretValuesOfObjects(objects)) deps.redactor.addValue(value);
         },
       },
-      { trace: deps.traceKubectl ? { now, onCall } : undefined },
+      { trace: deps.traceKubectl ? { now, onCall } : undefined, early: deps.early },
     );
     closeKubectl = () => kubectl.close();
     // Manifests read here (stdin, URLs, kustomize output) are learnt before kubectl sees them.

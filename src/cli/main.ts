@@ -89,6 +89,9 @@ function setVerbosity(session: Session, raw: { verbose?: boolean; quiet?: boolea
 }
 
 async function runCommand(raw: RawApplyOptions, passThrough: string[], session: Session): Promise<number> {
+  // What the early server dry run needs is loaded while the command line is checked.
+  const earlyParts = raw.confirm || raw.fleet !== undefined ? undefined : loadEarlyParts();
+  earlyParts?.catch(() => undefined);
   try {
     const outputMode = parseOutputMode(raw.output);
     session.json = outputMode === 'json';
@@ -120,12 +123,17 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     if (missing) throw new InputError(missing);
     session.finished = false;
     if (plan) return await runFleet(options, plan, session);
-    const { guardedApply } = await import('../api/apply.js');
-    const { report, exitCode } = await guardedApply(options, {
-      ...(await runDeps(options, session)),
-      onRecorder: (recorder) => (session.recorder = recorder),
-      onResult: () => (session.finished = true),
-    });
+    // The server dry run starts now, while the pipeline's modules load (kubectl/early-dry-run.ts).
+    const early = earlyParts && (await startEarlyDryRun(options, session, await earlyParts));
+    const { report, exitCode } = await (async () => {
+      const { guardedApply } = await import('../api/apply.js');
+      return guardedApply(options, {
+        ...(await runDeps(options, session)),
+        onRecorder: (recorder) => (session.recorder = recorder),
+        onResult: () => (session.finished = true),
+        early,
+      });
+    })().finally(() => early?.stop());
     if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     await Promise.all([writeJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
     return exitCode;
@@ -135,6 +143,42 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
   }
 }
 
+/** The modules of the early dry run, execa's included: once they are loaded it spawns at once. */
+async function loadEarlyParts() {
+  const [early, exec, parse] = await Promise.all([
+    import('../kubectl/early-dry-run.js'),
+    import('../kubectl/process/exec.js').then(async (exec) => {
+      await exec.readyToSpawn();
+      return exec;
+    }),
+    import('../kubectl/output/parse.js'),
+  ]);
+  return { early, exec, parse };
+}
+
+/** The early server dry run of an apply of local files; undefined when the run must start its own. */
+async function startEarlyDryRun(
+  options: GuardedApplyOptions,
+  session: Session,
+  { early, exec, parse }: Awaited<ReturnType<typeof loadEarlyParts>>,
+) {
+  if (options.dryRun === 'client' || options.manifests.kustomize !== undefined) return undefined;
+  const { applyRequest, requestTimeoutOf } = parse;
+  return early.startEarlyDryRun(
+    {
+      binary: kubectlBinary(),
+      connectionArgs: options.connectionArgs,
+      request: applyRequest(options, options.manifests),
+      requestTimeout: requestTimeoutOf(options.requestTimeoutMs),
+      env: process.env,
+      signal: session.cancel.signal,
+    },
+    exec.execProcess,
+  );
+}
+
+const kubectlBinary = () => process.env.KGUARD_KUBECTL || 'kubectl';
+
 /** What an apply and a fleet take from the session: its redactor, reporter, cancel signal and kubectl. */
 async function runDeps(options: GuardedApplyOptions, session: Session) {
   return {
@@ -142,7 +186,7 @@ async function runDeps(options: GuardedApplyOptions, session: Session) {
     reporter: await makeReporter(session, options.manifests),
     signal: session.cancel.signal,
     readStdin,
-    kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
+    kubectlBinary: kubectlBinary(),
     env: process.env,
     traceKubectl: session.verbosity === 'verbose',
   };
@@ -186,7 +230,7 @@ async function confirmed(options: GuardedApplyOptions, session: Session): Promis
       reporter: await makeReporter({ ...session, githubActions: false, events: undefined }, options.manifests),
       signal: session.cancel.signal,
       readStdin,
-      kubectlBinary: process.env.KGUARD_KUBECTL || 'kubectl',
+      kubectlBinary: kubectlBinary(),
       env: process.env,
       onRecorder: (recorder) => (session.recorder = recorder),
       quietEnd: true,

@@ -8,6 +8,24 @@
 //   a 404's body (to a GET) names why: MANIFEST_UNKNOWN (no such tag or digest) or NAME_UNKNOWN
 //   (no such repository) (distribution-spec spec.md, "Error Codes").
 
+/** One answer of a registry, as a transport (transport.ts) hands it over. */
+export interface Answer {
+  status: number;
+  /** Header names in lower case; a header sent more than once is an array, in order. */
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** How requests reach a registry (transport.ts). */
+export interface Transport {
+  /** One request with the deadline; rejects with the network's error (a TimeoutError at the deadline). */
+  send(url: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+/** Error bodies and token answers are small: nothing more is read. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 export interface Challenge {
   scheme: 'basic' | 'bearer' | 'other';
   params: Record<string, string>;

@@ -14,7 +14,7 @@ import type { ImageAnswer } from './answers.js';
 import { lookup } from './keyring.js';
 import { pullCredentialReader } from './pull-secrets.js';
 import { parseReference } from './reference.js';
-import type { Registries, RegistryOptions } from './registry.js';
+import { registries, type Registries, type RegistryOptions } from './registry.js';
 import { kguardVersion } from '../version.js';
 import { imagesToCheck } from './templates.js';
 
@@ -76,8 +76,7 @@ export async function checkImagesStep(
   options: Pick<ApplyOptions, 'namespace' | 'concurrency' | 'requestTimeoutMs' | 'insecureRegistries'>,
   deps: Omit<ImageCheckDeps, 'registries'> & { registries?: (options: RegistryOptions) => Registries },
 ): Promise<ImageVerdict[]> {
-  // The HTTP client (undici, a megabyte of code) is loaded only by a run that asks a registry.
-  const client = (deps.registries ?? (await import('./registry.js')).registries)({
+  const client = (deps.registries ?? registries)({
     requestTimeoutMs: options.requestTimeoutMs,
     insecureRegistries: options.insecureRegistries ?? [],
     userAgent: `kguard/${kguardVersion()}`,

@@ -1,21 +1,24 @@
 // Asks a registry whether one manifest exists, as containerd's resolver would fetch it
 // (remotes/docker/resolver.go): `HEAD /v2/<name>/manifests/<reference>` with the Accept header
-// containerd sends, after the registry's authentication challenge (answers.ts). The only module
-// here that talks to the network. Every request has a deadline (--request-timeout); each
-// registry is pinged once (`GET /v2/`, distribution-spec "determining support"), so an
-// unreachable one fails once for all its images; tokens are reused per repository and credential.
-import { EnvHttpProxyAgent, request } from 'undici';
+// containerd sends, after the registry's authentication challenge (answers.ts). Its requests go
+// out through transport.ts, the only module here that talks to the network, each with a deadline
+// (--request-timeout). Each registry is pinged once (`GET /v2/`, distribution-spec "determining
+// support"), so an unreachable one fails once for all its images; tokens are reused per
+// repository and credential.
 import {
+  type Answer,
   type Asked,
   type Challenge,
   errorsOf,
   type ImageAnswer,
   parseChallenge,
   tokenOf,
+  type Transport,
   verdictOf,
 } from './answers.js';
 import type { PullCredential } from './keyring.js';
 import { endpointOf, type ImageReference } from './reference.js';
+import { transport } from './transport.js';
 
 /** containerd remotes/docker/resolver.go Resolve: Docker schema 2, manifest list, OCI manifest, OCI index, anything. */
 export const MANIFEST_ACCEPT = [
@@ -25,15 +28,6 @@ export const MANIFEST_ACCEPT = [
   'application/vnd.oci.image.index.v1+json',
   '*/*',
 ].join(', ');
-
-/** Error bodies and token answers are small: nothing more is read. */
-const MAX_BODY_BYTES = 64 * 1024;
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 type Ping = { ok: true; challenge?: Challenge } | { ok: false; why: string };
 
@@ -49,34 +43,19 @@ export interface Registries {
   close(): Promise<void>;
 }
 
-export function registries(options: RegistryOptions): Registries {
-  // A black-holed address fails at the deadline, a refused or unresolvable one at once. The
-  // runner's proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) is used as curl and containerd use it.
-  const agent = new EnvHttpProxyAgent({
-    connect: { timeout: options.requestTimeoutMs },
-    headersTimeout: options.requestTimeoutMs,
-    bodyTimeout: options.requestTimeoutMs,
-  });
+/**
+ * The registry client. Requests go out straight, or through the proxy kubectl would use
+ * (transport.ts); a black-holed address fails at the deadline, a refused or unresolvable one at once.
+ */
+export function registries(
+  options: RegistryOptions,
+  through: Transport = transport(options.requestTimeoutMs),
+): Registries {
   const pings = new Map<string, Promise<Ping>>();
   const tokens = new Map<string, Promise<string | undefined>>();
 
-  const send = async (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer> => {
-    const response = await request(url, {
-      method,
-      headers: { 'user-agent': options.userAgent, ...headers },
-      dispatcher: agent,
-      signal: AbortSignal.timeout(options.requestTimeoutMs),
-    });
-    let body = '';
-    if (method === 'GET') {
-      for await (const chunk of response.body) {
-        body += (chunk as Buffer).toString('utf8');
-        if (body.length > MAX_BODY_BYTES) break;
-      }
-    }
-    await response.body.dump().catch(() => undefined);
-    return { status: response.statusCode, headers: response.headers, body };
-  };
+  const send = (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer> =>
+    through.send(url, method, { 'user-agent': options.userAgent, ...headers });
 
   const ping = (endpoint: string): Promise<Ping> => {
     let known = pings.get(endpoint);
@@ -184,7 +163,7 @@ export function registries(options: RegistryOptions): Registries {
     return verdictOf(head.status, errors, asked, registry);
   };
 
-  return { ask, close: () => agent.close() };
+  return { ask, close: () => through.close() };
 }
 
 function basic(credential: PullCredential): string {

@@ -3,6 +3,7 @@
 import type { KubectlCall } from '../model/events.js';
 import { apiChannel } from './channel/api-channel.js';
 import { createKubectl } from './client.js';
+import { adoptingEarly, type EarlyDryRun } from './early-dry-run.js';
 import { backgroundProcess, execProcess, streamProcess } from './process/exec.js';
 import { tracedExec, tracedStream } from './process/trace.js';
 import type { Connection, Kubectl } from './types.js';
@@ -12,6 +13,8 @@ export interface ConnectOptions {
   trace?: { now(): number; onCall(call: KubectlCall): void };
   /** Watches (`get --raw …?watch=1`); without them the tracker polls. Default true. */
   watches?: boolean;
+  /** The server dry run the CLI started before the run (early-dry-run.ts): the run's own takes its answer when it is the same call. */
+  early?: EarlyDryRun;
 }
 
 /** The kubectl and its end: `close()` stops the proxy (a run that forgets still exits: it never holds kguard). */
@@ -21,7 +24,9 @@ export function connectKubectl(
 ): Kubectl & { close(): void } {
   const channel = apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
   const trace = options.trace;
-  const exec = trace ? tracedExec(channel.exec, trace.now, trace.onCall) : channel.exec;
+  const early = options.early;
+  const calls = early ? adoptingEarly(channel.exec, early) : channel.exec;
+  const exec = trace ? tracedExec(calls, trace.now, trace.onCall) : calls;
   const stream =
     options.watches === false
       ? undefined
@@ -30,8 +35,18 @@ export function connectKubectl(
         : channel.stream;
   const kubectl = createKubectl(
     exec,
-    { ...connection, channelProcesses: () => channel.processes, pinned: (args) => channel.start(args) },
+    {
+      ...connection,
+      // An early dry run no call took was a process of this run too.
+      channelProcesses: () => channel.processes + (early?.wasted ? 1 : 0),
+      pinned: (args) => channel.start(args),
+    },
     stream,
   );
-  return Object.assign(kubectl, { close: () => channel.close() });
+  return Object.assign(kubectl, {
+    close: () => {
+      early?.stop();
+      channel.close();
+    },
+  });
 }

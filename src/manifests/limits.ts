@@ -10,14 +10,10 @@
 //   a create, update or patch with a larger body is refused (413 Request Entity Too Large).
 import { parse } from 'yaml';
 import { splitDocuments } from './documents.js';
+import { PARSE_ABOVE_BYTES } from './quick-look.js';
 
 export const MAX_DATA_BYTES = 1024 * 1024;
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
-/**
- * A document whose text is under this cannot hold 1 MiB of data nor make a 3 MiB body (JSON adds
- * quotes and commas, well under threefold): it is not parsed here at all.
- */
-const PARSE_ABOVE_BYTES = MAX_DATA_BYTES;
 
 export interface OversizedObject {
   /** "deploy.yaml (document 3)". */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { splitDocuments } from './documents.js';
 import type { PreparedInputs } from './inputs.js';
 import { manifestFiles } from './locate.js';
+import { MAY_NEED_PHASES } from './quick-look.js';
 import { planPhases, where, type PhaseName, type PlacedDocument } from './phases.js';
 
 /** One part of a phased apply, as kubectl reads it. */
@@ -28,9 +29,7 @@ export interface PhasedInputs {
   cleanup(): Promise<void>;
 }
 
-/** Cheap first look: a run whose inputs mention neither a CRD nor a phase is not parsed at all. */
-const MAY_NEED_PHASES = /CustomResourceDefinition|kguard\.dev\/phase/;
-
+/** The parts of the inputs; undefined for one part. A run whose inputs mention neither a CRD nor a phase is not parsed at all (quick-look.ts). */
 export async function phaseInputs(inputs: PreparedInputs): Promise<PhasedInputs | undefined> {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const texts = await Promise.all(

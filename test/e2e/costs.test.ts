@@ -31,6 +31,16 @@ describe('what one apply costs the cluster', () => {
     expect(run.lists.size).toBe(0);
   });
 
+  it('the server dry run starts as the command line is read, and the run takes its answer: one dry run', async () => {
+    const file = await box.write('web.yaml', deploymentYaml('web', 'nginx:1.25'));
+    const run = await counted(box.cluster, KGUARD, ['apply', '-f', file, '-v']);
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.commands.filter((command) => / apply /.test(` ${command} `))).toHaveLength(1);
+    expect(run.stdout).toMatch(
+      / apply -f \S+ --dry-run=server -o json --request-timeout=\S+ \(exit 0, started before the run; waited /,
+    );
+  });
+
   it('a healthy change of one Deployment lists no whole namespace of its kind, in at most 35 requests', async () => {
     const file = await box.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
     const run = await counted(box.cluster, KGUARD, ['apply', '-f', file, '--poll-interval', '300ms']);

@@ -2,6 +2,7 @@
 // the small pieces of its command lines. No process is started here.
 import { KubectlError } from '../../errors.js';
 import type { KubeList } from '../../kube.js';
+import type { ApplyOptions } from '../../model/options.js';
 import type { AppliedObject } from '../../model/result.js';
 import type { KubeObject } from '../../objects/model.js';
 import { diagnoseKubectlFailure } from './diagnose.js';
@@ -60,6 +61,11 @@ export function isRetryable(result: ExecResult): boolean {
  * kubectl's --request-timeout bounds each HTTP request; a call's deadline bounds the process. A
  * request may not outlive its process: with a shorter deadline, the request gets the deadline.
  */
+/** kubectl's --request-timeout value for --request-timeout in milliseconds: "30s". */
+export function requestTimeoutOf(requestTimeoutMs: number): string {
+  return `${requestTimeoutMs / 1000}s`;
+}
+
 export function requestTimeoutWithin(requestTimeout: string, deadlineMs: number): string {
   const requestMs = /^(\d+)s$/.exec(requestTimeout) ? Number(requestTimeout.slice(0, -1)) * 1000 : undefined;
   if (requestMs === undefined || deadlineMs >= requestMs) return requestTimeout;
@@ -193,6 +199,20 @@ export function listedItems(stdout: string): { items: KubeObject[]; resourceVers
 }
 
 /** `kubectl apply` over the request's inputs, namespace and apply flags (dry runs add theirs). */
+/** What kubectl apply is asked to read and do, from the run's options: every dry run and the apply itself take it. */
+export function applyRequest(
+  options: Pick<ApplyOptions, 'namespace' | 'applyArgs' | 'timeoutMs'>,
+  inputs: { filenames: readonly string[]; recursive: boolean },
+): ApplyRequest {
+  return {
+    filenames: inputs.filenames,
+    recursive: inputs.recursive,
+    namespace: options.namespace,
+    applyArgs: options.applyArgs,
+    deadlineMs: options.timeoutMs,
+  };
+}
+
 export function applyCommand(request: ApplyRequest): string[] {
   const args = ['apply'];
   for (const filename of request.filenames) args.push('-f', filename);

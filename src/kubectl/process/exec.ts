@@ -17,6 +17,8 @@ export interface ExecResult {
   timedOut?: boolean;
   /** Sent through the API channel's kubectl proxy (api-channel.ts), not a process of its own. */
   proxied?: boolean;
+  /** The answer of the process the CLI started before the run (early-dry-run.ts). */
+  early?: boolean;
 }
 
 export interface ExecOptions {
@@ -49,6 +51,11 @@ const running = new Set<number>();
  */
 let execaModule: Promise<{ execa: typeof Execa }> | undefined;
 const loadExeca = () => (execaModule ??= import('execa'));
+
+/** Loads what starting a process needs now, so that the first call spawns at once (the CLI's early dry run). */
+export async function readyToSpawn(): Promise<void> {
+  await loadExeca();
+}
 
 export const execProcess: Exec = async (file, args, options = {}) => {
   const { execa } = await loadExeca();

@@ -30,6 +30,7 @@ export function tracedExec(exec: Exec, now: () => number, onCall: (call: Kubectl
       timedOut: result.timedOut === true,
       stream: false,
       ...(result.proxied ? { proxied: true } : {}),
+      ...(result.early ? { early: true } : {}),
     });
     return result;
   };

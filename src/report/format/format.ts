@@ -297,7 +297,7 @@ export const FORMATTERS: Formatters = {
   }),
   kubectl: (event) => ({
     tone: 'info',
-    text: `kubectl ${event.args.map(shellQuote).join(' ')} (${event.timedOut ? 'killed at its deadline' : `exit ${event.exitCode}`}${event.stream ? ', watch' : ''}${event.proxied ? ', through kubectl proxy' : ''}, ${seconds(event.durationMs)})`,
+    text: `kubectl ${event.args.map(shellQuote).join(' ')} (${event.timedOut ? 'killed at its deadline' : `exit ${event.exitCode}`}${event.stream ? ', watch' : ''}${event.proxied ? ', through kubectl proxy' : ''}${event.early ? ', started before the run; waited' : ','} ${seconds(event.durationMs)})`,
   }),
   finished: (event) => ({
     // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.

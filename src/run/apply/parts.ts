@@ -16,14 +16,8 @@ import type { ApplyPhase } from '../../model/result.js';
 import { conditionOf, type Condition } from '../../kube.js';
 import { groupOf, objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import type { Deps } from './deps.js';
-import {
-  applyRequest,
-  checkServerDryRun,
-  digestOf,
-  NotReadableYet,
-  understand,
-  type Understood,
-} from './understand.js';
+import { applyRequest } from '../../kubectl/output/parse.js';
+import { checkServerDryRun, digestOf, NotReadableYet, understand, type Understood } from './understand.js';
 
 export interface RunPart {
   /** Undefined: the apply has no phases (one part, the user's inputs). */

@@ -244,16 +244,6 @@ export function checkServerDryRun(
   );
 }
 
-export function applyRequest(options: ApplyOptions, inputs: PreparedInputs): ApplyRequest {
-  return {
-    filenames: inputs.filenames,
-    recursive: inputs.recursive,
-    namespace: options.namespace,
-    applyArgs: options.applyArgs,
-    deadlineMs: options.timeoutMs,
-  };
-}
-
 /**
  * Whether the API server's dry run says the apply changes nothing: every object it would store
  * equals the object as it is, and nothing is pruned. A no-op apply then takes no lease and writes

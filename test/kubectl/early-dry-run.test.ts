@@ -1,0 +1,221 @@
+// The server dry run the CLI starts before the pipeline loads: started only in the plain case,
+// taken only by the exact call the run makes with its pinned target, and only when the kubeconfig
+// did not change while it ran; otherwise stopped, and the run asks kubectl itself.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adoptingEarly, startEarlyDryRun, type EarlyDryRunPlan } from '../../src/kubectl/early-dry-run.js';
+import { MAX_DATA_BYTES } from '../../src/manifests/limits.js';
+import { PARSE_ABOVE_BYTES } from '../../src/manifests/quick-look.js';
+import type { Exec, ExecOptions, ExecResult } from '../../src/kubectl/process/exec.js';
+
+const kubeconfigOf = (current: string) => `apiVersion: v1
+kind: Config
+clusters:
+- name: prod-cluster
+  cluster: { server: https://prod.example:6443 }
+- name: dev-cluster
+  cluster: { server: https://dev.example:6443 }
+contexts:
+- name: prod
+  context: { cluster: prod-cluster, user: deployer, namespace: shop }
+- name: dev
+  context: { cluster: dev-cluster, user: dev-user }
+current-context: ${current}
+users:
+- name: deployer
+  user: { token: abc }
+- name: dev-user
+  user: { token: def }
+`;
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec: { containers: [{ name: web, image: nginx:1.25 }] }
+`;
+
+const ANSWER: ExecResult = { exitCode: 0, stdout: '{"kind":"List","items":[]}', stderr: '' };
+
+/** A kubectl that answers when told to, and says what it was asked. */
+function fakeExec() {
+  const calls: Array<{ file: string; args: readonly string[]; options?: ExecOptions }> = [];
+  let answer: (result: ExecResult) => void = () => undefined;
+  const answered = new Promise<ExecResult>((resolve) => (answer = resolve));
+  const exec: Exec = async (file, args, options) => {
+    calls.push({ file, args, options });
+    return answered;
+  };
+  return { exec, calls, answer: () => answer(ANSWER) };
+}
+
+let dir: string;
+let kubeconfig: string;
+let manifest: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'kguard-early-'));
+  kubeconfig = path.join(dir, 'kubeconfig');
+  manifest = path.join(dir, 'web.yaml');
+  await writeFile(kubeconfig, kubeconfigOf('prod'));
+  await writeFile(manifest, DEPLOYMENT);
+});
+afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+function planFor(overrides: Partial<EarlyDryRunPlan> = {}, filenames = [manifest]): EarlyDryRunPlan {
+  return {
+    binary: 'kubectl',
+    connectionArgs: [`--kubeconfig=${kubeconfig}`],
+    request: { filenames, recursive: false, applyArgs: ['--server-side'], deadlineMs: 300_000, namespace: 'shop' },
+    requestTimeout: '30s',
+    env: {},
+    ...overrides,
+  };
+}
+
+/** The argv after the connection flags, as the run's own server dry run has it (kubectl/client/apply-family.ts). */
+const dryRunArgs = (file: string) => [
+  'apply',
+  '-f',
+  file,
+  '-n',
+  'shop',
+  '--server-side',
+  '--dry-run=server',
+  '-o',
+  'json',
+  '--request-timeout=30s',
+];
+const pinnedProd = () => [`--kubeconfig=${kubeconfig}`, '--context=prod', '--cluster=prod-cluster', '--user=deployer'];
+
+describe('startEarlyDryRun', () => {
+  it('starts the server dry run with the user’s own flags, and the run’s pinned call takes its answer', async () => {
+    const kubectl = fakeExec();
+    const early = await startEarlyDryRun(planFor(), kubectl.exec);
+    expect(kubectl.calls.map((call) => [call.file, ...call.args])).toEqual([
+      ['kubectl', `--kubeconfig=${kubeconfig}`, ...dryRunArgs(manifest)],
+    ]);
+    expect(kubectl.calls[0]!.options?.timeoutMs).toBe(300_000);
+    kubectl.answer();
+    const taken = await early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)]);
+    expect(taken).toEqual({ ...ANSWER, early: true });
+    expect(early!.wasted).toBe(false);
+    // Once: a second dry run (after a dead run was finished) asks kubectl again.
+    expect(await early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)])).toBeUndefined();
+  });
+
+  it('is not taken when the kubeconfig changed while it ran (a context switched): the run asks again', async () => {
+    const kubectl = fakeExec();
+    const early = await startEarlyDryRun(planFor(), kubectl.exec);
+    const taking = early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)]);
+    await writeFile(kubeconfig, kubeconfigOf('dev'));
+    kubectl.answer();
+    expect(await taking).toBeUndefined();
+    expect(early!.wasted).toBe(true);
+  });
+
+  it('is not taken by a run pinned to another context, and is stopped then', async () => {
+    const kubectl = fakeExec();
+    const early = await startEarlyDryRun(planFor(), kubectl.exec);
+    const pinnedDev = [`--kubeconfig=${kubeconfig}`, '--context=dev', '--cluster=dev-cluster', '--user=dev-user'];
+    expect(await early!.adopt('kubectl', [...pinnedDev, ...dryRunArgs(manifest)])).toBeUndefined();
+    expect(early!.wasted).toBe(true);
+    expect(kubectl.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
+  });
+
+  it('waits through other calls; another server dry run (a part of a phased apply) stops it', async () => {
+    const kubectl = fakeExec();
+    const early = await startEarlyDryRun(planFor(), kubectl.exec);
+    expect(await early!.adopt('kubectl', [...pinnedProd(), 'get', '--raw', '/version'])).toBeUndefined();
+    expect(early!.wasted).toBe(false);
+    expect(await early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(dir)])).toBeUndefined();
+    expect(early!.wasted).toBe(true);
+    expect(kubectl.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
+  });
+
+  it('stop() ends it when no call took it; the run’s cancel signal ends it too', async () => {
+    const first = fakeExec();
+    const stopped = await startEarlyDryRun(planFor(), first.exec);
+    stopped!.stop();
+    expect(first.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
+    expect(await stopped!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)])).toBeUndefined();
+
+    const second = fakeExec();
+    const cancel = new AbortController();
+    await startEarlyDryRun(planFor({ signal: cancel.signal }), second.exec);
+    cancel.abort();
+    expect(second.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
+  });
+
+  it('keeps the user’s --context: the pin adds only the cluster and user', async () => {
+    const kubectl = fakeExec();
+    const early = await startEarlyDryRun(
+      planFor({ connectionArgs: [`--kubeconfig=${kubeconfig}`, '--context=dev'] }),
+      kubectl.exec,
+    );
+    kubectl.answer();
+    const pinned = [`--kubeconfig=${kubeconfig}`, '--context=dev', '--cluster=dev-cluster', '--user=dev-user'];
+    expect(await early!.adopt('kubectl', [...pinned, ...dryRunArgs(manifest)])).toMatchObject({ early: true });
+  });
+
+  it('starts nothing outside the plain case', async () => {
+    const crd = path.join(dir, 'crd.yaml');
+    await writeFile(crd, 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n');
+    const phased = path.join(dir, 'phased.yaml');
+    await writeFile(phased, `${DEPLOYMENT}  annotations: { kguard.dev/phase: pre }\n`);
+    const big = path.join(dir, 'big.yaml');
+    await writeFile(big, `${DEPLOYMENT}# ${'x'.repeat(PARSE_ABOVE_BYTES)}\n`);
+    const cases: Array<[string, EarlyDryRunPlan]> = [
+      ['a KGUARD_KUBECTL binary', planFor({ binary: '/opt/kubectl-wrapper' })],
+      ['stdin', planFor({}, ['-'])],
+      ['a URL', planFor({}, ['https://example.com/web.yaml'])],
+      ['a directory', planFor({}, [dir])],
+      ['a missing file', planFor({}, [path.join(dir, 'nope.yaml')])],
+      ['a CRD', planFor({}, [manifest, crd])],
+      ['a phase', planFor({}, [phased])],
+      ['a file limits.ts would parse', planFor({}, [big])],
+      ['no manifests (-k)', planFor({}, [])],
+      [
+        'merged kubeconfig files',
+        planFor({ connectionArgs: [], env: { KUBECONFIG: `${kubeconfig}${path.delimiter}/x` } }),
+      ],
+      ['a server on the command line', planFor({ connectionArgs: ['--server=https://x:6443'] })],
+      ['an unreadable kubeconfig', planFor({ connectionArgs: [`--kubeconfig=${path.join(dir, 'none')}`] })],
+    ];
+    for (const [name, plan] of cases) {
+      const kubectl = fakeExec();
+      expect(await startEarlyDryRun(plan, kubectl.exec), name).toBeUndefined();
+      expect(kubectl.calls, name).toEqual([]);
+    }
+    const recursive = fakeExec();
+    expect(
+      await startEarlyDryRun({ ...planFor(), request: { ...planFor().request, recursive: true } }, recursive.exec),
+    ).toBeUndefined();
+    expect(recursive.calls).toEqual([]);
+  });
+
+  it('screens sizes exactly where limits.ts starts parsing', () => {
+    expect(PARSE_ABOVE_BYTES).toBe(MAX_DATA_BYTES);
+  });
+});
+
+describe('adoptingEarly', () => {
+  it('answers the early dry run’s call from it, every other call from kubectl', async () => {
+    const early = fakeExec();
+    const started = await startEarlyDryRun(planFor(), early.exec);
+    early.answer();
+    const asked: string[][] = [];
+    const kubectl: Exec = async (_file, args) => {
+      asked.push([...args]);
+      return { exitCode: 0, stdout: 'from kubectl', stderr: '' };
+    };
+    const exec = adoptingEarly(kubectl, started!);
+    expect((await exec('kubectl', [...pinnedProd(), 'get', '--raw', '/version'])).stdout).toBe('from kubectl');
+    expect((await exec('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)])).early).toBe(true);
+    expect(asked).toEqual([[...pinnedProd(), 'get', '--raw', '/version']]);
+  });
+});
