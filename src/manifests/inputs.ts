@@ -2,6 +2,7 @@
 // dry runs and the apply all read the same copy. Files and directories are passed to kubectl as
 // they are (kubectl reads them, with its own rules for directories and -R); stdin, URLs and
 // kustomize output are written once to a private temporary directory and passed by path.
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -118,4 +119,19 @@ export async function refuseOversized(
   throw new InputError(
     `the API server would refuse ${found.length === 1 ? 'an object' : `${found.length} objects`} of this apply for its size (pkg/apis/core/validation, MaxRequestBodyBytes):\n  ${lines.join('\n  ')}\nNext: split the data (several ConfigMaps or Secrets), or ship it another way (a volume, an image); nothing was applied and kubectl was not called.`,
   );
+}
+
+/**
+ * sha256 of the bytes kubectl reads, file by file in its order (each prefixed by its length): the
+ * run's history names its inputs by it. The same manifests give the same digest wherever they
+ * were read from (a file, a URL, stdin, kustomize's output); a file's name does not count.
+ */
+export async function digestOfInputs(inputs: Pick<PreparedInputs, 'filenames' | 'recursive'>): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of manifestFiles(inputs.filenames, inputs.recursive)) {
+    const bytes = await readFile(file);
+    hash.update(`${bytes.length}:`);
+    hash.update(bytes);
+  }
+  return `sha256:${hash.digest('hex')}`;
 }

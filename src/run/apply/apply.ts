@@ -12,7 +12,7 @@ import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../../journal/leases.js';
 import { makeRunId, removeJournal, type RunJournal } from '../../journal/store.js';
 import { stopOnRequest } from '../../journal/stop.js';
-import { prepareInputs, refuseOversized } from '../../manifests/inputs.js';
+import { digestOfInputs, prepareInputs, refuseOversized } from '../../manifests/inputs.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { ObjectResult, RunResult } from '../../model/result.js';
 import type { Verification } from '../../model/verify.js';
@@ -50,6 +50,9 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     await inputs.cleanup();
     throw error;
   });
+  // The history names the inputs by the digest of the bytes kubectl reads, read now, while kubectl works.
+  const inputsDigest =
+    options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => undefined) : undefined;
   // The run's target, resolved once and passed on every later call: a context switched while
   // kguard watches cannot send the restore to another cluster.
   const target = await deps.kubectl.pinTarget().catch(async (error: unknown) => {
@@ -124,8 +127,6 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       deps.announce?.(result);
       return result;
     }
-    // Something changes: the history's digest of the inputs is read meanwhile.
-    if (!options.dryRun && options.history !== 0) understood.digest().catch(() => undefined);
     // What a restore needs to know of each kind, read now (and kept for the restore): nothing is
     // applied that kguard could not restore.
     // Then whether this user may do what a restore would (one kubectl process). An apply that
@@ -236,7 +237,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
           result,
           objects,
           journal,
-          { startedAt: startedAtIso, target, digest: await understood.digest() },
+          { startedAt: startedAtIso, target, digest: (await inputsDigest) ?? 'unknown (the inputs could not be read again)' },
           options,
         )
       : [];

@@ -17,7 +17,7 @@ import { conditionOf, type Condition } from '../../kube.js';
 import { groupOf, objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import type { Deps } from './deps.js';
 import { applyRequest } from '../../kubectl/output/parse.js';
-import { checkServerDryRun, digestOf, NotReadableYet, understand, type Understood } from './understand.js';
+import { checkServerDryRun, NotReadableYet, understand, type Understood } from './understand.js';
 
 export interface RunPart {
   /** Undefined: the apply has no phases (one part, the user's inputs). */
@@ -144,7 +144,6 @@ export async function understandPlan(
       warnings: '',
     },
     current,
-    digest: async () => digestOf(await Promise.all(read.map((understood) => understood.digest()))),
   };
 }
 

@@ -1,14 +1,13 @@
 // Understand the apply before touching anything: kubectl's own reading of the manifests (client
 // and server dry runs), the pre-apply copies of every object, and the refusal of a dry run the
 // API server would not take (nothing is written then, not even a lease).
-import { createHash } from 'node:crypto';
 import { InputError, KubectlError } from '../../errors.js';
 import type { ApplyRequest, Kubectl } from '../../kubectl/types.js';
 import { diagnoseKubectlFailure } from '../../kubectl/output/diagnose.js';
 import { readObjects } from '../../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../../manifests/inputs.js';
 import { differingDuplicates, judgeServerDryRun, objectsOfApply } from '../../manifests/understand.js';
-import { canonicalJson, changeOf } from '../../objects/compare.js';
+import { changeOf } from '../../objects/compare.js';
 import { describeObject, kindKey, objectKey, refOf, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import type { ApplyOptions } from '../../model/options.js';
 import type { ApplyPhase } from '../../model/result.js';
@@ -25,11 +24,6 @@ export interface Understood {
    * copies a restore returns to are read again once the leases are held).
    */
   current: Map<string, KubeObject>;
-  /**
-   * sha256 of kubectl's reading of the inputs (the client dry run's objects, canonical JSON): the
-   * run's history names its inputs by it. Asked for only by a run that keeps history.
-   */
-  digest(): Promise<string>;
 }
 
 /**
@@ -56,10 +50,6 @@ export async function understand(
   const identityRequest = clientOnly
     ? request
     : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
-  const readingOfInputs = once(async () => {
-    const client = await deps.kubectl.dryRun(identityRequest, 'client');
-    return client.ok ? client.objects : undefined;
-  });
   if (!clientOnly) {
     const serverRun = deps.kubectl.dryRun(request, 'server');
     // A run that may write starts its API channel (one kubectl proxy) here, beside the dry run: the
@@ -84,10 +74,7 @@ export async function understand(
       sayWarnings(server.warnings, deps);
       const applied = new Set(refs.map(objectKey));
       const pruned = objectsOfApply(server.pruned).filter((ref) => !applied.has(objectKey(ref)));
-      // The history's digest names kubectl's reading of the inputs: a client dry run, run only
-      // for a run that keeps history (apply.ts asks for it once something changes).
-      const digest = once(async () => digestOf((await readingOfInputs()) ?? refs));
-      return { refs, pruned, server, current, digest };
+      return { refs, pruned, server, current };
     }
     return await readByClient(server, identityRequest, inputs, deps, part);
   }
@@ -111,11 +98,6 @@ function sayWarnings(stderr: string, deps: Pick<Deps, 'reporter'>): void {
   if (warnings.length > 0) deps.reporter.emit({ kind: 'kubectl-warnings', lines: warnings });
 }
 
-/** Memoised: the first call starts it, every call gets its answer. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => (made ??= make());
-}
 
 /** kubectl's client dry run names the objects (the server refused, or was not asked). */
 async function readByClient(
@@ -134,7 +116,6 @@ async function readByClient(
         pruned: [],
         server: { ok: true, objects: [], pruned: [], warnings: '' },
         current: new Map(),
-        digest: async () => digestOf([]),
       };
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
@@ -172,14 +153,9 @@ async function readByClient(
   const answer = server ?? client;
   const applied = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
-  const digest = digestOf(client.objects);
-  return { refs, pruned, server: answer, current, digest: async () => digest };
+  return { refs, pruned, server: answer, current };
 }
 
-/** sha256 of kubectl's reading (canonical JSON); of a phased apply, of its parts' digests in order (run/apply/parts.ts). */
-export function digestOf(reading: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(reading)).digest('hex')}`;
-}
 
 /** How one part of a phased apply is read (run/apply/parts.ts). */
 export interface PartReading {
