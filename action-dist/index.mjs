@@ -32505,6 +32505,10 @@ var init_raw_request = __esm({
 });
 
 // src/kubectl/channel/api-channel.ts
+var api_channel_exports = {};
+__export(api_channel_exports, {
+  apiChannel: () => apiChannel
+});
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -33511,17 +33515,13 @@ async function loadYaml() {
 async function readKubeconfigTarget(connectionArgs, env2 = process.env) {
   const file = kubeconfigFile(connectionArgs, env2);
   if (file === void 0) return void 0;
+  const context = connectionArgs.find((arg) => arg.startsWith("--context="))?.slice("--context=".length);
   try {
-    const [text2] = await Promise.all([readFile3(file, "utf8"), loadYaml()]);
-    return await targetOfKubeconfigText(text2, connectionArgs);
+    const [text2, yaml] = await Promise.all([readFile3(file, "utf8"), loadYaml()]);
+    return targetOfKubeconfig(text2, (source) => yaml.parse(source, { prettyErrors: false }), context);
   } catch {
     return void 0;
   }
-}
-async function targetOfKubeconfigText(text2, connectionArgs) {
-  const context = connectionArgs.find((arg) => arg.startsWith("--context="))?.slice("--context=".length);
-  const yaml = await loadYaml();
-  return targetOfKubeconfig(text2, (source) => yaml.parse(source, { prettyErrors: false }), context);
 }
 var init_kubeconfig = __esm({
   "src/kubectl/kubeconfig.ts"() {
@@ -33574,7 +33574,7 @@ var init_runner = __esm({
         return this.pool.peak;
       }
       async pinTarget() {
-        const target = await this.target();
+        const target = this.connection.target ?? await this.target();
         if (target) this.pinned = pinnedArgs(this.connection.connectionArgs, target);
         return target;
       }
@@ -33739,25 +33739,25 @@ var init_quick_look = __esm({
   }
 });
 
-// src/kubectl/early-dry-run.ts
-var early_dry_run_exports = {};
-__export(early_dry_run_exports, {
+// src/kubectl/early-start.ts
+var early_start_exports = {};
+__export(early_start_exports, {
   adoptingEarly: () => adoptingEarly,
-  startEarlyDryRun: () => startEarlyDryRun
+  startEarly: () => startEarly
 });
 import { readFile as readFile4, stat as stat2 } from "node:fs/promises";
-async function startEarlyDryRun(plan, exec) {
+async function startEarly(plan, exec, openChannel) {
   const { request: request2 } = plan;
   if (plan.binary !== "kubectl" || request2.filenames.length === 0 || request2.stdin !== void 0 || request2.recursive)
     return void 0;
-  const kubeconfig = kubeconfigFile(plan.connectionArgs, plan.env);
-  if (kubeconfig === void 0) return void 0;
-  const [bytes3, plainFiles] = await Promise.all([
-    readFile4(kubeconfig).catch(() => void 0),
+  const [target, plainFiles] = await Promise.all([
+    readKubeconfigTarget(plan.connectionArgs, plan.env),
     Promise.all(request2.filenames.map(plainManifest)).then((plain2) => plain2.every(Boolean))
   ]);
-  if (bytes3 === void 0 || !plainFiles || plan.signal?.aborted) return void 0;
+  if (target === void 0 || !plainFiles || plan.signal?.aborted) return void 0;
+  const pinned = pinnedArgs(plan.connectionArgs, target);
   const args = [
+    ...pinned,
     ...applyCommand(request2),
     "--dry-run=server",
     "-o",
@@ -33767,11 +33767,12 @@ async function startEarlyDryRun(plan, exec) {
   const cancel = new AbortController();
   const onAbort = () => cancel.abort();
   plan.signal?.addEventListener("abort", onAbort, { once: true });
-  const running2 = exec(plan.binary, [...plan.connectionArgs, ...args], {
-    timeoutMs: request2.deadlineMs,
-    cancelSignal: cancel.signal
-  }).finally(() => plan.signal?.removeEventListener("abort", onAbort));
+  const running2 = exec(plan.binary, args, { timeoutMs: request2.deadlineMs, cancelSignal: cancel.signal }).finally(
+    () => plan.signal?.removeEventListener("abort", onAbort)
+  );
   running2.catch(() => void 0);
+  const channel = openChannel();
+  channel.start(pinned);
   let state = "waiting";
   const giveUp = () => {
     if (state !== "waiting") return;
@@ -33779,28 +33780,25 @@ async function startEarlyDryRun(plan, exec) {
     cancel.abort();
   };
   return {
+    target,
+    channel,
     get wasted() {
       return state === "wasted";
     },
-    stop: giveUp,
+    stop() {
+      giveUp();
+      channel.close();
+    },
     async adopt(file, called, options) {
       if (state !== "waiting" || options?.input !== void 0 || file !== plan.binary) return void 0;
-      const head = called.slice(0, called.length - args.length);
-      if (!sameWords(called.slice(head.length), args))
-        return called.includes("--dry-run=server") ? wasted() : void 0;
+      if (!sameWords(called, args)) {
+        if (called.includes("--dry-run=server")) giveUp();
+        return void 0;
+      }
       state = "taken";
-      const target = await targetOfKubeconfigText(bytes3.toString("utf8"), plan.connectionArgs).catch(() => void 0);
-      if (!target || !sameWords(head, pinnedArgs(plan.connectionArgs, target))) return wasted();
-      const result = await running2;
-      const now2 = await readFile4(kubeconfig).catch(() => void 0);
-      return now2?.equals(bytes3) ? { ...result, early: true } : wasted();
+      return { ...await running2, early: true };
     }
   };
-  function wasted() {
-    state = "wasted";
-    cancel.abort();
-    return void 0;
-  }
 }
 function adoptingEarly(exec, early) {
   return async (file, args, options) => await early.adopt(file, args, options) ?? exec(file, args, options);
@@ -33815,8 +33813,8 @@ async function plainManifest(filename) {
 function sameWords(a2, b) {
   return a2.length === b.length && a2.every((word, index) => word === b[index]);
 }
-var init_early_dry_run = __esm({
-  "src/kubectl/early-dry-run.ts"() {
+var init_early_start = __esm({
+  "src/kubectl/early-start.ts"() {
     "use strict";
     init_quick_look();
     init_kubeconfig();
@@ -33884,9 +33882,9 @@ __export(connect_exports, {
   connectKubectl: () => connectKubectl
 });
 function connectKubectl(connection, options = {}) {
-  const channel = apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
-  const trace = options.trace;
   const early = options.early;
+  const channel = early?.channel ?? apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
+  const trace = options.trace;
   const calls = early ? adoptingEarly(channel.exec, early) : channel.exec;
   const exec = trace ? tracedExec(calls, trace.now, trace.onCall) : calls;
   const stream = options.watches === false ? void 0 : trace ? tracedStream(channel.stream, trace.now, trace.onCall) : channel.stream;
@@ -33894,6 +33892,7 @@ function connectKubectl(connection, options = {}) {
     exec,
     {
       ...connection,
+      ...early ? { target: early.target } : {},
       // An early dry run no call took was a process of this run too.
       channelProcesses: () => channel.processes + (early?.wasted ? 1 : 0),
       pinned: (args) => channel.start(args)
@@ -33912,7 +33911,7 @@ var init_connect = __esm({
     "use strict";
     init_api_channel();
     init_client();
-    init_early_dry_run();
+    init_early_start();
     init_exec();
     init_trace();
   }
@@ -68331,6 +68330,7 @@ var init_limits = __esm({
 });
 
 // src/manifests/inputs.ts
+import { createHash } from "node:crypto";
 import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat3, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import path11 from "node:path";
@@ -68412,6 +68412,15 @@ async function refuseOversized(inputs) {
   ${lines.join("\n  ")}
 Next: split the data (several ConfigMaps or Secrets), or ship it another way (a volume, an image); nothing was applied and kubectl was not called.`
   );
+}
+async function digestOfInputs(inputs) {
+  const hash = createHash("sha256");
+  for (const file of manifestFiles(inputs.filenames, inputs.recursive)) {
+    const bytes3 = await readFile5(file);
+    hash.update(`${bytes3.length}:`);
+    hash.update(bytes3);
+  }
+  return `sha256:${hash.digest("hex")}`;
 }
 var init_inputs = __esm({
   "src/manifests/inputs.ts"() {
@@ -70049,14 +70058,9 @@ var init_phase_files = __esm({
 });
 
 // src/run/apply/understand.ts
-import { createHash } from "node:crypto";
 async function understand(request2, options, inputs, deps, part) {
   const clientOnly = options.dryRun === "client";
   const identityRequest = clientOnly ? request2 : { ...request2, applyArgs: [...options.selectionArgs, "--validate=false"] };
-  const readingOfInputs = once9(async () => {
-    const client = await deps.kubectl.dryRun(identityRequest, "client");
-    return client.ok ? client.objects : void 0;
-  });
   if (!clientOnly) {
     const serverRun = deps.kubectl.dryRun(request2, "server");
     const byChannel = !options.dryRun && deps.kubectl.openChannel();
@@ -70071,8 +70075,7 @@ async function understand(request2, options, inputs, deps, part) {
       sayWarnings(server.warnings, deps);
       const applied2 = new Set(refs.map(objectKey));
       const pruned = objectsOfApply(server.pruned).filter((ref) => !applied2.has(objectKey(ref)));
-      const digest = once9(async () => digestOf(await readingOfInputs() ?? refs));
-      return { refs, pruned, server, current: current2, digest };
+      return { refs, pruned, server, current: current2 };
     }
     return await readByClient(server, identityRequest, inputs, deps, part);
   }
@@ -70091,10 +70094,6 @@ function sayWarnings(stderr, deps) {
   const warnings = kubectlWarnings(stderr);
   if (warnings.length > 0) deps.reporter.emit({ kind: "kubectl-warnings", lines: warnings });
 }
-function once9(make) {
-  let made;
-  return () => made ??= make();
-}
 async function readByClient(server, identityRequest, inputs, deps, part) {
   const client = await deps.kubectl.dryRun(identityRequest, "client");
   if (!client.ok && part) {
@@ -70103,8 +70102,7 @@ async function readByClient(server, identityRequest, inputs, deps, part) {
         refs: [],
         pruned: [],
         server: { ok: true, objects: [], pruned: [], warnings: "" },
-        current: /* @__PURE__ */ new Map(),
-        digest: async () => digestOf([])
+        current: /* @__PURE__ */ new Map()
       };
     if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
   }
@@ -70135,11 +70133,7 @@ async function readByClient(server, identityRequest, inputs, deps, part) {
   const answer = server ?? client;
   const applied2 = new Set(refs.map(objectKey));
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied2.has(objectKey(ref))) : [];
-  const digest = digestOf(client.objects);
-  return { refs, pruned, server: answer, current: current2, digest: async () => digest };
-}
-function digestOf(reading) {
-  return `sha256:${createHash("sha256").update(canonicalJson(reading)).digest("hex")}`;
+  return { refs, pruned, server: answer, current: current2 };
 }
 async function snapshot(refs, deps) {
   const read = await readObjects(deps.kubectl, refs);
@@ -70326,8 +70320,7 @@ async function understandPlan(plan, options, deps) {
       pruned: answers.flatMap((answer) => answer.pruned),
       warnings: ""
     },
-    current: current2,
-    digest: async () => digestOf(await Promise.all(read.map((understood) => understood.digest())))
+    current: current2
   };
 }
 async function readLater(part, plan, known, options, deps) {
@@ -71274,6 +71267,7 @@ async function runApply(options, rawDeps) {
     await inputs.cleanup();
     throw error2;
   });
+  const inputsDigest = options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => void 0) : void 0;
   const target = await deps.kubectl.pinTarget().catch(async (error2) => {
     await inputs.cleanup();
     return interruptedBeforeApply(deps.signal)(error2);
@@ -71325,7 +71319,6 @@ async function runApply(options, rawDeps) {
       deps.announce?.(result);
       return result;
     }
-    if (!options.dryRun && options.history !== 0) understood.digest().catch(() => void 0);
     const restorable = options.rollback !== "none" && !options.dryRun && !unchanged ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
     restorable?.catch(() => void 0);
     const imagesChecked = options.imageCheck !== "off" && !options.dryRun && understood.server.ok ? checkImagesStep(understood.server.objects, understood.current, options, deps) : void 0;
@@ -71407,7 +71400,7 @@ async function runApply(options, rawDeps) {
       result,
       objects,
       journal,
-      { startedAt: startedAtIso, target, digest: await understood.digest() },
+      { startedAt: startedAtIso, target, digest: await inputsDigest ?? "unknown (the inputs could not be read again)" },
       options
     ) : [];
     if (records.length > 0)
@@ -75126,7 +75119,7 @@ async function runCommand2(raw, passThrough, session) {
     if (missing) throw new InputError(missing);
     session.finished = false;
     if (plan) return await runFleet(options, plan, session);
-    const early = earlyParts && await startEarlyDryRun2(options, session, await earlyParts);
+    const early = earlyParts && await startEarly2(options, session, await earlyParts);
     const { report, exitCode } = await (async () => {
       const { guardedApply: guardedApply2 } = await Promise.resolve().then(() => (init_apply2(), apply_exports));
       return guardedApply2(options, {
@@ -75146,20 +75139,21 @@ async function runCommand2(raw, passThrough, session) {
   }
 }
 async function loadEarlyParts() {
-  const [early, exec, parse5] = await Promise.all([
-    Promise.resolve().then(() => (init_early_dry_run(), early_dry_run_exports)),
+  const [early, exec, parse5, channel] = await Promise.all([
+    Promise.resolve().then(() => (init_early_start(), early_start_exports)),
     Promise.resolve().then(() => (init_exec(), exec_exports)).then(async (exec2) => {
       await exec2.readyToSpawn();
       return exec2;
     }),
-    Promise.resolve().then(() => (init_parse(), parse_exports))
+    Promise.resolve().then(() => (init_parse(), parse_exports)),
+    Promise.resolve().then(() => (init_api_channel(), api_channel_exports))
   ]);
-  return { early, exec, parse: parse5 };
+  return { early, exec, parse: parse5, channel };
 }
-async function startEarlyDryRun2(options, session, { early, exec, parse: parse5 }) {
-  if (options.dryRun === "client" || options.manifests.kustomize !== void 0) return void 0;
+async function startEarly2(options, session, { early, exec, parse: parse5, channel }) {
+  if (options.dryRun || options.manifests.kustomize !== void 0) return void 0;
   const { applyRequest: applyRequest2, requestTimeoutOf: requestTimeoutOf2 } = parse5;
-  return early.startEarlyDryRun(
+  return early.startEarly(
     {
       binary: kubectlBinary(),
       connectionArgs: options.connectionArgs,
@@ -75168,7 +75162,8 @@ async function startEarlyDryRun2(options, session, { early, exec, parse: parse5 
       env: process.env,
       signal: session.cancel.signal
     },
-    exec.execProcess
+    exec.execProcess,
+    () => channel.apiChannel(exec.execProcess, exec.streamProcess, kubectlBinary(), exec.backgroundProcess)
   );
 }
 async function runDeps(options, session) {

@@ -7,7 +7,7 @@ import { systemClock } from '../clock.js';
 import { InputError } from '../errors.js';
 import { connectKubectl } from '../kubectl/connect.js';
 import { execCommand } from '../kubectl/process/exec.js';
-import type { EarlyDryRun } from '../kubectl/early-dry-run.js';
+import type { EarlyStart } from '../kubectl/early-start.js';
 import { requestTimeoutOf } from '../kubectl/output/parse.js';
 import { credentialValues } from '../kubectl/passthrough.js';
 import { RETRY_DELAYS_MS } from '../kubectl/transient.js';
@@ -47,8 +47,8 @@ export interface GuardedApplyDeps {
   onResult?(): void;
   /** Emit a `kubectl` event for every kubectl process as it ends (--verbose). */
   traceKubectl?: boolean;
-  /** The server dry run the CLI started before loading this module; the run takes its answer when it is the same call. */
-  early?: EarlyDryRun;
+  /** What the CLI started before loading this module (kubectl/early-start.ts): the run's target, channel and server dry run. */
+  early?: EarlyStart;
 }
 
 export interface GuardedApplyResult {

@@ -123,8 +123,8 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
     if (missing) throw new InputError(missing);
     session.finished = false;
     if (plan) return await runFleet(options, plan, session);
-    // The server dry run starts now, while the pipeline's modules load (kubectl/early-dry-run.ts).
-    const early = earlyParts && (await startEarlyDryRun(options, session, await earlyParts));
+    // The run's target, channel and server dry run start now, while the pipeline's modules load (kubectl/early-start.ts).
+    const early = earlyParts && (await startEarly(options, session, await earlyParts));
     const { report, exitCode } = await (async () => {
       const { guardedApply } = await import('../api/apply.js');
       return guardedApply(options, {
@@ -143,28 +143,29 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
   }
 }
 
-/** The modules of the early dry run, execa's included: once they are loaded it spawns at once. */
+/** The modules of the early start, execa's included: once they are loaded it spawns at once. */
 async function loadEarlyParts() {
-  const [early, exec, parse] = await Promise.all([
-    import('../kubectl/early-dry-run.js'),
+  const [early, exec, parse, channel] = await Promise.all([
+    import('../kubectl/early-start.js'),
     import('../kubectl/process/exec.js').then(async (exec) => {
       await exec.readyToSpawn();
       return exec;
     }),
     import('../kubectl/output/parse.js'),
+    import('../kubectl/channel/api-channel.js'),
   ]);
-  return { early, exec, parse };
+  return { early, exec, parse, channel };
 }
 
-/** The early server dry run of an apply of local files; undefined when the run must start its own. */
-async function startEarlyDryRun(
+/** The early start of an apply of local files (kubectl/early-start.ts); undefined when the run must start its own. */
+async function startEarly(
   options: GuardedApplyOptions,
   session: Session,
-  { early, exec, parse }: Awaited<ReturnType<typeof loadEarlyParts>>,
+  { early, exec, parse, channel }: Awaited<ReturnType<typeof loadEarlyParts>>,
 ) {
-  if (options.dryRun === 'client' || options.manifests.kustomize !== undefined) return undefined;
+  if (options.dryRun || options.manifests.kustomize !== undefined) return undefined;
   const { applyRequest, requestTimeoutOf } = parse;
-  return early.startEarlyDryRun(
+  return early.startEarly(
     {
       binary: kubectlBinary(),
       connectionArgs: options.connectionArgs,
@@ -174,6 +175,7 @@ async function startEarlyDryRun(
       signal: session.cancel.signal,
     },
     exec.execProcess,
+    () => channel.apiChannel(exec.execProcess, exec.streamProcess, kubectlBinary(), exec.backgroundProcess),
   );
 }
 

@@ -3,7 +3,7 @@
 import type { KubectlCall } from '../model/events.js';
 import { apiChannel } from './channel/api-channel.js';
 import { createKubectl } from './client.js';
-import { adoptingEarly, type EarlyDryRun } from './early-dry-run.js';
+import { adoptingEarly, type EarlyStart } from './early-start.js';
 import { backgroundProcess, execProcess, streamProcess } from './process/exec.js';
 import { tracedExec, tracedStream } from './process/trace.js';
 import type { Connection, Kubectl } from './types.js';
@@ -13,8 +13,8 @@ export interface ConnectOptions {
   trace?: { now(): number; onCall(call: KubectlCall): void };
   /** Watches (`get --raw …?watch=1`); without them the tracker polls. Default true. */
   watches?: boolean;
-  /** The server dry run the CLI started before the run (early-dry-run.ts): the run's own takes its answer when it is the same call. */
-  early?: EarlyDryRun;
+  /** What the CLI started before the run (early-start.ts): its target and channel are the run's, and the run's own server dry run takes the early answer when it is the same call. */
+  early?: EarlyStart;
 }
 
 /** The kubectl and its end: `close()` stops the proxy (a run that forgets still exits: it never holds kguard). */
@@ -22,9 +22,9 @@ export function connectKubectl(
   connection: Omit<Connection, 'channelProcesses' | 'pinned'>,
   options: ConnectOptions = {},
 ): Kubectl & { close(): void } {
-  const channel = apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
-  const trace = options.trace;
   const early = options.early;
+  const channel = early?.channel ?? apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
+  const trace = options.trace;
   const calls = early ? adoptingEarly(channel.exec, early) : channel.exec;
   const exec = trace ? tracedExec(calls, trace.now, trace.onCall) : calls;
   const stream =
@@ -37,6 +37,7 @@ export function connectKubectl(
     exec,
     {
       ...connection,
+      ...(early ? { target: early.target } : {}),
       // An early dry run no call took was a process of this run too.
       channelProcesses: () => channel.processes + (early?.wasted ? 1 : 0),
       pinned: (args) => channel.start(args),

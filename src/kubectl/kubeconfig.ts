@@ -75,20 +75,11 @@ export async function readKubeconfigTarget(
 ): Promise<Target | undefined> {
   const file = kubeconfigFile(connectionArgs, env);
   if (file === undefined) return undefined;
+  const context = connectionArgs.find((arg) => arg.startsWith('--context='))?.slice('--context='.length);
   try {
-    const [text] = await Promise.all([readFile(file, 'utf8'), loadYaml()]);
-    return await targetOfKubeconfigText(text, connectionArgs);
+    const [text, yaml] = await Promise.all([readFile(file, 'utf8'), loadYaml()]);
+    return targetOfKubeconfig(text, (source) => yaml.parse(source, { prettyErrors: false }), context);
   } catch {
     return undefined;
   }
-}
-
-/** The target one kubeconfig file's text names for these connection flags (their --context, else its current-context). */
-export async function targetOfKubeconfigText(
-  text: string,
-  connectionArgs: readonly string[],
-): Promise<Target | undefined> {
-  const context = connectionArgs.find((arg) => arg.startsWith('--context='))?.slice('--context='.length);
-  const yaml = await loadYaml();
-  return targetOfKubeconfig(text, (source) => yaml.parse(source, { prettyErrors: false }), context);
 }

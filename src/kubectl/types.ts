@@ -31,6 +31,8 @@ export interface Connection {
   channelProcesses?: () => number;
   /** The run's connection is pinned: its API channel may start its proxy now, beside the dry runs. True when raw calls will go through it. */
   pinned?: (connectionArgs: readonly string[]) => boolean;
+  /** The run's target, already read from the kubeconfig file (the CLI's early start, early-start.ts): pinTarget pins it without reading again. */
+  target?: Target;
 }
 
 export interface ApplyRequest {

@@ -51,7 +51,7 @@ export class KubectlRunner implements KubectlProcess {
   }
 
   async pinTarget(): Promise<Target | undefined> {
-    const target = await this.target();
+    const target = this.connection.target ?? (await this.target());
     if (target) this.pinned = pinnedArgs(this.connection.connectionArgs, target);
     return target;
   }

@@ -1,11 +1,13 @@
-// The server dry run the CLI starts before the pipeline loads: started only in the plain case,
-// taken only by the exact call the run makes with its pinned target, and only when the kubeconfig
-// did not change while it ran; otherwise stopped, and the run asks kubectl itself.
+// What the CLI starts before the pipeline loads: the pin read from the kubeconfig file, the
+// channel's proxy with the pinned flags, and the server dry run. Started only in the plain case;
+// the dry run's answer is taken only by the exact call it was made for, once; otherwise it is
+// stopped, and the run asks kubectl itself.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adoptingEarly, startEarlyDryRun, type EarlyDryRunPlan } from '../../src/kubectl/early-dry-run.js';
+import { adoptingEarly, startEarly, type EarlyStartPlan } from '../../src/kubectl/early-start.js';
+import type { ApiChannel } from '../../src/kubectl/channel/api-channel.js';
 import { MAX_DATA_BYTES } from '../../src/manifests/limits.js';
 import { PARSE_ABOVE_BYTES } from '../../src/manifests/quick-look.js';
 import type { Exec, ExecOptions, ExecResult } from '../../src/kubectl/process/exec.js';
@@ -66,7 +68,7 @@ beforeEach(async () => {
 });
 afterEach(async () => rm(dir, { recursive: true, force: true }));
 
-function planFor(overrides: Partial<EarlyDryRunPlan> = {}, filenames = [manifest]): EarlyDryRunPlan {
+function planFor(overrides: Partial<EarlyStartPlan> = {}, filenames = [manifest]): EarlyStartPlan {
   return {
     binary: 'kubectl',
     connectionArgs: [`--kubeconfig=${kubeconfig}`],
@@ -92,12 +94,33 @@ const dryRunArgs = (file: string) => [
 ];
 const pinnedProd = () => [`--kubeconfig=${kubeconfig}`, '--context=prod', '--cluster=prod-cluster', '--user=deployer'];
 
-describe('startEarlyDryRun', () => {
-  it('starts the server dry run with the user’s own flags, and the run’s pinned call takes its answer', async () => {
+/** A channel that notes what it was asked to start and whether it was closed. */
+function fakeChannel() {
+  const started: string[][] = [];
+  let closed = false;
+  const channel = {
+    start: (connection: readonly string[]) => {
+      started.push([...connection]);
+      return true;
+    },
+    close: () => {
+      closed = true;
+    },
+  } as unknown as ApiChannel;
+  return { open: () => channel, started, closed: () => closed };
+}
+
+const start = (plan: EarlyStartPlan, exec: Exec, channel = fakeChannel()) => startEarly(plan, exec, channel.open);
+
+describe('startEarly', () => {
+  it('pins the kubeconfig’s target, starts the proxy and the server dry run with it; the run’s call takes the answer once', async () => {
     const kubectl = fakeExec();
-    const early = await startEarlyDryRun(planFor(), kubectl.exec);
+    const channel = fakeChannel();
+    const early = await start(planFor(), kubectl.exec, channel);
+    expect(early!.target).toEqual({ context: 'prod', cluster: 'prod-cluster', user: 'deployer', namespace: 'shop' });
+    expect(channel.started).toEqual([pinnedProd()]);
     expect(kubectl.calls.map((call) => [call.file, ...call.args])).toEqual([
-      ['kubectl', `--kubeconfig=${kubeconfig}`, ...dryRunArgs(manifest)],
+      ['kubectl', ...pinnedProd(), ...dryRunArgs(manifest)],
     ]);
     expect(kubectl.calls[0]!.options?.timeoutMs).toBe(300_000);
     kubectl.answer();
@@ -108,28 +131,18 @@ describe('startEarlyDryRun', () => {
     expect(await early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)])).toBeUndefined();
   });
 
-  it('is not taken when the kubeconfig changed while it ran (a context switched): the run asks again', async () => {
+  it('pins once: a context switched in the kubeconfig after the start changes nothing of this run', async () => {
     const kubectl = fakeExec();
-    const early = await startEarlyDryRun(planFor(), kubectl.exec);
-    const taking = early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)]);
+    const early = await start(planFor(), kubectl.exec);
     await writeFile(kubeconfig, kubeconfigOf('dev'));
     kubectl.answer();
-    expect(await taking).toBeUndefined();
-    expect(early!.wasted).toBe(true);
-  });
-
-  it('is not taken by a run pinned to another context, and is stopped then', async () => {
-    const kubectl = fakeExec();
-    const early = await startEarlyDryRun(planFor(), kubectl.exec);
-    const pinnedDev = [`--kubeconfig=${kubeconfig}`, '--context=dev', '--cluster=dev-cluster', '--user=dev-user'];
-    expect(await early!.adopt('kubectl', [...pinnedDev, ...dryRunArgs(manifest)])).toBeUndefined();
-    expect(early!.wasted).toBe(true);
-    expect(kubectl.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
+    expect(early!.target.context).toBe('prod');
+    expect(await early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)])).toMatchObject({ early: true });
   });
 
   it('waits through other calls; another server dry run (a part of a phased apply) stops it', async () => {
     const kubectl = fakeExec();
-    const early = await startEarlyDryRun(planFor(), kubectl.exec);
+    const early = await start(planFor(), kubectl.exec);
     expect(await early!.adopt('kubectl', [...pinnedProd(), 'get', '--raw', '/version'])).toBeUndefined();
     expect(early!.wasted).toBe(false);
     expect(await early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(dir)])).toBeUndefined();
@@ -137,28 +150,33 @@ describe('startEarlyDryRun', () => {
     expect(kubectl.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
   });
 
-  it('stop() ends it when no call took it; the run’s cancel signal ends it too', async () => {
+  it('stop() ends the dry run no call took, and the channel; the run’s cancel signal ends the dry run too', async () => {
     const first = fakeExec();
-    const stopped = await startEarlyDryRun(planFor(), first.exec);
+    const channel = fakeChannel();
+    const stopped = await start(planFor(), first.exec, channel);
     stopped!.stop();
     expect(first.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
+    expect(channel.closed()).toBe(true);
     expect(await stopped!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)])).toBeUndefined();
 
     const second = fakeExec();
     const cancel = new AbortController();
-    await startEarlyDryRun(planFor({ signal: cancel.signal }), second.exec);
+    await start(planFor({ signal: cancel.signal }), second.exec);
     cancel.abort();
     expect(second.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
   });
 
   it('keeps the user’s --context: the pin adds only the cluster and user', async () => {
     const kubectl = fakeExec();
-    const early = await startEarlyDryRun(
+    const channel = fakeChannel();
+    const early = await start(
       planFor({ connectionArgs: [`--kubeconfig=${kubeconfig}`, '--context=dev'] }),
       kubectl.exec,
+      channel,
     );
-    kubectl.answer();
     const pinned = [`--kubeconfig=${kubeconfig}`, '--context=dev', '--cluster=dev-cluster', '--user=dev-user'];
+    expect(channel.started).toEqual([pinned]);
+    kubectl.answer();
     expect(await early!.adopt('kubectl', [...pinned, ...dryRunArgs(manifest)])).toMatchObject({ early: true });
   });
 
@@ -169,7 +187,9 @@ describe('startEarlyDryRun', () => {
     await writeFile(phased, `${DEPLOYMENT}  annotations: { kguard.dev/phase: pre }\n`);
     const big = path.join(dir, 'big.yaml');
     await writeFile(big, `${DEPLOYMENT}# ${'x'.repeat(PARSE_ABOVE_BYTES)}\n`);
-    const cases: Array<[string, EarlyDryRunPlan]> = [
+    const noContext = path.join(dir, 'no-context');
+    await writeFile(noContext, 'apiVersion: v1\nkind: Config\n');
+    const cases: Array<[string, EarlyStartPlan]> = [
       ['a KGUARD_KUBECTL binary', planFor({ binary: '/opt/kubectl-wrapper' })],
       ['stdin', planFor({}, ['-'])],
       ['a URL', planFor({}, ['https://example.com/web.yaml'])],
@@ -185,15 +205,18 @@ describe('startEarlyDryRun', () => {
       ],
       ['a server on the command line', planFor({ connectionArgs: ['--server=https://x:6443'] })],
       ['an unreadable kubeconfig', planFor({ connectionArgs: [`--kubeconfig=${path.join(dir, 'none')}`] })],
+      ['a kubeconfig without a context', planFor({ connectionArgs: [`--kubeconfig=${noContext}`] })],
     ];
     for (const [name, plan] of cases) {
       const kubectl = fakeExec();
-      expect(await startEarlyDryRun(plan, kubectl.exec), name).toBeUndefined();
+      const channel = fakeChannel();
+      expect(await start(plan, kubectl.exec, channel), name).toBeUndefined();
       expect(kubectl.calls, name).toEqual([]);
+      expect(channel.started, name).toEqual([]);
     }
     const recursive = fakeExec();
     expect(
-      await startEarlyDryRun({ ...planFor(), request: { ...planFor().request, recursive: true } }, recursive.exec),
+      await start({ ...planFor(), request: { ...planFor().request, recursive: true } }, recursive.exec),
     ).toBeUndefined();
     expect(recursive.calls).toEqual([]);
   });
@@ -206,7 +229,7 @@ describe('startEarlyDryRun', () => {
 describe('adoptingEarly', () => {
   it('answers the early dry run’s call from it, every other call from kubectl', async () => {
     const early = fakeExec();
-    const started = await startEarlyDryRun(planFor(), early.exec);
+    const started = await start(planFor(), early.exec);
     early.answer();
     const asked: string[][] = [];
     const kubectl: Exec = async (_file, args) => {
