@@ -237,7 +237,11 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
           result,
           objects,
           journal,
-          { startedAt: startedAtIso, target, digest: (await inputsDigest) ?? 'unknown (the inputs could not be read again)' },
+          {
+            startedAt: startedAtIso,
+            target,
+            digest: (await inputsDigest) ?? 'unknown (the inputs could not be read again)',
+          },
           options,
         )
       : [];

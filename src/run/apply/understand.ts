@@ -98,7 +98,6 @@ function sayWarnings(stderr: string, deps: Pick<Deps, 'reporter'>): void {
   if (warnings.length > 0) deps.reporter.emit({ kind: 'kubectl-warnings', lines: warnings });
 }
 
-
 /** kubectl's client dry run names the objects (the server refused, or was not asked). */
 async function readByClient(
   server: Awaited<ReturnType<Kubectl['dryRun']>> | undefined,
@@ -155,7 +154,6 @@ async function readByClient(
   const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied.has(objectKey(ref))) : [];
   return { refs, pruned, server: answer, current };
 }
-
 
 /** How one part of a phased apply is read (run/apply/parts.ts). */
 export interface PartReading {
