@@ -100,17 +100,17 @@ function changedPaths(a2, b, prefix2 = "", limit = 20) {
   walk(a2, b, prefix2, out, limit);
   return out;
 }
-function walk(a2, b, path15, out, limit) {
+function walk(a2, b, path16, out, limit) {
   if (out.length >= limit) return;
   if (canonicalJson(a2) === canonicalJson(b)) return;
   const bothObjects = a2 !== null && b !== null && typeof a2 === "object" && typeof b === "object" && Array.isArray(a2) === Array.isArray(b);
   if (!bothObjects || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
-    out.push(path15 || "(whole object)");
+    out.push(path16 || "(whole object)");
     return;
   }
   const keys = /* @__PURE__ */ new Set([...Object.keys(a2), ...Object.keys(b)]);
   for (const key of [...keys].sort()) {
-    const child = Array.isArray(a2) ? `${path15}[${key}]` : path15 ? `${path15}.${key}` : key;
+    const child = Array.isArray(a2) ? `${path16}[${key}]` : path16 ? `${path16}.${key}` : key;
     walk(a2[key], b[key], child, out, limit);
   }
 }
@@ -1300,7 +1300,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter2 = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path15 = __require("node:path");
+    var path16 = __require("node:path");
     var fs = __require("node:fs");
     var process15 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -2313,9 +2313,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path15.resolve(baseDir, baseName);
+          const localBin = path16.resolve(baseDir, baseName);
           if (fs.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path15.extname(baseName))) return void 0;
+          if (sourceExt.includes(path16.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs.existsSync(`${localBin}${ext}`)
           );
@@ -2333,17 +2333,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path15.resolve(
-            path15.dirname(resolvedScriptPath),
+          executableDir = path16.resolve(
+            path16.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path15.basename(
+            const legacyName = path16.basename(
               this._scriptPath,
-              path15.extname(this._scriptPath)
+              path16.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2354,7 +2354,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path15.extname(executableFile));
+        launchWithNode = sourceExt.includes(path16.extname(executableFile));
         let proc;
         if (process15.platform !== "win32") {
           if (launchWithNode) {
@@ -3269,7 +3269,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path15.basename(filename, path15.extname(filename));
+        this._name = path16.basename(filename, path16.extname(filename));
         return this;
       }
       /**
@@ -3283,9 +3283,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path16) {
-        if (path16 === void 0) return this._executableDir;
-        this._executableDir = path16;
+      executableDir(path17) {
+        if (path17 === void 0) return this._executableDir;
+        this._executableDir = path17;
         return this;
       }
       /**
@@ -5058,9 +5058,9 @@ function selectorsOf(query) {
     ...query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}
   };
 }
-function withQuery(path15, params) {
+function withQuery(path16, params) {
   const query = new URLSearchParams(params).toString();
-  return query ? `${path15}?${query}` : path15;
+  return query ? `${path16}?${query}` : path16;
 }
 function isRetryable(result) {
   const kind = diagnoseKubectlFailure(result).kind;
@@ -5135,8 +5135,8 @@ function itemsOf(stdout) {
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
-function withFieldManager(path15) {
-  return `${path15}${path15.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
+function withFieldManager(path16) {
+  return `${path16}${path16.includes("?") ? "&" : "?"}fieldManager=${RESTORE_FIELD_MANAGER}`;
 }
 function kubectlFailure(what, result, deadline, applied2 = []) {
   if (result.timedOut) {
@@ -5986,17 +5986,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path15) {
-      const ctrl = callVisitor(key, node, visitor, path15);
+    function visit_(key, node, visitor, path16) {
+      const ctrl = callVisitor(key, node, visitor, path16);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path15, ctrl);
-        return visit_(key, ctrl, visitor, path15);
+        replaceNode(key, path16, ctrl);
+        return visit_(key, ctrl, visitor, path16);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node)) {
-          path15 = Object.freeze(path15.concat(node));
+          path16 = Object.freeze(path16.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path15);
+            const ci = visit_(i2, node.items[i2], visitor, path16);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -6007,13 +6007,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node)) {
-          path15 = Object.freeze(path15.concat(node));
-          const ck = visit_("key", node.key, visitor, path15);
+          path16 = Object.freeze(path16.concat(node));
+          const ck = visit_("key", node.key, visitor, path16);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path15);
+          const cv = visit_("value", node.value, visitor, path16);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -6034,17 +6034,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path15) {
-      const ctrl = await callVisitor(key, node, visitor, path15);
+    async function visitAsync_(key, node, visitor, path16) {
+      const ctrl = await callVisitor(key, node, visitor, path16);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path15, ctrl);
-        return visitAsync_(key, ctrl, visitor, path15);
+        replaceNode(key, path16, ctrl);
+        return visitAsync_(key, ctrl, visitor, path16);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node)) {
-          path15 = Object.freeze(path15.concat(node));
+          path16 = Object.freeze(path16.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path15);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path16);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -6055,13 +6055,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node)) {
-          path15 = Object.freeze(path15.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path15);
+          path16 = Object.freeze(path16.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path16);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path15);
+          const cv = await visitAsync_("value", node.value, visitor, path16);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -6088,23 +6088,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path15) {
+    function callVisitor(key, node, visitor, path16) {
       if (typeof visitor === "function")
-        return visitor(key, node, path15);
+        return visitor(key, node, path16);
       if (identity3.isMap(node))
-        return visitor.Map?.(key, node, path15);
+        return visitor.Map?.(key, node, path16);
       if (identity3.isSeq(node))
-        return visitor.Seq?.(key, node, path15);
+        return visitor.Seq?.(key, node, path16);
       if (identity3.isPair(node))
-        return visitor.Pair?.(key, node, path15);
+        return visitor.Pair?.(key, node, path16);
       if (identity3.isScalar(node))
-        return visitor.Scalar?.(key, node, path15);
+        return visitor.Scalar?.(key, node, path16);
       if (identity3.isAlias(node))
-        return visitor.Alias?.(key, node, path15);
+        return visitor.Alias?.(key, node, path16);
       return void 0;
     }
-    function replaceNode(key, path15, node) {
-      const parent = path15[path15.length - 1];
+    function replaceNode(key, path16, node) {
+      const parent = path16[path16.length - 1];
       if (identity3.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity3.isPair(parent)) {
@@ -6716,10 +6716,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity3 = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path15, value) {
+    function collectionFromPath(schema, path16, value) {
       let v = value;
-      for (let i2 = path15.length - 1; i2 >= 0; --i2) {
-        const k = path15[i2];
+      for (let i2 = path16.length - 1; i2 >= 0; --i2) {
+        const k = path16[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a2 = [];
           a2[k] = v;
@@ -6738,7 +6738,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path15) => path15 == null || typeof path15 === "object" && !!path15[Symbol.iterator]().next().done;
+    var isEmptyPath = (path16) => path16 == null || typeof path16 === "object" && !!path16[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -6768,11 +6768,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path15, value) {
-        if (isEmptyPath(path15))
+      addIn(path16, value) {
+        if (isEmptyPath(path16))
           this.add(value);
         else {
-          const [key, ...rest] = path15;
+          const [key, ...rest] = path16;
           const node = this.get(key, true);
           if (identity3.isCollection(node))
             node.addIn(rest, value);
@@ -6786,8 +6786,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path15) {
-        const [key, ...rest] = path15;
+      deleteIn(path16) {
+        const [key, ...rest] = path16;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -6801,8 +6801,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path15, keepScalar) {
-        const [key, ...rest] = path15;
+      getIn(path16, keepScalar) {
+        const [key, ...rest] = path16;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node) ? node.value : node;
@@ -6820,8 +6820,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path15) {
-        const [key, ...rest] = path15;
+      hasIn(path16) {
+        const [key, ...rest] = path16;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -6831,8 +6831,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path15, value) {
-        const [key, ...rest] = path15;
+      setIn(path16, value) {
+        const [key, ...rest] = path16;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -9347,9 +9347,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path15, value) {
+      addIn(path16, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path15, value);
+          this.contents.addIn(path16, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -9424,14 +9424,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path15) {
-        if (Collection.isEmptyPath(path15)) {
+      deleteIn(path16) {
+        if (Collection.isEmptyPath(path16)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path15) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path16) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -9446,10 +9446,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path15, keepScalar) {
-        if (Collection.isEmptyPath(path15))
+      getIn(path16, keepScalar) {
+        if (Collection.isEmptyPath(path16))
           return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity3.isCollection(this.contents) ? this.contents.getIn(path15, keepScalar) : void 0;
+        return identity3.isCollection(this.contents) ? this.contents.getIn(path16, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -9460,10 +9460,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path15) {
-        if (Collection.isEmptyPath(path15))
+      hasIn(path16) {
+        if (Collection.isEmptyPath(path16))
           return this.contents !== void 0;
-        return identity3.isCollection(this.contents) ? this.contents.hasIn(path15) : false;
+        return identity3.isCollection(this.contents) ? this.contents.hasIn(path16) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -9480,13 +9480,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path15, value) {
-        if (Collection.isEmptyPath(path15)) {
+      setIn(path16, value) {
+        if (Collection.isEmptyPath(path16)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path15), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path16), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path15, value);
+          this.contents.setIn(path16, value);
         }
       }
       /**
@@ -11447,9 +11447,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path15) => {
+    visit.itemAtPath = (cst, path16) => {
       let item = cst;
-      for (const [field, index] of path15) {
+      for (const [field, index] of path16) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -11458,23 +11458,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path15) => {
-      const parent = visit.itemAtPath(cst, path15.slice(0, -1));
-      const field = path15[path15.length - 1][0];
+    visit.parentCollection = (cst, path16) => {
+      const parent = visit.itemAtPath(cst, path16.slice(0, -1));
+      const field = path16[path16.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path15, item, visitor) {
-      let ctrl = visitor(item, path15);
+    function _visit(path16, item, visitor) {
+      let ctrl = visitor(item, path16);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path15.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path16.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -11485,10 +11485,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path15);
+            ctrl = ctrl(item, path16);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path15) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path16) : ctrl;
     }
     exports.visit = visit;
   }
@@ -16605,8 +16605,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path15) {
-      let input = path15;
+    function removeDotSegments(path16) {
+      let input = path16;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -16680,11 +16680,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path15) {
-      if (path15 === "" || path15[0] === "/") {
-        return removeDotSegments(path15);
+    function removeDotSegmentsRelative(path16) {
+      if (path16 === "" || path16[0] === "/") {
+        return removeDotSegments(path16);
       }
-      const segments = path15.split("/");
+      const segments = path16.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -17047,8 +17047,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path15 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path15 && path15 !== "/" ? path15 : void 0;
+        const path16 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path16 && path16 !== "/" ? path16 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -22243,7 +22243,7 @@ var require_windows = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs = __require("fs");
-    function checkPathExt(path15, options) {
+    function checkPathExt(path16, options) {
       var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -22254,25 +22254,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path15.substr(-p.length).toLowerCase() === p) {
+        if (p && path16.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat4, path15, options) {
-      if (!stat4.isSymbolicLink() && !stat4.isFile()) {
+    function checkStat(stat5, path16, options) {
+      if (!stat5.isSymbolicLink() && !stat5.isFile()) {
         return false;
       }
-      return checkPathExt(path15, options);
+      return checkPathExt(path16, options);
     }
-    function isexe(path15, options, cb) {
-      fs.stat(path15, function(er, stat4) {
-        cb(er, er ? false : checkStat(stat4, path15, options));
+    function isexe(path16, options, cb) {
+      fs.stat(path16, function(er, stat5) {
+        cb(er, er ? false : checkStat(stat5, path16, options));
       });
     }
-    function sync(path15, options) {
-      return checkStat(fs.statSync(path15), path15, options);
+    function sync(path16, options) {
+      return checkStat(fs.statSync(path16), path16, options);
     }
   }
 });
@@ -22283,21 +22283,21 @@ var require_mode = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs = __require("fs");
-    function isexe(path15, options, cb) {
-      fs.stat(path15, function(er, stat4) {
-        cb(er, er ? false : checkStat(stat4, options));
+    function isexe(path16, options, cb) {
+      fs.stat(path16, function(er, stat5) {
+        cb(er, er ? false : checkStat(stat5, options));
       });
     }
-    function sync(path15, options) {
-      return checkStat(fs.statSync(path15), options);
+    function sync(path16, options) {
+      return checkStat(fs.statSync(path16), options);
     }
-    function checkStat(stat4, options) {
-      return stat4.isFile() && checkMode(stat4, options);
+    function checkStat(stat5, options) {
+      return stat5.isFile() && checkMode(stat5, options);
     }
-    function checkMode(stat4, options) {
-      var mod = stat4.mode;
-      var uid = stat4.uid;
-      var gid = stat4.gid;
+    function checkMode(stat5, options) {
+      var mod = stat5.mode;
+      var uid = stat5.uid;
+      var gid = stat5.gid;
       var myUid = options.uid !== void 0 ? options.uid : process.getuid && process.getuid();
       var myGid = options.gid !== void 0 ? options.gid : process.getgid && process.getgid();
       var u2 = parseInt("100", 8);
@@ -22322,7 +22322,7 @@ var require_isexe = __commonJS({
     }
     module.exports = isexe;
     isexe.sync = sync;
-    function isexe(path15, options, cb) {
+    function isexe(path16, options, cb) {
       if (typeof options === "function") {
         cb = options;
         options = {};
@@ -22332,7 +22332,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve, reject) {
-          isexe(path15, options || {}, function(er, is) {
+          isexe(path16, options || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -22341,7 +22341,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path15, options || {}, function(er, is) {
+      core(path16, options || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options && options.ignoreErrors) {
             er = null;
@@ -22351,9 +22351,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path15, options) {
+    function sync(path16, options) {
       try {
-        return core.sync(path15, options || {});
+        return core.sync(path16, options || {});
       } catch (er) {
         if (options && options.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -22369,7 +22369,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports, module) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path15 = __require("path");
+    var path16 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -22407,7 +22407,7 @@ var require_which = __commonJS({
           return opt.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path15.join(pathPart, cmd);
+        const pCmd = path16.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve(subStep(p, i2, 0));
       });
@@ -22434,7 +22434,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path15.join(pathPart, cmd);
+        const pCmd = path16.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -22482,7 +22482,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
     "use strict";
-    var path15 = __require("path");
+    var path16 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function getPathExt(env2) {
@@ -22504,7 +22504,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env2[getPathKey({ env: env2 })],
-          pathExt: withoutPathExt ? path15.delimiter : getPathExt(env2)
+          pathExt: withoutPathExt ? path16.delimiter : getPathExt(env2)
         });
       } catch (e) {
       } finally {
@@ -22513,7 +22513,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path15.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path16.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -22600,8 +22600,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path15, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path15.split("/").pop();
+      const [path16, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path16.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -22642,7 +22642,7 @@ var require_readShebang = __commonJS({
 var require_parse = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports, module) {
     "use strict";
-    var path15 = __require("path");
+    var path16 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape3 = require_escape();
     var readShebang = require_readShebang();
@@ -22676,9 +22676,9 @@ var require_parse = __commonJS({
       const commandFile = detectShebang(parsed);
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
-        parsed.command = path15.normalize(parsed.command);
+        parsed.command = path16.normalize(parsed.command);
         if (isBatchFile(parsed, commandFile)) {
-          parsed.command = escape3.batchCommand(commandFile ? path15.normalize(commandFile) : parsed.command);
+          parsed.command = escape3.batchCommand(commandFile ? path16.normalize(commandFile) : parsed.command);
           parsed.args = parsed.args.map((arg) => escape3.batchArgument(arg));
         } else {
           parsed.command = escape3.command(parsed.command);
@@ -26812,13 +26812,13 @@ var init_output_sync = __esm({
       }
     };
     writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-      for (const { path: path15, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-        const pathString = typeof path15 === "string" ? path15 : path15.toString();
+      for (const { path: path16, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+        const pathString = typeof path16 === "string" ? path16 : path16.toString();
         if (append || outputFiles.has(pathString)) {
-          appendFileSync(path15, serializedResult);
+          appendFileSync(path16, serializedResult);
         } else {
           outputFiles.add(pathString);
-          writeFileSync2(path15, serializedResult);
+          writeFileSync2(path16, serializedResult);
         }
       }
     };
@@ -29633,6 +29633,7 @@ function streaming(file, args, onStdout, background) {
         child.stdout?.destroy();
         child.stderr?.destroy();
       }, KILL_GRACE_MS);
+      if (background) timer.unref();
     };
     try {
       const result = await child;
@@ -30062,9 +30063,9 @@ function namespaceArgs(ref) {
 function isControllerOwned(object) {
   return (object.metadata.ownerReferences ?? []).some((owner) => owner.controller === true);
 }
-function valueAt(object, path15) {
+function valueAt(object, path16) {
   let value = object;
-  for (const part of path15.split(".")) {
+  for (const part of path16.split(".")) {
     if (value === null || typeof value !== "object") return void 0;
     value = value[part];
   }
@@ -30961,7 +30962,7 @@ function diagnosisDetails(diagnosis) {
   return [...diagnosis.evidence, ...containerLogLines(diagnosis.logs ?? []), `next: ${diagnosis.nextStep}`];
 }
 function describeChange(object) {
-  const meaningful = object.changedFields.filter((path15) => path15 !== LAST_APPLIED);
+  const meaningful = object.changedFields.filter((path16) => path16 !== LAST_APPLIED);
   const shown2 = meaningful.length > 0 ? meaningful : object.changedFields;
   const fields = shown2.length > 0 ? `: ${summarizePaths(shown2)}` : "";
   return `${describeObject(object.ref)}: ${CHANGE_TEXT[object.change]}${fields}`;
@@ -31924,12 +31925,12 @@ var init_plain = __esm({
 
 // src/report/ci/github-summary.ts
 import { statSync as statSync3 } from "node:fs";
-function summaryBudget(path15, sizeOf = fileSize) {
-  return STEP_SUMMARY_LIMIT_BYTES - sizeOf(path15) - SUMMARY_MARGIN_BYTES;
+function summaryBudget(path16, sizeOf = fileSize) {
+  return STEP_SUMMARY_LIMIT_BYTES - sizeOf(path16) - SUMMARY_MARGIN_BYTES;
 }
-function fileSize(path15) {
+function fileSize(path16) {
   try {
-    return statSync3(path15).size;
+    return statSync3(path16).size;
   } catch {
     return 0;
   }
@@ -32418,24 +32419,66 @@ var init_exits = __esm({
   }
 });
 
+// src/cli/heap.ts
+import { readdir as readdir2, stat as stat2 } from "node:fs/promises";
+import path9 from "node:path";
+import v8 from "node:v8";
+async function manifestBytes(manifests) {
+  if (manifests.kustomize !== void 0) return void 0;
+  let total = 0;
+  for (const filename of manifests.filenames) {
+    if (filename === "-" || /^https?:\/\//i.test(filename)) return void 0;
+    const bytes3 = await bytesAt(filename, manifests.recursive).catch(() => void 0);
+    if (bytes3 === void 0) return void 0;
+    total += bytes3;
+  }
+  return total;
+}
+async function bytesAt(at, recursive, top = true) {
+  const info2 = await stat2(at);
+  if (!info2.isDirectory()) return top || MANIFEST_EXTENSIONS.has(path9.extname(at)) ? info2.size : 0;
+  if (!top && !recursive) return 0;
+  let total = 0;
+  for (const entry of await readdir2(at)) total += await bytesAt(path9.join(at, entry), recursive, false);
+  return total;
+}
+function wantsSmallHeap(bytes3) {
+  return bytes3 === void 0 || bytes3 > SMALL_HEAP_ABOVE_BYTES;
+}
+async function setHeapPolicy(manifests) {
+  if (!wantsSmallHeap(await manifestBytes(manifests))) return;
+  try {
+    v8.setFlagsFromString("--optimize-for-size");
+  } catch {
+  }
+}
+var SMALL_HEAP_ABOVE_BYTES, MANIFEST_EXTENSIONS;
+var init_heap = __esm({
+  "src/cli/heap.ts"() {
+    "use strict";
+    SMALL_HEAP_ABOVE_BYTES = 64 * 1024;
+    MANIFEST_EXTENSIONS = /* @__PURE__ */ new Set([".json", ".yaml", ".yml"]);
+  }
+});
+
 // src/kubectl/channel/raw-request.ts
 function rawRequestOf(args) {
   const at = args.indexOf("--raw");
   if (at < 1 || at + 1 >= args.length) return void 0;
   const verb = args[at - 1];
   const method = Object.hasOwn(METHODS, verb) ? METHODS[verb] : void 0;
-  const path15 = args[at + 1];
-  if (!method || !path15.startsWith("/")) return void 0;
+  const path16 = args[at + 1];
+  if (!method || !path16.startsWith("/")) return void 0;
   const connection = args.slice(0, at - 1);
   const rest = args.slice(at + 2).filter((arg) => !arg.startsWith("--request-timeout="));
   const body = rest.length === 2 && rest[0] === "-f" && rest[1] === "-";
   if (rest.length > 0 && !body) return void 0;
   if (body === (method === "GET")) return void 0;
-  return { connection, method, path: path15, body };
+  return { connection, method, path: path16, body };
 }
-function isWatch(path15) {
-  const query = path15.includes("?") ? new URLSearchParams(path15.slice(path15.indexOf("?") + 1)) : void 0;
-  return query?.get("watch") === "1" || query?.get("watch") === "true" || /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//.test(path15);
+function isWatch(path16) {
+  const query = path16.includes("?") ? new URLSearchParams(path16.slice(path16.indexOf("?") + 1)) : void 0;
+  return query?.get("watch") === "1" || query?.get("watch") === "true" || /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//.test(path16);
 }
 function kubectlStyleAnswer(status, body, warnings = []) {
   const warned = warnings.map((text2) => `Warning: ${text2}
@@ -32972,9 +33015,9 @@ function listWatch(runner) {
      * started from it misses nothing. Items get back the kind the API server leaves out of lists.
      */
     async listCollection(query) {
-      const path15 = await runner.collectionPathOf(query).catch((error2) => error2);
-      if (path15 instanceof Error) return { ok: false, message: path15.message, transient: false };
-      const result = await runner.run(["get", "--raw", withQuery(path15, selectorsOf(query))], {
+      const path16 = await runner.collectionPathOf(query).catch((error2) => error2);
+      if (path16 instanceof Error) return { ok: false, message: path16.message, transient: false };
+      const result = await runner.run(["get", "--raw", withQuery(path16, selectorsOf(query))], {
         deadlineMs: runner.connection.readDeadlineMs
       });
       if (result.exitCode !== 0)
@@ -32996,8 +33039,8 @@ function listWatch(runner) {
       let stopRequested = false;
       let running2;
       const done = (async () => {
-        const path15 = await runner.collectionPathOf(query).catch((error2) => error2);
-        if (path15 instanceof Error) return { ended: false, message: path15.message, transient: false };
+        const path16 = await runner.collectionPathOf(query).catch((error2) => error2);
+        if (path16 instanceof Error) return { ended: false, message: path16.message, transient: false };
         if (stopRequested) return { ended: true };
         const params = {
           ...selectorsOf(query),
@@ -33009,7 +33052,7 @@ function listWatch(runner) {
         const reader = new WatchEventReader();
         running2 = stream(
           runner.connection.binary,
-          [...runner.connectionArgs(), "get", "--raw", withQuery(path15, params)],
+          [...runner.connectionArgs(), "get", "--raw", withQuery(path16, params)],
           (text2) => {
             for (const event of reader.push(text2)) onEvent(event);
           }
@@ -33200,9 +33243,9 @@ function objectReads(runner) {
      * is read with `get --raw` (through the API channel: no process of its own); 404 means gone.
      */
     async getObject(type, namespace, name) {
-      const path15 = await runner.collectionPathOf({ type, namespace }).catch(() => void 0);
-      if (path15) {
-        const raw = await runner.run(["get", "--raw", `${path15}/${encodeURIComponent(name)}`], {
+      const path16 = await runner.collectionPathOf({ type, namespace }).catch(() => void 0);
+      if (path16) {
+        const raw = await runner.run(["get", "--raw", `${path16}/${encodeURIComponent(name)}`], {
           deadlineMs: runner.connection.readDeadlineMs
         });
         if (raw.exitCode === 0) return runner.observed([JSON.parse(raw.stdout)])[0];
@@ -33357,12 +33400,12 @@ var init_discovery = __esm({
         let found = this.documents.get(apiVersion);
         if (!found) {
           const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-          const path15 = groupVersionPath({ group, version });
+          const path16 = groupVersionPath({ group, version });
           found = (async () => {
-            const result = await this.readRaw(path15);
+            const result = await this.readRaw(path16);
             if (result.exitCode !== 0)
               throw new Error(
-                `kubectl could not read the API server's discovery of ${path15}: ${diagnoseKubectlFailure(result).detail}`
+                `kubectl could not read the API server's discovery of ${path16}: ${diagnoseKubectlFailure(result).detail}`
               );
             return JSON.parse(result.stdout);
           })();
@@ -33476,16 +33519,16 @@ var init_target = __esm({
 // src/kubectl/kubeconfig.ts
 import { readFile as readFile3 } from "node:fs/promises";
 import { homedir as homedir2 } from "node:os";
-import path9 from "node:path";
+import path10 from "node:path";
 function kubeconfigFile(connectionArgs, env2, home = homedir2()) {
   if (connectionArgs.some((arg) => /^--(server|cluster|user|token|username|password)=/.test(arg))) return void 0;
   const flag = connectionArgs.find((arg) => arg.startsWith("--kubeconfig="));
   if (flag !== void 0) return flag.slice("--kubeconfig=".length);
   if (env2.KUBECONFIG !== void 0 && env2.KUBECONFIG !== "") {
-    const listed = env2.KUBECONFIG.split(path9.delimiter).filter((file) => file !== "");
+    const listed = env2.KUBECONFIG.split(path10.delimiter).filter((file) => file !== "");
     return listed.length === 1 ? listed[0] : void 0;
   }
-  return home ? path9.join(home, ".kube", "config") : void 0;
+  return home ? path10.join(home, ".kube", "config") : void 0;
 }
 function targetOfKubeconfig(text2, parse5, context) {
   let config;
@@ -33561,7 +33604,7 @@ var init_runner = __esm({
       pinned;
       /** Discovery documents by group version, read once each. */
       discovery = new Discovery(
-        (path15) => this.run(["get", "--raw", path15], { deadlineMs: this.connection.readDeadlineMs })
+        (path16) => this.run(["get", "--raw", path16], { deadlineMs: this.connection.readDeadlineMs })
       );
       /** At most `connection.concurrency` kubectl processes at once (watch streams aside). */
       pool;
@@ -33640,10 +33683,10 @@ var init_runner = __esm({
         const paths = await Promise.all(
           types.map((type) => this.collectionPathOf({ type, namespace }).catch(() => void 0))
         );
-        if (paths.every((path15) => path15 !== void 0)) {
+        if (paths.every((path16) => path16 !== void 0)) {
           const results = await Promise.all(
             paths.map(
-              (path15) => this.run(["get", "--raw", withQuery(path15, selectors)], { deadlineMs: this.connection.readDeadlineMs })
+              (path16) => this.run(["get", "--raw", withQuery(path16, selectors)], { deadlineMs: this.connection.readDeadlineMs })
             )
           );
           const failed2 = results.find((result2) => result2.exitCode !== 0);
@@ -33676,8 +33719,8 @@ function conditionalWrites(runner) {
      * metadata.resourceVersion makes the write conditional (409 Conflict if the object moved);
      * non-empty managedFields in the body replace the stored ones (apimachinery fieldmanager.go).
      */
-    async replace(object, path15, deadlineMs) {
-      return rawWrite(runner, "replace", withFieldManager(path15), object, deadlineMs);
+    async replace(object, path16, deadlineMs) {
+      return rawWrite(runner, "replace", withFieldManager(path16), object, deadlineMs);
     },
     /** POST a new object to its collection path (`kubectl create --raw PATH -f -`), body untouched. */
     async create(object, collectionPath2, deadlineMs) {
@@ -33688,19 +33731,19 @@ function conditionalWrites(runner) {
      * body: kubectl delete.go \u2192 rawhttp.RawDelete). A uid precondition deletes exactly the object
      * this run created, never a namesake created since.
      */
-    async deleteExact(path15, preconditions, deadlineMs) {
+    async deleteExact(path16, preconditions, deadlineMs) {
       const body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions };
       const result = await runner.retrying(
-        () => runner.run(["delete", "--raw", path15, "-f", "-"], { deadlineMs, input: JSON.stringify(body) })
+        () => runner.run(["delete", "--raw", path16, "-f", "-"], { deadlineMs, input: JSON.stringify(body) })
       );
       if (result.exitCode === 0) return { ok: true };
       return writeFailure(result, deadlineMs);
     }
   };
 }
-async function rawWrite(runner, verb, path15, object, deadlineMs) {
+async function rawWrite(runner, verb, path16, object, deadlineMs) {
   const result = await runner.retrying(
-    () => runner.run([verb, "--raw", path15, "-f", "-"], { deadlineMs, input: JSON.stringify(object) })
+    () => runner.run([verb, "--raw", path16, "-f", "-"], { deadlineMs, input: JSON.stringify(object) })
   );
   if (result.exitCode === 0) return { ok: true, object: runner.observed(itemsOf(result.stdout))[0] };
   return writeFailure(result, deadlineMs);
@@ -33745,7 +33788,7 @@ __export(early_start_exports, {
   adoptingEarly: () => adoptingEarly,
   startEarly: () => startEarly
 });
-import { readFile as readFile4, stat as stat2 } from "node:fs/promises";
+import { readFile as readFile4, stat as stat3 } from "node:fs/promises";
 async function startEarly(plan, exec, openChannel) {
   const { request: request2 } = plan;
   if (plan.binary !== "kubectl" || request2.filenames.length === 0 || request2.stdin !== void 0 || request2.recursive)
@@ -33805,7 +33848,7 @@ function adoptingEarly(exec, early) {
 }
 async function plainManifest(filename) {
   if (filename === "-" || /^https?:\/\//i.test(filename)) return false;
-  const info2 = await stat2(filename).catch(() => void 0);
+  const info2 = await stat3(filename).catch(() => void 0);
   if (!info2?.isFile() || info2.size > PARSE_ABOVE_BYTES) return false;
   const text2 = await readFile4(filename, "utf8").catch(() => void 0);
   return text2 !== void 0 && !MAY_NEED_PHASES.test(text2);
@@ -34062,8 +34105,8 @@ function thisProcess() {
 }
 function processStart(pid) {
   try {
-    const stat4 = readFileSync6(`/proc/${pid}/stat`, "utf8");
-    return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
+    const stat5 = readFileSync6(`/proc/${pid}/stat`, "utf8");
+    return stat5.slice(stat5.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
   }
@@ -36507,21 +36550,21 @@ function differingPaths(a2, b) {
   walk2(a2, b, [], out);
   return out;
 }
-function walk2(a2, b, path15, out) {
+function walk2(a2, b, path16, out) {
   if (same(a2, b)) return;
   const objects = isContainer(a2) && isContainer(b) && Array.isArray(a2) === Array.isArray(b);
   if (!objects || out.length >= MAX_PATHS || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
-    out.push(path15);
+    out.push(path16);
     return;
   }
   if (Array.isArray(a2) && Array.isArray(b)) {
-    for (const [index, item] of a2.entries()) walk2(item, b[index], [...path15, index], out);
+    for (const [index, item] of a2.entries()) walk2(item, b[index], [...path16, index], out);
     return;
   }
   const left = a2;
   const right = b;
   for (const key of [.../* @__PURE__ */ new Set([...Object.keys(left), ...Object.keys(right)])].sort())
-    walk2(left[key], right[key], [...path15, key], out);
+    walk2(left[key], right[key], [...path16, key], out);
 }
 function fieldsOfApply(before, applied2) {
   if (before) {
@@ -36544,18 +36587,18 @@ function declaredFields(applied2) {
   const applyFields = (applied2.metadata.managedFields ?? []).filter((entry) => entry.operation === "Apply" && entry.subresource === void 0).flatMap((entry) => ownedPaths(entry.fieldsV1, []));
   return applyFields.length > 0 ? applyFields : [[]];
 }
-function leafPaths(value, path15 = []) {
-  if (!isContainer(value) || Array.isArray(value)) return [path15];
+function leafPaths(value, path16 = []) {
+  if (!isContainer(value) || Array.isArray(value)) return [path16];
   const entries2 = Object.entries(value);
-  if (entries2.length === 0) return [path15];
-  return entries2.flatMap(([key, item]) => leafPaths(item, [...path15, key]));
+  if (entries2.length === 0) return [path16];
+  return entries2.flatMap(([key, item]) => leafPaths(item, [...path16, key]));
 }
-function ownedPaths(fields, path15) {
-  if (!isContainer(fields) || Array.isArray(fields)) return [path15];
+function ownedPaths(fields, path16) {
+  if (!isContainer(fields) || Array.isArray(fields)) return [path16];
   const keys = Object.keys(fields).filter((key) => key !== ".");
-  if (keys.length === 0) return [path15];
-  if (keys.some((key) => !key.startsWith("f:"))) return [path15];
-  return keys.flatMap((key) => ownedPaths(fields[key], [...path15, key.slice(2)]));
+  if (keys.length === 0) return [path16];
+  if (keys.some((key) => !key.startsWith("f:"))) return [path16];
+  return keys.flatMap((key) => ownedPaths(fields[key], [...path16, key.slice(2)]));
 }
 function scaleOwnedFields(object) {
   return (object?.metadata.managedFields ?? []).filter((entry) => entry.subresource === "scale" && entry.fieldsV1 !== void 0).flatMap((entry) => ownedPaths(entry.fieldsV1, [])).filter((field) => field.length > 0);
@@ -37532,7 +37575,7 @@ function groupMatches(pattern2, group) {
 function healthRuleRules(rule, kind, statusGraceSeconds) {
   if (rule === BUILT_IN_HEALTH_RULES.find((builtIn) => builtIn.id === ROLLOUT_RULE_ID))
     return rolloutRules(kind, statusGraceSeconds);
-  const each = [...rule.failed ?? [], ...rule.progressing ?? [], ...rule.healthy].map((match) => "each" in match ? match.each : void 0).find((path15) => path15 !== void 0);
+  const each = [...rule.failed ?? [], ...rule.progressing ?? [], ...rule.healthy].map((match) => "each" in match ? match.each : void 0).find((path16) => path16 !== void 0);
   const appliedBy = (object) => (rule.applied ?? []).map((match) => matched(match, object)).find((hit) => hit !== void 0);
   return {
     controller: `${kind} controller`,
@@ -37631,8 +37674,8 @@ function conditionsOf2(holder) {
   const conditions = holder?.conditions;
   return Array.isArray(conditions) ? conditions : [];
 }
-function entries(object, path15) {
-  const value = valueAt(object, path15);
+function entries(object, path16) {
+  const value = valueAt(object, path16);
   return Array.isArray(value) ? value : [];
 }
 function current(condition, object) {
@@ -38096,8 +38139,8 @@ var init_stuck_pods = __esm({
       const lines = [];
       const revision = failed2.status?.updateRevision;
       for (const pod of stuckPods(failed2, before, pods)) {
-        const path15 = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
-        const deleted = await deps.kubectl.deleteExact(path15, { uid: pod.metadata.uid ?? "" }, deps.deadlineMs);
+        const path16 = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
+        const deleted = await deps.kubectl.deleteExact(path16, { uid: pod.metadata.uid ?? "" }, deps.deadlineMs);
         lines.push(
           deleted.ok || deleted.notFound ? `deleted pod ${pod.metadata.name} (failed revision ${revision}, not Ready) so the controller recreates it from the restored template` : `could not delete pod ${pod.metadata.name} of the failed revision ${revision}: ${deleted.message}; delete it by hand so the restored template can roll out`
         );
@@ -38548,7 +38591,7 @@ var init_persist = __esm({
 });
 
 // src/restore/field-owners.ts
-async function restoreOwners(step, written2, path15, options, deps, read) {
+async function restoreOwners(step, written2, path16, options, deps, read) {
   let restored = written2;
   const giveUpAt = deps.clock.now() + options.deadlineMs;
   const away = new Persistence(giveUpAt, deps);
@@ -38563,7 +38606,7 @@ async function restoreOwners(step, written2, path15, options, deps, read) {
       ...restored,
       metadata: { ...restored.metadata, managedFields: step.before.metadata.managedFields }
     };
-    const second = await deps.kubectl.replace(owners, path15, options.deadlineMs);
+    const second = await deps.kubectl.replace(owners, path16, options.deadlineMs);
     if (second.ok && second.object) return { object: second.object };
     if (!second.ok && !second.conflict && await away.retryAfter(second.stderr)) {
       const again = await away.attempt(read);
@@ -38908,7 +38951,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
       return failed(step, outage ?? `the API server refused to delete it: ${deleted.message}`, deps);
     }
   }
-  const path15 = await apiPath(step.ref, apiResources);
+  const path16 = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
   let lastLive;
   let written2;
@@ -38925,7 +38968,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
     if (reading instanceof Error) return failed(step, away.outage(reading.message, "read it") ?? reading.message, deps);
     const live = reading;
     if (live && written2 && sameContent(live, written2)) {
-      const owned2 = await ownersOf(step, restoreOwners(step, live, path15, options, deps, read), deps);
+      const owned2 = await ownersOf(step, restoreOwners(step, live, path16, options, deps, read), deps);
       if ("status" in owned2) return owned2;
       const notes2 = await afterPutBack(step, lastLive ?? live, owned2.object, options, deps);
       return {
@@ -38951,7 +38994,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
     }
     lastLive = live;
     written2 = keepingOthers(step.before, step.applied, live, ours);
-    const first = await deps.kubectl.replace(conditional(written2, live), path15, options.deadlineMs);
+    const first = await deps.kubectl.replace(conditional(written2, live), path16, options.deadlineMs);
     if (!first.ok && first.conflict) continue;
     if (!first.ok && await away.retryAfter(first.stderr)) {
       look2 -= 1;
@@ -38963,7 +39006,7 @@ async function restoreOne(step, options, deps, apiResources, read) {
         !first.ok && away.outage(first.message, "write its pre-apply copy", first.stderr) || `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`,
         deps
       );
-    const owned = await ownersOf(step, restoreOwners(step, first.object, path15, options, deps, read), deps);
+    const owned = await ownersOf(step, restoreOwners(step, first.object, path16, options, deps, read), deps);
     if ("status" in owned) return owned;
     const notes = await afterPutBack(step, live, owned.object, options, deps);
     return {
@@ -39003,9 +39046,9 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
       live
     );
   }
-  const path15 = await apiPath(step.ref, apiResources);
+  const path16 = await apiPath(step.ref, apiResources);
   const deleted = await deps.kubectl.deleteExact(
-    path15,
+    path16,
     { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion },
     options.deadlineMs
   );
@@ -39027,7 +39070,7 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
       commands: []
     };
   }
-  const collection = path15.replace(/\/[^/]+$/, "");
+  const collection = path16.replace(/\/[^/]+$/, "");
   const written2 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
   if (!written2.ok) {
     const recreate = { ref: step.ref, action: "recreate", before: step.before, copy: step.copy };
@@ -39038,7 +39081,7 @@ async function replaceWithCopy(step, options, deps, apiResources, read) {
     );
   }
   if (!written2.object) return { status: "replaced", differences: [], notes: [step.why] };
-  const owned = await ownersOf(step, restoreOwners(step, written2.object, path15, options, deps, read), deps);
+  const owned = await ownersOf(step, restoreOwners(step, written2.object, path16, options, deps, read), deps);
   if ("status" in owned) return owned;
   return {
     status: "replaced",
@@ -39207,7 +39250,7 @@ async function releaseLeasesOf(journal, deadlineMs, deps) {
   await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
 }
 function ownersMovedOnly(change) {
-  return change.change === "configured" && change.paths.length > 0 && change.paths.every((path15) => path15 === "metadata.managedFields");
+  return change.change === "configured" && change.paths.length > 0 && change.paths.every((path16) => path16 === "metadata.managedFields");
 }
 var LANDING_MARGIN_MS;
 var init_rollback = __esm({
@@ -39237,14 +39280,14 @@ __export(private_copies_exports, {
   privateCopies: () => privateCopies,
   removeCopiesOf: () => removeCopiesOf
 });
-import { mkdtemp, readdir as readdir2, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir as readdir3, rm, writeFile } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import path10 from "node:path";
+import path11 from "node:path";
 function privateCopies(runId) {
   let directory;
   const keep = async (ref, object) => {
     directory ??= mkdtemp(copiesPrefix(runId));
-    const file = path10.join(
+    const file = path11.join(
       await directory,
       `${[ref.kind, ref.namespace, ref.name].filter(Boolean).join("-").toLowerCase()}.json`
     );
@@ -39259,17 +39302,17 @@ function privateCopies(runId) {
   });
 }
 async function removeCopiesOf(runId) {
-  const prefix2 = path10.basename(copiesPrefix(runId));
-  const entries2 = await readdir2(tmpdir2()).catch(() => []);
+  const prefix2 = path11.basename(copiesPrefix(runId));
+  const entries2 = await readdir3(tmpdir2()).catch(() => []);
   await Promise.all(
-    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path10.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0))
+    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path11.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0))
   );
 }
 var copiesPrefix;
 var init_private_copies = __esm({
   "src/restore/private-copies.ts"() {
     "use strict";
-    copiesPrefix = (runId) => path10.join(tmpdir2(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
+    copiesPrefix = (runId) => path11.join(tmpdir2(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
   }
 });
 
@@ -42455,14 +42498,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path16 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path15 && path15[0] !== "/") {
-          path15 = `/${path15}`;
+        if (path16 && path16[0] !== "/") {
+          path16 = `/${path16}`;
         }
-        return new URL(`${origin}${path15}`);
+        return new URL(`${origin}${path16}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -43297,9 +43340,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path16, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path15);
+          debugLog("sending request to %s %s%s", method, origin, path16);
         }
       );
     }
@@ -43317,14 +43360,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path16, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path15,
+            path16,
             statusCode
           );
         }
@@ -43333,23 +43376,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path16, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path15);
+          debugLog("trailers received from %s %s%s", method, origin, path16);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path16, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path15,
+            path16,
             error2.message
           );
         }
@@ -43464,7 +43507,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path15,
+        path: path16,
         method,
         body,
         headers,
@@ -43481,11 +43524,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path15 !== "string") {
+        if (typeof path16 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path16[0] !== "/" && !(path16.startsWith("http://") || path16.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path15)) {
+        } else if (invalidPathRegex.test(path16)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -43560,7 +43603,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path15, query) : path15;
+        this.path = query ? serializePathWithQuery(path16, query) : path16;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -48804,7 +48847,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request2) {
-      const { method, path: path15, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path16, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -48880,7 +48923,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request2);
-      let header = `${method} ${path15} HTTP/1.1\r
+      let header = `${method} ${path16} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -49557,7 +49600,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method, path: path16, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request2, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -49626,7 +49669,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path15;
+          headers[HTTP2_HEADER_PATH] = path16;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -49678,7 +49721,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path15;
+      headers[HTTP2_HEADER_PATH] = path16;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -52034,10 +52077,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path15 = "/",
+          path: path16 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path15;
+        opts.path = origin + path16;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -54197,20 +54240,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path15) {
-      if (typeof path15 !== "string") {
-        return path15;
+    function safeUrl(path16) {
+      if (typeof path16 !== "string") {
+        return path16;
       }
-      const pathSegments = path15.split("?", 3);
+      const pathSegments = path16.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path15;
+        return path16;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path15);
+    function matchKey(mockDispatch2, { path: path16, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path16);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -54235,8 +54278,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path16, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path16)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path16), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -54275,19 +54318,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path15) {
-      while (path15.endsWith("/")) {
-        path15 = path15.slice(0, -1);
+    function removeTrailingSlash(path16) {
+      while (path16.endsWith("/")) {
+        path16 = path16.slice(0, -1);
       }
-      if (path15.length === 0) {
-        path15 = "/";
+      if (path16.length === 0) {
+        path16 = "/";
       }
-      return path15;
+      return path16;
     }
     function buildKey(opts) {
-      const { path: path15, method, body, headers, query } = opts;
+      const { path: path16, method, body, headers, query } = opts;
       return {
-        path: path15,
+        path: path16,
         method,
         body,
         headers,
@@ -54977,10 +55020,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path16, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path15,
+            Path: path16,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -55062,9 +55105,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path15, searchParams] = dispatchOpts.path.split("?");
+          const [path16, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path16}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -55465,12 +55508,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path16 = filePath || this.#snapshotPath;
+        if (!path16) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile8(resolve(path15), "utf8");
+          const data = await readFile8(resolve(path16), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -55484,7 +55527,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path16}`, { cause: error2 });
           }
         }
       }
@@ -55495,11 +55538,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path16 = filePath || this.#snapshotPath;
+        if (!path16) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path15);
+        const resolvedPath = resolve(path16);
         await mkdir2(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot2]) => ({
           hash,
@@ -56140,15 +56183,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path15 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path15}`;
+        const path16 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path16}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path15;
+        this.opts.path = path16;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -57965,10 +58008,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path15) {
+    function deleteCachedUri(store, cacheKey, path16) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path15
+        path: path16
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -57976,7 +58019,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path15
+            path: path16
           });
         }
       }
@@ -57987,9 +58030,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path15 = getSameOriginPath(cacheKey, values[i2]);
-        if (path15 !== void 0) {
-          deleteCachedUri(store, cacheKey, path15);
+        const path16 = getSameOriginPath(cacheKey, values[i2]);
+        if (path16 !== void 0) {
+          deleteCachedUri(store, cacheKey, path16);
         }
       }
     }
@@ -63477,11 +63520,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        const path15 = url.pathname + url.search;
+        const path16 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path15}?` : path15,
+            path: hasTrailingQuestionMark ? `${path16}?` : path16,
             origin: url.origin,
             method: request2.method,
             body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
@@ -64428,9 +64471,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path15) {
-      for (let i2 = 0; i2 < path15.length; ++i2) {
-        const code = path15.charCodeAt(i2);
+    function validateCookiePath(path16) {
+      for (let i2 = 0; i2 < path16.length; ++i2) {
+        const code = path16.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -67866,11 +67909,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path15 = opts.path;
+          let path16 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path15 = `/${path15}`;
+            path16 = `/${path16}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path15);
+          url = new URL(util.parseOrigin(url).origin + path16);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -68044,9 +68087,9 @@ function causeOf(error2, deadlineMs) {
   const cause = error2 instanceof Error ? error2.cause : void 0;
   const described = describeCause(cause);
   if (described) return described;
-  const { code, path: path15 } = error2 ?? {};
-  if (typeof code === "string" && typeof path15 === "string" && URL.canParse(path15))
-    return `${code} ${new URL(path15).host}`;
+  const { code, path: path16 } = error2 ?? {};
+  if (typeof code === "string" && typeof path16 === "string" && URL.canParse(path16))
+    return `${code} ${new URL(path16).host}`;
   return error2 instanceof Error ? error2.message : String(error2);
 }
 function describeCause(cause) {
@@ -68331,9 +68374,9 @@ var init_limits = __esm({
 
 // src/manifests/inputs.ts
 import { createHash } from "node:crypto";
-import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat3, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat4, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import path11 from "node:path";
+import path12 from "node:path";
 async function prepareInputs(input, deps) {
   if (input.kustomize !== void 0 && input.filenames.length > 0) {
     throw new InputError("-f and -k cannot be used together (kubectl apply refuses it). Pass one of them.");
@@ -68344,7 +68387,7 @@ async function prepareInputs(input, deps) {
   if (input.filenames.filter((name) => name === "-").length > 1) {
     throw new InputError("-f - (stdin) can be given only once.");
   }
-  const directory = await mkdtemp2(path11.join(tmpdir3(), "kguard-input-"));
+  const directory = await mkdtemp2(path12.join(tmpdir3(), "kguard-input-"));
   const prepared = {
     filenames: [],
     recursive: input.recursive,
@@ -68352,7 +68395,7 @@ async function prepareInputs(input, deps) {
     cleanup: () => rm2(directory, { recursive: true, force: true })
   };
   const keep = async (origin, bytes3, extension) => {
-    const file = path11.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
+    const file = path12.join(directory, `input-${prepared.filenames.length + 1}${extension}`);
     await writeFile2(file, bytes3, { mode: 384 });
     prepared.filenames.push(file);
     prepared.origins.set(file, origin);
@@ -68383,7 +68426,7 @@ function urlExtension(url) {
 }
 async function requireExisting(filename, flag) {
   try {
-    return await stat3(filename);
+    return await stat4(filename);
   } catch {
     throw new InputError(
       `${flag} ${filename}: no such file or directory. Check the path (relative paths start at ${process.cwd()}); nothing was applied.`
@@ -69738,7 +69781,7 @@ var init_job2 = __esm({
 // src/run/apply/verify-step.ts
 import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import path12 from "node:path";
+import path13 from "node:path";
 function verifies(options) {
   return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0;
 }
@@ -69844,8 +69887,8 @@ function privateReportFile() {
   let directory;
   return {
     async write(json) {
-      directory ??= mkdtemp3(path12.join(tmpdir4(), "kguard-verify-"));
-      const file = path12.join(await directory, "report.json");
+      directory ??= mkdtemp3(path13.join(tmpdir4(), "kguard-verify-"));
+      const file = path13.join(await directory, "report.json");
       await writeFile3(file, `${json}
 `, { mode: 384 });
       return file;
@@ -69947,7 +69990,7 @@ function differingDuplicates(objects) {
       continue;
     }
     const paths = changedPaths(contentOf(earlier), contentOf(object)).filter(
-      (path15) => path15 !== `metadata.annotations.${LAST_APPLIED4}`
+      (path16) => path16 !== `metadata.annotations.${LAST_APPLIED4}`
     );
     if (paths.length > 0 && !found.has(key)) found.set(key, { ref: refOf(object), paths });
   }
@@ -69995,7 +70038,7 @@ var init_understand = __esm({
 // src/manifests/phase-files.ts
 import { mkdtemp as mkdtemp4, readFile as readFile7, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import path13 from "node:path";
+import path14 from "node:path";
 async function phaseInputs(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const texts = await Promise.all(
@@ -70012,7 +70055,7 @@ async function phaseInputs(inputs) {
   }
   const planned = planPhases(placed);
   if (!planned) return void 0;
-  const root = await mkdtemp4(path13.join(tmpdir5(), "kguard-phases-"));
+  const root = await mkdtemp4(path14.join(tmpdir5(), "kguard-phases-"));
   const phased = {
     parts: [],
     origins: /* @__PURE__ */ new Map(),
@@ -70020,10 +70063,10 @@ async function phaseInputs(inputs) {
   };
   try {
     for (const [number, part] of planned.entries()) {
-      const directory = path13.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
+      const directory = path14.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
       await mkdir(directory, { mode: 448 });
       for (const [position, document2] of part.documents.entries()) {
-        const file = path13.join(
+        const file = path14.join(
           directory,
           `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`
         );
@@ -70617,9 +70660,9 @@ function makeKeyring(entries2) {
     } catch {
       continue;
     }
-    let path15 = parsed.pathname;
-    if (path15.startsWith("/v2/") || path15.startsWith("/v1/")) path15 = path15.slice(3);
-    const key = path15.length > 0 && path15 !== "/" ? `${parsed.host}${path15}` : parsed.host;
+    let path16 = parsed.pathname;
+    if (path16.startsWith("/v2/") || path16.startsWith("/v1/")) path16 = path16.slice(3);
+    const key = path16.length > 0 && path16 !== "/" ? `${parsed.host}${path16}` : parsed.host;
     credentials.set(key, [...credentials.get(key) ?? [], credential]);
   }
   const index = [...credentials.keys()].sort().reverse();
@@ -70650,11 +70693,11 @@ function urlsMatch(glob, target) {
 function schemeless(text2) {
   const slash = text2.indexOf("/");
   const host = slash === -1 ? text2 : text2.slice(0, slash);
-  const path15 = slash === -1 ? "" : text2.slice(slash);
+  const path16 = slash === -1 ? "" : text2.slice(slash);
   if (host === "") return void 0;
   const port = /^(.*):(\d*)$/.exec(host);
   const name = port && !port[1].includes(":") ? port[1] : host;
-  return { parts: name.split("."), port: port && !port[1].includes(":") ? port[2] : "", path: path15 };
+  return { parts: name.split("."), port: port && !port[1].includes(":") ? port[2] : "", path: path16 };
 }
 function globMatch(pattern2, text2) {
   let source = "";
@@ -70764,18 +70807,18 @@ function parseReference(image) {
   const first = slash === -1 ? "" : rest.slice(0, slash);
   const hasDomain = slash !== -1 && (/[.:]/.test(first) || first === "localhost" || first.toLowerCase() !== first);
   let domain = hasDomain ? first : DOCKER_HUB;
-  let path15 = hasDomain ? rest.slice(slash + 1) : rest;
+  let path16 = hasDomain ? rest.slice(slash + 1) : rest;
   if (domain === "index.docker.io") domain = DOCKER_HUB;
-  if (domain === DOCKER_HUB && !path15.includes("/")) path15 = `library/${path15}`;
+  if (domain === DOCKER_HUB && !path16.includes("/")) path16 = `library/${path16}`;
   if (!DOMAIN.test(domain)) return { ok: false, why: `"${domain}" is not a registry host` };
-  if (path15.toLowerCase() !== path15) return { ok: false, why: "a repository name must be lowercase" };
-  if (!path15.split("/").every((component) => PATH_COMPONENT.test(component)))
-    return { ok: false, why: `"${path15}" is not a repository name` };
-  if (`${domain}/${path15}`.length > NAME_TOTAL_LENGTH_MAX)
+  if (path16.toLowerCase() !== path16) return { ok: false, why: "a repository name must be lowercase" };
+  if (!path16.split("/").every((component) => PATH_COMPONENT.test(component)))
+    return { ok: false, why: `"${path16}" is not a repository name` };
+  if (`${domain}/${path16}`.length > NAME_TOTAL_LENGTH_MAX)
     return { ok: false, why: `the repository name is longer than ${NAME_TOTAL_LENGTH_MAX} characters` };
   const reference = digest ?? tag ?? "latest";
-  const normalized = `${domain}/${path15}${digest ? `@${digest}` : `:${reference}`}`;
-  return { ok: true, image: { domain, path: path15, reference, normalized } };
+  const normalized = `${domain}/${path16}${digest ? `@${digest}` : `:${reference}`}`;
+  return { ok: true, image: { domain, path: path16, reference, normalized } };
 }
 function endpointOf(domain, insecureRegistries) {
   const host = domain === DOCKER_HUB ? "registry-1.docker.io" : domain;
@@ -71154,10 +71197,10 @@ function imagesToCheck(wouldBe, current2, defaultNamespace) {
   return found;
 }
 function podSpecOf(object) {
-  const path15 = rowFor(refOf(object)).podSpecAt;
-  if (!path15) return void 0;
+  const path16 = rowFor(refOf(object)).podSpecAt;
+  if (!path16) return void 0;
   let at = object;
-  for (const field of path15) at = at && typeof at === "object" ? at[field] : void 0;
+  for (const field of path16) at = at && typeof at === "object" ? at[field] : void 0;
   return at && typeof at === "object" ? at : void 0;
 }
 function containersOf(spec) {
@@ -71400,7 +71443,11 @@ async function runApply(options, rawDeps) {
       result,
       objects,
       journal,
-      { startedAt: startedAtIso, target, digest: await inputsDigest ?? "unknown (the inputs could not be read again)" },
+      {
+        startedAt: startedAtIso,
+        target,
+        digest: await inputsDigest ?? "unknown (the inputs could not be read again)"
+      },
       options
     ) : [];
     if (records.length > 0)
@@ -75110,6 +75157,7 @@ async function runCommand2(raw, passThrough, session) {
     if (raw.healthRules !== void 0) raw.healthRulesFile = await readHealthRules(raw.healthRules);
     if (raw.fleet !== void 0) raw.fleetFile = await readFleetFile(raw.fleet);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
+    await setHeapPolicy(options.manifests);
     const plan = toFleetPlan(raw);
     session.manifests = options.manifests;
     if (raw.confirm && !raw.yes && !await confirmed(options, session)) {
@@ -75306,6 +75354,7 @@ var init_main2 = __esm({
     init_ci_files();
     init_input_files();
     init_exits();
+    init_heap();
     kubectlBinary = () => process.env.KGUARD_KUBECTL || "kubectl";
     await main(process.argv);
   }
@@ -75439,16 +75488,16 @@ __export(run_exports, {
 import { spawn as spawn3 } from "node:child_process";
 import { appendFileSync as appendFileSync3, closeSync, mkdirSync, openSync as openSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import { constants as constants4, tmpdir as tmpdir6 } from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 async function runAction(kguard, env2 = process.env) {
   const temp = env2.RUNNER_TEMP || tmpdir6();
   const stamp = `${process.pid}-${Date.now()}`;
-  putOnPath(kguard, env2, path14.join(temp, `kguard-bin-${stamp}`));
+  putOnPath(kguard, env2, path15.join(temp, `kguard-bin-${stamp}`));
   let args;
   let junit;
   try {
     const inputs = readInputs(env2);
-    junit = inputs.junit ?? path14.join(temp, `kguard-junit-${stamp}.xml`);
+    junit = inputs.junit ?? path15.join(temp, `kguard-junit-${stamp}.xml`);
     const kubeconfig = kubeconfigInput(inputs.kubeconfig);
     const secrets = [
       ...credentialValues(inputs.extraArgs),
@@ -75458,7 +75507,7 @@ async function runAction(kguard, env2 = process.env) {
 `);
     let kubeconfigPath;
     if (kubeconfig && "content" in kubeconfig) {
-      kubeconfigPath = path14.join(temp, `kguard-kubeconfig-${stamp}`);
+      kubeconfigPath = path15.join(temp, `kguard-kubeconfig-${stamp}`);
       writeFileSync3(kubeconfigPath, `${kubeconfig.content}
 `, { mode: 384 });
     } else if (kubeconfig) {
@@ -75473,7 +75522,7 @@ async function runAction(kguard, env2 = process.env) {
     setOutputs(env2, { outcome: "error", "exit-code": String(code), report: "", junit: "", "run-id": "" });
     return code;
   }
-  const report = path14.join(temp, `kguard-report-${stamp}.json`);
+  const report = path15.join(temp, `kguard-report-${stamp}.json`);
   const reportFd = openSync2(report, "w", 384);
   process.stderr.write(`kguard ${maskCredentials(args).join(" ")}
 `);
@@ -75515,7 +75564,7 @@ function putOnPath(kguard, env2, directory) {
     const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;
     const exports = Object.entries(kguard.env ?? {}).map(([name, value]) => `${name}=${quote(value)} `);
     writeFileSync3(
-      path14.join(directory, "kguard"),
+      path15.join(directory, "kguard"),
       `#!/bin/sh
 ${exports.join("")}exec ${[kguard.command, ...kguard.args].map(quote).join(" ")} "$@"
 `,

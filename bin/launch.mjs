@@ -7,16 +7,6 @@ import { statSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import v8 from 'node:v8';
-
-// kguard waits on kubectl and the cluster far more than it computes: V8 is asked to keep its heap
-// small rather than fast (collect sooner, grow less). At 1,000 objects the peak resident memory
-// goes from about 170 to 130 MiB for about 6 % more CPU time (docs/performance.md).
-try {
-  v8.setFlagsFromString('--optimize-for-size');
-} catch {
-  // A runtime without V8's flags runs the same, with its own heap policy.
-}
 
 // Node 22.1 and later keep the compiled CLI on disk between runs (about 20 ms less per start). The
 // cache is the user's own (XDG_CACHE_HOME, else ~/.cache), never a shared temporary directory.

@@ -155,6 +155,9 @@ function streaming(
         child.stdout?.destroy();
         child.stderr?.destroy();
       }, KILL_GRACE_MS);
+      // A background process (the proxy) never keeps kguard alive, its stop included: kguard may
+      // exit before it has ended, and the exit handler above kills its group then.
+      if (background) timer.unref();
     };
     try {
       const result = await child;
