@@ -68150,6 +68150,11 @@ var init_secret_values = __esm({
 });
 
 // src/run/rollback/recover.ts
+function lookAhead(namespace, deps) {
+  const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
+  runs.catch(() => void 0);
+  return { namespace, runs };
+}
 function deadRunsOn(runs, refs) {
   const wanted = new Set(refs.map(objectKey));
   return runs.filter(
@@ -68175,7 +68180,7 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
   const listed = await Promise.all(
     namespaces.map(async (namespace) => ({
       namespace,
-      runs: await listRuns(deps.kubectl, namespace, Date.now(), deps.probe).catch(() => [])
+      runs: await (deps.looked?.namespace === namespace ? deps.looked.runs : listRuns(deps.kubectl, namespace, Date.now(), deps.probe)).catch(() => [])
     }))
   );
   const found = /* @__PURE__ */ new Map();
@@ -70185,10 +70190,10 @@ async function snapshot(refs, deps) {
 }
 function checkServerDryRun(understood, before, inputs, deps, allRefs = understood.refs) {
   if (understood.server.ok) return;
-  const createdNamespaces2 = new Set(
+  const createdNamespaces = new Set(
     allRefs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !before.has(objectKey(ref))).map((ref) => ref.name)
   );
-  const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces2);
+  const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces);
   if (judgement.accepted) {
     for (const { namespace, objects } of judgement.waived)
       deps.reporter.emit({ kind: "dry-run-waived", namespace, objects });
@@ -71316,6 +71321,9 @@ async function runApply(options, rawDeps) {
     return interruptedBeforeApply(deps.signal)(error2);
   });
   if (target) deps.reporter.emit({ kind: "target", ...target });
+  const probe = rawDeps.probe ?? probeHolder;
+  const ahead = !options.dryRun && deps.kubectl.openChannel() ? options.namespace ?? target?.namespace : void 0;
+  const looked = ahead ? lookAhead(ahead, { kubectl: deps.kubectl, probe }) : void 0;
   const leases = [];
   let plan;
   let ending;
@@ -71330,7 +71338,7 @@ async function runApply(options, rawDeps) {
       refs,
       place.namespaces,
       { deadlineMs: options.rollbackTimeoutMs },
-      { ...deps, probe: rawDeps.probe ?? probeHolder }
+      { ...deps, probe, looked }
     ).catch(interruptedBeforeApply(deps.signal));
     if (recovered.length > 0) {
       understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
@@ -71345,7 +71353,7 @@ async function runApply(options, rawDeps) {
       {
         namespace: home,
         runId,
-        createdNamespaces: createdNamespaces(refs, understood.current),
+        createdNamespaces: place.placement.created,
         deadlineMs: options.timeoutMs
       },
       deps.kubectl
@@ -71508,11 +71516,6 @@ async function afterTheApply(context, state, verify, options, deps) {
     }
   }
   return { objects: state.objects, verification };
-}
-function createdNamespaces(refs, current2) {
-  return new Set(
-    refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name)
-  );
 }
 function unreadable2(state, journal, deps) {
   const reason = `kguard could not read it after the apply (${messageOf3(state.unreadable)}), so it may or may not have changed`;

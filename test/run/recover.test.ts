@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/journal.js';
 import type { RunLiveness } from '../../src/journal/liveness.js';
 import type { ObjectRef } from '../../src/objects/model.js';
-import { deadRunsOn, expiredJournals } from '../../src/run/rollback/recover.js';
+import { deadRunsOn, expiredJournals, finishDeadRuns, lookAhead } from '../../src/run/rollback/recover.js';
+import type { RollbackDeps } from '../../src/run/rollback/rollback.js';
 import type { RunRecord } from '../../src/run/status/runs.js';
 
 const web: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
@@ -78,5 +79,30 @@ describe('deadRunsOn', () => {
   it('leaves Leases without a journal to the Leases (nothing to restore)', () => {
     const leasesOnly = { ...run('kguard-a1', [web]), journal: undefined };
     expect(deadRunsOn([leasesOnly], [web])).toEqual([]);
+  });
+});
+
+describe('lookAhead', () => {
+  /** A cluster with no runs: it notes which namespace each labelled list was of. */
+  function listingKubectl() {
+    const listed: string[] = [];
+    const kubectl = {
+      listLabelled: async (type: string, namespace: string | undefined) => {
+        listed.push(`${type} in ${namespace}`);
+        return [];
+      },
+    } as unknown as RollbackDeps['kubectl'];
+    const deps = { kubectl, probe: () => 'unknown' } as unknown as RollbackDeps;
+    return { listed, deps };
+  }
+
+  it('lists the runs of its namespace once: the look after the dry run takes them, and lists only the other namespaces', async () => {
+    const { listed, deps } = listingKubectl();
+    const looked = lookAhead('shop', deps);
+    expect(listed.sort()).toEqual(['leases.coordination.k8s.io in shop', 'secrets in shop']);
+    listed.length = 0;
+    const found = await finishDeadRuns([web], ['shop', 'cart'], { deadlineMs: 1000 }, { ...deps, looked });
+    expect(found.recovered).toEqual([]);
+    expect(listed.sort()).toEqual(['leases.coordination.k8s.io in cart', 'secrets in cart']);
   });
 });

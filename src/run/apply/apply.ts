@@ -7,7 +7,7 @@
 import { interruptible } from '../../clock.js';
 import { InterruptedError } from '../../errors.js';
 import { probeHolder, thisProcess } from '../../journal/holder.js';
-import { finishDeadRuns } from '../rollback/recover.js';
+import { finishDeadRuns, lookAhead } from '../rollback/recover.js';
 import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../../journal/leases.js';
 import { makeRunId, removeJournal, type RunJournal } from '../../journal/store.js';
@@ -19,7 +19,7 @@ import type { Verification } from '../../model/verify.js';
 import { prepareVerifyJobs } from '../../verify/job-manifest.js';
 import { isChange } from '../../objects/compare.js';
 import { PHASES } from '../../manifests/phases.js';
-import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
+import { objectKey, type ObjectRef } from '../../objects/model.js';
 import { judgeUnsettled, type PendingObject } from './changes.js';
 import { cancelReason, type Deps } from './deps.js';
 import { endJournal, homeNamespace, journalPlace, rollbackCommand, startJournal } from './journal-life.js';
@@ -60,6 +60,10 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
     return interruptedBeforeApply(deps.signal)(error);
   });
   if (target) deps.reporter.emit({ kind: 'target', ...target });
+  const probe = rawDeps.probe ?? probeHolder;
+  // The dead-run look where the objects most likely are, beside the dry run (through the proxy only).
+  const ahead = !options.dryRun && deps.kubectl.openChannel() ? (options.namespace ?? target?.namespace) : undefined;
+  const looked = ahead ? lookAhead(ahead, { kubectl: deps.kubectl, probe }) : undefined;
   const leases: HeldLeases[] = [];
   let plan: RunPlan | undefined;
   let ending: Promise<void> | undefined;
@@ -80,7 +84,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
           refs,
           place.namespaces,
           { deadlineMs: options.rollbackTimeoutMs },
-          { ...deps, probe: rawDeps.probe ?? probeHolder },
+          { ...deps, probe, looked },
         ).catch(interruptedBeforeApply(deps.signal));
     if (recovered.length > 0) {
       understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
@@ -101,7 +105,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
             {
               namespace: home,
               runId,
-              createdNamespaces: createdNamespaces(refs, understood.current),
+              createdNamespaces: place.placement.created,
               deadlineMs: options.timeoutMs,
             },
             deps.kubectl,
@@ -323,15 +327,6 @@ async function afterTheApply(
     }
   }
   return { objects: state.objects, verification };
-}
-
-/** Namespaces the apply creates: a verify Job's dry run cannot be asked in them yet. */
-function createdNamespaces(refs: readonly ObjectRef[], current: ReadonlyMap<string, KubeObject>): Set<string> {
-  return new Set(
-    refs
-      .filter((ref) => ref.kind === 'Namespace' && ref.apiVersion === 'v1' && !current.has(objectKey(ref)))
-      .map((ref) => ref.name),
-  );
 }
 
 /** What the apply changed could not be read: every object may have changed, and a person finishes it. */

@@ -12,6 +12,24 @@ import type { JournalSecretRef } from '../../journal/store.js';
 import { listRuns, type RunRecord } from '../status/runs.js';
 import { runRollback, type RollbackDeps } from './rollback.js';
 
+/** The runs of one namespace, listed ahead (lookAhead). */
+export interface DeadRunLook {
+  namespace: string;
+  runs: Promise<RunRecord[]>;
+}
+
+/**
+ * The look of finishDeadRuns in the namespace an apply most likely writes to (its -n, else its
+ * context's), started beside the server dry run through the run's proxy, before the dry run names
+ * the objects: the look is then done when the dry run answers, and the proxy's connection to the
+ * API server is open for the live read. Another namespace is looked at as before.
+ */
+export function lookAhead(namespace: string, deps: Pick<RollbackDeps, 'kubectl' | 'probe'>): DeadRunLook {
+  const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
+  runs.catch(() => undefined);
+  return { namespace, runs };
+}
+
 /**
  * The runs this apply must finish first, newest first (an older dead run's copies are the truer
  * "before" and are written last): dead (liveness.ts: its process gone on this machine, or its Lease
@@ -69,12 +87,15 @@ export async function finishDeadRuns(
   refs: readonly ObjectRef[],
   namespaces: readonly string[],
   options: { deadlineMs: number },
-  deps: RollbackDeps,
+  deps: RollbackDeps & { looked?: DeadRunLook },
 ): Promise<{ recovered: RecoveredRun[]; heldByLive: Set<string>; expired: JournalSecretRef[][] }> {
   const listed = await Promise.all(
     namespaces.map(async (namespace) => ({
       namespace,
-      runs: await listRuns(deps.kubectl, namespace, Date.now(), deps.probe).catch(() => [] as RunRecord[]),
+      runs: await (deps.looked?.namespace === namespace
+        ? deps.looked.runs
+        : listRuns(deps.kubectl, namespace, Date.now(), deps.probe)
+      ).catch(() => [] as RunRecord[]),
     })),
   );
   const found = new Map<string, { run: RunRecord; namespace: string }>();
