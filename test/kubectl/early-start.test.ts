@@ -11,26 +11,7 @@ import type { ApiChannel } from '../../src/kubectl/channel/api-channel.js';
 import { MAX_DATA_BYTES } from '../../src/manifests/limits.js';
 import { PARSE_ABOVE_BYTES } from '../../src/manifests/quick-look.js';
 import type { Exec, ExecOptions, ExecResult } from '../../src/kubectl/process/exec.js';
-
-const kubeconfigOf = (current: string) => `apiVersion: v1
-kind: Config
-clusters:
-- name: prod-cluster
-  cluster: { server: https://prod.example:6443 }
-- name: dev-cluster
-  cluster: { server: https://dev.example:6443 }
-contexts:
-- name: prod
-  context: { cluster: prod-cluster, user: deployer, namespace: shop }
-- name: dev
-  context: { cluster: dev-cluster, user: dev-user }
-current-context: ${current}
-users:
-- name: deployer
-  user: { token: abc }
-- name: dev-user
-  user: { token: def }
-`;
+import { kubeconfigText } from './kubeconfig-fixture.js';
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
@@ -63,7 +44,7 @@ beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'kguard-early-'));
   kubeconfig = path.join(dir, 'kubeconfig');
   manifest = path.join(dir, 'web.yaml');
-  await writeFile(kubeconfig, kubeconfigOf('prod'));
+  await writeFile(kubeconfig, kubeconfigText('prod'));
   await writeFile(manifest, DEPLOYMENT);
 });
 afterEach(async () => rm(dir, { recursive: true, force: true }));
@@ -134,7 +115,7 @@ describe('startEarly', () => {
   it('pins once: a context switched in the kubeconfig after the start changes nothing of this run', async () => {
     const kubectl = fakeExec();
     const early = await start(planFor(), kubectl.exec);
-    await writeFile(kubeconfig, kubeconfigOf('dev'));
+    await writeFile(kubeconfig, kubeconfigText('dev'));
     kubectl.answer();
     expect(early!.target.context).toBe('prod');
     expect(await early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(manifest)])).toMatchObject({ early: true });

@@ -7,27 +7,9 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeconfigFile, readKubeconfigTarget, targetOfKubeconfig } from '../../src/kubectl/kubeconfig.js';
+import { kubeconfigText } from './kubeconfig-fixture.js';
 
-const KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters:
-- name: prod-cluster
-  cluster: { server: https://prod.example:6443 }
-- name: dev-cluster
-  cluster: { server: https://dev.example:6443 }
-contexts:
-- name: prod
-  context: { cluster: prod-cluster, user: deployer, namespace: shop }
-- name: dev
-  context: { cluster: dev-cluster, user: dev-user }
-current-context: prod
-users:
-- name: deployer
-  user:
-    exec: { apiVersion: client.authentication.k8s.io/v1, command: get-token }
-- name: dev-user
-  user: { token: abc }
-`;
+const KUBECONFIG = kubeconfigText('prod');
 
 describe('kubeconfigFile', () => {
   it('is the --kubeconfig file, else a KUBECONFIG of one path, else ~/.kube/config', () => {
