@@ -1,5 +1,5 @@
 // What a manifest file's bytes say before anything parses them. Shared by the reading of the
-// inputs (phase-files.ts, limits.ts) and the CLI's early server dry run (kubectl/early-dry-run.ts),
+// inputs (phase-files.ts, limits.ts) and the CLI's early server dry run (kubectl/early-start.ts),
 // which must not load yaml before it starts kubectl. No imports: it stays that light.
 
 /** A file without these words holds no CustomResourceDefinition nor kguard.dev/phase object: one part, no phases. */

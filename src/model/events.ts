@@ -180,7 +180,7 @@ export type RunEvent =
       timedOut: boolean;
       stream: boolean /** The call went through the run's kubectl proxy as one request (kubectl/channel/api-channel.ts). */;
       proxied?: boolean;
-      /** The process started before the run, as the CLI read its command line (kubectl/early-dry-run.ts); durationMs is how long the run waited for it. */
+      /** The process started before the run, as the CLI read its command line (kubectl/early-start.ts); durationMs is how long the run waited for it. */
       early?: boolean;
     };
 

@@ -17,7 +17,7 @@ export interface ExecResult {
   timedOut?: boolean;
   /** Sent through the API channel's kubectl proxy (api-channel.ts), not a process of its own. */
   proxied?: boolean;
-  /** The answer of the process the CLI started before the run (early-dry-run.ts). */
+  /** The answer of the process the CLI started before the run (early-start.ts). */
   early?: boolean;
 }
 
