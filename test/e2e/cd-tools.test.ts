@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { eventually, KGUARD, type Sandbox } from './harness.js';
+import { eventually, KGUARD, type Sandbox, untilWatching } from './harness.js';
 import { deployWeb, fast, runSandbox, THROTTLED } from './run-fixtures.js';
 
 let env: Sandbox;
@@ -57,7 +57,7 @@ describe('PipeCD SCRIPT_RUN: a cancelled stage, then onRollback', () => {
     const run = runner.stage(
       `kguard apply -f web.yaml --events events.ndjson --run-label "$SR_DEPLOYMENT_ID" ${fast.join(' ')}`,
     );
-    await eventually(() => (run.log().includes('watching the new rollout') ? true : undefined), 60_000);
+    await untilWatching(run.log, 60_000);
     // The stage is cancelled: PipeCD returns without a signal; kguard goes on watching.
     const status = await env.kguard(['status']);
     expect(status.stdout).toMatch(/\(label c2f1e0a4-5d7b-4e8a-9f3c-1a2b3c4d5e6f\).* running: /);

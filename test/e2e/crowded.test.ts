@@ -3,7 +3,7 @@
 // actor that plays the other writer (test/kube-sim/README.md, "A crowded cluster").
 import { afterEach, describe, expect, it } from 'vitest';
 import { kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { hpaYaml } from './manifests.js';
 
 let env: Sandbox | undefined;
@@ -49,7 +49,7 @@ describe('an HPA scaling through /scale while kguard watches', () => {
     const sandboxed = await scaledDeployment({ 'nginx:1.26': { pullMs: 6000 } });
     const file = await sandboxed.write('web.yaml', scaledYaml('nginx:1.26'));
     const running = sandboxed.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '90s']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     await kubectl(sandboxed.cluster, ['annotate', '--overwrite', 'hpa', 'web', 'sim.kguard.dev/desired-replicas=3']);
     await eventually(() => (replicas() === 3 ? true : undefined));
     const run = await running.done;
@@ -62,7 +62,7 @@ describe('an HPA scaling through /scale while kguard watches', () => {
     const sandboxed = await scaledDeployment({ 'nginx:1.26': { pullMs: 600_000 } });
     const file = await sandboxed.write('web.yaml', scaledYaml('nginx:1.26'));
     const running = sandboxed.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '6s']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     await kubectl(sandboxed.cluster, ['annotate', '--overwrite', 'hpa', 'web', 'sim.kguard.dev/desired-replicas=4']);
     await eventually(() => (replicas() === 4 ? true : undefined));
     const run = await running.done;
@@ -133,7 +133,7 @@ describe("the run's target is pinned", () => {
       (await import('../kube-sim/testing/kubectl.js')).deploymentYaml('web', 'nginx:1.26'),
     );
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '5s']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     const switched = await kubectl(env.cluster, ['config', 'use-context', 'elsewhere']);
     expect(switched.exitCode, switched.stderr).toBe(0);
     const run = await running.done;
@@ -244,7 +244,7 @@ describe('the TTL-after-finished controller', () => {
     const { jobYaml } = await import('../kube-sim/testing/kubectl.js');
     const file = await env.write('migrate.yaml', withTtl(jobYaml('migrate', 'busybox:1.36', { runSeconds: 600 }), 0));
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     await kubectl(env.cluster, ['delete', 'job', 'migrate', '--wait=false']);
     const run = await running.done;
     expect(run.exitCode, run.output).toBe(4);

@@ -197,6 +197,11 @@ export function normalize(text: string): string {
   return text.replace(/\u001b\[[0-9;]*m/g, '').replace(/(?<!-)\b\d+(\.\d+)?(ms|s)\b|(?<!-)\b\d+m\d+s\b/g, '<DURATION>');
 }
 
+/** Waits until a running kguard's output says it watches the new rollout (`output` is read anew each look). */
+export async function untilWatching(output: () => string, timeoutMs?: number): Promise<void> {
+  await eventually(() => (output().includes('watching the new rollout') ? true : undefined), timeoutMs);
+}
+
 /** Polls `probe` until it returns a value that is not undefined (no fixed sleeps). */
 export async function eventually<T>(
   probe: () => T | undefined | Promise<T | undefined>,

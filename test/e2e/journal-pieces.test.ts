@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJournalSecret, type Journal } from '../../src/journal/journal.js';
 import type { KubeObject } from '../kube-sim/types.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
@@ -141,7 +141,7 @@ describe('a journal per namespace', () => {
     const before = peopleMadeObjects(env.cluster.store);
     const v2 = `${configMapYaml('settings', { level: 'debug' }, 'billing')}---\n${deploymentYaml('web', THROTTLED, { namespace: 'shop' })}`;
     const running = env.kguardProcess(['apply', '-f', await env.write('v2.yaml', v2), ...fast]);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     running.child.kill('SIGKILL');
     await running.done;
 

@@ -2,7 +2,7 @@
 // run that was killed at any point; leases keep two runs off the same objects.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, type Sandbox } from './harness.js';
+import { eventually, type Sandbox, untilWatching } from './harness.js';
 import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
@@ -83,7 +83,7 @@ describe('kill -9, then kguard rollback', () => {
 
   it('in the middle of the watch', async () => {
     await killThenRollBack(async (output) => {
-      await eventually(() => (output().includes('watching the new rollout') ? true : undefined));
+      await untilWatching(output);
     });
   });
 
@@ -113,7 +113,7 @@ describe('one run per object at a time', () => {
       '--timeout',
       '4s',
     ]);
-    await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(first.output);
     const second = await env.kguard([
       'apply',
       '-f',
@@ -139,7 +139,7 @@ describe('one run per object at a time', () => {
       await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
       ...fast,
     ]);
-    await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(first.output);
     const second = await env.kguard([
       'apply',
       '-f',
@@ -166,7 +166,7 @@ describe('one run per object at a time', () => {
       await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
       ...fast,
     ]);
-    await eventually(() => (first.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(first.output);
     const second = env.kguardProcess([
       'apply',
       '-f',

@@ -3,7 +3,7 @@
 // a short API outage.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { eventually, type Sandbox } from './harness.js';
+import { eventually, type Sandbox, untilWatching } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
@@ -31,7 +31,7 @@ const manifest = (image: string, level: string) =>
 /** kguard applies `file` and is killed with SIGKILL while it watches a rollout that cannot finish. */
 async function killDuringWatch(file: string): Promise<void> {
   const running = env.kguardProcess(['apply', '-f', file, ...fast]);
-  await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+  await untilWatching(running.output);
   running.child.kill('SIGKILL');
   await running.done;
 }
@@ -84,7 +84,7 @@ describe('an apply that changes nothing still judges what is not settled', () =>
     await deployV1();
     const file = await env.write('v2.yaml', manifest(THROTTLED, 'debug'));
     const running = env.kguardProcess(['apply', '-f', file, ...fast, '--no-journal']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     running.child.kill('SIGKILL');
     await running.done;
 
@@ -152,7 +152,7 @@ describe('an outage while kguard watches is said once', () => {
     await deployV1();
     const file = await env.write('v2.yaml', manifest(THROTTLED, 'debug'));
     const running = env.kguardProcess(['apply', '-f', file, ...fast, '--timeout', '30s']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     await env.cluster.faults.unreachable(10_000);
     const run = await running.done;
     expect(run.exitCode, run.output).toBe(5);

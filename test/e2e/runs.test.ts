@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, type Sandbox } from './harness.js';
+import { eventually, type Sandbox, untilWatching } from './harness.js';
 import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
 
 let env: Sandbox;
@@ -29,7 +29,7 @@ async function watchingSlowRollout() {
     await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
     ...fast,
   ]);
-  await eventually(() => (live.output().includes('watching the new rollout') ? true : undefined));
+  await untilWatching(live.output);
   return { live, status: await env.kguard(['status']) };
 }
 

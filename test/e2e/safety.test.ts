@@ -3,7 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
 const MISSING = 'xxxxxnginx:1.17';
@@ -25,7 +25,7 @@ describe('kguard safety rules', () => {
     const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
     // Wait until kguard watches the new rollout, then change the template by hand.
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     const theirs = await kubectl(env.cluster, ['set', 'image', 'deployment/web', 'web=nginx:1.27']);
     expect(theirs.exitCode, theirs.stderr).toBe(0);
     const run = await running.done;
@@ -105,7 +105,7 @@ describe('kguard safety rules', () => {
     const before = peopleMadeObjects(env.cluster.store);
     const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     running.child.kill('SIGTERM');
     const run = await running.done;
     expect(run.exitCode, run.output).toBe(130);
@@ -146,7 +146,7 @@ describe('kguard safety rules', () => {
     await env.deployHealthy('web');
     const file = await env.write('web.yaml', deploymentYaml('web', THROTTLED));
     const running = env.kguardProcess(['apply', '-f', file, '--poll-interval', '300ms', '--timeout', '60s']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     // Every answer is slow now: the restore cannot finish before the second signal.
     env.cluster.faults.latency(5000);
     const seen = env.cluster.arrivals.length;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { assertValidEventStream } from '../report/events-schema.js';
 import { gitlabTestCases } from '../report/gitlab-junit.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { configMapYaml } from './manifests.js';
 
 const MISSING = 'xxxxxnginx:1.17';
@@ -186,7 +186,7 @@ describe('CI', () => {
     env.cluster.faults.slowNext(3000, 1, /^PUT \/apis\/apps\/v1\/namespaces\/default\/deployments\/sig\b/);
     const file = await env.write('sig.yaml', deploymentYaml('sig', THROTTLED));
     const running = env.kguardProcess(['apply', '-f', file, ...fast, '--dotenv', 'sig.env', '--events', 'sig.ndjson']);
-    await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+    await untilWatching(running.output);
     // The stream is written as events happen: the watch is in it while kguard still runs (the
     // file's write may trail the terminal line by a moment).
     const tracking = /"kind":"tracking","workload":\{[^}]*"name":"sig"/;
