@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox, untilWatching } from './harness.js';
-import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
+import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
@@ -133,13 +133,7 @@ describe('one run per object at a time', () => {
 
   it('gives up after --lock-timeout, naming the holder, and changes nothing (exit 2)', async () => {
     await deployV1();
-    const first = env.kguardProcess([
-      'apply',
-      '-f',
-      await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
-      ...fast,
-    ]);
-    await untilWatching(first.output);
+    const first = await slowRollout(env);
     const second = await env.kguard([
       'apply',
       '-f',

@@ -2,7 +2,7 @@
 // throttled for as long as a test needs a run to stay alive, and kguard flags that keep runs short.
 import { expect } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 
 export const MISSING = 'xxxxxnginx:1.17';
 export const THROTTLED = 'registry.example.com/shop/web:2.0';
@@ -20,4 +20,16 @@ export async function deployWeb(env: Sandbox, yaml = deploymentYaml('web', 'ngin
   await eventually(() =>
     env.cluster.store.get('Deployment', 'default', 'web')?.status?.availableReplicas === 2 ? true : undefined,
   );
+}
+
+/** A kguard run of web on THROTTLED (with `fast`), once it watches the rollout, which cannot finish: it holds web for as long as a test needs. */
+export async function slowRollout(env: Sandbox): Promise<ReturnType<Sandbox['kguardProcess']>> {
+  const running = env.kguardProcess([
+    'apply',
+    '-f',
+    await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
+    ...fast,
+  ]);
+  await untilWatching(running.output);
+  return running;
 }

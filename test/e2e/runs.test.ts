@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, type Sandbox, untilWatching } from './harness.js';
-import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
+import { eventually, type Sandbox } from './harness.js';
+import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
 
 let env: Sandbox;
 beforeEach(async () => {
@@ -23,13 +23,7 @@ function deployV1(yaml?: string): Promise<void> {
 /** v1 deployed, then a run watching the slow rollout of THROTTLED; and `kguard status` of it. */
 async function watchingSlowRollout() {
   await deployV1();
-  const live = env.kguardProcess([
-    'apply',
-    '-f',
-    await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
-    ...fast,
-  ]);
-  await untilWatching(live.output);
+  const live = await slowRollout(env);
   return { live, status: await env.kguard(['status']) };
 }
 
