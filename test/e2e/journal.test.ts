@@ -154,13 +154,7 @@ describe('one run per object at a time', () => {
 
   it('a run stopped by SIGTERM while it waits for another run leaves no Lease of its own (exit 130)', async () => {
     await deployV1();
-    const first = env.kguardProcess([
-      'apply',
-      '-f',
-      await env.write('slow.yaml', deploymentYaml('web', THROTTLED)),
-      ...fast,
-    ]);
-    await untilWatching(first.output);
+    const first = await slowRollout(env);
     const second = env.kguardProcess([
       'apply',
       '-f',
