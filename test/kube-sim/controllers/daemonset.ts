@@ -23,7 +23,8 @@ import { byRevision, equalRevision, templatePatch } from './history.js';
 import { deletePodGracefully, isOwnedBy, isPodAvailable, isPodReady } from './pods.js';
 import { admitPod } from './quota.js';
 import { templateHash } from './template-hash.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { namespacedKey, splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const SOURCE = { component: 'daemonset-controller' };
 /** apps.DefaultDaemonSetUniqueLabelKey and DaemonSetTemplateGenerationKey. */
@@ -41,36 +42,22 @@ const DAEMON_TOLERATIONS = [
   { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
 ];
 
-export class DaemonSetController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
-
+export class DaemonSetController extends QueuedController {
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    this.queue = new WorkQueue(
-      clock,
-      scenario.timing.controllerStepMs,
-      (key) => this.sync(key),
-      'daemonset-controller',
-    );
+    super(store, clock, scenario.timing.controllerStepMs, 'daemonset-controller');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+  protected override queueExisting(): void {
     for (const ds of this.store.list('DaemonSet'))
       this.queue.add(namespacedKey(ds.metadata.namespace, ds.metadata.name));
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (object.kind === 'DaemonSet') {
       if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
     } else if (object.kind === 'Pod') {
@@ -79,7 +66,7 @@ export class DaemonSetController {
     }
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const ds = this.store.get('DaemonSet', namespace, name);
     if (!ds || ds.metadata.deletionTimestamp) return;

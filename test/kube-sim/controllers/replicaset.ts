@@ -18,38 +18,31 @@ import {
   podCondition,
 } from './pods.js';
 import { admitPod } from './quota.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { namespacedKey, splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const SOURCE = { component: 'replicaset-controller' };
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-export class ReplicaSetController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
+export class ReplicaSetController extends QueuedController {
   /** Consecutive create failures per ReplicaSet, for the retry back-off. */
   private readonly failures = new Map<string, number>();
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     stepMs: number,
   ) {
-    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'replicaset-controller');
+    super(store, clock, stepMs, 'replicaset-controller');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+  protected override queueExisting(): void {
     for (const rs of this.store.list('ReplicaSet'))
       this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (object.kind === 'ReplicaSet') {
       if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
     } else if (object.kind === 'Pod') {
@@ -65,7 +58,7 @@ export class ReplicaSetController {
     }
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const rs = this.store.get('ReplicaSet', namespace, name);
     if (!rs || rs.metadata.deletionTimestamp) {
